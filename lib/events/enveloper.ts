@@ -1,0 +1,65 @@
+import { SCHEMA_NAME } from './enums.js';
+import type { EventDraft, OutputEvent } from './envelope.js';
+import { EVENT_REGISTRY } from './registry.js';
+
+/** Injected clock: returns epoch milliseconds. Defaults to `Date.now`. */
+export type Clock = () => number;
+
+/** Options of {@link createEnveloper}. */
+export interface EnveloperOptions {
+  sessionId: string;
+  /** Default `Date.now`. */
+  clock?: Clock;
+  /** First sequence number; default 0 (a resumed session continues its sequence). */
+  startSeq?: number;
+  /** Default source for drafts that set none; default `runtime`. */
+  source?: 'runtime' | 'app' | 'derived';
+}
+
+/** Deterministic event id: session + sequence. */
+export function eventIdFor(sessionId: string, seq: number): string {
+  return `${sessionId}:${seq}`;
+}
+
+/** Wraps drafts into `minicode.output.v1` envelopes with sequence, id, timestamp and registry defaults. */
+export interface Enveloper {
+  wrap(draft: EventDraft): OutputEvent;
+  /** The next sequence number to be assigned. */
+  readonly nextSeq: number;
+}
+
+/** Create the envelope stage's pure core. Same drafts and clock give the same envelopes. */
+export function createEnveloper(options: EnveloperOptions): Enveloper {
+  if (!options.sessionId) throw new TypeError('createEnveloper: sessionId is required');
+  const clock = options.clock ?? Date.now;
+  const defaultSource = options.source ?? 'runtime';
+  let seq = options.startSeq ?? 0;
+  return {
+    get nextSeq() {
+      return seq;
+    },
+    wrap(d) {
+      const info = EVENT_REGISTRY[d.type];
+      const s = seq++;
+      const event: Record<string, unknown> = {
+        schema: SCHEMA_NAME,
+        eventId: eventIdFor(options.sessionId, s),
+        seq: s,
+        type: d.type,
+        timestamp: new Date(clock()).toISOString(),
+        sessionId: options.sessionId,
+        source: d.source ?? defaultSource,
+        severity: d.severity ?? info.severity,
+        status: d.status ?? info.status,
+        visibility: d.visibility ?? (info.visibility as OutputEvent['visibility']),
+      };
+      if (d.turnId !== undefined) event.turnId = d.turnId;
+      if (d.stepId !== undefined) event.stepId = d.stepId;
+      if (d.correlationId !== undefined) event.correlationId = d.correlationId;
+      if (d.parentId !== undefined) event.parentId = d.parentId;
+      if (d.fidelity !== undefined) event.fidelity = d.fidelity;
+      event.payload = d.payload;
+      return event as OutputEvent;
+    },
+  };
+}

@@ -1,0 +1,6 @@
+export * from './enums.js';
+export * from './content-ref.js';
+export * from './payloads.js';
+export * from './registry.js';
+export * from './envelope.js';
+export * from './enveloper.js';

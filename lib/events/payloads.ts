@@ -1,0 +1,347 @@
+import { z } from 'zod';
+import { ContentRef } from './content-ref.js';
+import {
+  ApprovalOutcome,
+  ErrorCategory,
+  Recoverability,
+  RunOutcome,
+  StopReason,
+  TerminationReason,
+} from './enums.js';
+
+// Shared pieces ------------------------------------------------------------------------------
+
+const id = z.string().min(1);
+const count = z.number().int().nonnegative();
+const durationMs = z.number().nonnegative();
+
+/**
+ * Token usage as a provider reported it. Every field is optional: a field the provider did not
+ * report is absent (unknown), never zero.
+ */
+export const Usage = z.object({
+  inputTokens: count.optional(),
+  outputTokens: count.optional(),
+  cacheReadTokens: count.optional(),
+  cacheWriteTokens: count.optional(),
+  reasoningTokens: count.optional(),
+  totalTokens: count.optional(),
+});
+export type Usage = z.infer<typeof Usage>;
+
+/** An error as every surface shows it: category, stable code, message, recoverability. */
+export const ErrorInfo = z.object({
+  category: ErrorCategory,
+  /** Stable code, e.g. `MINICODE_E_PROVIDER_OVERLOADED` or the provider's own error type. */
+  code: z.string().min(1),
+  message: z.string(),
+  recoverability: Recoverability,
+  /** What the user can do about it, when there is something. */
+  action: z.string().optional(),
+  httpStatus: z.number().int().optional(),
+  /** The provider's own error type/code, kept verbatim (scrubbed). */
+  providerCode: z.string().optional(),
+  retryAfterMs: z.number().nonnegative().optional(),
+});
+export type ErrorInfo = z.infer<typeof ErrorInfo>;
+
+const PlanStep = z.object({
+  id,
+  title: z.string(),
+  status: z.enum(['pending', 'in_progress', 'completed']),
+});
+
+/** Compact evidence of what a tool did (exit code, sizes, paths). */
+export const Receipt = z.object({
+  exitCode: z.number().int().optional(),
+  bytes: count.optional(),
+  lines: count.optional(),
+  paths: z.array(z.string()).optional(),
+  truncated: z.boolean().optional(),
+});
+
+/** Kind of tool, as ACP and the renderers group them. */
+export const ToolKind = z.enum(['read', 'edit', 'delete', 'move', 'search', 'execute', 'think', 'fetch', 'other']);
+
+/** Who executed a tool: minicode itself, the provider server-side, or a supervised native agent. */
+export const ToolExecutor = z.enum(['minicode', 'server', 'native']);
+
+// Payloads by event type ---------------------------------------------------------------------
+
+/** Every event type of the taxonomy with its payload schema. */
+export const payloadSchemas = {
+  'session.started': z.object({
+    /** What opened the session: exec, ingest, run, acp, batch, chat. */
+    origin: z.string().min(1),
+    cwd: z.string().optional(),
+    provider: z.string().optional(),
+    model: z.string().optional(),
+    agent: z.string().optional(),
+    /** Input format for ingested streams (openai-chat, codex, ...). */
+    format: z.string().optional(),
+    /** sha256 digest of the first prompt, for the session index. */
+    promptDigest: z.string().optional(),
+    version: z.string().optional(),
+  }),
+  'session.ended': z.object({
+    outcome: RunOutcome,
+    reason: TerminationReason.optional(),
+    durationMs: durationMs.optional(),
+  }),
+  'user.message.received': z.object({
+    messageId: id,
+    text: z.string(),
+  }),
+  'user.approval.requested': z.object({
+    approvalId: id,
+    toolCallId: z.string().optional(),
+    toolName: z.string().optional(),
+    /** What is asked, in one line (sanitised). */
+    action: z.string(),
+    options: z.array(ApprovalOutcome).optional(),
+  }),
+  'user.approval.settled': z.object({
+    approvalId: id,
+    outcome: ApprovalOutcome,
+    /** Why: `user`, `policy`, `no-tty`, `parent-ended`, ... */
+    reason: z.string().optional(),
+  }),
+  'task.started': z.object({
+    taskId: id,
+    prompt: z.string().optional(),
+  }),
+  'task.progress': z.object({
+    taskId: id,
+    message: z.string(),
+  }),
+  'task.completed': z.object({
+    taskId: id,
+    reason: z.literal('completed'),
+    durationMs: durationMs.optional(),
+    steps: count.optional(),
+  }),
+  'task.failed': z.object({
+    taskId: id,
+    reason: TerminationReason,
+    error: ErrorInfo,
+    durationMs: durationMs.optional(),
+  }),
+  'task.cancelled': z.object({
+    taskId: id,
+    reason: z.union([TerminationReason, z.literal('parent-ended')]),
+    message: z.string().optional(),
+    durationMs: durationMs.optional(),
+  }),
+  'plan.created': z.object({ planId: id, steps: z.array(PlanStep) }),
+  'plan.updated': z.object({ planId: id, steps: z.array(PlanStep) }),
+  'plan.step.started': z.object({ planId: id, stepId: id, title: z.string().optional() }),
+  'plan.step.completed': z.object({ planId: id, stepId: id, title: z.string().optional() }),
+  'assistant.message.delta': z.object({ messageId: id, delta: z.string() }),
+  'assistant.message.completed': z.object({
+    messageId: id,
+    text: z.string(),
+    /** A refusal the model gave instead of (or besides) text. */
+    refusal: z.string().optional(),
+    textRef: ContentRef.optional(),
+  }),
+  'assistant.message.truncated': z.object({
+    messageId: id,
+    /** The text that did arrive, as far as it goes. */
+    text: z.string(),
+    reason: z.enum(['stream-ended', 'max-tokens', 'cap', 'aborted']),
+    textRef: ContentRef.optional(),
+  }),
+  'assistant.reasoning.delta': z.object({ reasoningId: id, delta: z.string() }),
+  'assistant.reasoning.completed': z.object({
+    reasoningId: id,
+    /** Reasoning the provider chose to display; absent when it showed none. */
+    text: z.string().optional(),
+    /** Opaque provider signature, kept verbatim to send back; never shown. */
+    signature: z.string().optional(),
+    /** True for redacted/encrypted reasoning: only the opaque data is kept. */
+    redacted: z.boolean().optional(),
+    /** Opaque redacted/encrypted reasoning blob, or a ref to it when large. */
+    data: z.string().optional(),
+    dataRef: ContentRef.optional(),
+  }),
+  'assistant.tool_call.started': z.object({
+    toolCallId: id,
+    name: z.string(),
+    index: count.optional(),
+    executor: ToolExecutor.optional(),
+  }),
+  'assistant.tool_call.delta': z.object({ toolCallId: id, delta: z.string() }),
+  'assistant.tool_call.completed': z.object({
+    toolCallId: id,
+    name: z.string(),
+    /** The raw argument text as the model produced it. */
+    argumentsText: z.string(),
+    /** Parsed arguments; absent when the text is not valid JSON (see argumentsError). */
+    arguments: z.unknown().optional(),
+    argumentsError: z.string().optional(),
+    executor: ToolExecutor.optional(),
+  }),
+  'model.response.started': z.object({
+    responseId: z.string().optional(),
+    model: z.string().optional(),
+    provider: z.string().optional(),
+  }),
+  'model.response.completed': z.object({
+    responseId: z.string().optional(),
+    /** completed: the provider's terminator arrived; truncated: the stream ended without it. */
+    outcome: z.enum(['completed', 'truncated', 'error']),
+    stopReason: StopReason.optional(),
+    rawStopReason: z.string().optional(),
+    usage: Usage.optional(),
+  }),
+  'agent.session.identified': z.object({
+    agent: z.string(),
+    nativeSessionId: id,
+    model: z.string().optional(),
+    cwd: z.string().optional(),
+    tools: z.array(z.string()).optional(),
+    resumed: z.boolean().optional(),
+  }),
+  'context.compacted': z.object({
+    /** `pressure:<p>`, `pressure:<p>:no-op` or `recovery`. */
+    reason: z.string().regex(/^(pressure:\d+(\.\d+)?(:no-op)?|recovery)$/),
+    strategy: z.enum(['mechanical', 'llm']),
+    beforeTokens: count.optional(),
+    afterTokens: count.optional(),
+    removedMessages: count.optional(),
+  }),
+  'tool.started': z.object({
+    toolCallId: id,
+    name: z.string(),
+    kind: ToolKind.optional(),
+    /** One-line human title (sanitised), e.g. the command or path. */
+    title: z.string().optional(),
+    input: z.unknown().optional(),
+    inputRef: ContentRef.optional(),
+    executor: ToolExecutor.optional(),
+    parentToolCallId: z.string().optional(),
+    locations: z.array(z.object({ path: z.string(), line: count.optional() })).optional(),
+  }),
+  'tool.progress': z.object({
+    toolCallId: id,
+    message: z.string().optional(),
+    outputDelta: z.string().optional(),
+  }),
+  'tool.completed': z.object({
+    toolCallId: id,
+    name: z.string().optional(),
+    summary: z.string(),
+    durationMs: durationMs.optional(),
+    /** Full output, kept in the content store. */
+    expandRef: ContentRef.optional(),
+    /** A bounded, scrubbed excerpt of the output. */
+    output: z.string().optional(),
+    receipt: Receipt.optional(),
+  }),
+  'tool.failed': z.object({
+    toolCallId: id,
+    name: z.string().optional(),
+    cause: ErrorCategory,
+    message: z.string(),
+    hint: z.string().optional(),
+    durationMs: durationMs.optional(),
+    expandRef: ContentRef.optional(),
+    output: z.string().optional(),
+    receipt: Receipt.optional(),
+  }),
+  'tool.denied': z.object({
+    toolCallId: id,
+    name: z.string().optional(),
+    reason: z.string().min(1),
+  }),
+  'tool.cancelled': z.object({
+    toolCallId: id,
+    name: z.string().optional(),
+    reason: z.string().min(1),
+    durationMs: durationMs.optional(),
+  }),
+  'file.changed': z.object({
+    changes: z
+      .array(z.object({ path: z.string(), kind: z.enum(['create', 'modify', 'delete', 'move']) }))
+      .min(1),
+    toolCallId: z.string().optional(),
+    diffRef: ContentRef.optional(),
+  }),
+  'test.completed': z.object({
+    command: z.string().optional(),
+    ok: z.boolean(),
+    passed: count.optional(),
+    failed: count.optional(),
+    skipped: count.optional(),
+  }),
+  'finding.detected': z.object({
+    category: z.string(),
+    severity: z.string(),
+    summary: z.string(),
+    evidence: z.unknown().optional(),
+  }),
+  'result.produced': z.object({
+    source: z.enum(['submit_result', 'final-text', 'native']),
+    result: z.unknown(),
+  }),
+  'checkpoint.created': z.object({
+    checkpointId: id,
+    ref: z.string().optional(),
+    paths: z.array(z.string()).optional(),
+  }),
+  'diagnostic.raised': z.object({
+    /** Stable code, e.g. `MINICODE_E_DECODE_BAD_JSON`. */
+    code: z.string().min(1),
+    message: z.string(),
+    category: ErrorCategory.optional(),
+    /** Next action, when the user can do something. */
+    action: z.string().optional(),
+    /** A bounded, scrubbed excerpt of the offending bytes. */
+    excerpt: z.string().max(1024).optional(),
+    rawRef: ContentRef.optional(),
+    /** Where the offending record was: line number or byte offset in the input. */
+    line: count.optional(),
+    offset: count.optional(),
+  }),
+  'error.raised': z.object({ error: ErrorInfo }),
+  'recovery.started': z.object({
+    strategy: z.enum(['retry', 'fallback', 'compaction']),
+    reason: z.string(),
+    attempt: count.optional(),
+    delayMs: durationMs.optional(),
+    /** The call this recovery supersedes (I-A07). */
+    supersedes: z.string().optional(),
+  }),
+  'recovery.completed': z.object({
+    strategy: z.enum(['retry', 'fallback', 'compaction']),
+    result: z.string().optional(),
+  }),
+  'recovery.failed': z.object({
+    strategy: z.enum(['retry', 'fallback', 'compaction']),
+    cause: ErrorInfo,
+  }),
+  'usage.reported': z.object({
+    usage: Usage,
+    /** Whether the numbers are totals so far (replace) or an increment (add). */
+    cumulative: z.boolean(),
+    scope: z.enum(['request', 'turn', 'session', 'compaction']),
+    model: z.string().optional(),
+    /** Estimated cost in USD; absent when the price is unknown. */
+    costUsd: z.number().nonnegative().optional(),
+  }),
+  'limit.reached': z.object({
+    kind: z.enum(['usage-quota', 'rate-limit', 'context-length', 'max-tokens', 'budget', 'max-turns', 'overloaded']),
+    message: z.string().optional(),
+    retryAfterMs: durationMs.optional(),
+    resetAt: z.string().optional(),
+    /** Rate-limit header values (remaining/limit/reset), keyed by header name. */
+    headers: z.record(z.string(), z.string()).optional(),
+  }),
+} as const;
+
+/** Every event type name. */
+export type EventType = keyof typeof payloadSchemas;
+/** The payload type of one event type. */
+export type PayloadOf<T extends EventType> = z.infer<(typeof payloadSchemas)[T]>;
+/** All event type names, in taxonomy order. */
+export const EVENT_TYPES = Object.keys(payloadSchemas) as EventType[];
