@@ -1,0 +1,4 @@
+import type { DecoderFactory } from '../pipeline/types.js';
+
+/** Provider stream decoders by format name (`openai-chat`, `openai-responses`, `anthropic`, `gemini`, `ollama`). */
+export const PROVIDER_DECODERS: Partial<Record<string, DecoderFactory>> = {};
