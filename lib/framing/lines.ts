@@ -1,0 +1,100 @@
+/**
+ * A line framer for NDJSON / JSONL inputs (Ollama `/api/chat`, native agent CLIs): bytes in,
+ * complete lines out. A pure push core (STYLE.md habit 1).
+ *
+ * Chunk-boundary hazards handled here:
+ * - a UTF-8 code point split across chunks: `TextDecoder` in streaming mode keeps the partial
+ *   sequence until the next chunk;
+ * - a `\r\n` split between chunks: a line ending in `\r` is emitted without it, and a `\n`
+ *   that then starts the next chunk ends an empty line, which we skip (blank lines carry no
+ *   record in NDJSON);
+ * - a very long line fed in small pieces: pieces are collected in an array and joined once,
+ *   so a 200 KB line in 7-byte chunks stays linear.
+ */
+
+/** Options of {@link createLineFramer}. */
+export interface LineFramerOptions {
+  /** Called with each complete line (without its terminator), and its 1-based line number. */
+  onLine: (line: string, lineNumber: number) => void;
+  /** Called when a line exceeds `maxLineBytes`; the line is dropped up to its end. */
+  onOverflow?: (lineNumber: number, length: number) => void;
+  /** Longest line kept, in UTF-16 code units; default 16 MiB. */
+  maxLineLength?: number;
+}
+
+/** A push-based line framer. */
+export interface LineFramer {
+  feed(chunk: Uint8Array | string): void;
+  /** Flush the last line if it had no terminator; returns true when it had none. */
+  end(): boolean;
+}
+
+/** Create a line framer. Blank lines are skipped but counted in line numbers. */
+export function createLineFramer(options: LineFramerOptions): LineFramer {
+  const max = options.maxLineLength ?? 16 * 1024 * 1024;
+  if (!(max > 0)) throw new TypeError('createLineFramer: maxLineLength must be positive');
+  const decoder = new TextDecoder('utf-8', { fatal: false, ignoreBOM: false });
+  let pieces: string[] = [];
+  let pendingLength = 0;
+  let overflowed = false;
+  let lineNumber = 0;
+
+  function emit(line: string): void {
+    lineNumber++;
+    if (overflowed) {
+      options.onOverflow?.(lineNumber, pendingLength);
+      overflowed = false;
+      return;
+    }
+    const text = line.endsWith('\r') ? line.slice(0, -1) : line;
+    if (text.length === 0 || /^\s*$/.test(text)) return;
+    options.onLine(text, lineNumber);
+  }
+
+  function push(text: string): void {
+    let start = 0;
+    for (;;) {
+      const nl = text.indexOf('\n', start);
+      if (nl === -1) break;
+      const part = text.slice(start, nl);
+      if (pieces.length > 0) {
+        pieces.push(part);
+        pendingLength += part.length;
+        if (pendingLength > max) overflowed = true;
+        emit(pieces.join(''));
+        pieces = [];
+      } else {
+        pendingLength = part.length;
+        if (pendingLength > max) overflowed = true;
+        emit(part);
+      }
+      pendingLength = 0;
+      start = nl + 1;
+    }
+    if (start < text.length) {
+      const rest = text.slice(start);
+      pendingLength += rest.length;
+      if (pendingLength > max) {
+        // Keep counting but stop keeping: the line is reported as an overflow when it ends.
+        overflowed = true;
+        pieces = [''];
+      } else {
+        pieces.push(rest);
+      }
+    }
+  }
+
+  return {
+    feed(chunk) {
+      push(typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true }));
+    },
+    end() {
+      push(decoder.decode());
+      if (pieces.length === 0 && !overflowed) return false;
+      emit(pieces.join(''));
+      pieces = [];
+      pendingLength = 0;
+      return true;
+    },
+  };
+}
