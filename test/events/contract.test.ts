@@ -119,3 +119,11 @@ describe('the CLI surface', () => {
     expect(result.stdout.trim()).toBe(pkg.version);
   });
 });
+
+describe('docs/event-model.md', () => {
+  it('carries the generated reference of every event type, as the source makes it today', async () => {
+    const { eventTypeReference } = await import('../../scripts/gen-event-model.js');
+    const text = fs.readFileSync(path.join(ROOT, 'docs/event-model.md'), 'utf8');
+    expect(text).toContain(eventTypeReference());
+  });
+});
