@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from 'commander';
+import { registerBench } from './commands/bench.js';
 import { registerSchema } from './commands/schema.js';
 import { VERSION } from './version.js';
 
@@ -22,6 +23,7 @@ export function buildProgram(): Command {
       outputError: (s, write) => write(s.split('\n')[0] + '\n'),
     });
   registerSchema(program);
+  registerBench(program);
   return program;
 }
 
