@@ -1,0 +1,81 @@
+/**
+ * The neutral conversation the agent loop keeps and every request builder reads. It holds what
+ * a provider needs to continue: text, tool calls with their raw argument text, tool results,
+ * and opaque reasoning items some providers require back verbatim (Anthropic thinking
+ * signatures, OpenAI Responses reasoning items, Gemini thought signatures).
+ */
+
+/** The wire formats minicode speaks. */
+export type ProviderFormat = 'openai-chat' | 'openai-responses' | 'anthropic' | 'gemini' | 'ollama';
+
+/** Every provider format name, in documentation order. */
+export const PROVIDER_FORMATS: readonly ProviderFormat[] = ['openai-chat', 'openai-responses', 'anthropic', 'gemini', 'ollama'];
+
+/** One tool call the model made. `argumentsText` is the JSON text as streamed (may be invalid). */
+export interface ToolCallPart {
+  id: string;
+  name: string;
+  argumentsText: string;
+  /** Gemini's `thoughtSignature` for this call, sent back on the same part. */
+  signature?: string;
+}
+
+/**
+ * A provider-specific item kept verbatim and sent back only to the format that produced it
+ * (e.g. `{type:'thinking', thinking, signature}` for Anthropic, a `reasoning` item for Responses).
+ */
+export interface ReasoningItem {
+  format: ProviderFormat;
+  item: unknown;
+}
+
+/** A user turn. */
+export interface UserMessage {
+  role: 'user';
+  text: string;
+}
+
+/** A model turn: text, tool calls, and reasoning items to replay. */
+export interface AssistantMessage {
+  role: 'assistant';
+  text?: string;
+  toolCalls?: ToolCallPart[];
+  reasoning?: ReasoningItem[];
+}
+
+/** The result of one tool call, answering `toolCallId`. */
+export interface ToolMessage {
+  role: 'tool';
+  toolCallId: string;
+  name: string;
+  content: string;
+  isError?: boolean;
+}
+
+/** One message of the conversation. */
+export type ConversationMessage = UserMessage | AssistantMessage | ToolMessage;
+
+/** A tool as the provider sees it. */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  jsonSchema: Record<string, unknown>;
+}
+
+/** What a request is built from. */
+export interface Conversation {
+  system?: string;
+  messages: ConversationMessage[];
+  tools: ToolSpec[];
+}
+
+/** Parse tool-call arguments for formats that want an object; invalid text becomes `{}`. */
+export function argumentsObject(argumentsText: string): Record<string, unknown> {
+  if (argumentsText.trim() === '') return {};
+  try {
+    const value: unknown = JSON.parse(argumentsText);
+    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}

@@ -1,0 +1,33 @@
+import type { RequestBuilder } from './types.js';
+import { joinUrl, jsonHeaders } from './types.js';
+
+/**
+ * OpenAI Chat Completions (`POST {base}/chat/completions`), also every OpenAI-compatible server
+ * (Ollama `/v1`, vLLM, llama.cpp, LM Studio, OpenRouter). Usage is requested in the stream
+ * (`stream_options.include_usage`), so the last chunk carries it.
+ */
+export const buildOpenAIChatRequest: RequestBuilder = (conversation, options) => {
+  const messages: Record<string, unknown>[] = [];
+  if (conversation.system) messages.push({ role: 'system', content: conversation.system });
+  for (const m of conversation.messages) {
+    if (m.role === 'user') messages.push({ role: 'user', content: m.text });
+    else if (m.role === 'assistant') {
+      const message: Record<string, unknown> = { role: 'assistant', content: m.text ?? null };
+      if (m.toolCalls && m.toolCalls.length > 0) {
+        message.tool_calls = m.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.argumentsText } }));
+      }
+      messages.push(message);
+    } else {
+      messages.push({ role: 'tool', tool_call_id: m.toolCallId, content: m.isError ? `Error: ${m.content}` : m.content });
+    }
+  }
+  const body: Record<string, unknown> = { model: options.model, messages, stream: true, stream_options: { include_usage: true } };
+  if (conversation.tools.length > 0) {
+    body.tools = conversation.tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.jsonSchema } }));
+  }
+  if (options.maxTokens !== undefined) body.max_tokens = options.maxTokens;
+  if (options.temperature !== undefined) body.temperature = options.temperature;
+  const headers = jsonHeaders(options.headers);
+  if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
+  return { url: joinUrl(options.baseUrl, 'chat/completions'), method: 'POST', headers, body: JSON.stringify(body) };
+};

@@ -1,0 +1,31 @@
+import type { RequestBuilder } from './types.js';
+import { joinUrl, jsonHeaders } from './types.js';
+
+/**
+ * OpenAI Responses (`POST {base}/responses`), stateless (`store: false`): the whole history is
+ * sent as input items each turn; reasoning items the API returned are replayed verbatim before
+ * the calls they led to.
+ */
+export const buildOpenAIResponsesRequest: RequestBuilder = (conversation, options) => {
+  const input: unknown[] = [];
+  for (const m of conversation.messages) {
+    if (m.role === 'user') input.push({ role: 'user', content: [{ type: 'input_text', text: m.text }] });
+    else if (m.role === 'assistant') {
+      for (const r of m.reasoning ?? []) if (r.format === 'openai-responses') input.push(r.item);
+      if (m.text) input.push({ role: 'assistant', content: [{ type: 'output_text', text: m.text }] });
+      for (const c of m.toolCalls ?? []) input.push({ type: 'function_call', call_id: c.id, name: c.name, arguments: c.argumentsText });
+    } else {
+      input.push({ type: 'function_call_output', call_id: m.toolCallId, output: m.isError ? `Error: ${m.content}` : m.content });
+    }
+  }
+  const body: Record<string, unknown> = { model: options.model, input, stream: true, store: false };
+  if (conversation.system) body.instructions = conversation.system;
+  if (conversation.tools.length > 0) {
+    body.tools = conversation.tools.map((t) => ({ type: 'function', name: t.name, description: t.description, parameters: t.jsonSchema, strict: false }));
+  }
+  if (options.maxTokens !== undefined) body.max_output_tokens = options.maxTokens;
+  if (options.temperature !== undefined) body.temperature = options.temperature;
+  const headers = jsonHeaders(options.headers);
+  if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
+  return { url: joinUrl(options.baseUrl, 'responses'), method: 'POST', headers, body: JSON.stringify(body) };
+};

@@ -1,0 +1,87 @@
+import type { ToolKindName } from '../tools/types.js';
+
+/** How much the agent may do without asking. */
+export type ApprovalModeName = 'ask' | 'auto' | 'read-only';
+
+/** An approval mode with its allowlist (used by `auto`). */
+export interface ApprovalPolicy {
+  mode: ApprovalModeName;
+  /** `auto`: tools that run without asking. Default {@link DEFAULT_AUTO_TOOLS}. */
+  allowTools?: readonly string[];
+  /**
+   * `auto`: bash command prefixes that run without asking even when `bash` is not in
+   * `allowTools` (e.g. `npm test`). A command chaining others (`;`, `&&`, `|`, `$(`) never matches.
+   */
+  allowCommands?: readonly string[];
+}
+
+/** The tools `auto` allows by default: workspace reads, writes and commands, never gated tools. */
+export const DEFAULT_AUTO_TOOLS: readonly string[] = ['read_file', 'write_file', 'edit', 'bash', 'grep', 'glob', 'submit_result'];
+
+/** What the policy needs to know about one call. */
+export interface ToolCallFacts {
+  name: string;
+  kind: ToolKindName;
+  gated: boolean;
+  /** The parsed input, for command allowlists (`bash`'s `command`). */
+  input?: unknown;
+}
+
+/** The policy's answer: run it, refuse it (with the reason for `tool.denied`), or ask a person. */
+export type PolicyDecision =
+  | { decision: 'allow'; reason: string }
+  | { decision: 'deny'; reason: string }
+  | { decision: 'ask'; reason: string };
+
+/** Shell syntax that runs a second command; such a line never matches a command allowlist entry. */
+const CHAINING = /[;&|`\n]|\$\(|>|</;
+
+/** True when `command` is `entry` or starts with `entry` and a space, and chains nothing else. */
+export function commandAllowed(command: string, allowCommands: readonly string[]): boolean {
+  const trimmed = command.trim();
+  if (CHAINING.test(trimmed)) return false;
+  return allowCommands.some((entry) => trimmed === entry || trimmed.startsWith(`${entry} `));
+}
+
+function commandOf(input: unknown): string | undefined {
+  if (input && typeof input === 'object' && typeof (input as { command?: unknown }).command === 'string') return (input as { command: string }).command;
+  return undefined;
+}
+
+/** Ask when a person can answer; otherwise deny with a reason that says why (fail closed). */
+function askOrDeny(call: ToolCallFacts, tty: boolean, why: string): PolicyDecision {
+  if (tty) return { decision: 'ask', reason: why };
+  return {
+    decision: 'deny',
+    reason: call.gated ? `gated tool denied: no TTY to ask (${call.name})` : `${call.name} needs approval (${why}) but there is no TTY to ask; use --approval auto with an allowlist`,
+  };
+}
+
+/**
+ * Decide one tool call under an approval mode. Gated tools always ask and are denied without a
+ * TTY, whatever the mode (seed automation-ci: fail closed, never hang). Reads and searches are
+ * always allowed; `read-only` refuses edits and commands; `auto` allows its allowlist and asks
+ * for the rest; `ask` asks for every edit and command.
+ */
+export function decide(call: ToolCallFacts, mode: ApprovalModeName | ApprovalPolicy, options: { tty: boolean }): PolicyDecision {
+  const policy: ApprovalPolicy = typeof mode === 'string' ? { mode } : mode;
+  if (call.gated) {
+    if (policy.mode === 'read-only') return { decision: 'deny', reason: `gated tool denied: read-only mode (${call.name})` };
+    return askOrDeny(call, options.tty, 'gated tool');
+  }
+  const changes = call.kind === 'edit' || call.kind === 'execute';
+  if (!changes) return { decision: 'allow', reason: `${call.kind} tool` };
+  if (policy.mode === 'read-only') return { decision: 'deny', reason: `read-only mode: ${call.name} would change the workspace or run a command` };
+  if (policy.mode === 'auto') {
+    const tools = policy.allowTools ?? DEFAULT_AUTO_TOOLS;
+    const command = commandOf(call.input);
+    if (command !== undefined && policy.allowCommands && policy.allowCommands.length > 0) {
+      // With a command allowlist, bash runs only what it lists (the tool allowlist alone is not enough).
+      if (commandAllowed(command, policy.allowCommands)) return { decision: 'allow', reason: 'command in allowlist' };
+      return askOrDeny(call, options.tty, `command not in allowlist: ${command.split('\n')[0]}`);
+    }
+    if (tools.includes(call.name)) return { decision: 'allow', reason: 'tool in allowlist' };
+    return askOrDeny(call, options.tty, `${call.name} not in allowlist`);
+  }
+  return askOrDeny(call, options.tty, `${call.kind} needs approval in ask mode`);
+}

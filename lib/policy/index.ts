@@ -1,0 +1,3 @@
+export * from './decide.js';
+export * from './approval-events.js';
+export * from './credentials.js';

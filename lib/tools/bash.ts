@@ -1,0 +1,108 @@
+import { spawn } from 'node:child_process';
+import { z } from 'zod';
+import { scrubEnv } from '../policy/credentials.js';
+import { createBoundedCollector } from './truncate.js';
+import type { Tool, ToolOutcome } from './types.js';
+
+const Input = z.object({
+  command: z.string().min(1).describe('A bash command line, run with `bash -c` in the workspace'),
+  timeout_ms: z.number().int().min(1).max(600_000).optional().describe('Deadline in milliseconds; default 120000'),
+});
+type Input = z.infer<typeof Input>;
+
+/** Kill the whole process group: `bash -c` children (a test runner, a server) die with it. */
+function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // Already gone: nothing to kill.
+  }
+}
+
+/**
+ * `bash`: run a command line as a real subprocess in the workspace, in its own process group,
+ * with credential variables removed from its environment. stdout and stderr are interleaved
+ * into one bounded buffer (default cap 20,000 chars, 70% head + 30% tail with a marker). On
+ * timeout or abort the group gets SIGTERM, then SIGKILL after a grace period.
+ */
+export const bashTool: Tool<Input> = {
+  name: 'bash',
+  description:
+    'Run a shell command in the workspace with bash -c. Output (stdout and stderr together) is capped at 20000 characters. Credentials are not in its environment.',
+  inputSchema: Input,
+  kind: 'execute',
+  gated: false,
+  title: (input) => input.command,
+  run(input, ctx) {
+    const timeoutMs = input.timeout_ms ?? ctx.limits.bashTimeoutMs;
+    return new Promise<ToolOutcome>((resolve) => {
+      if (ctx.signal.aborted) {
+        resolve({ status: 'failed', cause: 'USER_ERROR', message: 'aborted before the command started' });
+        return;
+      }
+      const collector = createBoundedCollector(ctx.limits.maxOutputChars);
+      const child = spawn('bash', ['-c', input.command], {
+        cwd: ctx.cwd,
+        env: scrubEnv(ctx.env ?? process.env),
+        detached: true,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stopped: 'timeout' | 'aborted' | undefined;
+      let graceTimer: NodeJS.Timeout | undefined;
+      const stop = (why: 'timeout' | 'aborted') => {
+        if (stopped) return;
+        stopped = why;
+        killGroup(child.pid, 'SIGTERM');
+        graceTimer = setTimeout(() => killGroup(child.pid, 'SIGKILL'), ctx.limits.killGraceMs);
+        graceTimer.unref();
+      };
+      const timer = setTimeout(() => stop('timeout'), timeoutMs);
+      const onAbort = () => stop('aborted');
+      ctx.signal.addEventListener('abort', onAbort, { once: true });
+      child.stdout.setEncoding('utf8').on('data', (s: string) => collector.push(s));
+      child.stderr.setEncoding('utf8').on('data', (s: string) => collector.push(s));
+      child.on('error', (error) => {
+        clearTimeout(timer);
+        ctx.signal.removeEventListener('abort', onAbort);
+        resolve({ status: 'failed', cause: 'TOOL_ERROR', message: `could not start bash: ${error.message}` });
+      });
+      child.on('close', (code, signal) => {
+        clearTimeout(timer);
+        if (graceTimer) clearTimeout(graceTimer);
+        ctx.signal.removeEventListener('abort', onAbort);
+        // The command's own children may still hold the pipes; make sure none outlives the call.
+        killGroup(child.pid, 'SIGKILL');
+        const { text, truncated } = collector.result();
+        const output = text.length > 0 ? text : '(no output)';
+        if (stopped === 'timeout') {
+          resolve({
+            status: 'failed',
+            cause: 'TOOL_ERROR',
+            message: `command timed out after ${timeoutMs} ms; its process group was killed`,
+            hint: 'pass a larger timeout_ms or run a narrower command',
+            output,
+            receipt: { truncated },
+          });
+          return;
+        }
+        if (stopped === 'aborted') {
+          resolve({ status: 'failed', cause: 'USER_ERROR', message: 'command aborted; its process group was killed', output, receipt: { truncated } });
+          return;
+        }
+        const exitCode = code ?? (signal ? 128 : 1);
+        if (exitCode === 0) {
+          resolve({ status: 'completed', summary: `exit 0${truncated ? ' (output truncated)' : ''}`, output, receipt: { exitCode, truncated } });
+        } else {
+          resolve({
+            status: 'failed',
+            cause: 'TOOL_ERROR',
+            message: signal ? `command killed by ${signal}` : `command exited with code ${exitCode}`,
+            output,
+            receipt: { exitCode, truncated },
+          });
+        }
+      });
+    });
+  },
+};

@@ -1,0 +1,42 @@
+import { z } from 'zod';
+import { confinePath, isOutcome } from './paths.js';
+import { globToRegExp, walkFiles } from './walk.js';
+import type { Tool } from './types.js';
+
+const Input = z.object({
+  pattern: z.string().min(1).describe('Glob such as `**/*.ts` or `src/*.{js,mjs}`; without a slash it matches file names at any depth'),
+  path: z.string().optional().describe('Directory to search; default the workspace'),
+});
+type Input = z.infer<typeof Input>;
+
+/** `glob`: list files matching a pattern, skipping node_modules, .git and build output. */
+export const globTool: Tool<Input> = {
+  name: 'glob',
+  description: 'List files matching a glob pattern (node_modules, .git and build output are skipped). Paths are relative to the searched directory.',
+  inputSchema: Input,
+  kind: 'search',
+  gated: false,
+  title: (input) => input.pattern,
+  async run(input, ctx) {
+    const resolved = await confinePath(ctx, 'glob', input.path ?? '.', 'list');
+    if (isOutcome(resolved)) return resolved;
+    const re = globToRegExp(input.pattern);
+    const matches: string[] = [];
+    let more = false;
+    for await (const file of walkFiles(resolved.absolute, { signal: ctx.signal })) {
+      if (!re.test(file)) continue;
+      if (matches.length >= ctx.limits.maxResults) {
+        more = true;
+        break;
+      }
+      matches.push(file);
+    }
+    const output = matches.length === 0 ? 'No files matched.' : matches.join('\n') + (more ? `\n[... more than ${ctx.limits.maxResults} matches; narrow the pattern]` : '');
+    return {
+      status: 'completed',
+      summary: `${matches.length}${more ? '+' : ''} files match ${input.pattern}`,
+      output,
+      receipt: { paths: matches.slice(0, 20), truncated: more },
+    };
+  },
+};

@@ -1,0 +1,86 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import { confinePath, isOutcome } from './paths.js';
+import { globToRegExp, walkFiles } from './walk.js';
+import type { Tool } from './types.js';
+
+const Input = z.object({
+  pattern: z.string().min(1).describe('JavaScript regular expression to search for'),
+  path: z.string().optional().describe('File or directory to search; default the workspace'),
+  glob: z.string().optional().describe('Only files matching this glob, e.g. `*.ts`'),
+  ignore_case: z.boolean().optional().describe('Case-insensitive; default false'),
+});
+type Input = z.infer<typeof Input>;
+
+/** Files larger than this are skipped: a search is for source, not for logs or bundles. */
+const MAX_SEARCH_FILE_BYTES = 1024 * 1024;
+
+/**
+ * `grep`: search file contents line by line, written in-process (no dependency on a `grep`
+ * binary, deterministic order), skipping binaries, node_modules, .git and build output.
+ */
+export const grepTool: Tool<Input> = {
+  name: 'grep',
+  description: 'Search file contents with a regular expression. Prints path:line:text for each match (node_modules, .git, build output and binary files are skipped).',
+  inputSchema: Input,
+  kind: 'search',
+  gated: false,
+  title: (input) => input.pattern,
+  async run(input, ctx) {
+    let re: RegExp;
+    try {
+      re = new RegExp(input.pattern, input.ignore_case ? 'i' : '');
+    } catch (error) {
+      return { status: 'failed', cause: 'TOOL_ERROR', message: `invalid regular expression: ${(error as Error).message}` };
+    }
+    const resolved = await confinePath(ctx, 'grep', input.path ?? '.', 'search');
+    if (isOutcome(resolved)) return resolved;
+    const filter = input.glob ? globToRegExp(input.glob) : undefined;
+    let files: AsyncIterable<string> | string[];
+    let base = resolved.absolute;
+    try {
+      const stat = await fs.stat(resolved.absolute);
+      if (stat.isFile()) {
+        base = path.dirname(resolved.absolute);
+        files = [path.basename(resolved.absolute)];
+      } else files = walkFiles(resolved.absolute, { signal: ctx.signal });
+    } catch {
+      return { status: 'failed', cause: 'FILESYSTEM_ERROR', message: `${resolved.display}: no such file or directory` };
+    }
+    const hits: string[] = [];
+    let more = false;
+    let outChars = 0;
+    search: for await (const file of files) {
+      if (filter && !filter.test(file)) continue;
+      let bytes: Buffer;
+      try {
+        const stat = await fs.stat(path.join(base, file));
+        if (stat.size > MAX_SEARCH_FILE_BYTES) continue;
+        bytes = await fs.readFile(path.join(base, file));
+      } catch {
+        continue;
+      }
+      if (bytes.subarray(0, 8192).includes(0)) continue;
+      const lines = bytes.toString('utf8').split(/\r?\n/);
+      for (let i = 0; i < lines.length; i++) {
+        if (!re.test(lines[i]!)) continue;
+        if (hits.length >= ctx.limits.maxResults || outChars > ctx.limits.maxOutputChars) {
+          more = true;
+          break search;
+        }
+        const line = lines[i]!.length > 300 ? `${lines[i]!.slice(0, 300)}...` : lines[i]!;
+        const hit = `${file}:${i + 1}:${line}`;
+        hits.push(hit);
+        outChars += hit.length + 1;
+      }
+    }
+    const output = hits.length === 0 ? 'No matches.' : hits.join('\n') + (more ? `\n[... more matches; narrow the pattern or path]` : '');
+    return {
+      status: 'completed',
+      summary: `${hits.length}${more ? '+' : ''} matches for ${input.pattern}`,
+      output,
+      receipt: { lines: hits.length, truncated: more },
+    };
+  },
+};

@@ -1,0 +1,103 @@
+import { z } from 'zod';
+import { askUserTool } from './ask-user.js';
+import { bashTool } from './bash.js';
+import { editTool } from './edit.js';
+import { gitCommitTool } from './git-commit.js';
+import { globTool } from './glob.js';
+import { grepTool } from './grep.js';
+import { readFileTool } from './read-file.js';
+import { createSubmitResultTool } from './submit-result.js';
+import type { AnyTool, ToolContext, ToolOutcome } from './types.js';
+import { writeFileTool } from './write-file.js';
+
+export * from './types.js';
+export { capHeadTail, createBoundedCollector } from './truncate.js';
+
+/** A tool as providers see it: name, description and a JSON Schema of its input. */
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  jsonSchema: Record<string, unknown>;
+}
+
+/** The JSON Schema of a zod input schema, without `$schema` (providers reject or ignore it). */
+export function toJsonSchema(schema: z.ZodType): Record<string, unknown> {
+  const full = z.toJSONSchema(schema, { target: 'draft-7', io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  const { $schema: _ignored, ...rest } = full;
+  return rest;
+}
+
+/** The tools of one run, by name. */
+export interface ToolRegistry {
+  readonly tools: ReadonlyMap<string, AnyTool>;
+  get(name: string): AnyTool | undefined;
+  /** Provider-facing definitions, in registration order. */
+  definitions(): ToolDefinition[];
+  /**
+   * Validate the model's arguments text and run the tool. Unknown tools, bad JSON and schema
+   * mismatches are `failed` outcomes the model can correct, never throws.
+   */
+  invoke(name: string, argumentsText: string, ctx: ToolContext): Promise<ToolOutcome>;
+}
+
+/** Parse a tool call's arguments text; an empty text means `{}` (some providers send none). */
+export function parseArguments(argumentsText: string): { ok: true; value: unknown } | { ok: false; message: string } {
+  if (argumentsText.trim() === '') return { ok: true, value: {} };
+  try {
+    return { ok: true, value: JSON.parse(argumentsText) };
+  } catch (error) {
+    return { ok: false, message: `arguments are not valid JSON: ${(error as Error).message}` };
+  }
+}
+
+/** Options of {@link createToolRegistry}. */
+export interface ToolRegistryOptions {
+  /** Only these tools (by name); default all. */
+  only?: readonly string[];
+  /** Extra tools (e.g. MCP tools, which must be `gated`). */
+  extra?: readonly AnyTool[];
+}
+
+/**
+ * A fresh set of tools for one run. Fresh matters: `submit_result` counts its calls per
+ * instance, so two runs never share "already submitted".
+ */
+export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegistry {
+  const all: AnyTool[] = [
+    readFileTool,
+    writeFileTool,
+    editTool,
+    bashTool,
+    grepTool,
+    globTool,
+    gitCommitTool,
+    createSubmitResultTool(),
+    askUserTool,
+    ...(options.extra ?? []),
+  ];
+  const selected = options.only ? all.filter((t) => options.only!.includes(t.name)) : all;
+  const tools = new Map(selected.map((t) => [t.name, t] as const));
+  return {
+    tools,
+    get: (name) => tools.get(name),
+    definitions: () => selected.map((t) => ({ name: t.name, description: t.description, jsonSchema: toJsonSchema(t.inputSchema) })),
+    async invoke(name, argumentsText, ctx) {
+      const tool = tools.get(name);
+      if (!tool) return { status: 'failed', cause: 'MODEL_ERROR', message: `unknown tool ${name}`, hint: `available tools: ${[...tools.keys()].join(', ')}` };
+      const parsed = parseArguments(argumentsText);
+      if (!parsed.ok) return { status: 'failed', cause: 'MODEL_ERROR', message: parsed.message };
+      const checked = tool.inputSchema.safeParse(parsed.value);
+      if (!checked.success) {
+        const issues = checked.error.issues.map((i) => `${i.path.join('.') || '(input)'}: ${i.message}`).join('; ');
+        return { status: 'failed', cause: 'MODEL_ERROR', message: `invalid arguments for ${name}: ${issues}` };
+      }
+      // submit_result keeps the model's JSON verbatim, not zod's re-built copy.
+      const input = name === 'submit_result' ? parsed.value : checked.data;
+      try {
+        return await tool.run(input, ctx);
+      } catch (error) {
+        return { status: 'failed', cause: 'INTERNAL_ERROR', message: `${name} crashed: ${(error as Error).message}` };
+      }
+    },
+  };
+}

@@ -1,0 +1,74 @@
+import fs from 'node:fs/promises';
+import { z } from 'zod';
+import { confinePath, fsFailure, isOutcome } from './paths.js';
+import { capHeadTail } from './truncate.js';
+import type { Tool } from './types.js';
+
+const Input = z.object({
+  path: z.string().min(1).describe('File path, relative to the workspace'),
+  offset: z.number().int().min(1).optional().describe('First line to show (1-based); default 1'),
+  limit: z.number().int().min(1).optional().describe('How many lines to show; default 2000'),
+});
+type Input = z.infer<typeof Input>;
+
+/** True when the first 8 KiB hold a NUL byte: the usual binary-file test. */
+function looksBinary(bytes: Buffer): boolean {
+  return bytes.subarray(0, 8192).includes(0);
+}
+
+/** `read_file`: a page of a text file with line numbers (`cat -n` style), capped in size. */
+export const readFileTool: Tool<Input> = {
+  name: 'read_file',
+  description:
+    'Read a text file from the workspace. Lines are numbered from 1. Use offset and limit to page through long files.',
+  inputSchema: Input,
+  kind: 'read',
+  gated: false,
+  title: (input) => input.path,
+  async run(input, ctx) {
+    const resolved = await confinePath(ctx, 'read_file', input.path, 'read');
+    if (isOutcome(resolved)) return resolved;
+    let bytes: Buffer;
+    try {
+      const stat = await fs.stat(resolved.absolute);
+      if (stat.isDirectory()) return fsFailure({ code: 'EISDIR' }, resolved.display);
+      if (stat.size > ctx.limits.maxFileBytes) {
+        return {
+          status: 'failed',
+          cause: 'FILESYSTEM_ERROR',
+          message: `${resolved.display} is ${stat.size} bytes, over the ${ctx.limits.maxFileBytes}-byte read limit`,
+          hint: 'use grep to find the part you need',
+        };
+      }
+      bytes = await fs.readFile(resolved.absolute);
+    } catch (error) {
+      return fsFailure(error, resolved.display);
+    }
+    if (looksBinary(bytes)) {
+      return { status: 'failed', cause: 'FILESYSTEM_ERROR', message: `${resolved.display} looks like a binary file`, receipt: { bytes: bytes.length } };
+    }
+    const lines = bytes.toString('utf8').split(/\r?\n/);
+    if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
+    const offset = input.offset ?? 1;
+    const limit = input.limit ?? ctx.limits.readPageLines;
+    const page = lines.slice(offset - 1, offset - 1 + limit);
+    const width = String(offset + page.length).length;
+    const shown = page.map((line, i) => {
+      const cut = line.length > ctx.limits.maxLineChars ? `${line.slice(0, ctx.limits.maxLineChars)}[... line cut]` : line;
+      return `${String(offset + i).padStart(width)}\t${cut}`;
+    });
+    const last = offset + page.length - 1;
+    const more = last < lines.length ? `\n[showing lines ${offset}-${last} of ${lines.length}; use offset=${last + 1} for more]` : '';
+    const { text, truncated } = capHeadTail(shown.join('\n') + more, ctx.limits.maxOutputChars);
+    const summary =
+      page.length === 0
+        ? `${resolved.display}: no lines at offset ${offset} (file has ${lines.length})`
+        : `read ${resolved.display} lines ${offset}-${last} of ${lines.length}`;
+    return {
+      status: 'completed',
+      summary,
+      output: text,
+      receipt: { bytes: bytes.length, lines: page.length, paths: [resolved.display], truncated: truncated || more !== '' },
+    };
+  },
+};

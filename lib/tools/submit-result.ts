@@ -1,0 +1,64 @@
+import { z } from 'zod';
+import type { Finding, Tool } from './types.js';
+
+const FindingSchema = z.object({
+  category: z.string(),
+  severity: z.string(),
+  summary: z.string(),
+  evidence: z.unknown().optional(),
+});
+
+/** The input is the result itself: any JSON object, kept verbatim (unknown keys included). */
+const Input = z
+  .object({
+    findings: z.array(FindingSchema).optional().describe('Explicit findings {category, severity, summary, evidence?}'),
+  })
+  .catchall(z.unknown());
+type Input = z.infer<typeof Input>;
+
+/** The findings of a result, when `findings` is an explicit list of well-formed entries. */
+export function extractFindings(result: unknown): Finding[] | undefined {
+  if (!result || typeof result !== 'object' || !('findings' in result)) return undefined;
+  const parsed = z.array(FindingSchema).safeParse((result as { findings: unknown }).findings);
+  if (!parsed.success) return undefined;
+  return parsed.data.map((f) => (f.evidence === undefined ? { category: f.category, severity: f.severity, summary: f.summary } : { ...f, evidence: f.evidence }));
+}
+
+/**
+ * `submit_result`: the run's structured final JSON, at most once per run (a second call fails
+ * and the first result stands). Each registry makes its own instance, so "once" is per run.
+ * The JSON is passed through verbatim for the summary; `findings` become `finding.detected`.
+ */
+export function createSubmitResultTool(): Tool<Input> {
+  let submitted = false;
+  return {
+    name: 'submit_result',
+    description:
+      'Submit the final structured result of the task as a JSON object, once. Put explicit findings in `findings` as {category, severity, summary, evidence?}.',
+    inputSchema: Input,
+    kind: 'other',
+    gated: false,
+    title: () => 'submit result',
+    async run(input) {
+      if (submitted) {
+        return {
+          status: 'failed',
+          cause: 'TOOL_ERROR',
+          message: 'submit_result was already called in this run; only the first result is kept',
+          hint: 'finish with a plain answer instead of submitting again',
+        };
+      }
+      submitted = true;
+      const findings = extractFindings(input);
+      const keys = Object.keys(input);
+      return {
+        status: 'completed',
+        summary: `result submitted${findings ? ` with ${findings.length} finding${findings.length === 1 ? '' : 's'}` : ''}`,
+        output: 'Result recorded.',
+        result: input,
+        ...(findings ? { findings } : {}),
+        receipt: { bytes: Buffer.byteLength(JSON.stringify(input)), lines: keys.length },
+      };
+    },
+  };
+}

@@ -1,0 +1,140 @@
+import type { z } from 'zod';
+import type { ErrorCategory } from '../events/enums.js';
+
+/** Kind of tool, as the renderers and the policy group them (a subset of the event model's ToolKind). */
+export type ToolKindName = 'read' | 'edit' | 'execute' | 'search' | 'other';
+
+/** A file a tool created, modified or deleted (becomes one `file.changed` entry). */
+export interface FileChange {
+  path: string;
+  kind: 'create' | 'modify' | 'delete' | 'move';
+}
+
+/** Compact evidence of what a tool did (mirrors the event model's `Receipt`). */
+export interface ToolReceipt {
+  exitCode?: number;
+  bytes?: number;
+  lines?: number;
+  paths?: string[];
+  truncated?: boolean;
+}
+
+/** One finding of `submit_result`, projected by the loop as `finding.detected`. */
+export interface Finding {
+  category: string;
+  severity: string;
+  summary: string;
+  evidence?: unknown;
+}
+
+/** The tool ran and did what it was asked. */
+export interface ToolCompleted {
+  status: 'completed';
+  /** One line for humans and for `tool.completed.summary`. */
+  summary: string;
+  /** What the model sees; already bounded by the producer cap. */
+  output: string;
+  receipt?: ToolReceipt;
+  fileChanges?: FileChange[];
+  /** `submit_result` only: the submitted JSON, verbatim. */
+  result?: unknown;
+  /** `submit_result` only: explicit findings, for `finding.detected`. */
+  findings?: Finding[];
+}
+
+/** The tool ran (or tried to) and failed; `output` carries what the model should still see. */
+export interface ToolFailed {
+  status: 'failed';
+  cause: ErrorCategory;
+  message: string;
+  hint?: string;
+  output?: string;
+  receipt?: ToolReceipt;
+}
+
+/** Policy or the user refused; never degrades into a generic failure. */
+export interface ToolDenied {
+  status: 'denied';
+  reason: string;
+}
+
+/** What a tool call ends with: exactly one terminal outcome. */
+export type ToolOutcome = ToolCompleted | ToolFailed | ToolDenied;
+
+/** What a tool asks the approval hook (a write outside the workspace, a gated action). */
+export interface ApprovalRequest {
+  toolName: string;
+  toolCallId?: string;
+  /** One line: what would happen, e.g. `write /etc/hosts` or `git commit -m "..."`. */
+  action: string;
+  /** Why approval is needed, e.g. `outside-workspace`, `gated`. */
+  reason: string;
+}
+
+/** Answer of the approval hook; `allow-always` is remembered by the caller, not the tool. */
+export type ApprovalDecision = 'allow' | 'allow-always' | 'deny' | 'cancelled';
+
+/** Producer caps and deadlines; every buffer a tool keeps has one of these as its bound. */
+export interface ToolLimits {
+  /** Output cap in characters, 70% head + 30% tail with a marker. Default 20,000 (DESIGN §4). */
+  maxOutputChars: number;
+  /** Largest file `read_file` / `edit` will load. Default 5 MiB. */
+  maxFileBytes: number;
+  /** Default `read_file` page in lines. Default 2,000. */
+  readPageLines: number;
+  /** Longest line `read_file` shows before cutting it. Default 2,000 chars. */
+  maxLineChars: number;
+  /** `bash` deadline when the call gives none. Default 120,000 ms. */
+  bashTimeoutMs: number;
+  /** Grace between SIGTERM and SIGKILL of a timed-out process group. Default 2,000 ms. */
+  killGraceMs: number;
+  /** Most matches / paths `grep` and `glob` return. Default 200. */
+  maxResults: number;
+}
+
+/** The defaults of {@link ToolLimits}. */
+export const DEFAULT_TOOL_LIMITS: Readonly<ToolLimits> = Object.freeze({
+  maxOutputChars: 20_000,
+  maxFileBytes: 5 * 1024 * 1024,
+  readPageLines: 2_000,
+  maxLineChars: 2_000,
+  bashTimeoutMs: 120_000,
+  killGraceMs: 2_000,
+  maxResults: 200,
+});
+
+/** Everything a tool may touch besides its input. */
+export interface ToolContext {
+  /** The workspace root; paths are confined to it (and `allowedPaths`) unless approved. */
+  cwd: string;
+  signal: AbortSignal;
+  /** Asked before anything outside the allowlist; must never hang (fail closed without a TTY). */
+  approve(request: ApprovalRequest): Promise<ApprovalDecision>;
+  limits: ToolLimits;
+  /** Extra roots outside `cwd` that tools may use without asking. */
+  allowedPaths?: readonly string[];
+  /** Environment the subprocess starts from (scrubbed before use); default `process.env`. */
+  env?: NodeJS.ProcessEnv;
+  /** True when a person can answer (`ask_user`, approvals). */
+  tty?: boolean;
+  /** Renders a question to the person and resolves with the answer (injected by the TTY surface). */
+  promptAskText?: (question: string, signal: AbortSignal) => Promise<string>;
+  toolCallId?: string;
+}
+
+/** A tool: its provider-facing definition and its implementation. */
+export interface Tool<Input = unknown> {
+  name: string;
+  description: string;
+  /** zod schema of the input; the JSON Schema sent to providers is generated from it. */
+  inputSchema: z.ZodType<Input>;
+  kind: ToolKindName;
+  /** Always asks (or is denied without a TTY), whatever the approval mode. */
+  gated: boolean;
+  /** A one-line title for `tool.started` (the command or the path). */
+  title?(input: Input): string;
+  run(input: Input, ctx: ToolContext): Promise<ToolOutcome>;
+}
+
+/** A tool whose input type has been erased, as the registry holds them. */
+export type AnyTool = Tool<any>; // eslint-disable-line @typescript-eslint/no-explicit-any

@@ -1,0 +1,87 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../lib/config.js';
+import { hasCode } from '../../lib/errors.js';
+import { detectVerifyCommand, resolveVerifyCommand } from '../../lib/verify/detect.js';
+
+function dir(files: Record<string, string> = {}): string {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-config-'));
+  for (const [name, content] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(root, name)), { recursive: true });
+    fs.writeFileSync(path.join(root, name), content);
+  }
+  return root;
+}
+
+function thrown(fn: () => unknown): unknown {
+  try {
+    fn();
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected a throw');
+}
+
+describe('loadConfig', () => {
+  it('reads $MINICODE_HOME/config.json and returns an empty config when there is none', () => {
+    const home = dir({ 'config.json': '{"provider":"anthropic","model":"claude-sonnet-4-5"}' });
+    expect(loadConfig({ env: { MINICODE_HOME: home }, cwd: dir() }).config).toEqual({ provider: 'anthropic', model: 'claude-sonnet-4-5' });
+    expect(loadConfig({ env: {}, home: dir(), cwd: dir() })).toEqual({ config: {}, sources: [] });
+  });
+
+  it('reads ~/.config/minicode/config.json without MINICODE_HOME', () => {
+    const home = dir({ '.config/minicode/config.json': '{"maxSteps":7}' });
+    expect(loadConfig({ env: {}, home, cwd: dir() }).config).toEqual({ maxSteps: 7 });
+  });
+
+  it('ignores the local config unless allowed, and says so', () => {
+    const cwd = dir({ '.minicode/config.json': '{"provider":"ollama"}' });
+    const home = dir();
+    const ignored = loadConfig({ env: { MINICODE_HOME: home }, cwd });
+    expect(ignored.config).toEqual({});
+    expect(ignored.ignoredLocal).toBe(path.join(cwd, '.minicode/config.json'));
+    expect(loadConfig({ env: { MINICODE_HOME: home }, cwd, allowLocalConfig: true }).config).toEqual({ provider: 'ollama' });
+  });
+
+  it('reports invalid JSON and a wrong type as MINICODE_E_CONFIG_INVALID with an action', () => {
+    const badJson = dir({ 'config.json': '{"provider":' });
+    const e1 = thrown(() => loadConfig({ env: { MINICODE_HOME: badJson }, cwd: dir() }));
+    expect(hasCode(e1, 'MINICODE_E_CONFIG_INVALID')).toBe(true);
+    const badType = dir({ 'config.json': '{"maxSteps":"many"}' });
+    const e2 = thrown(() => loadConfig({ env: { MINICODE_HOME: badType }, cwd: dir() }));
+    expect(hasCode(e2, 'MINICODE_E_CONFIG_INVALID')).toBe(true);
+    expect((e2 as { action?: string }).action).toContain('maxSteps');
+  });
+
+  it('reports an unreadable config as MINICODE_E_CONFIG_UNREADABLE', () => {
+    const home = dir();
+    fs.mkdirSync(path.join(home, 'config.json'));
+    const error = thrown(() => loadConfig({ env: { MINICODE_HOME: home }, cwd: dir() }));
+    expect(hasCode(error, 'MINICODE_E_CONFIG_UNREADABLE')).toBe(true);
+  });
+});
+
+describe('verify command', () => {
+  const cwd = dir({ 'package.json': JSON.stringify({ scripts: { test: 'node test.js', lint: 'eslint .' } }) });
+
+  it('is absent when --verify was not given', () => {
+    expect(resolveVerifyCommand({ flag: undefined, env: { MINICODE_VERIFY_CMD: 'make check' }, cwd })).toBeUndefined();
+  });
+
+  it('prefers the flag, then MINICODE_VERIFY_CMD, then config, then detection', () => {
+    expect(resolveVerifyCommand({ flag: 'bun run lint', env: { MINICODE_VERIFY_CMD: 'x' }, cwd })).toEqual({ command: 'bun run lint', source: 'flag' });
+    expect(resolveVerifyCommand({ flag: true, env: { MINICODE_VERIFY_CMD: 'make check' }, config: { verify: 'y' }, cwd })).toEqual({ command: 'make check', source: 'env' });
+    expect(resolveVerifyCommand({ flag: true, env: {}, config: { verify: { command: 'y' } }, cwd })).toEqual({ command: 'y', source: 'config' });
+    expect(resolveVerifyCommand({ flag: true, env: {}, cwd })).toEqual({ command: 'npm test', source: 'detected' });
+  });
+
+  it('detects scripts, package managers and Makefiles, skipping npm\'s placeholder test', () => {
+    expect(detectVerifyCommand(dir({ 'package.json': '{"scripts":{"lint":"eslint ."}}', 'bun.lock': '' }))).toBe('bun run lint');
+    expect(detectVerifyCommand(dir({ 'package.json': '{"scripts":{"test":"echo \\"Error: no test specified\\" && exit 1"}}', Makefile: 'test:\n\tgo test\n' }))).toBe('make test');
+    expect(detectVerifyCommand(dir({ 'package.json': '{"scripts":{"test":"vitest"}}', 'pnpm-lock.yaml': '' }))).toBe('pnpm run test');
+    expect(detectVerifyCommand(dir()))
+      .toBeUndefined();
+  });
+});
