@@ -21,6 +21,12 @@ export const ERROR_CODES = {
   MINICODE_E_BUFFER_LIMIT: { category: 'INTERNAL_ERROR', recoverability: 'FATAL', exitCode: 1 },
   MINICODE_E_WORKER: { category: 'INTERNAL_ERROR', recoverability: 'RETRYABLE', exitCode: 1 },
   MINICODE_E_ABORTED: { category: 'USER_ERROR', recoverability: 'RECOVERABLE', exitCode: 130 },
+  MINICODE_E_WORKER_INPUT: { category: 'INTERNAL_ERROR', recoverability: 'FATAL', exitCode: 1 },
+  MINICODE_E_BUDGET_EXCEEDED: { category: 'AGENT_ERROR', recoverability: 'ACTION_REQUIRED', exitCode: 1 },
+  MINICODE_E_TIMEOUT: { category: 'AGENT_ERROR', recoverability: 'RETRYABLE', exitCode: 1 },
+  MINICODE_E_MAX_STEPS: { category: 'AGENT_ERROR', recoverability: 'ACTION_REQUIRED', exitCode: 1 },
+  MINICODE_E_BUSY: { category: 'AGENT_ERROR', recoverability: 'RETRYABLE', exitCode: 1 },
+  MINICODE_E_CONTEXT_LENGTH: { category: 'MODEL_ERROR', recoverability: 'RECOVERABLE', exitCode: 1 },
   MINICODE_E_INTERNAL: { category: 'INTERNAL_ERROR', recoverability: 'FATAL', exitCode: 1 },
 } as const satisfies Record<string, { category: ErrorCategory; recoverability: Recoverability; exitCode: number }>;
 
