@@ -1,5 +1,7 @@
 import type { DecoderFactory } from '../pipeline/types.js';
 import { createAnthropicDecoder } from './anthropic.js';
+import { createGeminiDecoder } from './gemini.js';
+import { createOllamaDecoder } from './ollama.js';
 import { createOpenAiChatDecoder } from './openai-chat.js';
 import { createOpenAiResponsesDecoder } from './openai-responses.js';
 
@@ -8,4 +10,9 @@ export const PROVIDER_DECODERS: Partial<Record<string, DecoderFactory>> = {
   'openai-chat': createOpenAiChatDecoder,
   'openai-responses': createOpenAiResponsesDecoder,
   anthropic: createAnthropicDecoder,
+  gemini: createGeminiDecoder,
+  ollama: createOllamaDecoder,
 };
+
+/** The provider format names, in a stable order. */
+export const PROVIDER_FORMATS = ['openai-chat', 'openai-responses', 'anthropic', 'gemini', 'ollama'] as const;

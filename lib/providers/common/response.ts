@@ -350,6 +350,9 @@ export function createResponseEmitter(options: ResponseEmitterOptions) {
     get isStarted(): boolean {
       return started;
     },
+    get responseId(): string | undefined {
+      return responseId;
+    },
     get finished(): boolean {
       return finished;
     },
