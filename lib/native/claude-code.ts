@@ -341,7 +341,7 @@ function controlRequest(core: RunCore, record: Record<string, unknown>, line: nu
     core.requestApproval({
       approvalId,
       toolName,
-      action: `${toolName}: ${what}`,
+      action: what === toolName ? toolName : `${toolName}: ${what}`,
       options: ['allow', 'deny'],
       ...(toolCallId ? { toolCallId } : {}),
     }, 'native');

@@ -195,7 +195,7 @@ function commandItem(core: RunCore, phase: Phase, id: string, item: Record<strin
     // codex#14691: an item abandoned at turn end is reported "completed" with exit_code null.
     core.finishTool({ type: 'tool.cancelled', payload: { toolCallId: id, name, reason: 'abandoned without an exit code' } }, 'inferred');
   } else {
-    const lines = output ? output.split('\n').filter((l, i, all) => l !== '' || i < all.length - 1).length : 0;
+    const lines = output === '' ? 0 : output.replace(/\r?\n$/, '').split('\n').length;
     core.finishTool({
       type: 'tool.completed',
       payload: { toolCallId: id, name, summary: `exit ${exitCode}, ${lines} line${lines === 1 ? '' : 's'}`, ...excerptFields, receipt: { exitCode, lines } },
