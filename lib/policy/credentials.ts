@@ -56,10 +56,17 @@ const SEGMENTS = new Set([
   'DSN',
 ]);
 
+/** Whole families that are credentials or point at them (cloud SDKs, registries, agents). */
+const CREDENTIAL_PREFIX = /^(?:AWS_|AZURE_|GCLOUD_|CLOUDSDK_AUTH|NPM_CONFIG__AUTH|GH_|GITLAB_|HF_|HUGGING_FACE|DOCKER_AUTH|VAULT_)/i;
+
+/** Variables whose names look secret-ish but hold no secret and that tools need. */
+const NOT_CREDENTIALS = new Set(['TOKENIZERS_PARALLELISM', 'KEYTIMEOUT', 'GPG_TTY']);
+
 /** True when `name` looks like an environment variable that holds a credential. */
 export function isCredentialName(name: string): boolean {
   const upper = name.toUpperCase();
-  if (EXACT.has(upper)) return true;
+  if (NOT_CREDENTIALS.has(upper)) return false;
+  if (EXACT.has(upper) || CREDENTIAL_PREFIX.test(upper)) return true;
   const parts = upper.split(/[_.-]+/).filter(Boolean);
   if (parts.some((p) => SEGMENTS.has(p))) return true;
   // KEY only counts with a qualifier in front (API_KEY, ACCESS_KEY, PRIVATE_KEY, SECRET_KEY,
@@ -75,15 +82,36 @@ export function isCredentialName(name: string): boolean {
 
 /**
  * A copy of `env` without credential variables. Names in `keep` survive even when they match
- * (an operator's explicit choice, e.g. a verify command that needs `NPM_TOKEN`).
+ * (an operator's explicit choice, or an agent keeping its own key): exact names, or prefixes
+ * ending in `*` such as `ANTHROPIC_*`. Undefined values are dropped.
  */
-export function scrubEnv(env: NodeJS.ProcessEnv, keep: string[] = []): NodeJS.ProcessEnv {
-  const kept = new Set(keep.map((k) => k.toUpperCase()));
-  const out: NodeJS.ProcessEnv = {};
+export function scrubEnv(env: NodeJS.ProcessEnv, keep: readonly string[] = []): Record<string, string> {
+  const exact = new Set(keep.filter((k) => !k.endsWith('*')).map((k) => k.toUpperCase()));
+  const prefixes = keep.filter((k) => k.endsWith('*')).map((k) => k.slice(0, -1).toUpperCase());
+  const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined) continue;
-    if (isCredentialName(name) && !kept.has(name.toUpperCase())) continue;
+    const upper = name.toUpperCase();
+    const kept = exact.has(upper) || prefixes.some((p) => upper.startsWith(p));
+    if (!kept && isCredentialName(name)) continue;
     out[name] = value;
   }
   return out;
+}
+
+/** Options of {@link scrubEnvironment}. */
+export interface ScrubEnvironmentOptions {
+  /** Credential names (exact) or prefixes ending in `*` the child may keep. */
+  keep?: readonly string[];
+}
+
+/** {@link scrubEnv} with an options object (the native supervisor's spelling). */
+export function scrubEnvironment(env: NodeJS.ProcessEnv, options: ScrubEnvironmentOptions = {}): Record<string, string> {
+  return scrubEnv(env, options.keep ?? []);
+}
+
+/** Names `scrubEnv` would remove; for reports and tests. */
+export function removedCredentialNames(env: NodeJS.ProcessEnv, options: ScrubEnvironmentOptions = {}): string[] {
+  const kept = scrubEnvironment(env, options);
+  return Object.keys(env).filter((name) => env[name] !== undefined && !(name in kept));
 }
