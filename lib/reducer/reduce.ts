@@ -1,0 +1,155 @@
+/**
+ * The pure reducer: `(state, event) -> state` (I-A05). No clock, no randomness, no I/O: every
+ * time it records comes from event timestamps. The input state is never mutated; collections
+ * an event does not touch are shared with the next state.
+ */
+import { EVENT_REGISTRY, type OutputEvent } from '../events/index.js';
+import { appendLive, onDiagnostic, onMessageFinal, onPlan, onPlanStep, onProviderToolCall, onReasoning, onResponseUsage, onToolProgress, onUsageReported } from './content.js';
+import {
+  activateTasks,
+  onAgentIdentified,
+  onResponseCompleted,
+  onResponseStarted,
+  onSessionEnded,
+  onSessionStarted,
+  onTaskStarted,
+  onTaskTerminal,
+  partialTasks,
+} from './run.js';
+import type { ReducerState } from './state.js';
+import { onApprovalRequested, onApprovalSettled, onToolStarted, onToolTerminal } from './tools.js';
+import { StateWriter } from './writer.js';
+
+/** Fold one event into the state and return the next state; the input is left untouched. */
+export function reduce(state: ReducerState, event: OutputEvent): ReducerState {
+  const w = new StateWriter(state, false);
+  apply(w, event);
+  return w.s;
+}
+
+/**
+ * Fold one event into a state the caller owns, mutating it in place (used by rebuild, whose
+ * intermediate states nobody else sees). Gives the same result as {@link reduce}.
+ */
+export function reduceOwned(state: ReducerState, event: OutputEvent): ReducerState {
+  apply(new StateWriter(state, true), event);
+  return state;
+}
+
+function apply(w: StateWriter, e: OutputEvent): void {
+  if (e.sessionId !== w.s.sessionId) {
+    w.anomaly({ kind: 'foreign-session', seq: e.seq, type: e.type, detail: e.sessionId });
+    return;
+  }
+  const info = EVENT_REGISTRY[e.type];
+  if (!info.durable) {
+    applyLive(w, e);
+    return;
+  }
+  w.s.durableEvents += 1;
+  w.s.lastSeq = e.seq;
+  w.s.lastTimestamp = e.timestamp;
+  if (!e.type.startsWith('task.') && !e.type.startsWith('session.') && w.s.openTasks.length > 0) activateTasks(w);
+  switch (e.type) {
+    case 'session.started': return onSessionStarted(w, e);
+    case 'session.ended': return onSessionEnded(w, e);
+    case 'agent.session.identified': return onAgentIdentified(w, e);
+    case 'user.message.received':
+      w.list('userMessages').push({ messageId: e.payload.messageId, text: e.payload.text });
+      return;
+    case 'user.approval.requested': return onApprovalRequested(w, e);
+    case 'user.approval.settled': return onApprovalSettled(w, e);
+    case 'task.started': return onTaskStarted(w, e);
+    case 'task.completed':
+    case 'task.failed':
+    case 'task.cancelled':
+      return onTaskTerminal(w, e);
+    case 'plan.created':
+    case 'plan.updated':
+      return onPlan(w, e);
+    case 'plan.step.started':
+    case 'plan.step.completed':
+      return onPlanStep(w, e);
+    case 'assistant.message.completed':
+      return onMessageFinal(w, e);
+    case 'assistant.message.truncated':
+      onMessageFinal(w, e);
+      partialTasks(w);
+      return;
+    case 'assistant.reasoning.completed': return onReasoning(w, e);
+    case 'assistant.tool_call.completed': return onProviderToolCall(w, e);
+    case 'model.response.started': return onResponseStarted(w, e);
+    case 'model.response.completed':
+      onResponseUsage(w, e.payload.usage);
+      return onResponseCompleted(w, e);
+    case 'context.compacted': {
+      const p = e.payload;
+      const c: ReducerState['compactions'][number] = { reason: p.reason, strategy: p.strategy };
+      if (p.beforeTokens !== undefined) c.beforeTokens = p.beforeTokens;
+      if (p.afterTokens !== undefined) c.afterTokens = p.afterTokens;
+      w.list('compactions').push(c);
+      return;
+    }
+    case 'tool.started': return onToolStarted(w, e);
+    case 'tool.completed':
+    case 'tool.failed':
+    case 'tool.denied':
+    case 'tool.cancelled':
+      return onToolTerminal(w, e);
+    case 'file.changed':
+      for (const c of e.payload.changes) {
+        w.list('files').push(e.payload.toolCallId === undefined ? { ...c } : { ...c, toolCallId: e.payload.toolCallId });
+      }
+      return;
+    case 'test.completed': w.list('tests').push(definedOnly(e.payload)); return;
+    case 'finding.detected': {
+      const { category, severity, summary } = e.payload;
+      w.list('findings').push({ category, severity, summary });
+      return;
+    }
+    case 'result.produced': w.list('results').push({ source: e.payload.source, result: e.payload.result }); return;
+    case 'checkpoint.created': w.list('checkpoints').push(e.payload.checkpointId); return;
+    case 'diagnostic.raised': return onDiagnostic(w, e);
+    case 'error.raised': w.list('errors').push(e.payload.error); return;
+    case 'recovery.started':
+    case 'recovery.completed':
+    case 'recovery.failed': {
+      const r = w.s.recoveries;
+      const key = e.type === 'recovery.started' ? 'started' : e.type === 'recovery.completed' ? 'completed' : 'failed';
+      w.s.recoveries = { ...r, [key]: r[key] + 1 };
+      if (e.type === 'recovery.failed') w.list('errors').push(e.payload.cause);
+      return;
+    }
+    case 'usage.reported': return onUsageReported(w, e);
+    case 'limit.reached': {
+      const p = e.payload;
+      const l: ReducerState['limits'][number] = { kind: p.kind };
+      if (p.message !== undefined) l.message = p.message;
+      if (p.retryAfterMs !== undefined) l.retryAfterMs = p.retryAfterMs;
+      if (p.resetAt !== undefined) l.resetAt = p.resetAt;
+      w.list('limits').push(l);
+      return;
+    }
+    default:
+      return;
+  }
+}
+
+/** Live events only touch `state.live`; durable state never depends on them. */
+function applyLive(w: StateWriter, e: OutputEvent): void {
+  switch (e.type) {
+    case 'assistant.message.delta': return appendLive(w, 'messages', e.payload.messageId, e.payload.delta);
+    case 'assistant.reasoning.delta': return appendLive(w, 'reasoning', e.payload.reasoningId, e.payload.delta);
+    case 'tool.progress': return onToolProgress(w, e);
+    case 'task.progress': return w.setLive('taskProgress', e.payload.message);
+    default:
+      return;
+  }
+}
+
+/** Copy an object without its `undefined` fields (state is JSON: an absent field is unknown). */
+function definedOnly<T extends object>(o: T): { [K in keyof T]: Exclude<T[K], undefined> } {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(o)) if (v !== undefined) out[k] = v;
+  return out as { [K in keyof T]: Exclude<T[K], undefined> };
+}
