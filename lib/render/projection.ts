@@ -150,14 +150,16 @@ function factOf(event: OutputEvent, view: StateView): Fact | undefined {
     case 'user.approval.requested': {
       const p = event.payload;
       const open = view.openApprovals().find((a) => a.approvalId === p.approvalId);
+      const options = (p.options ?? []).map((o) => oneLine(o));
+      if (open) return { kind: 'approval.requested', approval: { ...open, options } };
       return {
         kind: 'approval.requested',
-        approval: open ?? {
+        approval: {
           approvalId: oneLine(p.approvalId),
           ...(p.toolCallId !== undefined ? { toolCallId: oneLine(p.toolCallId) } : {}),
           ...(p.toolName !== undefined ? { toolName: oneLine(p.toolName) } : {}),
           action: oneLine(p.action),
-          options: (p.options ?? []).map((o) => oneLine(o)),
+          options,
         },
       };
     }

@@ -15,7 +15,7 @@ export interface SummaryView extends RunView {
  * automation-ci: absent, never null, and never on a failure summary).
  */
 export function projectSummary(run: RunView, extra: FinishExtra = {}): SummaryView {
-  const ok = run.outcome === 'completed' && run.error === undefined;
+  const ok = run.outcome === 'completed';
   const result = extra.result !== undefined ? { hasResult: true, result: extra.result } : {};
   const verify = ok && extra.verify ? { verify: { active: true as const, ok: extra.verify.ok, command: oneLine(extra.verify.command) } } : {};
   return { ...run, ...result, ok, ...verify };
