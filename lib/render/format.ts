@@ -96,7 +96,7 @@ export function factLines(fact: Fact): FactLine[] {
       const parts = [`task ${fact.taskId}`];
       if (fact.reason && fact.reason !== 'completed') parts.push(fact.reason);
       if (fact.durationMs !== undefined) parts.push(formatDuration(fact.durationMs));
-      if (fact.steps !== undefined) parts.push(`${fact.steps} steps`);
+      if (fact.steps !== undefined) parts.push(`${fact.steps} ${fact.steps === 1 ? 'step' : 'steps'}`);
       return [statusLine(fact.status, fact.detail ? `${parts.join(' ')} - ${fact.detail}` : parts.join(' '))];
     }
     case 'error':

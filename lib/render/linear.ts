@@ -1,6 +1,6 @@
 import type { OutputEvent } from '../events/index.js';
 import { factLines, plainLine, summaryLines, type FactLine } from './format.js';
-import { projectEvent } from './projection.js';
+import { projectEvent, projectFinish } from './projection.js';
 import { projectSummary } from './summary.js';
 import type { FinishExtra, Renderer, Verbosity, Writer } from './types.js';
 import type { StateView } from './view.js';
@@ -32,16 +32,20 @@ export function createLinearRenderer<S>(options: LinearRendererOptions<S>): Rend
     if (lines.length > 0) options.out(lines.map((l) => `${plainLine(l)}\n`).join(''));
   };
   let finished = false;
+  const printed = new Set<string>();
   return {
     onEvent(event: OutputEvent, state: S) {
       if (finished) return;
       const projected = projectEvent(event, options.viewOf(state), { verbosity });
+      if (projected.fact?.kind === 'tool.finished') printed.add(projected.fact.tool.toolCallId);
       if (projected.fact) write(factLines(projected.fact));
     },
     finish(state: S, extra?: FinishExtra) {
       if (finished) return;
       finished = true;
-      const summary = projectSummary(options.viewOf(state).run(), extra);
+      const view = options.viewOf(state);
+      for (const fact of projectFinish(view, printed)) write(factLines(fact));
+      const summary = projectSummary(view.run(), extra);
       const lines = summaryLines(summary);
       if (summary.verify) lines.push(verifyLine(summary.verify));
       write([{ label: '──', text: 'summary' }, ...lines]);

@@ -234,3 +234,15 @@ function noteOf(event: OutputEvent): Fact | undefined {
       return { kind: 'note', label: event.type, text: oneLine(JSON.stringify(event.payload) ?? '') };
   }
 }
+
+/**
+ * Facts to print when the run ends: tools that never settled (the reducer's settled view shows
+ * them interrupted) and whose final line was not printed yet. Every human renderer prints
+ * them, so each tool gets exactly one final line, agreeing with the summary's counts.
+ */
+export function projectFinish(view: StateView, printed: ReadonlySet<string>): Fact[] {
+  return view
+    .settledTools()
+    .filter((tool) => tool.status === 'interrupted' && !printed.has(tool.toolCallId))
+    .map((tool) => ({ kind: 'tool.finished', tool }));
+}

@@ -128,5 +128,12 @@ export function viewOf(state: ReducerState): StateView {
     run() {
       return runView(state);
     },
+    settledTools() {
+      const settled = state.run.outcome === 'running' ? settleInterrupted(state) : state;
+      return settled.toolOrder.flatMap((id) => {
+        const tool = own(settled.tools, id);
+        return tool ? [toolView(settled, tool)] : [];
+      });
+    },
   };
 }

@@ -75,4 +75,6 @@ export interface StateView {
   /** Approvals requested and not yet settled. */
   openApprovals(): readonly ApprovalView[];
   run(): RunView;
+  /** Every tool, in start order, as the settled run shows it (open ones interrupted). */
+  settledTools(): readonly ToolView[];
 }
