@@ -13,6 +13,8 @@ export interface LinearRendererOptions<S> {
   viewOf: (state: S) => StateView;
   /** Default `normal`. */
   verbosity?: Exclude<Verbosity, 'machine'>;
+  /** Turns a line into output text; default plain. The TTY fallback passes a colouring one under FORCE_COLOR. */
+  style?: (line: FactLine) => string;
 }
 
 /** The verify line shared with the TTY summary. */
@@ -28,8 +30,9 @@ export function verifyLine(verify: { ok: boolean; command: string }): FactLine {
  */
 export function createLinearRenderer<S>(options: LinearRendererOptions<S>): Renderer<S> {
   const verbosity = options.verbosity ?? 'normal';
+  const style = options.style ?? plainLine;
   const write = (lines: FactLine[]): void => {
-    if (lines.length > 0) options.out(lines.map((l) => `${plainLine(l)}\n`).join(''));
+    if (lines.length > 0) options.out(lines.map((l) => `${style(l)}\n`).join(''));
   };
   let finished = false;
   const printed = new Set<string>();

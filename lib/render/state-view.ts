@@ -1,5 +1,5 @@
 import { settleInterrupted, summarize, type ReducerState, type ToolState } from '../reducer/index.js';
-import { oneLine } from './display-text.js';
+import { displayText, oneLine } from './display-text.js';
 import type { DisplayStatus } from './status.js';
 import type { ApprovalView, RunView, StateView, ToolCounts, ToolView } from './view.js';
 
@@ -127,6 +127,15 @@ export function viewOf(state: ReducerState): StateView {
     },
     run() {
       return runView(state);
+    },
+    liveMessages() {
+      return Object.entries(state.live.messages).map(([messageId, text]) => ({ messageId: oneLine(messageId), text: displayText(text) }));
+    },
+    liveReasoning() {
+      return Object.entries(state.live.reasoning).map(([reasoningId, text]) => ({ reasoningId: oneLine(reasoningId), text: displayText(text) }));
+    },
+    taskProgress() {
+      return state.live.taskProgress === undefined ? undefined : oneLine(state.live.taskProgress);
     },
     settledTools() {
       const settled = state.run.outcome === 'running' ? settleInterrupted(state) : state;

@@ -75,6 +75,12 @@ export interface StateView {
   /** Approvals requested and not yet settled. */
   openApprovals(): readonly ApprovalView[];
   run(): RunView;
+  /** Streaming text not yet completed, by message, sanitised (reducer `live`). */
+  liveMessages(): readonly { messageId: string; text: string }[];
+  /** Streaming reasoning not yet completed, sanitised. */
+  liveReasoning(): readonly { reasoningId: string; text: string }[];
+  /** The latest task progress line, if any. */
+  taskProgress(): string | undefined;
   /** Every tool, in start order, as the settled run shows it (open ones interrupted). */
   settledTools(): readonly ToolView[];
 }
