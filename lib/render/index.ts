@@ -1,0 +1,61 @@
+import type { ReducerState } from '../reducer/index.js';
+import { createJsonlRenderer } from './jsonl.js';
+import { createLinearRenderer } from './linear.js';
+import { viewOf } from './state-view.js';
+import { createTtyRenderer, type IntervalTimer, type TerminalStream } from './tty.js';
+import type { Renderer, Verbosity, Writer } from './types.js';
+
+export * from './types.js';
+export type { StateView, ToolView, RunView, ToolCounts, ApprovalView } from './view.js';
+export { projectEvent, projectFinish, isVisible, type Fact, type Live, type Projection } from './projection.js';
+export { projectSummary, jsonSummary, setupFailureSummary, type SummaryView, type JsonSummary, type SetupFailure } from './summary.js';
+export { writeSetupFailure } from './jsonl.js';
+export { viewOf, toolDisplayStatus } from './state-view.js';
+export { displayText, oneLine } from './display-text.js';
+export { STATUS_LOOK, statusLabel, displayStatus, type DisplayStatus } from './status.js';
+export { colorLevel } from './color.js';
+export { createTtyRenderer, createLinearRenderer, createJsonlRenderer };
+
+/** Which renderer: `tty` (falls back to linear when the stream is not a TTY), `linear`, `jsonl`. */
+export type RendererKind = 'tty' | 'linear' | 'jsonl';
+
+/** Options of {@link createRenderer}. */
+export interface RendererOptions {
+  /** Main output: stdout. For `jsonl` it receives JSON lines only. */
+  out: Writer;
+  /** Human diagnostics: stderr. Default: discard. */
+  err?: Writer;
+  /** The stream behind `out` (TTY-ness, columns, `resize`); `tty` only. */
+  stream?: TerminalStream;
+  /** Default `normal`; ignored by `jsonl` (always `machine`). */
+  verbosity?: Exclude<Verbosity, 'machine'>;
+  /** Unfold reasoning text in the TTY; default false. */
+  showReasoning?: boolean;
+  /** Default `process.env`. */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Default `Date.now`. */
+  clock?: () => number;
+  timer?: IntervalTimer;
+}
+
+/** Create a renderer over reducer state (`lib/reducer/`); the pipeline calls `onEvent` after each reduce. */
+export function createRenderer(kind: RendererKind, options: RendererOptions): Renderer<ReducerState> {
+  const verbosity = options.verbosity ?? 'normal';
+  switch (kind) {
+    case 'jsonl':
+      return createJsonlRenderer({ out: options.out, ...(options.err ? { err: options.err } : {}), viewOf });
+    case 'linear':
+      return createLinearRenderer({ out: options.out, viewOf, verbosity });
+    case 'tty':
+      return createTtyRenderer({
+        out: options.out,
+        viewOf,
+        verbosity,
+        showReasoning: options.showReasoning ?? false,
+        ...(options.stream ? { stream: options.stream } : {}),
+        ...(options.env ? { env: options.env } : {}),
+        ...(options.clock ? { clock: options.clock } : {}),
+        ...(options.timer ? { timer: options.timer } : {}),
+      });
+  }
+}

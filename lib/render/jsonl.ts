@@ -1,0 +1,54 @@
+import type { OutputEvent } from '../events/index.js';
+import { displayText } from './display-text.js';
+import { jsonLine } from './json-line.js';
+import { isVisible } from './projection.js';
+import { jsonSummary, projectSummary, setupFailureSummary, type SetupFailure } from './summary.js';
+import type { FinishExtra, Renderer, Writer } from './types.js';
+import type { StateView } from './view.js';
+
+/** Options of {@link createJsonlRenderer}. */
+export interface JsonlRendererOptions<S> {
+  /** stdout: receives JSON lines only. */
+  out: Writer;
+  /** stderr: human text; the JSONL renderer writes none itself. */
+  err?: Writer;
+  viewOf: (state: S) => StateView;
+}
+
+/**
+ * The `exec --json` contract (DESIGN.md §5): one envelope per line for every event visible to
+ * `machine`, model text as separate `{"type":"text","delta"}` records, and one versioned
+ * summary, last. Nothing else is written to `out`; after `finish` further events are dropped,
+ * so the summary stays the last line.
+ */
+export function createJsonlRenderer<S>(options: JsonlRendererOptions<S>): Renderer<S> {
+  let finished = false;
+  return {
+    onEvent(event: OutputEvent) {
+      if (finished) return;
+      if (event.type === 'assistant.message.delta') {
+        // Already scrubbed and ANSI-free from the pipeline; cleaned again at this boundary.
+        const delta = displayText(event.payload.delta);
+        if (delta !== '') options.out(`${jsonLine({ type: 'text', delta })}\n`);
+        return;
+      }
+      if (isVisible(event, 'machine')) options.out(`${jsonLine(event)}\n`);
+    },
+    finish(state: S, extra?: FinishExtra) {
+      if (finished) return;
+      finished = true;
+      options.out(`${jsonLine(jsonSummary(projectSummary(options.viewOf(state).run(), extra)))}\n`);
+    },
+  };
+}
+
+/**
+ * Write a setup failure the way `exec --json` must: exactly one `ok:false` summary line on
+ * `out`, the human message on `err`. The caller exits 1.
+ */
+export function writeSetupFailure(out: Writer, err: Writer, failure: SetupFailure): void {
+  out(`${jsonLine(setupFailureSummary(failure))}\n`);
+  err(`minicode: ${displayText(failure.message)}${failure.action ? `\n  ${displayText(failure.action)}` : ''}\n`);
+}
+
+export { setupFailureSummary };

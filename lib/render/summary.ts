@@ -1,0 +1,78 @@
+import { SCHEMA_NAME } from '../events/index.js';
+import { oneLine } from './display-text.js';
+import type { FinishExtra } from './types.js';
+import type { RunView, ToolCounts } from './view.js';
+
+/** The run summary every renderer prints: reducer figures plus what only the caller knows. */
+export interface SummaryView extends RunView {
+  readonly ok: boolean;
+  readonly verify?: { active: true; ok: boolean; command: string };
+}
+
+/**
+ * Combine the reducer's run figures with the caller's extras. `ok` is true only for a
+ * completed run; `verify` is kept only on a success summary and only when it ran (seed
+ * automation-ci: absent, never null, and never on a failure summary).
+ */
+export function projectSummary(run: RunView, extra: FinishExtra = {}): SummaryView {
+  const ok = run.outcome === 'completed';
+  const result = extra.result !== undefined ? { hasResult: true, result: extra.result } : {};
+  const verify = ok && extra.verify ? { verify: { active: true as const, ok: extra.verify.ok, command: oneLine(extra.verify.command) } } : {};
+  return { ...run, ...result, ok, ...verify };
+}
+
+/** The `exec --json` terminal record (DESIGN.md §5). Field order is fixed for readable logs. */
+export interface JsonSummary {
+  schema: typeof SCHEMA_NAME;
+  type: 'summary';
+  ok: boolean;
+  outcome?: string;
+  reason?: string;
+  sessionId?: string;
+  durationMs?: number;
+  usage?: Record<string, number>;
+  costUsd?: number;
+  tools?: ToolCounts;
+  filesChanged?: string[];
+  result?: unknown;
+  verify?: { active: true; ok: boolean; command: string };
+  error?: { category: string; message: string; action?: string };
+  prompt?: string;
+}
+
+/** The summary record of a run. */
+export function jsonSummary(summary: SummaryView): JsonSummary {
+  const record: JsonSummary = { schema: SCHEMA_NAME, type: 'summary', ok: summary.ok, outcome: summary.outcome };
+  if (summary.reason !== undefined) record.reason = summary.reason;
+  record.sessionId = summary.sessionId;
+  if (summary.durationMs !== undefined) record.durationMs = summary.durationMs;
+  record.usage = { ...summary.usage } as Record<string, number>;
+  if (summary.costUsd !== undefined) record.costUsd = summary.costUsd;
+  record.tools = { ...summary.tools };
+  record.filesChanged = [...summary.filesChanged];
+  if (summary.hasResult) record.result = summary.result;
+  if (summary.ok && summary.verify) record.verify = summary.verify;
+  if (!summary.ok) record.error = summary.error ?? { category: 'AGENT_ERROR', message: `run ended ${summary.outcome}` };
+  return record;
+}
+
+/** The error of a setup failure (no provider, bad flag, bad config). */
+export interface SetupFailure {
+  category: string;
+  message: string;
+  action?: string;
+  /** The prompt the run was given, when there was one. */
+  prompt?: string;
+}
+
+/**
+ * The single `ok:false` summary line a setup failure still prints on stdout, so the stream is
+ * never empty (seed automation-ci); the human message goes to stderr and the exit code is 1.
+ */
+export function setupFailureSummary(failure: SetupFailure): JsonSummary {
+  const error: { category: string; message: string; action?: string } = { category: failure.category, message: oneLine(failure.message, 2000) };
+  if (failure.action !== undefined) error.action = oneLine(failure.action, 2000);
+  const record: JsonSummary = { schema: SCHEMA_NAME, type: 'summary', ok: false, outcome: 'failed', error };
+  if (failure.prompt !== undefined) record.prompt = failure.prompt;
+  return record;
+}

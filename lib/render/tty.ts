@@ -1,0 +1,240 @@
+import type { OutputEvent } from '../events/index.js';
+import { colorLevel, createLineStyler, type ColorLevel } from './color.js';
+import { formatDuration } from './duration.js';
+import { APPROVAL_PENDING_LABEL, approvalRequestText, factLines, summaryLines, toolIdentity, type FactLine } from './format.js';
+import { createLinearRenderer, verifyLine } from './linear.js';
+import { projectEvent, projectFinish, type Fact } from './projection.js';
+import { projectSummary } from './summary.js';
+import type { FinishExtra, Renderer, Verbosity, Writer } from './types.js';
+import type { StateView } from './view.js';
+import { fitToWidth, rowsFor, wrapToWidth } from './width.js';
+
+/**
+ * The TTY renderer: settled facts are printed once, above a live region that shows the current
+ * turn (streaming text, a folded "thinking…" line, running tools with a spinner and elapsed
+ * time, pending approvals) and is redrawn in place.
+ *
+ * Redrawing: the live region is erased with cursor-up + clear-line, one per screen row it
+ * occupies. Rows are counted from the lines last drawn at the CURRENT width: after a resize a
+ * reflowing terminal (tmux, iTerm2, VTE) re-wraps the old lines at the new width, so counting
+ * at the old width would move the cursor too little (leaving stale rows) or too far (erasing
+ * settled text). Live lines are cut to width-1 columns, so at a steady width each is one row
+ * and the cursor never sits in the pending-wrap column.
+ *
+ * Time: elapsed = (last event timestamp + wall time since it arrived) - tool start timestamp;
+ * the wall clock and the spinner timer are injected, so tests are deterministic.
+ */
+
+/** What the renderer needs from the output stream (a `tty.WriteStream` satisfies it). */
+export interface TerminalStream {
+  readonly isTTY?: boolean;
+  readonly columns?: number;
+  on?(event: 'resize', listener: () => void): unknown;
+  off?(event: 'resize', listener: () => void): unknown;
+}
+
+/** An injected interval timer (default: the global one, unref'd so it never holds the process open). */
+export interface IntervalTimer {
+  setInterval(callback: () => void, ms: number): unknown;
+  clearInterval(handle: unknown): void;
+}
+
+/** Options of {@link createTtyRenderer}. */
+export interface TtyRendererOptions<S> {
+  out: Writer;
+  /** The stream behind `out`: TTY-ness, width and `resize`. Without it, output is treated as non-TTY. */
+  stream?: TerminalStream;
+  viewOf: (state: S) => StateView;
+  /** Default `normal`. */
+  verbosity?: Exclude<Verbosity, 'machine'>;
+  /** Show reasoning text instead of the folded "thinking…" line; default false. */
+  showReasoning?: boolean;
+  /** Environment for NO_COLOR / FORCE_COLOR / TERM; default `process.env`. */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Wall clock in epoch ms; default `Date.now`. */
+  clock?: () => number;
+  timer?: IntervalTimer;
+  /** Spinner frame interval; default 80 ms. */
+  spinnerIntervalMs?: number;
+  /** Most rows of streaming text kept in the live region; default 8. */
+  maxLiveTextRows?: number;
+  /** Width when the stream reports none; default 80. */
+  defaultColumns?: number;
+}
+
+const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+const ESC = '\u001b[';
+const HIDE_CURSOR = `${ESC}?25l`;
+const SHOW_CURSOR = `${ESC}?25h`;
+
+const defaultTimer: IntervalTimer = {
+  setInterval(callback, ms) {
+    const handle = setInterval(callback, ms);
+    handle.unref();
+    return handle;
+  },
+  clearInterval(handle) {
+    clearInterval(handle as NodeJS.Timeout);
+  },
+};
+
+/** Erase `rows` screen rows ending at the cursor's row, leaving the cursor at column 0 of the first. */
+export function eraseRows(rows: number): string {
+  if (rows <= 0) return '';
+  return `\r${ESC}2K${`${ESC}1A${ESC}2K`.repeat(rows - 1)}`;
+}
+
+/**
+ * Create the TTY renderer; when the stream is not a TTY it returns the linear renderer instead
+ * (append-only, coloured only when FORCE_COLOR asks for it).
+ */
+export function createTtyRenderer<S>(options: TtyRendererOptions<S>): Renderer<S> {
+  const env = options.env ?? process.env;
+  const isTTY = options.stream?.isTTY === true;
+  const level: ColorLevel = colorLevel(env, isTTY);
+  const { chalk, style } = createLineStyler(level);
+  const verbosity = options.verbosity ?? 'normal';
+  if (!isTTY) {
+    return createLinearRenderer({ out: options.out, viewOf: options.viewOf, verbosity, ...(level > 0 ? { style } : {}) });
+  }
+  const clock = options.clock ?? Date.now;
+  const timer = options.timer ?? defaultTimer;
+  const interval = options.spinnerIntervalMs ?? 80;
+  const maxTextRows = options.maxLiveTextRows ?? 8;
+  const stream = options.stream;
+  const columns = (): number => Math.max(10, stream?.columns ?? options.defaultColumns ?? 80);
+
+  let state: S | undefined;
+  let drawn: string[] = [];
+  let frame = 0;
+  let handle: unknown;
+  let cursorHidden = false;
+  let finished = false;
+  let lastEventAt: number | undefined;
+  let lastArrival = 0;
+  const printed = new Set<string>();
+  const approvalOptions = new Map<string, readonly string[]>();
+
+  function now(): number {
+    return lastEventAt === undefined ? clock() : lastEventAt + Math.max(0, clock() - lastArrival);
+  }
+
+  /** The live region as plain lines, plus the styled text of each. */
+  function liveLines(view: StateView): { plain: string[]; styled: string[] } {
+    const width = columns() - 1;
+    const spin = SPINNER[frame % SPINNER.length] ?? '*';
+    const plain: string[] = [];
+    const styled: string[] = [];
+    const push = (text: string, styledText?: (fitted: string) => string): void => {
+      const fitted = fitToWidth(text, width);
+      plain.push(fitted);
+      styled.push(styledText ? styledText(fitted) : fitted);
+    };
+    for (const m of view.liveMessages()) {
+      const rows = wrapToWidth(m.text.replace(/\t/g, '  '), width);
+      for (const row of rows.slice(-maxTextRows)) push(row);
+    }
+    for (const r of view.liveReasoning()) {
+      const folded = verbosity === 'normal' && !options.showReasoning;
+      if (folded || r.text === '') push(`${spin} thinking…`, (t) => chalk.dim(t));
+      else for (const row of wrapToWidth(r.text, width).slice(-3)) push(row, (t) => chalk.dim(t));
+    }
+    const at = now();
+    for (const tool of view.runningTools()) {
+      const elapsed = tool.startedAt !== undefined ? ` ${formatDuration(Math.max(0, at - tool.startedAt))}` : '';
+      const head = `${spin} running`;
+      push(`${head} ${toolIdentity(tool)}${tool.title ? ` ${tool.title}` : ''}${elapsed}`, (t) => chalk.cyan(head) + t.slice(head.length));
+      if (tool.progress) push(`  ${tool.progress}`, (t) => chalk.dim(t));
+    }
+    for (const a of view.openApprovals()) {
+      const text = `${APPROVAL_PENDING_LABEL} ${a.approvalId}: ${approvalRequestText({ ...a, options: approvalOptions.get(a.approvalId) ?? a.options })}`;
+      push(text, (t) => chalk.yellow(APPROVAL_PENDING_LABEL) + t.slice(APPROVAL_PENDING_LABEL.length));
+    }
+    const progress = view.taskProgress();
+    if (progress) push(`${spin} ${progress}`, (t) => chalk.dim(t));
+    return { plain, styled };
+  }
+
+  function erase(): string {
+    const cols = columns();
+    let rows = 0;
+    for (const line of drawn) rows += rowsFor(line, cols);
+    drawn = [];
+    return eraseRows(rows);
+  }
+
+  /** Erase the live region, print settled lines, draw the live region again: one write. */
+  function redraw(settled: FactLine[] = []): void {
+    if (state === undefined) return;
+    const parts: string[] = [erase()];
+    for (const line of settled) parts.push(`${style(line)}\n`);
+    if (!finished) {
+      const live = liveLines(options.viewOf(state));
+      if (live.plain.length > 0 && !cursorHidden) {
+        parts.unshift(HIDE_CURSOR);
+        cursorHidden = true;
+      }
+      parts.push(live.styled.join('\n'));
+      drawn = live.plain;
+      animate(live.plain.length > 0);
+    }
+    const chunk = parts.join('');
+    if (chunk !== '') options.out(chunk);
+  }
+
+  function animate(on: boolean): void {
+    if (on && handle === undefined) {
+      handle = timer.setInterval(() => {
+        frame++;
+        redraw();
+      }, interval);
+    } else if (!on && handle !== undefined) {
+      timer.clearInterval(handle);
+      handle = undefined;
+    }
+  }
+
+  const onResize = (): void => redraw();
+  stream?.on?.('resize', onResize);
+
+  function linesOf(fact: Fact): FactLine[] {
+    if (fact.kind === 'tool.finished') printed.add(fact.tool.toolCallId);
+    if (fact.kind === 'approval.requested') approvalOptions.set(fact.approval.approvalId, fact.approval.options);
+    return factLines(fact);
+  }
+
+  return {
+    onEvent(event: OutputEvent, next: S) {
+      if (finished) return;
+      state = next;
+      const at = Date.parse(event.timestamp);
+      if (!Number.isNaN(at)) {
+        lastEventAt = at;
+        lastArrival = clock();
+      }
+      const projected = projectEvent(event, options.viewOf(next), { verbosity, showReasoning: options.showReasoning ?? false });
+      redraw(projected.fact ? linesOf(projected.fact) : []);
+    },
+    finish(next: S, extra?: FinishExtra) {
+      if (finished) return;
+      state = next;
+      finished = true;
+      animate(false);
+      stream?.off?.('resize', onResize);
+      const view = options.viewOf(next);
+      const settled: FactLine[] = [];
+      // Text that streamed but never completed: shown as it arrived, marked partial.
+      for (const m of view.liveMessages()) {
+        if (m.text === '') continue;
+        settled.push(...m.text.split('\n').map((text) => ({ text })));
+        settled.push({ status: 'partial', label: '◐ partial', text: `message ${m.messageId} did not complete` });
+      }
+      for (const fact of projectFinish(view, printed)) settled.push(...linesOf(fact));
+      const summary = projectSummary(view.run(), extra);
+      settled.push({ label: '──', text: 'summary' }, ...summaryLines(summary));
+      if (summary.verify) settled.push(verifyLine(summary.verify));
+      redraw(settled);
+      if (cursorHidden) options.out(SHOW_CURSOR);
+    },
+  };
+}

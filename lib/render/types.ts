@@ -1,0 +1,24 @@
+import type { OutputEvent } from '../events/index.js';
+
+/** Where a renderer writes: a function taking a chunk of text (`process.stdout.write` bound, or a test collector). */
+export type Writer = (chunk: string) => void;
+
+/** Verbosity of a human projection; `machine` is the JSONL one. */
+export type Verbosity = 'normal' | 'verbose' | 'debug' | 'machine';
+
+/** Facts known only when the run ends, outside the event stream. */
+export interface FinishExtra {
+  /** Present only when verification actually ran (DESIGN.md §5). */
+  verify?: { ok: boolean; command: string };
+  /** The submit_result JSON, passed verbatim; overrides a `result.produced` event's result. */
+  result?: unknown;
+}
+
+/**
+ * What the pipeline drives: one call per event, one call at the end. The state is the
+ * reducer's state AFTER the event was reduced (renderers own no runtime truth, I-A01).
+ */
+export interface Renderer<S> {
+  onEvent(event: OutputEvent, state: S): void;
+  finish(state: S, extra?: FinishExtra): void;
+}

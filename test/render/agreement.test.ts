@@ -1,0 +1,92 @@
+import { describe, expect, it } from 'vitest';
+import { createEnveloper, type OutputEvent } from '../../lib/events/index.js';
+import { formatDuration } from '../../lib/render/duration.js';
+import { createJsonlRenderer } from '../../lib/render/jsonl.js';
+import { createLinearRenderer } from '../../lib/render/linear.js';
+import { viewOf } from '../../lib/render/state-view.js';
+import { createTtyRenderer } from '../../lib/render/tty.js';
+import { STREAMS, collector, drive, loadEvents } from './drive.js';
+import { fakeTerminal, manualTimer, stripEscapes } from './tty-fake.js';
+
+/** toolCallId -> "status duration" as a person reads it from the settled lines. */
+function fromText(text: string): Map<string, string> {
+  const tools = new Map<string, string>();
+  const line = /^[✓✗⊘◌!◐] (completed|failed|denied|cancelled|interrupted) \S+ \[([^\]]+)\](?: (\d+ms|\d+\.\ds|\d+m\d\ds))?/u;
+  for (const row of stripEscapes(text).split(/[\r\n]/)) {
+    const m = line.exec(row);
+    if (!m) continue;
+    expect(tools.has(m[2]!), `one final line for ${m[2]}`).toBe(false);
+    tools.set(m[2]!, `${m[1]} ${m[3] ?? '-'}`);
+  }
+  return tools;
+}
+
+/** The same from the JSONL stream, the way a program reads it: first terminal per call wins. */
+function fromJsonl(text: string): { tools: Map<string, string>; counts: Record<string, number> } {
+  const records = text.trim().split('\n').map((l) => JSON.parse(l) as Record<string, any>);
+  const started = new Map<string, number>();
+  const tools = new Map<string, string>();
+  for (const r of records) {
+    if (r.type === 'tool.started') started.set(r.payload.toolCallId, Date.parse(r.timestamp));
+    const m = /^tool\.(completed|failed|denied|cancelled)$/.exec(r.type);
+    if (!m || tools.has(r.payload.toolCallId)) continue;
+    const start = started.get(r.payload.toolCallId);
+    const ms: number | undefined = r.payload.durationMs ?? (start === undefined ? undefined : Date.parse(r.timestamp) - start);
+    tools.set(r.payload.toolCallId, `${m[1]} ${ms === undefined ? '-' : formatDuration(ms)}`);
+  }
+  for (const id of started.keys()) if (!tools.has(id)) tools.set(id, 'interrupted -');
+  return { tools, counts: records.at(-1)!.tools };
+}
+
+function renderAll(events: OutputEvent[]) {
+  const linear = collector();
+  const tty = collector();
+  const jsonl = collector();
+  drive(createLinearRenderer({ out: linear.write, viewOf }), events);
+  drive(createTtyRenderer({ out: tty.write, viewOf, stream: fakeTerminal(48), env: {}, clock: () => 0, timer: manualTimer() }), events);
+  drive(createJsonlRenderer({ out: jsonl.write, viewOf }), events);
+  return { linear: fromText(linear.text()), tty: fromText(tty.text()), jsonl: fromJsonl(jsonl.text()) };
+}
+
+function expectAgreement(events: OutputEvent[]): Map<string, string> {
+  const { linear, tty, jsonl } = renderAll(events);
+  expect(linear.size).toBeGreaterThan(0);
+  expect([...tty]).toEqual([...linear]);
+  expect(new Map([...jsonl.tools].sort())).toEqual(new Map([...linear].sort()));
+  const counts: Record<string, number> = { completed: 0, failed: 0, denied: 0, cancelled: 0, interrupted: 0 };
+  for (const v of linear.values()) counts[v.split(' ')[0]!]! += 1;
+  expect(jsonl.counts).toEqual(counts);
+  return linear;
+}
+
+describe('the same run rendered by the linear, TTY and JSONL renderers', () => {
+  it.each(STREAMS)('agrees on every tool status and duration in the %s stream', (stream) => {
+    expectAgreement(loadEvents(stream));
+  });
+
+  it('agrees on the tool-run stream as expected, with a duration derived from timestamps where the payload had none', () => {
+    expect(Object.fromEntries(expectAgreement(loadEvents('tool-run')))).toEqual({
+      call_1: 'completed 840ms',
+      call_2: 'failed 1.1s',
+      call_3: 'completed 260ms',
+      call_4: 'denied 30ms',
+    });
+  });
+
+  it('agrees when a second terminal arrives for a call (first terminal wins) and when a terminal has no start', () => {
+    let t = 0;
+    const en = createEnveloper({ sessionId: 's_anomaly', clock: () => t });
+    const events: OutputEvent[] = [];
+    const push = (at: number, d: Parameters<typeof en.wrap>[0]) => {
+      t = Date.UTC(2026, 0, 1) + at;
+      events.push(en.wrap(d));
+    };
+    push(0, { type: 'task.started', payload: { taskId: 't' } });
+    push(10, { type: 'tool.started', payload: { toolCallId: 'c1', name: 'bash' } });
+    push(510, { type: 'tool.completed', payload: { toolCallId: 'c1', summary: 'ok' } });
+    push(900, { type: 'tool.failed', payload: { toolCallId: 'c1', cause: 'TOOL_ERROR', message: 'late' } });
+    push(950, { type: 'tool.denied', payload: { toolCallId: 'c2', name: 'write', reason: 'policy' } });
+    push(999, { type: 'task.completed', payload: { taskId: 't', reason: 'completed' } });
+    expect(Object.fromEntries(expectAgreement(events))).toEqual({ c1: 'completed 500ms', c2: 'denied -' });
+  });
+});
