@@ -1,0 +1,255 @@
+/**
+ * minicode's own agent loop (the kernel): prompt -> provider -> tool calls -> tool results ->
+ * ... until the model answers without a tool call (`completed`) or a termination reason
+ * stops it. One termination owner decides the single reason (control-plane §5); parallel tool
+ * calls run concurrently with their own ids and durations; usage, cost and the budget watcher
+ * follow every response; retries go through the control plane's policy.
+ */
+import type { ErrorInfo, EventDraft, TerminationReason } from '../events/index.js';
+import { watchBudgetLimit, type Budget } from '../control/budget.js';
+import { DEFAULT_RETRY_POLICY, withRetry, type RetryPolicy } from '../control/retry.js';
+import { createTermination, settleRun } from '../control/termination.js';
+import { realTimers, type Timers } from '../control/timers.js';
+import { capSystemPrompt } from '../control/truncation.js';
+import { createUsageCollector, type UsageTotals } from '../control/usage.js';
+import { createApprovalHook, type ApprovalPolicy } from '../policy/index.js';
+import { DEFAULT_TOOL_LIMITS, type ToolRegistry } from '../tools/index.js';
+import type { ApprovalDecision, ApprovalRequest, ToolLimits } from '../tools/types.js';
+import type { Conversation, ConversationMessage, ProviderFormat } from './conversation.js';
+import { callProvider, ProviderCallError } from './provider-call.js';
+import { buildRequest } from './requests/index.js';
+import { runToolCall } from './tool-runner.js';
+
+/** The system prompt minicode sends (capped at 8,000 chars like any other). */
+export const DEFAULT_SYSTEM_PROMPT = [
+  'You are minicode, a careful coding agent working in the user\'s project directory.',
+  'Use the tools to read, search, edit files and run commands; prefer small, verifiable changes.',
+  'When the task asks for structured output, call submit_result once with the JSON result.',
+  'Finish with a short answer saying what you did.',
+].join('\n');
+
+/** Which provider endpoint the loop talks to. */
+export interface AgentProvider {
+  format: ProviderFormat;
+  model: string;
+  baseUrl: string;
+  apiKey?: string;
+  /** Pinned models are never routed to an alternative provider. */
+  pinned?: boolean;
+}
+
+/** Options of {@link runAgent}. */
+export interface AgentOptions {
+  prompt: string;
+  provider: AgentProvider;
+  tools: ToolRegistry;
+  /** Default `auto` with the default allowlist. */
+  policy?: ApprovalPolicy;
+  /** True when a person can answer approvals. */
+  tty?: boolean;
+  /** Asks the person (interactive surfaces); absent means approvals that need a person are denied. */
+  promptApproval?: (request: ApprovalRequest) => Promise<ApprovalDecision>;
+  promptAskText?: (question: string, signal: AbortSignal) => Promise<string>;
+  cwd: string;
+  /** Earlier turns of the session (chat, ACP). */
+  history?: ConversationMessage[];
+  system?: string;
+  /** Default 40. */
+  maxSteps?: number;
+  /** Run deadline in ms; none when absent. */
+  timeoutMs?: number;
+  /** User abort (Ctrl+C, Esc, ACP cancel). */
+  signal?: AbortSignal;
+  budget?: Budget;
+  emit: (draft: EventDraft) => void;
+  fetch?: typeof fetch;
+  clock?: () => number;
+  timers?: Timers;
+  retryPolicy?: RetryPolicy;
+  limits?: ToolLimits;
+  /** Environment for subprocesses (scrubbed by each tool before use). */
+  env?: NodeJS.ProcessEnv;
+  taskId?: string;
+  turnId?: number;
+  maxTokens?: number;
+}
+
+/** How a run ended. */
+export interface AgentResult {
+  reason: TerminationReason;
+  finalText: string;
+  /** The `submit_result` JSON, verbatim, when the model called it. */
+  result?: unknown;
+  error?: ErrorInfo;
+  steps: number;
+  /** The conversation after the run (history + this turn), for the next turn. */
+  messages: ConversationMessage[];
+  usage: UsageTotals;
+  durationMs: number;
+}
+
+/** The price table's provider key for a wire format. */
+export function priceProviderOf(format: ProviderFormat): string {
+  return format === 'anthropic' ? 'anthropic' : format === 'gemini' ? 'google' : format === 'ollama' ? 'ollama' : 'openai';
+}
+
+const REASON_ERRORS: Record<Exclude<TerminationReason, 'completed'>, Pick<ErrorInfo, 'category' | 'recoverability'>> = {
+  max_steps_exceeded: { category: 'AGENT_ERROR', recoverability: 'ACTION_REQUIRED' },
+  timeout: { category: 'AGENT_ERROR', recoverability: 'RETRYABLE' },
+  budget_exceeded: { category: 'USER_ERROR', recoverability: 'ACTION_REQUIRED' },
+  aborted: { category: 'USER_ERROR', recoverability: 'RECOVERABLE' },
+  provider: { category: 'PROVIDER_ERROR', recoverability: 'FATAL' },
+  busy: { category: 'AGENT_ERROR', recoverability: 'RETRYABLE' },
+};
+
+/** Run the agent loop to its single settle point. Never throws for run failures: they are the result. */
+export async function runAgent(options: AgentOptions): Promise<AgentResult> {
+  const clock = options.clock ?? Date.now;
+  const startedAt = clock();
+  const taskId = options.taskId ?? 'task-1';
+  const turnId = options.turnId ?? 1;
+  const maxSteps = options.maxSteps ?? 40;
+  const emit = (d: EventDraft): void => options.emit(d.turnId === undefined ? { ...d, turnId } : d);
+  const termination = createTermination(options.signal);
+  const disarm = options.timeoutMs !== undefined ? termination.deadline(options.timeoutMs, options.timers ?? realTimers) : () => {};
+  const priceProvider = priceProviderOf(options.provider.format);
+  let budgetWatcher: ReturnType<typeof watchBudgetLimit> | undefined;
+  const collector = createUsageCollector({
+    onChange: (totals) => budgetWatcher?.check(totals.costUsd),
+  });
+  if (options.budget) {
+    budgetWatcher = watchBudgetLimit(options.budget, { abort: (reason) => termination.request('budget_exceeded', (reason as { message?: string }).message) });
+  }
+  const approve = createApprovalHook({
+    tty: options.tty ?? false,
+    ...(options.promptApproval ? { prompt: options.promptApproval } : {}),
+    onEvent: emit,
+  });
+  const messages: ConversationMessage[] = [...(options.history ?? []), { role: 'user', text: options.prompt }];
+  const system = capSystemPrompt(options.system ?? DEFAULT_SYSTEM_PROMPT).text;
+  const definitions = options.tools.definitions();
+  let steps = 0;
+  let finalText = '';
+  let result: unknown;
+  let lastError: ErrorInfo | undefined;
+
+  emit({ type: 'user.message.received', payload: { messageId: `user-${turnId}`, text: options.prompt } });
+  emit({ type: 'task.started', payload: { taskId, prompt: options.prompt } });
+
+  const body = async (signal: AbortSignal): Promise<void> => {
+    for (;;) {
+      if (steps >= maxSteps) {
+        termination.request('max_steps_exceeded', `the run reached --max-steps ${maxSteps} without a final answer`);
+        signal.throwIfAborted();
+      }
+      steps++;
+      const stepId = steps;
+      const stepEmit = (d: EventDraft): void => emit({ ...d, stepId });
+      const conversation: Conversation = { system, messages, tools: definitions };
+      const request = buildRequest(options.provider.format, conversation, {
+        model: options.provider.model,
+        baseUrl: options.provider.baseUrl,
+        ...(options.provider.apiKey ? { apiKey: options.provider.apiKey } : {}),
+        ...(options.maxTokens ? { maxTokens: options.maxTokens } : {}),
+      });
+      let attemptNo = 0;
+      const reply = await withRetry({
+        provider: options.provider.format,
+        pinned: options.provider.pinned ?? true,
+        signal,
+        policy: options.retryPolicy ?? DEFAULT_RETRY_POLICY,
+        ...(options.timers ? { timers: options.timers } : {}),
+        classify: (error) =>
+          error instanceof ProviderCallError
+            ? { retryable: error.retryable && !error.contextLength, ...(error.retryAfterMs !== undefined ? { retryAfterMs: error.retryAfterMs } : {}) }
+            : { retryable: false },
+        onRetry: ({ retry, waitMs, error }) => {
+          stepEmit({
+            type: 'recovery.started',
+            payload: { strategy: 'retry', reason: error instanceof Error ? error.message : String(error), attempt: retry + 1, delayMs: waitMs, supersedes: `request-${stepId}.${retry}` },
+          });
+        },
+        call: async ({ attempt, signal: attemptSignal }) => {
+          attemptNo = attempt;
+          const requestId = `request-${stepId}.${attempt}`;
+          collector.begin(requestId, { provider: priceProvider, model: options.provider.model, turn: turnId });
+          const r = await callProvider({
+            format: options.provider.format,
+            request,
+            signal: attemptSignal,
+            // Request-scope usage is re-emitted once per response, priced, by the collector.
+            emit: (d) => {
+              if (d.type !== 'usage.reported') stepEmit(d);
+            },
+            ...(options.fetch ? { fetch: options.fetch } : {}),
+            now: clock,
+          });
+          if (r.usage) stepEmit(collector.record({ requestId, usage: r.usage, cumulative: false, scope: 'request', provider: priceProvider, model: options.provider.model, turn: turnId }));
+          return r;
+        },
+      }).catch((error: unknown) => {
+        if (error instanceof ProviderCallError) lastError = error.info;
+        throw error;
+      });
+      if (attemptNo > 0) stepEmit({ type: 'recovery.completed', payload: { strategy: 'retry', result: `succeeded after ${attemptNo} ${attemptNo === 1 ? 'retry' : 'retries'}` } });
+      signal.throwIfAborted();
+      messages.push({
+        role: 'assistant',
+        ...(reply.text ? { text: reply.text } : {}),
+        ...(reply.toolCalls.length ? { toolCalls: reply.toolCalls } : {}),
+        ...(reply.reasoning.length ? { reasoning: reply.reasoning } : {}),
+      });
+      if (reply.toolCalls.length === 0) {
+        finalText = reply.text;
+        return;
+      }
+      // Parallel tool calls run concurrently, each with its own id, duration and terminal event.
+      const results = await Promise.all(
+        reply.toolCalls.map((call) =>
+          runToolCall(call, {
+            registry: options.tools,
+            policy: options.policy ?? { mode: 'auto' },
+            tty: options.tty ?? false,
+            cwd: options.cwd,
+            signal,
+            limits: options.limits ?? DEFAULT_TOOL_LIMITS,
+            emit: stepEmit,
+            approve,
+            clock,
+            ...(options.env ? { env: options.env } : {}),
+            ...(options.promptAskText ? { promptAskText: options.promptAskText } : {}),
+          }),
+        ),
+      );
+      for (const r of results) {
+        messages.push(r.message);
+        if (r.outcome.status === 'completed' && r.outcome.result !== undefined) result = r.outcome.result;
+      }
+      signal.throwIfAborted();
+    }
+  };
+
+  const settled = await settleRun(termination, body);
+  disarm();
+  const durationMs = Math.max(0, clock() - startedAt);
+  const reason = settled.reason;
+  let error: ErrorInfo | undefined;
+  if (reason === 'completed') {
+    emit({ type: 'task.completed', payload: { taskId, reason: 'completed', durationMs, steps } });
+  } else {
+    const spec = REASON_ERRORS[reason];
+    error =
+      reason === 'provider' && lastError
+        ? lastError
+        : { category: spec.category, recoverability: spec.recoverability, code: settled.error?.code ?? 'MINICODE_E_INTERNAL', message: settled.error?.message ?? reason };
+    if (reason === 'aborted' || reason === 'timeout' || reason === 'budget_exceeded') {
+      emit({ type: 'task.cancelled', payload: { taskId, reason, message: error.message, durationMs } });
+    } else {
+      emit({ type: 'task.failed', payload: { taskId, reason, error, durationMs } });
+    }
+  }
+  const out: AgentResult = { reason, finalText, steps, messages, usage: collector.session(), durationMs };
+  if (result !== undefined) out.result = result;
+  if (error) out.error = error;
+  return out;
+}

@@ -1,0 +1,161 @@
+/**
+ * One provider request over real HTTP: send the built request, check the status before any
+ * stream parsing (an error body is never an event stream), feed the response bytes to the
+ * format's decoder, and collect what the loop needs to continue (text, tool calls, opaque
+ * reasoning items, the response outcome). Every decoded event goes to `emit` as it arrives.
+ */
+import type { EventDraft, ErrorInfo, StopReason, Usage } from '../events/index.js';
+import { PROVIDER_DECODERS } from '../providers/index.js';
+import { classifyHttpFailure, httpResponseEvents } from '../providers/http-errors.js';
+import type { ProviderFormat, ReasoningItem, ToolCallPart } from './conversation.js';
+import type { ProviderRequest } from './requests/index.js';
+
+/** What one successful provider response gave the loop. */
+export interface ProviderReply {
+  text: string;
+  toolCalls: ToolCallPart[];
+  reasoning: ReasoningItem[];
+  stopReason?: StopReason;
+  usage?: Usage;
+  refusal?: string;
+}
+
+/** A failed attempt, with what the retry policy needs to decide. */
+export class ProviderCallError extends Error {
+  readonly code = 'MINICODE_E_PROVIDER';
+  constructor(
+    message: string,
+    readonly info: ErrorInfo,
+    readonly retryable: boolean,
+    readonly retryAfterMs: number | undefined,
+    /** True for a context-length error: the recovery-compaction path, not a retry. */
+    readonly contextLength: boolean,
+  ) {
+    super(message);
+    this.name = 'ProviderCallError';
+  }
+}
+
+/** Options of {@link callProvider}. */
+export interface ProviderCallOptions {
+  format: ProviderFormat;
+  request: ProviderRequest;
+  signal: AbortSignal;
+  emit: (draft: EventDraft) => void;
+  fetch?: typeof fetch;
+  now?: () => number;
+}
+
+function headerRecord(headers: Headers): Record<string, string> {
+  const out: Record<string, string> = {};
+  headers.forEach((value, key) => {
+    out[key] = value;
+  });
+  return out;
+}
+
+const CONTEXT_LENGTH = /context[_ ]length|context window|too many tokens|prompt is too long|maximum context|token limit/i;
+
+/** Send one request and decode its stream. Throws {@link ProviderCallError} on a provider failure. */
+export async function callProvider(options: ProviderCallOptions): Promise<ProviderReply> {
+  const doFetch = options.fetch ?? fetch;
+  const { request } = options;
+  let response: Response;
+  try {
+    response = await doFetch(request.url, { method: request.method, headers: request.headers, body: request.body, signal: options.signal });
+  } catch (error) {
+    if (options.signal.aborted) throw options.signal.reason;
+    const message = `cannot reach ${new URL(request.url).host}: ${(error as Error).message}${(error as { cause?: { code?: string } }).cause?.code ? ` (${(error as { cause: { code: string } }).cause.code})` : ''}`;
+    const info: ErrorInfo = { category: 'NETWORK_ERROR', code: 'MINICODE_E_NETWORK', message, recoverability: 'RETRYABLE' };
+    options.emit({ type: 'error.raised', payload: { error: info }, severity: 'warning', fidelity: 'synthetic' });
+    throw new ProviderCallError(message, info, true, undefined, false);
+  }
+  const headers = headerRecord(response.headers);
+  if (response.status >= 400) {
+    const body = new Uint8Array(await response.arrayBuffer().catch(() => new ArrayBuffer(0)));
+    const events = httpResponseEvents({ provider: options.format, status: response.status, headers, body, ...(options.now ? { now: options.now } : {}) });
+    for (const e of events) options.emit(e);
+    const failure = classifyHttpFailure({ status: response.status, headers, body });
+    const raised = events.find((e) => e.type === 'error.raised');
+    const info: ErrorInfo = raised?.type === 'error.raised' ? raised.payload.error : { category: 'PROVIDER_ERROR', code: `http_${response.status}`, message: `HTTP ${response.status}`, recoverability: 'UNKNOWN' };
+    throw new ProviderCallError(info.message, info, failure.retryable, failure.delayMs, CONTEXT_LENGTH.test(info.message));
+  }
+  for (const e of httpResponseEvents({ provider: options.format, status: response.status, headers })) options.emit(e);
+  return decodeBody(options, response);
+}
+
+async function decodeBody(options: ProviderCallOptions, response: Response): Promise<ProviderReply> {
+  const factory = PROVIDER_DECODERS[options.format];
+  if (!factory) throw new Error(`no decoder registered for ${options.format}`);
+  const texts: string[] = [];
+  const toolCalls: ToolCallPart[] = [];
+  const reasoning: ReasoningItem[] = [];
+  let outcome: 'completed' | 'truncated' | 'error' | undefined;
+  let stopReason: StopReason | undefined;
+  let usage: Usage | undefined;
+  let refusal: string | undefined;
+  let error: ErrorInfo | undefined;
+  const decoder = factory({
+    onEvent(d) {
+      switch (d.type) {
+        case 'assistant.message.completed':
+          texts.push(d.payload.text);
+          if (d.payload.refusal) refusal = d.payload.refusal;
+          break;
+        case 'assistant.tool_call.completed':
+          if (d.payload.executor !== 'server') toolCalls.push({ id: d.payload.toolCallId, name: d.payload.name, argumentsText: d.payload.argumentsText });
+          break;
+        case 'assistant.reasoning.completed':
+          if (options.format === 'anthropic') {
+            const p = d.payload;
+            if (p.redacted && p.data !== undefined) reasoning.push({ format: 'anthropic', item: { type: 'redacted_thinking', data: p.data } });
+            else if (p.signature !== undefined) reasoning.push({ format: 'anthropic', item: { type: 'thinking', thinking: p.text ?? '', signature: p.signature } });
+          }
+          break;
+        case 'error.raised':
+          error = d.payload.error;
+          break;
+        case 'model.response.completed':
+          outcome = d.payload.outcome;
+          stopReason = d.payload.stopReason;
+          if (d.payload.usage) usage = d.payload.usage;
+          break;
+        default:
+          break;
+      }
+      options.emit(d);
+    },
+  });
+  try {
+    const body = response.body;
+    if (body) {
+      for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) decoder.feed(chunk);
+    }
+  } catch (e) {
+    // The connection broke mid-stream: what arrived is decoded, the rest is a truncation.
+    if (options.signal.aborted) {
+      decoder.end();
+      throw options.signal.reason;
+    }
+    options.emit({ type: 'diagnostic.raised', payload: { code: 'MINICODE_E_STREAM_BROKEN', message: `response stream broke: ${(e as Error).message}`, category: 'NETWORK_ERROR' }, fidelity: 'synthetic' });
+  }
+  decoder.end();
+  if (outcome === 'completed') {
+    const reply: ProviderReply = { text: texts.join(''), toolCalls, reasoning };
+    if (stopReason) reply.stopReason = stopReason;
+    if (usage) reply.usage = usage;
+    if (refusal !== undefined) reply.refusal = refusal;
+    return reply;
+  }
+  if (outcome === 'error' && error) {
+    const e: ErrorInfo = error;
+    throw new ProviderCallError(e.message, e, e.recoverability === 'RETRYABLE', e.retryAfterMs, CONTEXT_LENGTH.test(e.message));
+  }
+  const info: ErrorInfo = {
+    category: 'PROVIDER_ERROR',
+    code: 'MINICODE_E_STREAM_TRUNCATED',
+    message: 'the response stream ended before the provider finished it',
+    recoverability: 'RETRYABLE',
+  };
+  throw new ProviderCallError(info.message, info, true, undefined, false);
+}
