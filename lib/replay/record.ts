@@ -91,7 +91,7 @@ export function createRecordingFetch(options: RecordingFetchOptions): typeof fet
             return;
           }
           const now = clock();
-          chunks.push({ bytes: value.byteLength, delayMs: Math.max(0, now - last) });
+          if (value.byteLength > 0) chunks.push({ bytes: value.byteLength, delayMs: Math.max(0, now - last) });
           last = now;
           parts.push(Buffer.from(value));
           controller.enqueue(value);
