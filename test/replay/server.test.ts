@@ -180,3 +180,19 @@ describe('recording', () => {
     expect(fs.readFileSync(path.join(dir, '001.response.sse'), 'utf8')).toBe(SSE.slice(0, 20));
   });
 });
+
+describe('openReplayProvider', () => {
+  it('starts a server for a cassette and gives the format, model and base URL to build against', async () => {
+    const { openReplayProvider } = await import('../../lib/replay/provider.js');
+    const provider = await openReplayProvider(path.join(CASSETTES, 'openai-responses-two-turn'));
+    try {
+      expect(provider).toMatchObject({ format: 'openai-responses', model: 'gpt-4.1-mini' });
+      expect(provider.baseUrl).toBe(`${provider.server.origin}/v1`);
+      const request = buildRequest(provider.format, conversation, { model: provider.model, baseUrl: provider.baseUrl, apiKey: provider.apiKey });
+      const turn = readTurn(provider.format, await (await fetch(request.url, request)).text());
+      expect(turn.calls[0]).toMatchObject({ name: 'read_file' });
+    } finally {
+      await provider.close();
+    }
+  });
+});
