@@ -85,3 +85,16 @@ describe('verify command', () => {
       .toBeUndefined();
   });
 });
+
+describe('runVerify', () => {
+  it('reports ok for a passing command and ok:false for a failing one, with the command verbatim', async () => {
+    const { runVerify } = await import('../../lib/verify/run.js');
+    const cwd = dir({ 'package.json': '{}' });
+    const pass = await runVerify('node -e "process.exit(0)"', { cwd });
+    expect(pass.report).toEqual({ active: true, ok: true, command: 'node -e "process.exit(0)"' });
+    const fail = await runVerify('echo lint error; exit 1', { cwd });
+    expect(fail.report.ok).toBe(false);
+    expect(fail.exitCode).toBe(1);
+    expect(fail.output).toContain('lint error');
+  });
+});

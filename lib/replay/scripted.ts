@@ -1,0 +1,75 @@
+import type { Chunk, Exchange } from './cassette.js';
+
+/**
+ * Scripted exchanges for tests of the retry, timeout and decoding paths: each is what a real
+ * provider sends in that situation (status, headers, body shape), written by hand.
+ */
+
+const JSON_HEADERS = { 'content-type': 'application/json' };
+const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' };
+
+/** A successful streaming response with the given body. */
+export function streamOk(body: string | Buffer, contentType = 'text/event-stream'): Exchange {
+  return { status: 200, headers: { ...SSE_HEADERS, 'content-type': contentType }, body: Buffer.from(body), scripted: true };
+}
+
+/** 429 with `Retry-After` (seconds), in OpenAI's error shape. */
+export function rateLimited(retryAfterSeconds: number): Exchange {
+  return {
+    status: 429,
+    headers: { ...JSON_HEADERS, 'retry-after': String(retryAfterSeconds) },
+    body: Buffer.from(JSON.stringify({ error: { message: 'Rate limit reached. Please try again later.', type: 'requests', code: 'rate_limit_exceeded' } })),
+    scripted: true,
+  };
+}
+
+/** Anthropic's 529 `overloaded_error`. */
+export function overloaded(): Exchange {
+  return {
+    status: 529,
+    headers: JSON_HEADERS,
+    body: Buffer.from(JSON.stringify({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } })),
+    scripted: true,
+  };
+}
+
+/** A 500 with a JSON error body (the first half of "500 then success"). */
+export function serverError(): Exchange {
+  return {
+    status: 500,
+    headers: JSON_HEADERS,
+    body: Buffer.from(JSON.stringify({ error: { message: 'The server had an error while processing your request.', type: 'server_error' } })),
+    scripted: true,
+  };
+}
+
+/** A 200 stream whose connection is destroyed after `atByte` bytes (mid-event when `atByte` falls inside one). */
+export function cutMidEvent(body: string | Buffer, atByte: number, contentType = 'text/event-stream'): Exchange {
+  const bytes = Buffer.from(body);
+  if (atByte <= 0 || atByte >= bytes.length) throw new RangeError(`cutMidEvent: atByte must fall inside the body (1..${bytes.length - 1})`);
+  return { ...streamOk(bytes, contentType), cutAfterBytes: atByte };
+}
+
+/**
+ * A 200 stream sent in `chunkBytes` slices with `delayMs` between them: a slow provider, for
+ * deadline and idle-timeout tests.
+ */
+export function slowStream(body: string | Buffer, delayMs: number, chunkBytes = 16, contentType = 'text/event-stream'): Exchange {
+  const bytes = Buffer.from(body);
+  const chunks: Chunk[] = [];
+  for (let at = 0; at < bytes.length; at += chunkBytes) chunks.push({ bytes: Math.min(chunkBytes, bytes.length - at), delayMs });
+  return { ...streamOk(bytes, contentType), chunks };
+}
+
+/** Split an SSE body at event boundaries into one chunk per event (how most servers flush). */
+export function perEventChunks(body: string | Buffer, delayMs?: number): Chunk[] {
+  const text = Buffer.from(body);
+  const chunks: Chunk[] = [];
+  let start = 0;
+  for (let i = text.indexOf('\n\n'); i !== -1; i = text.indexOf('\n\n', i + 2)) {
+    chunks.push({ bytes: i + 2 - start, ...(delayMs === undefined ? {} : { delayMs }) });
+    start = i + 2;
+  }
+  if (start < text.length) chunks.push({ bytes: text.length - start, ...(delayMs === undefined ? {} : { delayMs }) });
+  return chunks;
+}

@@ -1,0 +1,139 @@
+import { draft, type EventDraft } from '../events/index.js';
+import { decide, type ApprovalModeName, type ApprovalPolicy } from '../policy/decide.js';
+import { parseArguments, type ToolRegistry } from './index.js';
+import { capHeadTail } from './truncate.js';
+import type { ToolContext, ToolOutcome } from './types.js';
+
+/** Output excerpt kept in a tool event; the model still gets the whole (producer-capped) output. Default 4,096 chars. */
+export const EVENT_OUTPUT_MAX = 4_096;
+
+/** One tool call the model made (the neutral conversation's `ToolCallPart`). */
+export interface ToolCallRequest {
+  id: string;
+  name: string;
+  argumentsText: string;
+}
+
+/** Options of {@link executeToolCall}. */
+export interface ExecuteToolCallOptions {
+  registry: ToolRegistry;
+  call: ToolCallRequest;
+  policy: ApprovalModeName | ApprovalPolicy;
+  /** The tool context; `approve` is also what an `ask` decision goes through. */
+  ctx: ToolContext;
+  /** Receives every draft, in order: started, approval (if any), terminal, file.changed, findings, result. */
+  onEvent: (event: EventDraft) => void;
+  /** Injected clock for `durationMs`; default `Date.now`. */
+  clock?: () => number;
+  turnId?: number;
+}
+
+/** A tool call's outcome as the loop feeds it back to the model. */
+export interface ExecutedToolCall {
+  outcome: ToolOutcome;
+  /** Text for the tool-result message. */
+  content: string;
+  isError: boolean;
+}
+
+/** The text the model sees for an outcome: output, or the failure / denial spelled out. */
+export function outcomeContent(outcome: ToolOutcome): { content: string; isError: boolean } {
+  if (outcome.status === 'completed') return { content: outcome.output, isError: false };
+  if (outcome.status === 'denied') return { content: `Denied: ${outcome.reason}`, isError: true };
+  const parts = [`Error: ${outcome.message}`];
+  if (outcome.hint) parts.push(`Hint: ${outcome.hint}`);
+  if (outcome.output) parts.push(outcome.output);
+  return { content: parts.join('\n'), isError: true };
+}
+
+/**
+ * Run one tool call end to end: `tool.started`, the policy decision (an `ask` goes through
+ * `ctx.approve`, which fails closed without a TTY), the tool, then exactly one terminal event
+ * (`tool.completed | tool.failed | tool.denied`), `file.changed` for writes, and for
+ * `submit_result` `result.produced` plus one `finding.detected` per finding. Never throws.
+ */
+export async function executeToolCall(options: ExecuteToolCallOptions): Promise<ExecutedToolCall> {
+  const { registry, call, ctx, onEvent } = options;
+  const clock = options.clock ?? Date.now;
+  const fields = { correlationId: call.id, ...(options.turnId === undefined ? {} : { turnId: options.turnId }) };
+  const tool = registry.get(call.name);
+  const parsed = parseArguments(call.argumentsText);
+  const input = parsed.ok ? parsed.value : undefined;
+  let title: string | undefined;
+  try {
+    title = tool?.title && tool.inputSchema.safeParse(input).success ? tool.title(input) : undefined;
+  } catch {
+    title = undefined;
+  }
+  onEvent(
+    draft(
+      'tool.started',
+      {
+        toolCallId: call.id,
+        name: call.name,
+        executor: 'minicode',
+        ...(tool ? { kind: tool.kind } : {}),
+        ...(title ? { title: title.split('\n')[0]!.slice(0, 200) } : {}),
+        ...(input === undefined ? {} : { input }),
+      },
+      fields,
+    ),
+  );
+  const started = clock();
+  let outcome: ToolOutcome;
+  if (!tool) outcome = await registry.invoke(call.name, call.argumentsText, ctx);
+  else {
+    const decision = decide({ name: tool.name, kind: tool.kind, gated: tool.gated, input }, options.policy, { tty: ctx.tty === true });
+    if (decision.decision === 'deny') outcome = { status: 'denied', reason: decision.reason };
+    else {
+      let allowed = decision.decision === 'allow';
+      if (decision.decision === 'ask') {
+        const answer = await ctx.approve({ toolName: tool.name, toolCallId: call.id, action: title ?? tool.name, reason: decision.reason });
+        allowed = answer === 'allow' || answer === 'allow-always';
+      }
+      outcome = allowed
+        ? await registry.invoke(call.name, call.argumentsText, { ...ctx, toolCallId: call.id })
+        : { status: 'denied', reason: ctx.tty ? `${tool.name} denied by the user` : `gated tool denied: no TTY to ask (${tool.name})` };
+    }
+  }
+  const durationMs = Math.max(0, clock() - started);
+  if (outcome.status === 'completed') {
+    onEvent(
+      draft(
+        'tool.completed',
+        {
+          toolCallId: call.id,
+          name: call.name,
+          summary: outcome.summary,
+          durationMs,
+          output: capHeadTail(outcome.output, EVENT_OUTPUT_MAX).text,
+          ...(outcome.receipt ? { receipt: outcome.receipt } : {}),
+        },
+        fields,
+      ),
+    );
+    if (outcome.fileChanges && outcome.fileChanges.length > 0) onEvent(draft('file.changed', { changes: outcome.fileChanges, toolCallId: call.id }, fields));
+    if (outcome.result !== undefined) onEvent(draft('result.produced', { source: 'submit_result', result: outcome.result }, fields));
+    for (const finding of outcome.findings ?? []) onEvent(draft('finding.detected', finding, fields));
+  } else if (outcome.status === 'failed') {
+    onEvent(
+      draft(
+        'tool.failed',
+        {
+          toolCallId: call.id,
+          name: call.name,
+          cause: outcome.cause,
+          message: outcome.message,
+          durationMs,
+          ...(outcome.hint ? { hint: outcome.hint } : {}),
+          ...(outcome.output ? { output: capHeadTail(outcome.output, EVENT_OUTPUT_MAX).text } : {}),
+          ...(outcome.receipt ? { receipt: outcome.receipt } : {}),
+        },
+        fields,
+      ),
+    );
+  } else {
+    onEvent(draft('tool.denied', { toolCallId: call.id, name: call.name, reason: outcome.reason }, fields));
+  }
+  return { outcome, ...outcomeContent(outcome) };
+}

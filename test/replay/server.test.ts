@@ -1,0 +1,198 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { PROVIDER_FORMATS, type Conversation } from '../../lib/agent/conversation.js';
+import { baseUrlForOrigin } from '../../lib/agent/provider-select.js';
+import { buildRequest } from '../../lib/agent/requests/index.js';
+import { hasCode } from '../../lib/errors.js';
+import { REDACTED, createRecordingFetch, cutMidEvent, loadCassette, overloaded, perEventChunks, rateLimited, serverError, slowStream, startReplayServer, streamOk, type ReplayServer } from '../../lib/replay/index.js';
+import { ROOT } from '../helpers/cli.js';
+import { readTurn } from './wire.js';
+
+const CASSETTES = path.join(ROOT, 'cassettes');
+const conversation: Conversation = { messages: [{ role: 'user', text: 'What does README.md say?' }], tools: [] };
+const SSE = 'data: {"n":1}\n\ndata: {"n":2}\n\ndata: {"n":3}\n\ndata: [DONE]\n\n';
+
+let servers: ReplayServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.map((s) => s.close()));
+  servers = [];
+});
+async function start(...args: Parameters<typeof startReplayServer>): Promise<ReplayServer> {
+  const server = await startReplayServer(...args);
+  servers.push(server);
+  return server;
+}
+
+describe('the shipped two-turn cassettes', () => {
+  for (const format of PROVIDER_FORMATS) {
+    it(`serve ${format} over loopback HTTP: a read_file tool call, then a final answer`, async () => {
+      const dir = path.join(CASSETTES, `${format}-two-turn`);
+      const cassette = loadCassette(dir);
+      expect(cassette.manifest).toMatchObject({ format, origin: 'hand-made' });
+      const server = await start(dir, { chunkSize: 97 });
+      const turns = [];
+      for (let i = 0; i < 2; i++) {
+        const request = buildRequest(format, conversation, { model: cassette.manifest.model!, baseUrl: baseUrlForOrigin(format, server.origin), apiKey: 'test-key' });
+        const response = await fetch(request.url, request);
+        expect(response.status).toBe(200);
+        const body = await response.text();
+        expect(Buffer.from(body)).toEqual(cassette.exchanges[i]!.body);
+        turns.push(readTurn(format, body));
+      }
+      expect(server.requests.map((r) => r.path)).toEqual(cassette.exchanges.map((e) => e.request!.path));
+      expect(turns[0]).toMatchObject({ terminated: true, calls: [{ name: 'read_file', args: { path: 'README.md' } }] });
+      expect(turns[1]).toMatchObject({ terminated: true, calls: [] });
+      expect(turns[1]!.text).toContain('README');
+    });
+  }
+});
+
+describe('the replay server', () => {
+  it('answers past the last exchange with a marked 500', async () => {
+    const server = await start([streamOk(SSE)]);
+    await (await fetch(server.origin + '/v1/chat/completions', { method: 'POST', body: '{}' })).text();
+    const extra = await fetch(server.origin + '/v1/chat/completions', { method: 'POST', body: '{}' });
+    expect(extra.status).toBe(500);
+    expect(extra.headers.get('x-minicode-replay')).toBe('exhausted');
+    expect(server.requests.map((r) => r.served)).toEqual([0, -1]);
+  });
+
+  it('matches exchanges by method and path in match order', async () => {
+    const a = { ...streamOk('A'), request: { method: 'POST', path: '/a' } };
+    const b = { ...streamOk('B'), request: { method: 'POST', path: '/b' } };
+    const server = await start([a, b], { order: 'match' });
+    expect(await (await fetch(server.origin + '/b', { method: 'POST' })).text()).toBe('B');
+    expect(await (await fetch(server.origin + '/a', { method: 'POST' })).text()).toBe('A');
+  });
+
+  it('serves 429 with Retry-After', async () => {
+    const server = await start([rateLimited(2)]);
+    const response = await fetch(server.origin + '/v1/chat/completions', { method: 'POST' });
+    expect(response.status).toBe(429);
+    expect(response.headers.get('retry-after')).toBe('2');
+    expect(await response.json()).toMatchObject({ error: { code: 'rate_limit_exceeded' } });
+  });
+
+  it('serves 529 overloaded in the Anthropic error shape', async () => {
+    const server = await start([overloaded()]);
+    const response = await fetch(server.origin + '/v1/messages', { method: 'POST' });
+    expect(response.status).toBe(529);
+    expect(await response.json()).toEqual({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } });
+  });
+
+  it('serves a 500 then a success, in order', async () => {
+    const server = await start([serverError(), streamOk(SSE)]);
+    expect((await fetch(server.origin, { method: 'POST' })).status).toBe(500);
+    const ok = await fetch(server.origin, { method: 'POST' });
+    expect(ok.status).toBe(200);
+    expect(await ok.text()).toBe(SSE);
+  });
+
+  it('cuts a stream mid-event: the client gets the first bytes, then a network error', async () => {
+    const cut = SSE.indexOf('{"n":2}') + 3;
+    const server = await start([cutMidEvent(SSE, cut)]);
+    const response = await fetch(server.origin, { method: 'POST' });
+    expect(response.status).toBe(200);
+    const reader = response.body!.getReader();
+    const received: Buffer[] = [];
+    const error = await (async () => {
+      try {
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) return undefined;
+          received.push(Buffer.from(value));
+        }
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(error).toBeInstanceOf(Error);
+    expect(Buffer.concat(received).toString()).toBe(SSE.slice(0, cut));
+  });
+
+  it('streams slowly enough for a client deadline to fire mid-stream', async () => {
+    const server = await start([slowStream(SSE, 150, 8)]);
+    const controller = new AbortController();
+    const response = await fetch(server.origin, { method: 'POST', signal: controller.signal });
+    const reader = response.body!.getReader();
+    const first = await reader.read();
+    expect(first.value!.byteLength).toBeGreaterThan(0);
+    controller.abort(new Error('deadline'));
+    await expect(reader.read()).rejects.toThrow();
+  });
+
+  it('splits SSE bodies into one chunk per event', () => {
+    expect(perEventChunks(SSE).map((c) => c.bytes)).toEqual([15, 15, 15, 14]);
+  });
+
+  it('rejects a missing cassette with a coded error', async () => {
+    let caught: unknown;
+    try {
+      await startReplayServer(path.join(os.tmpdir(), 'no-such-cassette'));
+    } catch (e) {
+      caught = e;
+    }
+    expect(hasCode(caught, 'MINICODE_E_INPUT_UNREADABLE')).toBe(true);
+  });
+});
+
+describe('recording', () => {
+  it('records a real exchange with secrets redacted, and the recording replays byte for byte', async () => {
+    const upstream = await start([{ ...streamOk(SSE), headers: { 'content-type': 'text/event-stream', 'set-cookie': 'session=abc', 'x-request-id': 'req_1' }, chunks: perEventChunks(SSE) }]);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-record-'));
+    let now = 1000;
+    const recordingFetch = createRecordingFetch({ dir, format: 'gemini', model: 'gemini-2.5-flash', clock: () => (now += 5) });
+    const body = JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }] });
+    const response = await recordingFetch(`${upstream.origin}/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse&key=AIzaFAKE`, {
+      method: 'POST',
+      headers: { 'x-goog-api-key': 'AIzaFAKE', authorization: 'Bearer sk-FAKE' },
+      body,
+    });
+    expect(await response.text()).toBe(SSE);
+
+    const files = fs.readdirSync(dir).sort();
+    expect(files).toEqual(['001.json', '001.response.sse', 'cassette.json']);
+    const raw = fs.readFileSync(path.join(dir, '001.json'), 'utf8');
+    expect(raw).not.toContain('AIzaFAKE');
+    expect(raw).not.toContain('session=abc');
+    const cassette = loadCassette(dir);
+    expect(cassette.manifest).toMatchObject({ format: 'gemini', origin: 'recorded' });
+    const exchange = cassette.exchanges[0]!;
+    expect(exchange.headers['set-cookie']).toBe(REDACTED);
+    expect(exchange.headers['x-request-id']).toBe('req_1');
+    expect(exchange.request).toMatchObject({ method: 'POST', path: `/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse&key=${encodeURIComponent(REDACTED)}`, body: JSON.parse(body) });
+    expect(exchange.request!.bodyDigest).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(exchange.chunks!.reduce((n, c) => n + c.bytes, 0)).toBe(Buffer.byteLength(SSE));
+
+    const replay = await start(dir);
+    expect(await (await fetch(replay.origin + '/anything', { method: 'POST' })).text()).toBe(SSE);
+  });
+
+  it('marks an exchange whose stream was cut as truncated', async () => {
+    const upstream = await start([cutMidEvent(SSE, 20)]);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-record-'));
+    const response = await createRecordingFetch({ dir, format: 'openai-chat' })(upstream.origin, { method: 'POST', body: '{}' });
+    await expect(response.text()).rejects.toThrow();
+    const recorded = JSON.parse(fs.readFileSync(path.join(dir, '001.json'), 'utf8'));
+    expect(recorded.response.truncated).toBe(true);
+    expect(fs.readFileSync(path.join(dir, '001.response.sse'), 'utf8')).toBe(SSE.slice(0, 20));
+  });
+});
+
+describe('openReplayProvider', () => {
+  it('starts a server for a cassette and gives the format, model and base URL to build against', async () => {
+    const { openReplayProvider } = await import('../../lib/replay/provider.js');
+    const provider = await openReplayProvider(path.join(CASSETTES, 'openai-responses-two-turn'));
+    try {
+      expect(provider).toMatchObject({ format: 'openai-responses', model: 'gpt-4.1-mini' });
+      expect(provider.baseUrl).toBe(`${provider.server.origin}/v1`);
+      const request = buildRequest(provider.format, conversation, { model: provider.model, baseUrl: provider.baseUrl, apiKey: provider.apiKey });
+      const turn = readTurn(provider.format, await (await fetch(request.url, request)).text());
+      expect(turn.calls[0]).toMatchObject({ name: 'read_file' });
+    } finally {
+      await provider.close();
+    }
+  });
+});
