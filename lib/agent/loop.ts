@@ -18,7 +18,8 @@ import type { ApprovalDecision, ApprovalRequest, ToolLimits } from '../tools/typ
 import type { Conversation, ConversationMessage, ProviderFormat } from './conversation.js';
 import { callProvider, ProviderCallError } from './provider-call.js';
 import { buildRequest } from './requests/index.js';
-import { runToolCall } from './tool-runner.js';
+import { executeToolCall } from '../tools/execute.js';
+import { kernelTruncate } from '../control/truncation.js';
 
 /** The system prompt minicode sends (capped at 8,000 chars like any other). */
 export const DEFAULT_SYSTEM_PROMPT = [
@@ -206,24 +207,28 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
       // Parallel tool calls run concurrently, each with its own id, duration and terminal event.
       const results = await Promise.all(
         reply.toolCalls.map((call) =>
-          runToolCall(call, {
+          executeToolCall({
             registry: options.tools,
+            call,
             policy: options.policy ?? { mode: 'auto' },
-            tty: options.tty ?? false,
-            cwd: options.cwd,
-            signal,
-            limits: options.limits ?? DEFAULT_TOOL_LIMITS,
-            emit: stepEmit,
-            approve,
+            onEvent: stepEmit,
             clock,
-            ...(options.env ? { env: options.env } : {}),
-            ...(options.promptAskText ? { promptAskText: options.promptAskText } : {}),
-          }),
+            ctx: {
+              cwd: options.cwd,
+              signal,
+              approve,
+              limits: options.limits ?? DEFAULT_TOOL_LIMITS,
+              tty: options.tty ?? false,
+              ...(options.env ? { env: options.env } : {}),
+              ...(options.promptAskText ? { promptAskText: options.promptAskText } : {}),
+            },
+          }).then((executed) => ({ call, executed })),
         ),
       );
-      for (const r of results) {
-        messages.push(r.message);
-        if (r.outcome.status === 'completed' && r.outcome.result !== undefined) result = r.outcome.result;
+      for (const { call, executed } of results) {
+        // The kernel cap: what the model sees of one tool result (70% head + 30% tail).
+        messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content: kernelTruncate(executed.content).text, ...(executed.isError ? { isError: true } : {}) });
+        if (executed.outcome.status === 'completed' && executed.outcome.result !== undefined) result = executed.outcome.result;
       }
       signal.throwIfAborted();
     }

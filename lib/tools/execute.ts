@@ -97,6 +97,11 @@ export async function executeToolCall(options: ExecuteToolCallOptions): Promise<
     }
   }
   const durationMs = Math.max(0, clock() - started);
+  if (ctx.signal.aborted && outcome.status !== 'completed') {
+    // The run was stopped while the tool ran: that is a cancellation, not a tool failure.
+    onEvent(draft('tool.cancelled', { toolCallId: call.id, name: call.name, reason: 'aborted', durationMs }, fields));
+    return { outcome, content: 'Cancelled: the run was stopped', isError: true };
+  }
   if (outcome.status === 'completed') {
     onEvent(
       draft(
