@@ -43,7 +43,7 @@ export function violations(events: EventDraft[]): string[] {
       if (started.has(id)) problems.push(`tool ${id} started twice`);
       started.add(id);
       if (e.correlationId !== id) problems.push(`tool ${id} start without correlationId`);
-      if (taskEnds > 0) problems.push(`tool ${id} started after the task settled`);
+      if (taskEnds >= taskStarts) problems.push(`tool ${id} started while no task runs`);
     }
     if (TOOL_TERMINALS.has(e.type)) {
       const id = (e.payload as { toolCallId: string }).toolCallId;
