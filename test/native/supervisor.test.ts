@@ -141,3 +141,22 @@ describe('the native agent supervisor (with a stand-in executable)', () => {
     expect(summarise(events)).toMatchObject({ finalMessage: 'pong', outcome: 'completed' });
   });
 });
+
+describe('supervisor back-pressure', () => {
+  it('pauses a fast agent while the reader is slow and still delivers every draft in order', async () => {
+    const agent = superviseAgent({
+      agent: 'codex',
+      prompt: 'x',
+      highWaterMark: 2,
+      env: { PATH: process.env.PATH, MINICODE_CODEX_BIN: STAND_IN, STAND_IN_REPLAY: path.join(STREAMS, 'codex-all-items.jsonl'), STAND_IN_DELAY_MS: '0' },
+    });
+    const events: EventDraft[] = [];
+    for await (const event of agent.events) {
+      events.push(event);
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    await agent.done;
+    expect(summarise(events).outcome).toBe('completed');
+    expect(violations(events)).toEqual([]);
+  });
+});
