@@ -51,10 +51,11 @@ function decodeRecord(
     case 'session.created': {
       const id = str(record.thread_id) ?? str(record.session_id);
       if (!id) return core.diagnostic('MINICODE_E_NATIVE_BAD_RECORD', `${type} without a thread id`, { line, raw });
-      // `exec resume` re-emits the same thread id: one task, one identity.
+      // `exec resume` re-emits the same thread id; after a settled turn it is the next run of
+      // the same thread (a new task, identified as resumed); before, it is a repeat.
       const again = onThread(id);
       core.startTask('native');
-      if (!again) core.identify({ nativeSessionId: id });
+      core.identify(again ? { nativeSessionId: id, resumed: true } : { nativeSessionId: id });
       return;
     }
     case 'turn.started':

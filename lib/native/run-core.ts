@@ -26,9 +26,12 @@ export interface RunCore {
   readonly taskStarted: boolean;
   /** Emit any draft; starts the task (synthetic) first when it has not started. */
   emit<T extends EventType>(type: T, payload: PayloadOf<T>, fidelity: Fidelity, fields?: EmitFields): void;
-  /** Start the task; `native` when the format has an init record. Idempotent. */
+  /**
+   * Start the task; `native` when the format has an init record. Idempotent while the task
+   * runs; after the task settled it starts the stream's next task (`task-1.2`, ...).
+   */
   startTask(fidelity: Fidelity, prompt?: string): void;
-  /** Report the native session id once per distinct id. */
+  /** Report the native session id once per distinct id and task. */
   identify(payload: Omit<PayloadOf<'agent.session.identified'>, 'agent'>, fidelity?: Fidelity): void;
   /** Open a tool call; duplicates and starts after the settle point become diagnostics. */
   startTool(payload: Omit<PayloadOf<'tool.started'>, 'executor'>, fidelity: Fidelity): void;
@@ -84,7 +87,9 @@ export interface RunCoreOptions {
 /** Create the shared run core of a native decoder. */
 export function createRunCore(options: RunCoreOptions): RunCore {
   const { agent, onEvent } = options;
-  const taskId = options.taskId ?? 'task-1';
+  const firstTaskId = options.taskId ?? 'task-1';
+  let taskId = firstTaskId;
+  let taskCount = 1;
   const maxPerCode = options.maxDiagnosticsPerCode ?? 20;
   const maxStderr = options.maxStderrChars ?? 4096;
   let taskStarted = false;
@@ -102,7 +107,14 @@ export function createRunCore(options: RunCoreOptions): RunCore {
   }
 
   function startTask(fidelity: Fidelity, prompt?: string): void {
-    if (taskStarted) return;
+    if (taskStarted && !settled) return;
+    if (settled) {
+      // A new run in the same stream (a concatenated log, `codex exec resume` output appended):
+      // the next task, with its own settle point.
+      taskCount++;
+      taskId = `${firstTaskId}.${taskCount}`;
+      settled = false;
+    }
     taskStarted = true;
     push('task.started', prompt === undefined ? { taskId } : { taskId, prompt }, fidelity);
   }
@@ -153,7 +165,9 @@ export function createRunCore(options: RunCoreOptions): RunCore {
 
   const core: RunCore = {
     agent,
-    taskId,
+    get taskId() {
+      return taskId;
+    },
     get settled() {
       return settled;
     },
@@ -163,8 +177,10 @@ export function createRunCore(options: RunCoreOptions): RunCore {
     emit,
     startTask,
     identify(payload, fidelity = 'native') {
-      if (identified.has(payload.nativeSessionId)) return;
-      identified.add(payload.nativeSessionId);
+      // Once per id and task: a resumed session is identified again for its new task.
+      const key = `${taskId}\u0000${payload.nativeSessionId}`;
+      if (identified.has(key)) return;
+      identified.add(key);
       emit('agent.session.identified', { agent, ...payload }, fidelity);
     },
     startTool(payload, fidelity) {

@@ -26,7 +26,10 @@ export interface SuperviseOptions {
   killGraceMs?: number;
   /** Receive drafts here instead of through `events`. */
   onEvent?: EventSink;
-  /** Events buffered in `events` before the child's stdout is paused; default 1024. */
+  /**
+   * Events buffered in `events` before the child's stdout is paused, once `events` is being
+   * read; default 1024. Without a reader (only `done` awaited) drafts buffer without bound.
+   */
   highWaterMark?: number;
   /** Longest stdout line, in characters; default 16 MiB. */
   maxFrameBytes?: number;
@@ -175,6 +178,9 @@ function createDraftQueue(highWaterMark: number): DraftQueue {
   let failure: Error | undefined;
   let waiter: (() => void) | undefined;
   let paused = false;
+  // Back-pressure only once someone reads: a caller that only awaits `done` must not stall the
+  // child forever (its drafts then buffer without bound, which the option docs say).
+  let reading = false;
   let pressure: (paused: boolean) => void = () => undefined;
   const wake = () => {
     const w = waiter;
@@ -184,7 +190,7 @@ function createDraftQueue(highWaterMark: number): DraftQueue {
   return {
     push(event) {
       items.push(event);
-      if (!paused && items.length - head >= highWaterMark) {
+      if (reading && !paused && items.length - head >= highWaterMark) {
         paused = true;
         pressure(true);
       }
@@ -203,6 +209,7 @@ function createDraftQueue(highWaterMark: number): DraftQueue {
       pressure = listener;
     },
     async *[Symbol.asyncIterator]() {
+      reading = true;
       for (;;) {
         if (head < items.length) {
           const item = items[head++] as EventDraft;

@@ -67,6 +67,8 @@ export function isCredentialName(name: string): boolean {
   const upper = name.toUpperCase();
   if (NOT_CREDENTIALS.has(upper)) return false;
   if (EXACT.has(upper) || CREDENTIAL_PREFIX.test(upper)) return true;
+  // Glued spellings such as PGPASSWORD or MYSQLSECRET carry no separator to split on.
+  if (/PASSWORD|PASSWD|SECRET/.test(upper)) return true;
   const parts = upper.split(/[_.-]+/).filter(Boolean);
   if (parts.some((p) => SEGMENTS.has(p))) return true;
   // KEY only counts with a qualifier in front (API_KEY, ACCESS_KEY, PRIVATE_KEY, SECRET_KEY,

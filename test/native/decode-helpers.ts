@@ -79,7 +79,10 @@ export function summarise(events: EventDraft[]): RunSummary {
       case 'tool.failed':
       case 'tool.denied':
       case 'tool.cancelled':
-        tools[e.payload.toolCallId] = `${tools[e.payload.toolCallId]?.split(':')[0] ?? '?'}:${e.type.slice(5)}`;
+        {
+          const before = tools[e.payload.toolCallId] ?? '?:';
+          tools[e.payload.toolCallId] = `${before.slice(0, before.lastIndexOf(':'))}:${e.type.slice(5)}`;
+        }
         break;
       case 'usage.reported':
         usage = e.payload;

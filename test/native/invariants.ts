@@ -7,8 +7,9 @@ const TASK_TERMINALS = new Set(['task.completed', 'task.failed', 'task.cancelled
  * The state machines the reducer relies on, checked directly on decoded drafts. Returns a list
  * of violations (empty when the stream is well formed):
  * - every payload matches its zod schema and every draft carries a fidelity;
- * - the first non-diagnostic event is `task.started`, and there is at most one task terminal;
- * - each tool call starts once, has at most one terminal, and exactly one when the task settled;
+ * - the first non-diagnostic event is `task.started`; tasks run one after another, each settles
+ *   at most once (a stream may hold several runs, e.g. a resumed Codex thread);
+ * - each tool call starts once, has at most one terminal, and exactly one once its task settled;
  *   its events carry `correlationId` = toolCallId;
  * - approvals settle at most once, and none is left open when the task settled.
  */
@@ -28,14 +29,21 @@ export function violations(events: EventDraft[]): string[] {
       if (e.type !== 'task.started') problems.push(`#${i}: first event is ${e.type}, not task.started`);
       first = false;
     }
-    if (e.type === 'task.started') taskStarts++;
-    if (TASK_TERMINALS.has(e.type)) taskEnds++;
+    if (e.type === 'task.started') {
+      if (taskStarts > taskEnds) problems.push(`#${i}: task.started while the previous task is still running`);
+      taskStarts++;
+    }
+    if (TASK_TERMINALS.has(e.type)) {
+      taskEnds++;
+      for (const id of started) if ((ended.get(id) ?? 0) === 0) problems.push(`tool ${id} left open when its task settled`);
+      for (const [id, n] of approvals) if (n === 0) problems.push(`approval ${id} left open when its task settled`);
+    }
     if (e.type === 'tool.started') {
       const id = e.payload.toolCallId;
       if (started.has(id)) problems.push(`tool ${id} started twice`);
       started.add(id);
       if (e.correlationId !== id) problems.push(`tool ${id} start without correlationId`);
-      if (taskEnds > 0) problems.push(`tool ${id} started after the task settled`);
+      if (taskEnds >= taskStarts) problems.push(`tool ${id} started while no task runs`);
     }
     if (TOOL_TERMINALS.has(e.type)) {
       const id = (e.payload as { toolCallId: string }).toolCallId;
@@ -50,16 +58,12 @@ export function violations(events: EventDraft[]): string[] {
       else approvals.set(e.payload.approvalId, n + 1);
     }
   }
-  if (taskStarts !== 1 && events.some((e) => e.type !== 'diagnostic.raised')) problems.push(`${taskStarts} task.started events`);
-  if (taskEnds > 1) problems.push(`${taskEnds} task terminals`);
+  if (taskStarts === 0 && events.some((e) => e.type !== 'diagnostic.raised')) problems.push('no task.started');
+  if (taskEnds > taskStarts) problems.push(`${taskEnds} task terminals for ${taskStarts} tasks`);
   for (const id of started) {
     const n = ended.get(id) ?? 0;
     if (n > 1) problems.push(`tool ${id} has ${n} terminals`);
-    if (taskEnds === 1 && n !== 1) problems.push(`tool ${id} left open after the task settled`);
   }
-  for (const [id, n] of approvals) {
-    if (n > 1) problems.push(`approval ${id} settled ${n} times`);
-    if (taskEnds === 1 && n === 0) problems.push(`approval ${id} left open after the task settled`);
-  }
+  for (const [id, n] of approvals) if (n > 1) problems.push(`approval ${id} settled ${n} times`);
   return problems;
 }
