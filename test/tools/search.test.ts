@@ -41,7 +41,7 @@ describe('grep', () => {
     const insensitive = await grepTool.run({ pattern: 'todo', ignore_case: true, glob: '*.js' }, context(dir).ctx);
     expect(insensitive).toMatchObject({ output: 'src/c.js:1:todo lowercase' });
     const single = await grepTool.run({ pattern: 'answer', path: 'src/a.ts' }, context(dir).ctx);
-    expect(single).toMatchObject({ output: 'a.ts:1:export const answer = 42;' });
+    expect(single).toMatchObject({ output: 'src/a.ts:1:export const answer = 42;' });
   });
 
   it('reports an invalid regular expression as a failure', async () => {
