@@ -72,7 +72,9 @@ export const grepTool: Tool<Input> = {
           break search;
         }
         const line = lines[i]!.length > 300 ? `${lines[i]!.slice(0, 300)}...` : lines[i]!;
-        const hit = `${single ?? file}:${i + 1}:${line}`;
+        // Paths in hits are workspace-relative, whatever directory was searched.
+        const shown = single ?? (resolved.display === '.' ? file : `${resolved.display}/${file}`);
+        const hit = `${shown}:${i + 1}:${line}`;
         hits.push(hit);
         outChars += hit.length + 1;
       }

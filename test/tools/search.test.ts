@@ -48,3 +48,10 @@ describe('grep', () => {
     expect(await grepTool.run({ pattern: '(' }, context(scratch()).ctx)).toMatchObject({ status: 'failed', cause: 'TOOL_ERROR' });
   });
 });
+
+describe('grep paths', () => {
+  it('are workspace-relative when a subdirectory is searched', async () => {
+    const outcome = await grepTool.run({ pattern: 'TODO', path: 'src' }, context(scratch(files)).ctx);
+    expect(outcome).toMatchObject({ output: 'src/deep/b.ts:1:const TODO = 1; // TODO fix' });
+  });
+});
