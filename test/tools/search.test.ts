@@ -55,3 +55,10 @@ describe('grep paths', () => {
     expect(outcome).toMatchObject({ output: 'src/deep/b.ts:1:const TODO = 1; // TODO fix' });
   });
 });
+
+describe('glob paths', () => {
+  it('are workspace-relative when a subdirectory is searched', async () => {
+    const outcome = await globTool.run({ pattern: '*.ts', path: 'src/deep' }, context(scratch(files)).ctx);
+    expect(outcome).toMatchObject({ output: 'src/deep/b.ts' });
+  });
+});
