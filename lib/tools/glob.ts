@@ -12,7 +12,7 @@ type Input = z.infer<typeof Input>;
 /** `glob`: list files matching a pattern, skipping node_modules, .git and build output. */
 export const globTool: Tool<Input> = {
   name: 'glob',
-  description: 'List files matching a glob pattern (node_modules, .git and build output are skipped). Paths are relative to the searched directory.',
+  description: 'List files matching a glob pattern (node_modules, .git and build output are skipped). Paths are relative to the workspace.',
   inputSchema: Input,
   kind: 'search',
   gated: false,
@@ -29,7 +29,8 @@ export const globTool: Tool<Input> = {
         more = true;
         break;
       }
-      matches.push(file);
+      // Shown workspace-relative, so the model can pass them straight to read_file.
+      matches.push(resolved.display === '.' ? file : `${resolved.display}/${file}`);
     }
     const output = matches.length === 0 ? 'No files matched.' : matches.join('\n') + (more ? `\n[... more than ${ctx.limits.maxResults} matches; narrow the pattern]` : '');
     return {

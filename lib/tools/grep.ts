@@ -39,11 +39,13 @@ export const grepTool: Tool<Input> = {
     const filter = input.glob ? globToRegExp(input.glob) : undefined;
     let files: AsyncIterable<string> | string[];
     let base = resolved.absolute;
+    let single: string | undefined;
     try {
       const stat = await fs.stat(resolved.absolute);
       if (stat.isFile()) {
         base = path.dirname(resolved.absolute);
         files = [path.basename(resolved.absolute)];
+        single = resolved.display;
       } else files = walkFiles(resolved.absolute, { signal: ctx.signal });
     } catch {
       return { status: 'failed', cause: 'FILESYSTEM_ERROR', message: `${resolved.display}: no such file or directory` };
@@ -70,7 +72,9 @@ export const grepTool: Tool<Input> = {
           break search;
         }
         const line = lines[i]!.length > 300 ? `${lines[i]!.slice(0, 300)}...` : lines[i]!;
-        const hit = `${file}:${i + 1}:${line}`;
+        // Paths in hits are workspace-relative, whatever directory was searched.
+        const shown = single ?? (resolved.display === '.' ? file : `${resolved.display}/${file}`);
+        const hit = `${shown}:${i + 1}:${line}`;
         hits.push(hit);
         outChars += hit.length + 1;
       }

@@ -41,10 +41,24 @@ describe('grep', () => {
     const insensitive = await grepTool.run({ pattern: 'todo', ignore_case: true, glob: '*.js' }, context(dir).ctx);
     expect(insensitive).toMatchObject({ output: 'src/c.js:1:todo lowercase' });
     const single = await grepTool.run({ pattern: 'answer', path: 'src/a.ts' }, context(dir).ctx);
-    expect(single).toMatchObject({ output: 'a.ts:1:export const answer = 42;' });
+    expect(single).toMatchObject({ output: 'src/a.ts:1:export const answer = 42;' });
   });
 
   it('reports an invalid regular expression as a failure', async () => {
     expect(await grepTool.run({ pattern: '(' }, context(scratch()).ctx)).toMatchObject({ status: 'failed', cause: 'TOOL_ERROR' });
+  });
+});
+
+describe('grep paths', () => {
+  it('are workspace-relative when a subdirectory is searched', async () => {
+    const outcome = await grepTool.run({ pattern: 'TODO', path: 'src' }, context(scratch(files)).ctx);
+    expect(outcome).toMatchObject({ output: 'src/deep/b.ts:1:const TODO = 1; // TODO fix' });
+  });
+});
+
+describe('glob paths', () => {
+  it('are workspace-relative when a subdirectory is searched', async () => {
+    const outcome = await globTool.run({ pattern: '*.ts', path: 'src/deep' }, context(scratch(files)).ctx);
+    expect(outcome).toMatchObject({ output: 'src/deep/b.ts' });
   });
 });
