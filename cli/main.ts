@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from 'commander';
+import { registerReplay } from './commands/replay.js';
 import { registerSchema } from './commands/schema.js';
+import { registerSessions } from './commands/sessions.js';
 import { VERSION } from './version.js';
 
 /**
@@ -22,6 +24,8 @@ export function buildProgram(): Command {
       outputError: (s, write) => write(s.split('\n')[0] + '\n'),
     });
   registerSchema(program);
+  registerSessions(program);
+  registerReplay(program);
   return program;
 }
 

@@ -1,0 +1,4 @@
+export * from './store.js';
+export * from './location.js';
+export * from './session-index.js';
+export * from './content-store.js';

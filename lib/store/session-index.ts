@@ -1,0 +1,82 @@
+/**
+ * The session index: one small record per session (id, start, end, outcome, identity, prompt
+ * digest, event count) so that `minicode sessions` never scans events. The writer keeps the
+ * reducer's state of each open session and derives the entry from it, so the index and a
+ * rebuild apply the same outcome rule. The entry is rewritten at most once per event-loop turn
+ * per session (in the same LMDB batch as the events), so a crash loses at most that turn.
+ */
+import { createHash } from 'node:crypto';
+import type { OutputEvent } from '../events/index.js';
+import type { ReducerState, RunOutcomeState } from '../reducer/index.js';
+
+/** One row of the session index. */
+export interface SessionIndexEntry {
+  sessionId: string;
+  outcome: RunOutcomeState;
+  reason?: string;
+  startedAt?: string;
+  endedAt?: string;
+  origin?: string;
+  provider?: string;
+  model?: string;
+  agent?: string;
+  format?: string;
+  /** sha256 of the first prompt (from session.started, else the first task or user message). */
+  promptDigest?: string;
+  /** Durable events stored when the entry was last written. */
+  eventCount: number;
+  lastSeq?: number;
+  /** Pid of the process writing the session while it is open: a dead writer means interrupted. */
+  writerPid?: number;
+}
+
+/** sha256 digest of a prompt, as the index stores it. */
+export function promptDigest(text: string): string {
+  return 'sha256:' + createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+/** The prompt an event carries, for the digest when session.started had none. */
+export function promptOf(event: OutputEvent): string | undefined {
+  if (event.type === 'task.started') return event.payload.prompt;
+  if (event.type === 'user.message.received') return event.payload.text;
+  return undefined;
+}
+
+/** Build the index entry of a session from its reducer state. */
+export function indexEntryOf(state: ReducerState, extra: { digest?: string | undefined; writerPid?: number | undefined }): SessionIndexEntry {
+  const s = state.session;
+  const entry: SessionIndexEntry = { sessionId: state.sessionId, outcome: state.run.outcome, eventCount: state.durableEvents };
+  if (state.run.reason !== undefined) entry.reason = state.run.reason;
+  if (s.startedAt !== undefined) entry.startedAt = s.startedAt;
+  if (s.endedAt !== undefined) entry.endedAt = s.endedAt;
+  if (s.origin !== undefined) entry.origin = s.origin;
+  if (s.provider !== undefined) entry.provider = s.provider;
+  if (s.model !== undefined) entry.model = s.model;
+  if (s.agent !== undefined) entry.agent = s.agent;
+  if (s.format !== undefined) entry.format = s.format;
+  const digest = s.promptDigest ?? extra.digest;
+  if (digest !== undefined) entry.promptDigest = digest;
+  if (state.lastSeq !== undefined) entry.lastSeq = state.lastSeq;
+  if (extra.writerPid !== undefined && s.endedAt === undefined) entry.writerPid = extra.writerPid;
+  return entry;
+}
+
+/** True when a process with this pid exists (signal 0 probes without sending anything). */
+export function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * What a reader should show: a session still `running` whose writer is gone stopped before its
+ * terminal event, so it reads as `interrupted` (the stored entry itself is not rewritten).
+ */
+export function effectiveEntry(entry: SessionIndexEntry, alive: (pid: number) => boolean = pidAlive): SessionIndexEntry {
+  if (entry.outcome !== 'running') return entry;
+  if (entry.writerPid !== undefined && alive(entry.writerPid)) return entry;
+  return { ...entry, outcome: 'interrupted' };
+}

@@ -1,0 +1,184 @@
+/**
+ * The event store: durable `minicode.output.v1` events in embedded LMDB (msgpackr encoding with
+ * shared structures), keyed `[sessionId, seq]` so one session replays in order with a range
+ * scan; a session index; and a content store for large payloads.
+ *
+ * Writes use lmdb's async `put`, which batches every put of one event-loop turn into one
+ * transaction committed off the main thread; `append` never waits. `flushed()` resolves once
+ * everything appended so far is committed and synced: that is the acknowledgement a caller may
+ * rely on after a crash. Live events (deltas, progress) are not stored.
+ *
+ * LMDB allows one writer and many readers across processes: `replay` and `sessions` may read a
+ * store while another process writes it, and see every committed transaction.
+ */
+import fs from 'node:fs';
+import { open, type Database, type RootDatabase } from 'lmdb';
+import { EVENT_REGISTRY, type ContentRef, type OutputEvent } from '../events/index.js';
+import { MinicodeError } from '../errors.js';
+import { initialState, reduceOwned, type ReducerState } from '../reducer/index.js';
+import { createContentStore, type ContentLookup, type ContentRecord } from './content-store.js';
+import { effectiveEntry, indexEntryOf, promptDigest, promptOf, type SessionIndexEntry } from './session-index.js';
+
+/** Options of {@link openStore}. */
+export interface StoreOptions {
+  /** The store directory (created when missing unless `readOnly`). */
+  dir: string;
+  /** LZ4 compression of large values (lmdb `compression`); default false. */
+  compression?: boolean;
+  /** Largest content-store entry in bytes; default 8 MiB. */
+  maxContentBytes?: number;
+  /** Open for reading only (the directory must exist); default false. */
+  readOnly?: boolean;
+  /** Pid recorded in the index of sessions this process writes; default `process.pid`. */
+  writerPid?: number;
+  /** Clock for eviction markers; default `Date.now`. */
+  clock?: () => number;
+}
+
+/** An open store. */
+export interface EventStore {
+  readonly dir: string;
+  /** Queue a durable event for writing; returns false (and stores nothing) for a live event. */
+  append(event: OutputEvent): boolean;
+  /** Resolves when everything appended so far is committed and flushed to disk; rejects on a write error. */
+  flushed(): Promise<void>;
+  /** Stored events of one session, in sequence order (reads committed data only). */
+  iterateSession(sessionId: string): Iterable<OutputEvent>;
+  readSession(sessionId: string): OutputEvent[];
+  /** The index entry of one session, as a reader should show it (see `effectiveEntry`). */
+  getSession(sessionId: string): SessionIndexEntry | undefined;
+  /** Every session in the index, most recently started first. */
+  listSessions(): SessionIndexEntry[];
+  putContent(content: Uint8Array | string, options?: { mediaType?: string; preview?: string }): Promise<ContentRef>;
+  getContent(ref: ContentRef | string): ContentLookup;
+  evictContent(ref: ContentRef): Promise<ContentRef>;
+  /** Flush and close; the store must not be used afterwards. */
+  close(): Promise<void>;
+}
+
+type EventKey = [string, number];
+
+/** Open (or create) a store. Throws MINICODE_E_STORE when the directory cannot be opened. */
+export function openStore(options: StoreOptions): EventStore {
+  const { dir } = options;
+  if (!dir) throw new TypeError('openStore: dir is required');
+  let root: RootDatabase;
+  try {
+    if (!options.readOnly) fs.mkdirSync(dir, { recursive: true });
+    else if (!fs.existsSync(dir)) throw new MinicodeError('MINICODE_E_STORE', `no store at ${dir}`);
+    root = open({ path: dir, compression: options.compression ?? false, maxDbs: 8, readOnly: options.readOnly ?? false });
+  } catch (error) {
+    if (error instanceof MinicodeError) throw error;
+    throw new MinicodeError('MINICODE_E_STORE', `cannot open the store at ${dir}: ${(error as Error).message}`, {
+      action: 'check the path and its permissions, or pass --store DIR',
+      cause: error,
+    });
+  }
+  // Shared structures: msgpackr records the shape of an envelope once, so each event is stored
+  // as values only (smaller and faster; measured in bench/store.ts).
+  const events: Database<OutputEvent, EventKey> = root.openDB({ name: 'events', sharedStructuresKey: Symbol.for('structures') });
+  const sessions: Database<SessionIndexEntry, string> = root.openDB({ name: 'sessions' });
+  const contentDb: Database<ContentRecord, string> = root.openDB({ name: 'content' });
+  const contentOptions: { maxContentBytes?: number; clock?: () => number } = {};
+  if (options.maxContentBytes !== undefined) contentOptions.maxContentBytes = options.maxContentBytes;
+  if (options.clock !== undefined) contentOptions.clock = options.clock;
+  const content = createContentStore(contentDb, contentOptions);
+  const writerPid = options.writerPid ?? process.pid;
+
+  // Per open session: the reducer state (for the index entry) and the prompt digest.
+  const open_ = new Map<string, { state: ReducerState; digest?: string }>();
+  const dirty = new Set<string>();
+  let indexScheduled = false;
+  let lastPut: Promise<unknown> | undefined;
+  let writeError: unknown;
+  const onWriteError = (error: unknown) => {
+    writeError ??= error;
+  };
+
+  function sessionState(sessionId: string) {
+    let s = open_.get(sessionId);
+    if (!s) {
+      // A session resumed by this process: fold what is stored so the index stays truthful.
+      const stored = sessions.get(sessionId);
+      // Fold without settling: the session goes on, it is not interrupted.
+      const state = initialState(sessionId);
+      if (stored) for (const e of iterate(sessionId)) reduceOwned(state, e);
+      s = stored?.promptDigest === undefined ? { state } : { state, digest: stored.promptDigest };
+      open_.set(sessionId, s);
+    }
+    return s;
+  }
+
+  function writeIndexes(): void {
+    indexScheduled = false;
+    for (const id of dirty) {
+      const s = open_.get(id);
+      if (!s) continue;
+      track(sessions.put(id, indexEntryOf(s.state, { digest: s.digest, writerPid })));
+      if (s.state.session.endedAt !== undefined) open_.delete(id);
+    }
+    dirty.clear();
+  }
+
+  function track(p: Promise<unknown>): void {
+    // Every put of one batch shares one promise: attach the error handler once per batch.
+    if (p !== lastPut) {
+      lastPut = p;
+      p.then(undefined, onWriteError);
+    }
+  }
+
+  function* iterate(sessionId: string): Iterable<OutputEvent> {
+    for (const { value } of events.getRange({ start: [sessionId, 0], end: [sessionId, Number.MAX_SAFE_INTEGER] })) yield value;
+  }
+
+  return {
+    dir,
+    append(event) {
+      if (!EVENT_REGISTRY[event.type]?.durable) return false;
+      if (options.readOnly) throw new MinicodeError('MINICODE_E_STORE', 'the store is open read-only');
+      track(events.put([event.sessionId, event.seq], event));
+      const s = sessionState(event.sessionId);
+      reduceOwned(s.state, event);
+      if (s.digest === undefined) {
+        const prompt = promptOf(event);
+        if (prompt !== undefined) s.digest = promptDigest(prompt);
+      }
+      dirty.add(event.sessionId);
+      if (!indexScheduled) {
+        indexScheduled = true;
+        // Same event-loop turn, so the index entry joins the events' transaction.
+        queueMicrotask(writeIndexes);
+      }
+      return true;
+    },
+    async flushed() {
+      if (indexScheduled) writeIndexes();
+      await lastPut?.catch(() => undefined);
+      await events.flushed;
+      if (writeError !== undefined) {
+        throw new MinicodeError('MINICODE_E_STORE', `store write failed: ${(writeError as Error).message ?? String(writeError)}`, { cause: writeError });
+      }
+    },
+    iterateSession: iterate,
+    readSession(sessionId) {
+      return [...iterate(sessionId)];
+    },
+    getSession(sessionId) {
+      const entry = sessions.get(sessionId);
+      return entry && effectiveEntry(entry);
+    },
+    listSessions() {
+      const out: SessionIndexEntry[] = [];
+      for (const { value } of sessions.getRange({})) out.push(effectiveEntry(value));
+      return out.sort((a, b) => (b.startedAt ?? '').localeCompare(a.startedAt ?? '') || a.sessionId.localeCompare(b.sessionId));
+    },
+    putContent: (c, o) => content.put(c, o),
+    getContent: (ref) => content.get(ref),
+    evictContent: (ref) => content.evict(ref),
+    async close() {
+      if (!options.readOnly) await this.flushed();
+      await root.close();
+    },
+  };
+}
