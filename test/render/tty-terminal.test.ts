@@ -20,17 +20,27 @@ const tmux = (...args: string[]): string => execFileSync('tmux', ['-L', SOCKET, 
 let counter = 0;
 
 /** Run the demo in a fresh tmux window of the given width; returns the pane (history included) once the summary is drawn. */
-async function runInTmux(stream: string, columns: number, env: Record<string, string> = {}): Promise<{ text: string; styled: string }> {
+async function runInTmux(
+  stream: string,
+  columns: number,
+  env: Record<string, string> = {},
+  resize?: { afterMs: number; columns: number; pauseMs: number },
+): Promise<{ text: string; styled: string }> {
   const name = `r${counter++}`;
   const vars = Object.entries(env).map(([k, v]) => `${k}=${v}`).join(' ');
-  const command = `env -u NO_COLOR -u FORCE_COLOR ${vars} ${process.execPath} ${DEMO} ${path.join(ROOT, 'test/streams/events', `${stream}.jsonl`)} 15; sleep 30`;
+  const command = `env -u NO_COLOR -u FORCE_COLOR ${vars} ${process.execPath} ${DEMO} ${path.join(ROOT, 'test/streams/events', `${stream}.jsonl`)} ${resize?.pauseMs ?? 15}; sleep 30`;
   tmux('new-session', '-d', '-s', name, '-x', String(columns), '-y', '50', command);
   try {
+    if (resize) {
+      await new Promise((r) => setTimeout(r, resize.afterMs));
+      tmux('resize-window', '-t', name, '-x', String(resize.columns));
+    }
     const deadline = Date.now() + 15_000;
     for (;;) {
       const text = tmux('capture-pane', '-p', '-J', '-S', '-', '-t', name);
       if (/^usage: /m.test(text) || Date.now() > deadline) {
-        return { text: tmux('capture-pane', '-p', '-S', '-', '-t', name), styled: tmux('capture-pane', '-p', '-e', '-S', '-', '-t', name) };
+        // -J joins the rows the terminal wrapped, so each logical line reads whole.
+        return { text: tmux('capture-pane', '-p', '-J', '-S', '-', '-t', name), styled: tmux('capture-pane', '-p', '-e', '-S', '-', '-t', name) };
       }
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -81,7 +91,7 @@ describe.skipIf(!HAVE_TMUX || !BUILT)('the TTY renderer in a real terminal (tmux
 
   it('at 40 columns keeps settled lines intact (wrapped by the terminal) and the summary readable', async () => {
     const { text } = await runInTmux('failed-run', 40, { NO_COLOR: '1' });
-    const joined = tmuxJoined(text, 40);
+    const joined = text;
     expect(joined).toContain('◌ cancelled bash [call_x] 300ms - aborted');
     expect(joined).toContain('✗ failed session ses_failed · reason provider · 1.6s');
     expect(joined).toContain('tools: 1 ◌ cancelled');
@@ -91,25 +101,23 @@ describe.skipIf(!HAVE_TMUX || !BUILT)('the TTY renderer in a real terminal (tmux
 
   it('after an interrupted stream at 40 columns leaves one interrupted line and the partial text, no live rows', async () => {
     const { text } = await runInTmux('truncated', 40, { NO_COLOR: '1' });
-    const joined = tmuxJoined(text, 40);
+    const joined = text;
     expect(joined).toContain('! interrupted bash [call_t] - no terminal event');
     expect(joined).toContain('◐ partial message m1 did not complete');
     expect(joined.match(/Let me check the tests/g)).toHaveLength(1);
     expectNoStrayEscapes(text);
   });
+
+  it('survives a width change while the live region is drawn: nothing duplicated, nothing stale', async () => {
+    // Events every 400 ms: the tool starts at ~1.6 s; the window narrows from 100 to 30 at 2.0 s.
+    const { text } = await runInTmux('truncated', 100, { NO_COLOR: '1' }, { afterMs: 2000, columns: 30, pauseMs: 400 });
+    const joined = text;
+    expect(joined.match(/Let me check the tests/g)).toHaveLength(1);
+    expect(joined).toContain('… running bash [call_t] npm test');
+    expect(joined).toContain('! interrupted bash [call_t] - no terminal event');
+    expect(joined).toContain('! interrupted session ses_truncated');
+    expect(text).not.toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/);
+    expectNoStrayEscapes(text);
+  });
 });
 
-/** Re-join rows the terminal wrapped at exactly `columns` (a full row continues on the next). */
-function tmuxJoined(text: string, columns: number): string {
-  const out: string[] = [];
-  let carry = '';
-  for (const row of text.split('\n')) {
-    carry += row;
-    if ([...row].length < columns) {
-      out.push(carry);
-      carry = '';
-    }
-  }
-  if (carry) out.push(carry);
-  return out.join('\n');
-}
