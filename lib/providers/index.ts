@@ -1,4 +1,18 @@
 import type { DecoderFactory } from '../pipeline/types.js';
+import { createAnthropicDecoder } from './anthropic.js';
+import { createGeminiDecoder } from './gemini.js';
+import { createOllamaDecoder } from './ollama.js';
+import { createOpenAiChatDecoder } from './openai-chat.js';
+import { createOpenAiResponsesDecoder } from './openai-responses.js';
 
 /** Provider stream decoders by format name (`openai-chat`, `openai-responses`, `anthropic`, `gemini`, `ollama`). */
-export const PROVIDER_DECODERS: Partial<Record<string, DecoderFactory>> = {};
+export const PROVIDER_DECODERS: Partial<Record<string, DecoderFactory>> = {
+  'openai-chat': createOpenAiChatDecoder,
+  'openai-responses': createOpenAiResponsesDecoder,
+  anthropic: createAnthropicDecoder,
+  gemini: createGeminiDecoder,
+  ollama: createOllamaDecoder,
+};
+
+/** The provider format names, in a stable order. */
+export const PROVIDER_FORMATS = ['openai-chat', 'openai-responses', 'anthropic', 'gemini', 'ollama'] as const;
