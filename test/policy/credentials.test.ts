@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { isCredentialName, removedCredentialNames, scrubEnvironment } from '../../lib/policy/credentials.js';
+
+describe('the credential-name matcher', () => {
+  it.each([
+    'OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'GEMINI_API_KEY', 'GITHUB_TOKEN', 'GH_TOKEN', 'NPM_TOKEN', 'AWS_ACCESS_KEY_ID',
+    'AWS_SECRET_ACCESS_KEY', 'AWS_PROFILE', 'DB_PASSWORD', 'PGPASSWORD', 'MY_SECRET', 'SLACK_BOT_TOKEN', 'STRIPE_APIKEY',
+    'GOOGLE_APPLICATION_CREDENTIALS', 'AZURE_CLIENT_SECRET', 'DATABASE_URL', 'HF_TOKEN', 'SSH_AUTH_SOCK', 'CODEX_API_KEY',
+  ])('calls %s a credential', (name) => {
+    expect(isCredentialName(name)).toBe(true);
+  });
+
+  it.each(['PATH', 'HOME', 'LANG', 'TERM', 'NODE_OPTIONS', 'SHELL', 'USER', 'TOKENIZERS_PARALLELISM', 'MINICODE_CODEX_BIN', 'CI', 'KEYBOARD_LAYOUT'])(
+    'leaves %s alone',
+    (name) => {
+      expect(isCredentialName(name)).toBe(false);
+    },
+  );
+});
+
+describe('scrubEnvironment', () => {
+  const env = { PATH: '/bin', OPENAI_API_KEY: 'sk-1', ANTHROPIC_API_KEY: 'sk-ant', GITHUB_TOKEN: 'ghp', CODEX_HOME: '/c', CLAUDE_CONFIG_DIR: '/d', EMPTY: undefined };
+
+  it('keeps only the credentials an agent is allowed, by name or prefix', () => {
+    expect(scrubEnvironment(env, { keep: ['OPENAI_API_KEY', 'CODEX_*'] })).toEqual({ PATH: '/bin', OPENAI_API_KEY: 'sk-1', CODEX_HOME: '/c', CLAUDE_CONFIG_DIR: '/d' });
+  });
+
+  it('removes every credential when nothing is kept, and says which', () => {
+    expect(removedCredentialNames(env).sort()).toEqual(['ANTHROPIC_API_KEY', 'GITHUB_TOKEN', 'OPENAI_API_KEY']);
+  });
+});
