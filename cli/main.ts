@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from 'commander';
 import { registerBench } from './commands/bench.js';
+import { registerReplay } from './commands/replay.js';
 import { registerSchema } from './commands/schema.js';
+import { registerSessions } from './commands/sessions.js';
 import { VERSION } from './version.js';
 
 /**
@@ -24,6 +26,8 @@ export function buildProgram(): Command {
     });
   registerSchema(program);
   registerBench(program);
+  registerSessions(program);
+  registerReplay(program);
   return program;
 }
 

@@ -23,6 +23,11 @@ export interface Rebuilder {
   push(event: OutputEvent): void;
   /** The settled state; the rebuilder must not be used afterwards. */
   finish(): ReducerState;
+  /**
+   * The state without settling, for a session whose writer is still running (it is not
+   * interrupted, only unfinished); the rebuilder must not be used afterwards.
+   */
+  unsettled(): ReducerState;
 }
 
 /** Create an incremental rebuilder. Live events pushed to it are skipped. */
@@ -38,6 +43,9 @@ export function createRebuilder(options: RebuildOptions = {}): Rebuilder {
       const s = state ?? initialState('unknown');
       settleWith(new StateWriter(s, true));
       return s;
+    },
+    unsettled() {
+      return state ?? initialState(options.sessionId ?? 'unknown');
     },
   };
 }

@@ -1,0 +1,86 @@
+import type { Command } from 'commander';
+import type { OutputEvent } from '../../lib/events/index.js';
+import type { RunSummary } from '../../lib/reducer/index.js';
+
+interface ReplayOptions {
+  json?: boolean;
+  linear?: boolean;
+  store?: string;
+}
+
+/**
+ * `minicode replay SESSION [--json|--linear] [--store DIR]`: rebuild a stored session from its
+ * durable events. `--json` prints the stored envelopes one per line, then a summary line; the
+ * default (and, until the linear renderer is wired in, `--linear`) prints a plain text view.
+ * An unknown session exits 1 with MINICODE_E_SESSION_NOT_FOUND.
+ */
+export function registerReplay(program: Command): void {
+  program
+    .command('replay')
+    .description('rebuild a stored session and render it')
+    .argument('<session>', 'session id (see `minicode sessions`)')
+    .option('--json', 'stored envelopes as JSON lines, then a summary line')
+    .option('--linear', 'plain linear text (the default)')
+    .option('--store <dir>', 'store directory (default: $MINICODE_HOME/store, else $XDG_DATA_HOME/minicode/store)')
+    .action(async (sessionId: string, opts: ReplayOptions) => {
+      const fs = await import('node:fs');
+      const { OutputEventSchema, SCHEMA_NAME } = await import('../../lib/events/index.js');
+      const { MinicodeError } = await import('../../lib/errors.js');
+      const { createRebuilder, summarize } = await import('../../lib/reducer/index.js');
+      const { openStore, resolveStoreDir } = await import('../../lib/store/index.js');
+      const { formatEventLine, formatSummary } = await import('./replay-text.js');
+
+      const dir = resolveStoreDir({ flag: opts.store });
+      const fail = (error: InstanceType<typeof MinicodeError>) => {
+        if (opts.json) {
+          const summary = { schema: SCHEMA_NAME, type: 'summary', ok: false, error: { category: error.category, code: error.code, message: error.message } };
+          process.stdout.write(JSON.stringify(summary) + '\n');
+        }
+        process.stderr.write(`minicode: ${error.message}${error.action ? ` (${error.action})` : ''}\n`);
+        process.exitCode = error.exitCode;
+      };
+      if (!fs.existsSync(dir)) {
+        fail(new MinicodeError('MINICODE_E_SESSION_NOT_FOUND', `no session ${sessionId}: no store at ${dir}`, { action: 'pass --store DIR' }));
+        return;
+      }
+      let store;
+      try {
+        store = openStore({ dir, readOnly: true });
+      } catch (error) {
+        if (error instanceof MinicodeError) return fail(error);
+        throw error;
+      }
+      try {
+        const rebuilder = createRebuilder({ sessionId });
+        const out: string[] = [];
+        let count = 0;
+        let invalid = 0;
+        for (const stored of store.iterateSession(sessionId)) {
+          // The store is a trust boundary (DESIGN.md §1): validate what is read back.
+          const parsed = OutputEventSchema.safeParse(stored);
+          if (!parsed.success) {
+            invalid++;
+            continue;
+          }
+          const event = parsed.data as OutputEvent;
+          count++;
+          rebuilder.push(event);
+          const line = opts.json ? JSON.stringify(event) : formatEventLine(event);
+          if (line !== undefined) out.push(line + '\n');
+          if (out.length >= 256) process.stdout.write(out.splice(0).join(''));
+        }
+        if (count === 0 && store.getSession(sessionId) === undefined) {
+          fail(new MinicodeError('MINICODE_E_SESSION_NOT_FOUND', `no session ${sessionId} in ${dir}`, { action: 'run `minicode sessions` to list stored sessions' }));
+          return;
+        }
+        if (invalid > 0) process.stderr.write(`minicode: skipped ${invalid} stored event(s) that do not match ${SCHEMA_NAME}\n`);
+        // A session whose writer is still alive is unfinished, not interrupted.
+        const writing = store.getSession(sessionId)?.outcome === 'running';
+        const summary: RunSummary = summarize(writing ? rebuilder.unsettled() : rebuilder.finish());
+        out.push(opts.json ? JSON.stringify({ schema: SCHEMA_NAME, type: 'summary', ...summary }) + '\n' : formatSummary(summary));
+        process.stdout.write(out.join(''));
+      } finally {
+        await store.close();
+      }
+    });
+}

@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { displayText, oneLine } from '../../lib/render/display-text.js';
+import { jsonLine } from '../../lib/render/json-line.js';
+import { displayWidth, fitToWidth, rowsFor, wrapToWidth } from '../../lib/render/width.js';
+
+describe('display text at the projection boundary', () => {
+  it('removes CSI, OSC (BEL and ST terminated), 8-bit CSI, bidi and zero-width characters, keeping newlines and tabs', () => {
+    expect(displayText('a\u001b[31mb\u001b[0m')).toBe('ab');
+    expect(displayText('x\u001b]0;title\u0007y\u001b]8;;http://e\u001b\\z')).toBe('xyz');
+    expect(displayText('p\u009b2Jq')).toBe('pq');
+    expect(displayText('l\u202eevil\u2066i\u2069\u200bz\ufeff')).toBe('leviliz');
+    expect(displayText('one\r\ntwo\tthree\rfour\u0007\u0000')).toBe('one\ntwo\tthreefour');
+    expect(displayText('unterminated \u001b]0;title')).toBe('unterminated ');
+  });
+
+  it('never lets an ESC, C1 control or bidi override through, whatever the input', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: fc.constantFrom('\u001b', '[', ']', '\u0007', '\u009b', '\u202e', 'a', '3', ';', 'm', '\\', '\n') }), (s) => {
+        expect(displayText(s)).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
+      }),
+      { seed: 7, numRuns: 300 },
+    );
+  });
+
+  it('folds a one-line string and caps it with an ellipsis', () => {
+    expect(oneLine('  rm\n -rf\tbuild  ')).toBe('rm -rf build');
+    expect(oneLine('x'.repeat(300))).toHaveLength(200);
+    expect(oneLine('x'.repeat(300)).endsWith('…')).toBe(true);
+  });
+
+  it('encodes JSON lines with C1, bidi and line separators escaped, parsing back to the same data', () => {
+    const value = { s: 'a\u009bb\u202ec\u2028d\u001be' };
+    const line = jsonLine(value);
+    expect(line).not.toMatch(/[\u001b\u0080-\u009f\u202e\u2028]/);
+    expect(JSON.parse(line)).toEqual(value);
+  });
+});
+
+describe('terminal widths', () => {
+  it('counts wide characters as two columns and combining marks as none', () => {
+    expect(displayWidth('abc')).toBe(3);
+    expect(displayWidth('日本')).toBe(4);
+    expect(displayWidth('e\u0301')).toBe(1);
+  });
+
+  it('counts the rows a line wraps onto at a width', () => {
+    expect(rowsFor('', 40)).toBe(1);
+    expect(rowsFor('x'.repeat(40), 40)).toBe(1);
+    expect(rowsFor('x'.repeat(41), 40)).toBe(2);
+    expect(rowsFor('日'.repeat(30), 40)).toBe(2);
+  });
+
+  it('fits and wraps to a width', () => {
+    expect(fitToWidth('abcdefgh', 5)).toBe('abcd…');
+    expect(wrapToWidth('abcdefgh\nij', 3)).toEqual(['abc', 'def', 'gh', 'ij']);
+  });
+});

@@ -1,0 +1,123 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { ROOT } from '../helpers/cli.js';
+
+// The TTY renderer in a real terminal: tmux runs test/helpers/render-demo.mjs (the compiled
+// renderer from dist/, built by `npm test`), and we assert on what a person sees in the pane.
+// Skipped, with a note, where tmux or the build is missing.
+
+const HAVE_TMUX = spawnSync('tmux', ['-V']).status === 0;
+const DEMO = path.join(ROOT, 'test/helpers/render-demo.mjs');
+const BUILT = fs.existsSync(path.join(ROOT, 'dist/lib/render/index.js'));
+if (!HAVE_TMUX) console.warn('skipping real-terminal render tests: tmux is not installed');
+else if (!BUILT) console.warn('skipping real-terminal render tests: run `npx tsc -p .` first (npm test does)');
+
+const SOCKET = `minicode-render-${process.pid}`;
+const tmux = (...args: string[]): string => execFileSync('tmux', ['-L', SOCKET, ...args], { encoding: 'utf8' });
+
+let counter = 0;
+
+/** Run the demo in a fresh tmux window of the given width; returns the pane (history included) once the summary is drawn. */
+async function runInTmux(
+  stream: string,
+  columns: number,
+  env: Record<string, string> = {},
+  resize?: { afterMs: number; columns: number; pauseMs: number },
+): Promise<{ text: string; styled: string }> {
+  const name = `r${counter++}`;
+  const vars = Object.entries(env).map(([k, v]) => `${k}=${v}`).join(' ');
+  const command = `env -u NO_COLOR -u FORCE_COLOR ${vars} ${process.execPath} ${DEMO} ${path.join(ROOT, 'test/streams/events', `${stream}.jsonl`)} ${resize?.pauseMs ?? 15}; sleep 30`;
+  tmux('new-session', '-d', '-s', name, '-x', String(columns), '-y', '50', command);
+  try {
+    if (resize) {
+      await new Promise((r) => setTimeout(r, resize.afterMs));
+      tmux('resize-window', '-t', name, '-x', String(resize.columns));
+    }
+    const deadline = Date.now() + 15_000;
+    for (;;) {
+      const text = tmux('capture-pane', '-p', '-J', '-S', '-', '-t', name);
+      if (/^usage: /m.test(text) || Date.now() > deadline) {
+        // -J joins the rows the terminal wrapped, so each logical line reads whole.
+        return { text: tmux('capture-pane', '-p', '-J', '-S', '-', '-t', name), styled: tmux('capture-pane', '-p', '-e', '-S', '-', '-t', name) };
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  } finally {
+    tmux('kill-session', '-t', name);
+  }
+}
+
+/** Nothing of an escape sequence may show up as text: no ESC, no orphaned `[2K`, `[1A`, `[?25l`, `[31m`. */
+function expectNoStrayEscapes(text: string): void {
+  expect(text).not.toMatch(/\u001b/);
+  expect(text).not.toMatch(/\[(?:\d*[AK]|\?25[lh]|\d+(?:;\d+)*m)/);
+}
+
+describe.skipIf(!HAVE_TMUX || !BUILT)('the TTY renderer in a real terminal (tmux)', () => {
+  afterAll(() => {
+    spawnSync('tmux', ['-L', SOCKET, 'kill-server']);
+  });
+
+  it('shows statuses with glyphs and words, the message text and the final summary, with no stray escape text', async () => {
+    const { text, styled } = await runInTmux('tool-run', 100, { TERM: 'xterm-256color' });
+    for (const line of [
+      '✓ completed bash [call_1] 840ms - exit 0, 12 lines',
+      '✗ failed read_file [call_2] 1.1s - FILESYSTEM_ERROR: ENOENT: no such file',
+      '⊘ denied git_commit [call_4] 30ms - gated tool denied without a TTY',
+      '⊘ denied approval ap1 (no-tty)',
+      'Fixed the unused variable in src/a.ts.',
+      '✓ completed session ses_tools · 2.7s',
+      'tools: 2 ✓ completed, 1 ✗ failed, 1 ⊘ denied',
+    ]) {
+      expect(text).toContain(line);
+    }
+    expectNoStrayEscapes(text);
+    // The live region is gone: no spinner frame is left on screen.
+    expect(text).not.toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/);
+    // Colour is on here (the pane's styled capture has SGR) but only adds to glyph + word.
+    expect(styled).toMatch(/\u001b\[[0-9;]*m/);
+  });
+
+  it('with NO_COLOR=1 shows the same words and glyphs and no colour at all', async () => {
+    const { text, styled } = await runInTmux('tool-run', 100, { NO_COLOR: '1', TERM: 'xterm-256color' });
+    expect(text).toContain('✗ failed read_file [call_2] 1.1s');
+    expect(text).toContain('⊘ denied git_commit [call_4]');
+    expect(text).toContain('✓ completed session ses_tools');
+    expectNoStrayEscapes(text);
+    expect(styled).not.toMatch(/\u001b\[[0-9;]*[1-9][0-9;]*m/);
+  });
+
+  it('at 40 columns keeps settled lines intact (wrapped by the terminal) and the summary readable', async () => {
+    const { text } = await runInTmux('failed-run', 40, { NO_COLOR: '1' });
+    const joined = text;
+    expect(joined).toContain('◌ cancelled bash [call_x] 300ms - aborted');
+    expect(joined).toContain('✗ failed session ses_failed · reason provider · 1.6s');
+    expect(joined).toContain('tools: 1 ◌ cancelled');
+    expectNoStrayEscapes(text);
+    expect(text).not.toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/);
+  });
+
+  it('after an interrupted stream at 40 columns leaves one interrupted line and the partial text, no live rows', async () => {
+    const { text } = await runInTmux('truncated', 40, { NO_COLOR: '1' });
+    const joined = text;
+    expect(joined).toContain('! interrupted bash [call_t] - no terminal event');
+    expect(joined).toContain('◐ partial message m1 did not complete');
+    expect(joined.match(/Let me check the tests/g)).toHaveLength(1);
+    expectNoStrayEscapes(text);
+  });
+
+  it('survives a width change while the live region is drawn: nothing duplicated, nothing stale', async () => {
+    // Events every 400 ms: the tool starts at ~1.6 s; the window narrows from 100 to 30 at 2.0 s.
+    const { text } = await runInTmux('truncated', 100, { NO_COLOR: '1' }, { afterMs: 2000, columns: 30, pauseMs: 400 });
+    const joined = text;
+    expect(joined.match(/Let me check the tests/g)).toHaveLength(1);
+    expect(joined).toContain('… running bash [call_t] npm test');
+    expect(joined).toContain('! interrupted bash [call_t] - no terminal event');
+    expect(joined).toContain('! interrupted session ses_truncated');
+    expect(text).not.toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/);
+    expectNoStrayEscapes(text);
+  });
+});
+
