@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from 'commander';
+import { registerAcp } from './commands/acp.js';
 import { registerBench } from './commands/bench.js';
 import { registerSchema } from './commands/schema.js';
 import { VERSION } from './version.js';
@@ -24,6 +25,7 @@ export function buildProgram(): Command {
     });
   registerSchema(program);
   registerBench(program);
+  registerAcp(program);
   return program;
 }
 
