@@ -101,8 +101,10 @@ export function spawnAcp(args: string[] = []): AcpChild {
     stderr: () => Buffer.concat(errChunks).toString('utf8'),
     writeRaw(text) {
       for (const line of text.split('\n')) raw.add(line);
-      const writer = tappedStdin.getWriter();
-      void writer.write(new TextEncoder().encode(text)).finally(() => writer.releaseLock());
+      // Whole lines straight to the pipe: they interleave with the SDK's messages line by line.
+      const bytes = Buffer.from(text, 'utf8');
+      recordClient(bytes);
+      child.stdin.write(bytes);
     },
     async waitFor(predicate, what) {
       for (let i = 0; i < 500; i++) {

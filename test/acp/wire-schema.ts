@@ -16,11 +16,20 @@ export interface WireValidator {
 const require = createRequire(import.meta.url);
 const schema = require('@agentclientprotocol/sdk/schema/v1/schema.json') as { $defs: Record<string, { 'x-method'?: string }> };
 
-export function createWireValidator(): WireValidator {
-  const ajv = new Ajv2020.default({ strict: false, allErrors: true, logger: false });
+let shared: InstanceType<typeof Ajv2020.default> | undefined;
+
+/** One compiled schema per process: compiling it takes most of a second. */
+function compiled(): InstanceType<typeof Ajv2020.default> {
+  if (shared) return shared;
+  shared = new Ajv2020.default({ strict: false, allErrors: true, logger: false });
   // Numeric widths the schema names; JSON numbers are checked by type, which is enough here.
-  for (const format of ['int32', 'int64', 'uint16', 'uint32', 'uint64', 'double', 'uri']) ajv.addFormat(format, true);
-  ajv.addSchema(schema, 'acp');
+  for (const format of ['int32', 'int64', 'uint16', 'uint32', 'uint64', 'double', 'uri']) shared.addFormat(format, true);
+  shared.addSchema(schema, 'acp');
+  return shared;
+}
+
+export function createWireValidator(): WireValidator {
+  const ajv = compiled();
   const requestDef = new Map<string, string>();
   const responseDef = new Map<string, string>();
   for (const [name, def] of Object.entries(schema.$defs)) {
