@@ -33,6 +33,24 @@ export function stdioTransport(options: TransportOptions = {}): ObservedTranspor
  */
 export function observeResponses(inner: Stream): ObservedTransport {
   const waiting = new Map<JsonRpcId, Array<() => void>>();
+  // Requests read but not yet answered. At end of input the connection stays open until they
+  // are answered, so `printf '...' | minicode acp` gets every response before the exit.
+  const inflight = new Set<JsonRpcId>();
+  let drained: (() => void) | undefined;
+  const reader = inner.readable.getReader();
+  const readable = new ReadableStream<AnyMessage>({
+    async pull(controller) {
+      const { value, done } = await reader.read();
+      if (!done) {
+        if ('method' in value && 'id' in value) inflight.add(value.id);
+        controller.enqueue(value);
+        return;
+      }
+      if (inflight.size > 0) await new Promise<void>((resolve) => (drained = resolve));
+      controller.close();
+    },
+    cancel: (reason) => reader.cancel(reason),
+  });
   const writable = new WritableStream<AnyMessage>({
     async write(message) {
       const writer = inner.writable.getWriter();
@@ -42,6 +60,8 @@ export function observeResponses(inner: Stream): ObservedTransport {
         writer.releaseLock();
       }
       if ('id' in message && !('method' in message) && message.id !== null) {
+        inflight.delete(message.id);
+        if (inflight.size === 0) drained?.();
         const callbacks = waiting.get(message.id);
         if (callbacks) {
           waiting.delete(message.id);
@@ -53,7 +73,7 @@ export function observeResponses(inner: Stream): ObservedTransport {
     abort: (reason) => inner.writable.abort(reason),
   });
   return {
-    stream: { readable: inner.readable, writable },
+    stream: { readable, writable },
     afterResponse(id, fn) {
       const callbacks = waiting.get(id) ?? [];
       callbacks.push(fn);

@@ -93,4 +93,19 @@ describe('minicode acp without an agent', () => {
     expect(result.stdout).toBe('');
     expect(result.stderr).toContain('no agent is available');
   });
+
+  it('takes the provider flags of exec and answers every piped request before exiting at end of input', async () => {
+    const input = [
+      { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: 1 } },
+      { jsonrpc: '2.0', id: 2, method: 'session/new', params: { cwd: '/tmp', mcpServers: [] } },
+    ]
+      .map((m) => JSON.stringify(m))
+      .join('\n');
+    const flags = ['--provider', 'openai', '--model', 'gpt-test', '--base-url', 'http://127.0.0.1:9', '--cassette', '/nonexistent', '--store', '/nonexistent', '--allow-local-config'];
+    const result = await runCli(['acp', ...flags], { input: input + '\n', env: { MINICODE_ACP_SCRIPTED: '1' } });
+    expect(result.code).toBe(0);
+    const lines = result.stdout.trim().split('\n').map((l) => JSON.parse(l) as { id?: number; result?: { configOptions?: Array<{ id: string; currentValue: unknown }> } });
+    expect(lines.filter((l) => l.id !== undefined).map((l) => l.id)).toEqual([1, 2]);
+    expect(lines.find((l) => l.id === 2)?.result?.configOptions?.find((o) => o.id === 'model')?.currentValue).toBe('gpt-test');
+  });
 });
