@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from 'commander';
+import { registerAcp } from './commands/acp.js';
 import { registerBench } from './commands/bench.js';
 import { registerReplay } from './commands/replay.js';
 import { registerSchema } from './commands/schema.js';
@@ -28,6 +29,7 @@ export function buildProgram(): Command {
   registerBench(program);
   registerSessions(program);
   registerReplay(program);
+  registerAcp(program);
   return program;
 }
 

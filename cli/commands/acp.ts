@@ -1,0 +1,87 @@
+import type { Command } from 'commander';
+import type { AgentPort, AgentPortModule, AgentPortOptions } from '../../lib/acp/agent-port.js';
+
+interface AcpFlags {
+  provider?: string;
+  model?: string;
+  baseUrl?: string;
+  cassette?: string;
+  store?: string;
+  allowLocalConfig?: boolean;
+}
+
+/** The real port's module, relative to this compiled file; owned by the agent loop. */
+const REAL_PORT_MODULE = '../../lib/agent/acp-port.js';
+
+/**
+ * `minicode acp`: an Agent Client Protocol (v1) server on stdin/stdout. Takes the provider flags
+ * of `exec`. stdout carries only ACP messages; everything else goes to stderr.
+ */
+export function registerAcp(program: Command): void {
+  program
+    .command('acp')
+    .description('serve the Agent Client Protocol (v1) over stdio, for IDEs')
+    .option('--provider <name>', 'provider to use (as for exec)')
+    .option('--model <id>', 'model of new sessions')
+    .option('--base-url <url>', 'provider base URL')
+    .option('--cassette <dir>', 'replay recorded provider responses over loopback')
+    .option('--store <dir>', 'session store directory (LMDB)')
+    .option('--allow-local-config', 'trust .minicode/config.json in the working directory')
+    .action(async (flags: AcpFlags) => {
+      // Nothing but ACP may reach stdout: a stray console.log from a dependency would corrupt it.
+      console.log = console.error;
+      console.info = console.error;
+      console.debug = console.error;
+      const port = await loadPort(portOptions(flags));
+      if (!port) {
+        process.stderr.write(
+          'minicode acp: no agent is available: lib/agent/acp-port.js is not built into this installation ' +
+            '(set MINICODE_ACP_SCRIPTED=1 for the scripted test agent)\n',
+        );
+        process.exitCode = 1;
+        return;
+      }
+      const [{ createAcpServer }, { stdioTransport }, { VERSION }] = await Promise.all([
+        import('../../lib/acp/server.js'),
+        import('../../lib/acp/transport.js'),
+        import('../version.js'),
+      ]);
+      const server = createAcpServer(
+        { port, agentInfo: { name: 'minicode', version: VERSION }, ...(flags.model === undefined ? {} : { model: flags.model }) },
+        stdioTransport(),
+      );
+      await server.connect().closed;
+    });
+}
+
+function portOptions(flags: AcpFlags): AgentPortOptions {
+  const options: AgentPortOptions = { env: process.env };
+  if (flags.provider !== undefined) options.provider = flags.provider;
+  if (flags.model !== undefined) options.model = flags.model;
+  if (flags.baseUrl !== undefined) options.baseUrl = flags.baseUrl;
+  if (flags.cassette !== undefined) options.cassette = flags.cassette;
+  if (flags.store !== undefined) options.store = flags.store;
+  if (flags.allowLocalConfig) options.allowLocalConfig = true;
+  return options;
+}
+
+/**
+ * The scripted test agent when `MINICODE_ACP_SCRIPTED=1` (an explicit switch wins, so tests stay
+ * deterministic), else the real port when its module is installed, else undefined.
+ */
+async function loadPort(options: AgentPortOptions): Promise<AgentPort | undefined> {
+  if (process.env.MINICODE_ACP_SCRIPTED === '1') {
+    const { createScriptedPort } = await import('../../lib/acp/scripted-port.js');
+    return createScriptedPort();
+  }
+  let module: AgentPortModule;
+  try {
+    module = (await import(REAL_PORT_MODULE)) as AgentPortModule;
+  } catch (error) {
+    // Only "the module is not there" means no port; an error inside the module must surface.
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ERR_MODULE_NOT_FOUND' && String((error as Error).message).includes('acp-port')) return undefined;
+    throw error;
+  }
+  return module.createAgentPort(options);
+}

@@ -1,0 +1,83 @@
+import { Readable, Writable } from 'node:stream';
+import { ndJsonStream, type AnyMessage, type JsonRpcId, type Stream } from '@agentclientprotocol/sdk';
+
+/** Options of {@link stdioTransport}. */
+export interface TransportOptions {
+  input?: NodeJS.ReadableStream;
+  output?: NodeJS.WritableStream;
+  /** Largest incoming line; default 8 MiB. A longer line closes the connection (SDK behaviour). */
+  maxMessageBytes?: number;
+}
+
+/** A transport whose written responses can trigger follow-up messages. */
+export interface ObservedTransport {
+  stream: Stream;
+  /**
+   * Run `fn` once the response to request `id` has been written. ACP forbids updates for a
+   * session before its `session/new` response; messages sent from `fn` come after it on the wire.
+   */
+  afterResponse(id: JsonRpcId, fn: () => void): void;
+}
+
+/** ACP over newline-delimited JSON on stdin/stdout (or the given streams). */
+export function stdioTransport(options: TransportOptions = {}): ObservedTransport {
+  const input = Readable.toWeb((options.input ?? process.stdin) as Readable) as ReadableStream<Uint8Array>;
+  const output = Writable.toWeb((options.output ?? process.stdout) as Writable) as WritableStream<Uint8Array>;
+  return observeResponses(ndJsonStream(output, input, { maxMessageBytes: options.maxMessageBytes ?? 8 * 1024 * 1024 }));
+}
+
+/**
+ * Wrap a stream so that callbacks can wait for a response to be written. The SDK connection
+ * writes one message at a time and waits for each write, so whatever a callback sends is
+ * queued behind the response it waited for: ordering without timers.
+ */
+export function observeResponses(inner: Stream): ObservedTransport {
+  const waiting = new Map<JsonRpcId, Array<() => void>>();
+  // Requests read but not yet answered. At end of input the connection stays open until they
+  // are answered, so `printf '...' | minicode acp` gets every response before the exit.
+  const inflight = new Set<JsonRpcId>();
+  let drained: (() => void) | undefined;
+  const reader = inner.readable.getReader();
+  const readable = new ReadableStream<AnyMessage>({
+    async pull(controller) {
+      const { value, done } = await reader.read();
+      if (!done) {
+        if ('method' in value && 'id' in value) inflight.add(value.id);
+        controller.enqueue(value);
+        return;
+      }
+      if (inflight.size > 0) await new Promise<void>((resolve) => (drained = resolve));
+      controller.close();
+    },
+    cancel: (reason) => reader.cancel(reason),
+  });
+  const writable = new WritableStream<AnyMessage>({
+    async write(message) {
+      const writer = inner.writable.getWriter();
+      try {
+        await writer.write(message);
+      } finally {
+        writer.releaseLock();
+      }
+      if ('id' in message && !('method' in message) && message.id !== null) {
+        inflight.delete(message.id);
+        if (inflight.size === 0) drained?.();
+        const callbacks = waiting.get(message.id);
+        if (callbacks) {
+          waiting.delete(message.id);
+          for (const fn of callbacks) fn();
+        }
+      }
+    },
+    close: () => inner.writable.close(),
+    abort: (reason) => inner.writable.abort(reason),
+  });
+  return {
+    stream: { readable, writable },
+    afterResponse(id, fn) {
+      const callbacks = waiting.get(id) ?? [];
+      callbacks.push(fn);
+      waiting.set(id, callbacks);
+    },
+  };
+}
