@@ -3,8 +3,8 @@
  * push core (STYLE.md habit 1); `sse-stream.ts` is the thin Transform around it.
  *
  * Chunk-boundary hazards handled here, each with the state that carries it:
- * - a UTF-8 code point split across chunks: `TextDecoder` in streaming mode holds the partial
- *   sequence until the next chunk (invalid bytes become U+FFFD, never a throw);
+ * - a UTF-8 code point split across chunks: `utf8.ts` holds the partial sequence back until
+ *   the next chunk (invalid bytes become U+FFFD, never a throw);
  * - a BOM: exactly one U+FEFF is stripped, and only at the very start of the decoded stream
  *   (`atStart`), even when its three bytes arrive in separate chunks; a second one is data;
  * - a CR at the end of a chunk: it ends the line, but if the next chunk starts with LF that LF
@@ -14,6 +14,8 @@
  * - EOF without the blank line: the spec discards the pending event; we report it as
  *   truncated (and hand it to the caller, who decides, e.g. an unterminated `data: [DONE]`).
  */
+
+import { createUtf8Decoder } from './utf8.js';
 
 /** One dispatched event. `event` is undefined for the default type (`message`). */
 export interface SseEvent {
@@ -63,8 +65,8 @@ export function createSseFramer(options: SseFramerOptions): SseFramer {
   const maxEvent = options.maxEventBytes ?? 16 * 1024 * 1024;
   if (!(maxEvent > 0)) throw new TypeError('createSseFramer: maxEventBytes must be positive');
   const { onEvent, onComment, onRetry, onOverflow } = options;
-  // ignoreBOM: we strip the one leading BOM ourselves, so that a second one stays data (WPT format-bom-2).
-  const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+  // It keeps BOMs: we strip the one leading BOM ourselves, so that a second one stays data (WPT format-bom-2).
+  const decoder = createUtf8Decoder();
 
   let atStart = true;
   let skipLeadingLf = false;
@@ -256,10 +258,10 @@ export function createSseFramer(options: SseFramerOptions): SseFramer {
 
   return {
     feed(chunk) {
-      push(typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true }));
+      push(typeof chunk === 'string' ? chunk : decoder.decode(chunk));
     },
     end() {
-      push(decoder.decode());
+      push(decoder.flush());
       if (pieces.length > 0 || piecesLength > 0) {
         const line = pieces.join('');
         const offset = consumed - piecesLength;

@@ -87,6 +87,8 @@ export const createAnthropicDecoder: DecoderFactory = (options) =>
     }
 
     return {
+      // Keep-alives carry nothing: not parsed.
+      skip: (event) => event === 'ping',
       onJson(json, frame) {
         if (!isObject(json)) {
           r.diagnostic(DECODE_CODES.UNEXPECTED_SHAPE, 'a frame that is not a JSON object', { excerpt: frame.data, offset: frame.offset });

@@ -179,7 +179,7 @@ export const createGeminiDecoder: DecoderFactory = (options) =>
           r.finish('error');
           return;
         }
-        r.started({ responseId: str(json.responseId), model: str(json.modelVersion) });
+        if (!r.isStarted) r.started({ responseId: str(json.responseId), model: str(json.modelVersion) });
         let finish: string | undefined;
         if (Array.isArray(json.candidates)) {
           for (const cand of json.candidates) {

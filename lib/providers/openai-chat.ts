@@ -122,7 +122,8 @@ export const createOpenAiChatDecoder: DecoderFactory = (options) =>
           r.diagnostic(DECODE_CODES.UNEXPECTED_SHAPE, 'a chunk that is not a JSON object', { excerpt: frame.data, offset: frame.offset });
           return;
         }
-        r.started({ responseId: str(json.id) || undefined, model: str(json.model) || undefined });
+        // Azure's first chunk has empty id/model: learn them from a later chunk.
+        if (!r.isStarted || r.responseId === undefined) r.started({ responseId: str(json.id) || undefined, model: str(json.model) || undefined });
         if (json.error !== undefined && json.error !== null) {
           const { error, limit } = classifyProviderError(readErrorObject(json.error, frame.event === 'error' ? 'stream_error' : undefined));
           r.error(error, limit);

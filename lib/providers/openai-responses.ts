@@ -38,6 +38,17 @@ const INCOMPLETE: Record<string, StopReason> = { max_output_tokens: 'max_tokens'
 
 /** Progress events of built-in tools and other known events that carry nothing we show. */
 const QUIET = /^response\.(content_part\.|output_text\.(done|annotation)|refusal\.done|reasoning_summary_part\.done|reasoning_summary_text\.done|reasoning_text\.done|function_call_arguments\.done|custom_tool_call_input\.done|(web_search|file_search|code_interpreter|image_generation|mcp|mcp_list_tools|shell|local_shell|computer)_call|mcp_call|audio)/;
+/** Events that only repeat what the deltas and `output_item.done` already carry: never parsed. */
+const REPEATS = new Set([
+  'response.content_part.added',
+  'response.content_part.done',
+  'response.reasoning_summary_part.done',
+  'response.reasoning_summary_text.done',
+  'response.reasoning_text.done',
+  'response.function_call_arguments.done',
+  'response.custom_tool_call_input.done',
+  'response.refusal.done',
+]);
 const SERVER_ITEMS = /^(web_search|file_search|code_interpreter|image_generation|mcp|local_shell|shell|computer)_call$|^mcp_list_tools$/;
 
 /** Decoder for `openai-responses`. */
@@ -45,6 +56,8 @@ export const createOpenAiResponsesDecoder: DecoderFactory = (options) =>
   createSseJsonDecoder(options, 'openai-responses', (r) => {
     /** Items by output_index: their kind, and whether arguments streamed. */
     const items = new Map<string, { kind: string }>();
+    /** Text deltas seen in this response: then `output_text.done` only repeats them. */
+    let sawTextDelta = false;
 
     const keyOf = (json: Record<string, unknown>): string => {
       const i = int(json.output_index);
@@ -56,6 +69,7 @@ export const createOpenAiResponsesDecoder: DecoderFactory = (options) =>
       if (r.finished) {
         r.nextResponse();
         items.clear();
+        sawTextDelta = false;
       }
       r.started({ responseId: str(resp.id), model: str(resp.model) });
     }
@@ -118,6 +132,16 @@ export const createOpenAiResponsesDecoder: DecoderFactory = (options) =>
     }
 
     return {
+      skip(event, data) {
+        // Route on the event name, or on the leading `{"type":"..."` of data-only dialects; a
+        // payload whose type is not first is simply parsed.
+        let type = event;
+        if (type === undefined && data.startsWith('{"type":"')) type = data.slice(9, data.indexOf('"', 9));
+        if (type === undefined) return false;
+        if (type === 'response.output_text.done') return sawTextDelta;
+        if (type === 'response.in_progress') return r.isStarted && !r.finished;
+        return REPEATS.has(type);
+      },
       onJson(json, frame) {
         if (!isObject(json)) {
           r.diagnostic(DECODE_CODES.UNEXPECTED_SHAPE, 'a frame that is not a JSON object', { excerpt: frame.data, offset: frame.offset });
@@ -139,6 +163,7 @@ export const createOpenAiResponsesDecoder: DecoderFactory = (options) =>
           case 'response.output_item.done':
             return itemDone(json);
           case 'response.output_text.delta':
+            sawTextDelta = true;
             return r.textDelta(key, str(json.delta) ?? '', str(json.item_id));
           case 'response.refusal.delta':
             return r.refusalDelta(key, str(json.delta) ?? '', str(json.item_id));

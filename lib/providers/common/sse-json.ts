@@ -11,6 +11,12 @@ import { createResponseEmitter, type ResponseEmitter } from './response.js';
 
 /** What a provider plugs into {@link createSseJsonDecoder}. */
 export interface SseJsonHandlers {
+  /**
+   * Frames the decoder can drop unparsed (keep-alives, `.done` events that repeat text already
+   * streamed): JSON.parse dominates decoding, so not parsing what we do not need is the win.
+   * Gets the SSE event name and the raw data; must be cheap (a name or prefix check).
+   */
+  skip?(event: string | undefined, data: string): boolean;
   /** A parsed JSON payload (any JSON value) with its SSE event name. */
   onJson(json: unknown, frame: SseEvent): void;
   /** `data: [DONE]`; `unterminated` when it arrived without its blank line before EOF. */
@@ -35,6 +41,7 @@ export function createSseJsonDecoder(
       else r.diagnostic(DECODE_CODES.UNKNOWN_EVENT, `unexpected [DONE] in a ${provider} stream`, { excerpt: data, offset: frame.offset });
       return;
     }
+    if (h.skip?.(frame.event, data)) return;
     let json: unknown;
     try {
       json = JSON.parse(data);
