@@ -18,7 +18,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', fs
 const NM = path.join(ROOT, 'node_modules');
 
 /** The seed's densities, for comparison. */
-const SEED_DENSITIES: DensityTable = { code: 2.4, json: 2.4, prose: 4, cjkTokensPerChar: 1, perMessage: 4 };
+const SEED_DENSITIES: DensityTable = { code: 2.4, json: 2.4, jsonIndented: 2.4, prose: 4, cjkTokensPerChar: 1, perMessage: 4 };
 
 interface Sample {
   group: 'repo .ts' | 'node_modules .js' | 'node_modules .json' | 'node_modules .md' | 'LICENSE prose' | 'CJK messages';
