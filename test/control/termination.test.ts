@@ -213,12 +213,27 @@ describe('termination reasons', () => {
   it('busy: a run started while another runs settles busy and leaves the first alone', async () => {
     const guard = createRunGuard();
     let release!: () => void;
-    const first = guard.run(createTermination(), () => new Promise<string>((res) => (release = () => res('first'))));
+    let called = false;
+    const first = guard.run(createTermination(), () =>
+      runTurn({
+        ...parts(),
+        messages: [{ role: 'user', text: 'go' }],
+        provider: () => {
+          called = true;
+          return new Promise<Reply>((res) => (release = () => res(done)));
+        },
+      }),
+    );
+    await until(() => called);
+    expect(guard.running).toBe(true);
     const second = await guard.run(createTermination(), async () => 'second');
     expect(second.reason).toBe('busy');
     expect(second.error?.code).toBe('MINICODE_E_BUSY');
     release();
-    expect(await first).toMatchObject({ reason: 'completed', value: 'first' });
+    const r = await first;
+    expect(r.reason).toBe('completed');
+    expect(r.value).toMatchObject({ reason: 'completed', value: 'all done' });
+    expect(r.value?.poolEstimates).toHaveLength(1);
   });
 
   it('the tests above cover every reason of the event contract', () => {
