@@ -2,11 +2,13 @@
  * Worker: exact token count with the o200k_base vocabulary (shipped inside gpt-tokenizer,
  * works offline). Default export `(task) => result`; never throws across the boundary.
  */
-import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
+import { countTokens as countRaw } from 'gpt-tokenizer/encoding/o200k_base';
+import { countBounded } from '../lib/control/exact-count.js';
 import { failure, type CountTokensTask, type CountTokensValue, type WorkerResult } from '../lib/control/tasks.js';
 import { toPlainError } from '../lib/errors.js';
 
 const decoder = new TextDecoder();
+const countTokens = (text: string): number => countBounded(text, countRaw);
 
 /** Count the tokens of `task.bytes` (UTF-8) or `task.text`. */
 export default function countTokensTask(task: CountTokensTask): WorkerResult<CountTokensValue> {

@@ -2,13 +2,16 @@
  * Worker: estimate a whole transcript (NDJSON bytes) plus its fixed overhead, by the density
  * table or exactly with o200k. Default export `(task) => result`; never throws.
  */
-import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
+import { countTokens as countRaw } from 'gpt-tokenizer/encoding/o200k_base';
+import { countBounded } from '../lib/control/exact-count.js';
 import { DEFAULT_DENSITIES } from '../lib/control/density.js';
 import { estimateFixedTokens, estimateMessagesTokens } from '../lib/control/estimate.js';
 import { failure, type EstimateContextTask, type EstimateContextValue, type WorkerResult } from '../lib/control/tasks.js';
 import type { FixedContext, TranscriptMessage } from '../lib/control/transcript.js';
 import { decodeTranscript } from '../lib/control/wire.js';
 import { toPlainError } from '../lib/errors.js';
+
+const countTokens = (text: string): number => countBounded(text, countRaw);
 
 function exactMessage(m: TranscriptMessage, perMessage: number): number {
   switch (m.role) {

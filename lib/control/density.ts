@@ -12,8 +12,10 @@ export type ContentKind = 'code' | 'json' | 'prose' | 'cjk';
 export interface DensityTable {
   /** Source code: chars per token (measured 3.6-4.5 on o200k). Default 4.0. */
   code: number;
-  /** JSON: chars per token (measured ~2.7). Default 2.7. */
+  /** Compact JSON: chars per token (measured ~2.7-3.0). Default 2.7. */
   json: number;
+  /** Indented JSON (whitespace over 15% of chars): chars per token (measured 3.0-3.7). Default 3.3. */
+  jsonIndented: number;
   /** English prose: chars per token (measured ~4.2). Default 4.2. */
   prose: number;
   /** CJK characters: TOKENS per character (measured 0.6-0.8). Default 0.7. */
@@ -26,6 +28,7 @@ export interface DensityTable {
 export const DEFAULT_DENSITIES: Readonly<DensityTable> = Object.freeze({
   code: 4.0,
   json: 2.7,
+  jsonIndented: 3.3,
   prose: 4.2,
   cjkTokensPerChar: 0.7,
   perMessage: 4,
@@ -39,6 +42,8 @@ interface Census {
   codePunct: number;
   quotes: number;
   colons: number;
+  /** Spaces, tabs and newlines. */
+  whitespace: number;
 }
 
 function isCjk(c: number): boolean {
@@ -66,6 +71,9 @@ function census(text: string, from: number, to: number, into: Census): void {
         case 58: // :
           into.colons++;
           break;
+        case 32: case 9: case 10: case 13:
+          into.whitespace++;
+          break;
       }
     } else if (isCjk(c)) {
       into.cjk++;
@@ -80,7 +88,7 @@ const SAMPLE_WINDOW = 2 * 1024;
 const SAMPLE_COUNT = 6;
 
 function takeCensus(text: string): Census {
-  const c: Census = { chars: 0, cjk: 0, codePunct: 0, quotes: 0, colons: 0 };
+  const c: Census = { chars: 0, cjk: 0, codePunct: 0, quotes: 0, colons: 0, whitespace: 0 };
   if (text.length <= SAMPLE_ABOVE) {
     census(text, 0, text.length, c);
     return c;
@@ -97,6 +105,19 @@ function kindOf(text: string, c: Census): Exclude<ContentKind, 'cjk'> {
   if ((first === 123 || first === 91) && c.quotes / Math.max(1, c.chars) > 0.04) return 'json';
   if (c.codePunct / Math.max(1, c.chars) > 0.03) return 'code';
   return 'prose';
+}
+
+/**
+ * Chars per token for the non-CJK part. JSON splits three ways: mostly long string values
+ * (structure under 12% of chars, e.g. schemas full of descriptions) reads like prose;
+ * indented JSON is cheaper per char than compact JSON because indentation runs merge.
+ */
+function densityOf(text: string, c: Census, table: Readonly<DensityTable>): number {
+  const kind = kindOf(text, c);
+  if (kind !== 'json') return table[kind];
+  const n = Math.max(1, c.chars);
+  if ((c.quotes + c.codePunct + c.colons) / n < 0.12) return table.prose;
+  return c.whitespace / n > 0.15 ? table.jsonIndented : table.json;
 }
 
 /** Classify a text as code, JSON, prose or CJK (the kind of the majority of its characters). */
@@ -116,6 +137,5 @@ export function estimateTextTokens(text: string, table: Readonly<DensityTable> =
   const cjkShare = c.cjk / Math.max(1, c.chars);
   const cjkChars = Math.round(text.length * cjkShare);
   const otherChars = text.length - cjkChars;
-  const kind = kindOf(text, c);
-  return Math.ceil(cjkChars * table.cjkTokensPerChar + otherChars / table[kind]);
+  return Math.ceil(cjkChars * table.cjkTokensPerChar + otherChars / densityOf(text, c, table));
 }

@@ -47,6 +47,11 @@ export function sleep(ms: number, signal?: AbortSignal, timers: Timers = realTim
   });
 }
 
+/** Let every pending promise chain run: a macrotask turn comes after all microtasks. */
+const settle = async (): Promise<void> => {
+  for (let i = 0; i < 3; i++) await new Promise<void>((resolve) => setImmediate(resolve));
+};
+
 /** Timers driven by hand: `advance(ms)` fires what falls due, in order. */
 export interface ManualTimers extends Timers {
   advance(ms: number): Promise<void>;
@@ -74,6 +79,7 @@ export function createManualTimers(start = 0): ManualTimers {
     },
     now: () => now,
     async advance(ms) {
+      await settle();
       const target = now + ms;
       for (;;) {
         let first: [number, { at: number; fn: () => void }] | undefined;
@@ -82,11 +88,11 @@ export function createManualTimers(start = 0): ManualTimers {
         due.delete(first[0]);
         now = first[1].at;
         first[1].fn();
-        // Let promise chains waiting on this timer run before the next one fires.
-        for (let i = 0; i < 20; i++) await Promise.resolve();
+        // Let promise chains waiting on this timer run (and arm their next timer) first.
+        await settle();
       }
       now = target;
-      for (let i = 0; i < 20; i++) await Promise.resolve();
+      await settle();
     },
     get requested() {
       return requested;

@@ -6,6 +6,7 @@
  */
 import { watchBudgetLimit, type Budget } from '../../../lib/control/budget.js';
 import type { CompactionController } from '../../../lib/control/compaction.js';
+import { estimateContextInPool } from '../../../lib/control/offload.js';
 import { withRetry, type FailureClass } from '../../../lib/control/retry.js';
 import { settleRun, type Settled, type Termination } from '../../../lib/control/termination.js';
 import type { Timers } from '../../../lib/control/timers.js';
@@ -57,7 +58,8 @@ const classify = (e: unknown): FailureClass => {
 };
 
 /** Run one turn to its single settle point. */
-export async function runTurn(input: KernelInput): Promise<Settled<string> & { messages: TranscriptMessage[] }> {
+export async function runTurn(input: KernelInput): Promise<Settled<string> & { messages: TranscriptMessage[]; poolEstimates: number[] }> {
+  const poolEstimates: number[] = [];
   const turn = input.turn ?? 1;
   const fixed = input.fixed ?? { system: 'You are a coding agent.', toolSchemas: ['{"name":"bash","parameters":{"type":"object"}}'] };
   const maxSteps = input.maxSteps ?? 10;
@@ -81,6 +83,10 @@ export async function runTurn(input: KernelInput): Promise<Settled<string> & { m
         signal.throwIfAborted();
       }
       input.onStep?.(messages);
+      // The context figure for /status: an exact o200k count in the worker pool.
+      const exact = await estimateContextInPool(fixed, messages, { mode: 'exact', signal });
+      if (exact.ok) poolEstimates.push(exact.value.tokens);
+      signal.throwIfAborted();
       let reply: Reply;
       for (;;) {
         try {
@@ -115,5 +121,5 @@ export async function runTurn(input: KernelInput): Promise<Settled<string> & { m
       for (const c of reply.toolCalls) messages.push({ role: 'tool', toolCallId: c.id, content: `ran ${c.name}` });
     }
   });
-  return { ...settled, messages };
+  return { ...settled, messages, poolEstimates };
 }
