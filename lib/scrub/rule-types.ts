@@ -24,6 +24,8 @@ export type Suppress =
 export type Decision =
   | { kind: 'pending' }
   | { kind: 'none' }
+  /** Text in [p, end) is kept verbatim and not scanned again (our own markers). */
+  | { kind: 'skip'; end: number }
   | {
       kind: 'match';
       /** Text in [p, redactStart) is kept verbatim (e.g. `password = "`). */

@@ -62,6 +62,26 @@ function caseVariants(ch: string, ignoreCase: boolean): number[] {
   return [...set];
 }
 
+const compiled = new WeakMap<readonly SecretRule[], Dispatch>();
+
+/** Compile a rule table once; later redactors over the same array reuse it. */
+function compileCached(rules: readonly SecretRule[]): Dispatch {
+  let d = compiled.get(rules);
+  if (d === undefined) {
+    d = compile(rules);
+    compiled.set(rules, d);
+  }
+  return d;
+}
+
+/**
+ * The full rule table for a set of exact secrets: build it once and pass it as `rules` to
+ * every redactor (one per stream channel) so the dispatch is compiled only once.
+ */
+export function buildRuleTable(secrets: readonly NamedSecret[], rules: readonly SecretRule[] = DEFAULT_RULES): readonly SecretRule[] {
+  return secrets.length === 0 ? rules : [...exactValueRules(secrets), ...rules];
+}
+
 function compile(rules: readonly SecretRule[]): Dispatch {
   const first = new Uint8Array(65536);
   const pairs: (Entry[] | undefined)[] = new Array(128 * 128);
@@ -115,8 +135,8 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
   const maxBlock = options.maxSuppressedBlock ?? 65536;
   if (!(maxHoldback >= 256)) throw new TypeError('createRedactor: maxHoldback must be at least 256');
   if (!(maxBlock > 0)) throw new TypeError('createRedactor: maxSuppressedBlock must be positive');
-  const rules = [...exactValueRules(options.secrets ?? []), ...(options.rules ?? DEFAULT_RULES)];
-  const { first, pairs, high } = compile(rules);
+  const rules = buildRuleTable(options.secrets ?? [], options.rules ?? DEFAULT_RULES);
+  const { first, pairs, high } = compileCached(rules);
 
   /** Left context (already emitted original text) followed by the text not yet emitted. */
   let buf = '';
@@ -208,6 +228,11 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
           hold = j;
           i = j;
           break outer;
+        }
+        if (d.kind === 'skip') {
+          out.push(s.slice(j, d.end));
+          i = d.end;
+          continue outer;
         }
         if (d.redactStart > j) out.push(s.slice(j, d.redactStart));
         out.push(`[REDACTED:${d.label}]`);

@@ -4,10 +4,21 @@
  * keyword assignments. At one position the first rule that matches wins; at different
  * positions the leftmost candidate is decided first.
  */
-import type { SecretRule } from './rule-types.js';
+import { NONE, PENDING, type Decision, type SecretRule } from './rule-types.js';
 import { VENDOR_RULES } from './vendor-rules.js';
 import { CONTEXT_RULES } from './context-rules.js';
 import { KEYWORD_RULES } from './keyword-rule.js';
 
+/** Our own markers are kept as they are: redacting twice gives the same text. */
+const MARKER: SecretRule = {
+  id: 'marker',
+  triggers: ['[REDACTED:'],
+  decide(s: string, p: number, ended: boolean): Decision {
+    const close = s.indexOf(']', p + 10);
+    if (close < 0 || close > p + 100) return !ended && s.length < p + 100 ? PENDING : NONE;
+    return { kind: 'skip', end: close + 1 };
+  },
+};
+
 /** Every built-in rule, in priority order. */
-export const DEFAULT_RULES: readonly SecretRule[] = [...VENDOR_RULES, ...CONTEXT_RULES, ...KEYWORD_RULES];
+export const DEFAULT_RULES: readonly SecretRule[] = [MARKER, ...VENDOR_RULES, ...CONTEXT_RULES, ...KEYWORD_RULES];
