@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from 'commander';
 import { registerSchema } from './commands/schema.js';
+import { registerScrub } from './commands/scrub.js';
 import { VERSION } from './version.js';
 
 /**
@@ -22,6 +23,7 @@ export function buildProgram(): Command {
       outputError: (s, write) => write(s.split('\n')[0] + '\n'),
     });
   registerSchema(program);
+  registerScrub(program);
   return program;
 }
 
