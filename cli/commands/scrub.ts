@@ -22,7 +22,7 @@ export function registerScrub(program: Command): void {
       const sanitizer = scrub.createSanitizer();
       const redactor = scrub.createRedactor({ secrets: scrub.credentialSecretsFromEnv(process.env) });
       const write = async (text: string): Promise<void> => {
-        if (text.length > 0 && !process.stdout.write(text)) await events.once(process.stdout, 'drain');
+        if (text.length > 0 && !process.stdout.write(text)) await events.EventEmitter.once(process.stdout, 'drain');
       };
       try {
         // Open first so that a missing file is one clear error, not a half-written output.
