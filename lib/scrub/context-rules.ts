@@ -24,7 +24,7 @@ const privateKey: SecretRule = {
     boundary: false,
     pattern: '-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----',
     window: 76,
-    spaceEnds: false,
+    alphabet: 'A-Z0-9 \\-',
   }),
 };
 const pemDecide = privateKey.decide;

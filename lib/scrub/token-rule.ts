@@ -29,6 +29,12 @@ export interface TokenRuleSpec {
    * crosses whitespace is decided as soon as whitespace follows.
    */
   spaceEnds?: boolean;
+  /**
+   * Regex class source of every character a match can contain. When given, the candidate is
+   * decided as soon as a character outside it arrives (a shorter hold than waiting for
+   * whitespace); it must really cover the pattern, lookahead excepted.
+   */
+  alphabet?: string;
   /** Required shape of the text just before the trigger (tested on at most LEFT_CONTEXT chars). */
   before?: RegExp;
 }
@@ -39,6 +45,7 @@ export function tokenRule(spec: TokenRuleSpec): SecretRule {
   const label = spec.label ?? spec.id;
   const tail = spec.tail === undefined ? undefined : charClass(spec.tail);
   const spaceEnds = spec.spaceEnds ?? true;
+  const alphabet = spec.alphabet === undefined ? undefined : charClass(spec.alphabet);
   const window = spec.window;
   return {
     id: spec.id,
@@ -48,10 +55,11 @@ export function tokenRule(spec: TokenRuleSpec): SecretRule {
     decide(s: string, p: number, ended: boolean): Decision {
       if (spec.before !== undefined && !spec.before.test(s.slice(Math.max(0, p - LEFT_CONTEXT), p))) return NONE;
       if (!ended && s.length < p + window) {
-        if (!spaceEnds) return PENDING;
         let q = p;
         const lim = s.length;
-        while (q < lim && !isSpace(s.charCodeAt(q))) q++;
+        if (alphabet !== undefined) while (q < lim && alphabet(s.charCodeAt(q))) q++;
+        else if (spaceEnds) while (q < lim && !isSpace(s.charCodeAt(q))) q++;
+        else return PENDING;
         if (q === lim) return PENDING; // no whitespace yet: the token may still be growing
       }
       re.lastIndex = p;

@@ -23,19 +23,19 @@ export const VENDOR_RULES: readonly SecretRule[] = [
   // ghp_ personal, gho_ OAuth, ghu_ user-to-server, ghs_ server-to-server, ghr_ refresh; body
   // 36 base62 (last 6 a CRC32). gitleaks `github-pat`, `github-oauth`, `github-app-token`,
   // `github-refresh-token`.
-  tokenRule({ id: 'github-token', triggers: ['ghp_', 'gho_', 'ghu_', 'ghr_'], pattern: `gh[pour]_[${B62}]{30}`, window: 34, tail: `${B62}_` }),
+  tokenRule({ id: 'github-token', triggers: ['ghp_', 'gho_', 'ghu_', 'ghr_'], boundary: false, pattern: `gh[pour]_[${B62}]{30}`, window: 34, tail: `${B62}_` }),
   // ghs_: classic 36-char form, and the 2026 `ghs_<appId>_<JWT>` installation token (GitHub
   // changelog 2026-04-24; secretlint `secretlint-rule-github`).
-  tokenRule({ id: 'github-token', triggers: ['ghs_'], pattern: `ghs_[${B62}_]{30}`, window: 34, tail: `${B64URL}.` }),
+  tokenRule({ id: 'github-token', triggers: ['ghs_'], boundary: false, pattern: `ghs_[${B62}_]{30}`, window: 34, tail: `${B64URL}.` }),
   // Fine-grained PAT: `github_pat_` + 22 + `_` + 59 (GitHub docs "About personal access tokens";
   // gitleaks `github-fine-grained-pat`).
-  tokenRule({ id: 'github-token', triggers: ['github_pat_'], pattern: `github_pat_[${B62}_]{40}`, window: 51, tail: `${B62}_` }),
+  tokenRule({ id: 'github-token', triggers: ['github_pat_'], boundary: false, pattern: `github_pat_[${B62}_]{40}`, window: 51, tail: `${B62}_` }),
   // Legacy installation token `v1.<40 hex>` (octokit/auth-token.js README, token types).
   tokenRule({ id: 'github-token', triggers: ['v1.'], pattern: 'v1\\.[0-9a-f]{40}(?![A-Za-z0-9_])', window: 44 }),
 
   // Anthropic: `sk-ant-api03-`, `sk-ant-api04-`, `sk-ant-admin01-`, `sk-ant-oat01-` + ~95 chars
   // (Anthropic API docs "API keys"; secretlint `secretlint-rule-anthropic`). Before OpenAI.
-  tokenRule({ id: 'anthropic-api-key', triggers: ['sk-ant-'], pattern: `sk-ant-[a-z]{2,8}\\d{2}-[${B64URL}]{20}`, window: 40, tail: B64URL }),
+  tokenRule({ id: 'anthropic-api-key', triggers: ['sk-ant-'], boundary: false, pattern: `sk-ant-[a-z]{2,8}\\d{2}-[${B64URL}]{20}`, window: 40, tail: B64URL }),
   // OpenAI: `sk-` legacy (with `T3BlbkFJ`), `sk-proj-`, `sk-svcacct-`, `sk-admin-`, also
   // OpenRouter/DeepSeek `sk-...` keys (OpenAI docs "API keys"; secretlint
   // `secretlint-rule-openai`; gitleaks `openai-api-key`).
@@ -57,14 +57,14 @@ export const VENDOR_RULES: readonly SecretRule[] = [
 
   // Slack: `xoxb-`/`xoxp-`/`xoxa-`/`xoxe-`/`xoxo-`/`xoxr-`/`xoxs-`, `xoxe.xoxp-` rotating,
   // `xapp-` app-level (Slack API docs "Token types"; gitleaks `slack-*-token`).
-  tokenRule({ id: 'slack-token', triggers: ['xox'], pattern: `xox[a-z](?:\\.xox[a-z])?-[${B62}-]{10}`, window: 26, tail: `${B62}-` }),
-  tokenRule({ id: 'slack-token', triggers: ['xapp-'], pattern: `xapp-\\d-[${B62}-]{10}`, window: 18, tail: `${B62}-` }),
+  tokenRule({ id: 'slack-token', triggers: ['xox'], boundary: false, pattern: `xox[a-z](?:\\.xox[a-z])?-[${B62}-]{10}`, window: 26, tail: `${B62}-` }),
+  tokenRule({ id: 'slack-token', triggers: ['xapp-'], boundary: false, pattern: `xapp-\\d-[${B62}-]{10}`, window: 18, tail: `${B62}-` }),
   // Webhooks: hooks.slack.com/{services,workflows,triggers}/... (Slack docs "Incoming webhooks";
   // gitleaks `slack-webhook-url`). The scheme before it stays visible.
   tokenRule({ id: 'slack-webhook-url', triggers: ['hooks.slack.com/'], boundary: false, pattern: `hooks\\.slack\\.com/(?:services|workflows|triggers)/[${B62}_/+-]{16}`, window: 44, tail: `${B62}_/+-` }),
   // Discord webhooks and bot tokens (Discord developer docs; gitleaks `discord-*`).
   tokenRule({ id: 'discord-webhook-url', triggers: ['discord.com/api/webhooks/', 'discordapp.com/api/webhooks/'], boundary: false, pattern: `discord(?:app)?\\.com/api/webhooks/\\d{5,30}/[${B64URL}]{20}`, window: 90, tail: B64URL }),
-  tokenRule({ id: 'discord-bot-token', triggers: ['M', 'N', 'O'], pattern: `[MNO][${B62}]{23,27}\\.[${B64URL}]{6}\\.[${B64URL}]{27}`, window: 64, tail: B64URL }),
+  tokenRule({ id: 'discord-bot-token', triggers: ['M', 'N', 'O'], pattern: `[MNO][${B62}]{23,27}\\.[${B64URL}]{6}\\.[${B64URL}]{27}`, window: 64, alphabet: `${B64URL}.`, tail: B64URL }),
 
   // Stripe secret and restricted keys; `pk_` publishable keys are public and stay (Stripe docs
   // "API keys"; gitleaks `stripe-access-token`). Webhook signing secrets `whsec_`.
@@ -74,17 +74,18 @@ export const VENDOR_RULES: readonly SecretRule[] = [
   // npm granular/automation tokens `npm_` + 36 (npm docs "About access tokens"; gitleaks `npm-access-token`).
   tokenRule({ id: 'npm-token', triggers: ['npm_'], pattern: `npm_[${B62}]{36}`, window: 40, tail: B62, check: hasDigit }),
   // PyPI: macaroon `pypi-AgEIcHlwaS5vcmc...` (PyPI docs "API tokens"; gitleaks `pypi-upload-token`).
-  tokenRule({ id: 'pypi-token', triggers: ['pypi-AgE'], pattern: `pypi-AgE[${B64URL}]{40}`, window: 48, tail: B64URL }),
+  tokenRule({ id: 'pypi-token', triggers: ['pypi-AgE'], boundary: false, pattern: `pypi-AgE[${B64URL}]{40}`, window: 48, tail: B64URL }),
 
   // GitLab token prefixes (GitLab docs "Token overview: token prefixes"; gitleaks `gitlab-*`).
   tokenRule({
     id: 'gitlab-token',
     triggers: ['glpat-', 'glptt-', 'glrt-', 'gldt-', 'glcbt-', 'glimt-', 'glagent-', 'gloas-', 'glsoat-', 'glffct-', 'glft-', 'glcf-', 'glwt-', 'glrtr-'],
+    boundary: false,
     pattern: `gl[a-z]{2,6}-[${B64URL}]{20}`,
     window: 29,
     tail: `${B64URL}.`,
   }),
-  tokenRule({ id: 'gitlab-token', triggers: ['GR1348941'], pattern: `GR1348941[${B64URL}]{20}`, window: 29, tail: B64URL }),
+  tokenRule({ id: 'gitlab-token', triggers: ['GR1348941'], boundary: false, pattern: `GR1348941[${B64URL}]{20}`, window: 29, tail: B64URL }),
 
   // JWT: base64url header `eyJ` . payload . signature (RFC 7519; gitleaks `jwt`). A lone header
   // (no dot) is not a token. Grafana `eyJrIjoi` keys share the prefix (gitleaks `grafana-api-key`).
@@ -97,7 +98,7 @@ export const VENDOR_RULES: readonly SecretRule[] = [
   tokenRule({ id: '1password-service-account-token', triggers: ['ops_eyJ'], pattern: `ops_eyJ[${B64}]{100}`, window: 107, tail: B64 }),
 
   // Docker Hub PAT / org access token (Docker docs "Access tokens"; secretlint `secretlint-rule-docker`).
-  tokenRule({ id: 'docker-pat', triggers: ['dckr_pat_', 'dckr_oat_'], pattern: `dckr_[po]at_[${B64URL}]{20}`, window: 29, tail: B64URL }),
+  tokenRule({ id: 'docker-pat', triggers: ['dckr_pat_', 'dckr_oat_'], boundary: false, pattern: `dckr_[po]at_[${B64URL}]{20}`, window: 29, tail: B64URL }),
   // Figma PAT `figd_` (Figma developer docs; secretlint `secretlint-rule-figma`).
   tokenRule({ id: 'figma-pat', triggers: ['figd_'], pattern: `figd_[${B64URL}]{30}`, window: 35, tail: B64URL }),
   // Fly.io `fo1_`, `fm1a_`/`fm1r_`/`fm2_` macaroons (gitleaks `flyio-access-token`).
@@ -144,9 +145,9 @@ export const VENDOR_RULES: readonly SecretRule[] = [
   // Tailscale `tskey-<kind>-<id>-<secret>` (Tailscale docs "API keys"; secretlint `secretlint-rule-tailscale`).
   tokenRule({ id: 'tailscale-key', triggers: ['tskey-'], pattern: `tskey-[a-z]{2,10}-[${B62}]{6,40}-[${B62}]{10}`, window: 70, tail: B62 }),
   // HashiCorp Vault `hvs.`/`hvb.`/`hvr.` (Vault docs "Tokens: token prefixes"; gitleaks `vault-*`).
-  tokenRule({ id: 'vault-token', triggers: ['hvs.', 'hvb.', 'hvr.'], pattern: `hv[sbr]\\.[${B64URL}]{24}`, window: 28, tail: B64URL }),
+  tokenRule({ id: 'vault-token', triggers: ['hvs.', 'hvb.', 'hvr.'], boundary: false, pattern: `hv[sbr]\\.[${B64URL}]{24}`, window: 28, tail: B64URL }),
   // Legacy Vault service token `s.` + 24 base62, only with mixed case and digits.
-  tokenRule({ id: 'vault-token', triggers: ['s.'], pattern: `s\\.[${B62}]{24}(?![A-Za-z0-9_])`, window: 27, check: mixed }),
+  tokenRule({ id: 'vault-token', triggers: ['s.'], pattern: `s\\.[${B62}]{24}(?![A-Za-z0-9_])`, window: 27, alphabet: `${B62}.`, check: mixed }),
   // Vercel `vck_`/`vca_`/`vcr_`/`vci_`/`vcp_` (Vercel changelog 2025; secretlint `secretlint-rule-vercel`).
   tokenRule({ id: 'vercel-token', triggers: ['vck_', 'vca_', 'vcr_', 'vci_', 'vcp_'], pattern: `vc[karip]_[${B62}]{24}`, window: 28, tail: B62 }),
   // Cloudflare `cfat_`/`cfut_`/`cfk_` (Cloudflare changelog 2026; secretlint `secretlint-rule-cloudflare`).
@@ -164,7 +165,7 @@ export const VENDOR_RULES: readonly SecretRule[] = [
   // Facebook app token `<app id>|<secret>` (gitleaks `facebook-secret`): matched from `|`.
   tokenRule({ id: 'facebook-token', triggers: ['|'], boundary: false, before: /(?:^|[^0-9])\d{15,16}$/, pattern: `\\|[${B64URL}]{27,40}(?![A-Za-z0-9_-])`, window: 42 }),
   // Mailchimp `<32 hex>-us<N>` (Mailchimp docs "API keys"; gitleaks `mailchimp-api-key`).
-  tokenRule({ id: 'mailchimp-api-key', triggers: [...'0123456789abcdef'], pattern: '[0-9a-f]{32}-us\\d{1,2}(?![A-Za-z0-9])', window: 38 }),
+  tokenRule({ id: 'mailchimp-api-key', triggers: [...'0123456789abcdef'], pattern: '[0-9a-f]{32}-us\\d{1,2}(?![A-Za-z0-9])', window: 38, alphabet: '0-9a-fus-' }),
   // Atlassian API token `ATATT3` (Atlassian docs; gitleaks `atlassian-api-token`).
   tokenRule({ id: 'atlassian-api-token', triggers: ['ATATT3'], pattern: `ATATT3[${B64URL}=]{100}`, window: 106, tail: `${B64URL}=` }),
   // A few more common AI and infra formats (vendor docs): Replicate `r8_`, Perplexity `pplx-`,
