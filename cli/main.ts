@@ -5,6 +5,7 @@ import { registerBench } from './commands/bench.js';
 import { registerReplay } from './commands/replay.js';
 import { registerSchema } from './commands/schema.js';
 import { registerSessions } from './commands/sessions.js';
+import { registerScrub } from './commands/scrub.js';
 import { VERSION } from './version.js';
 
 /**
@@ -30,6 +31,7 @@ export function buildProgram(): Command {
   registerSessions(program);
   registerReplay(program);
   registerAcp(program);
+  registerScrub(program);
   return program;
 }
 

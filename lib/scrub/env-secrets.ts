@@ -1,0 +1,75 @@
+/**
+ * Exact-value masking of credentials known at start-up, as CI runners do (GitHub Actions'
+ * SecretMasker masks every registered value and its common encodings): if the value of
+ * `OPENAI_API_KEY` appears anywhere in the output, whatever its shape, it is replaced by
+ * `[REDACTED:env:OPENAI_API_KEY]`.
+ */
+import type { Decision, SecretRule } from './rule-types.js';
+
+/** A secret value to mask exactly, with the name shown in its marker. */
+export interface NamedSecret {
+  name: string;
+  value: string;
+}
+
+/** Values shorter than this are not masked: too many false hits (`true`, `8080`, ...). Default 8. */
+export const MIN_SECRET_VALUE_LENGTH = 8;
+
+/**
+ * Names of credential variables: `*_API_KEY`, `*_TOKEN`, `*_SECRET*`, `*PASSWORD*`, `*PASSWD*`,
+ * `*_ACCESS_KEY*`, `*_PRIVATE_KEY*`, `*CREDENTIAL*`, `*_AUTH*`, `*_PAT`, `*_SAS*`, plus
+ * `GITHUB_TOKEN`-style names. Case-insensitive.
+ */
+export const CREDENTIAL_NAME =
+  /(?:^|_)(?:API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIALS?|AUTH|PAT|SAS|CONNECTION_STRING|DSN|SESSION_KEY|CLIENT_KEY|SIGNING_KEY|ENCRYPTION_KEY|MASTER_KEY|WEBHOOK_URL)(?:_|$)|SECRET|PASSWORD|PASSWD|TOKEN$/i;
+
+/** Values that are obviously not secrets even under a credential name. */
+function isTrivialValue(value: string): boolean {
+  return /^(?:true|false|null|none|undefined|\d+|[*x.]+)$/i.test(value);
+}
+
+/**
+ * The credential values of an environment: every variable whose name looks like a credential
+ * and whose value has at least {@link MIN_SECRET_VALUE_LENGTH} characters.
+ */
+export function credentialSecretsFromEnv(env: Readonly<Record<string, string | undefined>>): NamedSecret[] {
+  const out: NamedSecret[] = [];
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined || value.length < MIN_SECRET_VALUE_LENGTH) continue;
+    if (!CREDENTIAL_NAME.test(name) || isTrivialValue(value)) continue;
+    out.push({ name, value });
+  }
+  return out;
+}
+
+/** The forms in which a value may appear in output: raw, JSON-escaped, URL-encoded, base64, per line. */
+function encodings(value: string): string[] {
+  const forms = new Set<string>([value]);
+  forms.add(JSON.stringify(value).slice(1, -1));
+  forms.add(encodeURIComponent(value));
+  forms.add(Buffer.from(value, 'utf8').toString('base64').replace(/=+$/, ''));
+  // Multi-line values (keys, certificates) are also masked line by line, like the Actions runner.
+  if (value.includes('\n')) for (const line of value.split(/\r?\n/)) if (line.trim().length >= MIN_SECRET_VALUE_LENGTH) forms.add(line.trim());
+  return [...forms].filter((f) => f.length >= MIN_SECRET_VALUE_LENGTH);
+}
+
+/** One rule per distinct form of each secret, longest first so a longer form wins over its prefix. */
+export function exactValueRules(secrets: readonly NamedSecret[]): SecretRule[] {
+  const forms: { name: string; form: string }[] = [];
+  const seen = new Set<string>();
+  for (const { name, value } of secrets) {
+    if (value.length < MIN_SECRET_VALUE_LENGTH) continue;
+    for (const form of encodings(value)) {
+      if (seen.has(form)) continue;
+      seen.add(form);
+      forms.push({ name, form });
+    }
+  }
+  forms.sort((a, b) => b.form.length - a.form.length);
+  return forms.map(({ name, form }) => ({
+    id: 'env-value',
+    triggers: [form],
+    // The dispatch has already compared the whole literal: this is a decided match.
+    decide: (_s: string, p: number): Decision => ({ kind: 'match', redactStart: p, redactEnd: p + form.length, label: `env:${name}` }),
+  }));
+}

@@ -1,0 +1,274 @@
+/**
+ * Streaming secret redactor: text in, text with every secret replaced by `[REDACTED:<kind>]`.
+ *
+ * How it stays fast: no rule regex runs over the text. One loop looks at each character once
+ * through a first-character table; only where a trigger's first two characters appear
+ * (`gh`, `sk`, `-----`, `pa` of password, ...) does it compare the trigger literal, and only
+ * when the literal is there does the rule's own sticky regex or detector run, anchored there.
+ *
+ * How it stays correct across chunks: text is emitted as soon as it cannot be the start of a
+ * secret. From a candidate position on, text is held until every rule triggered there has
+ * decided; each rule looks at a bounded window (see `rule-types.ts`), so a decision never
+ * depends on where the chunks were cut, and `redactText(s)` equals any chunked run. Once a
+ * match is decided the marker is emitted at once and the rest of the token (or a whole
+ * private-key block) is dropped as it streams past, without being buffered. If a candidate
+ * is still undecided when `maxHoldback` characters are held, the held text is redacted
+ * (fail closed); with the default rules this bound is never reached.
+ */
+import { DEFAULT_RULES } from './secret-rules.js';
+import { LEFT_CONTEXT, isWordChar, type Decision, type SecretRule, type Suppress } from './rule-types.js';
+import { exactValueRules, type NamedSecret } from './env-secrets.js';
+
+/** Options of {@link createRedactor}. */
+export interface RedactorOptions {
+  /** The rule table; default {@link DEFAULT_RULES}. */
+  rules?: readonly SecretRule[];
+  /** Exact values to mask wherever they appear (credential env values); default none. */
+  secrets?: readonly NamedSecret[];
+  /** Most characters held for one undecided candidate before failing closed; default 4096. */
+  maxHoldback?: number;
+  /** Longest private-key block dropped before scanning resumes; default 65536. */
+  maxSuppressedBlock?: number;
+}
+
+/** A push redactor. */
+export interface Redactor {
+  push(text: string): string;
+  end(): string;
+}
+
+interface Entry {
+  rule: SecretRule;
+  literal: string;
+  ignoreCase: boolean;
+  boundary: boolean;
+}
+
+/** The compiled dispatch: which rules may start at a character pair. */
+interface Dispatch {
+  /** Non-zero for every code unit that starts some trigger (either case when ignoreCase). */
+  first: Uint8Array;
+  /** Entries by `c1 * 128 + c2` for ASCII c1 (c2 >= 127 and end-of-text share bucket 127/0). */
+  pairs: (Entry[] | undefined)[];
+  /** Entries whose first code unit is not ASCII (exact values), by first code unit. */
+  high: Map<number, Entry[]>;
+}
+
+const END_BUCKET = 0;
+
+function caseVariants(ch: string, ignoreCase: boolean): number[] {
+  if (!ignoreCase) return [ch.charCodeAt(0)];
+  const set = new Set([ch.toLowerCase().charCodeAt(0), ch.toUpperCase().charCodeAt(0)]);
+  return [...set];
+}
+
+const compiled = new WeakMap<readonly SecretRule[], Dispatch>();
+
+/** Compile a rule table once; later redactors over the same array reuse it. */
+function compileCached(rules: readonly SecretRule[]): Dispatch {
+  let d = compiled.get(rules);
+  if (d === undefined) {
+    d = compile(rules);
+    compiled.set(rules, d);
+  }
+  return d;
+}
+
+/**
+ * The full rule table for a set of exact secrets: build it once and pass it as `rules` to
+ * every redactor (one per stream channel) so the dispatch is compiled only once.
+ */
+export function buildRuleTable(secrets: readonly NamedSecret[], rules: readonly SecretRule[] = DEFAULT_RULES): readonly SecretRule[] {
+  return secrets.length === 0 ? rules : [...exactValueRules(secrets), ...rules];
+}
+
+function compile(rules: readonly SecretRule[]): Dispatch {
+  const first = new Uint8Array(65536);
+  const pairs: (Entry[] | undefined)[] = new Array(128 * 128);
+  const high = new Map<number, Entry[]>();
+  for (const rule of rules) {
+    const ignoreCase = rule.ignoreCase ?? false;
+    for (const literal of rule.triggers) {
+      if (literal.length === 0) throw new Error(`secret rule ${rule.id}: empty trigger`);
+      const entry: Entry = { rule, literal: ignoreCase ? literal.toLowerCase() : literal, ignoreCase, boundary: rule.boundary ?? false };
+      for (const c1 of caseVariants(literal[0] as string, ignoreCase)) {
+        first[c1] = 1;
+        if (c1 >= 128) {
+          const list = high.get(c1) ?? [];
+          list.push(entry);
+          high.set(c1, list);
+          continue;
+        }
+        const seconds = literal.length > 1 ? caseVariants(literal[1] as string, ignoreCase).map((c) => Math.min(c, 127)) : allSeconds();
+        for (const c2 of seconds) {
+          const key = c1 * 128 + c2;
+          (pairs[key] ??= []).push(entry);
+        }
+      }
+    }
+  }
+  return { first, pairs, high };
+}
+
+function allSeconds(): number[] {
+  return Array.from({ length: 128 }, (_, i) => i);
+}
+
+/** Compare `entry.literal` at `j`: 1 = present, 0 = absent, -1 = cut off by the end of `s`. */
+function literalAt(s: string, j: number, entry: Entry): number {
+  const lit = entry.literal;
+  const n = s.length;
+  for (let k = 0; k < lit.length; k++) {
+    if (j + k >= n) return -1;
+    let c = s.charCodeAt(j + k);
+    if (entry.ignoreCase && c >= 0x41 && c <= 0x5a) c |= 0x20;
+    if (c !== lit.charCodeAt(k)) return 0;
+  }
+  return 1;
+}
+
+const PENDING_AT_LITERAL: Decision = { kind: 'pending' };
+
+/** Create a streaming redactor. Options are checked here; see {@link RedactorOptions} for defaults. */
+export function createRedactor(options: RedactorOptions = {}): Redactor {
+  const maxHoldback = options.maxHoldback ?? 4096;
+  const maxBlock = options.maxSuppressedBlock ?? 65536;
+  if (!(maxHoldback >= 256)) throw new TypeError('createRedactor: maxHoldback must be at least 256');
+  if (!(maxBlock > 0)) throw new TypeError('createRedactor: maxSuppressedBlock must be positive');
+  const rules = buildRuleTable(options.secrets ?? [], options.rules ?? DEFAULT_RULES);
+  const { first, pairs, high } = compileCached(rules);
+
+  /** Left context (already emitted original text) followed by the text not yet emitted. */
+  let buf = '';
+  /** Index in `buf` where unprocessed text begins; everything before it is context only. */
+  let start = 0;
+  let suppress: Suppress = undefined;
+  /** Characters dropped so far inside the current private-key block. */
+  let suppressed = 0;
+
+  function evaluate(s: string, j: number, ended: boolean): Decision {
+    const c1 = s.charCodeAt(j);
+    let entries: Entry[] | undefined;
+    if (c1 >= 128) entries = high.get(c1);
+    else if (j + 1 < s.length) entries = pairs[c1 * 128 + Math.min(s.charCodeAt(j + 1), 127)];
+    else if (!ended) return PENDING_AT_LITERAL; // the pair is cut by the chunk end
+    else entries = pairs[c1 * 128 + END_BUCKET];
+    if (entries === undefined) return { kind: 'none' };
+    for (const entry of entries) {
+      if (entry.boundary && j > 0 && isWordChar(s.charCodeAt(j - 1))) continue;
+      const at = literalAt(s, j, entry);
+      if (at === 0) continue;
+      if (at === -1) {
+        if (ended) continue;
+        return PENDING_AT_LITERAL;
+      }
+      const d = entry.rule.decide(s, j, ended);
+      if (d.kind !== 'none') return d;
+    }
+    return { kind: 'none' };
+  }
+
+  function process(text: string, ended: boolean): string {
+    const s = buf + text;
+    const n = s.length;
+    const out: string[] = [];
+    let i = start;
+    /** Where held text begins; `n` when nothing is held. */
+    let hold = n;
+    outer: while (i < n) {
+      if (suppress !== undefined) {
+        if (suppress.kind === 'run') {
+          const test = suppress.test;
+          while (i < n && test(s.charCodeAt(i))) i++;
+          if (i < n) suppress = undefined;
+          continue;
+        }
+        const re = suppress.end;
+        re.lastIndex = i;
+        const m = re.exec(s);
+        // The END marker must be followed by a character (or the end of input) so that a
+        // marker cut by the chunk end is not accepted shorter than it is.
+        if (m !== null && (m.index + m[0].length < n || ended) && m.index - i + suppressed <= maxBlock) {
+          i = m.index + m[0].length;
+          suppress = undefined;
+          suppressed = 0;
+          continue;
+        }
+        if (ended) {
+          i = n;
+          break;
+        }
+        // Keep a short tail (not emitted) in which an END marker split by the chunk may start.
+        const keepFrom = Math.max(i, n - 64);
+        suppressed += keepFrom - i;
+        if (suppressed > maxBlock) {
+          // Not a key block any more: resume scanning (documented bound).
+          suppress = undefined;
+          suppressed = 0;
+          i = keepFrom;
+          continue;
+        }
+        i = keepFrom;
+        hold = keepFrom;
+        break;
+      }
+      let j = i;
+      for (; j < n; j++) {
+        if (first[s.charCodeAt(j)] === 0) continue;
+        const d = evaluate(s, j, ended);
+        if (d.kind === 'none') continue;
+        if (j > i) out.push(s.slice(i, j));
+        if (d.kind === 'pending') {
+          if (n - j > maxHoldback) {
+            // Fail closed: a candidate this long that still cannot be decided is dropped.
+            out.push('[REDACTED:undecided]');
+            i = n;
+            break outer;
+          }
+          hold = j;
+          i = j;
+          break outer;
+        }
+        if (d.kind === 'skip') {
+          out.push(s.slice(j, d.end));
+          i = d.end;
+          continue outer;
+        }
+        if (d.redactStart > j) out.push(s.slice(j, d.redactStart));
+        out.push(`[REDACTED:${d.label}]`);
+        i = d.redactEnd;
+        suppress = d.suppress;
+        continue outer;
+      }
+      if (j > i) out.push(s.slice(i, j));
+      i = n;
+    }
+    if (ended) {
+      buf = '';
+      start = 0;
+      suppress = undefined;
+      suppressed = 0;
+    } else {
+      const keep = Math.min(hold, i);
+      const ctxStart = Math.max(0, keep - LEFT_CONTEXT);
+      buf = s.slice(ctxStart);
+      start = keep - ctxStart;
+    }
+    return out.join('');
+  }
+
+  return {
+    push(text: string): string {
+      return text.length === 0 ? '' : process(text, false);
+    },
+    end(): string {
+      return process('', true);
+    },
+  };
+}
+
+/** Redact a complete string with the default rules (same result as any chunked run). */
+export function redactText(text: string, options: RedactorOptions = {}): string {
+  const r = createRedactor(options);
+  return r.push(text) + r.end();
+}

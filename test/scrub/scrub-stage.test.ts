@@ -1,0 +1,107 @@
+import { describe, expect, it } from 'vitest';
+import { Readable } from 'node:stream';
+import { draft, type EventDraft } from '../../lib/events/index.js';
+import { createEventScrubber, createScrubStage } from '../../lib/scrub/scrub-stage.js';
+
+// Hand-made events; fake secrets built at run time in the published formats.
+const ghp = 'ghp_' + 'aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5';
+const ESC = '\u001b';
+
+function run(drafts: EventDraft[], options = {}): EventDraft[] {
+  const s = createEventScrubber({ secrets: [], ...options });
+  return [...drafts.flatMap((d) => s.push(d)), ...s.end()];
+}
+
+function deltasOf(events: EventDraft[], type: EventDraft['type']): string {
+  return events
+    .filter((e) => e.type === type)
+    .map((e) => {
+      const p = e.payload as { delta?: string; outputDelta?: string };
+      return p.delta ?? p.outputDelta ?? '';
+    })
+    .join('');
+}
+
+describe('the event scrubber', () => {
+  it('catches a secret split across three message deltas', () => {
+    const text = `Your token is ${ghp}, keep it.`;
+    const parts = [text.slice(0, 20), text.slice(20, 35), text.slice(35)];
+    const out = run([
+      ...parts.map((delta) => draft('assistant.message.delta', { messageId: 'm1', delta })),
+      draft('assistant.message.completed', { messageId: 'm1', text }),
+    ]);
+    const streamed = deltasOf(out, 'assistant.message.delta');
+    expect(streamed).toBe('Your token is [REDACTED:github-token], keep it.');
+    expect(JSON.stringify(out)).not.toContain(ghp.slice(8));
+    const completed = out.find((e) => e.type === 'assistant.message.completed');
+    expect(completed?.payload).toEqual({ messageId: 'm1', text: streamed });
+  });
+
+  it('flushes held-back text as one more delta before the completion event', () => {
+    const out = run([
+      draft('assistant.message.delta', { messageId: 'm', delta: 'ends with gh' }),
+      draft('assistant.message.completed', { messageId: 'm', text: 'ends with gh' }),
+    ]);
+    expect(out.map((e) => e.type)).toEqual(['assistant.message.delta', 'assistant.message.delta', 'assistant.message.completed']);
+    expect(deltasOf(out, 'assistant.message.delta')).toBe('ends with gh');
+  });
+
+  it('keeps channels apart by type and id, and catches an escape split across tool output deltas', () => {
+    const out = run([
+      draft('tool.progress', { toolCallId: 't1', outputDelta: `ok ${ESC}` }),
+      draft('assistant.reasoning.delta', { reasoningId: 'r1', delta: '[31m is literal here' }),
+      draft('tool.progress', { toolCallId: 't1', outputDelta: '[31mred' }),
+      draft('tool.completed', { toolCallId: 't1', summary: `done ${ESC}]0;title\u0007` }),
+      draft('assistant.reasoning.completed', { reasoningId: 'r1', text: '[31m is literal here', signature: 'sig+/==', data: `opaque ${ghp}` }),
+    ]);
+    expect(deltasOf(out, 'tool.progress')).toBe('ok red');
+    expect(deltasOf(out, 'assistant.reasoning.delta')).toBe('[31m is literal here');
+    const completed = out.find((e) => e.type === 'tool.completed');
+    expect((completed?.payload as { summary: string }).summary).toBe('done ');
+    const reasoning = out.find((e) => e.type === 'assistant.reasoning.completed');
+    // Opaque fields go back to the provider verbatim.
+    expect(reasoning?.payload).toMatchObject({ signature: 'sig+/==', data: `opaque ${ghp}` });
+  });
+
+  it('scrubs every other string, nested objects and arrays included, with one-line fields escaped', () => {
+    const [started] = run([
+      draft('tool.started', {
+        toolCallId: 'c1',
+        name: `read_file${ESC}[2K\nwrite_file`,
+        input: { cmd: ['curl', '-H', `Authorization: Bearer ${ghp}`], nested: { password: 'hunter22x' } },
+        locations: [{ path: 'src/a.ts\u202e' }],
+        inputRef: { ref: 'sha256:' + 'a'.repeat(64), size: 1 },
+      }),
+    ]);
+    const p = started?.payload as Record<string, unknown>;
+    expect(p['name']).toBe('read_file\\nwrite_file');
+    expect(JSON.stringify(p['input'])).not.toContain(ghp);
+    expect(p['input']).toMatchObject({ nested: { password: 'hunter22x' } }); // a key, not an assignment in text
+    expect(p['locations']).toEqual([{ path: 'src/a.ts' }]);
+    expect(p['inputRef']).toEqual({ ref: 'sha256:' + 'a'.repeat(64), size: 1 });
+  });
+
+  it('masks exact credential values from the environment it was given', () => {
+    const out = run([draft('task.progress', { taskId: 't', message: 'using value-of-my-key-123' })], { secrets: undefined, env: { MY_API_KEY: 'value-of-my-key-123' } });
+    expect((out[0]?.payload as { message: string }).message).toBe('using [REDACTED:env:MY_API_KEY]');
+  });
+
+  it('flushes every open channel at end()', () => {
+    const s = createEventScrubber({ secrets: [] });
+    const first = s.push(draft('assistant.tool_call.delta', { toolCallId: 'x', delta: '{"a": "sk-' }));
+    expect(deltasOf(first, 'assistant.tool_call.delta')).toBe('{"a": ');
+    const rest = s.end();
+    expect(deltasOf(rest, 'assistant.tool_call.delta')).toBe('"sk-');
+  });
+
+  it('runs as an objectMode Transform', async () => {
+    const stage = createScrubStage({ secrets: [] });
+    const input = Readable.from([
+      draft('assistant.message.delta', { messageId: 'm', delta: ghp.slice(0, 10) }),
+      draft('assistant.message.delta', { messageId: 'm', delta: ghp.slice(10) }),
+    ]);
+    const out: EventDraft[] = [];
+    for await (const e of input.pipe(stage)) out.push(e as EventDraft);
+    expect(deltasOf(out, 'assistant.message.delta')).toBe('[REDACTED:github-token]');
+  });
+});
