@@ -2,6 +2,7 @@
 import { Command, CommanderError } from 'commander';
 import { registerAcp } from './commands/acp.js';
 import { registerBench } from './commands/bench.js';
+import { registerExec } from './commands/exec.js';
 import { registerReplay } from './commands/replay.js';
 import { registerSchema } from './commands/schema.js';
 import { registerSessions } from './commands/sessions.js';
@@ -26,6 +27,7 @@ export function buildProgram(): Command {
       writeErr: (s) => process.stderr.write(s),
       outputError: (s, write) => write(s.split('\n')[0] + '\n'),
     });
+  registerExec(program);
   registerSchema(program);
   registerBench(program);
   registerSessions(program);

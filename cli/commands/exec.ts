@@ -1,0 +1,58 @@
+import { Command, Option } from 'commander';
+
+/** Flags of `minicode exec` (also read by `acp`, `batch` and the interactive mode). */
+export interface ExecFlags {
+  json?: boolean;
+  provider?: string;
+  model?: string;
+  baseUrl?: string;
+  budget?: string;
+  budgetStrict?: boolean;
+  maxSteps?: string;
+  timeout?: string;
+  verify?: string | boolean;
+  allowLocalConfig?: boolean;
+  store?: string;
+  cassette?: string;
+  record?: string;
+  approval?: string;
+  cwd?: string;
+  verbose?: boolean;
+}
+
+/** Add the provider and run flags shared by every command that runs the agent. */
+export function addRunFlags(command: Command): Command {
+  return command
+    .option('--provider <name>', 'openai-chat | openai-responses | anthropic | gemini | ollama | replay')
+    .option('--model <name>', 'model name (default: the provider\'s default or config)')
+    .option('--base-url <url>', 'endpoint of an OpenAI-compatible server (Ollama, vLLM, llama.cpp, LM Studio, OpenRouter)')
+    .option('--cassette <dir>', 'with --provider replay: the recorded exchanges to serve over loopback HTTP')
+    .option('--record <dir>', 'save every provider exchange (secrets redacted) to a cassette directory')
+    .option('--budget <usd>', 'stop the run once its estimated cost passes this many USD')
+    .option('--budget-strict', 'treat an unknown cost as over the budget')
+    .option('--max-steps <n>', 'most model requests in one run (default 40)')
+    .option('--timeout <ms>', 'run deadline in milliseconds (default: MINICODE_TIMEOUT_MS)')
+    .addOption(new Option('--approval <mode>', 'approval mode for edits and commands').choices(['ask', 'auto', 'read-only']).default('auto'))
+    .option('--allow-local-config', 'trust .minicode/config.json in the project (ignored by default)')
+    .option('--store <dir>', 'session store directory (default: $MINICODE_HOME, else ~/.local/share/minicode)')
+    .option('--cwd <dir>', 'project directory (default: the current directory)');
+}
+
+/**
+ * `minicode exec PROMPT [--json]`: one agent run. Exit codes: 0 completed, 1 any other
+ * outcome or a setup failure (with exactly one `ok:false` summary line under --json), 2 a
+ * usage error, 130 aborted by SIGINT.
+ */
+export function registerExec(program: Command): void {
+  const command = program
+    .command('exec')
+    .description('run the agent once on PROMPT and exit')
+    .argument('<prompt>', 'what to do')
+    .option('--json', 'JSON lines on stdout: envelopes, text records, one summary last')
+    .option('--verify [cmd]', 'after the run, run the verify command (default: MINICODE_VERIFY_CMD, config, or detection)')
+    .option('--verbose', 'show verbose facts (reasoning, provider tool calls, recoveries)');
+  addRunFlags(command).action(async (prompt: string, flags: ExecFlags) => {
+    const { execAction } = await import('../exec-action.js');
+    process.exitCode = await execAction(prompt, flags);
+  });
+}

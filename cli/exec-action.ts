@@ -1,0 +1,85 @@
+/**
+ * `minicode exec`: one agent run rendered for a person (TTY or linear) or a program (--json),
+ * stored in the session store. The setup-failure contract: under --json exactly one
+ * `{"type":"summary","ok":false,...}` line on stdout, the human message on stderr, exit 1
+ * (2 for usage errors).
+ */
+import { runPrompt } from '../lib/agent/run-prompt.js';
+import { MinicodeError } from '../lib/errors.js';
+import { createRenderer, writeSetupFailure } from '../lib/render/index.js';
+import { resolveVerifyCommand } from '../lib/verify/detect.js';
+import type { ExecFlags } from './commands/exec.js';
+import { openRunStore, prepareRun, type RunSetup } from './run-setup.js';
+
+const out = (s: string): void => {
+  process.stdout.write(s);
+};
+const err = (s: string): void => {
+  process.stderr.write(s);
+};
+
+/** Exit code of a settled run. */
+export function exitCodeFor(reason: string): number {
+  return reason === 'completed' ? 0 : reason === 'aborted' ? 130 : 1;
+}
+
+/** Run `exec`; returns the exit code. */
+export async function execAction(prompt: string, flags: ExecFlags): Promise<number> {
+  let setup: RunSetup | undefined;
+  let store: ReturnType<typeof openRunStore> | undefined;
+  try {
+    try {
+      setup = await prepareRun(flags);
+      store = openRunStore(setup.storeDir);
+    } catch (error) {
+      if (!(error instanceof MinicodeError)) throw error;
+      if (flags.json) writeSetupFailure(out, err, { category: error.category, message: error.message, ...(error.action ? { action: error.action } : {}), prompt });
+      else err(`minicode: ${error.message}${error.action ? `\n  ${error.action}` : ''}\n`);
+      return error.exitCode;
+    }
+    const json = flags.json === true;
+    const renderer = json
+      ? createRenderer('jsonl', { out, err })
+      : createRenderer(process.stdout.isTTY ? 'tty' : 'linear', { out, err, stream: process.stdout, verbosity: flags.verbose ? 'verbose' : 'normal' });
+    const verify = resolveVerifyCommand({ flag: flags.verify, config: setup.loaded.config, cwd: setup.cwd });
+    // Ctrl+C: the first one aborts the run (it settles as `aborted`), a second one exits at once.
+    const abort = new AbortController();
+    let interrupts = 0;
+    const onSigint = (): void => {
+      interrupts++;
+      if (interrupts === 1) abort.abort({ kind: 'aborted', code: 'MINICODE_E_ABORTED', message: 'interrupted (SIGINT)' });
+      else process.exit(130);
+    };
+    process.on('SIGINT', onSigint);
+    process.on('SIGTERM', onSigint);
+    try {
+      const run = await runPrompt({
+        origin: 'exec',
+        prompt,
+        cwd: setup.cwd,
+        provider: setup.provider,
+        policy: { mode: setup.approval },
+        tty: !json && process.stdin.isTTY === true && process.stdout.isTTY === true,
+        signal: abort.signal,
+        store,
+        renderer,
+        ...(setup.fetch ? { fetch: setup.fetch } : {}),
+        ...(setup.budget ? { budget: setup.budget } : {}),
+        ...(setup.maxSteps !== undefined ? { maxSteps: setup.maxSteps } : {}),
+        ...(setup.timeoutMs !== undefined ? { timeoutMs: setup.timeoutMs } : {}),
+        ...(verify ? { verifyCommand: verify.command } : {}),
+        preamble: setup.loaded.ignoredLocal
+          ? [{ type: 'diagnostic.raised', payload: { code: 'MINICODE_E_LOCAL_CONFIG_IGNORED', message: `ignored ${setup.loaded.ignoredLocal}`, action: 'pass --allow-local-config to trust it', category: 'CONFIGURATION_ERROR' } }]
+          : [],
+      });
+      if (!json) err(`session ${run.sessionId} (minicode replay ${run.sessionId})\n`);
+      return exitCodeFor(run.result.reason);
+    } finally {
+      process.off('SIGINT', onSigint);
+      process.off('SIGTERM', onSigint);
+    }
+  } finally {
+    await store?.close();
+    await setup?.close();
+  }
+}

@@ -1,0 +1,124 @@
+/**
+ * One prompt as one stored session (or one more turn of a stored session): the session
+ * pipeline (scrub -> envelope -> reduce -> render/store), `session.started`, the agent loop,
+ * the operator's verify command, `session.ended`, and the final summary. `exec`, `batch`,
+ * the interactive mode and ACP all run prompts through here, so every surface tells the same
+ * story of a run.
+ */
+import { createHash } from 'node:crypto';
+import type { EventDraft, OutputEvent, RunOutcome } from '../events/index.js';
+import { newSessionId } from '../ids.js';
+import { createSessionPipeline, type SessionPipeline } from '../pipeline/session.js';
+import type { ReducerState } from '../reducer/index.js';
+import type { Renderer } from '../render/types.js';
+import { createEventScrubber } from '../scrub/scrub-stage.js';
+import type { EventStore } from '../store/index.js';
+import { createToolRegistry } from '../tools/index.js';
+import { runVerify, type VerifyReport } from '../verify/run.js';
+import type { ConversationMessage } from './conversation.js';
+import { runAgent, type AgentOptions, type AgentResult } from './loop.js';
+
+/** Options of {@link runPrompt}. */
+export interface PromptRunOptions extends Omit<AgentOptions, 'emit' | 'tools' | 'history' | 'taskId' | 'turnId'> {
+  /** Where the session is kept; absent means not stored. */
+  store?: EventStore;
+  renderer?: Renderer<ReducerState>;
+  /** Every event after reduction (ACP projection, batch accounting). */
+  onEvent?: (event: OutputEvent, state: ReducerState) => void;
+  /** Continue a session: its id, next sequence number, rebuilt state and conversation. */
+  session?: { id: string; startSeq: number; state: ReducerState; history: ConversationMessage[]; turn: number };
+  /** New session id; default a fresh one. */
+  sessionId?: string;
+  /** `exec`, `batch`, `chat`, `acp`. */
+  origin: string;
+  /** The operator's verify command, run after the agent (only then does the summary carry `verify`). */
+  verifyCommand?: string;
+  /** Extra drafts to emit right after `session.started` (e.g. config diagnostics). */
+  preamble?: EventDraft[];
+}
+
+/** What a prompt run gives its caller. */
+export interface PromptRun {
+  sessionId: string;
+  result: AgentResult;
+  state: ReducerState;
+  verify?: VerifyReport;
+  /** The next sequence number of the session, for a further turn. */
+  nextSeq: number;
+}
+
+const OUTCOME: Record<AgentResult['reason'], RunOutcome> = {
+  completed: 'completed',
+  max_steps_exceeded: 'failed',
+  provider: 'failed',
+  busy: 'failed',
+  timeout: 'cancelled',
+  budget_exceeded: 'cancelled',
+  aborted: 'cancelled',
+};
+
+/** sha256 of the prompt, for the session index. */
+export function promptDigestOf(prompt: string): string {
+  return `sha256:${createHash('sha256').update(prompt).digest('hex')}`;
+}
+
+/** Run one prompt through the pipeline and the agent loop. */
+export async function runPrompt(options: PromptRunOptions): Promise<PromptRun> {
+  const clock = options.clock ?? Date.now;
+  const sessionId = options.session?.id ?? options.sessionId ?? newSessionId(clock());
+  let seq = options.session?.startSeq ?? 0;
+  const pipeline: SessionPipeline = createSessionPipeline({
+    sessionId,
+    clock,
+    scrubber: createEventScrubber({ env: options.env ?? process.env }),
+    ...(options.renderer ? { renderer: options.renderer } : {}),
+    ...(options.store ? { store: options.store } : {}),
+    onEvent: (event, state) => {
+      seq = event.seq + 1;
+      options.onEvent?.(event, state);
+    },
+    ...(options.session ? { startSeq: options.session.startSeq, state: options.session.state } : {}),
+  });
+  const turn = options.session?.turn ?? 1;
+  if (!options.session) {
+    pipeline.emit({
+      type: 'session.started',
+      payload: {
+        origin: options.origin,
+        cwd: options.cwd,
+        provider: options.provider.format,
+        model: options.provider.model,
+        promptDigest: promptDigestOf(options.prompt),
+      },
+      fidelity: 'synthetic',
+    });
+  }
+  for (const d of options.preamble ?? []) pipeline.emit(d);
+  const result = await runAgent({
+    ...options,
+    tools: createToolRegistry(),
+    history: options.session?.history ?? [],
+    taskId: `task-${turn}`,
+    turnId: turn,
+    emit: (d) => pipeline.emit(d),
+  });
+  let verify: VerifyReport | undefined;
+  if (options.verifyCommand && result.reason === 'completed') {
+    const run = await runVerify(options.verifyCommand, { cwd: options.cwd, ...(options.env ? { env: options.env } : {}), clock });
+    verify = run.report;
+    pipeline.emit({ type: 'test.completed', payload: { command: options.verifyCommand, ok: run.report.ok }, source: 'app' });
+  }
+  pipeline.emit({
+    type: 'session.ended',
+    payload: { outcome: OUTCOME[result.reason], reason: result.reason, durationMs: result.durationMs },
+    status: OUTCOME[result.reason] === 'completed' ? 'completed' : OUTCOME[result.reason] === 'failed' ? 'failed' : 'cancelled',
+    fidelity: 'synthetic',
+  });
+  const state = await pipeline.finish({
+    ...(verify ? { verify: { ok: verify.ok, command: verify.command } } : {}),
+    ...(result.result !== undefined ? { result: result.result } : {}),
+  });
+  const out: PromptRun = { sessionId, result, state, nextSeq: seq };
+  if (verify) out.verify = verify;
+  return out;
+}
