@@ -1,0 +1,232 @@
+/**
+ * End-to-end pipeline throughput: the recorded corpus (providers and native agents, see
+ * bench/support/pipeline-corpus.ts), replicated to at least 1,000,000 decoded events (quick:
+ * 100,000), each source one session, through
+ *   decode -> sanitise + scrub -> envelope -> reduce -> JSONL render -> LMDB store
+ * with `createSessionPipeline` (lib/pipeline/session.ts), the synchronous chain `exec` uses.
+ * The store gets durable events only, as async batched puts (the event loop turns once per
+ * session, as it would between socket reads); `flushed()` is awaited at the end of each round.
+ *
+ * Floor: for every input record of the same corpus (an SSE `data:` payload or a JSONL line),
+ * `JSON.parse` of its text and `JSON.stringify` of an envelope-shaped object holding the result
+ * (`{schema, eventId, seq, type, timestamp, sessionId, source, severity, status, visibility,
+ * payload: parsed}`; a record that is not JSON goes in as `{text}`). That is the least any tool
+ * must do to turn the same input into JSON events. Target: pipeline >= 0.4x the floor (MB/s of
+ * input bytes, medians of the same run).
+ *
+ * Then the same pipeline with each stage removed in turn (decode replaced by replaying
+ * pre-decoded drafts; scrub by a pass-through; secret rules only; reduce; render; store), so the
+ * costliest stage is visible: a stage's share is (full - without) / full, per round.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { SCHEMA_NAME } from '../lib/events/enums.js';
+import { createEnveloper } from '../lib/events/enveloper.js';
+import type { EventDraft } from '../lib/events/index.js';
+import { createSessionPipeline, type DraftScrubber } from '../lib/pipeline/session.js';
+import { initialState, reduce, type ReducerState } from '../lib/reducer/index.js';
+import { createRenderer } from '../lib/render/index.js';
+import type { Renderer } from '../lib/render/types.js';
+import { createEventScrubber } from '../lib/scrub/scrub-stage.js';
+import { openStore, type EventStore } from '../lib/store/index.js';
+import { type BenchOptions, type BenchReport, measurement, median, ratio, runIfMain, type Measurement } from './harness.js';
+import { buildPipelineCorpus, decodeSource, type PipelineCorpus } from './support/pipeline-corpus.js';
+
+/** Which stages run. */
+export interface PipelineVariant {
+  label: string;
+  decode: boolean;
+  /** `full`: sanitise + secret rules; `sanitise`: no secret rules (control sequences only); `none`: pass-through. */
+  scrub: 'full' | 'sanitise' | 'none';
+  reduce: boolean;
+  render: boolean;
+  store: boolean;
+}
+
+const FULL: PipelineVariant = { label: 'full pipeline', decode: true, scrub: 'full', reduce: true, render: true, store: true };
+
+/** The variants measured besides the full pipeline, each with one stage removed. */
+export const ABLATIONS: PipelineVariant[] = [
+  { ...FULL, label: 'without decode (pre-decoded drafts)', decode: false },
+  { ...FULL, label: 'without secret rules (sanitise only)', scrub: 'sanitise' },
+  { ...FULL, label: 'without scrub (sanitise + secrets)', scrub: 'none' },
+  { ...FULL, label: 'without reduce', reduce: false },
+  { ...FULL, label: 'without JSONL render', render: false },
+  { ...FULL, label: 'without LMDB store', store: false },
+];
+
+/** Credentials the scrubber masks exactly (fixed, so runs compare; none occur in the corpus). */
+const SECRETS = [
+  { name: 'OPENAI_API_KEY', value: 'sk-bench-0123456789abcdefghijklmnopqrstuvwxyz' },
+  { name: 'ANTHROPIC_API_KEY', value: 'sk-ant-bench-0123456789abcdefghijklmnop' },
+];
+
+const PASS_THROUGH: DraftScrubber = { push: (d) => [d], end: () => [] };
+
+function scrubberFor(variant: PipelineVariant): DraftScrubber {
+  if (variant.scrub === 'none') return PASS_THROUGH;
+  return createEventScrubber(variant.scrub === 'full' ? { secrets: SECRETS } : { secrets: [], rules: [] });
+}
+
+/** The session chain without the reducer: session.ts's loop with `reduce` taken out. */
+function chainWithoutReduce(sessionId: string, scrubber: DraftScrubber, renderer: Renderer<ReducerState> | undefined, store: EventStore | undefined) {
+  const enveloper = createEnveloper({ sessionId });
+  const state = initialState(sessionId);
+  const deliver = (drafts: EventDraft[]): void => {
+    for (const d of drafts) {
+      const event = enveloper.wrap(d);
+      store?.append(event);
+      renderer?.onEvent(event, state);
+    }
+  };
+  return { emit: (d: EventDraft) => deliver(scrubber.push(d)), drain: () => deliver(scrubber.end()), state };
+}
+
+/** What one round produced (checked against the corpus so a broken variant cannot look fast). */
+interface RoundResult {
+  ms: number;
+  events: number;
+  outBytes: number;
+}
+
+let roundCounter = 0;
+
+/** Run the corpus once through a variant; returns elapsed ms (store open/cleanup excluded). */
+export async function runVariant(corpus: PipelineCorpus, variant: PipelineVariant): Promise<RoundResult> {
+  const round = roundCounter++;
+  const dir = variant.store ? fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-bench-pipeline-')) : undefined;
+  const store = dir !== undefined ? openStore({ dir }) : undefined;
+  let outBytes = 0;
+  const out = (s: string): void => {
+    outBytes += s.length;
+  };
+  let events = 0;
+  const start = performance.now();
+  for (let p = 0; p < corpus.passes; p++) {
+    for (let i = 0; i < corpus.pass.length; i++) {
+      const prepared = corpus.pass[i] as PipelineCorpus['pass'][number];
+      const sessionId = `bench-${round}-${p}-${i}`;
+      const renderer = variant.render ? createRenderer('jsonl', { out }) : undefined;
+      const scrubber = scrubberFor(variant);
+      const chain = variant.reduce
+        ? createSessionPipeline({ sessionId, scrubber, ...(renderer ? { renderer } : {}), ...(store ? { store } : {}) })
+        : chainWithoutReduce(sessionId, scrubber, renderer, store);
+      const emit = (d: EventDraft): void => {
+        events++;
+        chain.emit(d);
+      };
+      if (variant.decode) decodeSource(prepared.source, prepared.chunks, emit);
+      else for (const d of prepared.drafts) emit(d);
+      chain.drain();
+      renderer?.finish(chain.state);
+      // One event-loop turn per session, as between socket reads: lmdb commits the puts of a
+      // turn as one transaction off the main thread.
+      if (store) await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+  }
+  await store?.flushed();
+  const ms = performance.now() - start;
+  await store?.close();
+  if (dir !== undefined) fs.rmSync(dir, { recursive: true, force: true });
+  return { ms, events, outBytes };
+}
+
+/** The floor over the same corpus: JSON.parse of each record + JSON.stringify of an envelope-shaped object. */
+export function runFloor(corpus: PipelineCorpus): RoundResult {
+  let outBytes = 0;
+  let events = 0;
+  const start = performance.now();
+  for (let p = 0; p < corpus.passes; p++) {
+    for (let i = 0; i < corpus.pass.length; i++) {
+      const prepared = corpus.pass[i] as PipelineCorpus['pass'][number];
+      const sessionId = `floor-${p}-${i}`;
+      const timestamp = new Date().toISOString();
+      let seq = 0;
+      for (const record of prepared.records) {
+        let payload: unknown;
+        try {
+          payload = JSON.parse(record.text);
+        } catch {
+          payload = { text: record.text };
+        }
+        const type = typeof (payload as { type?: unknown }).type === 'string' ? (payload as { type: string }).type : 'record';
+        const s = seq++;
+        const line = JSON.stringify({
+          schema: SCHEMA_NAME,
+          eventId: `${sessionId}:${s}`,
+          seq: s,
+          type,
+          timestamp,
+          sessionId,
+          source: 'runtime',
+          severity: 'info',
+          status: 'completed',
+          visibility: ['machine'],
+          payload,
+        });
+        outBytes += line.length + 1;
+        events++;
+      }
+    }
+  }
+  return { ms: performance.now() - start, events, outBytes };
+}
+
+/** Run the end-to-end benchmark. */
+export async function run(options: BenchOptions): Promise<BenchReport> {
+  const corpus = buildPipelineCorpus({ minEvents: options.quick ? 100_000 : 1_000_000 });
+  const rounds = options.quick ? 3 : 5;
+  const variants = [FULL, ...ABLATIONS];
+  const ms: Record<string, number[]> = Object.fromEntries([...variants.map((v) => [v.label, []]), ['floor', []]]);
+  let fullOutBytes = 0;
+  for (let r = 0; r < rounds + 1; r++) {
+    for (const v of variants) {
+      const res = await runVariant(corpus, v);
+      if (res.events !== corpus.totalEvents) throw new Error(`${v.label}: ${res.events} events, expected ${corpus.totalEvents}`);
+      if (r > 0) (ms[v.label] as number[]).push(res.ms);
+      if (v === FULL) fullOutBytes = res.outBytes;
+    }
+    const floor = runFloor(corpus);
+    if (r > 0) (ms.floor as number[]).push(floor.ms);
+  }
+  const mb = corpus.totalBytes / 1e6;
+  const full = ms[FULL.label] as number[];
+  const floorMs = ms.floor as number[];
+  const pipelineMb = measurement('full pipeline', 'MB/s', full.map((t) => mb / (t / 1000)));
+  const floorMb = measurement('floor: JSON.parse + JSON.stringify', 'MB/s', floorMs.map((t) => mb / (t / 1000)));
+  const eventsPerSecond: Measurement[] = [
+    measurement('full pipeline', 'events/s', full.map((t) => corpus.totalEvents / (t / 1000))),
+    ...ABLATIONS.map((v) => measurement(v.label, 'events/s', (ms[v.label] as number[]).map((t) => corpus.totalEvents / (t / 1000)))),
+    measurement('floor (input records/s)', 'events/s', floorMs.map((t) => (corpus.recordsPerPass * corpus.passes) / (t / 1000))),
+  ];
+  // Share of each removed stage in the full pipeline's time, paired per round (same neighbours).
+  const shares = ABLATIONS.map((v) => {
+    const without = ms[v.label] as number[];
+    return measurement(`share: ${v.label.replace(/^without /, '')}`, '% of full time', full.map((t, i) => (100 * (t - (without[i] as number))) / t));
+  });
+  const costliest = [...shares].sort((a, b) => b.median - a.median)[0];
+  return {
+    name: 'pipeline',
+    title: 'End-to-end pipeline throughput',
+    description:
+      'decode -> sanitise + scrub -> envelope -> reduce -> JSONL render -> LMDB store (durable events, async batched puts, flushed at the end) ' +
+      'over the recorded corpus replicated to ' + (options.quick ? '100k' : '1M') + '+ events, vs the floor of JSON.parse + JSON.stringify of the same records; then with each stage removed in turn.',
+    measurements: [pipelineMb, floorMb, ...eventsPerSecond, ...shares],
+    ratios: [
+      ratio('pipeline / JSON.parse+stringify floor (MB/s)', pipelineMb, floorMb, { op: '>=', value: 0.4 }),
+      ...ABLATIONS.map((v) => {
+        const without = ms[v.label] as number[];
+        return { label: `full / ${v.label}`, value: median(without) / median(full) };
+      }),
+    ],
+    notes: [
+      `input: ${corpus.origin}; one pass = ${corpus.pass.length} sessions, ${corpus.eventsPerPass} events, ${corpus.recordsPerPass} records, ${corpus.bytesPerPass} bytes; replicated x${corpus.passes} = ${corpus.totalEvents} events, ${(mb).toFixed(1)} MB per round`,
+      `${rounds} rounds after one warm-up, variants interleaved per round; JSONL output of the full pipeline ${(fullOutBytes / 1e6).toFixed(1)} MB per round`,
+      `costliest stage: ${costliest ? `${costliest.label.replace(/^share: /, '')} (${costliest.median.toFixed(0)}% of the full time)` : 'n/a'}; shares overlap (removing the store also removes its index reduce) and need not sum to 100%`,
+    ],
+  };
+}
+
+await runIfMain(import.meta.url, run);
