@@ -52,7 +52,19 @@ interface Dispatch {
   pairs: (Entry[] | undefined)[];
   /** Entries whose first code unit is not ASCII (exact values), by first code unit. */
   high: Map<number, Entry[]>;
+  /**
+   * Per ASCII pair, what `evaluate` would do before looking at any rule: PAIR_NONE when no
+   * trigger starts with the pair, PAIR_BOUNDARY when every trigger there needs a word boundary
+   * (so a position inside a word decides `none`). Lets the scan loop skip most letters and
+   * digits of prose and ids without a call (bench/pipeline.ts: the scan was the costliest
+   * step of the whole pipeline).
+   */
+  pairKind: Uint8Array;
 }
+
+const PAIR_EVALUATE = 0;
+const PAIR_NONE = 1;
+const PAIR_BOUNDARY = 2;
 
 const END_BUCKET = 0;
 
@@ -124,7 +136,12 @@ function compile(rules: readonly SecretRule[]): Dispatch {
       }
     }
   }
-  return { first, pairs, high };
+  const pairKind = new Uint8Array(128 * 128);
+  for (let key = 0; key < pairKind.length; key++) {
+    const entries = pairs[key];
+    pairKind[key] = entries === undefined ? PAIR_NONE : entries.every((e) => e.boundary) ? PAIR_BOUNDARY : PAIR_EVALUATE;
+  }
+  return { first, pairs, high, pairKind };
 }
 
 function allSeconds(): number[] {
@@ -153,7 +170,7 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
   if (!(maxHoldback >= 256)) throw new TypeError('createRedactor: maxHoldback must be at least 256');
   if (!(maxBlock > 0)) throw new TypeError('createRedactor: maxSuppressedBlock must be positive');
   const rules = buildRuleTable(options.secrets ?? [], options.rules ?? DEFAULT_RULES);
-  const { first, pairs, high } = compileCached(rules);
+  const { first, pairs, high, pairKind } = compileCached(rules);
 
   /** Left context (already emitted original text) followed by the text not yet emitted. */
   let buf = '';
@@ -231,7 +248,13 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
       }
       let j = i;
       for (; j < n; j++) {
-        if (first[s.charCodeAt(j)] === 0) continue;
+        const c = s.charCodeAt(j);
+        if (first[c] === 0) continue;
+        if (c < 128 && j + 1 < n) {
+          // Same decision as evaluate() would reach, without the call (see Dispatch.pairKind).
+          const kind = pairKind[c * 128 + Math.min(s.charCodeAt(j + 1), 127)];
+          if (kind === PAIR_NONE || (kind === PAIR_BOUNDARY && j > 0 && isWordChar(s.charCodeAt(j - 1)))) continue;
+        }
         const d = evaluate(s, j, ended);
         if (d.kind === 'none') continue;
         if (j > i) out.push(s.slice(i, j));

@@ -259,6 +259,13 @@ export function createSanitizer(options: SanitizerOptions = {}): Sanitizer {
 
 /** Sanitise a complete string (same result as pushing it in any chunks). */
 export function sanitizeText(text: string, options: SanitizerOptions = {}): string {
+  // Fast path (most strings: ids, names, prose): nothing to change, no sanitiser to build.
+  // (Custom options go the long way, so that they are still checked.)
+  if (options.maxStringLength === undefined) {
+    let i = 0;
+    while (i < text.length && isPlain(text.charCodeAt(i))) i++;
+    if (i === text.length) return text;
+  }
   const s = createSanitizer(options);
   return s.push(text) + s.end();
 }
