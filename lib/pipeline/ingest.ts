@@ -10,7 +10,7 @@ import { createEnveloper, type Clock } from '../events/enveloper.js';
 import { MinicodeError } from '../errors.js';
 import { NATIVE_DECODERS } from '../native/index.js';
 import { PROVIDER_DECODERS } from '../providers/index.js';
-import { initialState, reduce, type ReducerState } from '../reducer/index.js';
+import { initialState, reduceOwned, type ReducerState } from '../reducer/index.js';
 import type { Renderer } from '../render/types.js';
 import { createEventScrubber, type EventScrubberOptions } from '../scrub/scrub-stage.js';
 import type { EventStore } from '../store/index.js';
@@ -69,7 +69,7 @@ export async function runIngest(options: IngestOptions): Promise<ReducerState> {
     createEnvelopeStage(createEnveloper({ sessionId: options.sessionId, ...(options.clock ? { clock: options.clock } : {}) })),
     createEventSink(
       (event) => {
-        state = reduce(state, event);
+        state = reduceOwned(state, event);
         options.store?.append(event);
         options.renderer?.onEvent(event, state);
       },
