@@ -197,6 +197,8 @@ export const KEYWORD_RULES: readonly SecretRule[] = KEYWORDS.map((kw) => ({
   id: `keyword-${kw.label}`,
   triggers: [kw.word],
   ignoreCase: true,
+  // Vendor names must start the key (`SONAR_LOGIN`), so `the` is not a candidate for `heroku`.
+  boundary: kw.vendor === true,
   decide: (s: string, p: number, ended: boolean) => decideKeyword(kw, s, p, ended),
 }));
 

@@ -64,7 +64,7 @@ export const VENDOR_RULES: readonly SecretRule[] = [
   tokenRule({ id: 'slack-webhook-url', triggers: ['hooks.slack.com/'], boundary: false, pattern: `hooks\\.slack\\.com/(?:services|workflows|triggers)/[${B62}_/+-]{16}`, window: 44, tail: `${B62}_/+-` }),
   // Discord webhooks and bot tokens (Discord developer docs; gitleaks `discord-*`).
   tokenRule({ id: 'discord-webhook-url', triggers: ['discord.com/api/webhooks/', 'discordapp.com/api/webhooks/'], boundary: false, pattern: `discord(?:app)?\\.com/api/webhooks/\\d{5,30}/[${B64URL}]{20}`, window: 90, tail: B64URL }),
-  tokenRule({ id: 'discord-bot-token', triggers: ['M', 'N', 'O'], pattern: `[MNO][${B62}]{23,27}\\.[${B64URL}]{6}\\.[${B64URL}]{27}`, window: 64, alphabet: `${B64URL}.`, tail: B64URL }),
+  tokenRule({ id: 'discord-bot-token', triggers: ['M', 'N', 'O'], pattern: `[MNO][${B62}]{23,27}\\.[${B64URL}]{6}\\.[${B64URL}]{27}`, window: 64, alphabet: `${B64URL}.`, next: B62, tail: B64URL }),
 
   // Stripe secret and restricted keys; `pk_` publishable keys are public and stay (Stripe docs
   // "API keys"; gitleaks `stripe-access-token`). Webhook signing secrets `whsec_`.
@@ -163,9 +163,9 @@ export const VENDOR_RULES: readonly SecretRule[] = [
   // Telegram bot token `<bot id>:AA<33>`: matched from `:AA` after 8-10 digits (Telegram Bot API docs).
   tokenRule({ id: 'telegram-bot-token', triggers: [':AA'], boundary: false, before: /(?:^|[^0-9])\d{8,10}$/, pattern: `:AA[${B64URL}]{33}`, window: 37, tail: B64URL }),
   // Facebook app token `<app id>|<secret>` (gitleaks `facebook-secret`): matched from `|`.
-  tokenRule({ id: 'facebook-token', triggers: ['|'], boundary: false, before: /(?:^|[^0-9])\d{15,16}$/, pattern: `\\|[${B64URL}]{27,40}(?![A-Za-z0-9_-])`, window: 42 }),
+  tokenRule({ id: 'facebook-token', triggers: ['|'], boundary: false, next: B64URL, before: /(?:^|[^0-9])\d{15,16}$/, pattern: `\\|[${B64URL}]{27,40}(?![A-Za-z0-9_-])`, window: 42 }),
   // Mailchimp `<32 hex>-us<N>` (Mailchimp docs "API keys"; gitleaks `mailchimp-api-key`).
-  tokenRule({ id: 'mailchimp-api-key', triggers: [...'0123456789abcdef'], pattern: '[0-9a-f]{32}-us\\d{1,2}(?![A-Za-z0-9])', window: 38, alphabet: '0-9a-fus-' }),
+  tokenRule({ id: 'mailchimp-api-key', triggers: [...'0123456789abcdef'], pattern: '[0-9a-f]{32}-us\\d{1,2}(?![A-Za-z0-9])', window: 38, alphabet: '0-9a-fus-', next: '0-9a-f' }),
   // Atlassian API token `ATATT3` (Atlassian docs; gitleaks `atlassian-api-token`).
   tokenRule({ id: 'atlassian-api-token', triggers: ['ATATT3'], pattern: `ATATT3[${B64URL}=]{100}`, window: 106, tail: `${B64URL}=` }),
   // A few more common AI and infra formats (vendor docs): Replicate `r8_`, Perplexity `pplx-`,
