@@ -89,9 +89,9 @@ describe('the event scrubber', () => {
   it('flushes every open channel at end()', () => {
     const s = createEventScrubber({ secrets: [] });
     const first = s.push(draft('assistant.tool_call.delta', { toolCallId: 'x', delta: '{"a": "sk-' }));
-    expect(deltasOf(first, 'assistant.tool_call.delta')).toBe('{"a": ');
+    expect(deltasOf(first, 'assistant.tool_call.delta')).toBe('{"a": "');
     const rest = s.end();
-    expect(deltasOf(rest, 'assistant.tool_call.delta')).toBe('"sk-');
+    expect(deltasOf(rest, 'assistant.tool_call.delta')).toBe('sk-');
   });
 
   it('runs as an objectMode Transform', async () => {
