@@ -108,9 +108,9 @@ const COMPARED_NAME = /[ \t]{0,4}[!=]==?[ \t]{0,4}[\w.$]{0,40}?(pass(?:word|wd)?
 const quotedComparison: SecretRule = {
   id: 'compared-secret',
   // Only a literal opening a condition: `("...`, `( "...` (not every string of JSON and code).
-  triggers: ['("', "('", '( "', "( '"],
+  triggers: ['("', "('", '( "', "( '", 'if "', "if '"],
   decide(s: string, p: number, ended: boolean): Decision {
-    p += s.charCodeAt(p + 1) === 0x20 ? 2 : 1;
+    while (s.charCodeAt(p) !== 0x22 && s.charCodeAt(p) !== 0x27) p++;
     const quote = s.charCodeAt(p);
     const n = s.length;
     const lim = Math.min(n, p + 130);

@@ -39,7 +39,8 @@ export const VENDOR_RULES: readonly SecretRule[] = [
   // OpenAI: `sk-` legacy (with `T3BlbkFJ`), `sk-proj-`, `sk-svcacct-`, `sk-admin-`, also
   // OpenRouter/DeepSeek `sk-...` keys (OpenAI docs "API keys"; secretlint
   // `secretlint-rule-openai`; gitleaks `openai-api-key`).
-  tokenRule({ id: 'openai-api-key', triggers: ['sk-'], pattern: `sk-[${B64URL}]{24}`, window: 27, tail: B64URL, check: hasDigit }),
+  tokenRule({ id: 'openai-api-key', triggers: ['sk-proj-', 'sk-svcacct-', 'sk-admin-', 'sk-or-v1-'], pattern: `sk-[a-z]{2,8}(?:-v1)?-[${B64URL}]{20}`, window: 40, tail: B64URL }),
+  tokenRule({ id: 'openai-api-key', triggers: ['sk-'], pattern: `sk-[${B64URL}]{24}`, window: 27, tail: B64URL, check: (m) => hasDigit(m) || (/[A-Z]/.test(m) && /[a-z]/.test(m.slice(3))) }),
 
   // AWS access key ids: 4-char type prefix + 16 base32 upper (AWS IAM User Guide "Understanding
   // unique ID prefixes"; gitleaks `aws-access-token`). Exactly 20 characters.
@@ -48,8 +49,11 @@ export const VENDOR_RULES: readonly SecretRule[] = [
     triggers: ['AKIA', 'ASIA', 'ABIA', 'ACCA', 'AGPA', 'AIDA', 'AROA', 'AIPA', 'ANPA', 'ANVA', 'APKA', 'A3T'],
     pattern: '(?:A3T[A-Z0-9]|A[A-Z]{3})[A-Z0-9]{16}(?![A-Za-z0-9_])',
     window: 21,
+    // Not a run of nucleotides (DNA in bioinformatics output is upper-case too).
+    check: (m) => !/^[ACGTN]+$/.test(m.slice(4)),
   }),
   // Bedrock API keys: `ABSK` + base64 (AWS Bedrock docs "API keys"; gitleaks `aws-amazon-bedrock-api-key-long-term`).
+  tokenRule({ id: 'aws-bedrock-api-key', triggers: ['bedrock-api-key-'], pattern: `bedrock-api-key-[${B64}]{24}`, window: 41, tail: B64 }),
   tokenRule({ id: 'aws-bedrock-api-key', triggers: ['ABSK'], pattern: `ABSK[${B64}]{60}`, window: 64, tail: B64 }),
 
   // Google API key: `AIza` + 35 (Google Cloud docs "API keys"; gitleaks `gcp-api-key`).
@@ -143,7 +147,7 @@ export const VENDOR_RULES: readonly SecretRule[] = [
   // Facebook/Meta user and page access tokens `EAA[MC]...` (Meta docs "Access tokens"; gitleaks `facebook-access-token`).
   tokenRule({ id: 'facebook-token', triggers: ['EAAM', 'EAAC', 'EAAG'], pattern: `EAA[MCG][${B62}]{60}`, window: 64, tail: B62 }),
   // Tailscale `tskey-<kind>-<id>-<secret>` (Tailscale docs "API keys"; secretlint `secretlint-rule-tailscale`).
-  tokenRule({ id: 'tailscale-key', triggers: ['tskey-'], pattern: `tskey-[a-z]{2,10}-[${B62}]{6,40}-[${B62}]{10}`, window: 70, tail: B62 }),
+  tokenRule({ id: 'tailscale-key', triggers: ['tskey-'], pattern: `tskey-(?:[a-z]{2,10}-)?[${B62}]{6,40}-[${B62}]{10}`, window: 70, tail: B62 }),
   // HashiCorp Vault `hvs.`/`hvb.`/`hvr.` (Vault docs "Tokens: token prefixes"; gitleaks `vault-*`).
   tokenRule({ id: 'vault-token', triggers: ['hvs.', 'hvb.', 'hvr.'], boundary: false, pattern: `hv[sbr]\\.[${B64URL}]{24}`, window: 28, tail: B64URL }),
   // Legacy Vault service token `s.` + 24 base62, only with mixed case and digits.
