@@ -50,7 +50,8 @@ function encodings(value: string): string[] {
   forms.add(Buffer.from(value, 'utf8').toString('base64').replace(/=+$/, ''));
   // Multi-line values (keys, certificates) are also masked line by line, like the Actions runner.
   if (value.includes('\n')) for (const line of value.split(/\r?\n/)) if (line.trim().length >= MIN_SECRET_VALUE_LENGTH) forms.add(line.trim());
-  return [...forms].filter((f) => f.length >= MIN_SECRET_VALUE_LENGTH);
+  // Longer forms stay masked line by line; a 2 KiB literal would hold too much text back.
+  return [...forms].filter((f) => f.length >= MIN_SECRET_VALUE_LENGTH && f.length <= MAX_SECRET_FORM_LENGTH);
 }
 
 /** One rule per distinct form of each secret, longest first so a longer form wins over its prefix. */
