@@ -15,6 +15,9 @@ export interface NamedSecret {
 /** Values shorter than this are not masked: too many false hits (`true`, `8080`, ...). Default 8. */
 export const MIN_SECRET_VALUE_LENGTH = 8;
 
+/** Longest exact form matched whole (the redactor's holdback bound is 4096). Default 2048. */
+export const MAX_SECRET_FORM_LENGTH = 2048;
+
 /**
  * Names of credential variables: `*_API_KEY`, `*_TOKEN`, `*_SECRET*`, `*PASSWORD*`, `*PASSWD*`,
  * `*_ACCESS_KEY*`, `*_PRIVATE_KEY*`, `*CREDENTIAL*`, `*_AUTH*`, `*_PAT`, `*_SAS*`, plus
