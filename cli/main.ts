@@ -3,7 +3,9 @@ import { Command, CommanderError } from 'commander';
 import { registerAcp } from './commands/acp.js';
 import { registerBench } from './commands/bench.js';
 import { registerExec } from './commands/exec.js';
+import { registerIngest } from './commands/ingest.js';
 import { registerReplay } from './commands/replay.js';
+import { registerRun } from './commands/run.js';
 import { registerSchema } from './commands/schema.js';
 import { registerSessions } from './commands/sessions.js';
 import { registerScrub } from './commands/scrub.js';
@@ -28,6 +30,8 @@ export function buildProgram(): Command {
       outputError: (s, write) => write(s.split('\n')[0] + '\n'),
     });
   registerExec(program);
+  registerIngest(program);
+  registerRun(program);
   registerSchema(program);
   registerBench(program);
   registerSessions(program);
