@@ -14,7 +14,7 @@ import type {
   PromptStopReason,
   ToolKind,
 } from '../acp/agent-port.js';
-import { prepareRun, type RunSetup } from '../../cli/run-setup.js';
+import { prepareRun, type RunSetup } from './run-setup.js';
 import type { EventDraft, OutputEvent } from '../events/index.js';
 import { ERROR_CODES, MinicodeError, type ErrorCode } from '../errors.js';
 import type { ReducerState } from '../reducer/index.js';
