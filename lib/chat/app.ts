@@ -16,6 +16,7 @@ import type { OutputEvent } from '../events/index.js';
 import { initialState, reduce, type ReducerState } from '../reducer/index.js';
 import { colorLevel, createTtyRenderer, viewOf, type LiveRenderer } from '../render/index.js';
 import type { EventStore } from '../store/index.js';
+import { wrapToWidth } from '../render/width.js';
 import { isCommand, runCommand } from './commands.js';
 import { decodeKey, type KeyAction, type KeyPress } from './keys.js';
 import { applyKey, createEditor, submit, textOf, type Editor } from './line-editor.js';
@@ -53,6 +54,8 @@ interface Turn {
   renderer: LiveRenderer<ReducerState>;
   interrupts: number;
   approval?: ((d: ApprovalDecision) => void) | undefined;
+  /** The pending request in full (the live line above may be cut to the width). */
+  approvalText?: string | undefined;
   ask?: { question: string; resolve: (answer: string) => void } | undefined;
 }
 
@@ -96,7 +99,7 @@ export function runChatApp(options: ChatAppOptions): Promise<number> {
 
   function turnFooter(): string[] {
     const lines = [...footer];
-    if (turn?.approval) lines.push('Answer: y allow once, a allow always, n deny');
+    if (turn?.approval) lines.push(...wrapToWidth(`Approve? ${turn.approvalText ?? ''}`, columns() - 1), 'Answer: y allow once, a allow always, n deny');
     else if (turn?.ask) lines.push(`? ${turn.ask.question}`, `answer${PROMPT}${textOf(editor).replace(/\n/g, ' ⏎ ')}`);
     else lines.push('Esc stops the turn · Ctrl+O reasoning');
     return lines;
@@ -123,6 +126,7 @@ export function runChatApp(options: ChatAppOptions): Promise<number> {
       return new Promise<ApprovalDecision>((resolve) => {
         const settle = (d: ApprovalDecision): void => {
           current.approval = undefined;
+          current.approvalText = undefined;
           abort.signal.removeEventListener('abort', onAbort);
           if (d === 'allow-always') always.add(`${request.toolName}\u0000${request.action}`);
           resolve(d);
@@ -131,6 +135,7 @@ export function runChatApp(options: ChatAppOptions): Promise<number> {
         const onAbort = (): void => settle('cancelled');
         abort.signal.addEventListener('abort', onAbort, { once: true });
         current.approval = settle;
+        current.approvalText = `${request.toolName}${request.toolCallId ? ` [${request.toolCallId}]` : ''}: ${request.action}`;
         current.renderer.refresh?.();
       });
     };

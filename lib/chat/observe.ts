@@ -72,10 +72,11 @@ function tokens(n: number | undefined): string {
  */
 export function footerLines(o: Observed, columns: number): string[] {
   const context = `Context: ${contextText(o)}`;
-  const spend = `Spend: ${tokens(o.usage.inputTokens)} in, ${tokens(o.usage.outputTokens)} out, ${o.costUsd === undefined ? 'cost unknown' : `${usd(o.costUsd)} est.`}`;
+  const cost = o.costUsd === undefined ? 'cost unknown' : `${usd(o.costUsd)} est.`;
   const budget = `Budget: ${budgetText(o)}`;
-  if (columns < 60) return [context, spend, budget];
-  return [context, `${spend} · ${budget}`];
+  const io = `${tokens(o.usage.inputTokens)} in, ${tokens(o.usage.outputTokens)} out`;
+  if (columns < 60) return [context, `Spend: ${io} tokens`, `Cost: ${o.costUsd === undefined ? 'unknown' : cost} · ${budget}`];
+  return [context, `Spend: ${io}, ${cost} · ${budget}`];
 }
 
 /** `/status`: Context vs Input/Output/Total vs Cost vs Budget, each on its own labelled line. */
