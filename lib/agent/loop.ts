@@ -51,6 +51,8 @@ export interface AgentOptions {
   /** Asks the person (interactive surfaces); absent means approvals that need a person are denied. */
   promptApproval?: (request: ApprovalRequest) => Promise<ApprovalDecision>;
   promptAskText?: (question: string, signal: AbortSignal) => Promise<string>;
+  /** Approval ids; default `approval-1`, `approval-2`, ... per run (a chat passes one source for the whole session). */
+  nextApprovalId?: () => string;
   cwd: string;
   /** Earlier turns of the session (chat, ACP). */
   history?: ConversationMessage[];
@@ -128,6 +130,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
   const approve = createApprovalHook({
     tty: options.tty ?? false,
     ...(options.promptApproval ? { prompt: options.promptApproval } : {}),
+    ...(options.nextApprovalId ? { nextId: options.nextApprovalId } : {}),
     onEvent: emit,
   });
   const messages: ConversationMessage[] = [...(options.history ?? []), { role: 'user', text: options.prompt }];
