@@ -49,7 +49,7 @@ export function benchmarksMarkdown(result: SuiteResult): string {
     '|---|---|---|',
     ...result.reports.map((r) => {
       const targets = r.ratios.filter((x) => x.target).map((x) => `${x.label} ${x.target?.op} ${x.target?.value}`);
-      return `| ${r.name} | ${r.description.replace(/\|/g, '\\|')} | ${targets.length ? targets.join('; ') : '—'} |`;
+      return `| ${r.name} | ${r.title}: ${r.description.replace(/\|/g, '\\|')} | ${targets.length ? targets.join('; ') : '—'} |`;
     }),
     '',
     '## Ratios',
