@@ -242,7 +242,9 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
     title: 'End-to-end pipeline throughput',
     description:
       'decode -> sanitise + scrub -> envelope -> reduce -> JSONL render -> LMDB store (durable events, async puts batched per event-loop turn, flushed at the end) ' +
-      'over the recorded corpus replicated to ' + (options.quick ? '100k' : '1M') + '+ events, vs the floor of JSON.parse + JSON.stringify of the same records; then with each stage removed in turn.',
+      'over the recorded provider and native corpus replicated to ' + (options.quick ? '100k' : '1M') + '+ events (each source one session), ' +
+      'vs the floor: JSON.parse of each input record (SSE data payload or JSONL line) + JSON.stringify of an envelope-shaped object holding the result. ' +
+      'Then the same with each stage removed in turn; a stage\'s share is (full - without) / full, paired per round.',
     measurements: [pipelineMb, floorMb, ...eventsPerSecond, ...shares],
     ratios: [
       ratio('pipeline / JSON.parse+stringify floor (MB/s)', pipelineMb, floorMb, { op: '>=', value: 0.4 }),
