@@ -12,6 +12,7 @@ import { openReplayProvider } from '../lib/replay/provider.js';
 import { createRecordingFetch } from '../lib/replay/record.js';
 import { openStore, resolveStoreDir, type EventStore } from '../lib/store/index.js';
 import type { Budget } from '../lib/control/budget.js';
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../lib/control/retry.js';
 import type { ApprovalModeName } from '../lib/policy/index.js';
 import type { ExecFlags } from './commands/exec.js';
 
@@ -24,6 +25,10 @@ export interface RunSetup {
   budget?: Budget;
   maxSteps?: number;
   timeoutMs?: number;
+  /** The retry policy, with waits scaled by `MINICODE_RETRY_BACKOFF_MS` when set. */
+  retryPolicy?: RetryPolicy;
+  /** The model's context window in tokens, from `MINICODE_CONTEXT_WINDOW` or config `contextWindow`. */
+  contextWindow?: number;
   approval: ApprovalModeName;
   storeDir: string;
   /** Release what setup started (the replay server). */
@@ -35,6 +40,22 @@ function positiveInt(value: string | undefined, flag: string): number | undefine
   const n = Number(value);
   if (!Number.isInteger(n) || n <= 0) throw new MinicodeError('MINICODE_E_USAGE', `${flag} must be a positive integer, got "${value}"`, { action: `pass ${flag} N with N >= 1` });
   return n;
+}
+
+/**
+ * The retry policy under `MINICODE_RETRY_BACKOFF_MS` (the unit of the backoff table, default
+ * 1000: waits 1, 2, 4 units). Tests and impatient CI set it small; a provider's Retry-After is
+ * still honoured as given (capped at 30 s). Undefined when the variable is unset.
+ */
+export function retryPolicyFromEnv(env: NodeJS.ProcessEnv): RetryPolicy | undefined {
+  const raw = env.MINICODE_RETRY_BACKOFF_MS;
+  if (raw === undefined || raw === '') return undefined;
+  const unit = Number(raw);
+  if (!Number.isFinite(unit) || unit < 0) {
+    throw new MinicodeError('MINICODE_E_USAGE', `MINICODE_RETRY_BACKOFF_MS must be a non-negative number of ms, got "${raw}"`, { action: 'set MINICODE_RETRY_BACKOFF_MS=1000 (the default) or unset it' });
+  }
+  const scale = unit / 1000;
+  return { ...DEFAULT_RETRY_POLICY, backoffMs: DEFAULT_RETRY_POLICY.backoffMs.map((ms) => Math.round(ms * scale)) };
 }
 
 /** Check flags, load config and resolve the provider. */
@@ -50,6 +71,8 @@ export async function prepareRun(flags: ExecFlags, env: NodeJS.ProcessEnv = proc
   } else if (flags.budgetStrict) {
     throw new MinicodeError('MINICODE_E_USAGE', '--budget-strict needs --budget USD', { action: 'pass --budget 0.50 --budget-strict' });
   }
+  const retryPolicy = retryPolicyFromEnv(env);
+  const contextWindow = positiveInt(env.MINICODE_CONTEXT_WINDOW || undefined, 'MINICODE_CONTEXT_WINDOW');
   const loaded = loadConfig({ env, cwd, allowLocalConfig: flags.allowLocalConfig === true });
   const closers: (() => Promise<void>)[] = [];
   let provider: AgentProvider;
@@ -85,6 +108,9 @@ export async function prepareRun(flags: ExecFlags, env: NodeJS.ProcessEnv = proc
   if (budget) setup.budget = budget;
   if (maxSteps !== undefined) setup.maxSteps = maxSteps;
   if (timeoutMs !== undefined) setup.timeoutMs = timeoutMs;
+  if (retryPolicy) setup.retryPolicy = retryPolicy;
+  const window = contextWindow ?? loaded.config.contextWindow;
+  if (window !== undefined) setup.contextWindow = window;
   return setup;
 }
 
