@@ -33,7 +33,7 @@ export async function execAction(prompt: string, flags: ExecFlags): Promise<numb
       store = openRunStore(setup.storeDir);
     } catch (error) {
       if (!(error instanceof MinicodeError)) throw error;
-      if (flags.json) writeSetupFailure(out, err, { category: error.category, message: error.message, ...(error.action ? { action: error.action } : {}), prompt });
+      if (flags.json) writeSetupFailure(out, err, { category: error.category, code: error.code, message: error.message, ...(error.action ? { action: error.action } : {}), prompt });
       else err(`minicode: ${error.message}${error.action ? `\n  ${error.action}` : ''}\n`);
       return error.exitCode;
     }
@@ -52,6 +52,13 @@ export async function execAction(prompt: string, flags: ExecFlags): Promise<numb
     };
     process.on('SIGINT', onSigint);
     process.on('SIGTERM', onSigint);
+    // An invariant guard: if the event loop ever drains while the run is unsettled (nothing
+    // left holding the process open), exit 1 with a message rather than 0 with no summary.
+    const onBeforeExit = (): void => {
+      err('minicode: internal error: the run stopped without settling\n');
+      process.exitCode = 1;
+    };
+    process.once('beforeExit', onBeforeExit);
     try {
       const run = await runPrompt({
         origin: 'exec',
@@ -79,6 +86,7 @@ export async function execAction(prompt: string, flags: ExecFlags): Promise<numb
     } finally {
       process.off('SIGINT', onSigint);
       process.off('SIGTERM', onSigint);
+      process.off('beforeExit', onBeforeExit);
     }
   } finally {
     await store?.close();
