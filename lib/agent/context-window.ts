@@ -8,9 +8,6 @@ import type { ProviderFormat } from './conversation.js';
 /** Window used when neither the table nor the operator knows the model: 128k tokens. */
 export const DEFAULT_CONTEXT_WINDOW = 128_000;
 
-/** Ollama's default `num_ctx` when the model is served locally with no override. */
-const OLLAMA_DEFAULT_WINDOW = 4_096;
-
 const WINDOWS: readonly (readonly [prefix: string, tokens: number])[] = [
   ['claude-', 200_000],
   ['gpt-4.1', 1_047_576],
@@ -30,5 +27,8 @@ export function contextWindowOf(format: ProviderFormat, model: string, explicit?
   let best: readonly [string, number] | undefined;
   for (const entry of WINDOWS) if (lower.startsWith(entry[0]) && (!best || entry[0].length > best[0].length)) best = entry;
   if (best) return best[1];
-  return format === 'ollama' ? OLLAMA_DEFAULT_WINDOW : DEFAULT_CONTEXT_WINDOW;
+  // Local servers (Ollama, llama.cpp) run with whatever num_ctx the operator chose; guessing
+  // low would stop runs the server would have accepted, so they get the default too.
+  void format;
+  return DEFAULT_CONTEXT_WINDOW;
 }

@@ -21,12 +21,20 @@ export const PRESSURE_THRESHOLD = 0.75;
 /** Transcripts below this many characters are folded on the main thread (~1 ms) instead of waking the pool (~100 ms). */
 const IN_PROCESS_FOLD_CHARS = 256 * 1024;
 
-/** Map the loop's conversation to the control plane's transcript (reasoning items are not context the fold can shorten). */
+/**
+ * Map the loop's conversation to the control plane's transcript (reasoning items are not
+ * context the fold can shorten). The last user message is the task of the running turn: it
+ * is pinned, so a compaction never folds or removes what the agent was asked to do.
+ */
 export function toTranscript(messages: readonly ConversationMessage[]): TranscriptMessage[] {
-  return messages.map((m): TranscriptMessage => {
+  let task = -1;
+  messages.forEach((m, i) => {
+    if (m.role === 'user') task = i;
+  });
+  return messages.map((m, i): TranscriptMessage => {
     switch (m.role) {
       case 'user':
-        return { role: 'user', text: m.text };
+        return i === task ? { role: 'user', text: m.text, pinned: true } : { role: 'user', text: m.text };
       case 'tool':
         return { role: 'tool', toolCallId: m.toolCallId, content: m.content };
       case 'assistant': {

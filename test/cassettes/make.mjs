@@ -51,7 +51,4 @@ write('submit-twice', 'anthropic', 'Hand-made: submit_result, then submit_result
   { text: 'Done.' },
 ]);
 
-// Many reads of a large file: the context grows until pressure compaction folds the oldest.
-const reads = [1, 2, 3, 4, 5, 6].map((k) => ({ text: `Reading part ${k}.`, calls: [{ id: `toolu_big_${k}`, name: 'read_file', args: { path: 'big.txt' } }] }));
-write('many-reads', 'anthropic', 'Hand-made: six read_file calls on big.txt (the context grows), then a final answer.', [...reads, { text: 'Read it all.' }]);
 console.log('test cassettes written');
