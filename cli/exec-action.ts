@@ -6,7 +6,10 @@
  */
 import { runPrompt } from '../lib/agent/run-prompt.js';
 import { MinicodeError } from '../lib/errors.js';
-import { createRenderer, writeSetupFailure } from '../lib/render/index.js';
+import { createJsonlRenderer, writeSetupFailure } from '../lib/render/jsonl.js';
+import { viewOf } from '../lib/render/state-view.js';
+import type { Renderer } from '../lib/render/types.js';
+import type { ReducerState } from '../lib/reducer/index.js';
 import { resolveVerifyCommand } from '../lib/verify/detect.js';
 import type { ExecFlags } from './commands/exec.js';
 import { openRunStore, prepareRun, type RunSetup } from './run-setup.js';
@@ -38,9 +41,13 @@ export async function execAction(prompt: string, flags: ExecFlags): Promise<numb
       return error.exitCode;
     }
     const json = flags.json === true;
-    const renderer = json
-      ? createRenderer('jsonl', { out, err })
-      : createRenderer(process.stdout.isTTY ? 'tty' : 'linear', { out, err, stream: process.stdout, verbosity: flags.verbose ? 'verbose' : 'normal' });
+    // The TTY and linear renderers (and chalk) load only for a person: --json never needs them.
+    let renderer: Renderer<ReducerState>;
+    if (json) renderer = createJsonlRenderer({ out, err, viewOf });
+    else {
+      const { createRenderer } = await import('../lib/render/index.js');
+      renderer = createRenderer(process.stdout.isTTY ? 'tty' : 'linear', { out, err, stream: process.stdout, verbosity: flags.verbose ? 'verbose' : 'normal' });
+    }
     const verify = resolveVerifyCommand({ flag: flags.verify, config: setup.loaded.config, cwd: setup.cwd });
     // Ctrl+C: the first one aborts the run (it settles as `aborted`), a second one exits at once.
     const abort = new AbortController();

@@ -8,8 +8,6 @@ import { resolveProvider } from '../lib/agent/provider-select.js';
 import type { AgentProvider } from '../lib/agent/loop.js';
 import { loadConfig, type LoadedConfig } from '../lib/config.js';
 import { MinicodeError } from '../lib/errors.js';
-import { openReplayProvider } from '../lib/replay/provider.js';
-import { createRecordingFetch } from '../lib/replay/record.js';
 import { openStore, resolveStoreDir, type EventStore } from '../lib/store/index.js';
 import type { Budget } from '../lib/control/budget.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../lib/control/retry.js';
@@ -80,6 +78,8 @@ export async function prepareRun(flags: ExecFlags, env: NodeJS.ProcessEnv = proc
   if (named === 'replay') {
     const dir = flags.cassette ?? env.MINICODE_CASSETTE;
     if (!dir) throw new MinicodeError('MINICODE_E_NO_PROVIDER', '--provider replay needs a cassette', { action: 'pass --cassette DIR (for example cassettes/demo)' });
+    // Replay and record load only when asked for (their zod schemas and server cost start-up).
+    const { openReplayProvider } = await import('../lib/replay/provider.js');
     const replay = await openReplayProvider(path.resolve(dir), flags.model ? { model: flags.model } : {});
     closers.push(() => replay.close());
     provider = { format: replay.format, model: replay.model, baseUrl: replay.baseUrl, apiKey: replay.apiKey };
@@ -104,7 +104,10 @@ export async function prepareRun(flags: ExecFlags, env: NodeJS.ProcessEnv = proc
       for (const c of closers) await c();
     },
   };
-  if (flags.record) setup.fetch = createRecordingFetch({ dir: path.resolve(flags.record), format: provider.format, model: provider.model });
+  if (flags.record) {
+    const { createRecordingFetch } = await import('../lib/replay/record.js');
+    setup.fetch = createRecordingFetch({ dir: path.resolve(flags.record), format: provider.format, model: provider.model });
+  }
   if (budget) setup.budget = budget;
   if (maxSteps !== undefined) setup.maxSteps = maxSteps;
   if (timeoutMs !== undefined) setup.timeoutMs = timeoutMs;
