@@ -12,7 +12,7 @@ import type { Renderer } from '../lib/render/types.js';
 import type { ReducerState } from '../lib/reducer/index.js';
 import { resolveVerifyCommand } from '../lib/verify/detect.js';
 import type { ExecFlags } from './commands/exec.js';
-import { openRunStore, prepareRun, type RunSetup } from './run-setup.js';
+import { openRunStore, prepareRun, type RunSetup } from '../lib/agent/run-setup.js';
 
 const out = (s: string): void => {
   process.stdout.write(s);

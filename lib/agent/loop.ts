@@ -14,7 +14,7 @@ import { capSystemPrompt } from '../control/truncation.js';
 import { createUsageCollector, type UsageTotals } from '../control/usage.js';
 import { createApprovalHook, type ApprovalPolicy } from '../policy/index.js';
 import { DEFAULT_TOOL_LIMITS, type ToolRegistry } from '../tools/index.js';
-import type { ApprovalDecision, ApprovalRequest, ToolLimits } from '../tools/types.js';
+import type { ApprovalDecision, ApprovalRequest, ToolFileSystem, ToolLimits, ToolTerminal } from '../tools/types.js';
 import type { Conversation, ConversationMessage, ProviderFormat } from './conversation.js';
 import { callProvider, ProviderCallError, type ProviderReply } from './provider-call.js';
 import { buildRequest } from './requests/index.js';
@@ -77,6 +77,10 @@ export interface AgentOptions {
   maxTokens?: number;
   /** The model's context window in tokens; default from the built-in table (see context-window.ts). */
   contextWindow?: number;
+  /** File access for the file tools (ACP: the client's buffers); default the local file system. */
+  fileSystem?: ToolFileSystem;
+  /** Where bash runs (ACP: the client's terminals); default a local subprocess. */
+  terminal?: ToolTerminal;
 }
 
 /** How a run ended. */
@@ -269,6 +273,8 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
               tty: options.tty ?? false,
               ...(options.env ? { env: options.env } : {}),
               ...(options.promptAskText ? { promptAskText: options.promptAskText } : {}),
+              ...(options.fileSystem ? { fs: options.fileSystem } : {}),
+              ...(options.terminal ? { terminal: options.terminal } : {}),
             },
           }).then((executed) => ({ call, executed })),
         ),

@@ -35,6 +35,12 @@ export interface PromptRunOptions extends Omit<AgentOptions, 'emit' | 'tools' | 
   verifyCommand?: string;
   /** Extra drafts to emit right after `session.started` (e.g. config diagnostics). */
   preamble?: EventDraft[];
+  /**
+   * Emit `session.ended` after the prompt; default true. A surface whose session outlives one
+   * prompt (ACP: every prompt is one turn of a session the client may load and continue later)
+   * passes false: the turn's task events then decide the stored outcome.
+   */
+  endSession?: boolean;
 }
 
 /** What a prompt run gives its caller. */
@@ -109,12 +115,14 @@ export async function runPrompt(options: PromptRunOptions): Promise<PromptRun> {
     verify = run.report;
     pipeline.emit({ type: 'test.completed', payload: { command: options.verifyCommand, ok: run.report.ok }, source: 'app' });
   }
-  pipeline.emit({
-    type: 'session.ended',
-    payload: { outcome: OUTCOME[result.reason], reason: result.reason, durationMs: result.durationMs },
-    status: OUTCOME[result.reason] === 'completed' ? 'completed' : OUTCOME[result.reason] === 'failed' ? 'failed' : 'cancelled',
-    fidelity: 'synthetic',
-  });
+  if (options.endSession !== false) {
+    pipeline.emit({
+      type: 'session.ended',
+      payload: { outcome: OUTCOME[result.reason], reason: result.reason, durationMs: result.durationMs },
+      status: OUTCOME[result.reason] === 'completed' ? 'completed' : OUTCOME[result.reason] === 'failed' ? 'failed' : 'cancelled',
+      fidelity: 'synthetic',
+    });
+  }
   const state = await pipeline.finish({
     ...(verify ? { verify: { ok: verify.ok, command: verify.command } } : {}),
     ...(result.result !== undefined ? { result: result.result } : {}),
