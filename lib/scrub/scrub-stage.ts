@@ -20,7 +20,7 @@
 import { Transform } from 'node:stream';
 import type { DraftFields, EventDraft } from '../events/index.js';
 import { createSanitizer, sanitizeText, type Sanitizer } from './terminal-sanitizer.js';
-import { buildRuleTable, createRedactor, type Redactor } from './secret-redactor.js';
+import { buildRuleTable, createRedactor, createTextRedactor, type Redactor } from './secret-redactor.js';
 import { credentialSecretsFromEnv, type NamedSecret } from './env-secrets.js';
 import type { SecretRule } from './rule-types.js';
 
@@ -45,6 +45,9 @@ export interface EventScrubber {
 /** Payload keys shown on one line (tool names, paths, commands): line breaks are escaped visibly. */
 const SINGLE_LINE_KEYS = new Set(['name', 'toolName', 'path', 'title', 'command', 'action', 'cwd', 'model', 'provider', 'agent']);
 const CONTENT_REF = /^sha256:[0-9a-f]{64}$/;
+/** Sanitiser options, allocated once rather than per string. */
+const SINGLE_LINE = { singleLine: true } as const;
+const MULTI_LINE = { singleLine: false } as const;
 
 type DeltaType = 'assistant.message.delta' | 'assistant.reasoning.delta' | 'assistant.tool_call.delta' | 'tool.progress';
 
@@ -67,11 +70,11 @@ export function createEventScrubber(options: EventScrubberOptions = {}): EventSc
   const secrets = options.secrets ?? credentialSecretsFromEnv(options.env ?? process.env);
   // One table for every redactor of this scrubber: the dispatch is compiled once.
   const rules = buildRuleTable(secrets, options.rules);
+  const redactWhole = createTextRedactor(rules);
   const channels = new Map<string, Channel>();
 
   function scrubString(text: string, singleLine = false): string {
-    const r = createRedactor({ rules });
-    return r.push(sanitizeText(text, { singleLine })) + r.end();
+    return redactWhole(sanitizeText(text, singleLine ? SINGLE_LINE : MULTI_LINE));
   }
 
   function scrubValue(value: unknown, key: string | undefined, parentType: string): unknown {

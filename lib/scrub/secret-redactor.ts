@@ -162,6 +162,9 @@ function literalAt(s: string, j: number, entry: Entry): number {
 
 const PENDING_AT_LITERAL: Decision = { kind: 'pending' };
 
+/** Default of {@link RedactorOptions.maxHoldback}. */
+const DEFAULT_MAX_HOLDBACK = 4096;
+
 /**
  * The hot loop: the index of the next position where some trigger may start, or `n`. Reads
  * each code unit once (the pair's second unit is carried over) and filters on the pair table,
@@ -189,14 +192,38 @@ function scan(s: string, from: number, n: number, first: Uint8Array, triMask: Ui
   return n;
 }
 
+/** Ask every rule triggered at `j` of `s` for its decision; the first that is not `none` wins. */
+function evaluate(dispatch: Dispatch, s: string, j: number, ended: boolean): Decision {
+  const c1 = s.charCodeAt(j);
+  let entries: Entry[] | undefined;
+  if (c1 >= 128) entries = dispatch.high.get(c1);
+  else if (j + 1 < s.length) entries = dispatch.pairs[c1 * 128 + Math.min(s.charCodeAt(j + 1), 127)];
+  else if (!ended) return PENDING_AT_LITERAL; // the pair is cut by the chunk end
+  else entries = dispatch.pairs[c1 * 128 + END_BUCKET];
+  if (entries === undefined) return NONE;
+  for (const entry of entries) {
+    if (entry.boundary && j > 0 && isWordChar(s.charCodeAt(j - 1))) continue;
+    const at = literalAt(s, j, entry);
+    if (at === 0) continue;
+    if (at === -1) {
+      if (ended) continue;
+      return PENDING_AT_LITERAL;
+    }
+    const d = entry.rule.decide(s, j, ended);
+    if (d.kind !== 'none') return d;
+  }
+  return NONE;
+}
+
 /** Create a streaming redactor. Options are checked here; see {@link RedactorOptions} for defaults. */
 export function createRedactor(options: RedactorOptions = {}): Redactor {
-  const maxHoldback = options.maxHoldback ?? 4096;
+  const maxHoldback = options.maxHoldback ?? DEFAULT_MAX_HOLDBACK;
   const maxBlock = options.maxSuppressedBlock ?? 65536;
   if (!(maxHoldback >= 256)) throw new TypeError('createRedactor: maxHoldback must be at least 256');
   if (!(maxBlock > 0)) throw new TypeError('createRedactor: maxSuppressedBlock must be positive');
   const rules = buildRuleTable(options.secrets ?? [], options.rules ?? DEFAULT_RULES);
-  const { first, triMask, pairs, high } = compileCached(rules);
+  const dispatch = compileCached(rules);
+  const { first, triMask } = dispatch;
 
   /** Left context (already emitted original text) followed by the text not yet emitted. */
   let buf = '';
@@ -205,28 +232,6 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
   let suppress: Suppress = undefined;
   /** Characters dropped so far inside the current private-key block. */
   let suppressed = 0;
-
-  function evaluate(s: string, j: number, ended: boolean): Decision {
-    const c1 = s.charCodeAt(j);
-    let entries: Entry[] | undefined;
-    if (c1 >= 128) entries = high.get(c1);
-    else if (j + 1 < s.length) entries = pairs[c1 * 128 + Math.min(s.charCodeAt(j + 1), 127)];
-    else if (!ended) return PENDING_AT_LITERAL; // the pair is cut by the chunk end
-    else entries = pairs[c1 * 128 + END_BUCKET];
-    if (entries === undefined) return NONE;
-    for (const entry of entries) {
-      if (entry.boundary && j > 0 && isWordChar(s.charCodeAt(j - 1))) continue;
-      const at = literalAt(s, j, entry);
-      if (at === 0) continue;
-      if (at === -1) {
-        if (ended) continue;
-        return PENDING_AT_LITERAL;
-      }
-      const d = entry.rule.decide(s, j, ended);
-      if (d.kind !== 'none') return d;
-    }
-    return NONE;
-  }
 
   function process(text: string, ended: boolean): string {
     const s = buf + text;
@@ -274,7 +279,7 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
       }
       let j = scan(s, i, n, first, triMask);
       for (; j < n; j = scan(s, j + 1, n, first, triMask)) {
-        const d = evaluate(s, j, ended);
+        const d = evaluate(dispatch, s, j, ended);
         if (d.kind === 'none') continue;
         if (j > i) out.push(s.slice(i, j));
         if (d.kind === 'pending') {
@@ -330,4 +335,42 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
 export function redactText(text: string, options: RedactorOptions = {}): string {
   const r = createRedactor(options);
   return r.push(text) + r.end();
+}
+
+/**
+ * A redactor of complete strings over one rule table (default options), compiled once: the
+ * scrub stage calls it for every string field of every event, most of them ids and short
+ * prose. Building a streaming redactor per string (closures, buffer, push + end passes) cost
+ * about 1 µs a string, several times the scan itself (bench/pipeline.ts), so the common case
+ * runs here without one: scan the text, and as long as every candidate decides `none` (a hex
+ * word that is no Mailchimp key, ...) the text comes back as it is. The first candidate that
+ * decides anything else hands the whole text to a streaming redactor.
+ *
+ * Same result as `redactText(text, { rules })`, which is `push(text) + end()`: `push` evaluates
+ * the same candidates with `ended = false` and emits the text up to the first one that is not
+ * `none`. If that one is `pending` (a trigger's first character ends the text, as in any id
+ * ending in a hex digit), `push` holds the text from there and `end` evaluates from the same
+ * position on with `ended = true` (rules see the same left context, at most LEFT_CONTEXT
+ * characters, there); so does this loop. Anything else, or a hold longer than the streaming
+ * redactor allows, takes the streaming path itself.
+ */
+export function createTextRedactor(rules: readonly SecretRule[]): (text: string) => string {
+  const dispatch = compileCached(rules);
+  const { first, triMask } = dispatch;
+  return (text) => {
+    const n = text.length;
+    let ended = false;
+    for (let j = scan(text, 0, n, first, triMask); j < n; j = scan(text, j + 1, n, first, triMask)) {
+      let d = evaluate(dispatch, text, j, ended);
+      if (d.kind === 'pending' && !ended && n - j <= DEFAULT_MAX_HOLDBACK) {
+        ended = true;
+        d = evaluate(dispatch, text, j, true);
+      }
+      if (d.kind !== 'none') {
+        const r = createRedactor({ rules });
+        return r.push(text) + r.end();
+      }
+    }
+    return text;
+  };
 }

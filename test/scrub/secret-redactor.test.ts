@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { createRedactor, redactText } from '../../lib/scrub/secret-redactor.js';
+import { buildRuleTable, createRedactor, createTextRedactor, redactText } from '../../lib/scrub/secret-redactor.js';
+import { DEFAULT_RULES } from '../../lib/scrub/secret-rules.js';
 import { credentialSecretsFromEnv } from '../../lib/scrub/env-secrets.js';
 import { HAVE_FIXTURES, fixtureSkipNote } from '../helpers/cli.js';
 import { feed, leaks, readJsonl, splitAt, type NegativeRow, type PositiveRow } from './corpus.js';
@@ -151,5 +152,34 @@ describe('the secret redactor', () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('the whole-string redactor (the scrub stage\'s fast path)', () => {
+  const secrets = [{ name: 'OPENAI_API_KEY', value: 'sk-test-0123456789abcdefghijklmnopqrstuv' }];
+  const rules = buildRuleTable(secrets, DEFAULT_RULES);
+  const whole = createTextRedactor(rules);
+
+  it.skipIf(!HAVE_FIXTURES)('gives redactText\'s output on every row of the shared secret corpus', () => {
+    const rows = [...readJsonl<PositiveRow>('positives.jsonl'), ...readJsonl<NegativeRow>('negatives.jsonl')];
+    const failures = rows.filter((r) => whole(r.text) !== redactText(r.text, { rules })).map((r) => r.kind);
+    expect(failures).toEqual([]);
+  });
+
+  it('gives redactText\'s output on ids, hex words, trigger characters at the very end and real secrets (property)', () => {
+    const ghp = 'ghp_' + 'aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5';
+    const pieces = fc.constantFrom(ghp, secrets[0]!.value, 'msg_01ALwQ87pTS7hH1PjSdC9wJD', 'deadbeef', 'added', 'call_ab12', 'a', '1', 'M', 'sk', 'gh', 'password: "hunter2x"', 'https://u:p4ss@h/', '[REDACTED:x]', '-----BEGIN EC PRIVATE KEY-----\nAAA', ' ', '\n', '"', 'text');
+    fc.assert(
+      fc.property(fc.array(pieces, { maxLength: 10 }), fc.constantFrom('', ' ', '-', '_'), (parts, sep) => {
+        const text = parts.join(sep);
+        expect(whole(text)).toBe(redactText(text, { rules }));
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('returns a string without a secret as the same string', () => {
+    expect(whole('completed')).toBe('completed');
+    expect(whole('')).toBe('');
   });
 });
