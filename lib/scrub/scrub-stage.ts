@@ -63,6 +63,9 @@ interface Channel {
 
 const ENVELOPE_STRING_FIELDS = ['correlationId', 'parentId'] as const;
 
+/** Channel key prefix by delta type (the closing events below use the same keys). */
+const KEY_PREFIX: Record<DeltaType, string> = { 'assistant.message.delta': 'm:', 'assistant.reasoning.delta': 'r:', 'assistant.tool_call.delta': 'c:', 'tool.progress': 't:' };
+
 /** Create the event scrubber core. Options are checked here; see {@link EventScrubberOptions}. */
 export function createEventScrubber(options: EventScrubberOptions = {}): EventScrubber {
   const maxOpen = options.maxOpenChannels ?? 4096;
@@ -85,8 +88,14 @@ export function createEventScrubber(options: EventScrubberOptions = {}): EventSc
     if (Array.isArray(value)) return value.map((v) => scrubValue(v, key, parentType));
     if (value !== null && typeof value === 'object') {
       const out: Record<string, unknown> = {};
-      for (const [k, v] of Object.entries(value)) {
-        if (parentType === 'assistant.reasoning.completed' && (k === 'signature' || k === 'data')) out[k] = v;
+      const opaque = parentType === 'assistant.reasoning.completed';
+      // Object.keys rather than Object.entries: the same own enumerable keys in the same order,
+      // without a [key, value] array per field (this runs for every field of every event).
+      const keys = Object.keys(value);
+      for (let i = 0; i < keys.length; i++) {
+        const k = keys[i] as string;
+        const v = (value as Record<string, unknown>)[k];
+        if (opaque && (k === 'signature' || k === 'data')) out[k] = v;
         else out[k] = scrubValue(v, k, '');
       }
       return out;
@@ -127,6 +136,7 @@ export function createEventScrubber(options: EventScrubberOptions = {}): EventSc
     const ch = channels.get(key);
     if (ch === undefined) return;
     channels.delete(key);
+    if (ch === recent) recent = undefined;
     const tail = ch.redactor.push(ch.sanitizer.end()) + ch.redactor.end();
     if (tail.length > 0) out.push(deltaEvent(ch, tail));
   }
@@ -146,14 +156,24 @@ export function createEventScrubber(options: EventScrubberOptions = {}): EventSc
     }
   }
 
+  /**
+   * The channel of the previous delta. Deltas of one channel mostly come in runs, so this
+   * spares building the `m:<id>` key and two map lookups per delta; `close` clears it.
+   */
+  let recent: Channel | undefined;
+
   /** The channel's scrubbed text for this delta; the channel's scrubbed id is left in `lastId`. */
   let lastId = '';
-  function streamDelta(key: string, type: DeltaType, id: string, d: EventDraft, text: string, out: EventDraft[]): string {
-    if (!channels.has(key) && channels.size >= maxOpen) {
-      const oldest = channels.keys().next().value;
-      if (oldest !== undefined) close(oldest, out);
+  function streamDelta(type: DeltaType, id: string, d: EventDraft, text: string, out: EventDraft[]): string {
+    let ch = recent;
+    if (ch === undefined || ch.type !== type || ch.id !== id) {
+      const key = `${KEY_PREFIX[type]}${id}`;
+      if (!channels.has(key) && channels.size >= maxOpen) {
+        const oldest = channels.keys().next().value;
+        if (oldest !== undefined) close(oldest, out);
+      }
+      ch = recent = channelFor(key, type, id, d);
     }
-    const ch = channelFor(key, type, id, d);
     lastId = ch.scrubbedId;
     return ch.redactor.push(ch.sanitizer.push(text));
   }
@@ -163,21 +183,21 @@ export function createEventScrubber(options: EventScrubberOptions = {}): EventSc
       const out: EventDraft[] = [];
       switch (d.type) {
         case 'assistant.message.delta': {
-          const delta = streamDelta(`m:${d.payload.messageId}`, d.type, d.payload.messageId, d, d.payload.delta, out);
+          const delta = streamDelta(d.type, d.payload.messageId, d, d.payload.delta, out);
           // The payload is rebuilt whole (other payload fields are not carried), so only the
           // envelope strings need scrubbing here; the id was scrubbed when the channel opened.
           out.push(scrubEnvelope(d, { messageId: lastId, delta }));
           return out;
         }
         case 'assistant.reasoning.delta': {
-          const delta = streamDelta(`r:${d.payload.reasoningId}`, d.type, d.payload.reasoningId, d, d.payload.delta, out);
+          const delta = streamDelta(d.type, d.payload.reasoningId, d, d.payload.delta, out);
           // The payload is rebuilt whole (other payload fields are not carried), so only the
           // envelope strings need scrubbing here; the id was scrubbed when the channel opened.
           out.push(scrubEnvelope(d, { reasoningId: lastId, delta }));
           return out;
         }
         case 'assistant.tool_call.delta': {
-          const delta = streamDelta(`c:${d.payload.toolCallId}`, d.type, d.payload.toolCallId, d, d.payload.delta, out);
+          const delta = streamDelta(d.type, d.payload.toolCallId, d, d.payload.delta, out);
           // The payload is rebuilt whole (other payload fields are not carried), so only the
           // envelope strings need scrubbing here; the id was scrubbed when the channel opened.
           out.push(scrubEnvelope(d, { toolCallId: lastId, delta }));
@@ -185,7 +205,7 @@ export function createEventScrubber(options: EventScrubberOptions = {}): EventSc
         }
         case 'tool.progress': {
           if (d.payload.outputDelta === undefined) break;
-          const outputDelta = streamDelta(`t:${d.payload.toolCallId}`, d.type, d.payload.toolCallId, d, d.payload.outputDelta, out);
+          const outputDelta = streamDelta(d.type, d.payload.toolCallId, d, d.payload.outputDelta, out);
           const rest = scrubDraft({ ...d, payload: { ...d.payload, outputDelta: '' } });
           out.push({ ...rest, payload: { ...(rest.payload as object), outputDelta } } as EventDraft);
           return out;

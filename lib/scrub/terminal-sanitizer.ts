@@ -238,6 +238,13 @@ export function createSanitizer(options: SanitizerOptions = {}): Sanitizer {
   return {
     push(text: string): string {
       if (text.length === 0) return '';
+      // Fast path (most deltas): in ground state with nothing held, text without a special
+      // code unit is copied whole by run(), which then only clears the two flags.
+      if (state === State.Ground && pendingHigh === '' && !HAS_SPECIAL.test(text)) {
+        afterCr = false;
+        afterSelector = false;
+        return text;
+      }
       const out: string[] = [];
       if (pendingHigh) {
         text = pendingHigh + text;
