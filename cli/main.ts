@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from 'commander';
 import { registerAcp } from './commands/acp.js';
+import { registerBatch } from './commands/batch.js';
 import { registerBench } from './commands/bench.js';
 import { registerExec } from './commands/exec.js';
 import { registerReplay } from './commands/replay.js';
@@ -34,6 +35,7 @@ export function buildProgram(): Command {
   registerReplay(program);
   registerAcp(program);
   registerScrub(program);
+  registerBatch(program);
   return program;
 }
 

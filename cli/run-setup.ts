@@ -10,6 +10,7 @@ import { loadConfig, type LoadedConfig } from '../lib/config.js';
 import { MinicodeError } from '../lib/errors.js';
 import { openReplayProvider } from '../lib/replay/provider.js';
 import { createRecordingFetch } from '../lib/replay/record.js';
+import type { ReplayServerOptions } from '../lib/replay/server.js';
 import { openStore, resolveStoreDir, type EventStore } from '../lib/store/index.js';
 import type { Budget } from '../lib/control/budget.js';
 import type { ApprovalModeName } from '../lib/policy/index.js';
@@ -37,8 +38,8 @@ function positiveInt(value: string | undefined, flag: string): number | undefine
   return n;
 }
 
-/** Check flags, load config and resolve the provider. */
-export async function prepareRun(flags: ExecFlags, env: NodeJS.ProcessEnv = process.env): Promise<RunSetup> {
+/** Check flags, load config and resolve the provider (`replayOptions` go to a replay server: `batch` asks for `by-turn`). */
+export async function prepareRun(flags: ExecFlags, env: NodeJS.ProcessEnv = process.env, replayOptions: ReplayServerOptions = {}): Promise<RunSetup> {
   const cwd = path.resolve(flags.cwd ?? process.cwd());
   const maxSteps = positiveInt(flags.maxSteps, '--max-steps');
   const timeoutMs = positiveInt(flags.timeout ?? (env.MINICODE_TIMEOUT_MS || undefined), flags.timeout !== undefined ? '--timeout' : 'MINICODE_TIMEOUT_MS');
@@ -57,7 +58,7 @@ export async function prepareRun(flags: ExecFlags, env: NodeJS.ProcessEnv = proc
   if (named === 'replay') {
     const dir = flags.cassette ?? env.MINICODE_CASSETTE;
     if (!dir) throw new MinicodeError('MINICODE_E_NO_PROVIDER', '--provider replay needs a cassette', { action: 'pass --cassette DIR (for example cassettes/demo)' });
-    const replay = await openReplayProvider(path.resolve(dir), flags.model ? { model: flags.model } : {});
+    const replay = await openReplayProvider(path.resolve(dir), { ...replayOptions, ...(flags.model ? { model: flags.model } : {}) });
     closers.push(() => replay.close());
     provider = { format: replay.format, model: replay.model, baseUrl: replay.baseUrl, apiKey: replay.apiKey };
   } else {
