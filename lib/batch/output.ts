@@ -6,7 +6,8 @@
  * a file opened with O_APPEND. A process killed (even SIGKILL) after `write` returned has its
  * line in the page cache, which the kernel writes out; a process killed before has no line,
  * and the id runs again on resume. Files are fsync'ed every `syncEvery` records and at close,
- * which bounds what a power loss (not a process crash) can take. A torn last line (a power
+ * (periodic syncs asynchronously, the last one synchronously), which bounds what a power loss
+ * (not a process crash) can take. A torn last line (a power
  * loss mid-write, or another tool) is cut off on open, so the next append starts on a fresh
  * line; the id of a torn record is simply not finished and runs again.
  */
@@ -96,6 +97,16 @@ export function openOutputDir(dir: string, options: OutputOptions = {}): OutputD
   const fds = { result: openAppend(FILES.result), error: openAppend(FILES.error) };
   let unsynced = 0;
 
+  // Periodic syncs run on the thread pool (an fsync on a busy disk takes tens of ms, which
+  // the event loop of a thousand-run batch must not wait for); the final one at close is sync.
+  let syncing = false;
+  const syncSoon = (): void => {
+    unsynced = 0;
+    if (syncing) return;
+    syncing = true;
+    const { result, error } = fds;
+    fs.fsync(result, () => fs.fsync(error, () => (syncing = false)));
+  };
   const sync = (): void => {
     fs.fsyncSync(fds.result);
     fs.fsyncSync(fds.error);
@@ -122,7 +133,7 @@ export function openOutputDir(dir: string, options: OutputOptions = {}): OutputD
       // One write of one whole line: the unit of crash safety (see the header).
       fs.writeSync(fds[kind], `${JSON.stringify(record)}\n`);
       resume.finished.set(record.id, kind);
-      if (++unsynced >= syncEvery) sync();
+      if (++unsynced >= syncEvery) syncSoon();
       return true;
     },
     supersede(ids) {

@@ -21,11 +21,45 @@ function isModelItem(item: unknown): boolean {
   return o.role === 'assistant' || o.role === 'model' || o.type === 'function_call' || o.type === 'reasoning';
 }
 
+/**
+ * The role and item-type markers of a JSON body, in order. Inside a JSON string every quote is
+ * escaped, so `"role":"assistant"` can only match a real key/value pair, never prompt text.
+ */
+const MARKERS = /"(?:role|type)"\s*:\s*"(assistant|model|function_call|reasoning|user|tool|system|developer|function_call_output)"/g;
+const MODEL_MARKERS = new Set(['assistant', 'model', 'function_call', 'reasoning']);
+
+/**
+ * The fast path of {@link modelTurnsOf}: a scan over the markers without parsing (a batch
+ * sends thousands of requests with multi-kilobyte tool schemas). Undefined when the body does
+ * not start like a JSON object.
+ */
+export function scanModelTurns(text: string): number | undefined {
+  if (!/^\s*\{/.test(text)) return undefined;
+  let turns = 0;
+  let inTurn = false;
+  let sawAny = false;
+  for (const m of text.matchAll(MARKERS)) {
+    sawAny = true;
+    const model = MODEL_MARKERS.has(m[1]!);
+    if (model && !inTurn) turns++;
+    inTurn = model;
+  }
+  return sawAny ? turns : undefined;
+}
+
 /** Model turns in a request body; undefined when the body is not a JSON chat request (bad data is a value). */
 export function modelTurnsOf(body: Buffer | string): number | undefined {
+  const text = typeof body === 'string' ? body : body.toString('utf8');
+  const scanned = scanModelTurns(text);
+  if (scanned !== undefined) return scanned;
+  return parseModelTurns(text);
+}
+
+/** The parsing path (bodies without role markers, e.g. a bare `input` string). */
+function parseModelTurns(body: string): number | undefined {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(typeof body === 'string' ? body : body.toString('utf8'));
+    parsed = JSON.parse(body);
   } catch {
     return undefined;
   }

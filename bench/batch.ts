@@ -1,0 +1,112 @@
+/**
+ * bench/batch: `minicode batch` at volume. 10,000 prompts (quick: 1,000) run as full agent runs
+ * (two turns: a read_file tool call, then the answer) against the loopback replay provider
+ * (one server on its own thread, as a real provider is not on our event loop; `by-turn` order;
+ * the hand-made openai-chat-two-turn cassette) at concurrency 64,
+ * through the real path: HTTP over 127.0.0.1, SSE decoding, scrub, envelope, reduce, one shared
+ * LMDB store, the crash-safe output writer. Reports runs/s, CPU ms per run, peak RSS (target
+ * under 500 MB) and event-loop p99 lag from `monitorEventLoopDelay` (target under 50 ms), and
+ * checks that every id is in the output exactly once. There is no peer to compare against:
+ * the floor is the figures themselves.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { runLocalBatch } from '../lib/batch/batch.js';
+import { parseBatchInput } from '../lib/batch/input.js';
+import { createProgress } from '../lib/batch/progress.js';
+import type { LineSetup } from '../lib/batch/run-line.js';
+import { Worker } from 'node:worker_threads';
+import type { ProviderFormat } from '../lib/agent/conversation.js';
+import { baseUrlForOrigin } from '../lib/agent/provider-select.js';
+import { loadCassette } from '../lib/replay/cassette.js';
+import { openStore } from '../lib/store/index.js';
+import { measurement, type BenchOptions, type BenchReport, runIfMain } from './harness.js';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const ROOT = fs.existsSync(path.resolve(HERE, '../package.json')) ? path.resolve(HERE, '..') : path.resolve(HERE, '../..');
+
+/** Run the benchmark. */
+export async function run(options: BenchOptions): Promise<BenchReport> {
+  const n = options.quick ? 1000 : 10_000;
+  const concurrency = 64;
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-bench-batch-'));
+  fs.writeFileSync(path.join(work, 'README.md'), '# Sample\n\nA tiny project for the batch benchmark.\n');
+  const text = Array.from({ length: n }, (_, i) => JSON.stringify({ id: `p${i}`, prompt: `What does README.md say? (${i})` })).join('\n');
+  const input = parseBatchInput(text);
+  const cassetteDir = path.join(ROOT, 'cassettes/openai-chat-two-turn');
+  const cassette = loadCassette(cassetteDir);
+  const format = cassette.manifest.format as ProviderFormat;
+  const server = new Worker(new URL('./support/replay-thread.js', import.meta.url), { workerData: { dir: cassetteDir } });
+  const { origin } = await new Promise<{ origin: string }>((resolve, reject) => {
+    server.once('message', resolve);
+    server.once('error', reject);
+  });
+  const store = openStore({ dir: path.join(work, 'store') });
+  const setup: LineSetup = { provider: { format, model: cassette.manifest.model ?? 'replay', baseUrl: baseUrlForOrigin(format, origin), apiKey: 'replay' }, approval: 'auto' };
+  const outDir = path.join(work, 'out');
+
+  const lag = monitorEventLoopDelay({ resolution: 10 });
+  let peakRss = process.memoryUsage.rss();
+  const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage.rss())), 50);
+  lag.enable();
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  const summary = await runLocalBatch({
+    inputPath: 'bench',
+    input,
+    outDir,
+    concurrency,
+    progress: createProgress({ mode: 'none', write: () => {} }),
+    setup: async () => setup,
+    store,
+    baseDir: work,
+    cwd: work,
+  });
+  const wallMs = performance.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
+  lag.disable();
+  clearInterval(sampler);
+  peakRss = Math.max(peakRss, process.memoryUsage.rss());
+  await store.close();
+  server.postMessage('close');
+  await new Promise((resolve) => server.once('exit', resolve));
+
+  // Every id exactly once across results.jsonl + errors.jsonl.
+  const ids = ['results.jsonl', 'errors.jsonl'].flatMap((f) =>
+    fs.readFileSync(path.join(outDir, f), 'utf8').split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { id: string }).id),
+  );
+  const unique = new Set(ids);
+  const exactlyOnce = ids.length === n && unique.size === n;
+  fs.rmSync(work, { recursive: true, force: true });
+
+  const cpuMsPerRun = (cpu.user + cpu.system) / 1000 / n;
+  const p99 = lag.percentile(99) / 1e6;
+  return {
+    name: 'batch',
+    title: `minicode batch: ${n.toLocaleString('en')} two-turn runs at concurrency ${concurrency} over loopback replay`,
+    description:
+      'Full agent runs (read_file tool call, then the answer) through HTTP, SSE decoding, scrub, envelope, reduce, one shared LMDB store and the crash-safe output; ' +
+      'targets: peak RSS < 500 MB, event-loop p99 lag < 50 ms, every id exactly once.',
+    measurements: [
+      measurement('runs per second', 'runs/s', [(n * 1000) / wallMs]),
+      measurement('CPU per run (user + system)', 'ms', [cpuMsPerRun], false),
+      measurement('peak RSS', 'MB', [peakRss / 1048576], false),
+      measurement('event-loop lag p99', 'ms', [p99], false),
+      measurement('event-loop lag max', 'ms', [lag.max / 1e6], false),
+    ],
+    ratios: [
+      { label: 'peak RSS (MB), target <= 500', value: peakRss / 1048576, target: { op: '<=', value: 500 } },
+      { label: 'event-loop p99 lag (ms), target <= 50', value: p99, target: { op: '<=', value: 50 } },
+      { label: 'ids exactly once (1 = yes)', value: exactlyOnce ? 1 : 0, target: { op: '>=', value: 1 } },
+    ],
+    notes: [
+      `${summary.completed} completed, ${summary.failed} failed, ${ids.length} records, ${unique.size} distinct ids; wall ${(wallMs / 1000).toFixed(1)} s`,
+      `CPU ${((cpu.user + cpu.system) / 1000).toFixed(0)} ms over ${os.cpus().length} cores (process CPU: includes the replay server's thread and LMDB's writer thread); load average at the end ${os.loadavg()[0]!.toFixed(1)}`,
+    ],
+  };
+}
+
+await runIfMain(import.meta.url, run);
