@@ -228,8 +228,8 @@ export async function runLocalBatch(options: LocalBatchOptions): Promise<BatchSu
       options.progress.update(ctx.snapshot(scheduler.running - 1, controller.snapshot()));
     },
   });
+  // Kept ref'd: it also holds the process open while every run is waiting (a backoff).
   const ticker = setInterval(() => options.progress.update(ctx.snapshot(scheduler.running, controller.snapshot())), 250);
-  ticker.unref();
   const onAbort = (): void => scheduler.stop('interrupted');
   options.signal?.addEventListener('abort', onAbort, { once: true });
   const { stoppedBy } = await scheduler.done;

@@ -43,6 +43,10 @@ export function sleep(ms: number, signal?: AbortSignal, timers: Timers = realTim
       signal?.removeEventListener('abort', onAbort);
       resolve();
     }, ms);
+    // A wait is work in progress, unlike a deadline: with real timers keep the process alive
+    // while it runs (an unref'd wait let a run whose only pending work was a Retry-After
+    // backoff end the process silently).
+    if (timers === realTimers) (handle as NodeJS.Timeout).ref?.();
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 }
