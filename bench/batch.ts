@@ -15,6 +15,7 @@ import path from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { runLocalBatch } from '../lib/batch/batch.js';
+import { startRunnerThreads } from '../lib/batch/threads.js';
 import { parseBatchInput } from '../lib/batch/input.js';
 import { createProgress } from '../lib/batch/progress.js';
 import type { LineSetup } from '../lib/batch/run-line.js';
@@ -48,6 +49,8 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
   const setup: LineSetup = { provider: { format, model: cassette.manifest.model ?? 'replay', baseUrl: baseUrlForOrigin(format, origin), apiKey: 'replay' }, approval: 'auto' };
   const outDir = path.join(work, 'out');
 
+  const threadCount = Number(process.env.MINICODE_BENCH_BATCH_THREADS ?? Math.min(4, Math.max(1, os.availableParallelism())));
+  const threads = threadCount > 0 ? await startRunnerThreads({ count: threadCount, storeDir: path.join(work, 'store') }) : undefined;
   const lag = monitorEventLoopDelay({ resolution: 10 });
   let peakRss = process.memoryUsage.rss();
   const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage.rss())), 50);
@@ -64,12 +67,14 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
     store,
     baseDir: work,
     cwd: work,
+    ...(threads ? { threads } : {}),
   });
   const wallMs = performance.now() - t0;
   const cpu = process.cpuUsage(cpu0);
   lag.disable();
   clearInterval(sampler);
   peakRss = Math.max(peakRss, process.memoryUsage.rss());
+  await threads?.close();
   await store.close();
   server.postMessage('close');
   await new Promise((resolve) => server.once('exit', resolve));
@@ -103,6 +108,7 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
       { label: 'ids exactly once (1 = yes)', value: exactlyOnce ? 1 : 0, target: { op: '>=', value: 1 } },
     ],
     notes: [
+      `runs on ${threadCount} runner thread(s) (MINICODE_BENCH_BATCH_THREADS; 0 = all on the main thread); the lag is the coordinator's (main) event loop`,
       `${summary.completed} completed, ${summary.failed} failed, ${ids.length} records, ${unique.size} distinct ids; wall ${(wallMs / 1000).toFixed(1)} s`,
       `CPU ${((cpu.user + cpu.system) / 1000).toFixed(0)} ms over ${os.cpus().length} cores (process CPU: includes the replay server's thread and LMDB's writer thread); load average at the end ${os.loadavg()[0]!.toFixed(1)}`,
     ],

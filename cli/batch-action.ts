@@ -6,7 +6,9 @@
  */
 import { setMaxListeners } from 'node:events';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import type { RunnerThreads } from '../lib/batch/threads.js';
 import type { LineSetup } from '../lib/batch/run-line.js';
 import type { BatchLine } from '../lib/batch/input.js';
 import { MinicodeError } from '../lib/errors.js';
@@ -23,6 +25,12 @@ const out = (s: string): void => {
 
 function usage(message: string, action?: string): MinicodeError {
   return new MinicodeError('MINICODE_E_USAGE', message, action ? { action } : {});
+}
+
+function nonNegativeInt(value: string, flag: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw usage(`${flag} must be a whole number, got "${value}"`, `pass ${flag} 2`);
+  return n;
 }
 
 function positiveInt(value: string | undefined, flag: string, fallback: number): number {
@@ -69,6 +77,7 @@ function lineSetupOf(setup: RunSetup): LineSetup {
 export async function batchAction(file: string | undefined, flags: BatchFlags): Promise<number> {
   const setups = setupCache(flags);
   let store: EventStore | undefined;
+  let threads: RunnerThreads | undefined;
   const abort = new AbortController();
   // Every concurrent run listens on this one signal.
   setMaxListeners(0, abort.signal);
@@ -139,6 +148,11 @@ export async function batchAction(file: string | undefined, flags: BatchFlags): 
       summary = await runProducer({ ...common, queueUrl: flags.queue, ...(flags.queueName ? { queueName: flags.queueName } : {}), baseDir, cwd: first.cwd, signal: abort.signal });
     } else {
       const { runLocalBatch } = await import('../lib/batch/batch.js');
+      const threadCount = flags.threads !== undefined ? nonNegativeInt(flags.threads, '--threads') : input.lines.length >= 16 ? Math.min(4, os.availableParallelism()) : 0;
+      if (threadCount > 0) {
+        const { startRunnerThreads } = await import('../lib/batch/threads.js');
+        threads = await startRunnerThreads({ count: threadCount, storeDir: first.storeDir });
+      }
       summary = await runLocalBatch({
         ...common,
         concurrency,
@@ -149,6 +163,7 @@ export async function batchAction(file: string | undefined, flags: BatchFlags): 
         baseDir,
         cwd: first.cwd,
         signal: abort.signal,
+        ...(threads ? { threads } : {}),
       });
     }
     if (!flags.json) {
@@ -167,6 +182,7 @@ export async function batchAction(file: string | undefined, flags: BatchFlags): 
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+    await threads?.close();
     await store?.close();
     await setups.close();
   }

@@ -13,7 +13,8 @@ import type { BatchRecord } from './records.js';
 import { addRecord, createTally, type Tally } from './tally.js';
 import { createConcurrencyController, type ConcurrencySnapshot } from './concurrency.js';
 import { createScheduler } from './scheduler.js';
-import { runLine, type LineSetup } from './run-line.js';
+import { runLine, type LineSetup, type RunSignals } from './run-line.js';
+import type { RunnerThreads } from './threads.js';
 import type { EventStore } from '../store/index.js';
 
 /** Options every batch shares. */
@@ -186,9 +187,35 @@ export interface LocalBatchOptions extends BatchCommon {
   cwd: string;
   signal?: AbortSignal;
   env?: NodeJS.ProcessEnv;
+  /** Run the lines on these runner threads (the coordinator keeps only scheduling and records); default: in this thread. */
+  threads?: RunnerThreads;
 }
 
-/** Run a batch in this process. */
+/** One line on a runner thread, or here when its setup cannot cross threads (a recording fetch) or fails. */
+async function execute(line: BatchLine, options: LocalBatchOptions, signals: RunSignals): Promise<BatchRecord> {
+  const inProcess = (): Promise<BatchRecord> =>
+    runLine({
+      line,
+      setup: options.setup,
+      baseDir: options.baseDir,
+      cwd: options.cwd,
+      ...(options.store ? { store: options.store } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.env ? { env: options.env } : {}),
+      ...signals,
+    });
+  if (!options.threads || line.agent) return inProcess();
+  let setup: LineSetup;
+  try {
+    setup = await options.setup(line);
+  } catch {
+    return inProcess(); // the same failure, recorded the same way
+  }
+  if (setup.fetch) return inProcess();
+  return options.threads.run(line, setup, { baseDir: options.baseDir, cwd: options.cwd }, signals);
+}
+
+/** Run a batch in this process (the runs on runner threads when given). */
 export async function runLocalBatch(options: LocalBatchOptions): Promise<BatchSummary> {
   const clock = options.clock ?? Date.now;
   const ctx = openBatch(options);
@@ -206,14 +233,7 @@ export async function runLocalBatch(options: LocalBatchOptions): Promise<BatchSu
     },
     run: async (line) => {
       let clean = true;
-      const record = await runLine({
-        line,
-        setup: options.setup,
-        baseDir: options.baseDir,
-        cwd: options.cwd,
-        ...(options.store ? { store: options.store } : {}),
-        ...(options.signal ? { signal: options.signal } : {}),
-        ...(options.env ? { env: options.env } : {}),
+      const record = await execute(line, options, {
         onRateLimit: (retryAfterMs) => {
           clean = false;
           controller.onRateLimit(clock(), retryAfterMs);
@@ -230,7 +250,10 @@ export async function runLocalBatch(options: LocalBatchOptions): Promise<BatchSu
   });
   // Kept ref'd: it also holds the process open while every run is waiting (a backoff).
   const ticker = setInterval(() => options.progress.update(ctx.snapshot(scheduler.running, controller.snapshot())), 250);
-  const onAbort = (): void => scheduler.stop('interrupted');
+  const onAbort = (): void => {
+    scheduler.stop('interrupted');
+    options.threads?.abort();
+  };
   options.signal?.addEventListener('abort', onAbort, { once: true });
   const { stoppedBy } = await scheduler.done;
   clearInterval(ticker);
