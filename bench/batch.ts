@@ -15,7 +15,7 @@ import path from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { runLocalBatch } from '../lib/batch/batch.js';
-import { startRunnerThreads } from '../lib/batch/threads.js';
+import { defaultRunnerThreads, startRunnerThreads } from '../lib/batch/threads.js';
 import { parseBatchInput } from '../lib/batch/input.js';
 import { createProgress } from '../lib/batch/progress.js';
 import type { LineSetup } from '../lib/batch/run-line.js';
@@ -28,6 +28,23 @@ import { measurement, type BenchOptions, type BenchReport, runIfMain } from './h
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = fs.existsSync(path.resolve(HERE, '../package.json')) ? path.resolve(HERE, '..') : path.resolve(HERE, '../..');
+
+/** Anonymous (heaps) vs file-backed (LMDB's memory map, code) resident memory, from /proc (Linux). */
+function rssSplit(): string {
+  try {
+    const status = fs.readFileSync('/proc/self/status', 'utf8');
+    const kb = (key: string): number => Number(new RegExp(`${key}:\\s+(\\d+)`).exec(status)?.[1] ?? Number.NaN);
+    return `anonymous ${(kb('RssAnon') / 1024).toFixed(0)} MB, file-backed ${(kb('RssFile') / 1024).toFixed(0)} MB`;
+  } catch {
+    return 'split unknown';
+  }
+}
+
+function dirBytes(dir: string): number {
+  let total = 0;
+  for (const f of fs.readdirSync(dir)) total += fs.statSync(path.join(dir, f)).size;
+  return total;
+}
 
 /** Run the benchmark. */
 export async function run(options: BenchOptions): Promise<BenchReport> {
@@ -49,11 +66,18 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
   const setup: LineSetup = { provider: { format, model: cassette.manifest.model ?? 'replay', baseUrl: baseUrlForOrigin(format, origin), apiKey: 'replay' }, approval: 'auto' };
   const outDir = path.join(work, 'out');
 
-  const threadCount = Number(process.env.MINICODE_BENCH_BATCH_THREADS ?? Math.min(4, Math.max(1, os.availableParallelism())));
+  const threadCount = Number(process.env.MINICODE_BENCH_BATCH_THREADS ?? defaultRunnerThreads());
   const threads = threadCount > 0 ? await startRunnerThreads({ count: threadCount, storeDir: path.join(work, 'store') }) : undefined;
   const lag = monitorEventLoopDelay({ resolution: 10 });
   let peakRss = process.memoryUsage.rss();
-  const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage.rss())), 50);
+  let peakSplit = rssSplit();
+  const sampler = setInterval(() => {
+    const rss = process.memoryUsage.rss();
+    if (rss > peakRss) {
+      peakRss = rss;
+      peakSplit = rssSplit();
+    }
+  }, 50);
   lag.enable();
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
@@ -74,6 +98,7 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
   lag.disable();
   clearInterval(sampler);
   peakRss = Math.max(peakRss, process.memoryUsage.rss());
+  const storeBytes = dirBytes(path.join(work, 'store'));
   await threads?.close();
   await store.close();
   server.postMessage('close');
@@ -109,6 +134,7 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
     ],
     notes: [
       `runs on ${threadCount} runner thread(s) (MINICODE_BENCH_BATCH_THREADS; 0 = all on the main thread); the lag is the coordinator's (main) event loop`,
+      `peak RSS split: ${peakSplit}; store on disk ${(storeBytes / 1048576).toFixed(0)} MB; main heap at the end ${(process.memoryUsage().heapUsed / 1048576).toFixed(0)} MB`,
       `${summary.completed} completed, ${summary.failed} failed, ${ids.length} records, ${unique.size} distinct ids; wall ${(wallMs / 1000).toFixed(1)} s`,
       `CPU ${((cpu.user + cpu.system) / 1000).toFixed(0)} ms over ${os.cpus().length} cores (process CPU: includes the replay server's thread and LMDB's writer thread); load average at the end ${os.loadavg()[0]!.toFixed(1)}`,
     ],

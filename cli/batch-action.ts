@@ -6,7 +6,6 @@
  */
 import { setMaxListeners } from 'node:events';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import type { RunnerThreads } from '../lib/batch/threads.js';
 import type { LineSetup } from '../lib/batch/run-line.js';
@@ -96,9 +95,12 @@ export async function batchAction(file: string | undefined, flags: BatchFlags): 
       batchBudgetUsd = Number(flags.batchBudget);
       if (!Number.isFinite(batchBudgetUsd) || batchBudgetUsd < 0) throw usage(`--batch-budget must be a non-negative number of USD, got "${flags.batchBudget}"`, 'pass --batch-budget 5');
     }
+    // A producer runs nothing itself: it needs no provider, store or threads.
+    const producer = flags.queue !== undefined && !flags.worker;
     // The default setup first: a missing provider fails the command once, not every line.
-    const first = await setups.get({});
-    store = openRunStore(first.storeDir);
+    const first = producer ? undefined : await setups.get({});
+    if (first) store = openRunStore(first.storeDir);
+    const cwd = first?.cwd ?? path.resolve(flags.cwd ?? process.cwd());
     const setupFor = async (line: BatchLine): Promise<LineSetup> => lineSetupOf(await setups.get(line));
 
     if (flags.worker) {
@@ -112,7 +114,7 @@ export async function batchAction(file: string | undefined, flags: BatchFlags): 
         ...(flags.queueName ? { queueName: flags.queueName } : {}),
         concurrency,
         setup: setupFor,
-        store,
+        ...(store ? { store } : {}),
         signal: abort.signal,
         ...(lockMs ? { lockMs } : {}),
       });
@@ -145,13 +147,13 @@ export async function batchAction(file: string | undefined, flags: BatchFlags): 
     let summary;
     if (flags.queue) {
       const { runProducer } = await import('../lib/batch/queue.js');
-      summary = await runProducer({ ...common, queueUrl: flags.queue, ...(flags.queueName ? { queueName: flags.queueName } : {}), baseDir, cwd: first.cwd, signal: abort.signal });
+      summary = await runProducer({ ...common, queueUrl: flags.queue, ...(flags.queueName ? { queueName: flags.queueName } : {}), baseDir, cwd, signal: abort.signal });
     } else {
       const { runLocalBatch } = await import('../lib/batch/batch.js');
-      const threadCount = flags.threads !== undefined ? nonNegativeInt(flags.threads, '--threads') : input.lines.length >= 16 ? Math.min(4, os.availableParallelism()) : 0;
+      const { defaultRunnerThreads, startRunnerThreads } = await import('../lib/batch/threads.js');
+      const threadCount = flags.threads !== undefined ? nonNegativeInt(flags.threads, '--threads') : input.lines.length >= 16 ? defaultRunnerThreads() : 0;
       if (threadCount > 0) {
-        const { startRunnerThreads } = await import('../lib/batch/threads.js');
-        threads = await startRunnerThreads({ count: threadCount, storeDir: first.storeDir });
+        threads = await startRunnerThreads({ count: threadCount, ...(first ? { storeDir: first.storeDir } : {}) });
       }
       summary = await runLocalBatch({
         ...common,
@@ -159,9 +161,9 @@ export async function batchAction(file: string | undefined, flags: BatchFlags): 
         failFast: flags.failFast === true,
         ...(batchBudgetUsd !== undefined ? { batchBudgetUsd } : {}),
         setup: setupFor,
-        store,
+        ...(store ? { store } : {}),
         baseDir,
-        cwd: first.cwd,
+        cwd,
         signal: abort.signal,
         ...(threads ? { threads } : {}),
       });

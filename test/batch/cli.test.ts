@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { baseUrlForOrigin } from '../../lib/agent/provider-select.js';
 import { rateLimitStorm, startReplayServer, type ReplayServer } from '../../lib/replay/index.js';
-import { runCli } from '../helpers/cli.js';
+import { ROOT, runCli } from '../helpers/cli.js';
 import { CASSETTE, makeWorkdir, recordIds } from './helpers.js';
 
 const servers: ReplayServer[] = [];
@@ -115,5 +115,22 @@ describe('minicode batch against a provider under load', () => {
     expect(superseded.sort()).toEqual(['f1', 'f2']);
     const summary = JSON.parse(fs.readFileSync(path.join(w.out, 'summary.json'), 'utf8')) as { superseded: number; ranNow: number; ok: boolean };
     expect(summary).toMatchObject({ superseded: 2, ranNow: 2, ok: true });
+  });
+});
+
+describe('minicode batch with native agents', () => {
+  it('runs a line naming an agent through the supervisor and the same pipeline, with a record like any other', async () => {
+    const w = makeWorkdir(1);
+    fs.appendFileSync(w.input, `${JSON.stringify({ id: 'native-1', prompt: 'fix the bug', agent: 'codex', metadata: { suite: 'native' } })}\n`);
+    const r = await runCli(['batch', w.input, '--threads', '0', ...replayFlags(w)], {
+      cwd: w.dir,
+      env: { MINICODE_CODEX_BIN: path.join(ROOT, 'test/helpers/stand-in-agent.mjs'), STAND_IN_REPLAY: path.join(ROOT, 'test/streams/native/codex-all-items.jsonl'), STAND_IN_DELAY_MS: '0' },
+    });
+    const ids = recordIds(w.out);
+    expect(ids.all.sort(), r.stderr).toEqual(['native-1', 'p0']);
+    const lines = [...fs.readFileSync(path.join(w.out, 'results.jsonl'), 'utf8').split('\n'), ...fs.readFileSync(path.join(w.out, 'errors.jsonl'), 'utf8').split('\n')].filter(Boolean);
+    const native = lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((x) => x.id === 'native-1')!;
+    expect(native).toMatchObject({ agent: 'codex', sessionId: expect.stringMatching(/^ses_/), metadata: { suite: 'native' } });
+    expect(['completed', 'failed']).toContain(native.outcome);
   });
 });

@@ -26,7 +26,8 @@ describe.skipIf(!HAVE_REDIS)('minicode batch through BullMQ on Redis', () => {
     const a = startCli(workerArgs(1), { cwd: w.dir, env });
     const b = startCli(workerArgs(2), { cwd: w.dir, env });
     try {
-      const producer = startCli(['batch', w.input, ...queueFlags, '--out', w.out, '--json', '--provider', 'replay', '--cassette', CASSETTE, '--store', path.join(w.dir, 'store-p')], { cwd: w.dir });
+      // The producer needs no provider: it runs nothing itself.
+      const producer = startCli(['batch', w.input, ...queueFlags, '--out', w.out, '--json'], { cwd: w.dir, env: { MINICODE_PROVIDER: '' } });
       // Kill worker A once records are flowing (it is running jobs then: concurrency 3, 60 jobs).
       await new Promise<void>((resolve) => {
         const poll = setInterval(() => {
@@ -57,7 +58,7 @@ describe.skipIf(!HAVE_REDIS)('minicode batch through BullMQ on Redis', () => {
       expect(completed.filter((j) => j.stalledCounter > 0).length, 'jobs recovered from the killed worker').toBeGreaterThan(0);
 
       // Producing again is idempotent: the jobs exist, the records are there, nothing runs twice.
-      const again = startCli(['batch', w.input, ...queueFlags, '--out', w.out, '--json', '--provider', 'replay', '--cassette', CASSETTE, '--store', path.join(w.dir, 'store-p')], { cwd: w.dir });
+      const again = startCli(['batch', w.input, ...queueFlags, '--out', w.out, '--json'], { cwd: w.dir });
       expect((await again.exited).code).toBe(0);
       expect(recordIds(w.out).all).toHaveLength(60);
     } finally {
