@@ -1,16 +1,8 @@
 /** Minimal SVG bar charts for docs/benchmarks.md: one chart per benchmark, median bars with min–max whiskers. */
-import type { BenchReport, Measurement } from './harness.js';
+import { fmt, type BenchReport, type Measurement } from './harness.js';
 
 function escapeXml(s: string): string {
   return s.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c] as string);
-}
-
-function formatValue(n: number): string {
-  const abs = Math.abs(n);
-  if (abs >= 1e6) return (n / 1e6).toFixed(2) + 'M';
-  if (abs >= 1e4) return (n / 1e3).toFixed(1) + 'k';
-  if (abs >= 100) return n.toFixed(0);
-  return n.toFixed(2);
 }
 
 /** One horizontal bar chart per unit group of a report's measurements. */
@@ -36,7 +28,7 @@ export function reportChart(report: BenchReport): string {
         `<text x="10" y="${y + 15}" font-size="12">${escapeXml(m.label.slice(0, 44))}</text>`,
         `<rect x="${labelWidth}" y="${y + 4}" width="${w.toFixed(1)}" height="16" fill="#4a7bd0"/>`,
         `<line x1="${x0.toFixed(1)}" x2="${x1.toFixed(1)}" y1="${y + 12}" y2="${y + 12}" stroke="#222" stroke-width="1.5"/>`,
-        `<text x="${(labelWidth + barArea + 8).toFixed(0)}" y="${y + 16}" font-size="12">${formatValue(m.median)}</text>`,
+        `<text x="${(labelWidth + barArea + 8).toFixed(0)}" y="${y + 16}" font-size="12">${fmt(m.median)}</text>`,
       );
       y += rowHeight;
     }

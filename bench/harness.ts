@@ -98,7 +98,8 @@ export function ratio(label: string, a: Measurement, b: Measurement, target?: Ra
   return r;
 }
 
-function fmt(n: number): string {
+/** A compact number for tables: 1.23M, 45.6k, 789, 1.23, 0.0123. */
+export function fmt(n: number): string {
   if (!Number.isFinite(n)) return String(n);
   const abs = Math.abs(n);
   if (abs >= 1e6) return (n / 1e6).toFixed(2) + 'M';

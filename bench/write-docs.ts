@@ -7,17 +7,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { reportChart } from './charts.js';
-import { meets } from './harness.js';
+import { fmt, meets } from './harness.js';
 import type { SuiteResult } from './suite.js';
-
-function fmt(n: number): string {
-  const abs = Math.abs(n);
-  if (abs >= 1e6) return (n / 1e6).toFixed(2) + 'M';
-  if (abs >= 1e4) return (n / 1e3).toFixed(1) + 'k';
-  if (abs >= 100) return n.toFixed(0);
-  if (abs >= 1) return n.toFixed(2);
-  return n.toPrecision(3);
-}
 
 /** The markdown document for one suite run; charts are written beside it by {@link writeDocs}. */
 export function benchmarksMarkdown(result: SuiteResult): string {

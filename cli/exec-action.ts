@@ -9,7 +9,7 @@ import { MinicodeError } from '../lib/errors.js';
 import { createRenderer, writeSetupFailure } from '../lib/render/index.js';
 import { resolveVerifyCommand } from '../lib/verify/detect.js';
 import type { ExecFlags } from './commands/exec.js';
-import { openRunStore, prepareRun, type RunSetup } from './run-setup.js';
+import { openRunStore, prepareRun, type RunSetup } from '../lib/agent/run-setup.js';
 
 const out = (s: string): void => {
   process.stdout.write(s);

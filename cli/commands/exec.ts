@@ -1,24 +1,7 @@
 import { Command, Option } from 'commander';
 
-/** Flags of `minicode exec` (also read by `acp`, `batch` and the interactive mode). */
-export interface ExecFlags {
-  json?: boolean;
-  provider?: string;
-  model?: string;
-  baseUrl?: string;
-  budget?: string;
-  budgetStrict?: boolean;
-  maxSteps?: string;
-  timeout?: string;
-  verify?: string | boolean;
-  allowLocalConfig?: boolean;
-  store?: string;
-  cassette?: string;
-  record?: string;
-  approval?: string;
-  cwd?: string;
-  verbose?: boolean;
-}
+export type { ExecFlags } from '../../lib/agent/run-setup.js';
+import type { ExecFlags } from '../../lib/agent/run-setup.js';
 
 /** Add the provider and run flags shared by every command that runs the agent. */
 export function addRunFlags(command: Command): Command {

@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import type { OutputEvent } from '../../lib/events/index.js';
-import type { RunSummary } from '../../lib/reducer/index.js';
 
 interface ReplayOptions {
   json?: boolean;
@@ -26,9 +25,9 @@ export function registerReplay(program: Command): void {
       const fs = await import('node:fs');
       const { OutputEventSchema, SCHEMA_NAME } = await import('../../lib/events/index.js');
       const { MinicodeError } = await import('../../lib/errors.js');
-      const { createRebuilder, summarize } = await import('../../lib/reducer/index.js');
+      const { createRebuilder } = await import('../../lib/reducer/index.js');
+      const { createRenderer } = await import('../../lib/render/index.js');
       const { openStore, resolveStoreDir } = await import('../../lib/store/index.js');
-      const { formatEventLine, formatSummary } = await import('./replay-text.js');
 
       const dir = resolveStoreDir({ flag: opts.store });
       const fail = (error: InstanceType<typeof MinicodeError>) => {
@@ -52,7 +51,13 @@ export function registerReplay(program: Command): void {
       }
       try {
         const rebuilder = createRebuilder({ sessionId });
-        const out: string[] = [];
+        // One truth everywhere: replay renders through the same renderers as exec and ingest.
+        const write = (text: string): void => void process.stdout.write(text);
+        const renderer = createRenderer(opts.json ? 'jsonl' : process.stdout.isTTY && !opts.linear ? 'tty' : 'linear', {
+          out: write,
+          err: (text) => void process.stderr.write(text),
+          stream: process.stdout,
+        });
         let count = 0;
         let invalid = 0;
         for (const stored of store.iterateSession(sessionId)) {
@@ -65,9 +70,7 @@ export function registerReplay(program: Command): void {
           const event = parsed.data as OutputEvent;
           count++;
           rebuilder.push(event);
-          const line = opts.json ? JSON.stringify(event) : formatEventLine(event);
-          if (line !== undefined) out.push(line + '\n');
-          if (out.length >= 256) process.stdout.write(out.splice(0).join(''));
+          renderer.onEvent(event, rebuilder.unsettled());
         }
         if (count === 0 && store.getSession(sessionId) === undefined) {
           fail(new MinicodeError('MINICODE_E_SESSION_NOT_FOUND', `no session ${sessionId} in ${dir}`, { action: 'run `minicode sessions` to list stored sessions' }));
@@ -76,9 +79,13 @@ export function registerReplay(program: Command): void {
         if (invalid > 0) process.stderr.write(`minicode: skipped ${invalid} stored event(s) that do not match ${SCHEMA_NAME}\n`);
         // A session whose writer is still alive is unfinished, not interrupted.
         const writing = store.getSession(sessionId)?.outcome === 'running';
-        const summary: RunSummary = summarize(writing ? rebuilder.unsettled() : rebuilder.finish());
-        out.push(opts.json ? JSON.stringify({ schema: SCHEMA_NAME, type: 'summary', ...summary }) + '\n' : formatSummary(summary));
-        process.stdout.write(out.join(''));
+        if (writing) {
+          // Not settled yet: say so instead of rendering a final outcome the run has not reached.
+          if (opts.json) write(JSON.stringify({ schema: SCHEMA_NAME, type: 'summary', ok: false, outcome: 'running', sessionId, durableEvents: count }) + '\n');
+          else write(`… running: session ${sessionId} is still being written (${count} durable events so far)\n`);
+        } else {
+          renderer.finish(rebuilder.finish());
+        }
       } finally {
         await store.close();
       }

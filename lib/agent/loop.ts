@@ -14,7 +14,7 @@ import { capSystemPrompt } from '../control/truncation.js';
 import { createUsageCollector, type UsageTotals } from '../control/usage.js';
 import { createApprovalHook, type ApprovalPolicy } from '../policy/index.js';
 import { DEFAULT_TOOL_LIMITS, type ToolRegistry } from '../tools/index.js';
-import type { ApprovalDecision, ApprovalRequest, ToolLimits } from '../tools/types.js';
+import type { ApprovalDecision, ApprovalRequest, ToolFileSystem, ToolLimits, ToolTerminal } from '../tools/types.js';
 import type { Conversation, ConversationMessage, ProviderFormat } from './conversation.js';
 import { callProvider, ProviderCallError } from './provider-call.js';
 import { buildRequest } from './requests/index.js';
@@ -51,6 +51,8 @@ export interface AgentOptions {
   /** Asks the person (interactive surfaces); absent means approvals that need a person are denied. */
   promptApproval?: (request: ApprovalRequest) => Promise<ApprovalDecision>;
   promptAskText?: (question: string, signal: AbortSignal) => Promise<string>;
+  /** Approval ids; default `approval-1`, `approval-2`, ... per run (a chat passes one source for the whole session). */
+  nextApprovalId?: () => string;
   cwd: string;
   /** Earlier turns of the session (chat, ACP). */
   history?: ConversationMessage[];
@@ -73,6 +75,10 @@ export interface AgentOptions {
   taskId?: string;
   turnId?: number;
   maxTokens?: number;
+  /** File access for the file tools (ACP: the client's buffers); default the local file system. */
+  fileSystem?: ToolFileSystem;
+  /** Where bash runs (ACP: the client's terminals); default a local subprocess. */
+  terminal?: ToolTerminal;
 }
 
 /** How a run ended. */
@@ -124,6 +130,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
   const approve = createApprovalHook({
     tty: options.tty ?? false,
     ...(options.promptApproval ? { prompt: options.promptApproval } : {}),
+    ...(options.nextApprovalId ? { nextId: options.nextApprovalId } : {}),
     onEvent: emit,
   });
   const messages: ConversationMessage[] = [...(options.history ?? []), { role: 'user', text: options.prompt }];
@@ -221,6 +228,8 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
               tty: options.tty ?? false,
               ...(options.env ? { env: options.env } : {}),
               ...(options.promptAskText ? { promptAskText: options.promptAskText } : {}),
+              ...(options.fileSystem ? { fs: options.fileSystem } : {}),
+              ...(options.terminal ? { terminal: options.terminal } : {}),
             },
           }).then((executed) => ({ call, executed })),
         ),

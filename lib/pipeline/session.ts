@@ -6,7 +6,7 @@
  */
 import type { EventDraft, OutputEvent } from '../events/index.js';
 import { createEnveloper, type Clock } from '../events/enveloper.js';
-import { initialState, reduce, type ReducerState } from '../reducer/index.js';
+import { initialState, reduceOwned, type ReducerState } from '../reducer/index.js';
 import type { Renderer, FinishExtra } from '../render/types.js';
 import type { EventStore } from '../store/index.js';
 
@@ -57,7 +57,7 @@ export function createSessionPipeline(options: SessionPipelineOptions): SessionP
   const deliver = (drafts: EventDraft[]): void => {
     for (const d of drafts) {
       const event = enveloper.wrap(d);
-      state = reduce(state, event);
+      state = reduceOwned(state, event);
       options.store?.append(event);
       options.renderer?.onEvent(event, state);
       options.onEvent?.(event, state);

@@ -168,6 +168,9 @@ export function loadCassette(dir: string): Cassette {
       headers: response.headers,
       body,
       ...(response.chunks ? { chunks: response.chunks } : {}),
+      // A hand-made cassette's chunk delays are part of its script (a slow stream to cancel),
+      // so they are always honoured; a recording's delays are timing noise, replayed on request.
+      ...(manifest.data.origin === 'hand-made' && response.chunks ? { scripted: true } : {}),
     };
   });
   if (exchanges.length === 0) fail('no exchanges (expected 001.json, 002.json, ...)');

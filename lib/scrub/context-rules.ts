@@ -107,8 +107,10 @@ const curlUser: SecretRule = {
 const COMPARED_NAME = /[ \t]{0,4}[!=]==?[ \t]{0,4}[\w.$]{0,40}?(pass(?:word|wd)?|pwd|secret|token|api_?key)/iy;
 const quotedComparison: SecretRule = {
   id: 'compared-secret',
-  triggers: ['"', "'"],
+  // Only a literal opening a condition: `("...`, `( "...` (not every string of JSON and code).
+  triggers: ['("', "('", '( "', "( '", 'if "', "if '"],
   decide(s: string, p: number, ended: boolean): Decision {
+    while (s.charCodeAt(p) !== 0x22 && s.charCodeAt(p) !== 0x27) p++;
     const quote = s.charCodeAt(p);
     const n = s.length;
     const lim = Math.min(n, p + 130);
@@ -163,6 +165,7 @@ export const CONTEXT_RULES: readonly SecretRule[] = [
     id: 'high-entropy-secret',
     triggers: ['='],
     boundary: false,
+    next: 'A-Za-z0-9+/',
     before: /(?:^|\n)(?:export )?[A-Za-z_][A-Za-z0-9_]{0,40}$/,
     pattern: '(?<keep>=)[A-Za-z0-9+/]{32,200}={0,2}(?![A-Za-z0-9+/=_.-])',
     window: 205,

@@ -15,6 +15,9 @@ export interface NamedSecret {
 /** Values shorter than this are not masked: too many false hits (`true`, `8080`, ...). Default 8. */
 export const MIN_SECRET_VALUE_LENGTH = 8;
 
+/** Longest exact form matched whole (the redactor's holdback bound is 4096). Default 2048. */
+export const MAX_SECRET_FORM_LENGTH = 2048;
+
 /**
  * Names of credential variables: `*_API_KEY`, `*_TOKEN`, `*_SECRET*`, `*PASSWORD*`, `*PASSWD*`,
  * `*_ACCESS_KEY*`, `*_PRIVATE_KEY*`, `*CREDENTIAL*`, `*_AUTH*`, `*_PAT`, `*_SAS*`, plus
@@ -50,7 +53,8 @@ function encodings(value: string): string[] {
   forms.add(Buffer.from(value, 'utf8').toString('base64').replace(/=+$/, ''));
   // Multi-line values (keys, certificates) are also masked line by line, like the Actions runner.
   if (value.includes('\n')) for (const line of value.split(/\r?\n/)) if (line.trim().length >= MIN_SECRET_VALUE_LENGTH) forms.add(line.trim());
-  return [...forms].filter((f) => f.length >= MIN_SECRET_VALUE_LENGTH);
+  // Longer forms stay masked line by line; a 2 KiB literal would hold too much text back.
+  return [...forms].filter((f) => f.length >= MIN_SECRET_VALUE_LENGTH && f.length <= MAX_SECRET_FORM_LENGTH);
 }
 
 /** One rule per distinct form of each secret, longest first so a longer form wins over its prefix. */

@@ -46,6 +46,7 @@ const KEYWORDS: readonly Keyword[] = [
   { word: 'twilio', label: 'twilio-token', vendor: true },
   { word: 'mailgun', label: 'mailgun-api-key', vendor: true },
   { word: 'datadog', label: 'datadog-api-key', vendor: true },
+  { word: 'okta', label: 'okta-token', vendor: true },
 ];
 
 /** Key segments that say the value is not the secret itself but a name, a place or a size. */
@@ -98,7 +99,7 @@ function valueIsSecret(value: string, quoted: boolean, kw: Keyword): boolean {
   if (!quoted) {
     if (/^[A-Za-z_]+$/.test(value) && value.length < 20) return false; // a variable name
     if (/^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$/.test(value)) return false; // member access
-    if (/^[\w$.]+\(/.test(value)) return false; // a call
+    if (/^[A-Za-z_$][\w$]*(?:\.[\w$]+)*[[(]/.test(value)) return false; // a call or an index: os.environ[...]
   }
   return true;
 }
@@ -135,6 +136,7 @@ function decideKeyword(kw: Keyword, s: string, p: number, ended: boolean): Decis
   const c = s.charCodeAt(q);
   const c2 = q + 1 < n ? s.charCodeAt(q + 1) : 0;
   let xml = false;
+  let quotedOnly = false;
   if (c === 0x3a) {
     if (c2 === 0x3a) return NONE; // C++ scope `secret::x`
     q += c2 === 0x3d ? 2 : 1; // `:` or `:=`
@@ -147,6 +149,10 @@ function decideKeyword(kw: Keyword, s: string, p: number, ended: boolean): Decis
   } else if (c === 0x3e && q === keyEnd && p > 0 && s.charCodeAt(p - 1) === 0x3c) {
     q += 1; // <password>...</password>
     xml = true;
+  } else if (q > keyEnd && p >= 2 && s.charCodeAt(p - 1) === 0x2d && s.charCodeAt(p - 2) === 0x2d) {
+    // a command-line flag with its value after a space: `--password hunter2`
+  } else if (c === 0x22 || c === 0x27) {
+    quotedOnly = true; // `secret "value";` (detect-secrets: followed by quotes and semicolon)
   } else {
     return NONE;
   }
@@ -162,8 +168,11 @@ function decideKeyword(kw: Keyword, s: string, p: number, ended: boolean): Decis
     }
     q = m.lastIndex;
   }
+  // String prefixes: C# verbatim `@"..."`, Python `r"..."`/`b"..."`/`f"..."`.
+  if (!xml && q + 1 < n && /[@rbfuRBFU]/.test(s[q] as string) && /["'`]/.test(s[q + 1] as string)) q++;
   const open = s.charCodeAt(q);
   const quoted = !xml && (open === 0x22 || open === 0x27 || open === 0x60);
+  if (quotedOnly && !quoted) return NONE;
   const valueStart = quoted ? q + 1 : q;
   let e = valueStart;
   const lim = valueStart + MAX_VALUE;
@@ -184,6 +193,10 @@ function decideKeyword(kw: Keyword, s: string, p: number, ended: boolean): Decis
   }
   const value = s.slice(valueStart, e);
   if (!valueIsSecret(value, quoted, kw)) return NONE;
+  if (quotedOnly) {
+    if (e + 1 >= n && !ended) return PENDING;
+    if (s.charCodeAt(e + 1) !== 0x3b) return NONE;
+  }
   const label = labelFor(s, Math.max(p, 0), keyEnd, kw);
   if (!quoted && e >= lim) {
     // Fail closed: a value longer than the window is dropped to its end.
@@ -197,6 +210,8 @@ export const KEYWORD_RULES: readonly SecretRule[] = KEYWORDS.map((kw) => ({
   id: `keyword-${kw.label}`,
   triggers: [kw.word],
   ignoreCase: true,
+  // Vendor names must start the key (`SONAR_LOGIN`), so `the` is not a candidate for `heroku`.
+  boundary: kw.vendor === true,
   decide: (s: string, p: number, ended: boolean) => decideKeyword(kw, s, p, ended),
 }));
 

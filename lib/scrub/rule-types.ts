@@ -47,6 +47,17 @@ export interface SecretRule {
   ignoreCase?: boolean;
   /** Require that the character before the trigger is not `[A-Za-z0-9_]`. Default false. */
   boundary?: boolean;
+  /**
+   * For one-character triggers: regex class source of the characters that may follow it
+   * (default any). Narrows the dispatch so that a `"` or a hex digit is not a candidate
+   * everywhere.
+   */
+  next?: string;
+  /**
+   * A plain regex source equivalent to this rule's match (what a whole-string scanner would
+   * run), with its flags; used by the benchmark's combined-regex floor, never by the redactor.
+   */
+  source?: { pattern: string; flags: string };
   /** Decide at `p` (the trigger's position) in `s`; `ended` is true when no more text will come. */
   decide(s: string, p: number, ended: boolean): Decision;
 }

@@ -16,7 +16,7 @@
  * (fail closed); with the default rules this bound is never reached.
  */
 import { DEFAULT_RULES } from './secret-rules.js';
-import { LEFT_CONTEXT, isWordChar, type Decision, type SecretRule, type Suppress } from './rule-types.js';
+import { LEFT_CONTEXT, NONE, charClass, isWordChar, type Decision, type SecretRule, type Suppress } from './rule-types.js';
 import { exactValueRules, type NamedSecret } from './env-secrets.js';
 
 /** Options of {@link createRedactor}. */
@@ -48,6 +48,12 @@ interface Entry {
 interface Dispatch {
   /** Non-zero for every code unit that starts some trigger (either case when ignoreCase). */
   first: Uint8Array;
+  /**
+   * By ASCII triple `c1 << 14 | c2 << 7 | c3` (2 MiB): 0 = no trigger starts with it, 1 = some
+   * trigger does, 2 = only triggers that need a word boundary before them (skipped inside
+   * words at once). Three characters make `se` of `use` or `to` of `tool` no candidate.
+   */
+  triMask: Uint8Array;
   /** Entries by `c1 * 128 + c2` for ASCII c1 (c2 >= 127 and end-of-text share bucket 127/0). */
   pairs: (Entry[] | undefined)[];
   /** Entries whose first code unit is not ASCII (exact values), by first code unit. */
@@ -86,7 +92,9 @@ function compile(rules: readonly SecretRule[]): Dispatch {
   const first = new Uint8Array(65536);
   const pairs: (Entry[] | undefined)[] = new Array(128 * 128);
   const high = new Map<number, Entry[]>();
+  const triMask = new Uint8Array(128 * 128 * 128);
   for (const rule of rules) {
+    const next = rule.next === undefined ? undefined : charClass(rule.next);
     const ignoreCase = rule.ignoreCase ?? false;
     for (const literal of rule.triggers) {
       if (literal.length === 0) throw new Error(`secret rule ${rule.id}: empty trigger`);
@@ -99,15 +107,23 @@ function compile(rules: readonly SecretRule[]): Dispatch {
           high.set(c1, list);
           continue;
         }
-        const seconds = literal.length > 1 ? caseVariants(literal[1] as string, ignoreCase).map((c) => Math.min(c, 127)) : allSeconds();
+        const seconds =
+          literal.length > 1
+            ? caseVariants(literal[1] as string, ignoreCase).map((c) => Math.min(c, 127))
+            : allSeconds().filter((c) => next === undefined || next(c) || c === END_BUCKET || c === 127);
+        const thirds = literal.length > 2 ? caseVariants(literal[2] as string, ignoreCase).map((c) => Math.min(c, 127)) : allSeconds();
         for (const c2 of seconds) {
           const key = c1 * 128 + c2;
           (pairs[key] ??= []).push(entry);
+          for (const c3 of thirds) {
+            const t = (c1 << 14) | (c2 << 7) | c3;
+            triMask[t] = entry.boundary && triMask[t] !== 1 ? 2 : 1;
+          }
         }
       }
     }
   }
-  return { first, pairs, high };
+  return { first, triMask, pairs, high };
 }
 
 function allSeconds(): number[] {
@@ -129,6 +145,33 @@ function literalAt(s: string, j: number, entry: Entry): number {
 
 const PENDING_AT_LITERAL: Decision = { kind: 'pending' };
 
+/**
+ * The hot loop: the index of the next position where some trigger may start, or `n`. Reads
+ * each code unit once (the pair's second unit is carried over) and filters on the pair table,
+ * so ordinary text never leaves this loop. Kept small so that it is optimised on its own.
+ */
+function scan(s: string, from: number, n: number, first: Uint8Array, triMask: Uint8Array): number {
+  const last = n - 2;
+  let c1 = from < n ? s.charCodeAt(from) : 0;
+  let c2 = from + 1 < n ? s.charCodeAt(from + 1) : 0;
+  let j = from;
+  for (; j < last; j++) {
+    const c3 = s.charCodeAt(j + 2);
+    if (c1 < 128) {
+      const mask = triMask[(c1 << 14) | ((c2 > 127 ? 127 : c2) << 7) | (c3 > 127 ? 127 : c3)];
+      if (mask === 1 || (mask === 2 && (j === 0 || !isWordChar(s.charCodeAt(j - 1))))) return j;
+    } else if (first[c1] !== 0) {
+      return j;
+    }
+    c1 = c2;
+    c2 = c3;
+  }
+  // The last two units: a trigger may start here and go on in the next chunk; the exact check
+  // (including pending) is left to evaluate().
+  for (; j < n; j++) if (first[s.charCodeAt(j)] !== 0) return j;
+  return n;
+}
+
 /** Create a streaming redactor. Options are checked here; see {@link RedactorOptions} for defaults. */
 export function createRedactor(options: RedactorOptions = {}): Redactor {
   const maxHoldback = options.maxHoldback ?? 4096;
@@ -136,7 +179,7 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
   if (!(maxHoldback >= 256)) throw new TypeError('createRedactor: maxHoldback must be at least 256');
   if (!(maxBlock > 0)) throw new TypeError('createRedactor: maxSuppressedBlock must be positive');
   const rules = buildRuleTable(options.secrets ?? [], options.rules ?? DEFAULT_RULES);
-  const { first, pairs, high } = compileCached(rules);
+  const { first, triMask, pairs, high } = compileCached(rules);
 
   /** Left context (already emitted original text) followed by the text not yet emitted. */
   let buf = '';
@@ -153,7 +196,7 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
     else if (j + 1 < s.length) entries = pairs[c1 * 128 + Math.min(s.charCodeAt(j + 1), 127)];
     else if (!ended) return PENDING_AT_LITERAL; // the pair is cut by the chunk end
     else entries = pairs[c1 * 128 + END_BUCKET];
-    if (entries === undefined) return { kind: 'none' };
+    if (entries === undefined) return NONE;
     for (const entry of entries) {
       if (entry.boundary && j > 0 && isWordChar(s.charCodeAt(j - 1))) continue;
       const at = literalAt(s, j, entry);
@@ -165,7 +208,7 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
       const d = entry.rule.decide(s, j, ended);
       if (d.kind !== 'none') return d;
     }
-    return { kind: 'none' };
+    return NONE;
   }
 
   function process(text: string, ended: boolean): string {
@@ -212,9 +255,8 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
         hold = keepFrom;
         break;
       }
-      let j = i;
-      for (; j < n; j++) {
-        if (first[s.charCodeAt(j)] === 0) continue;
+      let j = scan(s, i, n, first, triMask);
+      for (; j < n; j = scan(s, j + 1, n, first, triMask)) {
         const d = evaluate(s, j, ended);
         if (d.kind === 'none') continue;
         if (j > i) out.push(s.slice(i, j));

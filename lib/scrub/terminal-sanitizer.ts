@@ -90,14 +90,11 @@ function isInvisibleAstral(high: number, low: number): boolean {
   return false;
 }
 
-/** True for code units that need no attention in ground state (the fast path). */
-function isPlain(c: number): boolean {
-  if (c >= 0x20 && c < 0x7f) return true;
-  if (c < 0xa0) return false; // C0, DEL, C1
-  if (c >= 0xd800 && c <= 0xdfff) return false; // surrogates: checked in pairs
-  if (c === 0x2028 || c === 0x2029 || c === 0xfe0e || c === 0xfe0f) return false;
-  return !isInvisibleBmp(c);
-}
+/**
+ * Every code unit that needs attention in ground state; all others are copied by the fast path.
+ * The regex engine finds the next one much faster than a JS loop over `isPlain`.
+ */
+const SPECIAL = /[\x00-\x1f\x7f-\x9f\xad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b\u200e\u200f\u2028-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb\ud800-\udfff]/g;
 
 /** Create a streaming sanitiser. Options are checked here; see {@link SanitizerOptions} for defaults. */
 export function createSanitizer(options: SanitizerOptions = {}): Sanitizer {
@@ -123,8 +120,9 @@ export function createSanitizer(options: SanitizerOptions = {}): Sanitizer {
     while (i < n) {
       if (state === State.Ground) {
         // Fast path: copy a run of plain characters in one slice.
-        let j = i;
-        while (j < n && isPlain(text.charCodeAt(j))) j++;
+        SPECIAL.lastIndex = i;
+        const next = SPECIAL.exec(text);
+        const j = next === null ? n : next.index;
         if (j > i) {
           out.push(text.slice(i, j));
           afterCr = false;

@@ -37,6 +37,8 @@ export interface TokenRuleSpec {
   alphabet?: string;
   /** Required shape of the text just before the trigger (tested on at most LEFT_CONTEXT chars). */
   before?: RegExp;
+  /** For a one-character trigger, the class of the character after it (see SecretRule.next). */
+  next?: string;
 }
 
 /** Build a {@link SecretRule} from a {@link TokenRuleSpec}. */
@@ -52,8 +54,9 @@ export function tokenRule(spec: TokenRuleSpec): SecretRule {
     triggers: spec.triggers,
     ignoreCase: spec.ignoreCase ?? false,
     boundary: spec.boundary ?? true,
+    ...(spec.next === undefined ? {} : { next: spec.next }),
+    source: { pattern: spec.pattern.replace('(?<keep>', '(?:'), flags: spec.flags ?? '' },
     decide(s: string, p: number, ended: boolean): Decision {
-      if (spec.before !== undefined && !spec.before.test(s.slice(Math.max(0, p - LEFT_CONTEXT), p))) return NONE;
       if (!ended && s.length < p + window) {
         let q = p;
         const lim = s.length;
@@ -66,6 +69,7 @@ export function tokenRule(spec: TokenRuleSpec): SecretRule {
       const m = re.exec(s);
       if (m === null) return NONE;
       if (spec.check !== undefined && !spec.check(m[0])) return NONE;
+      if (spec.before !== undefined && !spec.before.test(s.slice(Math.max(0, p - LEFT_CONTEXT), p))) return NONE;
       const keep = m.groups?.['keep']?.length ?? 0;
       const end = p + m[0].length;
       if (tail === undefined) return { kind: 'match', redactStart: p + keep, redactEnd: end, label };

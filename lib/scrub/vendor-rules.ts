@@ -39,7 +39,8 @@ export const VENDOR_RULES: readonly SecretRule[] = [
   // OpenAI: `sk-` legacy (with `T3BlbkFJ`), `sk-proj-`, `sk-svcacct-`, `sk-admin-`, also
   // OpenRouter/DeepSeek `sk-...` keys (OpenAI docs "API keys"; secretlint
   // `secretlint-rule-openai`; gitleaks `openai-api-key`).
-  tokenRule({ id: 'openai-api-key', triggers: ['sk-'], pattern: `sk-[${B64URL}]{24}`, window: 27, tail: B64URL, check: hasDigit }),
+  tokenRule({ id: 'openai-api-key', triggers: ['sk-proj-', 'sk-svcacct-', 'sk-admin-', 'sk-or-v1-'], pattern: `sk-[a-z]{2,8}(?:-v1)?-[${B64URL}]{20}`, window: 40, tail: B64URL }),
+  tokenRule({ id: 'openai-api-key', triggers: ['sk-'], pattern: `sk-[${B64URL}]{24}`, window: 27, tail: B64URL, check: (m) => hasDigit(m) || (/[A-Z]/.test(m) && /[a-z]/.test(m.slice(3))) }),
 
   // AWS access key ids: 4-char type prefix + 16 base32 upper (AWS IAM User Guide "Understanding
   // unique ID prefixes"; gitleaks `aws-access-token`). Exactly 20 characters.
@@ -48,8 +49,11 @@ export const VENDOR_RULES: readonly SecretRule[] = [
     triggers: ['AKIA', 'ASIA', 'ABIA', 'ACCA', 'AGPA', 'AIDA', 'AROA', 'AIPA', 'ANPA', 'ANVA', 'APKA', 'A3T'],
     pattern: '(?:A3T[A-Z0-9]|A[A-Z]{3})[A-Z0-9]{16}(?![A-Za-z0-9_])',
     window: 21,
+    // Not a run of nucleotides (DNA in bioinformatics output is upper-case too).
+    check: (m) => !/^[ACGTN]+$/.test(m.slice(4)),
   }),
   // Bedrock API keys: `ABSK` + base64 (AWS Bedrock docs "API keys"; gitleaks `aws-amazon-bedrock-api-key-long-term`).
+  tokenRule({ id: 'aws-bedrock-api-key', triggers: ['bedrock-api-key-'], pattern: `bedrock-api-key-[${B64}]{24}`, window: 41, tail: B64 }),
   tokenRule({ id: 'aws-bedrock-api-key', triggers: ['ABSK'], pattern: `ABSK[${B64}]{60}`, window: 64, tail: B64 }),
 
   // Google API key: `AIza` + 35 (Google Cloud docs "API keys"; gitleaks `gcp-api-key`).
@@ -64,7 +68,7 @@ export const VENDOR_RULES: readonly SecretRule[] = [
   tokenRule({ id: 'slack-webhook-url', triggers: ['hooks.slack.com/'], boundary: false, pattern: `hooks\\.slack\\.com/(?:services|workflows|triggers)/[${B62}_/+-]{16}`, window: 44, tail: `${B62}_/+-` }),
   // Discord webhooks and bot tokens (Discord developer docs; gitleaks `discord-*`).
   tokenRule({ id: 'discord-webhook-url', triggers: ['discord.com/api/webhooks/', 'discordapp.com/api/webhooks/'], boundary: false, pattern: `discord(?:app)?\\.com/api/webhooks/\\d{5,30}/[${B64URL}]{20}`, window: 90, tail: B64URL }),
-  tokenRule({ id: 'discord-bot-token', triggers: ['M', 'N', 'O'], pattern: `[MNO][${B62}]{23,27}\\.[${B64URL}]{6}\\.[${B64URL}]{27}`, window: 64, alphabet: `${B64URL}.`, tail: B64URL }),
+  tokenRule({ id: 'discord-bot-token', triggers: ['M', 'N', 'O'], pattern: `[MNO][${B62}]{23,27}\\.[${B64URL}]{6}\\.[${B64URL}]{27}`, window: 64, alphabet: `${B64URL}.`, next: B62, tail: B64URL }),
 
   // Stripe secret and restricted keys; `pk_` publishable keys are public and stay (Stripe docs
   // "API keys"; gitleaks `stripe-access-token`). Webhook signing secrets `whsec_`.
@@ -143,7 +147,7 @@ export const VENDOR_RULES: readonly SecretRule[] = [
   // Facebook/Meta user and page access tokens `EAA[MC]...` (Meta docs "Access tokens"; gitleaks `facebook-access-token`).
   tokenRule({ id: 'facebook-token', triggers: ['EAAM', 'EAAC', 'EAAG'], pattern: `EAA[MCG][${B62}]{60}`, window: 64, tail: B62 }),
   // Tailscale `tskey-<kind>-<id>-<secret>` (Tailscale docs "API keys"; secretlint `secretlint-rule-tailscale`).
-  tokenRule({ id: 'tailscale-key', triggers: ['tskey-'], pattern: `tskey-[a-z]{2,10}-[${B62}]{6,40}-[${B62}]{10}`, window: 70, tail: B62 }),
+  tokenRule({ id: 'tailscale-key', triggers: ['tskey-'], pattern: `tskey-(?:[a-z]{2,10}-)?[${B62}]{6,40}-[${B62}]{10}`, window: 70, tail: B62 }),
   // HashiCorp Vault `hvs.`/`hvb.`/`hvr.` (Vault docs "Tokens: token prefixes"; gitleaks `vault-*`).
   tokenRule({ id: 'vault-token', triggers: ['hvs.', 'hvb.', 'hvr.'], boundary: false, pattern: `hv[sbr]\\.[${B64URL}]{24}`, window: 28, tail: B64URL }),
   // Legacy Vault service token `s.` + 24 base62, only with mixed case and digits.
@@ -163,9 +167,9 @@ export const VENDOR_RULES: readonly SecretRule[] = [
   // Telegram bot token `<bot id>:AA<33>`: matched from `:AA` after 8-10 digits (Telegram Bot API docs).
   tokenRule({ id: 'telegram-bot-token', triggers: [':AA'], boundary: false, before: /(?:^|[^0-9])\d{8,10}$/, pattern: `:AA[${B64URL}]{33}`, window: 37, tail: B64URL }),
   // Facebook app token `<app id>|<secret>` (gitleaks `facebook-secret`): matched from `|`.
-  tokenRule({ id: 'facebook-token', triggers: ['|'], boundary: false, before: /(?:^|[^0-9])\d{15,16}$/, pattern: `\\|[${B64URL}]{27,40}(?![A-Za-z0-9_-])`, window: 42 }),
+  tokenRule({ id: 'facebook-token', triggers: ['|'], boundary: false, next: B64URL, before: /(?:^|[^0-9])\d{15,16}$/, pattern: `\\|[${B64URL}]{27,40}(?![A-Za-z0-9_-])`, window: 42 }),
   // Mailchimp `<32 hex>-us<N>` (Mailchimp docs "API keys"; gitleaks `mailchimp-api-key`).
-  tokenRule({ id: 'mailchimp-api-key', triggers: [...'0123456789abcdef'], pattern: '[0-9a-f]{32}-us\\d{1,2}(?![A-Za-z0-9])', window: 38, alphabet: '0-9a-fus-' }),
+  tokenRule({ id: 'mailchimp-api-key', triggers: [...'0123456789abcdef'], pattern: '[0-9a-f]{32}-us\\d{1,2}(?![A-Za-z0-9])', window: 38, alphabet: '0-9a-fus-', next: '0-9a-f' }),
   // Atlassian API token `ATATT3` (Atlassian docs; gitleaks `atlassian-api-token`).
   tokenRule({ id: 'atlassian-api-token', triggers: ['ATATT3'], pattern: `ATATT3[${B64URL}=]{100}`, window: 106, tail: `${B64URL}=` }),
   // A few more common AI and infra formats (vendor docs): Replicate `r8_`, Perplexity `pplx-`,

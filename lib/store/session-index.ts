@@ -43,9 +43,12 @@ export function promptOf(event: OutputEvent): string | undefined {
 }
 
 /** Build the index entry of a session from its reducer state. */
-export function indexEntryOf(state: ReducerState, extra: { digest?: string | undefined; writerPid?: number | undefined }): SessionIndexEntry {
+export function indexEntryOf(
+  state: ReducerState,
+  extra: { digest?: string | undefined; writerPid?: number | undefined; eventCount?: number; lastSeq?: number | undefined },
+): SessionIndexEntry {
   const s = state.session;
-  const entry: SessionIndexEntry = { sessionId: state.sessionId, outcome: state.run.outcome, eventCount: state.durableEvents };
+  const entry: SessionIndexEntry = { sessionId: state.sessionId, outcome: state.run.outcome, eventCount: extra.eventCount ?? state.durableEvents };
   if (state.run.reason !== undefined) entry.reason = state.run.reason;
   if (s.startedAt !== undefined) entry.startedAt = s.startedAt;
   if (s.endedAt !== undefined) entry.endedAt = s.endedAt;
@@ -56,7 +59,8 @@ export function indexEntryOf(state: ReducerState, extra: { digest?: string | und
   if (s.format !== undefined) entry.format = s.format;
   const digest = s.promptDigest ?? extra.digest;
   if (digest !== undefined) entry.promptDigest = digest;
-  if (state.lastSeq !== undefined) entry.lastSeq = state.lastSeq;
+  const lastSeq = extra.lastSeq ?? state.lastSeq;
+  if (lastSeq !== undefined) entry.lastSeq = lastSeq;
   if (extra.writerPid !== undefined && s.endedAt === undefined) entry.writerPid = extra.writerPid;
   return entry;
 }

@@ -58,6 +58,36 @@ export interface EventStore {
 
 type EventKey = [string, number];
 
+interface OpenSession {
+  state: ReducerState;
+  digest?: string;
+  count: number;
+  lastSeq?: number;
+}
+
+/**
+ * Event types that can change an index entry (identity, start, end, run outcome: see the rule
+ * in lib/reducer/run.ts). Folding only these keeps the writer's hot path cheap while applying
+ * the reducer's own outcome rule; counts are kept beside it.
+ */
+const INDEX_TYPES = new Set<string>([
+  'session.started',
+  'session.ended',
+  'agent.session.identified',
+  'task.started',
+  'task.completed',
+  'task.failed',
+  'task.cancelled',
+  'model.response.started',
+  'model.response.completed',
+]);
+
+function foldForIndex(s: OpenSession, event: OutputEvent): void {
+  s.count += 1;
+  s.lastSeq = event.seq;
+  if (INDEX_TYPES.has(event.type)) reduceOwned(s.state, event);
+}
+
 /** Open (or create) a store. Throws MINICODE_E_STORE when the directory cannot be opened. */
 export function openStore(options: StoreOptions): EventStore {
   const { dir } = options;
@@ -85,8 +115,8 @@ export function openStore(options: StoreOptions): EventStore {
   const content = createContentStore(contentDb, contentOptions);
   const writerPid = options.writerPid ?? process.pid;
 
-  // Per open session: the reducer state (for the index entry) and the prompt digest.
-  const open_ = new Map<string, { state: ReducerState; digest?: string }>();
+  // Per open session: the reducer state (for the index entry), the prompt digest and counts.
+  const open_ = new Map<string, OpenSession>();
   const dirty = new Set<string>();
   let indexScheduled = false;
   let lastPut: Promise<unknown> | undefined;
@@ -101,9 +131,11 @@ export function openStore(options: StoreOptions): EventStore {
       // A session resumed by this process: fold what is stored so the index stays truthful.
       const stored = sessions.get(sessionId);
       // Fold without settling: the session goes on, it is not interrupted.
-      const state = initialState(sessionId);
-      if (stored) for (const e of iterate(sessionId)) reduceOwned(state, e);
-      s = stored?.promptDigest === undefined ? { state } : { state, digest: stored.promptDigest };
+      s = { state: initialState(sessionId), count: 0 };
+      if (stored) {
+        for (const e of iterate(sessionId)) foldForIndex(s, e);
+        if (stored.promptDigest !== undefined) s.digest = stored.promptDigest;
+      }
       open_.set(sessionId, s);
     }
     return s;
@@ -114,7 +146,7 @@ export function openStore(options: StoreOptions): EventStore {
     for (const id of dirty) {
       const s = open_.get(id);
       if (!s) continue;
-      track(sessions.put(id, indexEntryOf(s.state, { digest: s.digest, writerPid })));
+      track(sessions.put(id, indexEntryOf(s.state, { digest: s.digest, writerPid, eventCount: s.count, lastSeq: s.lastSeq })));
       if (s.state.session.endedAt !== undefined) open_.delete(id);
     }
     dirty.clear();
@@ -139,7 +171,7 @@ export function openStore(options: StoreOptions): EventStore {
       if (options.readOnly) throw new MinicodeError('MINICODE_E_STORE', 'the store is open read-only');
       track(events.put([event.sessionId, event.seq], event));
       const s = sessionState(event.sessionId);
-      reduceOwned(s.state, event);
+      foldForIndex(s, event);
       if (s.digest === undefined) {
         const prompt = promptOf(event);
         if (prompt !== undefined) s.digest = promptDigest(prompt);

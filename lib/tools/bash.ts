@@ -2,7 +2,8 @@ import { spawn } from 'node:child_process';
 import { z } from 'zod';
 import { scrubEnv } from '../policy/credentials.js';
 import { createBoundedCollector } from './truncate.js';
-import type { Tool, ToolOutcome } from './types.js';
+import { capHeadTail } from './truncate.js';
+import type { Tool, ToolContext, ToolOutcome } from './types.js';
 
 const Input = z.object({
   command: z.string().min(1).describe('A bash command line, run with `bash -c` in the workspace'),
@@ -36,6 +37,7 @@ export const bashTool: Tool<Input> = {
   title: (input) => input.command,
   run(input, ctx) {
     const timeoutMs = input.timeout_ms ?? ctx.limits.bashTimeoutMs;
+    if (ctx.terminal) return runInTerminal(input.command, timeoutMs, ctx);
     return new Promise<ToolOutcome>((resolve) => {
       if (ctx.signal.aborted) {
         resolve({ status: 'failed', cause: 'USER_ERROR', message: 'aborted before the command started' });
@@ -106,3 +108,50 @@ export const bashTool: Tool<Input> = {
     });
   },
 };
+
+/**
+ * The command in the surface's terminal (an IDE's `terminal/*`): same deadline, same outcomes.
+ * The terminal runs in the client's environment, which minicode cannot scrub; the client owns it.
+ */
+async function runInTerminal(command: string, timeoutMs: number, ctx: ToolContext): Promise<ToolOutcome> {
+  if (ctx.signal.aborted) return { status: 'failed', cause: 'USER_ERROR', message: 'aborted before the command started' };
+  const stop = new AbortController();
+  let stopped: 'timeout' | 'aborted' | undefined;
+  const timer = setTimeout(() => {
+    stopped ??= 'timeout';
+    stop.abort();
+  }, timeoutMs);
+  const onAbort = () => {
+    stopped ??= 'aborted';
+    stop.abort();
+  };
+  ctx.signal.addEventListener('abort', onAbort, { once: true });
+  let result;
+  try {
+    result = await ctx.terminal!.run(
+      { command: 'bash', args: ['-c', command], cwd: ctx.cwd, outputByteLimit: ctx.limits.maxOutputChars * 4, ...(ctx.toolCallId ? { toolCallId: ctx.toolCallId } : {}) },
+      stop.signal,
+    );
+  } catch (error) {
+    return { status: 'failed', cause: 'TOOL_ERROR', message: `the client terminal failed: ${(error as Error).message}` };
+  } finally {
+    clearTimeout(timer);
+    ctx.signal.removeEventListener('abort', onAbort);
+  }
+  const capped = capHeadTail(result.output, ctx.limits.maxOutputChars);
+  const truncated = result.truncated || capped.truncated;
+  const output = capped.text.length > 0 ? capped.text : '(no output)';
+  if (stopped === 'timeout') {
+    return { status: 'failed', cause: 'TOOL_ERROR', message: `command timed out after ${timeoutMs} ms; its terminal was killed`, hint: 'pass a larger timeout_ms or run a narrower command', output, receipt: { truncated } };
+  }
+  if (stopped === 'aborted') return { status: 'failed', cause: 'USER_ERROR', message: 'command aborted; its terminal was killed', output, receipt: { truncated } };
+  const exitCode = result.exitCode ?? (result.signal ? 128 : 1);
+  if (exitCode === 0) return { status: 'completed', summary: `exit 0${truncated ? ' (output truncated)' : ''}`, output, receipt: { exitCode, truncated } };
+  return {
+    status: 'failed',
+    cause: 'TOOL_ERROR',
+    message: result.signal ? `command killed by ${result.signal}` : `command exited with code ${exitCode}`,
+    output,
+    receipt: { exitCode, truncated },
+  };
+}

@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import { z } from 'zod';
 import { confinePath, fsFailure, isOutcome } from './paths.js';
-import type { Tool } from './types.js';
+import type { Tool, ToolOutcome } from './types.js';
 
 const Input = z.object({
   path: z.string().min(1).describe('File path, relative to the workspace'),
@@ -16,6 +16,10 @@ export function countOccurrences(haystack: string, needle: string): number {
   let count = 0;
   for (let at = haystack.indexOf(needle); at !== -1; at = haystack.indexOf(needle, at + needle.length)) count++;
   return count;
+}
+
+function tooLarge(display: string, max: number): ToolOutcome {
+  return { status: 'failed', cause: 'FILESYSTEM_ERROR', message: `${display} is over the ${max}-byte edit limit` };
 }
 
 /** `edit`: exact string replacement; absent or ambiguous old text is a clear failure, never a guess. */
@@ -35,11 +39,14 @@ export const editTool: Tool<Input> = {
     }
     let text: string;
     try {
-      const stat = await fs.stat(resolved.absolute);
-      if (stat.size > ctx.limits.maxFileBytes) {
-        return { status: 'failed', cause: 'FILESYSTEM_ERROR', message: `${resolved.display} is over the ${ctx.limits.maxFileBytes}-byte edit limit` };
+      if (ctx.fs) {
+        text = await ctx.fs.readTextFile(resolved.absolute);
+        if (Buffer.byteLength(text) > ctx.limits.maxFileBytes) return tooLarge(resolved.display, ctx.limits.maxFileBytes);
+      } else {
+        const stat = await fs.stat(resolved.absolute);
+        if (stat.size > ctx.limits.maxFileBytes) return tooLarge(resolved.display, ctx.limits.maxFileBytes);
+        text = await fs.readFile(resolved.absolute, 'utf8');
       }
-      text = await fs.readFile(resolved.absolute, 'utf8');
     } catch (error) {
       return fsFailure(error, resolved.display);
     }
@@ -63,7 +70,8 @@ export const editTool: Tool<Input> = {
     // split/join rather than String.replace: no `$&` substitution surprises in new_string.
     const updated = text.split(input.old_string).join(input.new_string);
     try {
-      await fs.writeFile(resolved.absolute, updated, 'utf8');
+      if (ctx.fs) await ctx.fs.writeTextFile(resolved.absolute, updated);
+      else await fs.writeFile(resolved.absolute, updated, 'utf8');
     } catch (error) {
       return fsFailure(error, resolved.display);
     }

@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import { z } from 'zod';
 import { confinePath, fsFailure, isOutcome } from './paths.js';
 import { capHeadTail } from './truncate.js';
-import type { Tool } from './types.js';
+import type { Tool, ToolOutcome } from './types.js';
 
 const Input = z.object({
   path: z.string().min(1).describe('File path, relative to the workspace'),
@@ -14,6 +14,15 @@ type Input = z.infer<typeof Input>;
 /** True when the first 8 KiB hold a NUL byte: the usual binary-file test. */
 function looksBinary(bytes: Buffer): boolean {
   return bytes.subarray(0, 8192).includes(0);
+}
+
+function tooLarge(display: string, size: number, max: number): ToolOutcome {
+  return {
+    status: 'failed',
+    cause: 'FILESYSTEM_ERROR',
+    message: `${display} is ${size} bytes, over the ${max}-byte read limit`,
+    hint: 'use grep to find the part you need',
+  };
 }
 
 /** `read_file`: a page of a text file with line numbers (`cat -n` style), capped in size. */
@@ -30,17 +39,16 @@ export const readFileTool: Tool<Input> = {
     if (isOutcome(resolved)) return resolved;
     let bytes: Buffer;
     try {
-      const stat = await fs.stat(resolved.absolute);
-      if (stat.isDirectory()) return fsFailure({ code: 'EISDIR' }, resolved.display);
-      if (stat.size > ctx.limits.maxFileBytes) {
-        return {
-          status: 'failed',
-          cause: 'FILESYSTEM_ERROR',
-          message: `${resolved.display} is ${stat.size} bytes, over the ${ctx.limits.maxFileBytes}-byte read limit`,
-          hint: 'use grep to find the part you need',
-        };
+      if (ctx.fs) {
+        // The surface's files (an IDE's buffers): text only, so the size cap applies after reading.
+        bytes = Buffer.from(await ctx.fs.readTextFile(resolved.absolute), 'utf8');
+        if (bytes.length > ctx.limits.maxFileBytes) return tooLarge(resolved.display, bytes.length, ctx.limits.maxFileBytes);
+      } else {
+        const stat = await fs.stat(resolved.absolute);
+        if (stat.isDirectory()) return fsFailure({ code: 'EISDIR' }, resolved.display);
+        if (stat.size > ctx.limits.maxFileBytes) return tooLarge(resolved.display, stat.size, ctx.limits.maxFileBytes);
+        bytes = await fs.readFile(resolved.absolute);
       }
-      bytes = await fs.readFile(resolved.absolute);
     } catch (error) {
       return fsFailure(error, resolved.display);
     }

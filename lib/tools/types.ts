@@ -103,6 +103,35 @@ export const DEFAULT_TOOL_LIMITS: Readonly<ToolLimits> = Object.freeze({
   maxResults: 200,
 });
 
+/**
+ * Text file access a surface may give the tools instead of the local file system (ACP: the
+ * IDE's `fs/read_text_file` / `fs/write_text_file`, so reads see unsaved buffers and writes land
+ * in them). Paths are absolute. A failure rejects; the tools turn it into a failed outcome.
+ */
+export interface ToolFileSystem {
+  readTextFile(absolutePath: string): Promise<string>;
+  writeTextFile(absolutePath: string, content: string): Promise<void>;
+}
+
+/** The result of a command run by a {@link ToolTerminal}. */
+export interface ToolTerminalResult {
+  output: string;
+  truncated: boolean;
+  exitCode: number | null;
+  signal: string | null;
+}
+
+/**
+ * Commands run somewhere else than a local subprocess (ACP: the IDE's `terminal/*`). `signal`
+ * aborts on timeout or cancel; the terminal must then kill the command and still resolve.
+ */
+export interface ToolTerminal {
+  run(
+    command: { command: string; args: string[]; cwd: string; outputByteLimit: number; toolCallId?: string },
+    signal: AbortSignal,
+  ): Promise<ToolTerminalResult>;
+}
+
 /** Everything a tool may touch besides its input. */
 export interface ToolContext {
   /** The workspace root; paths are confined to it (and `allowedPaths`) unless approved. */
@@ -120,6 +149,10 @@ export interface ToolContext {
   /** Renders a question to the person and resolves with the answer (injected by the TTY surface). */
   promptAskText?: (question: string, signal: AbortSignal) => Promise<string>;
   toolCallId?: string;
+  /** File access for read_file, write_file and edit; default the local file system (node fs). */
+  fs?: ToolFileSystem;
+  /** Where bash runs its command; default a local subprocess in its own process group. */
+  terminal?: ToolTerminal;
 }
 
 /** A tool: its provider-facing definition and its implementation. */

@@ -28,8 +28,11 @@ export const writeFileTool: Tool<Input> = {
       existed = false;
     }
     try {
-      await fs.mkdir(path.dirname(resolved.absolute), { recursive: true });
-      await fs.writeFile(resolved.absolute, input.content, 'utf8');
+      if (ctx.fs) await ctx.fs.writeTextFile(resolved.absolute, input.content);
+      else {
+        await fs.mkdir(path.dirname(resolved.absolute), { recursive: true });
+        await fs.writeFile(resolved.absolute, input.content, 'utf8');
+      }
     } catch (error) {
       return fsFailure(error, resolved.display);
     }

@@ -28,11 +28,19 @@ export interface AcpChild {
   close(): Promise<number | null>;
 }
 
-/** Spawn `node dist/cli/main.js acp` with the scripted test agent. */
-export function spawnAcp(args: string[] = []): AcpChild {
+/** Options of {@link spawnAcp}. */
+export interface SpawnAcpOptions {
+  /** The scripted test agent (default) or, when false, the real agent port. */
+  scripted?: boolean;
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+}
+
+/** Spawn `node dist/cli/main.js acp ARGS` (the scripted test agent unless `scripted: false`). */
+export function spawnAcp(args: string[] = [], options: SpawnAcpOptions = {}): AcpChild {
   const child = spawn(process.execPath, [CLI, 'acp', ...args], {
-    cwd: ROOT,
-    env: { ...process.env, MINICODE_ACP_SCRIPTED: '1', NO_COLOR: '1' },
+    cwd: options.cwd ?? ROOT,
+    env: { ...process.env, ...options.env, MINICODE_ACP_SCRIPTED: options.scripted === false ? '' : '1', NO_COLOR: '1' },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   const wire: WireLine[] = [];

@@ -7,7 +7,7 @@ import { spawnAcp, requestIndex, responseIndex, updatesFor, type AcpChild } from
  * real subprocess over stdio, with the scripted test agent) through a whole session. Every
  * line on the wire, both ways, is checked against the official v1 JSON Schema.
  */
-describe('minicode acp under the official ACP client', () => {
+describe('minicode acp (scripted agent) under the official ACP client', () => {
   let acp: AcpChild;
   let conn: ClientConnection;
   const permissionAnswers: string[] = [];

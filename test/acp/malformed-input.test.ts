@@ -1,7 +1,21 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, type ClientConnection } from '@agentclientprotocol/sdk';
-import { runCli } from '../helpers/cli.js';
+import { ROOT, runCli } from '../helpers/cli.js';
 import { spawnAcp, updatesFor, type AcpChild } from './acp-child.js';
+
+/** Both agents behind the same server: the real port (replaying a hand-made cassette) and the scripted one. */
+const PORTS = [
+  {
+    name: 'the real agent',
+    spawn: (store: string) =>
+      spawnAcp(['--provider', 'replay', '--cassette', path.join(ROOT, 'test/cassettes/acp-malformed'), '--store', store], { scripted: false }),
+    answer: 'Still serving after the bad input.',
+  },
+  { name: 'the scripted agent', spawn: () => spawnAcp(), answer: 'Hello from minicode.' },
+];
 
 type ErrorLine = { id: unknown; error: { code: number; message: string; data?: Record<string, unknown> } };
 
@@ -10,12 +24,14 @@ type ErrorLine = { id: unknown; error: { code: number; message: string; data?: R
  * each bad line gets its JSON-RPC error and the server keeps serving. (The SDK client notes on
  * stderr the answers to the raw requests it did not send; that is expected.)
  */
-describe('minicode acp on malformed input', () => {
+describe.each(PORTS)('minicode acp with $name on malformed input', (port) => {
   let acp: AcpChild;
   let conn: ClientConnection;
+  let store: string;
 
   beforeAll(async () => {
-    acp = spawnAcp();
+    store = fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-acp-malformed-'));
+    acp = port.spawn(store);
     conn = client({ name: 'malformed-test' }).onNotification('session/update', () => {}).connect(acp.stream);
     await conn.agent.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
   });
@@ -23,6 +39,7 @@ describe('minicode acp on malformed input', () => {
   afterAll(async () => {
     conn?.close();
     await acp?.close();
+    fs.rmSync(store, { recursive: true, force: true });
   });
 
   const errorFor = (id: unknown) =>
@@ -78,7 +95,8 @@ describe('minicode acp on malformed input', () => {
     const start = acp.wire.length;
     const result = await conn.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'hello' }] });
     expect(result.stopReason).toBe('end_turn');
-    expect(updatesFor(acp.wire, sessionId, start).some((u) => u.sessionUpdate === 'agent_message_chunk')).toBe(true);
+    const chunks = updatesFor(acp.wire, sessionId, start).filter((u) => u.sessionUpdate === 'agent_message_chunk');
+    expect(chunks.map((u) => (u.content as { text: string }).text).join('')).toBe(port.answer);
   });
 
   it('wrote only JSON-RPC lines on stdout, every one valid against the v1 schema', () => {
@@ -86,12 +104,30 @@ describe('minicode acp on malformed input', () => {
   });
 });
 
-describe('minicode acp without an agent', () => {
-  it('exits 1 with a clear message when no port is installed and the scripted one is not asked for', async () => {
-    const result = await runCli(['acp'], { env: { MINICODE_ACP_SCRIPTED: '' } });
-    expect(result.code).toBe(1);
-    expect(result.stdout).toBe('');
-    expect(result.stderr).toContain('no agent is available');
+describe('minicode acp setup', () => {
+  it('starts without provider credentials and answers a prompt with -32000 (auth required)', async () => {
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-acp-nokey-'));
+    const input = [
+      { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: 1 } },
+      { jsonrpc: '2.0', id: 2, method: 'session/new', params: { cwd: home, mcpServers: [] } },
+    ];
+    // The prompt needs the session id, so it is written once session/new has answered.
+    const acp = spawnAcp(['--provider', 'anthropic', '--store', path.join(home, 'store')], {
+      scripted: false,
+      env: { ANTHROPIC_API_KEY: '', MINICODE_PROVIDER: '', XDG_CONFIG_HOME: home, MINICODE_HOME: home },
+    });
+    try {
+      acp.writeRaw(input.map((m) => JSON.stringify(m)).join('\n') + '\n');
+      const created = await acp.waitFor((l) => l.from === 'agent' && (l.message as { id?: unknown } | undefined)?.id === 2, 'the session/new answer');
+      const sessionId = (created.message as { result: { sessionId: string } }).result.sessionId;
+      acp.writeRaw(JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'session/prompt', params: { sessionId, prompt: [{ type: 'text', text: 'hi' }] } }) + '\n');
+      const answer = await acp.waitFor((l) => l.from === 'agent' && (l.message as { id?: unknown } | undefined)?.id === 3, 'the prompt answer');
+      expect((answer.message as ErrorLine).error.code).toBe(-32000);
+      expect(acp.wire.filter((l) => l.from === 'agent').every((l) => l.message !== undefined)).toBe(true);
+    } finally {
+      await acp.close();
+      fs.rmSync(home, { recursive: true, force: true });
+    }
   });
 
   it('takes the provider flags of exec and answers every piped request before exiting at end of input', async () => {

@@ -127,3 +127,10 @@ describe('docs/event-model.md', () => {
     expect(text).toContain(eventTypeReference());
   });
 });
+
+describe('docs/cli.md', () => {
+  it('is the help of every command as the CLI defines it today', async () => {
+    const { cliReference } = await import('../../scripts/gen-cli-reference.js');
+    expect(fs.readFileSync(path.join(ROOT, 'docs/cli.md'), 'utf8')).toBe(cliReference());
+  });
+});

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import type { OutputEvent } from '../../lib/events/index.js';
-import { initialState, rebuild, reduce, settleInterrupted, type ReducerState } from '../../lib/reducer/index.js';
+import { initialState, rebuild, reduce, reduceOwned, settleInterrupted, type ReducerState } from '../../lib/reducer/index.js';
 import { deepFreeze, durableJson, eventsOf, runPlan } from './arbitrary.js';
 
 // Seeded so a failure reproduces; fast-check prints the counterexample plan.
@@ -26,6 +26,18 @@ describe('reducer properties', () => {
         const b = fold(events);
         expect(JSON.stringify(a)).toBe(JSON.stringify(b));
         expect(JSON.stringify(events)).toBe(before);
+      }),
+      RUNS,
+    );
+  });
+
+  it('gives the same state through the owned fast path as through the pure reducer', () => {
+    fc.assert(
+      fc.property(runPlan, (plan) => {
+        const events = eventsOf(plan);
+        const owned = initialState('sess-prop');
+        for (const e of events) reduceOwned(owned, e);
+        expect(JSON.stringify(owned)).toBe(JSON.stringify(fold(events)));
       }),
       RUNS,
     );

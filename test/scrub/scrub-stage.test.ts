@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Readable } from 'node:stream';
+import fc from 'fast-check';
 import { draft, type EventDraft } from '../../lib/events/index.js';
 import { createEventScrubber, createScrubStage } from '../../lib/scrub/scrub-stage.js';
 
@@ -89,9 +90,34 @@ describe('the event scrubber', () => {
   it('flushes every open channel at end()', () => {
     const s = createEventScrubber({ secrets: [] });
     const first = s.push(draft('assistant.tool_call.delta', { toolCallId: 'x', delta: '{"a": "sk-' }));
-    expect(deltasOf(first, 'assistant.tool_call.delta')).toBe('{"a": ');
+    expect(deltasOf(first, 'assistant.tool_call.delta')).toBe('{"a": "');
     const rest = s.end();
-    expect(deltasOf(rest, 'assistant.tool_call.delta')).toBe('"sk-');
+    expect(deltasOf(rest, 'assistant.tool_call.delta')).toBe('sk-');
+  });
+
+  it('streams deltas whose concatenation equals the scrubbed completed text, at any split (property)', () => {
+    const pieces = fc.constantFrom(ghp, 'password = "hunter22x"', `${ESC}[31m`, `${ESC}]8;;https://x${ESC}\\`, 'plain words ', '\r\n', '\u202e', 'postgres://u:pw1234@h/db ', '-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----\n');
+    fc.assert(
+      fc.property(fc.array(pieces, { maxLength: 10 }), fc.array(fc.nat(300), { maxLength: 6 }), (parts, cuts) => {
+        const text = parts.join('');
+        const sorted = [...new Set(cuts.map((c) => c % (text.length + 1)))].sort((a, b) => a - b);
+        const deltas: string[] = [];
+        let prev = 0;
+        for (const c of [...sorted, text.length]) {
+          deltas.push(text.slice(prev, c));
+          prev = c;
+        }
+        const out = run([
+          ...deltas.map((delta) => draft('assistant.message.delta', { messageId: 'm', delta })),
+          draft('assistant.message.completed', { messageId: 'm', text }),
+        ]);
+        const completed = out.find((e) => e.type === 'assistant.message.completed')?.payload as { text: string };
+        expect(deltasOf(out, 'assistant.message.delta')).toBe(completed.text);
+        expect(completed.text).not.toContain(ghp);
+        expect(completed.text).not.toContain(ESC);
+      }),
+      { numRuns: 200 },
+    );
   });
 
   it('runs as an objectMode Transform', async () => {

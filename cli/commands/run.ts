@@ -1,0 +1,33 @@
+import { Option, type Command } from 'commander';
+
+interface RunFlags {
+  agent: string;
+  json?: boolean;
+  store?: string;
+  cwd?: string;
+  model?: string;
+  verbose?: boolean;
+}
+
+/**
+ * `minicode run --agent codex|claude-code|gemini-cli|opencode PROMPT [--json]`: supervise an
+ * installed native agent CLI through the same pipeline as `exec` (decode, scrub, envelope,
+ * reduce, render, store). Exit 0 when the agent's run completed, 1 otherwise or on a setup
+ * failure (agent not installed: one `ok:false` summary under --json), 130 when interrupted.
+ */
+export function registerRun(program: Command): void {
+  program
+    .command('run')
+    .description('supervise an installed native agent CLI through the minicode pipeline')
+    .argument('<prompt>', 'what the agent should do')
+    .addOption(new Option('--agent <name>', 'native agent CLI').choices(['codex', 'claude-code', 'gemini-cli', 'opencode']).makeOptionMandatory())
+    .option('--json', 'JSON lines on stdout: envelopes, text records, one summary last')
+    .option('--model <name>', 'passed to the agent as --model')
+    .option('--verbose', 'show verbose facts')
+    .option('--store <dir>', 'session store directory (default: $MINICODE_HOME, else ~/.local/share/minicode)')
+    .option('--cwd <dir>', 'project directory (default: the current directory)')
+    .action(async (prompt: string, flags: RunFlags) => {
+      const { runNativeAction } = await import('../run-native-action.js');
+      process.exitCode = await runNativeAction(prompt, flags);
+    });
+}

@@ -1,0 +1,58 @@
+import { Command } from 'commander';
+import { registerAcp } from './commands/acp.js';
+import { registerBatch } from './commands/batch.js';
+import { registerBench } from './commands/bench.js';
+import { addChatFlags, registerChat, type ChatFlags } from './commands/chat.js';
+import { registerExec } from './commands/exec.js';
+import { registerIngest } from './commands/ingest.js';
+import { registerReplay } from './commands/replay.js';
+import { registerRun } from './commands/run.js';
+import { registerSchema } from './commands/schema.js';
+import { registerSessions } from './commands/sessions.js';
+import { registerScrub } from './commands/scrub.js';
+import { VERSION } from './version.js';
+
+/**
+ * The minicode CLI. Each command lives in `cli/commands/<name>.ts` and registers its flags
+ * here; heavy modules are imported inside the action so that start-up stays small.
+ * Usage errors (unknown command or flag, bad flag value) print one line and exit 2.
+ */
+export function buildProgram(): Command {
+  const program = new Command();
+  program
+    .name('minicode')
+    .description('A coding-agent runtime: one streaming event pipeline for providers and native agent CLIs.')
+    .version(VERSION, '-V, --version')
+    .showSuggestionAfterError(true)
+    .exitOverride()
+    .configureOutput({
+      // Commander prints "error: ..." itself; keep it one line on stderr.
+      writeErr: (s) => process.stderr.write(s),
+      outputError: (s, write) => write(s.split('\n')[0] + '\n'),
+    });
+  registerExec(program);
+  registerIngest(program);
+  registerRun(program);
+  registerSchema(program);
+  registerBench(program);
+  registerSessions(program);
+  registerReplay(program);
+  registerAcp(program);
+  registerScrub(program);
+  registerChat(program);
+  registerBatch(program);
+  // No command: the interactive mode on a terminal, the help otherwise. Program options are
+  // positional (only before a command) so `exec --provider ...` still reaches exec.
+  program.enablePositionalOptions().allowExcessArguments(true);
+  addChatFlags(program).action(async (flags: ChatFlags) => {
+    if (program.args.length > 0) program.error(`error: unknown command '${program.args[0]}'`, { exitCode: 2, code: 'commander.unknownCommand' });
+    if (!process.stdin.isTTY || !process.stdout.isTTY) {
+      program.outputHelp();
+      return;
+    }
+    const { chatAction } = await import('./chat-action.js');
+    process.exitCode = await chatAction(flags);
+  });
+  return program;
+}
+

@@ -1,0 +1,69 @@
+/** `minicode run --agent`: a native agent CLI supervised through the session pipeline. */
+import path from 'node:path';
+import { promptDigestOf } from '../lib/agent/run-prompt.js';
+import { MinicodeError } from '../lib/errors.js';
+import { newSessionId } from '../lib/ids.js';
+import type { NativeAgent } from '../lib/native/agents.js';
+import { resolveAgentBinary, superviseAgent } from '../lib/native/supervisor.js';
+import { createSessionPipeline } from '../lib/pipeline/session.js';
+import { createRenderer, writeSetupFailure } from '../lib/render/index.js';
+import { createEventScrubber } from '../lib/scrub/scrub-stage.js';
+import { openStore, resolveStoreDir } from '../lib/store/index.js';
+
+const out = (s: string): void => void process.stdout.write(s);
+const err = (s: string): void => void process.stderr.write(s);
+
+/** Run the agent; returns the exit code. */
+export async function runNativeAction(
+  prompt: string,
+  flags: { agent: string; json?: boolean; store?: string; cwd?: string; model?: string; verbose?: boolean },
+): Promise<number> {
+  const agent = flags.agent as NativeAgent;
+  const cwd = path.resolve(flags.cwd ?? process.cwd());
+  try {
+    resolveAgentBinary(agent);
+  } catch (error) {
+    if (!(error instanceof MinicodeError)) throw error;
+    if (flags.json) writeSetupFailure(out, err, { category: error.category, message: error.message, ...(error.action ? { action: error.action } : {}), prompt });
+    else err(`minicode: ${error.message}${error.action ? `\n  ${error.action}` : ''}\n`);
+    return error.exitCode;
+  }
+  const store = openStore({ dir: resolveStoreDir({ flag: flags.store }) });
+  const renderer = flags.json
+    ? createRenderer('jsonl', { out, err })
+    : createRenderer(process.stdout.isTTY ? 'tty' : 'linear', { out, err, stream: process.stdout, verbosity: flags.verbose ? 'verbose' : 'normal' });
+  const sessionId = newSessionId();
+  const pipeline = createSessionPipeline({ sessionId, scrubber: createEventScrubber(), renderer, store });
+  pipeline.emit({ type: 'session.started', payload: { origin: 'run', cwd, agent, promptDigest: promptDigestOf(prompt) }, fidelity: 'synthetic' });
+  pipeline.emit({ type: 'user.message.received', payload: { messageId: 'user-1', text: prompt }, fidelity: 'synthetic' });
+  const abort = new AbortController();
+  let interrupts = 0;
+  const onSignal = (): void => {
+    if (++interrupts === 1) abort.abort();
+    else process.exit(130);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    const child = superviseAgent({
+      agent,
+      prompt,
+      cwd,
+      signal: abort.signal,
+      onEvent: (d) => pipeline.emit(d),
+      ...(flags.model ? { extraArgs: ['--model', flags.model] } : {}),
+    });
+    const exit = await child.done;
+    const state = pipeline.state;
+    const outcome = state.run.outcome === 'running' ? 'interrupted' : state.run.outcome;
+    pipeline.emit({ type: 'session.ended', payload: { outcome, ...(state.run.reason && state.run.reason !== 'parent-ended' ? { reason: state.run.reason } : {}) }, fidelity: 'synthetic' });
+    const final = await pipeline.finish();
+    if (!flags.json) err(`session ${sessionId} (minicode replay ${sessionId})\n`);
+    if (exit.aborted) return 130;
+    return final.run.outcome === 'completed' ? 0 : 1;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await store.close();
+  }
+}

@@ -1,0 +1,200 @@
+/**
+ * The real ACP agent port: every ACP session is one minicode session in the LMDB store (the ACP
+ * session id IS the minicode session id, so `minicode replay <id>` shows an IDE session), and
+ * every `session/prompt` is one turn of it through `runPrompt` (scrub -> envelope -> reduce ->
+ * store), the conversation carried from turn to turn. The server's services plug into the loop:
+ * `requestPermission` is the loop's `promptApproval`, the client's `fs/*` and `terminal/*` are
+ * the tools' file system and terminal when offered.
+ */
+import type {
+  AgentPort,
+  AgentPortOptions,
+  PromptInput,
+  PromptOutcome,
+  PromptStopReason,
+  ToolKind,
+} from '../acp/agent-port.js';
+import { prepareRun, type RunSetup } from './run-setup.js';
+import type { EventDraft, OutputEvent } from '../events/index.js';
+import { ERROR_CODES, MinicodeError, type ErrorCode } from '../errors.js';
+import type { ReducerState } from '../reducer/index.js';
+import { createRebuilder } from '../reducer/rebuild.js';
+import { openStore, resolveStoreDir, type EventStore } from '../store/index.js';
+import type { ApprovalDecision, ApprovalRequest, ToolFileSystem, ToolTerminal } from '../tools/types.js';
+import type { ConversationMessage } from './conversation.js';
+import { conversationFromEvents } from './history.js';
+import type { AgentResult } from './loop.js';
+import { runPrompt } from './run-prompt.js';
+
+/** What the port keeps of one session between turns. */
+interface PortSession {
+  /** False until the first prompt wrote `session.started`. */
+  started: boolean;
+  nextSeq: number;
+  turn: number;
+  state: ReducerState | undefined;
+  history: ConversationMessage[];
+}
+
+/** Lazily started, shared by every session of the connection. */
+interface Shared {
+  setup?: Promise<RunSetup> | undefined;
+  store?: EventStore;
+}
+
+/**
+ * Create the port for one `minicode acp` connection. The provider (a replay cassette's loopback
+ * server included) is resolved at the first prompt, so `initialize` works without credentials
+ * and a missing key answers that prompt with auth-required (-32000).
+ */
+export function createAgentPort(options: AgentPortOptions): AgentPort {
+  const env = options.env ?? process.env;
+  const sessions = new Map<string, PortSession>();
+  const shared: Shared = {};
+
+  const setup = (): Promise<RunSetup> => {
+    shared.setup ??= prepareRun(
+      {
+        ...(options.provider === undefined ? {} : { provider: options.provider }),
+        ...(options.model === undefined ? {} : { model: options.model }),
+        ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
+        ...(options.cassette === undefined ? {} : { cassette: options.cassette }),
+        ...(options.store === undefined ? {} : { store: options.store }),
+        ...(options.allowLocalConfig ? { allowLocalConfig: true } : {}),
+      },
+      env,
+    ).catch((error: unknown) => {
+      // Not cached: the user may fix the environment's config and prompt again.
+      shared.setup = undefined;
+      throw error;
+    });
+    return shared.setup;
+  };
+  const store = (): EventStore => (shared.store ??= openStore({ dir: resolveStoreDir({ ...(options.store === undefined ? {} : { flag: options.store }), env }) }));
+
+  return {
+    async openSession(info) {
+      if (!sessions.has(info.sessionId)) sessions.set(info.sessionId, { started: false, nextSeq: 0, turn: 1, state: undefined, history: [] });
+    },
+
+    async loadSession(sessionId) {
+      const events = store().readSession(sessionId);
+      const known = sessions.get(sessionId);
+      if (events.length === 0) return known ? [] : null;
+      // A session this process ran keeps its exact conversation (reasoning items included);
+      // one from the store gets the conversation its events tell.
+      if (!known?.started) {
+        const rebuilder = createRebuilder({ sessionId });
+        for (const e of events) rebuilder.push(e);
+        const conversation = conversationFromEvents(events);
+        sessions.set(sessionId, { started: true, nextSeq: conversation.nextSeq, turn: conversation.nextTurn, state: rebuilder.unsettled(), history: conversation.messages });
+      }
+      return events;
+    },
+
+    async prompt(input) {
+      const run = await setup();
+      const session = sessions.get(input.sessionId) ?? { started: false, nextSeq: 0, turn: 1, state: undefined, history: [] };
+      sessions.set(input.sessionId, session);
+      const tools = new Map<string, { kind?: ToolKind; input?: unknown }>();
+      let modelStop: string | undefined;
+      const onEvent = (event: OutputEvent) => {
+        if (event.type === 'tool.started') tools.set(event.payload.toolCallId, { ...(event.payload.kind ? { kind: event.payload.kind } : {}), ...(event.payload.input === undefined ? {} : { input: event.payload.input }) });
+        if (event.type === 'model.response.completed') modelStop = event.payload.stopReason;
+        input.onEvent(event);
+      };
+      const promptApproval = async (request: ApprovalRequest): Promise<ApprovalDecision> => {
+        const tool = request.toolCallId === undefined ? undefined : tools.get(request.toolCallId);
+        return input.requestPermission({
+          toolCallId: request.toolCallId ?? `approval-${request.toolName}`,
+          toolName: request.toolName,
+          title: request.action,
+          ...(tool?.kind ? { kind: tool.kind } : {}),
+          ...(tool?.input === undefined ? {} : { input: tool.input }),
+        });
+      };
+      const provider = input.model === undefined || input.model === run.provider.model ? run.provider : { ...run.provider, model: input.model };
+      const fileSystem = clientFileSystem(input);
+      const terminal = clientTerminal(input);
+      const preamble: EventDraft[] =
+        !session.started && run.loaded.ignoredLocal
+          ? [{ type: 'diagnostic.raised', payload: { code: 'MINICODE_E_LOCAL_CONFIG_IGNORED', message: `ignored ${run.loaded.ignoredLocal}`, action: 'pass --allow-local-config to trust it', category: 'CONFIGURATION_ERROR' } }]
+          : [];
+      const result = await runPrompt({
+        origin: 'acp',
+        prompt: input.text,
+        cwd: input.cwd,
+        provider,
+        // The ACP modes are minicode's approval modes under the same names (ask, auto, read-only).
+        policy: { mode: input.mode },
+        // A person answers through the client: `ask` decisions go to session/request_permission.
+        tty: true,
+        promptApproval,
+        signal: input.signal,
+        store: store(),
+        env,
+        endSession: false,
+        onEvent,
+        preamble,
+        ...(session.started && session.state
+          ? { session: { id: input.sessionId, startSeq: session.nextSeq, state: session.state, history: session.history, turn: session.turn } }
+          : { sessionId: input.sessionId }),
+        ...(fileSystem ? { fileSystem } : {}),
+        ...(terminal ? { terminal } : {}),
+        ...(run.fetch ? { fetch: run.fetch } : {}),
+        ...(run.budget ? { budget: run.budget } : {}),
+        ...(run.maxSteps !== undefined ? { maxSteps: run.maxSteps } : {}),
+        ...(run.timeoutMs !== undefined ? { timeoutMs: run.timeoutMs } : {}),
+      });
+      session.started = true;
+      session.nextSeq = result.nextSeq;
+      session.state = result.state;
+      session.history = result.result.messages;
+      session.turn += 1;
+      return outcomeOf(result.result, modelStop);
+    },
+
+    async close() {
+      const closing: Promise<void>[] = [];
+      if (shared.store) closing.push(shared.store.close());
+      if (shared.setup) closing.push(shared.setup.then((s) => s.close(), () => undefined));
+      await Promise.all(closing);
+    },
+  };
+}
+
+/** The client's files for the tools when it offers `fs/*`; absent: the tools use node fs. */
+function clientFileSystem(input: PromptInput): ToolFileSystem | undefined {
+  if (input.fs.via !== 'client') return undefined;
+  return { readTextFile: (file) => input.fs.readTextFile(file), writeTextFile: (file, content) => input.fs.writeTextFile(file, content) };
+}
+
+/** The client's terminals for bash when it offers `terminal/*`; absent: a local subprocess. */
+function clientTerminal(input: PromptInput): ToolTerminal | undefined {
+  const terminal = input.terminal;
+  if (!terminal) return undefined;
+  return { run: (command, signal) => terminal.run(command, signal) };
+}
+
+/**
+ * How the turn ended, in ACP's words. A run that completed ends the turn (`max_tokens` /
+ * `refusal` when the model's last response said so); an abort is `cancelled`; too many model
+ * requests is `max_turn_requests`. Provider failures, timeouts and budgets are errors of the
+ * prompt (-32603 with the minicode code): ACP has no stop reason that says so truthfully.
+ */
+function outcomeOf(result: AgentResult, modelStop: string | undefined): PromptOutcome {
+  const stop = (stopReason: PromptStopReason): PromptOutcome => ({ stopReason });
+  switch (result.reason) {
+    case 'completed':
+      return stop(modelStop === 'max_tokens' ? 'max_tokens' : modelStop === 'refusal' ? 'refusal' : 'end_turn');
+    case 'aborted':
+      return stop('cancelled');
+    case 'max_steps_exceeded':
+      return stop('max_turn_requests');
+    default: {
+      const code = result.error?.code;
+      const known: ErrorCode = code !== undefined && code in ERROR_CODES ? (code as ErrorCode) : 'MINICODE_E_INTERNAL';
+      throw new MinicodeError(known, result.error?.message ?? `the turn ended: ${result.reason}`);
+    }
+  }
+}

@@ -1,0 +1,103 @@
+/**
+ * The conversation of a stored session, rebuilt from its durable events, so a session loaded in
+ * a fresh process (ACP `session/load`) can take further prompts. It is the conversation as the
+ * events tell it: user prompts, the model's text and tool calls per step, and each tool's
+ * result as the model saw it, with two honest losses: tool outputs are the events' bounded
+ * excerpts (4,096 chars, not the model's 20,000), and provider reasoning items are not kept
+ * (their opaque signatures are only valid within the process that received them).
+ */
+import type { OutputEvent } from '../events/index.js';
+import type { AssistantMessage, ConversationMessage, ToolCallPart } from './conversation.js';
+
+/** What the rebuild tells a caller that continues the session. */
+export interface StoredConversation {
+  messages: ConversationMessage[];
+  /** The next turn number (one past the highest turn seen). */
+  nextTurn: number;
+  /** The next sequence number of the session. */
+  nextSeq: number;
+}
+
+/** Content for a tool that never reported a result (the process stopped, or the turn was cut). */
+const NO_RESULT = 'Cancelled: no result was recorded for this tool call';
+
+/** Rebuild the conversation of one session from its stored events, in order. Pure. */
+export function conversationFromEvents(events: Iterable<OutputEvent>): StoredConversation {
+  const messages: ConversationMessage[] = [];
+  let assistant: AssistantMessage | undefined;
+  let assistantKey: string | undefined;
+  let maxTurn = 0;
+  let nextSeq = 0;
+  /** The assistant message of a step: one per provider response (turn and step). */
+  const stepMessage = (event: OutputEvent): AssistantMessage => {
+    const key = `${event.turnId ?? 0}:${event.stepId ?? 0}`;
+    if (!assistant || key !== assistantKey) {
+      assistant = { role: 'assistant' };
+      assistantKey = key;
+      messages.push(assistant);
+    }
+    return assistant;
+  };
+  for (const event of events) {
+    nextSeq = Math.max(nextSeq, event.seq + 1);
+    if (event.turnId !== undefined) maxTurn = Math.max(maxTurn, event.turnId);
+    switch (event.type) {
+      case 'user.message.received':
+        assistant = undefined;
+        messages.push({ role: 'user', text: event.payload.text });
+        break;
+      case 'assistant.message.completed':
+      case 'assistant.message.truncated': {
+        if (event.payload.text === '') break;
+        const message = stepMessage(event);
+        message.text = (message.text ?? '') + event.payload.text;
+        break;
+      }
+      case 'assistant.tool_call.completed': {
+        const message = stepMessage(event);
+        const call: ToolCallPart = { id: event.payload.toolCallId, name: event.payload.name, argumentsText: event.payload.argumentsText };
+        message.toolCalls = [...(message.toolCalls ?? []), call];
+        break;
+      }
+      case 'tool.completed':
+        messages.push({ role: 'tool', toolCallId: event.payload.toolCallId, name: event.payload.name ?? 'tool', content: event.payload.output ?? event.payload.summary });
+        break;
+      case 'tool.failed': {
+        const parts = [`Error: ${event.payload.message}`];
+        if (event.payload.hint) parts.push(`Hint: ${event.payload.hint}`);
+        if (event.payload.output) parts.push(event.payload.output);
+        messages.push({ role: 'tool', toolCallId: event.payload.toolCallId, name: event.payload.name ?? 'tool', content: parts.join('\n'), isError: true });
+        break;
+      }
+      case 'tool.denied':
+        messages.push({ role: 'tool', toolCallId: event.payload.toolCallId, name: event.payload.name ?? 'tool', content: `Denied: ${event.payload.reason}`, isError: true });
+        break;
+      case 'tool.cancelled':
+        messages.push({ role: 'tool', toolCallId: event.payload.toolCallId, name: event.payload.name ?? 'tool', content: 'Cancelled: the run was stopped', isError: true });
+        break;
+      default:
+        break;
+    }
+  }
+  return { messages: pairToolResults(messages), nextTurn: maxTurn + 1, nextSeq };
+}
+
+/**
+ * Every provider wants each tool call answered right after the message that made it: place each
+ * result there, answer calls that have none with {@link NO_RESULT}, and drop results whose call
+ * is not in the conversation.
+ */
+function pairToolResults(messages: ConversationMessage[]): ConversationMessage[] {
+  const results = new Map<string, ConversationMessage>();
+  for (const m of messages) if (m.role === 'tool' && !results.has(m.toolCallId)) results.set(m.toolCallId, m);
+  const out: ConversationMessage[] = [];
+  for (const m of messages) {
+    if (m.role === 'tool') continue;
+    out.push(m);
+    if (m.role !== 'assistant') continue;
+    for (const call of m.toolCalls ?? []) {
+      out.push(results.get(call.id) ?? { role: 'tool', toolCallId: call.id, name: call.name, content: NO_RESULT, isError: true });
+    }
+  }
+  return out;
+}

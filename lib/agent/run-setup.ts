@@ -1,0 +1,114 @@
+/**
+ * What every agent-running command sets up before the first request: flags checked, config
+ * loaded, provider resolved (a replay cassette served over loopback), the store opened. Each
+ * failure is a MinicodeError with one actionable message.
+ */
+import path from 'node:path';
+import { resolveProvider } from './provider-select.js';
+import type { AgentProvider } from './loop.js';
+import { loadConfig, type LoadedConfig } from '../config.js';
+import { MinicodeError } from '../errors.js';
+import { openReplayProvider } from '../replay/provider.js';
+import { createRecordingFetch } from '../replay/record.js';
+import type { ReplayServerOptions } from '../replay/server.js';
+import { openStore, resolveStoreDir, type EventStore } from '../store/index.js';
+import type { Budget } from '../control/budget.js';
+import type { ApprovalModeName } from '../policy/index.js';
+
+/** Flags of `minicode exec`, shared by every command that runs the agent (acp, batch, chat). */
+export interface ExecFlags {
+  json?: boolean;
+  provider?: string;
+  model?: string;
+  baseUrl?: string;
+  budget?: string;
+  budgetStrict?: boolean;
+  maxSteps?: string;
+  timeout?: string;
+  verify?: string | boolean;
+  allowLocalConfig?: boolean;
+  store?: string;
+  cassette?: string;
+  record?: string;
+  approval?: string;
+  cwd?: string;
+  verbose?: boolean;
+}
+
+/** Everything a run needs that comes from flags, environment and config. */
+export interface RunSetup {
+  cwd: string;
+  loaded: LoadedConfig;
+  provider: AgentProvider;
+  fetch?: typeof fetch;
+  budget?: Budget;
+  maxSteps?: number;
+  timeoutMs?: number;
+  approval: ApprovalModeName;
+  storeDir: string;
+  /** Release what setup started (the replay server). */
+  close(): Promise<void>;
+}
+
+function positiveInt(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) throw new MinicodeError('MINICODE_E_USAGE', `${flag} must be a positive integer, got "${value}"`, { action: `pass ${flag} N with N >= 1` });
+  return n;
+}
+
+/** Check flags, load config and resolve the provider. */
+export async function prepareRun(flags: ExecFlags, env: NodeJS.ProcessEnv = process.env, replayOptions: ReplayServerOptions = {}): Promise<RunSetup> {
+  const cwd = path.resolve(flags.cwd ?? process.cwd());
+  const maxSteps = positiveInt(flags.maxSteps, '--max-steps');
+  const timeoutMs = positiveInt(flags.timeout ?? (env.MINICODE_TIMEOUT_MS || undefined), flags.timeout !== undefined ? '--timeout' : 'MINICODE_TIMEOUT_MS');
+  let budget: Budget | undefined;
+  if (flags.budget !== undefined) {
+    const usd = Number(flags.budget);
+    if (!Number.isFinite(usd) || usd < 0) throw new MinicodeError('MINICODE_E_USAGE', `--budget must be a non-negative number of USD, got "${flags.budget}"`, { action: 'pass --budget 0.50' });
+    budget = { limitUsd: usd, strict: flags.budgetStrict === true };
+  } else if (flags.budgetStrict) {
+    throw new MinicodeError('MINICODE_E_USAGE', '--budget-strict needs --budget USD', { action: 'pass --budget 0.50 --budget-strict' });
+  }
+  const loaded = loadConfig({ env, cwd, allowLocalConfig: flags.allowLocalConfig === true });
+  const closers: (() => Promise<void>)[] = [];
+  let provider: AgentProvider;
+  const named = flags.provider ?? env.MINICODE_PROVIDER ?? loaded.config.provider;
+  if (named === 'replay') {
+    const dir = flags.cassette ?? env.MINICODE_CASSETTE;
+    if (!dir) throw new MinicodeError('MINICODE_E_NO_PROVIDER', '--provider replay needs a cassette', { action: 'pass --cassette DIR (for example cassettes/demo)' });
+    const replay = await openReplayProvider(path.resolve(dir), { ...replayOptions, ...(flags.model ? { model: flags.model } : {}) });
+    closers.push(() => replay.close());
+    provider = { format: replay.format, model: replay.model, baseUrl: replay.baseUrl, apiKey: replay.apiKey };
+  } else {
+    const resolved = resolveProvider({
+      ...(flags.provider !== undefined ? { provider: flags.provider } : {}),
+      ...(flags.model !== undefined ? { model: flags.model } : {}),
+      ...(flags.baseUrl !== undefined ? { baseUrl: flags.baseUrl } : {}),
+      env,
+      config: loaded.config,
+    });
+    if (resolved.format === 'replay') throw new MinicodeError('MINICODE_E_NO_PROVIDER', 'the replay provider needs --cassette DIR', { action: 'pass --provider replay --cassette DIR' });
+    provider = { format: resolved.format, model: resolved.model, baseUrl: resolved.baseUrl, ...(resolved.apiKey ? { apiKey: resolved.apiKey } : {}) };
+  }
+  const setup: RunSetup = {
+    cwd,
+    loaded,
+    provider,
+    approval: (flags.approval as ApprovalModeName | undefined) ?? 'auto',
+    storeDir: resolveStoreDir({ flag: flags.store, env }),
+    close: async () => {
+      for (const c of closers) await c();
+    },
+  };
+  if (flags.record) setup.fetch = createRecordingFetch({ dir: path.resolve(flags.record), format: provider.format, model: provider.model });
+  if (budget) setup.budget = budget;
+  if (maxSteps !== undefined) setup.maxSteps = maxSteps;
+  if (timeoutMs !== undefined) setup.timeoutMs = timeoutMs;
+  return setup;
+}
+
+/** Open the session store (a MinicodeError with the directory when it cannot be opened). */
+export function openRunStore(dir: string): EventStore {
+  return openStore({ dir });
+}

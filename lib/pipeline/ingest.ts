@@ -1,0 +1,83 @@
+/**
+ * The ingest pipeline: a recorded stream (provider SSE/NDJSON, native CLI JSONL, terminal text)
+ * through frame+decode -> scrub -> envelope -> reduce -> render/store, joined with
+ * `stream.pipeline` from the stages' thin adapters.
+ */
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { EventDraft } from '../events/index.js';
+import { createEnveloper, type Clock } from '../events/enveloper.js';
+import { MinicodeError } from '../errors.js';
+import { NATIVE_DECODERS } from '../native/index.js';
+import { PROVIDER_DECODERS } from '../providers/index.js';
+import { initialState, reduceOwned, type ReducerState } from '../reducer/index.js';
+import type { Renderer } from '../render/types.js';
+import { createEventScrubber, type EventScrubberOptions } from '../scrub/scrub-stage.js';
+import type { EventStore } from '../store/index.js';
+import { batchTransform, createDecodeStage, createEnvelopeStage, createEventSink } from './stages.js';
+import type { StreamDecoder } from './types.js';
+
+/** Every `--from` format name. */
+export const INGEST_FORMATS = [
+  'openai-chat',
+  'openai-responses',
+  'anthropic',
+  'gemini',
+  'ollama',
+  'codex',
+  'claude-code',
+  'gemini-cli',
+  'opencode',
+  'terminal',
+] as const;
+export type IngestFormat = (typeof INGEST_FORMATS)[number];
+
+/** The decoder of a format, or a coded usage error naming the valid ones. */
+export function decoderFor(format: string): (onEvent: (event: EventDraft) => void) => StreamDecoder {
+  const provider = PROVIDER_DECODERS[format];
+  if (provider) return (onEvent) => provider({ onEvent });
+  const native = NATIVE_DECODERS[format];
+  // A recording is not a live process: no exit() is called, so a stream without its terminal
+  // record stays unsettled and rebuilds as interrupted rather than being guessed complete.
+  if (native) return (onEvent) => native({ onEvent });
+  throw new MinicodeError('MINICODE_E_UNKNOWN_FORMAT', `unknown format "${format}"`, { action: `pass --from with one of: ${INGEST_FORMATS.join(', ')}` });
+}
+
+/** Options of {@link runIngest}. */
+export interface IngestOptions {
+  input: Readable;
+  format: string;
+  sessionId: string;
+  clock?: Clock;
+  renderer?: Renderer<ReducerState>;
+  store?: EventStore;
+  scrub?: EventScrubberOptions;
+  /** Where the input came from, for `session.started`. */
+  origin?: string;
+}
+
+/** Run the ingest pipeline to the end of the input; returns the final reducer state. */
+export async function runIngest(options: IngestOptions): Promise<ReducerState> {
+  const makeDecoder = decoderFor(options.format);
+  const scrubber = createEventScrubber(options.scrub ?? {});
+  let state = initialState(options.sessionId);
+  const started: EventDraft = { type: 'session.started', payload: { origin: options.origin ?? 'ingest', format: options.format }, fidelity: 'synthetic' };
+  await pipeline(
+    options.input,
+    createDecodeStage(makeDecoder, { prefix: [started] }),
+    batchTransform<EventDraft, EventDraft>({ push: (batch) => batch.flatMap((d) => scrubber.push(d)), end: () => scrubber.end() }),
+    createEnvelopeStage(createEnveloper({ sessionId: options.sessionId, ...(options.clock ? { clock: options.clock } : {}) })),
+    createEventSink(
+      (event) => {
+        state = reduceOwned(state, event);
+        options.store?.append(event);
+        options.renderer?.onEvent(event, state);
+      },
+      async () => {
+        options.renderer?.finish(state);
+        await options.store?.flushed();
+      },
+    ),
+  );
+  return state;
+}

@@ -1,0 +1,38 @@
+/**
+ * Regenerates docs/cli.md from the commander definitions, so the reference cannot drift from
+ * the flags: `npm run build && node dist/scripts/gen-cli-reference.js`.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { buildProgram } from '../cli/program.js';
+
+/** The reference text: the top-level help, then each command's help. */
+export function cliReference(): string {
+  const program = buildProgram();
+  program.configureHelp({ helpWidth: 100 });
+  const parts = [
+    '# CLI reference',
+    '',
+    'Generated from the command definitions by `node dist/scripts/gen-cli-reference.js`; a test keeps it in step.',
+    '',
+    'Exit codes: 0 success (for `exec`, `run`: the run completed), 1 a run that did not complete or a setup failure, 2 a usage error (unknown command or flag, bad flag value), 130 interrupted by Ctrl+C.',
+    '',
+    '## minicode',
+    '',
+    '```',
+    program.helpInformation().trimEnd(),
+    '```',
+  ];
+  for (const command of program.commands) {
+    if (command.name() === 'help') continue;
+    command.configureHelp({ helpWidth: 100 });
+    parts.push('', `## minicode ${command.name()}`, '', '```', command.helpInformation().trimEnd(), '```');
+  }
+  return parts.join('\n') + '\n';
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
+  const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+  fs.writeFileSync(path.join(root, 'docs/cli.md'), cliReference());
+}
