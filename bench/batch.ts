@@ -99,7 +99,7 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
   clearInterval(sampler);
   peakRss = Math.max(peakRss, process.memoryUsage.rss());
   const storeBytes = dirBytes(path.join(work, 'store'));
-  await threads?.close();
+  const runnerLag = (await threads?.close()) ?? [];
   await store.close();
   server.postMessage('close');
   await new Promise((resolve) => server.once('exit', resolve));
@@ -126,6 +126,7 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
       measurement('peak RSS', 'MB', [peakRss / 1048576], false),
       measurement('event-loop lag p99', 'ms', [p99], false),
       measurement('event-loop lag max', 'ms', [lag.max / 1e6], false),
+      ...(runnerLag.length ? [measurement('runner threads: event-loop lag p99 (each thread)', 'ms', runnerLag.map((r) => r.lagP99Ms), false)] : []),
     ],
     ratios: [
       { label: 'peak RSS (MB), target <= 500', value: peakRss / 1048576, target: { op: '<=', value: 500 } },

@@ -7,6 +7,7 @@
  * record.
  */
 import { setMaxListeners } from 'node:events';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parentPort, workerData } from 'node:worker_threads';
 import { runLine } from '../lib/batch/run-line.js';
 import type { FromRunner, RunnerData, ToRunner } from '../lib/batch/thread-protocol.js';
@@ -26,9 +27,14 @@ let active = 0;
 let closing = false;
 const post = (message: FromRunner): void => port.postMessage(message);
 
+// The runner's own loop carries the runs: its delay is reported, not hidden behind the coordinator's.
+const lag = monitorEventLoopDelay({ resolution: 10 });
+lag.enable();
+
 async function close(): Promise<void> {
   await store?.close();
-  post({ type: 'closed' });
+  lag.disable();
+  post({ type: 'closed', lagP99Ms: lag.percentile(99) / 1e6, lagMaxMs: lag.max / 1e6 });
   port.close();
 }
 

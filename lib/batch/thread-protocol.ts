@@ -21,7 +21,8 @@ export type FromRunner =
   | { type: 'record'; seq: number; record: BatchRecord }
   | { type: 'rate-limit'; seq: number; retryAfterMs?: number }
   | { type: 'quota'; seq: number; message?: string }
-  | { type: 'closed' };
+  /** `lagP99Ms`/`lagMaxMs`: the runner's own event-loop delay over its life (monitorEventLoopDelay). */
+  | { type: 'closed'; lagP99Ms: number; lagMaxMs: number };
 
 /** What a runner thread is started with. */
 export interface RunnerData {

@@ -31,8 +31,8 @@ export interface RunnerThreads {
   run(line: BatchLine, setup: PlainLineSetup, where: { baseDir: string; cwd: string }, signals: RunSignals): Promise<BatchRecord>;
   /** Abort every run in flight (they settle as aborted records). */
   abort(): void;
-  /** Let runs in flight finish, close the threads' stores, stop the threads. */
-  close(): Promise<void>;
+  /** Let runs in flight finish, close the threads' stores, stop the threads; each thread's event-loop delay. */
+  close(): Promise<{ lagP99Ms: number; lagMaxMs: number }[]>;
 }
 
 /**
@@ -118,13 +118,16 @@ export async function startRunnerThreads(options: RunnerThreadOptions): Promise<
       for (let i = 0; i < threads.length; i++) send(i, { type: 'abort' });
     },
     async close() {
-      await Promise.all(
+      return Promise.all(
         threads.map(
           (worker, i) =>
-            new Promise<void>((resolve) => {
-              worker.once('exit', () => resolve());
+            new Promise<{ lagP99Ms: number; lagMaxMs: number }>((resolve) => {
+              let stats = { lagP99Ms: Number.NaN, lagMaxMs: Number.NaN };
+              worker.once('exit', () => resolve(stats));
               worker.on('message', (m: FromRunner) => {
-                if (m.type === 'closed') void worker.terminate();
+                if (m.type !== 'closed') return;
+                stats = { lagP99Ms: m.lagP99Ms, lagMaxMs: m.lagMaxMs };
+                void worker.terminate();
               });
               send(i, { type: 'close' });
             }),
