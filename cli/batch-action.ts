@@ -107,7 +107,6 @@ export async function batchAction(file: string | undefined, flags: BatchFlags): 
       if (!flags.queue) throw usage('--worker needs --queue redis://HOST:PORT');
       if (file) throw usage('--worker takes no FILE: the producer enqueues the lines');
       const { runWorker } = await import('../lib/batch/queue.js');
-      err(`minicode batch worker: ${flags.queue} queue ${flags.queueName ?? 'minicode-batch'}, concurrency ${concurrency}\n`);
       const lockMs = Number(process.env.MINICODE_BATCH_LOCK_MS ?? '') || undefined;
       await runWorker({
         queueUrl: flags.queue,
@@ -117,6 +116,7 @@ export async function batchAction(file: string | undefined, flags: BatchFlags): 
         ...(store ? { store } : {}),
         signal: abort.signal,
         ...(lockMs ? { lockMs } : {}),
+        onReady: (name) => err(`minicode batch worker ${name}: taking jobs from ${flags.queue} queue ${flags.queueName ?? 'minicode-batch'}, concurrency ${concurrency}\n`),
       });
       return 0;
     }

@@ -167,6 +167,8 @@ export interface WorkerOptions {
   /** Stops the worker (it finishes its active jobs first). */
   signal?: AbortSignal;
   onRecord?: (record: BatchRecord) => void;
+  /** Called once connected and taking jobs. */
+  onReady?: (name: string) => void;
 }
 
 /** Run jobs until the signal aborts. */
@@ -209,6 +211,7 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
     options.signal?.addEventListener('abort', () => r(), { once: true });
   });
   void worker.run();
+  options.onReady?.(name);
   await stopped;
   await worker.close();
 }

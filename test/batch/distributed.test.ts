@@ -25,13 +25,27 @@ describe.skipIf(!HAVE_REDIS)('minicode batch through BullMQ on Redis', () => {
     const env = { MINICODE_BATCH_LOCK_MS: '1500' };
     const a = startCli(workerArgs(1), { cwd: w.dir, env });
     const b = startCli(workerArgs(2), { cwd: w.dir, env });
+    const ready = (c: typeof a) =>
+      new Promise<void>((resolve) => {
+        const poll = setInterval(() => {
+          if (c.output().stderr.includes('taking jobs')) {
+            clearInterval(poll);
+            resolve();
+          }
+        }, 20);
+      });
     try {
+      await Promise.all([ready(a), ready(b)]);
       // The producer needs no provider: it runs nothing itself.
       const producer = startCli(['batch', w.input, ...queueFlags, '--out', w.out, '--json'], { cwd: w.dir, env: { MINICODE_PROVIDER: '' } });
-      // Kill worker A once records are flowing (it is running jobs then: concurrency 3, 60 jobs).
+      // Kill worker A once it has finished a few jobs (it is running more then: concurrency 3, 60 jobs).
+      const byA = (): number => {
+        const file = path.join(w.out, 'results.jsonl');
+        return fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter((l) => l.includes(`:${a.pid}"`)).length : 0;
+      };
       await new Promise<void>((resolve) => {
         const poll = setInterval(() => {
-          if (recordIds(w.out).all.length >= 8) {
+          if (byA() >= 3) {
             clearInterval(poll);
             a.kill('SIGKILL');
             resolve();

@@ -19,7 +19,7 @@ describe('minicode batch after SIGKILL', () => {
   it('resumes to every id exactly once across results.jsonl and errors.jsonl, killed at random points six times', async () => {
     const seed = Number(process.env.MINICODE_TEST_SEED ?? 20261130);
     const rand = random(seed);
-    const w = makeWorkdir(400);
+    const w = makeWorkdir(250);
     const args = ['batch', w.input, '--concurrency', '8', '--provider', 'replay', '--cassette', CASSETTE, '--store', w.store, '--out', w.out];
     const kills: { afterMs: number; records: number }[] = [];
     for (let i = 0; i < 6; i++) {
@@ -27,7 +27,7 @@ describe('minicode batch after SIGKILL', () => {
       // A random point: during start-up (no record yet), or after a random number of new
       // records plus a random few milliseconds (mid-run, mid-write, mid-commit).
       const before = recordIds(w.out).all.length;
-      const wantMore = i === 0 ? 0 : Math.floor(rand() * 40);
+      const wantMore = i === 0 ? 0 : Math.floor(rand() * 30);
       const jitterMs = Math.round(rand() * 60);
       const afterMs = Date.now();
       const poll = setInterval(() => {
@@ -52,10 +52,10 @@ describe('minicode batch after SIGKILL', () => {
     expect(final.code, final.stderr).toBe(0);
     const ids = recordIds(w.out);
     expect(ids.errors).toEqual([]);
-    expect(ids.all).toHaveLength(400);
-    expect(new Set(ids.all).size).toBe(400);
+    expect(ids.all).toHaveLength(250);
+    expect(new Set(ids.all).size).toBe(250);
     const summary = JSON.parse(fs.readFileSync(path.join(w.out, 'summary.json'), 'utf8')) as { completed: number; pending: number };
-    expect(summary).toMatchObject({ completed: 400, pending: 0 });
+    expect(summary).toMatchObject({ completed: 250, pending: 0 });
     expect(kills.length).toBe(6);
     // Kills landed both before the first record and between records.
     expect(kills.some((k, i) => k.records > (kills[i - 1]?.records ?? 0))).toBe(true);
