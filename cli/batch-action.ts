@@ -69,6 +69,7 @@ function lineSetupOf(setup: RunSetup): LineSetup {
     ...(setup.budget ? { budget: setup.budget } : {}),
     ...(setup.maxSteps !== undefined ? { maxSteps: setup.maxSteps } : {}),
     ...(setup.timeoutMs !== undefined ? { timeoutMs: setup.timeoutMs } : {}),
+    ...(setup.retryPolicy ? { retryPolicy: setup.retryPolicy } : {}),
   };
 }
 

@@ -14,7 +14,7 @@ import type { Renderer } from '../render/types.js';
 import { createEventScrubber } from '../scrub/scrub-stage.js';
 import type { EventStore } from '../store/index.js';
 import { createToolRegistry } from '../tools/index.js';
-import { runVerify, type VerifyReport } from '../verify/run.js';
+import type { VerifyReport } from '../verify/run.js';
 import type { ConversationMessage } from './conversation.js';
 import { runAgent, type AgentOptions, type AgentResult } from './loop.js';
 
@@ -149,6 +149,7 @@ export async function runPrompt(options: PromptRunOptions): Promise<PromptRun> {
   });
   let verify: VerifyReport | undefined;
   if (options.verifyCommand && result.reason === 'completed') {
+    const { runVerify } = await import('../verify/run.js');
     const run = await runVerify(options.verifyCommand, { cwd: options.cwd, ...(options.env ? { env: options.env } : {}), clock });
     verify = run.report;
     pipeline.emit({ type: 'test.completed', payload: { command: options.verifyCommand, ok: run.report.ok }, source: 'app' });

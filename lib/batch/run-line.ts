@@ -9,6 +9,7 @@ import path from 'node:path';
 import type { PromptRunOptions } from '../agent/run-prompt.js';
 import type { AgentProvider } from '../agent/loop.js';
 import type { Budget } from '../control/budget.js';
+import type { RetryPolicy } from '../control/retry.js';
 import type { OutputEvent } from '../events/index.js';
 import { MinicodeError } from '../errors.js';
 import type { ApprovalModeName } from '../policy/index.js';
@@ -24,6 +25,8 @@ export interface LineSetup {
   maxSteps?: number;
   timeoutMs?: number;
   approval: ApprovalModeName;
+  /** Retry policy (MINICODE_RETRY_BACKOFF_MS); default the contract's. */
+  retryPolicy?: RetryPolicy;
 }
 
 /** Signals a run sends the scheduler while it runs. */
@@ -117,6 +120,7 @@ export async function runLine(options: RunLineOptions): Promise<BatchRecord> {
       ...(budget ? { budget } : {}),
       ...(maxSteps !== undefined ? { maxSteps } : {}),
       ...(setup.timeoutMs !== undefined ? { timeoutMs: setup.timeoutMs } : {}),
+      ...(setup.retryPolicy ? { retryPolicy: setup.retryPolicy } : {}),
     };
     const run = await runPrompt(runOptions);
     const r = run.result;

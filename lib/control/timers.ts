@@ -43,10 +43,9 @@ export function sleep(ms: number, signal?: AbortSignal, timers: Timers = realTim
       signal?.removeEventListener('abort', onAbort);
       resolve();
     }, ms);
-    // A wait is work in progress, unlike a deadline: with real timers keep the process alive
-    // while it runs (an unref'd wait let a run whose only pending work was a Retry-After
-    // backoff end the process silently).
-    if (timers === realTimers) (handle as NodeJS.Timeout).ref?.();
+    // Unlike a deadline, a wait is the work the process is doing: it must keep the process
+    // alive (an unref'd retry backoff let `exec` exit mid-run with no summary).
+    (handle as { ref?: () => void } | undefined)?.ref?.();
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 }
