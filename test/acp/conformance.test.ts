@@ -228,7 +228,9 @@ describe('minicode acp (scripted agent) under the official ACP client', () => {
     expect(replay.find((u) => u.sessionUpdate === 'tool_call' && u.kind === 'edit')?.content).toEqual([
       { type: 'diff', path: '/work/project/greeting.txt', oldText: 'old', newText: 'new' },
     ]);
-    // The load response comes after the replay; the session's commands after the response.
+    // The load response comes after the replay; the session's commands after the response
+    // (sent right after it, so wait for them rather than race the child).
+    await acp.waitFor((l) => acp.wire.indexOf(l) > end && updatesFor([l], main).some((u) => u.sessionUpdate === 'available_commands_update'), 'commands after load');
     expect(updatesFor(acp.wire, main, end).map((u) => u.sessionUpdate)).toEqual(['available_commands_update']);
   });
 

@@ -206,7 +206,9 @@ describe('minicode acp with the real agent under the official ACP client', () =>
       expect(replay.find((u) => u.sessionUpdate === 'tool_call' && u.kind === 'edit')?.content).toEqual([
         { type: 'diff', path: greeting(), oldText: 'hello old world', newText: 'hello new world' },
       ]);
-      // Nothing of the session before its load response but the replay; the commands after it.
+      // Nothing of the session before its load response but the replay; the commands after it
+      // (sent right after the response: wait for them rather than race the child).
+      await fresh.waitFor((l) => fresh.wire.indexOf(l) > end && updatesFor([l], first).some((u) => u.sessionUpdate === 'available_commands_update'), 'commands after load');
       expect(updatesFor(fresh.wire, first, end).map((u) => u.sessionUpdate)).toEqual(['available_commands_update']);
 
       const start = fresh.wire.length;
