@@ -1,7 +1,7 @@
 import type { ErrorInfo, PayloadOf } from '../events/index.js';
 import type { DecoderOptions } from '../pipeline/types.js';
 import { createJsonlInput } from './jsonl-input.js';
-import { createRunCore, type RunCore } from './run-core.js';
+import { createRunCore, tokenUsage, type RunCore } from './run-core.js';
 import type { SettlingNativeDecoder } from './settling.js';
 import { asRecord, count, excerpt, matchLimitWording, nonNegative, oneLine, str } from './text.js';
 import { toolKindFor, toolTitleFor } from './tool-kind.js';
@@ -233,17 +233,12 @@ function resultRecord(core: RunCore, state: ClaudeState, record: Record<string, 
   const usage = asRecord(record.usage);
   const cost = nonNegative(record.total_cost_usd);
   if (usage) {
-    const reported: PayloadOf<'usage.reported'>['usage'] = {};
-    const pairs = [
+    const reported = tokenUsage([
       ['inputTokens', usage.input_tokens],
       ['outputTokens', usage.output_tokens],
       ['cacheReadTokens', usage.cache_read_input_tokens],
       ['cacheWriteTokens', usage.cache_creation_input_tokens],
-    ] as const;
-    for (const [key, raw] of pairs) {
-      const n = count(raw);
-      if (n !== undefined) reported[key] = n;
-    }
+    ]);
     const models = Object.keys(asRecord(record.modelUsage) ?? {});
     core.emit('usage.reported', {
       usage: reported,

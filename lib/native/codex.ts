@@ -1,9 +1,9 @@
 import type { ErrorInfo, PayloadOf } from '../events/index.js';
 import type { DecoderOptions } from '../pipeline/types.js';
 import { createJsonlInput } from './jsonl-input.js';
-import { createRunCore, type RunCore } from './run-core.js';
+import { createRunCore, reportLimitWording, tokenUsage, type RunCore } from './run-core.js';
 import type { SettlingNativeDecoder } from './settling.js';
-import { asRecord, count, excerpt, matchLimitWording, oneLine, str } from './text.js';
+import { asRecord, excerpt, matchLimitWording, oneLine, str } from './text.js';
 import { toolKindFor } from './tool-kind.js';
 
 /**
@@ -69,7 +69,7 @@ function decodeRecord(
     }
     case 'turn.failed': {
       const message = str(asRecord(record.error)?.message) ?? 'turn failed';
-      reportLimit(core, message);
+      reportLimitWording(core, message);
       core.failTask('provider', providerError(message), 'native');
       return;
     }
@@ -80,7 +80,7 @@ function decodeRecord(
         core.emit('recovery.started', { strategy: 'retry', reason: oneLine(message, 300), attempt: Number(retry[1]) }, 'inferred');
         return;
       }
-      reportLimit(core, message);
+      reportLimitWording(core, message);
       core.emit('error.raised', { error: providerError(message) }, 'native', { status: 'active' });
       return;
     }
@@ -154,7 +154,7 @@ function decodeItem(core: RunCore, phase: Phase, item: Record<string, unknown>, 
       // An error item reports a problem the run survives (e.g. a config warning).
       if (done) {
         const message = str(item.message) ?? 'error';
-        reportLimit(core, message);
+        reportLimitWording(core, message);
         core.emit('error.raised', { error: { ...providerError(message), category: 'AGENT_ERROR', code: 'codex:error-item', recoverability: 'RECOVERABLE' } }, 'native', {
           severity: 'warning',
           status: 'active',
@@ -247,19 +247,13 @@ function mcpText(result: unknown): string | undefined {
 function usageOf(value: unknown): PayloadOf<'usage.reported'>['usage'] | undefined {
   const u = asRecord(value);
   if (!u) return undefined;
-  const usage: PayloadOf<'usage.reported'>['usage'] = {};
-  const fields = [
+  return tokenUsage([
     ['inputTokens', u.input_tokens],
     ['outputTokens', u.output_tokens],
     ['cacheReadTokens', u.cached_input_tokens],
     ['cacheWriteTokens', u.cache_write_input_tokens],
     ['reasoningTokens', u.reasoning_output_tokens],
-  ] as const;
-  for (const [key, raw] of fields) {
-    const n = count(raw);
-    if (n !== undefined) usage[key] = n;
-  }
-  return usage;
+  ]);
 }
 
 function providerError(message: string): ErrorInfo {
@@ -271,10 +265,4 @@ function providerError(message: string): ErrorInfo {
     recoverability: limit ? 'RETRYABLE' : 'UNKNOWN',
     ...(limit?.retryAfterMs === undefined ? {} : { retryAfterMs: limit.retryAfterMs }),
   };
-}
-
-function reportLimit(core: RunCore, message: string): void {
-  const limit = matchLimitWording(message);
-  if (!limit) return;
-  core.emit('limit.reached', { kind: limit.kind, message: oneLine(message, 300), ...(limit.retryAfterMs === undefined ? {} : { retryAfterMs: limit.retryAfterMs }) }, 'inferred');
 }
