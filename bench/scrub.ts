@@ -14,7 +14,7 @@ import { interleave, measurement, ratio, runIfMain, throughput, type BenchOption
 import { createSanitizer } from '../lib/scrub/terminal-sanitizer.js';
 import { createRedactor } from '../lib/scrub/secret-redactor.js';
 import { DEFAULT_RULES } from '../lib/scrub/secret-rules.js';
-import { mulberry32 } from './support/random.js';
+import { mulberry32 } from '../lib/random.js';
 
 
 const WORDS = 'the a to of and in is it that for on with as was this by be are from or at an which not but have has can will stream event token parser secret delta chunk buffer value config path file tool model provider output input error result session store render'.split(' ');

@@ -2,7 +2,7 @@
  * Ways to cut one input into chunks, for the "whole, byte by byte, seeded random splits give the
  * same output" tests of every decoder and the scrubber.
  */
-import { mulberry32 } from '../../bench/support/random.js';
+import { mulberry32 } from '../../lib/random.js';
 
 /** Pieces of an input of `length` between sorted, deduplicated offsets (empty pieces kept). */
 function cutAt<T>(length: number, offsets: readonly number[], slice: (start: number, end: number) => T): T[] {

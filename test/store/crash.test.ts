@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { EVENT_REGISTRY } from '../../lib/events/index.js';
 import { rebuild } from '../../lib/reducer/index.js';
 import { openStore } from '../../lib/store/index.js';
-import { mulberry32 } from '../../bench/support/random.js';
+import { mulberry32 } from '../../lib/random.js';
 import { ROOT } from '../helpers/cli.js';
 
 // The writer is compiled JS (`npm test` builds first): a real process, killed for real.
