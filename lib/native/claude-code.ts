@@ -2,7 +2,7 @@ import type { ErrorInfo, PayloadOf } from '../events/index.js';
 import type { DecoderOptions } from '../pipeline/types.js';
 import { createJsonlInput } from './jsonl-input.js';
 import { createRunCore, tokenUsage, type RunCore } from './run-core.js';
-import type { SettlingNativeDecoder } from './settling.js';
+import { settlingDecoder, type SettlingNativeDecoder } from './settling.js';
 import { asRecord, count, excerpt, matchLimitWording, nonNegative, oneLine, str } from './text.js';
 import { toolKindFor, toolTitleFor } from './tool-kind.js';
 
@@ -37,13 +37,7 @@ export function createClaudeCodeDecoder(options: DecoderOptions): SettlingNative
     ...(options.maxFrameBytes === undefined ? {} : { maxLineLength: options.maxFrameBytes }),
     onRecord: (record, line, raw) => decodeRecord(core, state, record, line, raw),
   });
-  return {
-    feed: (chunk) => input.feed(chunk),
-    end: () => input.end(),
-    stderr: (text) => core.stderr(text),
-    exit: (code, signal) => core.exit(code, signal, false),
-    cancel: (message) => core.cancelTask('aborted', message, 'synthetic'),
-  };
+  return settlingDecoder(core, input);
 }
 
 interface ClaudeState {

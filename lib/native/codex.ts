@@ -2,7 +2,7 @@ import type { ErrorInfo, PayloadOf } from '../events/index.js';
 import type { DecoderOptions } from '../pipeline/types.js';
 import { createJsonlInput } from './jsonl-input.js';
 import { createRunCore, reportLimitWording, tokenUsage, type RunCore } from './run-core.js';
-import type { SettlingNativeDecoder } from './settling.js';
+import { settlingDecoder, type SettlingNativeDecoder } from './settling.js';
 import { asRecord, excerpt, matchLimitWording, oneLine, str } from './text.js';
 import { toolKindFor } from './tool-kind.js';
 
@@ -29,13 +29,7 @@ export function createCodexDecoder(options: DecoderOptions): SettlingNativeDecod
       return resumed;
     }),
   });
-  return {
-    feed: (chunk) => input.feed(chunk),
-    end: () => input.end(),
-    stderr: (text) => core.stderr(text),
-    exit: (code, signal) => core.exit(code, signal, false),
-    cancel: (message) => core.cancelTask('aborted', message, 'synthetic'),
-  };
+  return settlingDecoder(core, input);
 }
 
 function decodeRecord(

@@ -2,7 +2,7 @@ import type { ErrorInfo, TerminationReason } from '../events/index.js';
 import type { DecoderOptions } from '../pipeline/types.js';
 import { createJsonlInput } from './jsonl-input.js';
 import { createRunCore, reportLimitWording, tokenUsage, type RunCore } from './run-core.js';
-import type { SettlingNativeDecoder } from './settling.js';
+import { settlingDecoder, type SettlingNativeDecoder } from './settling.js';
 import { asRecord, excerpt, nonNegative, oneLine, str } from './text.js';
 import { toolKindFor, toolTitleFor } from './tool-kind.js';
 
@@ -26,23 +26,18 @@ export function createGeminiCliDecoder(options: DecoderOptions): SettlingNativeD
     repair: repairPlaceholders,
     onRecord: (record, line, raw) => decodeRecord(core, state, record, line, raw),
   });
-  return {
-    feed: (chunk) => input.feed(chunk),
-    end() {
-      input.end();
+  return settlingDecoder(core, input, {
+    afterEnd() {
       // Deltas with no following record: the message may be cut; say so, never invent it.
       if (!core.settled && state.pending.length > 0) {
         core.emit('assistant.message.truncated', { messageId: currentId(state), text: state.pending.join(''), reason: 'stream-ended' }, 'synthetic');
         state.pending = [];
       }
     },
-    stderr: (text) => core.stderr(text),
-    exit: (code, signal) => {
+    beforeExit(code, signal) {
       if (code !== 0 || signal !== null) flush(core, state);
-      core.exit(code, signal, false);
     },
-    cancel: (message) => core.cancelTask('aborted', message, 'synthetic'),
-  };
+  });
 }
 
 interface GeminiState {
