@@ -1,3 +1,4 @@
+import { mulberry32 } from '../random.js';
 import type { Chunk, Exchange } from './cassette.js';
 
 /**
@@ -93,13 +94,7 @@ export interface RateLimitStormOptions {
 export function rateLimitStorm(options: RateLimitStormOptions = {}): { intercept: (request: { bodyDigest: string }) => Exchange | undefined; count(): number } {
   const rate = options.rate ?? 0.2;
   const waitMs = options.retryAfterMs ?? 1000;
-  let state = options.seed ?? 1;
-  const random = (): number => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const random = mulberry32(options.seed ?? 1);
   const refused = new Set<string>();
   let sent = 0;
   return {

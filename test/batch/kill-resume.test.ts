@@ -1,24 +1,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { mulberry32 } from '../../lib/random.js';
 import { runCli } from '../helpers/cli.js';
 import { CASSETTE, makeWorkdir, recordIds, startCli } from './helpers.js';
-
-/** Seeded random source (mulberry32), so a failing kill schedule can be replayed. */
-function random(seed: number): () => number {
-  let s = seed;
-  return () => {
-    s = (s + 0x6d2b79f5) | 0;
-    let t = Math.imul(s ^ (s >>> 15), 1 | s);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe('minicode batch after SIGKILL', () => {
   it('resumes to every id exactly once across results.jsonl and errors.jsonl, killed at random points six times', async () => {
     const seed = Number(process.env.MINICODE_TEST_SEED ?? 20261130);
-    const rand = random(seed);
+    // Seeded, so a failing kill schedule can be replayed.
+    const rand = mulberry32(seed);
     const w = makeWorkdir(250);
     const args = ['batch', w.input, '--concurrency', '8', '--provider', 'replay', '--cassette', CASSETTE, '--store', w.store, '--out', w.out];
     const kills: { afterMs: number; records: number }[] = [];
