@@ -14,18 +14,8 @@ import { interleave, measurement, ratio, runIfMain, throughput, type BenchOption
 import { createSanitizer } from '../lib/scrub/terminal-sanitizer.js';
 import { createRedactor } from '../lib/scrub/secret-redactor.js';
 import { DEFAULT_RULES } from '../lib/scrub/secret-rules.js';
+import { mulberry32 } from '../lib/random.js';
 
-/** mulberry32: a small seeded PRNG (injected randomness, same text every run). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WORDS = 'the a to of and in is it that for on with as was this by be are from or at an which not but have has can will stream event token parser secret delta chunk buffer value config path file tool model provider output input error result session store render'.split(' ');
 const CODE = [
@@ -63,7 +53,7 @@ function sprinkle(r: () => number): string {
 
 /** Mixed code / JSON / prose, about `size` characters, a secret or escape every ~4 KB. */
 export function generateScrubInput(size: number, seed = 42): string {
-  const r = rng(seed);
+  const r = mulberry32(seed);
   const parts: string[] = [];
   let length = 0;
   let nextSecret = 4096;

@@ -3,28 +3,13 @@
 // Each response body is written by us in the provider's real wire format (framing, event
 // names, field names and terminators as the providers send them; see
 // ../shared/fixtures/providers/NOTES.md), not recorded from a live service.
-import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { FORMATS, MODELS, requestPath } from './wire-formats.mjs';
+import { FORMATS, writeCassette } from './wire-formats.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
-function write(name, format, description, turns) {
-  const dir = path.join(here, name);
-  fs.rmSync(dir, { recursive: true, force: true });
-  fs.mkdirSync(dir, { recursive: true });
-  const spec = FORMATS[format];
-  const model = MODELS[format];
-  fs.writeFileSync(path.join(dir, 'cassette.json'), `${JSON.stringify({ schema: 'minicode.cassette.v1', format, model, origin: 'hand-made', description }, null, 2)}\n`);
-  turns.forEach((turn, i) => {
-    const stem = String(i + 1).padStart(3, '0');
-    const bodyFile = `${stem}.response.${spec.ext}`;
-    fs.writeFileSync(path.join(dir, bodyFile), spec.body(turn, i + 1, model));
-    const exchange = { request: { method: 'POST', path: requestPath(format, model) }, response: { status: 200, headers: { 'content-type': spec.contentType }, bodyFile } };
-    fs.writeFileSync(path.join(dir, `${stem}.json`), `${JSON.stringify(exchange, null, 2)}\n`);
-  });
-}
+const write = (name, format, description, turns) => writeCassette(path.join(here, name), format, description, turns);
 
 // Two-turn exchange per format: turn 1 calls read_file on README.md, turn 2 answers. ---------------
 

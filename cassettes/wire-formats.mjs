@@ -1,7 +1,10 @@
 // The providers' wire formats, written by hand (framing, event names, field names and
-// terminators as the providers send them; see ../shared/fixtures/providers/NOTES.md): shared by
-// `make.mjs` (the shipped cassettes) and by tests that build their own exchanges
-// (`test/exec/`, `test/cassettes/make.mjs`). A turn is `{ text?, calls?: [{ id, name, args }] }`.
+// terminators as the providers send them; see ../shared/fixtures/providers/NOTES.md), and the
+// cassette folder writer: shared by `make.mjs` (the shipped cassettes) and by tests that build
+// their own exchanges (`test/exec/`, `test/cassettes/make*.mjs`). A turn is
+// `{ text?, calls?: [{ id, name, args }] }`.
+import fs from 'node:fs';
+import path from 'node:path';
 
 const j = (v) => JSON.stringify(v);
 
@@ -14,31 +17,39 @@ export function pieces(s, n) {
 
 // A turn: { text?: string, calls?: [{ id, name, args }] } -------------------------------------
 
+/**
+ * One Anthropic Messages stream as its SSE events (each a string, so a chunk plan can follow
+ * events): optional text, then tool_use blocks. `textPieces` overrides the 24-char text deltas.
+ */
+export function anthropicEvents(turn, { messageId, model, inputTokens, outputTokens, textPieces }) {
+  const ev = (type, data) => `event: ${type}\ndata: ${j({ type, ...data })}\n\n`;
+  const out = [ev('message_start', { message: { id: messageId, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: inputTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 1 } } })];
+  let index = 0;
+  if (turn.text) {
+    out.push(ev('content_block_start', { index, content_block: { type: 'text', text: '' } }));
+    out.push('event: ping\ndata: {"type": "ping"}\n\n');
+    for (const p of textPieces ?? pieces(turn.text, 24)) out.push(ev('content_block_delta', { index, delta: { type: 'text_delta', text: p } }));
+    out.push(ev('content_block_stop', { index }));
+    index++;
+  }
+  for (const call of turn.calls ?? []) {
+    out.push(ev('content_block_start', { index, content_block: { type: 'tool_use', id: call.id, name: call.name, input: {} } }));
+    out.push(ev('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: '' } }));
+    for (const p of pieces(j(call.args), 20)) out.push(ev('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: p } }));
+    out.push(ev('content_block_stop', { index }));
+    index++;
+  }
+  out.push(ev('message_delta', { delta: { stop_reason: turn.calls ? 'tool_use' : 'end_turn', stop_sequence: null }, usage: { output_tokens: outputTokens } }));
+  out.push(ev('message_stop', {}));
+  return out;
+}
+
 export const FORMATS = {
   anthropic: {
     contentType: 'text/event-stream; charset=utf-8',
     ext: 'sse',
     body(turn, n, model) {
-      const ev = (type, data) => `event: ${type}\ndata: ${j({ type, ...data })}\n\n`;
-      let out = ev('message_start', { message: { id: `msg_mc${n}`, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 400 + 90 * n, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 1 } } });
-      let index = 0;
-      if (turn.text) {
-        out += ev('content_block_start', { index, content_block: { type: 'text', text: '' } });
-        out += `event: ping\ndata: {"type": "ping"}\n\n`;
-        for (const p of pieces(turn.text, 24)) out += ev('content_block_delta', { index, delta: { type: 'text_delta', text: p } });
-        out += ev('content_block_stop', { index });
-        index++;
-      }
-      for (const call of turn.calls ?? []) {
-        out += ev('content_block_start', { index, content_block: { type: 'tool_use', id: call.id, name: call.name, input: {} } });
-        out += ev('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: '' } });
-        for (const p of pieces(j(call.args), 20)) out += ev('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: p } });
-        out += ev('content_block_stop', { index });
-        index++;
-      }
-      out += ev('message_delta', { delta: { stop_reason: turn.calls ? 'tool_use' : 'end_turn', stop_sequence: null }, usage: { output_tokens: 30 + 7 * n } });
-      out += ev('message_stop', {});
-      return out;
+      return anthropicEvents(turn, { messageId: `msg_mc${n}`, model, inputTokens: 400 + 90 * n, outputTokens: 30 + 7 * n }).join('');
     },
   },
   'openai-chat': {
@@ -149,3 +160,30 @@ export function requestPath(format, model) {
   }
 }
 
+
+/** Empty (or create) a cassette folder and write its `cassette.json` (`indent` 0: one line). */
+export function startCassette(dir, { format, model, description }, indent = 2) {
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, 'cassette.json'), `${JSON.stringify({ schema: 'minicode.cassette.v1', format, model, origin: 'hand-made', description }, null, indent)}\n`);
+}
+
+/** Write exchange `n` (1-based): its response body and `NNN.json`; `chunks` is an optional delivery plan. */
+export function writeExchange(dir, n, { requestPath, contentType, ext, body, chunks }) {
+  const stem = String(n).padStart(3, '0');
+  const bodyFile = `${stem}.response.${ext}`;
+  fs.writeFileSync(path.join(dir, bodyFile), body);
+  const response = { status: 200, headers: { 'content-type': contentType }, bodyFile };
+  if (chunks) response.chunks = chunks;
+  fs.writeFileSync(path.join(dir, `${stem}.json`), `${JSON.stringify({ request: { method: 'POST', path: requestPath }, response }, null, 2)}\n`);
+}
+
+/** Write a whole cassette folder: one exchange per turn, bodies in `format`'s wire format. */
+export function writeCassette(dir, format, description, turns) {
+  const spec = FORMATS[format];
+  const model = MODELS[format];
+  startCassette(dir, { format, model, description });
+  turns.forEach((turn, i) => {
+    writeExchange(dir, i + 1, { requestPath: requestPath(format, model), contentType: spec.contentType, ext: spec.ext, body: spec.body(turn, i + 1, model) });
+  });
+}

@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { registerAcp } from './commands/acp.js';
+import { registerBatch } from './commands/batch.js';
 import { registerBench } from './commands/bench.js';
 import { addChatFlags, registerChat, type ChatFlags } from './commands/chat.js';
 import { registerExec } from './commands/exec.js';
@@ -39,6 +40,7 @@ export function buildProgram(): Command {
   registerAcp(program);
   registerScrub(program);
   registerChat(program);
+  registerBatch(program);
   // No command: the interactive mode on a terminal, the help otherwise. Program options are
   // positional (only before a command) so `exec --provider ...` still reaches exec.
   program.enablePositionalOptions().allowExcessArguments(true);

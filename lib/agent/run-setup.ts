@@ -8,6 +8,7 @@ import { resolveProvider } from './provider-select.js';
 import type { AgentProvider } from './loop.js';
 import { loadConfig, type LoadedConfig } from '../config.js';
 import { MinicodeError } from '../errors.js';
+import type { ReplayServerOptions } from '../replay/server.js';
 import { openStore, resolveStoreDir, type EventStore } from '../store/index.js';
 import type { Budget } from '../control/budget.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../control/retry.js';
@@ -75,8 +76,8 @@ export function retryPolicyFromEnv(env: NodeJS.ProcessEnv): RetryPolicy | undefi
   return { ...DEFAULT_RETRY_POLICY, backoffMs: DEFAULT_RETRY_POLICY.backoffMs.map((ms) => Math.round(ms * scale)) };
 }
 
-/** Check flags, load config and resolve the provider. */
-export async function prepareRun(flags: ExecFlags, env: NodeJS.ProcessEnv = process.env): Promise<RunSetup> {
+/** Check flags, load config and resolve the provider (`replayOptions` go to a replay server: `batch` asks for `by-turn`). */
+export async function prepareRun(flags: ExecFlags, env: NodeJS.ProcessEnv = process.env, replayOptions: ReplayServerOptions = {}): Promise<RunSetup> {
   const cwd = path.resolve(flags.cwd ?? process.cwd());
   const maxSteps = positiveInt(flags.maxSteps, '--max-steps');
   const timeoutMs = positiveInt(flags.timeout ?? (env.MINICODE_TIMEOUT_MS || undefined), flags.timeout !== undefined ? '--timeout' : 'MINICODE_TIMEOUT_MS');
@@ -99,7 +100,7 @@ export async function prepareRun(flags: ExecFlags, env: NodeJS.ProcessEnv = proc
     if (!dir) throw new MinicodeError('MINICODE_E_NO_PROVIDER', '--provider replay needs a cassette', { action: 'pass --cassette DIR (for example cassettes/demo)' });
     // Replay and record load only when asked for (their zod schemas and server cost start-up).
     const { openReplayProvider } = await import('../replay/provider.js');
-    const replay = await openReplayProvider(path.resolve(dir), flags.model ? { model: flags.model } : {});
+    const replay = await openReplayProvider(path.resolve(dir), { ...replayOptions, ...(flags.model ? { model: flags.model } : {}) });
     closers.push(() => replay.close());
     provider = { format: replay.format, model: replay.model, baseUrl: replay.baseUrl, apiKey: replay.apiKey };
   } else {

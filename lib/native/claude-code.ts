@@ -1,8 +1,8 @@
 import type { ErrorInfo, PayloadOf } from '../events/index.js';
 import type { DecoderOptions } from '../pipeline/types.js';
 import { createJsonlInput } from './jsonl-input.js';
-import { createRunCore, type RunCore } from './run-core.js';
-import type { SettlingNativeDecoder } from './settling.js';
+import { createRunCore, tokenUsage, type RunCore } from './run-core.js';
+import { settlingDecoder, type SettlingNativeDecoder } from './settling.js';
 import { asRecord, count, excerpt, matchLimitWording, nonNegative, oneLine, str } from './text.js';
 import { toolKindFor, toolTitleFor } from './tool-kind.js';
 
@@ -37,13 +37,7 @@ export function createClaudeCodeDecoder(options: DecoderOptions): SettlingNative
     ...(options.maxFrameBytes === undefined ? {} : { maxLineLength: options.maxFrameBytes }),
     onRecord: (record, line, raw) => decodeRecord(core, state, record, line, raw),
   });
-  return {
-    feed: (chunk) => input.feed(chunk),
-    end: () => input.end(),
-    stderr: (text) => core.stderr(text),
-    exit: (code, signal) => core.exit(code, signal, false),
-    cancel: (message) => core.cancelTask('aborted', message, 'synthetic'),
-  };
+  return settlingDecoder(core, input);
 }
 
 interface ClaudeState {
@@ -233,17 +227,12 @@ function resultRecord(core: RunCore, state: ClaudeState, record: Record<string, 
   const usage = asRecord(record.usage);
   const cost = nonNegative(record.total_cost_usd);
   if (usage) {
-    const reported: PayloadOf<'usage.reported'>['usage'] = {};
-    const pairs = [
+    const reported = tokenUsage([
       ['inputTokens', usage.input_tokens],
       ['outputTokens', usage.output_tokens],
       ['cacheReadTokens', usage.cache_read_input_tokens],
       ['cacheWriteTokens', usage.cache_creation_input_tokens],
-    ] as const;
-    for (const [key, raw] of pairs) {
-      const n = count(raw);
-      if (n !== undefined) reported[key] = n;
-    }
+    ]);
     const models = Object.keys(asRecord(record.modelUsage) ?? {});
     core.emit('usage.reported', {
       usage: reported,

@@ -1,9 +1,9 @@
 import type { ErrorInfo, PayloadOf } from '../events/index.js';
 import type { DecoderOptions } from '../pipeline/types.js';
 import { createJsonlInput } from './jsonl-input.js';
-import { createRunCore, type RunCore } from './run-core.js';
-import type { SettlingNativeDecoder } from './settling.js';
-import { asRecord, count, excerpt, matchLimitWording, oneLine, str } from './text.js';
+import { createRunCore, reportLimitWording, tokenUsage, type RunCore } from './run-core.js';
+import { settlingDecoder, type SettlingNativeDecoder } from './settling.js';
+import { asRecord, excerpt, matchLimitWording, oneLine, str } from './text.js';
 import { toolKindFor } from './tool-kind.js';
 
 /**
@@ -29,13 +29,7 @@ export function createCodexDecoder(options: DecoderOptions): SettlingNativeDecod
       return resumed;
     }),
   });
-  return {
-    feed: (chunk) => input.feed(chunk),
-    end: () => input.end(),
-    stderr: (text) => core.stderr(text),
-    exit: (code, signal) => core.exit(code, signal, false),
-    cancel: (message) => core.cancelTask('aborted', message, 'synthetic'),
-  };
+  return settlingDecoder(core, input);
 }
 
 function decodeRecord(
@@ -69,7 +63,7 @@ function decodeRecord(
     }
     case 'turn.failed': {
       const message = str(asRecord(record.error)?.message) ?? 'turn failed';
-      reportLimit(core, message);
+      reportLimitWording(core, message);
       core.failTask('provider', providerError(message), 'native');
       return;
     }
@@ -80,7 +74,7 @@ function decodeRecord(
         core.emit('recovery.started', { strategy: 'retry', reason: oneLine(message, 300), attempt: Number(retry[1]) }, 'inferred');
         return;
       }
-      reportLimit(core, message);
+      reportLimitWording(core, message);
       core.emit('error.raised', { error: providerError(message) }, 'native', { status: 'active' });
       return;
     }
@@ -154,7 +148,7 @@ function decodeItem(core: RunCore, phase: Phase, item: Record<string, unknown>, 
       // An error item reports a problem the run survives (e.g. a config warning).
       if (done) {
         const message = str(item.message) ?? 'error';
-        reportLimit(core, message);
+        reportLimitWording(core, message);
         core.emit('error.raised', { error: { ...providerError(message), category: 'AGENT_ERROR', code: 'codex:error-item', recoverability: 'RECOVERABLE' } }, 'native', {
           severity: 'warning',
           status: 'active',
@@ -247,19 +241,13 @@ function mcpText(result: unknown): string | undefined {
 function usageOf(value: unknown): PayloadOf<'usage.reported'>['usage'] | undefined {
   const u = asRecord(value);
   if (!u) return undefined;
-  const usage: PayloadOf<'usage.reported'>['usage'] = {};
-  const fields = [
+  return tokenUsage([
     ['inputTokens', u.input_tokens],
     ['outputTokens', u.output_tokens],
     ['cacheReadTokens', u.cached_input_tokens],
     ['cacheWriteTokens', u.cache_write_input_tokens],
     ['reasoningTokens', u.reasoning_output_tokens],
-  ] as const;
-  for (const [key, raw] of fields) {
-    const n = count(raw);
-    if (n !== undefined) usage[key] = n;
-  }
-  return usage;
+  ]);
 }
 
 function providerError(message: string): ErrorInfo {
@@ -271,10 +259,4 @@ function providerError(message: string): ErrorInfo {
     recoverability: limit ? 'RETRYABLE' : 'UNKNOWN',
     ...(limit?.retryAfterMs === undefined ? {} : { retryAfterMs: limit.retryAfterMs }),
   };
-}
-
-function reportLimit(core: RunCore, message: string): void {
-  const limit = matchLimitWording(message);
-  if (!limit) return;
-  core.emit('limit.reached', { kind: limit.kind, message: oneLine(message, 300), ...(limit.retryAfterMs === undefined ? {} : { retryAfterMs: limit.retryAfterMs }) }, 'inferred');
 }

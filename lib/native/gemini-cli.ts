@@ -1,9 +1,9 @@
-import type { ErrorInfo, PayloadOf, TerminationReason } from '../events/index.js';
+import type { ErrorInfo, TerminationReason } from '../events/index.js';
 import type { DecoderOptions } from '../pipeline/types.js';
 import { createJsonlInput } from './jsonl-input.js';
-import { createRunCore, type RunCore } from './run-core.js';
-import type { SettlingNativeDecoder } from './settling.js';
-import { asRecord, count, excerpt, matchLimitWording, nonNegative, oneLine, str } from './text.js';
+import { createRunCore, reportLimitWording, tokenUsage, type RunCore } from './run-core.js';
+import { settlingDecoder, type SettlingNativeDecoder } from './settling.js';
+import { asRecord, excerpt, nonNegative, oneLine, str } from './text.js';
 import { toolKindFor, toolTitleFor } from './tool-kind.js';
 
 const DENIAL_WORDING = /denied by policy|not allowed|permission|not found in registry|Tool "[^"]+" not found/i;
@@ -26,23 +26,18 @@ export function createGeminiCliDecoder(options: DecoderOptions): SettlingNativeD
     repair: repairPlaceholders,
     onRecord: (record, line, raw) => decodeRecord(core, state, record, line, raw),
   });
-  return {
-    feed: (chunk) => input.feed(chunk),
-    end() {
-      input.end();
+  return settlingDecoder(core, input, {
+    afterEnd() {
       // Deltas with no following record: the message may be cut; say so, never invent it.
       if (!core.settled && state.pending.length > 0) {
         core.emit('assistant.message.truncated', { messageId: currentId(state), text: state.pending.join(''), reason: 'stream-ended' }, 'synthetic');
         state.pending = [];
       }
     },
-    stderr: (text) => core.stderr(text),
-    exit: (code, signal) => {
+    beforeExit(code, signal) {
       if (code !== 0 || signal !== null) flush(core, state);
-      core.exit(code, signal, false);
     },
-    cancel: (message) => core.cancelTask('aborted', message, 'synthetic'),
-  };
+  });
 }
 
 interface GeminiState {
@@ -133,7 +128,7 @@ function decodeRecord(core: RunCore, state: GeminiState, record: Record<string, 
     case 'error': {
       const message = str(record.message) ?? 'error';
       if (/maximum session turns/i.test(message)) core.emit('limit.reached', { kind: 'max-turns', message }, 'inferred');
-      else reportLimit(core, message);
+      else reportLimitWording(core, message);
       if (record.severity === 'warning') {
         core.diagnostic('MINICODE_W_NATIVE_AGENT_WARNING', `gemini-cli warning: ${oneLine(message, 300)}`, { line });
         return;
@@ -153,17 +148,12 @@ function resultRecord(core: RunCore, record: Record<string, unknown>): void {
   const stats = asRecord(record.stats);
   const durationMs = nonNegative(stats?.duration_ms);
   if (stats) {
-    const usage: PayloadOf<'usage.reported'>['usage'] = {};
-    const pairs = [
+    const usage = tokenUsage([
       ['inputTokens', stats.input_tokens],
       ['outputTokens', stats.output_tokens],
       ['cacheReadTokens', stats.cached],
       ['totalTokens', stats.total_tokens],
-    ] as const;
-    for (const [key, raw] of pairs) {
-      const n = count(raw);
-      if (n !== undefined) usage[key] = n;
-    }
+    ]);
     const models = Object.keys(asRecord(stats.models) ?? {});
     core.emit('usage.reported', { usage, cumulative: true, scope: 'session', ...(models.length === 1 && models[0] ? { model: models[0] } : {}) }, 'native');
   }
@@ -180,7 +170,7 @@ function resultRecord(core: RunCore, record: Record<string, unknown>): void {
   else if (errorType === 'FatalTurnLimitedError') {
     reason = 'max_steps_exceeded';
     core.emit('limit.reached', { kind: 'max-turns', message: oneLine(message, 300) }, 'native');
-  } else reportLimit(core, message);
+  } else reportLimitWording(core, message);
   const info: ErrorInfo = {
     category: errorType === 'FatalAuthenticationError' ? 'CONFIGURATION_ERROR' : 'PROVIDER_ERROR',
     code: `gemini-cli:${errorType ?? 'error'}`,
@@ -189,9 +179,4 @@ function resultRecord(core: RunCore, record: Record<string, unknown>): void {
     ...(errorType ? { providerCode: errorType } : {}),
   };
   core.failTask(reason, info, 'native', durationMs);
-}
-
-function reportLimit(core: RunCore, message: string): void {
-  const limit = matchLimitWording(message);
-  if (limit) core.emit('limit.reached', { kind: limit.kind, message: oneLine(message, 300), ...(limit.retryAfterMs === undefined ? {} : { retryAfterMs: limit.retryAfterMs }) }, 'inferred');
 }

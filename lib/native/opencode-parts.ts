@@ -1,5 +1,5 @@
-import type { ErrorInfo, PayloadOf } from '../events/index.js';
-import type { RunCore } from './run-core.js';
+import type { ErrorInfo } from '../events/index.js';
+import { tokenUsage, type RunCore } from './run-core.js';
 import { asRecord, count, excerpt, nonNegative, oneLine, str } from './text.js';
 import { toolKindFor, toolTitleFor } from './tool-kind.js';
 
@@ -42,19 +42,14 @@ export function reportStepUsage(core: RunCore, part: Record<string, unknown>): v
   const tokens = asRecord(part.tokens);
   if (!tokens) return;
   const cache = asRecord(tokens.cache);
-  const usage: PayloadOf<'usage.reported'>['usage'] = {};
-  const pairs = [
+  const usage = tokenUsage([
     ['inputTokens', tokens.input],
     ['outputTokens', tokens.output],
     ['reasoningTokens', tokens.reasoning],
     ['cacheReadTokens', cache?.read],
     ['cacheWriteTokens', cache?.write],
     ['totalTokens', tokens.total],
-  ] as const;
-  for (const [key, raw] of pairs) {
-    const n = count(raw);
-    if (n !== undefined) usage[key] = n;
-  }
+  ]);
   const cost = nonNegative(part.cost);
   core.emit('usage.reported', { usage, cumulative: false, scope: 'request', ...(cost === undefined ? {} : { costUsd: cost }) }, 'native');
 }

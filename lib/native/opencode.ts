@@ -4,7 +4,7 @@ import { createJsonlInput } from './jsonl-input.js';
 import { errorInfo, reportStepUsage, toolPart } from './opencode-parts.js';
 import { createOpencodeServerState, decodeServerEvent, isServerEvent } from './opencode-server.js';
 import { createRunCore, type RunCore } from './run-core.js';
-import type { SettlingNativeDecoder } from './settling.js';
+import { settlingDecoder, type SettlingNativeDecoder } from './settling.js';
 import { asRecord, matchLimitWording, str } from './text.js';
 
 /**
@@ -28,20 +28,16 @@ export function createOpencodeDecoder(options: DecoderOptions): SettlingNativeDe
       else decodeRecord(core, state, record, line, raw);
     },
   });
-  return {
-    feed: (chunk) => input.feed(chunk),
-    end: () => input.end(),
-    stderr: (text) => core.stderr(text),
-    exit(code, signal) {
-      if (!core.settled && code === 0 && signal === null && state.lastError) {
-        // opencode exits 1 after a session error; a clean exit with one is still a failure.
-        core.failTask('provider', state.lastError, 'inferred');
-        return;
-      }
-      core.exit(code, signal, true);
+  return settlingDecoder(core, input, {
+    beforeExit(code, signal) {
+      if (core.settled || code !== 0 || signal !== null || !state.lastError) return false;
+      // opencode exits 1 after a session error; a clean exit with one is still a failure.
+      core.failTask('provider', state.lastError, 'inferred');
+      return true;
     },
-    cancel: (message) => core.cancelTask('aborted', message, 'synthetic'),
-  };
+    // opencode has no terminal record: a clean exit completes the run.
+    cleanExitCompletes: true,
+  });
 }
 
 interface OpencodeState {

@@ -1,6 +1,6 @@
 import { draft, type ErrorInfo, type EventDraft, type EventType, type Fidelity, type PayloadOf } from '../events/index.js';
 import type { EventSink } from '../pipeline/types.js';
-import { DIAGNOSTIC_EXCERPT_CHARS, excerpt, matchLimitWording, oneLine } from './text.js';
+import { count, DIAGNOSTIC_EXCERPT_CHARS, excerpt, matchLimitWording, oneLine } from './text.js';
 
 /**
  * The run bookkeeping every native decoder shares: one task per run, the open tool calls and
@@ -308,4 +308,27 @@ function boundedInput(input: unknown): unknown {
   }
   if (json === undefined || json.length <= MAX_INLINE_INPUT_CHARS) return input;
   return { truncated: true, chars: json.length, preview: excerpt(json, 1000) };
+}
+
+/** Token counts of a `usage.reported` payload. */
+export type TokenUsage = PayloadOf<'usage.reported'>['usage'];
+
+/**
+ * Token counts from `[field, raw value]` pairs, in the order given; a raw value that is not a
+ * non-negative integer is left out (each format names its fields differently, the rule is one).
+ */
+export function tokenUsage(pairs: ReadonlyArray<readonly [keyof TokenUsage, unknown]>): TokenUsage {
+  const usage: TokenUsage = {};
+  for (const [key, raw] of pairs) {
+    const n = count(raw);
+    if (n !== undefined) usage[key] = n;
+  }
+  return usage;
+}
+
+/** Emit an inferred `limit.reached` when the message carries limit wording; nothing otherwise. */
+export function reportLimitWording(core: RunCore, message: string): void {
+  const limit = matchLimitWording(message);
+  if (!limit) return;
+  core.emit('limit.reached', { kind: limit.kind, message: oneLine(message, 300), ...(limit.retryAfterMs === undefined ? {} : { retryAfterMs: limit.retryAfterMs }) }, 'inferred');
 }

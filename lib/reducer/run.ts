@@ -19,7 +19,7 @@
  * is failed, cancelled or interrupted no later terminal changes it (I-A12).
  */
 import type { OutputEventOf, RunOutcome } from '../events/index.js';
-import { isTaskSettled, type TaskState } from './state.js';
+import { copyDefined, isTaskSettled, type TaskState } from './state.js';
 import { between, closeOpenTools, forceCloseApprovals } from './tools.js';
 import { getKey, putKey, type StateWriter } from './writer.js';
 
@@ -30,13 +30,7 @@ export function onSessionStarted(w: StateWriter, e: OutputEventOf<'session.start
   }
   const p = e.payload;
   const session = { ...w.s.session, origin: p.origin, startedAt: e.timestamp };
-  if (p.cwd !== undefined) session.cwd = p.cwd;
-  if (p.provider !== undefined) session.provider = p.provider;
-  if (p.model !== undefined) session.model = p.model;
-  if (p.agent !== undefined) session.agent = p.agent;
-  if (p.format !== undefined) session.format = p.format;
-  if (p.promptDigest !== undefined) session.promptDigest = p.promptDigest;
-  if (p.version !== undefined) session.version = p.version;
+  copyDefined(session, p, ['cwd', 'provider', 'model', 'agent', 'format', 'promptDigest', 'version']);
   w.s.session = session;
 }
 

@@ -33,6 +33,18 @@ export type ToolStatus = 'started' | 'running' | 'completed' | 'failed' | 'denie
 /** Approval lifecycle: requested -> settled. */
 export type ApprovalStatus = 'requested' | 'settled';
 
+/**
+ * Copy the named fields of `source` that are defined onto `target`, in the order of `keys`
+ * (with exactOptionalPropertyTypes an optional field is left out, never set to undefined; the
+ * order is the order the fields appear in printed JSON).
+ */
+export function copyDefined<S extends object, K extends keyof S>(target: { [P in K]?: S[P] }, source: S, keys: readonly K[]): void {
+  for (const key of keys) {
+    const value = source[key];
+    if (value !== undefined) target[key] = value;
+  }
+}
+
 /** Session identity, from `session.started`, `agent.session.identified` and `session.ended`. */
 export interface SessionInfo {
   origin?: string;

@@ -3,7 +3,7 @@
  * on the side): tool counts by status, files changed, tests, findings, usage, duration, outcome.
  */
 import type { ErrorInfo, Usage } from '../events/index.js';
-import type { ReducerState, RunOutcomeState, ToolStatus } from './state.js';
+import { copyDefined, type ReducerState, type RunOutcomeState, type ToolStatus } from './state.js';
 import { getKey } from './writer.js';
 import { between } from './tools.js';
 
@@ -96,12 +96,7 @@ export function summarize(state: ReducerState): RunSummary {
   };
   if (state.run.reason !== undefined) summary.reason = state.run.reason;
   if (state.run.error !== undefined) summary.error = state.run.error;
-  if (session.origin !== undefined) summary.origin = session.origin;
-  if (session.provider !== undefined) summary.provider = session.provider;
-  if (session.model !== undefined) summary.model = session.model;
-  if (session.agent !== undefined) summary.agent = session.agent;
-  if (session.startedAt !== undefined) summary.startedAt = session.startedAt;
-  if (session.endedAt !== undefined) summary.endedAt = session.endedAt;
+  copyDefined(summary, session, ['origin', 'provider', 'model', 'agent', 'startedAt', 'endedAt']);
   const duration = session.durationMs ?? between(session.startedAt, session.endedAt ?? state.lastTimestamp);
   if (duration !== undefined) summary.durationMs = duration;
   const usage = state.usage.reported ?? state.usage.responses;

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { Writable } from 'node:stream';
-import { ndJsonStream, type Stream } from '@agentclientprotocol/sdk';
+import { ndJsonStream, type ClientConnection, type Stream } from '@agentclientprotocol/sdk';
 import { CLI, ROOT } from '../helpers/cli.js';
 import { createWireValidator } from './wire-schema.js';
 
@@ -152,4 +152,30 @@ export function requestIndex(wire: WireLine[], method: string, match: (params: R
     const m = l.message as { method?: unknown; id?: unknown; params?: Record<string, unknown> } | undefined;
     return l.from === 'client' && m?.method === method && 'id' in (m ?? {}) && match(m.params ?? {});
   });
+}
+
+/** `initialize` as a full client sends it: fs read/write and terminals offered, named `name` 1.0.0. */
+export function initializeFullClient(conn: ClientConnection, name: string) {
+  return conn.agent.request('initialize', {
+    protocolVersion: 1,
+    clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true },
+    clientInfo: { name, version: '1.0.0' },
+  });
+}
+
+/** `session/prompt` with one text block. */
+export function promptText(conn: ClientConnection, sessionId: string, text: string) {
+  return conn.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text }] });
+}
+
+/** The text of each update of kind `kind` (`agent_message_chunk`, `user_message_chunk`, ...), in order. */
+export function chunkTexts(updates: Array<Record<string, unknown>>, kind: string): string[] {
+  return updates.filter((u) => u.sessionUpdate === kind).map((u) => (u.content as { text: string }).text);
+}
+
+/** Each tool call's last reported status, in order of first report. */
+export function finalToolStatuses(updates: Array<Record<string, unknown>>): Map<unknown, unknown> {
+  const finals = new Map<unknown, unknown>();
+  for (const u of updates) if ((u.sessionUpdate === 'tool_call' || u.sessionUpdate === 'tool_call_update') && u.status) finals.set(u.toolCallId, u.status);
+  return finals;
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, RequestError, type ClientConnection, type RequestPermissionRequest, type WriteTextFileRequest } from '@agentclientprotocol/sdk';
-import { spawnAcp, requestIndex, responseIndex, updatesFor, type AcpChild } from './acp-child.js';
+import { chunkTexts, finalToolStatuses, initializeFullClient, promptText, requestIndex, responseIndex, spawnAcp, updatesFor, type AcpChild } from './acp-child.js';
 
 /**
  * ACP conformance: the official SDK's client side drives `minicode acp` (the compiled CLI, a
@@ -68,14 +68,10 @@ describe('minicode acp (scripted agent) under the official ACP client', () => {
   });
 
   let main = '';
-  const prompt = (sessionId: string, text: string) => conn.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text }] });
+  const prompt = (sessionId: string, text: string) => promptText(conn, sessionId, text);
 
   it('answers initialize with protocol version 1, loadSession, prompt capabilities and auth methods', async () => {
-    const init = await conn.agent.request('initialize', {
-      protocolVersion: 1,
-      clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true },
-      clientInfo: { name: 'conformance-test', version: '1.0.0' },
-    });
+    const init = await initializeFullClient(conn, 'conformance-test');
     expect(init.protocolVersion).toBe(1);
     expect(init.agentCapabilities?.loadSession).toBe(true);
     expect(init.agentCapabilities?.promptCapabilities).toMatchObject({ embeddedContext: true });
@@ -102,7 +98,7 @@ describe('minicode acp (scripted agent) under the official ACP client', () => {
     const end = responseIndex(acp.wire, requestIdOf(acp, 'session/prompt', (p) => textOf(p) === 'hello'));
     const updates = updatesFor(acp.wire, main, start, end);
     expect(updates.map((u) => u.sessionUpdate)).toEqual(['agent_thought_chunk', 'agent_message_chunk', 'agent_message_chunk']);
-    expect(updates.filter((u) => u.sessionUpdate === 'agent_message_chunk').map((u) => (u.content as { text: string }).text).join('')).toBe('Hello from minicode.');
+    expect(chunkTexts(updates, 'agent_message_chunk').join('')).toBe('Hello from minicode.');
     expect(updatesFor(acp.wire, main, end)).toEqual([]);
   });
 
@@ -216,19 +212,19 @@ describe('minicode acp (scripted agent) under the official ACP client', () => {
     expect(loaded.modes?.currentModeId).toBe('ask');
     const end = responseIndex(acp.wire, requestIdOf(acp, 'session/load'));
     const replay = updatesFor(acp.wire, main, start, end);
-    const users = replay.filter((u) => u.sessionUpdate === 'user_message_chunk').map((u) => (u.content as { text: string }).text);
+    const users = chunkTexts(replay, 'user_message_chunk');
     expect(users).toEqual(['hello', 'run echo hi', 'run rm -rf build', 'edit greeting.txt old -> new', 'plan', 'slow', 'run make deploy', 'slow']);
-    const agentTexts = replay.filter((u) => u.sessionUpdate === 'agent_message_chunk').map((u) => (u.content as { text: string }).text);
+    const agentTexts = chunkTexts(replay, 'agent_message_chunk');
     expect(agentTexts).toContain('Hello from minicode.');
     expect(replay.filter((u) => u.sessionUpdate === 'agent_thought_chunk')).toHaveLength(1);
     // Each tool call appears, and its last update is its final status.
-    const finals = new Map<unknown, unknown>();
-    for (const u of replay) if (u.sessionUpdate === 'tool_call' || u.sessionUpdate === 'tool_call_update') if (u.status) finals.set(u.toolCallId, u.status);
-    expect([...finals.values()]).toEqual(['completed', 'failed', 'completed', 'failed']);
+    expect([...finalToolStatuses(replay).values()]).toEqual(['completed', 'failed', 'completed', 'failed']);
     expect(replay.find((u) => u.sessionUpdate === 'tool_call' && u.kind === 'edit')?.content).toEqual([
       { type: 'diff', path: '/work/project/greeting.txt', oldText: 'old', newText: 'new' },
     ]);
-    // The load response comes after the replay; the session's commands after the response.
+    // The load response comes after the replay; the session's commands after the response
+    // (sent right after it, so wait for them rather than race the child).
+    await acp.waitFor((l) => acp.wire.indexOf(l) > end && updatesFor([l], main).some((u) => u.sessionUpdate === 'available_commands_update'), 'commands after load');
     expect(updatesFor(acp.wire, main, end).map((u) => u.sessionUpdate)).toEqual(['available_commands_update']);
   });
 

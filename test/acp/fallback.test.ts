@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, type ClientConnection } from '@agentclientprotocol/sdk';
-import { spawnAcp, updatesFor, type AcpChild } from './acp-child.js';
+import { promptText, spawnAcp, updatesFor, type AcpChild } from './acp-child.js';
 
 /** A client that offers neither `fs` nor `terminal`: edits land on disk, commands run in the agent. */
 describe('minicode acp with a client that offers no fs or terminal', () => {
@@ -31,7 +31,7 @@ describe('minicode acp with a client that offers no fs or terminal', () => {
   it('writes edits to the local file system when the client has no fs capability', async () => {
     const { sessionId } = await conn.agent.request('session/new', { cwd: dir, mcpServers: [] });
     await conn.agent.request('session/set_mode', { sessionId, modeId: 'auto' });
-    const result = await conn.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'edit notes.md one -> two' }] });
+    const result = await promptText(conn, sessionId, 'edit notes.md one -> two');
     expect(result.stopReason).toBe('end_turn');
     expect(fs.readFileSync(path.join(dir, 'notes.md'), 'utf8')).toBe('draft two\n');
     expect(acp.wire.some((l) => /"method":"(fs|terminal)\//.test(l.text))).toBe(false);
@@ -41,9 +41,9 @@ describe('minicode acp with a client that offers no fs or terminal', () => {
     const { sessionId } = await conn.agent.request('session/new', { cwd: dir, mcpServers: [] });
     const asked = () => acp.wire.filter((l) => l.text.includes('"session/request_permission"')).length;
     const before = asked();
-    await conn.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'run ls' }] });
+    await promptText(conn, sessionId, 'run ls');
     const start = acp.wire.length;
-    await conn.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'run ls -la' }] });
+    await promptText(conn, sessionId, 'run ls -la');
     expect(asked()).toBe(before + 1);
     expect(updatesFor(acp.wire, sessionId, start).filter((u) => u.sessionUpdate === 'tool_call_update').at(-1)).toMatchObject({
       status: 'completed',
@@ -56,7 +56,7 @@ describe('minicode acp with a client that offers no fs or terminal', () => {
     await conn.agent.request('session/set_config_option', { sessionId, configId: 'mode', value: 'read-only' });
     const asked = acp.wire.filter((l) => l.text.includes('"session/request_permission"')).length;
     const start = acp.wire.length;
-    await conn.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'run make' }] });
+    await promptText(conn, sessionId, 'run make');
     expect(acp.wire.filter((l) => l.text.includes('"session/request_permission"')).length).toBe(asked);
     expect(updatesFor(acp.wire, sessionId, start).filter((u) => u.sessionUpdate === 'tool_call_update').at(-1)).toMatchObject({ status: 'failed' });
     expect(acp.violations).toEqual([]);

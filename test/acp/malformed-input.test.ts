@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, type ClientConnection } from '@agentclientprotocol/sdk';
 import { ROOT, runCli } from '../helpers/cli.js';
-import { spawnAcp, updatesFor, type AcpChild } from './acp-child.js';
+import { chunkTexts, promptText, spawnAcp, updatesFor, type AcpChild } from './acp-child.js';
 
 /** Both agents behind the same server: the real port (replaying a hand-made cassette) and the scripted one. */
 const PORTS = [
@@ -93,10 +93,9 @@ describe.each(PORTS)('minicode acp with $name on malformed input', (port) => {
   it('still serves a normal prompt afterwards', async () => {
     const { sessionId } = await conn.agent.request('session/new', { cwd: '/tmp', mcpServers: [] });
     const start = acp.wire.length;
-    const result = await conn.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'hello' }] });
+    const result = await promptText(conn, sessionId, 'hello');
     expect(result.stopReason).toBe('end_turn');
-    const chunks = updatesFor(acp.wire, sessionId, start).filter((u) => u.sessionUpdate === 'agent_message_chunk');
-    expect(chunks.map((u) => (u.content as { text: string }).text).join('')).toBe(port.answer);
+    expect(chunkTexts(updatesFor(acp.wire, sessionId, start), 'agent_message_chunk').join('')).toBe(port.answer);
   });
 
   it('wrote only JSON-RPC lines on stdout, every one valid against the v1 schema', () => {

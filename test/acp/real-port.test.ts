@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, RequestError, type ClientConnection, type RequestPermissionRequest, type WriteTextFileRequest } from '@agentclientprotocol/sdk';
 import { ROOT } from '../helpers/cli.js';
-import { requestIndex, responseIndex, spawnAcp, updatesFor, type AcpChild } from './acp-child.js';
+import { chunkTexts, finalToolStatuses, initializeFullClient, promptText, requestIndex, responseIndex, spawnAcp, updatesFor, type AcpChild } from './acp-child.js';
 
 const CASSETTES = path.join(ROOT, 'test/cassettes');
 
@@ -57,9 +57,6 @@ function ideClient(project: string) {
   return { app, permissionAnswers, permissionRequests, reads, writes, buffers, terminals };
 }
 
-type Update = Record<string, unknown>;
-const texts = (updates: Update[], kind: string) => updates.filter((u) => u.sessionUpdate === kind).map((u) => (u.content as { text: string }).text);
-
 /**
  * ACP conformance with the REAL agent: `minicode acp --provider replay --cassette DIR` (the
  * compiled CLI as a subprocess; the model is a loopback replay server serving hand-made
@@ -92,14 +89,10 @@ describe('minicode acp with the real agent under the official ACP client', () =>
     fs.rmSync(store, { recursive: true, force: true });
   });
 
-  const prompt = (sessionId: string, text: string) => conn.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text }] });
+  const prompt = (sessionId: string, text: string) => promptText(conn, sessionId, text);
 
   it('initializes and opens a session in ask mode', async () => {
-    const init = await conn.agent.request('initialize', {
-      protocolVersion: 1,
-      clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true },
-      clientInfo: { name: 'real-port-test', version: '1.0.0' },
-    });
+    const init = await initializeFullClient(conn, 'real-port-test');
     expect(init.protocolVersion).toBe(1);
     expect(init.agentCapabilities?.loadSession).toBe(true);
     const created = await conn.agent.request('session/new', { cwd: project, mcpServers: [] });
@@ -121,7 +114,7 @@ describe('minicode acp with the real agent under the official ACP client', () =>
       { type: 'terminal', terminalId: 'term_1' },
       { type: 'content', content: { type: 'text', text: 'hello-from-acp\n' } },
     ]);
-    expect(texts(updates, 'agent_message_chunk').join('')).toBe('Running it.The command printed hello-from-acp.');
+    expect(chunkTexts(updates, 'agent_message_chunk').join('')).toBe('Running it.The command printed hello-from-acp.');
     expect(ide.terminals.size).toBe(1);
   });
 
@@ -135,7 +128,7 @@ describe('minicode acp with the real agent under the official ACP client', () =>
     expect(final).toMatchObject({ status: 'failed' });
     expect(JSON.stringify(final?.content)).toContain('Denied:');
     expect(ide.terminals.size).toBe(1);
-    expect(texts(updates, 'agent_message_chunk').join('')).toContain('Understood, I did not run it.');
+    expect(chunkTexts(updates, 'agent_message_chunk').join('')).toContain('Understood, I did not run it.');
   });
 
   it('in auto mode edits without asking, through fs/read_text_file and fs/write_text_file, with diff content', async () => {
@@ -160,24 +153,24 @@ describe('minicode acp with the real agent under the official ACP client', () =>
   it('runs a second session while the first streams slowly, then cancels the first mid-turn', async () => {
     const slowStart = acp.wire.length;
     const slow = prompt(first, 'take your time');
-    await acp.waitFor((l) => acp.wire.indexOf(l) >= slowStart && texts(updatesFor([l], first), 'agent_message_chunk').includes('Thinking about it '), 'the slow stream');
+    await acp.waitFor((l) => acp.wire.indexOf(l) >= slowStart && chunkTexts(updatesFor([l], first), 'agent_message_chunk').includes('Thinking about it '), 'the slow stream');
     const second = (await conn.agent.request('session/new', { cwd: project, mcpServers: [] })).sessionId;
     expect(second).not.toBe(first);
     const start = acp.wire.length;
     expect((await prompt(second, 'hello')).stopReason).toBe('end_turn');
-    expect(texts(updatesFor(acp.wire, second, start), 'agent_message_chunk').join('')).toBe('Hello from the second session.');
+    expect(chunkTexts(updatesFor(acp.wire, second, start), 'agent_message_chunk').join('')).toBe('Hello from the second session.');
     // Nothing of the second session's turn was routed to the first.
-    expect(texts(updatesFor(acp.wire, first, start), 'agent_message_chunk')).not.toContain('Hello from the second session.');
+    expect(chunkTexts(updatesFor(acp.wire, first, start), 'agent_message_chunk')).not.toContain('Hello from the second session.');
     await conn.agent.notify('session/cancel', { sessionId: first });
     expect((await slow).stopReason).toBe('cancelled');
     // The stream was cut: the rest of the slow answer never arrived.
-    expect(texts(updatesFor(acp.wire, first, slowStart), 'agent_message_chunk').join('')).not.toContain('length.');
+    expect(chunkTexts(updatesFor(acp.wire, first, slowStart), 'agent_message_chunk').join('')).not.toContain('length.');
   });
 
   it('takes another prompt on the cancelled session', async () => {
     const start = acp.wire.length;
     expect((await prompt(first, 'are you still there?')).stopReason).toBe('end_turn');
-    expect(texts(updatesFor(acp.wire, first, start), 'agent_message_chunk').join('')).toBe('Still here after the cancel.');
+    expect(chunkTexts(updatesFor(acp.wire, first, start), 'agent_message_chunk').join('')).toBe('Still here after the cancel.');
   });
 
   it('put only valid v1 messages on the wire, both ways', async () => {
@@ -196,23 +189,23 @@ describe('minicode acp with the real agent under the official ACP client', () =>
       const loadId = (fresh.wire[requestIndex(fresh.wire, 'session/load')]?.message as { id: unknown }).id;
       const end = responseIndex(fresh.wire, loadId);
       const replay = updatesFor(fresh.wire, first, 0, end);
-      expect(texts(replay, 'user_message_chunk')).toEqual(['run the greeting command', 'clean the build', 'fix the greeting', 'take your time', 'are you still there?']);
-      const agent = texts(replay, 'agent_message_chunk').join('|');
+      expect(chunkTexts(replay, 'user_message_chunk')).toEqual(['run the greeting command', 'clean the build', 'fix the greeting', 'take your time', 'are you still there?']);
+      const agent = chunkTexts(replay, 'agent_message_chunk').join('|');
       expect(agent).toContain('The command printed hello-from-acp.');
       expect(agent).toContain('Still here after the cancel.');
-      const finals = new Map<unknown, unknown>();
-      for (const u of replay) if ((u.sessionUpdate === 'tool_call' || u.sessionUpdate === 'tool_call_update') && u.status) finals.set(u.toolCallId, u.status);
-      expect(Object.fromEntries(finals)).toEqual({ toolu_acp_1: 'completed', toolu_acp_2: 'failed', toolu_acp_3: 'completed' });
+      expect(Object.fromEntries(finalToolStatuses(replay))).toEqual({ toolu_acp_1: 'completed', toolu_acp_2: 'failed', toolu_acp_3: 'completed' });
       expect(replay.find((u) => u.sessionUpdate === 'tool_call' && u.kind === 'edit')?.content).toEqual([
         { type: 'diff', path: greeting(), oldText: 'hello old world', newText: 'hello new world' },
       ]);
-      // Nothing of the session before its load response but the replay; the commands after it.
+      // Nothing of the session before its load response but the replay; the commands after it
+      // (sent right after the response: wait for them rather than race the child).
+      await fresh.waitFor((l) => fresh.wire.indexOf(l) > end && updatesFor([l], first).some((u) => u.sessionUpdate === 'available_commands_update'), 'commands after load');
       expect(updatesFor(fresh.wire, first, end).map((u) => u.sessionUpdate)).toEqual(['available_commands_update']);
 
       const start = fresh.wire.length;
-      const result = await freshConn.agent.request('session/prompt', { sessionId: first, prompt: [{ type: 'text', text: 'do you remember?' }] });
+      const result = await promptText(freshConn, first, 'do you remember?');
       expect(result.stopReason).toBe('end_turn');
-      expect(texts(updatesFor(fresh.wire, first, start), 'agent_message_chunk').join('')).toBe('Welcome back; I remember the greeting fix.');
+      expect(chunkTexts(updatesFor(fresh.wire, first, start), 'agent_message_chunk').join('')).toBe('Welcome back; I remember the greeting fix.');
       expect(fresh.violations).toEqual([]);
     } finally {
       freshConn.close();

@@ -4,42 +4,17 @@
 // (named-event SSE: message_start, content_block_*, ping, message_delta, message_stop; the
 // same shapes as cassettes/make.mjs), not recorded from a live service. The replay server
 // serves each cassette's exchanges in order, one per model request of the whole process.
-import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { anthropicEvents, startCassette, writeExchange } from '../../cassettes/wire-formats.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const MODEL = 'claude-sonnet-4-5';
 const j = (v) => JSON.stringify(v);
 
-function pieces(s, n) {
-  const out = [];
-  for (let i = 0; i < s.length; i += n) out.push(s.slice(i, i + n));
-  return out.length ? out : [''];
-}
-
-/** One Anthropic streamed response: optional text, then tool_use blocks. */
+/** One Anthropic streamed response: optional text (or the turn's `textPieces`), then tool_use blocks. */
 function body(turn, n) {
-  const ev = (type, data) => `event: ${type}\ndata: ${j({ type, ...data })}\n\n`;
-  let out = ev('message_start', { message: { id: `msg_acp${n}`, type: 'message', role: 'assistant', model: MODEL, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 300 + 50 * n, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 1 } } });
-  let index = 0;
-  if (turn.text) {
-    out += ev('content_block_start', { index, content_block: { type: 'text', text: '' } });
-    out += 'event: ping\ndata: {"type": "ping"}\n\n';
-    for (const p of turn.textPieces ?? pieces(turn.text, 24)) out += ev('content_block_delta', { index, delta: { type: 'text_delta', text: p } });
-    out += ev('content_block_stop', { index });
-    index++;
-  }
-  for (const call of turn.calls ?? []) {
-    out += ev('content_block_start', { index, content_block: { type: 'tool_use', id: call.id, name: call.name, input: {} } });
-    out += ev('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: '' } });
-    for (const p of pieces(j(call.args), 20)) out += ev('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: p } });
-    out += ev('content_block_stop', { index });
-    index++;
-  }
-  out += ev('message_delta', { delta: { stop_reason: turn.calls ? 'tool_use' : 'end_turn', stop_sequence: null }, usage: { output_tokens: 20 + 5 * n } });
-  out += ev('message_stop', {});
-  return out;
+  return anthropicEvents(turn, { messageId: `msg_acp${n}`, model: MODEL, inputTokens: 300 + 50 * n, outputTokens: 20 + 5 * n, textPieces: turn.textPieces }).join('');
 }
 
 /**
@@ -59,16 +34,11 @@ function slowChunks(text, firstPiece, slices, delayMs) {
 
 function write(name, description, turns) {
   const dir = path.join(here, name);
-  fs.rmSync(dir, { recursive: true, force: true });
-  fs.mkdirSync(dir, { recursive: true });
-  fs.writeFileSync(path.join(dir, 'cassette.json'), `${JSON.stringify({ schema: 'minicode.cassette.v1', format: 'anthropic', model: MODEL, origin: 'hand-made', description }, null, 2)}\n`);
+  startCassette(dir, { format: 'anthropic', model: MODEL, description });
   turns.forEach((turn, i) => {
-    const stem = String(i + 1).padStart(3, '0');
     const text = body(turn, i + 1);
-    fs.writeFileSync(path.join(dir, `${stem}.response.sse`), text);
-    const response = { status: 200, headers: { 'content-type': 'text/event-stream; charset=utf-8' }, bodyFile: `${stem}.response.sse` };
-    if (turn.slow) response.chunks = slowChunks(text, turn.textPieces[0], turn.slow.slices, turn.slow.delayMs);
-    fs.writeFileSync(path.join(dir, `${stem}.json`), `${JSON.stringify({ request: { method: 'POST', path: '/v1/messages' }, response }, null, 2)}\n`);
+    const chunks = turn.slow ? slowChunks(text, turn.textPieces[0], turn.slow.slices, turn.slow.delayMs) : undefined;
+    writeExchange(dir, i + 1, { requestPath: '/v1/messages', contentType: 'text/event-stream; charset=utf-8', ext: 'sse', body: text, chunks });
   });
 }
 

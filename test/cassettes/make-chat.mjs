@@ -5,57 +5,27 @@
 // stop_reason and usage, message_stop), in the style of ../../cassettes/make.mjs; ids, texts and
 // token counts are invented. The replay server serves the exchanges in order, one per request,
 // and honours the per-chunk `delayMs` of a hand-made cassette (the slow stream Esc aborts).
-import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { anthropicEvents, pieces, startCassette, writeExchange } from '../../cassettes/wire-formats.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const MODEL = 'claude-sonnet-4-5';
-const j = (v) => JSON.stringify(v);
-
-function pieces(s, n) {
-  const out = [];
-  for (let i = 0; i < s.length; i += n) out.push(s.slice(i, i + n));
-  return out.length ? out : [''];
-}
 
 /** One response as a list of SSE events (each a string), so a chunk plan can follow events. */
 function events(turn, n) {
-  const ev = (type, data) => `event: ${type}\ndata: ${j({ type, ...data })}\n\n`;
-  const out = [ev('message_start', { message: { id: `msg_chat_${turn.tag}_${n}`, type: 'message', role: 'assistant', model: MODEL, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 900 + 150 * n, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 1 } } })];
-  let index = 0;
-  if (turn.text) {
-    out.push(ev('content_block_start', { index, content_block: { type: 'text', text: '' } }));
-    out.push('event: ping\ndata: {"type": "ping"}\n\n');
-    for (const p of pieces(turn.text, turn.piece ?? 24)) out.push(ev('content_block_delta', { index, delta: { type: 'text_delta', text: p } }));
-    out.push(ev('content_block_stop', { index }));
-    index++;
-  }
-  for (const call of turn.calls ?? []) {
-    out.push(ev('content_block_start', { index, content_block: { type: 'tool_use', id: call.id, name: call.name, input: {} } }));
-    out.push(ev('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: '' } }));
-    for (const p of pieces(j(call.args), 20)) out.push(ev('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: p } }));
-    out.push(ev('content_block_stop', { index }));
-    index++;
-  }
-  out.push(ev('message_delta', { delta: { stop_reason: turn.calls ? 'tool_use' : 'end_turn', stop_sequence: null }, usage: { output_tokens: 40 + 9 * n } }));
-  out.push(ev('message_stop', {}));
-  return out;
+  const textPieces = turn.text ? pieces(turn.text, turn.piece ?? 24) : undefined;
+  return anthropicEvents(turn, { messageId: `msg_chat_${turn.tag}_${n}`, model: MODEL, inputTokens: 900 + 150 * n, outputTokens: 40 + 9 * n, textPieces });
 }
 
 function write(name, description, turns) {
   const dir = path.join(here, name);
-  fs.rmSync(dir, { recursive: true, force: true });
-  fs.mkdirSync(dir, { recursive: true });
-  fs.writeFileSync(path.join(dir, 'cassette.json'), `${j({ schema: 'minicode.cassette.v1', format: 'anthropic', model: MODEL, origin: 'hand-made', description })}\n`);
+  // This folder's cassette.json has always been one line (indent 0).
+  startCassette(dir, { format: 'anthropic', model: MODEL, description }, 0);
   turns.forEach((turn, i) => {
-    const stem = String(i + 1).padStart(3, '0');
     const evs = events(turn, i + 1);
-    const body = evs.join('');
-    fs.writeFileSync(path.join(dir, `${stem}.response.sse`), body);
-    const response = { status: 200, headers: { 'content-type': 'text/event-stream; charset=utf-8' }, bodyFile: `${stem}.response.sse` };
-    if (turn.delayMs) response.chunks = evs.map((e) => ({ bytes: Buffer.byteLength(e), delayMs: turn.delayMs }));
-    fs.writeFileSync(path.join(dir, `${stem}.json`), `${JSON.stringify({ request: { method: 'POST', path: '/v1/messages' }, response }, null, 2)}\n`);
+    const chunks = turn.delayMs ? evs.map((e) => ({ bytes: Buffer.byteLength(e), delayMs: turn.delayMs })) : undefined;
+    writeExchange(dir, i + 1, { requestPath: '/v1/messages', contentType: 'text/event-stream; charset=utf-8', ext: 'sse', body: evs.join(''), chunks });
   });
 }
 

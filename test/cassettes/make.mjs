@@ -2,28 +2,13 @@
 // Writes the hand-made test cassettes in this folder: `node test/cassettes/make.mjs`.
 // Same generator as the shipped ones (../../cassettes/wire-formats.mjs): the bodies follow
 // each provider's real wire format; ids, texts and token counts are invented.
-import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { FORMATS, MODELS, requestPath } from '../../cassettes/wire-formats.mjs';
+import { writeCassette } from '../../cassettes/wire-formats.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
-function write(name, format, description, turns) {
-  const dir = path.join(here, name);
-  fs.rmSync(dir, { recursive: true, force: true });
-  fs.mkdirSync(dir, { recursive: true });
-  const spec = FORMATS[format];
-  const model = MODELS[format];
-  fs.writeFileSync(path.join(dir, 'cassette.json'), `${JSON.stringify({ schema: 'minicode.cassette.v1', format, model, origin: 'hand-made', description }, null, 2)}\n`);
-  turns.forEach((turn, i) => {
-    const stem = String(i + 1).padStart(3, '0');
-    const bodyFile = `${stem}.response.${spec.ext}`;
-    fs.writeFileSync(path.join(dir, bodyFile), spec.body(turn, i + 1, model));
-    const exchange = { request: { method: 'POST', path: requestPath(format, model) }, response: { status: 200, headers: { 'content-type': spec.contentType }, bodyFile } };
-    fs.writeFileSync(path.join(dir, `${stem}.json`), `${JSON.stringify(exchange, null, 2)}\n`);
-  });
-}
+const write = (name, format, description, turns) => writeCassette(path.join(here, name), format, description, turns);
 
 // Gated tools without a TTY: git_commit and ask_user in one (parallel) turn, then an answer.
 write('gated-tools', 'anthropic', 'Hand-made: git_commit and ask_user in parallel (both gated, denied without a TTY), then a final answer.', [

@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -39,6 +39,11 @@ async function execInTmux(columns: number, env: Record<string, string>): Promise
 }
 
 describe.skipIf(!HAVE_TMUX)('minicode exec in a real terminal (tmux)', () => {
+  // A keeper session holds the tmux server up between tests: killing a test's only session
+  // makes the server exit, and the next new-session can race that exit.
+  beforeAll(() => {
+    tmux('new-session', '-d', '-s', 'keeper', 'sleep 600');
+  });
   afterAll(() => {
     spawnSync('tmux', ['-L', SOCKET, 'kill-server']);
   });

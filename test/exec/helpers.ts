@@ -7,20 +7,15 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Ajv2020 } from 'ajv/dist/2020.js';
 import { expect } from 'vitest';
 import { CLI, ROOT, runCli, type CliResult } from '../helpers/cli.js';
+import { checkJsonlLines } from '../helpers/jsonl-contract.js';
 // @ts-expect-error: plain ESM generator shared with cassettes/make.mjs (no types)
 import { FORMATS, MODELS } from '../../cassettes/wire-formats.mjs';
 
 export const CASSETTES = path.join(ROOT, 'cassettes');
 export const TEST_CASSETTES = path.join(ROOT, 'test/cassettes');
 const SAMPLE = path.join(ROOT, 'demo/sample-project');
-
-const schema = JSON.parse(fs.readFileSync(path.join(ROOT, 'docs/schema/minicode.output.v1.json'), 'utf8'));
-const ajv = new Ajv2020({ strict: false, allErrors: true });
-ajv.addFormat('date-time', true);
-const validate = ajv.compile(schema);
 
 /** A temp directory removed by the OS eventually (tests never write outside tmp). */
 export function tempDir(prefix = 'minicode-exec-'): string {
@@ -70,29 +65,9 @@ export async function execJson(args: string[], options: { cwd: string; env?: Nod
  */
 export function checkContract(stdout: string): Record<string, unknown>[] {
   expect(stdout.endsWith('\n'), 'stdout ends with a newline').toBe(true);
-  const lines = stdout.slice(0, -1).split('\n');
-  const records = lines.map((line, i) => {
-    try {
-      return JSON.parse(line) as Record<string, unknown>;
-    } catch {
-      throw new Error(`stdout line ${i + 1} is not JSON: ${line.slice(0, 200)}`);
-    }
-  });
-  records.forEach((record, i) => {
-    if (record.type === 'text') {
-      expect(Object.keys(record).sort()).toEqual(['delta', 'type']);
-      expect(typeof record.delta).toBe('string');
-      expect(record.delta as string).not.toMatch(/\u001b/);
-    } else if (record.type === 'summary') {
-      expect(i, 'the summary is the last line').toBe(records.length - 1);
-      expect(record.schema).toBe('minicode.output.v1');
-      expect(typeof record.ok).toBe('boolean');
-    } else {
-      expect(validate(record), `line ${i + 1}: ${JSON.stringify(validate.errors)}`).toBe(true);
-      expect(record.visibility as string[]).toContain('machine');
-    }
-  });
-  expect(records.filter((r) => r.type === 'summary')).toHaveLength(1);
+  const records = checkJsonlLines(stdout.slice(0, -1).split('\n'));
+  // Through the whole pipeline, text deltas reach stdout scrubbed: no escape sequence survives.
+  for (const record of records) if (record.type === 'text') expect(record.delta as string).not.toMatch(/\u001b/);
   return records;
 }
 

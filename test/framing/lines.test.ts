@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { createLineFramer } from '../../lib/framing/lines.js';
+import { splitAt } from '../helpers/splits.js';
 
 function frame(chunks: (Uint8Array | string)[], max?: number) {
   const lines: [string, number][] = [];
@@ -9,18 +10,6 @@ function frame(chunks: (Uint8Array | string)[], max?: number) {
   for (const c of chunks) framer.feed(c);
   const unterminated = framer.end();
   return { lines, overflows, unterminated };
-}
-
-function splitAt(bytes: Uint8Array, cuts: number[]): Uint8Array[] {
-  const sorted = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
-  const out: Uint8Array[] = [];
-  let prev = 0;
-  for (const c of sorted) {
-    out.push(bytes.subarray(prev, c));
-    prev = c;
-  }
-  out.push(bytes.subarray(prev));
-  return out;
 }
 
 describe('the line framer', () => {

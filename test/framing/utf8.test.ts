@@ -1,17 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { createUtf8Decoder } from '../../lib/framing/utf8.js';
+import { splitAt } from '../helpers/splits.js';
 
 function decodeSplit(bytes: Uint8Array, cuts: number[]): string {
   const d = createUtf8Decoder();
-  const sorted = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
-  const out: string[] = [];
-  let prev = 0;
-  for (const c of sorted) {
-    out.push(d.decode(bytes.subarray(prev, c)));
-    prev = c;
-  }
-  out.push(d.decode(bytes.subarray(prev)), d.flush());
+  const out = splitAt(bytes, cuts).map((piece) => d.decode(piece));
+  out.push(d.flush());
   return out.join('');
 }
 

@@ -22,24 +22,6 @@ export function decodeBytes(format: NativeFormat, bytes: Uint8Array | string, en
   return decodeChunks(format, [bytes], ending);
 }
 
-/** Split bytes at the given cut points (taken modulo the length). */
-export function splitAt(bytes: Uint8Array, cuts: number[]): Uint8Array[] {
-  const sorted = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
-  const out: Uint8Array[] = [];
-  let prev = 0;
-  for (const c of sorted) {
-    out.push(bytes.subarray(prev, c));
-    prev = c;
-  }
-  out.push(bytes.subarray(prev));
-  return out;
-}
-
-/** Every byte as its own chunk. */
-export function byteByByte(bytes: Uint8Array): Uint8Array[] {
-  return Array.from(bytes, (_, i) => bytes.subarray(i, i + 1));
-}
-
 /** Directory of the third-party native recordings. */
 export const NATIVE_FIXTURES = path.join(FIXTURES, 'native');
 

@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { HAVE_FIXTURES, fixtureSkipNote } from '../helpers/cli.js';
-import { byteByByte, decodeBytes, decodeChunks, fixtureBytes, FORMAT_OF_DIR, NATIVE_FIXTURES, splitAt, summarise } from './decode-helpers.js';
+import { byteByByte, splitAt } from '../helpers/splits.js';
+import { decodeBytes, decodeChunks, fixtureBytes, FORMAT_OF_DIR, NATIVE_FIXTURES, summarise } from './decode-helpers.js';
 import { violations } from './invariants.js';
 
 fixtureSkipNote();

@@ -5,7 +5,8 @@ import fc from 'fast-check';
 import type { EventDraft } from '../../lib/events/index.js';
 import { NATIVE_AGENT_DECODERS, type NativeFormat } from '../../lib/native/index.js';
 import { ROOT } from '../helpers/cli.js';
-import { byteByByte, decodeBytes, decodeChunks, splitAt, summarise, type Ending } from './decode-helpers.js';
+import { byteByByte, splitAt } from '../helpers/splits.js';
+import { decodeBytes, decodeChunks, summarise, type Ending } from './decode-helpers.js';
 import { violations } from './invariants.js';
 
 // Our own hand-made streams (see test/streams/native/README.md): they run on a bare clone.

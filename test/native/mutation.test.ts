@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { NATIVE_AGENT_DECODERS, type NativeFormat } from '../../lib/native/index.js';
 import type { EventDraft } from '../../lib/events/index.js';
 import { ROOT } from '../helpers/cli.js';
-import { splitAt } from './decode-helpers.js';
+import { splitAt } from '../helpers/splits.js';
 import { violations } from './invariants.js';
 
 // Hand-made streams (test/streams/native) as the seeds of mutation: a bare clone runs these.

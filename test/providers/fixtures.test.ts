@@ -9,7 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { payloadSchemas } from '../../lib/events/index.js';
 import { FIXTURES, HAVE_FIXTURES, fixtureSkipNote } from '../helpers/cli.js';
 import { loadProviderCorpus } from './corpus.js';
-import { byteByByte, decode, randomSplits, summarise } from './summary.js';
+import { byteByByte, randomSplits } from '../helpers/splits.js';
+import { decode, summarise } from './summary.js';
 
 type Row = {
   text: string | { start: string; length: number };

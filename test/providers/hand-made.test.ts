@@ -6,7 +6,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../helpers/cli.js';
 import { loadHandMadeCorpus } from './corpus.js';
-import { byteByByte, decode, randomSplits, summarise } from './summary.js';
+import { byteByByte, randomSplits } from '../helpers/splits.js';
+import { decode, summarise } from './summary.js';
 
 const corpus = loadHandMadeCorpus(path.join(ROOT, 'test/streams'));
 const byName = (n: string) => {

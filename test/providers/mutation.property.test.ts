@@ -9,7 +9,8 @@ import fc from 'fast-check';
 import { payloadSchemas } from '../../lib/events/index.js';
 import { FIXTURES, HAVE_FIXTURES, ROOT } from '../helpers/cli.js';
 import { loadHandMadeCorpus, loadProviderCorpus } from './corpus.js';
-import { decode, randomSplits } from './summary.js';
+import { randomSplits } from '../helpers/splits.js';
+import { decode } from './summary.js';
 
 const corpus = [...loadHandMadeCorpus(path.join(ROOT, 'test/streams')), ...(HAVE_FIXTURES ? loadProviderCorpus(FIXTURES) : [])].filter((s) => s.bytes.length < 40_000);
 

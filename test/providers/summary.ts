@@ -13,32 +13,6 @@ export function decode(format: string, chunks: (Uint8Array | string)[]): EventDr
   return events;
 }
 
-/** Split bytes into pieces at seeded pseudo-random sizes 1..max (mulberry32). */
-export function randomSplits(bytes: Uint8Array, seed: number, max = 64): Uint8Array[] {
-  let s = seed >>> 0;
-  const rnd = () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const out: Uint8Array[] = [];
-  for (let i = 0; i < bytes.length; ) {
-    const n = 1 + Math.floor(rnd() * max);
-    out.push(bytes.subarray(i, i + n));
-    i += n;
-  }
-  return out;
-}
-
-/** Every byte on its own. */
-export function byteByByte(bytes: Uint8Array): Uint8Array[] {
-  const out: Uint8Array[] = [];
-  for (let i = 0; i < bytes.length; i++) out.push(bytes.subarray(i, i + 1));
-  return out;
-}
-
 /** What a person checks about a decoded response. */
 export interface Summary {
   text: string;

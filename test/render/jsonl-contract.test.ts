@@ -1,19 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import fs from 'node:fs';
-import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { Ajv2020 } from 'ajv/dist/2020.js';
 import { createJsonlRenderer, writeSetupFailure } from '../../lib/render/jsonl.js';
 import { viewOf } from '../../lib/render/state-view.js';
 import type { FinishExtra } from '../../lib/render/types.js';
 import { createEnveloper } from '../../lib/events/index.js';
 import { ROOT } from '../helpers/cli.js';
+import { checkJsonlLines } from '../helpers/jsonl-contract.js';
 import { STREAMS, collector, drive, loadEvents } from './drive.js';
-
-const schema = JSON.parse(fs.readFileSync(path.join(ROOT, 'docs/schema/minicode.output.v1.json'), 'utf8'));
-const ajv = new Ajv2020({ strict: false, allErrors: true });
-ajv.addFormat('date-time', true);
-const validate = ajv.compile(schema);
 
 function runJsonl(stream: string, extra?: FinishExtra): string[] {
   const c = collector();
@@ -22,29 +15,9 @@ function runJsonl(stream: string, extra?: FinishExtra): string[] {
   return c.text().slice(0, -1).split('\n');
 }
 
-/** Check every line of an `exec --json` stdout; returns the parsed records. */
-function checkContract(lines: string[]): Record<string, unknown>[] {
-  const records = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
-  records.forEach((record, i) => {
-    if (record.type === 'text') {
-      expect(Object.keys(record).sort()).toEqual(['delta', 'type']);
-      expect(typeof record.delta).toBe('string');
-    } else if (record.type === 'summary') {
-      expect(i, 'the summary is the last line').toBe(records.length - 1);
-      expect(record.schema).toBe('minicode.output.v1');
-      expect(typeof record.ok).toBe('boolean');
-    } else {
-      expect(validate(record), `line ${i + 1}: ${JSON.stringify(validate.errors)}`).toBe(true);
-      expect(record.visibility as string[]).toContain('machine');
-    }
-  });
-  expect(records.filter((r) => r.type === 'summary')).toHaveLength(1);
-  return records;
-}
-
 describe('the exec --json stream', () => {
   it.each(STREAMS)('for the %s stream holds envelopes, text records and one summary, last', (stream) => {
-    const records = checkContract(runJsonl(stream));
+    const records = checkJsonlLines(runJsonl(stream));
     const events = loadEvents(stream);
     // Every machine-visible event is there, in order; no human-only event is.
     const envelopes = records.filter((r) => r.type !== 'text' && r.type !== 'summary');
@@ -56,7 +29,7 @@ describe('the exec --json stream', () => {
   });
 
   it('reports outcome, tools by status, files, usage, cost and the submit_result result in the summary', () => {
-    const summary = checkContract(runJsonl('tool-run')).at(-1)!;
+    const summary = checkJsonlLines(runJsonl('tool-run')).at(-1)!;
     expect(summary).toMatchObject({
       ok: true,
       outcome: 'completed',
@@ -74,24 +47,24 @@ describe('the exec --json stream', () => {
   });
 
   it('carries verify only on a success summary, and only when verification ran', () => {
-    const ran = checkContract(runJsonl('tool-run', { verify: { ok: false, command: 'npm run lint' } })).at(-1)!;
+    const ran = checkJsonlLines(runJsonl('tool-run', { verify: { ok: false, command: 'npm run lint' } })).at(-1)!;
     expect(ran.ok).toBe(true);
     expect(ran.verify).toEqual({ active: true, ok: false, command: 'npm run lint' });
-    const failed = checkContract(runJsonl('failed-run', { verify: { ok: true, command: 'npm test' } })).at(-1)!;
+    const failed = checkJsonlLines(runJsonl('failed-run', { verify: { ok: true, command: 'npm test' } })).at(-1)!;
     expect(failed.ok).toBe(false);
     expect(failed).not.toHaveProperty('verify');
     expect(failed.error).toEqual({ category: 'PROVIDER_ERROR', code: 'MINICODE_E_PROVIDER', message: '3 retries exhausted', action: 'try again later or pick another provider' });
   });
 
   it('ends an interrupted stream with ok:false and an error, never an invented completion', () => {
-    const summary = checkContract(runJsonl('truncated')).at(-1)!;
+    const summary = checkJsonlLines(runJsonl('truncated')).at(-1)!;
     expect(summary).toMatchObject({ ok: false, outcome: 'interrupted', tools: { interrupted: 1 } });
     expect(summary.error).toMatchObject({ category: expect.any(String), message: expect.any(String) });
   });
 
   it('passes a submit_result given at finish through verbatim', () => {
     const result = { findings: [{ category: 'bug', severity: 'high', summary: 'x' }], nested: { a: [1, null, 'ü'] } };
-    const summary = checkContract(runJsonl('approval', { result })).at(-1)!;
+    const summary = checkJsonlLines(runJsonl('approval', { result })).at(-1)!;
     expect(summary.result).toEqual(result);
   });
 
@@ -102,7 +75,7 @@ describe('the exec --json stream', () => {
     const state = drive(renderer, events);
     renderer.onEvent(events[1]!, state);
     renderer.finish(state);
-    expect(checkContract(c.text().trim().split('\n')).at(-1)!.type).toBe('summary');
+    expect(checkJsonlLines(c.text().trim().split('\n')).at(-1)!.type).toBe('summary');
   });
 
   it('keeps hostile text inert: control characters are stripped from text records and escaped inside envelopes', () => {
@@ -115,7 +88,7 @@ describe('the exec --json stream', () => {
     drive(createJsonlRenderer({ out: c.write, viewOf }), events);
     const raw = c.text();
     expect(raw).not.toMatch(/[\u001b\u0080-\u009f\u2028\u202e]/);
-    const records = checkContract(raw.trim().split('\n'));
+    const records = checkJsonlLines(raw.trim().split('\n'));
     expect(records[0]).toEqual({ type: 'text', delta: 'okgood' });
     expect((records[1]!.payload as { text: string }).text).toBe('C1 \u009b31m and \u2028 stay data');
   });

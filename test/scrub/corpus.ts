@@ -50,16 +50,3 @@ export function feed(p: { push(t: string): string; end(): string }, pieces: read
   out.push(p.end());
   return out.join('');
 }
-
-/** Split `text` at the given (sorted, deduplicated) offsets. */
-export function splitAt(text: string, cuts: readonly number[]): string[] {
-  const sorted = [...new Set(cuts.map((c) => Math.max(0, Math.min(text.length, c))))].sort((a, b) => a - b);
-  const out: string[] = [];
-  let prev = 0;
-  for (const c of sorted) {
-    out.push(text.slice(prev, c));
-    prev = c;
-  }
-  out.push(text.slice(prev));
-  return out;
-}

@@ -4,7 +4,8 @@ import { buildRuleTable, createRedactor, createTextRedactor, redactText } from '
 import { DEFAULT_RULES } from '../../lib/scrub/secret-rules.js';
 import { credentialSecretsFromEnv } from '../../lib/scrub/env-secrets.js';
 import { HAVE_FIXTURES, fixtureSkipNote } from '../helpers/cli.js';
-import { feed, leaks, readJsonl, splitAt, type NegativeRow, type PositiveRow } from './corpus.js';
+import { splitTextAt } from '../helpers/splits.js';
+import { feed, leaks, readJsonl, type NegativeRow, type PositiveRow } from './corpus.js';
 
 fixtureSkipNote();
 
@@ -52,7 +53,7 @@ describe.skipIf(!HAVE_FIXTURES)('the secret redactor on the shared secret corpus
     fc.assert(
       fc.property(fc.integer({ min: 0, max: rows.length - 1 }), fc.array(fc.nat(4000), { minLength: 2, maxLength: 7 }), (index, cuts) => {
         const row = rows[index]!;
-        const out = feed(createRedactor(), splitAt(row.text, cuts.map((c) => c % (row.text.length + 1))));
+        const out = feed(createRedactor(), splitTextAt(row.text, cuts.map((c) => c % (row.text.length + 1))));
         expect(out).toBe(redactText(row.text));
         if ('secret' in row) expect(leaks(out, row.secret)).toBe(false);
         else expect(out).toContain(row.keep);
@@ -145,7 +146,7 @@ describe('the secret redactor', () => {
     fc.assert(
       fc.property(fc.array(pieces, { maxLength: 12 }), fc.array(fc.nat(400), { maxLength: 8 }), (parts, cuts) => {
         const text = parts.join(' ');
-        const out = feed(createRedactor(), splitAt(text, cuts));
+        const out = feed(createRedactor(), splitTextAt(text, cuts));
         expect(out).toBe(redactText(text));
         expect(out).not.toContain(ghp);
         expect(out).not.toContain(aws);

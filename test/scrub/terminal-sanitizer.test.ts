@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { createSanitizer, sanitizeText } from '../../lib/scrub/terminal-sanitizer.js';
 import { HAVE_FIXTURES, fixtureSkipNote } from '../helpers/cli.js';
-import { feed, isSingleLineContext, readJsonl, splitAt, type TerminalRow } from './corpus.js';
+import { splitTextAt } from '../helpers/splits.js';
+import { feed, isSingleLineContext, readJsonl, type TerminalRow } from './corpus.js';
 
 fixtureSkipNote();
 
@@ -104,7 +105,7 @@ describe('the terminal sanitiser', () => {
     fc.assert(
       fc.property(fc.array(alphabet, { maxLength: 60 }), fc.array(fc.nat(60), { maxLength: 6 }), (chars, cuts) => {
         const text = chars.join('');
-        expect(feed(createSanitizer(), splitAt(text, cuts))).toBe(sanitizeText(text));
+        expect(feed(createSanitizer(), splitTextAt(text, cuts))).toBe(sanitizeText(text));
       }),
       { numRuns: 300 },
     );

@@ -6,23 +6,12 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { EVENT_REGISTRY } from '../../lib/events/index.js';
 import { rebuild } from '../../lib/reducer/index.js';
 import { openStore } from '../../lib/store/index.js';
+import { mulberry32 } from '../../lib/random.js';
 import { ROOT } from '../helpers/cli.js';
 
 // The writer is compiled JS (`npm test` builds first): a real process, killed for real.
 const WRITER = path.join(ROOT, 'dist/bench/support/store-writer.js');
 const KILLS = 24;
-
-/** Seeded PRNG (mulberry32) so the kill points reproduce. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Writer {
   child: ChildProcessWithoutNullStreams;
@@ -57,7 +46,8 @@ afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 describe('the store under SIGKILL', () => {
   it(`keeps every acknowledged event across ${KILLS} kills at random points, reopens, and rebuilds interrupted`, async () => {
-    const random = prng(0x5eed);
+    // Seeded so the kill points reproduce.
+    const random = mulberry32(0x5eed);
     let readWhileWriting = 0;
     let killedAfterAck = 0;
     for (let i = 0; i < KILLS; i++) {

@@ -37,7 +37,15 @@ describe('bash', () => {
     expect(outcome).toMatchObject({ status: 'failed', cause: 'TOOL_ERROR' });
     if (outcome.status === 'failed') expect(outcome.message).toContain('timed out');
     const pid = Number(fs.readFileSync(path.join(dir, 'child.pid'), 'utf8'));
-    expect(() => process.kill(pid, 0)).toThrow();
+    // Killed means gone or a zombie: where pid 1 does not reap orphans (containers), a killed
+    // grandchild lingers as `Z` until someone does. Poll briefly: SIGKILL delivery is async.
+    const deadline = Date.now() + 3_000;
+    let state = processState(pid);
+    while (state !== 'gone' && state !== 'Z' && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 50));
+      state = processState(pid);
+    }
+    expect(['gone', 'Z']).toContain(state);
   });
 
   it('stops when the run is aborted', async () => {
@@ -105,3 +113,13 @@ describe('git_commit', () => {
     expect(git('log', '--format=%s').toString().trim()).toBe('first');
   });
 });
+
+/** The state letter of a process from /proc (`R`, `S`, `Z`, ...), or `gone`. */
+function processState(pid: number): string {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0] ?? 'gone';
+  } catch {
+    return 'gone';
+  }
+}

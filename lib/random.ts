@@ -1,0 +1,15 @@
+/**
+ * mulberry32: a small seeded PRNG, uniform in [0, 1). The replay server's rate-limit storm,
+ * the benches and the tests take their randomness from here, so the same seed gives the same
+ * refusals, text, splits and kill points on every run (injected randomness, STYLE.md 6).
+ */
+export function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
