@@ -82,6 +82,28 @@ describe('the event scrubber', () => {
     expect(p['inputRef']).toEqual({ ref: 'sha256:' + 'a'.repeat(64), size: 1 });
   });
 
+  it('copies only the path to a changed string and never mutates its input', () => {
+    const input = {
+      toolCallId: 'c1',
+      name: 'shell',
+      input: { cmd: ['curl', '-H', `Authorization: Bearer ${ghp}`], cwd: { dir: '/w' } },
+      locations: [{ path: 'src/a.ts' }],
+    };
+    const before = JSON.stringify(input);
+    const [started] = run([draft('tool.started', input)]);
+    const p = started?.payload as typeof input;
+    expect(JSON.stringify(input)).toBe(before);
+    expect(p).not.toBe(input);
+    expect(p.input).not.toBe(input.input);
+    expect(p.input.cmd).not.toBe(input.input.cmd);
+    expect(p.input.cmd[2]).not.toContain(ghp);
+    // Unchanged parts are shared: events are values and nothing mutates them once emitted.
+    expect(p.input.cwd).toBe(input.input.cwd);
+    expect(p.locations).toBe(input.locations);
+    const [plain] = run([draft('tool.started', { toolCallId: 'c2', name: 'ls', input: { a: [1, 'b'] } })]);
+    expect(plain?.payload).toEqual({ toolCallId: 'c2', name: 'ls', input: { a: [1, 'b'] } });
+  });
+
   it('masks exact credential values from the environment it was given', () => {
     const out = run([draft('task.progress', { taskId: 't', message: 'using value-of-my-key-123' })], { secrets: undefined, env: { MY_API_KEY: 'value-of-my-key-123' } });
     expect((out[0]?.payload as { message: string }).message).toBe('using [REDACTED:env:MY_API_KEY]');
