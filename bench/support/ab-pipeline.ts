@@ -1,0 +1,79 @@
+/**
+ * Paired A/B of the end-to-end pipeline across two builds, for performance work on a shared,
+ * noisy machine: both builds run in ONE process, rounds interleaved (A B, B A, ...), so a
+ * noisy neighbour slows both alike. Each side has its own corpus, store and modules (its
+ * `dist/`); the figure to read is the median of the per-round ratios B / A.
+ *
+ *   node dist/bench/support/ab-pipeline.js <root A> <root B> [--full] [--rounds N] [--events N]
+ *
+ * A root is a checkout with a compiled `dist/` (e.g. `git archive main | tar -x -C /tmp/a`,
+ * a `node_modules` symlink and `npx tsc -p .` there). Without `--full` decode is replaced by
+ * pre-decoded drafts, so only scrub -> envelope -> reduce -> render -> store is timed.
+ * Set MINICODE_FIXTURES when a root has no `../shared/fixtures` beside it.
+ */
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { PipelineVariant } from '../pipeline.js';
+import type { PipelineCorpus } from './pipeline-corpus.js';
+import type { EventStore } from '../../lib/store/index.js';
+
+interface Side {
+  name: string;
+  runVariant: (corpus: PipelineCorpus, variant: PipelineVariant, store: EventStore) => Promise<{ ms: number }>;
+  runFloor: (corpus: PipelineCorpus) => { ms: number };
+  corpus: PipelineCorpus;
+  store: { store: EventStore; dispose: () => Promise<void> };
+  ms: number[];
+}
+
+function option(args: string[], name: string, fallback: number): number {
+  const i = args.indexOf(name);
+  return i >= 0 ? Number(args[i + 1]) : fallback;
+}
+
+const median = (a: number[]): number => [...a].sort((x, y) => x - y)[a.length >> 1] as number;
+
+async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  const roots = args.filter((a, i) => !a.startsWith('--') && !args[i - 1]?.startsWith('--rounds') && !args[i - 1]?.startsWith('--events'));
+  if (roots.length !== 2) throw new Error('usage: ab-pipeline.js <root A> <root B> [--full] [--rounds N] [--events N]');
+  const full = args.includes('--full');
+  const rounds = option(args, '--rounds', 9);
+  const events = option(args, '--events', 50_000);
+  const variant: PipelineVariant = { label: full ? 'full' : 'pre-decoded', decode: full, scrub: 'full', reduce: true, render: true, store: true };
+  const sides: Side[] = [];
+  for (const root of roots) {
+    const dist = path.resolve(root as string, 'dist/bench');
+    const bench = (await import(pathToFileURL(path.join(dist, 'pipeline.js')).href)) as typeof import('../pipeline.js');
+    const corpora = (await import(pathToFileURL(path.join(dist, 'support/pipeline-corpus.js')).href)) as typeof import('./pipeline-corpus.js');
+    sides.push({
+      name: root as string,
+      runVariant: bench.runVariant,
+      runFloor: bench.runFloor,
+      corpus: corpora.buildPipelineCorpus({ minEvents: events }),
+      store: bench.temporaryStore(),
+      ms: [],
+    });
+  }
+  const [a, b] = sides as [Side, Side];
+  const floor: number[] = [];
+  // Round 0 warms both up and is not recorded.
+  for (let r = 0; r <= rounds; r++) {
+    for (const side of r % 2 === 0 ? [a, b] : [b, a]) {
+      const res = await side.runVariant(side.corpus, variant, side.store.store);
+      if (r > 0) side.ms.push(res.ms);
+    }
+    const f = b.runFloor(b.corpus);
+    if (r > 0) floor.push(f.ms);
+  }
+  for (const side of sides) await side.store.dispose();
+  const mb = b.corpus.totalBytes / 1e6;
+  for (const [label, side] of [['A', a], ['B', b]] as const) {
+    const m = median(side.ms);
+    console.log(`${label} ${side.name}: ${variant.label} median ${m.toFixed(0)} ms (${(mb / (m / 1000)).toFixed(1)} MB/s), min ${Math.min(...side.ms).toFixed(0)} ms; floor / this ${(median(floor) / m).toFixed(3)}`);
+  }
+  console.log(`B / A time, median of per-round ratios: ${median(b.ms.map((t, i) => t / (a.ms[i] as number))).toFixed(3)} (${rounds} rounds, ${b.corpus.totalEvents} events, ${mb.toFixed(1)} MB; load ${os.loadavg().map((x) => x.toFixed(1)).join(' ')})`);
+}
+
+await main();
