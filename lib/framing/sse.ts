@@ -258,7 +258,8 @@ export function createSseFramer(options: SseFramerOptions): SseFramer {
 
   return {
     feed(chunk) {
-      push(typeof chunk === 'string' ? chunk : decoder.decode(chunk));
+      if (typeof chunk === 'string') push(chunk);
+      else decoder.decodeSegments(chunk, push);
     },
     end() {
       push(decoder.flush());
