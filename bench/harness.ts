@@ -6,6 +6,8 @@
  */
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 
 /** Options every benchmark accepts. */
 export interface BenchOptions {
@@ -66,6 +68,55 @@ export async function timeOnce(fn: () => unknown): Promise<number> {
   return performance.now() - start;
 }
 
+/** Time `fn` once in milliseconds of CPU time of this process (all threads: GC helpers included). */
+export async function cpuTimeOnce(fn: () => unknown): Promise<number> {
+  const start = process.cpuUsage();
+  await fn();
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / 1000;
+}
+
+type GcFunction = (options?: { type?: 'major' | 'minor' }) => void;
+let gcFn: GcFunction | null | undefined;
+/**
+ * V8's `gc([{type}])`, or undefined when it cannot be had. `--expose-gc` can be turned
+ * on at run time; the `gc` function then appears in new contexts (a documented V8 flag, a
+ * well-known Node idiom), so benchmarks need no extra node flags.
+ */
+export function gcFunction(): GcFunction | undefined {
+  if (gcFn === undefined) {
+    const g = (globalThis as { gc?: GcFunction }).gc;
+    if (typeof g === 'function') gcFn = g;
+    else {
+      try {
+        v8.setFlagsFromString('--expose-gc');
+        const fn = vm.runInNewContext('gc') as unknown;
+        gcFn = typeof fn === 'function' ? (fn as GcFunction) : null;
+      } catch {
+        gcFn = null;
+      }
+    }
+  }
+  return gcFn ?? undefined;
+}
+
+/** How {@link interleave} times its rounds. */
+export interface InterleaveOptions {
+  /**
+   * `wall` (default): elapsed time. `cpu`: CPU time of the process, which a shared machine
+   * inflates far less (time spent descheduled while other processes run is not counted).
+   */
+  clock?: 'wall' | 'cpu';
+  /**
+   * Collect the young generation (untimed) before every timed call, so that no competitor pays
+   * for the garbage another one left behind (an allocation-heavy peer otherwise bills its GC to
+   * whoever runs after it). Minor only: a full GC every round also frees the hidden classes
+   * (maps) the optimised code relies on, so every round would start deoptimised, which is
+   * nothing like a steady stream (measured: 3-4x slower for our decoders). Default false.
+   */
+  collectBetween?: boolean;
+}
+
 /**
  * Run several competitors in interleaved rounds (A B C, A B C, ...) so that a noisy
  * neighbour hurts all of them alike; returns the elapsed milliseconds per competitor.
@@ -74,12 +125,16 @@ export async function interleave(
   rounds: number,
   competitors: Record<string, () => unknown>,
   warmup = 1,
+  options: InterleaveOptions = {},
 ): Promise<Record<string, number[]>> {
   const names = Object.keys(competitors);
   const out: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]));
+  const time = options.clock === 'cpu' ? cpuTimeOnce : timeOnce;
+  const gc = options.collectBetween ? gcFunction() : undefined;
   for (let r = 0; r < warmup + rounds; r++) {
     for (const name of names) {
-      const ms = await timeOnce(competitors[name] as () => unknown);
+      gc?.({ type: 'minor' });
+      const ms = await time(competitors[name] as () => unknown);
       if (r >= warmup) (out[name] as number[]).push(ms);
     }
   }

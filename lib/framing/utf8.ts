@@ -99,7 +99,10 @@ export function createUtf8Decoder(): Utf8StreamDecoder {
         if (chunk.length > 0) sink(latin1.call(chunk, 0, chunk.length));
         return;
       }
-      const { b, end } = take(chunk);
+      const taken = take(chunk);
+      const end = taken.end;
+      // A Buffer view for its memchr-based indexOf (TypedArray#lastIndexOf compares element by element).
+      const b = taken.b instanceof Buffer ? taken.b : Buffer.from(taken.b.buffer, taken.b.byteOffset, taken.b.byteLength);
       let pos = 0;
       while (pos < end) {
         let cut = end;

@@ -12,6 +12,7 @@ import type { StopReason, Usage } from '../events/index.js';
 import type { DecoderFactory } from '../pipeline/types.js';
 import { DECODE_CODES } from './common/codes.js';
 import { classifyProviderError, readErrorObject } from './common/errors.js';
+import { parseResponsesDelta } from './common/templates.js';
 import { createSseJsonDecoder, int, isObject, str } from './common/sse-json.js';
 
 /** Normalise a Responses `usage` object. */
@@ -132,6 +133,7 @@ export const createOpenAiResponsesDecoder: DecoderFactory = (options) =>
     }
 
     return {
+      parse: parseResponsesDelta,
       skip(event, data) {
         // Route on the event name, or on the leading `{"type":"..."` of data-only dialects; a
         // payload whose type is not first is simply parsed.
