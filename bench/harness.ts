@@ -115,6 +115,13 @@ export interface InterleaveOptions {
    * nothing like a steady stream (measured: 3-4x slower for our decoders). Default false.
    */
   collectBetween?: boolean;
+  /**
+   * Keep running warm-up rounds (beyond `warmup`) until this many milliseconds have passed, so
+   * that every competitor is measured in its steady state: code that goes through several
+   * provider decoders and regexps keeps getting faster for a few seconds of JIT work, far longer
+   * than a plain `JSON.parse` loop needs. Default 0.
+   */
+  warmupMs?: number;
 }
 
 /**
@@ -131,11 +138,14 @@ export async function interleave(
   const out: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]));
   const time = options.clock === 'cpu' ? cpuTimeOnce : timeOnce;
   const gc = options.collectBetween ? gcFunction() : undefined;
-  for (let r = 0; r < warmup + rounds; r++) {
+  const warmUntil = performance.now() + (options.warmupMs ?? 0);
+  for (let r = 0; r < warmup || performance.now() < warmUntil; r++) {
+    for (const name of names) await (competitors[name] as () => unknown)();
+  }
+  for (let r = 0; r < rounds; r++) {
     for (const name of names) {
       gc?.({ type: 'minor' });
-      const ms = await time(competitors[name] as () => unknown);
-      if (r >= warmup) (out[name] as number[]).push(ms);
+      (out[name] as number[]).push(await time(competitors[name] as () => unknown));
     }
   }
   return out;

@@ -21,8 +21,13 @@
  * Providers plug them in as `SseJsonHandlers.parse`.
  */
 
-/** A JSON string token, quotes included (the exact JSON grammar; no `u` flag: code units). */
-const STRING = String.raw`"(?:[^"\\\x00-\x1f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"`;
+/**
+ * A JSON string token, quotes included (the exact JSON grammar; no `u` flag: code units).
+ * Written as the "unrolled loop" `" plain* (escape plain*)* "`: a plain character-class loop is
+ * a tight native scan in V8, while `(?:plain|escape)*` pushes a backtrack entry per character
+ * (measured: the chat template ran ~2x slower that way).
+ */
+const STRING = String.raw`"[^"\\\x00-\x1f]*(?:\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})[^"\\\x00-\x1f]*)*"`;
 /** A non-negative JSON integer exactly representable as a double (at most 15 digits). */
 const UINT = String.raw`(?:0|[1-9][0-9]{0,14})`;
 /** JSON insignificant whitespace (Anthropic pads some frames with spaces before the last brace). */
