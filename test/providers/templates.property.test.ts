@@ -43,6 +43,12 @@ const stringToken = fc.oneof(
 const uintToken = fc.oneof(fc.nat(1000), fc.constantFrom(0, 9, 10, 999_999_999_999_999, 1_000_000_000_000_000, 2 ** 53 + 1)).map(String);
 const optional = (member: fc.Arbitrary<string>) => fc.option(member, { nil: '' });
 
+const deltaMembers = fc.array(
+  fc.tuple(fc.constantFrom('role', 'content', 'refusal', 'reasoning', 'reasoning_content', 'channel', 'tool_calls', '__proto__'), fc.oneof(stringToken, fc.constant('null'))),
+  { maxLength: 4 },
+);
+const toolCallFragment = fc.tuple(uintToken, stringToken).map(([index, args]) => `"tool_calls":[{"index":${index},"function":{"arguments":${args}}}]`);
+
 const chatChunk = fc
   .record({
     id: stringToken,
@@ -51,9 +57,11 @@ const chatChunk = fc
     tier: optional(fc.oneof(stringToken, fc.constant('null')).map((v) => `,"service_tier":${v}`)),
     fingerprint: optional(fc.oneof(stringToken, fc.constant('null')).map((v) => `,"system_fingerprint":${v}`)),
     index: uintToken,
-    members: fc.array(
-      fc.tuple(fc.constantFrom('role', 'content', 'refusal', 'reasoning', 'reasoning_content', 'channel', 'tool_calls', '__proto__'), fc.oneof(stringToken, fc.constant('null'))),
-      { maxLength: 4 },
+    // A delta of string/null members, a tool-call fragment, or both (which no template accepts).
+    delta: fc.oneof(
+      { weight: 3, arbitrary: fc.record({ toolCall: fc.constant(undefined), members: deltaMembers }) },
+      { weight: 1, arbitrary: fc.record({ toolCall: toolCallFragment, members: fc.constant([]) }) },
+      { weight: 1, arbitrary: fc.record({ toolCall: toolCallFragment, members: deltaMembers }) },
     ),
     logprobs: optional(fc.constant(',"logprobs":null')),
     usage: optional(fc.constant(',"usage":null')),
@@ -62,7 +70,8 @@ const chatChunk = fc
   .map(
     (c) =>
       `{"id":${c.id},"object":"chat.completion.chunk","created":${c.created},"model":${c.model}${c.tier}${c.fingerprint},"choices":[{"index":${c.index},` +
-      `"delta":{${c.members.map(([k, v]) => `"${k}":${v}`).join(',')}}${c.logprobs},"finish_reason":null}]${c.usage}${c.obfuscation}}`,
+      `"delta":{${[...(c.delta.toolCall ? [c.delta.toolCall] : []), ...c.delta.members.map(([k, v]) => `"${k}":${v}`)].join(',')}}` +
+      `${c.logprobs},"finish_reason":null}]${c.usage}${c.obfuscation}}`,
   );
 
 const responsesDelta = fc

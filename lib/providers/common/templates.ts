@@ -42,13 +42,14 @@ function stringValue(token: string): string {
 const DELTA_MEMBER = String.raw`"(role|content|refusal|reasoning|reasoning_content|channel)":(${STRING}|null)`;
 
 // OpenAI Chat Completions chunk with a single choice whose delta holds up to three string/null
-// members (content, reasoning fields, role): OpenAI, DeepSeek, Groq and OpenAI-compatible
+// members (content, reasoning fields, role) or one tool-call argument fragment: OpenAI, DeepSeek, Groq and OpenAI-compatible
 // servers keep this key order. A key repeated in the delta is assigned twice, which is what
 // `JSON.parse` does too (first position, last value).
 const CHAT_CHUNK = new RegExp(
   String.raw`^\{"id":(${STRING}),"object":"chat\.completion\.chunk","created":(${UINT}),"model":(${STRING})` +
     String.raw`(,"service_tier":(?:${STRING}|null))?(,"system_fingerprint":(?:${STRING}|null))?` +
-    String.raw`,"choices":\[\{"index":(${UINT}),"delta":\{(?:${DELTA_MEMBER}(?:,${DELTA_MEMBER}(?:,${DELTA_MEMBER})?)?)?\}` +
+    String.raw`,"choices":\[\{"index":(${UINT}),"delta":\{(?:${DELTA_MEMBER}(?:,${DELTA_MEMBER}(?:,${DELTA_MEMBER})?)?` +
+    String.raw`|"tool_calls":\[\{"index":(${UINT}),"function":\{"arguments":(${STRING})\}\}\])?\}` +
     String.raw`(,"logprobs":null)?,"finish_reason":null\}\](,"usage":null)?(,"obfuscation":${STRING})?\}$`,
 );
 
@@ -66,16 +67,20 @@ export function parseChatChunk(text: string): unknown {
   if (m[4] !== undefined) chunk.service_tier = optionalValue(m[4]);
   if (m[5] !== undefined) chunk.system_fingerprint = optionalValue(m[5]);
   const delta: Record<string, unknown> = {};
+  if (m[13] !== undefined) {
+    // A tool-call argument fragment: `{"tool_calls":[{"index":N,"function":{"arguments":"..."}}]}`.
+    delta.tool_calls = [{ index: Number(m[13]), function: { arguments: stringValue(m[14] as string) } }];
+  }
   for (let k = 7; k <= 11 && m[k] !== undefined; k += 2) {
     const token = m[k + 1] as string;
     delta[m[k] as string] = token === 'null' ? null : stringValue(token);
   }
   const choice: Record<string, unknown> = { index: Number(m[6]), delta };
-  if (m[13] !== undefined) choice.logprobs = null;
+  if (m[15] !== undefined) choice.logprobs = null;
   choice.finish_reason = null;
   chunk.choices = [choice];
-  if (m[14] !== undefined) chunk.usage = null;
-  if (m[15] !== undefined) chunk.obfuscation = optionalValue(m[15]);
+  if (m[16] !== undefined) chunk.usage = null;
+  if (m[17] !== undefined) chunk.obfuscation = optionalValue(m[17]);
   return chunk;
 }
 
