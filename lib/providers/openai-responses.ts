@@ -151,6 +151,9 @@ export const createOpenAiResponsesDecoder: DecoderFactory = (options) =>
         let type = event;
         if (type === undefined && data.startsWith('{"type":"')) type = data.slice(9, data.indexOf('"', 9));
         if (type === undefined) return false;
+        // The bulk of a stream is `*.delta` events, never skipped: decide those on two characters
+        // (a Set lookup would hash the freshly sliced name every time).
+        if (type.charCodeAt(type.length - 1) === 97 && type.charCodeAt(type.length - 2) === 116) return false; // ...ta
         if (type === 'response.output_text.done') return sawTextDelta;
         if (type === 'response.in_progress') return r.isStarted && !r.finished;
         return REPEATS.has(type);

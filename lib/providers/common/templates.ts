@@ -90,9 +90,17 @@ function optionalValue(member: string): string | null {
   return token === 'null' ? null : stringValue(token);
 }
 
-// OpenAI Responses delta events, in the key order OpenAI sends them.
+// OpenAI Responses delta events, in the key order OpenAI sends them. The type is returned as
+// one of these literals rather than as the matched text: a literal string is internalized, so
+// the decoder's `switch (type)` and Set lookups compare pointers and reuse a cached hash.
+const RESPONSES_DELTA_TYPES = [
+  'response.output_text.delta',
+  'response.reasoning_summary_text.delta',
+  'response.reasoning_text.delta',
+  'response.function_call_arguments.delta',
+] as const;
 const RESPONSES_DELTA = new RegExp(
-  String.raw`^\{"type":"(response\.(?:output_text|reasoning_summary_text|reasoning_text|function_call_arguments)\.delta)"` +
+  String.raw`^\{"type":"response\.(?:(output_text)|(reasoning_summary_text)|(reasoning_text)|(function_call_arguments))\.delta"` +
     String.raw`,"sequence_number":(${UINT}),"item_id":(${STRING}),"output_index":(${UINT})` +
     String.raw`(?:,"content_index":(${UINT})|,"summary_index":(${UINT}))?,"delta":(${STRING})(,"logprobs":\[\])?(?:,"obfuscation":(${STRING}))?\}$`,
 );
@@ -101,23 +109,25 @@ const RESPONSES_DELTA = new RegExp(
 export function parseResponsesDelta(text: string): unknown {
   const m = RESPONSES_DELTA.exec(text);
   if (m === null) return undefined;
+  const type = m[1] !== undefined ? 0 : m[2] !== undefined ? 1 : m[3] !== undefined ? 2 : 3;
   const event: Record<string, unknown> = {
-    type: m[1],
-    sequence_number: Number(m[2]),
-    item_id: stringValue(m[3] as string),
-    output_index: Number(m[4]),
+    type: RESPONSES_DELTA_TYPES[type],
+    sequence_number: Number(m[5]),
+    item_id: stringValue(m[6] as string),
+    output_index: Number(m[7]),
   };
-  if (m[5] !== undefined) event.content_index = Number(m[5]);
-  else if (m[6] !== undefined) event.summary_index = Number(m[6]);
-  event.delta = stringValue(m[7] as string);
-  if (m[8] !== undefined) event.logprobs = [];
-  if (m[9] !== undefined) event.obfuscation = stringValue(m[9]);
+  if (m[8] !== undefined) event.content_index = Number(m[8]);
+  else if (m[9] !== undefined) event.summary_index = Number(m[9]);
+  event.delta = stringValue(m[10] as string);
+  if (m[11] !== undefined) event.logprobs = [];
+  if (m[12] !== undefined) event.obfuscation = stringValue(m[12]);
   return event;
 }
 
-// Anthropic content_block_delta with a text, thinking or tool-input fragment.
+// Anthropic content_block_delta with a text, thinking or tool-input fragment (the delta type is
+// returned as a literal, as for the Responses types above).
 const ANTHROPIC_DELTA = new RegExp(
-  String.raw`^\{"type":"content_block_delta","index":(${UINT}),"delta":\{"type":"(text_delta|thinking_delta|input_json_delta)"` +
+  String.raw`^\{"type":"content_block_delta","index":(${UINT}),"delta":\{"type":"(?:(text_delta)|(thinking_delta)|input_json_delta)"` +
     String.raw`,"(text|thinking|partial_json)":(${STRING})\}${WS}\}$`,
 );
 
@@ -125,7 +135,7 @@ const ANTHROPIC_DELTA = new RegExp(
 export function parseAnthropicDelta(text: string): unknown {
   const m = ANTHROPIC_DELTA.exec(text);
   if (m === null) return undefined;
-  const delta: Record<string, unknown> = { type: m[2] };
-  delta[m[3] as string] = stringValue(m[4] as string);
+  const delta: Record<string, unknown> = { type: m[2] !== undefined ? 'text_delta' : m[3] !== undefined ? 'thinking_delta' : 'input_json_delta' };
+  delta[m[4] as string] = stringValue(m[5] as string);
   return { type: 'content_block_delta', index: Number(m[1]), delta };
 }
