@@ -7,9 +7,10 @@
  * streams, replicated, on a bare clone). Target: ours >= 1.5x eventsource-parser.
  *
  * Fairness: every side gets the same chunks and counts every event it dispatches; rounds are
- * interleaved after two warm-up rounds, timed in process CPU time (the machine is shared: wall
- * time mostly measures the neighbours), with an untimed full GC before each timed call so that
- * the openai SDK's async garbage is not billed to whoever runs after it.
+ * interleaved after a warm-up of at least two rounds and 2 s, timed in process CPU time (the
+ * machine is shared: wall time mostly measures the neighbours), with an untimed young-generation
+ * GC before each timed call so that the openai SDK's async garbage is not billed to whoever
+ * runs after it.
  */
 import { createParser } from 'eventsource-parser';
 import { _iterSSEMessages } from 'openai/core/streaming';
@@ -75,7 +76,7 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
   const reps = options.quick ? 4 : 10;
   const measurements = [];
   const ratios = [];
-  const notes = [`input: ${source}; ${bytes.length} bytes of SSE; process CPU time, full GC before each timed call`];
+  const notes = [`input: ${source}; ${bytes.length} bytes of SSE; process CPU time, minor GC before each timed call`];
   for (const size of [1024, 16 * 1024]) {
     const chunks = chunk(bytes, size);
     const counts = { ours: ours(chunks), esp: eventsourceParser(chunks), openai: await openaiSdk(chunks) };
@@ -91,7 +92,7 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
         },
       },
       2,
-      { clock: 'cpu', collectBetween: true },
+      { clock: 'cpu', collectBetween: true, warmupMs: options.quick ? 1000 : 2000 },
     );
     const label = size === 1024 ? '1 KiB' : '16 KiB';
     const a = measurement(`ours @ ${label}`, 'MB/s', throughput(ms.ours as number[], mb * reps));
