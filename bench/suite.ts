@@ -22,13 +22,21 @@ export interface SuiteResult {
   failures: { name: string; message: string }[];
 }
 
-/** Names of the benchmark files present in the compiled bench/ folder. */
+/** A compiled module that exports `run` (the harness contract); helpers such as corpus loaders do not. */
+const EXPORTS_RUN = /^export (?:async )?function run\(|^export \{[^}]*\brun\b[^}]*\}/m;
+
+/**
+ * Names of the benchmark files present in the compiled bench/ folder: every top-level module
+ * that exports `run`, except the suite's own files. Helpers (corpus loaders, bench/support/)
+ * are skipped, so adding one never makes the suite run a non-benchmark.
+ */
 export function listBenchmarks(dir = path.dirname(fileURLToPath(import.meta.url))): string[] {
   return fs
     .readdirSync(dir)
     .filter((f) => f.endsWith('.js'))
     .map((f) => f.slice(0, -3))
     .filter((name) => !NOT_BENCHMARKS.has(name) && !name.startsWith('_'))
+    .filter((name) => EXPORTS_RUN.test(fs.readFileSync(path.join(dir, `${name}.js`), 'utf8')))
     .sort();
 }
 

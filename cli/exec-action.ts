@@ -6,7 +6,10 @@
  */
 import { runPrompt } from '../lib/agent/run-prompt.js';
 import { MinicodeError } from '../lib/errors.js';
-import { createRenderer, writeSetupFailure } from '../lib/render/index.js';
+import { createJsonlRenderer, writeSetupFailure } from '../lib/render/jsonl.js';
+import { viewOf } from '../lib/render/state-view.js';
+import type { Renderer } from '../lib/render/types.js';
+import type { ReducerState } from '../lib/reducer/index.js';
 import { resolveVerifyCommand } from '../lib/verify/detect.js';
 import type { ExecFlags } from './commands/exec.js';
 import { openRunStore, prepareRun, type RunSetup } from '../lib/agent/run-setup.js';
@@ -33,14 +36,18 @@ export async function execAction(prompt: string, flags: ExecFlags): Promise<numb
       store = openRunStore(setup.storeDir);
     } catch (error) {
       if (!(error instanceof MinicodeError)) throw error;
-      if (flags.json) writeSetupFailure(out, err, { category: error.category, message: error.message, ...(error.action ? { action: error.action } : {}), prompt });
+      if (flags.json) writeSetupFailure(out, err, { category: error.category, code: error.code, message: error.message, ...(error.action ? { action: error.action } : {}), prompt });
       else err(`minicode: ${error.message}${error.action ? `\n  ${error.action}` : ''}\n`);
       return error.exitCode;
     }
     const json = flags.json === true;
-    const renderer = json
-      ? createRenderer('jsonl', { out, err })
-      : createRenderer(process.stdout.isTTY ? 'tty' : 'linear', { out, err, stream: process.stdout, verbosity: flags.verbose ? 'verbose' : 'normal' });
+    // The TTY and linear renderers (and chalk) load only for a person: --json never needs them.
+    let renderer: Renderer<ReducerState>;
+    if (json) renderer = createJsonlRenderer({ out, err, viewOf });
+    else {
+      const { createRenderer } = await import('../lib/render/index.js');
+      renderer = createRenderer(process.stdout.isTTY ? 'tty' : 'linear', { out, err, stream: process.stdout, verbosity: flags.verbose ? 'verbose' : 'normal' });
+    }
     const verify = resolveVerifyCommand({ flag: flags.verify, config: setup.loaded.config, cwd: setup.cwd });
     // Ctrl+C: the first one aborts the run (it settles as `aborted`), a second one exits at once.
     const abort = new AbortController();
@@ -52,6 +59,13 @@ export async function execAction(prompt: string, flags: ExecFlags): Promise<numb
     };
     process.on('SIGINT', onSigint);
     process.on('SIGTERM', onSigint);
+    // An invariant guard: if the event loop ever drains while the run is unsettled (nothing
+    // left holding the process open), exit 1 with a message rather than 0 with no summary.
+    const onBeforeExit = (): void => {
+      err('minicode: internal error: the run stopped without settling\n');
+      process.exitCode = 1;
+    };
+    process.once('beforeExit', onBeforeExit);
     try {
       const run = await runPrompt({
         origin: 'exec',
@@ -67,6 +81,8 @@ export async function execAction(prompt: string, flags: ExecFlags): Promise<numb
         ...(setup.budget ? { budget: setup.budget } : {}),
         ...(setup.maxSteps !== undefined ? { maxSteps: setup.maxSteps } : {}),
         ...(setup.timeoutMs !== undefined ? { timeoutMs: setup.timeoutMs } : {}),
+        ...(setup.retryPolicy ? { retryPolicy: setup.retryPolicy } : {}),
+        ...(setup.contextWindow !== undefined ? { contextWindow: setup.contextWindow } : {}),
         ...(verify ? { verifyCommand: verify.command } : {}),
         preamble: setup.loaded.ignoredLocal
           ? [{ type: 'diagnostic.raised', payload: { code: 'MINICODE_E_LOCAL_CONFIG_IGNORED', message: `ignored ${setup.loaded.ignoredLocal}`, action: 'pass --allow-local-config to trust it', category: 'CONFIGURATION_ERROR' } }]
@@ -77,6 +93,7 @@ export async function execAction(prompt: string, flags: ExecFlags): Promise<numb
     } finally {
       process.off('SIGINT', onSigint);
       process.off('SIGTERM', onSigint);
+      process.off('beforeExit', onBeforeExit);
     }
   } finally {
     await store?.close();

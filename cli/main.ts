@@ -19,6 +19,13 @@ async function main(argv: string[]): Promise<void> {
         return;
       }
       process.exitCode = 2;
+      // `exec --json` promises a non-empty stdout: even a usage error (unknown flag, bad
+      // choice) prints its one `ok:false` summary line there; commander already wrote stderr.
+      if (argv[2] === 'exec' && argv.includes('--json')) {
+        const { setupFailureSummary } = await import('../lib/render/summary.js');
+        const message = error.message.replace(/^error: /, '');
+        process.stdout.write(`${JSON.stringify(setupFailureSummary({ category: 'USER_ERROR', code: 'MINICODE_E_USAGE', message, action: 'see minicode exec --help' }))}\n`);
+      }
       return;
     }
     throw error;

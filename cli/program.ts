@@ -1,6 +1,8 @@
 import { Command } from 'commander';
 import { registerAcp } from './commands/acp.js';
+import { registerBatch } from './commands/batch.js';
 import { registerBench } from './commands/bench.js';
+import { addChatFlags, registerChat, type ChatFlags } from './commands/chat.js';
 import { registerExec } from './commands/exec.js';
 import { registerIngest } from './commands/ingest.js';
 import { registerReplay } from './commands/replay.js';
@@ -37,6 +39,20 @@ export function buildProgram(): Command {
   registerReplay(program);
   registerAcp(program);
   registerScrub(program);
+  registerChat(program);
+  registerBatch(program);
+  // No command: the interactive mode on a terminal, the help otherwise. Program options are
+  // positional (only before a command) so `exec --provider ...` still reaches exec.
+  program.enablePositionalOptions().allowExcessArguments(true);
+  addChatFlags(program).action(async (flags: ChatFlags) => {
+    if (program.args.length > 0) program.error(`error: unknown command '${program.args[0]}'`, { exitCode: 2, code: 'commander.unknownCommand' });
+    if (!process.stdin.isTTY || !process.stdout.isTTY) {
+      program.outputHelp();
+      return;
+    }
+    const { chatAction } = await import('./chat-action.js');
+    process.exitCode = await chatAction(flags);
+  });
   return program;
 }
 

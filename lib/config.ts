@@ -31,6 +31,8 @@ export const ConfigSchema = z.looseObject({
   budgetUsd: z.number().nonnegative().optional(),
   maxSteps: z.number().int().positive().optional(),
   timeoutMs: z.number().int().positive().optional(),
+  /** The model's context window in tokens, when the built-in table does not know it. */
+  contextWindow: z.number().int().positive().optional(),
   allowedPaths: z.array(z.string()).optional(),
 });
 /** A validated config. */

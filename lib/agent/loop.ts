@@ -16,10 +16,12 @@ import { createApprovalHook, type ApprovalPolicy } from '../policy/index.js';
 import { DEFAULT_TOOL_LIMITS, type ToolRegistry } from '../tools/index.js';
 import type { ApprovalDecision, ApprovalRequest, ToolFileSystem, ToolLimits, ToolTerminal } from '../tools/types.js';
 import type { Conversation, ConversationMessage, ProviderFormat } from './conversation.js';
-import { callProvider, ProviderCallError } from './provider-call.js';
+import { callProvider, ProviderCallError, type ProviderReply } from './provider-call.js';
 import { buildRequest } from './requests/index.js';
 import { executeToolCall } from '../tools/execute.js';
 import { kernelTruncate } from '../control/truncation.js';
+import { createContextManager } from './context.js';
+import { contextWindowOf } from './context-window.js';
 
 /** The system prompt minicode sends (capped at 8,000 chars like any other). */
 export const DEFAULT_SYSTEM_PROMPT = [
@@ -51,6 +53,8 @@ export interface AgentOptions {
   /** Asks the person (interactive surfaces); absent means approvals that need a person are denied. */
   promptApproval?: (request: ApprovalRequest) => Promise<ApprovalDecision>;
   promptAskText?: (question: string, signal: AbortSignal) => Promise<string>;
+  /** Approval ids; default `approval-1`, `approval-2`, ... per run (a chat passes one source for the whole session). */
+  nextApprovalId?: () => string;
   cwd: string;
   /** Earlier turns of the session (chat, ACP). */
   history?: ConversationMessage[];
@@ -73,6 +77,8 @@ export interface AgentOptions {
   taskId?: string;
   turnId?: number;
   maxTokens?: number;
+  /** The model's context window in tokens; default from the built-in table (see context-window.ts). */
+  contextWindow?: number;
   /** File access for the file tools (ACP: the client's buffers); default the local file system. */
   fileSystem?: ToolFileSystem;
   /** Where bash runs (ACP: the client's terminals); default a local subprocess. */
@@ -107,6 +113,11 @@ const REASON_ERRORS: Record<Exclude<TerminationReason, 'completed'>, Pick<ErrorI
   busy: { category: 'AGENT_ERROR', recoverability: 'RETRYABLE' },
 };
 
+/** Replace the conversation's contents in place (the loop and its closures hold the same array). */
+function replaceMessages(messages: ConversationMessage[], next: ConversationMessage[]): void {
+  if (next !== messages) messages.splice(0, messages.length, ...next);
+}
+
 /** Run the agent loop to its single settle point. Never throws for run failures: they are the result. */
 export async function runAgent(options: AgentOptions): Promise<AgentResult> {
   const clock = options.clock ?? Date.now;
@@ -128,11 +139,19 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
   const approve = createApprovalHook({
     tty: options.tty ?? false,
     ...(options.promptApproval ? { prompt: options.promptApproval } : {}),
+    ...(options.nextApprovalId ? { nextId: options.nextApprovalId } : {}),
     onEvent: emit,
   });
   const messages: ConversationMessage[] = [...(options.history ?? []), { role: 'user', text: options.prompt }];
   const system = capSystemPrompt(options.system ?? DEFAULT_SYSTEM_PROMPT).text;
   const definitions = options.tools.definitions();
+  const context = createContextManager({
+    format: options.provider.format,
+    window: contextWindowOf(options.provider.format, options.provider.model, options.contextWindow),
+    system,
+    tools: definitions,
+    turn: turnId,
+  });
   let steps = 0;
   let finalText = '';
   let result: unknown;
@@ -140,6 +159,57 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
 
   emit({ type: 'user.message.received', payload: { messageId: `user-${turnId}`, text: options.prompt } });
   emit({ type: 'task.started', payload: { taskId, prompt: options.prompt } });
+
+  /** One provider request (with the control plane's retries) for the current conversation. */
+  const requestOnce = async (stepId: number, stepEmit: (d: EventDraft) => void, signal: AbortSignal, onAttempt: (n: number) => void): Promise<ProviderReply> => {
+    const conversation: Conversation = { system, messages, tools: definitions };
+    const sentCount = messages.length;
+    const request = buildRequest(options.provider.format, conversation, {
+      model: options.provider.model,
+      baseUrl: options.provider.baseUrl,
+      ...(options.provider.apiKey ? { apiKey: options.provider.apiKey } : {}),
+      ...(options.maxTokens ? { maxTokens: options.maxTokens } : {}),
+    });
+    return withRetry({
+      provider: options.provider.format,
+      pinned: options.provider.pinned ?? true,
+      signal,
+      policy: options.retryPolicy ?? DEFAULT_RETRY_POLICY,
+      ...(options.timers ? { timers: options.timers } : {}),
+      classify: (error) =>
+        error instanceof ProviderCallError
+          ? { retryable: error.retryable && !error.contextLength, ...(error.retryAfterMs !== undefined ? { retryAfterMs: error.retryAfterMs } : {}) }
+          : { retryable: false },
+      onRetry: ({ retry, waitMs, error }) => {
+        stepEmit({
+          type: 'recovery.started',
+          payload: { strategy: 'retry', reason: error instanceof Error ? error.message : String(error), attempt: retry + 1, delayMs: waitMs, supersedes: `request-${stepId}.${retry}` },
+        });
+      },
+      call: async ({ attempt, signal: attemptSignal }) => {
+        onAttempt(attempt);
+        const requestId = `request-${stepId}.${attempt}`;
+        collector.begin(requestId, { provider: priceProvider, model: options.provider.model, turn: turnId });
+        const r = await callProvider({
+          format: options.provider.format,
+          request,
+          signal: attemptSignal,
+          // Request-scope usage is re-emitted once per response, priced, by the collector.
+          emit: (d) => {
+            if (d.type !== 'usage.reported') stepEmit(d);
+          },
+          ...(options.fetch ? { fetch: options.fetch } : {}),
+          now: clock,
+        });
+        if (r.usage) stepEmit(collector.record({ requestId, usage: r.usage, cumulative: false, scope: 'request', provider: priceProvider, model: options.provider.model, turn: turnId }));
+        context.observe(r.usage, messages, sentCount);
+        return r;
+      },
+    }).catch((error: unknown) => {
+      if (error instanceof ProviderCallError) lastError = error.info;
+      throw error;
+    });
+  };
 
   const body = async (signal: AbortSignal): Promise<void> => {
     for (;;) {
@@ -150,52 +220,33 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
       steps++;
       const stepId = steps;
       const stepEmit = (d: EventDraft): void => emit({ ...d, stepId });
-      const conversation: Conversation = { system, messages, tools: definitions };
-      const request = buildRequest(options.provider.format, conversation, {
-        model: options.provider.model,
-        baseUrl: options.provider.baseUrl,
-        ...(options.provider.apiKey ? { apiKey: options.provider.apiKey } : {}),
-        ...(options.maxTokens ? { maxTokens: options.maxTokens } : {}),
-      });
+      // Budget-pressure compaction, at most once per turn; still critical afterwards -> budget_exceeded.
+      const pressure = await context.beforeStep(messages, signal, stepEmit);
+      replaceMessages(messages, pressure.messages);
+      if (pressure.terminate) {
+        termination.request('budget_exceeded', pressure.terminate);
+        signal.throwIfAborted();
+      }
       let attemptNo = 0;
-      const reply = await withRetry({
-        provider: options.provider.format,
-        pinned: options.provider.pinned ?? true,
-        signal,
-        policy: options.retryPolicy ?? DEFAULT_RETRY_POLICY,
-        ...(options.timers ? { timers: options.timers } : {}),
-        classify: (error) =>
-          error instanceof ProviderCallError
-            ? { retryable: error.retryable && !error.contextLength, ...(error.retryAfterMs !== undefined ? { retryAfterMs: error.retryAfterMs } : {}) }
-            : { retryable: false },
-        onRetry: ({ retry, waitMs, error }) => {
-          stepEmit({
-            type: 'recovery.started',
-            payload: { strategy: 'retry', reason: error instanceof Error ? error.message : String(error), attempt: retry + 1, delayMs: waitMs, supersedes: `request-${stepId}.${retry}` },
+      let reply: ProviderReply;
+      for (;;) {
+        try {
+          reply = await requestOnce(stepId, stepEmit, signal, (n) => {
+            attemptNo = n;
           });
-        },
-        call: async ({ attempt, signal: attemptSignal }) => {
-          attemptNo = attempt;
-          const requestId = `request-${stepId}.${attempt}`;
-          collector.begin(requestId, { provider: priceProvider, model: options.provider.model, turn: turnId });
-          const r = await callProvider({
-            format: options.provider.format,
-            request,
-            signal: attemptSignal,
-            // Request-scope usage is re-emitted once per response, priced, by the collector.
-            emit: (d) => {
-              if (d.type !== 'usage.reported') stepEmit(d);
-            },
-            ...(options.fetch ? { fetch: options.fetch } : {}),
-            now: clock,
-          });
-          if (r.usage) stepEmit(collector.record({ requestId, usage: r.usage, cumulative: false, scope: 'request', provider: priceProvider, model: options.provider.model, turn: turnId }));
-          return r;
-        },
-      }).catch((error: unknown) => {
-        if (error instanceof ProviderCallError) lastError = error.info;
-        throw error;
-      });
+          break;
+        } catch (error) {
+          // Recovery compaction: the provider said the context is too long. Once per turn; a
+          // second context-length error stops the run with budget_exceeded.
+          if (!(error instanceof ProviderCallError) || !error.contextLength || signal.aborted) throw error;
+          const recovered = await context.onContextLength(messages, signal, stepEmit);
+          replaceMessages(messages, recovered.messages);
+          if (recovered.terminate) {
+            termination.request('budget_exceeded', `${error.message}; ${recovered.terminate}`);
+            signal.throwIfAborted();
+          }
+        }
+      }
       if (attemptNo > 0) stepEmit({ type: 'recovery.completed', payload: { strategy: 'retry', result: `succeeded after ${attemptNo} ${attemptNo === 1 ? 'retry' : 'retries'}` } });
       signal.throwIfAborted();
       messages.push({
@@ -242,6 +293,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
 
   const settled = await settleRun(termination, body);
   disarm();
+  await context.release();
   const durationMs = Math.max(0, clock() - startedAt);
   const reason = settled.reason;
   let error: ErrorInfo | undefined;

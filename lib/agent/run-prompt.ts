@@ -14,7 +14,7 @@ import type { Renderer } from '../render/types.js';
 import { createEventScrubber } from '../scrub/scrub-stage.js';
 import type { EventStore } from '../store/index.js';
 import { createToolRegistry } from '../tools/index.js';
-import { runVerify, type VerifyReport } from '../verify/run.js';
+import type { VerifyReport } from '../verify/run.js';
 import type { ConversationMessage } from './conversation.js';
 import { runAgent, type AgentOptions, type AgentResult } from './loop.js';
 
@@ -37,8 +37,9 @@ export interface PromptRunOptions extends Omit<AgentOptions, 'emit' | 'tools' | 
   preamble?: EventDraft[];
   /**
    * Emit `session.ended` after the prompt; default true. A surface whose session outlives one
-   * prompt (ACP: every prompt is one turn of a session the client may load and continue later)
-   * passes false: the turn's task events then decide the stored outcome.
+   * prompt passes false: ACP (every prompt is one turn of a session the client may load and
+   * continue later; the turn's task events decide the stored outcome) and the interactive mode
+   * (which ends the session once, on exit, with {@link endSession}).
    */
   endSession?: boolean;
 }
@@ -62,6 +63,44 @@ const OUTCOME: Record<AgentResult['reason'], RunOutcome> = {
   budget_exceeded: 'cancelled',
   aborted: 'cancelled',
 };
+
+/** The `session.ended` draft for a run (or a chat's last turn) that settled with `reason`. */
+export function sessionEndedDraft(reason: AgentResult['reason'], durationMs?: number): EventDraft {
+  const outcome = OUTCOME[reason];
+  return {
+    type: 'session.ended',
+    payload: { outcome, reason, ...(durationMs !== undefined ? { durationMs } : {}) },
+    status: outcome === 'completed' ? 'completed' : outcome === 'failed' ? 'failed' : 'cancelled',
+    fidelity: 'synthetic',
+  };
+}
+
+/** Options of {@link endSession}. */
+export interface EndSessionOptions {
+  sessionId: string;
+  startSeq: number;
+  state: ReducerState;
+  /** The last turn's termination reason (the session's outcome follows its latest prompt). */
+  reason: AgentResult['reason'];
+  durationMs?: number;
+  store?: EventStore;
+  clock?: () => number;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** End a session whose turns ran with `endSession: false` (the interactive mode, on exit). */
+export async function endSession(options: EndSessionOptions): Promise<ReducerState> {
+  const pipeline = createSessionPipeline({
+    sessionId: options.sessionId,
+    ...(options.clock ? { clock: options.clock } : {}),
+    scrubber: createEventScrubber({ env: options.env ?? process.env }),
+    ...(options.store ? { store: options.store } : {}),
+    startSeq: options.startSeq,
+    state: options.state,
+  });
+  pipeline.emit(sessionEndedDraft(options.reason, options.durationMs));
+  return pipeline.finish();
+}
 
 /** sha256 of the prompt, for the session index. */
 export function promptDigestOf(prompt: string): string {
@@ -110,18 +149,12 @@ export async function runPrompt(options: PromptRunOptions): Promise<PromptRun> {
   });
   let verify: VerifyReport | undefined;
   if (options.verifyCommand && result.reason === 'completed') {
+    const { runVerify } = await import('../verify/run.js');
     const run = await runVerify(options.verifyCommand, { cwd: options.cwd, ...(options.env ? { env: options.env } : {}), clock });
     verify = run.report;
     pipeline.emit({ type: 'test.completed', payload: { command: options.verifyCommand, ok: run.report.ok }, source: 'app' });
   }
-  if (options.endSession !== false) {
-    pipeline.emit({
-      type: 'session.ended',
-      payload: { outcome: OUTCOME[result.reason], reason: result.reason, durationMs: result.durationMs },
-      status: OUTCOME[result.reason] === 'completed' ? 'completed' : OUTCOME[result.reason] === 'failed' ? 'failed' : 'cancelled',
-      fidelity: 'synthetic',
-    });
-  }
+  if (options.endSession !== false) pipeline.emit(sessionEndedDraft(result.reason, result.durationMs));
   const state = await pipeline.finish({
     ...(verify ? { verify: { ok: verify.ok, command: verify.command } } : {}),
     ...(result.result !== undefined ? { result: result.result } : {}),

@@ -8,10 +8,10 @@ import { resolveProvider } from './provider-select.js';
 import type { AgentProvider } from './loop.js';
 import { loadConfig, type LoadedConfig } from '../config.js';
 import { MinicodeError } from '../errors.js';
-import { openReplayProvider } from '../replay/provider.js';
-import { createRecordingFetch } from '../replay/record.js';
+import type { ReplayServerOptions } from '../replay/server.js';
 import { openStore, resolveStoreDir, type EventStore } from '../store/index.js';
 import type { Budget } from '../control/budget.js';
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../control/retry.js';
 import type { ApprovalModeName } from '../policy/index.js';
 
 /** Flags of `minicode exec`, shared by every command that runs the agent (acp, batch, chat). */
@@ -43,6 +43,10 @@ export interface RunSetup {
   budget?: Budget;
   maxSteps?: number;
   timeoutMs?: number;
+  /** The retry policy, with waits scaled by `MINICODE_RETRY_BACKOFF_MS` when set. */
+  retryPolicy?: RetryPolicy;
+  /** The model's context window in tokens, from `MINICODE_CONTEXT_WINDOW` or config `contextWindow`. */
+  contextWindow?: number;
   approval: ApprovalModeName;
   storeDir: string;
   /** Release what setup started (the replay server). */
@@ -56,8 +60,24 @@ function positiveInt(value: string | undefined, flag: string): number | undefine
   return n;
 }
 
-/** Check flags, load config and resolve the provider. */
-export async function prepareRun(flags: ExecFlags, env: NodeJS.ProcessEnv = process.env): Promise<RunSetup> {
+/**
+ * The retry policy under `MINICODE_RETRY_BACKOFF_MS` (the unit of the backoff table, default
+ * 1000: waits 1, 2, 4 units). Tests and impatient CI set it small; a provider's Retry-After is
+ * still honoured as given (capped at 30 s). Undefined when the variable is unset.
+ */
+export function retryPolicyFromEnv(env: NodeJS.ProcessEnv): RetryPolicy | undefined {
+  const raw = env.MINICODE_RETRY_BACKOFF_MS;
+  if (raw === undefined || raw === '') return undefined;
+  const unit = Number(raw);
+  if (!Number.isFinite(unit) || unit < 0) {
+    throw new MinicodeError('MINICODE_E_USAGE', `MINICODE_RETRY_BACKOFF_MS must be a non-negative number of ms, got "${raw}"`, { action: 'set MINICODE_RETRY_BACKOFF_MS=1000 (the default) or unset it' });
+  }
+  const scale = unit / 1000;
+  return { ...DEFAULT_RETRY_POLICY, backoffMs: DEFAULT_RETRY_POLICY.backoffMs.map((ms) => Math.round(ms * scale)) };
+}
+
+/** Check flags, load config and resolve the provider (`replayOptions` go to a replay server: `batch` asks for `by-turn`). */
+export async function prepareRun(flags: ExecFlags, env: NodeJS.ProcessEnv = process.env, replayOptions: ReplayServerOptions = {}): Promise<RunSetup> {
   const cwd = path.resolve(flags.cwd ?? process.cwd());
   const maxSteps = positiveInt(flags.maxSteps, '--max-steps');
   const timeoutMs = positiveInt(flags.timeout ?? (env.MINICODE_TIMEOUT_MS || undefined), flags.timeout !== undefined ? '--timeout' : 'MINICODE_TIMEOUT_MS');
@@ -69,6 +89,8 @@ export async function prepareRun(flags: ExecFlags, env: NodeJS.ProcessEnv = proc
   } else if (flags.budgetStrict) {
     throw new MinicodeError('MINICODE_E_USAGE', '--budget-strict needs --budget USD', { action: 'pass --budget 0.50 --budget-strict' });
   }
+  const retryPolicy = retryPolicyFromEnv(env);
+  const contextWindow = positiveInt(env.MINICODE_CONTEXT_WINDOW || undefined, 'MINICODE_CONTEXT_WINDOW');
   const loaded = loadConfig({ env, cwd, allowLocalConfig: flags.allowLocalConfig === true });
   const closers: (() => Promise<void>)[] = [];
   let provider: AgentProvider;
@@ -76,7 +98,9 @@ export async function prepareRun(flags: ExecFlags, env: NodeJS.ProcessEnv = proc
   if (named === 'replay') {
     const dir = flags.cassette ?? env.MINICODE_CASSETTE;
     if (!dir) throw new MinicodeError('MINICODE_E_NO_PROVIDER', '--provider replay needs a cassette', { action: 'pass --cassette DIR (for example cassettes/demo)' });
-    const replay = await openReplayProvider(path.resolve(dir), flags.model ? { model: flags.model } : {});
+    // Replay and record load only when asked for (their zod schemas and server cost start-up).
+    const { openReplayProvider } = await import('../replay/provider.js');
+    const replay = await openReplayProvider(path.resolve(dir), { ...replayOptions, ...(flags.model ? { model: flags.model } : {}) });
     closers.push(() => replay.close());
     provider = { format: replay.format, model: replay.model, baseUrl: replay.baseUrl, apiKey: replay.apiKey };
   } else {
@@ -100,10 +124,16 @@ export async function prepareRun(flags: ExecFlags, env: NodeJS.ProcessEnv = proc
       for (const c of closers) await c();
     },
   };
-  if (flags.record) setup.fetch = createRecordingFetch({ dir: path.resolve(flags.record), format: provider.format, model: provider.model });
+  if (flags.record) {
+    const { createRecordingFetch } = await import('../replay/record.js');
+    setup.fetch = createRecordingFetch({ dir: path.resolve(flags.record), format: provider.format, model: provider.model });
+  }
   if (budget) setup.budget = budget;
   if (maxSteps !== undefined) setup.maxSteps = maxSteps;
   if (timeoutMs !== undefined) setup.timeoutMs = timeoutMs;
+  if (retryPolicy) setup.retryPolicy = retryPolicy;
+  const window = contextWindow ?? loaded.config.contextWindow;
+  if (window !== undefined) setup.contextWindow = window;
   return setup;
 }
 

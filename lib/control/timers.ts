@@ -43,6 +43,9 @@ export function sleep(ms: number, signal?: AbortSignal, timers: Timers = realTim
       signal?.removeEventListener('abort', onAbort);
       resolve();
     }, ms);
+    // Unlike a deadline, a wait is the work the process is doing: it must keep the process
+    // alive (an unref'd retry backoff let `exec` exit mid-run with no summary).
+    (handle as { ref?: () => void } | undefined)?.ref?.();
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 }

@@ -48,12 +48,21 @@ function commandOf(input: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * The reason a gated tool is denied without a TTY: what happened, then what to do instead
+ * (seed automation-ci: "denied with a clear message").
+ */
+export function gatedNoTtyReason(name: string): string {
+  const instead = name === 'ask_user' ? 'write a self-contained prompt instead' : 'do this outside the agent (e.g. a CI workflow step)';
+  return `gated tool denied: no TTY to ask (${name}); non-interactive runs fail closed, ${instead}`;
+}
+
 /** Ask when a person can answer; otherwise deny with a reason that says why (fail closed). */
 function askOrDeny(call: ToolCallFacts, tty: boolean, why: string): PolicyDecision {
   if (tty) return { decision: 'ask', reason: why };
   return {
     decision: 'deny',
-    reason: call.gated ? `gated tool denied: no TTY to ask (${call.name})` : `${call.name} needs approval (${why}) but there is no TTY to ask; use --approval auto with an allowlist`,
+    reason: call.gated ? gatedNoTtyReason(call.name) : `${call.name} needs approval (${why}) but there is no TTY to ask; use --approval auto with an allowlist`,
   };
 }
 

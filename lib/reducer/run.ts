@@ -6,6 +6,7 @@
  *     when no root task is open any more, the run takes the outcome of the root task that
  *     settled last (completed | failed | cancelled), with its reason and error. A chat session
  *     with several prompts therefore reports its latest prompt. Child tasks never decide it.
+ *     A root task starting after `session.ended` reopens the session (a resumed chat).
  *  2. `session.ended`, when no task decided: its outcome and reason. When a task did decide and
  *     the session says otherwise, the task's word stands and an `outcome-conflict` anomaly is
  *     recorded. Tasks, approvals and tools still open at `session.ended` are force-closed
@@ -88,12 +89,22 @@ export function onTaskStarted(w: StateWriter, e: OutputEventOf<'task.started'>):
     return;
   }
   const root = e.parentId === undefined;
+  if (root && w.s.session.endedAt !== undefined) reopenSession(w);
   const task: TaskState = { taskId: id, status: 'started', root, startedAt: e.timestamp };
   if (!root) task.parentId = e.parentId as string;
   putKey(w.record('tasks'), id, task);
   w.list('taskOrder').push(id);
   w.list('openTasks').push(id);
   if (root) w.s.run = { outcome: 'running', source: 'task' };
+}
+
+/**
+ * A root task after `session.ended` means the session was resumed (`minicode --resume`): it is
+ * open again until its next `session.ended`, and its outcome follows the new task.
+ */
+function reopenSession(w: StateWriter): void {
+  const { endedAt: _ended, durationMs: _duration, ...open } = w.s.session;
+  w.s.session = open;
 }
 
 type TaskTerminal = OutputEventOf<'task.completed' | 'task.failed' | 'task.cancelled'>;

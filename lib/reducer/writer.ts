@@ -43,7 +43,8 @@ export function getKey<V>(record: Record<string, V>, key: string): V | undefined
 export class StateWriter {
   /** The state being built; a shallow copy of the input unless owned. */
   readonly s: ReducerState;
-  private readonly copied = new Set<string>();
+  /** Collections already copied for this event; created on the first copy (most events copy none or one). */
+  private copied: Set<string> | undefined;
   private liveCopied = false;
 
   constructor(base: ReducerState, private readonly owned: boolean) {
@@ -52,18 +53,18 @@ export class StateWriter {
 
   /** A record of the state, writable for this event. */
   record<K extends RecordKey>(key: K): ReducerState[K] {
-    if (!this.owned && !this.copied.has(key)) {
+    if (!this.owned && !this.copied?.has(key)) {
       (this.s as unknown as Record<K, unknown>)[key] = copyRecord(this.s[key] as Record<string, unknown>);
-      this.copied.add(key);
+      (this.copied ??= new Set()).add(key);
     }
     return this.s[key];
   }
 
   /** A list of the state, writable for this event (append with push). */
   list<K extends ListKey>(key: K): ReducerState[K] {
-    if (!this.owned && !this.copied.has(key)) {
+    if (!this.owned && !this.copied?.has(key)) {
       (this.s as unknown as Record<K, unknown>)[key] = [...(this.s[key] as unknown[])];
-      this.copied.add(key);
+      (this.copied ??= new Set()).add(key);
     }
     return this.s[key];
   }
@@ -74,9 +75,9 @@ export class StateWriter {
       this.s.live = { ...this.s.live };
       this.liveCopied = true;
     }
-    if (!this.owned && !this.copied.has('live.' + key)) {
+    if (!this.owned && !this.copied?.has('live.' + key)) {
       this.s.live[key] = copyRecord(this.s.live[key]);
-      this.copied.add('live.' + key);
+      (this.copied ??= new Set()).add('live.' + key);
     }
     return this.s.live[key];
   }

@@ -59,6 +59,9 @@ function own<T>(record: Record<string, T>, key: string): T | undefined {
   return Object.prototype.hasOwnProperty.call(record, key) ? record[key] : undefined;
 }
 
+/** Error category of a cancelled run by its reason (the agent loop's table). */
+const CANCELLED_CATEGORY: Readonly<Record<string, string>> = { aborted: 'USER_ERROR', budget_exceeded: 'USER_ERROR', timeout: 'AGENT_ERROR' };
+
 function runView(state: ReducerState): RunView {
   const settled = state.run.outcome === 'running' ? settleInterrupted(state) : state;
   const summary = summarize(settled);
@@ -89,7 +92,16 @@ function runView(state: ReducerState): RunView {
   }
   const error = settled.run.error;
   if (error !== undefined) {
-    view.error = { category: error.category, message: oneLine(error.message, 2000), ...(error.action !== undefined ? { action: oneLine(error.action, 2000) } : {}) };
+    view.error = {
+      category: error.category,
+      ...(error.code !== undefined ? { code: oneLine(error.code) } : {}),
+      message: oneLine(error.message, 2000),
+      ...(error.action !== undefined ? { action: oneLine(error.action, 2000) } : {}),
+    };
+  } else if (outcome === 'cancelled') {
+    // A cancelled run carries no error object; its root task says why (timeout, budget, abort).
+    const root = [...settled.taskOrder].reverse().map((id) => own(settled.tasks, id)).find((t) => t?.root === true && t.status === 'cancelled');
+    if (root?.message !== undefined) view.error = { category: CANCELLED_CATEGORY[root.reason ?? ''] ?? 'AGENT_ERROR', message: oneLine(root.message, 2000) };
   }
   return view;
 }

@@ -36,7 +36,8 @@ export interface JsonSummary {
   filesChanged?: string[];
   result?: unknown;
   verify?: { active: true; ok: boolean; command: string };
-  error?: { category: string; message: string; action?: string };
+  /** `code` is the stable `MINICODE_E_*` (or provider) code when there is one. */
+  error?: { category: string; code?: string; message: string; action?: string };
   prompt?: string;
 }
 
@@ -59,6 +60,8 @@ export function jsonSummary(summary: SummaryView): JsonSummary {
 /** The error of a setup failure (no provider, bad flag, bad config). */
 export interface SetupFailure {
   category: string;
+  /** The stable error code (`MINICODE_E_NO_PROVIDER`, ...). */
+  code?: string;
   message: string;
   action?: string;
   /** The prompt the run was given, when there was one. */
@@ -70,7 +73,11 @@ export interface SetupFailure {
  * never empty (seed automation-ci); the human message goes to stderr and the exit code is 1.
  */
 export function setupFailureSummary(failure: SetupFailure): JsonSummary {
-  const error: { category: string; message: string; action?: string } = { category: failure.category, message: oneLine(failure.message, 2000) };
+  const error: { category: string; code?: string; message: string; action?: string } = {
+    category: failure.category,
+    ...(failure.code !== undefined ? { code: failure.code } : {}),
+    message: oneLine(failure.message, 2000),
+  };
   if (failure.action !== undefined) error.action = oneLine(failure.action, 2000);
   const record: JsonSummary = { schema: SCHEMA_NAME, type: 'summary', ok: false, outcome: 'failed', error };
   if (failure.prompt !== undefined) record.prompt = failure.prompt;

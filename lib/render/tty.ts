@@ -60,6 +60,21 @@ export interface TtyRendererOptions<S> {
   maxLiveTextRows?: number;
   /** Width when the stream reports none; default 80. */
   defaultColumns?: number;
+  /** Print the run summary at `finish`; default true (the interactive mode shows a footer instead). */
+  summary?: boolean;
+  /**
+   * Extra plain lines drawn at the bottom of the live region on every redraw (the interactive
+   * mode's footer and approval keys); default none. Each is cut to the width like any live line.
+   */
+  footer?: () => readonly string[];
+}
+
+/** The TTY renderer's extra controls for an interactive surface (absent on the linear fallback). */
+export interface LiveRenderer<S> extends Renderer<S> {
+  /** Redraw the live region now (the footer changed). */
+  refresh?(): void;
+  /** Unfold (true) or fold reasoning from now on. */
+  setShowReasoning?(on: boolean): void;
 }
 
 const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
@@ -88,7 +103,7 @@ export function eraseRows(rows: number): string {
  * Create the TTY renderer; when the stream is not a TTY it returns the linear renderer instead
  * (append-only, coloured only when FORCE_COLOR asks for it).
  */
-export function createTtyRenderer<S>(options: TtyRendererOptions<S>): Renderer<S> {
+export function createTtyRenderer<S>(options: TtyRendererOptions<S>): LiveRenderer<S> {
   const env = options.env ?? process.env;
   const isTTY = options.stream?.isTTY === true;
   const level: ColorLevel = colorLevel(env, isTTY);
@@ -113,6 +128,7 @@ export function createTtyRenderer<S>(options: TtyRendererOptions<S>): Renderer<S
   let lastEventAt: number | undefined;
   let lastArrival = 0;
   const printed = new Set<string>();
+  let showReasoning = options.showReasoning ?? false;
   const approvalOptions = new Map<string, readonly string[]>();
 
   function now(): number {
@@ -135,7 +151,7 @@ export function createTtyRenderer<S>(options: TtyRendererOptions<S>): Renderer<S
       for (const row of rows.slice(-maxTextRows)) push(row);
     }
     for (const r of view.liveReasoning()) {
-      const folded = verbosity === 'normal' && !options.showReasoning;
+      const folded = verbosity === 'normal' && !showReasoning;
       if (folded || r.text === '') push(`${spin} thinking…`, (t) => chalk.dim(t));
       else for (const row of wrapToWidth(r.text, width).slice(-3)) push(row, (t) => chalk.dim(t));
     }
@@ -152,6 +168,7 @@ export function createTtyRenderer<S>(options: TtyRendererOptions<S>): Renderer<S
     }
     const progress = view.taskProgress();
     if (progress) push(`${spin} ${progress}`, (t) => chalk.dim(t));
+    for (const line of options.footer?.() ?? []) push(line);
     return { plain, styled };
   }
 
@@ -212,7 +229,7 @@ export function createTtyRenderer<S>(options: TtyRendererOptions<S>): Renderer<S
         lastEventAt = at;
         lastArrival = clock();
       }
-      const projected = projectEvent(event, options.viewOf(next), { verbosity, showReasoning: options.showReasoning ?? false });
+      const projected = projectEvent(event, options.viewOf(next), { verbosity, showReasoning });
       redraw(projected.fact ? linesOf(projected.fact) : []);
     },
     finish(next: S, extra?: FinishExtra) {
@@ -230,11 +247,20 @@ export function createTtyRenderer<S>(options: TtyRendererOptions<S>): Renderer<S
         settled.push({ status: 'partial', label: '◐ partial', text: `message ${m.messageId} did not complete` });
       }
       for (const fact of projectFinish(view, printed)) settled.push(...linesOf(fact));
-      const summary = projectSummary(view.run(), extra);
-      settled.push({ label: '──', text: 'summary' }, ...summaryLines(summary));
-      if (summary.verify) settled.push(verifyLine(summary.verify));
+      if (options.summary !== false) {
+        const summary = projectSummary(view.run(), extra);
+        settled.push({ label: '──', text: 'summary' }, ...summaryLines(summary));
+        if (summary.verify) settled.push(verifyLine(summary.verify));
+      }
       redraw(settled);
       if (cursorHidden) options.out(SHOW_CURSOR);
+    },
+    refresh() {
+      if (!finished) redraw();
+    },
+    setShowReasoning(on) {
+      showReasoning = on;
+      if (!finished) redraw();
     },
   };
 }

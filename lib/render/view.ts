@@ -64,7 +64,7 @@ export interface RunView {
   readonly filesChanged: readonly string[];
   readonly hasResult: boolean;
   readonly result?: unknown;
-  readonly error?: { category: string; message: string; action?: string };
+  readonly error?: { category: string; code?: string; message: string; action?: string };
 }
 
 /** The projection's read access to reducer state. */

@@ -3,3 +3,4 @@ export * from './record.js';
 export * from './scripted.js';
 export * from './server.js';
 export * from './provider.js';
+export * from './turns.js';

@@ -27,7 +27,9 @@ export async function openReplayProvider(dir: string, options: ReplayServerOptio
   if (!(PROVIDER_FORMATS as readonly string[]).includes(format)) {
     throw new MinicodeError('MINICODE_E_INPUT_UNREADABLE', `cassette ${dir}: unknown format "${format}"`, { action: `set "format" in cassette.json to one of ${PROVIDER_FORMATS.join(', ')}` });
   }
-  const server = await startReplayServer(cassette.exchanges, options);
+  // A hand-made cassette's chunk delays are part of its script (e.g. a slow stream to abort);
+  // a recorded one replays as fast as possible unless asked.
+  const server = await startReplayServer(cassette.exchanges, { ...options, honorTiming: options.honorTiming ?? cassette.manifest.origin === 'hand-made' });
   return {
     format: format as ProviderFormat,
     model: options.model ?? cassette.manifest.model ?? 'replay',

@@ -73,3 +73,45 @@ export function perEventChunks(body: string | Buffer, delayMs?: number): Chunk[]
   if (start < text.length) chunks.push({ bytes: text.length - start, ...(delayMs === undefined ? {} : { delayMs }) });
   return chunks;
 }
+
+/** Options of {@link rateLimitStorm}. */
+export interface RateLimitStormOptions {
+  /** Share of fresh requests answered 429, 0..1; default 0.2. */
+  rate?: number;
+  /** Wait asked for, sent as `retry-after-ms` (and `retry-after` rounded up to seconds); default 1000. */
+  retryAfterMs?: number;
+  /** Seed of the deterministic random source; default 1. */
+  seed?: number;
+}
+
+/**
+ * An `intercept` for the replay server that answers a share of requests with a 429 carrying
+ * Retry-After, as a provider under load does. A request body that was already refused once is
+ * let through on its retry, so every run completes after backing off (a storm, not an outage).
+ * Deterministic: a seeded mulberry32 source decides. `count()` says how many 429s were sent.
+ */
+export function rateLimitStorm(options: RateLimitStormOptions = {}): { intercept: (request: { bodyDigest: string }) => Exchange | undefined; count(): number } {
+  const rate = options.rate ?? 0.2;
+  const waitMs = options.retryAfterMs ?? 1000;
+  let state = options.seed ?? 1;
+  const random = (): number => {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const refused = new Set<string>();
+  let sent = 0;
+  return {
+    intercept: ({ bodyDigest }) => {
+      if (refused.has(bodyDigest)) return undefined;
+      if (random() >= rate) return undefined;
+      refused.add(bodyDigest);
+      sent++;
+      const exchange = rateLimited(Math.ceil(waitMs / 1000));
+      exchange.headers['retry-after-ms'] = String(waitMs);
+      return exchange;
+    },
+    count: () => sent,
+  };
+}

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { bodyDigest, loadCassette, type Chunk, type Exchange } from './cassette.js';
+import { modelTurnsOf } from './turns.js';
 
 /** A request the replay server received (for assertions and for the loop's diagnostics). */
 export interface ReceivedRequest {
@@ -9,14 +10,27 @@ export interface ReceivedRequest {
   headers: http.IncomingHttpHeaders;
   body: string;
   bodyDigest: string;
-  /** Index of the exchange served, or -1 when none was left / none matched. */
+  /** Index of the exchange served, -1 when none was left / none matched, -2 when `intercept` answered. */
   served: number;
 }
 
 /** Options of {@link startReplayServer}. */
 export interface ReplayServerOptions {
-  /** `sequential` (default): the n-th request gets the n-th exchange. `match`: the first unused exchange with the same method and path. */
-  order?: 'sequential' | 'match';
+  /**
+   * `sequential` (default): the n-th request gets the n-th exchange. `match`: the first unused
+   * exchange with the same method and path. `by-turn`: the exchange whose index is the number
+   * of model turns already in the request body (no assistant message yet -> exchange 1, one
+   * assistant turn and its tool results -> exchange 2, ...); exchanges are never used up, so
+   * any number of concurrent conversations replay the same cassette independently.
+   */
+  order?: 'sequential' | 'match' | 'by-turn';
+  /**
+   * Answer a request before the cassette does (a scripted 429 storm, an outage): return an
+   * exchange to serve it instead, or undefined to let the cassette answer. Default none.
+   */
+  intercept?: (request: { method: string; path: string; body: Buffer; bodyDigest: string }) => Exchange | undefined;
+  /** Keep every request in `requests` (tests); default true. A batch of thousands passes false to stay bounded. */
+  recordRequests?: boolean;
   /** Split bodies without a chunk plan into writes of this many bytes; default: one write. */
   chunkSize?: number;
   /** Delay between chunks when the exchange gives none; default 0. */
@@ -102,7 +116,11 @@ export async function startReplayServer(source: string | readonly Exchange[], op
   const requests: ReceivedRequest[] = [];
   let next = 0;
 
-  const pick = (method: string, path: string): number => {
+  const pick = (method: string, path: string, body: Buffer): number => {
+    if (options.order === 'by-turn') {
+      const turns = modelTurnsOf(body);
+      return turns !== undefined && turns < exchanges.length ? turns : -1;
+    }
     if (options.order === 'match') {
       const found = exchanges.findIndex((e, i) => !used[i] && (!e.request || (e.request.method === method && e.request.path.split('?')[0] === path.split('?')[0])));
       return found;
@@ -117,8 +135,15 @@ export async function startReplayServer(source: string | readonly Exchange[], op
       const body = Buffer.concat(parts);
       const method = req.method ?? 'GET';
       const path = req.url ?? '/';
-      const index = pick(method, path);
-      requests.push({ method, path, headers: req.headers, body: body.toString('utf8'), bodyDigest: bodyDigest(body), served: index });
+      const digest = bodyDigest(body);
+      const scripted = options.intercept?.({ method, path, body, bodyDigest: digest });
+      if (scripted) {
+        if (options.recordRequests !== false) requests.push({ method, path, headers: req.headers, body: body.toString('utf8'), bodyDigest: digest, served: -2 });
+        serve(res, scripted, options).catch(() => res.destroy());
+        return;
+      }
+      const index = pick(method, path, body);
+      if (options.recordRequests !== false) requests.push({ method, path, headers: req.headers, body: body.toString('utf8'), bodyDigest: digest, served: index });
       if (index === -1) {
         res.writeHead(500, { 'content-type': 'application/json', 'x-minicode-replay': 'exhausted' });
         res.end(JSON.stringify({ error: { type: 'replay_exhausted', message: `no cassette exchange left for ${method} ${path}` } }));

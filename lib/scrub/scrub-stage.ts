@@ -52,6 +52,8 @@ interface Channel {
   type: DeltaType;
   id: string;
   fields: DraftFields;
+  /** `id` scrubbed, once per channel rather than once per delta. */
+  scrubbedId: string;
   sanitizer: Sanitizer;
   redactor: Redactor;
 }
@@ -90,7 +92,12 @@ export function createEventScrubber(options: EventScrubberOptions = {}): EventSc
   }
 
   function scrubDraft(d: EventDraft): EventDraft {
-    const out = { ...d, payload: scrubValue(d.payload, undefined, d.type) } as EventDraft;
+    return scrubEnvelope(d, scrubValue(d.payload, undefined, d.type));
+  }
+
+  /** The draft with its envelope strings scrubbed and `payload` (already scrubbed) in place. */
+  function scrubEnvelope(d: EventDraft, payload: unknown): EventDraft {
+    const out = { ...d, payload } as EventDraft;
     for (const f of ENVELOPE_STRING_FIELDS) {
       const v = d[f];
       if (v !== undefined) out[f] = scrubString(v);
@@ -106,7 +113,7 @@ export function createEventScrubber(options: EventScrubberOptions = {}): EventSc
   function channelFor(key: string, type: DeltaType, id: string, d: EventDraft): Channel {
     let ch = channels.get(key);
     if (ch === undefined) {
-      ch = { type, id, fields: fieldsOf(d), sanitizer: createSanitizer(), redactor: createRedactor({ rules }) };
+      ch = { type, id, fields: fieldsOf(d), scrubbedId: scrubString(id), sanitizer: createSanitizer(), redactor: createRedactor({ rules }) };
       channels.set(key, ch);
     }
     return ch;
@@ -123,7 +130,7 @@ export function createEventScrubber(options: EventScrubberOptions = {}): EventSc
 
   function deltaEvent(ch: Channel, text: string): EventDraft {
     const fields = ch.fields;
-    const id = scrubString(ch.id);
+    const id = ch.scrubbedId;
     switch (ch.type) {
       case 'assistant.message.delta':
         return { ...fields, type: ch.type, payload: { messageId: id, delta: text } };
@@ -136,12 +143,15 @@ export function createEventScrubber(options: EventScrubberOptions = {}): EventSc
     }
   }
 
+  /** The channel's scrubbed text for this delta; the channel's scrubbed id is left in `lastId`. */
+  let lastId = '';
   function streamDelta(key: string, type: DeltaType, id: string, d: EventDraft, text: string, out: EventDraft[]): string {
     if (!channels.has(key) && channels.size >= maxOpen) {
       const oldest = channels.keys().next().value;
       if (oldest !== undefined) close(oldest, out);
     }
     const ch = channelFor(key, type, id, d);
+    lastId = ch.scrubbedId;
     return ch.redactor.push(ch.sanitizer.push(text));
   }
 
@@ -151,17 +161,23 @@ export function createEventScrubber(options: EventScrubberOptions = {}): EventSc
       switch (d.type) {
         case 'assistant.message.delta': {
           const delta = streamDelta(`m:${d.payload.messageId}`, d.type, d.payload.messageId, d, d.payload.delta, out);
-          out.push({ ...scrubDraft({ ...d, payload: { ...d.payload, delta: '' } }), payload: { messageId: scrubString(d.payload.messageId), delta } } as EventDraft);
+          // The payload is rebuilt whole (other payload fields are not carried), so only the
+          // envelope strings need scrubbing here; the id was scrubbed when the channel opened.
+          out.push(scrubEnvelope(d, { messageId: lastId, delta }));
           return out;
         }
         case 'assistant.reasoning.delta': {
           const delta = streamDelta(`r:${d.payload.reasoningId}`, d.type, d.payload.reasoningId, d, d.payload.delta, out);
-          out.push({ ...scrubDraft({ ...d, payload: { ...d.payload, delta: '' } }), payload: { reasoningId: scrubString(d.payload.reasoningId), delta } } as EventDraft);
+          // The payload is rebuilt whole (other payload fields are not carried), so only the
+          // envelope strings need scrubbing here; the id was scrubbed when the channel opened.
+          out.push(scrubEnvelope(d, { reasoningId: lastId, delta }));
           return out;
         }
         case 'assistant.tool_call.delta': {
           const delta = streamDelta(`c:${d.payload.toolCallId}`, d.type, d.payload.toolCallId, d, d.payload.delta, out);
-          out.push({ ...scrubDraft({ ...d, payload: { ...d.payload, delta: '' } }), payload: { toolCallId: scrubString(d.payload.toolCallId), delta } } as EventDraft);
+          // The payload is rebuilt whole (other payload fields are not carried), so only the
+          // envelope strings need scrubbing here; the id was scrubbed when the channel opened.
+          out.push(scrubEnvelope(d, { toolCallId: lastId, delta }));
           return out;
         }
         case 'tool.progress': {

@@ -85,8 +85,25 @@ function compileCached(rules: readonly SecretRule[]): Dispatch {
  * every redactor (one per stream channel) so the dispatch is compiled only once.
  */
 export function buildRuleTable(secrets: readonly NamedSecret[], rules: readonly SecretRule[] = DEFAULT_RULES): readonly SecretRule[] {
-  return secrets.length === 0 ? rules : [...exactValueRules(secrets), ...rules];
+  if (secrets.length === 0) return rules;
+  // Same secrets and rules, same table (and so the same compiled dispatch): a batch run opens
+  // one scrubber per session, and compiling the dispatch (a 2 MiB triple mask) each time cost more than the
+  // scrubbing itself (bench/pipeline.ts). Bounded: a process sees very few distinct sets.
+  let bySecrets = tables.get(rules);
+  if (bySecrets === undefined) tables.set(rules, (bySecrets = new Map()));
+  const key = secrets.map((s) => `${s.name}\u0000${s.value}`).join('\u0000');
+  let table = bySecrets.get(key);
+  if (table === undefined) {
+    if (bySecrets.size >= MAX_CACHED_TABLES) bySecrets.clear();
+    table = [...exactValueRules(secrets), ...rules];
+    bySecrets.set(key, table);
+  }
+  return table;
 }
+
+/** Rule tables built by {@link buildRuleTable}, by base rules then by secret set; at most 16 sets per base. */
+const tables = new WeakMap<readonly SecretRule[], Map<string, readonly SecretRule[]>>();
+const MAX_CACHED_TABLES = 16;
 
 function compile(rules: readonly SecretRule[]): Dispatch {
   const first = new Uint8Array(65536);

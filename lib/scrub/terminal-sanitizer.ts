@@ -96,6 +96,9 @@ function isInvisibleAstral(high: number, low: number): boolean {
  */
 const SPECIAL = /[\x00-\x1f\x7f-\x9f\xad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b\u200e\u200f\u2028-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb\ud800-\udfff]/g;
 
+/** {@link SPECIAL} without the global flag (no lastIndex state): does a string need any work? */
+const HAS_SPECIAL = new RegExp(SPECIAL.source);
+
 /** Create a streaming sanitiser. Options are checked here; see {@link SanitizerOptions} for defaults. */
 export function createSanitizer(options: SanitizerOptions = {}): Sanitizer {
   const singleLine = options.singleLine ?? false;
@@ -257,6 +260,11 @@ export function createSanitizer(options: SanitizerOptions = {}): Sanitizer {
 
 /** Sanitise a complete string (same result as pushing it in any chunks). */
 export function sanitizeText(text: string, options: SanitizerOptions = {}): string {
+  // Fast path (most strings: ids, names, prose): nothing to change, no sanitiser to build.
+  // (Custom options go the long way, so that they are still checked.)
+  if (options.maxStringLength === undefined) {
+    if (!HAS_SPECIAL.test(text)) return text;
+  }
   const s = createSanitizer(options);
   return s.push(text) + s.end();
 }

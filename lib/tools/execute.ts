@@ -1,5 +1,5 @@
 import { draft, type EventDraft } from '../events/index.js';
-import { decide, type ApprovalModeName, type ApprovalPolicy } from '../policy/decide.js';
+import { decide, gatedNoTtyReason, type ApprovalModeName, type ApprovalPolicy } from '../policy/decide.js';
 import { parseArguments, type ToolRegistry } from './index.js';
 import { capHeadTail } from './truncate.js';
 import type { ToolContext, ToolOutcome } from './types.js';
@@ -93,7 +93,7 @@ export async function executeToolCall(options: ExecuteToolCallOptions): Promise<
       }
       outcome = allowed
         ? await registry.invoke(call.name, call.argumentsText, { ...ctx, toolCallId: call.id })
-        : { status: 'denied', reason: ctx.tty ? `${tool.name} denied by the user` : `gated tool denied: no TTY to ask (${tool.name})` };
+        : { status: 'denied', reason: ctx.tty ? `${tool.name} denied by the user` : gatedNoTtyReason(tool.name) };
     }
   }
   const durationMs = Math.max(0, clock() - started);

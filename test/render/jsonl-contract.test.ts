@@ -80,7 +80,7 @@ describe('the exec --json stream', () => {
     const failed = checkContract(runJsonl('failed-run', { verify: { ok: true, command: 'npm test' } })).at(-1)!;
     expect(failed.ok).toBe(false);
     expect(failed).not.toHaveProperty('verify');
-    expect(failed.error).toEqual({ category: 'PROVIDER_ERROR', message: '3 retries exhausted', action: 'try again later or pick another provider' });
+    expect(failed.error).toEqual({ category: 'PROVIDER_ERROR', code: 'MINICODE_E_PROVIDER', message: '3 retries exhausted', action: 'try again later or pick another provider' });
   });
 
   it('ends an interrupted stream with ok:false and an error, never an invented completion', () => {

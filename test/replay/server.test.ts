@@ -6,7 +6,7 @@ import { PROVIDER_FORMATS, type Conversation } from '../../lib/agent/conversatio
 import { baseUrlForOrigin } from '../../lib/agent/provider-select.js';
 import { buildRequest } from '../../lib/agent/requests/index.js';
 import { hasCode } from '../../lib/errors.js';
-import { REDACTED, createRecordingFetch, cutMidEvent, loadCassette, overloaded, perEventChunks, rateLimited, serverError, slowStream, startReplayServer, streamOk, type ReplayServer } from '../../lib/replay/index.js';
+import { REDACTED, createRecordingFetch, cutMidEvent, loadCassette, overloaded, perEventChunks, rateLimitStorm, rateLimited, serverError, slowStream, startReplayServer, streamOk, type ReplayServer } from '../../lib/replay/index.js';
 import { ROOT } from '../helpers/cli.js';
 import { readTurn } from './wire.js';
 
@@ -194,5 +194,67 @@ describe('openReplayProvider', () => {
     } finally {
       await provider.close();
     }
+  });
+});
+
+describe('the replay server in by-turn order', () => {
+  it('serves each conversation the exchange for its turn, however many conversations interleave', async () => {
+    const dir = path.join(CASSETTES, 'openai-chat-two-turn');
+    const cassette = loadCassette(dir);
+    const server = await start(dir, { order: 'by-turn' });
+    const base = baseUrlForOrigin('openai-chat', server.origin);
+    const first: Conversation = { messages: [{ role: 'user', text: 'hi' }], tools: [] };
+    const second: Conversation = {
+      messages: [
+        { role: 'user', text: 'hi' },
+        { role: 'assistant', toolCalls: [{ id: 'c1', name: 'read_file', argumentsText: '{"path":"README.md"}' }] },
+        { role: 'tool', toolCallId: 'c1', name: 'read_file', content: 'readme' },
+      ],
+      tools: [],
+    };
+    const bodies = await Promise.all(
+      [first, second, first, second, first].map(async (c) => {
+        const request = buildRequest('openai-chat', c, { model: 'm', baseUrl: base, apiKey: 'k' });
+        return (await fetch(request.url, request)).text();
+      }),
+    );
+    const expected = [0, 1, 0, 1, 0].map((i) => cassette.exchanges[i]!.body.toString('utf8'));
+    expect(bodies).toEqual(expected);
+    expect(server.requests.map((r) => r.served).sort()).toEqual([0, 0, 0, 1, 1]);
+  });
+
+  it('counts model turns the same way in every wire format', async () => {
+    const { modelTurnsOf } = await import('../../lib/replay/turns.js');
+    const twoTurns: Conversation = {
+      messages: [
+        { role: 'user', text: 'hi' },
+        { role: 'assistant', text: 'reading', toolCalls: [{ id: 'c1', name: 'read_file', argumentsText: '{}' }] },
+        { role: 'tool', toolCallId: 'c1', name: 'read_file', content: 'x' },
+        { role: 'assistant', text: 'again', toolCalls: [{ id: 'c2', name: 'read_file', argumentsText: '{}' }] },
+        { role: 'tool', toolCallId: 'c2', name: 'read_file', content: 'y' },
+      ],
+      tools: [],
+    };
+    for (const format of PROVIDER_FORMATS) {
+      const request = buildRequest(format, twoTurns, { model: 'm', baseUrl: baseUrlForOrigin(format, 'http://127.0.0.1:1'), apiKey: 'k' });
+      expect([format, modelTurnsOf(String(request.body))]).toEqual([format, 2]);
+      const fresh = buildRequest(format, conversation, { model: 'm', baseUrl: baseUrlForOrigin(format, 'http://127.0.0.1:1'), apiKey: 'k' });
+      expect([format, modelTurnsOf(String(fresh.body))]).toEqual([format, 0]);
+    }
+    expect(modelTurnsOf('not json')).toBeUndefined();
+  });
+
+  it('lets an intercept answer a share of requests with 429 and Retry-After, once per body', async () => {
+    const storm = rateLimitStorm({ rate: 1, retryAfterMs: 50 });
+    const server = await start([streamOk(SSE)], { order: 'by-turn', intercept: storm.intercept });
+    const send = () => fetch(server.origin + '/v1/chat/completions', { method: 'POST', body: JSON.stringify({ messages: [{ role: 'user', content: 'x' }] }) });
+    const refused = await send();
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after-ms')).toBe('50');
+    await refused.text();
+    const retried = await send();
+    expect(retried.status).toBe(200);
+    await retried.text();
+    expect(storm.count()).toBe(1);
   });
 });

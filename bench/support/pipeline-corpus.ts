@@ -1,0 +1,174 @@
+/**
+ * The end-to-end pipeline corpus (bench/pipeline.ts and test/bench/): every recorded stream we
+ * can decode, providers AND native agents, each as one session's input. With
+ * `../shared/fixtures` present (read in place) it is the provider and native recordings there;
+ * on a bare clone it is our hand-made streams in `test/streams/`. The corpus is replicated
+ * whole (every source once per pass) until it holds the requested number of decoded events,
+ * so the replicated corpus yields exactly `passes` times the events of one pass.
+ *
+ * No synthetic data is generated here: replication is deterministic and the inputs are bytes
+ * on disk, so the test and the benchmark see the same events.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { EventDraft } from '../../lib/events/index.js';
+import { createSseFramer } from '../../lib/framing/sse.js';
+import { NATIVE_DECODERS } from '../../lib/native/index.js';
+import type { StreamDecoder } from '../../lib/pipeline/types.js';
+import { PROVIDER_DECODERS } from '../../lib/providers/index.js';
+import { loadHandMadeCorpus, loadProviderCorpus, repoRoot } from '../provider-corpus.js';
+
+/** One session's input. */
+export interface PipelineSource {
+  /** e.g. `anthropic/an01-text-small.sse`, `native/codex/x.jsonl`, `hand-made/native/codex-all-items.jsonl`. */
+  name: string;
+  kind: 'provider' | 'native';
+  /** A key of PROVIDER_DECODERS (provider) or NATIVE_DECODERS (native). */
+  format: string;
+  bytes: Uint8Array;
+}
+
+/** Chunk size the sources are fed in (a socket read; the decoders are chunking-independent). */
+export const CHUNK_BYTES = 16 * 1024;
+
+/** Native recording folders of ../shared/fixtures/native and their decoder. */
+const NATIVE_DIRS: Record<string, string> = { codex: 'codex', claude: 'claude-code', gemini: 'gemini-cli', opencode: 'opencode' };
+
+/** Hand-made native streams: the file-name prefix names the decoder. */
+const HAND_MADE_NATIVE_PREFIX: [string, string][] = [
+  ['codex-', 'codex'],
+  ['claude-', 'claude-code'],
+  ['gemini-', 'gemini-cli'],
+  ['opencode-', 'opencode'],
+  ['terminal-', 'terminal'],
+];
+
+function nativeFixtures(fixtures: string): PipelineSource[] {
+  const out: PipelineSource[] = [];
+  const root = path.join(fixtures, 'native');
+  for (const [dir, format] of Object.entries(NATIVE_DIRS)) {
+    const full = path.join(root, dir);
+    if (!fs.existsSync(full)) continue;
+    for (const file of fs.readdirSync(full).sort()) {
+      if (!file.endsWith('.jsonl')) continue;
+      out.push({ name: `native/${dir}/${file}`, kind: 'native', format, bytes: new Uint8Array(fs.readFileSync(path.join(full, file))) });
+    }
+  }
+  return out;
+}
+
+function handMadeNative(dir: string): PipelineSource[] {
+  if (!fs.existsSync(dir)) return [];
+  const out: PipelineSource[] = [];
+  for (const file of fs.readdirSync(dir).sort()) {
+    const format = HAND_MADE_NATIVE_PREFIX.find(([prefix]) => file.startsWith(prefix))?.[1];
+    if (format === undefined || !/\.(jsonl|txt)$/.test(file)) continue;
+    out.push({ name: `hand-made/native/${file}`, kind: 'native', format, bytes: new Uint8Array(fs.readFileSync(path.join(dir, file))) });
+  }
+  return out;
+}
+
+/**
+ * The sources of one pass: the shared fixtures (providers + native) when `fixtures` holds any,
+ * else the hand-made streams of `<root>/test/streams`.
+ */
+export function loadPipelineSources(root: string, fixtures = process.env.MINICODE_FIXTURES ?? path.resolve(root, '../shared/fixtures')): { sources: PipelineSource[]; origin: string } {
+  const providers = loadProviderCorpus(fixtures);
+  const natives = nativeFixtures(fixtures);
+  if (providers.length + natives.length > 0) {
+    const sources = [...providers.map((s): PipelineSource => ({ name: s.name, kind: 'provider', format: s.format, bytes: s.bytes })), ...natives];
+    return { sources, origin: `${fixtures} (${providers.length} provider + ${natives.length} native recordings)` };
+  }
+  const streams = path.join(root, 'test/streams');
+  const hand = loadHandMadeCorpus(streams).map((s): PipelineSource => ({ name: s.name, kind: 'provider', format: s.format, bytes: s.bytes }));
+  const native = handMadeNative(path.join(streams, 'native'));
+  return { sources: [...hand, ...native], origin: `test/streams hand-made (${hand.length} provider + ${native.length} native streams)` };
+}
+
+/** A decoder for a source, delivering drafts to `onEvent`. */
+export function decoderFor(source: PipelineSource, onEvent: (e: EventDraft) => void): StreamDecoder & { exit?: (code: number | null, signal: string | null) => void } {
+  const factory = source.kind === 'provider' ? PROVIDER_DECODERS[source.format] : NATIVE_DECODERS[source.format];
+  if (!factory) throw new Error(`no ${source.kind} decoder for ${source.format}`);
+  return factory({ onEvent });
+}
+
+/** The source's bytes in {@link CHUNK_BYTES} chunks. */
+export function chunksOf(source: PipelineSource, size = CHUNK_BYTES): Uint8Array[] {
+  const out: Uint8Array[] = [];
+  for (let i = 0; i < source.bytes.length; i += size) out.push(source.bytes.subarray(i, i + size));
+  return out;
+}
+
+/** Decode a source whole, as a session would: feed the chunks, end, and (native) a clean exit. */
+export function decodeSource(source: PipelineSource, chunks: readonly Uint8Array[], onEvent: (e: EventDraft) => void): void {
+  const decoder = decoderFor(source, onEvent);
+  for (const c of chunks) decoder.feed(c);
+  decoder.end();
+  if (source.kind === 'native') decoder.exit?.(0, null);
+}
+
+/**
+ * The input records of a source, as the floor sees them: SSE `data:` payloads (provider SSE
+ * formats) or non-empty lines (NDJSON, JSONL, terminal text). `json` is false for a record
+ * that is not JSON (`[DONE]`, a terminal line, a corrupt line).
+ */
+export function recordsOf(source: PipelineSource): { text: string; json: boolean }[] {
+  const texts: string[] = [];
+  const sse = source.kind === 'provider' && source.format !== 'ollama';
+  if (sse) {
+    const framer = createSseFramer({ onEvent: (e) => texts.push(e.data) });
+    framer.feed(source.bytes);
+    framer.end();
+  } else {
+    for (const line of new TextDecoder().decode(source.bytes).split('\n')) if (line.trim() !== '') texts.push(line);
+  }
+  return texts.map((text) => {
+    try {
+      JSON.parse(text);
+      return { text, json: true };
+    } catch {
+      return { text, json: false };
+    }
+  });
+}
+
+/** One pass of the corpus, ready to replay. */
+export interface PreparedSource {
+  source: PipelineSource;
+  chunks: Uint8Array[];
+  /** Drafts one decode of this source yields (for counting and the "no decode" variant). */
+  drafts: EventDraft[];
+  records: { text: string; json: boolean }[];
+}
+
+/** The replicated corpus. */
+export interface PipelineCorpus {
+  origin: string;
+  pass: PreparedSource[];
+  /** How many times the whole pass is replayed. */
+  passes: number;
+  eventsPerPass: number;
+  bytesPerPass: number;
+  recordsPerPass: number;
+  /** `passes * eventsPerPass`. */
+  totalEvents: number;
+  totalBytes: number;
+}
+
+/** Build the corpus once per process: one decoded pass, replicated to at least `minEvents` events. */
+export function buildPipelineCorpus(options: { minEvents: number; root?: string; fixtures?: string }): PipelineCorpus {
+  const root = options.root ?? repoRoot(import.meta.url);
+  const { sources, origin } = options.fixtures !== undefined ? loadPipelineSources(root, options.fixtures) : loadPipelineSources(root);
+  const pass = sources.map((source): PreparedSource => {
+    const chunks = chunksOf(source);
+    const drafts: EventDraft[] = [];
+    decodeSource(source, chunks, (e) => drafts.push(e));
+    return { source, chunks, drafts, records: recordsOf(source) };
+  });
+  const eventsPerPass = pass.reduce((n, p) => n + p.drafts.length, 0);
+  const bytesPerPass = pass.reduce((n, p) => n + p.source.bytes.length, 0);
+  const recordsPerPass = pass.reduce((n, p) => n + p.records.length, 0);
+  if (eventsPerPass === 0) throw new Error(`the pipeline corpus decodes to no events (${origin})`);
+  const passes = Math.max(1, Math.ceil(options.minEvents / eventsPerPass));
+  return { origin, pass, passes, eventsPerPass, bytesPerPass, recordsPerPass, totalEvents: passes * eventsPerPass, totalBytes: passes * bytesPerPass };
+}

@@ -1,0 +1,192 @@
+/**
+ * `minicode batch`: flags checked, input parsed (bad lines reported with their numbers,
+ * duplicates refused), the provider set up once per provider/model pair (a replay cassette is
+ * served `by-turn`, so every run gets its own exchanges from one loopback server), one shared
+ * store, then a local batch, a queue producer, or a queue worker.
+ */
+import { setMaxListeners } from 'node:events';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { RunnerThreads } from '../lib/batch/threads.js';
+import type { LineSetup } from '../lib/batch/run-line.js';
+import type { BatchLine } from '../lib/batch/input.js';
+import { MinicodeError } from '../lib/errors.js';
+import type { EventStore } from '../lib/store/index.js';
+import type { BatchFlags } from './commands/batch.js';
+import { openRunStore, prepareRun, type RunSetup } from './run-setup.js';
+
+const err = (s: string): void => {
+  process.stderr.write(s);
+};
+const out = (s: string): void => {
+  process.stdout.write(s);
+};
+
+function usage(message: string, action?: string): MinicodeError {
+  return new MinicodeError('MINICODE_E_USAGE', message, action ? { action } : {});
+}
+
+function nonNegativeInt(value: string, flag: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw usage(`${flag} must be a whole number, got "${value}"`, `pass ${flag} 2`);
+  return n;
+}
+
+function positiveInt(value: string | undefined, flag: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw usage(`${flag} must be a positive integer, got "${value}"`, `pass ${flag} 8`);
+  return n;
+}
+
+/** Setups per provider/model pair, created on first use and closed at the end. */
+function setupCache(flags: BatchFlags): { get(line: Pick<BatchLine, 'provider' | 'model'>): Promise<RunSetup>; close(): Promise<void> } {
+  const cache = new Map<string, Promise<RunSetup>>();
+  return {
+    get(line) {
+      const key = `${line.provider ?? ''}\u0000${line.model ?? ''}`;
+      let s = cache.get(key);
+      if (!s) {
+        const lineFlags: BatchFlags = { ...flags };
+        if (line.provider !== undefined) lineFlags.provider = line.provider;
+        if (line.model !== undefined) lineFlags.model = line.model;
+        s = prepareRun(lineFlags, process.env, { order: 'by-turn', recordRequests: false });
+        cache.set(key, s);
+      }
+      return s;
+    },
+    async close() {
+      for (const s of cache.values()) await s.then((x) => x.close(), () => undefined);
+    },
+  };
+}
+
+function lineSetupOf(setup: RunSetup): LineSetup {
+  return {
+    provider: setup.provider,
+    approval: setup.approval,
+    ...(setup.fetch ? { fetch: setup.fetch } : {}),
+    ...(setup.budget ? { budget: setup.budget } : {}),
+    ...(setup.maxSteps !== undefined ? { maxSteps: setup.maxSteps } : {}),
+    ...(setup.timeoutMs !== undefined ? { timeoutMs: setup.timeoutMs } : {}),
+    ...(setup.retryPolicy ? { retryPolicy: setup.retryPolicy } : {}),
+  };
+}
+
+/** Run the command; returns the exit code. */
+export async function batchAction(file: string | undefined, flags: BatchFlags): Promise<number> {
+  const setups = setupCache(flags);
+  let store: EventStore | undefined;
+  let threads: RunnerThreads | undefined;
+  const abort = new AbortController();
+  // Every concurrent run listens on this one signal.
+  setMaxListeners(0, abort.signal);
+  let interrupts = 0;
+  const onSignal = (): void => {
+    interrupts++;
+    if (interrupts === 1) abort.abort({ kind: 'aborted', code: 'MINICODE_E_ABORTED', message: 'interrupted' });
+    else process.exit(130);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    const concurrency = positiveInt(flags.concurrency, '--concurrency', 4);
+    let batchBudgetUsd: number | undefined;
+    if (flags.batchBudget !== undefined) {
+      batchBudgetUsd = Number(flags.batchBudget);
+      if (!Number.isFinite(batchBudgetUsd) || batchBudgetUsd < 0) throw usage(`--batch-budget must be a non-negative number of USD, got "${flags.batchBudget}"`, 'pass --batch-budget 5');
+    }
+    // A producer runs nothing itself: it needs no provider, store or threads.
+    const producer = flags.queue !== undefined && !flags.worker;
+    // The default setup first: a missing provider fails the command once, not every line.
+    const first = producer ? undefined : await setups.get({});
+    if (first) store = openRunStore(first.storeDir);
+    const cwd = first?.cwd ?? path.resolve(flags.cwd ?? process.cwd());
+    const setupFor = async (line: BatchLine): Promise<LineSetup> => lineSetupOf(await setups.get(line));
+
+    if (flags.worker) {
+      if (!flags.queue) throw usage('--worker needs --queue redis://HOST:PORT');
+      if (file) throw usage('--worker takes no FILE: the producer enqueues the lines');
+      const { runWorker } = await import('../lib/batch/queue.js');
+      const lockMs = Number(process.env.MINICODE_BATCH_LOCK_MS ?? '') || undefined;
+      await runWorker({
+        queueUrl: flags.queue,
+        ...(flags.queueName ? { queueName: flags.queueName } : {}),
+        concurrency,
+        setup: setupFor,
+        ...(store ? { store } : {}),
+        signal: abort.signal,
+        ...(lockMs ? { lockMs } : {}),
+        onReady: (name) => err(`minicode batch worker ${name}: taking jobs from ${flags.queue} queue ${flags.queueName ?? 'minicode-batch'}, concurrency ${concurrency}\n`),
+      });
+      return 0;
+    }
+
+    if (!file) throw usage('missing FILE.jsonl', 'pass the input file: minicode batch prompts.jsonl');
+    const inputPath = path.resolve(file);
+    let text: string;
+    try {
+      text = fs.readFileSync(inputPath, 'utf8');
+    } catch (error) {
+      throw new MinicodeError('MINICODE_E_INPUT_UNREADABLE', `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    }
+    const { parseBatchInput } = await import('../lib/batch/input.js');
+    const input = parseBatchInput(text);
+    for (const p of input.problems) err(`minicode batch: ${file}:${p.line}: ${p.message} [${p.code}]${flags.strict ? '' : ' (skipped)'}\n`);
+    if (input.duplicates.length > 0) {
+      for (const d of input.duplicates) err(`minicode batch: ${file}: duplicate id "${d.id}" on lines ${d.lines.join(', ')}\n`);
+      throw usage(`${input.duplicates.length} duplicate id${input.duplicates.length === 1 ? '' : 's'} in ${file}`, 'give every line a unique "id"');
+    }
+    if (flags.strict && input.problems.length > 0) throw usage(`${input.problems.length} invalid line${input.problems.length === 1 ? '' : 's'} in ${file} (--strict)`, 'fix the lines above or drop --strict to skip them');
+
+    const outDir = path.resolve(flags.out ?? `minicode-batch-${path.basename(file).replace(/\.[^.]*$/, '')}`);
+    const { createProgress } = await import('../lib/batch/progress.js');
+    const mode = flags.json ? 'json' : process.stderr.isTTY ? 'tty' : 'plain';
+    const progress = createProgress({ mode, write: err, writeOut: out, ...(process.stderr.columns ? { columns: process.stderr.columns } : {}) });
+    const common = { inputPath, input, outDir, retryErrors: flags.retryErrors === true, progress };
+    const baseDir = path.dirname(inputPath);
+    let summary;
+    if (flags.queue) {
+      const { runProducer } = await import('../lib/batch/queue.js');
+      summary = await runProducer({ ...common, queueUrl: flags.queue, ...(flags.queueName ? { queueName: flags.queueName } : {}), baseDir, cwd, signal: abort.signal });
+    } else {
+      const { runLocalBatch } = await import('../lib/batch/batch.js');
+      const { defaultRunnerThreads, startRunnerThreads } = await import('../lib/batch/threads.js');
+      const threadCount = flags.threads !== undefined ? nonNegativeInt(flags.threads, '--threads') : input.lines.length >= 16 ? defaultRunnerThreads() : 0;
+      if (threadCount > 0) {
+        threads = await startRunnerThreads({ count: threadCount, ...(first ? { storeDir: first.storeDir } : {}) });
+      }
+      summary = await runLocalBatch({
+        ...common,
+        concurrency,
+        failFast: flags.failFast === true,
+        ...(batchBudgetUsd !== undefined ? { batchBudgetUsd } : {}),
+        setup: setupFor,
+        ...(store ? { store } : {}),
+        baseDir,
+        cwd,
+        signal: abort.signal,
+        ...(threads ? { threads } : {}),
+      });
+    }
+    if (!flags.json) {
+      err(
+        `minicode batch: ${summary.completed} completed, ${summary.failed} failed, ${summary.pending} pending of ${summary.total}` +
+          `${summary.invalidLines.count ? `, ${summary.invalidLines.count} invalid lines` : ''}${summary.stoppedBy ? ` (stopped: ${summary.stoppedBy})` : ''}; ${outDir}\n`,
+      );
+    }
+    if (abort.signal.aborted) return 130;
+    return summary.ok ? 0 : 1;
+  } catch (error) {
+    if (!(error instanceof MinicodeError)) throw error;
+    if (flags.json) out(`${JSON.stringify({ type: 'batch.summary', ok: false, error: { category: error.category, code: error.code, message: error.message, ...(error.action ? { action: error.action } : {}) } })}\n`);
+    err(`minicode batch: ${error.message}${error.action ? `\n  ${error.action}` : ''}\n`);
+    return error.exitCode;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await threads?.close();
+    await store?.close();
+    await setups.close();
+  }
+}

@@ -1,0 +1,64 @@
+/**
+ * `minicode chat`: set up the provider and store like `exec`, open (or reopen) the session and
+ * hand the terminal to the interactive app. Needs a TTY on both stdin and stdout: without one
+ * it says so and exits 2 (use `minicode exec` for scripts).
+ */
+import { runChatApp } from '../lib/chat/app.js';
+import { createChatSession, latestChatSession } from '../lib/chat/session.js';
+import { MinicodeError } from '../lib/errors.js';
+import type { ChatFlags } from './commands/chat.js';
+import { openRunStore, prepareRun, type RunSetup } from './run-setup.js';
+
+/** Run the interactive mode; returns the exit code. */
+export async function chatAction(flags: ChatFlags): Promise<number> {
+  if (!process.stdin.isTTY || !process.stdout.isTTY) {
+    process.stderr.write('minicode: chat needs a terminal (stdin and stdout a TTY)\n  for scripts use: minicode exec PROMPT [--json]\n');
+    return 2;
+  }
+  if (flags.continue && flags.resume !== undefined) {
+    process.stderr.write('minicode: pass either --continue or --resume SESSION, not both\n');
+    return 2;
+  }
+  let setup: RunSetup | undefined;
+  let store: ReturnType<typeof openRunStore> | undefined;
+  try {
+    setup = await prepareRun(flags);
+    store = openRunStore(setup.storeDir);
+    let resume = flags.resume;
+    if (flags.continue) {
+      resume = latestChatSession(store, setup.cwd);
+      if (resume === undefined) throw new MinicodeError('MINICODE_E_SESSION_NOT_FOUND', `no interactive session stored for ${setup.cwd}`, { action: 'start one with `minicode`' });
+    }
+    const session = createChatSession({
+      cwd: setup.cwd,
+      provider: setup.provider,
+      store,
+      policy: { mode: setup.approval },
+      ...(setup.budget ? { budget: setup.budget } : {}),
+      ...(setup.maxSteps !== undefined ? { maxSteps: setup.maxSteps } : {}),
+      ...(setup.timeoutMs !== undefined ? { timeoutMs: setup.timeoutMs } : {}),
+      ...(setup.fetch ? { fetch: setup.fetch } : {}),
+      ...(resume !== undefined ? { resume } : {}),
+    });
+    const onSignal = (): void => {
+      // A terminal closing or `kill`: restore the terminal; the store keeps what was committed.
+      process.stdin.setRawMode?.(false);
+      process.exit(130);
+    };
+    process.on('SIGHUP', onSignal);
+    process.on('SIGTERM', onSignal);
+    try {
+      return await runChatApp({ session, store, cwd: setup.cwd, input: process.stdin, output: process.stdout });
+    } finally {
+      process.off('SIGHUP', onSignal);
+      process.off('SIGTERM', onSignal);
+    }
+  } catch (error) {
+    if (!(error instanceof MinicodeError)) throw error;
+    process.stderr.write(`minicode: ${error.message}${error.action ? `\n  ${error.action}` : ''}\n`);
+    return error.exitCode;
+  } finally {
+    await store?.close();
+    await setup?.close();
+  }
+}

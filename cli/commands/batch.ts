@@ -1,0 +1,45 @@
+import { Command } from 'commander';
+import { addRunFlags, type ExecFlags } from './exec.js';
+
+/** Flags of `minicode batch`. */
+export interface BatchFlags extends ExecFlags {
+  out?: string;
+  concurrency?: string;
+  strict?: boolean;
+  retryErrors?: boolean;
+  failFast?: boolean;
+  batchBudget?: string;
+  queue?: string;
+  queueName?: string;
+  worker?: boolean;
+  threads?: string;
+}
+
+/**
+ * `minicode batch FILE.jsonl`: many prompts (`{"id", "prompt", ...}` per line), each a full
+ * stored run, with adaptive concurrency, resumable output (results.jsonl, errors.jsonl,
+ * summary.json), progress, and a BullMQ mode (`--queue`, `--worker`) beyond one machine.
+ * Exit codes: 0 every id completed, 1 some failed / not run / setup failure, 2 usage or input
+ * error (duplicate ids, bad lines under --strict), 130 interrupted.
+ */
+export function registerBatch(program: Command): void {
+  const command = program
+    .command('batch')
+    .description('run every prompt of a JSONL file as its own agent run; re-run the same command to resume')
+    .argument('[file]', 'JSONL input, one {"id", "prompt", ...} per line (not with --worker)')
+    .option('--out <dir>', 'output directory (default: ./minicode-batch-<input name>)')
+    .option('--concurrency <n>', 'runs at once (adaptive: halved on 429/529, recovered additively)', '4')
+    .option('--strict', 'fail the batch (exit 2) when any line is invalid instead of skipping it')
+    .option('--retry-errors', 're-run only the ids recorded in errors.jsonl (old records go to superseded.jsonl)')
+    .option('--fail-fast', 'stop starting runs once a provider reports an exhausted usage quota')
+    .option('--batch-budget <usd>', 'stop starting runs once the batch\'s summed cost passes this many USD (--budget is per run)')
+    .option('--threads <n>', 'runner threads for the runs (0: all on the main thread; default: cores - 1, at least 1, at most 4, for batches of 16 lines or more)')
+    .option('--json', 'progress as JSON lines on stdout and one summary line last')
+    .option('--queue <url>', 'distribute through BullMQ on Redis (redis://HOST:PORT)')
+    .option('--queue-name <name>', 'BullMQ queue name shared by producer and workers', 'minicode-batch')
+    .option('--worker', 'with --queue: run jobs from the queue until interrupted');
+  addRunFlags(command).action(async (file: string | undefined, flags: BatchFlags) => {
+    const { batchAction } = await import('../batch-action.js');
+    process.exitCode = await batchAction(file, flags);
+  });
+}

@@ -1,0 +1,199 @@
+/**
+ * The loop's side of the control plane's compaction (control-plane §3): the conversation the
+ * loop keeps (`conversation.ts`, with provider-specific reasoning items) is mapped to the
+ * control plane's neutral transcript, measured against the model's context window by the
+ * anchored estimator, and compacted by `createCompactionController` — pressure compaction
+ * before a request at >= 75% of the window, recovery compaction after a context-length error.
+ *
+ * The compaction module (and with it the worker pool) is imported only when a run first
+ * reaches the threshold: a short `exec` never loads it.
+ */
+import type { EventDraft, Usage } from '../events/index.js';
+import type { CompactionController } from '../control/compaction.js';
+import { createContextEstimator } from '../control/estimate.js';
+import type { FoldOptions, FoldResult } from '../control/fold.js';
+import type { FixedContext, TranscriptMessage } from '../control/transcript.js';
+import type { ConversationMessage, ProviderFormat, ToolSpec } from './conversation.js';
+
+/** Pressure (estimated tokens / window) at which the budget path compacts: 0.75. */
+export const PRESSURE_THRESHOLD = 0.75;
+
+/** Transcripts below this many characters are folded on the main thread (~1 ms) instead of waking the pool (~100 ms). */
+const IN_PROCESS_FOLD_CHARS = 256 * 1024;
+
+/**
+ * Map the loop's conversation to the control plane's transcript (reasoning items are not
+ * context the fold can shorten). The last user message is the task of the running turn: it
+ * is pinned, so a compaction never folds or removes what the agent was asked to do.
+ */
+export function toTranscript(messages: readonly ConversationMessage[]): TranscriptMessage[] {
+  let task = -1;
+  messages.forEach((m, i) => {
+    if (m.role === 'user') task = i;
+  });
+  return messages.map((m, i): TranscriptMessage => {
+    switch (m.role) {
+      case 'user':
+        return i === task ? { role: 'user', text: m.text, pinned: true } : { role: 'user', text: m.text };
+      case 'tool':
+        return { role: 'tool', toolCallId: m.toolCallId, content: m.content };
+      case 'assistant': {
+        const out: TranscriptMessage = { role: 'assistant', text: m.text ?? '' };
+        if (m.toolCalls?.length) out.toolCalls = m.toolCalls.map((c) => ({ id: c.id, name: c.name, argumentsText: c.argumentsText }));
+        return out;
+      }
+    }
+  });
+}
+
+function keyOf(m: TranscriptMessage): string {
+  switch (m.role) {
+    case 'system':
+    case 'user':
+      return `${m.role}\u0000${m.text}`;
+    case 'tool':
+      return `tool\u0000${m.toolCallId}\u0000${m.content}`;
+    case 'assistant':
+      return `assistant\u0000${m.text}\u0000${(m.toolCalls ?? []).map((c) => c.id).join(',')}`;
+  }
+}
+
+/**
+ * Map a compacted transcript back. A message the compaction left as it was is the original
+ * (its reasoning items and signatures intact, which Anthropic requires on the latest turn); a
+ * folded one keeps its tool names and call signatures from the originals by id.
+ */
+export function fromTranscript(compacted: readonly TranscriptMessage[], originals: readonly ConversationMessage[]): ConversationMessage[] {
+  const unchanged = new Map<string, ConversationMessage[]>();
+  const source = toTranscript(originals);
+  source.forEach((t, i) => {
+    const k = keyOf(t);
+    const list = unchanged.get(k);
+    if (list) list.push(originals[i]!);
+    else unchanged.set(k, [originals[i]!]);
+  });
+  const tools = new Map<string, { name: string; isError?: boolean }>();
+  const calls = new Map<string, NonNullable<Extract<ConversationMessage, { role: 'assistant' }>['toolCalls']>[number]>();
+  for (const m of originals) {
+    if (m.role === 'tool') tools.set(m.toolCallId, { name: m.name, ...(m.isError ? { isError: true } : {}) });
+    if (m.role === 'assistant') for (const c of m.toolCalls ?? []) calls.set(c.id, c);
+  }
+  return compacted.map((m): ConversationMessage => {
+    const same = unchanged.get(keyOf(m))?.shift();
+    if (same) return same;
+    switch (m.role) {
+      case 'system':
+      case 'user':
+        return { role: 'user', text: m.text };
+      case 'tool': {
+        const t = tools.get(m.toolCallId);
+        return { role: 'tool', toolCallId: m.toolCallId, name: t?.name ?? 'tool', content: m.content, ...(t?.isError ? { isError: true } : {}) };
+      }
+      case 'assistant':
+        return {
+          role: 'assistant',
+          ...(m.text ? { text: m.text } : {}),
+          ...(m.toolCalls?.length ? { toolCalls: m.toolCalls.map((c) => calls.get(c.id) ?? c) } : {}),
+        };
+    }
+  });
+}
+
+/** What the loop does next. */
+export interface ContextDecision {
+  /** The conversation to send (compacted, or the same array when nothing happened). */
+  messages: ConversationMessage[];
+  /** Still critical after compaction, or a second context-length error: stop with `budget_exceeded`. */
+  terminate?: string;
+}
+
+/** Options of {@link createContextManager}. */
+export interface ContextManagerOptions {
+  format: ProviderFormat;
+  /** The model's context window in tokens. */
+  window: number;
+  system: string;
+  tools: readonly ToolSpec[];
+  turn: number;
+}
+
+/** The per-run context keeper. */
+export interface ContextManager {
+  /** The provider reported usage for a request built from the first `messageCount` messages. */
+  observe(usage: Usage | undefined, messages: readonly ConversationMessage[], messageCount: number): void;
+  /** Before a request: compact once at >= 75% of the window. */
+  beforeStep(messages: ConversationMessage[], signal: AbortSignal, emit: (d: EventDraft) => void): Promise<ContextDecision>;
+  /** After a context-length error: compact once per turn, then retry; a second one stops the run. */
+  onContextLength(messages: ConversationMessage[], signal: AbortSignal, emit: (d: EventDraft) => void): Promise<ContextDecision>;
+  /** Shut the worker pool down when this run started it. */
+  release(): Promise<void>;
+}
+
+/** Create the context keeper of one run (one turn). */
+export function createContextManager(options: ContextManagerOptions): ContextManager {
+  const estimator = createContextEstimator();
+  const fixed: FixedContext = { system: options.system, toolSchemas: options.tools.map((t) => JSON.stringify(t)) };
+  let controller: CompactionController | undefined;
+  let sink: (d: EventDraft) => void = () => {};
+
+  const load = async (): Promise<CompactionController> => {
+    if (controller) return controller;
+    const [{ createCompactionController }, { foldTranscript }, { compactInPool }] = await Promise.all([
+      import('../control/compaction.js'),
+      import('../control/fold.js'),
+      import('../control/offload.js'),
+    ]);
+    const fold = async (messages: readonly TranscriptMessage[], foldOptions: FoldOptions, signal?: AbortSignal): Promise<FoldResult> => {
+      let chars = 0;
+      for (const m of messages) chars += m.role === 'tool' ? m.content.length : m.text.length;
+      if (chars < IN_PROCESS_FOLD_CHARS) return foldTranscript(messages, foldOptions);
+      const r = await compactInPool(messages, foldOptions, signal ? { signal } : {});
+      if (!r.ok) throw r.error;
+      return r.value;
+    };
+    controller = createCompactionController({
+      contextWindow: options.window,
+      pressureThreshold: PRESSURE_THRESHOLD,
+      estimator,
+      fold,
+      onEvent: (d) => sink(d),
+    });
+    controller.beginTurn(options.turn);
+    return controller;
+  };
+
+  const apply = (messages: ConversationMessage[], compacted: TranscriptMessage[], terminate: boolean, pressure: number): ContextDecision => {
+    const next = fromTranscript(compacted, messages);
+    return terminate ? { messages: next, terminate: `the context is still at ${Math.round(pressure * 100)}% of the model's ${options.window}-token window after compaction` } : { messages: next };
+  };
+
+  return {
+    observe(usage, messages, messageCount) {
+      // Unknown stays unknown: no usage moves no anchor.
+      if (usage?.inputTokens === undefined) return;
+      // Anthropic counts cached input apart from `input_tokens`; the window holds all of it.
+      const input = options.format === 'anthropic' ? usage.inputTokens + (usage.cacheReadTokens ?? 0) + (usage.cacheWriteTokens ?? 0) : usage.inputTokens;
+      estimator.observeUsage(input, fixed, toTranscript(messages), messageCount);
+    },
+    async beforeStep(messages, signal, emit) {
+      const transcript = toTranscript(messages);
+      if (!controller && estimator.estimate(fixed, transcript) / options.window < PRESSURE_THRESHOLD) return { messages };
+      const c = await load();
+      sink = emit;
+      const d = await c.beforeStep({ turn: options.turn, fixed, messages: transcript, signal });
+      if (d.action === 'continue' && !d.compacted) return { messages };
+      return apply(messages, d.messages, d.action === 'terminate', d.pressure);
+    },
+    async onContextLength(messages, signal, emit) {
+      const c = await load();
+      sink = emit;
+      const d = await c.onContextLengthError({ turn: options.turn, fixed, messages: toTranscript(messages), signal });
+      return apply(messages, d.messages, d.action === 'terminate', d.pressure);
+    },
+    async release() {
+      if (!controller) return;
+      const { closePool, isPoolStarted } = await import('../control/pool.js');
+      if (isPoolStarted()) await closePool();
+    },
+  };
+}

@@ -1,0 +1,262 @@
+/**
+ * A batch from start to summary, on one machine or through a queue. The shared part is here:
+ * open the output directory (resume: ids with a record are finished), pick the lines still to
+ * run (`--retry-errors`: only the ids in errors.jsonl, whose old records move to
+ * superseded.jsonl), accept records as they arrive (append, tally, progress), and write
+ * `summary.json`. `runLocalBatch` schedules runs in this process with adaptive concurrency;
+ * the queue producer (`queue.ts`) enqueues them instead and accepts what workers return.
+ */
+import type { BatchLine, LineProblem, ParsedInput } from './input.js';
+import { openOutputDir, type OutputDir } from './output.js';
+import type { ProgressReporter, ProgressSnapshot } from './progress.js';
+import type { BatchRecord } from './records.js';
+import { addRecord, createTally, type Tally } from './tally.js';
+import { createConcurrencyController, type ConcurrencySnapshot } from './concurrency.js';
+import { createScheduler } from './scheduler.js';
+import { runLine, type LineSetup, type RunSignals } from './run-line.js';
+import type { RunnerThreads } from './threads.js';
+import type { EventStore } from '../store/index.js';
+
+/** Options every batch shares. */
+export interface BatchCommon {
+  inputPath: string;
+  input: ParsedInput;
+  outDir: string;
+  retryErrors?: boolean;
+  progress: ProgressReporter;
+  /** Default `Date.now`. */
+  clock?: () => number;
+  /** fsync every N records; default 64. */
+  syncEvery?: number;
+}
+
+/** The machine summary (`summary.json`, and the last `--json` line). */
+export interface BatchSummary {
+  schema: 'minicode.batch.summary.v1';
+  ok: boolean;
+  mode: 'local' | 'queue';
+  input: string;
+  outDir: string;
+  /** Valid ids in the input. */
+  total: number;
+  completed: number;
+  failed: number;
+  /** Valid ids with no record yet (stopped early, interrupted). */
+  pending: number;
+  /** Finished by an earlier invocation (resume). */
+  resumed: number;
+  /** Finished by this invocation. */
+  ranNow: number;
+  /** Error records moved to superseded.jsonl by --retry-errors. */
+  superseded: number;
+  invalidLines: { count: number; lines: LineProblem[] };
+  rates: { completion: number; failure: number; runsPerSecond: number };
+  usage: Tally['usage'];
+  costUsd: number;
+  /** Runs whose cost is unknown (then costUsd is a lower bound). */
+  costUnknownRuns: number;
+  errorsByCode: Record<string, number>;
+  backoffs: { rateLimited: number; signals: number; concurrencyDecreases: number; lowestConcurrency: number; maxConcurrency: number };
+  stoppedBy?: string;
+  repairedLines: number;
+  durationMs: number;
+}
+
+/** A batch in progress. */
+export interface BatchContext {
+  readonly lines: BatchLine[];
+  /** Lines to run in this invocation. */
+  readonly pending: BatchLine[];
+  readonly output: OutputDir;
+  readonly tally: Tally;
+  readonly startedAt: number;
+  readonly superseded: number;
+  readonly resumed: number;
+  finishedNow: number;
+  /** Append and account a record; false for a second record of one id (ignored). */
+  accept(record: BatchRecord): boolean;
+  snapshot(running: number, concurrency?: ConcurrencySnapshot): ProgressSnapshot;
+  /** Write summary.json, close the output, return the summary. */
+  finish(extra: { mode: 'local' | 'queue'; running?: number; concurrency?: ConcurrencySnapshot; stoppedBy?: string }): BatchSummary;
+}
+
+/** Open the output and decide what runs now. */
+export function openBatch(options: BatchCommon): BatchContext {
+  const clock = options.clock ?? Date.now;
+  const output = openOutputDir(options.outDir, options.syncEvery !== undefined ? { syncEvery: options.syncEvery } : {});
+  const lines = options.input.lines;
+  const valid = new Set(lines.map((l) => l.id));
+  let superseded = 0;
+  if (options.retryErrors) {
+    const ids = new Set(output.errorRecords().map((r) => r.id).filter((id) => valid.has(id)));
+    superseded = output.supersede(ids);
+  }
+  const tally = createTally();
+  const resumed = [...output.resume.finished.keys()].filter((id) => valid.has(id)).length;
+  const pending = lines.filter((l) => !output.resume.finished.has(l.id));
+  for (const record of output.existingRecords()) if (valid.has(record.id)) addRecord(tally, record);
+  const startedAt = clock();
+  const ctx: BatchContext = {
+    lines,
+    pending,
+    output,
+    tally,
+    startedAt,
+    superseded,
+    resumed,
+    finishedNow: 0,
+    accept(record) {
+      if (!valid.has(record.id) || !output.append(record)) return false;
+      addRecord(tally, record);
+      ctx.finishedNow++;
+      options.progress.record(record);
+      return true;
+    },
+    snapshot(running, concurrency) {
+      return {
+        total: lines.length,
+        completed: tally.completed,
+        failed: tally.failed,
+        running,
+        finishedNow: ctx.finishedNow,
+        elapsedMs: clock() - startedAt,
+        tokens: tally.usage.totalTokens,
+        costUsd: tally.costUsd,
+        concurrency: concurrency?.limit ?? 0,
+        maxConcurrency: concurrency?.max ?? 0,
+        paused: concurrency ? concurrency.pausedUntil > clock() : false,
+      };
+    },
+    finish(extra) {
+      output.close();
+      const durationMs = clock() - startedAt;
+      const total = lines.length;
+      const problems = options.input.problems;
+      const summary: BatchSummary = {
+        schema: 'minicode.batch.summary.v1',
+        ok: tally.failed === 0 && tally.completed === total,
+        mode: extra.mode,
+        input: options.inputPath,
+        outDir: options.outDir,
+        total,
+        completed: tally.completed,
+        failed: tally.failed,
+        pending: total - tally.completed - tally.failed,
+        resumed,
+        ranNow: ctx.finishedNow,
+        superseded,
+        invalidLines: { count: problems.length, lines: problems.slice(0, 100) },
+        rates: {
+          completion: total ? tally.completed / total : 1,
+          failure: total ? tally.failed / total : 0,
+          runsPerSecond: durationMs > 0 ? Number(((ctx.finishedNow * 1000) / durationMs).toFixed(3)) : 0,
+        },
+        usage: tally.usage,
+        costUsd: Number(tally.costUsd.toFixed(6)),
+        costUnknownRuns: tally.costUnknown,
+        errorsByCode: tally.errorsByCode,
+        backoffs: {
+          rateLimited: tally.backoffs,
+          signals: extra.concurrency?.signals ?? tally.backoffs,
+          concurrencyDecreases: extra.concurrency?.decreases ?? 0,
+          lowestConcurrency: extra.concurrency?.lowest ?? 0,
+          maxConcurrency: extra.concurrency?.max ?? 0,
+        },
+        repairedLines: output.resume.repaired,
+        durationMs,
+      };
+      if (extra.stoppedBy !== undefined) summary.stoppedBy = extra.stoppedBy;
+      output.writeSummary(summary);
+      options.progress.finish(ctx.snapshot(extra.running ?? 0, extra.concurrency), summary);
+      return summary;
+    },
+  };
+  return ctx;
+}
+
+/** Options of {@link runLocalBatch}. */
+export interface LocalBatchOptions extends BatchCommon {
+  concurrency: number;
+  failFast?: boolean;
+  /** Stop scheduling once the batch's summed cost passes this (USD). */
+  batchBudgetUsd?: number;
+  setup: (line: BatchLine) => Promise<LineSetup>;
+  store?: EventStore;
+  /** Input file's directory (relative line cwds) and the default cwd. */
+  baseDir: string;
+  cwd: string;
+  signal?: AbortSignal;
+  env?: NodeJS.ProcessEnv;
+  /** Run the lines on these runner threads (the coordinator keeps only scheduling and records); default: in this thread. */
+  threads?: RunnerThreads;
+}
+
+/** One line on a runner thread, or here when its setup cannot cross threads (a recording fetch) or fails. */
+async function execute(line: BatchLine, options: LocalBatchOptions, signals: RunSignals): Promise<BatchRecord> {
+  const inProcess = (): Promise<BatchRecord> =>
+    runLine({
+      line,
+      setup: options.setup,
+      baseDir: options.baseDir,
+      cwd: options.cwd,
+      ...(options.store ? { store: options.store } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.env ? { env: options.env } : {}),
+      ...signals,
+    });
+  if (!options.threads || line.agent) return inProcess();
+  let setup: LineSetup;
+  try {
+    setup = await options.setup(line);
+  } catch {
+    return inProcess(); // the same failure, recorded the same way
+  }
+  if (setup.fetch) return inProcess();
+  return options.threads.run(line, setup, { baseDir: options.baseDir, cwd: options.cwd }, signals);
+}
+
+/** Run a batch in this process (the runs on runner threads when given). */
+export async function runLocalBatch(options: LocalBatchOptions): Promise<BatchSummary> {
+  const clock = options.clock ?? Date.now;
+  const ctx = openBatch(options);
+  const controller = createConcurrencyController({ max: options.concurrency });
+  let quota: string | undefined;
+  const scheduler = createScheduler({
+    items: ctx.pending,
+    controller,
+    clock,
+    shouldStop: () => {
+      if (options.signal?.aborted) return 'interrupted';
+      if (quota !== undefined) return 'usage-quota';
+      if (options.batchBudgetUsd !== undefined && ctx.tally.costUsd >= options.batchBudgetUsd) return 'batch-budget';
+      return undefined;
+    },
+    run: async (line) => {
+      let clean = true;
+      const record = await execute(line, options, {
+        onRateLimit: (retryAfterMs) => {
+          clean = false;
+          controller.onRateLimit(clock(), retryAfterMs);
+        },
+        onQuota: (message) => {
+          if (options.failFast) quota ??= message ?? 'usage quota exhausted';
+        },
+      });
+      // An interrupted run is not a finished one: leave its id for the resume.
+      if (!(options.signal?.aborted && record.reason === 'aborted')) ctx.accept(record);
+      controller.onFinished(clean);
+      options.progress.update(ctx.snapshot(scheduler.running - 1, controller.snapshot()));
+    },
+  });
+  // Kept ref'd: it also holds the process open while every run is waiting (a backoff).
+  const ticker = setInterval(() => options.progress.update(ctx.snapshot(scheduler.running, controller.snapshot())), 250);
+  const onAbort = (): void => {
+    scheduler.stop('interrupted');
+    options.threads?.abort();
+  };
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+  const { stoppedBy } = await scheduler.done;
+  clearInterval(ticker);
+  options.signal?.removeEventListener('abort', onAbort);
+  return ctx.finish({ mode: 'local', concurrency: controller.snapshot(), ...(stoppedBy !== undefined ? { stoppedBy } : {}) });
+}

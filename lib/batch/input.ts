@@ -1,0 +1,117 @@
+/**
+ * Batch input: a JSONL file, one prompt per line (`{"id", "prompt", ...}`). Parsing is pure and
+ * total: every line becomes either a {@link BatchLine} or a {@link LineProblem} carrying its
+ * 1-based line number, so no line is ever silently dropped. Blank lines are not records and are
+ * skipped without a problem. Duplicate ids are collected separately: they make the whole
+ * batch ambiguous (which result belongs to which line?), so the caller refuses to run.
+ */
+import { z } from 'zod';
+
+/** Native agents a line may name (run through `superviseAgent`). */
+export const BATCH_AGENTS = ['codex', 'claude-code', 'gemini-cli', 'opencode'] as const;
+
+/** The schema of one input line; unknown keys are kept out of the run but allowed. */
+export const BatchLineSchema = z.object({
+  id: z.union([z.string().min(1).max(512), z.number().int()]).transform(String),
+  prompt: z.string().min(1),
+  provider: z.string().min(1).optional(),
+  model: z.string().min(1).optional(),
+  agent: z.enum(BATCH_AGENTS).optional(),
+  cwd: z.string().min(1).optional(),
+  budget: z.number().nonnegative().optional(),
+  max_steps: z.number().int().positive().optional(),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+});
+
+/** One runnable line. */
+export interface BatchLine {
+  id: string;
+  /** 1-based line number in the input file. */
+  line: number;
+  prompt: string;
+  provider?: string;
+  model?: string;
+  agent?: (typeof BATCH_AGENTS)[number];
+  cwd?: string;
+  budget?: number;
+  maxSteps?: number;
+  metadata?: Record<string, unknown>;
+}
+
+/** Why a line was not runnable. */
+export interface LineProblem {
+  line: number;
+  /** `MINICODE_E_BATCH_LINE_JSON` (not JSON) or `MINICODE_E_BATCH_LINE_SHAPE` (JSON, wrong fields). */
+  code: 'MINICODE_E_BATCH_LINE_JSON' | 'MINICODE_E_BATCH_LINE_SHAPE';
+  message: string;
+  /** The id, when the line had a readable one. */
+  id?: string;
+}
+
+/** An id that appears on more than one line. */
+export interface DuplicateId {
+  id: string;
+  lines: number[];
+}
+
+/** The parsed input. */
+export interface ParsedInput {
+  lines: BatchLine[];
+  problems: LineProblem[];
+  duplicates: DuplicateId[];
+}
+
+function lineOf(data: z.infer<typeof BatchLineSchema>, line: number): BatchLine {
+  const out: BatchLine = { id: data.id, line, prompt: data.prompt };
+  if (data.provider !== undefined) out.provider = data.provider;
+  if (data.model !== undefined) out.model = data.model;
+  if (data.agent !== undefined) out.agent = data.agent;
+  if (data.cwd !== undefined) out.cwd = data.cwd;
+  if (data.budget !== undefined) out.budget = data.budget;
+  if (data.max_steps !== undefined) out.maxSteps = data.max_steps;
+  if (data.metadata !== undefined) out.metadata = data.metadata;
+  return out;
+}
+
+/** Parse one line's text (without its newline); `undefined` for a blank line. */
+export function parseLine(text: string, line: number): BatchLine | LineProblem | undefined {
+  if (text.trim() === '') return undefined;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    return { line, code: 'MINICODE_E_BATCH_LINE_JSON', message: `line ${line} is not JSON: ${(error as Error).message}` };
+  }
+  const parsed = BatchLineSchema.safeParse(raw);
+  if (parsed.success) return lineOf(parsed.data, line);
+  const issue = parsed.error.issues[0];
+  const where = issue && issue.path.length > 0 ? issue.path.join('.') : 'line';
+  const problem: LineProblem = { line, code: 'MINICODE_E_BATCH_LINE_SHAPE', message: `line ${line}: ${where}: ${issue?.message ?? 'invalid'}` };
+  const id = (raw as { id?: unknown } | null)?.id;
+  if (typeof id === 'string' || typeof id === 'number') problem.id = String(id);
+  return problem;
+}
+
+/** Parse a whole input (CRLF tolerated). */
+export function parseBatchInput(text: string): ParsedInput {
+  const lines: BatchLine[] = [];
+  const problems: LineProblem[] = [];
+  const seen = new Map<string, number[]>();
+  const rows = text.split('\n');
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i]!;
+    const result = parseLine(row.endsWith('\r') ? row.slice(0, -1) : row, i + 1);
+    if (result === undefined) continue;
+    if ('code' in result) {
+      problems.push(result);
+      continue;
+    }
+    lines.push(result);
+    const at = seen.get(result.id);
+    if (at) at.push(result.line);
+    else seen.set(result.id, [result.line]);
+  }
+  const duplicates: DuplicateId[] = [];
+  for (const [id, at] of seen) if (at.length > 1) duplicates.push({ id, lines: at });
+  return { lines, problems, duplicates };
+}

@@ -1,0 +1,174 @@
+/**
+ * The batch output directory: `results.jsonl`, `errors.jsonl`, `superseded.jsonl` (error
+ * records replaced by `--retry-errors`) and `summary.json`.
+ *
+ * Crash safety, the rule the resume relies on: a record is one `write(2)` of one whole line on
+ * a file opened with O_APPEND. A process killed (even SIGKILL) after `write` returned has its
+ * line in the page cache, which the kernel writes out; a process killed before has no line,
+ * and the id runs again on resume. Files are fsync'ed every `syncEvery` records and at close,
+ * (periodic syncs asynchronously, the last one synchronously), which bounds what a power loss
+ * (not a process crash) can take. A torn last line (a power
+ * loss mid-write, or another tool) is cut off on open, so the next append starts on a fresh
+ * line; the id of a torn record is simply not finished and runs again.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { BatchRecord, ErrorRecord } from './records.js';
+
+/** Options of {@link openOutputDir}. */
+export interface OutputOptions {
+  /** fsync after this many appended records; default 64. */
+  syncEvery?: number;
+}
+
+/** What reading an existing output found. */
+export interface ResumeState {
+  /** Ids with a record, and in which file. */
+  finished: Map<string, 'result' | 'error'>;
+  /** Torn last lines cut off (one per file at most). */
+  repaired: number;
+  /** Whole lines that were not a readable record (kept in place, reported). */
+  unreadable: number;
+}
+
+/** An open output directory. */
+export interface OutputDir {
+  readonly dir: string;
+  readonly resume: ResumeState;
+  /** Error records currently in errors.jsonl. */
+  errorRecords(): ErrorRecord[];
+  /** The first record of every finished id, as read on open. */
+  existingRecords(): BatchRecord[];
+  /** Append a record; false (nothing written) when its id already has one (at-least-once delivery). */
+  append(record: BatchRecord): boolean;
+  /** Move the error records of these ids to superseded.jsonl so they run again. */
+  supersede(ids: ReadonlySet<string>): number;
+  writeSummary(summary: unknown): void;
+  /** fsync both record files. */
+  sync(): void;
+  close(): void;
+}
+
+const FILES = { result: 'results.jsonl', error: 'errors.jsonl' } as const;
+
+/** Read a JSONL file, cutting off a torn last line. */
+function readRecords(file: string, state: ResumeState): { records: BatchRecord[]; lines: string[] } {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { records: [], lines: [] };
+    throw error;
+  }
+  const end = text.lastIndexOf('\n') + 1;
+  if (end < text.length) {
+    // A line without its newline was never acknowledged: drop it so appends stay line-aligned.
+    fs.truncateSync(file, Buffer.byteLength(text.slice(0, end)));
+    text = text.slice(0, end);
+    state.repaired++;
+  }
+  const records: BatchRecord[] = [];
+  const lines: string[] = [];
+  for (const row of text.split('\n')) {
+    if (row === '') continue;
+    try {
+      const r = JSON.parse(row) as BatchRecord;
+      if (typeof r.id !== 'string') throw new Error('no id');
+      records.push(r);
+      lines.push(row);
+    } catch {
+      state.unreadable++;
+    }
+  }
+  return { records, lines };
+}
+
+/** Open (creating) an output directory and read what an earlier run left. */
+export function openOutputDir(dir: string, options: OutputOptions = {}): OutputDir {
+  fs.mkdirSync(dir, { recursive: true });
+  const syncEvery = options.syncEvery ?? 64;
+  const resume: ResumeState = { finished: new Map(), repaired: 0, unreadable: 0 };
+  const results = readRecords(path.join(dir, FILES.result), resume);
+  for (const r of results.records) if (!resume.finished.has(r.id)) resume.finished.set(r.id, 'result');
+  let errors = readRecords(path.join(dir, FILES.error), resume);
+  for (const r of errors.records) if (!resume.finished.has(r.id)) resume.finished.set(r.id, 'error');
+
+  const openAppend = (name: string): number => fs.openSync(path.join(dir, name), 'a');
+  const fds = { result: openAppend(FILES.result), error: openAppend(FILES.error) };
+  let unsynced = 0;
+
+  // Periodic syncs run on the thread pool (an fsync on a busy disk takes tens of ms, which
+  // the event loop of a thousand-run batch must not wait for); the final one at close is sync.
+  let syncing = false;
+  const syncSoon = (): void => {
+    unsynced = 0;
+    if (syncing) return;
+    syncing = true;
+    const { result, error } = fds;
+    fs.fsync(result, () => fs.fsync(error, () => (syncing = false)));
+  };
+  const sync = (): void => {
+    fs.fsyncSync(fds.result);
+    fs.fsyncSync(fds.error);
+    unsynced = 0;
+  };
+
+  return {
+    dir,
+    resume,
+    existingRecords: () => {
+      const seen = new Set<string>();
+      const out: BatchRecord[] = [];
+      for (const r of [...results.records, ...errors.records]) {
+        if (seen.has(r.id) || !resume.finished.has(r.id)) continue;
+        seen.add(r.id);
+        out.push(r);
+      }
+      return out;
+    },
+    errorRecords: () => errors.records.filter((r): r is ErrorRecord => r.kind === 'error' && resume.finished.get(r.id) === 'error'),
+    append(record) {
+      if (resume.finished.has(record.id)) return false;
+      const kind = record.kind === 'result' ? 'result' : 'error';
+      // One write of one whole line: the unit of crash safety (see the header).
+      fs.writeSync(fds[kind], `${JSON.stringify(record)}\n`);
+      resume.finished.set(record.id, kind);
+      if (++unsynced >= syncEvery) syncSoon();
+      return true;
+    },
+    supersede(ids) {
+      const moving = errors.lines.filter((_, i) => ids.has(errors.records[i]!.id));
+      if (moving.length === 0) return 0;
+      // 1. Keep the old records (fsync'ed) before they leave errors.jsonl: a crash between the
+      //    steps leaves a copy in both files, never in neither.
+      const superseded = fs.openSync(path.join(dir, 'superseded.jsonl'), 'a');
+      fs.writeSync(superseded, moving.map((l) => `${l}\n`).join(''));
+      fs.fsyncSync(superseded);
+      fs.closeSync(superseded);
+      // 2. Replace errors.jsonl atomically (write aside, fsync, rename).
+      const keep = errors.lines.filter((_, i) => !ids.has(errors.records[i]!.id));
+      const tmp = path.join(dir, `${FILES.error}.tmp`);
+      fs.writeFileSync(tmp, keep.map((l) => `${l}\n`).join(''));
+      const tfd = fs.openSync(tmp, 'r');
+      fs.fsyncSync(tfd);
+      fs.closeSync(tfd);
+      fs.closeSync(fds.error);
+      fs.renameSync(tmp, path.join(dir, FILES.error));
+      fds.error = openAppend(FILES.error);
+      for (const id of ids) if (resume.finished.get(id) === 'error') resume.finished.delete(id);
+      errors = { records: errors.records.filter((r) => !ids.has(r.id)), lines: keep };
+      return moving.length;
+    },
+    writeSummary(summary) {
+      const file = path.join(dir, 'summary.json');
+      fs.writeFileSync(`${file}.tmp`, `${JSON.stringify(summary, null, 2)}\n`);
+      fs.renameSync(`${file}.tmp`, file);
+    },
+    sync,
+    close() {
+      sync();
+      fs.closeSync(fds.result);
+      fs.closeSync(fds.error);
+    },
+  };
+}

@@ -1,0 +1,217 @@
+/**
+ * Distributed batches through BullMQ on Redis (DESIGN.md §6: an existing queue engine, no
+ * home-made distribution). The producer (`minicode batch FILE --queue URL`) enqueues one job
+ * per pending line with a deterministic job id (batch key + line id), so enqueueing again after
+ * a crash adds nothing; it then collects the records workers return and writes the outputs.
+ * Workers (`minicode batch --worker --queue URL`) run jobs with their own provider setup and
+ * local store and return the record as the job's result.
+ *
+ * Delivery is at least once: a worker killed mid-run loses its job lock, the stalled-job check
+ * of another worker puts the job back, and it runs again. A record may therefore arrive twice;
+ * the output directory keeps the first per id (idempotent by id).
+ */
+import { createHash } from 'node:crypto';
+import os from 'node:os';
+import path from 'node:path';
+import { Job, Queue, QueueEvents, Worker } from 'bullmq';
+import { MinicodeError } from '../errors.js';
+import { openBatch, type BatchCommon, type BatchSummary } from './batch.js';
+import { createConcurrencyController } from './concurrency.js';
+import type { BatchLine } from './input.js';
+import { setupErrorRecord, type BatchRecord } from './records.js';
+import { runLine, type LineSetup } from './run-line.js';
+import type { EventStore } from '../store/index.js';
+
+/** Default queue name shared by producers and workers. */
+export const DEFAULT_QUEUE_NAME = 'minicode-batch';
+
+/** What a job carries. */
+export interface BatchJobData {
+  line: BatchLine;
+  /** Input file's directory (relative line cwds) and the default cwd, as the producer saw them. */
+  baseDir: string;
+  cwd: string;
+}
+
+/** Redis connection options from `redis://[user:pass@]host:port[/db]`. */
+export function redisConnection(url: string): { host: string; port: number; username?: string; password?: string; db?: number; maxRetriesPerRequest: null } {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    throw new MinicodeError('MINICODE_E_USAGE', `--queue must be a redis:// URL, got "${url}"`, { action: 'pass --queue redis://127.0.0.1:6379' });
+  }
+  if (u.protocol !== 'redis:') throw new MinicodeError('MINICODE_E_USAGE', `--queue must be a redis:// URL, got "${url}"`, { action: 'pass --queue redis://127.0.0.1:6379' });
+  const out: ReturnType<typeof redisConnection> = { host: u.hostname || '127.0.0.1', port: Number(u.port || 6379), maxRetriesPerRequest: null };
+  if (u.username) out.username = decodeURIComponent(u.username);
+  if (u.password) out.password = decodeURIComponent(u.password);
+  const db = u.pathname.replace(/^\//, '');
+  if (db) out.db = Number(db);
+  return out;
+}
+
+/** The batch key: one output directory is one batch (resume keeps the key). */
+export function batchKeyOf(outDir: string): string {
+  return createHash('sha256').update(path.resolve(outDir)).digest('hex').slice(0, 12);
+}
+
+/** Deterministic job id (BullMQ ids may not be integers or contain ':'). */
+export function jobIdOf(batchKey: string, id: string): string {
+  return `${batchKey}.${encodeURIComponent(id)}`;
+}
+
+async function ready(client: { waitUntilReady(): Promise<unknown> }, url: string, timeoutMs = 5000): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new MinicodeError('MINICODE_E_NETWORK', `cannot reach Redis at ${url}`, { action: 'start redis-server or pass --queue with a reachable redis:// URL' })), timeoutMs);
+  });
+  try {
+    await Promise.race([client.waitUntilReady(), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Options of {@link runProducer}. */
+export interface ProducerOptions extends BatchCommon {
+  queueUrl: string;
+  queueName?: string;
+  baseDir: string;
+  cwd: string;
+  signal?: AbortSignal;
+  /** Sweep for finished jobs this often (besides queue events); default 1000 ms. */
+  sweepMs?: number;
+}
+
+function recordOf(value: unknown): BatchRecord | undefined {
+  const v = typeof value === 'string' ? (JSON.parse(value) as unknown) : value;
+  return v && typeof v === 'object' && typeof (v as BatchRecord).id === 'string' ? (v as BatchRecord) : undefined;
+}
+
+/** Enqueue the pending lines, collect records until every one is in (or the signal stops waiting). */
+export async function runProducer(options: ProducerOptions): Promise<BatchSummary> {
+  const connection = redisConnection(options.queueUrl);
+  const name = options.queueName ?? DEFAULT_QUEUE_NAME;
+  const queue = new Queue<BatchJobData, BatchRecord>(name, { connection });
+  const events = new QueueEvents(name, { connection });
+  try {
+    await ready(queue, options.queueUrl);
+    await ready(events, options.queueUrl);
+    const ctx = openBatch(options);
+    const key = batchKeyOf(options.outDir);
+    const waiting = new Map(ctx.pending.map((l) => [jobIdOf(key, l.id), l]));
+    // --retry-errors: the old jobs hold the old (error) results; remove them so the ids run again.
+    if (options.retryErrors && ctx.superseded > 0) {
+      for (const jobId of waiting.keys()) await (await queue.getJob(jobId))?.remove();
+    }
+    let resolveAll!: () => void;
+    const allIn = new Promise<void>((r) => (resolveAll = r));
+    const take = (jobId: string, record: BatchRecord | undefined): void => {
+      const line = waiting.get(jobId);
+      if (!line || !record) return;
+      waiting.delete(jobId);
+      ctx.accept(record);
+      options.progress.update(ctx.snapshot(0));
+      if (waiting.size === 0) resolveAll();
+    };
+    events.on('completed', ({ jobId, returnvalue }) => take(jobId, recordOf(returnvalue)));
+    const jobs = [...waiting].map(([jobId, line]) => ({
+      name: 'run',
+      data: { line, baseDir: options.baseDir, cwd: options.cwd },
+      opts: { jobId, attempts: 3, backoff: { type: 'exponential', delay: 1000 }, removeOnComplete: false, removeOnFail: false },
+    }));
+    for (let i = 0; i < jobs.length; i += 500) await queue.addBulk(jobs.slice(i, i + 500));
+    // The sweep finds jobs finished before we listened (a resumed producer) and jobs that failed
+    // every attempt (an internal error on the worker: recorded as an error, not waited for).
+    const sweep = async (): Promise<void> => {
+      const ids = [...waiting.keys()].slice(0, 2000);
+      for (const jobId of ids) {
+        const job = await Job.fromId<BatchJobData, BatchRecord>(queue, jobId);
+        if (!job || !job.finishedOn) continue;
+        if (job.returnvalue) take(jobId, recordOf(job.returnvalue));
+        else if (job.failedReason && job.attemptsMade >= (job.opts.attempts ?? 1)) {
+          take(jobId, setupErrorRecord(job.data.line, { category: 'INTERNAL_ERROR', code: 'MINICODE_E_WORKER', message: job.failedReason }));
+        }
+      }
+    };
+    if (waiting.size === 0) resolveAll();
+    let sweeping = false;
+    const timer = setInterval(() => {
+      if (sweeping) return;
+      sweeping = true;
+      sweep().finally(() => (sweeping = false));
+    }, options.sweepMs ?? 1000);
+    const aborted = new Promise<void>((r) => options.signal?.addEventListener('abort', () => r(), { once: true }));
+    await sweep();
+    await Promise.race([allIn, aborted]);
+    clearInterval(timer);
+    return ctx.finish({ mode: 'queue', ...(options.signal?.aborted ? { stoppedBy: 'interrupted' } : {}) });
+  } finally {
+    await events.close();
+    await queue.close();
+  }
+}
+
+/** Options of {@link runWorker}. */
+export interface WorkerOptions {
+  queueUrl: string;
+  queueName?: string;
+  concurrency: number;
+  setup: (line: BatchLine) => Promise<LineSetup>;
+  store?: EventStore;
+  env?: NodeJS.ProcessEnv;
+  /** Job lock duration; a killed worker's jobs run again after about this long. Default 30 000 ms. */
+  lockMs?: number;
+  /** Worker name stamped on records; default `host:pid`. */
+  name?: string;
+  /** Stops the worker (it finishes its active jobs first). */
+  signal?: AbortSignal;
+  onRecord?: (record: BatchRecord) => void;
+  /** Called once connected and taking jobs. */
+  onReady?: (name: string) => void;
+}
+
+/** Run jobs until the signal aborts. */
+export async function runWorker(options: WorkerOptions): Promise<void> {
+  const connection = redisConnection(options.queueUrl);
+  const controller = createConcurrencyController({ max: options.concurrency });
+  const name = options.name ?? `${os.hostname()}:${process.pid}`;
+  const lockMs = options.lockMs ?? 30_000;
+  const worker = new Worker<BatchJobData, BatchRecord>(
+    options.queueName ?? DEFAULT_QUEUE_NAME,
+    async (job) => {
+      let clean = true;
+      const record = await runLine({
+        line: job.data.line,
+        baseDir: job.data.baseDir,
+        cwd: job.data.cwd,
+        setup: options.setup,
+        worker: name,
+        ...(options.store ? { store: options.store } : {}),
+        ...(options.env ? { env: options.env } : {}),
+        onRateLimit: (retryAfterMs) => {
+          clean = false;
+          controller.onRateLimit(Date.now(), retryAfterMs);
+          worker.concurrency = controller.snapshot().limit;
+        },
+      });
+      controller.onFinished(clean);
+      worker.concurrency = controller.snapshot().limit;
+      options.onRecord?.(record);
+      return record;
+    },
+    { connection, concurrency: options.concurrency, lockDuration: lockMs, stalledInterval: Math.max(500, Math.floor(lockMs / 2)), maxStalledCount: 5, autorun: false },
+  );
+  worker.on('error', () => {
+    // Connection hiccups are retried by ioredis; the worker goes on.
+  });
+  await ready(worker, options.queueUrl);
+  const stopped = new Promise<void>((r) => {
+    if (options.signal?.aborted) r();
+    options.signal?.addEventListener('abort', () => r(), { once: true });
+  });
+  void worker.run();
+  options.onReady?.(name);
+  await stopped;
+  await worker.close();
+}

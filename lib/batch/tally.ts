@@ -1,0 +1,55 @@
+/**
+ * Batch accounting computed from the records (DESIGN.md §3: summaries come from evidence):
+ * the records already in the output directory plus those this invocation appends. Pure
+ * accumulation; the progress display and `summary.json` both read it.
+ */
+import type { Usage } from '../events/index.js';
+import type { BatchRecord } from './records.js';
+
+/** Summed usage: the three headline counts always present, the rest once any record had them. */
+export type TallyUsage = { inputTokens: number; outputTokens: number; totalTokens: number } & Omit<Usage, 'inputTokens' | 'outputTokens' | 'totalTokens'>;
+
+/** Running totals over records. */
+export interface Tally {
+  completed: number;
+  failed: number;
+  usage: TallyUsage;
+  /** Sum of known costs. */
+  costUsd: number;
+  /** Records whose cost is unknown (so `costUsd` is a lower bound when > 0). */
+  costUnknown: number;
+  /** 429/529 answers the runs backed off from. */
+  backoffs: number;
+  /** Sum of run durations (ms). */
+  runMs: number;
+  /** Error records by code. */
+  errorsByCode: Record<string, number>;
+}
+
+/** An empty tally. */
+export function createTally(): Tally {
+  return { completed: 0, failed: 0, usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 }, costUsd: 0, costUnknown: 0, backoffs: 0, runMs: 0, errorsByCode: Object.create(null) as Record<string, number> };
+}
+
+const USAGE_KEYS = ['inputTokens', 'outputTokens', 'cacheReadTokens', 'cacheWriteTokens', 'reasoningTokens', 'totalTokens'] as const;
+
+/** Add one record (mutates and returns the tally). */
+export function addRecord(tally: Tally, record: BatchRecord): Tally {
+  if (record.kind === 'result') tally.completed++;
+  else {
+    tally.failed++;
+    tally.errorsByCode[record.error.code] = (tally.errorsByCode[record.error.code] ?? 0) + 1;
+  }
+  if (record.usage) {
+    for (const key of USAGE_KEYS) {
+      const v = record.usage[key];
+      if (v !== undefined) (tally.usage as Record<string, number>)[key] = ((tally.usage as Record<string, number | undefined>)[key] ?? 0) + v;
+    }
+    if (record.usage.totalTokens === undefined) tally.usage.totalTokens += (record.usage.inputTokens ?? 0) + (record.usage.outputTokens ?? 0);
+  }
+  if (record.costUsd !== undefined) tally.costUsd += record.costUsd;
+  else if (record.reason !== 'setup') tally.costUnknown++;
+  tally.backoffs += record.backoffs ?? 0;
+  tally.runMs += record.durationMs ?? 0;
+  return tally;
+}

@@ -1,0 +1,303 @@
+/**
+ * The interactive terminal: raw-mode keys -> line editor or turn controls, each prompt a turn
+ * rendered live by the TTY renderer (with the footer in its live region), slash commands
+ * printed as plain lines, and one clean exit that ends the stored session.
+ *
+ * Modes: `idle` (the prompt area is drawn and owns the cursor) and `turn` (the renderer owns
+ * the screen; keys answer approvals and `ask_user`, Esc aborts, Ctrl+C aborts and a second
+ * Ctrl+C exits once the turn has settled). Nothing here is carried by colour alone: every
+ * state has a word (`? approval`, `◌ cancelled ... aborted`, `Context:`, `Spend:`).
+ */
+import { emitKeypressEvents } from 'node:readline';
+import { Chalk } from 'chalk';
+import type { ApprovalDecision, ApprovalRequest } from '../tools/types.js';
+import { MinicodeError } from '../errors.js';
+import type { OutputEvent } from '../events/index.js';
+import { initialState, reduce, type ReducerState } from '../reducer/index.js';
+import { colorLevel, createTtyRenderer, viewOf, type LiveRenderer } from '../render/index.js';
+import type { EventStore } from '../store/index.js';
+import { wrapToWidth } from '../render/width.js';
+import { isCommand, runCommand } from './commands.js';
+import { decodeKey, type KeyAction, type KeyPress } from './keys.js';
+import { applyKey, createEditor, submit, textOf, type Editor } from './line-editor.js';
+import { footerLines } from './observe.js';
+import { createPromptArea, PROMPT } from './prompt-area.js';
+import type { ChatSession } from './session.js';
+
+/** The terminal input the app needs (`process.stdin` on a TTY). */
+export interface ChatInput extends NodeJS.EventEmitter {
+  isTTY?: boolean;
+  setRawMode?(on: boolean): unknown;
+  resume(): unknown;
+  pause(): unknown;
+}
+
+/** The terminal output (`process.stdout`). */
+export interface ChatOutput extends NodeJS.EventEmitter {
+  isTTY?: boolean;
+  columns?: number;
+  write(chunk: string): boolean;
+}
+
+/** Options of {@link runChatApp}. */
+export interface ChatAppOptions {
+  session: ChatSession;
+  store: EventStore;
+  cwd: string;
+  input: ChatInput;
+  output: ChatOutput;
+  env?: NodeJS.ProcessEnv;
+}
+
+interface Turn {
+  abort: AbortController;
+  renderer: LiveRenderer<ReducerState>;
+  interrupts: number;
+  approval?: ((d: ApprovalDecision) => void) | undefined;
+  /** The pending request in full (the live line above may be cut to the width). */
+  approvalText?: string | undefined;
+  ask?: { question: string; resolve: (answer: string) => void } | undefined;
+}
+
+const APPROVAL_KEYS: Record<string, ApprovalDecision> = { y: 'allow', '1': 'allow', a: 'allow-always', '2': 'allow-always', n: 'deny', d: 'deny', '3': 'deny' };
+const BRACKETED_PASTE_ON = '\u001b[?2004h';
+const BRACKETED_PASTE_OFF = '\u001b[?2004l';
+
+/** Run the interactive session until the person exits; resolves with the exit code. */
+export function runChatApp(options: ChatAppOptions): Promise<number> {
+  const { session, input, output } = options;
+  const env = options.env ?? process.env;
+  const out = (s: string): void => {
+    output.write(s);
+  };
+  const columns = (): number => Math.max(10, output.columns ?? 80);
+  const chalk = new Chalk({ level: colorLevel(env, output.isTTY === true) });
+  const area = createPromptArea(out, columns, (l) => chalk.dim(l));
+  const history = session.storedEvents.filter((e) => e.type === 'user.message.received').map((e) => (e.payload as { text: string }).text);
+  let editor: Editor = createEditor(history);
+  let mode: 'idle' | 'turn' | 'exiting' = 'idle';
+  let turn: Turn | undefined;
+  let showReasoning = false;
+  let pasting = false;
+  let exitAfterTurn = false;
+  let footer = footerLines(session.observed(), columns() - 1);
+  const always = new Set<string>();
+  let finish: (code: number) => void = () => {};
+  const done = new Promise<number>((resolve) => (finish = resolve));
+
+  const refreshFooter = (): void => {
+    footer = footerLines(session.observed(), columns() - 1);
+  };
+  const drawIdle = (): void => area.draw(footer, editor);
+  const print = (lines: readonly string[]): void => {
+    area.erase();
+    if (lines.length > 0) out(lines.map((l) => `${l}\n`).join(''));
+  };
+
+  const newRenderer = (extraFooter: () => string[]): LiveRenderer<ReducerState> =>
+    createTtyRenderer({ out, stream: output, viewOf, verbosity: 'normal', showReasoning, env, summary: false, footer: extraFooter });
+
+  function turnFooter(): string[] {
+    const lines = [...footer];
+    if (turn?.approval) lines.push(...wrapToWidth(`Approve? ${turn.approvalText ?? ''}`, columns() - 1), 'Answer: y allow once, a allow always, n deny');
+    else if (turn?.ask) lines.push(`? ${turn.ask.question}`, `answer${PROMPT}${textOf(editor).replace(/\n/g, ' ⏎ ')}`);
+    else lines.push('Esc stops the turn · Ctrl+O reasoning');
+    return lines;
+  }
+
+  function renderStored(events: readonly OutputEvent[]): void {
+    if (events.length === 0) return;
+    const renderer = newRenderer(() => []);
+    let state = initialState(events[0]!.sessionId);
+    for (const e of events) {
+      state = reduce(state, e);
+      renderer.onEvent(e, state);
+    }
+    renderer.finish(state);
+  }
+
+  async function startTurn(text: string): Promise<void> {
+    mode = 'turn';
+    const abort = new AbortController();
+    turn = { abort, renderer: newRenderer(turnFooter), interrupts: 0 };
+    const current = turn;
+    const promptApproval = (request: ApprovalRequest): Promise<ApprovalDecision> => {
+      if (always.has(`${request.toolName}\u0000${request.action}`)) return Promise.resolve('allow-always');
+      return new Promise<ApprovalDecision>((resolve) => {
+        const settle = (d: ApprovalDecision): void => {
+          current.approval = undefined;
+          current.approvalText = undefined;
+          abort.signal.removeEventListener('abort', onAbort);
+          if (d === 'allow-always') always.add(`${request.toolName}\u0000${request.action}`);
+          resolve(d);
+          current.renderer.refresh?.();
+        };
+        const onAbort = (): void => settle('cancelled');
+        abort.signal.addEventListener('abort', onAbort, { once: true });
+        current.approval = settle;
+        current.approvalText = `${request.toolName}${request.toolCallId ? ` [${request.toolCallId}]` : ''}: ${request.action}`;
+        current.renderer.refresh?.();
+      });
+    };
+    const promptAskText = (question: string, signal: AbortSignal): Promise<string> =>
+      new Promise<string>((resolve, reject) => {
+        editor = createEditor(editor.history);
+        const onAbort = (): void => {
+          current.ask = undefined;
+          reject(signal.reason);
+        };
+        signal.addEventListener('abort', onAbort, { once: true });
+        current.ask = {
+          question,
+          resolve: (answer) => {
+            signal.removeEventListener('abort', onAbort);
+            current.ask = undefined;
+            resolve(answer);
+          },
+        };
+        current.renderer.refresh?.();
+      });
+    try {
+      await session.turn(text, {
+        renderer: current.renderer,
+        signal: abort.signal,
+        promptApproval,
+        promptAskText,
+        onEvent: (event) => {
+          if (event.type === 'usage.reported') {
+            refreshFooter();
+            current.renderer.refresh?.();
+          }
+        },
+      });
+    } catch (error) {
+      if (!(error instanceof MinicodeError)) throw error;
+      print([`✗ ${error.message}${error.action ? ` - ${error.action}` : ''}`]);
+    } finally {
+      turn = undefined;
+      mode = 'idle';
+      refreshFooter();
+    }
+    if (exitAfterTurn) await exit();
+    else drawIdle();
+  }
+
+  async function exit(): Promise<void> {
+    if (mode === 'exiting') return;
+    mode = 'exiting';
+    area.erase();
+    input.off('keypress', onKey);
+    output.off('resize', onResize);
+    await session.close();
+    const id = session.sessionId;
+    out(`${BRACKETED_PASTE_OFF}${id ? `session ${id} (minicode replay ${id}; minicode --resume ${id})\n` : 'no prompt sent; nothing stored\n'}`);
+    input.setRawMode?.(false);
+    input.pause();
+    finish(0);
+  }
+
+  function onSubmit(text: string): void {
+    if (text.trim() === '') return drawIdle();
+    if (isCommand(text)) {
+      const result = runCommand(text, { session, store: options.store, cwd: options.cwd });
+      print([`${PROMPT}${text}`, ...result.lines]);
+      refreshFooter();
+      if (result.exit) void exit();
+      else drawIdle();
+      return;
+    }
+    area.erase();
+    startTurn(text).catch((error: unknown) => {
+      print([`minicode: internal error: ${error instanceof Error ? error.message : String(error)}`]);
+      void exit();
+    });
+  }
+
+  function onTurnKey(action: KeyAction, str: string | undefined): void {
+    const t = turn;
+    if (!t) return;
+    if (action.kind === 'abort' || action.kind === 'interrupt') {
+      if (action.kind === 'interrupt' && ++t.interrupts > 1) exitAfterTurn = true;
+      t.abort.abort({ kind: 'aborted', code: 'MINICODE_E_ABORTED', message: action.kind === 'abort' ? 'stopped with Esc' : 'stopped with Ctrl+C' });
+      return;
+    }
+    if (action.kind === 'toggle-reasoning') {
+      showReasoning = !showReasoning;
+      t.renderer.setShowReasoning?.(showReasoning);
+      return;
+    }
+    if (t.approval) {
+      const decision = str !== undefined ? APPROVAL_KEYS[str.toLowerCase()] : undefined;
+      if (decision) t.approval(decision);
+      return;
+    }
+    if (t.ask) {
+      if (action.kind === 'submit') {
+        const answer = textOf(editor);
+        editor = createEditor(editor.history);
+        t.ask.resolve(answer);
+      } else if (action.kind === 'edit') editor = applyKey(editor, action.key);
+      t.renderer.refresh?.();
+    }
+  }
+
+  function onKey(str: string | undefined, key: KeyPress | undefined): void {
+    if (key?.name === 'paste-start' || key?.name === 'paste-end') {
+      pasting = key.name === 'paste-start';
+      return;
+    }
+    let action = decodeKey(str, key);
+    // Inside a bracketed paste, Enter is a line break, never a submit.
+    if (pasting && action.kind === 'submit') action = { kind: 'edit', key: { kind: 'newline' } };
+    if (mode === 'turn') return onTurnKey(action, str);
+    if (mode !== 'idle') return;
+    switch (action.kind) {
+      case 'edit':
+        editor = applyKey(editor, action.key);
+        return drawIdle();
+      case 'submit': {
+        const r = submit(editor);
+        editor = r.editor;
+        if (r.text === undefined) return drawIdle();
+        return onSubmit(r.text);
+      }
+      case 'eof':
+        if (textOf(editor) !== '') {
+          editor = applyKey(editor, { kind: 'delete' });
+          return drawIdle();
+        }
+        return void exit();
+      case 'interrupt':
+        return void exit();
+      case 'toggle-reasoning':
+        showReasoning = !showReasoning;
+        print([`Reasoning: ${showReasoning ? 'shown' : 'folded'} (Ctrl+O toggles)`]);
+        return drawIdle();
+      case 'redraw':
+        refreshFooter();
+        return drawIdle();
+      case 'abort':
+      case 'ignore':
+        return;
+    }
+  }
+
+  const onResize = (): void => {
+    refreshFooter();
+    if (mode === 'idle') drawIdle();
+  };
+
+  emitKeypressEvents(input as NodeJS.ReadableStream);
+  input.setRawMode?.(true);
+  input.resume();
+  input.on('keypress', onKey);
+  output.on('resize', onResize);
+  out(BRACKETED_PASTE_ON);
+
+  const p = session.provider;
+  const head = session.sessionId ? `Session ${session.sessionId} resumed` : 'New session (stored at the first prompt)';
+  print([`minicode chat · ${p.model} (${p.format}) · ${options.cwd}`, head, 'Type /help for commands and keys; Ctrl+C quits.']);
+  renderStored(session.storedEvents);
+  drawIdle();
+  return done;
+}

@@ -1,0 +1,90 @@
+/**
+ * Slash commands of the interactive mode. Each returns plain lines to print (copyable text,
+ * a label on every figure); none touches the kernel: `/compact` is a view of what compaction
+ * would fold (control-plane §3: manual /compact is view-only).
+ */
+import { previewCompaction } from '../control/compaction.js';
+import type { EventStore } from '../store/index.js';
+import { count, statusLines } from './observe.js';
+import type { ChatSession } from './session.js';
+
+/** What a command asks the terminal to do besides printing. */
+export interface CommandResult {
+  lines: string[];
+  exit?: boolean;
+}
+
+/** The commands, for `/help` and the unknown-command hint. */
+export const COMMANDS: readonly (readonly [string, string])[] = [
+  ['/status', 'context estimate, provider usage, cost and budget'],
+  ['/compact', 'preview what compaction would fold (changes nothing)'],
+  ['/model [name]', 'show or switch the model for the next turns'],
+  ['/budget [usd]', 'show or set the session budget (off to remove)'],
+  ['/sessions', 'stored sessions, most recent first'],
+  ['/help', 'this list and the keys'],
+  ['/exit', 'end the session and quit'],
+];
+
+const KEYS = [
+  'Keys: Enter sends; \\ then Enter, Alt+Enter or Ctrl+J adds a line;',
+  'Up/Down browse history; Esc stops a turn; Ctrl+O shows reasoning;',
+  'Ctrl+C stops a turn, twice quits; at the prompt Ctrl+C or Ctrl+D quits.',
+];
+
+/** True when the line is a slash command (not a path such as `/etc/hosts is wrong`). */
+export function isCommand(line: string): boolean {
+  return /^\/[a-z]+(\s|$)/.test(line.trim());
+}
+
+/** Run one slash command. */
+export function runCommand(line: string, ctx: { session: ChatSession; store: EventStore; cwd: string }): CommandResult {
+  const [name = '', ...rest] = line.trim().split(/\s+/);
+  const arg = rest.join(' ');
+  const { session } = ctx;
+  switch (name) {
+    case '/help':
+      return { lines: [...COMMANDS.map(([c, d]) => `${c} - ${d}`), ...KEYS] };
+    case '/exit':
+    case '/quit':
+      return { lines: [], exit: true };
+    case '/status':
+      return { lines: [`Session: ${session.sessionId ?? 'new (stored at the first prompt)'}`, ...statusLines(session.observed())] };
+    case '/compact': {
+      const fold = previewCompaction(session.transcript());
+      if (!fold.changed) return { lines: [`Compact (preview): nothing to fold; ~${count(fold.beforeTokens)} tokens, the recent turns are kept verbatim.`] };
+      return {
+        lines: [
+          `Compact (preview, nothing changed): ~${count(fold.beforeTokens)} -> ~${count(fold.afterTokens)} tokens`,
+          `would shorten ${fold.foldedMessages} message(s) to their head and remove ${fold.removedMessages}; tool results keep ~800 chars, prose ~250/180.`,
+        ],
+      };
+    }
+    case '/model':
+      if (arg === '') return { lines: [`Model: ${session.provider.model} (${session.provider.format})`] };
+      session.provider.model = arg;
+      return { lines: [`Model: ${arg} from the next turn`] };
+    case '/budget': {
+      if (arg === '') return { lines: [`Budget: ${session.budget ? `limit $${session.budget.limitUsd.toFixed(4)}${session.budget.strict ? ', strict' : ''}` : 'none'}`] };
+      if (arg === 'off' || arg === 'none') {
+        session.budget = undefined;
+        return { lines: ['Budget: none'] };
+      }
+      const usd = Number(arg.replace(/^\$/, ''));
+      if (!Number.isFinite(usd) || usd < 0) return { lines: [`Budget: "${arg}" is not a USD amount; try /budget 0.50`] };
+      session.budget = { limitUsd: usd, ...(session.budget?.strict ? { strict: true } : {}) };
+      return { lines: [`Budget: limit $${usd.toFixed(4)} for this session`] };
+    }
+    case '/sessions': {
+      const entries = ctx.store.listSessions().slice(0, 10);
+      if (entries.length === 0) return { lines: ['Sessions: none stored'] };
+      return {
+        lines: [
+          'Sessions (newest first; resume with minicode --resume ID):',
+          ...entries.map((e) => `${e.sessionId === session.sessionId ? '* ' : '  '}${e.sessionId} ${e.outcome} ${e.origin ?? '-'} ${e.startedAt ?? ''}`.trimEnd()),
+        ],
+      };
+    }
+    default:
+      return { lines: [`Unknown command ${name}; type /help for the list.`] };
+  }
+}

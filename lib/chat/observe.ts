@@ -1,0 +1,94 @@
+/**
+ * What the interactive mode tells about size and spend, kept apart as the observability
+ * contract asks (control-plane §1, §7): the footer's first line is the CURRENT context window
+ * estimate (kernel estimator, never cumulative), its second line is spend (provider-reported
+ * usage, estimated cost, budget status). `/status` prints the four figures each with its label.
+ * Unknown stays unknown: an absent count or price prints `unknown`, never 0.
+ */
+import { budgetStatus, type Budget } from '../control/budget.js';
+import type { Usage } from '../events/index.js';
+
+/** Context window sizes (tokens) by model-name prefix; the longest matching prefix wins. */
+export const CONTEXT_WINDOWS: Readonly<Record<string, number>> = {
+  'claude-': 200_000,
+  'gpt-5': 400_000,
+  'gpt-4.1': 1_047_576,
+  'gpt-4o': 128_000,
+  'gemini-2.5': 1_048_576,
+  'llama3': 128_000,
+};
+
+/** The window of `model`, or undefined when the table does not know it. */
+export function contextWindowOf(model: string): number | undefined {
+  let best: string | undefined;
+  for (const key of Object.keys(CONTEXT_WINDOWS)) if (model.startsWith(key) && (!best || key.length > best.length)) best = key;
+  return best ? CONTEXT_WINDOWS[best] : undefined;
+}
+
+/** The figures shown; built from the estimator and the reducer state by the caller. */
+export interface Observed {
+  /** Estimated tokens of the next request (system + tools + conversation). */
+  contextTokens: number;
+  /** Whether the estimate is anchored to a provider-reported input count. */
+  anchored: boolean;
+  windowTokens?: number;
+  /** Session usage as the provider reported it. */
+  usage: Usage;
+  /** Estimated USD; undefined = unknown. */
+  costUsd?: number;
+  budget?: Budget;
+  model: string;
+}
+
+/** `12,345` (en-US grouping, stable across locales). */
+export function count(n: number): string {
+  return Math.round(n).toLocaleString('en-US');
+}
+
+function usd(n: number): string {
+  return `$${n.toFixed(4)}`;
+}
+
+function contextText(o: Observed): string {
+  const size = `~${count(o.contextTokens)}`;
+  if (o.windowTokens === undefined) return `${size} tokens (window unknown)`;
+  const pct = Math.min(999, Math.round((o.contextTokens / o.windowTokens) * 100));
+  return `${size} of ${count(o.windowTokens)} tokens (${pct}%)`;
+}
+
+function budgetText(o: Observed): string {
+  if (!o.budget) return 'none';
+  const status = budgetStatus(o.budget, o.costUsd);
+  return `${status} (limit ${usd(o.budget.limitUsd)}${o.budget.strict ? ', strict' : ''})`;
+}
+
+function tokens(n: number | undefined): string {
+  return n === undefined ? 'unknown' : count(n);
+}
+
+/**
+ * The footer: context on its own line, spend on the next. Below 60 columns spend and budget
+ * split onto two lines so nothing is cut at 40 columns.
+ */
+export function footerLines(o: Observed, columns: number): string[] {
+  const context = `Context: ${contextText(o)}`;
+  const cost = o.costUsd === undefined ? 'cost unknown' : `${usd(o.costUsd)} est.`;
+  const budget = `Budget: ${budgetText(o)}`;
+  const io = `${tokens(o.usage.inputTokens)} in, ${tokens(o.usage.outputTokens)} out`;
+  if (columns < 60) return [context, `Spend: ${io} tokens`, `Cost: ${o.costUsd === undefined ? 'unknown' : cost} · ${budget}`];
+  return [context, `Spend: ${io}, ${cost} · ${budget}`];
+}
+
+/** `/status`: Context vs Input/Output/Total vs Cost vs Budget, each on its own labelled line. */
+export function statusLines(o: Observed): string[] {
+  const total = o.usage.totalTokens ?? (o.usage.inputTokens !== undefined && o.usage.outputTokens !== undefined ? o.usage.inputTokens + o.usage.outputTokens : undefined);
+  return [
+    `Model:   ${o.model}`,
+    `Context: ${contextText(o)} - window estimate, ${o.anchored ? 'anchored to provider usage' : 'heuristic'}`,
+    `Input:   ${tokens(o.usage.inputTokens)} tokens - provider usage, session`,
+    `Output:  ${tokens(o.usage.outputTokens)} tokens - provider usage, session`,
+    `Total:   ${tokens(total)} tokens - provider usage, session`,
+    `Cost:    ${o.costUsd === undefined ? 'unknown' : `${usd(o.costUsd)} (estimated from the price table)`}`,
+    `Budget:  ${budgetText(o)}`,
+  ];
+}

@@ -1,0 +1,198 @@
+/**
+ * One interactive session without a terminal: each prompt is a turn of one stored session
+ * (`runPrompt` with `endSession: false`), the session ends once on exit, and a stored session
+ * can be reopened (`--continue` / `--resume`) with its conversation rebuilt from durable
+ * events. It also keeps what the footer and `/status` show: the kernel's context estimate and
+ * the session's spend from the reducer state (evidence, not side counters).
+ */
+import { capSystemPrompt } from '../control/truncation.js';
+import { createContextEstimator, type ContextEstimator } from '../control/estimate.js';
+import { preflight, type Budget } from '../control/budget.js';
+import type { FixedContext, TranscriptMessage } from '../control/transcript.js';
+import type { ConversationMessage } from '../agent/conversation.js';
+import { DEFAULT_SYSTEM_PROMPT, type AgentProvider, type AgentResult } from '../agent/loop.js';
+import { endSession, runPrompt, type PromptRun, type PromptRunOptions } from '../agent/run-prompt.js';
+import type { OutputEvent } from '../events/index.js';
+import { MinicodeError } from '../errors.js';
+import type { ApprovalPolicy } from '../policy/index.js';
+import { createRebuilder, type ReducerState } from '../reducer/index.js';
+import { viewOf } from '../render/index.js';
+import type { EventStore } from '../store/index.js';
+import { createToolRegistry } from '../tools/index.js';
+import { conversationFromEvents } from '../agent/history.js';
+import { contextWindowOf, type Observed } from './observe.js';
+
+/** Options of {@link createChatSession}. */
+export interface ChatSessionOptions {
+  cwd: string;
+  provider: AgentProvider;
+  store: EventStore;
+  policy: ApprovalPolicy;
+  budget?: Budget;
+  maxSteps?: number;
+  timeoutMs?: number;
+  fetch?: typeof fetch;
+  env?: NodeJS.ProcessEnv;
+  clock?: () => number;
+  /** Reopen this stored session. */
+  resume?: string;
+}
+
+/** Per-turn hooks from the terminal. */
+export type TurnHooks = Pick<PromptRunOptions, 'renderer' | 'signal' | 'promptApproval' | 'promptAskText'> & { onEvent?: PromptRunOptions['onEvent'] };
+
+/** A live interactive session. */
+export interface ChatSession {
+  /** Undefined until the first turn starts a new session. */
+  readonly sessionId: string | undefined;
+  readonly provider: AgentProvider;
+  budget: Budget | undefined;
+  /** Stored events of a resumed session (to render its history). */
+  readonly storedEvents: readonly OutputEvent[];
+  /** Run one prompt as the next turn; refuses (MINICODE_E_BUDGET) when the budget preflight does. */
+  turn(prompt: string, hooks: TurnHooks): Promise<PromptRun>;
+  observed(): Observed;
+  /** The conversation as the next request would carry it (for `/compact`). */
+  transcript(): TranscriptMessage[];
+  /** End the session (once, when a turn ran in this process). */
+  close(): Promise<void>;
+}
+
+/** The neutral conversation as the control plane's transcript. */
+export function toTranscript(messages: readonly ConversationMessage[]): TranscriptMessage[] {
+  return messages.map((m): TranscriptMessage => {
+    if (m.role === 'user') return { role: 'user', text: m.text };
+    if (m.role === 'tool') return { role: 'tool', toolCallId: m.toolCallId, content: m.content };
+    return { role: 'assistant', text: m.text ?? '', ...(m.toolCalls ? { toolCalls: m.toolCalls.map((c) => ({ id: c.id, name: c.name, argumentsText: c.argumentsText })) } : {}) };
+  });
+}
+
+/** The newest stored `chat` session started in `cwd`, for `--continue`. */
+export function latestChatSession(store: EventStore, cwd: string): string | undefined {
+  for (const entry of store.listSessions()) {
+    if (entry.origin !== 'chat') continue;
+    for (const e of store.iterateSession(entry.sessionId)) {
+      if (e.type === 'session.started' && e.payload.cwd === cwd) return entry.sessionId;
+      break;
+    }
+  }
+  return undefined;
+}
+
+/** Open an interactive session (new, or reopened from the store). */
+export function createChatSession(options: ChatSessionOptions): ChatSession {
+  const fixed: FixedContext = {
+    system: capSystemPrompt(DEFAULT_SYSTEM_PROMPT).text,
+    toolSchemas: createToolRegistry().definitions().map((d) => JSON.stringify(d)),
+  };
+  const estimator: ContextEstimator = createContextEstimator();
+  let id: string | undefined;
+  let nextSeq = 0;
+  let state: ReducerState | undefined;
+  let history: ConversationMessage[] = [];
+  let turnNo = 1;
+  let lastReason: AgentResult['reason'] | undefined;
+  let approvals = 0;
+  let storedEvents: OutputEvent[] = [];
+
+  if (options.resume !== undefined) {
+    storedEvents = options.store.readSession(options.resume);
+    if (storedEvents.length === 0) throw new MinicodeError('MINICODE_E_SESSION_NOT_FOUND', `no session ${options.resume} in ${options.store.dir}`, { action: 'run `minicode sessions` to list stored sessions' });
+    const rebuilder = createRebuilder({ sessionId: options.resume });
+    for (const e of storedEvents) {
+      rebuilder.push(e);
+      if (e.type === 'user.approval.requested') approvals++;
+    }
+    state = rebuilder.unsettled();
+    id = options.resume;
+    nextSeq = (storedEvents[storedEvents.length - 1]?.seq ?? -1) + 1;
+    history = conversationFromEvents(storedEvents).messages;
+    turnNo = state.taskOrder.length + 1;
+  }
+
+  const spend = (): { usage: Observed['usage']; costUsd?: number } => {
+    if (!state) return { usage: {} };
+    const run = viewOf(state).run();
+    return run.costUsd !== undefined ? { usage: run.usage, costUsd: run.costUsd } : { usage: run.usage };
+  };
+
+  const session: ChatSession = {
+    get sessionId() {
+      return id;
+    },
+    provider: { ...options.provider },
+    budget: options.budget,
+    get storedEvents() {
+      return storedEvents;
+    },
+    async turn(prompt, hooks) {
+      const { usage, costUsd } = spend();
+      const budget = session.budget;
+      if (budget) {
+        const tokens = (usage.inputTokens ?? 0) + (usage.outputTokens ?? 0);
+        const decision = preflight(budget, { tokens, costUsd });
+        if (!decision.allowed) {
+          throw new MinicodeError('MINICODE_E_BUDGET_EXCEEDED', decision.reason === 'over' ? 'the session is over its budget' : 'the session cost is unknown under --budget-strict', { action: 'raise it with /budget USD' });
+        }
+      }
+      let lastInput: number | undefined;
+      const run = await runPrompt({
+        origin: 'chat',
+        prompt,
+        cwd: options.cwd,
+        provider: session.provider,
+        policy: options.policy,
+        tty: true,
+        store: options.store,
+        endSession: false,
+        nextApprovalId: () => `approval-${++approvals}`,
+        ...(id !== undefined && state ? { session: { id, startSeq: nextSeq, state, history, turn: turnNo } } : {}),
+        // The run's watcher sees this turn's cost only: give it what is left of the session's budget.
+        ...(budget ? { budget: { ...budget, limitUsd: Math.max(0, budget.limitUsd - (costUsd ?? 0)) } } : {}),
+        ...(options.maxSteps !== undefined ? { maxSteps: options.maxSteps } : {}),
+        ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+        ...(options.fetch ? { fetch: options.fetch } : {}),
+        ...(options.env ? { env: options.env } : {}),
+        ...(options.clock ? { clock: options.clock } : {}),
+        ...(hooks.renderer ? { renderer: hooks.renderer } : {}),
+        ...(hooks.signal ? { signal: hooks.signal } : {}),
+        ...(hooks.promptApproval ? { promptApproval: hooks.promptApproval } : {}),
+        ...(hooks.promptAskText ? { promptAskText: hooks.promptAskText } : {}),
+        onEvent: (event, s) => {
+          if (event.type === 'usage.reported' && event.payload.scope === 'request' && event.payload.usage.inputTokens !== undefined) lastInput = event.payload.usage.inputTokens;
+          hooks.onEvent?.(event, s);
+        },
+      });
+      id = run.sessionId;
+      nextSeq = run.nextSeq;
+      state = run.state;
+      history = run.result.messages;
+      lastReason = run.result.reason;
+      turnNo++;
+      // Anchor the estimate: the last request carried everything but the final answer.
+      const transcript = toTranscript(history);
+      if (lastInput !== undefined && run.result.reason === 'completed') estimator.observeUsage(lastInput, fixed, transcript, Math.max(0, transcript.length - 1));
+      return run;
+    },
+    observed() {
+      const { usage, costUsd } = spend();
+      const window = contextWindowOf(session.provider.model);
+      return {
+        contextTokens: estimator.estimate(fixed, toTranscript(history)),
+        anchored: estimator.anchor !== undefined,
+        ...(window !== undefined ? { windowTokens: window } : {}),
+        usage,
+        ...(costUsd !== undefined ? { costUsd } : {}),
+        ...(session.budget ? { budget: session.budget } : {}),
+        model: session.provider.model,
+      };
+    },
+    transcript: () => toTranscript(history),
+    async close() {
+      if (id === undefined || state === undefined || lastReason === undefined) return;
+      state = await endSession({ sessionId: id, startSeq: nextSeq, state, reason: lastReason, store: options.store, ...(options.clock ? { clock: options.clock } : {}), ...(options.env ? { env: options.env } : {}) });
+      lastReason = undefined;
+    },
+  };
+  return session;
+}

@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { createConcurrencyController } from '../../lib/batch/concurrency.js';
+import { createScheduler } from '../../lib/batch/scheduler.js';
+
+describe('adaptive concurrency', () => {
+  it('halves on a rate-limit signal, pauses for Retry-After, and recovers additively', () => {
+    const c = createConcurrencyController({ max: 8 });
+    expect(c.available(0, 0)).toBe(8);
+    c.onRateLimit(1000, 500);
+    expect(c.snapshot()).toMatchObject({ limit: 4, pausedUntil: 1500, decreases: 1, signals: 1 });
+    expect(c.available(0, 1200)).toBe(0);
+    expect(c.available(1, 1500)).toBe(3);
+    for (let i = 0; i < 4; i++) c.onFinished(true);
+    expect(c.snapshot().limit).toBe(5);
+    for (let i = 0; i < 100; i++) c.onFinished(true);
+    expect(c.snapshot().limit).toBe(8);
+    expect(c.snapshot().lowest).toBe(4);
+  });
+
+  it('halves once for a burst of signals inside one pause window, never below one', () => {
+    const c = createConcurrencyController({ max: 16 });
+    c.onRateLimit(0, 1000);
+    c.onRateLimit(10, 1000);
+    c.onRateLimit(20, 2000);
+    expect(c.snapshot()).toMatchObject({ limit: 8, decreases: 1, signals: 3, pausedUntil: 2020 });
+    for (let t = 3000; t < 10000; t += 1000) c.onRateLimit(t, 10);
+    expect(c.snapshot().limit).toBe(1);
+  });
+
+  it('schedules every item once and stops starting when told to', async () => {
+    const c = createConcurrencyController({ max: 3 });
+    const ran: number[] = [];
+    let peak = 0;
+    let running = 0;
+    const s = createScheduler({
+      items: Array.from({ length: 20 }, (_, i) => i),
+      controller: c,
+      shouldStop: () => (ran.length >= 12 ? 'enough' : undefined),
+      run: async (i) => {
+        running++;
+        peak = Math.max(peak, running);
+        await new Promise((r) => setTimeout(r, 1));
+        ran.push(i);
+        running--;
+      },
+    });
+    const done = await s.done;
+    expect(done.stoppedBy).toBe('enough');
+    expect(peak).toBeLessThanOrEqual(3);
+    expect(new Set(ran).size).toBe(ran.length);
+    expect(ran.length).toBeGreaterThanOrEqual(12);
+    expect(ran.length).toBeLessThanOrEqual(14);
+  });
+});

@@ -1,0 +1,60 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { CLI, ROOT } from '../helpers/cli.js';
+
+/** The hand-made two-turn cassette every batch test replays (read_file README.md, then an answer). */
+export const CASSETTE = path.join(ROOT, 'cassettes/openai-chat-two-turn');
+
+/** A scratch directory with a README.md (what the cassette's tool call reads) and `n` prompts. */
+export function makeWorkdir(n: number, prefix = 'p'): { dir: string; input: string; out: string; store: string } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-batch-test-'));
+  fs.writeFileSync(path.join(dir, 'README.md'), '# Sample\n\nA tiny project.\n');
+  const input = path.join(dir, 'prompts.jsonl');
+  fs.writeFileSync(input, Array.from({ length: n }, (_, i) => JSON.stringify({ id: `${prefix}${i}`, prompt: `What does README.md say? (${i})`, metadata: { n: i } })).join('\n') + '\n');
+  return { dir, input, out: path.join(dir, 'out'), store: path.join(dir, 'store') };
+}
+
+/** Every record's id in results.jsonl and errors.jsonl (in that order). */
+export function recordIds(out: string): { results: string[]; errors: string[]; all: string[] } {
+  const read = (f: string): string[] => {
+    const file = path.join(out, f);
+    if (!fs.existsSync(file)) return [];
+    return fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { id: string }).id);
+  };
+  const results = read('results.jsonl');
+  const errors = read('errors.jsonl');
+  return { results, errors, all: [...results, ...errors] };
+}
+
+/** Start the compiled CLI without waiting (for kills); NO_COLOR, piped output. */
+export function startCli(args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): ChildProcess & { output: () => { stdout: string; stderr: string }; exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }> } {
+  const child = spawn(process.execPath, [CLI, ...args], { cwd: options.cwd, env: { ...process.env, NO_COLOR: '1', ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const out: Buffer[] = [];
+  const err: Buffer[] = [];
+  child.stdout!.on('data', (b: Buffer) => out.push(b));
+  child.stderr!.on('data', (b: Buffer) => err.push(b));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('close', (code, signal) => resolve({ code, signal })));
+  return Object.assign(child, { output: () => ({ stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') }), exited });
+}
+
+/** The Redis the distributed tests use: MINICODE_TEST_REDIS_URL, else 127.0.0.1:6390 (what .ci/run starts). */
+export const REDIS_URL = process.env.MINICODE_TEST_REDIS_URL ?? 'redis://127.0.0.1:6390';
+
+/** True when something answers PING at REDIS_URL within a second. */
+export function redisReachable(url = REDIS_URL): Promise<boolean> {
+  const u = new URL(url);
+  return new Promise((resolve) => {
+    const socket = net.connect({ host: u.hostname, port: Number(u.port || 6379) });
+    const done = (ok: boolean): void => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(1000, () => done(false));
+    socket.once('error', () => done(false));
+    socket.once('connect', () => socket.write('PING\r\n'));
+    socket.once('data', (b) => done(b.toString().startsWith('+PONG')));
+  });
+}

@@ -1,0 +1,53 @@
+/**
+ * A small tmux driver for the interactive mode: start `minicode chat` in a detached tmux
+ * session of a given size (its own tmux server socket, so tests never touch a user's tmux),
+ * send keys, and poll `capture-pane` until text appears or a deadline passes.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { CLI } from '../helpers/cli.js';
+
+/** True when a tmux binary runs here. */
+export const HAVE_TMUX = spawnSync('tmux', ['-V']).status === 0;
+
+/** One tmux-hosted terminal running the CLI. */
+export interface TmuxTerm {
+  send(...keys: string[]): void;
+  /** Type literal text (no key names). */
+  type(text: string): void;
+  /** The visible screen; `join` unwraps soft-wrapped lines (what a copy yields). */
+  capture(join?: boolean): string;
+  /** Wait until the screen matches; throws with the screen when the deadline passes. */
+  waitFor(pattern: RegExp | string, options?: { timeoutMs?: number; join?: boolean }): Promise<string>;
+  kill(): void;
+}
+
+let counter = 0;
+
+/** Start the CLI with `args` in a `cols` x `rows` tmux window; the shell prints `EXIT=<code>` when it ends. */
+export function startTerm(args: readonly string[], options: { cols: number; rows: number; env: Record<string, string>; cwd: string }): TmuxTerm {
+  const socket = `minicode-test-${process.pid}-${++counter}`;
+  const name = 't';
+  const quote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
+  const env = Object.entries(options.env).map(([k, v]) => `${k}=${quote(v)}`).join(' ');
+  const command = `cd ${quote(options.cwd)} && env ${env} ${quote(process.execPath)} ${quote(CLI)} ${args.map(quote).join(' ')}; echo EXIT=$?; sleep 120`;
+  const tmux = (...a: string[]): string => execFileSync('tmux', ['-L', socket, '-f', '/dev/null', ...a], { encoding: 'utf8' });
+  tmux('new-session', '-d', '-s', name, '-x', String(options.cols), '-y', String(options.rows), command);
+  const term: TmuxTerm = {
+    send: (...keys) => void tmux('send-keys', '-t', name, ...keys),
+    type: (text) => void tmux('send-keys', '-t', name, '-l', text),
+    capture: (join = false) => tmux('capture-pane', '-p', ...(join ? ['-J'] : []), '-t', name),
+    async waitFor(pattern, o = {}) {
+      const deadline = Date.now() + (o.timeoutMs ?? 10_000);
+      for (;;) {
+        const screen = term.capture(o.join ?? false);
+        if (typeof pattern === 'string' ? screen.includes(pattern) : pattern.test(screen)) return screen;
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${String(pattern)}; screen:\n${screen}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    },
+    kill: () => {
+      spawnSync('tmux', ['-L', socket, 'kill-server']);
+    },
+  };
+  return term;
+}

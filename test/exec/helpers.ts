@@ -1,0 +1,154 @@
+/**
+ * Helpers of the `minicode exec` end-to-end tests: a scratch project, a clean environment (no
+ * provider keys leak in from the machine running the tests), the real CLI as a subprocess,
+ * and the JSONL contract check (DESIGN.md §5).
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { expect } from 'vitest';
+import { CLI, ROOT, runCli, type CliResult } from '../helpers/cli.js';
+// @ts-expect-error: plain ESM generator shared with cassettes/make.mjs (no types)
+import { FORMATS, MODELS } from '../../cassettes/wire-formats.mjs';
+
+export const CASSETTES = path.join(ROOT, 'cassettes');
+export const TEST_CASSETTES = path.join(ROOT, 'test/cassettes');
+const SAMPLE = path.join(ROOT, 'demo/sample-project');
+
+const schema = JSON.parse(fs.readFileSync(path.join(ROOT, 'docs/schema/minicode.output.v1.json'), 'utf8'));
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+ajv.addFormat('date-time', true);
+const validate = ajv.compile(schema);
+
+/** A temp directory removed by the OS eventually (tests never write outside tmp). */
+export function tempDir(prefix = 'minicode-exec-'): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+/** A scratch copy of demo/sample-project (it has a README.md the two-turn cassettes read). */
+export function scratchProject(): string {
+  const dir = tempDir('minicode-project-');
+  fs.cpSync(SAMPLE, dir, { recursive: true });
+  return dir;
+}
+
+/** Variables that would pick a provider or a key from the machine running the tests. */
+const MACHINE_VARS = [
+  'ANTHROPIC_API_KEY', 'ANTHROPIC_BASE_URL', 'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'GEMINI_API_KEY', 'GOOGLE_API_KEY',
+  'GOOGLE_GEMINI_BASE_URL', 'OLLAMA_HOST', 'OPENROUTER_API_KEY', 'MINICODE_PROVIDER', 'MINICODE_MODEL', 'MINICODE_CASSETTE',
+  'MINICODE_TIMEOUT_MS', 'MINICODE_VERIFY_CMD', 'MINICODE_STORE', 'MINICODE_CONTEXT_WINDOW', 'MINICODE_RETRY_BACKOFF_MS',
+];
+
+/** An environment with MINICODE_HOME in a fresh temp dir and no provider variables, plus `extra`. */
+export function cleanEnv(home: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { MINICODE_HOME: home };
+  for (const name of MACHINE_VARS) env[name] = undefined; // spawn drops undefined entries
+  return { ...env, ...extra };
+}
+
+/** One exec run: a fresh home, the CLI's result, its parsed JSONL records and the summary. */
+export interface ExecRun extends CliResult {
+  home: string;
+  records: Record<string, unknown>[];
+  summary: Record<string, unknown>;
+}
+
+/** Run `minicode exec PROMPT --json ...args` in `cwd` with a clean environment. */
+export async function execJson(args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv; home?: string; prompt?: string }): Promise<ExecRun> {
+  const home = options.home ?? tempDir('minicode-home-');
+  const result = await runCli(['exec', options.prompt ?? 'Read the README and tell me what it says', '--json', '--cwd', options.cwd, ...args], { env: cleanEnv(home, options.env) });
+  const records = checkContract(result.stdout);
+  return { ...result, home, records, summary: records[records.length - 1]! };
+}
+
+/**
+ * The `exec --json` contract: every line parses; envelopes validate against the published
+ * schema and are machine-visible; text records are exactly `{type, delta}`; one summary,
+ * last, versioned. Returns the parsed records.
+ */
+export function checkContract(stdout: string): Record<string, unknown>[] {
+  expect(stdout.endsWith('\n'), 'stdout ends with a newline').toBe(true);
+  const lines = stdout.slice(0, -1).split('\n');
+  const records = lines.map((line, i) => {
+    try {
+      return JSON.parse(line) as Record<string, unknown>;
+    } catch {
+      throw new Error(`stdout line ${i + 1} is not JSON: ${line.slice(0, 200)}`);
+    }
+  });
+  records.forEach((record, i) => {
+    if (record.type === 'text') {
+      expect(Object.keys(record).sort()).toEqual(['delta', 'type']);
+      expect(typeof record.delta).toBe('string');
+      expect(record.delta as string).not.toMatch(/\u001b/);
+    } else if (record.type === 'summary') {
+      expect(i, 'the summary is the last line').toBe(records.length - 1);
+      expect(record.schema).toBe('minicode.output.v1');
+      expect(typeof record.ok).toBe('boolean');
+    } else {
+      expect(validate(record), `line ${i + 1}: ${JSON.stringify(validate.errors)}`).toBe(true);
+      expect(record.visibility as string[]).toContain('machine');
+    }
+  });
+  expect(records.filter((r) => r.type === 'summary')).toHaveLength(1);
+  return records;
+}
+
+/** Envelopes of one type. */
+export function ofType(records: Record<string, unknown>[], type: string): Record<string, any>[] {
+  return records.filter((r) => r.type === type) as Record<string, any>[];
+}
+
+/** The JSON output of `minicode replay SESSION --json` (same store). */
+export async function replayJson(home: string, sessionId: string): Promise<Record<string, any>[]> {
+  const r = await runCli(['replay', sessionId, '--json'], { env: cleanEnv(home) });
+  expect(r.code, r.stderr).toBe(0);
+  return r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+}
+
+/** A response body for one turn in a format's wire shape (the shipped generator). */
+export function turnBody(format: string, turn: { text?: string; calls?: { id: string; name: string; args: unknown }[] }, n = 1): string {
+  const spec = FORMATS[format as keyof typeof FORMATS] as { body(t: unknown, n: number, model: string): string };
+  return spec.body(turn, n, (MODELS as Record<string, string>)[format]!);
+}
+
+/** The content type a format streams with. */
+export function contentTypeOf(format: string): string {
+  return (FORMATS[format as keyof typeof FORMATS] as { contentType: string }).contentType;
+}
+
+/** Spawn `minicode exec` without waiting (for signals); stdout is collected by line. */
+export function spawnExec(args: string[], env: NodeJS.ProcessEnv): { child: ChildProcessWithoutNullStreams; lines: string[]; firstLine: Promise<void>; done: Promise<CliResult> } {
+  const child = spawn(process.execPath, [CLI, 'exec', ...args], { env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const lines: string[] = [];
+  let buffered = '';
+  const out: Buffer[] = [];
+  const err: Buffer[] = [];
+  let onFirst: () => void = () => {};
+  const firstLine = new Promise<void>((resolve) => {
+    onFirst = resolve;
+  });
+  child.stdout.on('data', (b: Buffer) => {
+    out.push(b);
+    buffered += b.toString('utf8');
+    const parts = buffered.split('\n');
+    buffered = parts.pop() ?? '';
+    if (parts.length) {
+      lines.push(...parts);
+      onFirst();
+    }
+  });
+  child.stderr.on('data', (b: Buffer) => err.push(b));
+  child.stdin.end();
+  const done = new Promise<CliResult>((resolve, reject) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') });
+    });
+  });
+  return { child, lines, firstLine, done };
+}
