@@ -130,7 +130,7 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
     ],
     ratios: [
       { label: 'peak RSS (MB), target <= 500', value: peakRss / 1048576, target: { op: '<=', value: 500 } },
-      { label: 'event-loop p99 lag (ms), target <= 50', value: p99, target: { op: '<=', value: 50 } },
+      { label: 'event-loop p99 lag (ms), target <= 50', value: p99, target: { op: '<=', value: 50 }, unit: 'ms' },
       { label: 'ids exactly once (1 = yes)', value: exactlyOnce ? 1 : 0, target: { op: '>=', value: 1 } },
     ],
     notes: [

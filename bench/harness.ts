@@ -35,6 +35,13 @@ export interface Ratio {
   value: number;
   /** The target the issue sets, e.g. `>= 1.5`; absent when there is none. */
   target?: { op: '>=' | '<='; value: number };
+  /** Unit of an absolute figure checked against a target (e.g. `ms`); absent for a true ratio (`x`). */
+  unit?: string;
+}
+
+/** A ratio's value with its unit: `1.50x` for ratios, `7.84 ms` for absolute figures. */
+export function ratioValue(r: Ratio): string {
+  return r.unit ? `${r.value.toFixed(2)} ${r.unit}` : `${r.value.toFixed(2)}x`;
 }
 
 /** What one benchmark file reports. */
@@ -182,7 +189,7 @@ export function formatReport(report: BenchReport): string {
   }
   for (const r of report.ratios) {
     const target = r.target ? `  target ${r.target.op} ${r.target.value} ${meets(r) ? 'met' : 'NOT met'}` : '';
-    lines.push(`  ratio ${r.label.padEnd(42)} ${r.value.toFixed(2)}x${target}`);
+    lines.push(`  ratio ${r.label.padEnd(42)} ${ratioValue(r)}${target}`);
   }
   for (const note of report.notes ?? []) lines.push(`  note: ${note}`);
   return lines.join('\n') + '\n';
