@@ -41,7 +41,7 @@ export interface Ratio {
 
 /** A ratio's value with its unit: `1.50x` for ratios, `7.84 ms` for absolute figures. */
 export function ratioValue(r: Ratio): string {
-  return r.unit ? `${r.value.toFixed(2)} ${r.unit}` : `${r.value.toFixed(2)}x`;
+  return r.unit !== undefined ? `${r.value.toFixed(2)} ${r.unit}`.trimEnd() : `${r.value.toFixed(2)}x`;
 }
 
 /** What one benchmark file reports. */
