@@ -129,9 +129,9 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
       ...(runnerLag.length ? [measurement('runner threads: event-loop lag p99 (each thread)', 'ms', runnerLag.map((r) => r.lagP99Ms), false)] : []),
     ],
     ratios: [
-      { label: 'peak RSS (MB), target <= 500', value: peakRss / 1048576, target: { op: '<=', value: 500 } },
-      { label: 'event-loop p99 lag (ms), target <= 50', value: p99, target: { op: '<=', value: 50 } },
-      { label: 'ids exactly once (1 = yes)', value: exactlyOnce ? 1 : 0, target: { op: '>=', value: 1 } },
+      { label: 'peak RSS (MB), target <= 500', value: peakRss / 1048576, target: { op: '<=', value: 500 }, unit: 'MB' },
+      { label: 'event-loop p99 lag (ms), target <= 50', value: p99, target: { op: '<=', value: 50 }, unit: 'ms' },
+      { label: 'ids exactly once (1 = yes)', value: exactlyOnce ? 1 : 0, target: { op: '>=', value: 1 }, unit: '' },
     ],
     notes: [
       `runs on ${threadCount} runner thread(s) (MINICODE_BENCH_BATCH_THREADS; 0 = all on the main thread); the lag is the coordinator's (main) event loop`,

@@ -6,6 +6,8 @@
  */
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 
 /** Options every benchmark accepts. */
 export interface BenchOptions {
@@ -33,6 +35,13 @@ export interface Ratio {
   value: number;
   /** The target the issue sets, e.g. `>= 1.5`; absent when there is none. */
   target?: { op: '>=' | '<='; value: number };
+  /** Unit of an absolute figure checked against a target (e.g. `ms`); absent for a true ratio (`x`). */
+  unit?: string;
+}
+
+/** A ratio's value with its unit: `1.50x` for ratios, `7.84 ms` for absolute figures. */
+export function ratioValue(r: Ratio): string {
+  return r.unit !== undefined ? `${r.value.toFixed(2)} ${r.unit}`.trimEnd() : `${r.value.toFixed(2)}x`;
 }
 
 /** What one benchmark file reports. */
@@ -66,6 +75,62 @@ export async function timeOnce(fn: () => unknown): Promise<number> {
   return performance.now() - start;
 }
 
+/** Time `fn` once in milliseconds of CPU time of this process (all threads: GC helpers included). */
+export async function cpuTimeOnce(fn: () => unknown): Promise<number> {
+  const start = process.cpuUsage();
+  await fn();
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / 1000;
+}
+
+type GcFunction = (options?: { type?: 'major' | 'minor' }) => void;
+let gcFn: GcFunction | null | undefined;
+/**
+ * V8's `gc([{type}])`, or undefined when it cannot be had. `--expose-gc` can be turned
+ * on at run time; the `gc` function then appears in new contexts (a documented V8 flag, a
+ * well-known Node idiom), so benchmarks need no extra node flags.
+ */
+export function gcFunction(): GcFunction | undefined {
+  if (gcFn === undefined) {
+    const g = (globalThis as { gc?: GcFunction }).gc;
+    if (typeof g === 'function') gcFn = g;
+    else {
+      try {
+        v8.setFlagsFromString('--expose-gc');
+        const fn = vm.runInNewContext('gc') as unknown;
+        gcFn = typeof fn === 'function' ? (fn as GcFunction) : null;
+      } catch {
+        gcFn = null;
+      }
+    }
+  }
+  return gcFn ?? undefined;
+}
+
+/** How {@link interleave} times its rounds. */
+export interface InterleaveOptions {
+  /**
+   * `wall` (default): elapsed time. `cpu`: CPU time of the process, which a shared machine
+   * inflates far less (time spent descheduled while other processes run is not counted).
+   */
+  clock?: 'wall' | 'cpu';
+  /**
+   * Collect the young generation (untimed) before every timed call, so that no competitor pays
+   * for the garbage another one left behind (an allocation-heavy peer otherwise bills its GC to
+   * whoever runs after it). Minor only: a full GC every round also frees the hidden classes
+   * (maps) the optimised code relies on, so every round would start deoptimised, which is
+   * nothing like a steady stream (measured: 3-4x slower for our decoders). Default false.
+   */
+  collectBetween?: boolean;
+  /**
+   * Keep running warm-up rounds (beyond `warmup`) until this many milliseconds have passed, so
+   * that every competitor is measured in its steady state: code that goes through several
+   * provider decoders and regexps keeps getting faster for a few seconds of JIT work, far longer
+   * than a plain `JSON.parse` loop needs. Default 0.
+   */
+  warmupMs?: number;
+}
+
 /**
  * Run several competitors in interleaved rounds (A B C, A B C, ...) so that a noisy
  * neighbour hurts all of them alike; returns the elapsed milliseconds per competitor.
@@ -74,13 +139,20 @@ export async function interleave(
   rounds: number,
   competitors: Record<string, () => unknown>,
   warmup = 1,
+  options: InterleaveOptions = {},
 ): Promise<Record<string, number[]>> {
   const names = Object.keys(competitors);
   const out: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]));
-  for (let r = 0; r < warmup + rounds; r++) {
+  const time = options.clock === 'cpu' ? cpuTimeOnce : timeOnce;
+  const gc = options.collectBetween ? gcFunction() : undefined;
+  const warmUntil = performance.now() + (options.warmupMs ?? 0);
+  for (let r = 0; r < warmup || performance.now() < warmUntil; r++) {
+    for (const name of names) await (competitors[name] as () => unknown)();
+  }
+  for (let r = 0; r < rounds; r++) {
     for (const name of names) {
-      const ms = await timeOnce(competitors[name] as () => unknown);
-      if (r >= warmup) (out[name] as number[]).push(ms);
+      gc?.({ type: 'minor' });
+      (out[name] as number[]).push(await time(competitors[name] as () => unknown));
     }
   }
   return out;
@@ -117,7 +189,7 @@ export function formatReport(report: BenchReport): string {
   }
   for (const r of report.ratios) {
     const target = r.target ? `  target ${r.target.op} ${r.target.value} ${meets(r) ? 'met' : 'NOT met'}` : '';
-    lines.push(`  ratio ${r.label.padEnd(42)} ${r.value.toFixed(2)}x${target}`);
+    lines.push(`  ratio ${r.label.padEnd(42)} ${ratioValue(r)}${target}`);
   }
   for (const note of report.notes ?? []) lines.push(`  note: ${note}`);
   return lines.join('\n') + '\n';

@@ -164,7 +164,7 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
       measurement('main thread: wall time', 'ms', main.ms, false),
     ],
     ratios: [
-      { label: 'pool p99 lag (ms)', value: poolP99.median, target: { op: '<=', value: 20 } },
+      { label: 'pool p99 lag (ms)', value: poolP99.median, target: { op: '<=', value: 20 }, unit: 'ms' },
       { label: 'main-thread p99 lag / pool p99 lag', value: mainP99.median / Math.max(poolP99.median, 0.001) },
     ],
     notes: [

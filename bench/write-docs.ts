@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { reportChart } from './charts.js';
-import { fmt, meets } from './harness.js';
+import { fmt, meets, ratioValue } from './harness.js';
 import type { SuiteResult } from './suite.js';
 
 /** The markdown document for one suite run; charts are written beside it by {@link writeDocs}. */
@@ -59,7 +59,7 @@ export function benchmarksMarkdown(result: SuiteResult): string {
   ];
   for (const r of result.reports) {
     for (const x of r.ratios) {
-      lines.push(`| ${r.name} | ${x.label} | ${x.value.toFixed(2)}x | ${x.target ? `${x.target.op} ${x.target.value}` : '—'} | ${x.target ? (meets(x) ? 'yes' : '**no**') : '—'} |`);
+      lines.push(`| ${r.name} | ${x.label} | ${ratioValue(x)} | ${x.target ? `${x.target.op} ${x.target.value}` : '—'} | ${x.target ? (meets(x) ? 'yes' : '**no**') : '—'} |`);
     }
   }
   for (const r of result.reports) {

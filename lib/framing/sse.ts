@@ -165,13 +165,14 @@ export function createSseFramer(options: SseFramerOptions): SseFramer {
 
   /**
    * The hot path: a line known to start at `start` in `text` and end before `end`. Recognises
-   * `data: ` directly to avoid slicing the line first.
+   * `data:` and `event:` directly to avoid slicing the line first.
    */
   function lineAt(text: string, start: number, end: number): void {
     if (start === end) return dispatch();
+    const first = text.charCodeAt(start);
     if (
+      first === 100 && // d
       !overflowed &&
-      text.charCodeAt(start) === 100 && // d
       text.charCodeAt(start + 1) === 97 && // a
       text.charCodeAt(start + 2) === 116 && // t
       text.charCodeAt(start + 3) === 97 && // a
@@ -180,6 +181,21 @@ export function createSseFramer(options: SseFramerOptions): SseFramer {
     ) {
       if (eventOffset < 0) eventOffset = consumed + start;
       addData(text.slice(text.charCodeAt(start + 5) === SPACE && start + 5 < end ? start + 6 : start + 5, end));
+      return;
+    }
+    if (
+      first === 101 && // e
+      !overflowed &&
+      start + 5 < end &&
+      text.charCodeAt(start + 1) === 118 && // v
+      text.charCodeAt(start + 2) === 101 && // e
+      text.charCodeAt(start + 3) === 110 && // n
+      text.charCodeAt(start + 4) === 116 && // t
+      text.charCodeAt(start + 5) === COLON
+    ) {
+      if (eventOffset < 0) eventOffset = consumed + start;
+      const from = text.charCodeAt(start + 6) === SPACE && start + 6 < end ? start + 7 : start + 6;
+      eventType = from === end ? undefined : text.slice(from, end);
       return;
     }
     processLine(text.slice(start, end), consumed + start);
@@ -258,7 +274,8 @@ export function createSseFramer(options: SseFramerOptions): SseFramer {
 
   return {
     feed(chunk) {
-      push(typeof chunk === 'string' ? chunk : decoder.decode(chunk));
+      if (typeof chunk === 'string') push(chunk);
+      else decoder.decodeSegments(chunk, push);
     },
     end() {
       push(decoder.flush());

@@ -13,6 +13,7 @@ import type { StopReason, Usage } from '../events/index.js';
 import type { DecoderFactory } from '../pipeline/types.js';
 import { DECODE_CODES } from './common/codes.js';
 import { classifyProviderError, readErrorObject } from './common/errors.js';
+import { parseAnthropicDelta } from './common/templates.js';
 import { createSseJsonDecoder, int, isObject, str } from './common/sse-json.js';
 
 const STOP: Record<string, StopReason> = {
@@ -87,6 +88,7 @@ export const createAnthropicDecoder: DecoderFactory = (options) =>
     }
 
     return {
+      parse: parseAnthropicDelta,
       // Keep-alives carry nothing: not parsed.
       skip: (event) => event === 'ping',
       onJson(json, frame) {

@@ -11,6 +11,7 @@ import type { DecoderFactory } from '../pipeline/types.js';
 import { DECODE_CODES } from './common/codes.js';
 import { classifyProviderError, readErrorObject } from './common/errors.js';
 import type { ResponseEmitter } from './common/response.js';
+import { parseChatChunk } from './common/templates.js';
 import { createSseJsonDecoder, int, isObject, str } from './common/sse-json.js';
 
 const STOP: Record<string, StopReason> = {
@@ -43,6 +44,9 @@ export function chatUsage(u: Record<string, unknown>): Usage {
 
 /** Tool-call slots of one choice: index -> key, plus the latest slot for deltas without an index. */
 interface ChoiceState {
+  /** Emitter keys of the choice's text and reasoning, built once (not per delta). */
+  text: string;
+  reasoning: string;
   slots: Map<string, { key: string; id: string | undefined }>;
   latest: string | undefined;
   seq: number;
@@ -93,13 +97,13 @@ export const createOpenAiChatDecoder: DecoderFactory = (options) =>
 
     function choice(i: number): ChoiceState {
       let s = choices.get(i);
-      if (!s) choices.set(i, (s = { slots: new Map(), latest: undefined, seq: 0, stop: undefined }));
+      if (!s) choices.set(i, (s = { text: `c${i}`, reasoning: `c${i}:r`, slots: new Map(), latest: undefined, seq: 0, stop: undefined }));
       return s;
     }
 
     function closeChoice(i: number, s: ChoiceState): void {
-      r.reasoningDone(`c${i}:r`);
-      r.textDone(`c${i}`);
+      r.reasoningDone(s.reasoning);
+      r.textDone(s.text);
       for (const slot of s.slots.values()) r.toolDone(slot.key);
       s.slots.clear();
       s.latest = undefined;
@@ -113,6 +117,7 @@ export const createOpenAiChatDecoder: DecoderFactory = (options) =>
     }
 
     return {
+      parse: parseChatChunk,
       onJson(json, frame) {
         if (r.finished) {
           r.diagnostic(DECODE_CODES.AFTER_TERMINATOR, 'a chunk after [DONE] was ignored', { excerpt: frame.data, offset: frame.offset });
@@ -142,22 +147,22 @@ export const createOpenAiChatDecoder: DecoderFactory = (options) =>
             const delta = isObject(ch.delta) ? ch.delta : undefined;
             if (delta) {
               const reasoning = str(delta.reasoning_content) ?? str(delta.reasoning);
-              if (reasoning) r.reasoningDelta(`c${i}:r`, reasoning);
+              if (reasoning) r.reasoningDelta(s.reasoning, reasoning);
               if (Array.isArray(delta.reasoning_details)) {
                 for (const d of delta.reasoning_details) {
                   if (!isObject(d)) continue;
                   const sig = str(d.signature);
-                  if (sig) r.reasoningSignature(`c${i}:r`, sig);
+                  if (sig) r.reasoningSignature(s.reasoning, sig);
                   if (d.type === 'reasoning.encrypted' && typeof d.data === 'string') r.reasoningDone(`c${i}:enc`, { data: d.data, redacted: true });
                 }
               }
               const content = str(delta.content);
               if (content) {
-                if (r.hasReasoning(`c${i}:r`)) r.reasoningDone(`c${i}:r`);
-                r.textDelta(`c${i}`, content);
+                if (r.hasReasoning(s.reasoning)) r.reasoningDone(s.reasoning);
+                r.textDelta(s.text, content);
               }
               const refusal = str(delta.refusal);
-              if (refusal) r.refusalDelta(`c${i}`, refusal);
+              if (refusal) r.refusalDelta(s.text, refusal);
               if (Array.isArray(delta.tool_calls)) handleToolDeltas(r, i, s, delta.tool_calls);
               if (isObject(delta.function_call)) handleToolDeltas(r, i, s, [{ index: 0, function: delta.function_call }]);
             }

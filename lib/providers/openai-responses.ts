@@ -12,6 +12,7 @@ import type { StopReason, Usage } from '../events/index.js';
 import type { DecoderFactory } from '../pipeline/types.js';
 import { DECODE_CODES } from './common/codes.js';
 import { classifyProviderError, readErrorObject } from './common/errors.js';
+import { parseResponsesDelta } from './common/templates.js';
 import { createSseJsonDecoder, int, isObject, str } from './common/sse-json.js';
 
 /** Normalise a Responses `usage` object. */
@@ -59,9 +60,19 @@ export const createOpenAiResponsesDecoder: DecoderFactory = (options) =>
     /** Text deltas seen in this response: then `output_text.done` only repeats them. */
     let sawTextDelta = false;
 
+    // Emitter keys, built once per output index rather than per delta: the same string object
+    // each time also keeps its hash cached for the emitter's Map lookups.
+    const outputKeys: string[] = [];
+    const reasoningKeys = new Map<string, string>();
     const keyOf = (json: Record<string, unknown>): string => {
       const i = int(json.output_index);
-      return i !== undefined ? `o${i}` : `id:${str(json.item_id) ?? '?'}`;
+      if (i === undefined) return `id:${str(json.item_id) ?? '?'}`;
+      return i < 256 ? (outputKeys[i] ??= `o${i}`) : `o${i}`;
+    };
+    const reasoningKey = (key: string): string => {
+      let k = reasoningKeys.get(key);
+      if (k === undefined) reasoningKeys.set(key, (k = `${key}:r`));
+      return k;
     };
 
     function startResponse(json: Record<string, unknown>): void {
@@ -115,8 +126,9 @@ export const createOpenAiResponsesDecoder: DecoderFactory = (options) =>
         r.textDone(key);
       } else if (kind === 'reasoning') {
         const encrypted = item ? str(item.encrypted_content) : undefined;
-        if (encrypted !== undefined) r.reasoningDone(`${key}:r`, r.hasReasoning(`${key}:r`) ? { data: encrypted } : { data: encrypted, redacted: true });
-        else r.reasoningDone(`${key}:r`);
+        const rk = reasoningKey(key);
+        if (encrypted !== undefined) r.reasoningDone(rk, r.hasReasoning(rk) ? { data: encrypted } : { data: encrypted, redacted: true });
+        else r.reasoningDone(rk);
       } else if (kind === 'function_call') {
         const args = item ? str(item.arguments) : undefined;
         if (!r.hasTool(key) && item) r.toolStart(key, { id: str(item.call_id) ?? str(item.id), name: str(item.name), index: int(json.output_index) });
@@ -132,12 +144,16 @@ export const createOpenAiResponsesDecoder: DecoderFactory = (options) =>
     }
 
     return {
+      parse: parseResponsesDelta,
       skip(event, data) {
         // Route on the event name, or on the leading `{"type":"..."` of data-only dialects; a
         // payload whose type is not first is simply parsed.
         let type = event;
         if (type === undefined && data.startsWith('{"type":"')) type = data.slice(9, data.indexOf('"', 9));
         if (type === undefined) return false;
+        // The bulk of a stream is `*.delta` events, never skipped: decide those on two characters
+        // (a Set lookup would hash the freshly sliced name every time).
+        if (type.charCodeAt(type.length - 1) === 97 && type.charCodeAt(type.length - 2) === 116) return false; // ...ta
         if (type === 'response.output_text.done') return sawTextDelta;
         if (type === 'response.in_progress') return r.isStarted && !r.finished;
         return REPEATS.has(type);
@@ -179,11 +195,11 @@ export const createOpenAiResponsesDecoder: DecoderFactory = (options) =>
             return r.toolDelta(key, str(json.delta) ?? '');
           case 'response.reasoning_summary_part.added':
             // Summary parts are paragraphs of one reasoning: keep them apart.
-            if ((int(json.summary_index) ?? 0) > 0 && r.hasReasoning(`${key}:r`)) r.reasoningDelta(`${key}:r`, '\n\n');
+            if ((int(json.summary_index) ?? 0) > 0 && r.hasReasoning(reasoningKey(key))) r.reasoningDelta(reasoningKey(key), '\n\n');
             return;
           case 'response.reasoning_summary_text.delta':
           case 'response.reasoning_text.delta':
-            return r.reasoningDelta(`${key}:r`, str(json.delta) ?? '');
+            return r.reasoningDelta(reasoningKey(key), str(json.delta) ?? '');
           case 'response.completed':
           case 'response.incomplete':
           case 'response.failed':

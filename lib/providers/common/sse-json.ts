@@ -17,6 +17,11 @@ export interface SseJsonHandlers {
    * Gets the SSE event name and the raw data; must be cheap (a name or prefix check).
    */
   skip?(event: string | undefined, data: string): boolean;
+  /**
+   * An exact fast parser for the provider's hot frame shapes (see `templates.ts`): returns what
+   * `JSON.parse(data)` would, or undefined to let `JSON.parse` (and its bad-JSON guard) decide.
+   */
+  parse?(data: string): unknown;
   /** A parsed JSON payload (any JSON value) with its SSE event name. */
   onJson(json: unknown, frame: SseEvent): void;
   /** `data: [DONE]`; `unterminated` when it arrived without its blank line before EOF. */
@@ -42,12 +47,15 @@ export function createSseJsonDecoder(
       return;
     }
     if (h.skip?.(frame.event, data)) return;
-    let json: unknown;
-    try {
-      json = JSON.parse(data);
-    } catch {
-      r.diagnostic(DECODE_CODES.BAD_JSON, 'frame data is not valid JSON', { excerpt: data, offset: frame.offset });
-      return;
+    // JSON.parse never returns undefined, so undefined safely means "not a known shape".
+    let json: unknown = h.parse?.(data);
+    if (json === undefined) {
+      try {
+        json = JSON.parse(data);
+      } catch {
+        r.diagnostic(DECODE_CODES.BAD_JSON, 'frame data is not valid JSON', { excerpt: data, offset: frame.offset });
+        return;
+      }
     }
     h.onJson(json, frame);
   }
