@@ -17,7 +17,8 @@
  * never crash-loop. The summary call's usage goes to the usage collector with scope
  * `compaction`.
  */
-import { draft, type EventDraft } from '../events/index.js';
+import { draft } from '../events/draft.js';
+import type { EventDraft } from '../events/index.js';
 import type { Usage } from '../events/payloads.js';
 import { toPlainError } from '../errors.js';
 import { estimateFixedTokens, estimateMessagesTokens, type ContextEstimator } from './estimate.js';

@@ -4,7 +4,8 @@
  * zero, and a request without any usage makes the totals `complete: false`. Reports are either
  * cumulative (totals so far for that request: replace) or incremental (add).
  */
-import { draft, type EventDraftOf } from '../events/index.js';
+import { draft } from '../events/draft.js';
+import type { EventDraftOf } from '../events/index.js';
 import type { Usage } from '../events/payloads.js';
 import { costFor, findPrice, type ModelPrice } from './prices.js';
 

@@ -66,7 +66,4 @@ export type EventDraftOf<T extends EventType> = { type: T; payload: PayloadOf<T>
 /** Any draft event. */
 export type EventDraft = { [K in EventType]: EventDraftOf<K> }[EventType];
 
-/** Build a draft with its payload type checked against the type name. */
-export function draft<T extends EventType>(type: T, payload: PayloadOf<T>, fields?: DraftFields): EventDraftOf<T> {
-  return { type, payload, ...fields } as EventDraftOf<T>;
-}
+export { draft } from './draft.js';

@@ -1,4 +1,5 @@
-import { draft, type ErrorInfo, type EventDraft, type EventType, type Fidelity, type PayloadOf } from '../events/index.js';
+import { draft } from '../events/draft.js';
+import type { ErrorInfo, EventDraft, EventType, Fidelity, PayloadOf } from '../events/index.js';
 import type { EventSink } from '../pipeline/types.js';
 import { count, DIAGNOSTIC_EXCERPT_CHARS, excerpt, matchLimitWording, oneLine } from './text.js';
 

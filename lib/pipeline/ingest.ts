@@ -8,6 +8,7 @@ import { pipeline } from 'node:stream/promises';
 import type { EventDraft } from '../events/index.js';
 import { createEnveloper, type Clock } from '../events/enveloper.js';
 import { MinicodeError } from '../errors.js';
+import { INGEST_FORMATS, type IngestFormat } from './formats.js';
 import { NATIVE_DECODERS } from '../native/index.js';
 import { PROVIDER_DECODERS } from '../providers/index.js';
 import { initialState, reduceOwned, type ReducerState } from '../reducer/index.js';
@@ -17,20 +18,7 @@ import type { EventStore } from '../store/index.js';
 import { batchTransform, createDecodeStage, createEnvelopeStage, createEventSink } from './stages.js';
 import type { StreamDecoder } from './types.js';
 
-/** Every `--from` format name. */
-export const INGEST_FORMATS = [
-  'openai-chat',
-  'openai-responses',
-  'anthropic',
-  'gemini',
-  'ollama',
-  'codex',
-  'claude-code',
-  'gemini-cli',
-  'opencode',
-  'terminal',
-] as const;
-export type IngestFormat = (typeof INGEST_FORMATS)[number];
+export { INGEST_FORMATS, type IngestFormat } from './formats.js';
 
 /** The decoder of a format, or a coded usage error naming the valid ones. */
 export function decoderFor(format: string): (onEvent: (event: EventDraft) => void) => StreamDecoder {

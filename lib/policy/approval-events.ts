@@ -1,4 +1,5 @@
-import { draft, type EventDraftOf } from '../events/index.js';
+import { draft } from '../events/draft.js';
+import type { EventDraftOf } from '../events/index.js';
 import type { ApprovalDecision, ApprovalRequest } from '../tools/types.js';
 
 /** Why an approval settled: a person answered, the policy answered, or nobody could. */

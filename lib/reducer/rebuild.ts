@@ -6,7 +6,8 @@
  * open tools `incomplete` and force-closes open approvals as cancelled(parent-ended). Deltas are
  * not durable, so a stream that stopped after deltas rebuilds without an invented final message.
  */
-import { EVENT_REGISTRY, type OutputEvent } from '../events/index.js';
+import type { OutputEvent } from '../events/index.js';
+import { EVENT_REGISTRY } from '../events/registry.js';
 import { reduceOwned } from './reduce.js';
 import { initialState, isToolSettled, type ReducerState } from './state.js';
 import { closeOpenTools, forceCloseApprovals } from './tools.js';

@@ -3,7 +3,8 @@
  * time it records comes from event timestamps. The input state is never mutated; collections
  * an event does not touch are shared with the next state.
  */
-import { EVENT_REGISTRY, type OutputEvent } from '../events/index.js';
+import type { OutputEvent } from '../events/index.js';
+import { EVENT_REGISTRY } from '../events/registry.js';
 import { appendLive, onDiagnostic, onMessageFinal, onPlan, onPlanStep, onProviderToolCall, onReasoning, onResponseUsage, onToolProgress, onUsageReported } from './content.js';
 import {
   activateTasks,

@@ -13,7 +13,8 @@
  */
 import fs from 'node:fs';
 import { open, type Database, type RootDatabase } from 'lmdb';
-import { EVENT_REGISTRY, type ContentRef, type OutputEvent } from '../events/index.js';
+import type { ContentRef, OutputEvent } from '../events/index.js';
+import { EVENT_REGISTRY } from '../events/registry.js';
 import { MinicodeError } from '../errors.js';
 import { initialState, reduceOwned, type ReducerState } from '../reducer/index.js';
 import { createContentStore, type ContentLookup, type ContentRecord } from './content-store.js';

@@ -1,4 +1,5 @@
-import { draft, type EventDraft } from '../events/index.js';
+import { draft } from '../events/draft.js';
+import type { EventDraft } from '../events/index.js';
 import { decide, gatedNoTtyReason, type ApprovalModeName, type ApprovalPolicy } from '../policy/decide.js';
 import { parseArguments, type ToolRegistry } from './index.js';
 import { capHeadTail } from './truncate.js';
