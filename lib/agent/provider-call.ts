@@ -9,6 +9,7 @@ import { PROVIDER_DECODERS } from '../providers/index.js';
 import { classifyHttpFailure, httpResponseEvents } from '../providers/http-errors.js';
 import type { ProviderFormat, ReasoningItem, ToolCallPart } from './conversation.js';
 import type { ProviderRequest } from './requests/index.js';
+import { fromFetch, httpRequest, type HttpReply } from './http-client.js';
 
 /** What one successful provider response gave the loop. */
 export interface ProviderReply {
@@ -46,33 +47,26 @@ export interface ProviderCallOptions {
   now?: () => number;
 }
 
-function headerRecord(headers: Headers): Record<string, string> {
-  const out: Record<string, string> = {};
-  headers.forEach((value, key) => {
-    out[key] = value;
-  });
-  return out;
-}
-
 const CONTEXT_LENGTH = /context[_ ]length|context window|too many tokens|prompt is too long|maximum context|token limit/i;
 
 /** Send one request and decode its stream. Throws {@link ProviderCallError} on a provider failure. */
 export async function callProvider(options: ProviderCallOptions): Promise<ProviderReply> {
-  const doFetch = options.fetch ?? fetch;
   const { request } = options;
-  let response: Response;
+  const req = { url: request.url, method: request.method, headers: request.headers, body: request.body, signal: options.signal };
+  let response: HttpReply;
   try {
-    response = await doFetch(request.url, { method: request.method, headers: request.headers, body: request.body, signal: options.signal });
+    response = options.fetch ? await fromFetch(options.fetch, req) : await httpRequest(req);
   } catch (error) {
     if (options.signal.aborted) throw options.signal.reason;
-    const message = `cannot reach ${new URL(request.url).host}: ${(error as Error).message}${(error as { cause?: { code?: string } }).cause?.code ? ` (${(error as { cause: { code: string } }).cause.code})` : ''}`;
+    const code = (error as { code?: string; cause?: { code?: string } }).code ?? (error as { cause?: { code?: string } }).cause?.code;
+    const message = `cannot reach ${new URL(request.url).host}: ${(error as Error).message}${code && !(error as Error).message.includes(code) ? ` (${code})` : ''}`;
     const info: ErrorInfo = { category: 'NETWORK_ERROR', code: 'MINICODE_E_NETWORK', message, recoverability: 'RETRYABLE' };
     options.emit({ type: 'error.raised', payload: { error: info }, severity: 'warning', fidelity: 'synthetic' });
     throw new ProviderCallError(message, info, true, undefined, false);
   }
-  const headers = headerRecord(response.headers);
+  const headers = response.headers;
   if (response.status >= 400) {
-    const body = new Uint8Array(await response.arrayBuffer().catch(() => new ArrayBuffer(0)));
+    const body = await response.bytes().catch(() => new Uint8Array(0));
     const events = httpResponseEvents({ provider: options.format, status: response.status, headers, body, ...(options.now ? { now: options.now } : {}) });
     for (const e of events) options.emit(e);
     const failure = classifyHttpFailure({ status: response.status, headers, body });
@@ -84,7 +78,7 @@ export async function callProvider(options: ProviderCallOptions): Promise<Provid
   return decodeBody(options, response);
 }
 
-async function decodeBody(options: ProviderCallOptions, response: Response): Promise<ProviderReply> {
+async function decodeBody(options: ProviderCallOptions, response: HttpReply): Promise<ProviderReply> {
   const factory = PROVIDER_DECODERS[options.format];
   if (!factory) throw new Error(`no decoder registered for ${options.format}`);
   const texts: string[] = [];
@@ -127,10 +121,7 @@ async function decodeBody(options: ProviderCallOptions, response: Response): Pro
     },
   });
   try {
-    const body = response.body;
-    if (body) {
-      for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) decoder.feed(chunk);
-    }
+    for await (const chunk of response.body) decoder.feed(chunk);
   } catch (e) {
     // The connection broke mid-stream: what arrived is decoded, the rest is a truncation.
     if (options.signal.aborted) {
