@@ -1,14 +1,8 @@
 import type { Command } from 'commander';
 import type { AgentPort, AgentPortModule, AgentPortOptions } from '../../lib/acp/agent-port.js';
 
-interface AcpFlags {
-  provider?: string;
-  model?: string;
-  baseUrl?: string;
-  cassette?: string;
-  store?: string;
-  allowLocalConfig?: boolean;
-}
+/** The flags `minicode acp` takes are exactly the port options (the provider flags of `exec`), less the environment. */
+type AcpFlags = Omit<AgentPortOptions, 'env'>;
 
 /** The real port's module, relative to this compiled file; owned by the agent loop. */
 const REAL_PORT_MODULE = '../../lib/agent/acp-port.js';
