@@ -13,7 +13,7 @@ import type { BatchLine } from '../lib/batch/input.js';
 import { MinicodeError } from '../lib/errors.js';
 import type { EventStore } from '../lib/store/index.js';
 import type { BatchFlags } from './commands/batch.js';
-import { openRunStore, prepareRun, type RunSetup } from './run-setup.js';
+import { openRunStore, prepareRun, type RunSetup } from '../lib/agent/run-setup.js';
 
 const err = (s: string): void => {
   process.stderr.write(s);

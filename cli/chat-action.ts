@@ -7,7 +7,7 @@ import { runChatApp } from '../lib/chat/app.js';
 import { createChatSession, latestChatSession } from '../lib/chat/session.js';
 import { MinicodeError } from '../lib/errors.js';
 import type { ChatFlags } from './commands/chat.js';
-import { openRunStore, prepareRun, type RunSetup } from './run-setup.js';
+import { openRunStore, prepareRun, type RunSetup } from '../lib/agent/run-setup.js';
 
 /** Run the interactive mode; returns the exit code. */
 export async function chatAction(flags: ChatFlags): Promise<number> {
