@@ -34,6 +34,13 @@ export interface StoreOptions {
   writerPid?: number;
   /** Clock for eviction markers; default `Date.now`. */
   clock?: () => number;
+  /**
+   * Most sessions whose index state is kept in memory; default 1024. Past it, sessions whose
+   * events are all committed are dropped from memory (their state is folded again from the
+   * store if they write again), so a long-lived writer's memory does not grow with the number
+   * of sessions that never end (interrupted runs, recordings without a session end).
+   */
+  maxOpenSessions?: number;
 }
 
 /** An open store. */
@@ -64,6 +71,8 @@ interface OpenSession {
   digest?: string;
   count: number;
   lastSeq?: number;
+  /** The write batch (event-loop turn) of this session's last append; see `committedBatch`. */
+  batch: number;
 }
 
 /**
@@ -118,8 +127,14 @@ export function openStore(options: StoreOptions): EventStore {
 
   // Per open session: the reducer state (for the index entry), the prompt digest and counts.
   const open_ = new Map<string, OpenSession>();
+  const maxOpen = options.maxOpenSessions ?? 1024;
+  if (!(maxOpen >= 1)) throw new TypeError('openStore: maxOpenSessions must be at least 1');
   const dirty = new Set<string>();
   let indexScheduled = false;
+  /** The batch the current turn's appends join; each `writeIndexes` closes one. */
+  let batch = 0;
+  /** Every batch up to this one is committed (lmdb commits batches in order). */
+  let committedBatch = -1;
   let lastPut: Promise<unknown> | undefined;
   let writeError: unknown;
   const onWriteError = (error: unknown) => {
@@ -132,7 +147,7 @@ export function openStore(options: StoreOptions): EventStore {
       // A session resumed by this process: fold what is stored so the index stays truthful.
       const stored = sessions.get(sessionId);
       // Fold without settling: the session goes on, it is not interrupted.
-      s = { state: initialState(sessionId), count: 0 };
+      s = { state: initialState(sessionId), count: 0, batch };
       if (stored) {
         for (const e of iterate(sessionId)) foldForIndex(s, e);
         if (stored.promptDigest !== undefined) s.digest = stored.promptDigest;
@@ -144,13 +159,36 @@ export function openStore(options: StoreOptions): EventStore {
 
   function writeIndexes(): void {
     indexScheduled = false;
+    let p: Promise<unknown> | undefined;
     for (const id of dirty) {
       const s = open_.get(id);
       if (!s) continue;
-      track(sessions.put(id, indexEntryOf(s.state, { digest: s.digest, writerPid, eventCount: s.count, lastSeq: s.lastSeq })));
+      p = sessions.put(id, indexEntryOf(s.state, { digest: s.digest, writerPid, eventCount: s.count, lastSeq: s.lastSeq }));
+      track(p);
       if (s.state.session.endedAt !== undefined) open_.delete(id);
     }
     dirty.clear();
+    const closed = batch++;
+    p?.then(() => {
+      if (closed > committedBatch) committedBatch = closed;
+    }, () => undefined);
+    if (open_.size > maxOpen) evictCommitted();
+  }
+
+  /**
+   * Drop the state of sessions whose every event is committed, oldest first, until a quarter
+   * of the room is free. A dropped session that writes again is folded from the store, which
+   * then holds all of its events; a session with writes in flight is never dropped (its events
+   * would not be visible to that fold yet), only moved to the back of the queue.
+   */
+  function evictCommitted(): void {
+    const target = maxOpen - (maxOpen >> 2);
+    let budget = open_.size;
+    for (const [id, s] of open_) {
+      if (open_.size <= target || budget-- <= 0) break;
+      open_.delete(id);
+      if (s.batch > committedBatch) open_.set(id, s);
+    }
   }
 
   function track(p: Promise<unknown>): void {
@@ -172,6 +210,7 @@ export function openStore(options: StoreOptions): EventStore {
       if (options.readOnly) throw new MinicodeError('MINICODE_E_STORE', 'the store is open read-only');
       track(events.put([event.sessionId, event.seq], event));
       const s = sessionState(event.sessionId);
+      s.batch = batch;
       foldForIndex(s, event);
       if (s.digest === undefined) {
         const prompt = promptOf(event);
