@@ -122,6 +122,10 @@ export function classifyHttpFailure(input: { status: number; headers?: HeaderSou
   // Anthropic: a spend limit without retry-after will not clear by waiting.
   if (/spend_limit/.test(JSON.stringify(parsed.details ?? '')) && delay === undefined) return out(false, 'spend-limit');
   const s = input.status;
+  // An exhausted quota or billing limit (OpenAI `insufficient_quota` is a 429) does not clear by
+  // waiting: retrying only delays the failure (and, in a batch, --fail-fast). With a delay to
+  // wait for (Gemini's per-minute quotas carry RetryInfo) it is a rate limit in all but name.
+  if (delay === undefined && classifyProviderError({ ...parsed, httpStatus: s }).limit === 'usage-quota') return out(false, 'usage-quota');
   return out(s === 408 || s === 409 || s === 429 || s >= 500, 'status');
 }
 

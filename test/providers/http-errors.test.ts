@@ -81,6 +81,19 @@ describe('HTTP retry signals and rate-limit headers (hand-made)', () => {
     expect(classifyHttpFailure({ status: 429, body, now })).toEqual({ retryable: false, reason: 'spend-limit' });
   });
 
+  it('does not retry an exhausted OpenAI quota (insufficient_quota 429), which waiting cannot clear', () => {
+    const body = JSON.stringify({ error: { message: 'You exceeded your current quota, please check your plan and billing details.', type: 'insufficient_quota', code: 'insufficient_quota' } });
+    expect(classifyHttpFailure({ status: 429, body, now })).toEqual({ retryable: false, reason: 'usage-quota' });
+    // A quota that names when to come back is a rate limit in all but name: wait and retry.
+    expect(classifyHttpFailure({ status: 429, body, headers: { 'retry-after': '2' }, now })).toEqual({ retryable: true, reason: 'status', delayMs: 2000 });
+    // Gemini's per-minute quota: RESOURCE_EXHAUSTED with RetryInfo stays retryable after the delay.
+    const gemini = JSON.stringify({ error: { code: 429, status: 'RESOURCE_EXHAUSTED', message: 'Quota exceeded for metric generate_content_requests per minute', details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '7s' }] } });
+    expect(classifyHttpFailure({ status: 429, body: gemini, now })).toEqual({ retryable: true, reason: 'status', delayMs: 7000 });
+    // A plain rate limit is retried as before.
+    const rate = JSON.stringify({ error: { message: 'Rate limit reached', type: 'requests', code: 'rate_limit_exceeded' } });
+    expect(classifyHttpFailure({ status: 429, body: rate, now }).retryable).toBe(true);
+  });
+
   it('reports rate-limit headers with the earliest reset, from Go durations and RFC 3339 times', () => {
     const rl = rateLimitHeaders(
       {
