@@ -89,6 +89,15 @@ function foldForIndex(s: OpenSession, event: OutputEvent): void {
   if (INDEX_TYPES.has(event.type)) reduceOwned(s.state, event);
 }
 
+/**
+ * Shared msgpackr structures of the events database: 128 (msgpackr's default is 32). The
+ * envelope and payload shapes of the recorded corpus number about 100; past the limit a shape is
+ * written inline in every value that uses it, which costs ~15% more encode time per event
+ * (bench/store.ts). A store written with the default opens and grows past 32 (its first 32 ids
+ * keep their one-byte form); a build still on 32 reads such a store but cannot append to it.
+ */
+export const MAX_SHARED_STRUCTURES = 128;
+
 /** Open (or create) a store. Throws MINICODE_E_STORE when the directory cannot be opened. */
 export function openStore(options: StoreOptions): EventStore {
   const { dir } = options;
@@ -107,7 +116,9 @@ export function openStore(options: StoreOptions): EventStore {
   }
   // Shared structures: msgpackr records the shape of an envelope once, so each event is stored
   // as values only (smaller and faster; measured in bench/store.ts).
-  const events: Database<OutputEvent, EventKey> = root.openDB({ name: 'events', sharedStructuresKey: Symbol.for('structures') });
+  // lmdb passes `maxSharedStructures` on to msgpackr but its typings omit it, hence the variable.
+  const eventsOptions = { name: 'events', sharedStructuresKey: Symbol.for('structures'), maxSharedStructures: MAX_SHARED_STRUCTURES };
+  const events: Database<OutputEvent, EventKey> = root.openDB(eventsOptions);
   const sessions: Database<SessionIndexEntry, string> = root.openDB({ name: 'sessions' });
   const contentDb: Database<ContentRecord, string> = root.openDB({ name: 'content' });
   const contentOptions: { maxContentBytes?: number; clock?: () => number } = {};
