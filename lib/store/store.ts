@@ -137,11 +137,14 @@ export function openStore(options: StoreOptions): EventStore {
     writeError ??= error;
   };
 
-  function sessionState(sessionId: string) {
+  function sessionState(sessionId: string, seq: number) {
     let s = open_.get(sessionId);
     if (!s) {
       // A session resumed by this process: fold what is stored so the index stays truthful.
-      const stored = sessions.get(sessionId);
+      // Sequence numbers start at 0 and a resumed session continues its own, so an event with
+      // seq 0 opens a new session: nothing can be stored before it, and the index read (an LMDB
+      // read transaction renewed after every commit) is skipped.
+      const stored = seq === 0 ? undefined : sessions.get(sessionId);
       // Fold without settling: the session goes on, it is not interrupted.
       s = { state: initialState(sessionId), count: 0 };
       if (stored) {
@@ -182,7 +185,7 @@ export function openStore(options: StoreOptions): EventStore {
       if (!EVENT_REGISTRY[event.type]?.durable) return false;
       if (options.readOnly) throw new MinicodeError('MINICODE_E_STORE', 'the store is open read-only');
       track(events.put([event.sessionId, event.seq], event));
-      const s = sessionState(event.sessionId);
+      const s = sessionState(event.sessionId, event.seq);
       foldForIndex(s, event);
       if (s.digest === undefined) {
         const prompt = promptOf(event);
