@@ -34,7 +34,17 @@ export interface StoreOptions {
   writerPid?: number;
   /** Clock for eviction markers; default `Date.now`. */
   clock?: () => number;
+  /**
+   * Sessions whose index state the writer keeps in memory; default 1024. Past it, the sessions
+   * written longest ago whose writes are committed are dropped (down to half) and folded again
+   * from the store if they write again, so a process that writes many sessions which never end
+   * does not grow without bound.
+   */
+  maxOpenSessions?: number;
 }
+
+/** Default of {@link StoreOptions.maxOpenSessions}. */
+export const DEFAULT_MAX_OPEN_SESSIONS = 1024;
 
 /** An open store. */
 export interface EventStore {
@@ -64,6 +74,8 @@ interface OpenSession {
   digest?: string;
   count: number;
   lastSeq?: number;
+  /** Write batch of the session's latest put: it may be dropped once that batch is committed. */
+  batch: number;
 }
 
 /**
@@ -102,6 +114,8 @@ export const MAX_SHARED_STRUCTURES = 128;
 export function openStore(options: StoreOptions): EventStore {
   const { dir } = options;
   if (!dir) throw new TypeError('openStore: dir is required');
+  const maxOpenSessions = options.maxOpenSessions ?? DEFAULT_MAX_OPEN_SESSIONS;
+  if (!Number.isInteger(maxOpenSessions) || maxOpenSessions < 1) throw new TypeError('openStore: maxOpenSessions must be an integer >= 1');
   let root: RootDatabase;
   try {
     if (!options.readOnly) fs.mkdirSync(dir, { recursive: true });
@@ -132,6 +146,9 @@ export function openStore(options: StoreOptions): EventStore {
   const dirty = new Set<string>();
   let indexScheduled = false;
   let lastPut: Promise<unknown> | undefined;
+  // Write batches (one per event-loop turn) numbered in order; lmdb commits them in that order.
+  let batch = 0;
+  let committedBatch = 0;
   let writeError: unknown;
   const onWriteError = (error: unknown) => {
     writeError ??= error;
@@ -146,7 +163,7 @@ export function openStore(options: StoreOptions): EventStore {
       // read transaction renewed after every commit) is skipped.
       const stored = seq === 0 ? undefined : sessions.get(sessionId);
       // Fold without settling: the session goes on, it is not interrupted.
-      s = { state: initialState(sessionId), count: 0 };
+      s = { state: initialState(sessionId), count: 0, batch };
       if (stored) {
         for (const e of iterate(sessionId)) foldForIndex(s, e);
         if (stored.promptDigest !== undefined) s.digest = stored.promptDigest;
@@ -162,16 +179,33 @@ export function openStore(options: StoreOptions): EventStore {
       const s = open_.get(id);
       if (!s) continue;
       track(sessions.put(id, indexEntryOf(s.state, { digest: s.digest, writerPid, eventCount: s.count, lastSeq: s.lastSeq })));
+      s.batch = batch;
       if (s.state.session.endedAt !== undefined) open_.delete(id);
     }
     dirty.clear();
+    if (open_.size > maxOpenSessions) dropCommitted();
+  }
+
+  /**
+   * Drop sessions down to half the limit, written longest ago first. Only a session whose
+   * writes are all committed may go: `sessionState` folds it again from committed data alone.
+   */
+  function dropCommitted(): void {
+    const idle: [string, OpenSession][] = [];
+    for (const entry of open_) if (entry[1].batch <= committedBatch) idle.push(entry);
+    idle.sort((a, b) => a[1].batch - b[1].batch);
+    const excess = Math.min(idle.length, open_.size - (maxOpenSessions >> 1));
+    for (let i = 0; i < excess; i++) open_.delete((idle[i] as [string, OpenSession])[0]);
   }
 
   function track(p: Promise<unknown>): void {
     // Every put of one batch shares one promise: attach the error handler once per batch.
     if (p !== lastPut) {
       lastPut = p;
-      p.then(undefined, onWriteError);
+      const b = ++batch;
+      p.then(() => {
+        if (b > committedBatch) committedBatch = b;
+      }, onWriteError);
     }
   }
 
@@ -186,6 +220,7 @@ export function openStore(options: StoreOptions): EventStore {
       if (options.readOnly) throw new MinicodeError('MINICODE_E_STORE', 'the store is open read-only');
       track(events.put([event.sessionId, event.seq], event));
       const s = sessionState(event.sessionId, event.seq);
+      s.batch = batch;
       foldForIndex(s, event);
       if (s.digest === undefined) {
         const prompt = promptOf(event);

@@ -77,6 +77,46 @@ describe('the event store', () => {
     expect(resolveStoreDir({ env: {}, homedir: '/u' })).toBe('/u/.local/share/minicode/store');
   });
 
+  it('keeps at most maxOpenSessions sessions in memory and indexes a dropped session truthfully when it writes again', async () => {
+    const dir = tmpDir();
+    const store = openStore({ dir, maxOpenSessions: 2 });
+    const long = [...syntheticRun({ sessionId: 'long', steps: 4 })];
+    const half = long.length >> 1;
+    for (const e of long.slice(0, half)) store.append(e);
+    await store.flushed();
+    // Three more sessions, each in its own committed turn: 'long' is the oldest and is dropped.
+    for (const id of ['x', 'y', 'z']) {
+      for (const e of syntheticRun({ sessionId: id, steps: 1, complete: false })) store.append(e);
+      await store.flushed();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    for (const e of long.slice(half)) store.append(e);
+    await store.close();
+    const reader = openStore({ dir, readOnly: true });
+    const durable = long.filter((e) => EVENT_REGISTRY[e.type].durable);
+    expect(reader.getSession('long')).toMatchObject({ outcome: 'completed', eventCount: durable.length, lastSeq: (long[long.length - 1] as { seq: number }).seq });
+    expect(reader.getSession('long')?.promptDigest).toMatch(/^sha256:/);
+    expect(reader.listSessions()).toHaveLength(4);
+    await reader.close();
+    expect(() => openStore({ dir, maxOpenSessions: 0 })).toThrow(TypeError);
+  });
+
+  it('never drops a session whose writes are not yet committed', async () => {
+    const dir = tmpDir();
+    const store = openStore({ dir, maxOpenSessions: 1 });
+    const a = [...syntheticRun({ sessionId: 'a', steps: 2 })];
+    for (const e of a.slice(0, 5)) store.append(e);
+    // Microtasks only: the index entries are queued, nothing is committed yet.
+    await Promise.resolve();
+    for (const e of syntheticRun({ sessionId: 'b', steps: 1, complete: false })) store.append(e);
+    await Promise.resolve();
+    for (const e of a.slice(5)) store.append(e);
+    await store.close();
+    const reader = openStore({ dir, readOnly: true });
+    expect(reader.getSession('a')).toMatchObject({ outcome: 'completed', eventCount: a.filter((e) => EVENT_REGISTRY[e.type].durable).length });
+    await reader.close();
+  });
+
   it('refuses to open a missing store read-only with MINICODE_E_STORE', () => {
     expect(() => openStore({ dir: path.join(tmpDir(), 'nope'), readOnly: true })).toThrow(expect.objectContaining({ code: 'MINICODE_E_STORE' }));
   });
