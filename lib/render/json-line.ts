@@ -13,7 +13,26 @@ function escapeChar(ch: string): string {
   return `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`;
 }
 
+/**
+ * True when `json` may hold a character of UNSAFE_IN_JSON. Every one of them is non-ASCII but
+ * DEL, and the UTF-8 length equals the string length only for pure ASCII: that check runs in
+ * C++ at about a third of the cost of the regex scan, so the scan is left to the few lines that
+ * carry non-ASCII text.
+ */
+function mayHoldUnsafe(json: string): boolean {
+  return Buffer.byteLength(json, 'utf8') !== json.length || json.includes('\u007f');
+}
+
+function escapeUnsafe(json: string): string {
+  return mayHoldUnsafe(json) ? json.replace(UNSAFE_IN_JSON, escapeChar) : json;
+}
+
 /** Serialise one value as a single JSON line (no trailing newline). These characters can only occur inside strings, where `\uXXXX` is valid. */
 export function jsonLine(value: unknown): string {
-  return JSON.stringify(value).replace(UNSAFE_IN_JSON, escapeChar);
+  return escapeUnsafe(JSON.stringify(value));
+}
+
+/** `jsonLine({ type: 'text', delta })`, byte for byte, without building the object (one per model text delta). */
+export function jsonTextDelta(delta: string): string {
+  return `{"type":"text","delta":${escapeUnsafe(JSON.stringify(delta))}}`;
 }

@@ -1,6 +1,6 @@
 import type { OutputEvent } from '../events/index.js';
 import { displayText } from './display-text.js';
-import { jsonLine } from './json-line.js';
+import { jsonLine, jsonTextDelta } from './json-line.js';
 import { isVisible } from './projection.js';
 import { jsonSummary, projectSummary, setupFailureSummary, type SetupFailure } from './summary.js';
 import type { FinishExtra, Renderer, Writer } from './types.js';
@@ -29,7 +29,7 @@ export function createJsonlRenderer<S>(options: JsonlRendererOptions<S>): Render
       if (event.type === 'assistant.message.delta') {
         // Already scrubbed and ANSI-free from the pipeline; cleaned again at this boundary.
         const delta = displayText(event.payload.delta);
-        if (delta !== '') options.out(`${jsonLine({ type: 'text', delta })}\n`);
+        if (delta !== '') options.out(`${jsonTextDelta(delta)}\n`);
         return;
       }
       if (isVisible(event, 'machine')) options.out(`${jsonLine(event)}\n`);

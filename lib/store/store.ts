@@ -35,13 +35,16 @@ export interface StoreOptions {
   /** Clock for eviction markers; default `Date.now`. */
   clock?: () => number;
   /**
-   * Most sessions whose index state is kept in memory; default 1024. Past it, sessions whose
-   * events are all committed are dropped from memory (their state is folded again from the
-   * store if they write again), so a long-lived writer's memory does not grow with the number
-   * of sessions that never end (interrupted runs, recordings without a session end).
+   * Sessions whose index state the writer keeps in memory; default 1024. Past it, the sessions
+   * written longest ago whose writes are committed are dropped (down to half) and folded again
+   * from the store if they write again, so a process that writes many sessions which never end
+   * does not grow without bound.
    */
   maxOpenSessions?: number;
 }
+
+/** Default of {@link StoreOptions.maxOpenSessions}. */
+export const DEFAULT_MAX_OPEN_SESSIONS = 1024;
 
 /** An open store. */
 export interface EventStore {
@@ -71,7 +74,7 @@ interface OpenSession {
   digest?: string;
   count: number;
   lastSeq?: number;
-  /** The write batch (event-loop turn) of this session's last append; see `committedBatch`. */
+  /** Write batch of the session's latest put: it may be dropped once that batch is committed. */
   batch: number;
 }
 
@@ -98,10 +101,21 @@ function foldForIndex(s: OpenSession, event: OutputEvent): void {
   if (INDEX_TYPES.has(event.type)) reduceOwned(s.state, event);
 }
 
+/**
+ * Shared msgpackr structures of the events database: 128 (msgpackr's default is 32). The
+ * envelope and payload shapes of the recorded corpus number about 100; past the limit a shape is
+ * written inline in every value that uses it, which costs ~15% more encode time per event
+ * (bench/store.ts). A store written with the default opens and grows past 32 (its first 32 ids
+ * keep their one-byte form); a build still on 32 reads such a store but cannot append to it.
+ */
+export const MAX_SHARED_STRUCTURES = 128;
+
 /** Open (or create) a store. Throws MINICODE_E_STORE when the directory cannot be opened. */
 export function openStore(options: StoreOptions): EventStore {
   const { dir } = options;
   if (!dir) throw new TypeError('openStore: dir is required');
+  const maxOpenSessions = options.maxOpenSessions ?? DEFAULT_MAX_OPEN_SESSIONS;
+  if (!Number.isInteger(maxOpenSessions) || maxOpenSessions < 1) throw new TypeError('openStore: maxOpenSessions must be an integer >= 1');
   let root: RootDatabase;
   try {
     if (!options.readOnly) fs.mkdirSync(dir, { recursive: true });
@@ -116,7 +130,9 @@ export function openStore(options: StoreOptions): EventStore {
   }
   // Shared structures: msgpackr records the shape of an envelope once, so each event is stored
   // as values only (smaller and faster; measured in bench/store.ts).
-  const events: Database<OutputEvent, EventKey> = root.openDB({ name: 'events', sharedStructuresKey: Symbol.for('structures') });
+  // lmdb passes `maxSharedStructures` on to msgpackr but its typings omit it, hence the variable.
+  const eventsOptions = { name: 'events', sharedStructuresKey: Symbol.for('structures'), maxSharedStructures: MAX_SHARED_STRUCTURES };
+  const events: Database<OutputEvent, EventKey> = root.openDB(eventsOptions);
   const sessions: Database<SessionIndexEntry, string> = root.openDB({ name: 'sessions' });
   const contentDb: Database<ContentRecord, string> = root.openDB({ name: 'content' });
   const contentOptions: { maxContentBytes?: number; clock?: () => number } = {};
@@ -127,25 +143,25 @@ export function openStore(options: StoreOptions): EventStore {
 
   // Per open session: the reducer state (for the index entry), the prompt digest and counts.
   const open_ = new Map<string, OpenSession>();
-  const maxOpen = options.maxOpenSessions ?? 1024;
-  if (!(maxOpen >= 1)) throw new TypeError('openStore: maxOpenSessions must be at least 1');
   const dirty = new Set<string>();
   let indexScheduled = false;
-  /** The batch the current turn's appends join; each `writeIndexes` closes one. */
-  let batch = 0;
-  /** Every batch up to this one is committed (lmdb commits batches in order). */
-  let committedBatch = -1;
   let lastPut: Promise<unknown> | undefined;
+  // Write batches (one per event-loop turn) numbered in order; lmdb commits them in that order.
+  let batch = 0;
+  let committedBatch = 0;
   let writeError: unknown;
   const onWriteError = (error: unknown) => {
     writeError ??= error;
   };
 
-  function sessionState(sessionId: string) {
+  function sessionState(sessionId: string, seq: number) {
     let s = open_.get(sessionId);
     if (!s) {
       // A session resumed by this process: fold what is stored so the index stays truthful.
-      const stored = sessions.get(sessionId);
+      // Sequence numbers start at 0 and a resumed session continues its own, so an event with
+      // seq 0 opens a new session: nothing can be stored before it, and the index read (an LMDB
+      // read transaction renewed after every commit) is skipped.
+      const stored = seq === 0 ? undefined : sessions.get(sessionId);
       // Fold without settling: the session goes on, it is not interrupted.
       s = { state: initialState(sessionId), count: 0, batch };
       if (stored) {
@@ -159,43 +175,37 @@ export function openStore(options: StoreOptions): EventStore {
 
   function writeIndexes(): void {
     indexScheduled = false;
-    let p: Promise<unknown> | undefined;
     for (const id of dirty) {
       const s = open_.get(id);
       if (!s) continue;
-      p = sessions.put(id, indexEntryOf(s.state, { digest: s.digest, writerPid, eventCount: s.count, lastSeq: s.lastSeq }));
-      track(p);
+      track(sessions.put(id, indexEntryOf(s.state, { digest: s.digest, writerPid, eventCount: s.count, lastSeq: s.lastSeq })));
+      s.batch = batch;
       if (s.state.session.endedAt !== undefined) open_.delete(id);
     }
     dirty.clear();
-    const closed = batch++;
-    p?.then(() => {
-      if (closed > committedBatch) committedBatch = closed;
-    }, () => undefined);
-    if (open_.size > maxOpen) evictCommitted();
+    if (open_.size > maxOpenSessions) dropCommitted();
   }
 
   /**
-   * Drop the state of sessions whose every event is committed, oldest first, until a quarter
-   * of the room is free. A dropped session that writes again is folded from the store, which
-   * then holds all of its events; a session with writes in flight is never dropped (its events
-   * would not be visible to that fold yet), only moved to the back of the queue.
+   * Drop sessions down to half the limit, written longest ago first. Only a session whose
+   * writes are all committed may go: `sessionState` folds it again from committed data alone.
    */
-  function evictCommitted(): void {
-    const target = maxOpen - (maxOpen >> 2);
-    let budget = open_.size;
-    for (const [id, s] of open_) {
-      if (open_.size <= target || budget-- <= 0) break;
-      open_.delete(id);
-      if (s.batch > committedBatch) open_.set(id, s);
-    }
+  function dropCommitted(): void {
+    const idle: [string, OpenSession][] = [];
+    for (const entry of open_) if (entry[1].batch <= committedBatch) idle.push(entry);
+    idle.sort((a, b) => a[1].batch - b[1].batch);
+    const excess = Math.min(idle.length, open_.size - (maxOpenSessions >> 1));
+    for (let i = 0; i < excess; i++) open_.delete((idle[i] as [string, OpenSession])[0]);
   }
 
   function track(p: Promise<unknown>): void {
     // Every put of one batch shares one promise: attach the error handler once per batch.
     if (p !== lastPut) {
       lastPut = p;
-      p.then(undefined, onWriteError);
+      const b = ++batch;
+      p.then(() => {
+        if (b > committedBatch) committedBatch = b;
+      }, onWriteError);
     }
   }
 
@@ -209,7 +219,7 @@ export function openStore(options: StoreOptions): EventStore {
       if (!EVENT_REGISTRY[event.type]?.durable) return false;
       if (options.readOnly) throw new MinicodeError('MINICODE_E_STORE', 'the store is open read-only');
       track(events.put([event.sessionId, event.seq], event));
-      const s = sessionState(event.sessionId);
+      const s = sessionState(event.sessionId, event.seq);
       s.batch = batch;
       foldForIndex(s, event);
       if (s.digest === undefined) {

@@ -54,49 +54,6 @@ describe('the event store', () => {
     await reader.close();
   });
 
-  it('forgets committed sessions past maxOpenSessions and folds them again when they write more', async () => {
-    const dir = tmpDir();
-    const store = openStore({ dir, maxOpenSessions: 2 });
-    // Five sessions that never end, each written in its own event-loop turn (its own batch).
-    const runs = ['s0', 's1', 's2', 's3', 's4'].map((id) => [...syntheticRun({ sessionId: id, steps: 4, complete: false })]);
-    const half = (run: (typeof runs)[number]) => Math.floor(run.length / 2);
-    for (const run of runs) {
-      for (const e of run.slice(0, half(run))) store.append(e);
-      await new Promise<void>((resolve) => setImmediate(resolve));
-      await store.flushed();
-    }
-    // s0 was dropped from memory long ago; its second half must still be indexed as a whole.
-    for (const run of runs) for (const e of run.slice(half(run))) store.append(e);
-    await store.close();
-    const reader = openStore({ dir, readOnly: true });
-    for (const run of runs) {
-      const durable = run.filter((e) => EVENT_REGISTRY[e.type].durable);
-      const entry = reader.getSession(run[0]!.sessionId);
-      expect(entry).toMatchObject({ eventCount: durable.length, lastSeq: durable.at(-1)!.seq });
-      expect(reader.readSession(run[0]!.sessionId)).toEqual(durable);
-    }
-    await reader.close();
-  });
-
-  it('never forgets a session whose writes are still in flight, however small maxOpenSessions is', async () => {
-    const dir = tmpDir();
-    const store = openStore({ dir, maxOpenSessions: 1 });
-    const runs = ['a', 'b', 'c', 'd'].map((id) => [...syntheticRun({ sessionId: id, steps: 6, complete: false })]);
-    // Turn after turn without waiting for commits: one event of every session per turn.
-    const longest = Math.max(...runs.map((r) => r.length));
-    for (let i = 0; i < longest; i++) {
-      for (const run of runs) if (run[i]) store.append(run[i]!);
-      await new Promise<void>((resolve) => setImmediate(resolve));
-    }
-    await store.close();
-    const reader = openStore({ dir, readOnly: true });
-    for (const run of runs) {
-      const durable = run.filter((e) => EVENT_REGISTRY[e.type].durable);
-      expect(reader.getSession(run[0]!.sessionId)).toMatchObject({ eventCount: durable.length, lastSeq: durable.at(-1)!.seq });
-    }
-    await reader.close();
-  });
-
   it('stores content by digest, caps its size, and leaves markers on eviction', async () => {
     const store = openStore({ dir: tmpDir(), maxContentBytes: 1024, clock: () => 0 });
     const ref = await store.putContent('x'.repeat(1000), { mediaType: 'text/plain' });
@@ -118,6 +75,46 @@ describe('the event store', () => {
     expect(resolveStoreDir({ env: { MINICODE_HOME: '/h' } })).toBe('/h/store');
     expect(resolveStoreDir({ env: { XDG_DATA_HOME: '/d' }, homedir: '/u' })).toBe('/d/minicode/store');
     expect(resolveStoreDir({ env: {}, homedir: '/u' })).toBe('/u/.local/share/minicode/store');
+  });
+
+  it('keeps at most maxOpenSessions sessions in memory and indexes a dropped session truthfully when it writes again', async () => {
+    const dir = tmpDir();
+    const store = openStore({ dir, maxOpenSessions: 2 });
+    const long = [...syntheticRun({ sessionId: 'long', steps: 4 })];
+    const half = long.length >> 1;
+    for (const e of long.slice(0, half)) store.append(e);
+    await store.flushed();
+    // Three more sessions, each in its own committed turn: 'long' is the oldest and is dropped.
+    for (const id of ['x', 'y', 'z']) {
+      for (const e of syntheticRun({ sessionId: id, steps: 1, complete: false })) store.append(e);
+      await store.flushed();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    for (const e of long.slice(half)) store.append(e);
+    await store.close();
+    const reader = openStore({ dir, readOnly: true });
+    const durable = long.filter((e) => EVENT_REGISTRY[e.type].durable);
+    expect(reader.getSession('long')).toMatchObject({ outcome: 'completed', eventCount: durable.length, lastSeq: (long[long.length - 1] as { seq: number }).seq });
+    expect(reader.getSession('long')?.promptDigest).toMatch(/^sha256:/);
+    expect(reader.listSessions()).toHaveLength(4);
+    await reader.close();
+    expect(() => openStore({ dir, maxOpenSessions: 0 })).toThrow(TypeError);
+  });
+
+  it('never drops a session whose writes are not yet committed', async () => {
+    const dir = tmpDir();
+    const store = openStore({ dir, maxOpenSessions: 1 });
+    const a = [...syntheticRun({ sessionId: 'a', steps: 2 })];
+    for (const e of a.slice(0, 5)) store.append(e);
+    // Microtasks only: the index entries are queued, nothing is committed yet.
+    await Promise.resolve();
+    for (const e of syntheticRun({ sessionId: 'b', steps: 1, complete: false })) store.append(e);
+    await Promise.resolve();
+    for (const e of a.slice(5)) store.append(e);
+    await store.close();
+    const reader = openStore({ dir, readOnly: true });
+    expect(reader.getSession('a')).toMatchObject({ outcome: 'completed', eventCount: a.filter((e) => EVENT_REGISTRY[e.type].durable).length });
+    await reader.close();
   });
 
   it('refuses to open a missing store read-only with MINICODE_E_STORE', () => {
