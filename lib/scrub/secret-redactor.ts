@@ -56,6 +56,19 @@ interface Dispatch {
   triMask: Uint8Array;
   /** Entries by `c1 * 128 + c2` for ASCII c1 (c2 >= 127 and end-of-text share bucket 127/0). */
   pairs: (Entry[] | undefined)[];
+  /**
+   * The masks of the last two positions of a text, where no triple exists (values as in
+   * `triMask`; a non-ASCII first unit is 1 wherever `first` is set). `pairMask` by
+   * `c1 * 128 + c2`: the pair's own entries, for the last-but-one unit. `lastMask` by code
+   * unit: every entry starting with it, for the last unit of a chunk (any text may follow).
+   * `endMask` by code unit: the end-of-text entries only, for the last unit of a whole text.
+   * They let `scan` skip what `evaluate` would answer `none` for whatever follows: most
+   * strings end in a letter or digit that starts some trigger, and deciding it was most of the
+   * candidates of the pipeline corpus.
+   */
+  pairMask: Uint8Array;
+  lastMask: Uint8Array;
+  endMask: Uint8Array;
   /** Entries whose first code unit is not ASCII (exact values), by first code unit. */
   high: Map<number, Entry[]>;
 }
@@ -124,11 +137,17 @@ function compile(rules: readonly SecretRule[]): Dispatch {
           high.set(c1, list);
           continue;
         }
+        // After a one-character trigger, `next` holds for the next two characters (bucket 127 is
+        // every non-ASCII unit too, so it always stays; triples never see the end of text).
+        const following = allSeconds().filter((c) => next === undefined || next(c) || c === 127);
         const seconds =
-          literal.length > 1
-            ? caseVariants(literal[1] as string, ignoreCase).map((c) => Math.min(c, 127))
-            : allSeconds().filter((c) => next === undefined || next(c) || c === END_BUCKET || c === 127);
-        const thirds = literal.length > 2 ? caseVariants(literal[2] as string, ignoreCase).map((c) => Math.min(c, 127)) : allSeconds();
+          literal.length > 1 ? caseVariants(literal[1] as string, ignoreCase).map((c) => Math.min(c, 127)) : [...new Set([...following, END_BUCKET])];
+        const thirds =
+          literal.length > 2
+            ? caseVariants(literal[2] as string, ignoreCase).map((c) => Math.min(c, 127))
+            : literal.length === 1
+              ? following
+              : allSeconds();
         for (const c2 of seconds) {
           const key = c1 * 128 + c2;
           (pairs[key] ??= []).push(entry);
@@ -137,7 +156,25 @@ function compile(rules: readonly SecretRule[]): Dispatch {
       }
     }
   }
-  return { first, triMask, pairs, high };
+  const pairMask = new Uint8Array(128 * 128);
+  const lastMask = new Uint8Array(65536);
+  const endMask = new Uint8Array(65536);
+  for (let c = 128; c < 65536; c++) lastMask[c] = endMask[c] = first[c] as number;
+  for (let key = 0; key < pairs.length; key++) {
+    const entries = pairs[key];
+    if (entries === undefined) continue;
+    const c1 = key >> 7;
+    pairMask[key] = boundaryMask(entries, 0);
+    lastMask[c1] = boundaryMask(entries, lastMask[c1] as number);
+    if ((key & 127) === END_BUCKET) endMask[c1] = boundaryMask(entries, 0);
+  }
+  return { first, triMask, pairs, high, pairMask, lastMask, endMask };
+}
+
+/** Merge `entries` into a mask value: 1 if one of them needs no word boundary, else 2 (0 stays for none). */
+function boundaryMask(entries: readonly Entry[], mask: number): number {
+  for (const e of entries) mask = !e.boundary || mask === 1 ? 1 : 2;
+  return mask;
 }
 
 /**
@@ -179,13 +216,15 @@ const DEFAULT_MAX_HOLDBACK = 4096;
  * The hot loop: the index of the next position where some trigger may start, or `n`. Reads
  * each code unit once (the pair's second unit is carried over) and filters on the pair table,
  * so ordinary text never leaves this loop. Kept small so that it is optimised on its own.
+ * `last` is the mask of the final unit: `lastMask` in a chunk, `endMask` in a whole text.
  */
-function scan(s: string, from: number, n: number, first: Uint8Array, triMask: Uint8Array): number {
-  const last = n - 2;
+function scan(s: string, from: number, n: number, d: Dispatch, lastMask: Uint8Array): number {
+  const { first, triMask } = d;
+  const stop = n - 2;
   let c1 = from < n ? s.charCodeAt(from) : 0;
   let c2 = from + 1 < n ? s.charCodeAt(from + 1) : 0;
   let j = from;
-  for (; j < last; j++) {
+  for (; j < stop; j++) {
     const c3 = s.charCodeAt(j + 2);
     if (c1 < 128) {
       const mask = triMask[(c1 << 14) | ((c2 > 127 ? 127 : c2) << 7) | (c3 > 127 ? 127 : c3)];
@@ -196,9 +235,18 @@ function scan(s: string, from: number, n: number, first: Uint8Array, triMask: Ui
     c1 = c2;
     c2 = c3;
   }
-  // The last two units: a trigger may start here and go on in the next chunk; the exact check
-  // (including pending) is left to evaluate().
-  for (; j < n; j++) if (first[s.charCodeAt(j)] !== 0) return j;
+  // The last two units, which no triple covers: the exact pair, or for the last unit what may
+  // start with it. Anything these masks let through is decided (or held) by evaluate().
+  if (j < n && j === n - 2) {
+    const c = s.charCodeAt(j);
+    const mask = c < 128 ? d.pairMask[c * 128 + Math.min(s.charCodeAt(j + 1), 127)] : first[c];
+    if (mask === 1 || (mask === 2 && (j === 0 || !isWordChar(s.charCodeAt(j - 1))))) return j;
+    j++;
+  }
+  if (j < n) {
+    const mask = lastMask[s.charCodeAt(j)];
+    if (mask === 1 || (mask === 2 && (j === 0 || !isWordChar(s.charCodeAt(j - 1))))) return j;
+  }
   return n;
 }
 
@@ -233,7 +281,7 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
   if (!(maxBlock > 0)) throw new TypeError('createRedactor: maxSuppressedBlock must be positive');
   const rules = buildRuleTable(options.secrets ?? [], options.rules ?? DEFAULT_RULES);
   const dispatch = compileCached(rules);
-  const { first, triMask } = dispatch;
+  const { lastMask } = dispatch;
 
   /** Left context (already emitted original text) followed by the text not yet emitted. */
   let buf = '';
@@ -287,8 +335,8 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
         hold = keepFrom;
         break;
       }
-      let j = scan(s, i, n, first, triMask);
-      for (; j < n; j = scan(s, j + 1, n, first, triMask)) {
+      let j = scan(s, i, n, dispatch, ended ? dispatch.endMask : lastMask);
+      for (; j < n; j = scan(s, j + 1, n, dispatch, ended ? dispatch.endMask : lastMask)) {
         const d = evaluate(dispatch, s, j, ended);
         if (d.kind === 'none') continue;
         if (j > i) out.push(s.slice(i, j));
@@ -366,11 +414,13 @@ export function redactText(text: string, options: RedactorOptions = {}): string 
  */
 export function createTextRedactor(rules: readonly SecretRule[]): (text: string) => string {
   const dispatch = compileCached(rules);
-  const { first, triMask } = dispatch;
+  const { endMask } = dispatch;
   return (text) => {
     const n = text.length;
     let ended = false;
-    for (let j = scan(text, 0, n, first, triMask); j < n; j = scan(text, j + 1, n, first, triMask)) {
+    for (let j = scan(text, 0, n, dispatch, endMask); j < n; j = scan(text, j + 1, n, dispatch, endMask)) {
+      // At the last unit `push` can only answer pending (its pair is cut): go to `end` at once.
+      if (j === n - 1 && text.charCodeAt(j) < 128) ended = true;
       let d = evaluate(dispatch, text, j, ended);
       if (d.kind === 'pending' && !ended && n - j <= DEFAULT_MAX_HOLDBACK) {
         ended = true;

@@ -107,9 +107,12 @@ describe('the secret redactor', () => {
     const r = createRedactor();
     expect(r.push('plain text then gh')).toBe('plain text then ');
     expect(r.push(ghp.slice(2, 20))).toBe('');
-    // The final `r` could still start `rk_live_`: it waits for the next chunk.
-    expect(r.push(ghp.slice(20) + ' after')).toBe('[REDACTED:github-token] afte');
-    expect(r.end()).toBe('r');
+    // The final `r` ends a word, and every trigger starting with `r` (`rk_live_`, `r8_`) must
+    // start one: nothing waits.
+    expect(r.push(ghp.slice(20) + ' after')).toBe('[REDACTED:github-token] after');
+    // A final `s` after a space could still start `secret = ...`: it waits for the next chunk.
+    expect(r.push(' and s')).toBe(' and ');
+    expect(r.end()).toBe('s');
   });
 
   it('drops the whole tail of a token longer than its format (fail closed)', () => {
