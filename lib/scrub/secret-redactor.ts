@@ -216,9 +216,10 @@ const DEFAULT_MAX_HOLDBACK = 4096;
  * The hot loop: the index of the next position where some trigger may start, or `n`. Reads
  * each code unit once (the pair's second unit is carried over) and filters on the pair table,
  * so ordinary text never leaves this loop. Kept small so that it is optimised on its own.
- * `last` is the mask of the final unit: `lastMask` in a chunk, `endMask` in a whole text.
+ * `lastMask` is the mask of the final unit: `lastMask` in a chunk, `endMask` in a whole text;
+ * `prev` is the code unit before `s[0]` (0 for none), for the word-boundary test at 0.
  */
-function scan(s: string, from: number, n: number, d: Dispatch, lastMask: Uint8Array): number {
+function scan(s: string, from: number, n: number, d: Dispatch, lastMask: Uint8Array, prev: number): number {
   const { first, triMask } = d;
   const stop = n - 2;
   let c1 = from < n ? s.charCodeAt(from) : 0;
@@ -228,7 +229,7 @@ function scan(s: string, from: number, n: number, d: Dispatch, lastMask: Uint8Ar
     const c3 = s.charCodeAt(j + 2);
     if (c1 < 128) {
       const mask = triMask[(c1 << 14) | ((c2 > 127 ? 127 : c2) << 7) | (c3 > 127 ? 127 : c3)];
-      if (mask === 1 || (mask === 2 && (j === 0 || !isWordChar(s.charCodeAt(j - 1))))) return j;
+      if (mask === 1 || (mask === 2 && !isWordChar(j === 0 ? prev : s.charCodeAt(j - 1)))) return j;
     } else if (first[c1] !== 0) {
       return j;
     }
@@ -240,12 +241,12 @@ function scan(s: string, from: number, n: number, d: Dispatch, lastMask: Uint8Ar
   if (j < n && j === n - 2) {
     const c = s.charCodeAt(j);
     const mask = c < 128 ? d.pairMask[c * 128 + Math.min(s.charCodeAt(j + 1), 127)] : first[c];
-    if (mask === 1 || (mask === 2 && (j === 0 || !isWordChar(s.charCodeAt(j - 1))))) return j;
+    if (mask === 1 || (mask === 2 && !isWordChar(j === 0 ? prev : s.charCodeAt(j - 1)))) return j;
     j++;
   }
   if (j < n) {
     const mask = lastMask[s.charCodeAt(j)];
-    if (mask === 1 || (mask === 2 && (j === 0 || !isWordChar(s.charCodeAt(j - 1))))) return j;
+    if (mask === 1 || (mask === 2 && !isWordChar(j === 0 ? prev : s.charCodeAt(j - 1)))) return j;
   }
   return n;
 }
@@ -290,11 +291,34 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
   let suppress: Suppress = undefined;
   /** Characters dropped so far inside the current private-key block. */
   let suppressed = 0;
+  /** The last code unit of `buf` (0 when empty), valid while nothing is held. */
+  let prevUnit = 0;
+
+  /**
+   * The common case of a streaming delta: nothing held, no block being dropped, and no
+   * candidate in `text` (its start is checked against the context's last unit). The text is
+   * emitted as it is, without concatenating it to the context, and the context grows by
+   * concatenation (cheap) until it is trimmed. A longer context than LEFT_CONTEXT changes no
+   * decision: rules look at most LEFT_CONTEXT characters to the left.
+   */
+  function clean(text: string): boolean {
+    const n = text.length;
+    if (suppress !== undefined || start !== buf.length) return false;
+    if (scan(text, 0, n, dispatch, lastMask, prevUnit) < n) return false;
+    if (n >= LEFT_CONTEXT) buf = text;
+    else {
+      buf += text;
+      if (buf.length > 4 * LEFT_CONTEXT) buf = buf.slice(buf.length - LEFT_CONTEXT);
+    }
+    start = buf.length;
+    prevUnit = text.charCodeAt(n - 1);
+    return true;
+  }
 
   function process(text: string, ended: boolean): string {
     const s = buf + text;
     const n = s.length;
-    const out: string[] = [];
+    let out = '';
     let i = start;
     /** Where held text begins; `n` when nothing is held. */
     let hold = n;
@@ -335,15 +359,16 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
         hold = keepFrom;
         break;
       }
-      let j = scan(s, i, n, dispatch, ended ? dispatch.endMask : lastMask);
-      for (; j < n; j = scan(s, j + 1, n, dispatch, ended ? dispatch.endMask : lastMask)) {
+      const last = ended ? dispatch.endMask : lastMask;
+      let j = scan(s, i, n, dispatch, last, 0);
+      for (; j < n; j = scan(s, j + 1, n, dispatch, last, 0)) {
         const d = evaluate(dispatch, s, j, ended);
         if (d.kind === 'none') continue;
-        if (j > i) out.push(s.slice(i, j));
+        if (j > i) out += s.slice(i, j);
         if (d.kind === 'pending') {
           if (n - j > maxHoldback) {
             // Fail closed: a candidate this long that still cannot be decided is dropped.
-            out.push('[REDACTED:undecided]');
+            out += '[REDACTED:undecided]';
             i = n;
             break outer;
           }
@@ -352,17 +377,17 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
           break outer;
         }
         if (d.kind === 'skip') {
-          out.push(s.slice(j, d.end));
+          out += s.slice(j, d.end);
           i = d.end;
           continue outer;
         }
-        if (d.redactStart > j) out.push(s.slice(j, d.redactStart));
-        out.push(`[REDACTED:${d.label}]`);
+        if (d.redactStart > j) out += s.slice(j, d.redactStart);
+        out += `[REDACTED:${d.label}]`;
         i = d.redactEnd;
         suppress = d.suppress;
         continue outer;
       }
-      if (j > i) out.push(s.slice(i, j));
+      if (j > i) out += s.slice(i, j);
       i = n;
     }
     if (ended) {
@@ -370,18 +395,21 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
       start = 0;
       suppress = undefined;
       suppressed = 0;
+      prevUnit = 0;
     } else {
       const keep = Math.min(hold, i);
       const ctxStart = Math.max(0, keep - LEFT_CONTEXT);
       buf = s.slice(ctxStart);
       start = keep - ctxStart;
+      prevUnit = keep > 0 ? s.charCodeAt(keep - 1) : 0;
     }
-    return out.join('');
+    return out;
   }
 
   return {
     push(text: string): string {
-      return text.length === 0 ? '' : process(text, false);
+      if (text.length === 0) return '';
+      return clean(text) ? text : process(text, false);
     },
     end(): string {
       return process('', true);
@@ -418,7 +446,7 @@ export function createTextRedactor(rules: readonly SecretRule[]): (text: string)
   return (text) => {
     const n = text.length;
     let ended = false;
-    for (let j = scan(text, 0, n, dispatch, endMask); j < n; j = scan(text, j + 1, n, dispatch, endMask)) {
+    for (let j = scan(text, 0, n, dispatch, endMask, 0); j < n; j = scan(text, j + 1, n, dispatch, endMask, 0)) {
       // At the last unit `push` can only answer pending (its pair is cut): go to `end` at once.
       if (j === n - 1 && text.charCodeAt(j) < 128) ended = true;
       let d = evaluate(dispatch, text, j, ended);
