@@ -99,6 +99,15 @@ const SPECIAL = /[\x00-\x1f\x7f-\x9f\xad\u034f\u061c\u115f\u1160\u17b4\u17b5\u18
 /** {@link SPECIAL} without the global flag (no lastIndex state): does a string need any work? */
 const HAS_SPECIAL = new RegExp(SPECIAL.source);
 
+/**
+ * {@link SPECIAL} without `\n` and `\t`: in multi-line mode, text whose only special units are
+ * line feeds and tabs comes out as it is (they are kept, and with no `\r` no CRLF is merged),
+ * and that is most multi-line text (messages, tool output, code).
+ */
+const HAS_SPECIAL_MULTI_LINE = /[\x00-\x08\x0b-\x1f\x7f-\x9f\xad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b\u200e\u200f\u2028-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb\ud800-\udfff]/;
+/** A unit other than `\n` and `\t`. */
+const NOT_LINE_OR_TAB = /[^\n\t]/;
+
 /** Create a streaming sanitiser. Options are checked here; see {@link SanitizerOptions} for defaults. */
 export function createSanitizer(options: SanitizerOptions = {}): Sanitizer {
   const singleLine = options.singleLine ?? false;
@@ -239,10 +248,17 @@ export function createSanitizer(options: SanitizerOptions = {}): Sanitizer {
     push(text: string): string {
       if (text.length === 0) return '';
       // Fast path (most deltas): in ground state with nothing held, text without a special
-      // code unit is copied whole by run(), which then only clears the two flags.
-      if (state === State.Ground && pendingHigh === '' && !HAS_SPECIAL.test(text)) {
+      // code unit is copied whole by run(), which then only clears the flags. In multi-line
+      // mode `\n` and `\t` are kept as they are, so they are not special here, unless a `\n`
+      // first would end a CRLF. What run() leaves in the flags: no `\r` came, and a selector
+      // stays "last" only if nothing but line feeds and tabs followed it.
+      if (
+        state === State.Ground &&
+        pendingHigh === '' &&
+        (singleLine ? !HAS_SPECIAL.test(text) : !(afterCr && text.charCodeAt(0) === 0x0a) && !HAS_SPECIAL_MULTI_LINE.test(text))
+      ) {
         afterCr = false;
-        afterSelector = false;
+        if (afterSelector) afterSelector = !NOT_LINE_OR_TAB.test(text);
         return text;
       }
       const out: string[] = [];
@@ -270,7 +286,7 @@ export function sanitizeText(text: string, options: SanitizerOptions = {}): stri
   // Fast path (most strings: ids, names, prose): nothing to change, no sanitiser to build.
   // (Custom options go the long way, so that they are still checked.)
   if (options.maxStringLength === undefined) {
-    if (!HAS_SPECIAL.test(text)) return text;
+    if (!(options.singleLine === true ? HAS_SPECIAL : HAS_SPECIAL_MULTI_LINE).test(text)) return text;
   }
   const s = createSanitizer(options);
   return s.push(text) + s.end();
