@@ -92,13 +92,18 @@ export function createEventScrubber(options: EventScrubberOptions = {}): EventSc
       return scrubString(value, key !== undefined && SINGLE_LINE_KEYS.has(key));
     }
     if (Array.isArray(value)) {
-      let changed = false;
-      const out = value.map((v) => {
-        const s = scrubValue(v, key, parentType);
-        if (s !== v) changed = true;
-        return s;
-      });
-      return changed || Object.getPrototypeOf(value) !== Array.prototype ? out : value;
+      // A plain array in which nothing changes comes back without building a copy; on the
+      // first change (rare) the copy is made by `map` as before (holes stay holes), which
+      // scrubs the elements again (scrubbing is pure, so the result is the same).
+      if (Object.getPrototypeOf(value) === Array.prototype) {
+        let i = 0;
+        for (; i < value.length; i++) {
+          const v: unknown = value[i];
+          if (scrubValue(v, key, parentType) !== v) break;
+        }
+        if (i === value.length) return value;
+      }
+      return value.map((v) => scrubValue(v, key, parentType));
     }
     if (value !== null && typeof value === 'object') {
       const record = value as Record<string, unknown>;
