@@ -49,11 +49,18 @@ interface Dispatch {
   /** Non-zero for every code unit that starts some trigger (either case when ignoreCase). */
   first: Uint8Array;
   /**
-   * By ASCII triple `c1 << 14 | c2 << 7 | c3` (2 MiB): 0 = no trigger starts with it, 1 = some
-   * trigger does, 2 = only triggers that need a word boundary before them (skipped inside
-   * words at once). Three characters make `se` of `use` or `to` of `tool` no candidate.
+   * The triple mask, by `pairSlot[c1 << 7 | c2] << 7 | c3` for ASCII units: 0 = no trigger
+   * starts with the triple, 1 = some trigger does, 2 = only triggers that need a word boundary
+   * before them (skipped inside words at once). Three characters make `se` of `use` or `to` of
+   * `tool` no candidate. Slot 0 (all zero) is every pair no trigger starts with, about 95% of
+   * them, so the loop reads the triple only where a trigger's pair is.
+   *
+   * Compact on purpose (~120 KiB instead of a 2 MiB table by `c1 << 14 | c2 << 7 | c3`): in the
+   * pipeline the other stages evict the tables between events, and the reads of the large one
+   * (cache and TLB misses) were most of this loop's time there (CPU profile of bench/pipeline.ts).
    */
   triMask: Uint8Array;
+  pairSlot: Uint16Array;
   /** Entries by `c1 * 128 + c2` for ASCII c1 (c2 >= 127 and end-of-text share bucket 127/0). */
   pairs: (Entry[] | undefined)[];
   /**
@@ -99,6 +106,8 @@ function compileCached(rules: readonly SecretRule[]): Dispatch {
  */
 export function buildRuleTable(secrets: readonly NamedSecret[], rules: readonly SecretRule[] = DEFAULT_RULES): readonly SecretRule[] {
   if (secrets.length === 0) return rules;
+  // The same secrets again (every session of a batch or benchmark): no key string to build.
+  if (rules === lastTable.rules && sameSecrets(secrets, lastTable.secrets)) return lastTable.table;
   // Same secrets and rules, same table (and so the same compiled dispatch): a batch run opens
   // one scrubber per session, and compiling the dispatch (a 2 MiB triple mask) each time cost more than the
   // scrubbing itself (bench/pipeline.ts). Bounded: a process sees very few distinct sets.
@@ -111,7 +120,17 @@ export function buildRuleTable(secrets: readonly NamedSecret[], rules: readonly 
     table = [...exactValueRules(secrets), ...rules];
     bySecrets.set(key, table);
   }
+  lastTable = { rules, secrets: secrets.map((x) => ({ name: x.name, value: x.value })), table };
   return table;
+}
+
+/** The last table built or found, with a copy of its secrets (the caller's array may change). */
+let lastTable: { rules: readonly SecretRule[] | undefined; secrets: readonly NamedSecret[]; table: readonly SecretRule[] } = { rules: undefined, secrets: [], table: [] };
+
+function sameSecrets(a: readonly NamedSecret[], b: readonly NamedSecret[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i]?.name !== b[i]?.name || a[i]?.value !== b[i]?.value) return false;
+  return true;
 }
 
 /** Rule tables built by {@link buildRuleTable}, by base rules then by secret set; at most 16 sets per base. */
@@ -122,7 +141,10 @@ function compile(rules: readonly SecretRule[]): Dispatch {
   const first = new Uint8Array(65536);
   const pairs: (Entry[] | undefined)[] = new Array(128 * 128);
   const high = new Map<number, Entry[]>();
-  const triMask = new Uint8Array(128 * 128 * 128);
+  // Triples are marked once every pair has its slot (see Dispatch.triMask).
+  const pairSlot = new Uint16Array(128 * 128);
+  let slots = 1;
+  const marks: { key: number; thirds: readonly number[]; boundary: boolean }[] = [];
   for (const rule of rules) {
     const next = rule.next === undefined ? undefined : charClass(rule.next);
     const ignoreCase = rule.ignoreCase ?? false;
@@ -139,7 +161,7 @@ function compile(rules: readonly SecretRule[]): Dispatch {
         }
         // After a one-character trigger, `next` holds for the next two characters (bucket 127 is
         // every non-ASCII unit too, so it always stays; triples never see the end of text).
-        const following = allSeconds().filter((c) => next === undefined || next(c) || c === 127);
+        const following = literal.length === 1 ? allSeconds().filter((c) => next === undefined || next(c) || c === 127) : [];
         const seconds =
           literal.length > 1 ? caseVariants(literal[1] as string, ignoreCase).map((c) => Math.min(c, 127)) : [...new Set([...following, END_BUCKET])];
         const thirds =
@@ -151,15 +173,20 @@ function compile(rules: readonly SecretRule[]): Dispatch {
         for (const c2 of seconds) {
           const key = c1 * 128 + c2;
           (pairs[key] ??= []).push(entry);
-          markThirds(triMask, (c1 << 14) | (c2 << 7), thirds, entry.boundary);
+          if (thirds.length > 0 && pairSlot[key] === 0) pairSlot[key] = slots++;
+          marks.push({ key, thirds, boundary: entry.boundary });
         }
       }
     }
   }
+  const triMask = new Uint8Array(slots * 128);
+  for (const m of marks) markThirds(triMask, (pairSlot[m.key] as number) << 7, m.thirds, m.boundary);
   const pairMask = new Uint8Array(128 * 128);
-  const lastMask = new Uint8Array(65536);
-  const endMask = new Uint8Array(65536);
-  for (let c = 128; c < 65536; c++) lastMask[c] = endMask[c] = first[c] as number;
+  // Non-ASCII units: as `first` (copied natively; a loop here would run in the interpreter).
+  const lastMask = first.slice();
+  const endMask = first.slice();
+  lastMask.fill(0, 0, 128);
+  endMask.fill(0, 0, 128);
   for (let key = 0; key < pairs.length; key++) {
     const entries = pairs[key];
     if (entries === undefined) continue;
@@ -168,7 +195,7 @@ function compile(rules: readonly SecretRule[]): Dispatch {
     lastMask[c1] = boundaryMask(entries, lastMask[c1] as number);
     if ((key & 127) === END_BUCKET) endMask[c1] = boundaryMask(entries, 0);
   }
-  return { first, triMask, pairs, high, pairMask, lastMask, endMask };
+  return { first, triMask, pairSlot, pairs, high, pairMask, lastMask, endMask };
 }
 
 /** Merge `entries` into a mask value: 1 if one of them needs no word boundary, else 2 (0 stays for none). */
@@ -220,7 +247,7 @@ const DEFAULT_MAX_HOLDBACK = 4096;
  * `prev` is the code unit before `s[0]` (0 for none), for the word-boundary test at 0.
  */
 function scan(s: string, from: number, n: number, d: Dispatch, lastMask: Uint8Array, prev: number): number {
-  const { first, triMask } = d;
+  const { first, triMask, pairSlot } = d;
   const stop = n - 2;
   let c1 = from < n ? s.charCodeAt(from) : 0;
   let c2 = from + 1 < n ? s.charCodeAt(from + 1) : 0;
@@ -228,8 +255,11 @@ function scan(s: string, from: number, n: number, d: Dispatch, lastMask: Uint8Ar
   for (; j < stop; j++) {
     const c3 = s.charCodeAt(j + 2);
     if (c1 < 128) {
-      const mask = triMask[(c1 << 14) | ((c2 > 127 ? 127 : c2) << 7) | (c3 > 127 ? 127 : c3)];
-      if (mask === 1 || (mask === 2 && !isWordChar(j === 0 ? prev : s.charCodeAt(j - 1)))) return j;
+      const slot = pairSlot[(c1 << 7) | (c2 > 127 ? 127 : c2)] as number;
+      if (slot !== 0) {
+        const mask = triMask[(slot << 7) | (c3 > 127 ? 127 : c3)];
+        if (mask === 1 || (mask === 2 && !isWordChar(j === 0 ? prev : s.charCodeAt(j - 1)))) return j;
+      }
     } else if (first[c1] !== 0) {
       return j;
     }
@@ -278,15 +308,18 @@ function scanLong(s: string, from: number, n: number, d: Dispatch, lastMask: Uin
   }
   if (!bytesAscii) return scan(s, from, n, d, lastMask, prev);
   const b = bytes;
-  const triMask = d.triMask;
+  const { triMask, pairSlot } = d;
   const stop = n - 2;
   let c1 = b[from] as number;
   let c2 = b[from + 1] as number;
   let j = from;
   for (; j < stop; j++) {
     const c3 = b[j + 2] as number;
-    const mask = triMask[(c1 << 14) | (c2 << 7) | c3];
-    if (mask === 1 || (mask === 2 && !isWordChar(j === 0 ? prev : (b[j - 1] as number)))) return j;
+    const slot = pairSlot[(c1 << 7) | c2] as number;
+    if (slot !== 0) {
+      const mask = triMask[(slot << 7) | c3];
+      if (mask === 1 || (mask === 2 && !isWordChar(j === 0 ? prev : (b[j - 1] as number)))) return j;
+    }
     c1 = c2;
     c2 = c3;
   }
