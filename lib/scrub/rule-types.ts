@@ -49,8 +49,8 @@ export interface SecretRule {
   boundary?: boolean;
   /**
    * For one-character triggers: regex class source of the characters that may follow it
-   * (default any). Narrows the dispatch so that a `"` or a hex digit is not a candidate
-   * everywhere.
+   * (default any); a match needs the next TWO characters in it. Narrows the dispatch so that
+   * a `"` or a hex digit is not a candidate everywhere (`ca` of `call` is no Mailchimp key).
    */
   next?: string;
   /**

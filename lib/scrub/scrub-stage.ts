@@ -61,8 +61,6 @@ interface Channel {
   redactor: Redactor;
 }
 
-const ENVELOPE_STRING_FIELDS = ['correlationId', 'parentId'] as const;
-
 /** Channel key prefix by delta type (the closing events below use the same keys). */
 const KEY_PREFIX: Record<DeltaType, string> = { 'assistant.message.delta': 'm:', 'assistant.reasoning.delta': 'r:', 'assistant.tool_call.delta': 'c:', 'tool.progress': 't:' };
 
@@ -94,13 +92,18 @@ export function createEventScrubber(options: EventScrubberOptions = {}): EventSc
       return scrubString(value, key !== undefined && SINGLE_LINE_KEYS.has(key));
     }
     if (Array.isArray(value)) {
-      let changed = false;
-      const out = value.map((v) => {
-        const s = scrubValue(v, key, parentType);
-        if (s !== v) changed = true;
-        return s;
-      });
-      return changed || Object.getPrototypeOf(value) !== Array.prototype ? out : value;
+      // A plain array in which nothing changes comes back without building a copy; on the
+      // first change (rare) the copy is made by `map` as before (holes stay holes), which
+      // scrubs the elements again (scrubbing is pure, so the result is the same).
+      if (Object.getPrototypeOf(value) === Array.prototype) {
+        let i = 0;
+        for (; i < value.length; i++) {
+          const v: unknown = value[i];
+          if (scrubValue(v, key, parentType) !== v) break;
+        }
+        if (i === value.length) return value;
+      }
+      return value.map((v) => scrubValue(v, key, parentType));
     }
     if (value !== null && typeof value === 'object') {
       const record = value as Record<string, unknown>;
@@ -131,14 +134,36 @@ export function createEventScrubber(options: EventScrubberOptions = {}): EventSc
     return scrubEnvelope(d, scrubValue(d.payload, undefined, d.type));
   }
 
-  /** The draft with its envelope strings scrubbed and `payload` (already scrubbed) in place. */
+  /**
+   * The draft with its envelope strings scrubbed and `payload` (already scrubbed) in place.
+   * When nothing changed (the same payload, no envelope string changed) a plain draft comes
+   * back as it is, as scrubValue does for payloads: most events have nothing to scrub, and a
+   * copy of every draft was a good part of this stage's allocation.
+   */
   function scrubEnvelope(d: EventDraft, payload: unknown): EventDraft {
+    const correlationId = d.correlationId === undefined ? undefined : scrubString(d.correlationId);
+    const parentId = d.parentId === undefined ? undefined : scrubString(d.parentId);
+    if (payload === d.payload && correlationId === d.correlationId && parentId === d.parentId && Object.getPrototypeOf(d) === Object.prototype) return d;
     const out = { ...d, payload } as EventDraft;
-    for (const f of ENVELOPE_STRING_FIELDS) {
-      const v = d[f];
-      if (v !== undefined) out[f] = scrubString(v);
-    }
+    if (correlationId !== undefined) out.correlationId = correlationId;
+    if (parentId !== undefined) out.parentId = parentId;
     return out;
+  }
+
+  /**
+   * Whether a delta's payload can go out as it is: its keys are exactly `idKey` and `textKey`
+   * and neither value changed (nothing held, nothing redacted). Otherwise the payload is
+   * rebuilt from the two fields only, as before (other payload fields are not carried).
+   */
+  function unchangedDelta(payload: object, idKey: string, id: string, textKey: string, text: string): boolean {
+    const p = payload as Record<string, unknown>;
+    if (p[idKey] !== id || p[textKey] !== text || Object.getPrototypeOf(p) !== Object.prototype) return false;
+    let keys = 0;
+    for (const k in p) {
+      if (k !== idKey && k !== textKey) return false;
+      keys++;
+    }
+    return keys === 2;
   }
 
   function fieldsOf(d: EventDraft): DraftFields {
@@ -155,14 +180,25 @@ export function createEventScrubber(options: EventScrubberOptions = {}): EventSc
     return ch;
   }
 
-  /** The delta carrying whatever a channel still holds, or nothing. */
-  function close(key: string, out: EventDraft[]): void {
+  /** Deltas flushed by closing channels while one draft is handled; they go out before it. */
+  const flushed: EventDraft[] = [];
+
+  /** The output of one push: the flushed deltas, then `event`. */
+  function emit(event: EventDraft): EventDraft[] {
+    if (flushed.length === 0) return [event];
+    const out = flushed.splice(0);
+    out.push(event);
+    return out;
+  }
+
+  /** The delta carrying whatever a channel still holds, or nothing (into `flushed`). */
+  function close(key: string): void {
     const ch = channels.get(key);
     if (ch === undefined) return;
     channels.delete(key);
     if (ch === recent) recent = undefined;
     const tail = ch.redactor.push(ch.sanitizer.end()) + ch.redactor.end();
-    if (tail.length > 0) out.push(deltaEvent(ch, tail));
+    if (tail.length > 0) flushed.push(deltaEvent(ch, tail));
   }
 
   function deltaEvent(ch: Channel, text: string): EventDraft {
@@ -188,13 +224,13 @@ export function createEventScrubber(options: EventScrubberOptions = {}): EventSc
 
   /** The channel's scrubbed text for this delta; the channel's scrubbed id is left in `lastId`. */
   let lastId = '';
-  function streamDelta(type: DeltaType, id: string, d: EventDraft, text: string, out: EventDraft[]): string {
+  function streamDelta(type: DeltaType, id: string, d: EventDraft, text: string): string {
     let ch = recent;
     if (ch === undefined || ch.type !== type || ch.id !== id) {
       const key = `${KEY_PREFIX[type]}${id}`;
       if (!channels.has(key) && channels.size >= maxOpen) {
         const oldest = channels.keys().next().value;
-        if (oldest !== undefined) close(oldest, out);
+        if (oldest !== undefined) close(oldest);
       }
       ch = recent = channelFor(key, type, id, d);
     }
@@ -204,62 +240,54 @@ export function createEventScrubber(options: EventScrubberOptions = {}): EventSc
 
   return {
     push(d: EventDraft): EventDraft[] {
-      const out: EventDraft[] = [];
+      // A delta's payload is rebuilt (or kept, see unchangedDelta) from its id and text, so only
+      // the envelope strings need scrubbing here; the id was scrubbed when the channel opened.
       switch (d.type) {
         case 'assistant.message.delta': {
-          const delta = streamDelta(d.type, d.payload.messageId, d, d.payload.delta, out);
-          // The payload is rebuilt whole (other payload fields are not carried), so only the
-          // envelope strings need scrubbing here; the id was scrubbed when the channel opened.
-          out.push(scrubEnvelope(d, { messageId: lastId, delta }));
-          return out;
+          const p = d.payload;
+          const delta = streamDelta(d.type, p.messageId, d, p.delta);
+          return emit(scrubEnvelope(d, unchangedDelta(p, 'messageId', lastId, 'delta', delta) ? p : { messageId: lastId, delta }));
         }
         case 'assistant.reasoning.delta': {
-          const delta = streamDelta(d.type, d.payload.reasoningId, d, d.payload.delta, out);
-          // The payload is rebuilt whole (other payload fields are not carried), so only the
-          // envelope strings need scrubbing here; the id was scrubbed when the channel opened.
-          out.push(scrubEnvelope(d, { reasoningId: lastId, delta }));
-          return out;
+          const p = d.payload;
+          const delta = streamDelta(d.type, p.reasoningId, d, p.delta);
+          return emit(scrubEnvelope(d, unchangedDelta(p, 'reasoningId', lastId, 'delta', delta) ? p : { reasoningId: lastId, delta }));
         }
         case 'assistant.tool_call.delta': {
-          const delta = streamDelta(d.type, d.payload.toolCallId, d, d.payload.delta, out);
-          // The payload is rebuilt whole (other payload fields are not carried), so only the
-          // envelope strings need scrubbing here; the id was scrubbed when the channel opened.
-          out.push(scrubEnvelope(d, { toolCallId: lastId, delta }));
-          return out;
+          const p = d.payload;
+          const delta = streamDelta(d.type, p.toolCallId, d, p.delta);
+          return emit(scrubEnvelope(d, unchangedDelta(p, 'toolCallId', lastId, 'delta', delta) ? p : { toolCallId: lastId, delta }));
         }
         case 'tool.progress': {
           if (d.payload.outputDelta === undefined) break;
-          const outputDelta = streamDelta(d.type, d.payload.toolCallId, d, d.payload.outputDelta, out);
+          const outputDelta = streamDelta(d.type, d.payload.toolCallId, d, d.payload.outputDelta);
           const rest = scrubDraft({ ...d, payload: { ...d.payload, outputDelta: '' } });
-          out.push({ ...rest, payload: { ...(rest.payload as object), outputDelta } } as EventDraft);
-          return out;
+          return emit({ ...rest, payload: { ...(rest.payload as object), outputDelta } } as EventDraft);
         }
         case 'assistant.message.completed':
         case 'assistant.message.truncated':
-          close(`m:${d.payload.messageId}`, out);
+          close(`m:${d.payload.messageId}`);
           break;
         case 'assistant.reasoning.completed':
-          close(`r:${d.payload.reasoningId}`, out);
+          close(`r:${d.payload.reasoningId}`);
           break;
         case 'assistant.tool_call.completed':
-          close(`c:${d.payload.toolCallId}`, out);
+          close(`c:${d.payload.toolCallId}`);
           break;
         case 'tool.completed':
         case 'tool.failed':
         case 'tool.cancelled':
         case 'tool.denied':
-          close(`t:${d.payload.toolCallId}`, out);
+          close(`t:${d.payload.toolCallId}`);
           break;
         default:
           break;
       }
-      out.push(scrubDraft(d));
-      return out;
+      return emit(scrubDraft(d));
     },
     end(): EventDraft[] {
-      const out: EventDraft[] = [];
-      for (const key of [...channels.keys()]) close(key, out);
-      return out;
+      for (const key of [...channels.keys()]) close(key);
+      return flushed.splice(0);
     },
   };
 }

@@ -49,13 +49,33 @@ interface Dispatch {
   /** Non-zero for every code unit that starts some trigger (either case when ignoreCase). */
   first: Uint8Array;
   /**
-   * By ASCII triple `c1 << 14 | c2 << 7 | c3` (2 MiB): 0 = no trigger starts with it, 1 = some
-   * trigger does, 2 = only triggers that need a word boundary before them (skipped inside
-   * words at once). Three characters make `se` of `use` or `to` of `tool` no candidate.
+   * The triple mask, by `pairSlot[c1 << 7 | c2] << 7 | c3` for ASCII units: 0 = no trigger
+   * starts with the triple, 1 = some trigger does, 2 = only triggers that need a word boundary
+   * before them (skipped inside words at once). Three characters make `se` of `use` or `to` of
+   * `tool` no candidate. Slot 0 (all zero) is every pair no trigger starts with, about 95% of
+   * them, so the loop reads the triple only where a trigger's pair is.
+   *
+   * Compact on purpose (~120 KiB instead of a 2 MiB table by `c1 << 14 | c2 << 7 | c3`): in the
+   * pipeline the other stages evict the tables between events, and the reads of the large one
+   * (cache and TLB misses) were most of this loop's time there (CPU profile of bench/pipeline.ts).
    */
   triMask: Uint8Array;
+  pairSlot: Uint16Array;
   /** Entries by `c1 * 128 + c2` for ASCII c1 (c2 >= 127 and end-of-text share bucket 127/0). */
   pairs: (Entry[] | undefined)[];
+  /**
+   * The masks of the last two positions of a text, where no triple exists (values as in
+   * `triMask`; a non-ASCII first unit is 1 wherever `first` is set). `pairMask` by
+   * `c1 * 128 + c2`: the pair's own entries, for the last-but-one unit. `lastMask` by code
+   * unit: every entry starting with it, for the last unit of a chunk (any text may follow).
+   * `endMask` by code unit: the end-of-text entries only, for the last unit of a whole text.
+   * They let `scan` skip what `evaluate` would answer `none` for whatever follows: most
+   * strings end in a letter or digit that starts some trigger, and deciding it was most of the
+   * candidates of the pipeline corpus.
+   */
+  pairMask: Uint8Array;
+  lastMask: Uint8Array;
+  endMask: Uint8Array;
   /** Entries whose first code unit is not ASCII (exact values), by first code unit. */
   high: Map<number, Entry[]>;
 }
@@ -86,6 +106,8 @@ function compileCached(rules: readonly SecretRule[]): Dispatch {
  */
 export function buildRuleTable(secrets: readonly NamedSecret[], rules: readonly SecretRule[] = DEFAULT_RULES): readonly SecretRule[] {
   if (secrets.length === 0) return rules;
+  // The same secrets again (every session of a batch or benchmark): no key string to build.
+  if (rules === lastTable.rules && sameSecrets(secrets, lastTable.secrets)) return lastTable.table;
   // Same secrets and rules, same table (and so the same compiled dispatch): a batch run opens
   // one scrubber per session, and compiling the dispatch (a 2 MiB triple mask) each time cost more than the
   // scrubbing itself (bench/pipeline.ts). Bounded: a process sees very few distinct sets.
@@ -98,7 +120,17 @@ export function buildRuleTable(secrets: readonly NamedSecret[], rules: readonly 
     table = [...exactValueRules(secrets), ...rules];
     bySecrets.set(key, table);
   }
+  lastTable = { rules, secrets: secrets.map((x) => ({ name: x.name, value: x.value })), table };
   return table;
+}
+
+/** The last table built or found, with a copy of its secrets (the caller's array may change). */
+let lastTable: { rules: readonly SecretRule[] | undefined; secrets: readonly NamedSecret[]; table: readonly SecretRule[] } = { rules: undefined, secrets: [], table: [] };
+
+function sameSecrets(a: readonly NamedSecret[], b: readonly NamedSecret[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i]?.name !== b[i]?.name || a[i]?.value !== b[i]?.value) return false;
+  return true;
 }
 
 /** Rule tables built by {@link buildRuleTable}, by base rules then by secret set; at most 16 sets per base. */
@@ -109,7 +141,10 @@ function compile(rules: readonly SecretRule[]): Dispatch {
   const first = new Uint8Array(65536);
   const pairs: (Entry[] | undefined)[] = new Array(128 * 128);
   const high = new Map<number, Entry[]>();
-  const triMask = new Uint8Array(128 * 128 * 128);
+  // Triples are marked once every pair has its slot (see Dispatch.triMask).
+  const pairSlot = new Uint16Array(128 * 128);
+  let slots = 1;
+  const marks: { key: number; thirds: readonly number[]; boundary: boolean }[] = [];
   for (const rule of rules) {
     const next = rule.next === undefined ? undefined : charClass(rule.next);
     const ignoreCase = rule.ignoreCase ?? false;
@@ -124,20 +159,49 @@ function compile(rules: readonly SecretRule[]): Dispatch {
           high.set(c1, list);
           continue;
         }
+        // After a one-character trigger, `next` holds for the next two characters (bucket 127 is
+        // every non-ASCII unit too, so it always stays; triples never see the end of text).
+        const following = literal.length === 1 ? allSeconds().filter((c) => next === undefined || next(c) || c === 127) : [];
         const seconds =
-          literal.length > 1
-            ? caseVariants(literal[1] as string, ignoreCase).map((c) => Math.min(c, 127))
-            : allSeconds().filter((c) => next === undefined || next(c) || c === END_BUCKET || c === 127);
-        const thirds = literal.length > 2 ? caseVariants(literal[2] as string, ignoreCase).map((c) => Math.min(c, 127)) : allSeconds();
+          literal.length > 1 ? caseVariants(literal[1] as string, ignoreCase).map((c) => Math.min(c, 127)) : [...new Set([...following, END_BUCKET])];
+        const thirds =
+          literal.length > 2
+            ? caseVariants(literal[2] as string, ignoreCase).map((c) => Math.min(c, 127))
+            : literal.length === 1
+              ? following
+              : allSeconds();
         for (const c2 of seconds) {
           const key = c1 * 128 + c2;
           (pairs[key] ??= []).push(entry);
-          markThirds(triMask, (c1 << 14) | (c2 << 7), thirds, entry.boundary);
+          if (thirds.length > 0 && pairSlot[key] === 0) pairSlot[key] = slots++;
+          marks.push({ key, thirds, boundary: entry.boundary });
         }
       }
     }
   }
-  return { first, triMask, pairs, high };
+  const triMask = new Uint8Array(slots * 128);
+  for (const m of marks) markThirds(triMask, (pairSlot[m.key] as number) << 7, m.thirds, m.boundary);
+  const pairMask = new Uint8Array(128 * 128);
+  // Non-ASCII units: as `first` (copied natively; a loop here would run in the interpreter).
+  const lastMask = first.slice();
+  const endMask = first.slice();
+  lastMask.fill(0, 0, 128);
+  endMask.fill(0, 0, 128);
+  for (let key = 0; key < pairs.length; key++) {
+    const entries = pairs[key];
+    if (entries === undefined) continue;
+    const c1 = key >> 7;
+    pairMask[key] = boundaryMask(entries, 0);
+    lastMask[c1] = boundaryMask(entries, lastMask[c1] as number);
+    if ((key & 127) === END_BUCKET) endMask[c1] = boundaryMask(entries, 0);
+  }
+  return { first, triMask, pairSlot, pairs, high, pairMask, lastMask, endMask };
+}
+
+/** Merge `entries` into a mask value: 1 if one of them needs no word boundary, else 2 (0 stays for none). */
+function boundaryMask(entries: readonly Entry[], mask: number): number {
+  for (const e of entries) mask = !e.boundary || mask === 1 ? 1 : 2;
+  return mask;
 }
 
 /**
@@ -179,27 +243,87 @@ const DEFAULT_MAX_HOLDBACK = 4096;
  * The hot loop: the index of the next position where some trigger may start, or `n`. Reads
  * each code unit once (the pair's second unit is carried over) and filters on the pair table,
  * so ordinary text never leaves this loop. Kept small so that it is optimised on its own.
+ * `lastMask` is the mask of the final unit: `lastMask` in a chunk, `endMask` in a whole text;
+ * `prev` is the code unit before `s[0]` (0 for none), for the word-boundary test at 0.
  */
-function scan(s: string, from: number, n: number, first: Uint8Array, triMask: Uint8Array): number {
-  const last = n - 2;
+function scan(s: string, from: number, n: number, d: Dispatch, lastMask: Uint8Array, prev: number): number {
+  const { first, triMask, pairSlot } = d;
+  const stop = n - 2;
   let c1 = from < n ? s.charCodeAt(from) : 0;
   let c2 = from + 1 < n ? s.charCodeAt(from + 1) : 0;
   let j = from;
-  for (; j < last; j++) {
+  for (; j < stop; j++) {
     const c3 = s.charCodeAt(j + 2);
     if (c1 < 128) {
-      const mask = triMask[(c1 << 14) | ((c2 > 127 ? 127 : c2) << 7) | (c3 > 127 ? 127 : c3)];
-      if (mask === 1 || (mask === 2 && (j === 0 || !isWordChar(s.charCodeAt(j - 1))))) return j;
+      const slot = pairSlot[(c1 << 7) | (c2 > 127 ? 127 : c2)] as number;
+      if (slot !== 0) {
+        const mask = triMask[(slot << 7) | (c3 > 127 ? 127 : c3)];
+        if (mask === 1 || (mask === 2 && !isWordChar(j === 0 ? prev : s.charCodeAt(j - 1)))) return j;
+      }
     } else if (first[c1] !== 0) {
       return j;
     }
     c1 = c2;
     c2 = c3;
   }
-  // The last two units: a trigger may start here and go on in the next chunk; the exact check
-  // (including pending) is left to evaluate().
-  for (; j < n; j++) if (first[s.charCodeAt(j)] !== 0) return j;
+  // The last two units, which no triple covers: the exact pair, or for the last unit what may
+  // start with it. Anything these masks let through is decided (or held) by evaluate().
+  if (j < n && j === n - 2) {
+    const c = s.charCodeAt(j);
+    const mask = c < 128 ? d.pairMask[c * 128 + Math.min(s.charCodeAt(j + 1), 127)] : first[c];
+    if (mask === 1 || (mask === 2 && !isWordChar(j === 0 ? prev : s.charCodeAt(j - 1)))) return j;
+    j++;
+  }
+  if (j < n) {
+    const mask = lastMask[s.charCodeAt(j)];
+    if (mask === 1 || (mask === 2 && !isWordChar(j === 0 ? prev : s.charCodeAt(j - 1)))) return j;
+  }
   return n;
+}
+
+/** Shortest remainder scanned as bytes (below it the copy costs more than it saves). */
+const BYTE_SCAN_MIN = 48;
+/** Longest text copied into the byte scratch (a bound on the memory it keeps). */
+const BYTE_SCAN_MAX = 1 << 20;
+const encoder = new TextEncoder();
+/** The scratch: the code units of `bytesOf` when `bytesAscii`. */
+let bytes = new Uint8Array(4096);
+let bytesOf: string | undefined;
+let bytesAscii = false;
+
+/**
+ * {@link scan} for long texts: an all-ASCII text is copied once into a byte array by the
+ * native UTF-8 encoder (its bytes are then its code units) and scanned there, which is about
+ * twice as fast as `charCodeAt` over strings of mixed representation (sliced, cons, internal)
+ * as they come from the decoders. Later calls on the same text (after a candidate) reuse the
+ * copy. Same result as `scan`: the same triple test, and the last two units are left to it.
+ */
+function scanLong(s: string, from: number, n: number, d: Dispatch, lastMask: Uint8Array, prev: number): number {
+  if (n - from < BYTE_SCAN_MIN || n > BYTE_SCAN_MAX) return scan(s, from, n, d, lastMask, prev);
+  if (bytesOf !== s) {
+    if (bytes.length < n) bytes = new Uint8Array(Math.min(BYTE_SCAN_MAX, Math.max(n, 2 * bytes.length)));
+    const r = encoder.encodeInto(s, bytes);
+    bytesOf = s;
+    bytesAscii = r.read === n && r.written === n;
+  }
+  if (!bytesAscii) return scan(s, from, n, d, lastMask, prev);
+  const b = bytes;
+  const { triMask, pairSlot } = d;
+  const stop = n - 2;
+  let c1 = b[from] as number;
+  let c2 = b[from + 1] as number;
+  let j = from;
+  for (; j < stop; j++) {
+    const c3 = b[j + 2] as number;
+    const slot = pairSlot[(c1 << 7) | c2] as number;
+    if (slot !== 0) {
+      const mask = triMask[(slot << 7) | c3];
+      if (mask === 1 || (mask === 2 && !isWordChar(j === 0 ? prev : (b[j - 1] as number)))) return j;
+    }
+    c1 = c2;
+    c2 = c3;
+  }
+  return scan(s, j, n, d, lastMask, prev);
 }
 
 /** Ask every rule triggered at `j` of `s` for its decision; the first that is not `none` wins. */
@@ -233,7 +357,7 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
   if (!(maxBlock > 0)) throw new TypeError('createRedactor: maxSuppressedBlock must be positive');
   const rules = buildRuleTable(options.secrets ?? [], options.rules ?? DEFAULT_RULES);
   const dispatch = compileCached(rules);
-  const { first, triMask } = dispatch;
+  const { lastMask } = dispatch;
 
   /** Left context (already emitted original text) followed by the text not yet emitted. */
   let buf = '';
@@ -242,11 +366,34 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
   let suppress: Suppress = undefined;
   /** Characters dropped so far inside the current private-key block. */
   let suppressed = 0;
+  /** The last code unit of `buf` (0 when empty), valid while nothing is held. */
+  let prevUnit = 0;
+
+  /**
+   * The common case of a streaming delta: nothing held, no block being dropped, and no
+   * candidate in `text` (its start is checked against the context's last unit). The text is
+   * emitted as it is, without concatenating it to the context, and the context grows by
+   * concatenation (cheap) until it is trimmed. A longer context than LEFT_CONTEXT changes no
+   * decision: rules look at most LEFT_CONTEXT characters to the left.
+   */
+  function clean(text: string): boolean {
+    const n = text.length;
+    if (suppress !== undefined || start !== buf.length) return false;
+    if (scanLong(text, 0, n, dispatch, lastMask, prevUnit) < n) return false;
+    if (n >= LEFT_CONTEXT) buf = text;
+    else {
+      buf += text;
+      if (buf.length > 4 * LEFT_CONTEXT) buf = buf.slice(buf.length - LEFT_CONTEXT);
+    }
+    start = buf.length;
+    prevUnit = text.charCodeAt(n - 1);
+    return true;
+  }
 
   function process(text: string, ended: boolean): string {
     const s = buf + text;
     const n = s.length;
-    const out: string[] = [];
+    let out = '';
     let i = start;
     /** Where held text begins; `n` when nothing is held. */
     let hold = n;
@@ -287,15 +434,16 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
         hold = keepFrom;
         break;
       }
-      let j = scan(s, i, n, first, triMask);
-      for (; j < n; j = scan(s, j + 1, n, first, triMask)) {
+      const last = ended ? dispatch.endMask : lastMask;
+      let j = scanLong(s, i, n, dispatch, last, 0);
+      for (; j < n; j = scanLong(s, j + 1, n, dispatch, last, 0)) {
         const d = evaluate(dispatch, s, j, ended);
         if (d.kind === 'none') continue;
-        if (j > i) out.push(s.slice(i, j));
+        if (j > i) out += s.slice(i, j);
         if (d.kind === 'pending') {
           if (n - j > maxHoldback) {
             // Fail closed: a candidate this long that still cannot be decided is dropped.
-            out.push('[REDACTED:undecided]');
+            out += '[REDACTED:undecided]';
             i = n;
             break outer;
           }
@@ -304,17 +452,17 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
           break outer;
         }
         if (d.kind === 'skip') {
-          out.push(s.slice(j, d.end));
+          out += s.slice(j, d.end);
           i = d.end;
           continue outer;
         }
-        if (d.redactStart > j) out.push(s.slice(j, d.redactStart));
-        out.push(`[REDACTED:${d.label}]`);
+        if (d.redactStart > j) out += s.slice(j, d.redactStart);
+        out += `[REDACTED:${d.label}]`;
         i = d.redactEnd;
         suppress = d.suppress;
         continue outer;
       }
-      if (j > i) out.push(s.slice(i, j));
+      if (j > i) out += s.slice(i, j);
       i = n;
     }
     if (ended) {
@@ -322,18 +470,21 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
       start = 0;
       suppress = undefined;
       suppressed = 0;
+      prevUnit = 0;
     } else {
       const keep = Math.min(hold, i);
       const ctxStart = Math.max(0, keep - LEFT_CONTEXT);
       buf = s.slice(ctxStart);
       start = keep - ctxStart;
+      prevUnit = keep > 0 ? s.charCodeAt(keep - 1) : 0;
     }
-    return out.join('');
+    return out;
   }
 
   return {
     push(text: string): string {
-      return text.length === 0 ? '' : process(text, false);
+      if (text.length === 0) return '';
+      return clean(text) ? text : process(text, false);
     },
     end(): string {
       return process('', true);
@@ -366,11 +517,13 @@ export function redactText(text: string, options: RedactorOptions = {}): string 
  */
 export function createTextRedactor(rules: readonly SecretRule[]): (text: string) => string {
   const dispatch = compileCached(rules);
-  const { first, triMask } = dispatch;
+  const { endMask } = dispatch;
   return (text) => {
     const n = text.length;
     let ended = false;
-    for (let j = scan(text, 0, n, first, triMask); j < n; j = scan(text, j + 1, n, first, triMask)) {
+    for (let j = scanLong(text, 0, n, dispatch, endMask, 0); j < n; j = scanLong(text, j + 1, n, dispatch, endMask, 0)) {
+      // At the last unit `push` can only answer pending (its pair is cut): go to `end` at once.
+      if (j === n - 1 && text.charCodeAt(j) < 128) ended = true;
       let d = evaluate(dispatch, text, j, ended);
       if (d.kind === 'pending' && !ended && n - j <= DEFAULT_MAX_HOLDBACK) {
         ended = true;

@@ -99,6 +99,23 @@ const SPECIAL = /[\x00-\x1f\x7f-\x9f\xad\u034f\u061c\u115f\u1160\u17b4\u17b5\u18
 /** {@link SPECIAL} without the global flag (no lastIndex state): does a string need any work? */
 const HAS_SPECIAL = new RegExp(SPECIAL.source);
 
+/**
+ * {@link SPECIAL} without `\n` and `\t`: in multi-line mode, text whose only special units are
+ * line feeds and tabs comes out as it is (they are kept, and with no `\r` no CRLF is merged),
+ * and that is most multi-line text (messages, tool output, code).
+ */
+const SPECIAL_MULTI_LINE = /[\x00-\x08\x0b-\x1f\x7f-\x9f\xad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b\u200e\u200f\u2028-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb\ud800-\udfff]/g;
+const HAS_SPECIAL_MULTI_LINE = new RegExp(SPECIAL_MULTI_LINE.source);
+
+/** Whether `text` before `end` is only line feeds and tabs. */
+function onlyLinesAndTabs(text: string, end: number): boolean {
+  for (let i = 0; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c !== 0x0a && c !== 0x09) return false;
+  }
+  return true;
+}
+
 /** Create a streaming sanitiser. Options are checked here; see {@link SanitizerOptions} for defaults. */
 export function createSanitizer(options: SanitizerOptions = {}): Sanitizer {
   const singleLine = options.singleLine ?? false;
@@ -117,9 +134,9 @@ export function createSanitizer(options: SanitizerOptions = {}): Sanitizer {
   /** A high surrogate that ended the previous chunk, waiting for its low half. */
   let pendingHigh = '';
 
-  function run(text: string, out: string[]): void {
+  function run(text: string, out: string[], from = 0): void {
     const n = text.length;
-    let i = 0;
+    let i = from;
     while (i < n) {
       if (state === State.Ground) {
         // Fast path: copy a run of plain characters in one slice.
@@ -239,11 +256,33 @@ export function createSanitizer(options: SanitizerOptions = {}): Sanitizer {
     push(text: string): string {
       if (text.length === 0) return '';
       // Fast path (most deltas): in ground state with nothing held, text without a special
-      // code unit is copied whole by run(), which then only clears the two flags.
-      if (state === State.Ground && pendingHigh === '' && !HAS_SPECIAL.test(text)) {
-        afterCr = false;
-        afterSelector = false;
-        return text;
+      // code unit is copied whole by run(), which then only clears the flags. In multi-line
+      // mode `\n` and `\t` are kept as they are, so they are not special here, unless a `\n`
+      // first would end a CRLF; text up to the first other special is kept whole and run()
+      // goes on from there. What run() leaves in the flags over such text: no `\r` came, and a
+      // selector stays "last" only if nothing but line feeds and tabs followed it.
+      if (state === State.Ground && pendingHigh === '') {
+        if (singleLine) {
+          if (!HAS_SPECIAL.test(text)) {
+            afterCr = false;
+            afterSelector = false;
+            return text;
+          }
+        } else if (!(afterCr && text.charCodeAt(0) === 0x0a)) {
+          SPECIAL_MULTI_LINE.lastIndex = 0;
+          const m = SPECIAL_MULTI_LINE.exec(text);
+          const k = m === null ? text.length : m.index;
+          if (k > 0) {
+            afterCr = false;
+            if (afterSelector) afterSelector = onlyLinesAndTabs(text, k);
+          }
+          if (m === null) return text;
+          if (k > 0) {
+            const out = [text.slice(0, k)];
+            run(text, out, k);
+            return out.join('');
+          }
+        }
       }
       const out: string[] = [];
       if (pendingHigh) {
@@ -270,7 +309,7 @@ export function sanitizeText(text: string, options: SanitizerOptions = {}): stri
   // Fast path (most strings: ids, names, prose): nothing to change, no sanitiser to build.
   // (Custom options go the long way, so that they are still checked.)
   if (options.maxStringLength === undefined) {
-    if (!HAS_SPECIAL.test(text)) return text;
+    if (!(options.singleLine === true ? HAS_SPECIAL : HAS_SPECIAL_MULTI_LINE).test(text)) return text;
   }
   const s = createSanitizer(options);
   return s.push(text) + s.end();

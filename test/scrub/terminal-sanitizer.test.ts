@@ -81,6 +81,18 @@ describe('the terminal sanitiser', () => {
     expect(sanitizeText(`inv\u202eoice\u200b.txt${tags} 👨\u200d👩 ❤\ufe0f`)).toBe('invoice.txt 👨\u200d👩 ❤\ufe0f');
   });
 
+  it('keeps multi-line text with line feeds and tabs as it is, and merges a CRLF split before a line feed', () => {
+    const s = createSanitizer();
+    expect(s.push('a\tb\nc')).toBe('a\tb\nc');
+    expect(s.push('line\r')).toBe('line\n');
+    expect(s.push('\nnext\n')).toBe('next\n'); // the CR already became the newline of this CRLF
+    expect(s.push('\n\tx')).toBe('\n\tx');
+    // A variation selector stays "last" across line feeds only (a second one is dropped).
+    expect(s.push('\u2764\ufe0f')).toBe('\u2764\ufe0f');
+    expect(s.push('\n')).toBe('\n');
+    expect(s.push('\ufe0fz')).toBe('z');
+  });
+
   it('escapes line breaks and tabs visibly in one-line fields', () => {
     expect(sanitizeText('src/a.ts\n\trm -rf ~\r', { singleLine: true })).toBe('src/a.ts\\n\\trm -rf ~\\n');
   });
@@ -101,7 +113,7 @@ describe('the terminal sanitiser', () => {
   });
 
   it('gives the same output for any chunking (property)', () => {
-    const alphabet = fc.constantFrom('a', ' ', '\n', '\r', ESC, '[', ']', '3', '1', 'm', ';', '\u0007', '\\', '\u009b', '\u202e', '\ud83d', '\ude00', '\u200b');
+    const alphabet = fc.constantFrom('a', ' ', '\n', '\r', '\t', '\ufe0f', ESC, '[', ']', '3', '1', 'm', ';', '\u0007', '\\', '\u009b', '\u202e', '\ud83d', '\ude00', '\u200b');
     fc.assert(
       fc.property(fc.array(alphabet, { maxLength: 60 }), fc.array(fc.nat(60), { maxLength: 6 }), (chars, cuts) => {
         const text = chars.join('');
