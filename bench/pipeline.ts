@@ -3,7 +3,9 @@
  * bench/support/pipeline-corpus.ts), replicated to at least 1,000,000 decoded events (quick:
  * 100,000), each source one session, through
  *   decode -> sanitise + scrub -> envelope -> reduce -> JSONL render -> LMDB store
- * with `createSessionPipeline` (lib/pipeline/session.ts), the synchronous chain `exec` uses.
+ * with `createSessionPipeline` (lib/pipeline/session.ts), the synchronous chain `exec` uses, fed
+ * as `minicode ingest` feeds its stages: what each 16 KiB input chunk decoded to, as one batch
+ * (`emitAll`: each stage over the batch in turn, the same events as draft by draft).
  * The store gets durable events only, as async puts batched per event-loop turn (the loop turns
  * every 64 KiB of input, as between socket reads); `flushed()` is awaited at the end of each
  * round. One store serves the whole process (distinct session ids per round), as a long-lived
@@ -35,7 +37,7 @@ import type { SecretRule } from '../lib/scrub/rule-types.js';
 import { createEventScrubber } from '../lib/scrub/scrub-stage.js';
 import { openStore, type EventStore } from '../lib/store/index.js';
 import { type BenchOptions, type BenchReport, measurement, median, ratio, runIfMain, type Measurement } from './harness.js';
-import { buildPipelineCorpus, decodeSource, type PipelineCorpus } from './support/pipeline-corpus.js';
+import { buildPipelineCorpus, decodeSourceBatches, type PipelineCorpus } from './support/pipeline-corpus.js';
 
 /** Which stages run. */
 export interface PipelineVariant {
@@ -80,14 +82,14 @@ function scrubberFor(variant: PipelineVariant): DraftScrubber {
 function chainWithoutReduce(sessionId: string, scrubber: DraftScrubber, renderer: Renderer<ReducerState> | undefined, store: EventStore | undefined) {
   const enveloper = createEnveloper({ sessionId });
   const state = initialState(sessionId);
-  const deliver = (drafts: EventDraft[]): void => {
-    for (const d of drafts) {
-      const event = enveloper.wrap(d);
+  const deliver = (drafts: readonly EventDraft[]): void => {
+    const events = drafts.map((d) => enveloper.wrap(d));
+    for (const event of events) {
       store?.append(event);
       renderer?.onEvent(event, state);
     }
   };
-  return { emit: (d: EventDraft) => deliver(scrubber.push(d)), drain: () => deliver(scrubber.end()), state };
+  return { emitAll: (ds: readonly EventDraft[]) => deliver(ds.flatMap((d) => scrubber.push(d))), drain: () => deliver(scrubber.end()), state };
 }
 
 /** What one round produced (checked against the corpus so a broken variant cannot look fast). */
@@ -135,12 +137,12 @@ export async function runVariant(corpus: PipelineCorpus, variant: PipelineVarian
       const chain = variant.reduce
         ? createSessionPipeline({ sessionId, scrubber, ...(renderer ? { renderer } : {}), ...(store ? { store } : {}) })
         : chainWithoutReduce(sessionId, scrubber, renderer, store);
-      const emit = (d: EventDraft): void => {
-        events++;
-        chain.emit(d);
+      const emitAll = (ds: EventDraft[]): void => {
+        events += ds.length;
+        chain.emitAll(ds);
       };
-      if (variant.decode) decodeSource(prepared.source, prepared.chunks, emit);
-      else for (const d of prepared.drafts) emit(d);
+      if (variant.decode) decodeSourceBatches(prepared.source, prepared.chunks, emitAll);
+      else for (const b of prepared.batches) emitAll(b);
       chain.drain();
       renderer?.finish(chain.state);
       // The event loop turns every TURN_BYTES of input, as between socket reads of a batch run

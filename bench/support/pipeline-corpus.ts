@@ -108,6 +108,28 @@ export function decodeSource(source: PipelineSource, chunks: readonly Uint8Array
 }
 
 /**
+ * Decode a source as {@link decodeSource} does, handing over the drafts in batches: what each
+ * chunk decoded to, then what the end (and a native exit) added. Empty batches are not handed over.
+ */
+export function decodeSourceBatches(source: PipelineSource, chunks: readonly Uint8Array[], onBatch: (drafts: EventDraft[]) => void): void {
+  let pending: EventDraft[] = [];
+  const decoder = decoderFor(source, (e) => pending.push(e));
+  const flush = (): void => {
+    if (pending.length === 0) return;
+    const batch = pending;
+    pending = [];
+    onBatch(batch);
+  };
+  for (const c of chunks) {
+    decoder.feed(c);
+    flush();
+  }
+  decoder.end();
+  if (source.kind === 'native') decoder.exit?.(0, null);
+  flush();
+}
+
+/**
  * The input records of a source, as the floor sees them: SSE `data:` payloads (provider SSE
  * formats) or non-empty lines (NDJSON, JSONL, terminal text). `json` is false for a record
  * that is not JSON (`[DONE]`, a terminal line, a corrupt line).
@@ -136,8 +158,10 @@ export function recordsOf(source: PipelineSource): { text: string; json: boolean
 export interface PreparedSource {
   source: PipelineSource;
   chunks: Uint8Array[];
-  /** Drafts one decode of this source yields (for counting and the "no decode" variant). */
+  /** Drafts one decode of this source yields (for counting). */
   drafts: EventDraft[];
+  /** The same drafts in the batches {@link decodeSourceBatches} hands over (the "no decode" variant replays these). */
+  batches: EventDraft[][];
   records: { text: string; json: boolean }[];
 }
 
@@ -161,9 +185,9 @@ export function buildPipelineCorpus(options: { minEvents: number; root?: string;
   const { sources, origin } = options.fixtures !== undefined ? loadPipelineSources(root, options.fixtures) : loadPipelineSources(root);
   const pass = sources.map((source): PreparedSource => {
     const chunks = chunksOf(source);
-    const drafts: EventDraft[] = [];
-    decodeSource(source, chunks, (e) => drafts.push(e));
-    return { source, chunks, drafts, records: recordsOf(source) };
+    const batches: EventDraft[][] = [];
+    decodeSourceBatches(source, chunks, (b) => batches.push(b));
+    return { source, chunks, drafts: batches.flat(), batches, records: recordsOf(source) };
   });
   const eventsPerPass = pass.reduce((n, p) => n + p.drafts.length, 0);
   const bytesPerPass = pass.reduce((n, p) => n + p.source.bytes.length, 0);

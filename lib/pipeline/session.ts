@@ -37,6 +37,14 @@ export interface SessionPipelineOptions {
 export interface SessionPipeline {
   readonly sessionId: string;
   emit(draft: EventDraft): void;
+  /**
+   * Emit several drafts (e.g. all that one input chunk decoded to): the same events, states and
+   * output as emitting them one by one, but each stage runs over the whole batch in turn
+   * (scrub all, envelope all, then reduce/store/render each), which keeps one stage's code and
+   * data hot instead of switching between five stages per event (~10% of the pipeline's time
+   * in bench/pipeline.ts).
+   */
+  emitAll(drafts: readonly EventDraft[]): void;
   /** The reducer state after the last event. */
   readonly state: ReducerState;
   /** Flush what the scrubber holds back (call before settling the run). */
@@ -54,30 +62,40 @@ export function createSessionPipeline(options: SessionPipelineOptions): SessionP
     ...(options.source ? { source: options.source } : {}),
   });
   let state = options.state ?? initialState(options.sessionId);
+  const { scrubber, store, renderer, onEvent } = options;
+  const settle = (event: OutputEvent): void => {
+    state = reduceOwned(state, event);
+    store?.append(event);
+    renderer?.onEvent(event, state);
+    onEvent?.(event, state);
+  };
   const deliver = (drafts: EventDraft[]): void => {
-    for (const d of drafts) {
-      const event = enveloper.wrap(d);
-      state = reduceOwned(state, event);
-      options.store?.append(event);
-      options.renderer?.onEvent(event, state);
-      options.onEvent?.(event, state);
-    }
+    for (let i = 0; i < drafts.length; i++) settle(enveloper.wrap(drafts[i] as EventDraft));
   };
   return {
     sessionId: options.sessionId,
     emit(draft) {
-      deliver(options.scrubber.push(draft));
+      deliver(scrubber.push(draft));
+    },
+    emitAll(drafts) {
+      // Stage by stage; sequence numbers are assigned in the same order as by emit().
+      const events: OutputEvent[] = [];
+      for (let i = 0; i < drafts.length; i++) {
+        const scrubbed = scrubber.push(drafts[i] as EventDraft);
+        for (let j = 0; j < scrubbed.length; j++) events.push(enveloper.wrap(scrubbed[j] as EventDraft));
+      }
+      for (let i = 0; i < events.length; i++) settle(events[i] as OutputEvent);
     },
     get state() {
       return state;
     },
     drain() {
-      deliver(options.scrubber.end());
+      deliver(scrubber.end());
     },
     async finish(extra) {
-      deliver(options.scrubber.end());
-      options.renderer?.finish(state, extra);
-      await options.store?.flushed();
+      deliver(scrubber.end());
+      renderer?.finish(state, extra);
+      await store?.flushed();
       return state;
     },
   };

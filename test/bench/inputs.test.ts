@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import type { EventDraft } from '../../lib/events/index.js';
 import { ABLATIONS, runFloor, runVariant, temporaryStore } from '../../bench/pipeline.js';
 import { benchCorpus } from '../../bench/provider-corpus.js';
-import { buildPipelineCorpus, decodeSource, type PipelineCorpus } from '../../bench/support/pipeline-corpus.js';
+import { buildPipelineCorpus, decodeSource, decodeSourceBatches, type PipelineCorpus } from '../../bench/support/pipeline-corpus.js';
 import { FIXTURES, HAVE_FIXTURES, ROOT, fixtureSkipNote } from '../helpers/cli.js';
 
 fixtureSkipNote();
@@ -70,6 +70,18 @@ describe('the hand-made pipeline corpus (a bare clone)', () => {
     expect(outcome(byName(corpus, 'hand-made/ollama/chat-thinking-tool.ndjson').drafts)).toEqual({ text: 'Let me check <Tokyo>.', tools: ['get_weather'] });
     expect(outcome(byName(corpus, 'hand-made/native/codex-all-items.jsonl').drafts).text).toBe('Fixed the off-by-one in src/pager.ts.');
     expect(outcome(byName(corpus, 'hand-made/native/opencode-done.jsonl').drafts).text).toBe('pong');
+  });
+
+  it('hands over in per-chunk batches exactly the drafts a source decodes to one by one', () => {
+    for (const p of corpus.pass) {
+      const one: EventDraft[] = [];
+      decodeSource(p.source, p.chunks, (d) => one.push(d));
+      const batches: EventDraft[][] = [];
+      decodeSourceBatches(p.source, p.chunks, (b) => batches.push(b));
+      expect(batches.flat(), p.source.name).toEqual(one);
+      expect(batches.every((b) => b.length > 0)).toBe(true);
+      expect(p.batches.flat()).toEqual(p.drafts);
+    }
   });
 
   it('yields exactly passes x the events of one pass when replicated', () => {
