@@ -19,6 +19,7 @@ import { MinicodeError } from '../errors.js';
 import { initialState, reduceOwned, type ReducerState } from '../reducer/index.js';
 import { createContentStore, type ContentLookup, type ContentRecord } from './content-store.js';
 import { effectiveEntry, indexEntryOf, promptDigest, promptOf, type SessionIndexEntry } from './session-index.js';
+import { fromStored, toStored, type StoredEvent } from './stored-event.js';
 
 /** Options of {@link openStore}. */
 export interface StoreOptions {
@@ -132,7 +133,7 @@ export function openStore(options: StoreOptions): EventStore {
   // as values only (smaller and faster; measured in bench/store.ts).
   // lmdb passes `maxSharedStructures` on to msgpackr but its typings omit it, hence the variable.
   const eventsOptions = { name: 'events', sharedStructuresKey: Symbol.for('structures'), maxSharedStructures: MAX_SHARED_STRUCTURES };
-  const events: Database<OutputEvent, EventKey> = root.openDB(eventsOptions);
+  const events: Database<StoredEvent, EventKey> = root.openDB(eventsOptions);
   const sessions: Database<SessionIndexEntry, string> = root.openDB({ name: 'sessions' });
   const contentDb: Database<ContentRecord, string> = root.openDB({ name: 'content' });
   const contentOptions: { maxContentBytes?: number; clock?: () => number } = {};
@@ -210,7 +211,7 @@ export function openStore(options: StoreOptions): EventStore {
   }
 
   function* iterate(sessionId: string): Iterable<OutputEvent> {
-    for (const { value } of events.getRange({ start: [sessionId, 0], end: [sessionId, Number.MAX_SAFE_INTEGER] })) yield value;
+    for (const { key, value } of events.getRange({ start: [sessionId, 0], end: [sessionId, Number.MAX_SAFE_INTEGER] })) yield fromStored(sessionId, key[1], value);
   }
 
   return {
@@ -218,7 +219,7 @@ export function openStore(options: StoreOptions): EventStore {
     append(event) {
       if (!EVENT_REGISTRY[event.type]?.durable) return false;
       if (options.readOnly) throw new MinicodeError('MINICODE_E_STORE', 'the store is open read-only');
-      track(events.put([event.sessionId, event.seq], event));
+      track(events.put([event.sessionId, event.seq], toStored(event)));
       const s = sessionState(event.sessionId, event.seq);
       s.batch = batch;
       foldForIndex(s, event);
