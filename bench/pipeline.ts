@@ -202,8 +202,9 @@ export function runFloor(corpus: PipelineCorpus): RoundResult {
 /** Run the end-to-end benchmark. */
 export async function run(options: BenchOptions): Promise<BenchReport> {
   const corpus = buildPipelineCorpus({ minEvents: options.quick ? 100_000 : 1_000_000 });
-  // Quick mode still takes 5 rounds: stage shares are differences of medians and need them on a busy machine.
-  const rounds = 5;
+  // Quick mode takes more rounds of its smaller input (a round is ~6 s): on a shared machine one
+  // round in three can run 20% slow, and stage shares are differences of medians.
+  const rounds = options.quick ? 9 : 5;
   const variants = [FULL, ...ABLATIONS];
   const ms: Record<string, number[]> = Object.fromEntries([...variants.map((v) => [v.label, []]), ['floor', []]]);
   let fullOutBytes = 0;
