@@ -45,43 +45,113 @@ const DELTA_MEMBER = String.raw`"(role|content|refusal|reasoning|reasoning_conte
 // members (content, reasoning fields, role) or one tool-call argument fragment: OpenAI, DeepSeek, Groq and OpenAI-compatible
 // servers keep this key order. A key repeated in the delta is assigned twice, which is what
 // `JSON.parse` does too (first position, last value).
-const CHAT_CHUNK = new RegExp(
-  String.raw`^\{"id":(${STRING}),"object":"chat\.completion\.chunk","created":(${UINT}),"model":(${STRING})` +
+//
+// Matched in two sticky parts: the head (id ... `"delta":{`) and the tail (the delta and what
+// follows). The head can match a text in at most one way (every step is decided by the fixed
+// text that follows it: a string token ends at its first unescaped quote, an integer at its last
+// digit, each optional member starts with its own key), and its match depends only on the text
+// it covers, so `^HEAD TAIL$` matches exactly when the head matches and the tail matches right
+// after it. That is what lets {@link createChatChunkParser} skip the head regex for a frame that
+// starts with the previous frame's head text.
+const CHAT_HEAD = new RegExp(
+  String.raw`\{"id":(${STRING}),"object":"chat\.completion\.chunk","created":(${UINT}),"model":(${STRING})` +
     String.raw`(,"service_tier":(?:${STRING}|null))?(,"system_fingerprint":(?:${STRING}|null))?` +
-    String.raw`,"choices":\[\{"index":(${UINT}),"delta":\{(?:${DELTA_MEMBER}(?:,${DELTA_MEMBER}(?:,${DELTA_MEMBER})?)?` +
+    String.raw`,"choices":\[\{"index":(${UINT}),"delta":\{`,
+  'y',
+);
+const CHAT_TAIL = new RegExp(
+  String.raw`(?:${DELTA_MEMBER}(?:,${DELTA_MEMBER}(?:,${DELTA_MEMBER})?)?` +
     String.raw`|"tool_calls":\[\{"index":(${UINT}),"function":\{"arguments":(${STRING})\}\}\])?\}` +
     String.raw`(,"logprobs":null)?,"finish_reason":null\}\](,"usage":null)?(,"obfuscation":${STRING})?\}$`,
+  'y',
 );
 
-/** Decoder-ready value of an OpenAI chat chunk of the common delta shape, or undefined. */
-export function parseChatChunk(text: string): unknown {
-  const m = CHAT_CHUNK.exec(text);
+/** What the head of a chat chunk decodes to (the same for every frame of a stream, in practice). */
+interface ChatHead {
+  /** The head's text, up to and including `"delta":{`. */
+  text: string;
+  id: string;
+  created: number;
+  model: string;
+  /** `undefined` when the member is absent. */
+  serviceTier: string | null | undefined;
+  systemFingerprint: string | null | undefined;
+  index: number;
+}
+
+function matchChatHead(text: string): ChatHead | undefined {
+  CHAT_HEAD.lastIndex = 0;
+  const m = CHAT_HEAD.exec(text);
   if (m === null) return undefined;
-  const chunk: Record<string, unknown> = {
+  return {
+    text: text.slice(0, CHAT_HEAD.lastIndex),
     id: stringValue(m[1] as string),
-    object: 'chat.completion.chunk',
     created: Number(m[2]),
     model: stringValue(m[3] as string),
+    // Optional members: their text is `,"key":value`; the value is re-read from after the colon.
+    serviceTier: m[4] === undefined ? undefined : optionalValue(m[4]),
+    systemFingerprint: m[5] === undefined ? undefined : optionalValue(m[5]),
+    index: Number(m[6]),
   };
-  // Optional members: their text is `,"key":value`; the value is re-read from after the colon.
-  if (m[4] !== undefined) chunk.service_tier = optionalValue(m[4]);
-  if (m[5] !== undefined) chunk.system_fingerprint = optionalValue(m[5]);
+}
+
+/** The chunk for a head and a tail match (tail groups: 1-6 delta members, 7-8 tool call, 9-11 optional members). */
+function buildChatChunk(h: ChatHead, m: RegExpExecArray): unknown {
+  const chunk: Record<string, unknown> = { id: h.id, object: 'chat.completion.chunk', created: h.created, model: h.model };
+  if (h.serviceTier !== undefined) chunk.service_tier = h.serviceTier;
+  if (h.systemFingerprint !== undefined) chunk.system_fingerprint = h.systemFingerprint;
   const delta: Record<string, unknown> = {};
-  if (m[13] !== undefined) {
+  if (m[7] !== undefined) {
     // A tool-call argument fragment: `{"tool_calls":[{"index":N,"function":{"arguments":"..."}}]}`.
-    delta.tool_calls = [{ index: Number(m[13]), function: { arguments: stringValue(m[14] as string) } }];
+    delta.tool_calls = [{ index: Number(m[7]), function: { arguments: stringValue(m[8] as string) } }];
   }
-  for (let k = 7; k <= 11 && m[k] !== undefined; k += 2) {
+  for (let k = 1; k <= 5 && m[k] !== undefined; k += 2) {
     const token = m[k + 1] as string;
     delta[m[k] as string] = token === 'null' ? null : stringValue(token);
   }
-  const choice: Record<string, unknown> = { index: Number(m[6]), delta };
-  if (m[15] !== undefined) choice.logprobs = null;
+  const choice: Record<string, unknown> = { index: h.index, delta };
+  if (m[9] !== undefined) choice.logprobs = null;
   choice.finish_reason = null;
   chunk.choices = [choice];
-  if (m[16] !== undefined) chunk.usage = null;
-  if (m[17] !== undefined) chunk.obfuscation = optionalValue(m[17]);
+  if (m[10] !== undefined) chunk.usage = null;
+  if (m[11] !== undefined) chunk.obfuscation = optionalValue(m[11]);
   return chunk;
+}
+
+/** The tail match of `text` from `at`, or null. */
+function matchChatTail(text: string, at: number): RegExpExecArray | null {
+  CHAT_TAIL.lastIndex = at;
+  return CHAT_TAIL.exec(text);
+}
+
+/** Decoder-ready value of an OpenAI chat chunk of the common delta shape, or undefined. */
+export function parseChatChunk(text: string): unknown {
+  const h = matchChatHead(text);
+  if (h === undefined) return undefined;
+  const m = matchChatTail(text, h.text.length);
+  return m === null ? undefined : buildChatChunk(h, m);
+}
+
+/**
+ * {@link parseChatChunk} for one stream: it remembers the last head it matched, and a frame
+ * that starts with that head's text (every delta of a stream, in practice: same id, model and
+ * choice) is checked with one string compare instead of the head regex, and reuses the head's
+ * values (equal strings and numbers, so the result is still exactly `JSON.parse`'s).
+ */
+export function createChatChunkParser(): (text: string) => unknown {
+  let last: ChatHead | undefined;
+  return (text) => {
+    let h = last;
+    // `slice` + `===` is a flat compare; `startsWith` walks the strings character by character
+    // (measured ~2.5x slower on 150-character heads).
+    if (h === undefined || text.slice(0, h.text.length) !== h.text) {
+      h = matchChatHead(text);
+      if (h === undefined) return undefined;
+      last = h;
+    }
+    const m = matchChatTail(text, h.text.length);
+    return m === null ? undefined : buildChatChunk(h, m);
+  };
 }
 
 /** The value of an optional `,"key":value` member whose value is a string token or null. */
