@@ -77,7 +77,8 @@ const chatChunk = fc
 const responsesDelta = fc
   .record({
     type: fc.constantFrom('output_text', 'reasoning_summary_text', 'reasoning_text', 'function_call_arguments', 'refusal'),
-    seq: uintToken,
+    seq: optional(uintToken.map((v) => `,"sequence_number":${v}`)),
+    lastSeq: optional(uintToken.map((v) => `,"sequence_number":${v}`)),
     itemId: stringToken,
     output: uintToken,
     sub: optional(fc.tuple(fc.constantFrom('content_index', 'summary_index'), uintToken).map(([k, v]) => `,"${k}":${v}`)),
@@ -87,7 +88,7 @@ const responsesDelta = fc
   })
   .map(
     (e) =>
-      `{"type":"response.${e.type}.delta","sequence_number":${e.seq},"item_id":${e.itemId},"output_index":${e.output}${e.sub},"delta":${e.delta}${e.logprobs}${e.obfuscation}}`,
+      `{"type":"response.${e.type}.delta"${e.seq},"item_id":${e.itemId},"output_index":${e.output}${e.sub},"delta":${e.delta}${e.logprobs}${e.obfuscation}${e.lastSeq}}`,
   );
 
 const anthropicDelta = fc

@@ -169,10 +169,14 @@ const RESPONSES_DELTA_TYPES = [
   'response.reasoning_text.delta',
   'response.function_call_arguments.delta',
 ] as const;
+// `sequence_number` comes second (OpenAI), last (LM Studio, Vercel AI SDK recordings) or not at
+// all (older streams); both places are accepted (a key given twice keeps its first place and its
+// last value, as in `JSON.parse`, which is what assigning in text order gives).
 const RESPONSES_DELTA = new RegExp(
   String.raw`^\{"type":"response\.(?:(output_text)|(reasoning_summary_text)|(reasoning_text)|(function_call_arguments))\.delta"` +
-    String.raw`,"sequence_number":(${UINT}),"item_id":(${STRING}),"output_index":(${UINT})` +
-    String.raw`(?:,"content_index":(${UINT})|,"summary_index":(${UINT}))?,"delta":(${STRING})(,"logprobs":\[\])?(?:,"obfuscation":(${STRING}))?\}$`,
+    String.raw`(?:,"sequence_number":(${UINT}))?,"item_id":(${STRING}),"output_index":(${UINT})` +
+    String.raw`(?:,"content_index":(${UINT})|,"summary_index":(${UINT}))?,"delta":(${STRING})(,"logprobs":\[\])?(?:,"obfuscation":(${STRING}))?` +
+    String.raw`(?:,"sequence_number":(${UINT}))?\}$`,
 );
 
 /** Decoder-ready value of an OpenAI Responses delta event, or undefined. */
@@ -180,17 +184,16 @@ export function parseResponsesDelta(text: string): unknown {
   const m = RESPONSES_DELTA.exec(text);
   if (m === null) return undefined;
   const type = m[1] !== undefined ? 0 : m[2] !== undefined ? 1 : m[3] !== undefined ? 2 : 3;
-  const event: Record<string, unknown> = {
-    type: RESPONSES_DELTA_TYPES[type],
-    sequence_number: Number(m[5]),
-    item_id: stringValue(m[6] as string),
-    output_index: Number(m[7]),
-  };
+  const event: Record<string, unknown> = { type: RESPONSES_DELTA_TYPES[type] };
+  if (m[5] !== undefined) event.sequence_number = Number(m[5]);
+  event.item_id = stringValue(m[6] as string);
+  event.output_index = Number(m[7]);
   if (m[8] !== undefined) event.content_index = Number(m[8]);
   else if (m[9] !== undefined) event.summary_index = Number(m[9]);
   event.delta = stringValue(m[10] as string);
   if (m[11] !== undefined) event.logprobs = [];
   if (m[12] !== undefined) event.obfuscation = stringValue(m[12]);
+  if (m[13] !== undefined) event.sequence_number = Number(m[13]);
   return event;
 }
 
