@@ -11,7 +11,7 @@ import type { DecoderFactory } from '../pipeline/types.js';
 import { DECODE_CODES } from './common/codes.js';
 import { classifyProviderError, readErrorObject } from './common/errors.js';
 import type { ResponseEmitter } from './common/response.js';
-import { parseChatChunk } from './common/templates.js';
+import { createChatChunkParser } from './common/templates.js';
 import { createSseJsonDecoder, int, isObject, str } from './common/sse-json.js';
 
 const STOP: Record<string, StopReason> = {
@@ -117,7 +117,7 @@ export const createOpenAiChatDecoder: DecoderFactory = (options) =>
     }
 
     return {
-      parse: parseChatChunk,
+      parse: createChatChunkParser(),
       onJson(json, frame) {
         if (r.finished) {
           r.diagnostic(DECODE_CODES.AFTER_TERMINATOR, 'a chunk after [DONE] was ignored', { excerpt: frame.data, offset: frame.offset });

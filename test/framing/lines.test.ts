@@ -51,4 +51,22 @@ describe('the line framer', () => {
       }),
     );
   });
+
+  it('decodes any bytes at any split as TextDecoder does, dropping one leading BOM', () => {
+    // Bytes drawn from line ends, ASCII, a BOM and the pieces of valid and invalid UTF-8.
+    const piece = fc.constantFrom([0x0a], [0x0d, 0x0a], [0x41], [0x7b, 0x7d], [0xef, 0xbb, 0xbf], [0xc3, 0xa9], [0xf0, 0x9f, 0x99, 0x82], [0xe2, 0x82], [0x80], [0xff], [0xed, 0xa0, 0x80]);
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 40 }), fc.array(fc.nat(200), { maxLength: 8 }), (pieces, cuts) => {
+        const bytes = new Uint8Array(pieces.flat());
+        const reference = new TextDecoder('utf-8', { ignoreBOM: false }).decode(bytes);
+        const expected = reference.split('\n').map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
+        const got = new Map(frame(splitAt(bytes, cuts.map((c) => c % (bytes.length + 1)))).lines.map(([line, n]) => [n, line]));
+        expected.forEach((line, i) => {
+          if (line.length > 0 && !/^\s*$/.test(line)) expect(got.get(i + 1)).toBe(line);
+          else expect(got.has(i + 1)).toBe(false);
+        });
+      }),
+      { numRuns: 500 },
+    );
+  });
 });

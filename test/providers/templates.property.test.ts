@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { createSseFramer } from '../../lib/framing/sse.js';
-import { parseAnthropicDelta, parseChatChunk, parseResponsesDelta } from '../../lib/providers/common/templates.js';
+import { createChatChunkParser, parseAnthropicDelta, parseChatChunk, parseResponsesDelta } from '../../lib/providers/common/templates.js';
 import { FIXTURES, HAVE_FIXTURES, fixtureSkipNote } from '../helpers/cli.js';
 import { loadProviderCorpus } from './corpus.js';
 
@@ -77,7 +77,8 @@ const chatChunk = fc
 const responsesDelta = fc
   .record({
     type: fc.constantFrom('output_text', 'reasoning_summary_text', 'reasoning_text', 'function_call_arguments', 'refusal'),
-    seq: uintToken,
+    seq: optional(uintToken.map((v) => `,"sequence_number":${v}`)),
+    lastSeq: optional(uintToken.map((v) => `,"sequence_number":${v}`)),
     itemId: stringToken,
     output: uintToken,
     sub: optional(fc.tuple(fc.constantFrom('content_index', 'summary_index'), uintToken).map(([k, v]) => `,"${k}":${v}`)),
@@ -87,7 +88,7 @@ const responsesDelta = fc
   })
   .map(
     (e) =>
-      `{"type":"response.${e.type}.delta","sequence_number":${e.seq},"item_id":${e.itemId},"output_index":${e.output}${e.sub},"delta":${e.delta}${e.logprobs}${e.obfuscation}}`,
+      `{"type":"response.${e.type}.delta"${e.seq},"item_id":${e.itemId},"output_index":${e.output}${e.sub},"delta":${e.delta}${e.logprobs}${e.obfuscation}${e.lastSeq}}`,
   );
 
 const anthropicDelta = fc
@@ -139,8 +140,38 @@ describe('the fast frame templates', () => {
     });
   }
 
+  it('give the same answers from a stream parser that remembers the last head, frame after frame', () => {
+    // Frames of one stream share their head (id ... "delta":{); edits land in the head or the
+    // tail, and a stream may switch to another head. The remembering parser must answer every
+    // frame as the stateless one does, whatever came before.
+    const stream = fc.array(fc.tuple(chatChunk, fc.oneof({ weight: 3, arbitrary: fc.constant([]) }, { weight: 1, arbitrary: fc.array(edit, { minLength: 1, maxLength: 2 }) }), fc.boolean()), { minLength: 1, maxLength: 12 });
+    let accepted = 0;
+    fc.assert(
+      fc.property(stream, (frames) => {
+        const parse = createChatChunkParser();
+        let previous: string | undefined;
+        for (const [frame, edits, sameHead] of frames) {
+          let text = frame;
+          if (sameHead && previous !== undefined) {
+            // This frame's tail after the previous frame's head.
+            const cut = frame.indexOf('"delta":{');
+            const prevCut = previous.indexOf('"delta":{');
+            if (cut >= 0 && prevCut >= 0) text = previous.slice(0, prevCut) + frame.slice(cut);
+          }
+          text = applyEdits(text, edits);
+          previous = text;
+          const fast = parse(text);
+          expect(fast).toStrictEqual(parseChatChunk(text));
+          if (expectExact(parse, text)) accepted++;
+        }
+      }),
+      { numRuns: 500 },
+    );
+    expect(accepted).toBeGreaterThan(300);
+  });
+
   it('return undefined for text that is no JSON at all, or JSON of another shape', () => {
-    for (const template of [parseChatChunk, parseResponsesDelta, parseAnthropicDelta]) {
+    for (const template of [parseChatChunk, createChatChunkParser(), parseResponsesDelta, parseAnthropicDelta]) {
       for (const text of ['', '[DONE]', '{}', 'null', '{"type":"ping"}', ' {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a"}}']) {
         expect(template(text)).toBeUndefined();
       }
