@@ -117,6 +117,8 @@ export function temporaryStore(): { store: EventStore; dispose: () => Promise<vo
   };
 }
 
+const pad = (n: number, width: number): string => String(n).padStart(width, '0');
+
 /** Run the corpus once through a variant; returns elapsed ms. `openStore` is used when the variant stores. */
 export async function runVariant(corpus: PipelineCorpus, variant: PipelineVariant, sharedStore: EventStore): Promise<RoundResult> {
   const round = roundCounter++;
@@ -131,7 +133,9 @@ export async function runVariant(corpus: PipelineCorpus, variant: PipelineVarian
   for (let p = 0; p < corpus.passes; p++) {
     for (let i = 0; i < corpus.pass.length; i++) {
       const prepared = corpus.pass[i] as PipelineCorpus['pass'][number];
-      const sessionId = `bench-${round}-${p}-${i}`;
+      // Increasing ids, as the product's time-ordered session ids are (lib/ids.ts): a long-lived
+      // store appends new sessions at the end of its key space rather than all over it.
+      const sessionId = `bench-${pad(round, 6)}-${pad(p, 6)}-${pad(i, 4)}`;
       const renderer = variant.render ? createRenderer('jsonl', { out }) : undefined;
       const scrubber = scrubberFor(variant);
       const chain = variant.reduce
