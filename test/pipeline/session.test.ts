@@ -4,11 +4,9 @@
  * as `emit` draft by draft, whatever the batching, including deltas whose held-back text is
  * flushed before a closing event.
  */
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { payloadSchemas, type EventDraft, type OutputEvent } from '../../lib/events/index.js';
 import { createSessionPipeline } from '../../lib/pipeline/session.js';
 import type { ReducerState } from '../../lib/reducer/index.js';
@@ -17,11 +15,9 @@ import { createEventScrubber } from '../../lib/scrub/scrub-stage.js';
 import { openStore } from '../../lib/store/index.js';
 import { buildPipelineCorpus } from '../../bench/support/pipeline-corpus.js';
 import { ROOT } from '../helpers/cli.js';
+import { scratchDirs } from '../helpers/tmp-dirs.js';
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
-});
+const tmpDir = scratchDirs('minicode-session-');
 
 const SECRET = { name: 'OPENAI_API_KEY', value: 'sk-test-0123456789abcdefghijklmnopqrstuv' };
 
@@ -49,8 +45,7 @@ interface Run {
 }
 
 async function run(input: EventDraft[], batches: number[] | undefined): Promise<Run> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-session-'));
-  dirs.push(dir);
+  const dir = tmpDir();
   const store = openStore({ dir });
   const lines: string[] = [];
   const events: OutputEvent[] = [];

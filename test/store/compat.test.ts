@@ -1,21 +1,11 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { open } from 'lmdb';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createEnveloper, draft, EVENT_REGISTRY, type OutputEvent } from '../../lib/events/index.js';
 import { MAX_SHARED_STRUCTURES, openStore } from '../../lib/store/index.js';
 import { syntheticRun } from '../../bench/support/synthetic-run.js';
+import { scratchDirs } from '../helpers/tmp-dirs.js';
 
-const dirs: string[] = [];
-function tmpDir(): string {
-  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-store-compat-'));
-  dirs.push(d);
-  return d;
-}
-afterEach(() => {
-  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
-});
+const tmpDir = scratchDirs('minicode-store-compat-');
 
 /** Durable events whose payloads take `shapes` distinct key sets (one msgpackr structure each). */
 function manyShapes(sessionId: string, shapes: number): OutputEvent[] {

@@ -1,21 +1,12 @@
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { EVENT_REGISTRY } from '../../lib/events/index.js';
 import { rebuild, summarize } from '../../lib/reducer/index.js';
 import { openStore, resolveStoreDir, effectiveEntry } from '../../lib/store/index.js';
 import { syntheticRun } from '../../bench/support/synthetic-run.js';
+import { scratchDirs } from '../helpers/tmp-dirs.js';
 
-const dirs: string[] = [];
-function tmpDir(): string {
-  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-store-'));
-  dirs.push(d);
-  return d;
-}
-afterEach(() => {
-  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
-});
+const tmpDir = scratchDirs('minicode-store-');
 
 describe('the event store', () => {
   it('stores only durable events and replays one session in sequence order', async () => {
