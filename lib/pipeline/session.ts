@@ -42,7 +42,8 @@ export interface SessionPipeline {
    * output as emitting them one by one, but each stage runs over the whole batch in turn
    * (scrub all, envelope all, then reduce/store/render each), which keeps one stage's code and
    * data hot instead of switching between five stages per event (~10% of the pipeline's time
-   * in bench/pipeline.ts).
+   * in bench/pipeline.ts). An `onEvent` listener must not emit into the same pipeline while a
+   * batch is being delivered (its events would be numbered after the whole batch).
    */
   emitAll(drafts: readonly EventDraft[]): void;
   /** The reducer state after the last event. */
