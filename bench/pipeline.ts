@@ -37,7 +37,7 @@ import type { SecretRule } from '../lib/scrub/rule-types.js';
 import { createEventScrubber } from '../lib/scrub/scrub-stage.js';
 import { openStore, type EventStore } from '../lib/store/index.js';
 import { type BenchOptions, type BenchReport, measurement, median, ratio, runIfMain, type Measurement } from './harness.js';
-import { buildPipelineCorpus, decodeSourceBatches, type PipelineCorpus } from './support/pipeline-corpus.js';
+import { buildPipelineCorpus, decodeSourceBatches, inputTurns, type PipelineCorpus } from './support/pipeline-corpus.js';
 
 /** Which stages run. */
 export interface PipelineVariant {
@@ -101,9 +101,6 @@ interface RoundResult {
 
 let roundCounter = 0;
 
-/** Input bytes between two event-loop turns (four 16 KiB socket reads). */
-const TURN_BYTES = 64 * 1024;
-
 /** A store in a temporary directory, removed by `dispose`. */
 export function temporaryStore(): { store: EventStore; dispose: () => Promise<void> } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-bench-pipeline-'));
@@ -128,7 +125,7 @@ export async function runVariant(corpus: PipelineCorpus, variant: PipelineVarian
     outBytes += s.length;
   };
   let events = 0;
-  let sinceTurn = 0;
+  const afterInput = inputTurns();
   const start = performance.now();
   for (let p = 0; p < corpus.passes; p++) {
     for (let i = 0; i < corpus.pass.length; i++) {
@@ -149,12 +146,9 @@ export async function runVariant(corpus: PipelineCorpus, variant: PipelineVarian
       else for (const b of prepared.batches) emitAll(b);
       chain.drain();
       renderer?.finish(chain.state);
-      // The event loop turns every TURN_BYTES of input, as between socket reads of a batch run
-      // whose sessions interleave: lmdb commits the puts of one turn as one transaction.
-      sinceTurn += prepared.source.bytes.length;
-      if (store && sinceTurn >= TURN_BYTES) {
-        sinceTurn = 0;
-        await new Promise<void>((resolve) => setImmediate(resolve));
+      if (store) {
+        const turn = afterInput(prepared.source.bytes.length);
+        if (turn) await turn;
       }
     }
   }

@@ -92,6 +92,25 @@ export function decoderFor(source: PipelineSource, onEvent: (e: EventDraft) => v
   return factory({ onEvent });
 }
 
+/** Input bytes between two event-loop turns (four 16 KiB socket reads). */
+export const TURN_BYTES = 64 * 1024;
+
+/**
+ * The event loop turning as it would between socket reads of a batch run whose sessions
+ * interleave (lmdb commits the puts of one turn as one transaction): `afterInput(bytes)` gives
+ * the next turn once {@link TURN_BYTES} of input have gone by since the last one, else
+ * undefined (nothing to await).
+ */
+export function inputTurns(): (bytes: number) => Promise<void> | undefined {
+  let since = 0;
+  return (bytes) => {
+    since += bytes;
+    if (since < TURN_BYTES) return undefined;
+    since = 0;
+    return new Promise<void>((resolve) => setImmediate(resolve));
+  };
+}
+
 /** The source's bytes in {@link CHUNK_BYTES} chunks. */
 export function chunksOf(source: PipelineSource, size = CHUNK_BYTES): Uint8Array[] {
   const out: Uint8Array[] = [];

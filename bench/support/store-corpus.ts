@@ -9,16 +9,13 @@
 import { createEnveloper, eventIdFor } from '../../lib/events/enveloper.js';
 import { EVENT_REGISTRY } from '../../lib/events/registry.js';
 import type { OutputEvent } from '../../lib/events/index.js';
-import { buildPipelineCorpus } from './pipeline-corpus.js';
+import { buildPipelineCorpus, inputTurns } from './pipeline-corpus.js';
 
 /** One session of the workload: its durable events and the input bytes it came from. */
 export interface StoreSession {
   events: OutputEvent[];
   inputBytes: number;
 }
-
-/** Input bytes between two event-loop turns, as in bench/pipeline.ts. */
-export const TURN_BYTES = 64 * 1024;
 
 /**
  * `sets` copies of the corpus (replicated to at least `minEvents` decoded events), each with its
@@ -45,16 +42,13 @@ export function storeCorpusSets(minEvents: number, sets: number): { origin: stri
   return { origin: corpus.origin, sets: out, durablePerSet };
 }
 
-/** Write one set through `put`, turning the event loop every TURN_BYTES of input; then `flushed`. */
+/** Write one set through `put`, the event loop turning as in bench/pipeline.ts ({@link inputTurns}); then `flushed`. */
 export async function writeSessions(set: readonly StoreSession[], put: (e: OutputEvent) => unknown, flushed: () => Promise<unknown>): Promise<void> {
-  let sinceTurn = 0;
+  const afterInput = inputTurns();
   for (const session of set) {
     for (const e of session.events) put(e);
-    sinceTurn += session.inputBytes;
-    if (sinceTurn >= TURN_BYTES) {
-      sinceTurn = 0;
-      await new Promise<void>((resolve) => setImmediate(resolve));
-    }
+    const turn = afterInput(session.inputBytes);
+    if (turn) await turn;
   }
   await flushed();
 }
