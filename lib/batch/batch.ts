@@ -13,9 +13,8 @@ import type { BatchRecord } from './records.js';
 import { addRecord, createTally, type Tally } from './tally.js';
 import { createConcurrencyController, type ConcurrencySnapshot } from './concurrency.js';
 import { createScheduler } from './scheduler.js';
-import { runLine, type LineSetup, type RunSignals } from './run-line.js';
+import { runLine, type LineContext, type LineSetup, type RunSignals } from './run-line.js';
 import type { RunnerThreads } from './threads.js';
-import type { EventStore } from '../store/index.js';
 
 /** Options every batch shares. */
 export interface BatchCommon {
@@ -175,18 +174,11 @@ export function openBatch(options: BatchCommon): BatchContext {
 }
 
 /** Options of {@link runLocalBatch}. */
-export interface LocalBatchOptions extends BatchCommon {
+export interface LocalBatchOptions extends BatchCommon, LineContext {
   concurrency: number;
   failFast?: boolean;
   /** Stop scheduling once the batch's summed cost passes this (USD). */
   batchBudgetUsd?: number;
-  setup: (line: BatchLine) => Promise<LineSetup>;
-  store?: EventStore;
-  /** Input file's directory (relative line cwds) and the default cwd. */
-  baseDir: string;
-  cwd: string;
-  signal?: AbortSignal;
-  env?: NodeJS.ProcessEnv;
   /** Run the lines on these runner threads (the coordinator keeps only scheduling and records); default: in this thread. */
   threads?: RunnerThreads;
 }

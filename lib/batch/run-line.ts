@@ -37,9 +37,8 @@ export interface RunSignals {
   onQuota?: (message: string | undefined) => void;
 }
 
-/** Options of {@link runLine}. */
-export interface RunLineOptions extends RunSignals {
-  line: BatchLine;
+/** What every line of a local batch runs with (see {@link runLine} and `runLocalBatch`). */
+export interface LineContext {
   /** Setup for the line's provider/model (a rejected promise becomes an error record). */
   setup: (line: BatchLine) => Promise<LineSetup>;
   store?: EventStore;
@@ -49,6 +48,11 @@ export interface RunLineOptions extends RunSignals {
   cwd: string;
   signal?: AbortSignal;
   env?: NodeJS.ProcessEnv;
+}
+
+/** Options of {@link runLine}. */
+export interface RunLineOptions extends RunSignals, LineContext {
+  line: BatchLine;
   /** Worker name to stamp on the record (distributed mode). */
   worker?: string;
 }
