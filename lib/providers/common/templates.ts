@@ -156,18 +156,17 @@ function setDeltaMember(delta: Record<string, unknown>, key: string, value: stri
   }
 }
 
-/** The tail match of `text` from `at`, or null. */
-function matchChatTail(text: string, at: number): RegExpExecArray | null {
-  CHAT_TAIL.lastIndex = at;
-  return CHAT_TAIL.exec(text);
+/** The chunk whose head (already matched) is `h`, if the rest of `text` matches the tail; else undefined. */
+function chunkAfterHead(text: string, h: ChatHead): unknown {
+  CHAT_TAIL.lastIndex = h.text.length;
+  const m = CHAT_TAIL.exec(text);
+  return m === null ? undefined : buildChatChunk(h, m);
 }
 
 /** Decoder-ready value of an OpenAI chat chunk of the common delta shape, or undefined. */
 export function parseChatChunk(text: string): unknown {
   const h = matchChatHead(text);
-  if (h === undefined) return undefined;
-  const m = matchChatTail(text, h.text.length);
-  return m === null ? undefined : buildChatChunk(h, m);
+  return h === undefined ? undefined : chunkAfterHead(text, h);
 }
 
 /**
@@ -187,8 +186,7 @@ export function createChatChunkParser(): (text: string) => unknown {
       if (h === undefined) return undefined;
       last = h;
     }
-    const m = matchChatTail(text, h.text.length);
-    return m === null ? undefined : buildChatChunk(h, m);
+    return chunkAfterHead(text, h);
   };
 }
 
