@@ -15,7 +15,8 @@ import path from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { runLocalBatch } from '../lib/batch/batch.js';
-import { defaultRunnerThreads, startRunnerThreads } from '../lib/batch/threads.js';
+import { createPoolRunners } from '../lib/batch/pool-runners.js';
+import { configurePool, defaultMaxThreads, DEFAULT_TASKS_PER_WORKER } from '../lib/control/pool.js';
 import { parseBatchInput } from '../lib/batch/input.js';
 import { createProgress } from '../lib/batch/progress.js';
 import type { LineSetup } from '../lib/batch/run-line.js';
@@ -66,8 +67,10 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
   const setup: LineSetup = { provider: { format, model: cassette.manifest.model ?? 'replay', baseUrl: baseUrlForOrigin(format, origin), apiKey: 'replay' }, approval: 'auto' };
   const outDir = path.join(work, 'out');
 
-  const threadCount = Number(process.env.MINICODE_BENCH_BATCH_THREADS ?? defaultRunnerThreads());
-  const threads = threadCount > 0 ? await startRunnerThreads({ count: threadCount, storeDir: path.join(work, 'store') }) : undefined;
+  const threadCount = Number(process.env.MINICODE_BENCH_BATCH_THREADS ?? defaultMaxThreads());
+  const tasksPerWorker = Number(process.env.MINICODE_BENCH_BATCH_TASKS_PER_WORKER ?? DEFAULT_TASKS_PER_WORKER);
+  configurePool({ maxThreads: Math.max(1, threadCount), concurrentTasksPerWorker: tasksPerWorker });
+  const runners = threadCount > 0 ? createPoolRunners({ storeDir: path.join(work, 'store') }) : undefined;
   const lag = monitorEventLoopDelay({ resolution: 10 });
   let peakRss = process.memoryUsage.rss();
   let peakSplit = rssSplit();
@@ -91,7 +94,7 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
     store,
     baseDir: work,
     cwd: work,
-    ...(threads ? { threads } : {}),
+    ...(runners ? { runners } : {}),
   });
   const wallMs = performance.now() - t0;
   const cpu = process.cpuUsage(cpu0);
@@ -99,7 +102,7 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
   clearInterval(sampler);
   peakRss = Math.max(peakRss, process.memoryUsage.rss());
   const storeBytes = dirBytes(path.join(work, 'store'));
-  const runnerLag = (await threads?.close()) ?? [];
+  const runnerLag = (await runners?.close()) ?? [];
   await store.close();
   server.postMessage('close');
   await new Promise((resolve) => server.once('exit', resolve));
@@ -126,7 +129,7 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
       measurement('peak RSS', 'MB', [peakRss / 1048576], false),
       measurement('event-loop lag p99', 'ms', [p99], false),
       measurement('event-loop lag max', 'ms', [lag.max / 1e6], false),
-      ...(runnerLag.length ? [measurement('runner threads: event-loop lag p99 (each thread)', 'ms', runnerLag.map((r) => r.lagP99Ms), false)] : []),
+      ...(runnerLag.length ? [measurement('pool threads: event-loop lag p99 (each thread)', 'ms', runnerLag.map((r) => r.lagP99Ms), false)] : []),
     ],
     ratios: [
       { label: 'peak RSS (MB), target <= 500', value: peakRss / 1048576, target: { op: '<=', value: 500 }, unit: 'MB' },
@@ -134,7 +137,7 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
       { label: 'ids exactly once (1 = yes)', value: exactlyOnce ? 1 : 0, target: { op: '>=', value: 1 }, unit: '' },
     ],
     notes: [
-      `runs on ${threadCount} runner thread(s) (MINICODE_BENCH_BATCH_THREADS; 0 = all on the main thread); the lag is the coordinator's (main) event loop`,
+      `runs on ${threadCount} pool thread(s), ${tasksPerWorker} tasks per thread (MINICODE_BENCH_BATCH_THREADS, 0 = all on the main thread; MINICODE_BENCH_BATCH_TASKS_PER_WORKER); the lag is the coordinator's (main) event loop`,
       `peak RSS split: ${peakSplit}; store on disk ${(storeBytes / 1048576).toFixed(0)} MB; main heap at the end ${(process.memoryUsage().heapUsed / 1048576).toFixed(0)} MB`,
       `${summary.completed} completed, ${summary.failed} failed, ${ids.length} records, ${unique.size} distinct ids; wall ${(wallMs / 1000).toFixed(1)} s`,
       `CPU ${((cpu.user + cpu.system) / 1000).toFixed(0)} ms over ${os.cpus().length} cores (process CPU: includes the replay server's thread and LMDB's writer thread); load average at the end ${os.loadavg()[0]!.toFixed(1)}`,

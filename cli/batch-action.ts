@@ -7,7 +7,7 @@
 import { setMaxListeners } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { RunnerThreads } from '../lib/batch/threads.js';
+import type { PoolRunners } from '../lib/batch/pool-runners.js';
 import type { LineSetup } from '../lib/batch/run-line.js';
 import type { BatchLine } from '../lib/batch/input.js';
 import { MinicodeError } from '../lib/errors.js';
@@ -77,7 +77,7 @@ function lineSetupOf(setup: RunSetup): LineSetup {
 export async function batchAction(file: string | undefined, flags: BatchFlags): Promise<number> {
   const setups = setupCache(flags);
   let store: EventStore | undefined;
-  let threads: RunnerThreads | undefined;
+  let runners: PoolRunners | undefined;
   const abort = new AbortController();
   // Every concurrent run listens on this one signal.
   setMaxListeners(0, abort.signal);
@@ -96,7 +96,7 @@ export async function batchAction(file: string | undefined, flags: BatchFlags): 
       batchBudgetUsd = Number(flags.batchBudget);
       if (!Number.isFinite(batchBudgetUsd) || batchBudgetUsd < 0) throw usage(`--batch-budget must be a non-negative number of USD, got "${flags.batchBudget}"`, 'pass --batch-budget 5');
     }
-    // A producer runs nothing itself: it needs no provider, store or threads.
+    // A producer runs nothing itself: it needs no provider, store or pool.
     const producer = flags.queue !== undefined && !flags.worker;
     // The default setup first: a missing provider fails the command once, not every line.
     const first = producer ? undefined : await setups.get({});
@@ -151,10 +151,16 @@ export async function batchAction(file: string | undefined, flags: BatchFlags): 
       summary = await runProducer({ ...common, queueUrl: flags.queue, ...(flags.queueName ? { queueName: flags.queueName } : {}), baseDir, cwd, signal: abort.signal });
     } else {
       const { runLocalBatch } = await import('../lib/batch/batch.js');
-      const { defaultRunnerThreads, startRunnerThreads } = await import('../lib/batch/threads.js');
-      const threadCount = flags.threads !== undefined ? nonNegativeInt(flags.threads, '--threads') : input.lines.length >= 16 ? defaultRunnerThreads() : 0;
-      if (threadCount > 0) {
-        threads = await startRunnerThreads({ count: threadCount, ...(first ? { storeDir: first.storeDir } : {}) });
+      const threadCount = flags.threads !== undefined ? nonNegativeInt(flags.threads, '--threads') : input.lines.length >= 16 ? undefined : 0;
+      if (threadCount !== 0) {
+        const [{ configurePool, defaultMaxThreads, DEFAULT_TASKS_PER_WORKER }, { createPoolRunners }] = await Promise.all([
+          import('../lib/control/pool.js'),
+          import('../lib/batch/pool-runners.js'),
+        ]);
+        // Room on the pool for every run the scheduler allows: it, not a queue inside the pool, bounds concurrency.
+        const maxThreads = threadCount ?? defaultMaxThreads();
+        configurePool({ maxThreads, concurrentTasksPerWorker: Math.max(DEFAULT_TASKS_PER_WORKER, Math.ceil(concurrency / maxThreads)) });
+        runners = createPoolRunners(first ? { storeDir: first.storeDir } : {});
       }
       summary = await runLocalBatch({
         ...common,
@@ -166,7 +172,7 @@ export async function batchAction(file: string | undefined, flags: BatchFlags): 
         baseDir,
         cwd,
         signal: abort.signal,
-        ...(threads ? { threads } : {}),
+        ...(runners ? { runners } : {}),
       });
     }
     if (!flags.json) {
@@ -185,7 +191,7 @@ export async function batchAction(file: string | undefined, flags: BatchFlags): 
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
-    await threads?.close();
+    await runners?.close();
     await store?.close();
     await setups.close();
   }

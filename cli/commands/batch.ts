@@ -33,7 +33,7 @@ export function registerBatch(program: Command): void {
     .option('--retry-errors', 're-run only the ids recorded in errors.jsonl (old records go to superseded.jsonl)')
     .option('--fail-fast', 'stop starting runs once a provider reports an exhausted usage quota')
     .option('--batch-budget <usd>', 'stop starting runs once the batch\'s summed cost passes this many USD (--budget is per run)')
-    .option('--threads <n>', 'runner threads for the runs (0: all on the main thread; default: cores - 1, at least 1, at most 4, for batches of 16 lines or more)')
+    .option('--threads <n>', 'worker-pool threads for the runs (0: all on the main thread; default: cores - 1, at least 1, at most 4, for batches of 16 lines or more)')
     .option('--json', 'progress as JSON lines on stdout and one summary line last')
     .option('--queue <url>', 'distribute through BullMQ on Redis (redis://HOST:PORT)')
     .option('--queue-name <name>', 'BullMQ queue name shared by producer and workers', 'minicode-batch')

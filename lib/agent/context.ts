@@ -125,7 +125,7 @@ export interface ContextManager {
   beforeStep(messages: ConversationMessage[], signal: AbortSignal, emit: (d: EventDraft) => void): Promise<ContextDecision>;
   /** After a context-length error: compact once per turn, then retry; a second one stops the run. */
   onContextLength(messages: ConversationMessage[], signal: AbortSignal, emit: (d: EventDraft) => void): Promise<ContextDecision>;
-  /** Shut the worker pool down when this run started it. */
+  /** Let go of the worker pool (closed when no other holder, such as a batch, keeps it). */
   release(): Promise<void>;
 }
 
@@ -135,14 +135,18 @@ export function createContextManager(options: ContextManagerOptions): ContextMan
   const fixed: FixedContext = { system: options.system, toolSchemas: options.tools.map((t) => JSON.stringify(t)) };
   let controller: CompactionController | undefined;
   let sink: (d: EventDraft) => void = () => {};
+  let releasePool: (() => Promise<void>) | undefined;
 
   const load = async (): Promise<CompactionController> => {
     if (controller) return controller;
-    const [{ createCompactionController }, { foldTranscript }, { compactInPool }] = await Promise.all([
+    const [{ createCompactionController }, { foldTranscript }, { compactInPool }, { holdPool }] = await Promise.all([
       import('../control/compaction.js'),
       import('../control/fold.js'),
       import('../control/offload.js'),
+      import('../control/pool.js'),
     ]);
+    // Held, not owned: a batch may share the pool, and only its last holder closes it.
+    releasePool = holdPool();
     const fold = async (messages: readonly TranscriptMessage[], foldOptions: FoldOptions, signal?: AbortSignal): Promise<FoldResult> => {
       let chars = 0;
       for (const m of messages) chars += m.role === 'tool' ? m.content.length : m.text.length;
@@ -191,9 +195,7 @@ export function createContextManager(options: ContextManagerOptions): ContextMan
       return apply(messages, d.messages, d.action === 'terminate', d.pressure);
     },
     async release() {
-      if (!controller) return;
-      const { closePool, isPoolStarted } = await import('../control/pool.js');
-      if (isPoolStarted()) await closePool();
+      await releasePool?.();
     },
   };
 }

@@ -14,7 +14,7 @@ import { addRecord, createTally, type Tally } from './tally.js';
 import { createConcurrencyController, type ConcurrencySnapshot } from './concurrency.js';
 import { createScheduler } from './scheduler.js';
 import { runLine, type LineContext, type LineSetup, type RunSignals } from './run-line.js';
-import type { RunnerThreads } from './threads.js';
+import type { PoolRunners } from './pool-runners.js';
 
 /** Options every batch shares. */
 export interface BatchCommon {
@@ -179,11 +179,11 @@ export interface LocalBatchOptions extends BatchCommon, LineContext {
   failFast?: boolean;
   /** Stop scheduling once the batch's summed cost passes this (USD). */
   batchBudgetUsd?: number;
-  /** Run the lines on these runner threads (the coordinator keeps only scheduling and records); default: in this thread. */
-  threads?: RunnerThreads;
+  /** Run the lines on the worker pool (the coordinator keeps only scheduling and records); default: in this thread. */
+  runners?: PoolRunners;
 }
 
-/** One line on a runner thread, or here when its setup cannot cross threads (a recording fetch) or fails. */
+/** One line on the pool, or here when its setup cannot cross threads (a recording fetch) or fails. */
 async function execute(line: BatchLine, options: LocalBatchOptions, signals: RunSignals): Promise<BatchRecord> {
   const inProcess = (): Promise<BatchRecord> =>
     runLine({
@@ -196,7 +196,7 @@ async function execute(line: BatchLine, options: LocalBatchOptions, signals: Run
       ...(options.env ? { env: options.env } : {}),
       ...signals,
     });
-  if (!options.threads || line.agent) return inProcess();
+  if (!options.runners || line.agent) return inProcess();
   let setup: LineSetup;
   try {
     setup = await options.setup(line);
@@ -204,10 +204,10 @@ async function execute(line: BatchLine, options: LocalBatchOptions, signals: Run
     return inProcess(); // the same failure, recorded the same way
   }
   if (setup.fetch) return inProcess();
-  return options.threads.run(line, setup, { baseDir: options.baseDir, cwd: options.cwd }, signals);
+  return options.runners.run(line, setup, { baseDir: options.baseDir, cwd: options.cwd }, signals);
 }
 
-/** Run a batch in this process (the runs on runner threads when given). */
+/** Run a batch in this process (the runs on the pool when given). */
 export async function runLocalBatch(options: LocalBatchOptions): Promise<BatchSummary> {
   const clock = options.clock ?? Date.now;
   const ctx = openBatch(options);
@@ -244,7 +244,7 @@ export async function runLocalBatch(options: LocalBatchOptions): Promise<BatchSu
   const ticker = setInterval(() => options.progress.update(ctx.snapshot(scheduler.running, controller.snapshot())), 250);
   const onAbort = (): void => {
     scheduler.stop('interrupted');
-    options.threads?.abort();
+    options.runners?.abort();
   };
   options.signal?.addEventListener('abort', onAbort, { once: true });
   const { stoppedBy } = await scheduler.done;

@@ -1,14 +1,18 @@
 /**
- * The worker pool (Piscina) for work that would stall the event loop: exact token counting,
- * context estimation over whole transcripts, mechanical compaction. Created lazily on first
- * use (a fresh pool costs ~100 ms before its first result, which a short `exec` should not
- * pay), sized to the machine, shut down with {@link closePool}. Every task is cancellable with
- * an AbortSignal and every failure, the pool's own included, comes back as coded data.
+ * The one worker pool (Piscina) of the process: exact token counting, context estimation over
+ * whole transcripts, mechanical compaction, and the runs of a local batch. Created lazily on
+ * first use (a fresh pool costs ~100 ms before its first result, which a short `exec` should
+ * not pay), sized to the machine, shut down with {@link closePool} or when its last holder lets
+ * go ({@link holdPool}). Every task is cancellable with an AbortSignal and every failure, the
+ * pool's own included, comes back as coded data.
+ *
+ * On a pool worker thread (a batch run that compacts or counts) a task runs inline: the work
+ * is already off the main thread, and a pool of its own per worker would multiply the threads.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Piscina } from 'piscina';
 import { toPlainError } from '../errors.js';
 import { failure, type WorkerName, type WorkerResult } from './tasks.js';
@@ -22,7 +26,17 @@ export interface PoolOptions {
   maxThreads?: number;
   /** Idle worker lifetime in ms; default 30 000. */
   idleTimeoutMs?: number;
+  /** Tasks one worker runs at once; default {@link DEFAULT_TASKS_PER_WORKER}. */
+  concurrentTasksPerWorker?: number;
 }
+
+/**
+ * Tasks one worker runs at once: 64. A batch run mostly waits on HTTP, so one thread carries
+ * many (bench/batch: 64 runs on one thread keep 1,000 runs within the lag and RSS targets);
+ * CPU-bound tasks (a fold, an exact count) are synchronous and simply run one after another,
+ * and the least-busy balancer sends them to the emptiest worker.
+ */
+export const DEFAULT_TASKS_PER_WORKER = 64;
 
 /**
  * Where the compiled workers are. From `dist/lib/control/pool.js` that is `dist/workers`; from
@@ -44,6 +58,7 @@ export function defaultMaxThreads(): number {
 let options: PoolOptions = {};
 let pool: Piscina | undefined;
 let workersDir = '';
+let holders = 0;
 
 /** Set options for the pool; takes effect when the pool is next created. */
 export function configurePool(next: PoolOptions): void {
@@ -59,9 +74,38 @@ export function getPool(): Piscina {
       minThreads: 0,
       maxThreads,
       idleTimeout: options.idleTimeoutMs ?? 30_000,
+      concurrentTasksPerWorker: options.concurrentTasksPerWorker ?? DEFAULT_TASKS_PER_WORKER,
+      // Tasks that wait on I/O (batch runs) need a live event loop between tasks: the default
+      // 'sync' mode parks an idle worker in Atomics.wait, freezing its sockets and timers.
+      atomics: 'disabled',
     });
   }
   return pool;
+}
+
+/** True on a thread of the pool itself (there, tasks run inline). */
+export function onPoolThread(): boolean {
+  return Piscina.isWorkerThread;
+}
+
+/** Threads the pool has now (0 before it starts). */
+export function poolThreadCount(): number {
+  return pool ? pool.threads.length : 0;
+}
+
+/**
+ * Keep the pool for a while (a batch, a run that compacts): the returned release, called once,
+ * closes the pool when no other holder remains, so one user never closes it under another.
+ */
+export function holdPool(): () => Promise<void> {
+  holders++;
+  let released = false;
+  return async () => {
+    if (released) return;
+    released = true;
+    holders--;
+    if (holders === 0 && pool) await closePool();
+  };
 }
 
 /** True once the pool exists (for tests of lazy creation and for /status). */
@@ -83,6 +127,7 @@ export interface RunOptions {
  */
 export async function runWorker<T>(name: WorkerName, task: object, run: RunOptions = {}): Promise<WorkerResult<T>> {
   if (run.signal?.aborted) return aborted(run.signal);
+  if (onPoolThread()) return runInline<T>(name, task);
   const p = getPool();
   const filename = path.join(workersDir, `${name}.js`);
   if (!fs.existsSync(filename)) {
@@ -97,6 +142,23 @@ export async function runWorker<T>(name: WorkerName, task: object, run: RunOptio
     return result;
   } catch (error) {
     if (run.signal?.aborted) return aborted(run.signal);
+    const plain = toPlainError(error);
+    return failure('MINICODE_E_WORKER', plain.message, { worker: name, cause: plain.code });
+  }
+}
+
+/** The worker's default export called on this thread; a moved result is unwrapped. */
+async function runInline<T>(name: WorkerName, task: object): Promise<WorkerResult<T>> {
+  const filename = path.join(options.workersDir ?? defaultWorkersDir(), `${name}.js`);
+  try {
+    const handler = ((await import(pathToFileURL(filename).href)) as { default: (task: object) => unknown }).default;
+    let result = (await handler(task)) as unknown;
+    if (result && typeof result === 'object' && Piscina.valueSymbol in result) result = (result as Record<symbol, unknown>)[Piscina.valueSymbol];
+    if (!result || typeof result !== 'object' || typeof (result as { ok?: unknown }).ok !== 'boolean') {
+      return failure('MINICODE_E_WORKER', `worker ${name} returned a value that is not a result`);
+    }
+    return result as WorkerResult<T>;
+  } catch (error) {
     const plain = toPlainError(error);
     return failure('MINICODE_E_WORKER', plain.message, { worker: name, cause: plain.code });
   }

@@ -9,8 +9,8 @@ import type { DensityTable } from './density.js';
 import type { FoldOptions } from './fold.js';
 import type { FixedContext } from './transcript.js';
 
-/** Worker names: `workers/<name>.ts`, compiled to `dist/workers/<name>.js`. */
-export type WorkerName = 'count-tokens' | 'estimate-context' | 'compact';
+/** Worker names: `workers/<name>.ts`, compiled to `dist/workers/<name>.js` (`batch-line`: see `lib/batch/pool-task.ts`). */
+export type WorkerName = 'count-tokens' | 'estimate-context' | 'compact' | 'batch-line';
 
 /** A worker's answer: a value or a plain coded error. */
 export type WorkerResult<T> = { ok: true; value: T } | { ok: false; error: PlainError };

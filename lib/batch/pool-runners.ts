@@ -1,0 +1,80 @@
+/**
+ * Batch runs on the process's one worker pool: the coordinator (main thread) keeps
+ * scheduling, records, progress and signals; each line is a `batch-line` pool task
+ * (`workers/batch-line.ts`), many per thread (`concurrentTasksPerWorker`), on the same pool
+ * that folds and counts. Measured in bench/batch: at concurrency 64 one event loop doing all
+ * the runs lags by a whole round of 64 runs' steps per turn, well past the 50 ms target; with
+ * the runs on the pool the coordinator's loop stays near idle.
+ *
+ * An abort is broadcast on the batch's channel so every run in flight settles as aborted, with
+ * its terminal events stored (Piscina's own task signal would end the thread, and with it the
+ * other runs it carries, without their terminal events); a shared flag catches runs that
+ * start after it.
+ */
+import { randomUUID } from 'node:crypto';
+import { BroadcastChannel } from 'node:worker_threads';
+import { holdPool, runWorker } from '../control/pool.js';
+import type { BatchLine } from './input.js';
+import type { BatchLineTask, BatchLineValue, ChannelMessage, PlainLineSetup, ThreadLag } from './pool-task.js';
+import type { BatchRecord } from './records.js';
+import type { RunSignals } from './run-line.js';
+
+/** Options of {@link createPoolRunners}. */
+export interface PoolRunnerOptions {
+  /** Shared store directory; none: runs are not stored. */
+  storeDir?: string;
+}
+
+/** Batch runs dispatched to the pool. */
+export interface PoolRunners {
+  run(line: BatchLine, setup: PlainLineSetup, where: { baseDir: string; cwd: string }, signals: RunSignals): Promise<BatchRecord>;
+  /** Abort every run in flight (they settle as aborted records). */
+  abort(): void;
+  /** Stop listening and let go of the pool (closed when no one else holds it); each pool thread's event-loop delay. */
+  close(): Promise<ThreadLag[]>;
+}
+
+const interrupted = { kind: 'aborted', code: 'MINICODE_E_ABORTED', message: 'interrupted' };
+
+/** Dispatch lines to the pool; the pool itself starts with the first line. */
+export function createPoolRunners(options: PoolRunnerOptions = {}): PoolRunners {
+  const name = `minicode-batch:${randomUUID()}`;
+  const channel = new BroadcastChannel(name);
+  // Only runs in flight should keep the process alive, not the channel.
+  channel.unref();
+  const aborted = new Int32Array(new SharedArrayBuffer(4));
+  const signals = new Map<number, RunSignals>();
+  const lags = new Map<number, ThreadLag>();
+  const release = holdPool();
+  let seq = 0;
+  channel.onmessage = (event) => {
+    const message = (event as { data: ChannelMessage }).data;
+    if (message.type === 'rate-limit') signals.get(message.seq)?.onRateLimit?.(message.retryAfterMs);
+    else if (message.type === 'quota') signals.get(message.seq)?.onQuota?.(message.message);
+  };
+  return {
+    async run(line, setup, where, lineSignals) {
+      const id = ++seq;
+      signals.set(id, lineSignals);
+      const task: BatchLineTask = { seq: id, line, setup, baseDir: where.baseDir, cwd: where.cwd, channel: name, aborted };
+      if (options.storeDir) task.storeDir = options.storeDir;
+      const result = await runWorker<BatchLineValue>('batch-line', task);
+      signals.delete(id);
+      if (result.ok) {
+        lags.set(result.value.thread.threadId, result.value.thread);
+        return result.value.record;
+      }
+      // A thread that died took the run with it: an error record (run again with --retry-errors).
+      return { kind: 'error', id: line.id, line: line.line, outcome: 'failed', reason: 'setup', error: { category: 'INTERNAL_ERROR', code: result.error.code, message: result.error.message } };
+    },
+    abort() {
+      Atomics.store(aborted, 0, 1);
+      channel.postMessage({ type: 'abort', reason: interrupted } satisfies ChannelMessage);
+    },
+    async close() {
+      channel.close();
+      await release();
+      return [...lags.values()];
+    },
+  };
+}

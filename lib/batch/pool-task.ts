@@ -1,0 +1,51 @@
+/**
+ * The batch line as a pool task (`workers/batch-line.ts`), and the messages on the batch's
+ * BroadcastChannel. Plain data only (structured clone): a line, its provider setup without
+ * functions, the record. The channel carries what a task's one answer cannot: the
+ * coordinator's abort to every run in flight, and a run's rate-limit and quota signals back
+ * while it runs.
+ */
+import type { BatchLine } from './input.js';
+import type { BatchRecord } from './records.js';
+import type { LineSetup } from './run-line.js';
+
+/** A setup that crosses a thread boundary (no custom `fetch`). */
+export type PlainLineSetup = Omit<LineSetup, 'fetch'>;
+
+/** One line to run on a pool thread. */
+export interface BatchLineTask {
+  /** The run's number in its batch: ties the channel's signals to the run. */
+  seq: number;
+  line: BatchLine;
+  setup: PlainLineSetup;
+  baseDir: string;
+  cwd: string;
+  /** The shared store directory (each pool thread opens it once; lmdb-js shares the environment); none: not stored. */
+  storeDir?: string;
+  /** Name of the batch's BroadcastChannel. */
+  channel: string;
+  /** Set to 1 by the coordinator on abort: a run that starts afterwards settles as aborted at once. */
+  aborted: Int32Array;
+}
+
+/** A pool thread's own event-loop delay since it loaded the batch worker (monitorEventLoopDelay). */
+export interface ThreadLag {
+  threadId: number;
+  lagP99Ms: number;
+  lagMaxMs: number;
+}
+
+/** What `batch-line` returns: the record and its thread's loop delay so far. */
+export interface BatchLineValue {
+  record: BatchRecord;
+  thread: ThreadLag;
+}
+
+/** Messages on the batch's channel. */
+export type ChannelMessage =
+  /** Coordinator -> every pool thread: abort the batch's runs in flight. */
+  | { type: 'abort'; reason: unknown }
+  /** Pool thread -> coordinator: a run saw a 429/529. */
+  | { type: 'rate-limit'; seq: number; retryAfterMs?: number }
+  /** Pool thread -> coordinator: a run saw an exhausted usage quota. */
+  | { type: 'quota'; seq: number; message?: string };

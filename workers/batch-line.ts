@@ -1,0 +1,101 @@
+/**
+ * Worker: one batch line run on a pool thread, for the coordinator's `lib/batch/pool-runners.ts`.
+ * Default export `(task) => result`; never throws: a failed run is a record. A pool thread
+ * carries many runs at once (they mostly wait on HTTP), each with its own event loop share, so
+ * the runs' decoding, scrubbing and reduction leave the coordinator's loop free for
+ * scheduling, records, progress and signals. Compaction and counting inside a run go inline
+ * (`runWorker` on a pool thread): no second pool.
+ */
+import { setMaxListeners } from 'node:events';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { BroadcastChannel, threadId } from 'node:worker_threads';
+import type { BatchLineTask, BatchLineValue, ChannelMessage, ThreadLag } from '../lib/batch/pool-task.js';
+import { runLine } from '../lib/batch/run-line.js';
+import { failure, type WorkerResult } from '../lib/control/tasks.js';
+import { toPlainError } from '../lib/errors.js';
+import { openStore, type EventStore } from '../lib/store/index.js';
+
+// This thread's loop carries the runs: its delay is reported with every record.
+const lag = monitorEventLoopDelay({ resolution: 10 });
+lag.enable();
+
+// One store per directory for the thread's life: opening an LMDB environment per run would cost more than the run.
+const stores = new Map<string, EventStore>();
+function storeFor(dir: string): EventStore {
+  let store = stores.get(dir);
+  if (!store) {
+    store = openStore({ dir });
+    stores.set(dir, store);
+  }
+  return store;
+}
+
+/** A batch's channel on this thread, open while it has runs here. */
+interface Batch {
+  channel: BroadcastChannel;
+  abort: AbortController;
+  active: number;
+}
+const batches = new Map<string, Batch>();
+
+function join(name: string): Batch {
+  let batch = batches.get(name);
+  if (!batch) {
+    const channel = new BroadcastChannel(name);
+    const abort = new AbortController();
+    // Every run of the batch on this thread listens on one signal.
+    setMaxListeners(0, abort.signal);
+    const joined: Batch = { channel, abort, active: 0 };
+    channel.onmessage = (event) => {
+      const message = (event as { data: ChannelMessage }).data;
+      if (message.type === 'abort') joined.abort.abort(message.reason);
+    };
+    batch = joined;
+    batches.set(name, batch);
+  }
+  batch.active++;
+  return batch;
+}
+
+function leave(name: string, batch: Batch): void {
+  if (--batch.active > 0) return;
+  batch.channel.close();
+  batches.delete(name);
+}
+
+function threadLag(): ThreadLag {
+  return { threadId, lagP99Ms: lag.percentile(99) / 1e6, lagMaxMs: lag.max / 1e6 };
+}
+
+const interrupted = { kind: 'aborted', code: 'MINICODE_E_ABORTED', message: 'interrupted' };
+
+/** Run `task.line` to its record. */
+export default async function batchLineTask(task: BatchLineTask): Promise<WorkerResult<BatchLineValue>> {
+  if (!task || typeof task.channel !== 'string' || !task.line || !(task.aborted instanceof Int32Array)) {
+    return failure('MINICODE_E_WORKER_INPUT', 'batch-line needs `line`, `setup`, `channel` and `aborted`');
+  }
+  const batch = join(task.channel);
+  try {
+    // Aborted while queued: the abort broadcast reached no run of this batch here.
+    if (Atomics.load(task.aborted, 0) === 1 && !batch.abort.signal.aborted) batch.abort.abort(interrupted);
+    const post = (message: ChannelMessage): void => batch.channel.postMessage(message);
+    const { seq } = task;
+    const record = await runLine({
+      line: task.line,
+      setup: async () => task.setup,
+      baseDir: task.baseDir,
+      cwd: task.cwd,
+      signal: batch.abort.signal,
+      ...(task.storeDir ? { store: storeFor(task.storeDir) } : {}),
+      onRateLimit: (retryAfterMs) => post(retryAfterMs === undefined ? { type: 'rate-limit', seq } : { type: 'rate-limit', seq, retryAfterMs }),
+      onQuota: (text) => post(text === undefined ? { type: 'quota', seq } : { type: 'quota', seq, message: text }),
+    });
+    // The record is only final once its events are on disk: the thread may be ended when idle.
+    if (task.storeDir) await stores.get(task.storeDir)?.flushed();
+    return { ok: true, value: { record, thread: threadLag() } };
+  } catch (error) {
+    return { ok: false, error: toPlainError(error) };
+  } finally {
+    leave(task.channel, batch);
+  }
+}
