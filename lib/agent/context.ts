@@ -18,9 +18,6 @@ import type { ConversationMessage, ProviderFormat, ToolSpec } from './conversati
 /** Pressure (estimated tokens / window) at which the budget path compacts: 0.75. */
 export const PRESSURE_THRESHOLD = 0.75;
 
-/** Transcripts below this many characters are folded on the main thread (~1 ms) instead of waking the pool (~100 ms). */
-const IN_PROCESS_FOLD_CHARS = 256 * 1024;
-
 /**
  * Map the loop's conversation to the control plane's transcript (reasoning items are not
  * context the fold can shorten). The last user message is the task of the running turn: it
@@ -139,7 +136,7 @@ export function createContextManager(options: ContextManagerOptions): ContextMan
 
   const load = async (): Promise<CompactionController> => {
     if (controller) return controller;
-    const [{ createCompactionController }, { foldTranscript }, { compactInPool }, { holdPool }] = await Promise.all([
+    const [{ createCompactionController }, { foldTranscript }, { compactInPool, FOLD_IN_POOL_CHARS }, { holdPool }] = await Promise.all([
       import('../control/compaction.js'),
       import('../control/fold.js'),
       import('../control/offload.js'),
@@ -150,7 +147,8 @@ export function createContextManager(options: ContextManagerOptions): ContextMan
     const fold = async (messages: readonly TranscriptMessage[], foldOptions: FoldOptions, signal?: AbortSignal): Promise<FoldResult> => {
       let chars = 0;
       for (const m of messages) chars += m.role === 'tool' ? m.content.length : m.text.length;
-      if (chars < IN_PROCESS_FOLD_CHARS) return foldTranscript(messages, foldOptions);
+      // Small folds stay here: encoding for the pool would stall this loop longer than folding does.
+      if (chars < FOLD_IN_POOL_CHARS) return foldTranscript(messages, foldOptions);
       const r = await compactInPool(messages, foldOptions, signal ? { signal } : {});
       if (!r.ok) throw r.error;
       return r.value;

@@ -79,7 +79,7 @@ describe('one pool per process', () => {
       if (isPoolStarted()) for (const t of getPool().threads) poolThreadIds.add(t.threadId);
     };
     const sampler = setInterval(sample, 5);
-    const large = transcript(60, { resultChars: 6_000 }); // ~400 K chars: folded in the pool
+    const large = transcript(60, { resultChars: 6_000 }); // ~400 Ki chars, folded through the pool
     const [summary, folded] = await Promise.all([batchOf(40, 'p', w, setup, store, runners), compactInPool(large, { keepRecentUnits: 2 })]);
     sample();
     clearInterval(sampler);

@@ -14,7 +14,7 @@ const PROBE = path.join(ROOT, 'test/helpers/pool-probe.mjs');
 describe('a task on a pool thread', () => {
   it('counts and folds inline, with the same results, and starts no pool of its own', async () => {
     expect(onPoolThread()).toBe(false);
-    // Above the sizes that go to the pool from the main thread (64 Ki chars of text, 256 Ki chars of transcript).
+    // Large enough that the text is moved as bytes and the fold has work to do.
     const text = 'The pool runs this inline. '.repeat(4_000);
     const messages = transcript(40, { resultChars: 8_000 });
     const r = (await getPool().run({ text, messages }, { filename: PROBE })) as {
