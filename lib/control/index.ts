@@ -11,6 +11,6 @@ export * from './termination.js';
 export * from './retry.js';
 export * from './truncation.js';
 export * from './timers.js';
-export { closePool, configurePool, isPoolStarted, type PoolOptions } from './pool.js';
-export { compactInPool, countTokensExact, estimateContextInPool, type PoolFold } from './offload.js';
+export { closePool, configurePool, holdPool, isPoolStarted, type PoolOptions } from './pool.js';
+export { compactInPool, countTokensExact, estimateContextInPool, FOLD_IN_POOL_CHARS, type PoolFold } from './offload.js';
 export type { WorkerResult, CountTokensValue, EstimateContextValue } from './tasks.js';

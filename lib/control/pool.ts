@@ -59,6 +59,7 @@ let options: PoolOptions = {};
 let pool: Piscina | undefined;
 let workersDir = '';
 let holders = 0;
+const built = new Set<string>();
 
 /** Set options for the pool; takes effect when the pool is next created. */
 export function configurePool(next: PoolOptions): void {
@@ -86,11 +87,6 @@ export function getPool(): Piscina {
 /** True on a thread of the pool itself (there, tasks run inline). */
 export function onPoolThread(): boolean {
   return Piscina.isWorkerThread;
-}
-
-/** Threads the pool has now (0 before it starts). */
-export function poolThreadCount(): number {
-  return pool ? pool.threads.length : 0;
 }
 
 /**
@@ -130,8 +126,10 @@ export async function runWorker<T>(name: WorkerName, task: object, run: RunOptio
   if (onPoolThread()) return runInline<T>(name, task);
   const p = getPool();
   const filename = path.join(workersDir, `${name}.js`);
-  if (!fs.existsSync(filename)) {
-    return failure('MINICODE_E_WORKER', `worker ${name} is not built (${filename}); run npm run build`, { filename });
+  if (!built.has(filename)) {
+    if (!fs.existsSync(filename)) return failure('MINICODE_E_WORKER', `worker ${name} is not built (${filename}); run npm run build`, { filename });
+    // A batch posts thousands of tasks: look for each file once.
+    built.add(filename);
   }
   const payload = run.transfer && run.transfer.length > 0 ? moveWith(task, run.transfer) : task;
   try {

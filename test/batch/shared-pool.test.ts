@@ -15,7 +15,7 @@ import { createPoolRunners } from '../../lib/batch/pool-runners.js';
 import { createProgress } from '../../lib/batch/progress.js';
 import type { LineSetup } from '../../lib/batch/run-line.js';
 import { compactInPool } from '../../lib/control/offload.js';
-import { closePool, configurePool, getPool, isPoolStarted, poolThreadCount } from '../../lib/control/pool.js';
+import { closePool, configurePool, getPool, isPoolStarted } from '../../lib/control/pool.js';
 import { loadCassette } from '../../lib/replay/cassette.js';
 import { startReplayServer, type ReplayServer } from '../../lib/replay/server.js';
 import { openStore, type EventStore } from '../../lib/store/index.js';
@@ -75,8 +75,10 @@ describe('one pool per process', () => {
     const poolThreadIds = new Set<number>();
     const sample = (): void => {
       peakOs = Math.max(peakOs, osThreads());
-      peakPool = Math.max(peakPool, poolThreadCount());
-      if (isPoolStarted()) for (const t of getPool().threads) poolThreadIds.add(t.threadId);
+      if (!isPoolStarted()) return;
+      const threads = getPool().threads;
+      peakPool = Math.max(peakPool, threads.length);
+      for (const t of threads) poolThreadIds.add(t.threadId);
     };
     const sampler = setInterval(sample, 5);
     const large = transcript(60, { resultChars: 6_000 }); // ~400 Ki chars, folded through the pool
