@@ -15,8 +15,8 @@ import path from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { runLocalBatch } from '../lib/batch/batch.js';
-import { createPoolRunners } from '../lib/batch/pool-runners.js';
-import { configurePool, defaultMaxThreads, DEFAULT_TASKS_PER_WORKER } from '../lib/control/pool.js';
+import { createPoolRunners, tasksPerThreadFor } from '../lib/batch/pool-runners.js';
+import { configurePool, defaultMaxThreads } from '../lib/control/pool.js';
 import { parseBatchInput } from '../lib/batch/input.js';
 import { createProgress } from '../lib/batch/progress.js';
 import type { LineSetup } from '../lib/batch/run-line.js';
@@ -68,7 +68,8 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
   const outDir = path.join(work, 'out');
 
   const threadCount = Number(process.env.MINICODE_BENCH_BATCH_THREADS ?? defaultMaxThreads());
-  const tasksPerWorker = Number(process.env.MINICODE_BENCH_BATCH_TASKS_PER_WORKER ?? DEFAULT_TASKS_PER_WORKER);
+  // As `minicode batch` sizes it, unless the sweep variable says otherwise.
+  const tasksPerWorker = Number(process.env.MINICODE_BENCH_BATCH_TASKS_PER_WORKER ?? tasksPerThreadFor(concurrency, threadCount));
   configurePool({ maxThreads: Math.max(1, threadCount), concurrentTasksPerWorker: tasksPerWorker });
   const runners = threadCount > 0 ? createPoolRunners({ storeDir: path.join(work, 'store') }) : undefined;
   const lag = monitorEventLoopDelay({ resolution: 10 });

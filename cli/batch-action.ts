@@ -153,13 +153,12 @@ export async function batchAction(file: string | undefined, flags: BatchFlags): 
       const { runLocalBatch } = await import('../lib/batch/batch.js');
       const threadCount = flags.threads !== undefined ? nonNegativeInt(flags.threads, '--threads') : input.lines.length >= 16 ? undefined : 0;
       if (threadCount !== 0) {
-        const [{ configurePool, defaultMaxThreads, DEFAULT_TASKS_PER_WORKER }, { createPoolRunners }] = await Promise.all([
+        const [{ configurePool, defaultMaxThreads }, { createPoolRunners, tasksPerThreadFor }] = await Promise.all([
           import('../lib/control/pool.js'),
           import('../lib/batch/pool-runners.js'),
         ]);
-        // Room on the pool for every run the scheduler allows: it, not a queue inside the pool, bounds concurrency.
         const maxThreads = threadCount ?? defaultMaxThreads();
-        configurePool({ maxThreads, concurrentTasksPerWorker: Math.max(DEFAULT_TASKS_PER_WORKER, Math.ceil(concurrency / maxThreads)) });
+        configurePool({ maxThreads, concurrentTasksPerWorker: tasksPerThreadFor(concurrency, maxThreads) });
         runners = createPoolRunners(first ? { storeDir: first.storeDir } : {});
       }
       summary = await runLocalBatch({

@@ -13,7 +13,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { BroadcastChannel } from 'node:worker_threads';
-import { holdPool, runWorker } from '../control/pool.js';
+import { DEFAULT_TASKS_PER_WORKER, holdPool, runWorker } from '../control/pool.js';
 import type { BatchLine } from './input.js';
 import type { BatchLineTask, BatchLineValue, ChannelMessage, PlainLineSetup, ThreadLag } from './pool-task.js';
 import type { BatchRecord } from './records.js';
@@ -32,6 +32,15 @@ export interface PoolRunners {
   abort(): void;
   /** Stop listening and let go of the pool (closed when no one else holds it); each pool thread's event-loop delay. */
   close(): Promise<ThreadLag[]>;
+}
+
+/**
+ * Tasks per pool thread for a batch of `concurrency` runs on `threads` threads: room for every
+ * run the scheduler allows (it, with its backoff, bounds the runs in flight, not a queue inside
+ * the pool; a real provider's runs wait seconds on HTTP), never below the pool's default.
+ */
+export function tasksPerThreadFor(concurrency: number, threads: number): number {
+  return Math.max(DEFAULT_TASKS_PER_WORKER, Math.ceil(concurrency / Math.max(1, threads)));
 }
 
 const interrupted = { kind: 'aborted', code: 'MINICODE_E_ABORTED', message: 'interrupted' };

@@ -31,12 +31,14 @@ export interface PoolOptions {
 }
 
 /**
- * Tasks one worker runs at once: 64. A batch run mostly waits on HTTP, so one thread carries
- * many (bench/batch: 64 runs on one thread keep 1,000 runs within the lag and RSS targets);
- * CPU-bound tasks (a fold, an exact count) are synchronous and simply run one after another,
- * and the least-busy balancer sends them to the emptiest worker.
+ * Tasks one worker runs at once unless a batch asks for more: 16. Measured in bench/batch
+ * (1,000 two-turn runs over loopback, one thread, concurrency 64): 16 per thread gave 44–60
+ * runs/s with the coordinator's p99 lag at 55–64 ms and the thread's own at 176–231 ms, 64 per
+ * thread 33–52 runs/s, 73–102 ms and 682–1,116 ms; on loopback the runs are CPU-bound, so more
+ * at once only lengthens each thread's turns. CPU-bound tasks (a fold, an exact count) are
+ * synchronous and simply queue on their thread; the least-busy balancer picks the emptiest.
  */
-export const DEFAULT_TASKS_PER_WORKER = 64;
+export const DEFAULT_TASKS_PER_WORKER = 16;
 
 /**
  * Where the compiled workers are. From `dist/lib/control/pool.js` that is `dist/workers`; from
