@@ -11,16 +11,14 @@ import type { PoolRunners } from '../lib/batch/pool-runners.js';
 import type { LineSetup } from '../lib/batch/run-line.js';
 import type { BatchLine } from '../lib/batch/input.js';
 import { MinicodeError } from '../lib/errors.js';
+import { displayId } from '../lib/ids.js';
 import type { EventStore } from '../lib/store/index.js';
 import type { BatchFlags } from './commands/batch.js';
 import { openRunStore, prepareRun, type RunSetup } from '../lib/agent/run-setup.js';
+import { noteClosedStdout, writeErr, writeOut } from './stdout.js';
 
-const err = (s: string): void => {
-  process.stderr.write(s);
-};
-const out = (s: string): void => {
-  process.stdout.write(s);
-};
+const err = writeErr;
+const out = writeOut;
 
 function usage(message: string, action?: string): MinicodeError {
   return new MinicodeError('MINICODE_E_USAGE', message, action ? { action } : {});
@@ -134,7 +132,7 @@ export async function batchAction(file: string | undefined, flags: BatchFlags): 
     const input = parseBatchInput(text);
     for (const p of input.problems) err(`minicode batch: ${file}:${p.line}: ${p.message} [${p.code}]${flags.strict ? '' : ' (skipped)'}\n`);
     if (input.duplicates.length > 0) {
-      for (const d of input.duplicates) err(`minicode batch: ${file}: duplicate id "${d.id}" on lines ${d.lines.join(', ')}\n`);
+      for (const d of input.duplicates) err(`minicode batch: ${file}: duplicate id "${displayId(d.id)}" on lines ${d.lines.join(', ')}\n`);
       throw usage(`${input.duplicates.length} duplicate id${input.duplicates.length === 1 ? '' : 's'} in ${file}`, 'give every line a unique "id"');
     }
     if (flags.strict && input.problems.length > 0) throw usage(`${input.problems.length} invalid line${input.problems.length === 1 ? '' : 's'} in ${file} (--strict)`, 'fix the lines above or drop --strict to skip them');
@@ -180,6 +178,7 @@ export async function batchAction(file: string | undefined, flags: BatchFlags): 
           `${summary.invalidLines.count ? `, ${summary.invalidLines.count} invalid lines` : ''}${summary.stoppedBy ? ` (stopped: ${summary.stoppedBy})` : ''}; ${outDir}\n`,
       );
     }
+    noteClosedStdout(`${outDir}/results.jsonl, errors.jsonl and summary.json`);
     if (abort.signal.aborted) return 130;
     return summary.ok ? 0 : 1;
   } catch (error) {

@@ -6,6 +6,7 @@
 import { runChatApp } from '../lib/chat/app.js';
 import { createChatSession, latestChatSession } from '../lib/chat/session.js';
 import { MinicodeError } from '../lib/errors.js';
+import { checkSessionId } from '../lib/ids.js';
 import type { ChatFlags } from './commands/chat.js';
 import { openRunStore, prepareRun, type RunSetup } from '../lib/agent/run-setup.js';
 
@@ -22,6 +23,7 @@ export async function chatAction(flags: ChatFlags): Promise<number> {
   let setup: RunSetup | undefined;
   let store: ReturnType<typeof openRunStore> | undefined;
   try {
+    if (flags.resume !== undefined) checkSessionId(flags.resume, '--resume');
     setup = await prepareRun(flags);
     store = openRunStore(setup.storeDir);
     let resume = flags.resume;

@@ -13,17 +13,19 @@ import type { ReducerState } from '../lib/reducer/index.js';
 import { resolveVerifyCommand } from '../lib/verify/detect.js';
 import type { ExecFlags } from './commands/exec.js';
 import { openRunStore, prepareRun, type RunSetup } from '../lib/agent/run-setup.js';
+import { noteClosedStdout, writeErr, writeOut } from './stdout.js';
 
-const out = (s: string): void => {
-  process.stdout.write(s);
-};
-const err = (s: string): void => {
-  process.stderr.write(s);
-};
+const out = writeOut;
+const err = writeErr;
 
 /** Exit code of a settled run. */
 export function exitCodeFor(reason: string): number {
   return reason === 'completed' ? 0 : reason === 'aborted' ? 130 : 1;
+}
+
+/** The usage error of an empty or whitespace-only PROMPT: nothing is sent to a model or an agent. */
+export function emptyPrompt(command: string): MinicodeError {
+  return new MinicodeError('MINICODE_E_PROMPT_EMPTY', 'the prompt is empty', { action: `say what to do: minicode ${command} "fix the failing test"` });
 }
 
 /** Run `exec`; returns the exit code. */
@@ -32,6 +34,7 @@ export async function execAction(prompt: string, flags: ExecFlags): Promise<numb
   let store: ReturnType<typeof openRunStore> | undefined;
   try {
     try {
+      if (prompt.trim() === '') throw emptyPrompt('exec');
       setup = await prepareRun(flags);
       store = openRunStore(setup.storeDir);
     } catch (error) {
@@ -88,6 +91,7 @@ export async function execAction(prompt: string, flags: ExecFlags): Promise<numb
           ? [{ type: 'diagnostic.raised', payload: { code: 'MINICODE_E_LOCAL_CONFIG_IGNORED', message: `ignored ${setup.loaded.ignoredLocal}`, action: 'pass --allow-local-config to trust it', category: 'CONFIGURATION_ERROR' } }]
           : [],
       });
+      noteClosedStdout(`minicode replay ${run.sessionId}${json ? ' --json' : ''}`);
       if (!json) err(`session ${run.sessionId} (minicode replay ${run.sessionId})\n`);
       return exitCodeFor(run.result.reason);
     } finally {

@@ -1,13 +1,13 @@
 #!/usr/bin/env node
 import { CommanderError } from 'commander';
 import { buildProgram } from './program.js';
+import { guardOutput, writeOut } from './stdout.js';
 
 async function main(argv: string[]): Promise<void> {
-  // A closed pipe (`minicode schema | head`) is not an error worth a stack trace.
-  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EPIPE') process.exit(0);
-    throw error;
-  });
+  // A closed pipe (`minicode schema | head`) is neither an error worth a stack trace nor a
+  // reason to abandon a run: from here on writes to a closed stdout/stderr are no-ops.
+  guardOutput(process.stdout);
+  guardOutput(process.stderr);
   const program = buildProgram();
   for (const command of program.commands) command.exitOverride();
   try {
@@ -24,7 +24,7 @@ async function main(argv: string[]): Promise<void> {
       if (argv[2] === 'exec' && argv.includes('--json')) {
         const { setupFailureSummary } = await import('../lib/render/summary.js');
         const message = error.message.replace(/^error: /, '');
-        process.stdout.write(`${JSON.stringify(setupFailureSummary({ category: 'USER_ERROR', code: 'MINICODE_E_USAGE', message, action: 'see minicode exec --help' }))}\n`);
+        writeOut(`${JSON.stringify(setupFailureSummary({ category: 'USER_ERROR', code: 'MINICODE_E_USAGE', message, action: 'see minicode exec --help' }))}\n`);
       }
       return;
     }

@@ -9,9 +9,10 @@ import { createSessionPipeline } from '../lib/pipeline/session.js';
 import { createRenderer, writeSetupFailure } from '../lib/render/index.js';
 import { createEventScrubber } from '../lib/scrub/scrub-stage.js';
 import { openStore, resolveStoreDir } from '../lib/store/index.js';
+import { noteClosedStdout, writeErr, writeOut } from './stdout.js';
 
-const out = (s: string): void => void process.stdout.write(s);
-const err = (s: string): void => void process.stderr.write(s);
+const out = writeOut;
+const err = writeErr;
 
 /** Run the agent; returns the exit code. */
 export async function runNativeAction(
@@ -21,10 +22,11 @@ export async function runNativeAction(
   const agent = flags.agent as NativeAgent;
   const cwd = path.resolve(flags.cwd ?? process.cwd());
   try {
+    if (prompt.trim() === '') throw new MinicodeError('MINICODE_E_PROMPT_EMPTY', 'the prompt is empty', { action: `say what to do: minicode run --agent ${agent} "fix the failing test"` });
     resolveAgentBinary(agent);
   } catch (error) {
     if (!(error instanceof MinicodeError)) throw error;
-    if (flags.json) writeSetupFailure(out, err, { category: error.category, message: error.message, ...(error.action ? { action: error.action } : {}), prompt });
+    if (flags.json) writeSetupFailure(out, err, { category: error.category, code: error.code, message: error.message, ...(error.action ? { action: error.action } : {}), prompt });
     else err(`minicode: ${error.message}${error.action ? `\n  ${error.action}` : ''}\n`);
     return error.exitCode;
   }
@@ -59,6 +61,7 @@ export async function runNativeAction(
     pipeline.emit({ type: 'session.ended', payload: { outcome, ...(state.run.reason && state.run.reason !== 'parent-ended' ? { reason: state.run.reason } : {}) }, fidelity: 'synthetic' });
     const final = await pipeline.finish();
     if (!flags.json) err(`session ${sessionId} (minicode replay ${sessionId})\n`);
+    else noteClosedStdout(`minicode replay ${sessionId} --json`);
     if (exit.aborted) return 130;
     return final.run.outcome === 'completed' ? 0 : 1;
   } finally {

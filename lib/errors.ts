@@ -14,6 +14,10 @@ export const ERROR_CODES = {
   MINICODE_E_INPUT_UNREADABLE: { category: 'FILESYSTEM_ERROR', recoverability: 'ACTION_REQUIRED', exitCode: 1 },
   MINICODE_E_UNKNOWN_FORMAT: { category: 'USER_ERROR', recoverability: 'ACTION_REQUIRED', exitCode: 2 },
   MINICODE_E_SESSION_NOT_FOUND: { category: 'USER_ERROR', recoverability: 'ACTION_REQUIRED', exitCode: 1 },
+  MINICODE_E_SESSION_ID_INVALID: { category: 'USER_ERROR', recoverability: 'ACTION_REQUIRED', exitCode: 2 },
+  MINICODE_E_PROMPT_EMPTY: { category: 'USER_ERROR', recoverability: 'ACTION_REQUIRED', exitCode: 2 },
+  // 75 is EX_TEMPFAIL (sysexits.h): another batch holds the output directory; try again later.
+  MINICODE_E_BATCH_LOCKED: { category: 'USER_ERROR', recoverability: 'RETRYABLE', exitCode: 75 },
   MINICODE_E_STORE: { category: 'FILESYSTEM_ERROR', recoverability: 'UNKNOWN', exitCode: 1 },
   MINICODE_E_AGENT_NOT_INSTALLED: { category: 'CONFIGURATION_ERROR', recoverability: 'ACTION_REQUIRED', exitCode: 1 },
   MINICODE_E_PROVIDER: { category: 'PROVIDER_ERROR', recoverability: 'RETRYABLE', exitCode: 1 },

@@ -28,40 +28,51 @@ export function registerIngest(program: Command): void {
     .option('--store <dir>', 'keep the durable events as a session in this store')
     .option('--session <id>', 'session id to use (default: a new one)')
     .action(async (file: string, flags: IngestFlags) => {
-      const fs = await import('node:fs');
       const { runIngest } = await import('../../lib/pipeline/ingest.js');
       const { createRenderer, writeSetupFailure } = await import('../../lib/render/index.js');
-      const { newSessionId } = await import('../../lib/ids.js');
-      const out = (s: string): void => void process.stdout.write(s);
-      const err = (s: string): void => void process.stderr.write(s);
-      let input: NodeJS.ReadableStream & import('node:stream').Readable;
-      if (file === '-') input = process.stdin;
-      else {
-        try {
-          fs.accessSync(file, fs.constants.R_OK);
-        } catch (error) {
-          const message = `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`;
-          if (flags.json) writeSetupFailure(out, err, { category: 'FILESYSTEM_ERROR', message, action: 'pass a readable file, or - for stdin' });
-          else err(`minicode: ${message}\n`);
-          process.exitCode = 1;
-          return;
-        }
-        input = fs.createReadStream(file, { highWaterMark: 64 * 1024 });
-      }
+      const { checkSessionId, newSessionId } = await import('../../lib/ids.js');
+      const { MinicodeError } = await import('../../lib/errors.js');
+      const { noteClosedStdout, writeErr: err, writeOut: out } = await import('../stdout.js');
       let store: import('../../lib/store/index.js').EventStore | undefined;
-      if (flags.store) {
-        const { openStore } = await import('../../lib/store/index.js');
-        store = openStore({ dir: flags.store });
-      }
-      const renderer = flags.json
-        ? createRenderer('jsonl', { out, err })
-        : createRenderer(process.stdout.isTTY && !flags.linear ? 'tty' : 'linear', { out, err, stream: process.stdout, verbosity: flags.verbose ? 'verbose' : 'normal' });
       try {
-        const sessionId = flags.session ?? newSessionId();
+        const sessionId = flags.session === undefined ? newSessionId() : checkSessionId(flags.session, '--session');
+        const input = file === '-' ? process.stdin : await openInput(file);
+        if (flags.store) {
+          const { openStore } = await import('../../lib/store/index.js');
+          store = openStore({ dir: flags.store });
+        }
+        const renderer = flags.json
+          ? createRenderer('jsonl', { out, err })
+          : createRenderer(process.stdout.isTTY && !flags.linear ? 'tty' : 'linear', { out, err, stream: process.stdout, verbosity: flags.verbose ? 'verbose' : 'normal' });
         await runIngest({ input, format: flags.from, sessionId, renderer, ...(store ? { store } : {}) });
         if (store && !flags.json) err(`stored session ${sessionId} in ${flags.store}\n`);
+        else if (store) noteClosedStdout(`minicode replay ${sessionId} --json --store ${flags.store}`);
+      } catch (error) {
+        if (!(error instanceof MinicodeError)) throw error;
+        const failure = { category: error.category, code: error.code, message: error.message, ...(error.action ? { action: error.action } : {}) };
+        if (flags.json) writeSetupFailure(out, err, failure);
+        else err(`minicode: ${error.message} [${error.code}]${error.action ? `\n  ${error.action}` : ''}\n`);
+        process.exitCode = error.exitCode;
       } finally {
         await store?.close();
       }
     });
+}
+
+/** Open FILE for reading: MINICODE_E_INPUT_UNREADABLE when it cannot be read or is a directory. */
+async function openInput(file: string): Promise<import('node:stream').Readable> {
+  const fs = await import('node:fs');
+  const { MinicodeError } = await import('../../lib/errors.js');
+  let fd: number;
+  try {
+    fd = fs.openSync(file, 'r');
+  } catch (error) {
+    throw new MinicodeError('MINICODE_E_INPUT_UNREADABLE', `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, { action: 'pass a readable file, or - for stdin' });
+  }
+  // open(2) succeeds on a directory; only the first read fails, deep in the pipeline.
+  if (fs.fstatSync(fd).isDirectory()) {
+    fs.closeSync(fd);
+    throw new MinicodeError('MINICODE_E_INPUT_UNREADABLE', `cannot read ${file}: it is a directory`, { action: 'pass one recorded stream file, or - for stdin' });
+  }
+  return fs.createReadStream('', { fd, highWaterMark: 64 * 1024 });
 }

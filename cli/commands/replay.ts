@@ -28,16 +28,24 @@ export function registerReplay(program: Command): void {
       const { createRebuilder } = await import('../../lib/reducer/index.js');
       const { createRenderer } = await import('../../lib/render/index.js');
       const { openStore, resolveStoreDir } = await import('../../lib/store/index.js');
+      const { checkSessionId } = await import('../../lib/ids.js');
+      const { writeErr, writeOut: write } = await import('../stdout.js');
 
       const dir = resolveStoreDir({ flag: opts.store });
       const fail = (error: InstanceType<typeof MinicodeError>) => {
         if (opts.json) {
           const summary = { schema: SCHEMA_NAME, type: 'summary', ok: false, error: { category: error.category, code: error.code, message: error.message } };
-          process.stdout.write(JSON.stringify(summary) + '\n');
+          write(JSON.stringify(summary) + '\n');
         }
-        process.stderr.write(`minicode: ${error.message}${error.action ? ` (${error.action})` : ''}\n`);
+        writeErr(`minicode: ${error.message} [${error.code}]${error.action ? `\n  ${error.action}` : ''}\n`);
         process.exitCode = error.exitCode;
       };
+      try {
+        checkSessionId(sessionId, 'SESSION');
+      } catch (error) {
+        if (error instanceof MinicodeError) return fail(error);
+        throw error;
+      }
       if (!fs.existsSync(dir)) {
         fail(new MinicodeError('MINICODE_E_SESSION_NOT_FOUND', `no session ${sessionId}: no store at ${dir}`, { action: 'pass --store DIR' }));
         return;
@@ -52,10 +60,9 @@ export function registerReplay(program: Command): void {
       try {
         const rebuilder = createRebuilder({ sessionId });
         // One truth everywhere: replay renders through the same renderers as exec and ingest.
-        const write = (text: string): void => void process.stdout.write(text);
         const renderer = createRenderer(opts.json ? 'jsonl' : process.stdout.isTTY && !opts.linear ? 'tty' : 'linear', {
           out: write,
-          err: (text) => void process.stderr.write(text),
+          err: writeErr,
           stream: process.stdout,
         });
         let count = 0;
@@ -76,7 +83,7 @@ export function registerReplay(program: Command): void {
           fail(new MinicodeError('MINICODE_E_SESSION_NOT_FOUND', `no session ${sessionId} in ${dir}`, { action: 'run `minicode sessions` to list stored sessions' }));
           return;
         }
-        if (invalid > 0) process.stderr.write(`minicode: skipped ${invalid} stored event(s) that do not match ${SCHEMA_NAME}\n`);
+        if (invalid > 0) writeErr(`minicode: skipped ${invalid} stored event(s) that do not match ${SCHEMA_NAME}\n`);
         // A session whose writer is still alive is unfinished, not interrupted.
         const writing = store.getSession(sessionId)?.outcome === 'running';
         if (writing) {

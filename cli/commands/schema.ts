@@ -7,6 +7,7 @@ export function registerSchema(program: Command): void {
     .description('print the JSON Schema of minicode.output.v1')
     .action(async () => {
       const { outputJsonSchema } = await import('../../lib/events/json-schema.js');
-      process.stdout.write(JSON.stringify(outputJsonSchema(), null, 2) + '\n');
+      const { writeOut } = await import('../stdout.js');
+      writeOut(JSON.stringify(outputJsonSchema(), null, 2) + '\n');
     });
 }

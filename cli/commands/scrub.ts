@@ -12,22 +12,25 @@ export function registerScrub(program: Command): void {
     .description('filter text: neutralise terminal control sequences and redact secrets (stdin or FILE to stdout)')
     .argument('[file]', 'input file, or - for stdin', '-')
     .action(async (file: string) => {
-      const [{ createReadStream, promises: fsp }, events, scrub, errors] = await Promise.all([
+      const [{ createReadStream, promises: fsp }, { guardOutput }, scrub, errors] = await Promise.all([
         import('node:fs'),
-        import('node:events'),
+        import('../stdout.js'),
         import('../../lib/scrub/index.js'),
         import('../../lib/errors.js'),
       ]);
       const decoder = new TextDecoder('utf-8');
       const sanitizer = scrub.createSanitizer();
       const redactor = scrub.createRedactor({ secrets: scrub.credentialSecretsFromEnv(process.env) });
+      const stdout = guardOutput(process.stdout);
       const write = async (text: string): Promise<void> => {
-        if (text.length > 0 && !process.stdout.write(text)) await events.EventEmitter.once(process.stdout, 'drain');
+        if (text.length > 0 && !stdout.write(text)) await stdout.drain();
       };
       try {
         // Open first so that a missing file is one clear error, not a half-written output.
         const input = file === '-' ? process.stdin : createReadStream('', { fd: await fsp.open(file, 'r'), highWaterMark: 64 * 1024 });
         for await (const chunk of input as AsyncIterable<Buffer>) {
+          // A filter has nothing left to do once its reader has gone.
+          if (stdout.closed) return;
           await write(redactor.push(sanitizer.push(decoder.decode(chunk, { stream: true }))));
         }
         await write(redactor.push(sanitizer.push(decoder.decode()) + sanitizer.end()) + redactor.end());

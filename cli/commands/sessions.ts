@@ -1,6 +1,10 @@
 import type { Command } from 'commander';
 
-/** `minicode sessions [--json] [--store DIR]`: list the sessions in the store, most recent first. */
+/**
+ * `minicode sessions [--json] [--store DIR]`: list the sessions in the store, most recent first.
+ * Session ids come from the store, which an older build may have filled with anything: the
+ * table shows them through `displayId`, and `--json` escapes what a terminal could act on.
+ */
 export function registerSessions(program: Command): void {
   program
     .command('sessions')
@@ -10,34 +14,47 @@ export function registerSessions(program: Command): void {
     .action(async (opts: { json?: boolean; store?: string }) => {
       const fs = await import('node:fs');
       const { openStore, resolveStoreDir } = await import('../../lib/store/index.js');
+      const { MinicodeError } = await import('../../lib/errors.js');
+      const { displayId } = await import('../../lib/ids.js');
+      const { jsonLine } = await import('../../lib/render/json-line.js');
+      const { oneLine } = await import('../../lib/render/display-text.js');
+      const { writeErr, writeOut } = await import('../stdout.js');
       const dir = resolveStoreDir({ flag: opts.store });
+      let entries: import('../../lib/store/session-index.js').SessionIndexEntry[] = [];
       // No store yet is not an error: there are simply no sessions.
-      const entries = fs.existsSync(dir) ? await (async () => {
-        const store = openStore({ dir, readOnly: true });
+      if (fs.existsSync(dir)) {
         try {
-          return store.listSessions();
-        } finally {
-          await store.close();
+          const store = openStore({ dir, readOnly: true });
+          try {
+            entries = store.listSessions();
+          } finally {
+            await store.close();
+          }
+        } catch (error) {
+          if (!(error instanceof MinicodeError)) throw error;
+          writeErr(`minicode: ${error.message} [${error.code}]${error.action ? `\n  ${error.action}` : ''}\n`);
+          process.exitCode = error.exitCode;
+          return;
         }
-      })() : [];
+      }
       if (opts.json) {
-        process.stdout.write(entries.map((e) => JSON.stringify(e) + '\n').join(''));
+        writeOut(entries.map((e) => jsonLine(e) + '\n').join(''));
         return;
       }
       if (entries.length === 0) {
-        process.stdout.write(`no sessions in ${dir}\n`);
+        writeOut(`no sessions in ${oneLine(dir)}\n`);
         return;
       }
       const rows = entries.map((e) => [
-        e.sessionId,
-        e.startedAt ?? '-',
-        e.outcome,
-        [e.origin, e.agent ?? e.provider, e.model].filter(Boolean).join(' ') || '-',
+        displayId(e.sessionId),
+        oneLine(e.startedAt ?? '-'),
+        oneLine(e.outcome),
+        oneLine([e.origin, e.agent ?? e.provider, e.model].filter(Boolean).join(' ') || '-'),
         String(e.eventCount),
       ]);
       const header = ['SESSION', 'STARTED', 'OUTCOME', 'ORIGIN', 'EVENTS'];
       const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] as string).length)));
       const line = (r: string[]) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i] as number))).join('  ') + '\n';
-      process.stdout.write(line(header) + rows.map(line).join(''));
+      writeOut(line(header) + rows.map(line).join(''));
     });
 }

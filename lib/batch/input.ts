@@ -13,7 +13,8 @@ export const BATCH_AGENTS = ['codex', 'claude-code', 'gemini-cli', 'opencode'] a
 /** The schema of one input line; unknown keys are kept out of the run but allowed. */
 export const BatchLineSchema = z.object({
   id: z.union([z.string().min(1).max(512), z.number().int()]).transform(String),
-  prompt: z.string().min(1),
+  // Whitespace only is as empty as nothing: it would be sent to the model as a prompt.
+  prompt: z.string().regex(/\S/),
   provider: z.string().min(1).optional(),
   model: z.string().min(1).optional(),
   agent: z.enum(BATCH_AGENTS).optional(),

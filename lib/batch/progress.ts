@@ -6,6 +6,7 @@
  * the event loop nothing measurable.
  */
 import { formatDuration } from '../render/duration.js';
+import { jsonLine } from '../render/json-line.js';
 import type { BatchRecord } from './records.js';
 
 /** What the display shows. */
@@ -110,7 +111,7 @@ export function createProgress(options: ProgressOptions): ProgressReporter {
   return {
     record(record) {
       if (options.mode !== 'json') return;
-      out(`${JSON.stringify({ type: 'batch.record', id: record.id, kind: record.kind, outcome: record.outcome, reason: record.reason, ...(record.sessionId ? { sessionId: record.sessionId } : {}) })}\n`);
+      out(`${jsonLine({ type: 'batch.record', id: record.id, kind: record.kind, outcome: record.outcome, reason: record.reason, ...(record.sessionId ? { sessionId: record.sessionId } : {}) })}\n`);
     },
     update(snapshot) {
       const now = clock();

@@ -119,6 +119,10 @@ export function openStore(options: StoreOptions): EventStore {
   if (!Number.isInteger(maxOpenSessions) || maxOpenSessions < 1) throw new TypeError('openStore: maxOpenSessions must be an integer >= 1');
   let root: RootDatabase;
   try {
+    // lmdb would take a plain file for a single-file environment (and may crash reading it).
+    if (fs.statSync(dir, { throwIfNoEntry: false })?.isDirectory() === false) {
+      throw new MinicodeError('MINICODE_E_STORE', `cannot open the store at ${dir}: it is not a directory`, { action: 'pass --store a directory (created when missing)' });
+    }
     if (!options.readOnly) fs.mkdirSync(dir, { recursive: true });
     else if (!fs.existsSync(dir)) throw new MinicodeError('MINICODE_E_STORE', `no store at ${dir}`);
     root = open({ path: dir, compression: options.compression ?? false, maxDbs: 8, readOnly: options.readOnly ?? false });

@@ -1,0 +1,78 @@
+/**
+ * The one owner of "the reader went away". When whoever reads our stdout closes its end of the
+ * pipe (`minicode exec --json | head -1`), the next write fails with EPIPE. That is the
+ * reader's choice, not a failure of the work: a run goes on to its end, is stored, and exits
+ * with the code of its outcome; only the output stops.
+ *
+ * `guardOutput(stream)` installs, once per stream, an 'error' listener that turns EPIPE into
+ * `closed = true`. From then on `write` is a no-op (a write to a destroyed stream would build
+ * an ERR_STREAM_DESTROYED error per call) and every pending or later `drain()` resolves at once,
+ * so a writer that waits for 'drain' to honour backpressure is never left hanging on a pipe
+ * nobody reads. Any other write error is not ours to hide and is thrown as before.
+ *
+ * Writers should go through `write` (or check `closed`) rather than `stream.write`; a direct
+ * write after the close is harmless (the listener keeps it from crashing) but not free.
+ */
+
+/** A guarded output stream (stdout or stderr). */
+export interface GuardedOutput {
+  /** True once a write failed because the reader closed the pipe; never goes back to false. */
+  readonly closed: boolean;
+  /** Write `text`; a no-op returning true once closed. False means: await `drain()` before more. */
+  write(text: string): boolean;
+  /** Resolves when the stream has drained, or at once when it needs no drain or is closed. */
+  drain(): Promise<void>;
+}
+
+const guards = new WeakMap<NodeJS.WritableStream, GuardedOutput>();
+
+/** The guard of `stream` (default `process.stdout`), created and installed on first use. */
+export function guardOutput(stream: NodeJS.WritableStream & { writableNeedDrain?: boolean } = process.stdout): GuardedOutput {
+  const existing = guards.get(stream);
+  if (existing) return existing;
+  let closed = false;
+  const waiters = new Set<() => void>();
+  const wake = (): void => {
+    for (const resolve of waiters) resolve();
+    waiters.clear();
+  };
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    closed = true;
+    wake();
+  });
+  stream.on('drain', wake);
+  const guard: GuardedOutput = {
+    get closed() {
+      return closed;
+    },
+    write(text) {
+      if (closed) return true;
+      return stream.write(text);
+    },
+    drain() {
+      if (closed || stream.writableNeedDrain !== true) return Promise.resolve();
+      return new Promise<void>((resolve) => waiters.add(resolve));
+    },
+  };
+  guards.set(stream, guard);
+  return guard;
+}
+
+/** Write to stdout through its guard (the writer every command hands to its renderer). */
+export function writeOut(text: string): void {
+  guardOutput(process.stdout).write(text);
+}
+
+/** Write to stderr through its guard (`2>&1 | head` closes stderr's pipe too). */
+export function writeErr(text: string): void {
+  guardOutput(process.stderr).write(text);
+}
+
+/**
+ * One stderr line after work that completed while nobody read stdout, saying where the full
+ * output is; nothing when stdout stayed open. `where` is a command, e.g. `minicode replay ID`.
+ */
+export function noteClosedStdout(where: string): void {
+  if (guardOutput(process.stdout).closed) writeErr(`minicode: stdout was closed before the end; the work went on to completion (full output: ${where})\n`);
+}

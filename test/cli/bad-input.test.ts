@@ -1,0 +1,115 @@
+/**
+ * Bad input at the command line ends in a coded error and its documented exit code, never in
+ * "internal error", a crash, or a request to the model: an empty prompt, a directory where a
+ * recorded stream is expected, an empty session id, a missing session, a store path that is a
+ * file.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { baseUrlForOrigin } from '../../lib/agent/provider-select.js';
+import { parseBatchInput } from '../../lib/batch/input.js';
+import { startReplayServer, type ReplayServer } from '../../lib/replay/index.js';
+import { CASSETTE } from '../batch/helpers.js';
+import { cleanEnv, scratchProject, tempDir } from '../exec/helpers.js';
+import { ROOT, runCli, type CliResult } from '../helpers/cli.js';
+
+const STREAM = path.join(ROOT, 'test/streams/native/codex-all-items.jsonl');
+
+const servers: ReplayServer[] = [];
+afterAll(async () => {
+  await Promise.all(servers.map((s) => s.close()));
+});
+
+/** The one `ok:false` summary line of a `--json` failure. */
+function onlySummary(r: CliResult): Record<string, any> {
+  const lines = r.stdout.split('\n').filter((l) => l !== '');
+  expect(lines, r.stdout).toHaveLength(1);
+  const summary = JSON.parse(lines[0]!) as Record<string, any>;
+  expect(summary).toMatchObject({ type: 'summary', ok: false });
+  return summary;
+}
+
+function expectNoCrash(r: CliResult): void {
+  expect(r.signal).toBeNull();
+  expect(r.stderr).not.toContain('internal error');
+}
+
+describe('an empty prompt', () => {
+  it.each([[''], ['  \n\t ']])('is a usage error for exec --json (%j): exit 2, one ok:false line, nothing sent to the model', async (prompt) => {
+    const server = await startReplayServer(CASSETTE, { order: 'by-turn' });
+    servers.push(server);
+    const r = await runCli(
+      ['exec', prompt, '--json', '--cwd', scratchProject(), '--provider', 'openai-chat', '--model', 'gpt-4.1-mini', '--base-url', baseUrlForOrigin('openai-chat', server.origin)],
+      { env: cleanEnv(tempDir('minicode-home-'), { OPENAI_API_KEY: 'sk-test-not-a-real-key-000000' }) },
+    );
+    expect(r.code, r.stderr).toBe(2);
+    expect(onlySummary(r).error).toMatchObject({ category: 'USER_ERROR', code: 'MINICODE_E_PROMPT_EMPTY' });
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('is a usage error for exec without --json (exit 2) and stores no session', async () => {
+    const home = tempDir('minicode-home-');
+    const r = await runCli(['exec', ' ', '--provider', 'replay', '--cassette', CASSETTE, '--cwd', scratchProject()], { env: cleanEnv(home) });
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(fs.existsSync(path.join(home, 'store'))).toBe(false);
+  });
+
+  it('is a usage error for run --agent, before looking for the agent', async () => {
+    const r = await runCli(['run', '--agent', 'codex', '', '--json']);
+    expect(r.code).toBe(2);
+    expect(onlySummary(r).error.code).toBe('MINICODE_E_PROMPT_EMPTY');
+  });
+
+  it('is an invalid batch line (whitespace only), reported with its line number', () => {
+    const parsed = parseBatchInput('{"id":"a","prompt":"   "}\n{"id":"b","prompt":"ok"}\n');
+    expect(parsed.lines.map((l) => l.id)).toEqual(['b']);
+    expect(parsed.problems).toMatchObject([{ line: 1, code: 'MINICODE_E_BATCH_LINE_SHAPE' }]);
+  });
+});
+
+describe('ingest input and session ids', () => {
+  it('refuses a directory as input with MINICODE_E_INPUT_UNREADABLE (exit 1), under --json as one summary line', async () => {
+    const r = await runCli(['ingest', '--from', 'codex', tempDir('minicode-dir-input-'), '--json']);
+    expectNoCrash(r);
+    expect(r.code).toBe(1);
+    expect(onlySummary(r).error.code).toBe('MINICODE_E_INPUT_UNREADABLE');
+  });
+
+  it('refuses --session "" with MINICODE_E_SESSION_ID_INVALID (exit 2) and stores nothing', async () => {
+    const store = path.join(tempDir('minicode-ingest-'), 'store');
+    const r = await runCli(['ingest', '--from', 'codex', STREAM, '--store', store, '--session', '']);
+    expectNoCrash(r);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('MINICODE_E_SESSION_ID_INVALID');
+    expect(fs.existsSync(store)).toBe(false);
+  });
+});
+
+describe('replay and the store location', () => {
+  it('reports a missing session with MINICODE_E_SESSION_NOT_FOUND (exit 1)', async () => {
+    const store = tempDir('minicode-store-');
+    const made = await runCli(['ingest', '--from', 'codex', STREAM, '--store', store, '--session', 'ses_present']);
+    expect(made.code, made.stderr).toBe(0);
+    const r = await runCli(['replay', 'ses_absent', '--json', '--store', store]);
+    expect(r.code).toBe(1);
+    expect(onlySummary(r).error.code).toBe('MINICODE_E_SESSION_NOT_FOUND');
+  });
+
+  it.each([
+    ['replay', (file: string) => ['replay', 'ses_x', '--json', '--store', file]],
+    ['sessions', (file: string) => ['sessions', '--store', file]],
+    ['ingest', (file: string) => ['ingest', '--from', 'codex', STREAM, '--json', '--store', file]],
+    ['exec', (file: string) => ['exec', 'hello', '--json', '--provider', 'replay', '--cassette', CASSETTE, '--cwd', scratchProject(), '--store', file]],
+  ])('%s with --store pointing at a file fails with MINICODE_E_STORE (exit 1), no crash', async (command, args) => {
+    const file = path.join(tempDir('minicode-store-file-'), 'not-a-dir');
+    fs.writeFileSync(file, 'x');
+    const r = await runCli(args(file), { env: cleanEnv(tempDir('minicode-home-')) });
+    expectNoCrash(r);
+    expect(r.code).toBe(1);
+    if (command === 'sessions') expect(r.stderr).toContain('MINICODE_E_STORE');
+    else expect(onlySummary(r).error.code).toBe('MINICODE_E_STORE');
+    expect(fs.readFileSync(file, 'utf8')).toBe('x');
+  });
+});
