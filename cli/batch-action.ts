@@ -10,6 +10,7 @@ import path from 'node:path';
 import type { PoolRunners } from '../lib/batch/pool-runners.js';
 import type { LineSetup } from '../lib/batch/run-line.js';
 import type { BatchLine } from '../lib/batch/input.js';
+import { lockOutputDir, type OutputLock } from '../lib/batch/output-lock.js';
 import { MinicodeError } from '../lib/errors.js';
 import { displayId } from '../lib/ids.js';
 import type { EventStore } from '../lib/store/index.js';
@@ -76,6 +77,7 @@ export async function batchAction(file: string | undefined, flags: BatchFlags): 
   const setups = setupCache(flags);
   let store: EventStore | undefined;
   let runners: PoolRunners | undefined;
+  let lock: OutputLock | undefined;
   const abort = new AbortController();
   // Every concurrent run listens on this one signal.
   setMaxListeners(0, abort.signal);
@@ -138,6 +140,8 @@ export async function batchAction(file: string | undefined, flags: BatchFlags): 
     if (flags.strict && input.problems.length > 0) throw usage(`${input.problems.length} invalid line${input.problems.length === 1 ? '' : 's'} in ${file} (--strict)`, 'fix the lines above or drop --strict to skip them');
 
     const outDir = path.resolve(flags.out ?? `minicode-batch-${path.basename(file).replace(/\.[^.]*$/, '')}`);
+    // One batch per output directory (a queue producer too; its workers write no output here).
+    lock = lockOutputDir(outDir);
     const { createProgress } = await import('../lib/batch/progress.js');
     const mode = flags.json ? 'json' : process.stderr.isTTY ? 'tty' : 'plain';
     const progress = createProgress({ mode, write: err, writeOut: out, ...(process.stderr.columns ? { columns: process.stderr.columns } : {}) });
@@ -192,5 +196,6 @@ export async function batchAction(file: string | undefined, flags: BatchFlags): 
     await runners?.close();
     await store?.close();
     await setups.close();
+    lock?.release();
   }
 }

@@ -11,9 +11,11 @@ if (!HAVE_REDIS) console.warn(`skipping distributed batch tests: no Redis answer
 const queueName = `minicode-test-${process.pid}-${Date.now()}`;
 afterAll(async () => {
   if (!HAVE_REDIS) return;
-  const queue = new Queue(queueName, { connection: redisConnection(REDIS_URL) });
-  await queue.obliterate({ force: true }).catch(() => undefined);
-  await queue.close();
+  for (const name of [queueName, `${queueName}-lock`]) {
+    const queue = new Queue(name, { connection: redisConnection(REDIS_URL) });
+    await queue.obliterate({ force: true }).catch(() => undefined);
+    await queue.close();
+  }
 });
 
 describe.skipIf(!HAVE_REDIS)('minicode batch through BullMQ on Redis', () => {
@@ -81,4 +83,29 @@ describe.skipIf(!HAVE_REDIS)('minicode batch through BullMQ on Redis', () => {
       await b.exited;
     }
   }, 45_000);
+
+  it('refuses a second producer on the same --out with MINICODE_E_BATCH_LOCKED (exit 75) while the first collects', async () => {
+    const w = makeWorkdir(3);
+    // No worker takes this queue's jobs: the first producer waits for records until interrupted.
+    const queueFlags = ['--queue', REDIS_URL, '--queue-name', `${queueName}-lock`];
+    const first = startCli(['batch', w.input, ...queueFlags, '--out', w.out], { cwd: w.dir, env: { MINICODE_PROVIDER: '' } });
+    try {
+      await new Promise<void>((resolve) => {
+        const poll = setInterval(() => {
+          if (fs.existsSync(path.join(w.out, 'batch.lock'))) {
+            clearInterval(poll);
+            resolve();
+          }
+        }, 20);
+      });
+      const second = startCli(['batch', w.input, ...queueFlags, '--out', w.out, '--json'], { cwd: w.dir, env: { MINICODE_PROVIDER: '' } });
+      expect((await second.exited).code, second.output().stderr).toBe(75);
+      expect(JSON.parse(second.output().stdout.trim())).toMatchObject({ type: 'batch.summary', ok: false, error: { code: 'MINICODE_E_BATCH_LOCKED' } });
+      first.kill('SIGINT');
+      expect((await first.exited).code).toBe(130);
+      expect(fs.existsSync(path.join(w.out, 'batch.lock'))).toBe(false);
+    } finally {
+      first.kill('SIGKILL');
+    }
+  });
 });
