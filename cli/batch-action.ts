@@ -15,7 +15,7 @@ import { MinicodeError } from '../lib/errors.js';
 import { displayId } from '../lib/ids.js';
 import type { EventStore } from '../lib/store/index.js';
 import type { BatchFlags } from './commands/batch.js';
-import { openRunStore, prepareRun, type RunSetup } from '../lib/agent/run-setup.js';
+import { directoryFlag, openRunStore, prepareRun, type RunSetup } from '../lib/agent/run-setup.js';
 import { noteClosedStdout, writeErr, writeOut } from './stdout.js';
 
 const err = writeErr;
@@ -139,7 +139,7 @@ export async function batchAction(file: string | undefined, flags: BatchFlags): 
     }
     if (flags.strict && input.problems.length > 0) throw usage(`${input.problems.length} invalid line${input.problems.length === 1 ? '' : 's'} in ${file} (--strict)`, 'fix the lines above or drop --strict to skip them');
 
-    const outDir = path.resolve(flags.out ?? `minicode-batch-${path.basename(file).replace(/\.[^.]*$/, '')}`);
+    const outDir = directoryFlag(flags.out ?? `minicode-batch-${path.basename(file).replace(/\.[^.]*$/, '')}`, '--out');
     // One batch per output directory (a queue producer too; its workers write no output here).
     lock = lockOutputDir(outDir);
     const { createProgress } = await import('../lib/batch/progress.js');

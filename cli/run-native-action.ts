@@ -1,6 +1,6 @@
 /** `minicode run --agent`: a native agent CLI supervised through the session pipeline. */
-import path from 'node:path';
 import { promptDigestOf } from '../lib/agent/run-prompt.js';
+import { directoryFlag } from '../lib/agent/run-setup.js';
 import { MinicodeError } from '../lib/errors.js';
 import { newSessionId } from '../lib/ids.js';
 import type { NativeAgent } from '../lib/native/agents.js';
@@ -20,17 +20,19 @@ export async function runNativeAction(
   flags: { agent: string; json?: boolean; store?: string; cwd?: string; model?: string; verbose?: boolean },
 ): Promise<number> {
   const agent = flags.agent as NativeAgent;
-  const cwd = path.resolve(flags.cwd ?? process.cwd());
+  let cwd: string;
+  let store: ReturnType<typeof openStore>;
   try {
+    cwd = directoryFlag(flags.cwd ?? process.cwd(), '--cwd', { mustExist: true });
     if (prompt.trim() === '') throw new MinicodeError('MINICODE_E_PROMPT_EMPTY', 'the prompt is empty', { action: `say what to do: minicode run --agent ${agent} "fix the failing test"` });
     resolveAgentBinary(agent);
+    store = openStore({ dir: resolveStoreDir({ flag: flags.store }) });
   } catch (error) {
     if (!(error instanceof MinicodeError)) throw error;
     if (flags.json) writeSetupFailure(out, err, { category: error.category, code: error.code, message: error.message, ...(error.action ? { action: error.action } : {}), prompt });
     else err(`minicode: ${error.message}${error.action ? `\n  ${error.action}` : ''}\n`);
     return error.exitCode;
   }
-  const store = openStore({ dir: resolveStoreDir({ flag: flags.store }) });
   const renderer = flags.json
     ? createRenderer('jsonl', { out, err })
     : createRenderer(process.stdout.isTTY ? 'tty' : 'linear', { out, err, stream: process.stdout, verbosity: flags.verbose ? 'verbose' : 'normal' });

@@ -20,7 +20,8 @@ export interface BatchFlags extends ExecFlags {
  * stored run, with adaptive concurrency, resumable output (results.jsonl, errors.jsonl,
  * summary.json), progress, and a BullMQ mode (`--queue`, `--worker`) beyond one machine.
  * Exit codes: 0 every id completed, 1 some failed / not run / setup failure, 2 usage or input
- * error (duplicate ids, bad lines under --strict), 130 interrupted.
+ * error (duplicate ids, bad lines under --strict), 75 the output directory is held by another
+ * batch (MINICODE_E_BATCH_LOCKED), 130 interrupted. A closed stdout does not stop the batch.
  */
 export function registerBatch(program: Command): void {
   const command = program

@@ -24,7 +24,8 @@ export function addRunFlags(command: Command): Command {
 /**
  * `minicode exec PROMPT [--json]`: one agent run. Exit codes: 0 completed, 1 any other
  * outcome or a setup failure (with exactly one `ok:false` summary line under --json), 2 a
- * usage error, 130 aborted by SIGINT.
+ * usage error (an empty prompt among them), 130 aborted by SIGINT. A closed stdout does not
+ * stop the run: the exit code is still the run's own.
  */
 export function registerExec(program: Command): void {
   const command = program

@@ -14,7 +14,8 @@ interface IngestFlags {
  * `minicode ingest --from FORMAT [FILE|-]`: decode a recorded stream into minicode.output.v1.
  * `--json` prints the envelopes (and text records) then a summary line; `--store` keeps the
  * durable events as a session. Exit 0 when the stream decoded (whatever the run's outcome), 1
- * when the input cannot be read, 2 for usage errors.
+ * when the input cannot be read (a directory included) or the store cannot be opened, 2 for
+ * usage errors (an invalid `--session` id among them).
  */
 export function registerIngest(program: Command): void {
   program
@@ -26,7 +27,7 @@ export function registerIngest(program: Command): void {
     .option('--linear', 'plain linear text even on a TTY')
     .option('--verbose', 'show verbose facts')
     .option('--store <dir>', 'keep the durable events as a session in this store')
-    .option('--session <id>', 'session id to use (default: a new one)')
+    .option('--session <id>', 'session id to use: 1-128 of A-Z a-z 0-9 . _ : - (default: a new one)')
     .action(async (file: string, flags: IngestFlags) => {
       const { runIngest } = await import('../../lib/pipeline/ingest.js');
       const { createRenderer, writeSetupFailure } = await import('../../lib/render/index.js');

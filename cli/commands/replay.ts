@@ -11,13 +11,14 @@ interface ReplayOptions {
  * `minicode replay SESSION [--json|--linear] [--store DIR]`: rebuild a stored session from its
  * durable events. `--json` prints the stored envelopes one per line, then a summary line; the
  * default (and, until the linear renderer is wired in, `--linear`) prints a plain text view.
- * An unknown session exits 1 with MINICODE_E_SESSION_NOT_FOUND.
+ * An unknown session exits 1 with MINICODE_E_SESSION_NOT_FOUND; an id outside the session id
+ * grammar (`lib/ids.ts`) exits 2 with MINICODE_E_SESSION_ID_INVALID.
  */
 export function registerReplay(program: Command): void {
   program
     .command('replay')
     .description('rebuild a stored session and render it')
-    .argument('<session>', 'session id (see `minicode sessions`)')
+    .argument('<session>', 'session id (see `minicode sessions`): 1-128 of A-Z a-z 0-9 . _ : -')
     .option('--json', 'stored envelopes as JSON lines, then a summary line')
     .option('--linear', 'plain linear text (the default)')
     .option('--store <dir>', 'store directory (default: $MINICODE_HOME/store, else $XDG_DATA_HOME/minicode/store)')

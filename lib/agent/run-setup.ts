@@ -3,6 +3,7 @@
  * loaded, provider resolved (a replay cassette served over loopback), the store opened. Each
  * failure is a MinicodeError with one actionable message.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import { resolveProvider } from './provider-select.js';
 import type { AgentProvider } from './loop.js';
@@ -78,7 +79,8 @@ export function retryPolicyFromEnv(env: NodeJS.ProcessEnv): RetryPolicy | undefi
 
 /** Check flags, load config and resolve the provider (`replayOptions` go to a replay server: `batch` asks for `by-turn`). */
 export async function prepareRun(flags: ExecFlags, env: NodeJS.ProcessEnv = process.env, replayOptions: ReplayServerOptions = {}): Promise<RunSetup> {
-  const cwd = path.resolve(flags.cwd ?? process.cwd());
+  const cwd = directoryFlag(flags.cwd ?? process.cwd(), '--cwd', { mustExist: true });
+  if (flags.record !== undefined) directoryFlag(flags.record, '--record');
   const maxSteps = positiveInt(flags.maxSteps, '--max-steps');
   const timeoutMs = positiveInt(flags.timeout ?? (env.MINICODE_TIMEOUT_MS || undefined), flags.timeout !== undefined ? '--timeout' : 'MINICODE_TIMEOUT_MS');
   let budget: Budget | undefined;
@@ -126,7 +128,13 @@ export async function prepareRun(flags: ExecFlags, env: NodeJS.ProcessEnv = proc
   };
   if (flags.record) {
     const { createRecordingFetch } = await import('../replay/record.js');
-    setup.fetch = createRecordingFetch({ dir: path.resolve(flags.record), format: provider.format, model: provider.model });
+    try {
+      setup.fetch = createRecordingFetch({ dir: path.resolve(flags.record), format: provider.format, model: provider.model });
+    } catch (error) {
+      // A replay server may be listening already: left open, it would keep the process alive.
+      await setup.close();
+      throw new MinicodeError('MINICODE_E_INPUT_UNREADABLE', `--record ${flags.record}: cannot write the cassette: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, { action: 'pass --record a writable directory', cause: error });
+    }
   }
   if (budget) setup.budget = budget;
   if (maxSteps !== undefined) setup.maxSteps = maxSteps;
@@ -135,6 +143,18 @@ export async function prepareRun(flags: ExecFlags, env: NodeJS.ProcessEnv = proc
   const window = contextWindow ?? loaded.config.contextWindow;
   if (window !== undefined) setup.contextWindow = window;
   return setup;
+}
+
+/**
+ * The absolute path of a directory flag, or MINICODE_E_USAGE (exit 2) when the path names
+ * something that is not a directory, or nothing while `mustExist` (default false: created later).
+ */
+export function directoryFlag(value: string, flag: string, options: { mustExist?: boolean } = {}): string {
+  const dir = path.resolve(value);
+  const stat = fs.statSync(dir, { throwIfNoEntry: false });
+  if (stat && !stat.isDirectory()) throw new MinicodeError('MINICODE_E_USAGE', `${flag} ${value}: not a directory`, { action: `pass ${flag} a directory` });
+  if (!stat && options.mustExist) throw new MinicodeError('MINICODE_E_USAGE', `${flag} ${value}: no such directory`, { action: `pass ${flag} an existing directory` });
+  return dir;
 }
 
 /** Open the session store (a MinicodeError with the directory when it cannot be opened). */

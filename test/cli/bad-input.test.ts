@@ -113,3 +113,32 @@ describe('replay and the store location', () => {
     expect(fs.readFileSync(file, 'utf8')).toBe('x');
   });
 });
+
+describe('directory flags', () => {
+  it.each([
+    ['exec --cwd missing', (dir: string) => ['exec', 'hello', '--json', '--provider', 'replay', '--cassette', CASSETTE, '--cwd', path.join(dir, 'missing')]],
+    ['exec --cwd a file', (dir: string) => ['exec', 'hello', '--json', '--provider', 'replay', '--cassette', CASSETTE, '--cwd', path.join(dir, 'file')]],
+    ['exec --record a file', (dir: string) => ['exec', 'hello', '--json', '--provider', 'replay', '--cassette', CASSETTE, '--cwd', dir, '--record', path.join(dir, 'file')]],
+  ])('%s is a usage error (MINICODE_E_USAGE, exit 2) before any run', async (_label, args) => {
+    const dir = tempDir('minicode-dir-flags-');
+    fs.writeFileSync(path.join(dir, 'file'), 'x');
+    const home = tempDir('minicode-home-');
+    const r = await runCli(args(dir), { env: cleanEnv(home), timeoutMs: 20_000 });
+    expectNoCrash(r);
+    expect(r.code).toBe(2);
+    expect(onlySummary(r).error.code).toBe('MINICODE_E_USAGE');
+    expect(fs.existsSync(path.join(home, 'store'))).toBe(false);
+  });
+
+  it('batch --out naming a file is a usage error (exit 2), the file untouched', async () => {
+    const dir = tempDir('minicode-dir-flags-');
+    const input = path.join(dir, 'p.jsonl');
+    fs.writeFileSync(input, '{"id":"a","prompt":"hi"}\n');
+    fs.writeFileSync(path.join(dir, 'out'), 'x');
+    const r = await runCli(['batch', input, '--json', '--provider', 'replay', '--cassette', CASSETTE, '--store', path.join(dir, 'store'), '--out', path.join(dir, 'out')], { cwd: dir });
+    expectNoCrash(r);
+    expect(r.code).toBe(2);
+    expect(JSON.parse(r.stdout.trim())).toMatchObject({ type: 'batch.summary', ok: false, error: { code: 'MINICODE_E_USAGE' } });
+    expect(fs.readFileSync(path.join(dir, 'out'), 'utf8')).toBe('x');
+  });
+});
