@@ -12,7 +12,7 @@ import type { Renderer } from '../lib/render/types.js';
 import type { ReducerState } from '../lib/reducer/index.js';
 import { resolveVerifyCommand } from '../lib/verify/detect.js';
 import type { ExecFlags } from './commands/exec.js';
-import { openRunStore, prepareRun, type RunSetup } from '../lib/agent/run-setup.js';
+import { checkPrompt, openRunStore, prepareRun, type RunSetup } from '../lib/agent/run-setup.js';
 import { noteClosedStdout, writeErr, writeOut } from './stdout.js';
 
 const out = writeOut;
@@ -23,18 +23,13 @@ export function exitCodeFor(reason: string): number {
   return reason === 'completed' ? 0 : reason === 'aborted' ? 130 : 1;
 }
 
-/** The usage error of an empty or whitespace-only PROMPT: nothing is sent to a model or an agent. */
-export function emptyPrompt(command: string): MinicodeError {
-  return new MinicodeError('MINICODE_E_PROMPT_EMPTY', 'the prompt is empty', { action: `say what to do: minicode ${command} "fix the failing test"` });
-}
-
 /** Run `exec`; returns the exit code. */
 export async function execAction(prompt: string, flags: ExecFlags): Promise<number> {
   let setup: RunSetup | undefined;
   let store: ReturnType<typeof openRunStore> | undefined;
   try {
     try {
-      if (prompt.trim() === '') throw emptyPrompt('exec');
+      checkPrompt(prompt, 'minicode exec');
       setup = await prepareRun(flags);
       store = openRunStore(setup.storeDir);
     } catch (error) {

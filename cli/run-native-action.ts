@@ -1,6 +1,6 @@
 /** `minicode run --agent`: a native agent CLI supervised through the session pipeline. */
 import { promptDigestOf } from '../lib/agent/run-prompt.js';
-import { directoryFlag } from '../lib/agent/run-setup.js';
+import { checkPrompt, directoryFlag } from '../lib/agent/run-setup.js';
 import { MinicodeError } from '../lib/errors.js';
 import { newSessionId } from '../lib/ids.js';
 import type { NativeAgent } from '../lib/native/agents.js';
@@ -24,7 +24,7 @@ export async function runNativeAction(
   let store: ReturnType<typeof openStore>;
   try {
     cwd = directoryFlag(flags.cwd ?? process.cwd(), '--cwd', { mustExist: true });
-    if (prompt.trim() === '') throw new MinicodeError('MINICODE_E_PROMPT_EMPTY', 'the prompt is empty', { action: `say what to do: minicode run --agent ${agent} "fix the failing test"` });
+    checkPrompt(prompt, `minicode run --agent ${agent}`);
     resolveAgentBinary(agent);
     store = openStore({ dir: resolveStoreDir({ flag: flags.store }) });
   } catch (error) {

@@ -145,6 +145,11 @@ export async function prepareRun(flags: ExecFlags, env: NodeJS.ProcessEnv = proc
   return setup;
 }
 
+/** MINICODE_E_PROMPT_EMPTY (exit 2) for an empty or whitespace-only PROMPT, which must never reach a model or an agent. */
+export function checkPrompt(prompt: string, command: string): void {
+  if (prompt.trim() === '') throw new MinicodeError('MINICODE_E_PROMPT_EMPTY', 'the prompt is empty', { action: `say what to do: ${command} "fix the failing test"` });
+}
+
 /**
  * The absolute path of a directory flag, or MINICODE_E_USAGE (exit 2) when the path names
  * something that is not a directory, or nothing while `mustExist` (default false: created later).
