@@ -1,6 +1,6 @@
 import { draft } from '../events/draft.js';
 import type { ErrorInfo, EventDraft, EventType, Fidelity, PayloadOf } from '../events/index.js';
-import type { EventSink } from '../pipeline/types.js';
+import type { EventSink } from '../decode/types.js';
 import { count, DIAGNOSTIC_EXCERPT_CHARS, excerpt, matchLimitWording, oneLine } from './text.js';
 
 /**

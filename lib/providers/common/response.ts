@@ -13,7 +13,7 @@
  * - decoded events carry fidelity `native`; what we infer (truncation, diagnostics) `synthetic`.
  */
 import type { EventDraft, ErrorInfo, StopReason, Usage } from '../../events/index.js';
-import type { EventSink } from '../../pipeline/types.js';
+import type { EventSink } from '../../decode/types.js';
 import { DECODE_CODES, excerpt } from './codes.js';
 
 /** Options of {@link createResponseEmitter}. */
