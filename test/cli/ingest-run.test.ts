@@ -82,15 +82,17 @@ describe('minicode ingest', () => {
 
   describe.skipIf(!HAVE_FIXTURES)('over the recorded fixtures', () => {
     fixtureSkipNote();
-    it('decodes every native recording without a crash', async () => {
-      const formats: Record<string, string> = { claude: 'claude-code', codex: 'codex', gemini: 'gemini-cli', opencode: 'opencode' };
-      for (const [dir, format] of Object.entries(formats)) {
-        for (const file of fs.readdirSync(path.join(FIXTURES, 'native', dir)).filter((f) => f.endsWith('.jsonl'))) {
-          const result = await runCli(['ingest', '--from', format, path.join(FIXTURES, 'native', dir, file), '--json']);
-          expect(result.code, `${dir}/${file}: ${result.stderr}`).toBe(0);
-          expect(jsonLines(result.stdout).at(-1)!.type).toBe('summary');
-        }
-      }
+    // One test per recording: each spawns the CLI, so each gets its own time budget.
+    const formats: Record<string, string> = { claude: 'claude-code', codex: 'codex', gemini: 'gemini-cli', opencode: 'opencode' };
+    const recordings = HAVE_FIXTURES
+      ? Object.entries(formats).flatMap(([dir, format]) =>
+          fs.readdirSync(path.join(FIXTURES, 'native', dir)).filter((f) => f.endsWith('.jsonl')).map((file) => [`${dir}/${file}`, format] as const),
+        )
+      : [];
+    it.each(recordings)('decodes the native recording %s without a crash', async (file, format) => {
+      const result = await runCli(['ingest', '--from', format, path.join(FIXTURES, 'native', file), '--json']);
+      expect(result.code, `${file}: ${result.stderr}`).toBe(0);
+      expect(jsonLines(result.stdout).at(-1)!.type).toBe('summary');
     });
   });
 });
