@@ -5,16 +5,15 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { PROVIDER_FORMATS, type ProviderFormat } from '../lib/decode/formats.js';
 
 /** One decodable input. */
 export interface CorpusStream {
   /** Fixture-relative name, e.g. `anthropic/an01-text-small.sse` (`#n` for the n-th recorded interaction). */
   name: string;
-  format: 'openai-chat' | 'openai-responses' | 'anthropic' | 'gemini' | 'ollama';
+  format: ProviderFormat;
   bytes: Uint8Array;
 }
-
-const FOLDERS = ['openai-chat', 'openai-responses', 'anthropic', 'gemini', 'ollama'] as const;
 
 function frameChunks(format: CorpusStream['format'], text: string): string {
   const out: string[] = [];
@@ -36,7 +35,7 @@ export function loadProviderCorpus(fixtures: string): CorpusStream[] {
   const root = path.join(fixtures, 'providers');
   const out: CorpusStream[] = [];
   if (!fs.existsSync(root)) return out;
-  for (const folder of FOLDERS) {
+  for (const folder of PROVIDER_FORMATS) {
     for (const file of fs.readdirSync(path.join(root, folder)).sort()) {
       const full = path.join(root, folder, file);
       const name = `${folder}/${file}`;
@@ -63,7 +62,7 @@ export function loadProviderCorpus(fixtures: string): CorpusStream[] {
 /** Our hand-made streams (test/streams/<format>/*), present in a bare clone. */
 export function loadHandMadeCorpus(dir: string): CorpusStream[] {
   const out: CorpusStream[] = [];
-  for (const folder of FOLDERS) {
+  for (const folder of PROVIDER_FORMATS) {
     const d = path.join(dir, folder);
     if (!fs.existsSync(d)) continue;
     for (const file of fs.readdirSync(d).sort()) {

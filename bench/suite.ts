@@ -7,7 +7,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { missingDependency } from '../lib/optional-module.js';
 import { formatReport, meets, type BenchReport } from './harness.js';
+import { missingPackages } from './support/peer-packages.js';
 
 /** Files in bench/ that are not benchmarks. */
 const NOT_BENCHMARKS = new Set(['harness', 'suite', 'write-docs', 'charts']);
@@ -62,10 +64,21 @@ function runOne(file: string, quick: boolean): Promise<BenchReport> {
   });
 }
 
-/** Run the suite; returns the process exit code (1 when a benchmark crashed). */
+/**
+ * Run the suite; returns the process exit code (1 when a benchmark crashed). Throws
+ * MINICODE_E_MISSING_DEPENDENCY, before running anything, when a selected benchmark imports a
+ * package that is not installed (the peers are development dependencies).
+ */
 export async function runBenchSuite(options: { json: boolean; quick: boolean; only: string[]; out?: string | undefined }): Promise<number> {
   const dir = path.dirname(fileURLToPath(import.meta.url));
   const names = listBenchmarks(dir).filter((n) => options.only.length === 0 || options.only.includes(n));
+  const missing = missingPackages(names.map((n) => path.join(dir, `${n}.js`)));
+  if (missing.size > 0) {
+    const lacking = [...missing.keys()].map((file) => path.basename(file, '.js'));
+    const others = names.filter((n) => !lacking.includes(n));
+    const packages = [...new Set([...missing.values()].flat())].sort();
+    throw missingDependency(packages, `\`minicode bench\` (${lacking.join(', ')})`, others.length === 0 ? {} : { orElse: `run the others alone: minicode bench --only ${others.join(' ')}` });
+  }
   const result: SuiteResult = {
     machine: {
       cpus: os.cpus()[0]?.model ?? 'unknown',

@@ -3,7 +3,7 @@ import { promptDigestOf } from '../lib/agent/run-prompt.js';
 import { checkPrompt, directoryFlag } from '../lib/agent/run-setup.js';
 import { MinicodeError } from '../lib/errors.js';
 import { newSessionId } from '../lib/ids.js';
-import type { NativeAgent } from '../lib/native/agents.js';
+import type { NativeAgent } from '../lib/decode/formats.js';
 import { resolveAgentBinary, superviseAgent } from '../lib/native/supervisor.js';
 import { createSessionPipeline } from '../lib/pipeline/session.js';
 import { createRenderer, writeSetupFailure } from '../lib/render/index.js';

@@ -14,7 +14,7 @@ import path from 'node:path';
 import type { EventDraft } from '../../lib/events/index.js';
 import { createSseFramer } from '../../lib/framing/sse.js';
 import { NATIVE_DECODERS } from '../../lib/native/index.js';
-import type { StreamDecoder } from '../../lib/pipeline/types.js';
+import type { StreamDecoder } from '../../lib/decode/types.js';
 import { PROVIDER_DECODERS } from '../../lib/providers/index.js';
 import { loadHandMadeCorpus, loadProviderCorpus, repoRoot } from '../provider-corpus.js';
 

@@ -11,12 +11,19 @@ export function registerBench(program: Command): void {
     .option('--out <file>', 'also write the JSON document to this file')
     .action(async (options: { json?: boolean; quick?: boolean; only?: string[]; out?: string }) => {
       const { runBenchSuite } = await import('../../bench/suite.js');
-      const code = await runBenchSuite({
-        json: options.json ?? false,
-        quick: options.quick ?? false,
-        only: options.only ?? [],
-        out: options.out,
-      });
-      process.exitCode = code;
+      const { MinicodeError } = await import('../../lib/errors.js');
+      try {
+        process.exitCode = await runBenchSuite({
+          json: options.json ?? false,
+          quick: options.quick ?? false,
+          only: options.only ?? [],
+          out: options.out,
+        });
+      } catch (error) {
+        if (!(error instanceof MinicodeError)) throw error;
+        if (options.json) process.stdout.write(`${JSON.stringify({ ok: false, error: { category: error.category, code: error.code, message: error.message, action: error.action } })}\n`);
+        process.stderr.write(`minicode bench: ${error.code}: ${error.message}\n  ${error.action ?? ''}\n`);
+        process.exitCode = error.exitCode;
+      }
     });
 }

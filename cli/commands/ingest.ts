@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import { INGEST_FORMATS } from '../../lib/pipeline/formats.js';
+import { INGEST_FORMATS } from '../../lib/decode/formats.js';
 
 interface IngestFlags {
   from: string;

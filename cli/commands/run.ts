@@ -1,4 +1,5 @@
 import { Option, type Command } from 'commander';
+import { NATIVE_AGENTS } from '../../lib/decode/formats.js';
 
 interface RunFlags {
   agent: string;
@@ -20,7 +21,7 @@ export function registerRun(program: Command): void {
     .command('run')
     .description('supervise an installed native agent CLI through the minicode pipeline')
     .argument('<prompt>', 'what the agent should do')
-    .addOption(new Option('--agent <name>', 'native agent CLI').choices(['codex', 'claude-code', 'gemini-cli', 'opencode']).makeOptionMandatory())
+    .addOption(new Option('--agent <name>', 'native agent CLI').choices([...NATIVE_AGENTS]).makeOptionMandatory())
     .option('--json', 'JSON lines on stdout: envelopes, text records, one summary last')
     .option('--model <name>', 'passed to the agent as --model')
     .option('--verbose', 'show verbose facts')

@@ -1,4 +1,5 @@
 import { RequestError } from '@agentclientprotocol/sdk';
+import type { ErrorCode } from '../errors.js';
 
 /**
  * The JSON-RPC errors the ACP server answers with, beside the ones the SDK connection produces
@@ -35,7 +36,7 @@ export const AcpErrors = {
   authRequired(message: string): RequestError {
     return RequestError.authRequired({ code: 'MINICODE_E_MISSING_KEY' }, message);
   },
-  internal(code: string, message: string): RequestError {
+  internal(code: ErrorCode, message: string): RequestError {
     return RequestError.internalError({ code }, message);
   },
 };

@@ -16,7 +16,7 @@ import type {
 } from '../acp/agent-port.js';
 import { prepareRun, type RunSetup } from './run-setup.js';
 import type { EventDraft, OutputEvent } from '../events/index.js';
-import { ERROR_CODES, MinicodeError, type ErrorCode } from '../errors.js';
+import { isThrownCode, MinicodeError } from '../errors.js';
 import type { ReducerState } from '../reducer/index.js';
 import { createRebuilder } from '../reducer/rebuild.js';
 import { openStore, resolveStoreDir, type EventStore } from '../store/index.js';
@@ -193,7 +193,7 @@ function outcomeOf(result: AgentResult, modelStop: string | undefined): PromptOu
       return stop('max_turn_requests');
     default: {
       const code = result.error?.code;
-      const known: ErrorCode = code !== undefined && code in ERROR_CODES ? (code as ErrorCode) : 'MINICODE_E_INTERNAL';
+      const known = code !== undefined && isThrownCode(code) ? code : 'MINICODE_E_INTERNAL';
       throw new MinicodeError(known, result.error?.message ?? `the turn ended: ${result.reason}`);
     }
   }

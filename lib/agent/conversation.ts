@@ -5,11 +5,10 @@
  * signatures, OpenAI Responses reasoning items, Gemini thought signatures).
  */
 
-/** The wire formats minicode speaks. */
-export type ProviderFormat = 'openai-chat' | 'openai-responses' | 'anthropic' | 'gemini' | 'ollama';
+import type { ProviderFormat } from '../decode/formats.js';
 
-/** Every provider format name, in documentation order. */
-export const PROVIDER_FORMATS: readonly ProviderFormat[] = ['openai-chat', 'openai-responses', 'anthropic', 'gemini', 'ollama'];
+/** The wire formats minicode speaks (declared with the other format lists). */
+export type { ProviderFormat };
 
 /** One tool call the model made. `argumentsText` is the JSON text as streamed (may be invalid). */
 export interface ToolCallPart {

@@ -1,6 +1,6 @@
 import type { Config } from '../config.js';
 import { MinicodeError } from '../errors.js';
-import { PROVIDER_FORMATS, type ProviderFormat } from './conversation.js';
+import { PROVIDER_FORMATS, type ProviderFormat } from '../decode/formats.js';
 
 /** What `--provider` accepts: a wire format, an alias, or `replay`. */
 export const PROVIDER_ALIASES: Readonly<Record<string, ProviderFormat>> = {

@@ -6,9 +6,7 @@
  * batch ambiguous (which result belongs to which line?), so the caller refuses to run.
  */
 import { z } from 'zod';
-
-/** Native agents a line may name (run through `superviseAgent`). */
-export const BATCH_AGENTS = ['codex', 'claude-code', 'gemini-cli', 'opencode'] as const;
+import { NATIVE_AGENTS, type NativeAgent } from '../decode/formats.js';
 
 /** The schema of one input line; unknown keys are kept out of the run but allowed. */
 export const BatchLineSchema = z.object({
@@ -17,7 +15,7 @@ export const BatchLineSchema = z.object({
   prompt: z.string().regex(/\S/),
   provider: z.string().min(1).optional(),
   model: z.string().min(1).optional(),
-  agent: z.enum(BATCH_AGENTS).optional(),
+  agent: z.enum(NATIVE_AGENTS).optional(),
   cwd: z.string().min(1).optional(),
   budget: z.number().nonnegative().optional(),
   max_steps: z.number().int().positive().optional(),
@@ -32,7 +30,7 @@ export interface BatchLine {
   prompt: string;
   provider?: string;
   model?: string;
-  agent?: (typeof BATCH_AGENTS)[number];
+  agent?: NativeAgent;
   cwd?: string;
   budget?: number;
   maxSteps?: number;

@@ -13,14 +13,23 @@
 import { createHash } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
-import { Job, Queue, QueueEvents, Worker } from 'bullmq';
+import type * as Bullmq from 'bullmq';
 import { MinicodeError } from '../errors.js';
+import { loadOptional, type ModuleLoader } from '../optional-module.js';
 import { openBatch, type BatchCommon, type BatchSummary } from './batch.js';
 import { createConcurrencyController } from './concurrency.js';
 import type { BatchLine } from './input.js';
 import { setupErrorRecord, type BatchRecord } from './records.js';
 import { runLine, type LineSetup } from './run-line.js';
 import type { EventStore } from '../store/index.js';
+
+/** The queue engine: bullmq (with ioredis), optional dependencies installed only for `--queue`. */
+export type QueueEngine = typeof Bullmq;
+
+/** Load the queue engine; MINICODE_E_MISSING_DEPENDENCY (exit 1) when bullmq or ioredis is missing. */
+export function loadQueueEngine(load: ModuleLoader<QueueEngine> = () => import('bullmq')): Promise<QueueEngine> {
+  return loadOptional(load, ['bullmq', 'ioredis'], '`minicode batch --queue`');
+}
 
 /** Default queue name shared by producers and workers. */
 export const DEFAULT_QUEUE_NAME = 'minicode-batch';
@@ -81,6 +90,8 @@ export interface ProducerOptions extends BatchCommon {
   signal?: AbortSignal;
   /** Sweep for finished jobs this often (besides queue events); default 1000 ms. */
   sweepMs?: number;
+  /** Loads bullmq; default `import('bullmq')` (tests inject a failing one). */
+  loadEngine?: ModuleLoader<QueueEngine>;
 }
 
 function recordOf(value: unknown): BatchRecord | undefined {
@@ -91,6 +102,7 @@ function recordOf(value: unknown): BatchRecord | undefined {
 /** Enqueue the pending lines, collect records until every one is in (or the signal stops waiting). */
 export async function runProducer(options: ProducerOptions): Promise<BatchSummary> {
   const connection = redisConnection(options.queueUrl);
+  const { Job, Queue, QueueEvents } = await loadQueueEngine(options.loadEngine);
   const name = options.queueName ?? DEFAULT_QUEUE_NAME;
   const queue = new Queue<BatchJobData, BatchRecord>(name, { connection });
   const events = new QueueEvents(name, { connection });
@@ -169,11 +181,14 @@ export interface WorkerOptions {
   onRecord?: (record: BatchRecord) => void;
   /** Called once connected and taking jobs. */
   onReady?: (name: string) => void;
+  /** Loads bullmq; default `import('bullmq')` (tests inject a failing one). */
+  loadEngine?: ModuleLoader<QueueEngine>;
 }
 
 /** Run jobs until the signal aborts. */
 export async function runWorker(options: WorkerOptions): Promise<void> {
   const connection = redisConnection(options.queueUrl);
+  const { Worker } = await loadQueueEngine(options.loadEngine);
   const controller = createConcurrencyController({ max: options.concurrency });
   const name = options.name ?? `${os.hostname()}:${process.pid}`;
   const lockMs = options.lockMs ?? 30_000;

@@ -10,6 +10,7 @@ import type { PromptRunOptions } from '../agent/run-prompt.js';
 import type { AgentProvider } from '../agent/loop.js';
 import type { Budget } from '../control/budget.js';
 import type { RetryPolicy } from '../control/retry.js';
+import { terminationCode } from '../control/termination.js';
 import type { OutputEvent } from '../events/index.js';
 import { MinicodeError } from '../errors.js';
 import type { ApprovalModeName } from '../policy/index.js';
@@ -141,7 +142,7 @@ export async function runLine(options: RunLineOptions): Promise<BatchRecord> {
     if (r.reason === 'completed') {
       return base<ResultRecord>({ kind: 'result', outcome: 'completed', ...common, finalText: r.finalText, ...(r.result !== undefined ? { result: r.result } : {}) }, line, extra);
     }
-    const error = r.error ?? { category: 'AGENT_ERROR', code: `MINICODE_E_${r.reason.toUpperCase()}`, message: r.reason };
+    const error = r.error ?? { category: 'AGENT_ERROR', code: terminationCode(r.reason), message: r.reason };
     const outcome = r.reason === 'timeout' || r.reason === 'budget_exceeded' || r.reason === 'aborted' ? 'cancelled' : 'failed';
     return base<ErrorRecord>({ kind: 'error', outcome, ...common, error: { category: error.category, code: error.code, message: error.message } }, line, extra);
   } catch (error) {

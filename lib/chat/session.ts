@@ -49,7 +49,7 @@ export interface ChatSession {
   budget: Budget | undefined;
   /** Stored events of a resumed session (to render its history). */
   readonly storedEvents: readonly OutputEvent[];
-  /** Run one prompt as the next turn; refuses (MINICODE_E_BUDGET) when the budget preflight does. */
+  /** Run one prompt as the next turn; refuses (MINICODE_E_BUDGET_EXCEEDED) when the budget preflight does. */
   turn(prompt: string, hooks: TurnHooks): Promise<PromptRun>;
   observed(): Observed;
   /** The conversation as the next request would carry it (for `/compact`). */

@@ -20,7 +20,7 @@
 import { draft } from '../events/draft.js';
 import type { EventDraft } from '../events/index.js';
 import type { Usage } from '../events/payloads.js';
-import { toPlainError } from '../errors.js';
+import { toPlainError, type ErrorCode } from '../errors.js';
 import { estimateFixedTokens, estimateMessagesTokens, type ContextEstimator } from './estimate.js';
 import { foldTranscript, type FoldOptions, type FoldResult } from './fold.js';
 import { compactInPool } from './offload.js';
@@ -181,7 +181,7 @@ export function createCompactionController(options: CompactionOptions): Compacti
     }
   }
 
-  function emitDiagnostic(code: string, message: string): void {
+  function emitDiagnostic(code: ErrorCode, message: string): void {
     emit(draft('diagnostic.raised', { code, message, category: 'AGENT_ERROR' }, { turnId: turn, severity: 'warning' }));
   }
 

@@ -4,7 +4,7 @@
  * it returns `{ ok: false, error: {code, message, data} }` (an Error subclass would lose its
  * fields in `structuredClone`).
  */
-import type { PlainError } from '../errors.js';
+import type { ErrorCode, PlainError } from '../errors.js';
 import type { DensityTable } from './density.js';
 import type { FoldOptions } from './fold.js';
 import type { FixedContext } from './transcript.js';
@@ -66,6 +66,6 @@ export interface CompactValue {
 }
 
 /** Build a coded failure result. */
-export function failure(code: string, message: string, data?: unknown): { ok: false; error: PlainError } {
+export function failure(code: ErrorCode, message: string, data?: unknown): { ok: false; error: PlainError } {
   return { ok: false, error: data === undefined ? { code, message } : { code, message, data } };
 }

@@ -28,6 +28,11 @@ const CODES: Record<TerminationReason, ErrorCode> = {
   busy: 'MINICODE_E_BUSY',
 };
 
+/** The error code a run that ended for `kind` reports. */
+export function terminationCode(kind: TerminationReason): ErrorCode {
+  return CODES[kind];
+}
+
 /** Build the abort reason for a termination kind. */
 export function abortReason(kind: TerminationReason, message: string = kind.replace(/_/g, ' ')): AbortReason {
   return { kind, code: CODES[kind], message };

@@ -32,7 +32,7 @@ export type Usage = z.infer<typeof Usage>;
 /** An error as every surface shows it: category, stable code, message, recoverability. */
 export const ErrorInfo = z.object({
   category: ErrorCategory,
-  /** Stable code, e.g. `MINICODE_E_PROVIDER_OVERLOADED` or the provider's own error type. */
+  /** Stable code, e.g. `MINICODE_E_STREAM_TRUNCATED` or the provider's own error type. */
   code: z.string().min(1),
   message: z.string(),
   recoverability: Recoverability,

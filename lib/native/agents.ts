@@ -1,7 +1,4 @@
-import type { NativeFormat } from './index.js';
-
-/** Agents minicode can supervise (`minicode run --agent NAME`). */
-export type NativeAgent = Exclude<NativeFormat, 'terminal'>;
+import type { NativeAgent } from '../decode/formats.js';
 
 /** How to start one native agent CLI non-interactively. */
 export interface AgentSpec {

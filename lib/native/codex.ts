@@ -1,5 +1,5 @@
 import type { ErrorInfo, PayloadOf } from '../events/index.js';
-import type { DecoderOptions } from '../pipeline/types.js';
+import type { DecoderOptions } from '../decode/types.js';
 import { createJsonlInput } from './jsonl-input.js';
 import { createRunCore, reportLimitWording, tokenUsage, type RunCore } from './run-core.js';
 import { settlingDecoder, type SettlingNativeDecoder } from './settling.js';

@@ -1,13 +1,11 @@
-import type { DecoderOptions, NativeDecoderFactory } from '../pipeline/types.js';
+import type { NativeFormat } from '../decode/formats.js';
+import type { DecoderOptions, NativeDecoderFactory } from '../decode/types.js';
 import { createClaudeCodeDecoder } from './claude-code.js';
 import { createCodexDecoder } from './codex.js';
 import { createGeminiCliDecoder } from './gemini-cli.js';
 import { createOpencodeDecoder } from './opencode.js';
 import type { SettlingNativeDecoder } from './settling.js';
 import { createTerminalDecoder } from './terminal.js';
-
-/** Format names of the native decoders. */
-export type NativeFormat = 'codex' | 'claude-code' | 'gemini-cli' | 'opencode' | 'terminal';
 
 /** The native decoders with their `cancel()` (what the supervisor uses), by format name. */
 export const NATIVE_AGENT_DECODERS: Readonly<Record<NativeFormat, (options: DecoderOptions) => SettlingNativeDecoder>> = {

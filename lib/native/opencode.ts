@@ -1,5 +1,5 @@
 import type { ErrorInfo } from '../events/index.js';
-import type { DecoderOptions } from '../pipeline/types.js';
+import type { DecoderOptions } from '../decode/types.js';
 import { createJsonlInput } from './jsonl-input.js';
 import { errorInfo, reportStepUsage, toolPart } from './opencode-parts.js';
 import { createOpencodeServerState, decodeServerEvent, isServerEvent } from './opencode-server.js';

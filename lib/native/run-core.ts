@@ -1,6 +1,7 @@
 import { draft } from '../events/draft.js';
 import type { ErrorInfo, EventDraft, EventType, Fidelity, PayloadOf } from '../events/index.js';
-import type { EventSink } from '../pipeline/types.js';
+import type { EventSink } from '../decode/types.js';
+import type { ErrorCode } from '../errors.js';
 import { count, DIAGNOSTIC_EXCERPT_CHARS, excerpt, matchLimitWording, oneLine } from './text.js';
 
 /**
@@ -51,7 +52,7 @@ export interface RunCore {
   failTask(reason: PayloadOf<'task.failed'>['reason'], error: ErrorInfo, fidelity: Fidelity, durationMs?: number): void;
   cancelTask(reason: PayloadOf<'task.cancelled'>['reason'], message: string | undefined, fidelity: Fidelity): void;
   /** A diagnostic with a bounded excerpt; repeated codes past `maxDiagnostics` are counted, not emitted. */
-  diagnostic(code: string, message: string, where?: { line?: number; raw?: string }): void;
+  diagnostic(code: ErrorCode, message: string, where?: { line?: number; raw?: string }): void;
   /** Remember stderr text (bounded tail) for failure messages. */
   stderr(text: string): void;
   /** Apply the exit policy; `cleanExitCompletes` for formats without a terminal record. */
@@ -125,7 +126,7 @@ export function createRunCore(options: RunCoreOptions): RunCore {
     push(type, payload, fidelity, fields);
   }
 
-  function diagnostic(code: string, message: string, where: { line?: number; raw?: string } = {}): void {
+  function diagnostic(code: ErrorCode, message: string, where: { line?: number; raw?: string } = {}): void {
     const seen = (diagnosticsByCode.get(code) ?? 0) + 1;
     diagnosticsByCode.set(code, seen);
     if (seen > maxPerCode) return;

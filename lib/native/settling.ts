@@ -1,4 +1,4 @@
-import type { NativeDecoder } from '../pipeline/types.js';
+import type { NativeDecoder } from '../decode/types.js';
 import type { RunCore } from './run-core.js';
 
 /**

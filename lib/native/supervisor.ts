@@ -3,9 +3,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { EventDraft } from '../events/index.js';
 import { MinicodeError } from '../errors.js';
-import type { EventSink } from '../pipeline/types.js';
+import type { EventSink } from '../decode/types.js';
 import { scrubEnvironment } from '../policy/credentials.js';
-import { AGENT_SPECS, type NativeAgent } from './agents.js';
+import type { NativeAgent } from '../decode/formats.js';
+import { AGENT_SPECS } from './agents.js';
 import { NATIVE_AGENT_DECODERS } from './index.js';
 
 /** Options of {@link superviseAgent}. */

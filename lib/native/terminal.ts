@@ -1,6 +1,6 @@
 import type { PayloadOf } from '../events/index.js';
 import { createLineFramer } from '../framing/lines.js';
-import type { DecoderOptions } from '../pipeline/types.js';
+import type { DecoderOptions } from '../decode/types.js';
 import { createRunCore } from './run-core.js';
 import type { SettlingNativeDecoder } from './settling.js';
 import { excerpt, matchLimitWording, oneLine, stripAnsi } from './text.js';

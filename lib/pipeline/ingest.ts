@@ -8,7 +8,7 @@ import { pipeline } from 'node:stream/promises';
 import type { EventDraft } from '../events/index.js';
 import { createEnveloper, type Clock } from '../events/enveloper.js';
 import { MinicodeError } from '../errors.js';
-import { INGEST_FORMATS, type IngestFormat } from './formats.js';
+import { INGEST_FORMATS, type IngestFormat } from '../decode/formats.js';
 import { NATIVE_DECODERS } from '../native/index.js';
 import { PROVIDER_DECODERS } from '../providers/index.js';
 import { initialState, reduceOwned, type ReducerState } from '../reducer/index.js';
@@ -16,9 +16,9 @@ import type { Renderer } from '../render/types.js';
 import { createEventScrubber, type EventScrubberOptions } from '../scrub/scrub-stage.js';
 import type { EventStore } from '../store/index.js';
 import { batchTransform, createDecodeStage, createEnvelopeStage, createEventSink } from './stages.js';
-import type { StreamDecoder } from './types.js';
+import type { StreamDecoder } from '../decode/types.js';
 
-export { INGEST_FORMATS, type IngestFormat } from './formats.js';
+export { INGEST_FORMATS, type IngestFormat } from '../decode/formats.js';
 
 /** The decoder of a format, or a coded usage error naming the valid ones. */
 export function decoderFor(format: string): (onEvent: (event: EventDraft) => void) => StreamDecoder {

@@ -6,7 +6,7 @@
 import { Transform, Writable, type TransformCallback } from 'node:stream';
 import type { EventDraft, OutputEvent } from '../events/index.js';
 import type { Enveloper } from '../events/enveloper.js';
-import type { StreamDecoder } from './types.js';
+import type { StreamDecoder } from '../decode/types.js';
 
 /** A pure core that maps a batch of items to a batch of items, with a flush at the end. */
 export interface BatchCore<In, Out> {

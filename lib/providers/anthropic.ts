@@ -10,7 +10,7 @@
  * abandoned, its block indexes restart at 0).
  */
 import type { StopReason, Usage } from '../events/index.js';
-import type { DecoderFactory } from '../pipeline/types.js';
+import type { DecoderFactory } from '../decode/types.js';
 import { DECODE_CODES } from './common/codes.js';
 import { classifyProviderError, readErrorObject } from './common/errors.js';
 import { parseAnthropicDelta } from './common/templates.js';

@@ -9,7 +9,7 @@
  * prompt (`promptFeedback.blockReason`), tool calls that still end with `STOP`.
  */
 import type { StopReason, Usage } from '../events/index.js';
-import type { DecoderFactory } from '../pipeline/types.js';
+import type { DecoderFactory } from '../decode/types.js';
 import { DECODE_CODES } from './common/codes.js';
 import { classifyProviderError, readErrorObject } from './common/errors.js';
 import type { ResponseEmitter } from './common/response.js';

@@ -1,4 +1,5 @@
-import type { DecoderFactory } from '../pipeline/types.js';
+import type { ProviderFormat } from '../decode/formats.js';
+import type { DecoderFactory } from '../decode/types.js';
 import { createAnthropicDecoder } from './anthropic.js';
 import { createGeminiDecoder } from './gemini.js';
 import { createOllamaDecoder } from './ollama.js';
@@ -12,7 +13,5 @@ export const PROVIDER_DECODERS: Partial<Record<string, DecoderFactory>> = {
   anthropic: createAnthropicDecoder,
   gemini: createGeminiDecoder,
   ollama: createOllamaDecoder,
-};
+} satisfies Record<ProviderFormat, DecoderFactory>;
 
-/** The provider format names, in a stable order. */
-export const PROVIDER_FORMATS = ['openai-chat', 'openai-responses', 'anthropic', 'gemini', 'ollama'] as const;

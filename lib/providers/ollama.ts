@@ -7,7 +7,7 @@
  */
 import type { StopReason, Usage } from '../events/index.js';
 import { createLineFramer } from '../framing/lines.js';
-import type { DecoderFactory, StreamDecoder } from '../pipeline/types.js';
+import type { DecoderFactory, StreamDecoder } from '../decode/types.js';
 import { DECODE_CODES } from './common/codes.js';
 import { classifyProviderError, readErrorObject } from './common/errors.js';
 import { createResponseEmitter } from './common/response.js';

@@ -7,7 +7,7 @@
  * missing. See fixtures/providers/NOTES.md §3 and §8.
  */
 import type { StopReason, Usage } from '../events/index.js';
-import type { DecoderFactory } from '../pipeline/types.js';
+import type { DecoderFactory } from '../decode/types.js';
 import { DECODE_CODES } from './common/codes.js';
 import { classifyProviderError, readErrorObject } from './common/errors.js';
 import type { ResponseEmitter } from './common/response.js';

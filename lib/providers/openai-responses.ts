@@ -9,7 +9,7 @@
  * and several responses recorded back to back in one input.
  */
 import type { StopReason, Usage } from '../events/index.js';
-import type { DecoderFactory } from '../pipeline/types.js';
+import type { DecoderFactory } from '../decode/types.js';
 import { DECODE_CODES } from './common/codes.js';
 import { classifyProviderError, readErrorObject } from './common/errors.js';
 import { parseResponsesDelta } from './common/templates.js';

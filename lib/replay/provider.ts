@@ -1,4 +1,4 @@
-import { PROVIDER_FORMATS, type ProviderFormat } from '../agent/conversation.js';
+import { PROVIDER_FORMATS, type ProviderFormat } from '../decode/formats.js';
 import { baseUrlForOrigin } from '../agent/provider-select.js';
 import { MinicodeError } from '../errors.js';
 import { loadCassette } from './cassette.js';

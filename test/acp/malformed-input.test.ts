@@ -50,8 +50,9 @@ describe.each(PORTS)('minicode acp with $name on malformed input', (port) => {
   it('answers garbage lines with -32700 parse errors (id null)', async () => {
     const before = acp.wire.length;
     acp.writeRaw('this is not json\n{"jsonrpc":"2.0","id":\n\u0000\u0001binary\n');
-    await acp.waitFor((l) => acp.wire.indexOf(l) >= before && (l.message as ErrorLine | undefined)?.error?.code === -32700, 'a parse error');
-    await new Promise((r) => setTimeout(r, 50));
+    // Lines are answered in order: once a later request is answered, every parse error is in.
+    acp.writeRaw('{"jsonrpc":"2.0","id":"after-garbage","method":"session/teleport","params":{}}\n');
+    await errorFor('after-garbage');
     const parseErrors = acp.wire.slice(before).filter((l) => (l.message as ErrorLine | undefined)?.error?.code === -32700);
     expect(parseErrors.length).toBe(3);
     expect(parseErrors.every((l) => (l.message as ErrorLine).id === null)).toBe(true);

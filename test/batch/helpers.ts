@@ -17,12 +17,17 @@ export function makeWorkdir(n: number, prefix = 'p'): { dir: string; input: stri
   return { dir, input, out: path.join(dir, 'out'), store: path.join(dir, 'store') };
 }
 
-/** Every record's id in results.jsonl and errors.jsonl (in that order). */
+/**
+ * Every record's id in results.jsonl and errors.jsonl (in that order). Only complete lines count:
+ * a line still being written (or torn by a kill) is not a record yet, as the batch itself
+ * treats it on resume.
+ */
 export function recordIds(out: string): { results: string[]; errors: string[]; all: string[] } {
   const read = (f: string): string[] => {
     const file = path.join(out, f);
     if (!fs.existsSync(file)) return [];
-    return fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { id: string }).id);
+    const text = fs.readFileSync(file, 'utf8');
+    return text.slice(0, text.lastIndexOf('\n') + 1).split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { id: string }).id);
   };
   const results = read('results.jsonl');
   const errors = read('errors.jsonl');

@@ -3,52 +3,51 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../lib/random.js';
 import { runCli } from '../helpers/cli.js';
+import { waitFor } from '../helpers/wait.js';
 import { CASSETTE, makeWorkdir, recordIds, startCli } from './helpers.js';
 
+const IDS = 250;
+const KILLS = 6;
+/** Most new records a round waits for: the six rounds together stay far below IDS, so no round can finish the batch before its kill. */
+const MAX_NEW_RECORDS = 30;
+
 describe('minicode batch after SIGKILL', () => {
-  it('resumes to every id exactly once across results.jsonl and errors.jsonl, killed at random points six times', async () => {
+  it('resumes to every id exactly once across results.jsonl and errors.jsonl after six kills at seeded points', async () => {
     const seed = Number(process.env.MINICODE_TEST_SEED ?? 20261130);
     // Seeded, so a failing kill schedule can be replayed.
     const rand = mulberry32(seed);
-    const w = makeWorkdir(250);
+    const w = makeWorkdir(IDS);
     const args = ['batch', w.input, '--concurrency', '8', '--provider', 'replay', '--cassette', CASSETTE, '--store', w.store, '--out', w.out];
-    const kills: { afterMs: number; records: number }[] = [];
-    for (let i = 0; i < 6; i++) {
-      const child = startCli(args, { cwd: w.dir });
-      // A random point: during start-up (no record yet), or after a random number of new
-      // records plus a random few milliseconds (mid-run, mid-write, mid-commit).
+    const kills: { wanted: number; records: number }[] = [];
+    for (let i = 0; i < KILLS; i++) {
       const before = recordIds(w.out).all.length;
-      const wantMore = i === 0 ? 0 : Math.floor(rand() * 30);
-      const jitterMs = Math.round(rand() * 60);
-      const afterMs = Date.now();
-      const poll = setInterval(() => {
-        if (wantMore === 0 || recordIds(w.out).all.length >= before + wantMore) {
-          clearInterval(poll);
-          setTimeout(() => child.kill('SIGKILL'), wantMore === 0 ? 100 + jitterMs * 5 : jitterMs);
-        }
-      }, 10);
+      // The first kill lands during start-up (as soon as the output directory exists); each later
+      // one once 1..MAX_NEW_RECORDS new records are complete, so the kill falls mid-run, often
+      // mid-write or mid-commit of the next records.
+      const wanted = i === 0 ? 0 : 1 + Math.floor(rand() * MAX_NEW_RECORDS);
+      const child = startCli(args, { cwd: w.dir });
+      let ended = false;
+      void child.exited.then(() => (ended = true));
+      await waitFor(() => ended || (i === 0 ? fs.existsSync(w.out) : recordIds(w.out).all.length >= before + wanted), {
+        what: `round ${i}: ${wanted} new records (seed ${seed})`,
+      });
+      child.kill('SIGKILL');
       const exit = await child.exited;
-      clearInterval(poll);
+      expect(exit.signal, `round ${i} ended on its own before the kill (seed ${seed}): ${child.output().stderr}`).toBe('SIGKILL');
       const ids = recordIds(w.out).all;
-      kills.push({ afterMs: Date.now() - afterMs, records: ids.length });
-      // Between kills: never a second record for one id.
+      kills.push({ wanted, records: ids.length });
+      // Between kills: never a second record for one id, and never a record lost.
       expect(new Set(ids).size, `seed ${seed}, kills ${JSON.stringify(kills)}`).toBe(ids.length);
-      if (exit.signal !== 'SIGKILL') {
-        // It finished before the kill: fine, but only if it finished cleanly.
-        expect(exit.code, child.output().stderr).toBe(0);
-        break;
-      }
+      expect(ids.length).toBeGreaterThanOrEqual(before + wanted);
     }
+    expect(kills.at(-1)!.records).toBeLessThan(IDS);
     const final = await runCli(args, { cwd: w.dir, timeoutMs: 45_000 });
     expect(final.code, final.stderr).toBe(0);
     const ids = recordIds(w.out);
     expect(ids.errors).toEqual([]);
-    expect(ids.all).toHaveLength(250);
-    expect(new Set(ids.all).size).toBe(250);
+    expect(ids.all).toHaveLength(IDS);
+    expect(new Set(ids.all).size).toBe(IDS);
     const summary = JSON.parse(fs.readFileSync(path.join(w.out, 'summary.json'), 'utf8')) as { completed: number; pending: number };
-    expect(summary).toMatchObject({ completed: 250, pending: 0 });
-    expect(kills.length).toBe(6);
-    // Kills landed both before the first record and between records.
-    expect(kills.some((k, i) => k.records > (kills[i - 1]?.records ?? 0))).toBe(true);
-  }, 60_000);
+    expect(summary).toMatchObject({ completed: IDS, pending: 0 });
+  }, 90_000);
 });

@@ -39,7 +39,7 @@ describe('the exec start-up module graph', () => {
     const { draft } = await import('../../lib/events/draft.js');
     expect(events.draft).toBe(draft);
     const ingest = await import('../../lib/pipeline/ingest.js');
-    const { INGEST_FORMATS } = await import('../../lib/pipeline/formats.js');
+    const { INGEST_FORMATS } = await import('../../lib/decode/formats.js');
     expect(ingest.INGEST_FORMATS).toBe(INGEST_FORMATS);
   });
 });

@@ -3,13 +3,26 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { openStore } from '../../lib/store/index.js';
 import { CLI, FIXTURES, HAVE_FIXTURES, ROOT, fixtureSkipNote, runCli } from '../helpers/cli.js';
+import { waitFor } from '../helpers/wait.js';
 
 const STREAMS = path.join(ROOT, 'test/streams');
 const STAND_IN = path.join(ROOT, 'test/helpers/stand-in-agent.mjs');
 
 function tmp(prefix: string): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+/** The event types stored for a session, read by a second (read-only) opener; none while the store does not exist yet. */
+async function storedTypes(dir: string, sessionId: string): Promise<string[]> {
+  if (!fs.existsSync(dir)) return [];
+  const store = openStore({ dir, readOnly: true });
+  try {
+    return store.readSession(sessionId).map((e) => e.type);
+  } finally {
+    await store.close();
+  }
 }
 
 function jsonLines(stdout: string): Record<string, unknown>[] {
@@ -69,15 +82,17 @@ describe('minicode ingest', () => {
 
   describe.skipIf(!HAVE_FIXTURES)('over the recorded fixtures', () => {
     fixtureSkipNote();
-    it('decodes every native recording without a crash', async () => {
-      const formats: Record<string, string> = { claude: 'claude-code', codex: 'codex', gemini: 'gemini-cli', opencode: 'opencode' };
-      for (const [dir, format] of Object.entries(formats)) {
-        for (const file of fs.readdirSync(path.join(FIXTURES, 'native', dir)).filter((f) => f.endsWith('.jsonl'))) {
-          const result = await runCli(['ingest', '--from', format, path.join(FIXTURES, 'native', dir, file), '--json']);
-          expect(result.code, `${dir}/${file}: ${result.stderr}`).toBe(0);
-          expect(jsonLines(result.stdout).at(-1)!.type).toBe('summary');
-        }
-      }
+    // One test per recording: each spawns the CLI, so each gets its own time budget.
+    const formats: Record<string, string> = { claude: 'claude-code', codex: 'codex', gemini: 'gemini-cli', opencode: 'opencode' };
+    const recordings = HAVE_FIXTURES
+      ? Object.entries(formats).flatMap(([dir, format]) =>
+          fs.readdirSync(path.join(FIXTURES, 'native', dir)).filter((f) => f.endsWith('.jsonl')).map((file) => [`${dir}/${file}`, format] as const),
+        )
+      : [];
+    it.each(recordings)('decodes the native recording %s without a crash', async (file, format) => {
+      const result = await runCli(['ingest', '--from', format, path.join(FIXTURES, 'native', file), '--json']);
+      expect(result.code, `${file}: ${result.stderr}`).toBe(0);
+      expect(jsonLines(result.stdout).at(-1)!.type).toBe('summary');
     });
   });
 });
@@ -116,22 +131,26 @@ describe('minicode run --agent', () => {
 
   it('rebuilds as interrupted when minicode itself is killed mid-stream', async () => {
     const home = tmp('minicode-run-crash-');
+    // The agent's stream stops after its first tool starts and the agent hangs: the run cannot
+    // end on its own, whatever the machine's speed.
+    const partial = path.join(home, 'codex-first-tool.jsonl');
+    const lines = fs.readFileSync(replayFile, 'utf8').split('\n');
+    fs.writeFileSync(partial, lines.slice(0, lines.findIndex((l) => l.includes('"mcp_tool_call"')) + 1).join('\n') + '\n');
     const child = spawn(process.execPath, [CLI, 'run', '--agent', 'codex', 'slow job', '--json'], {
-      env: { ...process.env, MINICODE_HOME: home, MINICODE_CODEX_BIN: STAND_IN, STAND_IN_REPLAY: replayFile, STAND_IN_DELAY_MS: '400' },
+      env: { ...process.env, MINICODE_HOME: home, MINICODE_CODEX_BIN: STAND_IN, STAND_IN_REPLAY: partial, STAND_IN_DELAY_MS: '1', STAND_IN_HANG: '1' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
-    // Kill once a durable tool event has been printed (so it was appended to the store).
-    await new Promise<void>((resolve) => {
-      child.stdout.on('data', (b: Buffer) => {
-        stdout += b.toString();
-        if (stdout.includes('"tool.started"')) resolve();
-      });
-    });
-    await new Promise((r) => setTimeout(r, 150));
+    let ended = false;
+    child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
+    child.on('close', () => (ended = true));
+    const sessionId = await waitFor(() => (ended ? 'ended' : /"sessionId":"([^"]+)"/.exec(stdout)?.[1]), { what: 'the session id on stdout' });
+    expect(ended, 'minicode ended before its kill').toBe(false);
+    // Kill once the durable tool event is in the store, as a second process reading it sees.
+    await waitFor(async () => ended || (await storedTypes(path.join(home, 'store'), sessionId)).includes('tool.started'), { what: 'tool.started in the store' });
+    expect(ended, 'minicode ended before its kill').toBe(false);
     child.kill('SIGKILL');
-    await new Promise((r) => child.on('close', r));
-    const sessionId = /"sessionId":"([^"]+)"/.exec(stdout)![1]!;
+    await waitFor(() => ended, { what: 'minicode to exit after SIGKILL' });
     const replay = await runCli(['replay', sessionId, '--json'], { env: { MINICODE_HOME: home } });
     expect(replay.code).toBe(0);
     expect(jsonLines(replay.stdout).at(-1)!.outcome).toBe('interrupted');

@@ -1,12 +1,18 @@
 /** The worker pool: lazy start, exact counts, coded errors as data, cancellation, shutdown. */
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { closePool, configurePool, defaultMaxThreads, defaultWorkersDir, getPool, isPoolStarted, runWorker } from '../../lib/control/pool.js';
 import { compactInPool, countTokensExact, estimateContextInPool } from '../../lib/control/offload.js';
 import { abortReason } from '../../lib/control/termination.js';
 import { encodeTranscript, ownBuffer } from '../../lib/control/wire.js';
 import { transcript } from './helpers/transcripts.js';
 
+// Every test starts from no pool and the default configuration, so none depends on what an
+// earlier one started, configured or closed (they pass in any order: --sequence.shuffle).
+beforeEach(async () => {
+  await closePool();
+  configurePool({});
+});
 afterAll(closePool);
 
 describe('the worker pool', () => {

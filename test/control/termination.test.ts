@@ -15,6 +15,7 @@ import type { EventDraft } from '../../lib/events/index.js';
 import { TerminationReason } from '../../lib/events/enums.js';
 import { runTurn, ScriptedProviderError, type KernelInput, type Reply } from './helpers/kernel.js';
 import { transcript } from './helpers/transcripts.js';
+import { waitFor } from '../helpers/wait.js';
 
 afterAll(closePool);
 
@@ -28,9 +29,9 @@ function parts(window = 1_000_000, events: EventDraft[] = []) {
   };
 }
 
-/** Wait (real time, a few ms per poll) until the kernel reached a point; pool work is real. */
+/** Wait until the kernel reached a point (pool work is real), failing if it never does. */
 async function until(cond: () => boolean): Promise<void> {
-  for (let i = 0; i < 1000 && !cond(); i++) await new Promise((r) => setTimeout(r, 5));
+  await waitFor(cond, { what: 'the kernel to reach the awaited point' });
 }
 
 const done: Reply = { text: 'all done', usage: { inputTokens: 100, outputTokens: 10 } };

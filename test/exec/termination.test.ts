@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cutMidEvent, overloaded, rateLimited, serverError, slowStream, startReplayServer, streamOk, type Exchange, type ReplayServer } from '../../lib/replay/index.js';
 import { CASSETTES, checkContract, cleanEnv, contentTypeOf, execJson, ofType, scratchProject, spawnExec, tempDir, turnBody } from './helpers.js';
+import { waitFor } from '../helpers/wait.js';
 
 const KEY = 'sk-ant-fake-termination-0123456789';
 const servers: ReplayServer[] = [];
@@ -70,7 +71,7 @@ describe('minicode exec settles each termination reason once, with its exit code
     const exec = spawnExec(['Read the README', '--json', '--cwd', scratchProject(), '--provider', 'anthropic'], cleanEnv(home, env));
     await exec.firstLine;
     // Wait for the stream to begin (the model's first event), then interrupt.
-    for (let i = 0; i < 100 && !exec.lines.some((l) => l.includes('"model.response.started"')); i++) await new Promise((r) => setTimeout(r, 20));
+    await waitFor(() => exec.lines.some((l) => l.includes('"model.response.started"')), { what: 'the model response to start' });
     exec.child.kill('SIGINT');
     const result = await exec.done;
     expect(result.code).toBe(130);

@@ -7,7 +7,7 @@
  */
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { PROVIDER_FORMATS } from '../../lib/agent/conversation.js';
+import { PROVIDER_FORMATS } from '../../lib/decode/formats.js';
 import { startReplayServer, type ReplayServer } from '../../lib/replay/index.js';
 import { runCli } from '../helpers/cli.js';
 import { CASSETTES, cleanEnv, execJson, ofType, replayJson, scratchProject, type ExecRun } from './helpers.js';

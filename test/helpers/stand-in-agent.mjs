@@ -11,7 +11,7 @@
 //   STAND_IN_STDERR       text written to stderr before exiting
 //   STAND_IN_ARGS_FILE    write argv (JSON) here
 //   STAND_IN_ENV_FILE     write the environment's variable names (JSON) here
-//   STAND_IN_HANG         after replaying, wait until killed (for abort tests)
+//   STAND_IN_HANG         after replaying, wait until killed or orphaned (for abort tests)
 import fs from 'node:fs';
 
 const env = process.env;
@@ -60,7 +60,12 @@ for (let i = 0; i < lines.length; i++) {
 }
 if (env.STAND_IN_STDERR) process.stderr.write(env.STAND_IN_STDERR);
 if (env.STAND_IN_HANG) {
-  setInterval(() => undefined, 1000);
+  // Hang until killed, or until the supervisor is gone (re-parented): a test that SIGKILLs
+  // minicode must not leave this process behind.
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent) process.exit(exitCode);
+  }, 50);
 } else {
   process.exitCode = exitCode;
 }

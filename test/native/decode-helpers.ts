@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { EventDraft } from '../../lib/events/index.js';
-import { NATIVE_AGENT_DECODERS, type NativeFormat } from '../../lib/native/index.js';
+import type { NativeFormat } from '../../lib/decode/formats.js';
+import { NATIVE_AGENT_DECODERS } from '../../lib/native/index.js';
 import { FIXTURES } from '../helpers/cli.js';
 
 /** How a test ends the input: the process exit (code, signal) or a bare end of stream. */

@@ -6,6 +6,7 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
+import { PROVIDER_FORMATS } from '../../lib/decode/formats.js';
 import { payloadSchemas } from '../../lib/events/index.js';
 import { FIXTURES, HAVE_FIXTURES, ROOT } from '../helpers/cli.js';
 import { loadHandMadeCorpus, loadProviderCorpus } from './corpus.js';
@@ -54,7 +55,7 @@ describe('decoders under random byte mutations', () => {
   });
 
   it('report an empty input as a truncated response', () => {
-    for (const format of ['openai-chat', 'openai-responses', 'anthropic', 'gemini', 'ollama']) {
+    for (const format of PROVIDER_FORMATS) {
       const events = decode(format, []);
       expect(events.at(-1)).toMatchObject({ type: 'model.response.completed', payload: { outcome: 'truncated' } });
     }

@@ -3,6 +3,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT } from '../helpers/cli.js';
+import { waitFor } from '../helpers/wait.js';
 
 // The TTY renderer in a real terminal: tmux runs test/helpers/render-demo.mjs (the compiled
 // renderer from dist/, built by `npm test`), and we assert on what a person sees in the pane.
@@ -24,7 +25,7 @@ async function runInTmux(
   stream: string,
   columns: number,
   env: Record<string, string> = {},
-  resize?: { afterMs: number; columns: number; pauseMs: number },
+  resize?: { afterText: string; columns: number; pauseMs: number },
 ): Promise<{ text: string; styled: string }> {
   const name = `r${counter++}`;
   const vars = Object.entries(env).map(([k, v]) => `${k}=${v}`).join(' ');
@@ -32,7 +33,8 @@ async function runInTmux(
   tmux('new-session', '-d', '-s', name, '-x', String(columns), '-y', '50', command);
   try {
     if (resize) {
-      await new Promise((r) => setTimeout(r, resize.afterMs));
+      // The demo holds still after the event that drew `afterText` until this resize arrives.
+      await waitFor(() => tmux('capture-pane', '-p', '-J', '-t', name).includes(resize.afterText), { what: `"${resize.afterText}" on screen` });
       tmux('resize-window', '-t', name, '-x', String(resize.columns));
     }
     const deadline = Date.now() + 15_000;
@@ -114,8 +116,8 @@ describe.skipIf(!HAVE_TMUX || !BUILT)('the TTY renderer in a real terminal (tmux
   });
 
   it('survives a width change while the live region is drawn: nothing duplicated, nothing stale', async () => {
-    // Events every 400 ms: the tool starts at ~1.6 s; the window narrows from 100 to 30 at 2.0 s.
-    const { text } = await runInTmux('truncated', 100, { NO_COLOR: '1' }, { afterMs: 2000, columns: 30, pauseMs: 400 });
+    // The demo stops once the tool's live line is drawn; the window then narrows from 100 to 30.
+    const { text } = await runInTmux('truncated', 100, { NO_COLOR: '1', DEMO_WAIT_RESIZE_AFTER: 'tool.started' }, { afterText: 'running bash', columns: 30, pauseMs: 15 });
     const joined = text;
     expect(joined.match(/Let me check the tests/g)).toHaveLength(1);
     expect(joined).toContain('… running bash [call_t] npm test');

@@ -13,7 +13,8 @@
  * - decoded events carry fidelity `native`; what we infer (truncation, diagnostics) `synthetic`.
  */
 import type { EventDraft, ErrorInfo, StopReason, Usage } from '../../events/index.js';
-import type { EventSink } from '../../pipeline/types.js';
+import type { EventSink } from '../../decode/types.js';
+import type { ErrorCode } from '../../errors.js';
 import { DECODE_CODES, excerpt } from './codes.js';
 
 /** Options of {@link createResponseEmitter}. */
@@ -121,7 +122,7 @@ export class ResponseEmitter {
   }
 
   /** A `diagnostic.raised` event (fidelity synthetic) pointing at `where` in the input. */
-  diagnostic(code: string, message: string, where: Where = {}): void {
+  diagnostic(code: ErrorCode, message: string, where: Where = {}): void {
     const payload: { code: string; message: string; excerpt?: string; line?: number; offset?: number } = { code, message };
     if (where.excerpt !== undefined) payload.excerpt = excerpt(where.excerpt);
     if (where.line !== undefined) payload.line = where.line;

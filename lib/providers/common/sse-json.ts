@@ -5,7 +5,7 @@
  * response is settled by the emitter).
  */
 import { createSseFramer, type SseEvent } from '../../framing/sse.js';
-import type { DecoderOptions, StreamDecoder } from '../../pipeline/types.js';
+import type { DecoderOptions, StreamDecoder } from '../../decode/types.js';
 import { DECODE_CODES } from './codes.js';
 import { createResponseEmitter, type ResponseEmitter } from './response.js';
 

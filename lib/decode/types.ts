@@ -4,7 +4,7 @@ import type { EventDraft } from '../events/index.js';
 export type EventSink = (event: EventDraft) => void;
 
 /**
- * The pure core of a decoding stage (STYLE.md habit 1): bytes in, draft events out through
+ * The pure core of a decoding stage, with no stream in it: bytes in, draft events out through
  * `onEvent`. It never throws on input: malformed records become `diagnostic.raised` drafts and
  * decoding resumes at the next frame boundary. `end()` settles the stream: a stream that
  * ended without its format's terminator is reported as truncated.
