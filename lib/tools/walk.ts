@@ -6,9 +6,9 @@ import picomatch from 'picomatch';
 /** Directories never searched: VCS metadata, dependencies, build output. */
 export const ALWAYS_SKIPPED = new Set(['.git', 'node_modules', '.hg', '.svn', 'dist', 'build', 'coverage', '.next', '.cache', '__pycache__', '.venv', 'target']);
 
-/** The rules of one `.gitignore`, with the directory (relative to the walk root, `/`-separated) they apply under. */
+/** The rules of one `.gitignore`, with its directory relative to the top of the walk's ignore scope. */
 interface IgnoreLevel {
-  /** Path of the `.gitignore`'s directory relative to the walk root, '' for the root; `../..` above it. */
+  /** `/`-separated path of the `.gitignore`'s directory from the ignore root, '' for the root itself. */
   dir: string;
   rules: Ignore;
 }
@@ -36,15 +36,18 @@ async function readIgnore(dir: string): Promise<Ignore | undefined> {
 }
 
 /**
- * Whether `rel` (relative to the walk root; directories end in `/`) is ignored, git's way: each
- * `.gitignore` from the outermost down judges the path relative to its own directory, and the
- * deepest one with an opinion (a match, or a `!` negation) wins.
+ * Whether `full` (a path from the ignore root; directories end in `/`) is ignored, git's way:
+ * each `.gitignore` from the outermost down judges the path relative to its own directory, and
+ * the deepest one with an opinion (a match, or a `!` negation) wins.
  */
-function isIgnored(levels: readonly IgnoreLevel[], rel: string): boolean {
+function isIgnored(levels: readonly IgnoreLevel[], full: string): boolean {
   let ignored = false;
   for (const level of levels) {
-    const local = level.dir === '' ? rel : path.posix.relative(level.dir, rel) + (rel.endsWith('/') ? '/' : '');
-    if (local.startsWith('..')) continue;
+    let local = full;
+    if (level.dir !== '') {
+      if (!full.startsWith(`${level.dir}/`)) continue;
+      local = full.slice(level.dir.length + 1);
+    }
     const verdict = level.rules.test(local);
     if (verdict.ignored) ignored = true;
     else if (verdict.unignored) ignored = false;
@@ -64,18 +67,17 @@ export interface WalkOptions {
   ignoreRoot?: string;
 }
 
-/** The `.gitignore` levels above `root`, from `top` down to `root`'s parent. */
-async function levelsAbove(root: string, top: string): Promise<IgnoreLevel[]> {
+/** The `.gitignore` levels from `top` down to `root`'s parent, and `root`'s path from `top` ('' when they are one). */
+async function levelsAbove(root: string, top: string): Promise<{ levels: IgnoreLevel[]; rootDir: string }> {
   const rel = path.relative(top, root);
-  if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) return [];
+  if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) return { levels: [], rootDir: '' };
   const parts = rel.split(path.sep);
   const levels: IgnoreLevel[] = [];
   for (let i = 0; i < parts.length; i++) {
     const rules = await readIgnore(path.join(top, ...parts.slice(0, i)));
-    // Seen from root, that directory is `..` repeated once per level between them.
-    if (rules) levels.push({ dir: Array(parts.length - i).fill('..').join('/'), rules });
+    if (rules) levels.push({ dir: parts.slice(0, i).join('/'), rules });
   }
-  return levels;
+  return { levels, rootDir: parts.join('/') };
 }
 
 /**
@@ -88,8 +90,10 @@ export async function* walkFiles(root: string, options: WalkOptions = {}): Async
   const maxFiles = options.maxFiles ?? 50_000;
   let seen = 0;
   const rootRules = await readIgnore(root);
-  const above = await levelsAbove(root, options.ignoreRoot ?? root);
-  const stack: { rel: string; levels: IgnoreLevel[] }[] = [{ rel: '', levels: rootRules ? [...above, { dir: '', rules: rootRules }] : above }];
+  const { levels: above, rootDir } = await levelsAbove(root, options.ignoreRoot ?? root);
+  // Paths as the ignore levels see them: from the ignore root, not from the walk root.
+  const fromTop = (rel: string): string => (rootDir === '' ? rel : `${rootDir}/${rel}`);
+  const stack: { rel: string; levels: IgnoreLevel[] }[] = [{ rel: '', levels: rootRules ? [...above, { dir: rootDir, rules: rootRules }] : above }];
   while (stack.length > 0) {
     if (options.signal?.aborted) return;
     const { rel, levels: parentLevels } = stack.pop()!;
@@ -102,7 +106,7 @@ export async function* walkFiles(root: string, options: WalkOptions = {}): Async
     let levels = parentLevels;
     if (rel !== '') {
       const rules = entries.some((e) => e.name === '.gitignore') ? await readIgnore(path.join(root, rel)) : undefined;
-      if (rules) levels = [...parentLevels, { dir: rel, rules }];
+      if (rules) levels = [...parentLevels, { dir: fromTop(rel), rules }];
     }
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     const dirs: string[] = [];
@@ -110,8 +114,8 @@ export async function* walkFiles(root: string, options: WalkOptions = {}): Async
       if (ALWAYS_SKIPPED.has(entry.name)) continue;
       const child = rel ? `${rel}/${entry.name}` : entry.name;
       if (entry.isDirectory()) {
-        if (!isIgnored(levels, `${child}/`)) dirs.push(child);
-      } else if (entry.isFile() && !isIgnored(levels, child)) {
+        if (!isIgnored(levels, `${fromTop(child)}/`)) dirs.push(child);
+      } else if (entry.isFile() && !isIgnored(levels, fromTop(child))) {
         yield child;
         if (++seen >= maxFiles) return;
       }

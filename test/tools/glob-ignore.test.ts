@@ -10,7 +10,7 @@ import { createToolRegistry } from '../../lib/tools/index.js';
 import { context, scratch } from './helpers.js';
 
 const tree = {
-  '.gitignore': '*.log\n/root-only.txt\nbuild/\ncache\n!important.log\n',
+  '.gitignore': '*.log\n/root-only.txt\nbuild/\ncache\n!important.log\n/src/lib/anchored.ts\n',
   'a.ts': 'TODO a\n',
   'root-only.txt': 'TODO root-only\n',
   'debug.log': 'TODO log\n',
@@ -28,6 +28,7 @@ const tree = {
   'src/lib/local.ts': 'TODO local\n',
   'src/lib/wanted.log': 'TODO re-included by the nested file\n',
   'src/lib/old.snap': 'TODO ignored by src/.gitignore\n',
+  'src/lib/anchored.ts': 'TODO ignored by a root pattern anchored at src/lib\n',
   'other/generated/h.ts': 'TODO another generated dir: src/.gitignore does not reach it\n',
 };
 
