@@ -4,26 +4,67 @@
  * the count is wrong, cursor-up lands in the settled text and corrupts it), and the prompt
  * knows where its cursor is.
  *
- * Widths come from `string-width` (East Asian Width from the Unicode data, RGI emoji, emoji
- * presentation selectors), measured per grapheme cluster (`Intl.Segmenter`), so a ZWJ family,
- * a flag, a keycap or an emoji with a skin tone is one unit of two columns and is never cut in
- * the middle by a wrap. Input is display text (no escapes); printable ASCII takes a fast path.
+ * Widths follow `string-width` (East Asian Width from the Unicode data, RGI emoji, emoji
+ * presentation selectors), measured per grapheme cluster, so a ZWJ family, a flag, a keycap
+ * or an emoji with a skin tone is one unit of two columns and is never cut in the middle by a
+ * wrap. This runs on every redraw, so the common cases stay cheap:
+ * - printable ASCII: one column a character, no segmentation;
+ * - text with no character that can join a cluster (marks, joiners, selectors, skin tones,
+ *   regional indicators, Hangul jamo, tags) is one cluster per code point, measured by its
+ *   East Asian Width (`get-east-asian-width`, the table string-width itself uses; the two
+ *   agree on every single code point) without `Intl.Segmenter`;
+ * - only multi-code-point clusters go to `string-width`, and their widths are cached.
+ * Input is display text (no escapes).
  */
+import { eastAsianWidth } from 'get-east-asian-width';
 import stringWidth from 'string-width';
 
-const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+/** Created on first use: building a segmenter costs tens of milliseconds. */
+let graphemes: Intl.Segmenter | undefined;
 
 /** Printable ASCII only: one column per character, no segmentation needed. */
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 
+/** Characters that can make a cluster of several code points; text without them needs no segmenter. */
+const CLUSTER_JOINERS = /[\p{M}\u200d\ufe00-\ufe0f\u20e3\u1160-\u11ff\ud7b0-\ud7ff\u{1f3fb}-\u{1f3ff}\u{1f1e6}-\u{1f1ff}\u{e0020}-\u{e007f}]/u;
+
+/** A code point that takes no column on its own: controls, format characters, marks, default-ignorables. */
+const ZERO_WIDTH = /^[\p{Default_Ignorable_Code_Point}\p{Mn}\p{Me}\p{Cf}\p{Cc}\p{Cs}]$/u;
+
+/** Widths of multi-code-point clusters already measured; cleared when it reaches its bound (default 4096). */
+const clusterWidths = new Map<string, number>();
+const MAX_CACHED_CLUSTERS = 4096;
+
+/** Columns one code point takes on its own: 0, 1 or 2. */
+function codePointWidth(char: string): number {
+  const code = char.codePointAt(0)!;
+  if (code >= 0x20 && code < 0x7f) return 1;
+  if (ZERO_WIDTH.test(char)) return 0;
+  return eastAsianWidth(code);
+}
+
 /** Columns one grapheme cluster takes: 0, 1 or 2. A tab counts as one (the renderer expands tabs first). */
 export function graphemeWidth(grapheme: string): number {
   if (grapheme === '\t') return 1;
-  return stringWidth(grapheme);
+  const first = grapheme.codePointAt(0);
+  if (first === undefined) return 0;
+  if (grapheme.length === (first > 0xffff ? 2 : 1)) return codePointWidth(grapheme);
+  let width = clusterWidths.get(grapheme);
+  if (width === undefined) {
+    width = stringWidth(grapheme);
+    if (clusterWidths.size >= MAX_CACHED_CLUSTERS) clusterWidths.clear();
+    clusterWidths.set(grapheme, width);
+  }
+  return width;
 }
 
 /** The grapheme clusters of `text`, each with its width. */
 function* clusters(text: string): Generator<{ text: string; width: number }> {
+  if (!CLUSTER_JOINERS.test(text)) {
+    for (const char of text) yield { text: char, width: char === '\t' ? 1 : codePointWidth(char) };
+    return;
+  }
+  graphemes ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' });
   for (const { segment } of graphemes.segment(text)) yield { text: segment, width: graphemeWidth(segment) };
 }
 
