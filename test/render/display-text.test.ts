@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { displayText, oneLine } from '../../lib/render/display-text.js';
 import { jsonLine } from '../../lib/render/json-line.js';
-import { displayWidth, fitToWidth, rowsFor, wrapToWidth } from '../../lib/render/width.js';
+import stringWidth from 'string-width';
+import { displayWidth, fitToWidth, graphemeWidth, rowsFor, wrapToWidth } from '../../lib/render/width.js';
 
 describe('display text at the projection boundary', () => {
   it('removes CSI, OSC (BEL and ST terminated), 8-bit CSI, bidi and zero-width characters, keeping newlines and tabs', () => {
@@ -91,6 +92,16 @@ describe('terminal widths', () => {
     expect(displayWidth(fitToWidth(line, 7))).toBe(7);
     // A grapheme is kept whole: the family is never cut at a zero-width joiner.
     expect(wrapToWidth('ab👨‍👩‍👧', 3)).toEqual(['ab', '👨‍👩‍👧']);
+  });
+
+  it('measures a single code point as string-width does, without it (every third code point of planes 0-3)', () => {
+    const differ: string[] = [];
+    for (let code = 0; code <= 0x3ffff; code += 3) {
+      if ((code >= 0xd800 && code <= 0xdfff) || code === 9) continue;
+      const char = String.fromCodePoint(code);
+      if (graphemeWidth(char) !== stringWidth(char)) differ.push(code.toString(16));
+    }
+    expect(differ).toEqual([]);
   });
 
   it('never lets a wrapped row exceed the width (property)', () => {
