@@ -12,12 +12,20 @@ export interface ProjectorOptions {
    * `user_message_chunk` and final texts are sent whole, since deltas are never stored.
    */
   replay?: boolean;
+  /** Closed tool call ids remembered so that a late second terminal is dropped; default 10 000. */
+  maxClosedTools?: number;
 }
 
 /**
  * Turns `minicode.output.v1` events into ACP `session/update` payloads. A pure core with a
- * little state (which messages streamed, each open tool's diff, the current plan), one per
- * session; the server sends what it returns, in order.
+ * little state (which messages streamed, each open tool's diff, the closed tool ids, the
+ * current plan), one per session; the server sends what it returns, in order.
+ *
+ * Tool calls follow the event model's rule, first terminal wins: once a call is completed or
+ * failed, a later terminal, progress or file change for it sends nothing (ACP clients take the
+ * last status they see, so a late update would overwrite the real outcome). A terminal for a
+ * call that never started opens it as a `tool_call` already in its final status, as the other
+ * renderers show it, instead of updating a call the client has never heard of.
  */
 export interface Projector {
   project(event: OutputEvent): SessionUpdate[];
@@ -38,6 +46,11 @@ export function createProjector(options: ProjectorOptions): Projector {
   // Message and reasoning ids that streamed deltas: their completion must not repeat the text.
   const streamed = new Set<string>();
   const tools = new Map<string, OpenTool>();
+  const maxClosed = options.maxClosedTools ?? 10_000;
+  if (!(maxClosed >= 1)) throw new TypeError('createProjector: maxClosedTools must be at least 1');
+  // Insertion-ordered, so the oldest id is forgotten first once the bound is reached: a late
+  // duplicate terminal arrives right after its first one, not thousands of calls later.
+  const closed = new Set<string>();
   let plan: PlanSteps | null = null;
 
   const text = (update: 'agent_message_chunk' | 'agent_thought_chunk' | 'user_message_chunk', value: string, messageId?: string): SessionUpdate =>
@@ -52,12 +65,20 @@ export function createProjector(options: ProjectorOptions): Projector {
     return [text(update, value, update === 'agent_message_chunk' ? id : undefined)];
   };
 
-  const finish = (toolCallId: string, status: 'completed' | 'failed', message: string | undefined, rawOutput: unknown): SessionUpdate[] => {
+  const close = (toolCallId: string): void => {
+    closed.add(toolCallId);
+    if (closed.size > maxClosed) closed.delete(closed.values().next().value as string);
+  };
+
+  const finish = (toolCallId: string, name: string | undefined, status: 'completed' | 'failed', message: string | undefined, rawOutput: unknown): SessionUpdate[] => {
+    if (closed.has(toolCallId)) return [];
     const open = tools.get(toolCallId);
     tools.delete(toolCallId);
+    close(toolCallId);
     const content: ToolCallContent[] = [...(open?.diffs ?? [])];
     if (open?.terminalId !== undefined) content.push({ type: 'terminal', terminalId: open.terminalId });
     if (message) content.push({ type: 'content', content: { type: 'text', text: message } });
+    if (!open) return [{ sessionUpdate: 'tool_call', toolCallId, title: name ?? toolCallId, kind: 'other', status, content, rawOutput }];
     return [{ sessionUpdate: 'tool_call_update', toolCallId, status, content, rawOutput }];
   };
 
@@ -123,6 +144,7 @@ export function createProjector(options: ProjectorOptions): Projector {
           return [update];
         }
         case 'tool.progress': {
+          if (!tools.has(event.payload.toolCallId)) return [];
           const update: SessionUpdate = { sessionUpdate: 'tool_call_update', toolCallId: event.payload.toolCallId, status: 'in_progress' };
           return [update];
         }
@@ -134,17 +156,17 @@ export function createProjector(options: ProjectorOptions): Projector {
           return [];
         case 'tool.completed': {
           const p = event.payload;
-          return finish(p.toolCallId, 'completed', p.output ?? p.summary, p.receipt ? { summary: p.summary, receipt: p.receipt } : { summary: p.summary });
+          return finish(p.toolCallId, p.name, 'completed', p.output ?? p.summary, p.receipt ? { summary: p.summary, receipt: p.receipt } : { summary: p.summary });
         }
         case 'tool.failed': {
           const p = event.payload;
-          return finish(p.toolCallId, 'failed', p.output ? `${p.message}\n${p.output}` : p.message, { cause: p.cause, message: p.message });
+          return finish(p.toolCallId, p.name, 'failed', p.output ? `${p.message}\n${p.output}` : p.message, { cause: p.cause, message: p.message });
         }
         // ACP has no "denied" or "cancelled" tool status: both are failed, with the reason shown.
         case 'tool.denied':
-          return finish(event.payload.toolCallId, 'failed', `Denied: ${event.payload.reason}`, { denied: true, reason: event.payload.reason });
+          return finish(event.payload.toolCallId, event.payload.name, 'failed', `Denied: ${event.payload.reason}`, { denied: true, reason: event.payload.reason });
         case 'tool.cancelled':
-          return finish(event.payload.toolCallId, 'failed', `Cancelled: ${event.payload.reason}`, { cancelled: true, reason: event.payload.reason });
+          return finish(event.payload.toolCallId, event.payload.name, 'failed', `Cancelled: ${event.payload.reason}`, { cancelled: true, reason: event.payload.reason });
         case 'file.changed': {
           const id = event.payload.toolCallId;
           if (id === undefined || !tools.has(id)) return [];

@@ -63,8 +63,8 @@ function positiveInt(value: string | undefined, flag: string): number | undefine
 
 /**
  * The retry policy under `MINICODE_RETRY_BACKOFF_MS` (the unit of the backoff table, default
- * 1000: waits 1, 2, 4 units). Tests and impatient CI set it small; a provider's Retry-After is
- * still honoured as given (capped at 30 s). Undefined when the variable is unset.
+ * 1000: waits drawn at random up to 1, 2, 4 units). Tests and impatient CI set it small; a
+ * provider's Retry-After is still honoured as given (capped at 30 s). Undefined when unset.
  */
 export function retryPolicyFromEnv(env: NodeJS.ProcessEnv): RetryPolicy | undefined {
   const raw = env.MINICODE_RETRY_BACKOFF_MS;

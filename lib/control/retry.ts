@@ -1,8 +1,13 @@
 /**
  * Provider retry policy (control-plane §5): a 300 s deadline per request, at most 3 retries
- * after the first attempt, backoff 1, 2, 4 s when the provider gives no Retry-After, a
- * Retry-After (seconds, HTTP date, or `retry-after-ms`) capped at 30 s, and every wait
- * cancelled by the run's signal. A router may switch to an alternative provider before
+ * after the first attempt, a backoff with full jitter when the provider gives no Retry-After
+ * (a uniform draw from [0, 1 s], [0, 2 s], [0, 4 s]), a Retry-After (seconds, HTTP date, or
+ * `retry-after-ms`) capped at 30 s, and every wait cancelled by the run's signal.
+ *
+ * Why jitter: many runs that share a rate limit (a batch of 64) all get their 429 at once. A
+ * fixed backoff sends them back at the same instant, to be refused together again; a random
+ * wait over the whole window spreads them out. A Retry-After is the provider's own schedule
+ * and is honoured as given. A router may switch to an alternative provider before
  * waiting, unless the model is pinned. Context-length errors are not retried here: they go to
  * the recovery compaction path, which has its own once-per-turn flag.
  */
@@ -15,7 +20,10 @@ export interface RetryPolicy {
   requestTimeoutMs: number;
   /** Retries after the first attempt; default 3. */
   maxRetries: number;
-  /** Backoff per retry when there is no Retry-After; default [1000, 2000, 4000]. */
+  /**
+   * Upper bound of the wait before each retry when there is no Retry-After (the wait is drawn
+   * from [0, bound]); later retries use the last entry. Default [1000, 2000, 4000].
+   */
   backoffMs: number[];
   /** Upper bound of a Retry-After wait; default 30 000. */
   retryAfterCapMs: number;
@@ -49,11 +57,16 @@ export function parseRetryAfter(headers: Record<string, string | undefined>, now
   return Math.max(0, at - nowMs);
 }
 
-/** The wait before retry number `retry` (0-based): Retry-After capped, else the backoff. */
-export function retryDelayMs(retry: number, retryAfterMs: number | undefined, policy: RetryPolicy = DEFAULT_RETRY_POLICY): number {
+/**
+ * The wait before retry number `retry` (0-based): Retry-After capped, else a full-jitter draw
+ * from [0, bound] where bound is the policy's backoff entry for this retry (the last entry
+ * caps later ones). `random` returns a number in [0, 1); default `Math.random`.
+ */
+export function retryDelayMs(retry: number, retryAfterMs: number | undefined, policy: RetryPolicy = DEFAULT_RETRY_POLICY, random: () => number = Math.random): number {
   if (retryAfterMs !== undefined) return Math.min(retryAfterMs, policy.retryAfterCapMs);
   const table = policy.backoffMs;
-  return table[Math.min(retry, table.length - 1)] ?? 0;
+  const bound = table[Math.min(retry, table.length - 1)] ?? 0;
+  return Math.round(random() * bound);
 }
 
 /** How the caller sees a failed attempt. */
@@ -83,6 +96,8 @@ export interface WithRetryOptions<T> {
   signal?: AbortSignal;
   policy?: RetryPolicy;
   timers?: Timers;
+  /** Source of the backoff jitter, uniform in [0, 1); default `Math.random`. */
+  random?: () => number;
   /** Told about each retry before it happens (for `recovery.started` events). */
   onRetry?: (info: { retry: number; provider: string; waitMs: number; error: unknown }) => void;
 }
@@ -121,7 +136,7 @@ export async function withRetry<T>(options: WithRetryOptions<T>): Promise<T> {
         provider = next;
         continue;
       }
-      const waitMs = retryDelayMs(attempt, cls.retryAfterMs, policy);
+      const waitMs = retryDelayMs(attempt, cls.retryAfterMs, policy, options.random);
       options.onRetry?.({ retry: attempt, provider, waitMs, error });
       await sleep(waitMs, options.signal, timers);
     } finally {

@@ -4,6 +4,7 @@
  * `OPENAI_API_KEY` appears anywhere in the output, whatever its shape, it is replaced by
  * `[REDACTED:env:OPENAI_API_KEY]`.
  */
+import { isCredentialVariable } from '../policy/credential-names.js';
 import type { Decision, SecretRule } from './rule-types.js';
 
 /** A secret value to mask exactly, with the name shown in its marker. */
@@ -18,28 +19,21 @@ export const MIN_SECRET_VALUE_LENGTH = 8;
 /** Longest exact form matched whole (the redactor's holdback bound is 4096). Default 2048. */
 export const MAX_SECRET_FORM_LENGTH = 2048;
 
-/**
- * Names of credential variables: `*_API_KEY`, `*_TOKEN`, `*_SECRET*`, `*PASSWORD*`, `*PASSWD*`,
- * `*_ACCESS_KEY*`, `*_PRIVATE_KEY*`, `*CREDENTIAL*`, `*_AUTH*`, `*_PAT`, `*_SAS*`, plus
- * `GITHUB_TOKEN`-style names. Case-insensitive.
- */
-export const CREDENTIAL_NAME =
-  /(?:^|_)(?:API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIALS?|AUTH|PAT|SAS|CONNECTION_STRING|DSN|SESSION_KEY|CLIENT_KEY|SIGNING_KEY|ENCRYPTION_KEY|MASTER_KEY|WEBHOOK_URL)(?:_|$)|SECRET|PASSWORD|PASSWD|TOKEN$/i;
-
 /** Values that are obviously not secrets even under a credential name. */
 function isTrivialValue(value: string): boolean {
   return /^(?:true|false|null|none|undefined|\d+|[*x.]+)$/i.test(value);
 }
 
 /**
- * The credential values of an environment: every variable whose name looks like a credential
- * and whose value has at least {@link MIN_SECRET_VALUE_LENGTH} characters.
+ * The credential values of an environment: every credential variable (the same decision that
+ * keeps it from subprocesses, `isCredentialVariable`) whose value has at least
+ * {@link MIN_SECRET_VALUE_LENGTH} characters and is not a trivial word or number.
  */
 export function credentialSecretsFromEnv(env: Readonly<Record<string, string | undefined>>): NamedSecret[] {
   const out: NamedSecret[] = [];
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined || value.length < MIN_SECRET_VALUE_LENGTH) continue;
-    if (!CREDENTIAL_NAME.test(name) || isTrivialValue(value)) continue;
+    if (!isCredentialVariable(name, value) || isTrivialValue(value)) continue;
     out.push({ name, value });
   }
   return out;

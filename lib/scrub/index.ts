@@ -1,6 +1,6 @@
 export { createSanitizer, sanitizeText, type Sanitizer, type SanitizerOptions } from './terminal-sanitizer.js';
 export { createRedactor, redactText, buildRuleTable, type Redactor, type RedactorOptions } from './secret-redactor.js';
-export { credentialSecretsFromEnv, CREDENTIAL_NAME, type NamedSecret } from './env-secrets.js';
+export { credentialSecretsFromEnv, type NamedSecret } from './env-secrets.js';
 export { DEFAULT_RULES } from './secret-rules.js';
 export type { SecretRule, Decision } from './rule-types.js';
 export { createEventScrubber, createScrubStage, type EventScrubber, type EventScrubberOptions, type ScrubStageOptions } from './scrub-stage.js';

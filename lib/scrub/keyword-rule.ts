@@ -19,6 +19,11 @@ interface Keyword {
   strict?: boolean;
   /** Vendor names: the value must look like a random token (20+ chars with a digit). */
   vendor?: boolean;
+  /**
+   * Only as the last part of a longer key (`DB_PWD`, `MYSQL_PWD`, `dbPwd`): the key `PWD` on its
+   * own is the shell's working directory (`PWD=/home/me` in `env` output), not a password.
+   */
+  suffixOnly?: boolean;
 }
 
 const KEYWORDS: readonly Keyword[] = [
@@ -26,7 +31,7 @@ const KEYWORDS: readonly Keyword[] = [
   { word: 'passwd', label: 'password' },
   { word: 'passphrase', label: 'password' },
   { word: 'pass', label: 'password', strict: true },
-  { word: 'pwd', label: 'password', strict: true },
+  { word: 'pwd', label: 'password', strict: true, suffixOnly: true },
   { word: 'secret', label: 'secret' },
   { word: 'token', label: 'token' },
   { word: 'api_key', label: 'api-key' },
@@ -116,6 +121,12 @@ function decideKeyword(kw: Keyword, s: string, p: number, ended: boolean): Decis
     const before = s.charCodeAt(p - 1);
     // `db_pass`, `DB_PWD`, `dbPass` (camel case) but not `bypass`.
     if (isLetter(before) && !(isLower(before) && s.charCodeAt(p) >= 0x41 && s.charCodeAt(p) <= 0x5a)) return NONE;
+  }
+  if (kw.suffixOnly) {
+    const before = p > 0 ? s.charCodeAt(p - 1) : -1;
+    const separated = (before === 0x5f || before === 0x2d || before === 0x2e) && p > 1 && isKeyChar(s.charCodeAt(p - 2)) && !isSpace(s.charCodeAt(p - 2));
+    const camel = isLower(before) && s.charCodeAt(p) >= 0x41 && s.charCodeAt(p) <= 0x5a;
+    if (!separated && !camel) return NONE;
   }
   let q = p + kw.word.length;
   const suffixStart = q;

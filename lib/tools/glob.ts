@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { confinePath, isOutcome } from './paths.js';
-import { globToRegExp, walkFiles } from './walk.js';
+import { compileGlob, walkFiles } from './walk.js';
 import type { Tool } from './types.js';
 
 const Input = z.object({
@@ -12,19 +12,20 @@ type Input = z.infer<typeof Input>;
 /** `glob`: list files matching a pattern, skipping node_modules, .git and build output. */
 export const globTool: Tool<Input> = {
   name: 'glob',
-  description: 'List files matching a glob pattern (node_modules, .git and build output are skipped). Paths are relative to the workspace.',
+  description: 'List files matching a glob pattern (node_modules, .git, build output and .gitignored files are skipped). Paths are relative to the workspace.',
   inputSchema: Input,
   kind: 'search',
   gated: false,
   title: (input) => input.pattern,
   async run(input, ctx) {
+    const glob = compileGlob(input.pattern);
+    if (!glob.ok) return { status: 'failed', cause: 'TOOL_ERROR', message: glob.message, hint: 'check the brackets and braces of the pattern, e.g. `src/**/*.{ts,tsx}`' };
     const resolved = await confinePath(ctx, 'glob', input.path ?? '.', 'list');
     if (isOutcome(resolved)) return resolved;
-    const re = globToRegExp(input.pattern);
     const matches: string[] = [];
     let more = false;
-    for await (const file of walkFiles(resolved.absolute, { signal: ctx.signal })) {
-      if (!re.test(file)) continue;
+    for await (const file of walkFiles(resolved.absolute, { signal: ctx.signal, ignoreRoot: ctx.cwd })) {
+      if (!glob.test(file)) continue;
       if (matches.length >= ctx.limits.maxResults) {
         more = true;
         break;

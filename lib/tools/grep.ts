@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { confinePath, isOutcome } from './paths.js';
-import { globToRegExp, walkFiles } from './walk.js';
+import { compileGlob, walkFiles } from './walk.js';
 import type { Tool } from './types.js';
 
 const Input = z.object({
@@ -22,7 +22,7 @@ const MAX_SEARCH_FILE_BYTES = 1024 * 1024;
  */
 export const grepTool: Tool<Input> = {
   name: 'grep',
-  description: 'Search file contents with a regular expression. Prints path:line:text for each match (node_modules, .git, build output and binary files are skipped).',
+  description: 'Search file contents with a regular expression. Prints path:line:text for each match (node_modules, .git, build output, .gitignored and binary files are skipped).',
   inputSchema: Input,
   kind: 'search',
   gated: false,
@@ -34,9 +34,10 @@ export const grepTool: Tool<Input> = {
     } catch (error) {
       return { status: 'failed', cause: 'TOOL_ERROR', message: `invalid regular expression: ${(error as Error).message}` };
     }
+    const filter = input.glob === undefined ? undefined : compileGlob(input.glob);
+    if (filter && !filter.ok) return { status: 'failed', cause: 'TOOL_ERROR', message: filter.message, hint: 'check the brackets and braces of the glob, e.g. `*.{ts,tsx}`' };
     const resolved = await confinePath(ctx, 'grep', input.path ?? '.', 'search');
     if (isOutcome(resolved)) return resolved;
-    const filter = input.glob ? globToRegExp(input.glob) : undefined;
     let files: AsyncIterable<string> | string[];
     let base = resolved.absolute;
     let single: string | undefined;
@@ -46,7 +47,7 @@ export const grepTool: Tool<Input> = {
         base = path.dirname(resolved.absolute);
         files = [path.basename(resolved.absolute)];
         single = resolved.display;
-      } else files = walkFiles(resolved.absolute, { signal: ctx.signal });
+      } else files = walkFiles(resolved.absolute, { signal: ctx.signal, ignoreRoot: ctx.cwd });
     } catch {
       return { status: 'failed', cause: 'FILESYSTEM_ERROR', message: `${resolved.display}: no such file or directory` };
     }

@@ -60,6 +60,29 @@ describe('the ACP projection of minicode.output.v1 events', () => {
     ]);
   });
 
+  it('sends nothing for a tool call after its first terminal, and opens a call whose terminal came without a start', () => {
+    const validator = createWireValidator();
+    const projector = createProjector({ cwd: '/w', maxClosedTools: 2 });
+    const updates = wrapAll([
+      draft('tool.started', { toolCallId: 't1', name: 'bash' }),
+      draft('tool.completed', { toolCallId: 't1', summary: 'ok' }),
+      draft('tool.progress', { toolCallId: 't1', outputDelta: 'late' }),
+      draft('tool.failed', { toolCallId: 't1', cause: 'TOOL_ERROR', message: 'late' }),
+      draft('tool.cancelled', { toolCallId: 't1', reason: 'aborted' }),
+      draft('tool.denied', { toolCallId: 't2', name: 'write_file', reason: 'policy' }),
+      draft('tool.denied', { toolCallId: 't2', name: 'write_file', reason: 'again' }),
+    ]).flatMap((e) => projector.project(e));
+    expect(updates.map((u) => [u.sessionUpdate, (u as { toolCallId: string }).toolCallId, (u as { status?: string }).status])).toEqual([
+      ['tool_call', 't1', 'pending'],
+      ['tool_call_update', 't1', 'completed'],
+      ['tool_call', 't2', 'failed'],
+    ]);
+    expect(updates[2]).toMatchObject({ title: 'write_file', rawOutput: { denied: true, reason: 'policy' } });
+    for (const update of updates) {
+      expect(validator.check('agent', { jsonrpc: '2.0', method: 'session/update', params: { sessionId: 's', update } })).toEqual([]);
+    }
+  });
+
   it('builds diffs from the usual edit input shapes and none from others', () => {
     expect(editDiffs({ path: 'a', content: 'x' }, '/w')).toEqual([{ type: 'diff', path: '/w/a', newText: 'x' }]);
     expect(editDiffs({ path: '/abs/a', edits: [{ oldText: '1', newText: '2' }, { nope: true }] }, '/w')).toEqual([{ type: 'diff', path: '/abs/a', oldText: '1', newText: '2' }]);

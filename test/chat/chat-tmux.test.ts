@@ -101,7 +101,9 @@ describe.skipIf(!HAVE_TMUX)('minicode chat in a terminal', () => {
 
   it('resumes the session with its history and answers approvals allow and deny', async () => {
     const t = open(['--resume', sessionId, '--cassette', cassette('chat-approval')], { cols: 80, rows: 50 });
-    const start = await t.waitFor(`Session ${sessionId} resumed`);
+    await t.waitFor(`Session ${sessionId} resumed`);
+    // The history is printed after that line: wait for its last answer, not for the header.
+    const start = await t.waitFor('The README says this is the chat test project.');
     expect(start).toContain('> hi there');
     expect(start).toContain('The README says this is the chat test project.');
     t.type('run the command');

@@ -1,8 +1,9 @@
-/** The retry policy (seed §5): deadlines, 3 retries, 1/2/4 s, Retry-After capped, cancellable waits, router. */
+/** The retry policy (seed §5): deadlines, 3 retries, full-jitter waits up to 1/2/4 s, Retry-After capped, cancellable waits, router. */
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_RETRY_POLICY, isRequestTimeout, parseRetryAfter, retryDelayMs, withRetry } from '../../lib/control/retry.js';
 import { abortReason, kindOfAbort } from '../../lib/control/termination.js';
 import { createManualTimers } from '../../lib/control/timers.js';
+import { mulberry32 } from '../../lib/random.js';
 
 class HttpError extends Error {
   constructor(readonly status: number, readonly retryAfterMs?: number) {
@@ -19,8 +20,11 @@ async function until(cond: () => boolean): Promise<void> {
 }
 
 describe('retry delays', () => {
-  it('are 1, 2, 4 s without Retry-After', () => {
-    expect([0, 1, 2].map((r) => retryDelayMs(r, undefined))).toEqual([1000, 2000, 4000]);
+  it('stay within 1, 2, 4 s without Retry-After', () => {
+    for (const [r, bound] of [[0, 1000], [1, 2000], [2, 4000]] as const) {
+      const ms = retryDelayMs(r, undefined);
+      expect(ms >= 0 && ms <= bound, `${ms} within [0, ${bound}]`).toBe(true);
+    }
   });
 
   it('follow Retry-After, capped at 30 s', () => {
@@ -44,10 +48,10 @@ describe('retry delays', () => {
 });
 
 describe('withRetry', () => {
-  it('retries at most 3 times after the first attempt, waiting 1/2/4 s', async () => {
+  it('retries at most 3 times after the first attempt, waiting up to 1/2/4 s', async () => {
     const timers = createManualTimers();
     let calls = 0;
-    const p = withRetry({ provider: 'openai', timers, classify, call: async () => { calls++; throw new HttpError(503); } });
+    const p = withRetry({ provider: 'openai', timers, classify, random: () => 0.999_999, call: async () => { calls++; throw new HttpError(503); } });
     const settled = p.catch((e: unknown) => e);
     await timers.advance(7_000);
     expect(await settled).toBeInstanceOf(HttpError);
@@ -130,5 +134,59 @@ describe('withRetry', () => {
     await timers.advance(1_000);
     expect(await p).toBe('openai');
     expect(providers).toEqual(['openai', 'openai']);
+  });
+});
+
+describe('retry backoff jitter', () => {
+  it('spreads the first waits of 64 concurrent runs after one 429 over the whole 0-1 s window', async () => {
+    const timers = createManualTimers();
+    const random = mulberry32(18);
+    const waits: number[] = [];
+    const runs = Array.from({ length: 64 }, () => {
+      let calls = 0;
+      return withRetry({
+        provider: 'openai',
+        timers,
+        classify,
+        random,
+        onRetry: ({ waitMs }) => waits.push(waitMs),
+        call: async () => {
+          if (calls++ === 0) throw new HttpError(429);
+          return 'ok';
+        },
+      });
+    });
+    await until(() => waits.length === 64);
+    await timers.advance(1_000);
+    expect(await Promise.all(runs)).toEqual(Array(64).fill('ok'));
+    for (const ms of waits) expect(ms >= 0 && ms <= 1000, `${ms} within [0, 1000]`).toBe(true);
+    // Lockstep would be one value; full jitter gives almost as many as there are runs, and
+    // every tenth of the window gets some of them.
+    expect(new Set(waits).size).toBeGreaterThanOrEqual(56);
+    const tenths = new Set(waits.map((ms) => Math.min(9, Math.floor(ms / 100))));
+    expect(tenths.size).toBe(10);
+  });
+
+  it('draws each wait from [0, base * 2^n] of the table, capped at its last entry', () => {
+    const top = () => 0.999_999;
+    expect([0, 1, 2, 3, 7].map((r) => retryDelayMs(r, undefined, DEFAULT_RETRY_POLICY, top))).toEqual([1000, 2000, 4000, 4000, 4000]);
+    const half = () => 0.5;
+    expect([0, 1, 2].map((r) => retryDelayMs(r, undefined, DEFAULT_RETRY_POLICY, half))).toEqual([500, 1000, 2000]);
+    expect(retryDelayMs(0, undefined, DEFAULT_RETRY_POLICY, () => 0)).toBe(0);
+  });
+
+  it('gives the same waits for the same seed', () => {
+    const draw = (seed: number) => {
+      const random = mulberry32(seed);
+      return [0, 1, 2].map((r) => retryDelayMs(r, undefined, DEFAULT_RETRY_POLICY, random));
+    };
+    expect(draw(7)).toEqual(draw(7));
+    expect(draw(7)).not.toEqual(draw(8));
+  });
+
+  it('honours Retry-After as given (capped at 30 s), without jitter', () => {
+    const random = () => 0.25;
+    expect(retryDelayMs(0, 7_000, DEFAULT_RETRY_POLICY, random)).toBe(7_000);
+    expect(retryDelayMs(2, 120_000, DEFAULT_RETRY_POLICY, random)).toBe(30_000);
   });
 });

@@ -175,12 +175,14 @@ describe('termination reasons', () => {
     expect(r.poolEstimates).toHaveLength(1);
   });
 
-  it('provider: a provider error after the retries are exhausted (3 retries, 1/2/4 s)', async () => {
+  it('provider: a provider error after the retries are exhausted (3 retries, waits up to 1/2/4 s)', async () => {
     const timers = createManualTimers();
     let calls = 0;
     const pending = runTurn({
       ...parts(),
       timers,
+      // The top of each jitter window, so the waits are the table's bounds.
+      random: () => 0.999_999,
       messages: [{ role: 'user', text: 'go' }],
       provider: async () => {
         calls++;

@@ -94,6 +94,32 @@ describe('minicode exec security defaults', () => {
     }
   });
 
+  it('keeps DB_PASS and KEYSTORE_PASS from the bash tool and masks their values in stdout, replay and the store', async () => {
+    const DB_PASS = 'db-pass-e2e-value-4242';
+    const KEYSTORE_PASS = 'keystore-pass-e2e-value-77';
+    const env = { DB_PASS, KEYSTORE_PASS, MINICODE_E2E_MARKER: 'visible-marker' };
+    // The model prints the environment, then the two values it could have read from a file.
+    const turns = [
+      streamOk(turnBody('openai-chat', { calls: [{ id: 'call_pass_1', name: 'bash', args: { command: `env; printf 'db=%s keystore=%s\n' ${DB_PASS} ${KEYSTORE_PASS}` } }] }, 1), contentTypeOf('openai-chat')),
+      streamOk(turnBody('openai-chat', { text: `The passwords are ${DB_PASS} and ${KEYSTORE_PASS}.` }, 2), contentTypeOf('openai-chat')),
+    ];
+    const server = await startReplayServer(turns, { chunkSize: 11 });
+    servers.push(server);
+    const run = await execJson(['--provider', 'openai-chat', '--model', 'gpt-4.1-mini'], { cwd: scratchProject(), env: { ...env, OPENAI_API_KEY: OPENAI_KEY, OPENAI_BASE_URL: `${server.origin}/v1` } });
+    expect(run.code, run.stderr).toBe(0);
+    const output = ofType(run.records, 'tool.completed')[0]!.payload.output as string;
+    expect(output).toContain('MINICODE_E2E_MARKER=visible-marker');
+    expect(output).not.toMatch(/^(DB_PASS|KEYSTORE_PASS)=/m);
+    expect(output).toContain('db=[REDACTED:env:DB_PASS] keystore=[REDACTED:env:KEYSTORE_PASS]');
+    const stored = await replayJson(run.home, run.summary.sessionId as string);
+    for (const secret of [DB_PASS, KEYSTORE_PASS]) {
+      expect(run.stdout).not.toContain(secret);
+      expect(run.stderr).not.toContain(secret);
+      expect(JSON.stringify(stored)).not.toContain(secret);
+      expect(rawBytes(run.home).includes(secret)).toBe(false);
+    }
+  });
+
   it('keeps the first submit_result verbatim in the summary and fails a second one', async () => {
     const run = await execJson(['--provider', 'replay', '--cassette', path.join(TEST_CASSETTES, 'submit-twice')], { cwd: scratchProject() });
     expect(run.code, run.stderr).toBe(0);

@@ -1,4 +1,6 @@
+import type { SessionUpdate } from '@agentclientprotocol/sdk';
 import { describe, expect, it } from 'vitest';
+import { createProjector } from '../../lib/acp/projection.js';
 import { createEnveloper, type OutputEvent } from '../../lib/events/index.js';
 import { formatDuration } from '../../lib/render/duration.js';
 import { createJsonlRenderer } from '../../lib/render/jsonl.js';
@@ -38,6 +40,32 @@ function fromJsonl(text: string): { tools: Map<string, string>; counts: Record<s
   return { tools, counts: records.at(-1)!.tools };
 }
 
+/**
+ * toolCallId -> status as an ACP client reads it from `session/update`s: a `tool_call` opens a
+ * call, `tool_call_update`s change it, and once a call is `completed` or `failed` nothing may
+ * change it again. ACP has no denied or cancelled status: those are `failed` with the reason in
+ * `rawOutput`; a call left `pending` or `in_progress` is interrupted. ACP carries no durations.
+ */
+function fromAcp(events: OutputEvent[]): Map<string, string> {
+  const projector = createProjector({ cwd: '/w' });
+  const status = new Map<string, { status: string; rawOutput?: unknown }>();
+  for (const update of events.flatMap((e) => projector.project(e)) as SessionUpdate[]) {
+    if (update.sessionUpdate !== 'tool_call' && update.sessionUpdate !== 'tool_call_update') continue;
+    const known = status.get(update.toolCallId);
+    if (update.sessionUpdate === 'tool_call') expect(known, `one tool_call for ${update.toolCallId}`).toBeUndefined();
+    else expect(known, `tool_call_update for ${update.toolCallId} after its tool_call`).toBeDefined();
+    if (known) expect(['completed', 'failed'], `no update for ${update.toolCallId} after its terminal`).not.toContain(known.status);
+    status.set(update.toolCallId, { status: update.status ?? known?.status ?? 'pending', rawOutput: update.rawOutput ?? known?.rawOutput });
+  }
+  const tools = new Map<string, string>();
+  for (const [id, s] of status) {
+    const raw = (s.rawOutput ?? {}) as { denied?: boolean; cancelled?: boolean };
+    const read = s.status === 'completed' ? 'completed' : s.status !== 'failed' ? 'interrupted' : raw.denied ? 'denied' : raw.cancelled ? 'cancelled' : 'failed';
+    tools.set(id, read);
+  }
+  return tools;
+}
+
 function renderAll(events: OutputEvent[]) {
   const linear = collector();
   const tty = collector();
@@ -45,21 +73,23 @@ function renderAll(events: OutputEvent[]) {
   drive(createLinearRenderer({ out: linear.write, viewOf }), events);
   drive(createTtyRenderer({ out: tty.write, viewOf, stream: fakeTerminal(48), env: {}, clock: () => 0, timer: manualTimer() }), events);
   drive(createJsonlRenderer({ out: jsonl.write, viewOf }), events);
-  return { linear: fromText(linear.text()), tty: fromText(tty.text()), jsonl: fromJsonl(jsonl.text()) };
+  return { linear: fromText(linear.text()), tty: fromText(tty.text()), jsonl: fromJsonl(jsonl.text()), acp: fromAcp(events) };
 }
 
 function expectAgreement(events: OutputEvent[]): Map<string, string> {
-  const { linear, tty, jsonl } = renderAll(events);
+  const { linear, tty, jsonl, acp } = renderAll(events);
   expect(linear.size).toBeGreaterThan(0);
   expect([...tty]).toEqual([...linear]);
   expect(new Map([...jsonl.tools].sort())).toEqual(new Map([...linear].sort()));
+  const statuses = new Map([...linear].map(([id, read]) => [id, read.split(' ')[0]!]));
+  expect(new Map([...acp].sort())).toEqual(new Map([...statuses].sort()));
   const counts: Record<string, number> = { completed: 0, failed: 0, denied: 0, cancelled: 0, interrupted: 0 };
   for (const v of linear.values()) counts[v.split(' ')[0]!]! += 1;
   expect(jsonl.counts).toEqual(counts);
   return linear;
 }
 
-describe('the same run rendered by the linear, TTY and JSONL renderers', () => {
+describe('the same run rendered by the linear, TTY, JSONL and ACP renderers', () => {
   it.each(STREAMS)('agrees on every tool status and duration in the %s stream', (stream) => {
     expectAgreement(loadEvents(stream));
   });
@@ -84,6 +114,7 @@ describe('the same run rendered by the linear, TTY and JSONL renderers', () => {
     push(0, { type: 'task.started', payload: { taskId: 't' } });
     push(10, { type: 'tool.started', payload: { toolCallId: 'c1', name: 'bash' } });
     push(510, { type: 'tool.completed', payload: { toolCallId: 'c1', summary: 'ok' } });
+    push(700, { type: 'tool.progress', payload: { toolCallId: 'c1', outputDelta: 'late output' } });
     push(900, { type: 'tool.failed', payload: { toolCallId: 'c1', cause: 'TOOL_ERROR', message: 'late' } });
     push(950, { type: 'tool.denied', payload: { toolCallId: 'c2', name: 'write', reason: 'policy' } });
     push(999, { type: 'task.completed', payload: { taskId: 't', reason: 'completed' } });

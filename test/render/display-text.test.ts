@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { displayText, oneLine } from '../../lib/render/display-text.js';
 import { jsonLine } from '../../lib/render/json-line.js';
-import { displayWidth, fitToWidth, rowsFor, wrapToWidth } from '../../lib/render/width.js';
+import stringWidth from 'string-width';
+import { displayWidth, fitToWidth, graphemeWidth, rowsFor, wrapToWidth } from '../../lib/render/width.js';
 
 describe('display text at the projection boundary', () => {
   it('removes CSI, OSC (BEL and ST terminated), 8-bit CSI, bidi and zero-width characters, keeping newlines and tabs', () => {
@@ -54,5 +55,66 @@ describe('terminal widths', () => {
   it('fits and wraps to a width', () => {
     expect(fitToWidth('abcdefgh', 5)).toBe('abcd…');
     expect(wrapToWidth('abcdefgh\nij', 3)).toEqual(['abc', 'def', 'gh', 'ij']);
+  });
+
+  it.each([
+    ['🚀', 2],
+    ['✅', 2],
+    ['⌛', 2],
+    ['🫠', 2],
+    ['👍🏽', 2],
+    ['👨‍👩‍👧', 2],
+    ['🇯🇵', 2],
+    ['❤️', 2],
+    ['#️⃣', 2],
+    ['漢字かな', 8],
+    ['한국어', 6],
+    ['ｆｕｌｌ', 8],
+    ['é', 1],
+    ['a\u200bb', 2],
+    ['ok 🚀 done', 10],
+  ])('counts %s as %i columns', (text, width) => {
+    expect(displayWidth(text)).toBe(width);
+  });
+
+  it('wraps and fits wide emoji, CJK and ZWJ sequences without splitting a grapheme or overrunning the width', () => {
+    const line = '🚀✅⌛🫠👍🏽👨‍👩‍👧漢字🇯🇵';
+    expect(displayWidth(line)).toBe(18);
+    const rows = wrapToWidth(line, 5);
+    expect(rows).toEqual(['🚀✅', '⌛🫠', '👍🏽👨‍👩‍👧', '漢字', '🇯🇵']);
+    for (const row of rows) expect(displayWidth(row)).toBeLessThanOrEqual(5);
+    // Five rows, not ceil(18 / 5) = 4: a wide character that does not fit at the end of a row
+    // moves to the next one, as the terminal moves it.
+    expect(rowsFor(line, 5)).toBe(5);
+    expect(rowsFor(line, 18)).toBe(1);
+    expect(rowsFor(line, 17)).toBe(2);
+    expect(fitToWidth(line, 7)).toBe('🚀✅⌛…');
+    expect(displayWidth(fitToWidth(line, 7))).toBe(7);
+    // A grapheme is kept whole: the family is never cut at a zero-width joiner.
+    expect(wrapToWidth('ab👨‍👩‍👧', 3)).toEqual(['ab', '👨‍👩‍👧']);
+  });
+
+  it('measures a single code point as string-width does, without it (every third code point of planes 0-3)', () => {
+    const differ: string[] = [];
+    for (let code = 0; code <= 0x3ffff; code += 3) {
+      if ((code >= 0xd800 && code <= 0xdfff) || code === 9) continue;
+      const char = String.fromCodePoint(code);
+      if (graphemeWidth(char) !== stringWidth(char)) differ.push(code.toString(16));
+    }
+    expect(differ).toEqual([]);
+  });
+
+  it('never lets a wrapped row exceed the width (property)', () => {
+    const pieces = fc.constantFrom('a', ' ', '🚀', '✅', '👍🏽', '👨‍👩‍👧', '漢', 'e\u0301', '🇯🇵', 'ｆ');
+    fc.assert(
+      fc.property(fc.array(pieces, { maxLength: 40 }), fc.integer({ min: 2, max: 30 }), (parts, cols) => {
+        const text = parts.join('');
+        const rows = wrapToWidth(text, cols);
+        expect(rows.join('')).toBe(text);
+        for (const row of rows) expect(displayWidth(row)).toBeLessThanOrEqual(cols);
+        expect(rowsFor(text, cols)).toBe(rows.length);
+        expect(displayWidth(fitToWidth(text, cols))).toBeLessThanOrEqual(cols);
+      }),
+    );
   });
 });

@@ -171,6 +171,39 @@ describe('recording', () => {
     expect(await (await fetch(replay.origin + '/anything', { method: 'POST' })).text()).toBe(SSE);
   });
 
+  it('masks secrets in the request body and in whole response events, keeping every event valid JSON', async () => {
+    const key = 'AKIAQYLPMN5HHHFPZAM2';
+    const pass = 'db-pass-unit-value-9090';
+    const events = [
+      { choices: [{ index: 0, delta: { content: `key ${key} "quoted \\" pass=${pass}` } }] },
+      { choices: [{ index: 0, delta: { content: 'no secret here' } }] },
+    ];
+    const sse = events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join('') + 'data: [DONE]\n\n';
+    const upstream = await start([{ ...streamOk(sse), chunks: perEventChunks(sse) }]);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-record-'));
+    const recordingFetch = createRecordingFetch({ dir, format: 'openai-chat', env: { DB_PASS: pass } });
+    const body = JSON.stringify({ messages: [{ role: 'tool', content: `aws_access_key_id = ${key}\nrestored with ${pass}` }] });
+    const response = await recordingFetch(`${upstream.origin}/v1/chat/completions`, { method: 'POST', body });
+    // The caller still gets the bytes as they came: only the recording is masked.
+    expect(await response.text()).toBe(sse);
+
+    const bytes = Buffer.concat(fs.readdirSync(dir).map((f) => fs.readFileSync(path.join(dir, f))));
+    expect(bytes.includes(key)).toBe(false);
+    expect(bytes.includes(pass)).toBe(false);
+    const exchange = loadCassette(dir).exchanges[0]!;
+    expect(exchange.request!.body).toEqual({ messages: [{ role: 'tool', content: 'aws_access_key_id = [REDACTED:aws-access-key-id]\nrestored with [REDACTED:env:DB_PASS]' }] });
+    const replayedEvents = exchange.body
+      .toString('utf8')
+      .split('\n')
+      .filter((l) => l.startsWith('data: {'))
+      .map((l) => JSON.parse(l.slice(6)) as (typeof events)[number]);
+    expect(replayedEvents.map((e) => e.choices[0]!.delta.content)).toEqual(['key [REDACTED:aws-access-key-id] "quoted \\" pass=[REDACTED:password]', 'no secret here']);
+    // The chunk plan covers the masked body exactly, so a replay sends all of it.
+    expect(exchange.chunks!.reduce((n, c) => n + c.bytes, 0)).toBe(exchange.body.length);
+    const replay = await start(dir);
+    expect(await (await fetch(replay.origin + '/v1/chat/completions', { method: 'POST' })).text()).toBe(exchange.body.toString('utf8'));
+  });
+
   it('marks an exchange whose stream was cut as truncated', async () => {
     const upstream = await start([cutMidEvent(SSE, 20)]);
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-record-'));

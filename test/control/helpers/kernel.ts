@@ -44,6 +44,8 @@ export interface KernelInput {
   budget?: Budget;
   maxSteps?: number;
   timers?: Timers;
+  /** Retry backoff jitter source; default `Math.random`. */
+  random?: () => number;
   /** Called on the kernel's own loop with the running transcript, for assertions. */
   onStep?: (messages: TranscriptMessage[]) => void;
 }
@@ -96,6 +98,7 @@ export async function runTurn(input: KernelInput): Promise<Settled<string> & { m
             provider: 'openai',
             signal,
             ...(input.timers ? { timers: input.timers } : {}),
+            ...(input.random ? { random: input.random } : {}),
             classify,
             call: ({ signal: s, attempt }) => input.provider({ messages, signal: s, attempt }),
           });
