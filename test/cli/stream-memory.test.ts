@@ -15,11 +15,11 @@ import { CLI, ROOT } from '../helpers/cli.js';
  * allocation limit it raises as the run goes, so the peak of a longer run includes more garbage
  * that was never live. `--heap-growing-percent=20` makes each major GC set the next limit at
  * 1.2x what survived, and `--max-semi-space-size=1` keeps the young generation at its smallest;
- * with both, the peak follows what the process keeps, which is what this test is about. (With
- * default flags the same runs measured 110 -> 138 MB after the change, 113 -> 162 MB before.)
+ * with both, the peak follows what the process keeps, which is what this test is about.
  *
- * Sizes: 1,200 and 4,800 Codex turns (about 5 and 20 MB): before the reducer kept only open and
- * recent items, the longer run cost 1.5x or more; now about 1.2x, and each run takes seconds.
+ * Sizes: 1,200 and 4,800 Codex turns (about 5 and 20 MB), large enough that a reducer keeping
+ * every tool's detail shows (it cost 1.5x and more at these sizes) and small enough that each
+ * run takes seconds. docs/event-model.md ("Memory") lists what stays in memory.
  */
 const V8_FLAGS = ['--max-semi-space-size=1', '--heap-growing-percent=20'];
 const PEAK_HOOK = path.join(ROOT, 'test/helpers/report-peak-rss.mjs');
