@@ -107,7 +107,7 @@ export function createChatSession(options: ChatSessionOptions): ChatSession {
     id = options.resume;
     nextSeq = (storedEvents[storedEvents.length - 1]?.seq ?? -1) + 1;
     history = conversationFromEvents(storedEvents).messages;
-    turnNo = state.taskOrder.length + 1;
+    turnNo = state.taskOrder.length + state.retired.tasks + 1;
   }
 
   const spend = (): { usage: Observed['usage']; costUsd?: number } => {

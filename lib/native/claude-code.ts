@@ -145,6 +145,9 @@ function assistantRecord(core: RunCore, state: ClaudeState, record: Record<strin
     if (blockType === 'text') {
       const n = (state.textBlocks.get(messageId) ?? 0) + 1;
       state.textBlocks.set(messageId, n);
+      // Records of one message arrive together (sub-agents may interleave a few): the latest
+      // messages' counts are enough, and a long session does not keep one entry per message.
+      if (state.textBlocks.size > 256) state.textBlocks.delete(state.textBlocks.keys().next().value as string);
       if (!parent) state.mainText = true;
       core.emit('assistant.message.completed', { messageId: n === 1 ? messageId : `${messageId}:${n}`, text: str(block.text) ?? '' }, 'native', fields);
     } else if (blockType === 'thinking') {

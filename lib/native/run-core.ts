@@ -98,7 +98,19 @@ export function createRunCore(options: RunCoreOptions): RunCore {
   let settled = false;
   const identified = new Set<string>();
   const openTools = new Map<string, string>();
+  // Ids of ended calls, to refuse a second start or terminal: the latest CLOSED_TOOLS_KEPT to
+  // 2x that many (a Set iterates in insertion order, so the oldest go first), so a long run
+  // does not keep every id it ever saw.
   const closedTools = new Set<string>();
+  const closeTool = (id: string): void => {
+    closedTools.add(id);
+    if (closedTools.size <= 2 * CLOSED_TOOLS_KEPT) return;
+    let excess = closedTools.size - CLOSED_TOOLS_KEPT;
+    for (const old of closedTools) {
+      if (excess-- <= 0) break;
+      closedTools.delete(old);
+    }
+  };
   const openApprovals = new Map<string, string | undefined>();
   const diagnosticsByCode = new Map<string, number>();
   let stderrPieces: string[] = [];
@@ -141,7 +153,7 @@ export function createRunCore(options: RunCoreOptions): RunCore {
 
   function closeOpenWork(): void {
     for (const [toolCallId, name] of openTools) {
-      closedTools.add(toolCallId);
+      closeTool(toolCallId);
       push('tool.cancelled', { toolCallId, name, reason: 'parent-ended' }, 'synthetic', { correlationId: toolCallId });
     }
     openTools.clear();
@@ -219,7 +231,7 @@ export function createRunCore(options: RunCoreOptions): RunCore {
         emit('tool.started', { toolCallId: id, name, executor: 'native' }, 'synthetic', { correlationId: id });
       }
       openTools.delete(id);
-      closedTools.add(id);
+      closeTool(id);
       emit(terminal.type, terminal.payload as never, fidelity, { correlationId: id });
     },
     requestApproval(payload, fidelity) {
@@ -296,6 +308,12 @@ export function createRunCore(options: RunCoreOptions): RunCore {
   };
   return core;
 }
+
+/**
+ * Ended tool call ids a run core remembers (the latest ones), well beyond the reducer's own
+ * window of settled calls: a second terminal within it is reported here as a diagnostic.
+ */
+export const CLOSED_TOOLS_KEPT = 4096;
 
 /** Longest tool input kept inline, as JSON characters; default 4096. */
 export const MAX_INLINE_INPUT_CHARS = 4096;

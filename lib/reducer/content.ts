@@ -61,7 +61,7 @@ export function onMessageFinal(w: StateWriter, e: OutputEventOf<'assistant.messa
   if (e.type === 'assistant.message.completed' && e.payload.refusal !== undefined) m.refusal = e.payload.refusal;
   if (e.type === 'assistant.message.truncated') m.reason = e.payload.reason;
   if (p.textRef !== undefined) m.textRef = p.textRef;
-  w.list('messages').push(m);
+  w.recent('messages', m);
   if (getKey(w.s.live.messages, p.messageId) !== undefined) deleteKey(w.live('messages'), p.messageId);
 }
 
@@ -71,7 +71,7 @@ export function onReasoning(w: StateWriter, e: OutputEventOf<'assistant.reasonin
   if (p.text !== undefined) r.text = p.text;
   if (p.redacted !== undefined) r.redacted = p.redacted;
   if (p.signature !== undefined || p.data !== undefined || p.dataRef !== undefined) r.opaque = true;
-  w.list('reasoning').push(r);
+  w.recent('reasoning', r);
   if (getKey(w.s.live.reasoning, p.reasoningId) !== undefined) deleteKey(w.live('reasoning'), p.reasoningId);
 }
 
@@ -85,7 +85,7 @@ export function onProviderToolCall(w: StateWriter, e: OutputEventOf<'assistant.t
   if (p.argumentsText.length > MAX_ARGUMENTS_CHARS) call.argumentsTruncated = true;
   if (p.executor !== undefined) call.executor = p.executor;
   if (p.argumentsError !== undefined) call.argumentsError = p.argumentsError;
-  w.list('providerToolCalls').push(call);
+  w.recent('providerToolCalls', call);
 }
 
 export function onPlan(w: StateWriter, e: OutputEventOf<'plan.created' | 'plan.updated'>): void {

@@ -6,6 +6,8 @@
 import type { OutputEvent } from '../events/index.js';
 import { EVENT_REGISTRY } from '../events/registry.js';
 import { appendLive, onDiagnostic, onMessageFinal, onPlan, onPlanStep, onProviderToolCall, onReasoning, onResponseUsage, onToolProgress, onUsageReported } from './content.js';
+import { onFilesChanged, onFinding, onTest } from './evidence.js';
+import { retireSettled } from './retire.js';
 import {
   activateTasks,
   onAgentIdentified,
@@ -56,12 +58,17 @@ function apply(w: StateWriter, e: OutputEvent): void {
   w.s.lastSeq = e.seq;
   w.s.lastTimestamp = e.timestamp;
   if (!e.type.startsWith('task.') && !e.type.startsWith('session.') && w.s.openTasks.length > 0) activateTasks(w);
+  applyDurable(w, e);
+  retireSettled(w);
+}
+
+function applyDurable(w: StateWriter, e: OutputEvent): void {
   switch (e.type) {
     case 'session.started': return onSessionStarted(w, e);
     case 'session.ended': return onSessionEnded(w, e);
     case 'agent.session.identified': return onAgentIdentified(w, e);
     case 'user.message.received':
-      w.list('userMessages').push({ messageId: e.payload.messageId, text: e.payload.text });
+      w.recent('userMessages', { messageId: e.payload.messageId, text: e.payload.text });
       return;
     case 'user.approval.requested': return onApprovalRequested(w, e);
     case 'user.approval.settled': return onApprovalSettled(w, e);
@@ -93,7 +100,7 @@ function apply(w: StateWriter, e: OutputEvent): void {
       const c: ReducerState['compactions'][number] = { reason: p.reason, strategy: p.strategy };
       if (p.beforeTokens !== undefined) c.beforeTokens = p.beforeTokens;
       if (p.afterTokens !== undefined) c.afterTokens = p.afterTokens;
-      w.list('compactions').push(c);
+      w.recent('compactions', c);
       return;
     }
     case 'tool.started': return onToolStarted(w, e);
@@ -102,28 +109,25 @@ function apply(w: StateWriter, e: OutputEvent): void {
     case 'tool.denied':
     case 'tool.cancelled':
       return onToolTerminal(w, e);
-    case 'file.changed':
-      for (const c of e.payload.changes) {
-        w.list('files').push(e.payload.toolCallId === undefined ? { ...c } : { ...c, toolCallId: e.payload.toolCallId });
-      }
-      return;
-    case 'test.completed': w.list('tests').push(definedOnly(e.payload)); return;
-    case 'finding.detected': {
-      const { category, severity, summary } = e.payload;
-      w.list('findings').push({ category, severity, summary });
+    case 'file.changed': return onFilesChanged(w, e);
+    case 'test.completed': return onTest(w, e);
+    case 'finding.detected': return onFinding(w, e);
+    case 'result.produced': {
+      const r = { source: e.payload.source, result: e.payload.result };
+      w.recent('results', r);
+      if (r.source === 'submit_result') w.s.submitted = r;
       return;
     }
-    case 'result.produced': w.list('results').push({ source: e.payload.source, result: e.payload.result }); return;
-    case 'checkpoint.created': w.list('checkpoints').push(e.payload.checkpointId); return;
+    case 'checkpoint.created': w.recent('checkpoints', e.payload.checkpointId); return;
     case 'diagnostic.raised': return onDiagnostic(w, e);
-    case 'error.raised': w.list('errors').push(e.payload.error); return;
+    case 'error.raised': w.recent('errors', e.payload.error); return;
     case 'recovery.started':
     case 'recovery.completed':
     case 'recovery.failed': {
       const r = w.s.recoveries;
       const key = e.type === 'recovery.started' ? 'started' : e.type === 'recovery.completed' ? 'completed' : 'failed';
       w.s.recoveries = { ...r, [key]: r[key] + 1 };
-      if (e.type === 'recovery.failed') w.list('errors').push(e.payload.cause);
+      if (e.type === 'recovery.failed') w.recent('errors', e.payload.cause);
       return;
     }
     case 'usage.reported': return onUsageReported(w, e);
@@ -133,7 +137,7 @@ function apply(w: StateWriter, e: OutputEvent): void {
       if (p.message !== undefined) l.message = p.message;
       if (p.retryAfterMs !== undefined) l.retryAfterMs = p.retryAfterMs;
       if (p.resetAt !== undefined) l.resetAt = p.resetAt;
-      w.list('limits').push(l);
+      w.recent('limits', l);
       return;
     }
     default:
@@ -153,9 +157,3 @@ function applyLive(w: StateWriter, e: OutputEvent): void {
   }
 }
 
-/** Copy an object without its `undefined` fields (state is JSON: an absent field is unknown). */
-function definedOnly<T extends object>(o: T): { [K in keyof T]: Exclude<T[K], undefined> } {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(o)) if (v !== undefined) out[k] = v;
-  return out as { [K in keyof T]: Exclude<T[K], undefined> };
-}

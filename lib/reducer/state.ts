@@ -3,6 +3,13 @@
  * terminal geometry, timers, widgets or large payloads). Every field is derived from durable
  * events except `live`, which holds transient streaming text fed by live events (deltas,
  * progress) and is the only part a rebuild may lack.
+ *
+ * Its size does not grow with the length of the session: open items (tasks, tools, approvals
+ * not yet settled, streaming text) stay, settled ones are kept only while they are among the
+ * latest {@link KEEP_SETTLED} and then leave memory, counted in `retired`; lists of finished
+ * content keep the latest {@link KEEP_RECENT} entries, and `counts` and the aggregates beside
+ * them (tests, findings, files, the submitted result) hold what a summary needs. The detail
+ * of every item stays in the events (the store), where `replay` reads it.
  */
 import type {
   ApprovalOutcome,
@@ -16,7 +23,7 @@ import type {
 } from '../events/index.js';
 
 /** Version of this state shape; bump on a breaking change so stored snapshots can be refused. */
-export const STATE_VERSION = 1 as const;
+export const STATE_VERSION = 2 as const;
 
 /** The run's outcome while it goes (`running`) and once settled. */
 export type RunOutcomeState = 'running' | RunOutcome;
@@ -248,30 +255,81 @@ export interface LiveState {
   capped?: boolean;
 }
 
+/** Settled tools, approvals and tasks that left memory (see {@link KEEP_SETTLED}), counted. */
+export interface RetiredState {
+  tools: {
+    total: number;
+    byStatus: Partial<Record<ToolStatus, number>>;
+    /** Of the `incomplete` ones, those whose terminal arrived without a start, by what it reported. */
+    reported: Partial<Record<NonNullable<ToolState['reportedStatus']>, number>>;
+  };
+  approvals: { total: number; byOutcome: Record<string, number> };
+  tasks: number;
+}
+
+/** Lists that keep only their latest {@link KEEP_RECENT} entries, and whose total is counted. */
+export type RecentListKey =
+  | 'userMessages'
+  | 'messages'
+  | 'reasoning'
+  | 'providerToolCalls'
+  | 'tests'
+  | 'findings'
+  | 'results'
+  | 'checkpoints'
+  | 'compactions'
+  | 'limits'
+  | 'errors';
+
+/** Test runs over the whole session: how many, whether all passed, and the summed counts. */
+export interface TestTotals {
+  runs: number;
+  ok?: boolean;
+  passed?: number;
+  failed?: number;
+  skipped?: number;
+}
+
 /** The whole reducer state of one session. */
 export interface ReducerState {
   version: typeof STATE_VERSION;
   sessionId: string;
   session: SessionInfo;
   run: RunState;
+  /** Open tasks and the latest settled ones (see {@link KEEP_SETTLED}). */
   tasks: Record<string, TaskState>;
+  /** Ids in `tasks`, in start order. */
   taskOrder: string[];
   /** Ids of tasks not yet settled, in start order. */
   openTasks: string[];
+  /** Open tools and the latest settled ones. */
   tools: Record<string, ToolState>;
+  /** Ids in `tools`, in start order. */
   toolOrder: string[];
+  /** Open approvals and the latest settled ones. */
   approvals: Record<string, ApprovalState>;
   approvalOrder: string[];
+  /** What left `tasks`, `tools` and `approvals`, counted. */
+  retired: RetiredState;
+  /** Items ever added to each recent list (the lists keep the latest {@link KEEP_RECENT}). */
+  counts: Record<RecentListKey, number>;
   userMessages: { messageId: string; text: string }[];
   messages: MessageState[];
   reasoning: ReasoningState[];
   providerToolCalls: ProviderToolCallState[];
   responses: { started: number; completed: number; truncated: number; errored: number };
   plan?: PlanState;
+  /** Distinct changed paths in order of first change, each with its latest change. */
   files: FileChangeState[];
+  /** Index of each path in `files`. */
+  fileIndex: Record<string, number>;
   tests: TestState[];
+  testTotals: TestTotals;
   findings: FindingState[];
+  findingsBySeverity: Record<string, number>;
   results: ResultState[];
+  /** The latest `submit_result` result, kept whatever number of results followed it. */
+  submitted?: ResultState;
   checkpoints: string[];
   compactions: { reason: string; strategy: string; beforeTokens?: number; afterTokens?: number }[];
   recoveries: { started: number; completed: number; failed: number };
@@ -289,6 +347,16 @@ export interface ReducerState {
   live: LiveState;
 }
 
+/**
+ * Settled tools, approvals and tasks kept in memory (the latest ones): a late duplicate or
+ * second terminal for one of them is recognised as such, and renderers read the one that just
+ * settled. When twice as many are held, the oldest settled go down to this number (amortised:
+ * one pass per KEEP_SETTLED settles) and are counted in `retired`. A second terminal arriving
+ * after its call left memory reads as a terminal without a start.
+ */
+export const KEEP_SETTLED = 256;
+/** Entries kept in each recent list (messages, reasoning, results, ...); totals are in `counts`. */
+export const KEEP_RECENT = 32;
 /** Anomalies kept in state; further ones are only counted (a hostile stream cannot grow state without bound). */
 export const MAX_ANOMALIES = 1000;
 /** Longest provider tool-call argument text kept in state. */
@@ -310,14 +378,31 @@ export function initialState(sessionId: string): ReducerState {
     toolOrder: [],
     approvals: {},
     approvalOrder: [],
+    retired: { tools: { total: 0, byStatus: {}, reported: {} }, approvals: { total: 0, byOutcome: {} }, tasks: 0 },
+    counts: {
+      userMessages: 0,
+      messages: 0,
+      reasoning: 0,
+      providerToolCalls: 0,
+      tests: 0,
+      findings: 0,
+      results: 0,
+      checkpoints: 0,
+      compactions: 0,
+      limits: 0,
+      errors: 0,
+    },
     userMessages: [],
     messages: [],
     reasoning: [],
     providerToolCalls: [],
     responses: { started: 0, completed: 0, truncated: 0, errored: 0 },
     files: [],
+    fileIndex: {},
     tests: [],
+    testTotals: { runs: 0 },
     findings: [],
+    findingsBySeverity: {},
     results: [],
     checkpoints: [],
     compactions: [],

@@ -1,6 +1,8 @@
 /**
- * A run summary computed from the evidence in the state (DESIGN.md §3: never from counters kept
- * on the side): tool counts by status, files changed, tests, findings, usage, duration, outcome.
+ * A run summary computed from the evidence in the state: tool counts by status, files changed,
+ * tests, findings, usage, duration, outcome. The counts the state keeps for items that left
+ * memory (`retired`, `counts`, the aggregates) are folded by the reducer from the same events,
+ * never set from the side, so a summary of a long session equals one over every item.
  */
 import type { ErrorInfo, Usage } from '../events/index.js';
 import { copyDefined, type ReducerState, type RunOutcomeState, type ToolStatus } from './state.js';
@@ -43,53 +45,35 @@ function bump(record: Record<string, number>, key: string): void {
   record[key] = (Object.prototype.hasOwnProperty.call(record, key) ? (record[key] as number) : 0) + 1;
 }
 
-function sumOptional(values: (number | undefined)[]): number | undefined {
-  let total: number | undefined;
-  for (const v of values) if (v !== undefined) total = (total ?? 0) + v;
-  return total;
-}
-
 /** Summarise a state. Pure. */
 export function summarize(state: ReducerState): RunSummary {
-  const byStatus: Partial<Record<ToolStatus, number>> = {};
+  const retired = state.retired;
+  const byStatus: Partial<Record<ToolStatus, number>> = { ...retired.tools.byStatus };
   for (const id of state.toolOrder) {
     const t = getKey(state.tools, id);
     if (t) byStatus[t.status] = (byStatus[t.status] ?? 0) + 1;
   }
   const byOutcome: Record<string, number> = Object.create(null) as Record<string, number>;
+  for (const [k, v] of Object.entries(retired.approvals.byOutcome)) byOutcome[k] = v;
   for (const id of state.approvalOrder) {
     const a = getKey(state.approvals, id);
     if (a) bump(byOutcome, a.outcome ?? a.status);
   }
-  const files = new Map<string, string>();
-  for (const f of state.files) files.set(f.path, f.kind);
-  const bySeverity: Record<string, number> = Object.create(null) as Record<string, number>;
-  for (const f of state.findings) bump(bySeverity, f.severity);
-
-  const tests: RunSummary['tests'] = { runs: state.tests.length };
-  if (state.tests.length > 0) {
-    tests.ok = state.tests.every((t) => t.ok);
-    const passed = sumOptional(state.tests.map((t) => t.passed));
-    const failed = sumOptional(state.tests.map((t) => t.failed));
-    const skipped = sumOptional(state.tests.map((t) => t.skipped));
-    if (passed !== undefined) tests.passed = passed;
-    if (failed !== undefined) tests.failed = failed;
-    if (skipped !== undefined) tests.skipped = skipped;
-  }
+  const tests: RunSummary['tests'] = { ...state.testTotals };
 
   const session = state.session;
   const summary: RunSummary = {
     sessionId: state.sessionId,
     outcome: state.run.outcome,
     ok: state.run.outcome === 'completed',
-    tools: { total: state.toolOrder.length, byStatus },
-    approvals: { total: state.approvalOrder.length, byOutcome: { ...byOutcome } },
-    filesChanged: [...files].map(([path, kind]) => ({ path, kind })),
+    tools: { total: state.toolOrder.length + retired.tools.total, byStatus },
+    approvals: { total: state.approvalOrder.length + retired.approvals.total, byOutcome: { ...byOutcome } },
+    filesChanged: state.files.map((f) => ({ path: f.path, kind: f.kind })),
     tests,
-    findings: { total: state.findings.length, bySeverity: { ...bySeverity } },
-    messages: state.messages.length,
-    results: state.results.length,
-    errors: state.errors.length,
+    findings: { total: state.counts.findings, bySeverity: { ...state.findingsBySeverity } },
+    messages: state.counts.messages,
+    results: state.counts.results,
+    errors: state.counts.errors,
     diagnostics: state.diagnostics.count,
     anomalies: state.anomalies.length + state.anomaliesDropped,
     durableEvents: state.durableEvents,

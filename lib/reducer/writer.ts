@@ -5,9 +5,9 @@
  * sees the intermediate states), so it mutates collections in place and stays linear over a
  * long session. Objects inside collections (a tool, a task) are always replaced, never edited.
  */
-import { MAX_ANOMALIES, type Anomaly, type ReducerState } from './state.js';
+import { KEEP_RECENT, MAX_ANOMALIES, type Anomaly, type RecentListKey, type ReducerState } from './state.js';
 
-type RecordKey = 'tasks' | 'tools' | 'approvals';
+type RecordKey = 'tasks' | 'tools' | 'approvals' | 'fileIndex' | 'findingsBySeverity';
 type ListKey =
   | 'taskOrder'
   | 'openTasks'
@@ -67,6 +67,21 @@ export class StateWriter {
       (this.copied ??= new Set()).add(key);
     }
     return this.s[key];
+  }
+
+  /**
+   * Append to a recent list: counted in `counts`, and the list keeps its latest
+   * {@link KEEP_RECENT} entries (the rest are in the events, not in memory).
+   */
+  recent<K extends RecentListKey>(key: K, item: ReducerState[K][number]): void {
+    const list = this.list(key) as unknown[];
+    list.push(item);
+    if (list.length > KEEP_RECENT) list.shift();
+    if (!this.owned && !this.copied?.has('counts')) {
+      this.s.counts = { ...this.s.counts };
+      (this.copied ??= new Set()).add('counts');
+    }
+    this.s.counts[key] += 1;
   }
 
   /** One of the live records, writable for this event. */

@@ -40,7 +40,9 @@ export function createLinearRenderer<S>(options: LinearRendererOptions<S>): Rend
     onEvent(event: OutputEvent, state: S) {
       if (finished) return;
       const projected = projectEvent(event, options.viewOf(state), { verbosity });
-      if (projected.fact?.kind === 'tool.finished') printed.add(projected.fact.tool.toolCallId);
+      // Only a line printed as interrupted can repeat one projectFinish would print; keeping
+      // just those keeps the set as small as the run's interrupted tools.
+      if (projected.fact?.kind === 'tool.finished' && projected.fact.tool.status === 'interrupted') printed.add(projected.fact.tool.toolCallId);
       if (projected.fact) write(factLines(projected.fact));
     },
     finish(state: S, extra?: FinishExtra) {

@@ -62,10 +62,20 @@ function own<T>(record: Record<string, T>, key: string): T | undefined {
 /** Error category of a cancelled run by its reason (the agent loop's table). */
 const CANCELLED_CATEGORY: Readonly<Record<string, string>> = { aborted: 'USER_ERROR', budget_exceeded: 'USER_ERROR', timeout: 'AGENT_ERROR' };
 
+/** Display counts of the tools that left the state's memory, by the rule of {@link toolDisplayStatus}. */
+function retiredToolCounts(state: ReducerState): ToolCounts {
+  const { byStatus, reported } = state.retired.tools;
+  const counts: ToolCounts = { completed: 0, failed: 0, denied: 0, cancelled: 0, interrupted: 0 };
+  for (const status of ['completed', 'failed', 'denied', 'cancelled'] as const) counts[status] = (byStatus[status] ?? 0) + (reported[status] ?? 0);
+  const reportedTotal = Object.values(reported).reduce((a, b) => a + b, 0);
+  counts.interrupted = (byStatus.incomplete ?? 0) - reportedTotal;
+  return counts;
+}
+
 function runView(state: ReducerState): RunView {
   const settled = state.run.outcome === 'running' ? settleInterrupted(state) : state;
   const summary = summarize(settled);
-  const tools: ToolCounts = { completed: 0, failed: 0, denied: 0, cancelled: 0, interrupted: 0 };
+  const tools = retiredToolCounts(settled);
   for (const id of settled.toolOrder) {
     const tool = own(settled.tools, id);
     if (!tool) continue;
@@ -85,7 +95,7 @@ function runView(state: ReducerState): RunView {
   if (summary.reason !== undefined) view.reason = summary.reason;
   if (summary.durationMs !== undefined) view.durationMs = summary.durationMs;
   if (summary.costUsd !== undefined) view.costUsd = summary.costUsd;
-  const result = [...settled.results].reverse().find((r) => r.source === 'submit_result');
+  const result = settled.submitted;
   if (result !== undefined) {
     view.hasResult = true;
     view.result = result.result;

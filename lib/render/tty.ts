@@ -215,8 +215,10 @@ export function createTtyRenderer<S>(options: TtyRendererOptions<S>): LiveRender
   stream?.on?.('resize', onResize);
 
   function linesOf(fact: Fact): FactLine[] {
-    if (fact.kind === 'tool.finished') printed.add(fact.tool.toolCallId);
+    // As in the linear renderer: only an interrupted line can be repeated by projectFinish.
+    if (fact.kind === 'tool.finished' && fact.tool.status === 'interrupted') printed.add(fact.tool.toolCallId);
     if (fact.kind === 'approval.requested') approvalOptions.set(fact.approval.approvalId, fact.approval.options);
+    if (fact.kind === 'approval.settled') approvalOptions.delete(fact.approvalId);
     return factLines(fact);
   }
 
