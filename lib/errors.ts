@@ -31,6 +31,10 @@ export const ERROR_CODES = {
   MINICODE_E_MAX_STEPS: { category: 'AGENT_ERROR', recoverability: 'ACTION_REQUIRED', exitCode: 1 },
   MINICODE_E_BUSY: { category: 'AGENT_ERROR', recoverability: 'RETRYABLE', exitCode: 1 },
   MINICODE_E_CONTEXT_LENGTH: { category: 'MODEL_ERROR', recoverability: 'RECOVERABLE', exitCode: 1 },
+  MINICODE_E_CHECKPOINT: { category: 'FILESYSTEM_ERROR', recoverability: 'RECOVERABLE', exitCode: 1 },
+  MINICODE_E_NO_CHECKPOINT: { category: 'USER_ERROR', recoverability: 'ACTION_REQUIRED', exitCode: 1 },
+  MINICODE_E_CHECKPOINT_NOT_FOUND: { category: 'USER_ERROR', recoverability: 'ACTION_REQUIRED', exitCode: 1 },
+  MINICODE_E_NOTHING_TO_UNDO: { category: 'USER_ERROR', recoverability: 'ACTION_REQUIRED', exitCode: 1 },
   MINICODE_E_INTERNAL: { category: 'INTERNAL_ERROR', recoverability: 'FATAL', exitCode: 1 },
 } as const satisfies Record<string, { category: ErrorCategory; recoverability: Recoverability; exitCode: number }>;
 

@@ -18,7 +18,8 @@ export function addRunFlags(command: Command): Command {
     .addOption(new Option('--approval <mode>', 'approval mode for edits and commands').choices(['ask', 'auto', 'read-only']).default('auto'))
     .option('--allow-local-config', 'trust .minicode/config.json in the project (ignored by default)')
     .option('--store <dir>', 'session store directory (default: $MINICODE_HOME, else ~/.local/share/minicode)')
-    .option('--cwd <dir>', 'project directory (default: the current directory)');
+    .option('--cwd <dir>', 'project directory (default: the current directory)')
+    .option('--no-checkpoint', 'take no workspace checkpoint (the run\'s changes cannot be undone with minicode undo)');
 }
 
 /**
