@@ -7,11 +7,13 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkpointCli, execCassette, gitWorkspace, plainWorkspace, repoFingerprint, tempDir, treeOf } from './helpers.js';
 
+/** Each test runs several CLI subprocesses and git; on a loaded machine that takes a while. */
+const SLOW = { timeout: 240_000 };
 const ofType = (records: Record<string, any>[], type: string): Record<string, any>[] => records.filter((r) => r.type === type);
 const changesOf = (records: Record<string, any>[]): string[] =>
   ofType(records, 'file.changed').flatMap((e) => e.payload.changes.map((c: { kind: string; path: string }) => `${c.kind} ${c.path}`)).sort();
 
-describe('checkpoints of a run in a git repository', () => {
+describe('checkpoints of a run in a git repository', SLOW, () => {
   it('sees changes made through bash, leaves the user repository as it was, and undo takes them back', async () => {
     const dir = gitWorkspace();
     const home = tempDir('minicode-home-');
@@ -77,7 +79,7 @@ describe('checkpoints of a run in a git repository', () => {
   });
 });
 
-describe('checkpoints in other workspaces', () => {
+describe('checkpoints in other workspaces', SLOW, () => {
   it('work in a folder that is not a git repository', async () => {
     const dir = plainWorkspace();
     const home = tempDir('minicode-home-');
@@ -132,7 +134,7 @@ describe('checkpoints in other workspaces', () => {
   });
 });
 
-describe('checkpoint limits and switches', () => {
+describe('checkpoint limits and switches', SLOW, () => {
   it('skips large files and dependency folders, says so, and undo never deletes them', async () => {
     const dir = gitWorkspace();
     const home = tempDir('minicode-home-');
@@ -185,7 +187,7 @@ describe('checkpoint limits and switches', () => {
   });
 });
 
-describe('a crash after the checkpoint', () => {
+describe('a crash after the checkpoint', SLOW, () => {
   it('leaves a checkpoint that undo restores, though the turn never finished', async () => {
     const dir = gitWorkspace();
     const home = tempDir('minicode-home-');
