@@ -18,8 +18,12 @@ export function addRunFlags(command: Command): Command {
     .addOption(new Option('--approval <mode>', 'approval mode for edits and commands').choices(['ask', 'auto', 'read-only']).default('auto'))
     .option('--allow-local-config', 'trust .minicode/config.json in the project (ignored by default)')
     .option('--store <dir>', 'session store directory (default: $MINICODE_HOME, else ~/.local/share/minicode)')
-    .option('--cwd <dir>', 'project directory (default: the current directory)')
-    .option('--no-checkpoint', 'take no workspace checkpoint (the run\'s changes cannot be undone with minicode undo)');
+    .option('--cwd <dir>', 'project directory (default: the current directory)');
+}
+
+/** `--no-checkpoint`, for the commands that take workspace checkpoints (exec, chat). */
+export function addCheckpointFlag(command: Command): Command {
+  return command.option('--no-checkpoint', 'take no workspace checkpoint (the run\'s changes cannot be undone with minicode undo)');
 }
 
 /**
@@ -36,7 +40,7 @@ export function registerExec(program: Command): void {
     .option('--json', 'JSON lines on stdout: envelopes, text records, one summary last')
     .option('--verify [cmd]', 'after the run, run the verify command (default: MINICODE_VERIFY_CMD, config, or detection)')
     .option('--verbose', 'show verbose facts (reasoning, provider tool calls, recoveries)');
-  addRunFlags(command).action(async (prompt: string, flags: ExecFlags) => {
+  addCheckpointFlag(addRunFlags(command)).action(async (prompt: string, flags: ExecFlags) => {
     const { execAction } = await import('../exec-action.js');
     process.exitCode = await execAction(prompt, flags);
   });

@@ -6,6 +6,8 @@
  * The metadata lives in the commit subject, so listing is one `for-each-ref`.
  */
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
 import type { FileChange } from '../tools/types.js';
 import { runGit, splitNul } from './git.js';
 
@@ -57,9 +59,18 @@ export function recordRef(key: string, which: 'before' | 'after'): string {
   return `${PREFIX}${key}/${which}`;
 }
 
-/** Point a record ref at `commit`. */
+/**
+ * Point a record ref at `commit`. The store is always in git's files ref format (minicode
+ * creates it and never packs its refs), so a ref is one file, written atomically here instead
+ * of spawning `update-ref` on every tool call.
+ */
 export async function setRecordRef(gitDir: string, key: string, which: 'before' | 'after', commit: string): Promise<void> {
-  await runGit(['update-ref', recordRef(key, which), commit], { gitDir, cwd: gitDir });
+  if (!/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(commit)) throw new Error(`not a commit id: ${commit}`);
+  const file = path.join(gitDir, ...recordRef(key, which).split('/'));
+  await fs.mkdir(path.dirname(file), { recursive: true });
+  const temp = `${file}.${process.pid}.${randomBytes(3).toString('hex')}.tmp`;
+  await fs.writeFile(temp, commit + '\n');
+  await fs.rename(temp, file);
 }
 
 /** Every record of the store, oldest first. */

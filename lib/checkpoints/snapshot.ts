@@ -1,7 +1,8 @@
 /**
- * A "ghost commit" of the workspace: a temporary index seeded from the store's last one (so
- * unchanged files are not hashed again), `git add -A` against the work tree, `write-tree`,
- * `commit-tree`. Nothing here runs in the user's repository: the store has its own GIT_DIR and
+ * A "ghost commit" of the workspace: a temporary index seeded from the store's last one, one
+ * walk of the work tree (`ls-files` of what changed, was deleted or is new since then), those
+ * paths alone hashed into the index (`update-index`), `write-tree` (which reuses the index's
+ * cached subtrees), `commit-tree`. Nothing here runs in the user's repository: the store has its own GIT_DIR and
  * every command gets the temporary index through GIT_INDEX_FILE.
  *
  * What is left out, and said so: files and folders the work tree's .gitignore files (nested
@@ -45,6 +46,8 @@ export interface SnapshotOptions {
   /** The commit's message (the checkpoint's metadata line). */
   message: string;
   parent?: string;
+  /** Look for build and dependency folders to report as skipped (an extra walk); default true. */
+  reportSkippedDirs?: boolean;
 }
 
 /** `add --ignore-errors` exits 1 when some file could not be read; the others are added. */
@@ -106,31 +109,43 @@ export async function takeSnapshot(store: WorkspaceStore, options: SnapshotOptio
     } catch {
       // First snapshot: git starts from an empty index.
     }
-    const { stdout } = await runGit(['ls-files', '-z', '--others', '--exclude-standard'], place);
-    const newFiles = splitNul(stdout);
+    // One walk of the work tree: files changed or deleted since the store's index, and new ones.
+    const listing = await runGit(['ls-files', '-z', '-t', '--modified', '--deleted', '--others', '--exclude-standard'], place);
+    const newFiles: string[] = [];
+    const touched = new Set<string>();
+    for (const entry of splitNul(listing.stdout)) {
+      const name = entry.slice(2);
+      // A folder entry is a nested repository: it has no content of its own to keep.
+      if (name.endsWith('/')) continue;
+      if (entry.startsWith('?')) newFiles.push(name);
+      else touched.add(name);
+    }
     if (newFiles.length > store.limits.maxFiles) throw new SnapshotTooLargeError(newFiles.length, store.limits.maxFiles);
     const skipped: SkippedPath[] = [];
     const bigDirs = await oversizedUntrackedDirs(store, newFiles);
     for (const d of bigDirs) skipped.push({ path: d, reason: 'untracked-dir-too-large' });
     for (const file of newFiles) {
       if (bigDirs.some((d) => file.startsWith(d + '/'))) continue;
+      let tooLarge = false;
       try {
         const st = fs.lstatSync(path.join(store.workTree, file));
-        if (st.isFile() && st.size > store.limits.maxFileBytes) skipped.push({ path: file, reason: 'file-too-large' });
+        tooLarge = st.isFile() && st.size > store.limits.maxFileBytes;
       } catch {
-        // Gone since the listing: git add -A sees that too.
+        // Gone since the listing: update-index --remove copes.
       }
+      if (tooLarge) skipped.push({ path: file, reason: 'file-too-large' });
+      else touched.add(file);
     }
-    if (newFiles.length > 0) for (const d of await skippedBuildDirs(store, place)) skipped.push({ path: d, reason: 'build-or-dependency-dir' });
-    const excluded = skipped.filter((s) => s.reason !== 'build-or-dependency-dir').map((s) => s.path);
-    if (excluded.length > 0) {
-      // Forget earlier copies too: a skipped path must not come back from an older snapshot.
-      const literal = excluded.map((p) => `:(literal)${p}`);
-      await runGit(['rm', '--cached', '-r', '-q', '--ignore-unmatch', '--pathspec-from-file=-', '--pathspec-file-nul'], { ...place, input: literal.join('\0') + '\0' });
-      const specs = ['.', ...excluded.map((p) => `:(exclude,literal)${p}`)];
-      await runGit(['add', '-A', '--ignore-errors', '--pathspec-from-file=-', '--pathspec-file-nul'], { ...place, input: specs.join('\0') + '\0', okCodes: ADD_OK });
-    } else {
-      await runGit(['add', '-A', '--ignore-errors'], { ...place, okCodes: ADD_OK });
+    if (options.reportSkippedDirs !== false && newFiles.length > 0) for (const d of await skippedBuildDirs(store, place)) skipped.push({ path: d, reason: 'build-or-dependency-dir' });
+    if (touched.size > 0) {
+      try {
+        await runGit(['update-index', '-z', '--add', '--remove', '--stdin'], { ...place, input: [...touched].join('\0') + '\0' });
+      } catch {
+        // A file that cannot be read (permissions) fails update-index as a whole; add -A skips
+        // such files and adds the rest, with the skipped paths excluded.
+        const specs = ['.', ...skipped.map((p) => `:(exclude,literal)${p.path}`)];
+        await runGit(['add', '-A', '--ignore-errors', '--pathspec-from-file=-', '--pathspec-file-nul'], { ...place, input: specs.join('\0') + '\0', okCodes: ADD_OK });
+      }
     }
     const tree = (await runGit(['write-tree'], place)).stdout.trim();
     const args = ['commit-tree', tree, ...(options.parent ? ['-p', options.parent] : []), '-F', '-'];

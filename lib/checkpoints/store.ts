@@ -39,6 +39,27 @@ async function userGitDirOf(workTree: string): Promise<string | undefined> {
   }
 }
 
+/**
+ * minicode's own data folder (the parent of the checkpoints home: `MINICODE_HOME`) when it
+ * lies inside the workspace, as an anchored exclude pattern: a checkpoint must never hold the
+ * session store it is recorded in, nor the checkpoint store itself.
+ */
+function ownDataInside(home: string, workTree: string): string[] {
+  for (const dir of [path.dirname(home), home]) {
+    let real: string;
+    try {
+      real = fs.realpathSync(dir);
+    } catch {
+      continue;
+    }
+    const rel = path.relative(workTree, real);
+    if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) continue;
+    // Escape the pattern characters gitignore knows, so the folder name is taken literally.
+    return ['/' + rel.split(path.sep).join('/').replace(/[\\*?[\]!#]/g, (c) => `\\${c}`) + '/'];
+  }
+  return [];
+}
+
 /** Write `file` only when its content differs (keeps the store's mtime quiet on every turn). */
 function writeIfChanged(file: string, content: string): void {
   try {
@@ -50,12 +71,27 @@ function writeIfChanged(file: string, content: string): void {
   fs.writeFileSync(file, content);
 }
 
-/** Open (creating on first use) the store of the workspace at `cwd`. */
-export async function openWorkspaceStore(home: string, cwd: string, limits: CheckpointLimits): Promise<WorkspaceStore> {
+/** Stores opened by this process, by home and workspace: a chat's later turns skip the set-up. */
+const OPENED = new Map<string, Promise<WorkspaceStore>>();
+
+/** Open (creating on first use) the store of the workspace at `cwd`; once per process and workspace. */
+export function openWorkspaceStore(home: string, cwd: string, limits: CheckpointLimits): Promise<WorkspaceStore> {
+  const key = JSON.stringify([home, cwd, limits]);
+  let opened = OPENED.get(key);
+  if (!opened) {
+    opened = setUpStore(home, cwd, limits);
+    OPENED.set(key, opened);
+    opened.catch(() => OPENED.delete(key));
+  }
+  return opened;
+}
+
+async function setUpStore(home: string, cwd: string, limits: CheckpointLimits): Promise<WorkspaceStore> {
   const workTree = fs.realpathSync(cwd);
   const workspaceId = workspaceIdOf(workTree);
   const gitDir = path.join(home, workspaceId);
   if (!fs.existsSync(path.join(gitDir, 'HEAD'))) {
+    // The home first, so that its real path is known when the exclude file is written.
     fs.mkdirSync(gitDir, { recursive: true });
     await runGit(['init', '--quiet', '--bare', gitDir], { cwd: home });
     fs.writeFileSync(path.join(gitDir, 'workspace.json'), JSON.stringify({ path: workTree }) + '\n');
@@ -72,7 +108,7 @@ export async function openWorkspaceStore(home: string, cwd: string, limits: Chec
       userExclude = '';
     }
   }
-  writeIfChanged(path.join(gitDir, 'info', 'exclude'), [...limits.skipDirs.map((d) => `${d}/`), userExclude].join('\n') + '\n');
+  writeIfChanged(path.join(gitDir, 'info', 'exclude'), [...limits.skipDirs.map((d) => `${d}/`), ...ownDataInside(home, workTree), userExclude].join('\n') + '\n');
   return { workTree, gitDir, workspaceId, limits, ...(userGitDir ? { userGitDir } : {}) };
 }
 

@@ -92,7 +92,7 @@ export function createTurnCheckpoints(options: TurnCheckpointOptions): Workspace
       return serial(async () => {
         if (failed || !store || !before) return undefined;
         try {
-          const snap = await takeSnapshot(store, { message: subject(), parent: before });
+          const snap = await takeSnapshot(store, { message: subject(), parent: before, reportSkippedDirs: false });
           const changes = await diffCommits(store.gitDir, last, snap.commit);
           last = snap.commit;
           await setRecordRef(store.gitDir, key, 'after', snap.commit);

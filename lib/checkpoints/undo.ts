@@ -85,7 +85,7 @@ export async function undoWorkspace(options: UndoOptions): Promise<UndoReport> {
   const records = await listRecords(store.gitDir);
   if (records.length === 0) throw noCheckpoints(store.workTree);
   const sessionId = options.sessionId ?? records.at(-1)!.sessionId;
-  const current = await takeSnapshot(store, { message: recordSubject({ sessionId, turn: 'undo', kind: 'undo', at: clock() }) });
+  const current = await takeSnapshot(store, { message: recordSubject({ sessionId, turn: 'undo', kind: 'undo', at: clock() }), reportSkippedDirs: false });
   let target: string | undefined;
   let undone: TurnRecord | undefined;
   if (options.to !== undefined) {
@@ -110,8 +110,9 @@ export async function undoWorkspace(options: UndoOptions): Promise<UndoReport> {
   const key = newRecordKey(clock());
   await setRecordRef(store.gitDir, key, 'before', current.commit);
   await applyRestore(store, target, changes);
-  const after = await takeSnapshot(store, { message: recordSubject({ sessionId: base.sessionId, turn: key, kind: 'undo', at: clock() }), parent: current.commit });
-  await setRecordRef(store.gitDir, key, 'after', after.commit);
+  // Every path either snapshot holds now matches the target, so the state after the undo is
+  // the target's tree: no second snapshot needed.
+  await setRecordRef(store.gitDir, key, 'after', target);
   return { ...base, undoCheckpoint: current.commit, dryRun: false };
 }
 

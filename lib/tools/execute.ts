@@ -137,7 +137,7 @@ export async function executeToolCall(options: ExecuteToolCallOptions): Promise<
         fields,
       ),
     );
-    emitFileChanges(observed ?? outcome.fileChanges, call.id, fields, onEvent);
+    emitFileChanges(mergeChanges(observed, outcome.fileChanges), call.id, fields, onEvent);
     if (outcome.plan) {
       const { planId, created, steps, explanation } = outcome.plan;
       onEvent(draft(created ? 'plan.created' : 'plan.updated', { planId, steps, ...(explanation ? { explanation } : {}) }, fields));
@@ -166,6 +166,16 @@ export async function executeToolCall(options: ExecuteToolCallOptions): Promise<
     onEvent(draft('tool.denied', { toolCallId: call.id, name: call.name, reason: outcome.reason }, fields));
   }
   return { outcome, ...outcomeContent(outcome) };
+}
+
+/**
+ * What the checkpoint diff saw, plus what the tool says it changed that the diff could not see
+ * (a write into an editor's buffer through ACP lands on disk only when saved).
+ */
+function mergeChanges(observed: FileChange[] | undefined, reported: FileChange[] | undefined): FileChange[] | undefined {
+  if (!observed) return reported;
+  const seen = new Set(observed.map((c) => c.path));
+  return [...observed, ...(reported ?? []).filter((c) => !seen.has(c.path))];
 }
 
 /** One `file.changed` for a call's changes, when there are any (a failed command may have changed files too). */

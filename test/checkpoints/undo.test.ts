@@ -162,6 +162,18 @@ describe('checkpoint limits and switches', SLOW, () => {
     expect(undo.json.error.code).toBe('MINICODE_E_NO_CHECKPOINT');
   });
 
+  it('never checkpoints minicode\'s own data when MINICODE_HOME lies inside the workspace', async () => {
+    const dir = plainWorkspace();
+    const home = path.join(dir, '.minicode-home');
+    const run = await execCassette('checkpoint-bash', dir, home);
+    expect(run.code, run.stderr).toBe(0);
+    expect(changesOf(run.records)).toEqual(['create deep/dir/blob.bin', 'create fresh.txt', 'create link-to-notes', 'create logo.png', 'delete gone.txt', 'modify notes.txt']);
+    const list = await checkpointCli(['checkpoints'], dir, home);
+    expect(list.json.checkpoints[0].changes.every((c: { path: string }) => !c.path.startsWith('.minicode-home'))).toBe(true);
+    expect((await checkpointCli(['undo'], dir, home)).code).toBe(0);
+    expect(fs.existsSync(path.join(home, 'store'))).toBe(true);
+  });
+
   it('takes no checkpoint when the config says checkpoints: false', async () => {
     const dir = plainWorkspace();
     const home = tempDir('minicode-home-');
