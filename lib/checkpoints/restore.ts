@@ -33,6 +33,20 @@ function pruneEmptyDirs(root: string, dir: string): void {
 /** Apply `changes` (from {@link restoreChanges}) to the work tree, taking contents from `target`. */
 export async function applyRestore(store: WorkspaceStore, target: string, changes: readonly FileChange[]): Promise<void> {
   const root = store.workTree;
+  // Writes first: when the store cannot provide a content (an object pruned from a borrowed
+  // repository), the restore stops before anything was deleted.
+  const writes = changes.filter((c) => c.kind !== 'delete').map((c) => c.path);
+  if (writes.length > 0) {
+    const indexFile = path.join(store.gitDir, `restore-index.${process.pid}.${randomBytes(4).toString('hex')}`);
+    const place = { gitDir: store.gitDir, workTree: root, indexFile };
+    try {
+      await runGit(['read-tree', target], place);
+      // -f replaces what stands in the way (a file where the target has a folder, a symlink).
+      await runGit(['checkout-index', '-f', '-z', '--stdin'], { ...place, input: writes.join('\0') + '\0' });
+    } finally {
+      fs.rmSync(indexFile, { force: true });
+    }
+  }
   for (const change of changes) {
     if (change.kind !== 'delete') continue;
     const file = path.join(root, change.path);
@@ -45,17 +59,5 @@ export async function applyRestore(store: WorkspaceStore, target: string, change
       continue;
     }
     pruneEmptyDirs(root, path.dirname(file));
-  }
-  const writes = changes.filter((c) => c.kind !== 'delete').map((c) => c.path);
-  if (writes.length === 0) return;
-  // A file may stand where the target has a folder, or a folder where it has a file only when
-  // both sides changed type; checkout-index -f replaces files, so clear folders that are empty.
-  const indexFile = path.join(store.gitDir, `restore-index.${process.pid}.${randomBytes(4).toString('hex')}`);
-  const place = { gitDir: store.gitDir, workTree: root, indexFile };
-  try {
-    await runGit(['read-tree', target], place);
-    await runGit(['checkout-index', '-f', '-z', '--stdin'], { ...place, input: writes.join('\0') + '\0' });
-  } finally {
-    fs.rmSync(indexFile, { force: true });
   }
 }
