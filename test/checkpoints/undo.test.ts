@@ -151,6 +151,19 @@ describe('checkpoint limits and switches', SLOW, () => {
     expect(fs.existsSync(path.join(dir, 'node_modules/pkg/index.js'))).toBe(true);
   });
 
+  it('skips a folder git does not track that holds more new files than the limit', async () => {
+    const dir = gitWorkspace();
+    const home = tempDir('minicode-home-');
+    fs.writeFileSync(path.join(home, 'config.json'), JSON.stringify({ checkpoints: { maxUntrackedDirFiles: 3 } }));
+    fs.mkdirSync(path.join(dir, 'generated'));
+    for (let i = 0; i < 5; i++) fs.writeFileSync(path.join(dir, 'generated', `g${i}.txt`), `${i}\n`);
+    const run = await execCassette('checkpoint-second', dir, home);
+    expect(run.code, run.stderr).toBe(0);
+    expect(ofType(run.records, 'checkpoint.created')[0]!.payload.skipped).toEqual([{ path: 'generated', reason: 'untracked-dir-too-large' }]);
+    expect((await checkpointCli(['undo'], dir, home)).code).toBe(0);
+    expect(fs.readdirSync(path.join(dir, 'generated'))).toHaveLength(5);
+  });
+
   it('takes no checkpoint under --no-checkpoint, and undo then says there is none', async () => {
     const dir = gitWorkspace();
     const home = tempDir('minicode-home-');
