@@ -40,6 +40,7 @@ export async function chatAction(flags: ChatFlags): Promise<number> {
       ...(setup.maxSteps !== undefined ? { maxSteps: setup.maxSteps } : {}),
       ...(setup.timeoutMs !== undefined ? { timeoutMs: setup.timeoutMs } : {}),
       ...(setup.fetch ? { fetch: setup.fetch } : {}),
+      ...(setup.checkpoints ? { checkpoints: setup.checkpoints } : {}),
       ...(resume !== undefined ? { resume } : {}),
     });
     const onSignal = (): void => {

@@ -81,6 +81,7 @@ export async function execAction(prompt: string, flags: ExecFlags): Promise<numb
         ...(setup.timeoutMs !== undefined ? { timeoutMs: setup.timeoutMs } : {}),
         ...(setup.retryPolicy ? { retryPolicy: setup.retryPolicy } : {}),
         ...(setup.contextWindow !== undefined ? { contextWindow: setup.contextWindow } : {}),
+        ...(setup.checkpoints ? { checkpoints: setup.checkpoints } : {}),
         ...(verify ? { verifyCommand: verify.command } : {}),
         preamble: setup.loaded.ignoredLocal
           ? [{ type: 'diagnostic.raised', payload: { code: 'MINICODE_E_LOCAL_CONFIG_IGNORED', message: `ignored ${setup.loaded.ignoredLocal}`, action: 'pass --allow-local-config to trust it', category: 'CONFIGURATION_ERROR' } }]

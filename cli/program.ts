@@ -10,6 +10,7 @@ import { registerRun } from './commands/run.js';
 import { registerSchema } from './commands/schema.js';
 import { registerSessions } from './commands/sessions.js';
 import { registerScrub } from './commands/scrub.js';
+import { registerUndo } from './commands/undo.js';
 import { VERSION } from './version.js';
 
 /**
@@ -41,6 +42,7 @@ export function buildProgram(): Command {
   registerScrub(program);
   registerChat(program);
   registerBatch(program);
+  registerUndo(program);
   // No command: the interactive mode on a terminal, the help otherwise. Program options are
   // positional (only before a command) so `exec --provider ...` still reaches exec.
   program.enablePositionalOptions().allowExcessArguments(true);

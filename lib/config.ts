@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
+import { CheckpointConfigSchema } from './checkpoints/settings.js';
 import { MinicodeError } from './errors.js';
 
 const ProviderSettings = z.object({
@@ -34,6 +35,8 @@ export const ConfigSchema = z.looseObject({
   /** The model's context window in tokens, when the built-in table does not know it. */
   contextWindow: z.number().int().positive().optional(),
   allowedPaths: z.array(z.string()).optional(),
+  /** `false` turns workspace checkpoints off; an object overrides their limits. */
+  checkpoints: CheckpointConfigSchema.optional(),
 });
 /** A validated config. */
 export type Config = z.infer<typeof ConfigSchema>;

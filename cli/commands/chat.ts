@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { addRunFlags, type ExecFlags } from './exec.js';
+import { addCheckpointFlag, addRunFlags, type ExecFlags } from './exec.js';
 
 /** Flags of `minicode chat` (and of `minicode` with no command). */
 export interface ChatFlags extends ExecFlags {
@@ -9,7 +9,7 @@ export interface ChatFlags extends ExecFlags {
 
 /** Add the interactive mode's flags: the run flags plus `--continue` / `--resume`. */
 export function addChatFlags(command: Command): Command {
-  addRunFlags(command)
+  addCheckpointFlag(addRunFlags(command))
     .option('-c, --continue', 'reopen the most recent interactive session of this directory')
     .option('-r, --resume <session>', 'reopen a stored session (see `minicode sessions`)');
   // In chat edits and commands ask by default (a person is there to answer); --approval auto restores exec's allowlist.

@@ -21,6 +21,11 @@ export function addRunFlags(command: Command): Command {
     .option('--cwd <dir>', 'project directory (default: the current directory)');
 }
 
+/** `--no-checkpoint`, for the commands that take workspace checkpoints (exec, chat). */
+export function addCheckpointFlag(command: Command): Command {
+  return command.option('--no-checkpoint', 'take no workspace checkpoint (the run\'s changes cannot be undone with minicode undo)');
+}
+
 /**
  * `minicode exec PROMPT [--json]`: one agent run. Exit codes: 0 completed, 1 any other
  * outcome or a setup failure (with exactly one `ok:false` summary line under --json), 2 a
@@ -35,7 +40,7 @@ export function registerExec(program: Command): void {
     .option('--json', 'JSON lines on stdout: envelopes, text records, one summary last')
     .option('--verify [cmd]', 'after the run, run the verify command (default: MINICODE_VERIFY_CMD, config, or detection)')
     .option('--verbose', 'show verbose facts (reasoning, provider tool calls, recoveries)');
-  addRunFlags(command).action(async (prompt: string, flags: ExecFlags) => {
+  addCheckpointFlag(addRunFlags(command)).action(async (prompt: string, flags: ExecFlags) => {
     const { execAction } = await import('../exec-action.js');
     process.exitCode = await execAction(prompt, flags);
   });

@@ -19,6 +19,8 @@ import type { Conversation, ConversationMessage, ProviderFormat } from './conver
 import { callProvider, ProviderCallError, type ProviderReply } from './provider-call.js';
 import { buildRequest } from './requests/index.js';
 import { executeToolCall } from '../tools/execute.js';
+import { createTurnCheckpoints } from '../checkpoints/turn.js';
+import type { CheckpointSettings } from '../checkpoints/settings.js';
 import { kernelTruncate } from '../control/truncation.js';
 import { createContextManager } from './context.js';
 import { contextWindowOf } from './context-window.js';
@@ -83,6 +85,10 @@ export interface AgentOptions {
   fileSystem?: ToolFileSystem;
   /** Where bash runs (ACP: the client's terminals); default a local subprocess. */
   terminal?: ToolTerminal;
+  /** Take a checkpoint of the workspace before the turn's first workspace-changing tool call; absent means none. */
+  checkpoints?: CheckpointSettings;
+  /** The session the turn belongs to (labels its checkpoint); default the task id. */
+  sessionId?: string;
 }
 
 /** How a run ended. */
@@ -152,6 +158,9 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
     tools: definitions,
     turn: turnId,
   });
+  const checkpoints = options.checkpoints
+    ? createTurnCheckpoints({ settings: options.checkpoints, cwd: options.cwd, sessionId: options.sessionId ?? taskId, turn: turnId, emit, clock })
+    : undefined;
   let steps = 0;
   let finalText = '';
   let result: unknown;
@@ -268,6 +277,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
             policy: options.policy ?? { mode: 'auto' },
             onEvent: stepEmit,
             clock,
+            ...(checkpoints ? { checkpoints } : {}),
             ctx: {
               cwd: options.cwd,
               signal,

@@ -145,6 +145,7 @@ export async function runPrompt(options: PromptRunOptions): Promise<PromptRun> {
     history: options.session?.history ?? [],
     taskId: `task-${turn}`,
     turnId: turn,
+    sessionId,
     emit: (d) => pipeline.emit(d),
   });
   let verify: VerifyReport | undefined;

@@ -14,6 +14,7 @@ import { openStore, resolveStoreDir, type EventStore } from '../store/index.js';
 import type { Budget } from '../control/budget.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../control/retry.js';
 import type { ApprovalModeName } from '../policy/index.js';
+import { checkpointSettingsOf, type CheckpointSettings } from '../checkpoints/settings.js';
 
 /** Flags of `minicode exec`, shared by every command that runs the agent (acp, batch, chat). */
 export interface ExecFlags {
@@ -33,6 +34,8 @@ export interface ExecFlags {
   approval?: string;
   cwd?: string;
   verbose?: boolean;
+  /** False with `--no-checkpoint`. */
+  checkpoint?: boolean;
 }
 
 /** Everything a run needs that comes from flags, environment and config. */
@@ -50,6 +53,8 @@ export interface RunSetup {
   contextWindow?: number;
   approval: ApprovalModeName;
   storeDir: string;
+  /** Workspace checkpoints; absent when `--no-checkpoint` or config `checkpoints: false` turned them off. */
+  checkpoints?: CheckpointSettings;
   /** Release what setup started (the replay server). */
   close(): Promise<void>;
 }
@@ -136,6 +141,8 @@ export async function prepareRun(flags: ExecFlags, env: NodeJS.ProcessEnv = proc
       throw new MinicodeError('MINICODE_E_INPUT_UNREADABLE', `--record ${flags.record}: cannot write the cassette: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, { action: 'pass --record a writable directory', cause: error });
     }
   }
+  const checkpoints = checkpointSettingsOf({ ...(flags.checkpoint !== undefined ? { flag: flags.checkpoint } : {}), config: loaded.config.checkpoints, env });
+  if (checkpoints) setup.checkpoints = checkpoints;
   if (budget) setup.budget = budget;
   if (maxSteps !== undefined) setup.maxSteps = maxSteps;
   if (timeoutMs !== undefined) setup.timeoutMs = timeoutMs;

@@ -203,7 +203,12 @@ export function runChatApp(options: ChatAppOptions): Promise<number> {
       print([`${PROMPT}${text}`, ...result.lines]);
       refreshFooter();
       if (result.exit) void exit();
-      else drawIdle();
+      else if (result.later) {
+        void result.later.then((lines) => {
+          print(lines);
+          drawIdle();
+        });
+      } else drawIdle();
       return;
     }
     area.erase();

@@ -7,11 +7,26 @@ import { previewCompaction } from '../control/compaction.js';
 import type { EventStore } from '../store/index.js';
 import { count, statusLines } from './observe.js';
 import type { ChatSession } from './session.js';
+import type { CheckpointSettings } from '../checkpoints/settings.js';
+
+/** `/undo` or `/checkpoints`, loaded on first use; failures become lines, never throws. */
+async function checkpointCommand(name: string, settings: CheckpointSettings, cwd: string): Promise<string[]> {
+  const [{ listCheckpoints, undoWorkspace }, { checkpointLines, undoLines }] = await Promise.all([import('../checkpoints/undo.js'), import('../checkpoints/format.js')]);
+  try {
+    if (name === '/checkpoints') return checkpointLines(await listCheckpoints({ settings, cwd }));
+    return undoLines(await undoWorkspace({ settings, cwd }));
+  } catch (error) {
+    const e = error as { message?: string; action?: string };
+    return [`${name}: ${e.message ?? String(error)}`, ...(e.action ? [`  ${e.action}`] : [])];
+  }
+}
 
 /** What a command asks the terminal to do besides printing. */
 export interface CommandResult {
   lines: string[];
   exit?: boolean;
+  /** More lines that come later (commands that run git: /undo, /checkpoints). */
+  later?: Promise<string[]>;
 }
 
 /** The commands, for `/help` and the unknown-command hint. */
@@ -21,6 +36,8 @@ export const COMMANDS: readonly (readonly [string, string])[] = [
   ['/model [name]', 'show or switch the model for the next turns'],
   ['/budget [usd]', 'show or set the session budget (off to remove)'],
   ['/sessions', 'stored sessions, most recent first'],
+  ['/undo', 'take back the files the last turn changed (run it again to take the undo back)'],
+  ['/checkpoints', 'checkpoints of this workspace with the files each turn changed'],
   ['/help', 'this list and the keys'],
   ['/exit', 'end the session and quit'],
 ];
@@ -83,6 +100,12 @@ export function runCommand(line: string, ctx: { session: ChatSession; store: Eve
           ...entries.map((e) => `${e.sessionId === session.sessionId ? '* ' : '  '}${e.sessionId} ${e.outcome} ${e.origin ?? '-'} ${e.startedAt ?? ''}`.trimEnd()),
         ],
       };
+    }
+    case '/undo':
+    case '/checkpoints': {
+      const settings = session.checkpoints;
+      if (!settings) return { lines: ['Checkpoints are off (--no-checkpoint or config checkpoints: false)'] };
+      return { lines: [], later: checkpointCommand(name, settings, ctx.cwd) };
     }
     default:
       return { lines: [`Unknown command ${name}; type /help for the list.`] };

@@ -18,6 +18,7 @@ import type { ApprovalPolicy } from '../policy/index.js';
 import { createRebuilder, type ReducerState } from '../reducer/index.js';
 import { viewOf } from '../render/index.js';
 import type { EventStore } from '../store/index.js';
+import type { CheckpointSettings } from '../checkpoints/settings.js';
 import { createToolRegistry } from '../tools/index.js';
 import { conversationFromEvents } from '../agent/history.js';
 import { contextWindowOf, type Observed } from './observe.js';
@@ -34,6 +35,8 @@ export interface ChatSessionOptions {
   fetch?: typeof fetch;
   env?: NodeJS.ProcessEnv;
   clock?: () => number;
+  /** Workspace checkpoints before each turn's first change; absent means none. */
+  checkpoints?: CheckpointSettings;
   /** Reopen this stored session. */
   resume?: string;
 }
@@ -46,6 +49,8 @@ export interface ChatSession {
   /** Undefined until the first turn starts a new session. */
   readonly sessionId: string | undefined;
   readonly provider: AgentProvider;
+  /** Workspace checkpoints (for `/undo`, `/checkpoints`); absent when off. */
+  readonly checkpoints?: CheckpointSettings;
   budget: Budget | undefined;
   /** Stored events of a resumed session (to render its history). */
   readonly storedEvents: readonly OutputEvent[];
@@ -121,6 +126,7 @@ export function createChatSession(options: ChatSessionOptions): ChatSession {
       return id;
     },
     provider: { ...options.provider },
+    ...(options.checkpoints ? { checkpoints: options.checkpoints } : {}),
     budget: options.budget,
     get storedEvents() {
       return storedEvents;
@@ -152,6 +158,7 @@ export function createChatSession(options: ChatSessionOptions): ChatSession {
         ...(options.maxSteps !== undefined ? { maxSteps: options.maxSteps } : {}),
         ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
         ...(options.fetch ? { fetch: options.fetch } : {}),
+        ...(options.checkpoints ? { checkpoints: options.checkpoints } : {}),
         ...(options.env ? { env: options.env } : {}),
         ...(options.clock ? { clock: options.clock } : {}),
         ...(hooks.renderer ? { renderer: hooks.renderer } : {}),

@@ -25,7 +25,7 @@ export const PAYLOAD_EXAMPLES: { [K in EventType]: PayloadOf<K> } = {
     error: { category: 'PROVIDER_ERROR', code: 'overloaded_error', message: 'Overloaded', recoverability: 'RETRYABLE' },
   },
   'task.cancelled': { taskId: 't1', reason: 'aborted', message: 'Esc pressed' },
-  'plan.created': { planId: 'p1', steps: [{ id: 's1', title: 'Run the linter', status: 'pending' }] },
+  'plan.created': { planId: 'p1', steps: [{ id: 's1', title: 'Run the linter', status: 'pending' }], explanation: 'Lint before the fix' },
   'plan.updated': { planId: 'p1', steps: [{ id: 's1', title: 'Run the linter', status: 'completed' }] },
   'plan.step.started': { planId: 'p1', stepId: 's1', title: 'Run the linter' },
   'plan.step.completed': { planId: 'p1', stepId: 's1' },
@@ -68,7 +68,12 @@ export const PAYLOAD_EXAMPLES: { [K in EventType]: PayloadOf<K> } = {
   'test.completed': { command: 'npm test', ok: true, passed: 42, failed: 0, skipped: 1 },
   'finding.detected': { category: 'bug', severity: 'high', summary: 'Off-by-one in pager', evidence: { path: 'src/pager.ts', line: 12 } },
   'result.produced': { source: 'submit_result', result: { fixed: 3, findings: [] } },
-  'checkpoint.created': { checkpointId: 'cp1', ref: 'refs/minicode/cp1', paths: ['src/a.ts'] },
+  'checkpoint.created': {
+    checkpointId: '3f9a1c0d2b7e4a51c6d8e9f0a1b2c3d4e5f60718',
+    ref: 'refs/minicode/turns/1764579600000-a1b2c3/before',
+    skipped: [{ path: 'node_modules', reason: 'build-or-dependency-dir' }],
+    skippedCount: 1,
+  },
   'diagnostic.raised': {
     code: 'MINICODE_E_DECODE_BAD_JSON',
     message: 'data field is not valid JSON; skipped this frame',

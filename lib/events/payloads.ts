@@ -132,8 +132,8 @@ export const payloadSchemas = {
     message: z.string().optional(),
     durationMs: durationMs.optional(),
   }),
-  'plan.created': z.object({ planId: id, steps: z.array(PlanStep) }),
-  'plan.updated': z.object({ planId: id, steps: z.array(PlanStep) }),
+  'plan.created': z.object({ planId: id, steps: z.array(PlanStep), explanation: z.string().optional() }),
+  'plan.updated': z.object({ planId: id, steps: z.array(PlanStep), explanation: z.string().optional() }),
   'plan.step.started': z.object({ planId: id, stepId: id, title: z.string().optional() }),
   'plan.step.completed': z.object({ planId: id, stepId: id, title: z.string().optional() }),
   'assistant.message.delta': z.object({ messageId: id, delta: z.string() }),
@@ -288,6 +288,11 @@ export const payloadSchemas = {
     checkpointId: id,
     ref: z.string().optional(),
     paths: z.array(z.string()).optional(),
+    /** Paths the checkpoint left out and why (bounded list; `skippedCount` has the total). */
+    skipped: z
+      .array(z.object({ path: z.string(), reason: z.enum(['file-too-large', 'untracked-dir-too-large', 'build-or-dependency-dir']) }))
+      .optional(),
+    skippedCount: count.optional(),
   }),
   'diagnostic.raised': z.object({
     /** Stable code, e.g. `MINICODE_E_DECODE_BAD_JSON`. */

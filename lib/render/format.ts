@@ -103,6 +103,11 @@ export function factLines(fact: Fact): FactLine[] {
       return [{ status: fact.status, label: `✗ ${fact.label}`, text: `${fact.category}${fact.code ? ` ${fact.code}` : ''}: ${fact.message}${fact.action ? ` - ${fact.action}` : ''}` }];
     case 'diagnostic':
       return [{ status: 'partial', label: '△ warning', text: `${fact.code}: ${fact.message}${fact.action ? ` - ${fact.action}` : ''}${fact.where ? ` (${fact.where})` : ''}` }];
+    case 'plan': {
+      // A checklist, one step a line, so it reads the same in a terminal and in a log.
+      const box = { completed: '[x]', in_progress: '[~]', pending: '[ ]' } as const;
+      return [{ label: 'plan:', text: fact.explanation ?? '' }, ...fact.steps.map((s) => ({ text: `  ${box[s.status]} ${s.title}` }))];
+    }
     case 'note':
       return [fact.status ? { status: fact.status, label: `${STATUS_LOOK[fact.status].glyph} ${fact.label}`, text: fact.text } : { label: `${fact.label}:`, text: fact.text }];
   }

@@ -1,4 +1,4 @@
-import type { OutputEvent, Visibility } from '../events/index.js';
+import type { OutputEvent, OutputEventOf, Visibility } from '../events/index.js';
 import { displayText, oneLine } from './display-text.js';
 import { displayStatus, type DisplayStatus } from './status.js';
 import type { Verbosity } from './types.js';
@@ -34,7 +34,8 @@ export type Fact =
   | { kind: 'task'; status: DisplayStatus; taskId: string; reason?: string; detail?: string; durationMs?: number; steps?: number }
   | { kind: 'error'; status: DisplayStatus; label: string; category: string; code?: string; message: string; action?: string }
   | { kind: 'diagnostic'; code: string; message: string; action?: string; where?: string }
-  | { kind: 'note'; status?: DisplayStatus; label: string; text: string };
+  | { kind: 'note'; status?: DisplayStatus; label: string; text: string }
+  | { kind: 'plan'; explanation?: string; steps: { title: string; status: 'pending' | 'in_progress' | 'completed' }[] };
 
 /** A live update: shown while it happens, replaced by the settled fact (or nothing) later. */
 export type Live =
@@ -206,13 +207,17 @@ function noteOf(event: OutputEvent): Fact | undefined {
       return { kind: 'note', label: 'result', text: oneLine(JSON.stringify(event.payload.result) ?? 'null') };
     case 'plan.created':
     case 'plan.updated':
-      return { kind: 'note', label: 'plan', text: event.payload.steps.map((s) => `[${s.status === 'completed' ? 'x' : s.status === 'in_progress' ? '~' : ' '}] ${oneLine(s.title)}`).join(' ') };
+      return {
+        kind: 'plan',
+        steps: event.payload.steps.map((s) => ({ title: oneLine(s.title), status: s.status })),
+        ...(event.payload.explanation ? { explanation: oneLine(event.payload.explanation) } : {}),
+      };
     case 'plan.step.started':
       return { kind: 'note', status: 'running', label: 'step', text: oneLine(event.payload.title ?? event.payload.stepId) };
     case 'plan.step.completed':
       return { kind: 'note', status: 'completed', label: 'step', text: oneLine(event.payload.title ?? event.payload.stepId) };
     case 'checkpoint.created':
-      return { kind: 'note', label: 'checkpoint', text: [oneLine(event.payload.checkpointId), event.payload.ref ? oneLine(event.payload.ref) : ''].filter(Boolean).join(' ') };
+      return { kind: 'note', label: 'checkpoint', text: checkpointText(event.payload) };
     case 'context.compacted': {
       const p = event.payload;
       const tokens = p.beforeTokens !== undefined && p.afterTokens !== undefined ? `: ${p.beforeTokens} -> ${p.afterTokens} tokens` : '';
@@ -245,4 +250,15 @@ export function projectFinish(view: StateView, printed: ReadonlySet<string>): Fa
     .settledTools()
     .filter((tool) => tool.status === 'interrupted' && !printed.has(tool.toolCallId))
     .map((tool) => ({ kind: 'tool.finished', tool }));
+}
+
+/** A checkpoint's note: its id, then what it left out (the first few paths, and how many in all). */
+function checkpointText(p: OutputEventOf<'checkpoint.created'>['payload']): string {
+  const parts = [oneLine(p.checkpointId.slice(0, 12))];
+  if (p.skipped && p.skipped.length > 0) {
+    const shown = p.skipped.slice(0, 3).map((s) => `${oneLine(s.path)} (${s.reason})`);
+    const total = p.skippedCount ?? p.skipped.length;
+    parts.push(`skipped ${total}: ${shown.join(', ')}${total > shown.length ? ', ...' : ''}`);
+  }
+  return parts.join(' - ');
 }

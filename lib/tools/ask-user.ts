@@ -19,6 +19,7 @@ export const askUserTool: Tool<Input> = {
   inputSchema: Input,
   kind: 'other',
   gated: true,
+  readOnly: true,
   title: (input) => input.question.split('\n')[0] ?? 'question',
   async run(input, ctx) {
     if (!ctx.tty || !ctx.promptAskText) return { status: 'denied', reason: ASK_USER_NO_TTY };

@@ -1,9 +1,10 @@
 import { draft } from '../events/draft.js';
 import type { EventDraft } from '../events/index.js';
+import type { WorkspaceCheckpoints } from '../checkpoints/turn.js';
 import { decide, gatedNoTtyReason, type ApprovalModeName, type ApprovalPolicy } from '../policy/decide.js';
 import { parseArguments, type ToolRegistry } from './index.js';
 import { capHeadTail } from './truncate.js';
-import type { ToolContext, ToolOutcome } from './types.js';
+import type { AnyTool, FileChange, ToolContext, ToolOutcome } from './types.js';
 
 /** Output excerpt kept in a tool event; the model still gets the whole (producer-capped) output. Default 4,096 chars. */
 export const EVENT_OUTPUT_MAX = 4_096;
@@ -27,6 +28,17 @@ export interface ExecuteToolCallOptions {
   /** Injected clock for `durationMs`; default `Date.now`. */
   clock?: () => number;
   turnId?: number;
+  /**
+   * The turn's checkpoints: taken before a workspace-changing tool runs, and the source of its
+   * `file.changed` (so changes made through bash or MCP are seen). Absent: no checkpoint, and
+   * `file.changed` comes from what the edit tools report.
+   */
+  checkpoints?: WorkspaceCheckpoints;
+}
+
+/** Whether a tool may change the workspace (every tool except read, search and those marked read-only, so MCP tools count). */
+export function changesWorkspace(tool: AnyTool): boolean {
+  return tool.kind !== 'read' && tool.kind !== 'search' && tool.readOnly !== true;
 }
 
 /** A tool call's outcome as the loop feeds it back to the model. */
@@ -82,6 +94,8 @@ export async function executeToolCall(options: ExecuteToolCallOptions): Promise<
   );
   const started = clock();
   let outcome: ToolOutcome;
+  /** What the checkpoint diff saw the call change; undefined without checkpoints. */
+  let observed: FileChange[] | undefined;
   if (!tool) outcome = await registry.invoke(call.name, call.argumentsText, ctx);
   else {
     const decision = decide({ name: tool.name, kind: tool.kind, gated: tool.gated, input }, options.policy, { tty: ctx.tty === true });
@@ -92,15 +106,20 @@ export async function executeToolCall(options: ExecuteToolCallOptions): Promise<
         const answer = await ctx.approve({ toolName: tool.name, toolCallId: call.id, action: title ?? tool.name, reason: decision.reason });
         allowed = answer === 'allow' || answer === 'allow-always';
       }
+      const checkpointed = allowed && options.checkpoints !== undefined && changesWorkspace(tool);
+      // The checkpoint is written before the tool starts: a crash inside the tool can still be undone.
+      if (checkpointed) await options.checkpoints!.beforeChange();
       outcome = allowed
         ? await registry.invoke(call.name, call.argumentsText, { ...ctx, toolCallId: call.id })
         : { status: 'denied', reason: ctx.tty ? `${tool.name} denied by the user` : gatedNoTtyReason(tool.name) };
+      if (checkpointed) observed = await options.checkpoints!.afterChange();
     }
   }
   const durationMs = Math.max(0, clock() - started);
   if (ctx.signal.aborted && outcome.status !== 'completed') {
     // The run was stopped while the tool ran: that is a cancellation, not a tool failure.
     onEvent(draft('tool.cancelled', { toolCallId: call.id, name: call.name, reason: 'aborted', durationMs }, fields));
+    emitFileChanges(observed, call.id, fields, onEvent);
     return { outcome, content: 'Cancelled: the run was stopped', isError: true };
   }
   if (outcome.status === 'completed') {
@@ -118,7 +137,11 @@ export async function executeToolCall(options: ExecuteToolCallOptions): Promise<
         fields,
       ),
     );
-    if (outcome.fileChanges && outcome.fileChanges.length > 0) onEvent(draft('file.changed', { changes: outcome.fileChanges, toolCallId: call.id }, fields));
+    emitFileChanges(mergeChanges(observed, outcome.fileChanges), call.id, fields, onEvent);
+    if (outcome.plan) {
+      const { planId, created, steps, explanation } = outcome.plan;
+      onEvent(draft(created ? 'plan.created' : 'plan.updated', { planId, steps, ...(explanation ? { explanation } : {}) }, fields));
+    }
     if (outcome.result !== undefined) onEvent(draft('result.produced', { source: 'submit_result', result: outcome.result }, fields));
     for (const finding of outcome.findings ?? []) onEvent(draft('finding.detected', finding, fields));
   } else if (outcome.status === 'failed') {
@@ -138,8 +161,24 @@ export async function executeToolCall(options: ExecuteToolCallOptions): Promise<
         fields,
       ),
     );
+    emitFileChanges(observed, call.id, fields, onEvent);
   } else {
     onEvent(draft('tool.denied', { toolCallId: call.id, name: call.name, reason: outcome.reason }, fields));
   }
   return { outcome, ...outcomeContent(outcome) };
+}
+
+/**
+ * What the checkpoint diff saw, plus what the tool says it changed that the diff could not see
+ * (a write into an editor's buffer through ACP lands on disk only when saved).
+ */
+function mergeChanges(observed: FileChange[] | undefined, reported: FileChange[] | undefined): FileChange[] | undefined {
+  if (!observed) return reported;
+  const seen = new Set(observed.map((c) => c.path));
+  return [...observed, ...(reported ?? []).filter((c) => !seen.has(c.path))];
+}
+
+/** One `file.changed` for a call's changes, when there are any (a failed command may have changed files too). */
+function emitFileChanges(changes: FileChange[] | undefined, toolCallId: string, fields: { correlationId: string; turnId?: number }, onEvent: (event: EventDraft) => void): void {
+  if (changes && changes.length > 0) onEvent(draft('file.changed', { changes, toolCallId }, fields));
 }

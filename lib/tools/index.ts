@@ -7,6 +7,7 @@ import { globTool } from './glob.js';
 import { grepTool } from './grep.js';
 import { readFileTool } from './read-file.js';
 import { createSubmitResultTool } from './submit-result.js';
+import { createUpdatePlanTool } from './update-plan.js';
 import type { AnyTool, ToolContext, ToolOutcome } from './types.js';
 import { writeFileTool } from './write-file.js';
 
@@ -66,7 +67,7 @@ export interface ToolRegistryOptions {
 
 /**
  * A fresh set of tools for one run. Fresh matters: `submit_result` counts its calls per
- * instance, so two runs never share "already submitted".
+ * instance, so two runs never share "already submitted"; `update_plan` knows its first call.
  */
 export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegistry {
   const all: AnyTool[] = [
@@ -78,6 +79,7 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
     globTool,
     gitCommitTool,
     createSubmitResultTool(),
+    createUpdatePlanTool(),
     askUserTool,
     ...(options.extra ?? []),
   ];

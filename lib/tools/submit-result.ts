@@ -38,6 +38,7 @@ export function createSubmitResultTool(): Tool<Input> {
     inputSchema: Input,
     kind: 'other',
     gated: false,
+    readOnly: true,
     title: () => 'submit result',
     async run(input) {
       if (submitted) {

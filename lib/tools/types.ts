@@ -27,6 +27,15 @@ export interface Finding {
   evidence?: unknown;
 }
 
+/** A plan as `update_plan` leaves it: the loop emits `plan.created` (first) or `plan.updated`. */
+export interface PlanUpdate {
+  planId: string;
+  /** True for the run's first plan. */
+  created: boolean;
+  steps: { id: string; title: string; status: 'pending' | 'in_progress' | 'completed' }[];
+  explanation?: string;
+}
+
 /** The tool ran and did what it was asked. */
 export interface ToolCompleted {
   status: 'completed';
@@ -40,6 +49,8 @@ export interface ToolCompleted {
   result?: unknown;
   /** `submit_result` only: explicit findings, for `finding.detected`. */
   findings?: Finding[];
+  /** `update_plan` only: the plan, for `plan.created` / `plan.updated`. */
+  plan?: PlanUpdate;
 }
 
 /** The tool ran (or tried to) and failed; `output` carries what the model should still see. */
@@ -164,6 +175,11 @@ export interface Tool<Input = unknown> {
   kind: ToolKindName;
   /** Always asks (or is denied without a TTY), whatever the approval mode. */
   gated: boolean;
+  /**
+   * Never changes the workspace, though its kind does not say so (`submit_result`, `ask_user`,
+   * `update_plan`): no checkpoint is taken for it. `read` and `search` tools never change it.
+   */
+  readOnly?: boolean;
   /** A one-line title for `tool.started` (the command or the path). */
   title?(input: Input): string;
   run(input: Input, ctx: ToolContext): Promise<ToolOutcome>;

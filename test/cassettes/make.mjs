@@ -36,4 +36,37 @@ write('submit-twice', 'anthropic', 'Hand-made: submit_result, then submit_result
   { text: 'Done.' },
 ]);
 
+// Checkpoints: changes made through bash only (sed -i, rm, new files, a binary file, a
+// symlink), one call per step so each call's file.changed is its own.
+write('checkpoint-bash', 'anthropic', 'Hand-made: bash sed -i, then bash rm + new files (text, binary, symlink), then a final answer.', [
+  { text: 'Editing in place.', calls: [{ id: 'toolu_ck_1', name: 'bash', args: { command: "sed -i 's/one/ONE/' notes.txt" } }] },
+  {
+    text: 'Removing and creating.',
+    calls: [{ id: 'toolu_ck_2', name: 'bash', args: { command: "rm gone.txt && printf 'fresh\\n' > fresh.txt && mkdir -p deep/dir && printf '\\x00\\x01\\xff\\x00' > deep/dir/blob.bin && printf '\\x89PNG\\x00\\x02' > logo.png && ln -s notes.txt link-to-notes" } }],
+  },
+  { text: 'Done: edited notes.txt, removed gone.txt, added files.' },
+]);
+
+// A second session in the same workspace: one more change to notes.txt.
+write('checkpoint-second', 'anthropic', 'Hand-made: bash appends a line to notes.txt, then a final answer.', [
+  { calls: [{ id: 'toolu_ck2_1', name: 'bash', args: { command: "printf 'second session\\n' >> notes.txt" } }] },
+  { text: 'Appended a line.' },
+]);
+
+// A crash after the checkpoint: the command writes a file, then kills minicode itself.
+write('checkpoint-crash', 'anthropic', 'Hand-made: bash writes a file and kills its parent (minicode) with SIGKILL; the answer is never requested.', [
+  { calls: [{ id: 'toolu_crash_1', name: 'bash', args: { command: "printf 'half\\n' > half-done.txt && sed -i 's/one/CRASH/' notes.txt && kill -9 $PPID" } }] },
+  { text: 'never reached' },
+]);
+
+// The plan tool: created, then updated, then an answer.
+write('plan', 'anthropic', 'Hand-made: update_plan twice (created, then updated), then a final answer.', [
+  {
+    text: 'Planning.',
+    calls: [{ id: 'toolu_plan_1', name: 'update_plan', args: { explanation: 'Two steps', plan: [{ step: 'Read the README', status: 'in_progress' }, { step: 'Summarise it', status: 'pending' }] } }],
+  },
+  { calls: [{ id: 'toolu_plan_2', name: 'update_plan', args: { plan: [{ step: 'Read the README', status: 'completed' }, { step: 'Summarise it', status: 'in_progress' }] } }] },
+  { text: 'The README describes a sample project.' },
+]);
+
 console.log('test cassettes written');

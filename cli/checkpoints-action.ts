@@ -1,0 +1,50 @@
+/** `minicode undo` / `minicode checkpoints`: thin printing around lib/checkpoints. */
+import path from 'node:path';
+import { checkpointSettingsOf, DEFAULT_CHECKPOINT_LIMITS, resolveCheckpointsHome, type CheckpointSettings } from '../lib/checkpoints/settings.js';
+import { checkpointLines, undoLines } from '../lib/checkpoints/format.js';
+import { listCheckpoints, undoWorkspace } from '../lib/checkpoints/undo.js';
+import { loadConfig } from '../lib/config.js';
+import { MinicodeError } from '../lib/errors.js';
+
+/** Flags both commands share (undo adds `to` and `dryRun`). */
+export interface CheckpointsActionFlags {
+  session?: string;
+  to?: string;
+  json?: boolean;
+  dryRun?: boolean;
+  cwd?: string;
+}
+
+/** Where the checkpoints are and the limits an undo's own snapshot follows (config `checkpoints: false` stops new checkpoints of runs, not undo). */
+function settingsFor(cwd: string): CheckpointSettings {
+  const config = loadConfig({ cwd }).config.checkpoints;
+  return checkpointSettingsOf({ config: typeof config === 'object' ? config : true }) ?? { home: resolveCheckpointsHome(), limits: { ...DEFAULT_CHECKPOINT_LIMITS } };
+}
+
+/** Run `undo` or `list`; returns the exit code. */
+export async function checkpointsAction(command: 'undo' | 'list', flags: CheckpointsActionFlags): Promise<number> {
+  const cwd = path.resolve(flags.cwd ?? process.cwd());
+  try {
+    const settings = settingsFor(cwd);
+    if (command === 'list') {
+      const listings = await listCheckpoints({ settings, cwd, ...(flags.session !== undefined ? { sessionId: flags.session } : {}) });
+      process.stdout.write(flags.json ? JSON.stringify({ ok: true, workspace: cwd, checkpoints: listings }) + '\n' : checkpointLines(listings).join('\n') + '\n');
+      return 0;
+    }
+    const report = await undoWorkspace({
+      settings,
+      cwd,
+      ...(flags.session !== undefined ? { sessionId: flags.session } : {}),
+      ...(flags.to !== undefined ? { to: flags.to } : {}),
+      dryRun: flags.dryRun === true,
+    });
+    process.stdout.write(flags.json ? JSON.stringify({ ok: true, ...report }) + '\n' : undoLines(report).join('\n') + '\n');
+    return 0;
+  } catch (thrown) {
+    // A git failure (git missing, a damaged store) is still a coded error, never a stack trace.
+    const error = thrown instanceof MinicodeError ? thrown : new MinicodeError('MINICODE_E_CHECKPOINT', (thrown as Error).message ?? String(thrown));
+    if (flags.json) process.stdout.write(JSON.stringify({ ok: false, error: { code: error.code, category: error.category, message: error.message, ...(error.action ? { action: error.action } : {}) } }) + '\n');
+    process.stderr.write(`minicode: ${error.message}${error.action ? `\n  ${error.action}` : ''}\n`);
+    return error.exitCode;
+  }
+}

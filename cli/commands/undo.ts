@@ -1,0 +1,47 @@
+import type { Command } from 'commander';
+
+/** Flags of `minicode undo`. */
+interface UndoFlags {
+  session?: string;
+  to?: string;
+  json?: boolean;
+  dryRun?: boolean;
+  cwd?: string;
+}
+
+/** Flags of `minicode checkpoints`. */
+interface CheckpointsFlags {
+  session?: string;
+  json?: boolean;
+  cwd?: string;
+}
+
+/**
+ * `minicode undo` and `minicode checkpoints`: take back the files the last turn changed in this
+ * workspace / list its checkpoints. Exit 0 on success, 1 when there is nothing to undo or the
+ * checkpoint is unknown (a coded error on stderr, or one `ok:false` JSON line under --json).
+ */
+export function registerUndo(program: Command): void {
+  program
+    .command('undo')
+    .description('restore the files of this workspace to the checkpoint before the last turn that changed them')
+    .option('--session <id>', 'undo the last turn of this session (default: the session that ran last here)')
+    .option('--to <checkpoint>', 'restore this checkpoint (an id or prefix from minicode checkpoints)')
+    .option('--dry-run', 'list what would change, change nothing')
+    .option('--json', 'print one JSON object with the restored checkpoint and the changed files')
+    .option('--cwd <dir>', 'workspace (default: the current directory)')
+    .action(async (flags: UndoFlags) => {
+      const { checkpointsAction } = await import('../checkpoints-action.js');
+      process.exitCode = await checkpointsAction('undo', flags);
+    });
+  program
+    .command('checkpoints')
+    .description('list the checkpoints of this workspace, newest first, with the files each turn changed')
+    .option('--session <id>', 'only this session\'s checkpoints')
+    .option('--json', 'print one JSON object with every checkpoint')
+    .option('--cwd <dir>', 'workspace (default: the current directory)')
+    .action(async (flags: CheckpointsFlags) => {
+      const { checkpointsAction } = await import('../checkpoints-action.js');
+      process.exitCode = await checkpointsAction('list', flags);
+    });
+}

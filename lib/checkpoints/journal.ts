@@ -1,0 +1,114 @@
+/**
+ * The store's journal: each turn that took a checkpoint has two refs under
+ * `refs/minicode/turns/<key>/`: `before` (the checkpoint, written before the turn's first
+ * workspace-changing tool call) and `after` (moved after every such call). A crash between the
+ * two leaves `before` alone, which is enough to undo: the state after is then the current one.
+ * The metadata lives in the commit subject, so listing is one `for-each-ref`.
+ */
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { FileChange } from '../tools/types.js';
+import { runGit, splitNul } from './git.js';
+
+/** Why a checkpoint was taken: before an agent turn, or before an undo (so the undo can be undone). */
+export type CheckpointKind = 'turn' | 'undo';
+
+/** One turn as the journal knows it. */
+export interface TurnRecord {
+  /** Sortable key: creation time in ms, then a random suffix. */
+  key: string;
+  sessionId: string;
+  /** The turn number, or for an undo the key of the turn it undid. */
+  turn: string;
+  kind: CheckpointKind;
+  /** Creation time, ms since the epoch. */
+  at: number;
+  /** The checkpoint: the workspace before the turn. */
+  before: string;
+  /** The workspace after the turn's last workspace-changing call; absent after a crash. */
+  after?: string;
+}
+
+const PREFIX = 'refs/minicode/turns/';
+
+/** The subject line that carries a record's metadata. */
+export function recordSubject(meta: { sessionId: string; turn: string; kind: CheckpointKind; at: number }): string {
+  return `minicode-checkpoint kind=${meta.kind} session=${encodeURIComponent(meta.sessionId)} turn=${encodeURIComponent(meta.turn)} at=${meta.at}`;
+}
+
+function parseSubject(subject: string): { sessionId: string; turn: string; kind: CheckpointKind; at: number } | undefined {
+  const fields = new Map(subject.split(' ').slice(1).map((f) => [f.slice(0, f.indexOf('=')), f.slice(f.indexOf('=') + 1)] as const));
+  const kind = fields.get('kind');
+  const at = Number(fields.get('at'));
+  if ((kind !== 'turn' && kind !== 'undo') || !Number.isFinite(at)) return undefined;
+  try {
+    return { kind, at, sessionId: decodeURIComponent(fields.get('session') ?? ''), turn: decodeURIComponent(fields.get('turn') ?? '') };
+  } catch {
+    return undefined;
+  }
+}
+
+/** A fresh record key for time `at`. */
+export function newRecordKey(at: number): string {
+  return `${String(at).padStart(13, '0')}-${randomBytes(3).toString('hex')}`;
+}
+
+/** The ref of a record's `before` or `after` commit. */
+export function recordRef(key: string, which: 'before' | 'after'): string {
+  return `${PREFIX}${key}/${which}`;
+}
+
+/**
+ * Point a record ref at `commit`. The store is always in git's files ref format (minicode
+ * creates it and never packs its refs), so a ref is one file, written atomically here instead
+ * of spawning `update-ref` on every tool call.
+ */
+export async function setRecordRef(gitDir: string, key: string, which: 'before' | 'after', commit: string): Promise<void> {
+  if (!/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(commit)) throw new Error(`not a commit id: ${commit}`);
+  const file = path.join(gitDir, ...recordRef(key, which).split('/'));
+  await fs.mkdir(path.dirname(file), { recursive: true });
+  const temp = `${file}.${process.pid}.${randomBytes(3).toString('hex')}.tmp`;
+  await fs.writeFile(temp, commit + '\n');
+  await fs.rename(temp, file);
+}
+
+/** Every record of the store, oldest first. */
+export async function listRecords(gitDir: string): Promise<TurnRecord[]> {
+  const { stdout } = await runGit(['for-each-ref', '--format=%(refname)%00%(objectname)%00%(subject)%00', PREFIX], { gitDir, cwd: gitDir });
+  const parts = splitNul(stdout.replace(/\n/g, ''));
+  const byKey = new Map<string, TurnRecord>();
+  for (let i = 0; i + 2 < parts.length; i += 3) {
+    const ref = parts[i]!;
+    const commit = parts[i + 1]!;
+    const rest = ref.slice(PREFIX.length);
+    const slash = rest.lastIndexOf('/');
+    const key = rest.slice(0, slash);
+    const which = rest.slice(slash + 1);
+    if (which === 'before') {
+      const meta = parseSubject(parts[i + 2]!);
+      if (!meta) continue;
+      const existing = byKey.get(key);
+      byKey.set(key, { key, ...meta, before: commit, ...(existing?.after ? { after: existing.after } : {}) });
+    } else if (which === 'after') {
+      const existing = byKey.get(key);
+      if (existing) existing.after = commit;
+      else byKey.set(key, { key, sessionId: '', turn: '', kind: 'turn', at: 0, before: '', after: commit });
+    }
+  }
+  return [...byKey.values()].filter((r) => r.before !== '').sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+}
+
+/** What changed from commit `from` to commit `to`, as file changes (no rename detection). */
+export async function diffCommits(gitDir: string, from: string, to: string): Promise<FileChange[]> {
+  if (from === to) return [];
+  const { stdout } = await runGit(['diff-tree', '-r', '-z', '--no-renames', '--name-status', from, to], { gitDir, cwd: gitDir });
+  const parts = splitNul(stdout);
+  const changes: FileChange[] = [];
+  for (let i = 0; i + 1 < parts.length; i += 2) {
+    const status = parts[i]!;
+    const file = parts[i + 1]!;
+    changes.push({ path: file, kind: status === 'A' ? 'create' : status === 'D' ? 'delete' : 'modify' });
+  }
+  return changes;
+}

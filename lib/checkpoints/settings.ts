@@ -1,0 +1,94 @@
+/**
+ * What a checkpoint leaves out so that it stays fast and small, and where checkpoints live.
+ * Defaults are documented on each field; config `checkpoints: {...}` overrides them and
+ * `checkpoints: false` (or `--no-checkpoint`) turns checkpoints off.
+ */
+import os from 'node:os';
+import path from 'node:path';
+import { z } from 'zod';
+
+/** Folders that are rebuilt from sources or downloaded: never worth a snapshot. */
+export const DEFAULT_SKIP_DIRS: readonly string[] = Object.freeze([
+  'node_modules',
+  '.venv',
+  'venv',
+  '__pycache__',
+  '.mypy_cache',
+  '.pytest_cache',
+  '.tox',
+  '.gradle',
+  '.next',
+  '.nuxt',
+  '.turbo',
+  '.cache',
+  '.parcel-cache',
+  'target',
+  'dist',
+  'build',
+  'out',
+  'coverage',
+  '.terraform',
+  'Pods',
+  'DerivedData',
+]);
+
+/** The config file's `checkpoints` key: false, or limits to override. */
+export const CheckpointConfigSchema = z.union([
+  z.boolean(),
+  z.object({
+    maxFileBytes: z.number().int().positive().optional(),
+    maxUntrackedDirFiles: z.number().int().positive().optional(),
+    maxFiles: z.number().int().positive().optional(),
+    skipDirs: z.array(z.string().min(1)).optional(),
+  }),
+]);
+
+/** Limits of one checkpoint. */
+export interface CheckpointLimits {
+  /** A new file larger than this is skipped. Default 10 MiB. */
+  maxFileBytes: number;
+  /** A folder the user's git does not track, holding more new files than this, is skipped whole. Default 1,000. */
+  maxUntrackedDirFiles: number;
+  /** More new files than this in one checkpoint: no checkpoint, a diagnostic instead. Default 100,000. */
+  maxFiles: number;
+  /** Folder names skipped wherever they are. Default {@link DEFAULT_SKIP_DIRS}. */
+  skipDirs: readonly string[];
+}
+
+/** The defaults of {@link CheckpointLimits}. */
+export const DEFAULT_CHECKPOINT_LIMITS: Readonly<CheckpointLimits> = Object.freeze({
+  maxFileBytes: 10 * 1024 * 1024,
+  maxUntrackedDirFiles: 1_000,
+  maxFiles: 100_000,
+  skipDirs: DEFAULT_SKIP_DIRS,
+});
+
+/** Everything a run needs to take checkpoints. */
+export interface CheckpointSettings {
+  /** Root of every workspace's store: `$MINICODE_HOME/checkpoints`. */
+  home: string;
+  limits: CheckpointLimits;
+}
+
+/** `$MINICODE_HOME/checkpoints`, else `$XDG_DATA_HOME/minicode/checkpoints`, else `~/.local/share/minicode/checkpoints`. */
+export function resolveCheckpointsHome(env: NodeJS.ProcessEnv = process.env, homedir: string = os.homedir()): string {
+  if (env.MINICODE_HOME) return path.resolve(env.MINICODE_HOME, 'checkpoints');
+  const dataHome = env.XDG_DATA_HOME && path.isAbsolute(env.XDG_DATA_HOME) ? env.XDG_DATA_HOME : path.join(homedir, '.local', 'share');
+  return path.join(dataHome, 'minicode', 'checkpoints');
+}
+
+/** The settings from the `--no-checkpoint` flag and config; undefined when checkpoints are off. */
+export function checkpointSettingsOf(options: { flag?: boolean; config?: unknown; env?: NodeJS.ProcessEnv }): CheckpointSettings | undefined {
+  if (options.flag === false) return undefined;
+  const parsed = CheckpointConfigSchema.safeParse(options.config ?? true);
+  const value = parsed.success ? parsed.data : true;
+  if (value === false) return undefined;
+  const limits: CheckpointLimits = { ...DEFAULT_CHECKPOINT_LIMITS };
+  if (typeof value === 'object') {
+    if (value.maxFileBytes !== undefined) limits.maxFileBytes = value.maxFileBytes;
+    if (value.maxUntrackedDirFiles !== undefined) limits.maxUntrackedDirFiles = value.maxUntrackedDirFiles;
+    if (value.maxFiles !== undefined) limits.maxFiles = value.maxFiles;
+    if (value.skipDirs !== undefined) limits.skipDirs = value.skipDirs;
+  }
+  return { home: resolveCheckpointsHome(options.env), limits };
+}

@@ -1,0 +1,125 @@
+/**
+ * One workspace's checkpoint store: a git directory of minicode's own under
+ * `<checkpoints home>/<workspace id>`, where the id is a digest of the workspace's real path.
+ * When the workspace sits in a git repository, the store borrows that repository's objects
+ * read-only (`objects/info/alternates`), so the first checkpoint of a committed tree writes
+ * almost nothing; every object a checkpoint adds is written here, never in the user's repo.
+ */
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { runGit } from './git.js';
+import type { CheckpointLimits } from './settings.js';
+
+/** An opened workspace store. */
+export interface WorkspaceStore {
+  /** The workspace (real path). */
+  workTree: string;
+  /** The store's git directory. */
+  gitDir: string;
+  workspaceId: string;
+  /** The user's repository's common git directory, when the workspace is inside one. */
+  userGitDir?: string;
+  limits: CheckpointLimits;
+}
+
+/** A short, stable id of a workspace: 16 hex digits of the sha256 of its real path. */
+export function workspaceIdOf(realPath: string): string {
+  return createHash('sha256').update(realPath).digest('hex').slice(0, 16);
+}
+
+/** The user's repository's common git dir for `workTree`, or undefined (no repo, or git refuses it). */
+async function userGitDirOf(workTree: string): Promise<string | undefined> {
+  try {
+    const { stdout } = await runGit(['rev-parse', '--path-format=absolute', '--git-common-dir'], { cwd: workTree });
+    const dir = stdout.trim();
+    return dir && fs.existsSync(path.join(dir, 'objects')) ? dir : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * minicode's own data folder (the parent of the checkpoints home: `MINICODE_HOME`) when it
+ * lies inside the workspace, as an anchored exclude pattern: a checkpoint must never hold the
+ * session store it is recorded in, nor the checkpoint store itself.
+ */
+function ownDataInside(home: string, workTree: string): string[] {
+  for (const dir of [path.dirname(home), home]) {
+    let real: string;
+    try {
+      real = fs.realpathSync(dir);
+    } catch {
+      continue;
+    }
+    const rel = path.relative(workTree, real);
+    if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) continue;
+    // Escape the pattern characters gitignore knows, so the folder name is taken literally.
+    return ['/' + rel.split(path.sep).join('/').replace(/[\\*?[\]!#]/g, (c) => `\\${c}`) + '/'];
+  }
+  return [];
+}
+
+/** Write `file` only when its content differs (keeps the store's mtime quiet on every turn). */
+function writeIfChanged(file: string, content: string): void {
+  try {
+    if (fs.readFileSync(file, 'utf8') === content) return;
+  } catch {
+    // absent: write it
+  }
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, content);
+}
+
+/** Stores opened by this process, by home and workspace: a chat's later turns skip the set-up. */
+const OPENED = new Map<string, Promise<WorkspaceStore>>();
+
+/** Open (creating on first use) the store of the workspace at `cwd`; once per process and workspace. */
+export function openWorkspaceStore(home: string, cwd: string, limits: CheckpointLimits): Promise<WorkspaceStore> {
+  const key = JSON.stringify([home, cwd, limits]);
+  let opened = OPENED.get(key);
+  if (!opened) {
+    opened = setUpStore(home, cwd, limits);
+    OPENED.set(key, opened);
+    opened.catch(() => OPENED.delete(key));
+  }
+  return opened;
+}
+
+async function setUpStore(home: string, cwd: string, limits: CheckpointLimits): Promise<WorkspaceStore> {
+  const workTree = fs.realpathSync(cwd);
+  const workspaceId = workspaceIdOf(workTree);
+  const gitDir = path.join(home, workspaceId);
+  if (!fs.existsSync(path.join(gitDir, 'HEAD'))) {
+    // The home first, so that its real path is known when the exclude file is written.
+    fs.mkdirSync(gitDir, { recursive: true });
+    await runGit(['init', '--quiet', '--bare', gitDir], { cwd: home });
+    fs.writeFileSync(path.join(gitDir, 'workspace.json'), JSON.stringify({ path: workTree }) + '\n');
+  }
+  const userGitDir = await userGitDirOf(workTree);
+  writeIfChanged(path.join(gitDir, 'objects', 'info', 'alternates'), userGitDir ? path.join(userGitDir, 'objects') + '\n' : '');
+  // The private exclude file: well-known build and dependency folders, plus the user's own
+  // `info/exclude` (the work tree's .gitignore files apply by themselves).
+  let userExclude = '';
+  if (userGitDir) {
+    try {
+      userExclude = fs.readFileSync(path.join(userGitDir, 'info', 'exclude'), 'utf8');
+    } catch {
+      userExclude = '';
+    }
+  }
+  writeIfChanged(path.join(gitDir, 'info', 'exclude'), [...limits.skipDirs.map((d) => `${d}/`), ...ownDataInside(home, workTree), userExclude].join('\n') + '\n');
+  return { workTree, gitDir, workspaceId, limits, ...(userGitDir ? { userGitDir } : {}) };
+}
+
+/** The store of `cwd` if one exists (no creation), for `undo` and `checkpoints`. */
+export function existingStoreDir(home: string, cwd: string): { gitDir: string; workTree: string } | undefined {
+  let workTree: string;
+  try {
+    workTree = fs.realpathSync(cwd);
+  } catch {
+    return undefined;
+  }
+  const gitDir = path.join(home, workspaceIdOf(workTree));
+  return fs.existsSync(path.join(gitDir, 'HEAD')) ? { gitDir, workTree } : undefined;
+}

@@ -1,0 +1,137 @@
+/**
+ * `minicode undo` and `minicode checkpoints` over a workspace's journal. Undo picks the newest
+ * turn of the session (default: the session that ran last here) whose checkpoint differs from
+ * the state after it, checkpoints the current workspace first (a record of kind `undo` in the
+ * same session, so the next undo takes the undo back), then restores the chosen checkpoint.
+ */
+import { MinicodeError } from '../errors.js';
+import type { FileChange } from '../tools/types.js';
+import { runGit } from './git.js';
+import { diffCommits, listRecords, newRecordKey, recordSubject, setRecordRef, type TurnRecord } from './journal.js';
+import { applyRestore, restoreChanges } from './restore.js';
+import type { CheckpointSettings } from './settings.js';
+import { takeSnapshot } from './snapshot.js';
+import { existingStoreDir, openWorkspaceStore, type WorkspaceStore } from './store.js';
+
+/** Options of {@link undoWorkspace}. */
+export interface UndoOptions {
+  settings: CheckpointSettings;
+  cwd: string;
+  /** Undo within this session; default the session of the newest record. */
+  sessionId?: string;
+  /** Restore this checkpoint (a commit id or a prefix of one) instead. */
+  to?: string;
+  /** List the changes, change nothing. */
+  dryRun?: boolean;
+  /** Default `Date.now`. */
+  clock?: () => number;
+}
+
+/** What an undo did (or, with `dryRun`, would do). */
+export interface UndoReport {
+  /** The checkpoint restored. */
+  restored: string;
+  sessionId: string;
+  /** The turn whose changes were taken back (a turn number, or the key of an undone undo). */
+  turn?: string;
+  /** The checkpoint of the state before the undo (undo it with `minicode undo` again); absent on a dry run. */
+  undoCheckpoint?: string;
+  changes: FileChange[];
+  dryRun: boolean;
+}
+
+/** One listed checkpoint. */
+export interface CheckpointListing {
+  checkpointId: string;
+  sessionId: string;
+  turn: string;
+  kind: TurnRecord['kind'];
+  createdAt: string;
+  /** Files the turn changed after this checkpoint (to the current state when the turn never finished). */
+  changes: FileChange[];
+  finished: boolean;
+}
+
+function noCheckpoints(cwd: string): MinicodeError {
+  return new MinicodeError('MINICODE_E_NO_CHECKPOINT', `no checkpoints for ${cwd}`, { action: 'checkpoints are taken before a run changes files; run minicode exec or chat in this folder first' });
+}
+
+/** The store of `cwd`, or a coded error when none was ever made. */
+async function storeOf(settings: CheckpointSettings, cwd: string): Promise<WorkspaceStore> {
+  if (!existingStoreDir(settings.home, cwd)) throw noCheckpoints(cwd);
+  return openWorkspaceStore(settings.home, cwd, settings.limits);
+}
+
+/** The commit `to` names in the store (full id or unique prefix), or a coded error. */
+async function resolveCheckpoint(store: WorkspaceStore, records: readonly TurnRecord[], to: string): Promise<{ commit: string; record?: TurnRecord }> {
+  const lower = to.toLowerCase();
+  const record = records.find((r) => r.before.startsWith(lower));
+  if (record && /^[0-9a-f]{4,40}$/.test(lower)) return { commit: record.before, record };
+  if (/^[0-9a-f]{4,40}$/.test(lower)) {
+    try {
+      const { stdout } = await runGit(['rev-parse', '--verify', '--quiet', `${lower}^{commit}`], { gitDir: store.gitDir, cwd: store.gitDir });
+      return { commit: stdout.trim() };
+    } catch {
+      // fall through to the error
+    }
+  }
+  throw new MinicodeError('MINICODE_E_CHECKPOINT_NOT_FOUND', `no checkpoint ${to} in this workspace`, { action: 'list them with minicode checkpoints' });
+}
+
+/** Take back the last turn that changed files (or restore `to`). */
+export async function undoWorkspace(options: UndoOptions): Promise<UndoReport> {
+  const clock = options.clock ?? Date.now;
+  const store = await storeOf(options.settings, options.cwd);
+  const records = await listRecords(store.gitDir);
+  if (records.length === 0) throw noCheckpoints(store.workTree);
+  const sessionId = options.sessionId ?? records.at(-1)!.sessionId;
+  const current = await takeSnapshot(store, { message: recordSubject({ sessionId, turn: 'undo', kind: 'undo', at: clock() }), reportSkippedDirs: false });
+  let target: string | undefined;
+  let undone: TurnRecord | undefined;
+  if (options.to !== undefined) {
+    const resolved = await resolveCheckpoint(store, records, options.to);
+    target = resolved.commit;
+    undone = resolved.record;
+  } else {
+    const ofSession = records.filter((r) => r.sessionId === sessionId);
+    if (ofSession.length === 0) throw new MinicodeError('MINICODE_E_CHECKPOINT_NOT_FOUND', `no checkpoints of session ${sessionId} in this workspace`, { action: 'list them with minicode checkpoints' });
+    for (const record of ofSession.reverse()) {
+      if ((await diffCommits(store.gitDir, record.before, record.after ?? current.commit)).length > 0) {
+        target = record.before;
+        undone = record;
+        break;
+      }
+    }
+    if (!target) throw new MinicodeError('MINICODE_E_NOTHING_TO_UNDO', `no turn of session ${sessionId} changed files here`, { action: 'list checkpoints with minicode checkpoints' });
+  }
+  const changes = await restoreChanges(store, current.commit, target);
+  const base = { restored: target, sessionId, ...(undone ? { turn: undone.kind === 'undo' ? undone.key : undone.turn } : {}), changes };
+  if (options.dryRun) return { ...base, dryRun: true };
+  const key = newRecordKey(clock());
+  await setRecordRef(store.gitDir, key, 'before', current.commit);
+  await applyRestore(store, target, changes);
+  // Every path either snapshot holds now matches the target, so the state after the undo is
+  // the target's tree: no second snapshot needed.
+  await setRecordRef(store.gitDir, key, 'after', target);
+  return { ...base, undoCheckpoint: current.commit, dryRun: false };
+}
+
+/** Every checkpoint of the workspace (of one session when asked), newest first, with the files each turn changed. */
+export async function listCheckpoints(options: { settings: CheckpointSettings; cwd: string; sessionId?: string }): Promise<CheckpointListing[]> {
+  const found = existingStoreDir(options.settings.home, options.cwd);
+  if (!found) return [];
+  const records = (await listRecords(found.gitDir)).filter((r) => options.sessionId === undefined || r.sessionId === options.sessionId);
+  const listings: CheckpointListing[] = [];
+  for (const r of records.reverse()) {
+    listings.push({
+      checkpointId: r.before,
+      sessionId: r.sessionId,
+      turn: r.turn,
+      kind: r.kind,
+      createdAt: new Date(r.at).toISOString(),
+      changes: r.after ? await diffCommits(found.gitDir, r.before, r.after) : [],
+      finished: r.after !== undefined,
+    });
+  }
+  return listings;
+}

@@ -1,0 +1,50 @@
+import { z } from 'zod';
+import type { PlanUpdate, Tool } from './types.js';
+
+/** Codex's `update_plan` input: an optional explanation and the whole plan, each step with its status. */
+const Input = z
+  .object({
+    explanation: z.string().optional().describe('Why the plan is what it is, or what changed'),
+    plan: z
+      .array(
+        z.object({
+          step: z.string().min(1).describe('One short step'),
+          status: z.enum(['pending', 'in_progress', 'completed']),
+        }),
+      )
+      .min(1)
+      .describe('The whole plan, in order'),
+  })
+  .refine((input) => input.plan.filter((s) => s.status === 'in_progress').length <= 1, { message: 'at most one step may be in_progress', path: ['plan'] });
+type Input = z.infer<typeof Input>;
+
+/**
+ * `update_plan`: the agent keeps a short plan and sends the whole of it on every change. The
+ * loop turns the first call of a run into `plan.created` and the later ones into
+ * `plan.updated` (same `planId`). Each registry makes its own instance, so "first" is per run.
+ */
+export function createUpdatePlanTool(): Tool<Input> {
+  let planId: string | undefined;
+  return {
+    name: 'update_plan',
+    description:
+      'Keep a short plan of the task. Send the whole plan each time a step starts or finishes: {explanation?, plan: [{step, status: pending | in_progress | completed}]}, at most one step in_progress.',
+    inputSchema: Input,
+    kind: 'other',
+    gated: false,
+    readOnly: true,
+    title: (input) => `plan: ${input.plan.length} step${input.plan.length === 1 ? '' : 's'}`,
+    async run(input, ctx) {
+      const created = planId === undefined;
+      planId ??= `plan-${ctx.toolCallId ?? '1'}`;
+      const done = input.plan.filter((s) => s.status === 'completed').length;
+      const plan: PlanUpdate = {
+        planId,
+        created,
+        steps: input.plan.map((s, i) => ({ id: `s${i + 1}`, title: s.step, status: s.status })),
+        ...(input.explanation ? { explanation: input.explanation } : {}),
+      };
+      return { status: 'completed', summary: `${done}/${input.plan.length} steps completed`, output: 'Plan updated.', plan };
+    },
+  };
+}
