@@ -13,9 +13,11 @@ import type { ReducerState } from '../lib/reducer/index.js';
 import { resolveVerifyCommand } from '../lib/verify/detect.js';
 import type { ExecFlags } from './commands/exec.js';
 import { checkPrompt, openRunStore, prepareRun, type RunSetup } from '../lib/agent/run-setup.js';
-import { noteClosedStdout, writeErr, writeOut } from './stdout.js';
+import { guardOutput, noteClosedStdout, writeErr } from './stdout.js';
+import { outputPortOf } from '../lib/pipeline/output.js';
 
-const out = writeOut;
+/** stdout for the renderer and the setup-failure line: coalesced, drained by the pipeline. */
+const out = (text: string): void => outputPortOf(guardOutput(process.stdout)).write(text);
 const err = writeErr;
 
 /** Exit code of a settled run. */
@@ -75,6 +77,7 @@ export async function execAction(prompt: string, flags: ExecFlags): Promise<numb
         signal: abort.signal,
         store,
         renderer,
+        output: outputPortOf(guardOutput(process.stdout)),
         ...(setup.fetch ? { fetch: setup.fetch } : {}),
         ...(setup.budget ? { budget: setup.budget } : {}),
         ...(setup.maxSteps !== undefined ? { maxSteps: setup.maxSteps } : {}),

@@ -1,17 +1,18 @@
-/** `minicode run --agent`: a native agent CLI supervised through the session pipeline. */
+/** `minicode run --agent`: a native agent CLI supervised through the run pipeline. */
 import { promptDigestOf } from '../lib/agent/run-prompt.js';
 import { checkPrompt, directoryFlag } from '../lib/agent/run-setup.js';
 import { MinicodeError } from '../lib/errors.js';
 import { newSessionId } from '../lib/ids.js';
 import type { NativeAgent } from '../lib/decode/formats.js';
 import { resolveAgentBinary, superviseAgent } from '../lib/native/supervisor.js';
-import { createSessionPipeline } from '../lib/pipeline/session.js';
+import { createRunPipeline } from '../lib/pipeline/compose.js';
+import { outputPortOf } from '../lib/pipeline/output.js';
 import { createRenderer, writeSetupFailure } from '../lib/render/index.js';
 import { createEventScrubber } from '../lib/scrub/scrub-stage.js';
 import { openStore, resolveStoreDir } from '../lib/store/index.js';
-import { noteClosedStdout, writeErr, writeOut } from './stdout.js';
+import { guardOutput, noteClosedStdout, writeErr } from './stdout.js';
 
-const out = writeOut;
+const out = (text: string): void => outputPortOf(guardOutput(process.stdout)).write(text);
 const err = writeErr;
 
 /** Run the agent; returns the exit code. */
@@ -37,7 +38,7 @@ export async function runNativeAction(
     ? createRenderer('jsonl', { out, err })
     : createRenderer(process.stdout.isTTY ? 'tty' : 'linear', { out, err, stream: process.stdout, verbosity: flags.verbose ? 'verbose' : 'normal' });
   const sessionId = newSessionId();
-  const pipeline = createSessionPipeline({ sessionId, scrubber: createEventScrubber(), renderer, store });
+  const pipeline = createRunPipeline({ sessionId, scrubber: createEventScrubber(), renderer, store, output: outputPortOf(guardOutput(process.stdout)) });
   pipeline.emit({ type: 'session.started', payload: { origin: 'run', cwd, agent, promptDigest: promptDigestOf(prompt) }, fidelity: 'synthetic' });
   pipeline.emit({ type: 'user.message.received', payload: { messageId: 'user-1', text: prompt }, fidelity: 'synthetic' });
   const abort = new AbortController();
@@ -54,11 +55,11 @@ export async function runNativeAction(
       prompt,
       cwd,
       signal: abort.signal,
-      onEvent: (d) => pipeline.emit(d),
+      write: (drafts) => pipeline.write(drafts),
       ...(flags.model ? { extraArgs: ['--model', flags.model] } : {}),
     });
     const exit = await child.done;
-    const state = pipeline.state;
+    const state = await pipeline.settled();
     const outcome = state.run.outcome === 'running' ? 'interrupted' : state.run.outcome;
     pipeline.emit({ type: 'session.ended', payload: { outcome, ...(state.run.reason && state.run.reason !== 'parent-ended' ? { reason: state.run.reason } : {}) }, fidelity: 'synthetic' });
     const final = await pipeline.finish();

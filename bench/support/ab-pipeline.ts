@@ -41,7 +41,7 @@ async function main(): Promise<void> {
   const full = args.includes('--full');
   const rounds = option(args, '--rounds', 9);
   const events = option(args, '--events', 50_000);
-  const variant: PipelineVariant = { label: full ? 'full' : 'pre-decoded', decode: full, scrub: 'full', reduce: true, render: true, store: true };
+  const variant: PipelineVariant = { label: full ? 'full' : 'pre-decoded', decode: full, scrub: 'full', render: true, store: true };
   const sides: Side[] = [];
   for (const root of roots) {
     const dist = path.resolve(root as string, 'dist/bench');

@@ -33,7 +33,10 @@ export function registerIngest(program: Command): void {
       const { createRenderer, writeSetupFailure } = await import('../../lib/render/index.js');
       const { checkSessionId, newSessionId } = await import('../../lib/ids.js');
       const { MinicodeError } = await import('../../lib/errors.js');
-      const { noteClosedStdout, writeErr: err, writeOut: out } = await import('../stdout.js');
+      const { guardOutput, noteClosedStdout, writeErr: err } = await import('../stdout.js');
+      const { outputPortOf } = await import('../../lib/pipeline/output.js');
+      const output = outputPortOf(guardOutput(process.stdout));
+      const out = (text: string): void => output.write(text);
       let store: import('../../lib/store/index.js').EventStore | undefined;
       try {
         const sessionId = flags.session === undefined ? newSessionId() : checkSessionId(flags.session, '--session');
@@ -45,7 +48,7 @@ export function registerIngest(program: Command): void {
         const renderer = flags.json
           ? createRenderer('jsonl', { out, err })
           : createRenderer(process.stdout.isTTY && !flags.linear ? 'tty' : 'linear', { out, err, stream: process.stdout, verbosity: flags.verbose ? 'verbose' : 'normal' });
-        await runIngest({ input, format: flags.from, sessionId, renderer, ...(store ? { store } : {}) });
+        await runIngest({ input, format: flags.from, sessionId, renderer, output, ...(store ? { store } : {}) });
         if (store && !flags.json) err(`stored session ${sessionId} in ${flags.store}\n`);
         else if (store) noteClosedStdout(`minicode replay ${sessionId} --json --store ${flags.store}`);
       } catch (error) {
@@ -75,5 +78,6 @@ async function openInput(file: string): Promise<import('node:stream').Readable> 
     fs.closeSync(fd);
     throw new MinicodeError('MINICODE_E_INPUT_UNREADABLE', `cannot read ${file}: it is a directory`, { action: 'pass one recorded stream file, or - for stdin' });
   }
-  return fs.createReadStream('', { fd, highWaterMark: 64 * 1024 });
+  // Large reads: each becomes one batch through the pipeline's stages.
+  return fs.createReadStream('', { fd, highWaterMark: 256 * 1024 });
 }

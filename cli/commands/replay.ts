@@ -30,7 +30,10 @@ export function registerReplay(program: Command): void {
       const { createRenderer } = await import('../../lib/render/index.js');
       const { openStore, resolveStoreDir } = await import('../../lib/store/index.js');
       const { checkSessionId } = await import('../../lib/ids.js');
-      const { writeErr, writeOut: write } = await import('../stdout.js');
+      const { guardOutput, writeErr } = await import('../stdout.js');
+      const { outputPortOf } = await import('../../lib/pipeline/output.js');
+      const output = outputPortOf(guardOutput(process.stdout));
+      const write = (text: string): void => output.write(text);
 
       const dir = resolveStoreDir({ flag: opts.store });
       const fail = (error: InstanceType<typeof MinicodeError>) => {
@@ -79,6 +82,9 @@ export function registerReplay(program: Command): void {
           count++;
           rebuilder.push(event);
           renderer.onEvent(event, rebuilder.unsettled());
+          // A slow reader pauses the store scan instead of growing stdout's buffer.
+          const wait = output.ready();
+          if (wait) await wait;
         }
         if (count === 0 && store.getSession(sessionId) === undefined) {
           fail(new MinicodeError('MINICODE_E_SESSION_NOT_FOUND', `no session ${sessionId} in ${dir}`, { action: 'run `minicode sessions` to list stored sessions' }));

@@ -5,7 +5,7 @@
  * calls run concurrently with their own ids and durations; usage, cost and the budget watcher
  * follow every response; retries go through the control plane's policy.
  */
-import type { ErrorInfo, EventDraft, TerminationReason } from '../events/index.js';
+import type { ErrorInfo, EventDraft, RunIds, TerminationReason } from '../events/index.js';
 import { watchBudgetLimit, type Budget } from '../control/budget.js';
 import { DEFAULT_RETRY_POLICY, withRetry, type RetryPolicy } from '../control/retry.js';
 import { createTermination, settleRun } from '../control/termination.js';
@@ -68,7 +68,14 @@ export interface AgentOptions {
   /** User abort (Ctrl+C, Esc, ACP cancel). */
   signal?: AbortSignal;
   budget?: Budget;
-  emit: (draft: EventDraft) => void;
+  /** One event of the run; `ids` is the loop's position (turn, step), filled in by the envelope stage. */
+  emit: (draft: EventDraft, ids: RunIds) => void;
+  /**
+   * What one network chunk of a provider response decoded to, as one batch. A returned promise
+   * means the pipeline is full: the response body is not read again until it resolves.
+   * Default: each draft through `emit`.
+   */
+  write?: (drafts: EventDraft[], ids: RunIds) => Promise<void> | undefined;
   fetch?: typeof fetch;
   clock?: () => number;
   timers?: Timers;
@@ -131,7 +138,8 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
   const taskId = options.taskId ?? 'task-1';
   const turnId = options.turnId ?? 1;
   const maxSteps = options.maxSteps ?? 40;
-  const emit = (d: EventDraft): void => options.emit(d.turnId === undefined ? { ...d, turnId } : d);
+  const turnIds: RunIds = { turnId };
+  const emit = (d: EventDraft): void => options.emit(d, turnIds);
   const termination = createTermination(options.signal);
   const disarm = options.timeoutMs !== undefined ? termination.deadline(options.timeoutMs, options.timers ?? realTimers) : () => {};
   const priceProvider = priceProviderOf(options.provider.format);
@@ -170,7 +178,8 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
   emit({ type: 'task.started', payload: { taskId, prompt: options.prompt } });
 
   /** One provider request (with the control plane's retries) for the current conversation. */
-  const requestOnce = async (stepId: number, stepEmit: (d: EventDraft) => void, signal: AbortSignal, onAttempt: (n: number) => void): Promise<ProviderReply> => {
+  const requestOnce = async (stepIds: Required<RunIds>, stepEmit: (d: EventDraft) => void, signal: AbortSignal, onAttempt: (n: number) => void): Promise<ProviderReply> => {
+    const stepId = stepIds.stepId;
     const conversation: Conversation = { system, messages, tools: definitions };
     const sentCount = messages.length;
     const request = buildRequest(options.provider.format, conversation, {
@@ -203,10 +212,10 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
           format: options.provider.format,
           request,
           signal: attemptSignal,
+          emit: stepEmit,
+          write: (drafts) => (options.write ? options.write(drafts, stepIds) : void drafts.forEach(stepEmit)),
           // Request-scope usage is re-emitted once per response, priced, by the collector.
-          emit: (d) => {
-            if (d.type !== 'usage.reported') stepEmit(d);
-          },
+          omitReportedUsage: true,
           ...(options.fetch ? { fetch: options.fetch } : {}),
           now: clock,
         });
@@ -227,8 +236,8 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
         signal.throwIfAborted();
       }
       steps++;
-      const stepId = steps;
-      const stepEmit = (d: EventDraft): void => emit({ ...d, stepId });
+      const stepIds = { turnId, stepId: steps };
+      const stepEmit = (d: EventDraft): void => options.emit(d, stepIds);
       // Budget-pressure compaction, at most once per turn; still critical afterwards -> budget_exceeded.
       const pressure = await context.beforeStep(messages, signal, stepEmit);
       replaceMessages(messages, pressure.messages);
@@ -240,7 +249,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
       let reply: ProviderReply;
       for (;;) {
         try {
-          reply = await requestOnce(stepId, stepEmit, signal, (n) => {
+          reply = await requestOnce(stepIds, stepEmit, signal, (n) => {
             attemptNo = n;
           });
           break;

@@ -42,7 +42,15 @@ export interface ProviderCallOptions {
   format: ProviderFormat;
   request: ProviderRequest;
   signal: AbortSignal;
+  /** One event outside the response stream (HTTP status, network errors). */
   emit: (draft: EventDraft) => void;
+  /**
+   * What one chunk of the response body decoded to. A returned promise pauses the body read
+   * until the pipeline has room (backpressure reaches the provider's socket). Default: `emit` each.
+   */
+  write?: (drafts: EventDraft[]) => Promise<void> | undefined;
+  /** Leave the decoder's `usage.reported` out of the stream (the caller reports usage itself). */
+  omitReportedUsage?: boolean;
   fetch?: typeof fetch;
   now?: () => number;
 }
@@ -89,6 +97,14 @@ async function decodeBody(options: ProviderCallOptions, response: HttpReply): Pr
   let usage: Usage | undefined;
   let refusal: string | undefined;
   let error: ErrorInfo | undefined;
+  let batch: EventDraft[] = [];
+  const write = options.write ?? ((drafts: EventDraft[]) => void drafts.forEach(options.emit));
+  const flush = (): Promise<void> | undefined => {
+    if (batch.length === 0) return undefined;
+    const drafts = batch;
+    batch = [];
+    return write(drafts);
+  };
   const decoder = factory({
     onEvent(d) {
       switch (d.type) {
@@ -114,23 +130,34 @@ async function decodeBody(options: ProviderCallOptions, response: HttpReply): Pr
           stopReason = d.payload.stopReason;
           if (d.payload.usage) usage = d.payload.usage;
           break;
+        case 'usage.reported':
+          if (options.omitReportedUsage) return;
+          break;
         default:
           break;
       }
-      options.emit(d);
+      batch.push(d);
     },
   });
   try {
-    for await (const chunk of response.body) decoder.feed(chunk);
+    // One batch per network chunk; awaiting a full pipeline leaves the socket unread.
+    for await (const chunk of response.body) {
+      decoder.feed(chunk);
+      const wait = flush();
+      if (wait) await wait;
+    }
   } catch (e) {
     // The connection broke mid-stream: what arrived is decoded, the rest is a truncation.
     if (options.signal.aborted) {
       decoder.end();
+      await flush();
       throw options.signal.reason;
     }
+    await flush();
     options.emit({ type: 'diagnostic.raised', payload: { code: 'MINICODE_E_STREAM_BROKEN', message: `response stream broke: ${(e as Error).message}`, category: 'NETWORK_ERROR' }, fidelity: 'synthetic' });
   }
   decoder.end();
+  await flush();
   if (outcome === 'completed') {
     const reply: ProviderReply = { text: texts.join(''), toolCalls, reasoning };
     if (stopReason) reply.stopReason = stopReason;

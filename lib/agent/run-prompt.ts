@@ -8,7 +8,8 @@
 import { createHash } from 'node:crypto';
 import type { EventDraft, OutputEvent, RunOutcome } from '../events/index.js';
 import { newSessionId } from '../ids.js';
-import { createSessionPipeline, type SessionPipeline } from '../pipeline/session.js';
+import { createRunPipeline, type RunPipeline } from '../pipeline/compose.js';
+import type { OutputPort } from '../pipeline/output.js';
 import type { ReducerState } from '../reducer/index.js';
 import type { Renderer } from '../render/types.js';
 import { createEventScrubber } from '../scrub/scrub-stage.js';
@@ -19,10 +20,12 @@ import type { ConversationMessage } from './conversation.js';
 import { runAgent, type AgentOptions, type AgentResult } from './loop.js';
 
 /** Options of {@link runPrompt}. */
-export interface PromptRunOptions extends Omit<AgentOptions, 'emit' | 'tools' | 'history' | 'taskId' | 'turnId'> {
+export interface PromptRunOptions extends Omit<AgentOptions, 'emit' | 'write' | 'tools' | 'history' | 'taskId' | 'turnId'> {
   /** Where the session is kept; absent means not stored. */
   store?: EventStore;
   renderer?: Renderer<ReducerState>;
+  /** The renderer's output (stdout): a slow reader slows the provider read (backpressure). */
+  output?: OutputPort;
   /** Every event after reduction (ACP projection, batch accounting). */
   onEvent?: (event: OutputEvent, state: ReducerState) => void;
   /** Continue a session: its id, next sequence number, rebuilt state and conversation. */
@@ -90,7 +93,7 @@ export interface EndSessionOptions {
 
 /** End a session whose turns ran with `endSession: false` (the interactive mode, on exit). */
 export async function endSession(options: EndSessionOptions): Promise<ReducerState> {
-  const pipeline = createSessionPipeline({
+  const pipeline = createRunPipeline({
     sessionId: options.sessionId,
     ...(options.clock ? { clock: options.clock } : {}),
     scrubber: createEventScrubber({ env: options.env ?? process.env }),
@@ -112,11 +115,12 @@ export async function runPrompt(options: PromptRunOptions): Promise<PromptRun> {
   const clock = options.clock ?? Date.now;
   const sessionId = options.session?.id ?? options.sessionId ?? newSessionId(clock());
   let seq = options.session?.startSeq ?? 0;
-  const pipeline: SessionPipeline = createSessionPipeline({
+  const pipeline: RunPipeline = createRunPipeline({
     sessionId,
     clock,
     scrubber: createEventScrubber({ env: options.env ?? process.env }),
     ...(options.renderer ? { renderer: options.renderer } : {}),
+    ...(options.output ? { output: options.output } : {}),
     ...(options.store ? { store: options.store } : {}),
     onEvent: (event, state) => {
       seq = event.seq + 1;
@@ -146,7 +150,8 @@ export async function runPrompt(options: PromptRunOptions): Promise<PromptRun> {
     taskId: `task-${turn}`,
     turnId: turn,
     sessionId,
-    emit: (d) => pipeline.emit(d),
+    emit: (d, ids) => pipeline.emit(d, ids),
+    write: (drafts, ids) => pipeline.write(drafts, ids),
   });
   let verify: VerifyReport | undefined;
   if (options.verifyCommand && result.reason === 'completed') {

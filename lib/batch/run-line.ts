@@ -154,9 +154,9 @@ export async function runLine(options: RunLineOptions): Promise<BatchRecord> {
 /** A native agent CLI through the session pipeline; its record comes from the reduced state. */
 async function runNativeLine(options: RunLineOptions, cwd: string, watch: ReturnType<typeof watcher>): Promise<BatchRecord> {
   const { line } = options;
-  const [{ superviseAgent }, { createSessionPipeline }, { createEventScrubber }, { newSessionId }, { summarize }, { promptDigestOf }] = await Promise.all([
+  const [{ superviseAgent }, { createRunPipeline }, { createEventScrubber }, { newSessionId }, { summarize }, { promptDigestOf }] = await Promise.all([
     import('../native/supervisor.js'),
-    import('../pipeline/session.js'),
+    import('../pipeline/compose.js'),
     import('../scrub/scrub-stage.js'),
     import('../ids.js'),
     import('../reducer/index.js'),
@@ -164,7 +164,7 @@ async function runNativeLine(options: RunLineOptions, cwd: string, watch: Return
   ]);
   const sessionId = newSessionId(Date.now());
   const started = Date.now();
-  const pipeline = createSessionPipeline({
+  const pipeline = createRunPipeline({
     sessionId,
     scrubber: createEventScrubber({ env: options.env ?? process.env }),
     ...(options.store ? { store: options.store } : {}),
@@ -178,10 +178,10 @@ async function runNativeLine(options: RunLineOptions, cwd: string, watch: Return
     ...(options.env ? { env: options.env } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
     ...(line.model ? { extraArgs: ['--model', line.model] } : {}),
-    onEvent: (d) => pipeline.emit(d),
+    write: (drafts) => pipeline.write(drafts),
   });
   await child.done;
-  const summary = summarize(pipeline.state);
+  const summary = summarize(await pipeline.settled());
   const outcome = summary.outcome === 'completed' ? 'completed' : summary.outcome === 'cancelled' ? 'cancelled' : 'failed';
   pipeline.emit({ type: 'session.ended', payload: { outcome, durationMs: Date.now() - started }, status: outcome, fidelity: 'synthetic' });
   const state = await pipeline.finish();

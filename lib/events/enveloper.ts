@@ -21,9 +21,16 @@ export function eventIdFor(sessionId: string, seq: number): string {
   return `${sessionId}:${seq}`;
 }
 
+/** The run position a producer stamps on its drafts (the agent loop's turn and step). */
+export interface RunIds {
+  turnId?: number;
+  stepId?: number;
+}
+
 /** Wraps drafts into `minicode.output.v1` envelopes with sequence, id, timestamp and registry defaults. */
 export interface Enveloper {
-  wrap(draft: EventDraft): OutputEvent;
+  /** Wrap one draft; `ids` fill the draft's `turnId`/`stepId` where it sets none. */
+  wrap(draft: EventDraft, ids?: RunIds): OutputEvent;
   /** The next sequence number to be assigned. */
   readonly nextSeq: number;
 }
@@ -49,7 +56,7 @@ export function createEnveloper(options: EnveloperOptions): Enveloper {
     get nextSeq() {
       return seq;
     },
-    wrap(d) {
+    wrap(d, ids) {
       const info = EVENT_REGISTRY[d.type];
       const s = seq++;
       const event: Record<string, unknown> = {
@@ -64,8 +71,10 @@ export function createEnveloper(options: EnveloperOptions): Enveloper {
         status: d.status ?? info.status,
         visibility: d.visibility ?? (info.visibility as OutputEvent['visibility']),
       };
-      if (d.turnId !== undefined) event.turnId = d.turnId;
-      if (d.stepId !== undefined) event.stepId = d.stepId;
+      const turnId = d.turnId ?? ids?.turnId;
+      if (turnId !== undefined) event.turnId = turnId;
+      const stepId = d.stepId ?? ids?.stepId;
+      if (stepId !== undefined) event.stepId = stepId;
       if (d.correlationId !== undefined) event.correlationId = d.correlationId;
       if (d.parentId !== undefined) event.parentId = d.parentId;
       if (d.fidelity !== undefined) event.fidelity = d.fidelity;

@@ -1,6 +1,6 @@
 /**
  * Our WHATWG event-stream framer (HTML LS §9.2.5–9.2.6): bytes in, dispatched events out. A pure
- * push core (STYLE.md habit 1); `sse-stream.ts` is the thin Transform around it.
+ * push core, driven by the provider decoders (which the run pipeline's decode stage wraps).
  *
  * Chunk-boundary hazards handled here, each with the state that carries it:
  * - a UTF-8 code point split across chunks: `utf8.ts` holds the partial sequence back until

@@ -28,6 +28,11 @@ export interface SuperviseOptions {
   /** Receive drafts here instead of through `events`. */
   onEvent?: EventSink;
   /**
+   * Receive drafts here, one batch per stdout/stderr chunk (preferred over `onEvent`). A returned
+   * promise pauses the child's stdout until it resolves, so the pipe slows the agent down.
+   */
+  write?: (drafts: EventDraft[]) => Promise<void> | undefined;
+  /**
    * Events buffered in `events` before the child's stdout is paused, once `events` is being
    * read; default 1024. Without a reader (only `done` awaited) drafts buffer without bound.
    */
@@ -109,7 +114,14 @@ export function superviseAgent(options: SuperviseOptions): SupervisedAgent {
   const env = scrubEnvironment(baseEnv, { keep: [...spec.keepCredentials, ...(options.keepCredentials ?? []), spec.binEnv] });
 
   const queue = createDraftQueue(options.highWaterMark ?? 1024);
-  const sink: EventSink = options.onEvent ?? queue.push;
+  let batch: EventDraft[] = [];
+  const sink: EventSink = options.write ? (d) => void batch.push(d) : (options.onEvent ?? queue.push);
+  const flush = (): Promise<void> | undefined => {
+    if (!options.write || batch.length === 0) return undefined;
+    const drafts = batch;
+    batch = [];
+    return options.write(drafts);
+  };
   const decoder = NATIVE_AGENT_DECODERS[options.agent]({
     onEvent: sink,
     ...(options.maxFrameBytes === undefined ? {} : { maxFrameBytes: options.maxFrameBytes }),
@@ -129,9 +141,19 @@ export function superviseAgent(options: SuperviseOptions): SupervisedAgent {
   if (options.signal?.aborted) onAbort();
   else options.signal?.addEventListener('abort', onAbort, { once: true });
 
-  child.stdout.on('data', (chunk: Buffer) => decoder.feed(chunk));
+  child.stdout.on('data', (chunk: Buffer) => {
+    decoder.feed(chunk);
+    const wait = flush();
+    if (wait) {
+      child.stdout.pause();
+      void wait.then(() => child.stdout.resume());
+    }
+  });
   child.stderr.setEncoding('utf8');
-  child.stderr.on('data', (text: string) => decoder.stderr(text));
+  child.stderr.on('data', (text: string) => {
+    decoder.stderr(text);
+    void flush();
+  });
 
   const done = new Promise<AgentExit>((resolve, reject) => {
     child.on('error', (error) => {
@@ -151,6 +173,7 @@ export function superviseAgent(options: SuperviseOptions): SupervisedAgent {
       decoder.end();
       if (aborted) decoder.cancel(`aborted by minicode (${signal ?? `exit ${code}`})`);
       else decoder.exit(code, signal);
+      void flush();
       queue.close();
       resolve({ code, signal, aborted });
     });

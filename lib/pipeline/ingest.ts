@@ -1,21 +1,20 @@
 /**
- * The ingest pipeline: a recorded stream (provider SSE/NDJSON, native CLI JSONL, terminal text)
- * through frame+decode -> scrub -> envelope -> reduce -> render/store, joined with
- * `stream.pipeline` from the stages' thin adapters.
+ * `ingest` on the run pipeline: a recorded stream (provider SSE/NDJSON, native CLI JSONL,
+ * terminal text) as the pipeline's byte head, decoded by its format's decoder.
  */
 import type { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import type { EventDraft } from '../events/index.js';
-import { createEnveloper, type Clock } from '../events/enveloper.js';
+import type { Clock } from '../events/enveloper.js';
 import { MinicodeError } from '../errors.js';
 import { INGEST_FORMATS, type IngestFormat } from '../decode/formats.js';
 import { NATIVE_DECODERS } from '../native/index.js';
 import { PROVIDER_DECODERS } from '../providers/index.js';
-import { initialState, reduceOwned, type ReducerState } from '../reducer/index.js';
+import type { ReducerState } from '../reducer/index.js';
 import type { Renderer } from '../render/types.js';
 import { createEventScrubber, type EventScrubberOptions } from '../scrub/scrub-stage.js';
 import type { EventStore } from '../store/index.js';
-import { batchTransform, createDecodeStage, createEnvelopeStage, createEventSink } from './stages.js';
+import { createRunPipeline } from './compose.js';
+import type { OutputPort } from './output.js';
 import type { StreamDecoder } from '../decode/types.js';
 
 export { INGEST_FORMATS, type IngestFormat } from '../decode/formats.js';
@@ -38,6 +37,8 @@ export interface IngestOptions {
   sessionId: string;
   clock?: Clock;
   renderer?: Renderer<ReducerState>;
+  /** The renderer's output, drained between batches (backpressure). */
+  output?: OutputPort;
   store?: EventStore;
   scrub?: EventScrubberOptions;
   /** Where the input came from, for `session.started`. */
@@ -46,26 +47,15 @@ export interface IngestOptions {
 
 /** Run the ingest pipeline to the end of the input; returns the final reducer state. */
 export async function runIngest(options: IngestOptions): Promise<ReducerState> {
-  const makeDecoder = decoderFor(options.format);
-  const scrubber = createEventScrubber(options.scrub ?? {});
-  let state = initialState(options.sessionId);
   const started: EventDraft = { type: 'session.started', payload: { origin: options.origin ?? 'ingest', format: options.format }, fidelity: 'synthetic' };
-  await pipeline(
-    options.input,
-    createDecodeStage(makeDecoder, { prefix: [started] }),
-    batchTransform<EventDraft, EventDraft>({ push: (batch) => batch.flatMap((d) => scrubber.push(d)), end: () => scrubber.end() }),
-    createEnvelopeStage(createEnveloper({ sessionId: options.sessionId, ...(options.clock ? { clock: options.clock } : {}) })),
-    createEventSink(
-      (event) => {
-        state = reduceOwned(state, event);
-        options.store?.append(event);
-        options.renderer?.onEvent(event, state);
-      },
-      async () => {
-        options.renderer?.finish(state);
-        await options.store?.flushed();
-      },
-    ),
-  );
-  return state;
+  const run = createRunPipeline({
+    sessionId: options.sessionId,
+    ...(options.clock ? { clock: options.clock } : {}),
+    scrubber: createEventScrubber(options.scrub ?? {}),
+    ...(options.renderer ? { renderer: options.renderer } : {}),
+    ...(options.output ? { output: options.output } : {}),
+    ...(options.store ? { store: options.store } : {}),
+    input: { bytes: options.input, makeDecoder: decoderFor(options.format), prefix: [started] },
+  });
+  return run.finish();
 }

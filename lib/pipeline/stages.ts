@@ -1,99 +1,165 @@
 /**
- * Thin `node:stream` adapters around the pipeline's pure cores (STYLE.md habit 1). Stages pass
- * batches (arrays) of events: one objectMode hop per batch instead of per event, which is
- * what makes the stream plumbing cheap (DESIGN.md §1: ~0.4 µs vs ~1.2 µs per event).
+ * Thin `node:stream` adapters around the pipeline's pure cores (decoder, scrubber, enveloper,
+ * reducer). Stages pass batches: what one input chunk (or one producer write) gave, as one
+ * objectMode hop, instead of one hop per event. A batch may carry the producer's run ids
+ * (applied by the envelope stage) and a `done` callback the settle stage calls once the batch is
+ * reduced, which is how a producer waits for the pipeline to catch up.
  */
 import { Transform, Writable, type TransformCallback } from 'node:stream';
 import type { EventDraft, OutputEvent } from '../events/index.js';
-import type { Enveloper } from '../events/enveloper.js';
+import type { Enveloper, RunIds } from '../events/enveloper.js';
+import type { OutputPort } from './output.js';
 import type { StreamDecoder } from '../decode/types.js';
 
-/** A pure core that maps a batch of items to a batch of items, with a flush at the end. */
-export interface BatchCore<In, Out> {
-  push(batch: In[]): Out[];
-  end(): Out[];
+/** Drafts on their way to the envelope stage. */
+export interface DraftBatch {
+  drafts: EventDraft[];
+  /** Fill `turnId`/`stepId` of drafts that set none. */
+  ids?: RunIds;
+  /** Called once every event of the batch has been settled (a barrier when `drafts` is empty). */
+  done?: () => void;
 }
 
-/** Wrap a batch core into an objectMode Transform. Empty batches are not forwarded. */
-export function batchTransform<In, Out>(core: BatchCore<In, Out>): Transform {
+/** Envelopes on their way to the settle stage. */
+export interface EventBatch {
+  events: OutputEvent[];
+  done?: () => void;
+}
+
+/** The scrub stage's pure core, as the pipeline drives it. */
+export interface DraftScrubber {
+  push(draft: EventDraft): EventDraft[];
+  end(): EventDraft[];
+}
+
+/**
+ * Batches a stage holds before it stops taking more. A batch is one input chunk's worth of
+ * events, so a few are enough to keep the stages busy; more only grows what a stalled reader
+ * leaves in memory.
+ */
+const STAGE_BATCHES = 2;
+
+/** Objects in, objects out; `map` returns undefined to drop a batch. */
+function objectTransform<In, Out>(map: (batch: In) => Out | undefined, flush?: () => Out | undefined, bytesIn = false): Transform {
   return new Transform({
-    objectMode: true,
-    transform(batch: In[], _encoding: BufferEncoding, callback: TransformCallback) {
+    // Bytes in (the decode stage): the writable side then buffers by bytes, not by chunk count.
+    writableObjectMode: !bytesIn,
+    readableObjectMode: true,
+    readableHighWaterMark: STAGE_BATCHES,
+    ...(bytesIn ? {} : { writableHighWaterMark: STAGE_BATCHES }),
+    transform(batch: In, _encoding: BufferEncoding, callback: TransformCallback) {
+      let out: Out | undefined;
       try {
-        const out = core.push(batch);
-        if (out.length > 0) this.push(out);
-        callback();
+        out = map(batch);
       } catch (error) {
         callback(error as Error);
+        return;
       }
+      if (out !== undefined) this.push(out);
+      callback();
     },
     flush(callback: TransformCallback) {
+      let out: Out | undefined;
       try {
-        const out = core.end();
-        if (out.length > 0) this.push(out);
-        callback();
+        out = flush?.();
       } catch (error) {
         callback(error as Error);
+        return;
       }
+      if (out !== undefined) this.push(out);
+      callback();
     },
   });
 }
 
 /**
- * The decode stage: raw bytes in, batches of draft events out. `prefix` and `suffix` drafts
- * (e.g. `session.started`) are emitted before the first and after the last decoded event.
+ * The decode stage: raw bytes in, one {@link DraftBatch} per input chunk out. `prefix` drafts
+ * (e.g. `session.started`) go out before the first decoded event.
  */
-export function createDecodeStage(
-  makeDecoder: (onEvent: (event: EventDraft) => void) => StreamDecoder,
-  options: { prefix?: EventDraft[] } = {},
-): Transform {
+export function createDecodeStage(makeDecoder: (onEvent: (event: EventDraft) => void) => StreamDecoder, options: { prefix?: EventDraft[] } = {}): Transform {
   let pending: EventDraft[] = options.prefix ? [...options.prefix] : [];
   const decoder = makeDecoder((event) => pending.push(event));
-  const take = (): EventDraft[] => {
-    const out = pending;
+  const take = (): DraftBatch | undefined => {
+    if (pending.length === 0) return undefined;
+    const drafts = pending;
     pending = [];
-    return out;
+    return { drafts };
   };
-  return new Transform({
-    writableObjectMode: false,
-    readableObjectMode: true,
-    transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback) {
+  return objectTransform<Buffer, DraftBatch>(
+    (chunk) => {
       decoder.feed(chunk);
-      const out = take();
-      if (out.length > 0) this.push(out);
-      callback();
+      return take();
     },
-    flush(callback: TransformCallback) {
+    () => {
       decoder.end();
-      const out = take();
-      if (out.length > 0) this.push(out);
-      callback();
+      return take();
     },
+    true,
+  );
+}
+
+/** The scrub stage: every draft sanitised and redacted before anything else sees it. */
+export function createScrubStage(scrubber: DraftScrubber): Transform {
+  let lastIds: RunIds | undefined;
+  return objectTransform<DraftBatch, DraftBatch>(
+    (batch) => {
+      lastIds = batch.ids;
+      const drafts: EventDraft[] = [];
+      for (let i = 0; i < batch.drafts.length; i++) {
+        const scrubbed = scrubber.push(batch.drafts[i] as EventDraft);
+        for (let j = 0; j < scrubbed.length; j++) drafts.push(scrubbed[j] as EventDraft);
+      }
+      if (drafts.length === 0 && !batch.done) return undefined;
+      return { drafts, ...(batch.ids ? { ids: batch.ids } : {}), ...(batch.done ? { done: batch.done } : {}) };
+    },
+    () => {
+      // Text the scrubber still holds belongs to the last producer position seen.
+      const drafts = scrubber.end();
+      return drafts.length > 0 ? { drafts, ...(lastIds ? { ids: lastIds } : {}) } : undefined;
+    },
+  );
+}
+
+/** The envelope stage: drafts -> `minicode.output.v1` envelopes (sequence, id, timestamp, run ids). */
+export function createEnvelopeStage(enveloper: Enveloper): Transform {
+  return objectTransform<DraftBatch, EventBatch>((batch) => {
+    const events = new Array<OutputEvent>(batch.drafts.length);
+    for (let i = 0; i < batch.drafts.length; i++) events[i] = enveloper.wrap(batch.drafts[i] as EventDraft, batch.ids);
+    return batch.done ? { events, done: batch.done } : { events };
   });
 }
 
-/** The envelope stage: drafts -> `minicode.output.v1` envelopes (sequence, id, timestamp). */
-export function createEnvelopeStage(enveloper: Enveloper, options: { suffix?: () => EventDraft[] } = {}): Transform {
-  return batchTransform<EventDraft, OutputEvent>({
-    push: (batch) => batch.map((d) => enveloper.wrap(d)),
-    end: () => (options.suffix ? options.suffix().map((d) => enveloper.wrap(d)) : []),
-  });
+/** Options of {@link createSettleStage}. */
+export interface SettleStageOptions {
+  /** Reduce, store, render and notify one event. */
+  settle: (event: OutputEvent) => void;
+  /** Wait for it to drain after each batch (backpressure from a slow reader). */
+  output?: OutputPort;
+  /** Runs once after the last batch (final render, store flush). */
+  end?: () => Promise<void> | void;
 }
 
-/** A sink that hands every event to `onEvent` (renderers, the reducer, the store). */
-export function createEventSink(onEvent: (event: OutputEvent) => void, onEnd?: () => Promise<void> | void): Writable {
+/** The last stage: settles every event, then holds the next batch until the output has drained. */
+export function createSettleStage(options: SettleStageOptions): Writable {
+  const { settle, output } = options;
   return new Writable({
     objectMode: true,
-    write(batch: OutputEvent[], _encoding, callback) {
+    highWaterMark: STAGE_BATCHES,
+    write(batch: EventBatch, _encoding, callback) {
       try {
-        for (const event of batch) onEvent(event);
-        callback();
+        const events = batch.events;
+        for (let i = 0; i < events.length; i++) settle(events[i] as OutputEvent);
+        batch.done?.();
       } catch (error) {
         callback(error as Error);
+        return;
       }
+      const wait = output?.ready();
+      if (wait) wait.then(() => callback());
+      else callback();
     },
     final(callback) {
-      Promise.resolve(onEnd?.()).then(() => callback(), callback);
+      Promise.resolve(options.end?.()).then(() => callback(), callback);
     },
   });
 }

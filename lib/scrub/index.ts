@@ -3,4 +3,4 @@ export { createRedactor, redactText, buildRuleTable, type Redactor, type Redacto
 export { credentialSecretsFromEnv, type NamedSecret } from './env-secrets.js';
 export { DEFAULT_RULES } from './secret-rules.js';
 export type { SecretRule, Decision } from './rule-types.js';
-export { createEventScrubber, createScrubStage, type EventScrubber, type EventScrubberOptions, type ScrubStageOptions } from './scrub-stage.js';
+export { createEventScrubber, type EventScrubber, type EventScrubberOptions } from './scrub-stage.js';

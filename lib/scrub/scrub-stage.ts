@@ -17,7 +17,6 @@
  * Everything else is scrubbed whole. Opaque fields are left as they are: the reasoning
  * `signature` and `data` (sent back to the provider verbatim) and a ContentRef's `ref` digest.
  */
-import { Transform } from 'node:stream';
 import type { DraftFields, EventDraft } from '../events/index.js';
 import { createSanitizer, sanitizeText, type Sanitizer } from './terminal-sanitizer.js';
 import { buildRuleTable, createRedactor, createTextRedactor, type Redactor } from './secret-redactor.js';
@@ -290,26 +289,4 @@ export function createEventScrubber(options: EventScrubberOptions = {}): EventSc
       return flushed.splice(0);
     },
   };
-}
-
-/** Options of {@link createScrubStage}: those of the core. */
-export type ScrubStageOptions = EventScrubberOptions;
-
-/**
- * The scrub stage as an objectMode Transform: EventDraft in, EventDraft out (a closing event
- * may be preceded by one flushed delta). A thin adapter over {@link createEventScrubber}.
- */
-export function createScrubStage(options: ScrubStageOptions = {}): Transform {
-  const core = createEventScrubber(options);
-  return new Transform({
-    objectMode: true,
-    transform(draft: EventDraft, _encoding, callback) {
-      for (const d of core.push(draft)) this.push(d);
-      callback();
-    },
-    flush(callback) {
-      for (const d of core.end()) this.push(d);
-      callback();
-    },
-  });
 }

@@ -94,7 +94,7 @@ describe('the hand-made pipeline corpus (a bare clone)', () => {
   it('goes through the full benchmarked pipeline and every ablation with every event, and the floor sees every record', async () => {
     const { store, dispose } = temporaryStore();
     try {
-      const full = await runVariant(corpus, { label: 'full', decode: true, scrub: 'full', reduce: true, render: true, store: true }, store);
+      const full = await runVariant(corpus, { label: 'full', decode: true, scrub: 'full', render: true, store: true }, store);
       expect(full.events).toBe(corpus.totalEvents);
       expect(full.outBytes).toBeGreaterThan(0);
       for (const variant of ABLATIONS) expect((await runVariant(corpus, variant, store)).events).toBe(corpus.totalEvents);

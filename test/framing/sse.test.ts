@@ -104,16 +104,3 @@ describe('the SSE framer', () => {
     );
   });
 });
-
-describe('the SSE Transform adapter', () => {
-  it('turns piped bytes into events and reports the truncated tail at EOF', async () => {
-    const { Readable } = await import('node:stream');
-    const { createSseStream } = await import('../../lib/framing/sse-stream.js');
-    let truncated: boolean | undefined;
-    const stream = Readable.from([Buffer.from('data: 1\n'), Buffer.from('\ndata: 2')]).pipe(createSseStream({ onEnd: (r) => (truncated = r.truncated) }));
-    const got: string[] = [];
-    for await (const e of stream) got.push((e as SseEvent).data);
-    expect(got).toEqual(['1']);
-    expect(truncated).toBe(true);
-  });
-});

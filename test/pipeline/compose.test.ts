@@ -1,14 +1,14 @@
 /**
- * The session pipeline's two entry points: `emitAll` (a batch, stage by stage) must give the
- * same envelopes, the same reducer states, the same rendered output and the same stored events
- * as `emit` draft by draft, whatever the batching, including deltas whose held-back text is
+ * The run pipeline's entry: `write` (a batch, one hop through the stages) must give the same
+ * envelopes, the same reducer states, the same rendered output and the same stored events as
+ * `emit` draft by draft, whatever the batching, including deltas whose held-back text is
  * flushed before a closing event.
  */
 import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { payloadSchemas, type EventDraft, type OutputEvent } from '../../lib/events/index.js';
-import { createSessionPipeline } from '../../lib/pipeline/session.js';
+import { createRunPipeline } from '../../lib/pipeline/compose.js';
 import type { ReducerState } from '../../lib/reducer/index.js';
 import { createRenderer } from '../../lib/render/index.js';
 import { createEventScrubber } from '../../lib/scrub/scrub-stage.js';
@@ -50,7 +50,7 @@ async function run(input: EventDraft[], batches: number[] | undefined): Promise<
   const lines: string[] = [];
   const events: OutputEvent[] = [];
   const states: string[] = [];
-  const pipeline = createSessionPipeline({
+  const pipeline = createRunPipeline({
     sessionId: 'ses_test',
     clock: () => 1_700_000_000_000,
     scrubber: createEventScrubber({ secrets: [SECRET] }),
@@ -65,10 +65,10 @@ async function run(input: EventDraft[], batches: number[] | undefined): Promise<
   else {
     let at = 0;
     for (const n of batches) {
-      pipeline.emitAll(input.slice(at, at + n));
+      void pipeline.write(input.slice(at, at + n));
       at += n;
     }
-    pipeline.emitAll(input.slice(at));
+    void pipeline.write(input.slice(at));
   }
   await pipeline.finish();
   const stored = store.readSession('ses_test');
@@ -76,7 +76,7 @@ async function run(input: EventDraft[], batches: number[] | undefined): Promise<
   return { lines, events, states, stored };
 }
 
-describe('the session pipeline', () => {
+describe('the run pipeline', () => {
   it('is fed valid drafts in these tests', () => {
     for (const d of drafts()) expect(payloadSchemas[d.type].safeParse(d.payload).success, d.type).toBe(true);
   });
@@ -100,11 +100,46 @@ describe('the session pipeline', () => {
     );
   });
 
-  it('emits a whole recorded source in per-chunk batches the same as draft by draft', async () => {
+  it('takes a whole recorded source in per-chunk batches the same as draft by draft', async () => {
     const corpus = buildPipelineCorpus({ minEvents: 1, root: ROOT, fixtures: path.join(ROOT, 'no-such-fixtures') });
     for (const p of corpus.pass.slice(0, 6)) {
       const sizes = p.batches.map((b) => b.length);
       expect(await run(p.drafts, sizes), p.source.name).toEqual(await run(p.drafts, undefined));
     }
+  });
+});
+
+describe('the run pipeline under backpressure', () => {
+  it('settles every batch once a stalled output drains, and write reports the stall to the producer', async () => {
+    let open = false;
+    const waiters: (() => void)[] = [];
+    const output = {
+      write: () => undefined,
+      ready: () => (open ? undefined : new Promise<void>((resolve) => waiters.push(resolve))),
+      flush: () => undefined,
+      closed: false,
+    };
+    const seen: OutputEvent[] = [];
+    const pipeline = createRunPipeline({
+      sessionId: 'ses_bp',
+      scrubber: createEventScrubber({ secrets: [] }),
+      output,
+      highWaterMark: 2,
+      onEvent: (e) => seen.push(e),
+    });
+    let stalled: Promise<void> | undefined;
+    let written = 0;
+    while (!stalled) {
+      stalled = pipeline.write([{ type: 'task.started', payload: { taskId: `t${written}` } } as EventDraft]);
+      written++;
+    }
+    // The producer was told to wait long before everything it wrote was settled.
+    expect(seen.length).toBeLessThan(written);
+    open = true;
+    for (const release of waiters.splice(0)) release();
+    await stalled;
+    const state = await pipeline.finish();
+    expect(seen.map((e) => e.seq)).toEqual([...Array(written).keys()]);
+    expect(state.sessionId).toBe('ses_bp');
   });
 });

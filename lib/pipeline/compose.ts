@@ -1,0 +1,161 @@
+/**
+ * The one run pipeline every command uses, joined with `stream.pipeline`:
+ *
+ *   head ─> scrub (sanitise + secrets) ─> envelope ─> settle (reduce ─> store, renderer, listeners)
+ *
+ * The head is either a byte stream and its decoder (`ingest`: a recorded stream, stdin) or an
+ * objectMode entry that producers write batches of drafts into: the agent loop (its own events,
+ * and what each network chunk of a provider response decoded to), the native supervisor, ACP.
+ * `write` reports backpressure: its promise resolves once the entry has room again, which is
+ * what lets a producer stop reading its socket while a slow stdout reader catches up.
+ *
+ * Nothing reaches the reducer, a renderer, a listener or the store before the scrub stage.
+ */
+import { PassThrough, Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { EventDraft, OutputEvent } from '../events/index.js';
+import { createEnveloper, type Clock, type RunIds } from '../events/enveloper.js';
+import { initialState, reduceOwned, type ReducerState } from '../reducer/index.js';
+import type { FinishExtra, Renderer } from '../render/types.js';
+import type { EventStore } from '../store/index.js';
+import type { OutputPort } from './output.js';
+import { createDecodeStage, createEnvelopeStage, createScrubStage, createSettleStage, type DraftBatch, type DraftScrubber } from './stages.js';
+import type { StreamDecoder } from '../decode/types.js';
+
+export type { DraftScrubber } from './stages.js';
+
+/** A byte stream as the head of the pipeline. */
+export interface ByteInput {
+  bytes: Readable | AsyncIterable<Uint8Array>;
+  makeDecoder: (onEvent: (event: EventDraft) => void) => StreamDecoder;
+  /** Drafts before the first decoded one (e.g. `session.started`). */
+  prefix?: EventDraft[];
+}
+
+/** Options of {@link createRunPipeline}. */
+export interface RunPipelineOptions {
+  sessionId: string;
+  /** Default `Date.now`. */
+  clock?: Clock;
+  /** The scrub core; required (pass an identity only in tests of other stages). */
+  scrubber: DraftScrubber;
+  renderer?: Renderer<ReducerState>;
+  store?: EventStore;
+  /** Called after each reduce (ACP projection, batch accounting). */
+  onEvent?: (event: OutputEvent, state: ReducerState) => void;
+  /** The renderer's output: the settle stage waits for it to drain (backpressure). */
+  output?: OutputPort;
+  /** Decode this byte stream; without it, producers write drafts with `emit`/`write`. */
+  input?: ByteInput;
+  /** Continue a stored session: its next sequence number and rebuilt state. */
+  startSeq?: number;
+  state?: ReducerState;
+  source?: 'runtime' | 'app' | 'derived';
+  /** Batches the entry holds before `write` reports backpressure; default 16. */
+  highWaterMark?: number;
+}
+
+/** A running pipeline. */
+export interface RunPipeline {
+  readonly sessionId: string;
+  /** One draft (a producer's own event); order with every other write is kept. */
+  emit(draft: EventDraft, ids?: RunIds): void;
+  /**
+   * A batch of drafts (what one input chunk decoded to). Returns a promise when the entry is
+   * full: the producer should await it before reading more input.
+   */
+  write(drafts: EventDraft[], ids?: RunIds): Promise<void> | undefined;
+  /** The reducer state once everything written so far has been settled. */
+  settled(): Promise<ReducerState>;
+  /** The reducer state after the last settled event. */
+  readonly state: ReducerState;
+  /** End the input, render the final summary, and wait for the store to acknowledge every event. */
+  finish(extra?: FinishExtra): Promise<ReducerState>;
+}
+
+/** Create the pipeline and start it. */
+export function createRunPipeline(options: RunPipelineOptions): RunPipeline {
+  const enveloper = createEnveloper({
+    sessionId: options.sessionId,
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.startSeq !== undefined ? { startSeq: options.startSeq } : {}),
+    ...(options.source ? { source: options.source } : {}),
+  });
+  let state = options.state ?? initialState(options.sessionId);
+  const { store, renderer, onEvent } = options;
+  let finishExtra: FinishExtra | undefined;
+  const settle = createSettleStage({
+    settle(event) {
+      state = reduceOwned(state, event);
+      store?.append(event);
+      renderer?.onEvent(event, state);
+      onEvent?.(event, state);
+    },
+    ...(options.output ? { output: options.output } : {}),
+    end() {
+      renderer?.finish(state, finishExtra);
+    },
+  });
+  const entry = options.input ? undefined : new PassThrough({ objectMode: true, highWaterMark: options.highWaterMark ?? 16 });
+  const input = options.input;
+  const head: NodeJS.ReadWriteStream[] = input
+    ? [
+        (input.bytes instanceof Readable ? input.bytes : Readable.from(input.bytes)) as unknown as NodeJS.ReadWriteStream,
+        createDecodeStage(input.makeDecoder, input.prefix ? { prefix: input.prefix } : {}),
+      ]
+    : [entry as PassThrough];
+  const done = pipeline([...head, createScrubStage(options.scrubber), createEnvelopeStage(enveloper), settle]);
+  // A failure is surfaced by finish(); it is never an unhandled rejection while producers write.
+  let failed = false;
+  done.catch(() => {
+    failed = true;
+  });
+
+  const enter = (batch: DraftBatch): boolean => {
+    if (!entry) throw new Error('createRunPipeline: this pipeline decodes its input; it takes no drafts');
+    // After a stage failed, finish() reports the failure; after finish() the run is settled and
+    // its summary rendered, so a straggler (a late tool callback) has nowhere to go.
+    if (failed || entry.writableEnded) return true;
+    return entry.write(batch);
+  };
+  let drain: Promise<void> | undefined;
+  return {
+    sessionId: options.sessionId,
+    emit(draft, ids) {
+      enter(ids ? { drafts: [draft], ids } : { drafts: [draft] });
+    },
+    write(drafts, ids) {
+      if (drafts.length === 0) return undefined;
+      if (enter(ids ? { drafts, ids } : { drafts })) return undefined;
+      drain ??= new Promise<void>((resolve) => {
+        const release = (): void => {
+          drain = undefined;
+          entry?.off('drain', release);
+          entry?.off('close', release);
+          resolve();
+        };
+        entry?.once('drain', release);
+        entry?.once('close', release);
+      });
+      return drain;
+    },
+    settled() {
+      if (!entry || failed || entry.writableEnded) return done.then(() => state, () => state);
+      return new Promise<ReducerState>((resolve) => {
+        // A barrier: resolves when the settle stage reaches it, or when the pipeline stops.
+        enter({ drafts: [], done: () => resolve(state) });
+        done.then(() => resolve(state), () => resolve(state));
+      });
+    },
+    get state() {
+      return state;
+    },
+    async finish(extra) {
+      finishExtra = extra;
+      entry?.end();
+      await done;
+      await store?.flushed();
+      return state;
+    },
+  };
+}
