@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
+import { CACHE_TTLS, REASONING_LEVELS } from './agent/requests/types.js';
 import { MinicodeError } from './errors.js';
 
 const ProviderSettings = z.object({
@@ -34,6 +35,12 @@ export const ConfigSchema = z.looseObject({
   /** The model's context window in tokens, when the built-in table does not know it. */
   contextWindow: z.number().int().positive().optional(),
   allowedPaths: z.array(z.string()).optional(),
+  /** Reasoning effort sent with every request (`--reasoning` wins). */
+  reasoning: z.enum(REASONING_LEVELS).optional(),
+  /** Anthropic prompt-cache lifetime (`--cache-ttl` wins). */
+  cacheTtl: z.enum(CACHE_TTLS).optional(),
+  /** OpenAI `prompt_cache_key` (`--cache-key` wins). */
+  cacheKey: z.string().min(1).max(64).optional(),
 });
 /** A validated config. */
 export type Config = z.infer<typeof ConfigSchema>;

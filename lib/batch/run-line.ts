@@ -114,7 +114,7 @@ export async function runLine(options: RunLineOptions): Promise<BatchRecord> {
       origin: 'batch',
       prompt: line.prompt,
       cwd,
-      provider: setup.provider,
+      provider: line.reasoning ? { ...setup.provider, tuning: { ...setup.provider.tuning, reasoning: line.reasoning } } : setup.provider,
       policy: { mode: setup.approval },
       tty: false,
       onEvent: watch.onEvent,
