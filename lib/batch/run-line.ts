@@ -135,6 +135,7 @@ export async function runLine(options: RunLineOptions): Promise<BatchRecord> {
       reason: r.reason,
       usage: r.usage.usage,
       ...(r.usage.costUsd !== undefined ? { costUsd: r.usage.costUsd } : {}),
+      ...(r.usage.cache ? { cache: r.usage.cache } : {}),
       durationMs: r.durationMs,
       sessionId: run.sessionId,
     };

@@ -35,6 +35,14 @@ export interface UsageTotals {
    * request reported usage, or one reported none of its cache fields.
    */
   cacheHitRatio: number | undefined;
+  /** Prompt tokens and the part read from cache, summed; undefined when unknown (as the ratio). */
+  cache: CacheShare | undefined;
+}
+
+/** Prompt tokens of some requests and how many of them were read from cache. */
+export interface CacheShare {
+  prompt: number;
+  read: number;
 }
 
 /**
@@ -42,7 +50,7 @@ export interface UsageTotals {
  * no cache fields (unknown, never zero). Anthropic counts `input_tokens` apart from cache reads
  * and writes; OpenAI and Gemini count cached tokens inside the input.
  */
-export function cacheShare(usage: Usage, inputIncludesCache: boolean): { prompt: number; read: number } | undefined {
+export function cacheShare(usage: Usage, inputIncludesCache: boolean): CacheShare | undefined {
   if (usage.inputTokens === undefined) return undefined;
   if (usage.cacheReadTokens === undefined && usage.cacheWriteTokens === undefined) return undefined;
   const read = usage.cacheReadTokens ?? 0;
@@ -109,7 +117,7 @@ export function createUsageCollector(options: UsageCollectorOptions = {}): Usage
     let cost: number | undefined = 0;
     let count = 0;
     let complete = true;
-    let cache: { prompt: number; read: number } | undefined = { prompt: 0, read: 0 };
+    let cache: CacheShare | undefined = { prompt: 0, read: 0 };
     for (const e of requests.values()) {
       if (!filter(e)) continue;
       count++;
@@ -126,7 +134,8 @@ export function createUsageCollector(options: UsageCollectorOptions = {}): Usage
       cache = share && cache ? { prompt: cache.prompt + share.prompt, read: cache.read + share.read } : undefined;
     }
     const cacheHitRatio = cache && cache.prompt > 0 ? cache.read / cache.prompt : undefined;
-    return { usage, costUsd: count === 0 ? 0 : cost, requests: count, complete, cacheHitRatio };
+    const known = count > 0 && cache && cache.prompt > 0 ? cache : undefined;
+    return { usage, costUsd: count === 0 ? 0 : cost, requests: count, complete, cacheHitRatio, cache: known };
   };
 
   const collector: UsageCollector = {
