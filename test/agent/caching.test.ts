@@ -63,6 +63,23 @@ describe('Anthropic requests carry cache breakpoints', () => {
     expect(JSON.stringify(stripMarks(sent[2]!).messages).startsWith(JSON.stringify(stripMarks(sent[1]!).messages).slice(0, -1))).toBe(true);
   });
 
+  it('report the cache hit ratio in the exec summary, and leave it out when the provider gave no cache fields', async () => {
+    const turn = (n: number, read: number) => streamOk(turnBody('anthropic', n === 1 ? read1 : { text: 'Done.' }, n).replace('"cache_read_input_tokens":0', `"cache_read_input_tokens":${read}`), contentTypeOf('anthropic'));
+    const read1 = read(1);
+    const server = await startReplayServer([turn(1, 0), turn(2, 600)]);
+    servers.push(server);
+    const env = { ANTHROPIC_BASE_URL: server.origin, ANTHROPIC_API_KEY: 'sk-ant-fake-caching-0123456789' };
+    const run = await execJson(['--provider', 'anthropic'], { cwd: scratchProject(), env });
+    expect(run.code, run.stderr).toBe(0);
+    const usage = run.summary.usage as Usage;
+    expect(usage.cacheReadTokens).toBe(600);
+    expect(run.summary.cacheHitRatio).toBeCloseTo(600 / (usage.inputTokens! + 600), 3);
+    const gemini = await serve('gemini', [{ text: 'Done.' }]);
+    const plain = await execJson(['--provider', 'gemini'], { cwd: scratchProject(), env: { GOOGLE_GEMINI_BASE_URL: gemini.origin, GEMINI_API_KEY: 'g-fake-caching-0123456789' } });
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(plain.summary).not.toHaveProperty('cacheHitRatio');
+  });
+
   it('ask for the 1-hour lifetime with --cache-ttl 1h', async () => {
     const server = await serve('anthropic', [{ text: 'Done.' }]);
     const env = { ANTHROPIC_BASE_URL: server.origin, ANTHROPIC_API_KEY: 'sk-ant-fake-caching-0123456789' };
@@ -112,6 +129,28 @@ describe('OpenAI requests keep one prompt_cache_key', () => {
     expect(JSON.stringify(sent[1]!.tools)).toBe(JSON.stringify(sent[0]!.tools));
     expect(JSON.stringify(sent[1]!.input).startsWith(JSON.stringify(sent[0]!.input).slice(0, -1))).toBe(true);
     expect(sent[0]!.store).toBe(false);
+  });
+});
+
+describe('a batch shares one prompt_cache_key', () => {
+  it('sends the same key from every run of the batch, and a line\'s reasoning only on its own run', async () => {
+    const server = await serve('openai-responses', [{ text: 'One.' }, { text: 'Two.' }, { text: 'Three.' }]);
+    const dir = tempDir('minicode-batch-cache-');
+    const input = path.join(dir, 'prompts.jsonl');
+    const lines = [{ id: 'a', prompt: 'first' }, { id: 'b', prompt: 'second', reasoning: 'high' }, { id: 'c', prompt: 'third' }];
+    fs.writeFileSync(input, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+    const env = cleanEnv(tempDir('minicode-home-'), { OPENAI_BASE_URL: server.origin, OPENAI_API_KEY: 'sk-fake-caching-0123456789abcdef' });
+    const r = await runCli(['batch', input, '--provider', 'openai-responses', '--model', 'gpt-5', '--concurrency', '2', '--out', path.join(dir, 'out'), '--store', path.join(dir, 'store')], { cwd: dir, env });
+    expect(r.code, r.stderr).toBe(0);
+    const sent = bodies(server);
+    expect(sent).toHaveLength(3);
+    expect(new Set(sent.map((b) => b.prompt_cache_key)).size).toBe(1);
+    const byPrompt = new Map(sent.map((b) => [b.input[0].content[0].text as string, b]));
+    expect(byPrompt.get('second')!.reasoning).toEqual({ effort: 'high' });
+    expect(byPrompt.get('first')!.reasoning).toBeUndefined();
+    const summary = JSON.parse(fs.readFileSync(path.join(dir, 'out', 'summary.json'), 'utf8')) as Record<string, unknown>;
+    // The recorded shape reports cached_tokens 0: a known zero, not an unknown.
+    expect(summary).toMatchObject({ completed: 3, cacheHitRatio: 0, cacheUnknownRuns: 0 });
   });
 });
 
