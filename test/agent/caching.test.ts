@@ -90,6 +90,33 @@ describe('Anthropic requests carry cache breakpoints', () => {
     expect(body!.tools.at(-1).cache_control).toEqual({ type: 'ephemeral', ttl: '1h' });
   });
 
+  it('keep breakpoints on tools, system, the pinned task and the last block in the requests after a real compaction', async () => {
+    const dir = tempDir('minicode-big-');
+    const lines = Array.from({ length: 160 }, (_, i) => `Paragraph ${i + 1}: the greeting module formats names and the tests check both cases.`);
+    fs.writeFileSync(path.join(dir, 'big.txt'), `${lines.join('\n')}\n`);
+    const big = (k: number) => ({ text: `Reading part ${k}.`, calls: [{ id: `toolu_big_${k}`, name: 'read_file', args: { path: 'big.txt' } }] });
+    const exchanges: Exchange[] = [];
+    for (let k = 1; k <= 7; k++) exchanges.push(streamOk(turnBody('anthropic', big(k), k).replace(/"input_tokens":\d+/, `"input_tokens":${1500 + (k - 1) * 2300}`), contentTypeOf('anthropic')));
+    exchanges.push(streamOk(turnBody('anthropic', { text: 'Read it all.' }, 8), contentTypeOf('anthropic')));
+    const server = await startReplayServer(exchanges);
+    servers.push(server);
+    const env = { ANTHROPIC_BASE_URL: server.origin, ANTHROPIC_API_KEY: 'sk-ant-fake-caching-0123456789', MINICODE_CONTEXT_WINDOW: '20000' };
+    const run = await execJson(['--provider', 'anthropic'], { cwd: dir, env });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.records.filter((r) => r.type === 'context.compacted')).toHaveLength(1);
+    const sent = bodies(server);
+    expect(JSON.stringify(sent[6]!.messages)).toMatch(/(folded|removed) by compaction/);
+    for (const [i, body] of sent.entries()) {
+      const last = body.messages.length - 1;
+      // After the compaction the task's turn also holds the compaction's note: the breakpoint covers both.
+      const anchor = i >= 6 ? body.messages[0].content.length - 1 : 0;
+      if (i >= 6) expect(JSON.stringify(body.messages[0].content.slice(1))).toMatch(/minicode/);
+      const expected = ['tools[' + (body.tools.length - 1) + ']', 'system', `messages[0].${anchor}:text`];
+      if (last > 0) expected.push(`messages[${last}].0:tool_result`);
+      expect(breakpoints(body), `request ${i + 1}`).toEqual(expected);
+    }
+  });
+
   it('keep the pinned task and the compaction summary under a breakpoint after a compaction', () => {
     const compacted: Conversation = {
       system: 'sys',
