@@ -159,6 +159,26 @@ describe('OpenAI requests keep one prompt_cache_key', () => {
   });
 });
 
+describe('OpenAI Responses with store: false', () => {
+  it('carries the encrypted reasoning item of one step into the next request, before the call it led to', async () => {
+    const reasoning = { type: 'reasoning', id: 'rs_mc1', summary: [], encrypted_content: 'gAAAA-encrypted-reasoning' };
+    const events = [
+      `event: response.output_item.added\ndata: ${JSON.stringify({ type: 'response.output_item.added', output_index: 9, item: { ...reasoning, encrypted_content: undefined } })}\n\n`,
+      `event: response.output_item.done\ndata: ${JSON.stringify({ type: 'response.output_item.done', output_index: 9, item: reasoning })}\n\n`,
+    ].join('');
+    const first = turnBody('openai-responses', read(1), 1).replace(/(event: response\.in_progress\n[^\n]*\n\n)/, `$1${events}`);
+    const server = await startReplayServer([streamOk(first, contentTypeOf('openai-responses')), streamOk(turnBody('openai-responses', { text: 'Done.' }, 2), contentTypeOf('openai-responses'))]);
+    servers.push(server);
+    const env = { OPENAI_BASE_URL: server.origin, OPENAI_API_KEY: 'sk-fake-caching-0123456789abcdef' };
+    const run = await execJson(['--provider', 'openai-responses', '--model', 'gpt-5', '--reasoning', 'low'], { cwd: scratchProject(), env });
+    expect(run.code, run.stderr).toBe(0);
+    const [a, b] = bodies(server);
+    expect(a).toMatchObject({ store: false, include: ['reasoning.encrypted_content'], reasoning: { effort: 'low' } });
+    expect(b!.input.map((i: Body) => i.type ?? i.role)).toEqual(['user', 'reasoning', 'assistant', 'function_call', 'function_call_output']);
+    expect(b!.input[1]).toEqual({ type: 'reasoning', summary: [], encrypted_content: 'gAAAA-encrypted-reasoning' });
+  });
+});
+
 describe('a batch shares one prompt_cache_key', () => {
   it('sends the same key from every run of the batch, and a line\'s reasoning only on its own run', async () => {
     const server = await serve('openai-responses', [{ text: 'One.' }, { text: 'Two.' }, { text: 'Three.' }]);
