@@ -88,6 +88,12 @@ describe('Anthropic requests carry cache breakpoints', () => {
     const [body] = bodies(server);
     expect(body!.system[0].cache_control).toEqual({ type: 'ephemeral', ttl: '1h' });
     expect(body!.tools.at(-1).cache_control).toEqual({ type: 'ephemeral', ttl: '1h' });
+    expect(server.requests[0]!.headers['anthropic-beta']).toBe('extended-cache-ttl-2025-04-11');
+    // The moving tail stays at 5 minutes: it is superseded at the next step.
+    const tail = buildRequest('anthropic', { system: 's', tools: [], messages: [{ role: 'user', text: 'task' }, { role: 'assistant', text: 'a', toolCalls: [{ id: 'c', name: 'read_file', argumentsText: '{}' }] }, { role: 'tool', toolCallId: 'c', name: 'read_file', content: 'x' }] }, { model: 'm', baseUrl: 'http://127.0.0.1:9', tuning: { cacheTtl: '1h' } });
+    const parsed = JSON.parse(tail.body) as Body;
+    expect(parsed.messages[0].content[0].cache_control).toEqual({ type: 'ephemeral', ttl: '1h' });
+    expect(parsed.messages[2].content[0].cache_control).toEqual({ type: 'ephemeral' });
   });
 
   it('keep breakpoints on tools, system, the pinned task and the last block in the requests after a real compaction', async () => {

@@ -32,20 +32,21 @@ function lastCacheable(message: Message | undefined): Block | undefined {
  * and the compaction summary pinned after it), and the last block of the request (the whole
  * prefix: the next step reads it back and writes only what it adds). The third keeps the
  * pinned prefix a cache hit when one step adds more blocks than the API looks back over (20).
+ * A 1-hour lifetime goes on the first three only (longer lifetimes must come first anyway).
  */
 function placeBreakpoints(body: Record<string, unknown>, messages: Message[], anchor: number, ttl: CacheTtl | undefined): void {
   const tools = body.tools as Block[] | undefined;
   if (tools && tools.length > 0) tools[tools.length - 1]!.cache_control = cacheControl(ttl);
   if (typeof body.system === 'string') body.system = [{ type: 'text', text: body.system, cache_control: cacheControl(ttl) }];
-  const marked = new Set<Block>();
-  for (const message of [messages[anchor], messages[messages.length - 1]]) {
-    const block = lastCacheable(message);
-    if (block && !marked.has(block)) {
-      block.cache_control = cacheControl(ttl);
-      marked.add(block);
-    }
-  }
+  const pinned = lastCacheable(messages[anchor]);
+  if (pinned) pinned.cache_control = cacheControl(ttl);
+  // The tail is superseded next step: a 1-hour write (2x input) there would be paid for nothing.
+  const tail = lastCacheable(messages[messages.length - 1]);
+  if (tail && tail !== pinned) tail.cache_control = cacheControl(undefined);
 }
+
+/** The beta a 1-hour cache lifetime is asked for with. */
+export const EXTENDED_CACHE_TTL_BETA = 'extended-cache-ttl-2025-04-11';
 
 /**
  * Anthropic Messages (`POST {base}/v1/messages`). Roles must alternate, so consecutive tool
@@ -96,6 +97,7 @@ export const buildAnthropicRequest: RequestBuilder = (conversation, options) => 
   else if (options.temperature !== undefined) body.temperature = options.temperature;
   placeBreakpoints(body, messages, anchor, tuning.cacheTtl);
   const headers: Record<string, string> = { ...jsonHeaders(options.headers), 'anthropic-version': ANTHROPIC_VERSION };
+  if (tuning.cacheTtl === '1h') headers['anthropic-beta'] = EXTENDED_CACHE_TTL_BETA;
   if (options.apiKey) headers['x-api-key'] = options.apiKey;
   return { url: joinUrl(options.baseUrl, 'v1/messages'), method: 'POST', headers, body: JSON.stringify(body) };
 };
