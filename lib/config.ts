@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { CheckpointConfigSchema } from './checkpoints/settings.js';
+import { CACHE_TTLS, REASONING_LEVELS } from './agent/requests/types.js';
 import { MinicodeError } from './errors.js';
 
 const ProviderSettings = z.object({
@@ -37,6 +38,12 @@ export const ConfigSchema = z.looseObject({
   allowedPaths: z.array(z.string()).optional(),
   /** `false` turns workspace checkpoints off; an object overrides their limits. */
   checkpoints: CheckpointConfigSchema.optional(),
+  /** Reasoning effort sent with every request (`--reasoning` wins). */
+  reasoning: z.enum(REASONING_LEVELS).optional(),
+  /** Anthropic prompt-cache lifetime (`--cache-ttl` wins). */
+  cacheTtl: z.enum(CACHE_TTLS).optional(),
+  /** OpenAI `prompt_cache_key` (`--cache-key` wins). */
+  cacheKey: z.string().min(1).max(64).optional(),
 });
 /** A validated config. */
 export type Config = z.infer<typeof ConfigSchema>;

@@ -2,6 +2,7 @@ import { Command, Option } from 'commander';
 
 export type { ExecFlags } from '../../lib/agent/run-setup.js';
 import type { ExecFlags } from '../../lib/agent/run-setup.js';
+import { CACHE_TTLS, REASONING_LEVELS } from '../../lib/agent/requests/types.js';
 
 /** Add the provider and run flags shared by every command that runs the agent. */
 export function addRunFlags(command: Command): Command {
@@ -15,6 +16,9 @@ export function addRunFlags(command: Command): Command {
     .option('--budget-strict', 'treat an unknown cost as over the budget')
     .option('--max-steps <n>', 'most model requests in one run (default 40)')
     .option('--timeout <ms>', 'run deadline in milliseconds (default: MINICODE_TIMEOUT_MS)')
+    .addOption(new Option('--reasoning <level>', 'reasoning effort / thinking budget (default: config, else the provider\'s default)').choices([...REASONING_LEVELS]))
+    .addOption(new Option('--cache-ttl <ttl>', 'Anthropic prompt-cache lifetime (1h for long batches; default 5m)').choices([...CACHE_TTLS]))
+    .option('--cache-key <key>', 'OpenAI prompt_cache_key (default: a hash of model, system prompt and tools)')
     .addOption(new Option('--approval <mode>', 'approval mode for edits and commands').choices(['ask', 'auto', 'read-only']).default('auto'))
     .option('--allow-local-config', 'trust .minicode/config.json in the project (ignored by default)')
     .option('--store <dir>', 'session store directory (default: $MINICODE_HOME, else ~/.local/share/minicode)')

@@ -16,6 +16,7 @@ import { createApprovalHook, type ApprovalPolicy } from '../policy/index.js';
 import { DEFAULT_TOOL_LIMITS, type ToolRegistry } from '../tools/index.js';
 import type { ApprovalDecision, ApprovalRequest, ToolFileSystem, ToolLimits, ToolTerminal } from '../tools/types.js';
 import type { Conversation, ConversationMessage, ProviderFormat } from './conversation.js';
+import type { RequestTuning } from './requests/types.js';
 import { callProvider, ProviderCallError, type ProviderReply } from './provider-call.js';
 import { buildRequest } from './requests/index.js';
 import { executeToolCall } from '../tools/execute.js';
@@ -41,6 +42,8 @@ export interface AgentProvider {
   apiKey?: string;
   /** Pinned models are never routed to an alternative provider. */
   pinned?: boolean;
+  /** Prompt caching and reasoning controls sent with every request. */
+  tuning?: RequestTuning;
 }
 
 /** Options of {@link runAgent}. */
@@ -187,6 +190,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
       baseUrl: options.provider.baseUrl,
       ...(options.provider.apiKey ? { apiKey: options.provider.apiKey } : {}),
       ...(options.maxTokens ? { maxTokens: options.maxTokens } : {}),
+      ...(options.provider.tuning ? { tuning: options.provider.tuning } : {}),
     });
     return withRetry({
       provider: options.provider.format,

@@ -120,6 +120,9 @@ async function decodeBody(options: ProviderCallOptions, response: HttpReply): Pr
             const p = d.payload;
             if (p.redacted && p.data !== undefined) reasoning.push({ format: 'anthropic', item: { type: 'redacted_thinking', data: p.data } });
             else if (p.signature !== undefined) reasoning.push({ format: 'anthropic', item: { type: 'thinking', thinking: p.text ?? '', signature: p.signature } });
+          } else if (options.format === 'openai-responses' && d.payload.data !== undefined) {
+            // With store: false the encrypted item is the reasoning's only copy: it goes back next step.
+            reasoning.push({ format: 'openai-responses', item: responsesReasoningItem(d.payload.data, d.payload.redacted ? undefined : d.payload.text) });
           }
           break;
         case 'error.raised':
@@ -176,4 +179,9 @@ async function decodeBody(options: ProviderCallOptions, response: HttpReply): Pr
     recoverability: 'RETRYABLE',
   };
   throw new ProviderCallError(info.message, info, true, undefined, false);
+}
+
+/** A Responses reasoning input item (no id: with `store: false` there is nothing to refer to). */
+function responsesReasoningItem(encrypted: string, summary: string | undefined): Record<string, unknown> {
+  return { type: 'reasoning', summary: summary ? [{ type: 'summary_text', text: summary }] : [], encrypted_content: encrypted };
 }

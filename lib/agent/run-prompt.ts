@@ -164,6 +164,7 @@ export async function runPrompt(options: PromptRunOptions): Promise<PromptRun> {
   const state = await pipeline.finish({
     ...(verify ? { verify: { ok: verify.ok, command: verify.command } } : {}),
     ...(result.result !== undefined ? { result: result.result } : {}),
+    ...(result.usage.cacheHitRatio !== undefined ? { cacheHitRatio: result.usage.cacheHitRatio } : {}),
   });
   const out: PromptRun = { sessionId, result, state, nextSeq: seq };
   if (verify) out.verify = verify;

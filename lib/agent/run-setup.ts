@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { resolveProvider } from './provider-select.js';
 import type { AgentProvider } from './loop.js';
+import { CACHE_TTLS, REASONING_LEVELS, type CacheTtl, type ReasoningLevel, type RequestTuning } from './requests/types.js';
 import { loadConfig, type LoadedConfig } from '../config.js';
 import { MinicodeError } from '../errors.js';
 import type { ReplayServerOptions } from '../replay/server.js';
@@ -36,6 +37,9 @@ export interface ExecFlags {
   verbose?: boolean;
   /** False with `--no-checkpoint`. */
   checkpoint?: boolean;
+  reasoning?: string;
+  cacheTtl?: string;
+  cacheKey?: string;
 }
 
 /** Everything a run needs that comes from flags, environment and config. */
@@ -121,6 +125,8 @@ export async function prepareRun(flags: ExecFlags, env: NodeJS.ProcessEnv = proc
     if (resolved.format === 'replay') throw new MinicodeError('MINICODE_E_NO_PROVIDER', 'the replay provider needs --cassette DIR', { action: 'pass --provider replay --cassette DIR' });
     provider = { format: resolved.format, model: resolved.model, baseUrl: resolved.baseUrl, ...(resolved.apiKey ? { apiKey: resolved.apiKey } : {}) };
   }
+  const tuning = tuningOf(flags, loaded.config);
+  if (tuning) provider.tuning = tuning;
   const setup: RunSetup = {
     cwd,
     loaded,
@@ -167,6 +173,30 @@ export function directoryFlag(value: string, flag: string, options: { mustExist?
   if (stat && !stat.isDirectory()) throw new MinicodeError('MINICODE_E_USAGE', `${flag} ${value}: not a directory`, { action: `pass ${flag} a directory` });
   if (!stat && options.mustExist) throw new MinicodeError('MINICODE_E_USAGE', `${flag} ${value}: no such directory`, { action: `pass ${flag} an existing directory` });
   return dir;
+}
+
+/** Reasoning and cache options from flags, then config; undefined when none is set. */
+export function tuningOf(flags: Pick<ExecFlags, 'reasoning' | 'cacheTtl' | 'cacheKey'>, config: LoadedConfig['config']): RequestTuning | undefined {
+  const tuning: RequestTuning = {};
+  const reasoning = flags.reasoning ?? config.reasoning;
+  if (reasoning !== undefined) {
+    if (!(REASONING_LEVELS as readonly string[]).includes(reasoning)) {
+      throw new MinicodeError('MINICODE_E_USAGE', `--reasoning must be one of ${REASONING_LEVELS.join(', ')}, got "${reasoning}"`, { action: 'pass --reasoning medium' });
+    }
+    tuning.reasoning = reasoning as ReasoningLevel;
+  }
+  const ttl = flags.cacheTtl ?? config.cacheTtl;
+  if (ttl !== undefined) {
+    if (!(CACHE_TTLS as readonly string[]).includes(ttl)) throw new MinicodeError('MINICODE_E_USAGE', `--cache-ttl must be 5m or 1h, got "${ttl}"`, { action: 'pass --cache-ttl 1h' });
+    tuning.cacheTtl = ttl as CacheTtl;
+  }
+  const key = flags.cacheKey ?? config.cacheKey;
+  if (key !== undefined) {
+    // OpenAI caps the key at 64 characters.
+    if (key === '' || key.length > 64) throw new MinicodeError('MINICODE_E_USAGE', '--cache-key must be 1 to 64 characters', { action: 'pass --cache-key my-batch' });
+    tuning.cacheKey = key;
+  }
+  return Object.keys(tuning).length > 0 ? tuning : undefined;
 }
 
 /** Open the session store (a MinicodeError with the directory when it cannot be opened). */

@@ -54,6 +54,10 @@ export interface BatchSummary {
   costUsd: number;
   /** Runs whose cost is unknown (then costUsd is a lower bound). */
   costUnknownRuns: number;
+  /** Share of prompt tokens read from cache over the runs that reported it; absent when none did. */
+  cacheHitRatio?: number;
+  /** Runs with usage but no cache fields (not counted in the ratio). */
+  cacheUnknownRuns: number;
   errorsByCode: Record<string, number>;
   backoffs: { rateLimited: number; signals: number; concurrencyDecreases: number; lowestConcurrency: number; maxConcurrency: number };
   stoppedBy?: string;
@@ -153,6 +157,8 @@ export function openBatch(options: BatchCommon): BatchContext {
         usage: tally.usage,
         costUsd: Number(tally.costUsd.toFixed(6)),
         costUnknownRuns: tally.costUnknown,
+        ...(tally.cache.prompt > 0 ? { cacheHitRatio: Number((tally.cache.read / tally.cache.prompt).toFixed(3)) } : {}),
+        cacheUnknownRuns: tally.cacheUnknown,
         errorsByCode: tally.errorsByCode,
         backoffs: {
           rateLimited: tally.backoffs,

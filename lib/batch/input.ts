@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import { NATIVE_AGENTS, type NativeAgent } from '../decode/formats.js';
+import { REASONING_LEVELS, type ReasoningLevel } from '../agent/requests/types.js';
 
 /** The schema of one input line; unknown keys are kept out of the run but allowed. */
 export const BatchLineSchema = z.object({
@@ -19,6 +20,7 @@ export const BatchLineSchema = z.object({
   cwd: z.string().min(1).optional(),
   budget: z.number().nonnegative().optional(),
   max_steps: z.number().int().positive().optional(),
+  reasoning: z.enum(REASONING_LEVELS).optional(),
   metadata: z.record(z.string(), z.unknown()).optional(),
 });
 
@@ -34,6 +36,8 @@ export interface BatchLine {
   cwd?: string;
   budget?: number;
   maxSteps?: number;
+  /** Reasoning effort of this line's run (wins over `--reasoning`). */
+  reasoning?: ReasoningLevel;
   metadata?: Record<string, unknown>;
 }
 
@@ -68,6 +72,7 @@ function lineOf(data: z.infer<typeof BatchLineSchema>, line: number): BatchLine 
   if (data.cwd !== undefined) out.cwd = data.cwd;
   if (data.budget !== undefined) out.budget = data.budget;
   if (data.max_steps !== undefined) out.maxSteps = data.max_steps;
+  if (data.reasoning !== undefined) out.reasoning = data.reasoning;
   if (data.metadata !== undefined) out.metadata = data.metadata;
   return out;
 }

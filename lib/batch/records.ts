@@ -4,6 +4,7 @@
  * queue worker), and is plain JSON so it crosses Redis unchanged.
  */
 import type { Usage } from '../events/index.js';
+import type { CacheShare } from '../control/usage.js';
 
 /** The error part of an error record. */
 export interface RecordError {
@@ -24,6 +25,8 @@ interface RecordBase {
   usage?: Usage;
   /** Estimated USD; absent when unknown (never zero for unknown). */
   costUsd?: number;
+  /** Prompt tokens and the part read from the provider's cache; absent when unknown. */
+  cache?: CacheShare;
   durationMs?: number;
   /** Session id in the store of the machine that ran it. */
   sessionId?: string;

@@ -114,7 +114,7 @@ export async function runLine(options: RunLineOptions): Promise<BatchRecord> {
       origin: 'batch',
       prompt: line.prompt,
       cwd,
-      provider: setup.provider,
+      provider: line.reasoning ? { ...setup.provider, tuning: { ...setup.provider.tuning, reasoning: line.reasoning } } : setup.provider,
       policy: { mode: setup.approval },
       tty: false,
       onEvent: watch.onEvent,
@@ -135,6 +135,7 @@ export async function runLine(options: RunLineOptions): Promise<BatchRecord> {
       reason: r.reason,
       usage: r.usage.usage,
       ...(r.usage.costUsd !== undefined ? { costUsd: r.usage.costUsd } : {}),
+      ...(r.usage.cache ? { cache: r.usage.cache } : {}),
       durationMs: r.durationMs,
       sessionId: run.sessionId,
     };

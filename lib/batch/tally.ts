@@ -18,6 +18,10 @@ export interface Tally {
   costUsd: number;
   /** Records whose cost is unknown (so `costUsd` is a lower bound when > 0). */
   costUnknown: number;
+  /** Prompt tokens and cache reads of the records that reported cache fields. */
+  cache: { prompt: number; read: number };
+  /** Records with usage but no cache fields (their hit ratio is unknown). */
+  cacheUnknown: number;
   /** 429/529 answers the runs backed off from. */
   backoffs: number;
   /** Sum of run durations (ms). */
@@ -28,7 +32,7 @@ export interface Tally {
 
 /** An empty tally. */
 export function createTally(): Tally {
-  return { completed: 0, failed: 0, usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 }, costUsd: 0, costUnknown: 0, backoffs: 0, runMs: 0, errorsByCode: Object.create(null) as Record<string, number> };
+  return { completed: 0, failed: 0, usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 }, costUsd: 0, costUnknown: 0, cache: { prompt: 0, read: 0 }, cacheUnknown: 0, backoffs: 0, runMs: 0, errorsByCode: Object.create(null) as Record<string, number> };
 }
 
 const USAGE_KEYS = ['inputTokens', 'outputTokens', 'cacheReadTokens', 'cacheWriteTokens', 'reasoningTokens', 'totalTokens'] as const;
@@ -47,6 +51,10 @@ export function addRecord(tally: Tally, record: BatchRecord): Tally {
     }
     if (record.usage.totalTokens === undefined) tally.usage.totalTokens += (record.usage.inputTokens ?? 0) + (record.usage.outputTokens ?? 0);
   }
+  if (record.cache) {
+    tally.cache.prompt += record.cache.prompt;
+    tally.cache.read += record.cache.read;
+  } else if (record.usage) tally.cacheUnknown++;
   if (record.costUsd !== undefined) tally.costUsd += record.costUsd;
   else if (record.reason !== 'setup') tally.costUnknown++;
   tally.backoffs += record.backoffs ?? 0;

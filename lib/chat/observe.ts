@@ -36,6 +36,8 @@ export interface Observed {
   usage: Usage;
   /** Estimated USD; undefined = unknown. */
   costUsd?: number;
+  /** Share of prompt tokens read from the provider's cache; undefined = unknown. */
+  cacheHitRatio?: number;
   budget?: Budget;
   model: string;
 }
@@ -88,6 +90,7 @@ export function statusLines(o: Observed): string[] {
     `Input:   ${tokens(o.usage.inputTokens)} tokens - provider usage, session`,
     `Output:  ${tokens(o.usage.outputTokens)} tokens - provider usage, session`,
     `Total:   ${tokens(total)} tokens - provider usage, session`,
+    `Cache:   ${o.cacheHitRatio === undefined ? 'unknown' : `${Math.round(o.cacheHitRatio * 100)}% of input read from cache`} - provider usage, session`,
     `Cost:    ${o.costUsd === undefined ? 'unknown' : `${usd(o.costUsd)} (estimated from the price table)`}`,
     `Budget:  ${budgetText(o)}`,
   ];

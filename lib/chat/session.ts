@@ -5,6 +5,9 @@
  * events. It also keeps what the footer and `/status` show: the kernel's context estimate and
  * the session's spend from the reducer state (evidence, not side counters).
  */
+import { cacheHitRatio, inputIncludesCacheOf } from '../control/usage.js';
+import { findPrice } from '../control/prices.js';
+import { priceProviderOf } from '../agent/loop.js';
 import { capSystemPrompt } from '../control/truncation.js';
 import { createContextEstimator, type ContextEstimator } from '../control/estimate.js';
 import { preflight, type Budget } from '../control/budget.js';
@@ -184,12 +187,15 @@ export function createChatSession(options: ChatSessionOptions): ChatSession {
     observed() {
       const { usage, costUsd } = spend();
       const window = contextWindowOf(session.provider.model);
+      const priceProvider = priceProviderOf(session.provider.format);
+      const hit = cacheHitRatio(usage, inputIncludesCacheOf(priceProvider, findPrice(priceProvider, session.provider.model)));
       return {
         contextTokens: estimator.estimate(fixed, toTranscript(history)),
         anchored: estimator.anchor !== undefined,
         ...(window !== undefined ? { windowTokens: window } : {}),
         usage,
         ...(costUsd !== undefined ? { costUsd } : {}),
+        ...(hit !== undefined ? { cacheHitRatio: hit } : {}),
         ...(session.budget ? { budget: session.budget } : {}),
         model: session.provider.model,
       };

@@ -30,6 +30,43 @@ export interface UsageTotals {
   requests: number;
   /** False when some request reported no usage at all (its tokens are unknown). */
   complete: boolean;
+  /**
+   * Share of prompt tokens read from the provider's cache (0..1); undefined when unknown: no
+   * request reported usage, or one reported none of its cache fields.
+   */
+  cacheHitRatio: number | undefined;
+  /** Prompt tokens and the part read from cache, summed; undefined when unknown (as the ratio). */
+  cache: CacheShare | undefined;
+}
+
+/** Prompt tokens of some requests and how many of them were read from cache. */
+export interface CacheShare {
+  prompt: number;
+  read: number;
+}
+
+/**
+ * Prompt tokens of one request and the part read from cache, or undefined when the report has
+ * no cache fields (unknown, never zero). Anthropic counts `input_tokens` apart from cache reads
+ * and writes; OpenAI and Gemini count cached tokens inside the input.
+ */
+export function cacheShare(usage: Usage, inputIncludesCache: boolean): CacheShare | undefined {
+  if (usage.inputTokens === undefined) return undefined;
+  if (usage.cacheReadTokens === undefined && usage.cacheWriteTokens === undefined) return undefined;
+  const read = usage.cacheReadTokens ?? 0;
+  const prompt = inputIncludesCache ? usage.inputTokens : usage.inputTokens + read + (usage.cacheWriteTokens ?? 0);
+  return { prompt, read };
+}
+
+/** `cacheRead / prompt` for one usage, or undefined when unknown (see {@link cacheShare}). */
+export function cacheHitRatio(usage: Usage, inputIncludesCache: boolean): number | undefined {
+  const share = cacheShare(usage, inputIncludesCache);
+  return share && share.prompt > 0 ? share.read / share.prompt : undefined;
+}
+
+/** Whether a provider's input count includes cached tokens (the price table's answer, else: all but Anthropic). */
+export function inputIncludesCacheOf(provider: string, price: ModelPrice | undefined): boolean {
+  return price?.inputIncludesCache ?? provider !== 'anthropic';
 }
 
 /** Options of {@link createUsageCollector}. */
@@ -80,6 +117,7 @@ export function createUsageCollector(options: UsageCollectorOptions = {}): Usage
     let cost: number | undefined = 0;
     let count = 0;
     let complete = true;
+    let cache: CacheShare | undefined = { prompt: 0, read: 0 };
     for (const e of requests.values()) {
       if (!filter(e)) continue;
       count++;
@@ -89,10 +127,15 @@ export function createUsageCollector(options: UsageCollectorOptions = {}): Usage
         continue;
       }
       usage = add(usage, e.usage);
-      const c = costFor(e.usage, priceOf(e.provider, e.model));
+      const price = priceOf(e.provider, e.model);
+      const c = costFor(e.usage, price);
       cost = c === undefined || cost === undefined ? undefined : cost + c;
+      const share = cacheShare(e.usage, inputIncludesCacheOf(e.provider, price));
+      cache = share && cache ? { prompt: cache.prompt + share.prompt, read: cache.read + share.read } : undefined;
     }
-    return { usage, costUsd: count === 0 ? 0 : cost, requests: count, complete };
+    const cacheHitRatio = cache && cache.prompt > 0 ? cache.read / cache.prompt : undefined;
+    const known = count > 0 && cache && cache.prompt > 0 ? cache : undefined;
+    return { usage, costUsd: count === 0 ? 0 : cost, requests: count, complete, cacheHitRatio, cache: known };
   };
 
   const collector: UsageCollector = {

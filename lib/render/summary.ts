@@ -7,6 +7,7 @@ import type { RunView, ToolCounts } from './view.js';
 export interface SummaryView extends RunView {
   readonly ok: boolean;
   readonly verify?: { active: true; ok: boolean; command: string };
+  readonly cacheHitRatio?: number;
 }
 
 /**
@@ -18,7 +19,8 @@ export function projectSummary(run: RunView, extra: FinishExtra = {}): SummaryVi
   const ok = run.outcome === 'completed';
   const result = extra.result !== undefined ? { hasResult: true, result: extra.result } : {};
   const verify = ok && extra.verify ? { verify: { active: true as const, ok: extra.verify.ok, command: oneLine(extra.verify.command) } } : {};
-  return { ...run, ...result, ok, ...verify };
+  const cache = extra.cacheHitRatio !== undefined ? { cacheHitRatio: extra.cacheHitRatio } : {};
+  return { ...run, ...result, ok, ...verify, ...cache };
 }
 
 /** The `exec --json` terminal record (DESIGN.md §5). Field order is fixed for readable logs. */
@@ -32,6 +34,8 @@ export interface JsonSummary {
   durationMs?: number;
   usage?: Record<string, number>;
   costUsd?: number;
+  /** Share of prompt tokens read from cache (0..1, 3 decimals); absent when unknown. */
+  cacheHitRatio?: number;
   tools?: ToolCounts;
   filesChanged?: string[];
   result?: unknown;
@@ -49,6 +53,7 @@ export function jsonSummary(summary: SummaryView): JsonSummary {
   if (summary.durationMs !== undefined) record.durationMs = summary.durationMs;
   record.usage = { ...summary.usage } as Record<string, number>;
   if (summary.costUsd !== undefined) record.costUsd = summary.costUsd;
+  if (summary.cacheHitRatio !== undefined) record.cacheHitRatio = Number(summary.cacheHitRatio.toFixed(3));
   record.tools = { ...summary.tools };
   record.filesChanged = [...summary.filesChanged];
   if (summary.hasResult) record.result = summary.result;

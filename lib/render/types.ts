@@ -12,6 +12,8 @@ export interface FinishExtra {
   verify?: { ok: boolean; command: string };
   /** The submit_result JSON, passed verbatim; overrides a `result.produced` event's result. */
   result?: unknown;
+  /** Share of prompt tokens read from the provider's cache; absent when unknown. */
+  cacheHitRatio?: number;
 }
 
 /**

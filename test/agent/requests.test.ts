@@ -58,13 +58,13 @@ describe('request builders', () => {
     const { request, body } = parse('anthropic', 'https://api.anthropic.com', 'sk-ant-test');
     expect(request.url).toBe('https://api.anthropic.com/v1/messages');
     expect(request.headers).toMatchObject({ 'x-api-key': 'sk-ant-test', 'anthropic-version': '2023-06-01' });
-    expect(body).toMatchObject({ model: 'm-1', max_tokens: 8192, stream: true, system: 'You are minicode.' });
+    expect(body).toMatchObject({ model: 'm-1', max_tokens: 8192, stream: true, system: [{ type: 'text', text: 'You are minicode.', cache_control: { type: 'ephemeral' } }] });
     expect(body.messages.map((m: any) => m.role)).toEqual(['user', 'assistant', 'user']);
     expect(body.messages[1].content.map((b: any) => b.type)).toEqual(['thinking', 'text', 'tool_use']);
     expect(body.messages[1].content[2]).toEqual({ type: 'tool_use', id: 'call_1', name: 'read_file', input: { path: 'README.md' } });
     expect(body.messages[2].content).toEqual([
       { type: 'tool_result', tool_use_id: 'call_1', content: '1\t# Demo' },
-      { type: 'text', text: 'Thanks' },
+      { type: 'text', text: 'Thanks', cache_control: { type: 'ephemeral' } },
     ]);
     expect(body.tools[0]).toMatchObject({ name: 'read_file', input_schema: { type: 'object' } });
   });

@@ -66,8 +66,10 @@ describe('the footer and /status', () => {
     expect(footerLines(observed, 80)).toEqual(['Context: ~1,234 of 200,000 tokens (1%)', 'Spend: 3,600 in, 174 out, $0.0134 est. · Budget: none']);
     expect(footerLines({ ...observed, usage: {}, costUsd: undefined } as never, 39)).toEqual(['Context: ~1,234 of 200,000 tokens (1%)', 'Spend: unknown in, unknown out tokens', 'Cost: unknown · Budget: none']);
     const status = statusLines({ ...observed, budget: { limitUsd: 0.01 } });
-    expect(status.map((l) => l.split(':')[0])).toEqual(['Model', 'Context', 'Input', 'Output', 'Total', 'Cost', 'Budget']);
-    expect(status[6]).toBe('Budget:  over (limit $0.0100)');
+    expect(status.map((l) => l.split(':')[0])).toEqual(['Model', 'Context', 'Input', 'Output', 'Total', 'Cache', 'Cost', 'Budget']);
+    expect(status[5]).toBe('Cache:   unknown - provider usage, session');
+    expect(statusLines({ ...observed, cacheHitRatio: 0.8 })[5]).toBe('Cache:   80% of input read from cache - provider usage, session');
+    expect(status[7]).toBe('Budget:  over (limit $0.0100)');
   });
 
   it('tells a slash command from a path', () => {

@@ -1,5 +1,6 @@
 import { argumentsObject } from '../conversation.js';
-import type { RequestBuilder } from './types.js';
+import { THINKING_BUDGETS } from './tuning.js';
+import type { ReasoningLevel, RequestBuilder } from './types.js';
 import { joinUrl, jsonHeaders } from './types.js';
 
 /** JSON Schema keywords Gemini's OpenAPI-subset `parameters` rejects. */
@@ -21,7 +22,19 @@ export function geminiSchema(schema: unknown): unknown {
 }
 
 /**
- * Gemini `streamGenerateContent?alt=sse`. Gemini has no tool-call ids on the wire: results are
+ * Gemini `thinkingConfig` for a level: a budget, with thought summaries included so they reach
+ * the reasoning events. `off` is budget 0, which Pro models refuse (they always think): nothing
+ * is sent for them.
+ */
+export function geminiThinking(model: string, level: ReasoningLevel): Record<string, unknown> | undefined {
+  if (level === 'off') return /pro/.test(model) ? undefined : { thinkingBudget: 0 };
+  return { thinkingBudget: THINKING_BUDGETS[level], includeThoughts: true };
+}
+
+/**
+ * Gemini `streamGenerateContent?alt=sse`. Gemini caches implicitly: a request whose beginning
+ * (system instruction, tools, earlier contents) matches a recent one is billed at the cached rate
+ * and reported as `cachedContentTokenCount`; the builder keeps that beginning byte-stable. Gemini has no tool-call ids on the wire: results are
  * matched by function name, and a call's `thoughtSignature` must come back on the same part.
  */
 export const buildGeminiRequest: RequestBuilder = (conversation, options) => {
@@ -56,6 +69,8 @@ export const buildGeminiRequest: RequestBuilder = (conversation, options) => {
   const generationConfig: Record<string, unknown> = {};
   if (options.maxTokens !== undefined) generationConfig.maxOutputTokens = options.maxTokens;
   if (options.temperature !== undefined) generationConfig.temperature = options.temperature;
+  const thinkingConfig = options.tuning?.reasoning ? geminiThinking(options.model, options.tuning.reasoning) : undefined;
+  if (thinkingConfig) generationConfig.thinkingConfig = thinkingConfig;
   if (Object.keys(generationConfig).length > 0) body.generationConfig = generationConfig;
   const headers = jsonHeaders(options.headers);
   if (options.apiKey) headers['x-goog-api-key'] = options.apiKey;

@@ -25,6 +25,8 @@ export const buildOllamaRequest: RequestBuilder = (conversation, options) => {
   if (conversation.tools.length > 0) {
     body.tools = conversation.tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.jsonSchema } }));
   }
+  // Ollama's `think` is a switch on most models (gpt-oss also takes a level; a switch is what all accept).
+  if (options.tuning?.reasoning) body.think = options.tuning.reasoning !== 'off';
   const opts: Record<string, unknown> = {};
   if (options.maxTokens !== undefined) opts.num_predict = options.maxTokens;
   if (options.temperature !== undefined) opts.temperature = options.temperature;

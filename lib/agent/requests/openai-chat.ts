@@ -1,10 +1,12 @@
+import { defaultCacheKey, openaiEffort, takesReasoningEffort } from './tuning.js';
 import type { RequestBuilder } from './types.js';
 import { joinUrl, jsonHeaders } from './types.js';
 
 /**
  * OpenAI Chat Completions (`POST {base}/chat/completions`), also every OpenAI-compatible server
  * (Ollama `/v1`, vLLM, llama.cpp, LM Studio, OpenRouter). Usage is requested in the stream
- * (`stream_options.include_usage`), so the last chunk carries it.
+ * (`stream_options.include_usage`), so the last chunk carries it. `prompt_cache_key` goes to
+ * OpenAI itself only (`api.openai.com`): compatible servers may reject fields they do not know.
  */
 export const buildOpenAIChatRequest: RequestBuilder = (conversation, options) => {
   const messages: Record<string, unknown>[] = [];
@@ -25,9 +27,22 @@ export const buildOpenAIChatRequest: RequestBuilder = (conversation, options) =>
   if (conversation.tools.length > 0) {
     body.tools = conversation.tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.jsonSchema } }));
   }
+  if (isOpenAI(options.baseUrl)) body.prompt_cache_key = options.tuning?.cacheKey ?? defaultCacheKey(options.model, conversation);
+  else if (options.tuning?.cacheKey) body.prompt_cache_key = options.tuning.cacheKey;
+  const effort = options.tuning?.reasoning && takesReasoningEffort(options.model) ? openaiEffort(options.model, options.tuning.reasoning) : undefined;
+  if (effort) body.reasoning_effort = effort;
   if (options.maxTokens !== undefined) body.max_tokens = options.maxTokens;
   if (options.temperature !== undefined) body.temperature = options.temperature;
   const headers = jsonHeaders(options.headers);
   if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
   return { url: joinUrl(options.baseUrl, 'chat/completions'), method: 'POST', headers, body: JSON.stringify(body) };
 };
+
+/** Whether the endpoint is OpenAI's own API (where `prompt_cache_key` is known). */
+function isOpenAI(baseUrl: string): boolean {
+  try {
+    return new URL(baseUrl).hostname === 'api.openai.com';
+  } catch {
+    return false;
+  }
+}

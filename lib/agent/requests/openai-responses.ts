@@ -1,10 +1,14 @@
+import { defaultCacheKey, openaiEffort, takesReasoningEffort } from './tuning.js';
 import type { RequestBuilder } from './types.js';
 import { joinUrl, jsonHeaders } from './types.js';
 
 /**
  * OpenAI Responses (`POST {base}/responses`), stateless (`store: false`): the whole history is
- * sent as input items each turn; reasoning items the API returned are replayed verbatim before
- * the calls they led to.
+ * sent as input items each turn, so nothing is kept on OpenAI's side and a run can be replayed
+ * anywhere. Reasoning models are asked for their reasoning encrypted
+ * (`include: ["reasoning.encrypted_content"]`), and those items are replayed verbatim before the
+ * calls they led to. The prefix (instructions, tools, earlier items) is byte-stable across steps
+ * and `prompt_cache_key` routes every step and every batch run with it to one cache.
  */
 export const buildOpenAIResponsesRequest: RequestBuilder = (conversation, options) => {
   const input: unknown[] = [];
@@ -22,6 +26,12 @@ export const buildOpenAIResponsesRequest: RequestBuilder = (conversation, option
   if (conversation.system) body.instructions = conversation.system;
   if (conversation.tools.length > 0) {
     body.tools = conversation.tools.map((t) => ({ type: 'function', name: t.name, description: t.description, parameters: t.jsonSchema, strict: false }));
+  }
+  body.prompt_cache_key = options.tuning?.cacheKey ?? defaultCacheKey(options.model, conversation);
+  if (takesReasoningEffort(options.model)) {
+    body.include = ['reasoning.encrypted_content'];
+    const effort = options.tuning?.reasoning ? openaiEffort(options.model, options.tuning.reasoning) : undefined;
+    if (effort) body.reasoning = { effort };
   }
   if (options.maxTokens !== undefined) body.max_output_tokens = options.maxTokens;
   if (options.temperature !== undefined) body.temperature = options.temperature;

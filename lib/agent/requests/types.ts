@@ -20,6 +20,28 @@ export interface RequestOptions {
   temperature?: number;
   /** Extra headers (e.g. OpenRouter's `HTTP-Referer`); never logged. */
   headers?: Record<string, string>;
+  /** Prompt caching and reasoning controls (see {@link RequestTuning}). */
+  tuning?: RequestTuning;
+}
+
+/** The reasoning efforts `--reasoning` accepts, in order. */
+export const REASONING_LEVELS = ['off', 'low', 'medium', 'high'] as const;
+/** A reasoning effort; `off` asks the provider for no reasoning where it can be turned off. */
+export type ReasoningLevel = (typeof REASONING_LEVELS)[number];
+
+/** The cache lifetimes `--cache-ttl` accepts (Anthropic's two; others cache implicitly). */
+export const CACHE_TTLS = ['5m', '1h'] as const;
+/** A cache breakpoint lifetime. */
+export type CacheTtl = (typeof CACHE_TTLS)[number];
+
+/** Per-run request options that change cost and latency, not the conversation. */
+export interface RequestTuning {
+  /** Reasoning effort; absent: the provider's default (nothing sent). */
+  reasoning?: ReasoningLevel;
+  /** Anthropic breakpoint lifetime; default 5m. */
+  cacheTtl?: CacheTtl;
+  /** OpenAI `prompt_cache_key`; default a hash of the stable prefix (model, system, tools). */
+  cacheKey?: string;
 }
 
 /** A request builder for one wire format. */
