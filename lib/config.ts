@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { MinicodeError } from './errors.js';
+import { McpServersSchema } from './mcp/config.js';
 
 const ProviderSettings = z.object({
   model: z.string().min(1).optional(),
@@ -34,6 +35,8 @@ export const ConfigSchema = z.looseObject({
   /** The model's context window in tokens, when the built-in table does not know it. */
   contextWindow: z.number().int().positive().optional(),
   allowedPaths: z.array(z.string()).optional(),
+  /** MCP servers, in the `.mcp.json` shape (see lib/mcp/config.ts). */
+  mcpServers: McpServersSchema.optional(),
 });
 /** A validated config. */
 export type Config = z.infer<typeof ConfigSchema>;
@@ -119,8 +122,9 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
   }
   const local = readConfigFile(localFile);
   if (local) {
-    config = { ...config, ...local, providers: { ...config.providers, ...local.providers } };
+    config = { ...config, ...local, providers: { ...config.providers, ...local.providers }, mcpServers: { ...config.mcpServers, ...local.mcpServers } };
     if (!config.providers || Object.keys(config.providers).length === 0) delete config.providers;
+    if (Object.keys(config.mcpServers ?? {}).length === 0) delete config.mcpServers;
     sources.push(localFile);
   }
   return { config, sources };

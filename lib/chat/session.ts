@@ -5,6 +5,7 @@
  * events. It also keeps what the footer and `/status` show: the kernel's context estimate and
  * the session's spend from the reducer state (evidence, not side counters).
  */
+import type { ToolSource } from '../tools/types.js';
 import { capSystemPrompt } from '../control/truncation.js';
 import { createContextEstimator, type ContextEstimator } from '../control/estimate.js';
 import { preflight, type Budget } from '../control/budget.js';
@@ -28,6 +29,8 @@ export interface ChatSessionOptions {
   provider: AgentProvider;
   store: EventStore;
   policy: ApprovalPolicy;
+  /** MCP tools for every turn. */
+  toolSource?: ToolSource;
   budget?: Budget;
   maxSteps?: number;
   timeoutMs?: number;
@@ -142,6 +145,7 @@ export function createChatSession(options: ChatSessionOptions): ChatSession {
         cwd: options.cwd,
         provider: session.provider,
         policy: options.policy,
+        ...(options.toolSource ? { toolSource: options.toolSource } : {}),
         tty: true,
         store: options.store,
         endSession: false,

@@ -58,6 +58,7 @@ export async function executeToolCall(options: ExecuteToolCallOptions): Promise<
   const clock = options.clock ?? Date.now;
   const fields = { correlationId: call.id, ...(options.turnId === undefined ? {} : { turnId: options.turnId }) };
   const tool = registry.get(call.name);
+  const server = tool?.server === undefined ? {} : { server: tool.server };
   const parsed = parseArguments(call.argumentsText);
   const input = parsed.ok ? parsed.value : undefined;
   let title: string | undefined;
@@ -72,6 +73,7 @@ export async function executeToolCall(options: ExecuteToolCallOptions): Promise<
       {
         toolCallId: call.id,
         name: call.name,
+        ...server,
         executor: 'minicode',
         ...(tool ? { kind: tool.kind } : {}),
         ...(title ? { title: title.split('\n')[0]!.slice(0, 200) } : {}),
@@ -84,7 +86,7 @@ export async function executeToolCall(options: ExecuteToolCallOptions): Promise<
   let outcome: ToolOutcome;
   if (!tool) outcome = await registry.invoke(call.name, call.argumentsText, ctx);
   else {
-    const decision = decide({ name: tool.name, kind: tool.kind, gated: tool.gated, input }, options.policy, { tty: ctx.tty === true });
+    const decision = decide({ name: tool.name, kind: tool.kind, gated: tool.gated, input, ...server }, options.policy, { tty: ctx.tty === true });
     if (decision.decision === 'deny') outcome = { status: 'denied', reason: decision.reason };
     else {
       let allowed = decision.decision === 'allow';
@@ -100,7 +102,7 @@ export async function executeToolCall(options: ExecuteToolCallOptions): Promise<
   const durationMs = Math.max(0, clock() - started);
   if (ctx.signal.aborted && outcome.status !== 'completed') {
     // The run was stopped while the tool ran: that is a cancellation, not a tool failure.
-    onEvent(draft('tool.cancelled', { toolCallId: call.id, name: call.name, reason: 'aborted', durationMs }, fields));
+    onEvent(draft('tool.cancelled', { toolCallId: call.id, name: call.name, ...server, reason: 'aborted', durationMs }, fields));
     return { outcome, content: 'Cancelled: the run was stopped', isError: true };
   }
   if (outcome.status === 'completed') {
@@ -110,6 +112,7 @@ export async function executeToolCall(options: ExecuteToolCallOptions): Promise<
         {
           toolCallId: call.id,
           name: call.name,
+          ...server,
           summary: outcome.summary,
           durationMs,
           output: capHeadTail(outcome.output, EVENT_OUTPUT_MAX).text,
@@ -128,6 +131,7 @@ export async function executeToolCall(options: ExecuteToolCallOptions): Promise<
         {
           toolCallId: call.id,
           name: call.name,
+          ...server,
           cause: outcome.cause,
           message: outcome.message,
           durationMs,
@@ -139,7 +143,7 @@ export async function executeToolCall(options: ExecuteToolCallOptions): Promise<
       ),
     );
   } else {
-    onEvent(draft('tool.denied', { toolCallId: call.id, name: call.name, reason: outcome.reason }, fields));
+    onEvent(draft('tool.denied', { toolCallId: call.id, name: call.name, ...server, reason: outcome.reason }, fields));
   }
   return { outcome, ...outcomeContent(outcome) };
 }
