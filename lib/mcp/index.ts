@@ -3,6 +3,7 @@
  * is at least one, so the SDK is never imported by a run without MCP servers.
  */
 import type { EventDraft } from '../events/index.js';
+import type { AnyTool, ToolSource } from '../tools/types.js';
 import { resolveServers, type McpServerConfig, type ResolvedServer } from './config.js';
 import type { McpManager, StartMcpOptions } from './manager.js';
 
@@ -30,4 +31,33 @@ export async function startMcp(mcpServers: Record<string, McpServerConfig> | und
   }));
   const { startMcpServers } = await import('./manager.js');
   return startMcpServers(servers, { ...options, notes });
+}
+
+/**
+ * One tool source over several (an ACP session's own servers, then the config's): a tool name
+ * already given by an earlier source hides a later one, so the client's server wins.
+ */
+export function combineToolSources(sources: readonly (ToolSource | undefined)[]): ToolSource | undefined {
+  const present = sources.filter((s): s is ToolSource => s !== undefined);
+  if (present.length <= 1) return present[0];
+  return {
+    tools() {
+      const seen = new Set<string>();
+      const out: AnyTool[] = [];
+      for (const source of present) {
+        for (const tool of source.tools()) {
+          if (seen.has(tool.name)) continue;
+          seen.add(tool.name);
+          out.push(tool);
+        }
+      }
+      return out;
+    },
+    attach(emit) {
+      const detach = present.map((s) => s.attach(emit));
+      return () => {
+        for (const d of detach) d();
+      };
+    },
+  };
 }

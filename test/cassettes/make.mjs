@@ -58,4 +58,13 @@ write('mcp-hang', 'anthropic', 'Hand-made: one MCP call that never answers (host
   { text: 'Never reached.' },
 ]);
 
+// An ACP client's MCP server (`ide`, the hostile test server): one call, allowed through
+// session/request_permission, then an answer; a second prompt's call the client denies.
+write('acp-mcp', 'anthropic', 'Hand-made: an MCP tool of the ACP client-provided server `ide` (allowed), an answer; then the same tool again (denied), an answer.', [
+  { text: 'Asking the IDE server.', calls: [{ id: 'toolu_acpmcp_1', name: 'mcp__ide__echo', args: { text: 'from acp' } }] },
+  { text: 'The IDE server echoed.' },
+  { text: 'Once more.', calls: [{ id: 'toolu_acpmcp_2', name: 'mcp__ide__echo', args: { text: 'again' } }] },
+  { text: 'It was denied.' },
+]);
+
 console.log('test cassettes written');
