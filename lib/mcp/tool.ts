@@ -59,8 +59,14 @@ export function createMcpTool(binding: McpToolBinding): AnyTool {
       const connection = binding.connection();
       if (!connection) return { status: 'failed', cause: 'TOOL_ERROR', message: `MCP server ${server} is not running`, hint: 'see the diagnostics for why it stopped' };
       let result;
+      // One signal per call: the SDK listens on the signal it is given, and the run's signal
+      // lives for the whole run, so listeners of finished calls must not pile up on it.
+      const local = new AbortController();
+      const onAbort = (): void => local.abort(ctx.signal.reason);
+      if (ctx.signal.aborted) onAbort();
+      else ctx.signal.addEventListener('abort', onAbort, { once: true });
       try {
-        result = await connection.call(tool.name, input, { signal: ctx.signal, timeoutMs: binding.toolTimeoutMs });
+        result = await connection.call(tool.name, input, { signal: local.signal, timeoutMs: binding.toolTimeoutMs });
       } catch (error) {
         const message = maskValues(errorMessage(error), binding.secrets);
         const timedOut = /timed out|timeout/i.test(message);
@@ -70,6 +76,8 @@ export function createMcpTool(binding: McpToolBinding): AnyTool {
           message: timedOut ? `${binding.name} timed out after ${binding.toolTimeoutMs} ms without progress` : `${binding.name}: ${message}`,
           ...(timedOut ? { hint: `raise toolTimeoutMs for server ${server} if the tool is slow` } : {}),
         };
+      } finally {
+        ctx.signal.removeEventListener('abort', onAbort);
       }
       const capped = resultText(result);
       const text = maskValues(capped.text, binding.secrets);
