@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CLI } from '../helpers/cli.js';
+import { CLI, runCli } from '../helpers/cli.js';
 import { checkContract, cleanEnv, execJson, ofType, scratchProject, TEST_CASSETTES } from '../exec/helpers.js';
 import { alive, HOSTILE, pidsIn, tempDir, waitFor } from './helpers.js';
 
@@ -96,5 +96,24 @@ describe('MCP tools in minicode exec', () => {
     checkContract(stdout);
     expect(stdout).toContain('"type":"tool.cancelled"');
     await waitFor(() => pids.every((p) => !alive(p)), 'every server process to be gone');
+  });
+});
+
+describe('MCP servers in minicode batch', () => {
+  it('starts each configured server once per process and shares it across the runs', async () => {
+    const dir = tempDir('minicode-batch-mcp-');
+    const pidFile = path.join(dir, 'pids');
+    const h = home({ approval: { mode: 'auto', allowTools: ['mcp__hostile__echo'] }, mcpServers: { hostile: hostile(['--pid-file', pidFile]) } });
+    const input = path.join(dir, 'prompts.jsonl');
+    fs.writeFileSync(input, ['a', 'b', 'c'].map((id) => JSON.stringify({ id, prompt: `use the tools (${id})`, cwd: scratchProject() })).join('\n') + '\n');
+    const out = path.join(dir, 'out');
+    const result = await runCli(['batch', input, '--threads', '2', '--out', out, '--store', path.join(dir, 'store'), ...cassette('mcp-tools')], { env: cleanEnv(h), cwd: dir, timeoutMs: 120_000 });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain('share them on the main thread');
+    const pids = pidsIn(pidFile);
+    expect(pids).toHaveLength(1);
+    const records = fs.readFileSync(path.join(out, 'results.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(records.map((r) => r.id).sort()).toEqual(['a', 'b', 'c']);
+    await waitFor(() => !alive(pids[0]!), 'the shared server to be gone');
   });
 });
