@@ -92,6 +92,9 @@ export async function execAction(prompt: string, flags: ExecFlags): Promise<numb
       if (!json) err(`session ${run.sessionId} (minicode replay ${run.sessionId})\n`);
       return exitCodeFor(run.result.reason);
     } finally {
+      // MCP servers close while Ctrl+C is still ours: a second one then exits through
+      // process.exit, whose hook SIGKILLs any server group still alive.
+      await setup.mcp?.close();
       process.off('SIGINT', onSigint);
       process.off('SIGTERM', onSigint);
       process.off('beforeExit', onBeforeExit);

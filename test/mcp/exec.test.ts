@@ -78,9 +78,12 @@ describe('MCP tools in minicode exec', () => {
     expect(ofType(trusted.records, 'tool.denied')).toHaveLength(5);
   });
 
-  it('leaves no server process behind after SIGINT during a call that never answers', async () => {
+  it.each([
+    ['one SIGINT (a server ignoring SIGTERM gets SIGKILL after the grace)', 1],
+    ['a second SIGINT while closing (the exit hook SIGKILLs the groups)', 2],
+  ])('leaves no server process behind after %s', async (_what, interrupts) => {
     const pidFile = path.join(tempDir(), 'pids');
-    const h = home({ approval: { mode: 'auto', allowTools: ['mcp__hostile__*'] }, mcpServers: { a: hostile(['--pid-file', pidFile]), hostile: hostile(['--pid-file', pidFile]) } });
+    const h = home({ approval: { mode: 'auto', allowTools: ['mcp__hostile__*'] }, mcpServers: { a: hostile(['--pid-file', pidFile, '--ignore-sigterm']), hostile: hostile(['--pid-file', pidFile]) } });
     const child = spawn(process.execPath, [CLI, 'exec', 'wait', '--json', '--cwd', scratchProject(), ...cassette('mcp-hang')], {
       env: { ...process.env, NO_COLOR: '1', ...cleanEnv(h) },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -92,9 +95,16 @@ describe('MCP tools in minicode exec', () => {
     const pids = pidsIn(pidFile);
     expect(pids).toHaveLength(2);
     child.kill('SIGINT');
+    if (interrupts === 2) {
+      // The summary is out: the run settled and the servers are closing (a 2 s grace for the one ignoring SIGTERM).
+      await waitFor(() => stdout.includes('"type":"summary"'), 'the run to settle', 60_000);
+      child.kill('SIGINT');
+    }
     expect(await closed).toBe(130);
-    checkContract(stdout);
-    expect(stdout).toContain('"type":"tool.cancelled"');
+    if (interrupts === 1) {
+      checkContract(stdout);
+      expect(stdout).toContain('"type":"tool.cancelled"');
+    }
     await waitFor(() => pids.every((p) => !alive(p)), 'every server process to be gone');
   });
 });

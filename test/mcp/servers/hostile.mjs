@@ -3,7 +3,7 @@
  * A hand-made MCP server (stdio) for minicode's hostile-case tests, written with the official
  * SDK. Flags: --slow-start MS (wait before answering anything), --many-tools N (N extra tools),
  * --stderr TEXT (one stderr line at start), --exit-at-start (exit 3 before connecting),
- * --pid-file FILE (append its pid).
+ * --pid-file FILE (append its pid), --ignore-sigterm.
  * Tools: echo, env (its own environment names and one value), crash (exits mid-call), big (a
  * 5 MB text), image, fail (isError), hang (never answers; logs "cancelled" on stderr when the
  * client cancels), progress (progress notifications, then an answer), add_tool (registers
@@ -26,6 +26,8 @@ const slow = Number(flag('--slow-start') ?? 0);
 const many = Number(flag('--many-tools') ?? 0);
 const stderrLine = flag('--stderr');
 const pidFile = flag('--pid-file');
+// --ignore-sigterm: only SIGKILL ends it (the client's escalation is what is tested).
+if (argv.includes('--ignore-sigterm')) process.on('SIGTERM', () => process.stderr.write('hostile: SIGTERM ignored\n'));
 if (pidFile) (await import('node:fs')).appendFileSync(pidFile, `${process.pid}\n`);
 
 const server = new McpServer({ name: 'hostile', version: '1.0.0' }, { capabilities: { tools: { listChanged: true } } });
