@@ -54,10 +54,10 @@ describe('minicode mcp list', () => {
       path.join(home, 'config.json'),
       JSON.stringify({
         mcpServers: {
-          everything: { command: process.execPath, args: [EVERYTHING, 'stdio'] },
+          everything: { command: process.execPath, args: [EVERYTHING, 'stdio'], startupTimeoutMs: 60_000 },
           broken: { command: process.execPath, args: [HOSTILE, '--exit-at-start'] },
           off: { command: 'does-not-matter', enabled: false },
-          hostile: { command: process.execPath, args: [HOSTILE], includeTools: ['echo'] },
+          hostile: { command: process.execPath, args: [HOSTILE], includeTools: ['echo'], startupTimeoutMs: 60_000 },
         },
       }),
     );

@@ -19,7 +19,8 @@ function home(config: Record<string, unknown>): string {
   return dir;
 }
 
-const hostile = (args: string[] = []) => ({ command: process.execPath, args: [HOSTILE, ...args] });
+// A generous start-up deadline: the suite shares a loaded machine, and starting is not what these tests time.
+const hostile = (args: string[] = []) => ({ command: process.execPath, args: [HOSTILE, ...args], startupTimeoutMs: 60_000 });
 const cassette = (name: string) => ['--provider', 'replay', '--cassette', path.join(TEST_CASSETTES, name)];
 
 describe('MCP tools in minicode exec', () => {

@@ -6,7 +6,7 @@ import { startMcpServers, type McpManager } from '../../lib/mcp/manager.js';
 import { MCP_OUTPUT_MAX_CHARS } from '../../lib/mcp/output.js';
 import type { AnyTool, ToolContext } from '../../lib/tools/types.js';
 import { context } from '../tools/helpers.js';
-import { alive, EVERYTHING, FILESYSTEM, HOSTILE, nodeServer, pidsIn, resolved, tempDir, waitFor } from './helpers.js';
+import { alive, EVERYTHING, FILESYSTEM, HOSTILE, nodeServer, pidsIn, processesTagged, resolved, tempDir, waitFor } from './helpers.js';
 
 const open: McpManager[] = [];
 afterEach(async () => {
@@ -119,12 +119,12 @@ describe('MCP servers in a run', () => {
   });
 
   it('gives up on a server slower than its start-up timeout and leaves no process behind', async () => {
-    const pidFile = path.join(tempDir(), 'pids');
-    const { manager, diagnostics } = await start([resolved('slow', nodeServer(HOSTILE, ['--slow-start', '600000', '--pid-file', pidFile]), { startupTimeoutMs: 1_500 })]);
+    // A tag on the command line finds the process whether or not it got as far as running our code.
+    const tag = `slow-start-tag-${process.pid}-${Date.now()}`;
+    const { manager, diagnostics } = await start([resolved('slow', nodeServer(HOSTILE, ['--slow-start', '600000', '--tag', tag]), { startupTimeoutMs: 1_500 })]);
     expect(manager.statuses()[0]).toMatchObject({ state: 'failed', error: 'did not start within 1500 ms' });
     expect(codes(diagnostics)).toContain('MINICODE_E_MCP_START');
-    await waitFor(() => pidsIn(pidFile).length === 1, 'the slow server pid');
-    await waitFor(() => !alive(pidsIn(pidFile)[0]!), 'the slow server to be gone');
+    await waitFor(() => processesTagged(tag).length === 0, 'the slow server to be gone');
   });
 
   it('fails a call whose server crashes mid-call, and later calls say the server is not running', async () => {
@@ -154,10 +154,10 @@ describe('MCP servers in a run', () => {
   });
 
   it('lets progress notifications extend the call deadline', async () => {
-    const { manager } = await start([resolved('hostile', nodeServer(HOSTILE), { toolTimeoutMs: 1_500 })]);
-    // 6 steps of 400 ms: 2.4 s in all, longer than the deadline, but never 1.5 s without progress.
-    const outcome = await tool(manager, 'mcp__hostile__progress').run({ steps: 6, delayMs: 400 }, ctx());
-    expect(outcome).toMatchObject({ status: 'completed', output: 'done after 6 steps' });
+    const { manager } = await start([resolved('hostile', nodeServer(HOSTILE), { toolTimeoutMs: 3_000 })]);
+    // 8 steps of 500 ms: 4 s in all, longer than the deadline, but never 3 s without progress.
+    const outcome = await tool(manager, 'mcp__hostile__progress').run({ steps: 8, delayMs: 500 }, ctx());
+    expect(outcome).toMatchObject({ status: 'completed', output: 'done after 8 steps' });
   });
 
   it('lists a huge tool list across pages and refreshes it on tools/list_changed', async () => {
