@@ -15,7 +15,8 @@ import { MinicodeError } from '../lib/errors.js';
 import { displayId } from '../lib/ids.js';
 import type { EventStore } from '../lib/store/index.js';
 import type { BatchFlags } from './commands/batch.js';
-import { directoryFlag, openRunStore, prepareRun, type RunSetup } from '../lib/agent/run-setup.js';
+import { directoryFlag, openRunStore, prepareRun, startRunMcp, type RunSetup } from '../lib/agent/run-setup.js';
+import type { McpManager } from '../lib/mcp/index.js';
 import { noteClosedStdout, writeErr, writeOut } from './stdout.js';
 
 const err = writeErr;
@@ -60,10 +61,12 @@ function setupCache(flags: BatchFlags): { get(line: Pick<BatchLine, 'provider' |
   };
 }
 
-function lineSetupOf(setup: RunSetup): LineSetup {
+function lineSetupOf(setup: RunSetup, mcp: McpManager | undefined): LineSetup {
   return {
     provider: setup.provider,
     approval: setup.approval,
+    policy: setup.policy,
+    ...(mcp ? { toolSource: mcp } : {}),
     ...(setup.fetch ? { fetch: setup.fetch } : {}),
     ...(setup.budget ? { budget: setup.budget } : {}),
     ...(setup.maxSteps !== undefined ? { maxSteps: setup.maxSteps } : {}),
@@ -102,7 +105,9 @@ export async function batchAction(file: string | undefined, flags: BatchFlags): 
     const first = producer ? undefined : await setups.get({});
     if (first) store = openRunStore(first.storeDir);
     const cwd = first?.cwd ?? path.resolve(flags.cwd ?? process.cwd());
-    const setupFor = async (line: BatchLine): Promise<LineSetup> => lineSetupOf(await setups.get(line));
+    // The config's MCP servers start once for the whole process and every line shares them.
+    const mcp = first && !flags.queue ? await startRunMcp(first) : undefined;
+    const setupFor = async (line: BatchLine): Promise<LineSetup> => lineSetupOf(await setups.get(line), mcp);
 
     if (flags.worker) {
       if (!flags.queue) throw usage('--worker needs --queue redis://HOST:PORT');
@@ -153,7 +158,12 @@ export async function batchAction(file: string | undefined, flags: BatchFlags): 
       summary = await runProducer({ ...common, queueUrl: flags.queue, ...(flags.queueName ? { queueName: flags.queueName } : {}), baseDir, cwd, signal: abort.signal });
     } else {
       const { runLocalBatch } = await import('../lib/batch/batch.js');
-      const threadCount = flags.threads !== undefined ? nonNegativeInt(flags.threads, '--threads') : input.lines.length >= 16 ? undefined : 0;
+      let threadCount = flags.threads !== undefined ? nonNegativeInt(flags.threads, '--threads') : input.lines.length >= 16 ? undefined : 0;
+      if (mcp && threadCount !== 0) {
+        // MCP servers live in this process; pool threads could not reach them.
+        if (flags.threads !== undefined) err('minicode batch: MCP servers are configured: the runs share them on the main thread (--threads ignored)\n');
+        threadCount = 0;
+      }
       if (threadCount !== 0) {
         const [{ configurePool, defaultMaxThreads }, { createPoolRunners, tasksPerThreadFor }] = await Promise.all([
           import('../lib/control/pool.js'),

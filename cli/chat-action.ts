@@ -8,7 +8,7 @@ import { createChatSession, latestChatSession } from '../lib/chat/session.js';
 import { MinicodeError } from '../lib/errors.js';
 import { checkSessionId } from '../lib/ids.js';
 import type { ChatFlags } from './commands/chat.js';
-import { openRunStore, prepareRun, type RunSetup } from '../lib/agent/run-setup.js';
+import { openRunStore, prepareRun, startRunMcp, type RunSetup } from '../lib/agent/run-setup.js';
 
 /** Run the interactive mode; returns the exit code. */
 export async function chatAction(flags: ChatFlags): Promise<number> {
@@ -26,6 +26,7 @@ export async function chatAction(flags: ChatFlags): Promise<number> {
     if (flags.resume !== undefined) checkSessionId(flags.resume, '--resume');
     setup = await prepareRun(flags);
     store = openRunStore(setup.storeDir);
+    await startRunMcp(setup);
     let resume = flags.resume;
     if (flags.continue) {
       resume = latestChatSession(store, setup.cwd);
@@ -35,7 +36,8 @@ export async function chatAction(flags: ChatFlags): Promise<number> {
       cwd: setup.cwd,
       provider: setup.provider,
       store,
-      policy: { mode: setup.approval },
+      policy: setup.policy,
+      ...(setup.mcp ? { toolSource: setup.mcp } : {}),
       ...(setup.budget ? { budget: setup.budget } : {}),
       ...(setup.maxSteps !== undefined ? { maxSteps: setup.maxSteps } : {}),
       ...(setup.timeoutMs !== undefined ? { timeoutMs: setup.timeoutMs } : {}),

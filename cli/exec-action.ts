@@ -12,7 +12,7 @@ import type { Renderer } from '../lib/render/types.js';
 import type { ReducerState } from '../lib/reducer/index.js';
 import { resolveVerifyCommand } from '../lib/verify/detect.js';
 import type { ExecFlags } from './commands/exec.js';
-import { checkPrompt, openRunStore, prepareRun, type RunSetup } from '../lib/agent/run-setup.js';
+import { checkPrompt, openRunStore, prepareRun, startRunMcp, type RunSetup } from '../lib/agent/run-setup.js';
 import { guardOutput, noteClosedStdout, writeErr } from './stdout.js';
 import { outputPortOf } from '../lib/pipeline/output.js';
 
@@ -34,6 +34,7 @@ export async function execAction(prompt: string, flags: ExecFlags): Promise<numb
       checkPrompt(prompt, 'minicode exec');
       setup = await prepareRun(flags);
       store = openRunStore(setup.storeDir);
+      await startRunMcp(setup);
     } catch (error) {
       if (!(error instanceof MinicodeError)) throw error;
       if (flags.json) writeSetupFailure(out, err, { category: error.category, code: error.code, message: error.message, ...(error.action ? { action: error.action } : {}), prompt });
@@ -72,7 +73,8 @@ export async function execAction(prompt: string, flags: ExecFlags): Promise<numb
         prompt,
         cwd: setup.cwd,
         provider: setup.provider,
-        policy: { mode: setup.approval },
+        policy: setup.policy,
+        ...(setup.mcp ? { toolSource: setup.mcp } : {}),
         tty: !json && process.stdin.isTTY === true && process.stdout.isTTY === true,
         signal: abort.signal,
         store,
@@ -94,6 +96,9 @@ export async function execAction(prompt: string, flags: ExecFlags): Promise<numb
       if (!json) err(`session ${run.sessionId} (minicode replay ${run.sessionId})\n`);
       return exitCodeFor(run.result.reason);
     } finally {
+      // MCP servers close while Ctrl+C is still ours: a second one then exits through
+      // process.exit, whose hook SIGKILLs any server group still alive.
+      await setup.mcp?.close();
       process.off('SIGINT', onSigint);
       process.off('SIGTERM', onSigint);
       process.off('beforeExit', onBeforeExit);

@@ -5,6 +5,7 @@ import { registerBench } from './commands/bench.js';
 import { addChatFlags, registerChat, type ChatFlags } from './commands/chat.js';
 import { registerExec } from './commands/exec.js';
 import { registerIngest } from './commands/ingest.js';
+import { registerMcp } from './commands/mcp.js';
 import { registerReplay } from './commands/replay.js';
 import { registerRun } from './commands/run.js';
 import { registerSchema } from './commands/schema.js';
@@ -43,6 +44,7 @@ export function buildProgram(): Command {
   registerChat(program);
   registerBatch(program);
   registerUndo(program);
+  registerMcp(program);
   // No command: the interactive mode on a terminal, the help otherwise. Program options are
   // positional (only before a command) so `exec --provider ...` still reaches exec.
   program.enablePositionalOptions().allowExcessArguments(true);

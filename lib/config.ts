@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { CheckpointConfigSchema } from './checkpoints/settings.js';
 import { CACHE_TTLS, REASONING_LEVELS } from './agent/requests/types.js';
 import { MinicodeError } from './errors.js';
+import { McpServersSchema } from './mcp/config.js';
 
 const ProviderSettings = z.object({
   model: z.string().min(1).optional(),
@@ -44,6 +45,8 @@ export const ConfigSchema = z.looseObject({
   cacheTtl: z.enum(CACHE_TTLS).optional(),
   /** OpenAI `prompt_cache_key` (`--cache-key` wins). */
   cacheKey: z.string().min(1).max(64).optional(),
+  /** MCP servers, in the `.mcp.json` shape (see lib/mcp/config.ts). */
+  mcpServers: McpServersSchema.optional(),
 });
 /** A validated config. */
 export type Config = z.infer<typeof ConfigSchema>;
@@ -129,8 +132,9 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
   }
   const local = readConfigFile(localFile);
   if (local) {
-    config = { ...config, ...local, providers: { ...config.providers, ...local.providers } };
+    config = { ...config, ...local, providers: { ...config.providers, ...local.providers }, mcpServers: { ...config.mcpServers, ...local.mcpServers } };
     if (!config.providers || Object.keys(config.providers).length === 0) delete config.providers;
+    if (Object.keys(config.mcpServers ?? {}).length === 0) delete config.mcpServers;
     sources.push(localFile);
   }
   return { config, sources };

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildProgram } from '../cli/program.js';
 
-/** The reference text: the top-level help, then each command's help. */
+/** The reference text: the top-level help, then each command's help and its subcommands'. */
 export function cliReference(): string {
   const program = buildProgram();
   program.configureHelp({ helpWidth: 100 });
@@ -28,6 +28,12 @@ export function cliReference(): string {
     if (command.name() === 'help') continue;
     command.configureHelp({ helpWidth: 100 });
     parts.push('', `## minicode ${command.name()}`, '', '```', command.helpInformation().trimEnd(), '```');
+    // Subcommands (`mcp list`, ...) get their own help, one level down.
+    for (const sub of command.commands) {
+      if (sub.name() === 'help') continue;
+      sub.configureHelp({ helpWidth: 100 });
+      parts.push('', `### minicode ${command.name()} ${sub.name()}`, '', '```', sub.helpInformation().trimEnd(), '```');
+    }
   }
   return parts.join('\n') + '\n';
 }

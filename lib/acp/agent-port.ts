@@ -1,4 +1,5 @@
 import type { OutputEvent, PayloadOf } from '../events/index.js';
+import type { AcpMcpServer } from '../mcp/acp-servers.js';
 
 /** Kind of tool, as the events and ACP group them. */
 export type ToolKind = NonNullable<PayloadOf<'tool.started'>['kind']>;
@@ -38,6 +39,8 @@ export interface SessionInfo {
   model?: string;
   /** True for `session/load`. */
   loaded: boolean;
+  /** MCP servers the client passed for this session (ACP `mcpServers`). */
+  mcpServers?: readonly AcpMcpServer[];
 }
 
 /**

@@ -75,7 +75,7 @@ export function createAcpServer(options: AcpServerOptions, transport: ObservedTr
         agentCapabilities: {
           loadSession: port.loadSession !== undefined,
           promptCapabilities: { image: false, audio: false, embeddedContext: true },
-          mcpCapabilities: { http: false, sse: false },
+          mcpCapabilities: { http: true, sse: true },
           sessionCapabilities: {},
         },
         authMethods: [AUTH_METHOD],
@@ -89,7 +89,7 @@ export function createAcpServer(options: AcpServerOptions, transport: ObservedTr
     .onRequest('session/new', async ({ params, client, requestId }) => {
       requireAbsolute(params.cwd);
       const session = sessions.add({ id: nextId(), cwd: params.cwd, mode: DEFAULT_MODE, model: options.model });
-      await port.openSession?.({ sessionId: session.id, cwd: session.cwd, mode: session.mode, ...(session.model ? { model: session.model } : {}), loaded: false });
+      await port.openSession?.({ sessionId: session.id, cwd: session.cwd, mode: session.mode, ...(session.model ? { model: session.model } : {}), loaded: false, mcpServers: params.mcpServers ?? [] });
       announce(client, requestId, session);
       return { sessionId: session.id, modes: modeState(session.mode), configOptions: config(session) };
     })
@@ -100,7 +100,7 @@ export function createAcpServer(options: AcpServerOptions, transport: ObservedTr
       const events = await port.loadSession(params.sessionId);
       if (!events) throw AcpErrors.sessionNotFound(params.sessionId);
       const session = sessions.add({ id: params.sessionId, cwd: params.cwd, mode: DEFAULT_MODE, model: options.model });
-      await port.openSession?.({ sessionId: session.id, cwd: session.cwd, mode: session.mode, ...(session.model ? { model: session.model } : {}), loaded: true });
+      await port.openSession?.({ sessionId: session.id, cwd: session.cwd, mode: session.mode, ...(session.model ? { model: session.model } : {}), loaded: true, mcpServers: params.mcpServers ?? [] });
       // The whole conversation goes out before the load response, as the spec requires.
       const replay = createProjector({ cwd: session.cwd, replay: true });
       let last: Promise<void> = Promise.resolve();

@@ -14,7 +14,9 @@ import type {
   PromptStopReason,
   ToolKind,
 } from '../acp/agent-port.js';
-import { prepareRun, type RunSetup } from './run-setup.js';
+import { prepareRun, startRunMcp, type RunSetup } from './run-setup.js';
+import { serversFromAcp } from '../mcp/acp-servers.js';
+import { combineToolSources, type McpManager } from '../mcp/index.js';
 import type { EventDraft, OutputEvent } from '../events/index.js';
 import { isThrownCode, MinicodeError } from '../errors.js';
 import type { ReducerState } from '../reducer/index.js';
@@ -34,12 +36,16 @@ interface PortSession {
   turn: number;
   state: ReducerState | undefined;
   history: ConversationMessage[];
+  /** The MCP servers the client passed for this session. */
+  mcp?: McpManager;
 }
 
 /** Lazily started, shared by every session of the connection. */
 interface Shared {
   setup?: Promise<RunSetup> | undefined;
   store?: EventStore;
+  /** The config's MCP servers, started once for every session of the connection. */
+  configMcp?: Promise<McpManager | undefined>;
 }
 
 /**
@@ -75,6 +81,14 @@ export function createAgentPort(options: AgentPortOptions): AgentPort {
   return {
     async openSession(info) {
       if (!sessions.has(info.sessionId)) sessions.set(info.sessionId, { started: false, nextSeq: 0, turn: 1, state: undefined, history: [] });
+      const session = sessions.get(info.sessionId)!;
+      // A loaded session gets the servers of this load, not those of an earlier one.
+      await session.mcp?.close();
+      delete session.mcp;
+      if (info.mcpServers && info.mcpServers.length > 0) {
+        const { startMcpServers } = await import('../mcp/manager.js');
+        session.mcp = await startMcpServers(serversFromAcp(info.mcpServers), { env, cwd: info.cwd });
+      }
     },
 
     async loadSession(sessionId) {
@@ -94,7 +108,10 @@ export function createAgentPort(options: AgentPortOptions): AgentPort {
 
     async prompt(input) {
       const run = await setup();
+      shared.configMcp ??= startRunMcp(run, env);
+      const configMcp = await shared.configMcp;
       const session = sessions.get(input.sessionId) ?? { started: false, nextSeq: 0, turn: 1, state: undefined, history: [] };
+      const toolSource = combineToolSources([session.mcp, configMcp]);
       sessions.set(input.sessionId, session);
       const tools = new Map<string, { kind?: ToolKind; input?: unknown }>();
       let modelStop: string | undefined;
@@ -126,7 +143,8 @@ export function createAgentPort(options: AgentPortOptions): AgentPort {
         cwd: input.cwd,
         provider,
         // The ACP modes are minicode's approval modes under the same names (ask, auto, read-only).
-        policy: { mode: input.mode },
+        policy: { ...run.policy, mode: input.mode },
+        ...(toolSource ? { toolSource } : {}),
         // A person answers through the client: `ask` decisions go to session/request_permission.
         tty: true,
         promptApproval,
@@ -155,7 +173,7 @@ export function createAgentPort(options: AgentPortOptions): AgentPort {
     },
 
     async close() {
-      const closing: Promise<void>[] = [];
+      const closing: Promise<void>[] = [...sessions.values()].map((s) => s.mcp?.close() ?? Promise.resolve());
       if (shared.store) closing.push(shared.store.close());
       if (shared.setup) closing.push(shared.setup.then((s) => s.close(), () => undefined));
       await Promise.all(closing);

@@ -14,7 +14,7 @@ import type { ReducerState } from '../reducer/index.js';
 import type { Renderer } from '../render/types.js';
 import { createEventScrubber } from '../scrub/scrub-stage.js';
 import type { EventStore } from '../store/index.js';
-import { createToolRegistry } from '../tools/index.js';
+import { createToolRegistry, type ToolSource } from '../tools/index.js';
 import type { VerifyReport } from '../verify/run.js';
 import type { ConversationMessage } from './conversation.js';
 import { runAgent, type AgentOptions, type AgentResult } from './loop.js';
@@ -36,6 +36,8 @@ export interface PromptRunOptions extends Omit<AgentOptions, 'emit' | 'write' | 
   origin: string;
   /** The operator's verify command, run after the agent (only then does the summary carry `verify`). */
   verifyCommand?: string;
+  /** Tools beyond the built-in set (MCP servers); its diagnostics go into this session. */
+  toolSource?: ToolSource;
   /** Extra drafts to emit right after `session.started` (e.g. config diagnostics). */
   preamble?: EventDraft[];
   /**
@@ -143,16 +145,17 @@ export async function runPrompt(options: PromptRunOptions): Promise<PromptRun> {
     });
   }
   for (const d of options.preamble ?? []) pipeline.emit(d);
+  const detachTools = options.toolSource?.attach((d) => pipeline.emit(d));
   const result = await runAgent({
     ...options,
-    tools: createToolRegistry(),
+    tools: createToolRegistry(options.toolSource ? { extra: options.toolSource.tools() } : {}),
     history: options.session?.history ?? [],
     taskId: `task-${turn}`,
     turnId: turn,
     sessionId,
     emit: (d, ids) => pipeline.emit(d, ids),
     write: (drafts, ids) => pipeline.write(drafts, ids),
-  });
+  }).finally(() => detachTools?.());
   let verify: VerifyReport | undefined;
   if (options.verifyCommand && result.reason === 'completed') {
     const { runVerify } = await import('../verify/run.js');

@@ -14,8 +14,10 @@ import type { ReplayServerOptions } from '../replay/server.js';
 import { openStore, resolveStoreDir, type EventStore } from '../store/index.js';
 import type { Budget } from '../control/budget.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../control/retry.js';
-import type { ApprovalModeName } from '../policy/index.js';
 import { checkpointSettingsOf, type CheckpointSettings } from '../checkpoints/settings.js';
+import { DEFAULT_AUTO_TOOLS, type ApprovalModeName, type ApprovalPolicy } from '../policy/index.js';
+import { MCP_PREFIX } from '../mcp/naming.js';
+import type { McpManager } from '../mcp/index.js';
 
 /** Flags of `minicode exec`, shared by every command that runs the agent (acp, batch, chat). */
 export interface ExecFlags {
@@ -56,9 +58,13 @@ export interface RunSetup {
   /** The model's context window in tokens, from `MINICODE_CONTEXT_WINDOW` or config `contextWindow`. */
   contextWindow?: number;
   approval: ApprovalModeName;
+  /** The approval mode with the config's allowlists (`approval.allowTools`, `approval.allowCommands`). */
+  policy: ApprovalPolicy;
   storeDir: string;
   /** Workspace checkpoints; absent when `--no-checkpoint` or config `checkpoints: false` turned them off. */
   checkpoints?: CheckpointSettings;
+  /** The config's MCP servers, once {@link startRunMcp} started them. */
+  mcp?: McpManager;
   /** Release what setup started (the replay server). */
   close(): Promise<void>;
 }
@@ -127,11 +133,13 @@ export async function prepareRun(flags: ExecFlags, env: NodeJS.ProcessEnv = proc
   }
   const tuning = tuningOf(flags, loaded.config);
   if (tuning) provider.tuning = tuning;
+  const approval = (flags.approval as ApprovalModeName | undefined) ?? loaded.config.approval?.mode ?? 'auto';
   const setup: RunSetup = {
     cwd,
     loaded,
     provider,
-    approval: (flags.approval as ApprovalModeName | undefined) ?? 'auto',
+    approval,
+    policy: policyOf(approval, loaded.config.approval),
     storeDir: resolveStoreDir({ flag: flags.store, env }),
     close: async () => {
       for (const c of closers) await c();
@@ -197,6 +205,38 @@ export function tuningOf(flags: Pick<ExecFlags, 'reasoning' | 'cacheTtl' | 'cach
     tuning.cacheKey = key;
   }
   return Object.keys(tuning).length > 0 ? tuning : undefined;
+}
+
+/**
+ * The approval policy of a run. An `allowTools` that lists only MCP names (`mcp__...`) adds them
+ * to the default allowlist instead of replacing it: allowing one MCP server must not start
+ * asking for `read_file`.
+ */
+export function policyOf(mode: ApprovalModeName, approval: { allowTools?: string[] | undefined; allowCommands?: string[] | undefined } | undefined): ApprovalPolicy {
+  const policy: ApprovalPolicy = { mode };
+  const allow = approval?.allowTools;
+  if (allow) policy.allowTools = allow.length > 0 && allow.every((t) => t.startsWith(MCP_PREFIX)) ? [...DEFAULT_AUTO_TOOLS, ...allow] : allow;
+  if (approval?.allowCommands) policy.allowCommands = approval.allowCommands;
+  return policy;
+}
+
+/**
+ * Start the config's MCP servers for this setup (in parallel, each under its start-up
+ * deadline); `setup.close()` then closes them. Nothing is loaded when none is configured.
+ */
+export async function startRunMcp(setup: RunSetup, env: NodeJS.ProcessEnv = process.env): Promise<McpManager | undefined> {
+  if (setup.mcp) return setup.mcp;
+  if (!setup.loaded.config.mcpServers || Object.keys(setup.loaded.config.mcpServers).length === 0) return undefined;
+  const { startMcp } = await import('../mcp/index.js');
+  const manager = await startMcp(setup.loaded.config.mcpServers, { env, cwd: setup.cwd });
+  if (!manager) return undefined;
+  setup.mcp = manager;
+  const previous = setup.close;
+  setup.close = async () => {
+    await manager.close();
+    await previous();
+  };
+  return manager;
 }
 
 /** Open the session store (a MinicodeError with the directory when it cannot be opened). */

@@ -13,7 +13,8 @@ import type { RetryPolicy } from '../control/retry.js';
 import { terminationCode } from '../control/termination.js';
 import type { OutputEvent } from '../events/index.js';
 import { MinicodeError } from '../errors.js';
-import type { ApprovalModeName } from '../policy/index.js';
+import type { ApprovalModeName, ApprovalPolicy } from '../policy/index.js';
+import type { ToolSource } from '../tools/types.js';
 import type { EventStore } from '../store/index.js';
 import type { BatchLine } from './input.js';
 import { setupErrorRecord, type BatchRecord, type ErrorRecord, type ResultRecord } from './records.js';
@@ -26,6 +27,10 @@ export interface LineSetup {
   maxSteps?: number;
   timeoutMs?: number;
   approval: ApprovalModeName;
+  /** The approval mode with the config's allowlists; default `{mode: approval}`. */
+  policy?: ApprovalPolicy;
+  /** MCP tools shared by every line of the process (main-thread runs only: not cloneable). */
+  toolSource?: ToolSource;
   /** Retry policy (MINICODE_RETRY_BACKOFF_MS); default the contract's. */
   retryPolicy?: RetryPolicy;
 }
@@ -115,7 +120,8 @@ export async function runLine(options: RunLineOptions): Promise<BatchRecord> {
       prompt: line.prompt,
       cwd,
       provider: line.reasoning ? { ...setup.provider, tuning: { ...setup.provider.tuning, reasoning: line.reasoning } } : setup.provider,
-      policy: { mode: setup.approval },
+      policy: setup.policy ?? { mode: setup.approval },
+      ...(setup.toolSource ? { toolSource: setup.toolSource } : {}),
       tty: false,
       onEvent: watch.onEvent,
       ...(options.store ? { store: options.store } : {}),

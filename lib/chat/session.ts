@@ -8,6 +8,7 @@
 import { cacheHitRatio, inputIncludesCacheOf } from '../control/usage.js';
 import { findPrice } from '../control/prices.js';
 import { priceProviderOf } from '../agent/loop.js';
+import type { ToolSource } from '../tools/types.js';
 import { capSystemPrompt } from '../control/truncation.js';
 import { createContextEstimator, type ContextEstimator } from '../control/estimate.js';
 import { preflight, type Budget } from '../control/budget.js';
@@ -32,6 +33,8 @@ export interface ChatSessionOptions {
   provider: AgentProvider;
   store: EventStore;
   policy: ApprovalPolicy;
+  /** MCP tools for every turn. */
+  toolSource?: ToolSource;
   budget?: Budget;
   maxSteps?: number;
   timeoutMs?: number;
@@ -151,6 +154,7 @@ export function createChatSession(options: ChatSessionOptions): ChatSession {
         cwd: options.cwd,
         provider: session.provider,
         policy: options.policy,
+        ...(options.toolSource ? { toolSource: options.toolSource } : {}),
         tty: true,
         store: options.store,
         endSession: false,

@@ -213,6 +213,8 @@ export const payloadSchemas = {
   'tool.started': z.object({
     toolCallId: id,
     name: z.string(),
+    /** The MCP server that ran the tool (MCP tools only). */
+    server: z.string().optional(),
     kind: ToolKind.optional(),
     /** One-line human title (sanitised), e.g. the command or path. */
     title: z.string().optional(),
@@ -230,6 +232,8 @@ export const payloadSchemas = {
   'tool.completed': z.object({
     toolCallId: id,
     name: z.string().optional(),
+    /** The MCP server that ran the tool (MCP tools only). */
+    server: z.string().optional(),
     summary: z.string(),
     durationMs: durationMs.optional(),
     /** Full output, kept in the content store. */
@@ -241,6 +245,8 @@ export const payloadSchemas = {
   'tool.failed': z.object({
     toolCallId: id,
     name: z.string().optional(),
+    /** The MCP server that ran the tool (MCP tools only). */
+    server: z.string().optional(),
     cause: ErrorCategory,
     message: z.string(),
     hint: z.string().optional(),
@@ -252,11 +258,15 @@ export const payloadSchemas = {
   'tool.denied': z.object({
     toolCallId: id,
     name: z.string().optional(),
+    /** The MCP server that ran the tool (MCP tools only). */
+    server: z.string().optional(),
     reason: z.string().min(1),
   }),
   'tool.cancelled': z.object({
     toolCallId: id,
     name: z.string().optional(),
+    /** The MCP server that ran the tool (MCP tools only). */
+    server: z.string().optional(),
     reason: z.string().min(1),
     durationMs: durationMs.optional(),
   }),

@@ -1,3 +1,4 @@
+import { MCP_PREFIX, serverWildcard } from '../mcp/naming.js';
 import type { ToolKindName } from '../tools/types.js';
 
 /** How much the agent may do without asking. */
@@ -25,6 +26,8 @@ export interface ToolCallFacts {
   gated: boolean;
   /** The parsed input, for command allowlists (`bash`'s `command`). */
   input?: unknown;
+  /** The MCP server of an MCP tool: `auto` may allowlist it by name or as `mcp__<server>__*`. */
+  server?: string;
 }
 
 /** The policy's answer: run it, refuse it (with the reason for `tool.denied`), or ask a person. */
@@ -53,7 +56,12 @@ function commandOf(input: unknown): string | undefined {
  * (seed automation-ci: "denied with a clear message").
  */
 export function gatedNoTtyReason(name: string): string {
-  const instead = name === 'ask_user' ? 'write a self-contained prompt instead' : 'do this outside the agent (e.g. a CI workflow step)';
+  const instead =
+    name === 'ask_user'
+      ? 'write a self-contained prompt instead'
+      : name.startsWith(MCP_PREFIX)
+        ? 'to allow it, list it (or its server as mcp__<server>__*) in approval.allowTools with approval mode auto'
+        : 'do this outside the agent (e.g. a CI workflow step)';
   return `gated tool denied: no TTY to ask (${name}); non-interactive runs fail closed, ${instead}`;
 }
 
@@ -76,6 +84,12 @@ export function decide(call: ToolCallFacts, mode: ApprovalModeName | ApprovalPol
   const policy: ApprovalPolicy = typeof mode === 'string' ? { mode } : mode;
   if (call.gated) {
     if (policy.mode === 'read-only') return { decision: 'deny', reason: `gated tool denied: read-only mode (${call.name})` };
+    // MCP tools are gated too, but an operator may name them (or a whole server) in `auto`'s
+    // allowlist; the built-in gated tools (git_commit, ask_user) always ask.
+    if (call.server !== undefined && policy.mode === 'auto' && policy.allowTools) {
+      const wildcard = serverWildcard(call.server);
+      if (policy.allowTools.includes(call.name) || policy.allowTools.includes(wildcard)) return { decision: 'allow', reason: 'MCP tool in allowlist' };
+    }
     return askOrDeny(call, options.tty, 'gated tool');
   }
   const changes = call.kind === 'edit' || call.kind === 'execute';

@@ -70,6 +70,7 @@ export async function executeToolCall(options: ExecuteToolCallOptions): Promise<
   const clock = options.clock ?? Date.now;
   const fields = { correlationId: call.id, ...(options.turnId === undefined ? {} : { turnId: options.turnId }) };
   const tool = registry.get(call.name);
+  const server = tool?.server === undefined ? {} : { server: tool.server };
   const parsed = parseArguments(call.argumentsText);
   const input = parsed.ok ? parsed.value : undefined;
   let title: string | undefined;
@@ -84,6 +85,7 @@ export async function executeToolCall(options: ExecuteToolCallOptions): Promise<
       {
         toolCallId: call.id,
         name: call.name,
+        ...server,
         executor: 'minicode',
         ...(tool ? { kind: tool.kind } : {}),
         ...(title ? { title: title.split('\n')[0]!.slice(0, 200) } : {}),
@@ -98,7 +100,7 @@ export async function executeToolCall(options: ExecuteToolCallOptions): Promise<
   let observed: FileChange[] | undefined;
   if (!tool) outcome = await registry.invoke(call.name, call.argumentsText, ctx);
   else {
-    const decision = decide({ name: tool.name, kind: tool.kind, gated: tool.gated, input }, options.policy, { tty: ctx.tty === true });
+    const decision = decide({ name: tool.name, kind: tool.kind, gated: tool.gated, input, ...server }, options.policy, { tty: ctx.tty === true });
     if (decision.decision === 'deny') outcome = { status: 'denied', reason: decision.reason };
     else {
       let allowed = decision.decision === 'allow';
@@ -118,7 +120,7 @@ export async function executeToolCall(options: ExecuteToolCallOptions): Promise<
   const durationMs = Math.max(0, clock() - started);
   if (ctx.signal.aborted && outcome.status !== 'completed') {
     // The run was stopped while the tool ran: that is a cancellation, not a tool failure.
-    onEvent(draft('tool.cancelled', { toolCallId: call.id, name: call.name, reason: 'aborted', durationMs }, fields));
+    onEvent(draft('tool.cancelled', { toolCallId: call.id, name: call.name, ...server, reason: 'aborted', durationMs }, fields));
     emitFileChanges(observed, call.id, fields, onEvent);
     return { outcome, content: 'Cancelled: the run was stopped', isError: true };
   }
@@ -129,6 +131,7 @@ export async function executeToolCall(options: ExecuteToolCallOptions): Promise<
         {
           toolCallId: call.id,
           name: call.name,
+          ...server,
           summary: outcome.summary,
           durationMs,
           output: capHeadTail(outcome.output, EVENT_OUTPUT_MAX).text,
@@ -151,6 +154,7 @@ export async function executeToolCall(options: ExecuteToolCallOptions): Promise<
         {
           toolCallId: call.id,
           name: call.name,
+          ...server,
           cause: outcome.cause,
           message: outcome.message,
           durationMs,
@@ -163,7 +167,7 @@ export async function executeToolCall(options: ExecuteToolCallOptions): Promise<
     );
     emitFileChanges(observed, call.id, fields, onEvent);
   } else {
-    onEvent(draft('tool.denied', { toolCallId: call.id, name: call.name, reason: outcome.reason }, fields));
+    onEvent(draft('tool.denied', { toolCallId: call.id, name: call.name, ...server, reason: outcome.reason }, fields));
   }
   return { outcome, ...outcomeContent(outcome) };
 }

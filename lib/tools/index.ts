@@ -88,7 +88,7 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
   return {
     tools,
     get: (name) => tools.get(name),
-    definitions: () => selected.map((t) => ({ name: t.name, description: t.description, jsonSchema: toJsonSchema(t.inputSchema) })),
+    definitions: () => selected.map((t) => ({ name: t.name, description: t.description, jsonSchema: t.jsonSchema ?? toJsonSchema(t.inputSchema) })),
     async invoke(name, argumentsText, ctx) {
       const tool = tools.get(name);
       if (!tool) return { status: 'failed', cause: 'MODEL_ERROR', message: `unknown tool ${name}`, hint: `available tools: ${[...tools.keys()].join(', ')}` };

@@ -180,6 +180,10 @@ export interface Tool<Input = unknown> {
    * `update_plan`): no checkpoint is taken for it. `read` and `search` tools never change it.
    */
   readOnly?: boolean;
+  /** The provider-facing JSON Schema when the tool brings its own (MCP); default generated from `inputSchema`. */
+  jsonSchema?: Record<string, unknown>;
+  /** The MCP server the tool belongs to (named in tool events and matched by `mcp__<server>__*`). */
+  server?: string;
   /** A one-line title for `tool.started` (the command or the path). */
   title?(input: Input): string;
   run(input: Input, ctx: ToolContext): Promise<ToolOutcome>;
@@ -187,3 +191,13 @@ export interface Tool<Input = unknown> {
 
 /** A tool whose input type has been erased, as the registry holds them. */
 export type AnyTool = Tool<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/**
+ * Tools that come from outside the built-in set for one run (MCP servers): the current tools,
+ * and a sink for the diagnostics the source raises while the run goes (server stderr, crashes).
+ */
+export interface ToolSource {
+  tools(): readonly AnyTool[];
+  /** Route diagnostics to the run's pipeline (buffered ones first); returns the detach function. */
+  attach(emit: (draft: import('../events/index.js').EventDraft) => void): () => void;
+}

@@ -69,4 +69,35 @@ write('plan', 'anthropic', 'Hand-made: update_plan twice (created, then updated)
   { text: 'The README describes a sample project.' },
 ]);
 
+// MCP tools (test/mcp/exec.test.ts, with test/mcp/servers/hostile.mjs configured as `hostile`):
+// five calls in one turn, then an answer. Without an allowlist all are denied (no TTY).
+write('mcp-tools', 'anthropic', 'Hand-made: five MCP tool calls of the hostile test server in parallel (echo, env, big, image, fail), then a final answer.', [
+  {
+    text: 'Using the MCP tools.',
+    calls: [
+      { id: 'toolu_mcp_1', name: 'mcp__hostile__echo', args: { text: 'hello over MCP' } },
+      { id: 'toolu_mcp_2', name: 'mcp__hostile__env', args: { name: 'GITHUB_TOKEN' } },
+      { id: 'toolu_mcp_3', name: 'mcp__hostile__big', args: {} },
+      { id: 'toolu_mcp_4', name: 'mcp__hostile__image', args: {} },
+      { id: 'toolu_mcp_5', name: 'mcp__hostile__fail', args: {} },
+    ],
+  },
+  { text: 'Used the MCP tools.' },
+]);
+
+// An MCP call that never answers: the run is interrupted (SIGINT) while it waits.
+write('mcp-hang', 'anthropic', 'Hand-made: one MCP call that never answers (hostile `hang`), then an answer the run never reaches.', [
+  { text: 'Waiting on the server.', calls: [{ id: 'toolu_hang_1', name: 'mcp__hostile__hang', args: {} }] },
+  { text: 'Never reached.' },
+]);
+
+// An ACP client's MCP server (`ide`, the hostile test server): one call, allowed through
+// session/request_permission, then an answer; a second prompt's call the client denies.
+write('acp-mcp', 'anthropic', 'Hand-made: an MCP tool of the ACP client-provided server `ide` (allowed), an answer; then the same tool again (denied), an answer.', [
+  { text: 'Asking the IDE server.', calls: [{ id: 'toolu_acpmcp_1', name: 'mcp__ide__echo', args: { text: 'from acp' } }] },
+  { text: 'The IDE server echoed.' },
+  { text: 'Once more.', calls: [{ id: 'toolu_acpmcp_2', name: 'mcp__ide__echo', args: { text: 'again' } }] },
+  { text: 'It was denied.' },
+]);
+
 console.log('test cassettes written');

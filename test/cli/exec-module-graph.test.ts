@@ -2,7 +2,8 @@
  * What `minicode exec` loads at start-up. Per-run cost is measured in bench/exec-cost.ts; this
  * only guards the module graph, so that the exec path does not quietly go back to building the
  * zod event schemas (payloads, envelopes: only validation and the JSON Schema need them) or to
- * loading the native-agent decoders (only `ingest` and `run` need them).
+ * loading the native-agent decoders (only `ingest` and `run` need them) or the MCP SDK (only a
+ * configured server needs it).
  */
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
@@ -29,9 +30,11 @@ describe('the exec start-up module graph', () => {
     const loaded = loadedBy(`await import('./dist/cli/program.js'); await import('./dist/cli/exec-action.js');`);
     expect(loaded).toContain('dist/cli/exec-action.js');
     expect(loaded).toContain('dist/lib/events/draft.js');
-    for (const unwanted of ['dist/lib/events/payloads.js', 'dist/lib/events/envelope.js', 'dist/lib/events/index.js', 'dist/lib/native/index.js', 'dist/lib/pipeline/ingest.js']) {
+    for (const unwanted of ['dist/lib/events/payloads.js', 'dist/lib/events/envelope.js', 'dist/lib/events/index.js', 'dist/lib/native/index.js', 'dist/lib/pipeline/ingest.js', 'dist/lib/mcp/manager.js']) {
       expect(loaded).not.toContain(unwanted);
     }
+    // The MCP SDK loads only when a server is configured.
+    expect(loaded.filter((l) => l.includes('@modelcontextprotocol'))).toEqual([]);
   });
 
   it('keeps draft and the ingest formats exported from their public modules', async () => {

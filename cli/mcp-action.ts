@@ -1,0 +1,127 @@
+/**
+ * `minicode mcp list|add|remove`. `list` really starts each enabled server (in parallel, under
+ * its start-up deadline) so that what it shows is what a run would get; `add` and `remove`
+ * edit only the user config file.
+ */
+import path from 'node:path';
+import { loadConfig, userConfigPath } from '../lib/config.js';
+import { MinicodeError } from '../lib/errors.js';
+import type { McpServerConfig } from '../lib/mcp/config.js';
+import type { McpServerStatus } from '../lib/mcp/index.js';
+import type { McpAddFlags, McpListFlags } from './commands/mcp.js';
+
+const out = (s: string): void => {
+  process.stdout.write(s);
+};
+
+function fail(error: unknown): number {
+  if (!(error instanceof MinicodeError)) throw error;
+  process.stderr.write(`minicode: ${error.message}${error.action ? `\n  ${error.action}` : ''}\n`);
+  return error.exitCode;
+}
+
+/** One row of `mcp list`: a started server, or one left alone because `enabled` is false. */
+type Row = McpServerStatus | { name: string; origin: string; state: 'disabled'; tools: string[]; toolNames: string[]; startupMs: 0 };
+
+function table(rows: Row[]): string {
+  if (rows.length === 0) return `no MCP servers configured (add one with: minicode mcp add NAME COMMAND [ARGS...])\n`;
+  const lines: string[] = [];
+  for (const r of rows) {
+    const transport = 'transport' in r && r.transport ? ` ${r.transport}` : '';
+    const timing = r.state === 'disabled' ? '' : ` ${r.startupMs} ms`;
+    lines.push(`${r.name}  ${r.state}${transport}${timing}  ${r.tools.length} tool${r.tools.length === 1 ? '' : 's'}`);
+    if ('error' in r && r.error) lines.push(`  error: ${r.error}`);
+    for (const name of r.toolNames) lines.push(`  ${name}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** `mcp list`; exit 0 when every enabled server started, 1 otherwise. */
+export async function mcpListAction(flags: McpListFlags): Promise<number> {
+  try {
+    const cwd = path.resolve(flags.cwd ?? process.cwd());
+    const { config } = loadConfig({ cwd, allowLocalConfig: flags.allowLocalConfig === true });
+    const servers = config.mcpServers ?? {};
+    const disabled: Row[] = Object.entries(servers)
+      .filter(([, s]) => s.enabled === false)
+      .map(([name]) => ({ name, origin: 'config', state: 'disabled', tools: [], toolNames: [], startupMs: 0 }));
+    let started: McpServerStatus[] = [];
+    if (Object.keys(servers).length > disabled.length) {
+      const { startMcp } = await import('../lib/mcp/index.js');
+      const manager = await startMcp(servers, { env: process.env, cwd });
+      if (manager) {
+        started = manager.statuses();
+        await manager.close();
+      }
+    }
+    // Config order, whatever finished first.
+    const byName = new Map<string, Row>([...started, ...disabled].map((r) => [r.name, r]));
+    const rows = Object.keys(servers).map((n) => byName.get(n)!).filter(Boolean);
+    if (flags.json) out(rows.map((r) => `${JSON.stringify(r)}\n`).join(''));
+    else out(table(rows));
+    return rows.some((r) => r.state === 'failed') ? 1 : 0;
+  } catch (error) {
+    return fail(error);
+  }
+}
+
+function pairs(items: string[] | undefined, separator: RegExp, flag: string): Record<string, string> | undefined {
+  if (!items || items.length === 0) return undefined;
+  const outRecord: Record<string, string> = {};
+  for (const item of items) {
+    const match = separator.exec(item);
+    if (!match || match.index === 0) throw new MinicodeError('MINICODE_E_USAGE', `${flag} expects NAME${flag === '--env' ? '=' : ': '}VALUE, got "${item}"`, { action: `pass ${flag} ${flag === '--env' ? 'KEY=value' : '"Authorization: Bearer ${TOKEN}"'}` });
+    outRecord[item.slice(0, match.index).trim()] = item.slice(match.index + match[0].length).trim();
+  }
+  return outRecord;
+}
+
+function positiveMs(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) throw new MinicodeError('MINICODE_E_USAGE', `${flag} must be a positive integer of ms, got "${value}"`, { action: `pass ${flag} 10000` });
+  return n;
+}
+
+/** `mcp add NAME COMMAND_OR_URL [ARGS...]`. */
+export async function mcpAddAction(name: string, commandOrUrl: string, args: string[], flags: McpAddFlags): Promise<number> {
+  try {
+    const isUrl = /^https?:\/\//i.test(commandOrUrl);
+    const transport = flags.transport ?? (isUrl ? 'http' : 'stdio');
+    if (!['stdio', 'http', 'sse'].includes(transport)) throw new MinicodeError('MINICODE_E_USAGE', `--transport must be stdio, http or sse, got "${transport}"`, { action: 'pass --transport http' });
+    if ((transport === 'stdio') === isUrl) throw new MinicodeError('MINICODE_E_USAGE', `--transport ${transport} does not fit "${commandOrUrl}"`, { action: 'give a command for stdio, an http(s) URL for http and sse' });
+    const startupTimeoutMs = positiveMs(flags.startupTimeout, '--startup-timeout');
+    const toolTimeoutMs = positiveMs(flags.toolTimeout, '--tool-timeout');
+    const common = { ...(startupTimeoutMs ? { startupTimeoutMs } : {}), ...(toolTimeoutMs ? { toolTimeoutMs } : {}) };
+    let entry: McpServerConfig;
+    if (isUrl) {
+      if (args.length > 0 || flags.env) throw new MinicodeError('MINICODE_E_USAGE', 'a URL server takes no arguments and no --env', { action: 'use --header for credentials' });
+      const headers = pairs(flags.header, /:\s*/, '--header');
+      entry = { type: transport as 'http' | 'sse', url: commandOrUrl, ...(headers ? { headers } : {}), ...common };
+    } else {
+      if (flags.header) throw new MinicodeError('MINICODE_E_USAGE', 'a stdio server takes no --header', { action: 'use --env for credentials' });
+      const env = pairs(flags.env, /=/, '--env');
+      entry = { command: commandOrUrl, ...(args.length > 0 ? { args } : {}), ...(env ? { env } : {}), ...(flags.cwd ? { cwd: flags.cwd } : {}), ...common };
+    }
+    const { addServer } = await import('../lib/mcp/user-config.js');
+    const file = userConfigPath();
+    addServer(file, name, entry, { replace: flags.replace === true });
+    process.stderr.write(`added MCP server ${name} to ${file}\n`);
+    return 0;
+  } catch (error) {
+    return fail(error);
+  }
+}
+
+/** `mcp remove NAME`. */
+export async function mcpRemoveAction(name: string): Promise<number> {
+  try {
+    const { removeServer } = await import('../lib/mcp/user-config.js');
+    const file = userConfigPath();
+    removeServer(file, name);
+    process.stderr.write(`removed MCP server ${name} from ${file}\n`);
+    return 0;
+  } catch (error) {
+    return fail(error);
+  }
+}

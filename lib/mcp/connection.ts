@@ -1,0 +1,175 @@
+/**
+ * One connected MCP server: the SDK client over stdio (our process-group transport), Streamable
+ * HTTP, or SSE (tried when Streamable HTTP is refused, or asked for with `type: "sse"`). The SDK
+ * is imported here and this module is only loaded when a server is configured, so a run without
+ * MCP servers never pays for it.
+ */
+import type { Readable } from 'node:stream';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ToolListChangedNotificationSchema, type Tool as SdkTool } from '@modelcontextprotocol/sdk/types.js';
+import { isStdioServer, type ResolvedServer } from './config.js';
+import { serverEnvironment } from './env.js';
+import { ProcessGroupStdioTransport } from './stdio-transport.js';
+import type { McpCallResult } from './output.js';
+import path from 'node:path';
+
+/** A tool as the server lists it. */
+export interface ServerTool {
+  name: string;
+  description?: string;
+  inputSchema: Record<string, unknown>;
+}
+
+/** Options of {@link connectServer}. */
+export interface ConnectOptions {
+  /** minicode's environment: the base of a stdio server's env and the source of `${VAR}`. */
+  env: NodeJS.ProcessEnv;
+  /** Working directory of a stdio server without `cwd` (relative `cwd`s resolve against it). */
+  cwd: string;
+  /** Each stderr line of a stdio server (bounded to 2,000 chars). */
+  onStderr?: (line: string) => void;
+  /** The server said its tool list changed; `tools` is the re-listed set. */
+  onToolsChanged?: (tools: ServerTool[]) => void;
+  /** SIGTERM -> SIGKILL grace of a stdio server. Default 2,000 ms. */
+  killGraceMs?: number;
+  /** Most tools kept from one server (the rest are reported by the caller). Default 1,000. */
+  maxTools?: number;
+}
+
+/** Options of one call. */
+export interface CallOptions {
+  signal: AbortSignal;
+  timeoutMs: number;
+  onProgress?: (message: string) => void;
+}
+
+/** A server that answered `initialize` and `tools/list`. */
+export interface ServerConnection {
+  tools: ServerTool[];
+  /** The transport actually used: `stdio`, `http` or `sse`. */
+  transport: 'stdio' | 'http' | 'sse';
+  pid?: number;
+  call(tool: string, args: Record<string, unknown>, options: CallOptions): Promise<McpCallResult>;
+  close(): Promise<void>;
+  /** Set by the owner: called once when the connection ends (the server exited or was closed). */
+  onClosed?: () => void;
+}
+
+const CLIENT_INFO = { name: 'minicode', version: '0.1.0' };
+const MAX_STDERR_LINE = 2_000;
+
+function pipeLines(stream: Readable | null, onLine: (line: string) => void): void {
+  if (!stream) return;
+  let pending = '';
+  stream.setEncoding('utf8');
+  stream.on('data', (chunk: string) => {
+    const lines = (pending + chunk).split('\n');
+    pending = lines.pop() ?? '';
+    // A server writing one endless line must not grow this buffer without bound.
+    if (pending.length > MAX_STDERR_LINE) {
+      lines.push(pending);
+      pending = '';
+    }
+    for (const line of lines) if (line.trim() !== '') onLine(line.slice(0, MAX_STDERR_LINE));
+  });
+  stream.on('end', () => {
+    if (pending.trim() !== '') onLine(pending.slice(0, MAX_STDERR_LINE));
+  });
+}
+
+async function listAllTools(client: Client, max: number): Promise<ServerTool[]> {
+  const tools: ServerTool[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await client.listTools(cursor === undefined ? {} : { cursor });
+    for (const t of page.tools as SdkTool[]) {
+      if (tools.length >= max) return tools;
+      tools.push({ name: t.name, ...(t.description ? { description: t.description } : {}), inputSchema: t.inputSchema as Record<string, unknown> });
+    }
+    cursor = page.nextCursor;
+  } while (cursor);
+  return tools;
+}
+
+async function openTransport(server: ResolvedServer, options: ConnectOptions, client: Client): Promise<{ transport: Transport; kind: ServerConnection['transport']; pid?: number }> {
+  const config = server.config;
+  if (isStdioServer(config)) {
+    const transport = new ProcessGroupStdioTransport({
+      command: config.command,
+      args: config.args ?? [],
+      env: serverEnvironment(options.env, config.env),
+      cwd: config.cwd ? path.resolve(options.cwd, config.cwd) : options.cwd,
+      ...(options.killGraceMs !== undefined ? { killGraceMs: options.killGraceMs } : {}),
+      ...(options.onStderr ? { onStderr: (stream: Readable) => pipeLines(stream, options.onStderr!) } : {}),
+    });
+    await client.connect(transport);
+    return { transport, kind: 'stdio', ...(transport.pid !== undefined ? { pid: transport.pid } : {}) };
+  }
+  const url = new URL(config.url);
+  const requestInit = config.headers ? { headers: config.headers } : undefined;
+  if (config.type !== 'sse') {
+    const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+    const transport = new StreamableHTTPClientTransport(url, requestInit ? { requestInit } : undefined);
+    try {
+      await client.connect(transport);
+      return { transport, kind: 'http' };
+    } catch (error) {
+      // Only an explicit Streamable HTTP entry fails here; an untyped URL may be an SSE-only server.
+      if (config.type === 'http' || config.type === 'streamable-http') throw error;
+      await transport.close().catch(() => {});
+    }
+  }
+  const { SSEClientTransport } = await import('@modelcontextprotocol/sdk/client/sse.js');
+  const transport = new SSEClientTransport(url, requestInit ? { requestInit, eventSourceInit: { fetch: (u, init) => fetch(u, { ...init, headers: { ...(init?.headers as Record<string, string>), ...config.headers } }) } } : undefined);
+  await client.connect(transport);
+  return { transport, kind: 'sse' };
+}
+
+/**
+ * Connect to one server and list its tools. Rejects on failure; the caller applies the
+ * start-up deadline (closing the connection it gets late) and turns failures into diagnostics.
+ * `onStarted` receives the closer as soon as a transport exists, so a timed-out start can still
+ * kill the process.
+ */
+export async function connectServer(server: ResolvedServer, options: ConnectOptions, onStarted?: (close: () => Promise<void>) => void): Promise<ServerConnection> {
+  const client = new Client(CLIENT_INFO, { capabilities: {} });
+  let closed = false;
+  const close = async (): Promise<void> => {
+    if (closed) return;
+    closed = true;
+    await client.close().catch(() => {});
+  };
+  onStarted?.(close);
+  const opened = await openTransport(server, options, client);
+  const maxTools = options.maxTools ?? 1_000;
+  const tools = await listAllTools(client, maxTools);
+  const connection: ServerConnection = {
+    tools,
+    transport: opened.kind,
+    ...(opened.pid !== undefined ? { pid: opened.pid } : {}),
+    async call(tool, args, callOptions) {
+      const result = await client.callTool({ name: tool, arguments: args }, undefined, {
+        signal: callOptions.signal,
+        timeout: callOptions.timeoutMs,
+        // Progress notifications restart the deadline (a long build reporting progress is alive).
+        resetTimeoutOnProgress: true,
+        onprogress: (p) => callOptions.onProgress?.(p.message ?? `${p.progress}${p.total !== undefined ? `/${p.total}` : ''}`),
+      });
+      return result as McpCallResult;
+    },
+    close,
+  };
+  client.onclose = () => connection.onClosed?.();
+  client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+    try {
+      const next = await listAllTools(client, maxTools);
+      connection.tools = next;
+      options.onToolsChanged?.(next);
+    } catch {
+      // A failed re-list keeps the previous tools; the next call reports any real failure.
+    }
+  });
+  return connection;
+}
+

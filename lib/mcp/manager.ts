@@ -1,0 +1,184 @@
+/**
+ * The MCP servers of one process: started together (in parallel, each under its start-up
+ * deadline), their tools named and exposed as gated minicode tools, their stderr and failures
+ * turned into `diagnostic.raised` drafts, and all of them closed at the end. A server that fails
+ * to start is one diagnostic naming it; the run goes on without its tools.
+ */
+import type { EventDraft } from '../events/index.js';
+import type { AnyTool, ToolSource } from '../tools/types.js';
+import type { ResolvedServer } from './config.js';
+import { isStdioServer } from './config.js';
+import { connectServer, type ServerConnection, type ServerTool } from './connection.js';
+import { configuredSecrets } from './env.js';
+import { mcpToolName } from './naming.js';
+import { maskValues } from './output.js';
+import { createMcpTool } from './tool.js';
+
+/** State of one server as `minicode mcp list` shows it. */
+export interface McpServerStatus {
+  name: string;
+  origin: string;
+  state: 'ready' | 'failed' | 'exited';
+  transport?: 'stdio' | 'http' | 'sse';
+  /** The server's own tool names, after include/exclude. */
+  tools: string[];
+  /** The names the model sees, in the same order. */
+  toolNames: string[];
+  startupMs: number;
+  error?: string;
+}
+
+/** Options of {@link startMcpServers}. */
+export interface StartMcpOptions {
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  clock?: () => number;
+  killGraceMs?: number;
+  /** Most stderr lines kept as diagnostics per server (the rest are counted). Default 50. */
+  maxStderrLines?: number;
+  /** Diagnostics raised before start (config problems), delivered first. */
+  notes?: readonly EventDraft[];
+}
+
+/** Running MCP servers, as a tool source for runs. */
+export interface McpManager extends ToolSource {
+  statuses(): McpServerStatus[];
+  /** Close every server (SIGTERM, then SIGKILL after the grace); idempotent. */
+  close(): Promise<void>;
+}
+
+interface Entry {
+  server: ResolvedServer;
+  status: McpServerStatus;
+  connection?: ServerConnection;
+  secrets: string[];
+  stderrLines: number;
+}
+
+function selectTools(server: ResolvedServer, tools: ServerTool[]): ServerTool[] {
+  const include = server.config.includeTools;
+  const exclude = new Set(server.config.excludeTools ?? []);
+  return tools.filter((t) => (!include || include.includes(t.name)) && !exclude.has(t.name));
+}
+
+/** Start every server in parallel; resolves when each is ready, failed or past its deadline. */
+export async function startMcpServers(servers: readonly ResolvedServer[], options: StartMcpOptions): Promise<McpManager> {
+  const clock = options.clock ?? Date.now;
+  const maxStderr = options.maxStderrLines ?? 50;
+  const pending: EventDraft[] = [...(options.notes ?? [])];
+  let sink: ((d: EventDraft) => void) | undefined;
+  let tools: AnyTool[] = [];
+  let closed = false;
+  const raise = (code: string, message: string, extra: Partial<{ action: string; category: 'CONFIGURATION_ERROR' | 'TOOL_ERROR' }> = {}): void => {
+    const d: EventDraft = { type: 'diagnostic.raised', payload: { code, message, category: extra.category ?? 'TOOL_ERROR', ...(extra.action ? { action: extra.action } : {}) }, source: 'app' };
+    if (sink) sink(d);
+    else pending.push(d);
+  };
+  const entries: Entry[] = servers.map((server) => {
+    const config = server.config;
+    const secrets = configuredSecrets(isStdioServer(config) ? config.env : config.headers);
+    return { server, secrets, stderrLines: 0, status: { name: server.name, origin: server.origin, state: 'failed', tools: [], toolNames: [], startupMs: 0 } };
+  });
+
+  /** Name every listed tool again (in config order, so names are stable) after any change. */
+  const rebuild = (): void => {
+    const taken = new Set<string>();
+    const next: AnyTool[] = [];
+    for (const entry of entries) {
+      const listed = entry.status.state === 'ready' && entry.connection ? selectTools(entry.server, entry.connection.tools) : [];
+      entry.status.tools = listed.map((t) => t.name);
+      entry.status.toolNames = [];
+      for (const tool of listed) {
+        const name = mcpToolName(entry.server.name, tool.name, taken);
+        entry.status.toolNames.push(name);
+        next.push(
+          createMcpTool({
+            server: entry.server.name,
+            tool,
+            name,
+            toolTimeoutMs: entry.server.toolTimeoutMs,
+            secrets: entry.secrets,
+            connection: () => (entry.status.state === 'ready' ? entry.connection : undefined),
+          }),
+        );
+      }
+    }
+    tools = next;
+  };
+
+  const start = async (entry: Entry): Promise<void> => {
+    const { server } = entry;
+    const began = clock();
+    let closeEarly: (() => Promise<void>) | undefined;
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`did not start within ${server.startupTimeoutMs} ms`)), server.startupTimeoutMs);
+    });
+    try {
+      const connection = await Promise.race([
+        connectServer(
+          server,
+          {
+            env: options.env,
+            cwd: options.cwd,
+            ...(options.killGraceMs !== undefined ? { killGraceMs: options.killGraceMs } : {}),
+            onStderr: (line) => {
+              entry.stderrLines++;
+              if (entry.stderrLines <= maxStderr) raise('MINICODE_E_MCP_STDERR', `${server.name}: ${maskValues(line, entry.secrets)}`);
+              else if (entry.stderrLines === maxStderr + 1) raise('MINICODE_E_MCP_STDERR', `${server.name}: further stderr lines not kept (more than ${maxStderr})`);
+            },
+            onToolsChanged: () => rebuild(),
+          },
+          (close) => {
+            closeEarly = close;
+          },
+        ),
+        deadline,
+      ]);
+      entry.connection = connection;
+      entry.status.state = 'ready';
+      entry.status.transport = connection.transport;
+      entry.status.startupMs = Math.max(0, clock() - began);
+      if (closed) await connection.close();
+    } catch (error) {
+      entry.status.startupMs = Math.max(0, clock() - began);
+      entry.status.error = maskValues(error instanceof Error ? error.message : String(error), entry.secrets);
+      await closeEarly?.();
+      raise('MINICODE_E_MCP_START', `MCP server ${server.name} failed to start: ${entry.status.error}`, {
+        category: 'CONFIGURATION_ERROR',
+        action: `check mcpServers.${server.name} in the config (try \`minicode mcp list\`)`,
+      });
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+
+  await Promise.all(entries.map(start));
+  rebuild();
+  // A server that exits during the run: its tools fail with a clear message from then on.
+  for (const entry of entries) {
+    const conn = entry.connection;
+    if (!conn) continue;
+    conn.onClosed = () => {
+      if (closed || entry.status.state !== 'ready') return;
+      entry.status.state = 'exited';
+      raise('MINICODE_E_MCP_EXITED', `MCP server ${entry.server.name} exited`, { action: 'its tools fail until the next run; see its stderr diagnostics' });
+    };
+  }
+  return {
+    tools: () => tools,
+    statuses: () => entries.map((e) => ({ ...e.status, tools: [...e.status.tools], toolNames: [...e.status.toolNames] })),
+    attach(emit) {
+      sink = emit;
+      for (const d of pending.splice(0)) emit(d);
+      return () => {
+        if (sink === emit) sink = undefined;
+      };
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await Promise.all(entries.map((e) => e.connection?.close()));
+    },
+  };
+}

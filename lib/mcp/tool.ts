@@ -1,0 +1,92 @@
+/**
+ * An MCP server tool as a minicode tool: gated (policy decides before it runs), described and
+ * typed by what the server lists, its result capped and masked at the producer, `isError`
+ * reported as a failure with the server's message, and a timeout or a crash as a tool failure
+ * the model can read. A call cancelled by the run sends `notifications/cancelled` (the SDK does
+ * so when the signal aborts).
+ */
+import { z } from 'zod';
+import type { AnyTool, ToolOutcome } from '../tools/types.js';
+import type { ServerConnection, ServerTool } from './connection.js';
+import { maskValues, resultText } from './output.js';
+
+/** What the adapter needs from the server side. */
+export interface McpToolBinding {
+  server: string;
+  tool: ServerTool;
+  /** The provider-facing name (`mcp__<server>__<tool>`, unique). */
+  name: string;
+  toolTimeoutMs: number;
+  /** The live connection, or undefined once the server has gone. */
+  connection(): ServerConnection | undefined;
+  /** Literal secret values of the server's config, masked in what the tool returns. */
+  secrets: readonly string[];
+}
+
+/** Arguments are an object; the server validates them against its own schema. */
+const ARGUMENTS = z.record(z.string(), z.unknown());
+
+/** The longest description passed on to a provider (some reject longer ones). */
+const MAX_DESCRIPTION = 1_024;
+
+/**
+ * The server's input schema in a shape every provider accepts: an object schema without
+ * `$schema` (OpenAI and Gemini reject or ignore it) and with `properties` present.
+ */
+export function adaptInputSchema(schema: Record<string, unknown> | undefined): Record<string, unknown> {
+  const { $schema: _drop, ...rest } = schema ?? {};
+  return { ...rest, type: 'object', properties: (rest.properties as Record<string, unknown> | undefined) ?? {} };
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** A minicode tool that calls `binding.tool` on its server. */
+export function createMcpTool(binding: McpToolBinding): AnyTool {
+  const { server, tool } = binding;
+  const description = (tool.description ?? `${tool.name} (MCP server ${server})`).slice(0, MAX_DESCRIPTION);
+  return {
+    name: binding.name,
+    description,
+    inputSchema: ARGUMENTS,
+    jsonSchema: adaptInputSchema(tool.inputSchema),
+    kind: 'other',
+    gated: true,
+    server,
+    title: () => `${server}: ${tool.name}`,
+    async run(input: Record<string, unknown>, ctx): Promise<ToolOutcome> {
+      const connection = binding.connection();
+      if (!connection) return { status: 'failed', cause: 'TOOL_ERROR', message: `MCP server ${server} is not running`, hint: 'see the diagnostics for why it stopped' };
+      let result;
+      // One signal per call: the SDK listens on the signal it is given, and the run's signal
+      // lives for the whole run, so listeners of finished calls must not pile up on it.
+      const local = new AbortController();
+      const onAbort = (): void => local.abort(ctx.signal.reason);
+      if (ctx.signal.aborted) onAbort();
+      else ctx.signal.addEventListener('abort', onAbort, { once: true });
+      try {
+        result = await connection.call(tool.name, input, { signal: local.signal, timeoutMs: binding.toolTimeoutMs });
+      } catch (error) {
+        const message = maskValues(errorMessage(error), binding.secrets);
+        const timedOut = /timed out|timeout/i.test(message);
+        return {
+          status: 'failed',
+          cause: 'TOOL_ERROR',
+          message: timedOut ? `${binding.name} timed out after ${binding.toolTimeoutMs} ms without progress` : `${binding.name}: ${message}`,
+          ...(timedOut ? { hint: `raise toolTimeoutMs for server ${server} if the tool is slow` } : {}),
+        };
+      } finally {
+        ctx.signal.removeEventListener('abort', onAbort);
+      }
+      const capped = resultText(result);
+      const text = maskValues(capped.text, binding.secrets);
+      const receipt = { bytes: capped.totalChars, ...(capped.truncated ? { truncated: true } : {}) };
+      if (result.isError) {
+        const first = text.split('\n').find((l) => l.trim() !== '') ?? 'the server reported an error';
+        return { status: 'failed', cause: 'TOOL_ERROR', message: `${server}: ${first.slice(0, 500)}`, output: text, receipt };
+      }
+      return { status: 'completed', summary: `${server}: ${tool.name} returned ${capped.totalChars} chars${capped.truncated ? ' (truncated)' : ''}`, output: text, receipt };
+    },
+  };
+}
