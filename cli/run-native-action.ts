@@ -4,7 +4,9 @@ import { checkPrompt, directoryFlag } from '../lib/agent/run-setup.js';
 import { MinicodeError } from '../lib/errors.js';
 import { newSessionId } from '../lib/ids.js';
 import type { NativeAgent } from '../lib/decode/formats.js';
-import { resolveAgentBinary, superviseAgent } from '../lib/native/supervisor.js';
+import { createTranscriptCollector } from '../lib/native/handoff-prompt.js';
+import { resolveAgentBinary } from '../lib/native/supervisor.js';
+import { parseAgentChain, runAgentWorkflow } from '../lib/native/workflow.js';
 import { createSessionPipeline } from '../lib/pipeline/session.js';
 import { createRenderer, writeSetupFailure } from '../lib/render/index.js';
 import { createEventScrubber } from '../lib/scrub/scrub-stage.js';
@@ -17,15 +19,17 @@ const err = writeErr;
 /** Run the agent; returns the exit code. */
 export async function runNativeAction(
   prompt: string,
-  flags: { agent: string; json?: boolean; store?: string; cwd?: string; model?: string; verbose?: boolean },
+  flags: { agent: string; fallback?: string; json?: boolean; store?: string; cwd?: string; model?: string; verbose?: boolean },
 ): Promise<number> {
   const agent = flags.agent as NativeAgent;
   let cwd: string;
   let store: ReturnType<typeof openStore>;
+  let agents: NativeAgent[];
   try {
+    agents = parseAgentChain(agent, flags.fallback);
     cwd = directoryFlag(flags.cwd ?? process.cwd(), '--cwd', { mustExist: true });
     checkPrompt(prompt, `minicode run --agent ${agent}`);
-    resolveAgentBinary(agent);
+    for (const each of agents) resolveAgentBinary(each);
     store = openStore({ dir: resolveStoreDir({ flag: flags.store }) });
   } catch (error) {
     if (!(error instanceof MinicodeError)) throw error;
@@ -37,7 +41,8 @@ export async function runNativeAction(
     ? createRenderer('jsonl', { out, err })
     : createRenderer(process.stdout.isTTY ? 'tty' : 'linear', { out, err, stream: process.stdout, verbosity: flags.verbose ? 'verbose' : 'normal' });
   const sessionId = newSessionId();
-  const pipeline = createSessionPipeline({ sessionId, scrubber: createEventScrubber(), renderer, store });
+  const transcript = createTranscriptCollector(agent);
+  const pipeline = createSessionPipeline({ sessionId, scrubber: createEventScrubber(), renderer, store, onEvent: (event) => transcript.observe(event) });
   pipeline.emit({ type: 'session.started', payload: { origin: 'run', cwd, agent, promptDigest: promptDigestOf(prompt) }, fidelity: 'synthetic' });
   pipeline.emit({ type: 'user.message.received', payload: { messageId: 'user-1', text: prompt }, fidelity: 'synthetic' });
   const abort = new AbortController();
@@ -49,15 +54,16 @@ export async function runNativeAction(
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   try {
-    const child = superviseAgent({
-      agent,
+    const { exit } = await runAgentWorkflow({
+      agents,
       prompt,
       cwd,
       signal: abort.signal,
-      onEvent: (d) => pipeline.emit(d),
+      emit: (d) => pipeline.emit(d),
+      transcript,
+      durable: () => store.flushed(),
       ...(flags.model ? { extraArgs: ['--model', flags.model] } : {}),
     });
-    const exit = await child.done;
     const state = pipeline.state;
     const outcome = state.run.outcome === 'running' ? 'interrupted' : state.run.outcome;
     pipeline.emit({ type: 'session.ended', payload: { outcome, ...(state.run.reason && state.run.reason !== 'parent-ended' ? { reason: state.run.reason } : {}) }, fidelity: 'synthetic' });
