@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { CASSETTE } from '../batch/helpers.js';
 import { CLI, ROOT, runCli } from '../helpers/cli.js';
 
 const STAND_IN = path.join(ROOT, 'test/helpers/stand-in-agent.mjs');
@@ -185,5 +186,31 @@ describe('run --agent A --fallback B: handing the work over when a usage quota r
     expect(stored.some((e) => e.type === 'tool.completed' && e.payload.toolCallId === 'toolu_quota_write')).toBe(true);
     expect(stored.some((e) => e.type === 'task.failed' && e.payload.taskId === 'task-1')).toBe(true);
     expect(stored.some((e) => e.type === 'agent.handoff')).toBe(true);
+  });
+});
+
+describe('batch lines with fallback', () => {
+  it('hands a line over like run --fallback and records every agent that ran', async () => {
+    const bin = tmp('minicode-handoff-bin-');
+    const dir = tmp('minicode-handoff-batch-');
+    const input = path.join(dir, 'input.jsonl');
+    fs.writeFileSync(input, `${JSON.stringify({ id: 'fb-1', prompt: 'add a greeting CLI', agent: 'claude-code', fallback: ['codex'] })}\n`);
+    const env = {
+      MINICODE_CLAUDE_BIN: standIn(bin, 'claude', QUOTA_CLAUDE),
+      MINICODE_CODEX_BIN: standIn(bin, 'codex', { STAND_IN_REPLAY: path.join(STREAMS, 'codex-takeover.jsonl'), STAND_IN_DELAY_MS: '1' }),
+    };
+    const result = await runCli(['batch', input, '--threads', '0', '--fail-fast', '--provider', 'replay', '--cassette', CASSETTE, '--store', path.join(dir, 'store'), '--out', path.join(dir, 'out')], { cwd: dir, env });
+    expect(result.code, result.stderr).toBe(0);
+    const record = JSON.parse(fs.readFileSync(path.join(dir, 'out', 'results.jsonl'), 'utf8').trim()) as Line;
+    expect(record).toMatchObject({ id: 'fb-1', outcome: 'completed', agent: 'claude-code', agents: ['claude-code', 'codex'], finalText: 'cli.js now prints greet(process.argv[2]).' });
+  });
+
+  it('refuses a fallback without an agent as a bad line', async () => {
+    const dir = tmp('minicode-handoff-batch-');
+    const input = path.join(dir, 'input.jsonl');
+    fs.writeFileSync(input, `${JSON.stringify({ id: 'fb-2', prompt: 'x', fallback: 'codex' })}\n`);
+    const result = await runCli(['batch', input, '--threads', '0', '--provider', 'replay', '--cassette', CASSETTE, '--store', path.join(dir, 'store'), '--out', path.join(dir, 'out')], { cwd: dir });
+    const errors = path.join(dir, 'out', 'errors.jsonl');
+    expect(result.stderr + (fs.existsSync(errors) ? fs.readFileSync(errors, 'utf8') : '')).toContain('fallback needs agent');
   });
 });
