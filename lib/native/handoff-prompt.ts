@@ -1,5 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import type { Fidelity, OutputEvent } from '../events/index.js';
+import { scrubEnvironment } from '../policy/credentials.js';
+import { credentialSecretsFromEnv } from '../scrub/env-secrets.js';
+import { redactText } from '../scrub/secret-redactor.js';
 
 /** Caps of the handoff prompt (documented in docs/native-agents.md). */
 export const HANDOFF_LIMITS = {
@@ -96,13 +99,19 @@ export interface WorkspaceState {
   diffTruncated: boolean;
 }
 
-/** `git status` and a bounded `git diff HEAD` of `cwd`; `git: false` outside a repository. */
-export function workspaceState(cwd: string): WorkspaceState {
-  const inside = git(cwd, ['rev-parse', '--is-inside-work-tree']);
+/**
+ * `git status` and a bounded `git diff HEAD` of `cwd`; `git: false` outside a repository. Both
+ * pass the secret redactor (with `env`'s credential values) before they go into a prompt.
+ */
+export function workspaceState(cwd: string, env: NodeJS.ProcessEnv = process.env): WorkspaceState {
+  const gitEnv = scrubEnvironment(env, { keep: [] });
+  const git = (args: string[]): string | undefined => runGit(cwd, gitEnv, args);
+  const inside = git(['rev-parse', '--is-inside-work-tree']);
   if (inside?.trim() !== 'true') return { git: false, status: '', diff: '', diffTruncated: false };
-  const status = git(cwd, ['status', '--porcelain=v1', '--untracked-files=all']) ?? '';
+  const secrets = credentialSecretsFromEnv(env);
+  const status = redactText(git(['status', '--porcelain=v1', '--untracked-files=all']) ?? '', { secrets });
   // A repository without a commit has no HEAD: the diff is the index against the empty tree.
-  const diff = git(cwd, ['diff', 'HEAD']) ?? git(cwd, ['diff']) ?? '';
+  const diff = redactText(git(['diff', 'HEAD']) ?? git(['diff']) ?? '', { secrets });
   const diffTruncated = diff.length > HANDOFF_LIMITS.diffChars;
   return {
     git: true,
@@ -112,8 +121,8 @@ export function workspaceState(cwd: string): WorkspaceState {
   };
 }
 
-function git(cwd: string, args: string[]): string | undefined {
-  const result = spawnSync('git', args, { cwd, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, stdio: ['ignore', 'pipe', 'ignore'] });
+function runGit(cwd: string, env: NodeJS.ProcessEnv, args: string[]): string | undefined {
+  const result = spawnSync('git', args, { cwd, env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, stdio: ['ignore', 'pipe', 'ignore'] });
   return result.status === 0 ? result.stdout : undefined;
 }
 

@@ -83,7 +83,7 @@ export async function runAgentWorkflow(options: WorkflowOptions): Promise<Workfl
       });
     }
     if (next === undefined) return { ran, exit };
-    const workspace = workspaceState(options.cwd);
+    const workspace = workspaceState(options.cwd, options.env);
     const cause = quota.message ?? 'usage quota exhausted';
     const handoff = buildHandoffPrompt({ task: options.prompt, from: agent, cause, entries: options.transcript.entries(), workspace });
     options.emit({
