@@ -4,7 +4,9 @@ import { checkPrompt, directoryFlag } from '../lib/agent/run-setup.js';
 import { MinicodeError } from '../lib/errors.js';
 import { newSessionId } from '../lib/ids.js';
 import type { NativeAgent } from '../lib/decode/formats.js';
-import { resolveAgentBinary, superviseAgent } from '../lib/native/supervisor.js';
+import { createTranscriptCollector } from '../lib/native/handoff-prompt.js';
+import { resolveAgentBinary } from '../lib/native/supervisor.js';
+import { parseAgentChain, runAgentWorkflow } from '../lib/native/workflow.js';
 import { createRunPipeline } from '../lib/pipeline/compose.js';
 import { outputPortOf } from '../lib/pipeline/output.js';
 import { createRenderer, writeSetupFailure } from '../lib/render/index.js';
@@ -18,15 +20,17 @@ const err = writeErr;
 /** Run the agent; returns the exit code. */
 export async function runNativeAction(
   prompt: string,
-  flags: { agent: string; json?: boolean; store?: string; cwd?: string; model?: string; verbose?: boolean },
+  flags: { agent: string; fallback?: string; json?: boolean; store?: string; cwd?: string; model?: string; verbose?: boolean },
 ): Promise<number> {
   const agent = flags.agent as NativeAgent;
   let cwd: string;
   let store: ReturnType<typeof openStore>;
+  let agents: NativeAgent[];
   try {
+    agents = parseAgentChain(agent, flags.fallback);
     cwd = directoryFlag(flags.cwd ?? process.cwd(), '--cwd', { mustExist: true });
     checkPrompt(prompt, `minicode run --agent ${agent}`);
-    resolveAgentBinary(agent);
+    for (const each of agents) resolveAgentBinary(each);
     store = openStore({ dir: resolveStoreDir({ flag: flags.store }) });
   } catch (error) {
     if (!(error instanceof MinicodeError)) throw error;
@@ -38,7 +42,8 @@ export async function runNativeAction(
     ? createRenderer('jsonl', { out, err })
     : createRenderer(process.stdout.isTTY ? 'tty' : 'linear', { out, err, stream: process.stdout, verbosity: flags.verbose ? 'verbose' : 'normal' });
   const sessionId = newSessionId();
-  const pipeline = createRunPipeline({ sessionId, scrubber: createEventScrubber(), renderer, store, output: outputPortOf(guardOutput(process.stdout)) });
+  const transcript = createTranscriptCollector(agent);
+  const pipeline = createRunPipeline({ sessionId, scrubber: createEventScrubber(), renderer, store, output: outputPortOf(guardOutput(process.stdout)), onEvent: (event) => transcript.observe(event) });
   pipeline.emit({ type: 'session.started', payload: { origin: 'run', cwd, agent, promptDigest: promptDigestOf(prompt) }, fidelity: 'synthetic' });
   pipeline.emit({ type: 'user.message.received', payload: { messageId: 'user-1', text: prompt }, fidelity: 'synthetic' });
   const abort = new AbortController();
@@ -50,15 +55,21 @@ export async function runNativeAction(
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   try {
-    const child = superviseAgent({
-      agent,
+    const { exit } = await runAgentWorkflow({
+      agents,
       prompt,
       cwd,
       signal: abort.signal,
+      emit: (d) => pipeline.emit(d),
       write: (drafts) => pipeline.write(drafts),
+      settled: () => pipeline.settled(),
+      transcript,
+      durable: async () => {
+        await pipeline.settled();
+        await store.flushed();
+      },
       ...(flags.model ? { extraArgs: ['--model', flags.model] } : {}),
     });
-    const exit = await child.done;
     const state = await pipeline.settled();
     const outcome = state.run.outcome === 'running' ? 'interrupted' : state.run.outcome;
     pipeline.emit({ type: 'session.ended', payload: { outcome, ...(state.run.reason && state.run.reason !== 'parent-ended' ? { reason: state.run.reason } : {}) }, fidelity: 'synthetic' });

@@ -93,6 +93,7 @@ export const ERROR_CODES = {
   MINICODE_E_UNKNOWN_FORMAT: { category: 'USER_ERROR', recoverability: 'ACTION_REQUIRED', exitCode: 2, meaning: 'an input format name that minicode does not decode' },
   MINICODE_E_UNKNOWN_MODEL: { category: 'CONFIGURATION_ERROR', recoverability: 'ACTION_REQUIRED', exitCode: 1, meaning: 'no model given, an invalid model name, or a model the endpoint does not serve' },
   MINICODE_E_USAGE: { category: 'USER_ERROR', recoverability: 'ACTION_REQUIRED', exitCode: 2, meaning: 'a bad command line: unknown command or flag, bad flag value, missing argument' },
+  MINICODE_E_USAGE_QUOTA: { meaning: 'a native agent reported an exhausted usage quota and its stream ended without a terminal record; the supervisor failed its task (run --fallback hands over)' },
   MINICODE_E_WORKER: { category: 'INTERNAL_ERROR', recoverability: 'RETRYABLE', exitCode: 1, meaning: 'a worker-pool task crashed, is not built, or returned something that is not a result' },
   MINICODE_E_WORKER_INPUT: { category: 'INTERNAL_ERROR', recoverability: 'FATAL', exitCode: 1, meaning: 'a worker-pool task was given input it cannot use' },
   MINICODE_W_NATIVE_AGENT_WARNING: { meaning: 'a native agent reported a warning of its own (text kept in the message)' },

@@ -3,6 +3,7 @@ import { NATIVE_AGENTS } from '../../lib/decode/formats.js';
 
 interface RunFlags {
   agent: string;
+  fallback?: string;
   json?: boolean;
   store?: string;
   cwd?: string;
@@ -15,6 +16,7 @@ interface RunFlags {
  * installed native agent CLI through the same pipeline as `exec` (decode, scrub, envelope,
  * reduce, render, store). Exit 0 when the agent's run completed, 1 otherwise or on a setup
  * failure (agent not installed: one `ok:false` summary under --json), 130 when interrupted.
+ * `--fallback B,C` hands the work to B (then C) when the active agent's usage quota runs out.
  */
 export function registerRun(program: Command): void {
   program
@@ -22,6 +24,7 @@ export function registerRun(program: Command): void {
     .description('supervise an installed native agent CLI through the minicode pipeline')
     .argument('<prompt>', 'what the agent should do')
     .addOption(new Option('--agent <name>', 'native agent CLI').choices([...NATIVE_AGENTS]).makeOptionMandatory())
+    .option('--fallback <agents>', 'comma-separated agents that take over, in order, when the active one runs out of usage quota')
     .option('--json', 'JSON lines on stdout: envelopes, text records, one summary last')
     .option('--model <name>', 'passed to the agent as --model')
     .option('--verbose', 'show verbose facts')

@@ -17,11 +17,17 @@ export const BatchLineSchema = z.object({
   provider: z.string().min(1).optional(),
   model: z.string().min(1).optional(),
   agent: z.enum(NATIVE_AGENTS).optional(),
+  /** Agents that take over, in order, when the line's agent runs out of usage quota. */
+  fallback: z.union([z.enum(NATIVE_AGENTS).transform((a) => [a]), z.array(z.enum(NATIVE_AGENTS)).min(1)]).optional(),
   cwd: z.string().min(1).optional(),
   budget: z.number().nonnegative().optional(),
   max_steps: z.number().int().positive().optional(),
   reasoning: z.enum(REASONING_LEVELS).optional(),
   metadata: z.record(z.string(), z.unknown()).optional(),
+}).superRefine((data, ctx) => {
+  if (data.fallback === undefined) return;
+  if (data.agent === undefined) ctx.addIssue({ code: 'custom', path: ['fallback'], message: 'fallback needs agent (the agent that starts)' });
+  else if (new Set([data.agent, ...data.fallback]).size !== data.fallback.length + 1) ctx.addIssue({ code: 'custom', path: ['fallback'], message: 'each agent may appear once in agent and fallback' });
 });
 
 /** One runnable line. */
@@ -33,6 +39,8 @@ export interface BatchLine {
   provider?: string;
   model?: string;
   agent?: NativeAgent;
+  /** Fallback agents (`run --fallback`); only with `agent`. */
+  fallback?: NativeAgent[];
   cwd?: string;
   budget?: number;
   maxSteps?: number;
@@ -69,6 +77,7 @@ function lineOf(data: z.infer<typeof BatchLineSchema>, line: number): BatchLine 
   if (data.provider !== undefined) out.provider = data.provider;
   if (data.model !== undefined) out.model = data.model;
   if (data.agent !== undefined) out.agent = data.agent;
+  if (data.fallback !== undefined) out.fallback = data.fallback;
   if (data.cwd !== undefined) out.cwd = data.cwd;
   if (data.budget !== undefined) out.budget = data.budget;
   if (data.max_steps !== undefined) out.maxSteps = data.max_steps;

@@ -32,6 +32,8 @@ interface RecordBase {
   sessionId?: string;
   /** Native agent, when the line named one. */
   agent?: string;
+  /** Lines with `fallback`: every agent that ran, in order (the last one finished the line). */
+  agents?: string[];
   metadata?: Record<string, unknown>;
   /** Provider retries after 429/529 during the run. */
   backoffs?: number;

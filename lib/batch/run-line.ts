@@ -161,33 +161,53 @@ export async function runLine(options: RunLineOptions): Promise<BatchRecord> {
 /** A native agent CLI through the session pipeline; its record comes from the reduced state. */
 async function runNativeLine(options: RunLineOptions, cwd: string, watch: ReturnType<typeof watcher>): Promise<BatchRecord> {
   const { line } = options;
-  const [{ superviseAgent }, { createRunPipeline }, { createEventScrubber }, { newSessionId }, { summarize }, { promptDigestOf }] = await Promise.all([
-    import('../native/supervisor.js'),
+  const [{ runAgentWorkflow }, { createTranscriptCollector }, { createRunPipeline }, { createEventScrubber }, { newSessionId }, { summarize }, { promptDigestOf }] = await Promise.all([
+    import('../native/workflow.js'),
+    import('../native/handoff-prompt.js'),
     import('../pipeline/compose.js'),
     import('../scrub/scrub-stage.js'),
     import('../ids.js'),
     import('../reducer/index.js'),
     import('../agent/run-prompt.js'),
   ]);
+  const agents = [line.agent!, ...(line.fallback ?? [])];
   const sessionId = newSessionId(Date.now());
   const started = Date.now();
+  const transcript = createTranscriptCollector(line.agent!);
+  let handoffs = 0;
   const pipeline = createRunPipeline({
     sessionId,
     scrubber: createEventScrubber({ env: options.env ?? process.env }),
     ...(options.store ? { store: options.store } : {}),
-    onEvent: watch.onEvent,
+    onEvent: (event) => {
+      transcript.observe(event);
+      if (event.type === 'agent.handoff') handoffs++;
+      // A quota that a fallback takes over is not the batch's quota (fail-fast ignores it).
+      const handedOver = event.type === 'limit.reached' && (event.payload as { kind: string }).kind === 'usage-quota' && handoffs < agents.length - 1;
+      if (!handedOver) watch.onEvent(event);
+    },
   });
   pipeline.emit({ type: 'session.started', payload: { origin: 'batch', cwd, agent: line.agent, promptDigest: promptDigestOf(line.prompt) }, fidelity: 'synthetic' });
-  const child = superviseAgent({
-    agent: line.agent!,
+  await runAgentWorkflow({
+    agents,
     prompt: line.prompt,
     cwd,
+    transcript,
+    emit: (d) => pipeline.emit(d),
     ...(options.env ? { env: options.env } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
     ...(line.model ? { extraArgs: ['--model', line.model] } : {}),
+    ...(options.store
+      ? {
+          durable: async () => {
+            await pipeline.settled();
+            await options.store!.flushed();
+          },
+        }
+      : {}),
     write: (drafts) => pipeline.write(drafts),
+    settled: () => pipeline.settled(),
   });
-  await child.done;
   const summary = summarize(await pipeline.settled());
   const outcome = summary.outcome === 'completed' ? 'completed' : summary.outcome === 'cancelled' ? 'cancelled' : 'failed';
   pipeline.emit({ type: 'session.ended', payload: { outcome, durationMs: Date.now() - started }, status: outcome, fidelity: 'synthetic' });
@@ -203,6 +223,7 @@ async function runNativeLine(options: RunLineOptions, cwd: string, watch: Return
     sessionId,
   };
   const extra = { ...(options.worker ? { worker: options.worker } : {}), backoffs: watch.backoffs() };
+  if (line.fallback) Object.assign(common, { agents: done.agents ?? [line.agent!] });
   if (outcome === 'completed') return base<ResultRecord>({ kind: 'result', outcome, ...common, finalText: watch.finalText() }, line, extra);
   const e = done.error ?? { category: 'AGENT_ERROR', code: 'MINICODE_E_AGENT', message: `${line.agent} ended ${outcome}` };
   return base<ErrorRecord>({ kind: 'error', outcome, ...common, error: { category: e.category, code: e.code, message: e.message } }, line, extra);

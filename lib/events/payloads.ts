@@ -3,6 +3,7 @@ import { ContentRef } from './content-ref.js';
 import {
   ApprovalOutcome,
   ErrorCategory,
+  Fidelity,
   Recoverability,
   RunOutcome,
   StopReason,
@@ -201,6 +202,31 @@ export const payloadSchemas = {
     cwd: z.string().optional(),
     tools: z.array(z.string()).optional(),
     resumed: z.boolean().optional(),
+  }),
+  /**
+   * The supervisor moved the work from one native agent to the next (`minicode run --fallback`):
+   * the `from` agent's task ended failed because its usage quota ran out, and `to` starts in the
+   * same workspace with a handoff prompt. `carried` says what that prompt holds.
+   */
+  'agent.handoff': z.object({
+    from: z.string(),
+    to: z.string(),
+    reason: z.literal('usage-quota'),
+    /** The quota signal as the `from` agent reported it, with the fidelity of that signal. */
+    cause: z.object({ message: z.string().optional(), resetAt: z.string().optional(), fidelity: Fidelity }),
+    /** Task of the `from` agent that ended failed; the `to` agent's task follows. */
+    fromTaskId: id,
+    toTaskId: id,
+    carried: z.object({
+      /** Transcript entries in the prompt, and entries dropped to fit the cap (oldest first). */
+      transcriptEntries: count,
+      droppedEntries: count,
+      /** Workspace state: `git` (status and diff) or `none` (not a git repository). */
+      workspace: z.enum(['git', 'none']),
+      diffChars: count,
+      diffTruncated: z.boolean(),
+      promptChars: count,
+    }),
   }),
   'context.compacted': z.object({
     /** `pressure:<p>`, `pressure:<p>:no-op` or `recovery`. */

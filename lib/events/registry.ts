@@ -54,6 +54,7 @@ export const EVENT_REGISTRY: Readonly<Record<EventType, EventTypeInfo>> = {
   'model.response.started': info(true, MACHINE_DEBUG, 'started'),
   'model.response.completed': info(true, MACHINE_DEBUG, 'completed'),
   'agent.session.identified': info(true, MACHINE_DEBUG, 'completed'),
+  'agent.handoff': info(true, NORMAL, 'completed', 'warning'),
   'context.compacted': info(true, VERBOSE, 'completed'),
   'tool.started': info(true, NORMAL, 'started'),
   'tool.progress': info(false, LIVE, 'active'),

@@ -10,6 +10,7 @@ import { onFilesChanged, onFinding, onTest } from './evidence.js';
 import { retireSettled } from './retire.js';
 import {
   activateTasks,
+  onAgentHandoff,
   onAgentIdentified,
   onResponseCompleted,
   onResponseStarted,
@@ -67,6 +68,7 @@ function applyDurable(w: StateWriter, e: OutputEvent): void {
     case 'session.started': return onSessionStarted(w, e);
     case 'session.ended': return onSessionEnded(w, e);
     case 'agent.session.identified': return onAgentIdentified(w, e);
+    case 'agent.handoff': return onAgentHandoff(w, e);
     case 'user.message.received':
       w.recent('userMessages', { messageId: e.payload.messageId, text: e.payload.text });
       return;

@@ -19,7 +19,7 @@
  * is failed, cancelled or interrupted no later terminal changes it (I-A12).
  */
 import type { OutputEventOf, RunOutcome } from '../events/index.js';
-import { copyDefined, isTaskSettled, type TaskState } from './state.js';
+import { copyDefined, isTaskSettled, type SessionInfo, type TaskState } from './state.js';
 import { between, closeOpenTools, forceCloseApprovals } from './tools.js';
 import { getKey, putKey, type StateWriter } from './writer.js';
 
@@ -40,6 +40,23 @@ export function onAgentIdentified(w: StateWriter, e: OutputEventOf<'agent.sessio
   if (p.model !== undefined) session.model ??= p.model;
   if (p.cwd !== undefined) session.cwd ??= p.cwd;
   w.s.session = session;
+}
+
+/**
+ * A handoff makes `to` the session's current agent (the summary names the agent that finished),
+ * appends it to the agents that ran, and sets the run running again until `to`'s task settles.
+ */
+export function onAgentHandoff(w: StateWriter, e: OutputEventOf<'agent.handoff'>): void {
+  const before = withAgent(w.s.session, w.s.session.agent ?? e.payload.from);
+  w.s.session = withAgent({ ...before, agent: e.payload.to }, e.payload.to);
+  // The work goes on with `to`: a session that stops here was interrupted, not failed.
+  w.s.run = { outcome: 'running', source: 'task' };
+}
+
+function withAgent(session: SessionInfo, agent: string | undefined): SessionInfo {
+  if (agent === undefined) return session;
+  const agents = session.agents ?? [];
+  return agents[agents.length - 1] === agent ? session : { ...session, agents: [...agents, agent] };
 }
 
 export function onSessionEnded(w: StateWriter, e: OutputEventOf<'session.ended'>): void {

@@ -58,7 +58,10 @@ export interface SessionInfo {
   cwd?: string;
   provider?: string;
   model?: string;
+  /** The current agent: the first one, then each handoff's `to`. */
   agent?: string;
+  /** Native agents that ran, in order (one entry per handoff step). */
+  agents?: string[];
   format?: string;
   promptDigest?: string;
   version?: string;

@@ -19,7 +19,10 @@ export interface RunSummary {
   origin?: string;
   provider?: string;
   model?: string;
+  /** The agent that ran last (after handoffs, the one that finished). */
   agent?: string;
+  /** Every native agent that ran, in order, when there was at least one. */
+  agents?: string[];
   startedAt?: string;
   endedAt?: string;
   /** session.ended's duration, else end (or last event) minus start; absent when unknown. */
@@ -81,6 +84,7 @@ export function summarize(state: ReducerState): RunSummary {
   if (state.run.reason !== undefined) summary.reason = state.run.reason;
   if (state.run.error !== undefined) summary.error = state.run.error;
   copyDefined(summary, session, ['origin', 'provider', 'model', 'agent', 'startedAt', 'endedAt']);
+  if (session.agents !== undefined) summary.agents = [...session.agents];
   const duration = session.durationMs ?? between(session.startedAt, session.endedAt ?? state.lastTimestamp);
   if (duration !== undefined) summary.durationMs = duration;
   const usage = state.usage.reported ?? state.usage.responses;

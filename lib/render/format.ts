@@ -129,6 +129,7 @@ export function summaryLines(run: RunView): FactLine[] {
     .filter((s) => t[s] > 0)
     .map((s) => `${t[s]} ${statusLabel(s)}`);
   lines.push({ label: 'tools:', text: counts.length > 0 ? counts.join(', ') : 'none' });
+  if (run.agents !== undefined && run.agents.length > 1) lines.push({ label: 'agents:', text: `${run.agents.join(' -> ')} (finished by ${run.agents[run.agents.length - 1]})` });
   if (run.filesChanged.length > 0) lines.push({ label: 'files changed:', text: run.filesChanged.join(', ') });
   const u = run.usage;
   const usage = [u.inputTokens !== undefined ? `${u.inputTokens} in` : '', u.outputTokens !== undefined ? `${u.outputTokens} out` : ''].filter(Boolean).join(', ');

@@ -229,6 +229,10 @@ function noteOf(event: OutputEvent): Fact | undefined {
     }
     case 'recovery.completed':
       return { kind: 'note', status: 'recovered', label: 'recovery', text: `${event.payload.strategy}${event.payload.result ? `: ${oneLine(event.payload.result)}` : ''}` };
+    case 'agent.handoff': {
+      const p = event.payload;
+      return { kind: 'note', label: 'handoff', text: `${oneLine(p.from)} -> ${oneLine(p.to)}: ${p.reason}${p.cause.message ? ` (${oneLine(p.cause.message)})` : ''}` };
+    }
     case 'limit.reached': {
       const p = event.payload;
       return { kind: 'note', label: 'limit', text: `${p.kind}${p.message ? `: ${oneLine(p.message)}` : ''}` };

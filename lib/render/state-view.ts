@@ -93,6 +93,8 @@ function runView(state: ReducerState): RunView {
     hasResult: false,
   };
   if (summary.reason !== undefined) view.reason = summary.reason;
+  const agents = state.session.agents ?? (state.session.agent === undefined ? undefined : [state.session.agent]);
+  if (agents !== undefined) view.agents = agents.map((agent) => oneLine(agent));
   if (summary.durationMs !== undefined) view.durationMs = summary.durationMs;
   if (summary.costUsd !== undefined) view.costUsd = summary.costUsd;
   const result = settled.submitted;

@@ -43,6 +43,9 @@ export interface JsonSummary {
   /** `code` is the stable `MINICODE_E_*` (or provider) code when there is one. */
   error?: { category: string; code?: string; message: string; action?: string };
   prompt?: string;
+  /** Native runs: the agents that ran, in order; `agent` is the one that finished. */
+  agent?: string;
+  agents?: string[];
 }
 
 /** The summary record of a run. */
@@ -57,6 +60,10 @@ export function jsonSummary(summary: SummaryView): JsonSummary {
   record.tools = { ...summary.tools };
   record.filesChanged = [...summary.filesChanged];
   if (summary.hasResult) record.result = summary.result;
+  if (summary.agents !== undefined && summary.agents.length > 0) {
+    record.agent = summary.agents[summary.agents.length - 1] as string;
+    record.agents = [...summary.agents];
+  }
   if (summary.ok && summary.verify) record.verify = summary.verify;
   if (!summary.ok) record.error = summary.error ?? { category: 'AGENT_ERROR', message: `run ended ${summary.outcome}` };
   return record;

@@ -63,6 +63,8 @@ export interface RunView {
   /** Changed paths, sorted, each once. */
   readonly filesChanged: readonly string[];
   readonly hasResult: boolean;
+  /** Native agents that ran, in order; the last one is the agent that finished. */
+  readonly agents?: readonly string[];
   readonly result?: unknown;
   readonly error?: { category: string; code?: string; message: string; action?: string };
 }

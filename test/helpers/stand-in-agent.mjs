@@ -12,10 +12,15 @@
 //   STAND_IN_ARGS_FILE    write argv (JSON) here
 //   STAND_IN_ENV_FILE     write the environment's variable names (JSON) here
 //   STAND_IN_HANG         after replaying, wait until killed or orphaned (for abort tests)
+//   STAND_IN_WRITE        `path=content`: write that file in the working directory first (the agent's work)
 import fs from 'node:fs';
 
 const env = process.env;
 if (env.STAND_IN_ARGS_FILE) fs.writeFileSync(env.STAND_IN_ARGS_FILE, JSON.stringify(process.argv.slice(2)));
+if (env.STAND_IN_WRITE) {
+  const at = env.STAND_IN_WRITE.indexOf('=');
+  fs.writeFileSync(env.STAND_IN_WRITE.slice(0, at), env.STAND_IN_WRITE.slice(at + 1));
+}
 if (env.STAND_IN_ENV_FILE) fs.writeFileSync(env.STAND_IN_ENV_FILE, JSON.stringify(Object.keys(env).sort()));
 
 const lines = fs.readFileSync(env.STAND_IN_REPLAY ?? '/dev/null', 'utf8').split('\n').filter((l) => l.trim() !== '');

@@ -60,6 +60,10 @@ const CASES: { file: string; format: NativeFormat; ending: Ending; message: stri
     diagnostics: [],
   },
   { file: 'opencode-done.jsonl', format: 'opencode', ending: 'end-only', message: 'pong', tools: {}, outcome: 'completed', diagnostics: [] },
+  { file: 'claude-quota-midrun.jsonl', format: 'claude-code', ending: { exit: [1, null] }, message: "You've hit your limit · resets 2pm (UTC)", tools: { toolu_quota_write: 'Write:completed' }, outcome: 'failed:provider', diagnostics: [] },
+  { file: 'claude-transient-limit.jsonl', format: 'claude-code', ending: { exit: [0, null] }, message: 'Done: the greeting is in place.', tools: {}, outcome: 'completed', diagnostics: ['MINICODE_W_NATIVE_LIMIT_NEAR'] },
+  { file: 'claude-auth-failure.jsonl', format: 'claude-code', ending: { exit: [1, null] }, message: 'Invalid API key · Please run /login', tools: {}, outcome: 'failed:provider', diagnostics: [] },
+  { file: 'codex-takeover.jsonl', format: 'codex', ending: { exit: [0, null] }, message: 'cli.js now prints greet(process.argv[2]).', tools: { item_1: 'apply_patch:completed' }, outcome: 'completed', diagnostics: [] },
   { file: 'terminal-quota.txt', format: 'terminal', ending: { exit: [1, null] }, message: undefined, tools: {}, outcome: 'failed:provider', diagnostics: [] },
 ];
 

@@ -1,0 +1,162 @@
+import type { EventDraft, Fidelity } from '../events/index.js';
+import { MinicodeError } from '../errors.js';
+import type { NativeAgent } from '../decode/formats.js';
+import { AGENT_SPECS } from './agents.js';
+import { buildHandoffPrompt, workspaceState, type TranscriptCollector } from './handoff-prompt.js';
+import { superviseAgent, type AgentExit } from './supervisor.js';
+
+/** Options of {@link runAgentWorkflow}. */
+export interface WorkflowOptions {
+  /** The active agent first, then its fallbacks in order. */
+  agents: readonly NativeAgent[];
+  prompt: string;
+  cwd: string;
+  /** Into the session pipeline: the workflow's own drafts. */
+  emit: (draft: EventDraft) => void;
+  /**
+   * Into the session pipeline: the agent's drafts, one batch per stdout chunk; a returned promise
+   * pauses the agent's stdout (backpressure). Default: each draft through `emit`.
+   */
+  write?: (drafts: EventDraft[]) => Promise<void> | undefined;
+  /** Resolves once the pipeline has reduced everything written so far (the transcript is complete). */
+  settled?: () => Promise<unknown>;
+  /** Fed by the pipeline's `onEvent`; the workflow tells it which agent is active. */
+  transcript: TranscriptCollector;
+  signal?: AbortSignal;
+  extraArgs?: readonly string[];
+  env?: NodeJS.ProcessEnv;
+  /** Awaited after a handoff, before the next agent starts: everything so far is stored (a crash keeps it). */
+  durable?: () => Promise<void>;
+}
+
+/** How the workflow ended. */
+export interface WorkflowResult {
+  /** Agents started, in order. */
+  ran: NativeAgent[];
+  exit: AgentExit;
+}
+
+interface QuotaSignal {
+  message?: string;
+  resetAt?: string;
+  fidelity: Fidelity;
+}
+
+/**
+ * Run the agents one after another in the same workspace: the next one starts only when the
+ * active agent's task ended failed after it reported `limit.reached {kind: 'usage-quota'}`
+ * (transient rate limits, auth failures, crashes and successes end the workflow). Each agent's
+ * task gets its own id (`task-1`, `task-2`, ...) so one session holds every agent's task.
+ */
+export async function runAgentWorkflow(options: WorkflowOptions): Promise<WorkflowResult> {
+  const ran: NativeAgent[] = [];
+  let prompt = options.prompt;
+  for (let index = 0; ; index++) {
+    const agent = options.agents[index] as NativeAgent;
+    ran.push(agent);
+    options.transcript.setAgent(agent);
+    const taskPrefix = `task-${index + 1}`;
+    let quota: QuotaSignal | undefined;
+    let terminal: string | undefined;
+    const child = superviseAgent({
+      agent,
+      prompt,
+      cwd: options.cwd,
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.env ? { env: options.env } : {}),
+      ...(options.extraArgs ? { extraArgs: options.extraArgs } : {}),
+      write: (batch) => {
+        const drafts = index === 0 ? batch : batch.map((d) => renumberTask(d, taskPrefix));
+        for (const draft of drafts) {
+          if (draft.type === 'limit.reached' && draft.payload.kind === 'usage-quota' && quota === undefined) {
+            quota = { fidelity: draft.fidelity ?? 'native', ...pick(draft.payload.message, draft.payload.resetAt) };
+          }
+          if ((draft.type === 'task.completed' || draft.type === 'task.failed' || draft.type === 'task.cancelled') && draft.parentId === undefined) terminal = draft.type;
+        }
+        if (options.write) return options.write(drafts);
+        for (const draft of drafts) options.emit(draft);
+        return undefined;
+      },
+    });
+    const exit = await child.done;
+    const next = options.agents[index + 1];
+    if (exit.aborted || quota === undefined || terminal === 'task.completed' || terminal === 'task.cancelled') return { ran, exit };
+    if (terminal === undefined) {
+      // A clean exit right after the quota signal: the supervisor ends the task with the quota as cause.
+      options.emit({
+        type: 'task.failed',
+        payload: {
+          taskId: taskPrefix,
+          reason: 'provider',
+          error: { category: 'PROVIDER_ERROR', code: 'MINICODE_E_USAGE_QUOTA', message: `${agent}: usage quota exhausted${quota.message ? ` (${quota.message})` : ''}`, recoverability: 'ACTION_REQUIRED' },
+        },
+        fidelity: 'synthetic',
+      });
+    }
+    if (next === undefined) return { ran, exit };
+    // The transcript is fed by the pipeline's listener: wait until it has seen the agent's last event.
+    await options.settled?.();
+    const workspace = workspaceState(options.cwd, options.env);
+    const cause = quota.message ?? 'usage quota exhausted';
+    const handoff = buildHandoffPrompt({ task: options.prompt, from: agent, cause, entries: options.transcript.entries(), workspace });
+    options.emit({
+      type: 'agent.handoff',
+      payload: {
+        from: agent,
+        to: next,
+        reason: 'usage-quota',
+        cause: { fidelity: quota.fidelity, ...pick(quota.message, quota.resetAt) },
+        fromTaskId: taskPrefix,
+        toTaskId: `task-${index + 2}`,
+        carried: {
+          transcriptEntries: handoff.transcriptEntries,
+          droppedEntries: handoff.droppedEntries,
+          workspace: workspace.git ? 'git' : 'none',
+          diffChars: workspace.diff.length,
+          diffTruncated: workspace.diffTruncated,
+          promptChars: handoff.text.length,
+        },
+      },
+      fidelity: 'synthetic',
+    });
+    prompt = handoff.text;
+    await options.durable?.();
+  }
+}
+
+function pick(message: string | undefined, resetAt: string | undefined): { message?: string; resetAt?: string } {
+  return { ...(message === undefined ? {} : { message }), ...(resetAt === undefined ? {} : { resetAt }) };
+}
+
+const FIRST_TASK = /^task-1(?=$|\.)/;
+
+/** Move a decoder's `task-1...` ids to this agent's `task-N...`; the payload is otherwise untouched. */
+function renumberTask(draft: EventDraft, prefix: string): EventDraft {
+  const payload = draft.payload as { taskId?: unknown };
+  let out = draft;
+  if (typeof payload.taskId === 'string' && FIRST_TASK.test(payload.taskId)) {
+    out = { ...out, payload: { ...payload, taskId: payload.taskId.replace(FIRST_TASK, prefix) } } as EventDraft;
+  }
+  if (typeof out.parentId === 'string' && FIRST_TASK.test(out.parentId)) out = { ...out, parentId: out.parentId.replace(FIRST_TASK, prefix) };
+  if (typeof out.correlationId === 'string' && FIRST_TASK.test(out.correlationId)) out = { ...out, correlationId: out.correlationId.replace(FIRST_TASK, prefix) };
+  return out;
+}
+
+/**
+ * The workflow's agents from `--agent` and `--fallback B,C`: known agents, each once. Anything
+ * else is a usage error (`MINICODE_E_USAGE`, exit 2).
+ */
+export function parseAgentChain(agent: string, fallback: string | undefined): NativeAgent[] {
+  const names = [agent, ...(fallback === undefined ? [] : fallback.split(',').map((name) => name.trim()))];
+  const chain: NativeAgent[] = [];
+  for (const name of names) {
+    if (!Object.hasOwn(AGENT_SPECS, name)) {
+      throw new MinicodeError('MINICODE_E_USAGE', `unknown agent ${JSON.stringify(name)} in --fallback`, { action: `use one or more of ${Object.keys(AGENT_SPECS).join(', ')}, comma-separated` });
+    }
+    if (chain.includes(name as NativeAgent)) {
+      throw new MinicodeError('MINICODE_E_USAGE', `agent ${name} appears twice in --agent/--fallback`, { action: 'name each agent once' });
+    }
+    chain.push(name as NativeAgent);
+  }
+  return chain;
+}
