@@ -152,7 +152,7 @@ export async function batchAction(file: string | undefined, flags: BatchFlags): 
     const progress = createProgress({ mode, write: err, writeOut: out, ...(process.stderr.columns ? { columns: process.stderr.columns } : {}) });
     const common = { inputPath, input, outDir, retryErrors: flags.retryErrors === true, progress };
     const baseDir = path.dirname(inputPath);
-    let summary;
+    let summary: Awaited<ReturnType<typeof import('../lib/batch/batch.js')['runLocalBatch']>>;
     if (flags.queue) {
       const { runProducer } = await import('../lib/batch/queue.js');
       summary = await runProducer({ ...common, queueUrl: flags.queue, ...(flags.queueName ? { queueName: flags.queueName } : {}), baseDir, cwd, signal: abort.signal });

@@ -54,7 +54,7 @@ export function registerReplay(program: Command): void {
         fail(new MinicodeError('MINICODE_E_SESSION_NOT_FOUND', `no session ${sessionId}: no store at ${dir}`, { action: 'pass --store DIR' }));
         return;
       }
-      let store;
+      let store: ReturnType<typeof import('../../lib/store/index.js')['openStore']>;
       try {
         store = openStore({ dir, readOnly: true });
       } catch (error) {

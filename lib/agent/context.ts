@@ -28,6 +28,7 @@ export function toTranscript(messages: readonly ConversationMessage[]): Transcri
   messages.forEach((m, i) => {
     if (m.role === 'user') task = i;
   });
+  // biome-ignore lint/suspicious/useIterableCallbackReturn: the switch covers every role (tsc checks it is exhaustive).
   return messages.map((m, i): TranscriptMessage => {
     switch (m.role) {
       case 'user':
@@ -75,6 +76,7 @@ export function fromTranscript(compacted: readonly TranscriptMessage[], original
     if (m.role === 'tool') tools.set(m.toolCallId, { name: m.name, ...(m.isError ? { isError: true } : {}) });
     if (m.role === 'assistant') for (const c of m.toolCalls ?? []) calls.set(c.id, c);
   }
+  // biome-ignore lint/suspicious/useIterableCallbackReturn: the switch covers every role (tsc checks it is exhaustive).
   return compacted.map((m): ConversationMessage => {
     const same = unchanged.get(keyOf(m))?.shift();
     if (same) return same;

@@ -58,7 +58,7 @@ export function createMcpTool(binding: McpToolBinding): AnyTool {
     async run(input: Record<string, unknown>, ctx): Promise<ToolOutcome> {
       const connection = binding.connection();
       if (!connection) return { status: 'failed', cause: 'TOOL_ERROR', message: `MCP server ${server} is not running`, hint: 'see the diagnostics for why it stopped' };
-      let result;
+      let result: Awaited<ReturnType<NonNullable<typeof connection>['call']>>;
       // One signal per call: the SDK listens on the signal it is given, and the run's signal
       // lives for the whole run, so listeners of finished calls must not pile up on it.
       const local = new AbortController();

@@ -6,7 +6,7 @@ import type { Readable } from 'node:stream';
 import type { EventDraft } from '../events/index.js';
 import type { Clock } from '../events/enveloper.js';
 import { MinicodeError } from '../errors.js';
-import { INGEST_FORMATS, type IngestFormat } from '../decode/formats.js';
+import { INGEST_FORMATS } from '../decode/formats.js';
 import { NATIVE_DECODERS } from '../native/index.js';
 import { PROVIDER_DECODERS } from '../providers/index.js';
 import type { ReducerState } from '../reducer/index.js';

@@ -39,7 +39,9 @@ export function normaliseHeaders(h: HeaderSource | undefined): Record<string, st
   const out: Record<string, string> = {};
   if (!h) return out;
   if (typeof (h as Headers).forEach === 'function' && typeof (h as Headers).get === 'function') {
-    (h as Headers).forEach((v, k) => (out[k.toLowerCase()] = v));
+    (h as Headers).forEach((v, k) => {
+      out[k.toLowerCase()] = v;
+    });
     return out;
   }
   for (const [k, v] of Object.entries(h as Record<string, string | string[] | undefined>)) {

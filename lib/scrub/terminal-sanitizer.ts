@@ -57,31 +57,6 @@ const ST_C1 = 0x9c;
 /** Longest CSI we accept before treating it as garbage and returning to ground. */
 const MAX_CSI = 64;
 
-/** Deleted outright: invisible or direction-changing format characters in the BMP. */
-function isInvisibleBmp(c: number): boolean {
-  if (c < 0x00ad) return false;
-  return (
-    c === 0x00ad || // soft hyphen
-    c === 0x034f || // combining grapheme joiner
-    c === 0x061c || // Arabic letter mark
-    c === 0x115f ||
-    c === 0x1160 || // Hangul choseong/jungseong fillers
-    c === 0x17b4 ||
-    c === 0x17b5 || // Khmer inherent vowels (invisible)
-    c === 0x180e || // Mongolian vowel separator
-    c === 0x200b || // zero-width space
-    c === 0x200e ||
-    c === 0x200f || // LRM, RLM
-    (c >= 0x202a && c <= 0x202e) || // embeddings and overrides
-    (c >= 0x2060 && c <= 0x206f) || // word joiner, invisible operators, isolates, deprecated
-    c === 0x3164 || // Hangul filler
-    (c >= 0xfe00 && c <= 0xfe0d) || // variation selectors 1-14 (emoji use only VS15/VS16)
-    c === 0xfeff || // BOM / zero-width no-break space
-    c === 0xffa0 || // halfwidth Hangul filler
-    (c >= 0xfff9 && c <= 0xfffb) // interlinear annotation controls
-  );
-}
-
 /** Astral invisibles, by high and low surrogate: tags, VS supplement, shorthand/musical format controls. */
 function isInvisibleAstral(high: number, low: number): boolean {
   if (high >= 0xdb40 && high <= 0xdb43) return true; // U+E0000-U+E0FFF: tags, variation selectors supplement
@@ -94,6 +69,7 @@ function isInvisibleAstral(high: number, low: number): boolean {
  * Every code unit that needs attention in ground state; all others are copied by the fast path.
  * The regex engine finds the next one much faster than a JS loop over `isPlain`.
  */
+// biome-ignore lint/suspicious/noMisleadingCharacterClass: every listed unit (lone surrogates and combining marks included) is matched alone on purpose.
 const SPECIAL = /[\x00-\x1f\x7f-\x9f\xad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b\u200e\u200f\u2028-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb\ud800-\udfff]/g;
 
 /** {@link SPECIAL} without the global flag (no lastIndex state): does a string need any work? */

@@ -126,7 +126,7 @@ async function runInTerminal(command: string, timeoutMs: number, ctx: ToolContex
     stop.abort();
   };
   ctx.signal.addEventListener('abort', onAbort, { once: true });
-  let result;
+  let result: Awaited<ReturnType<NonNullable<typeof ctx.terminal>['run']>>;
   try {
     result = await ctx.terminal!.run(
       { command: 'bash', args: ['-c', command], cwd: ctx.cwd, outputByteLimit: ctx.limits.maxOutputChars * 4, ...(ctx.toolCallId ? { toolCallId: ctx.toolCallId } : {}) },

@@ -242,7 +242,7 @@ function textOf(params: Record<string, unknown>): string | undefined {
 function requestIdOf(acp: AcpChild, method: string, match: (params: Record<string, unknown>) => boolean = () => true): unknown {
   let found: unknown;
   for (let i = 0; i < acp.wire.length; i++) {
-    if (requestIndex(acp.wire.slice(i, i + 1), method, match) === 0) found = (acp.wire[i]?.message as { id: unknown }).id;
+    if (requestIndex(acp.wire.slice(i, i + 1), method, match) === 0) found = (acp.wire[i]!.message as { id: unknown }).id;
   }
   return found;
 }

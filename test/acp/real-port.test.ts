@@ -186,7 +186,7 @@ describe('minicode acp with the real agent under the official ACP client', () =>
       await freshConn.agent.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
       const loaded = await freshConn.agent.request('session/load', { sessionId: first, cwd: project, mcpServers: [] });
       expect(loaded.modes?.currentModeId).toBe('ask');
-      const loadId = (fresh.wire[requestIndex(fresh.wire, 'session/load')]?.message as { id: unknown }).id;
+      const loadId = (fresh.wire[requestIndex(fresh.wire, 'session/load')]!.message as { id: unknown }).id;
       const end = responseIndex(fresh.wire, loadId);
       const replay = updatesFor(fresh.wire, first, 0, end);
       expect(chunkTexts(replay, 'user_message_chunk')).toEqual(['run the greeting command', 'clean the build', 'fix the greeting', 'take your time', 'are you still there?']);

@@ -36,9 +36,9 @@ const bodies = (server: ReplayServer): Body[] => server.requests.map((r) => JSON
 /** Every block of a request carrying a cache breakpoint, as `where:type`. */
 function breakpoints(body: Body): string[] {
   const out: string[] = [];
-  (body.tools ?? []).forEach((t: Body, i: number) => t.cache_control && out.push(`tools[${i}]`));
-  if (Array.isArray(body.system)) body.system.forEach((b: Body) => b.cache_control && out.push('system'));
-  body.messages.forEach((m: Body, i: number) => m.content.forEach((b: Body, j: number) => b.cache_control && out.push(`messages[${i}].${j}:${b.type}`)));
+  for (const [i, t] of ((body.tools ?? []) as Body[]).entries()) if (t.cache_control) out.push(`tools[${i}]`);
+  if (Array.isArray(body.system)) for (const b of body.system as Body[]) if (b.cache_control) out.push('system');
+  for (const [i, m] of (body.messages as Body[]).entries()) for (const [j, b] of (m.content as Body[]).entries()) if (b.cache_control) out.push(`messages[${i}].${j}:${b.type}`);
   return out;
 }
 

@@ -15,7 +15,7 @@ const conversation: ConversationMessage[] = [
 describe('the conversation <-> transcript mapping', () => {
   it('gives back the very same messages when nothing was compacted', () => {
     const back = fromTranscript(toTranscript(conversation), conversation);
-    back.forEach((m, i) => expect(m).toBe(conversation[i]));
+    for (const [i, m] of back.entries()) expect(m).toBe(conversation[i]);
   });
 
   it('pins the running task (the last user message) so a fold never removes it', () => {

@@ -84,7 +84,7 @@ describe('why it happened: the context.compacted reason', () => {
     const controller = createCompactionController({ contextWindow: windowAt(0.9, messages, heavy), onEvent: (e) => events.push(e) });
     controller.beginTurn(1);
     const d = await controller.beforeStep({ turn: 1, fixed: heavy, messages });
-    expect((compactedEvents(events)[0]?.payload as { reason: string }).reason).toBe('pressure:0.90:no-op');
+    expect((compactedEvents(events)[0]!.payload as { reason: string }).reason).toBe('pressure:0.90:no-op');
     expect(d.messages).toEqual(messages);
   });
 
@@ -182,7 +182,7 @@ describe('what may be removed', () => {
     const controller = createCompactionController({ contextWindow: windowAt(0.9, messages), targetPressure: 0.1 });
     controller.beginTurn(1);
     const d = await controller.beforeStep({ turn: 1, fixed, messages });
-    expect((d.compacted?.payload as { removedMessages: number }).removedMessages).toBeGreaterThan(0);
+    expect((d.compacted!.payload as { removedMessages: number }).removedMessages).toBeGreaterThan(0);
     expect(d.messages.filter((m) => m.role === 'user' && m.text.startsWith('[minicode:'))).toHaveLength(1);
   });
 });

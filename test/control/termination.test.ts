@@ -13,13 +13,12 @@ import type { TranscriptMessage } from '../../lib/control/transcript.js';
 import { createUsageCollector } from '../../lib/control/usage.js';
 import type { EventDraft } from '../../lib/events/index.js';
 import { TerminationReason } from '../../lib/events/enums.js';
-import { runTurn, ScriptedProviderError, type KernelInput, type Reply } from './helpers/kernel.js';
+import { runTurn, ScriptedProviderError, type Reply } from './helpers/kernel.js';
 import { transcript } from './helpers/transcripts.js';
 import { waitFor } from '../helpers/wait.js';
 
 afterAll(closePool);
 
-const fixed = { system: 'You are a coding agent.', toolSchemas: ['{"name":"bash","parameters":{"type":"object"}}'] };
 
 function parts(window = 1_000_000, events: EventDraft[] = []) {
   return {
@@ -282,5 +281,3 @@ describe('one reason, one settle point', () => {
   });
 });
 
-// Keep the helper type in use so its signature changes show up here.
-export type { KernelInput };

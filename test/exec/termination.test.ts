@@ -90,7 +90,7 @@ describe('minicode exec settles each termination reason once, with its exit code
     expect(retries.map((r) => r.payload.attempt)).toEqual([1, 2, 3]);
     // MINICODE_RETRY_BACKOFF_MS=5 scales the 1, 2, 4 s table: each wait is drawn from [0, 5], [0, 10], [0, 20].
     const delays = retries.map((r) => r.payload.delayMs as number);
-    [5, 10, 20].forEach((bound, i) => expect(delays[i]! >= 0 && delays[i]! <= bound, `${delays[i]} within [0, ${bound}]`).toBe(true));
+    for (const [i, bound] of [5, 10, 20].entries()) expect(delays[i]! >= 0 && delays[i]! <= bound, `${delays[i]} within [0, ${bound}]`).toBe(true);
     expect(ofType(run.records, 'task.failed')[0]!.payload).toMatchObject({ reason: 'provider' });
   });
 });

@@ -77,7 +77,7 @@ describe.skipIf(!HAVE_FIXTURES)('renderings of the recorded fixtures', () => {
     expect(finals(outputs.tty!)).toEqual(finals(outputs.linear!));
     // The JSONL contract holds on recorded input too.
     const records = outputs.jsonl!.trim().split('\n').map((l) => JSON.parse(l) as { type: string });
-    records.slice(0, -1).forEach((r) => expect(r.type === 'text' || validate(r), JSON.stringify(validate.errors)).toBe(true));
+    for (const r of records.slice(0, -1)) expect(r.type === 'text' || validate(r), JSON.stringify(validate.errors)).toBe(true);
     expect(records.at(-1)!.type).toBe('summary');
     const golden = ['# linear (verbose)', outputs.linear, '# jsonl', outputs.jsonl, '# tty', visibleEscapes(outputs.tty!)].join('\n');
     await expect(golden).toMatchFileSnapshot(`golden/fixtures/${format}.${path.basename(file)}.txt`);

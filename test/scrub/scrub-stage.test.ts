@@ -57,7 +57,7 @@ describe('the event scrubber', () => {
     expect(deltasOf(out, 'tool.progress')).toBe('ok red');
     expect(deltasOf(out, 'assistant.reasoning.delta')).toBe('[31m is literal here');
     const completed = out.find((e) => e.type === 'tool.completed');
-    expect((completed?.payload as { summary: string }).summary).toBe('done ');
+    expect((completed!.payload as { summary: string }).summary).toBe('done ');
     const reasoning = out.find((e) => e.type === 'assistant.reasoning.completed');
     // Opaque fields go back to the provider verbatim.
     expect(reasoning?.payload).toMatchObject({ signature: 'sig+/==', data: `opaque ${ghp}` });
@@ -105,7 +105,7 @@ describe('the event scrubber', () => {
 
   it('masks exact credential values from the environment it was given', () => {
     const out = run([draft('task.progress', { taskId: 't', message: 'using value-of-my-key-123' })], { secrets: undefined, env: { MY_API_KEY: 'value-of-my-key-123' } });
-    expect((out[0]?.payload as { message: string }).message).toBe('using [REDACTED:env:MY_API_KEY]');
+    expect((out[0]!.payload as { message: string }).message).toBe('using [REDACTED:env:MY_API_KEY]');
   });
 
   it('flushes every open channel at end()', () => {
