@@ -20,6 +20,8 @@ export const BatchLineSchema = z.object({
   budget: z.number().nonnegative().optional(),
   max_steps: z.number().int().positive().optional(),
   metadata: z.record(z.string(), z.unknown()).optional(),
+  /** Command run in the line's workspace after the run (overrides --verify). */
+  verify: z.string().regex(/\S/).optional(),
 });
 
 /** One runnable line. */
@@ -35,6 +37,8 @@ export interface BatchLine {
   budget?: number;
   maxSteps?: number;
   metadata?: Record<string, unknown>;
+  /** Verify command for this line. */
+  verify?: string;
 }
 
 /** Why a line was not runnable. */
@@ -69,6 +73,7 @@ function lineOf(data: z.infer<typeof BatchLineSchema>, line: number): BatchLine 
   if (data.budget !== undefined) out.budget = data.budget;
   if (data.max_steps !== undefined) out.maxSteps = data.max_steps;
   if (data.metadata !== undefined) out.metadata = data.metadata;
+  if (data.verify !== undefined) out.verify = data.verify;
   return out;
 }
 
