@@ -149,7 +149,8 @@ export async function createWorkspace(options: WorkspaceOptions): Promise<Worksp
       filter: (src) => !skip.some((s) => src === s || src.startsWith(s + path.sep)),
     });
     const side = (args: string[]): string[] => ['--git-dir', gitDir, '--work-tree', root, ...args];
-    await git(['init', '--quiet', gitDir], root);
+    // Bare: the side directory is only the repository; the copy is its work tree.
+    await git(['init', '--quiet', '--bare', gitDir], root);
     await git(side(['add', '-A']), root);
     const base = (await git(side(['write-tree']), root)).trim();
     return {
