@@ -10,6 +10,7 @@ import path from 'node:path';
 import type { PoolRunners } from '../lib/batch/pool-runners.js';
 import type { LineSetup } from '../lib/batch/run-line.js';
 import type { BatchLine } from '../lib/batch/input.js';
+import type { HarnessOptions } from '../lib/batch/harness.js';
 import { lockOutputDir, type OutputLock } from '../lib/batch/output-lock.js';
 import { MinicodeError } from '../lib/errors.js';
 import { displayId } from '../lib/ids.js';
@@ -24,6 +25,24 @@ const out = writeOut;
 
 function usage(message: string, action?: string): MinicodeError {
   return new MinicodeError('MINICODE_E_USAGE', message, action ? { action } : {});
+}
+
+const ISOLATE_MODES = ['worktree', 'copy', 'none'] as const;
+
+/** `--isolate`, `--verify` and friends, checked (local batches only: a queue worker runs lines as they are). */
+function harnessOf(flags: BatchFlags): HarnessOptions {
+  const isolate = flags.isolate ?? 'none';
+  if (!(ISOLATE_MODES as readonly string[]).includes(isolate)) throw usage(`--isolate must be worktree, copy or none, got "${isolate}"`, 'pass --isolate worktree');
+  const measured = isolate !== 'none' || flags.verify !== undefined;
+  if (measured && flags.queue !== undefined) throw usage('--isolate and --verify run on this machine only, not with --queue', 'drop --queue, or drop --isolate/--verify');
+  if (flags.isolateDirty && isolate !== 'worktree') throw usage('--isolate-dirty goes with --isolate worktree');
+  if (flags.verify !== undefined && flags.verify.trim() === '') throw usage('--verify needs a command', 'pass --verify "npm test"');
+  const out: HarnessOptions = { isolate: isolate as HarnessOptions['isolate'] & string };
+  if (flags.isolateDirty) out.isolateDirty = true;
+  if (flags.keepWorkspaces) out.keepWorkspaces = true;
+  if (flags.verify !== undefined) out.verify = flags.verify;
+  if (flags.verifyTimeout !== undefined) out.verifyTimeoutMs = positiveInt(flags.verifyTimeout, '--verify-timeout', 600_000);
+  return out;
 }
 
 function nonNegativeInt(value: string, flag: string): number {
@@ -99,6 +118,7 @@ export async function batchAction(file: string | undefined, flags: BatchFlags): 
       batchBudgetUsd = Number(flags.batchBudget);
       if (!Number.isFinite(batchBudgetUsd) || batchBudgetUsd < 0) throw usage(`--batch-budget must be a non-negative number of USD, got "${flags.batchBudget}"`, 'pass --batch-budget 5');
     }
+    const harness = harnessOf(flags);
     // A producer runs nothing itself: it needs no provider, store or pool.
     const producer = flags.queue !== undefined && !flags.worker;
     // The default setup first: a missing provider fails the command once, not every line.
@@ -184,6 +204,8 @@ export async function batchAction(file: string | undefined, flags: BatchFlags): 
         cwd,
         signal: abort.signal,
         ...(runners ? { runners } : {}),
+        harness,
+        defaults: { ...(flags.provider ? { provider: flags.provider } : {}), ...(flags.model ? { model: flags.model } : {}) },
       });
     }
     if (!flags.json) {

@@ -27,6 +27,7 @@ export const ERROR_CODES = {
   MINICODE_E_ABORTED: { category: 'USER_ERROR', recoverability: 'RECOVERABLE', exitCode: 130, meaning: 'the run or task was cancelled (Ctrl+C, Esc, or a parent signal)' },
   MINICODE_E_AGENT: { meaning: 'a native agent in a batch ended without completing and without an error of its own' },
   MINICODE_E_AGENT_NOT_INSTALLED: { category: 'CONFIGURATION_ERROR', recoverability: 'ACTION_REQUIRED', exitCode: 1, meaning: 'the native agent CLI is not on PATH (or its override variable does not name an executable)' },
+  MINICODE_E_BATCH_ISOLATE: { category: 'CONFIGURATION_ERROR', recoverability: 'ACTION_REQUIRED', exitCode: 1, meaning: 'a batch line\'s isolated workspace (--isolate worktree|copy) could not be made (not a git repository, git failed, copy failed)' },
   MINICODE_E_BATCH_LINE_JSON: { meaning: 'a batch input line is not JSON' },
   MINICODE_E_BATCH_LINE_SHAPE: { meaning: 'a batch input line is JSON but lacks or mistypes a field' },
   // 75 is EX_TEMPFAIL (sysexits.h): another batch holds the output directory; try again later.

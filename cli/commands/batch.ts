@@ -13,12 +13,18 @@ export interface BatchFlags extends ExecFlags {
   queueName?: string;
   worker?: boolean;
   threads?: string;
+  verify?: string;
+  verifyTimeout?: string;
+  isolate?: string;
+  isolateDirty?: boolean;
+  keepWorkspaces?: boolean;
 }
 
 /**
  * `minicode batch FILE.jsonl`: many prompts (`{"id", "prompt", ...}` per line), each a full
  * stored run, with adaptive concurrency, resumable output (results.jsonl, errors.jsonl,
  * summary.json), progress, and a BullMQ mode (`--queue`, `--worker`) beyond one machine.
+ * `--isolate` and `--verify` make it an evaluation harness (docs/batch.md).
  * Exit codes: 0 every id completed, 1 some failed / not run / setup failure, 2 usage or input
  * error (duplicate ids, bad lines under --strict), 75 the output directory is held by another
  * batch (MINICODE_E_BATCH_LOCKED), 130 interrupted. A closed stdout does not stop the batch.
@@ -35,6 +41,11 @@ export function registerBatch(program: Command): void {
     .option('--fail-fast', 'stop starting runs once a provider reports an exhausted usage quota')
     .option('--batch-budget <usd>', 'stop starting runs once the batch\'s summed cost passes this many USD (--budget is per run)')
     .option('--threads <n>', 'worker-pool threads for the runs (0: all on the main thread; default: cores - 1, at least 1, at most 4, for batches of 16 lines or more)')
+    .option('--verify <cmd>', 'after each line\'s run, run this command in its workspace (a line\'s own "verify" wins); the record gets verify: {ok, exitCode, durationMs, outputTail}')
+    .option('--verify-timeout <ms>', 'kill a verify command after this many milliseconds (default 600000)')
+    .option('--isolate <mode>', 'worktree (a git worktree of the line\'s cwd at HEAD) | copy (a copy of the folder) | none; each line\'s changes go to OUT/patches/<id>.diff', 'none')
+    .option('--isolate-dirty', 'with --isolate worktree: bring uncommitted and untracked files into each worktree')
+    .option('--keep-workspaces', 'leave each isolated workspace in place (its path in the record\'s "workspace")')
     .option('--json', 'progress as JSON lines on stdout and one summary line last')
     .option('--queue <url>', 'distribute through BullMQ on Redis (redis://HOST:PORT)')
     .option('--queue-name <name>', 'BullMQ queue name shared by producer and workers', 'minicode-batch')

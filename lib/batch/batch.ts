@@ -15,6 +15,10 @@ import { createConcurrencyController, type ConcurrencySnapshot } from './concurr
 import { createScheduler } from './scheduler.js';
 import { runLine, type LineContext, type LineSetup, type RunSignals } from './run-line.js';
 import type { PoolRunners } from './pool-runners.js';
+import type { LatencySummary } from './latency.js';
+import { runIsolated, type HarnessOptions } from './harness.js';
+import { withQueue } from './timing.js';
+import { removeStaleWorkspaces } from './workspace.js';
 
 /** Options every batch shares. */
 export interface BatchCommon {
@@ -63,6 +67,10 @@ export interface BatchSummary {
   stoppedBy?: string;
   repairedLines: number;
   durationMs: number;
+  /** First-token and total latency percentiles (nearest-rank), overall and per provider/model. */
+  latency: LatencySummary;
+  /** Lines whose verify command ran: passed, failed, passed / ran (absent when none ran). */
+  verify?: { passed: number; failed: number; rate: number };
 }
 
 /** A batch in progress. */
@@ -169,7 +177,10 @@ export function openBatch(options: BatchCommon): BatchContext {
         },
         repairedLines: output.resume.repaired,
         durationMs,
+        latency: tally.latency.summary(),
       };
+      const verified = tally.verifyPassed + tally.verifyFailed;
+      if (verified > 0) summary.verify = { passed: tally.verifyPassed, failed: tally.verifyFailed, rate: Number((tally.verifyPassed / verified).toFixed(4)) };
       if (extra.stoppedBy !== undefined) summary.stoppedBy = extra.stoppedBy;
       output.writeSummary(summary);
       options.progress.finish(ctx.snapshot(extra.running ?? 0, extra.concurrency), summary);
@@ -187,6 +198,10 @@ export interface LocalBatchOptions extends BatchCommon, LineContext {
   batchBudgetUsd?: number;
   /** Run the lines on the worker pool (the coordinator keeps only scheduling and records); default: in this thread. */
   runners?: PoolRunners;
+  /** Isolation and verification of each line (default: none, in place, no verify). */
+  harness?: HarnessOptions;
+  /** Provider and model of a line that names none (stamped on records for the latency groups). */
+  defaults?: { provider?: string; model?: string };
 }
 
 /** One line on the pool, or here when its setup cannot cross threads (a recording fetch) or fails. */
@@ -213,10 +228,26 @@ async function execute(line: BatchLine, options: LocalBatchOptions, signals: Run
   return options.runners.run(line, setup, { baseDir: options.baseDir, cwd: options.cwd }, signals);
 }
 
+/** The provider/model a record ran with: the line's, else the command's, else its setup's. */
+async function stamp(record: BatchRecord, line: BatchLine, options: LocalBatchOptions): Promise<void> {
+  if (line.agent) {
+    if (line.model) record.model = line.model;
+    return;
+  }
+  // Resolved once per provider/model pair by the command; a failed setup has no model to name.
+  const setup = await options.setup(line).catch(() => undefined);
+  const provider = line.provider ?? options.defaults?.provider ?? setup?.provider.format;
+  const model = line.model ?? setup?.provider.model ?? options.defaults?.model;
+  if (provider) record.provider = provider;
+  if (model) record.model = model;
+}
+
 /** Run a batch in this process (the runs on the pool when given). */
 export async function runLocalBatch(options: LocalBatchOptions): Promise<BatchSummary> {
   const clock = options.clock ?? Date.now;
   const ctx = openBatch(options);
+  // A killed batch's workspaces of unfinished lines go before anything runs again.
+  await removeStaleWorkspaces(options.outDir, (id) => ctx.output.resume.finished.has(id));
   const controller = createConcurrencyController({ max: options.concurrency });
   let quota: string | undefined;
   const scheduler = createScheduler({
@@ -231,15 +262,25 @@ export async function runLocalBatch(options: LocalBatchOptions): Promise<BatchSu
     },
     run: async (line) => {
       let clean = true;
-      const record = await execute(line, options, {
-        onRateLimit: (retryAfterMs) => {
-          clean = false;
-          controller.onRateLimit(clock(), retryAfterMs);
-        },
-        onQuota: (message) => {
-          if (options.failFast) quota ??= message ?? 'usage quota exhausted';
-        },
+      const slotAt = clock();
+      let poolWaitMs = 0;
+      const record = await runIsolated(line, { ...options.harness, outDir: options.outDir, baseDir: options.baseDir, cwd: options.cwd, ...(options.env ? { env: options.env } : {}) }, async (isolated) => {
+        const sent = clock();
+        const settled = await execute(isolated, options, {
+          onRateLimit: (retryAfterMs) => {
+            clean = false;
+            controller.onRateLimit(clock(), retryAfterMs);
+          },
+          onQuota: (message) => {
+            if (options.failFast) quota ??= message ?? 'usage quota exhausted';
+          },
+        });
+        // What the run did not account for of its dispatch was spent in the pool's queue.
+        if (settled.timing) poolWaitMs = clock() - sent - settled.timing.totalMs;
+        return settled;
       });
+      await stamp(record, line, options);
+      if (record.timing) record.timing = withQueue(record.timing, slotAt - ctx.startedAt + Math.max(0, poolWaitMs), clock() - ctx.startedAt);
       // An interrupted run is not a finished one: leave its id for the resume.
       if (!(options.signal?.aborted && record.reason === 'aborted')) ctx.accept(record);
       controller.onFinished(clean);

@@ -24,6 +24,8 @@ export const BatchLineSchema = z.object({
   max_steps: z.number().int().positive().optional(),
   reasoning: z.enum(REASONING_LEVELS).optional(),
   metadata: z.record(z.string(), z.unknown()).optional(),
+  /** Command run in the line's workspace after the run (overrides --verify). */
+  verify: z.string().regex(/\S/).optional(),
 }).superRefine((data, ctx) => {
   if (data.fallback === undefined) return;
   if (data.agent === undefined) ctx.addIssue({ code: 'custom', path: ['fallback'], message: 'fallback needs agent (the agent that starts)' });
@@ -47,6 +49,8 @@ export interface BatchLine {
   /** Reasoning effort of this line's run (wins over `--reasoning`). */
   reasoning?: ReasoningLevel;
   metadata?: Record<string, unknown>;
+  /** Verify command for this line. */
+  verify?: string;
 }
 
 /** Why a line was not runnable. */
@@ -83,6 +87,7 @@ function lineOf(data: z.infer<typeof BatchLineSchema>, line: number): BatchLine 
   if (data.max_steps !== undefined) out.maxSteps = data.max_steps;
   if (data.reasoning !== undefined) out.reasoning = data.reasoning;
   if (data.metadata !== undefined) out.metadata = data.metadata;
+  if (data.verify !== undefined) out.verify = data.verify;
   return out;
 }
 

@@ -5,6 +5,7 @@
  */
 import type { Usage } from '../events/index.js';
 import type { CacheShare } from '../control/usage.js';
+import type { RunTiming } from './timing.js';
 
 /** The error part of an error record. */
 export interface RecordError {
@@ -39,6 +40,28 @@ interface RecordBase {
   backoffs?: number;
   /** Which worker ran it (distributed mode). */
   worker?: string;
+  /** Provider and model the line ran with, when known (the summary's latency groups). */
+  provider?: string;
+  model?: string;
+  /** Latency breakdown (see lib/batch/timing.ts). */
+  timing?: RunTiming;
+  /** Output tokens over model-stream seconds. */
+  outputTokensPerSecond?: number;
+  /** The line's verify command's result (a failed verify is an outcome, the record stays where the run put it). */
+  verify?: LineVerify;
+  /** `OUT/patches/<id>.diff`: the line's changes to its isolated workspace, relative to OUT. */
+  patch?: string;
+  /** The isolated workspace, when kept (`--keep-workspaces`). */
+  workspace?: string;
+}
+
+/** What the line's verify command gave. */
+export interface LineVerify {
+  ok: boolean;
+  exitCode?: number;
+  durationMs: number;
+  /** The last lines of its output, credentials scrubbed. */
+  outputTail: string;
 }
 
 /** A completed run (`results.jsonl`). */

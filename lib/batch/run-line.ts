@@ -18,6 +18,7 @@ import type { ToolSource } from '../tools/types.js';
 import type { EventStore } from '../store/index.js';
 import type { BatchLine } from './input.js';
 import { setupErrorRecord, type BatchRecord, type ErrorRecord, type ResultRecord } from './records.js';
+import { createTimingWatch, outputTokensPerSecond, type RunTiming } from './timing.js';
 
 /** What a line needs from the command's setup (resolved once per provider/model pair). */
 export interface LineSetup {
@@ -75,11 +76,13 @@ function processEnv(): NodeJS.ProcessEnv {
 }
 
 /** Watch a run's events for the scheduler and count its backoffs. */
-function watcher(options: RunSignals): { onEvent: (event: OutputEvent) => void; backoffs: () => number; finalText: () => string } {
+function watcher(options: RunSignals): { onEvent: (event: OutputEvent) => void; backoffs: () => number; finalText: () => string; timing: () => RunTiming } {
   let backoffs = 0;
   let finalText = '';
+  const timing = createTimingWatch();
   return {
     onEvent(event) {
+      timing.onEvent(event);
       if (event.type === 'limit.reached') {
         const p = event.payload as { kind: string; retryAfterMs?: number; message?: string };
         if (p.kind === 'rate-limit' || p.kind === 'overloaded') {
@@ -92,11 +95,17 @@ function watcher(options: RunSignals): { onEvent: (event: OutputEvent) => void; 
     },
     backoffs: () => backoffs,
     finalText: () => finalText,
+    timing: () => timing.timing(),
   };
 }
 
-function base<T extends BatchRecord>(record: T, line: BatchLine, extra: { worker?: string; backoffs: number }): T {
+function base<T extends BatchRecord>(record: T, line: BatchLine, extra: { worker?: string; backoffs: number; timing?: RunTiming }): T {
   if (line.metadata) record.metadata = line.metadata;
+  if (extra.timing) {
+    record.timing = extra.timing;
+    const tps = outputTokensPerSecond(record.usage?.outputTokens, extra.timing.modelMs);
+    if (tps !== undefined) record.outputTokensPerSecond = tps;
+  }
   if (line.agent) record.agent = line.agent;
   if (extra.worker) record.worker = extra.worker;
   if (extra.backoffs > 0) record.backoffs = extra.backoffs;
@@ -145,7 +154,7 @@ export async function runLine(options: RunLineOptions): Promise<BatchRecord> {
       durationMs: r.durationMs,
       sessionId: run.sessionId,
     };
-    const extra = { ...(options.worker ? { worker: options.worker } : {}), backoffs: watch.backoffs() };
+    const extra = { ...(options.worker ? { worker: options.worker } : {}), backoffs: watch.backoffs(), timing: watch.timing() };
     if (r.reason === 'completed') {
       return base<ResultRecord>({ kind: 'result', outcome: 'completed', ...common, finalText: r.finalText, ...(r.result !== undefined ? { result: r.result } : {}) }, line, extra);
     }
@@ -154,7 +163,7 @@ export async function runLine(options: RunLineOptions): Promise<BatchRecord> {
     return base<ErrorRecord>({ kind: 'error', outcome, ...common, error: { category: error.category, code: error.code, message: error.message } }, line, extra);
   } catch (error) {
     const e = error instanceof MinicodeError ? { category: error.category, code: error.code, message: error.message } : { category: 'INTERNAL_ERROR', code: 'MINICODE_E_INTERNAL', message: (error as Error)?.message ?? String(error) };
-    return base(setupErrorRecord(line, e), line, { ...(options.worker ? { worker: options.worker } : {}), backoffs: watch.backoffs() });
+    return base(setupErrorRecord(line, e), line, { ...(options.worker ? { worker: options.worker } : {}), backoffs: watch.backoffs(), timing: watch.timing() });
   }
 }
 
@@ -222,7 +231,7 @@ async function runNativeLine(options: RunLineOptions, cwd: string, watch: Return
     durationMs: Date.now() - started,
     sessionId,
   };
-  const extra = { ...(options.worker ? { worker: options.worker } : {}), backoffs: watch.backoffs() };
+  const extra = { ...(options.worker ? { worker: options.worker } : {}), backoffs: watch.backoffs(), timing: watch.timing() };
   if (line.fallback) Object.assign(common, { agents: done.agents ?? [line.agent!] });
   if (outcome === 'completed') return base<ResultRecord>({ kind: 'result', outcome, ...common, finalText: watch.finalText() }, line, extra);
   const e = done.error ?? { category: 'AGENT_ERROR', code: 'MINICODE_E_AGENT', message: `${line.agent} ended ${outcome}` };

@@ -4,6 +4,7 @@
  * accumulation; the progress display and `summary.json` both read it.
  */
 import type { Usage } from '../events/index.js';
+import { createLatencyCollector, type LatencyCollector } from './latency.js';
 import type { BatchRecord } from './records.js';
 
 /** Summed usage: the three headline counts always present, the rest once any record had them. */
@@ -28,11 +29,22 @@ export interface Tally {
   runMs: number;
   /** Error records by code. */
   errorsByCode: Record<string, number>;
+  /** Records whose verify command passed / failed. */
+  verifyPassed: number;
+  verifyFailed: number;
+  /** First-token and total latencies, overall and per provider/model. */
+  latency: LatencyCollector;
+}
+
+/** The latency group of a record: `provider/model`, or the native agent. */
+export function latencyGroup(record: BatchRecord): string {
+  if (record.agent) return `agent:${record.agent}${record.model ? `/${record.model}` : ''}`;
+  return `${record.provider ?? 'default'}/${record.model ?? 'default'}`;
 }
 
 /** An empty tally. */
 export function createTally(): Tally {
-  return { completed: 0, failed: 0, usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 }, costUsd: 0, costUnknown: 0, cache: { prompt: 0, read: 0 }, cacheUnknown: 0, backoffs: 0, runMs: 0, errorsByCode: Object.create(null) as Record<string, number> };
+  return { completed: 0, failed: 0, usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 }, costUsd: 0, costUnknown: 0, cache: { prompt: 0, read: 0 }, cacheUnknown: 0, backoffs: 0, runMs: 0, errorsByCode: Object.create(null) as Record<string, number>, verifyPassed: 0, verifyFailed: 0, latency: createLatencyCollector() };
 }
 
 const USAGE_KEYS = ['inputTokens', 'outputTokens', 'cacheReadTokens', 'cacheWriteTokens', 'reasoningTokens', 'totalTokens'] as const;
@@ -59,5 +71,10 @@ export function addRecord(tally: Tally, record: BatchRecord): Tally {
   else if (record.reason !== 'setup') tally.costUnknown++;
   tally.backoffs += record.backoffs ?? 0;
   tally.runMs += record.durationMs ?? 0;
+  if (record.verify) {
+    if (record.verify.ok) tally.verifyPassed++;
+    else tally.verifyFailed++;
+  }
+  tally.latency.add(record, latencyGroup(record));
   return tally;
 }

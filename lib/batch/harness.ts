@@ -1,0 +1,93 @@
+/**
+ * What a batch line runs inside when the batch measures outcomes: an isolated workspace
+ * (`--isolate`), the line's verify command after the run, and the line's patch. Runs on the
+ * coordinator around the run itself (which may be on the pool): git and the verify command
+ * are subprocesses, so the coordinator's loop only waits on them.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { MinicodeError } from '../errors.js';
+import { credentialSecretsFromEnv } from '../scrub/env-secrets.js';
+import { buildRuleTable, createTextRedactor } from '../scrub/secret-redactor.js';
+import { runVerify } from '../verify/run.js';
+import type { BatchLine } from './input.js';
+import { setupErrorRecord, type BatchRecord, type LineVerify } from './records.js';
+import { createWorkspace, safeId, type IsolateMode, type Workspace } from './workspace.js';
+
+/** Isolation and verification of every line. */
+export interface HarnessOptions {
+  /** Default `none`: lines run in their cwd. */
+  isolate?: IsolateMode;
+  /** Worktree: include uncommitted and untracked files. */
+  isolateDirty?: boolean;
+  /** Leave each workspace in place (its path in the record's `workspace`). */
+  keepWorkspaces?: boolean;
+  /** Verify command of a line without its own `verify`. */
+  verify?: string;
+  /** Kill the verify command after this long (default 10 minutes). */
+  verifyTimeoutMs?: number;
+}
+
+/** Where a line runs (see {@link runIsolated}). */
+export interface HarnessContext extends HarnessOptions {
+  outDir: string;
+  baseDir: string;
+  cwd: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** Characters of verify output kept in the record. */
+export const VERIFY_TAIL_CHARS = 2000;
+
+/** Run `run` for `line` inside its workspace, then verify it and keep its patch. Never throws. */
+export async function runIsolated(line: BatchLine, context: HarnessContext, run: (line: BatchLine) => Promise<BatchRecord>): Promise<BatchRecord> {
+  const source = line.cwd ? path.resolve(context.baseDir, line.cwd) : context.cwd;
+  const verify = line.verify ?? context.verify;
+  const mode = context.isolate ?? 'none';
+  if (mode === 'none') {
+    const record = await run(line);
+    if (verify !== undefined && ran(record)) record.verify = await verifyLine(verify, source, context);
+    return record;
+  }
+  let workspace: Workspace;
+  try {
+    workspace = await createWorkspace({ mode, source, id: line.id, outDir: context.outDir, ...(context.isolateDirty ? { dirty: true } : {}) });
+  } catch (error) {
+    const e = error instanceof MinicodeError ? error : new MinicodeError('MINICODE_E_BATCH_ISOLATE', (error as Error).message);
+    return setupErrorRecord(line, { category: e.category, code: e.code, message: e.message });
+  }
+  let record: BatchRecord | undefined;
+  try {
+    record = await run({ ...line, cwd: workspace.cwd });
+    if (verify !== undefined && ran(record)) record.verify = await verifyLine(verify, workspace.cwd, context);
+    const patch = await workspace.diff();
+    const rel = path.join('patches', `${safeId(line.id)}.diff`);
+    fs.mkdirSync(path.join(context.outDir, 'patches'), { recursive: true });
+    fs.writeFileSync(path.join(context.outDir, rel), patch);
+    record.patch = rel;
+    return record;
+  } catch (error) {
+    // The run itself never throws: this is the patch (git, the disk), kept as an error record.
+    return setupErrorRecord(line, { category: 'INTERNAL_ERROR', code: 'MINICODE_E_BATCH_ISOLATE', message: `${line.id}: keeping the patch failed: ${(error as Error).message}` });
+  } finally {
+    if (context.keepWorkspaces && record) record.workspace = workspace.root;
+    else await workspace.remove().catch(() => undefined);
+  }
+}
+
+/** A run that got going (not a setup failure or an interrupt) is verified. */
+function ran(record: BatchRecord): boolean {
+  return record.reason !== 'setup' && record.reason !== 'aborted';
+}
+
+/** Run the verify command in `cwd`; its output's tail, scrubbed of credentials. */
+export async function verifyLine(command: string, cwd: string, context: { env?: NodeJS.ProcessEnv; verifyTimeoutMs?: number }): Promise<LineVerify> {
+  const env = context.env ?? process.env;
+  const result = await runVerify(command, { cwd, env, ...(context.verifyTimeoutMs !== undefined ? { timeoutMs: context.verifyTimeoutMs } : {}) });
+  // buildRuleTable caches the table (and its compiled dispatch) for the same secrets.
+  const redact = createTextRedactor(buildRuleTable(credentialSecretsFromEnv(env)));
+  const tail = result.output.length > VERIFY_TAIL_CHARS ? result.output.slice(-VERIFY_TAIL_CHARS) : result.output;
+  const out: LineVerify = { ok: result.report.ok, durationMs: Math.round(result.durationMs), outputTail: redact(tail) };
+  if (result.exitCode !== undefined) out.exitCode = result.exitCode;
+  return out;
+}
