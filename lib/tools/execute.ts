@@ -114,7 +114,9 @@ export async function executeToolCall(options: ExecuteToolCallOptions): Promise<
       outcome = allowed
         ? await registry.invoke(call.name, call.argumentsText, { ...ctx, toolCallId: call.id })
         : { status: 'denied', reason: ctx.tty ? `${tool.name} denied by the user` : gatedNoTtyReason(tool.name) };
-      if (checkpointed) observed = await options.checkpoints!.afterChange();
+      // A stopped run settles at once: its cancelled call is not diffed (the turn then lists as
+      // unfinished, like a crash, and undo restores the checkpoint taken before the call).
+      if (checkpointed && !ctx.signal.aborted) observed = await options.checkpoints!.afterChange();
     }
   }
   const durationMs = Math.max(0, clock() - started);
