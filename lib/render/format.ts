@@ -14,6 +14,8 @@ export interface FactLine {
   /** Glyph + word, e.g. `✓ completed`; absent for message text. */
   readonly label?: string;
   readonly text: string;
+  /** The TTY's pre-styled form of `text` (rendered Markdown); the plain `text` stays the source. */
+  readonly styled?: string;
 }
 
 /** Join a line's label and text into the plain string. */

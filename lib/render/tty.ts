@@ -7,6 +7,7 @@ import { projectEvent, projectFinish, type Fact } from './projection.js';
 import { projectSummary } from './summary.js';
 import type { FinishExtra, Renderer, Verbosity, Writer } from './types.js';
 import type { StateView } from './view.js';
+import { loadMarkdown, markdownReady, renderMarkdown } from './markdown/index.js';
 import { fitToWidth, rowsFor, wrapToWidth } from './width.js';
 
 /**
@@ -147,6 +148,11 @@ export function createTtyRenderer<S>(options: TtyRendererOptions<S>): LiveRender
       styled.push(styledText ? styledText(fitted) : fitted);
     };
     for (const m of view.liveMessages()) {
+      const md = renderMarkdown(m.text, width, chalk);
+      if (md) {
+        for (const row of md.slice(-maxTextRows)) push(row.plain, (fitted) => (fitted === row.plain ? row.styled : fitted));
+        continue;
+      }
       const rows = wrapToWidth(m.text.replace(/\t/g, '  '), width);
       for (const row of rows.slice(-maxTextRows)) push(row);
     }
@@ -184,7 +190,7 @@ export function createTtyRenderer<S>(options: TtyRendererOptions<S>): LiveRender
   function redraw(settled: FactLine[] = []): void {
     if (state === undefined) return;
     const parts: string[] = [erase()];
-    for (const line of settled) parts.push(`${style(line)}\n`);
+    for (const line of settled) parts.push(`${line.styled ?? style(line)}\n`);
     if (!finished) {
       const live = liveLines(options.viewOf(state));
       if (live.plain.length > 0 && !cursorHidden) {
@@ -211,6 +217,16 @@ export function createTtyRenderer<S>(options: TtyRendererOptions<S>): LiveRender
     }
   }
 
+  /** Model text as Markdown rows when the tokenizer is loaded, else as it arrived. */
+  function messageLines(text: string): FactLine[] {
+    const md = renderMarkdown(text, columns() - 1, chalk);
+    if (!md) return text.split('\n').map((t) => ({ text: t }));
+    return md.map((row) => ({ text: row.plain, styled: row.styled }));
+  }
+
+  // Markdown arrives a moment later on a cold start; what is live then is redrawn with it.
+  if (!markdownReady()) void loadMarkdown().then(() => finished || redraw(), () => undefined);
+
   const onResize = (): void => redraw();
   stream?.on?.('resize', onResize);
 
@@ -219,6 +235,7 @@ export function createTtyRenderer<S>(options: TtyRendererOptions<S>): LiveRender
     if (fact.kind === 'tool.finished' && fact.tool.status === 'interrupted') printed.add(fact.tool.toolCallId);
     if (fact.kind === 'approval.requested') approvalOptions.set(fact.approval.approvalId, fact.approval.options);
     if (fact.kind === 'approval.settled') approvalOptions.delete(fact.approvalId);
+    if (fact.kind === 'message') return [...messageLines(fact.text), ...factLines({ ...fact, text: '' })];
     return factLines(fact);
   }
 
@@ -245,7 +262,7 @@ export function createTtyRenderer<S>(options: TtyRendererOptions<S>): LiveRender
       // Text that streamed but never completed: shown as it arrived, marked partial.
       for (const m of view.liveMessages()) {
         if (m.text === '') continue;
-        settled.push(...m.text.split('\n').map((text) => ({ text })));
+        settled.push(...messageLines(m.text));
         settled.push({ status: 'partial', label: '◐ partial', text: `message ${m.messageId} did not complete` });
       }
       for (const fact of projectFinish(view, printed)) settled.push(...linesOf(fact));
