@@ -110,6 +110,8 @@ export function createTtyRenderer<S>(options: TtyRendererOptions<S>): LiveRender
   const level: ColorLevel = colorLevel(env, isTTY);
   const { chalk, style } = createLineStyler(level);
   const verbosity = options.verbosity ?? 'normal';
+  // Call and approval ids are for cross-reference with logs: verbose views only.
+  const ids = verbosity !== 'normal';
   if (!isTTY) {
     return createLinearRenderer({ out: options.out, viewOf: options.viewOf, verbosity, ...(level > 0 ? { style } : {}) });
   }
@@ -165,11 +167,13 @@ export function createTtyRenderer<S>(options: TtyRendererOptions<S>): LiveRender
     for (const tool of view.runningTools()) {
       const elapsed = tool.startedAt !== undefined ? ` ${formatDuration(Math.max(0, at - tool.startedAt))}` : '';
       const head = `${spin} running`;
-      push(`${head} ${toolIdentity(tool)}${tool.title ? ` ${tool.title}` : ''}${elapsed}`, (t) => chalk.cyan(head) + t.slice(head.length));
+      push(`${head} ${ids ? `${toolIdentity(tool)}${tool.title ? ` ${tool.title}` : ''}` : toolIdentity(tool, false)}${elapsed}`, (t) => chalk.cyan(head) + t.slice(head.length));
       if (tool.progress) push(`  ${tool.progress}`, (t) => chalk.dim(t));
     }
-    for (const a of view.openApprovals()) {
-      const text = `${APPROVAL_PENDING_LABEL} ${a.approvalId}: ${approvalRequestText({ ...a, options: approvalOptions.get(a.approvalId) ?? a.options })}`;
+    // An interactive surface with a footer asks for approvals there, with its keys: shown once.
+    for (const a of options.footer ? [] : view.openApprovals()) {
+      const request = approvalRequestText({ ...a, options: approvalOptions.get(a.approvalId) ?? a.options }, ids);
+      const text = `${APPROVAL_PENDING_LABEL}${ids ? ` ${a.approvalId}` : ''}: ${request}`;
       push(text, (t) => chalk.yellow(APPROVAL_PENDING_LABEL) + t.slice(APPROVAL_PENDING_LABEL.length));
     }
     const progress = view.taskProgress();
@@ -235,8 +239,10 @@ export function createTtyRenderer<S>(options: TtyRendererOptions<S>): LiveRender
     if (fact.kind === 'tool.finished' && fact.tool.status === 'interrupted') printed.add(fact.tool.toolCallId);
     if (fact.kind === 'approval.requested') approvalOptions.set(fact.approval.approvalId, fact.approval.options);
     if (fact.kind === 'approval.settled') approvalOptions.delete(fact.approvalId);
-    if (fact.kind === 'message') return [...messageLines(fact.text), ...factLines({ ...fact, text: '' })];
-    return factLines(fact);
+    if (fact.kind === 'message') return [...messageLines(fact.text), ...factLines({ ...fact, text: '' }, ids)];
+    // The live region (or the interactive footer) shows a pending approval; only its answer settles.
+    if (fact.kind === 'approval.requested' && !ids) return [];
+    return factLines(fact, ids);
   }
 
   return {

@@ -71,7 +71,8 @@ function renderAll(events: OutputEvent[]) {
   const tty = collector();
   const jsonl = collector();
   drive(createLinearRenderer({ out: linear.write, viewOf }), events);
-  drive(createTtyRenderer({ out: tty.write, viewOf, stream: fakeTerminal(48), env: {}, clock: () => 0, timer: manualTimer() }), events);
+  // Verbose: the TTY's normal view leaves call ids out, and the ids are what is compared here.
+  drive(createTtyRenderer({ out: tty.write, viewOf, verbosity: 'verbose', stream: fakeTerminal(48), env: {}, clock: () => 0, timer: manualTimer() }), events);
   drive(createJsonlRenderer({ out: jsonl.write, viewOf }), events);
   return { linear: fromText(linear.text()), tty: fromText(tty.text()), jsonl: fromJsonl(jsonl.text()), acp: fromAcp(events) };
 }

@@ -66,7 +66,7 @@ describe.skipIf(!HAVE_FIXTURES)('renderings of the recorded fixtures', () => {
     for (const [name, make] of Object.entries({
       linear: (out: (c: string) => void) => createLinearRenderer({ out, viewOf, verbosity: 'verbose' as const }),
       jsonl: (out: (c: string) => void) => createJsonlRenderer({ out, viewOf }),
-      tty: (out: (c: string) => void) => createTtyRenderer({ out, viewOf, stream: fakeTerminal(80), env: { NO_COLOR: '1' }, clock: () => 0, timer: manualTimer() }),
+      tty: (out: (c: string) => void) => createTtyRenderer({ out, viewOf, verbosity: 'verbose', stream: fakeTerminal(80), env: { NO_COLOR: '1' }, clock: () => 0, timer: manualTimer() }),
     })) {
       const c = collector();
       drive(make(c.write), events);

@@ -82,11 +82,11 @@ describe('the TTY renderer', () => {
       state = reduce(state, e);
       renderer.onEvent(e, state);
     }
-    expect(c.text()).toContain('⠋ running bash [c1] sleep 5 0ms');
+    expect(c.text()).toContain('⠋ running bash sleep 5 0ms');
     expect(timer.active()).toBe(1);
     setNow(Date.parse(events[1]!.timestamp) + 1000 + 2500);
     timer.tick();
-    expect(c.text()).toContain('⠙ running bash [c1] sleep 5 2.5s');
+    expect(c.text()).toContain('⠙ running bash sleep 5 2.5s');
     renderer.finish(state);
     expect(timer.active()).toBe(0);
     expect(c.text()).toContain('! interrupted bash [c1] - no terminal event');
@@ -129,7 +129,8 @@ describe('the TTY renderer', () => {
   it('neutralises escape sequences in untrusted tool titles', () => {
     const { c, renderer } = tty();
     drive(renderer, loadEvents('approval'));
-    expect(c.text()).toContain('bash [call_a] rm -rf build evil');
+    expect(c.text()).toContain('bash rm -rf build evil');
+    expect(c.text()).not.toContain('[call_a]');
     expect(stripEscapes(c.text())).not.toMatch(/[\u001b\u0007\u202e]/);
     expect(c.text()).not.toContain('pwned');
   });
