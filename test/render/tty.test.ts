@@ -89,7 +89,7 @@ describe('the TTY renderer', () => {
     expect(c.text()).toContain('⠙ running bash sleep 5 2.5s');
     renderer.finish(state);
     expect(timer.active()).toBe(0);
-    expect(c.text()).toContain('! interrupted bash [c1] - no terminal event');
+    expect(c.text()).toContain('! interrupted bash sleep 5 - no terminal event');
     expect(c.text().endsWith('\u001b[?25h')).toBe(true);
   });
 
