@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadMarkdown } from '../../lib/render/markdown/index.js';
 import { createEnveloper, type EventDraft, type OutputEvent } from '../../lib/events/index.js';
 import { initialState, reduce, type ReducerState } from '../../lib/reducer/index.js';
 import { colorLevel } from '../../lib/render/color.js';
@@ -7,6 +8,9 @@ import { createTtyRenderer, eraseRows, type TtyRendererOptions } from '../../lib
 import { rowsFor } from '../../lib/render/width.js';
 import { collector, drive, loadEvents } from './drive.js';
 import { fakeTerminal, manualTimer, stripEscapes } from './tty-fake.js';
+
+// The TTY renders Markdown once the tokenizer is loaded: load it first, so every run renders alike.
+beforeAll(() => loadMarkdown());
 
 const T0 = Date.UTC(2026, 10, 30, 12);
 const SGR = /\u001b\[[0-9;]*m/;
