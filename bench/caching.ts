@@ -20,6 +20,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { costFor, findPrice } from '../lib/control/prices.js';
 import type { Usage } from '../lib/events/index.js';
+import { PROVIDER_FORMATS, type ProviderFormat } from '../lib/decode/formats.js';
 import { anthropicUsage } from '../lib/providers/anthropic.js';
 import { geminiUsage } from '../lib/providers/gemini.js';
 import { responsesUsage } from '../lib/providers/openai-responses.js';
@@ -88,7 +89,7 @@ function withoutMovingMarks(messages: unknown): unknown {
 }
 
 /** How many consecutive request pairs have N+1 beginning with N's prefix, out of how many. */
-function prefixPairs(format: 'anthropic' | 'openai-responses', bodies: Body[]): { ok: number; pairs: number } {
+function prefixPairs(format: ProviderFormat, bodies: Body[]): { ok: number; pairs: number } {
   let ok = 0;
   for (let i = 0; i + 1 < bodies.length; i++) {
     const [a, b] = [bodies[i]!, bodies[i + 1]!];
@@ -102,7 +103,7 @@ function prefixPairs(format: 'anthropic' | 'openai-responses', bodies: Body[]): 
   return { ok, pairs: bodies.length - 1 };
 }
 
-async function loopback(format: 'anthropic' | 'openai-responses', steps: number): Promise<{ ok: number; pairs: number }> {
+async function loopback(format: ProviderFormat, steps: number): Promise<{ ok: number; pairs: number }> {
   const wire = (await import(pathToFileURL(path.join(ROOT, 'cassettes/wire-formats.mjs')).href)) as {
     FORMATS: Record<string, { contentType: string; body(t: unknown, n: number, model: string): string }>;
     MODELS: Record<string, string>;
@@ -150,7 +151,8 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
     ratios.push({ label: `${format} (${model}): cost with caching / without`, value: withCache.median / without.median, target: { op: '<=', value: 0.5 } });
   }
   const steps = options.quick ? 4 : 8;
-  for (const format of ['anthropic', 'openai-responses'] as const) {
+  // The two formats whose requests carry explicit cache controls.
+  for (const format of PROVIDER_FORMATS.filter((f) => f === 'anthropic' || f === 'openai-responses')) {
     const { ok, pairs } = await loopback(format, steps);
     ratios.push({ label: `${format}: requests N+1 beginning with request N's prefix (share of ${pairs} pairs)`, value: ok / pairs, target: { op: '>=', value: 1 } });
   }
