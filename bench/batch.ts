@@ -110,7 +110,11 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
 
   // Every id exactly once across results.jsonl + errors.jsonl.
   const ids = ['results.jsonl', 'errors.jsonl'].flatMap((f) =>
-    fs.readFileSync(path.join(outDir, f), 'utf8').split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { id: string }).id),
+    fs
+      .readFileSync(path.join(outDir, f), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => (JSON.parse(l) as { id: string }).id),
   );
   const unique = new Set(ids);
   const exactlyOnce = ids.length === n && unique.size === n;
@@ -130,7 +134,16 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
       measurement('peak RSS', 'MB', [peakRss / 1048576], false),
       measurement('event-loop lag p99', 'ms', [p99], false),
       measurement('event-loop lag max', 'ms', [lag.max / 1e6], false),
-      ...(runnerLag.length ? [measurement('pool threads: event-loop lag p99 (each thread)', 'ms', runnerLag.map((r) => r.lagP99Ms), false)] : []),
+      ...(runnerLag.length
+        ? [
+            measurement(
+              'pool threads: event-loop lag p99 (each thread)',
+              'ms',
+              runnerLag.map((r) => r.lagP99Ms),
+              false,
+            ),
+          ]
+        : []),
     ],
     ratios: [
       { label: 'peak RSS (MB), target <= 500', value: peakRss / 1048576, target: { op: '<=', value: 500 }, unit: 'MB' },

@@ -131,7 +131,10 @@ async function loopback(format: ProviderFormat, steps: number): Promise<{ ok: nu
       child.on('error', reject);
       child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`minicode exec exited ${code}`))));
     });
-    return prefixPairs(format, server.requests.map((r) => JSON.parse(r.body) as Body));
+    return prefixPairs(
+      format,
+      server.requests.map((r) => JSON.parse(r.body) as Body),
+    );
   } finally {
     await server.close();
     fs.rmSync(scratch, { recursive: true, force: true });
@@ -156,12 +159,14 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
     const { ok, pairs } = await loopback(format, steps);
     ratios.push({ label: `${format}: requests N+1 beginning with request N's prefix (share of ${pairs} pairs)`, value: ok / pairs, target: { op: '>=', value: 1 } });
   }
-  notes.push(`Schedule: ${STEPS} steps, prefix ${PREFIX} tokens, +${GROWTH} tokens a step (average ${Math.round((contextAt(1) + contextAt(STEPS)) / 2)} context tokens), ${OUTPUT} output tokens a step.`);
+  notes.push(
+    `Schedule: ${STEPS} steps, prefix ${PREFIX} tokens, +${GROWTH} tokens a step (average ${Math.round((contextAt(1) + contextAt(STEPS)) / 2)} context tokens), ${OUTPUT} output tokens a step.`,
+  );
   notes.push('Prices from lib/control/prices.ts (an estimate: the table goes stale).');
   return {
     name: 'caching',
     title: 'Prompt caching: run cost with and without, and prefix stability on the wire',
-    description: 'Cost of a 20-step run from usage objects in each provider\'s shape, priced by the price table; loopback check that each request extends the previous one byte for byte.',
+    description: "Cost of a 20-step run from usage objects in each provider's shape, priced by the price table; loopback check that each request extends the previous one byte for byte.",
     measurements,
     ratios,
     notes,

@@ -30,7 +30,18 @@ const BYTES_PER_FILE = 2_000;
 /** opencode's published revert time in monorepos, lower end (10–15 s). */
 const OPENCODE_REVERT_S = 10;
 
-const GIT_ENV = { PATH: process.env.PATH ?? '/usr/bin:/bin', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'gc.auto', GIT_CONFIG_VALUE_0: '0', GIT_CONFIG_GLOBAL: os.devNull, GIT_AUTHOR_NAME: 'bench', GIT_AUTHOR_EMAIL: 'bench@example.invalid', GIT_COMMITTER_NAME: 'bench', GIT_COMMITTER_EMAIL: 'bench@example.invalid' };
+const GIT_ENV = {
+  PATH: process.env.PATH ?? '/usr/bin:/bin',
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_CONFIG_COUNT: '1',
+  GIT_CONFIG_KEY_0: 'gc.auto',
+  GIT_CONFIG_VALUE_0: '0',
+  GIT_CONFIG_GLOBAL: os.devNull,
+  GIT_AUTHOR_NAME: 'bench',
+  GIT_AUTHOR_EMAIL: 'bench@example.invalid',
+  GIT_COMMITTER_NAME: 'bench',
+  GIT_COMMITTER_EMAIL: 'bench@example.invalid',
+};
 const git = (cwd: string, ...args: string[]): string => execFileSync('git', args, { cwd, env: GIT_ENV, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
 
 /** A seeded repository: FILES files of BYTES_PER_FILE bytes in 100 x 7 folders, committed. */
@@ -148,17 +159,18 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
     const turnM = measurement('a later turn: checkpoint + snapshot after one changing call, wall', 'ms', turn.wall, false);
     const undoM = measurement('undo of that turn (checkpoint, restore), wall', 'ms', undo.wall, false);
     const statusM = measurement('floor: git status --porcelain in the user repo, wall', 'ms', status.wall, false);
-    const cpu = first.cpu.length > 0
-      ? [
-          measurement('first checkpoint, CPU (minicode + git)', 'ms', first.cpu, false),
-          measurement('a later turn, CPU (minicode + git)', 'ms', turn.cpu, false),
-          measurement('undo, CPU (minicode + git)', 'ms', undo.cpu, false),
-          measurement('floor: git status, CPU', 'ms', status.cpu, false),
-        ]
-      : [];
+    const cpu =
+      first.cpu.length > 0
+        ? [
+            measurement('first checkpoint, CPU (minicode + git)', 'ms', first.cpu, false),
+            measurement('a later turn, CPU (minicode + git)', 'ms', turn.cpu, false),
+            measurement('undo, CPU (minicode + git)', 'ms', undo.cpu, false),
+            measurement('floor: git status, CPU', 'ms', status.cpu, false),
+          ]
+        : [];
     const ratios: Ratio[] = [
       { label: 'first checkpoint vs the 3 s target', value: firstM.median, unit: 'ms', target: { op: '<=', value: 3000 } },
-      { label: 'a later turn\'s checkpoint vs the 300 ms target', value: turnM.median, unit: 'ms', target: { op: '<=', value: 300 } },
+      { label: "a later turn's checkpoint vs the 300 ms target", value: turnM.median, unit: 'ms', target: { op: '<=', value: 300 } },
       { label: 'undo vs the 1 s target', value: undoM.median, unit: 'ms', target: { op: '<=', value: 1000 } },
       { label: 'a later turn / git status (same run)', value: turnM.median / statusM.median },
       { label: 'opencode revert, published 10 s lower bound / minicode undo', value: (OPENCODE_REVERT_S * 1000) / undoM.median },
@@ -172,8 +184,8 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
       ratios,
       notes: [
         `${FILES} files of ${BYTES_PER_FILE} bytes; ${firstRounds} fresh stores for the first checkpoint, ${turnRounds} turn + undo rounds.`,
-        'The store borrows the user repository\'s objects read-only (git alternates), so a committed tree is not written again.',
-        'Wall times depend on the machine\'s load (each git subprocess start is part of them); the CPU figures and the ratio to git status in the same run do not.',
+        "The store borrows the user repository's objects read-only (git alternates), so a committed tree is not written again.",
+        "Wall times depend on the machine's load (each git subprocess start is part of them); the CPU figures and the ratio to git status in the same run do not.",
       ],
     };
   } finally {

@@ -67,7 +67,10 @@ async function oneRun(env: NodeJS.ProcessEnv, cwd: string, useTime: boolean, scr
     const [user, sys, maxKb] = fs.readFileSync(timeFile, 'utf8').trim().split('\n').pop()!.split(' ').map(Number);
     return { cpuS: user! + sys!, firstLineMs, wallMs, rssMB: maxKb! / 1024 };
   }
-  const line = Buffer.concat(stderr).toString('utf8').split('\n').find((l) => l.startsWith('MINICODE_USAGE '));
+  const line = Buffer.concat(stderr)
+    .toString('utf8')
+    .split('\n')
+    .find((l) => l.startsWith('MINICODE_USAGE '));
   const usage = JSON.parse(line!.slice('MINICODE_USAGE '.length)) as NodeJS.ResourceUsage;
   return { cpuS: (usage.userCPUTime + usage.systemCPUTime) / 1e6, firstLineMs, wallMs, rssMB: usage.maxRSS / 1024 };
 }
@@ -78,7 +81,13 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-exec-cost-'));
   const cwd = path.join(scratch, 'project');
   fs.cpSync(path.join(ROOT, 'demo/sample-project'), cwd, { recursive: true });
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: scratch, MINICODE_HOME: path.join(scratch, 'home'), ANTHROPIC_API_KEY: 'sk-ant-bench-fake-key-0123456789', NO_COLOR: '1' };
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: scratch,
+    MINICODE_HOME: path.join(scratch, 'home'),
+    ANTHROPIC_API_KEY: 'sk-ant-bench-fake-key-0123456789',
+    NO_COLOR: '1',
+  };
   const useTime = fs.existsSync(TIME);
   const costs: RunCost[] = [];
   try {
@@ -89,10 +98,30 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
   } finally {
     fs.rmSync(scratch, { recursive: true, force: true });
   }
-  const cpu = measurement('process CPU time (user + sys)', 's', costs.map((c) => c.cpuS), false);
-  const first = measurement('time to first stdout line', 'ms', costs.map((c) => c.firstLineMs), false);
-  const wall = measurement('wall time of the run', 'ms', costs.map((c) => c.wallMs), false);
-  const rss = measurement('peak RSS (maxRSS)', 'MB', costs.map((c) => c.rssMB), false);
+  const cpu = measurement(
+    'process CPU time (user + sys)',
+    's',
+    costs.map((c) => c.cpuS),
+    false,
+  );
+  const first = measurement(
+    'time to first stdout line',
+    'ms',
+    costs.map((c) => c.firstLineMs),
+    false,
+  );
+  const wall = measurement(
+    'wall time of the run',
+    'ms',
+    costs.map((c) => c.wallMs),
+    false,
+  );
+  const rss = measurement(
+    'peak RSS (maxRSS)',
+    'MB',
+    costs.map((c) => c.rssMB),
+    false,
+  );
   const ratios: Ratio[] = [
     { label: 'CPU vs the 0.35 s target', value: cpu.median / TARGET.cpuS, target: { op: '<=', value: 1 } },
     { label: 'RSS vs the 100 MB target', value: rss.median / TARGET.rssMB, target: { op: '<=', value: 1 } },

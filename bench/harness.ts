@@ -135,12 +135,7 @@ export interface InterleaveOptions {
  * Run several competitors in interleaved rounds (A B C, A B C, ...) so that a noisy
  * neighbour hurts all of them alike; returns the elapsed milliseconds per competitor.
  */
-export async function interleave(
-  rounds: number,
-  competitors: Record<string, () => unknown>,
-  warmup = 1,
-  options: InterleaveOptions = {},
-): Promise<Record<string, number[]>> {
+export async function interleave(rounds: number, competitors: Record<string, () => unknown>, warmup = 1, options: InterleaveOptions = {}): Promise<Record<string, number[]>> {
   const names = Object.keys(competitors);
   const out: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]));
   const time = options.clock === 'cpu' ? cpuTimeOnce : timeOnce;

@@ -169,7 +169,10 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
     ],
     notes: [
       'Ratios print as "x"; the first is the pool p99 lag in ms against the 20 ms target.',
-      `Load average at the end: ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} on ${os.availableParallelism()} cores (shared machine; see the idle baseline).`,
+      `Load average at the end: ${os
+        .loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')} on ${os.availableParallelism()} cores (shared machine; see the idle baseline).`,
     ],
   };
 }

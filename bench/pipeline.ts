@@ -276,21 +276,55 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
   const mb = corpus.totalBytes / 1e6;
   const full = ms[FULL.label] as number[];
   const floorMs = ms.floor as number[];
-  const pipelineMb = measurement('full pipeline (command path)', 'MB/s', full.map((t) => mb / (t / 1000)));
-  const floorMb = measurement('floor: JSON.parse + JSON.stringify', 'MB/s', floorMs.map((t) => mb / (t / 1000)));
-  const peerMb = measurement('peer: eventsource-parser + JSON.parse + switch reducer + JSON.stringify + combined regex + lmdb puts', 'MB/s', (ms.peer as number[]).map((t) => mb / (t / 1000)));
+  const pipelineMb = measurement(
+    'full pipeline (command path)',
+    'MB/s',
+    full.map((t) => mb / (t / 1000)),
+  );
+  const floorMb = measurement(
+    'floor: JSON.parse + JSON.stringify',
+    'MB/s',
+    floorMs.map((t) => mb / (t / 1000)),
+  );
+  const peerMb = measurement(
+    'peer: eventsource-parser + JSON.parse + switch reducer + JSON.stringify + combined regex + lmdb puts',
+    'MB/s',
+    (ms.peer as number[]).map((t) => mb / (t / 1000)),
+  );
   const eventsPerSecond: Measurement[] = [
-    measurement('full pipeline', 'events/s', full.map((t) => corpus.totalEvents / (t / 1000))),
-    ...ABLATIONS.map((v) => measurement(v.label, 'events/s', (ms[v.label] as number[]).map((t) => corpus.totalEvents / (t / 1000)))),
-    measurement('floor (input records/s)', 'events/s', floorMs.map((t) => (corpus.recordsPerPass * corpus.passes) / (t / 1000))),
+    measurement(
+      'full pipeline',
+      'events/s',
+      full.map((t) => corpus.totalEvents / (t / 1000)),
+    ),
+    ...ABLATIONS.map((v) =>
+      measurement(
+        v.label,
+        'events/s',
+        (ms[v.label] as number[]).map((t) => corpus.totalEvents / (t / 1000)),
+      ),
+    ),
+    measurement(
+      'floor (input records/s)',
+      'events/s',
+      floorMs.map((t) => (corpus.recordsPerPass * corpus.passes) / (t / 1000)),
+    ),
   ];
   // Share of each removed stage in the full pipeline's time, paired per round (same neighbours).
   const shares = [
     ...ABLATIONS.map((v) => {
       const without = ms[v.label] as number[];
-      return measurement(`share: ${v.label.replace(/^without /, '')}`, '% of full time', full.map((t, i) => (100 * (t - (without[i] as number))) / t));
+      return measurement(
+        `share: ${v.label.replace(/^without /, '')}`,
+        '% of full time',
+        full.map((t, i) => (100 * (t - (without[i] as number))) / t),
+      );
     }),
-    measurement('share: reduce (timed alone)', '% of full time', full.map((t, i) => (100 * ((ms.reduce as number[])[i] as number)) / t)),
+    measurement(
+      'share: reduce (timed alone)',
+      '% of full time',
+      full.map((t, i) => (100 * ((ms.reduce as number[])[i] as number)) / t),
+    ),
   ];
   const costliest = [...shares].sort((a, b) => b.median - a.median)[0];
   return {
@@ -298,10 +332,12 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
     title: 'End-to-end pipeline throughput (command path)',
     description:
       'createRunPipeline, the function every command builds its pipeline with: bytes -> decode -> sanitise + scrub -> envelope -> reduce -> JSONL render -> LMDB store (durable events), ' +
-      'joined with stream.pipeline, one session after the other, each awaited to the store\'s acknowledgement, ' +
-      'over the recorded provider and native corpus replicated to ' + (options.quick ? '100k' : '1M') + '+ events (each source one session); ' +
+      "joined with stream.pipeline, one session after the other, each awaited to the store's acknowledgement, " +
+      'over the recorded provider and native corpus replicated to ' +
+      (options.quick ? '100k' : '1M') +
+      '+ events (each source one session); ' +
       'vs the floor (JSON.parse of each input record + JSON.stringify of an envelope-shaped object) and the peer assembly (eventsource-parser + JSON.parse + switch reducer + JSON.stringify + one combined regex of the same secret rules + raw lmdb puts). ' +
-      'Then the same with each stage removed in turn; a stage\'s share is (full - without) / full, paired per round.',
+      "Then the same with each stage removed in turn; a stage's share is (full - without) / full, paired per round.",
     measurements: [pipelineMb, floorMb, peerMb, ...eventsPerSecond, ...shares],
     ratios: [
       ratio('pipeline / JSON.parse+stringify floor (MB/s)', pipelineMb, floorMb, { op: '>=', value: 0.45 }),

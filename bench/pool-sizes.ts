@@ -116,7 +116,12 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
     notes.push(`${label}: longest stall in-process / through the pool: ${pair('heuristic', 'heuristic estimate')}, ${pair('fold', 'fold')}, ${pair('exact', 'exact count')}`);
   }
   await closePool();
-  notes.push(`Load average at the end: ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} on ${os.availableParallelism()} cores (shared machine).`);
+  notes.push(
+    `Load average at the end: ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')} on ${os.availableParallelism()} cores (shared machine).`,
+  );
   return {
     name: 'pool-sizes',
     title: 'Where the worker pool pays: main-thread busy time in-process vs through the pool, by transcript size',

@@ -16,12 +16,14 @@ import { createRedactor } from '../lib/scrub/secret-redactor.js';
 import { DEFAULT_RULES } from '../lib/scrub/secret-rules.js';
 import { mulberry32 } from '../lib/random.js';
 
-
-const WORDS = 'the a to of and in is it that for on with as was this by be are from or at an which not but have has can will stream event token parser secret delta chunk buffer value config path file tool model provider output input error result session store render'.split(' ');
+const WORDS =
+  'the a to of and in is it that for on with as was this by be are from or at an which not but have has can will stream event token parser secret delta chunk buffer value config path file tool model provider output input error result session store render'.split(
+    ' ',
+  );
 const CODE = [
   'export function handle(event: Event): void {\n',
   '  const total = items.reduce((sum, x) => sum + x.size, 0);\n',
-  "  if (!config.enabled) return;\n",
+  '  if (!config.enabled) return;\n',
   '  for (let i = 0; i < n; i++) out.push(parse(lines[i]));\n',
   "import { createReadStream } from 'node:fs';\n",
   '  await store.put(`${sessionId}:${seq}`, envelope);\n',
@@ -38,16 +40,26 @@ function b62(r: () => number, n: number): string {
 /** Fake secrets and escapes in published formats, built from the seeded generator. */
 function sprinkle(r: () => number): string {
   switch (Math.floor(r() * 10)) {
-    case 0: return ` token ghp_${b62(r, 36)} `;
-    case 1: return ` key=AKIA${b62(r, 16).toUpperCase()}\n`;
-    case 2: return `\n"api_key": "${b62(r, 32)}",\n`;
-    case 3: return ` postgres://app:${b62(r, 12)}@db:5432/x `;
-    case 4: return ` \u001b[31merror\u001b[0m `;
-    case 5: return ` \u001b]8;;https://example.com\u0007link\u001b]8;;\u0007 `;
-    case 6: return `\n-----BEGIN PRIVATE KEY-----\n${b62(r, 64)}\n${b62(r, 64)}\n-----END PRIVATE KEY-----\n`;
-    case 7: return ` sk-proj-${b62(r, 48)} `;
-    case 8: return ` eyJhbGciOiJIUzI1NiJ9.eyJ${b62(r, 40)}.${b62(r, 43)} `;
-    default: return ` Authorization: Bearer ${b62(r, 40)}\n`;
+    case 0:
+      return ` token ghp_${b62(r, 36)} `;
+    case 1:
+      return ` key=AKIA${b62(r, 16).toUpperCase()}\n`;
+    case 2:
+      return `\n"api_key": "${b62(r, 32)}",\n`;
+    case 3:
+      return ` postgres://app:${b62(r, 12)}@db:5432/x `;
+    case 4:
+      return ` \u001b[31merror\u001b[0m `;
+    case 5:
+      return ` \u001b]8;;https://example.com\u0007link\u001b]8;;\u0007 `;
+    case 6:
+      return `\n-----BEGIN PRIVATE KEY-----\n${b62(r, 64)}\n${b62(r, 64)}\n-----END PRIVATE KEY-----\n`;
+    case 7:
+      return ` sk-proj-${b62(r, 48)} `;
+    case 8:
+      return ` eyJhbGciOiJIUzI1NiJ9.eyJ${b62(r, 40)}.${b62(r, 43)} `;
+    default:
+      return ` Authorization: Bearer ${b62(r, 40)}\n`;
   }
 }
 

@@ -85,12 +85,7 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
     // The SDK runs last, on its own: its async path leaves old-generation garbage whose concurrent
     // marking (CPU time of this process) would otherwise land in the two synchronous framers' rounds.
     const timing = { clock: 'cpu', collectBetween: true, warmupMs: options.quick ? 1000 : 2000 } as const;
-    const ms = await interleave(
-      rounds,
-      { ours: () => repeat(reps, () => ours(chunks)), esp: () => repeat(reps, () => eventsourceParser(chunks)) },
-      2,
-      timing,
-    );
+    const ms = await interleave(rounds, { ours: () => repeat(reps, () => ours(chunks)), esp: () => repeat(reps, () => eventsourceParser(chunks)) }, 2, timing);
     const sdk = await interleave(
       rounds,
       {

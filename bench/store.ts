@@ -95,8 +95,18 @@ export async function run({ quick }: BenchOptions): Promise<BenchReport> {
     let storeSet = 0;
     let rawSet = 0;
     const corpusTimes = await interleave(rounds, {
-      store: () => writeSessions(corpus.sets[storeSet++] ?? [], (e) => corpusStore.append(e), () => corpusStore.flushed()),
-      lmdb: () => writeSessions(corpus.sets[rawSet++] ?? [], (e) => corpusDb.put([e.sessionId, e.seq], e), () => corpusDb.flushed),
+      store: () =>
+        writeSessions(
+          corpus.sets[storeSet++] ?? [],
+          (e) => corpusStore.append(e),
+          () => corpusStore.flushed(),
+        ),
+      lmdb: () =>
+        writeSessions(
+          corpus.sets[rawSet++] ?? [],
+          (e) => corpusDb.put([e.sessionId, e.seq], e),
+          () => corpusDb.flushed,
+        ),
     });
     await corpusStore.close();
     await corpusRoot.close();
@@ -133,7 +143,10 @@ export async function run({ quick }: BenchOptions): Promise<BenchReport> {
       ],
       ratios: [ratio('store / raw lmdb', store, raw, { op: '>=', value: 0.7 }), ratio('store / JSONL', store, jsonl), ratio('corpus: store / raw lmdb', corpusStoreRate, corpusRaw)],
       notes: [
-        `corpus: ${corpus.origin}; ${corpus.durablePerSet} durable events per round in ${corpus.sets[0]?.length ?? 0} sessions`,'the store also checks durability, folds session/task/response events through the reducer for its index entry and writes that entry once per event-loop turn; raw lmdb writes events only', 'the machine is shared and noisy: compare ratios from the same run, not absolute rates across runs'],
+        `corpus: ${corpus.origin}; ${corpus.durablePerSet} durable events per round in ${corpus.sets[0]?.length ?? 0} sessions`,
+        'the store also checks durability, folds session/task/response events through the reducer for its index entry and writes that entry once per event-loop turn; raw lmdb writes events only',
+        'the machine is shared and noisy: compare ratios from the same run, not absolute rates across runs',
+      ],
     };
   } finally {
     fs.rmSync(base, { recursive: true, force: true });

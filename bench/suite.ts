@@ -109,7 +109,9 @@ export async function runBenchSuite(options: { json: boolean; quick: boolean; on
   if (!options.json) {
     const ratios = result.reports.flatMap((r) => r.ratios.map((x) => ({ ...x, bench: r.name })));
     const missed = ratios.filter((r) => !meets(r));
-    process.stdout.write(`${ratios.length} ratios, ${ratios.length - missed.length} meet their target, ${missed.length} miss it${missed.length ? ': ' + missed.map((m) => `${m.bench}/${m.label}`).join(', ') : ''}\n`);
+    process.stdout.write(
+      `${ratios.length} ratios, ${ratios.length - missed.length} meet their target, ${missed.length} miss it${missed.length ? ': ' + missed.map((m) => `${m.bench}/${m.label}`).join(', ') : ''}\n`,
+    );
   } else {
     process.stdout.write(JSON.stringify(result) + '\n');
   }

@@ -125,7 +125,9 @@ export function formatErrorTable(rows: Row[]): string[] {
     '|---|---:|---|---:|---:|---:|---:|---:|---:|',
   ];
   for (const r of rows) {
-    const kinds = Object.entries(r.kinds).map(([k, n]) => `${k}×${n}`).join(' ');
+    const kinds = Object.entries(r.kinds)
+      .map(([k, n]) => `${k}×${n}`)
+      .join(' ');
     lines.push(
       `| ${r.group} | ${r.files} | ${kinds} | ${(r.chars / r.exact).toFixed(2)} | ${r.exact} | ${pct(r.estimate, r.exact).toFixed(1)}% | ${r.meanAbsPct.toFixed(1)}% | ${pct(r.seed, r.exact).toFixed(1)}% | ${r.seedMeanAbsPct.toFixed(1)}% |`,
     );

@@ -30,8 +30,18 @@ write('demo', 'anthropic', 'Hand-made demo run on demo/sample-project: read src/
   { text: 'Now the tests.', calls: [{ id: 'toolu_demo_3', name: 'bash', args: { command: 'node test.js' } }] },
   {
     text: 'The tests pass. Recording the result.',
-    calls: [{ id: 'toolu_demo_4', name: 'submit_result', args: { summary: 'Fixed an undefined variable in src/greet.js; node test.js passes.', fixed: true, findings: [{ category: 'lint', severity: 'error', summary: "no-undef: 'nmae' is not defined", evidence: { path: 'src/greet.js', line: 8 } }] } }],
+    calls: [
+      {
+        id: 'toolu_demo_4',
+        name: 'submit_result',
+        args: {
+          summary: 'Fixed an undefined variable in src/greet.js; node test.js passes.',
+          fixed: true,
+          findings: [{ category: 'lint', severity: 'error', summary: "no-undef: 'nmae' is not defined", evidence: { path: 'src/greet.js', line: 8 } }],
+        },
+      },
+    ],
   },
-  { text: "Fixed: `greet` referenced an undefined variable `nmae` instead of `name` (src/greet.js line 8). `node test.js` now passes." },
+  { text: 'Fixed: `greet` referenced an undefined variable `nmae` instead of `name` (src/greet.js line 8). `node test.js` now passes.' },
 ]);
 console.log('cassettes written');

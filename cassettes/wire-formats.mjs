@@ -23,7 +23,20 @@ export function pieces(s, n) {
  */
 export function anthropicEvents(turn, { messageId, model, inputTokens, outputTokens, textPieces }) {
   const ev = (type, data) => `event: ${type}\ndata: ${j({ type, ...data })}\n\n`;
-  const out = [ev('message_start', { message: { id: messageId, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: inputTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 1 } } })];
+  const out = [
+    ev('message_start', {
+      message: {
+        id: messageId,
+        type: 'message',
+        role: 'assistant',
+        model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { input_tokens: inputTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 1 },
+      },
+    }),
+  ];
   let index = 0;
   if (turn.text) {
     out.push(ev('content_block_start', { index, content_block: { type: 'text', text: '' } }));
@@ -57,7 +70,8 @@ export const FORMATS = {
     ext: 'sse',
     body(turn, n, model) {
       const id = `chatcmpl-mc${n}`;
-      const chunk = (delta, finish = null) => `data: ${j({ id, object: 'chat.completion.chunk', created: 1767225600 + n, model, system_fingerprint: 'fp_mc', choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], usage: null })}\n\n`;
+      const chunk = (delta, finish = null) =>
+        `data: ${j({ id, object: 'chat.completion.chunk', created: 1767225600 + n, model, system_fingerprint: 'fp_mc', choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], usage: null })}\n\n`;
       let out = '';
       if (turn.text) {
         out += chunk({ role: 'assistant', content: '', refusal: null });
@@ -80,7 +94,19 @@ export const FORMATS = {
       let seq = 0;
       const ev = (type, data) => `event: ${type}\ndata: ${j({ type, sequence_number: seq++, ...data })}\n\n`;
       const id = `resp_mc${n}`;
-      const base = { id, object: 'response', created_at: 1767225600 + n, model, status: 'in_progress', output: [], error: null, incomplete_details: null, store: false, tool_choice: 'auto', usage: null };
+      const base = {
+        id,
+        object: 'response',
+        created_at: 1767225600 + n,
+        model,
+        status: 'in_progress',
+        output: [],
+        error: null,
+        incomplete_details: null,
+        store: false,
+        tool_choice: 'auto',
+        usage: null,
+      };
       let out = ev('response.created', { response: base });
       out += ev('response.in_progress', { response: base });
       const output = [];
@@ -109,7 +135,14 @@ export const FORMATS = {
         output.push(done);
         oi++;
       }
-      out += ev('response.completed', { response: { ...base, status: 'completed', output, usage: { input_tokens: 390 + 90 * n, input_tokens_details: { cached_tokens: 0 }, output_tokens: 28 + 7 * n, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 418 + 97 * n } } });
+      out += ev('response.completed', {
+        response: {
+          ...base,
+          status: 'completed',
+          output,
+          usage: { input_tokens: 390 + 90 * n, input_tokens_details: { cached_tokens: 0 }, output_tokens: 28 + 7 * n, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 418 + 97 * n },
+        },
+      });
       return out;
     },
   },
@@ -126,7 +159,12 @@ export const FORMATS = {
       const calls = (turn.calls ?? []).map((c) => ({ functionCall: { name: c.name, args: c.args } }));
       texts.forEach((t, i) => {
         const last = i === texts.length - 1 && calls.length === 0;
-        out += frame({ candidates: [{ content: { parts: [{ text: t }], role: 'model' }, ...(last ? { finishReason: 'STOP' } : {}), index: 0 }], usageMetadata: usage(last), modelVersion: model, responseId });
+        out += frame({
+          candidates: [{ content: { parts: [{ text: t }], role: 'model' }, ...(last ? { finishReason: 'STOP' } : {}), index: 0 }],
+          usageMetadata: usage(last),
+          modelVersion: model,
+          responseId,
+        });
       });
       if (calls.length) out += frame({ candidates: [{ content: { parts: calls, role: 'model' }, finishReason: 'STOP', index: 0 }], usageMetadata: usage(true), modelVersion: model, responseId });
       return out;
@@ -140,7 +178,8 @@ export const FORMATS = {
       let k = 0;
       let out = '';
       for (const p of turn.text ? pieces(turn.text, 16) : []) out += `${j({ model, created_at: at(k++), message: { role: 'assistant', content: p }, done: false })}\n`;
-      if (turn.calls) out += `${j({ model, created_at: at(k++), message: { role: 'assistant', content: '', tool_calls: turn.calls.map((c, i) => ({ function: { index: i, name: c.name, arguments: c.args } })) }, done: false })}\n`;
+      if (turn.calls)
+        out += `${j({ model, created_at: at(k++), message: { role: 'assistant', content: '', tool_calls: turn.calls.map((c, i) => ({ function: { index: i, name: c.name, arguments: c.args } })) }, done: false })}\n`;
       out += `${j({ model, created_at: at(k++), message: { role: 'assistant', content: '' }, done: true, done_reason: 'stop', total_duration: 812345678, load_duration: 1234567, prompt_eval_count: 360 + 90 * n, prompt_eval_duration: 123456789, eval_count: 22 + 7 * n, eval_duration: 456789012 })}\n`;
       return out;
     },
@@ -151,15 +190,20 @@ export const MODELS = { anthropic: 'claude-sonnet-4-5', 'openai-chat': 'gpt-4.1-
 
 export function requestPath(format, model) {
   switch (format) {
-    case 'anthropic': return '/v1/messages';
-    case 'openai-chat': return '/v1/chat/completions';
-    case 'openai-responses': return '/v1/responses';
-    case 'gemini': return `/v1beta/models/${model}:streamGenerateContent?alt=sse`;
-    case 'ollama': return '/api/chat';
-    default: throw new Error(format);
+    case 'anthropic':
+      return '/v1/messages';
+    case 'openai-chat':
+      return '/v1/chat/completions';
+    case 'openai-responses':
+      return '/v1/responses';
+    case 'gemini':
+      return `/v1beta/models/${model}:streamGenerateContent?alt=sse`;
+    case 'ollama':
+      return '/api/chat';
+    default:
+      throw new Error(format);
   }
 }
-
 
 /** Empty (or create) a cassette folder and write its `cassette.json` (`indent` 0: one line). */
 export function startCassette(dir, { format, model, description }, indent = 2) {

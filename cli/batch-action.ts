@@ -75,7 +75,11 @@ function setupCache(flags: BatchFlags): { get(line: Pick<BatchLine, 'provider' |
       return s;
     },
     async close() {
-      for (const s of cache.values()) await s.then((x) => x.close(), () => undefined);
+      for (const s of cache.values())
+        await s.then(
+          (x) => x.close(),
+          () => undefined,
+        );
     },
   };
 }
@@ -162,7 +166,8 @@ export async function batchAction(file: string | undefined, flags: BatchFlags): 
       for (const d of input.duplicates) err(`minicode batch: ${file}: duplicate id "${displayId(d.id)}" on lines ${d.lines.join(', ')}\n`);
       throw usage(`${input.duplicates.length} duplicate id${input.duplicates.length === 1 ? '' : 's'} in ${file}`, 'give every line a unique "id"');
     }
-    if (flags.strict && input.problems.length > 0) throw usage(`${input.problems.length} invalid line${input.problems.length === 1 ? '' : 's'} in ${file} (--strict)`, 'fix the lines above or drop --strict to skip them');
+    if (flags.strict && input.problems.length > 0)
+      throw usage(`${input.problems.length} invalid line${input.problems.length === 1 ? '' : 's'} in ${file} (--strict)`, 'fix the lines above or drop --strict to skip them');
 
     const outDir = directoryFlag(flags.out ?? `minicode-batch-${path.basename(file).replace(/\.[^.]*$/, '')}`, '--out');
     // One batch per output directory (a queue producer too; its workers write no output here).
@@ -185,10 +190,7 @@ export async function batchAction(file: string | undefined, flags: BatchFlags): 
         threadCount = 0;
       }
       if (threadCount !== 0) {
-        const [{ configurePool, defaultMaxThreads }, { createPoolRunners, tasksPerThreadFor }] = await Promise.all([
-          import('../lib/control/pool.js'),
-          import('../lib/batch/pool-runners.js'),
-        ]);
+        const [{ configurePool, defaultMaxThreads }, { createPoolRunners, tasksPerThreadFor }] = await Promise.all([import('../lib/control/pool.js'), import('../lib/batch/pool-runners.js')]);
         const maxThreads = threadCount ?? defaultMaxThreads();
         configurePool({ maxThreads, concurrentTasksPerWorker: tasksPerThreadFor(concurrency, maxThreads) });
         runners = createPoolRunners(first ? { storeDir: first.storeDir } : {});
@@ -219,7 +221,10 @@ export async function batchAction(file: string | undefined, flags: BatchFlags): 
     return summary.ok ? 0 : 1;
   } catch (error) {
     if (!(error instanceof MinicodeError)) throw error;
-    if (flags.json) out(`${JSON.stringify({ type: 'batch.summary', ok: false, error: { category: error.category, code: error.code, message: error.message, ...(error.action ? { action: error.action } : {}) } })}\n`);
+    if (flags.json)
+      out(
+        `${JSON.stringify({ type: 'batch.summary', ok: false, error: { category: error.category, code: error.code, message: error.message, ...(error.action ? { action: error.action } : {}) } })}\n`,
+      );
     err(`minicode batch: ${error.message}${error.action ? `\n  ${error.action}` : ''}\n`);
     return error.exitCode;
   } finally {

@@ -43,7 +43,8 @@ export async function checkpointsAction(command: 'undo' | 'list', flags: Checkpo
   } catch (thrown) {
     // A git failure (git missing, a damaged store) is still a coded error, never a stack trace.
     const error = thrown instanceof MinicodeError ? thrown : new MinicodeError('MINICODE_E_CHECKPOINT', (thrown as Error).message ?? String(thrown));
-    if (flags.json) process.stdout.write(JSON.stringify({ ok: false, error: { code: error.code, category: error.category, message: error.message, ...(error.action ? { action: error.action } : {}) } }) + '\n');
+    if (flags.json)
+      process.stdout.write(JSON.stringify({ ok: false, error: { code: error.code, category: error.category, message: error.message, ...(error.action ? { action: error.action } : {}) } }) + '\n');
     process.stderr.write(`minicode: ${error.message}${error.action ? `\n  ${error.action}` : ''}\n`);
     return error.exitCode;
   }

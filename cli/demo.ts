@@ -48,9 +48,7 @@ spawnSync(process.execPath, ['test.js'], { cwd: project, stdio: 'inherit' });
 
 heading('2. the same job with --json (what CI and programs read; first and last lines shown)');
 const jsonProject = fresh('project-json');
-const lines = minicode(['exec', 'Fix the failing test in this project', '--json', '--provider', 'replay', '--cassette', cassette, '--cwd', jsonProject], { capture: true })
-  .trim()
-  .split('\n');
+const lines = minicode(['exec', 'Fix the failing test in this project', '--json', '--provider', 'replay', '--cassette', cassette, '--cwd', jsonProject], { capture: true }).trim().split('\n');
 for (const line of [...lines.slice(0, 4), `… ${lines.length - 7} more lines …`, ...lines.slice(-3)]) process.stdout.write(`${line.length > 240 ? line.slice(0, 240) + '…' : line}\n`);
 const summary = JSON.parse(lines[lines.length - 1] ?? '{}') as { ok?: boolean; sessionId?: string };
 

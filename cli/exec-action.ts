@@ -90,7 +90,12 @@ export async function execAction(prompt: string, flags: ExecFlags): Promise<numb
         ...(setup.checkpoints ? { checkpoints: setup.checkpoints } : {}),
         ...(verify ? { verifyCommand: verify.command } : {}),
         preamble: setup.loaded.ignoredLocal
-          ? [{ type: 'diagnostic.raised', payload: { code: 'MINICODE_E_LOCAL_CONFIG_IGNORED', message: `ignored ${setup.loaded.ignoredLocal}`, action: 'pass --allow-local-config to trust it', category: 'CONFIGURATION_ERROR' } }]
+          ? [
+              {
+                type: 'diagnostic.raised',
+                payload: { code: 'MINICODE_E_LOCAL_CONFIG_IGNORED', message: `ignored ${setup.loaded.ignoredLocal}`, action: 'pass --allow-local-config to trust it', category: 'CONFIGURATION_ERROR' },
+              },
+            ]
           : [],
       });
       noteClosedStdout(`minicode replay ${run.sessionId}${json ? ' --json' : ''}`);

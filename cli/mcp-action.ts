@@ -56,7 +56,9 @@ export async function mcpListAction(flags: McpListFlags): Promise<number> {
     }
     // Config order, whatever finished first.
     const byName = new Map<string, Row>([...started, ...disabled].map((r) => [r.name, r]));
-    const rows = Object.keys(servers).map((n) => byName.get(n)!).filter(Boolean);
+    const rows = Object.keys(servers)
+      .map((n) => byName.get(n)!)
+      .filter(Boolean);
     if (flags.json) out(rows.map((r) => `${JSON.stringify(r)}\n`).join(''));
     else out(table(rows));
     return rows.some((r) => r.state === 'failed') ? 1 : 0;
@@ -70,7 +72,10 @@ function pairs(items: string[] | undefined, separator: RegExp, flag: string): Re
   const outRecord: Record<string, string> = {};
   for (const item of items) {
     const match = separator.exec(item);
-    if (!match || match.index === 0) throw new MinicodeError('MINICODE_E_USAGE', `${flag} expects NAME${flag === '--env' ? '=' : ': '}VALUE, got "${item}"`, { action: `pass ${flag} ${flag === '--env' ? 'KEY=value' : '"Authorization: Bearer ${TOKEN}"'}` });
+    if (!match || match.index === 0)
+      throw new MinicodeError('MINICODE_E_USAGE', `${flag} expects NAME${flag === '--env' ? '=' : ': '}VALUE, got "${item}"`, {
+        action: `pass ${flag} ${flag === '--env' ? 'KEY=value' : '"Authorization: Bearer ${TOKEN}"'}`,
+      });
     outRecord[item.slice(0, match.index).trim()] = item.slice(match.index + match[0].length).trim();
   }
   return outRecord;
@@ -89,7 +94,8 @@ export async function mcpAddAction(name: string, commandOrUrl: string, args: str
     const isUrl = /^https?:\/\//i.test(commandOrUrl);
     const transport = flags.transport ?? (isUrl ? 'http' : 'stdio');
     if (!['stdio', 'http', 'sse'].includes(transport)) throw new MinicodeError('MINICODE_E_USAGE', `--transport must be stdio, http or sse, got "${transport}"`, { action: 'pass --transport http' });
-    if ((transport === 'stdio') === isUrl) throw new MinicodeError('MINICODE_E_USAGE', `--transport ${transport} does not fit "${commandOrUrl}"`, { action: 'give a command for stdio, an http(s) URL for http and sse' });
+    if ((transport === 'stdio') === isUrl)
+      throw new MinicodeError('MINICODE_E_USAGE', `--transport ${transport} does not fit "${commandOrUrl}"`, { action: 'give a command for stdio, an http(s) URL for http and sse' });
     const startupTimeoutMs = positiveMs(flags.startupTimeout, '--startup-timeout');
     const toolTimeoutMs = positiveMs(flags.toolTimeout, '--tool-timeout');
     const common = { ...(startupTimeoutMs ? { startupTimeoutMs } : {}), ...(toolTimeoutMs ? { toolTimeoutMs } : {}) };

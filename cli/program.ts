@@ -59,4 +59,3 @@ export function buildProgram(): Command {
   });
   return program;
 }
-

@@ -18,10 +18,7 @@ const out = (text: string): void => outputPortOf(guardOutput(process.stdout)).wr
 const err = writeErr;
 
 /** Run the agent; returns the exit code. */
-export async function runNativeAction(
-  prompt: string,
-  flags: { agent: string; fallback?: string; json?: boolean; store?: string; cwd?: string; model?: string; verbose?: boolean },
-): Promise<number> {
+export async function runNativeAction(prompt: string, flags: { agent: string; fallback?: string; json?: boolean; store?: string; cwd?: string; model?: string; verbose?: boolean }): Promise<number> {
   const agent = flags.agent as NativeAgent;
   let cwd: string;
   let store: ReturnType<typeof openStore>;

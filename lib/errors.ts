@@ -26,22 +26,42 @@ interface ReportedCodeSpec {
 export const ERROR_CODES = {
   MINICODE_E_ABORTED: { category: 'USER_ERROR', recoverability: 'RECOVERABLE', exitCode: 130, meaning: 'the run or task was cancelled (Ctrl+C, Esc, or a parent signal)' },
   MINICODE_E_AGENT: { meaning: 'a native agent in a batch ended without completing and without an error of its own' },
-  MINICODE_E_AGENT_NOT_INSTALLED: { category: 'CONFIGURATION_ERROR', recoverability: 'ACTION_REQUIRED', exitCode: 1, meaning: 'the native agent CLI is not on PATH (or its override variable does not name an executable)' },
-  MINICODE_E_BATCH_ISOLATE: { category: 'CONFIGURATION_ERROR', recoverability: 'ACTION_REQUIRED', exitCode: 1, meaning: 'a batch line\'s isolated workspace (--isolate worktree|copy) could not be made (not a git repository, git failed, copy failed)' },
+  MINICODE_E_AGENT_NOT_INSTALLED: {
+    category: 'CONFIGURATION_ERROR',
+    recoverability: 'ACTION_REQUIRED',
+    exitCode: 1,
+    meaning: 'the native agent CLI is not on PATH (or its override variable does not name an executable)',
+  },
+  MINICODE_E_BATCH_ISOLATE: {
+    category: 'CONFIGURATION_ERROR',
+    recoverability: 'ACTION_REQUIRED',
+    exitCode: 1,
+    meaning: "a batch line's isolated workspace (--isolate worktree|copy) could not be made (not a git repository, git failed, copy failed)",
+  },
   MINICODE_E_BATCH_LINE_JSON: { meaning: 'a batch input line is not JSON' },
   MINICODE_E_BATCH_LINE_SHAPE: { meaning: 'a batch input line is JSON but lacks or mistypes a field' },
   // 75 is EX_TEMPFAIL (sysexits.h): another batch holds the output directory; try again later.
   MINICODE_E_BATCH_LOCKED: { category: 'USER_ERROR', recoverability: 'RETRYABLE', exitCode: 75, meaning: 'another batch process holds the output directory (batch.lock)' },
-  MINICODE_E_BUDGET_EXCEEDED: { category: 'AGENT_ERROR', recoverability: 'ACTION_REQUIRED', exitCode: 1, meaning: 'the run or session went over its cost budget (or its cost is unknown under --budget-strict)' },
+  MINICODE_E_BUDGET_EXCEEDED: {
+    category: 'AGENT_ERROR',
+    recoverability: 'ACTION_REQUIRED',
+    exitCode: 1,
+    meaning: 'the run or session went over its cost budget (or its cost is unknown under --budget-strict)',
+  },
   MINICODE_E_BUFFER_LIMIT: { category: 'INTERNAL_ERROR', recoverability: 'FATAL', exitCode: 1, meaning: 'a bounded buffer or table is full (e.g. too many ACP sessions on one connection)' },
   MINICODE_E_BUSY: { category: 'AGENT_ERROR', recoverability: 'RETRYABLE', exitCode: 1, meaning: 'a run was started while another run of the same agent was in progress' },
-  MINICODE_E_CHECKPOINT: { category: 'FILESYSTEM_ERROR', recoverability: 'RECOVERABLE', exitCode: 1, meaning: 'a checkpoint could not be taken or restored (git failed on the private checkpoint store)' },
+  MINICODE_E_CHECKPOINT: {
+    category: 'FILESYSTEM_ERROR',
+    recoverability: 'RECOVERABLE',
+    exitCode: 1,
+    meaning: 'a checkpoint could not be taken or restored (git failed on the private checkpoint store)',
+  },
   MINICODE_E_CHECKPOINT_NOT_FOUND: { category: 'USER_ERROR', recoverability: 'ACTION_REQUIRED', exitCode: 1, meaning: 'undo --to names no checkpoint of this workspace' },
   MINICODE_E_COMPACTION_FALLBACK: { meaning: 'the LLM summary for compaction failed; the transcript was folded mechanically instead' },
   MINICODE_E_CONFIG_INVALID: { category: 'CONFIGURATION_ERROR', recoverability: 'ACTION_REQUIRED', exitCode: 1, meaning: 'a config file is not valid JSON or has an unknown or mistyped field' },
   MINICODE_E_CONFIG_UNREADABLE: { category: 'CONFIGURATION_ERROR', recoverability: 'ACTION_REQUIRED', exitCode: 1, meaning: 'a config file exists but cannot be read' },
-  MINICODE_E_CONTEXT_LENGTH: { category: 'MODEL_ERROR', recoverability: 'RECOVERABLE', exitCode: 1, meaning: 'the request is longer than the model\'s context window' },
-  MINICODE_E_DECODE_AFTER_TERMINATOR: { meaning: 'data arrived after the provider stream\'s terminator; ignored' },
+  MINICODE_E_CONTEXT_LENGTH: { category: 'MODEL_ERROR', recoverability: 'RECOVERABLE', exitCode: 1, meaning: "the request is longer than the model's context window" },
+  MINICODE_E_DECODE_AFTER_TERMINATOR: { meaning: "data arrived after the provider stream's terminator; ignored" },
   MINICODE_E_DECODE_BAD_JSON: { meaning: 'a provider frame or line whose payload is not valid JSON; skipped' },
   MINICODE_E_DECODE_FRAME_TOO_LARGE: { meaning: 'a provider frame or line larger than maxFrameBytes; dropped' },
   MINICODE_E_DECODE_NO_TERMINATOR: { meaning: 'the provider stream ended without its terminator' },
@@ -61,7 +81,7 @@ export const ERROR_CODES = {
   MINICODE_E_MCP_START: { meaning: 'an MCP server failed to start or missed its start-up deadline; the run goes on without its tools' },
   MINICODE_E_MCP_STDERR: { meaning: 'a line an MCP server wrote on stderr' },
   MINICODE_E_MISSING_DEPENDENCY: { category: 'CONFIGURATION_ERROR', recoverability: 'ACTION_REQUIRED', exitCode: 1, meaning: 'an optional package this command needs is not installed' },
-  MINICODE_E_MISSING_KEY: { category: 'CONFIGURATION_ERROR', recoverability: 'ACTION_REQUIRED', exitCode: 1, meaning: 'the provider\'s API key variable is not set' },
+  MINICODE_E_MISSING_KEY: { category: 'CONFIGURATION_ERROR', recoverability: 'ACTION_REQUIRED', exitCode: 1, meaning: "the provider's API key variable is not set" },
   MINICODE_E_NATIVE_AFTER_SETTLE: { meaning: 'a native agent started or ended a tool call after its run settled; ignored' },
   MINICODE_E_NATIVE_BAD_APPROVAL: { meaning: 'a native agent requested one approval twice, or after its run settled; ignored' },
   MINICODE_E_NATIVE_BAD_JSON: { meaning: 'a native agent output line is not valid JSON; skipped' },
@@ -81,7 +101,12 @@ export const ERROR_CODES = {
   MINICODE_E_NETWORK: { category: 'NETWORK_ERROR', recoverability: 'RETRYABLE', exitCode: 1, meaning: 'a server (provider, Redis) could not be reached' },
   MINICODE_E_NOTHING_TO_UNDO: { category: 'USER_ERROR', recoverability: 'ACTION_REQUIRED', exitCode: 1, meaning: 'no turn of the chosen session changed the workspace' },
   MINICODE_E_NO_CHECKPOINT: { category: 'USER_ERROR', recoverability: 'ACTION_REQUIRED', exitCode: 1, meaning: 'this workspace has no checkpoints (none taken, or checkpoints are turned off)' },
-  MINICODE_E_NO_PROVIDER: { category: 'CONFIGURATION_ERROR', recoverability: 'ACTION_REQUIRED', exitCode: 1, meaning: 'no provider was chosen and none can be inferred from the environment or config' },
+  MINICODE_E_NO_PROVIDER: {
+    category: 'CONFIGURATION_ERROR',
+    recoverability: 'ACTION_REQUIRED',
+    exitCode: 1,
+    meaning: 'no provider was chosen and none can be inferred from the environment or config',
+  },
   MINICODE_E_PROMPT_EMPTY: { category: 'USER_ERROR', recoverability: 'ACTION_REQUIRED', exitCode: 2, meaning: 'the prompt is empty or only whitespace' },
   MINICODE_E_PROVIDER: { category: 'PROVIDER_ERROR', recoverability: 'RETRYABLE', exitCode: 1, meaning: 'the provider answered with an error, or retries ran out' },
   MINICODE_E_SESSION_BUSY: { meaning: 'an ACP prompt arrived for a session whose previous prompt is still running' },
@@ -92,7 +117,12 @@ export const ERROR_CODES = {
   MINICODE_E_STREAM_TRUNCATED: { meaning: 'the provider response stream ended before the provider finished it (retryable)' },
   MINICODE_E_TIMEOUT: { category: 'AGENT_ERROR', recoverability: 'RETRYABLE', exitCode: 1, meaning: 'the run hit its deadline' },
   MINICODE_E_UNKNOWN_FORMAT: { category: 'USER_ERROR', recoverability: 'ACTION_REQUIRED', exitCode: 2, meaning: 'an input format name that minicode does not decode' },
-  MINICODE_E_UNKNOWN_MODEL: { category: 'CONFIGURATION_ERROR', recoverability: 'ACTION_REQUIRED', exitCode: 1, meaning: 'no model given, an invalid model name, or a model the endpoint does not serve' },
+  MINICODE_E_UNKNOWN_MODEL: {
+    category: 'CONFIGURATION_ERROR',
+    recoverability: 'ACTION_REQUIRED',
+    exitCode: 1,
+    meaning: 'no model given, an invalid model name, or a model the endpoint does not serve',
+  },
   MINICODE_E_USAGE: { category: 'USER_ERROR', recoverability: 'ACTION_REQUIRED', exitCode: 2, meaning: 'a bad command line: unknown command or flag, bad flag value, missing argument' },
   MINICODE_E_USAGE_QUOTA: { meaning: 'a native agent reported an exhausted usage quota and its stream ended without a terminal record; the supervisor failed its task (run --fallback hands over)' },
   MINICODE_E_WORKER: { category: 'INTERNAL_ERROR', recoverability: 'RETRYABLE', exitCode: 1, meaning: 'a worker-pool task crashed, is not built, or returned something that is not a result' },
@@ -142,9 +172,7 @@ export class MinicodeError extends Error {
 
   /** The plain form, for `structuredClone` and JSON. */
   toPlain(): PlainError {
-    return this.data === undefined
-      ? { code: this.code, message: this.message }
-      : { code: this.code, message: this.message, data: this.data };
+    return this.data === undefined ? { code: this.code, message: this.message } : { code: this.code, message: this.message, data: this.data };
   }
 }
 

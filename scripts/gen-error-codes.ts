@@ -37,7 +37,7 @@ export function errorCodeReference(): string {
     '',
     '## Codes reported inside events and records',
     '',
-    'These appear as the `code` of a `diagnostic.raised` event, of a failed run\'s `error`, or of a',
+    "These appear as the `code` of a `diagnostic.raised` event, of a failed run's `error`, or of a",
     'batch error record; the command itself goes on (or ends with one of the codes above).',
     '',
     '| code | meaning |',

@@ -69,11 +69,21 @@ async function main(): Promise<void> {
   }
   for (const side of sides) await side.store.dispose();
   const mb = b.corpus.totalBytes / 1e6;
-  for (const [label, side] of [['A', a], ['B', b]] as const) {
+  for (const [label, side] of [
+    ['A', a],
+    ['B', b],
+  ] as const) {
     const m = median(side.ms);
-    console.log(`${label} ${side.name}: ${variant.label} median ${m.toFixed(0)} ms (${(mb / (m / 1000)).toFixed(1)} MB/s), min ${Math.min(...side.ms).toFixed(0)} ms; floor / this ${(median(floor) / m).toFixed(3)}`);
+    console.log(
+      `${label} ${side.name}: ${variant.label} median ${m.toFixed(0)} ms (${(mb / (m / 1000)).toFixed(1)} MB/s), min ${Math.min(...side.ms).toFixed(0)} ms; floor / this ${(median(floor) / m).toFixed(3)}`,
+    );
   }
-  console.log(`B / A time, median of per-round ratios: ${median(b.ms.map((t, i) => t / (a.ms[i] as number))).toFixed(3)} (${rounds} rounds, ${b.corpus.totalEvents} events, ${mb.toFixed(1)} MB; load ${os.loadavg().map((x) => x.toFixed(1)).join(' ')})`);
+  console.log(
+    `B / A time, median of per-round ratios: ${median(b.ms.map((t, i) => t / (a.ms[i] as number))).toFixed(3)} (${rounds} rounds, ${b.corpus.totalEvents} events, ${mb.toFixed(1)} MB; load ${os
+      .loadavg()
+      .map((x) => x.toFixed(1))
+      .join(' ')})`,
+  );
 }
 
 await main();

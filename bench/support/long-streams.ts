@@ -16,7 +16,32 @@ export interface LongStreamOptions {
   seed?: number;
 }
 
-const WORDS = ['the', 'pager', 'test', 'module', 'fails', 'because', 'offset', 'is', 'off', 'by', 'one', 'fix', 'index', 'read', 'file', 'src', 'check', 'output', 'build', 'passes', 'stream', 'buffer', 'line', 'count'];
+const WORDS = [
+  'the',
+  'pager',
+  'test',
+  'module',
+  'fails',
+  'because',
+  'offset',
+  'is',
+  'off',
+  'by',
+  'one',
+  'fix',
+  'index',
+  'read',
+  'file',
+  'src',
+  'check',
+  'output',
+  'build',
+  'passes',
+  'stream',
+  'buffer',
+  'line',
+  'count',
+];
 
 function words(rand: () => number, n: number): string {
   const out: string[] = [];
@@ -88,7 +113,10 @@ export function* anthropicSse(options: LongStreamOptions): Generator<string> {
   const frame = (event: string, data: unknown): string => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
   for (let r = 0; r < options.turns; r++) {
     const inputTokens = 1000 + Math.floor(rand() * 4000);
-    yield frame('message_start', { type: 'message_start', message: { id: `msg_long_${r}`, type: 'message', role: 'assistant', model: 'claude-hand', content: [], stop_reason: null, usage: { input_tokens: inputTokens, output_tokens: 1 } } });
+    yield frame('message_start', {
+      type: 'message_start',
+      message: { id: `msg_long_${r}`, type: 'message', role: 'assistant', model: 'claude-hand', content: [], stop_reason: null, usage: { input_tokens: inputTokens, output_tokens: 1 } },
+    });
     yield frame('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } });
     const deltas = 2 + Math.floor(rand() * 8);
     for (let d = 0; d < deltas; d++) yield frame('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: `${words(rand, 3 + Math.floor(rand() * 6))} ` } });

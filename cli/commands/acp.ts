@@ -28,22 +28,12 @@ export function registerAcp(program: Command): void {
       console.debug = console.error;
       const port = await loadPort(portOptions(flags));
       if (!port) {
-        process.stderr.write(
-          'minicode acp: no agent is available: lib/agent/acp-port.js is not built into this installation ' +
-            '(set MINICODE_ACP_SCRIPTED=1 for the scripted test agent)\n',
-        );
+        process.stderr.write('minicode acp: no agent is available: lib/agent/acp-port.js is not built into this installation ' + '(set MINICODE_ACP_SCRIPTED=1 for the scripted test agent)\n');
         process.exitCode = 1;
         return;
       }
-      const [{ createAcpServer }, { stdioTransport }, { VERSION }] = await Promise.all([
-        import('../../lib/acp/server.js'),
-        import('../../lib/acp/transport.js'),
-        import('../version.js'),
-      ]);
-      const server = createAcpServer(
-        { port, agentInfo: { name: 'minicode', version: VERSION }, ...(flags.model === undefined ? {} : { model: flags.model }) },
-        stdioTransport(),
-      );
+      const [{ createAcpServer }, { stdioTransport }, { VERSION }] = await Promise.all([import('../../lib/acp/server.js'), import('../../lib/acp/transport.js'), import('../version.js')]);
+      const server = createAcpServer({ port, agentInfo: { name: 'minicode', version: VERSION }, ...(flags.model === undefined ? {} : { model: flags.model }) }, stdioTransport());
       await server.connect().closed;
     });
 }

@@ -8,7 +8,7 @@ import { CACHE_TTLS, REASONING_LEVELS } from '../../lib/agent/requests/types.js'
 export function addRunFlags(command: Command): Command {
   return command
     .option('--provider <name>', 'openai-chat | openai-responses | anthropic | gemini | ollama | replay')
-    .option('--model <name>', 'model name (default: the provider\'s default or config)')
+    .option('--model <name>', "model name (default: the provider's default or config)")
     .option('--base-url <url>', 'endpoint of an OpenAI-compatible server (Ollama, vLLM, llama.cpp, LM Studio, OpenRouter)')
     .option('--cassette <dir>', 'with --provider replay: the recorded exchanges to serve over loopback HTTP')
     .option('--record <dir>', 'save every provider exchange (secrets redacted) to a cassette directory')
@@ -16,7 +16,7 @@ export function addRunFlags(command: Command): Command {
     .option('--budget-strict', 'treat an unknown cost as over the budget')
     .option('--max-steps <n>', 'most model requests in one run (default 40)')
     .option('--timeout <ms>', 'run deadline in milliseconds (default: MINICODE_TIMEOUT_MS)')
-    .addOption(new Option('--reasoning <level>', 'reasoning effort / thinking budget (default: config, else the provider\'s default)').choices([...REASONING_LEVELS]))
+    .addOption(new Option('--reasoning <level>', "reasoning effort / thinking budget (default: config, else the provider's default)").choices([...REASONING_LEVELS]))
     .addOption(new Option('--cache-ttl <ttl>', 'Anthropic prompt-cache lifetime (1h for long batches; default 5m)').choices([...CACHE_TTLS]))
     .option('--cache-key <key>', 'OpenAI prompt_cache_key (default: a hash of model, system prompt and tools)')
     .addOption(new Option('--approval <mode>', 'approval mode for edits and commands').choices(['ask', 'auto', 'read-only']).default('auto'))
@@ -27,7 +27,7 @@ export function addRunFlags(command: Command): Command {
 
 /** `--no-checkpoint`, for the commands that take workspace checkpoints (exec, chat). */
 export function addCheckpointFlag(command: Command): Command {
-  return command.option('--no-checkpoint', 'take no workspace checkpoint (the run\'s changes cannot be undone with minicode undo)');
+  return command.option('--no-checkpoint', "take no workspace checkpoint (the run's changes cannot be undone with minicode undo)");
 }
 
 /**

@@ -71,7 +71,9 @@ async function openInput(file: string): Promise<import('node:stream').Readable> 
   try {
     fd = fs.openSync(file, 'r');
   } catch (error) {
-    throw new MinicodeError('MINICODE_E_INPUT_UNREADABLE', `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, { action: 'pass a readable file, or - for stdin' });
+    throw new MinicodeError('MINICODE_E_INPUT_UNREADABLE', `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, {
+      action: 'pass a readable file, or - for stdin',
+    });
   }
   // open(2) succeeds on a directory; only the first read fails, deep in the pipeline.
   if (fs.fstatSync(fd).isDirectory()) {

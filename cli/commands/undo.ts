@@ -37,7 +37,7 @@ export function registerUndo(program: Command): void {
   program
     .command('checkpoints')
     .description('list the checkpoints of this workspace, newest first, with the files each turn changed')
-    .option('--session <id>', 'only this session\'s checkpoints')
+    .option('--session <id>', "only this session's checkpoints")
     .option('--json', 'print one JSON object with every checkpoint')
     .option('--cwd <dir>', 'workspace (default: the current directory)')
     .action(async (flags: CheckpointsFlags) => {

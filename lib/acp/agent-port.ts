@@ -66,10 +66,7 @@ export interface PermissionRequest {
 }
 
 /** A prompt content block the port may want beyond the flattened text. */
-export type PromptPart =
-  | { type: 'text'; text: string }
-  | { type: 'resource_link'; uri: string; name: string }
-  | { type: 'resource'; uri: string; text?: string; mimeType?: string };
+export type PromptPart = { type: 'text'; text: string } | { type: 'resource_link'; uri: string; name: string } | { type: 'resource'; uri: string; text?: string; mimeType?: string };
 
 /** Input of one prompt turn. */
 export interface PromptInput {

@@ -20,13 +20,7 @@ const PERMISSION_OPTIONS: ReadonlyArray<PermissionOption & { decision: 'allow' |
  * error denies (fail closed, with a diagnostic), a cancelled turn gives `cancelled` at once even
  * if the client never answers, and "always" answers are remembered for the session.
  */
-export async function askPermission(
-  client: AgentContext,
-  session: AcpSession,
-  request: PermissionRequest,
-  signal: AbortSignal,
-  diagnose: Diagnose,
-): Promise<PermissionDecision> {
+export async function askPermission(client: AgentContext, session: AcpSession, request: PermissionRequest, signal: AbortSignal, diagnose: Diagnose): Promise<PermissionDecision> {
   if (signal.aborted) return 'cancelled';
   // read-only denies every gated tool without asking: that is what the mode promises.
   if (session.mode === 'read-only') return 'deny';

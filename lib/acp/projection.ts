@@ -54,9 +54,7 @@ export function createProjector(options: ProjectorOptions): Projector {
   let plan: PlanSteps | null = null;
 
   const text = (update: 'agent_message_chunk' | 'agent_thought_chunk' | 'user_message_chunk', value: string, messageId?: string): SessionUpdate =>
-    messageId === undefined
-      ? { sessionUpdate: update, content: { type: 'text', text: value } }
-      : { sessionUpdate: update, content: { type: 'text', text: value }, messageId };
+    messageId === undefined ? { sessionUpdate: update, content: { type: 'text', text: value } } : { sessionUpdate: update, content: { type: 'text', text: value }, messageId };
 
   /** A whole text at completion, unless its deltas already went out. */
   const completion = (update: 'agent_message_chunk' | 'agent_thought_chunk', id: string, value: string | undefined): SessionUpdate[] => {

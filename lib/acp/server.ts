@@ -47,11 +47,9 @@ export function createAcpServer(options: AcpServerOptions, transport: ObservedTr
   const models = options.models ?? [];
   let capabilities: ClientCapabilities = {};
 
-  const send = (client: AgentContext, sessionId: string, update: SessionUpdate): Promise<void> =>
-    client.notify('session/update', { sessionId, update });
+  const send = (client: AgentContext, sessionId: string, update: SessionUpdate): Promise<void> => client.notify('session/update', { sessionId, update });
 
-  const config = (session: AcpSession) =>
-    configOptions(session.model === undefined ? { mode: session.mode, models } : { mode: session.mode, model: session.model, models });
+  const config = (session: AcpSession) => configOptions(session.model === undefined ? { mode: session.mode, models } : { mode: session.mode, model: session.model, models });
 
   /** After the response that opens a session: its commands (never before that response). */
   const announce = (client: AgentContext, requestId: string | number | null, session: AcpSession) => {

@@ -6,14 +6,7 @@
  * `requestPermission` is the loop's `promptApproval`, the client's `fs/*` and `terminal/*` are
  * the tools' file system and terminal when offered.
  */
-import type {
-  AgentPort,
-  AgentPortOptions,
-  PromptInput,
-  PromptOutcome,
-  PromptStopReason,
-  ToolKind,
-} from '../acp/agent-port.js';
+import type { AgentPort, AgentPortOptions, PromptInput, PromptOutcome, PromptStopReason, ToolKind } from '../acp/agent-port.js';
 import { prepareRun, startRunMcp, type RunSetup } from './run-setup.js';
 import { serversFromAcp } from '../mcp/acp-servers.js';
 import { combineToolSources, type McpManager } from '../mcp/index.js';
@@ -116,7 +109,8 @@ export function createAgentPort(options: AgentPortOptions): AgentPort {
       const tools = new Map<string, { kind?: ToolKind; input?: unknown }>();
       let modelStop: string | undefined;
       const onEvent = (event: OutputEvent) => {
-        if (event.type === 'tool.started') tools.set(event.payload.toolCallId, { ...(event.payload.kind ? { kind: event.payload.kind } : {}), ...(event.payload.input === undefined ? {} : { input: event.payload.input }) });
+        if (event.type === 'tool.started')
+          tools.set(event.payload.toolCallId, { ...(event.payload.kind ? { kind: event.payload.kind } : {}), ...(event.payload.input === undefined ? {} : { input: event.payload.input }) });
         if (event.type === 'model.response.completed') modelStop = event.payload.stopReason;
         input.onEvent(event);
       };
@@ -135,7 +129,12 @@ export function createAgentPort(options: AgentPortOptions): AgentPort {
       const terminal = clientTerminal(input);
       const preamble: EventDraft[] =
         !session.started && run.loaded.ignoredLocal
-          ? [{ type: 'diagnostic.raised', payload: { code: 'MINICODE_E_LOCAL_CONFIG_IGNORED', message: `ignored ${run.loaded.ignoredLocal}`, action: 'pass --allow-local-config to trust it', category: 'CONFIGURATION_ERROR' } }]
+          ? [
+              {
+                type: 'diagnostic.raised',
+                payload: { code: 'MINICODE_E_LOCAL_CONFIG_IGNORED', message: `ignored ${run.loaded.ignoredLocal}`, action: 'pass --allow-local-config to trust it', category: 'CONFIGURATION_ERROR' },
+              },
+            ]
           : [];
       const result = await runPrompt({
         origin: 'acp',
@@ -175,7 +174,13 @@ export function createAgentPort(options: AgentPortOptions): AgentPort {
     async close() {
       const closing: Promise<void>[] = [...sessions.values()].map((s) => s.mcp?.close() ?? Promise.resolve());
       if (shared.store) closing.push(shared.store.close());
-      if (shared.setup) closing.push(shared.setup.then((s) => s.close(), () => undefined));
+      if (shared.setup)
+        closing.push(
+          shared.setup.then(
+            (s) => s.close(),
+            () => undefined,
+          ),
+        );
       await Promise.all(closing);
     },
   };

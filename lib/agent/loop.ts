@@ -28,7 +28,7 @@ import { contextWindowOf } from './context-window.js';
 
 /** The system prompt minicode sends (capped at 8,000 chars like any other). */
 export const DEFAULT_SYSTEM_PROMPT = [
-  'You are minicode, a careful coding agent working in the user\'s project directory.',
+  "You are minicode, a careful coding agent working in the user's project directory.",
   'Use the tools to read, search, edit files and run commands; prefer small, verifiable changes.',
   'When the task asks for structured output, call submit_result once with the JSON result.',
   'Finish with a short answer saying what you did.',
@@ -169,9 +169,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
     tools: definitions,
     turn: turnId,
   });
-  const checkpoints = options.checkpoints
-    ? createTurnCheckpoints({ settings: options.checkpoints, cwd: options.cwd, sessionId: options.sessionId ?? taskId, turn: turnId, emit, clock })
-    : undefined;
+  const checkpoints = options.checkpoints ? createTurnCheckpoints({ settings: options.checkpoints, cwd: options.cwd, sessionId: options.sessionId ?? taskId, turn: turnId, emit, clock }) : undefined;
   let steps = 0;
   let finalText = '';
   let result: unknown;

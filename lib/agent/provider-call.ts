@@ -79,7 +79,8 @@ export async function callProvider(options: ProviderCallOptions): Promise<Provid
     for (const e of events) options.emit(e);
     const failure = classifyHttpFailure({ status: response.status, headers, body });
     const raised = events.find((e) => e.type === 'error.raised');
-    const info: ErrorInfo = raised?.type === 'error.raised' ? raised.payload.error : { category: 'PROVIDER_ERROR', code: `http_${response.status}`, message: `HTTP ${response.status}`, recoverability: 'UNKNOWN' };
+    const info: ErrorInfo =
+      raised?.type === 'error.raised' ? raised.payload.error : { category: 'PROVIDER_ERROR', code: `http_${response.status}`, message: `HTTP ${response.status}`, recoverability: 'UNKNOWN' };
     throw new ProviderCallError(info.message, info, failure.retryable, failure.delayMs, CONTEXT_LENGTH.test(info.message));
   }
   for (const e of httpResponseEvents({ provider: options.format, status: response.status, headers })) options.emit(e);
@@ -157,7 +158,11 @@ async function decodeBody(options: ProviderCallOptions, response: HttpReply): Pr
       throw options.signal.reason;
     }
     await flush();
-    options.emit({ type: 'diagnostic.raised', payload: { code: 'MINICODE_E_STREAM_BROKEN', message: `response stream broke: ${(e as Error).message}`, category: 'NETWORK_ERROR' }, fidelity: 'synthetic' });
+    options.emit({
+      type: 'diagnostic.raised',
+      payload: { code: 'MINICODE_E_STREAM_BROKEN', message: `response stream broke: ${(e as Error).message}`, category: 'NETWORK_ERROR' },
+      fidelity: 'synthetic',
+    });
   }
   decoder.end();
   await flush();

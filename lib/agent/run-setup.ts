@@ -86,7 +86,9 @@ export function retryPolicyFromEnv(env: NodeJS.ProcessEnv): RetryPolicy | undefi
   if (raw === undefined || raw === '') return undefined;
   const unit = Number(raw);
   if (!Number.isFinite(unit) || unit < 0) {
-    throw new MinicodeError('MINICODE_E_USAGE', `MINICODE_RETRY_BACKOFF_MS must be a non-negative number of ms, got "${raw}"`, { action: 'set MINICODE_RETRY_BACKOFF_MS=1000 (the default) or unset it' });
+    throw new MinicodeError('MINICODE_E_USAGE', `MINICODE_RETRY_BACKOFF_MS must be a non-negative number of ms, got "${raw}"`, {
+      action: 'set MINICODE_RETRY_BACKOFF_MS=1000 (the default) or unset it',
+    });
   }
   const scale = unit / 1000;
   return { ...DEFAULT_RETRY_POLICY, backoffMs: DEFAULT_RETRY_POLICY.backoffMs.map((ms) => Math.round(ms * scale)) };
@@ -152,7 +154,10 @@ export async function prepareRun(flags: ExecFlags, env: NodeJS.ProcessEnv = proc
     } catch (error) {
       // A replay server may be listening already: left open, it would keep the process alive.
       await setup.close();
-      throw new MinicodeError('MINICODE_E_INPUT_UNREADABLE', `--record ${flags.record}: cannot write the cassette: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, { action: 'pass --record a writable directory', cause: error });
+      throw new MinicodeError('MINICODE_E_INPUT_UNREADABLE', `--record ${flags.record}: cannot write the cassette: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, {
+        action: 'pass --record a writable directory',
+        cause: error,
+      });
     }
   }
   const checkpoints = checkpointSettingsOf({ ...(flags.checkpoint !== undefined ? { flag: flags.checkpoint } : {}), config: loaded.config.checkpoints, env });

@@ -99,7 +99,12 @@ export function openBatch(options: BatchCommon): BatchContext {
   const valid = new Set(lines.map((l) => l.id));
   let superseded = 0;
   if (options.retryErrors) {
-    const ids = new Set(output.errorRecords().map((r) => r.id).filter((id) => valid.has(id)));
+    const ids = new Set(
+      output
+        .errorRecords()
+        .map((r) => r.id)
+        .filter((id) => valid.has(id)),
+    );
     superseded = output.supersede(ids);
   }
   const tally = createTally();
@@ -264,21 +269,25 @@ export async function runLocalBatch(options: LocalBatchOptions): Promise<BatchSu
       let clean = true;
       const slotAt = clock();
       let poolWaitMs = 0;
-      const record = await runIsolated(line, { ...options.harness, outDir: options.outDir, baseDir: options.baseDir, cwd: options.cwd, ...(options.env ? { env: options.env } : {}) }, async (isolated) => {
-        const sent = clock();
-        const settled = await execute(isolated, options, {
-          onRateLimit: (retryAfterMs) => {
-            clean = false;
-            controller.onRateLimit(clock(), retryAfterMs);
-          },
-          onQuota: (message) => {
-            if (options.failFast) quota ??= message ?? 'usage quota exhausted';
-          },
-        });
-        // What the run did not account for of its dispatch was spent in the pool's queue.
-        if (settled.timing) poolWaitMs = clock() - sent - settled.timing.totalMs;
-        return settled;
-      });
+      const record = await runIsolated(
+        line,
+        { ...options.harness, outDir: options.outDir, baseDir: options.baseDir, cwd: options.cwd, ...(options.env ? { env: options.env } : {}) },
+        async (isolated) => {
+          const sent = clock();
+          const settled = await execute(isolated, options, {
+            onRateLimit: (retryAfterMs) => {
+              clean = false;
+              controller.onRateLimit(clock(), retryAfterMs);
+            },
+            onQuota: (message) => {
+              if (options.failFast) quota ??= message ?? 'usage quota exhausted';
+            },
+          });
+          // What the run did not account for of its dispatch was spent in the pool's queue.
+          if (settled.timing) poolWaitMs = clock() - sent - settled.timing.totalMs;
+          return settled;
+        },
+      );
       await stamp(record, line, options);
       if (record.timing) record.timing = withQueue(record.timing, slotAt - ctx.startedAt + Math.max(0, poolWaitMs), clock() - ctx.startedAt);
       // An interrupted run is not a finished one: leave its id for the resume.

@@ -10,27 +10,30 @@ import { NATIVE_AGENTS, type NativeAgent } from '../decode/formats.js';
 import { REASONING_LEVELS, type ReasoningLevel } from '../agent/requests/types.js';
 
 /** The schema of one input line; unknown keys are kept out of the run but allowed. */
-export const BatchLineSchema = z.object({
-  id: z.union([z.string().min(1).max(512), z.number().int()]).transform(String),
-  // Whitespace only is as empty as nothing: it would be sent to the model as a prompt.
-  prompt: z.string().regex(/\S/),
-  provider: z.string().min(1).optional(),
-  model: z.string().min(1).optional(),
-  agent: z.enum(NATIVE_AGENTS).optional(),
-  /** Agents that take over, in order, when the line's agent runs out of usage quota. */
-  fallback: z.union([z.enum(NATIVE_AGENTS).transform((a) => [a]), z.array(z.enum(NATIVE_AGENTS)).min(1)]).optional(),
-  cwd: z.string().min(1).optional(),
-  budget: z.number().nonnegative().optional(),
-  max_steps: z.number().int().positive().optional(),
-  reasoning: z.enum(REASONING_LEVELS).optional(),
-  metadata: z.record(z.string(), z.unknown()).optional(),
-  /** Command run in the line's workspace after the run (overrides --verify). */
-  verify: z.string().regex(/\S/).optional(),
-}).superRefine((data, ctx) => {
-  if (data.fallback === undefined) return;
-  if (data.agent === undefined) ctx.addIssue({ code: 'custom', path: ['fallback'], message: 'fallback needs agent (the agent that starts)' });
-  else if (new Set([data.agent, ...data.fallback]).size !== data.fallback.length + 1) ctx.addIssue({ code: 'custom', path: ['fallback'], message: 'each agent may appear once in agent and fallback' });
-});
+export const BatchLineSchema = z
+  .object({
+    id: z.union([z.string().min(1).max(512), z.number().int()]).transform(String),
+    // Whitespace only is as empty as nothing: it would be sent to the model as a prompt.
+    prompt: z.string().regex(/\S/),
+    provider: z.string().min(1).optional(),
+    model: z.string().min(1).optional(),
+    agent: z.enum(NATIVE_AGENTS).optional(),
+    /** Agents that take over, in order, when the line's agent runs out of usage quota. */
+    fallback: z.union([z.enum(NATIVE_AGENTS).transform((a) => [a]), z.array(z.enum(NATIVE_AGENTS)).min(1)]).optional(),
+    cwd: z.string().min(1).optional(),
+    budget: z.number().nonnegative().optional(),
+    max_steps: z.number().int().positive().optional(),
+    reasoning: z.enum(REASONING_LEVELS).optional(),
+    metadata: z.record(z.string(), z.unknown()).optional(),
+    /** Command run in the line's workspace after the run (overrides --verify). */
+    verify: z.string().regex(/\S/).optional(),
+  })
+  .superRefine((data, ctx) => {
+    if (data.fallback === undefined) return;
+    if (data.agent === undefined) ctx.addIssue({ code: 'custom', path: ['fallback'], message: 'fallback needs agent (the agent that starts)' });
+    else if (new Set([data.agent, ...data.fallback]).size !== data.fallback.length + 1)
+      ctx.addIssue({ code: 'custom', path: ['fallback'], message: 'each agent may appear once in agent and fallback' });
+  });
 
 /** One runnable line. */
 export interface BatchLine {

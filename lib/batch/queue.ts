@@ -72,7 +72,10 @@ export function jobIdOf(batchKey: string, id: string): string {
 async function ready(client: { waitUntilReady(): Promise<unknown> }, url: string, timeoutMs = 5000): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new MinicodeError('MINICODE_E_NETWORK', `cannot reach Redis at ${url}`, { action: 'start redis-server or pass --queue with a reachable redis:// URL' })), timeoutMs);
+    timer = setTimeout(
+      () => reject(new MinicodeError('MINICODE_E_NETWORK', `cannot reach Redis at ${url}`, { action: 'start redis-server or pass --queue with a reachable redis:// URL' })),
+      timeoutMs,
+    );
   });
   try {
     await Promise.race([client.waitUntilReady(), timeout]);

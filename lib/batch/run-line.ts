@@ -162,7 +162,10 @@ export async function runLine(options: RunLineOptions): Promise<BatchRecord> {
     const outcome = r.reason === 'timeout' || r.reason === 'budget_exceeded' || r.reason === 'aborted' ? 'cancelled' : 'failed';
     return base<ErrorRecord>({ kind: 'error', outcome, ...common, error: { category: error.category, code: error.code, message: error.message } }, line, extra);
   } catch (error) {
-    const e = error instanceof MinicodeError ? { category: error.category, code: error.code, message: error.message } : { category: 'INTERNAL_ERROR', code: 'MINICODE_E_INTERNAL', message: (error as Error)?.message ?? String(error) };
+    const e =
+      error instanceof MinicodeError
+        ? { category: error.category, code: error.code, message: error.message }
+        : { category: 'INTERNAL_ERROR', code: 'MINICODE_E_INTERNAL', message: (error as Error)?.message ?? String(error) };
     return base(setupErrorRecord(line, e), line, { ...(options.worker ? { worker: options.worker } : {}), backoffs: watch.backoffs(), timing: watch.timing() });
   }
 }

@@ -44,7 +44,21 @@ export function latencyGroup(record: BatchRecord): string {
 
 /** An empty tally. */
 export function createTally(): Tally {
-  return { completed: 0, failed: 0, usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 }, costUsd: 0, costUnknown: 0, cache: { prompt: 0, read: 0 }, cacheUnknown: 0, backoffs: 0, runMs: 0, errorsByCode: Object.create(null) as Record<string, number>, verifyPassed: 0, verifyFailed: 0, latency: createLatencyCollector() };
+  return {
+    completed: 0,
+    failed: 0,
+    usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+    costUsd: 0,
+    costUnknown: 0,
+    cache: { prompt: 0, read: 0 },
+    cacheUnknown: 0,
+    backoffs: 0,
+    runMs: 0,
+    errorsByCode: Object.create(null) as Record<string, number>,
+    verifyPassed: 0,
+    verifyFailed: 0,
+    latency: createLatencyCollector(),
+  };
 }
 
 const USAGE_KEYS = ['inputTokens', 'outputTokens', 'cacheReadTokens', 'cacheWriteTokens', 'reasoningTokens', 'totalTokens'] as const;

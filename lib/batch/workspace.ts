@@ -58,7 +58,9 @@ const GIT_ENV = Object.fromEntries(Object.entries(process.env).filter(([k]) => !
 function git(args: string[], cwd: string, input?: string): Promise<string> {
   return new Promise((resolve, reject) => {
     if (input === undefined) {
-      execFile('git', args, { cwd, env: GIT_ENV, maxBuffer: 512 * 1024 * 1024, encoding: 'utf8' }, (error, stdout, stderr) => (error ? reject(new Error(`git ${args[0] === '--git-dir' ? args[4] : args[0]}: ${stderr.trim() || error.message}`)) : resolve(stdout)));
+      execFile('git', args, { cwd, env: GIT_ENV, maxBuffer: 512 * 1024 * 1024, encoding: 'utf8' }, (error, stdout, stderr) =>
+        error ? reject(new Error(`git ${args[0] === '--git-dir' ? args[4] : args[0]}: ${stderr.trim() || error.message}`)) : resolve(stdout),
+      );
       return;
     }
     const child = spawn('git', args, { cwd, env: GIT_ENV, stdio: ['pipe', 'pipe', 'pipe'] });

@@ -15,7 +15,7 @@ export const CONTEXT_WINDOWS: Readonly<Record<string, number>> = {
   'gpt-4.1': 1_047_576,
   'gpt-4o': 128_000,
   'gemini-2.5': 1_048_576,
-  'llama3': 128_000,
+  llama3: 128_000,
 };
 
 /** The window of `model`, or undefined when the table does not know it. */

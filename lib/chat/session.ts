@@ -94,7 +94,9 @@ export function latestChatSession(store: EventStore, cwd: string): string | unde
 export function createChatSession(options: ChatSessionOptions): ChatSession {
   const fixed: FixedContext = {
     system: capSystemPrompt(DEFAULT_SYSTEM_PROMPT).text,
-    toolSchemas: createToolRegistry().definitions().map((d) => JSON.stringify(d)),
+    toolSchemas: createToolRegistry()
+      .definitions()
+      .map((d) => JSON.stringify(d)),
   };
   const estimator: ContextEstimator = createContextEstimator();
   let id: string | undefined;
@@ -108,7 +110,8 @@ export function createChatSession(options: ChatSessionOptions): ChatSession {
 
   if (options.resume !== undefined) {
     storedEvents = options.store.readSession(options.resume);
-    if (storedEvents.length === 0) throw new MinicodeError('MINICODE_E_SESSION_NOT_FOUND', `no session ${options.resume} in ${options.store.dir}`, { action: 'run `minicode sessions` to list stored sessions' });
+    if (storedEvents.length === 0)
+      throw new MinicodeError('MINICODE_E_SESSION_NOT_FOUND', `no session ${options.resume} in ${options.store.dir}`, { action: 'run `minicode sessions` to list stored sessions' });
     const rebuilder = createRebuilder({ sessionId: options.resume });
     for (const e of storedEvents) {
       rebuilder.push(e);
@@ -144,7 +147,9 @@ export function createChatSession(options: ChatSessionOptions): ChatSession {
         const tokens = (usage.inputTokens ?? 0) + (usage.outputTokens ?? 0);
         const decision = preflight(budget, { tokens, costUsd });
         if (!decision.allowed) {
-          throw new MinicodeError('MINICODE_E_BUDGET_EXCEEDED', decision.reason === 'over' ? 'the session is over its budget' : 'the session cost is unknown under --budget-strict', { action: 'raise it with /budget USD' });
+          throw new MinicodeError('MINICODE_E_BUDGET_EXCEEDED', decision.reason === 'over' ? 'the session is over its budget' : 'the session cost is unknown under --budget-strict', {
+            action: 'raise it with /budget USD',
+          });
         }
       }
       let lastInput: number | undefined;
@@ -207,7 +212,15 @@ export function createChatSession(options: ChatSessionOptions): ChatSession {
     transcript: () => toTranscript(history),
     async close() {
       if (id === undefined || state === undefined || lastReason === undefined) return;
-      state = await endSession({ sessionId: id, startSeq: nextSeq, state, reason: lastReason, store: options.store, ...(options.clock ? { clock: options.clock } : {}), ...(options.env ? { env: options.env } : {}) });
+      state = await endSession({
+        sessionId: id,
+        startSeq: nextSeq,
+        state,
+        reason: lastReason,
+        store: options.store,
+        ...(options.clock ? { clock: options.clock } : {}),
+        ...(options.env ? { env: options.env } : {}),
+      });
       lastReason = undefined;
     },
   };

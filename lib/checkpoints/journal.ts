@@ -38,7 +38,12 @@ export function recordSubject(meta: { sessionId: string; turn: string; kind: Che
 }
 
 function parseSubject(subject: string): { sessionId: string; turn: string; kind: CheckpointKind; at: number } | undefined {
-  const fields = new Map(subject.split(' ').slice(1).map((f) => [f.slice(0, f.indexOf('=')), f.slice(f.indexOf('=') + 1)] as const));
+  const fields = new Map(
+    subject
+      .split(' ')
+      .slice(1)
+      .map((f) => [f.slice(0, f.indexOf('=')), f.slice(f.indexOf('=') + 1)] as const),
+  );
   const kind = fields.get('kind');
   const at = Number(fields.get('at'));
   if ((kind !== 'turn' && kind !== 'undo') || !Number.isFinite(at)) return undefined;

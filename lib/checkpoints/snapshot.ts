@@ -35,7 +35,10 @@ export interface Snapshot {
 
 /** The snapshot could not be taken without breaking a limit (too many new files). */
 export class SnapshotTooLargeError extends Error {
-  constructor(readonly newFiles: number, readonly maxFiles: number) {
+  constructor(
+    readonly newFiles: number,
+    readonly maxFiles: number,
+  ) {
     super(`the workspace has ${newFiles} files not yet checkpointed, more than the limit of ${maxFiles}`);
     this.name = 'SnapshotTooLargeError';
   }

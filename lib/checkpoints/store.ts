@@ -55,7 +55,14 @@ function ownDataInside(home: string, workTree: string): string[] {
     const rel = path.relative(workTree, real);
     if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) continue;
     // Escape the pattern characters gitignore knows, so the folder name is taken literally.
-    return ['/' + rel.split(path.sep).join('/').replace(/[\\*?[\]!#]/g, (c) => `\\${c}`) + '/'];
+    return [
+      '/' +
+        rel
+          .split(path.sep)
+          .join('/')
+          .replace(/[\\*?[\]!#]/g, (c) => `\\${c}`) +
+        '/',
+    ];
   }
   return [];
 }

@@ -94,7 +94,8 @@ export async function undoWorkspace(options: UndoOptions): Promise<UndoReport> {
     undone = resolved.record;
   } else {
     const ofSession = records.filter((r) => r.sessionId === sessionId);
-    if (ofSession.length === 0) throw new MinicodeError('MINICODE_E_CHECKPOINT_NOT_FOUND', `no checkpoints of session ${sessionId} in this workspace`, { action: 'list them with minicode checkpoints' });
+    if (ofSession.length === 0)
+      throw new MinicodeError('MINICODE_E_CHECKPOINT_NOT_FOUND', `no checkpoints of session ${sessionId} in this workspace`, { action: 'list them with minicode checkpoints' });
     for (const record of ofSession.reverse()) {
       if ((await diffCommits(store.gitDir, record.before, record.after ?? current.commit)).length > 0) {
         target = record.before;

@@ -186,11 +186,7 @@ export function createCompactionController(options: CompactionOptions): Compacti
   }
 
   function compactedDraft(reason: string, c: Compacted): EventDraft {
-    const d = draft(
-      'context.compacted',
-      { reason, strategy: c.strategy, beforeTokens: c.beforeTokens, afterTokens: c.afterTokens, removedMessages: c.removedMessages },
-      { turnId: turn },
-    );
+    const d = draft('context.compacted', { reason, strategy: c.strategy, beforeTokens: c.beforeTokens, afterTokens: c.afterTokens, removedMessages: c.removedMessages }, { turnId: turn });
     emit(d);
     return d;
   }
@@ -206,9 +202,7 @@ export function createCompactionController(options: CompactionOptions): Compacti
       if (pressure < threshold) return { action: 'continue', messages: input.messages, pressure };
       if (flags.compactedForBudget) {
         // Already tried this turn: never again (anti-loop); critical means stop, not retry.
-        return pressure >= critical
-          ? { action: 'terminate', reason: 'budget_exceeded', messages: input.messages, pressure }
-          : { action: 'continue', messages: input.messages, pressure };
+        return pressure >= critical ? { action: 'terminate', reason: 'budget_exceeded', messages: input.messages, pressure } : { action: 'continue', messages: input.messages, pressure };
       }
       flags.compactedForBudget = true; // set when attempted
       const c = await compactOnce(input);

@@ -62,7 +62,16 @@ function census(text: string, from: number, to: number, into: Census): void {
     const c = text.charCodeAt(i);
     if (c < 128) {
       switch (c) {
-        case 123: case 125: case 40: case 41: case 91: case 93: case 59: case 61: case 60: case 62: // {}()[];=<>
+        case 123:
+        case 125:
+        case 40:
+        case 41:
+        case 91:
+        case 93:
+        case 59:
+        case 61:
+        case 60:
+        case 62: // {}()[];=<>
           into.codePunct++;
           break;
         case 34: // "
@@ -71,7 +80,10 @@ function census(text: string, from: number, to: number, into: Census): void {
         case 58: // :
           into.colons++;
           break;
-        case 32: case 9: case 10: case 13:
+        case 32:
+        case 9:
+        case 10:
+        case 13:
           into.whitespace++;
           break;
       }

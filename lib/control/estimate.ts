@@ -78,8 +78,7 @@ export function createContextEstimator(options: ContextEstimatorOptions = {}): C
   let correction = 1;
   let anchor: { inputTokens: number; messageCount: number } | undefined;
 
-  const heuristic = (fixed: FixedContext, messages: readonly TranscriptMessage[]): number =>
-    estimateFixedTokens(fixed, table) + estimateMessagesTokens(messages, table);
+  const heuristic = (fixed: FixedContext, messages: readonly TranscriptMessage[]): number => estimateFixedTokens(fixed, table) + estimateMessagesTokens(messages, table);
 
   return {
     estimate(fixed, messages) {

@@ -55,11 +55,7 @@ export interface PoolFold extends Omit<CompactValue, 'bytes'> {
 }
 
 /** Fold a transcript mechanically in the pool. */
-export async function compactInPool(
-  messages: readonly TranscriptMessage[],
-  options: FoldOptions = {},
-  run: Pick<RunOptions, 'signal'> = {},
-): Promise<WorkerResult<PoolFold>> {
+export async function compactInPool(messages: readonly TranscriptMessage[], options: FoldOptions = {}, run: Pick<RunOptions, 'signal'> = {}): Promise<WorkerResult<PoolFold>> {
   let bytes: ArrayBuffer;
   try {
     bytes = ownBuffer(await encodeTranscriptSliced(messages, run.signal ? { signal: run.signal } : {}));

@@ -92,10 +92,6 @@ export function costFor(usage: PricedUsage, price: ModelPrice | undefined): numb
   const cacheRead = usage.cacheReadTokens ?? 0;
   const cacheWrite = usage.cacheWriteTokens ?? 0;
   const plainInput = price.inputIncludesCache ? Math.max(0, usage.inputTokens - cacheRead) : usage.inputTokens;
-  const usd =
-    plainInput * price.input +
-    usage.outputTokens * price.output +
-    cacheRead * (price.cacheRead ?? price.input) +
-    cacheWrite * (price.cacheWrite ?? price.input);
+  const usd = plainInput * price.input + usage.outputTokens * price.output + cacheRead * (price.cacheRead ?? price.input) + cacheWrite * (price.cacheWrite ?? price.input);
   return usd / 1_000_000;
 }

@@ -4,17 +4,7 @@ import { z } from 'zod';
 export const SCHEMA_NAME = 'minicode.output.v1' as const;
 
 /** Lifecycle status of the fact an event reports (DESIGN.md §2). */
-export const Status = z.enum([
-  'started',
-  'active',
-  'completed',
-  'failed',
-  'denied',
-  'cancelled',
-  'interrupted',
-  'partial',
-  'recovered',
-]);
+export const Status = z.enum(['started', 'active', 'completed', 'failed', 'denied', 'cancelled', 'interrupted', 'partial', 'recovered']);
 export type Status = z.infer<typeof Status>;
 
 /** How serious an event is; independent of its status (`denied` is a status, not a severity). */
@@ -57,15 +47,7 @@ export const Recoverability = z.enum(['RECOVERABLE', 'RETRYABLE', 'ACTION_REQUIR
 export type Recoverability = z.infer<typeof Recoverability>;
 
 /** The one reason a run stopped (control-plane termination contract). */
-export const TerminationReason = z.enum([
-  'completed',
-  'max_steps_exceeded',
-  'timeout',
-  'budget_exceeded',
-  'aborted',
-  'provider',
-  'busy',
-]);
+export const TerminationReason = z.enum(['completed', 'max_steps_exceeded', 'timeout', 'budget_exceeded', 'aborted', 'provider', 'busy']);
 export type TerminationReason = z.infer<typeof TerminationReason>;
 
 /** Outcome of a whole run or session as the reducer and the store see it. */
@@ -77,15 +59,5 @@ export const ApprovalOutcome = z.enum(['allow', 'allow-always', 'deny', 'cancell
 export type ApprovalOutcome = z.infer<typeof ApprovalOutcome>;
 
 /** Provider stop reasons normalised across formats; the raw value is kept beside it. */
-export const StopReason = z.enum([
-  'end_turn',
-  'tool_use',
-  'max_tokens',
-  'stop_sequence',
-  'content_filter',
-  'refusal',
-  'pause',
-  'error',
-  'other',
-]);
+export const StopReason = z.enum(['end_turn', 'tool_use', 'max_tokens', 'stop_sequence', 'content_filter', 'refusal', 'pause', 'error', 'other']);
 export type StopReason = z.infer<typeof StopReason>;

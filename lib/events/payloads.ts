@@ -1,14 +1,6 @@
 import { z } from 'zod';
 import { ContentRef } from './content-ref.js';
-import {
-  ApprovalOutcome,
-  ErrorCategory,
-  Fidelity,
-  Recoverability,
-  RunOutcome,
-  StopReason,
-  TerminationReason,
-} from './enums.js';
+import { ApprovalOutcome, ErrorCategory, Fidelity, Recoverability, RunOutcome, StopReason, TerminationReason } from './enums.js';
 
 // Shared pieces ------------------------------------------------------------------------------
 
@@ -297,9 +289,7 @@ export const payloadSchemas = {
     durationMs: durationMs.optional(),
   }),
   'file.changed': z.object({
-    changes: z
-      .array(z.object({ path: z.string(), kind: z.enum(['create', 'modify', 'delete', 'move']) }))
-      .min(1),
+    changes: z.array(z.object({ path: z.string(), kind: z.enum(['create', 'modify', 'delete', 'move']) })).min(1),
     toolCallId: z.string().optional(),
     diffRef: ContentRef.optional(),
   }),
@@ -325,9 +315,7 @@ export const payloadSchemas = {
     ref: z.string().optional(),
     paths: z.array(z.string()).optional(),
     /** Paths the checkpoint left out and why (bounded list; `skippedCount` has the total). */
-    skipped: z
-      .array(z.object({ path: z.string(), reason: z.enum(['file-too-large', 'untracked-dir-too-large', 'build-or-dependency-dir']) }))
-      .optional(),
+    skipped: z.array(z.object({ path: z.string(), reason: z.enum(['file-too-large', 'untracked-dir-too-large', 'build-or-dependency-dir']) })).optional(),
     skippedCount: count.optional(),
   }),
   'diagnostic.raised': z.object({

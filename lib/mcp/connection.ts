@@ -121,7 +121,10 @@ async function openTransport(server: ResolvedServer, options: ConnectOptions, cl
     }
   }
   const { SSEClientTransport } = await import('@modelcontextprotocol/sdk/client/sse.js');
-  const transport = new SSEClientTransport(url, requestInit ? { requestInit, eventSourceInit: { fetch: (u, init) => fetch(u, { ...init, headers: { ...(init?.headers as Record<string, string>), ...config.headers } }) } } : undefined);
+  const transport = new SSEClientTransport(
+    url,
+    requestInit ? { requestInit, eventSourceInit: { fetch: (u, init) => fetch(u, { ...init, headers: { ...(init?.headers as Record<string, string>), ...config.headers } }) } } : undefined,
+  );
   await client.connect(transport);
   return { transport, kind: 'sse' };
 }
@@ -172,4 +175,3 @@ export async function connectServer(server: ResolvedServer, options: ConnectOpti
   });
   return connection;
 }
-

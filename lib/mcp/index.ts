@@ -26,7 +26,12 @@ export async function startMcp(mcpServers: Record<string, McpServerConfig> | und
   if (servers.length === 0) return undefined;
   const notes: EventDraft[] = [...new Set(missing)].map((name) => ({
     type: 'diagnostic.raised',
-    payload: { code: 'MINICODE_E_MCP_CONFIG', message: `mcpServers: \${${name}} is not set; it expanded to an empty value`, category: 'CONFIGURATION_ERROR', action: `export ${name} or remove it from the server's env/headers` },
+    payload: {
+      code: 'MINICODE_E_MCP_CONFIG',
+      message: `mcpServers: \${${name}} is not set; it expanded to an empty value`,
+      category: 'CONFIGURATION_ERROR',
+      action: `export ${name} or remove it from the server's env/headers`,
+    },
     source: 'app',
   }));
   const { startMcpServers } = await import('./manager.js');

@@ -49,7 +49,8 @@ export function addServer(file: string, name: string, entry: McpServerConfig, op
   }
   const raw = readRaw(file);
   const servers = serversOf(raw);
-  if (name in servers && !options.replace) throw new MinicodeError('MINICODE_E_USAGE', `MCP server ${name} already exists in ${file}`, { action: `pass --replace, or run minicode mcp remove ${name} first` });
+  if (name in servers && !options.replace)
+    throw new MinicodeError('MINICODE_E_USAGE', `MCP server ${name} already exists in ${file}`, { action: `pass --replace, or run minicode mcp remove ${name} first` });
   servers[name] = entry;
   writeAtomic(file, { ...raw, mcpServers: servers });
 }
@@ -60,7 +61,9 @@ export function removeServer(file: string, name: string): void {
   const servers = serversOf(raw);
   if (!(name in servers)) {
     const known = Object.keys(servers);
-    throw new MinicodeError('MINICODE_E_MCP_NOT_FOUND', `no MCP server named ${name} in ${file}`, { action: known.length > 0 ? `known servers: ${known.join(', ')}` : 'add one with minicode mcp add' });
+    throw new MinicodeError('MINICODE_E_MCP_NOT_FOUND', `no MCP server named ${name} in ${file}`, {
+      action: known.length > 0 ? `known servers: ${known.join(', ')}` : 'add one with minicode mcp add',
+    });
   }
   delete servers[name];
   const next: Record<string, unknown> = { ...raw, mcpServers: servers };

@@ -10,11 +10,32 @@ import { toolKindFor, toolTitleFor } from './tool-kind.js';
 // subagent tasks already shows as the spawning tool; hooks, status and token estimates are
 // chatter). Known, so they are skipped without a diagnostic.
 const QUIET_SYSTEM = new Set([
-  'status', 'compact_boundary', 'hook_started', 'hook_progress', 'hook_response', 'task_started', 'task_progress',
-  'task_updated', 'task_notification', 'thinking_tokens', 'informational', 'notification', 'local_command_output',
-  'files_persisted', 'model_refusal_fallback', 'model_refusal_no_fallback', 'session_state_changed',
-  'background_tasks_changed', 'commands_changed', 'memory_recall', 'elicitation_complete', 'plugin_install',
-  'mirror_error', 'control_request_progress', 'worker_shutting_down', 'session_writes_lost',
+  'status',
+  'compact_boundary',
+  'hook_started',
+  'hook_progress',
+  'hook_response',
+  'task_started',
+  'task_progress',
+  'task_updated',
+  'task_notification',
+  'thinking_tokens',
+  'informational',
+  'notification',
+  'local_command_output',
+  'files_persisted',
+  'model_refusal_fallback',
+  'model_refusal_no_fallback',
+  'session_state_changed',
+  'background_tasks_changed',
+  'commands_changed',
+  'memory_recall',
+  'elicitation_complete',
+  'plugin_install',
+  'mirror_error',
+  'control_request_progress',
+  'worker_shutting_down',
+  'session_writes_lost',
 ]);
 const QUIET_TYPES = new Set(['tool_progress', 'tool_use_summary', 'auth_status', 'prompt_suggestion', 'conversation_reset', 'keep_alive']);
 const QUIET_CONTROL = new Set(['initialize', 'interrupt', 'set_permission_mode', 'set_model', 'hook_callback', 'mcp_message']);
@@ -162,14 +183,17 @@ function assistantRecord(core: RunCore, state: ClaudeState, record: Record<strin
         core.diagnostic('MINICODE_E_NATIVE_BAD_RECORD', 'tool_use block without id', { line, raw });
         continue;
       }
-      core.startTool({
-        toolCallId: id,
-        name,
-        kind: toolKindFor(name),
-        title: toolTitleFor(name, block.input),
-        input: block.input,
-        ...(parent ? { parentToolCallId: parent } : {}),
-      }, 'native');
+      core.startTool(
+        {
+          toolCallId: id,
+          name,
+          kind: toolKindFor(name),
+          title: toolTitleFor(name, block.input),
+          input: block.input,
+          ...(parent ? { parentToolCallId: parent } : {}),
+        },
+        'native',
+      );
     } else if (blockType === 'tool_result' || blockType === 'web_search_tool_result' || blockType === 'mcp_tool_result') {
       toolResult(core, state, block, undefined);
     } else {
@@ -237,13 +261,17 @@ function resultRecord(core: RunCore, state: ClaudeState, record: Record<string, 
       ['cacheWriteTokens', usage.cache_creation_input_tokens],
     ]);
     const models = Object.keys(asRecord(record.modelUsage) ?? {});
-    core.emit('usage.reported', {
-      usage: reported,
-      cumulative: true,
-      scope: 'session',
-      ...(models.length === 1 && models[0] ? { model: models[0] } : {}),
-      ...(cost === undefined ? {} : { costUsd: cost }),
-    }, 'native');
+    core.emit(
+      'usage.reported',
+      {
+        usage: reported,
+        cumulative: true,
+        scope: 'session',
+        ...(models.length === 1 && models[0] ? { model: models[0] } : {}),
+        ...(cost === undefined ? {} : { costUsd: cost }),
+      },
+      'native',
+    );
   }
   const denials = Array.isArray(record.permission_denials) ? record.permission_denials : [];
   for (const value of denials) {
@@ -330,13 +358,16 @@ function controlRequest(core: RunCore, record: Record<string, unknown>, line: nu
     const toolName = str(request.tool_name) ?? 'unknown';
     const toolCallId = str(request.tool_use_id);
     const what = str(request.description) ?? toolTitleFor(toolName, request.input);
-    core.requestApproval({
-      approvalId,
-      toolName,
-      action: what === toolName ? toolName : `${toolName}: ${what}`,
-      options: ['allow', 'deny'],
-      ...(toolCallId ? { toolCallId } : {}),
-    }, 'native');
+    core.requestApproval(
+      {
+        approvalId,
+        toolName,
+        action: what === toolName ? toolName : `${toolName}: ${what}`,
+        options: ['allow', 'deny'],
+        ...(toolCallId ? { toolCallId } : {}),
+      },
+      'native',
+    );
     return;
   }
   if (subtype && QUIET_CONTROL.has(subtype)) return;

@@ -20,25 +20,20 @@ export function createCodexDecoder(options: DecoderOptions): SettlingNativeDecod
   const input = createJsonlInput({
     core,
     ...(options.maxFrameBytes === undefined ? {} : { maxLineLength: options.maxFrameBytes }),
-    onRecord: (record, line, raw) => decodeRecord(core, record, line, raw, (id) => {
-      if (threadId !== undefined && threadId !== id) {
-        core.diagnostic('MINICODE_E_NATIVE_SESSION_CHANGED', `thread id changed from ${threadId} to ${id}`, { line });
-      }
-      const resumed = threadId === id;
-      threadId = id;
-      return resumed;
-    }),
+    onRecord: (record, line, raw) =>
+      decodeRecord(core, record, line, raw, (id) => {
+        if (threadId !== undefined && threadId !== id) {
+          core.diagnostic('MINICODE_E_NATIVE_SESSION_CHANGED', `thread id changed from ${threadId} to ${id}`, { line });
+        }
+        const resumed = threadId === id;
+        threadId = id;
+        return resumed;
+      }),
   });
   return settlingDecoder(core, input);
 }
 
-function decodeRecord(
-  core: RunCore,
-  record: Record<string, unknown>,
-  line: number,
-  raw: string,
-  onThread: (id: string) => boolean,
-): void {
+function decodeRecord(core: RunCore, record: Record<string, unknown>, line: number, raw: string, onThread: (id: string) => boolean): void {
   const type = str(record.type);
   switch (type) {
     case 'thread.started':
@@ -182,19 +177,32 @@ function commandItem(core: RunCore, phase: Phase, id: string, item: Record<strin
   if (status === 'declined') {
     core.finishTool({ type: 'tool.denied', payload: { toolCallId: id, name, reason: 'declined by the sandbox or approval policy' } }, 'native');
   } else if (status === 'failed' || (exitCode !== undefined && exitCode !== 0)) {
-    core.finishTool({
-      type: 'tool.failed',
-      payload: { toolCallId: id, name, cause: 'TOOL_ERROR', message: exitCode === undefined ? 'command failed' : `exit ${exitCode}`, ...excerptFields, ...(exitCode === undefined ? {} : { receipt: { exitCode } }) },
-    }, 'native');
+    core.finishTool(
+      {
+        type: 'tool.failed',
+        payload: {
+          toolCallId: id,
+          name,
+          cause: 'TOOL_ERROR',
+          message: exitCode === undefined ? 'command failed' : `exit ${exitCode}`,
+          ...excerptFields,
+          ...(exitCode === undefined ? {} : { receipt: { exitCode } }),
+        },
+      },
+      'native',
+    );
   } else if (exitCode === undefined) {
     // codex#14691: an item abandoned at turn end is reported "completed" with exit_code null.
     core.finishTool({ type: 'tool.cancelled', payload: { toolCallId: id, name, reason: 'abandoned without an exit code' } }, 'inferred');
   } else {
     const lines = output === '' ? 0 : output.replace(/\r?\n$/, '').split('\n').length;
-    core.finishTool({
-      type: 'tool.completed',
-      payload: { toolCallId: id, name, summary: `exit ${exitCode}, ${lines} line${lines === 1 ? '' : 's'}`, ...excerptFields, receipt: { exitCode, lines } },
-    }, 'native');
+    core.finishTool(
+      {
+        type: 'tool.completed',
+        payload: { toolCallId: id, name, summary: `exit ${exitCode}, ${lines} line${lines === 1 ? '' : 's'}`, ...excerptFields, receipt: { exitCode, lines } },
+      },
+      'native',
+    );
   }
 }
 
@@ -225,9 +233,9 @@ function endByStatus(core: RunCore, id: string, name: string, status: string | u
 
 function planSteps(items: unknown): PayloadOf<'plan.created'>['steps'] {
   if (!Array.isArray(items)) return [];
-  return items.map(asRecord).flatMap((step, index) =>
-    step ? [{ id: String(index + 1), title: str(step.text) ?? '', status: step.completed === true ? ('completed' as const) : ('pending' as const) }] : [],
-  );
+  return items
+    .map(asRecord)
+    .flatMap((step, index) => (step ? [{ id: String(index + 1), title: str(step.text) ?? '', status: step.completed === true ? ('completed' as const) : ('pending' as const) }] : []));
 }
 
 function mcpText(result: unknown): string | undefined {

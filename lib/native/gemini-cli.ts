@@ -121,7 +121,10 @@ function decodeRecord(core: RunCore, state: GeminiState, record: Record<string, 
       if (DENIAL_WORDING.test(message)) {
         core.finishTool({ type: 'tool.denied', payload: { ...base, reason: oneLine(message, 300) } }, 'inferred');
       } else {
-        core.finishTool({ type: 'tool.failed', payload: { ...base, cause: 'TOOL_ERROR', message: oneLine(message, 300), ...(str(error?.type) ? { hint: str(error?.type) as string } : {}) } }, 'native');
+        core.finishTool(
+          { type: 'tool.failed', payload: { ...base, cause: 'TOOL_ERROR', message: oneLine(message, 300), ...(str(error?.type) ? { hint: str(error?.type) as string } : {}) } },
+          'native',
+        );
       }
       return;
     }

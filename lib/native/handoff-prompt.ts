@@ -159,7 +159,7 @@ export function buildHandoffPrompt(input: HandoffInput): HandoffPrompt {
     input.task,
     '',
     '## Transcript so far',
-    'Each entry is labelled [who · fidelity]: native = the agent\'s own structured output, inferred = read from its text, synthetic = written by the minicode supervisor.',
+    "Each entry is labelled [who · fidelity]: native = the agent's own structured output, inferred = read from its text, synthetic = written by the minicode supervisor.",
     ...(dropped > 0 ? [`(${dropped} older entries dropped to fit)`] : []),
     ...(kept.length > 0 ? kept : ['(none)']),
     '',

@@ -33,8 +33,7 @@ export function createJsonlInput(options: JsonlInputOptions): JsonlInput {
   const { core, onRecord, repair } = options;
   const framer = createLineFramer({
     ...(options.maxLineLength === undefined ? {} : { maxLineLength: options.maxLineLength }),
-    onOverflow: (line, length) =>
-      core.diagnostic('MINICODE_E_NATIVE_LINE_TOO_LONG', `line of ${length} characters exceeds the frame limit; skipped`, { line }),
+    onOverflow: (line, length) => core.diagnostic('MINICODE_E_NATIVE_LINE_TOO_LONG', `line of ${length} characters exceeds the frame limit; skipped`, { line }),
     onLine(raw, line) {
       let value: unknown;
       try {

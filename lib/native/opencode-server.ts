@@ -3,7 +3,24 @@ import { errorInfo, reportStepUsage, toolPart } from './opencode-parts.js';
 import { asRecord, str } from './text.js';
 
 // Bus events that carry nothing the event model needs beyond what other events already say.
-const QUIET = new Set(['server.connected', 'server.heartbeat', 'session.diff', 'session.compacted', 'file.edited', 'file.watcher.updated', 'lsp.updated', 'lsp.client.diagnostics', 'message.removed', 'message.part.removed', 'installation.updated', 'todo.updated', 'command.executed', 'storage.write', 'project.updated', 'vcs.branch.updated']);
+const QUIET = new Set([
+  'server.connected',
+  'server.heartbeat',
+  'session.diff',
+  'session.compacted',
+  'file.edited',
+  'file.watcher.updated',
+  'lsp.updated',
+  'lsp.client.diagnostics',
+  'message.removed',
+  'message.part.removed',
+  'installation.updated',
+  'todo.updated',
+  'command.executed',
+  'storage.write',
+  'project.updated',
+  'vcs.branch.updated',
+]);
 
 /** Per-stream state of the opencode server event decoder. */
 export interface OpencodeServerState {

@@ -97,4 +97,3 @@ function decodeRecord(core: RunCore, state: OpencodeState, record: Record<string
       core.diagnostic('MINICODE_E_NATIVE_UNKNOWN_RECORD', `unknown opencode record type ${JSON.stringify(type ?? null)}; skipped`, { line, raw });
   }
 }
-

@@ -284,10 +284,7 @@ export function createRunCore(options: RunCoreOptions): RunCore {
           core.completeTask('synthetic');
           return;
         }
-        diagnostic(
-          'MINICODE_E_NATIVE_NO_TERMINAL',
-          `${agent} exited 0 without its terminal record; the run is left unsettled (rebuild shows it interrupted)`,
-        );
+        diagnostic('MINICODE_E_NATIVE_NO_TERMINAL', `${agent} exited 0 without its terminal record; the run is left unsettled (rebuild shows it interrupted)`);
         return;
       }
       const what = signal !== null ? `was killed by ${signal}` : `exited with code ${code}`;

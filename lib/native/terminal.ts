@@ -45,8 +45,7 @@ export function createTerminalDecoder(options: DecoderOptions): SettlingNativeDe
   }
 
   const lengthOption = maxLineLength === undefined ? {} : { maxLineLength };
-  const onOverflow = (line: number, length: number) =>
-    core.diagnostic('MINICODE_E_NATIVE_LINE_TOO_LONG', `line of ${length} characters exceeds the frame limit; skipped`, { line });
+  const onOverflow = (line: number, length: number) => core.diagnostic('MINICODE_E_NATIVE_LINE_TOO_LONG', `line of ${length} characters exceeds the frame limit; skipped`, { line });
   const out = createLineFramer({ ...lengthOption, onOverflow, onLine: (line) => onText(line, true) });
   const err = createLineFramer({ ...lengthOption, onOverflow, onLine: (line) => onText(line, false) });
 
@@ -75,13 +74,17 @@ export function createTerminalDecoder(options: DecoderOptions): SettlingNativeDe
       }
       const limit = limits.get('usage-quota') ?? limits.get('rate-limit');
       if (limit) {
-        core.failTask('provider', {
-          category: 'PROVIDER_ERROR',
-          code: `terminal:${limit.kind}`,
-          message: limit.message ?? limit.kind,
-          recoverability: 'RETRYABLE',
-          ...(limit.retryAfterMs === undefined ? {} : { retryAfterMs: limit.retryAfterMs }),
-        }, 'inferred');
+        core.failTask(
+          'provider',
+          {
+            category: 'PROVIDER_ERROR',
+            code: `terminal:${limit.kind}`,
+            message: limit.message ?? limit.kind,
+            recoverability: 'RETRYABLE',
+            ...(limit.retryAfterMs === undefined ? {} : { retryAfterMs: limit.retryAfterMs }),
+          },
+          'inferred',
+        );
         return;
       }
       core.exit(code, signal, false);

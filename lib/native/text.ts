@@ -42,7 +42,8 @@ export interface LimitMatch {
   retryAfterMs?: number;
 }
 
-const QUOTA = /usage limit|quota (?:exceeded|reached|exhausted)|exceeded (?:your|the) (?:current )?quota|out of credits|credit balance is too low|plan (?:limit|quota)|hit your (?:usage )?limit|TerminalQuotaError|RESOURCE_EXHAUSTED/i;
+const QUOTA =
+  /usage limit|quota (?:exceeded|reached|exhausted)|exceeded (?:your|the) (?:current )?quota|out of credits|credit balance is too low|plan (?:limit|quota)|hit your (?:usage )?limit|TerminalQuotaError|RESOURCE_EXHAUSTED/i;
 const RATE = /rate[ -]?limit(?:ed)?|too many requests|\b429\b|overloaded|slow down/i;
 const TRY_AGAIN = /try again in (\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?)\b/i;
 

@@ -88,7 +88,12 @@ export async function runAgentWorkflow(options: WorkflowOptions): Promise<Workfl
         payload: {
           taskId: taskPrefix,
           reason: 'provider',
-          error: { category: 'PROVIDER_ERROR', code: 'MINICODE_E_USAGE_QUOTA', message: `${agent}: usage quota exhausted${quota.message ? ` (${quota.message})` : ''}`, recoverability: 'ACTION_REQUIRED' },
+          error: {
+            category: 'PROVIDER_ERROR',
+            code: 'MINICODE_E_USAGE_QUOTA',
+            message: `${agent}: usage quota exhausted${quota.message ? ` (${quota.message})` : ''}`,
+            recoverability: 'ACTION_REQUIRED',
+          },
         },
         fidelity: 'synthetic',
       });

@@ -140,11 +140,18 @@ export function createRunPipeline(options: RunPipelineOptions): RunPipeline {
       return drain;
     },
     settled() {
-      if (!entry || failed || entry.writableEnded) return done.then(() => state, () => state);
+      if (!entry || failed || entry.writableEnded)
+        return done.then(
+          () => state,
+          () => state,
+        );
       return new Promise<ReducerState>((resolve) => {
         // A barrier: resolves when the settle stage reaches it, or when the pipeline stops.
         enter({ drafts: [], done: () => resolve(state) });
-        done.then(() => resolve(state), () => resolve(state));
+        done.then(
+          () => resolve(state),
+          () => resolve(state),
+        );
       });
     },
     get state() {

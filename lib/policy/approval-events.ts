@@ -21,12 +21,7 @@ export function approvalRequestedDraft(approvalId: string, request: ApprovalRequ
 }
 
 /** Draft of `user.approval.settled`; `deny` and `cancelled` carry status `denied` / `cancelled`. */
-export function approvalSettledDraft(
-  approvalId: string,
-  outcome: ApprovalDecision,
-  reason: SettleReason,
-  correlationId?: string,
-): EventDraftOf<'user.approval.settled'> {
+export function approvalSettledDraft(approvalId: string, outcome: ApprovalDecision, reason: SettleReason, correlationId?: string): EventDraftOf<'user.approval.settled'> {
   const status = outcome === 'deny' ? 'denied' : outcome === 'cancelled' ? 'cancelled' : 'completed';
   return draft('user.approval.settled', { approvalId, outcome, reason }, { correlationId: correlationId ?? approvalId, status });
 }

@@ -31,10 +31,7 @@ export interface ToolCallFacts {
 }
 
 /** The policy's answer: run it, refuse it (with the reason for `tool.denied`), or ask a person. */
-export type PolicyDecision =
-  | { decision: 'allow'; reason: string }
-  | { decision: 'deny'; reason: string }
-  | { decision: 'ask'; reason: string };
+export type PolicyDecision = { decision: 'allow'; reason: string } | { decision: 'deny'; reason: string } | { decision: 'ask'; reason: string };
 
 /** Shell syntax that runs a second command; such a line never matches a command allowlist entry. */
 const CHAINING = /[;&|`\n]|\$\(|>|</;

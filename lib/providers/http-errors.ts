@@ -78,7 +78,12 @@ function parseBody(body: Uint8Array | string | undefined): unknown {
   if (body === undefined) return undefined;
   let text = typeof body === 'string' ? body : new TextDecoder().decode(body);
   // A body sent as an event stream anyway: take its data lines.
-  if (/^\s*data:/.test(text)) text = text.split(/\r\n|\r|\n/).filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trimStart()).join('\n');
+  if (/^\s*data:/.test(text))
+    text = text
+      .split(/\r\n|\r|\n/)
+      .filter((l) => l.startsWith('data:'))
+      .map((l) => l.slice(5).trimStart())
+      .join('\n');
   try {
     return JSON.parse(text) as unknown;
   } catch {
@@ -142,10 +147,12 @@ export function rateLimitHeaders(headers: HeaderSource | undefined, now: number 
     picked[k] = v;
     if (k.includes('remaining') && v.trim() === '0') exhausted = true;
     if (k.includes('reset')) {
-      const at = /^\d{4}-\d\d-\d\dT/.test(v) ? Date.parse(v) : (() => {
-        const d = parseDurationMs(v);
-        return d === undefined ? Number.NaN : now + d;
-      })();
+      const at = /^\d{4}-\d\d-\d\dT/.test(v)
+        ? Date.parse(v)
+        : (() => {
+            const d = parseDurationMs(v);
+            return d === undefined ? Number.NaN : now + d;
+          })();
       if (!Number.isNaN(at) && (reset === undefined || at < reset)) reset = at;
     }
   }

@@ -14,4 +14,3 @@ export const PROVIDER_DECODERS: Partial<Record<string, DecoderFactory>> = {
   gemini: createGeminiDecoder,
   ollama: createOllamaDecoder,
 } satisfies Record<ProviderFormat, DecoderFactory>;
-

@@ -38,7 +38,8 @@ export function responsesUsage(u: Record<string, unknown>): Usage {
 const INCOMPLETE: Record<string, StopReason> = { max_output_tokens: 'max_tokens', content_filter: 'content_filter' };
 
 /** Progress events of built-in tools and other known events that carry nothing we show. */
-const QUIET = /^response\.(content_part\.|output_text\.(done|annotation)|refusal\.done|reasoning_summary_part\.done|reasoning_summary_text\.done|reasoning_text\.done|function_call_arguments\.done|custom_tool_call_input\.done|(web_search|file_search|code_interpreter|image_generation|mcp|mcp_list_tools|shell|local_shell|computer)_call|mcp_call|audio)/;
+const QUIET =
+  /^response\.(content_part\.|output_text\.(done|annotation)|refusal\.done|reasoning_summary_part\.done|reasoning_summary_text\.done|reasoning_text\.done|function_call_arguments\.done|custom_tool_call_input\.done|(web_search|file_search|code_interpreter|image_generation|mcp|mcp_list_tools|shell|local_shell|computer)_call|mcp_call|audio)/;
 /** Events that only repeat what the deltas and `output_item.done` already carry: never parsed. */
 const REPEATS = new Set([
   'response.content_part.added',

@@ -8,18 +8,7 @@ import { EVENT_REGISTRY } from '../events/registry.js';
 import { appendLive, onDiagnostic, onMessageFinal, onPlan, onPlanStep, onProviderToolCall, onReasoning, onResponseUsage, onToolProgress, onUsageReported } from './content.js';
 import { onFilesChanged, onFinding, onTest } from './evidence.js';
 import { retireSettled } from './retire.js';
-import {
-  activateTasks,
-  onAgentHandoff,
-  onAgentIdentified,
-  onResponseCompleted,
-  onResponseStarted,
-  onSessionEnded,
-  onSessionStarted,
-  onTaskStarted,
-  onTaskTerminal,
-  partialTasks,
-} from './run.js';
+import { activateTasks, onAgentHandoff, onAgentIdentified, onResponseCompleted, onResponseStarted, onSessionEnded, onSessionStarted, onTaskStarted, onTaskTerminal, partialTasks } from './run.js';
 import type { ReducerState } from './state.js';
 import { onApprovalRequested, onApprovalSettled, onToolStarted, onToolTerminal } from './tools.js';
 import { StateWriter } from './writer.js';
@@ -65,16 +54,23 @@ function apply(w: StateWriter, e: OutputEvent): void {
 
 function applyDurable(w: StateWriter, e: OutputEvent): void {
   switch (e.type) {
-    case 'session.started': return onSessionStarted(w, e);
-    case 'session.ended': return onSessionEnded(w, e);
-    case 'agent.session.identified': return onAgentIdentified(w, e);
-    case 'agent.handoff': return onAgentHandoff(w, e);
+    case 'session.started':
+      return onSessionStarted(w, e);
+    case 'session.ended':
+      return onSessionEnded(w, e);
+    case 'agent.session.identified':
+      return onAgentIdentified(w, e);
+    case 'agent.handoff':
+      return onAgentHandoff(w, e);
     case 'user.message.received':
       w.recent('userMessages', { messageId: e.payload.messageId, text: e.payload.text });
       return;
-    case 'user.approval.requested': return onApprovalRequested(w, e);
-    case 'user.approval.settled': return onApprovalSettled(w, e);
-    case 'task.started': return onTaskStarted(w, e);
+    case 'user.approval.requested':
+      return onApprovalRequested(w, e);
+    case 'user.approval.settled':
+      return onApprovalSettled(w, e);
+    case 'task.started':
+      return onTaskStarted(w, e);
     case 'task.completed':
     case 'task.failed':
     case 'task.cancelled':
@@ -91,9 +87,12 @@ function applyDurable(w: StateWriter, e: OutputEvent): void {
       onMessageFinal(w, e);
       partialTasks(w);
       return;
-    case 'assistant.reasoning.completed': return onReasoning(w, e);
-    case 'assistant.tool_call.completed': return onProviderToolCall(w, e);
-    case 'model.response.started': return onResponseStarted(w, e);
+    case 'assistant.reasoning.completed':
+      return onReasoning(w, e);
+    case 'assistant.tool_call.completed':
+      return onProviderToolCall(w, e);
+    case 'model.response.started':
+      return onResponseStarted(w, e);
     case 'model.response.completed':
       onResponseUsage(w, e.payload.usage);
       return onResponseCompleted(w, e);
@@ -105,24 +104,33 @@ function applyDurable(w: StateWriter, e: OutputEvent): void {
       w.recent('compactions', c);
       return;
     }
-    case 'tool.started': return onToolStarted(w, e);
+    case 'tool.started':
+      return onToolStarted(w, e);
     case 'tool.completed':
     case 'tool.failed':
     case 'tool.denied':
     case 'tool.cancelled':
       return onToolTerminal(w, e);
-    case 'file.changed': return onFilesChanged(w, e);
-    case 'test.completed': return onTest(w, e);
-    case 'finding.detected': return onFinding(w, e);
+    case 'file.changed':
+      return onFilesChanged(w, e);
+    case 'test.completed':
+      return onTest(w, e);
+    case 'finding.detected':
+      return onFinding(w, e);
     case 'result.produced': {
       const r = { source: e.payload.source, result: e.payload.result };
       w.recent('results', r);
       if (r.source === 'submit_result') w.s.submitted = r;
       return;
     }
-    case 'checkpoint.created': w.recent('checkpoints', e.payload.checkpointId); return;
-    case 'diagnostic.raised': return onDiagnostic(w, e);
-    case 'error.raised': w.recent('errors', e.payload.error); return;
+    case 'checkpoint.created':
+      w.recent('checkpoints', e.payload.checkpointId);
+      return;
+    case 'diagnostic.raised':
+      return onDiagnostic(w, e);
+    case 'error.raised':
+      w.recent('errors', e.payload.error);
+      return;
     case 'recovery.started':
     case 'recovery.completed':
     case 'recovery.failed': {
@@ -132,7 +140,8 @@ function applyDurable(w: StateWriter, e: OutputEvent): void {
       if (e.type === 'recovery.failed') w.recent('errors', e.payload.cause);
       return;
     }
-    case 'usage.reported': return onUsageReported(w, e);
+    case 'usage.reported':
+      return onUsageReported(w, e);
     case 'limit.reached': {
       const p = e.payload;
       const l: ReducerState['limits'][number] = { kind: p.kind };
@@ -150,12 +159,15 @@ function applyDurable(w: StateWriter, e: OutputEvent): void {
 /** Live events only touch `state.live`; durable state never depends on them. */
 function applyLive(w: StateWriter, e: OutputEvent): void {
   switch (e.type) {
-    case 'assistant.message.delta': return appendLive(w, 'messages', e.payload.messageId, e.payload.delta);
-    case 'assistant.reasoning.delta': return appendLive(w, 'reasoning', e.payload.reasoningId, e.payload.delta);
-    case 'tool.progress': return onToolProgress(w, e);
-    case 'task.progress': return w.setLive('taskProgress', e.payload.message);
+    case 'assistant.message.delta':
+      return appendLive(w, 'messages', e.payload.messageId, e.payload.delta);
+    case 'assistant.reasoning.delta':
+      return appendLive(w, 'reasoning', e.payload.reasoningId, e.payload.delta);
+    case 'tool.progress':
+      return onToolProgress(w, e);
+    case 'task.progress':
+      return w.setLive('taskProgress', e.payload.message);
     default:
       return;
   }
 }
-

@@ -11,16 +11,7 @@
  * them (tests, findings, files, the submitted result) hold what a summary needs. The detail
  * of every item stays in the events (the store), where `replay` reads it.
  */
-import type {
-  ApprovalOutcome,
-  ContentRef,
-  ErrorCategory,
-  ErrorInfo,
-  RunOutcome,
-  StopReason,
-  TerminationReason,
-  Usage,
-} from '../events/index.js';
+import type { ApprovalOutcome, ContentRef, ErrorCategory, ErrorInfo, RunOutcome, StopReason, TerminationReason, Usage } from '../events/index.js';
 
 /** Version of this state shape; bump on a breaking change so stored snapshots can be refused. */
 export const STATE_VERSION = 2 as const;
@@ -231,15 +222,7 @@ export interface UsageState {
 
 /** Something the reducer saw that breaks a state machine; kept, never thrown. */
 export interface Anomaly {
-  kind:
-    | 'second-terminal'
-    | 'terminal-without-start'
-    | 'duplicate-start'
-    | 'start-after-terminal'
-    | 'settle-without-request'
-    | 'outcome-conflict'
-    | 'open-at-session-end'
-    | 'foreign-session';
+  kind: 'second-terminal' | 'terminal-without-start' | 'duplicate-start' | 'start-after-terminal' | 'settle-without-request' | 'outcome-conflict' | 'open-at-session-end' | 'foreign-session';
   seq: number;
   type: string;
   id?: string;
@@ -271,18 +254,7 @@ export interface RetiredState {
 }
 
 /** Lists that keep only their latest {@link KEEP_RECENT} entries, and whose total is counted. */
-export type RecentListKey =
-  | 'userMessages'
-  | 'messages'
-  | 'reasoning'
-  | 'providerToolCalls'
-  | 'tests'
-  | 'findings'
-  | 'results'
-  | 'checkpoints'
-  | 'compactions'
-  | 'limits'
-  | 'errors';
+export type RecentListKey = 'userMessages' | 'messages' | 'reasoning' | 'providerToolCalls' | 'tests' | 'findings' | 'results' | 'checkpoints' | 'compactions' | 'limits' | 'errors';
 
 /** Test runs over the whole session: how many, whether all passed, and the summed counts. */
 export interface TestTotals {

@@ -47,7 +47,10 @@ export class StateWriter {
   private copied: Set<string> | undefined;
   private liveCopied = false;
 
-  constructor(base: ReducerState, private readonly owned: boolean) {
+  constructor(
+    base: ReducerState,
+    private readonly owned: boolean,
+  ) {
     this.s = owned ? base : { ...base };
   }
 

@@ -135,9 +135,7 @@ export function summaryLines(run: RunView): FactLine[] {
   const lines: FactLine[] = [statusLine(outcomeStatus(run.outcome), head.join(' · '))];
   if (run.error) lines.push({ label: 'error:', text: `${run.error.category}: ${run.error.message}${run.error.action ? ` - ${run.error.action}` : ''}` });
   const t = run.tools;
-  const counts = (['completed', 'failed', 'denied', 'cancelled', 'interrupted'] as const)
-    .filter((s) => t[s] > 0)
-    .map((s) => `${t[s]} ${statusLabel(s)}`);
+  const counts = (['completed', 'failed', 'denied', 'cancelled', 'interrupted'] as const).filter((s) => t[s] > 0).map((s) => `${t[s]} ${statusLabel(s)}`);
   lines.push({ label: 'tools:', text: counts.length > 0 ? counts.join(', ') : 'none' });
   if (run.agents !== undefined && run.agents.length > 1) lines.push({ label: 'agents:', text: `${run.agents.join(' -> ')} (finished by ${run.agents[run.agents.length - 1]})` });
   if (run.filesChanged.length > 0) lines.push({ label: 'files changed:', text: run.filesChanged.join(', ') });

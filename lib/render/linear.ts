@@ -19,9 +19,7 @@ export interface LinearRendererOptions<S> {
 
 /** The verify line shared with the TTY summary. */
 export function verifyLine(verify: { ok: boolean; command: string }): FactLine {
-  return verify.ok
-    ? { status: 'completed', label: '✓ verify', text: `passed: ${verify.command}` }
-    : { status: 'failed', label: '✗ verify', text: `failed: ${verify.command}` };
+  return verify.ok ? { status: 'completed', label: '✓ verify', text: `passed: ${verify.command}` } : { status: 'failed', label: '✗ verify', text: `failed: ${verify.command}` };
 }
 
 /**

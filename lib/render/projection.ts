@@ -70,7 +70,9 @@ function toolOf(view: StateView, toolCallId: string, fallbackName: string | unde
 }
 
 function lastLine(text: string): string {
-  const lines = displayText(text).split('\n').filter((l) => l.trim() !== '');
+  const lines = displayText(text)
+    .split('\n')
+    .filter((l) => l.trim() !== '');
   return oneLine(lines[lines.length - 1] ?? '');
 }
 
@@ -165,22 +167,57 @@ function factOf(event: OutputEvent, view: StateView): Fact | undefined {
       };
     }
     case 'user.approval.settled':
-      return { kind: 'approval.settled', approvalId: oneLine(event.payload.approvalId), outcome: event.payload.outcome, ...(event.payload.reason !== undefined ? { reason: oneLine(event.payload.reason) } : {}) };
+      return {
+        kind: 'approval.settled',
+        approvalId: oneLine(event.payload.approvalId),
+        outcome: event.payload.outcome,
+        ...(event.payload.reason !== undefined ? { reason: oneLine(event.payload.reason) } : {}),
+      };
     case 'task.completed':
       return { kind: 'task', status: 'completed', taskId: oneLine(event.payload.taskId), ...optional('durationMs', event.payload.durationMs), ...optional('steps', event.payload.steps) };
     case 'task.failed': {
       const e = event.payload.error;
-      return { kind: 'task', status: 'failed', taskId: oneLine(event.payload.taskId), reason: event.payload.reason, detail: `${e.category}: ${oneLine(e.message)}${e.action ? ` (${oneLine(e.action)})` : ''}`, ...optional('durationMs', event.payload.durationMs) };
+      return {
+        kind: 'task',
+        status: 'failed',
+        taskId: oneLine(event.payload.taskId),
+        reason: event.payload.reason,
+        detail: `${e.category}: ${oneLine(e.message)}${e.action ? ` (${oneLine(e.action)})` : ''}`,
+        ...optional('durationMs', event.payload.durationMs),
+      };
     }
     case 'task.cancelled':
-      return { kind: 'task', status: 'cancelled', taskId: oneLine(event.payload.taskId), reason: event.payload.reason, ...(event.payload.message !== undefined ? { detail: oneLine(event.payload.message) } : {}), ...optional('durationMs', event.payload.durationMs) };
+      return {
+        kind: 'task',
+        status: 'cancelled',
+        taskId: oneLine(event.payload.taskId),
+        reason: event.payload.reason,
+        ...(event.payload.message !== undefined ? { detail: oneLine(event.payload.message) } : {}),
+        ...optional('durationMs', event.payload.durationMs),
+      };
     case 'error.raised': {
       const e = event.payload.error;
-      return { kind: 'error', status: 'failed', label: 'error', category: e.category, code: oneLine(e.code), message: oneLine(e.message), ...(e.action !== undefined ? { action: oneLine(e.action) } : {}) };
+      return {
+        kind: 'error',
+        status: 'failed',
+        label: 'error',
+        category: e.category,
+        code: oneLine(e.code),
+        message: oneLine(e.message),
+        ...(e.action !== undefined ? { action: oneLine(e.action) } : {}),
+      };
     }
     case 'recovery.failed': {
       const e = event.payload.cause;
-      return { kind: 'error', status: 'failed', label: `recovery ${event.payload.strategy}`, category: e.category, code: oneLine(e.code), message: oneLine(e.message), ...(e.action !== undefined ? { action: oneLine(e.action) } : {}) };
+      return {
+        kind: 'error',
+        status: 'failed',
+        label: `recovery ${event.payload.strategy}`,
+        category: e.category,
+        code: oneLine(e.code),
+        message: oneLine(e.message),
+        ...(e.action !== undefined ? { action: oneLine(e.action) } : {}),
+      };
     }
     default:
       return noteOf(event);
@@ -198,7 +235,9 @@ function noteOf(event: OutputEvent): Fact | undefined {
       return { kind: 'note', label: 'files', text: event.payload.changes.map((c) => `${c.kind} ${oneLine(c.path)}`).join(', ') };
     case 'test.completed': {
       const p = event.payload;
-      const counts = [p.passed !== undefined ? `${p.passed} passed` : '', p.failed !== undefined ? `${p.failed} failed` : '', p.skipped !== undefined ? `${p.skipped} skipped` : ''].filter(Boolean).join(', ');
+      const counts = [p.passed !== undefined ? `${p.passed} passed` : '', p.failed !== undefined ? `${p.failed} failed` : '', p.skipped !== undefined ? `${p.skipped} skipped` : '']
+        .filter(Boolean)
+        .join(', ');
       return { kind: 'note', status: p.ok ? 'completed' : 'failed', label: 'tests', text: [p.command ? oneLine(p.command) : '', counts].filter(Boolean).join(': ') };
     }
     case 'finding.detected':

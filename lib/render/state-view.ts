@@ -50,7 +50,13 @@ function toolView(state: ReducerState, tool: ToolState): ToolView {
   if (tool.summary !== undefined) view.summary = oneLine(tool.summary);
   if (tool.receipt?.exitCode !== undefined) view.exitCode = tool.receipt.exitCode;
   const progress = Object.prototype.hasOwnProperty.call(state.live.toolProgress, tool.toolCallId) ? state.live.toolProgress[tool.toolCallId] : undefined;
-  if (progress !== undefined) view.progress = oneLine(progress.split('\n').filter((l) => l.trim() !== '').pop() ?? '');
+  if (progress !== undefined)
+    view.progress = oneLine(
+      progress
+        .split('\n')
+        .filter((l) => l.trim() !== '')
+        .pop() ?? '',
+    );
   if (tool.status === 'incomplete' && tool.reportedStatus !== undefined) view.incomplete = true;
   return view;
 }
@@ -112,7 +118,10 @@ function runView(state: ReducerState): RunView {
     };
   } else if (outcome === 'cancelled') {
     // A cancelled run carries no error object; its root task says why (timeout, budget, abort).
-    const root = [...settled.taskOrder].reverse().map((id) => own(settled.tasks, id)).find((t) => t?.root === true && t.status === 'cancelled');
+    const root = [...settled.taskOrder]
+      .reverse()
+      .map((id) => own(settled.tasks, id))
+      .find((t) => t?.root === true && t.status === 'cancelled');
     if (root?.message !== undefined) view.error = { category: CANCELLED_CATEGORY[root.reason ?? ''] ?? 'AGENT_ERROR', message: oneLine(root.message, 2000) };
   }
   return view;

@@ -229,7 +229,11 @@ export function createTtyRenderer<S>(options: TtyRendererOptions<S>): LiveRender
   }
 
   // Markdown arrives a moment later on a cold start; what is live then is redrawn with it.
-  if (!markdownReady()) void loadMarkdown().then(() => finished || redraw(), () => undefined);
+  if (!markdownReady())
+    void loadMarkdown().then(
+      () => finished || redraw(),
+      () => undefined,
+    );
 
   const onResize = (): void => redraw();
   stream?.on?.('resize', onResize);

@@ -144,7 +144,10 @@ export function loadCassette(dir: string): Cassette {
   }
   const manifest = CassetteManifestSchema.safeParse(manifestRaw);
   if (!manifest.success) return fail(`invalid cassette.json: ${manifest.error.issues[0]?.message ?? 'bad shape'}`);
-  const files = fs.readdirSync(dir).filter((f) => /^\d{3,}\.json$/.test(f)).sort();
+  const files = fs
+    .readdirSync(dir)
+    .filter((f) => /^\d{3,}\.json$/.test(f))
+    .sort();
   const exchanges = files.map((file): Exchange => {
     let parsed: ExchangeFile;
     try {

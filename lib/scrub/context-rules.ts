@@ -51,7 +51,8 @@ const urlUserinfo: SecretRule = {
     for (; q < lim; q++) {
       const c = s.charCodeAt(q);
       if (endsAuthority(c)) break;
-      if (c === 0x40) at = q; // the last '@' ends the userinfo: passwords may contain '@'
+      if (c === 0x40)
+        at = q; // the last '@' ends the userinfo: passwords may contain '@'
       else if (c === 0x3a && colon < 0 && at < 0) colon = q;
     }
     // Undecided until the authority has visibly ended (or the window/input has).

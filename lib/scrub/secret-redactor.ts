@@ -162,14 +162,8 @@ function compile(rules: readonly SecretRule[]): Dispatch {
         // After a one-character trigger, `next` holds for the next two characters (bucket 127 is
         // every non-ASCII unit too, so it always stays; triples never see the end of text).
         const following = literal.length === 1 ? allSeconds().filter((c) => next === undefined || next(c) || c === 127) : [];
-        const seconds =
-          literal.length > 1 ? caseVariants(literal[1] as string, ignoreCase).map((c) => Math.min(c, 127)) : [...new Set([...following, END_BUCKET])];
-        const thirds =
-          literal.length > 2
-            ? caseVariants(literal[2] as string, ignoreCase).map((c) => Math.min(c, 127))
-            : literal.length === 1
-              ? following
-              : allSeconds();
+        const seconds = literal.length > 1 ? caseVariants(literal[1] as string, ignoreCase).map((c) => Math.min(c, 127)) : [...new Set([...following, END_BUCKET])];
+        const thirds = literal.length > 2 ? caseVariants(literal[2] as string, ignoreCase).map((c) => Math.min(c, 127)) : literal.length === 1 ? following : allSeconds();
         for (const c2 of seconds) {
           const key = c1 * 128 + c2;
           (pairs[key] ??= []).push(entry);
@@ -332,7 +326,8 @@ function evaluate(dispatch: Dispatch, s: string, j: number, ended: boolean): Dec
   let entries: Entry[] | undefined;
   if (c1 >= 128) entries = dispatch.high.get(c1);
   else if (j + 1 < s.length) entries = dispatch.pairs[c1 * 128 + Math.min(s.charCodeAt(j + 1), 127)];
-  else if (!ended) return PENDING_AT_LITERAL; // the pair is cut by the chunk end
+  else if (!ended)
+    return PENDING_AT_LITERAL; // the pair is cut by the chunk end
   else entries = dispatch.pairs[c1 * 128 + END_BUCKET];
   if (entries === undefined) return NONE;
   for (const entry of entries) {

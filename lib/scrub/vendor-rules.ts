@@ -65,9 +65,23 @@ export const VENDOR_RULES: readonly SecretRule[] = [
   tokenRule({ id: 'slack-token', triggers: ['xapp-'], boundary: false, pattern: `xapp-\\d-[${B62}-]{10}`, window: 18, tail: `${B62}-` }),
   // Webhooks: hooks.slack.com/{services,workflows,triggers}/... (Slack docs "Incoming webhooks";
   // gitleaks `slack-webhook-url`). The scheme before it stays visible.
-  tokenRule({ id: 'slack-webhook-url', triggers: ['hooks.slack.com/'], boundary: false, pattern: `hooks\\.slack\\.com/(?:services|workflows|triggers)/[${B62}_/+-]{16}`, window: 44, tail: `${B62}_/+-` }),
+  tokenRule({
+    id: 'slack-webhook-url',
+    triggers: ['hooks.slack.com/'],
+    boundary: false,
+    pattern: `hooks\\.slack\\.com/(?:services|workflows|triggers)/[${B62}_/+-]{16}`,
+    window: 44,
+    tail: `${B62}_/+-`,
+  }),
   // Discord webhooks and bot tokens (Discord developer docs; gitleaks `discord-*`).
-  tokenRule({ id: 'discord-webhook-url', triggers: ['discord.com/api/webhooks/', 'discordapp.com/api/webhooks/'], boundary: false, pattern: `discord(?:app)?\\.com/api/webhooks/\\d{5,30}/[${B64URL}]{20}`, window: 90, tail: B64URL }),
+  tokenRule({
+    id: 'discord-webhook-url',
+    triggers: ['discord.com/api/webhooks/', 'discordapp.com/api/webhooks/'],
+    boundary: false,
+    pattern: `discord(?:app)?\\.com/api/webhooks/\\d{5,30}/[${B64URL}]{20}`,
+    window: 90,
+    tail: B64URL,
+  }),
   tokenRule({ id: 'discord-bot-token', triggers: ['M', 'N', 'O'], pattern: `[MNO][${B62}]{23,27}\\.[${B64URL}]{6}\\.[${B64URL}]{27}`, window: 64, alphabet: `${B64URL}.`, next: B62, tail: B64URL }),
 
   // Stripe secret and restricted keys; `pk_` publishable keys are public and stay (Stripe docs

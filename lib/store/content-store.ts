@@ -21,10 +21,7 @@ export interface ContentRecord {
 }
 
 /** Result of reading a ref back. */
-export type ContentLookup =
-  | { status: 'present'; bytes: Uint8Array; mediaType?: string }
-  | { status: 'evicted'; reason: 'size-cap' | 'eviction' | 'not-stored'; at?: string }
-  | { status: 'missing' };
+export type ContentLookup = { status: 'present'; bytes: Uint8Array; mediaType?: string } | { status: 'evicted'; reason: 'size-cap' | 'eviction' | 'not-stored'; at?: string } | { status: 'missing' };
 
 /** Options of {@link createContentStore}. */
 export interface ContentStoreOptions {

@@ -43,10 +43,7 @@ export function promptOf(event: OutputEvent): string | undefined {
 }
 
 /** Build the index entry of a session from its reducer state. */
-export function indexEntryOf(
-  state: ReducerState,
-  extra: { digest?: string | undefined; writerPid?: number | undefined; eventCount?: number; lastSeq?: number | undefined },
-): SessionIndexEntry {
+export function indexEntryOf(state: ReducerState, extra: { digest?: string | undefined; writerPid?: number | undefined; eventCount?: number; lastSeq?: number | undefined }): SessionIndexEntry {
   const s = state.session;
   const entry: SessionIndexEntry = { sessionId: state.sessionId, outcome: state.run.outcome, eventCount: extra.eventCount ?? state.durableEvents };
   if (state.run.reason !== undefined) entry.reason = state.run.reason;

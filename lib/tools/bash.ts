@@ -29,8 +29,7 @@ function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
  */
 export const bashTool: Tool<Input> = {
   name: 'bash',
-  description:
-    'Run a shell command in the workspace with bash -c. Output (stdout and stderr together) is capped at 20000 characters. Credentials are not in its environment.',
+  description: 'Run a shell command in the workspace with bash -c. Output (stdout and stderr together) is capped at 20000 characters. Credentials are not in its environment.',
   inputSchema: Input,
   kind: 'execute',
   gated: false,
@@ -142,7 +141,14 @@ async function runInTerminal(command: string, timeoutMs: number, ctx: ToolContex
   const truncated = result.truncated || capped.truncated;
   const output = capped.text.length > 0 ? capped.text : '(no output)';
   if (stopped === 'timeout') {
-    return { status: 'failed', cause: 'TOOL_ERROR', message: `command timed out after ${timeoutMs} ms; its terminal was killed`, hint: 'pass a larger timeout_ms or run a narrower command', output, receipt: { truncated } };
+    return {
+      status: 'failed',
+      cause: 'TOOL_ERROR',
+      message: `command timed out after ${timeoutMs} ms; its terminal was killed`,
+      hint: 'pass a larger timeout_ms or run a narrower command',
+      output,
+      receipt: { truncated },
+    };
   }
   if (stopped === 'aborted') return { status: 'failed', cause: 'USER_ERROR', message: 'command aborted; its terminal was killed', output, receipt: { truncated } };
   const exitCode = result.exitCode ?? (result.signal ? 128 : 1);

@@ -25,8 +25,7 @@ function tooLarge(display: string, max: number): ToolOutcome {
 /** `edit`: exact string replacement; absent or ambiguous old text is a clear failure, never a guess. */
 export const editTool: Tool<Input> = {
   name: 'edit',
-  description:
-    'Replace exact text in a file. old_string must match the file exactly (whitespace included) and occur once; set replace_all to change every occurrence.',
+  description: 'Replace exact text in a file. old_string must match the file exactly (whitespace included) and occur once; set replace_all to change every occurrence.',
   inputSchema: Input,
   kind: 'edit',
   gated: false,

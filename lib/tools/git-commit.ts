@@ -15,16 +15,11 @@ const GIT_MAX_OUTPUT = 500_000;
 
 function git(args: string[], ctx: ToolContext): Promise<{ code: number; out: string }> {
   return new Promise((resolve) => {
-    execFile(
-      'git',
-      args,
-      { cwd: ctx.cwd, env: scrubEnv(ctx.env ?? process.env), signal: ctx.signal, maxBuffer: GIT_MAX_OUTPUT * 2 },
-      (error, stdout, stderr) => {
-        const out = `${stdout}${stderr}`;
-        const code = error ? (typeof (error as { code?: unknown }).code === 'number' ? ((error as { code: number }).code) : 1) : 0;
-        resolve({ code, out });
-      },
-    );
+    execFile('git', args, { cwd: ctx.cwd, env: scrubEnv(ctx.env ?? process.env), signal: ctx.signal, maxBuffer: GIT_MAX_OUTPUT * 2 }, (error, stdout, stderr) => {
+      const out = `${stdout}${stderr}`;
+      const code = error ? (typeof (error as { code?: unknown }).code === 'number' ? (error as { code: number }).code : 1) : 0;
+      resolve({ code, out });
+    });
   });
 }
 
@@ -35,7 +30,7 @@ function git(args: string[], ctx: ToolContext): Promise<{ code: number; out: str
  */
 export const gitCommitTool: Tool<Input> = {
   name: 'git_commit',
-  description: 'Stage changes and create a git commit in the workspace. Requires the user\'s approval.',
+  description: "Stage changes and create a git commit in the workspace. Requires the user's approval.",
   inputSchema: Input,
   kind: 'execute',
   gated: true,

@@ -70,19 +70,7 @@ export interface ToolRegistryOptions {
  * instance, so two runs never share "already submitted"; `update_plan` knows its first call.
  */
 export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegistry {
-  const all: AnyTool[] = [
-    readFileTool,
-    writeFileTool,
-    editTool,
-    bashTool,
-    grepTool,
-    globTool,
-    gitCommitTool,
-    createSubmitResultTool(),
-    createUpdatePlanTool(),
-    askUserTool,
-    ...(options.extra ?? []),
-  ];
+  const all: AnyTool[] = [readFileTool, writeFileTool, editTool, bashTool, grepTool, globTool, gitCommitTool, createSubmitResultTool(), createUpdatePlanTool(), askUserTool, ...(options.extra ?? [])];
   const selected = options.only ? all.filter((t) => options.only!.includes(t.name)) : all;
   const tools = new Map(selected.map((t) => [t.name, t] as const));
   return {

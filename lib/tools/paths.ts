@@ -50,12 +50,7 @@ export function resolvePath(ctx: Pick<ToolContext, 'cwd' | 'allowedPaths'>, inpu
  * Resolve a path and, when it is outside the allowlist, ask the approval hook. Returns the
  * resolved path, or the `denied` outcome to return as is.
  */
-export async function confinePath(
-  ctx: ToolContext,
-  toolName: string,
-  input: string,
-  verb: string,
-): Promise<ResolvedPath | ToolOutcome> {
+export async function confinePath(ctx: ToolContext, toolName: string, input: string, verb: string): Promise<ResolvedPath | ToolOutcome> {
   const resolved = resolvePath(ctx, input);
   if (resolved.allowed) return resolved;
   const request: ApprovalRequest = {

@@ -28,8 +28,7 @@ function tooLarge(display: string, size: number, max: number): ToolOutcome {
 /** `read_file`: a page of a text file with line numbers (`cat -n` style), capped in size. */
 export const readFileTool: Tool<Input> = {
   name: 'read_file',
-  description:
-    'Read a text file from the workspace. Lines are numbered from 1. Use offset and limit to page through long files.',
+  description: 'Read a text file from the workspace. Lines are numbered from 1. Use offset and limit to page through long files.',
   inputSchema: Input,
   kind: 'read',
   gated: false,
@@ -68,10 +67,7 @@ export const readFileTool: Tool<Input> = {
     const last = offset + page.length - 1;
     const more = last < lines.length ? `\n[showing lines ${offset}-${last} of ${lines.length}; use offset=${last + 1} for more]` : '';
     const { text, truncated } = capHeadTail(shown.join('\n') + more, ctx.limits.maxOutputChars);
-    const summary =
-      page.length === 0
-        ? `${resolved.display}: no lines at offset ${offset} (file has ${lines.length})`
-        : `read ${resolved.display} lines ${offset}-${last} of ${lines.length}`;
+    const summary = page.length === 0 ? `${resolved.display}: no lines at offset ${offset} (file has ${lines.length})` : `read ${resolved.display} lines ${offset}-${last} of ${lines.length}`;
     return {
       status: 'completed',
       summary,

@@ -33,8 +33,7 @@ export function createSubmitResultTool(): Tool<Input> {
   let submitted = false;
   return {
     name: 'submit_result',
-    description:
-      'Submit the final structured result of the task as a JSON object, once. Put explicit findings in `findings` as {category, severity, summary, evidence?}.',
+    description: 'Submit the final structured result of the task as a JSON object, once. Put explicit findings in `findings` as {category, severity, summary, evidence?}.',
     inputSchema: Input,
     kind: 'other',
     gated: false,

@@ -59,12 +59,7 @@ export function detectVerifyCommand(cwd: string): string | undefined {
  * else the config's `verify`, else detection. `flag` is `undefined` when `--verify` was not
  * given (then nothing runs and the summary has no `verify` key), `true` for a bare `--verify`.
  */
-export function resolveVerifyCommand(options: {
-  flag: string | boolean | undefined;
-  env?: NodeJS.ProcessEnv;
-  config?: Config;
-  cwd: string;
-}): VerifyCommand | undefined {
+export function resolveVerifyCommand(options: { flag: string | boolean | undefined; env?: NodeJS.ProcessEnv; config?: Config; cwd: string }): VerifyCommand | undefined {
   if (options.flag === undefined || options.flag === false) return undefined;
   if (typeof options.flag === 'string' && options.flag.trim() !== '') return { command: options.flag.trim(), source: 'flag' };
   const fromEnv = (options.env ?? process.env).MINICODE_VERIFY_CMD;

@@ -22,10 +22,7 @@ export interface VerifyRun {
  * scrubbed, output capped like the bash tool, killed at `timeoutMs` (default 10 minutes).
  * A timeout or a non-zero exit is `ok: false`, never a thrown error.
  */
-export async function runVerify(
-  command: string,
-  options: { cwd: string; signal?: AbortSignal; timeoutMs?: number; env?: NodeJS.ProcessEnv; clock?: () => number },
-): Promise<VerifyRun> {
+export async function runVerify(command: string, options: { cwd: string; signal?: AbortSignal; timeoutMs?: number; env?: NodeJS.ProcessEnv; clock?: () => number }): Promise<VerifyRun> {
   const clock = options.clock ?? Date.now;
   const started = clock();
   const outcome = await bashTool.run(

@@ -95,7 +95,10 @@ describe('minicode acp (scripted agent) under the official ACP client', () => {
     const start = acp.wire.length;
     const result = await prompt(main, 'hello');
     expect(result.stopReason).toBe('end_turn');
-    const end = responseIndex(acp.wire, requestIdOf(acp, 'session/prompt', (p) => textOf(p) === 'hello'));
+    const end = responseIndex(
+      acp.wire,
+      requestIdOf(acp, 'session/prompt', (p) => textOf(p) === 'hello'),
+    );
     const updates = updatesFor(acp.wire, main, start, end);
     expect(updates.map((u) => u.sessionUpdate)).toEqual(['agent_thought_chunk', 'agent_message_chunk', 'agent_message_chunk']);
     expect(chunkTexts(updates, 'agent_message_chunk').join('')).toBe('Hello from minicode.');
@@ -188,7 +191,9 @@ describe('minicode acp (scripted agent) under the official ACP client', () => {
     await conn.agent.notify('session/cancel', { sessionId: main });
     holdPermissions = false;
     expect((await waiting).stopReason).toBe('cancelled');
-    const last = updatesFor(acp.wire, main, start).filter((u) => u.sessionUpdate === 'tool_call_update').at(-1);
+    const last = updatesFor(acp.wire, main, start)
+      .filter((u) => u.sessionUpdate === 'tool_call_update')
+      .at(-1);
     expect(last).toMatchObject({ status: 'failed' });
   });
 
@@ -219,9 +224,7 @@ describe('minicode acp (scripted agent) under the official ACP client', () => {
     expect(replay.filter((u) => u.sessionUpdate === 'agent_thought_chunk')).toHaveLength(1);
     // Each tool call appears, and its last update is its final status.
     expect([...finalToolStatuses(replay).values()]).toEqual(['completed', 'failed', 'completed', 'failed']);
-    expect(replay.find((u) => u.sessionUpdate === 'tool_call' && u.kind === 'edit')?.content).toEqual([
-      { type: 'diff', path: '/work/project/greeting.txt', oldText: 'old', newText: 'new' },
-    ]);
+    expect(replay.find((u) => u.sessionUpdate === 'tool_call' && u.kind === 'edit')?.content).toEqual([{ type: 'diff', path: '/work/project/greeting.txt', oldText: 'old', newText: 'new' }]);
     // The load response comes after the replay; the session's commands after the response
     // (sent right after it, so wait for them rather than race the child).
     await acp.waitFor((l) => acp.wire.indexOf(l) > end && updatesFor([l], main).some((u) => u.sessionUpdate === 'available_commands_update'), 'commands after load');

@@ -45,7 +45,11 @@ describe('minicode acp with a client that offers no fs or terminal', () => {
     const start = acp.wire.length;
     await promptText(conn, sessionId, 'run ls -la');
     expect(asked()).toBe(before + 1);
-    expect(updatesFor(acp.wire, sessionId, start).filter((u) => u.sessionUpdate === 'tool_call_update').at(-1)).toMatchObject({
+    expect(
+      updatesFor(acp.wire, sessionId, start)
+        .filter((u) => u.sessionUpdate === 'tool_call_update')
+        .at(-1),
+    ).toMatchObject({
       status: 'completed',
       content: [{ type: 'content', content: { type: 'text', text: 'ran: ls -la' } }],
     });
@@ -58,7 +62,11 @@ describe('minicode acp with a client that offers no fs or terminal', () => {
     const start = acp.wire.length;
     await promptText(conn, sessionId, 'run make');
     expect(acp.wire.filter((l) => l.text.includes('"session/request_permission"')).length).toBe(asked);
-    expect(updatesFor(acp.wire, sessionId, start).filter((u) => u.sessionUpdate === 'tool_call_update').at(-1)).toMatchObject({ status: 'failed' });
+    expect(
+      updatesFor(acp.wire, sessionId, start)
+        .filter((u) => u.sessionUpdate === 'tool_call_update')
+        .at(-1),
+    ).toMatchObject({ status: 'failed' });
     expect(acp.violations).toEqual([]);
   });
 });

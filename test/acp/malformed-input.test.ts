@@ -10,8 +10,7 @@ import { chunkTexts, promptText, spawnAcp, updatesFor, type AcpChild } from './a
 const PORTS = [
   {
     name: 'the real agent',
-    spawn: (store: string) =>
-      spawnAcp(['--provider', 'replay', '--cassette', path.join(ROOT, 'test/cassettes/acp-malformed'), '--store', store], { scripted: false }),
+    spawn: (store: string) => spawnAcp(['--provider', 'replay', '--cassette', path.join(ROOT, 'test/cassettes/acp-malformed'), '--store', store], { scripted: false }),
     answer: 'Still serving after the bad input.',
   },
   { name: 'the scripted agent', spawn: () => spawnAcp(), answer: 'Hello from minicode.' },
@@ -32,7 +31,9 @@ describe.each(PORTS)('minicode acp with $name on malformed input', (port) => {
   beforeAll(async () => {
     store = fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-acp-malformed-'));
     acp = port.spawn(store);
-    conn = client({ name: 'malformed-test' }).onNotification('session/update', () => {}).connect(acp.stream);
+    conn = client({ name: 'malformed-test' })
+      .onNotification('session/update', () => {})
+      .connect(acp.stream);
     await conn.agent.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
   });
 
@@ -43,9 +44,9 @@ describe.each(PORTS)('minicode acp with $name on malformed input', (port) => {
   });
 
   const errorFor = (id: unknown) =>
-    acp.waitFor((l) => l.from === 'agent' && (l.message as { id?: unknown } | undefined)?.id === id && 'error' in (l.message as object), `the error for ${String(id)}`).then(
-      (l) => l.message as ErrorLine,
-    );
+    acp
+      .waitFor((l) => l.from === 'agent' && (l.message as { id?: unknown } | undefined)?.id === id && 'error' in (l.message as object), `the error for ${String(id)}`)
+      .then((l) => l.message as ErrorLine);
 
   it('answers garbage lines with -32700 parse errors (id null)', async () => {
     const before = acp.wire.length;
@@ -140,7 +141,10 @@ describe('minicode acp setup', () => {
     const flags = ['--provider', 'openai', '--model', 'gpt-test', '--base-url', 'http://127.0.0.1:9', '--cassette', '/nonexistent', '--store', '/nonexistent', '--allow-local-config'];
     const result = await runCli(['acp', ...flags], { input: input + '\n', env: { MINICODE_ACP_SCRIPTED: '1' } });
     expect(result.code).toBe(0);
-    const lines = result.stdout.trim().split('\n').map((l) => JSON.parse(l) as { id?: number; result?: { configOptions?: Array<{ id: string; currentValue: unknown }> } });
+    const lines = result.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id?: number; result?: { configOptions?: Array<{ id: string; currentValue: unknown }> } });
     expect(lines.filter((l) => l.id !== undefined).map((l) => l.id)).toEqual([1, 2]);
     expect(lines.find((l) => l.id === 2)?.result?.configOptions?.find((o) => o.id === 'model')?.currentValue).toBe('gpt-test');
   });

@@ -40,7 +40,16 @@ describe('the ACP projection of minicode.output.v1 events', () => {
     ]).flatMap((e) => projector.project(e));
     const diff = { type: 'diff', path: '/w/src/a.ts', oldText: 'a', newText: 'b' };
     expect(updates).toEqual([
-      { sessionUpdate: 'tool_call', toolCallId: 't1', title: 'edit', kind: 'edit', status: 'pending', content: [diff], locations: [{ path: '/w/src/a.ts' }], rawInput: { file_path: 'src/a.ts', old_string: 'a', new_string: 'b' } },
+      {
+        sessionUpdate: 'tool_call',
+        toolCallId: 't1',
+        title: 'edit',
+        kind: 'edit',
+        status: 'pending',
+        content: [diff],
+        locations: [{ path: '/w/src/a.ts' }],
+        rawInput: { file_path: 'src/a.ts', old_string: 'a', new_string: 'b' },
+      },
       { sessionUpdate: 'tool_call_update', toolCallId: 't1', status: 'in_progress' },
       { sessionUpdate: 'tool_call_update', toolCallId: 't1', status: 'completed', content: [diff, { type: 'content', content: { type: 'text', text: 'edited' } }], rawOutput: { summary: 'edited' } },
     ]);

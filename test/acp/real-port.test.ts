@@ -194,9 +194,7 @@ describe('minicode acp with the real agent under the official ACP client', () =>
       expect(agent).toContain('The command printed hello-from-acp.');
       expect(agent).toContain('Still here after the cancel.');
       expect(Object.fromEntries(finalToolStatuses(replay))).toEqual({ toolu_acp_1: 'completed', toolu_acp_2: 'failed', toolu_acp_3: 'completed' });
-      expect(replay.find((u) => u.sessionUpdate === 'tool_call' && u.kind === 'edit')?.content).toEqual([
-        { type: 'diff', path: greeting(), oldText: 'hello old world', newText: 'hello new world' },
-      ]);
+      expect(replay.find((u) => u.sessionUpdate === 'tool_call' && u.kind === 'edit')?.content).toEqual([{ type: 'diff', path: greeting(), oldText: 'hello old world', newText: 'hello new world' }]);
       // Nothing of the session before its load response but the replay; the commands after it
       // (sent right after the response: wait for them rather than race the child).
       await fresh.waitFor((l) => fresh.wire.indexOf(l) > end && updatesFor([l], first).some((u) => u.sessionUpdate === 'available_commands_update'), 'commands after load');

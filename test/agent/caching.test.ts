@@ -64,7 +64,8 @@ describe('Anthropic requests carry cache breakpoints', () => {
   });
 
   it('report the cache hit ratio in the exec summary, and leave it out when the provider gave no cache fields', async () => {
-    const turn = (n: number, read: number) => streamOk(turnBody('anthropic', n === 1 ? read1 : { text: 'Done.' }, n).replace('"cache_read_input_tokens":0', `"cache_read_input_tokens":${read}`), contentTypeOf('anthropic'));
+    const turn = (n: number, read: number) =>
+      streamOk(turnBody('anthropic', n === 1 ? read1 : { text: 'Done.' }, n).replace('"cache_read_input_tokens":0', `"cache_read_input_tokens":${read}`), contentTypeOf('anthropic'));
     const read1 = read(1);
     const server = await startReplayServer([turn(1, 0), turn(2, 600)]);
     servers.push(server);
@@ -90,7 +91,19 @@ describe('Anthropic requests carry cache breakpoints', () => {
     expect(body!.tools.at(-1).cache_control).toEqual({ type: 'ephemeral', ttl: '1h' });
     expect(server.requests[0]!.headers['anthropic-beta']).toBe('extended-cache-ttl-2025-04-11');
     // The moving tail stays at 5 minutes: it is superseded at the next step.
-    const tail = buildRequest('anthropic', { system: 's', tools: [], messages: [{ role: 'user', text: 'task' }, { role: 'assistant', text: 'a', toolCalls: [{ id: 'c', name: 'read_file', argumentsText: '{}' }] }, { role: 'tool', toolCallId: 'c', name: 'read_file', content: 'x' }] }, { model: 'm', baseUrl: 'http://127.0.0.1:9', tuning: { cacheTtl: '1h' } });
+    const tail = buildRequest(
+      'anthropic',
+      {
+        system: 's',
+        tools: [],
+        messages: [
+          { role: 'user', text: 'task' },
+          { role: 'assistant', text: 'a', toolCalls: [{ id: 'c', name: 'read_file', argumentsText: '{}' }] },
+          { role: 'tool', toolCallId: 'c', name: 'read_file', content: 'x' },
+        ],
+      },
+      { model: 'm', baseUrl: 'http://127.0.0.1:9', tuning: { cacheTtl: '1h' } },
+    );
     const parsed = JSON.parse(tail.body) as Body;
     expect(parsed.messages[0].content[0].cache_control).toEqual({ type: 'ephemeral', ttl: '1h' });
     expect(parsed.messages[2].content[0].cache_control).toEqual({ type: 'ephemeral' });
@@ -186,14 +199,21 @@ describe('OpenAI Responses with store: false', () => {
 });
 
 describe('a batch shares one prompt_cache_key', () => {
-  it('sends the same key from every run of the batch, and a line\'s reasoning only on its own run', async () => {
+  it("sends the same key from every run of the batch, and a line's reasoning only on its own run", async () => {
     const server = await serve('openai-responses', [{ text: 'One.' }, { text: 'Two.' }, { text: 'Three.' }]);
     const dir = tempDir('minicode-batch-cache-');
     const input = path.join(dir, 'prompts.jsonl');
-    const lines = [{ id: 'a', prompt: 'first' }, { id: 'b', prompt: 'second', reasoning: 'high' }, { id: 'c', prompt: 'third' }];
+    const lines = [
+      { id: 'a', prompt: 'first' },
+      { id: 'b', prompt: 'second', reasoning: 'high' },
+      { id: 'c', prompt: 'third' },
+    ];
     fs.writeFileSync(input, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
     const env = cleanEnv(tempDir('minicode-home-'), { OPENAI_BASE_URL: server.origin, OPENAI_API_KEY: 'sk-fake-caching-0123456789abcdef' });
-    const r = await runCli(['batch', input, '--provider', 'openai-responses', '--model', 'gpt-5', '--concurrency', '2', '--out', path.join(dir, 'out'), '--store', path.join(dir, 'store')], { cwd: dir, env });
+    const r = await runCli(['batch', input, '--provider', 'openai-responses', '--model', 'gpt-5', '--concurrency', '2', '--out', path.join(dir, 'out'), '--store', path.join(dir, 'store')], {
+      cwd: dir,
+      env,
+    });
     expect(r.code, r.stderr).toBe(0);
     const sent = bodies(server);
     expect(sent).toHaveLength(3);

@@ -6,7 +6,12 @@ import { foldTranscript } from '../../lib/control/fold.js';
 
 const conversation: ConversationMessage[] = [
   { role: 'user', text: 'first task' },
-  { role: 'assistant', text: 'reading', toolCalls: [{ id: 'c1', name: 'read_file', argumentsText: '{"path":"a"}', signature: 'sig-1' }], reasoning: [{ format: 'anthropic', item: { type: 'thinking', signature: 's1' } }] },
+  {
+    role: 'assistant',
+    text: 'reading',
+    toolCalls: [{ id: 'c1', name: 'read_file', argumentsText: '{"path":"a"}', signature: 'sig-1' }],
+    reasoning: [{ format: 'anthropic', item: { type: 'thinking', signature: 's1' } }],
+  },
   { role: 'tool', toolCallId: 'c1', name: 'read_file', content: 'x'.repeat(5000), isError: true },
   { role: 'user', text: 'second task' },
   { role: 'assistant', text: 'done', reasoning: [{ format: 'anthropic', item: { type: 'thinking', signature: 's2' } }] },

@@ -19,8 +19,17 @@ describe('resolveProvider', () => {
   });
 
   it('picks up the conventional variables', () => {
-    expect(resolveProvider({ env: { ANTHROPIC_API_KEY: 'k' } })).toEqual({ format: 'anthropic', model: 'claude-sonnet-4-5', baseUrl: 'https://api.anthropic.com', apiKey: 'k', keyVariable: 'ANTHROPIC_API_KEY' });
-    expect(resolveProvider({ env: { OPENAI_API_KEY: 'k', OPENAI_BASE_URL: 'https://openrouter.ai/api/v1', OPENROUTER_API_KEY: 'or' }, model: 'x/y' })).toMatchObject({ format: 'openai-chat', apiKey: 'or' });
+    expect(resolveProvider({ env: { ANTHROPIC_API_KEY: 'k' } })).toEqual({
+      format: 'anthropic',
+      model: 'claude-sonnet-4-5',
+      baseUrl: 'https://api.anthropic.com',
+      apiKey: 'k',
+      keyVariable: 'ANTHROPIC_API_KEY',
+    });
+    expect(resolveProvider({ env: { OPENAI_API_KEY: 'k', OPENAI_BASE_URL: 'https://openrouter.ai/api/v1', OPENROUTER_API_KEY: 'or' }, model: 'x/y' })).toMatchObject({
+      format: 'openai-chat',
+      apiKey: 'or',
+    });
     expect(resolveProvider({ env: { GEMINI_API_KEY: 'g', GOOGLE_GEMINI_BASE_URL: 'http://127.0.0.1:5' } })).toMatchObject({ format: 'gemini', baseUrl: 'http://127.0.0.1:5' });
     expect(resolveProvider({ env: { OLLAMA_HOST: '0.0.0.0' } })).toMatchObject({ format: 'ollama', baseUrl: 'http://127.0.0.1:11434', model: 'llama3.2' });
   });

@@ -65,7 +65,23 @@ describe('minicode batch against a provider under load', () => {
     servers.push(server);
     const w = makeWorkdir(40);
     const r = await runCli(
-      ['batch', w.input, '--concurrency', '8', '--provider', 'openai-chat', '--model', 'gpt-4.1-mini', '--base-url', baseUrlForOrigin('openai-chat', server.origin), '--store', w.store, '--out', w.out, '--json'],
+      [
+        'batch',
+        w.input,
+        '--concurrency',
+        '8',
+        '--provider',
+        'openai-chat',
+        '--model',
+        'gpt-4.1-mini',
+        '--base-url',
+        baseUrlForOrigin('openai-chat', server.origin),
+        '--store',
+        w.store,
+        '--out',
+        w.out,
+        '--json',
+      ],
       { cwd: w.dir, env: { OPENAI_API_KEY: 'sk-test-not-a-real-key-000000' }, timeoutMs: 40_000 },
     );
     expect(r.code, r.stderr).toBe(0);
@@ -74,7 +90,10 @@ describe('minicode batch against a provider under load', () => {
     expect(ids.errors).toEqual([]);
     expect(new Set(ids.results).size).toBe(40);
     expect(ids.results).toHaveLength(40);
-    const summary = JSON.parse(fs.readFileSync(path.join(w.out, 'summary.json'), 'utf8')) as { failed: number; backoffs: { rateLimited: number; concurrencyDecreases: number; lowestConcurrency: number } };
+    const summary = JSON.parse(fs.readFileSync(path.join(w.out, 'summary.json'), 'utf8')) as {
+      failed: number;
+      backoffs: { rateLimited: number; concurrencyDecreases: number; lowestConcurrency: number };
+    };
     expect(summary.failed).toBe(0);
     expect(summary.backoffs.rateLimited).toBe(storm.count());
     expect(summary.backoffs.concurrencyDecreases).toBeGreaterThan(0);
@@ -111,7 +130,11 @@ describe('minicode batch against a provider under load', () => {
     const ids = recordIds(w.out);
     expect(ids.errors).toEqual([]);
     expect(ids.results.slice().sort()).toEqual(['f1', 'f2', 'p0', 'p1', 'p2', 'p3', 'p4', 'p5']);
-    const superseded = fs.readFileSync(path.join(w.out, 'superseded.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { id: string }).id);
+    const superseded = fs
+      .readFileSync(path.join(w.out, 'superseded.jsonl'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => (JSON.parse(l) as { id: string }).id);
     expect(superseded.sort()).toEqual(['f1', 'f2']);
     const summary = JSON.parse(fs.readFileSync(path.join(w.out, 'summary.json'), 'utf8')) as { superseded: number; ranNow: number; ok: boolean };
     expect(summary).toMatchObject({ superseded: 2, ranNow: 2, ok: true });

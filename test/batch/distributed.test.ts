@@ -43,7 +43,12 @@ describe.skipIf(!HAVE_REDIS)('minicode batch through BullMQ on Redis', () => {
       // Kill worker A once it has finished a few jobs (it is running more then: concurrency 3, 60 jobs).
       const byA = (): number => {
         const file = path.join(w.out, 'results.jsonl');
-        return fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter((l) => l.includes(`:${a.pid}"`)).length : 0;
+        return fs.existsSync(file)
+          ? fs
+              .readFileSync(file, 'utf8')
+              .split('\n')
+              .filter((l) => l.includes(`:${a.pid}"`)).length
+          : 0;
       };
       await new Promise<void>((resolve) => {
         const poll = setInterval(() => {
@@ -60,7 +65,11 @@ describe.skipIf(!HAVE_REDIS)('minicode batch through BullMQ on Redis', () => {
       expect(ids.errors).toEqual([]);
       expect(ids.all).toHaveLength(60);
       expect(new Set(ids.all).size).toBe(60);
-      const records = fs.readFileSync(path.join(w.out, 'results.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { worker: string });
+      const records = fs
+        .readFileSync(path.join(w.out, 'results.jsonl'), 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { worker: string });
       expect(new Set(records.map((r) => r.worker.split(':').at(-1))).size).toBe(2);
       const summary = JSON.parse(fs.readFileSync(path.join(w.out, 'summary.json'), 'utf8')) as Record<string, unknown>;
       expect(summary).toMatchObject({ ok: true, mode: 'queue', completed: 60, pending: 0 });

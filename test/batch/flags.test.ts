@@ -71,7 +71,18 @@ async function quotaServer(): Promise<ReplayServer> {
 }
 
 const flagsFor = (server: ReplayServer, w: { store: string; out: string }) => [
-  '--provider', 'openai-chat', '--model', 'gpt-4.1-mini', '--base-url', baseUrlForOrigin('openai-chat', server.origin), '--store', w.store, '--out', w.out, '--threads', '0',
+  '--provider',
+  'openai-chat',
+  '--model',
+  'gpt-4.1-mini',
+  '--base-url',
+  baseUrlForOrigin('openai-chat', server.origin),
+  '--store',
+  w.store,
+  '--out',
+  w.out,
+  '--threads',
+  '0',
 ];
 
 describe('minicode batch stopping rules', () => {
@@ -143,7 +154,7 @@ describe('minicode batch stopping rules', () => {
 });
 
 describe('minicode batch per-line overrides', () => {
-  it('applies a line\'s model, max_steps, budget and provider to that line only', async () => {
+  it("applies a line's model, max_steps, budget and provider to that line only", async () => {
     const server = await quotaServer();
     const w = makeWorkdir(1);
     fs.appendFileSync(

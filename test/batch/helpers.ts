@@ -27,7 +27,11 @@ export function recordIds(out: string): { results: string[]; errors: string[]; a
     const file = path.join(out, f);
     if (!fs.existsSync(file)) return [];
     const text = fs.readFileSync(file, 'utf8');
-    return text.slice(0, text.lastIndexOf('\n') + 1).split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { id: string }).id);
+    return text
+      .slice(0, text.lastIndexOf('\n') + 1)
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => (JSON.parse(l) as { id: string }).id);
   };
   const results = read('results.jsonl');
   const errors = read('errors.jsonl');
@@ -35,7 +39,10 @@ export function recordIds(out: string): { results: string[]; errors: string[]; a
 }
 
 /** Start the compiled CLI without waiting (for kills); NO_COLOR, piped output. */
-export function startCli(args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): ChildProcess & { output: () => { stdout: string; stderr: string }; exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }> } {
+export function startCli(
+  args: string[],
+  options: { cwd: string; env?: NodeJS.ProcessEnv },
+): ChildProcess & { output: () => { stdout: string; stderr: string }; exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }> } {
   const child = spawn(process.execPath, [CLI, ...args], { cwd: options.cwd, env: { ...process.env, NO_COLOR: '1', ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const out: Buffer[] = [];
   const err: Buffer[] = [];

@@ -25,18 +25,29 @@ function scratch(lines: number, options: { asGit?: boolean; extra?: Record<strin
     git(repo, '-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-qm', 'init');
   }
   const input = path.join(dir, 'in.jsonl');
-  fs.writeFileSync(input, Array.from({ length: lines }, (_, i) => JSON.stringify({ id: `line/${i}`, prompt: 'Fix the failing test in this project', cwd: 'repo', ...options.extra })).join('\n') + '\n');
+  fs.writeFileSync(
+    input,
+    Array.from({ length: lines }, (_, i) => JSON.stringify({ id: `line/${i}`, prompt: 'Fix the failing test in this project', cwd: 'repo', ...options.extra })).join('\n') + '\n',
+  );
   return { dir, repo, input, out: path.join(dir, 'out'), store: path.join(dir, 'store') };
 }
 
 function records(out: string, file = 'results.jsonl'): Record<string, any>[] {
   const p = path.join(out, file);
-  return fs.existsSync(p) ? fs.readFileSync(p, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)) : [];
+  return fs.existsSync(p)
+    ? fs
+        .readFileSync(p, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l))
+    : [];
 }
 
 function worktrees(repo: string): string[] {
   git(repo, 'worktree', 'prune');
-  return git(repo, 'worktree', 'list', '--porcelain').split('\n').filter((l) => l.startsWith('worktree '));
+  return git(repo, 'worktree', 'list', '--porcelain')
+    .split('\n')
+    .filter((l) => l.startsWith('worktree '));
 }
 
 const base = (w: { store: string; out: string; input: string }): string[] => ['batch', w.input, '--provider', 'replay', '--cassette', CASSETTE, '--store', w.store, '--out', w.out];
@@ -89,7 +100,7 @@ describe('minicode batch --isolate worktree', () => {
     expect(patch).not.toContain('README.md');
     expect(patch).not.toContain('notes.txt');
     expect(git(w.repo, 'status', '--porcelain')).toBe(status);
-    expect(fs.readFileSync(path.join(rec!.workspace, 'src/greet.js'), 'utf8')).toContain("+ name +");
+    expect(fs.readFileSync(path.join(rec!.workspace, 'src/greet.js'), 'utf8')).toContain('+ name +');
     expect(worktrees(w.repo)).toHaveLength(2);
     git(w.repo, 'worktree', 'remove', '--force', rec!.workspace);
   }, 180_000);
@@ -101,7 +112,11 @@ describe('minicode batch --isolate worktree', () => {
     let ended = false;
     void child.exited.then(() => (ended = true));
     // Killed while lines are in their worktrees (their markers are written before each worktree exists).
-    await waitFor(() => ended || (fs.existsSync(path.join(w.out, 'workspaces')) && fs.readdirSync(path.join(w.out, 'workspaces')).length > 0 && git(w.repo, 'worktree', 'list').split('\n').filter(Boolean).length > 1), { what: 'a line running in its worktree', timeoutMs: 60_000 });
+    await waitFor(
+      () =>
+        ended || (fs.existsSync(path.join(w.out, 'workspaces')) && fs.readdirSync(path.join(w.out, 'workspaces')).length > 0 && git(w.repo, 'worktree', 'list').split('\n').filter(Boolean).length > 1),
+      { what: 'a line running in its worktree', timeoutMs: 60_000 },
+    );
     child.kill('SIGKILL');
     expect((await child.exited).signal, child.output().stderr).toBe('SIGKILL');
     expect(recordIds(w.out).all.length).toBeLessThan(16);

@@ -6,7 +6,17 @@ import { createTimingWatch, outputTokensPerSecond, withQueue } from '../../lib/b
 import type { OutputEvent } from '../../lib/events/index.js';
 
 function record(id: string, totalMs: number, firstTokenMs?: number, model = 'm1'): BatchRecord {
-  return { kind: 'result', id, line: 1, outcome: 'completed', reason: 'completed', finalText: '', provider: 'p', model, timing: { modelMs: 0, toolMs: 0, queueMs: 0, totalMs, ...(firstTokenMs !== undefined ? { firstTokenMs } : {}) } };
+  return {
+    kind: 'result',
+    id,
+    line: 1,
+    outcome: 'completed',
+    reason: 'completed',
+    finalText: '',
+    provider: 'p',
+    model,
+    timing: { modelMs: 0, toolMs: 0, queueMs: 0, totalMs, ...(firstTokenMs !== undefined ? { firstTokenMs } : {}) },
+  };
 }
 
 const event = (type: string, payload: unknown = {}): OutputEvent => ({ type, payload }) as unknown as OutputEvent;

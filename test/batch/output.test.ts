@@ -45,7 +45,12 @@ describe('the batch output directory', () => {
     expect(again.resume.finished.has('x')).toBe(false);
     again.append(result('x'));
     again.close();
-    const ids = (f: string) => fs.readFileSync(path.join(dir, f), 'utf8').split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { id: string }).id);
+    const ids = (f: string) =>
+      fs
+        .readFileSync(path.join(dir, f), 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => (JSON.parse(l) as { id: string }).id);
     expect(ids('errors.jsonl')).toEqual(['y']);
     expect(ids('results.jsonl')).toEqual(['z', 'x']);
     expect(ids('superseded.jsonl')).toEqual(['x']);

@@ -46,7 +46,18 @@ describe('the hand-made pipeline corpus (a bare clone)', () => {
   it('holds every hand-made provider and native stream', () => {
     expect(corpus.origin).toContain('hand-made');
     const kinds = new Set(corpus.pass.map((p) => `${p.source.kind}/${p.source.format}`));
-    for (const k of ['provider/openai-chat', 'provider/openai-responses', 'provider/anthropic', 'provider/gemini', 'provider/ollama', 'native/codex', 'native/claude-code', 'native/gemini-cli', 'native/opencode', 'native/terminal']) {
+    for (const k of [
+      'provider/openai-chat',
+      'provider/openai-responses',
+      'provider/anthropic',
+      'provider/gemini',
+      'provider/ollama',
+      'native/codex',
+      'native/claude-code',
+      'native/gemini-cli',
+      'native/opencode',
+      'native/terminal',
+    ]) {
       expect(kinds).toContain(k);
     }
   });

@@ -42,7 +42,16 @@ write('checkpoint-bash', 'anthropic', 'Hand-made: bash sed -i, then bash rm + ne
   { text: 'Editing in place.', calls: [{ id: 'toolu_ck_1', name: 'bash', args: { command: "sed -i 's/one/ONE/' notes.txt" } }] },
   {
     text: 'Removing and creating.',
-    calls: [{ id: 'toolu_ck_2', name: 'bash', args: { command: "rm gone.txt && printf 'fresh\\n' > fresh.txt && mkdir -p deep/dir && printf '\\x00\\x01\\xff\\x00' > deep/dir/blob.bin && printf '\\x89PNG\\x00\\x02' > logo.png && ln -s notes.txt link-to-notes" } }],
+    calls: [
+      {
+        id: 'toolu_ck_2',
+        name: 'bash',
+        args: {
+          command:
+            "rm gone.txt && printf 'fresh\\n' > fresh.txt && mkdir -p deep/dir && printf '\\x00\\x01\\xff\\x00' > deep/dir/blob.bin && printf '\\x89PNG\\x00\\x02' > logo.png && ln -s notes.txt link-to-notes",
+        },
+      },
+    ],
   },
   { text: 'Done: edited notes.txt, removed gone.txt, added files.' },
 ]);
@@ -63,9 +72,34 @@ write('checkpoint-crash', 'anthropic', 'Hand-made: bash writes a file and kills 
 write('plan', 'anthropic', 'Hand-made: update_plan twice (created, then updated), then a final answer.', [
   {
     text: 'Planning.',
-    calls: [{ id: 'toolu_plan_1', name: 'update_plan', args: { explanation: 'Two steps', plan: [{ step: 'Read the README', status: 'in_progress' }, { step: 'Summarise it', status: 'pending' }] } }],
+    calls: [
+      {
+        id: 'toolu_plan_1',
+        name: 'update_plan',
+        args: {
+          explanation: 'Two steps',
+          plan: [
+            { step: 'Read the README', status: 'in_progress' },
+            { step: 'Summarise it', status: 'pending' },
+          ],
+        },
+      },
+    ],
   },
-  { calls: [{ id: 'toolu_plan_2', name: 'update_plan', args: { plan: [{ step: 'Read the README', status: 'completed' }, { step: 'Summarise it', status: 'in_progress' }] } }] },
+  {
+    calls: [
+      {
+        id: 'toolu_plan_2',
+        name: 'update_plan',
+        args: {
+          plan: [
+            { step: 'Read the README', status: 'completed' },
+            { step: 'Summarise it', status: 'in_progress' },
+          ],
+        },
+      },
+    ],
+  },
   { text: 'The README describes a sample project.' },
 ]);
 

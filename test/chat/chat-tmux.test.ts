@@ -25,7 +25,10 @@ interface Replayed {
 async function replay(home: string, sessionId: string): Promise<Replayed> {
   const r = await runCli(['replay', sessionId, '--json'], { env: { MINICODE_HOME: home } });
   expect(r.code).toBe(0);
-  const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  const lines = r.stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
   const summary = lines.pop() as Record<string, unknown>;
   // The replayed envelopes rebuild without anomalies (no second terminal, no orphan, no conflict).
   expect(rebuild(lines as unknown as OutputEvent[]).anomalies).toEqual([]);
@@ -80,7 +83,13 @@ describe.skipIf(!HAVE_TMUX)('minicode chat in a terminal', () => {
     t.type('/status');
     t.send('Enter');
     const status = await t.waitFor('Budget:  none');
-    for (const label of [/^Context: ~[\d,]+ of 200,000 tokens .* window estimate/m, /^Input: +3,600 tokens - provider usage/m, /^Output: +174 tokens/m, /^Total: +3,774 tokens/m, /^Cost: +\$0\.0134 \(estimated/m]) {
+    for (const label of [
+      /^Context: ~[\d,]+ of 200,000 tokens .* window estimate/m,
+      /^Input: +3,600 tokens - provider usage/m,
+      /^Output: +174 tokens/m,
+      /^Total: +3,774 tokens/m,
+      /^Cost: +\$0\.0134 \(estimated/m,
+    ]) {
       expect(status).toMatch(label);
     }
     t.type('/frobnicate');

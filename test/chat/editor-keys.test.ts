@@ -64,7 +64,11 @@ describe('the footer and /status', () => {
 
   it('keep the context window and spend on separate labelled lines, unknown as unknown', () => {
     expect(footerLines(observed, 80)).toEqual(['Context: ~1,234 of 200,000 tokens (1%)', 'Spend: 3,600 in, 174 out, $0.0134 est. · Budget: none']);
-    expect(footerLines({ ...observed, usage: {}, costUsd: undefined } as never, 39)).toEqual(['Context: ~1,234 of 200,000 tokens (1%)', 'Spend: unknown in, unknown out tokens', 'Cost: unknown · Budget: none']);
+    expect(footerLines({ ...observed, usage: {}, costUsd: undefined } as never, 39)).toEqual([
+      'Context: ~1,234 of 200,000 tokens (1%)',
+      'Spend: unknown in, unknown out tokens',
+      'Cost: unknown · Budget: none',
+    ]);
     const status = statusLines({ ...observed, budget: { limitUsd: 0.01 } });
     expect(status.map((l) => l.split(':')[0])).toEqual(['Model', 'Context', 'Input', 'Output', 'Total', 'Cache', 'Cost', 'Budget']);
     expect(status[5]).toBe('Cache:   unknown - provider usage, session');

@@ -30,7 +30,9 @@ export function startTerm(args: readonly string[], options: { cols: number; rows
   const socket = `minicode-test-${process.pid}-${++counter}`;
   const name = 't';
   const quote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
-  const env = Object.entries(options.env).map(([k, v]) => `${k}=${quote(v)}`).join(' ');
+  const env = Object.entries(options.env)
+    .map(([k, v]) => `${k}=${quote(v)}`)
+    .join(' ');
   const command = `cd ${quote(options.cwd)} && env ${env} ${quote(process.execPath)} ${quote(CLI)} ${args.map(quote).join(' ')}; echo EXIT=$?; sleep 120`;
   const tmux = (...a: string[]): string => execFileSync('tmux', ['-L', socket, '-f', '/dev/null', ...a], { encoding: 'utf8' });
   tmux('new-session', '-d', '-s', name, '-x', String(options.cols), '-y', String(options.rows), command);

@@ -15,7 +15,15 @@ export function git(cwd: string, ...args: string[]): string {
   return execFileSync('git', args, {
     cwd,
     encoding: 'utf8',
-    env: { PATH: process.env.PATH, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_AUTHOR_NAME: 'T', GIT_AUTHOR_EMAIL: 't@example.invalid', GIT_COMMITTER_NAME: 'T', GIT_COMMITTER_EMAIL: 't@example.invalid' },
+    env: {
+      PATH: process.env.PATH,
+      GIT_CONFIG_NOSYSTEM: '1',
+      GIT_CONFIG_GLOBAL: '/dev/null',
+      GIT_AUTHOR_NAME: 'T',
+      GIT_AUTHOR_EMAIL: 't@example.invalid',
+      GIT_COMMITTER_NAME: 'T',
+      GIT_COMMITTER_EMAIL: 't@example.invalid',
+    },
   });
 }
 
@@ -67,7 +75,10 @@ export function repoFingerprint(dir: string): Record<string, string> {
     stash: git(dir, 'stash', 'list'),
     config: fs.readFileSync(path.join(gitDir, 'config'), 'utf8'),
     hooks: hooks.map((h) => `${h}:${sha(fs.readFileSync(path.join(gitDir, 'hooks', h)))}`).join('\n'),
-    objectsInfo: fs.readdirSync(path.join(gitDir, 'objects', 'info')).sort().join(','),
+    objectsInfo: fs
+      .readdirSync(path.join(gitDir, 'objects', 'info'))
+      .sort()
+      .join(','),
   };
 }
 
@@ -90,20 +101,26 @@ export function treeOf(dir: string): Record<string, string> {
 
 /** `minicode exec` over a test cassette, JSON lines parsed (the contract checked when it exited). */
 export async function execCassette(cassette: string, cwd: string, home: string, extra: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<CliResult & { records: Record<string, any>[] }> {
-  const result = await runCli(['exec', 'change the files', '--json', '--provider', 'replay', '--cassette', path.join(TEST_CASSETTES, cassette), '--cwd', cwd, ...extra], { env: cleanEnv(home, env), timeoutMs: CLI_DEADLINE_MS });
+  const result = await runCli(['exec', 'change the files', '--json', '--provider', 'replay', '--cassette', path.join(TEST_CASSETTES, cassette), '--cwd', cwd, ...extra], {
+    env: cleanEnv(home, env),
+    timeoutMs: CLI_DEADLINE_MS,
+  });
   const records = result.code === null ? parseLoose(result.stdout) : checkContract(result.stdout);
   return { ...result, records: records as Record<string, any>[] };
 }
 
 /** Lines of a run that was killed: whatever complete lines it printed. */
 function parseLoose(stdout: string): Record<string, unknown>[] {
-  return stdout.split('\n').filter((l) => l.trim() !== '').flatMap((l) => {
-    try {
-      return [JSON.parse(l) as Record<string, unknown>];
-    } catch {
-      return [];
-    }
-  });
+  return stdout
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .flatMap((l) => {
+      try {
+        return [JSON.parse(l) as Record<string, unknown>];
+      } catch {
+        return [];
+      }
+    });
 }
 
 /** `minicode undo|checkpoints ... --json` in `cwd`; the parsed object. */

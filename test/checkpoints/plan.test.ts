@@ -20,7 +20,11 @@ import { execCassette, plainWorkspace, tempDir } from './helpers.js';
 const CHECKLIST = ['plan: Two steps', '  [~] Read the README', '  [ ] Summarise it', 'plan:', '  [x] Read the README', '  [~] Summarise it'];
 
 /** The lines of `text` that belong to the plan checklists, in order. */
-const checklistOf = (text: string): string[] => stripEscapes(text).split(/\r?\n/).filter((l) => /^plan:|^ {2}\[[ x~]\] /.test(l)).map((l) => l.trimEnd());
+const checklistOf = (text: string): string[] =>
+  stripEscapes(text)
+    .split(/\r?\n/)
+    .filter((l) => /^plan:|^ {2}\[[ x~]\] /.test(l))
+    .map((l) => l.trimEnd());
 
 describe('the update_plan tool', { timeout: 240_000 }, () => {
   it('produces plan.created then plan.updated, shown as a checklist by every renderer and sent to ACP as plan updates', async () => {
@@ -50,13 +54,31 @@ describe('the update_plan tool', { timeout: 240_000 }, () => {
     expect(checklistOf(tty.text())).toEqual(CHECKLIST);
     const jsonl = collector();
     drive(createJsonlRenderer({ out: jsonl.write, viewOf }), events);
-    expect(jsonl.text().split('\n').filter((l) => l.includes('"type":"plan.')).map((l) => JSON.parse(l).type)).toEqual(['plan.created', 'plan.updated']);
+    expect(
+      jsonl
+        .text()
+        .split('\n')
+        .filter((l) => l.includes('"type":"plan.'))
+        .map((l) => JSON.parse(l).type),
+    ).toEqual(['plan.created', 'plan.updated']);
 
     const projector = createProjector({ cwd: dir });
     const updates = events.flatMap((e) => projector.project(e)).filter((u) => u.sessionUpdate === 'plan');
     expect(updates).toEqual([
-      { sessionUpdate: 'plan', entries: [{ content: 'Read the README', priority: 'medium', status: 'in_progress' }, { content: 'Summarise it', priority: 'medium', status: 'pending' }] },
-      { sessionUpdate: 'plan', entries: [{ content: 'Read the README', priority: 'medium', status: 'completed' }, { content: 'Summarise it', priority: 'medium', status: 'in_progress' }] },
+      {
+        sessionUpdate: 'plan',
+        entries: [
+          { content: 'Read the README', priority: 'medium', status: 'in_progress' },
+          { content: 'Summarise it', priority: 'medium', status: 'pending' },
+        ],
+      },
+      {
+        sessionUpdate: 'plan',
+        entries: [
+          { content: 'Read the README', priority: 'medium', status: 'completed' },
+          { content: 'Summarise it', priority: 'medium', status: 'in_progress' },
+        ],
+      },
     ]);
     const validator = createWireValidator();
     for (const update of updates) expect(validator.check('agent', { jsonrpc: '2.0', method: 'session/update', params: { sessionId: 's', update } })).toEqual([]);
@@ -64,7 +86,10 @@ describe('the update_plan tool', { timeout: 240_000 }, () => {
 
   it('prints the checklist in the linear view of a real exec run', async () => {
     const dir = plainWorkspace();
-    const result = await runCli(['exec', 'plan it', '--provider', 'replay', '--cassette', path.join(TEST_CASSETTES, 'plan'), '--cwd', dir], { env: cleanEnv(tempDir('minicode-home-')), timeoutMs: 120_000 });
+    const result = await runCli(['exec', 'plan it', '--provider', 'replay', '--cassette', path.join(TEST_CASSETTES, 'plan'), '--cwd', dir], {
+      env: cleanEnv(tempDir('minicode-home-')),
+      timeoutMs: 120_000,
+    });
     expect(result.code, result.stderr).toBe(0);
     expect(checklistOf(result.stdout)).toEqual(CHECKLIST);
   });
@@ -74,7 +99,12 @@ describe('the update_plan tool', { timeout: 240_000 }, () => {
     const registry = createToolRegistry();
     const outcome = await registry.invoke(
       'update_plan',
-      JSON.stringify({ plan: [{ step: 'a', status: 'in_progress' }, { step: 'b', status: 'in_progress' }] }),
+      JSON.stringify({
+        plan: [
+          { step: 'a', status: 'in_progress' },
+          { step: 'b', status: 'in_progress' },
+        ],
+      }),
       { cwd: '/', signal: new AbortController().signal, approve: async () => 'deny', limits: (await import('../../lib/tools/types.js')).DEFAULT_TOOL_LIMITS },
     );
     expect(outcome.status).toBe('failed');

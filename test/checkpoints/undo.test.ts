@@ -11,7 +11,9 @@ import { checkpointCli, execCassette, gitWorkspace, plainWorkspace, repoFingerpr
 const SLOW = { timeout: 240_000 };
 const ofType = (records: Record<string, any>[], type: string): Record<string, any>[] => records.filter((r) => r.type === type);
 const changesOf = (records: Record<string, any>[]): string[] =>
-  ofType(records, 'file.changed').flatMap((e) => e.payload.changes.map((c: { kind: string; path: string }) => `${c.kind} ${c.path}`)).sort();
+  ofType(records, 'file.changed')
+    .flatMap((e) => e.payload.changes.map((c: { kind: string; path: string }) => `${c.kind} ${c.path}`))
+    .sort();
 
 describe('checkpoints of a run in a git repository', SLOW, () => {
   it('sees changes made through bash, leaves the user repository as it was, and undo takes them back', async () => {
@@ -145,7 +147,12 @@ describe('checkpoint limits and switches', SLOW, () => {
     const run = await execCassette('checkpoint-bash', dir, home);
     expect(run.code, run.stderr).toBe(0);
     const skipped = ofType(run.records, 'checkpoint.created')[0]!.payload.skipped as { path: string; reason: string }[];
-    expect(skipped).toEqual(expect.arrayContaining([{ path: 'big.bin', reason: 'file-too-large' }, { path: 'node_modules', reason: 'build-or-dependency-dir' }]));
+    expect(skipped).toEqual(
+      expect.arrayContaining([
+        { path: 'big.bin', reason: 'file-too-large' },
+        { path: 'node_modules', reason: 'build-or-dependency-dir' },
+      ]),
+    );
     expect((await checkpointCli(['undo'], dir, home)).code).toBe(0);
     expect(fs.statSync(path.join(dir, 'big.bin')).size).toBe(5000);
     expect(fs.existsSync(path.join(dir, 'node_modules/pkg/index.js'))).toBe(true);
@@ -175,7 +182,7 @@ describe('checkpoint limits and switches', SLOW, () => {
     expect(undo.json.error.code).toBe('MINICODE_E_NO_CHECKPOINT');
   });
 
-  it('never checkpoints minicode\'s own data when MINICODE_HOME lies inside the workspace', async () => {
+  it("never checkpoints minicode's own data when MINICODE_HOME lies inside the workspace", async () => {
     const dir = plainWorkspace();
     const home = path.join(dir, '.minicode-home');
     const run = await execCassette('checkpoint-bash', dir, home);
@@ -196,7 +203,7 @@ describe('checkpoint limits and switches', SLOW, () => {
     expect(ofType(run.records, 'checkpoint.created')).toHaveLength(0);
   });
 
-  it('ignores a GIT_DIR and GIT_INDEX_FILE in the environment (they are the user\'s, never the store\'s)', async () => {
+  it("ignores a GIT_DIR and GIT_INDEX_FILE in the environment (they are the user's, never the store's)", async () => {
     const dir = gitWorkspace();
     const home = tempDir('minicode-home-');
     const decoy = tempDir('minicode-decoy-');

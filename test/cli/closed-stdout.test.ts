@@ -64,7 +64,10 @@ function spawnAndCloseStdout(args: string[], options: { env?: NodeJS.ProcessEnv;
 async function storedSessions(env: NodeJS.ProcessEnv, store?: string): Promise<{ sessionId: string; outcome: string; eventCount: number }[]> {
   const r = await runCli(['sessions', '--json', ...(store ? ['--store', store] : [])], { env });
   expect(r.code, r.stderr).toBe(0);
-  return r.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  return r.stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
 }
 
 describe('a reader that closes stdout early', () => {

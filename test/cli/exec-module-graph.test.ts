@@ -30,7 +30,14 @@ describe('the exec start-up module graph', () => {
     const loaded = loadedBy(`await import('./dist/cli/program.js'); await import('./dist/cli/exec-action.js');`);
     expect(loaded).toContain('dist/cli/exec-action.js');
     expect(loaded).toContain('dist/lib/events/draft.js');
-    for (const unwanted of ['dist/lib/events/payloads.js', 'dist/lib/events/envelope.js', 'dist/lib/events/index.js', 'dist/lib/native/index.js', 'dist/lib/pipeline/ingest.js', 'dist/lib/mcp/manager.js']) {
+    for (const unwanted of [
+      'dist/lib/events/payloads.js',
+      'dist/lib/events/envelope.js',
+      'dist/lib/events/index.js',
+      'dist/lib/native/index.js',
+      'dist/lib/pipeline/ingest.js',
+      'dist/lib/mcp/manager.js',
+    ]) {
       expect(loaded).not.toContain(unwanted);
     }
     // The MCP SDK loads only when a server is configured.

@@ -86,7 +86,10 @@ describe('minicode ingest', () => {
     const formats: Record<string, string> = { claude: 'claude-code', codex: 'codex', gemini: 'gemini-cli', opencode: 'opencode' };
     const recordings = HAVE_FIXTURES
       ? Object.entries(formats).flatMap(([dir, format]) =>
-          fs.readdirSync(path.join(FIXTURES, 'native', dir)).filter((f) => f.endsWith('.jsonl')).map((file) => [`${dir}/${file}`, format] as const),
+          fs
+            .readdirSync(path.join(FIXTURES, 'native', dir))
+            .filter((f) => f.endsWith('.jsonl'))
+            .map((file) => [`${dir}/${file}`, format] as const),
         )
       : [];
     it.each(recordings)('decodes the native recording %s without a crash', async (file, format) => {

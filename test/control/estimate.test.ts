@@ -37,7 +37,10 @@ describe('the density table', () => {
 
 describe('the anchored estimator', () => {
   const fixed = { system: 'sys', toolSchemas: [] };
-  const messages: TranscriptMessage[] = [{ role: 'user', text: prose }, { role: 'assistant', text: prose }];
+  const messages: TranscriptMessage[] = [
+    { role: 'user', text: prose },
+    { role: 'assistant', text: prose },
+  ];
 
   it('uses the heuristic before any provider usage', () => {
     const e = createContextEstimator();

@@ -6,7 +6,10 @@ import { createManualTimers } from '../../lib/control/timers.js';
 import { mulberry32 } from '../../lib/random.js';
 
 class HttpError extends Error {
-  constructor(readonly status: number, readonly retryAfterMs?: number) {
+  constructor(
+    readonly status: number,
+    readonly retryAfterMs?: number,
+  ) {
     super(`HTTP ${status}`);
   }
 }
@@ -21,7 +24,11 @@ async function until(cond: () => boolean): Promise<void> {
 
 describe('retry delays', () => {
   it('stay within 1, 2, 4 s without Retry-After', () => {
-    for (const [r, bound] of [[0, 1000], [1, 2000], [2, 4000]] as const) {
+    for (const [r, bound] of [
+      [0, 1000],
+      [1, 2000],
+      [2, 4000],
+    ] as const) {
       const ms = retryDelayMs(r, undefined);
       expect(ms >= 0 && ms <= bound, `${ms} within [0, ${bound}]`).toBe(true);
     }
@@ -51,7 +58,16 @@ describe('withRetry', () => {
   it('retries at most 3 times after the first attempt, waiting up to 1/2/4 s', async () => {
     const timers = createManualTimers();
     let calls = 0;
-    const p = withRetry({ provider: 'openai', timers, classify, random: () => 0.999_999, call: async () => { calls++; throw new HttpError(503); } });
+    const p = withRetry({
+      provider: 'openai',
+      timers,
+      classify,
+      random: () => 0.999_999,
+      call: async () => {
+        calls++;
+        throw new HttpError(503);
+      },
+    });
     const settled = p.catch((e: unknown) => e);
     await timers.advance(7_000);
     expect(await settled).toBeInstanceOf(HttpError);
@@ -62,7 +78,15 @@ describe('withRetry', () => {
   it('waits the capped Retry-After instead of the backoff', async () => {
     const timers = createManualTimers();
     let calls = 0;
-    const p = withRetry({ provider: 'openai', timers, classify, call: async () => { if (calls++ === 0) throw new HttpError(429, 90_000); return 'ok'; } });
+    const p = withRetry({
+      provider: 'openai',
+      timers,
+      classify,
+      call: async () => {
+        if (calls++ === 0) throw new HttpError(429, 90_000);
+        return 'ok';
+      },
+    });
     await timers.advance(30_000);
     expect(await p).toBe('ok');
     expect(timers.requested).toContain(30_000);
@@ -71,7 +95,16 @@ describe('withRetry', () => {
 
   it('does not retry a non-retryable error', async () => {
     let calls = 0;
-    await expect(withRetry({ provider: 'openai', classify, call: async () => { calls++; throw new HttpError(400); } })).rejects.toBeInstanceOf(HttpError);
+    await expect(
+      withRetry({
+        provider: 'openai',
+        classify,
+        call: async () => {
+          calls++;
+          throw new HttpError(400);
+        },
+      }),
+    ).rejects.toBeInstanceOf(HttpError);
     expect(calls).toBe(1);
   });
 
@@ -83,7 +116,10 @@ describe('withRetry', () => {
       timers,
       classify,
       policy: { ...DEFAULT_RETRY_POLICY, maxRetries: 0 },
-      call: ({ signal, attempt }) => { seen.push(attempt); return new Promise((_r, rej) => signal.addEventListener('abort', () => rej(signal.reason))); },
+      call: ({ signal, attempt }) => {
+        seen.push(attempt);
+        return new Promise((_r, rej) => signal.addEventListener('abort', () => rej(signal.reason)));
+      },
     });
     const settled = p.catch((e: unknown) => e);
     await timers.advance(300_000);
@@ -97,7 +133,16 @@ describe('withRetry', () => {
     const timers = createManualTimers();
     const run = new AbortController();
     let calls = 0;
-    const p = withRetry({ provider: 'openai', timers, classify, signal: run.signal, call: async () => { calls++; throw new HttpError(429, 20_000); } });
+    const p = withRetry({
+      provider: 'openai',
+      timers,
+      classify,
+      signal: run.signal,
+      call: async () => {
+        calls++;
+        throw new HttpError(429, 20_000);
+      },
+    });
     const settled = p.catch((e: unknown) => e);
     await until(() => calls === 1 && timers.pending > 0);
     run.abort(abortReason('timeout'));
@@ -113,7 +158,11 @@ describe('withRetry', () => {
       alternatives: ['azure'],
       timers,
       classify,
-      call: async ({ provider }) => { providers.push(provider); if (provider === 'openai') throw new HttpError(503); return provider; },
+      call: async ({ provider }) => {
+        providers.push(provider);
+        if (provider === 'openai') throw new HttpError(503);
+        return provider;
+      },
     });
     expect(r).toBe('azure');
     expect(providers).toEqual(['openai', 'azure']);
@@ -129,7 +178,11 @@ describe('withRetry', () => {
       pinned: true,
       timers,
       classify,
-      call: async ({ provider }) => { providers.push(provider); if (providers.length === 1) throw new HttpError(503); return provider; },
+      call: async ({ provider }) => {
+        providers.push(provider);
+        if (providers.length === 1) throw new HttpError(503);
+        return provider;
+      },
     });
     await timers.advance(1_000);
     expect(await p).toBe('openai');

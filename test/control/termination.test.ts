@@ -19,7 +19,6 @@ import { waitFor } from '../helpers/wait.js';
 
 afterAll(closePool);
 
-
 function parts(window = 1_000_000, events: EventDraft[] = []) {
   return {
     controller: createCompactionController({ contextWindow: window, onEvent: (e) => events.push(e) }),
@@ -280,4 +279,3 @@ describe('one reason, one settle point', () => {
     await expect(p).rejects.toEqual({ kind: 'aborted' });
   });
 });
-

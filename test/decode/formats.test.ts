@@ -36,9 +36,7 @@ describe('the format lists', () => {
     const names = [...PROVIDER_FORMATS, ...NATIVE_AGENTS].map((n) => n.replace(/-/g, '\\-')).join('|');
     // Two quoted names next to each other (in an array or a union type) is a list of formats.
     const list = new RegExp(`(['"])(?:${names})\\1\\s*[,|]\\s*(['"])(?:${names})\\2`);
-    const copies = ['lib', 'cli', 'workers', 'bench']
-      .flatMap(sourceFiles)
-      .filter((file) => file !== FORMATS_MODULE && list.test(fs.readFileSync(path.join(ROOT, file), 'utf8')));
+    const copies = ['lib', 'cli', 'workers', 'bench'].flatMap(sourceFiles).filter((file) => file !== FORMATS_MODULE && list.test(fs.readFileSync(path.join(ROOT, file), 'utf8')));
     expect(copies).toEqual([]);
   });
 });

@@ -39,10 +39,12 @@ describe('the error codes', () => {
   it('are listed in alphabetical order, one line each', () => {
     const keys = Object.keys(ERROR_CODES);
     expect(keys).toEqual([...keys].sort());
-    const lines = fs.readFileSync(path.join(ROOT, 'lib/errors.ts'), 'utf8').split('\n').filter((l) => /^\s+MINICODE_[EW]_\w+: \{/.test(l));
+    const lines = fs
+      .readFileSync(path.join(ROOT, 'lib/errors.ts'), 'utf8')
+      .split('\n')
+      .filter((l) => /^\s+MINICODE_[EW]_\w+: \{/.test(l));
     expect(lines).toHaveLength(keys.length);
   });
-
 
   it('are documented in docs/errors.md exactly as lib/errors.ts declares them (run `npm run build && node dist/scripts/gen-error-codes.js`)', async () => {
     const { errorCodeReference } = await import('../../scripts/gen-error-codes.js');

@@ -2,15 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import {
-  EVENT_REGISTRY,
-  EVENT_TYPES,
-  OutputEventSchema,
-  createEnveloper,
-  envelopeSchemas,
-  payloadSchemas,
-  type EventDraft,
-} from '../../lib/events/index.js';
+import { EVENT_REGISTRY, EVENT_TYPES, OutputEventSchema, createEnveloper, envelopeSchemas, payloadSchemas, type EventDraft } from '../../lib/events/index.js';
 import { INVALID_PAYLOAD_EXAMPLES, PAYLOAD_EXAMPLES } from '../../lib/events/examples.js';
 import { outputJsonSchema } from '../../lib/events/json-schema.js';
 import { ROOT, runCli } from '../helpers/cli.js';
@@ -45,7 +37,10 @@ describe('the minicode.output.v1 event contract', () => {
     const result = envelopeSchemas[type].safeParse(envelopeOf(type, payload));
     expect(result.success).toBe(false);
     const paths = result.error!.issues.map((issue) => issue.path.join('.'));
-    expect(paths.some((p) => p === `payload.${field}` || p.startsWith(`payload.${field}.`)), paths.join(', ')).toBe(true);
+    expect(
+      paths.some((p) => p === `payload.${field}` || p.startsWith(`payload.${field}.`)),
+      paths.join(', '),
+    ).toBe(true);
   });
 
   it('derives event ids from the session and sequence, with the injected clock', () => {

@@ -31,9 +31,23 @@ export function scratchProject(): string {
 
 /** Variables that would pick a provider or a key from the machine running the tests. */
 const MACHINE_VARS = [
-  'ANTHROPIC_API_KEY', 'ANTHROPIC_BASE_URL', 'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'GEMINI_API_KEY', 'GOOGLE_API_KEY',
-  'GOOGLE_GEMINI_BASE_URL', 'OLLAMA_HOST', 'OPENROUTER_API_KEY', 'MINICODE_PROVIDER', 'MINICODE_MODEL', 'MINICODE_CASSETTE',
-  'MINICODE_TIMEOUT_MS', 'MINICODE_VERIFY_CMD', 'MINICODE_STORE', 'MINICODE_CONTEXT_WINDOW', 'MINICODE_RETRY_BACKOFF_MS',
+  'ANTHROPIC_API_KEY',
+  'ANTHROPIC_BASE_URL',
+  'OPENAI_API_KEY',
+  'OPENAI_BASE_URL',
+  'GEMINI_API_KEY',
+  'GOOGLE_API_KEY',
+  'GOOGLE_GEMINI_BASE_URL',
+  'OLLAMA_HOST',
+  'OPENROUTER_API_KEY',
+  'MINICODE_PROVIDER',
+  'MINICODE_MODEL',
+  'MINICODE_CASSETTE',
+  'MINICODE_TIMEOUT_MS',
+  'MINICODE_VERIFY_CMD',
+  'MINICODE_STORE',
+  'MINICODE_CONTEXT_WINDOW',
+  'MINICODE_RETRY_BACKOFF_MS',
 ];
 
 /** An environment with MINICODE_HOME in a fresh temp dir and no provider variables, plus `extra`. */
@@ -80,7 +94,10 @@ export function ofType(records: Record<string, unknown>[], type: string): Record
 export async function replayJson(home: string, sessionId: string): Promise<Record<string, any>[]> {
   const r = await runCli(['replay', sessionId, '--json'], { env: cleanEnv(home) });
   expect(r.code, r.stderr).toBe(0);
-  return r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+  return r.stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
 }
 
 /** A response body for one turn in a format's wire shape (the shipped generator). */

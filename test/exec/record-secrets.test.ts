@@ -62,7 +62,10 @@ describe('minicode exec --record', () => {
     // Replayed offline, the scrubbed cassette gives the same run.
     const replayed = await execJson(['--provider', 'replay', '--cassette', cassette], { cwd: project(), env: { DB_PASS } });
     expect(replayed.code, replayed.stderr).toBe(0);
-    const text = (run: typeof recorded) => ofType(run.records, 'text').map((r) => r.delta).join('');
+    const text = (run: typeof recorded) =>
+      ofType(run.records, 'text')
+        .map((r) => r.delta)
+        .join('');
     expect(text(replayed)).toBe(text(recorded));
     expect(ofType(replayed.records, 'tool.completed').map((t) => t.payload.output)).toEqual(ofType(recorded.records, 'tool.completed').map((t) => t.payload.output));
     expect(replayed.summary).toMatchObject({ ok: true, tools: { completed: 1 } });

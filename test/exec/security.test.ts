@@ -83,7 +83,9 @@ describe('minicode exec security defaults', () => {
     servers.push(server);
     const masked = await execJson(['--provider', 'openai-chat', '--model', 'gpt-4.1-mini'], { cwd: scratchProject(), env: { ...env, OPENAI_BASE_URL: `${server.origin}/v1` } });
     expect(masked.code, masked.stderr).toBe(0);
-    const text = ofType(masked.records, 'text').map((r) => r.delta).join('');
+    const text = ofType(masked.records, 'text')
+      .map((r) => r.delta)
+      .join('');
     expect(text).toContain('The token is ');
     const stored = await replayJson(masked.home, masked.summary.sessionId as string);
     for (const secret of [GITHUB_TOKEN, OPENAI_KEY]) {
@@ -100,12 +102,18 @@ describe('minicode exec security defaults', () => {
     const env = { DB_PASS, KEYSTORE_PASS, MINICODE_E2E_MARKER: 'visible-marker' };
     // The model prints the environment, then the two values it could have read from a file.
     const turns = [
-      streamOk(turnBody('openai-chat', { calls: [{ id: 'call_pass_1', name: 'bash', args: { command: `env; printf 'db=%s keystore=%s\n' ${DB_PASS} ${KEYSTORE_PASS}` } }] }, 1), contentTypeOf('openai-chat')),
+      streamOk(
+        turnBody('openai-chat', { calls: [{ id: 'call_pass_1', name: 'bash', args: { command: `env; printf 'db=%s keystore=%s\n' ${DB_PASS} ${KEYSTORE_PASS}` } }] }, 1),
+        contentTypeOf('openai-chat'),
+      ),
       streamOk(turnBody('openai-chat', { text: `The passwords are ${DB_PASS} and ${KEYSTORE_PASS}.` }, 2), contentTypeOf('openai-chat')),
     ];
     const server = await startReplayServer(turns, { chunkSize: 11 });
     servers.push(server);
-    const run = await execJson(['--provider', 'openai-chat', '--model', 'gpt-4.1-mini'], { cwd: scratchProject(), env: { ...env, OPENAI_API_KEY: OPENAI_KEY, OPENAI_BASE_URL: `${server.origin}/v1` } });
+    const run = await execJson(['--provider', 'openai-chat', '--model', 'gpt-4.1-mini'], {
+      cwd: scratchProject(),
+      env: { ...env, OPENAI_API_KEY: OPENAI_KEY, OPENAI_BASE_URL: `${server.origin}/v1` },
+    });
     expect(run.code, run.stderr).toBe(0);
     const output = ofType(run.records, 'tool.completed')[0]!.payload.output as string;
     expect(output).toContain('MINICODE_E2E_MARKER=visible-marker');

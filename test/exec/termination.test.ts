@@ -45,7 +45,7 @@ describe('minicode exec settles each termination reason once, with its exit code
     const run = await execJson(['--provider', 'anthropic', '--timeout', '300'], { cwd: scratchProject(), env });
     expect(run.code).toBe(1);
     expect(run.summary).toMatchObject({ ok: false, outcome: 'cancelled', reason: 'timeout', error: { category: 'AGENT_ERROR' } });
-    expect((run.summary.durationMs as number)).toBeGreaterThanOrEqual(300);
+    expect(run.summary.durationMs as number).toBeGreaterThanOrEqual(300);
     expect(ofType(run.records, 'task.cancelled')[0]!.payload).toMatchObject({ reason: 'timeout' });
   });
 

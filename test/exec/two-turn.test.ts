@@ -58,7 +58,9 @@ async function expectTwoTurn(run: ExecRun, format: string): Promise<void> {
   expect(done[0]!.correlationId).toBe(tool[0]!.correlationId);
   expect(ofType(run.records, 'model.response.completed')).toHaveLength(2);
   expect(ofType(run.records, 'task.completed')[0]!.payload).toMatchObject({ reason: 'completed', steps: 2 });
-  const text = ofType(run.records, 'text').map((r) => r.delta).join('');
+  const text = ofType(run.records, 'text')
+    .map((r) => r.delta)
+    .join('');
   expect(text).toContain("I'll read the README first.");
   expect(text).toContain('src/greet.js has a bug');
   const sessionId = run.summary.sessionId as string;
@@ -68,7 +70,10 @@ async function expectTwoTurn(run: ExecRun, format: string): Promise<void> {
 
   // The stored session: listed, and replayed to the same durable story.
   const sessions = await runCli(['sessions', '--json'], { env: cleanEnv(run.home) });
-  const listed = sessions.stdout.trim().split('\n').map((l) => JSON.parse(l));
+  const listed = sessions.stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
   expect(listed).toEqual([expect.objectContaining({ sessionId, outcome: 'completed', reason: 'completed', origin: 'exec', provider: format })]);
   const replayed = await replayJson(run.home, sessionId);
   const summary = replayed[replayed.length - 1]!;

@@ -60,7 +60,14 @@ describe('the line framer', () => {
         const bytes = new Uint8Array(pieces.flat());
         const reference = new TextDecoder('utf-8', { ignoreBOM: false }).decode(bytes);
         const expected = reference.split('\n').map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
-        const got = new Map(frame(splitAt(bytes, cuts.map((c) => c % (bytes.length + 1)))).lines.map(([line, n]) => [n, line]));
+        const got = new Map(
+          frame(
+            splitAt(
+              bytes,
+              cuts.map((c) => c % (bytes.length + 1)),
+            ),
+          ).lines.map(([line, n]) => [n, line]),
+        );
         expected.forEach((line, i) => {
           if (line.length > 0 && !/^\s*$/.test(line)) expect(got.get(i + 1)).toBe(line);
           else expect(got.has(i + 1)).toBe(false);

@@ -51,9 +51,7 @@ describe.skipIf(!HAVE_FIXTURES)('the SSE framer on the 48 WHATWG conformance vec
   for (const v of cases) {
     it(`passes vector ${v.name}`, () => {
       const { events, retries } = frame(chunksOf(v));
-      expect(events.map((e) => ({ event: e.event ?? null, data: e.data, lastEventId: e.lastEventId }))).toEqual(
-        v.expected_events.map((e) => ({ ...e, data: expectedData(v, e.data) })),
-      );
+      expect(events.map((e) => ({ event: e.event ?? null, data: e.data, lastEventId: e.lastEventId }))).toEqual(v.expected_events.map((e) => ({ ...e, data: expectedData(v, e.data) })));
       expect(retries.at(-1) ?? null).toBe(v.expected_retry);
     });
   }

@@ -25,10 +25,7 @@ export interface CliResult {
 }
 
 /** Run the compiled CLI as a real subprocess. */
-export function runCli(
-  args: string[],
-  options: { input?: string | Buffer; env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number } = {},
-): Promise<CliResult> {
+export function runCli(args: string[], options: { input?: string | Buffer; env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number } = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], {
       cwd: options.cwd ?? ROOT,

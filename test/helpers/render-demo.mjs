@@ -11,7 +11,11 @@ import { createRenderer } from '../../dist/lib/render/index.js';
 
 const [file, pauseArg] = process.argv.slice(2);
 const pause = Number(pauseArg ?? 20);
-const events = fs.readFileSync(file, 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l));
+const events = fs
+  .readFileSync(file, 'utf8')
+  .split('\n')
+  .filter((l) => l.trim() !== '')
+  .map((l) => JSON.parse(l));
 const renderer = createRenderer('tty', {
   out: (chunk) => process.stdout.write(chunk),
   stream: process.stdout,

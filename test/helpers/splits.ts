@@ -19,12 +19,20 @@ function cutAt<T>(length: number, offsets: readonly number[], slice: (start: num
 
 /** Split bytes at the given cut points (taken modulo length + 1). */
 export function splitAt(bytes: Uint8Array, cuts: readonly number[]): Uint8Array[] {
-  return cutAt(bytes.length, cuts.map((c) => c % (bytes.length + 1)), (start, end) => bytes.subarray(start, end));
+  return cutAt(
+    bytes.length,
+    cuts.map((c) => c % (bytes.length + 1)),
+    (start, end) => bytes.subarray(start, end),
+  );
 }
 
 /** Split text at the given offsets (clamped to 0..length). */
 export function splitTextAt(text: string, cuts: readonly number[]): string[] {
-  return cutAt(text.length, cuts.map((c) => Math.max(0, Math.min(text.length, c))), (start, end) => text.slice(start, end));
+  return cutAt(
+    text.length,
+    cuts.map((c) => Math.max(0, Math.min(text.length, c))),
+    (start, end) => text.slice(start, end),
+  );
 }
 
 /** Every byte as its own chunk. */

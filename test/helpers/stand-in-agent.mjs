@@ -23,7 +23,10 @@ if (env.STAND_IN_WRITE) {
 }
 if (env.STAND_IN_ENV_FILE) fs.writeFileSync(env.STAND_IN_ENV_FILE, JSON.stringify(Object.keys(env).sort()));
 
-const lines = fs.readFileSync(env.STAND_IN_REPLAY ?? '/dev/null', 'utf8').split('\n').filter((l) => l.trim() !== '');
+const lines = fs
+  .readFileSync(env.STAND_IN_REPLAY ?? '/dev/null', 'utf8')
+  .split('\n')
+  .filter((l) => l.trim() !== '');
 const baseDelay = Number(env.STAND_IN_DELAY_MS ?? 3);
 const crashAfter = env.STAND_IN_CRASH_AFTER === undefined ? Infinity : Number(env.STAND_IN_CRASH_AFTER);
 const exitAfter = env.STAND_IN_EXIT_AFTER === undefined ? Infinity : Number(env.STAND_IN_EXIT_AFTER);
@@ -41,7 +44,7 @@ function timeOf(line) {
 
 let previous;
 let seed = 7;
-const random = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
 
 for (let i = 0; i < lines.length; i++) {
   if (i >= crashAfter) {

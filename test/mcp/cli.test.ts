@@ -63,7 +63,10 @@ describe('minicode mcp list', () => {
     );
     const result = await runCli(['mcp', 'list', '--json'], { env: env(home), timeoutMs: 90_000 });
     expect(result.code, result.stderr).toBe(1);
-    const rows = result.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const rows = result.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(rows.map((r) => [r.name, r.state])).toEqual([
       ['everything', 'ready'],
       ['broken', 'failed'],

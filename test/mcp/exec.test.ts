@@ -123,7 +123,11 @@ describe('MCP servers in minicode batch', () => {
     expect(result.stderr).toContain('share them on the main thread');
     const pids = pidsIn(pidFile);
     expect(pids).toHaveLength(1);
-    const records = fs.readFileSync(path.join(out, 'results.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const records = fs
+      .readFileSync(path.join(out, 'results.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(records.map((r) => r.id).sort()).toEqual(['a', 'b', 'c']);
     await waitFor(() => !alive(pids[0]!), 'the shared server to be gone');
   });

@@ -23,7 +23,13 @@ async function start(servers: Parameters<typeof startMcpServers>[0], env: NodeJS
 
 function tool(manager: McpManager, name: string): AnyTool {
   const found = manager.tools().find((t) => t.name === name);
-  if (!found) throw new Error(`no tool ${name} among ${manager.tools().map((t) => t.name).join(', ')}`);
+  if (!found)
+    throw new Error(
+      `no tool ${name} among ${manager
+        .tools()
+        .map((t) => t.name)
+        .join(', ')}`,
+    );
   return found;
 }
 
@@ -38,11 +44,7 @@ describe('MCP servers in a run', () => {
   it('lists the reference servers and the hostile one as gated mcp__<server>__<tool> tools naming their server', async () => {
     const root = tempDir();
     fs.writeFileSync(path.join(root, 'hello.txt'), 'hello from the filesystem server');
-    const { manager } = await start([
-      resolved('everything', nodeServer(EVERYTHING, ['stdio'])),
-      resolved('fs', nodeServer(FILESYSTEM, [root])),
-      resolved('hostile', nodeServer(HOSTILE)),
-    ]);
+    const { manager } = await start([resolved('everything', nodeServer(EVERYTHING, ['stdio'])), resolved('fs', nodeServer(FILESYSTEM, [root])), resolved('hostile', nodeServer(HOSTILE))]);
     expect(manager.statuses().map((s) => [s.name, s.state, s.transport])).toEqual([
       ['everything', 'ready', 'stdio'],
       ['fs', 'ready', 'stdio'],
@@ -86,10 +88,7 @@ describe('MCP servers in a run', () => {
   it('gives a stdio server a minimal environment plus its config env: credentials stay out unless configured', async () => {
     const env = { ...process.env, GITHUB_TOKEN: 'ghp_machineTokenValue1234567890abcdef', OPENAI_API_KEY: 'sk-machine-key-0123456789', PASS_ME: 'passed-through' };
     const { manager } = await start(
-      [
-        resolved('plain', nodeServer(HOSTILE)),
-        resolved('given', nodeServer(HOSTILE, [], { env: { GITHUB_TOKEN: 'ghp_machineTokenValue1234567890abcdef', MODE: 'x' } })),
-      ],
+      [resolved('plain', nodeServer(HOSTILE)), resolved('given', nodeServer(HOSTILE, [], { env: { GITHUB_TOKEN: 'ghp_machineTokenValue1234567890abcdef', MODE: 'x' } }))],
       env,
     );
     const plain = await tool(manager, 'mcp__plain__env').run({ name: 'GITHUB_TOKEN' }, ctx());

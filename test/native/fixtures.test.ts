@@ -12,7 +12,8 @@ fixtureSkipNote();
 /** What each third-party recording must decode to: final message, tool terminals, usage, outcome. */
 const EXPECTED: Record<string, { message: string | undefined; tools: Record<string, string>; usage: Record<string, unknown>; outcome: string; diagnostics?: string[] }> = {
   'codex/atomize-streaming-0.61.0.jsonl': {
-    message: '- Unable to check hygiene (read-only mode, no commands run); repository state unknown.\n- Recommend running `git status` and your lint/test suite to surface any hygiene issues when write access is available.',
+    message:
+      '- Unable to check hygiene (read-only mode, no commands run); repository state unknown.\n- Recommend running `git status` and your lint/test suite to surface any hygiene issues when write access is available.',
     tools: {},
     usage: { cumulative: true, usage: { inputTokens: 7499, cacheReadTokens: 0, outputTokens: 111 } },
     outcome: 'completed',
@@ -123,7 +124,12 @@ function fixtureFiles(): string[] {
   if (!HAVE_FIXTURES) return [];
   return Object.keys(FORMAT_OF_DIR).flatMap((dir) => {
     const full = path.join(NATIVE_FIXTURES, dir);
-    return fs.existsSync(full) ? fs.readdirSync(full).filter((f) => f.endsWith('.jsonl')).map((f) => `${dir}/${f}`) : [];
+    return fs.existsSync(full)
+      ? fs
+          .readdirSync(full)
+          .filter((f) => f.endsWith('.jsonl'))
+          .map((f) => `${dir}/${f}`)
+      : [];
   });
 }
 

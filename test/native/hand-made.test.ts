@@ -13,8 +13,7 @@ import { violations } from './invariants.js';
 // Our own hand-made streams (see test/streams/native/README.md): they run on a bare clone.
 const STREAMS = path.join(ROOT, 'test/streams/native');
 const read = (name: string) => fs.readFileSync(path.join(STREAMS, name));
-const ofType = <T extends EventDraft['type']>(events: EventDraft[], type: T) =>
-  events.filter((e): e is Extract<EventDraft, { type: T }> => e.type === type);
+const ofType = <T extends EventDraft['type']>(events: EventDraft[], type: T) => events.filter((e): e is Extract<EventDraft, { type: T }> => e.type === type);
 
 const CASES: { file: string; format: NativeFormat; ending: Ending; message: string | undefined; tools: Record<string, string>; outcome: string | undefined; diagnostics: string[] }[] = [
   {
@@ -22,7 +21,14 @@ const CASES: { file: string; format: NativeFormat; ending: Ending; message: stri
     format: 'codex',
     ending: { exit: [0, null] },
     message: 'Fixed the off-by-one in src/pager.ts.',
-    tools: { item_2: 'mcp:docs/search:completed', item_3: 'mcp:docs/fetch:failed', item_4: 'web_search:completed', item_5: 'shell:denied', item_6: 'apply_patch:completed', item_7: 'collab:spawn_agent:completed' },
+    tools: {
+      item_2: 'mcp:docs/search:completed',
+      item_3: 'mcp:docs/fetch:failed',
+      item_4: 'web_search:completed',
+      item_5: 'shell:denied',
+      item_6: 'apply_patch:completed',
+      item_7: 'collab:spawn_agent:completed',
+    },
     outcome: 'completed',
     diagnostics: ['MINICODE_E_NATIVE_UNKNOWN_ITEM'],
   },
@@ -39,7 +45,15 @@ const CASES: { file: string; format: NativeFormat; ending: Ending; message: stri
     outcome: 'completed',
     diagnostics: ['MINICODE_W_NATIVE_LIMIT_NEAR', 'MINICODE_E_NATIVE_UNKNOWN_RECORD'],
   },
-  { file: 'claude-max-turns.jsonl', format: 'claude-code', ending: { exit: [1, null] }, message: undefined, tools: { toolu_hand_loop: 'Bash:cancelled' }, outcome: 'failed:max_steps_exceeded', diagnostics: [] },
+  {
+    file: 'claude-max-turns.jsonl',
+    format: 'claude-code',
+    ending: { exit: [1, null] },
+    message: undefined,
+    tools: { toolu_hand_loop: 'Bash:cancelled' },
+    outcome: 'failed:max_steps_exceeded',
+    diagnostics: [],
+  },
   {
     file: 'gemini-quota.jsonl',
     format: 'gemini-cli',
@@ -60,10 +74,34 @@ const CASES: { file: string; format: NativeFormat; ending: Ending; message: stri
     diagnostics: [],
   },
   { file: 'opencode-done.jsonl', format: 'opencode', ending: 'end-only', message: 'pong', tools: {}, outcome: 'completed', diagnostics: [] },
-  { file: 'claude-quota-midrun.jsonl', format: 'claude-code', ending: { exit: [1, null] }, message: "You've hit your limit · resets 2pm (UTC)", tools: { toolu_quota_write: 'Write:completed' }, outcome: 'failed:provider', diagnostics: [] },
-  { file: 'claude-transient-limit.jsonl', format: 'claude-code', ending: { exit: [0, null] }, message: 'Done: the greeting is in place.', tools: {}, outcome: 'completed', diagnostics: ['MINICODE_W_NATIVE_LIMIT_NEAR'] },
+  {
+    file: 'claude-quota-midrun.jsonl',
+    format: 'claude-code',
+    ending: { exit: [1, null] },
+    message: "You've hit your limit · resets 2pm (UTC)",
+    tools: { toolu_quota_write: 'Write:completed' },
+    outcome: 'failed:provider',
+    diagnostics: [],
+  },
+  {
+    file: 'claude-transient-limit.jsonl',
+    format: 'claude-code',
+    ending: { exit: [0, null] },
+    message: 'Done: the greeting is in place.',
+    tools: {},
+    outcome: 'completed',
+    diagnostics: ['MINICODE_W_NATIVE_LIMIT_NEAR'],
+  },
   { file: 'claude-auth-failure.jsonl', format: 'claude-code', ending: { exit: [1, null] }, message: 'Invalid API key · Please run /login', tools: {}, outcome: 'failed:provider', diagnostics: [] },
-  { file: 'codex-takeover.jsonl', format: 'codex', ending: { exit: [0, null] }, message: 'cli.js now prints greet(process.argv[2]).', tools: { item_1: 'apply_patch:completed' }, outcome: 'completed', diagnostics: [] },
+  {
+    file: 'codex-takeover.jsonl',
+    format: 'codex',
+    ending: { exit: [0, null] },
+    message: 'cli.js now prints greet(process.argv[2]).',
+    tools: { item_1: 'apply_patch:completed' },
+    outcome: 'completed',
+    diagnostics: [],
+  },
   { file: 'terminal-quota.txt', format: 'terminal', ending: { exit: [1, null] }, message: undefined, tools: {}, outcome: 'failed:provider', diagnostics: [] },
 ];
 
@@ -185,7 +223,11 @@ describe('the Claude Code decoder', () => {
 
   it('passes partial-message deltas through live and reports a rejected rate limit as a usage quota', () => {
     const events = decodeBytes('claude-code', read('claude-denied-subagent.jsonl'));
-    expect(ofType(events, 'assistant.message.delta').map((e) => e.payload.delta).join('')).toBe("I'll delete the build directory.");
+    expect(
+      ofType(events, 'assistant.message.delta')
+        .map((e) => e.payload.delta)
+        .join(''),
+    ).toBe("I'll delete the build directory.");
     expect(ofType(events, 'limit.reached')[0]?.payload).toEqual({ kind: 'usage-quota', message: 'seven_day limit reached', resetAt: '2026-07-25T17:20:00.000Z' });
   });
 

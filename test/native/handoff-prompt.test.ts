@@ -14,7 +14,10 @@ describe('the handoff prompt', () => {
     expect(prompt.text).toContain(`(${prompt.droppedEntries} older entries dropped to fit)`);
     expect(prompt.text).toContain('entry 39');
     expect(prompt.text).not.toContain('entry 0 ');
-    const transcript = prompt.text.split('\n').filter((l) => l.startsWith('[claude-code · native]')).join('\n');
+    const transcript = prompt.text
+      .split('\n')
+      .filter((l) => l.startsWith('[claude-code · native]'))
+      .join('\n');
     expect(transcript.length).toBeLessThanOrEqual(HANDOFF_LIMITS.transcriptChars);
     expect(prompt.text).toContain('(not a git repository)');
   });

@@ -35,7 +35,11 @@ function gitRepo(): string {
 }
 
 type Line = Record<string, any>;
-const jsonLines = (text: string): Line[] => text.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Line);
+const jsonLines = (text: string): Line[] =>
+  text
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as Line);
 
 async function replay(home: string, sessionId: string): Promise<Line[]> {
   const result = await runCli(['replay', sessionId, '--json'], { env: { MINICODE_HOME: home } });
@@ -54,7 +58,12 @@ describe('run --agent A --fallback B: handing the work over when a usage quota r
     const env = {
       MINICODE_HOME: home,
       MINICODE_CLAUDE_BIN: standIn(bin, 'claude', QUOTA_CLAUDE),
-      MINICODE_CODEX_BIN: standIn(bin, 'codex', { STAND_IN_REPLAY: path.join(STREAMS, 'codex-takeover.jsonl'), STAND_IN_WRITE: 'cli.js=console.log(1)\n', STAND_IN_ARGS_FILE: codexArgs, STAND_IN_DELAY_MS: '1' }),
+      MINICODE_CODEX_BIN: standIn(bin, 'codex', {
+        STAND_IN_REPLAY: path.join(STREAMS, 'codex-takeover.jsonl'),
+        STAND_IN_WRITE: 'cli.js=console.log(1)\n',
+        STAND_IN_ARGS_FILE: codexArgs,
+        STAND_IN_DELAY_MS: '1',
+      }),
     };
     const result = await runCli(['run', '--agent', 'claude-code', '--fallback', 'codex', 'add a greeting CLI', '--json', '--cwd', ws], { env });
     expect(result.code).toBe(0);
@@ -75,12 +84,22 @@ describe('run --agent A --fallback B: handing the work over when a usage quota r
     const stored = await replay(home, summary.sessionId as string);
     const events = stored.filter((e) => e.type !== 'summary' && e.schema === 'minicode.output.v1' && e.eventId);
     const identified = events.filter((e) => e.type === 'agent.session.identified');
-    expect(identified.map((e) => [e.payload.agent, e.fidelity])).toEqual([['claude-code', 'native'], ['codex', 'native']]);
+    expect(identified.map((e) => [e.payload.agent, e.fidelity])).toEqual([
+      ['claude-code', 'native'],
+      ['codex', 'native'],
+    ]);
     const tasks = events.filter((e) => e.type.startsWith('task.') && e.type !== 'task.progress').map((e) => `${e.type}:${e.payload.taskId}`);
     expect(tasks).toEqual(['task.started:task-1', 'task.failed:task-1', 'task.started:task-2', 'task.completed:task-2']);
     const handoff = events.find((e) => e.type === 'agent.handoff')!;
     expect(handoff.fidelity).toBe('synthetic');
-    expect(handoff.payload).toMatchObject({ from: 'claude-code', to: 'codex', reason: 'usage-quota', cause: { fidelity: 'native', message: 'five_hour limit reached' }, fromTaskId: 'task-1', toTaskId: 'task-2' });
+    expect(handoff.payload).toMatchObject({
+      from: 'claude-code',
+      to: 'codex',
+      reason: 'usage-quota',
+      cause: { fidelity: 'native', message: 'five_hour limit reached' },
+      fromTaskId: 'task-1',
+      toTaskId: 'task-2',
+    });
     expect(handoff.payload.carried).toMatchObject({ workspace: 'git', droppedEntries: 0, promptChars: prompt.length });
     const messages = events.filter((e) => e.type === 'assistant.message.completed');
     expect(messages.find((e) => e.payload.text.startsWith("I'll start"))!.fidelity).toBe('native');
@@ -131,7 +150,7 @@ describe('run --agent A --fallback B: handing the work over when a usage quota r
     expect(fs.existsSync(codexArgs)).toBe(false);
   });
 
-  it('fails with each agent\'s cause when every fallback runs out of quota too', async () => {
+  it("fails with each agent's cause when every fallback runs out of quota too", async () => {
     const bin = tmp('minicode-handoff-bin-');
     const home = tmp('minicode-handoff-home-');
     const env = {
@@ -157,7 +176,7 @@ describe('run --agent A --fallback B: handing the work over when a usage quota r
     expect(result.stderr).toContain('unknown agent "nope"');
   });
 
-  it('rebuilds as interrupted, keeping the first agent\'s work, when minicode is killed between the agents', async () => {
+  it("rebuilds as interrupted, keeping the first agent's work, when minicode is killed between the agents", async () => {
     const bin = tmp('minicode-handoff-bin-');
     const home = tmp('minicode-handoff-home-');
     const codexArgs = path.join(bin, 'codex-args.json');
@@ -168,7 +187,10 @@ describe('run --agent A --fallback B: handing the work over when a usage quota r
       // The second agent is slow: minicode is killed before it writes anything.
       MINICODE_CODEX_BIN: standIn(bin, 'codex', { STAND_IN_REPLAY: path.join(STREAMS, 'codex-takeover.jsonl'), STAND_IN_DELAY_MS: '400', STAND_IN_ARGS_FILE: codexArgs }),
     };
-    const child = spawn(process.execPath, [CLI, 'run', '--agent', 'claude-code', '--fallback', 'codex', 'x', '--json', '--cwd', tmp('minicode-handoff-ws-')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, 'run', '--agent', 'claude-code', '--fallback', 'codex', 'x', '--json', '--cwd', tmp('minicode-handoff-ws-')], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     await new Promise<void>((resolve) => {
       child.stdout.on('data', (b: Buffer) => {
@@ -199,7 +221,10 @@ describe('batch lines with fallback', () => {
       MINICODE_CLAUDE_BIN: standIn(bin, 'claude', QUOTA_CLAUDE),
       MINICODE_CODEX_BIN: standIn(bin, 'codex', { STAND_IN_REPLAY: path.join(STREAMS, 'codex-takeover.jsonl'), STAND_IN_DELAY_MS: '1' }),
     };
-    const result = await runCli(['batch', input, '--threads', '0', '--fail-fast', '--provider', 'replay', '--cassette', CASSETTE, '--store', path.join(dir, 'store'), '--out', path.join(dir, 'out')], { cwd: dir, env });
+    const result = await runCli(['batch', input, '--threads', '0', '--fail-fast', '--provider', 'replay', '--cassette', CASSETTE, '--store', path.join(dir, 'store'), '--out', path.join(dir, 'out')], {
+      cwd: dir,
+      env,
+    });
     expect(result.code, result.stderr).toBe(0);
     const record = JSON.parse(fs.readFileSync(path.join(dir, 'out', 'results.jsonl'), 'utf8').trim()) as Line;
     expect(record).toMatchObject({ id: 'fb-1', outcome: 'completed', agent: 'claude-code', agents: ['claude-code', 'codex'], finalText: 'cli.js now prints greet(process.argv[2]).' });

@@ -27,13 +27,28 @@ const mutation = fc.oneof(
   // drop a slice (torn record, lost chunk)
   fc.record({ kind: fc.constant('drop' as const), at: fc.nat(), length: fc.integer({ min: 1, max: 80 }) }),
   // insert junk (stderr mixed into stdout, a debug line, random bytes)
-  fc.record({ kind: fc.constant('insert' as const), at: fc.nat(), text: fc.oneof(fc.string({ maxLength: 40 }), fc.constantFrom('\n[SandboxDebug] x\n', '\n{"type":"zzz"}\n', '\n{"type":"item.completed","item":{}}\n', '\nnull\n', '\n[1,2]\n', '"}', '{"', '\n{"type":"result"}\n', '\u0000\uffff')) }),
+  fc.record({
+    kind: fc.constant('insert' as const),
+    at: fc.nat(),
+    text: fc.oneof(
+      fc.string({ maxLength: 40 }),
+      fc.constantFrom('\n[SandboxDebug] x\n', '\n{"type":"zzz"}\n', '\n{"type":"item.completed","item":{}}\n', '\nnull\n', '\n[1,2]\n', '"}', '{"', '\n{"type":"result"}\n', '\u0000\uffff'),
+    ),
+  }),
   // rename a field or type (drift)
-  fc.record({ kind: fc.constant('rename' as const), from: fc.constantFrom('"type"', '"id"', '"tool_use_id"', '"item"', '"status"', '"part"', '"message"', '"content"'), to: fc.constantFrom('"kind"', '"x"', '"type"', '"id"') }),
+  fc.record({
+    kind: fc.constant('rename' as const),
+    from: fc.constantFrom('"type"', '"id"', '"tool_use_id"', '"item"', '"status"', '"part"', '"message"', '"content"'),
+    to: fc.constantFrom('"kind"', '"x"', '"type"', '"id"'),
+  }),
   // swap two lines (reordering)
   fc.record({ kind: fc.constant('swap' as const), a: fc.nat(), b: fc.nat() }),
   // replace a value with one of another JSON type
-  fc.record({ kind: fc.constant('retype' as const), from: fc.constantFrom('"completed"', 'true', 'false', '0', '"assistant"', '"success"', 'null'), to: fc.constantFrom('{}', '[]', '-1', '1.5', '"?"', 'null', '1e999') }),
+  fc.record({
+    kind: fc.constant('retype' as const),
+    from: fc.constantFrom('"completed"', 'true', 'false', '0', '"assistant"', '"success"', 'null'),
+    to: fc.constantFrom('{}', '[]', '-1', '1.5', '"?"', 'null', '1e999'),
+  }),
 );
 type Mutation = typeof mutation extends fc.Arbitrary<infer M> ? M : never;
 

@@ -61,7 +61,11 @@ afterAll(async () => {
 });
 
 type Json = Record<string, any>;
-const lines = (stdout: string): Json[] => stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Json);
+const lines = (stdout: string): Json[] =>
+  stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Json);
 
 /** The comparable part of a surface's envelopes (see the header). */
 function normalised(records: Json[]): Json[] {
@@ -108,34 +112,33 @@ const durable = (events: Json[]): Json[] => events.filter((e) => !/\.delta$/.tes
 describe('every surface on the same provider bytes', () => {
   it('gives the same decoded events and the same outcome through exec, ingest and batch (property over streams)', async () => {
     await fc.assert(
-      fc.asyncProperty(
-        fc.array(fc.string({ minLength: 1, maxLength: 24 }), { minLength: 1, maxLength: 6 }),
-        fc.nat({ max: 5 }),
-        fc.integer({ min: 1, max: 5000 }),
-        async (words, at, prompt) => {
-          // The secret and an escape sequence split across deltas, wherever the words put them.
-          const parts = [...words];
-          parts.splice(Math.min(at, parts.length), 0, `key ${SECRET.slice(0, 20)}`, `${SECRET.slice(20)} \u001b[31mred\u001b[0m`);
-          body = chatStream(parts, { prompt, completion: parts.length });
-          const exec = await viaExec();
-          const ingest = await viaIngest();
-          const batch = await viaBatch();
-          const decoded = normalised(ingest.events).map((e) => e.type);
-          expect(decoded).toEqual(expect.arrayContaining(['model.response.started', 'assistant.message.completed', 'model.response.completed']));
-          expect(normalised(exec.events)).toEqual(normalised(ingest.events));
-          // Model text goes out as `text` records, the same scrubbed deltas on both surfaces.
-          const text = (records: Json[]): string => records.filter((r) => r.type === 'text').map((r) => r.delta).join('');
-          expect(text(exec.events)).toBe(text(ingest.events));
-          expect(normalised(durable(batch.events))).toEqual(normalised(durable(ingest.events)));
-          for (const out of [exec.events, ingest.events, batch.events]) expect(JSON.stringify(out)).not.toContain(SECRET);
-          expect(exec.summary.outcome).toBe(ingest.summary.outcome);
-          expect(batch.outcome).toBe('completed');
-          expect(exec.summary.ok).toBe(true);
-          // The priced usage the loop reports counts the stream's own tokens.
-          const usage = exec.events.find((e) => e.type === 'usage.reported')?.payload?.usage;
-          expect(usage).toMatchObject({ inputTokens: prompt, outputTokens: parts.length });
-        },
-      ),
+      fc.asyncProperty(fc.array(fc.string({ minLength: 1, maxLength: 24 }), { minLength: 1, maxLength: 6 }), fc.nat({ max: 5 }), fc.integer({ min: 1, max: 5000 }), async (words, at, prompt) => {
+        // The secret and an escape sequence split across deltas, wherever the words put them.
+        const parts = [...words];
+        parts.splice(Math.min(at, parts.length), 0, `key ${SECRET.slice(0, 20)}`, `${SECRET.slice(20)} \u001b[31mred\u001b[0m`);
+        body = chatStream(parts, { prompt, completion: parts.length });
+        const exec = await viaExec();
+        const ingest = await viaIngest();
+        const batch = await viaBatch();
+        const decoded = normalised(ingest.events).map((e) => e.type);
+        expect(decoded).toEqual(expect.arrayContaining(['model.response.started', 'assistant.message.completed', 'model.response.completed']));
+        expect(normalised(exec.events)).toEqual(normalised(ingest.events));
+        // Model text goes out as `text` records, the same scrubbed deltas on both surfaces.
+        const text = (records: Json[]): string =>
+          records
+            .filter((r) => r.type === 'text')
+            .map((r) => r.delta)
+            .join('');
+        expect(text(exec.events)).toBe(text(ingest.events));
+        expect(normalised(durable(batch.events))).toEqual(normalised(durable(ingest.events)));
+        for (const out of [exec.events, ingest.events, batch.events]) expect(JSON.stringify(out)).not.toContain(SECRET);
+        expect(exec.summary.outcome).toBe(ingest.summary.outcome);
+        expect(batch.outcome).toBe('completed');
+        expect(exec.summary.ok).toBe(true);
+        // The priced usage the loop reports counts the stream's own tokens.
+        const usage = exec.events.find((e) => e.type === 'usage.reported')?.payload?.usage;
+        expect(usage).toMatchObject({ inputTokens: prompt, outputTokens: parts.length });
+      }),
       // Each run is four CLI subprocesses: a few generated streams, not hundreds.
       { numRuns: 3 },
     );

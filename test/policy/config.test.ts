@@ -77,12 +77,11 @@ describe('verify command', () => {
     expect(resolveVerifyCommand({ flag: true, env: {}, cwd })).toEqual({ command: 'npm test', source: 'detected' });
   });
 
-  it('detects scripts, package managers and Makefiles, skipping npm\'s placeholder test', () => {
+  it("detects scripts, package managers and Makefiles, skipping npm's placeholder test", () => {
     expect(detectVerifyCommand(dir({ 'package.json': '{"scripts":{"lint":"eslint ."}}', 'bun.lock': '' }))).toBe('bun run lint');
     expect(detectVerifyCommand(dir({ 'package.json': '{"scripts":{"test":"echo \\"Error: no test specified\\" && exit 1"}}', Makefile: 'test:\n\tgo test\n' }))).toBe('make test');
     expect(detectVerifyCommand(dir({ 'package.json': '{"scripts":{"test":"vitest"}}', 'pnpm-lock.yaml': '' }))).toBe('pnpm run test');
-    expect(detectVerifyCommand(dir()))
-      .toBeUndefined();
+    expect(detectVerifyCommand(dir())).toBeUndefined();
   });
 });
 

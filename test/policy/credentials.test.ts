@@ -3,7 +3,22 @@ import { isCredentialName, scrubEnv } from '../../lib/policy/credentials.js';
 
 describe('credential variables', () => {
   it('recognises the usual credential names', () => {
-    for (const name of ['GITHUB_TOKEN', 'GH_TOKEN', 'NPM_TOKEN', 'OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'GEMINI_API_KEY', 'AWS_SECRET_ACCESS_KEY', 'AWS_ACCESS_KEY_ID', 'MY_SERVICE_TOKEN', 'DB_PASSWORD', 'STRIPE_SECRET_KEY', 'SENTRY_DSN', 'npm_config__auth', 'DATABASE_URL']) {
+    for (const name of [
+      'GITHUB_TOKEN',
+      'GH_TOKEN',
+      'NPM_TOKEN',
+      'OPENAI_API_KEY',
+      'ANTHROPIC_API_KEY',
+      'GEMINI_API_KEY',
+      'AWS_SECRET_ACCESS_KEY',
+      'AWS_ACCESS_KEY_ID',
+      'MY_SERVICE_TOKEN',
+      'DB_PASSWORD',
+      'STRIPE_SECRET_KEY',
+      'SENTRY_DSN',
+      'npm_config__auth',
+      'DATABASE_URL',
+    ]) {
       expect(isCredentialName(name), name).toBe(true);
     }
   });

@@ -3,19 +3,33 @@ import { isCredentialName, removedCredentialNames, scrubEnvironment } from '../.
 
 describe('the credential-name matcher', () => {
   it.each([
-    'OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'GEMINI_API_KEY', 'GITHUB_TOKEN', 'GH_TOKEN', 'NPM_TOKEN', 'AWS_ACCESS_KEY_ID',
-    'AWS_SECRET_ACCESS_KEY', 'AWS_PROFILE', 'DB_PASSWORD', 'PGPASSWORD', 'MY_SECRET', 'SLACK_BOT_TOKEN', 'STRIPE_APIKEY',
-    'GOOGLE_APPLICATION_CREDENTIALS', 'AZURE_CLIENT_SECRET', 'DATABASE_URL', 'HF_TOKEN', 'SSH_AUTH_SOCK', 'CODEX_API_KEY',
+    'OPENAI_API_KEY',
+    'ANTHROPIC_API_KEY',
+    'GEMINI_API_KEY',
+    'GITHUB_TOKEN',
+    'GH_TOKEN',
+    'NPM_TOKEN',
+    'AWS_ACCESS_KEY_ID',
+    'AWS_SECRET_ACCESS_KEY',
+    'AWS_PROFILE',
+    'DB_PASSWORD',
+    'PGPASSWORD',
+    'MY_SECRET',
+    'SLACK_BOT_TOKEN',
+    'STRIPE_APIKEY',
+    'GOOGLE_APPLICATION_CREDENTIALS',
+    'AZURE_CLIENT_SECRET',
+    'DATABASE_URL',
+    'HF_TOKEN',
+    'SSH_AUTH_SOCK',
+    'CODEX_API_KEY',
   ])('calls %s a credential', (name) => {
     expect(isCredentialName(name)).toBe(true);
   });
 
-  it.each(['PATH', 'HOME', 'LANG', 'TERM', 'NODE_OPTIONS', 'SHELL', 'USER', 'TOKENIZERS_PARALLELISM', 'MINICODE_CODEX_BIN', 'CI', 'KEYBOARD_LAYOUT'])(
-    'leaves %s alone',
-    (name) => {
-      expect(isCredentialName(name)).toBe(false);
-    },
-  );
+  it.each(['PATH', 'HOME', 'LANG', 'TERM', 'NODE_OPTIONS', 'SHELL', 'USER', 'TOKENIZERS_PARALLELISM', 'MINICODE_CODEX_BIN', 'CI', 'KEYBOARD_LAYOUT'])('leaves %s alone', (name) => {
+    expect(isCredentialName(name)).toBe(false);
+  });
 });
 
 describe('scrubEnvironment', () => {

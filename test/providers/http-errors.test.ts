@@ -8,8 +8,7 @@ import { FIXTURES, HAVE_FIXTURES } from '../helpers/cli.js';
 const NOW = Date.parse('2026-01-01T00:00:00Z');
 const now = () => NOW;
 const dir = path.join(FIXTURES, 'providers/http-errors');
-const load = (name: string) =>
-  JSON.parse(fs.readFileSync(path.join(dir, name), 'utf8')) as { status: { code: number }; headers_kept_by_recorder: Record<string, string[]>; body: unknown };
+const load = (name: string) => JSON.parse(fs.readFileSync(path.join(dir, name), 'utf8')) as { status: { code: number }; headers_kept_by_recorder: Record<string, string[]>; body: unknown };
 
 function errorOf(events: EventDraft[]) {
   const e = events.find((x) => x.type === 'error.raised');
@@ -87,7 +86,14 @@ describe('HTTP retry signals and rate-limit headers (hand-made)', () => {
     // A quota that names when to come back is a rate limit in all but name: wait and retry.
     expect(classifyHttpFailure({ status: 429, body, headers: { 'retry-after': '2' }, now })).toEqual({ retryable: true, reason: 'status', delayMs: 2000 });
     // Gemini's per-minute quota: RESOURCE_EXHAUSTED with RetryInfo stays retryable after the delay.
-    const gemini = JSON.stringify({ error: { code: 429, status: 'RESOURCE_EXHAUSTED', message: 'Quota exceeded for metric generate_content_requests per minute', details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '7s' }] } });
+    const gemini = JSON.stringify({
+      error: {
+        code: 429,
+        status: 'RESOURCE_EXHAUSTED',
+        message: 'Quota exceeded for metric generate_content_requests per minute',
+        details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '7s' }],
+      },
+    });
     expect(classifyHttpFailure({ status: 429, body: gemini, now })).toEqual({ retryable: true, reason: 'status', delayMs: 7000 });
     // A plain rate limit is retried as before.
     const rate = JSON.stringify({ error: { message: 'Rate limit reached', type: 'requests', code: 'rate_limit_exceeded' } });
@@ -118,7 +124,12 @@ describe('HTTP retry signals and rate-limit headers (hand-made)', () => {
     expect(events).toEqual([
       {
         type: 'limit.reached',
-        payload: { kind: 'rate-limit', message: 'openai-chat rate-limit budget exhausted', resetAt: '2026-01-01T00:00:07.660Z', headers: { 'x-ratelimit-remaining-tokens': '0', 'x-ratelimit-reset-tokens': '7.66s' } },
+        payload: {
+          kind: 'rate-limit',
+          message: 'openai-chat rate-limit budget exhausted',
+          resetAt: '2026-01-01T00:00:07.660Z',
+          headers: { 'x-ratelimit-remaining-tokens': '0', 'x-ratelimit-reset-tokens': '7.66s' },
+        },
         fidelity: 'native',
       },
     ]);

@@ -86,10 +86,7 @@ const responsesDelta = fc
     logprobs: optional(fc.constant(',"logprobs":[]')),
     obfuscation: optional(stringToken.map((v) => `,"obfuscation":${v}`)),
   })
-  .map(
-    (e) =>
-      `{"type":"response.${e.type}.delta"${e.seq},"item_id":${e.itemId},"output_index":${e.output}${e.sub},"delta":${e.delta}${e.logprobs}${e.obfuscation}${e.lastSeq}}`,
-  );
+  .map((e) => `{"type":"response.${e.type}.delta"${e.seq},"item_id":${e.itemId},"output_index":${e.output}${e.sub},"delta":${e.delta}${e.logprobs}${e.obfuscation}${e.lastSeq}}`);
 
 const anthropicDelta = fc
   .record({
@@ -102,7 +99,11 @@ const anthropicDelta = fc
   .map((d) => `{"type":"content_block_delta","index":${d.index},"delta":{"type":"${d.type}","${d.key}":${d.value}}${d.pad}}`);
 
 /** Random small edits: the results are mostly invalid or off-template, sometimes still valid. */
-const edit = fc.record({ at: fc.nat(), len: fc.nat(3), text: fc.constantFrom('', '"', '\\', '\\u', '\\x', '}', '{', ',', ':', ' ', '0', '01', '-1', '1.5', 'null', '\u0001', '\u2028', 'é', '[]', '\\"') });
+const edit = fc.record({
+  at: fc.nat(),
+  len: fc.nat(3),
+  text: fc.constantFrom('', '"', '\\', '\\u', '\\x', '}', '{', ',', ':', ' ', '0', '01', '-1', '1.5', 'null', '\u0001', '\u2028', 'é', '[]', '\\"'),
+});
 function applyEdits(text: string, edits: { at: number; len: number; text: string }[]): string {
   for (const e of edits) {
     const at = e.at % (text.length + 1);
@@ -144,7 +145,10 @@ describe('the fast frame templates', () => {
     // Frames of one stream share their head (id ... "delta":{); edits land in the head or the
     // tail, and a stream may switch to another head. The remembering parser must answer every
     // frame as the stateless one does, whatever came before.
-    const stream = fc.array(fc.tuple(chatChunk, fc.oneof({ weight: 3, arbitrary: fc.constant([]) }, { weight: 1, arbitrary: fc.array(edit, { minLength: 1, maxLength: 2 }) }), fc.boolean()), { minLength: 1, maxLength: 12 });
+    const stream = fc.array(fc.tuple(chatChunk, fc.oneof({ weight: 3, arbitrary: fc.constant([]) }, { weight: 1, arbitrary: fc.array(edit, { minLength: 1, maxLength: 2 }) }), fc.boolean()), {
+      minLength: 1,
+      maxLength: 12,
+    });
     let accepted = 0;
     fc.assert(
       fc.property(stream, (frames) => {

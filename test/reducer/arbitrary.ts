@@ -34,17 +34,10 @@ const toolPlan: fc.Arbitrary<ToolPlan> = fc.record({
 /** A run plan. */
 export const runPlan: fc.Arbitrary<RunPlan> = fc.record({
   tools: fc.array(toolPlan, { maxLength: 6 }),
-  messages: fc.array(
-    fc.record({ deltas: fc.nat(4), final: fc.constantFrom<'completed' | 'truncated' | 'none'>('completed', 'completed', 'truncated', 'none') }),
-    { maxLength: 3 },
-  ),
-  usage: fc.array(
-    fc.record(
-      { cumulative: fc.boolean(), input: fc.nat(5000), output: fc.nat(5000), cost: fc.double({ min: 0, max: 1, noNaN: true }) },
-      { requiredKeys: ['cumulative'] },
-    ),
-    { maxLength: 3 },
-  ),
+  messages: fc.array(fc.record({ deltas: fc.nat(4), final: fc.constantFrom<'completed' | 'truncated' | 'none'>('completed', 'completed', 'truncated', 'none') }), { maxLength: 3 }),
+  usage: fc.array(fc.record({ cumulative: fc.boolean(), input: fc.nat(5000), output: fc.nat(5000), cost: fc.double({ min: 0, max: 1, noNaN: true }) }, { requiredKeys: ['cumulative'] }), {
+    maxLength: 3,
+  }),
   taskTerminals: fc.array(fc.constantFrom<'completed' | 'failed' | 'cancelled'>('completed', 'failed', 'cancelled'), { maxLength: 2 }),
   sessionEnd: fc.constantFrom<RunPlan['sessionEnd']>('completed', 'failed', 'cancelled', 'none'),
   picks: fc.array(fc.nat(100), { minLength: 64, maxLength: 64 }),
@@ -95,10 +88,7 @@ export function eventsOf(plan: RunPlan, sessionId = 'sess-prop'): OutputEvent[] 
         : draft('usage.reported', { usage, cumulative: u.cumulative, scope: 'request', costUsd: u.cost });
     }),
   ].filter((q) => q.length > 0);
-  const drafts: EventDraft[] = [
-    draft('session.started', { origin: 'exec', provider: 'anthropic', model: 'claude' }),
-    draft('task.started', { taskId: 't1', prompt: 'do it' }),
-  ];
+  const drafts: EventDraft[] = [draft('session.started', { origin: 'exec', provider: 'anthropic', model: 'claude' }), draft('task.started', { taskId: 't1', prompt: 'do it' })];
   let p = 0;
   while (queues.length > 0) {
     const q = (plan.picks[p++ % plan.picks.length] as number) % queues.length;

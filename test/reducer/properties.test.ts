@@ -127,7 +127,7 @@ describe('reducer properties', () => {
     fc.assert(
       fc.property(runPlan, fc.nat(1000), (plan, cut) => {
         const events = eventsOf(plan);
-        const firstTerminal = events.findIndex((e) => e.type.startsWith('task.') && e.type !== 'task.started' || e.type === 'session.ended');
+        const firstTerminal = events.findIndex((e) => (e.type.startsWith('task.') && e.type !== 'task.started') || e.type === 'session.ended');
         const end = firstTerminal < 0 ? events.length : firstTerminal;
         const prefix = events.slice(0, 1 + (cut % end));
         const r = rebuild(prefix);

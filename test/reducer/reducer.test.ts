@@ -70,34 +70,21 @@ describe('the reducer', () => {
   });
 
   it('lets a task decide over the session and records the conflict', () => {
-    const s = fold(
-      envelope([
-        draft('task.started', { taskId: 't' }),
-        draft('task.failed', { taskId: 't', reason: 'provider', error: ERROR }),
-        draft('session.ended', { outcome: 'completed' }),
-      ]),
-    );
+    const s = fold(envelope([draft('task.started', { taskId: 't' }), draft('task.failed', { taskId: 't', reason: 'provider', error: ERROR }), draft('session.ended', { outcome: 'completed' })]));
     expect(s.run).toMatchObject({ outcome: 'failed', reason: 'provider', error: ERROR });
     expect(s.anomalies.map((a) => a.kind)).toEqual(['outcome-conflict']);
   });
 
   it('force-closes the approvals of a settling task as cancelled(parent-ended)', () => {
     const s = fold(
-      envelope([
-        draft('task.started', { taskId: 't' }),
-        draft('user.approval.requested', { approvalId: 'ap', action: 'run rm' }),
-        draft('task.cancelled', { taskId: 't', reason: 'aborted' }),
-      ]),
+      envelope([draft('task.started', { taskId: 't' }), draft('user.approval.requested', { approvalId: 'ap', action: 'run rm' }), draft('task.cancelled', { taskId: 't', reason: 'aborted' })]),
     );
     expect(s.approvals['ap']).toMatchObject({ status: 'settled', outcome: 'cancelled', reason: 'parent-ended' });
     expect(s.run.outcome).toBe('cancelled');
   });
 
   it('moves a task to partial on truncation and back to active on further work', () => {
-    const events = envelope([
-      draft('task.started', { taskId: 't' }),
-      draft('assistant.message.truncated', { messageId: 'm', text: 'Hel', reason: 'max-tokens' }),
-    ]);
+    const events = envelope([draft('task.started', { taskId: 't' }), draft('assistant.message.truncated', { messageId: 'm', text: 'Hel', reason: 'max-tokens' })]);
     const s = fold(events);
     expect(s.tasks['t']?.status).toBe('partial');
     const more = envelope([draft('tool.started', { toolCallId: 'a', name: 'bash' })]);
@@ -136,7 +123,12 @@ describe('the reducer', () => {
         draft('tool.completed', { toolCallId: 'a', summary: 'ok' }),
         draft('tool.started', { toolCallId: 'b', name: 'bash' }),
         draft('tool.failed', { toolCallId: 'b', cause: 'TOOL_ERROR', message: 'exit 1' }),
-        draft('file.changed', { changes: [{ path: 'a.ts', kind: 'modify' }, { path: 'b.ts', kind: 'create' }] }),
+        draft('file.changed', {
+          changes: [
+            { path: 'a.ts', kind: 'modify' },
+            { path: 'b.ts', kind: 'create' },
+          ],
+        }),
         draft('file.changed', { changes: [{ path: 'a.ts', kind: 'modify' }] }),
         draft('test.completed', { ok: false, passed: 3, failed: 1 }),
         draft('finding.detected', { category: 'bug', severity: 'high', summary: 'x' }),

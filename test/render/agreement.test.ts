@@ -29,7 +29,10 @@ function fromText(text: string): Map<string, string> {
 
 /** The same from the JSONL stream, the way a program reads it: first terminal per call wins. */
 function fromJsonl(text: string): { tools: Map<string, string>; counts: Record<string, number> } {
-  const records = text.trim().split('\n').map((l) => JSON.parse(l) as Record<string, any>);
+  const records = text
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, any>);
   const started = new Map<string, number>();
   const tools = new Map<string, string>();
   for (const r of records) {

@@ -77,10 +77,16 @@ describe.skipIf(!HAVE_FIXTURES)('renderings of the recorded fixtures', () => {
       outputs[name] = c.text();
     }
     // Every tool's final line reads the same in linear and TTY output.
-    const finals = (text: string) => stripEscapes(text).split(/[\r\n]/).filter((l) => /^[✓✗⊘◌!] \S+ \S+ \[/u.test(l));
+    const finals = (text: string) =>
+      stripEscapes(text)
+        .split(/[\r\n]/)
+        .filter((l) => /^[✓✗⊘◌!] \S+ \S+ \[/u.test(l));
     expect(finals(outputs.tty!)).toEqual(finals(outputs.linear!));
     // The JSONL contract holds on recorded input too.
-    const records = outputs.jsonl!.trim().split('\n').map((l) => JSON.parse(l) as { type: string });
+    const records = outputs
+      .jsonl!.trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string });
     for (const r of records.slice(0, -1)) expect(r.type === 'text' || validate(r), JSON.stringify(validate.errors)).toBe(true);
     expect(records.at(-1)!.type).toBe('summary');
     const golden = ['# linear (verbose)', outputs.linear, '# jsonl', outputs.jsonl, '# tty', visibleEscapes(outputs.tty!)].join('\n');

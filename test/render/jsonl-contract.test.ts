@@ -23,7 +23,10 @@ describe('the exec --json stream', () => {
     const envelopes = records.filter((r) => r.type !== 'text' && r.type !== 'summary');
     expect(envelopes.map((r) => r.eventId)).toEqual(events.filter((e) => e.visibility.includes('machine')).map((e) => e.eventId));
     // Model text arrives as text records, in order.
-    const text = records.filter((r) => r.type === 'text').map((r) => r.delta).join('');
+    const text = records
+      .filter((r) => r.type === 'text')
+      .map((r) => r.delta)
+      .join('');
     const deltas = events.flatMap((e) => (e.type === 'assistant.message.delta' ? [e.payload.delta] : [])).join('');
     expect(text).toBe(deltas);
   });

@@ -46,8 +46,17 @@ async function screenOf(columns: number, noColor: boolean): Promise<string> {
   const server = await startReplayServer([streamOk(turnBody('openai-chat', { text: ANSWER }, 1), contentTypeOf('openai-chat'))], { chunkSize: 16, delayMs: 10 });
   const name = `md${columns}${noColor ? 'n' : 'c'}`;
   try {
-    const vars = { MINICODE_HOME: tempDir('minicode-home-'), TERM: 'xterm-256color', LANG: 'C.UTF-8', OPENAI_API_KEY: 'sk-test-not-a-real-key', OPENAI_BASE_URL: `${server.origin}/v1`, ...(noColor ? { NO_COLOR: '1' } : {}) };
-    const env = Object.entries(vars).map(([k, v]) => `${k}=${v}`).join(' ');
+    const vars = {
+      MINICODE_HOME: tempDir('minicode-home-'),
+      TERM: 'xterm-256color',
+      LANG: 'C.UTF-8',
+      OPENAI_API_KEY: 'sk-test-not-a-real-key',
+      OPENAI_BASE_URL: `${server.origin}/v1`,
+      ...(noColor ? { NO_COLOR: '1' } : {}),
+    };
+    const env = Object.entries(vars)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(' ');
     const command = `env -u NO_COLOR -u FORCE_COLOR ${env} ${process.execPath} ${CLI} exec 'Explain' --provider openai-chat --model gpt-4.1-mini --cwd ${scratchProject()}; echo EXIT=$?; sleep 60`;
     tmux('new-session', '-d', '-s', name, '-x', String(columns), '-y', '60', command);
     for (const deadline = Date.now() + 30_000; ; await new Promise((r) => setTimeout(r, 100))) {

@@ -28,7 +28,9 @@ async function runInTmux(
   resize?: { afterText: string; columns: number; pauseMs: number },
 ): Promise<{ text: string; styled: string }> {
   const name = `r${counter++}`;
-  const vars = Object.entries(env).map(([k, v]) => `${k}=${v}`).join(' ');
+  const vars = Object.entries(env)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(' ');
   const command = `env -u NO_COLOR -u FORCE_COLOR ${vars} ${process.execPath} ${DEMO} ${path.join(ROOT, 'test/streams/events', `${stream}.jsonl`)} ${resize?.pauseMs ?? 15}; sleep 30`;
   tmux('new-session', '-d', '-s', name, '-x', String(columns), '-y', '50', command);
   try {
@@ -127,4 +129,3 @@ describe.skipIf(!HAVE_TMUX || !BUILT)('the TTY renderer in a real terminal (tmux
     expectNoStrayEscapes(text);
   });
 });
-

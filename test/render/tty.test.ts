@@ -114,9 +114,7 @@ describe('the TTY renderer', () => {
     const c = collector();
     const term = fakeTerminal(60);
     const renderer = createTtyRenderer({ out: c.write, viewOf, stream: term, env: { NO_COLOR: '1' }, clock: () => T0, timer: manualTimer() });
-    const events = session([
-      { type: 'tool.started', payload: { toolCallId: 'call_with_a_long_identifier', name: 'bash', title: 'npm run build -- --verbose' } },
-    ]);
+    const events = session([{ type: 'tool.started', payload: { toolCallId: 'call_with_a_long_identifier', name: 'bash', title: 'npm run build -- --verbose' } }]);
     const state = reduce(initialState('s_tty'), events[0]!);
     renderer.onEvent(events[0]!, state);
     const live = stripEscapes(c.text()).split('\n').at(-1)!;
@@ -127,7 +125,11 @@ describe('the TTY renderer', () => {
     expect(redraw.startsWith(eraseRows(rowsFor(live, 20)))).toBe(true);
     expect(rowsFor(live, 20)).toBeGreaterThan(1);
     // ...and the new live line fits the new width.
-    expect(stripEscapes(redraw).split(/[\r\n]/).at(-1)!.length).toBeLessThanOrEqual(19);
+    expect(
+      stripEscapes(redraw)
+        .split(/[\r\n]/)
+        .at(-1)!.length,
+    ).toBeLessThanOrEqual(19);
   });
 
   it('neutralises escape sequences in untrusted tool titles', () => {

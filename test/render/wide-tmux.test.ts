@@ -41,7 +41,9 @@ describe.skipIf(!HAVE_TMUX)('the TTY live region with wide characters (tmux)', (
     const home = tempDir('minicode-home-');
     const log = path.join(tempDir('minicode-wide-'), 'screen.txt');
     const vars = { MINICODE_HOME: home, TERM: 'xterm-256color', LANG: 'C.UTF-8', OPENAI_API_KEY: 'sk-test-not-a-real-key', OPENAI_BASE_URL: `${server.origin}/v1` };
-    const env = Object.entries(vars).map(([k, v]) => `${k}=${v}`).join(' ');
+    const env = Object.entries(vars)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(' ');
     const command = `env -u NO_COLOR -u FORCE_COLOR ${env} ${process.execPath} ${CLI} exec 'Show me' --provider openai-chat --model gpt-4.1-mini --cwd ${project}; echo EXIT=$?; sleep 60`;
     tmux('new-session', '-d', '-s', 'w', '-x', '34', '-y', '50', command);
     try {

@@ -7,7 +7,21 @@ import { PROVIDER_FORMATS } from '../../lib/decode/formats.js';
 import { baseUrlForOrigin } from '../../lib/agent/provider-select.js';
 import { buildRequest } from '../../lib/agent/requests/index.js';
 import { hasCode } from '../../lib/errors.js';
-import { REDACTED, createRecordingFetch, cutMidEvent, loadCassette, overloaded, perEventChunks, rateLimitStorm, rateLimited, serverError, slowStream, startReplayServer, streamOk, type ReplayServer } from '../../lib/replay/index.js';
+import {
+  REDACTED,
+  createRecordingFetch,
+  cutMidEvent,
+  loadCassette,
+  overloaded,
+  perEventChunks,
+  rateLimitStorm,
+  rateLimited,
+  serverError,
+  slowStream,
+  startReplayServer,
+  streamOk,
+  type ReplayServer,
+} from '../../lib/replay/index.js';
 import { ROOT } from '../helpers/cli.js';
 import { readTurn } from './wire.js';
 
@@ -174,10 +188,7 @@ describe('recording', () => {
   it('masks secrets in the request body and in whole response events, keeping every event valid JSON', async () => {
     const key = 'AKIAQYLPMN5HHHFPZAM2';
     const pass = 'db-pass-unit-value-9090';
-    const events = [
-      { choices: [{ index: 0, delta: { content: `key ${key} "quoted \\" pass=${pass}` } }] },
-      { choices: [{ index: 0, delta: { content: 'no secret here' } }] },
-    ];
+    const events = [{ choices: [{ index: 0, delta: { content: `key ${key} "quoted \\" pass=${pass}` } }] }, { choices: [{ index: 0, delta: { content: 'no secret here' } }] }];
     const sse = events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join('') + 'data: [DONE]\n\n';
     const upstream = await start([{ ...streamOk(sse), chunks: perEventChunks(sse) }]);
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-record-'));

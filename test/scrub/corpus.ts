@@ -8,8 +8,18 @@ import { FIXTURES } from '../helpers/cli.js';
 
 export const SECRETS_DIR = path.join(FIXTURES, 'secrets');
 
-export interface PositiveRow { text: string; secret: string; kind: string; tier: string }
-export interface NegativeRow { text: string; mustKeep: string; kind: string; tier: string }
+export interface PositiveRow {
+  text: string;
+  secret: string;
+  kind: string;
+  tier: string;
+}
+export interface NegativeRow {
+  text: string;
+  mustKeep: string;
+  kind: string;
+  tier: string;
+}
 export interface TerminalRow {
   id: string;
   context: string;

@@ -26,10 +26,7 @@ describe('the event scrubber', () => {
   it('catches a secret split across three message deltas', () => {
     const text = `Your token is ${ghp}, keep it.`;
     const parts = [text.slice(0, 20), text.slice(20, 35), text.slice(35)];
-    const out = run([
-      ...parts.map((delta) => draft('assistant.message.delta', { messageId: 'm1', delta })),
-      draft('assistant.message.completed', { messageId: 'm1', text }),
-    ]);
+    const out = run([...parts.map((delta) => draft('assistant.message.delta', { messageId: 'm1', delta })), draft('assistant.message.completed', { messageId: 'm1', text })]);
     const streamed = deltasOf(out, 'assistant.message.delta');
     expect(streamed).toBe('Your token is [REDACTED:github-token], keep it.');
     expect(JSON.stringify(out)).not.toContain(ghp.slice(8));
@@ -38,10 +35,7 @@ describe('the event scrubber', () => {
   });
 
   it('flushes held-back text as one more delta before the completion event', () => {
-    const out = run([
-      draft('assistant.message.delta', { messageId: 'm', delta: 'ends with gh' }),
-      draft('assistant.message.completed', { messageId: 'm', text: 'ends with gh' }),
-    ]);
+    const out = run([draft('assistant.message.delta', { messageId: 'm', delta: 'ends with gh' }), draft('assistant.message.completed', { messageId: 'm', text: 'ends with gh' })]);
     expect(out.map((e) => e.type)).toEqual(['assistant.message.delta', 'assistant.message.delta', 'assistant.message.completed']);
     expect(deltasOf(out, 'assistant.message.delta')).toBe('ends with gh');
   });
@@ -117,7 +111,17 @@ describe('the event scrubber', () => {
   });
 
   it('streams deltas whose concatenation equals the scrubbed completed text, at any split (property)', () => {
-    const pieces = fc.constantFrom(ghp, 'password = "hunter22x"', `${ESC}[31m`, `${ESC}]8;;https://x${ESC}\\`, 'plain words ', '\r\n', '\u202e', 'postgres://u:pw1234@h/db ', '-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----\n');
+    const pieces = fc.constantFrom(
+      ghp,
+      'password = "hunter22x"',
+      `${ESC}[31m`,
+      `${ESC}]8;;https://x${ESC}\\`,
+      'plain words ',
+      '\r\n',
+      '\u202e',
+      'postgres://u:pw1234@h/db ',
+      '-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----\n',
+    );
     fc.assert(
       fc.property(fc.array(pieces, { maxLength: 10 }), fc.array(fc.nat(300), { maxLength: 6 }), (parts, cuts) => {
         const text = parts.join('');
@@ -128,10 +132,7 @@ describe('the event scrubber', () => {
           deltas.push(text.slice(prev, c));
           prev = c;
         }
-        const out = run([
-          ...deltas.map((delta) => draft('assistant.message.delta', { messageId: 'm', delta })),
-          draft('assistant.message.completed', { messageId: 'm', text }),
-        ]);
+        const out = run([...deltas.map((delta) => draft('assistant.message.delta', { messageId: 'm', delta })), draft('assistant.message.completed', { messageId: 'm', text })]);
         const completed = out.find((e) => e.type === 'assistant.message.completed')?.payload as { text: string };
         expect(deltasOf(out, 'assistant.message.delta')).toBe(completed.text);
         expect(completed.text).not.toContain(ghp);

@@ -53,7 +53,13 @@ describe.skipIf(!HAVE_FIXTURES)('the secret redactor on the shared secret corpus
     fc.assert(
       fc.property(fc.integer({ min: 0, max: rows.length - 1 }), fc.array(fc.nat(4000), { minLength: 2, maxLength: 7 }), (index, cuts) => {
         const row = rows[index]!;
-        const out = feed(createRedactor(), splitTextAt(row.text, cuts.map((c) => c % (row.text.length + 1))));
+        const out = feed(
+          createRedactor(),
+          splitTextAt(
+            row.text,
+            cuts.map((c) => c % (row.text.length + 1)),
+          ),
+        );
         expect(out).toBe(redactText(row.text));
         if ('secret' in row) expect(leaks(out, row.secret)).toBe(false);
         else expect(out).toContain(row.keep);
@@ -145,7 +151,20 @@ describe('the secret redactor', () => {
   });
 
   it('gives the same output for any chunking of hand-made text (property)', () => {
-    const pieces = fc.constantFrom(ghp, aws, jwt, 'password: "hunter2x"', ' ', '\n', 'https://u:p4ss@h/', 'gh', 'sk-', '-----BEGIN EC PRIVATE KEY-----\nAAA\n-----END EC PRIVATE KEY-----', 'text', '"');
+    const pieces = fc.constantFrom(
+      ghp,
+      aws,
+      jwt,
+      'password: "hunter2x"',
+      ' ',
+      '\n',
+      'https://u:p4ss@h/',
+      'gh',
+      'sk-',
+      '-----BEGIN EC PRIVATE KEY-----\nAAA\n-----END EC PRIVATE KEY-----',
+      'text',
+      '"',
+    );
     fc.assert(
       fc.property(fc.array(pieces, { maxLength: 12 }), fc.array(fc.nat(400), { maxLength: 8 }), (parts, cuts) => {
         const text = parts.join(' ');
@@ -159,20 +178,46 @@ describe('the secret redactor', () => {
   });
 });
 
-describe('the whole-string redactor (the scrub stage\'s fast path)', () => {
+describe("the whole-string redactor (the scrub stage's fast path)", () => {
   const secrets = [{ name: 'OPENAI_API_KEY', value: 'sk-test-0123456789abcdefghijklmnopqrstuv' }];
   const rules = buildRuleTable(secrets, DEFAULT_RULES);
   const whole = createTextRedactor(rules);
 
-  it.skipIf(!HAVE_FIXTURES)('gives redactText\'s output on every row of the shared secret corpus', () => {
+  it.skipIf(!HAVE_FIXTURES)("gives redactText's output on every row of the shared secret corpus", () => {
     const rows = [...readJsonl<PositiveRow>('positives.jsonl'), ...readJsonl<NegativeRow>('negatives.jsonl')];
     const failures = rows.filter((r) => whole(r.text) !== redactText(r.text, { rules })).map((r) => r.kind);
     expect(failures).toEqual([]);
   });
 
-  it('gives redactText\'s output on ids, hex words, trigger characters at the very end and real secrets (property)', () => {
+  it("gives redactText's output on ids, hex words, trigger characters at the very end and real secrets (property)", () => {
     const ghp = 'ghp_' + 'aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5';
-    const pieces = fc.constantFrom(ghp, secrets[0]!.value, 'msg_01ALwQ87pTS7hH1PjSdC9wJD', 'deadbeef', 'added', 'call_ab12', 'a', '1', 'M', 'Mx_', '|a', '=Ab', 'cab', 'sk', 'gh', 'd', 's.', 'password: "hunter2x"', 'https://u:p4ss@h/', '[REDACTED:x]', '-----BEGIN EC PRIVATE KEY-----\nAAA', ' ', '\n', '"', 'text');
+    const pieces = fc.constantFrom(
+      ghp,
+      secrets[0]!.value,
+      'msg_01ALwQ87pTS7hH1PjSdC9wJD',
+      'deadbeef',
+      'added',
+      'call_ab12',
+      'a',
+      '1',
+      'M',
+      'Mx_',
+      '|a',
+      '=Ab',
+      'cab',
+      'sk',
+      'gh',
+      'd',
+      's.',
+      'password: "hunter2x"',
+      'https://u:p4ss@h/',
+      '[REDACTED:x]',
+      '-----BEGIN EC PRIVATE KEY-----\nAAA',
+      ' ',
+      '\n',
+      '"',
+      'text',
+    );
     fc.assert(
       fc.property(fc.array(pieces, { maxLength: 10 }), fc.constantFrom('', ' ', '-', '_'), (parts, sep) => {
         const text = parts.join(sep);

@@ -22,7 +22,10 @@ describe('minicode sessions and replay', () => {
     await writeRun('cli-a', 5);
     const json = await runCli(['sessions', '--json', '--store', dir]);
     expect(json.code).toBe(0);
-    const rows = json.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const rows = json.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(rows).toContainEqual(expect.objectContaining({ sessionId: 'cli-a', outcome: 'completed', origin: 'exec' }));
     const table = await runCli(['sessions', '--store', dir]);
     expect(table.stdout).toMatch(/^SESSION\s+STARTED\s+OUTCOME/);
@@ -32,7 +35,10 @@ describe('minicode sessions and replay', () => {
   it('replays a session as stored envelopes followed by one summary line', async () => {
     const r = await runCli(['replay', 'cli-a', '--json', '--store', dir]);
     expect(r.code).toBe(0);
-    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     const summary = lines.pop();
     expect(summary).toMatchObject({ schema: 'minicode.output.v1', type: 'summary', ok: true, outcome: 'completed', tools: { completed: 5 } });
     expect(lines.every((e) => e.schema === 'minicode.output.v1' && e.sessionId === 'cli-a')).toBe(true);

@@ -40,7 +40,12 @@ describe('the event store', () => {
     expect(done?.promptDigest).toMatch(/^sha256:[0-9a-f]{64}$/);
     // The writer closed without a terminal: a reader sees interrupted once the writer is gone.
     expect(effectiveEntry({ ...(reader.getSession('open') as never), writerPid: 2 ** 22 + 7 }).outcome).toBe('interrupted');
-    expect(reader.listSessions().map((s) => s.sessionId).sort()).toEqual(['done', 'open']);
+    expect(
+      reader
+        .listSessions()
+        .map((s) => s.sessionId)
+        .sort(),
+    ).toEqual(['done', 'open']);
     expect(summarize(rebuild(reader.readSession('done'))).outcome).toBe('completed');
     await reader.close();
   });

@@ -6,7 +6,9 @@ import { fromStored, toStored } from '../../lib/store/stored-event.js';
 
 const wrapAll = (): OutputEvent[] => {
   const enveloper = createEnveloper({ sessionId: 'ses_0mx3dfuzk_9ecda250', clock: () => 1_700_000_000_123 });
-  return Object.entries(PAYLOAD_EXAMPLES).map(([type, payload], i) => enveloper.wrap({ type, payload, ...(i % 3 === 0 ? { turnId: 't1', stepId: 's1' } : {}), ...(i % 5 === 0 ? { correlationId: 'call_1', fidelity: 'native' } : {}) } as EventDraft));
+  return Object.entries(PAYLOAD_EXAMPLES).map(([type, payload], i) =>
+    enveloper.wrap({ type, payload, ...(i % 3 === 0 ? { turnId: 't1', stepId: 's1' } : {}), ...(i % 5 === 0 ? { correlationId: 'call_1', fidelity: 'native' } : {}) } as EventDraft),
+  );
 };
 
 describe('the stored form of an event', () => {

@@ -77,7 +77,13 @@ describe('executeToolCall', () => {
 
   it('projects submit_result as result.produced and one finding.detected per finding', async () => {
     const registry = createToolRegistry();
-    const args = { verdict: 'ok', findings: [{ category: 'bug', severity: 'high', summary: 'a' }, { category: 'lint', severity: 'low', summary: 'b' }] };
+    const args = {
+      verdict: 'ok',
+      findings: [
+        { category: 'bug', severity: 'high', summary: 'a' },
+        { category: 'lint', severity: 'low', summary: 'b' },
+      ],
+    };
     const { types, events } = await run(scratch(), 'submit_result', args, { registry });
     expect(types).toEqual(['tool.started', 'tool.completed', 'result.produced', 'finding.detected', 'finding.detected']);
     expect(events[2]!.payload).toEqual({ source: 'submit_result', result: args });

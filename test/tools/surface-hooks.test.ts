@@ -79,8 +79,7 @@ describe('bash with a surface terminal', () => {
   it('aborts the terminal when the run is cancelled', async () => {
     const abort = new AbortController();
     const terminal: ToolTerminal = {
-      run: (_command, signal) =>
-        new Promise((resolve) => signal.addEventListener('abort', () => resolve({ output: 'partial', truncated: false, exitCode: null, signal: 'SIGTERM' }), { once: true })),
+      run: (_command, signal) => new Promise((resolve) => signal.addEventListener('abort', () => resolve({ output: 'partial', truncated: false, exitCode: null, signal: 'SIGTERM' }), { once: true })),
     };
     const { ctx } = context(scratch(), { terminal, signal: abort.signal });
     const running = bashTool.run({ command: 'sleep 100' }, ctx);

@@ -65,8 +65,7 @@ export const buildAnthropicRequest: RequestBuilder = (conversation, options) => 
     if (m.role === 'user') {
       push('user', [{ type: 'text', text: m.text }]);
       anchor = messages.length - 1;
-    }
-    else if (m.role === 'assistant') {
+    } else if (m.role === 'assistant') {
       const blocks: Block[] = [];
       for (const r of m.reasoning ?? []) if (r.format === 'anthropic') blocks.push(r.item as Block);
       if (m.text) blocks.push({ type: 'text', text: m.text });

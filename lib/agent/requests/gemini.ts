@@ -14,9 +14,7 @@ export function geminiSchema(schema: unknown): unknown {
   for (const [key, value] of Object.entries(schema)) {
     if (UNSUPPORTED.has(key)) continue;
     // `properties` maps names to schemas: keep every name, clean each value.
-    out[key] = key === 'properties' && value && typeof value === 'object'
-      ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, geminiSchema(v)]))
-      : geminiSchema(value);
+    out[key] = key === 'properties' && value && typeof value === 'object' ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, geminiSchema(v)])) : geminiSchema(value);
   }
   return out;
 }

@@ -33,6 +33,11 @@ export function takesReasoningEffort(model: string): boolean {
  */
 export function defaultCacheKey(model: string, conversation: Conversation): string {
   const hash = createHash('sha256');
-  hash.update(model).update('\u0000').update(conversation.system ?? '').update('\u0000').update(JSON.stringify(conversation.tools));
+  hash
+    .update(model)
+    .update('\u0000')
+    .update(conversation.system ?? '')
+    .update('\u0000')
+    .update(JSON.stringify(conversation.tools));
   return `minicode-${hash.digest('hex').slice(0, 16)}`;
 }

@@ -185,7 +185,8 @@ export class ResponseEmitter {
       executor?: 'server';
     } = { toolCallId: t.toolCallId, name: t.name, argumentsText };
     if (whole && 'arguments' in whole) payload.arguments = whole.arguments;
-    else if (argumentsText.trim() === '') payload.arguments = {}; // a no-argument tool sends nothing (Anthropic `""`)
+    else if (argumentsText.trim() === '')
+      payload.arguments = {}; // a no-argument tool sends nothing (Anthropic `""`)
     else {
       try {
         payload.arguments = JSON.parse(argumentsText) as unknown;

@@ -31,11 +31,7 @@ export interface SseJsonHandlers {
 }
 
 /** Build an SSE + JSON decoder for one provider; `setup` receives the emitter and returns the handlers. */
-export function createSseJsonDecoder(
-  options: DecoderOptions,
-  provider: string,
-  setup: (r: ResponseEmitter) => SseJsonHandlers,
-): StreamDecoder {
+export function createSseJsonDecoder(options: DecoderOptions, provider: string, setup: (r: ResponseEmitter) => SseJsonHandlers): StreamDecoder {
   const r = createResponseEmitter({ onEvent: options.onEvent, provider });
   const h = setup(r);
 
@@ -63,8 +59,7 @@ export function createSseJsonDecoder(
   const framer = createSseFramer({
     onEvent: onFrame,
     maxEventBytes: options.maxFrameBytes ?? 16 * 1024 * 1024,
-    onOverflow: (offset, size) =>
-      r.diagnostic(DECODE_CODES.FRAME_TOO_LARGE, `an SSE event of ${size}+ characters exceeded maxFrameBytes; dropped`, { offset }),
+    onOverflow: (offset, size) => r.diagnostic(DECODE_CODES.FRAME_TOO_LARGE, `an SSE event of ${size}+ characters exceeded maxFrameBytes; dropped`, { offset }),
   });
 
   return {

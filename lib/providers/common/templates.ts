@@ -199,12 +199,7 @@ function optionalValue(member: string): string | null {
 // OpenAI Responses delta events, in the key order OpenAI sends them. The type is returned as
 // one of these literals rather than as the matched text: a literal string is internalized, so
 // the decoder's `switch (type)` and Set lookups compare pointers and reuse a cached hash.
-const RESPONSES_DELTA_TYPES = [
-  'response.output_text.delta',
-  'response.reasoning_summary_text.delta',
-  'response.reasoning_text.delta',
-  'response.function_call_arguments.delta',
-] as const;
+const RESPONSES_DELTA_TYPES = ['response.output_text.delta', 'response.reasoning_summary_text.delta', 'response.reasoning_text.delta', 'response.function_call_arguments.delta'] as const;
 // `sequence_number` comes second (OpenAI), last (LM Studio, Vercel AI SDK recordings) or not at
 // all (older streams); both places are accepted (a key given twice keeps its first place and its
 // last value, as in `JSON.parse`, which is what assigning in text order gives).

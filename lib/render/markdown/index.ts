@@ -158,7 +158,13 @@ function table(token: Tokens.Table, width: number, chalk: ChalkInstance, out: St
   const sep = ' │ ';
   const joinRow = (cells: StyledLine[]): StyledLine => {
     const padded = widths.map((_, i) => pad(cells[i] ?? blank, i));
-    return { plain: padded.map((p) => p.plain).join(sep).trimEnd(), styled: padded.map((p) => p.styled).join(chalk.gray(sep)) };
+    return {
+      plain: padded
+        .map((p) => p.plain)
+        .join(sep)
+        .trimEnd(),
+      styled: padded.map((p) => p.styled).join(chalk.gray(sep)),
+    };
   };
   out.push(joinRow(header));
   const rule = widths.map((w) => '─'.repeat(w)).join('─┼─');

@@ -4,9 +4,7 @@ import type { TranscriptMessage } from '../../../lib/control/transcript.js';
 /** A tool-using exchange: user asks, assistant calls `calls` tools, each result `resultChars` long. */
 export function exchange(n: number, options: { calls?: number; resultChars?: number; userChars?: number; assistantChars?: number } = {}): TranscriptMessage[] {
   const calls = options.calls ?? 1;
-  const out: TranscriptMessage[] = [
-    { role: 'user', text: `Request ${n}: ` + 'please look at the build output and fix the failing test. '.repeat(Math.ceil((options.userChars ?? 600) / 58)) },
-  ];
+  const out: TranscriptMessage[] = [{ role: 'user', text: `Request ${n}: ` + 'please look at the build output and fix the failing test. '.repeat(Math.ceil((options.userChars ?? 600) / 58)) }];
   const ids = Array.from({ length: calls }, (_, k) => `call_${n}_${k}`);
   out.push({
     role: 'assistant',

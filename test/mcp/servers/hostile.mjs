@@ -43,7 +43,10 @@ server.registerTool('crash', { description: 'Exit in the middle of the call' }, 
 });
 server.registerTool('big', { description: 'A 5 MB result' }, async () => text('x'.repeat(5 * 1024 * 1024)));
 server.registerTool('image', { description: 'An image' }, async () => ({
-  content: [{ type: 'text', text: 'a picture:' }, { type: 'image', data: Buffer.alloc(3000, 1).toString('base64'), mimeType: 'image/png' }],
+  content: [
+    { type: 'text', text: 'a picture:' },
+    { type: 'image', data: Buffer.alloc(3000, 1).toString('base64'), mimeType: 'image/png' },
+  ],
 }));
 server.registerTool('fail', { description: 'Fail with isError' }, async () => ({ content: [{ type: 'text', text: 'disk quota exceeded on /data' }], isError: true }));
 server.registerTool('hang', { description: 'Never answer' }, async (extra) => {
@@ -55,14 +58,18 @@ server.registerTool('hang', { description: 'Never answer' }, async (extra) => {
     });
   });
 });
-server.registerTool('progress', { description: 'Report progress three times, then answer', inputSchema: { steps: z.number().int().optional(), delayMs: z.number().int().optional() } }, async ({ steps = 3, delayMs = 50 }, extra) => {
-  const token = extra._meta?.progressToken;
-  for (let i = 1; i <= steps; i++) {
-    await new Promise((r) => setTimeout(r, delayMs));
-    if (token !== undefined) await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: i, total: steps } });
-  }
-  return text(`done after ${steps} steps`);
-});
+server.registerTool(
+  'progress',
+  { description: 'Report progress three times, then answer', inputSchema: { steps: z.number().int().optional(), delayMs: z.number().int().optional() } },
+  async ({ steps = 3, delayMs = 50 }, extra) => {
+    const token = extra._meta?.progressToken;
+    for (let i = 1; i <= steps; i++) {
+      await new Promise((r) => setTimeout(r, delayMs));
+      if (token !== undefined) await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: i, total: steps } });
+    }
+    return text(`done after ${steps} steps`);
+  },
+);
 server.registerTool('add_tool', { description: 'Register late_tool (the server then sends tools/list_changed)' }, async () => {
   server.registerTool('late_tool', { description: 'A tool that arrived later' }, async () => text('late'));
   return text('added late_tool');
