@@ -53,6 +53,7 @@ export async function chatAction(flags: ChatFlags): Promise<number> {
     process.on('SIGHUP', onSignal);
     process.on('SIGTERM', onSignal);
     try {
+      await (await import('../lib/render/markdown/index.js')).loadMarkdown();
       return await runChatApp({ session, store, cwd: setup.cwd, input: process.stdin, output: process.stdout });
     } finally {
       process.off('SIGHUP', onSignal);

@@ -46,7 +46,8 @@ export async function execAction(prompt: string, flags: ExecFlags): Promise<numb
     let renderer: Renderer<ReducerState>;
     if (json) renderer = createJsonlRenderer({ out, err, viewOf });
     else {
-      const { createRenderer } = await import('../lib/render/index.js');
+      const { createRenderer, loadMarkdown } = await import('../lib/render/index.js');
+      if (process.stdout.isTTY) await loadMarkdown();
       renderer = createRenderer(process.stdout.isTTY ? 'tty' : 'linear', { out, err, stream: process.stdout, verbosity: flags.verbose ? 'verbose' : 'normal' });
     }
     const verify = resolveVerifyCommand({ flag: flags.verify, config: setup.loaded.config, cwd: setup.cwd });

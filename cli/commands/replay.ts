@@ -27,7 +27,8 @@ export function registerReplay(program: Command): void {
       const { OutputEventSchema, SCHEMA_NAME } = await import('../../lib/events/index.js');
       const { MinicodeError } = await import('../../lib/errors.js');
       const { createRebuilder } = await import('../../lib/reducer/index.js');
-      const { createRenderer } = await import('../../lib/render/index.js');
+      const { createRenderer, loadMarkdown } = await import('../../lib/render/index.js');
+      if (!opts.json && !opts.linear && process.stdout.isTTY) await loadMarkdown();
       const { openStore, resolveStoreDir } = await import('../../lib/store/index.js');
       const { checkSessionId } = await import('../../lib/ids.js');
       const { guardOutput, writeErr } = await import('../stdout.js');

@@ -135,7 +135,7 @@ export function runChatApp(options: ChatAppOptions): Promise<number> {
         const onAbort = (): void => settle('cancelled');
         abort.signal.addEventListener('abort', onAbort, { once: true });
         current.approval = settle;
-        current.approvalText = `${request.toolName}${request.toolCallId ? ` [${request.toolCallId}]` : ''}: ${request.action}`;
+        current.approvalText = `${request.toolName} wants to ${request.action}`;
         current.renderer.refresh?.();
       });
     };

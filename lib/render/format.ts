@@ -14,6 +14,8 @@ export interface FactLine {
   /** Glyph + word, e.g. `✓ completed`; absent for message text. */
   readonly label?: string;
   readonly text: string;
+  /** The TTY's pre-styled form of `text` (rendered Markdown); the plain `text` stays the source. */
+  readonly styled?: string;
 }
 
 /** Join a line's label and text into the plain string. */
@@ -26,16 +28,20 @@ function statusLine(status: DisplayStatus, text: string): FactLine {
   return { status, label: statusLabel(status), text };
 }
 
-/** `bash [call_1]`: the identity every surface prints the same way. */
-export function toolIdentity(tool: ToolView): string {
-  return `${tool.name} [${tool.toolCallId}]`;
+/**
+ * `bash [call_1]`: the identity every surface prints the same way. Without `ids` (the TTY's
+ * normal view) it is what a person reads instead: `bash node test.js`, the verb and its target.
+ */
+export function toolIdentity(tool: ToolView, ids = true): string {
+  if (ids) return `${tool.name} [${tool.toolCallId}]`;
+  return tool.title ? `${tool.name} ${tool.title}` : tool.name;
 }
 
 /** The settled line of a tool: status, identity, duration, then cause / reason / summary. */
-export function toolLine(tool: ToolView): FactLine {
-  const parts = [toolIdentity(tool)];
+export function toolLine(tool: ToolView, ids = true): FactLine {
+  const parts = [toolIdentity(tool, ids)];
   if (tool.status === 'running') {
-    if (tool.title) parts.push(tool.title);
+    if (tool.title && ids) parts.push(tool.title);
     return statusLine('running', parts.join(' '));
   }
   if (tool.durationMs !== undefined) parts.push(formatDuration(tool.durationMs));
@@ -59,21 +65,24 @@ const APPROVAL_LOOK: Record<string, { status: DisplayStatus; label: string }> = 
 export const APPROVAL_PENDING_LABEL = '? approval';
 
 /** One approval request as a line (also what the TTY's live prompt shows). */
-export function approvalRequestText(approval: { toolName?: string; toolCallId?: string; action: string; options: readonly string[] }): string {
-  const who = approval.toolName ? `${approval.toolName}${approval.toolCallId ? ` [${approval.toolCallId}]` : ''} wants to ` : '';
+export function approvalRequestText(approval: { toolName?: string; toolCallId?: string; action: string; options: readonly string[] }, ids = true): string {
+  const who = approval.toolName ? `${approval.toolName}${approval.toolCallId && ids ? ` [${approval.toolCallId}]` : ''} wants to ` : '';
   const options = approval.options.length > 0 ? ` (${approval.options.join(' / ')})` : '';
   return `${who}${approval.action}${options}`;
 }
 
-/** The plain lines of one settled fact. */
-export function factLines(fact: Fact): FactLine[] {
+/**
+ * The plain lines of one settled fact. `ids` false is the TTY's normal view: no call or
+ * approval ids (the linear, verbose and machine views keep them for cross-reference).
+ */
+export function factLines(fact: Fact, ids = true): FactLine[] {
   switch (fact.kind) {
     case 'user':
       return fact.text.split('\n').map((text, i) => (i === 0 ? { label: '>', text } : { text: `  ${text}` }));
     case 'tool.started':
-      return [statusLine('running', [toolIdentity(fact.tool), fact.tool.title].filter(Boolean).join(' '))];
+      return [statusLine('running', ids ? [toolIdentity(fact.tool), fact.tool.title].filter(Boolean).join(' ') : toolIdentity(fact.tool, false))];
     case 'tool.finished':
-      return [toolLine(fact.tool)];
+      return [toolLine(fact.tool, ids)];
     case 'tool.call':
       return [{ label: 'call', text: `${fact.name} [${fact.toolCallId}] ${fact.argumentsText}` }];
     case 'anomaly':
@@ -87,10 +96,11 @@ export function factLines(fact: Fact): FactLine[] {
     case 'reasoning':
       return fact.text.split('\n').map((text, i) => (i === 0 ? { label: 'thinking:', text } : { text: `  ${text}` }));
     case 'approval.requested':
-      return [{ status: 'running', label: APPROVAL_PENDING_LABEL, text: `${fact.approval.approvalId}: ${approvalRequestText(fact.approval)}` }];
+      return [{ status: 'running', label: APPROVAL_PENDING_LABEL, text: ids ? `${fact.approval.approvalId}: ${approvalRequestText(fact.approval)}` : approvalRequestText(fact.approval, false) }];
     case 'approval.settled': {
       const look = APPROVAL_LOOK[fact.outcome] ?? { status: 'completed' as const, label: fact.outcome };
-      return [{ status: look.status, label: look.label, text: `approval ${fact.approvalId}${fact.reason ? ` (${fact.reason})` : ''}` }];
+      const what = ids ? `approval ${fact.approvalId}` : 'approval';
+      return [{ status: look.status, label: look.label, text: `${what}${fact.reason ? ` (${fact.reason})` : ''}` }];
     }
     case 'task': {
       const parts = [`task ${fact.taskId}`];

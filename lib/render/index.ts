@@ -15,6 +15,7 @@ export { displayText, oneLine } from './display-text.js';
 export { STATUS_LOOK, statusLabel, displayStatus, type DisplayStatus } from './status.js';
 export { colorLevel } from './color.js';
 export { createTtyRenderer, createLinearRenderer, createJsonlRenderer };
+export { loadMarkdown } from './markdown/index.js';
 export type { LiveRenderer, TtyRendererOptions } from './tty.js';
 
 /** Which renderer: `tty` (falls back to linear when the stream is not a TTY), `linear`, `jsonl`. */

@@ -7,6 +7,7 @@ import { projectEvent, projectFinish, type Fact } from './projection.js';
 import { projectSummary } from './summary.js';
 import type { FinishExtra, Renderer, Verbosity, Writer } from './types.js';
 import type { StateView } from './view.js';
+import { loadMarkdown, markdownReady, renderMarkdown } from './markdown/index.js';
 import { fitToWidth, rowsFor, wrapToWidth } from './width.js';
 
 /**
@@ -109,6 +110,8 @@ export function createTtyRenderer<S>(options: TtyRendererOptions<S>): LiveRender
   const level: ColorLevel = colorLevel(env, isTTY);
   const { chalk, style } = createLineStyler(level);
   const verbosity = options.verbosity ?? 'normal';
+  // Call and approval ids are for cross-reference with logs: verbose views only.
+  const ids = verbosity !== 'normal';
   if (!isTTY) {
     return createLinearRenderer({ out: options.out, viewOf: options.viewOf, verbosity, ...(level > 0 ? { style } : {}) });
   }
@@ -147,6 +150,11 @@ export function createTtyRenderer<S>(options: TtyRendererOptions<S>): LiveRender
       styled.push(styledText ? styledText(fitted) : fitted);
     };
     for (const m of view.liveMessages()) {
+      const md = renderMarkdown(m.text, width, chalk);
+      if (md) {
+        for (const row of md.slice(-maxTextRows)) push(row.plain, (fitted) => (fitted === row.plain ? row.styled : fitted));
+        continue;
+      }
       const rows = wrapToWidth(m.text.replace(/\t/g, '  '), width);
       for (const row of rows.slice(-maxTextRows)) push(row);
     }
@@ -159,11 +167,13 @@ export function createTtyRenderer<S>(options: TtyRendererOptions<S>): LiveRender
     for (const tool of view.runningTools()) {
       const elapsed = tool.startedAt !== undefined ? ` ${formatDuration(Math.max(0, at - tool.startedAt))}` : '';
       const head = `${spin} running`;
-      push(`${head} ${toolIdentity(tool)}${tool.title ? ` ${tool.title}` : ''}${elapsed}`, (t) => chalk.cyan(head) + t.slice(head.length));
+      push(`${head} ${ids ? `${toolIdentity(tool)}${tool.title ? ` ${tool.title}` : ''}` : toolIdentity(tool, false)}${elapsed}`, (t) => chalk.cyan(head) + t.slice(head.length));
       if (tool.progress) push(`  ${tool.progress}`, (t) => chalk.dim(t));
     }
-    for (const a of view.openApprovals()) {
-      const text = `${APPROVAL_PENDING_LABEL} ${a.approvalId}: ${approvalRequestText({ ...a, options: approvalOptions.get(a.approvalId) ?? a.options })}`;
+    // An interactive surface with a footer asks for approvals there, with its keys: shown once.
+    for (const a of options.footer ? [] : view.openApprovals()) {
+      const request = approvalRequestText({ ...a, options: approvalOptions.get(a.approvalId) ?? a.options }, ids);
+      const text = `${APPROVAL_PENDING_LABEL}${ids ? ` ${a.approvalId}` : ''}: ${request}`;
       push(text, (t) => chalk.yellow(APPROVAL_PENDING_LABEL) + t.slice(APPROVAL_PENDING_LABEL.length));
     }
     const progress = view.taskProgress();
@@ -184,7 +194,7 @@ export function createTtyRenderer<S>(options: TtyRendererOptions<S>): LiveRender
   function redraw(settled: FactLine[] = []): void {
     if (state === undefined) return;
     const parts: string[] = [erase()];
-    for (const line of settled) parts.push(`${style(line)}\n`);
+    for (const line of settled) parts.push(`${line.styled ?? style(line)}\n`);
     if (!finished) {
       const live = liveLines(options.viewOf(state));
       if (live.plain.length > 0 && !cursorHidden) {
@@ -211,6 +221,20 @@ export function createTtyRenderer<S>(options: TtyRendererOptions<S>): LiveRender
     }
   }
 
+  /** Model text as Markdown rows when the tokenizer is loaded, else as it arrived. */
+  function messageLines(text: string): FactLine[] {
+    const md = renderMarkdown(text, columns() - 1, chalk);
+    if (!md) return text.split('\n').map((t) => ({ text: t }));
+    return md.map((row) => ({ text: row.plain, styled: row.styled }));
+  }
+
+  // Markdown arrives a moment later on a cold start; what is live then is redrawn with it.
+  if (!markdownReady())
+    void loadMarkdown().then(
+      () => finished || redraw(),
+      () => undefined,
+    );
+
   const onResize = (): void => redraw();
   stream?.on?.('resize', onResize);
 
@@ -219,7 +243,10 @@ export function createTtyRenderer<S>(options: TtyRendererOptions<S>): LiveRender
     if (fact.kind === 'tool.finished' && fact.tool.status === 'interrupted') printed.add(fact.tool.toolCallId);
     if (fact.kind === 'approval.requested') approvalOptions.set(fact.approval.approvalId, fact.approval.options);
     if (fact.kind === 'approval.settled') approvalOptions.delete(fact.approvalId);
-    return factLines(fact);
+    if (fact.kind === 'message') return [...messageLines(fact.text), ...factLines({ ...fact, text: '' }, ids)];
+    // The live region (or the interactive footer) shows a pending approval; only its answer settles.
+    if (fact.kind === 'approval.requested' && !ids) return [];
+    return factLines(fact, ids);
   }
 
   return {
@@ -245,7 +272,7 @@ export function createTtyRenderer<S>(options: TtyRendererOptions<S>): LiveRender
       // Text that streamed but never completed: shown as it arrived, marked partial.
       for (const m of view.liveMessages()) {
         if (m.text === '') continue;
-        settled.push(...m.text.split('\n').map((text) => ({ text })));
+        settled.push(...messageLines(m.text));
         settled.push({ status: 'partial', label: '◐ partial', text: `message ${m.messageId} did not complete` });
       }
       for (const fact of projectFinish(view, printed)) settled.push(...linesOf(fact));

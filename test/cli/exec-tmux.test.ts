@@ -54,10 +54,14 @@ describe.skipIf(!HAVE_TMUX)('minicode exec in a real terminal (tmux)', () => {
   ])('shows each tool with a glyph and a word, the answer and the summary, %s', async (_label, env) => {
     const { text, styled } = await execInTmux(100, env);
     expect(text).toContain('EXIT=0');
-    expect(text).toMatch(/✓ completed read_file \[toolu_demo_1\] \d+ms/);
-    expect(text).toMatch(/✓ completed edit \[toolu_demo_2\]/);
-    expect(text).toMatch(/✓ completed bash \[toolu_demo_3\]/);
-    expect(text).toContain('`node test.js` now passes.');
+    expect(text).toMatch(/✓ completed read_file src\/greet\.js \d+ms/);
+    expect(text).toMatch(/✓ completed edit src\/greet\.js/);
+    expect(text).toMatch(/✓ completed bash node test\.js/);
+    // Ids are for cross-reference in verbose views only.
+    expect(text).not.toMatch(/toolu_demo|approval-\d/);
+    // The answer is rendered Markdown: a code span keeps its backticks only without colour.
+    const flat = text.replace(/\s+/g, ' ');
+    expect(flat).toContain('NO_COLOR' in env ? '`node test.js` now passes.' : ' node test.js now passes.');
     expect(text).toMatch(/✓ completed session ses_\w+/);
     expect(text).toContain('tools: 4 ✓ completed');
     expect(text).not.toMatch(/\u001b|\[\d*[AK]|\[\?25[lh]/);

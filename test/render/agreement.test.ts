@@ -1,5 +1,6 @@
 import type { SessionUpdate } from '@agentclientprotocol/sdk';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadMarkdown } from '../../lib/render/markdown/index.js';
 import { createProjector } from '../../lib/acp/projection.js';
 import { createEnveloper, type OutputEvent } from '../../lib/events/index.js';
 import { formatDuration } from '../../lib/render/duration.js';
@@ -9,6 +10,9 @@ import { viewOf } from '../../lib/render/state-view.js';
 import { createTtyRenderer } from '../../lib/render/tty.js';
 import { STREAMS, collector, drive, loadEvents } from './drive.js';
 import { fakeTerminal, manualTimer, stripEscapes } from './tty-fake.js';
+
+// The TTY renders Markdown once the tokenizer is loaded: load it first, so every run renders alike.
+beforeAll(() => loadMarkdown());
 
 /** toolCallId -> "status duration" as a person reads it from the settled lines. */
 function fromText(text: string): Map<string, string> {
@@ -74,7 +78,8 @@ function renderAll(events: OutputEvent[]) {
   const tty = collector();
   const jsonl = collector();
   drive(createLinearRenderer({ out: linear.write, viewOf }), events);
-  drive(createTtyRenderer({ out: tty.write, viewOf, stream: fakeTerminal(48), env: {}, clock: () => 0, timer: manualTimer() }), events);
+  // Verbose: the TTY's normal view leaves call ids out, and the ids are what is compared here.
+  drive(createTtyRenderer({ out: tty.write, viewOf, verbosity: 'verbose', stream: fakeTerminal(48), env: {}, clock: () => 0, timer: manualTimer() }), events);
   drive(createJsonlRenderer({ out: jsonl.write, viewOf }), events);
   return { linear: fromText(linear.text()), tty: fromText(tty.text()), jsonl: fromJsonl(jsonl.text()), acp: fromAcp(events) };
 }

@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadMarkdown } from '../../lib/render/markdown/index.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { createEnveloper, type OutputEvent } from '../../lib/events/index.js';
@@ -13,6 +14,9 @@ import { outputJsonSchema } from '../../lib/events/json-schema.js';
 import { FIXTURES, HAVE_FIXTURES, fixtureSkipNote } from '../helpers/cli.js';
 import { collector, drive } from './drive.js';
 import { fakeTerminal, manualTimer, stripEscapes, visibleEscapes } from './tty-fake.js';
+
+// The TTY renders Markdown once the tokenizer is loaded: load it first, so every run renders alike.
+beforeAll(() => loadMarkdown());
 
 // Golden renderings of third-party recordings (read in place from ../shared/fixtures; the
 // goldens hold only our rendering). Decoded with the provider/native decoders, enveloped
@@ -66,7 +70,7 @@ describe.skipIf(!HAVE_FIXTURES)('renderings of the recorded fixtures', () => {
     for (const [name, make] of Object.entries({
       linear: (out: (c: string) => void) => createLinearRenderer({ out, viewOf, verbosity: 'verbose' as const }),
       jsonl: (out: (c: string) => void) => createJsonlRenderer({ out, viewOf }),
-      tty: (out: (c: string) => void) => createTtyRenderer({ out, viewOf, stream: fakeTerminal(80), env: { NO_COLOR: '1' }, clock: () => 0, timer: manualTimer() }),
+      tty: (out: (c: string) => void) => createTtyRenderer({ out, viewOf, verbosity: 'verbose', stream: fakeTerminal(80), env: { NO_COLOR: '1' }, clock: () => 0, timer: manualTimer() }),
     })) {
       const c = collector();
       drive(make(c.write), events);

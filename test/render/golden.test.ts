@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadMarkdown } from '../../lib/render/markdown/index.js';
 import { createJsonlRenderer } from '../../lib/render/jsonl.js';
 import { createLinearRenderer } from '../../lib/render/linear.js';
 import { viewOf } from '../../lib/render/state-view.js';
@@ -7,6 +8,9 @@ import type { ReducerState } from '../../lib/reducer/index.js';
 import type { Renderer } from '../../lib/render/types.js';
 import { STREAMS, collector, drive, loadEvents } from './drive.js';
 import { fakeTerminal, manualTimer, visibleEscapes } from './tty-fake.js';
+
+// The TTY renders Markdown once the tokenizer is loaded: load it first, so every run renders alike.
+beforeAll(() => loadMarkdown());
 
 // Golden output of every renderer over the hand-made streams in test/streams/events/.
 // Regenerate after an intended change with `npx vitest run test/render/golden.test.ts -u`.

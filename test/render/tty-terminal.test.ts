@@ -72,10 +72,10 @@ describe.skipIf(!HAVE_TMUX || !BUILT)('the TTY renderer in a real terminal (tmux
   it('shows statuses with glyphs and words, the message text and the final summary, with no stray escape text', async () => {
     const { text, styled } = await runInTmux('tool-run', 100, { TERM: 'xterm-256color' });
     for (const line of [
-      '✓ completed bash [call_1] 840ms - exit 0, 12 lines',
-      '✗ failed read_file [call_2] 1.1s - FILESYSTEM_ERROR: ENOENT: no such file',
-      '⊘ denied git_commit [call_4] 30ms - gated tool denied without a TTY',
-      '⊘ denied approval ap1 (no-tty)',
+      '✓ completed bash npm run lint 840ms - exit 0, 12 lines',
+      '✗ failed read_file src/missing.ts 1.1s - FILESYSTEM_ERROR: ENOENT: no such file',
+      '⊘ denied git_commit git commit -m "fix lint" 30ms - gated tool denied without a TTY',
+      '⊘ denied approval (no-tty)',
       'Fixed the unused variable in src/a.ts.',
       '✓ completed session ses_tools · 2.7s',
       'tools: 2 ✓ completed, 1 ✗ failed, 1 ⊘ denied',
@@ -91,8 +91,8 @@ describe.skipIf(!HAVE_TMUX || !BUILT)('the TTY renderer in a real terminal (tmux
 
   it('with NO_COLOR=1 shows the same words and glyphs and no colour at all', async () => {
     const { text, styled } = await runInTmux('tool-run', 100, { NO_COLOR: '1', TERM: 'xterm-256color' });
-    expect(text).toContain('✗ failed read_file [call_2] 1.1s');
-    expect(text).toContain('⊘ denied git_commit [call_4]');
+    expect(text).toContain('✗ failed read_file src/missing.ts 1.1s');
+    expect(text).toContain('⊘ denied git_commit git commit');
     expect(text).toContain('✓ completed session ses_tools');
     expectNoStrayEscapes(text);
     expect(styled).not.toMatch(/\u001b\[[0-9;]*[1-9][0-9;]*m/);
@@ -101,7 +101,7 @@ describe.skipIf(!HAVE_TMUX || !BUILT)('the TTY renderer in a real terminal (tmux
   it('at 40 columns keeps settled lines intact (wrapped by the terminal) and the summary readable', async () => {
     const { text } = await runInTmux('failed-run', 40, { NO_COLOR: '1' });
     const joined = text;
-    expect(joined).toContain('◌ cancelled bash [call_x] 300ms - aborted');
+    expect(joined).toContain('◌ cancelled bash git diff 300ms - aborted');
     expect(joined).toContain('✗ failed session ses_failed · reason provider · 1.6s');
     expect(joined).toContain('tools: 1 ◌ cancelled');
     expectNoStrayEscapes(text);
@@ -111,7 +111,7 @@ describe.skipIf(!HAVE_TMUX || !BUILT)('the TTY renderer in a real terminal (tmux
   it('after an interrupted stream at 40 columns leaves one interrupted line and the partial text, no live rows', async () => {
     const { text } = await runInTmux('truncated', 40, { NO_COLOR: '1' });
     const joined = text;
-    expect(joined).toContain('! interrupted bash [call_t] - no terminal event');
+    expect(joined).toContain('! interrupted bash npm test - no terminal event');
     expect(joined).toContain('◐ partial message m1 did not complete');
     expect(joined.match(/Let me check the tests/g)).toHaveLength(1);
     expectNoStrayEscapes(text);
@@ -122,8 +122,8 @@ describe.skipIf(!HAVE_TMUX || !BUILT)('the TTY renderer in a real terminal (tmux
     const { text } = await runInTmux('truncated', 100, { NO_COLOR: '1', DEMO_WAIT_RESIZE_AFTER: 'tool.started' }, { afterText: 'running bash', columns: 30, pauseMs: 15 });
     const joined = text;
     expect(joined.match(/Let me check the tests/g)).toHaveLength(1);
-    expect(joined).toContain('… running bash [call_t] npm test');
-    expect(joined).toContain('! interrupted bash [call_t] - no terminal event');
+    expect(joined).toContain('… running bash npm test');
+    expect(joined).toContain('! interrupted bash npm test - no terminal event');
     expect(joined).toContain('! interrupted session ses_truncated');
     expect(text).not.toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/);
     expectNoStrayEscapes(text);

@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadMarkdown } from '../../lib/render/markdown/index.js';
 import { createEnveloper, type EventDraft, type OutputEvent } from '../../lib/events/index.js';
 import { initialState, reduce, type ReducerState } from '../../lib/reducer/index.js';
 import { colorLevel } from '../../lib/render/color.js';
@@ -7,6 +8,9 @@ import { createTtyRenderer, eraseRows, type TtyRendererOptions } from '../../lib
 import { rowsFor } from '../../lib/render/width.js';
 import { collector, drive, loadEvents } from './drive.js';
 import { fakeTerminal, manualTimer, stripEscapes } from './tty-fake.js';
+
+// The TTY renders Markdown once the tokenizer is loaded: load it first, so every run renders alike.
+beforeAll(() => loadMarkdown());
 
 const T0 = Date.UTC(2026, 10, 30, 12);
 const SGR = /\u001b\[[0-9;]*m/;
@@ -82,14 +86,14 @@ describe('the TTY renderer', () => {
       state = reduce(state, e);
       renderer.onEvent(e, state);
     }
-    expect(c.text()).toContain('⠋ running bash [c1] sleep 5 0ms');
+    expect(c.text()).toContain('⠋ running bash sleep 5 0ms');
     expect(timer.active()).toBe(1);
     setNow(Date.parse(events[1]!.timestamp) + 1000 + 2500);
     timer.tick();
-    expect(c.text()).toContain('⠙ running bash [c1] sleep 5 2.5s');
+    expect(c.text()).toContain('⠙ running bash sleep 5 2.5s');
     renderer.finish(state);
     expect(timer.active()).toBe(0);
-    expect(c.text()).toContain('! interrupted bash [c1] - no terminal event');
+    expect(c.text()).toContain('! interrupted bash sleep 5 - no terminal event');
     expect(c.text().endsWith('\u001b[?25h')).toBe(true);
   });
 
@@ -131,7 +135,8 @@ describe('the TTY renderer', () => {
   it('neutralises escape sequences in untrusted tool titles', () => {
     const { c, renderer } = tty();
     drive(renderer, loadEvents('approval'));
-    expect(c.text()).toContain('bash [call_a] rm -rf build evil');
+    expect(c.text()).toContain('bash rm -rf build evil');
+    expect(c.text()).not.toContain('[call_a]');
     expect(stripEscapes(c.text())).not.toMatch(/[\u001b\u0007\u202e]/);
     expect(c.text()).not.toContain('pwned');
   });
