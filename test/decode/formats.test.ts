@@ -5,18 +5,9 @@ import { INGEST_FORMATS, NATIVE_AGENTS, NATIVE_FORMATS, PROVIDER_FORMATS } from 
 import { NATIVE_AGENT_DECODERS } from '../../lib/native/index.js';
 import { PROVIDER_DECODERS } from '../../lib/providers/index.js';
 import { ROOT } from '../helpers/cli.js';
+import { sourceFiles } from '../helpers/files.js';
 
 const FORMATS_MODULE = path.join('lib', 'decode', 'formats.ts');
-
-function sourceFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const entry of fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true })) {
-    const rel = path.join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...sourceFiles(rel));
-    else if (/\.(ts|mts|js|mjs)$/.test(entry.name)) out.push(rel);
-  }
-  return out;
-}
 
 describe('the format lists', () => {
   it('live in a module that imports nothing, so reading them loads no decoder', () => {

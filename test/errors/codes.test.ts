@@ -3,18 +3,9 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../lib/errors.js';
 import { ROOT } from '../helpers/cli.js';
+import { sourceFiles } from '../helpers/files.js';
 
 const CODE = /MINICODE_[EW]_[A-Z0-9_]*[A-Z0-9]/g;
-
-function sourceFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const entry of fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true })) {
-    const rel = path.join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...sourceFiles(rel));
-    else if (/\.(ts|mts|js|mjs)$/.test(entry.name)) out.push(rel);
-  }
-  return out;
-}
 
 /** Every code spelled in the product sources, with the first file that spells it. */
 function spelledCodes(): Map<string, string> {

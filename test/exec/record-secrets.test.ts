@@ -8,20 +8,12 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startReplayServer, streamOk, type ReplayServer } from '../../lib/replay/index.js';
 import { contentTypeOf, execJson, ofType, scratchProject, tempDir, turnBody } from './helpers.js';
+import { rawBytes } from '../helpers/files.js';
 
 const AWS_KEY_ID = 'AKIAQYLPMN5HHHFPZAM2';
 const AWS_SECRET = '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';
 const DB_PASS = 'db-pass-record-value-4242';
 const SECRETS = [AWS_KEY_ID, AWS_SECRET, DB_PASS];
-
-/** Every file of a directory tree, concatenated. */
-function rawBytes(dir: string): Buffer {
-  const parts: Buffer[] = [];
-  for (const entry of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
-    if (entry.isFile()) parts.push(fs.readFileSync(path.join(entry.parentPath, entry.name)));
-  }
-  return Buffer.concat(parts);
-}
 
 const servers: ReplayServer[] = [];
 afterAll(async () => {

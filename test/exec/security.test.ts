@@ -11,18 +11,10 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startReplayServer, streamOk, type ReplayServer } from '../../lib/replay/index.js';
 import { CASSETTES, TEST_CASSETTES, contentTypeOf, execJson, ofType, replayJson, scratchProject, tempDir, turnBody } from './helpers.js';
+import { rawBytes } from '../helpers/files.js';
 
 const GITHUB_TOKEN = 'ghp_e2eFakeToken0123456789abcdefghijklmnop';
 const OPENAI_KEY = 'sk-proj-e2eFakeKey0123456789abcdefghijklmnopqrstu';
-
-/** Every file of a directory tree, concatenated (the raw LMDB store included). */
-function rawBytes(dir: string): Buffer {
-  const parts: Buffer[] = [];
-  for (const entry of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
-    if (entry.isFile()) parts.push(fs.readFileSync(path.join(entry.parentPath, entry.name)));
-  }
-  return Buffer.concat(parts);
-}
 
 const servers: ReplayServer[] = [];
 afterAll(async () => {
