@@ -1,7 +1,7 @@
 /**
  * mulberry32: a small seeded PRNG, uniform in [0, 1). The replay server's rate-limit storm,
  * the benches and the tests take their randomness from here, so the same seed gives the same
- * refusals, text, splits and kill points on every run (injected randomness, STYLE.md 6).
+ * refusals, text, splits and kill points on every run (injected randomness).
  */
 export function mulberry32(seed: number): () => number {
   let a = seed >>> 0;

@@ -73,7 +73,7 @@ export function registerReplay(program: Command): void {
         let count = 0;
         let invalid = 0;
         for (const stored of store.iterateSession(sessionId)) {
-          // The store is a trust boundary (DESIGN.md §1): validate what is read back.
+          // The store is a trust boundary (docs/pipeline.md): validate what is read back.
           const parsed = OutputEventSchema.safeParse(stored);
           if (!parsed.success) {
             invalid++;

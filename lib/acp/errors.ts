@@ -4,7 +4,7 @@ import type { ErrorCode } from '../errors.js';
 /**
  * The JSON-RPC errors the ACP server answers with, beside the ones the SDK connection produces
  * itself (-32700 parse error, -32600 invalid request, -32601 method not found, -32602 params that
- * fail the schema). Each carries a stable minicode code in `data.code` (STYLE.md habit 5).
+ * fail the schema). Each carries a stable minicode code in `data.code` (docs/errors.md).
  */
 export const AcpErrors = {
   /** -32002 Resource not found, with `data.sessionId` as the spec asks. */

@@ -1,6 +1,6 @@
 /**
- * Distributed batches through BullMQ on Redis (DESIGN.md §6: an existing queue engine, no
- * home-made distribution). The producer (`minicode batch FILE --queue URL`) enqueues one job
+ * Distributed batches through BullMQ on Redis (an existing queue engine rather than a home-made
+ * distribution layer; docs/batch.md). The producer (`minicode batch FILE --queue URL`) enqueues one job
  * per pending line with a deterministic job id (batch key + line id), so enqueueing again after
  * a crash adds nothing; it then collects the records workers return and writes the outputs.
  * Workers (`minicode batch --worker --queue URL`) run jobs with their own provider setup and

@@ -1,5 +1,5 @@
 /**
- * Batch accounting computed from the records (DESIGN.md §3: summaries come from evidence):
+ * Batch accounting computed from the records (docs/event-model.md: summaries come from evidence):
  * the records already in the output directory plus those this invocation appends. Pure
  * accumulation; the progress display and `summary.json` both read it.
  */

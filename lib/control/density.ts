@@ -1,6 +1,6 @@
 /**
  * Token densities per content kind: the one table the heuristic estimator reads. Starting
- * values are the o200k measurements of DESIGN.md §4 (the seed's 2.4 chars per token for code
+ * values are the o200k measurements of docs/control-plane.md (the seed's 2.4 chars per token for code
  * over-counts code by 54-89%); `bench/tokens.ts` reports the error of this table against exact
  * counts, and {@link createContextEstimator} corrects it from provider usage during a run.
  */

@@ -3,7 +3,7 @@ import { z } from 'zod';
 /** The wire schema name every envelope carries. */
 export const SCHEMA_NAME = 'minicode.output.v1' as const;
 
-/** Lifecycle status of the fact an event reports (DESIGN.md §2). */
+/** Lifecycle status of the fact an event reports (docs/event-model.md). */
 export const Status = z.enum(['started', 'active', 'completed', 'failed', 'denied', 'cancelled', 'interrupted', 'partial', 'recovered']);
 export type Status = z.infer<typeof Status>;
 

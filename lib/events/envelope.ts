@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { Fidelity, SCHEMA_NAME, Severity, Source, Status, Visibility } from './enums.js';
 import { EVENT_TYPES, payloadSchemas, type EventType, type PayloadOf } from './payloads.js';
 
-/** Envelope fields shared by every event (DESIGN.md §2). */
+/** Envelope fields shared by every event (docs/event-model.md). */
 const envelopeBase = {
   schema: z.literal(SCHEMA_NAME),
   /** Stable, deterministic: `<sessionId>:<seq>`. */

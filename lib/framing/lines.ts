@@ -1,6 +1,6 @@
 /**
  * A line framer for NDJSON / JSONL inputs (Ollama `/api/chat`, native agent CLIs): bytes in,
- * complete lines out. A pure push core (STYLE.md habit 1).
+ * complete lines out. A pure push core.
  *
  * Chunk-boundary hazards handled here:
  * - a UTF-8 code point split across chunks: the streaming decoder of `utf8.ts` keeps the partial

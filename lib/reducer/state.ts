@@ -22,7 +22,7 @@ export type RunOutcomeState = 'running' | RunOutcome;
 /** Which evidence decided the run outcome (see `run.ts` for the rule). */
 export type OutcomeSource = 'none' | 'response' | 'task' | 'session' | 'rebuild';
 
-/** Task lifecycle (DESIGN.md §3): started -> active -> completed | failed | cancelled; active <-> partial. */
+/** Task lifecycle (docs/event-model.md): started -> active -> completed | failed | cancelled; active <-> partial. */
 export type TaskStatus = 'started' | 'active' | 'partial' | 'completed' | 'failed' | 'cancelled' | 'interrupted';
 
 /** Tool lifecycle: started -> running -> terminal; `incomplete` when a start or a terminal is missing. */

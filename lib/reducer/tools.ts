@@ -1,5 +1,5 @@
 /**
- * Tool and approval state machines (DESIGN.md §3).
+ * Tool and approval state machines (docs/event-model.md).
  *
  * Tool: started -> running -> completed | failed | denied | cancelled. First terminal wins: a
  * second terminal for the same toolCallId is ignored and recorded as an anomaly (I-A03). A

@@ -16,7 +16,7 @@ export interface JsonlRendererOptions<S> {
 }
 
 /**
- * The `exec --json` contract (DESIGN.md §5): one envelope per line for every event visible to
+ * The `exec --json` contract (docs/exec.md): one envelope per line for every event visible to
  * `machine`, model text as separate `{"type":"text","delta"}` records, and one versioned
  * summary, last. Nothing else is written to `out`; after `finish` further events are dropped,
  * so the summary stays the last line.

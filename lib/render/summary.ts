@@ -23,7 +23,7 @@ export function projectSummary(run: RunView, extra: FinishExtra = {}): SummaryVi
   return { ...run, ...result, ok, ...verify, ...cache };
 }
 
-/** The `exec --json` terminal record (DESIGN.md §5). Field order is fixed for readable logs. */
+/** The `exec --json` terminal record (docs/exec.md). Field order is fixed for readable logs. */
 export interface JsonSummary {
   schema: typeof SCHEMA_NAME;
   type: 'summary';

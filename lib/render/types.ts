@@ -8,7 +8,7 @@ export type Verbosity = 'normal' | 'verbose' | 'debug' | 'machine';
 
 /** Facts known only when the run ends, outside the event stream. */
 export interface FinishExtra {
-  /** Present only when verification actually ran (DESIGN.md §5). */
+  /** Present only when verification actually ran (docs/exec.md). */
   verify?: { ok: boolean; command: string };
   /** The submit_result JSON, passed verbatim; overrides a `result.produced` event's result. */
   result?: unknown;

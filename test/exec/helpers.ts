@@ -1,7 +1,7 @@
 /**
  * Helpers of the `minicode exec` end-to-end tests: a scratch project, a clean environment (no
  * provider keys leak in from the machine running the tests), the real CLI as a subprocess,
- * and the JSONL contract check (DESIGN.md §5).
+ * and the JSONL contract check (docs/exec.md).
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import fs from 'node:fs';

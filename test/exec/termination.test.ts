@@ -1,6 +1,6 @@
 /**
  * Each termination reason reached for real by the CLI, with the documented exit code and
- * summary (DESIGN.md §4-5): completed 0, max_steps_exceeded 1, timeout 1, budget_exceeded 1,
+ * summary (docs/control-plane.md, docs/exec.md): completed 0, max_steps_exceeded 1, timeout 1, budget_exceeded 1,
  * aborted (SIGINT) 130, provider after retries 1; and the recoveries that do not end a run:
  * 429 with Retry-After, 529, a stream cut mid-event. Scripted exchanges are served by a
  * loopback replay server started here; the CLI reaches it through its real provider path.

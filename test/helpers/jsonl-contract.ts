@@ -1,5 +1,5 @@
 /**
- * The `exec --json` line contract (DESIGN.md §5), shared by the renderer's tests and the exec
+ * The `exec --json` line contract (docs/exec.md), shared by the renderer's tests and the exec
  * end-to-end tests: every line parses; envelopes validate against the published schema and are
  * machine-visible; text records are exactly `{type, delta}`; one summary, last, versioned.
  */
