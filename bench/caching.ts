@@ -15,7 +15,6 @@
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { costFor, findPrice } from '../lib/control/prices.js';
@@ -26,6 +25,7 @@ import { geminiUsage } from '../lib/providers/gemini.js';
 import { responsesUsage } from '../lib/providers/openai-responses.js';
 import { startReplayServer, streamOk } from '../lib/replay/index.js';
 import { measurement, runIfMain, type BenchOptions, type BenchReport, type Measurement, type Ratio } from './harness.js';
+import { sampleProject } from './support/sample-project.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = fs.existsSync(path.resolve(HERE, '../package.json')) ? path.resolve(HERE, '..') : path.resolve(HERE, '../..');
@@ -113,14 +113,10 @@ async function loopback(format: ProviderFormat, steps: number): Promise<{ ok: nu
     i === steps - 1 ? { text: 'Done.' } : { text: `Step ${i + 1}.`, calls: [{ id: `call_${i + 1}`, name: 'read_file', args: { path: 'README.md' } }] },
   );
   const server = await startReplayServer(turns.map((t, i) => streamOk(spec.body(t, i + 1, wire.MODELS[format]!), spec.contentType)));
-  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-bench-caching-'));
-  const cwd = path.join(scratch, 'project');
-  fs.cpSync(path.join(ROOT, 'demo/sample-project'), cwd, { recursive: true });
+  const project = sampleProject(ROOT, 'minicode-bench-caching-');
+  const { scratch, cwd } = project;
   const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH ?? '/usr/bin:/bin',
-    HOME: scratch,
-    MINICODE_HOME: path.join(scratch, 'home'),
-    NO_COLOR: '1',
+    ...project.env,
     ...(format === 'anthropic'
       ? { ANTHROPIC_BASE_URL: server.origin, ANTHROPIC_API_KEY: 'sk-ant-bench-fake-key-0123456789' }
       : { OPENAI_BASE_URL: server.origin, OPENAI_API_KEY: 'sk-bench-fake-key-0123456789abcdef' }),

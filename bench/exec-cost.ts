@@ -13,12 +13,12 @@
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { startReplayServer } from '../lib/replay/server.js';
 import { measurement, runIfMain, type BenchOptions, type BenchReport, type Ratio } from './harness.js';
+import { sampleProject } from './support/sample-project.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = fs.existsSync(path.resolve(HERE, '../package.json')) ? path.resolve(HERE, '..') : path.resolve(HERE, '../..');
@@ -78,16 +78,9 @@ async function oneRun(env: NodeJS.ProcessEnv, cwd: string, useTime: boolean, scr
 /** Run the benchmark: `rounds` runs after one warm-up (the OS file cache), medians reported. */
 export async function run(options: BenchOptions): Promise<BenchReport> {
   const rounds = options.quick ? 5 : 15;
-  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-exec-cost-'));
-  const cwd = path.join(scratch, 'project');
-  fs.cpSync(path.join(ROOT, 'demo/sample-project'), cwd, { recursive: true });
-  const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH ?? '/usr/bin:/bin',
-    HOME: scratch,
-    MINICODE_HOME: path.join(scratch, 'home'),
-    ANTHROPIC_API_KEY: 'sk-ant-bench-fake-key-0123456789',
-    NO_COLOR: '1',
-  };
+  const project = sampleProject(ROOT, 'minicode-exec-cost-');
+  const { scratch, cwd } = project;
+  const env: NodeJS.ProcessEnv = { ...project.env, ANTHROPIC_API_KEY: 'sk-ant-bench-fake-key-0123456789' };
   const useTime = fs.existsSync(TIME);
   const costs: RunCost[] = [];
   try {
