@@ -61,6 +61,42 @@ function sharedIndexOf(store: WorkspaceStore): string {
   return path.join(store.gitDir, 'minicode-index');
 }
 
+/**
+ * Copy the shared index to a temporary one with the shared one's mtime: git trusts an entry's
+ * cached stat data only when the file's mtime is older than the index file's own mtime (the
+ * "racy git" rule), so a copy stamped with the current time would make a file changed within
+ * the same second as the last snapshot look unchanged. False when there is no shared index yet.
+ */
+function seedIndex(shared: string, indexFile: string): boolean {
+  let st: fs.Stats;
+  try {
+    st = fs.statSync(shared);
+  } catch {
+    return false;
+  }
+  fs.copyFileSync(shared, indexFile);
+  fs.utimesSync(indexFile, st.atime, st.mtime);
+  return true;
+}
+
+/**
+ * Re-read `paths` into the shared index after minicode itself rewrote them (a restore): their
+ * cached stat data described the old contents, and a rewrite within the same second, of the
+ * same size and on a reused inode would otherwise pass for unchanged at the next snapshot.
+ */
+export async function refreshSharedIndex(store: WorkspaceStore, paths: readonly string[]): Promise<void> {
+  const shared = sharedIndexOf(store);
+  if (paths.length === 0) return;
+  const indexFile = `${shared}.${process.pid}.${randomBytes(4).toString('hex')}`;
+  try {
+    if (!seedIndex(shared, indexFile)) return;
+    await runGit(['update-index', '-z', '--add', '--remove', '--stdin'], { gitDir: store.gitDir, workTree: store.workTree, indexFile, input: paths.join('\0') + '\0' });
+    fs.renameSync(indexFile, shared);
+  } finally {
+    fs.rmSync(indexFile, { force: true });
+  }
+}
+
 /** Folders among the user-untracked entries that hold more new files than the limit. */
 async function oversizedUntrackedDirs(store: WorkspaceStore, newFiles: readonly string[]): Promise<string[]> {
   if (!store.userGitDir || newFiles.length <= store.limits.maxUntrackedDirFiles) return [];
@@ -107,11 +143,8 @@ export async function takeSnapshot(store: WorkspaceStore, options: SnapshotOptio
   const indexFile = `${shared}.${process.pid}.${randomBytes(4).toString('hex')}`;
   const place = { gitDir: store.gitDir, workTree: store.workTree, indexFile };
   try {
-    try {
-      fs.copyFileSync(shared, indexFile);
-    } catch {
-      // First snapshot: git starts from an empty index.
-    }
+    // Without a shared index (the first snapshot) git starts from an empty one.
+    seedIndex(shared, indexFile);
     // One walk of the work tree: files changed or deleted since the store's index, and new ones.
     const listing = await runGit(['ls-files', '-z', '-t', '--modified', '--deleted', '--others', '--exclude-standard'], place);
     const newFiles: string[] = [];

@@ -10,7 +10,7 @@ import { runGit } from './git.js';
 import { diffCommits, listRecords, newRecordKey, recordSubject, setRecordRef, type TurnRecord } from './journal.js';
 import { applyRestore, restoreChanges } from './restore.js';
 import type { CheckpointSettings } from './settings.js';
-import { takeSnapshot } from './snapshot.js';
+import { refreshSharedIndex, takeSnapshot } from './snapshot.js';
 import { existingStoreDir, openWorkspaceStore, type WorkspaceStore } from './store.js';
 
 /** Options of {@link undoWorkspace}. */
@@ -111,6 +111,10 @@ export async function undoWorkspace(options: UndoOptions): Promise<UndoReport> {
   const key = newRecordKey(clock());
   await setRecordRef(store.gitDir, key, 'before', current.commit);
   await applyRestore(store, target, changes);
+  await refreshSharedIndex(
+    store,
+    changes.map((c) => c.path),
+  );
   // Every path either snapshot holds now matches the target, so the state after the undo is
   // the target's tree: no second snapshot needed.
   await setRecordRef(store.gitDir, key, 'after', target);

@@ -2,10 +2,11 @@
  * Checkpoints and undo end to end: the real CLI (`exec` over a loopback provider replaying the
  * hand-made cassettes in test/cassettes, `undo`, `checkpoints`) and real git subprocesses.
  */
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkpointCli, execCassette, gitWorkspace, plainWorkspace, repoFingerprint, tempDir, treeOf } from './helpers.js';
+import { checkpointCli, execCassette, git, gitWorkspace, plainWorkspace, repoFingerprint, tempDir, treeOf } from './helpers.js';
 
 /** Each test runs several CLI subprocesses and git; on a loaded machine that takes a while. */
 const SLOW = { timeout: 240_000 };
@@ -14,6 +15,14 @@ const changesOf = (records: Record<string, any>[]): string[] =>
   ofType(records, 'file.changed')
     .flatMap((e) => e.payload.changes.map((c: { kind: string; path: string }) => `${c.kind} ${c.path}`))
     .sort();
+
+/** The first file named `name` under `root`. */
+function findFile(root: string, name: string): string {
+  for (const entry of fs.readdirSync(root, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile() && entry.name === name) return path.join(entry.parentPath ?? (entry as unknown as { path: string }).path, entry.name);
+  }
+  throw new Error(`no ${name} under ${root}`);
+}
 
 describe('checkpoints of a run in a git repository', SLOW, () => {
   it('sees changes made through bash, leaves the user repository as it was, and undo takes them back', async () => {
@@ -59,6 +68,23 @@ describe('checkpoints of a run in a git repository', SLOW, () => {
     expect(again.code, again.stderr).toBe(0);
     expect(treeOf(dir)).toEqual(afterRun);
     expect(fs.readFileSync(path.join(dir, 'deep/dir/blob.bin'))).toEqual(Buffer.from([0x00, 0x01, 0xff, 0x00]));
+  });
+
+  it('keeps its own index true to the files an undo rewrote, so a same-second rewrite of the same size is not missed', async () => {
+    const dir = gitWorkspace();
+    const home = tempDir('minicode-home-');
+    expect((await execCassette('checkpoint-bash', dir, home)).code).toBe(0);
+    expect((await checkpointCli(['undo'], dir, home)).code).toBe(0);
+    // The run's sed turned "one" into "ONE" (same size); the undo wrote "one" back. The store's
+    // index must now hold the restored blob, whatever the file's timestamps say.
+    const sharedIndex = findFile(home, 'minicode-index');
+    const staged = git(dir, 'hash-object', 'notes.txt').trim();
+    const inIndex = execFileSync('git', ['ls-files', '-s', 'notes.txt'], {
+      cwd: dir,
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH, GIT_DIR: path.dirname(sharedIndex), GIT_WORK_TREE: dir, GIT_INDEX_FILE: sharedIndex },
+    });
+    expect(inIndex.split(/\s+/)[1]).toBe(staged);
   });
 
   it('lists what undo would change under --dry-run and changes nothing', async () => {
