@@ -6,7 +6,7 @@ import { newSessionId } from '../lib/ids.js';
 import type { NativeAgent } from '../lib/decode/formats.js';
 import { createTranscriptCollector } from '../lib/native/handoff-prompt.js';
 import { resolveAgentBinary } from '../lib/native/supervisor.js';
-import { parseAgentChain, runAgentWorkflow } from '../lib/native/workflow.js';
+import { parseAgentChain, quotaGraceOf, runAgentWorkflow } from '../lib/native/workflow.js';
 import { createRunPipeline } from '../lib/pipeline/compose.js';
 import { outputPortOf } from '../lib/pipeline/output.js';
 import { createRenderer, writeSetupFailure } from '../lib/render/index.js';
@@ -23,8 +23,10 @@ export async function runNativeAction(prompt: string, flags: { agent: string; fa
   let cwd: string;
   let store: ReturnType<typeof openStore>;
   let agents: NativeAgent[];
+  let quotaGraceMs: number;
   try {
     agents = parseAgentChain(agent, flags.fallback);
+    quotaGraceMs = quotaGraceOf(process.env);
     cwd = directoryFlag(flags.cwd ?? process.cwd(), '--cwd', { mustExist: true });
     checkPrompt(prompt, `minicode run --agent ${agent}`);
     for (const each of agents) resolveAgentBinary(each);
@@ -61,6 +63,7 @@ export async function runNativeAction(prompt: string, flags: { agent: string; fa
       write: (drafts) => pipeline.write(drafts),
       settled: () => pipeline.settled(),
       transcript,
+      quotaGraceMs,
       durable: async () => {
         await pipeline.settled();
         await store.flushed();

@@ -58,6 +58,11 @@ export interface SupervisedAgent {
   pid: number | undefined;
   /** The command line that was started (for logs). */
   argv: readonly string[];
+  /**
+   * Stop the child (SIGTERM, then SIGKILL after `killGraceMs`) without counting it as aborted:
+   * its exit is decoded as any other, and the caller decides what the run's outcome is.
+   */
+  stop(): void;
 }
 
 /**
@@ -131,12 +136,16 @@ export function superviseAgent(options: SuperviseOptions): SupervisedAgent {
   queue.onPressure((paused) => (paused ? child.stdout.pause() : child.stdout.resume()));
   let aborted = false;
   let killTimer: NodeJS.Timeout | undefined;
-  const onAbort = () => {
-    if (aborted || child.exitCode !== null || child.signalCode !== null) return;
-    aborted = true;
+  const terminate = (): void => {
+    if (killTimer || child.exitCode !== null || child.signalCode !== null) return;
     child.kill('SIGTERM');
     killTimer = setTimeout(() => child.kill('SIGKILL'), options.killGraceMs ?? 2000);
     killTimer.unref();
+  };
+  const onAbort = () => {
+    if (aborted || child.exitCode !== null || child.signalCode !== null) return;
+    aborted = true;
+    terminate();
   };
   if (options.signal?.aborted) onAbort();
   else options.signal?.addEventListener('abort', onAbort, { once: true });
@@ -180,7 +189,7 @@ export function superviseAgent(options: SuperviseOptions): SupervisedAgent {
   });
   // The caller may only consume `events`; a spawn failure must not become an unhandled rejection.
   done.catch(() => undefined);
-  return { events: queue, done, pid: child.pid, argv: [command, ...argv] };
+  return { events: queue, done, pid: child.pid, argv: [command, ...argv], stop: terminate };
 }
 
 interface DraftQueue extends AsyncIterable<EventDraft> {

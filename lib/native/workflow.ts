@@ -27,6 +27,28 @@ export interface WorkflowOptions {
   env?: NodeJS.ProcessEnv;
   /** Awaited after a handoff, before the next agent starts: everything so far is stored (a crash keeps it). */
   durable?: () => Promise<void>;
+  /**
+   * How long an agent may stay silent after reporting an exhausted quota before minicode stops
+   * it (a CLI that waits for a reset instead of exiting); default `MINICODE_QUOTA_GRACE_MS` of
+   * the environment, else {@link DEFAULT_QUOTA_GRACE_MS}.
+   */
+  quotaGraceMs?: number;
+}
+
+/** Silence allowed after a usage-quota signal before the agent is stopped. */
+export const DEFAULT_QUOTA_GRACE_MS = 10_000;
+
+/** `MINICODE_QUOTA_GRACE_MS` of `env` (a non-negative number of ms), else the default; a bad value is a usage error. */
+export function quotaGraceOf(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env.MINICODE_QUOTA_GRACE_MS;
+  if (raw === undefined || raw === '') return DEFAULT_QUOTA_GRACE_MS;
+  const ms = Number(raw);
+  if (!Number.isFinite(ms) || ms < 0) {
+    throw new MinicodeError('MINICODE_E_USAGE', `MINICODE_QUOTA_GRACE_MS must be a non-negative number of ms, got "${raw}"`, {
+      action: `set MINICODE_QUOTA_GRACE_MS=${DEFAULT_QUOTA_GRACE_MS} (the default) or unset it`,
+    });
+  }
+  return ms;
 }
 
 /** How the workflow ended. */
@@ -51,6 +73,7 @@ interface QuotaSignal {
 export async function runAgentWorkflow(options: WorkflowOptions): Promise<WorkflowResult> {
   const ran: NativeAgent[] = [];
   let prompt = options.prompt;
+  const quotaGraceMs = options.quotaGraceMs ?? quotaGraceOf(options.env ?? process.env);
   for (let index = 0; ; index++) {
     const agent = options.agents[index] as NativeAgent;
     ran.push(agent);
@@ -58,6 +81,18 @@ export async function runAgentWorkflow(options: WorkflowOptions): Promise<Workfl
     const taskPrefix = `task-${index + 1}`;
     let quota: QuotaSignal | undefined;
     let terminal: string | undefined;
+    // After a quota signal the agent should end by itself; one that stays silent for the grace
+    // period (waiting for a reset) is stopped, and its own exit record (a crash by SIGTERM) is
+    // replaced with the quota failure below.
+    let stoppedForQuota = false;
+    let silence: NodeJS.Timeout | undefined;
+    const armSilence = (): void => {
+      if (silence) clearTimeout(silence);
+      silence = setTimeout(() => {
+        stoppedForQuota = true;
+        child.stop();
+      }, quotaGraceMs);
+    };
     const child = superviseAgent({
       agent,
       prompt,
@@ -66,19 +101,21 @@ export async function runAgentWorkflow(options: WorkflowOptions): Promise<Workfl
       ...(options.env ? { env: options.env } : {}),
       ...(options.extraArgs ? { extraArgs: options.extraArgs } : {}),
       write: (batch) => {
-        const drafts = index === 0 ? batch : batch.map((d) => renumberTask(d, taskPrefix));
+        let drafts = index === 0 ? batch : batch.map((d) => renumberTask(d, taskPrefix));
+        if (stoppedForQuota) drafts = drafts.filter((d) => !isRootTerminal(d));
         for (const draft of drafts) {
           if (draft.type === 'limit.reached' && draft.payload.kind === 'usage-quota' && quota === undefined) {
             quota = { fidelity: draft.fidelity ?? 'native', ...pick(draft.payload.message, draft.payload.resetAt) };
           }
-          if ((draft.type === 'task.completed' || draft.type === 'task.failed' || draft.type === 'task.cancelled') && draft.parentId === undefined) terminal = draft.type;
+          if (isRootTerminal(draft)) terminal = draft.type;
         }
+        if (quota !== undefined && !stoppedForQuota) armSilence();
         if (options.write) return options.write(drafts);
         for (const draft of drafts) options.emit(draft);
         return undefined;
       },
     });
-    const exit = await child.done;
+    const exit = await child.done.finally(() => clearTimeout(silence));
     const next = options.agents[index + 1];
     if (exit.aborted || quota === undefined || terminal === 'task.completed' || terminal === 'task.cancelled') return { ran, exit };
     if (terminal === undefined) {
@@ -91,7 +128,7 @@ export async function runAgentWorkflow(options: WorkflowOptions): Promise<Workfl
           error: {
             category: 'PROVIDER_ERROR',
             code: 'MINICODE_E_USAGE_QUOTA',
-            message: `${agent}: usage quota exhausted${quota.message ? ` (${quota.message})` : ''}`,
+            message: `${agent}: usage quota exhausted${quota.message ? ` (${quota.message})` : ''}${stoppedForQuota ? `; stopped after ${quotaGraceMs} ms without output` : ''}`,
             recoverability: 'ACTION_REQUIRED',
           },
         },
@@ -127,6 +164,11 @@ export async function runAgentWorkflow(options: WorkflowOptions): Promise<Workfl
     prompt = handoff.text;
     await options.durable?.();
   }
+}
+
+/** The task's own end (not a subtask's). */
+function isRootTerminal(draft: EventDraft): boolean {
+  return (draft.type === 'task.completed' || draft.type === 'task.failed' || draft.type === 'task.cancelled') && draft.parentId === undefined;
 }
 
 function pick(message: string | undefined, resetAt: string | undefined): { message?: string; resetAt?: string } {

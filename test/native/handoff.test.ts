@@ -115,6 +115,38 @@ describe('run --agent A --fallback B: handing the work over when a usage quota r
     expect(human.stdout + human.stderr).toMatch(/handoff.*claude-code -> codex: usage-quota/);
   });
 
+  it('stops an agent that stays silent after its quota ran out instead of exiting, and hands over', async () => {
+    const bin = tmp('minicode-handoff-bin-');
+    const home = tmp('minicode-handoff-home-');
+    // The quota stream without its final result record, from an agent that then waits for a reset.
+    const lines = fs.readFileSync(path.join(STREAMS, 'claude-quota-midrun.jsonl'), 'utf8').trimEnd().split('\n');
+    const stream = path.join(bin, 'quota-then-wait.jsonl');
+    fs.writeFileSync(stream, lines.filter((l) => !l.startsWith('{"type":"result"')).join('\n') + '\n');
+    const env = {
+      MINICODE_HOME: home,
+      MINICODE_QUOTA_GRACE_MS: '200',
+      MINICODE_CLAUDE_BIN: standIn(bin, 'claude', { ...QUOTA_CLAUDE, STAND_IN_REPLAY: stream, STAND_IN_HANG: '1' }),
+      MINICODE_CODEX_BIN: standIn(bin, 'codex', { STAND_IN_REPLAY: path.join(STREAMS, 'codex-takeover.jsonl'), STAND_IN_DELAY_MS: '1' }),
+    };
+    const result = await runCli(['run', '--agent', 'claude-code', '--fallback', 'codex', 'add a greeting CLI', '--json', '--cwd', gitRepo()], { env });
+    expect(result.code, result.stderr).toBe(0);
+    const live = jsonLines(result.stdout);
+    expect(live.at(-1)).toMatchObject({ ok: true, outcome: 'completed', agent: 'codex', agents: ['claude-code', 'codex'] });
+    const failed = live.filter((e) => e.type === 'task.failed');
+    expect(failed).toHaveLength(1);
+    expect(failed[0]).toMatchObject({ fidelity: 'synthetic', payload: { taskId: 'task-1', error: { code: 'MINICODE_E_USAGE_QUOTA' } } });
+    expect(failed[0]!.payload.error.message).toContain('stopped after 200 ms without output');
+    expect(live.filter((e) => e.type === 'agent.handoff')).toHaveLength(1);
+  });
+
+  it('refuses a bad MINICODE_QUOTA_GRACE_MS as a usage error (exit 2)', async () => {
+    const result = await runCli(['run', '--agent', 'claude-code', '--fallback', 'codex', 'x', '--cwd', tmp('minicode-handoff-ws-')], {
+      env: { MINICODE_HOME: tmp('minicode-handoff-home-'), MINICODE_QUOTA_GRACE_MS: 'soon' },
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('MINICODE_QUOTA_GRACE_MS');
+  });
+
   it('does not hand over on a transient rate limit (429 with a retry delay, allowed_warning)', async () => {
     const bin = tmp('minicode-handoff-bin-');
     const home = tmp('minicode-handoff-home-');
