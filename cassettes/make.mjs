@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // Writes the hand-made cassettes in this folder: `node cassettes/make.mjs`.
 // Each response body is written by us in the provider's real wire format (framing, event
-// names, field names and terminators as the providers send them; see
-// ../shared/fixtures/providers/NOTES.md), not recorded from a live service.
+// names, field names and terminators as the providers send them), not recorded from a live
+// service.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FORMATS, writeCassette } from './wire-formats.mjs';

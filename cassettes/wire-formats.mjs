@@ -1,5 +1,5 @@
 // The providers' wire formats, written by hand (framing, event names, field names and
-// terminators as the providers send them; see ../shared/fixtures/providers/NOTES.md), and the
+// terminators as the providers send them), and the
 // cassette folder writer: shared by `make.mjs` (the shipped cassettes) and by tests that build
 // their own exchanges (`test/exec/`, `test/cassettes/make*.mjs`). A turn is
 // `{ text?, calls?: [{ id, name, args }] }`.

@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { FIXTURES } from '../helpers/cli.js';
 import { buildRequest } from '../../lib/agent/requests/index.js';
 import type { Conversation } from '../../lib/agent/conversation.js';
 import { costFor, findPrice } from '../../lib/control/prices.js';
@@ -297,15 +298,15 @@ describe('cost separates cache reads and cache writes', () => {
     expect(cached.session().cacheHitRatio).toBeCloseTo(0.45, 6);
   });
 
-  const FIXTURES = '/work/shared/fixtures/providers';
+  const PROVIDER_FIXTURES = path.join(FIXTURES, 'providers');
   const recorded: [string, string, string, string][] = [
     ['anthropic', 'anthropic/an04-client-tool-use.sse', 'anthropic', 'claude-sonnet-4'],
     ['openai-responses', 'openai-responses/or01-function-call.sse', 'openai', 'gpt-5'],
     ['gemini', 'gemini/ge02-function-call.sse', 'google', 'gemini-2.5-flash'],
   ];
   for (const [format, file, provider, model] of recorded) {
-    const full = path.join(FIXTURES, file);
-    it.skipIf(!fs.existsSync(full))(`prices the usage of a recorded ${format} stream (skipped when ${FIXTURES} is absent)`, () => {
+    const full = path.join(PROVIDER_FIXTURES, file);
+    it.skipIf(!fs.existsSync(full))(`prices the usage of a recorded ${format} stream (skipped when ${PROVIDER_FIXTURES} is absent)`, () => {
       let usage: Usage | undefined;
       const decoder = PROVIDER_DECODERS[format]!({
         onEvent(d) {

@@ -139,6 +139,58 @@ describe('run --agent A --fallback B: handing the work over when a usage quota r
     expect(live.filter((e) => e.type === 'agent.handoff')).toHaveLength(1);
   });
 
+  // Each CLI's own quota signal starts a handoff, whichever agent runs first.
+  const chains: { first: string; bin: string; env: string; quota: string; exit: string; next: string; nextBin: string; nextEnv: string; success: string; signal: RegExp; carried: string }[] = [
+    {
+      first: 'gemini-cli',
+      bin: 'gemini',
+      env: 'MINICODE_GEMINI_BIN',
+      quota: 'gemini-quota.jsonl',
+      exit: '1',
+      next: 'codex',
+      nextBin: 'codex',
+      nextEnv: 'MINICODE_CODEX_BIN',
+      success: 'codex-takeover.jsonl',
+      signal: /daily quota/,
+      carried: '[gemini-cli · native]',
+    },
+    {
+      first: 'codex',
+      bin: 'codex',
+      env: 'MINICODE_CODEX_BIN',
+      quota: 'codex-turn-failed-quota.jsonl',
+      exit: '1',
+      next: 'claude-code',
+      nextBin: 'claude',
+      nextEnv: 'MINICODE_CLAUDE_BIN',
+      success: 'claude-transient-limit.jsonl',
+      signal: /usage limit/,
+      // Codex failed before saying anything: the user's prompt is all the transcript there is.
+      carried: '[user · synthetic] user: add a greeting CLI',
+    },
+  ];
+  for (const chain of chains) {
+    it(`hands a quota-exhausted ${chain.first} run to ${chain.next}, which finishes it`, async () => {
+      const bin = tmp('minicode-handoff-bin-');
+      const nextArgs = path.join(bin, 'next-args.json');
+      const env = {
+        MINICODE_HOME: tmp('minicode-handoff-home-'),
+        [chain.env]: standIn(bin, chain.bin, { STAND_IN_REPLAY: path.join(STREAMS, chain.quota), STAND_IN_EXIT_CODE: chain.exit, STAND_IN_DELAY_MS: '1' }),
+        [chain.nextEnv]: standIn(bin, chain.nextBin, { STAND_IN_REPLAY: path.join(STREAMS, chain.success), STAND_IN_ARGS_FILE: nextArgs, STAND_IN_DELAY_MS: '1' }),
+      };
+      const result = await runCli(['run', '--agent', chain.first, '--fallback', chain.next, 'add a greeting CLI', '--json', '--cwd', gitRepo()], { env });
+      expect(result.code, result.stderr).toBe(0);
+      const live = jsonLines(result.stdout);
+      expect(live.at(-1)).toMatchObject({ ok: true, outcome: 'completed', agent: chain.next, agents: [chain.first, chain.next] });
+      const handoff = live.find((e) => e.type === 'agent.handoff')!;
+      expect(handoff.payload).toMatchObject({ from: chain.first, to: chain.next, reason: 'usage-quota', fromTaskId: 'task-1', toTaskId: 'task-2' });
+      expect(handoff.payload.cause.message).toMatch(chain.signal);
+      const prompt = (JSON.parse(fs.readFileSync(nextArgs, 'utf8')) as string[]).find((a) => a.includes('## Original task'))!;
+      expect(prompt).toContain('## Original task\nadd a greeting CLI');
+      expect(prompt).toContain(chain.carried);
+    });
+  }
+
   it('refuses a bad MINICODE_QUOTA_GRACE_MS as a usage error (exit 2)', async () => {
     const result = await runCli(['run', '--agent', 'claude-code', '--fallback', 'codex', 'x', '--cwd', tmp('minicode-handoff-ws-')], {
       env: { MINICODE_HOME: tmp('minicode-handoff-home-'), MINICODE_QUOTA_GRACE_MS: 'soon' },
