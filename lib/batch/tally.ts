@@ -4,6 +4,7 @@
  * accumulation; the progress display and `summary.json` both read it.
  */
 import type { Usage } from '../events/index.js';
+import { USAGE_FIELDS } from '../events/payloads.js';
 import { createLatencyCollector, type LatencyCollector } from './latency.js';
 import type { BatchRecord } from './records.js';
 
@@ -61,7 +62,7 @@ export function createTally(): Tally {
   };
 }
 
-const USAGE_KEYS = ['inputTokens', 'outputTokens', 'cacheReadTokens', 'cacheWriteTokens', 'reasoningTokens', 'totalTokens'] as const;
+const USAGE_KEYS = USAGE_FIELDS;
 
 /** Add one record (mutates and returns the tally). */
 export function addRecord(tally: Tally, record: BatchRecord): Tally {

@@ -11,8 +11,10 @@ export interface ModelPrice {
   output: number;
   /** Cached input read; default: the input price. */
   cacheRead?: number;
-  /** Cache write (Anthropic); default: the input price. */
+  /** Cache write (Anthropic, 5-minute lifetime); default: the input price. */
   cacheWrite?: number;
+  /** Cache write with a 1-hour lifetime (Anthropic); default: the `cacheWrite` price. */
+  cacheWrite1h?: number;
   /**
    * Whether the provider's `inputTokens` already include cached tokens (OpenAI, Gemini) or
    * count them apart (Anthropic). Decides how cache reads are priced.
@@ -29,6 +31,7 @@ const anthropic = (input: number, output: number): ModelPrice => ({
   output,
   cacheRead: input * 0.1,
   cacheWrite: input * 1.25,
+  cacheWrite1h: input * 2,
   inputIncludesCache: false,
 });
 const google = (input: number, output: number, cacheRead: number): ModelPrice => ({ input, output, cacheRead, inputIncludesCache: true });
@@ -81,6 +84,8 @@ export interface PricedUsage {
   outputTokens?: number | undefined;
   cacheReadTokens?: number | undefined;
   cacheWriteTokens?: number | undefined;
+  /** The part of `cacheWriteTokens` with a 1-hour lifetime. */
+  cacheWrite1hTokens?: number | undefined;
 }
 
 /**
@@ -91,7 +96,14 @@ export function costFor(usage: PricedUsage, price: ModelPrice | undefined): numb
   if (!price || usage.inputTokens === undefined || usage.outputTokens === undefined) return undefined;
   const cacheRead = usage.cacheReadTokens ?? 0;
   const cacheWrite = usage.cacheWriteTokens ?? 0;
+  const cacheWrite1h = Math.min(cacheWrite, usage.cacheWrite1hTokens ?? 0);
+  const writePrice = price.cacheWrite ?? price.input;
   const plainInput = price.inputIncludesCache ? Math.max(0, usage.inputTokens - cacheRead) : usage.inputTokens;
-  const usd = plainInput * price.input + usage.outputTokens * price.output + cacheRead * (price.cacheRead ?? price.input) + cacheWrite * (price.cacheWrite ?? price.input);
+  const usd =
+    plainInput * price.input +
+    usage.outputTokens * price.output +
+    cacheRead * (price.cacheRead ?? price.input) +
+    (cacheWrite - cacheWrite1h) * writePrice +
+    cacheWrite1h * (price.cacheWrite1h ?? writePrice);
   return usd / 1_000_000;
 }

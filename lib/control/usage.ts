@@ -6,10 +6,10 @@
  */
 import { draft } from '../events/draft.js';
 import type { EventDraftOf } from '../events/index.js';
-import type { Usage } from '../events/payloads.js';
+import { USAGE_FIELDS, type Usage } from '../events/payloads.js';
 import { costFor, findPrice, type ModelPrice } from './prices.js';
 
-const FIELDS = ['inputTokens', 'outputTokens', 'cacheReadTokens', 'cacheWriteTokens', 'reasoningTokens', 'totalTokens'] as const;
+const FIELDS = USAGE_FIELDS;
 
 /** One usage report from a provider stream or a compaction call. */
 export interface UsageReport {

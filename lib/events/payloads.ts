@@ -17,10 +17,15 @@ export const Usage = z.object({
   outputTokens: count.optional(),
   cacheReadTokens: count.optional(),
   cacheWriteTokens: count.optional(),
+  /** The part of `cacheWriteTokens` written with a 1-hour lifetime (Anthropic prices it higher). */
+  cacheWrite1hTokens: count.optional(),
   reasoningTokens: count.optional(),
   totalTokens: count.optional(),
 });
 export type Usage = z.infer<typeof Usage>;
+
+/** Every usage field, in the schema's order: what sums and totals go over. */
+export const USAGE_FIELDS = Object.keys(Usage.shape) as (keyof Usage)[];
 
 /** An error as every surface shows it: category, stable code, message, recoverability. */
 export const ErrorInfo = z.object({

@@ -259,6 +259,8 @@ function resultRecord(core: RunCore, state: ClaudeState, record: Record<string, 
       ['outputTokens', usage.output_tokens],
       ['cacheReadTokens', usage.cache_read_input_tokens],
       ['cacheWriteTokens', usage.cache_creation_input_tokens],
+      // Only a non-zero 1-hour share is kept: zero and absent price the same.
+      ['cacheWrite1hTokens', Number(asRecord(usage.cache_creation)?.ephemeral_1h_input_tokens) > 0 ? asRecord(usage.cache_creation)?.ephemeral_1h_input_tokens : undefined],
     ]);
     const models = Object.keys(asRecord(record.modelUsage) ?? {});
     core.emit(

@@ -33,10 +33,13 @@ export function anthropicUsage(u: Record<string, unknown>): Usage {
   const output = int(u.output_tokens);
   const read = int(u.cache_read_input_tokens);
   const write = int(u.cache_creation_input_tokens);
+  const creation = u.cache_creation;
+  const write1h = creation !== null && typeof creation === 'object' ? int((creation as Record<string, unknown>).ephemeral_1h_input_tokens) : undefined;
   if (input !== undefined) out.inputTokens = input;
   if (output !== undefined) out.outputTokens = output;
   if (read !== undefined) out.cacheReadTokens = read;
   if (write !== undefined) out.cacheWriteTokens = write;
+  if (write1h !== undefined && write1h > 0) out.cacheWrite1hTokens = write1h;
   return out;
 }
 

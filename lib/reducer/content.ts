@@ -5,10 +5,11 @@
  * rebuild (which sees no deltas) never turns streamed text into a final message.
  */
 import type { OutputEventOf, Usage } from '../events/index.js';
+import { USAGE_FIELDS } from '../events/payloads.js';
 import { MAX_ARGUMENTS_CHARS, MAX_LIVE_CHARS, type MessageState, type ProviderToolCallState, type ReasoningState } from './state.js';
 import { deleteKey, getKey, putKey, type StateWriter } from './writer.js';
 
-const USAGE_KEYS = ['inputTokens', 'outputTokens', 'cacheReadTokens', 'cacheWriteTokens', 'reasoningTokens', 'totalTokens'] as const;
+const USAGE_KEYS = USAGE_FIELDS;
 
 /** Add usage field by field; a field absent on both sides stays absent (unknown, never 0). */
 export function addUsage(a: Usage | undefined, b: Usage): Usage {

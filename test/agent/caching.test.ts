@@ -282,6 +282,20 @@ describe('cost separates cache reads and cache writes', () => {
     expect(cacheHitRatio(usage, false)).toBeCloseTo(30_000 / 31_620, 6);
   });
 
+  it('prices the 1-hour share of Anthropic cache writes at twice the input price', () => {
+    const usage = anthropicUsage({
+      input_tokens: 0,
+      output_tokens: 0,
+      cache_creation_input_tokens: 3_000_000,
+      cache_creation: { ephemeral_5m_input_tokens: 1_000_000, ephemeral_1h_input_tokens: 2_000_000 },
+    });
+    expect(usage).toMatchObject({ cacheWriteTokens: 3_000_000, cacheWrite1hTokens: 2_000_000 });
+    // Sonnet 4 at $3/M input: 1M five-minute writes at 1.25x, 2M one-hour writes at 2x.
+    expect(costFor(usage, findPrice('anthropic', 'claude-sonnet-4'))).toBeCloseTo(1 * 3.75 + 2 * 6, 9);
+    // Without the 1-hour share every write is a five-minute one.
+    expect(costFor({ inputTokens: 0, outputTokens: 0, cacheWriteTokens: 3_000_000 }, findPrice('anthropic', 'claude-sonnet-4'))).toBeCloseTo(3 * 3.75, 9);
+  });
+
   it('prices a Gemini usage with cached tokens inside the prompt count', () => {
     const usage = geminiUsage(OWN.gemini);
     expect(costFor(usage, findPrice('google', 'gemini-2.5-flash'))).toBeCloseTo((7_000 * 0.3 + 24_000 * 0.075 + 400 * 2.5) / 1e6, 10);
