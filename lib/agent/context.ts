@@ -126,6 +126,8 @@ export interface ContextManager {
   onContextLength(messages: ConversationMessage[], signal: AbortSignal, emit: (d: EventDraft) => void): Promise<ContextDecision>;
   /** Let go of the worker pool (closed when no other holder, such as a batch, keeps it). */
   release(): Promise<void>;
+  /** The tools sent with each request changed (an MCP server's list changed mid-run). */
+  setTools(tools: readonly ToolSpec[]): void;
 }
 
 /** Create the context keeper of one run (one turn). */
@@ -196,6 +198,9 @@ export function createContextManager(options: ContextManagerOptions): ContextMan
     },
     async release() {
       await releasePool?.();
+    },
+    setTools(tools) {
+      fixed.toolSchemas = tools.map((t) => JSON.stringify(t));
     },
   };
 }

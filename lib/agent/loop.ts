@@ -51,6 +51,11 @@ export interface AgentOptions {
   prompt: string;
   provider: AgentProvider;
   tools: ToolRegistry;
+  /**
+   * Awaited before each step when the tool list can change during the run (MCP
+   * `tools/list_changed`): the step's request then carries the current tools.
+   */
+  toolsReady?: () => Promise<void>;
   /** Default `auto` with the default allowlist. */
   policy?: ApprovalPolicy;
   /** True when a person can answer approvals. */
@@ -161,7 +166,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
   });
   const messages: ConversationMessage[] = [...(options.history ?? []), { role: 'user', text: options.prompt }];
   const system = capSystemPrompt(options.system ?? DEFAULT_SYSTEM_PROMPT).text;
-  const definitions = options.tools.definitions();
+  let definitions = options.tools.definitions();
   const context = createContextManager({
     format: options.provider.format,
     window: contextWindowOf(options.provider.format, options.provider.model, options.contextWindow),
@@ -240,6 +245,14 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
       steps++;
       const stepIds = { turnId, stepId: steps };
       const stepEmit = (d: EventDraft): void => options.emit(d, stepIds);
+      if (options.toolsReady) {
+        await options.toolsReady();
+        const next = options.tools.definitions();
+        if (next.length !== definitions.length || next.some((d, i) => d.name !== definitions[i]!.name || d.description !== definitions[i]!.description)) {
+          definitions = next;
+          context.setTools(next);
+        }
+      }
       // Budget-pressure compaction, at most once per turn; still critical afterwards -> budget_exceeded.
       const pressure = await context.beforeStep(messages, signal, stepEmit);
       replaceMessages(messages, pressure.messages);

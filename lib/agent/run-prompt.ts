@@ -148,7 +148,8 @@ export async function runPrompt(options: PromptRunOptions): Promise<PromptRun> {
   const detachTools = options.toolSource?.attach((d) => pipeline.emit(d));
   const result = await runAgent({
     ...options,
-    tools: createToolRegistry(options.toolSource ? { extra: options.toolSource.tools() } : {}),
+    tools: createToolRegistry(options.toolSource ? { extra: () => options.toolSource!.tools() } : {}),
+    ...(options.toolSource?.ready ? { toolsReady: () => options.toolSource!.ready!() } : {}),
     history: options.session?.history ?? [],
     taskId: `task-${turn}`,
     turnId: turn,

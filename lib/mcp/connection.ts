@@ -54,6 +54,8 @@ export interface ServerConnection {
   close(): Promise<void>;
   /** Set by the owner: called once when the connection ends (the server exited or was closed). */
   onClosed?: () => void;
+  /** The re-listing a `tools/list_changed` started, until it settles. */
+  refreshing?: Promise<void>;
 }
 
 const CLIENT_INFO = { name: 'minicode', version: '0.1.0' };
@@ -164,14 +166,23 @@ export async function connectServer(server: ResolvedServer, options: ConnectOpti
     close,
   };
   client.onclose = () => connection.onClosed?.();
-  client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
-    try {
-      const next = await listAllTools(client, maxTools);
-      connection.tools = next;
-      options.onToolsChanged?.(next);
-    } catch {
-      // A failed re-list keeps the previous tools; the next call reports any real failure.
-    }
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+    // Set before the call that caused the change returns (the server sends the notification
+    // first), so the next step can wait for the new list.
+    const refresh = (async () => {
+      try {
+        const next = await listAllTools(client, maxTools);
+        connection.tools = next;
+        options.onToolsChanged?.(next);
+      } catch {
+        // A failed re-list keeps the previous tools; the next call reports any real failure.
+      }
+    })();
+    connection.refreshing = refresh;
+    void refresh.finally(() => {
+      if (connection.refreshing === refresh) delete connection.refreshing;
+    });
+    return refresh;
   });
   return connection;
 }

@@ -58,6 +58,9 @@ export function combineToolSources(sources: readonly (ToolSource | undefined)[])
       }
       return out;
     },
+    async ready() {
+      await Promise.all(present.map((s) => s.ready?.()));
+    },
     attach(emit) {
       const detach = present.map((s) => s.attach(emit));
       return () => {

@@ -167,6 +167,14 @@ export async function startMcpServers(servers: readonly ResolvedServer[], option
   }
   return {
     tools: () => tools,
+    async ready() {
+      // A refresh can trigger another (a server that changes its list again): wait until none is running.
+      for (;;) {
+        const pending = entries.map((e) => e.connection?.refreshing).filter((p): p is Promise<void> => p !== undefined);
+        if (pending.length === 0) return;
+        await Promise.all(pending);
+      }
+    },
     statuses: () => entries.map((e) => ({ ...e.status, tools: [...e.status.tools], toolNames: [...e.status.toolNames] })),
     attach(emit) {
       sink = emit;

@@ -61,8 +61,11 @@ export function parseArguments(argumentsText: string): { ok: true; value: unknow
 export interface ToolRegistryOptions {
   /** Only these tools (by name); default all. */
   only?: readonly string[];
-  /** Extra tools (e.g. MCP tools, which must be `gated`). */
-  extra?: readonly AnyTool[];
+  /**
+   * Extra tools (e.g. MCP tools, which must be `gated`), or a function giving the current ones:
+   * a source whose list changes during a run (MCP `tools/list_changed`) is read at each use.
+   */
+  extra?: readonly AnyTool[] | (() => readonly AnyTool[]);
 }
 
 /**
@@ -70,14 +73,33 @@ export interface ToolRegistryOptions {
  * instance, so two runs never share "already submitted"; `update_plan` knows its first call.
  */
 export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegistry {
-  const all: AnyTool[] = [readFileTool, writeFileTool, editTool, bashTool, grepTool, globTool, gitCommitTool, createSubmitResultTool(), createUpdatePlanTool(), askUserTool, ...(options.extra ?? [])];
-  const selected = options.only ? all.filter((t) => options.only!.includes(t.name)) : all;
-  const tools = new Map(selected.map((t) => [t.name, t] as const));
+  const builtIn: AnyTool[] = [readFileTool, writeFileTool, editTool, bashTool, grepTool, globTool, gitCommitTool, createSubmitResultTool(), createUpdatePlanTool(), askUserTool];
+  const extraOf = typeof options.extra === 'function' ? options.extra : () => (options.extra as readonly AnyTool[] | undefined) ?? [];
+  // Rebuilt only when the extra list is a new array (the MCP manager replaces it on a change).
+  let seenExtra: readonly AnyTool[] | undefined;
+  let selected: AnyTool[] = [];
+  let tools = new Map<string, AnyTool>();
+  const current = (): Map<string, AnyTool> => {
+    const extra = extraOf();
+    if (extra !== seenExtra) {
+      seenExtra = extra;
+      const all = [...builtIn, ...extra];
+      selected = options.only ? all.filter((t) => options.only!.includes(t.name)) : all;
+      tools = new Map(selected.map((t) => [t.name, t] as const));
+    }
+    return tools;
+  };
   return {
-    tools,
-    get: (name) => tools.get(name),
-    definitions: () => selected.map((t) => ({ name: t.name, description: t.description, jsonSchema: t.jsonSchema ?? toJsonSchema(t.inputSchema) })),
+    get tools() {
+      return current();
+    },
+    get: (name) => current().get(name),
+    definitions: () => {
+      current();
+      return selected.map((t) => ({ name: t.name, description: t.description, jsonSchema: t.jsonSchema ?? toJsonSchema(t.inputSchema) }));
+    },
     async invoke(name, argumentsText, ctx) {
+      const tools = current();
       const tool = tools.get(name);
       if (!tool) return { status: 'failed', cause: 'MODEL_ERROR', message: `unknown tool ${name}`, hint: `available tools: ${[...tools.keys()].join(', ')}` };
       const parsed = parseArguments(argumentsText);

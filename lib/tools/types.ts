@@ -195,6 +195,8 @@ export type AnyTool = Tool<any>; // eslint-disable-line @typescript-eslint/no-ex
  */
 export interface ToolSource {
   tools(): readonly AnyTool[];
+  /** Resolves once tool lists being refreshed (an MCP server's `tools/list_changed`) are current. */
+  ready?(): Promise<void>;
   /** Route diagnostics to the run's pipeline (buffered ones first); returns the detach function. */
   attach(emit: (draft: import('../events/index.js').EventDraft) => void): () => void;
 }

@@ -8,7 +8,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CLI, runCli } from '../helpers/cli.js';
-import { checkContract, cleanEnv, execJson, ofType, scratchProject, TEST_CASSETTES } from '../exec/helpers.js';
+import { startReplayServer, streamOk } from '../../lib/replay/index.js';
+import { checkContract, cleanEnv, contentTypeOf, execJson, ofType, scratchProject, TEST_CASSETTES, turnBody } from '../exec/helpers.js';
 import { alive, HOSTILE, pidsIn, tempDir, waitFor } from './helpers.js';
 
 const TOKEN = 'ghp_mcpTestTokenValue0123456789abcdefABCD';
@@ -56,6 +57,31 @@ describe('MCP tools in minicode exec', () => {
     expect(failed.map((f) => [f.payload.name, f.payload.message])).toEqual([['mcp__hostile__fail', 'hostile: disk quota exceeded on /data']]);
     expect(run.stdout).not.toContain(TOKEN);
     expect(run.summary).toMatchObject({ ok: true, tools: { completed: 4, failed: 1 } });
+  });
+
+  it('offers a tool a server adds mid-run (tools/list_changed) at the very next step', async () => {
+    const turns = [
+      { text: 'Adding a tool.', calls: [{ id: 'toolu_lc_1', name: 'mcp__hostile__add_tool', args: {} }] },
+      { text: 'Using it.', calls: [{ id: 'toolu_lc_2', name: 'mcp__hostile__late_tool', args: {} }] },
+      { text: 'Done.' },
+    ];
+    const server = await startReplayServer(turns.map((t, i) => streamOk(turnBody('anthropic', t, i + 1), contentTypeOf('anthropic'))));
+    try {
+      const h = home({ approval: { mode: 'auto', allowTools: ['mcp__hostile__*'] }, mcpServers: { hostile: hostile() } });
+      const env = { ANTHROPIC_BASE_URL: server.origin, ANTHROPIC_API_KEY: 'sk-ant-fake-mcp-0123456789' };
+      const run = await execJson(['--provider', 'anthropic'], { cwd: scratchProject(), home: h, env });
+      expect(run.code, run.stderr).toBe(0);
+      const toolsSent = server.requests.map((r) => (JSON.parse(r.body).tools as { name: string }[]).map((t) => t.name));
+      expect(toolsSent[0]).not.toContain('mcp__hostile__late_tool');
+      expect(toolsSent[1]).toContain('mcp__hostile__late_tool');
+      const completed = ofType(run.records, 'tool.completed').map((c) => [c.payload.name, c.payload.output]);
+      expect(completed).toEqual([
+        ['mcp__hostile__add_tool', 'added late_tool'],
+        ['mcp__hostile__late_tool', 'late'],
+      ]);
+    } finally {
+      await server.close();
+    }
   });
 
   it('masks a credential the config passes to a server on purpose', async () => {
