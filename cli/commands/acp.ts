@@ -4,9 +4,6 @@ import type { AgentPort, AgentPortModule, AgentPortOptions } from '../../lib/acp
 /** The flags `minicode acp` takes are exactly the port options (the provider flags of `exec`), less the environment. */
 type AcpFlags = Omit<AgentPortOptions, 'env'>;
 
-/** The real port's module, relative to this compiled file; owned by the agent loop. */
-const REAL_PORT_MODULE = '../../lib/agent/acp-port.js';
-
 /**
  * `minicode acp`: an Agent Client Protocol (v1) server on stdin/stdout. Takes the provider flags
  * of `exec`. stdout carries only ACP messages; everything else goes to stderr.
@@ -60,7 +57,8 @@ async function loadPort(options: AgentPortOptions): Promise<AgentPort | undefine
   }
   let module: AgentPortModule;
   try {
-    module = (await import(REAL_PORT_MODULE)) as AgentPortModule;
+    // A literal specifier, so that the CLI bundle carries the port as a lazy chunk.
+    module = (await import('../../lib/agent/acp-port.js')) as AgentPortModule;
   } catch (error) {
     // Only "the module is not there" means no port; an error inside the module must surface.
     const code = (error as NodeJS.ErrnoException).code;

@@ -41,15 +41,19 @@ export interface PoolOptions {
 export const DEFAULT_TASKS_PER_WORKER = 16;
 
 /**
- * Where the compiled workers are. From `dist/lib/control/pool.js` that is `dist/workers`; from
- * the TypeScript source (vitest imports `lib/…`) the `.ts` workers cannot run in a thread, so
- * it is `<root>/dist/workers` (`npm test` builds first).
+ * Where the compiled workers are: the nearest `workers/` or `dist/workers/` holding compiled
+ * workers, walking up from this module. That is `dist/workers` whether this code runs from
+ * `dist/lib/control/pool.js`, from a CLI bundle chunk (`dist/chunks/…`), or from the TypeScript
+ * source (vitest imports `lib/…`; the `.ts` workers cannot run in a thread, `npm test` builds first).
  */
 export function defaultWorkersDir(): string {
-  const up = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-  const candidates = [path.join(up, 'workers'), path.join(up, 'dist', 'workers')];
-  for (const dir of candidates) if (fs.existsSync(path.join(dir, 'count-tokens.js'))) return dir;
-  return candidates[1] as string;
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  for (let dir = here; ; dir = path.dirname(dir)) {
+    for (const candidate of [path.join(dir, 'workers'), path.join(dir, 'dist', 'workers')]) {
+      if (fs.existsSync(path.join(candidate, 'count-tokens.js'))) return candidate;
+    }
+    if (path.dirname(dir) === dir) return path.resolve(here, '../../dist/workers');
+  }
 }
 
 /** Default thread bound: leave one core to the event loop; between 1 and 4. */

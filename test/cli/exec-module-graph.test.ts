@@ -1,14 +1,21 @@
 /**
- * What `minicode exec` loads at start-up. Per-run cost is measured in bench/exec-cost.ts; this
- * only guards the module graph, so that the exec path does not quietly go back to building the
- * zod event schemas (payloads, envelopes: only validation and the JSON Schema need them) or to
- * loading the native-agent decoders (only `ingest` and `run` need them) or the MCP SDK (only a
- * configured server needs it).
+ * What `minicode exec --json` loads at start-up. Per-run cost is measured in bench/exec-cost.ts;
+ * this only guards the module graph of a real run of the built CLI (the esbuild bundle `bin`
+ * names, against a loopback replay server), so that the exec path does not quietly go back to
+ * loading tsc's per-module output, building the zod event schemas (payloads, envelopes: only
+ * validation and the JSON Schema need them), the native-agent decoders (only `ingest` and
+ * `run`), the MCP SDK (only a configured server), or the packages other commands use.
+ *
+ * A loaded bundle file is mapped back to the source modules it holds through
+ * `dist/bundle-meta.json` (written by scripts/bundle.ts): a chunk's modules all run when it loads.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startReplayServer, type ReplayServer } from '../../lib/replay/index.js';
 import { ROOT } from '../helpers/cli.js';
+import { CASSETTES, cleanEnv, scratchProject, tempDir } from '../exec/helpers.js';
 
 /** A module hook that prints every loaded file URL on stderr (hand-written here, not a fixture). */
 const HOOKS = `data:text/javascript,${encodeURIComponent(
@@ -16,32 +23,76 @@ const HOOKS = `data:text/javascript,${encodeURIComponent(
 )}`;
 const REGISTER = `data:text/javascript,${encodeURIComponent(`import { register } from 'node:module'; register(${JSON.stringify(HOOKS)});`)}`;
 
-function loadedBy(script: string): string[] {
-  const result = spawnSync(process.execPath, ['--import', REGISTER, '--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8' });
-  expect(result.status, result.stderr).toBe(0);
-  return result.stderr
+/** Packages the exec --json path must not load. */
+const UNWANTED_PACKAGES = ['@modelcontextprotocol/sdk', '@agentclientprotocol/sdk', 'marked', 'chalk', 'bullmq', 'ioredis', 'gpt-tokenizer', 'piscina', '@opentelemetry'];
+/** Our modules the exec --json path must not load. */
+const UNWANTED_MODULES = [
+  'lib/events/payloads.ts',
+  'lib/events/envelope.ts',
+  'lib/events/index.ts',
+  'lib/native/index.ts',
+  'lib/pipeline/ingest.ts',
+  'lib/mcp/manager.ts',
+  'lib/render/index.ts',
+  'lib/replay/provider.ts',
+];
+
+let server: ReplayServer;
+beforeAll(async () => {
+  server = await startReplayServer(path.join(CASSETTES, 'anthropic-two-turn'));
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+/** Run `exec --json` with the loader hook; returns the files it loaded, relative to the root. */
+async function loadedByExec(): Promise<string[]> {
+  const cwd = scratchProject();
+  const home = tempDir('minicode-graph-home-');
+  const env = { ...process.env, ...cleanEnv(home, { ANTHROPIC_BASE_URL: server.origin, ANTHROPIC_API_KEY: 'sk-ant-graph-fake-key-0123456789', HOME: home }) };
+  const child = spawn(
+    process.execPath,
+    ['--import', REGISTER, path.join(ROOT, 'dist/cli/main.js'), 'exec', 'Read the README and tell me what it says', '--json', '--cwd', cwd, '--provider', 'anthropic'],
+    {
+      cwd,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  const out: Buffer[] = [];
+  const err: Buffer[] = [];
+  child.stdout.on('data', (b: Buffer) => out.push(b));
+  child.stderr.on('data', (b: Buffer) => err.push(b));
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  const stderr = Buffer.concat(err).toString('utf8');
+  expect(code, stderr).toBe(0);
+  expect(Buffer.concat(out).toString('utf8')).toContain('"type":"summary","ok":true');
+  fs.rmSync(cwd, { recursive: true, force: true });
+  fs.rmSync(home, { recursive: true, force: true });
+  return stderr
     .split('\n')
     .filter((l) => l.startsWith('LOADED '))
-    .map((l) => path.relative(ROOT, new URL(l.slice('LOADED '.length)).pathname));
+    .map((l) =>
+      path
+        .relative(ROOT, new URL(l.slice('LOADED '.length)).pathname)
+        .split(path.sep)
+        .join('/'),
+    );
 }
 
 describe('the exec start-up module graph', () => {
-  it('loads the CLI program and the exec action without the event schemas or the native decoders', () => {
-    const loaded = loadedBy(`await import('./dist/cli/program.js'); await import('./dist/cli/exec-action.js');`);
-    expect(loaded).toContain('dist/cli/exec-action.js');
-    expect(loaded).toContain('dist/lib/events/draft.js');
-    for (const unwanted of [
-      'dist/lib/events/payloads.js',
-      'dist/lib/events/envelope.js',
-      'dist/lib/events/index.js',
-      'dist/lib/native/index.js',
-      'dist/lib/pipeline/ingest.js',
-      'dist/lib/mcp/manager.js',
-    ]) {
-      expect(loaded).not.toContain(unwanted);
-    }
-    // The MCP SDK loads only when a server is configured.
-    expect(loaded.filter((l) => l.includes('@modelcontextprotocol'))).toEqual([]);
+  it('runs exec --json from the bundle: an entry file and chunks, never the per-module build', async () => {
+    const meta = JSON.parse(fs.readFileSync(path.join(ROOT, 'dist/bundle-meta.json'), 'utf8')) as { outputs: Record<string, string[]> };
+    const loaded = await loadedByExec();
+    const ours = loaded.filter((f) => f.startsWith('dist/'));
+    expect(ours[0]).toBe('dist/cli/main.js');
+    for (const file of ours) expect(file === 'dist/cli/main.js' || file.startsWith('dist/chunks/'), file).toBe(true);
+    const modules = ours.flatMap((file) => meta.outputs[file] ?? []);
+    expect(modules).toContain('cli/exec-action.ts');
+    expect(modules).toContain('lib/events/draft.ts');
+    for (const unwanted of UNWANTED_MODULES) expect(modules, unwanted).not.toContain(unwanted);
+    const packages = [...loaded, ...modules].filter((f) => f.includes('node_modules/'));
+    for (const name of UNWANTED_PACKAGES) expect(packages.filter((f) => f.includes(`node_modules/${name}/`))).toEqual([]);
   });
 
   it('keeps draft and the ingest formats exported from their public modules', async () => {

@@ -1,0 +1,85 @@
+/**
+ * `npm run build`, second step: bundle each CLI entry point with esbuild, from the TypeScript
+ * sources, over what `tsc` has just emitted (tsc stays the type checker and keeps emitting
+ * dist/lib, dist/workers and dist/bench for workers, benchmarks and tests). A short `exec` then reads one entry file and
+ * the few chunks its run needs instead of resolving, reading and compiling ~230 modules.
+ *
+ * - Each entry replaces tsc's output at the same path (`dist/cli/main.js` stays what `bin`
+ *   names). Code reached only through a dynamic `import()` goes to `dist/chunks/`, so what is
+ *   lazy in the source stays lazy in the bundle.
+ * - Packages with native parts or worker files (lmdb, msgpackr, piscina) and the large
+ *   packages only some commands load (MCP and ACP SDKs, marked, bullmq, the tokenizer) stay
+ *   external: Node resolves them from node_modules as before.
+ * - `bench/` stays external: its files find their siblings through `import.meta.url`.
+ * - Worker threads run the tsc-emitted `dist/workers/*.js` (see `defaultWorkersDir`).
+ * - `dist/bundle-meta.json` records which source modules each output file holds; the start-up
+ *   module graph test reads it.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build, type Plugin } from 'esbuild';
+
+/** The CLI entry points, relative to the project root; each is written to dist/ under the same path as `.js`. */
+export const ENTRY_POINTS = ['cli/main.ts', 'cli/demo.ts'];
+
+/** Pure-JavaScript packages that the start-up path imports and that gain from being inlined. */
+const INLINED_PACKAGES = new Set(['commander', 'zod', 'picomatch', 'ignore', 'chalk', 'string-width', 'get-east-asian-width', 'strip-ansi', 'ansi-regex', 'emoji-regex']);
+
+/** The package a bare specifier names (`zod/v4` -> `zod`, `@scope/a/b` -> `@scope/a`). */
+function packageOf(specifier: string): string {
+  const parts = specifier.split('/');
+  return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : (parts[0] as string);
+}
+
+/** Keep bare packages outside {@link INLINED_PACKAGES} and everything under bench/ (as its tsc output) external. */
+function externals(root: string): Plugin {
+  const bench = path.join(root, 'bench') + path.sep;
+  return {
+    name: 'minicode-externals',
+    setup(b) {
+      b.onResolve({ filter: /^[^./]/ }, (args) => (INLINED_PACKAGES.has(packageOf(args.path)) || args.path.startsWith('node:') ? undefined : { path: args.path, external: true }));
+      b.onResolve({ filter: /^\./ }, (args) => {
+        const target = path.resolve(args.resolveDir, args.path);
+        if (!target.startsWith(bench)) return undefined;
+        // Entries (dist/cli) and chunks (dist/chunks) sit at the same depth, so one relative path serves both.
+        return { path: `../bench/${path.relative(bench, target).split(path.sep).join('/')}`, external: true };
+      });
+    },
+  };
+}
+
+/** Bundle the entry points of the project at `root` into `root/dist`. */
+export async function bundle(root: string): Promise<void> {
+  const dist = path.join(root, 'dist');
+  fs.rmSync(path.join(dist, 'chunks'), { recursive: true, force: true });
+  const result = await build({
+    entryPoints: ENTRY_POINTS.map((e) => path.join(root, e)),
+    outbase: root,
+    outdir: dist,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    chunkNames: 'chunks/[name]-[hash]',
+    allowOverwrite: true,
+    metafile: true,
+    logLevel: 'warning',
+    // CommonJS packages inlined into an ES module still call require() for Node built-ins.
+    banner: { js: "import { createRequire as __minicodeRequire } from 'node:module'; const require = __minicodeRequire(import.meta.url);" },
+    plugins: [externals(root)],
+  });
+  const outputs = Object.fromEntries(
+    Object.entries(result.metafile.outputs).map(([file, out]) => [
+      path.relative(root, path.resolve(file)).split(path.sep).join('/'),
+      Object.keys(out.inputs).map((i) => path.relative(root, path.resolve(i)).split(path.sep).join('/')),
+    ]),
+  );
+  fs.writeFileSync(path.join(dist, 'bundle-meta.json'), `${JSON.stringify({ outputs }, null, 1)}\n`);
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
+  // This file runs as dist/scripts/bundle.js.
+  await bundle(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..'));
+}
