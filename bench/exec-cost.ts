@@ -1,39 +1,42 @@
 /**
- * bench/exec-cost: what one `minicode exec` run costs the machine, measured on the real CLI
- * process doing the same two-turn job as the peers (read a file, answer) over loopback HTTP:
- * a replay server in this process serves `cassettes/anthropic-two-turn` and the CLI reaches it
- * through its real provider path (`--provider anthropic`, `ANTHROPIC_BASE_URL`, a fake key),
- * `--json` to a pipe, a persistent session store. Per run: process CPU time (user + sys, from
- * `/usr/bin/time`, else the child's own `process.resourceUsage()` at exit), time to the first
- * stdout line, wall time, and peak RSS (maxRSS).
+ * bench/exec-cost: what one `minicode exec --json` run costs the machine, beside the bare Node
+ * process (`node -e 0`, the floor, measured in the same run) and, with `--peers` (or
+ * `MINICODE_BENCH_PEERS=1`), beside Codex and Claude Code doing the same job.
  *
- * Compared against the peers measured the same way on this machine (issue 9): Codex 0.171
- * about 1.3 s CPU / 150 MB, Claude Code 2.1 about 1.5 s / 196 MB, Gemini CLI 0.61 about
- * 5.4 s / 278 MB. Target: under 0.35 s CPU and under 100 MB.
+ * The job (bench/support/agent-provider.ts): one shell tool call (`cat README.md`), then the
+ * answer, over loopback HTTP from a scripted provider in this process that speaks each agent's
+ * wire format (minicode and Claude Code: Anthropic Messages; Codex: OpenAI Responses). Each agent
+ * runs in its own copy of the demo's sample project with a persistent home (its store, sessions,
+ * config), stdout to a pipe. Per run: process CPU time (user + sys of the process and what it
+ * waited for, from `/usr/bin/time`, else the child's own `process.resourceUsage()` at exit),
+ * peak RSS (maxRSS), time to the first stdout line and wall time. Competitors run in interleaved
+ * rounds after one warm-up round; medians are compared.
+ *
+ * Peers are pinned releases installed by npm into a cache folder (bench/support/peer-clis.ts;
+ * `--peers-dir DIR`, default ~/.cache/minicode/bench-peers). With peers the whole benchmark runs
+ * in a loopback-only network namespace (`unshare -n`) where the machine allows one, and says
+ * whether it did. Targets (issue #23): CPU <= 0.25x Codex's and <= 2.5x `node -e 0`, peak RSS
+ * <= 0.5x Codex's and <= 60 MB, first `--json` line <= 120 ms.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { startReplayServer } from '../lib/replay/server.js';
-import { measurement, runIfMain, type BenchOptions, type BenchReport, type Ratio } from './harness.js';
+import { measurement, runIfMain, type BenchOptions, type BenchReport, type Measurement, type Ratio } from './harness.js';
+import { JOB_PROMPT, startAgentProvider, type AgentProvider } from './support/agent-provider.js';
+import { NETNS_MARK, netnsFlags, runInNetns } from './support/netns.js';
+import { defaultPeersDir, installPeer, PEER_CLIS } from './support/peer-clis.js';
 import { sampleProject } from './support/sample-project.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = fs.existsSync(path.resolve(HERE, '../package.json')) ? path.resolve(HERE, '..') : path.resolve(HERE, '../..');
 const CLI = path.join(ROOT, 'dist/cli/main.js');
 const TIME = '/usr/bin/time';
+const TARGET = { cpuVsCodex: 0.25, cpuVsFloor: 2.5, rssVsCodex: 0.5, rssMB: 60, firstLineMs: 120 };
 
-/** The peers' figures from the issue (same job, same machine). */
-const PEERS = [
-  { name: 'Codex 0.171', cpuS: 1.3, rssMB: 150 },
-  { name: 'Claude Code 2.1', cpuS: 1.5, rssMB: 196 },
-  { name: 'Gemini CLI 0.61', cpuS: 5.4, rssMB: 278 },
-];
-const TARGET = { cpuS: 0.35, rssMB: 100 };
-
-/** Fallback when /usr/bin/time is absent: the child reports its own usage on stderr at exit. */
+/** Fallback when /usr/bin/time is absent: a Node child reports its own usage on stderr at exit. */
 const USAGE_PRELOAD = `data:text/javascript,process.on('exit',()=>{const u=process.resourceUsage();process.stderr.write('\\nMINICODE_USAGE '+JSON.stringify(u)+'\\n')})`;
 
 interface RunCost {
@@ -43,16 +46,26 @@ interface RunCost {
   rssMB: number;
 }
 
-async function oneRun(env: NodeJS.ProcessEnv, cwd: string, useTime: boolean, scratch: string): Promise<RunCost> {
-  const server = await startReplayServer(path.join(ROOT, 'cassettes/anthropic-two-turn'));
+/** One competitor: how to start one run of the job. */
+interface Competitor {
+  name: string;
+  /** The executable and its arguments; `node` marks a Node process (the usage preload then works without /usr/bin/time). */
+  command: string;
+  args: string[];
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  node: boolean;
+}
+
+async function oneRun(c: Competitor, useTime: boolean, scratch: string): Promise<RunCost> {
   const timeFile = path.join(scratch, `time-${process.hrtime.bigint()}.txt`);
-  const node = [process.execPath, ...(useTime ? [] : ['--import', USAGE_PRELOAD]), CLI, 'exec', 'Read the README and tell me what it says', '--json', '--cwd', cwd, '--provider', 'anthropic'];
-  const [command, ...args] = useTime ? [TIME, '-o', timeFile, '-f', '%U %S %M', ...node] : node;
+  const args = c.node && !useTime ? ['--import', USAGE_PRELOAD, ...c.args] : c.args;
+  const [command, ...argv] = useTime ? [TIME, '-o', timeFile, '-f', '%U %S %M', c.command, ...args] : [c.command, ...args];
   const started = performance.now();
   let firstLineMs = Number.NaN;
   const stderr: Buffer[] = [];
   const code = await new Promise<number | null>((resolve, reject) => {
-    const child = spawn(command!, args, { env: { ...env, ANTHROPIC_BASE_URL: server.origin }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command!, argv, { env: c.env, cwd: c.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout.on('data', (b: Buffer) => {
       if (Number.isNaN(firstLineMs) && b.includes(10)) firstLineMs = performance.now() - started;
     });
@@ -61,8 +74,7 @@ async function oneRun(env: NodeJS.ProcessEnv, cwd: string, useTime: boolean, scr
     child.on('close', resolve);
   });
   const wallMs = performance.now() - started;
-  await server.close();
-  if (code !== 0) throw new Error(`minicode exec exited ${code}: ${Buffer.concat(stderr).toString('utf8').slice(-400)}`);
+  if (code !== 0) throw new Error(`${c.name} exited ${code}: ${Buffer.concat(stderr).toString('utf8').slice(-600)}`);
   if (useTime) {
     const [user, sys, maxKb] = fs.readFileSync(timeFile, 'utf8').trim().split('\n').pop()!.split(' ').map(Number);
     return { cpuS: user! + sys!, firstLineMs, wallMs, rssMB: maxKb! / 1024 };
@@ -71,64 +83,172 @@ async function oneRun(env: NodeJS.ProcessEnv, cwd: string, useTime: boolean, scr
     .toString('utf8')
     .split('\n')
     .find((l) => l.startsWith('MINICODE_USAGE '));
-  const usage = JSON.parse(line!.slice('MINICODE_USAGE '.length)) as NodeJS.ResourceUsage;
+  if (!line) throw new Error(`${c.name}: no usage report (install /usr/bin/time to measure non-Node peers)`);
+  const usage = JSON.parse(line.slice('MINICODE_USAGE '.length)) as NodeJS.ResourceUsage;
   return { cpuS: (usage.userCPUTime + usage.systemCPUTime) / 1e6, firstLineMs, wallMs, rssMB: usage.maxRSS / 1024 };
 }
 
-/** Run the benchmark: `rounds` runs after one warm-up (the OS file cache), medians reported. */
-export async function run(options: BenchOptions): Promise<BenchReport> {
-  const rounds = options.quick ? 5 : 15;
-  const project = sampleProject(ROOT, 'minicode-exec-cost-');
-  const { scratch, cwd } = project;
-  const env: NodeJS.ProcessEnv = { ...project.env, ANTHROPIC_API_KEY: 'sk-ant-bench-fake-key-0123456789' };
+/** The competitors of one benchmark run: the floor, minicode, and the installed peers. */
+function competitors(provider: AgentProvider, scratch: string, peerBinaries: Map<string, string>): Competitor[] {
+  const project = (name: string): { cwd: string; env: NodeJS.ProcessEnv; home: string } => {
+    const home = path.join(scratch, name);
+    const p = sampleProject(ROOT, `minicode-exec-cost-${name}-`);
+    fs.mkdirSync(home, { recursive: true });
+    fs.renameSync(p.cwd, path.join(home, 'project'));
+    fs.rmSync(p.scratch, { recursive: true, force: true });
+    fs.mkdirSync(path.join(home, 'codex'), { recursive: true });
+    return { cwd: path.join(home, 'project'), home, env: { ...p.env, HOME: home, MINICODE_HOME: path.join(home, 'minicode') } };
+  };
+  const floor = project('floor');
+  const ours = project('minicode');
+  const list: Competitor[] = [
+    { name: 'node -e 0', command: process.execPath, args: ['-e', '0'], env: floor.env, cwd: floor.cwd, node: true },
+    {
+      name: 'minicode',
+      command: process.execPath,
+      args: [CLI, 'exec', JOB_PROMPT, '--json', '--cwd', ours.cwd, '--provider', 'anthropic'],
+      env: { ...ours.env, ANTHROPIC_BASE_URL: provider.origin, ANTHROPIC_API_KEY: 'sk-ant-bench-fake-key-0123456789' },
+      cwd: ours.cwd,
+      node: true,
+    },
+    // Checkpoints are on by default; this shows what their git work adds to the run.
+    {
+      name: 'minicode --no-checkpoint',
+      command: process.execPath,
+      args: [CLI, 'exec', JOB_PROMPT, '--json', '--cwd', ours.cwd, '--provider', 'anthropic', '--no-checkpoint'],
+      env: { ...ours.env, ANTHROPIC_BASE_URL: provider.origin, ANTHROPIC_API_KEY: 'sk-ant-bench-fake-key-0123456789' },
+      cwd: ours.cwd,
+      node: true,
+    },
+  ];
+  for (const peer of PEER_CLIS) {
+    const binary = peerBinaries.get(peer.name);
+    if (!binary) continue;
+    const p = project(peer.name.split(' ')[0]!.toLowerCase());
+    const run = peer.invocation(provider.origin, p.cwd, p.home);
+    list.push({ name: peer.name, command: binary, args: run.args, env: { ...p.env, ...run.env }, cwd: p.cwd, node: false });
+  }
+  return list;
+}
+
+/** `--peers-dir DIR` from argv, else the default cache folder. */
+function peersDir(argv: readonly string[]): string {
+  const i = argv.indexOf('--peers-dir');
+  return i >= 0 && argv[i + 1] ? path.resolve(argv[i + 1]!) : defaultPeersDir();
+}
+
+const load = (): string =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' / ');
+
+/** Measure every competitor in interleaved rounds (after one untimed warm-up round). */
+async function measure(options: BenchOptions, peerBinaries: Map<string, string>, notes: string[]): Promise<Map<string, RunCost[]>> {
+  const rounds = options.quick ? 5 : 9;
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-exec-cost-'));
+  const provider = await startAgentProvider();
   const useTime = fs.existsSync(TIME);
-  const costs: RunCost[] = [];
+  const costs = new Map<string, RunCost[]>();
+  notes.push(`load average (1/5/15 min) at start: ${load()}`);
   try {
-    for (let i = 0; i < rounds + 1; i++) {
-      const cost = await oneRun(env, cwd, useTime, scratch);
-      if (i > 0) costs.push(cost);
+    const list = competitors(provider, scratch, peerBinaries);
+    for (const c of list) costs.set(c.name, []);
+    for (let r = 0; r <= rounds; r++) {
+      for (const c of list) {
+        const cost = await oneRun(c, useTime, scratch);
+        if (r > 0) costs.get(c.name)!.push(cost);
+      }
     }
   } finally {
+    await provider.close();
     fs.rmSync(scratch, { recursive: true, force: true });
   }
-  const cpu = measurement(
-    'process CPU time (user + sys)',
-    's',
-    costs.map((c) => c.cpuS),
-    false,
+  notes.push(`load average at end: ${load()}`);
+  notes.push(
+    `CPU and RSS from ${useTime ? '/usr/bin/time -f "%U %S %M" (the process and the children it waited for, e.g. the shell of the tool call)' : "the child's process.resourceUsage() at exit"}; ${rounds} interleaved rounds after one warm-up round; requests served: ${JSON.stringify(Object.fromEntries(provider.counts))}.`,
   );
-  const first = measurement(
-    'time to first stdout line',
-    'ms',
-    costs.map((c) => c.firstLineMs),
-    false,
-  );
-  const wall = measurement(
-    'wall time of the run',
-    'ms',
-    costs.map((c) => c.wallMs),
-    false,
-  );
-  const rss = measurement(
-    'peak RSS (maxRSS)',
-    'MB',
-    costs.map((c) => c.rssMB),
-    false,
-  );
+  return costs;
+}
+
+/** Run the benchmark (see the header). */
+export async function run(options: BenchOptions, argv: readonly string[] = process.argv, env: NodeJS.ProcessEnv = process.env): Promise<BenchReport> {
+  const wantPeers = argv.includes('--peers') || env.MINICODE_BENCH_PEERS === '1';
+  const notes: string[] = [];
+  const peerBinaries = new Map<string, string>();
+  if (wantPeers) {
+    const dir = peersDir(argv);
+    for (const peer of PEER_CLIS) peerBinaries.set(peer.name, installPeer(peer, dir));
+    notes.push(`peers: ${PEER_CLIS.map((p) => p.spec).join(', ')} from ${dir}, run through their native executables.`);
+    if (env[NETNS_MARK] === undefined) {
+      const ns = netnsFlags();
+      if ('flags' in ns) {
+        // The whole benchmark (provider and every agent) moves into the namespace: they must share its loopback.
+        const self = fileURLToPath(import.meta.url);
+        const out = await runInNetns(ns.flags, [self, '--json', ...(options.quick ? ['--quick'] : []), '--peers', '--peers-dir', dir], env);
+        return JSON.parse(out.trim().split('\n').pop()!) as BenchReport;
+      }
+      notes.push(`network namespace: none could be had (${ns.reason}); the peers ran with this machine's network.`);
+    } else notes.push(`ran in a loopback-only network namespace (unshare ${env[NETNS_MARK]}).`);
+  } else notes.push('peers (Codex, Claude Code) were NOT measured: pass --peers (or set MINICODE_BENCH_PEERS=1) to install and run them; only absolute figures and the node -e 0 floor below.');
+  const costs = await measure(options, peerBinaries, notes);
+  const measurements: Measurement[] = [];
+  const of = (name: string, pick: (c: RunCost) => number): number[] => (costs.get(name) ?? []).map(pick);
+  const medians = new Map<string, Record<'cpu' | 'rss' | 'first' | 'wall', Measurement>>();
+  for (const name of costs.keys()) {
+    const m = {
+      cpu: measurement(
+        `${name}: process CPU time (user + sys)`,
+        's',
+        of(name, (c) => c.cpuS),
+        false,
+      ),
+      rss: measurement(
+        `${name}: peak RSS (maxRSS)`,
+        'MB',
+        of(name, (c) => c.rssMB),
+        false,
+      ),
+      first: measurement(
+        `${name}: time to first stdout line`,
+        'ms',
+        of(name, (c) => c.firstLineMs),
+        false,
+      ),
+      wall: measurement(
+        `${name}: wall time of the run`,
+        'ms',
+        of(name, (c) => c.wallMs),
+        false,
+      ),
+    };
+    medians.set(name, m);
+    measurements.push(m.cpu, m.rss, ...(name === 'node -e 0' ? [] : [m.first]), m.wall);
+  }
+  const ours = medians.get('minicode')!;
+  const floor = medians.get('node -e 0')!;
   const ratios: Ratio[] = [
-    { label: 'CPU vs the 0.35 s target', value: cpu.median / TARGET.cpuS, target: { op: '<=', value: 1 } },
-    { label: 'RSS vs the 100 MB target', value: rss.median / TARGET.rssMB, target: { op: '<=', value: 1 } },
-    ...PEERS.map((p) => ({ label: `${p.name} CPU / minicode CPU`, value: p.cpuS / cpu.median })),
-    ...PEERS.map((p) => ({ label: `${p.name} RSS / minicode RSS`, value: p.rssMB / rss.median })),
+    { label: 'minicode CPU / node -e 0 CPU', value: ours.cpu.median / floor.cpu.median, target: { op: '<=', value: TARGET.cpuVsFloor } },
+    { label: 'minicode peak RSS', value: ours.rss.median, unit: 'MB', target: { op: '<=', value: TARGET.rssMB } },
+    { label: 'minicode time to first --json line', value: ours.first.median, unit: 'ms', target: { op: '<=', value: TARGET.firstLineMs } },
+    { label: 'minicode CPU (absolute)', value: ours.cpu.median, unit: 's' },
+    { label: 'minicode --no-checkpoint CPU / node -e 0 CPU', value: medians.get('minicode --no-checkpoint')!.cpu.median / floor.cpu.median },
   ];
+  for (const peer of PEER_CLIS) {
+    const m = medians.get(peer.name);
+    if (!m) continue;
+    const codex = peer.spec.startsWith('@openai/codex');
+    ratios.push({ label: `minicode CPU / ${peer.name} CPU`, value: ours.cpu.median / m.cpu.median, ...(codex ? { target: { op: '<=' as const, value: TARGET.cpuVsCodex } } : {}) });
+    ratios.push({ label: `minicode RSS / ${peer.name} RSS`, value: ours.rss.median / m.rss.median, ...(codex ? { target: { op: '<=' as const, value: TARGET.rssVsCodex } } : {}) });
+    ratios.push({ label: `minicode first line / ${peer.name} first line`, value: ours.first.median / m.first.median });
+  }
   return {
     name: 'exec-cost',
     title: 'minicode exec: per-run cost of a two-turn job over loopback',
-    description:
-      'The real CLI process, --provider anthropic against a loopback replay server of cassettes/anthropic-two-turn (read_file, then an answer), --json to a pipe, a persistent store. Peers measured the same way on this machine: Codex 1.3 s / 150 MB, Claude Code 1.5 s / 196 MB, Gemini CLI 5.4 s / 278 MB.',
-    measurements: [cpu, first, wall, rss],
+    description: `The real CLI process (the bundle bin names), --json to a pipe, a persistent store, against a scripted loopback provider: one shell tool call (cat README.md), then the answer. Floor: node -e 0 in the same rounds.${peerBinaries.size > 0 ? ` Peers in the same rounds, same job, same provider: ${PEER_CLIS.map((p) => p.name).join(', ')}.` : ' Peers not measured in this run (--peers).'}`,
+    measurements,
     ratios,
-    notes: [`CPU and RSS from ${useTime ? '/usr/bin/time -f "%U %S %M"' : "the child's process.resourceUsage() at exit"}; ${rounds} runs after one warm-up.`],
+    notes,
   };
 }
 

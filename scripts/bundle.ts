@@ -38,7 +38,7 @@ function externals(root: string): Plugin {
   return {
     name: 'minicode-externals',
     setup(b) {
-      b.onResolve({ filter: /^[^./]/ }, (args) => (INLINED_PACKAGES.has(packageOf(args.path)) || args.path.startsWith('node:') ? undefined : { path: args.path, external: true }));
+      b.onResolve({ filter: /^[^./#]/ }, (args) => (INLINED_PACKAGES.has(packageOf(args.path)) || args.path.startsWith('node:') ? undefined : { path: args.path, external: true }));
       b.onResolve({ filter: /^\./ }, (args) => {
         const target = path.resolve(args.resolveDir, args.path);
         if (!target.startsWith(bench)) return undefined;
@@ -49,9 +49,18 @@ function externals(root: string): Plugin {
   };
 }
 
+/** Options of {@link bundle}. */
+export interface BundleOptions {
+  /** Output folder; default `<root>/dist`. */
+  outDir?: string;
+  /** Drop whitespace and shorten syntax (names are kept, so stack traces stay readable); default true. */
+  minify?: boolean;
+}
+
 /** Bundle the entry points of the project at `root` into `root/dist`. */
-export async function bundle(root: string): Promise<void> {
-  const dist = path.join(root, 'dist');
+export async function bundle(root: string, options: BundleOptions = {}): Promise<void> {
+  const dist = options.outDir ?? path.join(root, 'dist');
+  const minify = options.minify ?? true;
   fs.rmSync(path.join(dist, 'chunks'), { recursive: true, force: true });
   const result = await build({
     entryPoints: ENTRY_POINTS.map((e) => path.join(root, e)),
@@ -66,6 +75,8 @@ export async function bundle(root: string): Promise<void> {
     allowOverwrite: true,
     metafile: true,
     logLevel: 'warning',
+    minifyWhitespace: minify,
+    minifySyntax: minify,
     // CommonJS packages inlined into an ES module still call require() for Node built-ins.
     banner: { js: "import { createRequire as __minicodeRequire } from 'node:module'; const require = __minicodeRequire(import.meta.url);" },
     plugins: [externals(root)],
