@@ -88,16 +88,18 @@ async function oneRun(c: Competitor, useTime: boolean, scratch: string): Promise
   return { cpuS: (usage.userCPUTime + usage.systemCPUTime) / 1e6, firstLineMs, wallMs, rssMB: usage.maxRSS / 1024 };
 }
 
-/** The competitors of one benchmark run: the floor, minicode, and the installed peers. */
-function competitors(provider: AgentProvider, scratch: string, peerBinaries: Map<string, string>): Competitor[] {
-  const project = (name: string): { cwd: string; env: NodeJS.ProcessEnv; home: string } => {
-    const home = path.join(scratch, name);
-    const p = sampleProject(ROOT, `minicode-exec-cost-${name}-`);
-    fs.mkdirSync(home, { recursive: true });
-    fs.renameSync(p.cwd, path.join(home, 'project'));
-    fs.rmSync(p.scratch, { recursive: true, force: true });
-    fs.mkdirSync(path.join(home, 'codex'), { recursive: true });
-    return { cwd: path.join(home, 'project'), home, env: { ...p.env, HOME: home, MINICODE_HOME: path.join(home, 'minicode') } };
+/**
+ * The competitors of one benchmark run: the floor, minicode, and the installed peers, each with
+ * its own copy of the sample project as its home (HOME, MINICODE_HOME, CODEX_HOME inside it).
+ * Peers' homes go under `peerHomes`, outside the temp dir: Codex skips part of its start-up work
+ * for a home under /tmp, which a real installation does not.
+ */
+function competitors(provider: AgentProvider, homes: string[], peerBinaries: Map<string, string>, peerHomes: string): Competitor[] {
+  const project = (name: string, parent?: string): { cwd: string; env: NodeJS.ProcessEnv; home: string } => {
+    const p = sampleProject(ROOT, `minicode-exec-cost-${name}-`, parent);
+    homes.push(p.scratch);
+    fs.mkdirSync(path.join(p.scratch, 'codex'), { recursive: true });
+    return { cwd: p.cwd, home: p.scratch, env: p.env };
   };
   const floor = project('floor');
   const ours = project('minicode');
@@ -124,7 +126,7 @@ function competitors(provider: AgentProvider, scratch: string, peerBinaries: Map
   for (const peer of PEER_CLIS) {
     const binary = peerBinaries.get(peer.name);
     if (!binary) continue;
-    const p = project(peer.name.split(' ')[0]!.toLowerCase());
+    const p = project(peer.name.split(' ')[0]!.toLowerCase(), peerHomes);
     const run = peer.invocation(provider.origin, p.cwd, p.home);
     list.push({ name: peer.name, command: binary, args: run.args, env: { ...p.env, ...run.env }, cwd: p.cwd, node: false });
   }
@@ -144,15 +146,16 @@ const load = (): string =>
     .join(' / ');
 
 /** Measure every competitor in interleaved rounds (after one untimed warm-up round). */
-async function measure(options: BenchOptions, peerBinaries: Map<string, string>, notes: string[]): Promise<Map<string, RunCost[]>> {
+async function measure(options: BenchOptions, peerBinaries: Map<string, string>, peerHomes: string, notes: string[]): Promise<Map<string, RunCost[]>> {
   const rounds = options.quick ? 5 : 9;
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-exec-cost-'));
   const provider = await startAgentProvider();
+  const homes: string[] = [];
   const useTime = fs.existsSync(TIME);
   const costs = new Map<string, RunCost[]>();
   notes.push(`load average (1/5/15 min) at start: ${load()}`);
   try {
-    const list = competitors(provider, scratch, peerBinaries);
+    const list = competitors(provider, homes, peerBinaries, peerHomes);
     for (const c of list) costs.set(c.name, []);
     for (let r = 0; r <= rounds; r++) {
       for (const c of list) {
@@ -162,7 +165,7 @@ async function measure(options: BenchOptions, peerBinaries: Map<string, string>,
     }
   } finally {
     await provider.close();
-    fs.rmSync(scratch, { recursive: true, force: true });
+    for (const dir of [scratch, ...homes]) fs.rmSync(dir, { recursive: true, force: true });
   }
   notes.push(`load average at end: ${load()}`);
   notes.push(
@@ -176,8 +179,8 @@ export async function run(options: BenchOptions, argv: readonly string[] = proce
   const wantPeers = argv.includes('--peers') || env.MINICODE_BENCH_PEERS === '1';
   const notes: string[] = [];
   const peerBinaries = new Map<string, string>();
+  const dir = peersDir(argv);
   if (wantPeers) {
-    const dir = peersDir(argv);
     for (const peer of PEER_CLIS) peerBinaries.set(peer.name, installPeer(peer, dir));
     notes.push(`peers: ${PEER_CLIS.map((p) => p.spec).join(', ')} from ${dir}, run through their native executables.`);
     if (env[NETNS_MARK] === undefined) {
@@ -191,7 +194,7 @@ export async function run(options: BenchOptions, argv: readonly string[] = proce
       notes.push(`network namespace: none could be had (${ns.reason}); the peers ran with this machine's network.`);
     } else notes.push(`ran in a loopback-only network namespace (unshare ${env[NETNS_MARK]}).`);
   } else notes.push('peers (Codex, Claude Code) were NOT measured: pass --peers (or set MINICODE_BENCH_PEERS=1) to install and run them; only absolute figures and the node -e 0 floor below.');
-  const costs = await measure(options, peerBinaries, notes);
+  const costs = await measure(options, peerBinaries, path.join(dir, 'homes'), notes);
   const measurements: Measurement[] = [];
   const of = (name: string, pick: (c: RunCost) => number): number[] => (costs.get(name) ?? []).map(pick);
   const medians = new Map<string, Record<'cpu' | 'rss' | 'first' | 'wall', Measurement>>();

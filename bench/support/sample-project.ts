@@ -11,9 +11,10 @@ export interface SampleProject {
   env: NodeJS.ProcessEnv;
 }
 
-/** Copy `<root>/demo/sample-project` into a new temporary directory named after `prefix`. */
-export function sampleProject(root: string, prefix: string): SampleProject {
-  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+/** Copy `<root>/demo/sample-project` into a new directory named after `prefix` under `parent` (default: the OS temp dir). */
+export function sampleProject(root: string, prefix: string, parent = os.tmpdir()): SampleProject {
+  fs.mkdirSync(parent, { recursive: true });
+  const scratch = fs.mkdtempSync(path.join(parent, prefix));
   const cwd = path.join(scratch, 'project');
   fs.cpSync(path.join(root, 'demo/sample-project'), cwd, { recursive: true });
   const env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: scratch, MINICODE_HOME: path.join(scratch, 'home'), NO_COLOR: '1' };
