@@ -4,7 +4,7 @@
  * accumulation; the progress display and `summary.json` both read it.
  */
 import type { Usage } from '../events/index.js';
-import { USAGE_FIELDS } from '../events/payloads.js';
+import { USAGE_FIELDS } from '../events/usage-fields.js';
 import { createLatencyCollector, type LatencyCollector } from './latency.js';
 import type { BatchRecord } from './records.js';
 

@@ -6,7 +6,8 @@
  */
 import { draft } from '../events/draft.js';
 import type { EventDraftOf } from '../events/index.js';
-import { USAGE_FIELDS, type Usage } from '../events/payloads.js';
+import type { Usage } from '../events/payloads.js';
+import { USAGE_FIELDS } from '../events/usage-fields.js';
 import { costFor, findPrice, type ModelPrice } from './prices.js';
 
 const FIELDS = USAGE_FIELDS;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ContentRef } from './content-ref.js';
+import { USAGE_FIELDS } from './usage-fields.js';
 import { ApprovalOutcome, ErrorCategory, Fidelity, Recoverability, RunOutcome, StopReason, TerminationReason } from './enums.js';
 
 // Shared pieces ------------------------------------------------------------------------------
@@ -25,7 +26,11 @@ export const Usage = z.object({
 export type Usage = z.infer<typeof Usage>;
 
 /** Every usage field, in the schema's order: what sums and totals go over. */
-export const USAGE_FIELDS = Object.keys(Usage.shape) as (keyof Usage)[];
+export { USAGE_FIELDS };
+/** The field list and the schema are one fact: a field in one and not the other fails to compile. */
+type SameKeys<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const usageFieldsMatchSchema: SameKeys<(typeof USAGE_FIELDS)[number], keyof Usage> = true;
+void usageFieldsMatchSchema;
 
 /** An error as every surface shows it: category, stable code, message, recoverability. */
 export const ErrorInfo = z.object({

@@ -5,7 +5,7 @@
  * rebuild (which sees no deltas) never turns streamed text into a final message.
  */
 import type { OutputEventOf, Usage } from '../events/index.js';
-import { USAGE_FIELDS } from '../events/payloads.js';
+import { USAGE_FIELDS } from '../events/usage-fields.js';
 import { MAX_ARGUMENTS_CHARS, MAX_LIVE_CHARS, type MessageState, type ProviderToolCallState, type ReasoningState } from './state.js';
 import { deleteKey, getKey, putKey, type StateWriter } from './writer.js';
 

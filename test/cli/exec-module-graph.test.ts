@@ -103,4 +103,9 @@ describe('the exec start-up module graph', () => {
     const { INGEST_FORMATS } = await import('../../lib/decode/formats.js');
     expect(ingest.INGEST_FORMATS).toBe(INGEST_FORMATS);
   });
+
+  it('keeps the import-free usage field list in the order of the Usage schema', async () => {
+    const { Usage, USAGE_FIELDS } = await import('../../lib/events/payloads.js');
+    expect([...USAGE_FIELDS]).toEqual(Object.keys(Usage.shape));
+  });
 });
