@@ -42,6 +42,12 @@ export const ERROR_CODES = {
   MINICODE_E_BATCH_LINE_SHAPE: { meaning: 'a batch input line is JSON but lacks or mistypes a field' },
   // 75 is EX_TEMPFAIL (sysexits.h): another batch holds the output directory; try again later.
   MINICODE_E_BATCH_LOCKED: { category: 'USER_ERROR', recoverability: 'RETRYABLE', exitCode: 75, meaning: 'another batch process holds the output directory (batch.lock)' },
+  MINICODE_E_BATCH_REPORT: {
+    category: 'USER_ERROR',
+    recoverability: 'ACTION_REQUIRED',
+    exitCode: 1,
+    meaning: 'the folder given to batch report is not a batch output directory (no summary.json, results.jsonl or errors.jsonl)',
+  },
   MINICODE_E_BUDGET_EXCEEDED: {
     category: 'AGENT_ERROR',
     recoverability: 'ACTION_REQUIRED',

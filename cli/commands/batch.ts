@@ -54,4 +54,22 @@ export function registerBatch(program: Command): void {
     const { batchAction } = await import('../batch-action.js');
     process.exitCode = await batchAction(file, flags);
   });
+  registerBatchReport(command);
+}
+
+/**
+ * `minicode batch report OUT [--compare OUT2]`: write OUT/report.html (self-contained: no
+ * network) and print a Markdown summary. Exit 0, 1 when a folder is not a batch output
+ * (MINICODE_E_BATCH_REPORT), 2 on usage errors.
+ */
+function registerBatchReport(batch: Command): void {
+  batch
+    .command('report')
+    .description('write OUT/report.html (a self-contained HTML report of a batch output folder) and print a Markdown summary')
+    .argument('<out>', "a batch's output folder (its --out)")
+    .option('--compare <out2>', 'a second output folder to compare with, line by line (same ids) and in aggregate')
+    .action(async (out: string, flags: { compare?: string }) => {
+      const { batchReportAction } = await import('../batch-report-action.js');
+      process.exitCode = await batchReportAction(out, flags);
+    });
 }

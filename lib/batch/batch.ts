@@ -18,6 +18,7 @@ import type { PoolRunners } from './pool-runners.js';
 import type { LatencySummary } from './latency.js';
 import { runIsolated, type HarnessOptions } from './harness.js';
 import { withQueue } from './timing.js';
+import { recordTokens, throughputSeries, type FinishedPoint, type ThroughputSeries } from './throughput.js';
 import { removeStaleWorkspaces } from './workspace.js';
 
 /** Options every batch shares. */
@@ -71,6 +72,8 @@ export interface BatchSummary {
   latency: LatencySummary;
   /** Lines whose verify command ran: passed, failed, passed / ran (absent when none ran). */
   verify?: { passed: number; failed: number; rate: number };
+  /** Records this invocation finished per interval (completed, failed, tokens), on this process's clock. */
+  throughput: ThroughputSeries;
 }
 
 /** A batch in progress. */
@@ -112,6 +115,8 @@ export function openBatch(options: BatchCommon): BatchContext {
   const pending = lines.filter((l) => !output.resume.finished.has(l.id));
   for (const record of output.existingRecords()) if (valid.has(record.id)) addRecord(tally, record);
   const startedAt = clock();
+  // Three numbers per record: the throughput series is bucketed once, at the end.
+  const finished: FinishedPoint[] = [];
   const ctx: BatchContext = {
     lines,
     pending,
@@ -124,6 +129,7 @@ export function openBatch(options: BatchCommon): BatchContext {
     accept(record) {
       if (!valid.has(record.id) || !output.append(record)) return false;
       addRecord(tally, record);
+      finished.push({ atMs: clock() - startedAt, ok: record.kind === 'result', tokens: recordTokens(record.usage) });
       ctx.finishedNow++;
       options.progress.record(record);
       return true;
@@ -183,6 +189,7 @@ export function openBatch(options: BatchCommon): BatchContext {
         repairedLines: output.resume.repaired,
         durationMs,
         latency: tally.latency.summary(),
+        throughput: throughputSeries(finished, durationMs),
       };
       const verified = tally.verifyPassed + tally.verifyFailed;
       if (verified > 0) summary.verify = { passed: tally.verifyPassed, failed: tally.verifyFailed, rate: Number((tally.verifyPassed / verified).toFixed(4)) };

@@ -1,0 +1,166 @@
+/**
+ * The body of a one-run report: headline cards, charts, latency percentiles, per-model figures
+ * and the table of lines (outcome, verify, timing, tokens, cost, session, patch, with the
+ * prompt, the answer and the verify output behind a disclosure). Pure: strings in, string out.
+ */
+import type { LatencyGroup, Percentiles } from '../latency.js';
+import type { BatchRecord } from '../records.js';
+import { recordTokens } from '../throughput.js';
+import { clip, escapeHtml, patchHref } from './escape.js';
+import { verifyRate, type RunView } from './model.js';
+import { histogram, ms, num, stackedBars, throughputChart } from './svg.js';
+
+/** Characters of a line's answer, prompt or verify output shown in the report. */
+export const TEXT_CHARS = 2000;
+
+/** A `<td>` with a sort value. */
+export function cell(text: string, sortValue?: number | string, className?: string): string {
+  const v = sortValue === undefined ? '' : ` data-v="${escapeHtml(sortValue)}"`;
+  return `<td${className ? ` class="${className}"` : ''}${v}>${text}</td>`;
+}
+
+/** Headline figures as cards. */
+export function cards(view: RunView): string {
+  const rate = verifyRate(view);
+  const items: [string, string][] = [
+    ['lines', num(view.total, 0)],
+    ['completed', num(view.completed, 0)],
+    ['failed', num(view.failed, 0)],
+    ['pending', num(view.pending, 0)],
+    ['verify passed', rate === undefined ? '–' : `${num(rate * 100)}%`],
+    ['cost (USD)', `${view.tally.costUnknown > 0 && view.tally.costUsd > 0 ? '≥ ' : ''}${view.tally.costUsd.toFixed(4)}`],
+    ['tokens', num(view.tally.usage.totalTokens, 0)],
+    ['total p50', ms(view.latency.totalMs?.p50)],
+    ['first token p50', ms(view.latency.firstTokenMs?.p50)],
+    ['output tok/s p50', num(view.outputTokensPerSecond?.p50)],
+    ['duration', ms(view.durationMs)],
+    ['runs/s', num(view.runsPerSecond, 2)],
+  ];
+  return `<div class="cards">${items.map(([k, v]) => `<div class="card"><b>${escapeHtml(v)}</b><span>${escapeHtml(k)}</span></div>`).join('')}</div>`;
+}
+
+function percentileCells(p: Percentiles | undefined): string {
+  if (!p) return '<td class="n">0</td><td class="n">–</td><td class="n">–</td><td class="n">–</td><td class="n">–</td>';
+  return [p.count, p.p50, p.p90, p.p99, p.max].map((v, i) => `<td class="n">${escapeHtml(i === 0 ? num(v, 0) : ms(v))}</td>`).join('');
+}
+
+/** The latency percentile table, overall and per provider/model. */
+export function latencyTable(view: RunView): string {
+  const rows: [string, LatencyGroup][] = [['all lines', view.latency], ...Object.entries(view.latency.byModel)];
+  const body = rows
+    .flatMap(([group, g]) => [
+      `<tr><td>${escapeHtml(group)}</td><td>time to first token</td>${percentileCells(g.firstTokenMs)}</tr>`,
+      `<tr><td>${escapeHtml(group)}</td><td>total</td>${percentileCells(g.totalMs)}</tr>`,
+    ])
+    .join('');
+  return `<table class="latency"><thead><tr><th>group</th><th>measure</th><th>n</th><th>p50</th><th>p90</th><th>p99</th><th>max</th></tr></thead><tbody>${body}</tbody></table>
+<p class="muted">Nearest-rank percentiles: the value at rank ceil(p/100 × n) of the sorted values, always an observed value.</p>`;
+}
+
+/** Per provider/model: lines, completion, verify, tokens, cost. */
+export function modelTable(view: RunView): string {
+  const body = view.byModel
+    .map(
+      (m) =>
+        `<tr><td>${escapeHtml(m.group)}</td><td class="n">${m.lines}</td><td class="n">${m.completed}</td><td class="n">${m.verifyPassed}/${m.verifyPassed + m.verifyFailed}</td><td class="n">${escapeHtml(num(m.tokens, 0))}</td><td class="n">${m.costUsd.toFixed(4)}</td></tr>`,
+    )
+    .join('');
+  return `<table><thead><tr><th>provider/model</th><th>lines</th><th>completed</th><th>verify passed</th><th>tokens</th><th>cost (USD)</th></tr></thead><tbody>${body}</tbody></table>`;
+}
+
+/** The charts of one run. */
+export function charts(view: RunView, scale: { totalMax?: number; firstMax?: number } = {}): string {
+  const outcome = stackedBars('Outcomes and verify', [
+    {
+      label: 'outcome',
+      parts: [
+        { label: 'completed', value: view.completed, color: 'ok' },
+        { label: 'failed', value: view.failed, color: 'bad' },
+        { label: 'pending', value: view.pending, color: 'pending' },
+      ],
+    },
+    {
+      label: 'verify',
+      parts: [
+        { label: 'verify passed', value: view.tally.verifyPassed, color: 'ok' },
+        { label: 'verify failed', value: view.tally.verifyFailed, color: 'bad' },
+      ],
+    },
+  ]);
+  return `<div class="charts">${histogram('Total time per line', view.totalMsValues, view.latency.totalMs, scale.totalMax !== undefined ? { maxValue: scale.totalMax } : {})}${histogram(
+    'Time to first token',
+    view.firstTokenMsValues,
+    view.latency.firstTokenMs,
+    scale.firstMax !== undefined ? { maxValue: scale.firstMax } : {},
+  )}${outcome}</div>
+<div class="charts">${throughputChart('Throughput over time', view.throughput)}</div>`;
+}
+
+/** Outcome text of a record: `completed`, or the error code. */
+export function outcomeOf(r: BatchRecord): string {
+  return r.kind === 'result' ? r.outcome : `${r.outcome} (${r.error?.code ?? r.reason})`;
+}
+
+/** Verify cell content: passed / failed with exit code, or a dash. */
+export function verifyText(r: BatchRecord | undefined): { text: string; sort: number | undefined; className: string | undefined } {
+  if (!r?.verify) return { text: '–', sort: undefined, className: undefined };
+  return r.verify.ok ? { text: 'passed', sort: 1, className: 'ok' } : { text: `failed${r.verify.exitCode !== undefined ? ` (exit ${r.verify.exitCode})` : ''}`, sort: 0, className: 'bad' };
+}
+
+/** A patch link cell. */
+export function patchCell(r: BatchRecord | undefined, prefix: string): string {
+  const href = patchHref(r?.patch, prefix);
+  return `<td>${href ? `<a href="${escapeHtml(href)}">diff</a>` : '–'}</td>`;
+}
+
+/** The disclosure with the prompt, the answer or error, and the verify output. */
+export function details(r: BatchRecord, prompt: string | undefined): string {
+  const parts: string[] = [];
+  if (prompt !== undefined) parts.push(`<b>prompt</b><pre>${escapeHtml(clip(prompt, TEXT_CHARS))}</pre>`);
+  if (r.kind === 'result') parts.push(`<b>answer</b><pre>${escapeHtml(clip(r.finalText ?? '', TEXT_CHARS))}</pre>`);
+  else parts.push(`<b>error</b><pre>${escapeHtml(`${r.error?.code ?? ''}: ${clip(r.error?.message ?? '', TEXT_CHARS)}`)}</pre>`);
+  if (r.verify) parts.push(`<b>verify output (tail)</b><pre>${escapeHtml(clip(r.verify.outputTail ?? '', TEXT_CHARS))}</pre>`);
+  return `<details><summary>show</summary>${parts.join('')}</details>`;
+}
+
+/** The table of lines of one run. */
+export function linesTable(view: RunView): string {
+  const head = ['id', 'outcome', 'verify', 'first token', 'total', 'model', 'tool', 'queue', 'tokens in/out', 'tok/s', 'cost (USD)', 'session', 'patch', 'details'];
+  const rows = view.records.map((r) => {
+    const t = r.timing;
+    const v = verifyText(r);
+    return `<tr class="${r.kind === 'result' ? 'completed' : 'failed'}">${cell(escapeHtml(r.id), r.id)}${cell(escapeHtml(outcomeOf(r)), r.kind === 'result' ? 1 : 0, 'outcome')}${cell(
+      v.text,
+      v.sort,
+      v.className,
+    )}${cell(escapeHtml(ms(t?.firstTokenMs)), t?.firstTokenMs, 'n')}${cell(escapeHtml(ms(t?.totalMs)), t?.totalMs, 'n')}${cell(escapeHtml(ms(t?.modelMs)), t?.modelMs, 'n')}${cell(
+      escapeHtml(ms(t?.toolMs)),
+      t?.toolMs,
+      'n',
+    )}${cell(escapeHtml(ms(t?.queueMs)), t?.queueMs, 'n')}${cell(
+      escapeHtml(r.usage ? `${num(r.usage.inputTokens, 0)} / ${num(r.usage.outputTokens, 0)}` : '–'),
+      recordTokens(r.usage),
+      'n',
+    )}${cell(escapeHtml(num(r.outputTokensPerSecond)), r.outputTokensPerSecond, 'n')}${cell(r.costUsd !== undefined ? r.costUsd.toFixed(5) : 'unknown', r.costUsd, 'n')}${cell(
+      escapeHtml(r.sessionId ?? '–'),
+    )}${patchCell(r, '')}<td>${details(r, view.prompts.get(r.id))}</td></tr>`;
+  });
+  return `<div class="controls"><input type="search" id="filter" placeholder="filter lines (id, outcome, text)" aria-label="filter lines"><span class="muted"><span id="shown">${rows.length}</span> of ${rows.length} lines shown; click a column to sort</span></div>
+<table id="lines"><thead><tr>${head.map((h, i) => `<th${i < head.length - 3 || i === 11 ? ` data-col="${i}"` : ''}>${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>${rows.join('\n')}</tbody></table>`;
+}
+
+/** The whole body of a one-run report. */
+export function singleRunBody(view: RunView, generatedAt: string): string {
+  const warn = view.unreadable > 0 ? `<p class="bad">${view.unreadable} line(s) of the record files were not readable records and are left out.</p>` : '';
+  return `<h1>minicode batch report</h1>
+<p class="muted">${escapeHtml(view.dir)} · generated ${escapeHtml(generatedAt)}</p>${warn}
+${cards(view)}
+<h2>Charts</h2>
+${charts(view)}
+<h2>Latency</h2>
+${latencyTable(view)}
+<h2>By provider and model</h2>
+${modelTable(view)}
+<h2>Lines</h2>
+${linesTable(view)}`;
+}

@@ -1,0 +1,95 @@
+/**
+ * Reading a batch output directory for a report, read-only: unlike the batch's own open
+ * (lib/batch/output.ts), nothing is repaired or truncated, since a report may run while the
+ * batch is still writing. A line that is not a record (torn, edited) is skipped and counted.
+ * The prompts come from the input named in `summary.json` when it is still readable.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { MinicodeError } from '../../errors.js';
+import type { BatchSummary } from '../batch.js';
+import type { BatchRecord } from '../records.js';
+
+/** Longest prompt kept per line (the report shows a head, not the whole prompt). */
+export const PROMPT_CHARS = 4000;
+
+/** What a report needs from one output directory. */
+export interface LoadedBatch {
+  dir: string;
+  /** `summary.json`, when present and readable. */
+  summary?: Partial<BatchSummary>;
+  /** The first record of each id, results before errors. */
+  records: BatchRecord[];
+  /** Lines of results.jsonl/errors.jsonl that were not a record. */
+  unreadable: number;
+  /** Prompt of each id, from the input file named in the summary (absent when it is gone). */
+  prompts: Map<string, string>;
+}
+
+function readJsonl(file: string, into: Map<string, BatchRecord>): number {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+    throw new MinicodeError('MINICODE_E_INPUT_UNREADABLE', `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  let unreadable = 0;
+  for (const row of text.split('\n')) {
+    if (row.trim() === '') continue;
+    try {
+      const r = JSON.parse(row) as BatchRecord;
+      if (!r || typeof r !== 'object' || typeof r.id !== 'string' || (r.kind !== 'result' && r.kind !== 'error')) throw new Error('not a record');
+      if (!into.has(r.id)) into.set(r.id, r);
+    } catch {
+      unreadable++;
+    }
+  }
+  return unreadable;
+}
+
+function readSummary(dir: string): Partial<BatchSummary> | undefined {
+  try {
+    const s = JSON.parse(fs.readFileSync(path.join(dir, 'summary.json'), 'utf8')) as unknown;
+    return s && typeof s === 'object' && !Array.isArray(s) ? (s as Partial<BatchSummary>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function readPrompts(input: unknown): Map<string, string> {
+  const prompts = new Map<string, string>();
+  if (typeof input !== 'string' || input === '') return prompts;
+  let text: string;
+  try {
+    text = fs.readFileSync(input, 'utf8');
+  } catch {
+    return prompts;
+  }
+  for (const row of text.split('\n')) {
+    if (row.trim() === '') continue;
+    try {
+      const line = JSON.parse(row) as { id?: unknown; prompt?: unknown };
+      if (typeof line.id === 'string' && typeof line.prompt === 'string' && !prompts.has(line.id)) prompts.set(line.id, line.prompt.slice(0, PROMPT_CHARS));
+    } catch {
+      // An invalid input line has no record either.
+    }
+  }
+  return prompts;
+}
+
+/** Load `dir`; a folder with none of summary.json, results.jsonl, errors.jsonl is MINICODE_E_BATCH_REPORT. */
+export function loadBatchOutput(dir: string): LoadedBatch {
+  const files = ['summary.json', 'results.jsonl', 'errors.jsonl'];
+  if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory() || !files.some((f) => fs.existsSync(path.join(dir, f)))) {
+    throw new MinicodeError('MINICODE_E_BATCH_REPORT', `${dir} is not a batch output directory (no summary.json, results.jsonl or errors.jsonl)`, {
+      action: 'pass the --out folder of a batch: minicode batch report minicode-batch-prompts',
+    });
+  }
+  const byId = new Map<string, BatchRecord>();
+  const unreadable = readJsonl(path.join(dir, 'results.jsonl'), byId) + readJsonl(path.join(dir, 'errors.jsonl'), byId);
+  const summary = readSummary(dir);
+  const loaded: LoadedBatch = { dir, records: [...byId.values()], unreadable, prompts: readPrompts(summary?.input) };
+  if (summary) loaded.summary = summary;
+  return loaded;
+}

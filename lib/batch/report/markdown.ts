@@ -1,0 +1,69 @@
+/**
+ * The Markdown summary `batch report` prints: the headline figures and latency percentiles of
+ * one run, or of two side by side. Table cells are made safe for Markdown (pipes and newlines
+ * escaped, controls shown) since group names come from records.
+ */
+import type { Percentiles } from '../latency.js';
+import type { IdMatch } from './compare.js';
+import { verifyRate, type RunView } from './model.js';
+import { ms, num } from './svg.js';
+
+function md(text: string): string {
+  return text
+    .replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+    .replace(/[|<>`*_[\]\\]/g, (c) => `\\${c}`);
+}
+
+function figures(view: RunView): [string, string][] {
+  const rate = verifyRate(view);
+  const p = (label: string, x: Percentiles | undefined): [string, string] => [label, x ? `${ms(x.p50)} / ${ms(x.p90)} / ${ms(x.p99)} / ${ms(x.max)}` : '–'];
+  return [
+    ['lines', `${view.total}`],
+    ['completed / failed / pending', `${view.completed} / ${view.failed} / ${view.pending}`],
+    ['verify passed', rate === undefined ? '–' : `${view.tally.verifyPassed} of ${view.tally.verifyPassed + view.tally.verifyFailed} (${num(rate * 100)}%)`],
+    ['cost (USD)', `${view.tally.costUsd.toFixed(4)}${view.tally.costUnknown ? ` (+${view.tally.costUnknown} unknown)` : ''}`],
+    ['tokens in / out', `${num(view.tally.usage.inputTokens, 0)} / ${num(view.tally.usage.outputTokens, 0)}`],
+    p('first token p50 / p90 / p99 / max', view.latency.firstTokenMs),
+    p('total p50 / p90 / p99 / max', view.latency.totalMs),
+    ['output tok/s p50', num(view.outputTokensPerSecond?.p50)],
+  ];
+}
+
+/** Markdown of one run. */
+export function singleRunMarkdown(view: RunView, htmlPath: string): string {
+  const rows = figures(view).map(([k, v]) => `| ${md(k)} | ${md(v)} |`);
+  const groups = Object.entries(view.latency.byModel).map(([g, l]) => `| ${md(g)} | ${md(ms(l.firstTokenMs?.p50))} | ${md(ms(l.totalMs?.p50))} | ${md(ms(l.totalMs?.p99))} |`);
+  return [
+    `# Batch report: ${md(view.dir)}`,
+    '',
+    '| measure | value |',
+    '|---|---|',
+    ...rows,
+    '',
+    ...(groups.length ? ['| provider/model | first token p50 | total p50 | total p99 |', '|---|---:|---:|---:|', ...groups, ''] : []),
+    `HTML report: ${md(htmlPath)}`,
+    '',
+  ].join('\n');
+}
+
+/** Markdown of two runs side by side. */
+export function compareMarkdown(a: RunView, b: RunView, match: IdMatch, htmlPath: string): string {
+  const fa = figures(a);
+  const fb = figures(b);
+  const rows = fa.map(([k, v], i) => `| ${md(k)} | ${md(v)} | ${md(fb[i]?.[1] ?? '–')} |`);
+  return [
+    `# Batch comparison`,
+    '',
+    `A: ${md(a.dir)}  `,
+    `B: ${md(b.dir)}`,
+    '',
+    `${match.both} ids in both (${match.changed} changed outcome or verify), ${match.onlyA} only in A, ${match.onlyB} only in B.`,
+    '',
+    '| measure | A | B |',
+    '|---|---|---|',
+    ...rows,
+    '',
+    `HTML report: ${md(htmlPath)}`,
+    '',
+  ].join('\n');
+}
