@@ -19,6 +19,8 @@ import type { BatchFlags } from './commands/batch.js';
 import { directoryFlag, openRunStore, prepareRun, startRunMcp, type RunSetup } from '../lib/agent/run-setup.js';
 import type { McpManager } from '../lib/mcp/index.js';
 import { noteClosedStdout, writeErr, writeOut } from './stdout.js';
+import { tracingConfig } from '../lib/telemetry/config.js';
+import type { BatchTrace } from '../lib/telemetry/batch-trace.js';
 
 const err = writeErr;
 const out = writeOut;
@@ -104,6 +106,7 @@ export async function batchAction(file: string | undefined, flags: BatchFlags): 
   let store: EventStore | undefined;
   let runners: PoolRunners | undefined;
   let lock: OutputLock | undefined;
+  let tracer: BatchTrace | undefined;
   const abort = new AbortController();
   // Every concurrent run listens on this one signal.
   setMaxListeners(0, abort.signal);
@@ -123,6 +126,7 @@ export async function batchAction(file: string | undefined, flags: BatchFlags): 
       if (!Number.isFinite(batchBudgetUsd) || batchBudgetUsd < 0) throw usage(`--batch-budget must be a non-negative number of USD, got "${flags.batchBudget}"`, 'pass --batch-budget 5');
     }
     const harness = harnessOf(flags);
+    const tracing = tracingConfig(process.env, flags.otelEndpoint);
     // A producer runs nothing itself: it needs no provider, store or pool.
     const producer = flags.queue !== undefined && !flags.worker;
     // The default setup first: a missing provider fails the command once, not every line.
@@ -183,6 +187,15 @@ export async function batchAction(file: string | undefined, flags: BatchFlags): 
       summary = await runProducer({ ...common, queueUrl: flags.queue, ...(flags.queueName ? { queueName: flags.queueName } : {}), baseDir, cwd, signal: abort.signal });
     } else {
       const { runLocalBatch } = await import('../lib/batch/batch.js');
+      if (tracing) {
+        // Loaded only when tracing is on: a batch without it pays nothing.
+        const { startBatchTrace } = await import('../lib/telemetry/batch-trace.js');
+        tracer = startBatchTrace(tracing, {
+          env: process.env,
+          attributes: { 'minicode.batch.input': path.basename(inputPath), 'minicode.batch.lines': input.lines.length },
+          onWarning: (message) => err(`minicode batch: ${message}\n`),
+        });
+      }
       let threadCount = flags.threads !== undefined ? nonNegativeInt(flags.threads, '--threads') : input.lines.length >= 16 ? undefined : 0;
       if (mcp && threadCount !== 0) {
         // MCP servers live in this process; pool threads could not reach them.
@@ -207,8 +220,14 @@ export async function batchAction(file: string | undefined, flags: BatchFlags): 
         signal: abort.signal,
         ...(runners ? { runners } : {}),
         harness,
+        ...(tracer ? { tracer } : {}),
         defaults: { ...(flags.provider ? { provider: flags.provider } : {}), ...(flags.model ? { model: flags.model } : {}) },
       });
+    }
+    if (tracer) {
+      const traced = tracer;
+      tracer = undefined;
+      await traced.finish({ ok: summary.ok, attributes: { 'minicode.batch.completed': summary.completed, 'minicode.batch.failed': summary.failed, 'minicode.batch.pending': summary.pending } });
     }
     if (!flags.json) {
       err(
@@ -228,6 +247,8 @@ export async function batchAction(file: string | undefined, flags: BatchFlags): 
     err(`minicode batch: ${error.message}${error.action ? `\n  ${error.action}` : ''}\n`);
     return error.exitCode;
   } finally {
+    // Spans are flushed before exit, also when the batch stopped on an error.
+    await tracer?.finish({ ok: false, attributes: {} });
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     await runners?.close();

@@ -113,6 +113,12 @@ export const ERROR_CODES = {
     exitCode: 1,
     meaning: 'no provider was chosen and none can be inferred from the environment or config',
   },
+  MINICODE_E_OTEL_CONFIG: {
+    category: 'CONFIGURATION_ERROR',
+    recoverability: 'ACTION_REQUIRED',
+    exitCode: 2,
+    meaning: 'the OpenTelemetry exporter settings are unusable (OTLP endpoint not an http(s) URL, or a protocol other than http/protobuf or http/json)',
+  },
   MINICODE_E_PROMPT_EMPTY: { category: 'USER_ERROR', recoverability: 'ACTION_REQUIRED', exitCode: 2, meaning: 'the prompt is empty or only whitespace' },
   MINICODE_E_PROVIDER: { category: 'PROVIDER_ERROR', recoverability: 'RETRYABLE', exitCode: 1, meaning: 'the provider answered with an error, or retries ran out' },
   MINICODE_E_SESSION_BUSY: { meaning: 'an ACP prompt arrived for a session whose previous prompt is still running' },

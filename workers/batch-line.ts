@@ -80,6 +80,7 @@ export default async function batchLineTask(task: BatchLineTask): Promise<Worker
     if (Atomics.load(task.aborted, 0) === 1 && !batch.abort.signal.aborted) batch.abort.abort(interrupted);
     const post = (message: ChannelMessage): void => batch.channel.postMessage(message);
     const { seq } = task;
+    let spans: BatchLineValue['spans'];
     const record = await runLine({
       line: task.line,
       setup: async () => task.setup,
@@ -89,10 +90,11 @@ export default async function batchLineTask(task: BatchLineTask): Promise<Worker
       ...(task.storeDir ? { store: storeFor(task.storeDir) } : {}),
       onRateLimit: (retryAfterMs) => post(retryAfterMs === undefined ? { type: 'rate-limit', seq } : { type: 'rate-limit', seq, retryAfterMs }),
       onQuota: (text) => post(text === undefined ? { type: 'quota', seq } : { type: 'quota', seq, message: text }),
+      ...(task.trace ? { trace: task.trace, onSpans: (s: NonNullable<BatchLineValue['spans']>) => (spans = s) } : {}),
     });
     // The record is only final once its events are on disk: the thread may be ended when idle.
     if (task.storeDir) await stores.get(task.storeDir)?.flushed();
-    return { ok: true, value: { record, thread: threadLag() } };
+    return { ok: true, value: { record, thread: threadLag(), ...(spans ? { spans } : {}) } };
   } catch (error) {
     return { ok: false, error: toPlainError(error) };
   } finally {

@@ -18,6 +18,7 @@ export interface BatchFlags extends ExecFlags {
   isolate?: string;
   isolateDirty?: boolean;
   keepWorkspaces?: boolean;
+  otelEndpoint?: string;
 }
 
 /**
@@ -46,6 +47,7 @@ export function registerBatch(program: Command): void {
     .option('--isolate <mode>', "worktree (a git worktree of the line's cwd at HEAD) | copy (a copy of the folder) | none; each line's changes go to OUT/patches/<id>.diff", 'none')
     .option('--isolate-dirty', 'with --isolate worktree: bring uncommitted and untracked files into each worktree')
     .option('--keep-workspaces', 'leave each isolated workspace in place (its path in the record\'s "workspace")')
+    .option('--otel-endpoint <url>', 'export OpenTelemetry spans (GenAI conventions) to this OTLP/HTTP base URL (default: OTEL_EXPORTER_OTLP_ENDPOINT; /v1/traces is appended)')
     .option('--json', 'progress as JSON lines on stdout and one summary line last')
     .option('--queue <url>', 'distribute through BullMQ on Redis (redis://HOST:PORT)')
     .option('--queue-name <name>', 'BullMQ queue name shared by producer and workers', 'minicode-batch')

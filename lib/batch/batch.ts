@@ -20,6 +20,7 @@ import { runIsolated, type HarnessOptions } from './harness.js';
 import { withQueue } from './timing.js';
 import { recordTokens, throughputSeries, type FinishedPoint, type ThroughputSeries } from './throughput.js';
 import { removeStaleWorkspaces } from './workspace.js';
+import type { BatchTrace } from '../telemetry/batch-trace.js';
 
 /** Options every batch shares. */
 export interface BatchCommon {
@@ -214,13 +215,19 @@ export interface LocalBatchOptions extends BatchCommon, LineContext {
   harness?: HarnessOptions;
   /** Provider and model of a line that names none (stamped on records for the latency groups). */
   defaults?: { provider?: string; model?: string };
+  /** OpenTelemetry: the batch's trace (each run's spans go to it); default off. */
+  tracer?: BatchTrace;
 }
 
 /** One line on the pool, or here when its setup cannot cross threads (a recording fetch) or fails. */
 async function execute(line: BatchLine, options: LocalBatchOptions, signals: RunSignals): Promise<BatchRecord> {
+  const tracer = options.tracer;
+  const trace = tracer ? { parent: tracer.parent, captureContent: tracer.captureContent } : undefined;
+  if (tracer) signals = { ...signals, onSpans: (spans) => tracer.addSpans(spans) };
   const inProcess = (): Promise<BatchRecord> =>
     runLine({
       line,
+      ...(trace ? { trace } : {}),
       setup: options.setup,
       baseDir: options.baseDir,
       cwd: options.cwd,
@@ -237,7 +244,7 @@ async function execute(line: BatchLine, options: LocalBatchOptions, signals: Run
     return inProcess(); // the same failure, recorded the same way
   }
   if (setup.fetch) return inProcess();
-  return options.runners.run(line, setup, { baseDir: options.baseDir, cwd: options.cwd }, signals);
+  return options.runners.run(line, setup, { baseDir: options.baseDir, cwd: options.cwd, ...(trace ? { trace } : {}) }, signals);
 }
 
 /** The provider/model a record ran with: the line's, else the command's, else its setup's. */

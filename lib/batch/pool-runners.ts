@@ -17,7 +17,7 @@ import { DEFAULT_TASKS_PER_WORKER, holdPool, runWorker } from '../control/pool.j
 import type { BatchLine } from './input.js';
 import type { BatchLineTask, BatchLineValue, ChannelMessage, PlainLineSetup, ThreadLag } from './pool-task.js';
 import type { BatchRecord } from './records.js';
-import type { RunSignals } from './run-line.js';
+import type { LineTrace, RunSignals } from './run-line.js';
 
 /** Options of {@link createPoolRunners}. */
 export interface PoolRunnerOptions {
@@ -27,7 +27,7 @@ export interface PoolRunnerOptions {
 
 /** Batch runs dispatched to the pool. */
 export interface PoolRunners {
-  run(line: BatchLine, setup: PlainLineSetup, where: { baseDir: string; cwd: string }, signals: RunSignals): Promise<BatchRecord>;
+  run(line: BatchLine, setup: PlainLineSetup, where: { baseDir: string; cwd: string; trace?: LineTrace }, signals: RunSignals): Promise<BatchRecord>;
   /** Abort every run in flight (they settle as aborted records). */
   abort(): void;
   /** Stop listening and let go of the pool (closed when no one else holds it); each pool thread's event-loop delay. */
@@ -67,10 +67,12 @@ export function createPoolRunners(options: PoolRunnerOptions = {}): PoolRunners 
       signals.set(id, lineSignals);
       const task: BatchLineTask = { seq: id, line, setup, baseDir: where.baseDir, cwd: where.cwd, channel: name, aborted };
       if (options.storeDir) task.storeDir = options.storeDir;
+      if (where.trace) task.trace = where.trace;
       const result = await runWorker<BatchLineValue>('batch-line', task);
       signals.delete(id);
       if (result.ok) {
         lags.set(result.value.thread.threadId, result.value.thread);
+        if (result.value.spans) lineSignals.onSpans?.(result.value.spans);
         return result.value.record;
       }
       // A thread that died took the run with it: an error record (run again with --retry-errors).

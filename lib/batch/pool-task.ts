@@ -7,7 +7,8 @@
  */
 import type { BatchLine } from './input.js';
 import type { BatchRecord } from './records.js';
-import type { LineSetup } from './run-line.js';
+import type { LineSetup, LineTrace } from './run-line.js';
+import type { SpanData } from '../telemetry/span.js';
 
 /** A setup that crosses a thread boundary (no custom `fetch`). */
 export type PlainLineSetup = Omit<LineSetup, 'fetch'>;
@@ -26,6 +27,8 @@ export interface BatchLineTask {
   channel: string;
   /** Set to 1 by the coordinator on abort: a run that starts afterwards settles as aborted at once. */
   aborted: Int32Array;
+  /** Trace the run (its spans come back in the value). */
+  trace?: LineTrace;
 }
 
 /** A pool thread's own event-loop delay since it loaded the batch worker (monitorEventLoopDelay). */
@@ -39,6 +42,8 @@ export interface ThreadLag {
 export interface BatchLineValue {
   record: BatchRecord;
   thread: ThreadLag;
+  /** The run's spans, when traced: exported by the coordinator. */
+  spans?: SpanData[];
 }
 
 /** Messages on the batch's channel. */

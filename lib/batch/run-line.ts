@@ -19,6 +19,8 @@ import type { EventStore } from '../store/index.js';
 import type { BatchLine } from './input.js';
 import { setupErrorRecord, type BatchRecord, type ErrorRecord, type ResultRecord } from './records.js';
 import { createTimingWatch, outputTokensPerSecond, type RunTiming } from './timing.js';
+import type { SpanData, TraceParent } from '../telemetry/span.js';
+import type { RunSpans } from '../telemetry/run-spans.js';
 
 /** What a line needs from the command's setup (resolved once per provider/model pair). */
 export interface LineSetup {
@@ -42,6 +44,15 @@ export interface RunSignals {
   onRateLimit?: (retryAfterMs: number | undefined) => void;
   /** A `limit.reached` of kind usage-quota. */
   onQuota?: (message: string | undefined) => void;
+  /** The run's spans, once it settled (only with `trace`). */
+  onSpans?: (spans: SpanData[]) => void;
+}
+
+/** Tracing of a line's run: its spans hang under `parent` (the batch span). Plain data: crosses to pool threads. */
+export interface LineTrace {
+  parent: TraceParent;
+  /** Prompt and tool content on spans (opt-in). */
+  captureContent: boolean;
 }
 
 /** What every line of a local batch runs with (see {@link runLine} and `runLocalBatch`). */
@@ -55,6 +66,8 @@ export interface LineContext {
   cwd: string;
   signal?: AbortSignal;
   env?: NodeJS.ProcessEnv;
+  /** Trace each run (OpenTelemetry); default off. */
+  trace?: LineTrace;
 }
 
 /** Options of {@link runLine}. */
@@ -76,13 +89,14 @@ function processEnv(): NodeJS.ProcessEnv {
 }
 
 /** Watch a run's events for the scheduler and count its backoffs. */
-function watcher(options: RunSignals): { onEvent: (event: OutputEvent) => void; backoffs: () => number; finalText: () => string; timing: () => RunTiming } {
+function watcher(options: RunSignals, spans?: RunSpans): { onEvent: (event: OutputEvent) => void; backoffs: () => number; finalText: () => string; timing: () => RunTiming } {
   let backoffs = 0;
   let finalText = '';
   const timing = createTimingWatch();
   return {
     onEvent(event) {
       timing.onEvent(event);
+      spans?.onEvent(event);
       if (event.type === 'limit.reached') {
         const p = event.payload as { kind: string; retryAfterMs?: number; message?: string };
         if (p.kind === 'rate-limit' || p.kind === 'overloaded') {
@@ -112,14 +126,42 @@ function base<T extends BatchRecord>(record: T, line: BatchLine, extra: { worker
   return record;
 }
 
-/** Run one line to its record. */
+/** The run's spans, when the batch traces (the tracing modules load only then). */
+async function startSpans(options: RunLineOptions): Promise<RunSpans | undefined> {
+  const { line, trace } = options;
+  if (!trace) return undefined;
+  const { createRunSpans } = await import('../telemetry/run-spans.js');
+  // The setup is resolved once per provider/model pair: this only reads it.
+  const setup = line.agent ? undefined : await options.setup(line).catch(() => undefined);
+  const provider = line.agent ?? setup?.provider.format;
+  const model = line.model ?? setup?.provider.model;
+  return createRunSpans({
+    parent: trace.parent,
+    agentName: line.agent ?? 'minicode',
+    ...(provider ? { provider } : {}),
+    ...(model ? { model } : {}),
+    captureContent: trace.captureContent,
+    prompt: line.prompt,
+    attributes: { 'minicode.batch.line.id': line.id, 'minicode.batch.line.number': line.line },
+  });
+}
+
+/** Run one line to its record (and its spans to `onSpans`, when traced). */
 export async function runLine(options: RunLineOptions): Promise<BatchRecord> {
+  const spans = await startSpans(options);
+  const record = await runTraced(options, spans);
+  if (spans) options.onSpans?.(spans.finish(record.kind === 'result' ? { ok: true } : { ok: false, error: record.error.code }));
+  return record;
+}
+
+async function runTraced(options: RunLineOptions, spans: RunSpans | undefined): Promise<BatchRecord> {
   const { line } = options;
   const cwd = line.cwd ? path.resolve(options.baseDir, line.cwd) : options.cwd;
-  const watch = watcher(options);
+  const watch = watcher(options, spans);
   options = { ...options, env: options.env ?? processEnv() };
   try {
-    if (line.agent) return await runNativeLine(options, cwd, watch);
+    // A native agent that reads TRACEPARENT (Claude Code does) continues the line's trace.
+    if (line.agent) return await runNativeLine(spans ? { ...options, env: { ...options.env, TRACEPARENT: spans.traceparent } } : options, cwd, watch);
     const setup = await options.setup(line);
     const budget = line.budget !== undefined ? { limitUsd: line.budget, strict: setup.budget?.strict ?? false } : setup.budget;
     const maxSteps = line.maxSteps ?? setup.maxSteps;
