@@ -92,7 +92,10 @@ function anyValue(w: Writer, value: AttributeValue): void {
   if (typeof value === 'string') w.string(1, value);
   else if (typeof value === 'boolean') w.uint(2, value ? 1 : 0);
   else if (typeof value === 'number') Number.isSafeInteger(value) ? w.uint(3, value) : w.double(4, value);
-  else w.message(5, (arr) => value.forEach((v) => arr.message(1, (item) => anyValue(item, v))));
+  else
+    w.message(5, (arr) => {
+      for (const v of value) arr.message(1, (item) => anyValue(item, v));
+    });
 }
 
 function keyValues(w: Writer, field: number, attributes: Record<string, AttributeValue>): void {
