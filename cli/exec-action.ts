@@ -15,6 +15,8 @@ import type { ExecFlags } from './commands/exec.js';
 import { checkPrompt, openRunStore, prepareRun, startRunMcp, type RunSetup } from '../lib/agent/run-setup.js';
 import { guardOutput, noteClosedStdout, writeErr } from './stdout.js';
 import { outputPortOf } from '../lib/pipeline/output.js';
+import type { OutputEvent } from '../lib/events/index.js';
+import { tracingConfig, type TracingConfig } from '../lib/telemetry/config.js';
 
 /** stdout for the renderer and the setup-failure line: coalesced, drained by the pipeline. */
 const out = (text: string): void => outputPortOf(guardOutput(process.stdout)).write(text);
@@ -29,9 +31,11 @@ export function exitCodeFor(reason: string): number {
 export async function execAction(prompt: string, flags: ExecFlags): Promise<number> {
   let setup: RunSetup | undefined;
   let store: ReturnType<typeof openRunStore> | undefined;
+  let tracing: TracingConfig | undefined;
   try {
     try {
       checkPrompt(prompt, 'minicode exec');
+      tracing = tracingConfig(process.env);
       setup = await prepareRun(flags);
       store = openRunStore(setup.storeDir);
       await startRunMcp(setup);
@@ -68,6 +72,16 @@ export async function execAction(prompt: string, flags: ExecFlags): Promise<numb
       process.exitCode = 1;
     };
     process.once('beforeExit', onBeforeExit);
+    // OpenTelemetry only when an endpoint is set: the exporter is not even loaded otherwise.
+    const trace = tracing
+      ? (await import('../lib/telemetry/run-trace.js')).startRunTrace(tracing, {
+          env: process.env,
+          provider: setup.provider.format,
+          model: setup.provider.model,
+          prompt,
+          onWarning: (message) => err(`minicode: ${message}\n`),
+        })
+      : undefined;
     try {
       const run = await runPrompt({
         origin: 'exec',
@@ -80,6 +94,7 @@ export async function execAction(prompt: string, flags: ExecFlags): Promise<numb
         signal: abort.signal,
         store,
         renderer,
+        ...(trace ? { onEvent: (event: OutputEvent) => trace.onEvent(event) } : {}),
         output: outputPortOf(guardOutput(process.stdout)),
         ...(setup.fetch ? { fetch: setup.fetch } : {}),
         ...(setup.budget ? { budget: setup.budget } : {}),
@@ -98,6 +113,7 @@ export async function execAction(prompt: string, flags: ExecFlags): Promise<numb
             ]
           : [],
       });
+      await trace?.finish(run.result.reason === 'completed' ? { ok: true } : { ok: false, error: run.result.error?.code ?? run.result.reason });
       noteClosedStdout(`minicode replay ${run.sessionId}${json ? ' --json' : ''}`);
       if (!json) err(`session ${run.sessionId} (minicode replay ${run.sessionId})\n`);
       return exitCodeFor(run.result.reason);

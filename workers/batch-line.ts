@@ -11,6 +11,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { BroadcastChannel, threadId } from 'node:worker_threads';
 import type { BatchLineTask, BatchLineValue, ChannelMessage, ThreadLag } from '../lib/batch/pool-task.js';
 import { runLine } from '../lib/batch/run-line.js';
+import { runIsolated } from '../lib/batch/harness.js';
 import { failure, type WorkerResult } from '../lib/control/tasks.js';
 import { toPlainError } from '../lib/errors.js';
 import { openStore, type EventStore } from '../lib/store/index.js';
@@ -75,23 +76,28 @@ export default async function batchLineTask(task: BatchLineTask): Promise<Worker
     return failure('MINICODE_E_WORKER_INPUT', 'batch-line needs `line`, `setup`, `channel` and `aborted`');
   }
   const batch = join(task.channel);
+  const queuedMs = Math.max(0, Date.now() - (task.sentAt ?? Date.now()));
   try {
     // Aborted while queued: the abort broadcast reached no run of this batch here.
     if (Atomics.load(task.aborted, 0) === 1 && !batch.abort.signal.aborted) batch.abort.abort(interrupted);
     const post = (message: ChannelMessage): void => batch.channel.postMessage(message);
     const { seq } = task;
     let spans: BatchLineValue['spans'];
-    const record = await runLine({
-      line: task.line,
-      setup: async () => task.setup,
-      baseDir: task.baseDir,
-      cwd: task.cwd,
-      signal: batch.abort.signal,
-      ...(task.storeDir ? { store: storeFor(task.storeDir) } : {}),
-      onRateLimit: (retryAfterMs) => post(retryAfterMs === undefined ? { type: 'rate-limit', seq } : { type: 'rate-limit', seq, retryAfterMs }),
-      onQuota: (text) => post(text === undefined ? { type: 'quota', seq } : { type: 'quota', seq, message: text }),
-      ...(task.trace ? { trace: task.trace, onSpans: (s: NonNullable<BatchLineValue['spans']>) => (spans = s) } : {}),
-    });
+    const runOne = (line: BatchLineTask['line']): ReturnType<typeof runLine> =>
+      runLine({
+        line,
+        setup: async () => task.setup,
+        baseDir: task.baseDir,
+        cwd: task.cwd,
+        signal: batch.abort.signal,
+        ...(task.storeDir ? { store: storeFor(task.storeDir) } : {}),
+        onRateLimit: (retryAfterMs) => post(retryAfterMs === undefined ? { type: 'rate-limit', seq } : { type: 'rate-limit', seq, retryAfterMs }),
+        onQuota: (text) => post(text === undefined ? { type: 'quota', seq } : { type: 'quota', seq, message: text }),
+        ...(task.trace ? { trace: task.trace, onSpans: (s: NonNullable<BatchLineValue['spans']>) => (spans = s) } : {}),
+      });
+    // Isolation and verify here, around the run: their subprocesses fork from this thread, not the coordinator's.
+    const record = task.harness ? await runIsolated(task.line, { ...task.harness, baseDir: task.baseDir, cwd: task.cwd }, runOne) : await runOne(task.line);
+    if (record.timing) record.timing = { ...record.timing, queueMs: record.timing.queueMs + queuedMs };
     // The record is only final once its events are on disk: the thread may be ended when idle.
     if (task.storeDir) await stores.get(task.storeDir)?.flushed();
     return { ok: true, value: { record, thread: threadLag(), ...(spans ? { spans } : {}) } };

@@ -219,23 +219,33 @@ export interface LocalBatchOptions extends BatchCommon, LineContext {
   tracer?: BatchTrace;
 }
 
-/** One line on the pool, or here when its setup cannot cross threads (a recording fetch) or fails. */
+/**
+ * One line, with its isolation and verify, on the pool, or here when its setup cannot cross
+ * threads (a recording fetch) or fails. On the pool the workspace's git commands and the verify
+ * command are spawned by the pool thread: spawning forks the whole process, which blocks the
+ * calling thread's loop for as long as the kernel copies the page tables (tens of ms and more
+ * for a process of a few hundred MB on a busy machine), so the coordinator must not do it for
+ * every line.
+ */
 async function execute(line: BatchLine, options: LocalBatchOptions, signals: RunSignals): Promise<BatchRecord> {
   const tracer = options.tracer;
   const trace = tracer ? { parent: tracer.parent, captureContent: tracer.captureContent } : undefined;
   if (tracer) signals = { ...signals, onSpans: (spans) => tracer.addSpans(spans) };
+  const harness = { ...options.harness, outDir: options.outDir, baseDir: options.baseDir, cwd: options.cwd, ...(options.env ? { env: options.env } : {}) };
   const inProcess = (): Promise<BatchRecord> =>
-    runLine({
-      line,
-      ...(trace ? { trace } : {}),
-      setup: options.setup,
-      baseDir: options.baseDir,
-      cwd: options.cwd,
-      ...(options.store ? { store: options.store } : {}),
-      ...(options.signal ? { signal: options.signal } : {}),
-      ...(options.env ? { env: options.env } : {}),
-      ...signals,
-    });
+    runIsolated(line, harness, (isolated) =>
+      runLine({
+        line: isolated,
+        ...(trace ? { trace } : {}),
+        setup: options.setup,
+        baseDir: options.baseDir,
+        cwd: options.cwd,
+        ...(options.store ? { store: options.store } : {}),
+        ...(options.signal ? { signal: options.signal } : {}),
+        ...(options.env ? { env: options.env } : {}),
+        ...signals,
+      }),
+    );
   if (!options.runners || line.agent) return inProcess();
   let setup: LineSetup;
   try {
@@ -244,7 +254,13 @@ async function execute(line: BatchLine, options: LocalBatchOptions, signals: Run
     return inProcess(); // the same failure, recorded the same way
   }
   if (setup.fetch) return inProcess();
-  return options.runners.run(line, setup, { baseDir: options.baseDir, cwd: options.cwd, ...(trace ? { trace } : {}) }, signals);
+  const measured = (options.harness?.isolate ?? 'none') !== 'none' || options.harness?.verify !== undefined;
+  return options.runners.run(
+    line,
+    setup,
+    { baseDir: options.baseDir, cwd: options.cwd, ...(trace ? { trace } : {}), ...(measured ? { harness: { ...options.harness, outDir: options.outDir } } : {}) },
+    signals,
+  );
 }
 
 /** The provider/model a record ran with: the line's, else the command's, else its setup's. */
@@ -282,28 +298,18 @@ export async function runLocalBatch(options: LocalBatchOptions): Promise<BatchSu
     run: async (line) => {
       let clean = true;
       const slotAt = clock();
-      let poolWaitMs = 0;
-      const record = await runIsolated(
-        line,
-        { ...options.harness, outDir: options.outDir, baseDir: options.baseDir, cwd: options.cwd, ...(options.env ? { env: options.env } : {}) },
-        async (isolated) => {
-          const sent = clock();
-          const settled = await execute(isolated, options, {
-            onRateLimit: (retryAfterMs) => {
-              clean = false;
-              controller.onRateLimit(clock(), retryAfterMs);
-            },
-            onQuota: (message) => {
-              if (options.failFast) quota ??= message ?? 'usage quota exhausted';
-            },
-          });
-          // What the run did not account for of its dispatch was spent in the pool's queue.
-          if (settled.timing) poolWaitMs = clock() - sent - settled.timing.totalMs;
-          return settled;
+      const record = await execute(line, options, {
+        onRateLimit: (retryAfterMs) => {
+          clean = false;
+          controller.onRateLimit(clock(), retryAfterMs);
         },
-      );
+        onQuota: (message) => {
+          if (options.failFast) quota ??= message ?? 'usage quota exhausted';
+        },
+      });
       await stamp(record, line, options);
-      if (record.timing) record.timing = withQueue(record.timing, slotAt - ctx.startedAt + Math.max(0, poolWaitMs), clock() - ctx.startedAt);
+      // The pool's queue wait is in the record already (the pool thread measured it).
+      if (record.timing) record.timing = withQueue(record.timing, slotAt - ctx.startedAt, clock() - ctx.startedAt);
       // An interrupted run is not a finished one: leave its id for the resume.
       if (!(options.signal?.aborted && record.reason === 'aborted')) ctx.accept(record);
       controller.onFinished(clean);

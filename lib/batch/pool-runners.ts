@@ -18,6 +18,7 @@ import type { BatchLine } from './input.js';
 import type { BatchLineTask, BatchLineValue, ChannelMessage, PlainLineSetup, ThreadLag } from './pool-task.js';
 import type { BatchRecord } from './records.js';
 import type { LineTrace, RunSignals } from './run-line.js';
+import type { HarnessOptions } from './harness.js';
 
 /** Options of {@link createPoolRunners}. */
 export interface PoolRunnerOptions {
@@ -27,7 +28,7 @@ export interface PoolRunnerOptions {
 
 /** Batch runs dispatched to the pool. */
 export interface PoolRunners {
-  run(line: BatchLine, setup: PlainLineSetup, where: { baseDir: string; cwd: string; trace?: LineTrace }, signals: RunSignals): Promise<BatchRecord>;
+  run(line: BatchLine, setup: PlainLineSetup, where: { baseDir: string; cwd: string; trace?: LineTrace; harness?: HarnessOptions & { outDir: string } }, signals: RunSignals): Promise<BatchRecord>;
   /** Abort every run in flight (they settle as aborted records). */
   abort(): void;
   /** Stop listening and let go of the pool (closed when no one else holds it); each pool thread's event-loop delay. */
@@ -65,9 +66,10 @@ export function createPoolRunners(options: PoolRunnerOptions = {}): PoolRunners 
     async run(line, setup, where, lineSignals) {
       const id = ++seq;
       signals.set(id, lineSignals);
-      const task: BatchLineTask = { seq: id, line, setup, baseDir: where.baseDir, cwd: where.cwd, channel: name, aborted };
+      const task: BatchLineTask = { seq: id, line, setup, baseDir: where.baseDir, cwd: where.cwd, channel: name, aborted, sentAt: Date.now() };
       if (options.storeDir) task.storeDir = options.storeDir;
       if (where.trace) task.trace = where.trace;
+      if (where.harness) task.harness = where.harness;
       const result = await runWorker<BatchLineValue>('batch-line', task);
       signals.delete(id);
       if (result.ok) {

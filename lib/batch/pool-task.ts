@@ -8,6 +8,7 @@
 import type { BatchLine } from './input.js';
 import type { BatchRecord } from './records.js';
 import type { LineSetup, LineTrace } from './run-line.js';
+import type { HarnessOptions } from './harness.js';
 import type { SpanData } from '../telemetry/span.js';
 
 /** A setup that crosses a thread boundary (no custom `fetch`). */
@@ -29,6 +30,10 @@ export interface BatchLineTask {
   aborted: Int32Array;
   /** Trace the run (its spans come back in the value). */
   trace?: LineTrace;
+  /** Isolation and verify of the line, done on the pool thread around the run. */
+  harness?: HarnessOptions & { outDir: string };
+  /** `Date.now()` when the coordinator queued the task: the wait in the pool's queue is added to the record's `timing.queueMs`. */
+  sentAt: number;
 }
 
 /** A pool thread's own event-loop delay since it loaded the batch worker (monitorEventLoopDelay). */

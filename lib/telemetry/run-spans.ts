@@ -16,15 +16,15 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { OutputEvent } from '../events/index.js';
-import { newSpanId, nowNs, SpanKind, StatusCode, traceparent, type AttributeValue, type SpanData, type TraceParent } from './span.js';
+import { newSpanId, newTraceId, nowNs, SpanKind, StatusCode, traceparent, type AttributeValue, type SpanData, type TraceParent } from './span.js';
 
 /** Characters of captured content per attribute. */
 export const CONTENT_CHARS = 4000;
 
 /** What the builder needs to know of the run. */
 export interface RunSpanOptions {
-  /** The batch span (or none: this run is the root). */
-  parent: TraceParent;
+  /** The batch span; none: the run span is the root of a new trace. */
+  parent?: TraceParent;
   /** `minicode` for the built-in agent, the CLI's name for a native agent. */
   agentName: string;
   provider?: string;
@@ -75,12 +75,12 @@ function clip(text: string): string {
 export function createRunSpans(options: RunSpanOptions): RunSpans {
   const clock = options.clock ?? nowNs;
   const spanId = options.spanId ?? newSpanId;
-  const { traceId } = options.parent;
+  const traceId = options.parent?.traceId ?? newTraceId();
   const provider = providerName(options.provider);
   const run: SpanData = {
     traceId,
     spanId: spanId(),
-    parentSpanId: options.parent.spanId,
+    ...(options.parent ? { parentSpanId: options.parent.spanId } : {}),
     name: `invoke_agent ${options.agentName}`,
     kind: SpanKind.INTERNAL,
     startNs: clock(),

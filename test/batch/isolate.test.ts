@@ -53,38 +53,43 @@ function worktrees(repo: string): string[] {
 const base = (w: { store: string; out: string; input: string }): string[] => ['batch', w.input, '--provider', 'replay', '--cassette', CASSETTE, '--store', w.store, '--out', w.out];
 
 describe('minicode batch --isolate worktree', () => {
-  it('runs eight lines rewriting the same file at once, each verified in its own worktree, and leaves the repository untouched', async () => {
-    const w = scratch(8);
-    const before = { head: git(w.repo, 'rev-parse', 'HEAD'), greet: fs.readFileSync(path.join(w.repo, 'src/greet.js'), 'utf8') };
-    const r = await runCli([...base(w), '--concurrency', '8', '--isolate', 'worktree', '--verify', 'node test.js'], { cwd: w.dir, timeoutMs: 120_000 });
-    expect(r.code, r.stderr).toBe(0);
-    const rs = records(w.out);
-    expect(rs).toHaveLength(8);
-    for (const rec of rs) {
-      expect(rec.verify).toMatchObject({ ok: true, exitCode: 0, outputTail: 'ok - 2 assertions passed\n' });
-      expect(rec.patch).toBe(`patches/${encodeURIComponent(rec.id)}.diff`);
-      const patch = fs.readFileSync(path.join(w.out, rec.patch), 'utf8');
-      expect(patch).toMatch(/^diff --git a\/src\/greet\.js b\/src\/greet\.js\n/);
-      expect(patch).toContain(GREET_FIX);
-      // Only the one file changed, and the patch applies to the untouched original.
-      expect(patch.match(/^diff --git/gm)).toHaveLength(1);
-      execFileSync('git', ['apply', '--check', path.join(w.out, rec.patch)], { cwd: w.repo });
-      expect(rec.timing.totalMs).toBeGreaterThanOrEqual(rec.timing.queueMs);
-      expect(rec.timing.firstTokenMs).toBeGreaterThan(0);
-      expect(rec.timing.modelMs).toBeGreaterThan(0);
-      expect(rec.outputTokensPerSecond).toBeGreaterThan(0);
-      expect(rec.workspace).toBeUndefined();
-    }
-    expect(git(w.repo, 'status', '--porcelain')).toBe('');
-    expect(git(w.repo, 'rev-parse', 'HEAD')).toBe(before.head);
-    expect(fs.readFileSync(path.join(w.repo, 'src/greet.js'), 'utf8')).toBe(before.greet);
-    expect(worktrees(w.repo)).toHaveLength(1);
-    expect(fs.readdirSync(path.join(w.out, 'workspaces'))).toEqual([]);
-    const summary = JSON.parse(fs.readFileSync(path.join(w.out, 'summary.json'), 'utf8'));
-    expect(summary.verify).toEqual({ passed: 8, failed: 0, rate: 1 });
-    expect(summary.latency.totalMs.count).toBe(8);
-    expect(Object.keys(summary.latency.byModel)).toEqual(['replay/claude-sonnet-4-5']);
-  }, 180_000);
+  // --threads 0: isolation and verify on the coordinator; --threads 2: on two pool threads at once, around each run.
+  it.each(['0', '2'])(
+    'runs eight lines rewriting the same file at once, each verified in its own worktree, and leaves the repository untouched (--threads %s)',
+    async (threads) => {
+      const w = scratch(8);
+      const before = { head: git(w.repo, 'rev-parse', 'HEAD'), greet: fs.readFileSync(path.join(w.repo, 'src/greet.js'), 'utf8') };
+      const r = await runCli([...base(w), '--concurrency', '8', '--threads', threads, '--isolate', 'worktree', '--verify', 'node test.js'], { cwd: w.dir, timeoutMs: 120_000 });
+      expect(r.code, r.stderr).toBe(0);
+      const rs = records(w.out);
+      expect(rs).toHaveLength(8);
+      for (const rec of rs) {
+        expect(rec.verify).toMatchObject({ ok: true, exitCode: 0, outputTail: 'ok - 2 assertions passed\n' });
+        expect(rec.patch).toBe(`patches/${encodeURIComponent(rec.id)}.diff`);
+        const patch = fs.readFileSync(path.join(w.out, rec.patch), 'utf8');
+        expect(patch).toMatch(/^diff --git a\/src\/greet\.js b\/src\/greet\.js\n/);
+        expect(patch).toContain(GREET_FIX);
+        // Only the one file changed, and the patch applies to the untouched original.
+        expect(patch.match(/^diff --git/gm)).toHaveLength(1);
+        execFileSync('git', ['apply', '--check', path.join(w.out, rec.patch)], { cwd: w.repo });
+        expect(rec.timing.totalMs).toBeGreaterThanOrEqual(rec.timing.queueMs);
+        expect(rec.timing.firstTokenMs).toBeGreaterThan(0);
+        expect(rec.timing.modelMs).toBeGreaterThan(0);
+        expect(rec.outputTokensPerSecond).toBeGreaterThan(0);
+        expect(rec.workspace).toBeUndefined();
+      }
+      expect(git(w.repo, 'status', '--porcelain')).toBe('');
+      expect(git(w.repo, 'rev-parse', 'HEAD')).toBe(before.head);
+      expect(fs.readFileSync(path.join(w.repo, 'src/greet.js'), 'utf8')).toBe(before.greet);
+      expect(worktrees(w.repo)).toHaveLength(1);
+      expect(fs.readdirSync(path.join(w.out, 'workspaces'))).toEqual([]);
+      const summary = JSON.parse(fs.readFileSync(path.join(w.out, 'summary.json'), 'utf8'));
+      expect(summary.verify).toEqual({ passed: 8, failed: 0, rate: 1 });
+      expect(summary.latency.totalMs.count).toBe(8);
+      expect(Object.keys(summary.latency.byModel)).toEqual(['replay/claude-sonnet-4-5']);
+    },
+    180_000,
+  );
 
   it('brings uncommitted and untracked files along with --isolate-dirty, keeps them out of the patch and keeps the workspace when asked', async () => {
     const w = scratch(1, { extra: { verify: 'test -f notes.txt && grep -q dirty README.md' } });
