@@ -8,7 +8,8 @@
  * line, not the throughput of many); rounds of a few lines each alternate between the two.
  * Target: under 150 ms per line; the ratio to the floor says what our snapshot and patch add.
  */
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -58,12 +59,15 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
       if (!record.patch) throw new Error(`no patch for ${id}: ${JSON.stringify(record)}`);
     }
   };
+  // Spawned the same way as ours (asynchronously), into the same temp folder.
+  const gitAsync = promisify(execFile);
+  const peerRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-bench-isolation-peer-'));
   const floor = async (): Promise<void> => {
     for (let i = 0; i < linesPerRound; i++) {
-      const root = path.join(work, `peer-${n++}`);
-      git(repo, 'worktree', 'add', '--detach', '--quiet', root, 'HEAD');
+      const root = path.join(peerRoot, `peer-${n++}`);
+      await gitAsync('git', ['worktree', 'add', '--detach', '--quiet', root, 'HEAD'], { cwd: repo });
       fs.appendFileSync(path.join(root, EDITED), '// edited\n');
-      git(repo, 'worktree', 'remove', '--force', root);
+      await gitAsync('git', ['worktree', 'remove', '--force', root], { cwd: repo });
     }
   };
   const samples = await interleave(rounds, { ours, floor }, options.quick ? 0 : 1);
@@ -75,6 +79,7 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
     .filter((l) => l.startsWith('worktree ')).length;
   const clean = git(repo, 'status', '--porcelain') === '';
   fs.rmSync(work, { recursive: true, force: true });
+  fs.rmSync(peerRoot, { recursive: true, force: true });
   return {
     name: 'isolation',
     title: `batch --isolate worktree: cost per line on a ${FILES.toLocaleString('en')}-file repository`,

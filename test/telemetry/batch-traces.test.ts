@@ -154,3 +154,26 @@ describe('OpenTelemetry spans of a batch', () => {
     expect(fs.existsSync(path.join(out, 'results.jsonl'))).toBe(false);
   });
 });
+
+describe('OpenTelemetry spans of exec', () => {
+  it('reach the receiver as one invoke_agent root span with its chat and execute_tool children, flushed before exit', async () => {
+    const receiver = await startReceiver();
+    closers.push(receiver.close);
+    const w = scratch(0);
+    const r = await runCli(['exec', 'Fix the failing test', '--provider', 'replay', '--cassette', CASSETTE, '--store', path.join(w.dir, 'store'), '--json'], {
+      cwd: path.join(w.dir, 'repo'),
+      env: { MINICODE_HOME: path.join(w.dir, 'home'), OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' },
+      timeoutMs: 120_000,
+    });
+    expect(r.code, r.stderr).toBe(0);
+    const spans = receiver.spans();
+    const roots = spans.filter((s) => s.parentSpanId === '');
+    expect(roots).toHaveLength(1);
+    expect(roots[0]).toMatchObject({ name: 'invoke_agent minicode', attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.provider.name': 'anthropic' } });
+    const sessionId = (JSON.parse(r.stdout.trim().split('\n').pop()!) as { sessionId: string }).sessionId;
+    expect(roots[0]!.attributes['gen_ai.conversation.id']).toBe(sessionId);
+    const children = spans.filter((s) => s.parentSpanId === roots[0]!.spanId);
+    expect(children.filter((s) => s.attributes['gen_ai.operation.name'] === 'chat')).toHaveLength(5);
+    expect(children.filter((s) => s.attributes['gen_ai.operation.name'] === 'execute_tool').length).toBeGreaterThanOrEqual(3);
+  }, 120_000);
+});
