@@ -57,16 +57,22 @@ async function oneBatch(work: string, name: string, n: number, setup: LineSetup,
   const runners = createPoolRunners({ storeDir: path.join(work, `store-${name}`) });
   const lag = monitorEventLoopDelay({ resolution: 10 });
   const writeLags: number[] = [];
-  let startedAt = 0;
+  // The batch's own start: the first reading of its clock (records' totalMs count from it).
+  let startedAt: number | undefined;
+  const clock = (): number => {
+    const now = performance.now();
+    startedAt ??= now;
+    return now;
+  };
   const progress = createProgress({ mode: 'none', write: () => {} });
   const record = progress.record.bind(progress);
   // Called right after the append: now, less the moment the line's timing was closed.
   progress.record = (r) => {
-    if (r.timing) writeLags.push(performance.now() - startedAt - r.timing.totalMs);
+    if (r.timing && startedAt !== undefined) writeLags.push(performance.now() - startedAt - r.timing.totalMs);
     record(r);
   };
   lag.enable();
-  startedAt = performance.now();
+  const t0 = performance.now();
   const summary = await runLocalBatch({
     inputPath: name,
     input,
@@ -78,10 +84,10 @@ async function oneBatch(work: string, name: string, n: number, setup: LineSetup,
     baseDir: work,
     cwd: work,
     runners,
-    clock: () => performance.now(),
+    clock,
     ...(harness ? { harness } : {}),
   });
-  const wallMs = performance.now() - startedAt;
+  const wallMs = performance.now() - t0;
   lag.disable();
   await runners.close();
   await store.close();

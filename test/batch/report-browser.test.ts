@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { intervalFor } from '../../lib/batch/throughput.js';
 import { ROOT, runCli } from '../helpers/cli.js';
 
 const CASSETTE = path.join(ROOT, 'cassettes/demo');
@@ -93,6 +94,12 @@ describe.skipIf(!CHROMIUM)('minicode batch report in headless Chromium', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-report-test-'));
     const out = path.join(dir, 'out');
     await realBatch(dir, out, ['fix/1', HOSTILE_ID, 'fails-verify']);
+    // Throughput over time: every line of this invocation in the series, with its tokens.
+    const summary = JSON.parse(fs.readFileSync(path.join(out, 'summary.json'), 'utf8'));
+    const buckets = summary.throughput.buckets as { completed: number; failed: number; tokens: number }[];
+    expect(summary.throughput.intervalMs).toBe(intervalFor(summary.durationMs));
+    expect(buckets.reduce((n, b) => n + b.completed + b.failed, 0)).toBe(3);
+    expect(buckets.reduce((n, b) => n + b.tokens, 0)).toBe(summary.usage.totalTokens);
     const r = await runCli(['batch', 'report', out], { cwd: dir });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('| completed / failed / pending | 3 / 0 / 0 |');
