@@ -1,8 +1,9 @@
 /**
  * What a batch line runs inside when the batch measures outcomes: an isolated workspace
- * (`--isolate`), the line's verify command after the run, and the line's patch. Runs on the
- * coordinator around the run itself (which may be on the pool): git and the verify command
- * are subprocesses, so the coordinator's loop only waits on them.
+ * (`--isolate`), the line's verify command after the run, and the line's patch. Runs where
+ * the run runs: on the pool thread that carries it (spawning git and the verify command forks
+ * the whole process, which blocks the spawning thread's loop for the fork's duration, so the
+ * coordinator must not do it once per line), or on the coordinator for runs kept there.
  */
 import fs from 'node:fs';
 import path from 'node:path';
