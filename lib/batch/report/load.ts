@@ -1,7 +1,8 @@
 /**
  * Reading a batch output directory for a report, read-only: unlike the batch's own open
  * (lib/batch/output.ts), nothing is repaired or truncated, since a report may run while the
- * batch is still writing. A line that is not a record (torn, edited) is skipped and counted.
+ * batch is still writing. A whole line that is not a record (edited, damaged) is skipped and
+ * counted; a last line without its newline is one still being written, and is left out.
  * The prompts come from the input named in `summary.json` when it is still readable.
  */
 import fs from 'node:fs';
@@ -35,7 +36,10 @@ function readJsonl(file: string, into: Map<string, BatchRecord>): number {
     throw new MinicodeError('MINICODE_E_INPUT_UNREADABLE', `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
   let unreadable = 0;
-  for (const row of text.split('\n')) {
+  // A last line without its newline is a record still being written: not a record yet, not an error.
+  const rows = text.split('\n');
+  rows.pop();
+  for (const row of rows) {
     if (row.trim() === '') continue;
     try {
       const r = JSON.parse(row) as BatchRecord;
