@@ -14,7 +14,8 @@ import type { ApprovalDecision, ApprovalRequest } from '../tools/types.js';
 import { MinicodeError } from '../errors.js';
 import type { OutputEvent } from '../events/index.js';
 import { initialState, reduce, type ReducerState } from '../reducer/index.js';
-import { colorLevel, createTtyRenderer, viewOf, type LiveRenderer } from '../render/index.js';
+import { colorLevel, createTtyRenderer, diffLines, diffStat, liveDiffBound, viewOf, type FactLine, type LiveRenderer } from '../render/index.js';
+import type { FileDiff } from '../events/index.js';
 import type { EventStore } from '../store/index.js';
 import { wrapToWidth } from '../render/width.js';
 import { isCommand, runCommand } from './commands.js';
@@ -36,6 +37,7 @@ export interface ChatInput extends NodeJS.EventEmitter {
 export interface ChatOutput extends NodeJS.EventEmitter {
   isTTY?: boolean;
   columns?: number;
+  rows?: number;
   write(chunk: string): boolean;
 }
 
@@ -56,10 +58,15 @@ interface Turn {
   approval?: ((d: ApprovalDecision) => void) | undefined;
   /** The pending request in full (the live line above may be cut to the width). */
   approvalText?: string | undefined;
+  /** What the pending edit would change. */
+  approvalDiff?: FileDiff | undefined;
   ask?: { question: string; resolve: (answer: string) => void } | undefined;
 }
 
 const APPROVAL_KEYS: Record<string, ApprovalDecision> = { y: 'allow', '1': 'allow', a: 'allow-always', '2': 'allow-always', n: 'deny', d: 'deny', '3': 'deny' };
+/** The keys the footer names at the prompt and during a turn. */
+const IDLE_KEYS = '@file Tab · !cmd · Ctrl+R · /help';
+const TURN_KEYS = 'Esc stops · Ctrl+O reasoning';
 const BRACKETED_PASTE_ON = '\u001b[?2004h';
 const BRACKETED_PASTE_OFF = '\u001b[?2004l';
 
@@ -80,28 +87,33 @@ export function runChatApp(options: ChatAppOptions): Promise<number> {
   let showReasoning = false;
   let pasting = false;
   let exitAfterTurn = false;
-  let footer = footerLines(session.observed(), columns() - 1);
+  let observed = session.observed();
+  const footer = (keys?: string): string[] => footerLines(observed, columns() - 1, keys);
   const always = new Set<string>();
   let finish: (code: number) => void = () => {};
   const done = new Promise<number>((resolve) => (finish = resolve));
 
   const refreshFooter = (): void => {
-    footer = footerLines(session.observed(), columns() - 1);
+    observed = session.observed();
   };
-  const drawIdle = (): void => area.draw(footer, editor);
+  const drawIdle = (): void => area.draw(footer(IDLE_KEYS), editor);
   const print = (lines: readonly string[]): void => {
     area.erase();
     if (lines.length > 0) out(lines.map((l) => `${l}\n`).join(''));
   };
 
-  const newRenderer = (extraFooter: () => string[]): LiveRenderer<ReducerState> =>
+  const newRenderer = (extraFooter: () => readonly (string | FactLine)[]): LiveRenderer<ReducerState> =>
     createTtyRenderer({ out, stream: output, viewOf, verbosity: 'normal', showReasoning, env, summary: false, footer: extraFooter });
 
-  function turnFooter(): string[] {
-    const lines = [...footer];
-    if (turn?.approval) lines.push(...wrapToWidth(`Approve? ${turn.approvalText ?? ''}`, columns() - 1), 'Answer: y allow once, a allow always, n deny');
-    else if (turn?.ask) lines.push(`? ${turn.ask.question}`, `answer${PROMPT}${textOf(editor).replace(/\n/g, ' ⏎ ')}`);
-    else lines.push('Esc stops the turn · Ctrl+O reasoning');
+  function turnFooter(): (string | FactLine)[] {
+    if (!turn?.approval && !turn?.ask) return footer(TURN_KEYS);
+    const lines: (string | FactLine)[] = footer();
+    if (turn.approval) {
+      const diff = turn.approvalDiff;
+      lines.push(...wrapToWidth(`Approve? ${turn.approvalText ?? ''}${diff ? ` (${diffStat(diff)})` : ''}`, columns() - 1));
+      if (diff) lines.push(...diffLines(diff, liveDiffBound(output.rows)));
+      lines.push('Answer: y allow once, a allow always, n deny');
+    } else if (turn.ask) lines.push(`? ${turn.ask.question}`, `answer${PROMPT}${textOf(editor).replace(/\n/g, ' ⏎ ')}`);
     return lines;
   }
 
@@ -127,6 +139,7 @@ export function runChatApp(options: ChatAppOptions): Promise<number> {
         const settle = (d: ApprovalDecision): void => {
           current.approval = undefined;
           current.approvalText = undefined;
+          current.approvalDiff = undefined;
           abort.signal.removeEventListener('abort', onAbort);
           if (d === 'allow-always') always.add(`${request.toolName}\u0000${request.action}`);
           resolve(d);
@@ -136,6 +149,7 @@ export function runChatApp(options: ChatAppOptions): Promise<number> {
         abort.signal.addEventListener('abort', onAbort, { once: true });
         current.approval = settle;
         current.approvalText = `${request.toolName} wants to ${request.action}`;
+        current.approvalDiff = request.diff;
         current.renderer.refresh?.();
       });
     };
