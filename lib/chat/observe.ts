@@ -105,7 +105,7 @@ export function statusLines(o: Observed): string[] {
   return [
     `Model:   ${o.model}${o.approvalMode ? ` (approvals: ${o.approvalMode})` : ''}`,
     `Context: ${contextText(o)} - window estimate, ${o.anchored ? 'anchored to provider usage' : 'heuristic'}`,
-    `         (the next request: system prompt, tools, conversation; cached tokens count)`,
+    `         (next request: system prompt + tools + messages, cached included)`,
     `Input:   ${tokens(o.usage.inputTokens)} tokens - provider usage, session`,
     `Output:  ${tokens(o.usage.outputTokens)} tokens - provider usage, session`,
     `Total:   ${tokens(total)} tokens - provider usage, session`,

@@ -71,7 +71,7 @@ describe('the footer and /status', () => {
       'Model: claude-sonnet-4-5',
     ]);
     const status = statusLines({ ...observed, budget: { limitUsd: 0.01 } });
-    expect(status.map((l) => l.split(':')[0])).toEqual(['Model', 'Context', expect.stringMatching(/^ +\(the next request/), 'Input', 'Output', 'Total', 'Cache', 'Cost', 'Budget']);
+    expect(status.map((l) => l.split(':')[0])).toEqual(['Model', 'Context', expect.stringMatching(/^ +\(next request/), 'Input', 'Output', 'Total', 'Cache', 'Cost', 'Budget']);
     expect(status[6]).toBe('Cache:   unknown - provider usage, session');
     expect(statusLines({ ...observed, cacheHitRatio: 0.8 })[6]).toBe('Cache:   80% of input read from cache - provider usage, session');
     expect(status[8]).toBe('Budget:  over (limit $0.0100)');

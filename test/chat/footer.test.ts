@@ -13,7 +13,15 @@ import { openReplayProvider } from '../../lib/replay/provider.js';
 import { openStore } from '../../lib/store/index.js';
 import { ROOT } from '../helpers/cli.js';
 
-const observed: Observed = { contextTokens: 2_611, anchored: true, windowTokens: 200_000, usage: { inputTokens: 251, outputTokens: 67 }, costUsd: 0.0021, model: 'claude-sonnet-4-5', approvalMode: 'ask' };
+const observed: Observed = {
+  contextTokens: 2_611,
+  anchored: true,
+  windowTokens: 200_000,
+  usage: { inputTokens: 251, outputTokens: 67 },
+  costUsd: 0.0021,
+  model: 'claude-sonnet-4-5',
+  approvalMode: 'ask',
+};
 
 describe('the footer', () => {
   it('counts cached prompt tokens where the provider reports them apart from the input', () => {
@@ -38,7 +46,7 @@ describe('the footer', () => {
     const status = statusLines(observed);
     const at = status.findIndex((l) => l.startsWith('Context:'));
     expect(status[at]).toMatch(/window estimate, anchored to provider usage$/);
-    expect(status[at + 1]).toMatch(/the next request: system prompt, tools, conversation; cached tokens count/);
+    expect(status[at + 1]).toMatch(/next request: system prompt \+ tools \+ messages, cached included/);
     expect(status[at + 1]!.length).toBeLessThanOrEqual(80);
   });
 });
