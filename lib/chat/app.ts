@@ -23,6 +23,10 @@ import { decodeKey, type KeyAction, type KeyPress } from './keys.js';
 import { applyKey, createEditor, submit, textOf, type Editor } from './line-editor.js';
 import { footerLines } from './observe.js';
 import { createPromptArea, PROMPT } from './prompt-area.js';
+import { createPromptExtras } from './prompt-extras.js';
+import { searchKey, searchPrompt, startSearch, type HistorySearch } from './history-search.js';
+import { runShellCommand } from './shell-command.js';
+import { foldAttachments } from '../render/attachments.js';
 import type { ChatSession } from './session.js';
 
 /** The terminal input the app needs (`process.stdin` on a TTY). */
@@ -80,9 +84,19 @@ export function runChatApp(options: ChatAppOptions): Promise<number> {
   const columns = (): number => Math.max(10, output.columns ?? 80);
   const chalk = new Chalk({ level: colorLevel(env, output.isTTY === true) });
   const area = createPromptArea(out, columns, (l) => chalk.dim(l));
-  const history = session.storedEvents.filter((e) => e.type === 'user.message.received').map((e) => (e.payload as { text: string }).text);
-  let editor: Editor = createEditor(history);
-  let mode: 'idle' | 'turn' | 'exiting' = 'idle';
+  // The resumed session's prompts as typed: without the blocks that went with them.
+  const earlier = session.storedEvents
+    .filter((e) => e.type === 'user.message.received')
+    .map((e) => foldAttachments((e.payload as { text: string }).text).replace(/\n\[(?:attached|ran) [^\n]*\]/g, ''));
+  const extras = createPromptExtras({ cwd: options.cwd, env, earlier });
+  let editor: Editor = createEditor(extras.history);
+  let mode: 'idle' | 'turn' | 'shell' | 'exiting' = 'idle';
+  /** Lines under the footer until the next key (completion candidates). */
+  let hint: string[] = [];
+  /** A Ctrl+R search, with the editor it started from. */
+  let search: { state: HistorySearch; saved: Editor } | undefined;
+  /** A running `!command`: its stop, and the answer to its approval question when one is open. */
+  let shell: { abort: AbortController; confirm?: ((ok: boolean) => void) | undefined; command: string } | undefined;
   let turn: Turn | undefined;
   let showReasoning = false;
   let pasting = false;
@@ -96,7 +110,18 @@ export function runChatApp(options: ChatAppOptions): Promise<number> {
   const refreshFooter = (): void => {
     observed = session.observed();
   };
-  const drawIdle = (): void => area.draw(footer(IDLE_KEYS), editor);
+  const drawIdle = (): void => {
+    if (pasting) return;
+    if (search) {
+      const found = search.state.match === undefined ? '' : (editor.history[search.state.match] ?? '');
+      return area.draw(footer(IDLE_KEYS), editorWith(found), searchPrompt(search.state));
+    }
+    area.draw([...footer(IDLE_KEYS), ...hint], editor);
+  };
+  const editorWith = (text: string): Editor => {
+    const lines = text.split('\n');
+    return { ...editor, lines, row: lines.length - 1, col: (lines[lines.length - 1] ?? '').length, historyAt: editor.history.length };
+  };
   const print = (lines: readonly string[]): void => {
     area.erase();
     if (lines.length > 0) out(lines.map((l) => `${l}\n`).join(''));
@@ -190,6 +215,7 @@ export function runChatApp(options: ChatAppOptions): Promise<number> {
     } finally {
       turn = undefined;
       mode = 'idle';
+      extras.invalidateFiles();
       refreshFooter();
     }
     if (exitAfterTurn) await exit();
@@ -212,6 +238,8 @@ export function runChatApp(options: ChatAppOptions): Promise<number> {
 
   function onSubmit(text: string): void {
     if (text.trim() === '') return drawIdle();
+    extras.remember(text);
+    if (text.startsWith('!')) return void runShell(text.slice(1).trim());
     if (isCommand(text)) {
       const result = runCommand(text, { session, store: options.store, cwd: options.cwd });
       print([`${PROMPT}${text}`, ...result.lines]);
@@ -226,9 +254,103 @@ export function runChatApp(options: ChatAppOptions): Promise<number> {
       return;
     }
     area.erase();
-    startTurn(text).catch((error: unknown) => {
-      print([`minicode: internal error: ${error instanceof Error ? error.message : String(error)}`]);
-      void exit();
+    mode = 'turn';
+    extras
+      .expand(text)
+      .then(({ prompt, notes }) => {
+        if (notes.length > 0) print(notes);
+        return startTurn(prompt);
+      })
+      .catch((error: unknown) => {
+        print([`minicode: internal error: ${error instanceof Error ? error.message : String(error)}`]);
+        void exit();
+      });
+  }
+
+  /** `!command`: asks when the policy says so, runs, prints, keeps the output for the next message. */
+  async function runShell(command: string): Promise<void> {
+    print([`${PROMPT}!${command}`]);
+    if (command === '') {
+      print(['!command runs a shell command in the workspace, e.g. !git status']);
+      return drawIdle();
+    }
+    mode = 'shell';
+    const current: NonNullable<typeof shell> = { abort: new AbortController(), command };
+    shell = current;
+    const drawShell = (): void => {
+      const lines = current.confirm ? [...footer(), `Approve? run !${command}`, 'Answer: y allow once, n deny'] : [...footer('Esc stops'), `… running !${command}`];
+      area.draw(lines, createEditor(), '');
+    };
+    drawShell();
+    const result = await runShellCommand(command, {
+      cwd: options.cwd,
+      policy: session.policy,
+      env,
+      signal: current.abort.signal,
+      confirm: () =>
+        new Promise<boolean>((resolve) => {
+          current.confirm = (ok) => {
+            current.confirm = undefined;
+            resolve(ok);
+            drawShell();
+          };
+          drawShell();
+        }),
+    });
+    shell = undefined;
+    if (result.block) extras.keepShell(result.block);
+    print(result.lines);
+    mode = 'idle';
+    if (exitAfterTurn) await exit();
+    else drawIdle();
+  }
+
+  function onShellKey(action: KeyAction, str: string | undefined): void {
+    const s = shell;
+    if (!s) return;
+    if (s.confirm) {
+      const answer = str?.toLowerCase();
+      if (answer === 'y' || answer === '1') s.confirm(true);
+      else if (answer === 'n' || answer === 'd' || answer === '3' || action.kind === 'abort' || action.kind === 'interrupt') s.confirm(false);
+      return;
+    }
+    if (action.kind === 'abort' || action.kind === 'interrupt') s.abort.abort();
+  }
+
+  /** Keys while a Ctrl+R search is open; returns false when the key ends the search and should act on the editor. */
+  function onSearchKey(action: KeyAction): boolean {
+    const s = search!;
+    const history = editor.history;
+    if (action.kind === 'history-search') s.state = searchKey(s.state, history, { kind: 'older' });
+    else if (action.kind === 'edit' && action.key.kind === 'insert') s.state = searchKey(s.state, history, { kind: 'type', text: action.key.text });
+    else if (action.kind === 'edit' && action.key.kind === 'backspace') s.state = searchKey(s.state, history, { kind: 'backspace' });
+    else if (action.kind === 'abort' || action.kind === 'interrupt') {
+      editor = s.saved;
+      search = undefined;
+    } else {
+      // Any other key takes the match into the editor; Enter then sends it as it stands.
+      if (s.state.match !== undefined) editor = { ...editorWith(editor.history[s.state.match] ?? ''), historyAt: s.state.match };
+      search = undefined;
+      if (action.kind !== 'submit') return false;
+    }
+    drawIdle();
+    return true;
+  }
+
+  function onTab(): void {
+    if (pasting) {
+      editor = applyKey(editor, { kind: 'insert', text: '  ' });
+      return;
+    }
+    const before = editor;
+    void extras.complete(before).then((r) => {
+      // A key typed while the files were listed wins over the completion.
+      if (editor !== before || mode !== 'idle') return;
+      if (r) {
+        editor = r.editor;
+        hint = r.hint;
+      } else editor = applyKey(editor, { kind: 'insert', text: '  ' });
+      drawIdle();
     });
   }
 
@@ -263,14 +385,24 @@ export function runChatApp(options: ChatAppOptions): Promise<number> {
   function onKey(str: string | undefined, key: KeyPress | undefined): void {
     if (key?.name === 'paste-start' || key?.name === 'paste-end') {
       pasting = key.name === 'paste-start';
+      // A paste is drawn once, when it ends: redrawing per pasted character is quadratic.
+      if (!pasting && mode === 'idle') drawIdle();
       return;
     }
     let action = decodeKey(str, key);
     // Inside a bracketed paste, Enter is a line break, never a submit.
     if (pasting && action.kind === 'submit') action = { kind: 'edit', key: { kind: 'newline' } };
     if (mode === 'turn') return onTurnKey(action, str);
+    if (mode === 'shell') return onShellKey(action, str);
     if (mode !== 'idle') return;
+    hint = [];
+    if (search && onSearchKey(action)) return;
     switch (action.kind) {
+      case 'complete':
+        return onTab();
+      case 'history-search':
+        search = { state: startSearch(editor.history), saved: editor };
+        return drawIdle();
       case 'edit':
         editor = applyKey(editor, action.key);
         return drawIdle();

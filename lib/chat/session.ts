@@ -55,6 +55,8 @@ export interface ChatSession {
   /** Undefined until the first turn starts a new session. */
   readonly sessionId: string | undefined;
   readonly provider: AgentProvider;
+  /** What runs without asking (also for `!command`). */
+  readonly policy: ApprovalPolicy;
   /** Workspace checkpoints (for `/undo`, `/checkpoints`); absent when off. */
   readonly checkpoints?: CheckpointSettings;
   budget: Budget | undefined;
@@ -140,6 +142,7 @@ export function createChatSession(options: ChatSessionOptions): ChatSession {
       return id;
     },
     provider: { ...options.provider },
+    policy: options.policy,
     ...(options.checkpoints ? { checkpoints: options.checkpoints } : {}),
     budget: options.budget,
     get storedEvents() {

@@ -1,4 +1,5 @@
 import type { FileDiff, OutputEvent, OutputEventOf, Visibility } from '../events/index.js';
+import { foldAttachments } from './attachments.js';
 import { displayText, oneLine } from './display-text.js';
 import { displayStatus, type DisplayStatus } from './status.js';
 import type { Verbosity } from './types.js';
@@ -138,7 +139,7 @@ export function projectEvent(event: OutputEvent, view: StateView, options: Proje
 function factOf(event: OutputEvent, view: StateView): Fact | undefined {
   switch (event.type) {
     case 'user.message.received':
-      return { kind: 'user', text: displayText(event.payload.text) };
+      return { kind: 'user', text: foldAttachments(displayText(event.payload.text)) };
     case 'assistant.message.completed': {
       const p = event.payload;
       return { kind: 'message', messageId: oneLine(p.messageId), text: displayText(p.text), ...(p.refusal !== undefined ? { refusal: displayText(p.refusal) } : {}) };
