@@ -25,7 +25,7 @@ import { footerLines } from './observe.js';
 import { createPromptArea, PROMPT } from './prompt-area.js';
 import { createPromptExtras } from './prompt-extras.js';
 import { searchKey, searchPrompt, startSearch, type HistorySearch } from './history-search.js';
-import { runShellCommand } from './shell-command.js';
+import { startShellMode, type ShellMode } from './shell-mode.js';
 import { foldAttachments } from '../render/attachments.js';
 import type { ChatSession } from './session.js';
 
@@ -95,8 +95,8 @@ export function runChatApp(options: ChatAppOptions): Promise<number> {
   let hint: string[] = [];
   /** A Ctrl+R search, with the editor it started from. */
   let search: { state: HistorySearch; saved: Editor } | undefined;
-  /** A running `!command`: its stop, and the answer to its approval question when one is open. */
-  let shell: { abort: AbortController; confirm?: ((ok: boolean) => void) | undefined; command: string } | undefined;
+  /** A running `!command`. */
+  let shell: ShellMode | undefined;
   let turn: Turn | undefined;
   let showReasoning = false;
   let pasting = false;
@@ -275,46 +275,19 @@ export function runChatApp(options: ChatAppOptions): Promise<number> {
       return drawIdle();
     }
     mode = 'shell';
-    const current: NonNullable<typeof shell> = { abort: new AbortController(), command };
-    shell = current;
-    const drawShell = (): void => {
-      const lines = current.confirm ? [...footer(), `Approve? run !${command}`, 'Answer: y allow once, n deny'] : [...footer('Esc stops'), `… running !${command}`];
-      area.draw(lines, createEditor(), '');
-    };
-    drawShell();
-    const result = await runShellCommand(command, {
+    shell = startShellMode(command, {
       cwd: options.cwd,
       policy: session.policy,
       env,
-      signal: current.abort.signal,
-      confirm: () =>
-        new Promise<boolean>((resolve) => {
-          current.confirm = (ok) => {
-            current.confirm = undefined;
-            resolve(ok);
-            drawShell();
-          };
-          drawShell();
-        }),
+      draw: (keys, lines) => area.draw([...footer(keys), ...lines], createEditor(), ''),
     });
+    const result = await shell.done;
     shell = undefined;
     if (result.block) extras.keepShell(result.block);
     print(result.lines);
     mode = 'idle';
     if (exitAfterTurn) await exit();
     else drawIdle();
-  }
-
-  function onShellKey(action: KeyAction, str: string | undefined): void {
-    const s = shell;
-    if (!s) return;
-    if (s.confirm) {
-      const answer = str?.toLowerCase();
-      if (answer === 'y' || answer === '1') s.confirm(true);
-      else if (answer === 'n' || answer === 'd' || answer === '3' || action.kind === 'abort' || action.kind === 'interrupt') s.confirm(false);
-      return;
-    }
-    if (action.kind === 'abort' || action.kind === 'interrupt') s.abort.abort();
   }
 
   /** Keys while a Ctrl+R search is open; returns false when the key ends the search and should act on the editor. */
@@ -393,7 +366,7 @@ export function runChatApp(options: ChatAppOptions): Promise<number> {
     // Inside a bracketed paste, Enter is a line break, never a submit.
     if (pasting && action.kind === 'submit') action = { kind: 'edit', key: { kind: 'newline' } };
     if (mode === 'turn') return onTurnKey(action, str);
-    if (mode === 'shell') return onShellKey(action, str);
+    if (mode === 'shell') return shell?.onKey(action, str);
     if (mode !== 'idle') return;
     hint = [];
     if (search && onSearchKey(action)) return;

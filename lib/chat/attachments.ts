@@ -33,7 +33,10 @@ export function fileBlock(relPath: string, content: string, maxBytes: number = M
   let body = content;
   if (bytes.length > maxBytes) {
     // Cut on a character boundary: drop a partial UTF-8 sequence at the end.
-    body = bytes.subarray(0, maxBytes).toString('utf8').replace(/\uFFFD$/, '');
+    body = bytes
+      .subarray(0, maxBytes)
+      .toString('utf8')
+      .replace(/\uFFFD$/, '');
     body += `\n[… ${bytes.length - Buffer.byteLength(body)} more bytes not attached]`;
   }
   return `<file path="${relPath}">\n${body.endsWith('\n') ? body : `${body}\n`}</file>`;

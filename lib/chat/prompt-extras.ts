@@ -47,7 +47,10 @@ export function createPromptExtras(options: { cwd: string; env: NodeJS.ProcessEn
           ? [`no workspace file matches @${at.partial}`]
           : result.matches.length === 1
             ? []
-            : [...result.matches.slice(0, MAX_CANDIDATES_SHOWN).map((m) => `  @${m}`), ...(result.matches.length > MAX_CANDIDATES_SHOWN ? [`  … ${result.matches.length - MAX_CANDIDATES_SHOWN} more`] : [])];
+            : [
+                ...result.matches.slice(0, MAX_CANDIDATES_SHOWN).map((m) => `  @${m}`),
+                ...(result.matches.length > MAX_CANDIDATES_SHOWN ? [`  … ${result.matches.length - MAX_CANDIDATES_SHOWN} more`] : []),
+              ];
       return { editor: applyCompletion(editor, at, result.text), hint };
     },
     keepShell(block) {

@@ -38,10 +38,7 @@ export async function runShellCommand(command: string, options: ShellCommandOpti
   const decision = decide({ name: 'bash', kind: 'execute', gated: false, input: { command } }, options.policy, { tty: true });
   if (decision.decision === 'deny') return { lines: [`⊘ denied !${command} - ${decision.reason}`] };
   if (decision.decision === 'ask' && !(await options.confirm(command))) return { lines: [`⊘ denied !${command} - not approved`] };
-  const outcome = await bashTool.run(
-    { command },
-    { cwd: options.cwd, signal: options.signal, approve: async () => 'deny', limits: DEFAULT_TOOL_LIMITS, env: options.env, tty: true },
-  );
+  const outcome = await bashTool.run({ command }, { cwd: options.cwd, signal: options.signal, approve: async () => 'deny', limits: DEFAULT_TOOL_LIMITS, env: options.env, tty: true });
   const raw = outcome.status === 'denied' ? '' : (outcome.output ?? '');
   // Scrubbed like every event string: the person's screen and the next prompt alike.
   const output = redactText(displayText(raw), { secrets: credentialSecretsFromEnv(options.env) });
