@@ -137,7 +137,7 @@ export function runChatApp(options: ChatAppOptions): Promise<number> {
       const diff = turn.approvalDiff;
       lines.push(...wrapToWidth(`Approve? ${turn.approvalText ?? ''}${diff ? ` (${diffStat(diff)})` : ''}`, columns() - 1));
       if (diff) lines.push(...diffLines(diff, liveDiffBound(output.rows)));
-      lines.push('Answer: y allow once, a allow always, n deny');
+      lines.push(...wrapToWidth('Answer: y allow once, a allow always, n deny', columns() - 1));
     } else if (turn.ask) lines.push(`? ${turn.ask.question}`, `answer${PROMPT}${textOf(editor).replace(/\n/g, ' ⏎ ')}`);
     return lines;
   }

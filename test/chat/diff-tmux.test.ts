@@ -24,21 +24,25 @@ describe.skipIf(!HAVE_TMUX)('an edit in minicode chat', () => {
     for (const t of terms) t.kill();
   });
 
-  for (const noColor of [false, true]) {
-    it(`asks with the diff once, then shows it settled and in replay (NO_COLOR ${noColor})`, async () => {
+  for (const { cols, noColor } of [
+    { cols: 120, noColor: false },
+    { cols: 80, noColor: false },
+    { cols: 40, noColor: true },
+  ]) {
+    it(`asks with the diff once, then shows it settled and in replay (${cols} columns, NO_COLOR ${noColor})`, async () => {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-chat-diff-'));
       const home = path.join(dir, 'home');
       const project = path.join(dir, 'project');
       fs.mkdirSync(project, { recursive: true });
       fs.writeFileSync(path.join(project, 'greet.js'), GREET);
       const env: Record<string, string> = { MINICODE_HOME: home, TERM: 'xterm-256color', ...(noColor ? { NO_COLOR: '1' } : {}) };
-      const t = startTerm(['chat', '--provider', 'replay', '--cwd', project, '--cassette', path.join(ROOT, 'test/cassettes/chat-edit')], { cols: 80, rows: 40, cwd: project, env });
+      const t = startTerm(['chat', '--provider', 'replay', '--cwd', project, '--cassette', path.join(ROOT, 'test/cassettes/chat-edit')], { cols, rows: 40, cwd: project, env });
       terms.push(t);
       await t.waitFor('New session');
       t.type('fix the greeting');
       t.send('Enter');
-      const asking = await t.waitFor('Answer: y allow once, a allow always, n deny');
-      expect(asking).toContain('Approve? edit wants to greet.js (+1 -1)');
+      const asking = await t.waitFor(/Answer: y allow once, a allow always,\s+n\s+deny/);
+      expect(asking.replace(/\n(?=\(\+1 -1\))/, ' ')).toContain('Approve? edit wants to greet.js (+1 -1)');
       expect(asking).toContain(`  ${REMOVED}`);
       expect(asking).toContain(`  ${ADDED}`);
       // Shown once, no internal ids, and nothing written before the answer.
