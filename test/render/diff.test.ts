@@ -5,6 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { FILE_DIFF_MAX_LINES, OutputEventSchema, createEnveloper, type EventDraft, type FileDiff, type OutputEvent } from '../../lib/events/index.js';
 import { draft } from '../../lib/events/draft.js';
@@ -51,6 +52,59 @@ describe('makeFileDiff', () => {
     const diff = (await makeFileDiff('a\r\nb\r\nc\r\n', 'a\r\nB\r\nc\r\n'))!;
     expect(diff).toMatchObject({ added: 1, removed: 1 });
     expect(diff.lines.join('\n')).not.toContain('\r');
+  });
+
+  it('diffs only the changed middle of a large file, with line numbers of the whole file', async () => {
+    const lines = Array.from({ length: 100_000 }, (_, i) => `const v${i} = f(${i});`);
+    const before = `${lines.join('\n')}\n`;
+    const diff = (await makeFileDiff(before, before.replace('f(50000)', 'g(50000)')))!;
+    expect(diff).toEqual({
+      lines: [
+        '@@ -49998,7 +49998,7 @@',
+        ' const v49997 = f(49997);',
+        ' const v49998 = f(49998);',
+        ' const v49999 = f(49999);',
+        '-const v50000 = f(50000);',
+        '+const v50000 = g(50000);',
+        ' const v50001 = f(50001);',
+        ' const v50002 = f(50002);',
+        ' const v50003 = f(50003);',
+      ],
+      added: 1,
+      removed: 1,
+      omitted: 0,
+    });
+  });
+
+  it('gives the same hunks as a diff of the whole text, for any small edit', async () => {
+    const { structuredPatch } = await import('diff');
+    const line = fc.constantFrom('a', 'b', 'c', '', 'x y');
+    await fc.assert(
+      fc.asyncProperty(fc.array(line, { maxLength: 30 }), fc.array(line, { maxLength: 30 }), fc.boolean(), fc.boolean(), async (a, b, endA, endB) => {
+        const before = a.join('\n') + (endA ? '\n' : '');
+        const after = b.join('\n') + (endB ? '\n' : '');
+        fc.pre(before !== '' && before !== after && !before.includes('\u0000'));
+        const whole = structuredPatch('a', 'b', before, after, undefined, undefined, { context: 3 });
+        const expected = whole.hunks.flatMap((h) => [`@@ -${h.oldStart},${h.oldLines} +${h.newStart},${h.newLines} @@`, ...h.lines]);
+        expect((await makeFileDiff(before, after))?.lines ?? []).toEqual(expected);
+      }),
+      { numRuns: 300, seed: 24 },
+    );
+  });
+
+  it('shows a change too large to diff line by line as a replacement, bounded', async () => {
+    const before = `${Array.from({ length: 6_000 }, (_, i) => `line ${i}`).join('\n')}\n`;
+    const after = before.toUpperCase();
+    const diff = (await makeFileDiff(before, after))!;
+    expect(diff).toMatchObject({ added: 6_000, removed: 6_000 });
+    expect(diff.lines[0]).toBe('@@ -1,6000 +1,6000 @@');
+    expect(diff.lines[1]).toBe('-line 0');
+    expect(diff.lines).toHaveLength(FILE_DIFF_MAX_LINES);
+    expect(diff.omitted).toBe(12_001 - FILE_DIFF_MAX_LINES);
+  });
+
+  it('keeps a missing final newline where the file lacks it', async () => {
+    expect((await makeFileDiff('a\nb', 'a\nc'))!.lines).toEqual(['@@ -1,2 +1,2 @@', ' a', '-b', '\\ No newline at end of file', '+c', '\\ No newline at end of file']);
   });
 
   it('gives no diff for binary content or no change', async () => {
