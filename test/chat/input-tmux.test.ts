@@ -85,10 +85,7 @@ describe.skipIf(!HAVE_TMUX)('the chat prompt in a terminal', () => {
     t.send('C-c');
     const end = await t.waitFor('EXIT=0', { join: true });
     const prompts = await sentPrompts(home, end);
-    expect(prompts).toEqual([
-      'explain @src/greet.js and @.env\n\n<file path="src/greet.js">\nmodule.exports = (n) => `hi ${n}`;\n</file>',
-      'first pasted line\nsecond pasted line\nthird pasted line',
-    ]);
+    expect(prompts).toEqual(['explain @src/greet.js and @.env\n\n<file path="src/greet.js">\nmodule.exports = (n) => `hi ${n}`;\n</file>', 'first pasted line\nsecond pasted line\nthird pasted line']);
   });
 
   it('searches the persisted history with Ctrl+R and sends a !command output with the next message (40 columns, NO_COLOR)', async () => {
