@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ContentRef } from './content-ref.js';
+import { FILE_DIFF_MAX_LINE_CHARS, FILE_DIFF_MAX_LINES } from './file-diff-bounds.js';
 import { USAGE_FIELDS } from './usage-fields.js';
 import { ApprovalOutcome, ErrorCategory, Fidelity, Recoverability, RunOutcome, StopReason, TerminationReason } from './enums.js';
 
@@ -63,10 +64,7 @@ export const Receipt = z.object({
   truncated: z.boolean().optional(),
 });
 
-/** Most lines a {@link FileDiff} carries; the rest is counted in `omitted`. */
-export const FILE_DIFF_MAX_LINES = 200;
-/** Longest diff line kept, in characters (a longer one is cut and ends with `…`). */
-export const FILE_DIFF_MAX_LINE_CHARS = 400;
+export { FILE_DIFF_MAX_LINE_CHARS, FILE_DIFF_MAX_LINES };
 
 /**
  * A bounded unified diff of one text file (what an edit changed, or would change): hunk

@@ -9,7 +9,8 @@
  * shown as a replacement rather than stalling the loop; a CRLF file does not show every line as
  * changed nor keep `\r` in its lines.
  */
-import { FILE_DIFF_MAX_LINE_CHARS, FILE_DIFF_MAX_LINES, type FileDiff } from '../events/index.js';
+import type { FileDiff } from '../events/payloads.js';
+import { FILE_DIFF_MAX_LINE_CHARS, FILE_DIFF_MAX_LINES } from '../events/file-diff-bounds.js';
 
 /** Options of {@link makeFileDiff}. */
 export interface FileDiffOptions {
