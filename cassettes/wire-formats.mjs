@@ -19,9 +19,11 @@ export function pieces(s, n) {
 
 /**
  * One Anthropic Messages stream as its SSE events (each a string, so a chunk plan can follow
- * events): optional text, then tool_use blocks. `textPieces` overrides the 24-char text deltas.
+ * events): optional text, then tool_use blocks. `textPieces` overrides the 24-char text deltas;
+ * `cacheReadTokens` (default 0) is the prompt part read from the cache, which Anthropic counts
+ * apart from `input_tokens`.
  */
-export function anthropicEvents(turn, { messageId, model, inputTokens, outputTokens, textPieces }) {
+export function anthropicEvents(turn, { messageId, model, inputTokens, outputTokens, textPieces, cacheReadTokens = 0 }) {
   const ev = (type, data) => `event: ${type}\ndata: ${j({ type, ...data })}\n\n`;
   const out = [
     ev('message_start', {
@@ -33,7 +35,7 @@ export function anthropicEvents(turn, { messageId, model, inputTokens, outputTok
         content: [],
         stop_reason: null,
         stop_sequence: null,
-        usage: { input_tokens: inputTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 1 },
+        usage: { input_tokens: inputTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: cacheReadTokens, output_tokens: 1 },
       },
     }),
   ];

@@ -14,7 +14,8 @@ import type { ApprovalDecision, ApprovalRequest } from '../tools/types.js';
 import { MinicodeError } from '../errors.js';
 import type { OutputEvent } from '../events/index.js';
 import { initialState, reduce, type ReducerState } from '../reducer/index.js';
-import { colorLevel, createTtyRenderer, viewOf, type LiveRenderer } from '../render/index.js';
+import { colorLevel, createTtyRenderer, diffLines, diffStat, liveDiffBound, viewOf, type FactLine, type LiveRenderer } from '../render/index.js';
+import type { FileDiff } from '../events/index.js';
 import type { EventStore } from '../store/index.js';
 import { wrapToWidth } from '../render/width.js';
 import { isCommand, runCommand } from './commands.js';
@@ -22,6 +23,10 @@ import { decodeKey, type KeyAction, type KeyPress } from './keys.js';
 import { applyKey, createEditor, submit, textOf, type Editor } from './line-editor.js';
 import { footerLines } from './observe.js';
 import { createPromptArea, PROMPT } from './prompt-area.js';
+import { createPromptExtras } from './prompt-extras.js';
+import { searchKey, searchPrompt, startSearch, type HistorySearch } from './history-search.js';
+import { startShellMode, type ShellMode } from './shell-mode.js';
+import { foldAttachments } from '../render/attachments.js';
 import type { ChatSession } from './session.js';
 
 /** The terminal input the app needs (`process.stdin` on a TTY). */
@@ -36,6 +41,7 @@ export interface ChatInput extends NodeJS.EventEmitter {
 export interface ChatOutput extends NodeJS.EventEmitter {
   isTTY?: boolean;
   columns?: number;
+  rows?: number;
   write(chunk: string): boolean;
 }
 
@@ -56,10 +62,15 @@ interface Turn {
   approval?: ((d: ApprovalDecision) => void) | undefined;
   /** The pending request in full (the live line above may be cut to the width). */
   approvalText?: string | undefined;
+  /** What the pending edit would change. */
+  approvalDiff?: FileDiff | undefined;
   ask?: { question: string; resolve: (answer: string) => void } | undefined;
 }
 
 const APPROVAL_KEYS: Record<string, ApprovalDecision> = { y: 'allow', '1': 'allow', a: 'allow-always', '2': 'allow-always', n: 'deny', d: 'deny', '3': 'deny' };
+/** The keys the footer names at the prompt and during a turn. */
+const IDLE_KEYS = '@file Tab · !cmd · Ctrl+R · /help';
+const TURN_KEYS = 'Esc stops · Ctrl+O reasoning';
 const BRACKETED_PASTE_ON = '\u001b[?2004h';
 const BRACKETED_PASTE_OFF = '\u001b[?2004l';
 
@@ -73,35 +84,61 @@ export function runChatApp(options: ChatAppOptions): Promise<number> {
   const columns = (): number => Math.max(10, output.columns ?? 80);
   const chalk = new Chalk({ level: colorLevel(env, output.isTTY === true) });
   const area = createPromptArea(out, columns, (l) => chalk.dim(l));
-  const history = session.storedEvents.filter((e) => e.type === 'user.message.received').map((e) => (e.payload as { text: string }).text);
-  let editor: Editor = createEditor(history);
-  let mode: 'idle' | 'turn' | 'exiting' = 'idle';
+  // The resumed session's prompts as typed: without the blocks that went with them.
+  const earlier = session.storedEvents
+    .filter((e) => e.type === 'user.message.received')
+    .map((e) => foldAttachments((e.payload as { text: string }).text).replace(/\n\[(?:attached|ran) [^\n]*\]/g, ''));
+  const extras = createPromptExtras({ cwd: options.cwd, env, earlier });
+  let editor: Editor = createEditor(extras.history);
+  let mode: 'idle' | 'turn' | 'shell' | 'exiting' = 'idle';
+  /** Lines under the footer until the next key (completion candidates). */
+  let hint: string[] = [];
+  /** A Ctrl+R search, with the editor it started from. */
+  let search: { state: HistorySearch; saved: Editor } | undefined;
+  /** A running `!command`. */
+  let shell: ShellMode | undefined;
   let turn: Turn | undefined;
   let showReasoning = false;
   let pasting = false;
   let exitAfterTurn = false;
-  let footer = footerLines(session.observed(), columns() - 1);
+  let observed = session.observed();
+  const footer = (keys?: string): string[] => footerLines(observed, columns() - 1, keys);
   const always = new Set<string>();
   let finish: (code: number) => void = () => {};
   const done = new Promise<number>((resolve) => (finish = resolve));
 
   const refreshFooter = (): void => {
-    footer = footerLines(session.observed(), columns() - 1);
+    observed = session.observed();
   };
-  const drawIdle = (): void => area.draw(footer, editor);
+  const drawIdle = (): void => {
+    if (pasting) return;
+    if (search) {
+      const found = search.state.match === undefined ? '' : (editor.history[search.state.match] ?? '');
+      return area.draw(footer(IDLE_KEYS), editorWith(found), searchPrompt(search.state));
+    }
+    area.draw([...footer(IDLE_KEYS), ...hint], editor);
+  };
+  const editorWith = (text: string): Editor => {
+    const lines = text.split('\n');
+    return { ...editor, lines, row: lines.length - 1, col: (lines[lines.length - 1] ?? '').length, historyAt: editor.history.length };
+  };
   const print = (lines: readonly string[]): void => {
     area.erase();
     if (lines.length > 0) out(lines.map((l) => `${l}\n`).join(''));
   };
 
-  const newRenderer = (extraFooter: () => string[]): LiveRenderer<ReducerState> =>
+  const newRenderer = (extraFooter: () => readonly (string | FactLine)[]): LiveRenderer<ReducerState> =>
     createTtyRenderer({ out, stream: output, viewOf, verbosity: 'normal', showReasoning, env, summary: false, footer: extraFooter });
 
-  function turnFooter(): string[] {
-    const lines = [...footer];
-    if (turn?.approval) lines.push(...wrapToWidth(`Approve? ${turn.approvalText ?? ''}`, columns() - 1), 'Answer: y allow once, a allow always, n deny');
-    else if (turn?.ask) lines.push(`? ${turn.ask.question}`, `answer${PROMPT}${textOf(editor).replace(/\n/g, ' ⏎ ')}`);
-    else lines.push('Esc stops the turn · Ctrl+O reasoning');
+  function turnFooter(): (string | FactLine)[] {
+    if (!turn?.approval && !turn?.ask) return footer(TURN_KEYS);
+    const lines: (string | FactLine)[] = footer();
+    if (turn.approval) {
+      const diff = turn.approvalDiff;
+      lines.push(...wrapToWidth(`Approve? ${turn.approvalText ?? ''}${diff ? ` (${diffStat(diff)})` : ''}`, columns() - 1));
+      if (diff) lines.push(...diffLines(diff, liveDiffBound(output.rows)));
+      lines.push(...wrapToWidth('Answer: y allow once, a allow always, n deny', columns() - 1));
+    } else if (turn.ask) lines.push(`? ${turn.ask.question}`, `answer${PROMPT}${textOf(editor).replace(/\n/g, ' ⏎ ')}`);
     return lines;
   }
 
@@ -127,6 +164,7 @@ export function runChatApp(options: ChatAppOptions): Promise<number> {
         const settle = (d: ApprovalDecision): void => {
           current.approval = undefined;
           current.approvalText = undefined;
+          current.approvalDiff = undefined;
           abort.signal.removeEventListener('abort', onAbort);
           if (d === 'allow-always') always.add(`${request.toolName}\u0000${request.action}`);
           resolve(d);
@@ -136,6 +174,7 @@ export function runChatApp(options: ChatAppOptions): Promise<number> {
         abort.signal.addEventListener('abort', onAbort, { once: true });
         current.approval = settle;
         current.approvalText = `${request.toolName} wants to ${request.action}`;
+        current.approvalDiff = request.diff;
         current.renderer.refresh?.();
       });
     };
@@ -176,6 +215,7 @@ export function runChatApp(options: ChatAppOptions): Promise<number> {
     } finally {
       turn = undefined;
       mode = 'idle';
+      extras.invalidateFiles();
       refreshFooter();
     }
     if (exitAfterTurn) await exit();
@@ -198,6 +238,8 @@ export function runChatApp(options: ChatAppOptions): Promise<number> {
 
   function onSubmit(text: string): void {
     if (text.trim() === '') return drawIdle();
+    extras.remember(text);
+    if (text.startsWith('!')) return void runShell(text.slice(1).trim());
     if (isCommand(text)) {
       const result = runCommand(text, { session, store: options.store, cwd: options.cwd });
       print([`${PROMPT}${text}`, ...result.lines]);
@@ -212,9 +254,76 @@ export function runChatApp(options: ChatAppOptions): Promise<number> {
       return;
     }
     area.erase();
-    startTurn(text).catch((error: unknown) => {
-      print([`minicode: internal error: ${error instanceof Error ? error.message : String(error)}`]);
-      void exit();
+    mode = 'turn';
+    extras
+      .expand(text)
+      .then(({ prompt, notes }) => {
+        if (notes.length > 0) print(notes);
+        return startTurn(prompt);
+      })
+      .catch((error: unknown) => {
+        print([`minicode: internal error: ${error instanceof Error ? error.message : String(error)}`]);
+        void exit();
+      });
+  }
+
+  /** `!command`: asks when the policy says so, runs, prints, keeps the output for the next message. */
+  async function runShell(command: string): Promise<void> {
+    print([`${PROMPT}!${command}`]);
+    if (command === '') {
+      print(['!command runs a shell command in the workspace, e.g. !git status']);
+      return drawIdle();
+    }
+    mode = 'shell';
+    shell = startShellMode(command, {
+      cwd: options.cwd,
+      policy: session.policy,
+      env,
+      draw: (keys, lines) => area.draw([...footer(keys), ...lines], createEditor(), ''),
+    });
+    const result = await shell.done;
+    shell = undefined;
+    if (result.block) extras.keepShell(result.block);
+    print(result.lines);
+    mode = 'idle';
+    if (exitAfterTurn) await exit();
+    else drawIdle();
+  }
+
+  /** Keys while a Ctrl+R search is open; returns false when the key ends the search and should act on the editor. */
+  function onSearchKey(action: KeyAction): boolean {
+    const s = search!;
+    const history = editor.history;
+    if (action.kind === 'history-search') s.state = searchKey(s.state, history, { kind: 'older' });
+    else if (action.kind === 'edit' && action.key.kind === 'insert') s.state = searchKey(s.state, history, { kind: 'type', text: action.key.text });
+    else if (action.kind === 'edit' && action.key.kind === 'backspace') s.state = searchKey(s.state, history, { kind: 'backspace' });
+    else if (action.kind === 'abort' || action.kind === 'interrupt') {
+      editor = s.saved;
+      search = undefined;
+    } else {
+      // Any other key takes the match into the editor; Enter then sends it as it stands.
+      if (s.state.match !== undefined) editor = { ...editorWith(editor.history[s.state.match] ?? ''), historyAt: s.state.match };
+      search = undefined;
+      if (action.kind !== 'submit') return false;
+    }
+    drawIdle();
+    return true;
+  }
+
+  function onTab(): void {
+    if (pasting) {
+      editor = applyKey(editor, { kind: 'insert', text: '  ' });
+      return;
+    }
+    const before = editor;
+    void extras.complete(before).then((r) => {
+      // A key typed while the files were listed wins over the completion.
+      if (editor !== before || mode !== 'idle') return;
+      if (r) {
+        editor = r.editor;
+        hint = r.hint;
+      } else editor = applyKey(editor, { kind: 'insert', text: '  ' });
+      drawIdle();
     });
   }
 
@@ -249,14 +358,24 @@ export function runChatApp(options: ChatAppOptions): Promise<number> {
   function onKey(str: string | undefined, key: KeyPress | undefined): void {
     if (key?.name === 'paste-start' || key?.name === 'paste-end') {
       pasting = key.name === 'paste-start';
+      // A paste is drawn once, when it ends: redrawing per pasted character is quadratic.
+      if (!pasting && mode === 'idle') drawIdle();
       return;
     }
     let action = decodeKey(str, key);
     // Inside a bracketed paste, Enter is a line break, never a submit.
     if (pasting && action.kind === 'submit') action = { kind: 'edit', key: { kind: 'newline' } };
     if (mode === 'turn') return onTurnKey(action, str);
+    if (mode === 'shell') return shell?.onKey(action, str);
     if (mode !== 'idle') return;
+    hint = [];
+    if (search && onSearchKey(action)) return;
     switch (action.kind) {
+      case 'complete':
+        return onTab();
+      case 'history-search':
+        search = { state: startSearch(editor.history), saved: editor };
+        return drawIdle();
       case 'edit':
         editor = applyKey(editor, action.key);
         return drawIdle();

@@ -43,8 +43,11 @@ export const COMMANDS: readonly (readonly [string, string])[] = [
 ];
 
 const KEYS = [
-  'Keys: Enter sends; \\ then Enter, Alt+Enter or Ctrl+J adds a line;',
-  'Up/Down browse history; Esc stops a turn; Ctrl+O shows reasoning;',
+  'Keys: Enter sends; \\ then Enter, Alt+Enter or Ctrl+J adds a line; a paste stays one message;',
+  'Up/Down browse history; Ctrl+R searches it (Enter takes the match, Esc leaves);',
+  '@path then Tab completes a workspace file, attached to the message when sent;',
+  '!command runs in the workspace (same approval as bash); its output goes with the next message;',
+  'Esc stops a turn; Ctrl+O shows reasoning;',
   'Ctrl+C stops a turn, twice quits; at the prompt Ctrl+C or Ctrl+D quits.',
 ];
 

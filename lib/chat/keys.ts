@@ -28,6 +28,10 @@ export type KeyAction =
   | { kind: 'toggle-reasoning' }
   /** Ctrl+L: redraw. */
   | { kind: 'redraw' }
+  /** Tab: complete the `@path` at the cursor (two spaces elsewhere). */
+  | { kind: 'complete' }
+  /** Ctrl+R: search the prompt history backwards. */
+  | { kind: 'history-search' }
   | { kind: 'ignore' };
 
 const EDIT_NAMES: Record<string, EditKey['kind']> = {
@@ -64,6 +68,11 @@ export function decodeKey(str: string | undefined, key: KeyPress | undefined): K
         return { kind: 'toggle-reasoning' };
       case 'l':
         return { kind: 'redraw' };
+      case 'r':
+        return { kind: 'history-search' };
+      case 'g':
+        // Ctrl+G leaves a history search, as in readline.
+        return { kind: 'abort' };
       case 'a':
         return { kind: 'edit', key: { kind: 'home' } };
       case 'e':
@@ -83,7 +92,7 @@ export function decodeKey(str: string | undefined, key: KeyPress | undefined): K
     return k.meta || k.shift ? { kind: 'edit', key: { kind: 'newline' } } : { kind: 'submit' };
   }
   if (k.name === 'escape') return { kind: 'abort' };
-  if (k.name === 'tab') return { kind: 'edit', key: { kind: 'insert', text: '  ' } };
+  if (k.name === 'tab') return { kind: 'complete' };
   const edit = k.name !== undefined ? EDIT_NAMES[k.name] : undefined;
   if (edit) return { kind: 'edit', key: { kind: edit } as EditKey };
   const text = printable(str, k);

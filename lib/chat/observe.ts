@@ -6,6 +6,8 @@
  * Unknown stays unknown: an absent count or price prints `unknown`, never 0.
  */
 import { budgetStatus, type Budget } from '../control/budget.js';
+import { cacheShare } from '../control/usage.js';
+import type { ApprovalModeName } from '../policy/index.js';
 import type { Usage } from '../events/index.js';
 
 /** Context window sizes (tokens) by model-name prefix; the longest matching prefix wins. */
@@ -40,6 +42,17 @@ export interface Observed {
   cacheHitRatio?: number;
   budget?: Budget;
   model: string;
+  /** How much runs without asking (`ask`, `auto`, `read-only`). */
+  approvalMode?: ApprovalModeName;
+}
+
+/**
+ * Tokens of one request's whole prompt, cached parts included: what the context window holds.
+ * Anthropic reports `input_tokens` apart from cache reads and writes, so after a cached first
+ * answer its input count alone is a small fraction of the context (the footer must not fall).
+ */
+export function promptTokensOf(usage: Usage, inputIncludesCache: boolean): number | undefined {
+  return cacheShare(usage, inputIncludesCache)?.prompt ?? usage.inputTokens;
 }
 
 /** `12,345` (en-US grouping, stable across locales). */
@@ -72,21 +85,27 @@ function tokens(n: number | undefined): string {
  * The footer: context on its own line, spend on the next. Below 60 columns spend and budget
  * split onto two lines so nothing is cut at 40 columns.
  */
-export function footerLines(o: Observed, columns: number): string[] {
+export function footerLines(o: Observed, columns: number, keys?: string): string[] {
   const context = `Context: ${contextText(o)}`;
   const cost = o.costUsd === undefined ? 'cost unknown' : `${usd(o.costUsd)} est.`;
   const budget = `Budget: ${budgetText(o)}`;
   const io = `${tokens(o.usage.inputTokens)} in, ${tokens(o.usage.outputTokens)} out`;
-  if (columns < 60) return [context, `Spend: ${io} tokens`, `Cost: ${o.costUsd === undefined ? 'unknown' : cost} · ${budget}`];
-  return [context, `Spend: ${io}, ${cost} · ${budget}`];
+  const spend = columns < 60 ? [`Spend: ${io} tokens`, `Cost: ${o.costUsd === undefined ? 'unknown' : cost} · ${budget}`] : [`Spend: ${io}, ${cost} · ${budget}`];
+  const mode = o.approvalMode ? ` · approvals: ${o.approvalMode}` : '';
+  const labelled = `Model: ${o.model}${mode}`;
+  const model = labelled.length <= columns ? labelled : `${o.model}${mode}`;
+  // The keys share the model's line when it fits, else get their own.
+  const tail = keys === undefined ? [model] : model.length + 3 + keys.length <= columns ? [`${model} · ${keys}`] : [model, keys];
+  return [context, ...spend, ...tail];
 }
 
 /** `/status`: Context vs Input/Output/Total vs Cost vs Budget, each on its own labelled line. */
 export function statusLines(o: Observed): string[] {
   const total = o.usage.totalTokens ?? (o.usage.inputTokens !== undefined && o.usage.outputTokens !== undefined ? o.usage.inputTokens + o.usage.outputTokens : undefined);
   return [
-    `Model:   ${o.model}`,
+    `Model:   ${o.model}${o.approvalMode ? ` (approvals: ${o.approvalMode})` : ''}`,
     `Context: ${contextText(o)} - window estimate, ${o.anchored ? 'anchored to provider usage' : 'heuristic'}`,
+    `         (next request: system prompt + tools + messages, cached included)`,
     `Input:   ${tokens(o.usage.inputTokens)} tokens - provider usage, session`,
     `Output:  ${tokens(o.usage.outputTokens)} tokens - provider usage, session`,
     `Total:   ${tokens(total)} tokens - provider usage, session`,

@@ -25,7 +25,7 @@ import type { EventStore } from '../store/index.js';
 import type { CheckpointSettings } from '../checkpoints/settings.js';
 import { createToolRegistry } from '../tools/index.js';
 import { conversationFromEvents } from '../agent/history.js';
-import { contextWindowOf, type Observed } from './observe.js';
+import { contextWindowOf, promptTokensOf, type Observed } from './observe.js';
 
 /** Options of {@link createChatSession}. */
 export interface ChatSessionOptions {
@@ -55,6 +55,8 @@ export interface ChatSession {
   /** Undefined until the first turn starts a new session. */
   readonly sessionId: string | undefined;
   readonly provider: AgentProvider;
+  /** What runs without asking (also for `!command`). */
+  readonly policy: ApprovalPolicy;
   /** Workspace checkpoints (for `/undo`, `/checkpoints`); absent when off. */
   readonly checkpoints?: CheckpointSettings;
   budget: Budget | undefined;
@@ -124,6 +126,11 @@ export function createChatSession(options: ChatSessionOptions): ChatSession {
     turnNo = state.taskOrder.length + state.retired.tasks + 1;
   }
 
+  const includesCache = (): boolean => {
+    const priceProvider = priceProviderOf(session.provider.format);
+    return inputIncludesCacheOf(priceProvider, findPrice(priceProvider, session.provider.model));
+  };
+
   const spend = (): { usage: Observed['usage']; costUsd?: number } => {
     if (!state) return { usage: {} };
     const run = viewOf(state).run();
@@ -135,6 +142,7 @@ export function createChatSession(options: ChatSessionOptions): ChatSession {
       return id;
     },
     provider: { ...options.provider },
+    policy: options.policy,
     ...(options.checkpoints ? { checkpoints: options.checkpoints } : {}),
     budget: options.budget,
     get storedEvents() {
@@ -178,7 +186,8 @@ export function createChatSession(options: ChatSessionOptions): ChatSession {
         ...(hooks.promptApproval ? { promptApproval: hooks.promptApproval } : {}),
         ...(hooks.promptAskText ? { promptAskText: hooks.promptAskText } : {}),
         onEvent: (event, s) => {
-          if (event.type === 'usage.reported' && event.payload.scope === 'request' && event.payload.usage.inputTokens !== undefined) lastInput = event.payload.usage.inputTokens;
+          // The window holds the whole prompt: cached tokens count even where the provider reports them apart.
+          if (event.type === 'usage.reported' && event.payload.scope === 'request') lastInput = promptTokensOf(event.payload.usage, includesCache()) ?? lastInput;
           hooks.onEvent?.(event, s);
         },
       });
@@ -196,8 +205,7 @@ export function createChatSession(options: ChatSessionOptions): ChatSession {
     observed() {
       const { usage, costUsd } = spend();
       const window = contextWindowOf(session.provider.model);
-      const priceProvider = priceProviderOf(session.provider.format);
-      const hit = cacheHitRatio(usage, inputIncludesCacheOf(priceProvider, findPrice(priceProvider, session.provider.model)));
+      const hit = cacheHitRatio(usage, includesCache());
       return {
         contextTokens: estimator.estimate(fixed, toTranscript(history)),
         anchored: estimator.anchor !== undefined,
@@ -207,6 +215,7 @@ export function createChatSession(options: ChatSessionOptions): ChatSession {
         ...(hit !== undefined ? { cacheHitRatio: hit } : {}),
         ...(session.budget ? { budget: session.budget } : {}),
         model: session.provider.model,
+        approvalMode: options.policy.mode,
       };
     },
     transcript: () => toTranscript(history),

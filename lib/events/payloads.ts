@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ContentRef } from './content-ref.js';
+import { FILE_DIFF_MAX_LINE_CHARS, FILE_DIFF_MAX_LINES } from './file-diff-bounds.js';
 import { USAGE_FIELDS } from './usage-fields.js';
 import { ApprovalOutcome, ErrorCategory, Fidelity, Recoverability, RunOutcome, StopReason, TerminationReason } from './enums.js';
 
@@ -63,6 +64,23 @@ export const Receipt = z.object({
   truncated: z.boolean().optional(),
 });
 
+export { FILE_DIFF_MAX_LINE_CHARS, FILE_DIFF_MAX_LINES };
+
+/**
+ * A bounded unified diff of one text file (what an edit changed, or would change): hunk
+ * headers `@@ -a,b +c,d @@` and lines starting with ` `, `+`, `-` or `\`, without the `---`/`+++`
+ * file header. Scrubbed like every payload string.
+ */
+export const FileDiff = z.object({
+  lines: z.array(z.string().max(FILE_DIFF_MAX_LINE_CHARS)).max(FILE_DIFF_MAX_LINES),
+  /** Lines added and removed over the whole diff, shown or not. */
+  added: count,
+  removed: count,
+  /** Diff lines left out past the bound (0 when every line is in `lines`). */
+  omitted: count,
+});
+export type FileDiff = z.infer<typeof FileDiff>;
+
 /** Kind of tool, as ACP and the renderers group them. */
 export const ToolKind = z.enum(['read', 'edit', 'delete', 'move', 'search', 'execute', 'think', 'fetch', 'other']);
 
@@ -102,6 +120,8 @@ export const payloadSchemas = {
     /** What is asked, in one line (sanitised). */
     action: z.string(),
     options: z.array(ApprovalOutcome).optional(),
+    /** What an edit would change, shown with the question (absent for other requests). */
+    diff: FileDiff.optional(),
   }),
   'user.approval.settled': z.object({
     approvalId: id,
@@ -299,7 +319,16 @@ export const payloadSchemas = {
     durationMs: durationMs.optional(),
   }),
   'file.changed': z.object({
-    changes: z.array(z.object({ path: z.string(), kind: z.enum(['create', 'modify', 'delete', 'move']) })).min(1),
+    changes: z
+      .array(
+        z.object({
+          path: z.string(),
+          kind: z.enum(['create', 'modify', 'delete', 'move']),
+          /** What changed in a text file an edit tool wrote (absent for other changes, and in sessions stored before diffs). */
+          diff: FileDiff.optional(),
+        }),
+      )
+      .min(1),
     toolCallId: z.string().optional(),
     diffRef: ContentRef.optional(),
   }),

@@ -15,6 +15,7 @@ export function approvalRequestedDraft(approvalId: string, request: ApprovalRequ
       toolName: request.toolName,
       action: request.action.split('\n')[0]!.slice(0, 200),
       options: ['allow', 'allow-always', 'deny'],
+      ...(request.diff === undefined ? {} : { diff: request.diff }),
     },
     { correlationId: request.toolCallId ?? approvalId },
   );

@@ -1,4 +1,5 @@
 import { Chalk, type ChalkInstance } from 'chalk';
+import type { DiffTone } from './diff.js';
 import { plainLine, type FactLine } from './format.js';
 import { STATUS_LOOK } from './status.js';
 
@@ -43,12 +44,27 @@ export function toneColor(chalk: ChalkInstance, tone: string): (text: string) =>
   }
 }
 
+/** Colours of diff lines: added green, removed red, hunk headers cyan, notes dim. */
+export function diffColor(chalk: ChalkInstance, tone: DiffTone): (text: string) => string {
+  switch (tone) {
+    case 'added':
+      return chalk.green;
+    case 'removed':
+      return chalk.red;
+    case 'hunk':
+      return chalk.cyan;
+    case 'muted':
+      return chalk.dim;
+  }
+}
+
 /** A line styler: the label coloured by its status's tone, the text left plain (copyable). */
 export function createLineStyler(level: ColorLevel): { chalk: ChalkInstance; style: (line: FactLine) => string } {
   const chalk = new Chalk({ level });
   return {
     chalk,
     style(line) {
+      if (level > 0 && line.tone !== undefined) return diffColor(chalk, line.tone)(plainLine(line));
       if (level === 0 || line.label === undefined) return plainLine(line);
       const color = line.status ? toneColor(chalk, STATUS_LOOK[line.status].tone) : chalk.bold;
       return line.text === '' ? color(line.label) : `${color(line.label)} ${line.text}`;

@@ -1,3 +1,4 @@
+import { diffLines, diffStat, type DiffTone } from './diff.js';
 import { formatDuration } from './duration.js';
 import { STATUS_LOOK, statusLabel, type DisplayStatus } from './status.js';
 import type { Fact } from './projection.js';
@@ -16,6 +17,8 @@ export interface FactLine {
   readonly text: string;
   /** The TTY's pre-styled form of `text` (rendered Markdown); the plain `text` stays the source. */
   readonly styled?: string;
+  /** A diff line's colour role (the TTY colours the whole line by it). */
+  readonly tone?: DiffTone;
 }
 
 /** Join a line's label and text into the plain string. */
@@ -117,6 +120,16 @@ export function factLines(fact: Fact, ids = true): FactLine[] {
       // A checklist, one step a line, so it reads the same in a terminal and in a log.
       const box = { completed: '[x]', in_progress: '[~]', pending: '[ ]' } as const;
       return [{ label: 'plan:', text: fact.explanation ?? '' }, ...fact.steps.map((s) => ({ text: `  ${box[s.status]} ${s.title}` }))];
+    }
+    case 'files': {
+      const list = fact.changes.map((c) => `${c.kind} ${c.path}${c.diff ? ` (${diffStat(c.diff)})` : ''}`).join(', ');
+      const lines: FactLine[] = [{ label: 'files:', text: list }];
+      for (const c of fact.changes) {
+        if (!c.diff) continue;
+        if (fact.changes.length > 1) lines.push({ text: `  ${c.path}` });
+        lines.push(...diffLines(c.diff));
+      }
+      return lines;
     }
     case 'note':
       return [fact.status ? { status: fact.status, label: `${STATUS_LOOK[fact.status].glyph} ${fact.label}`, text: fact.text } : { label: `${fact.label}:`, text: fact.text }];

@@ -1,4 +1,5 @@
-import type { OutputEvent, OutputEventOf, Visibility } from '../events/index.js';
+import type { FileDiff, OutputEvent, OutputEventOf, Visibility } from '../events/index.js';
+import { foldAttachments } from './attachments.js';
 import { displayText, oneLine } from './display-text.js';
 import { displayStatus, type DisplayStatus } from './status.js';
 import type { Verbosity } from './types.js';
@@ -35,6 +36,7 @@ export type Fact =
   | { kind: 'error'; status: DisplayStatus; label: string; category: string; code?: string; message: string; action?: string }
   | { kind: 'diagnostic'; code: string; message: string; action?: string; where?: string }
   | { kind: 'note'; status?: DisplayStatus; label: string; text: string }
+  | { kind: 'files'; changes: { path: string; kind: string; diff?: FileDiff }[] }
   | { kind: 'plan'; explanation?: string; steps: { title: string; status: 'pending' | 'in_progress' | 'completed' }[] };
 
 /** A live update: shown while it happens, replaced by the settled fact (or nothing) later. */
@@ -137,7 +139,7 @@ export function projectEvent(event: OutputEvent, view: StateView, options: Proje
 function factOf(event: OutputEvent, view: StateView): Fact | undefined {
   switch (event.type) {
     case 'user.message.received':
-      return { kind: 'user', text: displayText(event.payload.text) };
+      return { kind: 'user', text: foldAttachments(displayText(event.payload.text)) };
     case 'assistant.message.completed': {
       const p = event.payload;
       return { kind: 'message', messageId: oneLine(p.messageId), text: displayText(p.text), ...(p.refusal !== undefined ? { refusal: displayText(p.refusal) } : {}) };
@@ -154,7 +156,8 @@ function factOf(event: OutputEvent, view: StateView): Fact | undefined {
       const p = event.payload;
       const open = view.openApprovals().find((a) => a.approvalId === p.approvalId);
       const options = (p.options ?? []).map((o) => oneLine(o));
-      if (open) return { kind: 'approval.requested', approval: { ...open, options } };
+      const diff = p.diff ? { diff: p.diff } : {};
+      if (open) return { kind: 'approval.requested', approval: { ...open, options, ...diff } };
       return {
         kind: 'approval.requested',
         approval: {
@@ -163,6 +166,7 @@ function factOf(event: OutputEvent, view: StateView): Fact | undefined {
           ...(p.toolName !== undefined ? { toolName: oneLine(p.toolName) } : {}),
           action: oneLine(p.action),
           options,
+          ...diff,
         },
       };
     }
@@ -232,7 +236,7 @@ function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]
 function noteOf(event: OutputEvent): Fact | undefined {
   switch (event.type) {
     case 'file.changed':
-      return { kind: 'note', label: 'files', text: event.payload.changes.map((c) => `${c.kind} ${oneLine(c.path)}`).join(', ') };
+      return { kind: 'files', changes: event.payload.changes.map((c) => ({ path: oneLine(c.path), kind: c.kind, ...(c.diff ? { diff: c.diff } : {}) })) };
     case 'test.completed': {
       const p = event.payload;
       const counts = [p.passed !== undefined ? `${p.passed} passed` : '', p.failed !== undefined ? `${p.failed} failed` : '', p.skipped !== undefined ? `${p.skipped} skipped` : '']

@@ -1,12 +1,13 @@
 import type { OutputEvent } from '../events/index.js';
-import { colorLevel, createLineStyler, type ColorLevel } from './color.js';
+import { colorLevel, createLineStyler, diffColor, type ColorLevel } from './color.js';
+import { DIFF_DISPLAY_LINES, diffLines } from './diff.js';
 import { formatDuration } from './duration.js';
-import { APPROVAL_PENDING_LABEL, approvalRequestText, factLines, summaryLines, toolIdentity, type FactLine } from './format.js';
+import { APPROVAL_PENDING_LABEL, approvalRequestText, factLines, plainLine, summaryLines, toolIdentity, type FactLine } from './format.js';
 import { createLinearRenderer, verifyLine } from './linear.js';
 import { projectEvent, projectFinish, type Fact } from './projection.js';
 import { projectSummary } from './summary.js';
 import type { FinishExtra, Renderer, Verbosity, Writer } from './types.js';
-import type { StateView } from './view.js';
+import type { ApprovalView, StateView } from './view.js';
 import { loadMarkdown, markdownReady, renderMarkdown } from './markdown/index.js';
 import { fitToWidth, rowsFor, wrapToWidth } from './width.js';
 
@@ -26,10 +27,16 @@ import { fitToWidth, rowsFor, wrapToWidth } from './width.js';
  * the wall clock and the spinner timer are injected, so tests are deterministic.
  */
 
+/** Most diff lines a live approval shows on a terminal of `rows` rows (unknown: {@link DIFF_DISPLAY_LINES}). */
+export function liveDiffBound(rows: number | undefined): number {
+  return rows === undefined ? DIFF_DISPLAY_LINES : Math.max(3, Math.min(DIFF_DISPLAY_LINES, rows - 10));
+}
+
 /** What the renderer needs from the output stream (a `tty.WriteStream` satisfies it). */
 export interface TerminalStream {
   readonly isTTY?: boolean;
   readonly columns?: number;
+  readonly rows?: number;
   on?(event: 'resize', listener: () => void): unknown;
   off?(event: 'resize', listener: () => void): unknown;
 }
@@ -67,7 +74,7 @@ export interface TtyRendererOptions<S> {
    * Extra plain lines drawn at the bottom of the live region on every redraw (the interactive
    * mode's footer and approval keys); default none. Each is cut to the width like any live line.
    */
-  footer?: () => readonly string[];
+  footer?: () => readonly (string | FactLine)[];
 }
 
 /** The TTY renderer's extra controls for an interactive surface (absent on the linear fallback). */
@@ -121,6 +128,8 @@ export function createTtyRenderer<S>(options: TtyRendererOptions<S>): LiveRender
   const maxTextRows = options.maxLiveTextRows ?? 8;
   const stream = options.stream;
   const columns = (): number => Math.max(10, stream?.columns ?? options.defaultColumns ?? 80);
+  // A diff in the live region leaves room for the rest of it on a short terminal.
+  const liveDiffRows = (): number => liveDiffBound(stream?.rows);
 
   let state: S | undefined;
   let drawn: string[] = [];
@@ -132,7 +141,8 @@ export function createTtyRenderer<S>(options: TtyRendererOptions<S>): LiveRender
   let lastArrival = 0;
   const printed = new Set<string>();
   let showReasoning = options.showReasoning ?? false;
-  const approvalOptions = new Map<string, readonly string[]>();
+  /** What the request event said beyond the reducer's approval state: its options and diff. */
+  const approvalExtras = new Map<string, Pick<ApprovalView, 'options' | 'diff'>>();
 
   function now(): number {
     return lastEventAt === undefined ? clock() : lastEventAt + Math.max(0, clock() - lastArrival);
@@ -148,6 +158,10 @@ export function createTtyRenderer<S>(options: TtyRendererOptions<S>): LiveRender
       const fitted = fitToWidth(text, width);
       plain.push(fitted);
       styled.push(styledText ? styledText(fitted) : fitted);
+    };
+    const pushLine = (line: string | FactLine): void => {
+      if (typeof line === 'string') push(line);
+      else push(plainLine(line), (t) => (line.tone && level > 0 ? diffColor(chalk, line.tone)(t) : t));
     };
     for (const m of view.liveMessages()) {
       const md = renderMarkdown(m.text, width, chalk);
@@ -171,14 +185,16 @@ export function createTtyRenderer<S>(options: TtyRendererOptions<S>): LiveRender
       if (tool.progress) push(`  ${tool.progress}`, (t) => chalk.dim(t));
     }
     // An interactive surface with a footer asks for approvals there, with its keys: shown once.
-    for (const a of options.footer ? [] : view.openApprovals()) {
-      const request = approvalRequestText({ ...a, options: approvalOptions.get(a.approvalId) ?? a.options }, ids);
+    for (const open of options.footer ? [] : view.openApprovals()) {
+      const a = { ...open, ...approvalExtras.get(open.approvalId) };
+      const request = approvalRequestText(a, ids);
       const text = `${APPROVAL_PENDING_LABEL}${ids ? ` ${a.approvalId}` : ''}: ${request}`;
       push(text, (t) => chalk.yellow(APPROVAL_PENDING_LABEL) + t.slice(APPROVAL_PENDING_LABEL.length));
+      if (a.diff) for (const line of diffLines(a.diff, liveDiffRows())) pushLine(line);
     }
     const progress = view.taskProgress();
     if (progress) push(`${spin} ${progress}`, (t) => chalk.dim(t));
-    for (const line of options.footer?.() ?? []) push(line);
+    for (const line of options.footer?.() ?? []) pushLine(line);
     return { plain, styled };
   }
 
@@ -241,8 +257,8 @@ export function createTtyRenderer<S>(options: TtyRendererOptions<S>): LiveRender
   function linesOf(fact: Fact): FactLine[] {
     // As in the linear renderer: only an interrupted line can be repeated by projectFinish.
     if (fact.kind === 'tool.finished' && fact.tool.status === 'interrupted') printed.add(fact.tool.toolCallId);
-    if (fact.kind === 'approval.requested') approvalOptions.set(fact.approval.approvalId, fact.approval.options);
-    if (fact.kind === 'approval.settled') approvalOptions.delete(fact.approvalId);
+    if (fact.kind === 'approval.requested') approvalExtras.set(fact.approval.approvalId, { options: fact.approval.options, ...(fact.approval.diff ? { diff: fact.approval.diff } : {}) });
+    if (fact.kind === 'approval.settled') approvalExtras.delete(fact.approvalId);
     if (fact.kind === 'message') return [...messageLines(fact.text), ...factLines({ ...fact, text: '' }, ids)];
     // The live region (or the interactive footer) shows a pending approval; only its answer settles.
     if (fact.kind === 'approval.requested' && !ids) return [];

@@ -1,4 +1,4 @@
-import type { ApprovalOutcome, RunOutcome, Usage } from '../events/index.js';
+import type { ApprovalOutcome, FileDiff, RunOutcome, Usage } from '../events/index.js';
 import type { DisplayStatus } from './status.js';
 
 /**
@@ -37,6 +37,8 @@ export interface ApprovalView {
   readonly toolName?: string;
   readonly action: string;
   readonly options: readonly string[];
+  /** What an edit would change (from the request event). */
+  readonly diff?: FileDiff;
   readonly outcome?: ApprovalOutcome;
   readonly reason?: string;
 }

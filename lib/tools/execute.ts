@@ -1,5 +1,5 @@
 import { draft } from '../events/draft.js';
-import type { EventDraft } from '../events/index.js';
+import type { EventDraft, FileDiff } from '../events/index.js';
 import type { WorkspaceCheckpoints } from '../checkpoints/turn.js';
 import { decide, gatedNoTtyReason, type ApprovalModeName, type ApprovalPolicy } from '../policy/decide.js';
 import { parseArguments, type ToolRegistry } from './index.js';
@@ -105,7 +105,8 @@ export async function executeToolCall(options: ExecuteToolCallOptions): Promise<
     else {
       let allowed = decision.decision === 'allow';
       if (decision.decision === 'ask') {
-        const answer = await ctx.approve({ toolName: tool.name, toolCallId: call.id, action: title ?? tool.name, reason: decision.reason });
+        const diff = await previewOf(tool, input, ctx);
+        const answer = await ctx.approve({ toolName: tool.name, toolCallId: call.id, action: title ?? tool.name, reason: decision.reason, ...(diff ? { diff } : {}) });
         allowed = answer === 'allow' || answer === 'allow-always';
       }
       const checkpointed = allowed && options.checkpoints !== undefined && changesWorkspace(tool);
@@ -180,8 +181,24 @@ export async function executeToolCall(options: ExecuteToolCallOptions): Promise<
  */
 function mergeChanges(observed: FileChange[] | undefined, reported: FileChange[] | undefined): FileChange[] | undefined {
   if (!observed) return reported;
+  // The tool's diff of a path the checkpoint also saw goes with the observed change.
+  const diffs = new Map((reported ?? []).flatMap((c) => (c.diff ? [[c.path, c.diff] as const] : [])));
   const seen = new Set(observed.map((c) => c.path));
-  return [...observed, ...(reported ?? []).filter((c) => !seen.has(c.path))];
+  const merged = observed.map((c) => {
+    const diff = c.diff ?? diffs.get(c.path);
+    return diff ? { ...c, diff } : c;
+  });
+  return [...merged, ...(reported ?? []).filter((c) => !seen.has(c.path))];
+}
+
+/** The tool's preview of what it would change; a failing preview only means no diff is shown. */
+async function previewOf(tool: AnyTool, input: unknown, ctx: ToolContext): Promise<FileDiff | undefined> {
+  if (!tool.preview || !tool.inputSchema.safeParse(input).success) return undefined;
+  try {
+    return await tool.preview(input, ctx);
+  } catch {
+    return undefined;
+  }
 }
 
 /** One `file.changed` for a call's changes, when there are any (a failed command may have changed files too). */

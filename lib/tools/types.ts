@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { ErrorCategory } from '../events/enums.js';
+import type { FileDiff } from '../events/payloads.js';
 
 /** Kind of tool, as the renderers and the policy group them (a subset of the event model's ToolKind). */
 export type ToolKindName = 'read' | 'edit' | 'execute' | 'search' | 'other';
@@ -8,6 +9,8 @@ export type ToolKindName = 'read' | 'edit' | 'execute' | 'search' | 'other';
 export interface FileChange {
   path: string;
   kind: 'create' | 'modify' | 'delete' | 'move';
+  /** What changed, for a text file an edit tool wrote. */
+  diff?: FileDiff;
 }
 
 /** Compact evidence of what a tool did (mirrors the event model's `Receipt`). */
@@ -80,6 +83,8 @@ export interface ApprovalRequest {
   action: string;
   /** Why approval is needed, e.g. `outside-workspace`, `gated`. */
   reason: string;
+  /** What an edit would change (from the tool's `preview`), shown with the question. */
+  diff?: FileDiff;
 }
 
 /** Answer of the approval hook; `allow-always` is remembered by the caller, not the tool. */
@@ -183,6 +188,11 @@ export interface Tool<Input = unknown> {
   server?: string;
   /** A one-line title for `tool.started` (the command or the path). */
   title?(input: Input): string;
+  /**
+   * What the call would change, computed without changing anything, for the approval question
+   * of a call the policy asks about; undefined when it cannot tell. Never asks for approval itself.
+   */
+  preview?(input: Input, ctx: ToolContext): Promise<FileDiff | undefined>;
   run(input: Input, ctx: ToolContext): Promise<ToolOutcome>;
 }
 

@@ -1,14 +1,30 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { confinePath, fsFailure, isOutcome } from './paths.js';
-import type { Tool } from './types.js';
+import { makeFileDiff } from './file-diff.js';
+import { confinePath, fsFailure, isOutcome, resolvePath } from './paths.js';
+import type { Tool, ToolContext } from './types.js';
 
 const Input = z.object({
   path: z.string().min(1).describe('File path, relative to the workspace'),
   content: z.string().describe('The whole new content of the file'),
 });
 type Input = z.infer<typeof Input>;
+
+/**
+ * The file's current text for a diff: undefined when it does not exist, null when it cannot be
+ * shown (too large, unreadable, or behind a surface's own file access, which is not read twice).
+ */
+async function currentText(absolute: string, ctx: ToolContext): Promise<string | undefined | null> {
+  if (ctx.fs) return null;
+  try {
+    const stat = await fs.stat(absolute);
+    if (!stat.isFile() || stat.size > ctx.limits.maxFileBytes) return null;
+    return await fs.readFile(absolute, 'utf8');
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? undefined : null;
+  }
+}
 
 /** `write_file`: create or overwrite a file (parent directories are created). */
 export const writeFileTool: Tool<Input> = {
@@ -18,6 +34,10 @@ export const writeFileTool: Tool<Input> = {
   kind: 'edit',
   gated: false,
   title: (input) => input.path,
+  async preview(input, ctx) {
+    const before = await currentText(resolvePath(ctx, input.path).absolute, ctx);
+    return before === null ? undefined : makeFileDiff(before, input.content);
+  },
   async run(input, ctx) {
     const resolved = await confinePath(ctx, 'write_file', input.path, 'write');
     if (isOutcome(resolved)) return resolved;
@@ -27,6 +47,7 @@ export const writeFileTool: Tool<Input> = {
     } catch {
       existed = false;
     }
+    const before = existed ? await currentText(resolved.absolute, ctx) : undefined;
     try {
       if (ctx.fs) await ctx.fs.writeTextFile(resolved.absolute, input.content);
       else {
@@ -38,12 +59,13 @@ export const writeFileTool: Tool<Input> = {
     }
     const bytes = Buffer.byteLength(input.content);
     const kind = existed ? 'modify' : 'create';
+    const diff = before === null ? undefined : await makeFileDiff(before, input.content);
     return {
       status: 'completed',
       summary: `${existed ? 'wrote' : 'created'} ${resolved.display} (${bytes} bytes)`,
       output: `${existed ? 'Wrote' : 'Created'} ${resolved.display} (${bytes} bytes).`,
       receipt: { bytes, paths: [resolved.display] },
-      fileChanges: [{ path: resolved.display, kind }],
+      fileChanges: [{ path: resolved.display, kind, ...(diff ? { diff } : {}) }],
     };
   },
 };

@@ -15,7 +15,8 @@ const MODEL = 'claude-sonnet-4-5';
 /** One response as a list of SSE events (each a string), so a chunk plan can follow events. */
 function events(turn, n) {
   const textPieces = turn.text ? pieces(turn.text, turn.piece ?? 24) : undefined;
-  return anthropicEvents(turn, { messageId: `msg_chat_${turn.tag}_${n}`, model: MODEL, inputTokens: 900 + 150 * n, outputTokens: 40 + 9 * n, textPieces });
+  const inputTokens = turn.inputTokens ?? 900 + 150 * n;
+  return anthropicEvents(turn, { messageId: `msg_chat_${turn.tag}_${n}`, model: MODEL, inputTokens, outputTokens: 40 + 9 * n, textPieces, cacheReadTokens: turn.cacheReadTokens ?? 0 });
 }
 
 function write(name, description, turns) {
@@ -40,6 +41,16 @@ write('chat-approval', 'Hand-made chat: prompt 1 runs a bash command (asks; answ
   { tag: 'b', text: 'The command printed approved-output.' },
   { tag: 'c', text: 'Writing the file.', calls: [{ id: 'toolu_chat_write_1', name: 'write_file', args: { path: 'denied.txt', content: 'should not exist\n' } }] },
   { tag: 'd', text: 'Understood, I did not write denied.txt.' },
+]);
+
+write('chat-edit', 'Hand-made chat: prompt 1 edits greet.js (asks with its diff; answered allow), then answers.', [
+  { tag: 'a', text: 'Changing the greeting.', calls: [{ id: 'toolu_chat_edit_1', name: 'edit', args: { path: 'greet.js', old_string: "'Hello ' + name", new_string: '`Hello, ${name}!`' } }] },
+  { tag: 'b', text: 'The greeting now reads Hello, name!' },
+]);
+
+write('chat-cached', 'Hand-made chat: two plain answers whose prompts are mostly read from the cache (Anthropic counts input_tokens apart from cache reads).', [
+  { tag: 'a', text: 'Hello from the cache.', inputTokens: 111, cacheReadTokens: 2400 },
+  { tag: 'b', text: 'Still cached.', inputTokens: 140, cacheReadTokens: 2400 },
 ]);
 
 write('chat-slow', 'Hand-made chat: prompt 1 streams a long answer slowly (400 ms per event, Esc aborts it); prompt 2 answers at once.', [

@@ -164,7 +164,7 @@ describe.skipIf(!HAVE_TMUX)('minicode chat in a terminal', () => {
     const aborted = await t.waitFor('cancelled task task-1 aborted', { join: true });
     expect(aborted).toContain('stopped with Esc');
     // Type once the aborted turn has settled and the prompt is back (its footer drawn above it).
-    await t.waitFor(/^Cost: .*Budget: none\n› *$/m);
+    await t.waitFor(/^Cost: .*Budget: none\n(?:.*\n){1,2}› *$/m);
     t.type('are you there');
     t.send('Enter');
     await t.waitFor('✓ completed task task-2');

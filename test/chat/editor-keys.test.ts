@@ -63,17 +63,18 @@ describe('the footer and /status', () => {
   const observed = { contextTokens: 1234, anchored: true, windowTokens: 200_000, usage: { inputTokens: 3600, outputTokens: 174 }, costUsd: 0.0134, model: 'claude-sonnet-4-5' };
 
   it('keep the context window and spend on separate labelled lines, unknown as unknown', () => {
-    expect(footerLines(observed, 80)).toEqual(['Context: ~1,234 of 200,000 tokens (1%)', 'Spend: 3,600 in, 174 out, $0.0134 est. · Budget: none']);
+    expect(footerLines(observed, 80)).toEqual(['Context: ~1,234 of 200,000 tokens (1%)', 'Spend: 3,600 in, 174 out, $0.0134 est. · Budget: none', 'Model: claude-sonnet-4-5']);
     expect(footerLines({ ...observed, usage: {}, costUsd: undefined } as never, 39)).toEqual([
       'Context: ~1,234 of 200,000 tokens (1%)',
       'Spend: unknown in, unknown out tokens',
       'Cost: unknown · Budget: none',
+      'Model: claude-sonnet-4-5',
     ]);
     const status = statusLines({ ...observed, budget: { limitUsd: 0.01 } });
-    expect(status.map((l) => l.split(':')[0])).toEqual(['Model', 'Context', 'Input', 'Output', 'Total', 'Cache', 'Cost', 'Budget']);
-    expect(status[5]).toBe('Cache:   unknown - provider usage, session');
-    expect(statusLines({ ...observed, cacheHitRatio: 0.8 })[5]).toBe('Cache:   80% of input read from cache - provider usage, session');
-    expect(status[7]).toBe('Budget:  over (limit $0.0100)');
+    expect(status.map((l) => l.split(':')[0])).toEqual(['Model', 'Context', expect.stringMatching(/^ +\(next request/), 'Input', 'Output', 'Total', 'Cache', 'Cost', 'Budget']);
+    expect(status[6]).toBe('Cache:   unknown - provider usage, session');
+    expect(statusLines({ ...observed, cacheHitRatio: 0.8 })[6]).toBe('Cache:   80% of input read from cache - provider usage, session');
+    expect(status[8]).toBe('Budget:  over (limit $0.0100)');
   });
 
   it('tells a slash command from a path', () => {

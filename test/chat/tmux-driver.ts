@@ -14,8 +14,12 @@ export interface TmuxTerm {
   send(...keys: string[]): void;
   /** Type literal text (no key names). */
   type(text: string): void;
+  /** Paste text as a terminal does: bracketed when the program asked for it. */
+  paste(text: string): void;
   /** The visible screen; `join` unwraps soft-wrapped lines (what a copy yields). */
   capture(join?: boolean): string;
+  /** The visible screen with its colour sequences (`capture-pane -e`). */
+  captureStyled(): string;
   /** Where the terminal's cursor is, 0-based column and row. */
   cursor(): { x: number; y: number };
   /** Wait until the screen matches; throws with the screen when the deadline passes. */
@@ -39,7 +43,12 @@ export function startTerm(args: readonly string[], options: { cols: number; rows
   const term: TmuxTerm = {
     send: (...keys) => void tmux('send-keys', '-t', name, ...keys),
     type: (text) => void tmux('send-keys', '-t', name, '-l', text),
+    paste: (text) => {
+      tmux('set-buffer', '-b', 'paste', text);
+      tmux('paste-buffer', '-p', '-d', '-b', 'paste', '-t', name);
+    },
     capture: (join = false) => tmux('capture-pane', '-p', ...(join ? ['-J'] : []), '-t', name),
+    captureStyled: () => tmux('capture-pane', '-p', '-e', '-t', name),
     cursor: () => {
       const [x, y] = tmux('display-message', '-p', '-t', name, '#{cursor_x} #{cursor_y}').trim().split(' ').map(Number);
       return { x: x!, y: y! };

@@ -56,6 +56,11 @@ describe.skipIf(!HAVE_TMUX)('minicode exec in a real terminal (tmux)', () => {
     expect(text).toContain('EXIT=0');
     expect(text).toMatch(/✓ completed read_file src\/greet\.js \d+ms/);
     expect(text).toMatch(/✓ completed edit src\/greet\.js/);
+    // The edit's diff under its files line: plain + and - lines, coloured only with colour on.
+    expect(text).toContain('files: modify src/greet.js (+1 -1)');
+    expect(text).toMatch(/^ {2}- {2}return 'Hello, ' \+ nmae \+ '!';$/m);
+    expect(text).toMatch(/^ {2}\+ {2}return 'Hello, ' \+ name \+ '!';$/m);
+    if (!('NO_COLOR' in env)) expect(styled).toMatch(/\u001b\[32m {2}\+ {2}return 'Hello, ' \+ name/);
     expect(text).toMatch(/✓ completed bash node test\.js/);
     // Ids are for cross-reference in verbose views only.
     expect(text).not.toMatch(/toolu_demo|approval-\d/);

@@ -1,0 +1,51 @@
+/**
+ * `@path` completion at the prompt, pure: find the `@word` the cursor ends, match it against the
+ * workspace's files (a prefix of the path first, else a part of it anywhere, ignoring case) and
+ * complete it as far as every match agrees. The file list comes from `workspace-files.ts`.
+ */
+import type { Editor } from './line-editor.js';
+
+/** Most candidates listed under the prompt when a Tab leaves several; default 8. */
+export const MAX_CANDIDATES_SHOWN = 8;
+
+/** The `@word` ending at the cursor: its text after `@` and where it starts in the line. */
+export function atWordAtCursor(editor: Editor): { partial: string; start: number } | undefined {
+  const line = editor.lines[editor.row] ?? '';
+  const before = line.slice(0, editor.col);
+  const m = /(?:^|\s)@([^\s@]*)$/.exec(before);
+  if (!m) return undefined;
+  return { partial: m[1]!, start: editor.col - m[1]!.length - 1 };
+}
+
+function commonPrefix(values: readonly string[]): string {
+  if (values.length === 0) return '';
+  let prefix = values[0]!;
+  for (const v of values) {
+    let i = 0;
+    while (i < prefix.length && i < v.length && prefix[i] === v[i]) i++;
+    prefix = prefix.slice(0, i);
+  }
+  return prefix;
+}
+
+/** What a Tab does to `@partial`: the text to put after `@` (with a space when it is one whole file) and the matches. */
+export function completePath(partial: string, files: readonly string[]): { text: string; matches: string[] } {
+  let matches = files.filter((f) => f.startsWith(partial));
+  if (matches.length === 0 && partial !== '') {
+    const lower = partial.toLowerCase();
+    matches = files.filter((f) => f.toLowerCase().includes(lower));
+  }
+  if (matches.length === 0) return { text: partial, matches };
+  if (matches.length === 1) return { text: `${matches[0]!} `, matches };
+  const prefix = commonPrefix(matches);
+  return { text: prefix.length > partial.length && prefix.startsWith(partial) ? prefix : partial, matches };
+}
+
+/** Apply a completion to the editor: the `@word` at the cursor becomes `@text`. */
+export function applyCompletion(editor: Editor, at: { partial: string; start: number }, text: string): Editor {
+  const line = editor.lines[editor.row] ?? '';
+  const next = `${line.slice(0, at.start)}@${text}${line.slice(editor.col)}`;
+  const lines = [...editor.lines];
+  lines[editor.row] = next;
+  return { ...editor, lines, col: at.start + 1 + text.length };
+}

@@ -1,0 +1,57 @@
+/**
+ * The prompt history of one user, across sessions and workspaces: `history.jsonl` beside the
+ * store (`$MINICODE_HOME/history.jsonl` when MINICODE_HOME is set), one JSON string a line,
+ * newest last, written 0600. Prompts are scrubbed before they are written (a key pasted into a
+ * prompt must not land in a file) and the file is bounded: past twice {@link MAX_HISTORY}
+ * entries it is rewritten with the newest {@link MAX_HISTORY}. A missing or damaged file is an
+ * empty history (a damaged line is skipped), never an error.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { credentialSecretsFromEnv, redactText } from '../scrub/index.js';
+import { resolveStoreDir } from '../store/location.js';
+import { MAX_HISTORY } from './line-editor.js';
+
+/** Where the history of the user of `env` lives. */
+export function historyPath(env: NodeJS.ProcessEnv): string {
+  return path.join(path.dirname(resolveStoreDir({ env })), 'history.jsonl');
+}
+
+/** The persisted prompts, oldest first (at most {@link MAX_HISTORY}). */
+export function loadHistory(file: string): string[] {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch {
+    return [];
+  }
+  const out: string[] = [];
+  for (const line of text.split('\n')) {
+    if (line === '') continue;
+    try {
+      const v: unknown = JSON.parse(line);
+      if (typeof v === 'string') out.push(v);
+    } catch {
+      // A torn last line (a crash mid-write) or a damaged one: skipped.
+    }
+  }
+  return out.slice(-MAX_HISTORY);
+}
+
+/** Append one prompt (scrubbed); best effort, a failure to write is not the person's problem. */
+export function appendHistory(file: string, prompt: string, env: NodeJS.ProcessEnv): void {
+  if (prompt.trim() === '') return;
+  const entry = redactText(prompt, { secrets: credentialSecretsFromEnv(env) });
+  try {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.appendFileSync(file, `${JSON.stringify(entry)}\n`, { mode: 0o600 });
+    const lines = fs.readFileSync(file, 'utf8').split('\n').filter(Boolean);
+    if (lines.length > 2 * MAX_HISTORY) {
+      const tmp = `${file}.${process.pid}.tmp`;
+      fs.writeFileSync(tmp, `${lines.slice(-MAX_HISTORY).join('\n')}\n`, { mode: 0o600 });
+      fs.renameSync(tmp, file);
+    }
+  } catch {
+    // Read-only home, full disk: the session goes on without persisted history.
+  }
+}
