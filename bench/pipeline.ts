@@ -1,12 +1,18 @@
 /**
- * End-to-end pipeline throughput on the command path: the recorded corpus (providers and native
- * agents, see bench/support/pipeline-corpus.ts), replicated to at least 1,000,000 decoded events
- * (quick: 100,000), each source one session, through `createRunPipeline`
+ * End-to-end pipeline throughput on the command path, through `createRunPipeline`
  * (lib/pipeline/compose.ts), the function `ingest`, `exec`, `batch`, `run` and ACP build their
  * pipeline with:
  *   bytes (16 KiB chunks) -> decode -> sanitise + scrub -> envelope -> reduce -> JSONL render + LMDB store
- * joined with `stream.pipeline`, one session after the other, each awaited to the store's
- * acknowledgement as `minicode ingest --store` does.
+ * joined with `stream.pipeline`, each session awaited to the store's acknowledgement (committed and synced) as the commands do.
+ * Two session shapes, because the commands have two and they cost differently:
+ *  - long session: ONE seeded Codex stream (bench/support/codex-stream.ts; 60k records, quick
+ *    30k) as one session, as `minicode ingest --from codex FILE --store DIR` or one `exec` run;
+ *  - many sessions: the recorded corpus (providers and native agents, see
+ *    bench/support/pipeline-corpus.ts; median ~10 events a session) replicated to at least
+ *    100,000 decoded events (quick: 50,000), each source one session, 4 in flight at once as
+ *    `batch` (default `--concurrency 4`) runs them. Here every session waits for its
+ *    transaction's sync (lmdb commits a transaction only after the previous one's sync), so
+ *    the disk's sync latency shows, for the peer as for the pipeline.
  *
  * Floor: for every input record of the same corpus (an SSE `data:` payload or a JSONL line),
  * `JSON.parse` of its text and `JSON.stringify` of an envelope-shaped object holding the result.
@@ -39,7 +45,7 @@ import { openStore, type EventStore } from '../lib/store/index.js';
 import { type BenchOptions, type BenchReport, measurement, median, ratio, runIfMain, type Measurement } from './harness.js';
 import { combinedRegex } from './scrub.js';
 import { openPeerStore, runPeerSource } from './support/peer-assembly.js';
-import { buildPipelineCorpus, decoderFor, type PipelineCorpus, type PreparedSource } from './support/pipeline-corpus.js';
+import { buildLongSessionCorpus, buildPipelineCorpus, decoderFor, type PipelineCorpus, type PreparedSource } from './support/pipeline-corpus.js';
 
 /** Which stages run. */
 export interface PipelineVariant {
@@ -120,8 +126,12 @@ export function temporaryStore(): { store: EventStore; dispose: () => Promise<vo
 
 const pad = (n: number, width: number): string => String(n).padStart(width, '0');
 
-/** Run the corpus once through a variant of the command path; returns elapsed ms. */
-export async function runVariant(corpus: PipelineCorpus, variant: PipelineVariant, sharedStore: EventStore): Promise<RoundResult> {
+/**
+ * Run the corpus once through a variant of the command path; returns elapsed ms. `lanes`
+ * sessions are in flight at once, each awaited to the store's acknowledgement, as `batch` runs them
+ * (`--concurrency`, default 4); one lane is one session after the other.
+ */
+export async function runVariant(corpus: PipelineCorpus, variant: PipelineVariant, sharedStore: EventStore, lanes = 1): Promise<RoundResult> {
   const round = roundCounter++;
   const store = variant.store ? sharedStore : undefined;
   let outBytes = 0;
@@ -129,31 +139,35 @@ export async function runVariant(corpus: PipelineCorpus, variant: PipelineVarian
     outBytes += s.length;
   };
   let events = 0;
-  const start = performance.now();
-  for (let p = 0; p < corpus.passes; p++) {
-    for (let i = 0; i < corpus.pass.length; i++) {
-      const prepared = corpus.pass[i] as PreparedSource;
-      // Increasing ids, as the product's time-ordered session ids are (lib/ids.ts): a long-lived
-      // store appends new sessions at the end of its key space rather than all over it.
-      const sessionId = `bench-${pad(round, 6)}-${pad(p, 6)}-${pad(i, 4)}`;
-      const renderer = variant.render ? createRenderer('jsonl', { out }) : undefined;
-      const run = createRunPipeline({
-        sessionId,
-        scrubber: scrubberFor(variant),
-        ...(renderer ? { renderer } : {}),
-        ...(store ? { store } : {}),
-        ...(variant.decode ? { input: { bytes: Readable.from(prepared.chunks), makeDecoder: makeDecoderFor(prepared, () => void events++) } } : {}),
-      });
-      if (!variant.decode) {
-        for (const batch of prepared.batches) {
-          events += batch.length;
-          const wait = run.write(batch);
-          if (wait) await wait;
-        }
+  const runSession = async (p: number, i: number): Promise<void> => {
+    const prepared = corpus.pass[i] as PreparedSource;
+    // Increasing ids, as the product's time-ordered session ids are (lib/ids.ts): a long-lived
+    // store appends new sessions at the end of its key space rather than all over it.
+    const sessionId = `bench-${pad(round, 6)}-${pad(p, 6)}-${pad(i, 4)}`;
+    const renderer = variant.render ? createRenderer('jsonl', { out }) : undefined;
+    const run = createRunPipeline({
+      sessionId,
+      scrubber: scrubberFor(variant),
+      ...(renderer ? { renderer } : {}),
+      ...(store ? { store } : {}),
+      ...(variant.decode ? { input: { bytes: Readable.from(prepared.chunks), makeDecoder: makeDecoderFor(prepared, () => void events++) } } : {}),
+    });
+    if (!variant.decode) {
+      for (const batch of prepared.batches) {
+        events += batch.length;
+        const wait = run.write(batch);
+        if (wait) await wait;
       }
-      await run.finish();
     }
-  }
+    await run.finish();
+  };
+  const sessions = corpus.passes * corpus.pass.length;
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    for (let k = next++; k < sessions; k = next++) await runSession(Math.floor(k / corpus.pass.length), k % corpus.pass.length);
+  };
+  const start = performance.now();
+  await Promise.all(Array.from({ length: Math.max(1, lanes) }, lane));
   return { ms: performance.now() - start, events, outBytes };
 }
 
@@ -171,22 +185,30 @@ function runReduceOnly(corpus: PipelineCorpus, envelopes: OutputEvent[][]): Roun
   return { ms: performance.now() - start, events, outBytes: 0 };
 }
 
-/** The peer assembly over the same corpus, into its own lmdb store. */
-async function runPeer(corpus: PipelineCorpus, db: ReturnType<typeof openPeerStore>, secrets: RegExp): Promise<RoundResult> {
+/**
+ * The peer assembly over the same corpus, into its own lmdb store, `lanes` sessions in flight
+ * as {@link runVariant} runs them; each session awaits its puts committed and synced (`flushed`), as the pipeline's
+ * `finish()` does.
+ */
+async function runPeer(corpus: PipelineCorpus, db: ReturnType<typeof openPeerStore>, secrets: RegExp, lanes = 1): Promise<RoundResult> {
   const round = roundCounter++;
   let outBytes = 0;
   const out = (s: string): void => {
     outBytes += s.length;
   };
   let events = 0;
-  const start = performance.now();
-  for (let p = 0; p < corpus.passes; p++) {
-    for (let i = 0; i < corpus.pass.length; i++) {
+  const sessions = corpus.passes * corpus.pass.length;
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    for (let k = next++; k < sessions; k = next++) {
+      const p = Math.floor(k / corpus.pass.length);
+      const i = k % corpus.pass.length;
       events += runPeerSource(corpus.pass[i] as PreparedSource, `peer-${pad(round, 6)}-${pad(p, 6)}-${pad(i, 4)}`, secrets, db, out);
-      // The peer's puts are committed per session too, as a command would before exiting.
       await db.flushed;
     }
-  }
+  };
+  const start = performance.now();
+  await Promise.all(Array.from({ length: Math.max(1, lanes) }, lane));
   return { ms: performance.now() - start, events, outBytes };
 }
 
@@ -231,13 +253,23 @@ export function runFloor(corpus: PipelineCorpus): RoundResult {
   return { ms: performance.now() - start, events, outBytes };
 }
 
-/** Run the end-to-end benchmark. */
-export async function run(options: BenchOptions): Promise<BenchReport> {
-  const corpus = buildPipelineCorpus({ minEvents: options.quick ? 100_000 : 1_000_000 });
-  // Quick mode takes more rounds of its smaller input: on a shared machine one round in three
-  // can run 20% slow, and stage shares are differences of medians.
-  const rounds = options.quick ? 7 : 5;
-  const variants = [FULL, ...ABLATIONS];
+/** A session shape the commands have, measured on its own corpus. */
+interface Shape {
+  /** Label prefix, e.g. `long session`. */
+  name: string;
+  /** Which commands run their sessions this way. */
+  commands: string;
+  corpus: PipelineCorpus;
+  /** Sessions in flight at once. */
+  lanes: number;
+  /** The variants besides the full pipeline. */
+  ablations: PipelineVariant[];
+}
+
+/** Medians of one shape: full pipeline, ablations, floor, peer, reducer alone (ms per round). */
+async function measureShape(shape: Shape, rounds: number): Promise<{ ms: Record<string, number[]>; fullOutBytes: number }> {
+  const { corpus, lanes } = shape;
+  const variants = [FULL, ...shape.ablations];
   const ms: Record<string, number[]> = Object.fromEntries([...variants.map((v) => [v.label, []]), ['floor', []], ['peer', []], ['reduce', []]]);
   let fullOutBytes = 0;
   const { store, dispose } = temporaryStore();
@@ -249,20 +281,20 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
     const enveloper = createEnveloper({ sessionId: `reduce-${i}` });
     return p.drafts.map((d) => enveloper.wrap(d));
   });
-  // The warm-up round (r = 0, not recorded) replays a quarter of the corpus: enough for the JIT.
+  // The warm-up round (r = 0, not recorded) replays a quarter of the corpus (all of a one-pass corpus): enough for the JIT.
   const warmUp: PipelineCorpus = { ...corpus, passes: Math.max(1, corpus.passes >> 2) };
   warmUp.totalEvents = warmUp.passes * corpus.eventsPerPass;
   warmUp.totalBytes = warmUp.passes * corpus.bytesPerPass;
   for (let r = 0; r < rounds + 1; r++) {
     const input = r === 0 ? warmUp : corpus;
     for (const v of variants) {
-      const res = await runVariant(input, v, store);
-      if (res.events !== input.totalEvents) throw new Error(`${v.label}: ${res.events} events, expected ${input.totalEvents}`);
+      const res = await runVariant(input, v, store, lanes);
+      if (res.events !== input.totalEvents) throw new Error(`${shape.name}, ${v.label}: ${res.events} events, expected ${input.totalEvents}`);
       if (r > 0) (ms[v.label] as number[]).push(res.ms);
       if (v === FULL) fullOutBytes = res.outBytes;
     }
     const floor = runFloor(input);
-    const peer = await runPeer(input, peerDb, secrets);
+    const peer = await runPeer(input, peerDb, secrets, lanes);
     const reduceOnly = runReduceOnly(input, envelopes);
     if (r > 0) {
       (ms.floor as number[]).push(floor.ms);
@@ -273,86 +305,132 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
   await dispose();
   await peerDb.close();
   fs.rmSync(peerDir, { recursive: true, force: true });
+  return { ms, fullOutBytes };
+}
+
+/** Measurements, ratios (with the issue's targets) and notes of one measured shape. */
+function reportShape(shape: Shape, ms: Record<string, number[]>, fullOutBytes: number, rounds: number): Pick<BenchReport, 'measurements' | 'ratios' | 'notes'> {
+  const { corpus, name } = shape;
   const mb = corpus.totalBytes / 1e6;
   const full = ms[FULL.label] as number[];
   const floorMs = ms.floor as number[];
   const pipelineMb = measurement(
-    'full pipeline (command path)',
+    `${name}: full pipeline (command path)`,
     'MB/s',
     full.map((t) => mb / (t / 1000)),
   );
   const floorMb = measurement(
-    'floor: JSON.parse + JSON.stringify',
+    `${name}: floor: JSON.parse + JSON.stringify`,
     'MB/s',
     floorMs.map((t) => mb / (t / 1000)),
   );
   const peerMb = measurement(
-    'peer: eventsource-parser + JSON.parse + switch reducer + JSON.stringify + combined regex + lmdb puts',
+    `${name}: peer: eventsource-parser + JSON.parse + switch reducer + JSON.stringify + combined regex + lmdb puts`,
     'MB/s',
     (ms.peer as number[]).map((t) => mb / (t / 1000)),
   );
   const eventsPerSecond: Measurement[] = [
     measurement(
-      'full pipeline',
+      `${name}: full pipeline`,
       'events/s',
       full.map((t) => corpus.totalEvents / (t / 1000)),
     ),
-    ...ABLATIONS.map((v) =>
+    ...shape.ablations.map((v) =>
       measurement(
-        v.label,
+        `${name}: ${v.label}`,
         'events/s',
         (ms[v.label] as number[]).map((t) => corpus.totalEvents / (t / 1000)),
       ),
     ),
     measurement(
-      'floor (input records/s)',
+      `${name}: floor (input records/s)`,
       'events/s',
       floorMs.map((t) => (corpus.recordsPerPass * corpus.passes) / (t / 1000)),
     ),
   ];
   // Share of each removed stage in the full pipeline's time, paired per round (same neighbours).
   const shares = [
-    ...ABLATIONS.map((v) => {
+    ...shape.ablations.map((v) => {
       const without = ms[v.label] as number[];
       return measurement(
-        `share: ${v.label.replace(/^without /, '')}`,
+        `${name}: share: ${v.label.replace(/^without /, '')}`,
         '% of full time',
         full.map((t, i) => (100 * (t - (without[i] as number))) / t),
       );
     }),
     measurement(
-      'share: reduce (timed alone)',
+      `${name}: share: reduce (timed alone)`,
       '% of full time',
       full.map((t, i) => (100 * ((ms.reduce as number[])[i] as number)) / t),
     ),
   ];
   const costliest = [...shares].sort((a, b) => b.median - a.median)[0];
   return {
+    measurements: [pipelineMb, floorMb, peerMb, ...eventsPerSecond, ...shares],
+    ratios: [
+      ratio(`${name}: pipeline / JSON.parse+stringify floor (MB/s)`, pipelineMb, floorMb, { op: '>=', value: 0.45 }),
+      ratio(`${name}: pipeline / peer assembly (MB/s)`, pipelineMb, peerMb, { op: '>=', value: 2 }),
+      ...shape.ablations.map((v) => {
+        const without = ms[v.label] as number[];
+        // Below 1: removing the stage saves that fraction of the time.
+        return { label: `${name}: time ${v.label} / full time`, value: median(without) / median(full) };
+      }),
+    ],
+    notes: [
+      `${name} (${shape.commands}): ${corpus.origin}; one pass = ${corpus.pass.length} sessions, ${corpus.eventsPerPass} events, ${corpus.recordsPerPass} records, ${corpus.bytesPerPass} bytes; replicated x${corpus.passes} = ${corpus.totalEvents} events, ${mb.toFixed(1)} MB per round; ${shape.lanes} session(s) in flight`,
+      `${name}: ${rounds} rounds after one warm-up, variants interleaved per round; JSONL output of the full pipeline ${(fullOutBytes / 1e6).toFixed(1)} MB per round`,
+      `${name}: costliest stage: ${costliest ? `${costliest.label.replace(/^.*share: /, '')} (${costliest.median.toFixed(0)}% of the full time)` : 'n/a'}; shares overlap (removing the store also removes its index reduce) and need not sum to 100%`,
+    ],
+  };
+}
+
+/** Sessions `batch` runs at once by default (`--concurrency`). */
+const BATCH_LANES = 4;
+
+/** Run the end-to-end benchmark. */
+export async function run(options: BenchOptions): Promise<BenchReport> {
+  // Quick mode takes more rounds of its smaller input: on a shared machine one round in three
+  // can run 20% slow, and stage shares are differences of medians.
+  const rounds = options.quick ? 7 : 5;
+  const shapes: Shape[] = [
+    {
+      name: 'long session',
+      commands: 'ingest of a recorded stream, one exec run',
+      corpus: buildLongSessionCorpus({ records: options.quick ? 30_000 : 60_000 }),
+      lanes: 1,
+      ablations: ABLATIONS,
+    },
+    {
+      name: 'many sessions',
+      commands: `batch: one session per recorded stream, ${BATCH_LANES} in flight as batch --concurrency runs them`,
+      // Sessions here wait on the disk's sync (see the header): 100k events (quick: 50k) give
+      // stable medians without minutes of sync waits per variant.
+      corpus: buildPipelineCorpus({ minEvents: options.quick ? 50_000 : 100_000 }),
+      lanes: BATCH_LANES,
+      ablations: ABLATIONS.filter((v) => !v.store),
+    },
+  ];
+  const parts = [];
+  for (const shape of shapes) {
+    const { ms, fullOutBytes } = await measureShape(shape, rounds);
+    parts.push(reportShape(shape, ms, fullOutBytes, rounds));
+  }
+  return {
     name: 'pipeline',
     title: 'End-to-end pipeline throughput (command path)',
     description:
       'createRunPipeline, the function every command builds its pipeline with: bytes -> decode -> sanitise + scrub -> envelope -> reduce -> JSONL render -> LMDB store (durable events), ' +
-      "joined with stream.pipeline, one session after the other, each awaited to the store's acknowledgement, " +
-      'over the recorded provider and native corpus replicated to ' +
-      (options.quick ? '100k' : '1M') +
-      '+ events (each source one session); ' +
-      'vs the floor (JSON.parse of each input record + JSON.stringify of an envelope-shaped object) and the peer assembly (eventsource-parser + JSON.parse + switch reducer + JSON.stringify + one combined regex of the same secret rules + raw lmdb puts). ' +
+      "joined with stream.pipeline, each session awaited to the store's acknowledgement (committed and synced), in the two session shapes the commands have: " +
+      'a long session (one seeded Codex stream of ' +
+      (options.quick ? '30k' : '60k') +
+      ' records, as ingest and exec take one stream) and many sessions (the recorded provider and native corpus replicated to ' +
+      (options.quick ? '50k' : '100k') +
+      `+ events, each source one session, ${BATCH_LANES} in flight as batch runs them); ` +
+      'each vs the floor (JSON.parse of each input record + JSON.stringify of an envelope-shaped object) and the peer assembly (eventsource-parser + JSON.parse + switch reducer + JSON.stringify + one combined regex of the same secret rules + raw lmdb puts) in the same run. ' +
       "Then the same with each stage removed in turn; a stage's share is (full - without) / full, paired per round.",
-    measurements: [pipelineMb, floorMb, peerMb, ...eventsPerSecond, ...shares],
-    ratios: [
-      ratio('pipeline / JSON.parse+stringify floor (MB/s)', pipelineMb, floorMb, { op: '>=', value: 0.45 }),
-      ratio('pipeline / peer assembly (MB/s)', pipelineMb, peerMb, { op: '>=', value: 2 }),
-      ...ABLATIONS.map((v) => {
-        const without = ms[v.label] as number[];
-        // Below 1: removing the stage saves that fraction of the time.
-        return { label: `time ${v.label} / full time`, value: median(without) / median(full) };
-      }),
-    ],
-    notes: [
-      `input: ${corpus.origin}; one pass = ${corpus.pass.length} sessions, ${corpus.eventsPerPass} events, ${corpus.recordsPerPass} records, ${corpus.bytesPerPass} bytes; replicated x${corpus.passes} = ${corpus.totalEvents} events, ${(mb).toFixed(1)} MB per round`,
-      `${rounds} rounds after one warm-up, variants interleaved per round; JSONL output of the full pipeline ${(fullOutBytes / 1e6).toFixed(1)} MB per round`,
-      `costliest stage: ${costliest ? `${costliest.label.replace(/^share: /, '')} (${costliest.median.toFixed(0)}% of the full time)` : 'n/a'}; shares overlap (removing the store also removes its index reduce) and need not sum to 100%`,
-    ],
+    measurements: parts.flatMap((p) => p.measurements),
+    ratios: parts.flatMap((p) => p.ratios),
+    notes: parts.flatMap((p) => p.notes ?? []),
   };
 }
 

@@ -6,8 +6,9 @@
  * whole (every source once per pass) until it holds the requested number of decoded events,
  * so the replicated corpus yields exactly `passes` times the events of one pass.
  *
- * No synthetic data is generated here: replication is deterministic and the inputs are bytes
- * on disk, so the test and the benchmark see the same events.
+ * Replication is deterministic and the inputs are bytes on disk, so the test and the benchmark
+ * see the same events. The one generated input is the long-session corpus
+ * ({@link buildLongSessionCorpus}): no recording is long enough to show what a long session costs.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -16,6 +17,7 @@ import { createSseFramer } from '../../lib/framing/sse.js';
 import { NATIVE_DECODERS } from '../../lib/native/index.js';
 import type { StreamDecoder } from '../../lib/decode/types.js';
 import { PROVIDER_DECODERS } from '../../lib/providers/index.js';
+import { codexStreamLines } from './codex-stream.js';
 import { loadHandMadeCorpus, loadProviderCorpus, repoRoot } from '../provider-corpus.js';
 
 /** One session's input. */
@@ -202,16 +204,34 @@ export interface PipelineCorpus {
 export function buildPipelineCorpus(options: { minEvents: number; root?: string; fixtures?: string }): PipelineCorpus {
   const root = options.root ?? repoRoot(import.meta.url);
   const { sources, origin } = options.fixtures !== undefined ? loadPipelineSources(root, options.fixtures) : loadPipelineSources(root);
-  const pass = sources.map((source): PreparedSource => {
-    const chunks = chunksOf(source);
-    const batches: EventDraft[][] = [];
-    decodeSourceBatches(source, chunks, (b) => batches.push(b));
-    return { source, chunks, drafts: batches.flat(), batches, records: recordsOf(source) };
-  });
+  return replicate(origin, sources.map(prepareSource), options.minEvents);
+}
+
+/** A source decoded once, ready to replay. */
+export function prepareSource(source: PipelineSource): PreparedSource {
+  const chunks = chunksOf(source);
+  const batches: EventDraft[][] = [];
+  decodeSourceBatches(source, chunks, (b) => batches.push(b));
+  return { source, chunks, drafts: batches.flat(), batches, records: recordsOf(source) };
+}
+
+/**
+ * The long-session corpus: ONE seeded Codex `exec --json` stream (bench/support/codex-stream.ts)
+ * of `records` records, as one session, the way `minicode ingest --from codex FILE` or one
+ * `exec` run takes a long stream. Same seed, same bytes.
+ */
+export function buildLongSessionCorpus(options: { records: number }): PipelineCorpus {
+  let text = '';
+  for (const line of codexStreamLines({ records: options.records })) text += line + '\n';
+  const source: PipelineSource = { name: `generated/codex-${options.records}.jsonl`, kind: 'native', format: 'codex', bytes: new TextEncoder().encode(text) };
+  return replicate(`one seeded Codex stream of ${options.records} records (bench/support/codex-stream.ts), one session`, [prepareSource(source)], 1);
+}
+
+function replicate(origin: string, pass: PreparedSource[], minEvents: number): PipelineCorpus {
   const eventsPerPass = pass.reduce((n, p) => n + p.drafts.length, 0);
   const bytesPerPass = pass.reduce((n, p) => n + p.source.bytes.length, 0);
   const recordsPerPass = pass.reduce((n, p) => n + p.records.length, 0);
   if (eventsPerPass === 0) throw new Error(`the pipeline corpus decodes to no events (${origin})`);
-  const passes = Math.max(1, Math.ceil(options.minEvents / eventsPerPass));
+  const passes = Math.max(1, Math.ceil(minEvents / eventsPerPass));
   return { origin, pass, passes, eventsPerPass, bytesPerPass, recordsPerPass, totalEvents: passes * eventsPerPass, totalBytes: passes * bytesPerPass };
 }

@@ -315,8 +315,35 @@ export const CLOSED_TOOLS_KEPT = 4096;
 /** Longest tool input kept inline, as JSON characters; default 4096. */
 export const MAX_INLINE_INPUT_CHARS = 4096;
 
+/**
+ * What is left of `budget` after an upper bound of the JSON length of `value`; negative when
+ * the JSON may be longer. A walk that bounds each string by 6 characters per character
+ * (`\u00XX`), and gives up (negative) past the budget,
+ * on anything but plain strings, numbers, booleans, null, arrays and objects, or deep nesting.
+ * Most tool inputs are a few short strings: this saves a JSON.stringify per tool call.
+ */
+function jsonBudgetLeft(value: unknown, budget: number, depth = 0): number {
+  if (typeof value === 'string') return budget - 6 * value.length - 2;
+  if (typeof value === 'number' || typeof value === 'boolean' || value === null) return budget - 24;
+  if (depth > 8 || typeof value !== 'object') return -1;
+  if (Array.isArray(value)) {
+    let left = budget - 2;
+    for (let i = 0; i < value.length && left >= 0; i++) left = jsonBudgetLeft(value[i], left - 1, depth + 1);
+    return left;
+  }
+  if (Object.getPrototypeOf(value) !== Object.prototype || 'toJSON' in value) return -1;
+  let left = budget - 2;
+  const record = value as Record<string, unknown>;
+  for (const k in record) {
+    if (left < 0) break;
+    left = jsonBudgetLeft(record[k], left - 6 * k.length - 4, depth + 1);
+  }
+  return left;
+}
+
 /** Tool input as given, or a bounded preview when its JSON is large (a Write of a whole file). */
 function boundedInput(input: unknown): unknown {
+  if (jsonBudgetLeft(input, MAX_INLINE_INPUT_CHARS) >= 0) return input;
   let json: string | undefined;
   try {
     json = JSON.stringify(input);

@@ -16,10 +16,28 @@ import type { OutputEvent, OutputEventOf } from '../events/index.js';
 import { isToolSettled, type ApprovalState, type ReceiptState, type ToolState } from './state.js';
 import { deleteKey, getKey, putKey, type StateWriter } from './writer.js';
 
+// The latest timestamps parsed: consecutive events mostly share their millisecond (the
+// enveloper formats it once), and Date.parse was a visible part of a tool terminal's cost.
+let text0 = '';
+let ms0 = Number.NaN;
+let text1 = '';
+let ms1 = Number.NaN;
+
+/** Date.parse with a two-entry memo (a pure function of the text). */
+function parseTime(text: string): number {
+  if (text === text0) return ms0;
+  if (text === text1) return ms1;
+  text1 = text0;
+  ms1 = ms0;
+  text0 = text;
+  ms0 = Date.parse(text);
+  return ms0;
+}
+
 /** Milliseconds between two ISO timestamps; absent when either is missing or unparsable. */
 export function between(start: string | undefined, end: string | undefined): number | undefined {
   if (start === undefined || end === undefined) return undefined;
-  const ms = Date.parse(end) - Date.parse(start);
+  const ms = parseTime(end) - parseTime(start);
   return Number.isFinite(ms) && ms >= 0 ? ms : undefined;
 }
 
@@ -112,7 +130,14 @@ function copyOutcome(tool: ToolState, p: OutputEventOf<'tool.completed' | 'tool.
   if (p.expandRef !== undefined) tool.expandRef = p.expandRef;
   if (p.receipt !== undefined) {
     const receipt: ReceiptState = {};
-    for (const [k, v] of Object.entries(p.receipt)) if (v !== undefined) (receipt as Record<string, unknown>)[k] = Array.isArray(v) ? [...v] : v;
+    const from = p.receipt as Record<string, unknown>;
+    // Object.keys rather than Object.entries: no [key, value] pair per field of every tool terminal.
+    const keys = Object.keys(from);
+    for (let i = 0; i < keys.length; i++) {
+      const k = keys[i] as string;
+      const v = from[k];
+      if (v !== undefined) (receipt as Record<string, unknown>)[k] = Array.isArray(v) ? [...v] : v;
+    }
     tool.receipt = receipt;
   }
 }

@@ -20,8 +20,12 @@ export type StoredEvent = Omit<OutputEvent, 'schema' | 'eventId' | 'seq' | 'sess
 /** What to write for `event` under the key `[event.sessionId, event.seq]`. */
 export function toStored(event: OutputEvent): StoredEvent {
   if (event.schema !== SCHEMA_NAME || event.eventId !== `${event.sessionId}:${event.seq}`) return event;
-  const { schema: _schema, eventId: _eventId, seq: _seq, sessionId: _sessionId, ...rest } = event;
-  return rest;
+  // A loop rather than a rest pattern (which V8 runs as a generic copy with a list of
+  // excluded keys): the same fields in the same order, at a fraction of the cost per event.
+  const record = event as unknown as Record<string, unknown>;
+  const rest: Record<string, unknown> = {};
+  for (const k in record) if (k !== 'schema' && k !== 'eventId' && k !== 'seq' && k !== 'sessionId') rest[k] = record[k];
+  return rest as unknown as StoredEvent;
 }
 
 /** The event stored under `[sessionId, seq]`. */

@@ -195,4 +195,70 @@ describe.skipIf(!LINUX)('a paused reader of exec --json', () => {
   }, 300_000);
 });
 
+describe.skipIf(!LINUX)('a paused reader of batch --json', () => {
+  it('finishes every run with every record line, and the peak RSS stays within 64 MB of a fast reader', async () => {
+    // Each line is one short run against a loopback provider; the JSON lines (a record per
+    // run, progress each second, the summary) outgrow the pipe's buffer while the reader is paused.
+    let requests = 0;
+    const frame = (body: object): string => `data: ${JSON.stringify({ id: 'chatcmpl-bp', object: 'chat.completion.chunk', created: 1, model: 'local-model', ...body })}\n\n`;
+    const answer = [
+      frame({ choices: [{ index: 0, delta: { role: 'assistant', content: 'Done: the batch keeps its records.' }, finish_reason: null }] }),
+      frame({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }),
+      'data: [DONE]\n\n',
+    ].join('');
+    const server = http.createServer(async (req, res) => {
+      for await (const _ of req) void _;
+      requests++;
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(answer);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+    const lines = 800;
+    const dir = tmp('minicode-bp-batch-');
+    const input = path.join(dir, 'in.jsonl');
+    fs.writeFileSync(input, Array.from({ length: lines }, (_, i) => JSON.stringify({ id: `run-${i}`, prompt: `answer ${i}` })).join('\n') + '\n');
+    const env = { MINICODE_HOME: tmp('minicode-bp-home-'), OPENAI_API_KEY: 'sk-test-not-a-real-key', MINICODE_PROVIDER: undefined, MINICODE_CASSETTE: undefined };
+    const args = (out: string): string[] => [
+      'batch',
+      input,
+      '--json',
+      '--out',
+      path.join(dir, out),
+      '--concurrency',
+      '16',
+      '--cwd',
+      tmp('minicode-bp-cwd-'),
+      '--provider',
+      'openai-chat',
+      '--base-url',
+      url,
+      '--model',
+      'local-model',
+    ];
+    try {
+      const fast = await run(args('fast'), false, () => requests, env);
+      // Paused until the batch stops making requests (it has run every line), then read: the
+      // worst case, every line written while nobody reads.
+      const before = requests;
+      const slow = await run(args('slow'), true, () => requests - before, env);
+      expect(fast.code).toBe(0);
+      expect(slow.code).toBe(0);
+      const records = (out: string): number =>
+        fs
+          .readFileSync(path.join(dir, out, 'results.jsonl'), 'utf8')
+          .split('\n')
+          .filter(Boolean).length;
+      expect(records('fast')).toBe(lines);
+      expect(records('slow')).toBe(lines);
+      // A record line per run and the summary on both (progress lines depend on the run's length).
+      expect(Math.min(fast.outLines, slow.outLines)).toBeGreaterThanOrEqual(lines + 1);
+      expect(slow.maxRssMb).toBeLessThan(fast.maxRssMb + 64);
+      console.info(`batch --json peak RSS: fast reader ${fast.maxRssMb.toFixed(0)} MB, paused reader ${slow.maxRssMb.toFixed(0)} MB (${lines} runs, ${slow.outLines} lines)`);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  }, 600_000);
+});
+
 if (!LINUX) console.warn('skipped: the backpressure test reads /proc/PID/io (Linux only)');

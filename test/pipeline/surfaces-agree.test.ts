@@ -1,7 +1,9 @@
 /**
  * Every surface runs the same pipeline, so the same provider bytes must give the same events
- * and the same final state whoever reads them: `exec --json` and `batch` calling a loopback
- * server that answers with those bytes, and `ingest` of the same bytes as a recording.
+ * and the same final state whoever reads them: `exec --json`, `batch` and `acp` (driven by the
+ * official `@agentclientprotocol/sdk` client) calling a loopback server that answers with those
+ * bytes, and `ingest` of the same bytes as a recording. What batch and ACP stored is read back
+ * with `replay --json`; ACP's own wire (its message chunks, its stop reason) is compared too.
  *
  * Normalised on purpose before comparing:
  * - only the events the provider stream decodes to (fidelity `native`) are compared: each
@@ -18,6 +20,8 @@ import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { client } from '@agentclientprotocol/sdk';
+import { chunkTexts, initializeFullClient, promptText, spawnAcp, updatesFor } from '../acp/acp-child.js';
 import { runCli } from '../helpers/cli.js';
 
 const SECRET = 'sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAb7cDe0fGh3iJk6l';
@@ -106,11 +110,39 @@ async function viaBatch(): Promise<{ events: Json[]; outcome: string }> {
   return { events: lines(replay.stdout), outcome: String(result?.outcome) };
 }
 
+/** One prompt through `minicode acp` (the real agent port) under the official ACP client; then its stored session, replayed. */
+async function viaAcp(): Promise<{ events: Json[]; summary: Json; text: string; stopReason: string; wire: string }> {
+  const home = tmp('minicode-agree-home-');
+  const store = tmp('minicode-agree-acp-store-');
+  const acp = spawnAcp(['--provider', 'openai-chat', '--base-url', baseUrl, '--model', 'local-model', '--store', store], { scripted: false, env: env(home) });
+  const conn = client({ name: 'surfaces-agree' })
+    .onNotification('session/update', () => {})
+    .connect(acp.stream);
+  try {
+    await initializeFullClient(conn, 'surfaces-agree');
+    const { sessionId } = await conn.agent.request('session/new', { cwd: tmp('minicode-agree-cwd-'), mcpServers: [] });
+    const { stopReason } = await promptText(conn, sessionId, 'say it');
+    const text = chunkTexts(updatesFor(acp.wire, sessionId), 'agent_message_chunk').join('');
+    expect(acp.violations).toEqual([]);
+    const wire = acp.wire.map((l) => l.text).join('\n');
+    conn.close();
+    // The port closes the store (its sync) when stdin ends; replay then reads it from another process.
+    expect(await acp.close(), acp.stderr()).toBe(0);
+    const replay = await runCli(['replay', sessionId, '--json', '--store', store], { env: env(home) });
+    expect(replay.code, replay.stderr).toBe(0);
+    const records = lines(replay.stdout);
+    return { events: records, summary: records.at(-1) as Json, text, stopReason, wire };
+  } finally {
+    conn.close();
+    if (acp.child.exitCode === null) acp.child.kill();
+  }
+}
+
 /** Only durable events reach the store: the live ones are what replay cannot show. */
 const durable = (events: Json[]): Json[] => events.filter((e) => !/\.delta$/.test(e.type));
 
 describe('every surface on the same provider bytes', () => {
-  it('gives the same decoded events and the same outcome through exec, ingest and batch (property over streams)', async () => {
+  it('gives the same decoded events and the same outcome through exec, ingest, batch and ACP (property over streams)', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(fc.string({ minLength: 1, maxLength: 24 }), { minLength: 1, maxLength: 6 }), fc.nat({ max: 5 }), fc.integer({ min: 1, max: 5000 }), async (words, at, prompt) => {
         // The secret and an escape sequence split across deltas, wherever the words put them.
@@ -120,6 +152,7 @@ describe('every surface on the same provider bytes', () => {
         const exec = await viaExec();
         const ingest = await viaIngest();
         const batch = await viaBatch();
+        const acp = await viaAcp();
         const decoded = normalised(ingest.events).map((e) => e.type);
         expect(decoded).toEqual(expect.arrayContaining(['model.response.started', 'assistant.message.completed', 'model.response.completed']));
         expect(normalised(exec.events)).toEqual(normalised(ingest.events));
@@ -131,7 +164,12 @@ describe('every surface on the same provider bytes', () => {
             .join('');
         expect(text(exec.events)).toBe(text(ingest.events));
         expect(normalised(durable(batch.events))).toEqual(normalised(durable(ingest.events)));
-        for (const out of [exec.events, ingest.events, batch.events]) expect(JSON.stringify(out)).not.toContain(SECRET);
+        // ACP: what it stored is what ingest decoded, and its message chunks are exec's text.
+        expect(normalised(durable(acp.events))).toEqual(normalised(durable(ingest.events)));
+        expect(acp.text).toBe(text(exec.events));
+        expect(acp.stopReason).toBe('end_turn');
+        for (const out of [exec.events, ingest.events, batch.events, acp.events]) expect(JSON.stringify(out)).not.toContain(SECRET);
+        expect(acp.wire).not.toContain(SECRET);
         expect(exec.summary.outcome).toBe(ingest.summary.outcome);
         expect(batch.outcome).toBe('completed');
         expect(exec.summary.ok).toBe(true);
@@ -139,7 +177,7 @@ describe('every surface on the same provider bytes', () => {
         const usage = exec.events.find((e) => e.type === 'usage.reported')?.payload?.usage;
         expect(usage).toMatchObject({ inputTokens: prompt, outputTokens: parts.length });
       }),
-      // Each run is four CLI subprocesses: a few generated streams, not hundreds.
+      // Each run is six CLI subprocesses: a few generated streams, not hundreds.
       { numRuns: 3 },
     );
   }, 300_000);
