@@ -91,7 +91,7 @@ export function benchCorpus(metaUrl: string, minBytes = 800_000): { streams: Cor
   const root = repoRoot(metaUrl);
   const fixtures = process.env.MINICODE_FIXTURES ?? path.resolve(root, '../shared/fixtures');
   const shared = loadProviderCorpus(fixtures);
-  if (shared.length > 0) return { streams: shared, source: `${fixtures}/providers (${shared.length} streams)` };
+  if (shared.length > 0) return { streams: shared, source: `recorded provider fixtures (${shared.length} streams)` };
   const hand = loadHandMadeCorpus(path.join(root, 'test/streams'));
   const out: CorpusStream[] = [];
   let total = 0;

@@ -79,7 +79,7 @@ export function loadPipelineSources(root: string, fixtures = process.env.MINICOD
   const natives = nativeFixtures(fixtures);
   if (providers.length + natives.length > 0) {
     const sources = [...providers.map((s): PipelineSource => ({ name: s.name, kind: 'provider', format: s.format, bytes: s.bytes })), ...natives];
-    return { sources, origin: `${fixtures} (${providers.length} provider + ${natives.length} native recordings)` };
+    return { sources, origin: `recorded fixtures (${providers.length} provider + ${natives.length} native recordings)` };
   }
   const streams = path.join(root, 'test/streams');
   const hand = loadHandMadeCorpus(streams).map((s): PipelineSource => ({ name: s.name, kind: 'provider', format: s.format, bytes: s.bytes }));
