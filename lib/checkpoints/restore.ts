@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { runGit } from './git.js';
 import { diffRaw, type RawChange } from './journal.js';
-import { replaceSharedIndex, seedIndex, sharedIndexOf } from './snapshot.js';
+import { replaceSharedIndex, seedIndex, serialInStore, sharedIndexOf } from './snapshot.js';
 import type { WorkspaceStore } from './store.js';
 
 /** The changes that restoring `target` over `current` makes, as the user sees them. */
@@ -40,8 +40,11 @@ const NO_OBJECT = '0'.repeat(40);
  * The store's index must hold the current snapshot (the caller has just taken it); afterwards it
  * holds `targetTree`.
  */
-export async function applyRestore(store: WorkspaceStore, changes: readonly RawChange[], targetTree?: string): Promise<void> {
-  if (changes.length === 0) return;
+export function applyRestore(store: WorkspaceStore, changes: readonly RawChange[], targetTree?: string): Promise<void> {
+  return changes.length === 0 ? Promise.resolve() : serialInStore(store, () => restoreNow(store, changes, targetTree));
+}
+
+async function restoreNow(store: WorkspaceStore, changes: readonly RawChange[], targetTree: string | undefined): Promise<void> {
   const root = store.workTree;
   const indexFile = `${sharedIndexOf(store)}.${process.pid}.${randomBytes(4).toString('hex')}`;
   const place = { gitDir: store.gitDir, workTree: root, indexFile };

@@ -140,12 +140,27 @@ function notedTree(store: WorkspaceStore): string | undefined {
 
 /** Make `indexFile` the shared index, noting its tree (a later snapshot with nothing changed skips write-tree). */
 export function replaceSharedIndex(store: WorkspaceStore, indexFile: string, tree: string | undefined): void {
-  const shared = sharedIndexOf(store);
+  // The note names the index by its own size and mtime (a rename keeps both), taken before the
+  // rename: a note written late by a concurrent snapshot then fails to match the index in place.
+  const st = fs.statSync(indexFile);
   fs.rmSync(treeNoteOf(store), { force: true });
-  fs.renameSync(indexFile, shared);
-  if (!tree) return;
-  const st = fs.statSync(shared);
-  fs.writeFileSync(treeNoteOf(store), `${tree} ${st.size} ${st.mtimeMs}\n`);
+  fs.renameSync(indexFile, sharedIndexOf(store));
+  if (tree) fs.writeFileSync(treeNoteOf(store), `${tree} ${st.size} ${st.mtimeMs}\n`);
+}
+
+/** Work on a store's index one at a time within this process (batch lines and parallel tool calls share it). */
+const STORE_QUEUES = new Map<string, Promise<unknown>>();
+
+/** Run `work` after every earlier {@link serialInStore} call of the same store has settled. */
+export function serialInStore<T>(store: WorkspaceStore, work: () => Promise<T>): Promise<T> {
+  const before = STORE_QUEUES.get(store.gitDir) ?? Promise.resolve();
+  const next = before.then(work, work);
+  const tail = next.catch(() => undefined);
+  STORE_QUEUES.set(store.gitDir, tail);
+  void tail.then(() => {
+    if (STORE_QUEUES.get(store.gitDir) === tail) STORE_QUEUES.delete(store.gitDir);
+  });
+  return next;
 }
 
 /**
@@ -183,7 +198,11 @@ async function commitOf(store: WorkspaceStore, fields: CommitFields): Promise<st
 }
 
 /** Take a snapshot of the store's work tree as a commit in the store. */
-export async function takeSnapshot(store: WorkspaceStore, options: SnapshotOptions): Promise<Snapshot> {
+export function takeSnapshot(store: WorkspaceStore, options: SnapshotOptions): Promise<Snapshot> {
+  return serialInStore(store, () => snapshotNow(store, options));
+}
+
+async function snapshotNow(store: WorkspaceStore, options: SnapshotOptions): Promise<Snapshot> {
   const shared = sharedIndexOf(store);
   const indexFile = `${shared}.${process.pid}.${randomBytes(4).toString('hex')}`;
   const place = { gitDir: store.gitDir, workTree: store.workTree, indexFile };
