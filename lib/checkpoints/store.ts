@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { runGit } from './git.js';
+import { stampPruned } from './prune.js';
 import type { CheckpointLimits } from './settings.js';
 
 /** An opened workspace store. */
@@ -114,6 +115,8 @@ async function setUpStore(home: string, cwd: string, limits: CheckpointLimits): 
     fs.mkdirSync(gitDir, { recursive: true });
     await runGit(['init', '--quiet', '--bare', gitDir], { cwd: home });
     fs.writeFileSync(path.join(gitDir, 'workspace.json'), JSON.stringify({ path: workTree }) + '\n');
+    // A new store has nothing to prune: the first automatic prune is a day away.
+    stampPruned(gitDir);
   };
   const [, user] = await Promise.all([created(), userRepositoryOf(workTree)]);
   const userGitDir = user?.commonDir;

@@ -9,7 +9,8 @@ import { draft } from '../events/draft.js';
 import type { EventDraft } from '../events/index.js';
 import type { FileChange } from '../tools/types.js';
 import { newRecordKey, recordRef, recordSubject, setRecordRef, diffCommits } from './journal.js';
-import type { CheckpointSettings } from './settings.js';
+import { pruneIfDue } from './prune.js';
+import { DEFAULT_CHECKPOINT_RETENTION, type CheckpointSettings } from './settings.js';
 import { takeSnapshot, type SkippedPath } from './snapshot.js';
 import { openWorkspaceStore, type WorkspaceStore } from './store.js';
 
@@ -80,6 +81,8 @@ export function createTurnCheckpoints(options: TurnCheckpointOptions): Workspace
       lastTree = snap.tree;
       await setRecordRef(store.gitDir, key, 'before', before);
       options.emit(draft('checkpoint.created', { checkpointId: before, ref: recordRef(key, 'before'), ...skippedFields(snap.skipped) }));
+      // Once a day per workspace, old checkpoints go (gc detached; the turn does not wait).
+      void pruneIfDue(store.gitDir, options.settings.retention ?? DEFAULT_CHECKPOINT_RETENTION);
     } catch (error) {
       fail(error);
     }

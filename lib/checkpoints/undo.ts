@@ -9,7 +9,8 @@ import type { FileChange } from '../tools/types.js';
 import { runGit } from './git.js';
 import { diffCommits, listRecords, newRecordKey, recordSubject, setRecordRef, type TurnRecord } from './journal.js';
 import { applyRestore, restoreChanges } from './restore.js';
-import type { CheckpointSettings } from './settings.js';
+import { pruneStore, stampPruned, type PruneReport } from './prune.js';
+import { DEFAULT_CHECKPOINT_RETENTION, type CheckpointSettings } from './settings.js';
 import { takeSnapshot } from './snapshot.js';
 import { existingStoreDir, openWorkspaceStore, type WorkspaceStore } from './store.js';
 
@@ -157,4 +158,13 @@ export async function listCheckpoints(options: { settings: CheckpointSettings; c
       finished: r.after !== undefined,
     };
   }
+}
+
+/** `minicode checkpoints --prune`: drop the checkpoints the retention settings expire, then gc the store (waited for). */
+export async function pruneCheckpoints(options: { settings: CheckpointSettings; cwd: string; now?: number }): Promise<PruneReport> {
+  const found = existingStoreDir(options.settings.home, options.cwd);
+  if (!found) return { dropped: 0, kept: 0, gc: 'none' };
+  const report = await pruneStore(found.gitDir, options.settings.retention ?? DEFAULT_CHECKPOINT_RETENTION, { gc: 'wait', ...(options.now !== undefined ? { now: options.now } : {}) });
+  stampPruned(found.gitDir);
+  return report;
 }
