@@ -21,7 +21,7 @@
  * Code's checkpoints track only its own edit tools, so bash changes are not undone; Gemini
  * CLI's restore deleted untracked files in a large repository.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -49,6 +49,12 @@ const GIT_ENV = {
   GIT_COMMITTER_EMAIL: 'bench@example.invalid',
 };
 const git = (cwd: string, ...args: string[]): string => execFileSync('git', args, { cwd, env: GIT_ENV, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+
+/** `git stash create` (exit 1 and no output when there is nothing to stash, in some git versions). */
+const stashCreate = (cwd: string): void => {
+  const r = spawnSync('git', ['stash', 'create'], { cwd, env: GIT_ENV, encoding: 'utf8' });
+  if (r.status !== 0 && r.status !== 1) throw new Error(`git stash create failed: ${r.stderr}`);
+};
 
 /** A seeded repository: FILES files of BYTES_PER_FILE bytes in 100 x 7 folders, committed. */
 function generateRepository(dir: string): void {
@@ -213,10 +219,10 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
       // The same turn, plainly: a ghost commit (and a stash commit) before and after the change.
       let ghostBefore = '';
       const ghosts = [await measured(async () => (ghostBefore = plainGhostCommit(twin, scratch, false)))];
-      const stashes = [await measured(async () => git(twin, 'stash', 'create'))];
+      const stashes = [await measured(async () => stashCreate(twin))];
       changeFiles(twin, r);
       ghosts.push(await measured(async () => plainGhostCommit(twin, scratch, false)));
-      stashes.push(await measured(async () => git(twin, 'stash', 'create')));
+      stashes.push(await measured(async () => stashCreate(twin)));
       add(ghost, ghosts);
       add(stash, stashes);
       await time(status, async () => git(repo, 'status', '--porcelain'));
