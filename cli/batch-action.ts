@@ -86,7 +86,11 @@ function setupCache(flags: BatchFlags): { get(line: Pick<BatchLine, 'provider' |
   };
 }
 
-function lineSetupOf(setup: RunSetup, mcp: McpManager | undefined): LineSetup {
+/**
+ * A line's setup. Checkpoints only when lines run in place: an isolated line's workspace is
+ * thrown away (its changes are in OUT/patches/<id>.diff), and the user's folder is never changed.
+ */
+function lineSetupOf(setup: RunSetup, mcp: McpManager | undefined, inPlace: boolean): LineSetup {
   return {
     provider: setup.provider,
     approval: setup.approval,
@@ -97,6 +101,7 @@ function lineSetupOf(setup: RunSetup, mcp: McpManager | undefined): LineSetup {
     ...(setup.maxSteps !== undefined ? { maxSteps: setup.maxSteps } : {}),
     ...(setup.timeoutMs !== undefined ? { timeoutMs: setup.timeoutMs } : {}),
     ...(setup.retryPolicy ? { retryPolicy: setup.retryPolicy } : {}),
+    ...(setup.checkpoints && inPlace ? { checkpoints: setup.checkpoints } : {}),
   };
 }
 
@@ -135,7 +140,8 @@ export async function batchAction(file: string | undefined, flags: BatchFlags): 
     const cwd = first?.cwd ?? path.resolve(flags.cwd ?? process.cwd());
     // The config's MCP servers start once for the whole process and every line shares them.
     const mcp = first && !flags.queue ? await startRunMcp(first) : undefined;
-    const setupFor = async (line: BatchLine): Promise<LineSetup> => lineSetupOf(await setups.get(line), mcp);
+    const inPlace = (harness.isolate ?? 'none') === 'none';
+    const setupFor = async (line: BatchLine): Promise<LineSetup> => lineSetupOf(await setups.get(line), mcp, inPlace);
 
     if (flags.worker) {
       if (!flags.queue) throw usage('--worker needs --queue redis://HOST:PORT');

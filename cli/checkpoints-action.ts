@@ -2,7 +2,7 @@
 import path from 'node:path';
 import { checkpointSettingsOf, DEFAULT_CHECKPOINT_LIMITS, resolveCheckpointsHome, type CheckpointSettings } from '../lib/checkpoints/settings.js';
 import { checkpointLines, undoLines } from '../lib/checkpoints/format.js';
-import { listCheckpoints, undoWorkspace } from '../lib/checkpoints/undo.js';
+import { listCheckpoints, pruneCheckpoints, undoWorkspace } from '../lib/checkpoints/undo.js';
 import { loadConfig } from '../lib/config.js';
 import { MinicodeError } from '../lib/errors.js';
 
@@ -22,10 +22,19 @@ function settingsFor(cwd: string): CheckpointSettings {
 }
 
 /** Run `undo` or `list`; returns the exit code. */
-export async function checkpointsAction(command: 'undo' | 'list', flags: CheckpointsActionFlags): Promise<number> {
+export async function checkpointsAction(command: 'undo' | 'list' | 'prune', flags: CheckpointsActionFlags): Promise<number> {
   const cwd = path.resolve(flags.cwd ?? process.cwd());
   try {
     const settings = settingsFor(cwd);
+    if (command === 'prune') {
+      const report = await pruneCheckpoints({ settings, cwd });
+      process.stdout.write(
+        flags.json
+          ? JSON.stringify({ ok: true, workspace: cwd, ...report }) + '\n'
+          : `Checkpoints: dropped ${report.dropped}, kept ${report.kept}${report.gc === 'done' ? '; store garbage-collected' : ''}\n`,
+      );
+      return 0;
+    }
     if (command === 'list') {
       const listings = await listCheckpoints({ settings, cwd, ...(flags.session !== undefined ? { sessionId: flags.session } : {}) });
       process.stdout.write(flags.json ? JSON.stringify({ ok: true, workspace: cwd, checkpoints: listings }) + '\n' : checkpointLines(listings).join('\n') + '\n');

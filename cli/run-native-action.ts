@@ -1,5 +1,7 @@
 /** `minicode run --agent`: a native agent CLI supervised through the run pipeline. */
 import { promptDigestOf } from '../lib/agent/run-prompt.js';
+import type { WorkspaceCheckpoints } from '../lib/checkpoints/turn.js';
+import type { EventDraft } from '../lib/events/index.js';
 import { checkPrompt, directoryFlag } from '../lib/agent/run-setup.js';
 import { MinicodeError } from '../lib/errors.js';
 import { newSessionId } from '../lib/ids.js';
@@ -18,7 +20,10 @@ const out = (text: string): void => outputPortOf(guardOutput(process.stdout)).wr
 const err = writeErr;
 
 /** Run the agent; returns the exit code. */
-export async function runNativeAction(prompt: string, flags: { agent: string; fallback?: string; json?: boolean; store?: string; cwd?: string; model?: string; verbose?: boolean }): Promise<number> {
+export async function runNativeAction(
+  prompt: string,
+  flags: { agent: string; fallback?: string; json?: boolean; store?: string; cwd?: string; model?: string; verbose?: boolean; checkpoint?: boolean },
+): Promise<number> {
   const agent = flags.agent as NativeAgent;
   let cwd: string;
   let store: ReturnType<typeof openStore>;
@@ -45,6 +50,7 @@ export async function runNativeAction(prompt: string, flags: { agent: string; fa
   const pipeline = createRunPipeline({ sessionId, scrubber: createEventScrubber(), renderer, store, output: outputPortOf(guardOutput(process.stdout)), onEvent: (event) => transcript.observe(event) });
   pipeline.emit({ type: 'session.started', payload: { origin: 'run', cwd, agent, promptDigest: promptDigestOf(prompt) }, fidelity: 'synthetic' });
   pipeline.emit({ type: 'user.message.received', payload: { messageId: 'user-1', text: prompt }, fidelity: 'synthetic' });
+  const checkpoints = await nativeRunCheckpoints(flags.checkpoint, cwd, sessionId, (d) => pipeline.emit(d));
   const abort = new AbortController();
   let interrupts = 0;
   const onSignal = (): void => {
@@ -69,6 +75,7 @@ export async function runNativeAction(prompt: string, flags: { agent: string; fa
         await store.flushed();
       },
       ...(flags.model ? { extraArgs: ['--model', flags.model] } : {}),
+      ...(checkpoints ? { checkpoints } : {}),
     });
     const state = await pipeline.settled();
     const outcome = state.run.outcome === 'running' ? 'interrupted' : state.run.outcome;
@@ -83,4 +90,13 @@ export async function runNativeAction(prompt: string, flags: { agent: string; fa
     process.off('SIGTERM', onSignal);
     await store.close();
   }
+}
+
+/** The run's checkpoint hooks (the agent's whole run is turn 1), unless `--no-checkpoint` or config `checkpoints: false`. */
+async function nativeRunCheckpoints(flag: boolean | undefined, cwd: string, sessionId: string, emit: (draft: EventDraft) => void): Promise<WorkspaceCheckpoints | undefined> {
+  const [{ checkpointSettingsOf }, { loadConfig }] = await Promise.all([import('../lib/checkpoints/settings.js'), import('../lib/config.js')]);
+  const settings = checkpointSettingsOf({ ...(flag !== undefined ? { flag } : {}), config: loadConfig({ cwd }).config.checkpoints });
+  if (!settings) return undefined;
+  const { createTurnCheckpoints } = await import('../lib/checkpoints/turn.js');
+  return createTurnCheckpoints({ settings, cwd, sessionId, turn: 1, emit });
 }

@@ -18,6 +18,7 @@ export function registerAcp(program: Command): void {
     .option('--cassette <dir>', 'replay recorded provider responses over loopback')
     .option('--store <dir>', 'session store directory (LMDB)')
     .option('--allow-local-config', 'trust .minicode/config.json in the working directory')
+    .option('--no-checkpoint', 'take no workspace checkpoint of the prompt turns (they cannot be undone with minicode undo)')
     .action(async (flags: AcpFlags) => {
       // Nothing but ACP may reach stdout: a stray console.log from a dependency would corrupt it.
       console.log = console.error;
@@ -43,6 +44,7 @@ function portOptions(flags: AcpFlags): AgentPortOptions {
   if (flags.cassette !== undefined) options.cassette = flags.cassette;
   if (flags.store !== undefined) options.store = flags.store;
   if (flags.allowLocalConfig) options.allowLocalConfig = true;
+  if (flags.checkpoint === false) options.checkpoint = false;
   return options;
 }
 

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { addRunFlags, type ExecFlags } from './exec.js';
+import { addCheckpointFlag, addRunFlags, type ExecFlags } from './exec.js';
 
 /** Flags of `minicode batch`. */
 export interface BatchFlags extends ExecFlags {
@@ -52,7 +52,7 @@ export function registerBatch(program: Command): void {
     .option('--queue <url>', 'distribute through BullMQ on Redis (redis://HOST:PORT)')
     .option('--queue-name <name>', 'BullMQ queue name shared by producer and workers', 'minicode-batch')
     .option('--worker', 'with --queue: run jobs from the queue until interrupted');
-  addRunFlags(command).action(async (file: string | undefined, flags: BatchFlags) => {
+  addCheckpointFlag(addRunFlags(command)).action(async (file: string | undefined, flags: BatchFlags) => {
     const { batchAction } = await import('../batch-action.js');
     process.exitCode = await batchAction(file, flags);
   });

@@ -25,7 +25,7 @@ export function addRunFlags(command: Command): Command {
     .option('--cwd <dir>', 'project directory (default: the current directory)');
 }
 
-/** `--no-checkpoint`, for the commands that take workspace checkpoints (exec, chat). */
+/** `--no-checkpoint`, for the commands that take workspace checkpoints (exec, chat, run, batch). */
 export function addCheckpointFlag(command: Command): Command {
   return command.option('--no-checkpoint', "take no workspace checkpoint (the run's changes cannot be undone with minicode undo)");
 }

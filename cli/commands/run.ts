@@ -1,5 +1,6 @@
 import { Option, type Command } from 'commander';
 import { NATIVE_AGENTS } from '../../lib/decode/formats.js';
+import { addCheckpointFlag } from './exec.js';
 
 interface RunFlags {
   agent: string;
@@ -9,6 +10,7 @@ interface RunFlags {
   cwd?: string;
   model?: string;
   verbose?: boolean;
+  checkpoint?: boolean;
 }
 
 /**
@@ -17,9 +19,10 @@ interface RunFlags {
  * reduce, render, store). Exit 0 when the agent's run completed, 1 otherwise or on a setup
  * failure (agent not installed: one `ok:false` summary under --json), 130 when interrupted.
  * `--fallback B,C` hands the work to B (then C) when the active agent's usage quota runs out.
+ * The workspace is checkpointed before the agent starts, so `minicode undo` takes its run back.
  */
 export function registerRun(program: Command): void {
-  program
+  const command = program
     .command('run')
     .description('supervise an installed native agent CLI through the minicode pipeline')
     .argument('<prompt>', 'what the agent should do')
@@ -29,9 +32,9 @@ export function registerRun(program: Command): void {
     .option('--model <name>', 'passed to the agent as --model')
     .option('--verbose', 'show verbose facts')
     .option('--store <dir>', 'session store directory (default: $MINICODE_HOME, else ~/.local/share/minicode)')
-    .option('--cwd <dir>', 'project directory (default: the current directory)')
-    .action(async (prompt: string, flags: RunFlags) => {
-      const { runNativeAction } = await import('../run-native-action.js');
-      process.exitCode = await runNativeAction(prompt, flags);
-    });
+    .option('--cwd <dir>', 'project directory (default: the current directory)');
+  addCheckpointFlag(command).action(async (prompt: string, flags: RunFlags) => {
+    const { runNativeAction } = await import('../run-native-action.js');
+    process.exitCode = await runNativeAction(prompt, flags);
+  });
 }

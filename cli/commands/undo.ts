@@ -14,11 +14,12 @@ interface CheckpointsFlags {
   session?: string;
   json?: boolean;
   cwd?: string;
+  prune?: boolean;
 }
 
 /**
  * `minicode undo` and `minicode checkpoints`: take back the files the last turn changed in this
- * workspace / list its checkpoints. Exit 0 on success, 1 when there is nothing to undo or the
+ * workspace / list its checkpoints (`--prune`: drop the old ones). Exit 0 on success, 1 when there is nothing to undo or the
  * checkpoint is unknown (a coded error on stderr, or one `ok:false` JSON line under --json).
  */
 export function registerUndo(program: Command): void {
@@ -39,9 +40,10 @@ export function registerUndo(program: Command): void {
     .description('list the checkpoints of this workspace, newest first, with the files each turn changed')
     .option('--session <id>', "only this session's checkpoints")
     .option('--json', 'print one JSON object with every checkpoint')
+    .option('--prune', 'drop checkpoints older than checkpoints.maxAgeDays (30) or beyond the newest checkpoints.maxCheckpoints (500), then git gc the store')
     .option('--cwd <dir>', 'workspace (default: the current directory)')
     .action(async (flags: CheckpointsFlags) => {
       const { checkpointsAction } = await import('../checkpoints-action.js');
-      process.exitCode = await checkpointsAction('list', flags);
+      process.exitCode = await checkpointsAction(flags.prune ? 'prune' : 'list', flags);
     });
 }

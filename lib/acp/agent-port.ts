@@ -156,6 +156,8 @@ export interface AgentPortOptions {
   cassette?: string;
   store?: string;
   allowLocalConfig?: boolean;
+  /** False (`--no-checkpoint`): no workspace checkpoints of the prompt turns. */
+  checkpoint?: boolean;
   /** Environment to read provider variables from; default `process.env`. */
   env?: NodeJS.ProcessEnv;
 }

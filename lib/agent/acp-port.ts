@@ -4,7 +4,8 @@
  * every `session/prompt` is one turn of it through `runPrompt` (scrub -> envelope -> reduce ->
  * store), the conversation carried from turn to turn. The server's services plug into the loop:
  * `requestPermission` is the loop's `promptApproval`, the client's `fs/*` and `terminal/*` are
- * the tools' file system and terminal when offered.
+ * the tools' file system and terminal when offered. Prompt turns are checkpointed like exec's
+ * (ACP has no rewind method of its own; `minicode undo --session <id>` takes a turn back).
  */
 import type { AgentPort, AgentPortOptions, PromptInput, PromptOutcome, PromptStopReason, ToolKind } from '../acp/agent-port.js';
 import { prepareRun, startRunMcp, type RunSetup } from './run-setup.js';
@@ -60,6 +61,7 @@ export function createAgentPort(options: AgentPortOptions): AgentPort {
         ...(options.cassette === undefined ? {} : { cassette: options.cassette }),
         ...(options.store === undefined ? {} : { store: options.store }),
         ...(options.allowLocalConfig ? { allowLocalConfig: true } : {}),
+        ...(options.checkpoint === false ? { checkpoint: false } : {}),
       },
       env,
     ).catch((error: unknown) => {
@@ -162,6 +164,9 @@ export function createAgentPort(options: AgentPortOptions): AgentPort {
         ...(run.budget ? { budget: run.budget } : {}),
         ...(run.maxSteps !== undefined ? { maxSteps: run.maxSteps } : {}),
         ...(run.timeoutMs !== undefined ? { timeoutMs: run.timeoutMs } : {}),
+        // Each prompt turn is checkpointed in the client's cwd under the ACP session id, so
+        // `minicode undo --session <id>` takes a turn back.
+        ...(run.checkpoints ? { checkpoints: run.checkpoints } : {}),
       });
       session.started = true;
       session.nextSeq = result.nextSeq;

@@ -11,7 +11,9 @@ import type { AgentProvider } from '../agent/loop.js';
 import type { Budget } from '../control/budget.js';
 import type { RetryPolicy } from '../control/retry.js';
 import { terminationCode } from '../control/termination.js';
-import type { OutputEvent } from '../events/index.js';
+import type { CheckpointSettings } from '../checkpoints/settings.js';
+import type { WorkspaceCheckpoints } from '../checkpoints/turn.js';
+import type { EventDraft, OutputEvent } from '../events/index.js';
 import { MinicodeError } from '../errors.js';
 import type { ApprovalModeName, ApprovalPolicy } from '../policy/index.js';
 import type { ToolSource } from '../tools/types.js';
@@ -36,6 +38,8 @@ export interface LineSetup {
   toolSource?: ToolSource;
   /** Retry policy (MINICODE_RETRY_BACKOFF_MS); default the contract's. */
   retryPolicy?: RetryPolicy;
+  /** Workspace checkpoints of the line's run (so `minicode undo --session` takes it back); absent: none. */
+  checkpoints?: CheckpointSettings;
 }
 
 /** Signals a run sends the scheduler while it runs. */
@@ -183,6 +187,7 @@ async function runTraced(options: RunLineOptions, spans: RunSpans | undefined): 
       ...(maxSteps !== undefined ? { maxSteps } : {}),
       ...(setup.timeoutMs !== undefined ? { timeoutMs: setup.timeoutMs } : {}),
       ...(setup.retryPolicy ? { retryPolicy: setup.retryPolicy } : {}),
+      ...(setup.checkpoints ? { checkpoints: setup.checkpoints } : {}),
     };
     const run = await runPrompt(runOptions);
     const r = run.result;
@@ -242,7 +247,9 @@ async function runNativeLine(options: RunLineOptions, cwd: string, watch: Return
     },
   });
   pipeline.emit({ type: 'session.started', payload: { origin: 'batch', cwd, agent: line.agent, promptDigest: promptDigestOf(line.prompt) }, fidelity: 'synthetic' });
+  const checkpoints = await nativeCheckpoints(options, cwd, sessionId, (d) => pipeline.emit(d));
   await runAgentWorkflow({
+    ...(checkpoints ? { checkpoints } : {}),
     agents,
     prompt: line.prompt,
     cwd,
@@ -281,4 +288,12 @@ async function runNativeLine(options: RunLineOptions, cwd: string, watch: Return
   if (outcome === 'completed') return base<ResultRecord>({ kind: 'result', outcome, ...common, finalText: watch.finalText() }, line, extra);
   const e = done.error ?? { category: 'AGENT_ERROR', code: 'MINICODE_E_AGENT', message: `${line.agent} ended ${outcome}` };
   return base<ErrorRecord>({ kind: 'error', outcome, ...common, error: { category: e.category, code: e.code, message: e.message } }, line, extra);
+}
+
+/** A native line's checkpoint hooks, when the batch's setup has checkpoints on (a failed setup: none). */
+async function nativeCheckpoints(options: RunLineOptions, cwd: string, sessionId: string, emit: (draft: EventDraft) => void): Promise<WorkspaceCheckpoints | undefined> {
+  const settings = (await options.setup(options.line).catch(() => undefined))?.checkpoints;
+  if (!settings) return undefined;
+  const { createTurnCheckpoints } = await import('../checkpoints/turn.js');
+  return createTurnCheckpoints({ settings, cwd, sessionId, turn: 1, emit });
 }

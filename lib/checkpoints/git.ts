@@ -116,6 +116,26 @@ export function runGit(args: readonly string[], options: RunGitOptions = {}): Pr
   });
 }
 
+/**
+ * Start `git ARGS` detached from this process (pinned config and environment as {@link runGit},
+ * no output): work such as `gc` that nobody waits for and that may outlive the command.
+ */
+export function spawnGitDetached(args: readonly string[], place: GitPlace): void {
+  try {
+    const child = spawn('git', [...PINNED_CONFIG, ...args], {
+      cwd: place.cwd ?? place.workTree ?? place.gitDir ?? process.cwd(),
+      env: gitEnvironment(place),
+      stdio: 'ignore',
+      detached: true,
+      windowsHide: true,
+    });
+    child.on('error', () => {});
+    child.unref();
+  } catch {
+    // No git to start: nothing is pruned this time.
+  }
+}
+
 /** Split NUL-terminated git output into its records. */
 export function splitNul(text: string): string[] {
   const parts = text.split('\0');

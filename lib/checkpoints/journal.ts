@@ -26,8 +26,12 @@ export interface TurnRecord {
   at: number;
   /** The checkpoint: the workspace before the turn. */
   before: string;
+  /** The tree of `before`. */
+  beforeTree: string;
   /** The workspace after the turn's last workspace-changing call; absent after a crash. */
   after?: string;
+  /** The tree of `after`. */
+  afterTree?: string;
 }
 
 const PREFIX = 'refs/minicode/turns/';
@@ -80,40 +84,52 @@ export async function setRecordRef(gitDir: string, key: string, which: 'before' 
 
 /** Every record of the store, oldest first. */
 export async function listRecords(gitDir: string): Promise<TurnRecord[]> {
-  const { stdout } = await runGit(['for-each-ref', '--format=%(refname)%00%(objectname)%00%(subject)%00', PREFIX], { gitDir, cwd: gitDir });
+  const { stdout } = await runGit(['for-each-ref', '--format=%(refname)%00%(objectname)%00%(tree)%00%(subject)%00', PREFIX], { gitDir, cwd: gitDir });
   const parts = splitNul(stdout.replace(/\n/g, ''));
   const byKey = new Map<string, TurnRecord>();
-  for (let i = 0; i + 2 < parts.length; i += 3) {
+  const afters = new Map<string, { after: string; afterTree: string }>();
+  for (let i = 0; i + 3 < parts.length; i += 4) {
     const ref = parts[i]!;
     const commit = parts[i + 1]!;
+    const tree = parts[i + 2]!;
     const rest = ref.slice(PREFIX.length);
     const slash = rest.lastIndexOf('/');
     const key = rest.slice(0, slash);
     const which = rest.slice(slash + 1);
     if (which === 'before') {
-      const meta = parseSubject(parts[i + 2]!);
-      if (!meta) continue;
-      const existing = byKey.get(key);
-      byKey.set(key, { key, ...meta, before: commit, ...(existing?.after ? { after: existing.after } : {}) });
-    } else if (which === 'after') {
-      const existing = byKey.get(key);
-      if (existing) existing.after = commit;
-      else byKey.set(key, { key, sessionId: '', turn: '', kind: 'turn', at: 0, before: '', after: commit });
-    }
+      const meta = parseSubject(parts[i + 3]!);
+      if (meta) byKey.set(key, { key, ...meta, before: commit, beforeTree: tree });
+    } else if (which === 'after') afters.set(key, { after: commit, afterTree: tree });
   }
-  return [...byKey.values()].filter((r) => r.before !== '').sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  for (const [key, after] of afters) {
+    const record = byKey.get(key);
+    if (record) Object.assign(record, after);
+  }
+  return [...byKey.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+}
+
+/** A changed path with what the `to` side holds (mode `000000` when it has no such path). */
+export interface RawChange extends FileChange {
+  mode: string;
+  object: string;
+}
+
+/** What changed from commit `from` to commit `to`, with the `to` side's modes and objects (no rename detection). */
+export async function diffRaw(gitDir: string, from: string, to: string): Promise<RawChange[]> {
+  if (from === to) return [];
+  const { stdout } = await runGit(['diff-tree', '-r', '-z', '--no-renames', '--raw', '--no-abbrev', from, to], { gitDir, cwd: gitDir });
+  const parts = splitNul(stdout);
+  const changes: RawChange[] = [];
+  for (let i = 0; i + 1 < parts.length; i += 2) {
+    // ":<old mode> <new mode> <old id> <new id> <status>", then the path.
+    const [, mode, , object, status] = parts[i]!.slice(1).split(' ');
+    const file = parts[i + 1]!;
+    changes.push({ path: file, kind: status === 'A' ? 'create' : status === 'D' ? 'delete' : 'modify', mode: mode ?? '000000', object: object ?? '' });
+  }
+  return changes;
 }
 
 /** What changed from commit `from` to commit `to`, as file changes (no rename detection). */
 export async function diffCommits(gitDir: string, from: string, to: string): Promise<FileChange[]> {
-  if (from === to) return [];
-  const { stdout } = await runGit(['diff-tree', '-r', '-z', '--no-renames', '--name-status', from, to], { gitDir, cwd: gitDir });
-  const parts = splitNul(stdout);
-  const changes: FileChange[] = [];
-  for (let i = 0; i + 1 < parts.length; i += 2) {
-    const status = parts[i]!;
-    const file = parts[i + 1]!;
-    changes.push({ path: file, kind: status === 'A' ? 'create' : status === 'D' ? 'delete' : 'modify' });
-  }
-  return changes;
+  return (await diffRaw(gitDir, from, to)).map((c) => ({ path: c.path, kind: c.kind }));
 }

@@ -40,6 +40,8 @@ export const CheckpointConfigSchema = z.union([
     maxUntrackedDirFiles: z.number().int().positive().optional(),
     maxFiles: z.number().int().positive().optional(),
     skipDirs: z.array(z.string().min(1)).optional(),
+    maxAgeDays: z.number().positive().optional(),
+    maxCheckpoints: z.number().int().positive().optional(),
   }),
 ]);
 
@@ -63,11 +65,24 @@ export const DEFAULT_CHECKPOINT_LIMITS: Readonly<CheckpointLimits> = Object.free
   skipDirs: DEFAULT_SKIP_DIRS,
 });
 
+/** How long checkpoints are kept, per workspace. */
+export interface CheckpointRetention {
+  /** Checkpoints older than this many days are dropped. Default 30. */
+  maxAgeDays: number;
+  /** Only the newest this many checkpoints (undo records included) are kept. Default 500. */
+  maxCheckpoints: number;
+}
+
+/** The defaults of {@link CheckpointRetention}. */
+export const DEFAULT_CHECKPOINT_RETENTION: Readonly<CheckpointRetention> = Object.freeze({ maxAgeDays: 30, maxCheckpoints: 500 });
+
 /** Everything a run needs to take checkpoints. */
 export interface CheckpointSettings {
   /** Root of every workspace's store: `$MINICODE_HOME/checkpoints`. */
   home: string;
   limits: CheckpointLimits;
+  /** Default {@link DEFAULT_CHECKPOINT_RETENTION}. */
+  retention?: CheckpointRetention;
 }
 
 /** `$MINICODE_HOME/checkpoints`, else `$XDG_DATA_HOME/minicode/checkpoints`, else `~/.local/share/minicode/checkpoints`. */
@@ -90,5 +105,10 @@ export function checkpointSettingsOf(options: { flag?: boolean; config?: unknown
     if (value.maxFiles !== undefined) limits.maxFiles = value.maxFiles;
     if (value.skipDirs !== undefined) limits.skipDirs = value.skipDirs;
   }
-  return { home: resolveCheckpointsHome(options.env), limits };
+  const retention: CheckpointRetention = { ...DEFAULT_CHECKPOINT_RETENTION };
+  if (typeof value === 'object') {
+    if (value.maxAgeDays !== undefined) retention.maxAgeDays = value.maxAgeDays;
+    if (value.maxCheckpoints !== undefined) retention.maxCheckpoints = value.maxCheckpoints;
+  }
+  return { home: resolveCheckpointsHome(options.env), limits, retention };
 }

@@ -15,6 +15,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { PayloadOf } from '../events/payloads.js';
 import { runGit, splitNul } from './git.js';
+import { isPlainIndex, writeCommit, type CommitFields } from './objects.js';
 import type { WorkspaceStore } from './store.js';
 
 /** Why a path was left out of a checkpoint (the event model's list). */
@@ -51,13 +52,15 @@ export interface SnapshotOptions {
   parent?: string;
   /** Look for build and dependency folders to report as skipped (an extra walk); default true. */
   reportSkippedDirs?: boolean;
+  /** Commit time, ms since the epoch; default now. */
+  at?: number;
 }
 
 /** `add --ignore-errors` exits 1 when some file could not be read; the others are added. */
 const ADD_OK = [0, 1] as const;
 
 /** The store's persistent index: seed of every temporary one, replaced after each snapshot. */
-function sharedIndexOf(store: WorkspaceStore): string {
+export function sharedIndexOf(store: WorkspaceStore): string {
   return path.join(store.gitDir, 'minicode-index');
 }
 
@@ -67,7 +70,7 @@ function sharedIndexOf(store: WorkspaceStore): string {
  * "racy git" rule), so a copy stamped with the current time would make a file changed within
  * the same second as the last snapshot look unchanged. False when there is no shared index yet.
  */
-function seedIndex(shared: string, indexFile: string): boolean {
+export function seedIndex(shared: string, indexFile: string): boolean {
   let st: fs.Stats;
   try {
     st = fs.statSync(shared);
@@ -77,24 +80,6 @@ function seedIndex(shared: string, indexFile: string): boolean {
   fs.copyFileSync(shared, indexFile);
   fs.utimesSync(indexFile, st.atime, st.mtime);
   return true;
-}
-
-/**
- * Re-read `paths` into the shared index after minicode itself rewrote them (a restore): their
- * cached stat data described the old contents, and a rewrite within the same second, of the
- * same size and on a reused inode would otherwise pass for unchanged at the next snapshot.
- */
-export async function refreshSharedIndex(store: WorkspaceStore, paths: readonly string[]): Promise<void> {
-  const shared = sharedIndexOf(store);
-  if (paths.length === 0) return;
-  const indexFile = `${shared}.${process.pid}.${randomBytes(4).toString('hex')}`;
-  try {
-    if (!seedIndex(shared, indexFile)) return;
-    await runGit(['update-index', '-z', '--add', '--remove', '--stdin'], { gitDir: store.gitDir, workTree: store.workTree, indexFile, input: paths.join('\0') + '\0' });
-    fs.renameSync(indexFile, shared);
-  } finally {
-    fs.rmSync(indexFile, { force: true });
-  }
 }
 
 /** Folders among the user-untracked entries that hold more new files than the limit. */
@@ -137,15 +122,96 @@ async function skippedBuildDirs(store: WorkspaceStore, place: { gitDir: string; 
   return splitNul(stdout).map((d) => d.replace(/\/$/, ''));
 }
 
+/** Where the tree of the shared index is noted, with the index's size and mtime to tell it is still that index's. */
+function treeNoteOf(store: WorkspaceStore): string {
+  return path.join(store.gitDir, 'minicode-index.tree');
+}
+
+/** The tree the shared index holds, when noted for the index now in place. */
+function notedTree(store: WorkspaceStore): string | undefined {
+  try {
+    const [tree, size, mtime] = fs.readFileSync(treeNoteOf(store), 'utf8').trim().split(' ');
+    const st = fs.statSync(sharedIndexOf(store));
+    return tree && String(st.size) === size && String(st.mtimeMs) === mtime ? tree : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Make `indexFile` the shared index, noting its tree (a later snapshot with nothing changed skips write-tree). */
+export function replaceSharedIndex(store: WorkspaceStore, indexFile: string, tree: string | undefined): void {
+  // The note names the index by its own size and mtime (a rename keeps both), taken before the
+  // rename: a note written late by a concurrent snapshot then fails to match the index in place.
+  const st = fs.statSync(indexFile);
+  fs.rmSync(treeNoteOf(store), { force: true });
+  fs.renameSync(indexFile, sharedIndexOf(store));
+  if (tree) fs.writeFileSync(treeNoteOf(store), `${tree} ${st.size} ${st.mtimeMs}\n`);
+}
+
+/** Work on a store's index one at a time within this process (batch lines and parallel tool calls share it). */
+const STORE_QUEUES = new Map<string, Promise<unknown>>();
+
+/** Run `work` after every earlier {@link serialInStore} call of the same store has settled. */
+export function serialInStore<T>(store: WorkspaceStore, work: () => Promise<T>): Promise<T> {
+  const before = STORE_QUEUES.get(store.gitDir) ?? Promise.resolve();
+  const next = before.then(work, work);
+  const tail = next.catch(() => undefined);
+  STORE_QUEUES.set(store.gitDir, tail);
+  void tail.then(() => {
+    if (STORE_QUEUES.get(store.gitDir) === tail) STORE_QUEUES.delete(store.gitDir);
+  });
+  return next;
+}
+
+/**
+ * Seed the store's first index from the user's own (when the workspace is the top level of a
+ * repository whose index is a plain version-2 file): its entries already hold the hashes and
+ * stat data of every tracked file, so only what differs from it is read and hashed. Read through
+ * one descriptor, so content and mtime come from the same file even if git replaces it meanwhile.
+ */
+function seedFromUserIndex(store: WorkspaceStore, indexFile: string): boolean {
+  if (!store.userIndex) return false;
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(store.userIndex, 'r');
+    const st = fs.fstatSync(fd);
+    const data = fs.readFileSync(fd);
+    if (!isPlainIndex(data)) return false;
+    fs.writeFileSync(indexFile, data);
+    fs.utimesSync(indexFile, st.atime, st.mtime);
+    return true;
+  } catch {
+    return false;
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+}
+
+/** The commit of a snapshot: written directly as a loose object, or by git when the store is not SHA-1. */
+async function commitOf(store: WorkspaceStore, fields: CommitFields): Promise<string> {
+  try {
+    return writeCommit(store.gitDir, fields);
+  } catch {
+    const args = ['commit-tree', fields.tree, ...(fields.parent ? ['-p', fields.parent] : []), '-F', '-'];
+    return (await runGit(args, { gitDir: store.gitDir, cwd: store.gitDir, input: fields.message + '\n' })).stdout.trim();
+  }
+}
+
 /** Take a snapshot of the store's work tree as a commit in the store. */
-export async function takeSnapshot(store: WorkspaceStore, options: SnapshotOptions): Promise<Snapshot> {
+export function takeSnapshot(store: WorkspaceStore, options: SnapshotOptions): Promise<Snapshot> {
+  return serialInStore(store, () => snapshotNow(store, options));
+}
+
+async function snapshotNow(store: WorkspaceStore, options: SnapshotOptions): Promise<Snapshot> {
   const shared = sharedIndexOf(store);
   const indexFile = `${shared}.${process.pid}.${randomBytes(4).toString('hex')}`;
   const place = { gitDir: store.gitDir, workTree: store.workTree, indexFile };
   try {
-    // Without a shared index (the first snapshot) git starts from an empty one.
-    seedIndex(shared, indexFile);
-    // One walk of the work tree: files changed or deleted since the store's index, and new ones.
+    // Without a shared index (the first snapshot) start from the user's index, else from an empty one.
+    const fromShared = seedIndex(shared, indexFile);
+    if (!fromShared) seedFromUserIndex(store, indexFile);
+    const known = fromShared ? notedTree(store) : undefined;
+    // One walk of the work tree: files changed or deleted since the seed index, and new ones.
     const listing = await runGit(['ls-files', '-z', '-t', '--modified', '--deleted', '--others', '--exclude-standard'], place);
     const newFiles: string[] = [];
     const touched = new Set<string>();
@@ -172,23 +238,29 @@ export async function takeSnapshot(store: WorkspaceStore, options: SnapshotOptio
       if (tooLarge) skipped.push({ path: file, reason: 'file-too-large' });
       else touched.add(file);
     }
-    if (options.reportSkippedDirs !== false && newFiles.length > 0) for (const d of await skippedBuildDirs(store, place)) skipped.push({ path: d, reason: 'build-or-dependency-dir' });
-    if (touched.size > 0) {
-      try {
-        await runGit(['update-index', '-z', '--add', '--remove', '--stdin'], { ...place, input: [...touched].join('\0') + '\0' });
-      } catch {
-        // A file that cannot be read (permissions) fails update-index as a whole; add -A skips
-        // such files and adds the rest, with the skipped paths excluded.
-        const specs = ['.', ...skipped.map((p) => `:(exclude,literal)${p.path}`)];
-        await runGit(['add', '-A', '--ignore-errors', '--pathspec-from-file=-', '--pathspec-file-nul'], { ...place, input: specs.join('\0') + '\0', okCodes: ADD_OK });
-      }
-    }
-    const tree = (await runGit(['write-tree'], place)).stdout.trim();
-    const args = ['commit-tree', tree, ...(options.parent ? ['-p', options.parent] : []), '-F', '-'];
-    const commit = (await runGit(args, { ...place, input: options.message + '\n' })).stdout.trim();
-    fs.renameSync(indexFile, shared);
+    // The build-folder walk only reports; it runs beside the hashing.
+    const buildDirs = options.reportSkippedDirs !== false && newFiles.length > 0 ? skippedBuildDirs(store, place) : Promise.resolve([]);
+    const hashed = touched.size > 0 ? hashInto(place, touched, skipped) : Promise.resolve();
+    const [dirs] = await Promise.all([buildDirs, hashed]);
+    for (const d of dirs) skipped.push({ path: d, reason: 'build-or-dependency-dir' });
+    const unchanged = touched.size === 0 && known !== undefined;
+    const tree = unchanged ? known : (await runGit(['write-tree'], place)).stdout.trim();
+    const commit = await commitOf(store, { tree, message: options.message, at: options.at ?? Date.now(), ...(options.parent ? { parent: options.parent } : {}) });
+    if (!unchanged) replaceSharedIndex(store, indexFile, tree);
     return { commit, tree, skipped };
   } finally {
     fs.rmSync(indexFile, { force: true });
+  }
+}
+
+/** Hash `touched` into the index (added, updated or removed). */
+async function hashInto(place: { gitDir: string; workTree: string; indexFile: string }, touched: ReadonlySet<string>, skipped: readonly SkippedPath[]): Promise<void> {
+  try {
+    await runGit(['update-index', '-z', '--add', '--remove', '--stdin'], { ...place, input: [...touched].join('\0') + '\0' });
+  } catch {
+    // A file that cannot be read (permissions) fails update-index as a whole; add -A skips
+    // such files and adds the rest, with the skipped paths excluded.
+    const specs = ['.', ...skipped.map((p) => `:(exclude,literal)${p.path}`)];
+    await runGit(['add', '-A', '--ignore-errors', '--pathspec-from-file=-', '--pathspec-file-nul'], { ...place, input: specs.join('\0') + '\0', okCodes: ADD_OK });
   }
 }

@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { runGit } from './git.js';
+import { stampPruned } from './prune.js';
 import type { CheckpointLimits } from './settings.js';
 
 /** An opened workspace store. */
@@ -20,6 +21,8 @@ export interface WorkspaceStore {
   workspaceId: string;
   /** The user's repository's common git directory, when the workspace is inside one. */
   userGitDir?: string;
+  /** The user's index file, when the workspace is the top level of the user's work tree (read, never written). */
+  userIndex?: string;
   limits: CheckpointLimits;
 }
 
@@ -28,12 +31,21 @@ export function workspaceIdOf(realPath: string): string {
   return createHash('sha256').update(realPath).digest('hex').slice(0, 16);
 }
 
-/** The user's repository's common git dir for `workTree`, or undefined (no repo, or git refuses it). */
-async function userGitDirOf(workTree: string): Promise<string | undefined> {
+/** Where the user's repository keeps its objects and, when `workTree` is its top level, its index. */
+interface UserRepository {
+  commonDir: string;
+  index?: string;
+}
+
+/** The user's repository around `workTree`, or undefined (no repo, or git refuses it). */
+async function userRepositoryOf(workTree: string): Promise<UserRepository | undefined> {
   try {
-    const { stdout } = await runGit(['rev-parse', '--path-format=absolute', '--git-common-dir'], { cwd: workTree });
-    const dir = stdout.trim();
-    return dir && fs.existsSync(path.join(dir, 'objects')) ? dir : undefined;
+    const { stdout } = await runGit(['rev-parse', '--path-format=absolute', '--git-common-dir', '--git-dir', '--show-toplevel'], { cwd: workTree });
+    const [commonDir, gitDir, topLevel] = stdout.split('\n');
+    if (!commonDir || !gitDir || !fs.existsSync(path.join(commonDir, 'objects'))) return undefined;
+    // The index's paths are relative to the top level: it can seed the store only there.
+    const atTop = topLevel !== undefined && topLevel !== '' && fs.realpathSync(topLevel) === workTree;
+    return { commonDir, ...(atTop ? { index: path.join(gitDir, 'index') } : {}) };
   } catch {
     return undefined;
   }
@@ -97,13 +109,17 @@ async function setUpStore(home: string, cwd: string, limits: CheckpointLimits): 
   const workTree = fs.realpathSync(cwd);
   const workspaceId = workspaceIdOf(workTree);
   const gitDir = path.join(home, workspaceId);
-  if (!fs.existsSync(path.join(gitDir, 'HEAD'))) {
+  const created = async (): Promise<void> => {
+    if (fs.existsSync(path.join(gitDir, 'HEAD'))) return;
     // The home first, so that its real path is known when the exclude file is written.
     fs.mkdirSync(gitDir, { recursive: true });
     await runGit(['init', '--quiet', '--bare', gitDir], { cwd: home });
     fs.writeFileSync(path.join(gitDir, 'workspace.json'), JSON.stringify({ path: workTree }) + '\n');
-  }
-  const userGitDir = await userGitDirOf(workTree);
+    // A new store has nothing to prune: the first automatic prune is a day away.
+    stampPruned(gitDir);
+  };
+  const [, user] = await Promise.all([created(), userRepositoryOf(workTree)]);
+  const userGitDir = user?.commonDir;
   writeIfChanged(path.join(gitDir, 'objects', 'info', 'alternates'), userGitDir ? path.join(userGitDir, 'objects') + '\n' : '');
   // The private exclude file: well-known build and dependency folders, plus the user's own
   // `info/exclude` (the work tree's .gitignore files apply by themselves).
@@ -116,7 +132,7 @@ async function setUpStore(home: string, cwd: string, limits: CheckpointLimits): 
     }
   }
   writeIfChanged(path.join(gitDir, 'info', 'exclude'), [...limits.skipDirs.map((d) => `${d}/`), ...ownDataInside(home, workTree), userExclude].join('\n') + '\n');
-  return { workTree, gitDir, workspaceId, limits, ...(userGitDir ? { userGitDir } : {}) };
+  return { workTree, gitDir, workspaceId, limits, ...(userGitDir ? { userGitDir } : {}), ...(user?.index ? { userIndex: user.index } : {}) };
 }
 
 /** The store of `cwd` if one exists (no creation), for `undo` and `checkpoints`. */

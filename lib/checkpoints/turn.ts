@@ -9,7 +9,8 @@ import { draft } from '../events/draft.js';
 import type { EventDraft } from '../events/index.js';
 import type { FileChange } from '../tools/types.js';
 import { newRecordKey, recordRef, recordSubject, setRecordRef, diffCommits } from './journal.js';
-import type { CheckpointSettings } from './settings.js';
+import { pruneIfDue } from './prune.js';
+import { DEFAULT_CHECKPOINT_RETENTION, type CheckpointSettings } from './settings.js';
 import { takeSnapshot, type SkippedPath } from './snapshot.js';
 import { openWorkspaceStore, type WorkspaceStore } from './store.js';
 
@@ -42,6 +43,7 @@ export function createTurnCheckpoints(options: TurnCheckpointOptions): Workspace
   let key = '';
   let before = '';
   let last = '';
+  let lastTree = '';
   let failed = false;
   let started: Promise<void> | undefined;
   // Snapshots of one turn run one at a time (parallel tool calls share the store's index).
@@ -73,11 +75,14 @@ export function createTurnCheckpoints(options: TurnCheckpointOptions): Workspace
       store = await openWorkspaceStore(options.settings.home, options.cwd, options.settings.limits);
       const at = clock();
       key = newRecordKey(at);
-      const snap = await takeSnapshot(store, { message: subject() });
+      const snap = await takeSnapshot(store, { message: subject(), at });
       before = snap.commit;
       last = snap.commit;
+      lastTree = snap.tree;
       await setRecordRef(store.gitDir, key, 'before', before);
       options.emit(draft('checkpoint.created', { checkpointId: before, ref: recordRef(key, 'before'), ...skippedFields(snap.skipped) }));
+      // Once a day per workspace, old checkpoints go (gc detached; the turn does not wait).
+      void pruneIfDue(store.gitDir, options.settings.retention ?? DEFAULT_CHECKPOINT_RETENTION);
     } catch (error) {
       fail(error);
     }
@@ -93,8 +98,10 @@ export function createTurnCheckpoints(options: TurnCheckpointOptions): Workspace
         if (failed || !store || !before) return undefined;
         try {
           const snap = await takeSnapshot(store, { message: subject(), parent: before, reportSkippedDirs: false });
-          const changes = await diffCommits(store.gitDir, last, snap.commit);
+          // Same tree, same files: no diff to run.
+          const changes = snap.tree === lastTree ? [] : await diffCommits(store.gitDir, last, snap.commit);
           last = snap.commit;
+          lastTree = snap.tree;
           await setRecordRef(store.gitDir, key, 'after', snap.commit);
           return changes;
         } catch (error) {

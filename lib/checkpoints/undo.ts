@@ -9,8 +9,9 @@ import type { FileChange } from '../tools/types.js';
 import { runGit } from './git.js';
 import { diffCommits, listRecords, newRecordKey, recordSubject, setRecordRef, type TurnRecord } from './journal.js';
 import { applyRestore, restoreChanges } from './restore.js';
-import type { CheckpointSettings } from './settings.js';
-import { refreshSharedIndex, takeSnapshot } from './snapshot.js';
+import { pruneStore, stampPruned, type PruneReport } from './prune.js';
+import { DEFAULT_CHECKPOINT_RETENTION, type CheckpointSettings } from './settings.js';
+import { takeSnapshot } from './snapshot.js';
 import { existingStoreDir, openWorkspaceStore, type WorkspaceStore } from './store.js';
 
 /** Options of {@link undoWorkspace}. */
@@ -82,61 +83,88 @@ async function resolveCheckpoint(store: WorkspaceStore, records: readonly TurnRe
 export async function undoWorkspace(options: UndoOptions): Promise<UndoReport> {
   const clock = options.clock ?? Date.now;
   const store = await storeOf(options.settings, options.cwd);
-  const records = await listRecords(store.gitDir);
-  if (records.length === 0) throw noCheckpoints(store.workTree);
+  // The journal is read while the current state is snapshotted; the snapshot is labelled with
+  // the session once the journal says which (the label is the commit message, written last).
+  const recordsRead = listRecords(store.gitDir);
+  const snapshotAt = clock();
+  const [records, current] = await Promise.all([
+    recordsRead,
+    recordsRead.then(
+      (rs) =>
+        takeSnapshot(store, {
+          message: recordSubject({ sessionId: options.sessionId ?? rs.at(-1)?.sessionId ?? '', turn: 'undo', kind: 'undo', at: snapshotAt }),
+          reportSkippedDirs: false,
+          at: snapshotAt,
+        }),
+      () => undefined,
+    ),
+  ]);
+  if (records.length === 0 || !current) throw noCheckpoints(store.workTree);
   const sessionId = options.sessionId ?? records.at(-1)!.sessionId;
-  const current = await takeSnapshot(store, { message: recordSubject({ sessionId, turn: 'undo', kind: 'undo', at: clock() }), reportSkippedDirs: false });
   let target: string | undefined;
+  let targetTree: string | undefined;
   let undone: TurnRecord | undefined;
   if (options.to !== undefined) {
     const resolved = await resolveCheckpoint(store, records, options.to);
     target = resolved.commit;
     undone = resolved.record;
+    targetTree = resolved.record?.beforeTree;
   } else {
     const ofSession = records.filter((r) => r.sessionId === sessionId);
     if (ofSession.length === 0)
       throw new MinicodeError('MINICODE_E_CHECKPOINT_NOT_FOUND', `no checkpoints of session ${sessionId} in this workspace`, { action: 'list them with minicode checkpoints' });
-    for (const record of ofSession.reverse()) {
-      if ((await diffCommits(store.gitDir, record.before, record.after ?? current.commit)).length > 0) {
-        target = record.before;
-        undone = record;
-        break;
-      }
-    }
-    if (!target) throw new MinicodeError('MINICODE_E_NOTHING_TO_UNDO', `no turn of session ${sessionId} changed files here`, { action: 'list checkpoints with minicode checkpoints' });
+    // The newest turn whose checkpoint differs from the state after it (trees are content ids).
+    undone = ofSession.reverse().find((r) => r.beforeTree !== (r.afterTree ?? current.tree));
+    if (!undone) throw new MinicodeError('MINICODE_E_NOTHING_TO_UNDO', `no turn of session ${sessionId} changed files here`, { action: 'list checkpoints with minicode checkpoints' });
+    target = undone.before;
+    targetTree = undone.beforeTree;
   }
   const changes = await restoreChanges(store, current.commit, target);
-  const base = { restored: target, sessionId, ...(undone ? { turn: undone.kind === 'undo' ? undone.key : undone.turn } : {}), changes };
+  const base = { restored: target, sessionId, ...(undone ? { turn: undone.kind === 'undo' ? undone.key : undone.turn } : {}), changes: changes.map((c) => ({ path: c.path, kind: c.kind })) };
   if (options.dryRun) return { ...base, dryRun: true };
   const key = newRecordKey(clock());
   await setRecordRef(store.gitDir, key, 'before', current.commit);
-  await applyRestore(store, target, changes);
-  await refreshSharedIndex(
-    store,
-    changes.map((c) => c.path),
-  );
+  await applyRestore(store, changes, targetTree);
   // Every path either snapshot holds now matches the target, so the state after the undo is
   // the target's tree: no second snapshot needed.
   await setRecordRef(store.gitDir, key, 'after', target);
   return { ...base, undoCheckpoint: current.commit, dryRun: false };
 }
 
+/** How many checkpoint diffs a listing runs at once. */
+const LIST_DIFFS_AT_ONCE = 4;
+
 /** Every checkpoint of the workspace (of one session when asked), newest first, with the files each turn changed. */
 export async function listCheckpoints(options: { settings: CheckpointSettings; cwd: string; sessionId?: string }): Promise<CheckpointListing[]> {
   const found = existingStoreDir(options.settings.home, options.cwd);
   if (!found) return [];
   const records = (await listRecords(found.gitDir)).filter((r) => options.sessionId === undefined || r.sessionId === options.sessionId);
+  // A few diffs at a time: one git process each.
   const listings: CheckpointListing[] = [];
-  for (const r of records.reverse()) {
-    listings.push({
+  const newestFirst = records.reverse();
+  for (let i = 0; i < newestFirst.length; i += LIST_DIFFS_AT_ONCE) {
+    listings.push(...(await Promise.all(newestFirst.slice(i, i + LIST_DIFFS_AT_ONCE).map(listingOf))));
+  }
+  return listings;
+
+  async function listingOf(r: TurnRecord): Promise<CheckpointListing> {
+    return {
       checkpointId: r.before,
       sessionId: r.sessionId,
       turn: r.turn,
       kind: r.kind,
       createdAt: new Date(r.at).toISOString(),
-      changes: r.after ? await diffCommits(found.gitDir, r.before, r.after) : [],
+      changes: r.after && r.afterTree !== r.beforeTree ? await diffCommits(found!.gitDir, r.before, r.after) : [],
       finished: r.after !== undefined,
-    });
+    };
   }
-  return listings;
+}
+
+/** `minicode checkpoints --prune`: drop the checkpoints the retention settings expire, then gc the store (waited for). */
+export async function pruneCheckpoints(options: { settings: CheckpointSettings; cwd: string; now?: number }): Promise<PruneReport> {
+  const found = existingStoreDir(options.settings.home, options.cwd);
+  if (!found) return { dropped: 0, kept: 0, gc: 'none' };
+  const report = await pruneStore(found.gitDir, options.settings.retention ?? DEFAULT_CHECKPOINT_RETENTION, { gc: 'wait', ...(options.now !== undefined ? { now: options.now } : {}) });
+  stampPruned(found.gitDir);
+  return report;
 }

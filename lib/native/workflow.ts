@@ -1,3 +1,4 @@
+import type { WorkspaceCheckpoints } from '../checkpoints/turn.js';
 import type { EventDraft, Fidelity } from '../events/index.js';
 import { MinicodeError } from '../errors.js';
 import type { NativeAgent } from '../decode/formats.js';
@@ -33,6 +34,11 @@ export interface WorkflowOptions {
    * the environment, else {@link DEFAULT_QUOTA_GRACE_MS}.
    */
   quotaGraceMs?: number;
+  /**
+   * Workspace checkpoints: one before the first agent starts (so `minicode undo` takes the run
+   * back), and after each agent a `file.changed` of what the checkpoint diff saw it change.
+   */
+  checkpoints?: WorkspaceCheckpoints;
 }
 
 /** Silence allowed after a usage-quota signal before the agent is stopped. */
@@ -74,6 +80,8 @@ export async function runAgentWorkflow(options: WorkflowOptions): Promise<Workfl
   const ran: NativeAgent[] = [];
   let prompt = options.prompt;
   const quotaGraceMs = options.quotaGraceMs ?? quotaGraceOf(options.env ?? process.env);
+  // Native agents edit the workspace themselves: the checkpoint comes before any of them starts.
+  await options.checkpoints?.beforeChange();
   for (let index = 0; ; index++) {
     const agent = options.agents[index] as NativeAgent;
     ran.push(agent);
@@ -116,6 +124,8 @@ export async function runAgentWorkflow(options: WorkflowOptions): Promise<Workfl
       },
     });
     const exit = await child.done.finally(() => clearTimeout(silence));
+    const changes = await options.checkpoints?.afterChange();
+    if (changes && changes.length > 0) options.emit({ type: 'file.changed', payload: { changes }, fidelity: 'synthetic' });
     const next = options.agents[index + 1];
     if (exit.aborted || quota === undefined || terminal === 'task.completed' || terminal === 'task.cancelled') return { ran, exit };
     if (terminal === undefined) {

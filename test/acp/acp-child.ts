@@ -1,4 +1,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { Writable } from 'node:stream';
 import { ndJsonStream, type ClientConnection, type Stream } from '@agentclientprotocol/sdk';
 import { CLI, ROOT } from '../helpers/cli.js';
@@ -40,7 +43,8 @@ export interface SpawnAcpOptions {
 export function spawnAcp(args: string[] = [], options: SpawnAcpOptions = {}): AcpChild {
   const child = spawn(process.execPath, [CLI, 'acp', ...args], {
     cwd: options.cwd ?? ROOT,
-    env: { ...process.env, ...options.env, MINICODE_ACP_SCRIPTED: options.scripted === false ? '' : '1', NO_COLOR: '1' },
+    // A scratch MINICODE_HOME unless the test gives one: the real port checkpoints the workspace there.
+    env: { ...process.env, MINICODE_HOME: fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-acp-home-')), ...options.env, MINICODE_ACP_SCRIPTED: options.scripted === false ? '' : '1', NO_COLOR: '1' },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   const wire: WireLine[] = [];

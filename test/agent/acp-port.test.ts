@@ -26,7 +26,7 @@ describe('the real ACP agent port', () => {
   beforeAll(() => {
     dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-port-')));
     store = path.join(dir, 'store');
-    env = { PATH: process.env.PATH, HOME: dir, XDG_CONFIG_HOME: dir, ANTHROPIC_API_KEY: 'test-key-not-sent-anywhere' };
+    env = { PATH: process.env.PATH, HOME: dir, XDG_CONFIG_HOME: dir, MINICODE_HOME: dir, ANTHROPIC_API_KEY: 'test-key-not-sent-anywhere' };
   });
 
   afterAll(async () => {

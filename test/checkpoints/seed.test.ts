@@ -1,0 +1,51 @@
+/**
+ * The first checkpoint of a repository starts from a copy of the user's index: what it records
+ * must still be the work tree, file for file (an unstaged edit, a staged one, a file rewritten
+ * in the same second as the index), and a split index (which a copy cannot use) falls back to
+ * hashing everything. The user's repository stays as it was either way.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_CHECKPOINT_LIMITS, type CheckpointSettings } from '../../lib/checkpoints/settings.js';
+import { createTurnCheckpoints } from '../../lib/checkpoints/turn.js';
+import { git, gitWorkspace, repoFingerprint, tempDir } from './helpers.js';
+
+/** Take the first checkpoint of `dir`; the store's git dir and the checkpoint's commit. */
+async function firstCheckpoint(dir: string): Promise<{ gitDir: string; commit: string }> {
+  const home = path.join(tempDir('minicode-home-'), 'checkpoints');
+  const settings: CheckpointSettings = { home, limits: { ...DEFAULT_CHECKPOINT_LIMITS } };
+  let commit = '';
+  const hooks = createTurnCheckpoints({ settings, cwd: dir, sessionId: 's', turn: 1, emit: (d) => d.type === 'checkpoint.created' && (commit = (d.payload as { checkpointId: string }).checkpointId) });
+  await hooks.beforeChange();
+  return { gitDir: path.join(home, fs.readdirSync(home)[0]!), commit };
+}
+
+const shown = (gitDir: string, spec: string): string => git(gitDir, '--git-dir', gitDir, 'show', spec);
+
+describe('the first checkpoint of a repository, seeded from the user index', { timeout: 120_000 }, () => {
+  it('records the work tree, not the index: unstaged and same-second edits included', async () => {
+    const dir = gitWorkspace();
+    // Unstaged, same size as the committed content, written right after the index.
+    fs.writeFileSync(path.join(dir, 'notes.txt'), 'ONE\nTWO\n');
+    const before = repoFingerprint(dir);
+    const { gitDir, commit } = await firstCheckpoint(dir);
+    expect(shown(gitDir, `${commit}:notes.txt`)).toBe('ONE\nTWO\n');
+    // The staged change (the work tree holds the same).
+    expect(shown(gitDir, `${commit}:gone.txt`)).toBe('bye\nstaged line\n');
+    expect(shown(gitDir, `${commit}:untracked.txt`)).toBe('not in git\n');
+    expect(() => shown(gitDir, `${commit}:debug.log`)).toThrow();
+    expect(repoFingerprint(dir)).toEqual(before);
+  });
+
+  it('falls back to hashing every file when the user index is split', async () => {
+    const dir = gitWorkspace();
+    git(dir, 'update-index', '--split-index');
+    fs.writeFileSync(path.join(dir, 'notes.txt'), 'changed\n');
+    const before = repoFingerprint(dir);
+    const { gitDir, commit } = await firstCheckpoint(dir);
+    expect(shown(gitDir, `${commit}:notes.txt`)).toBe('changed\n');
+    expect(shown(gitDir, `${commit}:gone.txt`)).toBe('bye\nstaged line\n');
+    expect(repoFingerprint(dir)).toEqual(before);
+  });
+});
