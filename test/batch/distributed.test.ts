@@ -18,7 +18,8 @@ afterAll(async () => {
   }
 });
 
-describe.skipIf(!HAVE_REDIS)('minicode batch through BullMQ on Redis', () => {
+// Several CLI processes and Redis per test: a loaded machine needs longer than the default deadline.
+describe.skipIf(!HAVE_REDIS)('minicode batch through BullMQ on Redis', { timeout: 180_000 }, () => {
   it('two workers and a producer finish a batch with every id exactly once, even when one worker is SIGKILLed mid-run', async () => {
     const w = makeWorkdir(60);
     const queueFlags = ['--queue', REDIS_URL, '--queue-name', queueName];
@@ -99,14 +100,17 @@ describe.skipIf(!HAVE_REDIS)('minicode batch through BullMQ on Redis', () => {
     const queueFlags = ['--queue', REDIS_URL, '--queue-name', `${queueName}-lock`];
     const first = startCli(['batch', w.input, ...queueFlags, '--out', w.out], { cwd: w.dir, env: { MINICODE_PROVIDER: '' } });
     try {
-      await new Promise<void>((resolve) => {
-        const poll = setInterval(() => {
-          if (fs.existsSync(path.join(w.out, 'batch.lock'))) {
-            clearInterval(poll);
-            resolve();
-          }
-        }, 20);
-      });
+      // The lock appears, or the first producer ended before taking it (a failure to show, not to wait on).
+      let poll: NodeJS.Timeout | undefined;
+      const locked = await Promise.race([
+        new Promise<true>((resolve) => {
+          poll = setInterval(() => {
+            if (fs.existsSync(path.join(w.out, 'batch.lock'))) resolve(true);
+          }, 20);
+        }),
+        first.exited.then(() => false as const),
+      ]).finally(() => clearInterval(poll));
+      expect(locked, `the first producer exited before locking: ${first.output().stderr}`).toBe(true);
       const second = startCli(['batch', w.input, ...queueFlags, '--out', w.out, '--json'], { cwd: w.dir, env: { MINICODE_PROVIDER: '' } });
       expect((await second.exited).code, second.output().stderr).toBe(75);
       expect(JSON.parse(second.output().stdout.trim())).toMatchObject({ type: 'batch.summary', ok: false, error: { code: 'MINICODE_E_BATCH_LOCKED' } });
