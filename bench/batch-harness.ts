@@ -19,7 +19,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
 import type { ProviderFormat } from '../lib/agent/conversation.js';
 import { baseUrlForOrigin } from '../lib/agent/provider-select.js';
 import { runLocalBatch } from '../lib/batch/batch.js';
@@ -33,6 +32,7 @@ import { configurePool, defaultMaxThreads } from '../lib/control/pool.js';
 import { loadCassette } from '../lib/replay/cassette.js';
 import { openStore } from '../lib/store/index.js';
 import { measurement, ratio, runIfMain, type BenchOptions, type BenchReport } from './harness.js';
+import { startReplayThread } from './support/replay-on-thread.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = fs.existsSync(path.resolve(HERE, '../package.json')) ? path.resolve(HERE, '..') : path.resolve(HERE, '../..');
@@ -117,18 +117,14 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
   const cassetteDir = path.join(ROOT, 'cassettes/demo');
   const cassette = loadCassette(cassetteDir);
   const format = cassette.manifest.format as ProviderFormat;
-  const server = new Worker(new URL('./support/replay-thread.js', import.meta.url), { workerData: { dir: cassetteDir } });
-  const { origin } = await new Promise<{ origin: string }>((resolve, reject) => {
-    server.once('message', resolve);
-    server.once('error', reject);
-  });
+  const server = await startReplayThread(cassetteDir);
+  const { origin } = server;
   const setup: LineSetup = { provider: { format, model: cassette.manifest.model ?? 'replay', baseUrl: baseUrlForOrigin(format, origin), apiKey: 'replay' }, approval: 'auto' };
   const harness = await oneBatch(work, 'harness', n, setup, { isolate: 'worktree', verify: 'node test.js' });
   // Checked before the plain batch, which edits the repository in place (that is what isolation prevents).
   const clean = git('status', '--porcelain') === '';
   const plain = await oneBatch(work, 'plain', n, setup, undefined);
-  server.postMessage('close');
-  await new Promise((resolve) => server.once('exit', resolve));
+  await server.close();
   const strays =
     git('worktree', 'list', '--porcelain')
       .split('\n')

@@ -20,12 +20,12 @@ import { configurePool, defaultMaxThreads } from '../lib/control/pool.js';
 import { parseBatchInput } from '../lib/batch/input.js';
 import { createProgress } from '../lib/batch/progress.js';
 import type { LineSetup } from '../lib/batch/run-line.js';
-import { Worker } from 'node:worker_threads';
 import type { ProviderFormat } from '../lib/agent/conversation.js';
 import { baseUrlForOrigin } from '../lib/agent/provider-select.js';
 import { loadCassette } from '../lib/replay/cassette.js';
 import { openStore } from '../lib/store/index.js';
 import { measurement, type BenchOptions, type BenchReport, runIfMain } from './harness.js';
+import { startReplayThread } from './support/replay-on-thread.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = fs.existsSync(path.resolve(HERE, '../package.json')) ? path.resolve(HERE, '..') : path.resolve(HERE, '../..');
@@ -58,11 +58,8 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
   const cassetteDir = path.join(ROOT, 'cassettes/openai-chat-two-turn');
   const cassette = loadCassette(cassetteDir);
   const format = cassette.manifest.format as ProviderFormat;
-  const server = new Worker(new URL('./support/replay-thread.js', import.meta.url), { workerData: { dir: cassetteDir } });
-  const { origin } = await new Promise<{ origin: string }>((resolve, reject) => {
-    server.once('message', resolve);
-    server.once('error', reject);
-  });
+  const server = await startReplayThread(cassetteDir);
+  const { origin } = server;
   const store = openStore({ dir: path.join(work, 'store') });
   const setup: LineSetup = { provider: { format, model: cassette.manifest.model ?? 'replay', baseUrl: baseUrlForOrigin(format, origin), apiKey: 'replay' }, approval: 'auto' };
   const outDir = path.join(work, 'out');
@@ -105,8 +102,7 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
   const storeBytes = dirBytes(path.join(work, 'store'));
   const runnerLag = (await runners?.close()) ?? [];
   await store.close();
-  server.postMessage('close');
-  await new Promise((resolve) => server.once('exit', resolve));
+  await server.close();
 
   // Every id exactly once across results.jsonl + errors.jsonl.
   const ids = ['results.jsonl', 'errors.jsonl'].flatMap((f) =>
