@@ -20,36 +20,61 @@ if (!HAVE_TMUX) console.warn('skipping the wide-character tmux test: tmux is not
 const SOCKET = `minicode-wide-${process.pid}`;
 const tmux = (...args: string[]): string => execFileSync('tmux', ['-L', SOCKET, '-f', '/dev/null', ...args], { encoding: 'utf8' });
 
-/** Eight lines of wide text, each with a marker that must appear exactly once at the end. */
-const LINES = Array.from({ length: 8 }, (_, i) => `L${i}: 🚀✅⌛🫠 漢字かな 👨‍👩‍👧 한국어 🚀✅⌛🫠 end${i}`);
+/**
+ * Eight lines of wide text (about 100 columns: they wrap at 34, 40 and 80 columns, not at
+ * 120), each with a marker that must appear exactly once at the end.
+ */
+const WIDE = '🚀✅⌛🫠 漢字かな 👨‍👩‍👧 한국어';
+const LINES = Array.from({ length: 8 }, (_, i) => `L${i}: ${WIDE} ${WIDE} ${WIDE} 🚀✅⌛🫠 end${i}`);
+/** Terminal widths, each run once with and once without NO_COLOR. */
+const CASES: [number, boolean][] = [
+  [34, false],
+  [40, false],
+  [40, true],
+  [80, false],
+  [80, true],
+  [120, false],
+  [120, true],
+];
 
 let server: ReplayServer;
 beforeAll(async () => {
   if (!HAVE_TMUX) return;
   tmux('new-session', '-d', '-s', 'keeper', 'sleep 600');
   // Small chunks with a pause between them: the live region is redrawn after each.
-  server = await startReplayServer([streamOk(turnBody('openai-chat', { text: LINES.join('\n') }, 1), contentTypeOf('openai-chat'))], { chunkSize: 40, delayMs: 15 });
+  server = await startReplayServer(
+    CASES.map(() => streamOk(turnBody('openai-chat', { text: LINES.join('\n') }, 1), contentTypeOf('openai-chat'))),
+    { chunkSize: 40, delayMs: 15 },
+  );
 });
 afterAll(async () => {
   spawnSync('tmux', ['-L', SOCKET, 'kill-server']);
   await server?.close();
 });
 
-describe.skipIf(!HAVE_TMUX)('the TTY live region with wide characters (tmux)', () => {
-  it('leaves no stale row of the streamed text above the settled answer', async () => {
+describe.skipIf(!HAVE_TMUX)('the TTY live region with wide characters (tmux)', { timeout: 120_000 }, () => {
+  it.each(CASES)('leaves no stale row of the streamed text above the settled answer at %i columns (NO_COLOR %s)', async (columns, noColor) => {
     const project = scratchProject();
     const home = tempDir('minicode-home-');
     const log = path.join(tempDir('minicode-wide-'), 'screen.txt');
-    const vars = { MINICODE_HOME: home, TERM: 'xterm-256color', LANG: 'C.UTF-8', OPENAI_API_KEY: 'sk-test-not-a-real-key', OPENAI_BASE_URL: `${server.origin}/v1` };
+    const vars = {
+      MINICODE_HOME: home,
+      TERM: 'xterm-256color',
+      LANG: 'C.UTF-8',
+      OPENAI_API_KEY: 'sk-test-not-a-real-key',
+      OPENAI_BASE_URL: `${server.origin}/v1`,
+      ...(noColor ? { NO_COLOR: '1' } : {}),
+    };
     const env = Object.entries(vars)
       .map(([k, v]) => `${k}=${v}`)
       .join(' ');
     const command = `env -u NO_COLOR -u FORCE_COLOR ${env} ${process.execPath} ${CLI} exec 'Show me' --provider openai-chat --model gpt-4.1-mini --cwd ${project}; echo EXIT=$?; sleep 60`;
-    tmux('new-session', '-d', '-s', 'w', '-x', '34', '-y', '50', command);
+    const session = `w${columns}${noColor ? 'n' : 'c'}`;
+    tmux('new-session', '-d', '-s', session, '-x', String(columns), '-y', '50', command);
     try {
       let text = '';
-      for (const deadline = Date.now() + 30_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 100))) {
-        text = tmux('capture-pane', '-p', '-J', '-S', '-', '-t', 'w');
+      for (const deadline = Date.now() + 90_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 100))) {
+        text = tmux('capture-pane', '-p', '-J', '-S', '-', '-t', session);
         if (/EXIT=\d+/.test(text)) break;
       }
       fs.writeFileSync(log, text);
@@ -65,7 +90,7 @@ describe.skipIf(!HAVE_TMUX)('the TTY live region with wide characters (tmux)', (
       const answer = text.slice(text.indexOf('L0:'));
       expect(answer.replace(/\s+/g, '')).toContain(LINES.join('').replace(/[\u200d\s]/g, ''));
     } finally {
-      tmux('kill-session', '-t', 'w');
+      tmux('kill-session', '-t', session);
     }
   });
 });
