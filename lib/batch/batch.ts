@@ -322,7 +322,9 @@ export async function runLocalBatch(options: LocalBatchOptions): Promise<BatchSu
     scheduler.stop('interrupted');
     options.runners?.abort();
   };
-  options.signal?.addEventListener('abort', onAbort, { once: true });
+  // An interrupt during the set-up has already fired its event.
+  if (options.signal?.aborted) onAbort();
+  else options.signal?.addEventListener('abort', onAbort, { once: true });
   const { stoppedBy } = await scheduler.done;
   clearInterval(ticker);
   options.signal?.removeEventListener('abort', onAbort);

@@ -156,7 +156,11 @@ export async function runProducer(options: ProducerOptions): Promise<BatchSummar
       sweeping = true;
       sweep().finally(() => (sweeping = false));
     }, options.sweepMs ?? 1000);
-    const aborted = new Promise<void>((r) => options.signal?.addEventListener('abort', () => r(), { once: true }));
+    // An interrupt that came while the jobs were being queued has already fired its event.
+    const aborted = new Promise<void>((r) => {
+      if (options.signal?.aborted) r();
+      options.signal?.addEventListener('abort', () => r(), { once: true });
+    });
     await sweep();
     await Promise.race([allIn, aborted]);
     clearInterval(timer);
