@@ -58,7 +58,8 @@ export async function chatAction(flags: ChatFlags): Promise<number> {
       ...(setup.fetch ? { fetch: setup.fetch } : {}),
       ...(setup.checkpoints ? { checkpoints: setup.checkpoints } : {}),
       ...(resume !== undefined ? { resume } : {}),
-      ...(turnTracer ? { traceTurn: (prompt: string, turn: number) => turnTracer.turn(prompt, turn) } : {}),
+      // Called at each turn, once `session` exists: the turn's provider and model, after any `/model`.
+      ...(turnTracer ? { traceTurn: (prompt: string, turn: number) => turnTracer.turn(prompt, turn, session.provider) } : {}),
     });
     const onSignal = (): void => {
       // A terminal closing or `kill`: restore the terminal; the store keeps what was committed.

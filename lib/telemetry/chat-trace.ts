@@ -20,8 +20,8 @@ export interface TurnTrace {
 
 /** A traced chat session. */
 export interface ChatTrace {
-  /** Start the span of the next turn now. */
-  turn(prompt: string, turn: number): TurnTrace;
+  /** Start the span of the next turn now, with the provider and model the turn uses (`/model` may have changed them). */
+  turn(prompt: string, turn: number, provider?: { format: string; model: string }): TurnTrace;
   /** Send every span still buffered (awaited: call before exit). */
   shutdown(): Promise<void>;
 }
@@ -33,11 +33,13 @@ export function startChatTrace(
 ): ChatTrace {
   const exporter = createSpanExporter(config, { env: chat.env, ...(chat.onWarning ? { onWarning: chat.onWarning } : {}) });
   return {
-    turn(prompt, turn) {
+    turn(prompt, turn, provider) {
+      const format = provider?.format ?? chat.provider;
+      const model = provider?.model ?? chat.model;
       const spans = createRunSpans({
         agentName: 'minicode',
-        ...(chat.provider ? { provider: chat.provider } : {}),
-        ...(chat.model ? { model: chat.model } : {}),
+        ...(format ? { provider: format } : {}),
+        ...(model ? { model } : {}),
         captureContent: config.captureContent,
         prompt,
         attributes: { 'minicode.chat.turn': turn },
