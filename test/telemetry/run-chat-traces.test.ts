@@ -4,7 +4,8 @@
  * loopback OTLP receiver: `run` as one `invoke_agent {agent}` root, or with `--fallback` an
  * `invoke_workflow minicode-run` root with one `invoke_agent` per agent that ran, each agent
  * given its own span as TRACEPARENT; `chat` as one `invoke_agent minicode` trace per turn
- * sharing the session id as `gen_ai.conversation.id`. Credentials never reach a span.
+ * sharing the session id as `gen_ai.conversation.id`, both from the session API and from the
+ * real `minicode chat` in a terminal (tmux), flushed before it exits. Credentials never reach a span.
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -18,6 +19,9 @@ import { openReplayProvider } from '../../lib/replay/provider.js';
 import { openStore } from '../../lib/store/index.js';
 import { ROOT, runCli } from '../helpers/cli.js';
 import { startReceiver, type ReceivedSpan } from './otlp-receiver.js';
+import { HAVE_TMUX, startTerm, type TmuxTerm } from '../chat/tmux-driver.js';
+
+if (!HAVE_TMUX) console.warn('skipping the chat-in-a-terminal tracing test: tmux is not installed (apt-get install -y tmux)');
 
 const STAND_IN = path.join(ROOT, 'test/helpers/stand-in-agent.mjs');
 const STREAMS = path.join(ROOT, 'test/streams/native');
@@ -176,4 +180,38 @@ describe('OpenTelemetry spans of chat', () => {
     expect(String(first.attributes['gen_ai.input.messages'])).toContain('hi there');
     for (const q of receiver.requests) expect(q.body.includes(SECRET)).toBe(false);
   });
+});
+
+describe.skipIf(!HAVE_TMUX)('OpenTelemetry spans of minicode chat in a terminal', () => {
+  let term: TmuxTerm | undefined;
+  afterEach(() => term?.kill());
+
+  it('sends the turn spans of the real chat command before it exits', async () => {
+    const receiver = await startReceiver();
+    closers.push(receiver.close);
+    const dir = tmp('minicode-otel-chat-tmux-');
+    const project = path.join(dir, 'project');
+    fs.mkdirSync(project);
+    fs.writeFileSync(path.join(project, 'README.md'), '# chat test project\n');
+    term = startTerm(['chat', '--provider', 'replay', '--cassette', path.join(ROOT, 'test/cassettes/chat-two-turn'), '--cwd', project], {
+      cols: 80,
+      rows: 40,
+      cwd: project,
+      env: { MINICODE_HOME: path.join(dir, 'home'), TERM: 'xterm-256color', OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url },
+    });
+    await term.waitFor('New session', { timeoutMs: 30_000 });
+    term.type('hi there');
+    term.send('Enter');
+    await term.waitFor('✓ completed task task-1', { timeoutMs: 30_000 });
+    term.send('C-c');
+    const end = await term.waitFor('EXIT=0', { join: true, timeoutMs: 30_000 });
+    const sessionId = /session (ses_[a-z0-9_]+) \(minicode replay/.exec(end)?.[1];
+    expect(sessionId, end).toBeDefined();
+    // The command has exited: its spans are here already (flushed before exit, well within the 2 s interval).
+    const spans = receiver.spans();
+    const turns = spans.filter((s) => s.parentSpanId === '');
+    expect(turns).toHaveLength(1);
+    expect(turns[0]).toMatchObject({ name: 'invoke_agent minicode', attributes: { 'gen_ai.conversation.id': sessionId, 'minicode.chat.turn': 1 } });
+    expect(op(spans, 'chat').filter((s) => s.parentSpanId === turns[0]!.spanId)).toHaveLength(1);
+  }, 90_000);
 });
