@@ -9,6 +9,8 @@ import { MinicodeError } from '../lib/errors.js';
 import { checkSessionId } from '../lib/ids.js';
 import type { ChatFlags } from './commands/chat.js';
 import { openRunStore, prepareRun, startRunMcp, type RunSetup } from '../lib/agent/run-setup.js';
+import { tracingConfig } from '../lib/telemetry/config.js';
+import type { ChatTrace } from '../lib/telemetry/chat-trace.js';
 
 /** Run the interactive mode; returns the exit code. */
 export async function chatAction(flags: ChatFlags): Promise<number> {
@@ -22,8 +24,10 @@ export async function chatAction(flags: ChatFlags): Promise<number> {
   }
   let setup: RunSetup | undefined;
   let store: ReturnType<typeof openRunStore> | undefined;
+  let trace: ChatTrace | undefined;
   try {
     if (flags.resume !== undefined) checkSessionId(flags.resume, '--resume');
+    const tracing = tracingConfig(process.env);
     setup = await prepareRun(flags);
     store = openRunStore(setup.storeDir);
     await startRunMcp(setup);
@@ -32,6 +36,16 @@ export async function chatAction(flags: ChatFlags): Promise<number> {
       resume = latestChatSession(store, setup.cwd);
       if (resume === undefined) throw new MinicodeError('MINICODE_E_SESSION_NOT_FOUND', `no interactive session stored for ${setup.cwd}`, { action: 'start one with `minicode`' });
     }
+    // OpenTelemetry only when an endpoint is set: the exporter is not even loaded otherwise.
+    trace = tracing
+      ? (await import('../lib/telemetry/chat-trace.js')).startChatTrace(tracing, {
+          env: process.env,
+          provider: setup.provider.format,
+          model: setup.provider.model,
+          onWarning: (message) => process.stderr.write(`minicode: ${message}\n`),
+        })
+      : undefined;
+    const turnTracer = trace;
     const session = createChatSession({
       cwd: setup.cwd,
       provider: setup.provider,
@@ -44,6 +58,8 @@ export async function chatAction(flags: ChatFlags): Promise<number> {
       ...(setup.fetch ? { fetch: setup.fetch } : {}),
       ...(setup.checkpoints ? { checkpoints: setup.checkpoints } : {}),
       ...(resume !== undefined ? { resume } : {}),
+      // Called at each turn, once `session` exists: the turn's provider and model, after any `/model`.
+      ...(turnTracer ? { traceTurn: (prompt: string, turn: number) => turnTracer.turn(prompt, turn, session.provider) } : {}),
     });
     const onSignal = (): void => {
       // A terminal closing or `kill`: restore the terminal; the store keeps what was committed.
@@ -64,6 +80,7 @@ export async function chatAction(flags: ChatFlags): Promise<number> {
     process.stderr.write(`minicode: ${error.message}${error.action ? `\n  ${error.action}` : ''}\n`);
     return error.exitCode;
   } finally {
+    await trace?.shutdown();
     await store?.close();
     await setup?.close();
   }

@@ -15,6 +15,7 @@ import { createRenderer, writeSetupFailure } from '../lib/render/index.js';
 import { createEventScrubber } from '../lib/scrub/scrub-stage.js';
 import { openStore, resolveStoreDir } from '../lib/store/index.js';
 import { guardOutput, noteClosedStdout, writeErr } from './stdout.js';
+import { tracingConfig, type TracingConfig } from '../lib/telemetry/config.js';
 
 const out = (text: string): void => outputPortOf(guardOutput(process.stdout)).write(text);
 const err = writeErr;
@@ -29,9 +30,11 @@ export async function runNativeAction(
   let store: ReturnType<typeof openStore>;
   let agents: NativeAgent[];
   let quotaGraceMs: number;
+  let tracing: TracingConfig | undefined;
   try {
     agents = parseAgentChain(agent, flags.fallback);
     quotaGraceMs = quotaGraceOf(process.env);
+    tracing = tracingConfig(process.env);
     cwd = directoryFlag(flags.cwd ?? process.cwd(), '--cwd', { mustExist: true });
     checkPrompt(prompt, `minicode run --agent ${agent}`);
     for (const each of agents) resolveAgentBinary(each);
@@ -47,7 +50,27 @@ export async function runNativeAction(
     : createRenderer(process.stdout.isTTY ? 'tty' : 'linear', { out, err, stream: process.stdout, verbosity: flags.verbose ? 'verbose' : 'normal' });
   const sessionId = newSessionId();
   const transcript = createTranscriptCollector(agent);
-  const pipeline = createRunPipeline({ sessionId, scrubber: createEventScrubber(), renderer, store, output: outputPortOf(guardOutput(process.stdout)), onEvent: (event) => transcript.observe(event) });
+  // OpenTelemetry only when an endpoint is set: the exporter is not even loaded otherwise.
+  const trace = tracing
+    ? (await import('../lib/telemetry/native-run-trace.js')).startNativeRunTrace(tracing, {
+        env: process.env,
+        agents,
+        ...(flags.model ? { model: flags.model } : {}),
+        prompt,
+        onWarning: (message) => err(`minicode: ${message}\n`),
+      })
+    : undefined;
+  const pipeline = createRunPipeline({
+    sessionId,
+    scrubber: createEventScrubber(),
+    renderer,
+    store,
+    output: outputPortOf(guardOutput(process.stdout)),
+    onEvent: (event) => {
+      transcript.observe(event);
+      trace?.onEvent(event);
+    },
+  });
   pipeline.emit({ type: 'session.started', payload: { origin: 'run', cwd, agent, promptDigest: promptDigestOf(prompt) }, fidelity: 'synthetic' });
   pipeline.emit({ type: 'user.message.received', payload: { messageId: 'user-1', text: prompt }, fidelity: 'synthetic' });
   const checkpoints = await nativeRunCheckpoints(flags.checkpoint, cwd, sessionId, (d) => pipeline.emit(d));
@@ -76,11 +99,13 @@ export async function runNativeAction(
       },
       ...(flags.model ? { extraArgs: ['--model', flags.model] } : {}),
       ...(checkpoints ? { checkpoints } : {}),
+      ...(trace ? { onAgentStart: (each: NativeAgent, index: number) => trace.agentStarted(each, index) } : {}),
     });
     const state = await pipeline.settled();
     const outcome = state.run.outcome === 'running' ? 'interrupted' : state.run.outcome;
     pipeline.emit({ type: 'session.ended', payload: { outcome, ...(state.run.reason && state.run.reason !== 'parent-ended' ? { reason: state.run.reason } : {}) }, fidelity: 'synthetic' });
     const final = await pipeline.finish();
+    await trace?.finish(final.run.outcome === 'completed' ? { ok: true } : { ok: false, error: final.run.error?.code ?? (exit.aborted ? 'aborted' : final.run.outcome) });
     if (!flags.json) err(`session ${sessionId} (minicode replay ${sessionId})\n`);
     else noteClosedStdout(`minicode replay ${sessionId} --json`);
     if (exit.aborted) return 130;

@@ -26,6 +26,7 @@ import type { CheckpointSettings } from '../checkpoints/settings.js';
 import { createToolRegistry } from '../tools/index.js';
 import { conversationFromEvents } from '../agent/history.js';
 import { contextWindowOf, promptTokensOf, type Observed } from './observe.js';
+import type { TurnTrace } from '../telemetry/chat-trace.js';
 
 /** Options of {@link createChatSession}. */
 export interface ChatSessionOptions {
@@ -45,6 +46,8 @@ export interface ChatSessionOptions {
   checkpoints?: CheckpointSettings;
   /** Reopen this stored session. */
   resume?: string;
+  /** OpenTelemetry: the span of each turn (given only when tracing is on). */
+  traceTurn?: (prompt: string, turn: number) => TurnTrace;
 }
 
 /** Per-turn hooks from the terminal. */
@@ -161,6 +164,7 @@ export function createChatSession(options: ChatSessionOptions): ChatSession {
         }
       }
       let lastInput: number | undefined;
+      const trace = options.traceTurn?.(prompt, turnNo);
       const run = await runPrompt({
         origin: 'chat',
         prompt,
@@ -188,9 +192,14 @@ export function createChatSession(options: ChatSessionOptions): ChatSession {
         onEvent: (event, s) => {
           // The window holds the whole prompt: cached tokens count even where the provider reports them apart.
           if (event.type === 'usage.reported' && event.payload.scope === 'request') lastInput = promptTokensOf(event.payload.usage, includesCache()) ?? lastInput;
+          trace?.onEvent(event);
           hooks.onEvent?.(event, s);
         },
+      }).catch((error: unknown) => {
+        trace?.end({ ok: false, error: error instanceof MinicodeError ? error.code : 'error' });
+        throw error;
       });
+      trace?.end(run.result.reason === 'completed' ? { ok: true } : { ok: false, error: run.result.error?.code ?? run.result.reason });
       id = run.sessionId;
       nextSeq = run.nextSeq;
       state = run.state;

@@ -26,6 +26,8 @@ export interface WorkflowOptions {
   signal?: AbortSignal;
   extraArgs?: readonly string[];
   env?: NodeJS.ProcessEnv;
+  /** Called as each agent starts; what it returns is added to that agent's environment (its `TRACEPARENT`). */
+  onAgentStart?: (agent: NativeAgent, index: number) => NodeJS.ProcessEnv | undefined;
   /** Awaited after a handoff, before the next agent starts: everything so far is stored (a crash keeps it). */
   durable?: () => Promise<void>;
   /**
@@ -101,12 +103,14 @@ export async function runAgentWorkflow(options: WorkflowOptions): Promise<Workfl
         child.stop();
       }, quotaGraceMs);
     };
+    const extraEnv = options.onAgentStart?.(agent, index);
+    const env = extraEnv ? { ...(options.env ?? process.env), ...extraEnv } : options.env;
     const child = superviseAgent({
       agent,
       prompt,
       cwd: options.cwd,
       ...(options.signal ? { signal: options.signal } : {}),
-      ...(options.env ? { env: options.env } : {}),
+      ...(env ? { env } : {}),
       ...(options.extraArgs ? { extraArgs: options.extraArgs } : {}),
       write: (batch) => {
         let drafts = index === 0 ? batch : batch.map((d) => renumberTask(d, taskPrefix));
