@@ -1,38 +1,19 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CASSETTE } from '../batch/helpers.js';
-import { CLI, ROOT, runCli } from '../helpers/cli.js';
+import { CLI, runCli } from '../helpers/cli.js';
+import { committedRepo, NATIVE_STREAMS, standIn } from '../helpers/stand-in.js';
 
-const STAND_IN = path.join(ROOT, 'test/helpers/stand-in-agent.mjs');
-const STREAMS = path.join(ROOT, 'test/streams/native');
+const STREAMS = NATIVE_STREAMS;
 
 function tmp(prefix: string): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
-/**
- * One executable per agent, so the two stand-ins of a workflow replay different streams: a shell
- * wrapper setting that agent's STAND_IN_* variables, then the shared stand-in.
- */
-function standIn(dir: string, name: string, settings: Record<string, string>): string {
-  const file = path.join(dir, name);
-  const exports = Object.entries(settings).map(([k, v]) => `export ${k}='${v.replace(/'/g, `'\\''`)}'`);
-  fs.writeFileSync(file, ['#!/bin/sh', ...exports, `exec '${process.execPath}' '${STAND_IN}' "$@"`, ''].join('\n'), { mode: 0o755 });
-  return file;
-}
-
-function gitRepo(): string {
-  const dir = tmp('minicode-handoff-ws-');
-  const git = (...args: string[]) => spawnSync('git', args, { cwd: dir, stdio: 'ignore' });
-  git('init', '-q');
-  fs.writeFileSync(path.join(dir, 'README.md'), '# app\n');
-  git('add', '.');
-  git('-c', 'user.email=t@example.com', '-c', 'user.name=t', 'commit', '-qm', 'init');
-  return dir;
-}
+const gitRepo = (): string => committedRepo('minicode-handoff-ws-');
 
 type Line = Record<string, any>;
 const jsonLines = (text: string): Line[] =>

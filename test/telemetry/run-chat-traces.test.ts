@@ -7,7 +7,6 @@
  * sharing the session id as `gen_ai.conversation.id`, both from the session API and from the
  * real `minicode chat` in a terminal (tmux), flushed before it exits. Credentials never reach a span.
  */
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,13 +17,13 @@ import { startChatTrace } from '../../lib/telemetry/chat-trace.js';
 import { openReplayProvider } from '../../lib/replay/provider.js';
 import { openStore } from '../../lib/store/index.js';
 import { ROOT, runCli } from '../helpers/cli.js';
+import { committedRepo, NATIVE_STREAMS, standIn } from '../helpers/stand-in.js';
 import { startReceiver, type ReceivedSpan } from './otlp-receiver.js';
 import { HAVE_TMUX, startTerm, type TmuxTerm } from '../chat/tmux-driver.js';
 
 if (!HAVE_TMUX) console.warn('skipping the chat-in-a-terminal tracing test: tmux is not installed (apt-get install -y tmux)');
 
-const STAND_IN = path.join(ROOT, 'test/helpers/stand-in-agent.mjs');
-const STREAMS = path.join(ROOT, 'test/streams/native');
+const STREAMS = NATIVE_STREAMS;
 const SECRET = 'sk-proj-OTELSECRETabcdefghijklmnopqrstuvwxyz0123456789';
 
 const closers: (() => Promise<void>)[] = [];
@@ -37,22 +36,7 @@ function tmp(prefix: string): string {
 }
 
 /** An executable stand-in for one agent that also appends the TRACEPARENT it was given to `traceFile`. */
-function standIn(dir: string, name: string, traceFile: string, settings: Record<string, string>): string {
-  const file = path.join(dir, name);
-  const exports = Object.entries(settings).map(([k, v]) => `export ${k}='${v.replace(/'/g, `'\\''`)}'`);
-  fs.writeFileSync(file, ['#!/bin/sh', ...exports, `printf '%s\\n' "$TRACEPARENT" >> '${traceFile}'`, `exec '${process.execPath}' '${STAND_IN}' "$@"`, ''].join('\n'), { mode: 0o755 });
-  return file;
-}
-
-function gitRepo(): string {
-  const dir = tmp('minicode-otel-run-ws-');
-  const git = (...args: string[]) => spawnSync('git', args, { cwd: dir, stdio: 'ignore' });
-  git('init', '-q');
-  fs.writeFileSync(path.join(dir, 'README.md'), '# app\n');
-  git('add', '.');
-  git('-c', 'user.email=t@example.com', '-c', 'user.name=t', 'commit', '-qm', 'init');
-  return dir;
-}
+const gitRepo = (): string => committedRepo('minicode-otel-run-ws-');
 
 const traceparentOf = (span: ReceivedSpan): string => `00-${span.traceId}-${span.spanId}-01`;
 const op = (spans: ReceivedSpan[], name: string): ReceivedSpan[] => spans.filter((s) => s.attributes['gen_ai.operation.name'] === name);
@@ -66,7 +50,7 @@ describe('OpenTelemetry spans of run --agent', () => {
     const env = {
       MINICODE_HOME: tmp('minicode-otel-run-home-'),
       OPENAI_API_KEY: SECRET,
-      MINICODE_CODEX_BIN: standIn(bin, 'codex', traces, { STAND_IN_REPLAY: path.join(STREAMS, 'codex-takeover.jsonl'), STAND_IN_DELAY_MS: '1' }),
+      MINICODE_CODEX_BIN: standIn(bin, 'codex', { STAND_IN_REPLAY: path.join(STREAMS, 'codex-takeover.jsonl'), STAND_IN_DELAY_MS: '1' }, { traceFile: traces }),
       OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
       OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
       OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true',
@@ -97,8 +81,8 @@ describe('OpenTelemetry spans of run --agent', () => {
     const traces = path.join(bin, 'traceparents');
     const env = {
       MINICODE_HOME: tmp('minicode-otel-run-home-'),
-      MINICODE_CLAUDE_BIN: standIn(bin, 'claude', traces, { STAND_IN_REPLAY: path.join(STREAMS, 'claude-quota-midrun.jsonl'), STAND_IN_DELAY_MS: '1' }),
-      MINICODE_CODEX_BIN: standIn(bin, 'codex', traces, { STAND_IN_REPLAY: path.join(STREAMS, 'codex-takeover.jsonl'), STAND_IN_DELAY_MS: '1' }),
+      MINICODE_CLAUDE_BIN: standIn(bin, 'claude', { STAND_IN_REPLAY: path.join(STREAMS, 'claude-quota-midrun.jsonl'), STAND_IN_DELAY_MS: '1' }, { traceFile: traces }),
+      MINICODE_CODEX_BIN: standIn(bin, 'codex', { STAND_IN_REPLAY: path.join(STREAMS, 'codex-takeover.jsonl'), STAND_IN_DELAY_MS: '1' }, { traceFile: traces }),
       OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
     };
     const r = await runCli(['run', '--agent', 'claude-code', '--fallback', 'codex', 'add a greeting CLI', '--json', '--cwd', gitRepo()], { env, timeoutMs: 60_000 });
