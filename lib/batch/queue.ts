@@ -157,10 +157,7 @@ export async function runProducer(options: ProducerOptions): Promise<BatchSummar
       sweep().finally(() => (sweeping = false));
     }, options.sweepMs ?? 1000);
     // An interrupt that came while the jobs were being queued has already fired its event.
-    const aborted = new Promise<void>((r) => {
-      if (options.signal?.aborted) r();
-      options.signal?.addEventListener('abort', () => r(), { once: true });
-    });
+    const aborted = untilAborted(options.signal);
     await sweep();
     await Promise.race([allIn, aborted]);
     clearInterval(timer);
@@ -228,12 +225,17 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
     // Connection hiccups are retried by ioredis; the worker goes on.
   });
   await ready(worker, options.queueUrl);
-  const stopped = new Promise<void>((r) => {
-    if (options.signal?.aborted) r();
-    options.signal?.addEventListener('abort', () => r(), { once: true });
-  });
+  const stopped = untilAborted(options.signal);
   void worker.run();
   options.onReady?.(name);
   await stopped;
   await worker.close();
+}
+
+/** Resolves once `signal` is aborted, at once when it already is; never without a signal. */
+function untilAborted(signal: AbortSignal | undefined): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (signal?.aborted) resolve();
+    else signal?.addEventListener('abort', () => resolve(), { once: true });
+  });
 }
