@@ -14,9 +14,12 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { PayloadOf } from '../events/payloads.js';
+import { fastSnapshot } from './fast-snapshot.js';
 import { runGit, splitNul } from './git.js';
+import type { RawChange } from './journal.js';
 import { isPlainIndex, writeCommit, type CommitFields } from './objects.js';
 import type { WorkspaceStore } from './store.js';
+import { forgetWorkDirs } from './work-dirs.js';
 
 /** Why a path was left out of a checkpoint (the event model's list). */
 export type SkipReason = NonNullable<PayloadOf<'checkpoint.created'>['skipped']>[number]['reason'];
@@ -32,6 +35,8 @@ export interface Snapshot {
   commit: string;
   tree: string;
   skipped: SkippedPath[];
+  /** The changes from the tree the store's index held before, when the snapshot saw them itself. */
+  diff?: { from: string; changes: RawChange[] };
 }
 
 /** The snapshot could not be taken without breaking a limit (too many new files). */
@@ -83,7 +88,7 @@ export function seedIndex(shared: string, indexFile: string): boolean {
 }
 
 /** Folders among the user-untracked entries that hold more new files than the limit. */
-async function oversizedUntrackedDirs(store: WorkspaceStore, newFiles: readonly string[]): Promise<string[]> {
+export async function oversizedUntrackedDirs(store: WorkspaceStore, newFiles: readonly string[]): Promise<string[]> {
   if (!store.userGitDir || newFiles.length <= store.limits.maxUntrackedDirFiles) return [];
   let entries: string[];
   try {
@@ -115,7 +120,7 @@ async function oversizedUntrackedDirs(store: WorkspaceStore, newFiles: readonly 
 }
 
 /** Skip-list folders present in the work tree (reported, never snapshotted). */
-async function skippedBuildDirs(store: WorkspaceStore, place: { gitDir: string; workTree: string; indexFile: string }): Promise<string[]> {
+export async function skippedBuildDirs(store: WorkspaceStore, place: { gitDir: string; workTree: string; indexFile: string }): Promise<string[]> {
   const patterns = path.join(store.gitDir, 'minicode-skip-dirs');
   fs.writeFileSync(patterns, store.limits.skipDirs.map((d) => `${d}/`).join('\n') + '\n');
   const { stdout } = await runGit(['ls-files', '-z', '--others', '--ignored', '--directory', `--exclude-from=${patterns}`], place);
@@ -128,7 +133,7 @@ function treeNoteOf(store: WorkspaceStore): string {
 }
 
 /** The tree the shared index holds, when noted for the index now in place. */
-function notedTree(store: WorkspaceStore): string | undefined {
+export function notedTree(store: WorkspaceStore): string | undefined {
   try {
     const [tree, size, mtime] = fs.readFileSync(treeNoteOf(store), 'utf8').trim().split(' ');
     const st = fs.statSync(sharedIndexOf(store));
@@ -203,6 +208,18 @@ export function takeSnapshot(store: WorkspaceStore, options: SnapshotOptions): P
 }
 
 async function snapshotNow(store: WorkspaceStore, options: SnapshotOptions): Promise<Snapshot> {
+  const fast = await fastSnapshot(store, { reportSkippedDirs: options.reportSkippedDirs !== false });
+  if (fast) {
+    const commit = await commitOf(store, { tree: fast.tree, message: options.message, at: options.at ?? Date.now(), ...(options.parent ? { parent: options.parent } : {}) });
+    return { commit, ...fast };
+  }
+  return snapshotWithGit(store, options);
+}
+
+/** The snapshot by git: the first of a store (seeded from the user's index), and whatever the in-process one declines. */
+async function snapshotWithGit(store: WorkspaceStore, options: SnapshotOptions): Promise<Snapshot> {
+  // The folder record belongs to the in-process path; the index this one writes has none.
+  forgetWorkDirs(store.gitDir);
   const shared = sharedIndexOf(store);
   const indexFile = `${shared}.${process.pid}.${randomBytes(4).toString('hex')}`;
   const place = { gitDir: store.gitDir, workTree: store.workTree, indexFile };
