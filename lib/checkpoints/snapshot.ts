@@ -19,7 +19,6 @@ import { runGit, splitNul } from './git.js';
 import type { RawChange } from './journal.js';
 import { isPlainIndex, writeCommit, type CommitFields } from './objects.js';
 import type { WorkspaceStore } from './store.js';
-import { forgetWorkDirs } from './work-dirs.js';
 
 /** Why a path was left out of a checkpoint (the event model's list). */
 export type SkipReason = NonNullable<PayloadOf<'checkpoint.created'>['skipped']>[number]['reason'];
@@ -218,8 +217,6 @@ async function snapshotNow(store: WorkspaceStore, options: SnapshotOptions): Pro
 
 /** The snapshot by git: the first of a store (seeded from the user's index), and whatever the in-process one declines. */
 async function snapshotWithGit(store: WorkspaceStore, options: SnapshotOptions): Promise<Snapshot> {
-  // The folder record belongs to the in-process path; the index this one writes has none.
-  forgetWorkDirs(store.gitDir);
   const shared = sharedIndexOf(store);
   const indexFile = `${shared}.${process.pid}.${randomBytes(4).toString('hex')}`;
   const place = { gitDir: store.gitDir, workTree: store.workTree, indexFile };

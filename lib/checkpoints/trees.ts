@@ -8,7 +8,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { deflateSync } from 'node:zlib';
-import type { CacheTree, IndexEntry } from './index-file.js';
+import { modeAt, nameAt, oidAt, type CacheTree, type IndexView } from './index-file.js';
 
 /** The id of the empty blob: an entry of size 0 with another id was smudged (see `racy git`). */
 export const EMPTY_BLOB = 'e69de29bb2d1d6434b8b29ae775ad8c2e48c5391';
@@ -37,10 +37,10 @@ export function writeObject(gitDir: string, type: 'blob' | 'tree', body: Buffer)
 const modeText = (mode: number): string => mode.toString(8);
 
 /**
- * Write the tree of `entries` (sorted, stage 0) into `gitDir`, reusing every folder `cache`
+ * Write the tree of the entries of `view` (sorted, stage 0) into `gitDir`, reusing every folder `cache`
  * holds as valid; returns the root tree's id and the complete cache tree of the result.
  */
-export function writeTrees(gitDir: string, entries: readonly IndexEntry[], cache: CacheTree | undefined): { tree: string; cache: CacheTree } {
+export function writeTrees(gitDir: string, view: IndexView, cache: CacheTree | undefined): { tree: string; cache: CacheTree } {
   let i = 0;
   // Build the folder whose entries start at `i` and share `prefix` (empty, or ending in '/').
   const build = (name: string, prefix: string, cached: CacheTree | undefined): CacheTree => {
@@ -52,12 +52,12 @@ export function writeTrees(gitDir: string, entries: readonly IndexEntry[], cache
     }
     const body: Buffer[] = [];
     const children: CacheTree[] = [];
-    while (i < entries.length && entries[i]!.name.startsWith(prefix)) {
-      const e = entries[i]!;
-      const rest = e.name.slice(prefix.length);
+    let entryName: string;
+    while (i < view.count && (entryName = nameAt(view, i)).startsWith(prefix)) {
+      const rest = entryName.slice(prefix.length);
       const slash = rest.indexOf('/');
       if (slash < 0) {
-        body.push(Buffer.from(`${modeText(e.mode)} ${rest}\0`, 'latin1'), Buffer.from(e.oid, 'hex'));
+        body.push(Buffer.from(`${modeText(modeAt(view, i))} ${rest}\0`, 'latin1'), Buffer.from(oidAt(view, i), 'hex'));
         i++;
         continue;
       }
@@ -74,6 +74,6 @@ export function writeTrees(gitDir: string, entries: readonly IndexEntry[], cache
     return { name, entryCount: i - start, oid, children };
   };
   const root = build('', '', cache);
-  if (i !== entries.length) throw new Error('index entries out of order');
+  if (i !== view.count) throw new Error('index entries out of order');
   return { tree: root.oid!, cache: root };
 }
