@@ -44,6 +44,8 @@ export interface ScriptManifest {
   entry: string;
   /** Every bundle file, by key. */
   files: Record<string, ScriptEntry>;
+  /** Packages loaded through `require` (their CommonJS build: one file where the ES module build is many). */
+  required: string[];
 }
 
 /** Why the code cache is not used, or undefined when it is. */
@@ -126,6 +128,16 @@ export async function runFromCodeCache(options: RunOptions): Promise<void> {
     return entry;
   };
   const keyOf = (from: string, specifier: string): string => path.posix.join(path.posix.dirname(from), specifier);
+  /** Node's require, resolving from the folder of bundle file `key`. */
+  const requireFor = (key: string): NodeJS.Require => {
+    const twin = path.join(dist, key);
+    let found = requires.get(path.dirname(twin));
+    if (!found) {
+      found = createRequire(twin);
+      requires.set(path.dirname(twin), found);
+    }
+    return found;
+  };
   const cacheFile = (key: string): string => path.join(cacheDir, `${key.replaceAll('/', '__')}.v8`);
 
   /** Import (as ES modules) every package the closure of `key` imports statically. */
@@ -142,6 +154,10 @@ export async function runFromCodeCache(options: RunOptions): Promise<void> {
     walk(key);
     await Promise.all(
       wanted.map(async ([k, spec]) => {
+        if (manifest.required.includes(spec)) {
+          packages.set(spec, requireFor(k)(spec));
+          return;
+        }
         const target = spec.startsWith('.') ? pathToFileURL(path.join(dist, keyOf(k, spec))).href : spec;
         packages.set(spec, await import(target));
       }),
@@ -175,11 +191,7 @@ export async function runFromCodeCache(options: RunOptions): Promise<void> {
     modules.set(key, module);
     const twin = path.join(dist, key);
     const url = pathToFileURL(twin).href;
-    let nodeRequire = requires.get(path.dirname(twin));
-    if (!nodeRequire) {
-      nodeRequire = createRequire(twin);
-      requires.set(path.dirname(twin), nodeRequire);
-    }
+    const nodeRequire = requireFor(key);
     const localRequire = (specifier: string): unknown => {
       if (packages.has(specifier)) return packages.get(specifier);
       if (specifier.startsWith('.')) {

@@ -13,6 +13,14 @@ import { createHash } from 'node:crypto';
 import { transform, type Metafile } from 'esbuild';
 import type { ScriptEntry, ScriptManifest } from '../cli/code-cache.js';
 
+/**
+ * Packages the loader takes through `require`: lmdb's CommonJS build is one file (plus
+ * msgpackr's one), where its ES module build is some fifteen modules for Node's ESM loader to
+ * resolve, translate and link on every run. Nothing else in the process imports lmdb as an
+ * ES module (worker threads have their own), so there is one lmdb either way.
+ */
+const REQUIRED_PACKAGES = ['lmdb'];
+
 const WRAP_HEAD = '(function (exports, require, module, __minicode_url, __minicode_import) {';
 const WRAP_TAIL = '\n})';
 
@@ -84,5 +92,5 @@ export async function writeScriptTwins(root: string, dist: string, metafile: Met
     files[key] = { script, deps, externals };
   }
   if (!files[entry]) throw new Error(`bundle-scripts: the entry ${entry} is not among the outputs`);
-  return { buildId: hash.digest('hex').slice(0, 16), entry, files };
+  return { buildId: hash.digest('hex').slice(0, 16), entry, files, required: [...REQUIRED_PACKAGES] };
 }
