@@ -19,7 +19,7 @@
  *   A cache that cannot be read or written (read-only home) costs only the cache: the run goes on.
  */
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
+import CommonJsModule, { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -97,6 +97,11 @@ interface Module {
   exports: unknown;
 }
 
+/** The part of a CommonJS module (`node:module`'s Module) that the compile hook uses. */
+interface CjsModule {
+  exports: unknown;
+}
+
 /** Options of {@link runFromCodeCache}. */
 export interface RunOptions {
   vm: typeof vmModule;
@@ -155,7 +160,7 @@ export async function runFromCodeCache(options: RunOptions): Promise<void> {
     await Promise.all(
       wanted.map(async ([k, spec]) => {
         if (manifest.required.includes(spec)) {
-          packages.set(spec, requireFor(k)(spec));
+          packages.set(spec, requirePackage(k, spec));
           return;
         }
         const target = spec.startsWith('.') ? pathToFileURL(path.join(dist, keyOf(k, spec))).href : spec;
@@ -164,10 +169,8 @@ export async function runFromCodeCache(options: RunOptions): Promise<void> {
     );
   };
 
-  const compile = (key: string): vmModule.Script => {
-    const entry = entryOf(key);
-    const filename = path.join(dist, entry.script);
-    const source = fs.readFileSync(filename, 'utf8');
+  /** Compile `source` (from `filename`) with the cache entry `key`, noting the script for the write at exit. */
+  const compileCached = (key: string, filename: string, source: string): vmModule.Script => {
     let cached: Buffer | undefined;
     let outcome: CacheOutcome = 'miss';
     try {
@@ -182,6 +185,35 @@ export async function runFromCodeCache(options: RunOptions): Promise<void> {
     compiled.push({ key, script, outcome });
     options.onScript?.(key, outcome);
     return script;
+  };
+  const compile = (key: string): vmModule.Script => {
+    const filename = path.join(dist, entryOf(key).script);
+    return compileCached(key, filename, fs.readFileSync(filename, 'utf8'));
+  };
+
+  /**
+   * `require` a package with its CommonJS files compiled through the cache too. Node 20's
+   * CommonJS loader has no cache of its own; while this require runs, `Module.prototype._compile`
+   * compiles each file of the package's tree from the cache, keyed by its path, size and mtime
+   * (so an updated package never meets old code), except a file with an `import(` in it (see the header).
+   */
+  const requirePackage = (from: string, specifier: string): unknown => {
+    const compileHook = CommonJsModule.prototype as unknown as { _compile: (this: CjsModule, content: string, filename: string) => unknown };
+    const original = compileHook._compile;
+    compileHook._compile = function (this: CjsModule, content: string, filename: string): unknown {
+      if (content.includes('import(') || content.startsWith('#!')) return original.call(this, content, filename);
+      const stat = fs.statSync(filename);
+      const key = `pkg/${path.relative(dist, filename).split(path.sep).join('/').replaceAll('../', '')}-${stat.size}-${Math.trunc(stat.mtimeMs)}`;
+      const wrapper = compileCached(key, filename, CommonJsModule.wrap(content)).runInThisContext() as (...args: unknown[]) => void;
+      const require = createRequire(filename);
+      wrapper.call(this.exports, this.exports, require, this, filename, path.dirname(filename));
+      return undefined;
+    };
+    try {
+      return requireFor(from)(specifier);
+    } finally {
+      compileHook._compile = original;
+    }
   };
 
   const load = (key: string): unknown => {

@@ -80,7 +80,7 @@ async function loadedByExec(cached = false, origin = server.origin): Promise<str
     return stderr
       .split('\n')
       .map((l) => /^minicode code-cache: (?:hit|miss|rejected|corrupt) (\S+)$/.exec(l)?.[1])
-      .filter((k): k is string => k !== undefined)
+      .filter((k): k is string => k !== undefined && !k.startsWith('pkg/'))
       .map((k) => `dist/${k}`);
   }
   return stderr
