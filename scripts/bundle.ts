@@ -19,9 +19,19 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Plugin } from 'esbuild';
+import { writeScriptTwins } from './bundle-scripts.js';
 
-/** The CLI entry points, relative to the project root; each is written to dist/ under the same path as `.js`. */
-export const ENTRY_POINTS = ['cli/main.ts', 'cli/demo.ts'];
+/** The CLI entry points, relative to the project root, and where each is written under dist/ (`.js` added). */
+export const ENTRY_POINTS = [
+  { in: 'cli/main.ts', out: 'cli/app' },
+  { in: 'cli/demo.ts', out: 'cli/demo' },
+];
+
+/** The `bin` file: the bootstrap that runs `cli/app.js` from the code cache or as an ES module (cli/bootstrap.ts). */
+const BOOTSTRAP = { in: 'cli/bootstrap.ts', out: 'cli/main' };
+
+/** Put first in every bundle file: CommonJS packages inlined into an ES module still call require() for Node built-ins. */
+const BANNER = "import { createRequire as __minicodeRequire } from 'node:module'; const require = __minicodeRequire(import.meta.url);";
 
 /** Pure-JavaScript packages that the start-up path imports and that gain from being inlined. */
 const INLINED_PACKAGES = new Set(['commander', 'zod', 'picomatch', 'ignore', 'chalk', 'string-width', 'get-east-asian-width', 'strip-ansi', 'ansi-regex', 'emoji-regex']);
@@ -63,7 +73,7 @@ export async function bundle(root: string, options: BundleOptions = {}): Promise
   const minify = options.minify ?? true;
   fs.rmSync(path.join(dist, 'chunks'), { recursive: true, force: true });
   const result = await build({
-    entryPoints: ENTRY_POINTS.map((e) => path.join(root, e)),
+    entryPoints: ENTRY_POINTS.map((e) => ({ in: path.join(root, e.in), out: e.out })),
     outbase: root,
     outdir: dist,
     bundle: true,
@@ -77,8 +87,7 @@ export async function bundle(root: string, options: BundleOptions = {}): Promise
     logLevel: 'warning',
     minifyWhitespace: minify,
     minifySyntax: minify,
-    // CommonJS packages inlined into an ES module still call require() for Node built-ins.
-    banner: { js: "import { createRequire as __minicodeRequire } from 'node:module'; const require = __minicodeRequire(import.meta.url);" },
+    banner: { js: BANNER },
     plugins: [externals(root)],
   });
   const outputs = Object.fromEntries(
@@ -87,6 +96,27 @@ export async function bundle(root: string, options: BundleOptions = {}): Promise
       Object.keys(out.inputs).map((i) => path.relative(root, path.resolve(i)).split(path.sep).join('/')),
     ]),
   );
+  const manifest = await writeScriptTwins(root, dist, result.metafile, `${ENTRY_POINTS[0]!.out}.js`, BANNER, minify);
+  for (const [key, entry] of Object.entries(manifest.files)) outputs[`dist/${entry.script}`] = outputs[`dist/${key}`] ?? [];
+  // The bootstrap carries the manifest, so that a run reads no extra file to find its scripts.
+  const boot = await build({
+    entryPoints: [{ in: path.join(root, BOOTSTRAP.in), out: BOOTSTRAP.out }],
+    outbase: root,
+    outdir: dist,
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    allowOverwrite: true,
+    metafile: true,
+    logLevel: 'warning',
+    minifyWhitespace: minify,
+    minifySyntax: minify,
+    define: { __MINICODE_SCRIPTS__: JSON.stringify(manifest) },
+  });
+  for (const [file, out] of Object.entries(boot.metafile.outputs)) {
+    outputs[path.relative(root, path.resolve(file)).split(path.sep).join('/')] = Object.keys(out.inputs).map((i) => path.relative(root, path.resolve(i)).split(path.sep).join('/'));
+  }
   fs.writeFileSync(path.join(dist, 'bundle-meta.json'), `${JSON.stringify({ outputs }, null, 1)}\n`);
 }
 

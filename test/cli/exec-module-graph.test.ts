@@ -8,6 +8,9 @@
  *
  * A loaded bundle file is mapped back to the source modules it holds through
  * `dist/bundle-meta.json` (written by scripts/bundle.ts): a chunk's modules all run when it loads.
+ * The module hook sees ES modules only, so the graph is read on the ES module path
+ * (`MINICODE_CODE_CACHE=0`); the code-cache path (cli/code-cache.ts) must load the same bundle
+ * files, which its debug lines name.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -45,14 +48,18 @@ afterAll(async () => {
   await server?.close();
 });
 
-/** Run `exec --json` with the loader hook; returns the files it loaded, relative to the root. */
-async function loadedByExec(): Promise<string[]> {
+/** Run `exec --json` with the loader hook; returns the files it loaded, relative to the root, or with `cached`, the bundle files the code-cache loader ran. */
+async function loadedByExec(cached = false, origin = server.origin): Promise<string[]> {
   const cwd = scratchProject();
   const home = tempDir('minicode-graph-home-');
-  const env = { ...process.env, ...cleanEnv(home, { ANTHROPIC_BASE_URL: server.origin, ANTHROPIC_API_KEY: 'sk-ant-graph-fake-key-0123456789', HOME: home }) };
+  const env = {
+    ...process.env,
+    ...cleanEnv(home, { ANTHROPIC_BASE_URL: origin, ANTHROPIC_API_KEY: 'sk-ant-graph-fake-key-0123456789', HOME: home }),
+    ...(cached ? { MINICODE_DEBUG_CODE_CACHE: '1', MINICODE_CODE_CACHE_DIR: path.join(home, 'v8') } : { MINICODE_CODE_CACHE: '0' }),
+  };
   const child = spawn(
     process.execPath,
-    ['--import', REGISTER, path.join(ROOT, 'dist/cli/main.js'), 'exec', 'Read the README and tell me what it says', '--json', '--cwd', cwd, '--provider', 'anthropic'],
+    [...(cached ? [] : ['--import', REGISTER]), path.join(ROOT, 'dist/cli/main.js'), 'exec', 'Read the README and tell me what it says', '--json', '--cwd', cwd, '--provider', 'anthropic'],
     {
       cwd,
       env,
@@ -69,6 +76,13 @@ async function loadedByExec(): Promise<string[]> {
   expect(Buffer.concat(out).toString('utf8')).toContain('"type":"summary","ok":true');
   fs.rmSync(cwd, { recursive: true, force: true });
   fs.rmSync(home, { recursive: true, force: true });
+  if (cached) {
+    return stderr
+      .split('\n')
+      .map((l) => /^minicode code-cache: (?:hit|miss|rejected|corrupt) (\S+)$/.exec(l)?.[1])
+      .filter((k): k is string => k !== undefined && !k.startsWith('pkg/'))
+      .map((k) => `dist/${k}`);
+  }
   return stderr
     .split('\n')
     .filter((l) => l.startsWith('LOADED '))
@@ -85,8 +99,15 @@ describe('the exec start-up module graph', () => {
     const meta = JSON.parse(fs.readFileSync(path.join(ROOT, 'dist/bundle-meta.json'), 'utf8')) as { outputs: Record<string, string[]> };
     const loaded = await loadedByExec();
     const ours = loaded.filter((f) => f.startsWith('dist/'));
-    expect(ours[0]).toBe('dist/cli/main.js');
-    for (const file of ours) expect(file === 'dist/cli/main.js' || file.startsWith('dist/chunks/'), file).toBe(true);
+    expect(ours.slice(0, 2)).toEqual(['dist/cli/main.js', 'dist/cli/app.js']);
+    for (const file of ours) expect(file === 'dist/cli/main.js' || file === 'dist/cli/app.js' || file.startsWith('dist/chunks/'), file).toBe(true);
+    // The code-cache path runs the script twins of the same files (its own replay server: a cassette serves one run).
+    const second = await startReplayServer(path.join(CASSETTES, 'anthropic-two-turn'));
+    try {
+      expect((await loadedByExec(true, second.origin)).sort()).toEqual(ours.filter((f) => f !== 'dist/cli/main.js').sort());
+    } finally {
+      await second.close();
+    }
     const modules = ours.flatMap((file) => meta.outputs[file] ?? []);
     expect(modules).toContain('cli/exec-action.ts');
     expect(modules).toContain('lib/events/draft.ts');

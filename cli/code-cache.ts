@@ -1,0 +1,271 @@
+/**
+ * Running the CLI bundle from V8's code cache (docs/startup.md). Node 20 has no compile cache
+ * for ES modules, so the build also writes each bundle file as a classic script
+ * (`X.script.js`, beside `X.js`): the same code, its static imports turned into calls of a
+ * `require` that this loader supplies. The loader compiles those scripts with `vm.Script`,
+ * handing V8 the code it cached from an earlier run, and at exit caches what this run compiled.
+ *
+ * - Every `import()` in a script is a call of this loader: of another bundle file, it loads its
+ *   script; of anything else, it imports it through Node's ESM loader, resolved from where the
+ *   ES module twin sits. (A native `import()` in a `vm.Script` taken from the code cache fails
+ *   on Node 20, `vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER` or not: V8 drops the script's
+ *   host-defined options.) Where Node lacks what this needs (`zlib.crc32`: Node < 20.15), and
+ *   with `MINICODE_CODE_CACHE=0`, the bootstrap imports the ES module bundle instead.
+ * - Packages a bundle file imports statically are imported (as ES modules, through Node's
+ *   loader) before the file runs, so each package is the same instance on both paths.
+ * - The cache of one build, Node version, architecture and set of Node/V8 flags lives in its own
+ *   folder; a file is written to a temporary name then renamed; each carries a CRC-32 of the
+ *   V8 data, checked before V8 sees it; V8's own rejection (`cachedDataRejected`) is honoured.
+ *   A cache that cannot be read or written (read-only home) costs only the cache: the run goes on.
+ */
+import fs from 'node:fs';
+import CommonJsModule, { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type vmModule from 'node:vm';
+import zlib from 'node:zlib';
+
+/** One bundle file as the loader sees it; keys are paths relative to `dist/`, e.g. `chunks/chunk-X.js`. */
+export interface ScriptEntry {
+  /** The classic-script twin, relative to dist/. */
+  script: string;
+  /** Bundle files this one imports statically (keys). */
+  deps: string[];
+  /** Packages (or paths outside the bundle) this file imports statically. */
+  externals: string[];
+}
+
+/** What the build records for the loader (baked into the bootstrap by scripts/bundle.ts). */
+export interface ScriptManifest {
+  /** A hash of every script twin: a new build never reads an old build's cache. */
+  buildId: string;
+  /** The key of the entry file (`cli/app.js`). */
+  entry: string;
+  /** Every bundle file, by key. */
+  files: Record<string, ScriptEntry>;
+  /** Packages loaded through `require` (their CommonJS build: one file where the ES module build is many). */
+  required: string[];
+}
+
+/** Why the code cache is not used, or undefined when it is. */
+export function codeCacheUnavailable(node: { zlib: { crc32?: unknown }; vm: { Script?: unknown } }, env: NodeJS.ProcessEnv, manifest: ScriptManifest | undefined): string | undefined {
+  if (env.MINICODE_CODE_CACHE === '0') return 'MINICODE_CODE_CACHE=0';
+  if (!manifest) return 'no script manifest in this build';
+  if (typeof node.vm.Script !== 'function') return 'this Node has no vm.Script';
+  if (typeof node.zlib.crc32 !== 'function') return 'this Node has no zlib.crc32 (Node < 20.15)';
+  return undefined;
+}
+
+/** The cache folder of this build on this Node: `$MINICODE_CODE_CACHE_DIR`, else `$XDG_CACHE_HOME/minicode/v8-cache`, else `~/.cache/minicode/v8-cache`, then `<build>-<node>-<arch>-<flags>`. */
+export function codeCacheDir(env: NodeJS.ProcessEnv, buildId: string, execArgv: readonly string[] = process.execArgv): string {
+  const root = env.MINICODE_CODE_CACHE_DIR || path.join(env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'minicode', 'v8-cache');
+  // V8 refuses code cached under other flags; a folder per flag set keeps two set-ups from overwriting each other.
+  const flags = zlib.crc32(JSON.stringify([execArgv, env.NODE_OPTIONS ?? ''])).toString(16);
+  return path.join(root, `${buildId}-${process.version}-${process.arch}-${flags}`);
+}
+
+const MAGIC = 0x3876434d; // 'MCv8'
+const HEADER = 12; // magic, payload length, CRC-32 of the payload
+
+/** Frame V8 cache data with a header that lets a reader refuse torn or corrupt files. */
+export function frameCacheData(data: Buffer): Buffer {
+  const header = Buffer.alloc(HEADER);
+  header.writeUInt32LE(MAGIC, 0);
+  header.writeUInt32LE(data.length, 4);
+  header.writeUInt32LE(zlib.crc32(data), 8);
+  return Buffer.concat([header, data]);
+}
+
+/** The V8 data inside a framed cache file, or undefined when the file is not whole and intact. */
+export function unframeCacheData(file: Buffer): Buffer | undefined {
+  if (file.length < HEADER || file.readUInt32LE(0) !== MAGIC || file.readUInt32LE(4) !== file.length - HEADER) return undefined;
+  const data = file.subarray(HEADER);
+  return zlib.crc32(data) === file.readUInt32LE(8) ? data : undefined;
+}
+
+/** How one script was compiled: from the cache, or not (and why). */
+export type CacheOutcome = 'hit' | 'miss' | 'rejected' | 'corrupt';
+
+interface LoadedScript {
+  key: string;
+  script: vmModule.Script;
+  outcome: CacheOutcome;
+}
+
+interface Module {
+  exports: unknown;
+}
+
+/** The part of a CommonJS module (`node:module`'s Module) that the compile hook uses. */
+interface CjsModule {
+  exports: unknown;
+}
+
+/** Options of {@link runFromCodeCache}. */
+export interface RunOptions {
+  vm: typeof vmModule;
+  /** The dist/ folder. */
+  dist: string;
+  manifest: ScriptManifest;
+  /** The cache folder ({@link codeCacheDir}). */
+  cacheDir: string;
+  /** Called once per compiled script (MINICODE_DEBUG_CODE_CACHE=1 prints these on stderr). */
+  onScript?: (key: string, outcome: CacheOutcome) => void;
+  /** Called with the number of cache files written at exit, or the error that stopped the writing. */
+  onWritten?: (count: number, error?: unknown) => void;
+}
+
+/**
+ * Load and run the entry through the script twins. Resolves once the entry has run its
+ * top-level code; the cache of what was compiled without one is written at process exit.
+ */
+export async function runFromCodeCache(options: RunOptions): Promise<void> {
+  const { vm, dist, manifest, cacheDir } = options;
+  const modules = new Map<string, Module>();
+  const packages = new Map<string, unknown>();
+  const compiled: LoadedScript[] = [];
+  const requires = new Map<string, NodeJS.Require>();
+
+  const entryOf = (key: string): ScriptEntry => {
+    const entry = manifest.files[key];
+    if (!entry) throw new Error(`code cache: ${key} is not in the build's script manifest`);
+    return entry;
+  };
+  const keyOf = (from: string, specifier: string): string => path.posix.join(path.posix.dirname(from), specifier);
+  /** Node's require, resolving from the folder of bundle file `key`. */
+  const requireFor = (key: string): NodeJS.Require => {
+    const twin = path.join(dist, key);
+    let found = requires.get(path.dirname(twin));
+    if (!found) {
+      found = createRequire(twin);
+      requires.set(path.dirname(twin), found);
+    }
+    return found;
+  };
+  const cacheFile = (key: string): string => path.join(cacheDir, `${key.replaceAll('/', '__')}.v8`);
+
+  /** Import (as ES modules) every package the closure of `key` imports statically. */
+  const preload = async (key: string): Promise<void> => {
+    const seen = new Set<string>();
+    const wanted: Array<[string, string]> = [];
+    const walk = (k: string): void => {
+      if (seen.has(k) || modules.has(k)) return;
+      seen.add(k);
+      const entry = entryOf(k);
+      for (const dep of entry.deps) walk(dep);
+      for (const spec of entry.externals) if (!packages.has(spec)) wanted.push([k, spec]);
+    };
+    walk(key);
+    await Promise.all(
+      wanted.map(async ([k, spec]) => {
+        if (manifest.required.includes(spec)) {
+          packages.set(spec, requirePackage(k, spec));
+          return;
+        }
+        const target = spec.startsWith('.') ? pathToFileURL(path.join(dist, keyOf(k, spec))).href : spec;
+        packages.set(spec, await import(target));
+      }),
+    );
+  };
+
+  /** Compile `source` (from `filename`) with the cache entry `key`, noting the script for the write at exit. */
+  const compileCached = (key: string, filename: string, source: string): vmModule.Script => {
+    let cached: Buffer | undefined;
+    let outcome: CacheOutcome = 'miss';
+    try {
+      const framed = fs.readFileSync(cacheFile(key));
+      cached = unframeCacheData(framed);
+      if (!cached) outcome = 'corrupt';
+    } catch {
+      // No cache yet, or an unreadable one: compile from source.
+    }
+    const script = new vm.Script(source, { filename, ...(cached ? { cachedData: cached } : {}) });
+    if (cached) outcome = script.cachedDataRejected === true ? 'rejected' : 'hit';
+    compiled.push({ key, script, outcome });
+    options.onScript?.(key, outcome);
+    return script;
+  };
+  const compile = (key: string): vmModule.Script => {
+    const filename = path.join(dist, entryOf(key).script);
+    return compileCached(key, filename, fs.readFileSync(filename, 'utf8'));
+  };
+
+  /**
+   * `require` a package with its CommonJS files compiled through the cache too. Node 20's
+   * CommonJS loader has no cache of its own; while this require runs, `Module.prototype._compile`
+   * compiles each file of the package's tree from the cache, keyed by its path, size and mtime
+   * (so an updated package never meets old code), except a file with an `import(` in it (see the header).
+   */
+  const requirePackage = (from: string, specifier: string): unknown => {
+    const compileHook = CommonJsModule.prototype as unknown as { _compile: (this: CjsModule, content: string, filename: string) => unknown };
+    const original = compileHook._compile;
+    compileHook._compile = function (this: CjsModule, content: string, filename: string): unknown {
+      if (content.includes('import(') || content.startsWith('#!')) return original.call(this, content, filename);
+      const stat = fs.statSync(filename);
+      const key = `pkg/${path.relative(dist, filename).split(path.sep).join('/').replaceAll('../', '')}-${stat.size}-${Math.trunc(stat.mtimeMs)}`;
+      const wrapper = compileCached(key, filename, CommonJsModule.wrap(content)).runInThisContext() as (...args: unknown[]) => void;
+      const require = createRequire(filename);
+      wrapper.call(this.exports, this.exports, require, this, filename, path.dirname(filename));
+      return undefined;
+    };
+    try {
+      return requireFor(from)(specifier);
+    } finally {
+      compileHook._compile = original;
+    }
+  };
+
+  const load = (key: string): unknown => {
+    const existing = modules.get(key);
+    if (existing) return existing.exports;
+    const module: Module = { exports: {} };
+    modules.set(key, module);
+    const twin = path.join(dist, key);
+    const url = pathToFileURL(twin).href;
+    const nodeRequire = requireFor(key);
+    const localRequire = (specifier: string): unknown => {
+      if (packages.has(specifier)) return packages.get(specifier);
+      if (specifier.startsWith('.')) {
+        const target = keyOf(key, specifier);
+        if (manifest.files[target]) return load(target);
+      }
+      return nodeRequire(specifier);
+    };
+    const localImport = async (specifier: string): Promise<unknown> => {
+      const target = specifier.startsWith('.') ? keyOf(key, specifier) : undefined;
+      if (target && manifest.files[target]) {
+        await preload(target);
+        return load(target);
+      }
+      // A package, a built-in or a URL: Node's own loader, from where the ES module twin sits.
+      return import(specifier.startsWith('.') ? new URL(specifier, url).href : specifier);
+    };
+    const wrapper = compile(key).runInThisContext() as (exports: unknown, require: unknown, module: Module, url: string, dynamicImport: unknown) => void;
+    wrapper.call(module.exports, module.exports, localRequire, module, url, localImport);
+    return module.exports;
+  };
+
+  process.once('exit', () => {
+    const fresh = compiled.filter((s) => s.outcome !== 'hit');
+    if (fresh.length === 0) return;
+    let written = 0;
+    try {
+      fs.mkdirSync(cacheDir, { recursive: true });
+      for (const { key, script } of fresh) {
+        const file = cacheFile(key);
+        const tmp = `${file}.${process.pid}.tmp`;
+        fs.writeFileSync(tmp, frameCacheData(script.createCachedData()));
+        fs.renameSync(tmp, file);
+        written++;
+      }
+      options.onWritten?.(written);
+    } catch (error) {
+      // A read-only or full disk: the next run compiles from source again, nothing else changes.
+      options.onWritten?.(written, error);
+    }
+  });
+
+  await preload(manifest.entry);
+  load(manifest.entry);
+}

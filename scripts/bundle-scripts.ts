@@ -1,0 +1,96 @@
+/**
+ * The classic-script twin of each bundle file, for the code-cache loader (cli/code-cache.ts):
+ * `dist/chunks/X.js` gets `dist/chunks/X.script.js`, the same code as a function of
+ * `(exports, require, module, __minicode_url, __minicode_import)`. esbuild turns the static
+ * imports into `require` calls and the exports into `module.exports`; `import.meta.url` becomes
+ * the ES module twin's URL (so files are found as before); `import()` of another bundle file
+ * becomes `__minicode_import`, and `import()` of anything else stays, for Node's own loader.
+ */
+import fs from 'node:fs';
+import { isBuiltin } from 'node:module';
+import path from 'node:path';
+import { createHash } from 'node:crypto';
+import { transform, type Metafile } from 'esbuild';
+import type { ScriptEntry, ScriptManifest } from '../cli/code-cache.js';
+
+/**
+ * Packages the loader takes through `require`: lmdb's CommonJS build is one file (plus
+ * msgpackr's one), where its ES module build is some fifteen modules for Node's ESM loader to
+ * resolve, translate and link on every run. Nothing else in the process imports lmdb as an
+ * ES module (worker threads have their own), so there is one lmdb either way.
+ */
+const REQUIRED_PACKAGES = ['lmdb'];
+
+const WRAP_HEAD = '(function (exports, require, module, __minicode_url, __minicode_import) {';
+const WRAP_TAIL = '\n})';
+
+/** `import("./x.js")` as esbuild prints it, with the specifier captured. */
+const DYNAMIC_IMPORT = /\bimport\("(\.{1,2}\/[^"]+)"\)/g;
+/** Any other `import(` that is not a property call (`x.import(`). */
+const NATIVE_IMPORT = /(^|[^.\w$])import\(/g;
+
+/** Write the twins of the bundle files in `metafile` (paths relative to `root`) and return their manifest; `entry` is the key of the CLI entry, `banner` the text the ES module build put first in each file. */
+export async function writeScriptTwins(root: string, dist: string, metafile: Metafile, entry: string, banner: string, minify: boolean): Promise<ScriptManifest> {
+  const files: Record<string, ScriptEntry> = {};
+  const hash = createHash('sha256');
+  const keyOf = (output: string): string => path.relative(dist, path.resolve(root, output)).split(path.sep).join('/');
+  const outputs = Object.entries(metafile.outputs).filter(([file]) => file.endsWith('.js'));
+  const known = new Set(outputs.map(([file]) => keyOf(file)));
+  for (const [file, out] of outputs.sort(([a], [b]) => a.localeCompare(b))) {
+    const key = keyOf(file);
+    const relative = (target: string): string => {
+      const r = path.posix.relative(path.posix.dirname(key), target);
+      return r.startsWith('.') ? r : `./${r}`;
+    };
+    const deps: string[] = [];
+    const externals: string[] = [];
+    const dynamic = new Set<string>();
+    for (const i of out.imports) {
+      if (i.kind === 'import-statement' && !i.external) deps.push(keyOf(i.path));
+      else if (i.kind === 'import-statement' && !isBuiltin(i.path)) externals.push(i.path);
+      else if (i.kind === 'dynamic-import' && !i.external) dynamic.add(relative(keyOf(i.path)));
+    }
+    const absolute = path.resolve(root, file);
+    let code = fs.readFileSync(absolute, 'utf8').replace(/^#!.*\n/, '');
+    if (!code.startsWith(banner)) throw new Error(`bundle-scripts: ${key} does not start with the expected banner`);
+    code = code.slice(banner.length);
+    const result = await transform(code, {
+      loader: 'js',
+      format: 'cjs',
+      platform: 'node',
+      target: 'node20',
+      define: { 'import.meta.url': '__minicode_url' },
+      minifyWhitespace: minify,
+      minifySyntax: minify,
+      logLevel: 'silent',
+    });
+    if (result.warnings.length > 0) throw new Error(`bundle-scripts: ${key}: ${result.warnings.map((w) => w.text).join('; ')}`);
+    // A default or namespace import of a package would go through esbuild's CommonJS interop, which differs from Node's for an ES
+    // module (for a built-in it is the same: the default export is module.exports).
+    for (const [, specifier] of result.code.matchAll(/__toESM\(require\("([^"]+)"\)/g)) {
+      if (!isBuiltin(specifier!)) throw new Error(`bundle-scripts: ${key} imports ${specifier} by default or namespace import; use named imports`);
+    }
+    // Every import() goes to the loader: V8 drops the host-defined options of a script it takes from the code cache, so a
+    // native import() there fails on Node 20 ("A dynamic import callback was not specified").
+    const before = (code.match(NATIVE_IMPORT) ?? []).length;
+    const rewritten = new Set<string>();
+    const body = result.code
+      .replace(DYNAMIC_IMPORT, (whole, specifier: string) => {
+        if (known.has(path.posix.join(path.posix.dirname(key), specifier))) rewritten.add(specifier);
+        return `__minicode_import(${JSON.stringify(specifier)})`;
+      })
+      .replace(NATIVE_IMPORT, (whole, lead: string) => `${lead}__minicode_import(`);
+    if ([...dynamic].some((d) => !rewritten.has(d)) || [...rewritten].some((r) => !dynamic.has(r))) {
+      throw new Error(`bundle-scripts: ${key}: dynamic imports of bundle files do not match the metafile (${[...dynamic].join(', ')} vs ${[...rewritten].join(', ')})`);
+    }
+    const after = (body.match(/\b__minicode_import\(/g) ?? []).length;
+    if (after !== before) throw new Error(`bundle-scripts: ${key}: ${before} import() in the module, ${after} rewritten in its script`);
+    const script = key.replace(/\.js$/, '.script.js');
+    const text = `${WRAP_HEAD}${body}${WRAP_TAIL}`;
+    fs.writeFileSync(path.join(dist, script), text);
+    hash.update(script).update('\0').update(text).update('\0');
+    files[key] = { script, deps, externals };
+  }
+  if (!files[entry]) throw new Error(`bundle-scripts: the entry ${entry} is not among the outputs`);
+  return { buildId: hash.digest('hex').slice(0, 16), entry, files, required: [...REQUIRED_PACKAGES] };
+}
