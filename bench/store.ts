@@ -4,7 +4,9 @@
  * Writes the durable events of a synthetic long run (bench/support/synthetic-run.ts) and
  * compares, in interleaved rounds of the same process:
  *  - `store.append` + `flushed()` (registry check, reducer-kept session index, lmdb async put),
- *  - raw `lmdb` async `put` of the same records with the same keys and encoding (the floor),
+ *  - raw `lmdb` async `put` of each record, msgpackr with shared structures under `[sessionId, seq]`
+ *    (the per-event format of older stores, and what a peer would write; the store now writes one
+ *    value per session per turn, see lib/store/event-batches.ts),
  *  - appending the same events as JSONL to a file (JSON.stringify + one write per 1,000 + fsync).
  * Target: the store at least 0.7x raw lmdb. Also reports msgpack bytes per event (plain and
  * with shared structures) against JSON bytes, and replay throughput (range scan alone, and range

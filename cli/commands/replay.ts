@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import type { OutputEvent } from '../../lib/events/index.js';
 
 interface ReplayOptions {
   json?: boolean;
@@ -74,12 +73,13 @@ export function registerReplay(program: Command): void {
         let invalid = 0;
         for (const stored of store.iterateSession(sessionId)) {
           // The store is a trust boundary (docs/pipeline.md): validate what is read back.
-          const parsed = OutputEventSchema.safeParse(stored);
-          if (!parsed.success) {
+          if (!OutputEventSchema.safeParse(stored).success) {
             invalid++;
             continue;
           }
-          const event = parsed.data as OutputEvent;
+          // The stored object, not zod's copy: zod rebuilds objects in its schema's key order,
+          // and replay --json must print each event byte for byte as the live run did.
+          const event = stored;
           count++;
           rebuilder.push(event);
           renderer.onEvent(event, rebuilder.unsettled());

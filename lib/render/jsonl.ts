@@ -1,6 +1,6 @@
 import type { OutputEvent } from '../events/index.js';
 import { displayText } from './display-text.js';
-import { jsonLine, jsonTextDelta } from './json-line.js';
+import { eventLine, jsonLine, jsonTextDelta } from './json-line.js';
 import { isVisible } from './projection.js';
 import { jsonSummary, projectSummary, setupFailureSummary, type SetupFailure } from './summary.js';
 import type { FinishExtra, Renderer, Writer } from './types.js';
@@ -32,7 +32,8 @@ export function createJsonlRenderer<S>(options: JsonlRendererOptions<S>): Render
         if (delta !== '') options.out(`${jsonTextDelta(delta)}\n`);
         return;
       }
-      if (isVisible(event, 'machine')) options.out(`${jsonLine(event)}\n`);
+      // eventLine: the store has usually serialised this event already (one encoding for both).
+      if (isVisible(event, 'machine')) options.out(`${eventLine(event)}\n`);
     },
     finish(state: S, extra?: FinishExtra) {
       if (finished) return;

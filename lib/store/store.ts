@@ -1,12 +1,17 @@
 /**
- * The event store: durable `minicode.output.v1` events in embedded LMDB (msgpackr encoding with
- * shared structures), keyed `[sessionId, seq]` so one session replays in order with a range
- * scan; a session index; and a content store for large payloads.
+ * The event store: durable `minicode.output.v1` events in embedded LMDB, one value per session
+ * per event-loop turn holding that turn's events as their JSONL lines, keyed
+ * `[sessionId, seq of the first]` so one session replays in order with a range scan
+ * (event-batches.ts); a session index; and a content store for large payloads. Stores written
+ * with one msgpackr value per event are still read (stored-event.ts).
  *
- * Writes use lmdb's async `put`, which batches every put of one event-loop turn into one
- * transaction committed off the main thread; `append` never waits. `flushed()` resolves once
- * everything appended so far is committed and synced: that is the acknowledgement a caller may
- * rely on after a crash. Live events (deltas, progress) are not stored.
+ * `append` serialises the event with `eventLine` (the JSONL writer then reuses that text) and
+ * queues it; at the end of the turn each session's queued lines become one put. Writes use
+ * lmdb's async `put`, which batches every put of one event-loop turn into one transaction
+ * committed off the main thread; `append` never waits. `flushed()` resolves once everything
+ * appended so far is committed and synced: that is the acknowledgement a caller may rely on
+ * after a crash. A batch is one value, so a crash keeps all of it or none. Live events (deltas,
+ * progress) are not stored.
  *
  * LMDB allows one writer and many readers across processes: `replay` and `sessions` may read a
  * store while another process writes it, and see every committed transaction.
@@ -17,9 +22,11 @@ import type { ContentRef, OutputEvent } from '../events/index.js';
 import { EVENT_REGISTRY } from '../events/registry.js';
 import { MinicodeError } from '../errors.js';
 import { initialState, reduceOwned, type ReducerState } from '../reducer/index.js';
+import { eventLine } from '../render/json-line.js';
+import { decodeBatch, encodeBatch, MAX_BATCH_CHARS, MAX_BATCH_EVENTS, mergeBySeq, type BatchKey, type PendingBatch } from './event-batches.js';
 import { createContentStore, type ContentLookup, type ContentRecord } from './content-store.js';
 import { effectiveEntry, indexEntryOf, promptDigest, promptOf, type SessionIndexEntry } from './session-index.js';
-import { fromStored, toStored, type StoredEvent } from './stored-event.js';
+import { fromStored, type StoredEvent } from './stored-event.js';
 
 /** Options of {@link openStore}. */
 export interface StoreOptions {
@@ -57,6 +64,8 @@ export interface EventStore {
   /** Stored events of one session, in sequence order (reads committed data only). */
   iterateSession(sessionId: string): Iterable<OutputEvent>;
   readSession(sessionId: string): OutputEvent[];
+  /** One stored event of a session, or undefined (reads committed data only). */
+  getEvent(sessionId: string, seq: number): OutputEvent | undefined;
   /** The index entry of one session, as a reader should show it (see `effectiveEntry`). */
   getSession(sessionId: string): SessionIndexEntry | undefined;
   /** Every session in the index, most recently started first. */
@@ -103,7 +112,7 @@ function foldForIndex(s: OpenSession, event: OutputEvent): void {
 }
 
 /**
- * Shared msgpackr structures of the events database: 128 (msgpackr's default is 32). The
+ * Shared msgpackr structures of the per-event database of older stores: 128 (msgpackr's default is 32). The
  * envelope and payload shapes of the recorded corpus number about 100; past the limit a shape is
  * written inline in every value that uses it, which costs ~15% more encode time per event
  * (bench/store.ts). A store written with the default opens and grows past 32 (its first 32 ids
@@ -133,11 +142,14 @@ export function openStore(options: StoreOptions): EventStore {
       cause: error,
     });
   }
-  // Shared structures: msgpackr records the shape of an envelope once, so each event is stored
-  // as values only (smaller and faster; measured in bench/store.ts).
+  // The per-event database of older stores, opened as they wrote it so that they still read.
   // lmdb passes `maxSharedStructures` on to msgpackr but its typings omit it, hence the variable.
   const eventsOptions = { name: 'events', sharedStructuresKey: Symbol.for('structures'), maxSharedStructures: MAX_SHARED_STRUCTURES };
-  const events: Database<StoredEvent, EventKey> = root.openDB(eventsOptions);
+  // Read-only, lmdb gives no database for a name never written (an older store has no
+  // batches; a store from this build may have no per-event values): read such a one as empty.
+  const events: Database<StoredEvent, EventKey> | undefined = root.openDB(eventsOptions);
+  // Values are bytes this module encodes (event-batches.ts): no msgpackr on the write path.
+  const batches: Database<Uint8Array, BatchKey> | undefined = root.openDB({ name: 'batches', encoding: 'binary' });
   const sessions: Database<SessionIndexEntry, string> = root.openDB({ name: 'sessions' });
   const contentDb: Database<ContentRecord, string> = root.openDB({ name: 'content' });
   const contentOptions: { maxContentBytes?: number; clock?: () => number } = {};
@@ -149,7 +161,9 @@ export function openStore(options: StoreOptions): EventStore {
   // Per open session: the reducer state (for the index entry), the prompt digest and counts.
   const open_ = new Map<string, OpenSession>();
   const dirty = new Set<string>();
-  let indexScheduled = false;
+  // Lines of the current turn, per session, written as one value at its end.
+  const pending = new Map<string, PendingBatch>();
+  let turnScheduled = false;
   let lastPut: Promise<unknown> | undefined;
   // Write batches (one per event-loop turn) numbered in order; lmdb commits them in that order.
   let batch = 0;
@@ -178,8 +192,15 @@ export function openStore(options: StoreOptions): EventStore {
     return s;
   }
 
-  function writeIndexes(): void {
-    indexScheduled = false;
+  function putBatch(sessionId: string, p: PendingBatch): void {
+    track((batches as Database<Uint8Array, BatchKey>).put([sessionId, p.firstSeq], encodeBatch(p.lines)));
+  }
+
+  /** End of a turn: each session's lines as one value, then the index entries, in one transaction. */
+  function writeTurn(): void {
+    turnScheduled = false;
+    for (const [id, p] of pending) putBatch(id, p);
+    pending.clear();
     for (const id of dirty) {
       const s = open_.get(id);
       if (!s) continue;
@@ -214,8 +235,33 @@ export function openStore(options: StoreOptions): EventStore {
     }
   }
 
-  function* iterate(sessionId: string): Iterable<OutputEvent> {
+  /** Events of the per-event format (older stores). */
+  function* iterateOld(sessionId: string): Generator<OutputEvent> {
+    if (!events) return;
     for (const { key, value } of events.getRange({ start: [sessionId, 0], end: [sessionId, Number.MAX_SAFE_INTEGER] })) yield fromStored(sessionId, key[1], value);
+  }
+
+  function* iterateBatches(sessionId: string): Generator<OutputEvent> {
+    if (!batches) return;
+    for (const { value } of batches.getRange({ start: [sessionId, 0], end: [sessionId, Number.MAX_SAFE_INTEGER] })) yield* decodeBatch(value);
+  }
+
+  function iterate(sessionId: string): Iterable<OutputEvent> {
+    // Only a session an older build began has per-event values; the merge is for it alone.
+    if (events) for (const _ of events.getKeys({ start: [sessionId, 0], end: [sessionId, Number.MAX_SAFE_INTEGER], limit: 1 })) return mergeBySeq(iterateOld(sessionId), iterateBatches(sessionId));
+    return iterateBatches(sessionId);
+  }
+
+  function getEvent(sessionId: string, seq: number): OutputEvent | undefined {
+    const old = events?.get([sessionId, seq]);
+    if (old !== undefined) return fromStored(sessionId, seq, old);
+    if (!batches) return undefined;
+    // The batch holding `seq` is the last one of the session starting at or before it.
+    for (const { key, value } of batches.getRange({ start: [sessionId, seq], end: [sessionId, -1], reverse: true, limit: 1 })) {
+      if (key[0] !== sessionId) break;
+      for (const e of decodeBatch(value)) if (e.seq === seq) return e;
+    }
+    return undefined;
   }
 
   return {
@@ -223,31 +269,40 @@ export function openStore(options: StoreOptions): EventStore {
     append(event) {
       if (!EVENT_REGISTRY[event.type]?.durable) return false;
       if (options.readOnly) throw new MinicodeError('MINICODE_E_STORE', 'the store is open read-only');
-      track(events.put([event.sessionId, event.seq], toStored(event)));
-      const s = sessionState(event.sessionId, event.seq);
-      s.batch = batch;
+      const id = event.sessionId;
+      const s = sessionState(id, event.seq);
+      const line = eventLine(event);
+      let p = pending.get(id);
+      if (!p) pending.set(id, (p = { firstSeq: event.seq, lines: [], chars: 0 }));
+      p.lines.push(line);
+      p.chars += line.length;
+      if (p.lines.length >= MAX_BATCH_EVENTS || p.chars >= MAX_BATCH_CHARS) {
+        putBatch(id, p);
+        pending.delete(id);
+      }
       foldForIndex(s, event);
       if (s.digest === undefined) {
         const prompt = promptOf(event);
         if (prompt !== undefined) s.digest = promptDigest(prompt);
       }
-      dirty.add(event.sessionId);
-      if (!indexScheduled) {
-        indexScheduled = true;
-        // Same event-loop turn, so the index entry joins the events' transaction.
-        queueMicrotask(writeIndexes);
+      dirty.add(id);
+      if (!turnScheduled) {
+        turnScheduled = true;
+        // Same event-loop turn, so the batches and index entries join one transaction.
+        queueMicrotask(writeTurn);
       }
       return true;
     },
     async flushed() {
-      if (indexScheduled) writeIndexes();
+      if (turnScheduled) writeTurn();
       await lastPut?.catch(() => undefined);
-      await events.flushed;
+      await root.flushed;
       if (writeError !== undefined) {
         throw new MinicodeError('MINICODE_E_STORE', `store write failed: ${(writeError as Error).message ?? String(writeError)}`, { cause: writeError });
       }
     },
     iterateSession: iterate,
+    getEvent,
     readSession(sessionId) {
       return [...iterate(sessionId)];
     },

@@ -1,15 +1,14 @@
 /**
- * The form an event takes in the store. The key `[sessionId, seq]` already holds two of the
- * envelope's fields, and `schema` and `eventId` follow from them (`eventId` is
- * `sessionId:seq`, see `eventIdFor`), so an event the enveloper built is written without those
- * four: about a quarter fewer bytes and a quarter less msgpack encoding on the writer's main
- * thread (bench/pipeline.ts, bench/store.ts). Reading puts them back, in the enveloper's key
- * order, so a stored event reads back equal to the event written, field for field and in the
- * same order (JSON output of a replay is byte for byte that of the live run).
+ * The per-event format of stores written before event batches (event-batches.ts): one msgpackr
+ * value per event in the `events` database under `[sessionId, seq]`. The key already holds two
+ * of the envelope's fields, and `schema` and `eventId` follow from them (`eventId` is
+ * `sessionId:seq`, see `eventIdFor`), so an event was written without those four. Reading
+ * puts them back, in the enveloper's key order, so a stored event reads back equal to the event
+ * written, field for field and in the same order. The store only reads this format now;
+ * `toStored` remains as its writer's definition (tests build old stores with it).
  *
- * An event whose fields do not follow from its key (another schema, a foreign eventId) is
- * stored whole; a record that still carries `schema` (written whole, or by an older build)
- * reads back as it is.
+ * An event whose fields do not follow from its key (another schema, a foreign eventId) was
+ * stored whole; a record that still carries `schema` reads back as it is.
  */
 import { SCHEMA_NAME } from '../events/enums.js';
 import type { OutputEvent } from '../events/index.js';

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ROOT, runCli } from '../helpers/cli.js';
+import { codexStreamLines } from '../../bench/support/codex-stream.js';
 
 const WRITER = path.join(ROOT, 'dist/bench/support/store-writer.js');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-cli-store-'));
@@ -76,5 +77,25 @@ describe('minicode sessions and replay', () => {
     await new Promise((r) => child.on('close', r));
     const after = await runCli(['replay', 'cli-live', '--json', '--store', dir]);
     expect(JSON.parse(after.stdout.trim().split('\n').pop() as string)).toMatchObject({ outcome: 'interrupted', ok: false });
+  });
+});
+
+describe('replay of an ingested stream', () => {
+  it('prints every stored event byte for byte as the live ingest --json printed it', async () => {
+    const input = path.join(dir, 'long.jsonl');
+    // Long enough for many store batches, with text a JSON line must escape.
+    const lines = [...codexStreamLines({ records: 1500, seed: 7 })];
+    lines.splice(5, 0, JSON.stringify({ type: 'item.completed', item: { id: 'odd', type: 'agent_message', text: 'line\u2028sep \u0085 \u202e bidi "q" \\ é 😀' } }));
+    fs.writeFileSync(input, lines.join('\n') + '\n');
+    const live = await runCli(['ingest', '--from', 'codex', input, '--json', '--store', dir, '--session', 'ingest-bytes']);
+    expect(live.code).toBe(0);
+    const replayed = await runCli(['replay', 'ingest-bytes', '--json', '--store', dir]);
+    expect(replayed.code).toBe(0);
+    const stored = replayed.stdout.trimEnd().split('\n').slice(0, -1);
+    expect(stored.length).toBeGreaterThan(1500);
+    expect(stored.some((l) => l.includes('😀'))).toBe(true);
+    const seqs = new Set(stored.map((l) => (JSON.parse(l) as { seq: number }).seq));
+    const liveStored = live.stdout.split('\n').filter((l) => l.startsWith('{"schema"') && seqs.has((JSON.parse(l) as { seq: number }).seq));
+    expect(stored).toEqual(liveStored);
   });
 });

@@ -86,6 +86,9 @@ describe('the store under SIGKILL', () => {
       for (const e of events) expect(EVENT_REGISTRY[e.type].durable).toBe(true);
       const missing = durableSeqsUpTo(sessionId, acked).filter((seq) => !seqs.has(seq));
       expect(missing).toEqual([]);
+      // A batch is one value: whatever the kill cut, the stored events are a gap-free prefix.
+      const last = Math.max(...seqs);
+      expect(events.map((e) => e.seq)).toEqual(durableSeqsUpTo(sessionId, last));
       const state = rebuild(events, { sessionId });
       expect(state.run.outcome).toBe('interrupted');
       expect(Object.values(state.tools).every((t) => !['started', 'running'].includes(t.status))).toBe(true);
