@@ -17,23 +17,24 @@ import { toolKindFor } from './tool-kind.js';
 export function createCodexDecoder(options: DecoderOptions): SettlingNativeDecoder {
   const core = createRunCore({ agent: 'codex', onEvent: options.onEvent });
   let threadId: string | undefined;
+  // One callback for the stream (not a closure per record); `line` is the record's line.
+  const onThread = (id: string, line: number): boolean => {
+    if (threadId !== undefined && threadId !== id) {
+      core.diagnostic('MINICODE_E_NATIVE_SESSION_CHANGED', `thread id changed from ${threadId} to ${id}`, { line });
+    }
+    const resumed = threadId === id;
+    threadId = id;
+    return resumed;
+  };
   const input = createJsonlInput({
     core,
     ...(options.maxFrameBytes === undefined ? {} : { maxLineLength: options.maxFrameBytes }),
-    onRecord: (record, line, raw) =>
-      decodeRecord(core, record, line, raw, (id) => {
-        if (threadId !== undefined && threadId !== id) {
-          core.diagnostic('MINICODE_E_NATIVE_SESSION_CHANGED', `thread id changed from ${threadId} to ${id}`, { line });
-        }
-        const resumed = threadId === id;
-        threadId = id;
-        return resumed;
-      }),
+    onRecord: (record, line, raw) => decodeRecord(core, record, line, raw, onThread),
   });
   return settlingDecoder(core, input);
 }
 
-function decodeRecord(core: RunCore, record: Record<string, unknown>, line: number, raw: string, onThread: (id: string) => boolean): void {
+function decodeRecord(core: RunCore, record: Record<string, unknown>, line: number, raw: string, onThread: (id: string, line: number) => boolean): void {
   const type = str(record.type);
   switch (type) {
     case 'thread.started':
@@ -42,7 +43,7 @@ function decodeRecord(core: RunCore, record: Record<string, unknown>, line: numb
       if (!id) return core.diagnostic('MINICODE_E_NATIVE_BAD_RECORD', `${type} without a thread id`, { line, raw });
       // `exec resume` re-emits the same thread id; after a settled turn it is the next run of
       // the same thread (a new task, identified as resumed); before, it is a repeat.
-      const again = onThread(id);
+      const again = onThread(id, line);
       core.startTask('native');
       core.identify(again ? { nativeSessionId: id, resumed: true } : { nativeSessionId: id });
       return;
@@ -209,10 +210,17 @@ function commandItem(core: RunCore, phase: Phase, id: string, item: Record<strin
 const CHANGE_KINDS: Record<string, 'create' | 'modify' | 'delete' | 'move'> = { add: 'create', update: 'modify', delete: 'delete', move: 'move' };
 
 function fileChangeItem(core: RunCore, phase: Phase, id: string, item: Record<string, unknown>): void {
-  const changes = (Array.isArray(item.changes) ? item.changes : [])
-    .map(asRecord)
-    .flatMap((c) => (c && str(c.path) ? [{ path: str(c.path) as string, kind: CHANGE_KINDS[str(c.kind) ?? ''] ?? 'modify' }] : []));
-  const paths = changes.map((c) => c.path);
+  // One loop rather than map/flatMap/map chains: this runs for every file change record.
+  const changes: { path: string; kind: 'create' | 'modify' | 'delete' | 'move' }[] = [];
+  const paths: string[] = [];
+  const raw = Array.isArray(item.changes) ? (item.changes as unknown[]) : [];
+  for (let i = 0; i < raw.length; i++) {
+    const c = asRecord(raw[i]);
+    const path = c && str(c.path);
+    if (!path) continue;
+    changes.push({ path, kind: CHANGE_KINDS[str(c.kind) ?? ''] ?? 'modify' });
+    paths.push(path);
+  }
   const title = oneLine(paths.join(', ') || 'patch');
   openOnce(core, id, { toolCallId: id, name: 'apply_patch', kind: 'edit', title, locations: paths.map((path) => ({ path })) });
   if (phase !== 'item.completed') return;

@@ -1,5 +1,4 @@
-import { draft } from '../events/draft.js';
-import type { ErrorInfo, EventDraft, EventType, Fidelity, PayloadOf } from '../events/index.js';
+import type { ErrorInfo, EventDraft, EventDraftOf as DraftOf, EventType, Fidelity, PayloadOf } from '../events/index.js';
 import type { EventSink } from '../decode/types.js';
 import type { ErrorCode } from '../errors.js';
 import { count, DIAGNOSTIC_EXCERPT_CHARS, excerpt, matchLimitWording, oneLine } from './text.js';
@@ -117,7 +116,9 @@ export function createRunCore(options: RunCoreOptions): RunCore {
   let stderrLength = 0;
 
   function push<T extends EventType>(type: T, payload: PayloadOf<T>, fidelity: Fidelity, fields?: EmitFields): void {
-    onEvent(draft(type, payload, { fidelity, ...fields }) as EventDraft);
+    // What draft(type, payload, { fidelity, ...fields }) builds, as one object (this runs per event).
+    const d: DraftOf<T> = { type, payload, fidelity };
+    onEvent((fields === undefined ? d : Object.assign(d, fields)) as EventDraft);
   }
 
   function startTask(fidelity: Fidelity, prompt?: string): void {

@@ -74,7 +74,7 @@ export function onSessionEnded(w: StateWriter, e: OutputEventOf<'session.ended'>
     const task = getKey(w.s.tasks, id);
     if (!task) continue;
     w.anomaly({ kind: 'open-at-session-end', seq: e.seq, type: e.type, id });
-    putKey(w.record('tasks'), id, closeTask(task, 'cancelled', e.timestamp, { reason: 'parent-ended' }));
+    putKey(w.record('tasks'), id, closeTask(w, task, 'cancelled', e.timestamp, { reason: 'parent-ended' }));
   }
   if (w.s.openTasks.length > 0) w.s.openTasks = [];
   forceCloseApprovals(w, e.timestamp);
@@ -145,15 +145,19 @@ export function onTaskTerminal(w: StateWriter, e: TaskTerminal): void {
   if (e.type === 'task.failed') extra.error = e.payload.error;
   if (e.type === 'task.cancelled' && e.payload.message !== undefined) extra.message = e.payload.message;
   if (e.type === 'task.completed' && e.payload.steps !== undefined) extra.steps = e.payload.steps;
-  const task = closeTask(base, status, e.timestamp, extra);
+  const task = closeTask(w, base, status, e.timestamp, extra);
   putKey(w.record('tasks'), id, task);
   forceCloseApprovals(w, e.timestamp, id);
   if (task.root) decideFromTasks(w, task);
 }
 
-function closeTask(task: TaskState, status: TaskState['status'], at: string, extra: Partial<TaskState>): TaskState {
-  const closed: TaskState = { ...task, ...extra, status, endedAt: at };
-  const duration = extra.durationMs ?? between(task.startedAt, at);
+/** The task settled; an owned state's task is edited in place (same keys, same order as the copy). */
+function closeTask(w: StateWriter, task: TaskState, status: TaskState['status'], at: string, extra: Partial<TaskState>): TaskState {
+  const startedAt = task.startedAt;
+  const closed: TaskState = w.owned ? Object.assign(task, extra) : { ...task, ...extra };
+  closed.status = status;
+  closed.endedAt = at;
+  const duration = extra.durationMs ?? between(startedAt, at);
   if (duration !== undefined) closed.durationMs = duration;
   return closed;
 }
@@ -172,7 +176,8 @@ export function activateTasks(w: StateWriter): void {
   for (const id of w.s.openTasks) {
     const task = getKey(w.s.tasks, id);
     if (task && (task.status === 'started' || task.status === 'partial')) {
-      putKey(w.record('tasks'), id, { ...task, status: 'active' });
+      if (w.owned) task.status = 'active';
+      else putKey(w.record('tasks'), id, { ...task, status: 'active' });
     }
   }
 }
@@ -181,7 +186,10 @@ export function activateTasks(w: StateWriter): void {
 export function partialTasks(w: StateWriter): void {
   for (const id of w.s.openTasks) {
     const task = getKey(w.s.tasks, id);
-    if (task && task.status === 'active') putKey(w.record('tasks'), id, { ...task, status: 'partial' });
+    if (task && task.status === 'active') {
+      if (w.owned) task.status = 'partial';
+      else putKey(w.record('tasks'), id, { ...task, status: 'partial' });
+    }
   }
 }
 

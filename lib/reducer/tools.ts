@@ -98,7 +98,9 @@ export function onToolTerminal(w: StateWriter, e: ToolTerminal): void {
     tool = { toolCallId: id, status: 'incomplete', reportedStatus: status, anomalies: ['terminal-without-start'] };
     w.list('toolOrder').push(id);
   } else {
-    tool = { ...existing, status };
+    // Owned: edit in place (the same keys in the same order as the copy would have).
+    tool = w.owned ? existing : { ...existing };
+    tool.status = status;
   }
   tool.endedAt = e.timestamp;
   if (p.name !== undefined) tool.name ??= p.name;

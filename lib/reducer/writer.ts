@@ -3,7 +3,8 @@
  * to a collection within one event copies that collection (shallow), so an event costs the size
  * of what it touches, not of the whole state. `rebuild()` owns the state it folds (nobody else
  * sees the intermediate states), so it mutates collections in place and stays linear over a
- * long session. Objects inside collections (a tool, a task) are always replaced, never edited.
+ * long session. Objects inside collections (a tool, a task) are replaced, never edited, unless
+ * the state is owned: then they are edited in place too (no copy of a tool per terminal).
  */
 import { KEEP_RECENT, MAX_ANOMALIES, type Anomaly, type RecentListKey, type ReducerState } from './state.js';
 
@@ -49,7 +50,8 @@ export class StateWriter {
 
   constructor(
     base: ReducerState,
-    private readonly owned: boolean,
+    /** True when the caller owns the state: collections and the items in them are edited in place. */
+    readonly owned: boolean,
   ) {
     this.s = owned ? base : { ...base };
   }
