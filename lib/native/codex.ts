@@ -196,7 +196,7 @@ function commandItem(core: RunCore, phase: Phase, id: string, item: Record<strin
     // codex#14691: an item abandoned at turn end is reported "completed" with exit_code null.
     core.finishTool({ type: 'tool.cancelled', payload: { toolCallId: id, name, reason: 'abandoned without an exit code' } }, 'inferred');
   } else {
-    const lines = output === '' ? 0 : output.replace(/\r?\n$/, '').split('\n').length;
+    const lines = lineCount(output);
     core.finishTool(
       {
         type: 'tool.completed',
@@ -205,6 +205,20 @@ function commandItem(core: RunCore, phase: Phase, id: string, item: Record<strin
       'native',
     );
   }
+}
+
+/**
+ * Lines of a command's output, a final line break not starting another: what
+ * `output.replace(/\r?\n$/, '').split('\n').length` gives (0 for ''), counted without
+ * building the array of lines for every command.
+ */
+function lineCount(output: string): number {
+  if (output === '') return 0;
+  // A final `\n` ends the last line; the `\r` before it needs no care (it is no `\n`).
+  const end = output.charCodeAt(output.length - 1) === 0x0a ? output.length - 1 : output.length;
+  let lines = 1;
+  for (let i = output.indexOf('\n'); i !== -1 && i < end; i = output.indexOf('\n', i + 1)) lines++;
+  return lines;
 }
 
 const CHANGE_KINDS: Record<string, 'create' | 'modify' | 'delete' | 'move'> = { add: 'create', update: 'modify', delete: 'delete', move: 'move' };
