@@ -2,9 +2,10 @@
  * bench/isolation: what `batch --isolate worktree` costs per line on a 10,000-file repository,
  * against the floor, raw `git worktree add --detach` + `git worktree remove --force` of the
  * same repository (what any worktree-per-task harness pays). Ours is the product path
- * (`runIsolated`): the marker, the worktree, the snapshot of its starting tree, a run that
- * edits one file, the patch (`git add -A` + `diff --cached --binary`) written to OUT/patches,
- * and the removal; the peer edits the same file. Lines run one after another (the cost of one
+ * (`runIsolated`): one `git rev-parse` for the repository, its commit and tree (the starting
+ * snapshot), the marker, the worktree under the repository's worktree lock, a run that edits
+ * one file, the patch (`git add -A` + `diff --cached --binary`) written to OUT/patches, and the
+ * removal; the peer edits the same file. Lines run one after another (the cost of one
  * line, not the throughput of many); rounds of a few lines each alternate between the two.
  * Target: under 150 ms per line; the ratio to the floor says what our snapshot and patch add.
  */
@@ -91,7 +92,7 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
     name: 'isolation',
     title: `batch --isolate worktree: cost per line on a ${FILES.toLocaleString('en')}-file repository`,
     description:
-      'The product path (runIsolated: worktree, starting snapshot, one-file edit, patch to OUT/patches, removal) against raw git worktree add + remove; medians of interleaved rounds. Target: < 150 ms per line.',
+      'The product path (runIsolated: rev-parse, worktree under the lock, one-file edit, patch to OUT/patches, removal) against raw git worktree add + remove; medians of interleaved rounds. Target: < 150 ms per line.',
     measurements: [mOurs, mFloor],
     ratios: [
       ratio('--isolate worktree / raw git worktree (per line)', mOurs, mFloor),

@@ -19,7 +19,7 @@ import type { LatencySummary } from './latency.js';
 import { runIsolated, type HarnessOptions } from './harness.js';
 import { withQueue } from './timing.js';
 import { recordTokens, throughputSeries, type FinishedPoint, type ThroughputSeries } from './throughput.js';
-import { removeStaleWorkspaces } from './workspace.js';
+import { removeStaleWorkspaces, removeWorkspacesRoot } from './workspace.js';
 import type { BatchTrace } from '../telemetry/batch-trace.js';
 
 /** Options every batch shares. */
@@ -328,5 +328,6 @@ export async function runLocalBatch(options: LocalBatchOptions): Promise<BatchSu
   const { stoppedBy } = await scheduler.done;
   clearInterval(ticker);
   options.signal?.removeEventListener('abort', onAbort);
+  removeWorkspacesRoot(options.outDir);
   return ctx.finish({ mode: 'local', concurrency: controller.snapshot(), ...(stoppedBy !== undefined ? { stoppedBy } : {}) });
 }

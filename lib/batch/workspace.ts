@@ -17,6 +17,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { MinicodeError } from '../errors.js';
+import { withRepoLock } from './repo-lock.js';
 
 /** How lines are isolated. */
 export type IsolateMode = 'worktree' | 'copy' | 'none';
@@ -50,6 +51,8 @@ interface Marker {
   root: string;
   /** Worktree: the repository's top folder; copy: the side git directory. */
   git: string;
+  /** Worktree: the repository's common git directory (where its worktree lock lives). */
+  common?: string;
 }
 
 // Git's environment must not point it elsewhere (a hook or a parent git may have set these).
@@ -88,19 +91,6 @@ function markerDir(outDir: string): string {
   return path.join(outDir, 'workspaces');
 }
 
-// `git worktree add` on one repository from many lines at once: one at a time per repository.
-const repoQueues = new Map<string, Promise<unknown>>();
-function serial<T>(key: string, task: () => Promise<T>): Promise<T> {
-  const prev = repoQueues.get(key) ?? Promise.resolve();
-  const next = prev.then(task, task);
-  const tail = next.catch(() => undefined);
-  repoQueues.set(key, tail);
-  void tail.then(() => {
-    if (repoQueues.get(key) === tail) repoQueues.delete(key);
-  });
-  return next;
-}
-
 /** Make a line's workspace; throws MINICODE_E_BATCH_ISOLATE. */
 export async function createWorkspace(options: WorkspaceOptions): Promise<Workspace> {
   const name = safeId(options.id);
@@ -109,22 +99,37 @@ export async function createWorkspace(options: WorkspaceOptions): Promise<Worksp
   const markerFile = path.join(markerDir(options.outDir), `${name}.json`);
   try {
     if (options.mode === 'worktree') {
+      // One git process for where the repository is and the commit (and tree) the worktree
+      // starts at; without `dirty` that tree is the snapshot (no staging pass over the checkout).
       let top: string;
       let prefix: string;
+      let common: string;
+      let commit: string;
+      let tree: string;
       try {
-        top = (await git(['rev-parse', '--show-toplevel'], options.source)).trim();
-        prefix = (await git(['rev-parse', '--show-prefix'], options.source)).trim();
+        [top = '', prefix = '', common = '', commit = '', tree = ''] = (
+          await git(['rev-parse', '--path-format=absolute', '--show-toplevel', '--show-prefix', '--git-common-dir', 'HEAD^{commit}', 'HEAD^{tree}'], options.source)
+        ).split('\n');
       } catch {
+        const inRepo = await git(['rev-parse', '--show-toplevel'], options.source).then(
+          () => true,
+          () => false,
+        );
+        if (inRepo) throw new MinicodeError('MINICODE_E_BATCH_ISOLATE', `${options.source} has no commit to make a worktree of`, { action: 'commit once, or use --isolate copy' });
         throw new MinicodeError('MINICODE_E_BATCH_ISOLATE', `${options.source} is not inside a git repository`, { action: 'use --isolate copy for folders that are not git repositories' });
       }
-      const marker: Marker = { id: options.id, mode: 'worktree', root, git: top };
-      await removeMarked(marker);
+      const marker: Marker = { id: options.id, mode: 'worktree', root, git: top, common };
+      // A previous attempt's workspace (a line retried in this run).
+      if (fs.existsSync(root)) await removeMarked(marker);
       fs.writeFileSync(markerFile, JSON.stringify(marker));
       fs.mkdirSync(path.dirname(root), { recursive: true });
-      await serial(top, () => git(['worktree', 'add', '--detach', '--quiet', root, 'HEAD'], top));
-      if (options.dirty) await bringDirty(top, root);
-      await git(['add', '-A'], root);
-      const base = (await git(['write-tree'], root)).trim();
+      await withRepoLock(common, () => git(['worktree', 'add', '--detach', '--quiet', root, commit], top));
+      let base = tree;
+      if (options.dirty) {
+        await bringDirty(top, root);
+        await git(['add', '-A'], root);
+        base = (await git(['write-tree'], root)).trim();
+      }
       return {
         cwd: path.join(root, prefix),
         root,
@@ -135,7 +140,6 @@ export async function createWorkspace(options: WorkspaceOptions): Promise<Worksp
         async remove() {
           await removeMarked(marker);
           fs.rmSync(markerFile, { force: true });
-          removeIfEmpty(path.dirname(root));
         },
       };
     }
@@ -173,12 +177,16 @@ export async function createWorkspace(options: WorkspaceOptions): Promise<Worksp
   }
 }
 
-/** The shared temp folder goes with its last workspace. */
-function removeIfEmpty(dir: string): void {
+/**
+ * Remove this output directory's temp folder of workspaces when no workspace is left in it. Called
+ * when a batch ends, not as each line ends: lines on other threads create their workspaces in it
+ * meanwhile.
+ */
+export function removeWorkspacesRoot(outDir: string): void {
   try {
-    fs.rmdirSync(dir);
+    fs.rmdirSync(workspacesRoot(outDir));
   } catch {
-    // Not empty (other lines' workspaces, kept ones) or already gone.
+    // Not empty (kept workspaces) or already gone.
   }
 }
 
@@ -193,12 +201,30 @@ async function bringDirty(top: string, root: string): Promise<void> {
   }
 }
 
-/** Delete a marked workspace (worktree: deregistered from its repository too). */
-async function removeMarked(marker: Marker): Promise<void> {
+/**
+ * Delete a marked workspace (worktree: deregistered from its repository too). `prune` also
+ * clears the registration of a worktree whose folder is gone already (a resumed batch).
+ */
+async function removeMarked(marker: Marker, prune = false): Promise<void> {
   if (marker.mode === 'worktree') {
-    if (fs.existsSync(marker.root)) await serial(marker.git, () => git(['worktree', 'remove', '--force', '--force', marker.root], marker.git)).catch(() => undefined);
-    fs.rmSync(marker.root, { recursive: true, force: true });
-    if (fs.existsSync(marker.git)) await serial(marker.git, () => git(['worktree', 'prune'], marker.git)).catch(() => undefined);
+    if (!fs.existsSync(marker.git)) {
+      fs.rmSync(marker.root, { recursive: true, force: true });
+      return;
+    }
+    const present = fs.existsSync(marker.root);
+    if (!present && !prune) return;
+    const common = marker.common ?? path.resolve(marker.git, '.git');
+    await withRepoLock(common, async () => {
+      const removed =
+        present &&
+        (await git(['worktree', 'remove', '--force', '--force', marker.root], marker.git).then(
+          () => true,
+          () => false,
+        ));
+      if (removed) return;
+      fs.rmSync(marker.root, { recursive: true, force: true });
+      await git(['worktree', 'prune'], marker.git).catch(() => undefined);
+    });
     return;
   }
   fs.rmSync(marker.root, { recursive: true, force: true });
@@ -227,7 +253,7 @@ export async function removeStaleWorkspaces(outDir: string, finished: (id: strin
       continue;
     }
     if (finished(marker.id)) continue;
-    await removeMarked(marker);
+    await removeMarked(marker, true);
     fs.rmSync(file, { force: true });
     removed++;
   }

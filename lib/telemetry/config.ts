@@ -1,6 +1,6 @@
 /**
  * Whether to trace, from the standard OpenTelemetry exporter variables (or `--otel-endpoint`).
- * Cheap on purpose: this is all a run loads when tracing is off; the encoder and exporter are
+ * Cheap on purpose: this is all a run loads when tracing is off; the exporter and the OpenTelemetry packages are
  * imported only when this returns a config.
  *
  * - `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`: the traces URL, used as is;

@@ -1,6 +1,6 @@
 /**
  * Spans as plain data: what the run's span builder produces (on any thread) and the OTLP
- * encoder consumes. Plain so that spans built on a pool thread cross to the coordinator by
+ * exporter consumes. Plain so that spans built on a pool thread cross to the coordinator by
  * structured clone, like records. Times are Unix nanoseconds as decimal strings (a double
  * cannot hold them exactly).
  */

@@ -110,9 +110,9 @@ describe('minicode batch --isolate worktree', () => {
     git(w.repo, 'worktree', 'remove', '--force', rec!.workspace);
   }, 180_000);
 
-  it('leaves no stray worktree after a SIGKILL mid-batch and a resume', async () => {
+  it('leaves no stray worktree after a SIGKILL mid-batch and a resume, with eight lines at once on two pool threads', async () => {
     const w = scratch(16);
-    const args = [...base(w), '--concurrency', '4', '--isolate', 'worktree', '--verify', 'node test.js'];
+    const args = [...base(w), '--concurrency', '8', '--threads', '2', '--isolate', 'worktree', '--verify', 'node test.js'];
     const child = startCli(args, { cwd: w.dir });
     let ended = false;
     void child.exited.then(() => (ended = true));
@@ -131,6 +131,7 @@ describe('minicode batch --isolate worktree', () => {
     expect(worktrees(w.repo)).toHaveLength(1);
     expect(fs.readdirSync(path.join(w.out, 'workspaces'))).toEqual([]);
     expect(git(w.repo, 'status', '--porcelain')).toBe('');
+    expect(fs.existsSync(path.join(w.repo, '.git', 'minicode-worktree.lock'))).toBe(false);
   }, 240_000);
 
   it('records a folder that is not a git repository as an isolation error naming --isolate copy', async () => {
