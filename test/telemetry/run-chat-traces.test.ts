@@ -35,18 +35,23 @@ function tmp(prefix: string): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
-/** An executable stand-in for one agent that also appends the TRACEPARENT it was given to `traceFile`. */
+/** A committed git repository for one run to work in. */
 const gitRepo = (): string => committedRepo('minicode-otel-run-ws-');
 
 const traceparentOf = (span: ReceivedSpan): string => `00-${span.traceId}-${span.spanId}-01`;
 const op = (spans: ReceivedSpan[], name: string): ReceivedSpan[] => spans.filter((s) => s.attributes['gen_ai.operation.name'] === name);
 
+/** A loopback OTLP receiver (closed after the test) and a folder for agent stand-ins that record their TRACEPARENT. */
+async function runSetup() {
+  const receiver = await startReceiver();
+  closers.push(receiver.close);
+  const bin = tmp('minicode-otel-run-bin-');
+  return { receiver, bin, traces: path.join(bin, 'traceparents') };
+}
+
 describe('OpenTelemetry spans of run --agent', () => {
   it('reach the receiver as one invoke_agent root for the agent, whose context the agent gets as TRACEPARENT', async () => {
-    const receiver = await startReceiver();
-    closers.push(receiver.close);
-    const bin = tmp('minicode-otel-run-bin-');
-    const traces = path.join(bin, 'traceparents');
+    const { receiver, bin, traces } = await runSetup();
     const env = {
       MINICODE_HOME: tmp('minicode-otel-run-home-'),
       OPENAI_API_KEY: SECRET,
@@ -75,10 +80,7 @@ describe('OpenTelemetry spans of run --agent', () => {
   }, 90_000);
 
   it('trace a --fallback handoff as an invoke_workflow root with one invoke_agent per agent, each agent given its own span as TRACEPARENT', async () => {
-    const receiver = await startReceiver();
-    closers.push(receiver.close);
-    const bin = tmp('minicode-otel-run-bin-');
-    const traces = path.join(bin, 'traceparents');
+    const { receiver, bin, traces } = await runSetup();
     const env = {
       MINICODE_HOME: tmp('minicode-otel-run-home-'),
       MINICODE_CLAUDE_BIN: standIn(bin, 'claude', { STAND_IN_REPLAY: path.join(STREAMS, 'claude-quota-midrun.jsonl'), STAND_IN_DELAY_MS: '1' }, { traceFile: traces }),
