@@ -19,7 +19,7 @@ import type { LatencySummary } from './latency.js';
 import { runIsolated, type HarnessOptions } from './harness.js';
 import { withQueue } from './timing.js';
 import { recordTokens, throughputSeries, type FinishedPoint, type ThroughputSeries } from './throughput.js';
-import { removeStaleWorkspaces, removeWorkspacesRoot } from './workspace.js';
+import { endWorkspaces, removeStaleWorkspaces } from './workspace.js';
 import type { BatchTrace } from '../telemetry/batch-trace.js';
 
 /** Options every batch shares. */
@@ -231,7 +231,9 @@ async function execute(line: BatchLine, options: LocalBatchOptions, signals: Run
   const tracer = options.tracer;
   const trace = tracer ? { parent: tracer.parent, captureContent: tracer.captureContent } : undefined;
   if (tracer) signals = { ...signals, onSpans: (spans) => tracer.addSpans(spans) };
-  const harness = { ...options.harness, outDir: options.outDir, baseDir: options.baseDir, cwd: options.cwd, ...(options.env ? { env: options.env } : {}) };
+  // The pool of worktrees is as large as the runs that can be in flight at once.
+  const harnessOptions: HarnessOptions = { ...options.harness, poolSize: options.harness?.poolSize ?? options.concurrency };
+  const harness = { ...harnessOptions, outDir: options.outDir, baseDir: options.baseDir, cwd: options.cwd, ...(options.env ? { env: options.env } : {}) };
   const inProcess = (): Promise<BatchRecord> =>
     runIsolated(line, harness, (isolated) =>
       runLine({
@@ -258,7 +260,7 @@ async function execute(line: BatchLine, options: LocalBatchOptions, signals: Run
   return options.runners.run(
     line,
     setup,
-    { baseDir: options.baseDir, cwd: options.cwd, ...(trace ? { trace } : {}), ...(measured ? { harness: { ...options.harness, outDir: options.outDir } } : {}) },
+    { baseDir: options.baseDir, cwd: options.cwd, ...(trace ? { trace } : {}), ...(measured ? { harness: { ...harnessOptions, outDir: options.outDir } } : {}) },
     signals,
   );
 }
@@ -328,6 +330,6 @@ export async function runLocalBatch(options: LocalBatchOptions): Promise<BatchSu
   const { stoppedBy } = await scheduler.done;
   clearInterval(ticker);
   options.signal?.removeEventListener('abort', onAbort);
-  removeWorkspacesRoot(options.outDir);
+  await endWorkspaces(options.outDir);
   return ctx.finish({ mode: 'local', concurrency: controller.snapshot(), ...(stoppedBy !== undefined ? { stoppedBy } : {}) });
 }

@@ -21,8 +21,10 @@ export interface HarnessOptions {
   isolate?: IsolateMode;
   /** Worktree: include uncommitted and untracked files. */
   isolateDirty?: boolean;
-  /** Leave each workspace in place (its path in the record's `workspace`). */
+  /** Leave each workspace in place (its path in the record's `workspace`); such worktrees are not pooled. */
   keepWorkspaces?: boolean;
+  /** Worktrees the batch's pool holds at most (`--isolate worktree`); the batch sets its concurrency, default 8. */
+  poolSize?: number;
   /** Verify command of a line without its own `verify`. */
   verify?: string;
   /** Kill the verify command after this long (default 10 minutes). */
@@ -36,6 +38,9 @@ export interface HarnessContext extends HarnessOptions {
   cwd: string;
   env?: NodeJS.ProcessEnv;
 }
+
+/** Worktrees in the pool when the batch names no size. */
+export const DEFAULT_POOL_SIZE = 8;
 
 /** Characters of verify output kept in the record. */
 export const VERIFY_TAIL_CHARS = 2000;
@@ -52,12 +57,22 @@ export async function runIsolated(line: BatchLine, context: HarnessContext, run:
   }
   let workspace: Workspace;
   try {
-    workspace = await createWorkspace({ mode, source, id: line.id, outDir: context.outDir, ...(context.isolateDirty ? { dirty: true } : {}) });
+    // A kept workspace is the line's for good: only the others come from (and go back to) the pool.
+    const pooled = mode === 'worktree' && !context.keepWorkspaces;
+    workspace = await createWorkspace({
+      mode,
+      source,
+      id: line.id,
+      outDir: context.outDir,
+      ...(context.isolateDirty ? { dirty: true } : {}),
+      ...(pooled ? { poolSize: context.poolSize ?? DEFAULT_POOL_SIZE } : {}),
+    });
   } catch (error) {
     const e = error instanceof MinicodeError ? error : new MinicodeError('MINICODE_E_BATCH_ISOLATE', (error as Error).message);
     return setupErrorRecord(line, { category: e.category, code: e.code, message: e.message });
   }
   let record: BatchRecord | undefined;
+  let trusted = false;
   try {
     record = await run({ ...line, cwd: workspace.cwd });
     if (verify !== undefined && ran(record)) record.verify = await verifyLine(verify, workspace.cwd, context);
@@ -66,13 +81,15 @@ export async function runIsolated(line: BatchLine, context: HarnessContext, run:
     fs.mkdirSync(path.join(context.outDir, 'patches'), { recursive: true });
     fs.writeFileSync(path.join(context.outDir, rel), patch);
     record.patch = rel;
+    trusted = true;
     return record;
   } catch (error) {
     // The run itself never throws: this is the patch (git, the disk), kept as an error record.
     return setupErrorRecord(line, { category: 'INTERNAL_ERROR', code: 'MINICODE_E_BATCH_ISOLATE', message: `${line.id}: keeping the patch failed: ${(error as Error).message}` });
   } finally {
     if (context.keepWorkspaces && record) record.workspace = workspace.root;
-    else await workspace.remove().catch(() => undefined);
+    // A workspace whose patch could not be taken is not reset from a known list of changes: it goes.
+    else await (trusted ? workspace.remove() : workspace.discard()).catch(() => undefined);
   }
 }
 

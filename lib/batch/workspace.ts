@@ -7,17 +7,18 @@
  * worktree's own index, or a side git directory for a copy, so the copy gains no `.git`), and
  * the line's patch is the diff from that tree to what the line left.
  *
+ * Without `--keep-workspaces`, worktrees come from the batch's pool (`worktree-pool.ts`):
+ * reused by later lines of the same repository, reset to each line's start.
+ *
  * Workspaces live under the system temp directory, not in OUT (OUT often sits inside the very
  * repository being copied). A marker per workspace in `OUT/workspaces/` names it, so a batch
  * killed mid-line (SIGKILL) removes the leftovers of its unfinished lines when resumed.
  */
-import { execFile, spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { MinicodeError } from '../errors.js';
-import { withRepoLock } from './repo-lock.js';
+import { addWorktree, git, markerDir, removeMarked, resolveBase, workspacesRoot, type Marker } from './workspace-git.js';
+import { acquirePooled, removePool } from './worktree-pool.js';
 
 /** How lines are isolated. */
 export type IsolateMode = 'worktree' | 'copy' | 'none';
@@ -30,8 +31,12 @@ export interface Workspace {
   root: string;
   /** The line's changes since the snapshot, as a unified diff (binary-safe). */
   diff(): Promise<string>;
-  /** Delete the workspace and its marker. */
+  /** Done with it: a pooled worktree is reset to its starting state and goes back to the pool; any other is deleted with its marker. */
   remove(): Promise<void>;
+  /** Delete it whatever it is (a pooled one leaves the pool): its state is not to be trusted. */
+  discard(): Promise<void>;
+  /** Whether it came from (and goes back to) the worktree pool. */
+  readonly pooled: boolean;
 }
 
 /** Options of {@link createWorkspace}. */
@@ -43,52 +48,13 @@ export interface WorkspaceOptions {
   outDir: string;
   /** Worktree: bring uncommitted and untracked files along. */
   dirty?: boolean;
-}
-
-interface Marker {
-  id: string;
-  mode: 'worktree' | 'copy';
-  root: string;
-  /** Worktree: the repository's top folder; copy: the side git directory. */
-  git: string;
-  /** Worktree: the repository's common git directory (where its worktree lock lives). */
-  common?: string;
-}
-
-// Git's environment must not point it elsewhere (a hook or a parent git may have set these).
-const GIT_ENV = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^GIT_(DIR|WORK_TREE|INDEX_FILE|OBJECT_DIRECTORY|COMMON_DIR|PREFIX)$/.test(k)));
-
-function git(args: string[], cwd: string, input?: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    if (input === undefined) {
-      execFile('git', args, { cwd, env: GIT_ENV, maxBuffer: 512 * 1024 * 1024, encoding: 'utf8' }, (error, stdout, stderr) =>
-        error ? reject(new Error(`git ${args[0] === '--git-dir' ? args[4] : args[0]}: ${stderr.trim() || error.message}`)) : resolve(stdout),
-      );
-      return;
-    }
-    const child = spawn('git', args, { cwd, env: GIT_ENV, stdio: ['pipe', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
-    child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`git ${args[0]}: ${err.trim()}`))));
-    child.stdin.end(input);
-  });
+  /** Worktree: take it from the batch's pool of worktrees, which holds at most this many (not with kept workspaces). */
+  poolSize?: number;
 }
 
 /** A file-name-safe form of an id (also the patch's name). */
 export function safeId(id: string): string {
   return encodeURIComponent(id).replace(/\*/g, '%2A').replace(/^\./, '%2E');
-}
-
-/** The temp folder holding this output directory's workspaces. */
-function workspacesRoot(outDir: string): string {
-  return path.join(os.tmpdir(), `minicode-batch-ws-${createHash('sha256').update(path.resolve(outDir)).digest('hex').slice(0, 12)}`);
-}
-
-function markerDir(outDir: string): string {
-  return path.join(outDir, 'workspaces');
 }
 
 /** Make a line's workspace; throws MINICODE_E_BATCH_ISOLATE. */
@@ -99,48 +65,27 @@ export async function createWorkspace(options: WorkspaceOptions): Promise<Worksp
   const markerFile = path.join(markerDir(options.outDir), `${name}.json`);
   try {
     if (options.mode === 'worktree') {
-      // One git process for where the repository is and the commit (and tree) the worktree
-      // starts at; without `dirty` that tree is the snapshot (no staging pass over the checkout).
-      let top: string;
-      let prefix: string;
-      let common: string;
-      let commit: string;
-      let tree: string;
-      try {
-        [top = '', prefix = '', common = '', commit = '', tree = ''] = (
-          await git(['rev-parse', '--path-format=absolute', '--show-toplevel', '--show-prefix', '--git-common-dir', 'HEAD^{commit}', 'HEAD^{tree}'], options.source)
-        ).split('\n');
-      } catch {
-        const inRepo = await git(['rev-parse', '--show-toplevel'], options.source).then(
-          () => true,
-          () => false,
-        );
-        if (inRepo) throw new MinicodeError('MINICODE_E_BATCH_ISOLATE', `${options.source} has no commit to make a worktree of`, { action: 'commit once, or use --isolate copy' });
-        throw new MinicodeError('MINICODE_E_BATCH_ISOLATE', `${options.source} is not inside a git repository`, { action: 'use --isolate copy for folders that are not git repositories' });
-      }
-      const marker: Marker = { id: options.id, mode: 'worktree', root, git: top, common };
+      const base = await resolveBase(options.source, options.dirty ?? false);
+      if (options.poolSize !== undefined) return await acquirePooled(base, { outDir: options.outDir, size: options.poolSize });
+      const marker: Marker = { id: options.id, mode: 'worktree', root, git: base.top, common: base.common };
       // A previous attempt's workspace (a line retried in this run).
       if (fs.existsSync(root)) await removeMarked(marker);
       fs.writeFileSync(markerFile, JSON.stringify(marker));
-      fs.mkdirSync(path.dirname(root), { recursive: true });
-      await withRepoLock(common, () => git(['worktree', 'add', '--detach', '--quiet', root, commit], top));
-      let base = tree;
-      if (options.dirty) {
-        await bringDirty(top, root);
-        await git(['add', '-A'], root);
-        base = (await git(['write-tree'], root)).trim();
-      }
+      await addWorktree(base, root);
+      const remove = async (): Promise<void> => {
+        await removeMarked(marker);
+        fs.rmSync(markerFile, { force: true });
+      };
       return {
-        cwd: path.join(root, prefix),
+        cwd: path.join(root, base.prefix),
         root,
+        pooled: false,
         async diff() {
           await git(['add', '-A'], root);
-          return git(['diff', '--cached', '--binary', base], root);
+          return git(['diff', '--cached', '--binary', base.tree], root);
         },
-        async remove() {
-          await removeMarked(marker);
-          fs.rmSync(markerFile, { force: true });
-        },
+        remove,
+        discard: remove,
       };
     }
     const gitDir = `${root}.git`;
@@ -159,17 +104,20 @@ export async function createWorkspace(options: WorkspaceOptions): Promise<Worksp
     await git(['init', '--quiet', '--bare', gitDir], root);
     await git(side(['add', '-A']), root);
     const base = (await git(side(['write-tree']), root)).trim();
+    const remove = async (): Promise<void> => {
+      await removeMarked(marker);
+      fs.rmSync(markerFile, { force: true });
+    };
     return {
       cwd: root,
       root,
+      pooled: false,
       async diff() {
         await git(side(['add', '-A']), root);
         return git(side(['diff', '--cached', '--binary', base]), root);
       },
-      async remove() {
-        await removeMarked(marker);
-        fs.rmSync(markerFile, { force: true });
-      },
+      remove,
+      discard: remove,
     };
   } catch (error) {
     if (error instanceof MinicodeError) throw error;
@@ -178,11 +126,12 @@ export async function createWorkspace(options: WorkspaceOptions): Promise<Worksp
 }
 
 /**
- * Remove this output directory's temp folder of workspaces when no workspace is left in it. Called
- * when a batch ends, not as each line ends: lines on other threads create their workspaces in it
- * meanwhile.
+ * The batch ended: remove its pool of worktrees, and this output directory's temp folder of
+ * workspaces when no workspace is left in it (kept ones are). Not as each line ends: lines on
+ * other threads use the folder meanwhile.
  */
-export function removeWorkspacesRoot(outDir: string): void {
+export async function endWorkspaces(outDir: string): Promise<void> {
+  await removePool(outDir);
   try {
     fs.rmdirSync(workspacesRoot(outDir));
   } catch {
@@ -190,59 +139,19 @@ export function removeWorkspacesRoot(outDir: string): void {
   }
 }
 
-/** Uncommitted changes (binary-safe) and untracked files of `top` into the fresh worktree `root`. */
-async function bringDirty(top: string, root: string): Promise<void> {
-  const patch = await git(['diff', '--binary', 'HEAD'], top);
-  if (patch.trim() !== '') await git(['apply', '--binary', '--whitespace=nowarn'], root, patch);
-  const untracked = (await git(['ls-files', '--others', '--exclude-standard', '-z'], top)).split('\0').filter(Boolean);
-  for (const file of untracked) {
-    fs.mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
-    fs.copyFileSync(path.join(top, file), path.join(root, file), fs.constants.COPYFILE_FICLONE);
-  }
-}
-
-/**
- * Delete a marked workspace (worktree: deregistered from its repository too). `prune` also
- * clears the registration of a worktree whose folder is gone already (a resumed batch).
- */
-async function removeMarked(marker: Marker, prune = false): Promise<void> {
-  if (marker.mode === 'worktree') {
-    if (!fs.existsSync(marker.git)) {
-      fs.rmSync(marker.root, { recursive: true, force: true });
-      return;
-    }
-    const present = fs.existsSync(marker.root);
-    if (!present && !prune) return;
-    const common = marker.common ?? path.resolve(marker.git, '.git');
-    await withRepoLock(common, async () => {
-      const removed =
-        present &&
-        (await git(['worktree', 'remove', '--force', '--force', marker.root], marker.git).then(
-          () => true,
-          () => false,
-        ));
-      if (removed) return;
-      fs.rmSync(marker.root, { recursive: true, force: true });
-      await git(['worktree', 'prune'], marker.git).catch(() => undefined);
-    });
-    return;
-  }
-  fs.rmSync(marker.root, { recursive: true, force: true });
-  fs.rmSync(marker.git, { recursive: true, force: true });
-}
-
 /**
  * Remove what a killed batch left: every marked workspace of an id without a record (kept
  * workspaces of finished ids stay). Returns how many were removed.
  */
 export async function removeStaleWorkspaces(outDir: string, finished: (id: string) => boolean): Promise<number> {
+  // A pooled worktree belongs to no line: all of a killed batch's go.
+  let removed = await removePool(outDir);
   let names: string[];
   try {
     names = fs.readdirSync(markerDir(outDir)).filter((n) => n.endsWith('.json'));
   } catch {
-    return 0;
+    return removed;
   }
-  let removed = 0;
   for (const name of names) {
     const file = path.join(markerDir(outDir), name);
     let marker: Marker;

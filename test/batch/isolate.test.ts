@@ -43,8 +43,8 @@ function records(out: string, file = 'results.jsonl'): Record<string, any>[] {
     : [];
 }
 
+/** The repository's registered worktrees, pruning nothing (a stray registration counts). */
 function worktrees(repo: string): string[] {
-  git(repo, 'worktree', 'prune');
   return git(repo, 'worktree', 'list', '--porcelain')
     .split('\n')
     .filter((l) => l.startsWith('worktree '));
@@ -91,6 +91,25 @@ describe('minicode batch --isolate worktree', () => {
     180_000,
   );
 
+  it('runs twelve lines three at a time through the worktree pool, each fixing the file afresh with only its own fix in its patch', async () => {
+    const w = scratch(12);
+    const r = await runCli([...base(w), '--concurrency', '3', '--threads', '1', '--isolate', 'worktree', '--verify', 'node test.js'], { cwd: w.dir, timeoutMs: 120_000 });
+    expect(r.code, r.stderr).toBe(0);
+    const rs = records(w.out);
+    expect(rs).toHaveLength(12);
+    for (const rec of rs) {
+      expect(rec.verify.ok).toBe(true);
+      // A reused worktree still had the typo: the line's edit found it, and its patch is that one fix.
+      const patch = fs.readFileSync(path.join(w.out, rec.patch), 'utf8');
+      expect(patch.match(/^diff --git .*$/gm)).toEqual(['diff --git a/src/greet.js b/src/greet.js']);
+      expect(patch).toContain(GREET_FIX);
+    }
+    expect(git(w.repo, 'status', '--porcelain')).toBe('');
+    expect(worktrees(w.repo)).toHaveLength(1);
+    expect(git(w.repo, 'worktree', 'prune', '--dry-run', '--verbose')).toBe('');
+    expect(fs.readdirSync(path.join(w.out, 'workspaces'))).toEqual([]);
+  }, 180_000);
+
   it('brings uncommitted and untracked files along with --isolate-dirty, keeps them out of the patch and keeps the workspace when asked', async () => {
     const w = scratch(1, { extra: { verify: 'test -f notes.txt && grep -q dirty README.md' } });
     fs.appendFileSync(path.join(w.repo, 'README.md'), '\ndirty\n');
@@ -110,18 +129,16 @@ describe('minicode batch --isolate worktree', () => {
     git(w.repo, 'worktree', 'remove', '--force', rec!.workspace);
   }, 180_000);
 
-  it('leaves no stray worktree after a SIGKILL mid-batch and a resume, with eight lines at once on two pool threads', async () => {
+  it('leaves no stray worktree after a SIGKILL mid-batch and a resume, with eight lines at once on two pool threads sharing the worktree pool', async () => {
     const w = scratch(16);
     const args = [...base(w), '--concurrency', '8', '--threads', '2', '--isolate', 'worktree', '--verify', 'node test.js'];
     const child = startCli(args, { cwd: w.dir });
     let ended = false;
     void child.exited.then(() => (ended = true));
-    // Killed while lines are in their worktrees (their markers are written before each worktree exists).
-    await waitFor(
-      () =>
-        ended || (fs.existsSync(path.join(w.out, 'workspaces')) && fs.readdirSync(path.join(w.out, 'workspaces')).length > 0 && git(w.repo, 'worktree', 'list').split('\n').filter(Boolean).length > 1),
-      { what: 'a line running in its worktree', timeoutMs: 60_000 },
-    );
+    // Killed while lines are in pooled worktrees (each slot's marker is written before its worktree exists).
+    const pool = path.join(w.out, 'workspaces', 'pool');
+    const slots = (): string[] => (fs.existsSync(pool) ? fs.readdirSync(pool).filter((n) => n.startsWith('slot-')) : []);
+    await waitFor(() => ended || (slots().length > 0 && git(w.repo, 'worktree', 'list').split('\n').filter(Boolean).length > 1), { what: 'a line running in a pooled worktree', timeoutMs: 60_000 });
     child.kill('SIGKILL');
     expect((await child.exited).signal, child.output().stderr).toBe('SIGKILL');
     expect(recordIds(w.out).all.length).toBeLessThan(16);
@@ -129,6 +146,7 @@ describe('minicode batch --isolate worktree', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(recordIds(w.out).results).toHaveLength(16);
     expect(worktrees(w.repo)).toHaveLength(1);
+    expect(git(w.repo, 'worktree', 'prune', '--dry-run', '--verbose')).toBe('');
     expect(fs.readdirSync(path.join(w.out, 'workspaces'))).toEqual([]);
     expect(git(w.repo, 'status', '--porcelain')).toBe('');
     expect(fs.existsSync(path.join(w.repo, '.git', 'minicode-worktree.lock'))).toBe(false);

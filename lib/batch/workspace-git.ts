@@ -1,0 +1,157 @@
+/**
+ * What the per-line workspaces (`workspace.ts`) and the worktree pool (`worktree-pool.ts`)
+ * share: running git with a clean environment, where workspaces and their markers live, the
+ * line's starting state in its repository, and removing a marked workspace.
+ */
+import { execFile, spawn } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { MinicodeError } from '../errors.js';
+import { withRepoLock } from './repo-lock.js';
+
+/** What a marker file in `OUT/workspaces/` says about a workspace, so a resumed batch can remove it. */
+export interface Marker {
+  id: string;
+  mode: 'worktree' | 'copy';
+  root: string;
+  /** Worktree: the repository's top folder; copy: the side git directory. */
+  git: string;
+  /** Worktree: the repository's common git directory (where its worktree lock lives). */
+  common?: string;
+}
+
+// Git's environment must not point it elsewhere (a hook or a parent git may have set these).
+const GIT_ENV = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^GIT_(DIR|WORK_TREE|INDEX_FILE|OBJECT_DIRECTORY|COMMON_DIR|PREFIX)$/.test(k)));
+
+/** Run git in `cwd` (stdin `input` when given, extra environment `env`); its stdout. */
+export function git(args: string[], cwd: string, input?: string, env?: NodeJS.ProcessEnv): Promise<string> {
+  const name = args.find((a) => !a.startsWith('-') && !a.includes('/')) ?? args[0];
+  const fullEnv = env ? { ...GIT_ENV, ...env } : GIT_ENV;
+  return new Promise((resolve, reject) => {
+    if (input === undefined) {
+      execFile('git', args, { cwd, env: fullEnv, maxBuffer: 512 * 1024 * 1024, encoding: 'utf8' }, (error, stdout, stderr) =>
+        error ? reject(new Error(`git ${name}: ${stderr.trim() || error.message}`)) : resolve(stdout),
+      );
+      return;
+    }
+    const child = spawn('git', args, { cwd, env: fullEnv, stdio: ['pipe', 'pipe', 'pipe'] });
+    const out: string[] = [];
+    const err: string[] = [];
+    child.stdout.setEncoding('utf8').on('data', (d: string) => out.push(d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => err.push(d));
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve(out.join('')) : reject(new Error(`git ${name}: ${err.join('').trim()}`))));
+    child.stdin.end(input);
+  });
+}
+
+/** The temp folder holding this output directory's workspaces. */
+export function workspacesRoot(outDir: string): string {
+  return path.join(os.tmpdir(), `minicode-batch-ws-${createHash('sha256').update(path.resolve(outDir)).digest('hex').slice(0, 12)}`);
+}
+
+/** Where the markers of this output directory's workspaces are. */
+export function markerDir(outDir: string): string {
+  return path.join(outDir, 'workspaces');
+}
+
+/** A line's starting state in its repository. */
+export interface RepoBase {
+  /** The repository's top folder. */
+  top: string;
+  /** The line's cwd relative to `top` ('' or ending in '/'). */
+  prefix: string;
+  /** The common git directory (shared by all worktrees; its worktree lock lives there). */
+  common: string;
+  /** HEAD's commit. */
+  commit: string;
+  /** The starting tree: HEAD's, or with `dirty` the checkout's files as they are now. */
+  tree: string;
+  /** HEAD's tree (`tree` unless dirty). */
+  headTree: string;
+}
+
+/** Where `source` sits in its repository and the state a line starts from; throws MINICODE_E_BATCH_ISOLATE. */
+export async function resolveBase(source: string, dirty: boolean): Promise<RepoBase> {
+  let top: string;
+  let prefix: string;
+  let common: string;
+  let commit: string;
+  let tree: string;
+  let index: string;
+  try {
+    // One git process for where the repository is and the commit (and tree) the line starts at.
+    [top = '', prefix = '', common = '', commit = '', tree = '', index = ''] = (
+      await git(['rev-parse', '--path-format=absolute', '--show-toplevel', '--show-prefix', '--git-common-dir', 'HEAD^{commit}', 'HEAD^{tree}', '--git-path', 'index'], source)
+    ).split('\n');
+  } catch {
+    const inRepo = await git(['rev-parse', '--show-toplevel'], source).then(
+      () => true,
+      () => false,
+    );
+    if (inRepo) throw new MinicodeError('MINICODE_E_BATCH_ISOLATE', `${source} has no commit to make a worktree of`, { action: 'commit once, or use --isolate copy' });
+    throw new MinicodeError('MINICODE_E_BATCH_ISOLATE', `${source} is not inside a git repository`, { action: 'use --isolate copy for folders that are not git repositories' });
+  }
+  const headTree = tree;
+  if (dirty) tree = await dirtyTree(top, index);
+  return { top, prefix, common, commit, tree, headTree };
+}
+
+/**
+ * The tree of `top`'s checkout as it is (uncommitted changes and untracked, not ignored, files),
+ * staged into a throwaway copy of its index: the repository's own index and files are not
+ * written, only its object store gains the blobs (as any worktree's `git add` would).
+ */
+async function dirtyTree(top: string, index: string): Promise<string> {
+  const scratch = `${index}.minicode-${randomBytes(6).toString('hex')}`;
+  try {
+    // Starting from a copy of the real index keeps `add` incremental (unchanged files are not hashed).
+    if (fs.existsSync(index)) fs.copyFileSync(index, scratch);
+    const env = { GIT_INDEX_FILE: scratch };
+    await git(['add', '-A', '--', ':/'], top, undefined, env);
+    return (await git(['write-tree'], top, undefined, env)).trim();
+  } finally {
+    fs.rmSync(scratch, { force: true });
+  }
+}
+
+/**
+ * Delete a marked workspace (worktree: deregistered from its repository too). `prune` also
+ * clears the registration of a worktree whose folder is gone already (a resumed batch).
+ */
+export async function removeMarked(marker: Marker, prune = false): Promise<void> {
+  if (marker.mode === 'worktree') {
+    if (!fs.existsSync(marker.git)) {
+      fs.rmSync(marker.root, { recursive: true, force: true });
+      return;
+    }
+    const present = fs.existsSync(marker.root);
+    if (!present && !prune) return;
+    const common = marker.common ?? path.resolve(marker.git, '.git');
+    await withRepoLock(common, async () => {
+      const removed =
+        present &&
+        (await git(['worktree', 'remove', '--force', '--force', marker.root], marker.git).then(
+          () => true,
+          () => false,
+        ));
+      if (removed) return;
+      fs.rmSync(marker.root, { recursive: true, force: true });
+      await git(['worktree', 'prune'], marker.git).catch(() => undefined);
+    });
+    return;
+  }
+  fs.rmSync(marker.root, { recursive: true, force: true });
+  fs.rmSync(marker.git, { recursive: true, force: true });
+}
+
+/** A fresh worktree of `base` at `root` (under the repository's worktree lock), its index and files at `base.tree`. */
+export async function addWorktree(base: RepoBase, root: string): Promise<void> {
+  fs.mkdirSync(path.dirname(root), { recursive: true });
+  const atHead = base.headTree === base.tree;
+  // A dirty start is checked out once, straight at its tree (not HEAD's files, then patched).
+  await withRepoLock(base.common, () => git(['worktree', 'add', '--detach', '--quiet', ...(atHead ? [] : ['--no-checkout']), root, base.commit], base.top));
+  if (!atHead) await git(['read-tree', '-u', '--reset', base.tree], root);
+}

@@ -1,0 +1,244 @@
+/**
+ * The batch's pool of worktrees (`--isolate worktree` without `--keep-workspaces`): a line
+ * takes a free worktree of its repository instead of making one, and gives it back reset.
+ * Making a worktree writes every file of the checkout and removing it deletes them all (seconds
+ * on a large repository); a reset touches only what the line changed.
+ *
+ * The reset, after the line's patch was taken (`git add -A` staged everything it changed):
+ * the paths that differ from the starting tree (`git diff --cached --name-only --no-renames`)
+ * are restored from it, index and files (`git restore --source`; new files go, deleted ones
+ * come back), a moved HEAD is put back, and a walk of the folder removes what git does not
+ * track: ignored files the line made (build output, caches) and empty folders. A fresh
+ * worktree has no ignored files, so a reused one must not either: a line never sees another
+ * line's leftovers. No full `git status` check follows: it stats every tracked file again,
+ * which costs as much as the rest of the reset (measured in bench/isolation), and the reset is
+ * complete by construction. Any failure on the way deletes the worktree instead.
+ *
+ * The pool's state is files, so pool threads and the coordinator share it without messages:
+ * in `OUT/workspaces/pool/`, `slot-<slot>.json` names each worktree (written before it is
+ * made, so a killed batch's worktrees are found when it resumes), and an empty
+ * `free-<repository>-<base>-<slot>` marks it free; taking it is unlinking that file, which only
+ * one taker can do. A free worktree of the same repository at another commit is moved to the
+ * line's start with one `git read-tree -u --reset` (only the files that differ are written).
+ * The pool holds at most `size` worktrees (the batch's concurrency): a new one evicts free
+ * ones of other repositories first. The whole pool is removed when the batch ends, and by the
+ * resume of a killed batch.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { withRepoLock } from './repo-lock.js';
+import { addWorktree, git, markerDir, removeMarked, workspacesRoot, type Marker, type RepoBase } from './workspace-git.js';
+import type { Workspace } from './workspace.js';
+
+/** The pool's folder inside `OUT/workspaces/`. */
+export const POOL_DIR = 'pool';
+
+/** A pooled worktree's marker (`slot-<id>.json`). */
+interface Slot extends Marker {
+  common: string;
+  commit: string;
+  tree: string;
+}
+
+/** More changed paths than this are reset by a whole-index `read-tree` rather than a path list. */
+const MAX_LISTED_PATHS = 2000;
+
+function poolDir(outDir: string): string {
+  return path.join(markerDir(outDir), POOL_DIR);
+}
+
+function key(text: string): string {
+  return createHash('sha256').update(text).digest('hex').slice(0, 12);
+}
+
+function freeName(slot: Slot): string {
+  return `free-${key(slot.common)}-${key(`${slot.commit}:${slot.tree}`)}-${slot.id}`;
+}
+
+/** Take a free slot whose name starts with `prefix`: unlinking its free file makes it ours. */
+function claim(dir: string, prefix: string): string | undefined {
+  for (const name of fs.readdirSync(dir)) {
+    if (!name.startsWith(prefix)) continue;
+    try {
+      fs.unlinkSync(path.join(dir, name));
+    } catch {
+      continue; // taken by another line meanwhile
+    }
+    return name.slice(name.lastIndexOf('-') + 1);
+  }
+  return undefined;
+}
+
+function readSlot(dir: string, id: string): Slot {
+  return JSON.parse(fs.readFileSync(path.join(dir, `slot-${id}.json`), 'utf8')) as Slot;
+}
+
+function writeSlot(dir: string, slot: Slot): void {
+  fs.writeFileSync(path.join(dir, `slot-${slot.id}.json`), JSON.stringify(slot));
+}
+
+async function deleteSlot(dir: string, slot: Slot): Promise<void> {
+  await removeMarked(slot, true);
+  fs.rmSync(path.join(dir, `slot-${slot.id}.json`), { force: true });
+}
+
+/** A worktree from the pool at `base` (taken, moved, or made); throws what git throws. */
+export async function acquirePooled(base: RepoBase, options: { outDir: string; size: number }): Promise<Workspace> {
+  const dir = poolDir(options.outDir);
+  fs.mkdirSync(dir, { recursive: true });
+  const repo = key(base.common);
+  let id = claim(dir, `free-${repo}-${key(`${base.commit}:${base.tree}`)}-`);
+  if (id !== undefined) return pooledWorkspace(dir, readSlot(dir, id), base.prefix);
+  id = claim(dir, `free-${repo}-`);
+  if (id !== undefined) {
+    const slot = readSlot(dir, id);
+    try {
+      // Pristine at its old start: the one-way merge rewrites only the files that differ.
+      await git(['read-tree', '-u', '--reset', base.tree], slot.root);
+      await git(['update-ref', '--no-deref', 'HEAD', base.commit], slot.root);
+      const moved: Slot = { ...slot, commit: base.commit, tree: base.tree };
+      writeSlot(dir, moved);
+      return pooledWorkspace(dir, moved, base.prefix);
+    } catch {
+      await deleteSlot(dir, slot).catch(() => undefined);
+    }
+  }
+  await evict(dir, options.size);
+  const slotId = randomBytes(6).toString('hex');
+  const slot: Slot = { id: slotId, mode: 'worktree', root: path.join(workspacesRoot(options.outDir), `pool-${slotId}`), git: base.top, common: base.common, commit: base.commit, tree: base.tree };
+  writeSlot(dir, slot);
+  try {
+    await addWorktree(base, slot.root);
+  } catch (error) {
+    await deleteSlot(dir, slot).catch(() => undefined);
+    throw error;
+  }
+  return pooledWorkspace(dir, slot, base.prefix);
+}
+
+/** Make room for one more worktree: delete free ones (of other starts) while the pool is full. */
+async function evict(dir: string, size: number): Promise<void> {
+  let count = fs.readdirSync(dir).filter((n) => n.startsWith('slot-')).length;
+  while (count >= size) {
+    const id = claim(dir, 'free-');
+    if (id === undefined) return; // all busy: the batch's concurrency bounds them
+    await deleteSlot(dir, readSlot(dir, id)).catch(() => undefined);
+    count--;
+  }
+}
+
+function pooledWorkspace(dir: string, slot: Slot, prefix: string): Workspace {
+  const root = slot.root;
+  let changed: string[] | undefined;
+  const listChanged = async (): Promise<string[]> => (await git(['diff', '--cached', '--name-only', '-z', '--no-renames', slot.tree], root)).split('\0').filter(Boolean);
+  const discard = (): Promise<void> => deleteSlot(dir, slot);
+  return {
+    cwd: path.join(root, prefix),
+    root,
+    pooled: true,
+    async diff() {
+      await git(['add', '-A'], root);
+      const [patch, names] = await Promise.all([git(['diff', '--cached', '--binary', slot.tree], root), listChanged()]);
+      changed = names;
+      return patch;
+    },
+    async remove() {
+      try {
+        if (changed === undefined) {
+          await git(['add', '-A'], root);
+          changed = await listChanged();
+        }
+        await resetSlot(slot, changed);
+        fs.writeFileSync(path.join(dir, freeName(slot)), '');
+      } catch {
+        await discard().catch(() => undefined);
+      }
+    },
+    discard,
+  };
+}
+
+/** Back to the slot's start: HEAD, the changed paths (index and files), and nothing untracked left. */
+async function resetSlot(slot: Slot, changed: string[]): Promise<void> {
+  const root = slot.root;
+  const head = fs.readFileSync(path.join(gitDirOf(root), 'HEAD'), 'utf8').trim();
+  // A line that committed or switched branch: detach at the start again (a branch it made stays in the repository, as without the pool).
+  if (head !== slot.commit) await git(['update-ref', '--no-deref', 'HEAD', slot.commit], root);
+  if (changed.length > MAX_LISTED_PATHS) await git(['read-tree', '-u', '--reset', slot.tree], root);
+  else if (changed.length > 0)
+    await git(['--literal-pathspecs', 'restore', `--source=${slot.tree}`, '--staged', '--worktree', '--pathspec-from-file=-', '--pathspec-file-nul'], root, changed.join('\0'));
+  await removeUntracked(root, await trackedPaths(root, slot.tree));
+}
+
+/** The worktree's own git directory (`.git` in a worktree is a file naming it). */
+function gitDirOf(root: string): string {
+  const line = fs.readFileSync(path.join(root, '.git'), 'utf8').trim();
+  if (!line.startsWith('gitdir: ')) throw new Error(`${root}/.git is not a worktree's`);
+  return path.resolve(root, line.slice('gitdir: '.length));
+}
+
+interface Tracked {
+  files: Set<string>;
+  dirs: Set<string>;
+}
+
+// Per thread, a few trees' path sets (a batch mostly has one start per repository).
+const trackedCache = new Map<string, Tracked>();
+const TRACKED_CACHE_SIZE = 4;
+
+async function trackedPaths(root: string, tree: string): Promise<Tracked> {
+  const hit = trackedCache.get(tree);
+  if (hit) return hit;
+  const tracked: Tracked = { files: new Set(), dirs: new Set() };
+  // `<mode> <type> <object>\t<path>`; a submodule (type commit) is a leaf like a file.
+  for (const entry of (await git(['ls-tree', '-r', '-t', '-z', '--full-tree', tree], root)).split('\0')) {
+    const tab = entry.indexOf('\t');
+    if (tab < 0) continue;
+    (entry.slice(0, tab).split(' ')[1] === 'tree' ? tracked.dirs : tracked.files).add(entry.slice(tab + 1));
+  }
+  if (trackedCache.size >= TRACKED_CACHE_SIZE) trackedCache.delete(trackedCache.keys().next().value!);
+  trackedCache.set(tree, tracked);
+  return tracked;
+}
+
+/** Delete everything under `root` that is not a tracked path of the start (readdir only: no stat of tracked files). */
+async function removeUntracked(root: string, tracked: Tracked, rel = ''): Promise<void> {
+  const entries = await fs.promises.readdir(rel ? path.join(root, rel) : root, { withFileTypes: true });
+  await Promise.all(
+    entries.map(async (entry) => {
+      if (rel === '' && entry.name === '.git') return;
+      const name = rel ? `${rel}/${entry.name}` : entry.name;
+      if (entry.isDirectory() && tracked.dirs.has(name)) return removeUntracked(root, tracked, name);
+      if (tracked.files.has(name)) return;
+      await fs.promises.rm(path.join(root, name), { recursive: true, force: true });
+    }),
+  );
+}
+
+/** Remove every worktree of the pool (the batch ended, or a killed one resumes); how many there were. */
+export async function removePool(outDir: string): Promise<number> {
+  const dir = poolDir(outDir);
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return 0;
+  }
+  const slots: Slot[] = [];
+  for (const name of names.filter((n) => n.startsWith('slot-') && n.endsWith('.json'))) {
+    try {
+      slots.push(JSON.parse(fs.readFileSync(path.join(dir, name), 'utf8')) as Slot);
+    } catch {
+      // Torn by a kill: it was written before its worktree, so there is none.
+    }
+  }
+  // Deleting the folders is most of the work: all at once, then one prune per repository deregisters them.
+  await Promise.all(slots.map((slot) => fs.promises.rm(slot.root, { recursive: true, force: true })));
+  const repos = new Map(slots.map((slot) => [slot.common, slot.git]));
+  for (const [common, top] of repos) {
+    if (fs.existsSync(top)) await withRepoLock(common, () => git(['worktree', 'prune'], top)).catch(() => undefined);
+  }
+  fs.rmSync(dir, { recursive: true, force: true });
+  return slots.length;
+}
