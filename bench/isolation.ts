@@ -1,13 +1,18 @@
 /**
  * bench/isolation: what `batch --isolate worktree` costs per line on a 10,000-file repository,
  * against the floor, raw `git worktree add --detach` + `git worktree remove --force` of the
- * same repository (what any worktree-per-task harness pays). Ours is the product path
- * (`runIsolated`): one `git rev-parse` for the repository, its commit and tree (the starting
- * snapshot), the marker, the worktree under the repository's worktree lock, a run that edits
- * one file, the patch (`git add -A` + `diff --cached --binary`) written to OUT/patches, and the
- * removal; the peer edits the same file. Lines run one after another (the cost of one
- * line, not the throughput of many); rounds of a few lines each alternate between the two.
- * Target: under 150 ms per line; the ratio to the floor says what our snapshot and patch add.
+ * same repository (what any worktree-per-task harness pays per line). Ours is the product path
+ * (`runIsolated` with the batch's worktree pool): one `git rev-parse` for the repository, its
+ * commit and tree, a worktree from the pool, a run that edits one file, the patch (`git add -A`
+ * + `diff --cached --binary`, with the changed paths listed) written to OUT/patches, and the
+ * reset that hands the worktree back (`git restore` of the changed paths, a readdir walk that
+ * removes what git does not track). The peer edits the same file.
+ *
+ * A pooled round is a small batch: its first line makes the pool's worktree (first use), the
+ * next lines reuse it (the steady state, one line after another), and the batch's end removes
+ * it; amortised is the round's total over its lines. Also timed: one `git status --porcelain`
+ * of the worktree, the full check the reset does without (see lib/batch/worktree-pool.ts).
+ * Rounds alternate between ours and the floor, ABBA. Target: under 150 ms per line.
  */
 import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -16,9 +21,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { runIsolated } from '../lib/batch/harness.js';
 import type { BatchRecord } from '../lib/batch/records.js';
-import { interleave, measurement, ratio, runIfMain, timeOnce, type BenchOptions, type BenchReport } from './harness.js';
+import { endWorkspaces } from '../lib/batch/workspace.js';
+import { measurement, ratio, runIfMain, timeOnce, type BenchOptions, type BenchReport } from './harness.js';
 
 const FILES = 10_000;
+const gitAsync = promisify(execFile);
 
 function git(cwd: string, ...args: string[]): string {
   return execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
@@ -40,51 +47,116 @@ function makeRepository(dir: string): string {
 
 const EDITED = path.join('src', 'module-0', 'file-0.ts');
 
+interface PooledRound {
+  firstMs: number;
+  /** Each reusing line's time. */
+  reuseMs: number[];
+  teardownMs: number;
+  statusMs: number;
+}
+
 /** Run the benchmark. */
 export async function run(options: BenchOptions): Promise<BenchReport> {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-bench-isolation-'));
   const repo = makeRepository(work);
-  const outDir = path.join(work, 'out');
-  fs.mkdirSync(outDir);
-  // Writing 10,000 files is disk-bound: a round is seconds on a busy machine, so rounds are few.
-  const linesPerRound = options.quick ? 1 : 2;
-  const rounds = options.quick ? 4 : 6;
+  // Writing 10,000 files is disk-bound: a worktree is seconds on a busy machine, so rounds are few.
+  const reusePerRound = options.quick ? 3 : 8;
+  const floorPerRound = options.quick ? 1 : 2;
+  const rounds = options.quick ? 2 : 4;
   let n = 0;
-  const ours = async (): Promise<void> => {
-    for (let i = 0; i < linesPerRound; i++) {
-      const id = `line-${n++}`;
-      const record = await runIsolated({ id, line: n, prompt: 'edit' }, { isolate: 'worktree', outDir, baseDir: repo, cwd: repo }, async (line) => {
-        fs.appendFileSync(path.join(line.cwd!, EDITED), '// edited\n');
-        return { kind: 'result', id, line: n, outcome: 'completed', reason: 'completed', finalText: '' } satisfies BatchRecord;
-      });
-      if (!record.patch) throw new Error(`no patch for ${id}: ${JSON.stringify(record)}`);
+  const line = async (outDir: string): Promise<string> => {
+    const id = `line-${n++}`;
+    let cwd = '';
+    const record = await runIsolated({ id, line: n, prompt: 'edit' }, { isolate: 'worktree', outDir, baseDir: repo, cwd: repo, poolSize: 1 }, async (l) => {
+      cwd = l.cwd!;
+      fs.appendFileSync(path.join(cwd, EDITED), '// edited\n');
+      return { kind: 'result', id, line: n, outcome: 'completed', reason: 'completed', finalText: '' } satisfies BatchRecord;
+    });
+    if (!record.patch) throw new Error(`no patch for ${id}: ${JSON.stringify(record)}`);
+    return cwd;
+  };
+  const pooledRound = async (r: number): Promise<PooledRound> => {
+    const outDir = path.join(work, `out-${r}`);
+    let cwd = '';
+    const firstMs = await timeOnce(async () => (cwd = await line(outDir)));
+    const reuseMs: number[] = [];
+    for (let i = 0; i < reusePerRound; i++) {
+      reuseMs.push(
+        await timeOnce(async () => {
+          if ((await line(outDir)) !== cwd) throw new Error('the pool did not reuse its worktree');
+        }),
+      );
     }
+    const statusMs = await timeOnce(() => gitAsync('git', ['status', '--porcelain'], { cwd }));
+    const teardownMs = await timeOnce(() => endWorkspaces(outDir));
+    return { firstMs, reuseMs, teardownMs, statusMs };
   };
   // Spawned the same way as ours (asynchronously), into the same temp folder.
-  const gitAsync = promisify(execFile);
   const peerRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-bench-isolation-peer-'));
-  const floor = async (): Promise<void> => {
-    for (let i = 0; i < linesPerRound; i++) {
+  const floorRound = async (): Promise<number[]> => {
+    const times: number[] = [];
+    for (let i = 0; i < floorPerRound; i++) {
       const root = path.join(peerRoot, `peer-${n++}`);
-      await gitAsync('git', ['worktree', 'add', '--detach', '--quiet', root, 'HEAD'], { cwd: repo });
-      fs.appendFileSync(path.join(root, EDITED), '// edited\n');
-      await gitAsync('git', ['worktree', 'remove', '--force', root], { cwd: repo });
+      times.push(
+        await timeOnce(async () => {
+          await gitAsync('git', ['worktree', 'add', '--detach', '--quiet', root, 'HEAD'], { cwd: repo });
+          fs.appendFileSync(path.join(root, EDITED), '// edited\n');
+          await gitAsync('git', ['worktree', 'remove', '--force', root], { cwd: repo });
+        }),
+      );
     }
+    return times;
   };
   // ABBA order: a round's deletions (10,000 files, discarded by the disk afterwards) slow down
   // whatever runs next, so each side goes first in half of the rounds.
-  const samples: Record<'ours' | 'floor', number[]> = { ours: [], floor: [] };
-  if (!options.quick) await interleave(1, { ours, floor }, 0);
+  const pooled: PooledRound[] = [];
+  const floor: number[] = [];
+  const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
   for (let r = 0; r < rounds; r++) {
-    const order: ('ours' | 'floor')[] = r % 2 === 0 ? ['ours', 'floor'] : ['floor', 'ours'];
-    for (const name of order) samples[name].push(await timeOnce(name === 'ours' ? ours : floor));
+    if (r % 2 === 0) {
+      pooled.push(await pooledRound(r));
+      floor.push(mean(await floorRound()));
+    } else {
+      floor.push(mean(await floorRound()));
+      pooled.push(await pooledRound(r));
+    }
   }
-  const perLine = (ms: number[]): number[] => ms.map((m) => m / linesPerRound);
-  const mOurs = measurement('--isolate worktree per line (worktree, snapshot, patch, removal)', 'ms', perLine(samples.ours), false);
-  const mFloor = measurement('git worktree add + remove per line (floor)', 'ms', perLine(samples.floor), false);
+  const linesPerRound = reusePerRound + 1;
+  const mReuse = measurement(
+    '--isolate worktree per line, reusing a pooled worktree (patch, reset)',
+    'ms',
+    pooled.map((p) => mean(p.reuseMs)),
+    false,
+  );
+  const mFirst = measurement(
+    '--isolate worktree, first use of the pool (the worktree is made)',
+    'ms',
+    pooled.map((p) => p.firstMs),
+    false,
+  );
+  const mTeardown = measurement(
+    'end of batch: the pool removed',
+    'ms',
+    pooled.map((p) => p.teardownMs),
+    false,
+  );
+  const mAmortised = measurement(
+    `--isolate worktree per line, amortised over a ${linesPerRound}-line batch (first use, reuse, removal)`,
+    'ms',
+    pooled.map((p) => (p.firstMs + p.reuseMs.reduce((a, b) => a + b, 0) + p.teardownMs) / linesPerRound),
+    false,
+  );
+  const mStatus = measurement(
+    'git status --porcelain of the worktree (the full check the reset skips)',
+    'ms',
+    pooled.map((p) => p.statusMs),
+    false,
+  );
+  const mFloor = measurement('git worktree add + remove per line (floor)', 'ms', floor, false);
   const leftovers = git(repo, 'worktree', 'list', '--porcelain')
     .split('\n')
     .filter((l) => l.startsWith('worktree ')).length;
+  const prunable = git(repo, 'worktree', 'prune', '--dry-run', '--verbose').trim();
   const clean = git(repo, 'status', '--porcelain') === '';
   fs.rmSync(work, { recursive: true, force: true });
   fs.rmSync(peerRoot, { recursive: true, force: true });
@@ -92,15 +164,17 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
     name: 'isolation',
     title: `batch --isolate worktree: cost per line on a ${FILES.toLocaleString('en')}-file repository`,
     description:
-      'The product path (runIsolated: rev-parse, worktree under the lock, one-file edit, patch to OUT/patches, removal) against raw git worktree add + remove; medians of interleaved rounds. Target: < 150 ms per line.',
-    measurements: [mOurs, mFloor],
+      'The product path (runIsolated with the worktree pool: rev-parse, a pooled worktree, one-file edit, patch to OUT/patches, reset of the changed paths) against raw git worktree add + remove; first use, reuse, end-of-batch removal and the amortised cost per line; medians of interleaved rounds. Target: < 150 ms per line.',
+    measurements: [mReuse, mFirst, mTeardown, mAmortised, mStatus, mFloor],
     ratios: [
-      ratio('--isolate worktree / raw git worktree (per line)', mOurs, mFloor),
-      { label: '--isolate worktree per line (ms), target <= 150', value: mOurs.median, target: { op: '<=', value: 150 }, unit: 'ms' },
+      ratio('pooled worktree per line (reuse) / raw git worktree add + remove', mReuse, mFloor),
+      ratio(`pooled worktree per line (amortised over ${linesPerRound} lines) / raw git worktree add + remove`, mAmortised, mFloor),
+      ratio('first use of the pool / raw git worktree add + remove', mFirst, mFloor),
+      { label: '--isolate worktree per line, reusing the pool (ms), target <= 150', value: mReuse.median, target: { op: '<=', value: 150 }, unit: 'ms' },
     ],
     notes: [
-      `${rounds} rounds of ${linesPerRound} line(s) each, in ABBA order; lines one after another`,
-      `after the run: ${leftovers - 1} stray worktree(s), original repository ${clean ? 'untouched' : 'MODIFIED'}`,
+      `${rounds} rounds in ABBA order; a pooled round is a batch of ${linesPerRound} lines one after another (1 first use + ${reusePerRound} reuses, then the pool's removal); a floor round is ${floorPerRound} add + remove`,
+      `after the run: ${leftovers - 1} stray worktree(s), ${prunable === '' ? 'nothing' : 'something'} for git worktree prune, original repository ${clean ? 'untouched' : 'MODIFIED'}`,
       `load average ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cores`,
     ],
   };

@@ -27,7 +27,7 @@ const GIT_ENV = Object.fromEntries(Object.entries(process.env).filter(([k]) => !
 
 /** Run git in `cwd` (stdin `input` when given, extra environment `env`); its stdout. */
 export function git(args: string[], cwd: string, input?: string, env?: NodeJS.ProcessEnv): Promise<string> {
-  const name = args.find((a) => !a.startsWith('-') && !a.includes('/')) ?? args[0];
+  const name = commandName(args);
   const fullEnv = env ? { ...GIT_ENV, ...env } : GIT_ENV;
   return new Promise((resolve, reject) => {
     if (input === undefined) {
@@ -45,6 +45,51 @@ export function git(args: string[], cwd: string, input?: string, env?: NodeJS.Pr
     child.on('close', (code) => (code === 0 ? resolve(out.join('')) : reject(new Error(`git ${name}: ${err.join('').trim()}`))));
     child.stdin.end(input);
   });
+}
+
+/**
+ * git arguments of a line's patch: the staged changes against the starting `tree`, binary-safe,
+ * in a form no user configuration changes (prefixes, external diff drivers, colour), each path
+ * once (no rename pairs) and quoted only where it must be, so {@link patchPaths} can read them.
+ */
+export function patchArgs(tree: string): string[] {
+  return ['-c', 'core.quotePath=false', 'diff', '--cached', '--binary', '--no-renames', '--no-ext-diff', '--no-textconv', '--no-color', '--src-prefix=a/', '--dst-prefix=b/', tree];
+}
+
+const HEADER = 'diff --git a/';
+
+/**
+ * The paths a patch of {@link patchArgs} touches, read from its `diff --git a/P b/P` headers
+ * (a header can only start a line: content lines start with ' ', '+', '-' or '\\', and binary
+ * lines are base85, which has no space); undefined when a path is quoted (a control character,
+ * a quote or a backslash in it): ask git instead.
+ */
+export function patchPaths(patch: string): string[] | undefined {
+  const paths: string[] = [];
+  let at = patch.startsWith('diff --git ') ? 0 : patch.indexOf('\ndiff --git ');
+  while (at >= 0) {
+    const start = patch[at] === '\n' ? at + 1 : at;
+    const end = patch.indexOf('\n', start);
+    const line = patch.slice(start, end < 0 ? patch.length : end);
+    if (!line.startsWith(HEADER)) return undefined; // `diff --git "a/...`: quoted
+    const rest = line.slice(HEADER.length);
+    const length = (rest.length - ' b/'.length) / 2;
+    const name = rest.slice(0, length);
+    if (!Number.isInteger(length) || rest.slice(length) !== ` b/${name}`) return undefined;
+    paths.push(name);
+    at = end < 0 ? -1 : patch.indexOf('\ndiff --git ', end);
+  }
+  return paths;
+}
+
+/** The git command in `args` (for error messages): the first word that is not an option or an option's value. */
+function commandName(args: string[]): string {
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '-c' || arg === '--git-dir' || arg === '--work-tree') i++;
+    else if (!arg.startsWith('-')) return arg;
+  }
+  return args[0] ?? '';
 }
 
 /** The temp folder holding this output directory's workspaces. */

@@ -17,7 +17,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { MinicodeError } from '../errors.js';
-import { addWorktree, git, markerDir, removeMarked, resolveBase, workspacesRoot, type Marker } from './workspace-git.js';
+import { addWorktree, git, markerDir, patchArgs, removeMarked, resolveBase, workspacesRoot, type Marker } from './workspace-git.js';
 import { acquirePooled, removePool } from './worktree-pool.js';
 
 /** How lines are isolated. */
@@ -82,7 +82,7 @@ export async function createWorkspace(options: WorkspaceOptions): Promise<Worksp
         pooled: false,
         async diff() {
           await git(['add', '-A'], root);
-          return git(['diff', '--cached', '--binary', base.tree], root);
+          return git(patchArgs(base.tree), root);
         },
         remove,
         discard: remove,
@@ -114,7 +114,7 @@ export async function createWorkspace(options: WorkspaceOptions): Promise<Worksp
       pooled: false,
       async diff() {
         await git(side(['add', '-A']), root);
-        return git(side(['diff', '--cached', '--binary', base]), root);
+        return git(side(patchArgs(base)), root);
       },
       remove,
       discard: remove,

@@ -5,8 +5,7 @@
  * on a large repository); a reset touches only what the line changed.
  *
  * The reset, after the line's patch was taken (`git add -A` staged everything it changed):
- * the paths that differ from the starting tree (`git diff --cached --name-only --no-renames`)
- * are restored from it, index and files (`git restore --source`; new files go, deleted ones
+ * the paths that differ from the starting tree (read off the patch's headers) are restored from it, index and files (`git restore --source`; new files go, deleted ones
  * come back), a moved HEAD is put back, and a walk of the folder removes what git does not
  * track: ignored files the line made (build output, caches) and empty folders. A fresh
  * worktree has no ignored files, so a reused one must not either: a line never sees another
@@ -28,7 +27,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { withRepoLock } from './repo-lock.js';
-import { addWorktree, git, markerDir, removeMarked, workspacesRoot, type Marker, type RepoBase } from './workspace-git.js';
+import { addWorktree, git, markerDir, patchArgs, patchPaths, removeMarked, workspacesRoot, type Marker, type RepoBase } from './workspace-git.js';
 import type { Workspace } from './workspace.js';
 
 /** The pool's folder inside `OUT/workspaces/`. */
@@ -139,8 +138,8 @@ function pooledWorkspace(dir: string, slot: Slot, prefix: string): Workspace {
     pooled: true,
     async diff() {
       await git(['add', '-A'], root);
-      const [patch, names] = await Promise.all([git(['diff', '--cached', '--binary', slot.tree], root), listChanged()]);
-      changed = names;
+      const patch = await git(patchArgs(slot.tree), root);
+      changed = patchPaths(patch) ?? (await listChanged());
       return patch;
     },
     async remove() {
