@@ -48,6 +48,12 @@ interface BatchFigures {
   /** An idle thread's lag p99 over the same window (the machine's floor). */
   idleP99Ms: number;
   writeLagP99Ms: number;
+  /** The coordinator's time inside its record writes (`fs.writeSync`/`fs.write` calls): p99 and longest, ms, and how many. */
+  appendP50Ms: number;
+  appendP99Ms: number;
+  appendMaxMs: number;
+  appendTotalMs: number;
+  appends: number;
   completed: number;
   verified: number;
   patches: number;
@@ -76,6 +82,22 @@ async function oneBatch(work: string, name: string, n: number, setup: LineSetup,
     if (r.timing && startedAt !== undefined) writeLags.push(performance.now() - startedAt - r.timing.totalMs);
     record(r);
   };
+  // The coordinator's time inside every fs.writeSync and fs.write call (the record appends are
+  // the only writes of a batch without progress output): how long does an append block the loop?
+  const appendMs: number[] = [];
+  const writeSync = fs.writeSync;
+  const write = fs.write;
+  const timed = <F extends (...args: never[]) => unknown>(fn: F): F =>
+    ((...args: Parameters<F>) => {
+      const t = performance.now();
+      try {
+        return fn(...args);
+      } finally {
+        appendMs.push(performance.now() - t);
+      }
+    }) as F;
+  fs.writeSync = timed(writeSync);
+  fs.write = timed(write as (...args: never[]) => unknown) as typeof fs.write;
   const idle = await startIdleLag();
   lag.enable();
   const t0 = performance.now();
@@ -95,6 +117,9 @@ async function oneBatch(work: string, name: string, n: number, setup: LineSetup,
   });
   const wallMs = performance.now() - t0;
   lag.disable();
+  fs.writeSync = writeSync;
+  fs.write = write;
+  appendMs.sort((a, b) => a - b);
   const idleLag = await idle.stop();
   await runners.close();
   await store.close();
@@ -106,6 +131,11 @@ async function oneBatch(work: string, name: string, n: number, setup: LineSetup,
     lagMaxMs: lag.max / 1e6,
     idleP99Ms: idleLag.p99Ms,
     writeLagP99Ms: sorted.length ? nearestRank(sorted, 99) : Number.NaN,
+    appendP50Ms: appendMs.length ? nearestRank(appendMs, 50) : Number.NaN,
+    appendP99Ms: appendMs.length ? nearestRank(appendMs, 99) : Number.NaN,
+    appendTotalMs: appendMs.reduce((a, b) => a + b, 0),
+    appendMaxMs: appendMs.at(-1) ?? Number.NaN,
+    appends: appendMs.length,
     completed: summary.completed,
     verified: summary.verify?.passed ?? 0,
     patches,
@@ -155,6 +185,7 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
       idleHarness,
       writeHarness,
       writePlain,
+      measurement('coordinator time inside a record write call p99, --isolate worktree --verify', 'ms', [harness.appendP99Ms], false),
       measurement('lines per second, --isolate worktree --verify', 'lines/s', [(n * 1000) / harness.wallMs]),
       measurement('lines per second, plain batch (peer)', 'lines/s', [(n * 1000) / plain.wallMs]),
     ],
@@ -167,6 +198,7 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
     ],
     notes: [
       `harness: ${harness.completed} completed, ${harness.verified} verified, ${harness.patches} patches, lag max ${harness.lagMaxMs.toFixed(0)} ms, wall ${(harness.wallMs / 1000).toFixed(1)} s`,
+      `coordinator record write calls (fs.write/fs.writeSync): ${harness.appends}, time inside one p50 ${harness.appendP50Ms.toFixed(3)} ms, p99 ${harness.appendP99Ms.toFixed(2)} ms, longest ${harness.appendMaxMs.toFixed(2)} ms, all together ${harness.appendTotalMs.toFixed(0)} ms (plain batch: ${plain.appends} calls, p50 ${plain.appendP50Ms.toFixed(3)} ms, p99 ${plain.appendP99Ms.toFixed(2)} ms, longest ${plain.appendMaxMs.toFixed(2)} ms, together ${plain.appendTotalMs.toFixed(0)} ms)`,
       `plain: ${plain.completed} completed, lag max ${plain.lagMaxMs.toFixed(0)} ms, idle-thread lag p99 ${plain.idleP99Ms.toFixed(0)} ms, wall ${(plain.wallMs / 1000).toFixed(1)} s`,
       `one batch of each (a 1,000-line batch is minutes here), harness first; after the harness batch: repository ${clean ? 'untouched' : 'MODIFIED'}, ${strays} stray worktree(s)`,
       `${defaultMaxThreads()} pool thread(s); load average ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cores`,

@@ -91,8 +91,8 @@ export interface BatchContext {
   /** Append and account a record; false for a second record of one id (ignored). */
   accept(record: BatchRecord): boolean;
   snapshot(running: number, concurrency?: ConcurrencySnapshot): ProgressSnapshot;
-  /** Write summary.json, close the output, return the summary. */
-  finish(extra: { mode: 'local' | 'queue'; running?: number; concurrency?: ConcurrencySnapshot; stoppedBy?: string }): BatchSummary;
+  /** Write summary.json, close the output (its queued records written), return the summary. */
+  finish(extra: { mode: 'local' | 'queue'; running?: number; concurrency?: ConcurrencySnapshot; stoppedBy?: string }): Promise<BatchSummary>;
 }
 
 /** Open the output and decide what runs now. */
@@ -150,8 +150,8 @@ export function openBatch(options: BatchCommon): BatchContext {
         paused: concurrency ? concurrency.pausedUntil > clock() : false,
       };
     },
-    finish(extra) {
-      output.close();
+    async finish(extra) {
+      await output.close();
       const durationMs = clock() - startedAt;
       const total = lines.length;
       const problems = options.input.problems;
@@ -331,5 +331,5 @@ export async function runLocalBatch(options: LocalBatchOptions): Promise<BatchSu
   clearInterval(ticker);
   options.signal?.removeEventListener('abort', onAbort);
   await endWorkspaces(options.outDir);
-  return ctx.finish({ mode: 'local', concurrency: controller.snapshot(), ...(stoppedBy !== undefined ? { stoppedBy } : {}) });
+  return await ctx.finish({ mode: 'local', concurrency: controller.snapshot(), ...(stoppedBy !== undefined ? { stoppedBy } : {}) });
 }

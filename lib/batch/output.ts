@@ -2,14 +2,18 @@
  * The batch output directory: `results.jsonl`, `errors.jsonl`, `superseded.jsonl` (error
  * records replaced by `--retry-errors`) and `summary.json`.
  *
- * Crash safety, the rule the resume relies on: a record is one `write(2)` of one whole line on
- * a file opened with O_APPEND. A process killed (even SIGKILL) after `write` returned has its
- * line in the page cache, which the kernel writes out; a process killed before has no line,
- * and the id runs again on resume. Files are fsync'ed every `syncEvery` records and at close,
- * (periodic syncs asynchronously, the last one synchronously), which bounds what a power loss
- * (not a process crash) can take. A torn last line (a power
- * loss mid-write, or another tool) is cut off on open, so the next append starts on a fresh
- * line; the id of a torn record is simply not finished and runs again.
+ * Crash safety, the rule the resume relies on: records are whole lines appended with `write(2)`
+ * on a file opened with O_APPEND. A process killed (even SIGKILL) after a `write` returned has
+ * its lines in the page cache, which the kernel writes out; a record whose write had not
+ * happened yet is simply not there, and its id runs again on resume. The writes are made on
+ * the thread pool (`fs.write`), one at a time per file, each carrying every record queued since
+ * the previous one: a `write` to a busy disk can sleep for tens of ms (dirty-page throttling
+ * while worktrees are written and deleted), which the coordinator's event loop must not wait
+ * for. `append` returns once the record is queued; `flushed` and `close` wait for the writes.
+ * Files are fsync'ed every `syncEvery` records and at close (periodic syncs asynchronously,
+ * the last one synchronously), which bounds what a power loss (not a process crash) can take.
+ * A torn last line (a power loss mid-write, or another tool) is cut off on open, so the next
+ * append starts on a fresh line; the id of a torn record is simply not finished and runs again.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -39,14 +43,17 @@ export interface OutputDir {
   errorRecords(): ErrorRecord[];
   /** The first record of every finished id, as read on open. */
   existingRecords(): BatchRecord[];
-  /** Append a record; false (nothing written) when its id already has one (at-least-once delivery). */
+  /** Queue a record for appending; false (nothing written) when its id already has one (at-least-once delivery). Throws an earlier append's write error. */
   append(record: BatchRecord): boolean;
+  /** Resolves when every queued record is written (rejects with a write error). */
+  flushed(): Promise<void>;
   /** Move the error records of these ids to superseded.jsonl so they run again. */
   supersede(ids: ReadonlySet<string>): number;
   writeSummary(summary: unknown): void;
   /** fsync both record files. */
   sync(): void;
-  close(): void;
+  /** Write what is queued, fsync and close. */
+  close(): Promise<void>;
 }
 
 const FILES = { result: 'results.jsonl', error: 'errors.jsonl' } as const;
@@ -113,6 +120,39 @@ export function openOutputDir(dir: string, options: OutputOptions = {}): OutputD
     unsynced = 0;
   };
 
+  // Per file: the lines queued since the write in flight (at most one, so lines stay in order).
+  const lanes = { result: { pending: [] as string[], busy: false }, error: { pending: [] as string[], busy: false } };
+  let failure: Error | undefined;
+  let waiters: { resolve: () => void; reject: (error: Error) => void }[] = [];
+  const settle = (): void => {
+    if (lanes.result.busy || lanes.error.busy) return;
+    const done = waiters;
+    waiters = [];
+    for (const w of done) failure ? w.reject(failure) : w.resolve();
+  };
+  const pump = (kind: 'result' | 'error'): void => {
+    const lane = lanes[kind];
+    if (lane.busy || lane.pending.length === 0) return;
+    lane.busy = true;
+    const bytes = Buffer.from(lane.pending.join(''));
+    lane.pending = [];
+    const write = (offset: number): void => {
+      fs.write(fds[kind], bytes, offset, bytes.length - offset, null, (error, written) => {
+        if (error) failure ??= error;
+        else if (offset + written < bytes.length) return write(offset + written); // a short write: the rest follows at once
+        lane.busy = false;
+        if (!failure && lane.pending.length > 0) pump(kind);
+        else settle();
+      });
+    };
+    write(0);
+  };
+  const flushed = (): Promise<void> =>
+    new Promise((resolve, reject) => {
+      waiters.push({ resolve, reject });
+      settle();
+    });
+
   return {
     dir,
     resume,
@@ -130,13 +170,17 @@ export function openOutputDir(dir: string, options: OutputOptions = {}): OutputD
     append(record) {
       if (resume.finished.has(record.id)) return false;
       const kind = record.kind === 'result' ? 'result' : 'error';
-      // One write of one whole line: the unit of crash safety (see the header).
-      fs.writeSync(fds[kind], `${JSON.stringify(record)}\n`);
+      if (failure) throw failure;
+      // Whole lines only: the unit of crash safety (see the header).
+      lanes[kind].pending.push(`${JSON.stringify(record)}\n`);
+      pump(kind);
       resume.finished.set(record.id, kind);
       if (++unsynced >= syncEvery) syncSoon();
       return true;
     },
     supersede(ids) {
+      // Called on open, before any append: errors.jsonl's descriptor is replaced below.
+      if (lanes.error.busy) throw new Error('supersede while records are being written');
       const moving = errors.lines.filter((_, i) => ids.has(errors.records[i]!.id));
       if (moving.length === 0) return 0;
       // 1. Keep the old records (fsync'ed) before they leave errors.jsonl: a crash between the
@@ -164,8 +208,10 @@ export function openOutputDir(dir: string, options: OutputOptions = {}): OutputD
       fs.writeFileSync(`${file}.tmp`, `${JSON.stringify(summary, null, 2)}\n`);
       fs.renameSync(`${file}.tmp`, file);
     },
+    flushed,
     sync,
-    close() {
+    async close() {
+      await flushed();
       sync();
       fs.closeSync(fds.result);
       fs.closeSync(fds.error);

@@ -161,7 +161,7 @@ export async function runProducer(options: ProducerOptions): Promise<BatchSummar
     await sweep();
     await Promise.race([allIn, aborted]);
     clearInterval(timer);
-    return ctx.finish({ mode: 'queue', ...(options.signal?.aborted ? { stoppedBy: 'interrupted' } : {}) });
+    return await ctx.finish({ mode: 'queue', ...(options.signal?.aborted ? { stoppedBy: 'interrupted' } : {}) });
   } finally {
     await events.close();
     await queue.close();

@@ -9,42 +9,61 @@ const result = (id: string): BatchRecord => ({ kind: 'result', id, line: 1, outc
 const failure = (id: string): BatchRecord => ({ kind: 'error', id, line: 2, outcome: 'failed', reason: 'provider', error: { category: 'PROVIDER_ERROR', code: 'x', message: 'no' } });
 
 describe('the batch output directory', () => {
-  it('keeps the first record per id (at-least-once delivery is idempotent)', () => {
+  it('keeps the first record per id (at-least-once delivery is idempotent)', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-out-'));
     const out = openOutputDir(dir);
     expect(out.append(result('a'))).toBe(true);
     expect(out.append(result('a'))).toBe(false);
     expect(out.append(failure('a'))).toBe(false);
-    out.close();
+    await out.close();
     expect(fs.readFileSync(path.join(dir, 'results.jsonl'), 'utf8').trim().split('\n')).toHaveLength(1);
     expect(fs.readFileSync(path.join(dir, 'errors.jsonl'), 'utf8')).toBe('');
   });
 
-  it('cuts off a torn last line on resume and appends on a fresh line', () => {
+  it('writes queued records in order, whole lines, by the time flushed() resolves and when it closes', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-out-'));
+    const out = openOutputDir(dir);
+    const ids = Array.from({ length: 500 }, (_, i) => `r${i}`);
+    for (const id of ids.slice(0, 250)) out.append(result(id));
+    await out.flushed();
+    const read = (): string[] =>
+      fs
+        .readFileSync(path.join(dir, 'results.jsonl'), 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => (JSON.parse(l) as { id: string }).id);
+    expect(read()).toEqual(ids.slice(0, 250));
+    for (const id of ids.slice(250)) out.append(id.endsWith('7') ? failure(id) : result(id));
+    await out.close();
+    expect(read()).toEqual(ids.filter((id, i) => i < 250 || !id.endsWith('7')));
+    expect(fs.readFileSync(path.join(dir, 'errors.jsonl'), 'utf8').trim().split('\n')).toHaveLength(25);
+  });
+
+  it('cuts off a torn last line on resume and appends on a fresh line', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-out-'));
     fs.writeFileSync(path.join(dir, 'results.jsonl'), `${JSON.stringify(result('a'))}\n{"kind":"result","id":"b","li`);
     const out = openOutputDir(dir);
     expect([...out.resume.finished.keys()]).toEqual(['a']);
     expect(out.resume.repaired).toBe(1);
     out.append(result('b'));
-    out.close();
+    await out.close();
     const lines = fs.readFileSync(path.join(dir, 'results.jsonl'), 'utf8').trim().split('\n');
     expect(lines.map((l) => (JSON.parse(l) as { id: string }).id)).toEqual(['a', 'b']);
   });
 
-  it('moves superseded error records aside so their ids run again', () => {
+  it('moves superseded error records aside so their ids run again', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-out-'));
     const first = openOutputDir(dir);
     first.append(failure('x'));
     first.append(failure('y'));
     first.append(result('z'));
-    first.close();
+    await first.close();
     const again = openOutputDir(dir);
     expect(again.errorRecords().map((r) => r.id)).toEqual(['x', 'y']);
     expect(again.supersede(new Set(['x']))).toBe(1);
     expect(again.resume.finished.has('x')).toBe(false);
     again.append(result('x'));
-    again.close();
+    await again.close();
     const ids = (f: string) =>
       fs
         .readFileSync(path.join(dir, f), 'utf8')
