@@ -204,15 +204,15 @@ async function trackedPaths(root: string, tree: string): Promise<Tracked> {
 /** Delete everything under `root` that is not a tracked path of the start (readdir only: no stat of tracked files). */
 async function removeUntracked(root: string, tracked: Tracked, rel = ''): Promise<void> {
   const entries = await fs.promises.readdir(rel ? path.join(root, rel) : root, { withFileTypes: true });
-  await Promise.all(
-    entries.map(async (entry) => {
-      if (rel === '' && entry.name === '.git') return;
-      const name = rel ? `${rel}/${entry.name}` : entry.name;
-      if (entry.isDirectory() && tracked.dirs.has(name)) return removeUntracked(root, tracked, name);
-      if (tracked.files.has(name)) return;
-      await fs.promises.rm(path.join(root, name), { recursive: true, force: true });
-    }),
-  );
+  // Promises only for the folders to walk and the paths to delete (not one per tracked file).
+  const work: Promise<void>[] = [];
+  for (const entry of entries) {
+    if (rel === '' && entry.name === '.git') continue;
+    const name = rel ? `${rel}/${entry.name}` : entry.name;
+    if (entry.isDirectory() && tracked.dirs.has(name)) work.push(removeUntracked(root, tracked, name));
+    else if (!tracked.files.has(name)) work.push(fs.promises.rm(path.join(root, name), { recursive: true, force: true }));
+  }
+  await Promise.all(work);
 }
 
 /** Remove every worktree of the pool (the batch ended, or a killed one resumes); how many there were. */
