@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { runIsolated, type HarnessContext } from '../../lib/batch/harness.js';
 import type { BatchLine } from '../../lib/batch/input.js';
 import type { BatchRecord } from '../../lib/batch/records.js';
@@ -15,9 +15,15 @@ const commit = (repo: string, message: string): void => {
   git(repo, '-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-qm', message);
 };
 
+const scratchDirs: string[] = [];
+afterAll(() => {
+  for (const dir of scratchDirs) fs.rmSync(dir, { recursive: true, force: true });
+});
+
 /** A repository with tracked files in folders, an ignore rule, one commit; OUT beside it. */
 function scratch(): { dir: string; repo: string; out: string } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-pool-test-'));
+  scratchDirs.push(dir);
   const repo = path.join(dir, 'repo');
   fs.mkdirSync(path.join(repo, 'src', 'lib'), { recursive: true });
   fs.writeFileSync(path.join(repo, 'src', 'a.ts'), 'export const a = 1;\n');
