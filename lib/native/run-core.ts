@@ -34,7 +34,10 @@ export interface RunCore {
   startTask(fidelity: Fidelity, prompt?: string): void;
   /** Report the native session id once per distinct id and task. */
   identify(payload: Omit<PayloadOf<'agent.session.identified'>, 'agent'>, fidelity?: Fidelity): void;
-  /** Open a tool call; duplicates and starts after the settle point become diagnostics. */
+  /**
+   * Open a tool call; duplicates and starts after the settle point become diagnostics. The
+   * payload becomes the event's payload (`executor` is set on it): pass a fresh object.
+   */
   startTool(payload: Omit<PayloadOf<'tool.started'>, 'executor'>, fidelity: Fidelity): void;
   /** True while the tool call is open. */
   isToolOpen(toolCallId: string): boolean;
@@ -139,6 +142,16 @@ export function createRunCore(options: RunCoreOptions): RunCore {
     push(type, payload, fidelity, fields);
   }
 
+  /**
+   * `emit(type, payload, fidelity, { correlationId })` without the fields object and the
+   * Object.assign (the same draft, keys in the same order): every tool start and terminal goes
+   * through here.
+   */
+  function emitCorrelated<T extends EventType>(type: T, payload: PayloadOf<T>, fidelity: Fidelity, correlationId: string): void {
+    if (!taskStarted) startTask('synthetic');
+    onEvent({ type, payload, fidelity, correlationId } as EventDraft);
+  }
+
   function diagnostic(code: ErrorCode, message: string, where: { line?: number; raw?: string } = {}): void {
     const seen = (diagnosticsByCode.get(code) ?? 0) + 1;
     diagnosticsByCode.set(code, seen);
@@ -209,9 +222,12 @@ export function createRunCore(options: RunCoreOptions): RunCore {
         return;
       }
       openTools.set(id, payload.name);
-      const started = { ...payload, executor: 'native' as const };
+      // The caller's payload becomes the event's (see RunCore.startTool): `executor` is added in
+      // place, last, as a copy with it would have it. Copying by spread was most of this call.
+      const started = payload as PayloadOf<'tool.started'>;
+      started.executor = 'native';
       if (started.input !== undefined) started.input = boundedInput(started.input);
-      emit('tool.started', started, fidelity, { correlationId: id });
+      emitCorrelated('tool.started', started, fidelity, id);
     },
     isToolOpen: (id) => openTools.has(id),
     toolName: (id) => openTools.get(id),
@@ -229,11 +245,11 @@ export function createRunCore(options: RunCoreOptions): RunCore {
         // A terminal without a start: open it first so the reducer sees a whole call.
         const name = terminal.payload.name ?? 'unknown';
         openTools.set(id, name);
-        emit('tool.started', { toolCallId: id, name, executor: 'native' }, 'synthetic', { correlationId: id });
+        emitCorrelated('tool.started', { toolCallId: id, name, executor: 'native' }, 'synthetic', id);
       }
       openTools.delete(id);
       closeTool(id);
-      emit(terminal.type, terminal.payload as never, fidelity, { correlationId: id });
+      emitCorrelated(terminal.type, terminal.payload as never, fidelity, id);
     },
     requestApproval(payload, fidelity) {
       if (openApprovals.has(payload.approvalId) || settled) {
