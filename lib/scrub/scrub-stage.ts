@@ -106,6 +106,7 @@ export function createEventScrubber(options: EventScrubberOptions = {}): EventSc
     }
     if (value !== null && typeof value === 'object') {
       const record = value as Record<string, unknown>;
+      if (Object.getPrototypeOf(value) === Object.prototype && unchangedRecord(record, parentType)) return value;
       // Anything but a plain object is rebuilt as one, as before (never returned as it is).
       let out: Record<string, unknown> | undefined = Object.getPrototypeOf(value) === Object.prototype ? undefined : {};
       const opaque = parentType === 'assistant.reasoning.completed';
@@ -127,6 +128,27 @@ export function createEventScrubber(options: EventScrubberOptions = {}): EventSc
       return out ?? value;
     }
     return value;
+  }
+
+  /**
+   * Whether scrubbing leaves every field of a plain object as it is (the answer for almost
+   * every payload), decided by a for-in walk: V8 reads the fields through the object's enum
+   * cache there, where `record[k]` over `Object.keys` is a megamorphic keyed load per field
+   * (plus an array per object), and that was most of this walk's own time. for-in also visits
+   * inherited enumerable keys (only were Object.prototype polluted): a field it reports as
+   * changed only sends the object down the exact path above, which looks at own keys alone,
+   * and an own key is never skipped, so the answer "unchanged" is always exact.
+   */
+  function unchangedRecord(record: Record<string, unknown>, parentType: string): boolean {
+    const opaque = parentType === 'assistant.reasoning.completed';
+    for (const k in record) {
+      // An own `__proto__` key always takes the copying path, so that it ends as before.
+      if (k === '__proto__') return false;
+      if (opaque && (k === 'signature' || k === 'data')) continue;
+      const v = record[k];
+      if (scrubValue(v, k, '') !== v) return false;
+    }
+    return true;
   }
 
   function scrubDraft(d: EventDraft): EventDraft {
