@@ -134,6 +134,17 @@ const NOT_A_SECRET_SEGMENT = new Set([
 /** Lower-case continuations allowed right after a keyword (`passwords`, `secrete`, `tokenValue`). */
 const LOWER_SUFFIX = /^(?:s|e|es|key|keys|value|val|str|string|text)(?![a-z])/;
 
+/**
+ * {@link LOWER_SUFFIX} at `at` of `s`, where a key suffix starts: the same answer as on the
+ * suffix sliced out, because the character after a suffix is never a letter (letters are key
+ * characters) and so passes `(?![a-z])` as the end of the slice does.
+ */
+const LOWER_SUFFIX_AT = new RegExp(LOWER_SUFFIX.source.slice(1), 'y');
+function lowerSuffixAt(s: string, at: number): boolean {
+  LOWER_SUFFIX_AT.lastIndex = at;
+  return LOWER_SUFFIX_AT.test(s);
+}
+
 function isKeyChar(c: number): boolean {
   return (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f || c === 0x2d || c === 0x2e || c === 0x5b || c === 0x5d;
 }
@@ -200,6 +211,9 @@ function decideKeyword(kw: Keyword, s: string, p: number, ended: boolean): Decis
   while (q < n && q - suffixStart <= MAX_SUFFIX && isKeyChar(s.charCodeAt(q))) q++;
   if (q === n && !ended) return PENDING;
   if (q - suffixStart > MAX_SUFFIX) return NONE;
+  // The test below on the suffix, first, without slicing it: a keyword inside a longer word
+  // (`passes`, `secretary`, `tokenizer`) is most candidates, and ends here.
+  if (q > suffixStart && isLower(s.charCodeAt(suffixStart)) && (kw.strict || !lowerSuffixAt(s, suffixStart))) return NONE;
   const suffix = s.slice(suffixStart, q);
   if (suffix.length > 0) {
     if (isLower(suffix.charCodeAt(0)) && (kw.strict || !LOWER_SUFFIX.test(suffix))) return NONE;
