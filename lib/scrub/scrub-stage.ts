@@ -48,6 +48,10 @@ const CONTENT_REF = /^sha256:[0-9a-f]{64}$/;
 const SINGLE_LINE = { singleLine: true } as const;
 const MULTI_LINE = { singleLine: false } as const;
 
+/** Longest string {@link createEventScrubber} remembers the scrubbed form of, and how many it remembers per mode. */
+const MEMO_MAX_LENGTH = 48;
+const MEMO_ENTRIES = 1024;
+
 type DeltaType = 'assistant.message.delta' | 'assistant.reasoning.delta' | 'assistant.tool_call.delta' | 'tool.progress';
 
 interface Channel {
@@ -73,8 +77,25 @@ export function createEventScrubber(options: EventScrubberOptions = {}): EventSc
   const redactWhole = createTextRedactor(rules);
   const channels = new Map<string, Channel>();
 
+  /**
+   * Short strings scrubbed lately, by mode: ids, names, kinds and statuses recur from event to
+   * event (a tool call's id is in its start, its terminal and both correlation ids), and a map
+   * lookup costs less than the two scans. Scrubbing is a pure function of the text and the
+   * mode, so a remembered result is the result. Bounded: cleared when full.
+   */
+  const memoMulti = new Map<string, string>();
+  const memoSingle = new Map<string, string>();
+
   function scrubString(text: string, singleLine = false): string {
-    return redactWhole(sanitizeText(text, singleLine ? SINGLE_LINE : MULTI_LINE));
+    if (text.length > MEMO_MAX_LENGTH) return redactWhole(sanitizeText(text, singleLine ? SINGLE_LINE : MULTI_LINE));
+    const memo = singleLine ? memoSingle : memoMulti;
+    let out = memo.get(text);
+    if (out === undefined) {
+      out = redactWhole(sanitizeText(text, singleLine ? SINGLE_LINE : MULTI_LINE));
+      if (memo.size >= MEMO_ENTRIES) memo.clear();
+      memo.set(text, out);
+    }
+    return out;
   }
 
   /**
