@@ -65,6 +65,55 @@ export function codeCacheDir(env: NodeJS.ProcessEnv, buildId: string, execArgv: 
   return path.join(root, `${buildId}-${process.version}-${process.arch}-${flags}`);
 }
 
+/** A cache folder that no run has used for this long is deleted by the next run that writes a cache. */
+export const PRUNE_UNUSED_MS = 14 * 24 * 3600 * 1000;
+/** A run marks its folder as used (sets its mtime) when the mark is older than this: one `stat` per run, one `utimes` a day. */
+const MARK_EVERY_MS = 24 * 3600 * 1000;
+/** The name of a folder {@link codeCacheDir} makes: nothing else under the root is ever deleted. */
+const CACHE_FOLDER = /^[0-9a-f]{16}-v\d+\.\d+\.\d+-[a-z0-9]+-[0-9a-f]{1,8}$/;
+
+/** Note that this run uses `cacheDir` (its mtime, refreshed at most daily), so that {@link pruneUnusedCaches} in another build's run spares it. */
+export function markCacheUsed(cacheDir: string, now = Date.now()): void {
+  try {
+    if (now - fs.statSync(cacheDir).mtimeMs < MARK_EVERY_MS) return;
+    const at = new Date(now);
+    fs.utimesSync(cacheDir, at, at);
+  } catch {
+    // No folder yet (the first run writes it) or a read-only home: nothing to mark.
+  }
+}
+
+/**
+ * Delete the sibling folders of `cacheDir` (other builds, Node versions, flag sets) that no run
+ * has marked for {@link PRUNE_UNUSED_MS}; returns their names. Several installed versions can
+ * share the root: one still in use keeps marking its folder, and one deleted wrongly only costs
+ * its next run a compile from source. Never throws.
+ */
+export function pruneUnusedCaches(cacheDir: string, now = Date.now()): string[] {
+  const root = path.dirname(cacheDir);
+  const own = path.basename(cacheDir);
+  const removed: string[] = [];
+  let names: string[];
+  try {
+    names = fs.readdirSync(root);
+  } catch {
+    return removed;
+  }
+  for (const name of names) {
+    if (name === own || !CACHE_FOLDER.test(name)) continue;
+    const dir = path.join(root, name);
+    try {
+      const stat = fs.lstatSync(dir);
+      if (!stat.isDirectory() || now - stat.mtimeMs < PRUNE_UNUSED_MS) continue;
+      fs.rmSync(dir, { recursive: true, force: true });
+      removed.push(name);
+    } catch {
+      // Removed meanwhile by another run, or not ours to remove: leave it.
+    }
+  }
+  return removed;
+}
+
 const MAGIC = 0x3876434d; // 'MCv8'
 const HEADER = 12; // magic, payload length, CRC-32 of the payload
 
@@ -114,6 +163,8 @@ export interface RunOptions {
   onScript?: (key: string, outcome: CacheOutcome) => void;
   /** Called with the number of cache files written at exit, or the error that stopped the writing. */
   onWritten?: (count: number, error?: unknown) => void;
+  /** Called with the folders of other builds deleted at exit ({@link pruneUnusedCaches}). */
+  onPruned?: (names: string[]) => void;
 }
 
 /**
@@ -263,9 +314,14 @@ export async function runFromCodeCache(options: RunOptions): Promise<void> {
     } catch (error) {
       // A read-only or full disk: the next run compiles from source again, nothing else changes.
       options.onWritten?.(written, error);
+      return;
     }
+    // A run that had to write is the first of a new build, Node or flag set: the moment to clear out old ones.
+    const pruned = pruneUnusedCaches(cacheDir);
+    if (pruned.length > 0) options.onPruned?.(pruned);
   });
 
+  markCacheUsed(cacheDir);
   await preload(manifest.entry);
   load(manifest.entry);
 }

@@ -14,10 +14,10 @@ import type { ReducerState } from '../reducer/index.js';
 import type { Renderer } from '../render/types.js';
 import { createEventScrubber } from '../scrub/scrub-stage.js';
 import type { EventStore } from '../store/index.js';
-import { createToolRegistry, type ToolSource } from '../tools/index.js';
+import type { ToolSource } from '../tools/index.js';
 import type { VerifyReport } from '../verify/run.js';
 import type { ConversationMessage } from './conversation.js';
-import { runAgent, type AgentOptions, type AgentResult } from './loop.js';
+import type { AgentOptions, AgentResult } from './loop.js';
 
 /** Options of {@link runPrompt}. */
 export interface PromptRunOptions extends Omit<AgentOptions, 'emit' | 'write' | 'tools' | 'history' | 'taskId' | 'turnId'> {
@@ -145,6 +145,11 @@ export async function runPrompt(options: PromptRunOptions): Promise<PromptRun> {
     });
   }
   for (const d of options.preamble ?? []) pipeline.emit(d);
+  // The agent loop, the tools and the providers load only now, once the first events are out
+  // (`docs/startup.md`): a program reading `--json` has `session.started` before that code runs.
+  await pipeline.settled();
+  options.output?.flush();
+  const [{ runAgent }, { createToolRegistry }] = await Promise.all([import('./loop.js'), import('../tools/index.js')]);
   const detachTools = options.toolSource?.attach((d) => pipeline.emit(d));
   const result = await runAgent({
     ...options,

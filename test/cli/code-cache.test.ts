@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { frameCacheData, unframeCacheData, codeCacheUnavailable, type ScriptManifest } from '../../cli/code-cache.js';
+import { frameCacheData, unframeCacheData, codeCacheUnavailable, markCacheUsed, pruneUnusedCaches, type ScriptManifest } from '../../cli/code-cache.js';
 import { startReplayServer } from '../../lib/replay/index.js';
 import { runCli } from '../helpers/cli.js';
 import { CASSETTES, cleanEnv, scratchProject, tempDir } from '../exec/helpers.js';
@@ -124,6 +124,44 @@ describe('the V8 code cache of the CLI bundle', () => {
     const off = await schema(cacheDir, home, { MINICODE_CODE_CACHE: '0' });
     expect(off.stdout).toBe(clean.stdout);
     expect(outcomes(off.stderr).lines).toEqual(['off (MINICODE_CODE_CACHE=0)']);
+  });
+
+  it('deletes the folders of other builds that no run used for two weeks when it writes, and keeps recent ones and anything it did not make', async () => {
+    const { cacheDir, home } = fresh();
+    const day = 24 * 3600 * 1000;
+    const folder = (name: string, ageDays: number): string => {
+      const dir = path.join(cacheDir, name);
+      fs.mkdirSync(dir, { recursive: true });
+      fs.writeFileSync(path.join(dir, 'cli__app.js.v8'), 'old cache data');
+      const at = new Date(Date.now() - ageDays * day);
+      fs.utimesSync(dir, at, at);
+      return dir;
+    };
+    const stale = folder('0123456789abcdef-v20.11.0-x64-1a2b3c4d', 30);
+    const recent = folder('fedcba9876543210-v20.11.0-x64-1a2b3c4d', 2);
+    const foreign = folder('my-notes', 30);
+    const run = await schema(cacheDir, home);
+    expect(run.code, run.stderr).toBe(0);
+    expect(outcomes(run.stderr).lines).toContain('deleted unused cache folder(s): 0123456789abcdef-v20.11.0-x64-1a2b3c4d');
+    expect(fs.existsSync(stale)).toBe(false);
+    expect(fs.existsSync(recent)).toBe(true);
+    expect(fs.existsSync(foreign)).toBe(true);
+    // Nothing left to delete: a second look finds only what is in use or not ours.
+    expect(pruneUnusedCaches(path.join(cacheDir, 'fedcba9876543210-v20.11.0-x64-1a2b3c4d'))).toEqual([]);
+  });
+
+  it('marks its folder as used, at most once a day, so that another build spares it', async () => {
+    const { cacheDir, home } = fresh();
+    await schema(cacheDir, home);
+    const [own] = fs.readdirSync(cacheDir).map((name) => path.join(cacheDir, name));
+    const old = new Date(Date.now() - 3 * 24 * 3600 * 1000);
+    fs.utimesSync(own!, old, old);
+    const warm = await schema(cacheDir, home);
+    expect(new Set(outcomes(warm.stderr).scripts.values())).toEqual(new Set(['hit']));
+    expect(Date.now() - fs.statSync(own!).mtimeMs).toBeLessThan(24 * 3600 * 1000);
+    const now = Date.now();
+    markCacheUsed(own!, now + 3600 * 1000);
+    expect(fs.statSync(own!).mtimeMs).toBeLessThanOrEqual(now);
   });
 
   it('frames cache data so that a torn or altered file is refused before V8 sees it', () => {
