@@ -40,6 +40,14 @@ const UNWANTED_MODULES = [
   'lib/replay/provider.ts',
 ];
 
+/** A preload that marks, on stderr, the first write to stdout (the code-cache loader's debug lines go to stderr from the same thread, in order). */
+const FIRST_STDOUT = 'minicode-test: first stdout write';
+const MARK_FIRST_WRITE = `data:text/javascript,${encodeURIComponent(
+  `const write = process.stdout.write; process.stdout.write = function (...args) { process.stdout.write = write; process.stderr.write(${JSON.stringify(FIRST_STDOUT + '\n')}); return write.apply(this, args); };`,
+)}`;
+/** Modules `exec --json` needs only after its first line: they load once `session.started` is out. */
+const AFTER_FIRST_LINE = ['lib/agent/loop.ts', 'lib/tools/index.ts', 'lib/tools/bash.ts', 'lib/providers/anthropic.ts', 'lib/checkpoints/turn.ts'];
+
 let server: ReplayServer;
 beforeAll(async () => {
   server = await startReplayServer(path.join(CASSETTES, 'anthropic-two-turn'));
@@ -48,7 +56,11 @@ afterAll(async () => {
   await server?.close();
 });
 
-/** Run `exec --json` with the loader hook; returns the files it loaded, relative to the root, or with `cached`, the bundle files the code-cache loader ran. */
+/**
+ * Run `exec --json` with the loader hook; returns the files it loaded, relative to the root, or
+ * with `cached`, the bundle files the code-cache loader ran, in order, with {@link FIRST_STDOUT}
+ * where the first stdout write came.
+ */
 async function loadedByExec(cached = false, origin = server.origin): Promise<string[]> {
   const cwd = scratchProject();
   const home = tempDir('minicode-graph-home-');
@@ -59,7 +71,7 @@ async function loadedByExec(cached = false, origin = server.origin): Promise<str
   };
   const child = spawn(
     process.execPath,
-    [...(cached ? [] : ['--import', REGISTER]), path.join(ROOT, 'dist/cli/main.js'), 'exec', 'Read the README and tell me what it says', '--json', '--cwd', cwd, '--provider', 'anthropic'],
+    [...(cached ? ['--import', MARK_FIRST_WRITE] : ['--import', REGISTER]), path.join(ROOT, 'dist/cli/main.js'), 'exec', 'Read the README and tell me what it says', '--json', '--cwd', cwd, '--provider', 'anthropic'],
     {
       cwd,
       env,
@@ -79,9 +91,9 @@ async function loadedByExec(cached = false, origin = server.origin): Promise<str
   if (cached) {
     return stderr
       .split('\n')
-      .map((l) => /^minicode code-cache: (?:hit|miss|rejected|corrupt) (\S+)$/.exec(l)?.[1])
+      .map((l) => (l === FIRST_STDOUT ? l : /^minicode code-cache: (?:hit|miss|rejected|corrupt) (\S+)$/.exec(l)?.[1]))
       .filter((k): k is string => k !== undefined && !k.startsWith('pkg/'))
-      .map((k) => `dist/${k}`);
+      .map((k) => (k === FIRST_STDOUT ? k : `dist/${k}`));
   }
   return stderr
     .split('\n')
@@ -95,7 +107,7 @@ async function loadedByExec(cached = false, origin = server.origin): Promise<str
 }
 
 describe('the exec start-up module graph', () => {
-  it('runs exec --json from the bundle: an entry file and chunks, never the per-module build', async () => {
+  it('runs exec --json from the bundle (an entry file and chunks, never the per-module build) and has its first line out before the agent loop, the tools and the providers load', async () => {
     const meta = JSON.parse(fs.readFileSync(path.join(ROOT, 'dist/bundle-meta.json'), 'utf8')) as { outputs: Record<string, string[]> };
     const loaded = await loadedByExec();
     const ours = loaded.filter((f) => f.startsWith('dist/'));
@@ -103,10 +115,21 @@ describe('the exec start-up module graph', () => {
     for (const file of ours) expect(file === 'dist/cli/main.js' || file === 'dist/cli/app.js' || file.startsWith('dist/chunks/'), file).toBe(true);
     // The code-cache path runs the script twins of the same files (its own replay server: a cassette serves one run).
     const second = await startReplayServer(path.join(CASSETTES, 'anthropic-two-turn'));
+    let cached: string[];
     try {
-      expect((await loadedByExec(true, second.origin)).sort()).toEqual(ours.filter((f) => f !== 'dist/cli/main.js').sort());
+      cached = await loadedByExec(true, second.origin);
     } finally {
       await second.close();
+    }
+    expect(cached.filter((f) => f !== FIRST_STDOUT).sort()).toEqual(ours.filter((f) => f !== 'dist/cli/main.js').sort());
+    // The first line goes out before the agent loop, the tools and the provider clients are read.
+    const firstWrite = cached.indexOf(FIRST_STDOUT);
+    expect(firstWrite).toBeGreaterThan(0);
+    const before = cached.slice(0, firstWrite).flatMap((file) => meta.outputs[file] ?? []);
+    const after = cached.slice(firstWrite + 1).flatMap((file) => meta.outputs[file] ?? []);
+    for (const late of AFTER_FIRST_LINE) {
+      expect(before, late).not.toContain(late);
+      expect(after, late).toContain(late);
     }
     const modules = ours.flatMap((file) => meta.outputs[file] ?? []);
     expect(modules).toContain('cli/exec-action.ts');
