@@ -1,8 +1,10 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
+/**
+ * The config file's schema and its validation (zod). Reading and merging the files is
+ * lib/config-files.ts's; a run imports this module only when there is a file to validate.
+ */
 import { z } from 'zod';
-import { CheckpointConfigSchema } from './checkpoints/settings.js';
+import { CheckpointConfigSchema } from './checkpoints/settings-schema.js';
+import { mergeConfigs, readConfigSources, type LoadConfigOptions, type LoadedConfig } from './config-files.js';
 import { CACHE_TTLS, REASONING_LEVELS } from './agent/requests/types.js';
 import { MinicodeError } from './errors.js';
 import { McpServersSchema } from './mcp/config.js';
@@ -51,53 +53,10 @@ export const ConfigSchema = z.looseObject({
 /** A validated config. */
 export type Config = z.infer<typeof ConfigSchema>;
 
-/** Options of {@link loadConfig}. */
-export interface LoadConfigOptions {
-  env?: NodeJS.ProcessEnv;
-  cwd?: string;
-  /** Trust `.minicode/config.json` in `cwd` (`--allow-local-config`); default false. */
-  allowLocalConfig?: boolean;
-  /** Home directory; default `os.homedir()`. */
-  home?: string;
-}
+export { userConfigPath, type LoadConfigOptions, type LoadedConfig } from './config-files.js';
 
-/** A loaded config and where it came from. */
-export interface LoadedConfig {
-  config: Config;
-  /** Files actually read, in merge order. */
-  sources: string[];
-  /** A local config that exists but was ignored (no `--allow-local-config`), for a diagnostic. */
-  ignoredLocal?: string;
-}
-
-/** The user config path: `$MINICODE_HOME/config.json`, else `~/.config/minicode/config.json`. */
-export function userConfigPath(env: NodeJS.ProcessEnv = process.env, home: string = os.homedir()): string {
-  if (env.MINICODE_HOME) return path.join(env.MINICODE_HOME, 'config.json');
-  return path.join(home, '.config', 'minicode', 'config.json');
-}
-
-/** Read and validate one file; absent is `undefined`, anything else wrong is a coded error. */
-function readConfigFile(file: string): Config | undefined {
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return undefined;
-    throw new MinicodeError('MINICODE_E_CONFIG_UNREADABLE', `cannot read config ${file}: ${code ?? (error as Error).message}`, {
-      action: `fix the file's permissions or remove it (${file})`,
-      data: { path: file },
-    });
-  }
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (error) {
-    throw new MinicodeError('MINICODE_E_CONFIG_INVALID', `config ${file} is not valid JSON: ${(error as Error).message}`, {
-      action: `fix the JSON syntax in ${file}`,
-      data: { path: file },
-    });
-  }
+/** Validate one config file's JSON: a known key with the wrong type is a coded error naming its path. */
+export function validateConfig(raw: unknown, file: string): Config {
   const parsed = ConfigSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
@@ -113,29 +72,13 @@ function readConfigFile(file: string): Config | undefined {
 /**
  * Load the user config and, only with `allowLocalConfig`, the workspace's
  * `.minicode/config.json` over it (a cloned repository must not configure the agent that
- * works on it: seed automation-ci). A missing file is an empty config.
+ * works on it: seed automation-ci). A missing file is an empty config. `loadConfigLazily`
+ * (lib/config-files.ts) is the same without loading the schema when there is no file.
  */
 export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
-  const env = options.env ?? process.env;
-  const cwd = options.cwd ?? process.cwd();
-  const sources: string[] = [];
-  const userFile = userConfigPath(env, options.home ?? os.homedir());
-  let config: Config = {};
-  const user = readConfigFile(userFile);
-  if (user) {
-    config = user;
-    sources.push(userFile);
-  }
-  const localFile = path.join(cwd, '.minicode', 'config.json');
-  if (!options.allowLocalConfig) {
-    return fs.existsSync(localFile) ? { config, sources, ignoredLocal: localFile } : { config, sources };
-  }
-  const local = readConfigFile(localFile);
-  if (local) {
-    config = { ...config, ...local, providers: { ...config.providers, ...local.providers }, mcpServers: { ...config.mcpServers, ...local.mcpServers } };
-    if (!config.providers || Object.keys(config.providers).length === 0) delete config.providers;
-    if (Object.keys(config.mcpServers ?? {}).length === 0) delete config.mcpServers;
-    sources.push(localFile);
-  }
-  return { config, sources };
+  const { sources, ignoredLocal } = readConfigSources(options);
+  return mergeConfigs(
+    sources.map((s) => ({ ...s, config: validateConfig(s.raw, s.file) })),
+    ignoredLocal,
+  );
 }

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { resolveProvider } from './provider-select.js';
 import type { AgentProvider } from './loop.js';
 import { CACHE_TTLS, REASONING_LEVELS, type CacheTtl, type ReasoningLevel, type RequestTuning } from './requests/types.js';
-import { loadConfig, type LoadedConfig } from '../config.js';
+import { loadConfigLazily, type LoadedConfig } from '../config-files.js';
 import { MinicodeError } from '../errors.js';
 import type { ReplayServerOptions } from '../replay/server.js';
 import { openStore, resolveStoreDir, type EventStore } from '../store/index.js';
@@ -110,7 +110,7 @@ export async function prepareRun(flags: ExecFlags, env: NodeJS.ProcessEnv = proc
   }
   const retryPolicy = retryPolicyFromEnv(env);
   const contextWindow = positiveInt(env.MINICODE_CONTEXT_WINDOW || undefined, 'MINICODE_CONTEXT_WINDOW');
-  const loaded = loadConfig({ env, cwd, allowLocalConfig: flags.allowLocalConfig === true });
+  const loaded = await loadConfigLazily({ env, cwd, allowLocalConfig: flags.allowLocalConfig === true });
   const closers: (() => Promise<void>)[] = [];
   let provider: AgentProvider;
   const named = flags.provider ?? env.MINICODE_PROVIDER ?? loaded.config.provider;

@@ -5,7 +5,7 @@
  */
 import os from 'node:os';
 import path from 'node:path';
-import { z } from 'zod';
+import type { CheckpointConfig } from './settings-schema.js';
 
 /** Folders that are rebuilt from sources or downloaded: never worth a snapshot. */
 export const DEFAULT_SKIP_DIRS: readonly string[] = Object.freeze([
@@ -30,19 +30,6 @@ export const DEFAULT_SKIP_DIRS: readonly string[] = Object.freeze([
   '.terraform',
   'Pods',
   'DerivedData',
-]);
-
-/** The config file's `checkpoints` key: false, or limits to override. */
-export const CheckpointConfigSchema = z.union([
-  z.boolean(),
-  z.object({
-    maxFileBytes: z.number().int().positive().optional(),
-    maxUntrackedDirFiles: z.number().int().positive().optional(),
-    maxFiles: z.number().int().positive().optional(),
-    skipDirs: z.array(z.string().min(1)).optional(),
-    maxAgeDays: z.number().positive().optional(),
-    maxCheckpoints: z.number().int().positive().optional(),
-  }),
 ]);
 
 /** Limits of one checkpoint. */
@@ -92,11 +79,10 @@ export function resolveCheckpointsHome(env: NodeJS.ProcessEnv = process.env, hom
   return path.join(dataHome, 'minicode', 'checkpoints');
 }
 
-/** The settings from the `--no-checkpoint` flag and config; undefined when checkpoints are off. */
-export function checkpointSettingsOf(options: { flag?: boolean; config?: unknown; env?: NodeJS.ProcessEnv }): CheckpointSettings | undefined {
+/** The settings from the `--no-checkpoint` flag and the (validated) config; undefined when checkpoints are off. */
+export function checkpointSettingsOf(options: { flag?: boolean; config?: CheckpointConfig | undefined; env?: NodeJS.ProcessEnv }): CheckpointSettings | undefined {
   if (options.flag === false) return undefined;
-  const parsed = CheckpointConfigSchema.safeParse(options.config ?? true);
-  const value = parsed.success ? parsed.data : true;
+  const value = options.config ?? true;
   if (value === false) return undefined;
   const limits: CheckpointLimits = { ...DEFAULT_CHECKPOINT_LIMITS };
   if (typeof value === 'object') {

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 
-/** The wire schema name every envelope carries. */
-export const SCHEMA_NAME = 'minicode.output.v1' as const;
+export { SCHEMA_NAME } from './schema-name.js';
 
 /** Lifecycle status of the fact an event reports (docs/event-model.md). */
 export const Status = z.enum(['started', 'active', 'completed', 'failed', 'denied', 'cancelled', 'interrupted', 'partial', 'recovered']);

@@ -1,4 +1,4 @@
-import { SCHEMA_NAME } from './enums.js';
+import { SCHEMA_NAME } from './schema-name.js';
 import type { EventDraft, OutputEvent } from './envelope.js';
 import { EVENT_REGISTRY } from './registry.js';
 

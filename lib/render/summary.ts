@@ -1,4 +1,4 @@
-import { SCHEMA_NAME } from '../events/enums.js';
+import { SCHEMA_NAME } from '../events/schema-name.js';
 import { oneLine } from './display-text.js';
 import type { FinishExtra } from './types.js';
 import type { RunView, ToolCounts } from './view.js';

@@ -10,7 +10,7 @@
  * An event whose fields do not follow from its key (another schema, a foreign eventId) was
  * stored whole; a record that still carries `schema` reads back as it is.
  */
-import { SCHEMA_NAME } from '../events/enums.js';
+import { SCHEMA_NAME } from '../events/schema-name.js';
 import type { OutputEvent } from '../events/index.js';
 
 /** A stored event: the envelope without schema, eventId, seq and sessionId, or a whole envelope. */

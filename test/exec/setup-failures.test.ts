@@ -48,6 +48,15 @@ describe('minicode exec --json setup failures', () => {
     expect(r.summary.error.message).toContain(path.join(home, 'config.json'));
   });
 
+  it('a config whose known key has the wrong type (validated by the schema exec loads only for a file): exit 1 naming the key', async () => {
+    const home = tempDir('minicode-home-');
+    fs.writeFileSync(path.join(home, 'config.json'), '{"maxSteps": "many"}');
+    const r = await execFails(['--provider', 'anthropic'], { home, env: { ANTHROPIC_API_KEY: 'sk-ant-fake-0123456789abcdef' } });
+    expect(r.code).toBe(1);
+    expect(r.summary.error).toMatchObject({ category: 'CONFIGURATION_ERROR', code: 'MINICODE_E_CONFIG_INVALID' });
+    expect(r.summary.error.message).toContain('maxSteps');
+  });
+
   it('a missing key for a hosted provider: MINICODE_E_MISSING_KEY naming the variable, exit 1', async () => {
     const r = await execFails(['--provider', 'anthropic']);
     expect(r.code).toBe(1);

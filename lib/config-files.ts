@@ -1,0 +1,111 @@
+/**
+ * Finding, reading and merging the config files, without their schema: a run with no config
+ * file never loads zod for it (docs/startup.md). Validation is `lib/config.ts`'s, which
+ * {@link loadConfigLazily} imports only when there is a file to validate.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Config } from './config.js';
+import { MinicodeError } from './errors.js';
+
+/** Options of `loadConfig` and {@link loadConfigLazily}. */
+export interface LoadConfigOptions {
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  /** Trust `.minicode/config.json` in `cwd` (`--allow-local-config`); default false. */
+  allowLocalConfig?: boolean;
+  /** Home directory; default `os.homedir()`. */
+  home?: string;
+}
+
+/** A loaded config and where it came from. */
+export interface LoadedConfig {
+  config: Config;
+  /** Files actually read, in merge order. */
+  sources: string[];
+  /** A local config that exists but was ignored (no `--allow-local-config`), for a diagnostic. */
+  ignoredLocal?: string;
+}
+
+/** One config file's JSON, not yet validated. */
+export interface ConfigSource {
+  file: string;
+  raw: unknown;
+  /** The workspace's `.minicode/config.json` (merged over the user config). */
+  local?: boolean;
+}
+
+/** The user config path: `$MINICODE_HOME/config.json`, else `~/.config/minicode/config.json`. */
+export function userConfigPath(env: NodeJS.ProcessEnv = process.env, home: string = os.homedir()): string {
+  if (env.MINICODE_HOME) return path.join(env.MINICODE_HOME, 'config.json');
+  return path.join(home, '.config', 'minicode', 'config.json');
+}
+
+/** Read and parse one file as JSON; absent is `undefined`, anything else wrong is a coded error. */
+function readConfigJson(file: string): ConfigSource | undefined {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return undefined;
+    throw new MinicodeError('MINICODE_E_CONFIG_UNREADABLE', `cannot read config ${file}: ${code ?? (error as Error).message}`, {
+      action: `fix the file's permissions or remove it (${file})`,
+      data: { path: file },
+    });
+  }
+  try {
+    return { file, raw: JSON.parse(text) };
+  } catch (error) {
+    throw new MinicodeError('MINICODE_E_CONFIG_INVALID', `config ${file} is not valid JSON: ${(error as Error).message}`, {
+      action: `fix the JSON syntax in ${file}`,
+      data: { path: file },
+    });
+  }
+}
+
+/**
+ * The config files to merge, in order: the user config and, only with `allowLocalConfig`, the
+ * workspace's `.minicode/config.json` (a cloned repository must not configure the agent that
+ * works on it). A local file that exists but is not trusted comes back as `ignoredLocal`.
+ */
+export function readConfigSources(options: LoadConfigOptions = {}): { sources: ConfigSource[]; ignoredLocal?: string } {
+  const env = options.env ?? process.env;
+  const cwd = options.cwd ?? process.cwd();
+  const sources: ConfigSource[] = [];
+  const user = readConfigJson(userConfigPath(env, options.home ?? os.homedir()));
+  if (user) sources.push(user);
+  const localFile = path.join(cwd, '.minicode', 'config.json');
+  if (!options.allowLocalConfig) return fs.existsSync(localFile) ? { sources, ignoredLocal: localFile } : { sources };
+  const local = readConfigJson(localFile);
+  if (local) sources.push({ ...local, local: true });
+  return { sources };
+}
+
+/** Merge validated configs in order: later keys win, `providers` and `mcpServers` merge by name. */
+export function mergeConfigs(validated: readonly { file: string; config: Config; local?: boolean }[], ignoredLocal?: string): LoadedConfig {
+  let config: Config = {};
+  const sources: string[] = [];
+  for (const { file, config: next, local } of validated) {
+    if (!local) config = next;
+    else {
+      config = { ...config, ...next, providers: { ...config.providers, ...next.providers }, mcpServers: { ...config.mcpServers, ...next.mcpServers } };
+      if (!config.providers || Object.keys(config.providers).length === 0) delete config.providers;
+      if (Object.keys(config.mcpServers ?? {}).length === 0) delete config.mcpServers;
+    }
+    sources.push(file);
+  }
+  return ignoredLocal ? { config, sources, ignoredLocal } : { config, sources };
+}
+
+/** `loadConfig`, with the schema (and zod) imported only when there is a config file to validate. */
+export async function loadConfigLazily(options: LoadConfigOptions = {}): Promise<LoadedConfig> {
+  const { sources, ignoredLocal } = readConfigSources(options);
+  if (sources.length === 0) return mergeConfigs([], ignoredLocal);
+  const { validateConfig } = await import('./config.js');
+  return mergeConfigs(
+    sources.map((s) => ({ ...s, config: validateConfig(s.raw, s.file) })),
+    ignoredLocal,
+  );
+}
