@@ -53,6 +53,7 @@ export const ConfigSchema = z.looseObject({
 /** A validated config. */
 export type Config = z.infer<typeof ConfigSchema>;
 
+/** Where the config files are and what loading gives, from the zod-free half (lib/config-files.ts). */
 export { userConfigPath, type LoadConfigOptions, type LoadedConfig } from './config-files.js';
 
 /** Validate one config file's JSON: a known key with the wrong type is a coded error naming its path. */

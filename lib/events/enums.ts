@@ -1,5 +1,6 @@
 import { z } from 'zod';
 
+/** The wire schema name (defined in schema-name.ts, without zod). */
 export { SCHEMA_NAME } from './schema-name.js';
 
 /** Lifecycle status of the fact an event reports (docs/event-model.md). */
