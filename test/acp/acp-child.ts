@@ -119,7 +119,8 @@ export function spawnAcp(args: string[] = [], options: SpawnAcpOptions = {}): Ac
       child.stdin.write(bytes);
     },
     async waitFor(predicate, what) {
-      for (let i = 0; i < 500; i++) {
+      // A ceiling, not a wait: under load a child can take seconds to answer.
+      for (const deadline = Date.now() + 60_000; Date.now() < deadline; ) {
         const line = wire.find(predicate);
         if (line) return line;
         await new Promise((r) => setTimeout(r, 10));
