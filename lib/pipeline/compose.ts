@@ -83,11 +83,13 @@ export function createRunPipeline(options: RunPipelineOptions): RunPipeline {
   });
   let state = options.state ?? initialState(options.sessionId);
   const { store, renderer, onEvent } = options;
+  const lineOf = renderer?.lineOf?.bind(renderer);
   let finishExtra: FinishExtra | undefined;
   const settle = createSettleStage({
     settle(event) {
       state = reduceOwned(state, event);
-      store?.append(event);
+      // The JSONL line the renderer will print, made once for it and the store.
+      if (store) store.append(event, lineOf?.(event));
       renderer?.onEvent(event, state);
       onEvent?.(event, state);
     },
@@ -161,7 +163,8 @@ export function createRunPipeline(options: RunPipelineOptions): RunPipeline {
       finishExtra = extra;
       entry?.end();
       await done;
-      await store?.flushed();
+      // This session's events only: other sessions sharing the store need not be waited for.
+      await store?.flushed(options.sessionId);
       return state;
     },
   };

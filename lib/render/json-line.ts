@@ -36,20 +36,3 @@ export function jsonLine(value: unknown): string {
 export function jsonTextDelta(delta: string): string {
   return `{"type":"text","delta":${escapeUnsafe(JSON.stringify(delta))}}`;
 }
-
-let lastEvent: object | undefined;
-let lastLine = '';
-
-/**
- * `jsonLine(event)` of an envelope, serialised once for every consumer: the pipeline hands each
- * event to the store and then to the JSONL writer, back to back, and both need this same text
- * (the store keeps events as their JSONL lines, docs/pipeline.md). A one-entry memo on the
- * event's identity makes the second call free. Envelopes are not mutated once built.
- */
-export function eventLine(event: object): string {
-  if (event !== lastEvent) {
-    lastLine = jsonLine(event);
-    lastEvent = event;
-  }
-  return lastLine;
-}

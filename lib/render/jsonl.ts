@@ -1,6 +1,6 @@
 import type { OutputEvent } from '../events/index.js';
 import { displayText } from './display-text.js';
-import { eventLine, jsonLine, jsonTextDelta } from './json-line.js';
+import { jsonLine, jsonTextDelta } from './json-line.js';
 import { isVisible } from './projection.js';
 import { jsonSummary, projectSummary, setupFailureSummary, type SetupFailure } from './summary.js';
 import type { FinishExtra, Renderer, Writer } from './types.js';
@@ -23,7 +23,19 @@ export interface JsonlRendererOptions<S> {
  */
 export function createJsonlRenderer<S>(options: JsonlRendererOptions<S>): Renderer<S> {
   let finished = false;
+  // One-entry memo of this renderer's last line: `lineOf` then `onEvent` of the same event
+  // serialise it once. Keyed by identity: envelopes are not mutated once built.
+  let lastEvent: OutputEvent | undefined;
+  let lastLine = '';
+  const lineOf = (event: OutputEvent): string | undefined => {
+    if (event === lastEvent) return lastLine;
+    if (event.type === 'assistant.message.delta' || !isVisible(event, 'machine')) return undefined;
+    lastLine = jsonLine(event);
+    lastEvent = event;
+    return lastLine;
+  };
   return {
+    lineOf,
     onEvent(event: OutputEvent) {
       if (finished) return;
       if (event.type === 'assistant.message.delta') {
@@ -32,8 +44,8 @@ export function createJsonlRenderer<S>(options: JsonlRendererOptions<S>): Render
         if (delta !== '') options.out(`${jsonTextDelta(delta)}\n`);
         return;
       }
-      // eventLine: the store has usually serialised this event already (one encoding for both).
-      if (isVisible(event, 'machine')) options.out(`${eventLine(event)}\n`);
+      const line = lineOf(event);
+      if (line !== undefined) options.out(`${line}\n`);
     },
     finish(state: S, extra?: FinishExtra) {
       if (finished) return;

@@ -22,5 +22,11 @@ export interface FinishExtra {
  */
 export interface Renderer<S> {
   onEvent(event: OutputEvent, state: S): void;
+  /**
+   * The JSONL line this renderer prints for `event`, if it prints one (the JSONL renderer
+   * only). The pipeline asks just before `onEvent` and hands the line to the store, so an
+   * event is serialised once for both; the renderer keeps it for the `onEvent` that follows.
+   */
+  lineOf?(event: OutputEvent): string | undefined;
   finish(state: S, extra?: FinishExtra): void;
 }

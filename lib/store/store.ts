@@ -1,17 +1,19 @@
 /**
  * The event store: durable `minicode.output.v1` events in embedded LMDB, one value per session
- * per event-loop turn holding that turn's events as their JSONL lines, keyed
+ * per event-loop turn holding that turn's events as one JSON array, keyed
  * `[sessionId, seq of the first]` so one session replays in order with a range scan
  * (event-batches.ts); a session index; and a content store for large payloads. Stores written
  * with one msgpackr value per event are still read (stored-event.ts).
  *
- * `append` serialises the event with `eventLine` (the JSONL writer then reuses that text) and
- * queues it; at the end of the turn each session's queued lines become one put. Writes use
- * lmdb's async `put`, which batches every put of one event-loop turn into one transaction
- * committed off the main thread; `append` never waits. `flushed()` resolves once everything
- * appended so far is committed and synced: that is the acknowledgement a caller may rely on
- * after a crash. A batch is one value, so a crash keeps all of it or none. Live events (deltas,
- * progress) are not stored.
+ * `append` queues the event, with its JSONL line when the caller printed one (then that text is
+ * stored, not made twice); at the end of the turn each session's queued events become one put.
+ * Writes use lmdb's async `put`, which batches every put of one event-loop turn into one
+ * transaction committed off the main thread; `append` never waits. `flushed()` resolves once
+ * everything appended so far is committed and synced, `flushed(sessionId)` once that session's
+ * events are: that is the acknowledgement a caller may rely on after a crash. A session waits
+ * for the transaction holding its last events, not for whatever other sessions wrote since, so
+ * concurrent sessions share syncs instead of queueing behind each other's. A batch is one
+ * value, so a crash keeps all of it or none. Live events (deltas, progress) are not stored.
  *
  * LMDB allows one writer and many readers across processes: `replay` and `sessions` may read a
  * store while another process writes it, and see every committed transaction.
@@ -22,8 +24,7 @@ import type { ContentRef, OutputEvent } from '../events/index.js';
 import { EVENT_REGISTRY } from '../events/registry.js';
 import { MinicodeError } from '../errors.js';
 import { initialState, reduceOwned, type ReducerState } from '../reducer/index.js';
-import { eventLine } from '../render/json-line.js';
-import { decodeBatch, encodeBatch, MAX_BATCH_CHARS, MAX_BATCH_EVENTS, mergeBySeq, type BatchKey, type PendingBatch } from './event-batches.js';
+import { decodeBatch, encodePending, MAX_BATCH_CHARS, MAX_BATCH_EVENTS, mergeBySeq, type BatchKey, type PendingBatch } from './event-batches.js';
 import { createContentStore, type ContentLookup, type ContentRecord } from './content-store.js';
 import { effectiveEntry, indexEntryOf, promptDigest, promptOf, type SessionIndexEntry } from './session-index.js';
 import { fromStored, type StoredEvent } from './stored-event.js';
@@ -57,10 +58,16 @@ export const DEFAULT_MAX_OPEN_SESSIONS = 1024;
 /** An open store. */
 export interface EventStore {
   readonly dir: string;
-  /** Queue a durable event for writing; returns false (and stores nothing) for a live event. */
-  append(event: OutputEvent): boolean;
-  /** Resolves when everything appended so far is committed and flushed to disk; rejects on a write error. */
-  flushed(): Promise<void>;
+  /**
+   * Queue a durable event for writing; returns false (and stores nothing) for a live event.
+   * `line`, when given, must be `jsonLine(event)` (the line `--json` printed): it is stored as is.
+   */
+  append(event: OutputEvent, line?: string): boolean;
+  /**
+   * Resolves when everything appended so far (with `sessionId`: every event of that session
+   * appended so far) is committed and flushed to disk; rejects on a write error.
+   */
+  flushed(sessionId?: string): Promise<void>;
   /** Stored events of one session, in sequence order (reads committed data only). */
   iterateSession(sessionId: string): Iterable<OutputEvent>;
   readSession(sessionId: string): OutputEvent[];
@@ -78,6 +85,8 @@ export interface EventStore {
 }
 
 type EventKey = [string, number];
+
+const noop = (): void => undefined;
 
 interface OpenSession {
   state: ReducerState;
@@ -165,10 +174,12 @@ export function openStore(options: StoreOptions): EventStore {
   // Per open session: the reducer state (for the index entry), the prompt digest and counts.
   const open_ = new Map<string, OpenSession>();
   const dirty = new Set<string>();
-  // Lines of the current turn, per session, written as one value at its end.
+  // Events of the current turn, per session, written as one value at its end.
   const pending = new Map<string, PendingBatch>();
   let turnScheduled = false;
   let lastPut: Promise<unknown> | undefined;
+  // Per session with writes not yet known synced: when the transaction of its last turn is synced.
+  const synced = new Map<string, Promise<void>>();
   // Write batches (one per event-loop turn) numbered in order; lmdb commits them in that order.
   let batch = 0;
   let committedBatch = 0;
@@ -197,22 +208,47 @@ export function openStore(options: StoreOptions): EventStore {
   }
 
   function putBatch(sessionId: string, p: PendingBatch): void {
-    track((batches as Database<Uint8Array, BatchKey>).put([sessionId, p.firstSeq], encodeBatch(p.lines)));
+    let value: Buffer;
+    try {
+      value = encodePending(p);
+    } catch (error) {
+      // An event JSON cannot hold (a BigInt, a cycle): fail the acknowledgement, not the process.
+      onWriteError(error);
+      return;
+    }
+    track((batches as Database<Uint8Array, BatchKey>).put([sessionId, p.firstSeq], value));
   }
 
-  /** End of a turn: each session's lines as one value, then the index entries, in one transaction. */
+  /**
+   * Resolves once every put made so far is committed and synced. lmdb's `flushed` is read when
+   * `then` is called, so it is taken now: later puts (other sessions) are not waited for.
+   */
+  function syncedNow(): Promise<void> {
+    const put = lastPut?.then(noop, noop);
+    return Promise.all([put, root.flushed]).then(noop);
+  }
+
+  /** End of a turn: each session's events as one value, then the index entries, in one transaction. */
   function writeTurn(): void {
     turnScheduled = false;
     for (const [id, p] of pending) putBatch(id, p);
     pending.clear();
-    for (const id of dirty) {
+    if (dirty.size === 0) return;
+    const ids = [...dirty];
+    dirty.clear();
+    for (const id of ids) {
       const s = open_.get(id);
       if (!s) continue;
       track(sessions.put(id, indexEntryOf(s.state, { digest: s.digest, writerPid, eventCount: s.count, lastSeq: s.lastSeq })));
       s.batch = batch;
       if (s.state.session.endedAt !== undefined) open_.delete(id);
     }
-    dirty.clear();
+    const turnSynced = syncedNow();
+    for (const id of ids) synced.set(id, turnSynced);
+    // Forget the sessions this turn acknowledged, unless a later turn wrote them again.
+    turnSynced.then(() => {
+      for (const id of ids) if (synced.get(id) === turnSynced) synced.delete(id);
+    });
     if (open_.size > maxOpenSessions) dropCommitted();
   }
 
@@ -270,17 +306,20 @@ export function openStore(options: StoreOptions): EventStore {
 
   return {
     dir,
-    append(event) {
+    append(event, line) {
       if (!EVENT_REGISTRY[event.type]?.durable) return false;
       if (options.readOnly) throw new MinicodeError('MINICODE_E_STORE', 'the store is open read-only');
       const id = event.sessionId;
       const s = sessionState(id, event.seq);
-      const line = eventLine(event);
       let p = pending.get(id);
-      if (!p) pending.set(id, (p = { firstSeq: event.seq, lines: [], chars: 0 }));
-      p.lines.push(line);
-      p.chars += line.length;
-      if (p.lines.length >= MAX_BATCH_EVENTS || p.chars >= MAX_BATCH_CHARS) {
+      if (!p) pending.set(id, (p = { firstSeq: event.seq, items: [], lines: 0, chars: 0 }));
+      if (line === undefined) p.items.push(event);
+      else {
+        p.items.push(line);
+        p.lines += 1;
+        p.chars += line.length;
+      }
+      if (p.items.length >= MAX_BATCH_EVENTS || p.chars >= MAX_BATCH_CHARS) {
         putBatch(id, p);
         pending.delete(id);
       }
@@ -297,10 +336,10 @@ export function openStore(options: StoreOptions): EventStore {
       }
       return true;
     },
-    async flushed() {
+    async flushed(sessionId) {
       if (turnScheduled) writeTurn();
-      await lastPut?.catch(() => undefined);
-      await root.flushed;
+      if (sessionId === undefined) await syncedNow();
+      else await synced.get(sessionId);
       if (writeError !== undefined) {
         throw new MinicodeError('MINICODE_E_STORE', `store write failed: ${(writeError as Error).message ?? String(writeError)}`, { cause: writeError });
       }
