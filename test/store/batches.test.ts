@@ -2,7 +2,7 @@ import { open } from 'lmdb';
 import { describe, expect, it } from 'vitest';
 import { EVENT_REGISTRY, type OutputEvent } from '../../lib/events/index.js';
 import { jsonLine } from '../../lib/render/json-line.js';
-import { openStore } from '../../lib/store/index.js';
+import { BATCH_COMPRESSION_THRESHOLD, openStore } from '../../lib/store/index.js';
 import { MAX_BATCH_EVENTS } from '../../lib/store/event-batches.js';
 import { syntheticRun } from '../../bench/support/synthetic-run.js';
 import { scratchDirs } from '../helpers/tmp-dirs.js';
@@ -11,18 +11,18 @@ const tmpDir = scratchDirs('minicode-store-batches-');
 
 const durable = (events: OutputEvent[]): OutputEvent[] => events.filter((e) => EVENT_REGISTRY[e.type].durable);
 
-/** The raw values of the batches database, as [key, text] pairs. */
-async function rawBatches(dir: string): Promise<[[string, number], string][]> {
+/** The values of the batches database as [key, text] pairs: decompressed, or as stored on disk with `onDisk`. */
+async function rawBatches(dir: string, onDisk = false): Promise<[[string, number], string][]> {
   const root = open({ path: dir, maxDbs: 8, readOnly: true });
-  const db = root.openDB<Uint8Array, [string, number]>({ name: 'batches', encoding: 'binary' });
+  const db = root.openDB<Uint8Array, [string, number]>({ name: 'batches', encoding: 'binary', ...(onDisk ? {} : { compression: { threshold: BATCH_COMPRESSION_THRESHOLD } }) });
   const out: [[string, number], string][] = [];
-  for (const { key, value } of db.getRange({})) out.push([key, Buffer.from(value).toString('utf8')]);
+  for (const { key, value } of db.getRange({})) out.push([key, Buffer.from(value).toString(onDisk ? 'latin1' : 'utf8')]);
   await root.close();
   return out;
 }
 
 describe('the store writes one value per session per event-loop turn', () => {
-  it('stores the events one turn appended to a session as one JSON array of their JSONL lines, keyed by the first seq', async () => {
+  it('stores the events one turn appended to a session as one JSON array, keyed by the first seq', async () => {
     const dir = tmpDir();
     const store = openStore({ dir });
     const a = [...syntheticRun({ sessionId: 'a', steps: 3 })];
@@ -35,7 +35,53 @@ describe('the store writes one value per session per event-loop turn', () => {
       ['a', durable(a)[0]?.seq],
       ['b', durable(b)[0]?.seq],
     ]);
-    expect(raw[0]?.[1]).toBe(`[${durable(a).map(jsonLine).join(',')}]`);
+    expect(raw[0]?.[1]).toBe(JSON.stringify(durable(a)));
+  });
+
+  it('stores the JSONL lines it is given as the array elements, so the printed text is the stored text', async () => {
+    const dir = tmpDir();
+    const store = openStore({ dir });
+    const [first, ...rest] = [...syntheticRun({ sessionId: 'lines', steps: 2 })];
+    // A line separator: jsonLine escapes it, JSON.stringify does not, so the two forms differ.
+    const odd = { ...(first as OutputEvent), payload: { ...(first as OutputEvent).payload, note: 'a\u2028b' } } as OutputEvent;
+    const events = [odd, ...rest];
+    // Lines for some events only: a batch may mix both forms.
+    events.forEach((e, i) => store.append(e, i % 3 === 0 ? jsonLine(e) : undefined));
+    await store.close();
+    const raw = await rawBatches(dir);
+    expect(raw[0]?.[1]).toBe(
+      `[${durable(events)
+        .map((e, i) => (events.indexOf(e) % 3 === 0 ? jsonLine(e) : JSON.stringify(e)))
+        .join(',')}]`,
+    );
+    expect(raw[0]?.[1]).toContain('\\u2028');
+    const reader = openStore({ dir, readOnly: true });
+    expect(reader.readSession('lines')).toEqual(durable(events));
+    expect(reader.readSession('lines').map(jsonLine)).toEqual(durable(events).map(jsonLine));
+    await reader.close();
+  });
+
+  it(`compresses a value of ${BATCH_COMPRESSION_THRESHOLD} bytes or more on disk and reads an uncompressed one, as older builds wrote it, the same`, async () => {
+    const dir = tmpDir();
+    const events = durable([...syntheticRun({ sessionId: 'z', steps: 20 })]);
+    const text = JSON.stringify(events);
+    expect(Buffer.byteLength(text)).toBeGreaterThan(BATCH_COMPRESSION_THRESHOLD);
+    // An older build's value: the JSON text as is, under [sessionId, first seq].
+    const root = open({ path: dir, maxDbs: 8 });
+    const old = root.openDB<Uint8Array, [string, number]>({ name: 'batches', encoding: 'binary' });
+    await old.put(['old', (events[0] as OutputEvent).seq], Buffer.from(JSON.stringify(events.map((e) => ({ ...e, sessionId: 'old', eventId: `old:${e.seq}` })))));
+    await root.close();
+    const store = openStore({ dir });
+    for (const e of events) store.append(e);
+    await store.close();
+    const onDisk = new Map((await rawBatches(dir, true)).map(([key, value]) => [key[0], value]));
+    expect(onDisk.get('old')?.startsWith('[')).toBe(true);
+    expect(onDisk.get('z')?.startsWith('[')).toBe(false);
+    expect((onDisk.get('z')?.length ?? 0) * 2).toBeLessThan(Buffer.byteLength(text));
+    const reader = openStore({ dir, readOnly: true });
+    expect(reader.readSession('z')).toEqual(events);
+    expect(reader.readSession('old').map((e) => e.seq)).toEqual(events.map((e) => e.seq));
+    await reader.close();
   });
 
   it('reads a session written over many turns back in sequence order, equal to the events appended', async () => {
@@ -99,5 +145,31 @@ describe('the store writes one value per session per event-loop turn', () => {
     expect(back[0]).toEqual(odd);
     expect(back.map(jsonLine)).toEqual(durable([odd, ...rest]).map(jsonLine));
     await reader.close();
+  });
+
+  it('acknowledges one session with flushed(sessionId) while another keeps writing, and a second reader then sees all of its events', async () => {
+    const dir = tmpDir();
+    const store = openStore({ dir });
+    const a = [...syntheticRun({ sessionId: 'a', steps: 10 })];
+    const b = [...syntheticRun({ sessionId: 'b', steps: 200 })];
+    for (const e of a) store.append(e);
+    let writing = true;
+    const other = (async () => {
+      for (let i = 0; writing && i < b.length; i++) {
+        store.append(b[i] as OutputEvent);
+        if (i % 5 === 0) await new Promise((resolve) => setImmediate(resolve));
+      }
+    })();
+    await store.flushed('a');
+    const reader = openStore({ dir, readOnly: true });
+    expect(reader.readSession('a')).toEqual(durable(a));
+    expect(reader.getSession('a')?.eventCount).toBe(durable(a).length);
+    await reader.close();
+    // A session with nothing pending (or never written) is acknowledged at once.
+    await store.flushed('a');
+    await store.flushed('never-written');
+    writing = false;
+    await other;
+    await store.close();
   });
 });
