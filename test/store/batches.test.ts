@@ -46,7 +46,7 @@ describe('the store writes one value per session per event-loop turn', () => {
     const odd = { ...(first as OutputEvent), payload: { ...(first as OutputEvent).payload, note: 'a\u2028b' } } as OutputEvent;
     const events = [odd, ...rest];
     // Lines for some events only: a batch may mix both forms.
-    events.forEach((e, i) => store.append(e, i % 3 === 0 ? jsonLine(e) : undefined));
+    for (const [i, e] of events.entries()) store.append(e, i % 3 === 0 ? jsonLine(e) : undefined);
     await store.close();
     const raw = await rawBatches(dir);
     expect(raw[0]?.[1]).toBe(
