@@ -318,7 +318,11 @@ export function openStore(options: StoreOptions): EventStore {
       const id = event.sessionId;
       const s = sessionState(id, event.seq);
       let p = pending.get(id);
-      if (!p) pending.set(id, (p = { firstSeq: event.seq, items: [], lines: 0, chars: 0 }));
+      if (!p) {
+        pending.set(id, (p = { firstSeq: event.seq, items: [], lines: 0, chars: 0 }));
+        // Cleared with `pending` at the end of the turn, so once per session per turn is enough.
+        dirty.add(id);
+      }
       if (line === undefined) p.items.push(event);
       else {
         p.items.push(line);
@@ -334,7 +338,6 @@ export function openStore(options: StoreOptions): EventStore {
         const prompt = promptOf(event);
         if (prompt !== undefined) s.digest = promptDigest(prompt);
       }
-      dirty.add(id);
       if (!turnScheduled) {
         turnScheduled = true;
         // Same event-loop turn, so the batches and index entries join one transaction.

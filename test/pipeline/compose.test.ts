@@ -12,7 +12,9 @@ import { createRunPipeline } from '../../lib/pipeline/compose.js';
 import type { ReducerState } from '../../lib/reducer/index.js';
 import { createRenderer } from '../../lib/render/index.js';
 import { createEventScrubber } from '../../lib/scrub/scrub-stage.js';
-import { openStore } from '../../lib/store/index.js';
+import { open } from 'lmdb';
+import { EVENT_REGISTRY } from '../../lib/events/registry.js';
+import { BATCH_COMPRESSION_THRESHOLD, openStore } from '../../lib/store/index.js';
 import { buildPipelineCorpus } from '../../bench/support/pipeline-corpus.js';
 import { ROOT } from '../helpers/cli.js';
 import { scratchDirs } from '../helpers/tmp-dirs.js';
@@ -141,5 +143,38 @@ describe('the run pipeline under backpressure', () => {
     const state = await pipeline.finish();
     expect(seen.map((e) => e.seq)).toEqual([...Array(written).keys()]);
     expect(state.sessionId).toBe('ses_bp');
+  });
+
+  it('stores the very lines the JSONL renderer printed, each event serialised once for both', async () => {
+    const dir = tmpDir();
+    const store = openStore({ dir });
+    const printed: string[] = [];
+    // A line separator in a title: jsonLine escapes it where JSON.stringify would not, so only the printed line matches.
+    const input = drafts().map((d) => (d.type === 'task.started' ? ({ ...d, payload: { ...d.payload, title: 'a\u2028b' } } as EventDraft) : d));
+    const pipeline = createRunPipeline({
+      sessionId: 'ses_lines',
+      scrubber: { push: (d) => [d], end: () => [] },
+      renderer: createRenderer('jsonl', { out: (s) => printed.push(s.slice(0, -1)) }),
+      store,
+    });
+    for (const d of input) pipeline.emit(d);
+    await pipeline.finish();
+    await store.close();
+    const eventLines = printed.filter((l) => {
+      const v = JSON.parse(l) as { schema?: string; type: string };
+      return v.schema !== undefined && v.type !== 'summary' && EVENT_REGISTRY[v.type as OutputEvent['type']]?.durable;
+    });
+    expect(eventLines.some((l) => l.includes('\\u2028'))).toBe(true);
+    const root = open({ path: dir, maxDbs: 8, readOnly: true });
+    const db = root.openDB<Uint8Array, [string, number]>({ name: 'batches', encoding: 'binary', compression: { threshold: BATCH_COMPRESSION_THRESHOLD } });
+    let at = 0;
+    for (const { value } of db.getRange({ start: ['ses_lines', 0], end: ['ses_lines', Number.MAX_SAFE_INTEGER] })) {
+      const text = Buffer.from(value).toString('utf8');
+      const n = (JSON.parse(text) as unknown[]).length;
+      expect(text).toBe(`[${eventLines.slice(at, at + n).join(',')}]`);
+      at += n;
+    }
+    await root.close();
+    expect(at).toBe(eventLines.length);
   });
 });
