@@ -147,7 +147,7 @@ export async function run({ quick }: BenchOptions): Promise<BenchReport> {
       notes: [
         `corpus: ${corpus.origin}; ${corpus.durablePerSet} durable events per round in ${corpus.sets[0]?.length ?? 0} sessions`,
         'the store also checks durability, folds session/task/response events through the reducer for its index entry and writes that entry once per event-loop turn; raw lmdb writes events only',
-        "the store writes one JSON value per session per turn, LZ4-compressed in lmdb's write thread from 1,000 bytes (docs/pipeline.md); raw lmdb writes one msgpackr value per event, uncompressed",
+        "the store writes one JSON value per session per turn, LZ4-compressed in lmdb's write thread from 8 KiB (docs/pipeline.md); raw lmdb writes one msgpackr value per event, uncompressed",
         'the machine is shared and noisy: compare ratios from the same run, not absolute rates across runs',
       ],
     };

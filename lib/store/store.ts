@@ -129,8 +129,13 @@ function foldForIndex(s: OpenSession, event: OutputEvent): void {
  */
 export const MAX_SHARED_STRUCTURES = 128;
 
-/** Batch values of at least this many bytes are LZ4-compressed (lmdb's default threshold). */
-export const BATCH_COMPRESSION_THRESHOLD = 1000;
+/**
+ * Batch values of at least this many bytes are LZ4-compressed. Large values (a long session's
+ * turns, bulk appends) shrink about 3x and cost less to write and sync than they cost to
+ * compress; the few-KiB values of short sessions cost more CPU to compress than they save
+ * (bench/store.ts, corpus vs synthetic run).
+ */
+export const BATCH_COMPRESSION_THRESHOLD = 8192;
 
 /** Open (or create) a store. Throws MINICODE_E_STORE when the directory cannot be opened. */
 export function openStore(options: StoreOptions): EventStore {
