@@ -262,7 +262,7 @@ async function runNativeLine(options: RunLineOptions, cwd: string, watch: Return
       ? {
           durable: async () => {
             await pipeline.settled();
-            await options.store!.flushed();
+            await options.store!.flushed(sessionId);
           },
         }
       : {}),
