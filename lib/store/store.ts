@@ -257,9 +257,11 @@ export function openStore(options: StoreOptions): EventStore {
     const turnSynced = syncedNow();
     for (const id of ids) synced.set(id, turnSynced);
     // Forget the sessions this turn acknowledged, unless a later turn wrote them again.
-    turnSynced.then(() => {
+    // On failure too: `flushed()` reports the error; here only the map is cleaned.
+    const forget = (): void => {
       for (const id of ids) if (synced.get(id) === turnSynced) synced.delete(id);
-    });
+    };
+    turnSynced.then(forget, forget);
     if (open_.size > maxOpenSessions) dropCommitted();
   }
 
