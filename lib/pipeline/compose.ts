@@ -86,12 +86,19 @@ export function createRunPipeline(options: RunPipelineOptions): RunPipeline {
   const lineOf = renderer?.lineOf?.bind(renderer);
   let finishExtra: FinishExtra | undefined;
   const settle = createSettleStage({
-    settle(event) {
-      state = reduceOwned(state, event);
-      // The JSONL line the renderer will print, made once for it and the store.
-      if (store) store.append(event, lineOf?.(event));
-      renderer?.onEvent(event, state);
-      onEvent?.(event, state);
+    settle(events) {
+      // The JSONL lines the renderer prints, made once for it and the store, and for the whole
+      // batch before reducing it: serialising in one loop rather than between reducer calls
+      // measured a few percent faster on a long session (bench/pipeline.ts).
+      const lines = lineOf ? events.map(lineOf) : undefined;
+      for (let i = 0; i < events.length; i++) {
+        const event = events[i] as OutputEvent;
+        const line = lines?.[i];
+        state = reduceOwned(state, event);
+        if (store) store.append(event, line);
+        renderer?.onEvent(event, state, line);
+        onEvent?.(event, state);
+      }
     },
     ...(options.output ? { output: options.output } : {}),
     end() {

@@ -131,8 +131,8 @@ export function createEnvelopeStage(enveloper: Enveloper): Transform {
 
 /** Options of {@link createSettleStage}. */
 export interface SettleStageOptions {
-  /** Reduce, store, render and notify one event. */
-  settle: (event: OutputEvent) => void;
+  /** Reduce, store, render and notify the events of one batch, in order. */
+  settle: (events: readonly OutputEvent[]) => void;
   /** Wait for it to drain after each batch (backpressure from a slow reader). */
   output?: OutputPort;
   /** Runs once after the last batch (final render, store flush). */
@@ -147,8 +147,7 @@ export function createSettleStage(options: SettleStageOptions): Writable {
     highWaterMark: STAGE_BATCHES,
     write(batch: EventBatch, _encoding, callback) {
       try {
-        const events = batch.events;
-        for (let i = 0; i < events.length; i++) settle(events[i] as OutputEvent);
+        settle(batch.events);
         batch.done?.();
       } catch (error) {
         callback(error as Error);

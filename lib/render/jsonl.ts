@@ -36,7 +36,7 @@ export function createJsonlRenderer<S>(options: JsonlRendererOptions<S>): Render
   };
   return {
     lineOf,
-    onEvent(event: OutputEvent) {
+    onEvent(event: OutputEvent, _state: S, given?: string) {
       if (finished) return;
       if (event.type === 'assistant.message.delta') {
         // Already scrubbed and ANSI-free from the pipeline; cleaned again at this boundary.
@@ -44,7 +44,7 @@ export function createJsonlRenderer<S>(options: JsonlRendererOptions<S>): Render
         if (delta !== '') options.out(`${jsonTextDelta(delta)}\n`);
         return;
       }
-      const line = lineOf(event);
+      const line = given ?? lineOf(event);
       if (line !== undefined) options.out(`${line}\n`);
     },
     finish(state: S, extra?: FinishExtra) {

@@ -21,11 +21,12 @@ export interface FinishExtra {
  * reducer's state AFTER the event was reduced (renderers own no runtime truth, I-A01).
  */
 export interface Renderer<S> {
-  onEvent(event: OutputEvent, state: S): void;
+  /** `line`, when given, is what {@link Renderer.lineOf} returned for this event (it is printed as is). */
+  onEvent(event: OutputEvent, state: S, line?: string): void;
   /**
    * The JSONL line this renderer prints for `event`, if it prints one (the JSONL renderer
-   * only). The pipeline asks just before `onEvent` and hands the line to the store, so an
-   * event is serialised once for both; the renderer keeps it for the `onEvent` that follows.
+   * only). The pipeline asks for the lines of a batch before settling it and hands each line
+   * to the store and back to `onEvent`, so an event is serialised once for both.
    */
   lineOf?(event: OutputEvent): string | undefined;
   finish(state: S, extra?: FinishExtra): void;
