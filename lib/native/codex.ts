@@ -170,7 +170,7 @@ function commandItem(core: RunCore, phase: Phase, id: string, item: Record<strin
     return;
   }
   if (phase !== 'item.completed') return;
-  openOnce(core, id, { toolCallId: id, name, kind: 'execute', title: oneLine(command), input: { command } });
+  if (!core.isToolOpen(id)) openOnce(core, id, { toolCallId: id, name, kind: 'execute', title: oneLine(command), input: { command } });
   const output = str(item.aggregated_output) ?? '';
   const exitCode = typeof item.exit_code === 'number' && Number.isInteger(item.exit_code) ? item.exit_code : undefined;
   const status = str(item.status);
@@ -235,8 +235,8 @@ function fileChangeItem(core: RunCore, phase: Phase, id: string, item: Record<st
     changes.push({ path, kind: CHANGE_KINDS[str(c.kind) ?? ''] ?? 'modify' });
     paths.push(path);
   }
-  const title = oneLine(paths.join(', ') || 'patch');
-  openOnce(core, id, { toolCallId: id, name: 'apply_patch', kind: 'edit', title, locations: paths.map((path) => ({ path })) });
+  // The start's payload is built only when the call is not open yet (item.completed after item.started: the common case).
+  if (!core.isToolOpen(id)) openOnce(core, id, { toolCallId: id, name: 'apply_patch', kind: 'edit', title: oneLine(paths.join(', ') || 'patch'), locations: paths.map((path) => ({ path })) });
   if (phase !== 'item.completed') return;
   const status = str(item.status);
   if (status === 'completed' && changes.length > 0) core.emit('file.changed', { changes, toolCallId: id }, 'native', { correlationId: id });

@@ -4,6 +4,7 @@ import { createJsonlRenderer, writeSetupFailure } from '../../lib/render/jsonl.j
 import { viewOf } from '../../lib/render/state-view.js';
 import type { FinishExtra } from '../../lib/render/types.js';
 import { createEnveloper } from '../../lib/events/index.js';
+import { initialState, reduce } from '../../lib/reducer/index.js';
 import { ROOT } from '../helpers/cli.js';
 import { checkJsonlLines } from '../helpers/jsonl-contract.js';
 import { STREAMS, collector, drive, loadEvents } from './drive.js';
@@ -94,6 +95,24 @@ describe('the exec --json stream', () => {
     const records = checkJsonlLines(raw.trim().split('\n'));
     expect(records[0]).toEqual({ type: 'text', delta: 'okgood' });
     expect((records[1]!.payload as { text: string }).text).toBe('C1 \u009b31m and \u2028 stay data');
+  });
+
+  it.each(STREAMS)('for the %s stream prints the same text when the pipeline hands it the lines it made with lineOf', (stream) => {
+    const events = loadEvents(stream);
+    const own = collector();
+    drive(createJsonlRenderer({ out: own.write, viewOf }), events);
+    const given = collector();
+    const renderer = createJsonlRenderer({ out: given.write, viewOf });
+    // As the settle stage does: the lines of the whole batch first, then each event with its line.
+    const lines = events.map((e) => renderer.lineOf?.(e));
+    let state = initialState(events[0]!.sessionId);
+    events.forEach((e, i) => {
+      state = reduce(state, e);
+      renderer.onEvent(e, state, lines[i]);
+    });
+    renderer.finish(state);
+    expect(lines.filter((l) => l !== undefined).length).toBeGreaterThan(0);
+    expect(given.text()).toBe(own.text());
   });
 });
 
