@@ -87,9 +87,9 @@ export function createRunPipeline(options: RunPipelineOptions): RunPipeline {
   let finishExtra: FinishExtra | undefined;
   const settle = createSettleStage({
     settle(events) {
-      // The JSONL lines the renderer prints, made once for it and the store, and for the whole
-      // batch before reducing it: serialising in one loop rather than between reducer calls
-      // measured a few percent faster on a long session (bench/pipeline.ts).
+      // The JSONL lines the renderer prints, made once for it and the store, for the whole
+      // batch before reducing it: JSON.stringify then runs back to back, and the reducer's
+      // loop runs without it in between (each loop keeps its own code and data hot).
       const lines = lineOf ? events.map(lineOf) : undefined;
       for (let i = 0; i < events.length; i++) {
         const event = events[i] as OutputEvent;
