@@ -8,11 +8,13 @@ import vm from 'node:vm';
 import zlib from 'node:zlib';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { mark } from '../lib/timeline.js';
 import { codeCacheDir, codeCacheUnavailable, runFromCodeCache, type ScriptManifest } from './code-cache.js';
 
 /** Set by scripts/bundle.ts; absent in tsc's output of this file. */
 declare const __MINICODE_SCRIPTS__: ScriptManifest | undefined;
 
+mark('bootstrap: start');
 const dist = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const manifest = typeof __MINICODE_SCRIPTS__ === 'undefined' ? undefined : __MINICODE_SCRIPTS__;
 const debug = process.env.MINICODE_DEBUG_CODE_CACHE === '1' ? (line: string): boolean => process.stderr.write(`minicode code-cache: ${line}\n`) : undefined;
