@@ -10,7 +10,7 @@ async function main(argv: string[]): Promise<void> {
   // reason to abandon a run: from here on writes to a closed stdout/stderr are no-ops.
   guardOutput(process.stdout);
   guardOutput(process.stderr);
-  const program = buildProgram();
+  const program = buildProgram(argv);
   for (const command of program.commands) command.exitOverride();
   mark('cli: commands registered');
   try {

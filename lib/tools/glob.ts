@@ -3,7 +3,6 @@ import { inputSchemaOf } from './input-check.js';
 import { INPUT_JSON_SCHEMAS } from './input-json-schemas.js';
 import type { GlobInput } from './input-schemas.js';
 import { confinePath, isOutcome } from './paths.js';
-import { compileGlob, walkFiles } from './walk.js';
 import type { Tool } from './types.js';
 
 type Input = z.infer<typeof GlobInput>;
@@ -19,6 +18,8 @@ export const globTool: Tool<Input> = {
   gated: false,
   title: (input) => input.pattern,
   async run(input, ctx) {
+    // The walker and its packages (ignore, picomatch) load with the first search: most runs never search.
+    const { compileGlob, walkFiles } = await import('./walk.js');
     const glob = compileGlob(input.pattern);
     if (!glob.ok) return { status: 'failed', cause: 'TOOL_ERROR', message: glob.message, hint: 'check the brackets and braces of the pattern, e.g. `src/**/*.{ts,tsx}`' };
     const resolved = await confinePath(ctx, 'glob', input.path ?? '.', 'list');

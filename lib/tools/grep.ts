@@ -5,7 +5,6 @@ import { inputSchemaOf } from './input-check.js';
 import { INPUT_JSON_SCHEMAS } from './input-json-schemas.js';
 import type { GrepInput } from './input-schemas.js';
 import { confinePath, isOutcome } from './paths.js';
-import { compileGlob, walkFiles } from './walk.js';
 import type { Tool } from './types.js';
 
 type Input = z.infer<typeof GrepInput>;
@@ -27,6 +26,8 @@ export const grepTool: Tool<Input> = {
   gated: false,
   title: (input) => input.pattern,
   async run(input, ctx) {
+    // The walker and its packages (ignore, picomatch) load with the first search: most runs never search.
+    const { compileGlob, walkFiles } = await import('./walk.js');
     let re: RegExp;
     try {
       re = new RegExp(input.pattern, input.ignore_case ? 'i' : '');

@@ -38,6 +38,10 @@ const UNWANTED_MODULES = [
   'lib/mcp/manager.ts',
   'lib/render/index.ts',
   'lib/replay/provider.ts',
+  // The file walker of grep and glob (and its packages, ignore and picomatch): this run never searches.
+  'lib/tools/walk.ts',
+  'node_modules/picomatch/index.js',
+  'node_modules/ignore/index.js',
 ];
 
 /** A preload that marks, on stderr, the first write to stdout (the code-cache loader's debug lines go to stderr from the same thread, in order). */
