@@ -34,6 +34,7 @@ if (unavailable || !manifest) {
           onScript: (key, outcome) => debug(`${outcome} ${key}`),
           onWritten: (count, error) => debug(`wrote ${count} file(s) to ${cacheDir}${error ? ` (stopped: ${error instanceof Error ? error.message : String(error)})` : ''}`),
           onPruned: (names) => debug(`deleted unused cache folder(s): ${names.join(', ')}`),
+          onAddon: (dir, outcome) => debug(`addon ${outcome} ${dir}`),
         }
       : {}),
   });
