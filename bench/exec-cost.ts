@@ -15,7 +15,8 @@
  * (`MINICODE_CODE_CACHE=0`), and with `--no-checkpoint`.
  *
  * Peers are pinned releases installed by npm into a cache folder (bench/support/peer-clis.ts;
- * `--peers-dir DIR`, default ~/.cache/minicode/bench-peers). With peers the whole benchmark runs
+ * `--peers-dir DIR`, default ~/.cache/minicode/bench-peers). `--against DIR` runs another build of
+ * minicode (the root holding its dist/, e.g. main's) in the same rounds, to measure a change. With peers the whole benchmark runs
  * in a loopback-only network namespace (`unshare -n`) where the machine allows one, and says
  * whether it did. Targets (issue #23): CPU <= 0.25x Codex's and <= 2.5x `node -e 0`, peak RSS
  * <= 0.5x Codex's and <= 60 MB, first `--json` line <= 120 ms.
@@ -96,7 +97,7 @@ async function oneRun(c: Competitor, useTime: boolean, scratch: string): Promise
  * Peers' homes go under `peerHomes`, outside the temp dir: Codex skips part of its start-up work
  * for a home under /tmp, which a real installation does not.
  */
-function competitors(provider: AgentProvider, homes: string[], peerBinaries: Map<string, string>, peerHomes: string): Competitor[] {
+function competitors(provider: AgentProvider, homes: string[], peerBinaries: Map<string, string>, peerHomes: string, against?: string): Competitor[] {
   const project = (name: string, parent?: string): { cwd: string; env: NodeJS.ProcessEnv; home: string } => {
     const p = sampleProject(ROOT, `minicode-exec-cost-${name}-`, parent);
     homes.push(p.scratch);
@@ -134,6 +135,14 @@ function competitors(provider: AgentProvider, homes: string[], peerBinaries: Map
       node: true,
     },
   ];
+  if (against) {
+    // Another build of minicode (e.g. main's), same job, same flags, its own project copy and code cache.
+    const base = project('against');
+    const args = [path.join(against, 'dist/cli/main.js'), 'exec', JOB_PROMPT, '--json', '--cwd', base.cwd, '--provider', 'anthropic'];
+    const env = { ...base.env, ANTHROPIC_BASE_URL: provider.origin, ANTHROPIC_API_KEY: 'sk-ant-bench-fake-key-0123456789' };
+    list.push({ name: AGAINST, command: process.execPath, args, env, cwd: base.cwd, node: true });
+    list.push({ name: `${AGAINST} --no-checkpoint`, command: process.execPath, args: [...args, '--no-checkpoint'], env, cwd: base.cwd, node: true });
+  }
   for (const peer of PEER_CLIS) {
     const binary = peerBinaries.get(peer.name);
     if (!binary) continue;
@@ -142,6 +151,18 @@ function competitors(provider: AgentProvider, homes: string[], peerBinaries: Map
     list.push({ name: peer.name, command: binary, args: run.args, env: { ...p.env, ...run.env }, cwd: p.cwd, node: false });
   }
   return list;
+}
+
+/** The name of the `--against DIR` build in the report. */
+const AGAINST = 'minicode (--against build)';
+
+/** `--against DIR` from argv: the root of another minicode build (its `dist/cli/main.js`) to run in the same rounds. */
+function againstDir(argv: readonly string[]): string | undefined {
+  const i = argv.indexOf('--against');
+  if (i < 0) return undefined;
+  const dir = argv[i + 1] ? path.resolve(argv[i + 1]!) : '';
+  if (!dir || !fs.existsSync(path.join(dir, 'dist/cli/main.js'))) throw new Error(`--against needs a minicode root holding dist/cli/main.js (got ${argv[i + 1] ?? 'nothing'})`);
+  return dir;
 }
 
 /** `--peers-dir DIR` from argv, else the default cache folder. */
@@ -157,7 +178,7 @@ const load = (): string =>
     .join(' / ');
 
 /** Measure every competitor in interleaved rounds (after one untimed warm-up round). */
-async function measure(options: BenchOptions, peerBinaries: Map<string, string>, peerHomes: string, notes: string[]): Promise<Map<string, RunCost[]>> {
+async function measure(options: BenchOptions, peerBinaries: Map<string, string>, peerHomes: string, notes: string[], against?: string): Promise<Map<string, RunCost[]>> {
   const rounds = options.quick ? 5 : 9;
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-exec-cost-'));
   const provider = await startAgentProvider();
@@ -166,7 +187,7 @@ async function measure(options: BenchOptions, peerBinaries: Map<string, string>,
   const costs = new Map<string, RunCost[]>();
   notes.push(`load average (1/5/15 min) at start: ${load()}`);
   try {
-    const list = competitors(provider, homes, peerBinaries, peerHomes);
+    const list = competitors(provider, homes, peerBinaries, peerHomes, against);
     for (const c of list) costs.set(c.name, []);
     for (let r = 0; r <= rounds; r++) {
       for (const c of list) {
@@ -202,13 +223,19 @@ export async function run(options: BenchOptions, argv: readonly string[] = proce
       if ('flags' in ns) {
         // The whole benchmark (provider and every agent) moves into the namespace: they must share its loopback.
         const self = fileURLToPath(import.meta.url);
-        const out = await runInNetns(ns.flags, [self, '--json', ...(options.quick ? ['--quick'] : []), '--peers', '--peers-dir', dir], env);
+        const out = await runInNetns(
+          ns.flags,
+          [self, '--json', ...(options.quick ? ['--quick'] : []), '--peers', '--peers-dir', dir, ...(argv.includes('--against') ? ['--against', againstDir(argv)!] : [])],
+          env,
+        );
         return JSON.parse(out.trim().split('\n').pop()!) as BenchReport;
       }
       notes.push(`network namespace: none could be had (${ns.reason}); the peers ran with this machine's network.`);
     } else notes.push(`ran in a loopback-only network namespace (unshare ${env[NETNS_MARK]}).`);
   } else notes.push('peers (Codex, Claude Code) were NOT measured: pass --peers (or set MINICODE_BENCH_PEERS=1) to install and run them; only absolute figures and the node -e 0 floor below.');
-  const costs = await measure(options, peerBinaries, path.join(dir, 'homes'), notes);
+  const against = againstDir(argv);
+  if (against) notes.push(`'${AGAINST}' is the build under ${against}, run in the same rounds with the same job.`);
+  const costs = await measure(options, peerBinaries, path.join(dir, 'homes'), notes, against);
   const measurements: Measurement[] = [];
   const of = (name: string, pick: (c: RunCost) => number): number[] => (costs.get(name) ?? []).map(pick);
   const medians = new Map<string, Record<'cpu' | 'rss' | 'first' | 'wall', Measurement>>();
@@ -252,6 +279,12 @@ export async function run(options: BenchOptions, argv: readonly string[] = proce
     { label: 'minicode --no-checkpoint CPU / node -e 0 CPU', value: medians.get('minicode --no-checkpoint')!.cpu.median / floor.cpu.median },
     { label: 'minicode CPU / minicode without the code cache CPU', value: ours.cpu.median / medians.get('minicode, no code cache')!.cpu.median },
   ];
+  const base = medians.get(AGAINST);
+  if (base) {
+    ratios.push({ label: `minicode CPU / ${AGAINST} CPU`, value: ours.cpu.median / base.cpu.median });
+    ratios.push({ label: `minicode peak RSS / ${AGAINST} peak RSS`, value: ours.rss.median / base.rss.median });
+    ratios.push({ label: `minicode first line / ${AGAINST} first line`, value: ours.first.median / base.first.median });
+  }
   for (const peer of PEER_CLIS) {
     const m = medians.get(peer.name);
     if (!m) continue;

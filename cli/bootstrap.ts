@@ -8,11 +8,13 @@ import vm from 'node:vm';
 import zlib from 'node:zlib';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { mark } from '../lib/timeline.js';
 import { codeCacheDir, codeCacheUnavailable, runFromCodeCache, type ScriptManifest } from './code-cache.js';
 
 /** Set by scripts/bundle.ts; absent in tsc's output of this file. */
 declare const __MINICODE_SCRIPTS__: ScriptManifest | undefined;
 
+mark('bootstrap: start');
 const dist = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const manifest = typeof __MINICODE_SCRIPTS__ === 'undefined' ? undefined : __MINICODE_SCRIPTS__;
 const debug = process.env.MINICODE_DEBUG_CODE_CACHE === '1' ? (line: string): boolean => process.stderr.write(`minicode code-cache: ${line}\n`) : undefined;
@@ -32,6 +34,7 @@ if (unavailable || !manifest) {
           onScript: (key, outcome) => debug(`${outcome} ${key}`),
           onWritten: (count, error) => debug(`wrote ${count} file(s) to ${cacheDir}${error ? ` (stopped: ${error instanceof Error ? error.message : String(error)})` : ''}`),
           onPruned: (names) => debug(`deleted unused cache folder(s): ${names.join(', ')}`),
+          onAddon: (dir, outcome) => debug(`addon ${outcome} ${dir}`),
         }
       : {}),
   });

@@ -25,6 +25,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type vmModule from 'node:vm';
 import zlib from 'node:zlib';
+import { addonLoader, readAddonMemo, writeAddonMemo, type AddonLoader } from './native-addons.js';
 
 /** One bundle file as the loader sees it; keys are paths relative to `dist/`, e.g. `chunks/chunk-X.js`. */
 export interface ScriptEntry {
@@ -146,6 +147,9 @@ interface Module {
   exports: unknown;
 }
 
+/** The file through which lmdb and msgpackr-extract look for their native addon. */
+const NATIVE_ADDON_FINDER = path.join('node_modules', 'node-gyp-build-optional-packages', 'index.js');
+
 /** The part of a CommonJS module (`node:module`'s Module) that the compile hook uses. */
 interface CjsModule {
   exports: unknown;
@@ -165,6 +169,8 @@ export interface RunOptions {
   onWritten?: (count: number, error?: unknown) => void;
   /** Called with the folders of other builds deleted at exit ({@link pruneUnusedCaches}). */
   onPruned?: (names: string[]) => void;
+  /** Called for each native addon a package looked up (cli/native-addons.ts): from the memo (`hit`) or found by the search (`miss`). */
+  onAddon?: (dir: string, outcome: 'hit' | 'miss') => void;
 }
 
 /**
@@ -248,10 +254,17 @@ export async function runFromCodeCache(options: RunOptions): Promise<void> {
    * compiles each file of the package's tree from the cache, keyed by its path, size and mtime
    * (so an updated package never meets old code), except a file with an `import(` in it (see the header).
    */
+  let addons: AddonLoader | undefined;
   const requirePackage = (from: string, specifier: string): unknown => {
     const compileHook = CommonJsModule.prototype as unknown as { _compile: (this: CjsModule, content: string, filename: string) => unknown };
     const original = compileHook._compile;
     compileHook._compile = function (this: CjsModule, content: string, filename: string): unknown {
+      if (filename.endsWith(NATIVE_ADDON_FINDER)) {
+        // The addon search, answered from the memo of this cache folder (cli/native-addons.ts).
+        addons ??= addonLoader(readAddonMemo(cacheDir), process.env, options.onAddon);
+        this.exports = addons.exportsFor(filename);
+        return undefined;
+      }
       if (content.includes('import(') || content.startsWith('#!')) return original.call(this, content, filename);
       const stat = fs.statSync(filename);
       const key = `pkg/${path.relative(dist, filename).split(path.sep).join('/').replaceAll('../', '')}-${stat.size}-${Math.trunc(stat.mtimeMs)}`;
@@ -298,6 +311,7 @@ export async function runFromCodeCache(options: RunOptions): Promise<void> {
   };
 
   process.once('exit', () => {
+    if (addons?.changed) writeAddonMemo(cacheDir, addons.memo);
     const fresh = compiled.filter((s) => s.outcome !== 'hit');
     if (fresh.length === 0) return;
     let written = 0;

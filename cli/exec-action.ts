@@ -17,6 +17,7 @@ import { guardOutput, noteClosedStdout, writeErr } from './stdout.js';
 import { outputPortOf } from '../lib/pipeline/output.js';
 import type { OutputEvent } from '../lib/events/index.js';
 import { tracingConfig, type TracingConfig } from '../lib/telemetry/config.js';
+import { mark } from '../lib/timeline.js';
 
 /** stdout for the renderer and the setup-failure line: coalesced, drained by the pipeline. */
 const out = (text: string): void => outputPortOf(guardOutput(process.stdout)).write(text);
@@ -32,12 +33,15 @@ export async function execAction(prompt: string, flags: ExecFlags): Promise<numb
   let setup: RunSetup | undefined;
   let store: ReturnType<typeof openRunStore> | undefined;
   let tracing: TracingConfig | undefined;
+  mark('exec: action');
   try {
     try {
       checkPrompt(prompt, 'minicode exec');
       tracing = tracingConfig(process.env);
       setup = await prepareRun(flags);
+      mark('exec: flags, config and provider resolved');
       store = openRunStore(setup.storeDir);
+      mark('exec: store opened');
       await startRunMcp(setup);
     } catch (error) {
       if (!(error instanceof MinicodeError)) throw error;

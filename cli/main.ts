@@ -2,14 +2,17 @@
 import { CommanderError } from 'commander';
 import { buildProgram } from './program.js';
 import { guardOutput, writeOut } from './stdout.js';
+import { mark } from '../lib/timeline.js';
 
 async function main(argv: string[]): Promise<void> {
+  mark('cli: bundle evaluated');
   // A closed pipe (`minicode schema | head`) is neither an error worth a stack trace nor a
   // reason to abandon a run: from here on writes to a closed stdout/stderr are no-ops.
   guardOutput(process.stdout);
   guardOutput(process.stderr);
-  const program = buildProgram();
+  const program = buildProgram(argv);
   for (const command of program.commands) command.exitOverride();
+  mark('cli: commands registered');
   try {
     await program.parseAsync(argv);
   } catch (error) {

@@ -18,8 +18,12 @@ import { VERSION } from './version.js';
  * The minicode CLI. Each command lives in `cli/commands/<name>.ts` and registers its flags
  * here; heavy modules are imported inside the action so that start-up stays small.
  * Usage errors (unknown command or flag, bad flag value) print one line and exit 2.
+ *
+ * `argv` (process.argv) lets the hot path skip work: when it names `exec`, only `exec` is
+ * registered, since commander dispatches to it before it would ever look at the others (their
+ * names matter only for the top-level help and an unknown command's suggestion).
  */
-export function buildProgram(): Command {
+export function buildProgram(argv: readonly string[] = []): Command {
   const program = new Command();
   program
     .name('minicode')
@@ -32,7 +36,10 @@ export function buildProgram(): Command {
       writeErr: (s) => process.stderr.write(s),
       outputError: (s, write) => write(s.split('\n')[0] + '\n'),
     });
+  // Program options are positional (only before a command) so `exec --provider ...` still reaches exec.
+  program.enablePositionalOptions().allowExcessArguments(true);
   registerExec(program);
+  if (argv[2] === 'exec') return program;
   registerIngest(program);
   registerRun(program);
   registerSchema(program);
@@ -45,9 +52,7 @@ export function buildProgram(): Command {
   registerBatch(program);
   registerUndo(program);
   registerMcp(program);
-  // No command: the interactive mode on a terminal, the help otherwise. Program options are
-  // positional (only before a command) so `exec --provider ...` still reaches exec.
-  program.enablePositionalOptions().allowExcessArguments(true);
+  // No command: the interactive mode on a terminal, the help otherwise.
   addChatFlags(program).action(async (flags: ChatFlags) => {
     if (program.args.length > 0) program.error(`error: unknown command '${program.args[0]}'`, { exitCode: 2, code: 'commander.unknownCommand' });
     if (!process.stdin.isTTY || !process.stdout.isTTY) {

@@ -13,6 +13,7 @@
  * Writers should go through `write` (or check `closed`) rather than `stream.write`; a direct
  * write after the close is harmless (the listener keeps it from crashing) but not free.
  */
+import { mark, timelineOn } from '../lib/timeline.js';
 
 /** A guarded output stream (stdout or stderr). */
 export interface GuardedOutput {
@@ -31,6 +32,7 @@ export function guardOutput(stream: NodeJS.WritableStream & { writableNeedDrain?
   const existing = guards.get(stream);
   if (existing) return existing;
   let closed = false;
+  let wrote = false;
   const waiters = new Set<() => void>();
   const wake = (): void => {
     for (const resolve of waiters) resolve();
@@ -48,6 +50,10 @@ export function guardOutput(stream: NodeJS.WritableStream & { writableNeedDrain?
     },
     write(text) {
       if (closed) return true;
+      if (timelineOn && !wrote && stream === process.stdout) {
+        wrote = true;
+        mark('first stdout write');
+      }
       return stream.write(text);
     },
     drain() {

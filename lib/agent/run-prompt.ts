@@ -18,6 +18,7 @@ import type { ToolSource } from '../tools/index.js';
 import type { VerifyReport } from '../verify/run.js';
 import type { ConversationMessage } from './conversation.js';
 import type { AgentOptions, AgentResult } from './loop.js';
+import { mark } from '../timeline.js';
 
 /** Options of {@link runPrompt}. */
 export interface PromptRunOptions extends Omit<AgentOptions, 'emit' | 'write' | 'tools' | 'history' | 'taskId' | 'turnId'> {
@@ -149,7 +150,9 @@ export async function runPrompt(options: PromptRunOptions): Promise<PromptRun> {
   // (`docs/startup.md`): a program reading `--json` has `session.started` before that code runs.
   await pipeline.settled();
   options.output?.flush();
+  mark('run: first events settled and flushed');
   const [{ runAgent }, { createToolRegistry }] = await Promise.all([import('./loop.js'), import('../tools/index.js')]);
+  mark('run: agent loop and tools loaded');
   const detachTools = options.toolSource?.attach((d) => pipeline.emit(d));
   const result = await runAgent({
     ...options,
@@ -162,6 +165,7 @@ export async function runPrompt(options: PromptRunOptions): Promise<PromptRun> {
     emit: (d, ids) => pipeline.emit(d, ids),
     write: (drafts, ids) => pipeline.write(drafts, ids),
   }).finally(() => detachTools?.());
+  mark('run: agent loop done');
   let verify: VerifyReport | undefined;
   if (options.verifyCommand && result.reason === 'completed') {
     const { runVerify } = await import('../verify/run.js');
@@ -175,6 +179,7 @@ export async function runPrompt(options: PromptRunOptions): Promise<PromptRun> {
     ...(result.result !== undefined ? { result: result.result } : {}),
     ...(result.usage.cacheHitRatio !== undefined ? { cacheHitRatio: result.usage.cacheHitRatio } : {}),
   });
+  mark('run: pipeline finished');
   const out: PromptRun = { sessionId, result, state, nextSeq: seq };
   if (verify) out.verify = verify;
   return out;

@@ -37,8 +37,25 @@ interface UserRepository {
   index?: string;
 }
 
+/**
+ * True when neither `dir` nor any folder above it holds a `.git` entry. Git's own discovery
+ * (in the environment runGit gives it: no GIT_DIR, no ceiling) then finds no work tree either:
+ * at most a bare repository or the inside of a git directory, where `--show-toplevel` fails and
+ * the answer is the same "no repository". This spares the `rev-parse` process of a workspace
+ * outside any repository; anywhere else git answers.
+ */
+export function noGitEntryAbove(dir: string): boolean {
+  for (let current = dir; ; ) {
+    if (fs.existsSync(path.join(current, '.git'))) return false;
+    const parent = path.dirname(current);
+    if (parent === current) return true;
+    current = parent;
+  }
+}
+
 /** The user's repository around `workTree`, or undefined (no repo, or git refuses it). */
 async function userRepositoryOf(workTree: string): Promise<UserRepository | undefined> {
+  if (noGitEntryAbove(workTree)) return undefined;
   try {
     const { stdout } = await runGit(['rev-parse', '--path-format=absolute', '--git-common-dir', '--git-dir', '--show-toplevel'], { cwd: workTree });
     const [commonDir, gitDir, topLevel] = stdout.split('\n');

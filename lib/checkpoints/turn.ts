@@ -13,6 +13,7 @@ import { pruneIfDue } from './prune.js';
 import { DEFAULT_CHECKPOINT_RETENTION, type CheckpointSettings } from './settings.js';
 import { takeSnapshot, type SkippedPath } from './snapshot.js';
 import { openWorkspaceStore, type WorkspaceStore } from './store.js';
+import { mark } from '../timeline.js';
 
 /** Most skipped paths listed in one `checkpoint.created` (the count says how many in all). */
 export const MAX_SKIPPED_LISTED = 50;
@@ -72,7 +73,9 @@ export function createTurnCheckpoints(options: TurnCheckpointOptions): Workspace
 
   const start = async (): Promise<void> => {
     try {
+      mark('checkpoint: before the first change');
       store = await openWorkspaceStore(options.settings.home, options.cwd, options.settings.limits);
+      mark('checkpoint: store opened');
       const at = clock();
       key = newRecordKey(at);
       const snap = await takeSnapshot(store, { message: subject(), at });
@@ -80,6 +83,7 @@ export function createTurnCheckpoints(options: TurnCheckpointOptions): Workspace
       last = snap.commit;
       lastTree = snap.tree;
       await setRecordRef(store.gitDir, key, 'before', before);
+      mark('checkpoint: taken');
       options.emit(draft('checkpoint.created', { checkpointId: before, ref: recordRef(key, 'before'), ...skippedFields(snap.skipped) }));
       // Once a day per workspace, old checkpoints go (gc detached; the turn does not wait).
       void pruneIfDue(store.gitDir, options.settings.retention ?? DEFAULT_CHECKPOINT_RETENTION);
@@ -105,6 +109,7 @@ export function createTurnCheckpoints(options: TurnCheckpointOptions): Workspace
           last = snap.commit;
           lastTree = snap.tree;
           await setRecordRef(store.gitDir, key, 'after', snap.commit);
+          mark('checkpoint: after the change');
           return changes;
         } catch (error) {
           fail(error);

@@ -1,10 +1,11 @@
-import { z } from 'zod';
+import type { z } from 'zod';
+import { inputSchemaOf } from './input-check.js';
+import { INPUT_JSON_SCHEMAS } from './input-json-schemas.js';
+import type { AskUserInput } from './input-schemas.js';
 import type { Tool } from './types.js';
 
-const Input = z.object({
-  question: z.string().min(1).describe('One clear question for the user'),
-});
-type Input = z.infer<typeof Input>;
+type Input = z.infer<typeof AskUserInput>;
+const JSON_SCHEMA = INPUT_JSON_SCHEMAS.ask_user!;
 
 /** The reason given when nobody can answer; the same words the policy uses. */
 export const ASK_USER_NO_TTY = 'ask_user denied: no TTY to ask the question (CI or piped run); write a self-contained prompt instead';
@@ -16,7 +17,8 @@ export const ASK_USER_NO_TTY = 'ask_user denied: no TTY to ask the question (CI 
 export const askUserTool: Tool<Input> = {
   name: 'ask_user',
   description: 'Ask the user a clarifying question and wait for the answer. Only works in an interactive terminal.',
-  inputSchema: Input,
+  inputSchema: inputSchemaOf<Input>(JSON_SCHEMA),
+  jsonSchema: JSON_SCHEMA,
   kind: 'other',
   gated: true,
   readOnly: true,

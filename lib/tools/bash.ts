@@ -1,15 +1,15 @@
 import { spawn } from 'node:child_process';
-import { z } from 'zod';
+import type { z } from 'zod';
+import { inputSchemaOf } from './input-check.js';
+import { INPUT_JSON_SCHEMAS } from './input-json-schemas.js';
+import type { BashInput } from './input-schemas.js';
 import { scrubEnv } from '../policy/credentials.js';
 import { createBoundedCollector } from './truncate.js';
 import { capHeadTail } from './truncate.js';
 import type { Tool, ToolContext, ToolOutcome } from './types.js';
 
-const Input = z.object({
-  command: z.string().min(1).describe('A bash command line, run with `bash -c` in the workspace'),
-  timeout_ms: z.number().int().min(1).max(600_000).optional().describe('Deadline in milliseconds; default 120000'),
-});
-type Input = z.infer<typeof Input>;
+type Input = z.infer<typeof BashInput>;
+const JSON_SCHEMA = INPUT_JSON_SCHEMAS.bash!;
 
 /** Kill the whole process group: `bash -c` children (a test runner, a server) die with it. */
 function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
@@ -30,7 +30,8 @@ function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
 export const bashTool: Tool<Input> = {
   name: 'bash',
   description: 'Run a shell command in the workspace with bash -c. Output (stdout and stderr together) is capped at 20000 characters. Credentials are not in its environment.',
-  inputSchema: Input,
+  inputSchema: inputSchemaOf<Input>(JSON_SCHEMA),
+  jsonSchema: JSON_SCHEMA,
   kind: 'execute',
   gated: false,
   title: (input) => input.command,

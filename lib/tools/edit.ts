@@ -1,16 +1,14 @@
 import fs from 'node:fs/promises';
-import { z } from 'zod';
+import type { z } from 'zod';
+import { inputSchemaOf } from './input-check.js';
+import { INPUT_JSON_SCHEMAS } from './input-json-schemas.js';
+import type { EditInput } from './input-schemas.js';
 import { makeFileDiff } from './file-diff.js';
 import { confinePath, fsFailure, isOutcome, resolvePath } from './paths.js';
 import type { Tool, ToolContext, ToolOutcome } from './types.js';
 
-const Input = z.object({
-  path: z.string().min(1).describe('File path, relative to the workspace'),
-  old_string: z.string().min(1).describe('Exact text to replace, including whitespace; must occur exactly once unless replace_all'),
-  new_string: z.string().describe('Replacement text'),
-  replace_all: z.boolean().optional().describe('Replace every occurrence; default false'),
-});
-type Input = z.infer<typeof Input>;
+type Input = z.infer<typeof EditInput>;
+const JSON_SCHEMA = INPUT_JSON_SCHEMAS.edit!;
 
 /** Occurrences of `needle` in `haystack`, non-overlapping, counted without building arrays. */
 export function countOccurrences(haystack: string, needle: string): number {
@@ -66,7 +64,8 @@ async function planEdit(input: Input, absolute: string, display: string, ctx: To
 export const editTool: Tool<Input> = {
   name: 'edit',
   description: 'Replace exact text in a file. old_string must match the file exactly (whitespace included) and occur once; set replace_all to change every occurrence.',
-  inputSchema: Input,
+  inputSchema: inputSchemaOf<Input>(JSON_SCHEMA),
+  jsonSchema: JSON_SCHEMA,
   kind: 'edit',
   gated: false,
   title: (input) => input.path,

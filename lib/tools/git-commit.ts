@@ -1,14 +1,14 @@
 import { execFile } from 'node:child_process';
-import { z } from 'zod';
+import type { z } from 'zod';
+import { inputSchemaOf } from './input-check.js';
+import { INPUT_JSON_SCHEMAS } from './input-json-schemas.js';
+import type { GitCommitInput } from './input-schemas.js';
 import { scrubEnv } from '../policy/credentials.js';
 import { capHeadTail } from './truncate.js';
 import type { Tool, ToolContext } from './types.js';
 
-const Input = z.object({
-  message: z.string().min(1).describe('Commit message'),
-  paths: z.array(z.string().min(1)).optional().describe('Paths to stage first; default: every tracked change (git add -u)'),
-});
-type Input = z.infer<typeof Input>;
+type Input = z.infer<typeof GitCommitInput>;
+const JSON_SCHEMA = INPUT_JSON_SCHEMAS.git_commit!;
 
 /** git's own output cap (DESIGN §4: git 500k chars). */
 const GIT_MAX_OUTPUT = 500_000;
@@ -31,7 +31,8 @@ function git(args: string[], ctx: ToolContext): Promise<{ code: number; out: str
 export const gitCommitTool: Tool<Input> = {
   name: 'git_commit',
   description: "Stage changes and create a git commit in the workspace. Requires the user's approval.",
-  inputSchema: Input,
+  inputSchema: inputSchemaOf<Input>(JSON_SCHEMA),
+  jsonSchema: JSON_SCHEMA,
   kind: 'execute',
   gated: true,
   title: (input) => `git commit -m ${JSON.stringify(input.message.split('\n')[0])}`,

@@ -1,23 +1,25 @@
-import { z } from 'zod';
+import type { z } from 'zod';
+import { inputSchemaOf } from './input-check.js';
+import { INPUT_JSON_SCHEMAS } from './input-json-schemas.js';
+import type { GlobInput } from './input-schemas.js';
 import { confinePath, isOutcome } from './paths.js';
-import { compileGlob, walkFiles } from './walk.js';
 import type { Tool } from './types.js';
 
-const Input = z.object({
-  pattern: z.string().min(1).describe('Glob such as `**/*.ts` or `src/*.{js,mjs}`; without a slash it matches file names at any depth'),
-  path: z.string().optional().describe('Directory to search; default the workspace'),
-});
-type Input = z.infer<typeof Input>;
+type Input = z.infer<typeof GlobInput>;
+const JSON_SCHEMA = INPUT_JSON_SCHEMAS.glob!;
 
 /** `glob`: list files matching a pattern, skipping node_modules, .git and build output. */
 export const globTool: Tool<Input> = {
   name: 'glob',
   description: 'List files matching a glob pattern (node_modules, .git, build output and .gitignored files are skipped). Paths are relative to the workspace.',
-  inputSchema: Input,
+  inputSchema: inputSchemaOf<Input>(JSON_SCHEMA),
+  jsonSchema: JSON_SCHEMA,
   kind: 'search',
   gated: false,
   title: (input) => input.pattern,
   async run(input, ctx) {
+    // The walker and its packages (ignore, picomatch) load with the first search: most runs never search.
+    const { compileGlob, walkFiles } = await import('./walk.js');
     const glob = compileGlob(input.pattern);
     if (!glob.ok) return { status: 'failed', cause: 'TOOL_ERROR', message: glob.message, hint: 'check the brackets and braces of the pattern, e.g. `src/**/*.{ts,tsx}`' };
     const resolved = await confinePath(ctx, 'glob', input.path ?? '.', 'list');

@@ -1,17 +1,14 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { z } from 'zod';
+import type { z } from 'zod';
+import { inputSchemaOf } from './input-check.js';
+import { INPUT_JSON_SCHEMAS } from './input-json-schemas.js';
+import type { GrepInput } from './input-schemas.js';
 import { confinePath, isOutcome } from './paths.js';
-import { compileGlob, walkFiles } from './walk.js';
 import type { Tool } from './types.js';
 
-const Input = z.object({
-  pattern: z.string().min(1).describe('JavaScript regular expression to search for'),
-  path: z.string().optional().describe('File or directory to search; default the workspace'),
-  glob: z.string().optional().describe('Only files matching this glob, e.g. `*.ts`'),
-  ignore_case: z.boolean().optional().describe('Case-insensitive; default false'),
-});
-type Input = z.infer<typeof Input>;
+type Input = z.infer<typeof GrepInput>;
+const JSON_SCHEMA = INPUT_JSON_SCHEMAS.grep!;
 
 /** Files larger than this are skipped: a search is for source, not for logs or bundles. */
 const MAX_SEARCH_FILE_BYTES = 1024 * 1024;
@@ -23,11 +20,14 @@ const MAX_SEARCH_FILE_BYTES = 1024 * 1024;
 export const grepTool: Tool<Input> = {
   name: 'grep',
   description: 'Search file contents with a regular expression. Prints path:line:text for each match (node_modules, .git, build output, .gitignored and binary files are skipped).',
-  inputSchema: Input,
+  inputSchema: inputSchemaOf<Input>(JSON_SCHEMA),
+  jsonSchema: JSON_SCHEMA,
   kind: 'search',
   gated: false,
   title: (input) => input.pattern,
   async run(input, ctx) {
+    // The walker and its packages (ignore, picomatch) load with the first search: most runs never search.
+    const { compileGlob, walkFiles } = await import('./walk.js');
     let re: RegExp;
     try {
       re = new RegExp(input.pattern, input.ignore_case ? 'i' : '');

@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import { askUserTool } from './ask-user.js';
 import { bashTool } from './bash.js';
 import { editTool } from './edit.js';
@@ -19,19 +18,6 @@ export interface ToolDefinition {
   name: string;
   description: string;
   jsonSchema: Record<string, unknown>;
-}
-
-/** Converted schemas: the conversion costs ~0.1 ms per tool and a batch makes it per run otherwise. */
-const JSON_SCHEMAS = new WeakMap<z.ZodType, Record<string, unknown>>();
-
-/** The JSON Schema of a zod input schema, without `$schema` (providers reject or ignore it); cached per schema, treat it as read-only. */
-export function toJsonSchema(schema: z.ZodType): Record<string, unknown> {
-  const cached = JSON_SCHEMAS.get(schema);
-  if (cached) return cached;
-  const full = z.toJSONSchema(schema, { target: 'draft-7', io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
-  const { $schema: _ignored, ...rest } = full;
-  JSON_SCHEMAS.set(schema, rest);
-  return rest;
 }
 
 /** The tools of one run, by name. */
@@ -96,7 +82,7 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
     get: (name) => current().get(name),
     definitions: () => {
       current();
-      return selected.map((t) => ({ name: t.name, description: t.description, jsonSchema: t.jsonSchema ?? toJsonSchema(t.inputSchema) }));
+      return selected.map((t) => ({ name: t.name, description: t.description, jsonSchema: t.jsonSchema }));
     },
     async invoke(name, argumentsText, ctx) {
       const tools = current();
@@ -106,7 +92,7 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
       if (!parsed.ok) return { status: 'failed', cause: 'MODEL_ERROR', message: parsed.message };
       const checked = tool.inputSchema.safeParse(parsed.value);
       if (!checked.success) {
-        const issues = checked.error.issues.map((i) => `${i.path.join('.') || '(input)'}: ${i.message}`).join('; ');
+        const issues = checked.error.issues.map((i) => `${i.path.map(String).join('.') || '(input)'}: ${i.message}`).join('; ');
         return { status: 'failed', cause: 'MODEL_ERROR', message: `invalid arguments for ${name}: ${issues}` };
       }
       // submit_result keeps the model's JSON verbatim, not zod's re-built copy.

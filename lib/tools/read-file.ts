@@ -1,15 +1,14 @@
 import fs from 'node:fs/promises';
-import { z } from 'zod';
+import type { z } from 'zod';
+import { inputSchemaOf } from './input-check.js';
+import { INPUT_JSON_SCHEMAS } from './input-json-schemas.js';
+import type { ReadFileInput } from './input-schemas.js';
 import { confinePath, fsFailure, isOutcome } from './paths.js';
 import { capHeadTail } from './truncate.js';
 import type { Tool, ToolOutcome } from './types.js';
 
-const Input = z.object({
-  path: z.string().min(1).describe('File path, relative to the workspace'),
-  offset: z.number().int().min(1).optional().describe('First line to show (1-based); default 1'),
-  limit: z.number().int().min(1).optional().describe('How many lines to show; default 2000'),
-});
-type Input = z.infer<typeof Input>;
+type Input = z.infer<typeof ReadFileInput>;
+const JSON_SCHEMA = INPUT_JSON_SCHEMAS.read_file!;
 
 /** True when the first 8 KiB hold a NUL byte: the usual binary-file test. */
 function looksBinary(bytes: Buffer): boolean {
@@ -29,7 +28,8 @@ function tooLarge(display: string, size: number, max: number): ToolOutcome {
 export const readFileTool: Tool<Input> = {
   name: 'read_file',
   description: 'Read a text file from the workspace. Lines are numbered from 1. Use offset and limit to page through long files.',
-  inputSchema: Input,
+  inputSchema: inputSchemaOf<Input>(JSON_SCHEMA),
+  jsonSchema: JSON_SCHEMA,
   kind: 'read',
   gated: false,
   title: (input) => input.path,

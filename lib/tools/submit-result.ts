@@ -1,25 +1,18 @@
-import { z } from 'zod';
+import type { z } from 'zod';
+import { inputSchemaOf } from './input-check.js';
+import { FINDING_JSON_SCHEMA, INPUT_JSON_SCHEMAS } from './input-json-schemas.js';
+import type { FindingInput, SubmitResultInput } from './input-schemas.js';
 import type { Finding, Tool } from './types.js';
 
-const FindingSchema = z.object({
-  category: z.string(),
-  severity: z.string(),
-  summary: z.string(),
-  evidence: z.unknown().optional(),
-});
-
 /** The input is the result itself: any JSON object, kept verbatim (unknown keys included). */
-const Input = z
-  .object({
-    findings: z.array(FindingSchema).optional().describe('Explicit findings {category, severity, summary, evidence?}'),
-  })
-  .catchall(z.unknown());
-type Input = z.infer<typeof Input>;
+type Input = z.infer<typeof SubmitResultInput>;
+const JSON_SCHEMA = INPUT_JSON_SCHEMAS.submit_result!;
+const FINDINGS = inputSchemaOf<z.infer<typeof FindingInput>[]>({ type: 'array', items: FINDING_JSON_SCHEMA });
 
 /** The findings of a result, when `findings` is an explicit list of well-formed entries. */
 export function extractFindings(result: unknown): Finding[] | undefined {
   if (!result || typeof result !== 'object' || !('findings' in result)) return undefined;
-  const parsed = z.array(FindingSchema).safeParse((result as { findings: unknown }).findings);
+  const parsed = FINDINGS.safeParse((result as { findings: unknown }).findings);
   if (!parsed.success) return undefined;
   return parsed.data.map((f) => (f.evidence === undefined ? { category: f.category, severity: f.severity, summary: f.summary } : { ...f, evidence: f.evidence }));
 }
@@ -34,7 +27,8 @@ export function createSubmitResultTool(): Tool<Input> {
   return {
     name: 'submit_result',
     description: 'Submit the final structured result of the task as a JSON object, once. Put explicit findings in `findings` as {category, severity, summary, evidence?}.',
-    inputSchema: Input,
+    inputSchema: inputSchemaOf<Input>(JSON_SCHEMA),
+    jsonSchema: JSON_SCHEMA,
     kind: 'other',
     gated: false,
     readOnly: true,

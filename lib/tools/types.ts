@@ -1,4 +1,3 @@
-import type { z } from 'zod';
 import type { ErrorCategory } from '../events/enums.js';
 import type { FileDiff } from '../events/payloads.js';
 
@@ -168,12 +167,26 @@ export interface ToolContext {
   terminal?: ToolTerminal;
 }
 
+/** One problem with a tool's input: where (keys and indexes) and what, in zod's words. */
+export interface InputIssue {
+  path: PropertyKey[];
+  message: string;
+}
+
+/**
+ * A tool input's validator: a zod schema fits (MCP tools use one), as does the JSON Schema
+ * checker the built-in tools use (input-check.ts). `data` is the value to run with.
+ */
+export interface InputSchema<T> {
+  safeParse(value: unknown): { success: true; data: T } | { success: false; error: { issues: readonly InputIssue[] } };
+}
+
 /** A tool: its provider-facing definition and its implementation. */
 export interface Tool<Input = unknown> {
   name: string;
   description: string;
-  /** zod schema of the input; the JSON Schema sent to providers is generated from it. */
-  inputSchema: z.ZodType<Input>;
+  /** The input's validator. */
+  inputSchema: InputSchema<Input>;
   kind: ToolKindName;
   /** Always asks (or is denied without a TTY), whatever the approval mode. */
   gated: boolean;
@@ -182,8 +195,8 @@ export interface Tool<Input = unknown> {
    * `update_plan`): no checkpoint is taken for it. `read` and `search` tools never change it.
    */
   readOnly?: boolean;
-  /** The provider-facing JSON Schema when the tool brings its own (MCP); default generated from `inputSchema`. */
-  jsonSchema?: Record<string, unknown>;
+  /** The provider-facing JSON Schema of the input (built-in tools: input-json-schemas.ts, generated from their zod schemas; MCP: the server's). */
+  jsonSchema: Record<string, unknown>;
   /** The MCP server the tool belongs to (named in tool events and matched by `mcp__<server>__*`). */
   server?: string;
   /** A one-line title for `tool.started` (the command or the path). */

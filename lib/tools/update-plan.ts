@@ -1,22 +1,17 @@
-import { z } from 'zod';
-import type { PlanUpdate, Tool } from './types.js';
+import type { z } from 'zod';
+import { inputSchemaOf } from './input-check.js';
+import { INPUT_JSON_SCHEMAS } from './input-json-schemas.js';
+import type { UpdatePlanInput } from './input-schemas.js';
+import type { InputIssue, PlanUpdate, Tool } from './types.js';
 
 /** Codex's `update_plan` input: an optional explanation and the whole plan, each step with its status. */
-const Input = z
-  .object({
-    explanation: z.string().optional().describe('Why the plan is what it is, or what changed'),
-    plan: z
-      .array(
-        z.object({
-          step: z.string().min(1).describe('One short step'),
-          status: z.enum(['pending', 'in_progress', 'completed']),
-        }),
-      )
-      .min(1)
-      .describe('The whole plan, in order'),
-  })
-  .refine((input) => input.plan.filter((s) => s.status === 'in_progress').length <= 1, { message: 'at most one step may be in_progress', path: ['plan'] });
-type Input = z.infer<typeof Input>;
+type Input = z.infer<typeof UpdatePlanInput>;
+const JSON_SCHEMA = INPUT_JSON_SCHEMAS.update_plan!;
+
+/** The rule JSON Schema cannot say: at most one step in progress. */
+export function planIssues(input: Input): InputIssue[] {
+  return input.plan.filter((s) => s.status === 'in_progress').length <= 1 ? [] : [{ path: ['plan'], message: 'at most one step may be in_progress' }];
+}
 
 /**
  * `update_plan`: the agent keeps a short plan and sends the whole of it on every change. The
@@ -29,7 +24,8 @@ export function createUpdatePlanTool(): Tool<Input> {
     name: 'update_plan',
     description:
       'Keep a short plan of the task. Send the whole plan each time a step starts or finishes: {explanation?, plan: [{step, status: pending | in_progress | completed}]}, at most one step in_progress.',
-    inputSchema: Input,
+    inputSchema: inputSchemaOf<Input>(JSON_SCHEMA, planIssues),
+    jsonSchema: JSON_SCHEMA,
     kind: 'other',
     gated: false,
     readOnly: true,

@@ -1,15 +1,15 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { z } from 'zod';
+import type { z } from 'zod';
+import { inputSchemaOf } from './input-check.js';
+import { INPUT_JSON_SCHEMAS } from './input-json-schemas.js';
+import type { WriteFileInput } from './input-schemas.js';
 import { makeFileDiff } from './file-diff.js';
 import { confinePath, fsFailure, isOutcome, resolvePath } from './paths.js';
 import type { Tool, ToolContext } from './types.js';
 
-const Input = z.object({
-  path: z.string().min(1).describe('File path, relative to the workspace'),
-  content: z.string().describe('The whole new content of the file'),
-});
-type Input = z.infer<typeof Input>;
+type Input = z.infer<typeof WriteFileInput>;
+const JSON_SCHEMA = INPUT_JSON_SCHEMAS.write_file!;
 
 /**
  * The file's current text for a diff: undefined when it does not exist, null when it cannot be
@@ -30,7 +30,8 @@ async function currentText(absolute: string, ctx: ToolContext): Promise<string |
 export const writeFileTool: Tool<Input> = {
   name: 'write_file',
   description: 'Create a file or replace its whole content. Prefer edit for changing part of an existing file.',
-  inputSchema: Input,
+  inputSchema: inputSchemaOf<Input>(JSON_SCHEMA),
+  jsonSchema: JSON_SCHEMA,
   kind: 'edit',
   gated: false,
   title: (input) => input.path,

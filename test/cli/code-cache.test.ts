@@ -73,6 +73,9 @@ describe('the V8 code cache of the CLI bundle', () => {
     const { scripts } = outcomes(second.stderr);
     expect(scripts.get('cli/app.js')).toBe('hit');
     expect(new Set(scripts.values())).toEqual(new Set(['hit']));
+    // lmdb's native addon: searched for by the first run, taken from the memo by the next (cli/native-addons.ts).
+    expect(outcomes(first.stderr).lines.filter((l) => /^addon \w+ .*lmdb$/.test(l))).toEqual([expect.stringMatching(/^addon miss /)]);
+    expect(outcomes(second.stderr).lines.filter((l) => /^addon \w+ .*lmdb$/.test(l))).toEqual([expect.stringMatching(/^addon hit /)]);
   });
 
   it('refuses a corrupt cache file, runs from source with the same output, and writes the file again', async () => {

@@ -2,8 +2,8 @@
  * What `minicode exec --json` loads at start-up. Per-run cost is measured in bench/exec-cost.ts;
  * this only guards the module graph of a real run of the built CLI (the esbuild bundle `bin`
  * names, against a loopback replay server), so that the exec path does not quietly go back to
- * loading tsc's per-module output, building the zod event schemas (payloads, envelopes: only
- * validation and the JSON Schema need them), the native-agent decoders (only `ingest` and
+ * loading tsc's per-module output, loading zod (the event schemas, payloads and envelopes, are
+ * only for validation and the JSON Schema; the built-in tools check their input without it), the native-agent decoders (only `ingest` and
  * `run`), the MCP SDK (only a configured server), or the packages other commands use.
  *
  * A loaded bundle file is mapped back to the source modules it holds through
@@ -38,6 +38,10 @@ const UNWANTED_MODULES = [
   'lib/mcp/manager.ts',
   'lib/render/index.ts',
   'lib/replay/provider.ts',
+  // The file walker of grep and glob (and its packages, ignore and picomatch): this run never searches.
+  'lib/tools/walk.ts',
+  'node_modules/picomatch/index.js',
+  'node_modules/ignore/index.js',
 ];
 
 /** A preload that marks, on stderr, the first write to stdout (the code-cache loader's debug lines go to stderr from the same thread, in order). */
@@ -141,9 +145,10 @@ describe('the exec start-up module graph', () => {
       expect(before, late).not.toContain(late);
       expect(after, late).toContain(late);
     }
-    // With no config file there is nothing to validate: zod waits for the tools' schemas.
-    expect(before.filter((m) => m.startsWith('node_modules/zod/') || m === 'lib/config.ts')).toEqual([]);
+    // With no config file there is nothing to validate, and the built-in tools check their input
+    // against generated JSON Schemas (lib/tools/input-check.ts): zod never loads in this run.
     const modules = ours.flatMap((file) => meta.outputs[file] ?? []);
+    expect(modules.filter((m) => m.startsWith('node_modules/zod/') || m === 'lib/config.ts' || m === 'lib/tools/input-schemas.ts')).toEqual([]);
     expect(modules).toContain('cli/exec-action.ts');
     expect(modules).toContain('lib/events/draft.ts');
     for (const unwanted of UNWANTED_MODULES) expect(modules, unwanted).not.toContain(unwanted);

@@ -1,0 +1,30 @@
+/**
+ * A start-up timeline behind a switch: with `MINICODE_DEBUG_TIMELINE=1` the process notes named
+ * moments (`mark`) and, at exit, prints them on stderr as milliseconds since the process
+ * started (`performance.now()` counts from Node's own start), with the first stdout write among
+ * them. Off, `mark` is one comparison: the marks stay in the code for the next profile.
+ */
+import { performance } from 'node:perf_hooks';
+
+const KEY = Symbol.for('minicode.timeline');
+
+const on = process.env.MINICODE_DEBUG_TIMELINE === '1';
+// Shared through the global object: the bootstrap and the bundle it runs each hold a copy of this module.
+const shared = globalThis as { [KEY]?: [string, number][] };
+const marks: [string, number][] = (shared[KEY] ??= []);
+
+/** Note that `label` happened now (a no-op unless `MINICODE_DEBUG_TIMELINE=1`). */
+export function mark(label: string): void {
+  if (!on) return;
+  if (marks.length === 0) process.once('exit', print);
+  marks.push([label, performance.now()]);
+}
+
+/** True when the timeline is on (for marks whose label costs something to build). */
+export const timelineOn = on;
+
+function print(): void {
+  mark('exit');
+  const lines = marks.map(([label, at]) => `minicode timeline: ${at.toFixed(1).padStart(7)} ms  ${label}\n`);
+  process.stderr.write(lines.join(''));
+}
