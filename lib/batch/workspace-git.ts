@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { MinicodeError } from '../errors.js';
+import { knownPlace, knownTree, readHead, rememberPlace, type RepoPlace } from './repo-head.js';
 import { withRepoLock } from './repo-lock.js';
 
 /** What a marker file in `OUT/workspaces/` says about a workspace, so a resumed batch can remove it. */
@@ -48,12 +49,27 @@ export function git(args: string[], cwd: string, input?: string, env?: NodeJS.Pr
 }
 
 /**
- * git arguments of a line's patch: the staged changes against the starting `tree`, binary-safe,
- * in a form no user configuration changes (prefixes, external diff drivers, colour), each path
- * once (no rename pairs) and quoted only where it must be, so {@link patchPaths} can read them.
+ * git arguments of a line's patch: the changes against the starting `tree`, binary-safe, in a
+ * form no user configuration changes (prefixes, external diff drivers, colour), each path once
+ * (no rename pairs) and quoted only where it must be, so {@link patchPaths} can read them.
+ * `staged` (the default) diffs the index, `worktree` the files; both print a path's change
+ * the same way, so they give the same patch when the index lists the same paths as the files.
  */
-export function patchArgs(tree: string): string[] {
-  return ['-c', 'core.quotePath=false', 'diff', '--cached', '--binary', '--no-renames', '--no-ext-diff', '--no-textconv', '--no-color', '--src-prefix=a/', '--dst-prefix=b/', tree];
+export function patchArgs(tree: string, from: 'staged' | 'worktree' = 'staged'): string[] {
+  return [
+    '-c',
+    'core.quotePath=false',
+    'diff',
+    ...(from === 'staged' ? ['--cached'] : []),
+    '--binary',
+    '--no-renames',
+    '--no-ext-diff',
+    '--no-textconv',
+    '--no-color',
+    '--src-prefix=a/',
+    '--dst-prefix=b/',
+    tree,
+  ];
 }
 
 const HEADER = 'diff --git a/';
@@ -120,17 +136,28 @@ export interface RepoBase {
 
 /** Where `source` sits in its repository and the state a line starts from; throws MINICODE_E_BATCH_ISOLATE. */
 export async function resolveBase(source: string, dirty: boolean): Promise<RepoBase> {
-  let top: string;
-  let prefix: string;
-  let common: string;
+  // A folder git placed before: its HEAD from the files, its tree if that commit was seen.
+  const known = knownPlace(source);
+  const head = known && readHead(known);
+  const knownCommitTree = head && knownTree(head);
+  let place: RepoPlace;
   let commit: string;
   let tree: string;
-  let index: string;
+  if (known && head && knownCommitTree) [place, commit, tree] = [known, head, knownCommitTree];
+  else [place, commit, tree] = await askGit(source);
+  const headTree = tree;
+  if (dirty) tree = await dirtyTree(place.top, place.index);
+  return { top: place.top, prefix: place.prefix, common: place.common, commit, tree, headTree };
+}
+
+/** One git process for where the repository is and the commit (and tree) the line starts at. */
+async function askGit(source: string): Promise<[RepoPlace, string, string]> {
+  let output: string;
   try {
-    // One git process for where the repository is and the commit (and tree) the line starts at.
-    [top = '', prefix = '', common = '', commit = '', tree = '', index = ''] = (
-      await git(['rev-parse', '--path-format=absolute', '--show-toplevel', '--show-prefix', '--git-common-dir', 'HEAD^{commit}', 'HEAD^{tree}', '--git-path', 'index'], source)
-    ).split('\n');
+    output = await git(
+      ['rev-parse', '--path-format=absolute', '--show-toplevel', '--show-prefix', '--git-common-dir', '--absolute-git-dir', 'HEAD^{commit}', 'HEAD^{tree}', '--git-path', 'index'],
+      source,
+    );
   } catch {
     const inRepo = await git(['rev-parse', '--show-toplevel'], source).then(
       () => true,
@@ -139,9 +166,10 @@ export async function resolveBase(source: string, dirty: boolean): Promise<RepoB
     if (inRepo) throw new MinicodeError('MINICODE_E_BATCH_ISOLATE', `${source} has no commit to make a worktree of`, { action: 'commit once, or use --isolate copy' });
     throw new MinicodeError('MINICODE_E_BATCH_ISOLATE', `${source} is not inside a git repository`, { action: 'use --isolate copy for folders that are not git repositories' });
   }
-  const headTree = tree;
-  if (dirty) tree = await dirtyTree(top, index);
-  return { top, prefix, common, commit, tree, headTree };
+  const [top = '', prefix = '', common = '', gitDir = '', commit = '', tree = '', index = ''] = output.split('\n');
+  const place: RepoPlace = { top, prefix, common, gitDir, index };
+  rememberPlace(source, place, commit, tree);
+  return [place, commit, tree];
 }
 
 /**

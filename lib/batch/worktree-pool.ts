@@ -4,13 +4,18 @@
  * Making a worktree writes every file of the checkout and removing it deletes them all (seconds
  * on a large repository); a reset touches only what the line changed.
  *
- * The reset, after the line's patch was taken (`git add -A` staged everything it changed):
- * the paths that differ from the starting tree (read off the patch's headers) are restored from it, index and files (`git restore --source`; new files go, deleted ones
- * come back), a moved HEAD is put back, and a walk of the folder removes what git does not
- * track: ignored files the line made (build output, caches) and empty folders. A fresh
- * worktree has no ignored files, so a reused one must not either: a line never sees another
- * line's leftovers. No full `git status` check follows: it stats every tracked file again,
- * which costs as much as the rest of the reset (measured in bench/isolation), and the reset is
+ * The patch, after the line: a readdir walk finds the paths the starting tree lacks (no stat
+ * of tracked files). With none, and the worktree's index still listing the tree's files (read
+ * in-process), the worktree's diff against the tree is the patch (one git process: git's own
+ * stat pass finds the edits); otherwise `git add -A` stages everything first (new files join,
+ * ignored ones stay out) and the staged diff is the patch. Both print the same bytes for the
+ * same changes (test/batch/worktree-pool.test.ts compares them).
+ *
+ * The reset: the walk's paths are deleted (ignored files the line made, build output, empty
+ * folders: a fresh worktree has none, so a reused one must not either), a moved HEAD is put
+ * back, and the patch's paths are restored from the tree, index and files (`git restore
+ * --source`). No full `git status` check follows: it stats every tracked file again, which
+ * costs as much as the rest of the reset (measured in bench/isolation), and the reset is
  * complete by construction. Any failure on the way deletes the worktree instead.
  *
  * The pool's state is files, so pool threads and the coordinator share it without messages:
@@ -29,6 +34,7 @@ import path from 'node:path';
 import { withRepoLock } from './repo-lock.js';
 import { addWorktree, git, markerDir, patchArgs, patchPaths, removeMarked, workspacesRoot, type Marker, type RepoBase } from './workspace-git.js';
 import type { Workspace } from './workspace.js';
+import { gitDirOf, indexListsTree, trackedPaths, untrackedPaths } from './worktree-state.js';
 
 /** The pool's folder inside `OUT/workspaces/`. */
 export const POOL_DIR = 'pool';
@@ -129,26 +135,21 @@ async function evict(dir: string, size: number): Promise<void> {
 
 function pooledWorkspace(dir: string, slot: Slot, prefix: string): Workspace {
   const root = slot.root;
-  let changed: string[] | undefined;
-  const listChanged = async (): Promise<string[]> => (await git(['diff', '--cached', '--name-only', '-z', '--no-renames', slot.tree], root)).split('\0').filter(Boolean);
+  let found: Changes | undefined;
   const discard = (): Promise<void> => deleteSlot(dir, slot);
   return {
     cwd: path.join(root, prefix),
     root,
     pooled: true,
     async diff() {
-      await git(['add', '-A'], root);
-      const patch = await git(patchArgs(slot.tree), root);
-      changed = patchPaths(patch) ?? (await listChanged());
+      const { patch, changes } = await linePatch(slot);
+      found = changes;
       return patch;
     },
     async remove() {
       try {
-        if (changed === undefined) {
-          await git(['add', '-A'], root);
-          changed = await listChanged();
-        }
-        await resetSlot(slot, changed);
+        found ??= (await linePatch(slot)).changes;
+        await resetSlot(slot, found);
         fs.writeFileSync(path.join(dir, freeName(slot)), '');
       } catch {
         await discard().catch(() => undefined);
@@ -158,61 +159,47 @@ function pooledWorkspace(dir: string, slot: Slot, prefix: string): Workspace {
   };
 }
 
-/** Back to the slot's start: HEAD, the changed paths (index and files), and nothing untracked left. */
-async function resetSlot(slot: Slot, changed: string[]): Promise<void> {
+/** What a line changed in a pooled worktree: what the reset must undo. */
+interface Changes {
+  /** Paths of the patch: tracked at the start or staged now. */
+  paths: string[];
+  /** Top-most paths the starting tree does not have (new, ignored, leftovers). */
+  untracked: string[];
+}
+
+/**
+ * The line's patch against the slot's starting tree, and what it changed. When the line left
+ * no path the tree lacks and the index still lists the tree's files, the worktree's own diff
+ * against the tree is that patch, in one git process; otherwise everything is staged first
+ * (`add -A`: new files join, ignored ones do not) and the staged diff is the patch.
+ */
+async function linePatch(slot: Slot): Promise<{ patch: string; changes: Changes }> {
   const root = slot.root;
+  const tracked = await trackedPaths(root, slot.tree);
+  const untracked = await untrackedPaths(root, tracked);
+  const direct = untracked.length === 0 && !tracked.gitlinks && indexListsTree(root, tracked);
+  if (!direct) await git(['add', '-A'], root);
+  const patch = await git(patchArgs(slot.tree, direct ? 'worktree' : 'staged'), root);
+  const paths = patchPaths(patch) ?? (await git(['diff', ...(direct ? [] : ['--cached']), '--name-only', '-z', '--no-renames', slot.tree], root)).split('\0').filter(Boolean);
+  return { patch, changes: { paths, untracked } };
+}
+
+/** Back to the slot's start: nothing untracked left, HEAD, and the changed paths (index and files). */
+async function resetSlot(slot: Slot, changes: Changes): Promise<void> {
+  const root = slot.root;
+  // First, so a folder where a tracked file was is gone before the file is restored.
+  await Promise.all(changes.untracked.map((rel) => fs.promises.rm(path.join(root, rel), { recursive: true, force: true })));
   const head = fs.readFileSync(path.join(gitDirOf(root), 'HEAD'), 'utf8').trim();
   // A line that committed or switched branch: detach at the start again (a branch it made stays in the repository, as without the pool).
   if (head !== slot.commit) await git(['update-ref', '--no-deref', 'HEAD', slot.commit], root);
-  if (changed.length > MAX_LISTED_PATHS) await git(['read-tree', '-u', '--reset', slot.tree], root);
-  else if (changed.length > 0)
-    await git(['--literal-pathspecs', 'restore', `--source=${slot.tree}`, '--staged', '--worktree', '--pathspec-from-file=-', '--pathspec-file-nul'], root, changed.join('\0'));
-  await removeUntracked(root, await trackedPaths(root, slot.tree));
-}
-
-/** The worktree's own git directory (`.git` in a worktree is a file naming it). */
-function gitDirOf(root: string): string {
-  const line = fs.readFileSync(path.join(root, '.git'), 'utf8').trim();
-  if (!line.startsWith('gitdir: ')) throw new Error(`${root}/.git is not a worktree's`);
-  return path.resolve(root, line.slice('gitdir: '.length));
-}
-
-interface Tracked {
-  files: Set<string>;
-  dirs: Set<string>;
-}
-
-// Per thread, a few trees' path sets (a batch mostly has one start per repository).
-const trackedCache = new Map<string, Tracked>();
-const TRACKED_CACHE_SIZE = 4;
-
-async function trackedPaths(root: string, tree: string): Promise<Tracked> {
-  const hit = trackedCache.get(tree);
-  if (hit) return hit;
-  const tracked: Tracked = { files: new Set(), dirs: new Set() };
-  // `<mode> <type> <object>\t<path>`; a submodule (type commit) is a leaf like a file.
-  for (const entry of (await git(['ls-tree', '-r', '-t', '-z', '--full-tree', tree], root)).split('\0')) {
-    const tab = entry.indexOf('\t');
-    if (tab < 0) continue;
-    (entry.slice(0, tab).split(' ')[1] === 'tree' ? tracked.dirs : tracked.files).add(entry.slice(tab + 1));
+  const changed = changes.paths;
+  const wholeTree = (): Promise<string> => git(['read-tree', '-u', '--reset', slot.tree], root);
+  if (changed.length > MAX_LISTED_PATHS) await wholeTree();
+  else if (changed.length > 0) {
+    const restore = ['--literal-pathspecs', 'restore', `--source=${slot.tree}`, '--staged', '--worktree', '--pathspec-from-file=-', '--pathspec-file-nul'];
+    // restore refuses some lists (a staged file under a path the tree has as a file): the whole index then, which stats every file.
+    await git(restore, root, changed.join('\0')).catch(wholeTree);
   }
-  if (trackedCache.size >= TRACKED_CACHE_SIZE) trackedCache.delete(trackedCache.keys().next().value!);
-  trackedCache.set(tree, tracked);
-  return tracked;
-}
-
-/** Delete everything under `root` that is not a tracked path of the start (readdir only: no stat of tracked files). */
-async function removeUntracked(root: string, tracked: Tracked, rel = ''): Promise<void> {
-  const entries = await fs.promises.readdir(rel ? path.join(root, rel) : root, { withFileTypes: true });
-  // Promises only for the folders to walk and the paths to delete (not one per tracked file).
-  const work: Promise<void>[] = [];
-  for (const entry of entries) {
-    if (rel === '' && entry.name === '.git') continue;
-    const name = rel ? `${rel}/${entry.name}` : entry.name;
-    if (entry.isDirectory() && tracked.dirs.has(name)) work.push(removeUntracked(root, tracked, name));
-    else if (!tracked.files.has(name)) work.push(fs.promises.rm(path.join(root, name), { recursive: true, force: true }));
-  }
-  await Promise.all(work);
 }
 
 /** Remove every worktree of the pool (the batch ended, or a killed one resumes); how many there were. */
