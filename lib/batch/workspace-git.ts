@@ -23,8 +23,8 @@ export interface Marker {
   common?: string;
 }
 
-// Git's environment must not point it elsewhere (a hook or a parent git may have set these).
-const GIT_ENV = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^GIT_(DIR|WORK_TREE|INDEX_FILE|OBJECT_DIRECTORY|COMMON_DIR|PREFIX)$/.test(k)));
+/** The environment git runs with: the caller's, without what would point git at another repository. */
+export const GIT_ENV = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^GIT_(DIR|WORK_TREE|INDEX_FILE|OBJECT_DIRECTORY|COMMON_DIR|PREFIX)$/.test(k)));
 
 /** Run git in `cwd` (stdin `input` when given, extra environment `env`); its stdout. */
 export function git(args: string[], cwd: string, input?: string, env?: NodeJS.ProcessEnv): Promise<string> {

@@ -13,8 +13,9 @@
  *
  * The reset: the walk's paths are deleted (ignored files the line made, build output, empty
  * folders: a fresh worktree has none, so a reused one must not either), a moved HEAD is put
- * back, and the patch's paths are restored from the tree, index and files (`git restore
- * --source`). No full `git status` check follows: it stats every tracked file again, which
+ * back, and the patch's paths are restored from the tree: edited or deleted regular files
+ * are written back from their blobs in-process when nothing could convert them on checkout
+ * (pool-restore.ts), anything else by `git restore --source` (index and files). No full `git status` check follows: it stats every tracked file again, which
  * costs as much as the rest of the reset (measured in bench/isolation), and the reset is
  * complete by construction. Any failure on the way deletes the worktree instead.
  *
@@ -34,7 +35,9 @@ import path from 'node:path';
 import { withRepoLock } from './repo-lock.js';
 import { addWorktree, git, markerDir, patchArgs, patchPaths, removeMarked, workspacesRoot, type Marker, type RepoBase } from './workspace-git.js';
 import type { Workspace } from './workspace.js';
-import { gitDirOf, indexListsTree, trackedPaths, untrackedPaths } from './worktree-state.js';
+import type { IndexView } from '../checkpoints/index-file.js';
+import { writeBack } from './pool-restore.js';
+import { gitDirOf, indexListsTree, trackedPaths, untrackedPaths, type Tracked } from './worktree-state.js';
 
 /** The pool's folder inside `OUT/workspaces/`. */
 export const POOL_DIR = 'pool';
@@ -165,6 +168,9 @@ interface Changes {
   paths: string[];
   /** Top-most paths the starting tree does not have (new, ignored, leftovers). */
   untracked: string[];
+  /** The index as it was read when it listed the tree's paths (the patch came from the files). */
+  index?: IndexView;
+  tracked: Tracked;
 }
 
 /**
@@ -177,11 +183,11 @@ async function linePatch(slot: Slot): Promise<{ patch: string; changes: Changes 
   const root = slot.root;
   const tracked = await trackedPaths(root, slot.tree);
   const untracked = await untrackedPaths(root, tracked);
-  const direct = untracked.length === 0 && !tracked.gitlinks && indexListsTree(root, tracked);
-  if (!direct) await git(['add', '-A'], root);
-  const patch = await git(patchArgs(slot.tree, direct ? 'worktree' : 'staged'), root);
-  const paths = patchPaths(patch) ?? (await git(['diff', ...(direct ? [] : ['--cached']), '--name-only', '-z', '--no-renames', slot.tree], root)).split('\0').filter(Boolean);
-  return { patch, changes: { paths, untracked } };
+  const index = untracked.length === 0 && !tracked.gitlinks ? indexListsTree(root, tracked) : undefined;
+  if (!index) await git(['add', '-A'], root);
+  const patch = await git(patchArgs(slot.tree, index ? 'worktree' : 'staged'), root);
+  const paths = patchPaths(patch) ?? (await git(['diff', ...(index ? [] : ['--cached']), '--name-only', '-z', '--no-renames', slot.tree], root)).split('\0').filter(Boolean);
+  return { patch, changes: { paths, untracked, tracked, ...(index ? { index } : {}) } };
 }
 
 /** Back to the slot's start: nothing untracked left, HEAD, and the changed paths (index and files). */
@@ -195,7 +201,7 @@ async function resetSlot(slot: Slot, changes: Changes): Promise<void> {
   const changed = changes.paths;
   const wholeTree = (): Promise<string> => git(['read-tree', '-u', '--reset', slot.tree], root);
   if (changed.length > MAX_LISTED_PATHS) await wholeTree();
-  else if (changed.length > 0) {
+  else if (changed.length > 0 && !(changes.index && (await writeBack(root, slot.common, changed, changes.tracked, changes.index)))) {
     const restore = ['--literal-pathspecs', 'restore', `--source=${slot.tree}`, '--staged', '--worktree', '--pathspec-from-file=-', '--pathspec-file-nul'];
     // restore refuses some lists (a staged file under a path the tree has as a file): the whole index then, which stats every file.
     await git(restore, root, changed.join('\0')).catch(wholeTree);

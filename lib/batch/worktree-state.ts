@@ -7,7 +7,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { nameAt, viewIndex } from '../checkpoints/index-file.js';
+import { nameAt, viewIndex, type IndexView } from '../checkpoints/index-file.js';
 import { git } from './workspace-git.js';
 
 /** The paths of a starting tree. */
@@ -16,6 +16,10 @@ export interface Tracked {
   dirs: Set<string>;
   /** Whether the tree has submodules (their worktree diff differs from the staged one). */
   gitlinks: boolean;
+  /** Each file's mode and object id. */
+  blobs: Map<string, { mode: number; oid: string }>;
+  /** Whether the tree has a `.gitattributes` (checkout may convert what it writes). */
+  attributes: boolean;
   /** The files' names as byte strings (latin1), as the index holds them; made on first use. */
   fileBytes?: Set<string>;
 }
@@ -28,14 +32,21 @@ const TRACKED_CACHE_SIZE = 4;
 export async function trackedPaths(root: string, tree: string): Promise<Tracked> {
   const hit = trackedCache.get(tree);
   if (hit) return hit;
-  const tracked: Tracked = { files: new Set(), dirs: new Set(), gitlinks: false };
+  const tracked: Tracked = { files: new Set(), dirs: new Set(), gitlinks: false, blobs: new Map(), attributes: false };
   // `<mode> <type> <object>\t<path>`; a submodule (type commit) is a leaf like a file.
   for (const entry of (await git(['ls-tree', '-r', '-t', '-z', '--full-tree', tree], root)).split('\0')) {
     const tab = entry.indexOf('\t');
     if (tab < 0) continue;
-    const type = entry.slice(0, tab).split(' ')[1];
+    const [mode = '', type, oid = ''] = entry.slice(0, tab).split(' ');
+    const name = entry.slice(tab + 1);
+    if (type === 'tree') {
+      tracked.dirs.add(name);
+      continue;
+    }
+    tracked.files.add(name);
     if (type === 'commit') tracked.gitlinks = true;
-    (type === 'tree' ? tracked.dirs : tracked.files).add(entry.slice(tab + 1));
+    else tracked.blobs.set(name, { mode: parseInt(mode, 8), oid });
+    if (name === '.gitattributes' || name.endsWith('/.gitattributes')) tracked.attributes = true;
   }
   if (trackedCache.size >= TRACKED_CACHE_SIZE) trackedCache.delete(trackedCache.keys().next().value!);
   trackedCache.set(tree, tracked);
@@ -74,25 +85,25 @@ export function gitDirOf(root: string): string {
 const ASSUME_VALID = 0x8000;
 
 /**
- * Whether the worktree's index lists the starting tree's files and nothing else, as plain
+ * The worktree's index when it lists the starting tree's files and nothing else, as plain
  * entries (the objects and stat data may differ: a line that staged an edit and then changed
  * the file again). Then the worktree's own diff against the tree is the staged patch: the
- * index adds no path and hides none. False for any index this cannot read (another version,
+ * index adds no path and hides none. Undefined for any index this cannot read (another version,
  * split or sparse, conflicts, assume-unchanged or skip-worktree entries).
  */
-export function indexListsTree(root: string, tracked: Tracked): boolean {
+export function indexListsTree(root: string, tracked: Tracked): IndexView | undefined {
   let data: Buffer;
   try {
     data = fs.readFileSync(path.join(gitDirOf(root), 'index'));
   } catch {
-    return false;
+    return undefined;
   }
   const view = viewIndex(data);
-  if (!view || view.count !== tracked.files.size) return false;
+  if (!view || view.count !== tracked.files.size) return undefined;
   // Names compared as bytes: no decoding per entry, and a name that is not UTF-8 matches only itself.
   tracked.fileBytes ??= new Set([...tracked.files].map((name) => Buffer.from(name, 'utf8').toString('latin1')));
   for (let i = 0; i < view.count; i++) {
-    if (data.readUInt16BE(view.offsets[i]! + 60) & ASSUME_VALID || !tracked.fileBytes.has(nameAt(view, i))) return false;
+    if (data.readUInt16BE(view.offsets[i]! + 60) & ASSUME_VALID || !tracked.fileBytes.has(nameAt(view, i))) return undefined;
   }
-  return true;
+  return view;
 }
