@@ -94,7 +94,7 @@ export async function readBlobs(common: string, oids: readonly string[]): Promis
 }
 
 /** End the repository's reader, if this thread has one. */
-export function closeBlobReader(common: string): void {
+function closeBlobReader(common: string): void {
   const reader = readers.get(common);
   if (!reader) return;
   readers.delete(common);
