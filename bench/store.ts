@@ -12,15 +12,9 @@
  * with shared structures) against JSON bytes, and replay throughput (range scan alone, and range
  * scan + rebuild through the reducer).
  *
- * The two ways to encode a batch appended without printed lines, per event or the whole array at
- * once (same bytes; the store encodes per event).
- *
  * Then the workload the pipeline's store cost comes from (bench/support/store-corpus.ts): the
  * durable events of the recorded corpus, many short sessions and ~100 shapes, into one
- * long-lived store vs one raw lmdb database, the event loop turning every 64 KiB of input; and
- * the same sessions as `batch` runs them, 4 in flight, each awaited to its own acknowledgement,
- * store vs the peer of bench/pipeline.ts (lmdb defaults, a put per event), with the number of
- * transactions (each a sync) per 100 sessions.
+ * long-lived store vs one raw lmdb database, the event loop turning every 64 KiB of input.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -30,14 +24,9 @@ import { Packr, pack } from 'msgpackr';
 import { EVENT_REGISTRY, type OutputEvent } from '../lib/events/index.js';
 import { createRebuilder } from '../lib/reducer/index.js';
 import { MAX_SHARED_STRUCTURES, openStore } from '../lib/store/index.js';
-import { encodeBatch, MAX_BATCH_CHARS, MAX_BATCH_EVENTS } from '../lib/store/event-batches.js';
 import { interleave, measurement, median, ratio, runIfMain, throughput, type BenchOptions, type BenchReport } from './harness.js';
-import { acknowledgeSessions, storeCorpusSets, writeSessions } from './support/store-corpus.js';
-import { openPeerStore } from './support/peer-assembly.js';
+import { storeCorpusSets, writeSessions } from './support/store-corpus.js';
 import { syntheticRun } from './support/synthetic-run.js';
-
-/** Sessions in flight in the many-sessions case (`batch --concurrency` default). */
-const ACK_LANES = 4;
 
 /** Run the store benchmark. */
 export async function run({ quick }: BenchOptions): Promise<BenchReport> {
@@ -124,81 +113,6 @@ export async function run({ quick }: BenchOptions): Promise<BenchReport> {
     await corpusStore.close();
     await corpusRoot.close();
 
-    // Many sessions as `batch` runs them: 4 in flight, each awaited to its own acknowledgement.
-    // The peer is the assembly of bench/support/peer-assembly.ts (lmdb defaults, one msgpackr
-    // value per event, `flushed` per session). Transactions are counted from lmdb's last txn id:
-    // each one is a sync (the store) or is followed by one (the peer's overlapping sync).
-    const ackSets = storeCorpusSets(quick ? 15_000 : 50_000, rounds + 1);
-    const ackStoreDir = path.join(base, 'ack-store');
-    const ackStore = openStore({ dir: ackStoreDir });
-    const ackPeer = openPeerStore(path.join(base, 'ack-peer'));
-    const ackPeerDb = ackPeer.openDB<OutputEvent, [string, number]>(dbOptions);
-    const ackStoreTxnIds = open({ path: ackStoreDir, maxDbs: 8, readOnly: true });
-    // The first count of each is the warm-up round's.
-    const txns: Record<'store' | 'peer', number[]> = { store: [], peer: [] };
-    const counted = async (name: 'store' | 'peer', stats: () => { lastTxnId: number }, write: () => Promise<void>) => {
-      const before = stats().lastTxnId;
-      await write();
-      txns[name].push(stats().lastTxnId - before);
-    };
-    let ackStoreSet = 0;
-    let ackPeerSet = 0;
-    const ackTimes = await interleave(rounds, {
-      store: () =>
-        counted(
-          'store',
-          () => ackStoreTxnIds.getStats() as { lastTxnId: number },
-          () =>
-            acknowledgeSessions(
-              ackSets.sets[ackStoreSet++] ?? [],
-              ACK_LANES,
-              (e) => ackStore.append(e),
-              (id) => ackStore.flushed(id),
-            ),
-        ),
-      peer: () =>
-        counted(
-          'peer',
-          () => ackPeer.getStats() as { lastTxnId: number },
-          () =>
-            acknowledgeSessions(
-              ackSets.sets[ackPeerSet++] ?? [],
-              ACK_LANES,
-              (e) => ackPeerDb.put([e.sessionId, e.seq], e),
-              () => ackPeerDb.flushed,
-            ),
-        ),
-    });
-    await ackStoreTxnIds.close();
-    await ackStore.close();
-    await ackPeer.close();
-    const ackSessions = ackSets.sets[0]?.length ?? 0;
-
-    // The encoding of a batch appended without printed lines, over the same events cut at the
-    // store's bounds: each event's JSON.stringify encoded into the value (what the store does)
-    // vs one JSON.stringify of the batch's array and one UTF-8 encode of that text (older builds).
-    // Both give the same bytes; only the cost differs.
-    const cuts: OutputEvent[][] = [];
-    for (let i = 0, chars = 0, at = 0; i <= n; i++) {
-      const size = i < n ? JSON.stringify(events[i]).length : 0;
-      if (i === n || i - at >= MAX_BATCH_EVENTS || chars + size > MAX_BATCH_CHARS) {
-        if (i > at) cuts.push(events.slice(at, i));
-        at = i;
-        chars = 0;
-      }
-      chars += size;
-    }
-    let encodedBytes = 0;
-    const encodeTimes = await interleave(rounds * 3, {
-      perEvent: () => {
-        for (const cut of cuts) encodedBytes += encodeBatch(cut.map((e) => JSON.stringify(e))).length;
-      },
-      wholeBatch: () => {
-        for (const cut of cuts) encodedBytes -= Buffer.from(JSON.stringify(cut), 'utf8').length;
-      },
-    });
-    if (encodedBytes !== 0) throw new Error('the two batch encodings differ in size');
-
     const structured = new Packr({ structures: [], maxSharedStructures: MAX_SHARED_STRUCTURES });
     const sizes = {
       plain: median(events.map((e) => pack(e).byteLength)),
@@ -213,10 +127,6 @@ export async function run({ quick }: BenchOptions): Promise<BenchReport> {
     const rebuild = measurement('replay: range scan + rebuild', 'events/s', throughput(replay.rebuild ?? [], n));
     const corpusStoreRate = measurement('corpus: store.append + flushed()', 'events/s', throughput(corpusTimes.store ?? [], corpus.durablePerSet));
     const corpusRaw = measurement('corpus: raw lmdb async put (same keys, encoding)', 'events/s', throughput(corpusTimes.lmdb ?? [], corpus.durablePerSet));
-    const encodePerEvent = measurement(`encode: per-event JSON.stringify into one value (${cuts.length} batches)`, 'events/s', throughput(encodeTimes.perEvent ?? [], n));
-    const encodeWhole = measurement('encode: one JSON.stringify of the batch + UTF-8 encode', 'events/s', throughput(encodeTimes.wholeBatch ?? [], n));
-    const ackStoreRate = measurement(`many sessions, ${ACK_LANES} in flight: store.append + flushed(sessionId)`, 'sessions/s', throughput(ackTimes.store ?? [], ackSessions));
-    const ackPeerRate = measurement(`many sessions, ${ACK_LANES} in flight: peer (lmdb defaults, put per event, flushed)`, 'sessions/s', throughput(ackTimes.peer ?? [], ackSessions));
     return {
       name: 'store',
       title: 'Event store (LMDB) write and replay',
@@ -229,35 +139,13 @@ export async function run({ quick }: BenchOptions): Promise<BenchReport> {
         rebuild,
         corpusStoreRate,
         corpusRaw,
-        encodePerEvent,
-        encodeWhole,
-        ackStoreRate,
-        ackPeerRate,
-        measurement(
-          'many sessions: store transactions (= syncs) per 100 sessions',
-          'txns',
-          txns.store.slice(1).map((t) => (100 * t) / ackSessions),
-          false,
-        ),
-        measurement(
-          'many sessions: peer transactions per 100 sessions',
-          'txns',
-          txns.peer.slice(1).map((t) => (100 * t) / ackSessions),
-          false,
-        ),
         measurement('msgpack bytes/event (shared structures)', 'bytes', [sizes.shared], false),
         measurement('msgpack bytes/event (plain)', 'bytes', [sizes.plain], false),
         measurement('JSON bytes/event', 'bytes', [sizes.json], false),
       ],
-      ratios: [
-        ratio('store / raw lmdb', store, raw, { op: '>=', value: 0.7 }),
-        ratio('store / JSONL', store, jsonl),
-        ratio('corpus: store / raw lmdb', corpusStoreRate, corpusRaw),
-        ratio('many sessions: store / peer', ackStoreRate, ackPeerRate),
-      ],
+      ratios: [ratio('store / raw lmdb', store, raw, { op: '>=', value: 0.7 }), ratio('store / JSONL', store, jsonl), ratio('corpus: store / raw lmdb', corpusStoreRate, corpusRaw)],
       notes: [
         `corpus: ${corpus.origin}; ${corpus.durablePerSet} durable events per round in ${corpus.sets[0]?.length ?? 0} sessions`,
-        `many sessions: ${ackSessions} sessions (${ackSets.durablePerSet} durable events) per round, ${ACK_LANES} in flight, each awaited to its own acknowledgement; ${ACK_LANES} sessions finishing in one event-loop turn share one transaction, so ${100 / ACK_LANES} per 100 sessions is the least`,
         'the store also checks durability, folds session/task/response events through the reducer for its index entry and writes that entry once per event-loop turn; raw lmdb writes events only',
         "the store writes one JSON value per session per turn, LZ4-compressed in lmdb's write thread from 8 KiB (docs/pipeline.md); raw lmdb writes one msgpackr value per event, uncompressed",
         'the machine is shared and noisy: compare ratios from the same run, not absolute rates across runs',

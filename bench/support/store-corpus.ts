@@ -52,21 +52,3 @@ export async function writeSessions(set: readonly StoreSession[], put: (e: Outpu
   }
   await flushed();
 }
-
-/**
- * Write one set as `batch` runs sessions: `lanes` in flight, each session's events appended in
- * one go (a short session decodes within one event-loop turn) and then awaited to its own
- * acknowledgement before the lane takes the next session.
- */
-export async function acknowledgeSessions(set: readonly StoreSession[], lanes: number, put: (e: OutputEvent) => unknown, flushed: (sessionId: string) => PromiseLike<unknown>): Promise<void> {
-  let next = 0;
-  const lane = async (): Promise<void> => {
-    for (let k = next++; k < set.length; k = next++) {
-      const { events } = set[k] as StoreSession;
-      for (const e of events) put(e);
-      const first = events[0];
-      if (first) await flushed(first.sessionId);
-    }
-  };
-  await Promise.all(Array.from({ length: lanes }, lane));
-}

@@ -316,8 +316,8 @@ export function openStore(options: StoreOptions): EventStore {
       if (!EVENT_REGISTRY[event.type]?.durable) return false;
       if (options.readOnly) throw new MinicodeError('MINICODE_E_STORE', 'the store is open read-only');
       // The event's JSON text now, not at the end of the turn: the batch bound counts it, and
-      // encoding each event's text into the value costs less than encoding one stringify of the
-      // whole batch, whose large text encodes to UTF-8 at under half the rate (bench/store.ts).
+      // per-event text costs less than one stringify of the whole batch (a two-byte character
+      // anywhere makes a batch's text two-byte, and its UTF-8 encode slower; bench/store.ts).
       let text = line;
       if (text === undefined) {
         try {
