@@ -124,6 +124,12 @@ export const ERROR_CODES = {
   MINICODE_E_SESSION_BUSY: { meaning: 'an ACP prompt arrived for a session whose previous prompt is still running' },
   MINICODE_E_SESSION_ID_INVALID: { category: 'USER_ERROR', recoverability: 'ACTION_REQUIRED', exitCode: 2, meaning: 'a session id outside the grammar [A-Za-z0-9._:-]{1,128}' },
   MINICODE_E_SESSION_NOT_FOUND: { category: 'USER_ERROR', recoverability: 'ACTION_REQUIRED', exitCode: 1, meaning: 'no stored session has that id' },
+  MINICODE_E_SPAWN_HELPER: {
+    category: 'INTERNAL_ERROR',
+    recoverability: 'RETRYABLE',
+    exitCode: 1,
+    meaning: "the batch's spawn helper process died while a command it ran was in flight (the command's process group is killed; run the line again with --retry-errors)",
+  },
   MINICODE_E_STORE: { category: 'FILESYSTEM_ERROR', recoverability: 'UNKNOWN', exitCode: 1, meaning: 'the session store cannot be opened, read or written' },
   MINICODE_E_STREAM_BROKEN: { meaning: 'the provider response stream broke mid-way; what arrived is kept' },
   MINICODE_E_STREAM_TRUNCATED: { meaning: 'the provider response stream ended before the provider finished it (retryable)' },

@@ -24,6 +24,8 @@ import type { HarnessOptions } from './harness.js';
 export interface PoolRunnerOptions {
   /** Shared store directory; none: runs are not stored. */
   storeDir?: string;
+  /** false: pool threads spawn the lines' subprocesses themselves, not through their spawn helper (lib/spawn-helper); default true. */
+  spawnHelper?: boolean;
 }
 
 /** Batch runs dispatched to the pool. */
@@ -68,6 +70,7 @@ export function createPoolRunners(options: PoolRunnerOptions = {}): PoolRunners 
       signals.set(id, lineSignals);
       const task: BatchLineTask = { seq: id, line, setup, baseDir: where.baseDir, cwd: where.cwd, channel: name, aborted, sentAt: Date.now() };
       if (options.storeDir) task.storeDir = options.storeDir;
+      if (options.spawnHelper === false) task.spawnHelper = false;
       if (where.trace) task.trace = where.trace;
       if (where.harness) task.harness = where.harness;
       const result = await runWorker<BatchLineValue>('batch-line', task);

@@ -32,6 +32,8 @@ export interface BatchLineTask {
   trace?: LineTrace;
   /** Isolation and verify of the line, done on the pool thread around the run. */
   harness?: HarnessOptions & { outDir: string };
+  /** false: the line's subprocesses are spawned by the pool thread itself, not its spawn helper (a benchmark's peer); default true. */
+  spawnHelper?: boolean;
   /** `Date.now()` when the coordinator queued the task: the wait in the pool's queue is added to the record's `timing.queueMs`. */
   sentAt: number;
 }

@@ -3,12 +3,12 @@
  * share: running git with a clean environment, where workspaces and their markers live, the
  * line's starting state in its repository, and removing a marked workspace.
  */
-import { execFile, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { MinicodeError } from '../errors.js';
+import { spawnChild } from '../spawn-helper/route.js';
 import { knownPlace, knownTree, readHead, rememberPlace, type RepoPlace } from './repo-head.js';
 import { withRepoLock } from './repo-lock.js';
 
@@ -26,25 +26,34 @@ export interface Marker {
 /** The environment git runs with: the caller's, without what would point git at another repository. */
 export const GIT_ENV = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^GIT_(DIR|WORK_TREE|INDEX_FILE|OBJECT_DIRECTORY|COMMON_DIR|PREFIX)$/.test(k)));
 
-/** Run git in `cwd` (stdin `input` when given, extra environment `env`); its stdout. */
+/** Most stdout one git command may print (a patch of a huge change): past it, the command fails. */
+const MAX_GIT_OUTPUT_CHARS = 512 * 1024 * 1024;
+
+/**
+ * Run git in `cwd` (stdin `input` when given, extra environment `env`); its stdout. Started with
+ * `spawnChild`: from a batch's spawn helper when the line runs in one (lib/spawn-helper).
+ */
 export function git(args: string[], cwd: string, input?: string, env?: NodeJS.ProcessEnv): Promise<string> {
   const name = commandName(args);
   const fullEnv = env ? { ...GIT_ENV, ...env } : GIT_ENV;
   return new Promise((resolve, reject) => {
-    if (input === undefined) {
-      execFile('git', args, { cwd, env: fullEnv, maxBuffer: 512 * 1024 * 1024, encoding: 'utf8' }, (error, stdout, stderr) =>
-        error ? reject(new Error(`git ${name}: ${stderr.trim() || error.message}`)) : resolve(stdout),
-      );
-      return;
-    }
-    const child = spawn('git', args, { cwd, env: fullEnv, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawnChild('git', args, { cwd, env: fullEnv, stdin: input !== undefined });
     const out: string[] = [];
     const err: string[] = [];
-    child.stdout.setEncoding('utf8').on('data', (d: string) => out.push(d));
+    let outChars = 0;
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      outChars += d.length;
+      if (outChars > MAX_GIT_OUTPUT_CHARS) child.killGroup('SIGKILL');
+      else out.push(d);
+    });
     child.stderr.setEncoding('utf8').on('data', (d: string) => err.push(d));
-    child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(out.join('')) : reject(new Error(`git ${name}: ${err.join('').trim()}`))));
-    child.stdin.end(input);
+    child.on('error', (error) => reject(new Error(`git ${name}: ${error.message}`)));
+    child.on('close', (code, signal) => {
+      if (outChars > MAX_GIT_OUTPUT_CHARS) reject(new Error(`git ${name}: more than ${MAX_GIT_OUTPUT_CHARS} characters of output`));
+      else if (code === 0) resolve(out.join(''));
+      else reject(new Error(`git ${name}: ${err.join('').trim() || (signal ? `killed by ${signal}` : `exited with code ${code}`)}`));
+    });
+    child.stdin?.end(input);
   });
 }
 

@@ -1,25 +1,15 @@
-import { spawn } from 'node:child_process';
 import type { z } from 'zod';
 import { inputSchemaOf } from './input-check.js';
 import { INPUT_JSON_SCHEMAS } from './input-json-schemas.js';
 import type { BashInput } from './input-schemas.js';
 import { scrubEnv } from '../policy/credentials.js';
+import { spawnChild } from '../spawn-helper/route.js';
 import { createBoundedCollector } from './truncate.js';
 import { capHeadTail } from './truncate.js';
 import type { Tool, ToolContext, ToolOutcome } from './types.js';
 
 type Input = z.infer<typeof BashInput>;
 const JSON_SCHEMA = INPUT_JSON_SCHEMAS.bash!;
-
-/** Kill the whole process group: `bash -c` children (a test runner, a server) die with it. */
-function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
-  if (pid === undefined) return;
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // Already gone: nothing to kill.
-  }
-}
 
 /**
  * `bash`: run a command line as a real subprocess in the workspace, in its own process group,
@@ -44,19 +34,15 @@ export const bashTool: Tool<Input> = {
         return;
       }
       const collector = createBoundedCollector(ctx.limits.maxOutputChars);
-      const child = spawn('bash', ['-c', input.command], {
-        cwd: ctx.cwd,
-        env: scrubEnv(ctx.env ?? process.env),
-        detached: true,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      // From this process, or from a batch's spawn helper (lib/spawn-helper/route.ts): the same outcomes either way.
+      const child = spawnChild('bash', ['-c', input.command], { cwd: ctx.cwd, env: scrubEnv(ctx.env ?? process.env), detached: true });
       let stopped: 'timeout' | 'aborted' | undefined;
       let graceTimer: NodeJS.Timeout | undefined;
       const stop = (why: 'timeout' | 'aborted') => {
         if (stopped) return;
         stopped = why;
-        killGroup(child.pid, 'SIGTERM');
-        graceTimer = setTimeout(() => killGroup(child.pid, 'SIGKILL'), ctx.limits.killGraceMs);
+        child.killGroup('SIGTERM');
+        graceTimer = setTimeout(() => child.killGroup('SIGKILL'), ctx.limits.killGraceMs);
         graceTimer.unref();
       };
       const timer = setTimeout(() => stop('timeout'), timeoutMs);
@@ -64,9 +50,16 @@ export const bashTool: Tool<Input> = {
       ctx.signal.addEventListener('abort', onAbort, { once: true });
       child.stdout.setEncoding('utf8').on('data', (s: string) => collector.push(s));
       child.stderr.setEncoding('utf8').on('data', (s: string) => collector.push(s));
-      child.on('error', (error) => {
+      child.on('error', (error: Error & { code?: string }) => {
         clearTimeout(timer);
+        if (graceTimer) clearTimeout(graceTimer);
         ctx.signal.removeEventListener('abort', onAbort);
+        // The helper died mid-command: its group is already killed; say so with the code, keep what it printed.
+        if (error.code === 'MINICODE_E_SPAWN_HELPER') {
+          const { text, truncated } = collector.result();
+          resolve({ status: 'failed', cause: 'INTERNAL_ERROR', message: `${error.code}: ${error.message}`, ...(text.length > 0 ? { output: text } : {}), receipt: { truncated } });
+          return;
+        }
         resolve({ status: 'failed', cause: 'TOOL_ERROR', message: `could not start bash: ${error.message}` });
       });
       child.on('close', (code, signal) => {
@@ -74,7 +67,7 @@ export const bashTool: Tool<Input> = {
         if (graceTimer) clearTimeout(graceTimer);
         ctx.signal.removeEventListener('abort', onAbort);
         // The command's own children may still hold the pipes; make sure none outlives the call.
-        killGroup(child.pid, 'SIGKILL');
+        child.killGroup('SIGKILL');
         const { text, truncated } = collector.result();
         const output = text.length > 0 ? text : '(no output)';
         if (stopped === 'timeout') {
