@@ -256,7 +256,8 @@ async function execute(line: BatchLine, options: LocalBatchOptions, signals: Run
     return inProcess(); // the same failure, recorded the same way
   }
   if (setup.fetch) return inProcess();
-  const measured = (options.harness?.isolate ?? 'none') !== 'none' || options.harness?.verify !== undefined;
+  // A line's own `verify` counts too, with no --verify for the batch.
+  const measured = (options.harness?.isolate ?? 'none') !== 'none' || options.harness?.verify !== undefined || line.verify !== undefined;
   return options.runners.run(
     line,
     setup,
