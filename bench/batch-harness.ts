@@ -10,7 +10,10 @@
  * - event-loop p99 lag (`monitorEventLoopDelay`; the issue's target: < 50 ms);
  * - record-write lag: from the moment a line's timing was closed (its run, verify and patch
  *   done) to its record appended to results.jsonl, p99 (also < 50 ms).
- * The peer is the same batch without isolation and verify (plain `batch`), run after it in
+ * Between them, the same harness batch with the pool threads spawning git, bash and verify
+ * themselves instead of through their spawn helper (lib/spawn-helper): each such spawn forks
+ * the whole process, which stalls every thread, the coordinator's included, for the page-table
+ * copy. The peer is the same batch without isolation and verify (plain `batch`), run after it in
  * the same process: the ratio says what the harness adds to the coordinator's lag. The floor is
  * an idle thread's lag over the same window (bench/support/idle-lag.ts): on a shared machine the
  * scheduler alone delays a waking thread by tens of ms, which no code of ours can remove.
@@ -59,13 +62,13 @@ interface BatchFigures {
   patches: number;
 }
 
-async function oneBatch(work: string, name: string, n: number, setup: LineSetup, harness: HarnessOptions | undefined): Promise<BatchFigures> {
+async function oneBatch(work: string, name: string, n: number, setup: LineSetup, harness: HarnessOptions | undefined, spawnHelper = true): Promise<BatchFigures> {
   const input = parseBatchInput(Array.from({ length: n }, (_, i) => JSON.stringify({ id: `${name}-${i}`, prompt: 'Fix the failing test in this project', cwd: 'repo' })).join('\n'));
   const outDir = path.join(work, `out-${name}`);
   const store = openStore({ dir: path.join(work, `store-${name}`) });
   const threads = defaultMaxThreads();
   configurePool({ maxThreads: threads, concurrentTasksPerWorker: tasksPerThreadFor(CONCURRENCY, threads) });
-  const runners = createPoolRunners({ storeDir: path.join(work, `store-${name}`) });
+  const runners = createPoolRunners({ storeDir: path.join(work, `store-${name}`), spawnHelper });
   const lag = monitorEventLoopDelay({ resolution: 10 });
   const writeLags: number[] = [];
   // The batch's own start: the first reading of its clock (records' totalMs count from it).
@@ -159,6 +162,8 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
   const { origin } = server;
   const setup: LineSetup = { provider: { format, model: cassette.manifest.model ?? 'replay', baseUrl: baseUrlForOrigin(format, origin), apiKey: 'replay' }, approval: 'auto' };
   const harness = await oneBatch(work, 'harness', n, setup, { isolate: 'worktree', verify: 'node test.js' });
+  // The same batch with the pool threads forking the whole process for every git, bash and verify child (before the spawn helper).
+  const direct = await oneBatch(work, 'direct', n, setup, { isolate: 'worktree', verify: 'node test.js' }, false);
   // Checked before the plain batch, which edits the repository in place (that is what isolation prevents).
   const clean = git('status', '--porcelain') === '';
   const plain = await oneBatch(work, 'plain', n, setup, undefined);
@@ -170,6 +175,8 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
   fs.rmSync(work, { recursive: true, force: true });
 
   const lagHarness = measurement('coordinator event-loop lag p99, --isolate worktree --verify', 'ms', [harness.lagP99Ms], false);
+  const lagDirect = measurement('coordinator event-loop lag p99, --isolate worktree --verify, subprocesses forked by the pool threads (no spawn helper)', 'ms', [direct.lagP99Ms], false);
+  const idleDirect = measurement('idle thread event-loop lag p99 during the batch without spawn helper (machine floor)', 'ms', [direct.idleP99Ms], false);
   const lagPlain = measurement('coordinator event-loop lag p99, plain batch (peer)', 'ms', [plain.lagP99Ms], false);
   const idleHarness = measurement('idle thread event-loop lag p99 during the harness batch (machine floor)', 'ms', [harness.idleP99Ms], false);
   const writeHarness = measurement('record-write lag p99, --isolate worktree --verify', 'ms', [harness.writeLagP99Ms], false);
@@ -181,8 +188,10 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
       'Coordinator event-loop p99 lag and record-write lag (line closed to record appended) of a batch whose lines each get a git worktree, a verify command and a patch, against the same batch without them. Targets: both p99 < 50 ms.',
     measurements: [
       lagHarness,
+      lagDirect,
       lagPlain,
       idleHarness,
+      idleDirect,
       writeHarness,
       writePlain,
       measurement('coordinator time inside a record write call p99, --isolate worktree --verify', 'ms', [harness.appendP99Ms], false),
@@ -191,6 +200,7 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
     ],
     ratios: [
       ratio('event-loop lag p99: harness / plain', lagHarness, lagPlain),
+      ratio('event-loop lag p99: harness with spawn helper / without', lagHarness, lagDirect),
       ratio('event-loop lag p99: harness coordinator / idle thread (same window)', lagHarness, idleHarness),
       { label: 'event-loop lag p99 above the idle floor, with isolation and verify (ms), target <= 50', value: harness.lagP99Ms - harness.idleP99Ms, target: { op: '<=', value: 50 }, unit: 'ms' },
       { label: 'event-loop lag p99 with isolation and verify (ms), target <= 50', value: harness.lagP99Ms, target: { op: '<=', value: 50 }, unit: 'ms' },
@@ -199,8 +209,9 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
     notes: [
       `harness: ${harness.completed} completed, ${harness.verified} verified, ${harness.patches} patches, lag max ${harness.lagMaxMs.toFixed(0)} ms, wall ${(harness.wallMs / 1000).toFixed(1)} s`,
       `coordinator record write calls (fs.write/fs.writeSync): ${harness.appends}, time inside one p50 ${harness.appendP50Ms.toFixed(3)} ms, p99 ${harness.appendP99Ms.toFixed(2)} ms, longest ${harness.appendMaxMs.toFixed(2)} ms, all together ${harness.appendTotalMs.toFixed(0)} ms (plain batch: ${plain.appends} calls, p50 ${plain.appendP50Ms.toFixed(3)} ms, p99 ${plain.appendP99Ms.toFixed(2)} ms, longest ${plain.appendMaxMs.toFixed(2)} ms, together ${plain.appendTotalMs.toFixed(0)} ms)`,
+      `harness without spawn helper: ${direct.completed} completed, ${direct.verified} verified, ${direct.patches} patches, lag max ${direct.lagMaxMs.toFixed(0)} ms, record-write lag p99 ${direct.writeLagP99Ms.toFixed(1)} ms, wall ${(direct.wallMs / 1000).toFixed(1)} s`,
       `plain: ${plain.completed} completed, lag max ${plain.lagMaxMs.toFixed(0)} ms, idle-thread lag p99 ${plain.idleP99Ms.toFixed(0)} ms, wall ${(plain.wallMs / 1000).toFixed(1)} s`,
-      `one batch of each (a 1,000-line batch is minutes here), harness first; after the harness batch: repository ${clean ? 'untouched' : 'MODIFIED'}, ${strays} stray worktree(s)`,
+      `one batch of each (a 1,000-line batch is minutes here): harness, harness without spawn helper, plain; after the harness batches: repository ${clean ? 'untouched' : 'MODIFIED'}, ${strays} stray worktree(s)`,
       `${defaultMaxThreads()} pool thread(s); load average ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cores`,
     ],
   };
