@@ -79,8 +79,9 @@ class HelperChild extends EventEmitter implements SpawnedChild {
   }
 
   killGroup(signal: NodeJS.Signals): void {
-    if (this.closed) return;
-    if (this.helper.alive) this.helper.send({ type: 'signal', id: this.id, signal, group: true });
+    // Once closed the helper has forgotten the command, but its group may outlive it (a
+    // background job with its output redirected): signalled from here, as a direct spawn's is.
+    if (this.helper.alive && !this.closed) this.helper.send({ type: 'signal', id: this.id, signal, group: true });
     else signalProcess(this.pid, signal, this.detached);
   }
 

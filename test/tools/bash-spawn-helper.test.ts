@@ -70,6 +70,16 @@ describe('the bash tool through a spawn helper', () => {
     await until(() => dead(pid), 'the grandchild to die');
   });
 
+  it('kills what the command left running in its group once it exits, as a direct spawn does', async () => {
+    for (const run of [direct, viaHelper]) {
+      const dir = scratch();
+      const outcome = await run({ command: 'sleep 30 > /dev/null 2>&1 & echo $! > child.pid' }, context(dir).ctx);
+      expect(outcome).toMatchObject({ status: 'completed' });
+      const pid = Number(fs.readFileSync(path.join(dir, 'child.pid'), 'utf8'));
+      await until(() => dead(pid), 'the background job to die');
+    }
+  });
+
   it('kills the whole process group when the run is aborted', async () => {
     const dir = scratch();
     const controller = new AbortController();
