@@ -8,10 +8,7 @@ import { viewOf } from '../../lib/render/state-view.js';
 import { STREAMS, loadEvents } from './drive.js';
 
 /** Strings a payload may carry that matter to the cut: the cut text itself, quotes, escapes, C1 controls, line separators. */
-const tricky = fc.oneof(
-  fc.string(),
-  fc.constantFrom('},{"schema":"minicode.output.v1",', '"}', '\\', '\u009b[31m', '\u2028', '\u202e', '{"schema":"minicode.output.v1",', 'é😀'),
-);
+const tricky = fc.oneof(fc.string(), fc.constantFrom('},{"schema":"minicode.output.v1",', '"}', '\\', '\u009b[31m', '\u2028', '\u202e', '{"schema":"minicode.output.v1",', 'é😀'));
 
 /** Payload values, including objects whose first field is `schema` (the one way the cut text occurs outside strings). */
 const value = fc.letrec((tie) => ({
