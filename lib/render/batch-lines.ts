@@ -3,8 +3,8 @@
  *
  * Why: `JSON.stringify` builds its result in growing pieces and joins them, so a call per
  * event allocated about three times the text it produced (most of the pipeline's allocation,
- * heap profile of bench/pipeline.ts); one call per batch allocates about half of that and the
- * lines are slices of its result.
+ * heap profile of bench/pipeline.ts). One call per batch, whose lines are slices of its result,
+ * took about a fifth less CPU for the same lines (long session, same-run A/B).
  *
  * Why the cut is exact: when every event's first field is `schema` (as the enveloper builds
  * them; checked), each element of `[e1,e2,...]` after the first starts right after
