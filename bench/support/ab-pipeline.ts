@@ -4,11 +4,13 @@
  * noisy neighbour slows both alike. Each side has its own corpus, store and modules (its
  * `dist/`); the figure to read is the median of the per-round ratios B / A.
  *
- *   node dist/bench/support/ab-pipeline.js <root A> <root B> [--full] [--rounds N] [--events N]
+ *   node dist/bench/support/ab-pipeline.js <root A> <root B> [--full] [--rounds N] [--events N] [--long RECORDS]
  *
  * A root is a checkout with a compiled `dist/` (e.g. `git archive main | tar -x -C /tmp/a`,
  * a `node_modules` symlink and `npx tsc -p .` there). Without `--full` decode is replaced by
- * pre-decoded drafts, so only scrub -> envelope -> reduce -> render -> store is timed.
+ * pre-decoded drafts, so only scrub -> envelope -> reduce -> render -> store is timed. With
+ * `--long` the corpus is the long session of bench/pipeline.ts (one seeded Codex stream of that
+ * many records) instead of the replicated recordings.
  * Set MINICODE_FIXTURES when a root has no `../shared/fixtures` beside it.
  */
 import os from 'node:os';
@@ -36,11 +38,12 @@ const median = (a: number[]): number => [...a].sort((x, y) => x - y)[a.length >>
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
-  const roots = args.filter((a, i) => !a.startsWith('--') && !args[i - 1]?.startsWith('--rounds') && !args[i - 1]?.startsWith('--events'));
-  if (roots.length !== 2) throw new Error('usage: ab-pipeline.js <root A> <root B> [--full] [--rounds N] [--events N]');
+  const roots = args.filter((a, i) => !a.startsWith('--') && !args[i - 1]?.startsWith('--rounds') && !args[i - 1]?.startsWith('--events') && !args[i - 1]?.startsWith('--long'));
+  if (roots.length !== 2) throw new Error('usage: ab-pipeline.js <root A> <root B> [--full] [--rounds N] [--events N] [--long RECORDS]');
   const full = args.includes('--full');
   const rounds = option(args, '--rounds', 9);
   const events = option(args, '--events', 50_000);
+  const longRecords = option(args, '--long', 0);
   const variant: PipelineVariant = { label: full ? 'full' : 'pre-decoded', decode: full, scrub: 'full', render: true, store: true };
   const sides: Side[] = [];
   for (const root of roots) {
@@ -51,7 +54,7 @@ async function main(): Promise<void> {
       name: root as string,
       runVariant: bench.runVariant,
       runFloor: bench.runFloor,
-      corpus: corpora.buildPipelineCorpus({ minEvents: events }),
+      corpus: longRecords > 0 ? corpora.buildLongSessionCorpus({ records: longRecords }) : corpora.buildPipelineCorpus({ minEvents: events }),
       store: bench.temporaryStore(),
       ms: [],
     });

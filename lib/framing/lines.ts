@@ -52,8 +52,11 @@ export function createLineFramer(options: LineFramerOptions): LineFramer {
       overflowed = false;
       return;
     }
-    const text = line.endsWith('\r') ? line.slice(0, -1) : line;
-    if (text.length === 0 || /^\s*$/.test(text)) return;
+    const text = line.charCodeAt(line.length - 1) === 0x0d ? line.slice(0, -1) : line;
+    // A line starting with a visible ASCII character (every JSON record) is not blank: the
+    // whitespace test is left to the others.
+    const first = text.charCodeAt(0);
+    if (!(first > 0x20 && first < 0x7f) && (text.length === 0 || /^\s*$/.test(text))) return;
     options.onLine(text, lineNumber);
   }
 

@@ -1,9 +1,9 @@
 import type { ErrorInfo, PayloadOf } from '../events/index.js';
 import type { DecoderOptions } from '../decode/types.js';
 import { createJsonlInput } from './jsonl-input.js';
-import { createRunCore, reportLimitWording, tokenUsage, type RunCore } from './run-core.js';
+import { createRunCore, reportLimitWording, type RunCore } from './run-core.js';
 import { settlingDecoder, type SettlingNativeDecoder } from './settling.js';
-import { asRecord, excerpt, matchLimitWording, oneLine, str } from './text.js';
+import { asRecord, count, excerpt, matchLimitWording, oneLine, str } from './text.js';
 import { toolKindFor } from './tool-kind.js';
 
 /**
@@ -174,36 +174,24 @@ function commandItem(core: RunCore, phase: Phase, id: string, item: Record<strin
   const output = str(item.aggregated_output) ?? '';
   const exitCode = typeof item.exit_code === 'number' && Number.isInteger(item.exit_code) ? item.exit_code : undefined;
   const status = str(item.status);
-  const excerptFields = output ? { output: excerpt(output) } : {};
+  // Payloads are built field by field in the order of their spread-built form (same JSON):
+  // a conditional spread costs a temporary object and a generic copy per command.
   if (status === 'declined') {
     core.finishTool({ type: 'tool.denied', payload: { toolCallId: id, name, reason: 'declined by the sandbox or approval policy' } }, 'native');
   } else if (status === 'failed' || (exitCode !== undefined && exitCode !== 0)) {
-    core.finishTool(
-      {
-        type: 'tool.failed',
-        payload: {
-          toolCallId: id,
-          name,
-          cause: 'TOOL_ERROR',
-          message: exitCode === undefined ? 'command failed' : `exit ${exitCode}`,
-          ...excerptFields,
-          ...(exitCode === undefined ? {} : { receipt: { exitCode } }),
-        },
-      },
-      'native',
-    );
+    const failed: PayloadOf<'tool.failed'> = { toolCallId: id, name, cause: 'TOOL_ERROR', message: exitCode === undefined ? 'command failed' : `exit ${exitCode}` };
+    if (output) failed.output = excerpt(output);
+    if (exitCode !== undefined) failed.receipt = { exitCode };
+    core.finishTool({ type: 'tool.failed', payload: failed }, 'native');
   } else if (exitCode === undefined) {
     // codex#14691: an item abandoned at turn end is reported "completed" with exit_code null.
     core.finishTool({ type: 'tool.cancelled', payload: { toolCallId: id, name, reason: 'abandoned without an exit code' } }, 'inferred');
   } else {
     const lines = lineCount(output);
-    core.finishTool(
-      {
-        type: 'tool.completed',
-        payload: { toolCallId: id, name, summary: `exit ${exitCode}, ${lines} line${lines === 1 ? '' : 's'}`, ...excerptFields, receipt: { exitCode, lines } },
-      },
-      'native',
-    );
+    const completed: PayloadOf<'tool.completed'> = { toolCallId: id, name, summary: `exit ${exitCode}, ${lines} line${lines === 1 ? '' : 's'}` };
+    if (output) completed.output = excerpt(output);
+    completed.receipt = { exitCode, lines };
+    core.finishTool({ type: 'tool.completed', payload: completed }, 'native');
   }
 }
 
@@ -249,7 +237,9 @@ function endByStatus(core: RunCore, id: string, name: string, status: string | u
   } else if (status === 'declined') {
     core.finishTool({ type: 'tool.denied', payload: { toolCallId: id, name, reason: 'declined by the sandbox or approval policy' } }, 'native');
   } else {
-    core.finishTool({ type: 'tool.completed', payload: { toolCallId: id, name, summary, ...(receipt ? { receipt } : {}) } }, 'native');
+    const completed: PayloadOf<'tool.completed'> = { toolCallId: id, name, summary };
+    if (receipt) completed.receipt = receipt;
+    core.finishTool({ type: 'tool.completed', payload: completed }, 'native');
   }
 }
 
@@ -271,13 +261,19 @@ function mcpText(result: unknown): string | undefined {
 function usageOf(value: unknown): PayloadOf<'usage.reported'>['usage'] | undefined {
   const u = asRecord(value);
   if (!u) return undefined;
-  return tokenUsage([
-    ['inputTokens', u.input_tokens],
-    ['outputTokens', u.output_tokens],
-    ['cacheReadTokens', u.cached_input_tokens],
-    ['cacheWriteTokens', u.cache_write_input_tokens],
-    ['reasoningTokens', u.reasoning_output_tokens],
-  ]);
+  // What tokenUsage([[field, raw], ...]) gives, in the same order, without its pair arrays (once per turn).
+  const usage: PayloadOf<'usage.reported'>['usage'] = {};
+  const input = count(u.input_tokens);
+  if (input !== undefined) usage.inputTokens = input;
+  const output = count(u.output_tokens);
+  if (output !== undefined) usage.outputTokens = output;
+  const cacheRead = count(u.cached_input_tokens);
+  if (cacheRead !== undefined) usage.cacheReadTokens = cacheRead;
+  const cacheWrite = count(u.cache_write_input_tokens);
+  if (cacheWrite !== undefined) usage.cacheWriteTokens = cacheWrite;
+  const reasoning = count(u.reasoning_output_tokens);
+  if (reasoning !== undefined) usage.reasoningTokens = reasoning;
+  return usage;
 }
 
 function providerError(message: string): ErrorInfo {

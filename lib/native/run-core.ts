@@ -166,6 +166,8 @@ export function createRunCore(options: RunCoreOptions): RunCore {
   }
 
   function closeOpenWork(): void {
+    // Most settles find nothing open: no iterators then (this runs once per turn).
+    if (openTools.size === 0 && openApprovals.size === 0) return;
     for (const [toolCallId, name] of openTools) {
       closeTool(toolCallId);
       push('tool.cancelled', { toolCallId, name, reason: 'parent-ended' }, 'synthetic', { correlationId: toolCallId });

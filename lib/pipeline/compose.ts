@@ -83,14 +83,14 @@ export function createRunPipeline(options: RunPipelineOptions): RunPipeline {
   });
   let state = options.state ?? initialState(options.sessionId);
   const { store, renderer, onEvent } = options;
-  const lineOf = renderer?.lineOf?.bind(renderer);
+  const linesOf = renderer?.linesOf?.bind(renderer) ?? (renderer?.lineOf ? (events: readonly OutputEvent[]) => events.map((e) => renderer.lineOf?.(e)) : undefined);
   let finishExtra: FinishExtra | undefined;
   const settle = createSettleStage({
     settle(events) {
       // The JSONL lines the renderer prints, made once for it and the store, for the whole
-      // batch before reducing it: JSON.stringify then runs back to back, and the reducer's
-      // loop runs without it in between (each loop keeps its own code and data hot).
-      const lines = lineOf ? events.map(lineOf) : undefined;
+      // batch before reducing it (one serialisation of the batch, see render/batch-lines.ts),
+      // so the reducer's loop runs without it in between (each loop keeps its code and data hot).
+      const lines = linesOf?.(events);
       for (let i = 0; i < events.length; i++) {
         const event = events[i] as OutputEvent;
         const line = lines?.[i];

@@ -1,4 +1,5 @@
 import type { OutputEvent } from '../events/index.js';
+import { batchLines } from './batch-lines.js';
 import { displayText } from './display-text.js';
 import { jsonLine, jsonTextDelta } from './json-line.js';
 import { isVisible } from './projection.js';
@@ -36,6 +37,18 @@ export function createJsonlRenderer<S>(options: JsonlRendererOptions<S>): Render
   };
   return {
     lineOf,
+    linesOf(events) {
+      // The visible events' lines from one serialisation (see batch-lines.ts), in place.
+      const lines = new Array<string | undefined>(events.length);
+      const visible: OutputEvent[] = [];
+      for (let i = 0; i < events.length; i++) {
+        const event = events[i] as OutputEvent;
+        if (event.type !== 'assistant.message.delta' && isVisible(event, 'machine')) visible.push(event);
+      }
+      const made = batchLines(visible);
+      for (let i = 0, k = 0; i < events.length; i++) if (events[i] === visible[k]) lines[i] = made[k++];
+      return lines;
+    },
     onEvent(event: OutputEvent, _state: S, given?: string) {
       if (finished) return;
       if (event.type === 'assistant.message.delta') {

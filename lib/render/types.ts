@@ -29,5 +29,7 @@ export interface Renderer<S> {
    * to the store and back to `onEvent`, so an event is serialised once for both.
    */
   lineOf?(event: OutputEvent): string | undefined;
+  /** `events.map(lineOf)`, made for the whole batch at once (cheaper); present with `lineOf`. */
+  linesOf?(events: readonly OutputEvent[]): (string | undefined)[];
   finish(state: S, extra?: FinishExtra): void;
 }
