@@ -18,6 +18,11 @@ interface Reader {
   child: ChildProcessWithoutNullStreams;
   pending: Pending[];
   buffered: Buffer;
+  /** Chunks not yet joined to `buffered`: an answer's bytes are joined once they are all there. */
+  parts: Buffer[];
+  partsLength: number;
+  /** Bytes the answer at the front of `buffered` needs in all (0 while its header is incomplete). */
+  need: number;
   idle?: NodeJS.Timeout;
 }
 
@@ -42,7 +47,11 @@ function drain(common: string, reader: Reader): void {
     }
     const size = Number(header[2]);
     const end = newline + 1 + size;
-    if (reader.buffered.length < end + 1) return;
+    if (reader.buffered.length < end + 1) {
+      reader.need = end + 1;
+      return;
+    }
+    reader.need = 0;
     const content = Buffer.from(reader.buffered.subarray(newline + 1, end));
     reader.buffered = reader.buffered.subarray(end + 1);
     reader.pending.shift()?.resolve(content);
@@ -62,9 +71,15 @@ function hold(reader: Reader, held: boolean): void {
 
 function open(common: string): Reader {
   const child = spawn('git', ['--git-dir', common, 'cat-file', '--batch'], { cwd: common, env: GIT_ENV, stdio: ['pipe', 'pipe', 'pipe'] });
-  const reader: Reader = { child, pending: [], buffered: Buffer.alloc(0) };
+  const reader: Reader = { child, pending: [], buffered: Buffer.alloc(0), parts: [], partsLength: 0, need: 0 };
   child.stdout.on('data', (chunk: Buffer) => {
-    reader.buffered = reader.buffered.length ? Buffer.concat([reader.buffered, chunk]) : chunk;
+    // A large blob arrives in many chunks: join them once it is whole, not at every chunk.
+    reader.parts.push(chunk);
+    reader.partsLength += chunk.length;
+    if (reader.buffered.length + reader.partsLength < reader.need) return;
+    reader.buffered = Buffer.concat(reader.buffered.length ? [reader.buffered, ...reader.parts] : reader.parts);
+    reader.parts = [];
+    reader.partsLength = 0;
     drain(common, reader);
   });
   child.stderr.resume();
