@@ -4,16 +4,20 @@
  * (cli/main.ts, bundled to dist/cli/app.js) from V8's code cache where this Node allows it
  * (cli/code-cache.ts, docs/startup.md), else imports the ES module bundle.
  */
+import v8 from 'node:v8';
 import vm from 'node:vm';
 import zlib from 'node:zlib';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { mark } from '../lib/timeline.js';
+import { applyRuntimeV8Flags } from './v8-flags.js';
 import { codeCacheDir, codeCacheUnavailable, runFromCodeCache, type ScriptManifest } from './code-cache.js';
 
 /** Set by scripts/bundle.ts; absent in tsc's output of this file. */
 declare const __MINICODE_SCRIPTS__: ScriptManifest | undefined;
 
+// Before anything of the bundle compiles: V8 refuses code cached under other flags (cli/v8-flags.ts).
+const runtimeFlags = applyRuntimeV8Flags(v8);
 mark('bootstrap: start');
 const dist = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const manifest = typeof __MINICODE_SCRIPTS__ === 'undefined' ? undefined : __MINICODE_SCRIPTS__;
@@ -23,7 +27,7 @@ if (unavailable || !manifest) {
   debug?.(`off (${unavailable})`);
   await import(new URL('./app.js', import.meta.url).href);
 } else {
-  const cacheDir = codeCacheDir(process.env, manifest.buildId);
+  const cacheDir = codeCacheDir(process.env, manifest.buildId, process.execArgv, runtimeFlags);
   await runFromCodeCache({
     vm,
     dist,

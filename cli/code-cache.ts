@@ -58,11 +58,12 @@ export function codeCacheUnavailable(node: { zlib: { crc32?: unknown }; vm: { Sc
   return undefined;
 }
 
-/** The cache folder of this build on this Node: `$MINICODE_CODE_CACHE_DIR`, else `$XDG_CACHE_HOME/minicode/v8-cache`, else `~/.cache/minicode/v8-cache`, then `<build>-<node>-<arch>-<flags>`. */
-export function codeCacheDir(env: NodeJS.ProcessEnv, buildId: string, execArgv: readonly string[] = process.execArgv): string {
+/** The cache folder of this build on this Node: `$MINICODE_CODE_CACHE_DIR`, else `$XDG_CACHE_HOME/minicode/v8-cache`, else `~/.cache/minicode/v8-cache`, then `<build>-<node>-<arch>-<flags>`, where `<flags>` hashes Node's and V8's flags: `execArgv`, `NODE_OPTIONS` and those set at run time (`runtimeFlags`). */
+export function codeCacheDir(env: NodeJS.ProcessEnv, buildId: string, execArgv: readonly string[] = process.execArgv, runtimeFlags: readonly string[] = []): string {
   const root = env.MINICODE_CODE_CACHE_DIR || path.join(env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'minicode', 'v8-cache');
   // V8 refuses code cached under other flags; a folder per flag set keeps two set-ups from overwriting each other.
-  const flags = zlib.crc32(JSON.stringify([execArgv, env.NODE_OPTIONS ?? ''])).toString(16);
+  // The flags the bootstrap sets itself (cli/v8-flags.ts) count too, when it set any.
+  const flags = zlib.crc32(JSON.stringify(runtimeFlags.length > 0 ? [execArgv, env.NODE_OPTIONS ?? '', runtimeFlags] : [execArgv, env.NODE_OPTIONS ?? ''])).toString(16);
   return path.join(root, `${buildId}-${process.version}-${process.arch}-${flags}`);
 }
 
@@ -189,18 +190,41 @@ export async function runFromCodeCache(options: RunOptions): Promise<void> {
     if (!entry) throw new Error(`code cache: ${key} is not in the build's script manifest`);
     return entry;
   };
-  const keyOf = (from: string, specifier: string): string => path.posix.join(path.posix.dirname(from), specifier);
+  /**
+   * Paths are built by string concatenation below, not with `path`: a run loads about sixty
+   * bundle files, and that many `path.join` calls made Node's own `normalizeString` hot enough
+   * to be optimised, pulling V8's optimising compiler into a short run (cli/v8-flags.ts).
+   */
+  const distPrefix = dist.endsWith(path.sep) ? dist : dist + path.sep;
+  const fromDist = (rel: string): string => distPrefix + (path.sep === '/' ? rel : rel.replaceAll('/', path.sep));
+  const distUrl = pathToFileURL(distPrefix).href.replace(/\/?$/, '/');
+  const cachePrefix = cacheDir + path.sep;
+  /** The key a relative specifier names from bundle file `from` (`./chunk-X.js` from `chunks/a.js` is `chunks/chunk-X.js`). */
+  const keyOf = (from: string, specifier: string): string => {
+    let dir = from.slice(0, Math.max(0, from.lastIndexOf('/')));
+    let rest = specifier;
+    for (;;) {
+      if (rest.startsWith('./')) rest = rest.slice(2);
+      else if (rest.startsWith('../') && dir !== '') {
+        rest = rest.slice(3);
+        dir = dir.slice(0, Math.max(0, dir.lastIndexOf('/')));
+      } else break;
+    }
+    // Above dist/ or anything unusual: the general join.
+    if (rest.startsWith('.') || rest.includes('/./') || rest.includes('/../')) return path.posix.join(path.posix.dirname(from), specifier);
+    return dir === '' ? rest : `${dir}/${rest}`;
+  };
   /** Node's require, resolving from the folder of bundle file `key`. */
   const requireFor = (key: string): NodeJS.Require => {
-    const twin = path.join(dist, key);
-    let found = requires.get(path.dirname(twin));
+    const dir = key.slice(0, Math.max(0, key.lastIndexOf('/')));
+    let found = requires.get(dir);
     if (!found) {
-      found = createRequire(twin);
-      requires.set(path.dirname(twin), found);
+      found = createRequire(fromDist(key));
+      requires.set(dir, found);
     }
     return found;
   };
-  const cacheFile = (key: string): string => path.join(cacheDir, `${key.replaceAll('/', '__')}.v8`);
+  const cacheFile = (key: string): string => `${cachePrefix}${key.replaceAll('/', '__')}.v8`;
 
   /** Import (as ES modules) every package the closure of `key` imports statically. */
   const preload = async (key: string): Promise<void> => {
@@ -220,31 +244,54 @@ export async function runFromCodeCache(options: RunOptions): Promise<void> {
           packages.set(spec, requirePackage(k, spec));
           return;
         }
-        const target = spec.startsWith('.') ? pathToFileURL(path.join(dist, keyOf(k, spec))).href : spec;
+        const target = spec.startsWith('.') ? pathToFileURL(fromDist(keyOf(k, spec))).href : spec;
         packages.set(spec, await import(target));
       }),
     );
   };
 
-  /** Compile `source` (from `filename`) with the cache entry `key`, noting the script for the write at exit. */
+  /**
+   * Every cache file is read into this one buffer: V8 deserialises the data while the script
+   * compiles and keeps none of it, so one scratch serves every file, where a buffer per file
+   * (about 1 MB in all on the exec path) would stay allocated until a garbage collection.
+   */
+  let scratch = Buffer.allocUnsafeSlow(128 * 1024);
+  const readCacheFile = (file: string): Buffer => {
+    const fd = fs.openSync(file, 'r');
+    try {
+      const size = fs.fstatSync(fd).size;
+      if (size > scratch.length) scratch = Buffer.allocUnsafeSlow(Math.max(size, 2 * scratch.length));
+      let read = 0;
+      while (read < size) {
+        const n = fs.readSync(fd, scratch, read, size - read, read);
+        if (n === 0) break;
+        read += n;
+      }
+      return scratch.subarray(0, read);
+    } finally {
+      fs.closeSync(fd);
+    }
+  };
+
+  /** Compile `source` (from `filename`) with the cache entry `key`, noting a script compiled without the cache for the write at exit. */
   const compileCached = (key: string, filename: string, source: string): vmModule.Script => {
     let cached: Buffer | undefined;
     let outcome: CacheOutcome = 'miss';
     try {
-      const framed = fs.readFileSync(cacheFile(key));
-      cached = unframeCacheData(framed);
+      cached = unframeCacheData(readCacheFile(cacheFile(key)));
       if (!cached) outcome = 'corrupt';
     } catch {
       // No cache yet, or an unreadable one: compile from source.
     }
     const script = new vm.Script(source, { filename, ...(cached ? { cachedData: cached } : {}) });
     if (cached) outcome = script.cachedDataRejected === true ? 'rejected' : 'hit';
-    compiled.push({ key, script, outcome });
+    // Only the scripts whose entry is written at exit are kept.
+    if (outcome !== 'hit') compiled.push({ key, script, outcome });
     options.onScript?.(key, outcome);
     return script;
   };
   const compile = (key: string): vmModule.Script => {
-    const filename = path.join(dist, entryOf(key).script);
+    const filename = fromDist(entryOf(key).script);
     return compileCached(key, filename, fs.readFileSync(filename, 'utf8'));
   };
 
@@ -285,8 +332,8 @@ export async function runFromCodeCache(options: RunOptions): Promise<void> {
     if (existing) return existing.exports;
     const module: Module = { exports: {} };
     modules.set(key, module);
-    const twin = path.join(dist, key);
-    const url = pathToFileURL(twin).href;
+    // Keys are the bundle's own file names: letters, digits, `-`, `_`, `.` and `/` need no escaping in a URL.
+    const url = /^[\w./-]+$/.test(key) ? distUrl + key : pathToFileURL(fromDist(key)).href;
     const nodeRequire = requireFor(key);
     const localRequire = (specifier: string): unknown => {
       if (packages.has(specifier)) return packages.get(specifier);
@@ -312,12 +359,11 @@ export async function runFromCodeCache(options: RunOptions): Promise<void> {
 
   process.once('exit', () => {
     if (addons?.changed) writeAddonMemo(cacheDir, addons.memo);
-    const fresh = compiled.filter((s) => s.outcome !== 'hit');
-    if (fresh.length === 0) return;
+    if (compiled.length === 0) return;
     let written = 0;
     try {
       fs.mkdirSync(cacheDir, { recursive: true });
-      for (const { key, script } of fresh) {
+      for (const { key, script } of compiled) {
         const file = cacheFile(key);
         const tmp = `${file}.${process.pid}.tmp`;
         fs.writeFileSync(tmp, frameCacheData(script.createCachedData()));
