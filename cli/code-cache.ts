@@ -327,6 +327,18 @@ export async function runFromCodeCache(options: RunOptions): Promise<void> {
     }
   };
 
+  /**
+   * A default or namespace import of a built-in, as esbuild's `__toESM` makes it (`make`), made once per process
+   * (scripts/bundle-scripts.ts): the copy of node:fs alone is about a hundred property definitions.
+   */
+  const builtinViews = new Map<string, unknown>();
+  const builtinView = (id: string, make: () => unknown): unknown => {
+    if (builtinViews.has(id)) return builtinViews.get(id);
+    const view = make();
+    builtinViews.set(id, view);
+    return view;
+  };
+
   const load = (key: string): unknown => {
     const existing = modules.get(key);
     if (existing) return existing.exports;
@@ -352,8 +364,8 @@ export async function runFromCodeCache(options: RunOptions): Promise<void> {
       // A package, a built-in or a URL: Node's own loader, from where the ES module twin sits.
       return import(specifier.startsWith('.') ? new URL(specifier, url).href : specifier);
     };
-    const wrapper = compile(key).runInThisContext() as (exports: unknown, require: unknown, module: Module, url: string, dynamicImport: unknown) => void;
-    wrapper.call(module.exports, module.exports, localRequire, module, url, localImport);
+    const wrapper = compile(key).runInThisContext() as (exports: unknown, require: unknown, module: Module, url: string, dynamicImport: unknown, builtin: unknown) => void;
+    wrapper.call(module.exports, module.exports, localRequire, module, url, localImport, builtinView);
     return module.exports;
   };
 

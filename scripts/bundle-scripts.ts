@@ -1,7 +1,7 @@
 /**
  * The classic-script twin of each bundle file, for the code-cache loader (cli/code-cache.ts):
  * `dist/chunks/X.js` gets `dist/chunks/X.script.js`, the same code as a function of
- * `(exports, require, module, __minicode_url, __minicode_import)`. esbuild turns the static
+ * `(exports, require, module, __minicode_url, __minicode_import, __minicode_builtin)`. esbuild turns the static
  * imports into `require` calls and the exports into `module.exports`; `import.meta.url` becomes
  * the ES module twin's URL (so files are found as before); `import()` of another bundle file
  * becomes `__minicode_import`, and `import()` of anything else stays, for Node's own loader.
@@ -21,11 +21,13 @@ import type { ScriptEntry, ScriptManifest } from '../cli/code-cache.js';
  */
 const REQUIRED_PACKAGES = ['lmdb'];
 
-const WRAP_HEAD = '(function (exports, require, module, __minicode_url, __minicode_import) {';
+const WRAP_HEAD = '(function (exports, require, module, __minicode_url, __minicode_import, __minicode_builtin) {';
 const WRAP_TAIL = '\n})';
 
 /** `import("./x.js")` as esbuild prints it, with the specifier captured. */
 const DYNAMIC_IMPORT = /\bimport\("(\.{1,2}\/[^"]+)"\)/g;
+/** esbuild's interop call for a default or namespace import of a built-in, with its optional node-mode flag. */
+const BUILTIN_INTEROP = /__toESM\(require\("([^"]+)"\)(,\s*1)?\)/g;
 /** Any other `import(` that is not a property call (`x.import(`). */
 const NATIVE_IMPORT = /(^|[^.\w$])import\(/g;
 
@@ -70,11 +72,21 @@ export async function writeScriptTwins(root: string, dist: string, metafile: Met
     for (const [, specifier] of result.code.matchAll(/__toESM\(require\("([^"]+)"\)/g)) {
       if (!isBuiltin(specifier!)) throw new Error(`bundle-scripts: ${key} imports ${specifier} by default or namespace import; use named imports`);
     }
+    // esbuild's __toESM copies every property of the module onto a new object at each import site (about a hundred
+    // getters for node:fs, some thirty sites on the exec path): the loader makes each built-in's copy once per process.
+    let builtinSites = 0;
+    const interop = result.code.replace(BUILTIN_INTEROP, (whole: string, specifier: string, flag: string | undefined) => {
+      builtinSites++;
+      return `__minicode_builtin(${JSON.stringify(flag ? `${specifier} node` : specifier)},()=>${whole})`;
+    });
+    if (builtinSites !== (result.code.match(/__toESM\(/g) ?? []).length) {
+      throw new Error(`bundle-scripts: ${key}: a __toESM call of another shape than __toESM(require("node:x")) is left`);
+    }
     // Every import() goes to the loader: V8 drops the host-defined options of a script it takes from the code cache, so a
     // native import() there fails on Node 20 ("A dynamic import callback was not specified").
     const before = (code.match(NATIVE_IMPORT) ?? []).length;
     const rewritten = new Set<string>();
-    const body = result.code
+    const body = interop
       .replace(DYNAMIC_IMPORT, (whole, specifier: string) => {
         if (known.has(path.posix.join(path.posix.dirname(key), specifier))) rewritten.add(specifier);
         return `__minicode_import(${JSON.stringify(specifier)})`;
