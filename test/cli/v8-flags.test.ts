@@ -1,0 +1,59 @@
+/**
+ * The V8 tiering flags the bootstrap sets for itself (cli/v8-flags.ts, docs/startup.md § The
+ * optimising compiler): which are set, that flags given to Node win, and, through the built `bin`
+ * as a real subprocess with V8's `--trace-opt`, that a short `exec` from a warm code cache starts
+ * no optimising compile.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { applyRuntimeV8Flags, RUNTIME_V8_FLAGS, runtimeV8Flags } from '../../cli/v8-flags.js';
+import { startReplayServer } from '../../lib/replay/index.js';
+import { runCli } from '../helpers/cli.js';
+import { CASSETTES, cleanEnv, scratchProject, tempDir } from '../exec/helpers.js';
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe('the V8 flags the bootstrap sets', () => {
+  it('are all set when neither the command line nor NODE_OPTIONS names them', () => {
+    const set: string[] = [];
+    expect(applyRuntimeV8Flags({ setFlagsFromString: (f) => set.push(f) }, ['--enable-source-maps'], '--max-old-space-size=512')).toEqual([...RUNTIME_V8_FLAGS]);
+    expect(set).toEqual([...RUNTIME_V8_FLAGS]);
+  });
+
+  it('leave a flag given on the command line or in NODE_OPTIONS (with - or _) as given', () => {
+    expect(runtimeV8Flags(['--interrupt-budget=1000'], undefined)).toEqual(RUNTIME_V8_FLAGS.filter((f) => !f.startsWith('--interrupt-budget')));
+    expect(runtimeV8Flags([], '--max_bytecode_size_for_early_opt=81')).toEqual(RUNTIME_V8_FLAGS.filter((f) => !f.startsWith('--max-bytecode-size-for-early-opt')));
+  });
+
+  it('keep a short exec run from a warm code cache out of the optimising compiler (--trace-opt reports no function marked)', async () => {
+    const home = tempDir('minicode-v8-flags-');
+    dirs.push(home);
+    const runs = [];
+    // The first run compiles from source and writes the cache; the second is the run every later one repeats.
+    for (let i = 0; i < 2; i++) {
+      const server = await startReplayServer(path.join(CASSETTES, 'anthropic-two-turn'));
+      const cwd = scratchProject();
+      dirs.push(cwd);
+      try {
+        runs.push(
+          await runCli(['exec', 'Read the README and tell me what it says', '--json', '--cwd', cwd, '--provider', 'anthropic'], {
+            env: cleanEnv(home, { ANTHROPIC_BASE_URL: server.origin, ANTHROPIC_API_KEY: 'sk-ant-flags-fake-key-0123456789', MINICODE_CODE_CACHE_DIR: path.join(home, 'v8') }),
+            nodeArgs: ['--trace-opt'],
+          }),
+        );
+      } finally {
+        await server.close();
+      }
+    }
+    const warm = runs[1]!;
+    expect(warm.code, warm.stderr).toBe(0);
+    // V8 prints its tracing on stdout, between the JSON lines.
+    const lines = warm.stdout.split('\n');
+    expect(lines.some((l) => l.startsWith('{') && (JSON.parse(l) as { type?: string }).type === 'summary')).toBe(true);
+    expect(lines.filter((l) => /^\[(marking|compiling method|completed optimizing)\b/.test(l))).toEqual([]);
+  });
+});
