@@ -1,12 +1,13 @@
 /**
  * The store's event format: the durable events one writer appended to one session in one
  * event-loop turn, as ONE LMDB value under `[sessionId, seq of the first]`. The value is the
- * JSON array of the events, UTF-8, and a batch reads back with one `JSON.parse`. When the run
- * prints JSONL, each element is the line `--json` printed (the text is made once for both);
- * otherwise the array is one `JSON.stringify` of the events, which differs from those lines
- * only in characters `jsonLine` escapes for terminals (U+2028, C1 controls, ...). Both parse to
- * the same events, and `replay --json` prints `jsonLine` of what it parsed, so a replayed event
- * prints exactly as it printed live either way.
+ * JSON array of the events, UTF-8, and a batch reads back with one `JSON.parse`. Each element
+ * is the event's JSON text: the line `--json` printed when the run prints JSONL (the text is
+ * made once for both), else `JSON.stringify` of the event, made when it is appended. The two
+ * differ only in characters `jsonLine` escapes for terminals (U+2028, C1 controls, ...); both
+ * parse to the same events, and `replay --json` prints `jsonLine` of what it parsed, so a
+ * replayed event prints exactly as it printed live either way. Older builds wrote a batch
+ * without lines as one `JSON.stringify` of the array: the same bytes.
  *
  * Stores written before this format keep one msgpackr value per event under `[sessionId, seq]`
  * in the `events` database (see stored-event.ts); they are still read, and a session continued
@@ -17,31 +18,22 @@ import type { OutputEvent } from '../events/index.js';
 /** Key of a batch: the session and the sequence number of its first event. */
 export type BatchKey = [string, number];
 
-/** A batch's events beyond which it is written at once instead of at the end of the turn. */
+/** Most events in one batch: a turn with more is written as several values. */
 export const MAX_BATCH_EVENTS = 1024;
-/** A batch's known characters (its JSONL lines) beyond which it is written at once (keeps single-event reads and memory small). */
+/**
+ * Most characters of JSON text in one batch (unless a single event is larger): a turn with more
+ * is written as several values, which keeps single-event reads and the memory held until the
+ * end of the turn small.
+ */
 export const MAX_BATCH_CHARS = 256 * 1024;
 
-/**
- * Events of one session waiting for the end of the event-loop turn: each as its JSONL line
- * when the caller had one, else the event itself (serialised when the batch is written).
- */
+/** Events of one session waiting for the end of the event-loop turn, as their JSON text. */
 export interface PendingBatch {
   firstSeq: number;
-  items: (string | OutputEvent)[];
-  /** How many items are lines. */
-  lines: number;
-  /** Characters of the lines. */
+  /** Each event's JSON text (see the module comment). */
+  lines: string[];
+  /** Characters of `lines`. */
   chars: number;
-}
-
-/** The stored value of a pending batch (see the module comment for its two forms). */
-export function encodePending(p: PendingBatch): Buffer {
-  const { items } = p;
-  // No line given: one stringify of the whole array, one UTF-8 encode (the cheapest form).
-  if (p.lines === 0) return Buffer.from(JSON.stringify(items), 'utf8');
-  if (p.lines === items.length) return encodeBatch(items as string[]);
-  return encodeBatch(items.map((item) => (typeof item === 'string' ? item : JSON.stringify(item))));
 }
 
 /**

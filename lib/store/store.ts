@@ -5,8 +5,9 @@
  * (event-batches.ts); a session index; and a content store for large payloads. Stores written
  * with one msgpackr value per event are still read (stored-event.ts).
  *
- * `append` queues the event, with its JSONL line when the caller printed one (then that text is
- * stored, not made twice); at the end of the turn each session's queued events become one put.
+ * `append` queues the event's JSON text: the JSONL line when the caller printed one (then that
+ * text is stored, not made twice), else `JSON.stringify` of the event; at the end of the turn
+ * each session's queued events become one put (several when the turn outgrows the batch bound).
  * Writes use lmdb's async `put`, which batches every put of one event-loop turn into one
  * transaction committed off the main thread; `append` never waits. `flushed()` resolves once
  * everything appended so far is committed and synced, `flushed(sessionId)` once that session's
@@ -24,7 +25,7 @@ import type { ContentRef, OutputEvent } from '../events/index.js';
 import { EVENT_REGISTRY } from '../events/registry.js';
 import { MinicodeError } from '../errors.js';
 import { initialState, reduceOwned, type ReducerState } from '../reducer/index.js';
-import { decodeBatch, encodePending, MAX_BATCH_CHARS, MAX_BATCH_EVENTS, mergeBySeq, type BatchKey, type PendingBatch } from './event-batches.js';
+import { decodeBatch, encodeBatch, MAX_BATCH_CHARS, MAX_BATCH_EVENTS, mergeBySeq, type BatchKey, type PendingBatch } from './event-batches.js';
 import { createContentStore, type ContentLookup, type ContentRecord } from './content-store.js';
 import { effectiveEntry, indexEntryOf, promptDigest, promptOf, type SessionIndexEntry } from './session-index.js';
 import { fromStored, type StoredEvent } from './stored-event.js';
@@ -219,15 +220,7 @@ export function openStore(options: StoreOptions): EventStore {
   }
 
   function putBatch(sessionId: string, p: PendingBatch): void {
-    let value: Buffer;
-    try {
-      value = encodePending(p);
-    } catch (error) {
-      // An event JSON cannot hold (a BigInt, a cycle): fail the acknowledgement, not the process.
-      onWriteError(error);
-      return;
-    }
-    track((batches as Database<Uint8Array, BatchKey>).put([sessionId, p.firstSeq], value));
+    track((batches as Database<Uint8Array, BatchKey>).put([sessionId, p.firstSeq], encodeBatch(p.lines)));
   }
 
   /**
@@ -322,24 +315,34 @@ export function openStore(options: StoreOptions): EventStore {
     append(event, line) {
       if (!EVENT_REGISTRY[event.type]?.durable) return false;
       if (options.readOnly) throw new MinicodeError('MINICODE_E_STORE', 'the store is open read-only');
+      // The event's JSON text now, not at the end of the turn: the batch bound counts it, and
+      // per-event text costs less than one stringify of the whole batch (a two-byte character
+      // anywhere makes a batch's text two-byte, and its UTF-8 encode slower; bench/store.ts).
+      let text = line;
+      if (text === undefined) {
+        try {
+          text = JSON.stringify(event);
+        } catch (error) {
+          // An event JSON cannot hold (a BigInt, a cycle): fail the acknowledgement, not the process.
+          onWriteError(error);
+          return true;
+        }
+      }
       const id = event.sessionId;
       const s = sessionState(id, event.seq);
       let p = pending.get(id);
+      // A batch holds at most MAX_BATCH_CHARS of text unless one event alone is larger.
+      if (p && (p.lines.length >= MAX_BATCH_EVENTS || p.chars + text.length > MAX_BATCH_CHARS)) {
+        putBatch(id, p);
+        p = undefined;
+      }
       if (!p) {
-        pending.set(id, (p = { firstSeq: event.seq, items: [], lines: 0, chars: 0 }));
+        pending.set(id, (p = { firstSeq: event.seq, lines: [], chars: 0 }));
         // Cleared with `pending` at the end of the turn, so once per session per turn is enough.
         dirty.add(id);
       }
-      if (line === undefined) p.items.push(event);
-      else {
-        p.items.push(line);
-        p.lines += 1;
-        p.chars += line.length;
-      }
-      if (p.items.length >= MAX_BATCH_EVENTS || p.chars >= MAX_BATCH_CHARS) {
-        putBatch(id, p);
-        pending.delete(id);
-      }
+      p.lines.push(text);
+      p.chars += text.length;
       foldForIndex(s, event);
       if (s.digest === undefined) {
         const prompt = promptOf(event);

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { EVENT_REGISTRY, type OutputEvent } from '../../lib/events/index.js';
 import { jsonLine } from '../../lib/render/json-line.js';
 import { BATCH_COMPRESSION_THRESHOLD, openStore } from '../../lib/store/index.js';
-import { MAX_BATCH_EVENTS } from '../../lib/store/event-batches.js';
+import { MAX_BATCH_CHARS, MAX_BATCH_EVENTS } from '../../lib/store/event-batches.js';
 import { syntheticRun } from '../../bench/support/synthetic-run.js';
 import { scratchDirs } from '../helpers/tmp-dirs.js';
 
@@ -111,6 +111,51 @@ describe('the store writes one value per session per event-loop turn', () => {
     const reader = openStore({ dir, readOnly: true });
     expect(reader.readSession('long')).toEqual(durable(events));
     await reader.close();
+  });
+
+  it(`splits a turn of large events appended without lines into values of at most ${MAX_BATCH_CHARS} characters and still reads it in order`, async () => {
+    const dir = tmpDir();
+    const store = openStore({ dir });
+    // ~20 KB of text per event, 60 events in one turn: about 5x the bound, far below the event count bound.
+    const events = durable([...syntheticRun({ sessionId: 'big', steps: 12 })]).map((e, i) => ({ ...e, payload: { ...e.payload, note: `${i}:`.padEnd(20_000, 'x') } }) as OutputEvent);
+    expect(events.length).toBeLessThan(MAX_BATCH_EVENTS);
+    for (const e of events) store.append(e);
+    await store.close();
+    const raw = await rawBatches(dir);
+    expect(raw.length).toBeGreaterThan(3);
+    // The array's brackets and commas are not counted: the bound is on the events' text.
+    for (const [, text] of raw) expect(text.length - (JSON.parse(text) as unknown[]).length - 1).toBeLessThanOrEqual(MAX_BATCH_CHARS);
+    expect(raw.map(([key]) => key[1])).toEqual([...raw.map(([key]) => key[1])].sort((a, b) => a - b));
+    const reader = openStore({ dir, readOnly: true });
+    expect(reader.readSession('big')).toEqual(events);
+    for (const e of events) expect(reader.getEvent('big', e.seq)).toEqual(e);
+    await reader.close();
+  });
+
+  it('stores one event larger than the bound as a value of its own, between the batches before and after it', async () => {
+    const dir = tmpDir();
+    const store = openStore({ dir });
+    const events = durable([...syntheticRun({ sessionId: 'huge', steps: 3 })]);
+    const at = events.length >> 1;
+    events[at] = { ...(events[at] as OutputEvent), payload: { ...(events[at] as OutputEvent).payload, note: 'y'.repeat(MAX_BATCH_CHARS + 10) } } as OutputEvent;
+    for (const [i, e] of events.entries()) store.append(e, i % 2 === 0 ? jsonLine(e) : undefined);
+    await store.close();
+    const raw = await rawBatches(dir);
+    expect(raw.map(([, text]) => (JSON.parse(text) as unknown[]).length)).toEqual([at, 1, events.length - at - 1]);
+    const reader = openStore({ dir, readOnly: true });
+    expect(reader.readSession('huge')).toEqual(events);
+    await reader.close();
+  });
+
+  it('fails the acknowledgement for an event JSON cannot hold, and stores the others of the session in order', async () => {
+    const dir = tmpDir();
+    const store = openStore({ dir });
+    const events = durable([...syntheticRun({ sessionId: 'bad', steps: 2 })]);
+    const bad = { ...(events[1] as OutputEvent), payload: { ...(events[1] as OutputEvent).payload, note: 1n } } as unknown as OutputEvent;
+    for (const e of events) store.append(e === events[1] ? bad : e);
+    await expect(store.flushed('bad')).rejects.toMatchObject({ code: 'MINICODE_E_STORE' });
+    expect(store.readSession('bad')).toEqual(events.filter((e) => e !== events[1]));
+    await store.close().catch(() => undefined);
   });
 
   it('reads a single event by seq from the middle of a batch, and nothing for a live or unknown seq', async () => {
