@@ -17,18 +17,22 @@
  * value, so a crash keeps all of it or none. Live events (deltas, progress) are not stored.
  *
  * LMDB allows one writer and many readers across processes: `replay` and `sessions` may read a
- * store while another process writes it, and see every committed transaction.
+ * store while another process writes it, and see every committed transaction. Opening and
+ * committing exclude each other across processes (open-lock.ts): an open that overlaps another
+ * process's commit can undo that commit.
  */
-import fs from 'node:fs';
-import { open, type Database, type RootDatabase } from 'lmdb';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Database } from 'lmdb';
 import type { ContentRef, OutputEvent } from '../events/index.js';
 import { EVENT_REGISTRY } from '../events/registry.js';
 import { MinicodeError } from '../errors.js';
 import { initialState, reduceOwned, type ReducerState } from '../reducer/index.js';
 import { decodeBatch, encodeBatch, MAX_BATCH_CHARS, MAX_BATCH_EVENTS, mergeBySeq, type BatchKey, type PendingBatch } from './event-batches.js';
+import { openDatabases, type EventKey } from './databases.js';
+import { writerLock, type WriterLock } from './open-lock.js';
 import { createContentStore, type ContentLookup, type ContentRecord } from './content-store.js';
 import { effectiveEntry, indexEntryOf, promptDigest, promptOf, type SessionIndexEntry } from './session-index.js';
-import { fromStored, type StoredEvent } from './stored-event.js';
+import { fromStored } from './stored-event.js';
 
 /** Options of {@link openStore}. */
 export interface StoreOptions {
@@ -85,8 +89,6 @@ export interface EventStore {
   close(): Promise<void>;
 }
 
-type EventKey = [string, number];
-
 const noop = (): void => undefined;
 
 interface OpenSession {
@@ -121,62 +123,13 @@ function foldForIndex(s: OpenSession, event: OutputEvent): void {
   if (INDEX_TYPES.has(event.type)) reduceOwned(s.state, event);
 }
 
-/**
- * Shared msgpackr structures of the per-event database of older stores: 128 (msgpackr's default is 32). The
- * envelope and payload shapes of the recorded corpus number about 100; past the limit a shape is
- * written inline in every value that uses it, which costs ~15% more encode time per event
- * (bench/store.ts). A store written with the default opens and grows past 32 (its first 32 ids
- * keep their one-byte form); a build still on 32 reads such a store but cannot append to it.
- */
-export const MAX_SHARED_STRUCTURES = 128;
-
-/**
- * Batch values of at least this many bytes are LZ4-compressed. Large values (a long session's
- * turns, bulk appends) shrink about 3x and cost less to write and sync than they cost to
- * compress; the few-KiB values of short sessions cost more CPU to compress than they save
- * (bench/store.ts, corpus vs synthetic run).
- */
-export const BATCH_COMPRESSION_THRESHOLD = 8192;
-
 /** Open (or create) a store. Throws MINICODE_E_STORE when the directory cannot be opened. */
 export function openStore(options: StoreOptions): EventStore {
   const { dir } = options;
   if (!dir) throw new TypeError('openStore: dir is required');
   const maxOpenSessions = options.maxOpenSessions ?? DEFAULT_MAX_OPEN_SESSIONS;
   if (!Number.isInteger(maxOpenSessions) || maxOpenSessions < 1) throw new TypeError('openStore: maxOpenSessions must be an integer >= 1');
-  let root: RootDatabase;
-  try {
-    // lmdb would take a plain file for a single-file environment (and may crash reading it).
-    if (fs.statSync(dir, { throwIfNoEntry: false })?.isDirectory() === false) {
-      throw new MinicodeError('MINICODE_E_STORE', `cannot open the store at ${dir}: it is not a directory`, { action: 'pass --store a directory (created when missing)' });
-    }
-    if (!options.readOnly) fs.mkdirSync(dir, { recursive: true });
-    else if (!fs.existsSync(dir)) throw new MinicodeError('MINICODE_E_STORE', `no store at ${dir}`);
-    // overlappingSync off: with it on (lmdb's default on Linux), a writer killed while another
-    // process had read the store could reopen with a committed, synced batch missing and a later
-    // one present (1-3 in 100 kills under disk load; test/store/crash.test.ts). Classic LMDB
-    // commits sync inside the commit, so a later transaction never outlives an earlier one.
-    root = open({ path: dir, compression: options.compression ?? false, maxDbs: 8, readOnly: options.readOnly ?? false, overlappingSync: false });
-  } catch (error) {
-    if (error instanceof MinicodeError) throw error;
-    throw new MinicodeError('MINICODE_E_STORE', `cannot open the store at ${dir}: ${(error as Error).message}`, {
-      action: 'check the path and its permissions, or pass --store DIR',
-      cause: error,
-    });
-  }
-  // The per-event database of older stores, opened as they wrote it so that they still read.
-  // lmdb passes `maxSharedStructures` on to msgpackr but its typings omit it, hence the variable.
-  const eventsOptions = { name: 'events', sharedStructuresKey: Symbol.for('structures'), maxSharedStructures: MAX_SHARED_STRUCTURES };
-  // Read-only, lmdb gives no database for a name never written (an older store has no
-  // batches; a store from this build may have no per-event values): read such a one as empty.
-  const events: Database<StoredEvent, EventKey> | undefined = root.openDB(eventsOptions);
-  // Values are bytes this module encodes (event-batches.ts): no msgpackr on the write path.
-  // LZ4 in lmdb's write thread (off the main thread) shrinks the JSON text about 3x, so a commit
-  // writes and syncs fewer pages; values written uncompressed (by older builds, or under the
-  // threshold) read the same, since lmdb marks compressed values by a first byte JSON never has.
-  const batches: Database<Uint8Array, BatchKey> | undefined = root.openDB({ name: 'batches', encoding: 'binary', compression: { threshold: BATCH_COMPRESSION_THRESHOLD } });
-  const sessions: Database<SessionIndexEntry, string> = root.openDB({ name: 'sessions' });
-  const contentDb: Database<ContentRecord, string> = root.openDB({ name: 'content' });
+  const { root, events, batches, sessions, contentDb } = openDatabases(options);
   const contentOptions: { maxContentBytes?: number; clock?: () => number } = {};
   if (options.maxContentBytes !== undefined) contentOptions.maxContentBytes = options.maxContentBytes;
   if (options.clock !== undefined) contentOptions.clock = options.clock;
@@ -188,7 +141,12 @@ export function openStore(options: StoreOptions): EventStore {
   const dirty = new Set<string>();
   // Events of the current turn, per session, written as one value at its end.
   const pending = new Map<string, PendingBatch>();
+  // Batches of this turn that reached the bound, encoded, written with the rest at its end.
+  const sealed: [BatchKey, Buffer][] = [];
   let turnScheduled = false;
+  // The end of a turn that waits for the open lock (another process is opening the store).
+  let retry: Promise<void> | undefined;
+  const lock = options.readOnly ? undefined : writerLock(dir);
   let lastPut: Promise<unknown> | undefined;
   // Per session with writes not yet known synced: when the transaction of its last turn is synced.
   const synced = new Map<string, Promise<void>>();
@@ -219,8 +177,8 @@ export function openStore(options: StoreOptions): EventStore {
     return s;
   }
 
-  function putBatch(sessionId: string, p: PendingBatch): void {
-    track((batches as Database<Uint8Array, BatchKey>).put([sessionId, p.firstSeq], encodeBatch(p.lines)));
+  function putBatch(key: BatchKey, value: Buffer): void {
+    track((batches as Database<Uint8Array, BatchKey>).put(key, value));
   }
 
   /**
@@ -232,12 +190,32 @@ export function openStore(options: StoreOptions): EventStore {
     return Promise.all([put, root.flushed]).then(noop);
   }
 
-  /** End of a turn: each session's events as one value, then the index entries, in one transaction. */
+  /**
+   * End of a turn: each session's events as one value (several when the turn outgrew the
+   * bound), then the index entries, in one transaction. Every put is made here, under the
+   * writer's open lock, so no other process opens the store while this commit is in flight
+   * (open-lock.ts); while an opener holds the lock the turn waits and its events keep queueing.
+   */
   function writeTurn(): void {
+    if (pending.size === 0 && sealed.length === 0 && dirty.size === 0) {
+      turnScheduled = false;
+      return;
+    }
+    if (!(lock as WriterLock).acquire()) {
+      retry ??= new Promise<void>((resolve) =>
+        setTimeout(() => {
+          retry = undefined;
+          writeTurn();
+          resolve();
+        }, 1),
+      );
+      return;
+    }
     turnScheduled = false;
-    for (const [id, p] of pending) putBatch(id, p);
+    for (const [key, value] of sealed) putBatch(key, value);
+    sealed.length = 0;
+    for (const [id, p] of pending) putBatch([id, p.firstSeq], encodeBatch(p.lines));
     pending.clear();
-    if (dirty.size === 0) return;
     const ids = [...dirty];
     dirty.clear();
     for (const id of ids) {
@@ -248,6 +226,8 @@ export function openStore(options: StoreOptions): EventStore {
       if (s.state.session.endedAt !== undefined) open_.delete(id);
     }
     const turnSynced = syncedNow();
+    const unlock = (lock as WriterLock).done;
+    turnSynced.then(unlock, unlock);
     for (const id of ids) synced.set(id, turnSynced);
     // Forget the sessions this turn acknowledged, unless a later turn wrote them again.
     // On failure too: `flushed()` reports the error; here only the map is cleaned.
@@ -268,6 +248,17 @@ export function openStore(options: StoreOptions): EventStore {
     idle.sort((a, b) => a[1].batch - b[1].batch);
     const excess = Math.min(idle.length, open_.size - (maxOpenSessions >> 1));
     for (let i = 0; i < excess; i++) open_.delete((idle[i] as [string, OpenSession])[0]);
+  }
+
+  /** A write outside the turn (the content store), under the writer's open lock. */
+  async function underLock<T>(write: () => Promise<T>): Promise<T> {
+    if (!lock) return write();
+    while (!lock.acquire()) await sleep(1);
+    try {
+      return await write();
+    } finally {
+      lock.done();
+    }
   }
 
   function track(p: Promise<unknown>): void {
@@ -333,7 +324,7 @@ export function openStore(options: StoreOptions): EventStore {
       let p = pending.get(id);
       // A batch holds at most MAX_BATCH_CHARS of text unless one event alone is larger.
       if (p && (p.lines.length >= MAX_BATCH_EVENTS || p.chars + text.length > MAX_BATCH_CHARS)) {
-        putBatch(id, p);
+        sealed.push([[id, p.firstSeq], encodeBatch(p.lines)]);
         p = undefined;
       }
       if (!p) {
@@ -356,7 +347,10 @@ export function openStore(options: StoreOptions): EventStore {
       return true;
     },
     async flushed(sessionId) {
-      if (turnScheduled) writeTurn();
+      while (turnScheduled) {
+        if (retry) await retry;
+        else writeTurn();
+      }
       if (sessionId === undefined) await syncedNow();
       else await synced.get(sessionId);
       if (writeError !== undefined) {
@@ -377,9 +371,9 @@ export function openStore(options: StoreOptions): EventStore {
       for (const { value } of sessions.getRange({})) out.push(effectiveEntry(value));
       return out.sort((a, b) => (b.startedAt ?? '').localeCompare(a.startedAt ?? '') || a.sessionId.localeCompare(b.sessionId));
     },
-    putContent: (c, o) => content.put(c, o),
+    putContent: (c, o) => underLock(() => content.put(c, o)),
     getContent: (ref) => content.get(ref),
-    evictContent: (ref) => content.evict(ref),
+    evictContent: (ref) => underLock(() => content.evict(ref)),
     async close() {
       if (!options.readOnly) await this.flushed();
       await root.close();
