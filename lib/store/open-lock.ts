@@ -150,7 +150,15 @@ export interface WriterLock {
   acquire(): boolean;
   /** One commit started under the lock has finished (committed or failed). */
   done(): void;
+  /** Release the lock now (the store is closing, no commit is in flight). */
+  close(): void;
 }
+
+/**
+ * How long a writer keeps the lock after its last commit finished, so that back-to-back turns do
+ * not create and remove the file each time; an opener that asks meanwhile gets it at the next turn.
+ */
+export const WRITER_LINGER_MS = 5;
 
 /** The writer's side of the open lock of `dir`. */
 export function writerLock(dir: string): WriterLock {
@@ -158,11 +166,25 @@ export function writerLock(dir: string): WriterLock {
   const want = path.join(dir, 'open.want');
   let inFlight = 0;
   let state: Attempt | undefined;
+  let linger: NodeJS.Timeout | undefined;
+  const releaseNow = (): void => {
+    linger = undefined;
+    if (inFlight > 0) return;
+    if (state === 'held') release(file);
+    state = undefined;
+  };
   return {
     acquire() {
-      if (inFlight > 0 && state !== undefined) {
+      if (state !== undefined) {
         // Already held: go on unless an opener is waiting, then let the commits drain first.
-        if (state === 'held' && openerWaits(want)) return false;
+        if (state === 'held' && openerWaits(want)) {
+          if (inFlight === 0) releaseNow();
+          return false;
+        }
+        if (linger) {
+          clearTimeout(linger);
+          linger = undefined;
+        }
         inFlight++;
         return true;
       }
@@ -176,10 +198,16 @@ export function writerLock(dir: string): WriterLock {
     },
     done() {
       if (inFlight === 0) return;
-      if (--inFlight === 0) {
-        if (state === 'held') release(file);
-        state = undefined;
+      if (--inFlight === 0 && !linger) {
+        linger = setTimeout(releaseNow, WRITER_LINGER_MS);
+        // A process that has nothing else to do exits; the file it leaves is cleared as stale.
+        linger.unref();
       }
+    },
+    close() {
+      if (linger) clearTimeout(linger);
+      inFlight = 0;
+      releaseNow();
     },
   };
 }

@@ -376,6 +376,7 @@ export function openStore(options: StoreOptions): EventStore {
     evictContent: (ref) => underLock(() => content.evict(ref)),
     async close() {
       if (!options.readOnly) await this.flushed();
+      lock?.close();
       await root.close();
     },
   };

@@ -42,10 +42,11 @@ describe('the open lock keeps opens and commits of different processes apart', (
     expect(lock.acquire()).toBe(true);
     expect(withOpenLock(dir, () => 'opened', 50)).toBe('opened');
     lock.done();
+    lock.close();
     expect(fs.existsSync(path.join(dir, 'open.lock'))).toBe(false);
   });
 
-  it('lets a writer start no new write while another running process waits to open, and holds the lock until its last commit is done', async () => {
+  it('lets a writer start no new write while another running process waits to open, and keeps the lock until its last commit is done', async () => {
     const dir = tmpDir();
     const lock = writerLock(dir);
     expect(lock.acquire()).toBe(true);
@@ -56,13 +57,15 @@ describe('the open lock keeps opens and commits of different processes apart', (
     lock.done();
     expect(fs.existsSync(path.join(dir, 'open.lock'))).toBe(true);
     lock.done();
-    expect(fs.existsSync(path.join(dir, 'open.lock'))).toBe(false);
+    // No commit in flight: the next write gives the lock up to the waiting opener.
     expect(lock.acquire()).toBe(false);
+    expect(fs.existsSync(path.join(dir, 'open.lock'))).toBe(false);
     child.kill('SIGKILL');
     await exited;
     // A request whose process died is cleared, and the writer goes on.
     expect(lock.acquire()).toBe(true);
     lock.done();
+    lock.close();
   });
 
   it('keeps every acknowledged event of a writer killed while this process opened and closed its store a hundred times or more', async () => {
