@@ -42,6 +42,22 @@ function holderOf(file: string): number | undefined {
   }
 }
 
+/**
+ * A file of this protocol without a pid: its creator was killed between creating and filling it
+ * in (a matter of microseconds), unless it is that young.
+ */
+const EMPTY_STALE_MS = 1000;
+
+/** Whether the file's holder no longer runs (or it was left empty by a killed creator). */
+function isStale(file: string, pid: number | undefined): boolean {
+  if (pid !== undefined) return !isRunning(pid);
+  try {
+    return Date.now() - fs.statSync(file).mtimeMs > EMPTY_STALE_MS;
+  } catch {
+    return false;
+  }
+}
+
 function isRunning(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -73,9 +89,7 @@ function tryCreate(file: string): Attempt {
     }
     const pid = holderOf(file);
     if (pid === process.pid) return 'ours';
-    // Written but not yet filled in by its creator: busy for now.
-    if (pid === undefined) return 'busy';
-    if (isRunning(pid)) return 'busy';
+    if (!isStale(file, pid)) return 'busy';
     try {
       fs.unlinkSync(file);
     } catch {
@@ -135,7 +149,7 @@ function openerWaits(want: string): boolean {
   if (!fs.existsSync(want)) return false;
   const pid = holderOf(want);
   if (pid === process.pid) return false;
-  if (pid === undefined || isRunning(pid)) return true;
+  if (!isStale(want, pid)) return true;
   try {
     fs.unlinkSync(want);
   } catch {

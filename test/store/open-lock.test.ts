@@ -36,6 +36,17 @@ describe('the open lock keeps opens and commits of different processes apart', (
     expect(fs.readdirSync(dir)).toEqual([]);
   });
 
+  it('takes a lock left empty by a process killed between creating and filling it in, once it is older than a second', () => {
+    const dir = tmpDir();
+    const file = path.join(dir, 'open.lock');
+    fs.writeFileSync(file, '');
+    expect(() => withOpenLock(dir, () => 'opened', 50)).toThrow(expect.objectContaining({ code: 'MINICODE_E_STORE' }));
+    const past = new Date(Date.now() - 5_000);
+    fs.utimesSync(file, past, past);
+    expect(withOpenLock(dir, () => 'opened', 50)).toBe('opened');
+    expect(fs.existsSync(file)).toBe(false);
+  });
+
   it('never makes a process wait for a lock it holds itself (one process shares one environment)', () => {
     const dir = tmpDir();
     const lock = writerLock(dir);
