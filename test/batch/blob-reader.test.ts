@@ -28,15 +28,15 @@ describe('the blob reader', () => {
     const oids = contents.map(blobOf);
     const read = await readBlobs(common, oids);
     expect(read.map((b) => b.length)).toEqual(contents.map((c) => c.length));
-    read.forEach((b, i) => expect(b.equals(contents[i]!)).toBe(true));
+    expect(read.map((b, i) => b.equals(contents[i]!))).toEqual(contents.map(() => true));
   });
 
   it('answers concurrent requests of one repository each with its own blobs', async () => {
     const a = [crypto.randomBytes(300_000), Buffer.from('a')];
     const b = [Buffer.from('b'), crypto.randomBytes(2 * 1024 * 1024)];
     const [readA, readB] = await Promise.all([readBlobs(common, a.map(blobOf)), readBlobs(common, b.map(blobOf))]);
-    readA.forEach((x, i) => expect(x.equals(a[i]!)).toBe(true));
-    readB.forEach((x, i) => expect(x.equals(b[i]!)).toBe(true));
+    expect(readA.map((x, i) => x.equals(a[i]!))).toEqual([true, true]);
+    expect(readB.map((x, i) => x.equals(b[i]!))).toEqual([true, true]);
   });
 
   it('rejects a request for an object the repository lacks, and serves the next one', async () => {
