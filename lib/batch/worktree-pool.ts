@@ -208,6 +208,31 @@ async function resetSlot(slot: Slot, changes: Changes): Promise<void> {
   }
 }
 
+/**
+ * A `git worktree add` killed midway (with the batch, or by the spawn helper when the batch
+ * died) leaves its worktree registered and locked as "initializing", and `git worktree prune`
+ * keeps locked ones: unlock those of the pool's slots (matched by folder name: git names the
+ * entry after the folder, adding a number on a clash) so that the prune drops them.
+ */
+function unlockInterruptedAdds(common: string, names: Set<string>): void {
+  const admin = path.join(common, 'worktrees');
+  let ids: string[];
+  try {
+    ids = fs.readdirSync(admin);
+  } catch {
+    return;
+  }
+  for (const id of ids) {
+    if (!names.has(id.replace(/\d+$/, '')) && !names.has(id)) continue;
+    const lock = path.join(admin, id, 'locked');
+    try {
+      if (fs.readFileSync(lock, 'utf8').trim() === 'initializing') fs.rmSync(lock, { force: true });
+    } catch {
+      // Not locked.
+    }
+  }
+}
+
 /** Remove every worktree of the pool (the batch ended, or a killed one resumes); how many there were. */
 export async function removePool(outDir: string): Promise<number> {
   const dir = poolDir(outDir);
@@ -228,8 +253,11 @@ export async function removePool(outDir: string): Promise<number> {
   // Deleting the folders is most of the work: all at once, then one prune per repository deregisters them.
   await Promise.all(slots.map((slot) => fs.promises.rm(slot.root, { recursive: true, force: true })));
   const repos = new Map(slots.map((slot) => [slot.common, slot.git]));
+  const folders = new Set(slots.map((slot) => path.basename(slot.root)));
   for (const [common, top] of repos) {
-    if (fs.existsSync(top)) await withRepoLock(common, () => git(['worktree', 'prune'], top)).catch(() => undefined);
+    if (!fs.existsSync(top)) continue;
+    unlockInterruptedAdds(common, folders);
+    await withRepoLock(common, () => git(['worktree', 'prune'], top)).catch(() => undefined);
   }
   fs.rmSync(dir, { recursive: true, force: true });
   return slots.length;

@@ -38,6 +38,17 @@ export function recordIds(out: string): { results: string[]; errors: string[]; a
   return { results, errors, all: [...results, ...errors] };
 }
 
+/** The records of `out/file` (results.jsonl by default), one per non-empty line; none while the file does not exist. */
+export function readRecords<T = Record<string, any>>(out: string, file = 'results.jsonl'): T[] {
+  const p = path.join(out, file);
+  if (!fs.existsSync(p)) return [];
+  return fs
+    .readFileSync(p, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as T);
+}
+
 /** Start the compiled CLI without waiting (for kills); NO_COLOR, piped output. */
 export function startCli(
   args: string[],

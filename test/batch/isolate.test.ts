@@ -5,7 +5,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT, runCli } from '../helpers/cli.js';
 import { waitFor } from '../helpers/wait.js';
-import { recordIds, startCli } from './helpers.js';
+import { readRecords as records, recordIds, startCli } from './helpers.js';
 
 /** The demo cassette: read src/greet.js, fix its typo with edit_file, run node test.js, submit. */
 const CASSETTE = path.join(ROOT, 'cassettes/demo');
@@ -30,17 +30,6 @@ function scratch(lines: number, options: { asGit?: boolean; extra?: Record<strin
     Array.from({ length: lines }, (_, i) => JSON.stringify({ id: `line/${i}`, prompt: 'Fix the failing test in this project', cwd: 'repo', ...options.extra })).join('\n') + '\n',
   );
   return { dir, repo, input, out: path.join(dir, 'out'), store: path.join(dir, 'store') };
-}
-
-function records(out: string, file = 'results.jsonl'): Record<string, any>[] {
-  const p = path.join(out, file);
-  return fs.existsSync(p)
-    ? fs
-        .readFileSync(p, 'utf8')
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => JSON.parse(l))
-    : [];
 }
 
 /** The repository's registered worktrees, pruning nothing (a stray registration counts). */
@@ -145,7 +134,7 @@ describe('minicode batch --isolate worktree', () => {
     const r = await runCli(args, { cwd: w.dir, timeoutMs: 150_000 });
     expect(r.code, r.stderr).toBe(0);
     expect(recordIds(w.out).results).toHaveLength(16);
-    expect(worktrees(w.repo)).toHaveLength(1);
+    expect(worktrees(w.repo), git(w.repo, 'worktree', 'list', '--porcelain')).toHaveLength(1);
     expect(git(w.repo, 'worktree', 'prune', '--dry-run', '--verbose')).toBe('');
     expect(fs.readdirSync(path.join(w.out, 'workspaces'))).toEqual([]);
     expect(git(w.repo, 'status', '--porcelain')).toBe('');

@@ -20,7 +20,7 @@ import { closePool, configurePool } from '../../lib/control/pool.js';
 import { loadCassette } from '../../lib/replay/cassette.js';
 import { startReplayServer, type ReplayServer } from '../../lib/replay/server.js';
 import { openStore, type EventStore } from '../../lib/store/index.js';
-import { CASSETTE, makeWorkdir } from './helpers.js';
+import { CASSETTE, makeWorkdir, readRecords } from './helpers.js';
 
 let server: ReplayServer | undefined;
 let store: EventStore | undefined;
@@ -30,17 +30,6 @@ afterAll(async () => {
   await store?.close();
   await server?.close();
 });
-
-const readRecords = (out: string, file: string): BatchRecord[] => {
-  const p = path.join(out, file);
-  return fs.existsSync(p)
-    ? fs
-        .readFileSync(p, 'utf8')
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => JSON.parse(l) as BatchRecord)
-    : [];
-};
 
 describe('batch lines on the pool and the spawn helper', () => {
   it('run their verify from the helper, and a helper killed mid-command fails only that line, with MINICODE_E_SPAWN_HELPER', async () => {
@@ -74,8 +63,8 @@ describe('batch lines on the pool and the spawn helper', () => {
     await runners.close();
 
     expect(fs.readFileSync(path.join(w.dir, 'verify-parent.txt'), 'utf8')).toContain('spawn-helper/helper-main.js');
-    const results = readRecords(w.out, 'results.jsonl');
-    const errors = readRecords(w.out, 'errors.jsonl');
+    const results = readRecords<BatchRecord>(w.out, 'results.jsonl');
+    const errors = readRecords<BatchRecord>(w.out, 'errors.jsonl');
     expect(results.map((r) => r.id).sort()).toEqual(['after', 'who']);
     expect(results.every((r) => r.verify?.ok === true)).toBe(true);
     expect(errors).toHaveLength(1);
