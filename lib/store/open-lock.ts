@@ -239,6 +239,8 @@ export function writerLock(dir: string, holder = `${threadId}.${writers++}`): Wr
   let state: 'held' | 'unlocked' | undefined;
   let linger: NodeJS.Timeout | undefined;
   const releaseNow = (): void => {
+    // Also when an opener's request releases the lock before the linger ran out.
+    if (linger) clearTimeout(linger);
     linger = undefined;
     if (inFlight > 0) return;
     if (state === 'held') {
@@ -290,7 +292,6 @@ export function writerLock(dir: string, holder = `${threadId}.${writers++}`): Wr
       }
     },
     close() {
-      if (linger) clearTimeout(linger);
       inFlight = 0;
       releaseNow();
     },
