@@ -11,20 +11,38 @@
  * acknowledged events are gone (or the writer fails with MDB_BAD_TXN). A `replay` or
  * `sessions` opening the store while `exec` writes it, or a second writer starting, is enough.
  *
- * The lock is a file, `open.lock` in the store directory, created exclusively and holding the
- * holder's pid. An opener holds it for the duration of the open; a writer holds it from the
- * first put of a write until no commit of its is in flight, and does not start a new write
- * while an opener waits (`open.want`), so a writer that never pauses cannot starve openers. A
- * holder killed with SIGKILL leaves the file: a pid that no longer runs holds nothing. Within
- * one process lmdb-js shares one environment between all opens of a path and never reads the
- * meta page again, so a process never waits for itself.
+ * Files in the store directory carry the lock:
+ * - `open.w.<pid>.<holder>`: one per writer (a store opened for writing, one per thread or more),
+ *   present from the first put of a write until none of that writer's commits is in flight.
+ *   One file per writer, not one per process: writers on several threads of one process commit
+ *   independently, and a shared file would be removed by the first to finish while another
+ *   thread's commit is still in flight.
+ * - `open.want`: an opener's, created exclusively (so openers take turns), holding its pid. The
+ *   opener then waits until no writer file of another running process is left, and opens.
+ *   A writer starts no new write while another process's request exists, so a writer that never
+ *   pauses cannot starve openers.
+ * A writer creates its file and only then looks for a request; an opener creates its request and
+ * only then looks for writer files. So either the writer sees the request and withdraws, or the
+ * opener sees the writer's file and waits: never neither.
+ *
+ * A process killed with SIGKILL leaves its files: a pid that no longer runs holds nothing (a
+ * request left empty by a creator killed before writing its pid is stale after a second).
+ * Within one process lmdb-js shares one environment between all opens of a path, threads
+ * included, and never reads the meta page again; a thread whose environment is not open yet is
+ * not committing. So an opener ignores the writer files of its own process, and a writer the
+ * requests of its own process.
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { threadId } from 'node:worker_threads';
 import { MinicodeError } from '../errors.js';
 
 /** How long an opener waits for writers' commits to finish before it reports the store busy. */
 export const OPEN_LOCK_TIMEOUT_MS = 60_000;
+
+/** Prefix of a writer's holder file; the pid and the writer's id follow. */
+const WRITER_PREFIX = 'open.w.';
+const WANT = 'open.want';
 
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
 /** Block this thread for `ms` (an opener waits synchronously: opening a store is synchronous). */
@@ -32,10 +50,10 @@ function sleepSync(ms: number): void {
   Atomics.wait(sleeper, 0, 0, ms);
 }
 
-/** The pid recorded in a lock file, or undefined when it is gone or unreadable. */
+/** The pid recorded in a request file (first word), or undefined when it is gone or unreadable. */
 function holderOf(file: string): number | undefined {
   try {
-    const pid = Number(fs.readFileSync(file, 'latin1'));
+    const pid = Number(fs.readFileSync(file, 'latin1').split(' ')[0]);
     return Number.isInteger(pid) && pid > 0 ? pid : undefined;
   } catch {
     return undefined;
@@ -43,8 +61,8 @@ function holderOf(file: string): number | undefined {
 }
 
 /**
- * A file of this protocol without a pid: its creator was killed between creating and filling it
- * in (a matter of microseconds), unless it is that young.
+ * A request file without a pid: its creator was killed between creating and filling it in (a
+ * matter of microseconds), unless it is that young.
  */
 const EMPTY_STALE_MS = 1000;
 
@@ -68,99 +86,131 @@ function isRunning(pid: number): boolean {
   }
 }
 
-type Attempt = 'held' | 'ours' | 'busy';
+/** A directory this user cannot write (a read-only copy): no other writer can commit in it either. */
+function isReadOnly(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === 'EACCES' || code === 'EROFS' || code === 'EPERM';
+}
 
-/** One exclusive create of the lock file; clears a lock left by a process that no longer runs. */
-function tryCreate(file: string): Attempt {
-  for (let tries = 0; tries < 3; tries++) {
+function unlinkQuietly(file: string): void {
+  try {
+    fs.unlinkSync(file);
+  } catch {
+    // Already gone (its owner or another process removed it).
+  }
+}
+
+/** Holder files of this thread, removed if the thread or process exits without closing its stores. */
+const heldFiles = new Set<string>();
+let exitHookSet = false;
+function track(file: string): void {
+  heldFiles.add(file);
+  if (exitHookSet) return;
+  exitHookSet = true;
+  process.once('exit', () => {
+    for (const held of heldFiles) unlinkQuietly(held);
+  });
+}
+
+/** The holder file of a running process other than this one, if any; clears those of dead processes. */
+function otherWriter(dir: string): string | undefined {
+  for (const name of fs.readdirSync(dir)) {
+    if (!name.startsWith(WRITER_PREFIX)) continue;
+    const pid = Number(name.slice(WRITER_PREFIX.length).split('.')[0]);
+    if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) continue;
+    if (isRunning(pid)) return name;
+    unlinkQuietly(path.join(dir, name));
+  }
+  return undefined;
+}
+
+function busy(dir: string, timeoutMs: number, holder: string): MinicodeError {
+  return new MinicodeError('MINICODE_E_STORE', `the store at ${dir} stayed busy for ${Math.round(timeoutMs / 1000)} s: ${holder}`, {
+    action: 'wait for that process to finish, or remove the file if that process is not a minicode writer',
+  });
+}
+
+/** Back-off between polls: 1, 2, 4, 4 ... ms (no busy spin). */
+function backoff(wait: number): number {
+  sleepSync(wait);
+  return Math.min(wait * 2, 4);
+}
+
+/**
+ * Take `open.want` exclusively: true when taken, false in a read-only directory (nothing to
+ * exclude). Waits for the opener holding it; clears a request of a process that no longer runs.
+ */
+function takeRequest(dir: string, token: string, deadline: number, timeoutMs: number): boolean {
+  const want = path.join(dir, WANT);
+  let wait = 1;
+  for (;;) {
     try {
-      const fd = fs.openSync(file, 'wx');
+      const fd = fs.openSync(want, 'wx');
       try {
-        fs.writeSync(fd, String(process.pid));
+        fs.writeSync(fd, token);
       } finally {
         fs.closeSync(fd);
       }
-      return 'held';
+      return true;
     } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      // A directory this user cannot write (a read-only copy): no other writer can commit in it either.
-      if (code === 'EACCES' || code === 'EROFS' || code === 'EPERM') return 'ours';
-      if (code !== 'EEXIST') throw error;
+      if (isReadOnly(error)) return false;
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
-    const pid = holderOf(file);
-    if (pid === process.pid) return 'ours';
-    if (!isStale(file, pid)) return 'busy';
-    try {
-      fs.unlinkSync(file);
-    } catch {
-      // Another process cleared it first.
+    const pid = holderOf(want);
+    if (isStale(want, pid)) {
+      unlinkQuietly(want);
+      continue;
     }
+    if (Date.now() > deadline) throw busy(dir, timeoutMs, `process ${pid ?? '?'} is opening it (${want})`);
+    wait = backoff(wait);
   }
-  return 'busy';
 }
 
 /** Hold the open lock of `dir` while `open` runs (see the module comment); returns what it returns. */
 export function withOpenLock<T>(dir: string, open: () => T, timeoutMs = OPEN_LOCK_TIMEOUT_MS): T {
-  const file = path.join(dir, 'open.lock');
-  const want = path.join(dir, 'open.want');
+  const want = path.join(dir, WANT);
+  const token = `${process.pid} ${threadId}`;
   const deadline = Date.now() + timeoutMs;
-  let attempt = tryCreate(file);
-  if (attempt === 'busy') {
-    try {
-      fs.writeFileSync(want, String(process.pid));
-    } catch {
-      // Without the request a busy writer still pauses between its commits now and then.
-    }
-    let wait = 1;
-    while ((attempt = tryCreate(file)) === 'busy') {
-      if (Date.now() > deadline) {
-        throw new MinicodeError('MINICODE_E_STORE', `the store at ${dir} stayed busy for ${Math.round(timeoutMs / 1000)} s: process ${holderOf(file) ?? '?'} holds ${file}`, {
-          action: 'wait for that process to finish, or remove the file if that process is not a minicode writer',
-        });
-      }
-      sleepSync(wait);
-      wait = Math.min(wait * 2, 4);
-    }
-  }
+  const requested = takeRequest(dir, token, deadline, timeoutMs);
   try {
+    if (requested) {
+      let wait = 1;
+      for (let holder = otherWriter(dir); holder !== undefined; holder = otherWriter(dir)) {
+        if (Date.now() > deadline) {
+          const pid = holder.slice(WRITER_PREFIX.length).split('.')[0];
+          throw busy(dir, timeoutMs, `process ${pid} holds ${path.join(dir, holder)}`);
+        }
+        wait = backoff(wait);
+      }
+    }
     return open();
   } finally {
-    if (attempt === 'held') release(file);
-    try {
-      fs.unlinkSync(want);
-    } catch {
-      // Not requested, or another opener removed it.
-    }
+    // Only our own request: one cleared as stale and made again by another opener stays theirs.
+    if (requested && readQuietly(want) === token) unlinkQuietly(want);
   }
 }
 
-function release(file: string): void {
-  // Only our own file: a lock cleared as stale and taken by another process stays theirs.
-  if (holderOf(file) !== process.pid) return;
+function readQuietly(file: string): string | undefined {
   try {
-    fs.unlinkSync(file);
+    return fs.readFileSync(file, 'latin1');
   } catch {
-    // Already gone.
+    return undefined;
   }
 }
 
-/** Whether another running process asked for the lock (`open.want`); clears a request left by a dead one. */
+/** Whether another running process asked to open (`open.want`); clears a request left by a dead one. */
 function openerWaits(want: string): boolean {
   if (!fs.existsSync(want)) return false;
   const pid = holderOf(want);
   if (pid === process.pid) return false;
   if (!isStale(want, pid)) return true;
-  try {
-    fs.unlinkSync(want);
-  } catch {
-    // Another process cleared it first.
-  }
+  unlinkQuietly(want);
   return false;
 }
 
 /** A writer's side of the open lock: held while any of its commits is in flight. */
 export interface WriterLock {
-  /** Take the lock for a new write; false when an opener holds or requested it (try again soon). */
+  /** Take the lock for a new write; false when an opener of another process asked for it (try again soon). */
   acquire(): boolean;
   /** One commit started under the lock has finished (committed or failed). */
   done(): void;
@@ -174,52 +224,74 @@ export interface WriterLock {
  */
 export const WRITER_LINGER_MS = 5;
 
-/** The writer's side of the open lock of `dir`. */
-export function writerLock(dir: string): WriterLock {
-  const file = path.join(dir, 'open.lock');
-  const want = path.join(dir, 'open.want');
+let writers = 0;
+
+/**
+ * The writer's side of the open lock of `dir`. `holder` names this writer's file among the
+ * writers of this process (default: the thread id and a serial, so two stores on one thread do
+ * not share a file either).
+ */
+export function writerLock(dir: string, holder = `${threadId}.${writers++}`): WriterLock {
+  const file = path.join(dir, `${WRITER_PREFIX}${process.pid}.${holder}`);
+  const want = path.join(dir, WANT);
   let inFlight = 0;
-  let state: Attempt | undefined;
+  // 'held': our file exists; 'unlocked': a read-only directory, nothing to hold.
+  let state: 'held' | 'unlocked' | undefined;
   let linger: NodeJS.Timeout | undefined;
   const releaseNow = (): void => {
+    // Also when an opener's request releases the lock before the linger ran out.
+    if (linger) clearTimeout(linger);
     linger = undefined;
     if (inFlight > 0) return;
-    if (state === 'held') release(file);
+    if (state === 'held') {
+      heldFiles.delete(file);
+      unlinkQuietly(file);
+    }
     state = undefined;
+  };
+  const start = (): boolean => {
+    if (linger) {
+      clearTimeout(linger);
+      linger = undefined;
+    }
+    inFlight++;
+    return true;
   };
   return {
     acquire() {
-      if (state !== undefined) {
-        // Already held: go on unless an opener is waiting, then let the commits drain first.
-        if (state === 'held' && openerWaits(want)) {
-          if (inFlight === 0) releaseNow();
-          return false;
-        }
-        if (linger) {
-          clearTimeout(linger);
-          linger = undefined;
-        }
-        inFlight++;
-        return true;
+      if (state === 'unlocked') return start();
+      // Held or not, a request of another process comes first; held, our commits drain first.
+      if (openerWaits(want)) {
+        if (state === 'held' && inFlight === 0) releaseNow();
+        return false;
       }
-      // An opener waits: let it take the lock first.
-      if (openerWaits(want)) return false;
-      const attempt = tryCreate(file);
-      if (attempt === 'busy') return false;
-      state = attempt;
-      inFlight = 1;
-      return true;
+      if (state === 'held') return start();
+      try {
+        fs.closeSync(fs.openSync(file, 'w'));
+      } catch (error) {
+        if (!isReadOnly(error)) throw error;
+        state = 'unlocked';
+        return start();
+      }
+      // Our file first, then the request: an opener that asked meanwhile sees our file or we see its request.
+      if (openerWaits(want)) {
+        unlinkQuietly(file);
+        return false;
+      }
+      state = 'held';
+      track(file);
+      return start();
     },
     done() {
       if (inFlight === 0) return;
       if (--inFlight === 0 && !linger) {
         linger = setTimeout(releaseNow, WRITER_LINGER_MS);
-        // A process that has nothing else to do exits; the file it leaves is cleared as stale.
+        // A thread that has nothing else to do exits; its file goes with it (the exit hook) or,
+        // when the whole process dies, is cleared as stale.
         linger.unref();
       }
     },
     close() {
-      if (linger) clearTimeout(linger);
       inFlight = 0;
       releaseNow();
     },
