@@ -8,9 +8,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { frameCacheData, unframeCacheData, codeCacheUnavailable, markCacheUsed, pruneUnusedCaches, type ScriptManifest } from '../../cli/code-cache.js';
-import { startReplayServer } from '../../lib/replay/index.js';
 import { runCli } from '../helpers/cli.js';
-import { CASSETTES, cleanEnv, scratchProject, tempDir } from '../exec/helpers.js';
+import { cleanEnv, execTwice, tempDir } from '../exec/helpers.js';
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -49,22 +48,7 @@ function cacheFiles(cacheDir: string): string[] {
 describe('the V8 code cache of the CLI bundle', () => {
   it('is written by a first exec run and used by the next, whose HTTP request (a dynamic import in cached code) still reaches the provider', async () => {
     const { cacheDir, home } = fresh();
-    const runs = [];
-    for (let i = 0; i < 2; i++) {
-      const server = await startReplayServer(path.join(CASSETTES, 'anthropic-two-turn'));
-      const cwd = scratchProject();
-      dirs.push(cwd);
-      try {
-        runs.push(
-          await runCli(['exec', 'Read the README and tell me what it says', '--json', '--cwd', cwd, '--provider', 'anthropic'], {
-            env: cleanEnv(home, { ANTHROPIC_BASE_URL: server.origin, ANTHROPIC_API_KEY: 'sk-ant-cache-fake-key-0123456789', MINICODE_CODE_CACHE_DIR: cacheDir, MINICODE_DEBUG_CODE_CACHE: '1' }),
-          }),
-        );
-      } finally {
-        await server.close();
-      }
-    }
-    const [first, second] = runs as [Awaited<ReturnType<typeof runCli>>, Awaited<ReturnType<typeof runCli>>];
+    const [first, second] = await execTwice(home, { MINICODE_CODE_CACHE_DIR: cacheDir, MINICODE_DEBUG_CODE_CACHE: '1' }, dirs);
     expect(first.code, first.stderr).toBe(0);
     expect(new Set(outcomes(first.stderr).scripts.values())).toEqual(new Set(['miss']));
     expect(outcomes(first.stderr).lines.some((l) => /^wrote \d+ file\(s\)/.test(l))).toBe(true);

@@ -8,9 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { applyRuntimeV8Flags, RUNTIME_V8_FLAGS, runtimeV8Flags } from '../../cli/v8-flags.js';
-import { startReplayServer } from '../../lib/replay/index.js';
-import { runCli } from '../helpers/cli.js';
-import { CASSETTES, cleanEnv, scratchProject, tempDir } from '../exec/helpers.js';
+import { execTwice, tempDir } from '../exec/helpers.js';
 
 const dirs: string[] = [];
 /** Node 20's V8 version string, the one the flags are set on. */
@@ -41,24 +39,7 @@ describe('the V8 flags the bootstrap sets', () => {
   it.skipIf(!flagged)('keep a short exec run from a warm code cache out of the optimising compiler (--trace-opt reports no function marked)', async () => {
     const home = tempDir('minicode-v8-flags-');
     dirs.push(home);
-    const runs = [];
-    // The first run compiles from source and writes the cache; the second is the run every later one repeats.
-    for (let i = 0; i < 2; i++) {
-      const server = await startReplayServer(path.join(CASSETTES, 'anthropic-two-turn'));
-      const cwd = scratchProject();
-      dirs.push(cwd);
-      try {
-        runs.push(
-          await runCli(['exec', 'Read the README and tell me what it says', '--json', '--cwd', cwd, '--provider', 'anthropic'], {
-            env: cleanEnv(home, { ANTHROPIC_BASE_URL: server.origin, ANTHROPIC_API_KEY: 'sk-ant-flags-fake-key-0123456789', MINICODE_CODE_CACHE_DIR: path.join(home, 'v8') }),
-            nodeArgs: ['--trace-opt'],
-          }),
-        );
-      } finally {
-        await server.close();
-      }
-    }
-    const warm = runs[1]!;
+    const [, warm] = await execTwice(home, { MINICODE_CODE_CACHE_DIR: path.join(home, 'v8') }, dirs, ['--trace-opt']);
     expect(warm.code, warm.stderr).toBe(0);
     // V8 prints its tracing on stdout, between the JSON lines.
     const lines = warm.stdout.split('\n');

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { expect } from 'vitest';
 import { CLI, ROOT, runCli, type CliResult } from '../helpers/cli.js';
 import { checkJsonlLines } from '../helpers/jsonl-contract.js';
+import { startReplayServer } from '../../lib/replay/index.js';
 // @ts-expect-error: plain ESM generator shared with cassettes/make.mjs (no types)
 import { FORMATS, MODELS } from '../../cassettes/wire-formats.mjs';
 
@@ -143,4 +144,25 @@ export function spawnExec(args: string[], env: NodeJS.ProcessEnv): { child: Chil
     });
   });
   return { child, lines, firstLine, done };
+}
+
+/**
+ * Two `exec` runs of the two-turn Anthropic cassette under one `home`, each against its own replay
+ * server and scratch project (added to `dirs` for cleanup): the first compiles from source and
+ * writes the code cache, the second runs from it. `env` is added to each run's clean environment.
+ */
+export async function execTwice(home: string, env: NodeJS.ProcessEnv, dirs: string[], nodeArgs?: string[]): Promise<[CliResult, CliResult]> {
+  const runs: CliResult[] = [];
+  for (let i = 0; i < 2; i++) {
+    const server = await startReplayServer(path.join(CASSETTES, 'anthropic-two-turn'));
+    const cwd = scratchProject();
+    dirs.push(cwd);
+    try {
+      const args = ['exec', 'Read the README and tell me what it says', '--json', '--cwd', cwd, '--provider', 'anthropic'];
+      runs.push(await runCli(args, { env: cleanEnv(home, { ANTHROPIC_BASE_URL: server.origin, ANTHROPIC_API_KEY: 'sk-ant-twice-fake-key-0123456789', ...env }), ...(nodeArgs ? { nodeArgs } : {}) }));
+    } finally {
+      await server.close();
+    }
+  }
+  return runs as [CliResult, CliResult];
 }
