@@ -36,6 +36,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { threadId } from 'node:worker_threads';
 import { MinicodeError } from '../errors.js';
+import { pidAlive } from './session-index.js';
 
 /** How long an opener waits for writers' commits to finish before it reports the store busy. */
 export const OPEN_LOCK_TIMEOUT_MS = 60_000;
@@ -68,21 +69,11 @@ const EMPTY_STALE_MS = 1000;
 
 /** Whether the file's holder no longer runs (or it was left empty by a killed creator). */
 function isStale(file: string, pid: number | undefined): boolean {
-  if (pid !== undefined) return !isRunning(pid);
+  if (pid !== undefined) return !pidAlive(pid);
   try {
     return Date.now() - fs.statSync(file).mtimeMs > EMPTY_STALE_MS;
   } catch {
     return false;
-  }
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: the process exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
@@ -118,7 +109,7 @@ function otherWriter(dir: string): string | undefined {
     if (!name.startsWith(WRITER_PREFIX)) continue;
     const pid = Number(name.slice(WRITER_PREFIX.length).split('.')[0]);
     if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) continue;
-    if (isRunning(pid)) return name;
+    if (pidAlive(pid)) return name;
     unlinkQuietly(path.join(dir, name));
   }
   return undefined;
