@@ -22,6 +22,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { MinicodeError } from '../errors.js';
+import { pidAlive } from '../pid-alive.js';
 
 /** The lock file's name inside the output directory. */
 export const LOCK_FILE = 'batch.lock';
@@ -53,16 +54,6 @@ export interface LockOptions {
   clock?: () => number;
 }
 
-/** True when a process with this pid exists (EPERM: it exists but belongs to another user). */
-export function pidIsAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** Create `file` holding `owner` atomically; false when it already exists. */
 function createExclusive(file: string, owner: LockOwner): boolean {
   const tmp = `${file}.${owner.pid}.${owner.token}.tmp`;
@@ -91,7 +82,7 @@ function readOwner(file: string): LockOwner | undefined {
 
 /** Take the lock of `dir` (created when missing), or throw MINICODE_E_BATCH_LOCKED naming the holder. */
 export function lockOutputDir(dir: string, options: LockOptions = {}): OutputLock {
-  const isAlive = options.isAlive ?? pidIsAlive;
+  const isAlive = options.isAlive ?? pidAlive;
   const me: LockOwner = {
     pid: options.pid ?? process.pid,
     hostname: options.hostname ?? os.hostname(),

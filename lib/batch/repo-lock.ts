@@ -15,7 +15,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { threadId } from 'node:worker_threads';
-import { pidIsAlive } from './output-lock.js';
+import { pidAlive } from '../pid-alive.js';
 
 /** The lock file's name inside the common git directory. */
 export const LOCK_NAME = 'minicode-worktree.lock';
@@ -46,7 +46,7 @@ function readHolder(file: string): { holder: Holder | undefined; mtimeMs: number
 }
 
 function isStale(found: { holder: Holder | undefined; mtimeMs: number }): boolean {
-  if (found.holder && found.holder.pid !== process.pid) return !pidIsAlive(found.holder.pid);
+  if (found.holder && found.holder.pid !== process.pid) return !pidAlive(found.holder.pid);
   return Date.now() - found.mtimeMs > STALE_MS;
 }
 

@@ -36,7 +36,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { threadId } from 'node:worker_threads';
 import { MinicodeError } from '../errors.js';
-import { pidAlive } from './session-index.js';
+import { pidAlive } from '../pid-alive.js';
 
 /** How long an opener waits for writers' commits to finish before it reports the store busy. */
 export const OPEN_LOCK_TIMEOUT_MS = 60_000;

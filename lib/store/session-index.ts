@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import type { OutputEvent } from '../events/index.js';
 import { copyDefined, type ReducerState, type RunOutcomeState } from '../reducer/index.js';
+import { pidAlive } from '../pid-alive.js';
 
 /** One row of the session index. */
 export interface SessionIndexEntry {
@@ -54,16 +55,6 @@ export function indexEntryOf(state: ReducerState, extra: { digest?: string | und
   if (lastSeq !== undefined) entry.lastSeq = lastSeq;
   if (extra.writerPid !== undefined && s.endedAt === undefined) entry.writerPid = extra.writerPid;
   return entry;
-}
-
-/** True when a process with this pid exists (signal 0 probes without sending anything). */
-export function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /**
