@@ -15,8 +15,13 @@
  * the whole process, which stalls every thread, the coordinator's included, for the page-table
  * copy. The peer is the same batch without isolation and verify (plain `batch`), run after it in
  * the same process: the ratio says what the harness adds to the coordinator's lag. The floor is
- * an idle thread's lag over the same window (bench/support/idle-lag.ts): on a shared machine the
- * scheduler alone delays a waking thread by tens of ms, which no code of ours can remove.
+ * an idle thread's lag over the same window (bench/support/idle-lag.ts), at the coordinator's
+ * priority: on a shared machine the scheduler alone delays a waking thread by tens of ms.
+ *
+ * The harness batch runs with the pool threads (and so every subprocess they start) at the
+ * batch's default nice value and at 0 (the coordinator's), interleaved (lib/batch/nice.ts): on
+ * 2 cores the batch itself loads the machine to 8-11, and the nice value decides whether the
+ * kernel wakes the coordinator ahead of that work.
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -31,6 +36,7 @@ import type { HarnessOptions } from '../lib/batch/harness.js';
 import { parseBatchInput } from '../lib/batch/input.js';
 import { nearestRank } from '../lib/batch/latency.js';
 import { createPoolRunners, tasksPerThreadFor } from '../lib/batch/pool-runners.js';
+import { DEFAULT_POOL_NICE } from '../lib/batch/nice.js';
 import { createProgress } from '../lib/batch/progress.js';
 import type { LineSetup } from '../lib/batch/run-line.js';
 import { configurePool, defaultMaxThreads } from '../lib/control/pool.js';
@@ -60,15 +66,24 @@ interface BatchFigures {
   completed: number;
   verified: number;
   patches: number;
+  /** Nice values the pool threads ran at, and the idle (floor) thread's. */
+  poolNice: string;
+  idleNice: string;
 }
 
-async function oneBatch(work: string, name: string, n: number, setup: LineSetup, harness: HarnessOptions | undefined, spawnHelper = true): Promise<BatchFigures> {
+/** How one batch of the benchmark runs: its pool threads' nice value, and whether they spawn through their helper. */
+interface Variant {
+  nice: number;
+  spawnHelper: boolean;
+}
+
+async function oneBatch(work: string, name: string, n: number, setup: LineSetup, harness: HarnessOptions | undefined, variant: Variant): Promise<BatchFigures> {
   const input = parseBatchInput(Array.from({ length: n }, (_, i) => JSON.stringify({ id: `${name}-${i}`, prompt: 'Fix the failing test in this project', cwd: 'repo' })).join('\n'));
   const outDir = path.join(work, `out-${name}`);
   const store = openStore({ dir: path.join(work, `store-${name}`) });
-  const threads = defaultMaxThreads();
-  configurePool({ maxThreads: threads, concurrentTasksPerWorker: tasksPerThreadFor(CONCURRENCY, threads) });
-  const runners = createPoolRunners({ storeDir: path.join(work, `store-${name}`), spawnHelper });
+  const poolThreads = defaultMaxThreads();
+  configurePool({ maxThreads: poolThreads, concurrentTasksPerWorker: tasksPerThreadFor(CONCURRENCY, poolThreads) });
+  const runners = createPoolRunners({ storeDir: path.join(work, `store-${name}`), spawnHelper: variant.spawnHelper, nice: variant.nice });
   const lag = monitorEventLoopDelay({ resolution: 10 });
   const writeLags: number[] = [];
   // The batch's own start: the first reading of its clock (records' totalMs count from it).
@@ -124,7 +139,7 @@ async function oneBatch(work: string, name: string, n: number, setup: LineSetup,
   fs.write = write;
   appendMs.sort((a, b) => a - b);
   const idleLag = await idle.stop();
-  await runners.close();
+  const threads = await runners.close();
   await store.close();
   const patches = fs.existsSync(path.join(outDir, 'patches')) ? fs.readdirSync(path.join(outDir, 'patches')).length : 0;
   const sorted = writeLags.sort((a, b) => a - b);
@@ -142,12 +157,29 @@ async function oneBatch(work: string, name: string, n: number, setup: LineSetup,
     completed: summary.completed,
     verified: summary.verify?.passed ?? 0,
     patches,
+    poolNice: [...new Set(threads.map((t) => t.nice ?? '?'))].join('/'),
+    idleNice: String(idleLag.nice ?? '?'),
   };
 }
 
-/** Run the benchmark. */
+/** `--name value` from the command line (the benchmark run directly), else undefined. */
+function arg(name: string): string | undefined {
+  const at = process.argv.indexOf(name);
+  return at >= 0 ? process.argv[at + 1] : undefined;
+}
+
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
+
+/**
+ * Run the benchmark. Run directly it takes `--lines N` (default 1,000; quick 100), `--nice
+ * A,B,...` (the pool threads' nice values to compare, interleaved; default the batch's default
+ * and 0), `--rounds R` (default 1) and `--harness-only` (no peers: the no-helper and plain batches).
+ */
 export async function run(options: BenchOptions): Promise<BenchReport> {
-  const n = options.quick ? 100 : 1000;
+  const n = Number(arg('--lines') ?? (options.quick ? 100 : 1000));
+  const nices = (arg('--nice') ?? `${DEFAULT_POOL_NICE},0`).split(',').map(Number);
+  const rounds = Number(arg('--rounds') ?? 1);
+  const peers = !process.argv.includes('--harness-only');
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-bench-harness-'));
   const repo = path.join(work, 'repo');
   fs.cpSync(path.join(ROOT, 'demo/sample-project'), repo, { recursive: true });
@@ -161,59 +193,127 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
   const server = await startReplayThread(cassetteDir);
   const { origin } = server;
   const setup: LineSetup = { provider: { format, model: cassette.manifest.model ?? 'replay', baseUrl: baseUrlForOrigin(format, origin), apiKey: 'replay' }, approval: 'auto' };
-  const harness = await oneBatch(work, 'harness', n, setup, { isolate: 'worktree', verify: 'node test.js' });
+  const isolated: HarnessOptions = { isolate: 'worktree', verify: 'node test.js' };
+  // Interleaved rounds, the order reversed every other round: drift in the machine's load falls on every variant alike.
+  const byNice = new Map<number, BatchFigures[]>(nices.map((v) => [v, []]));
+  for (let r = 0; r < rounds; r++) {
+    for (const v of r % 2 === 0 ? nices : [...nices].reverse()) byNice.get(v)!.push(await oneBatch(work, `harness-n${v}-r${r}`, n, setup, isolated, { nice: v, spawnHelper: true }));
+  }
+  const mainNice = nices[0]!;
   // The same batch with the pool threads forking the whole process for every git, bash and verify child (before the spawn helper).
-  const direct = await oneBatch(work, 'direct', n, setup, { isolate: 'worktree', verify: 'node test.js' }, false);
+  const direct = peers ? await oneBatch(work, 'direct', n, setup, isolated, { nice: mainNice, spawnHelper: false }) : undefined;
   // Checked before the plain batch, which edits the repository in place (that is what isolation prevents).
   const clean = git('status', '--porcelain') === '';
-  const plain = await oneBatch(work, 'plain', n, setup, undefined);
-  await server.close();
   const strays =
     git('worktree', 'list', '--porcelain')
       .split('\n')
       .filter((l) => l.startsWith('worktree ')).length - 1;
+  const plain = peers ? await oneBatch(work, 'plain', n, setup, undefined, { nice: mainNice, spawnHelper: true }) : undefined;
+  await server.close();
   fs.rmSync(work, { recursive: true, force: true });
 
-  const lagHarness = measurement('coordinator event-loop lag p99, --isolate worktree --verify', 'ms', [harness.lagP99Ms], false);
-  const lagDirect = measurement('coordinator event-loop lag p99, --isolate worktree --verify, subprocesses forked by the pool threads (no spawn helper)', 'ms', [direct.lagP99Ms], false);
-  const idleDirect = measurement('idle thread event-loop lag p99 during the batch without spawn helper (machine floor)', 'ms', [direct.idleP99Ms], false);
-  const lagPlain = measurement('coordinator event-loop lag p99, plain batch (peer)', 'ms', [plain.lagP99Ms], false);
-  const idleHarness = measurement('idle thread event-loop lag p99 during the harness batch (machine floor)', 'ms', [harness.idleP99Ms], false);
-  const writeHarness = measurement('record-write lag p99, --isolate worktree --verify', 'ms', [harness.writeLagP99Ms], false);
-  const writePlain = measurement('record-write lag p99, plain batch (peer)', 'ms', [plain.writeLagP99Ms], false);
+  const at = (v: number): string => `pool threads at nice ${v}`;
+  const of = (v: number, f: (b: BatchFigures) => number): number[] => byNice.get(v)!.map(f);
+  const measurements: BenchReport['measurements'] = [];
+  const lag = new Map<number, ReturnType<typeof measurement>>();
+  const lps = new Map<number, ReturnType<typeof measurement>>();
+  for (const v of nices) {
+    lag.set(
+      v,
+      measurement(
+        `coordinator event-loop lag p99, --isolate worktree --verify, ${at(v)}`,
+        'ms',
+        of(v, (b) => b.lagP99Ms),
+        false,
+      ),
+    );
+    measurements.push(lag.get(v)!);
+    measurements.push(
+      measurement(
+        `idle thread event-loop lag p99 (machine floor, coordinator's priority), ${at(v)}`,
+        'ms',
+        of(v, (b) => b.idleP99Ms),
+        false,
+      ),
+    );
+    measurements.push(
+      measurement(
+        `record-write lag p99, --isolate worktree --verify, ${at(v)}`,
+        'ms',
+        of(v, (b) => b.writeLagP99Ms),
+        false,
+      ),
+    );
+    measurements.push(
+      measurement(
+        `coordinator time inside a record write call p99, ${at(v)}`,
+        'ms',
+        of(v, (b) => b.appendP99Ms),
+        false,
+      ),
+    );
+    lps.set(
+      v,
+      measurement(
+        `lines per second, --isolate worktree --verify, ${at(v)}`,
+        'lines/s',
+        of(v, (b) => (n * 1000) / b.wallMs),
+      ),
+    );
+    measurements.push(lps.get(v)!);
+  }
+  const lagMain = lag.get(mainNice)!;
+  const ratios: BenchReport['ratios'] = [];
+  for (const v of nices.slice(1)) {
+    ratios.push(ratio(`event-loop lag p99: nice ${mainNice} / nice ${v}`, lagMain, lag.get(v)!));
+    ratios.push(ratio(`lines per second: nice ${mainNice} / nice ${v}`, lps.get(mainNice)!, lps.get(v)!));
+  }
+  const notes: string[] = [];
+  if (direct && plain) {
+    const lagDirect = measurement(`coordinator event-loop lag p99, --isolate worktree --verify, no spawn helper (pool threads fork), ${at(mainNice)}`, 'ms', [direct.lagP99Ms], false);
+    const lagPlain = measurement(`coordinator event-loop lag p99, plain batch (peer), ${at(mainNice)}`, 'ms', [plain.lagP99Ms], false);
+    const writePlain = measurement('record-write lag p99, plain batch (peer)', 'ms', [plain.writeLagP99Ms], false);
+    measurements.push(lagDirect, lagPlain, writePlain, measurement('lines per second, plain batch (peer)', 'lines/s', [(n * 1000) / plain.wallMs]));
+    ratios.push(ratio('event-loop lag p99: harness / plain', lagMain, lagPlain), ratio('event-loop lag p99: harness with spawn helper / without', lagMain, lagDirect));
+    notes.push(
+      `harness without spawn helper: ${direct.completed} completed, ${direct.verified} verified, ${direct.patches} patches, lag max ${direct.lagMaxMs.toFixed(0)} ms, idle-thread lag p99 ${direct.idleP99Ms.toFixed(1)} ms, record-write lag p99 ${direct.writeLagP99Ms.toFixed(1)} ms, wall ${(direct.wallMs / 1000).toFixed(1)} s`,
+      `plain: ${plain.completed} completed, lag max ${plain.lagMaxMs.toFixed(0)} ms, idle-thread lag p99 ${plain.idleP99Ms.toFixed(1)} ms, wall ${(plain.wallMs / 1000).toFixed(1)} s`,
+    );
+  }
+  ratios.push(
+    ratio(
+      `event-loop lag p99: harness coordinator / idle thread (same window), nice ${mainNice}`,
+      lagMain,
+      measurements.find((m) => m.label.startsWith('idle thread') && m.label.endsWith(at(mainNice)))!,
+    ),
+  );
+  const lagP99 = median(of(mainNice, (b) => b.lagP99Ms));
+  const idleP99 = median(of(mainNice, (b) => b.idleP99Ms));
+  const writeP99 = median(of(mainNice, (b) => b.writeLagP99Ms));
+  ratios.push(
+    { label: `event-loop lag p99 above the idle floor, with isolation and verify, nice ${mainNice} (ms), target <= 50`, value: lagP99 - idleP99, target: { op: '<=', value: 50 }, unit: 'ms' },
+    { label: `event-loop lag p99 with isolation and verify, nice ${mainNice} (ms), target <= 50`, value: lagP99, target: { op: '<=', value: 50 }, unit: 'ms' },
+    { label: `record-write lag p99 with isolation and verify, nice ${mainNice} (ms), target <= 50`, value: writeP99, target: { op: '<=', value: 50 }, unit: 'ms' },
+  );
+  for (const v of nices) {
+    for (const [r, b] of byNice.get(v)!.entries()) {
+      notes.push(
+        `harness at nice ${v}, round ${r + 1}: ${b.completed} completed, ${b.verified} verified, ${b.patches} patches; lag p99 ${b.lagP99Ms.toFixed(1)} ms, max ${b.lagMaxMs.toFixed(0)} ms, idle p99 ${b.idleP99Ms.toFixed(1)} ms; record writes ${b.appends}, inside one p50 ${b.appendP50Ms.toFixed(3)} ms, p99 ${b.appendP99Ms.toFixed(2)} ms, longest ${b.appendMaxMs.toFixed(1)} ms, together ${b.appendTotalMs.toFixed(0)} ms; wall ${(b.wallMs / 1000).toFixed(1)} s; pool threads at nice ${b.poolNice}, idle thread at nice ${b.idleNice}`,
+      );
+    }
+  }
+  notes.push(
+    `${rounds} round(s) of ${nices.length} harness batch(es), interleaved${peers ? ', then one without spawn helper and one plain' : ''}; after the harness batches: repository ${clean ? 'untouched' : 'MODIFIED'}, ${strays} stray worktree(s)`,
+    `${defaultMaxThreads()} pool thread(s); coordinator at nice ${os.getPriority(0)}; load average ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cores`,
+  );
   return {
     name: 'batch-harness',
     title: `batch as a harness: ${n.toLocaleString('en')} lines with --isolate worktree and --verify at concurrency ${CONCURRENCY}`,
     description:
-      'Coordinator event-loop p99 lag and record-write lag (line closed to record appended) of a batch whose lines each get a git worktree, a verify command and a patch, against the same batch without them. Targets: both p99 < 50 ms.',
-    measurements: [
-      lagHarness,
-      lagDirect,
-      lagPlain,
-      idleHarness,
-      idleDirect,
-      writeHarness,
-      writePlain,
-      measurement('coordinator time inside a record write call p99, --isolate worktree --verify', 'ms', [harness.appendP99Ms], false),
-      measurement('lines per second, --isolate worktree --verify', 'lines/s', [(n * 1000) / harness.wallMs]),
-      measurement('lines per second, plain batch (peer)', 'lines/s', [(n * 1000) / plain.wallMs]),
-    ],
-    ratios: [
-      ratio('event-loop lag p99: harness / plain', lagHarness, lagPlain),
-      ratio('event-loop lag p99: harness with spawn helper / without', lagHarness, lagDirect),
-      ratio('event-loop lag p99: harness coordinator / idle thread (same window)', lagHarness, idleHarness),
-      { label: 'event-loop lag p99 above the idle floor, with isolation and verify (ms), target <= 50', value: harness.lagP99Ms - harness.idleP99Ms, target: { op: '<=', value: 50 }, unit: 'ms' },
-      { label: 'event-loop lag p99 with isolation and verify (ms), target <= 50', value: harness.lagP99Ms, target: { op: '<=', value: 50 }, unit: 'ms' },
-      { label: 'record-write lag p99 with isolation and verify (ms), target <= 50', value: harness.writeLagP99Ms, target: { op: '<=', value: 50 }, unit: 'ms' },
-    ],
-    notes: [
-      `harness: ${harness.completed} completed, ${harness.verified} verified, ${harness.patches} patches, lag max ${harness.lagMaxMs.toFixed(0)} ms, wall ${(harness.wallMs / 1000).toFixed(1)} s`,
-      `coordinator record write calls (fs.write/fs.writeSync): ${harness.appends}, time inside one p50 ${harness.appendP50Ms.toFixed(3)} ms, p99 ${harness.appendP99Ms.toFixed(2)} ms, longest ${harness.appendMaxMs.toFixed(2)} ms, all together ${harness.appendTotalMs.toFixed(0)} ms (plain batch: ${plain.appends} calls, p50 ${plain.appendP50Ms.toFixed(3)} ms, p99 ${plain.appendP99Ms.toFixed(2)} ms, longest ${plain.appendMaxMs.toFixed(2)} ms, together ${plain.appendTotalMs.toFixed(0)} ms)`,
-      `harness without spawn helper: ${direct.completed} completed, ${direct.verified} verified, ${direct.patches} patches, lag max ${direct.lagMaxMs.toFixed(0)} ms, record-write lag p99 ${direct.writeLagP99Ms.toFixed(1)} ms, wall ${(direct.wallMs / 1000).toFixed(1)} s`,
-      `plain: ${plain.completed} completed, lag max ${plain.lagMaxMs.toFixed(0)} ms, idle-thread lag p99 ${plain.idleP99Ms.toFixed(0)} ms, wall ${(plain.wallMs / 1000).toFixed(1)} s`,
-      `one batch of each (a 1,000-line batch is minutes here): harness, harness without spawn helper, plain; after the harness batches: repository ${clean ? 'untouched' : 'MODIFIED'}, ${strays} stray worktree(s)`,
-      `${defaultMaxThreads()} pool thread(s); load average ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cores`,
-    ],
+      "Coordinator event-loop p99 lag and record-write lag (line closed to record appended) of a batch whose lines each get a git worktree, a verify command and a patch, with the pool threads (and their subprocesses) at the batch's default nice value and at the coordinator's, against the same batch without them. Targets: both p99 < 50 ms.",
+    measurements,
+    ratios,
+    notes,
   };
 }
 

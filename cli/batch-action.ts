@@ -53,6 +53,14 @@ function nonNegativeInt(value: string, flag: string): number {
   return n;
 }
 
+/** `--nice`: 0 to 19 (a negative value would need privilege, and would put the runs ahead of the coordinator). */
+function niceOf(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isInteger(n) || n < 0 || n > 19)
+    throw usage(`--nice must be a whole number from 0 to 19, got "${value}"`, 'pass --nice 10, or --nice 0 for the same priority as the coordinator');
+  return n;
+}
+
 function positiveInt(value: string | undefined, flag: string, fallback: number): number {
   if (value === undefined) return fallback;
   const n = Number(value);
@@ -131,6 +139,7 @@ export async function batchAction(file: string | undefined, flags: BatchFlags): 
       if (!Number.isFinite(batchBudgetUsd) || batchBudgetUsd < 0) throw usage(`--batch-budget must be a non-negative number of USD, got "${flags.batchBudget}"`, 'pass --batch-budget 5');
     }
     const harness = harnessOf(flags);
+    const nice = flags.nice !== undefined ? niceOf(flags.nice) : undefined;
     const tracing = tracingConfig(process.env, flags.otelEndpoint);
     // A producer runs nothing itself: it needs no provider, store or pool.
     const producer = flags.queue !== undefined && !flags.worker;
@@ -212,7 +221,7 @@ export async function batchAction(file: string | undefined, flags: BatchFlags): 
         const [{ configurePool, defaultMaxThreads }, { createPoolRunners, tasksPerThreadFor }] = await Promise.all([import('../lib/control/pool.js'), import('../lib/batch/pool-runners.js')]);
         const maxThreads = threadCount ?? defaultMaxThreads();
         configurePool({ maxThreads, concurrentTasksPerWorker: tasksPerThreadFor(concurrency, maxThreads) });
-        runners = createPoolRunners(first ? { storeDir: first.storeDir } : {});
+        runners = createPoolRunners({ ...(first ? { storeDir: first.storeDir } : {}), ...(nice !== undefined ? { nice } : {}) });
       }
       summary = await runLocalBatch({
         ...common,

@@ -13,6 +13,7 @@ import type { BatchLineTask, BatchLineValue, ChannelMessage, ThreadLag } from '.
 import { spawnHelperErrorRecord, type BatchRecord } from '../lib/batch/records.js';
 import { runLine } from '../lib/batch/run-line.js';
 import { runIsolated } from '../lib/batch/harness.js';
+import { raiseProcessNice, raiseThreadNice } from '../lib/batch/nice.js';
 import { failure, type WorkerResult } from '../lib/control/tasks.js';
 import { toPlainError } from '../lib/errors.js';
 import { openStore, type EventStore } from '../lib/store/index.js';
@@ -100,8 +101,22 @@ function lineSpawner(failures: Error[]): Spawner {
   };
 }
 
+/** This thread's nice value, once a task set it (undefined where it cannot be read). */
+let threadNice: number | undefined;
+
+/**
+ * Lower this thread's priority to the batch's (lib/batch/nice.ts) before it starts anything:
+ * the spawn helper forked afterwards, and every command it starts, inherit it. A helper started
+ * at a lower value by an earlier batch is raised along.
+ */
+function applyNice(nice = 0): void {
+  if (threadNice !== undefined && nice <= threadNice) return;
+  threadNice = raiseThreadNice(nice);
+  if (threadNice !== undefined) raiseProcessNice(helper?.pid, threadNice);
+}
+
 function threadLag(): ThreadLag {
-  return { threadId, lagP99Ms: lag.percentile(99) / 1e6, lagMaxMs: lag.max / 1e6 };
+  return { threadId, lagP99Ms: lag.percentile(99) / 1e6, lagMaxMs: lag.max / 1e6, ...(threadNice !== undefined ? { nice: threadNice } : {}) };
 }
 
 const interrupted = { kind: 'aborted', code: 'MINICODE_E_ABORTED', message: 'interrupted' };
@@ -111,6 +126,7 @@ export default async function batchLineTask(task: BatchLineTask): Promise<Worker
   if (!task || typeof task.channel !== 'string' || !task.line || !(task.aborted instanceof Int32Array)) {
     return failure('MINICODE_E_WORKER_INPUT', 'batch-line needs `line`, `setup`, `channel` and `aborted`');
   }
+  applyNice(task.nice);
   const batch = join(task.channel);
   const queuedMs = Math.max(0, Date.now() - (task.sentAt ?? Date.now()));
   try {

@@ -13,6 +13,7 @@ export interface BatchFlags extends ExecFlags {
   queueName?: string;
   worker?: boolean;
   threads?: string;
+  nice?: string;
   verify?: string;
   verifyTimeout?: string;
   isolate?: string;
@@ -42,6 +43,10 @@ export function registerBatch(program: Command): void {
     .option('--fail-fast', 'stop starting runs once a provider reports an exhausted usage quota')
     .option('--batch-budget <usd>', "stop starting runs once the batch's summed cost passes this many USD (--budget is per run)")
     .option('--threads <n>', 'worker-pool threads for the runs (0: all on the main thread; default: cores - 1, at least 1, at most 4, for batches of 16 lines or more)')
+    .option(
+      '--nice <n>',
+      'nice value (0-19) of the pool threads and every subprocess they start, so the coordinator is scheduled first on a loaded machine (0: the same priority; default 10; Linux, a no-op where not supported)',
+    )
     .option('--verify <cmd>', 'after each line\'s run, run this command in its workspace (a line\'s own "verify" wins); the record gets verify: {ok, exitCode, durationMs, outputTail}')
     .option('--verify-timeout <ms>', 'kill a verify command after this many milliseconds (default 600000)')
     .option('--isolate <mode>', "worktree (a git worktree of the line's cwd at HEAD) | copy (a copy of the folder) | none; each line's changes go to OUT/patches/<id>.diff", 'none')

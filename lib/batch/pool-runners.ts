@@ -19,6 +19,7 @@ import type { BatchLineTask, BatchLineValue, ChannelMessage, PlainLineSetup, Thr
 import type { BatchRecord } from './records.js';
 import type { LineTrace, RunSignals } from './run-line.js';
 import type { HarnessOptions } from './harness.js';
+import { DEFAULT_POOL_NICE } from './nice.js';
 
 /** Options of {@link createPoolRunners}. */
 export interface PoolRunnerOptions {
@@ -26,6 +27,8 @@ export interface PoolRunnerOptions {
   storeDir?: string;
   /** false: pool threads spawn the lines' subprocesses themselves, not through their spawn helper (lib/spawn-helper); default true. */
   spawnHelper?: boolean;
+  /** Nice value of the pool threads running the lines, and so of their subprocesses (0: the coordinator's); default {@link DEFAULT_POOL_NICE}. */
+  nice?: number;
 }
 
 /** Batch runs dispatched to the pool. */
@@ -68,7 +71,7 @@ export function createPoolRunners(options: PoolRunnerOptions = {}): PoolRunners 
     async run(line, setup, where, lineSignals) {
       const id = ++seq;
       signals.set(id, lineSignals);
-      const task: BatchLineTask = { seq: id, line, setup, baseDir: where.baseDir, cwd: where.cwd, channel: name, aborted, sentAt: Date.now() };
+      const task: BatchLineTask = { seq: id, line, setup, baseDir: where.baseDir, cwd: where.cwd, channel: name, aborted, sentAt: Date.now(), nice: options.nice ?? DEFAULT_POOL_NICE };
       if (options.storeDir) task.storeDir = options.storeDir;
       if (options.spawnHelper === false) task.spawnHelper = false;
       if (where.trace) task.trace = where.trace;

@@ -34,6 +34,8 @@ export interface BatchLineTask {
   harness?: HarnessOptions & { outDir: string };
   /** false: the line's subprocesses are spawned by the pool thread itself, not its spawn helper (a benchmark's peer); default true. */
   spawnHelper?: boolean;
+  /** Nice value the pool thread (and every subprocess it starts) runs at, at least (lib/batch/nice.ts); none: unchanged. */
+  nice?: number;
   /** `Date.now()` when the coordinator queued the task: the wait in the pool's queue is added to the record's `timing.queueMs`. */
   sentAt: number;
 }
@@ -43,6 +45,8 @@ export interface ThreadLag {
   threadId: number;
   lagP99Ms: number;
   lagMaxMs: number;
+  /** The thread's nice value while it ran the batch's lines (absent where it cannot be read). */
+  nice?: number;
 }
 
 /** What `batch-line` returns: the record and its thread's loop delay so far. */
