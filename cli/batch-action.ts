@@ -12,6 +12,7 @@ import type { LineSetup } from '../lib/batch/run-line.js';
 import type { BatchLine } from '../lib/batch/input.js';
 import type { HarnessOptions } from '../lib/batch/harness.js';
 import { lockOutputDir, type OutputLock } from '../lib/batch/output-lock.js';
+import { DEFAULT_POOL_NICE, MAX_NICE } from '../lib/batch/nice.js';
 import { MinicodeError } from '../lib/errors.js';
 import { displayId } from '../lib/ids.js';
 import type { EventStore } from '../lib/store/index.js';
@@ -53,11 +54,11 @@ function nonNegativeInt(value: string, flag: string): number {
   return n;
 }
 
-/** `--nice`: 0 to 19 (a negative value would need privilege, and would put the runs ahead of the coordinator). */
+/** `--nice`: 0 to MAX_NICE (a negative value would need privilege, and would put the runs ahead of the coordinator). */
 function niceOf(value: string): number {
   const n = Number(value);
-  if (value.trim() === '' || !Number.isInteger(n) || n < 0 || n > 19)
-    throw usage(`--nice must be a whole number from 0 to 19, got "${value}"`, 'pass --nice 10, or --nice 0 for the same priority as the coordinator');
+  if (value.trim() === '' || !Number.isInteger(n) || n < 0 || n > MAX_NICE)
+    throw usage(`--nice must be a whole number from 0 to ${MAX_NICE}, got "${value}"`, `pass --nice ${DEFAULT_POOL_NICE}, or --nice 0 for the same priority as the coordinator`);
   return n;
 }
 

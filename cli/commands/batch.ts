@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { DEFAULT_POOL_NICE } from '../../lib/batch/nice.js';
 import { addCheckpointFlag, addRunFlags, type ExecFlags } from './exec.js';
 
 /** Flags of `minicode batch`. */
@@ -45,7 +46,7 @@ export function registerBatch(program: Command): void {
     .option('--threads <n>', 'worker-pool threads for the runs (0: all on the main thread; default: cores - 1, at least 1, at most 4, for batches of 16 lines or more)')
     .option(
       '--nice <n>',
-      'nice value (0-19) of the pool threads and every subprocess they start, so the coordinator is scheduled first on a loaded machine (0: the same priority; default 10; Linux, a no-op where not supported)',
+      `nice value (0-19) of the pool threads and every subprocess they start, so the coordinator is scheduled first on a loaded machine (0: the same priority; default ${DEFAULT_POOL_NICE}; Linux, a no-op where not supported)`,
     )
     .option('--verify <cmd>', 'after each line\'s run, run this command in its workspace (a line\'s own "verify" wins); the record gets verify: {ok, exitCode, durationMs, outputTail}')
     .option('--verify-timeout <ms>', 'kill a verify command after this many milliseconds (default 600000)')
