@@ -12,6 +12,7 @@
  * start after it.
  */
 import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
 import { BroadcastChannel } from 'node:worker_threads';
 import { DEFAULT_TASKS_PER_WORKER, holdPool, runWorker } from '../control/pool.js';
 import type { BatchLine } from './input.js';
@@ -53,6 +54,10 @@ const interrupted = { kind: 'aborted', code: 'MINICODE_E_ABORTED', message: 'int
 
 /** Dispatch lines to the pool; the pool itself starts with the first line. */
 export function createPoolRunners(options: PoolRunnerOptions = {}): PoolRunners {
+  // libuv starts its shared thread pool (fs, dns, zlib work of every thread) on the first request,
+  // from the requesting thread, and new threads take that thread's nice value: the first request
+  // made here, before any pool thread lowers its priority, keeps the coordinator's file writes at its own.
+  fs.stat('.', () => {});
   const name = `minicode-batch:${randomUUID()}`;
   const channel = new BroadcastChannel(name);
   // Only runs in flight should keep the process alive, not the channel.
