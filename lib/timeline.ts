@@ -2,7 +2,9 @@
  * A start-up timeline behind a switch: with `MINICODE_DEBUG_TIMELINE=1` the process notes named
  * moments (`mark`) and, at exit, prints them on stderr as milliseconds since the process
  * started (`performance.now()` counts from Node's own start), with the first stdout write among
- * them. Off, `mark` is one comparison: the marks stay in the code for the next profile.
+ * them, and the process's CPU time (user + sys, every thread) at each: on a loaded machine the wall
+ * clock says little, the CPU time still tells which step costs. Off, `mark` is one comparison: the
+ * marks stay in the code for the next profile.
  */
 import { performance } from 'node:perf_hooks';
 
@@ -10,14 +12,15 @@ const KEY = Symbol.for('minicode.timeline');
 
 const on = process.env.MINICODE_DEBUG_TIMELINE === '1';
 // Shared through the global object: the bootstrap and the bundle it runs each hold a copy of this module.
-const shared = globalThis as { [KEY]?: [string, number][] };
-const marks: [string, number][] = (shared[KEY] ??= []);
+const shared = globalThis as { [KEY]?: [string, number, number][] };
+const marks: [string, number, number][] = (shared[KEY] ??= []);
 
 /** Note that `label` happened now (a no-op unless `MINICODE_DEBUG_TIMELINE=1`). */
 export function mark(label: string): void {
   if (!on) return;
   if (marks.length === 0) process.once('exit', print);
-  marks.push([label, performance.now()]);
+  const cpu = process.cpuUsage();
+  marks.push([label, performance.now(), (cpu.user + cpu.system) / 1000]);
 }
 
 /** True when the timeline is on (for marks whose label costs something to build). */
@@ -25,6 +28,6 @@ export const timelineOn = on;
 
 function print(): void {
   mark('exit');
-  const lines = marks.map(([label, at]) => `minicode timeline: ${at.toFixed(1).padStart(7)} ms  ${label}\n`);
+  const lines = marks.map(([label, at, cpu]) => `minicode timeline: ${at.toFixed(1).padStart(7)} ms  cpu ${cpu.toFixed(1).padStart(6)} ms  ${label}\n`);
   process.stderr.write(lines.join(''));
 }

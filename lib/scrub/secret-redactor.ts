@@ -144,13 +144,20 @@ function compile(rules: readonly SecretRule[]): Dispatch {
   // Triples are marked once every pair has its slot (see Dispatch.triMask).
   const pairSlot = new Uint16Array(128 * 128);
   let slots = 1;
-  const marks: { key: number; thirds: readonly number[]; boundary: boolean }[] = [];
+  const marks: { key: number; thirds: Runs; boundary: boolean }[] = [];
   for (const rule of rules) {
-    const next = rule.next === undefined ? undefined : charClass(rule.next);
     const ignoreCase = rule.ignoreCase ?? false;
+    // After a one-character trigger, `next` holds for the next two characters (bucket 127 is
+    // every non-ASCII unit too, so it always stays; triples never see the end of text).
+    let following: number[] | undefined;
+    let followingRuns: Runs | undefined;
     for (const literal of rule.triggers) {
       if (literal.length === 0) throw new Error(`secret rule ${rule.id}: empty trigger`);
       const entry: Entry = { rule, literal: ignoreCase ? literal.toLowerCase() : literal, ignoreCase, boundary: rule.boundary ?? false };
+      if (literal.length === 1 && following === undefined) {
+        following = followingUnits(rule.next);
+        followingRuns = runsOf(following);
+      }
       for (const c1 of caseVariants(literal[0] as string, ignoreCase)) {
         first[c1] = 1;
         if (c1 >= 128) {
@@ -159,11 +166,8 @@ function compile(rules: readonly SecretRule[]): Dispatch {
           high.set(c1, list);
           continue;
         }
-        // After a one-character trigger, `next` holds for the next two characters (bucket 127 is
-        // every non-ASCII unit too, so it always stays; triples never see the end of text).
-        const following = literal.length === 1 ? allSeconds().filter((c) => next === undefined || next(c) || c === 127) : [];
-        const seconds = literal.length > 1 ? caseVariants(literal[1] as string, ignoreCase).map((c) => Math.min(c, 127)) : [...new Set([...following, END_BUCKET])];
-        const thirds = literal.length > 2 ? caseVariants(literal[2] as string, ignoreCase).map((c) => Math.min(c, 127)) : literal.length === 1 ? following : allSeconds();
+        const seconds = literal.length > 1 ? caseVariants(literal[1] as string, ignoreCase).map((c) => Math.min(c, 127)) : [...new Set([...(following as number[]), END_BUCKET])];
+        const thirds = literal.length > 2 ? runsOf(caseVariants(literal[2] as string, ignoreCase).map((c) => Math.min(c, 127))) : literal.length === 1 ? (followingRuns as Runs) : ALL_UNITS;
         for (const c2 of seconds) {
           const key = c1 * 128 + c2;
           (pairs[key] ??= []).push(entry);
@@ -174,7 +178,12 @@ function compile(rules: readonly SecretRule[]): Dispatch {
     }
   }
   const triMask = new Uint8Array(slots * 128);
-  for (const m of marks) markThirds(triMask, (pairSlot[m.key] as number) << 7, m.thirds, m.boundary);
+  // A triple is 1 when a trigger without a word boundary starts with it, else 2 when one with a
+  // boundary does: marking every boundary triple first and then the others gives that by plain
+  // overwrites, so each run of third units is one native fill (one-character triggers make
+  // ~80k single writes otherwise, run in the interpreter under the short-run tiering flags).
+  for (const m of marks) if (m.boundary) fillRuns(triMask, (pairSlot[m.key] as number) << 7, m.thirds, 2);
+  for (const m of marks) if (!m.boundary) fillRuns(triMask, (pairSlot[m.key] as number) << 7, m.thirds, 1);
   const pairMask = new Uint8Array(128 * 128);
   // Non-ASCII units: as `first` (copied natively; a loop here would run in the interpreter).
   const lastMask = first.slice();
@@ -198,21 +207,34 @@ function boundaryMask(entries: readonly Entry[], mask: number): number {
   return mask;
 }
 
-/**
- * Mark the triples `base | c3` for every `c3` of `thirds`. A small function of its own: the
- * one-character triggers make this ~80k writes per compile, and as a separate hot function it
- * is optimised after a few calls instead of running in the interpreter inside `compile`
- * (measured: compile went from ~15 ms to ~3 ms, paid once per `exec` process).
- */
-function markThirds(triMask: Uint8Array, base: number, thirds: readonly number[], boundary: boolean): void {
-  for (let i = 0; i < thirds.length; i++) {
-    const t = base | (thirds[i] as number);
-    triMask[t] = boundary && triMask[t] !== 1 ? 2 : 1;
+/** A set of ASCII units as half-open ranges, flattened: `[from, to, from, to, ...]`. */
+type Runs = readonly number[];
+
+/** Every ASCII unit (bucket 127 standing for the rest). */
+const ALL_UNITS: Runs = [0, 128];
+
+/** The ranges of the units in `units`. */
+function runsOf(units: readonly number[]): Runs {
+  const sorted = [...new Set(units)].sort((a, b) => a - b);
+  const runs: number[] = [];
+  for (const c of sorted) {
+    if (runs.length > 0 && runs[runs.length - 1] === c) runs[runs.length - 1] = c + 1;
+    else runs.push(c, c + 1);
   }
+  return runs;
 }
 
-function allSeconds(): number[] {
-  return Array.from({ length: 128 }, (_, i) => i);
+/** The units that may follow a one-character trigger: those of its `next` class, and 127. */
+function followingUnits(next: string | undefined): number[] {
+  const inClass = next === undefined ? undefined : charClass(next);
+  const units: number[] = [];
+  for (let c = 0; c < 128; c++) if (inClass === undefined || inClass(c) || c === 127) units.push(c);
+  return units;
+}
+
+/** Set `value` at `base | c3` for every `c3` of `runs`. */
+function fillRuns(triMask: Uint8Array, base: number, runs: Runs, value: number): void {
+  for (let i = 0; i < runs.length; i += 2) triMask.fill(value, base + (runs[i] as number), base + (runs[i + 1] as number));
 }
 
 /** Compare `entry.literal` at `j`: 1 = present, 0 = absent, -1 = cut off by the end of `s`. */
