@@ -1,7 +1,8 @@
 /**
- * A later snapshot with one git process instead of four: git still walks the work tree
+ * A later snapshot with at most one git process instead of four: git walks the work tree
  * (`ls-files --modified --deleted --others`: its stat checks run on threads and it applies
- * every ignore rule), and everything after the walk happens here, on a copy of the store's
+ * every ignore rule) unless the tree is small and its ignore rules plain (worktree-walk.ts
+ * then lists in-process), and everything after the walk happens here, on a copy of the store's
  * index read in-process (index-file.ts): the listed files are hashed and written as loose
  * blobs, the trees of the changed folders are rebuilt from the cache tree (trees.ts), the new
  * index is written with racily clean entries smudged as git writes them, and the diff against
@@ -21,6 +22,7 @@ import type { RawChange } from './journal.js';
 import { notedTree, oversizedUntrackedDirs, replaceSharedIndex, seedIndex, sharedIndexOf, skippedBuildDirs, SnapshotTooLargeError, type SkippedPath } from './snapshot.js';
 import type { WorkspaceStore } from './store.js';
 import { EMPTY_BLOB, writeObject, writeTrees } from './trees.js';
+import { listWorkTree } from './worktree-walk.js';
 
 /** What an in-process snapshot found. */
 export interface FastSnapshot {
@@ -116,6 +118,12 @@ export async function fastSnapshot(store: WorkspaceStore, options: { reportSkipp
   }
 }
 
+/** git's listing of what changed, was deleted or is new since the index (`?` marks new files). */
+async function gitListing(place: { gitDir: string; workTree: string; indexFile: string }): Promise<string[]> {
+  const listing = await runGit(['ls-files', '-z', '-t', '--modified', '--deleted', '--others', '--exclude-standard'], place);
+  return splitNul(listing.stdout);
+}
+
 async function snapshotInProcess(store: WorkspaceStore, options: { reportSkippedDirs: boolean }, copy: string): Promise<FastSnapshot | undefined> {
   // git lists from a copy (with the shared index's mtime, for its racy-git rule), and this reads the same copy.
   if (!seedIndex(sharedIndexOf(store), copy)) return undefined;
@@ -128,25 +136,29 @@ async function snapshotInProcess(store: WorkspaceStore, options: { reportSkipped
   if (!view) return undefined;
   for (let i = 0; i < view.count; i++) if (modeAt(view, i) === GITLINK) return undefined;
   const root = store.workTree;
-  // One walk by git (stat data checked with its threads, ignore rules applied): what changed,
+  // One walk (git's: stat data checked with its threads, ignore rules applied): what changed,
   // was deleted or is new since the index.
   const place = { gitDir: store.gitDir, workTree: root, indexFile: copy };
-  const listing = await runGit(['ls-files', '-z', '-t', '--modified', '--deleted', '--others', '--exclude-standard'], place);
-  const touched = new Set<number>();
-  const newFiles: string[] = [];
-  for (const entry of splitNul(listing.stdout)) {
-    const name = entry.slice(2);
-    if (name.endsWith('/')) continue;
-    if (entry.startsWith('?')) {
-      if (baseName(name) === '.gitattributes') return undefined;
-      newFiles.push(name);
-    } else {
-      // A name git printed that is not found as bytes (not UTF-8) is git's to handle.
-      const i = findEntry(view, toBytes(name));
-      if (i < 0) return undefined;
-      touched.add(i);
+  // A small work tree with plain ignore rules is listed in-process (worktree-walk.ts), else by git.
+  const walked = listWorkTree(root, view, readFrom, path.join(store.gitDir, 'info', 'exclude'));
+  const touched = new Set<number>(walked?.touched);
+  const newFiles: string[] = walked ? walked.newFiles : [];
+  if (walked) {
+    if (newFiles.some((name) => baseName(name) === '.gitattributes')) return undefined;
+  } else
+    for (const entry of await gitListing(place)) {
+      const name = entry.slice(2);
+      if (name.endsWith('/')) continue;
+      if (entry.startsWith('?')) {
+        if (baseName(name) === '.gitattributes') return undefined;
+        newFiles.push(name);
+      } else {
+        // A name git printed that is not found as bytes (not UTF-8) is git's to handle.
+        const i = findEntry(view, toBytes(name));
+        if (i < 0) return undefined;
+        touched.add(i);
+      }
     }
-  }
   // Smudged entries git found unchanged get their stat data back, so that they stop costing a read.
   for (let i = 0; i < view.count; i++) if (sizeAt(view, i) === 0 && oidAt(view, i) !== EMPTY_BLOB) touched.add(i);
 
