@@ -13,8 +13,8 @@
  * of literal characters and `*`, optionally anchored (`/` at the start or inside) or for
  * folders only (`/` at the end), are matched here as git matches them; anything else (`!`,
  * `?`, `[`, `**`, `\`, carriage returns, non-ASCII), a non-ASCII path, a nested repository, a
- * symlinked `.gitignore`, an unreadable folder, a tracked path that became a folder, or more
- * than {@link WALK_LIMIT} paths: undefined, and git lists.
+ * symlinked `.gitignore`, an unreadable folder, a tracked path that became a folder, an
+ * assume-unchanged entry, or more than {@link WALK_LIMIT} paths: undefined, and git lists.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -45,6 +45,7 @@ class Unsupported extends Error {}
 const PLAIN = /^[\x20-\x7e]*$/;
 const SYMLINK = 0o120000;
 const NS = 1_000_000_000n;
+const ASSUME_VALID = 0x8000;
 
 /** The rules of one ignore file's text. */
 function parseRules(text: string, base: string): Rule[] {
@@ -142,7 +143,8 @@ function walk(root: string, view: IndexView, indexMtimeNs: bigint, excludeFile: 
   const touched: number[] = [];
   for (let i = 0; i < view.count; i++) {
     const name = nameAt(view, i);
-    if (!PLAIN.test(name)) return undefined;
+    // assume-unchanged entries (a first index copied from the user's) are git's to skip.
+    if (!PLAIN.test(name) || view.data.readUInt16BE(view.offsets[i]! + 60) & ASSUME_VALID) return undefined;
     tracked.add(name);
     for (let slash = name.indexOf('/'); slash >= 0; slash = name.indexOf('/', slash + 1)) trackedDirs.add(name.slice(0, slash));
     const st = lstatOf(path.join(root, name));

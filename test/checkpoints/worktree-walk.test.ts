@@ -14,7 +14,7 @@ import { DEFAULT_CHECKPOINT_LIMITS } from '../../lib/checkpoints/settings.js';
 import { seedIndex, sharedIndexOf, takeSnapshot } from '../../lib/checkpoints/snapshot.js';
 import { openWorkspaceStore, type WorkspaceStore } from '../../lib/checkpoints/store.js';
 import { listWorkTree } from '../../lib/checkpoints/worktree-walk.js';
-import { tempDir } from './helpers.js';
+import { git, tempDir } from './helpers.js';
 
 const SLOW = { timeout: 240_000 };
 
@@ -133,6 +133,25 @@ describe('the in-process work-tree listing', () => {
       fs.rmSync(work, { recursive: true, force: true });
       fs.rmSync(home, { recursive: true, force: true });
     }
+  });
+
+  it('leaves an index with assume-unchanged entries (a first index copied from the user repository) to git', SLOW, async () => {
+    const work = tempDir('minicode-walk-');
+    const home = tempDir('minicode-walk-home-');
+    put(work, 'x.txt', 'x\n');
+    put(work, 'y.txt', 'y\n');
+    git(work, 'init', '-q');
+    git(work, 'add', '-A');
+    git(work, 'commit', '-q', '-m', 'one');
+    git(work, 'update-index', '--assume-unchanged', 'x.txt');
+    const store = await openWorkspaceStore(home, work, { ...DEFAULT_CHECKPOINT_LIMITS });
+    await takeSnapshot(store, { message: 'first' });
+    put(work, 'x.txt', 'changed\n');
+    const { walked, gitChanged } = await listings(store);
+    expect(walked).toBeUndefined();
+    expect(gitChanged).toEqual([]);
+    fs.rmSync(work, { recursive: true, force: true });
+    fs.rmSync(home, { recursive: true, force: true });
   });
 
   it('touches a file whose stat data is not older than the index (racily clean), whatever its stat says', SLOW, async () => {
