@@ -140,7 +140,7 @@ async function snapshotInProcess(store: WorkspaceStore, options: { reportSkipped
   // was deleted or is new since the index.
   const place = { gitDir: store.gitDir, workTree: root, indexFile: copy };
   // A small work tree with plain ignore rules is listed in-process (worktree-walk.ts), else by git.
-  const walked = listWorkTree(root, view, readFrom, path.join(store.gitDir, 'info', 'exclude'));
+  const walked = listWorkTree(root, view, readFrom, store.gitDir);
   const touched = new Set<number>(walked?.touched);
   const newFiles: string[] = walked ? walked.newFiles : [];
   if (walked) {

@@ -14,7 +14,8 @@
  * folders only (`/` at the end), are matched here as git matches them; anything else (`!`,
  * `?`, `[`, `**`, `\`, carriage returns, non-ASCII), a non-ASCII path, a nested repository, a
  * symlinked `.gitignore`, an unreadable folder, a tracked path that became a folder, an
- * assume-unchanged entry, or more than {@link WALK_LIMIT} paths: undefined, and git lists.
+ * assume-unchanged entry, a store that matches without case (`core.ignorecase`), or more than
+ * {@link WALK_LIMIT} paths: undefined, and git lists.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -121,12 +122,14 @@ function statDiffers(view: IndexView, i: number, st: fs.BigIntStats, indexMtimeN
 
 /**
  * List what changed in `root` since `view` (an index last written at `indexMtimeNs`), with the
- * store's exclude file `excludeFile`; undefined when git must list.
+ * store's rules (its git directory `gitDir`); undefined when git must list.
  */
-export function listWorkTree(root: string, view: IndexView, indexMtimeNs: bigint, excludeFile: string): WorkTreeListing | undefined {
+export function listWorkTree(root: string, view: IndexView, indexMtimeNs: bigint, gitDir: string): WorkTreeListing | undefined {
   if (process.platform !== 'linux' || view.count > WALK_LIMIT) return undefined;
   try {
-    return walk(root, view, indexMtimeNs, excludeFile);
+    // A store on a case-insensitive file system matches ignore rules without case: git's.
+    if (/^\s*ignorecase\s*=\s*true/im.test(fs.readFileSync(path.join(gitDir, 'config'), 'utf8'))) return undefined;
+    return walk(root, view, indexMtimeNs, path.join(gitDir, 'info', 'exclude'));
   } catch (error) {
     if (error instanceof Unsupported) return undefined;
     const code = (error as NodeJS.ErrnoException).code;

@@ -55,7 +55,7 @@ async function listings(store: WorkspaceStore): Promise<{ walked: ReturnType<typ
   expect(seedIndex(sharedIndexOf(store), copy)).toBe(true);
   try {
     const view = viewIndex(fs.readFileSync(copy))!;
-    const walked = listWorkTree(store.workTree, view, fs.statSync(copy, { bigint: true }).mtimeNs, path.join(store.gitDir, 'info', 'exclude'));
+    const walked = listWorkTree(store.workTree, view, fs.statSync(copy, { bigint: true }).mtimeNs, store.gitDir);
     const { stdout } = await runGit(['ls-files', '-z', '-t', '--modified', '--deleted', '--others', '--exclude-standard'], { gitDir: store.gitDir, workTree: store.workTree, indexFile: copy });
     const entries = splitNul(stdout).filter((e) => !e.endsWith('/'));
     const names = Array.from({ length: view.count }, (_, i) => nameAt(view, i));
