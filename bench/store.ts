@@ -15,6 +15,10 @@
  * Then the workload the pipeline's store cost comes from (bench/support/store-corpus.ts): the
  * durable events of the recorded corpus, many short sessions and ~100 shapes, into one
  * long-lived store vs one raw lmdb database, the event loop turning every 64 KiB of input.
+ * Two more rows split that ratio into its causes: raw lmdb with `overlappingSync: false` (the
+ * store's sync regime: each commit synced before it returns, see docs/pipeline.md), and the
+ * store given each event's JSON text (as `--json` runs give it the printed line), which leaves
+ * out the per-event `JSON.stringify`.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -94,8 +98,16 @@ export async function run({ quick }: BenchOptions): Promise<BenchReport> {
     const corpusStore = openStore({ dir: path.join(base, 'corpus-store') });
     const corpusRoot = open({ path: path.join(base, 'corpus-lmdb'), maxDbs: 8 });
     const corpusDb = corpusRoot.openDB<OutputEvent, [string, number]>(dbOptions);
+    const corpusSyncRoot = open({ path: path.join(base, 'corpus-lmdb-sync'), maxDbs: 8, overlappingSync: false });
+    const corpusSyncDb = corpusSyncRoot.openDB<OutputEvent, [string, number]>(dbOptions);
+    const corpusLinesStore = openStore({ dir: path.join(base, 'corpus-store-lines') });
+    // Made before the rounds: what the JSONL renderer would have printed (the text is the same but for terminal escapes).
+    const lineOf = new Map<OutputEvent, string>();
+    for (const set of corpus.sets) for (const session of set) for (const e of session.events) lineOf.set(e, JSON.stringify(e));
     let storeSet = 0;
     let rawSet = 0;
+    let syncSet = 0;
+    let linesSet = 0;
     const corpusTimes = await interleave(rounds, {
       store: () =>
         writeSessions(
@@ -109,9 +121,23 @@ export async function run({ quick }: BenchOptions): Promise<BenchReport> {
           (e) => corpusDb.put([e.sessionId, e.seq], e),
           () => corpusDb.flushed,
         ),
+      lmdbSync: () =>
+        writeSessions(
+          corpus.sets[syncSet++] ?? [],
+          (e) => corpusSyncDb.put([e.sessionId, e.seq], e),
+          () => corpusSyncDb.flushed,
+        ),
+      storeLines: () =>
+        writeSessions(
+          corpus.sets[linesSet++] ?? [],
+          (e) => corpusLinesStore.append(e, lineOf.get(e)),
+          () => corpusLinesStore.flushed(),
+        ),
     });
     await corpusStore.close();
     await corpusRoot.close();
+    await corpusSyncRoot.close();
+    await corpusLinesStore.close();
 
     const structured = new Packr({ structures: [], maxSharedStructures: MAX_SHARED_STRUCTURES });
     const sizes = {
@@ -127,6 +153,8 @@ export async function run({ quick }: BenchOptions): Promise<BenchReport> {
     const rebuild = measurement('replay: range scan + rebuild', 'events/s', throughput(replay.rebuild ?? [], n));
     const corpusStoreRate = measurement('corpus: store.append + flushed()', 'events/s', throughput(corpusTimes.store ?? [], corpus.durablePerSet));
     const corpusRaw = measurement('corpus: raw lmdb async put (same keys, encoding)', 'events/s', throughput(corpusTimes.lmdb ?? [], corpus.durablePerSet));
+    const corpusRawSync = measurement('corpus: raw lmdb, overlappingSync off (the store sync regime)', 'events/s', throughput(corpusTimes.lmdbSync ?? [], corpus.durablePerSet));
+    const corpusStoreLines = measurement('corpus: store.append(event, its JSON text) + flushed()', 'events/s', throughput(corpusTimes.storeLines ?? [], corpus.durablePerSet));
     return {
       name: 'store',
       title: 'Event store (LMDB) write and replay',
@@ -139,15 +167,24 @@ export async function run({ quick }: BenchOptions): Promise<BenchReport> {
         rebuild,
         corpusStoreRate,
         corpusRaw,
+        corpusRawSync,
+        corpusStoreLines,
         measurement('msgpack bytes/event (shared structures)', 'bytes', [sizes.shared], false),
         measurement('msgpack bytes/event (plain)', 'bytes', [sizes.plain], false),
         measurement('JSON bytes/event', 'bytes', [sizes.json], false),
       ],
-      ratios: [ratio('store / raw lmdb', store, raw, { op: '>=', value: 0.7 }), ratio('store / JSONL', store, jsonl), ratio('corpus: store / raw lmdb', corpusStoreRate, corpusRaw)],
+      ratios: [
+        ratio('store / raw lmdb', store, raw, { op: '>=', value: 0.7 }),
+        ratio('store / JSONL', store, jsonl),
+        ratio('corpus: store / raw lmdb', corpusStoreRate, corpusRaw),
+        ratio('corpus: store / raw lmdb, overlappingSync off', corpusStoreRate, corpusRawSync),
+        ratio('corpus: store given JSON text / raw lmdb, overlappingSync off', corpusStoreLines, corpusRawSync),
+      ],
       notes: [
         `corpus: ${corpus.origin}; ${corpus.durablePerSet} durable events per round in ${corpus.sets[0]?.length ?? 0} sessions`,
         'the store also checks durability, folds session/task/response events through the reducer for its index entry and writes that entry once per event-loop turn; raw lmdb writes events only',
         "the store writes one JSON value per session per turn, LZ4-compressed in lmdb's write thread from 8 KiB (docs/pipeline.md); raw lmdb writes one msgpackr value per event, uncompressed",
+        "corpus rows are wall time, sync waits included: the store syncs each commit before it returns (two device flushes), raw lmdb's default overlapping sync does not; the 'overlappingSync off' row has the store's sync regime, the 'JSON text' row leaves out the store's JSON.stringify per event",
         'the machine is shared and noisy: compare ratios from the same run, not absolute rates across runs',
       ],
     };
