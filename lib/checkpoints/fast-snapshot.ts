@@ -22,7 +22,7 @@ import type { RawChange } from './journal.js';
 import { notedTree, oversizedUntrackedDirs, replaceSharedIndex, seedIndex, sharedIndexOf, skippedBuildDirs, SnapshotTooLargeError, type SkippedPath } from './snapshot.js';
 import type { WorkspaceStore } from './store.js';
 import { EMPTY_BLOB, writeObject, writeTrees } from './trees.js';
-import { listWorkTree } from './worktree-walk.js';
+import { listWorkTree, lstatOf } from './worktree-walk.js';
 
 /** What an in-process snapshot found. */
 export interface FastSnapshot {
@@ -68,15 +68,6 @@ function entryOf(name: string, st: fs.BigIntStats, oid: string, mode: number): I
 
 const fromBytes = (name: string): string => Buffer.from(name, 'latin1').toString('utf8');
 const toBytes = (name: string): string => Buffer.from(name, 'utf8').toString('latin1');
-/** lstat, undefined when the path is gone (also when a parent turned into a file). */
-function lstatOf(file: string): fs.BigIntStats | undefined {
-  try {
-    return fs.lstatSync(file, { bigint: true, throwIfNoEntry: false });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOTDIR') return undefined;
-    throw error;
-  }
-}
 
 const NON_ASCII = /[\x80-\xff]/;
 const baseName = (name: string): string => name.slice(name.lastIndexOf('/') + 1);

@@ -82,7 +82,8 @@ function ignored(rules: readonly Rule[], rel: string, isDir: boolean): boolean {
   return false;
 }
 
-function lstatOf(file: string): fs.BigIntStats | undefined {
+/** lstat, undefined when the path is gone (also when a parent turned into a file). */
+export function lstatOf(file: string): fs.BigIntStats | undefined {
   try {
     return fs.lstatSync(file, { bigint: true, throwIfNoEntry: false });
   } catch (error) {

@@ -3,10 +3,43 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import type { ProviderFormat } from '../../lib/agent/conversation.js';
+import { baseUrlForOrigin } from '../../lib/agent/provider-select.js';
+import type { LineSetup } from '../../lib/batch/run-line.js';
+import { closePool, configurePool } from '../../lib/control/pool.js';
+import { loadCassette } from '../../lib/replay/cassette.js';
+import { startReplayServer } from '../../lib/replay/server.js';
+import { openStore, type EventStore } from '../../lib/store/index.js';
 import { CLI, ROOT } from '../helpers/cli.js';
 
 /** The hand-made two-turn cassette every batch test replays (read_file README.md, then an answer). */
 export const CASSETTE = path.join(ROOT, 'cassettes/openai-chat-two-turn');
+
+const poolFixtures: { close(): Promise<void> }[] = [];
+
+/**
+ * For tests that run lines on the worker pool in-process: the replay provider serving
+ * {@link CASSETTE} as a line setup, a store in `storeDir`, and a pool of one thread. Close them
+ * with {@link closePoolFixtures} in the file's `afterAll`.
+ */
+export async function startPoolFixture(storeDir: string): Promise<{ setup: LineSetup; store: EventStore }> {
+  const cassette = loadCassette(CASSETTE);
+  const format = cassette.manifest.format as ProviderFormat;
+  const server = await startReplayServer(CASSETTE, { order: 'by-turn', recordRequests: false });
+  poolFixtures.push(server);
+  const setup: LineSetup = { provider: { format, model: cassette.manifest.model ?? 'replay', baseUrl: baseUrlForOrigin(format, server.origin), apiKey: 'replay' }, approval: 'auto' };
+  const store = openStore({ dir: storeDir });
+  poolFixtures.push(store);
+  configurePool({ maxThreads: 1 });
+  return { setup, store };
+}
+
+/** Close the pool, then what {@link startPoolFixture} opened (stores before servers). */
+export async function closePoolFixtures(): Promise<void> {
+  await closePool();
+  configurePool({});
+  for (const fixture of poolFixtures.splice(0).reverse()) await fixture.close();
+}
 
 /** A scratch directory with a README.md (what the cassette's tool call reads) and `n` prompts. */
 export function makeWorkdir(n: number, prefix = 'p'): { dir: string; input: string; out: string; store: string } {

@@ -7,30 +7,17 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { ProviderFormat } from '../../lib/agent/conversation.js';
-import { baseUrlForOrigin } from '../../lib/agent/provider-select.js';
 import { runLocalBatch } from '../../lib/batch/batch.js';
 import { parseBatchInput } from '../../lib/batch/input.js';
 import { MAX_NICE } from '../../lib/batch/nice.js';
 import { createPoolRunners } from '../../lib/batch/pool-runners.js';
 import { createProgress } from '../../lib/batch/progress.js';
 import type { BatchRecord } from '../../lib/batch/records.js';
-import type { LineSetup } from '../../lib/batch/run-line.js';
-import { closePool, configurePool, holdPool } from '../../lib/control/pool.js';
-import { loadCassette } from '../../lib/replay/cassette.js';
-import { startReplayServer, type ReplayServer } from '../../lib/replay/server.js';
-import { openStore, type EventStore } from '../../lib/store/index.js';
+import { holdPool } from '../../lib/control/pool.js';
 import { runCli } from '../helpers/cli.js';
-import { CASSETTE, makeWorkdir, readRecords } from './helpers.js';
+import { CASSETTE, closePoolFixtures, makeWorkdir, readRecords, startPoolFixture } from './helpers.js';
 
-let server: ReplayServer | undefined;
-let store: EventStore | undefined;
-afterAll(async () => {
-  await closePool();
-  configurePool({});
-  await store?.close();
-  await server?.close();
-});
+afterAll(closePoolFixtures);
 
 /** Nice value of every thread of this process, by thread id (field 19 of its stat line). */
 function threadNices(): Map<number, number> {
@@ -56,12 +43,7 @@ describe.skipIf(!linux || base >= MAX_NICE)('batch pool threads and their nice v
   it("run the lines' subprocesses at the coordinator's priority with nice 0, then raised to the batch's value, the coordinator unchanged", async () => {
     const want = Math.min(MAX_NICE, base + 5);
     const w = makeWorkdir(0);
-    const cassette = loadCassette(CASSETTE);
-    const format = cassette.manifest.format as ProviderFormat;
-    server = await startReplayServer(CASSETTE, { order: 'by-turn', recordRequests: false });
-    const setup: LineSetup = { provider: { format, model: cassette.manifest.model ?? 'replay', baseUrl: baseUrlForOrigin(format, server.origin), apiKey: 'replay' }, approval: 'auto' };
-    store = openStore({ dir: w.store });
-    configurePool({ maxThreads: 1 });
+    const { setup, store } = await startPoolFixture(w.store);
     // `nice` (coreutils) prints the nice value it runs at: the verify command's, inherited from the pool thread through its helper.
     // Held across both batches: the second can meet the thread (and helper) the first left at the lower value.
     const release = holdPool();
@@ -83,7 +65,7 @@ describe.skipIf(!linux || base >= MAX_NICE)('batch pool threads and their nice v
         concurrency: 2,
         progress,
         setup: async () => setup,
-        store: store!,
+        store,
         baseDir: w.dir,
         cwd: w.dir,
         runners,

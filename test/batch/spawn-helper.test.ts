@@ -8,38 +8,19 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { ProviderFormat } from '../../lib/agent/conversation.js';
-import { baseUrlForOrigin } from '../../lib/agent/provider-select.js';
 import { runLocalBatch } from '../../lib/batch/batch.js';
 import { parseBatchInput } from '../../lib/batch/input.js';
 import { createPoolRunners } from '../../lib/batch/pool-runners.js';
 import { createProgress } from '../../lib/batch/progress.js';
 import type { BatchRecord } from '../../lib/batch/records.js';
-import type { LineSetup } from '../../lib/batch/run-line.js';
-import { closePool, configurePool } from '../../lib/control/pool.js';
-import { loadCassette } from '../../lib/replay/cassette.js';
-import { startReplayServer, type ReplayServer } from '../../lib/replay/server.js';
-import { openStore, type EventStore } from '../../lib/store/index.js';
-import { CASSETTE, makeWorkdir, readRecords } from './helpers.js';
+import { closePoolFixtures, makeWorkdir, readRecords, startPoolFixture } from './helpers.js';
 
-let server: ReplayServer | undefined;
-let store: EventStore | undefined;
-afterAll(async () => {
-  await closePool();
-  configurePool({});
-  await store?.close();
-  await server?.close();
-});
+afterAll(closePoolFixtures);
 
 describe('batch lines on the pool and the spawn helper', () => {
   it('run their verify from the helper, and a helper killed mid-command fails only that line, with MINICODE_E_SPAWN_HELPER', async () => {
     const w = makeWorkdir(0);
-    const cassette = loadCassette(CASSETTE);
-    const format = cassette.manifest.format as ProviderFormat;
-    server = await startReplayServer(CASSETTE, { order: 'by-turn', recordRequests: false });
-    const setup: LineSetup = { provider: { format, model: cassette.manifest.model ?? 'replay', baseUrl: baseUrlForOrigin(format, server.origin), apiKey: 'replay' }, approval: 'auto' };
-    store = openStore({ dir: w.store });
-    configurePool({ maxThreads: 1 });
+    const { setup, store } = await startPoolFixture(w.store);
     const runners = createPoolRunners({ storeDir: w.store });
     // One at a time, in order: the first notes who started its verify, the second kills that
     // process (its parent) while running, the third runs after it.
