@@ -2,13 +2,14 @@
  * End-to-end pipeline throughput on the command path, through `createRunPipeline`
  * (lib/pipeline/compose.ts), the function `ingest`, `exec`, `batch`, `run` and ACP build their
  * pipeline with:
- *   bytes (16 KiB chunks) -> decode -> sanitise + scrub -> envelope -> reduce -> JSONL render + LMDB store
+ *   bytes -> decode -> sanitise + scrub -> envelope -> reduce -> JSONL render + LMDB store
  * joined with `stream.pipeline`, each session awaited to the store's acknowledgement (committed and synced) as the commands do.
  * Two session shapes, because the commands have two and they cost differently:
  *  - long session: ONE seeded Codex stream (bench/support/codex-stream.ts; 60k records, quick
- *    30k) as one session, as `minicode ingest --from codex FILE --store DIR` or one `exec` run;
+ *    30k) as one session, as `minicode ingest --from codex FILE --store DIR` or one `exec` run,
+ *    in the reads `ingest` makes of a file (INGEST_READ_BYTES);
  *  - many sessions: the recorded corpus (providers and native agents, see
- *    bench/support/pipeline-corpus.ts; median ~10 events a session) replicated to at least
+ *    bench/support/pipeline-corpus.ts; median ~10 events a session; 16 KiB socket reads) replicated to at least
  *    100,000 decoded events (quick: 50,000), each source one session, 4 in flight at once as
  *    `batch` (default `--concurrency 4`) runs them. Here every session waits for its
  *    transaction's sync (lmdb commits a transaction only after the previous one's sync), so

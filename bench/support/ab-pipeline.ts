@@ -10,7 +10,9 @@
  * a `node_modules` symlink and `npx tsc -p .` there). Without `--full` decode is replaced by
  * pre-decoded drafts, so only scrub -> envelope -> reduce -> render -> store is timed. With
  * `--long` the corpus is the long session of bench/pipeline.ts (one seeded Codex stream of that
- * many records) instead of the replicated recordings.
+ * many records) instead of the replicated recordings. Both sides take the corpus B's modules
+ * build (the same bytes in the same reads), so a change in how the corpus is cut is measured on
+ * both sides alike.
  * Set MINICODE_FIXTURES when a root has no `../shared/fixtures` beside it.
  */
 import os from 'node:os';
@@ -45,19 +47,12 @@ async function main(): Promise<void> {
   const events = option(args, '--events', 50_000);
   const longRecords = option(args, '--long', 0);
   const variant: PipelineVariant = { label: full ? 'full' : 'pre-decoded', decode: full, scrub: 'full', render: true, store: true };
+  const corpora = (await import(pathToFileURL(path.resolve(roots[1] as string, 'dist/bench/support/pipeline-corpus.js')).href)) as typeof import('./pipeline-corpus.js');
+  const corpus = longRecords > 0 ? corpora.buildLongSessionCorpus({ records: longRecords }) : corpora.buildPipelineCorpus({ minEvents: events });
   const sides: Side[] = [];
   for (const root of roots) {
-    const dist = path.resolve(root as string, 'dist/bench');
-    const bench = (await import(pathToFileURL(path.join(dist, 'pipeline.js')).href)) as typeof import('../pipeline.js');
-    const corpora = (await import(pathToFileURL(path.join(dist, 'support/pipeline-corpus.js')).href)) as typeof import('./pipeline-corpus.js');
-    sides.push({
-      name: root as string,
-      runVariant: bench.runVariant,
-      runFloor: bench.runFloor,
-      corpus: longRecords > 0 ? corpora.buildLongSessionCorpus({ records: longRecords }) : corpora.buildPipelineCorpus({ minEvents: events }),
-      store: bench.temporaryStore(),
-      ms: [],
-    });
+    const bench = (await import(pathToFileURL(path.resolve(root as string, 'dist/bench/pipeline.js')).href)) as typeof import('../pipeline.js');
+    sides.push({ name: root as string, runVariant: bench.runVariant, runFloor: bench.runFloor, corpus, store: bench.temporaryStore(), ms: [] });
   }
   const [a, b] = sides as [Side, Side];
   const floor: number[] = [];

@@ -16,6 +16,7 @@ import type { EventDraft } from '../../lib/events/index.js';
 import { createSseFramer } from '../../lib/framing/sse.js';
 import { NATIVE_DECODERS } from '../../lib/native/index.js';
 import type { StreamDecoder } from '../../lib/decode/types.js';
+import { INGEST_READ_BYTES } from '../../lib/pipeline/ingest.js';
 import { PROVIDER_DECODERS } from '../../lib/providers/index.js';
 import { codexStreamLines } from './codex-stream.js';
 import { loadHandMadeCorpus, loadProviderCorpus, repoRoot } from '../provider-corpus.js';
@@ -113,8 +114,9 @@ export function inputTurns(): (bytes: number) => Promise<void> | undefined {
   };
 }
 
-/** The source's bytes in {@link CHUNK_BYTES} chunks. */
+/** The source's bytes in chunks of `size` bytes (default {@link CHUNK_BYTES}). */
 export function chunksOf(source: PipelineSource, size = CHUNK_BYTES): Uint8Array[] {
+  if (!(size > 0)) throw new RangeError(`chunksOf: size must be positive, got ${size}`);
   const out: Uint8Array[] = [];
   for (let i = 0; i < source.bytes.length; i += size) out.push(source.bytes.subarray(i, i + size));
   return out;
@@ -204,12 +206,16 @@ export interface PipelineCorpus {
 export function buildPipelineCorpus(options: { minEvents: number; root?: string; fixtures?: string }): PipelineCorpus {
   const root = options.root ?? repoRoot(import.meta.url);
   const { sources, origin } = options.fixtures !== undefined ? loadPipelineSources(root, options.fixtures) : loadPipelineSources(root);
-  return replicate(origin, sources.map(prepareSource), options.minEvents);
+  return replicate(
+    origin,
+    sources.map((source) => prepareSource(source)),
+    options.minEvents,
+  );
 }
 
 /** A source decoded once, ready to replay. */
-export function prepareSource(source: PipelineSource): PreparedSource {
-  const chunks = chunksOf(source);
+export function prepareSource(source: PipelineSource, chunkBytes = CHUNK_BYTES): PreparedSource {
+  const chunks = chunksOf(source, chunkBytes);
   const batches: EventDraft[][] = [];
   decodeSourceBatches(source, chunks, (b) => batches.push(b));
   return { source, chunks, drafts: batches.flat(), batches, records: recordsOf(source) };
@@ -224,7 +230,12 @@ export function buildLongSessionCorpus(options: { records: number }): PipelineCo
   let text = '';
   for (const line of codexStreamLines({ records: options.records })) text += line + '\n';
   const source: PipelineSource = { name: `generated/codex-${options.records}.jsonl`, kind: 'native', format: 'codex', bytes: new TextEncoder().encode(text) };
-  return replicate(`one seeded Codex stream of ${options.records} records (bench/support/codex-stream.ts), one session`, [prepareSource(source)], 1);
+  // In the reads `ingest FILE` makes, not socket-sized chunks: the batch per read is what the stages see.
+  return replicate(
+    `one seeded Codex stream of ${options.records} records (bench/support/codex-stream.ts) read ${INGEST_READ_BYTES / 1024} KiB at a time, one session`,
+    [prepareSource(source, INGEST_READ_BYTES)],
+    1,
+  );
 }
 
 function replicate(origin: string, pass: PreparedSource[], minEvents: number): PipelineCorpus {

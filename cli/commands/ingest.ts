@@ -80,6 +80,6 @@ async function openInput(file: string): Promise<import('node:stream').Readable> 
     fs.closeSync(fd);
     throw new MinicodeError('MINICODE_E_INPUT_UNREADABLE', `cannot read ${file}: it is a directory`, { action: 'pass one recorded stream file, or - for stdin' });
   }
-  // Large reads: each becomes one batch through the pipeline's stages.
-  return fs.createReadStream('', { fd, highWaterMark: 256 * 1024 });
+  const { INGEST_READ_BYTES } = await import('../../lib/pipeline/ingest.js');
+  return fs.createReadStream('', { fd, highWaterMark: INGEST_READ_BYTES });
 }

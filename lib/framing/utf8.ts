@@ -14,11 +14,18 @@
  *   only the blocks with non-ASCII text become V8 two-byte strings. Every slice of a two-byte
  *   string is two-byte too, and `JSON.parse` is ~35% slower on those: one emoji must not slow
  *   down the parsing of every other frame of a 16 KiB chunk.
+ *   A long pure-ASCII chunk (a file read in 256 KiB pieces) is cut at LF bytes into blocks of
+ *   about {@link ASCII_BLOCK_BYTES} too: a string past V8's large-object threshold (128 KiB)
+ *   gets a memory mapping of its own, page-faulted in and unmapped again for every chunk, and
+ *   every line sliced from it keeps all of it alive.
  */
 import { isAscii } from 'node:buffer';
 
 /** Target size of the blocks {@link Utf8StreamDecoder.decodeSegments} cuts a mixed chunk into. */
 export const SEGMENT_BYTES = 1024;
+
+/** Target size of the blocks {@link Utf8StreamDecoder.decodeSegments} cuts a long ASCII chunk into. */
+export const ASCII_BLOCK_BYTES = 32 * 1024;
 
 const LF = 10;
 
@@ -71,6 +78,27 @@ function decodeRange(b: Uint8Array, start: number, end: number): string {
   return ascii ? latin1.call(b, start, end) : utf8.call(b, start, end);
 }
 
+/**
+ * Cut `b[start, end)` into blocks of about `size` bytes, each ending after an LF byte (a code
+ * point boundary) where there is one: after the last LF of the block, or after the first LF past
+ * it for a long line; `take(from, to)` gets each block, none empty.
+ */
+function cutAtLines(b: Uint8Array, start: number, end: number, size: number, take: (from: number, to: number) => void): void {
+  // A Buffer view for its memchr-based indexOf (TypedArray#lastIndexOf compares element by element).
+  const view = b instanceof Buffer ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength);
+  let pos = start;
+  while (pos < end) {
+    let cut = end;
+    if (end - pos > size) {
+      const before = view.lastIndexOf(LF, pos + size - 1);
+      const after = before >= pos ? before : view.indexOf(LF, pos + size);
+      if (after !== -1 && after < end) cut = after + 1;
+    }
+    take(pos, cut);
+    pos = cut;
+  }
+}
+
 /** Create a streaming UTF-8 decoder. */
 export function createUtf8Decoder(): Utf8StreamDecoder {
   let carry: Buffer | undefined;
@@ -96,26 +124,16 @@ export function createUtf8Decoder(): Utf8StreamDecoder {
     },
     decodeSegments(chunk, sink) {
       if (!carry && isAscii(chunk)) {
-        // The common case: one string, no copy of the bytes, no tail to look for.
-        if (chunk.length > 0) sink(latin1.call(chunk, 0, chunk.length));
+        // The common case: no copy of the bytes, no tail to look for, one string per block.
+        if (chunk.length <= ASCII_BLOCK_BYTES) {
+          if (chunk.length > 0) sink(latin1.call(chunk, 0, chunk.length));
+          return;
+        }
+        cutAtLines(chunk, 0, chunk.length, ASCII_BLOCK_BYTES, (from, to) => sink(latin1.call(chunk, from, to)));
         return;
       }
-      const taken = take(chunk);
-      const end = taken.end;
-      // A Buffer view for its memchr-based indexOf (TypedArray#lastIndexOf compares element by element).
-      const b = taken.b instanceof Buffer ? taken.b : Buffer.from(taken.b.buffer, taken.b.byteOffset, taken.b.byteLength);
-      let pos = 0;
-      while (pos < end) {
-        let cut = end;
-        if (end - pos > SEGMENT_BYTES) {
-          // Cut after the last LF of the block, or after the first LF past it for a long line.
-          const before = b.lastIndexOf(LF, pos + SEGMENT_BYTES - 1);
-          const after = before >= pos ? before : b.indexOf(LF, pos + SEGMENT_BYTES);
-          if (after !== -1 && after < end) cut = after + 1;
-        }
-        sink(decodeRange(b, pos, cut));
-        pos = cut;
-      }
+      const { b, end } = take(chunk);
+      cutAtLines(b, 0, end, SEGMENT_BYTES, (from, to) => sink(decodeRange(b, from, to)));
     },
     flush() {
       const rest = carry;

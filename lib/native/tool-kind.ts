@@ -15,8 +15,26 @@ const KINDS: ReadonlyArray<readonly [RegExp, Kind]> = [
   [/^(todowrite|todo_list|todoread|think|plan|exitplanmode|enterplanmode)$/i, 'think'],
 ];
 
+/**
+ * Kinds of the names seen lately: a stream names the same few tools over and over, and a map
+ * lookup costs far less than the eight patterns. Bounded: cleared when full (names come from
+ * the stream, so there may be any number of them).
+ */
+const seen = new Map<string, Kind>();
+const MAX_SEEN = 256;
+
 /** The ACP-style kind of a native tool, from its name; `other` when unknown. */
 export function toolKindFor(name: string): Kind {
+  let kind = seen.get(name);
+  if (kind === undefined) {
+    kind = kindOf(name);
+    if (seen.size >= MAX_SEEN) seen.clear();
+    seen.set(name, kind);
+  }
+  return kind;
+}
+
+function kindOf(name: string): Kind {
   for (const [pattern, kind] of KINDS) if (pattern.test(name)) return kind;
   return 'other';
 }

@@ -19,6 +19,13 @@ import type { StreamDecoder } from '../decode/types.js';
 
 export { INGEST_FORMATS, type IngestFormat } from '../decode/formats.js';
 
+/**
+ * Bytes `ingest FILE` reads at a time: each read becomes one batch through the stages, so large
+ * reads keep the per-batch plumbing small beside the work (the decoder and the JSONL writer keep
+ * their own strings well below V8's large-object size whatever the read size).
+ */
+export const INGEST_READ_BYTES = 256 * 1024;
+
 /** The decoder of a format, or a coded usage error naming the valid ones. */
 export function decoderFor(format: string): (onEvent: (event: EventDraft) => void) => StreamDecoder {
   const provider = PROVIDER_DECODERS[format];

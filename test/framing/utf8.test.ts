@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { createUtf8Decoder } from '../../lib/framing/utf8.js';
+import { ASCII_BLOCK_BYTES, createUtf8Decoder } from '../../lib/framing/utf8.js';
 import { splitAt } from '../helpers/splits.js';
 
 function decodeSplit(bytes: Uint8Array, cuts: number[]): string {
@@ -65,5 +65,21 @@ describe('the streaming UTF-8 decoder in segments', () => {
     expect(text).toBe(new TextDecoder().decode(bytes));
     expect(segments.length).toBeGreaterThan(2);
     for (const s of segments.slice(0, -1)) expect(s.endsWith('\n')).toBe(true);
+  });
+
+  it('cuts a long ASCII chunk into blocks after line ends, none much past the block size unless a line is', () => {
+    const line = (n: number): string => `{"type":"item.completed","n":${n},"text":"${'x'.repeat(n % 997)}"}\n`;
+    const lines = Array.from({ length: 400 }, (_, n) => line(n));
+    // One line longer than a block: its block ends at its own end.
+    lines.splice(200, 0, `{"long":"${'y'.repeat(2 * ASCII_BLOCK_BYTES)}"}\n`);
+    const ascii = lines.join('') + 'tail without a line end';
+    const bytes = new TextEncoder().encode(ascii);
+    const { text, segments } = segmentSplit(bytes, []);
+    expect(text).toBe(ascii);
+    expect(segments.length).toBeGreaterThan(4);
+    for (const s of segments.slice(0, -1)) {
+      expect(s.endsWith('\n')).toBe(true);
+      if (!s.includes('y'.repeat(100))) expect(s.length).toBeLessThanOrEqual(ASCII_BLOCK_BYTES);
+    }
   });
 });

@@ -34,6 +34,16 @@ describe('the JSONL lines of a batch made from one serialisation', () => {
     );
   });
 
+  it('equal the lines made one event at a time in a batch long enough to be serialised in several runs', () => {
+    fc.assert(
+      fc.property(fc.array(fc.oneof(value, fc.string({ minLength: 500, maxLength: 9000 })), { minLength: 20, maxLength: 120 }), (payloads) => {
+        const events = envelopes(payloads);
+        expect(batchLines(events)).toEqual(events.map(jsonLine));
+      }),
+      { numRuns: 60 },
+    );
+  });
+
   it('equal the lines made one event at a time when a payload holds the text between two envelopes', () => {
     const events = envelopes(['x', [{ schema: 'minicode.output.v1', eventId: 'ses_batch:2' }, { schema: 'minicode.output.v1' }], 'y']);
     expect(batchLines(events)).toEqual(events.map(jsonLine));
