@@ -1,5 +1,5 @@
 /**
- * The one run pipeline every command uses, joined with `stream.pipeline`:
+ * The one run pipeline every command uses, its stages joined with `joinStages` (join.ts):
  *
  *   head ─> scrub (sanitise + secrets) ─> envelope ─> settle (reduce ─> store, renderer, listeners)
  *
@@ -12,12 +12,12 @@
  * Nothing reaches the reducer, a renderer, a listener or the store before the scrub stage.
  */
 import { PassThrough, Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import type { EventDraft, OutputEvent } from '../events/index.js';
 import { createEnveloper, type Clock, type RunIds } from '../events/enveloper.js';
 import { initialState, reduceOwned, type ReducerState } from '../reducer/index.js';
 import type { FinishExtra, Renderer } from '../render/types.js';
 import type { EventStore } from '../store/index.js';
+import { joinStages } from './join.js';
 import type { OutputPort } from './output.js';
 import { createDecodeStage, createEnvelopeStage, createScrubStage, createSettleStage, type DraftBatch, type DraftScrubber } from './stages.js';
 import type { StreamDecoder } from '../decode/types.js';
@@ -113,7 +113,7 @@ export function createRunPipeline(options: RunPipelineOptions): RunPipeline {
         createDecodeStage(input.makeDecoder, input.prefix ? { prefix: input.prefix } : {}),
       ]
     : [entry as PassThrough];
-  const done = pipeline([...head, createScrubStage(options.scrubber), createEnvelopeStage(enveloper), settle]);
+  const done = joinStages([...head, createScrubStage(options.scrubber), createEnvelopeStage(enveloper), settle]);
   // A failure is surfaced by finish(); it is never an unhandled rejection while producers write.
   let failed = false;
   done.catch(() => {
