@@ -4,7 +4,7 @@
  * noisy neighbour slows both alike. Each side has its own corpus, store and modules (its
  * `dist/`); the figure to read is the median of the per-round ratios B / A.
  *
- *   node dist/bench/support/ab-pipeline.js <root A> <root B> [--full] [--rounds N] [--events N] [--long RECORDS]
+ *   node dist/bench/support/ab-pipeline.js <root A> <root B> [--full] [--rounds N] [--events N] [--long RECORDS] [--lanes N] [--no-store]
  *
  * A root is a checkout with a compiled `dist/` (e.g. `git archive main | tar -x -C /tmp/a`,
  * a `node_modules` symlink and `npx tsc -p .` there). Without `--full` decode is replaced by
@@ -12,7 +12,9 @@
  * `--long` the corpus is the long session of bench/pipeline.ts (one seeded Codex stream of that
  * many records) instead of the replicated recordings. Both sides take the corpus B's modules
  * build (the same bytes in the same reads), so a change in how the corpus is cut is measured on
- * both sides alike.
+ * both sides alike. `--lanes N` runs N sessions at once, each awaited to the store's
+ * acknowledgement (bench/pipeline.ts's many-sessions shape is `--full --lanes 4`); `--no-store`
+ * leaves the store out, so only what the main thread does is timed.
  * Set MINICODE_FIXTURES when a root has no `../shared/fixtures` beside it.
  */
 import os from 'node:os';
@@ -24,7 +26,7 @@ import type { EventStore } from '../../lib/store/index.js';
 
 interface Side {
   name: string;
-  runVariant: (corpus: PipelineCorpus, variant: PipelineVariant, store: EventStore) => Promise<{ ms: number }>;
+  runVariant: (corpus: PipelineCorpus, variant: PipelineVariant, store: EventStore, lanes?: number) => Promise<{ ms: number }>;
   runFloor: (corpus: PipelineCorpus) => { ms: number };
   corpus: PipelineCorpus;
   store: { store: EventStore; dispose: () => Promise<void> };
@@ -40,13 +42,17 @@ const median = (a: number[]): number => [...a].sort((x, y) => x - y)[a.length >>
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
-  const roots = args.filter((a, i) => !a.startsWith('--') && !args[i - 1]?.startsWith('--rounds') && !args[i - 1]?.startsWith('--events') && !args[i - 1]?.startsWith('--long'));
-  if (roots.length !== 2) throw new Error('usage: ab-pipeline.js <root A> <root B> [--full] [--rounds N] [--events N] [--long RECORDS]');
+  const valued = ['--rounds', '--events', '--long', '--lanes'];
+  const roots = args.filter((a, i) => !a.startsWith('--') && !valued.includes(args[i - 1] ?? ''));
+  if (roots.length !== 2) throw new Error('usage: ab-pipeline.js <root A> <root B> [--full] [--rounds N] [--events N] [--long RECORDS] [--lanes N] [--no-store]');
   const full = args.includes('--full');
   const rounds = option(args, '--rounds', 9);
   const events = option(args, '--events', 50_000);
   const longRecords = option(args, '--long', 0);
-  const variant: PipelineVariant = { label: full ? 'full' : 'pre-decoded', decode: full, scrub: 'full', render: true, store: true };
+  const lanes = option(args, '--lanes', 1);
+  const store = !args.includes('--no-store');
+  const label = `${full ? 'full' : 'pre-decoded'}${store ? '' : ', no store'}${lanes > 1 ? `, ${lanes} lanes` : ''}`;
+  const variant: PipelineVariant = { label, decode: full, scrub: 'full', render: true, store };
   const corpora = (await import(pathToFileURL(path.resolve(roots[1] as string, 'dist/bench/support/pipeline-corpus.js')).href)) as typeof import('./pipeline-corpus.js');
   const corpus = longRecords > 0 ? corpora.buildLongSessionCorpus({ records: longRecords }) : corpora.buildPipelineCorpus({ minEvents: events });
   const sides: Side[] = [];
@@ -59,7 +65,7 @@ async function main(): Promise<void> {
   // Round 0 warms both up and is not recorded.
   for (let r = 0; r <= rounds; r++) {
     for (const side of r % 2 === 0 ? [a, b] : [b, a]) {
-      const res = await side.runVariant(side.corpus, variant, side.store.store);
+      const res = await side.runVariant(side.corpus, variant, side.store.store, lanes);
       if (r > 0) side.ms.push(res.ms);
     }
     const f = b.runFloor(b.corpus);

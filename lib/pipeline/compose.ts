@@ -11,7 +11,7 @@
  *
  * Nothing reaches the reducer, a renderer, a listener or the store before the scrub stage.
  */
-import { PassThrough, Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import type { EventDraft, OutputEvent } from '../events/index.js';
 import { createEnveloper, type Clock, type RunIds } from '../events/enveloper.js';
 import { initialState, reduceOwned, type ReducerState } from '../reducer/index.js';
@@ -105,15 +105,16 @@ export function createRunPipeline(options: RunPipelineOptions): RunPipeline {
       renderer?.finish(state, finishExtra);
     },
   });
-  const entry = options.input ? undefined : new PassThrough({ objectMode: true, highWaterMark: options.highWaterMark ?? 16 });
   const input = options.input;
+  // Without a byte input the scrub stage itself is the entry producers write into: a stage of
+  // its own in front of it would only pass batches on, and each stage costs a short session
+  // its construction, a pipe, a hop per batch and the end's propagation.
+  const scrub = createScrubStage(options.scrubber, input ? {} : { entryBatches: options.highWaterMark ?? 16 });
+  const entry = input ? undefined : scrub;
   const head: NodeJS.ReadWriteStream[] = input
-    ? [
-        (input.bytes instanceof Readable ? input.bytes : Readable.from(input.bytes)) as unknown as NodeJS.ReadWriteStream,
-        createDecodeStage(input.makeDecoder, input.prefix ? { prefix: input.prefix } : {}),
-      ]
-    : [entry as PassThrough];
-  const done = joinStages([...head, createScrubStage(options.scrubber), createEnvelopeStage(enveloper), settle]);
+    ? [(input.bytes instanceof Readable ? input.bytes : Readable.from(input.bytes)) as unknown as NodeJS.ReadWriteStream, createDecodeStage(input.makeDecoder, input.prefix ? { prefix: input.prefix } : {}), scrub]
+    : [scrub];
+  const done = joinStages([...head, createEnvelopeStage(enveloper), settle]);
   // A failure is surfaced by finish(); it is never an unhandled rejection while producers write.
   let failed = false;
   done.catch(() => {

@@ -39,14 +39,17 @@ export interface DraftScrubber {
  */
 const STAGE_BATCHES = 2;
 
-/** Objects in, objects out; `map` returns undefined to drop a batch. */
-function objectTransform<In, Out>(map: (batch: In) => Out | undefined, flush?: () => Out | undefined, bytesIn = false): Transform {
+/**
+ * Objects in, objects out; `map` returns undefined to drop a batch. `bytesIn` (the decode
+ * stage): the writable side buffers by bytes, not by chunk count; `inBatches`: batches the
+ * writable side holds (default {@link STAGE_BATCHES}).
+ */
+function objectTransform<In, Out>(map: (batch: In) => Out | undefined, flush?: () => Out | undefined, bytesIn = false, inBatches = STAGE_BATCHES): Transform {
   return new Transform({
-    // Bytes in (the decode stage): the writable side then buffers by bytes, not by chunk count.
     writableObjectMode: !bytesIn,
     readableObjectMode: true,
     readableHighWaterMark: STAGE_BATCHES,
-    ...(bytesIn ? {} : { writableHighWaterMark: STAGE_BATCHES }),
+    ...(bytesIn ? {} : { writableHighWaterMark: inBatches }),
     transform(batch: In, _encoding: BufferEncoding, callback: TransformCallback) {
       let out: Out | undefined;
       try {
@@ -98,8 +101,12 @@ export function createDecodeStage(makeDecoder: (onEvent: (event: EventDraft) => 
   );
 }
 
-/** The scrub stage: every draft sanitised and redacted before anything else sees it. */
-export function createScrubStage(scrubber: DraftScrubber): Transform {
+/**
+ * The scrub stage: every draft sanitised and redacted before anything else sees it.
+ * `entryBatches`: when producers write into this stage directly (the pipeline's entry), the
+ * batches it holds before `write` reports backpressure; default {@link STAGE_BATCHES}.
+ */
+export function createScrubStage(scrubber: DraftScrubber, options: { entryBatches?: number } = {}): Transform {
   let lastIds: RunIds | undefined;
   return objectTransform<DraftBatch, DraftBatch>(
     (batch) => {
@@ -117,6 +124,8 @@ export function createScrubStage(scrubber: DraftScrubber): Transform {
       const drafts = scrubber.end();
       return drafts.length > 0 ? { drafts, ...(lastIds ? { ids: lastIds } : {}) } : undefined;
     },
+    false,
+    options.entryBatches ?? STAGE_BATCHES,
   );
 }
 
