@@ -3,7 +3,7 @@
  * (lib/pipeline/compose.ts), the function `ingest`, `exec`, `batch`, `run` and ACP build their
  * pipeline with:
  *   bytes -> decode -> sanitise + scrub -> envelope -> reduce -> JSONL render + LMDB store
- * joined with `stream.pipeline`, each session awaited to the store's acknowledgement (committed and synced) as the commands do.
+ * joined with `joinStages`, each session awaited to the store's acknowledgement (committed and synced) as the commands do.
  * Two session shapes, because the commands have two and they cost differently:
  *  - long session: ONE seeded Codex stream (bench/support/codex-stream.ts; 60k records, quick
  *    30k) as one session, as `minicode ingest --from codex FILE --store DIR` or one `exec` run,
@@ -46,6 +46,7 @@ import { openStore, type EventStore } from '../lib/store/index.js';
 import { type BenchOptions, type BenchReport, measurement, median, ratio, runIfMain, type Measurement } from './harness.js';
 import { combinedRegex } from './scrub.js';
 import { openPeerStore, runPeerSource } from './support/peer-assembly.js';
+import { lastTxnId, openSyncFloor, storedBytes } from './support/sync-floor.js';
 import { buildLongSessionCorpus, buildPipelineCorpus, decoderFor, type PipelineCorpus, type PreparedSource } from './support/pipeline-corpus.js';
 
 /** Which stages run. */
@@ -108,6 +109,8 @@ interface RoundResult {
   ms: number;
   events: number;
   outBytes: number;
+  /** What every session id of the round starts with. */
+  prefix?: string;
 }
 
 let roundCounter = 0;
@@ -169,7 +172,7 @@ export async function runVariant(corpus: PipelineCorpus, variant: PipelineVarian
   };
   const start = performance.now();
   await Promise.all(Array.from({ length: Math.max(1, lanes) }, lane));
-  return { ms: performance.now() - start, events, outBytes };
+  return { ms: performance.now() - start, events, outBytes, prefix: `bench-${pad(round, 6)}-` };
 }
 
 /** The reducer alone over the envelopes of the same corpus (its share of the full time). */
@@ -268,12 +271,16 @@ interface Shape {
 }
 
 /** Medians of one shape: full pipeline, ablations, floor, peer, reducer alone (ms per round). */
-async function measureShape(shape: Shape, rounds: number): Promise<{ ms: Record<string, number[]>; fullOutBytes: number }> {
+async function measureShape(shape: Shape, rounds: number): Promise<{ ms: Record<string, number[]>; fullOutBytes: number; commitsPer100: number[] }> {
   const { corpus, lanes } = shape;
   const variants = [FULL, ...shape.ablations];
-  const ms: Record<string, number[]> = Object.fromEntries([...variants.map((v) => [v.label, []]), ['floor', []], ['peer', []], ['reduce', []]]);
+  const ms: Record<string, number[]> = Object.fromEntries([...variants.map((v) => [v.label, []]), ['floor', []], ['peer', []], ['reduce', []], ['sync floor', []]]);
+  const commitsPer100: number[] = [];
   let fullOutBytes = 0;
   const { store, dispose } = temporaryStore();
+  // Sessions that each await their acknowledgement wait on the disk: time the same synced
+  // commits on bare lmdb (bench/support/sync-floor.ts), in the same rounds.
+  const syncFloor = lanes > 1 ? openSyncFloor() : undefined;
   const peerDir = fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-bench-peer-'));
   const peerDb = openPeerStore(peerDir);
   const secrets = combinedRegex();
@@ -289,10 +296,21 @@ async function measureShape(shape: Shape, rounds: number): Promise<{ ms: Record<
   for (let r = 0; r < rounds + 1; r++) {
     const input = r === 0 ? warmUp : corpus;
     for (const v of variants) {
+      const txnBefore = syncFloor && v.store ? lastTxnId(store.dir) : 0;
       const res = await runVariant(input, v, store, lanes);
       if (res.events !== input.totalEvents) throw new Error(`${shape.name}, ${v.label}: ${res.events} events, expected ${input.totalEvents}`);
       if (r > 0) (ms[v.label] as number[]).push(res.ms);
       if (v === FULL) fullOutBytes = res.outBytes;
+      if (syncFloor && v === FULL) {
+        const sessions = input.passes * corpus.pass.length;
+        const commits = lastTxnId(store.dir) - txnBefore;
+        const bytes = storedBytes(store.dir, res.prefix as string);
+        const floorMs = await syncFloor.run({ commits, values: Math.max(1, Math.round(sessions / commits)), valueBytes: bytes / sessions });
+        if (r > 0) {
+          (ms['sync floor'] as number[]).push(floorMs);
+          commitsPer100.push((100 * commits) / sessions);
+        }
+      }
     }
     const floor = runFloor(input);
     const peer = await runPeer(input, peerDb, secrets, lanes);
@@ -304,13 +322,14 @@ async function measureShape(shape: Shape, rounds: number): Promise<{ ms: Record<
     }
   }
   await dispose();
+  await syncFloor?.close();
   await peerDb.close();
   fs.rmSync(peerDir, { recursive: true, force: true });
-  return { ms, fullOutBytes };
+  return { ms, fullOutBytes, commitsPer100 };
 }
 
 /** Measurements, ratios (with the issue's targets) and notes of one measured shape. */
-function reportShape(shape: Shape, ms: Record<string, number[]>, fullOutBytes: number, rounds: number): Pick<BenchReport, 'measurements' | 'ratios' | 'notes'> {
+function reportShape(shape: Shape, ms: Record<string, number[]>, fullOutBytes: number, rounds: number, commitsPer100: number[]): Pick<BenchReport, 'measurements' | 'ratios' | 'notes'> {
   const { corpus, name } = shape;
   const mb = corpus.totalBytes / 1e6;
   const full = ms[FULL.label] as number[];
@@ -366,11 +385,23 @@ function reportShape(shape: Shape, ms: Record<string, number[]>, fullOutBytes: n
     ),
   ];
   const costliest = [...shares].sort((a, b) => b.median - a.median)[0];
+  // The disk's bound for sessions that each await a synced commit (many sessions only).
+  const syncMs = ms['sync floor'] as number[];
+  const syncFloorMb = syncMs.length > 0 ? measurement(`${name}: sync floor: the same synced commits on bare lmdb`, 'MB/s', syncMs.map((t) => mb / (t / 1000))) : undefined;
+  const commits = commitsPer100.length > 0 ? measurement(`${name}: synced commits per 100 sessions`, 'commits', commitsPer100, false) : undefined;
+  const syncRatios = syncFloorMb
+    ? [
+        ratio(`${name}: pipeline / sync floor (MB/s)`, pipelineMb, syncFloorMb),
+        // Below 0.45, no pipeline that acknowledges each session once synced meets the floor target on this disk.
+        ratio(`${name}: sync floor / JSON.parse+stringify floor (MB/s)`, syncFloorMb, floorMb),
+      ]
+    : [];
   return {
-    measurements: [pipelineMb, floorMb, peerMb, ...eventsPerSecond, ...shares],
+    measurements: [pipelineMb, floorMb, peerMb, ...(syncFloorMb ? [syncFloorMb] : []), ...(commits ? [commits] : []), ...eventsPerSecond, ...shares],
     ratios: [
       ratio(`${name}: pipeline / JSON.parse+stringify floor (MB/s)`, pipelineMb, floorMb, { op: '>=', value: 0.45 }),
       ratio(`${name}: pipeline / peer assembly (MB/s)`, pipelineMb, peerMb, { op: '>=', value: 2 }),
+      ...syncRatios,
       ...shape.ablations.map((v) => {
         const without = ms[v.label] as number[];
         // Below 1: removing the stage saves that fraction of the time.
@@ -380,6 +411,11 @@ function reportShape(shape: Shape, ms: Record<string, number[]>, fullOutBytes: n
     notes: [
       `${name} (${shape.commands}): ${corpus.origin}; one pass = ${corpus.pass.length} sessions, ${corpus.eventsPerPass} events, ${corpus.recordsPerPass} records, ${corpus.bytesPerPass} bytes; replicated x${corpus.passes} = ${corpus.totalEvents} events, ${mb.toFixed(1)} MB per round; ${shape.lanes} session(s) in flight`,
       `${name}: ${rounds} rounds after one warm-up, variants interleaved per round; JSONL output of the full pipeline ${(fullOutBytes / 1e6).toFixed(1)} MB per round`,
+      ...(syncFloorMb
+        ? [
+            `${name}: sync floor: the full pipeline's round committed ${commits?.median.toFixed(1)} transactions per 100 sessions (lmdb's transaction ids around it); bare lmdb (overlappingSync off, as the store) then made as many commits of as many values of the same average size, each awaited until synced, with nothing else to do: no pipeline whose sessions each await a synced acknowledgement runs faster on this disk`,
+          ]
+        : []),
       `${name}: costliest stage: ${costliest ? `${costliest.label.replace(/^.*share: /, '')} (${costliest.median.toFixed(0)}% of the full time)` : 'n/a'}; shares overlap (removing the store also removes its index reduce) and need not sum to 100%`,
     ],
   };
@@ -413,15 +449,15 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
   ];
   const parts = [];
   for (const shape of shapes) {
-    const { ms, fullOutBytes } = await measureShape(shape, rounds);
-    parts.push(reportShape(shape, ms, fullOutBytes, rounds));
+    const { ms, fullOutBytes, commitsPer100 } = await measureShape(shape, rounds);
+    parts.push(reportShape(shape, ms, fullOutBytes, rounds, commitsPer100));
   }
   return {
     name: 'pipeline',
     title: 'End-to-end pipeline throughput (command path)',
     description:
       'createRunPipeline, the function every command builds its pipeline with: bytes -> decode -> sanitise + scrub -> envelope -> reduce -> JSONL render -> LMDB store (durable events), ' +
-      "joined with stream.pipeline, each session awaited to the store's acknowledgement (committed and synced), in the two session shapes the commands have: " +
+      "joined with joinStages (lib/pipeline/join.ts), each session awaited to the store's acknowledgement (committed and synced), in the two session shapes the commands have: " +
       'a long session (one seeded Codex stream of ' +
       (options.quick ? '30k' : '60k') +
       ' records, as ingest and exec take one stream) and many sessions (the recorded provider and native corpus replicated to ' +
