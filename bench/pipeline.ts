@@ -22,6 +22,11 @@
  * eventsource-parser or a line splitter + JSON.parse + a switch reducer + JSON.stringify + one
  * combined regex of the same secret rules + raw lmdb puts.
  * Targets (MB/s of input bytes, medians of the same run): pipeline >= 0.45x the floor, >= 2x the peer.
+ * Sync floor (many sessions): the transactions the full pipeline's round committed (lmdb's
+ * transaction ids around it), made again on bare lmdb with as many values of the same average
+ * size, each awaited until synced (bench/support/sync-floor.ts): the least time sessions that
+ * each await a synced acknowledgement can take on this disk. `sync floor / JSON floor` below
+ * 0.45 means the floor target conflicts with that acknowledgement here.
  *
  * Then the same pipeline with each stage removed in turn (decode replaced by writing
  * pre-decoded drafts into the entry; scrub by a pass-through; secret rules only; render; store),
