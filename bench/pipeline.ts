@@ -392,7 +392,14 @@ function reportShape(shape: Shape, ms: Record<string, number[]>, fullOutBytes: n
   const costliest = [...shares].sort((a, b) => b.median - a.median)[0];
   // The disk's bound for sessions that each await a synced commit (many sessions only).
   const syncMs = ms['sync floor'] as number[];
-  const syncFloorMb = syncMs.length > 0 ? measurement(`${name}: sync floor: the same synced commits on bare lmdb`, 'MB/s', syncMs.map((t) => mb / (t / 1000))) : undefined;
+  const syncFloorMb =
+    syncMs.length > 0
+      ? measurement(
+          `${name}: sync floor: the same synced commits on bare lmdb`,
+          'MB/s',
+          syncMs.map((t) => mb / (t / 1000)),
+        )
+      : undefined;
   const commits = commitsPer100.length > 0 ? measurement(`${name}: synced commits per 100 sessions`, 'commits', commitsPer100, false) : undefined;
   const syncRatios = syncFloorMb
     ? [

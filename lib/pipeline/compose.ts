@@ -112,7 +112,11 @@ export function createRunPipeline(options: RunPipelineOptions): RunPipeline {
   const scrub = createScrubStage(options.scrubber, input ? {} : { entryBatches: options.highWaterMark ?? 16 });
   const entry = input ? undefined : scrub;
   const head: NodeJS.ReadWriteStream[] = input
-    ? [(input.bytes instanceof Readable ? input.bytes : Readable.from(input.bytes)) as unknown as NodeJS.ReadWriteStream, createDecodeStage(input.makeDecoder, input.prefix ? { prefix: input.prefix } : {}), scrub]
+    ? [
+        (input.bytes instanceof Readable ? input.bytes : Readable.from(input.bytes)) as unknown as NodeJS.ReadWriteStream,
+        createDecodeStage(input.makeDecoder, input.prefix ? { prefix: input.prefix } : {}),
+        scrub,
+      ]
     : [scrub];
   const done = joinStages([...head, createEnvelopeStage(enveloper), settle]);
   // A failure is surfaced by finish(); it is never an unhandled rejection while producers write.
