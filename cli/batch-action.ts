@@ -146,7 +146,7 @@ export async function batchAction(file: string | undefined, flags: BatchFlags): 
     const producer = flags.queue !== undefined && !flags.worker;
     // The default setup first: a missing provider fails the command once, not every line.
     const first = producer ? undefined : await setups.get({});
-    if (first) store = openRunStore(first.storeDir);
+    if (first) store = await openRunStore(first.storeDir);
     const cwd = first?.cwd ?? path.resolve(flags.cwd ?? process.cwd());
     // The config's MCP servers start once for the whole process and every line shares them.
     const mcp = first && !flags.queue ? await startRunMcp(first) : undefined;

@@ -23,13 +23,13 @@ export async function chatAction(flags: ChatFlags): Promise<number> {
     return 2;
   }
   let setup: RunSetup | undefined;
-  let store: ReturnType<typeof openRunStore> | undefined;
+  let store: Awaited<ReturnType<typeof openRunStore>> | undefined;
   let trace: ChatTrace | undefined;
   try {
     if (flags.resume !== undefined) checkSessionId(flags.resume, '--resume');
     const tracing = tracingConfig(process.env);
     setup = await prepareRun(flags);
-    store = openRunStore(setup.storeDir);
+    store = await openRunStore(setup.storeDir);
     await startRunMcp(setup);
     let resume = flags.resume;
     if (flags.continue) {

@@ -3,16 +3,23 @@
  * stored in the session store. The setup-failure contract: under --json exactly one
  * `{"type":"summary","ok":false,...}` line on stdout, the human message on stderr, exit 1
  * (2 for usage errors).
+ *
+ * The store is not part of that setup: it opens once `session.started` is out (runPrompt's
+ * `openStore`), so lmdb is not on the first line's path. A store that cannot be opened ends
+ * the run before its first turn: `session.started`, then the one `ok:false` summary with the
+ * store's error, the human message on stderr, exit 1, nothing stored.
  */
 import { runPrompt } from '../lib/agent/run-prompt.js';
 import { MinicodeError } from '../lib/errors.js';
 import { createJsonlRenderer, writeSetupFailure } from '../lib/render/jsonl.js';
+import { displayText } from '../lib/render/display-text.js';
 import { viewOf } from '../lib/render/state-view.js';
 import type { Renderer } from '../lib/render/types.js';
 import type { ReducerState } from '../lib/reducer/index.js';
 import { resolveVerifyCommand } from '../lib/verify/detect.js';
 import type { ExecFlags } from './commands/exec.js';
 import { checkPrompt, openRunStore, prepareRun, startRunMcp, type RunSetup } from '../lib/agent/run-setup.js';
+import type { EventStore } from '../lib/store/store.js';
 import { guardOutput, noteClosedStdout, writeErr } from './stdout.js';
 import { outputPortOf } from '../lib/pipeline/output.js';
 import type { OutputEvent } from '../lib/events/index.js';
@@ -31,7 +38,9 @@ export function exitCodeFor(reason: string): number {
 /** Run `exec`; returns the exit code. */
 export async function execAction(prompt: string, flags: ExecFlags): Promise<number> {
   let setup: RunSetup | undefined;
-  let store: ReturnType<typeof openRunStore> | undefined;
+  let store: EventStore | undefined;
+  // The error the store's open failed with: the run reported it in its summary already.
+  let storeError: unknown;
   let tracing: TracingConfig | undefined;
   mark('exec: action');
   try {
@@ -40,8 +49,6 @@ export async function execAction(prompt: string, flags: ExecFlags): Promise<numb
       tracing = tracingConfig(process.env);
       setup = await prepareRun(flags);
       mark('exec: flags, config and provider resolved');
-      store = openRunStore(setup.storeDir);
-      mark('exec: store opened');
       await startRunMcp(setup);
     } catch (error) {
       if (!(error instanceof MinicodeError)) throw error;
@@ -76,6 +83,18 @@ export async function execAction(prompt: string, flags: ExecFlags): Promise<numb
       process.exitCode = 1;
     };
     process.once('beforeExit', onBeforeExit);
+    // The store opens after the first line (runPrompt calls this once it is out).
+    const storeDir = setup.storeDir;
+    const openStore = async (): Promise<EventStore> => {
+      try {
+        store = await openRunStore(storeDir);
+      } catch (error) {
+        storeError = error;
+        throw error;
+      }
+      mark('exec: store opened');
+      return store;
+    };
     // OpenTelemetry only when an endpoint is set: the exporter is not even loaded otherwise.
     const trace = tracing
       ? (await import('../lib/telemetry/run-trace.js')).startRunTrace(tracing, {
@@ -96,7 +115,7 @@ export async function execAction(prompt: string, flags: ExecFlags): Promise<numb
         ...(setup.mcp ? { toolSource: setup.mcp } : {}),
         tty: !json && process.stdin.isTTY === true && process.stdout.isTTY === true,
         signal: abort.signal,
-        store,
+        openStore,
         renderer,
         ...(trace ? { onEvent: (event: OutputEvent) => trace.onEvent(event) } : {}),
         output: outputPortOf(guardOutput(process.stdout)),
@@ -121,6 +140,12 @@ export async function execAction(prompt: string, flags: ExecFlags): Promise<numb
       noteClosedStdout(`minicode replay ${run.sessionId}${json ? ' --json' : ''}`);
       if (!json) err(`session ${run.sessionId} (minicode replay ${run.sessionId})\n`);
       return exitCodeFor(run.result.reason);
+    } catch (error) {
+      // Only the store's failure was reported (its summary is out); anything else is not ours to hide.
+      if (storeError === undefined || error !== storeError || !(error instanceof MinicodeError)) throw error;
+      await trace?.finish({ ok: false, error: error.code });
+      err(`minicode: ${displayText(error.message)}${error.action ? `\n  ${displayText(error.action)}` : ''}\n`);
+      return error.exitCode;
     } finally {
       // MCP servers close while Ctrl+C is still ours: a second one then exits through
       // process.exit, whose hook SIGKILLs any server group still alive.

@@ -11,9 +11,11 @@ import { newSessionId } from '../ids.js';
 import { createRunPipeline, type RunPipeline } from '../pipeline/compose.js';
 import type { OutputPort } from '../pipeline/output.js';
 import type { ReducerState } from '../reducer/index.js';
-import type { Renderer } from '../render/types.js';
+import type { FinishExtra, Renderer } from '../render/types.js';
 import { createEventScrubber } from '../scrub/scrub-stage.js';
-import type { EventStore } from '../store/index.js';
+import type { EventStore } from '../store/store.js';
+import { holdEvents } from '../store/held-events.js';
+import { MinicodeError } from '../errors.js';
 import type { ToolSource } from '../tools/index.js';
 import type { VerifyReport } from '../verify/run.js';
 import type { ConversationMessage } from './conversation.js';
@@ -22,8 +24,17 @@ import { mark } from '../timeline.js';
 
 /** Options of {@link runPrompt}. */
 export interface PromptRunOptions extends Omit<AgentOptions, 'emit' | 'write' | 'tools' | 'history' | 'taskId' | 'turnId'> {
-  /** Where the session is kept; absent means not stored. */
+  /** Where the session is kept; absent (and no `openStore`) means not stored. */
   store?: EventStore;
+  /**
+   * Open the store once the first events are out (instead of `store`): called right after they
+   * are flushed, so that loading and opening the store is not on the first line's path. The
+   * events settled meanwhile are held and stored once it is open (same order, same seq); the
+   * agent starts no turn before that. When it fails, the run ends there: the summary is a
+   * failure with its error (`FinishExtra.error`), nothing is stored, and runPrompt rejects with
+   * that error.
+   */
+  openStore?: () => Promise<EventStore>;
   renderer?: Renderer<ReducerState>;
   /** The renderer's output (stdout): a slow reader slows the provider read (backpressure). */
   output?: OutputPort;
@@ -113,18 +124,26 @@ export function promptDigestOf(prompt: string): string {
   return `sha256:${createHash('sha256').update(prompt).digest('hex')}`;
 }
 
+/** The summary's error fields of a failure before the first turn. */
+function errorFieldsOf(error: unknown): NonNullable<FinishExtra['error']> {
+  if (error instanceof MinicodeError) return { category: error.category, code: error.code, message: error.message, ...(error.action ? { action: error.action } : {}) };
+  return { category: 'INTERNAL_ERROR', message: error instanceof Error ? error.message : String(error) };
+}
+
 /** Run one prompt through the pipeline and the agent loop. */
 export async function runPrompt(options: PromptRunOptions): Promise<PromptRun> {
   const clock = options.clock ?? Date.now;
   const sessionId = options.session?.id ?? options.sessionId ?? newSessionId(clock());
   let seq = options.session?.startSeq ?? 0;
+  const held = options.openStore && !options.store ? holdEvents() : undefined;
+  const store = options.store ?? held;
   const pipeline: RunPipeline = createRunPipeline({
     sessionId,
     clock,
     scrubber: createEventScrubber({ env: options.env ?? process.env }),
     ...(options.renderer ? { renderer: options.renderer } : {}),
     ...(options.output ? { output: options.output } : {}),
-    ...(options.store ? { store: options.store } : {}),
+    ...(store ? { store } : {}),
     onEvent: (event, state) => {
       seq = event.seq + 1;
       options.onEvent?.(event, state);
@@ -151,7 +170,20 @@ export async function runPrompt(options: PromptRunOptions): Promise<PromptRun> {
   await pipeline.settled();
   options.output?.flush();
   mark('run: first events settled and flushed');
-  const [{ runAgent }, { createToolRegistry }] = await Promise.all([import('./loop.js'), import('../tools/index.js')]);
+  // The store opens now, the agent loop and the tools load meanwhile; no turn starts before it is open.
+  const opening = held ? options.openStore?.() : undefined;
+  const loading = Promise.all([import('./loop.js'), import('../tools/index.js')]);
+  if (held && opening) {
+    try {
+      held.attach(await opening);
+    } catch (error) {
+      held.abandon();
+      loading.catch(() => undefined);
+      await pipeline.finish({ error: errorFieldsOf(error) });
+      throw error;
+    }
+  }
+  const [{ runAgent }, { createToolRegistry }] = await loading;
   mark('run: agent loop and tools loaded');
   const detachTools = options.toolSource?.attach((d) => pipeline.emit(d));
   const result = await runAgent({

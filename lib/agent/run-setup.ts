@@ -11,7 +11,8 @@ import { CACHE_TTLS, REASONING_LEVELS, type CacheTtl, type ReasoningLevel, type 
 import { loadConfigLazily, type LoadedConfig } from '../config-files.js';
 import { MinicodeError } from '../errors.js';
 import type { ReplayServerOptions } from '../replay/server.js';
-import { openStore, resolveStoreDir, type EventStore } from '../store/index.js';
+import { resolveStoreDir } from '../store/location.js';
+import type { EventStore } from '../store/store.js';
 import type { Budget } from '../control/budget.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../control/retry.js';
 import { checkpointSettingsOf, type CheckpointSettings } from '../checkpoints/settings.js';
@@ -244,7 +245,11 @@ export async function startRunMcp(setup: RunSetup, env: NodeJS.ProcessEnv = proc
   return manager;
 }
 
-/** Open the session store (a MinicodeError with the directory when it cannot be opened). */
-export function openRunStore(dir: string): EventStore {
+/**
+ * Open the session store (rejects with a MinicodeError naming the directory when it cannot be
+ * opened). The store's code and lmdb load here, on first use, not with the command.
+ */
+export async function openRunStore(dir: string): Promise<EventStore> {
+  const { openStore } = await import('../store/store.js');
   return openStore({ dir });
 }

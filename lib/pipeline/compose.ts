@@ -16,7 +16,7 @@ import type { EventDraft, OutputEvent } from '../events/index.js';
 import { createEnveloper, type Clock, type RunIds } from '../events/enveloper.js';
 import { initialState, reduceOwned, type ReducerState } from '../reducer/index.js';
 import type { FinishExtra, Renderer } from '../render/types.js';
-import type { EventStore } from '../store/index.js';
+import type { StoreSink } from '../store/held-events.js';
 import { joinStages } from './join.js';
 import type { OutputPort } from './output.js';
 import { createDecodeStage, createEnvelopeStage, createScrubStage, createSettleStage, type DraftBatch, type DraftScrubber } from './stages.js';
@@ -40,7 +40,8 @@ export interface RunPipelineOptions {
   /** The scrub core; required (pass an identity only in tests of other stages). */
   scrubber: DraftScrubber;
   renderer?: Renderer<ReducerState>;
-  store?: EventStore;
+  /** Where durable events go: an open store, or events held until it is open (store/held-events.ts). */
+  store?: StoreSink;
   /** Called after each reduce (ACP projection, batch accounting). */
   onEvent?: (event: OutputEvent, state: ReducerState) => void;
   /** The renderer's output: the settle stage waits for it to drain (backpressure). */

@@ -13,14 +13,23 @@ export interface SummaryView extends RunView {
 /**
  * Combine the reducer's run figures with the caller's extras. `ok` is true only for a
  * completed run; `verify` is kept only on a success summary and only when it ran (seed
- * automation-ci: absent, never null, and never on a failure summary).
+ * automation-ci: absent, never null, and never on a failure summary). A run that stopped before
+ * its first turn (`extra.error`) is a failure with that error.
  */
 export function projectSummary(run: RunView, extra: FinishExtra = {}): SummaryView {
+  if (extra.error) return { ...run, outcome: 'failed', error: errorLine(extra.error), ok: false };
   const ok = run.outcome === 'completed';
   const result = extra.result !== undefined ? { hasResult: true, result: extra.result } : {};
   const verify = ok && extra.verify ? { verify: { active: true as const, ok: extra.verify.ok, command: oneLine(extra.verify.command) } } : {};
   const cache = extra.cacheHitRatio !== undefined ? { cacheHitRatio: extra.cacheHitRatio } : {};
   return { ...run, ...result, ok, ...verify, ...cache };
+}
+
+/** An error as the summary shows it: message and action on one line each, as a setup failure's. */
+function errorLine(error: NonNullable<FinishExtra['error']>): NonNullable<FinishExtra['error']> {
+  const line: NonNullable<FinishExtra['error']> = { category: error.category, ...(error.code !== undefined ? { code: error.code } : {}), message: oneLine(error.message, 2000) };
+  if (error.action !== undefined) line.action = oneLine(error.action, 2000);
+  return line;
 }
 
 /** The `exec --json` terminal record (docs/exec.md). Field order is fixed for readable logs. */
@@ -85,13 +94,7 @@ export interface SetupFailure {
  * never empty (seed automation-ci); the human message goes to stderr and the exit code is 1.
  */
 export function setupFailureSummary(failure: SetupFailure): JsonSummary {
-  const error: { category: string; code?: string; message: string; action?: string } = {
-    category: failure.category,
-    ...(failure.code !== undefined ? { code: failure.code } : {}),
-    message: oneLine(failure.message, 2000),
-  };
-  if (failure.action !== undefined) error.action = oneLine(failure.action, 2000);
-  const record: JsonSummary = { schema: SCHEMA_NAME, type: 'summary', ok: false, outcome: 'failed', error };
+  const record: JsonSummary = { schema: SCHEMA_NAME, type: 'summary', ok: false, outcome: 'failed', error: errorLine(failure) };
   if (failure.prompt !== undefined) record.prompt = failure.prompt;
   return record;
 }

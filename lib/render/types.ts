@@ -14,6 +14,11 @@ export interface FinishExtra {
   result?: unknown;
   /** Share of prompt tokens read from the provider's cache; absent when unknown. */
   cacheHitRatio?: number;
+  /**
+   * The run stopped before its first turn (its store could not be opened): the summary is a
+   * failure (`outcome: failed`) with this error.
+   */
+  error?: { category: string; code?: string; message: string; action?: string };
 }
 
 /**

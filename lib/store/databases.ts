@@ -3,6 +3,7 @@
  * (open-lock.ts), with the options every process must open them with.
  */
 import fs from 'node:fs';
+import path from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import { MinicodeError } from '../errors.js';
 import type { BatchKey } from './event-batches.js';
@@ -52,6 +53,7 @@ export function openDatabases(options: { dir: string; readOnly?: boolean; compre
     }
     if (!options.readOnly) fs.mkdirSync(dir, { recursive: true });
     else if (!fs.existsSync(dir)) throw new MinicodeError('MINICODE_E_STORE', `no store at ${dir}`);
+    checkDataFile(dir);
     // The databases too: creating a named database commits, and that commit must not overlap
     // another process's open either.
     return withOpenLock(dir, () => openAll(options));
@@ -61,6 +63,56 @@ export function openDatabases(options: { dir: string; readOnly?: boolean; compre
       action: 'check the path and its permissions, or pass --store DIR',
       cause: error,
     });
+  }
+}
+
+/**
+ * LMDB's page header on 64-bit builds (page number, txnid, pad, flags, lower, upper bounds): a
+ * meta page's MDB_meta starts after it, with the magic number, the data version and (in the
+ * free-page database's pad field) the page size.
+ */
+const PAGE_HEADER = 24;
+const P_META = 0x08;
+const MDB_MAGIC = 0xbeefc0de;
+const MDB_DATA_VERSION = 2;
+/** Bytes of a meta page read by the check: the header and MDB_meta up to the page size field. */
+const META_BYTES = PAGE_HEADER + 28;
+
+/**
+ * Refuse a data file that is not an LMDB environment of this format before lmdb sees it: lmdb
+ * ends the process (a segmentation fault or a failed assertion, no exception) on a data file
+ * whose meta pages are not valid, e.g. a zeroed, truncated or foreign `data.mdb`. Both meta
+ * pages are checked: lmdb picks the newer one without checking the second. An empty or absent
+ * file is a new store. Damage past the meta pages is not detected here.
+ */
+function checkDataFile(dir: string): void {
+  const file = path.join(dir, 'data.mdb');
+  let fd: number;
+  try {
+    fd = fs.openSync(file, 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw error;
+  }
+  try {
+    const size = fs.fstatSync(fd).size;
+    if (size === 0) return;
+    const meta = Buffer.alloc(META_BYTES);
+    const damaged = (what: string): MinicodeError =>
+      new MinicodeError('MINICODE_E_STORE', `cannot open the store at ${dir}: ${file} is not a valid LMDB data file (${what})`, {
+        action: 'move the store folder aside (a new store is then made in its place), or pass --store DIR',
+      });
+    const readMeta = (offset: number, which: string): void => {
+      if (fs.readSync(fd, meta, 0, META_BYTES, offset) < META_BYTES) throw damaged(`${which} meta page cut short`);
+      if ((meta.readUInt16LE(18) & P_META) === 0 || meta.readUInt32LE(PAGE_HEADER) !== MDB_MAGIC) throw damaged(`${which} meta page unreadable`);
+      if ((meta.readUInt32LE(PAGE_HEADER + 4) & 0xffff) !== MDB_DATA_VERSION) throw damaged(`${which} meta page of data version ${meta.readUInt32LE(PAGE_HEADER + 4) & 0xffff}`);
+    };
+    readMeta(0, 'first');
+    const pageSize = meta.readUInt32LE(PAGE_HEADER + 24);
+    if (pageSize < 512 || pageSize > 65536 || (pageSize & (pageSize - 1)) !== 0) throw damaged(`page size ${pageSize}`);
+    readMeta(pageSize, 'second');
+  } finally {
+    fs.closeSync(fd);
   }
 }
 

@@ -30,6 +30,17 @@ function onlySummary(r: CliResult): Record<string, any> {
   return summary;
 }
 
+/** `exec --json` opens its store after `session.started`: that line, then the one `ok:false` summary. */
+function summaryAfterStart(r: CliResult): Record<string, any> {
+  const records = r.stdout
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as Record<string, any>);
+  expect(records.map((x) => x.type)).toEqual(['session.started', 'summary']);
+  expect(records[1]).toMatchObject({ type: 'summary', ok: false });
+  return records[1]!;
+}
+
 function expectNoCrash(r: CliResult): void {
   expect(r.signal).toBeNull();
   expect(r.stderr).not.toContain('internal error');
@@ -109,6 +120,7 @@ describe('replay and the store location', () => {
     expectNoCrash(r);
     expect(r.code).toBe(1);
     if (command === 'sessions') expect(r.stderr).toContain('MINICODE_E_STORE');
+    else if (command === 'exec') expect(summaryAfterStart(r).error.code).toBe('MINICODE_E_STORE');
     else expect(onlySummary(r).error.code).toBe('MINICODE_E_STORE');
     expect(fs.readFileSync(file, 'utf8')).toBe('x');
   });

@@ -50,7 +50,9 @@ const MARK_FIRST_WRITE = `data:text/javascript,${encodeURIComponent(
   `const write = process.stdout.write; process.stdout.write = function (...args) { process.stdout.write = write; process.stderr.write(${JSON.stringify(FIRST_STDOUT + '\n')}); return write.apply(this, args); };`,
 )}`;
 /** Modules `exec --json` needs only after its first line: they load once `session.started` is out. */
-const AFTER_FIRST_LINE = ['lib/agent/loop.ts', 'lib/tools/index.ts', 'lib/tools/bash.ts', 'lib/providers/anthropic.ts', 'lib/checkpoints/turn.ts'];
+const AFTER_FIRST_LINE = ['lib/agent/loop.ts', 'lib/tools/index.ts', 'lib/tools/bash.ts', 'lib/providers/anthropic.ts', 'lib/checkpoints/turn.ts', 'lib/store/store.ts', 'lib/store/databases.ts'];
+/** Packages `exec --json` loads only after its first line (the store's: lmdb and its CommonJS tree). */
+const PACKAGES_AFTER_FIRST_LINE = ['lmdb', 'msgpackr', 'ordered-binary'];
 
 let server: ReplayServer;
 beforeAll(async () => {
@@ -62,8 +64,8 @@ afterAll(async () => {
 
 /**
  * Run `exec --json` with the loader hook; returns the files it loaded, relative to the root, or
- * with `cached`, the bundle files the code-cache loader ran, in order, with {@link FIRST_STDOUT}
- * where the first stdout write came.
+ * with `cached`, the bundle files (`dist/...`) and package files (`pkg/node_modules/...`) the
+ * code-cache loader ran, in order, with {@link FIRST_STDOUT} where the first stdout write came.
  */
 async function loadedByExec(cached = false, origin = server.origin): Promise<string[]> {
   const cwd = scratchProject();
@@ -106,8 +108,8 @@ async function loadedByExec(cached = false, origin = server.origin): Promise<str
     return stderr
       .split('\n')
       .map((l) => (l === FIRST_STDOUT ? l : /^minicode code-cache: (?:hit|miss|rejected|corrupt) (\S+)$/.exec(l)?.[1]))
-      .filter((k): k is string => k !== undefined && !k.startsWith('pkg/'))
-      .map((k) => (k === FIRST_STDOUT ? k : `dist/${k}`));
+      .filter((k): k is string => k !== undefined)
+      .map((k) => (k === FIRST_STDOUT || k.startsWith('pkg/') ? k : `dist/${k}`));
   }
   return stderr
     .split('\n')
@@ -135,10 +137,14 @@ describe('the exec start-up module graph', () => {
     } finally {
       await second.close();
     }
-    expect(cached.filter((f) => f !== FIRST_STDOUT).sort()).toEqual(ours.filter((f) => f !== 'dist/cli/main.js').sort());
-    // The first line goes out before the agent loop, the tools and the provider clients are read.
+    expect(cached.filter((f) => f.startsWith('dist/')).sort()).toEqual(ours.filter((f) => f !== 'dist/cli/main.js').sort());
+    // The first line goes out before the agent loop, the tools, the provider clients and the store are read.
     const firstWrite = cached.indexOf(FIRST_STDOUT);
     expect(firstWrite).toBeGreaterThan(0);
+    for (const name of PACKAGES_AFTER_FIRST_LINE) {
+      const first = cached.findIndex((f) => f.startsWith(`pkg/node_modules/${name}/`));
+      expect(first, `${name} is read`).toBeGreaterThan(firstWrite);
+    }
     const before = cached.slice(0, firstWrite).flatMap((file) => meta.outputs[file] ?? []);
     const after = cached.slice(firstWrite + 1).flatMap((file) => meta.outputs[file] ?? []);
     for (const late of AFTER_FIRST_LINE) {

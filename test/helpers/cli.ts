@@ -25,12 +25,24 @@ export interface CliResult {
 }
 
 /** Run the compiled CLI as a real subprocess. */
-export function runCli(args: string[], options: { input?: string | Buffer; env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number; nodeArgs?: string[] } = {}): Promise<CliResult> {
+export function runCli(
+  args: string[],
+  options: {
+    input?: string | Buffer;
+    env?: NodeJS.ProcessEnv;
+    cwd?: string;
+    timeoutMs?: number;
+    nodeArgs?: string[];
+    /** Run as this user (a test run by root that needs an ordinary user). */
+    user?: { uid: number; gid: number };
+  } = {},
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [...(options.nodeArgs ?? []), CLI, ...args], {
       cwd: options.cwd ?? ROOT,
       env: { ...process.env, NO_COLOR: '1', ...options.env },
       stdio: ['pipe', 'pipe', 'pipe'],
+      ...(options.user ?? {}),
     });
     const out: Buffer[] = [];
     const err: Buffer[] = [];

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EVENT_REGISTRY } from '../../lib/events/index.js';
@@ -7,6 +8,16 @@ import { syntheticRun } from '../../bench/support/synthetic-run.js';
 import { scratchDirs } from '../helpers/tmp-dirs.js';
 
 const tmpDir = scratchDirs('minicode-store-');
+
+/** The data file of a new store with its second meta page zeroed (lmdb would take it unchecked). */
+async function secondMetaZeroed(): Promise<Buffer> {
+  const dir = tmpDir();
+  await openStore({ dir }).close();
+  const bytes = fs.readFileSync(path.join(dir, 'data.mdb'));
+  // The page size is in the first meta page, after the 24-byte page header and 24 bytes of MDB_meta.
+  bytes.fill(0, bytes.readUInt32LE(48), 2 * bytes.readUInt32LE(48));
+  return bytes;
+}
 
 describe('the event store', () => {
   it('stores only durable events and replays one session in sequence order', async () => {
@@ -111,6 +122,21 @@ describe('the event store', () => {
     const reader = openStore({ dir, readOnly: true });
     expect(reader.getSession('a')).toMatchObject({ outcome: 'completed', eventCount: a.filter((e) => EVENT_REGISTRY[e.type].durable).length });
     await reader.close();
+  });
+
+  it.each([
+    ['zeroed', async () => Buffer.alloc(16384)],
+    ['cut short', async () => Buffer.from('x')],
+    ['whose second meta page is zeroed', secondMetaZeroed],
+  ])('refuses a data file %s with MINICODE_E_STORE before lmdb reads it, and leaves the folder as it was', async (_label, make) => {
+    const bytes = await make();
+    const dir = tmpDir();
+    fs.writeFileSync(path.join(dir, 'data.mdb'), bytes);
+    for (const readOnly of [false, true]) {
+      expect(() => openStore({ dir, readOnly })).toThrow(expect.objectContaining({ code: 'MINICODE_E_STORE', message: expect.stringContaining('not a valid LMDB data file') }));
+    }
+    expect(fs.readdirSync(dir)).toEqual(['data.mdb']);
+    expect(fs.readFileSync(path.join(dir, 'data.mdb')).equals(bytes)).toBe(true);
   });
 
   it('refuses to open a missing store read-only with MINICODE_E_STORE', () => {
