@@ -22,6 +22,7 @@ export function scrubDispatchModule(): string {
     'export const DEFAULT_DISPATCH: PackedDispatch = {',
     `  fingerprint: ${JSON.stringify(p.fingerprint)},`,
     `  entries: ${list(p.entries)},`,
+    `  lists: ${list(p.lists)},`,
     `  pairs: ${list(p.pairs)},`,
     `  high: ${list(p.high)},`,
     `  slotKeys: ${list(p.slotKeys)},`,

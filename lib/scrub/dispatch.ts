@@ -28,7 +28,11 @@ export interface Entry {
 
 /** The compiled dispatch: which rules may start at a character pair. */
 export interface Dispatch {
-  /** Non-zero for every code unit that starts some trigger (either case when ignoreCase). */
+  /**
+   * By code unit, non-zero for every non-ASCII unit that starts some trigger (an exact value's
+   * first character); ASCII units are decided by the pair and triple masks. One shared all-zero
+   * array when no trigger starts with a non-ASCII unit, as with the default rules.
+   */
   first: Uint8Array;
   /**
    * The triple mask, by `pairSlot[c1 << 7 | c2] << 7 | c3` for ASCII units: 0 = no trigger
@@ -47,10 +51,10 @@ export interface Dispatch {
   pairs: (Entry[] | undefined)[];
   /**
    * The masks of the last two positions of a text, where no triple exists (values as in
-   * `triMask`; a non-ASCII first unit is 1 wherever `first` is set). `pairMask` by
-   * `c1 * 128 + c2`: the pair's own entries, for the last-but-one unit. `lastMask` by code
-   * unit: every entry starting with it, for the last unit of a chunk (any text may follow).
-   * `endMask` by code unit: the end-of-text entries only, for the last unit of a whole text.
+   * `triMask`; a non-ASCII unit is read from `first`). `pairMask` by `c1 * 128 + c2`: the
+   * pair's own entries, for the last-but-one unit. `lastMask` by ASCII unit: every entry
+   * starting with it, for the last unit of a chunk (any text may follow). `endMask` by ASCII
+   * unit: the end-of-text entries only, for the last unit of a whole text.
    * They let `scan` skip what `evaluate` would answer `none` for whatever follows: most
    * strings end in a letter or digit that starts some trigger, and deciding it was most of the
    * candidates of the pipeline corpus.
@@ -156,18 +160,22 @@ export function compileDispatch(rules: readonly SecretRule[]): Dispatch {
   return withMasks(triMask, pairSlot, pairs, c.high);
 }
 
+/** {@link Dispatch.first} of every dispatch without non-ASCII triggers; never written. */
+const NO_HIGH_UNITS = new Uint8Array(65536);
+
 /** The dispatch of `triMask`, `pairSlot`, `pairs` and `high`, with `first` and the end masks derived from the entries. */
 function withMasks(triMask: Uint8Array, pairSlot: Uint16Array, pairs: (Entry[] | undefined)[], high: Map<number, Entry[]>): Dispatch {
-  const first = new Uint8Array(65536);
-  for (const unit of high.keys()) first[unit] = 1;
+  let first = NO_HIGH_UNITS;
+  if (high.size > 0) {
+    first = new Uint8Array(65536);
+    for (const unit of high.keys()) first[unit] = 1;
+  }
   const pairMask = new Uint8Array(128 * 128);
-  // Non-ASCII units: as `first`, set below for ASCII units.
-  const lastMask = first.slice();
-  const endMask = first.slice();
+  const lastMask = new Uint8Array(128);
+  const endMask = new Uint8Array(128);
   pairs.forEach((entries, key) => {
     if (entries === undefined) return;
     const c1 = key >> 7;
-    first[c1] = 1;
     pairMask[key] = boundaryMask(entries, 0);
     lastMask[c1] = boundaryMask(entries, lastMask[c1] as number);
     if ((key & 127) === END_BUCKET) endMask[c1] = boundaryMask(entries, 0);
@@ -178,7 +186,7 @@ function withMasks(triMask: Uint8Array, pairSlot: Uint16Array, pairs: (Entry[] |
 /**
  * The dispatch of `[...extra, ...baseRules]` given `base`, the dispatch of `baseRules`: the same
  * entries in the same order and the same mask values as compiling the whole table (slots of
- * pairs only `extra` starts are numbered after the base's).
+ * pairs only `extra` starts are numbered after the base's). `base` is not changed.
  */
 export function extendDispatch(base: Dispatch, extra: readonly SecretRule[]): Dispatch {
   const c = collect(extra);
@@ -190,23 +198,44 @@ export function extendDispatch(base: Dispatch, extra: readonly SecretRule[]): Di
   // 1 wherever a trigger without a boundary starts, else 2 where only boundary ones do (see compileDispatch).
   for (const m of c.marks) if (m.boundary) markBoundaryRuns(triMask, (pairSlot[m.key] as number) << 7, m.thirds);
   for (const m of c.marks) if (!m.boundary) fillRuns(triMask, (pairSlot[m.key] as number) << 7, m.thirds, 1);
+  // The masks change only where `extra` adds entries, and merging masks does not depend on order.
   const pairs = base.pairs.slice();
-  for (const [key, list] of c.pairs) pairs[key] = [...list, ...(base.pairs[key] ?? [])];
+  const pairMask = base.pairMask.slice();
+  const lastMask = base.lastMask.slice();
+  const endMask = base.endMask.slice();
+  for (const [key, list] of c.pairs) {
+    const c1 = key >> 7;
+    pairs[key] = [...list, ...(base.pairs[key] ?? [])];
+    pairMask[key] = boundaryMask(list, pairMask[key] as number);
+    lastMask[c1] = boundaryMask(list, lastMask[c1] as number);
+    if ((key & 127) === END_BUCKET) endMask[c1] = boundaryMask(list, endMask[c1] as number);
+  }
   const high = new Map(base.high);
-  for (const [unit, list] of c.high) high.set(unit, [...list, ...(base.high.get(unit) ?? [])]);
-  return withMasks(triMask, pairSlot, pairs, high);
+  let first = base.first;
+  if (c.high.size > 0) {
+    first = new Uint8Array(65536);
+    first.set(base.first);
+    for (const [unit, list] of c.high) {
+      high.set(unit, [...list, ...(base.high.get(unit) ?? [])]);
+      first[unit] = 1;
+    }
+  }
+  return { first, triMask, pairSlot, pairs, high, pairMask, lastMask, endMask };
 }
 
 /**
- * A dispatch compiled ahead of time, as default-dispatch.ts ships it. Entries are numbered in
- * rule then trigger order; every list of numbers is flat.
+ * A dispatch compiled ahead of time, as default-dispatch.ts ships it: what unpacking needs to
+ * rebuild it with few steps of its own. Entries are numbered in rule then trigger order; every
+ * list of numbers is flat.
  */
 export interface PackedDispatch {
   /** The rules it was compiled from ({@link rulesFingerprint}); other rules cannot use it. */
   fingerprint: string;
   /** Per entry: its rule's index and its trigger's index. */
   entries: readonly number[];
-  /** For each ASCII pair key with entries, ascending: the key, the number of entries, their numbers. */
+  /** The distinct entry lists: each its length, then its entry numbers. Pairs with the same entries share one list. */
+  lists: readonly number[];
+  /** For each ASCII pair key with entries, ascending: the key and its list's number. */
   pairs: readonly number[];
   /** The same for non-ASCII first units. */
   high: readonly number[];
@@ -214,7 +243,7 @@ export interface PackedDispatch {
   slotKeys: readonly number[];
   /** The distinct rows of the triple mask, each as runs `[from, to, value, ...]` of its non-zero units. */
   rows: readonly (readonly number[])[];
-  /** The row of each slot from slot 1 on. */
+  /** The rows of the slots from slot 1 on, as runs: a row's number and how many slots in a row have it. */
   slotRows: readonly number[];
 }
 
@@ -233,24 +262,33 @@ export function packDispatch(rules: readonly SecretRule[]): PackedDispatch {
   const c = collect(rules);
   const d = compileDispatch(rules);
   const index = new Map(c.entries.map((e, i) => [e, i]));
-  const listed = (lists: Iterable<[number, Entry[]]>): number[] => {
+  const lists: number[] = [];
+  const listIndex = new Map<string, number>();
+  let listCount = 0;
+  const listed = (byKey: Iterable<[number, Entry[]]>): number[] => {
     const out: number[] = [];
-    for (const [key, list] of [...lists].sort((a, b) => a[0] - b[0])) out.push(key, list.length, ...list.map((e) => index.get(e) as number));
+    for (const [key, list] of [...byKey].sort((x, y) => x[0] - y[0])) {
+      const numbers = list.map((e) => index.get(e) as number);
+      const text = numbers.join(',');
+      let i = listIndex.get(text);
+      if (i === undefined) {
+        i = listCount++;
+        listIndex.set(text, i);
+        lists.push(numbers.length, ...numbers);
+      }
+      out.push(key, i);
+    }
     return out;
   };
-  const slotKeys: number[] = [];
-  pairSlotOrder: for (let slot = 1; slot < d.triMask.length >> 7; slot++) {
-    for (let key = 0; key < d.pairSlot.length; key++)
-      if (d.pairSlot[key] === slot) {
-        slotKeys.push(key);
-        continue pairSlotOrder;
-      }
-    throw new Error(`dispatch: slot ${slot} has no pair`);
-  }
+  const pairs = listed(c.pairs);
+  const high = listed(c.high);
+  const slots = d.triMask.length >> 7;
+  const slotKeys = new Array<number>(slots - 1);
+  for (let key = 0; key < d.pairSlot.length; key++) if (d.pairSlot[key] !== 0) slotKeys[(d.pairSlot[key] as number) - 1] = key;
   const rows: number[][] = [];
   const rowIndex = new Map<string, number>();
   const slotRows: number[] = [];
-  for (let slot = 1; slot < d.triMask.length >> 7; slot++) {
+  for (let slot = 1; slot < slots; slot++) {
     const row = rowRuns(d.triMask.subarray(slot << 7, (slot + 1) << 7));
     const text = row.join(',');
     let i = rowIndex.get(text);
@@ -259,9 +297,10 @@ export function packDispatch(rules: readonly SecretRule[]): PackedDispatch {
       rows.push(row);
       rowIndex.set(text, i);
     }
-    slotRows.push(i);
+    if (slotRows.length > 0 && slotRows[slotRows.length - 2] === i) slotRows[slotRows.length - 1] = (slotRows[slotRows.length - 1] as number) + 1;
+    else slotRows.push(i, 1);
   }
-  return { fingerprint: rulesFingerprint(rules), entries: c.origins, pairs: listed(c.pairs), high: listed(c.high), slotKeys, rows, slotRows };
+  return { fingerprint: rulesFingerprint(rules), entries: c.origins, lists, pairs, high, slotKeys, rows, slotRows };
 }
 
 /** The runs `[from, to, value, ...]` of the non-zero units of a 128-unit row. */
@@ -277,7 +316,10 @@ function rowRuns(row: Uint8Array): number[] {
   return runs;
 }
 
-/** The dispatch `packed` holds for `rules`, or undefined when it was compiled from other rules. */
+/**
+ * The dispatch `packed` holds for `rules`, or undefined when it was compiled from other rules.
+ * Pairs with the same entries share one (never modified) list.
+ */
 export function unpackDispatch(packed: PackedDispatch, rules: readonly SecretRule[]): Dispatch | undefined {
   if (rulesFingerprint(rules) !== packed.fingerprint) return undefined;
   const entries: Entry[] = [];
@@ -287,32 +329,51 @@ export function unpackDispatch(packed: PackedDispatch, rules: readonly SecretRul
     const ignoreCase = rule.ignoreCase ?? false;
     entries.push({ rule, literal: ignoreCase ? literal.toLowerCase() : literal, ignoreCase, boundary: rule.boundary ?? false });
   }
-  const lists = (flat: readonly number[], into: (key: number, list: Entry[]) => void): void => {
-    for (let i = 0; i < flat.length; ) {
-      const key = flat[i] as number;
-      const n = flat[i + 1] as number;
-      const list: Entry[] = [];
-      for (let k = 0; k < n; k++) list.push(entries[flat[i + 2 + k] as number] as Entry);
-      into(key, list);
-      i += 2 + n;
-    }
-  };
+  const lists: Entry[][] = [];
+  const listMasks: number[] = [];
+  for (let i = 0; i < packed.lists.length; ) {
+    const n = packed.lists[i] as number;
+    const list: Entry[] = [];
+    for (let k = 1; k <= n; k++) list.push(entries[packed.lists[i + k] as number] as Entry);
+    lists.push(list);
+    listMasks.push(boundaryMask(list, 0));
+    i += 1 + n;
+  }
   const pairs: (Entry[] | undefined)[] = new Array(128 * 128);
-  lists(packed.pairs, (key, list) => (pairs[key] = list));
+  const pairMask = new Uint8Array(128 * 128);
+  const lastMask = new Uint8Array(128);
+  const endMask = new Uint8Array(128);
+  for (let i = 0; i < packed.pairs.length; i += 2) {
+    const key = packed.pairs[i] as number;
+    const list = packed.pairs[i + 1] as number;
+    const mask = listMasks[list] as number;
+    const c1 = key >> 7;
+    pairs[key] = lists[list];
+    pairMask[key] = mask;
+    lastMask[c1] = lastMask[c1] === 1 ? 1 : mask;
+    if ((key & 127) === END_BUCKET) endMask[c1] = mask;
+  }
   const high = new Map<number, Entry[]>();
-  lists(packed.high, (unit, list) => high.set(unit, list));
+  let first = NO_HIGH_UNITS;
+  if (packed.high.length > 0) first = new Uint8Array(65536);
+  for (let i = 0; i < packed.high.length; i += 2) {
+    high.set(packed.high[i] as number, lists[packed.high[i + 1] as number] as Entry[]);
+    first[packed.high[i] as number] = 1;
+  }
   const slots = packed.slotKeys.length + 1;
   const pairSlot = new Uint16Array(128 * 128);
   for (let slot = 1; slot < slots; slot++) pairSlot[packed.slotKeys[slot - 1] as number] = slot;
-  // Each distinct row once, then one native copy per slot.
-  const rows = packed.rows.map((runs) => {
-    const row = new Uint8Array(128);
-    for (let i = 0; i < runs.length; i += 3) row.fill(runs[i + 2] as number, runs[i] as number, runs[i + 1] as number);
-    return row;
-  });
+  // A run of slots with the same row: the row once, then copies of what is already there, doubling.
   const triMask = new Uint8Array(slots * 128);
-  for (let slot = 1; slot < slots; slot++) triMask.set(rows[packed.slotRows[slot - 1] as number] as Uint8Array, slot << 7);
-  return withMasks(triMask, pairSlot, pairs, high);
+  let at = 128;
+  for (let i = 0; i < packed.slotRows.length; i += 2) {
+    const runs = packed.rows[packed.slotRows[i] as number] as readonly number[];
+    const end = at + 128 * (packed.slotRows[i + 1] as number);
+    for (let k = 0; k < runs.length; k += 3) triMask.fill(runs[k + 2] as number, at + (runs[k] as number), at + (runs[k + 1] as number));
+    for (let done = 128; at + done < end; done *= 2) triMask.copyWithin(at + done, at, at + Math.min(done, end - at - done));
+    at = end;
+  }
+  return { first, triMask, pairSlot, pairs, high, pairMask, lastMask, endMask };
 }
 
 /** Merge `entries` into a mask value: 1 if one of them needs no word boundary, else 2 (0 stays for none). */

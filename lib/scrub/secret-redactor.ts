@@ -154,7 +154,8 @@ function scan(s: string, from: number, n: number, d: Dispatch, lastMask: Uint8Ar
     j++;
   }
   if (j < n) {
-    const mask = lastMask[s.charCodeAt(j)];
+    const c = s.charCodeAt(j);
+    const mask = c < 128 ? lastMask[c] : first[c];
     if (mask === 1 || (mask === 2 && !isWordChar(j === 0 ? prev : s.charCodeAt(j - 1)))) return j;
   }
   return n;
