@@ -11,9 +11,9 @@
  *   run several milliseconds of interpreted loops and the garbage they leave. The packed form
  *   carries a fingerprint of the rules it was compiled from; unpacking other rules gives
  *   `undefined` (the caller compiles).
- * - `extendDispatch(base, extra)` is the table of `[...extra, ...baseRules]` built on a compiled
- *   base: the exact values of credential variables (env-secrets.ts) go in front of the default
- *   rules without compiling those again.
+ * - `layerDispatch(base, extra)` turns a dispatch of some rules into the dispatch of
+ *   `[...extra, ...rules]`: the exact values of credential variables (env-secrets.ts) go in
+ *   front of the default rules without compiling those.
  * Tests hold the three together (test/scrub/dispatch.test.ts).
  */
 import { charClass, type SecretRule } from './rule-types.js';
@@ -184,43 +184,43 @@ function withMasks(triMask: Uint8Array, pairSlot: Uint16Array, pairs: (Entry[] |
 }
 
 /**
- * The dispatch of `[...extra, ...baseRules]` given `base`, the dispatch of `baseRules`: the same
- * entries in the same order and the same mask values as compiling the whole table (slots of
- * pairs only `extra` starts are numbered after the base's). `base` is not changed.
+ * Lay `extra` in front of the rules `base` was compiled from: `base` becomes the dispatch of
+ * `[...extra, ...baseRules]`, with the same entries in the same order and the same mask values
+ * as compiling that whole table (slots of pairs only `extra` starts are numbered after the
+ * base's). In place: copying the base's tables (a 16K-slot entry array among them) cost a short
+ * run more than the rest of the work. Lists of entries are replaced, never changed.
  */
-export function extendDispatch(base: Dispatch, extra: readonly SecretRule[]): Dispatch {
+export function layerDispatch(base: Dispatch, extra: readonly SecretRule[]): Dispatch {
   const c = collect(extra);
-  const pairSlot = base.pairSlot.slice();
-  let slots = base.triMask.length >> 7;
+  const { pairSlot, pairs, pairMask, lastMask, endMask, high } = base;
+  const before = base.triMask.length >> 7;
+  let slots = before;
   for (const key of c.slotted) if (pairSlot[key] === 0) pairSlot[key] = slots++;
-  const triMask = new Uint8Array(slots * 128);
-  triMask.set(base.triMask);
+  let triMask = base.triMask;
+  if (slots > before) {
+    triMask = new Uint8Array(slots * 128);
+    triMask.set(base.triMask);
+  }
   // 1 wherever a trigger without a boundary starts, else 2 where only boundary ones do (see compileDispatch).
   for (const m of c.marks) if (m.boundary) markBoundaryRuns(triMask, (pairSlot[m.key] as number) << 7, m.thirds);
   for (const m of c.marks) if (!m.boundary) fillRuns(triMask, (pairSlot[m.key] as number) << 7, m.thirds, 1);
   // The masks change only where `extra` adds entries, and merging masks does not depend on order.
-  const pairs = base.pairs.slice();
-  const pairMask = base.pairMask.slice();
-  const lastMask = base.lastMask.slice();
-  const endMask = base.endMask.slice();
   for (const [key, list] of c.pairs) {
     const c1 = key >> 7;
-    pairs[key] = [...list, ...(base.pairs[key] ?? [])];
+    pairs[key] = [...list, ...(pairs[key] ?? [])];
     pairMask[key] = boundaryMask(list, pairMask[key] as number);
     lastMask[c1] = boundaryMask(list, lastMask[c1] as number);
     if ((key & 127) === END_BUCKET) endMask[c1] = boundaryMask(list, endMask[c1] as number);
   }
-  const high = new Map(base.high);
   let first = base.first;
-  if (c.high.size > 0) {
-    first = new Uint8Array(65536);
-    first.set(base.first);
-    for (const [unit, list] of c.high) {
-      high.set(unit, [...list, ...(base.high.get(unit) ?? [])]);
-      first[unit] = 1;
-    }
+  if (c.high.size > 0 && first === NO_HIGH_UNITS) first = new Uint8Array(65536);
+  for (const [unit, list] of c.high) {
+    high.set(unit, [...list, ...(high.get(unit) ?? [])]);
+    first[unit] = 1;
   }
-  return { first, triMask, pairSlot, pairs, high, pairMask, lastMask, endMask };
+  base.triMask = triMask;
+  base.first = first;
+  return base;
 }
 
 /**

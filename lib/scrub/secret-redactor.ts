@@ -18,7 +18,7 @@
 import { DEFAULT_RULES } from './secret-rules.js';
 import { LEFT_CONTEXT, NONE, isWordChar, type Decision, type SecretRule, type Suppress } from './rule-types.js';
 import { exactValueRules, type NamedSecret } from './env-secrets.js';
-import { compileDispatch, END_BUCKET, extendDispatch, unpackDispatch, type Dispatch, type Entry } from './dispatch.js';
+import { compileDispatch, END_BUCKET, layerDispatch, unpackDispatch, type Dispatch, type Entry } from './dispatch.js';
 import { DEFAULT_DISPATCH } from './default-dispatch.js';
 
 /** Options of {@link createRedactor}. */
@@ -44,18 +44,22 @@ const compiled = new WeakMap<readonly SecretRule[], Dispatch>();
 /**
  * Compile a rule table once; later redactors over the same array reuse it. The default rules
  * come unpacked from their build-time tables, and a table of {@link buildRuleTable} is its
- * secrets' rules laid over its base's dispatch (dispatch.ts).
+ * secrets' rules laid over a new dispatch of its base rules (dispatch.ts).
  */
 function compileCached(rules: readonly SecretRule[]): Dispatch {
   let d = compiled.get(rules);
   if (d === undefined) {
     const layered = layers.get(rules);
-    if (layered) d = layered.extra.length === 0 ? compileCached(layered.base) : extendDispatch(compileCached(layered.base), layered.extra);
-    else if (rules === DEFAULT_RULES) d = unpackDispatch(DEFAULT_DISPATCH, rules) ?? compileDispatch(rules);
-    else d = compileDispatch(rules);
+    if (layered) d = layered.extra.length === 0 ? compileCached(layered.base) : layerDispatch(freshDispatch(layered.base), layered.extra);
+    else d = freshDispatch(rules);
     compiled.set(rules, d);
   }
   return d;
+}
+
+/** A new dispatch of `rules`: unpacked from the build's tables for the default rules, else compiled. */
+function freshDispatch(rules: readonly SecretRule[]): Dispatch {
+  return (rules === DEFAULT_RULES ? unpackDispatch(DEFAULT_DISPATCH, rules) : undefined) ?? compileDispatch(rules);
 }
 
 /** The tables {@link buildRuleTable} made: the exact-value rules in front, the base rules after them. */

@@ -1,11 +1,11 @@
 /**
  * The redactor's dispatch tables three ways (lib/scrub/dispatch.ts): compiled from the rules,
- * unpacked from the tables shipped for the default rules, and extended with rules laid in front
+ * unpacked from the tables shipped for the default rules, and with rules laid in front of those
  * of a compiled base. Each must give the redactor the same tables as compiling the whole rule list.
  */
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { compileDispatch, extendDispatch, packDispatch, rulesFingerprint, unpackDispatch, type Dispatch, type Entry } from '../../lib/scrub/dispatch.js';
+import { compileDispatch, layerDispatch, packDispatch, rulesFingerprint, unpackDispatch, type Dispatch, type Entry } from '../../lib/scrub/dispatch.js';
 import { DEFAULT_DISPATCH } from '../../lib/scrub/default-dispatch.js';
 import { exactValueRules } from '../../lib/scrub/env-secrets.js';
 import type { SecretRule } from '../../lib/scrub/rule-types.js';
@@ -69,8 +69,8 @@ describe('the dispatch tables shipped for the default rules', () => {
   });
 });
 
-describe('a dispatch extended with rules in front of a compiled base', () => {
-  const base = unpackDispatch(DEFAULT_DISPATCH, DEFAULT_RULES)!;
+describe('a dispatch with rules laid in front of those it was compiled from', () => {
+  const base = (): Dispatch => unpackDispatch(DEFAULT_DISPATCH, DEFAULT_RULES)!;
 
   it('equals compiling the whole table, for the exact values of credential variables', () => {
     const extra = exactValueRules([
@@ -82,22 +82,15 @@ describe('a dispatch extended with rules in front of a compiled base', () => {
     ]);
     expect(extra.length).toBeGreaterThan(5);
     const rules = [...extra, ...DEFAULT_RULES];
-    expectSameTables(extendDispatch(base, extra), compileDispatch(rules), rules);
+    expectSameTables(layerDispatch(base(), extra), compileDispatch(rules), rules);
+    // The non-ASCII first unit got a table of its own: the one shared by dispatches without any stays all zero.
+    expect(base().first.every((v) => v === 0)).toBe(true);
   });
 
   it('equals compiling the whole table when the rules in front need case folding, word boundaries or one-character triggers', () => {
     for (const k of [1, 17, 60, DEFAULT_RULES.length - 1]) {
-      const extended = extendDispatch(compileDispatch(DEFAULT_RULES.slice(k)), DEFAULT_RULES.slice(0, k));
-      expectSameTables(extended, compileDispatch(DEFAULT_RULES), DEFAULT_RULES);
+      const layered = layerDispatch(compileDispatch(DEFAULT_RULES.slice(k)), DEFAULT_RULES.slice(0, k));
+      expectSameTables(layered, compileDispatch(DEFAULT_RULES), DEFAULT_RULES);
     }
-  });
-
-  it('leaves the base it was built on as it was', () => {
-    const before = effective(base, DEFAULT_RULES);
-    extendDispatch(base, exactValueRules([{ name: 'X_API_KEY', value: 'zz-unique-secret-value' }]));
-    const after = effective(base, DEFAULT_RULES);
-    expect(after.triples.equals(before.triples)).toBe(true);
-    expect(after.pairs).toEqual(before.pairs);
-    for (let i = 0; i < after.masks.length; i++) expect(after.masks[i]!.equals(before.masks[i]!)).toBe(true);
   });
 });
