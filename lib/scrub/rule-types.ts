@@ -75,10 +75,18 @@ export function isSpace(c: number): boolean {
   return c === 0x20 || (c >= 0x09 && c <= 0x0d);
 }
 
-/** Build a char-code predicate from a regex character class source, e.g. `A-Za-z0-9_-`. */
+/**
+ * Build a char-code predicate from a regex character class source, e.g. `A-Za-z0-9_-`. Its
+ * table is built on the first call: a hundred token rules each have one or two classes, and
+ * most of them are never asked in a run (128 regex tests each, at every start-up otherwise).
+ */
 export function charClass(source: string): (c: number) => boolean {
-  const table = new Uint8Array(128);
-  const re = new RegExp(`[${source}]`);
-  for (let c = 0; c < 128; c++) if (re.test(String.fromCharCode(c))) table[c] = 1;
-  return (c: number) => c < 128 && table[c] === 1;
+  let table: Uint8Array | undefined;
+  const build = (): Uint8Array => {
+    const t = new Uint8Array(128);
+    const re = new RegExp(`[${source}]`);
+    for (let c = 0; c < 128; c++) if (re.test(String.fromCharCode(c))) t[c] = 1;
+    return t;
+  };
+  return (c: number) => c < 128 && (table ??= build())[c] === 1;
 }

@@ -16,8 +16,10 @@
  * (fail closed); with the default rules this bound is never reached.
  */
 import { DEFAULT_RULES } from './secret-rules.js';
-import { LEFT_CONTEXT, NONE, charClass, isWordChar, type Decision, type SecretRule, type Suppress } from './rule-types.js';
+import { LEFT_CONTEXT, NONE, isWordChar, type Decision, type SecretRule, type Suppress } from './rule-types.js';
 import { exactValueRules, type NamedSecret } from './env-secrets.js';
+import { compileDispatch, END_BUCKET, layerDispatch, unpackDispatch, type Dispatch, type Entry } from './dispatch.js';
+import { DEFAULT_DISPATCH } from './default-dispatch.js';
 
 /** Options of {@link createRedactor}. */
 export interface RedactorOptions {
@@ -37,68 +39,31 @@ export interface Redactor {
   end(): string;
 }
 
-interface Entry {
-  rule: SecretRule;
-  literal: string;
-  ignoreCase: boolean;
-  boundary: boolean;
-}
-
-/** The compiled dispatch: which rules may start at a character pair. */
-interface Dispatch {
-  /** Non-zero for every code unit that starts some trigger (either case when ignoreCase). */
-  first: Uint8Array;
-  /**
-   * The triple mask, by `pairSlot[c1 << 7 | c2] << 7 | c3` for ASCII units: 0 = no trigger
-   * starts with the triple, 1 = some trigger does, 2 = only triggers that need a word boundary
-   * before them (skipped inside words at once). Three characters make `se` of `use` or `to` of
-   * `tool` no candidate. Slot 0 (all zero) is every pair no trigger starts with, about 95% of
-   * them, so the loop reads the triple only where a trigger's pair is.
-   *
-   * Compact on purpose (~120 KiB instead of a 2 MiB table by `c1 << 14 | c2 << 7 | c3`): in the
-   * pipeline the other stages evict the tables between events, and the reads of the large one
-   * (cache and TLB misses) were most of this loop's time there (CPU profile of bench/pipeline.ts).
-   */
-  triMask: Uint8Array;
-  pairSlot: Uint16Array;
-  /** Entries by `c1 * 128 + c2` for ASCII c1 (c2 >= 127 and end-of-text share bucket 127/0). */
-  pairs: (Entry[] | undefined)[];
-  /**
-   * The masks of the last two positions of a text, where no triple exists (values as in
-   * `triMask`; a non-ASCII first unit is 1 wherever `first` is set). `pairMask` by
-   * `c1 * 128 + c2`: the pair's own entries, for the last-but-one unit. `lastMask` by code
-   * unit: every entry starting with it, for the last unit of a chunk (any text may follow).
-   * `endMask` by code unit: the end-of-text entries only, for the last unit of a whole text.
-   * They let `scan` skip what `evaluate` would answer `none` for whatever follows: most
-   * strings end in a letter or digit that starts some trigger, and deciding it was most of the
-   * candidates of the pipeline corpus.
-   */
-  pairMask: Uint8Array;
-  lastMask: Uint8Array;
-  endMask: Uint8Array;
-  /** Entries whose first code unit is not ASCII (exact values), by first code unit. */
-  high: Map<number, Entry[]>;
-}
-
-const END_BUCKET = 0;
-
-function caseVariants(ch: string, ignoreCase: boolean): number[] {
-  if (!ignoreCase) return [ch.charCodeAt(0)];
-  const set = new Set([ch.toLowerCase().charCodeAt(0), ch.toUpperCase().charCodeAt(0)]);
-  return [...set];
-}
-
 const compiled = new WeakMap<readonly SecretRule[], Dispatch>();
 
-/** Compile a rule table once; later redactors over the same array reuse it. */
+/**
+ * Compile a rule table once; later redactors over the same array reuse it. The default rules
+ * come unpacked from their build-time tables, and a table of {@link buildRuleTable} is its
+ * secrets' rules laid over a new dispatch of its base rules (dispatch.ts).
+ */
 function compileCached(rules: readonly SecretRule[]): Dispatch {
   let d = compiled.get(rules);
   if (d === undefined) {
-    d = compile(rules);
+    const layered = layers.get(rules);
+    if (layered) d = layered.extra.length === 0 ? compileCached(layered.base) : layerDispatch(freshDispatch(layered.base), layered.extra);
+    else d = freshDispatch(rules);
     compiled.set(rules, d);
   }
   return d;
 }
+
+/** A new dispatch of `rules`: unpacked from the build's tables for the default rules, else compiled. */
+function freshDispatch(rules: readonly SecretRule[]): Dispatch {
+  return (rules === DEFAULT_RULES ? unpackDispatch(DEFAULT_DISPATCH, rules) : undefined) ?? compileDispatch(rules);
+}
+
+/** The tables {@link buildRuleTable} made: the exact-value rules in front, the base rules after them. */
+const layers = new WeakMap<readonly SecretRule[], { extra: readonly SecretRule[]; base: readonly SecretRule[] }>();
 
 /**
  * The full rule table for a set of exact secrets: build it once and pass it as `rules` to
@@ -117,7 +82,9 @@ export function buildRuleTable(secrets: readonly NamedSecret[], rules: readonly 
   let table = bySecrets.get(key);
   if (table === undefined) {
     if (bySecrets.size >= MAX_CACHED_TABLES) bySecrets.clear();
-    table = [...exactValueRules(secrets), ...rules];
+    const extra = exactValueRules(secrets);
+    table = [...extra, ...rules];
+    layers.set(table, { extra, base: rules });
     bySecrets.set(key, table);
   }
   lastTable = { rules, secrets: secrets.map((x) => ({ name: x.name, value: x.value })), table };
@@ -136,106 +103,6 @@ function sameSecrets(a: readonly NamedSecret[], b: readonly NamedSecret[]): bool
 /** Rule tables built by {@link buildRuleTable}, by base rules then by secret set; at most 16 sets per base. */
 const tables = new WeakMap<readonly SecretRule[], Map<string, readonly SecretRule[]>>();
 const MAX_CACHED_TABLES = 16;
-
-function compile(rules: readonly SecretRule[]): Dispatch {
-  const first = new Uint8Array(65536);
-  const pairs: (Entry[] | undefined)[] = new Array(128 * 128);
-  const high = new Map<number, Entry[]>();
-  // Triples are marked once every pair has its slot (see Dispatch.triMask).
-  const pairSlot = new Uint16Array(128 * 128);
-  let slots = 1;
-  const marks: { key: number; thirds: Runs; boundary: boolean }[] = [];
-  for (const rule of rules) {
-    const ignoreCase = rule.ignoreCase ?? false;
-    // After a one-character trigger, `next` holds for the next two characters (bucket 127 is
-    // every non-ASCII unit too, so it always stays; triples never see the end of text).
-    let following: number[] | undefined;
-    let followingRuns: Runs | undefined;
-    for (const literal of rule.triggers) {
-      if (literal.length === 0) throw new Error(`secret rule ${rule.id}: empty trigger`);
-      const entry: Entry = { rule, literal: ignoreCase ? literal.toLowerCase() : literal, ignoreCase, boundary: rule.boundary ?? false };
-      if (literal.length === 1 && following === undefined) {
-        following = followingUnits(rule.next);
-        followingRuns = runsOf(following);
-      }
-      for (const c1 of caseVariants(literal[0] as string, ignoreCase)) {
-        first[c1] = 1;
-        if (c1 >= 128) {
-          const list = high.get(c1) ?? [];
-          list.push(entry);
-          high.set(c1, list);
-          continue;
-        }
-        const seconds = literal.length > 1 ? caseVariants(literal[1] as string, ignoreCase).map((c) => Math.min(c, 127)) : [...new Set([...(following as number[]), END_BUCKET])];
-        const thirds = literal.length > 2 ? runsOf(caseVariants(literal[2] as string, ignoreCase).map((c) => Math.min(c, 127))) : literal.length === 1 ? (followingRuns as Runs) : ALL_UNITS;
-        for (const c2 of seconds) {
-          const key = c1 * 128 + c2;
-          (pairs[key] ??= []).push(entry);
-          if (thirds.length > 0 && pairSlot[key] === 0) pairSlot[key] = slots++;
-          marks.push({ key, thirds, boundary: entry.boundary });
-        }
-      }
-    }
-  }
-  const triMask = new Uint8Array(slots * 128);
-  // A triple is 1 when a trigger without a word boundary starts with it, else 2 when one with a
-  // boundary does: marking every boundary triple first and then the others gives that by plain
-  // overwrites, so each run of third units is one native fill (one-character triggers make
-  // ~80k single writes otherwise, run in the interpreter under the short-run tiering flags).
-  for (const m of marks) if (m.boundary) fillRuns(triMask, (pairSlot[m.key] as number) << 7, m.thirds, 2);
-  for (const m of marks) if (!m.boundary) fillRuns(triMask, (pairSlot[m.key] as number) << 7, m.thirds, 1);
-  const pairMask = new Uint8Array(128 * 128);
-  // Non-ASCII units: as `first` (copied natively; a loop here would run in the interpreter).
-  const lastMask = first.slice();
-  const endMask = first.slice();
-  lastMask.fill(0, 0, 128);
-  endMask.fill(0, 0, 128);
-  for (let key = 0; key < pairs.length; key++) {
-    const entries = pairs[key];
-    if (entries === undefined) continue;
-    const c1 = key >> 7;
-    pairMask[key] = boundaryMask(entries, 0);
-    lastMask[c1] = boundaryMask(entries, lastMask[c1] as number);
-    if ((key & 127) === END_BUCKET) endMask[c1] = boundaryMask(entries, 0);
-  }
-  return { first, triMask, pairSlot, pairs, high, pairMask, lastMask, endMask };
-}
-
-/** Merge `entries` into a mask value: 1 if one of them needs no word boundary, else 2 (0 stays for none). */
-function boundaryMask(entries: readonly Entry[], mask: number): number {
-  for (const e of entries) mask = !e.boundary || mask === 1 ? 1 : 2;
-  return mask;
-}
-
-/** A set of ASCII units as half-open ranges, flattened: `[from, to, from, to, ...]`. */
-type Runs = readonly number[];
-
-/** Every ASCII unit (bucket 127 standing for the rest). */
-const ALL_UNITS: Runs = [0, 128];
-
-/** The ranges of the units in `units`. */
-function runsOf(units: readonly number[]): Runs {
-  const sorted = [...new Set(units)].sort((a, b) => a - b);
-  const runs: number[] = [];
-  for (const c of sorted) {
-    if (runs.length > 0 && runs[runs.length - 1] === c) runs[runs.length - 1] = c + 1;
-    else runs.push(c, c + 1);
-  }
-  return runs;
-}
-
-/** The units that may follow a one-character trigger: those of its `next` class, and 127. */
-function followingUnits(next: string | undefined): number[] {
-  const inClass = next === undefined ? undefined : charClass(next);
-  const units: number[] = [];
-  for (let c = 0; c < 128; c++) if (inClass === undefined || inClass(c) || c === 127) units.push(c);
-  return units;
-}
-
-/** Set `value` at `base | c3` for every `c3` of `runs`. */
-function fillRuns(triMask: Uint8Array, base: number, runs: Runs, value: number): void {
-  for (let i = 0; i < runs.length; i += 2) triMask.fill(value, base + (runs[i] as number), base + (runs[i + 1] as number));
-}
 
 /** Compare `entry.literal` at `j`: 1 = present, 0 = absent, -1 = cut off by the end of `s`. */
 function literalAt(s: string, j: number, entry: Entry): number {
@@ -291,7 +158,8 @@ function scan(s: string, from: number, n: number, d: Dispatch, lastMask: Uint8Ar
     j++;
   }
   if (j < n) {
-    const mask = lastMask[s.charCodeAt(j)];
+    const c = s.charCodeAt(j);
+    const mask = c < 128 ? lastMask[c] : first[c];
     if (mask === 1 || (mask === 2 && !isWordChar(j === 0 ? prev : s.charCodeAt(j - 1)))) return j;
   }
   return n;
