@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { MinicodeError } from '../lib/errors.js';
 import { missingDependency } from '../lib/optional-module.js';
 import { formatReport, meets, type BenchReport } from './harness.js';
 import { missingPackages } from './support/peer-packages.js';
@@ -65,6 +66,23 @@ function runOne(file: string, quick: boolean): Promise<BenchReport> {
 }
 
 /**
+ * Make sure `--out FILE` can be written before minutes of benchmarks run: its folder is made if
+ * missing, and a file that cannot be opened for writing is a usage error (exit 2), not a crash
+ * after the last benchmark. An existing file is kept until the results replace it.
+ */
+function prepareOut(out: string): void {
+  try {
+    const dir = path.dirname(path.resolve(out));
+    fs.mkdirSync(dir, { recursive: true });
+    if (fs.existsSync(out)) fs.closeSync(fs.openSync(out, 'a'));
+    else fs.accessSync(dir, fs.constants.W_OK);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new MinicodeError('MINICODE_E_USAGE', `cannot write the --out file ${out}: ${reason}`, { action: 'name a file in a folder you can write, or leave out --out' });
+  }
+}
+
+/**
  * Run the suite; returns the process exit code (1 when a benchmark crashed). Throws
  * MINICODE_E_MISSING_DEPENDENCY, before running anything, when a selected benchmark imports a
  * package that is not installed (the peers are development dependencies).
@@ -79,6 +97,7 @@ export async function runBenchSuite(options: { json: boolean; quick: boolean; on
     const packages = [...new Set([...missing.values()].flat())].sort();
     throw missingDependency(packages, `\`minicode bench\` (${lacking.join(', ')})`, others.length === 0 ? {} : { orElse: `run the others alone: minicode bench --only ${others.join(' ')}` });
   }
+  if (options.out) prepareOut(options.out);
   const result: SuiteResult = {
     machine: {
       cpus: os.cpus()[0]?.model ?? 'unknown',

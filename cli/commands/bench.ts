@@ -11,7 +11,6 @@ export function registerBench(program: Command): void {
     .option('--out <file>', 'also write the JSON document to this file')
     .action(async (options: { json?: boolean; quick?: boolean; only?: string[]; out?: string }) => {
       const { runBenchSuite } = await import('../../bench/suite.js');
-      const { MinicodeError } = await import('../../lib/errors.js');
       try {
         process.exitCode = await runBenchSuite({
           json: options.json ?? false,
@@ -20,10 +19,16 @@ export function registerBench(program: Command): void {
           out: options.out,
         });
       } catch (error) {
-        if (!(error instanceof MinicodeError)) throw error;
+        // bench/ is compiled apart from the CLI's bundle, so its errors are another copy of the class: known by name.
+        if (!isMinicodeError(error)) throw error;
         if (options.json) process.stdout.write(`${JSON.stringify({ ok: false, error: { category: error.category, code: error.code, message: error.message, action: error.action } })}\n`);
         process.stderr.write(`minicode bench: ${error.code}: ${error.message}\n  ${error.action ?? ''}\n`);
         process.exitCode = error.exitCode;
       }
     });
+}
+
+/** A MinicodeError thrown by bench/ (its own copy of lib/errors.js): the fields the message needs. */
+function isMinicodeError(error: unknown): error is Error & { category: string; code: string; action?: string; exitCode: number } {
+  return error instanceof Error && error.name === 'MinicodeError' && typeof (error as { exitCode?: unknown }).exitCode === 'number';
 }
