@@ -8,6 +8,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MinicodeError } from '../lib/errors.js';
+
+/** The error class of this module's copy of lib/ (the CLI's bundle has its own): what `minicode bench` tests its errors against. */
+export { MinicodeError };
 import { missingDependency } from '../lib/optional-module.js';
 import { formatReport, meets, type BenchReport } from './harness.js';
 import { missingPackages } from './support/peer-packages.js';

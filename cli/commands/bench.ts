@@ -10,7 +10,8 @@ export function registerBench(program: Command): void {
     .option('--only <names...>', 'run only these benchmarks (file names without extension)')
     .option('--out <file>', 'also write the JSON document to this file')
     .action(async (options: { json?: boolean; quick?: boolean; only?: string[]; out?: string }) => {
-      const { runBenchSuite } = await import('../../bench/suite.js');
+      // bench/ is compiled apart from the CLI's bundle: its errors are instances of its own copy of the class.
+      const { runBenchSuite, MinicodeError } = await import('../../bench/suite.js');
       try {
         process.exitCode = await runBenchSuite({
           json: options.json ?? false,
@@ -19,16 +20,10 @@ export function registerBench(program: Command): void {
           out: options.out,
         });
       } catch (error) {
-        // bench/ is compiled apart from the CLI's bundle, so its errors are another copy of the class: known by name.
-        if (!isMinicodeError(error)) throw error;
+        if (!(error instanceof MinicodeError)) throw error;
         if (options.json) process.stdout.write(`${JSON.stringify({ ok: false, error: { category: error.category, code: error.code, message: error.message, action: error.action } })}\n`);
         process.stderr.write(`minicode bench: ${error.code}: ${error.message}\n  ${error.action ?? ''}\n`);
         process.exitCode = error.exitCode;
       }
     });
-}
-
-/** A MinicodeError thrown by bench/ (its own copy of lib/errors.js): the fields the message needs. */
-function isMinicodeError(error: unknown): error is Error & { category: string; code: string; action?: string; exitCode: number } {
-  return error instanceof Error && error.name === 'MinicodeError' && typeof (error as { exitCode?: unknown }).exitCode === 'number';
 }
