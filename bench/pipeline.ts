@@ -141,7 +141,7 @@ const pad = (n: number, width: number): string => String(n).padStart(width, '0')
  * (`--concurrency`, default 4); one lane is one session after the other.
  */
 export async function runVariant(corpus: PipelineCorpus, variant: PipelineVariant, sharedStore: EventStore, lanes = 1): Promise<RoundResult> {
-  const round = roundCounter++;
+  const prefix = `bench-${pad(roundCounter++, 6)}-`;
   const store = variant.store ? sharedStore : undefined;
   let outBytes = 0;
   const out = (s: string): void => {
@@ -152,7 +152,7 @@ export async function runVariant(corpus: PipelineCorpus, variant: PipelineVarian
     const prepared = corpus.pass[i] as PreparedSource;
     // Increasing ids, as the product's time-ordered session ids are (lib/ids.ts): a long-lived
     // store appends new sessions at the end of its key space rather than all over it.
-    const sessionId = `bench-${pad(round, 6)}-${pad(p, 6)}-${pad(i, 4)}`;
+    const sessionId = `${prefix}${pad(p, 6)}-${pad(i, 4)}`;
     const renderer = variant.render ? createRenderer('jsonl', { out }) : undefined;
     const run = createRunPipeline({
       sessionId,
@@ -177,7 +177,7 @@ export async function runVariant(corpus: PipelineCorpus, variant: PipelineVarian
   };
   const start = performance.now();
   await Promise.all(Array.from({ length: Math.max(1, lanes) }, lane));
-  return { ms: performance.now() - start, events, outBytes, prefix: `bench-${pad(round, 6)}-` };
+  return { ms: performance.now() - start, events, outBytes, prefix };
 }
 
 /** The reducer alone over the envelopes of the same corpus (its share of the full time). */
