@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { CommanderError } from 'commander';
-import { buildProgram } from './program.js';
+import { buildProgram, withPromptHint } from './program.js';
 import { guardOutput, writeOut } from './stdout.js';
 import { mark } from '../lib/timeline.js';
 
@@ -26,7 +26,7 @@ async function main(argv: string[]): Promise<void> {
       // choice) prints its one `ok:false` summary line there; commander already wrote stderr.
       if (argv[2] === 'exec' && argv.includes('--json')) {
         const { setupFailureSummary } = await import('../lib/render/summary.js');
-        const message = error.message.replace(/^error: /, '');
+        const message = withPromptHint(error.message.replace(/^error: /, ''));
         writeOut(`${JSON.stringify(setupFailureSummary({ category: 'USER_ERROR', code: 'MINICODE_E_USAGE', message, action: 'see minicode exec --help' }))}\n`);
       }
       return;

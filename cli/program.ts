@@ -34,12 +34,12 @@ export function buildProgram(argv: readonly string[] = []): Command {
     .configureOutput({
       // Commander prints "error: ..." itself; keep it one line on stderr.
       writeErr: (s) => process.stderr.write(s),
-      outputError: (s, write) => write(s.split('\n')[0] + '\n'),
+      outputError: (s, write) => write(withPromptHint(s.split('\n')[0] as string) + '\n'),
     });
   // Program options are positional (only before a command) so `exec --provider ...` still reaches exec.
   program.enablePositionalOptions().allowExcessArguments(true);
   registerExec(program);
-  if (argv[2] === 'exec') return program;
+  if (argv[2] === 'exec') return refuseExcessArguments(program);
   registerIngest(program);
   registerRun(program);
   registerSchema(program);
@@ -62,5 +62,25 @@ export function buildProgram(argv: readonly string[] = []): Command {
     const { chatAction } = await import('./chat-action.js');
     process.exitCode = await chatAction(flags);
   });
+  return refuseExcessArguments(program);
+}
+
+/** A prompt of several unquoted words is the likely cause of extra arguments to `exec` or `run`. */
+export function withPromptHint(message: string): string {
+  const command = /too many arguments for '(exec|run)'/.exec(message)?.[1];
+  return command ? `${message} Quote the prompt as one argument: minicode ${command} "fix the failing test"` : message;
+}
+
+/**
+ * Commander lets a command take more arguments than it declares when its parent does (the
+ * program's own action reports an unknown command itself). A command's extra words are a usage
+ * error, not something to drop: `minicode exec fix the bug` would otherwise run the prompt "fix".
+ */
+function refuseExcessArguments(program: Command): Command {
+  const refuse = (command: Command): void => {
+    command.allowExcessArguments(false);
+    for (const sub of command.commands) refuse(sub);
+  };
+  for (const command of program.commands) refuse(command);
   return program;
 }

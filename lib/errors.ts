@@ -141,7 +141,7 @@ export const ERROR_CODES = {
     exitCode: 1,
     meaning: 'no model given, an invalid model name, or a model the endpoint does not serve',
   },
-  MINICODE_E_USAGE: { category: 'USER_ERROR', recoverability: 'ACTION_REQUIRED', exitCode: 2, meaning: 'a bad command line: unknown command or flag, bad flag value, missing argument' },
+  MINICODE_E_USAGE: { category: 'USER_ERROR', recoverability: 'ACTION_REQUIRED', exitCode: 2, meaning: 'a bad command line: unknown command or flag, bad flag value, missing or extra argument' },
   MINICODE_E_USAGE_QUOTA: { meaning: 'a native agent reported an exhausted usage quota and its stream ended without a terminal record; the supervisor failed its task (run --fallback hands over)' },
   MINICODE_E_WORKER: { category: 'INTERNAL_ERROR', recoverability: 'RETRYABLE', exitCode: 1, meaning: 'a worker-pool task crashed, is not built, or returned something that is not a result' },
   MINICODE_E_WORKER_INPUT: { category: 'INTERNAL_ERROR', recoverability: 'FATAL', exitCode: 1, meaning: 'a worker-pool task was given input it cannot use' },

@@ -16,7 +16,7 @@ export function cliReference(): string {
     '',
     'Generated from the command definitions by `node dist/scripts/gen-cli-reference.js`; a test keeps it in step.',
     '',
-    'Exit codes: 0 success (for `exec`, `run`: the run completed), 1 a run that did not complete or a setup failure, 2 a usage error (unknown command or flag, bad flag value, empty prompt, invalid session id), 75 (`batch`) the output directory is in use by another batch, 130 interrupted by Ctrl+C. A reader that closes stdout early does not change the exit code: the work goes on to its end (docs/exec.md).',
+    'Exit codes: 0 success (for `exec`, `run`: the run completed), 1 a run that did not complete or a setup failure, 2 a usage error (unknown command or flag, bad flag value, more arguments than the command takes (an unquoted prompt of several words), empty prompt, invalid session id), 75 (`batch`) the output directory is in use by another batch, 130 interrupted by Ctrl+C. A reader that closes stdout early does not change the exit code: the work goes on to its end (docs/exec.md).',
     '',
     '## minicode',
     '',

@@ -80,6 +80,35 @@ describe('an empty prompt', () => {
   });
 });
 
+describe('words beyond what a command takes', () => {
+  it('make an unquoted exec prompt a usage error (exit 2) that says to quote it, with nothing sent to the model', async () => {
+    const server = await startReplayServer(CASSETTE, { order: 'by-turn' });
+    servers.push(server);
+    const home = tempDir('minicode-home-');
+    const r = await runCli(
+      ['exec', 'fix', 'the', 'bug', '--json', '--cwd', scratchProject(), '--provider', 'openai-chat', '--model', 'gpt-4.1-mini', '--base-url', baseUrlForOrigin('openai-chat', server.origin)],
+      { env: cleanEnv(home, { OPENAI_API_KEY: 'sk-test-not-a-real-key-000000' }) },
+    );
+    expect(r.code, r.stderr).toBe(2);
+    const error = onlySummary(r).error;
+    expect(error).toMatchObject({ category: 'USER_ERROR', code: 'MINICODE_E_USAGE' });
+    expect(error.message).toContain('Quote the prompt as one argument');
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(server.requests).toHaveLength(0);
+    expect(fs.existsSync(path.join(home, 'store'))).toBe(false);
+  });
+
+  it.each([[['sessions', 'extra']], [['bench', 'pipeline']], [['schema', 'foo']], [['mcp', 'list', 'x']], [['batch', 'a.jsonl', 'b.jsonl']]])(
+    'make %j a usage error (exit 2) on one stderr line, not a run that drops them',
+    async (args) => {
+      const r = await runCli(args, { env: cleanEnv(tempDir('minicode-home-')) });
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr.trim().split('\n')).toEqual([expect.stringContaining('too many arguments')]);
+    },
+  );
+});
+
 describe('ingest input and session ids', () => {
   it('refuses a directory as input with MINICODE_E_INPUT_UNREADABLE (exit 1), under --json as one summary line', async () => {
     const r = await runCli(['ingest', '--from', 'codex', tempDir('minicode-dir-input-'), '--json']);
