@@ -27,6 +27,12 @@ export const ENTRY_POINTS = [
   { in: 'cli/demo.ts', out: 'cli/demo' },
 ];
 
+/**
+ * The source modules whose load from the entry is the hot path: their packs are made first
+ * (scripts/bundle-packs.ts). `exec` is the command automation runs over and over.
+ */
+const HOT_PATH = ['cli/exec-action.ts'];
+
 /** The `bin` file: the bootstrap that runs `cli/app.js` from the code cache or as an ES module (cli/bootstrap.ts). */
 const BOOTSTRAP = { in: 'cli/bootstrap.ts', out: 'cli/main' };
 
@@ -96,8 +102,8 @@ export async function bundle(root: string, options: BundleOptions = {}): Promise
       Object.keys(out.inputs).map((i) => path.relative(root, path.resolve(i)).split(path.sep).join('/')),
     ]),
   );
-  const manifest = await writeScriptTwins(root, dist, result.metafile, `${ENTRY_POINTS[0]!.out}.js`, BANNER, minify);
-  for (const [key, entry] of Object.entries(manifest.files)) outputs[`dist/${entry.script}`] = outputs[`dist/${key}`] ?? [];
+  const manifest = await writeScriptTwins(root, dist, result.metafile, `${ENTRY_POINTS[0]!.out}.js`, BANNER, minify, HOT_PATH);
+  for (const [key, entry] of Object.entries(manifest.files)) (outputs[`dist/${entry.pack}`] ??= []).push(...(outputs[`dist/${key}`] ?? []));
   // The bootstrap carries the manifest, so that a run reads no extra file to find its scripts.
   const boot = await build({
     entryPoints: [{ in: path.join(root, BOOTSTRAP.in), out: BOOTSTRAP.out }],
