@@ -96,6 +96,8 @@ export interface RunOptions {
   cacheDir: string;
   /** Called once per bundle file run, with how its pack was compiled, and per package file (MINICODE_DEBUG_CODE_CACHE=1 prints these on stderr). */
   onScript?: (key: string, outcome: CacheOutcome) => void;
+  /** Called once per pack read (`<first member>.pack.js`), with how it was compiled. */
+  onPack?: (pack: string, outcome: CacheOutcome) => void;
   /** Called with the number of cache files written at exit, or the error that stopped the writing. */
   onWritten?: (count: number, error?: unknown) => void;
   /** Called with the folders of other builds deleted at exit ({@link pruneUnusedCaches}). */
@@ -229,6 +231,7 @@ export async function runFromCodeCache(options: RunOptions): Promise<void> {
       const { script, outcome } = compileCached(name, filename, fs.readFileSync(filename, 'utf8'));
       found = { members: script.runInThisContext() as Pack, outcome };
       packs.set(name, found);
+      options.onPack?.(name, outcome);
     }
     return found;
   };

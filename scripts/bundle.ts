@@ -12,8 +12,8 @@
  *   external: Node resolves them from node_modules as before.
  * - `bench/` stays external: its files find their siblings through `import.meta.url`.
  * - Worker threads run the tsc-emitted `dist/workers/*.js` (see `defaultWorkersDir`).
- * - `dist/bundle-meta.json` records which source modules each output file holds; the start-up
- *   module graph test reads it.
+ * - `dist/bundle-meta.json` records which source modules each output file holds and which bundle
+ *   files each pack of the code-cache loader holds; the start-up module graph test reads it.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -123,7 +123,9 @@ export async function bundle(root: string, options: BundleOptions = {}): Promise
   for (const [file, out] of Object.entries(boot.metafile.outputs)) {
     outputs[path.relative(root, path.resolve(file)).split(path.sep).join('/')] = Object.keys(out.inputs).map((i) => path.relative(root, path.resolve(i)).split(path.sep).join('/'));
   }
-  fs.writeFileSync(path.join(dist, 'bundle-meta.json'), `${JSON.stringify({ outputs }, null, 1)}\n`);
+  const packs: Record<string, string[]> = {};
+  for (const [key, entry] of Object.entries(manifest.files)) (packs[`dist/${entry.pack}`] ??= []).push(`dist/${key}`);
+  fs.writeFileSync(path.join(dist, 'bundle-meta.json'), `${JSON.stringify({ outputs, packs }, null, 1)}\n`);
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
