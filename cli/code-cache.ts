@@ -8,8 +8,8 @@
  * cached from an earlier run, runs each member when it is first required, and at exit caches
  * what this run compiled.
  *
- * - Every `import()` in a script is a call of this loader: of another bundle file, it loads its
- *   script; of anything else, it imports it through Node's ESM loader, resolved from where the
+ * - Every `import()` in a pack is a call of this loader: of another bundle file, it loads it
+ *   (and its pack, if not read yet); of anything else, it imports it through Node's ESM loader, resolved from where the
  *   ES module twin sits. (A native `import()` in a `vm.Script` taken from the code cache fails
  *   on Node 20, `vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER` or not: V8 drops the script's
  *   host-defined options.) Where Node lacks what this needs (`zlib.crc32`: Node < 20.15), and
@@ -43,7 +43,7 @@ export interface ScriptEntry {
 
 /** What the build records for the loader (baked into the bootstrap by scripts/bundle.ts). */
 export interface ScriptManifest {
-  /** A hash of every script twin: a new build never reads an old build's cache. */
+  /** A hash of every pack: a new build never reads an old build's cache. */
   buildId: string;
   /** The key of the entry file (`cli/app.js`). */
   entry: string;
@@ -107,7 +107,7 @@ export interface RunOptions {
 }
 
 /**
- * Load and run the entry through the script twins. Resolves once the entry has run its
+ * Load and run the entry through the packs. Resolves once the entry has run its
  * top-level code; the cache of what was compiled without one is written at process exit.
  */
 export async function runFromCodeCache(options: RunOptions): Promise<void> {

@@ -40,7 +40,7 @@ const NATIVE_IMPORT = /(^|[^.\w$])import\(/g;
  * the CLI entry, `banner` the text the ES module build put first in each file, `hot` the source modules whose `import()` from the
  * entry is the hot path (scripts/bundle-packs.ts).
  */
-export async function writeScriptTwins(root: string, dist: string, metafile: Metafile, entry: string, banner: string, minify: boolean, hot: readonly string[]): Promise<ScriptManifest> {
+export async function writeScriptPacks(root: string, dist: string, metafile: Metafile, entry: string, banner: string, minify: boolean, hot: readonly string[]): Promise<ScriptManifest> {
   const files: Record<string, ScriptEntry> = {};
   const inputs: Record<string, PackInput> = {};
   const functions = new Map<string, string>();
@@ -57,7 +57,7 @@ export async function writeScriptTwins(root: string, dist: string, metafile: Met
     };
     const deps: string[] = [];
     const externals: string[] = [];
-    externalsOf.set(keyOf(file), externals);
+    externalsOf.set(key, externals);
     const dynamic = new Set<string>();
     for (const i of out.imports) {
       if (i.kind === 'import-statement' && !i.external) deps.push(keyOf(i.path));

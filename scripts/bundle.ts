@@ -19,7 +19,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Plugin } from 'esbuild';
-import { writeScriptTwins } from './bundle-scripts.js';
+import { writeScriptPacks } from './bundle-scripts.js';
 
 /** The CLI entry points, relative to the project root, and where each is written under dist/ (`.js` added). */
 export const ENTRY_POINTS = [
@@ -102,7 +102,7 @@ export async function bundle(root: string, options: BundleOptions = {}): Promise
       Object.keys(out.inputs).map((i) => path.relative(root, path.resolve(i)).split(path.sep).join('/')),
     ]),
   );
-  const manifest = await writeScriptTwins(root, dist, result.metafile, `${ENTRY_POINTS[0]!.out}.js`, BANNER, minify, HOT_PATH);
+  const manifest = await writeScriptPacks(root, dist, result.metafile, `${ENTRY_POINTS[0]!.out}.js`, BANNER, minify, HOT_PATH);
   for (const [key, entry] of Object.entries(manifest.files)) (outputs[`dist/${entry.pack}`] ??= []).push(...(outputs[`dist/${key}`] ?? []));
   // The bootstrap carries the manifest, so that a run reads no extra file to find its scripts.
   const boot = await build({

@@ -135,7 +135,7 @@ describe('the exec start-up module graph', () => {
     const ours = loaded.filter((f) => f.startsWith('dist/'));
     expect(ours.slice(0, 2)).toEqual(['dist/cli/main.js', 'dist/cli/app.js']);
     for (const file of ours) expect(file === 'dist/cli/main.js' || file === 'dist/cli/app.js' || file.startsWith('dist/chunks/'), file).toBe(true);
-    // The code-cache path runs the script twins of the same files (its own replay server: a cassette serves one run).
+    // The code-cache path runs the same files, from their packs (its own replay server: a cassette serves one run).
     const second = await startReplayServer(path.join(CASSETTES, 'anthropic-two-turn'));
     let cached: string[];
     try {
