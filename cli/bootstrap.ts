@@ -36,6 +36,7 @@ if (unavailable || !manifest) {
     ...(debug
       ? {
           onScript: (key, outcome) => debug(`${outcome} ${key}`),
+          onPack: (pack, outcome) => debug(`pack ${outcome} ${pack}`),
           onWritten: (count, error) => debug(`wrote ${count} file(s) to ${cacheDir}${error ? ` (stopped: ${error instanceof Error ? error.message : String(error)})` : ''}`),
           onPruned: (names) => debug(`deleted unused cache folder(s): ${names.join(', ')}`),
           onAddon: (dir, outcome) => debug(`addon ${outcome} ${dir}`),

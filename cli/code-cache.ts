@@ -1,12 +1,15 @@
 /**
  * Running the CLI bundle from V8's code cache (docs/startup.md). Node 20 has no compile cache
- * for ES modules, so the build also writes each bundle file as a classic script
- * (`X.script.js`, beside `X.js`): the same code, its static imports turned into calls of a
- * `require` that this loader supplies. The loader compiles those scripts with `vm.Script`,
- * handing V8 the code it cached from an earlier run, and at exit caches what this run compiled.
+ * for ES modules, so the build also writes each bundle file as a function in a classic script:
+ * the same code, its static imports turned into calls of a `require` that this loader supplies.
+ * The bundle files one load step brings in share one script (a pack, `<first member>.pack.js`,
+ * scripts/bundle-packs.ts) whose value is an object of those functions by key. The loader
+ * compiles a pack with `vm.Script` when a member is first required, handing V8 the code it
+ * cached from an earlier run, runs each member when it is first required, and at exit caches
+ * what this run compiled.
  *
- * - Every `import()` in a script is a call of this loader: of another bundle file, it loads its
- *   script; of anything else, it imports it through Node's ESM loader, resolved from where the
+ * - Every `import()` in a pack is a call of this loader: of another bundle file, it loads it
+ *   (and its pack, if not read yet); of anything else, it imports it through Node's ESM loader, resolved from where the
  *   ES module twin sits. (A native `import()` in a `vm.Script` taken from the code cache fails
  *   on Node 20, `vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER` or not: V8 drops the script's
  *   host-defined options.) Where Node lacks what this needs (`zlib.crc32`: Node < 20.15), and
@@ -30,8 +33,8 @@ export { codeCacheDir, frameCacheData, markCacheUsed, PRUNE_UNUSED_MS, pruneUnus
 
 /** One bundle file as the loader sees it; keys are paths relative to `dist/`, e.g. `chunks/chunk-X.js`. */
 export interface ScriptEntry {
-  /** The classic-script twin, relative to dist/. */
-  script: string;
+  /** The pack (classic script) holding this file's function, relative to dist/. */
+  pack: string;
   /** Bundle files this one imports statically (keys). */
   deps: string[];
   /** Packages (or paths outside the bundle) this file imports statically. */
@@ -40,7 +43,7 @@ export interface ScriptEntry {
 
 /** What the build records for the loader (baked into the bootstrap by scripts/bundle.ts). */
 export interface ScriptManifest {
-  /** A hash of every script twin: a new build never reads an old build's cache. */
+  /** A hash of every pack: a new build never reads an old build's cache. */
   buildId: string;
   /** The key of the entry file (`cli/app.js`). */
   entry: string;
@@ -68,6 +71,9 @@ interface LoadedScript {
   outcome: CacheOutcome;
 }
 
+/** A pack's value: the function of each member, by key. */
+type Pack = Record<string, (exports: unknown, require: unknown, module: Module, url: string, dynamicImport: unknown, builtin: unknown) => void>;
+
 interface Module {
   exports: unknown;
 }
@@ -88,8 +94,10 @@ export interface RunOptions {
   manifest: ScriptManifest;
   /** The cache folder ({@link codeCacheDir}). */
   cacheDir: string;
-  /** Called once per compiled script (MINICODE_DEBUG_CODE_CACHE=1 prints these on stderr). */
+  /** Called once per bundle file run, with how its pack was compiled, and per package file (MINICODE_DEBUG_CODE_CACHE=1 prints these on stderr). */
   onScript?: (key: string, outcome: CacheOutcome) => void;
+  /** Called once per pack read (`<first member>.pack.js`), with how it was compiled. */
+  onPack?: (pack: string, outcome: CacheOutcome) => void;
   /** Called with the number of cache files written at exit, or the error that stopped the writing. */
   onWritten?: (count: number, error?: unknown) => void;
   /** Called with the folders of other builds deleted at exit ({@link pruneUnusedCaches}). */
@@ -99,7 +107,7 @@ export interface RunOptions {
 }
 
 /**
- * Load and run the entry through the script twins. Resolves once the entry has run its
+ * Load and run the entry through the packs. Resolves once the entry has run its
  * top-level code; the cache of what was compiled without one is written at process exit.
  */
 export async function runFromCodeCache(options: RunOptions): Promise<void> {
@@ -198,7 +206,7 @@ export async function runFromCodeCache(options: RunOptions): Promise<void> {
   };
 
   /** Compile `source` (from `filename`) with the cache entry `key`, noting a script compiled without the cache for the write at exit. */
-  const compileCached = (key: string, filename: string, source: string): vmModule.Script => {
+  const compileCached = (key: string, filename: string, source: string): { script: vmModule.Script; outcome: CacheOutcome } => {
     let cached: Buffer | undefined;
     let outcome: CacheOutcome = 'miss';
     try {
@@ -211,12 +219,21 @@ export async function runFromCodeCache(options: RunOptions): Promise<void> {
     if (cached) outcome = script.cachedDataRejected === true ? 'rejected' : 'hit';
     // Only the scripts whose entry is written at exit are kept.
     if (outcome !== 'hit') compiled.push({ key, script, outcome });
-    options.onScript?.(key, outcome);
-    return script;
+    return { script, outcome };
   };
-  const compile = (key: string): vmModule.Script => {
-    const filename = fromDist(entryOf(key).script);
-    return compileCached(key, filename, fs.readFileSync(filename, 'utf8'));
+  /** The packs compiled and evaluated so far, by their path relative to dist/, with how each was compiled. */
+  const packs = new Map<string, { members: Pack; outcome: CacheOutcome }>();
+  const packOf = (key: string): { members: Pack; outcome: CacheOutcome } => {
+    const name = entryOf(key).pack;
+    let found = packs.get(name);
+    if (!found) {
+      const filename = fromDist(name);
+      const { script, outcome } = compileCached(name, filename, fs.readFileSync(filename, 'utf8'));
+      found = { members: script.runInThisContext() as Pack, outcome };
+      packs.set(name, found);
+      options.onPack?.(name, outcome);
+    }
+    return found;
   };
 
   /**
@@ -239,7 +256,9 @@ export async function runFromCodeCache(options: RunOptions): Promise<void> {
       if (content.includes('import(') || content.startsWith('#!')) return original.call(this, content, filename);
       const stat = fs.statSync(filename);
       const key = `pkg/${path.relative(dist, filename).split(path.sep).join('/').replaceAll('../', '')}-${stat.size}-${Math.trunc(stat.mtimeMs)}`;
-      const wrapper = compileCached(key, filename, CommonJsModule.wrap(content)).runInThisContext() as (...args: unknown[]) => void;
+      const { script, outcome } = compileCached(key, filename, CommonJsModule.wrap(content));
+      options.onScript?.(key, outcome);
+      const wrapper = script.runInThisContext() as (...args: unknown[]) => void;
       const require = createRequire(filename);
       wrapper.call(this.exports, this.exports, require, this, filename, path.dirname(filename));
       return undefined;
@@ -288,7 +307,10 @@ export async function runFromCodeCache(options: RunOptions): Promise<void> {
       // A package, a built-in or a URL: Node's own loader, from where the ES module twin sits.
       return import(specifier.startsWith('.') ? new URL(specifier, url).href : specifier);
     };
-    const wrapper = compile(key).runInThisContext() as (exports: unknown, require: unknown, module: Module, url: string, dynamicImport: unknown, builtin: unknown) => void;
+    const pack = packOf(key);
+    options.onScript?.(key, pack.outcome);
+    const wrapper = pack.members[key];
+    if (!wrapper) throw new Error(`code cache: ${key} is not in its pack ${entryOf(key).pack}`);
     wrapper.call(module.exports, module.exports, localRequire, module, url, localImport, builtinView);
     return module.exports;
   };

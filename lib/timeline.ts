@@ -4,10 +4,9 @@
  * started (`performance.now()` counts from Node's own start), with the first stdout write among
  * them, and the process's CPU time (user + sys, every thread) at each: on a loaded machine the wall
  * clock says little, the CPU time still tells which step costs. Off, `mark` is one comparison: the
- * marks stay in the code for the next profile.
+ * marks stay in the code for the next profile. The clock is the global `performance`, read only
+ * when on: importing `node:perf_hooks` would load Node's performance modules into every run.
  */
-import { performance } from 'node:perf_hooks';
-
 const KEY = Symbol.for('minicode.timeline');
 
 const on = process.env.MINICODE_DEBUG_TIMELINE === '1';

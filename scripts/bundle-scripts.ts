@@ -1,10 +1,12 @@
 /**
- * The classic-script twin of each bundle file, for the code-cache loader (cli/code-cache.ts):
- * `dist/chunks/X.js` gets `dist/chunks/X.script.js`, the same code as a function of
- * `(exports, require, module, __minicode_url, __minicode_import, __minicode_builtin)`. esbuild turns the static
+ * The classic-script twins of the bundle files, for the code-cache loader (cli/code-cache.ts):
+ * each bundle file `X.js` becomes a function of
+ * `(exports, require, module, __minicode_url, __minicode_import, __minicode_builtin)`, the same code. esbuild turns the static
  * imports into `require` calls and the exports into `module.exports`; `import.meta.url` becomes
- * the ES module twin's URL (so files are found as before); `import()` of another bundle file
- * becomes `__minicode_import`, and `import()` of anything else stays, for Node's own loader.
+ * the ES module twin's URL (so files are found as before); every `import()` becomes a call of
+ * `__minicode_import`. The functions of the files one load step brings in are written together,
+ * as one script (a pack, `<first member>.pack.js`, scripts/bundle-packs.ts) whose value is an
+ * object of them by key; the loader runs each when it is first required.
  */
 import fs from 'node:fs';
 import { isBuiltin } from 'node:module';
@@ -12,6 +14,7 @@ import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { transform, type Metafile } from 'esbuild';
 import type { ScriptEntry, ScriptManifest } from '../cli/code-cache.js';
+import { groupPacks, type PackInput } from './bundle-packs.js';
 
 /**
  * Packages the loader takes through `require`: lmdb's CommonJS build is one file (plus
@@ -21,8 +24,9 @@ import type { ScriptEntry, ScriptManifest } from '../cli/code-cache.js';
  */
 const REQUIRED_PACKAGES = ['lmdb'];
 
-const WRAP_HEAD = '(function (exports, require, module, __minicode_url, __minicode_import, __minicode_builtin) {';
-const WRAP_TAIL = '\n})';
+/** A member of a pack: not in parentheses, so V8 compiles it when it first runs, not with the pack. */
+const WRAP_HEAD = 'function (exports, require, module, __minicode_url, __minicode_import, __minicode_builtin) {';
+const WRAP_TAIL = '\n}';
 
 /** `import("./x.js")` as esbuild prints it, with the specifier captured. */
 const DYNAMIC_IMPORT = /\bimport\("(\.{1,2}\/[^"]+)"\)/g;
@@ -31,9 +35,16 @@ const BUILTIN_INTEROP = /__toESM\(require\("([^"]+)"\)(,\s*1)?\)/g;
 /** Any other `import(` that is not a property call (`x.import(`). */
 const NATIVE_IMPORT = /(^|[^.\w$])import\(/g;
 
-/** Write the twins of the bundle files in `metafile` (paths relative to `root`) and return their manifest; `entry` is the key of the CLI entry, `banner` the text the ES module build put first in each file. */
-export async function writeScriptTwins(root: string, dist: string, metafile: Metafile, entry: string, banner: string, minify: boolean): Promise<ScriptManifest> {
+/**
+ * Write the packs of the bundle files in `metafile` (paths relative to `root`) and return their manifest; `entry` is the key of
+ * the CLI entry, `banner` the text the ES module build put first in each file, `hot` the source modules whose `import()` from the
+ * entry is the hot path (scripts/bundle-packs.ts).
+ */
+export async function writeScriptPacks(root: string, dist: string, metafile: Metafile, entry: string, banner: string, minify: boolean, hot: readonly string[]): Promise<ScriptManifest> {
   const files: Record<string, ScriptEntry> = {};
+  const inputs: Record<string, PackInput> = {};
+  const functions = new Map<string, string>();
+  const externalsOf = new Map<string, string[]>();
   const hash = createHash('sha256');
   const keyOf = (output: string): string => path.relative(dist, path.resolve(root, output)).split(path.sep).join('/');
   const outputs = Object.entries(metafile.outputs).filter(([file]) => file.endsWith('.js'));
@@ -46,6 +57,7 @@ export async function writeScriptTwins(root: string, dist: string, metafile: Met
     };
     const deps: string[] = [];
     const externals: string[] = [];
+    externalsOf.set(key, externals);
     const dynamic = new Set<string>();
     for (const i of out.imports) {
       if (i.kind === 'import-statement' && !i.external) deps.push(keyOf(i.path));
@@ -97,12 +109,20 @@ export async function writeScriptTwins(root: string, dist: string, metafile: Met
     }
     const after = (body.match(/\b__minicode_import\(/g) ?? []).length;
     if (after !== before) throw new Error(`bundle-scripts: ${key}: ${before} import() in the module, ${after} rewritten in its script`);
-    const script = key.replace(/\.js$/, '.script.js');
-    const text = `${WRAP_HEAD}${body}${WRAP_TAIL}`;
-    fs.writeFileSync(path.join(dist, script), text);
-    hash.update(script).update('\0').update(text).update('\0');
-    files[key] = { script, deps, externals };
+    functions.set(key, `${WRAP_HEAD}${body}${WRAP_TAIL}`);
+    inputs[key] = {
+      deps,
+      dynamic: [...dynamic].map((d) => path.posix.join(path.posix.dirname(key), d)),
+      modules: Object.keys(out.inputs).map((i) => path.relative(root, path.resolve(i)).split(path.sep).join('/')),
+    };
   }
-  if (!files[entry]) throw new Error(`bundle-scripts: the entry ${entry} is not among the outputs`);
+  if (!functions.has(entry)) throw new Error(`bundle-scripts: the entry ${entry} is not among the outputs`);
+  for (const members of groupPacks(inputs, entry, hot)) {
+    const pack = members[0]!.replace(/\.js$/, '.pack.js');
+    const text = `({\n${members.map((key) => `${JSON.stringify(key)}: ${functions.get(key)!}`).join(',\n')}\n})`;
+    fs.writeFileSync(path.join(dist, pack), text);
+    hash.update(pack).update('\0').update(text).update('\0');
+    for (const key of members) files[key] = { pack, deps: [...inputs[key]!.deps], externals: externalsOf.get(key)! };
+  }
   return { buildId: hash.digest('hex').slice(0, 16), entry, files, required: [...REQUIRED_PACKAGES] };
 }
