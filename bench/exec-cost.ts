@@ -8,7 +8,8 @@
  * wire format (minicode and Claude Code: Anthropic Messages; Codex: OpenAI Responses). Each agent
  * runs in its own copy of the demo's sample project with a persistent home (its store, sessions,
  * config), stdout to a pipe. Per run: process CPU time (user + sys of the process and what it
- * waited for, from `/usr/bin/time`, else the child's own `process.resourceUsage()` at exit),
+ * waited for, from wait4(2) through bench/support/rusage-run.c, else `/usr/bin/time`, else the
+ * child's own `process.resourceUsage()` at exit),
  * peak RSS (maxRSS), time to the first stdout line and wall time. Competitors run in interleaved
  * rounds after one warm-up round; medians are compared. minicode runs three ways: as installed
  * (from its V8 code cache, which the warm-up round fills), without the code cache
@@ -18,10 +19,12 @@
  * `--peers-dir DIR`, default ~/.cache/minicode/bench-peers). `--against DIR` runs another build of
  * minicode (the root holding its dist/, e.g. main's) in the same rounds, to measure a change. With peers the whole benchmark runs
  * in a loopback-only network namespace (`unshare -n`) where the machine allows one, and says
- * whether it did. Targets (issue #23): CPU <= 0.25x Codex's and <= 2.5x `node -e 0`, peak RSS
+ * whether it did. Besides `node -e 0`, a second floor does the job itself with the least a Node
+ * program needs (bench/support/job-floor.ts: node:http, the shell, one synced lmdb commit; and
+ * without the store): what any Node agent CLI pays for this job. Targets (issue #23): CPU <= 0.25x Codex's and <= 2.5x `node -e 0`, peak RSS
  * <= 0.5x Codex's and <= 60 MB, first `--json` line <= 120 ms.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -37,6 +40,9 @@ const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = fs.existsSync(path.resolve(HERE, '../package.json')) ? path.resolve(HERE, '..') : path.resolve(HERE, '../..');
 const CLI = path.join(ROOT, 'dist/cli/main.js');
 const TIME = '/usr/bin/time';
+const JOB_FLOOR_SCRIPT = path.join(HERE, 'support/job-floor.js');
+/** The name of the job done by a bare Node script in the report. */
+const JOB_FLOOR = 'bare Node job (node:http + sh + lmdb commit)';
 const TARGET = { cpuVsCodex: 0.25, cpuVsFloor: 2.5, rssVsCodex: 0.5, rssMB: 60, firstLineMs: 120 };
 
 /** Fallback when /usr/bin/time is absent: a Node child reports its own usage on stderr at exit. */
@@ -60,10 +66,34 @@ interface Competitor {
   node: boolean;
 }
 
-async function oneRun(c: Competitor, useTime: boolean, scratch: string): Promise<RunCost> {
+/**
+ * What measures a run's CPU time and peak RSS: `rusage-run` (bench/support/rusage-run.c,
+ * compiled here with the machine's C compiler: wait4's figures to the microsecond), else
+ * `/usr/bin/time` (the same figures in hundredths of a second, too coarse for a run of 0.1-0.2
+ * s), else nothing (Node competitors then report their own usage, without their children).
+ */
+interface Meter {
+  kind: 'rusage-run' | 'time';
+  /** The wrapper's command line before the measured command; it writes "<user> <sys> <maxKiB>" to `file`. */
+  prefix: (file: string) => string[];
+}
+
+function cpuMeter(scratch: string): Meter | undefined {
+  const source = path.join(ROOT, 'bench/support/rusage-run.c');
+  const binary = path.join(scratch, 'rusage-run');
+  for (const cc of ['cc', 'gcc', 'clang']) {
+    if (!fs.existsSync(source)) break;
+    const built = spawnSync(cc, ['-O2', '-o', binary, source], { stdio: 'ignore' });
+    if (built.status === 0) return { kind: 'rusage-run', prefix: (file) => [binary, file] };
+  }
+  return fs.existsSync(TIME) ? { kind: 'time', prefix: (file) => [TIME, '-o', file, '-f', '%U %S %M'] } : undefined;
+}
+
+async function oneRun(c: Competitor, meter: Meter | undefined, scratch: string): Promise<RunCost> {
   const timeFile = path.join(scratch, `time-${process.hrtime.bigint()}.txt`);
+  const useTime = meter !== undefined;
   const args = c.node && !useTime ? ['--import', USAGE_PRELOAD, ...c.args] : c.args;
-  const [command, ...argv] = useTime ? [TIME, '-o', timeFile, '-f', '%U %S %M', c.command, ...args] : [c.command, ...args];
+  const [command, ...argv] = meter ? [...meter.prefix(timeFile), c.command, ...args] : [c.command, ...args];
   const started = performance.now();
   let firstLineMs = Number.NaN;
   const stderr: Buffer[] = [];
@@ -108,6 +138,16 @@ function competitors(provider: AgentProvider, homes: string[], peerBinaries: Map
   const ours = project('minicode');
   const list: Competitor[] = [
     { name: 'node -e 0', command: process.execPath, args: ['-e', '0'], env: floor.env, cwd: floor.cwd, node: true },
+    // The same job by the least a Node program needs (bench/support/job-floor.ts): what any Node agent CLI pays for it.
+    { name: JOB_FLOOR, command: process.execPath, args: [JOB_FLOOR_SCRIPT, JOB_PROMPT], env: { ...floor.env, ANTHROPIC_BASE_URL: provider.origin }, cwd: floor.cwd, node: true },
+    {
+      name: `${JOB_FLOOR}, no store`,
+      command: process.execPath,
+      args: [JOB_FLOOR_SCRIPT, JOB_PROMPT, '--no-store'],
+      env: { ...floor.env, ANTHROPIC_BASE_URL: provider.origin },
+      cwd: floor.cwd,
+      node: true,
+    },
     {
       name: 'minicode',
       command: process.execPath,
@@ -183,7 +223,7 @@ async function measure(options: BenchOptions, peerBinaries: Map<string, string>,
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-exec-cost-'));
   const provider = await startAgentProvider();
   const homes: string[] = [];
-  const useTime = fs.existsSync(TIME);
+  const meter = cpuMeter(scratch);
   const costs = new Map<string, RunCost[]>();
   notes.push(`load average (1/5/15 min) at start: ${load()}`);
   try {
@@ -191,7 +231,7 @@ async function measure(options: BenchOptions, peerBinaries: Map<string, string>,
     for (const c of list) costs.set(c.name, []);
     for (let r = 0; r <= rounds; r++) {
       for (const c of list) {
-        const cost = await oneRun(c, useTime, scratch);
+        const cost = await oneRun(c, meter, scratch);
         if (r > 0) costs.get(c.name)!.push(cost);
       }
     }
@@ -204,7 +244,7 @@ async function measure(options: BenchOptions, peerBinaries: Map<string, string>,
     "minicode's V8 code cache lives under each run's HOME (the sample project's scratch folder): the warm-up round writes it, the measured rounds run from it; 'minicode, no code cache' sets MINICODE_CODE_CACHE=0 (the ES module bundle).",
   );
   notes.push(
-    `CPU and RSS from ${useTime ? '/usr/bin/time -f "%U %S %M" (the process and the children it waited for, e.g. the shell of the tool call)' : "the child's process.resourceUsage() at exit"}; ${rounds} interleaved rounds after one warm-up round; requests served: ${JSON.stringify(Object.fromEntries(provider.counts))}.`,
+    `CPU and RSS from ${meter?.kind === 'rusage-run' ? 'wait4(2) in a small wrapper (bench/support/rusage-run.c), to the microsecond: the process and the children it waited for, e.g. the shell of the tool call' : meter ? '/usr/bin/time -f "%U %S %M", in hundredths of a second (no C compiler for bench/support/rusage-run.c): the process and the children it waited for, e.g. the shell of the tool call' : "the child's process.resourceUsage() at exit"}; ${rounds} interleaved rounds after one warm-up round; requests served: ${JSON.stringify(Object.fromEntries(provider.counts))}.`,
   );
   return costs;
 }
@@ -276,6 +316,9 @@ export async function run(options: BenchOptions, argv: readonly string[] = proce
     { label: 'minicode peak RSS', value: ours.rss.median, unit: 'MB', target: { op: '<=', value: TARGET.rssMB } },
     { label: 'minicode time to first --json line', value: ours.first.median, unit: 'ms', target: { op: '<=', value: TARGET.firstLineMs } },
     { label: 'minicode CPU (absolute)', value: ours.cpu.median, unit: 's' },
+    { label: `${JOB_FLOOR} CPU / node -e 0 CPU`, value: medians.get(JOB_FLOOR)!.cpu.median / floor.cpu.median },
+    { label: `${JOB_FLOOR}, no store CPU / node -e 0 CPU`, value: medians.get(`${JOB_FLOOR}, no store`)!.cpu.median / floor.cpu.median },
+    { label: `minicode CPU / ${JOB_FLOOR} CPU`, value: ours.cpu.median / medians.get(JOB_FLOOR)!.cpu.median },
     { label: 'minicode --no-checkpoint CPU / node -e 0 CPU', value: medians.get('minicode --no-checkpoint')!.cpu.median / floor.cpu.median },
     { label: 'minicode CPU / minicode without the code cache CPU', value: ours.cpu.median / medians.get('minicode, no code cache')!.cpu.median },
   ];
