@@ -239,6 +239,24 @@ export function openStore(options: StoreOptions): EventStore {
   }
 
   /**
+   * Put the batches sealed so far now, under the writer's open lock, rather than with the rest
+   * of the turn: the same keys and values, in the transaction lmdb is filling for this
+   * event-loop turn (lmdb starts another within a long turn, as it does for a turn's own
+   * puts), but its LZ4 compression and write thread take them while the turn goes on. A
+   * producer that runs a whole session without a microtask checkpoint (a stream read from
+   * memory runs on process.nextTick alone) otherwise holds every batch until its end, then
+   * waits for all of them to be compressed and written. While an opener holds the lock they
+   * stay sealed and go with the turn.
+   */
+  function writeSealed(): void {
+    if (retry || !(lock as WriterLock).acquire()) return;
+    for (const [key, value] of sealed) putBatch(key, value);
+    sealed.length = 0;
+    const unlock = (lock as WriterLock).done;
+    syncedNow().then(unlock, unlock);
+  }
+
+  /**
    * Drop sessions down to half the limit, written longest ago first. Only a session whose
    * writes are all committed may go: `sessionState` folds it again from committed data alone.
    */
@@ -326,6 +344,7 @@ export function openStore(options: StoreOptions): EventStore {
       if (p && (p.lines.length >= MAX_BATCH_EVENTS || p.chars + text.length > MAX_BATCH_CHARS)) {
         sealed.push([[id, p.firstSeq], encodeBatch(p.lines)]);
         p = undefined;
+        writeSealed();
       }
       if (!p) {
         pending.set(id, (p = { firstSeq: event.seq, lines: [], chars: 0 }));
