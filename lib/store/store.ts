@@ -7,7 +7,8 @@
  *
  * `append` queues the event's JSON text: the JSONL line when the caller printed one (then that
  * text is stored, not made twice), else `JSON.stringify` of the event; at the end of the turn
- * each session's queued events become one put (several when the turn outgrows the batch bound).
+ * each session's queued events become one put (several when the turn outgrows the batch bound:
+ * a value sealed at the bound is put at once).
  * Writes use lmdb's async `put`, which batches every put of one event-loop turn into one
  * transaction committed off the main thread; `append` never waits. `flushed()` resolves once
  * everything appended so far is committed and synced, `flushed(sessionId)` once that session's
