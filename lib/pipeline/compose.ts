@@ -14,7 +14,9 @@
 import { Readable } from 'node:stream';
 import type { EventDraft, OutputEvent } from '../events/index.js';
 import { createEnveloper, type Clock, type RunIds } from '../events/enveloper.js';
+import { EVENT_REGISTRY } from '../events/registry.js';
 import { initialState, reduceOwned, type ReducerState } from '../reducer/index.js';
+import { batchLines } from '../render/batch-lines.js';
 import type { FinishExtra, Renderer } from '../render/types.js';
 import type { StoreSink } from '../store/held-events.js';
 import { joinStages } from './join.js';
@@ -74,6 +76,21 @@ export interface RunPipeline {
   finish(extra?: FinishExtra): Promise<ReducerState>;
 }
 
+/**
+ * `jsonLine` of each durable event of a batch (undefined for the others), from one
+ * serialisation per run of events (render/batch-lines.ts): the text the store keeps when no
+ * renderer printed lines. It parses to the same event as `JSON.stringify` of it and differs
+ * only where `jsonLine` escapes a character for terminals, as a printed line does.
+ */
+function durableLines(events: readonly OutputEvent[]): (string | undefined)[] {
+  const durable: OutputEvent[] = [];
+  for (let i = 0; i < events.length; i++) if (EVENT_REGISTRY[(events[i] as OutputEvent).type]?.durable) durable.push(events[i] as OutputEvent);
+  const made = batchLines(durable);
+  const lines = new Array<string | undefined>(events.length);
+  for (let i = 0, k = 0; i < events.length; i++) if (events[i] === durable[k]) lines[i] = made[k++];
+  return lines;
+}
+
 /** Create the pipeline and start it. */
 export function createRunPipeline(options: RunPipelineOptions): RunPipeline {
   const enveloper = createEnveloper({
@@ -91,12 +108,15 @@ export function createRunPipeline(options: RunPipelineOptions): RunPipeline {
       // The JSONL lines the renderer prints, made once for it and the store, for the whole
       // batch before reducing it (one serialisation of the batch, see render/batch-lines.ts),
       // so the reducer's loop runs without it in between (each loop keeps its code and data hot).
+      // Without them (a human renderer, or none), the store's text of the batch's durable
+      // events is made the same way rather than by one JSON.stringify per event.
       const lines = linesOf?.(events);
+      const stored = lines ?? (store ? durableLines(events) : undefined);
       for (let i = 0; i < events.length; i++) {
         const event = events[i] as OutputEvent;
         const line = lines?.[i];
         state = reduceOwned(state, event);
-        if (store) store.append(event, line);
+        if (store) store.append(event, stored?.[i]);
         renderer?.onEvent(event, state, line);
         onEvent?.(event, state);
       }

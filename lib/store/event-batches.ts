@@ -2,8 +2,9 @@
  * The store's event format: the durable events one writer appended to one session in one
  * event-loop turn, as ONE LMDB value under `[sessionId, seq of the first]`. The value is the
  * JSON array of the events, UTF-8, and a batch reads back with one `JSON.parse`. Each element
- * is the event's JSON text: the line `--json` printed when the run prints JSONL (the text is
- * made once for both), else `JSON.stringify` of the event, made when it is appended. The two
+ * is the event's JSON text: the line the run pipeline hands `append` (`jsonLine` of the event:
+ * the line `--json` printed, made once for both, or made the same way for the store alone),
+ * else `JSON.stringify` of the event, made when it is appended. The two
  * differ only in characters `jsonLine` escapes for terminals (U+2028, C1 controls, ...); both
  * parse to the same events, and `replay --json` prints `jsonLine` of what it parsed, so a
  * replayed event prints exactly as it printed live either way. Older builds wrote a batch

@@ -7,7 +7,8 @@
  *
  * `append` queues the event's JSON text: the JSONL line when the caller printed one (then that
  * text is stored, not made twice), else `JSON.stringify` of the event; at the end of the turn
- * each session's queued events become one put (several when the turn outgrows the batch bound).
+ * each session's queued events become one put (several when the turn outgrows the batch bound:
+ * a value sealed at the bound is put at once).
  * Writes use lmdb's async `put`, which batches every put of one event-loop turn into one
  * transaction committed off the main thread; `append` never waits. `flushed()` resolves once
  * everything appended so far is committed and synced, `flushed(sessionId)` once that session's
@@ -239,6 +240,24 @@ export function openStore(options: StoreOptions): EventStore {
   }
 
   /**
+   * Put the batches sealed so far now, under the writer's open lock, rather than with the rest
+   * of the turn: the same keys and values, in the transaction lmdb is filling for this
+   * event-loop turn (lmdb starts another within a long turn, as it does for a turn's own
+   * puts), but its LZ4 compression and write thread take them while the turn goes on. A
+   * producer that runs a whole session without a microtask checkpoint (a stream read from
+   * memory runs on process.nextTick alone) otherwise holds every batch until its end, then
+   * waits for all of them to be compressed and written. While an opener holds the lock they
+   * stay sealed and go with the turn.
+   */
+  function writeSealed(): void {
+    if (retry || !(lock as WriterLock).acquire()) return;
+    for (const [key, value] of sealed) putBatch(key, value);
+    sealed.length = 0;
+    const unlock = (lock as WriterLock).done;
+    syncedNow().then(unlock, unlock);
+  }
+
+  /**
    * Drop sessions down to half the limit, written longest ago first. Only a session whose
    * writes are all committed may go: `sessionState` folds it again from committed data alone.
    */
@@ -326,6 +345,7 @@ export function openStore(options: StoreOptions): EventStore {
       if (p && (p.lines.length >= MAX_BATCH_EVENTS || p.chars + text.length > MAX_BATCH_CHARS)) {
         sealed.push([[id, p.firstSeq], encodeBatch(p.lines)]);
         p = undefined;
+        writeSealed();
       }
       if (!p) {
         pending.set(id, (p = { firstSeq: event.seq, lines: [], chars: 0 }));

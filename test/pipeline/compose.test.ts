@@ -177,4 +177,32 @@ describe('the run pipeline under backpressure', () => {
     await root.close();
     expect(at).toBe(eventLines.length);
   });
+
+  it('stores the same text when nothing prints JSONL as when the JSONL renderer prints it', async () => {
+    // A line separator in a title: the store keeps jsonLine of the event either way.
+    const input = drafts().map((d) => (d.type === 'task.started' ? ({ ...d, payload: { ...d.payload, title: 'a\u2028b' } } as EventDraft) : d));
+    const rawValues = async (renderer: 'jsonl' | 'linear' | undefined): Promise<string[]> => {
+      const dir = tmpDir();
+      const store = openStore({ dir });
+      const pipeline = createRunPipeline({
+        sessionId: 'ses_same',
+        clock: () => 1_700_000_000_000,
+        scrubber: { push: (d) => [d], end: () => [] },
+        ...(renderer ? { renderer: createRenderer(renderer, { out: () => undefined, err: () => undefined }) } : {}),
+        store,
+      });
+      for (const d of input) pipeline.emit(d);
+      await pipeline.finish();
+      await store.close();
+      const root = open({ path: dir, maxDbs: 8, readOnly: true });
+      const db = root.openDB<Uint8Array, [string, number]>({ name: 'batches', encoding: 'binary', compression: { threshold: BATCH_COMPRESSION_THRESHOLD } });
+      const values = [...db.getRange({})].map(({ value }) => Buffer.from(value).toString('utf8'));
+      await root.close();
+      return values;
+    };
+    const printed = await rawValues('jsonl');
+    expect(printed.join('')).toContain('\\u2028');
+    expect(await rawValues('linear')).toEqual(printed);
+    expect(await rawValues(undefined)).toEqual(printed);
+  });
 });

@@ -4,8 +4,9 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { EVENT_REGISTRY } from '../../lib/events/index.js';
+import { EVENT_REGISTRY, type OutputEvent } from '../../lib/events/index.js';
 import { openStore } from '../../lib/store/index.js';
+import { MAX_BATCH_CHARS } from '../../lib/store/event-batches.js';
 import { withOpenLock, writerLock } from '../../lib/store/open-lock.js';
 import { syntheticRun } from '../../bench/support/synthetic-run.js';
 import { ROOT } from '../helpers/cli.js';
@@ -159,6 +160,28 @@ describe('the open lock keeps opens and commits of different processes apart', (
     first.close();
     second.close();
     expect(fs.readdirSync(dir)).toEqual([]);
+  });
+
+  it('holds the batches a long turn seals while an opener of another process waits, and writes them in order once it is gone', async () => {
+    const dir = tmpDir();
+    const store = openStore({ dir });
+    const { child, exited } = otherProcess();
+    fs.writeFileSync(path.join(dir, 'open.want'), String(child.pid));
+    // ~20 KB of text per event, 60 events in one turn: several batches sealed at the bound.
+    const events = [...syntheticRun({ sessionId: 'sealed', steps: 12 })]
+      .filter((e) => EVENT_REGISTRY[e.type].durable)
+      .map((e, i) => ({ ...e, payload: { ...e.payload, note: `${i}:`.padEnd(20_000, 'x') } }) as OutputEvent);
+    expect(events.length * 20_000).toBeGreaterThan(3 * MAX_BATCH_CHARS);
+    for (const e of events) store.append(e);
+    await nextTurn();
+    // Nothing was put under the lock: the writer holds no file while the opener waits.
+    expect(writerFiles(dir)).toEqual([]);
+    child.kill('SIGKILL');
+    await exited;
+    await store.close();
+    const reader = openStore({ dir, readOnly: true });
+    expect(reader.readSession('sealed')).toEqual(events);
+    await reader.close();
   });
 
   it('takes nothing and leaves no file when a request of another process exists', () => {
