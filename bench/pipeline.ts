@@ -48,6 +48,8 @@ import { createRenderer } from '../lib/render/index.js';
 import type { SecretRule } from '../lib/scrub/rule-types.js';
 import { createEventScrubber } from '../lib/scrub/scrub-stage.js';
 import { openStore, type EventStore } from '../lib/store/index.js';
+import { createConcurrencyController } from '../lib/batch/concurrency.js';
+import { createScheduler } from '../lib/batch/scheduler.js';
 import { type BenchOptions, type BenchReport, measurement, median, ratio, runIfMain, type Measurement } from './harness.js';
 import { combinedRegex } from './scrub.js';
 import { openPeerStore, runPeerSource } from './support/peer-assembly.js';
@@ -136,9 +138,30 @@ export function temporaryStore(): { store: EventStore; dispose: () => Promise<vo
 const pad = (n: number, width: number): string => String(n).padStart(width, '0');
 
 /**
+ * Run `sessions` sessions (numbered from 0) with `batch`'s scheduler (lib/batch/scheduler.ts):
+ * `lanes` executing at once (`--concurrency`), a session's slot handed on once its events are
+ * settled, and the session itself done once the store acknowledged them (at most
+ * the scheduler's `DEFAULT_MAX_ACKNOWLEDGING` wait so at once). Rejects with the first session's error.
+ */
+async function runLanes(sessions: number, lanes: number, run: (k: number, settled: () => void) => Promise<void>): Promise<void> {
+  let failure: unknown;
+  const scheduler = createScheduler({
+    items: Array.from({ length: sessions }, (_, k) => k),
+    controller: createConcurrencyController({ max: Math.max(1, lanes) }),
+    shouldStop: () => (failure !== undefined ? 'failed' : undefined),
+    run: (k, settled) =>
+      run(k, settled).catch((error: unknown) => {
+        failure ??= error;
+      }),
+  });
+  await scheduler.done;
+  if (failure !== undefined) throw failure;
+}
+
+/**
  * Run the corpus once through a variant of the command path; returns elapsed ms. `lanes`
- * sessions are in flight at once, each awaited to the store's acknowledgement, as `batch` runs them
- * (`--concurrency`, default 4); one lane is one session after the other.
+ * sessions execute at once, each awaited to the store's acknowledgement, as `batch` runs them
+ * ({@link runLanes}; `--concurrency`, default 4).
  */
 export async function runVariant(corpus: PipelineCorpus, variant: PipelineVariant, sharedStore: EventStore, lanes = 1): Promise<RoundResult> {
   const prefix = `bench-${pad(roundCounter++, 6)}-`;
@@ -148,7 +171,7 @@ export async function runVariant(corpus: PipelineCorpus, variant: PipelineVarian
     outBytes += s.length;
   };
   let events = 0;
-  const runSession = async (p: number, i: number): Promise<void> => {
+  const runSession = async (p: number, i: number, settled: () => void): Promise<void> => {
     const prepared = corpus.pass[i] as PreparedSource;
     // Increasing ids, as the product's time-ordered session ids are (lib/ids.ts): a long-lived
     // store appends new sessions at the end of its key space rather than all over it.
@@ -159,6 +182,7 @@ export async function runVariant(corpus: PipelineCorpus, variant: PipelineVarian
       scrubber: scrubberFor(variant),
       ...(renderer ? { renderer } : {}),
       ...(store ? { store } : {}),
+      onSettled: settled,
       ...(variant.decode ? { input: { bytes: Readable.from(prepared.chunks), makeDecoder: makeDecoderFor(prepared, () => void events++) } } : {}),
     });
     if (!variant.decode) {
@@ -170,13 +194,8 @@ export async function runVariant(corpus: PipelineCorpus, variant: PipelineVarian
     }
     await run.finish();
   };
-  const sessions = corpus.passes * corpus.pass.length;
-  let next = 0;
-  const lane = async (): Promise<void> => {
-    for (let k = next++; k < sessions; k = next++) await runSession(Math.floor(k / corpus.pass.length), k % corpus.pass.length);
-  };
   const start = performance.now();
-  await Promise.all(Array.from({ length: Math.max(1, lanes) }, lane));
+  await runLanes(corpus.passes * corpus.pass.length, lanes, (k, settled) => runSession(Math.floor(k / corpus.pass.length), k % corpus.pass.length, settled));
   return { ms: performance.now() - start, events, outBytes, prefix };
 }
 
@@ -195,9 +214,9 @@ function runReduceOnly(corpus: PipelineCorpus, envelopes: OutputEvent[][]): Roun
 }
 
 /**
- * The peer assembly over the same corpus, into its own lmdb store, `lanes` sessions in flight
- * as {@link runVariant} runs them; each session awaits its puts committed and synced (`flushed`), as the pipeline's
- * `finish()` does.
+ * The peer assembly over the same corpus, into its own lmdb store, `lanes` sessions at once
+ * with the same scheduler as {@link runVariant}; each session awaits its puts committed and
+ * synced (`flushed`), as the pipeline's `finish()` does, after handing its slot on.
  */
 async function runPeer(corpus: PipelineCorpus, db: ReturnType<typeof openPeerStore>, secrets: RegExp, lanes = 1): Promise<RoundResult> {
   const round = roundCounter++;
@@ -206,18 +225,14 @@ async function runPeer(corpus: PipelineCorpus, db: ReturnType<typeof openPeerSto
     outBytes += s.length;
   };
   let events = 0;
-  const sessions = corpus.passes * corpus.pass.length;
-  let next = 0;
-  const lane = async (): Promise<void> => {
-    for (let k = next++; k < sessions; k = next++) {
-      const p = Math.floor(k / corpus.pass.length);
-      const i = k % corpus.pass.length;
-      events += runPeerSource(corpus.pass[i] as PreparedSource, `peer-${pad(round, 6)}-${pad(p, 6)}-${pad(i, 4)}`, secrets, db, out);
-      await db.flushed;
-    }
-  };
   const start = performance.now();
-  await Promise.all(Array.from({ length: Math.max(1, lanes) }, lane));
+  await runLanes(corpus.passes * corpus.pass.length, lanes, async (k, settled) => {
+    const p = Math.floor(k / corpus.pass.length);
+    const i = k % corpus.pass.length;
+    events += runPeerSource(corpus.pass[i] as PreparedSource, `peer-${pad(round, 6)}-${pad(p, 6)}-${pad(i, 4)}`, secrets, db, out);
+    settled();
+    await db.flushed;
+  });
   return { ms: performance.now() - start, events, outBytes };
 }
 
