@@ -52,7 +52,7 @@ describe('adaptive concurrency', () => {
     expect(ran.length).toBeLessThanOrEqual(14);
   });
 
-  it('hands a settled run\'s slot to the next item and ends only once every run is acknowledged', async () => {
+  it("hands a settled run's slot to the next item and ends only once every run is acknowledged", async () => {
     const c = createConcurrencyController({ max: 2 });
     const started: number[] = [];
     const settle: (() => void)[] = [];
