@@ -159,11 +159,20 @@ async function runLanes(sessions: number, lanes: number, run: (k: number, settle
 }
 
 /**
+ * Where a session's input enters the pipeline. `bytes`: the byte stream is the pipeline's head
+ * and its decode stage decodes it, as `ingest` reads a file. `entry`: the producer feeds the
+ * decoder itself, one input chunk at a time, and writes what each chunk decoded to into the
+ * pipeline's entry, awaiting it when it is full: what a `batch` run's agent loop does with a
+ * provider response (lib/agent/provider-call.ts) and the native supervisor with an agent's stdout.
+ */
+export type SessionHead = 'bytes' | 'entry';
+
+/**
  * Run the corpus once through a variant of the command path; returns elapsed ms. `lanes`
  * sessions execute at once, each awaited to the store's acknowledgement, as `batch` runs them
- * ({@link runLanes}; `--concurrency`, default 4).
+ * ({@link runLanes}; `--concurrency`, default 4); `head`: how input enters ({@link SessionHead}).
  */
-export async function runVariant(corpus: PipelineCorpus, variant: PipelineVariant, sharedStore: EventStore, lanes = 1): Promise<RoundResult> {
+export async function runVariant(corpus: PipelineCorpus, variant: PipelineVariant, sharedStore: EventStore, lanes = 1, head: SessionHead = 'bytes'): Promise<RoundResult> {
   const prefix = `bench-${pad(roundCounter++, 6)}-`;
   const store = variant.store ? sharedStore : undefined;
   let outBytes = 0;
@@ -183,9 +192,25 @@ export async function runVariant(corpus: PipelineCorpus, variant: PipelineVarian
       ...(renderer ? { renderer } : {}),
       ...(store ? { store } : {}),
       onSettled: settled,
-      ...(variant.decode ? { input: { bytes: Readable.from(prepared.chunks), makeDecoder: makeDecoderFor(prepared, () => void events++) } } : {}),
+      ...(variant.decode && head === 'bytes' ? { input: { bytes: Readable.from(prepared.chunks), makeDecoder: makeDecoderFor(prepared, () => void events++) } } : {}),
     });
-    if (!variant.decode) {
+    if (variant.decode && head === 'entry') {
+      let drafts: EventDraft[] = [];
+      const decoder = makeDecoderFor(prepared, () => void events++)((e) => drafts.push(e));
+      const flush = (): Promise<void> | undefined => {
+        if (drafts.length === 0) return undefined;
+        const batch = drafts;
+        drafts = [];
+        return run.write(batch);
+      };
+      for (const chunk of prepared.chunks) {
+        decoder.feed(chunk);
+        const wait = flush();
+        if (wait) await wait;
+      }
+      decoder.end();
+      await flush();
+    } else if (!variant.decode) {
       for (const batch of prepared.batches) {
         events += batch.length;
         const wait = run.write(batch);
@@ -288,6 +313,8 @@ interface Shape {
   lanes: number;
   /** The variants besides the full pipeline. */
   ablations: PipelineVariant[];
+  /** How a session's input enters, as the shape's commands take it. */
+  head: SessionHead;
 }
 
 /** Medians of one shape: full pipeline, ablations, floor, peer, reducer alone (ms per round). */
@@ -317,7 +344,7 @@ async function measureShape(shape: Shape, rounds: number): Promise<{ ms: Record<
     const input = r === 0 ? warmUp : corpus;
     for (const v of variants) {
       const txnBefore = syncFloor && v.store ? lastTxnId(store.dir) : 0;
-      const res = await runVariant(input, v, store, lanes);
+      const res = await runVariant(input, v, store, lanes, shape.head);
       if (res.events !== input.totalEvents) throw new Error(`${shape.name}, ${v.label}: ${res.events} events, expected ${input.totalEvents}`);
       if (r > 0) (ms[v.label] as number[]).push(res.ms);
       if (v === FULL) fullOutBytes = res.outBytes;
@@ -463,6 +490,7 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
       corpus: buildLongSessionCorpus({ records: options.quick ? 30_000 : 60_000 }),
       lanes: 1,
       ablations: ABLATIONS,
+      head: 'bytes',
     },
     {
       name: 'many sessions',
@@ -472,6 +500,7 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
       corpus: buildPipelineCorpus({ minEvents: options.quick ? 50_000 : 100_000 }),
       lanes: BATCH_LANES,
       ablations: ABLATIONS.filter((v) => !v.store),
+      head: 'entry',
     },
   ];
   const parts = [];
