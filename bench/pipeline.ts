@@ -10,10 +10,12 @@
  *    in the reads `ingest` makes of a file (INGEST_READ_BYTES);
  *  - many sessions: the recorded corpus (providers and native agents, see
  *    bench/support/pipeline-corpus.ts; median ~10 events a session; 16 KiB socket reads) replicated to at least
- *    100,000 decoded events (quick: 50,000), each source one session, 4 in flight at once as
- *    `batch` (default `--concurrency 4`) runs them. Here every session waits for its
- *    transaction's sync (lmdb commits a transaction only after the previous one's sync), so
- *    the disk's sync latency shows, for the peer as for the pipeline.
+ *    100,000 decoded events (quick: 50,000), each source one session, run as `batch` runs them:
+ *    on its scheduler (lib/batch/scheduler.ts), 4 executing at once (default `--concurrency 4`),
+ *    a session's slot handed on once its events are settled and the session done once its
+ *    transaction is synced (lmdb commits a transaction only after the previous one's sync), and
+ *    fed as a batch run feeds it: the producer decodes each 16 KiB read and writes the drafts
+ *    into the pipeline's entry ({@link SessionHead}). The peer's sessions run on the same scheduler.
  *
  * Floor: for every input record of the same corpus (an SSE `data:` payload or a JSONL line),
  * `JSON.parse` of its text and `JSON.stringify` of an envelope-shaped object holding the result.

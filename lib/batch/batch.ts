@@ -305,10 +305,18 @@ export async function runLocalBatch(options: LocalBatchOptions): Promise<BatchSu
     },
     run: async (line, settled) => {
       let clean = true;
+      let handedOn = false;
       const slotAt = clock();
       const record = await execute(line, options, {
         // Under --batch-budget the next start waits for this run's record: its cost decides.
-        ...(options.batchBudgetUsd === undefined ? { onSettled: settled } : {}),
+        ...(options.batchBudgetUsd === undefined
+          ? {
+              onSettled: () => {
+                handedOn = true;
+                settled();
+              },
+            }
+          : {}),
         onRateLimit: (retryAfterMs) => {
           clean = false;
           controller.onRateLimit(clock(), retryAfterMs);
@@ -323,7 +331,8 @@ export async function runLocalBatch(options: LocalBatchOptions): Promise<BatchSu
       // An interrupted run is not a finished one: leave its id for the resume.
       if (!(options.signal?.aborted && record.reason === 'aborted')) ctx.accept(record);
       controller.onFinished(clean);
-      options.progress.update(ctx.snapshot(scheduler.running - 1, controller.snapshot()));
+      // A run that handed its slot on is no longer among the running ones.
+      options.progress.update(ctx.snapshot(scheduler.running - (handedOn ? 0 : 1), controller.snapshot()));
     },
   });
   // Kept ref'd: it also holds the process open while every run is waiting (a backoff).

@@ -15,11 +15,11 @@ import type { ConcurrencyController } from './concurrency.js';
 /**
  * Default of `SchedulerOptions.maxAcknowledging`. Settled runs normally wait a commit or two
  * (milliseconds); the bound matters when the disk lags: it caps what they hold in memory and
- * how many executed runs a crash then leaves without a record (a resume runs them again). Below
- * a few dozen, sessions that run from memory (bench/pipeline.ts, many sessions) wait on the
- * bound instead of sharing commits.
+ * how many executed runs a crash then leaves without a record (a resume runs them again). With
+ * a lower bound, short sessions on a disk whose syncs take tens of milliseconds (a shared
+ * machine) wait on the bound instead of sharing commits (docs/batch.md has the figures).
  */
-export const DEFAULT_MAX_ACKNOWLEDGING = 64;
+export const DEFAULT_MAX_ACKNOWLEDGING = 256;
 
 /** Options of {@link createScheduler}. */
 export interface SchedulerOptions<T> {
