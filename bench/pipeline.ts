@@ -10,10 +10,12 @@
  *    in the reads `ingest` makes of a file (INGEST_READ_BYTES);
  *  - many sessions: the recorded corpus (providers and native agents, see
  *    bench/support/pipeline-corpus.ts; median ~10 events a session; 16 KiB socket reads) replicated to at least
- *    100,000 decoded events (quick: 50,000), each source one session, 4 in flight at once as
- *    `batch` (default `--concurrency 4`) runs them. Here every session waits for its
- *    transaction's sync (lmdb commits a transaction only after the previous one's sync), so
- *    the disk's sync latency shows, for the peer as for the pipeline.
+ *    100,000 decoded events (quick: 50,000), each source one session, run as `batch` runs them:
+ *    on its scheduler (lib/batch/scheduler.ts), 4 executing at once (default `--concurrency 4`),
+ *    a session's slot handed on once its events are settled and the session done once its
+ *    transaction is synced (lmdb commits a transaction only after the previous one's sync), and
+ *    fed as a batch run feeds it: the producer decodes each 16 KiB read and writes the drafts
+ *    into the pipeline's entry ({@link SessionHead}). The peer's sessions run on the same scheduler.
  *
  * Floor: for every input record of the same corpus (an SSE `data:` payload or a JSONL line),
  * `JSON.parse` of its text and `JSON.stringify` of an envelope-shaped object holding the result.
@@ -48,6 +50,8 @@ import { createRenderer } from '../lib/render/index.js';
 import type { SecretRule } from '../lib/scrub/rule-types.js';
 import { createEventScrubber } from '../lib/scrub/scrub-stage.js';
 import { openStore, type EventStore } from '../lib/store/index.js';
+import { createConcurrencyController } from '../lib/batch/concurrency.js';
+import { createScheduler } from '../lib/batch/scheduler.js';
 import { type BenchOptions, type BenchReport, measurement, median, ratio, runIfMain, type Measurement } from './harness.js';
 import { combinedRegex } from './scrub.js';
 import { openPeerStore, runPeerSource } from './support/peer-assembly.js';
@@ -136,11 +140,41 @@ export function temporaryStore(): { store: EventStore; dispose: () => Promise<vo
 const pad = (n: number, width: number): string => String(n).padStart(width, '0');
 
 /**
- * Run the corpus once through a variant of the command path; returns elapsed ms. `lanes`
- * sessions are in flight at once, each awaited to the store's acknowledgement, as `batch` runs them
- * (`--concurrency`, default 4); one lane is one session after the other.
+ * Run `sessions` sessions (numbered from 0) with `batch`'s scheduler (lib/batch/scheduler.ts):
+ * `lanes` executing at once (`--concurrency`), a session's slot handed on once its events are
+ * settled, and the session itself done once the store acknowledged them (at most
+ * the scheduler's `DEFAULT_MAX_ACKNOWLEDGING` wait so at once). Rejects with the first session's error.
  */
-export async function runVariant(corpus: PipelineCorpus, variant: PipelineVariant, sharedStore: EventStore, lanes = 1): Promise<RoundResult> {
+async function runLanes(sessions: number, lanes: number, run: (k: number, settled: () => void) => Promise<void>): Promise<void> {
+  let failure: unknown;
+  const scheduler = createScheduler({
+    items: Array.from({ length: sessions }, (_, k) => k),
+    controller: createConcurrencyController({ max: Math.max(1, lanes) }),
+    shouldStop: () => (failure !== undefined ? 'failed' : undefined),
+    run: (k, settled) =>
+      run(k, settled).catch((error: unknown) => {
+        failure ??= error;
+      }),
+  });
+  await scheduler.done;
+  if (failure !== undefined) throw failure;
+}
+
+/**
+ * Where a session's input enters the pipeline. `bytes`: the byte stream is the pipeline's head
+ * and its decode stage decodes it, as `ingest` reads a file. `entry`: the producer feeds the
+ * decoder itself, one input chunk at a time, and writes what each chunk decoded to into the
+ * pipeline's entry, awaiting it when it is full: what a `batch` run's agent loop does with a
+ * provider response (lib/agent/provider-call.ts) and the native supervisor with an agent's stdout.
+ */
+export type SessionHead = 'bytes' | 'entry';
+
+/**
+ * Run the corpus once through a variant of the command path; returns elapsed ms. `lanes`
+ * sessions execute at once, each awaited to the store's acknowledgement, as `batch` runs them
+ * ({@link runLanes}; `--concurrency`, default 4); `head`: how input enters ({@link SessionHead}).
+ */
+export async function runVariant(corpus: PipelineCorpus, variant: PipelineVariant, sharedStore: EventStore, lanes = 1, head: SessionHead = 'bytes'): Promise<RoundResult> {
   const prefix = `bench-${pad(roundCounter++, 6)}-`;
   const store = variant.store ? sharedStore : undefined;
   let outBytes = 0;
@@ -148,7 +182,7 @@ export async function runVariant(corpus: PipelineCorpus, variant: PipelineVarian
     outBytes += s.length;
   };
   let events = 0;
-  const runSession = async (p: number, i: number): Promise<void> => {
+  const runSession = async (p: number, i: number, settled: () => void): Promise<void> => {
     const prepared = corpus.pass[i] as PreparedSource;
     // Increasing ids, as the product's time-ordered session ids are (lib/ids.ts): a long-lived
     // store appends new sessions at the end of its key space rather than all over it.
@@ -159,9 +193,26 @@ export async function runVariant(corpus: PipelineCorpus, variant: PipelineVarian
       scrubber: scrubberFor(variant),
       ...(renderer ? { renderer } : {}),
       ...(store ? { store } : {}),
-      ...(variant.decode ? { input: { bytes: Readable.from(prepared.chunks), makeDecoder: makeDecoderFor(prepared, () => void events++) } } : {}),
+      onSettled: settled,
+      ...(variant.decode && head === 'bytes' ? { input: { bytes: Readable.from(prepared.chunks), makeDecoder: makeDecoderFor(prepared, () => void events++) } } : {}),
     });
-    if (!variant.decode) {
+    if (variant.decode && head === 'entry') {
+      let drafts: EventDraft[] = [];
+      const decoder = makeDecoderFor(prepared, () => void events++)((e) => drafts.push(e));
+      const flush = (): Promise<void> | undefined => {
+        if (drafts.length === 0) return undefined;
+        const batch = drafts;
+        drafts = [];
+        return run.write(batch);
+      };
+      for (const chunk of prepared.chunks) {
+        decoder.feed(chunk);
+        const wait = flush();
+        if (wait) await wait;
+      }
+      decoder.end();
+      await flush();
+    } else if (!variant.decode) {
       for (const batch of prepared.batches) {
         events += batch.length;
         const wait = run.write(batch);
@@ -170,13 +221,8 @@ export async function runVariant(corpus: PipelineCorpus, variant: PipelineVarian
     }
     await run.finish();
   };
-  const sessions = corpus.passes * corpus.pass.length;
-  let next = 0;
-  const lane = async (): Promise<void> => {
-    for (let k = next++; k < sessions; k = next++) await runSession(Math.floor(k / corpus.pass.length), k % corpus.pass.length);
-  };
   const start = performance.now();
-  await Promise.all(Array.from({ length: Math.max(1, lanes) }, lane));
+  await runLanes(corpus.passes * corpus.pass.length, lanes, (k, settled) => runSession(Math.floor(k / corpus.pass.length), k % corpus.pass.length, settled));
   return { ms: performance.now() - start, events, outBytes, prefix };
 }
 
@@ -195,9 +241,9 @@ function runReduceOnly(corpus: PipelineCorpus, envelopes: OutputEvent[][]): Roun
 }
 
 /**
- * The peer assembly over the same corpus, into its own lmdb store, `lanes` sessions in flight
- * as {@link runVariant} runs them; each session awaits its puts committed and synced (`flushed`), as the pipeline's
- * `finish()` does.
+ * The peer assembly over the same corpus, into its own lmdb store, `lanes` sessions at once
+ * with the same scheduler as {@link runVariant}; each session awaits its puts committed and
+ * synced (`flushed`), as the pipeline's `finish()` does, after handing its slot on.
  */
 async function runPeer(corpus: PipelineCorpus, db: ReturnType<typeof openPeerStore>, secrets: RegExp, lanes = 1): Promise<RoundResult> {
   const round = roundCounter++;
@@ -206,18 +252,14 @@ async function runPeer(corpus: PipelineCorpus, db: ReturnType<typeof openPeerSto
     outBytes += s.length;
   };
   let events = 0;
-  const sessions = corpus.passes * corpus.pass.length;
-  let next = 0;
-  const lane = async (): Promise<void> => {
-    for (let k = next++; k < sessions; k = next++) {
-      const p = Math.floor(k / corpus.pass.length);
-      const i = k % corpus.pass.length;
-      events += runPeerSource(corpus.pass[i] as PreparedSource, `peer-${pad(round, 6)}-${pad(p, 6)}-${pad(i, 4)}`, secrets, db, out);
-      await db.flushed;
-    }
-  };
   const start = performance.now();
-  await Promise.all(Array.from({ length: Math.max(1, lanes) }, lane));
+  await runLanes(corpus.passes * corpus.pass.length, lanes, async (k, settled) => {
+    const p = Math.floor(k / corpus.pass.length);
+    const i = k % corpus.pass.length;
+    events += runPeerSource(corpus.pass[i] as PreparedSource, `peer-${pad(round, 6)}-${pad(p, 6)}-${pad(i, 4)}`, secrets, db, out);
+    settled();
+    await db.flushed;
+  });
   return { ms: performance.now() - start, events, outBytes };
 }
 
@@ -273,6 +315,8 @@ interface Shape {
   lanes: number;
   /** The variants besides the full pipeline. */
   ablations: PipelineVariant[];
+  /** How a session's input enters, as the shape's commands take it. */
+  head: SessionHead;
 }
 
 /** Medians of one shape: full pipeline, ablations, floor, peer, reducer alone (ms per round). */
@@ -302,7 +346,7 @@ async function measureShape(shape: Shape, rounds: number): Promise<{ ms: Record<
     const input = r === 0 ? warmUp : corpus;
     for (const v of variants) {
       const txnBefore = syncFloor && v.store ? lastTxnId(store.dir) : 0;
-      const res = await runVariant(input, v, store, lanes);
+      const res = await runVariant(input, v, store, lanes, shape.head);
       if (res.events !== input.totalEvents) throw new Error(`${shape.name}, ${v.label}: ${res.events} events, expected ${input.totalEvents}`);
       if (r > 0) (ms[v.label] as number[]).push(res.ms);
       if (v === FULL) fullOutBytes = res.outBytes;
@@ -448,6 +492,7 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
       corpus: buildLongSessionCorpus({ records: options.quick ? 30_000 : 60_000 }),
       lanes: 1,
       ablations: ABLATIONS,
+      head: 'bytes',
     },
     {
       name: 'many sessions',
@@ -457,6 +502,7 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
       corpus: buildPipelineCorpus({ minEvents: options.quick ? 50_000 : 100_000 }),
       lanes: BATCH_LANES,
       ablations: ABLATIONS.filter((v) => !v.store),
+      head: 'entry',
     },
   ];
   const parts = [];

@@ -145,6 +145,7 @@ export default async function batchLineTask(task: BatchLineTask): Promise<Worker
         ...(task.storeDir ? { store: storeFor(task.storeDir) } : {}),
         onRateLimit: (retryAfterMs) => post(retryAfterMs === undefined ? { type: 'rate-limit', seq } : { type: 'rate-limit', seq, retryAfterMs }),
         onQuota: (text) => post(text === undefined ? { type: 'quota', seq } : { type: 'quota', seq, message: text }),
+        ...(task.signalSettled ? { onSettled: () => post({ type: 'settled', seq }) } : {}),
         ...(task.trace ? { trace: task.trace, onSpans: (s: NonNullable<BatchLineValue['spans']>) => (spans = s) } : {}),
       });
     // Isolation and verify here, around the run: their subprocesses start from this thread's helper, not the coordinator's loop.
@@ -154,7 +155,9 @@ export default async function batchLineTask(task: BatchLineTask): Promise<Worker
     if (helperFailures.length > 0) record = spawnHelperErrorRecord(record, helperFailures[0]!.message);
     if (record.timing) record.timing = { ...record.timing, queueMs: record.timing.queueMs + queuedMs };
     // The record is only final once its events are on disk: the thread may be ended when idle.
-    if (task.storeDir) await stores.get(task.storeDir)?.flushed();
+    // Its session's events only (other runs' later writes are theirs to wait for); a record
+    // without a session waits for everything this thread wrote.
+    if (task.storeDir) await stores.get(task.storeDir)?.flushed(record.sessionId);
     return { ok: true, value: { record, thread: threadLag(), ...(spans ? { spans } : {}) } };
   } catch (error) {
     return { ok: false, error: toPlainError(error) };

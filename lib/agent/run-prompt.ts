@@ -59,6 +59,8 @@ export interface PromptRunOptions extends Omit<AgentOptions, 'emit' | 'write' | 
    * (which ends the session once, on exit, with {@link endSession}).
    */
   endSession?: boolean;
+  /** Called once the run's events are settled, before the store acknowledges them (see `RunPipelineOptions.onSettled`). */
+  onSettled?: () => void;
 }
 
 /** What a prompt run gives its caller. */
@@ -149,6 +151,7 @@ export async function runPrompt(options: PromptRunOptions): Promise<PromptRun> {
       options.onEvent?.(event, state);
     },
     ...(options.session ? { startSeq: options.session.startSeq, state: options.session.state } : {}),
+    ...(options.onSettled ? { onSettled: options.onSettled } : {}),
   });
   const turn = options.session?.turn ?? 1;
   if (!options.session) {

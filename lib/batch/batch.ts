@@ -234,6 +234,13 @@ async function execute(line: BatchLine, options: LocalBatchOptions, signals: Run
   // The pool of worktrees is as large as the runs that can be in flight at once.
   const harnessOptions: HarnessOptions = { ...options.harness, poolSize: options.harness?.poolSize ?? options.concurrency };
   const harness = { ...harnessOptions, outDir: options.outDir, baseDir: options.baseDir, cwd: options.cwd, ...(options.env ? { env: options.env } : {}) };
+  // A line with a workspace or a verify command keeps its slot to its record: the workspace (of
+  // a pool sized to the concurrency) and the verify run come after its events are settled.
+  const measured = (options.harness?.isolate ?? 'none') !== 'none' || options.harness?.verify !== undefined || line.verify !== undefined;
+  if (measured && signals.onSettled) {
+    const { onSettled: _, ...rest } = signals;
+    signals = rest;
+  }
   const inProcess = (): Promise<BatchRecord> =>
     runIsolated(line, harness, (isolated) =>
       runLine({
@@ -256,8 +263,6 @@ async function execute(line: BatchLine, options: LocalBatchOptions, signals: Run
     return inProcess(); // the same failure, recorded the same way
   }
   if (setup.fetch) return inProcess();
-  // A line's own `verify` counts too, with no --verify for the batch.
-  const measured = (options.harness?.isolate ?? 'none') !== 'none' || options.harness?.verify !== undefined || line.verify !== undefined;
   return options.runners.run(
     line,
     setup,
@@ -298,10 +303,20 @@ export async function runLocalBatch(options: LocalBatchOptions): Promise<BatchSu
       if (options.batchBudgetUsd !== undefined && ctx.tally.costUsd >= options.batchBudgetUsd) return 'batch-budget';
       return undefined;
     },
-    run: async (line) => {
+    run: async (line, settled) => {
       let clean = true;
+      let handedOn = false;
       const slotAt = clock();
       const record = await execute(line, options, {
+        // Under --batch-budget the next start waits for this run's record: its cost decides.
+        ...(options.batchBudgetUsd === undefined
+          ? {
+              onSettled: () => {
+                handedOn = true;
+                settled();
+              },
+            }
+          : {}),
         onRateLimit: (retryAfterMs) => {
           clean = false;
           controller.onRateLimit(clock(), retryAfterMs);
@@ -316,7 +331,8 @@ export async function runLocalBatch(options: LocalBatchOptions): Promise<BatchSu
       // An interrupted run is not a finished one: leave its id for the resume.
       if (!(options.signal?.aborted && record.reason === 'aborted')) ctx.accept(record);
       controller.onFinished(clean);
-      options.progress.update(ctx.snapshot(scheduler.running - 1, controller.snapshot()));
+      // A run that handed its slot on is no longer among the running ones.
+      options.progress.update(ctx.snapshot(scheduler.running - (handedOn ? 0 : 1), controller.snapshot()));
     },
   });
   // Kept ref'd: it also holds the process open while every run is waiting (a backoff).

@@ -21,6 +21,7 @@ import type { BatchRecord } from './records.js';
 import type { LineTrace, RunSignals } from './run-line.js';
 import type { HarnessOptions } from './harness.js';
 import { DEFAULT_POOL_NICE } from './nice.js';
+import { DEFAULT_MAX_ACKNOWLEDGING } from './scheduler.js';
 
 /** Options of {@link createPoolRunners}. */
 export interface PoolRunnerOptions {
@@ -44,10 +45,11 @@ export interface PoolRunners {
 /**
  * Tasks per pool thread for a batch of `concurrency` runs on `threads` threads: room for every
  * run the scheduler allows (it, with its backoff, bounds the runs in flight, not a queue inside
- * the pool; a real provider's runs wait seconds on HTTP), never below the pool's default.
+ * the pool; a real provider's runs wait seconds on HTTP): `concurrency` executing and the
+ * settled ones waiting for the store's acknowledgement (scheduler.ts), never below the pool's default.
  */
 export function tasksPerThreadFor(concurrency: number, threads: number): number {
-  return Math.max(DEFAULT_TASKS_PER_WORKER, Math.ceil(concurrency / Math.max(1, threads)));
+  return Math.max(DEFAULT_TASKS_PER_WORKER, Math.ceil((concurrency + DEFAULT_MAX_ACKNOWLEDGING) / Math.max(1, threads)));
 }
 
 const interrupted = { kind: 'aborted', code: 'MINICODE_E_ABORTED', message: 'interrupted' };
@@ -71,6 +73,7 @@ export function createPoolRunners(options: PoolRunnerOptions = {}): PoolRunners 
     const message = (event as { data: ChannelMessage }).data;
     if (message.type === 'rate-limit') signals.get(message.seq)?.onRateLimit?.(message.retryAfterMs);
     else if (message.type === 'quota') signals.get(message.seq)?.onQuota?.(message.message);
+    else if (message.type === 'settled') signals.get(message.seq)?.onSettled?.();
   };
   return {
     async run(line, setup, where, lineSignals) {
@@ -79,6 +82,7 @@ export function createPoolRunners(options: PoolRunnerOptions = {}): PoolRunners 
       const task: BatchLineTask = { seq: id, line, setup, baseDir: where.baseDir, cwd: where.cwd, channel: name, aborted, sentAt: Date.now(), nice: options.nice ?? DEFAULT_POOL_NICE };
       if (options.storeDir) task.storeDir = options.storeDir;
       if (options.spawnHelper === false) task.spawnHelper = false;
+      if (lineSignals.onSettled) task.signalSettled = true;
       if (where.trace) task.trace = where.trace;
       if (where.harness) task.harness = where.harness;
       const result = await runWorker<BatchLineValue>('batch-line', task);

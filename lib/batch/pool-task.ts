@@ -2,8 +2,8 @@
  * The batch line as a pool task (`workers/batch-line.ts`), and the messages on the batch's
  * BroadcastChannel. Plain data only (structured clone): a line, its provider setup without
  * functions, the record. The channel carries what a task's one answer cannot: the
- * coordinator's abort to every run in flight, and a run's rate-limit and quota signals back
- * while it runs.
+ * coordinator's abort to every run in flight, and a run's rate-limit, quota and settled
+ * signals back while it runs.
  */
 import type { BatchLine } from './input.js';
 import type { BatchRecord } from './records.js';
@@ -38,6 +38,8 @@ export interface BatchLineTask {
   nice?: number;
   /** `Date.now()` when the coordinator queued the task: the wait in the pool's queue is added to the record's `timing.queueMs`. */
   sentAt: number;
+  /** Post `settled` on the channel once the run's events are settled (the coordinator hands its slot on); default false. */
+  signalSettled?: boolean;
 }
 
 /** A pool thread's own event-loop delay since it loaded the batch worker (monitorEventLoopDelay). */
@@ -64,4 +66,6 @@ export type ChannelMessage =
   /** Pool thread -> coordinator: a run saw a 429/529. */
   | { type: 'rate-limit'; seq: number; retryAfterMs?: number }
   /** Pool thread -> coordinator: a run saw an exhausted usage quota. */
-  | { type: 'quota'; seq: number; message?: string };
+  | { type: 'quota'; seq: number; message?: string }
+  /** Pool thread -> coordinator: a run's events are settled, its store acknowledgement pending (`RunSignals.onSettled`). */
+  | { type: 'settled'; seq: number };

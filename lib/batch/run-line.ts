@@ -50,6 +50,11 @@ export interface RunSignals {
   onQuota?: (message: string | undefined) => void;
   /** The run's spans, once it settled (only with `trace`). */
   onSpans?: (spans: SpanData[]) => void;
+  /**
+   * The run's events are settled and only the store's acknowledgement is pending: the scheduler
+   * may start the next line (the record still waits for the acknowledgement).
+   */
+  onSettled?: () => void;
 }
 
 /** Tracing of a line's run: its spans hang under `parent` (the batch span). Plain data: crosses to pool threads. */
@@ -188,6 +193,7 @@ async function runTraced(options: RunLineOptions, spans: RunSpans | undefined): 
       ...(setup.timeoutMs !== undefined ? { timeoutMs: setup.timeoutMs } : {}),
       ...(setup.retryPolicy ? { retryPolicy: setup.retryPolicy } : {}),
       ...(setup.checkpoints ? { checkpoints: setup.checkpoints } : {}),
+      ...(options.onSettled ? { onSettled: options.onSettled } : {}),
     };
     const run = await runPrompt(runOptions);
     const r = run.result;
@@ -238,6 +244,7 @@ async function runNativeLine(options: RunLineOptions, cwd: string, watch: Return
     sessionId,
     scrubber: createEventScrubber({ env: options.env ?? process.env }),
     ...(options.store ? { store: options.store } : {}),
+    ...(options.onSettled ? { onSettled: options.onSettled } : {}),
     onEvent: (event) => {
       transcript.observe(event);
       if (event.type === 'agent.handoff') handoffs++;

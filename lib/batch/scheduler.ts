@@ -3,15 +3,35 @@
  * wakes when a run finishes or a rate-limit pause ends, and stops starting new runs when told
  * to (quota exhausted with --fail-fast, batch budget spent, SIGINT). Runs already started
  * always finish and are recorded; ids never started stay unfinished, so a resume runs them.
+ *
+ * A run that has settled its events and only waits for the store to acknowledge them (commit
+ * and sync) says so with `settled()`: its slot goes to the next item, so the disk's sync
+ * overlaps the next runs' work instead of every run of a step waiting on the same commit. The
+ * run still ends (and its record is written) only once acknowledged; at most
+ * `maxAcknowledging` runs wait so at once.
  */
 import type { ConcurrencyController } from './concurrency.js';
+
+/**
+ * Default of `SchedulerOptions.maxAcknowledging`. Settled runs normally wait a commit or two
+ * (milliseconds); the bound matters when the disk lags: it caps what they hold in memory and
+ * how many executed runs a crash then leaves without a record (a resume runs them again). With
+ * a lower bound, short sessions on a disk whose syncs take tens of milliseconds (a shared
+ * machine) wait on the bound instead of sharing commits (docs/batch.md has the figures).
+ */
+export const DEFAULT_MAX_ACKNOWLEDGING = 256;
 
 /** Options of {@link createScheduler}. */
 export interface SchedulerOptions<T> {
   items: readonly T[];
   controller: ConcurrencyController;
-  /** Run one item; must not reject (a failed run is a record, not a throw). */
-  run: (item: T) => Promise<void>;
+  /**
+   * Run one item; must not reject (a failed run is a record, not a throw). `settled()` (at most
+   * once, or never) hands the run's slot on while the returned promise still waits.
+   */
+  run: (item: T, settled: () => void) => Promise<void>;
+  /** Most settled runs waiting for their acknowledgement at once; default {@link DEFAULT_MAX_ACKNOWLEDGING}. */
+  maxAcknowledging?: number;
   /** Checked before each start: a reason to stop scheduling, or undefined. */
   shouldStop?: () => string | undefined;
   /** Default `Date.now`. */
@@ -20,12 +40,13 @@ export interface SchedulerOptions<T> {
 
 /** A running scheduler. */
 export interface Scheduler {
-  /** Resolves when every started run finished and nothing more will start. */
+  /** Resolves when every started run finished (acknowledged) and nothing more will start. */
   done: Promise<{ started: number; stoppedBy?: string }>;
   /** Stop starting runs (in-flight ones finish). */
   stop(reason: string): void;
   /** Wake the scheduler (after the controller changed). */
   wake(): void;
+  /** Runs executing (started and not yet settled). */
   readonly running: number;
 }
 
@@ -33,7 +54,9 @@ export interface Scheduler {
 export function createScheduler<T>(options: SchedulerOptions<T>): Scheduler {
   const clock = options.clock ?? Date.now;
   const { items, controller } = options;
+  const maxAcknowledging = options.maxAcknowledging ?? DEFAULT_MAX_ACKNOWLEDGING;
   let running = 0;
+  let acknowledging = 0;
   let next = 0;
   let stoppedBy: string | undefined;
   let timer: NodeJS.Timeout | undefined;
@@ -42,7 +65,7 @@ export function createScheduler<T>(options: SchedulerOptions<T>): Scheduler {
   let settled = false;
 
   const finishIfIdle = (): void => {
-    if (settled || running > 0) return;
+    if (settled || running > 0 || acknowledging > 0) return;
     if (stoppedBy === undefined && next < items.length) return;
     settled = true;
     if (timer) clearTimeout(timer);
@@ -57,6 +80,7 @@ export function createScheduler<T>(options: SchedulerOptions<T>): Scheduler {
         stoppedBy = reason;
         break;
       }
+      if (acknowledging >= maxAcknowledging) break;
       const now = clock();
       if (controller.available(running, now) <= 0) {
         // Paused by a Retry-After: come back when it ends (finishing runs also wake us).
@@ -71,8 +95,17 @@ export function createScheduler<T>(options: SchedulerOptions<T>): Scheduler {
       }
       const item = items[next++]!;
       running++;
-      void options.run(item).finally(() => {
+      let waiting = false;
+      const handOn = (): void => {
+        if (waiting) return;
+        waiting = true;
         running--;
+        acknowledging++;
+        pump();
+      };
+      void options.run(item, handOn).finally(() => {
+        if (waiting) acknowledging--;
+        else running--;
         pump();
       });
     }

@@ -56,6 +56,11 @@ export interface RunPipelineOptions {
   source?: 'runtime' | 'app' | 'derived';
   /** Batches the entry holds before `write` reports backpressure; default 16. */
   highWaterMark?: number;
+  /**
+   * Called by `finish()` once every event is settled and the summary rendered, before it waits
+   * for the store's acknowledgement (`batch` hands the run's slot on then).
+   */
+  onSettled?: () => void;
 }
 
 /** A running pipeline. */
@@ -196,6 +201,7 @@ export function createRunPipeline(options: RunPipelineOptions): RunPipeline {
       finishExtra = extra;
       entry?.end();
       await done;
+      options.onSettled?.();
       // This session's events only: other sessions sharing the store need not be waited for.
       await store?.flushed(options.sessionId);
       return state;

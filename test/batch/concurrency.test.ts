@@ -51,4 +51,68 @@ describe('adaptive concurrency', () => {
     expect(ran.length).toBeGreaterThanOrEqual(12);
     expect(ran.length).toBeLessThanOrEqual(14);
   });
+
+  it("hands a settled run's slot to the next item and ends only once every run is acknowledged", async () => {
+    const c = createConcurrencyController({ max: 2 });
+    const started: number[] = [];
+    const settle: (() => void)[] = [];
+    const acknowledge: (() => void)[] = [];
+    let finished = false;
+    const s = createScheduler({
+      items: [0, 1, 2, 3],
+      controller: c,
+      run: (i, settled) => {
+        started.push(i);
+        settle[i] = settled;
+        return new Promise<void>((resolve) => (acknowledge[i] = resolve));
+      },
+    });
+    void s.done.then(() => (finished = true));
+    await Promise.resolve();
+    expect(started).toEqual([0, 1]);
+    settle[0]?.();
+    settle[0]?.();
+    // One settled run frees one slot, once.
+    expect(started).toEqual([0, 1, 2]);
+    expect(s.running).toBe(2);
+    settle[1]?.();
+    settle[2]?.();
+    settle[3]?.();
+    expect(started).toEqual([0, 1, 2, 3]);
+    expect(s.running).toBe(0);
+    for (const i of [3, 2, 1]) acknowledge[i]?.();
+    await new Promise((r) => setImmediate(r));
+    expect(finished).toBe(false);
+    acknowledge[0]?.();
+    expect(await s.done).toEqual({ started: 4 });
+  });
+
+  it('starts no run while maxAcknowledging settled runs wait for their acknowledgement', async () => {
+    const c = createConcurrencyController({ max: 4 });
+    const started: number[] = [];
+    const acknowledge: (() => void)[] = [];
+    const s = createScheduler({
+      items: [0, 1, 2, 3, 4, 5],
+      controller: c,
+      maxAcknowledging: 2,
+      run: (i, settled) => {
+        started.push(i);
+        // Each run settles as soon as it starts (its events out) and waits for its acknowledgement.
+        const acked = new Promise<void>((resolve) => (acknowledge[i] = resolve));
+        settled();
+        return acked;
+      },
+    });
+    await Promise.resolve();
+    expect(started).toEqual([0, 1]);
+    acknowledge[0]?.();
+    await new Promise((r) => setImmediate(r));
+    expect(started).toEqual([0, 1, 2]);
+    for (let i = 1; i < 6; i++) {
+      acknowledge[i]?.();
+      await new Promise((r) => setImmediate(r));
+    }
+    expect(await s.done).toEqual({ started: 6 });
+    expect(started).toEqual([0, 1, 2, 3, 4, 5]);
+  });
 });

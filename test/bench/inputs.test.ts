@@ -114,6 +114,27 @@ describe('the hand-made pipeline corpus (a bare clone)', () => {
     }
     expect(runFloor(corpus).events).toBe(corpus.recordsPerPass);
   });
+
+  it('gives the same output and stored events when the producer feeds the entry, four sessions at once, as batch runs them', async () => {
+    const { store, dispose } = temporaryStore();
+    try {
+      const full = { label: 'full', decode: true, scrub: 'full', render: true, store: true } as const;
+      const bytes = await runVariant(corpus, full, store, 4, 'bytes');
+      const entry = await runVariant(corpus, full, store, 4, 'entry');
+      expect(entry.events).toBe(corpus.totalEvents);
+      expect(entry.outBytes).toBe(bytes.outBytes);
+      let storedEvents = 0;
+      for (let i = 0; i < corpus.pass.length; i++) {
+        const id = `000000-${String(i).padStart(4, '0')}`;
+        const stored = (prefix: string | undefined) => store.readSession(`${prefix}${id}`).map((e) => [e.seq, e.type, e.payload]);
+        expect(stored(entry.prefix)).toEqual(stored(bytes.prefix));
+        storedEvents += stored(entry.prefix).length;
+      }
+      expect(storedEvents).toBeGreaterThan(0);
+    } finally {
+      await dispose();
+    }
+  });
 });
 
 describe.skipIf(!HAVE_FIXTURES)('the recorded pipeline corpus (../shared/fixtures)', () => {
