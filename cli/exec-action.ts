@@ -66,12 +66,17 @@ export async function execAction(prompt: string, flags: ExecFlags): Promise<numb
       renderer = createRenderer(process.stdout.isTTY ? 'tty' : 'linear', { out, err, stream: process.stdout, verbosity: flags.verbose ? 'verbose' : 'normal' });
     }
     const verify = resolveVerifyCommand({ flag: flags.verify, config: setup.loaded.config, cwd: setup.cwd });
-    // Ctrl+C: the first one aborts the run (it settles as `aborted`), a second one exits at once.
+    // Ctrl+C: the first one aborts the run (it settles as `aborted`), a second one exits at once,
+    // and so does any once the run has settled (its events are stored; what is left is closing).
+    // The handler stays to the end of the process: a Ctrl+C while MCP servers, the store or the
+    // set-up close always exits 130 through process.exit (whose hook SIGKILLs any server group
+    // still alive), never by the signal's default action.
     const abort = new AbortController();
     let interrupts = 0;
+    let settled = false;
     const onSigint = (): void => {
       interrupts++;
-      if (interrupts === 1) abort.abort({ kind: 'aborted', code: 'MINICODE_E_ABORTED', message: 'interrupted (SIGINT)' });
+      if (interrupts === 1 && !settled) abort.abort({ kind: 'aborted', code: 'MINICODE_E_ABORTED', message: 'interrupted (SIGINT)' });
       else process.exit(130);
     };
     process.on('SIGINT', onSigint);
@@ -136,6 +141,7 @@ export async function execAction(prompt: string, flags: ExecFlags): Promise<numb
             ]
           : [],
       });
+      settled = true;
       await trace?.finish(run.result.reason === 'completed' ? { ok: true } : { ok: false, error: run.result.error?.code ?? run.result.reason });
       noteClosedStdout(`minicode replay ${run.sessionId}${json ? ' --json' : ''}`);
       if (!json) err(`session ${run.sessionId} (minicode replay ${run.sessionId})\n`);
@@ -147,11 +153,8 @@ export async function execAction(prompt: string, flags: ExecFlags): Promise<numb
       err(`minicode: ${displayText(error.message)}${error.action ? `\n  ${displayText(error.action)}` : ''}\n`);
       return error.exitCode;
     } finally {
-      // MCP servers close while Ctrl+C is still ours: a second one then exits through
-      // process.exit, whose hook SIGKILLs any server group still alive.
+      settled = true;
       await setup.mcp?.close();
-      process.off('SIGINT', onSigint);
-      process.off('SIGTERM', onSigint);
       process.off('beforeExit', onBeforeExit);
     }
   } finally {

@@ -26,8 +26,12 @@ const slow = Number(flag('--slow-start') ?? 0);
 const many = Number(flag('--many-tools') ?? 0);
 const stderrLine = flag('--stderr');
 const pidFile = flag('--pid-file');
-// --ignore-sigterm: only SIGKILL ends it (the client's escalation is what is tested).
-if (argv.includes('--ignore-sigterm')) process.on('SIGTERM', () => process.stderr.write('hostile: SIGTERM ignored\n'));
+// --ignore-sigterm: only SIGKILL ends it (the client's escalation is what is tested): neither
+// SIGTERM nor the end of its stdin, which would otherwise let its event loop drain.
+if (argv.includes('--ignore-sigterm')) {
+  process.on('SIGTERM', () => process.stderr.write('hostile: SIGTERM ignored\n'));
+  setInterval(() => {}, 1 << 30);
+}
 if (pidFile) (await import('node:fs')).appendFileSync(pidFile, `${process.pid}\n`);
 
 const server = new McpServer({ name: 'hostile', version: '1.0.0' }, { capabilities: { tools: { listChanged: true } } });
