@@ -105,12 +105,12 @@ function linesOfPayloadRun(events: readonly OutputEvent[], from: number, to: num
   const last = to - from - 1;
   for (let at = json.indexOf(WRAPPER_CUT, start); at !== -1; at = json.indexOf(WRAPPER_CUT, at + 2)) {
     if (k === last) return undefined;
-    lines[from + k] = `${heads[k]},"payload":${json.slice(start, at)}}`;
+    lines[from + k] = [heads[k], ',"payload":', json.slice(start, at), '}'].join('');
     k++;
     start = at + WRAPPER_CUT.length;
   }
   if (k !== last) return undefined;
-  lines[from + k] = `${heads[k]},"payload":${json.slice(start, json.length - 2)}}`;
+  lines[from + k] = [heads[k], ',"payload":', json.slice(start, json.length - 2), '}'].join('');
   return json.length;
 }
 
