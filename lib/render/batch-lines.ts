@@ -21,20 +21,12 @@
  */
 import { SCHEMA_NAME } from '../events/schema-name.js';
 import type { OutputEvent } from '../events/index.js';
-import { createEnvelopeHeads } from './envelope-head.js';
 import { jsonLine } from './json-line.js';
 
 /** What every serialised envelope starts with. */
 const HEAD = `{"schema":${JSON.stringify(SCHEMA_NAME)},`;
 /** The text between two serialised envelopes in a serialised array, from the `}` that ends the first. */
 const CUT = `}${','}${HEAD}`;
-
-/** What every serialised payload wrapper (see {@link linesOfPayloadRun}) starts with. */
-const WRAPPER_HEAD = `{"schema":${JSON.stringify(SCHEMA_NAME)},"payload":`;
-/** The text between two serialised payloads in a serialised array of wrappers, from the `}` that ends the first wrapper. */
-const WRAPPER_CUT = `},${WRAPPER_HEAD}`;
-
-const envelopeHead = createEnvelopeHeads();
 
 /**
  * Characters of JSON one serialisation aims at: a quarter of V8's large-object threshold
@@ -62,10 +54,7 @@ export function batchLines(events: readonly OutputEvent[]): string[] {
 
 /** Fill `lines[from, to)`; returns the characters written. */
 function linesOfRun(events: readonly OutputEvent[], from: number, to: number, lines: string[]): number {
-  if (to - from < 2) return oneByOne(events, from, to, lines);
-  const made = linesOfPayloadRun(events, from, to, lines);
-  if (made !== undefined) return made;
-  if (!schemaFirstFrom(events, from, to)) return oneByOne(events, from, to, lines);
+  if (to - from < 2 || !schemaFirstFrom(events, from, to)) return oneByOne(events, from, to, lines);
   const json = jsonLine(from === 0 && to === events.length ? events : events.slice(from, to));
   if (!json.startsWith(HEAD, 1)) return oneByOne(events, from, to, lines);
   let start = 1;
@@ -78,39 +67,6 @@ function linesOfRun(events: readonly OutputEvent[], from: number, to: number, li
   }
   if (k !== to - 1) return oneByOne(events, from, to, lines);
   lines[k] = json.slice(start, json.length - 1);
-  return json.length;
-}
-
-/**
- * Fill `lines[from, to)` from the envelope heads (envelope-head.ts) and one serialisation of
- * `[{schema, payload}, ...]` cut into payloads, as {@link linesOfRun} cuts envelopes; undefined
- * when an event has no such head or a payload is not a plain object, or the cut is not exact.
- */
-function linesOfPayloadRun(events: readonly OutputEvent[], from: number, to: number, lines: string[]): number | undefined {
-  const heads = new Array<string>(to - from);
-  const wrappers = new Array<{ schema: string; payload: unknown }>(to - from);
-  for (let i = from; i < to; i++) {
-    const event = events[i] as OutputEvent;
-    const head = envelopeHead(event);
-    const payload = event.payload as unknown;
-    // A toJSON could leave the payload out of the wrapper's text, and with it a cut.
-    if (head === undefined || typeof payload !== 'object' || payload === null || typeof (payload as { toJSON?: unknown }).toJSON === 'function') return undefined;
-    heads[i - from] = head;
-    wrappers[i - from] = { schema: SCHEMA_NAME, payload };
-  }
-  const json = jsonLine(wrappers);
-  if (!json.startsWith(WRAPPER_HEAD, 1)) return undefined;
-  let start = 1 + WRAPPER_HEAD.length;
-  let k = 0;
-  const last = to - from - 1;
-  for (let at = json.indexOf(WRAPPER_CUT, start); at !== -1; at = json.indexOf(WRAPPER_CUT, at + 2)) {
-    if (k === last) return undefined;
-    lines[from + k] = [heads[k], ',"payload":', json.slice(start, at), '}'].join('');
-    k++;
-    start = at + WRAPPER_CUT.length;
-  }
-  if (k !== last) return undefined;
-  lines[from + k] = [heads[k], ',"payload":', json.slice(start, json.length - 2), '}'].join('');
   return json.length;
 }
 
