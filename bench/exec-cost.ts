@@ -335,6 +335,8 @@ export async function run(options: BenchOptions, argv: readonly string[] = proce
     ratios.push({ label: `minicode CPU / ${peer.name} CPU`, value: ours.cpu.median / m.cpu.median, ...(codex ? { target: { op: '<=' as const, value: TARGET.cpuVsCodex } } : {}) });
     ratios.push({ label: `minicode RSS / ${peer.name} RSS`, value: ours.rss.median / m.rss.median, ...(codex ? { target: { op: '<=' as const, value: TARGET.rssVsCodex } } : {}) });
     ratios.push({ label: `minicode first line / ${peer.name} first line`, value: ours.first.median / m.first.median });
+    // What the least Node program doing the job costs against the peer: the bound of the CPU target on this machine.
+    ratios.push({ label: `${JOB_FLOOR} CPU / ${peer.name} CPU`, value: medians.get(JOB_FLOOR)!.cpu.median / m.cpu.median });
   }
   return {
     name: 'exec-cost',
