@@ -16,19 +16,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { OutputEvent } from '../../lib/events/index.js';
-
-function option(args: string[], name: string, fallback: number): number {
-  const i = args.indexOf(name);
-  return i >= 0 ? Number(args[i + 1]) : fallback;
-}
-
-const median = (a: number[]): number => [...a].sort((x, y) => x - y)[a.length >> 1] as number;
+import { abRoots, median, option } from './ab-args.js';
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
-  const valued = ['--rounds', '--long'];
-  const roots = args.filter((a, i) => !a.startsWith('--') && !valued.includes(args[i - 1] ?? ''));
-  if (roots.length !== 2) throw new Error('usage: ab-batch-lines.js <root A> <root B> [--long RECORDS] [--rounds N] [--no-store]');
+  const roots = abRoots(args, ['--rounds', '--long'], 'ab-batch-lines.js <root A> <root B> [--long RECORDS] [--rounds N] [--no-store]');
   const rounds = option(args, '--rounds', 15);
   const records = option(args, '--long', 30_000);
   const store = !args.includes('--no-store');

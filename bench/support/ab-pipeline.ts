@@ -23,6 +23,7 @@ import { pathToFileURL } from 'node:url';
 import type { PipelineVariant } from '../pipeline.js';
 import type { PipelineCorpus } from './pipeline-corpus.js';
 import type { EventStore } from '../../lib/store/index.js';
+import { abRoots, median, option } from './ab-args.js';
 
 interface Side {
   name: string;
@@ -33,18 +34,9 @@ interface Side {
   ms: number[];
 }
 
-function option(args: string[], name: string, fallback: number): number {
-  const i = args.indexOf(name);
-  return i >= 0 ? Number(args[i + 1]) : fallback;
-}
-
-const median = (a: number[]): number => [...a].sort((x, y) => x - y)[a.length >> 1] as number;
-
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
-  const valued = ['--rounds', '--events', '--long', '--lanes'];
-  const roots = args.filter((a, i) => !a.startsWith('--') && !valued.includes(args[i - 1] ?? ''));
-  if (roots.length !== 2) throw new Error('usage: ab-pipeline.js <root A> <root B> [--full] [--rounds N] [--events N] [--long RECORDS] [--lanes N] [--no-store]');
+  const roots = abRoots(args, ['--rounds', '--events', '--long', '--lanes'], 'ab-pipeline.js <root A> <root B> [--full] [--rounds N] [--events N] [--long RECORDS] [--lanes N] [--no-store]');
   const full = args.includes('--full');
   const rounds = option(args, '--rounds', 9);
   const events = option(args, '--events', 50_000);
