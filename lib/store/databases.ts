@@ -120,7 +120,10 @@ function openAll(options: { dir: string; readOnly?: boolean; compression?: boole
   // overlappingSync off: with it on (lmdb's default on Linux) a commit returns before its sync
   // and the meta page of the last synced transaction is written by the next one; classic LMDB
   // syncs inside the commit, so an acknowledged transaction is on disk when its promise resolves.
-  const root = open({ path: options.dir, compression: options.compression ?? false, maxDbs: 8, readOnly: options.readOnly ?? false, overlappingSync: false });
+  // noSubdir off: lmdb takes a path whose last name has a dot in it (`runs.v2`, `2026.12.04`,
+  // mktemp's `tmp.XXXX`) for a single-file environment by default, and the folder made above
+  // then fails to open as that file.
+  const root = open({ path: options.dir, noSubdir: false, compression: options.compression ?? false, maxDbs: 8, readOnly: options.readOnly ?? false, overlappingSync: false });
   // The per-event database of older stores, opened as they wrote it so that they still read.
   // lmdb passes `maxSharedStructures` on to msgpackr but its typings omit it, hence the variable.
   const eventsOptions = { name: 'events', sharedStructuresKey: Symbol.for('structures'), maxSharedStructures: MAX_SHARED_STRUCTURES };

@@ -98,4 +98,19 @@ describe('replay of an ingested stream', () => {
     const liveStored = live.stdout.split('\n').filter((l) => l.startsWith('{"schema"') && seqs.has((JSON.parse(l) as { seq: number }).seq));
     expect(stored).toEqual(liveStored);
   });
+
+  it.each([
+    ['an existing empty folder', true],
+    ['a folder not made yet', false],
+  ])('keeps a session in %s whose name has a dot in it (lmdb would take it for a file)', async (_what, made) => {
+    const input = path.join(dir, 'dotted.jsonl');
+    fs.writeFileSync(input, [...codexStreamLines({ records: 40, seed: 3 })].join('\n') + '\n');
+    const store = path.join(dir, made ? 'runs.2026.12' : 'later.v2', 'store.d');
+    if (made) fs.mkdirSync(store, { recursive: true });
+    const ingest = await runCli(['ingest', '--from', 'codex', input, '--store', store, '--session', 'dotted']);
+    expect(ingest.code, ingest.stderr).toBe(0);
+    expect(fs.statSync(path.join(store, 'data.mdb')).isFile()).toBe(true);
+    const listed = await runCli(['sessions', '--json', '--store', store]);
+    expect(listed.stdout).toContain('"sessionId":"dotted"');
+  });
 });
