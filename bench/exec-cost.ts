@@ -24,7 +24,7 @@
  * without the store): what any Node agent CLI pays for this job. Targets (issue #23): CPU <= 0.25x Codex's and <= 2.5x `node -e 0`, peak RSS
  * <= 0.5x Codex's and <= 60 MB, first `--json` line <= 120 ms.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -34,12 +34,12 @@ import { measurement, runIfMain, type BenchOptions, type BenchReport, type Measu
 import { JOB_PROMPT, startAgentProvider, type AgentProvider } from './support/agent-provider.js';
 import { NETNS_MARK, netnsFlags, runInNetns } from './support/netns.js';
 import { defaultPeersDir, installPeer, PEER_CLIS } from './support/peer-clis.js';
+import { cpuMeter, readMeter, type Meter } from './support/rusage.js';
 import { sampleProject } from './support/sample-project.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = fs.existsSync(path.resolve(HERE, '../package.json')) ? path.resolve(HERE, '..') : path.resolve(HERE, '../..');
 const CLI = path.join(ROOT, 'dist/cli/main.js');
-const TIME = '/usr/bin/time';
 const JOB_FLOOR_SCRIPT = path.join(HERE, 'support/job-floor.js');
 /** The name of the job done by a bare Node script in the report. */
 const JOB_FLOOR = 'bare Node job (node:http + sh + lmdb commit)';
@@ -66,29 +66,6 @@ interface Competitor {
   node: boolean;
 }
 
-/**
- * What measures a run's CPU time and peak RSS: `rusage-run` (bench/support/rusage-run.c,
- * compiled here with the machine's C compiler: wait4's figures to the microsecond), else
- * `/usr/bin/time` (the same figures in hundredths of a second, too coarse for a run of 0.1-0.2
- * s), else nothing (Node competitors then report their own usage, without their children).
- */
-interface Meter {
-  kind: 'rusage-run' | 'time';
-  /** The wrapper's command line before the measured command; it writes "<user> <sys> <maxKiB>" to `file`. */
-  prefix: (file: string) => string[];
-}
-
-function cpuMeter(scratch: string): Meter | undefined {
-  const source = path.join(ROOT, 'bench/support/rusage-run.c');
-  const binary = path.join(scratch, 'rusage-run');
-  for (const cc of ['cc', 'gcc', 'clang']) {
-    if (!fs.existsSync(source)) break;
-    const built = spawnSync(cc, ['-O2', '-o', binary, source], { stdio: 'ignore' });
-    if (built.status === 0) return { kind: 'rusage-run', prefix: (file) => [binary, file] };
-  }
-  return fs.existsSync(TIME) ? { kind: 'time', prefix: (file) => [TIME, '-o', file, '-f', '%U %S %M'] } : undefined;
-}
-
 async function oneRun(c: Competitor, meter: Meter | undefined, scratch: string): Promise<RunCost> {
   const timeFile = path.join(scratch, `time-${process.hrtime.bigint()}.txt`);
   const useTime = meter !== undefined;
@@ -108,10 +85,7 @@ async function oneRun(c: Competitor, meter: Meter | undefined, scratch: string):
   });
   const wallMs = performance.now() - started;
   if (code !== 0) throw new Error(`${c.name} exited ${code}: ${Buffer.concat(stderr).toString('utf8').slice(-600)}`);
-  if (useTime) {
-    const [user, sys, maxKb] = fs.readFileSync(timeFile, 'utf8').trim().split('\n').pop()!.split(' ').map(Number);
-    return { cpuS: user! + sys!, firstLineMs, wallMs, rssMB: maxKb! / 1024 };
-  }
+  if (useTime) return { ...readMeter(timeFile), firstLineMs, wallMs };
   const line = Buffer.concat(stderr)
     .toString('utf8')
     .split('\n')
@@ -223,7 +197,7 @@ async function measure(options: BenchOptions, peerBinaries: Map<string, string>,
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-exec-cost-'));
   const provider = await startAgentProvider();
   const homes: string[] = [];
-  const meter = cpuMeter(scratch);
+  const meter = cpuMeter(ROOT, scratch);
   const costs = new Map<string, RunCost[]>();
   notes.push(`load average (1/5/15 min) at start: ${load()}`);
   try {
@@ -244,7 +218,7 @@ async function measure(options: BenchOptions, peerBinaries: Map<string, string>,
     "minicode's V8 code cache lives under each run's HOME (the sample project's scratch folder): the warm-up round writes it, the measured rounds run from it; 'minicode, no code cache' sets MINICODE_CODE_CACHE=0 (the ES module bundle).",
   );
   notes.push(
-    `CPU and RSS from ${meter?.kind === 'rusage-run' ? 'wait4(2) in a small wrapper (bench/support/rusage-run.c), to the microsecond: the process and the children it waited for, e.g. the shell of the tool call' : meter ? '/usr/bin/time -f "%U %S %M", in hundredths of a second (no C compiler for bench/support/rusage-run.c): the process and the children it waited for, e.g. the shell of the tool call' : "the child's process.resourceUsage() at exit"}; ${rounds} interleaved rounds after one warm-up round; requests served: ${JSON.stringify(Object.fromEntries(provider.counts))}.`,
+    `CPU and RSS from ${meter ? `${meter.describe}: the process and the children it waited for, e.g. the shell of the tool call` : "the child's process.resourceUsage() at exit"}; ${rounds} interleaved rounds after one warm-up round; requests served: ${JSON.stringify(Object.fromEntries(provider.counts))}.`,
   );
   return costs;
 }

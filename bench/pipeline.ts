@@ -35,6 +35,7 @@
  * and the reducer timed alone over the same envelopes, so the costliest stage is visible: a
  * stage's share is (full - without) / full, per round.
  */
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -57,6 +58,9 @@ import { combinedRegex } from './scrub.js';
 import { openPeerStore, runPeerSource } from './support/peer-assembly.js';
 import { lastTxnId, openSyncFloor, storedBytes } from './support/sync-floor.js';
 import { buildLongSessionCorpus, buildPipelineCorpus, decoderFor, type PipelineCorpus, type PreparedSource } from './support/pipeline-corpus.js';
+import { writeCodexStream } from './support/codex-stream.js';
+import { cpuMeter, readMeter } from './support/rusage.js';
+import { repoRoot } from './provider-corpus.js';
 
 /** Which stages run. */
 export interface PipelineVariant {
@@ -477,6 +481,77 @@ function reportShape(shape: Shape, ms: Record<string, number[]>, fullOutBytes: n
   };
 }
 
+/**
+ * The long session as the command runs it, a process of its own, measured from outside the way a
+ * user would: `minicode ingest --from codex FILE --json --store DIR` over the same seeded stream
+ * (stdout to /dev/null, a fresh store each round, the code cache warm after the first round).
+ * Its process CPU counts every thread (lmdb's write thread and its LZ4, the garbage collector's
+ * and the compiler's helpers) and the start-up; the floor's CPU is the same JSON.parse +
+ * JSON.stringify work as above, timed in this process over the same records, in the same rounds.
+ * The rows above time a warm pipeline's wall clock inside one process; this one is what the
+ * command costs the machine.
+ */
+async function measureIngestCommand(corpus: PipelineCorpus, records: number, rounds: number): Promise<Pick<BenchReport, 'measurements' | 'ratios' | 'notes'>> {
+  const root = repoRoot(import.meta.url);
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-bench-ingest-'));
+  try {
+    const file = path.join(scratch, 'codex.jsonl');
+    const bytes = await writeCodexStream(file, { records });
+    const meter = cpuMeter(root, scratch);
+    if (!meter) return { measurements: [], ratios: [], notes: ['long session, the ingest command: not measured (neither a C compiler nor /usr/bin/time)'] };
+    const cli = path.join(root, 'dist/cli/main.js');
+    const env = { ...process.env, HOME: scratch, MINICODE_CODE_CACHE_DIR: path.join(scratch, 'v8-cache') };
+    const cpuMs: number[] = [];
+    const wallMs: number[] = [];
+    const floorMs: number[] = [];
+    for (let r = 0; r <= rounds; r++) {
+      const store = path.join(scratch, `store-${r}`);
+      const usage = path.join(scratch, `usage-${r}.txt`);
+      const [command, ...prefix] = meter.prefix(usage);
+      const started = performance.now();
+      const child = spawnSync(command as string, [...prefix, process.execPath, cli, 'ingest', '--from', 'codex', file, '--json', '--store', store], { stdio: ['ignore', 'ignore', 'pipe'], env });
+      const wall = performance.now() - started;
+      if (child.status !== 0) throw new Error(`minicode ingest exited ${child.status}: ${child.stderr.toString('utf8').slice(-600)}`);
+      fs.rmSync(store, { recursive: true, force: true });
+      const before = process.cpuUsage();
+      runFloor(corpus);
+      const floor = process.cpuUsage(before);
+      if (r === 0) continue;
+      cpuMs.push(readMeter(usage).cpuS * 1000);
+      wallMs.push(wall);
+      floorMs.push((floor.user + floor.system) / 1000);
+    }
+    const mb = bytes / 1e6;
+    const perCpu = measurement(
+      'long session, the ingest command: MB per second of process CPU (all threads, start-up included)',
+      'MB/s',
+      cpuMs.map((t) => mb / (t / 1000)),
+    );
+    const perWall = measurement(
+      'long session, the ingest command: MB per second of wall time',
+      'MB/s',
+      wallMs.map((t) => mb / (t / 1000)),
+    );
+    const floor = measurement(
+      'long session, the ingest command: floor, MB per second of CPU (JSON.parse + JSON.stringify, one thread)',
+      'MB/s',
+      floorMs.map((t) => mb / (t / 1000)),
+    );
+    return {
+      measurements: [perCpu, perWall, floor],
+      ratios: [
+        ratio('long session, the ingest command: process CPU / JSON.parse+stringify floor CPU (MB per CPU-second)', perCpu, floor, { op: '>=', value: 0.45 }),
+        ratio('long session, the ingest command: wall / JSON.parse+stringify floor CPU (MB/s)', perWall, floor),
+      ],
+      notes: [
+        `long session, the ingest command: \`minicode ingest --from codex FILE --json --store DIR\` as a process of its own over the same ${records}-record stream (${mb.toFixed(1)} MB), stdout to /dev/null, a fresh store each round; ${rounds} rounds after one warm-up (which fills the code cache), interleaved with the floor; CPU from ${meter.describe}`,
+      ],
+    };
+  } finally {
+    fs.rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
 /** Sessions `batch` runs at once by default (`--concurrency`). */
 const BATCH_LANES = 4;
 
@@ -510,6 +585,8 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
     const { ms, fullOutBytes, commitsPer100 } = await measureShape(shape, rounds);
     parts.push(reportShape(shape, ms, fullOutBytes, rounds, commitsPer100));
   }
+  const long = shapes[0] as Shape;
+  parts.push(await measureIngestCommand(long.corpus, options.quick ? 30_000 : 60_000, 5));
   return {
     name: 'pipeline',
     title: 'End-to-end pipeline throughput (command path)',
@@ -522,7 +599,8 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
       (options.quick ? '50k' : '100k') +
       `+ events, each source one session, ${BATCH_LANES} in flight as batch runs them); ` +
       'each vs the floor (JSON.parse of each input record + JSON.stringify of an envelope-shaped object) and the peer assembly (eventsource-parser + JSON.parse + switch reducer + JSON.stringify + one combined regex of the same secret rules + raw lmdb puts) in the same run. ' +
-      "Then the same with each stage removed in turn; a stage's share is (full - without) / full, paired per round.",
+      "Then the same with each stage removed in turn; a stage's share is (full - without) / full, paired per round. " +
+      "Last, the long session as the command itself, measured from outside: minicode ingest --json --store as a process of its own, its process CPU (all threads, start-up included) against the floor's CPU.",
     measurements: parts.flatMap((p) => p.measurements),
     ratios: parts.flatMap((p) => p.ratios),
     notes: parts.flatMap((p) => p.notes ?? []),

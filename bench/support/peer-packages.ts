@@ -8,7 +8,8 @@ import fs from 'node:fs';
 import { builtinModules } from 'node:module';
 import path from 'node:path';
 
-const SPECIFIER = /\bfrom\s*['"]([^'"]+)['"]|\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)|^\s*import\s*['"]([^'"]+)['"]/gm;
+// `from` after a space or a closing brace, as in `import { a } from 'b'`: not `'--from', 'codex'` in an argument list.
+const SPECIFIER = /(?<=[\s}])from\s*['"]([^'"]+)['"]|\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)|^\s*import\s*['"]([^'"]+)['"]/gm;
 const BUILTIN = new Set(builtinModules);
 
 /** The package a bare specifier names (`openai/core/streaming` -> `openai`, `@scope/a/b` -> `@scope/a`). */

@@ -10,7 +10,8 @@ function moduleTree(): string {
   fs.mkdirSync(path.join(dir, 'support'));
   fs.writeFileSync(path.join(dir, 'peer-bench.js'), "import fs from 'node:fs';\nimport { a } from './support/helper.js';\nimport { z } from 'zod';\nexport function run() {}\n");
   fs.writeFileSync(path.join(dir, 'support/helper.js'), "import { x } from 'minicode-test-absent/sub/path';\nexport const a = await import('@minicode-test/absent-scoped');\n");
-  fs.writeFileSync(path.join(dir, 'plain-bench.js'), "import os from 'os';\nexport function run() {}\n");
+  // An argument list with a `--from` flag in it is not an import.
+  fs.writeFileSync(path.join(dir, 'plain-bench.js'), "import os from 'os';\nexport function run() { return ['ingest', '--from', 'codex']; }\n");
   return dir;
 }
 
