@@ -38,7 +38,7 @@ export function registerBatch(program: Command): void {
     .description('run every prompt of a JSONL file as its own agent run; re-run the same command to resume')
     .argument('[file]', 'JSONL input, one {"id", "prompt", ...} per line (not with --worker)')
     .option('--out <dir>', 'output directory (default: ./minicode-batch-<input name>)')
-    .option('--concurrency <n>', 'runs at once (adaptive: halved on 429/529, recovered additively)', '4')
+    .option('--concurrency <n>', 'runs executing at once (adaptive: halved on 429/529, recovered additively; a run waiting only for its store sync has handed its slot on)', '4')
     .option('--strict', 'fail the batch (exit 2) when any line is invalid instead of skipping it')
     .option('--retry-errors', 're-run only the ids recorded in errors.jsonl (old records go to superseded.jsonl)')
     .option('--fail-fast', 'stop starting runs once a provider reports an exhausted usage quota')
