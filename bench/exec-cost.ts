@@ -68,8 +68,7 @@ interface Competitor {
 
 async function oneRun(c: Competitor, meter: Meter | undefined, scratch: string): Promise<RunCost> {
   const timeFile = path.join(scratch, `time-${process.hrtime.bigint()}.txt`);
-  const useTime = meter !== undefined;
-  const args = c.node && !useTime ? ['--import', USAGE_PRELOAD, ...c.args] : c.args;
+  const args = c.node && !meter ? ['--import', USAGE_PRELOAD, ...c.args] : c.args;
   const [command, ...argv] = meter ? [...meter.prefix(timeFile), c.command, ...args] : [c.command, ...args];
   const started = performance.now();
   let firstLineMs = Number.NaN;
@@ -85,7 +84,7 @@ async function oneRun(c: Competitor, meter: Meter | undefined, scratch: string):
   });
   const wallMs = performance.now() - started;
   if (code !== 0) throw new Error(`${c.name} exited ${code}: ${Buffer.concat(stderr).toString('utf8').slice(-600)}`);
-  if (useTime) return { ...readMeter(timeFile), firstLineMs, wallMs };
+  if (meter) return { ...readMeter(timeFile), firstLineMs, wallMs };
   const line = Buffer.concat(stderr)
     .toString('utf8')
     .split('\n')

@@ -58,7 +58,6 @@ import { combinedRegex } from './scrub.js';
 import { openPeerStore, runPeerSource } from './support/peer-assembly.js';
 import { lastTxnId, openSyncFloor, storedBytes } from './support/sync-floor.js';
 import { buildLongSessionCorpus, buildPipelineCorpus, decoderFor, type PipelineCorpus, type PreparedSource } from './support/pipeline-corpus.js';
-import { writeCodexStream } from './support/codex-stream.js';
 import { cpuMeter, readMeter } from './support/rusage.js';
 import { repoRoot } from './provider-corpus.js';
 
@@ -491,12 +490,14 @@ function reportShape(shape: Shape, ms: Record<string, number[]>, fullOutBytes: n
  * The rows above time a warm pipeline's wall clock inside one process; this one is what the
  * command costs the machine.
  */
-async function measureIngestCommand(corpus: PipelineCorpus, records: number, rounds: number): Promise<Pick<BenchReport, 'measurements' | 'ratios' | 'notes'>> {
+function measureIngestCommand(corpus: PipelineCorpus, rounds: number): Pick<BenchReport, 'measurements' | 'ratios' | 'notes'> {
   const root = repoRoot(import.meta.url);
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-bench-ingest-'));
   try {
+    // The stream's own bytes, as the in-process rows read them.
     const file = path.join(scratch, 'codex.jsonl');
-    const bytes = await writeCodexStream(file, { records });
+    const bytes = (corpus.pass[0] as PreparedSource).source.bytes;
+    fs.writeFileSync(file, bytes);
     const meter = cpuMeter(root, scratch);
     if (!meter) return { measurements: [], ratios: [], notes: ['long session, the ingest command: not measured (neither a C compiler nor /usr/bin/time)'] };
     const cli = path.join(root, 'dist/cli/main.js');
@@ -521,7 +522,7 @@ async function measureIngestCommand(corpus: PipelineCorpus, records: number, rou
       wallMs.push(wall);
       floorMs.push((floor.user + floor.system) / 1000);
     }
-    const mb = bytes / 1e6;
+    const mb = bytes.length / 1e6;
     const perCpu = measurement(
       'long session, the ingest command: MB per second of process CPU (all threads, start-up included)',
       'MB/s',
@@ -544,7 +545,7 @@ async function measureIngestCommand(corpus: PipelineCorpus, records: number, rou
         ratio('long session, the ingest command: wall / JSON.parse+stringify floor CPU (MB/s)', perWall, floor),
       ],
       notes: [
-        `long session, the ingest command: \`minicode ingest --from codex FILE --json --store DIR\` as a process of its own over the same ${records}-record stream (${mb.toFixed(1)} MB), stdout to /dev/null, a fresh store each round; ${rounds} rounds after one warm-up (which fills the code cache), interleaved with the floor; CPU from ${meter.describe}`,
+        `long session, the ingest command: \`minicode ingest --from codex FILE --json --store DIR\` as a process of its own over the same ${corpus.recordsPerPass}-record stream (${mb.toFixed(1)} MB), stdout to /dev/null, a fresh store each round; ${rounds} rounds after one warm-up (which fills the code cache), interleaved with the floor; CPU from ${meter.describe}`,
       ],
     };
   } finally {
@@ -586,7 +587,7 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
     parts.push(reportShape(shape, ms, fullOutBytes, rounds, commitsPer100));
   }
   const long = shapes[0] as Shape;
-  parts.push(await measureIngestCommand(long.corpus, options.quick ? 30_000 : 60_000, 5));
+  parts.push(measureIngestCommand(long.corpus, 5));
   return {
     name: 'pipeline',
     title: 'End-to-end pipeline throughput (command path)',

@@ -103,7 +103,11 @@ export async function bundle(root: string, options: BundleOptions = {}): Promise
     ]),
   );
   const manifest = await writeScriptPacks(root, dist, result.metafile, `${ENTRY_POINTS[0]!.out}.js`, BANNER, minify, HOT_PATH);
-  for (const [key, entry] of Object.entries(manifest.files)) (outputs[`dist/${entry.pack}`] ??= []).push(...(outputs[`dist/${key}`] ?? []));
+  const packs: Record<string, string[]> = {};
+  for (const [key, entry] of Object.entries(manifest.files)) {
+    (outputs[`dist/${entry.pack}`] ??= []).push(...(outputs[`dist/${key}`] ?? []));
+    (packs[`dist/${entry.pack}`] ??= []).push(`dist/${key}`);
+  }
   // The bootstrap carries the manifest, so that a run reads no extra file to find its scripts.
   const boot = await build({
     entryPoints: [{ in: path.join(root, BOOTSTRAP.in), out: BOOTSTRAP.out }],
@@ -123,8 +127,6 @@ export async function bundle(root: string, options: BundleOptions = {}): Promise
   for (const [file, out] of Object.entries(boot.metafile.outputs)) {
     outputs[path.relative(root, path.resolve(file)).split(path.sep).join('/')] = Object.keys(out.inputs).map((i) => path.relative(root, path.resolve(i)).split(path.sep).join('/'));
   }
-  const packs: Record<string, string[]> = {};
-  for (const [key, entry] of Object.entries(manifest.files)) (packs[`dist/${entry.pack}`] ??= []).push(`dist/${key}`);
   fs.writeFileSync(path.join(dist, 'bundle-meta.json'), `${JSON.stringify({ outputs, packs }, null, 1)}\n`);
 }
 
