@@ -54,12 +54,13 @@ import { openStore, type EventStore } from '../lib/store/index.js';
 import { createConcurrencyController } from '../lib/batch/concurrency.js';
 import { createScheduler } from '../lib/batch/scheduler.js';
 import { type BenchOptions, type BenchReport, measurement, median, ratio, runIfMain, type Measurement } from './harness.js';
-import { combinedRegex } from './scrub.js';
+import { combinedRegex } from './support/combined-regex.js';
 import { openPeerStore, runPeerSource } from './support/peer-assembly.js';
 import { lastTxnId, openSyncFloor, storedBytes } from './support/sync-floor.js';
 import { buildLongSessionCorpus, buildPipelineCorpus, decoderFor, type PipelineCorpus, type PreparedSource } from './support/pipeline-corpus.js';
 import { cpuMeter, readMeter } from './support/rusage.js';
 import { repoRoot } from './provider-corpus.js';
+import { INGEST_READ_BYTES } from '../lib/pipeline/ingest.js';
 
 /** Which stages run. */
 export interface PipelineVariant {
@@ -480,6 +481,13 @@ function reportShape(shape: Shape, ms: Record<string, number[]>, fullOutBytes: n
   };
 }
 
+/** One process the command rows run each round: its label and its arguments after `node`. */
+interface CommandCompetitor {
+  key: 'minicode' | 'bare' | 'bareNoStore' | 'peer';
+  label: string;
+  args: (file: string, store: string) => string[];
+}
+
 /**
  * The long session as the command runs it, a process of its own, measured from outside the way a
  * user would: `minicode ingest --from codex FILE --json --store DIR` over the same seeded stream
@@ -487,7 +495,12 @@ function reportShape(shape: Shape, ms: Record<string, number[]>, fullOutBytes: n
  * Its process CPU counts every thread (lmdb's write thread and its LZ4, the garbage collector's
  * and the compiler's helpers) and the start-up; the floor's CPU is the same JSON.parse +
  * JSON.stringify work as above, timed in this process over the same records, in the same rounds.
- * The rows above time a warm pipeline's wall clock inside one process; this one is what the
+ * Beside it, in the same rounds and measured the same way: the peer assembly as a process of its
+ * own (bench/support/ingest-peer.ts), and the job done by the least a Node program needs
+ * (bench/support/ingest-floor.ts: parse, the envelope's fields around each record, the lines out,
+ * one LZ4 value per read in lmdb; and the same without the store), which bounds what any
+ * implementation on Node and lmdb can reach against the floor on this machine.
+ * The rows above time a warm pipeline's wall clock inside one process; these are what the
  * command costs the machine.
  */
 function measureIngestCommand(corpus: PipelineCorpus, rounds: number): Pick<BenchReport, 'measurements' | 'ratios' | 'notes'> {
@@ -500,34 +513,52 @@ function measureIngestCommand(corpus: PipelineCorpus, rounds: number): Pick<Benc
     fs.writeFileSync(file, bytes);
     const meter = cpuMeter(root, scratch);
     if (!meter) return { measurements: [], ratios: [], notes: ['long session, the ingest command: not measured (neither a C compiler nor /usr/bin/time)'] };
-    const cli = path.join(root, 'dist/cli/main.js');
-    const env = { ...process.env, HOME: scratch, MINICODE_CODE_CACHE_DIR: path.join(scratch, 'v8-cache') };
-    const cpuMs: number[] = [];
+    const script = (name: string): string => path.join(root, 'dist', name);
+    const reads = ['--read-bytes', String(INGEST_READ_BYTES)];
+    const competitors: CommandCompetitor[] = [
+      { key: 'minicode', label: 'minicode ingest', args: (f, store) => [script('cli/main.js'), 'ingest', '--from', 'codex', f, '--json', '--store', store] },
+      { key: 'bare', label: 'bare Node job, with its store', args: (f, store) => [script('bench/support/ingest-floor.js'), f, ...reads, '--store', store] },
+      { key: 'bareNoStore', label: 'bare Node job, no store', args: (f) => [script('bench/support/ingest-floor.js'), f, ...reads, '--no-store'] },
+      { key: 'peer', label: 'peer assembly as a process', args: (f, store) => [script('bench/support/ingest-peer.js'), f, ...reads, '--store', store] },
+    ];
+    // Node's own options and extra CA certificates are the shell's, not the job's (the second
+    // makes every start read and parse a certificate file).
+    const env: NodeJS.ProcessEnv = { ...process.env, HOME: scratch, MINICODE_CODE_CACHE_DIR: path.join(scratch, 'v8-cache') };
+    delete env.NODE_OPTIONS;
+    delete env.NODE_EXTRA_CA_CERTS;
+    const cpuMs: Record<CommandCompetitor['key'], number[]> = { minicode: [], bare: [], bareNoStore: [], peer: [] };
     const wallMs: number[] = [];
     const floorMs: number[] = [];
     for (let r = 0; r <= rounds; r++) {
-      const store = path.join(scratch, `store-${r}`);
-      const usage = path.join(scratch, `usage-${r}.txt`);
-      const [command, ...prefix] = meter.prefix(usage);
-      const started = performance.now();
-      const child = spawnSync(command as string, [...prefix, process.execPath, cli, 'ingest', '--from', 'codex', file, '--json', '--store', store], { stdio: ['ignore', 'ignore', 'pipe'], env });
-      const wall = performance.now() - started;
-      if (child.status !== 0) throw new Error(`minicode ingest exited ${child.status}: ${child.stderr.toString('utf8').slice(-600)}`);
-      fs.rmSync(store, { recursive: true, force: true });
+      for (const competitor of competitors) {
+        const store = path.join(scratch, `store-${competitor.key}-${r}`);
+        const usage = path.join(scratch, `usage-${competitor.key}-${r}.txt`);
+        const [command, ...prefix] = meter.prefix(usage);
+        const started = performance.now();
+        const child = spawnSync(command as string, [...prefix, process.execPath, ...competitor.args(file, store)], { stdio: ['ignore', 'ignore', 'pipe'], env });
+        const wall = performance.now() - started;
+        if (child.status !== 0) throw new Error(`${competitor.label} exited ${child.status}: ${child.stderr.toString('utf8').slice(-600)}`);
+        fs.rmSync(store, { recursive: true, force: true });
+        if (r === 0) continue;
+        cpuMs[competitor.key].push(readMeter(usage).cpuS * 1000);
+        if (competitor.key === 'minicode') wallMs.push(wall);
+      }
       const before = process.cpuUsage();
       runFloor(corpus);
       const floor = process.cpuUsage(before);
-      if (r === 0) continue;
-      cpuMs.push(readMeter(usage).cpuS * 1000);
-      wallMs.push(wall);
-      floorMs.push((floor.user + floor.system) / 1000);
+      if (r > 0) floorMs.push((floor.user + floor.system) / 1000);
     }
     const mb = bytes.length / 1e6;
-    const perCpu = measurement(
-      'long session, the ingest command: MB per second of process CPU (all threads, start-up included)',
-      'MB/s',
-      cpuMs.map((t) => mb / (t / 1000)),
-    );
+    const perCpu = (key: CommandCompetitor['key'], label: string): Measurement =>
+      measurement(
+        label,
+        'MB/s',
+        cpuMs[key].map((t) => mb / (t / 1000)),
+      );
+    const minicode = perCpu('minicode', 'long session, the ingest command: MB per second of process CPU (all threads, start-up included)');
+    const bare = perCpu('bare', 'long session, the ingest command: bare Node job with its store, MB per second of process CPU');
+    const bareNoStore = perCpu('bareNoStore', 'long session, the ingest command: bare Node job without a store, MB per second of process CPU');
+    const peer = perCpu('peer', 'long session, the ingest command: peer assembly as a process, MB per second of process CPU');
     const perWall = measurement(
       'long session, the ingest command: MB per second of wall time',
       'MB/s',
@@ -539,13 +570,17 @@ function measureIngestCommand(corpus: PipelineCorpus, rounds: number): Pick<Benc
       floorMs.map((t) => mb / (t / 1000)),
     );
     return {
-      measurements: [perCpu, perWall, floor],
+      measurements: [minicode, perWall, bare, bareNoStore, peer, floor],
       ratios: [
-        ratio('long session, the ingest command: process CPU / JSON.parse+stringify floor CPU (MB per CPU-second)', perCpu, floor, { op: '>=', value: 0.45 }),
+        ratio('long session, the ingest command: process CPU / JSON.parse+stringify floor CPU (MB per CPU-second)', minicode, floor, { op: '>=', value: 0.45 }),
         ratio('long session, the ingest command: wall / JSON.parse+stringify floor CPU (MB/s)', perWall, floor),
+        ratio('long session, the ingest command: process CPU / the peer assembly as a process (MB per CPU-second)', minicode, peer, { op: '>=', value: 2 }),
+        ratio('long session, the ingest command: bare Node job with its store / JSON.parse+stringify floor CPU (what Node and lmdb allow)', bare, floor),
+        ratio('long session, the ingest command: bare Node job without a store / JSON.parse+stringify floor CPU', bareNoStore, floor),
+        ratio('long session, the ingest command: minicode / the bare Node job with its store (MB per CPU-second)', minicode, bare),
       ],
       notes: [
-        `long session, the ingest command: \`minicode ingest --from codex FILE --json --store DIR\` as a process of its own over the same ${corpus.recordsPerPass}-record stream (${mb.toFixed(1)} MB), stdout to /dev/null, a fresh store each round; ${rounds} rounds after one warm-up (which fills the code cache), interleaved with the floor; CPU from ${meter.describe}`,
+        `long session, the ingest command: \`minicode ingest --from codex FILE --json --store DIR\` as a process of its own over the same ${corpus.recordsPerPass}-record stream (${mb.toFixed(1)} MB), stdout to /dev/null, a fresh store each round; ${rounds} rounds after one warm-up (which fills the code cache), interleaved with the floor, the peer assembly as a process (bench/support/ingest-peer.ts) and the bare Node job (bench/support/ingest-floor.ts: JSON.parse, the v1 envelope's fields around each record, the lines out, one LZ4 value per read in lmdb, synced; no decoding, scrubbing, reducer or index) with and without its store; CPU from ${meter.describe}`,
       ],
     };
   } finally {

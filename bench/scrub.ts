@@ -14,6 +14,7 @@ import { interleave, measurement, ratio, runIfMain, throughput, type BenchOption
 import { createSanitizer } from '../lib/scrub/terminal-sanitizer.js';
 import { createRedactor } from '../lib/scrub/secret-redactor.js';
 import { DEFAULT_RULES } from '../lib/scrub/secret-rules.js';
+import { combinedRegex } from './support/combined-regex.js';
 import { mulberry32 } from '../lib/random.js';
 
 const WORDS =
@@ -89,27 +90,6 @@ export function generateScrubInput(size: number, seed = 42): string {
     length += piece.length;
   }
   return parts.join('');
-}
-
-/** `[Ss][Ee]...`: a case-insensitive literal without the `i` flag (one regex, mixed cases). */
-function ci(word: string): string {
-  return [...word].map((ch) => (/[a-z]/i.test(ch) ? `[${ch.toLowerCase()}${ch.toUpperCase()}]` : ch.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&'))).join('');
-}
-
-/** The floor: every rule of the table as one alternation (hand-written equivalents for the detectors). */
-export function combinedRegex(): RegExp {
-  const alternatives: string[] = [];
-  for (const rule of DEFAULT_RULES) {
-    if (rule.source === undefined) continue;
-    let pattern = rule.source.pattern;
-    if (rule.source.flags.includes('i')) pattern = pattern.replace(/authorization|bearer|basic|token|digest|bot|apikey|sso-key|negotiate/g, (w) => ci(w));
-    alternatives.push(pattern);
-  }
-  const keyword = ['password', 'passwd', 'passphrase', 'secret', 'token', 'api_key', 'apikey', 'access_key', 'private_key', 'credential'].map(ci).join('|');
-  alternatives.push(`(?:${keyword})[\\w.\\-]{0,40}["']?[ \\t]*(?:=|:|:=|=>)[ \\t]*["']?[^\\s"',;&]{6,256}`);
-  alternatives.push(`://[^\\s:@/?#]{0,128}:[^\\s@/]{1,256}@`);
-  alternatives.push(`(?:-u|--user)[ \\t=]+["']?[^\\s:"']*:[^\\s"']+`);
-  return new RegExp(alternatives.join('|'), 'g');
 }
 
 const CHUNK = 64 * 1024;

@@ -54,8 +54,18 @@ function reducePeer(state: PeerState, type: string, value: Record<string, unknow
   }
 }
 
-/** Run one source through the peer assembly; returns the number of records handled. */
-export function runPeerSource(prepared: PreparedSource, sessionId: string, secrets: RegExp, db: RootDatabase, out: (line: string) => void): number {
+/** The peer's framing of one session's text: SSE (eventsource-parser) or JSON lines. */
+export type PeerFraming = 'sse' | 'lines';
+
+/** One session of the peer assembly, fed text as it arrives. */
+export interface PeerFeed {
+  feed(text: string): void;
+  /** The end of the input; returns the number of records handled. */
+  end(): number;
+}
+
+/** Start one session of the peer assembly: each record parsed, reduced, enveloped, stringified, scrubbed, output and put. */
+export function createPeerFeed(framing: PeerFraming, sessionId: string, secrets: RegExp, db: RootDatabase, out: (line: string) => void): PeerFeed {
   const state: PeerState = { events: 0, text: 0, tools: 0, errors: 0, done: false };
   let seq = 0;
   const timestamp = new Date().toISOString();
@@ -75,16 +85,17 @@ export function runPeerSource(prepared: PreparedSource, sessionId: string, secre
     out(line + '\n');
     void db.put(`${sessionId}:${String(s).padStart(8, '0')}`, envelope);
   };
-  const text = new TextDecoder();
-  const sse = prepared.source.kind === 'provider' && prepared.source.format !== 'ollama';
-  if (sse) {
+  if (framing === 'sse') {
     const parser = createParser({ onEvent: (e) => handle(e.data) });
-    for (const chunk of prepared.chunks) parser.feed(text.decode(chunk, { stream: true }));
-    parser.feed(text.decode());
-  } else {
-    // A line splitter that keeps the partial last line across chunks (pieces joined once).
-    let tail: string[] = [];
-    const lines = (s: string): void => {
+    return {
+      feed: (text) => parser.feed(text),
+      end: () => state.events,
+    };
+  }
+  // A line splitter that keeps the partial last line across chunks (pieces joined once).
+  let tail: string[] = [];
+  return {
+    feed(s) {
       let from = 0;
       for (let nl = s.indexOf('\n'); nl !== -1; nl = s.indexOf('\n', from)) {
         const line = tail.length > 0 ? tail.join('') + s.slice(from, nl) : s.slice(from, nl);
@@ -93,10 +104,21 @@ export function runPeerSource(prepared: PreparedSource, sessionId: string, secre
         from = nl + 1;
       }
       if (from < s.length) tail.push(s.slice(from));
-    };
-    for (const chunk of prepared.chunks) lines(text.decode(chunk, { stream: true }));
-    lines(text.decode());
-    if (tail.length > 0 && tail.join('').trim() !== '') handle(tail.join(''));
-  }
-  return state.events;
+    },
+    end() {
+      if (tail.length > 0 && tail.join('').trim() !== '') handle(tail.join(''));
+      tail = [];
+      return state.events;
+    },
+  };
+}
+
+/** Run one source through the peer assembly; returns the number of records handled. */
+export function runPeerSource(prepared: PreparedSource, sessionId: string, secrets: RegExp, db: RootDatabase, out: (line: string) => void): number {
+  const sse = prepared.source.kind === 'provider' && prepared.source.format !== 'ollama';
+  const peer = createPeerFeed(sse ? 'sse' : 'lines', sessionId, secrets, db, out);
+  const text = new TextDecoder();
+  for (const chunk of prepared.chunks) peer.feed(text.decode(chunk, { stream: true }));
+  peer.feed(text.decode());
+  return peer.end();
 }
