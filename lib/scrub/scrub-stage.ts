@@ -306,21 +306,24 @@ export function createEventScrubber(options: EventScrubberOptions = {}): EventSc
           const rest = scrubDraft({ ...d, payload: { ...d.payload, outputDelta: '' } });
           return emit({ ...rest, payload: { ...(rest.payload as object), outputDelta } } as EventDraft);
         }
+        // A closing event with no channel open (every event of a source without deltas, as the
+        // native decoders are) builds no key: the key's concatenation, and the hash of it in
+        // the lookup, were most of this switch's time over the Codex stream.
         case 'assistant.message.completed':
         case 'assistant.message.truncated':
-          close(`m:${d.payload.messageId}`);
+          if (channels.size > 0) close(`m:${d.payload.messageId}`);
           break;
         case 'assistant.reasoning.completed':
-          close(`r:${d.payload.reasoningId}`);
+          if (channels.size > 0) close(`r:${d.payload.reasoningId}`);
           break;
         case 'assistant.tool_call.completed':
-          close(`c:${d.payload.toolCallId}`);
+          if (channels.size > 0) close(`c:${d.payload.toolCallId}`);
           break;
         case 'tool.completed':
         case 'tool.failed':
         case 'tool.cancelled':
         case 'tool.denied':
-          close(`t:${d.payload.toolCallId}`);
+          if (channels.size > 0) close(`t:${d.payload.toolCallId}`);
           break;
         default:
           break;
