@@ -17,7 +17,7 @@ import { MinicodeError } from '../lib/errors.js';
 import { displayId } from '../lib/ids.js';
 import type { EventStore } from '../lib/store/index.js';
 import type { BatchFlags } from './commands/batch.js';
-import { directoryFlag, openRunStore, prepareRun, startRunMcp, type RunSetup } from '../lib/agent/run-setup.js';
+import { deadlineMs, directoryFlag, openRunStore, prepareRun, startRunMcp, type RunSetup } from '../lib/agent/run-setup.js';
 import type { McpManager } from '../lib/mcp/index.js';
 import { noteClosedStdout, writeErr, writeOut } from './stdout.js';
 import { tracingConfig } from '../lib/telemetry/config.js';
@@ -44,7 +44,7 @@ function harnessOf(flags: BatchFlags): HarnessOptions {
   if (flags.isolateDirty) out.isolateDirty = true;
   if (flags.keepWorkspaces) out.keepWorkspaces = true;
   if (flags.verify !== undefined) out.verify = flags.verify;
-  if (flags.verifyTimeout !== undefined) out.verifyTimeoutMs = positiveInt(flags.verifyTimeout, '--verify-timeout', 600_000);
+  if (flags.verifyTimeout !== undefined) out.verifyTimeoutMs = deadlineMs(flags.verifyTimeout, '--verify-timeout') as number;
   return out;
 }
 

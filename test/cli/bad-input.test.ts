@@ -183,3 +183,53 @@ describe('directory flags', () => {
     expect(fs.readFileSync(path.join(dir, 'out'), 'utf8')).toBe('x');
   });
 });
+
+describe('deadlines longer than a Node timer can wait (2^31 - 1 ms)', () => {
+  // Node fires a longer timer after 1 ms: such a deadline would end every run at once.
+  const TOO_LONG = '2147483648';
+
+  it.each([
+    ['exec --timeout', ['--timeout', TOO_LONG], {}],
+    ['MINICODE_TIMEOUT_MS', [], { MINICODE_TIMEOUT_MS: TOO_LONG }],
+  ])('%s is a usage error (exit 2) with the bound in its message, and nothing is sent to the model', async (_label, args, env) => {
+    const server = await startReplayServer(CASSETTE, { order: 'by-turn' });
+    servers.push(server);
+    const r = await runCli(
+      ['exec', 'hello', '--json', '--cwd', scratchProject(), '--provider', 'openai-chat', '--model', 'gpt-4.1-mini', '--base-url', baseUrlForOrigin('openai-chat', server.origin), ...args],
+      { env: cleanEnv(tempDir('minicode-home-'), { OPENAI_API_KEY: 'sk-test-not-a-real-key-000000', ...env }) },
+    );
+    expectNoCrash(r);
+    expect(r.code, r.stderr).toBe(2);
+    expect(onlySummary(r).error).toMatchObject({ code: 'MINICODE_E_USAGE', message: expect.stringContaining('at most 2147483647 ms') });
+    expect(r.stderr).not.toContain('TimeoutOverflowWarning');
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('is refused as the config timeoutMs (MINICODE_E_CONFIG_INVALID, exit 1)', async () => {
+    const home = tempDir('minicode-home-');
+    fs.writeFileSync(path.join(home, 'config.json'), JSON.stringify({ timeoutMs: 2 ** 31 }));
+    const r = await runCli(['exec', 'hello', '--json', '--provider', 'replay', '--cassette', CASSETTE, '--cwd', scratchProject()], { env: cleanEnv(home) });
+    expect(r.code).toBe(1);
+    expect(onlySummary(r).error).toMatchObject({ code: 'MINICODE_E_CONFIG_INVALID', message: expect.stringContaining('timeoutMs') });
+  });
+
+  it('is refused as batch --verify-timeout (exit 2) before any line runs', async () => {
+    const dir = tempDir('minicode-deadline-');
+    const input = path.join(dir, 'p.jsonl');
+    fs.writeFileSync(input, '{"id":"a","prompt":"hi"}\n');
+    const out = path.join(dir, 'out');
+    const r = await runCli(['batch', input, '--json', '--provider', 'replay', '--cassette', CASSETTE, '--store', path.join(dir, 'store'), '--out', out, '--verify', 'true', '--verify-timeout', TOO_LONG], { cwd: dir });
+    expectNoCrash(r);
+    expect(r.code).toBe(2);
+    expect(JSON.parse(r.stdout.trim())).toMatchObject({ type: 'batch.summary', ok: false, error: { code: 'MINICODE_E_USAGE' } });
+    expect(fs.existsSync(out)).toBe(false);
+  });
+
+  it('is refused by mcp add --startup-timeout (exit 2), the config left unwritten', async () => {
+    const home = tempDir('minicode-home-');
+    const r = await runCli(['mcp', 'add', 'fs', 'node', '--startup-timeout', TOO_LONG], { env: cleanEnv(home) });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--startup-timeout');
+    expect(fs.existsSync(path.join(home, 'config.json'))).toBe(false);
+  });
+});
