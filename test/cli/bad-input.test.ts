@@ -218,7 +218,10 @@ describe('deadlines longer than a Node timer can wait (2^31 - 1 ms)', () => {
     const input = path.join(dir, 'p.jsonl');
     fs.writeFileSync(input, '{"id":"a","prompt":"hi"}\n');
     const out = path.join(dir, 'out');
-    const r = await runCli(['batch', input, '--json', '--provider', 'replay', '--cassette', CASSETTE, '--store', path.join(dir, 'store'), '--out', out, '--verify', 'true', '--verify-timeout', TOO_LONG], { cwd: dir });
+    const r = await runCli(
+      ['batch', input, '--json', '--provider', 'replay', '--cassette', CASSETTE, '--store', path.join(dir, 'store'), '--out', out, '--verify', 'true', '--verify-timeout', TOO_LONG],
+      { cwd: dir },
+    );
     expectNoCrash(r);
     expect(r.code).toBe(2);
     expect(JSON.parse(r.stdout.trim())).toMatchObject({ type: 'batch.summary', ok: false, error: { code: 'MINICODE_E_USAGE' } });

@@ -77,7 +77,12 @@ describe('minicode exec settles each termination reason once, with its exit code
     const result = await exec.done;
     expect(result.code).toBe(130);
     const records = checkContract(result.stdout);
-    expect(records[records.length - 1]).toMatchObject({ ok: false, outcome: 'cancelled', reason: 'aborted', error: { category: 'USER_ERROR', code: 'MINICODE_E_ABORTED', message: 'interrupted (SIGINT)' } });
+    expect(records[records.length - 1]).toMatchObject({
+      ok: false,
+      outcome: 'cancelled',
+      reason: 'aborted',
+      error: { category: 'USER_ERROR', code: 'MINICODE_E_ABORTED', message: 'interrupted (SIGINT)' },
+    });
     expect(ofType(records, 'task.cancelled')[0]!.payload).toMatchObject({ reason: 'aborted' });
   });
 
