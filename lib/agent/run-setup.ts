@@ -107,7 +107,7 @@ export function retryPolicyFromEnv(env: NodeJS.ProcessEnv): RetryPolicy | undefi
 /** Check flags, load config and resolve the provider (`replayOptions` go to a replay server: `batch` asks for `by-turn`). */
 export async function prepareRun(flags: ExecFlags, env: NodeJS.ProcessEnv = process.env, replayOptions: ReplayServerOptions = {}): Promise<RunSetup> {
   const cwd = directoryFlag(flags.cwd ?? process.cwd(), '--cwd', { mustExist: true });
-  if (flags.record !== undefined) directoryFlag(flags.record, '--record');
+  if (flags.record !== undefined) refuseRecordedCassette(directoryFlag(flags.record, '--record'), flags.record);
   const flagMaxSteps = positiveInt(flags.maxSteps, '--max-steps');
   const flagTimeoutMs = deadlineMs(flags.timeout ?? (env.MINICODE_TIMEOUT_MS || undefined), flags.timeout !== undefined ? '--timeout' : 'MINICODE_TIMEOUT_MS');
   let flagBudgetUsd: number | undefined;
@@ -166,6 +166,7 @@ export async function prepareRun(flags: ExecFlags, env: NodeJS.ProcessEnv = proc
     const { createRecordingFetch } = await import('../replay/record.js');
     try {
       setup.fetch = createRecordingFetch({ dir: path.resolve(flags.record), format: provider.format, model: provider.model });
+      recordingDirs.add(path.resolve(flags.record));
     } catch (error) {
       // A replay server may be listening already: left open, it would keep the process alive.
       await setup.close();
@@ -201,6 +202,21 @@ export function directoryFlag(value: string, flag: string, options: { mustExist?
   if (stat && !stat.isDirectory()) throw new MinicodeError('MINICODE_E_USAGE', `${flag} ${value}: not a directory`, { action: `pass ${flag} a directory` });
   if (!stat && options.mustExist) throw new MinicodeError('MINICODE_E_USAGE', `${flag} ${value}: no such directory`, { action: `pass ${flag} an existing directory` });
   return dir;
+}
+
+/** Cassette folders this process records into (a batch prepares one setup per provider/model pair). */
+const recordingDirs = new Set<string>();
+
+/**
+ * MINICODE_E_USAGE (exit 2) for `--record DIR` where DIR already holds a cassette: recording
+ * over it would replace its exchanges and leave those past the new run's count behind, a
+ * cassette that replays a mix of two runs.
+ */
+function refuseRecordedCassette(dir: string, value: string): void {
+  if (recordingDirs.has(dir) || !fs.existsSync(path.join(dir, 'cassette.json'))) return;
+  throw new MinicodeError('MINICODE_E_USAGE', `--record ${value}: already holds a cassette (cassette.json); recording again would overwrite it`, {
+    action: 'pass --record a new or empty directory, or remove the old cassette first',
+  });
 }
 
 /** Reasoning and cache options from flags, then config; undefined when none is set. */

@@ -171,6 +171,20 @@ describe('directory flags', () => {
     expect(fs.existsSync(path.join(home, 'store'))).toBe(false);
   });
 
+  it('exec --record naming a folder that holds a cassette is a usage error (exit 2), the cassette untouched', async () => {
+    const dir = tempDir('minicode-dir-flags-');
+    const cassette = path.join(dir, 'cassette');
+    fs.cpSync(CASSETTE, cassette, { recursive: true });
+    const before = fs.readdirSync(cassette).map((f) => [f, fs.readFileSync(path.join(cassette, f), 'utf8')]);
+    const home = tempDir('minicode-home-');
+    const r = await runCli(['exec', 'hello', '--json', '--provider', 'replay', '--cassette', CASSETTE, '--cwd', scratchProject(), '--record', cassette], { env: cleanEnv(home) });
+    expectNoCrash(r);
+    expect(r.code).toBe(2);
+    expect(onlySummary(r).error).toMatchObject({ code: 'MINICODE_E_USAGE', message: expect.stringContaining('already holds a cassette') });
+    expect(fs.readdirSync(cassette).map((f) => [f, fs.readFileSync(path.join(cassette, f), 'utf8')])).toEqual(before);
+    expect(fs.existsSync(path.join(home, 'store'))).toBe(false);
+  });
+
   it('batch --out naming a file is a usage error (exit 2), the file untouched', async () => {
     const dir = tempDir('minicode-dir-flags-');
     const input = path.join(dir, 'p.jsonl');
