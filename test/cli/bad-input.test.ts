@@ -109,6 +109,32 @@ describe('words beyond what a command takes', () => {
   );
 });
 
+describe('usage errors under --json', () => {
+  it.each([
+    [['ingest', '--json', '--from', 'nope', 'x.jsonl'], "argument 'nope' is invalid"],
+    [['ingest', '--json', 'x.jsonl'], "required option '--from <format>'"],
+    [['replay', '--json'], "missing required argument 'session'"],
+    [['replay', 'ses_x', '--json', '--bogus'], "unknown option '--bogus'"],
+    [['run', '--json', '--agent', 'nope', 'hello'], "argument 'nope' is invalid"],
+  ])('%j prints its one ok:false summary line on stdout (MINICODE_E_USAGE, exit 2), as exec --json does', async (args, message) => {
+    const r = await runCli(args, { env: cleanEnv(tempDir('minicode-home-')) });
+    expectNoCrash(r);
+    expect(r.code).toBe(2);
+    expect(onlySummary(r)).toMatchObject({ schema: 'minicode.output.v1', error: { code: 'MINICODE_E_USAGE', message: expect.stringContaining(message), action: `see minicode ${args[0]} --help` } });
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('batch --json with an unknown flag prints its one ok:false batch.summary line (exit 2)', async () => {
+    const r = await runCli(['batch', 'p.jsonl', '--json', '--bogus'], { env: cleanEnv(tempDir('minicode-home-')) });
+    expect(r.code).toBe(2);
+    expect(JSON.parse(r.stdout.trim())).toEqual({
+      type: 'batch.summary',
+      ok: false,
+      error: { category: 'USER_ERROR', code: 'MINICODE_E_USAGE', message: "unknown option '--bogus'", action: 'see minicode batch --help' },
+    });
+  });
+});
+
 describe('ingest input and session ids', () => {
   it('refuses a directory as input with MINICODE_E_INPUT_UNREADABLE (exit 1), under --json as one summary line', async () => {
     const r = await runCli(['ingest', '--from', 'codex', tempDir('minicode-dir-input-'), '--json']);
