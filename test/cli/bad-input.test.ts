@@ -197,6 +197,20 @@ describe('directory flags', () => {
     expect(fs.existsSync(path.join(home, 'store'))).toBe(false);
   });
 
+  it.each([
+    ['undo', 'missing'],
+    ['undo', 'file'],
+    ['checkpoints', 'missing'],
+    ['checkpoints', 'file'],
+  ])('%s --cwd naming a %s is a usage error (exit 2), under --json as one ok:false line', async (command, target) => {
+    const dir = tempDir('minicode-dir-flags-');
+    fs.writeFileSync(path.join(dir, 'file'), 'x');
+    const r = await runCli([command, '--json', '--cwd', path.join(dir, target)], { env: cleanEnv(tempDir('minicode-home-')) });
+    expectNoCrash(r);
+    expect(r.code).toBe(2);
+    expect(JSON.parse(r.stdout.trim())).toMatchObject({ ok: false, error: { code: 'MINICODE_E_USAGE', message: expect.stringContaining('--cwd') } });
+  });
+
   it('exec --record naming a folder that holds a cassette is a usage error (exit 2), the cassette untouched', async () => {
     const dir = tempDir('minicode-dir-flags-');
     const cassette = path.join(dir, 'cassette');
