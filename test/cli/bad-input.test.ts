@@ -151,6 +151,20 @@ describe('ingest input and session ids', () => {
     expect(r.stderr).toContain('MINICODE_E_SESSION_ID_INVALID');
     expect(fs.existsSync(store)).toBe(false);
   });
+
+  it('refuses a --session id the store already holds (exit 2), the stored session unchanged', async () => {
+    const store = path.join(tempDir('minicode-ingest-'), 'store');
+    const first = await runCli(['ingest', '--from', 'codex', STREAM, '--store', store, '--session', 'ses_taken']);
+    expect(first.code, first.stderr).toBe(0);
+    const before = await runCli(['replay', 'ses_taken', '--json', '--store', store]);
+    const other = path.join(ROOT, 'test/streams/native/codex-interrupted.jsonl');
+    const r = await runCli(['ingest', '--from', 'codex', other, '--json', '--store', store, '--session', 'ses_taken']);
+    expectNoCrash(r);
+    expect(r.code).toBe(2);
+    expect(onlySummary(r).error).toMatchObject({ code: 'MINICODE_E_USAGE', message: expect.stringContaining('already holds a session') });
+    const after = await runCli(['replay', 'ses_taken', '--json', '--store', store]);
+    expect(after.stdout).toBe(before.stdout);
+  });
 });
 
 describe('replay and the store location', () => {
