@@ -73,11 +73,16 @@ export function normalizeOllamaHost(value: string): string {
 }
 
 function hostOf(baseUrl: string): string {
+  let url: URL;
   try {
-    return new URL(baseUrl).hostname;
+    url = new URL(baseUrl);
   } catch {
     throw new MinicodeError('MINICODE_E_USAGE', `invalid base URL: ${baseUrl}`, { action: 'pass an absolute URL such as http://127.0.0.1:8000/v1 to --base-url' });
   }
+  // Any other scheme would only fail at the first request, after the retries, as a network error.
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new MinicodeError('MINICODE_E_USAGE', `base URL scheme ${url.protocol} is not http: or https:`, { action: 'pass an absolute URL such as http://127.0.0.1:8000/v1 to --base-url' });
+  return url.hostname;
 }
 
 function formatOf(name: string): ProviderFormat | 'replay' {
