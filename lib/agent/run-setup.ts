@@ -95,8 +95,9 @@ export function retryPolicyFromEnv(env: NodeJS.ProcessEnv): RetryPolicy | undefi
   const raw = env.MINICODE_RETRY_BACKOFF_MS;
   if (raw === undefined || raw === '') return undefined;
   const unit = Number(raw);
-  if (!Number.isFinite(unit) || unit < 0) {
-    throw new MinicodeError('MINICODE_E_USAGE', `MINICODE_RETRY_BACKOFF_MS must be a non-negative number of ms, got "${raw}"`, {
+  // The longest wait (4 units) must fit a timer: a longer one would fire at once.
+  if (!Number.isFinite(unit) || unit < 0 || unit * 4 > MAX_TIMER_MS) {
+    throw new MinicodeError('MINICODE_E_USAGE', `MINICODE_RETRY_BACKOFF_MS must be a non-negative number of ms up to ${Math.floor(MAX_TIMER_MS / 4)}, got "${raw}"`, {
       action: 'set MINICODE_RETRY_BACKOFF_MS=1000 (the default) or unset it',
     });
   }
