@@ -75,6 +75,14 @@ describe('minicode batch on the replay provider', () => {
     expect(server.requests).toHaveLength(2);
   });
 
+  it('says on stderr which keys of the input are not line fields and are ignored, naming the field meant', async () => {
+    const w = makeWorkdir(0);
+    fs.writeFileSync(w.input, '{"id":"a","prompt":"What does README.md say?","maxSteps":1}\n');
+    const r = await runCli(['batch', w.input, ...replayFlags(w)], { cwd: w.dir });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('prompts.jsonl: "maxSteps" (line 1) is not a line field, ignored: did you mean "max_steps"?');
+  });
+
   it('refuses duplicate ids with exit 2 and the line numbers', async () => {
     const w = makeWorkdir(3);
     fs.appendFileSync(w.input, '{"id":"p1","prompt":"again"}\n');
