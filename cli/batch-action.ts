@@ -185,7 +185,9 @@ export async function batchAction(file: string | undefined, flags: BatchFlags): 
     // Allowed, but a misspelt field would otherwise be ignored without a word.
     for (const u of input.unknownKeys) {
       const at = `${u.lines.slice(0, 5).join(', ')}${u.lines.length > 5 ? `, ... (${u.lines.length} lines)` : ''}`;
-      err(`minicode batch: ${file}: ${JSON.stringify(u.key)} (line${u.lines.length === 1 ? '' : 's'} ${at}) is not a line field, ignored${u.field ? `: did you mean ${JSON.stringify(u.field)}?` : ''}\n`);
+      err(
+        `minicode batch: ${file}: ${JSON.stringify(u.key)} (line${u.lines.length === 1 ? '' : 's'} ${at}) is not a line field, ignored${u.field ? `: did you mean ${JSON.stringify(u.field)}?` : ''}\n`,
+      );
     }
     if (input.duplicates.length > 0) {
       for (const d of input.duplicates) err(`minicode batch: ${file}: duplicate id "${displayId(d.id)}" on lines ${d.lines.join(', ')}\n`);
