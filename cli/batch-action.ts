@@ -114,6 +114,25 @@ function lineSetupOf(setup: RunSetup, mcp: McpManager | undefined, inPlace: bool
   };
 }
 
+/**
+ * Resume is by id: an output directory whose summary.json names another input file (two
+ * `prompts.jsonl` in different folders share the default `--out`) would have this input's ids
+ * taken as done from the other input's records, and its prompts never run. MINICODE_E_USAGE.
+ */
+function refuseOtherInput(outDir: string, inputPath: string, file: string): void {
+  let previous: unknown;
+  try {
+    previous = (JSON.parse(fs.readFileSync(path.join(outDir, 'summary.json'), 'utf8')) as { input?: unknown }).input;
+  } catch {
+    return; // no summary yet (a first run, or one killed before its end): nothing to compare
+  }
+  if (typeof previous !== 'string' || previous === inputPath) return;
+  throw usage(
+    `${outDir} holds the records of another input (${previous}): resuming would take the ids of ${file} found there as done`,
+    `pass --out with a directory for ${file}; if ${file} is that input moved, remove ${path.join(outDir, 'summary.json')} to resume from its records`,
+  );
+}
+
 /** Run the command; returns the exit code. */
 export async function batchAction(file: string | undefined, flags: BatchFlags): Promise<number> {
   const setups = setupCache(flags);
@@ -199,6 +218,7 @@ export async function batchAction(file: string | undefined, flags: BatchFlags): 
     const outDir = directoryFlag(flags.out ?? `minicode-batch-${path.basename(file).replace(/\.[^.]*$/, '')}`, '--out');
     // One batch per output directory (a queue producer too; its workers write no output here).
     lock = lockOutputDir(outDir);
+    refuseOtherInput(outDir, inputPath, file);
     const { createProgress } = await import('../lib/batch/progress.js');
     const mode = flags.json ? 'json' : process.stderr.isTTY ? 'tty' : 'plain';
     const progress = createProgress({ mode, write: err, writeOut: out, ...(process.stderr.columns ? { columns: process.stderr.columns } : {}) });

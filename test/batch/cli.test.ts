@@ -83,6 +83,29 @@ describe('minicode batch on the replay provider', () => {
     expect(r.stderr).toContain('prompts.jsonl: "maxSteps" (line 1) is not a line field, ignored: did you mean "max_steps"?');
   });
 
+  it('refuses an output directory holding the records of another input of the same name (exit 2), running and changing nothing', async () => {
+    const w = makeWorkdir(1);
+    const first = await runCli(['batch', w.input, ...replayFlags(w)], { cwd: w.dir });
+    expect(first.code, first.stderr).toBe(0);
+    const before = fs.readFileSync(path.join(w.out, 'results.jsonl'), 'utf8');
+    const other = path.join(w.dir, 'other');
+    fs.mkdirSync(other);
+    fs.writeFileSync(path.join(other, 'prompts.jsonl'), '{"id":"p0","prompt":"A different job with the same id"}\n');
+    const r = await runCli(['batch', path.join(other, 'prompts.jsonl'), '--json', ...replayFlags(w)], { cwd: w.dir });
+    expect(r.code).toBe(2);
+    expect(JSON.parse(r.stdout.trim())).toMatchObject({
+      type: 'batch.summary',
+      ok: false,
+      error: { code: 'MINICODE_E_USAGE', message: expect.stringContaining('holds the records of another input') },
+    });
+    expect(fs.readFileSync(path.join(w.out, 'results.jsonl'), 'utf8')).toBe(before);
+    expect(JSON.parse(fs.readFileSync(path.join(w.out, 'summary.json'), 'utf8'))).toMatchObject({ input: w.input });
+    // The same input resumes as before.
+    const again = await runCli(['batch', w.input, '--json', ...replayFlags(w)], { cwd: w.dir });
+    expect(again.code).toBe(0);
+    expect(JSON.parse(again.stdout.trim().split('\n').at(-1)!)).toMatchObject({ ok: true, resumed: 1, ranNow: 0 });
+  });
+
   it('refuses duplicate ids with exit 2 and the line numbers', async () => {
     const w = makeWorkdir(3);
     fs.appendFileSync(w.input, '{"id":"p1","prompt":"again"}\n');
