@@ -135,7 +135,8 @@ export function parseBatchInput(text: string): ParsedInput {
   const problems: LineProblem[] = [];
   const seen = new Map<string, number[]>();
   const unknown = new Map<string, number[]>();
-  const rows = text.split('\n');
+  // A UTF-8 byte order mark (files written by Windows tools) would make the first line not JSON.
+  const rows = (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text).split('\n');
   for (let i = 0; i < rows.length; i++) {
     const row = rows[i]!;
     const result = parseLine(row.endsWith('\r') ? row.slice(0, -1) : row, i + 1, (key) => {

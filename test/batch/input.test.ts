@@ -39,6 +39,12 @@ describe('batch input parsing', () => {
     ]);
   });
 
+  it('reads a first line after a UTF-8 byte order mark (files written by Windows tools)', () => {
+    const parsed = parseBatchInput('\ufeff{"id":"a","prompt":"one"}\r\n{"id":"b","prompt":"two"}\r\n');
+    expect(parsed.problems).toEqual([]);
+    expect(parsed.lines.map((l) => l.id)).toEqual(['a', 'b']);
+  });
+
   it('collects duplicate ids with every line they appear on', () => {
     const parsed = parseBatchInput(['{"id":"x","prompt":"1"}', '{"id":"y","prompt":"2"}', '{"id":"x","prompt":"3"}', '{"id":"x","prompt":"4"}'].join('\n'));
     expect(parsed.duplicates).toEqual([{ id: 'x', lines: [1, 3, 4] }]);
