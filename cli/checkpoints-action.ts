@@ -6,6 +6,7 @@ import { listCheckpoints, pruneCheckpoints, undoWorkspace } from '../lib/checkpo
 import { loadConfig } from '../lib/config.js';
 import { MinicodeError } from '../lib/errors.js';
 import { directoryFlag } from '../lib/agent/run-setup.js';
+import { checkSessionId } from '../lib/ids.js';
 
 /** Flags both commands share (undo adds `to` and `dryRun`). */
 export interface CheckpointsActionFlags {
@@ -28,6 +29,8 @@ export async function checkpointsAction(command: 'undo' | 'list' | 'prune', flag
   try {
     // As for exec: a --cwd naming nothing or a file is a usage error, not "no checkpoints".
     cwd = directoryFlag(cwd, '--cwd', { mustExist: true });
+    // Session ids have one grammar everywhere (docs/exec.md § Session ids): nothing else is looked up or echoed.
+    if (flags.session !== undefined) checkSessionId(flags.session, '--session');
     const settings = settingsFor(cwd);
     if (command === 'prune') {
       const report = await pruneCheckpoints({ settings, cwd });

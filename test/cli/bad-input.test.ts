@@ -225,6 +225,14 @@ describe('directory flags', () => {
     expect(JSON.parse(r.stdout.trim())).toMatchObject({ ok: false, error: { code: 'MINICODE_E_USAGE', message: expect.stringContaining('--cwd') } });
   });
 
+  it.each([['undo'], ['checkpoints']])('%s --session outside the session id grammar is MINICODE_E_SESSION_ID_INVALID (exit 2), its escapes not echoed', async (command) => {
+    const r = await runCli([command, '--json', '--cwd', tempDir('minicode-dir-flags-'), '--session', 'x\u001b]0;title\u0007y'], { env: cleanEnv(tempDir('minicode-home-')) });
+    expectNoCrash(r);
+    expect(r.code).toBe(2);
+    expect(JSON.parse(r.stdout.trim())).toMatchObject({ ok: false, error: { code: 'MINICODE_E_SESSION_ID_INVALID' } });
+    expect(r.stdout + r.stderr).not.toContain('\u001b');
+  });
+
   it('exec --record naming a folder that holds a cassette is a usage error (exit 2), the cassette untouched', async () => {
     const dir = tempDir('minicode-dir-flags-');
     const cassette = path.join(dir, 'cassette');
