@@ -88,11 +88,16 @@ function prepareOut(out: string): void {
 /**
  * Run the suite; returns the process exit code (1 when a benchmark crashed). Throws
  * MINICODE_E_MISSING_DEPENDENCY, before running anything, when a selected benchmark imports a
- * package that is not installed (the peers are development dependencies).
+ * package that is not installed (the peers are development dependencies), and MINICODE_E_USAGE
+ * for an `--only` name that is no benchmark. `dir` (tests) is the folder of compiled benchmarks.
  */
-export async function runBenchSuite(options: { json: boolean; quick: boolean; only: string[]; out?: string | undefined }): Promise<number> {
-  const dir = path.dirname(fileURLToPath(import.meta.url));
-  const names = listBenchmarks(dir).filter((n) => options.only.length === 0 || options.only.includes(n));
+export async function runBenchSuite(options: { json: boolean; quick: boolean; only: string[]; out?: string | undefined; dir?: string }): Promise<number> {
+  const dir = options.dir ?? path.dirname(fileURLToPath(import.meta.url));
+  const all = listBenchmarks(dir);
+  // A misspelt name would run nothing and report "0 ratios" with exit 0.
+  const unknown = options.only.filter((n) => !all.includes(n));
+  if (unknown.length > 0) throw new MinicodeError('MINICODE_E_USAGE', `--only: no benchmark named ${unknown.map((n) => JSON.stringify(n)).join(', ')}`, { action: `name some of: ${all.join(' ')}` });
+  const names = all.filter((n) => options.only.length === 0 || options.only.includes(n));
   const missing = missingPackages(names.map((n) => path.join(dir, `${n}.js`)));
   if (missing.size > 0) {
     const lacking = [...missing.keys()].map((file) => path.basename(file, '.js'));

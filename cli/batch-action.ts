@@ -17,7 +17,7 @@ import { MinicodeError } from '../lib/errors.js';
 import { displayId } from '../lib/ids.js';
 import type { EventStore } from '../lib/store/index.js';
 import type { BatchFlags } from './commands/batch.js';
-import { directoryFlag, openRunStore, prepareRun, startRunMcp, type RunSetup } from '../lib/agent/run-setup.js';
+import { deadlineMs, directoryFlag, openRunStore, prepareRun, startRunMcp, type RunSetup } from '../lib/agent/run-setup.js';
 import type { McpManager } from '../lib/mcp/index.js';
 import { noteClosedStdout, writeErr, writeOut } from './stdout.js';
 import { tracingConfig } from '../lib/telemetry/config.js';
@@ -44,7 +44,7 @@ function harnessOf(flags: BatchFlags): HarnessOptions {
   if (flags.isolateDirty) out.isolateDirty = true;
   if (flags.keepWorkspaces) out.keepWorkspaces = true;
   if (flags.verify !== undefined) out.verify = flags.verify;
-  if (flags.verifyTimeout !== undefined) out.verifyTimeoutMs = positiveInt(flags.verifyTimeout, '--verify-timeout', 600_000);
+  if (flags.verifyTimeout !== undefined) out.verifyTimeoutMs = deadlineMs(flags.verifyTimeout, '--verify-timeout') as number;
   return out;
 }
 
@@ -112,6 +112,25 @@ function lineSetupOf(setup: RunSetup, mcp: McpManager | undefined, inPlace: bool
     ...(setup.retryPolicy ? { retryPolicy: setup.retryPolicy } : {}),
     ...(setup.checkpoints && inPlace ? { checkpoints: setup.checkpoints } : {}),
   };
+}
+
+/**
+ * Resume is by id: an output directory whose summary.json names another input file (two
+ * `prompts.jsonl` in different folders share the default `--out`) would have this input's ids
+ * taken as done from the other input's records, and its prompts never run. MINICODE_E_USAGE.
+ */
+function refuseOtherInput(outDir: string, inputPath: string, file: string): void {
+  let previous: unknown;
+  try {
+    previous = (JSON.parse(fs.readFileSync(path.join(outDir, 'summary.json'), 'utf8')) as { input?: unknown }).input;
+  } catch {
+    return; // no summary yet (a first run, or one killed before its end): nothing to compare
+  }
+  if (typeof previous !== 'string' || previous === inputPath) return;
+  throw usage(
+    `${outDir} holds the records of another input (${previous}): resuming would take the ids of ${file} found there as done`,
+    `pass --out with a directory for ${file}; if ${file} is that input moved, remove ${path.join(outDir, 'summary.json')} to resume from its records`,
+  );
 }
 
 /** Run the command; returns the exit code. */
@@ -182,6 +201,13 @@ export async function batchAction(file: string | undefined, flags: BatchFlags): 
     const { parseBatchInput } = await import('../lib/batch/input.js');
     const input = parseBatchInput(text);
     for (const p of input.problems) err(`minicode batch: ${file}:${p.line}: ${p.message} [${p.code}]${flags.strict ? '' : ' (skipped)'}\n`);
+    // Allowed, but a misspelt field would otherwise be ignored without a word.
+    for (const u of input.unknownKeys) {
+      const at = `${u.lines.slice(0, 5).join(', ')}${u.lines.length > 5 ? `, ... (${u.lines.length} lines)` : ''}`;
+      err(
+        `minicode batch: ${file}: ${JSON.stringify(u.key)} (line${u.lines.length === 1 ? '' : 's'} ${at}) is not a line field, ignored${u.field ? `: did you mean ${JSON.stringify(u.field)}?` : ''}\n`,
+      );
+    }
     if (input.duplicates.length > 0) {
       for (const d of input.duplicates) err(`minicode batch: ${file}: duplicate id "${displayId(d.id)}" on lines ${d.lines.join(', ')}\n`);
       throw usage(`${input.duplicates.length} duplicate id${input.duplicates.length === 1 ? '' : 's'} in ${file}`, 'give every line a unique "id"');
@@ -192,6 +218,7 @@ export async function batchAction(file: string | undefined, flags: BatchFlags): 
     const outDir = directoryFlag(flags.out ?? `minicode-batch-${path.basename(file).replace(/\.[^.]*$/, '')}`, '--out');
     // One batch per output directory (a queue producer too; its workers write no output here).
     lock = lockOutputDir(outDir);
+    refuseOtherInput(outDir, inputPath, file);
     const { createProgress } = await import('../lib/batch/progress.js');
     const mode = flags.json ? 'json' : process.stderr.isTTY ? 'tty' : 'plain';
     const progress = createProgress({ mode, write: err, writeOut: out, ...(process.stderr.columns ? { columns: process.stderr.columns } : {}) });

@@ -5,6 +5,8 @@ import { checkpointLines, undoLines } from '../lib/checkpoints/format.js';
 import { listCheckpoints, pruneCheckpoints, undoWorkspace } from '../lib/checkpoints/undo.js';
 import { loadConfig } from '../lib/config.js';
 import { MinicodeError } from '../lib/errors.js';
+import { directoryFlag } from '../lib/agent/run-setup.js';
+import { checkSessionId } from '../lib/ids.js';
 
 /** Flags both commands share (undo adds `to` and `dryRun`). */
 export interface CheckpointsActionFlags {
@@ -23,8 +25,12 @@ function settingsFor(cwd: string): CheckpointSettings {
 
 /** Run `undo` or `list`; returns the exit code. */
 export async function checkpointsAction(command: 'undo' | 'list' | 'prune', flags: CheckpointsActionFlags): Promise<number> {
-  const cwd = path.resolve(flags.cwd ?? process.cwd());
+  let cwd = path.resolve(flags.cwd ?? process.cwd());
   try {
+    // As for exec: a --cwd naming nothing or a file is a usage error, not "no checkpoints".
+    cwd = directoryFlag(cwd, '--cwd', { mustExist: true });
+    // Session ids have one grammar everywhere (docs/exec.md § Session ids): nothing else is looked up or echoed.
+    if (flags.session !== undefined) checkSessionId(flags.session, '--session');
     const settings = settingsFor(cwd);
     if (command === 'prune') {
       const report = await pruneCheckpoints({ settings, cwd });

@@ -74,9 +74,9 @@ export async function execAction(prompt: string, flags: ExecFlags): Promise<numb
     const abort = new AbortController();
     let interrupts = 0;
     let settled = false;
-    const onSigint = (): void => {
+    const onSigint = (signal: NodeJS.Signals): void => {
       interrupts++;
-      if (interrupts === 1 && !settled) abort.abort({ kind: 'aborted', code: 'MINICODE_E_ABORTED', message: 'interrupted (SIGINT)' });
+      if (interrupts === 1 && !settled) abort.abort({ kind: 'aborted', code: 'MINICODE_E_ABORTED', message: `interrupted (${signal})` });
       else process.exit(130);
     };
     process.on('SIGINT', onSigint);

@@ -4,6 +4,9 @@ import { buildProgram, withPromptHint } from './program.js';
 import { guardOutput, writeOut } from './stdout.js';
 import { mark } from '../lib/timeline.js';
 
+/** Commands whose `--json` output ends in a summary line (`batch`: its `batch.summary`). */
+const JSON_SUMMARY_COMMANDS = new Set(['exec', 'run', 'ingest', 'replay', 'batch']);
+
 async function main(argv: string[]): Promise<void> {
   mark('cli: bundle evaluated');
   // A closed pipe (`minicode schema | head`) is neither an error worth a stack trace nor a
@@ -22,12 +25,16 @@ async function main(argv: string[]): Promise<void> {
         return;
       }
       process.exitCode = 2;
-      // `exec --json` promises a non-empty stdout: even a usage error (unknown flag, bad
-      // choice) prints its one `ok:false` summary line there; commander already wrote stderr.
-      if (argv[2] === 'exec' && argv.includes('--json')) {
+      // The `--json` modes that end in a summary line promise a non-empty stdout: even a usage
+      // error (unknown flag, bad choice, missing argument) prints its one `ok:false` summary
+      // line there, as their own errors do; commander already wrote stderr.
+      const command = argv[2];
+      if (command !== undefined && JSON_SUMMARY_COMMANDS.has(command) && !(command === 'batch' && argv[3] === 'report') && argv.includes('--json')) {
         const { setupFailureSummary } = await import('../lib/render/summary.js');
         const message = withPromptHint(error.message.replace(/^error: /, ''));
-        writeOut(`${JSON.stringify(setupFailureSummary({ category: 'USER_ERROR', code: 'MINICODE_E_USAGE', message, action: 'see minicode exec --help' }))}\n`);
+        const failure = { category: 'USER_ERROR', code: 'MINICODE_E_USAGE', message, action: `see minicode ${command} --help` };
+        const summary = setupFailureSummary(failure);
+        writeOut(`${JSON.stringify(command === 'batch' ? { type: 'batch.summary', ok: false, error: summary.error } : summary)}\n`);
       }
       return;
     }

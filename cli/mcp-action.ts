@@ -6,6 +6,7 @@
 import path from 'node:path';
 import { loadConfig, userConfigPath } from '../lib/config.js';
 import { MinicodeError } from '../lib/errors.js';
+import { MAX_TIMER_MS } from '../lib/control/timers.js';
 import type { McpServerConfig } from '../lib/mcp/config.js';
 import type { McpServerStatus } from '../lib/mcp/index.js';
 import type { McpAddFlags, McpListFlags } from './commands/mcp.js';
@@ -84,7 +85,9 @@ function pairs(items: string[] | undefined, separator: RegExp, flag: string): Re
 function positiveMs(value: string | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0) throw new MinicodeError('MINICODE_E_USAGE', `${flag} must be a positive integer of ms, got "${value}"`, { action: `pass ${flag} 10000` });
+  // A Node timer waits at most MAX_TIMER_MS: a longer deadline would fire at once.
+  if (!Number.isInteger(n) || n <= 0 || n > MAX_TIMER_MS)
+    throw new MinicodeError('MINICODE_E_USAGE', `${flag} must be a positive integer of ms up to ${MAX_TIMER_MS}, got "${value}"`, { action: `pass ${flag} 10000` });
   return n;
 }
 

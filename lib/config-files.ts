@@ -56,7 +56,8 @@ function readConfigJson(file: string): ConfigSource | undefined {
     });
   }
   try {
-    return { file, raw: JSON.parse(text) };
+    // A UTF-8 byte order mark (Notepad, PowerShell) is not part of the JSON.
+    return { file, raw: JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text) };
   } catch (error) {
     throw new MinicodeError('MINICODE_E_CONFIG_INVALID', `config ${file} is not valid JSON: ${(error as Error).message}`, {
       action: `fix the JSON syntax in ${file}`,

@@ -7,6 +7,7 @@ import { CheckpointConfigSchema } from './checkpoints/settings-schema.js';
 import { mergeConfigs, readConfigSources, type LoadConfigOptions, type LoadedConfig } from './config-files.js';
 import { CACHE_TTLS, REASONING_LEVELS } from './agent/requests/types.js';
 import { MinicodeError } from './errors.js';
+import { MAX_TIMER_MS } from './control/timers.js';
 import { McpServersSchema } from './mcp/config.js';
 
 const ProviderSettings = z.object({
@@ -35,7 +36,7 @@ export const ConfigSchema = z.looseObject({
   verify: z.union([z.string().min(1), z.object({ command: z.string().min(1) })]).optional(),
   budgetUsd: z.number().nonnegative().optional(),
   maxSteps: z.number().int().positive().optional(),
-  timeoutMs: z.number().int().positive().optional(),
+  timeoutMs: z.number().int().positive().max(MAX_TIMER_MS).optional(),
   /** The model's context window in tokens, when the built-in table does not know it. */
   contextWindow: z.number().int().positive().optional(),
   allowedPaths: z.array(z.string()).optional(),

@@ -21,7 +21,7 @@ export function addRunFlags(command: Command): Command {
     .option('--cache-key <key>', 'OpenAI prompt_cache_key (default: a hash of model, system prompt and tools)')
     .addOption(new Option('--approval <mode>', 'approval mode for edits and commands').choices(['ask', 'auto', 'read-only']).default('auto'))
     .option('--allow-local-config', 'trust .minicode/config.json in the project (ignored by default)')
-    .option('--store <dir>', 'session store directory (default: $MINICODE_HOME, else ~/.local/share/minicode)')
+    .option('--store <dir>', 'session store directory (default: $MINICODE_HOME/store, else $XDG_DATA_HOME/minicode/store or ~/.local/share/minicode/store)')
     .option('--cwd <dir>', 'project directory (default: the current directory)');
 }
 

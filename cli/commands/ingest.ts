@@ -44,6 +44,11 @@ export function registerIngest(program: Command): void {
         if (flags.store) {
           const { openStore } = await import('../../lib/store/index.js');
           store = openStore({ dir: flags.store });
+          // A second stream under a stored id would overwrite the first session's events.
+          if (flags.session !== undefined && store.getSession(sessionId) !== undefined)
+            throw new MinicodeError('MINICODE_E_USAGE', `--session ${sessionId}: the store ${flags.store} already holds a session with that id`, {
+              action: 'pass another --session id, or leave it out for a new one',
+            });
         }
         const renderer = flags.json
           ? createRenderer('jsonl', { out, err })

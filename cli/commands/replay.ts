@@ -20,7 +20,7 @@ export function registerReplay(program: Command): void {
     .argument('<session>', 'session id (see `minicode sessions`): 1-128 of A-Z a-z 0-9 . _ : -')
     .option('--json', 'stored envelopes as JSON lines, then a summary line')
     .option('--linear', 'plain linear text (the default)')
-    .option('--store <dir>', 'store directory (default: $MINICODE_HOME/store, else $XDG_DATA_HOME/minicode/store)')
+    .option('--store <dir>', 'store directory (default: $MINICODE_HOME/store, else $XDG_DATA_HOME/minicode/store or ~/.local/share/minicode/store)')
     .action(async (sessionId: string, opts: ReplayOptions) => {
       const fs = await import('node:fs');
       const { OutputEventSchema, SCHEMA_NAME } = await import('../../lib/events/index.js');

@@ -31,7 +31,7 @@ export function registerRun(program: Command): void {
     .option('--json', 'JSON lines on stdout: envelopes, text records, one summary last')
     .option('--model <name>', 'passed to the agent as --model')
     .option('--verbose', 'show verbose facts')
-    .option('--store <dir>', 'session store directory (default: $MINICODE_HOME, else ~/.local/share/minicode)')
+    .option('--store <dir>', 'session store directory (default: $MINICODE_HOME/store, else $XDG_DATA_HOME/minicode/store or ~/.local/share/minicode/store)')
     .option('--cwd <dir>', 'project directory (default: the current directory)');
   addCheckpointFlag(command).action(async (prompt: string, flags: RunFlags) => {
     const { runNativeAction } = await import('../run-native-action.js');

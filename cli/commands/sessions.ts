@@ -10,7 +10,7 @@ export function registerSessions(program: Command): void {
     .command('sessions')
     .description('list stored sessions (most recent first)')
     .option('--json', 'one JSON object per session per line')
-    .option('--store <dir>', 'store directory (default: $MINICODE_HOME/store, else $XDG_DATA_HOME/minicode/store)')
+    .option('--store <dir>', 'store directory (default: $MINICODE_HOME/store, else $XDG_DATA_HOME/minicode/store or ~/.local/share/minicode/store)')
     .action(async (opts: { json?: boolean; store?: string }) => {
       const fs = await import('node:fs');
       const { openStore, resolveStoreDir } = await import('../../lib/store/index.js');

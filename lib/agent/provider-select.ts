@@ -73,11 +73,16 @@ export function normalizeOllamaHost(value: string): string {
 }
 
 function hostOf(baseUrl: string): string {
+  let url: URL;
   try {
-    return new URL(baseUrl).hostname;
+    url = new URL(baseUrl);
   } catch {
     throw new MinicodeError('MINICODE_E_USAGE', `invalid base URL: ${baseUrl}`, { action: 'pass an absolute URL such as http://127.0.0.1:8000/v1 to --base-url' });
   }
+  // Any other scheme would only fail at the first request, after the retries, as a network error.
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new MinicodeError('MINICODE_E_USAGE', `base URL scheme ${url.protocol} is not http: or https:`, { action: 'pass an absolute URL such as http://127.0.0.1:8000/v1 to --base-url' });
+  return url.hostname;
 }
 
 function formatOf(name: string): ProviderFormat | 'replay' {
@@ -99,12 +104,18 @@ function formatForModel(model: string): ProviderFormat | undefined {
   return undefined;
 }
 
+/** A variable's value; set but empty (`export OPENAI_BASE_URL=`) counts as unset, as the provider SDKs read it. */
+function setVar(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const value = env[name];
+  return value === undefined || value.trim() === '' ? undefined : value;
+}
+
 /** Pick the format: flag, `MINICODE_PROVIDER`, config, `--base-url`, model family, then keys present. */
 function chooseFormat(options: ResolveProviderOptions, env: NodeJS.ProcessEnv): ProviderFormat | 'replay' {
-  const named = options.provider ?? env.MINICODE_PROVIDER ?? options.config?.provider;
+  const named = options.provider ?? setVar(env, 'MINICODE_PROVIDER') ?? options.config?.provider;
   if (named) return formatOf(named);
   if (options.baseUrl) return 'openai-chat';
-  const model = options.model ?? env.MINICODE_MODEL ?? options.config?.model;
+  const model = options.model ?? setVar(env, 'MINICODE_MODEL') ?? options.config?.model;
   const fromModel = model ? formatForModel(model) : undefined;
   if (fromModel) return fromModel;
   if (env.ANTHROPIC_API_KEY) return 'anthropic';
@@ -126,11 +137,11 @@ function chooseFormat(options: ResolveProviderOptions, env: NodeJS.ProcessEnv): 
 export function resolveProvider(options: ResolveProviderOptions): ResolvedProvider {
   const env = options.env ?? process.env;
   const format = chooseFormat(options, env);
-  const explicitModel = options.model ?? env.MINICODE_MODEL;
+  const explicitModel = options.model ?? setVar(env, 'MINICODE_MODEL');
   if (format === 'replay') return { format, model: explicitModel ?? options.config?.model ?? 'replay', baseUrl: '' };
   const convention = CONVENTIONS[format];
   const perFormat = options.config?.providers?.[format];
-  const envBase = env[convention.baseVar];
+  const envBase = setVar(env, convention.baseVar);
   let baseUrl = options.baseUrl ?? envBase ?? perFormat?.baseUrl ?? options.config?.baseUrl ?? convention.defaultBase;
   if (format === 'ollama') baseUrl = normalizeOllamaHost(baseUrl);
   const host = hostOf(baseUrl);

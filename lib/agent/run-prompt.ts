@@ -208,9 +208,17 @@ export async function runPrompt(options: PromptRunOptions): Promise<PromptRun> {
     verify = run.report;
     pipeline.emit({ type: 'test.completed', payload: { command: options.verifyCommand, ok: run.report.ok }, source: 'app' });
   }
+  let verifyShown: { ok: boolean; command: string } | undefined;
+  if (verify) {
+    // The summary (stdout, a CI log) shows the command as the scrubbed `test.completed` does: a
+    // token written into it is masked.
+    const [{ credentialSecretsFromEnv }, { buildRuleTable, createTextRedactor }] = await Promise.all([import('../scrub/env-secrets.js'), import('../scrub/secret-redactor.js')]);
+    const redact = createTextRedactor(buildRuleTable(credentialSecretsFromEnv(options.env ?? process.env)));
+    verifyShown = { ok: verify.ok, command: redact(verify.command) };
+  }
   if (options.endSession !== false) pipeline.emit(sessionEndedDraft(result.reason, result.durationMs));
   const state = await pipeline.finish({
-    ...(verify ? { verify: { ok: verify.ok, command: verify.command } } : {}),
+    ...(verifyShown ? { verify: verifyShown } : {}),
     ...(result.result !== undefined ? { result: result.result } : {}),
     ...(result.usage.cacheHitRatio !== undefined ? { cacheHitRatio: result.usage.cacheHitRatio } : {}),
   });

@@ -15,6 +15,7 @@ import { resolveStoreDir } from '../store/location.js';
 import type { EventStore } from '../store/store.js';
 import type { Budget } from '../control/budget.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../control/retry.js';
+import { MAX_TIMER_MS } from '../control/timers.js';
 import { checkpointSettingsOf, type CheckpointSettings } from '../checkpoints/settings.js';
 import { DEFAULT_AUTO_TOOLS, type ApprovalModeName, type ApprovalPolicy } from '../policy/index.js';
 import { MCP_PREFIX } from '../mcp/naming.js';
@@ -77,6 +78,14 @@ function positiveInt(value: string | undefined, flag: string): number | undefine
   return n;
 }
 
+/** A deadline in ms: a positive integer no longer than a timer can wait ({@link MAX_TIMER_MS}). */
+export function deadlineMs(value: string | undefined, flag: string): number | undefined {
+  const n = positiveInt(value, flag);
+  if (n !== undefined && n > MAX_TIMER_MS)
+    throw new MinicodeError('MINICODE_E_USAGE', `${flag} must be at most ${MAX_TIMER_MS} ms (24.8 days), got "${value}"`, { action: `pass ${flag} N with 1 <= N <= ${MAX_TIMER_MS}` });
+  return n;
+}
+
 /**
  * The retry policy under `MINICODE_RETRY_BACKOFF_MS` (the unit of the backoff table, default
  * 1000: waits drawn at random up to 1, 2, 4 units). Tests and impatient CI set it small; a
@@ -86,8 +95,9 @@ export function retryPolicyFromEnv(env: NodeJS.ProcessEnv): RetryPolicy | undefi
   const raw = env.MINICODE_RETRY_BACKOFF_MS;
   if (raw === undefined || raw === '') return undefined;
   const unit = Number(raw);
-  if (!Number.isFinite(unit) || unit < 0) {
-    throw new MinicodeError('MINICODE_E_USAGE', `MINICODE_RETRY_BACKOFF_MS must be a non-negative number of ms, got "${raw}"`, {
+  // The longest wait (4 units) must fit a timer: a longer one would fire at once.
+  if (!Number.isFinite(unit) || unit < 0 || unit * 4 > MAX_TIMER_MS) {
+    throw new MinicodeError('MINICODE_E_USAGE', `MINICODE_RETRY_BACKOFF_MS must be a non-negative number of ms up to ${Math.floor(MAX_TIMER_MS / 4)}, got "${raw}"`, {
       action: 'set MINICODE_RETRY_BACKOFF_MS=1000 (the default) or unset it',
     });
   }
@@ -98,20 +108,25 @@ export function retryPolicyFromEnv(env: NodeJS.ProcessEnv): RetryPolicy | undefi
 /** Check flags, load config and resolve the provider (`replayOptions` go to a replay server: `batch` asks for `by-turn`). */
 export async function prepareRun(flags: ExecFlags, env: NodeJS.ProcessEnv = process.env, replayOptions: ReplayServerOptions = {}): Promise<RunSetup> {
   const cwd = directoryFlag(flags.cwd ?? process.cwd(), '--cwd', { mustExist: true });
-  if (flags.record !== undefined) directoryFlag(flags.record, '--record');
-  const maxSteps = positiveInt(flags.maxSteps, '--max-steps');
-  const timeoutMs = positiveInt(flags.timeout ?? (env.MINICODE_TIMEOUT_MS || undefined), flags.timeout !== undefined ? '--timeout' : 'MINICODE_TIMEOUT_MS');
-  let budget: Budget | undefined;
+  if (flags.record !== undefined) refuseRecordedCassette(directoryFlag(flags.record, '--record'), flags.record);
+  const flagMaxSteps = positiveInt(flags.maxSteps, '--max-steps');
+  const flagTimeoutMs = deadlineMs(flags.timeout ?? (env.MINICODE_TIMEOUT_MS || undefined), flags.timeout !== undefined ? '--timeout' : 'MINICODE_TIMEOUT_MS');
+  let flagBudgetUsd: number | undefined;
   if (flags.budget !== undefined) {
-    const usd = Number(flags.budget);
-    if (!Number.isFinite(usd) || usd < 0) throw new MinicodeError('MINICODE_E_USAGE', `--budget must be a non-negative number of USD, got "${flags.budget}"`, { action: 'pass --budget 0.50' });
-    budget = { limitUsd: usd, strict: flags.budgetStrict === true };
-  } else if (flags.budgetStrict) {
-    throw new MinicodeError('MINICODE_E_USAGE', '--budget-strict needs --budget USD', { action: 'pass --budget 0.50 --budget-strict' });
+    flagBudgetUsd = Number(flags.budget);
+    if (!Number.isFinite(flagBudgetUsd) || flagBudgetUsd < 0)
+      throw new MinicodeError('MINICODE_E_USAGE', `--budget must be a non-negative number of USD, got "${flags.budget}"`, { action: 'pass --budget 0.50' });
   }
   const retryPolicy = retryPolicyFromEnv(env);
   const contextWindow = positiveInt(env.MINICODE_CONTEXT_WINDOW || undefined, 'MINICODE_CONTEXT_WINDOW');
   const loaded = await loadConfigLazily({ env, cwd, allowLocalConfig: flags.allowLocalConfig === true });
+  // The config's limits apply when no flag (or MINICODE_TIMEOUT_MS) gives one.
+  const maxSteps = flagMaxSteps ?? loaded.config.maxSteps;
+  const timeoutMs = flagTimeoutMs ?? loaded.config.timeoutMs;
+  const budgetUsd = flagBudgetUsd ?? loaded.config.budgetUsd;
+  let budget: Budget | undefined;
+  if (budgetUsd !== undefined) budget = { limitUsd: budgetUsd, strict: flags.budgetStrict === true };
+  else if (flags.budgetStrict) throw new MinicodeError('MINICODE_E_USAGE', '--budget-strict needs --budget USD', { action: 'pass --budget 0.50 --budget-strict' });
   const closers: (() => Promise<void>)[] = [];
   let provider: AgentProvider;
   const named = flags.provider ?? env.MINICODE_PROVIDER ?? loaded.config.provider;
@@ -152,6 +167,7 @@ export async function prepareRun(flags: ExecFlags, env: NodeJS.ProcessEnv = proc
     const { createRecordingFetch } = await import('../replay/record.js');
     try {
       setup.fetch = createRecordingFetch({ dir: path.resolve(flags.record), format: provider.format, model: provider.model });
+      recordingDirs.add(path.resolve(flags.record));
     } catch (error) {
       // A replay server may be listening already: left open, it would keep the process alive.
       await setup.close();
@@ -187,6 +203,21 @@ export function directoryFlag(value: string, flag: string, options: { mustExist?
   if (stat && !stat.isDirectory()) throw new MinicodeError('MINICODE_E_USAGE', `${flag} ${value}: not a directory`, { action: `pass ${flag} a directory` });
   if (!stat && options.mustExist) throw new MinicodeError('MINICODE_E_USAGE', `${flag} ${value}: no such directory`, { action: `pass ${flag} an existing directory` });
   return dir;
+}
+
+/** Cassette folders this process records into (a batch prepares one setup per provider/model pair). */
+const recordingDirs = new Set<string>();
+
+/**
+ * MINICODE_E_USAGE (exit 2) for `--record DIR` where DIR already holds a cassette: recording
+ * over it would replace its exchanges and leave those past the new run's count behind, a
+ * cassette that replays a mix of two runs.
+ */
+function refuseRecordedCassette(dir: string, value: string): void {
+  if (recordingDirs.has(dir) || !fs.existsSync(path.join(dir, 'cassette.json'))) return;
+  throw new MinicodeError('MINICODE_E_USAGE', `--record ${value}: already holds a cassette (cassette.json); recording again would overwrite it`, {
+    action: 'pass --record a new or empty directory, or remove the old cassette first',
+  });
 }
 
 /** Reasoning and cache options from flags, then config; undefined when none is set. */

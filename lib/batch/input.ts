@@ -9,31 +9,31 @@ import { z } from 'zod';
 import { NATIVE_AGENTS, type NativeAgent } from '../decode/formats.js';
 import { REASONING_LEVELS, type ReasoningLevel } from '../agent/requests/types.js';
 
-/** The schema of one input line; unknown keys are kept out of the run but allowed. */
-export const BatchLineSchema = z
-  .object({
-    id: z.union([z.string().min(1).max(512), z.number().int()]).transform(String),
-    // Whitespace only is as empty as nothing: it would be sent to the model as a prompt.
-    prompt: z.string().regex(/\S/),
-    provider: z.string().min(1).optional(),
-    model: z.string().min(1).optional(),
-    agent: z.enum(NATIVE_AGENTS).optional(),
-    /** Agents that take over, in order, when the line's agent runs out of usage quota. */
-    fallback: z.union([z.enum(NATIVE_AGENTS).transform((a) => [a]), z.array(z.enum(NATIVE_AGENTS)).min(1)]).optional(),
-    cwd: z.string().min(1).optional(),
-    budget: z.number().nonnegative().optional(),
-    max_steps: z.number().int().positive().optional(),
-    reasoning: z.enum(REASONING_LEVELS).optional(),
-    metadata: z.record(z.string(), z.unknown()).optional(),
-    /** Command run in the line's workspace after the run (overrides --verify). */
-    verify: z.string().regex(/\S/).optional(),
-  })
-  .superRefine((data, ctx) => {
-    if (data.fallback === undefined) return;
-    if (data.agent === undefined) ctx.addIssue({ code: 'custom', path: ['fallback'], message: 'fallback needs agent (the agent that starts)' });
-    else if (new Set([data.agent, ...data.fallback]).size !== data.fallback.length + 1)
-      ctx.addIssue({ code: 'custom', path: ['fallback'], message: 'each agent may appear once in agent and fallback' });
-  });
+/** The fields of one input line. */
+const LineFields = z.object({
+  id: z.union([z.string().min(1).max(512), z.number().int()]).transform(String),
+  // Whitespace only is as empty as nothing: it would be sent to the model as a prompt.
+  prompt: z.string().regex(/\S/),
+  provider: z.string().min(1).optional(),
+  model: z.string().min(1).optional(),
+  agent: z.enum(NATIVE_AGENTS).optional(),
+  /** Agents that take over, in order, when the line's agent runs out of usage quota. */
+  fallback: z.union([z.enum(NATIVE_AGENTS).transform((a) => [a]), z.array(z.enum(NATIVE_AGENTS)).min(1)]).optional(),
+  cwd: z.string().min(1).optional(),
+  budget: z.number().nonnegative().optional(),
+  max_steps: z.number().int().positive().optional(),
+  reasoning: z.enum(REASONING_LEVELS).optional(),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+  /** Command run in the line's workspace after the run (overrides --verify). */
+  verify: z.string().regex(/\S/).optional(),
+});
+
+/** The schema of one input line; unknown keys are kept out of the run but allowed (and reported: {@link ParsedInput.unknownKeys}). */
+export const BatchLineSchema = LineFields.superRefine((data, ctx) => {
+  if (data.fallback === undefined) return;
+  if (data.agent === undefined) ctx.addIssue({ code: 'custom', path: ['fallback'], message: 'fallback needs agent (the agent that starts)' });
+  else if (new Set([data.agent, ...data.fallback]).size !== data.fallback.length + 1) ctx.addIssue({ code: 'custom', path: ['fallback'], message: 'each agent may appear once in agent and fallback' });
+});
 
 /** One runnable line. */
 export interface BatchLine {
@@ -72,12 +72,25 @@ export interface DuplicateId {
   lines: number[];
 }
 
+/** A key that is not a line field, with the lines (of runnable lines) that have it. */
+export interface UnknownKey {
+  key: string;
+  lines: number[];
+  /** The field it probably meant (`maxSteps` for `max_steps`), when one matches. */
+  field?: string;
+}
+
 /** The parsed input. */
 export interface ParsedInput {
   lines: BatchLine[];
   problems: LineProblem[];
   duplicates: DuplicateId[];
+  /** Keys that are not line fields: allowed, but a misspelt field (`maxSteps`) would be ignored without a word. */
+  unknownKeys: UnknownKey[];
 }
+
+const FIELDS = Object.keys(LineFields.shape);
+const fold = (key: string): string => key.toLowerCase().replace(/[_-]/g, '');
 
 function lineOf(data: z.infer<typeof BatchLineSchema>, line: number): BatchLine {
   const out: BatchLine = { id: data.id, line, prompt: data.prompt };
@@ -95,7 +108,7 @@ function lineOf(data: z.infer<typeof BatchLineSchema>, line: number): BatchLine 
 }
 
 /** Parse one line's text (without its newline); `undefined` for a blank line. */
-export function parseLine(text: string, line: number): BatchLine | LineProblem | undefined {
+export function parseLine(text: string, line: number, onUnknownKey?: (key: string) => void): BatchLine | LineProblem | undefined {
   if (text.trim() === '') return undefined;
   let raw: unknown;
   try {
@@ -104,7 +117,10 @@ export function parseLine(text: string, line: number): BatchLine | LineProblem |
     return { line, code: 'MINICODE_E_BATCH_LINE_JSON', message: `line ${line} is not JSON: ${(error as Error).message}` };
   }
   const parsed = BatchLineSchema.safeParse(raw);
-  if (parsed.success) return lineOf(parsed.data, line);
+  if (parsed.success) {
+    if (onUnknownKey) for (const key of Object.keys(raw as object)) if (!FIELDS.includes(key)) onUnknownKey(key);
+    return lineOf(parsed.data, line);
+  }
   const issue = parsed.error.issues[0];
   const where = issue && issue.path.length > 0 ? issue.path.join('.') : 'line';
   const problem: LineProblem = { line, code: 'MINICODE_E_BATCH_LINE_SHAPE', message: `line ${line}: ${where}: ${issue?.message ?? 'invalid'}` };
@@ -118,10 +134,16 @@ export function parseBatchInput(text: string): ParsedInput {
   const lines: BatchLine[] = [];
   const problems: LineProblem[] = [];
   const seen = new Map<string, number[]>();
-  const rows = text.split('\n');
+  const unknown = new Map<string, number[]>();
+  // A UTF-8 byte order mark (files written by Windows tools) would make the first line not JSON.
+  const rows = (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text).split('\n');
   for (let i = 0; i < rows.length; i++) {
     const row = rows[i]!;
-    const result = parseLine(row.endsWith('\r') ? row.slice(0, -1) : row, i + 1);
+    const result = parseLine(row.endsWith('\r') ? row.slice(0, -1) : row, i + 1, (key) => {
+      const at = unknown.get(key);
+      if (at) at.push(i + 1);
+      else unknown.set(key, [i + 1]);
+    });
     if (result === undefined) continue;
     if ('code' in result) {
       problems.push(result);
@@ -134,5 +156,10 @@ export function parseBatchInput(text: string): ParsedInput {
   }
   const duplicates: DuplicateId[] = [];
   for (const [id, at] of seen) if (at.length > 1) duplicates.push({ id, lines: at });
-  return { lines, problems, duplicates };
+  const unknownKeys: UnknownKey[] = [];
+  for (const [key, at] of unknown) {
+    const field = FIELDS.find((f) => fold(f) === fold(key));
+    unknownKeys.push({ key, lines: at, ...(field ? { field } : {}) });
+  }
+  return { lines, problems, duplicates, unknownKeys };
 }

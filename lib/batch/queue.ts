@@ -69,11 +69,40 @@ export function jobIdOf(batchKey: string, id: string): string {
   return `${batchKey}.${encodeURIComponent(id)}`;
 }
 
-async function ready(client: { waitUntilReady(): Promise<unknown> }, url: string, timeoutMs = 5000): Promise<void> {
+/** A Redis URL for messages: its password masked. */
+function shownUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return url;
+  }
+}
+
+/** A client of the queue engine: connection errors are its `error` events (BullMQ prints them when nobody listens). */
+interface EngineClient {
+  waitUntilReady(): Promise<unknown>;
+  on(event: 'error', listener: (error: Error) => void): unknown;
+}
+
+/**
+ * Listen to `client`'s connection errors (ioredis retries them; unheard, BullMQ prints each
+ * one's stack on stderr), and wait until it is connected: MINICODE_E_NETWORK after `timeoutMs`,
+ * naming the last error.
+ */
+async function ready(client: EngineClient, url: string, timeoutMs = 5000): Promise<void> {
+  let last: string | undefined;
+  client.on('error', (error) => {
+    last = (error as NodeJS.ErrnoException).code ?? error.message;
+  });
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(
-      () => reject(new MinicodeError('MINICODE_E_NETWORK', `cannot reach Redis at ${url}`, { action: 'start redis-server or pass --queue with a reachable redis:// URL' })),
+      () =>
+        reject(
+          new MinicodeError('MINICODE_E_NETWORK', `cannot reach Redis at ${shownUrl(url)}${last ? ` (${last})` : ''}`, { action: 'start redis-server or pass --queue with a reachable redis:// URL' }),
+        ),
       timeoutMs,
     );
   });
@@ -108,9 +137,11 @@ export async function runProducer(options: ProducerOptions): Promise<BatchSummar
   const { Job, Queue, QueueEvents } = await loadQueueEngine(options.loadEngine);
   const name = options.queueName ?? DEFAULT_QUEUE_NAME;
   const queue = new Queue<BatchJobData, BatchRecord>(name, { connection });
-  const events = new QueueEvents(name, { connection });
+  // The events' client is made once Redis answered: closing one that never connected waits forever.
+  let events: InstanceType<typeof QueueEvents> | undefined;
   try {
     await ready(queue, options.queueUrl);
+    events = new QueueEvents(name, { connection });
     await ready(events, options.queueUrl);
     const ctx = openBatch(options);
     const key = batchKeyOf(options.outDir);
@@ -163,7 +194,7 @@ export async function runProducer(options: ProducerOptions): Promise<BatchSummar
     clearInterval(timer);
     return await ctx.finish({ mode: 'queue', ...(options.signal?.aborted ? { stoppedBy: 'interrupted' } : {}) });
   } finally {
-    await events.close();
+    await events?.close();
     await queue.close();
   }
 }
@@ -221,10 +252,14 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
     },
     { connection, concurrency: options.concurrency, lockDuration: lockMs, stalledInterval: Math.max(500, Math.floor(lockMs / 2)), maxStalledCount: 5, autorun: false },
   );
-  worker.on('error', () => {
-    // Connection hiccups are retried by ioredis; the worker goes on.
-  });
-  await ready(worker, options.queueUrl);
+  // Connection hiccups are retried by ioredis; the worker goes on (ready() listens to them).
+  try {
+    await ready(worker, options.queueUrl);
+  } catch (error) {
+    // Left open, the worker's client would retry forever and keep the process alive.
+    await worker.close();
+    throw error;
+  }
   const stopped = untilAborted(options.signal);
   void worker.run();
   options.onReady?.(name);

@@ -5,6 +5,7 @@
  * with their Retry-After, an exhausted usage quota) and the settled run becomes one record.
  * Never throws: a run that cannot start is an error record too.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import type { PromptRunOptions } from '../agent/run-prompt.js';
 import type { AgentProvider } from '../agent/loop.js';
@@ -169,6 +170,7 @@ async function runTraced(options: RunLineOptions, spans: RunSpans | undefined): 
   const watch = watcher(options, spans);
   options = { ...options, env: options.env ?? processEnv() };
   try {
+    checkLineCwd(line, cwd);
     // A native agent that reads TRACEPARENT (Claude Code does) continues the line's trace.
     if (line.agent) return await runNativeLine(spans ? { ...options, env: { ...options.env, TRACEPARENT: spans.traceparent } } : options, cwd, watch);
     const setup = await options.setup(line);
@@ -221,6 +223,19 @@ async function runTraced(options: RunLineOptions, spans: RunSpans | undefined): 
         : { category: 'INTERNAL_ERROR', code: 'MINICODE_E_INTERNAL', message: (error as Error)?.message ?? String(error) };
     return base(setupErrorRecord(line, e), line, { ...(options.worker ? { worker: options.worker } : {}), backoffs: watch.backoffs(), timing: watch.timing() });
   }
+}
+
+/**
+ * A line's `cwd` must be a directory, as `--cwd` must: run elsewhere, every tool call fails
+ * (a missing cwd even makes bash look absent) and the model is paid to flail. An error record,
+ * rerun by `--retry-errors` once the folder is there.
+ */
+function checkLineCwd(line: BatchLine, cwd: string): void {
+  const stat = fs.statSync(cwd, { throwIfNoEntry: false });
+  if (stat?.isDirectory()) return;
+  throw new MinicodeError('MINICODE_E_USAGE', `line ${line.line}: cwd ${JSON.stringify(line.cwd ?? cwd)} (${cwd}): ${stat ? 'not a directory' : 'no such directory'}`, {
+    action: 'give the line a "cwd" that is a directory (relative to the input file), then run again with --retry-errors',
+  });
 }
 
 /** A native agent CLI through the session pipeline; its record comes from the reduced state. */

@@ -4,6 +4,12 @@
  * tests drive time with {@link createManualTimers} instead of sleeping.
  */
 
+/**
+ * The longest delay a Node timer takes (2^31 - 1 ms, 24.8 days): a longer one fires after 1 ms
+ * (with a TimeoutOverflowWarning), so every deadline flag and config key stops there.
+ */
+export const MAX_TIMER_MS = 2_147_483_647;
+
 /** The timer functions the control plane uses. */
 export interface Timers {
   setTimeout(fn: () => void, ms: number): unknown;

@@ -5,6 +5,7 @@
  * so a config can name a credential without holding it.
  */
 import { z } from 'zod';
+import { MAX_TIMER_MS } from '../control/timers.js';
 
 /** Start-up deadline of one server when its config gives none: 10 s. */
 export const DEFAULT_STARTUP_TIMEOUT_MS = 10_000;
@@ -14,8 +15,8 @@ export const DEFAULT_TOOL_TIMEOUT_MS = 60_000;
 const common = {
   /** False keeps the entry in the file but does not start it. Default true. */
   enabled: z.boolean().optional(),
-  startupTimeoutMs: z.number().int().positive().optional(),
-  toolTimeoutMs: z.number().int().positive().optional(),
+  startupTimeoutMs: z.number().int().positive().max(MAX_TIMER_MS).optional(),
+  toolTimeoutMs: z.number().int().positive().max(MAX_TIMER_MS).optional(),
   /** Only these tools (the server's own names); default all. */
   includeTools: z.array(z.string().min(1)).optional(),
   /** Never these tools (the server's own names); applied after `includeTools`. */

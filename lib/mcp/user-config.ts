@@ -18,7 +18,7 @@ function readRaw(file: string): Record<string, unknown> {
   }
   let raw: unknown;
   try {
-    raw = JSON.parse(text);
+    raw = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text); // without a UTF-8 byte order mark
   } catch (error) {
     throw new MinicodeError('MINICODE_E_CONFIG_INVALID', `config ${file} is not valid JSON: ${(error as Error).message}`, { action: `fix the JSON syntax in ${file}` });
   }

@@ -65,8 +65,12 @@ function own<T>(record: Record<string, T>, key: string): T | undefined {
   return Object.prototype.hasOwnProperty.call(record, key) ? record[key] : undefined;
 }
 
-/** Error category of a cancelled run by its reason (the agent loop's table). */
-const CANCELLED_CATEGORY: Readonly<Record<string, string>> = { aborted: 'USER_ERROR', budget_exceeded: 'USER_ERROR', timeout: 'AGENT_ERROR' };
+/** Error category and code of a cancelled run by its reason (the agent loop's table; codes as lib/control/termination.ts). */
+const CANCELLED_ERROR: Readonly<Record<string, { category: string; code: string }>> = {
+  aborted: { category: 'USER_ERROR', code: 'MINICODE_E_ABORTED' },
+  budget_exceeded: { category: 'USER_ERROR', code: 'MINICODE_E_BUDGET_EXCEEDED' },
+  timeout: { category: 'AGENT_ERROR', code: 'MINICODE_E_TIMEOUT' },
+};
 
 /** Display counts of the tools that left the state's memory, by the rule of {@link toolDisplayStatus}. */
 function retiredToolCounts(state: ReducerState): ToolCounts {
@@ -122,7 +126,7 @@ function runView(state: ReducerState): RunView {
       .reverse()
       .map((id) => own(settled.tasks, id))
       .find((t) => t?.root === true && t.status === 'cancelled');
-    if (root?.message !== undefined) view.error = { category: CANCELLED_CATEGORY[root.reason ?? ''] ?? 'AGENT_ERROR', message: oneLine(root.message, 2000) };
+    if (root?.message !== undefined) view.error = { ...(own(CANCELLED_ERROR, root.reason ?? '') ?? { category: 'AGENT_ERROR' }), message: oneLine(root.message, 2000) };
   }
   return view;
 }

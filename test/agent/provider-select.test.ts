@@ -56,6 +56,21 @@ describe('resolveProvider', () => {
     expect(error(() => resolveProvider({ provider: 'openai-chat', model: 'not a model', env: { OPENAI_API_KEY: 'k' } })).code).toBe('MINICODE_E_UNKNOWN_MODEL');
   });
 
+  it('rejects a base URL whose scheme is not http or https as a usage error, before any request', () => {
+    for (const baseUrl of ['ftp://127.0.0.1/v1', 'file:///tmp/v1', 'ws://127.0.0.1:8000/v1']) {
+      const e = error(() => resolveProvider({ provider: 'openai-chat', model: 'gpt-4.1', baseUrl, env: { OPENAI_API_KEY: 'k' } })) as { code?: string; message?: string };
+      expect(e.code, baseUrl).toBe('MINICODE_E_USAGE');
+      expect(e.message).toContain('is not http: or https:');
+    }
+    expect(resolveProvider({ provider: 'openai-chat', model: 'gpt-4.1', baseUrl: 'HTTPS://api.example.com/v1', env: { OPENAI_API_KEY: 'k' } }).baseUrl).toMatch(/^https:/i);
+  });
+
+  it('treats a variable set to the empty string (export OPENAI_BASE_URL=) as unset', () => {
+    const env = { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: '', MINICODE_MODEL: '', MINICODE_PROVIDER: ' ' };
+    expect(resolveProvider({ env })).toMatchObject({ format: 'anthropic', model: 'claude-sonnet-4-5', baseUrl: 'https://api.anthropic.com' });
+    expect(resolveProvider({ provider: 'openai-chat', env: { OPENAI_API_KEY: 'k', OPENAI_BASE_URL: '' } }).baseUrl).toBe('https://api.openai.com/v1');
+  });
+
   it('rejects an unknown provider name with the list of known ones', () => {
     const e = error(() => resolveProvider({ provider: 'mystery', env: {} }));
     expect(hasCode(e, 'MINICODE_E_NO_PROVIDER')).toBe(true);

@@ -49,6 +49,63 @@ describe('minicode batch on the replay provider', () => {
     expect(fs.existsSync(`${w.out}-strict`)).toBe(false);
   });
 
+  it.each([
+    ['on the main thread', '0'],
+    ['on a pool thread', '1'],
+  ])('records a line whose cwd is missing or a file as an error (exit 1), %s, with no request to the model', async (_where, threads) => {
+    const w = makeWorkdir(1);
+    fs.appendFileSync(w.input, '{"id":"gone","prompt":"Read README.md","cwd":"missing"}\n{"id":"file","prompt":"Read README.md","cwd":"README.md"}\n');
+    const server = await startReplayServer(CASSETTE, { order: 'by-turn' });
+    servers.push(server);
+    const flags = ['--provider', 'openai-chat', '--model', 'gpt-4.1-mini', '--base-url', baseUrlForOrigin('openai-chat', server.origin), '--store', w.store, '--out', w.out];
+    const r = await runCli(['batch', w.input, '--threads', threads, ...flags], { cwd: w.dir, env: { OPENAI_API_KEY: 'sk-test-not-a-real-key-000000' } });
+    expect(r.code, r.stderr).toBe(1);
+    const ids = recordIds(w.out);
+    expect(ids.results).toEqual(['p0']);
+    expect(ids.errors.slice().sort()).toEqual(['file', 'gone']);
+    const errors = fs
+      .readFileSync(path.join(w.out, 'errors.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id: string; reason: string; error: { code: string; message: string } });
+    for (const e of errors) expect(e).toMatchObject({ reason: 'setup', error: { code: 'MINICODE_E_USAGE' } });
+    expect(errors.find((e) => e.id === 'gone')!.error.message).toContain('no such directory');
+    expect(errors.find((e) => e.id === 'file')!.error.message).toContain('not a directory');
+    // The one good line made the cassette's two requests; the others none.
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('says on stderr which keys of the input are not line fields and are ignored, naming the field meant', async () => {
+    const w = makeWorkdir(0);
+    fs.writeFileSync(w.input, '{"id":"a","prompt":"What does README.md say?","maxSteps":1}\n');
+    const r = await runCli(['batch', w.input, ...replayFlags(w)], { cwd: w.dir });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('prompts.jsonl: "maxSteps" (line 1) is not a line field, ignored: did you mean "max_steps"?');
+  });
+
+  it('refuses an output directory holding the records of another input of the same name (exit 2), running and changing nothing', async () => {
+    const w = makeWorkdir(1);
+    const first = await runCli(['batch', w.input, ...replayFlags(w)], { cwd: w.dir });
+    expect(first.code, first.stderr).toBe(0);
+    const before = fs.readFileSync(path.join(w.out, 'results.jsonl'), 'utf8');
+    const other = path.join(w.dir, 'other');
+    fs.mkdirSync(other);
+    fs.writeFileSync(path.join(other, 'prompts.jsonl'), '{"id":"p0","prompt":"A different job with the same id"}\n');
+    const r = await runCli(['batch', path.join(other, 'prompts.jsonl'), '--json', ...replayFlags(w)], { cwd: w.dir });
+    expect(r.code).toBe(2);
+    expect(JSON.parse(r.stdout.trim())).toMatchObject({
+      type: 'batch.summary',
+      ok: false,
+      error: { code: 'MINICODE_E_USAGE', message: expect.stringContaining('holds the records of another input') },
+    });
+    expect(fs.readFileSync(path.join(w.out, 'results.jsonl'), 'utf8')).toBe(before);
+    expect(JSON.parse(fs.readFileSync(path.join(w.out, 'summary.json'), 'utf8'))).toMatchObject({ input: w.input });
+    // The same input resumes as before.
+    const again = await runCli(['batch', w.input, '--json', ...replayFlags(w)], { cwd: w.dir });
+    expect(again.code).toBe(0);
+    expect(JSON.parse(again.stdout.trim().split('\n').at(-1)!)).toMatchObject({ ok: true, resumed: 1, ranNow: 0 });
+  });
+
   it('refuses duplicate ids with exit 2 and the line numbers', async () => {
     const w = makeWorkdir(3);
     fs.appendFileSync(w.input, '{"id":"p1","prompt":"again"}\n');

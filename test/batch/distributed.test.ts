@@ -1,9 +1,11 @@
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { Queue } from 'bullmq';
 import { afterAll, describe, expect, it } from 'vitest';
 import { redisConnection } from '../../lib/batch/queue.js';
 import { CASSETTE, REDIS_URL, makeWorkdir, recordIds, redisReachable, startCli } from './helpers.js';
+import { runCli } from '../helpers/cli.js';
 
 const HAVE_REDIS = await redisReachable();
 if (!HAVE_REDIS) console.warn(`skipping distributed batch tests: no Redis answers at ${REDIS_URL} (set MINICODE_TEST_REDIS_URL or start redis-server --port 6390)`);
@@ -120,5 +122,32 @@ describe.skipIf(!HAVE_REDIS)('minicode batch through BullMQ on Redis', { timeout
     } finally {
       first.kill('SIGKILL');
     }
+  });
+});
+
+/** A loopback port nothing listens on (taken from the OS, then released). */
+async function closedPort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+describe('minicode batch --queue with a Redis that cannot be reached', { timeout: 60_000 }, () => {
+  it('ends the producer and a worker with MINICODE_E_NETWORK (exit 1), one message each, the password masked and no stack traces', async () => {
+    const w = makeWorkdir(1);
+    const url = `redis://:hunter2@127.0.0.1:${await closedPort()}`;
+    const flags = ['--queue', url, '--provider', 'replay', '--cassette', CASSETTE, '--store', w.store];
+    const [producer, worker] = await Promise.all([runCli(['batch', w.input, '--json', '--out', w.out, ...flags], { cwd: w.dir }), runCli(['batch', '--worker', ...flags], { cwd: w.dir })]);
+    for (const r of [producer, worker]) {
+      expect(r.signal, r.stderr).toBeNull();
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain('cannot reach Redis at redis://:***@127.0.0.1:');
+      expect(r.stderr).toContain('(ECONNREFUSED)');
+      expect(r.stderr).not.toMatch(/^\s+at /m);
+      expect(r.stdout + r.stderr).not.toContain('hunter2');
+    }
+    expect(JSON.parse(producer.stdout.trim())).toMatchObject({ type: 'batch.summary', ok: false, error: { code: 'MINICODE_E_NETWORK' } });
   });
 });

@@ -28,6 +28,23 @@ describe('batch input parsing', () => {
     expect(parsed.duplicates).toEqual([]);
   });
 
+  it('reports keys that are not line fields, with their lines and the field a misspelling meant', () => {
+    const parsed = parseBatchInput(
+      ['{"id":"a","prompt":"1","maxSteps":3}', '{"id":"b","prompt":"2","maxSteps":3,"timeout":5}', '{"id":"c","prompt":"3","max_steps":2}', '{"id":"d","maxSteps":1}'].join('\n'),
+    );
+    expect(parsed.lines.map((l) => l.maxSteps)).toEqual([undefined, undefined, 2]);
+    expect(parsed.unknownKeys).toEqual([
+      { key: 'maxSteps', lines: [1, 2], field: 'max_steps' },
+      { key: 'timeout', lines: [2] },
+    ]);
+  });
+
+  it('reads a first line after a UTF-8 byte order mark (files written by Windows tools)', () => {
+    const parsed = parseBatchInput('\ufeff{"id":"a","prompt":"one"}\r\n{"id":"b","prompt":"two"}\r\n');
+    expect(parsed.problems).toEqual([]);
+    expect(parsed.lines.map((l) => l.id)).toEqual(['a', 'b']);
+  });
+
   it('collects duplicate ids with every line they appear on', () => {
     const parsed = parseBatchInput(['{"id":"x","prompt":"1"}', '{"id":"y","prompt":"2"}', '{"id":"x","prompt":"3"}', '{"id":"x","prompt":"4"}'].join('\n'));
     expect(parsed.duplicates).toEqual([{ id: 'x', lines: [1, 3, 4] }]);

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { listBenchmarks } from '../../bench/suite.js';
+import { listBenchmarks, runBenchSuite } from '../../bench/suite.js';
 import os from 'node:os';
 import { ROOT, runCli } from '../helpers/cli.js';
 
@@ -47,12 +47,36 @@ describe('minicode bench --out', () => {
   it('makes the folder of the --out file and writes the results there', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-bench-out-'));
     try {
+      // A folder holding one stand-in benchmark (its own process, one JSON report): no real benchmark runs.
+      const benches = path.join(dir, 'bench');
+      fs.mkdirSync(benches);
+      fs.writeFileSync(path.join(benches, 'package.json'), '{"type":"module"}\n');
+      const report = { name: 'stand-in', ratios: [] };
+      fs.writeFileSync(path.join(benches, 'stand-in.js'), `export function run() {}\nconsole.log(${JSON.stringify(JSON.stringify(report))});\n`);
       const out = path.join(dir, 'not/yet/there/results.json');
-      // --only with no such benchmark runs nothing: the suite still writes its (empty) document.
-      const r = await runCli(['bench', '--json', '--only', 'no-such-benchmark', '--out', out]);
-      expect(r.code).toBe(0);
-      const written = JSON.parse(fs.readFileSync(out, 'utf8')) as { reports: unknown[] };
-      expect(written.reports).toEqual([]);
+      const write = process.stdout.write;
+      process.stdout.write = () => true;
+      const code = await runBenchSuite({ json: true, quick: true, only: [], out, dir: benches }).finally(() => {
+        process.stdout.write = write;
+      });
+      expect(code).toBe(0);
+      const written = JSON.parse(fs.readFileSync(out, 'utf8')) as { reports: unknown[]; failures: unknown[] };
+      expect(written).toMatchObject({ reports: [report], failures: [] });
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses an --only name that is no benchmark (exit 2), naming the benchmarks, before running any', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-bench-out-'));
+    try {
+      const out = path.join(dir, 'results.json');
+      const r = await runCli(['bench', '--json', '--only', 'sse-framing', 'no-such-benchmark', '--out', out]);
+      expect(r.code).toBe(2);
+      expect(JSON.parse(r.stdout.trim())).toMatchObject({ ok: false, error: { code: 'MINICODE_E_USAGE', message: '--only: no benchmark named "no-such-benchmark"' } });
+      expect(r.stderr).toContain('sse-framing');
+      expect(r.stderr).not.toContain('bench: sse-framing ...');
+      expect(fs.existsSync(out)).toBe(false);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

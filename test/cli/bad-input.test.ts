@@ -109,6 +109,32 @@ describe('words beyond what a command takes', () => {
   );
 });
 
+describe('usage errors under --json', () => {
+  it.each([
+    [['ingest', '--json', '--from', 'nope', 'x.jsonl'], "argument 'nope' is invalid"],
+    [['ingest', '--json', 'x.jsonl'], "required option '--from <format>'"],
+    [['replay', '--json'], "missing required argument 'session'"],
+    [['replay', 'ses_x', '--json', '--bogus'], "unknown option '--bogus'"],
+    [['run', '--json', '--agent', 'nope', 'hello'], "argument 'nope' is invalid"],
+  ])('%j prints its one ok:false summary line on stdout (MINICODE_E_USAGE, exit 2), as exec --json does', async (args, message) => {
+    const r = await runCli(args, { env: cleanEnv(tempDir('minicode-home-')) });
+    expectNoCrash(r);
+    expect(r.code).toBe(2);
+    expect(onlySummary(r)).toMatchObject({ schema: 'minicode.output.v1', error: { code: 'MINICODE_E_USAGE', message: expect.stringContaining(message), action: `see minicode ${args[0]} --help` } });
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('batch --json with an unknown flag prints its one ok:false batch.summary line (exit 2)', async () => {
+    const r = await runCli(['batch', 'p.jsonl', '--json', '--bogus'], { env: cleanEnv(tempDir('minicode-home-')) });
+    expect(r.code).toBe(2);
+    expect(JSON.parse(r.stdout.trim())).toEqual({
+      type: 'batch.summary',
+      ok: false,
+      error: { category: 'USER_ERROR', code: 'MINICODE_E_USAGE', message: "unknown option '--bogus'", action: 'see minicode batch --help' },
+    });
+  });
+});
+
 describe('ingest input and session ids', () => {
   it('refuses a directory as input with MINICODE_E_INPUT_UNREADABLE (exit 1), under --json as one summary line', async () => {
     const r = await runCli(['ingest', '--from', 'codex', tempDir('minicode-dir-input-'), '--json']);
@@ -124,6 +150,20 @@ describe('ingest input and session ids', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('MINICODE_E_SESSION_ID_INVALID');
     expect(fs.existsSync(store)).toBe(false);
+  });
+
+  it('refuses a --session id the store already holds (exit 2), the stored session unchanged', async () => {
+    const store = path.join(tempDir('minicode-ingest-'), 'store');
+    const first = await runCli(['ingest', '--from', 'codex', STREAM, '--store', store, '--session', 'ses_taken']);
+    expect(first.code, first.stderr).toBe(0);
+    const before = await runCli(['replay', 'ses_taken', '--json', '--store', store]);
+    const other = path.join(ROOT, 'test/streams/native/codex-interrupted.jsonl');
+    const r = await runCli(['ingest', '--from', 'codex', other, '--json', '--store', store, '--session', 'ses_taken']);
+    expectNoCrash(r);
+    expect(r.code).toBe(2);
+    expect(onlySummary(r).error).toMatchObject({ code: 'MINICODE_E_USAGE', message: expect.stringContaining('already holds a session') });
+    const after = await runCli(['replay', 'ses_taken', '--json', '--store', store]);
+    expect(after.stdout).toBe(before.stdout);
   });
 });
 
@@ -171,6 +211,42 @@ describe('directory flags', () => {
     expect(fs.existsSync(path.join(home, 'store'))).toBe(false);
   });
 
+  it.each([
+    ['undo', 'missing'],
+    ['undo', 'file'],
+    ['checkpoints', 'missing'],
+    ['checkpoints', 'file'],
+  ])('%s --cwd naming a %s is a usage error (exit 2), under --json as one ok:false line', async (command, target) => {
+    const dir = tempDir('minicode-dir-flags-');
+    fs.writeFileSync(path.join(dir, 'file'), 'x');
+    const r = await runCli([command, '--json', '--cwd', path.join(dir, target)], { env: cleanEnv(tempDir('minicode-home-')) });
+    expectNoCrash(r);
+    expect(r.code).toBe(2);
+    expect(JSON.parse(r.stdout.trim())).toMatchObject({ ok: false, error: { code: 'MINICODE_E_USAGE', message: expect.stringContaining('--cwd') } });
+  });
+
+  it.each([['undo'], ['checkpoints']])('%s --session outside the session id grammar is MINICODE_E_SESSION_ID_INVALID (exit 2), its escapes not echoed', async (command) => {
+    const r = await runCli([command, '--json', '--cwd', tempDir('minicode-dir-flags-'), '--session', 'x\u001b]0;title\u0007y'], { env: cleanEnv(tempDir('minicode-home-')) });
+    expectNoCrash(r);
+    expect(r.code).toBe(2);
+    expect(JSON.parse(r.stdout.trim())).toMatchObject({ ok: false, error: { code: 'MINICODE_E_SESSION_ID_INVALID' } });
+    expect(r.stdout + r.stderr).not.toContain('\u001b');
+  });
+
+  it('exec --record naming a folder that holds a cassette is a usage error (exit 2), the cassette untouched', async () => {
+    const dir = tempDir('minicode-dir-flags-');
+    const cassette = path.join(dir, 'cassette');
+    fs.cpSync(CASSETTE, cassette, { recursive: true });
+    const before = fs.readdirSync(cassette).map((f) => [f, fs.readFileSync(path.join(cassette, f), 'utf8')]);
+    const home = tempDir('minicode-home-');
+    const r = await runCli(['exec', 'hello', '--json', '--provider', 'replay', '--cassette', CASSETTE, '--cwd', scratchProject(), '--record', cassette], { env: cleanEnv(home) });
+    expectNoCrash(r);
+    expect(r.code).toBe(2);
+    expect(onlySummary(r).error).toMatchObject({ code: 'MINICODE_E_USAGE', message: expect.stringContaining('already holds a cassette') });
+    expect(fs.readdirSync(cassette).map((f) => [f, fs.readFileSync(path.join(cassette, f), 'utf8')])).toEqual(before);
+    expect(fs.existsSync(path.join(home, 'store'))).toBe(false);
+  });
+
   it('batch --out naming a file is a usage error (exit 2), the file untouched', async () => {
     const dir = tempDir('minicode-dir-flags-');
     const input = path.join(dir, 'p.jsonl');
@@ -181,5 +257,59 @@ describe('directory flags', () => {
     expect(r.code).toBe(2);
     expect(JSON.parse(r.stdout.trim())).toMatchObject({ type: 'batch.summary', ok: false, error: { code: 'MINICODE_E_USAGE' } });
     expect(fs.readFileSync(path.join(dir, 'out'), 'utf8')).toBe('x');
+  });
+});
+
+describe('deadlines longer than a Node timer can wait (2^31 - 1 ms)', () => {
+  // Node fires a longer timer after 1 ms: such a deadline would end every run at once.
+  const TOO_LONG = '2147483648';
+
+  it.each([
+    ['exec --timeout', ['--timeout', TOO_LONG], {}],
+    ['MINICODE_TIMEOUT_MS', [], { MINICODE_TIMEOUT_MS: TOO_LONG }],
+    ['MINICODE_RETRY_BACKOFF_MS (its longest wait is 4 units)', [], { MINICODE_RETRY_BACKOFF_MS: String(2 ** 29) }],
+  ])('%s is a usage error (exit 2) with the bound in its message, and nothing is sent to the model', async (_label, args, env) => {
+    const server = await startReplayServer(CASSETTE, { order: 'by-turn' });
+    servers.push(server);
+    const r = await runCli(
+      ['exec', 'hello', '--json', '--cwd', scratchProject(), '--provider', 'openai-chat', '--model', 'gpt-4.1-mini', '--base-url', baseUrlForOrigin('openai-chat', server.origin), ...args],
+      { env: cleanEnv(tempDir('minicode-home-'), { OPENAI_API_KEY: 'sk-test-not-a-real-key-000000', ...env }) },
+    );
+    expectNoCrash(r);
+    expect(r.code, r.stderr).toBe(2);
+    expect(onlySummary(r).error).toMatchObject({ code: 'MINICODE_E_USAGE', message: expect.stringMatching(/at most 2147483647 ms|up to 536870911/) });
+    expect(r.stderr).not.toContain('TimeoutOverflowWarning');
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('is refused as the config timeoutMs (MINICODE_E_CONFIG_INVALID, exit 1)', async () => {
+    const home = tempDir('minicode-home-');
+    fs.writeFileSync(path.join(home, 'config.json'), JSON.stringify({ timeoutMs: 2 ** 31 }));
+    const r = await runCli(['exec', 'hello', '--json', '--provider', 'replay', '--cassette', CASSETTE, '--cwd', scratchProject()], { env: cleanEnv(home) });
+    expect(r.code).toBe(1);
+    expect(onlySummary(r).error).toMatchObject({ code: 'MINICODE_E_CONFIG_INVALID', message: expect.stringContaining('timeoutMs') });
+  });
+
+  it('is refused as batch --verify-timeout (exit 2) before any line runs', async () => {
+    const dir = tempDir('minicode-deadline-');
+    const input = path.join(dir, 'p.jsonl');
+    fs.writeFileSync(input, '{"id":"a","prompt":"hi"}\n');
+    const out = path.join(dir, 'out');
+    const r = await runCli(
+      ['batch', input, '--json', '--provider', 'replay', '--cassette', CASSETTE, '--store', path.join(dir, 'store'), '--out', out, '--verify', 'true', '--verify-timeout', TOO_LONG],
+      { cwd: dir },
+    );
+    expectNoCrash(r);
+    expect(r.code).toBe(2);
+    expect(JSON.parse(r.stdout.trim())).toMatchObject({ type: 'batch.summary', ok: false, error: { code: 'MINICODE_E_USAGE' } });
+    expect(fs.existsSync(out)).toBe(false);
+  });
+
+  it('is refused by mcp add --startup-timeout (exit 2), the config left unwritten', async () => {
+    const home = tempDir('minicode-home-');
+    const r = await runCli(['mcp', 'add', 'fs', 'node', '--startup-timeout', TOO_LONG], { env: cleanEnv(home) });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--startup-timeout');
+    expect(fs.existsSync(path.join(home, 'config.json'))).toBe(false);
   });
 });

@@ -158,6 +158,15 @@ describe('minicode exec --verify', () => {
     expect(ofType(run.records, 'test.completed')).toHaveLength(0);
   });
 
+  it('masks a token written into the verify command in the summary, as in its test.completed event', async () => {
+    const token = 'ghp_ZZCDEFGHIJKLMNOPQRSTUVWXYZabcdefghij';
+    const run = await execJson([...cassette, '--verify', `node -e "process.exit(0)" ${token}`], { cwd: scratchProject() });
+    expect(run.code).toBe(0);
+    expect(run.stdout).not.toContain(token);
+    expect(run.stderr).not.toContain(token);
+    expect(run.summary).toMatchObject({ verify: { ok: true, command: 'node -e "process.exit(0)" [REDACTED:github-token]' } });
+  });
+
   it('takes the command from MINICODE_VERIFY_CMD when --verify has none', async () => {
     const run = await execJson([...cassette, '--verify'], { cwd: scratchProject(), env: { MINICODE_VERIFY_CMD: 'node -e "process.exit(0)"' } });
     expect(run.summary).toMatchObject({ ok: true, verify: { ok: true, command: 'node -e "process.exit(0)"' } });

@@ -5,6 +5,7 @@
  * 429 with Retry-After, 529, a stream cut mid-event. Scripted exchanges are served by a
  * loopback replay server started here; the CLI reaches it through its real provider path.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cutMidEvent, overloaded, rateLimited, serverError, slowStream, startReplayServer, streamOk, type Exchange, type ReplayServer } from '../../lib/replay/index.js';
@@ -44,7 +45,7 @@ describe('minicode exec settles each termination reason once, with its exit code
     const { env } = await serveAnthropic([slowStream(anthropic(FINAL_TURN, 1), 150, 48, contentTypeOf('anthropic'))]);
     const run = await execJson(['--provider', 'anthropic', '--timeout', '300'], { cwd: scratchProject(), env });
     expect(run.code).toBe(1);
-    expect(run.summary).toMatchObject({ ok: false, outcome: 'cancelled', reason: 'timeout', error: { category: 'AGENT_ERROR' } });
+    expect(run.summary).toMatchObject({ ok: false, outcome: 'cancelled', reason: 'timeout', error: { category: 'AGENT_ERROR', code: 'MINICODE_E_TIMEOUT' } });
     expect(run.summary.durationMs as number).toBeGreaterThanOrEqual(300);
     expect(ofType(run.records, 'task.cancelled')[0]!.payload).toMatchObject({ reason: 'timeout' });
   });
@@ -59,7 +60,7 @@ describe('minicode exec settles each termination reason once, with its exit code
   it('stops with budget_exceeded (exit 1) once the priced spend passes --budget', async () => {
     const run = await execJson(['--provider', 'replay', '--cassette', path.join(CASSETTES, 'anthropic-two-turn'), '--budget', '0.00001'], { cwd: scratchProject() });
     expect(run.code).toBe(1);
-    expect(run.summary).toMatchObject({ ok: false, outcome: 'cancelled', reason: 'budget_exceeded' });
+    expect(run.summary).toMatchObject({ ok: false, outcome: 'cancelled', reason: 'budget_exceeded', error: { code: 'MINICODE_E_BUDGET_EXCEEDED' } });
     expect(run.summary.costUsd as number).toBeGreaterThan(0.00001);
     // One request was enough to pass the budget: no second request was made.
     expect(ofType(run.records, 'model.response.started')).toHaveLength(1);
@@ -76,8 +77,24 @@ describe('minicode exec settles each termination reason once, with its exit code
     const result = await exec.done;
     expect(result.code).toBe(130);
     const records = checkContract(result.stdout);
-    expect(records[records.length - 1]).toMatchObject({ ok: false, outcome: 'cancelled', reason: 'aborted', error: { category: 'USER_ERROR', message: 'interrupted (SIGINT)' } });
+    expect(records[records.length - 1]).toMatchObject({
+      ok: false,
+      outcome: 'cancelled',
+      reason: 'aborted',
+      error: { category: 'USER_ERROR', code: 'MINICODE_E_ABORTED', message: 'interrupted (SIGINT)' },
+    });
     expect(ofType(records, 'task.cancelled')[0]!.payload).toMatchObject({ reason: 'aborted' });
+  });
+
+  it('stops with aborted and exit 130 on SIGTERM, the summary naming SIGTERM', async () => {
+    const { env } = await serveAnthropic([slowStream(anthropic(FINAL_TURN, 1), 400, 512, contentTypeOf('anthropic'))]);
+    const exec = spawnExec(['Read the README', '--json', '--cwd', scratchProject(), '--provider', 'anthropic'], cleanEnv(tempDir('minicode-home-'), env));
+    await waitFor(() => exec.lines.some((l) => l.includes('"model.response.started"')), { what: 'the model response to start' });
+    exec.child.kill('SIGTERM');
+    const result = await exec.done;
+    expect(result.code).toBe(130);
+    const records = checkContract(result.stdout);
+    expect(records[records.length - 1]).toMatchObject({ ok: false, reason: 'aborted', error: { code: 'MINICODE_E_ABORTED', message: 'interrupted (SIGTERM)' } });
   });
 
   it('stops with provider (exit 1) after the retries on repeated 500s, each retry announced', async () => {
@@ -92,6 +109,52 @@ describe('minicode exec settles each termination reason once, with its exit code
     const delays = retries.map((r) => r.payload.delayMs as number);
     for (const [i, bound] of [5, 10, 20].entries()) expect(delays[i]! >= 0 && delays[i]! <= bound, `${delays[i]} within [0, ${bound}]`).toBe(true);
     expect(ofType(run.records, 'task.failed')[0]!.payload).toMatchObject({ reason: 'provider' });
+  });
+});
+
+/** A fresh MINICODE_HOME holding `config` as its config.json. */
+function homeWithConfig(config: object): string {
+  const home = tempDir('minicode-home-');
+  fs.writeFileSync(path.join(home, 'config.json'), JSON.stringify(config));
+  return home;
+}
+
+describe("the config file's limits (docs/tools-and-policy.md § Config) apply when no flag gives one", () => {
+  const cassette = path.join(CASSETTES, 'anthropic-two-turn');
+
+  it('stops at the config maxSteps, and --max-steps wins over it', async () => {
+    const home = homeWithConfig({ maxSteps: 1 });
+    const run = await execJson(['--provider', 'replay', '--cassette', cassette], { cwd: scratchProject(), home });
+    expect(run.code).toBe(1);
+    expect(run.summary).toMatchObject({ reason: 'max_steps_exceeded', error: { code: 'MINICODE_E_MAX_STEPS' } });
+    const flagged = await execJson(['--provider', 'replay', '--cassette', cassette, '--max-steps', '5'], { cwd: scratchProject(), home });
+    expect(flagged.code).toBe(0);
+  });
+
+  it('stops once the cost passes the config budgetUsd, and --budget wins over it', async () => {
+    const home = homeWithConfig({ budgetUsd: 0.00001 });
+    const run = await execJson(['--provider', 'replay', '--cassette', cassette], { cwd: scratchProject(), home });
+    expect(run.code).toBe(1);
+    expect(run.summary).toMatchObject({ reason: 'budget_exceeded', error: { code: 'MINICODE_E_BUDGET_EXCEEDED' } });
+    expect(ofType(run.records, 'model.response.started')).toHaveLength(1);
+    const flagged = await execJson(['--provider', 'replay', '--cassette', cassette, '--budget', '5'], { cwd: scratchProject(), home });
+    expect(flagged.code).toBe(0);
+  });
+
+  it('takes --budget-strict with the config budgetUsd as the budget', async () => {
+    const run = await execJson(['--provider', 'replay', '--cassette', cassette, '--budget-strict'], { cwd: scratchProject(), home: homeWithConfig({ budgetUsd: 5 }) });
+    expect(run.code).toBe(0);
+  });
+
+  it('stops at the config timeoutMs, and MINICODE_TIMEOUT_MS wins over it', async () => {
+    const { env } = await serveAnthropic([slowStream(anthropic(FINAL_TURN, 1), 150, 48, contentTypeOf('anthropic'))]);
+    const home = homeWithConfig({ timeoutMs: 250 });
+    const run = await execJson(['--provider', 'anthropic'], { cwd: scratchProject(), env, home });
+    expect(run.code).toBe(1);
+    expect(run.summary).toMatchObject({ reason: 'timeout', error: { message: 'run deadline of 250 ms passed' } });
+    const fromEnv = await serveAnthropic([slowStream(anthropic(FINAL_TURN, 1), 150, 48, contentTypeOf('anthropic'))]);
+    const envWins = await execJson(['--provider', 'anthropic'], { cwd: scratchProject(), env: { ...fromEnv.env, MINICODE_TIMEOUT_MS: '200' }, home });
+    expect(envWins.summary).toMatchObject({ reason: 'timeout', error: { message: 'run deadline of 200 ms passed' } });
   });
 });
 

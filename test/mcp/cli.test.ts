@@ -26,6 +26,14 @@ describe('minicode mcp add / remove', () => {
     });
   });
 
+  it('adds a server to a user config that starts with a UTF-8 byte order mark, keeping its other keys', async () => {
+    const home = tempDir();
+    fs.writeFileSync(path.join(home, 'config.json'), '\ufeff{"provider":"anthropic"}');
+    const r = await runCli(['mcp', 'add', 'a', 'node'], { env: env(home) });
+    expect(r.code, r.stderr).toBe(0);
+    expect(readConfig(home)).toEqual({ provider: 'anthropic', mcpServers: { a: { command: 'node' } } });
+  });
+
   it('refuses a duplicate name or a bad flag as usage errors (exit 2), and leaves the file alone', async () => {
     const home = tempDir();
     expect((await runCli(['mcp', 'add', 'a', 'node'], { env: env(home) })).code).toBe(0);

@@ -45,6 +45,11 @@ describe('loadConfig', () => {
     expect(loadConfig({ env: { MINICODE_HOME: home }, cwd, allowLocalConfig: true }).config).toEqual({ provider: 'ollama' });
   });
 
+  it('reads a config that starts with a UTF-8 byte order mark (Notepad, PowerShell)', () => {
+    const home = dir({ 'config.json': '\ufeff{"provider":"anthropic","maxSteps":3}' });
+    expect(loadConfig({ env: { MINICODE_HOME: home }, cwd: dir() }).config).toEqual({ provider: 'anthropic', maxSteps: 3 });
+  });
+
   it('reports invalid JSON and a wrong type as MINICODE_E_CONFIG_INVALID with an action', () => {
     const badJson = dir({ 'config.json': '{"provider":' });
     const e1 = thrown(() => loadConfig({ env: { MINICODE_HOME: badJson }, cwd: dir() }));
