@@ -483,7 +483,7 @@ function reportShape(shape: Shape, ms: Record<string, number[]>, fullOutBytes: n
 
 /** One process the command rows run each round: its label and its arguments after `node`. */
 interface CommandCompetitor {
-  key: 'minicode' | 'bare' | 'bareNoStore' | 'peer';
+  key: 'minicode' | 'bare' | 'bareUncompressed' | 'bareNoStore' | 'peer';
   label: string;
   args: (file: string, store: string) => string[];
 }
@@ -518,6 +518,11 @@ function measureIngestCommand(corpus: PipelineCorpus, rounds: number): Pick<Benc
     const competitors: CommandCompetitor[] = [
       { key: 'minicode', label: 'minicode ingest', args: (f, store) => [script('cli/main.js'), 'ingest', '--from', 'codex', f, '--json', '--store', store] },
       { key: 'bare', label: 'bare Node job, with its store', args: (f, store) => [script('bench/support/ingest-floor.js'), f, ...reads, '--store', store] },
+      {
+        key: 'bareUncompressed',
+        label: 'bare Node job, uncompressed store',
+        args: (f, store) => [script('bench/support/ingest-floor.js'), f, ...reads, '--store', store, '--uncompressed'],
+      },
       { key: 'bareNoStore', label: 'bare Node job, no store', args: (f) => [script('bench/support/ingest-floor.js'), f, ...reads, '--no-store'] },
       { key: 'peer', label: 'peer assembly as a process', args: (f, store) => [script('bench/support/ingest-peer.js'), f, ...reads, '--store', store] },
     ];
@@ -526,7 +531,7 @@ function measureIngestCommand(corpus: PipelineCorpus, rounds: number): Pick<Benc
     const env: NodeJS.ProcessEnv = { ...process.env, HOME: scratch, MINICODE_CODE_CACHE_DIR: path.join(scratch, 'v8-cache') };
     delete env.NODE_OPTIONS;
     delete env.NODE_EXTRA_CA_CERTS;
-    const cpuMs: Record<CommandCompetitor['key'], number[]> = { minicode: [], bare: [], bareNoStore: [], peer: [] };
+    const cpuMs: Record<CommandCompetitor['key'], number[]> = { minicode: [], bare: [], bareUncompressed: [], bareNoStore: [], peer: [] };
     const wallMs: number[] = [];
     const floorMs: number[] = [];
     for (let r = 0; r <= rounds; r++) {
@@ -557,6 +562,7 @@ function measureIngestCommand(corpus: PipelineCorpus, rounds: number): Pick<Benc
       );
     const minicode = perCpu('minicode', 'long session, the ingest command: MB per second of process CPU (all threads, start-up included)');
     const bare = perCpu('bare', 'long session, the ingest command: bare Node job with its store, MB per second of process CPU');
+    const bareUncompressed = perCpu('bareUncompressed', 'long session, the ingest command: bare Node job with an uncompressed store, MB per second of process CPU');
     const bareNoStore = perCpu('bareNoStore', 'long session, the ingest command: bare Node job without a store, MB per second of process CPU');
     const peer = perCpu('peer', 'long session, the ingest command: peer assembly as a process, MB per second of process CPU');
     const perWall = measurement(
@@ -570,17 +576,18 @@ function measureIngestCommand(corpus: PipelineCorpus, rounds: number): Pick<Benc
       floorMs.map((t) => mb / (t / 1000)),
     );
     return {
-      measurements: [minicode, perWall, bare, bareNoStore, peer, floor],
+      measurements: [minicode, perWall, bare, bareUncompressed, bareNoStore, peer, floor],
       ratios: [
         ratio('long session, the ingest command: process CPU / JSON.parse+stringify floor CPU (MB per CPU-second)', minicode, floor, { op: '>=', value: 0.45 }),
         ratio('long session, the ingest command: wall / JSON.parse+stringify floor CPU (MB/s)', perWall, floor),
         ratio('long session, the ingest command: process CPU / the peer assembly as a process (MB per CPU-second)', minicode, peer, { op: '>=', value: 2 }),
         ratio('long session, the ingest command: bare Node job with its store / JSON.parse+stringify floor CPU (what Node and lmdb allow)', bare, floor),
+        ratio('long session, the ingest command: bare Node job with an uncompressed store / JSON.parse+stringify floor CPU', bareUncompressed, floor),
         ratio('long session, the ingest command: bare Node job without a store / JSON.parse+stringify floor CPU', bareNoStore, floor),
         ratio('long session, the ingest command: minicode / the bare Node job with its store (MB per CPU-second)', minicode, bare),
       ],
       notes: [
-        `long session, the ingest command: \`minicode ingest --from codex FILE --json --store DIR\` as a process of its own over the same ${corpus.recordsPerPass}-record stream (${mb.toFixed(1)} MB), stdout to /dev/null, a fresh store each round; ${rounds} rounds after one warm-up (which fills the code cache), interleaved with the floor, the peer assembly as a process (bench/support/ingest-peer.ts) and the bare Node job (bench/support/ingest-floor.ts: JSON.parse, the v1 envelope's fields around each record, the lines out, one LZ4 value per read in lmdb, synced; no decoding, scrubbing, reducer or index) with and without its store; CPU from ${meter.describe}`,
+        `long session, the ingest command: \`minicode ingest --from codex FILE --json --store DIR\` as a process of its own over the same ${corpus.recordsPerPass}-record stream (${mb.toFixed(1)} MB), stdout to /dev/null, a fresh store each round; ${rounds} rounds after one warm-up (which fills the code cache), interleaved with the floor, the peer assembly as a process (bench/support/ingest-peer.ts) and the bare Node job (bench/support/ingest-floor.ts: JSON.parse, the v1 envelope's fields around each record, the lines out, one LZ4 value per read in lmdb, synced; no decoding, scrubbing, reducer or index) with its store, with the store uncompressed, and without a store; CPU from ${meter.describe}`,
       ],
     };
   } finally {

@@ -8,9 +8,10 @@
  * as one value, LZ4-compressed above the store's threshold and committed with a sync
  * (`overlappingSync: false`), as minicode's store keeps its batch values. No decoding into the
  * event model, no sanitising or secret scan, no reducer, no index, no session record: what any
- * tool that turns the records into stored JSON events pays on this machine.
+ * tool that turns the records into stored JSON events pays on this machine. `--uncompressed`
+ * keeps the values as they are (a store 4-5 times larger on disk).
  *
- * Usage: node ingest-floor.js FILE --read-bytes N (--store DIR | --no-store)
+ * Usage: node ingest-floor.js FILE --read-bytes N (--store DIR [--uncompressed] | --no-store)
  */
 import { once } from 'node:events';
 import fs from 'node:fs';
@@ -24,7 +25,7 @@ const flag = (name: string): string | undefined => {
 const storeDir = flag('--store');
 const readBytes = Number(flag('--read-bytes'));
 if (file === undefined || !(readBytes > 0) || (storeDir === undefined && !args.includes('--no-store'))) {
-  process.stderr.write('usage: ingest-floor.js FILE --read-bytes N (--store DIR | --no-store)\n');
+  process.stderr.write('usage: ingest-floor.js FILE --read-bytes N (--store DIR [--uncompressed] | --no-store)\n');
   process.exit(2);
 }
 
@@ -37,7 +38,7 @@ const db =
         noSubdir: false,
         overlappingSync: false,
         encoding: 'string',
-        compression: { threshold: 8192 },
+        compression: args.includes('--uncompressed') ? false : { threshold: 8192 },
       });
 
 const sessionId = 'ses_floor_0000000000';

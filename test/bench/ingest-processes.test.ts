@@ -21,8 +21,8 @@ const file = path.join(scratch, 'codex.jsonl');
 // A few reads of 4 KiB, so records cross read boundaries.
 fs.writeFileSync(file, `${records.join('\n')}\n`);
 
-function run(script: string, args: string[]): { lines: string[]; stderr: string; status: number | null } {
-  const child = spawnSync(process.execPath, [path.join(ROOT, 'dist/bench/support', script), file, '--read-bytes', '4096', ...args], { encoding: 'utf8' });
+function run(script: string, args: string[], readBytes = 4096): { lines: string[]; stderr: string; status: number | null } {
+  const child = spawnSync(process.execPath, [path.join(ROOT, 'dist/bench/support', script), file, '--read-bytes', String(readBytes), ...args], { encoding: 'utf8' });
   return { lines: child.stdout.split('\n').filter((l) => l !== ''), stderr: child.stderr, status: child.status };
 }
 
@@ -37,6 +37,18 @@ describe('the processes the ingest command is measured beside', () => {
     expect(parsed(lines).map((l) => l.seq)).toEqual(records.map((_, i) => i));
     expect(parsed(lines)[3]).toMatchObject({ schema: SCHEMA_NAME, payload: JSON.parse(records[3] as string) as unknown });
     expect(fs.statSync(path.join(store, 'data.mdb')).size).toBeGreaterThan(0);
+  });
+
+  it('the bare Node job compresses its values as the store does, unless told to keep them as they are', () => {
+    // 64 KiB reads: each value is past the store's 8 KiB compression threshold.
+    const compressed = path.join(scratch, 'bare-lz4');
+    const plain = path.join(scratch, 'bare-plain');
+    const lz4 = run('ingest-floor.js', ['--store', compressed], 65536);
+    const kept = run('ingest-floor.js', ['--store', plain, '--uncompressed'], 65536);
+    expect([lz4.status, kept.status]).toEqual([0, 0]);
+    // Each run's own line: the envelopes carry the run's timestamp.
+    expect(fs.readFileSync(path.join(plain, 'data.mdb')).includes(kept.lines[5] as string)).toBe(true);
+    expect(fs.readFileSync(path.join(compressed, 'data.mdb')).includes(lz4.lines[5] as string)).toBe(false);
   });
 
   it('the bare Node job without a store writes the same lines and no store', () => {
