@@ -12,6 +12,9 @@ import { openRunStore, prepareRun, startRunMcp, type RunSetup } from '../lib/age
 import { tracingConfig } from '../lib/telemetry/config.js';
 import type { ChatTrace } from '../lib/telemetry/chat-trace.js';
 
+/** How long a hang-up or SIGTERM waits for the turn to settle (a tool's kill grace is 2 s). */
+const STOP_GRACE_MS = 5_000;
+
 /** Run the interactive mode; returns the exit code. */
 export async function chatAction(flags: ChatFlags): Promise<number> {
   if (!process.stdin.isTTY || !process.stdout.isTTY) {
@@ -25,6 +28,7 @@ export async function chatAction(flags: ChatFlags): Promise<number> {
   let setup: RunSetup | undefined;
   let store: Awaited<ReturnType<typeof openRunStore>> | undefined;
   let trace: ChatTrace | undefined;
+  let hungUp = false;
   try {
     if (flags.resume !== undefined) checkSessionId(flags.resume, '--resume');
     const tracing = tracingConfig(process.env);
@@ -61,16 +65,28 @@ export async function chatAction(flags: ChatFlags): Promise<number> {
       // Called at each turn, once `session` exists: the turn's provider and model, after any `/model`.
       ...(turnTracer ? { traceTurn: (prompt: string, turn: number) => turnTracer.turn(prompt, turn, session.provider) } : {}),
     });
-    const onSignal = (): void => {
-      // A terminal closing or `kill`: restore the terminal; the store keeps what was committed.
+    const stop = new AbortController();
+    const quit = (): void => {
+      if (hungUp) return dieOfHangUp();
       process.stdin.setRawMode?.(false);
       process.exit(130);
+    };
+    const onSignal = (signal: NodeJS.Signals): void => {
+      // A second signal does not wait; the store keeps what was committed.
+      if (stop.signal.aborted) return quit();
+      hungUp = signal === 'SIGHUP';
+      // A terminal closing or `kill`: the app stops what runs (a tool's process group with it),
+      // ends the session and restores the terminal. After a hang-up reads fail (EIO): no crash.
+      process.stdin.on('error', () => undefined);
+      stop.abort();
+      // What does not settle within a few seconds is left as the store has it.
+      setTimeout(quit, STOP_GRACE_MS).unref();
     };
     process.on('SIGHUP', onSignal);
     process.on('SIGTERM', onSignal);
     try {
       await (await import('../lib/render/markdown/index.js')).loadMarkdown();
-      return await runChatApp({ session, store, cwd: setup.cwd, input: process.stdin, output: process.stdout });
+      return await runChatApp({ session, store, cwd: setup.cwd, input: process.stdin, output: process.stdout, stop: stop.signal });
     } finally {
       process.off('SIGHUP', onSignal);
       process.off('SIGTERM', onSignal);
@@ -83,5 +99,15 @@ export async function chatAction(flags: ChatFlags): Promise<number> {
     await trace?.shutdown();
     await store?.close();
     await setup?.close();
+    if (hungUp) dieOfHangUp();
   }
+}
+
+/**
+ * End as a hang-up does by default. Node's own exit restores the terminal's mode, which fails
+ * on a hung-up terminal (EIO) and aborts the process (an assertion in `ResetStdio`, a core dump).
+ */
+function dieOfHangUp(): void {
+  process.removeAllListeners('SIGHUP');
+  process.kill(process.pid, 'SIGHUP');
 }

@@ -8,7 +8,8 @@
  * `closed = true`. From then on `write` is a no-op (a write to a destroyed stream would build
  * an ERR_STREAM_DESTROYED error per call) and every pending or later `drain()` resolves at once,
  * so a writer that waits for 'drain' to honour backpressure is never left hanging on a pipe
- * nobody reads. Any other write error is not ours to hide and is thrown as before.
+ * nobody reads. EIO is the same for a terminal: it was hung up (its window closed). Any other
+ * write error is not ours to hide and is thrown as before.
  *
  * Writers should go through `write` (or check `closed`) rather than `stream.write`; a direct
  * write after the close is harmless (the listener keeps it from crashing) but not free.
@@ -39,7 +40,7 @@ export function guardOutput(stream: NodeJS.WritableStream & { writableNeedDrain?
     waiters.clear();
   };
   stream.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code !== 'EPIPE') throw error;
+    if (error.code !== 'EPIPE' && error.code !== 'EIO') throw error;
     closed = true;
     wake();
   });

@@ -53,6 +53,8 @@ export interface ChatAppOptions {
   input: ChatInput;
   output: ChatOutput;
   env?: NodeJS.ProcessEnv;
+  /** Aborted on a hang-up or SIGTERM: stop what runs, end the session, resolve 130. */
+  stop?: AbortSignal;
 }
 
 interface Turn {
@@ -101,6 +103,7 @@ export function runChatApp(options: ChatAppOptions): Promise<number> {
   let showReasoning = false;
   let pasting = false;
   let exitAfterTurn = false;
+  let exitCode = 0;
   let observed = session.observed();
   const footer = (keys?: string): string[] => footerLines(observed, columns() - 1, keys);
   const always = new Set<string>();
@@ -154,6 +157,7 @@ export function runChatApp(options: ChatAppOptions): Promise<number> {
   }
 
   async function startTurn(text: string): Promise<void> {
+    if (options.stop?.aborted) return exit();
     mode = 'turn';
     const abort = new AbortController();
     turn = { abort, renderer: newRenderer(turnFooter), interrupts: 0 };
@@ -233,7 +237,7 @@ export function runChatApp(options: ChatAppOptions): Promise<number> {
     out(`${BRACKETED_PASTE_OFF}${id ? `session ${id} (minicode replay ${id}; minicode --resume ${id})\n` : 'no prompt sent; nothing stored\n'}`);
     input.setRawMode?.(false);
     input.pause();
-    finish(0);
+    finish(exitCode);
   }
 
   function onSubmit(text: string): void {
@@ -410,6 +414,16 @@ export function runChatApp(options: ChatAppOptions): Promise<number> {
     refreshFooter();
     if (mode === 'idle') drawIdle();
   };
+
+  const onStop = (): void => {
+    exitCode = 130;
+    exitAfterTurn = true;
+    // What runs is stopped as Esc would (a tool's process group included), then the session ends.
+    if (turn) turn.abort.abort({ kind: 'aborted', code: 'MINICODE_E_ABORTED', message: 'stopped by a signal' });
+    else if (shell) shell.onKey({ kind: 'interrupt' }, undefined);
+    else if (mode === 'idle') void exit();
+  };
+  options.stop?.addEventListener('abort', onStop, { once: true });
 
   emitKeypressEvents(input as NodeJS.ReadableStream);
   input.setRawMode?.(true);

@@ -24,6 +24,8 @@ export interface TmuxTerm {
   cursor(): { x: number; y: number };
   /** Wait until the screen matches; throws with the screen when the deadline passes. */
   waitFor(pattern: RegExp | string, options?: { timeoutMs?: number; join?: boolean }): Promise<string>;
+  /** The CLI's process id (the child of the window's shell). */
+  pid(): number;
   kill(): void;
 }
 
@@ -61,6 +63,10 @@ export function startTerm(args: readonly string[], options: { cols: number; rows
         if (Date.now() > deadline) throw new Error(`timed out waiting for ${String(pattern)}; screen:\n${screen}`);
         await new Promise((r) => setTimeout(r, 50));
       }
+    },
+    pid: () => {
+      const shell = tmux('display-message', '-p', '-t', name, '#{pane_pid}').trim();
+      return Number(execFileSync('ps', ['-o', 'pid=', '--ppid', shell], { encoding: 'utf8' }).trim().split('\n')[0]);
     },
     kill: () => {
       spawnSync('tmux', ['-L', socket, 'kill-server']);
