@@ -170,6 +170,8 @@ describe.skipIf(!HAVE_TMUX)('minicode chat in a terminal', () => {
     await t.waitFor('✓ completed task task-2');
     const after = await t.waitFor(/^Cost: \$/m);
     expect(after).toContain('Still here after the abort.');
+    // The aborted turn's partial text is settled once: not again (nor live) in the next turn.
+    expect(t.capture(true).match(/did not complete/g)).toHaveLength(1);
     // Narrow: the footer splits so that nothing is cut; no line is wider than the window.
     expect(after).toMatch(/^Context: ~[\d,]+ of 200,000 tokens \(\d+%\)$/m);
     expect(after).toMatch(/^Spend: 1,200 in, 58 out tokens$/m);
