@@ -9,6 +9,7 @@ import { MinicodeError } from '../lib/errors.js';
 import { checkSessionId } from '../lib/ids.js';
 import type { ChatFlags } from './commands/chat.js';
 import { openRunStore, prepareRun, startRunMcp, type RunSetup } from '../lib/agent/run-setup.js';
+import { exitAfterHangUp } from './stdout.js';
 import { tracingConfig } from '../lib/telemetry/config.js';
 import type { ChatTrace } from '../lib/telemetry/chat-trace.js';
 
@@ -28,7 +29,6 @@ export async function chatAction(flags: ChatFlags): Promise<number> {
   let setup: RunSetup | undefined;
   let store: Awaited<ReturnType<typeof openRunStore>> | undefined;
   let trace: ChatTrace | undefined;
-  let hungUp = false;
   try {
     if (flags.resume !== undefined) checkSessionId(flags.resume, '--resume');
     const tracing = tracingConfig(process.env);
@@ -66,30 +66,48 @@ export async function chatAction(flags: ChatFlags): Promise<number> {
       ...(turnTracer ? { traceTurn: (prompt: string, turn: number) => turnTracer.turn(prompt, turn, session.provider) } : {}),
     });
     const stop = new AbortController();
+    let hungUp = false;
     const quit = (): void => {
-      if (hungUp) return dieOfHangUp();
-      process.stdin.setRawMode?.(false);
+      if (!hungUp) process.stdin.setRawMode?.(false);
       process.exit(130);
     };
+    const hangUp = (): void => {
+      hungUp = true;
+      exitAfterHangUp();
+    };
+    const stopApp = (): void => {
+      // The app stops what runs (a tool's process group with it), ends the session and restores
+      // the terminal; what does not settle within a few seconds is left as the store has it.
+      stop.abort();
+      setTimeout(quit, STOP_GRACE_MS).unref();
+    };
     const onSignal = (signal: NodeJS.Signals): void => {
+      // A closed window's SIGHUP after its input ended (or twice) is one hang-up.
+      if (signal === 'SIGHUP' && hungUp) return;
+      if (signal === 'SIGHUP') hangUp();
       // A second signal does not wait; the store keeps what was committed.
       if (stop.signal.aborted) return quit();
-      hungUp = signal === 'SIGHUP';
-      // A terminal closing or `kill`: the app stops what runs (a tool's process group with it),
-      // ends the session and restores the terminal. After a hang-up reads fail (EIO): no crash.
-      process.stdin.on('error', () => undefined);
-      stop.abort();
-      // What does not settle within a few seconds is left as the store has it.
-      setTimeout(quit, STOP_GRACE_MS).unref();
+      stopApp();
+    };
+    // A terminal gone without a signal (the shell above it ignores SIGHUP): its input ends, or
+    // fails with EIO (no crash), and the session would otherwise wait for keys forever.
+    const onInputGone = (): void => {
+      if (hungUp) return;
+      hangUp();
+      if (!stop.signal.aborted) stopApp();
     };
     process.on('SIGHUP', onSignal);
     process.on('SIGTERM', onSignal);
+    process.stdin.on('end', onInputGone);
+    process.stdin.on('error', onInputGone);
     try {
       await (await import('../lib/render/markdown/index.js')).loadMarkdown();
       return await runChatApp({ session, store, cwd: setup.cwd, input: process.stdin, output: process.stdout, stop: stop.signal });
     } finally {
       process.off('SIGHUP', onSignal);
       process.off('SIGTERM', onSignal);
+      process.stdin.off('end', onInputGone);
+      process.stdin.off('error', onInputGone);
     }
   } catch (error) {
     if (!(error instanceof MinicodeError)) throw error;
@@ -99,15 +117,6 @@ export async function chatAction(flags: ChatFlags): Promise<number> {
     await trace?.shutdown();
     await store?.close();
     await setup?.close();
-    if (hungUp) dieOfHangUp();
   }
 }
 
-/**
- * End as a hang-up does by default. Node's own exit restores the terminal's mode, which fails
- * on a hung-up terminal (EIO) and aborts the process (an assertion in `ResetStdio`, a core dump).
- */
-function dieOfHangUp(): void {
-  process.removeAllListeners('SIGHUP');
-  process.kill(process.pid, 'SIGHUP');
-}

@@ -14,6 +14,7 @@
  * Writers should go through `write` (or check `closed`) rather than `stream.write`; a direct
  * write after the close is harmless (the listener keeps it from crashing) but not free.
  */
+import fs from 'node:fs';
 import { mark, timelineOn } from '../lib/timeline.js';
 
 /** A guarded output stream (stdout or stderr). */
@@ -82,4 +83,23 @@ export function writeErr(text: string): void {
  */
 export function noteClosedStdout(where: string): void {
   if (guardOutput(process.stdout).closed) writeErr(`minicode: stdout was closed before the end; the work went on to completion (full output: ${where})\n`);
+}
+
+/**
+ * Call on a hang-up (SIGHUP: the terminal's window closed) to let the process exit normally
+ * later. Node's exit restores the mode of every standard stream that was a terminal; on a hung-up
+ * terminal that fails (EIO) and Node aborts (an assertion in `ResetStdio`: SIGABRT, a core
+ * dump). Closing those descriptors in an exit hook, after the others, makes Node skip them.
+ */
+export function exitAfterHangUp(): void {
+  process.once('exit', () => {
+    [process.stdin, process.stdout, process.stderr].forEach((stream, fd) => {
+      if (!stream.isTTY) return;
+      try {
+        fs.closeSync(fd);
+      } catch {
+        // Already closed.
+      }
+    });
+  });
 }

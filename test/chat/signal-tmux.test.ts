@@ -32,8 +32,8 @@ describe.skipIf(!HAVE_TMUX)('minicode chat stopped by a signal', () => {
   const terms: TmuxTerm[] = [];
   /** Commands a failing test would leave running. */
   const commands: number[] = [];
-  const open = (home: string, project: string, args: string[]): TmuxTerm => {
-    const term = startTerm(['chat', '--provider', 'replay', '--cwd', project, ...args], { cols: 80, rows: 24, cwd: project, env: { MINICODE_HOME: home, TERM: 'xterm-256color' } });
+  const open = (home: string, project: string, args: string[], exitFile?: string): TmuxTerm => {
+    const term = startTerm(['chat', '--provider', 'replay', '--cwd', project, ...args], { cols: 80, rows: 24, cwd: project, env: { MINICODE_HOME: home, TERM: 'xterm-256color' }, ...(exitFile ? { exitFile } : {}) });
     terms.push(term);
     return term;
   };
@@ -114,5 +114,25 @@ describe.skipIf(!HAVE_TMUX)('minicode chat stopped by a signal', () => {
     expect(events.map((e) => e.type)).toContain('task.cancelled');
     expect(rebuild(events).anomalies).toEqual([]);
     await waitFor(() => !alive(pid), { what: 'the CLI to exit' });
+  });
+
+  it('ends the session and exits 130 when the terminal is gone without a SIGHUP', async () => {
+    // The window's shell ignores SIGHUP and stays: no signal reaches the CLI, only its input ends.
+    const { home, project } = fresh('eof');
+    const exitFile = path.join(dir, 'eof', 'exit-code');
+    const t = open(home, project, ['--cassette', cassette('chat-slow')], exitFile);
+    await t.waitFor('New session');
+    t.type('count');
+    t.send('Enter');
+    await t.waitFor('Counting slowly');
+    const pid = t.pid();
+    commands.push(pid);
+    t.kill();
+    const events = await endedSession(home);
+    expect(events.map((e) => e.type)).toContain('task.cancelled');
+    expect(rebuild(events).anomalies).toEqual([]);
+    // 130, not 134: Node's exit does not abort on restoring the hung-up terminal's mode.
+    const code = await waitFor(() => fs.existsSync(exitFile) && fs.readFileSync(exitFile, 'utf8').trim(), { what: 'the exit code' });
+    expect(code).toBe('130');
   });
 });

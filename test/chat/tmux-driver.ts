@@ -31,15 +31,17 @@ export interface TmuxTerm {
 
 let counter = 0;
 
-/** Start the CLI with `args` in a `cols` x `rows` tmux window; the shell prints `EXIT=<code>` when it ends. */
-export function startTerm(args: readonly string[], options: { cols: number; rows: number; env: Record<string, string>; cwd: string }): TmuxTerm {
+/** Start the CLI with `args` in a `cols` x `rows` tmux window; the shell prints `EXIT=<code>` when it ends (and writes it to `exitFile`). */
+export function startTerm(args: readonly string[], options: { cols: number; rows: number; env: Record<string, string>; cwd: string; exitFile?: string }): TmuxTerm {
   const socket = `minicode-test-${process.pid}-${++counter}`;
   const name = 't';
   const quote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
   const env = Object.entries(options.env)
     .map(([k, v]) => `${k}=${quote(v)}`)
     .join(' ');
-  const command = `cd ${quote(options.cwd)} && env ${env} ${quote(process.execPath)} ${quote(CLI)} ${args.map(quote).join(' ')}; echo EXIT=$?; sleep 120`;
+  // With `exitFile`, the shell outlives a closed window (it ignores SIGHUP) to write the exit code there.
+  const status = options.exitFile ? `s=$?; echo $s > ${quote(options.exitFile)}; echo EXIT=$s` : 'echo EXIT=$?';
+  const command = `${options.exitFile ? "trap '' HUP; " : ''}cd ${quote(options.cwd)} && env ${env} ${quote(process.execPath)} ${quote(CLI)} ${args.map(quote).join(' ')}; ${status}; sleep 120`;
   const tmux = (...a: string[]): string => execFileSync('tmux', ['-L', socket, '-f', '/dev/null', ...a], { encoding: 'utf8' });
   tmux('new-session', '-d', '-s', name, '-x', String(options.cols), '-y', String(options.rows), command);
   const term: TmuxTerm = {
