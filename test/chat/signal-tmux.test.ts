@@ -2,6 +2,7 @@
  * The interactive mode when its terminal goes away (the window closes: SIGHUP) or it is
  * killed (SIGTERM): what runs is stopped (a `!command`'s process group included), the stored
  * session ends with its turn settled, and the process exits instead of leaving children behind.
+ * Also `exec` in a window that is closed.
  * Driven in tmux over the hand-made cassettes; skipped with a note where tmux is missing.
  */
 import fs from 'node:fs';
@@ -107,6 +108,19 @@ describe.skipIf(!HAVE_TMUX)('minicode chat stopped by a signal', () => {
     await t.waitFor('New session');
     t.type('count');
     t.send('Enter');
+    await t.waitFor('Counting slowly');
+    const pid = t.pid();
+    t.kill();
+    const events = await endedSession(home);
+    expect(events.map((e) => e.type)).toContain('task.cancelled');
+    expect(rebuild(events).anomalies).toEqual([]);
+    await waitFor(() => !alive(pid), { what: 'the CLI to exit' });
+  });
+
+  it('settles an exec run too when its window is closed', async () => {
+    const { home, project } = fresh('exec');
+    const t = startTerm(['exec', 'count', '--provider', 'replay', '--cassette', cassette('chat-slow'), '--cwd', project], { cols: 80, rows: 24, cwd: project, env: { MINICODE_HOME: home, TERM: 'xterm-256color' } });
+    terms.push(t);
     await t.waitFor('Counting slowly');
     const pid = t.pid();
     t.kill();
