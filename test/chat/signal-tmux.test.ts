@@ -2,7 +2,7 @@
  * The interactive mode when its terminal goes away (the window closes: SIGHUP) or it is
  * killed (SIGTERM): what runs is stopped (a `!command`'s process group included), the stored
  * session ends with its turn settled, and the process exits instead of leaving children behind.
- * Also `exec` in a window that is closed.
+ * Also `exec` and `run --agent` in a window that is closed.
  * Driven in tmux over the hand-made cassettes; skipped with a note where tmux is missing.
  */
 import fs from 'node:fs';
@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OutputEvent } from '../../lib/events/index.js';
 import { rebuild } from '../../lib/reducer/index.js';
 import { ROOT, runCli } from '../helpers/cli.js';
+import { NATIVE_STREAMS, standIn } from '../helpers/stand-in.js';
 import { waitFor } from '../helpers/wait.js';
 import { HAVE_TMUX, startTerm, type TmuxTerm } from './tmux-driver.js';
 
@@ -126,6 +127,19 @@ describe.skipIf(!HAVE_TMUX)('minicode chat stopped by a signal', () => {
     t.kill();
     const events = await endedSession(home);
     expect(events.map((e) => e.type)).toContain('task.cancelled');
+    expect(rebuild(events).anomalies).toEqual([]);
+    await waitFor(() => !alive(pid), { what: 'the CLI to exit' });
+  });
+
+  it('settles a run of a native agent too when its window is closed', async () => {
+    const { home, project } = fresh('native');
+    const agent = standIn(path.join(dir, 'native'), 'codex', { STAND_IN_REPLAY: path.join(NATIVE_STREAMS, 'codex-interrupted.jsonl'), STAND_IN_HANG: '1' });
+    const t = startTerm(['run', '--agent', 'codex', 'count', '--no-checkpoint', '--cwd', project], { cols: 80, rows: 24, cwd: project, env: { MINICODE_HOME: home, TERM: 'xterm-256color', MINICODE_CODEX_BIN: agent } });
+    terms.push(t);
+    await t.waitFor('> count');
+    const pid = t.pid();
+    t.kill();
+    const events = await endedSession(home);
     expect(rebuild(events).anomalies).toEqual([]);
     await waitFor(() => !alive(pid), { what: 'the CLI to exit' });
   });
