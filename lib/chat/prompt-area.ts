@@ -57,11 +57,14 @@ export interface PromptArea {
 
 /** Create a prompt area writing to `out`, measuring with `columns()`. */
 export function createPromptArea(out: (s: string) => void, columns: () => number, styleHeader: (line: string) => string = (l) => l): PromptArea {
-  let cursorRow = 0;
-  let drawn = false;
+  /** What is drawn, to find its cursor row at the width of the moment of erasing. */
+  let last: { header: readonly string[]; editor: Editor; prompt: string | undefined } | undefined;
   const eraseSeq = (): string => {
-    if (!drawn) return '';
-    drawn = false;
+    if (!last) return '';
+    // After a resize the terminal has reflowed the drawn lines: the cursor's row within the
+    // area is counted at the current width, not at the width it was drawn at.
+    const cursorRow = layoutArea(last.header, last.editor, columns(), last.prompt).cursorRow;
+    last = undefined;
     return `${cursorRow > 0 ? `${ESC}${cursorRow}A` : ''}\r${ESC}J`;
   };
   return {
@@ -73,16 +76,14 @@ export function createPromptArea(out: (s: string) => void, columns: () => number
       const up = layout.rows - 1 - layout.cursorRow;
       const grown = layout.rows > layout.lines.reduce((n, l) => n + rowsFor(l, cols), 0) ? '\r\n' : '';
       out(`${eraseSeq()}${styled.join('\n')}${grown}${up > 0 ? `${ESC}${up}A` : ''}\r${layout.cursorCol > 0 ? `${ESC}${layout.cursorCol}C` : ''}`);
-      cursorRow = layout.cursorRow;
-      drawn = true;
+      last = { header: [...header], editor, prompt };
     },
     erase() {
       const seq = eraseSeq();
       if (seq !== '') out(seq);
-      cursorRow = 0;
     },
     get drawn() {
-      return drawn;
+      return last !== undefined;
     },
   };
 }

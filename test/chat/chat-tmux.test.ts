@@ -187,6 +187,18 @@ describe.skipIf(!HAVE_TMUX)('minicode chat in a terminal', () => {
     expect(summary).toMatchObject({ outcome: 'completed' });
   });
 
+  it('redraws its footer once after the window narrows, without stale rows above it', async () => {
+    const t = open(['--cassette', cassette('chat-two-turn')], { cols: 100, rows: 30 });
+    await t.waitFor(/^Model: .*\/help$/m);
+    t.resize(50, 30);
+    // Below 60 columns the cost gets a line of its own: the footer was drawn at the new width.
+    const narrow = await t.waitFor(/^Cost: unknown · Budget: none$/m);
+    expect(narrow.match(/Context:/g)).toHaveLength(1);
+    expect(narrow.match(/Spend:/g)).toHaveLength(1);
+    t.send('C-d');
+    await t.waitFor('EXIT=0', { join: true });
+  });
+
   it('reopens the latest session of the directory with --continue', async () => {
     const t = open(['--continue', '--cassette', cassette('chat-slow')], { cols: 80, rows: 40 });
     const screen = await t.waitFor('Still here after the abort.');

@@ -24,6 +24,8 @@ export interface TmuxTerm {
   cursor(): { x: number; y: number };
   /** Wait until the screen matches; throws with the screen when the deadline passes. */
   waitFor(pattern: RegExp | string, options?: { timeoutMs?: number; join?: boolean }): Promise<string>;
+  /** Resize the window (the program gets SIGWINCH; tmux reflows the lines already drawn). */
+  resize(cols: number, rows: number): void;
   /** The CLI's process id (the child of the window's shell). */
   pid(): number;
   kill(): void;
@@ -66,6 +68,7 @@ export function startTerm(args: readonly string[], options: { cols: number; rows
         await new Promise((r) => setTimeout(r, 50));
       }
     },
+    resize: (cols, rows) => void tmux('resize-window', '-t', name, '-x', String(cols), '-y', String(rows)),
     pid: () => {
       const shell = tmux('display-message', '-p', '-t', name, '#{pane_pid}').trim();
       return Number(execFileSync('ps', ['-o', 'pid=', '--ppid', shell], { encoding: 'utf8' }).trim().split('\n')[0]);
