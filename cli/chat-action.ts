@@ -119,4 +119,3 @@ export async function chatAction(flags: ChatFlags): Promise<number> {
     await setup?.close();
   }
 }
-

@@ -22,7 +22,7 @@ import { isCommand, runCommand } from './commands.js';
 import { decodeKey, type KeyAction, type KeyPress } from './keys.js';
 import { applyKey, createEditor, submit, textOf, type Editor } from './line-editor.js';
 import { footerLines } from './observe.js';
-import { createPromptArea, PROMPT } from './prompt-area.js';
+import { createPromptArea, PROMPT, visibleControls } from './prompt-area.js';
 import { createPromptExtras } from './prompt-extras.js';
 import { searchKey, searchPrompt, startSearch, type HistorySearch } from './history-search.js';
 import { startShellMode, type ShellMode } from './shell-mode.js';
@@ -127,7 +127,8 @@ export function runChatApp(options: ChatAppOptions): Promise<number> {
   };
   const print = (lines: readonly string[]): void => {
     area.erase();
-    if (lines.length > 0) out(lines.map((l) => `${l}\n`).join(''));
+    // Settled lines are plain text: what they quote (a command's argument, a path) never styles the terminal.
+    if (lines.length > 0) out(lines.map((l) => `${visibleControls(l)}\n`).join(''));
   };
 
   const newRenderer = (extraFooter: () => readonly (string | FactLine)[]): LiveRenderer<ReducerState> =>

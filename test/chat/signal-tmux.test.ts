@@ -35,7 +35,13 @@ describe.skipIf(!HAVE_TMUX)('minicode chat stopped by a signal', () => {
   /** Commands a failing test would leave running. */
   const commands: number[] = [];
   const open = (home: string, project: string, args: string[], exitFile?: string): TmuxTerm => {
-    const term = startTerm(['chat', '--provider', 'replay', '--cwd', project, ...args], { cols: 80, rows: 24, cwd: project, env: { MINICODE_HOME: home, TERM: 'xterm-256color' }, ...(exitFile ? { exitFile } : {}) });
+    const term = startTerm(['chat', '--provider', 'replay', '--cwd', project, ...args], {
+      cols: 80,
+      rows: 24,
+      cwd: project,
+      env: { MINICODE_HOME: home, TERM: 'xterm-256color' },
+      ...(exitFile ? { exitFile } : {}),
+    });
     terms.push(term);
     return term;
   };
@@ -120,7 +126,12 @@ describe.skipIf(!HAVE_TMUX)('minicode chat stopped by a signal', () => {
 
   it('settles an exec run too when its window is closed', async () => {
     const { home, project } = fresh('exec');
-    const t = startTerm(['exec', 'count', '--provider', 'replay', '--cassette', cassette('chat-slow'), '--cwd', project], { cols: 80, rows: 24, cwd: project, env: { MINICODE_HOME: home, TERM: 'xterm-256color' } });
+    const t = startTerm(['exec', 'count', '--provider', 'replay', '--cassette', cassette('chat-slow'), '--cwd', project], {
+      cols: 80,
+      rows: 24,
+      cwd: project,
+      env: { MINICODE_HOME: home, TERM: 'xterm-256color' },
+    });
     terms.push(t);
     await t.waitFor('Counting slowly');
     const pid = t.pid();
@@ -134,9 +145,15 @@ describe.skipIf(!HAVE_TMUX)('minicode chat stopped by a signal', () => {
   it('settles a run of a native agent too when its window is closed', async () => {
     const { home, project } = fresh('native');
     const agent = standIn(path.join(dir, 'native'), 'codex', { STAND_IN_REPLAY: path.join(NATIVE_STREAMS, 'codex-interrupted.jsonl'), STAND_IN_HANG: '1' });
-    const t = startTerm(['run', '--agent', 'codex', 'count', '--no-checkpoint', '--cwd', project], { cols: 80, rows: 24, cwd: project, env: { MINICODE_HOME: home, TERM: 'xterm-256color', MINICODE_CODEX_BIN: agent } });
+    const t = startTerm(['run', '--agent', 'codex', 'count', '--no-checkpoint', '--cwd', project], {
+      cols: 80,
+      rows: 24,
+      cwd: project,
+      env: { MINICODE_HOME: home, TERM: 'xterm-256color', MINICODE_CODEX_BIN: agent },
+    });
     terms.push(t);
-    await t.waitFor('> count');
+    // The agent's command is on screen: the run is under way (its signal handlers in place).
+    await t.waitFor('npm test');
     const pid = t.pid();
     t.kill();
     const events = await endedSession(home);
