@@ -163,7 +163,23 @@ export function runChatApp(options: ChatAppOptions): Promise<number> {
     const abort = new AbortController();
     turn = { abort, renderer: newRenderer(turnFooter), interrupts: 0 };
     const current = turn;
+    // Calls of one step run together and can ask at the same time: one question is shown at a
+    // time, the next once it is answered (a second request must not replace the first one's answer).
+    let approvals: Promise<unknown> = Promise.resolve();
+    let asks: Promise<unknown> = Promise.resolve();
+    const inTurn = <T>(previous: Promise<unknown>, next: () => Promise<T>): Promise<T> => previous.then(next, next);
     const promptApproval = (request: ApprovalRequest): Promise<ApprovalDecision> => {
+      const asked = inTurn(approvals, () => askApproval(request));
+      approvals = asked;
+      return asked;
+    };
+    const promptAskText = (question: string, signal: AbortSignal): Promise<string> => {
+      const asked = inTurn(asks, () => askText(question, signal));
+      asks = asked.catch(() => undefined);
+      return asked;
+    };
+    const askApproval = (request: ApprovalRequest): Promise<ApprovalDecision> => {
+      if (abort.signal.aborted) return Promise.resolve('cancelled');
       if (always.has(`${request.toolName}\u0000${request.action}`)) return Promise.resolve('allow-always');
       return new Promise<ApprovalDecision>((resolve) => {
         const settle = (d: ApprovalDecision): void => {
@@ -183,8 +199,9 @@ export function runChatApp(options: ChatAppOptions): Promise<number> {
         current.renderer.refresh?.();
       });
     };
-    const promptAskText = (question: string, signal: AbortSignal): Promise<string> =>
+    const askText = (question: string, signal: AbortSignal): Promise<string> =>
       new Promise<string>((resolve, reject) => {
+        if (signal.aborted) return reject(signal.reason);
         editor = createEditor(editor.history);
         const onAbort = (): void => {
           current.ask = undefined;

@@ -206,4 +206,24 @@ describe.skipIf(!HAVE_TMUX)('minicode chat in a terminal', () => {
     t.send('C-d');
     await t.waitFor('EXIT=0', { join: true });
   });
+
+  it('asks two approvals of one step in turn, and the turn ends once both are answered', async () => {
+    const t = open(['--cassette', cassette('gated-tools')], { cols: 80, rows: 40 });
+    await t.waitFor('New session');
+    t.type('commit and ask');
+    t.send('Enter');
+    // git_commit and ask_user run together and both ask: the first question is not replaced.
+    await t.waitFor(/^Approve\? git_commit /m);
+    t.send('n');
+    await t.waitFor(/^Approve\? ask_user /m);
+    t.send('y');
+    await t.waitFor('? Which branch should I use?');
+    t.type('main');
+    t.send('Enter');
+    const done = await t.waitFor('✓ completed task task-1');
+    expect(done).toMatch(/denied git_commit/);
+    expect(done).toMatch(/✓ completed ask_user .* user answered/);
+    t.send('C-d');
+    await t.waitFor('EXIT=0', { join: true });
+  });
 });
