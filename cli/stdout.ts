@@ -93,13 +93,13 @@ export function noteClosedStdout(where: string): void {
  */
 export function exitAfterHangUp(): void {
   process.once('exit', () => {
-    [process.stdin, process.stdout, process.stderr].forEach((stream, fd) => {
-      if (!stream.isTTY) return;
+    // fstat works on a hung-up terminal (isatty does not); a pipe or file is left alone.
+    for (const fd of [0, 1, 2]) {
       try {
-        fs.closeSync(fd);
+        if (fs.fstatSync(fd).isCharacterDevice()) fs.closeSync(fd);
       } catch {
         // Already closed.
       }
-    });
+    }
   });
 }
