@@ -9,8 +9,12 @@ import { MinicodeError } from '../lib/errors.js';
 import { checkSessionId } from '../lib/ids.js';
 import type { ChatFlags } from './commands/chat.js';
 import { openRunStore, prepareRun, startRunMcp, type RunSetup } from '../lib/agent/run-setup.js';
+import { exitAfterHangUp } from './stdout.js';
 import { tracingConfig } from '../lib/telemetry/config.js';
 import type { ChatTrace } from '../lib/telemetry/chat-trace.js';
+
+/** How long a hang-up or SIGTERM waits for the turn to settle (a tool's kill grace is 2 s). */
+const STOP_GRACE_MS = 5_000;
 
 /** Run the interactive mode; returns the exit code. */
 export async function chatAction(flags: ChatFlags): Promise<number> {
@@ -61,19 +65,49 @@ export async function chatAction(flags: ChatFlags): Promise<number> {
       // Called at each turn, once `session` exists: the turn's provider and model, after any `/model`.
       ...(turnTracer ? { traceTurn: (prompt: string, turn: number) => turnTracer.turn(prompt, turn, session.provider) } : {}),
     });
-    const onSignal = (): void => {
-      // A terminal closing or `kill`: restore the terminal; the store keeps what was committed.
-      process.stdin.setRawMode?.(false);
+    const stop = new AbortController();
+    let hungUp = false;
+    const quit = (): void => {
+      if (!hungUp) process.stdin.setRawMode?.(false);
       process.exit(130);
+    };
+    const hangUp = (): void => {
+      hungUp = true;
+      exitAfterHangUp();
+    };
+    const stopApp = (): void => {
+      // The app stops what runs (a tool's process group with it), ends the session and restores
+      // the terminal; what does not settle within a few seconds is left as the store has it.
+      stop.abort();
+      setTimeout(quit, STOP_GRACE_MS).unref();
+    };
+    const onSignal = (signal: NodeJS.Signals): void => {
+      // A closed window's SIGHUP after its input ended (or twice) is one hang-up.
+      if (signal === 'SIGHUP' && hungUp) return;
+      if (signal === 'SIGHUP') hangUp();
+      // A second signal does not wait; the store keeps what was committed.
+      if (stop.signal.aborted) return quit();
+      stopApp();
+    };
+    // A terminal gone without a signal (the shell above it ignores SIGHUP): its input ends, or
+    // fails with EIO (no crash), and the session would otherwise wait for keys forever.
+    const onInputGone = (): void => {
+      if (hungUp) return;
+      hangUp();
+      if (!stop.signal.aborted) stopApp();
     };
     process.on('SIGHUP', onSignal);
     process.on('SIGTERM', onSignal);
+    process.stdin.on('end', onInputGone);
+    process.stdin.on('error', onInputGone);
     try {
       await (await import('../lib/render/markdown/index.js')).loadMarkdown();
-      return await runChatApp({ session, store, cwd: setup.cwd, input: process.stdin, output: process.stdout });
+      return await runChatApp({ session, store, cwd: setup.cwd, input: process.stdin, output: process.stdout, stop: stop.signal });
     } finally {
       process.off('SIGHUP', onSignal);
       process.off('SIGTERM', onSignal);
+      process.stdin.off('end', onInputGone);
+      process.stdin.off('error', onInputGone);
     }
   } catch (error) {
     if (!(error instanceof MinicodeError)) throw error;

@@ -14,7 +14,7 @@ import { outputPortOf } from '../lib/pipeline/output.js';
 import { createRenderer, writeSetupFailure } from '../lib/render/index.js';
 import { createEventScrubber } from '../lib/scrub/scrub-stage.js';
 import { openStore, resolveStoreDir } from '../lib/store/index.js';
-import { guardOutput, noteClosedStdout, writeErr } from './stdout.js';
+import { exitAfterHangUp, guardOutput, noteClosedStdout, writeErr } from './stdout.js';
 import { tracingConfig, type TracingConfig } from '../lib/telemetry/config.js';
 
 const out = (text: string): void => outputPortOf(guardOutput(process.stdout)).write(text);
@@ -80,8 +80,17 @@ export async function runNativeAction(
     if (++interrupts === 1) abort.abort();
     else process.exit(130);
   };
+  // A closed window (SIGHUP) stops the run as Ctrl+C does; a hung-up terminal's descriptors close at exit.
+  const onHangUp = (): void => {
+    process.off('SIGHUP', onHangUp);
+    process.on('SIGHUP', ignore);
+    exitAfterHangUp();
+    onSignal();
+  };
+  const ignore = (): void => undefined;
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  process.on('SIGHUP', onHangUp);
   try {
     const { exit } = await runAgentWorkflow({
       agents,
@@ -113,6 +122,8 @@ export async function runNativeAction(
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+    process.off('SIGHUP', onHangUp);
+    process.off('SIGHUP', ignore);
     await store.close();
   }
 }

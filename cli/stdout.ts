@@ -8,11 +8,13 @@
  * `closed = true`. From then on `write` is a no-op (a write to a destroyed stream would build
  * an ERR_STREAM_DESTROYED error per call) and every pending or later `drain()` resolves at once,
  * so a writer that waits for 'drain' to honour backpressure is never left hanging on a pipe
- * nobody reads. Any other write error is not ours to hide and is thrown as before.
+ * nobody reads. EIO is the same for a terminal: it was hung up (its window closed). Any other
+ * write error is not ours to hide and is thrown as before.
  *
  * Writers should go through `write` (or check `closed`) rather than `stream.write`; a direct
  * write after the close is harmless (the listener keeps it from crashing) but not free.
  */
+import fs from 'node:fs';
 import { mark, timelineOn } from '../lib/timeline.js';
 
 /** A guarded output stream (stdout or stderr). */
@@ -39,7 +41,7 @@ export function guardOutput(stream: NodeJS.WritableStream & { writableNeedDrain?
     waiters.clear();
   };
   stream.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code !== 'EPIPE') throw error;
+    if (error.code !== 'EPIPE' && error.code !== 'EIO') throw error;
     closed = true;
     wake();
   });
@@ -81,4 +83,23 @@ export function writeErr(text: string): void {
  */
 export function noteClosedStdout(where: string): void {
   if (guardOutput(process.stdout).closed) writeErr(`minicode: stdout was closed before the end; the work went on to completion (full output: ${where})\n`);
+}
+
+/**
+ * Call on a hang-up (SIGHUP: the terminal's window closed) to let the process exit normally
+ * later. Node's exit restores the mode of every standard stream that was a terminal; on a hung-up
+ * terminal that fails (EIO) and Node aborts (an assertion in `ResetStdio`: SIGABRT, a core
+ * dump). Closing those descriptors in an exit hook, after the others, makes Node skip them.
+ */
+export function exitAfterHangUp(): void {
+  process.once('exit', () => {
+    // fstat works on a hung-up terminal (isatty does not); a pipe or file is left alone.
+    for (const fd of [0, 1, 2]) {
+      try {
+        if (fs.fstatSync(fd).isCharacterDevice()) fs.closeSync(fd);
+      } catch {
+        // Already closed.
+      }
+    }
+  });
 }

@@ -37,16 +37,27 @@ export function observeResponses(inner: Stream): ObservedTransport {
   // are answered, so `printf '...' | minicode acp` gets every response before the exit.
   const inflight = new Set<JsonRpcId>();
   let drained: (() => void) | undefined;
+  // Our requests to the client (permission, files, terminals) not yet answered. Once the input
+  // has ended no answer can come: each gets an error response at once (a permission denies),
+  // so the turns above can end instead of waiting forever.
+  const asked = new Set<JsonRpcId>();
+  let ended: ReadableStreamDefaultController<AnyMessage> | undefined;
+  const unanswered = (id: JsonRpcId): AnyMessage => ({ jsonrpc: '2.0', id, error: { code: -32603, message: 'the client closed its input before answering' } });
   const reader = inner.readable.getReader();
   const readable = new ReadableStream<AnyMessage>({
     async pull(controller) {
       const { value, done } = await reader.read();
       if (!done) {
         if ('method' in value && 'id' in value) inflight.add(value.id);
+        else if ('id' in value && value.id !== null) asked.delete(value.id);
         controller.enqueue(value);
         return;
       }
+      ended = controller;
+      for (const id of asked) controller.enqueue(unanswered(id));
+      asked.clear();
       if (inflight.size > 0) await new Promise<void>((resolve) => (drained = resolve));
+      ended = undefined;
       controller.close();
     },
     cancel: (reason) => reader.cancel(reason),
@@ -58,6 +69,10 @@ export function observeResponses(inner: Stream): ObservedTransport {
         await writer.write(message);
       } finally {
         writer.releaseLock();
+      }
+      if ('method' in message && 'id' in message) {
+        if (ended) ended.enqueue(unanswered(message.id));
+        else asked.add(message.id);
       }
       if ('id' in message && !('method' in message) && message.id !== null) {
         inflight.delete(message.id);

@@ -22,7 +22,7 @@ import { isCommand, runCommand } from './commands.js';
 import { decodeKey, type KeyAction, type KeyPress } from './keys.js';
 import { applyKey, createEditor, submit, textOf, type Editor } from './line-editor.js';
 import { footerLines } from './observe.js';
-import { createPromptArea, PROMPT } from './prompt-area.js';
+import { createPromptArea, PROMPT, visibleControls } from './prompt-area.js';
 import { createPromptExtras } from './prompt-extras.js';
 import { searchKey, searchPrompt, startSearch, type HistorySearch } from './history-search.js';
 import { startShellMode, type ShellMode } from './shell-mode.js';
@@ -53,6 +53,8 @@ export interface ChatAppOptions {
   input: ChatInput;
   output: ChatOutput;
   env?: NodeJS.ProcessEnv;
+  /** Aborted on a hang-up or SIGTERM: stop what runs, end the session, resolve 130. */
+  stop?: AbortSignal;
 }
 
 interface Turn {
@@ -101,6 +103,7 @@ export function runChatApp(options: ChatAppOptions): Promise<number> {
   let showReasoning = false;
   let pasting = false;
   let exitAfterTurn = false;
+  let exitCode = 0;
   let observed = session.observed();
   const footer = (keys?: string): string[] => footerLines(observed, columns() - 1, keys);
   const always = new Set<string>();
@@ -124,7 +127,8 @@ export function runChatApp(options: ChatAppOptions): Promise<number> {
   };
   const print = (lines: readonly string[]): void => {
     area.erase();
-    if (lines.length > 0) out(lines.map((l) => `${l}\n`).join(''));
+    // Settled lines are plain text: what they quote (a command's argument, a path) never styles the terminal.
+    if (lines.length > 0) out(lines.map((l) => `${visibleControls(l)}\n`).join(''));
   };
 
   const newRenderer = (extraFooter: () => readonly (string | FactLine)[]): LiveRenderer<ReducerState> =>
@@ -154,11 +158,28 @@ export function runChatApp(options: ChatAppOptions): Promise<number> {
   }
 
   async function startTurn(text: string): Promise<void> {
+    if (options.stop?.aborted) return exit();
     mode = 'turn';
     const abort = new AbortController();
     turn = { abort, renderer: newRenderer(turnFooter), interrupts: 0 };
     const current = turn;
+    // Calls of one step run together and can ask at the same time: one question is shown at a
+    // time, the next once it is answered (a second request must not replace the first one's answer).
+    let approvals: Promise<unknown> = Promise.resolve();
+    let asks: Promise<unknown> = Promise.resolve();
+    const inTurn = <T>(previous: Promise<unknown>, next: () => Promise<T>): Promise<T> => previous.then(next, next);
     const promptApproval = (request: ApprovalRequest): Promise<ApprovalDecision> => {
+      const asked = inTurn(approvals, () => askApproval(request));
+      approvals = asked;
+      return asked;
+    };
+    const promptAskText = (question: string, signal: AbortSignal): Promise<string> => {
+      const asked = inTurn(asks, () => askText(question, signal));
+      asks = asked.catch(() => undefined);
+      return asked;
+    };
+    const askApproval = (request: ApprovalRequest): Promise<ApprovalDecision> => {
+      if (abort.signal.aborted) return Promise.resolve('cancelled');
       if (always.has(`${request.toolName}\u0000${request.action}`)) return Promise.resolve('allow-always');
       return new Promise<ApprovalDecision>((resolve) => {
         const settle = (d: ApprovalDecision): void => {
@@ -178,8 +199,9 @@ export function runChatApp(options: ChatAppOptions): Promise<number> {
         current.renderer.refresh?.();
       });
     };
-    const promptAskText = (question: string, signal: AbortSignal): Promise<string> =>
+    const askText = (question: string, signal: AbortSignal): Promise<string> =>
       new Promise<string>((resolve, reject) => {
+        if (signal.aborted) return reject(signal.reason);
         editor = createEditor(editor.history);
         const onAbort = (): void => {
           current.ask = undefined;
@@ -233,7 +255,7 @@ export function runChatApp(options: ChatAppOptions): Promise<number> {
     out(`${BRACKETED_PASTE_OFF}${id ? `session ${id} (minicode replay ${id}; minicode --resume ${id})\n` : 'no prompt sent; nothing stored\n'}`);
     input.setRawMode?.(false);
     input.pause();
-    finish(0);
+    finish(exitCode);
   }
 
   function onSubmit(text: string): void {
@@ -410,6 +432,16 @@ export function runChatApp(options: ChatAppOptions): Promise<number> {
     refreshFooter();
     if (mode === 'idle') drawIdle();
   };
+
+  const onStop = (): void => {
+    exitCode = 130;
+    exitAfterTurn = true;
+    // What runs is stopped as Esc would (a tool's process group included), then the session ends.
+    if (turn) turn.abort.abort({ kind: 'aborted', code: 'MINICODE_E_ABORTED', message: 'stopped by a signal' });
+    else if (shell) shell.onKey({ kind: 'interrupt' }, undefined);
+    else if (mode === 'idle') void exit();
+  };
+  options.stop?.addEventListener('abort', onStop, { once: true });
 
   emitKeypressEvents(input as NodeJS.ReadableStream);
   input.setRawMode?.(true);

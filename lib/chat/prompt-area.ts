@@ -3,7 +3,8 @@
  * the cursor up to the area's first row and clears to the end of the screen; rows are counted
  * at the CURRENT width, like the TTY renderer's live region, so a resize (which reflows the old
  * lines in tmux, iTerm2 and VTE) is redrawn without stale rows. Text is written plain; colour,
- * when on, only dims the footer and never carries meaning.
+ * when on, only dims the footer and never carries meaning; control characters in the text are
+ * drawn as visible characters, never written to the terminal.
  */
 import { displayWidth, rowsFor } from '../render/width.js';
 import type { Editor } from './line-editor.js';
@@ -13,6 +14,23 @@ export const PROMPT = '› ';
 export const CONTINUATION = '… ';
 
 const ESC = '\u001b[';
+
+// C0 and C1 controls, DEL, bidi embeddings/overrides/isolates and marks, zero-width characters, BOM.
+const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
+
+/**
+ * `text` with each control character shown as one visible character (C0 as its control picture,
+ * `␛` for ESC, the rest as `�`): a file name, a paste or a command argument never writes an
+ * escape sequence to the terminal, and the drawn text keeps one column per replaced character,
+ * so the cursor arithmetic holds.
+ */
+export function visibleControls(text: string): string {
+  return text.replace(CONTROLS, (c) => {
+    const code = c.charCodeAt(0);
+    if (code < 0x20) return String.fromCharCode(0x2400 + code);
+    return code === 0x7f ? '\u2421' : '\ufffd';
+  });
+}
 
 /** The lines and the cursor position (row within the area, column) of one drawing. */
 export interface AreaLayout {
@@ -25,16 +43,16 @@ export interface AreaLayout {
 /** Lay out `header` lines above the editor at `columns` (pure; tested without a terminal). */
 export function layoutArea(header: readonly string[], editor: Editor, columns: number, prompt = PROMPT): AreaLayout {
   const cols = Math.max(1, columns);
-  const lines = [...header];
+  const lines = header.map(visibleControls);
   let rows = 0;
-  for (const line of header) rows += rowsFor(line, cols);
+  for (const line of lines) rows += rowsFor(line, cols);
   let cursorRow = 0;
   let cursorCol = 0;
   editor.lines.forEach((text, i) => {
     const prefix = i === 0 ? prompt : CONTINUATION;
-    const line = prefix + text;
+    const line = prefix + visibleControls(text);
     if (i === editor.row) {
-      const offset = displayWidth(prefix + text.slice(0, editor.col));
+      const offset = displayWidth(prefix + visibleControls(text.slice(0, editor.col)));
       cursorRow = rows + Math.floor(offset / cols);
       cursorCol = offset % cols;
     }
@@ -57,11 +75,14 @@ export interface PromptArea {
 
 /** Create a prompt area writing to `out`, measuring with `columns()`. */
 export function createPromptArea(out: (s: string) => void, columns: () => number, styleHeader: (line: string) => string = (l) => l): PromptArea {
-  let cursorRow = 0;
-  let drawn = false;
+  /** What is drawn, to find its cursor row at the width of the moment of erasing. */
+  let last: { header: readonly string[]; editor: Editor; prompt: string | undefined } | undefined;
   const eraseSeq = (): string => {
-    if (!drawn) return '';
-    drawn = false;
+    if (!last) return '';
+    // After a resize the terminal has reflowed the drawn lines: the cursor's row within the
+    // area is counted at the current width, not at the width it was drawn at.
+    const cursorRow = layoutArea(last.header, last.editor, columns(), last.prompt).cursorRow;
+    last = undefined;
     return `${cursorRow > 0 ? `${ESC}${cursorRow}A` : ''}\r${ESC}J`;
   };
   return {
@@ -73,16 +94,14 @@ export function createPromptArea(out: (s: string) => void, columns: () => number
       const up = layout.rows - 1 - layout.cursorRow;
       const grown = layout.rows > layout.lines.reduce((n, l) => n + rowsFor(l, cols), 0) ? '\r\n' : '';
       out(`${eraseSeq()}${styled.join('\n')}${grown}${up > 0 ? `${ESC}${up}A` : ''}\r${layout.cursorCol > 0 ? `${ESC}${layout.cursorCol}C` : ''}`);
-      cursorRow = layout.cursorRow;
-      drawn = true;
+      last = { header: [...header], editor, prompt };
     },
     erase() {
       const seq = eraseSeq();
       if (seq !== '') out(seq);
-      cursorRow = 0;
     },
     get drawn() {
-      return drawn;
+      return last !== undefined;
     },
   };
 }

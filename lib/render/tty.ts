@@ -1,6 +1,7 @@
 import type { OutputEvent } from '../events/index.js';
 import { colorLevel, createLineStyler, diffColor, type ColorLevel } from './color.js';
 import { DIFF_DISPLAY_LINES, diffLines } from './diff.js';
+import { oneLine } from './display-text.js';
 import { formatDuration } from './duration.js';
 import { APPROVAL_PENDING_LABEL, approvalRequestText, factLines, plainLine, summaryLines, toolIdentity, type FactLine } from './format.js';
 import { createLinearRenderer, verifyLine } from './linear.js';
@@ -140,6 +141,11 @@ export function createTtyRenderer<S>(options: TtyRendererOptions<S>): LiveRender
   let lastEventAt: number | undefined;
   let lastArrival = 0;
   const printed = new Set<string>();
+  /**
+   * Messages (`m:`) and reasoning (`r:`) that streamed through this renderer. The state can hold
+   * text an earlier renderer left partial (a chat's cancelled turn): not this one's to show.
+   */
+  const streamed = new Set<string>();
   let showReasoning = options.showReasoning ?? false;
   /** What the request event said beyond the reducer's approval state: its options and diff. */
   const approvalExtras = new Map<string, Pick<ApprovalView, 'options' | 'diff'>>();
@@ -164,6 +170,7 @@ export function createTtyRenderer<S>(options: TtyRendererOptions<S>): LiveRender
       else push(plainLine(line), (t) => (line.tone && level > 0 ? diffColor(chalk, line.tone)(t) : t));
     };
     for (const m of view.liveMessages()) {
+      if (!streamed.has(`m:${m.messageId}`)) continue;
       const md = renderMarkdown(m.text, width, chalk);
       if (md) {
         for (const row of md.slice(-maxTextRows)) push(row.plain, (fitted) => (fitted === row.plain ? row.styled : fitted));
@@ -173,6 +180,7 @@ export function createTtyRenderer<S>(options: TtyRendererOptions<S>): LiveRender
       for (const row of rows.slice(-maxTextRows)) push(row);
     }
     for (const r of view.liveReasoning()) {
+      if (!streamed.has(`r:${r.reasoningId}`)) continue;
       const folded = verbosity === 'normal' && !showReasoning;
       if (folded || r.text === '') push(`${spin} thinking…`, (t) => chalk.dim(t));
       else for (const row of wrapToWidth(r.text, width).slice(-3)) push(row, (t) => chalk.dim(t));
@@ -269,6 +277,8 @@ export function createTtyRenderer<S>(options: TtyRendererOptions<S>): LiveRender
     onEvent(event: OutputEvent, next: S) {
       if (finished) return;
       state = next;
+      if (event.type === 'assistant.message.delta') streamed.add(`m:${oneLine((event.payload as { messageId: string }).messageId)}`);
+      else if (event.type === 'assistant.reasoning.delta') streamed.add(`r:${oneLine((event.payload as { reasoningId: string }).reasoningId)}`);
       const at = Date.parse(event.timestamp);
       if (!Number.isNaN(at)) {
         lastEventAt = at;
@@ -287,7 +297,7 @@ export function createTtyRenderer<S>(options: TtyRendererOptions<S>): LiveRender
       const settled: FactLine[] = [];
       // Text that streamed but never completed: shown as it arrived, marked partial.
       for (const m of view.liveMessages()) {
-        if (m.text === '') continue;
+        if (m.text === '' || !streamed.has(`m:${m.messageId}`)) continue;
         settled.push(...messageLines(m.text));
         settled.push({ status: 'partial', label: '◐ partial', text: `message ${m.messageId} did not complete` });
       }

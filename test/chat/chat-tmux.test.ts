@@ -170,6 +170,8 @@ describe.skipIf(!HAVE_TMUX)('minicode chat in a terminal', () => {
     await t.waitFor('✓ completed task task-2');
     const after = await t.waitFor(/^Cost: \$/m);
     expect(after).toContain('Still here after the abort.');
+    // The aborted turn's partial text is settled once: not again (nor live) in the next turn.
+    expect(t.capture(true).match(/did not complete/g)).toHaveLength(1);
     // Narrow: the footer splits so that nothing is cut; no line is wider than the window.
     expect(after).toMatch(/^Context: ~[\d,]+ of 200,000 tokens \(\d+%\)$/m);
     expect(after).toMatch(/^Spend: 1,200 in, 58 out tokens$/m);
@@ -185,10 +187,42 @@ describe.skipIf(!HAVE_TMUX)('minicode chat in a terminal', () => {
     expect(summary).toMatchObject({ outcome: 'completed' });
   });
 
+  it('redraws its footer once after the window narrows, without stale rows above it', async () => {
+    const t = open(['--cassette', cassette('chat-two-turn')], { cols: 100, rows: 30 });
+    await t.waitFor(/^Model: .*\/help$/m);
+    t.resize(50, 30);
+    // Below 60 columns the cost gets a line of its own: the footer was drawn at the new width.
+    const narrow = await t.waitFor(/^Cost: unknown · Budget: none$/m);
+    expect(narrow.match(/Context:/g)).toHaveLength(1);
+    expect(narrow.match(/Spend:/g)).toHaveLength(1);
+    t.send('C-d');
+    await t.waitFor('EXIT=0', { join: true });
+  });
+
   it('reopens the latest session of the directory with --continue', async () => {
     const t = open(['--continue', '--cassette', cassette('chat-slow')], { cols: 80, rows: 40 });
     const screen = await t.waitFor('Still here after the abort.');
     expect(screen).toContain('resumed');
+    t.send('C-d');
+    await t.waitFor('EXIT=0', { join: true });
+  });
+
+  it('asks two approvals of one step in turn, and the turn ends once both are answered', async () => {
+    const t = open(['--cassette', cassette('gated-tools')], { cols: 80, rows: 40 });
+    await t.waitFor('New session');
+    t.type('commit and ask');
+    t.send('Enter');
+    // git_commit and ask_user run together and both ask: the first question is not replaced.
+    await t.waitFor(/^Approve\? git_commit /m);
+    t.send('n');
+    await t.waitFor(/^Approve\? ask_user /m);
+    t.send('y');
+    await t.waitFor('? Which branch should I use?');
+    t.type('main');
+    t.send('Enter');
+    const done = await t.waitFor('✓ completed task task-1');
+    expect(done).toMatch(/denied git_commit/);
+    expect(done).toMatch(/✓ completed ask_user .* user answered/);
     t.send('C-d');
     await t.waitFor('EXIT=0', { join: true });
   });

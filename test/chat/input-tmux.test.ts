@@ -120,4 +120,20 @@ describe.skipIf(!HAVE_TMUX)('the chat prompt in a terminal', () => {
     const end = await t.waitFor('EXIT=0', { join: true });
     expect(await sentPrompts(home, end)).toEqual(['what now\n\n<shell command="echo from-shell" exit="0">\nfrom-shell\n</shell>']);
   });
+
+  it('lists a file name with an escape sequence as visible text, never as a sequence', async () => {
+    // A cloned repository can name a file anything: this one would paint the terminal red.
+    fs.mkdirSync(path.join(project, 'docs'), { recursive: true });
+    fs.writeFileSync(path.join(project, 'docs/ab\u001b[41mEVIL.txt'), 'x\n');
+    fs.writeFileSync(path.join(project, 'docs/ab-other.txt'), 'y\n');
+    const t = open(80);
+    await t.waitFor('New session');
+    t.type('read @docs/ab');
+    t.send('Tab');
+    const listed = await t.waitFor(/^ {2}@docs\/ab-other\.txt$/m);
+    expect(listed).toMatch(/^ {2}@docs\/ab␛\[41mEVIL\.txt$/m);
+    expect(t.captureStyled()).not.toContain('\u001b[41m');
+    t.send('C-c');
+    await t.waitFor('EXIT=0', { join: true });
+  });
 });

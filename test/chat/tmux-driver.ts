@@ -24,20 +24,26 @@ export interface TmuxTerm {
   cursor(): { x: number; y: number };
   /** Wait until the screen matches; throws with the screen when the deadline passes. */
   waitFor(pattern: RegExp | string, options?: { timeoutMs?: number; join?: boolean }): Promise<string>;
+  /** Resize the window (the program gets SIGWINCH; tmux reflows the lines already drawn). */
+  resize(cols: number, rows: number): void;
+  /** The CLI's process id (the child of the window's shell). */
+  pid(): number;
   kill(): void;
 }
 
 let counter = 0;
 
-/** Start the CLI with `args` in a `cols` x `rows` tmux window; the shell prints `EXIT=<code>` when it ends. */
-export function startTerm(args: readonly string[], options: { cols: number; rows: number; env: Record<string, string>; cwd: string }): TmuxTerm {
+/** Start the CLI with `args` in a `cols` x `rows` tmux window; the shell prints `EXIT=<code>` when it ends (and writes it to `exitFile`). */
+export function startTerm(args: readonly string[], options: { cols: number; rows: number; env: Record<string, string>; cwd: string; exitFile?: string }): TmuxTerm {
   const socket = `minicode-test-${process.pid}-${++counter}`;
   const name = 't';
   const quote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
   const env = Object.entries(options.env)
     .map(([k, v]) => `${k}=${quote(v)}`)
     .join(' ');
-  const command = `cd ${quote(options.cwd)} && env ${env} ${quote(process.execPath)} ${quote(CLI)} ${args.map(quote).join(' ')}; echo EXIT=$?; sleep 120`;
+  // With `exitFile`, the shell outlives a closed window (it ignores SIGHUP) to write the exit code there.
+  const status = options.exitFile ? `s=$?; echo $s > ${quote(options.exitFile)}; echo EXIT=$s` : 'echo EXIT=$?';
+  const command = `${options.exitFile ? "trap '' HUP; " : ''}cd ${quote(options.cwd)} && env ${env} ${quote(process.execPath)} ${quote(CLI)} ${args.map(quote).join(' ')}; ${status}; sleep 120`;
   const tmux = (...a: string[]): string => execFileSync('tmux', ['-L', socket, '-f', '/dev/null', ...a], { encoding: 'utf8' });
   tmux('new-session', '-d', '-s', name, '-x', String(options.cols), '-y', String(options.rows), command);
   const term: TmuxTerm = {
@@ -61,6 +67,11 @@ export function startTerm(args: readonly string[], options: { cols: number; rows
         if (Date.now() > deadline) throw new Error(`timed out waiting for ${String(pattern)}; screen:\n${screen}`);
         await new Promise((r) => setTimeout(r, 50));
       }
+    },
+    resize: (cols, rows) => void tmux('resize-window', '-t', name, '-x', String(cols), '-y', String(rows)),
+    pid: () => {
+      const shell = tmux('display-message', '-p', '-t', name, '#{pane_pid}').trim();
+      return Number(execFileSync('ps', ['-o', 'pid=', '--ppid', shell], { encoding: 'utf8' }).trim().split('\n')[0]);
     },
     kill: () => {
       spawnSync('tmux', ['-L', socket, 'kill-server']);
