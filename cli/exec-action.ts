@@ -85,7 +85,7 @@ export async function execAction(prompt: string, flags: ExecFlags): Promise<numb
     // otherwise be left running), and once: a hung-up terminal's descriptors close at exit.
     process.once('SIGHUP', () => {
       exitAfterHangUp();
-      onSigint();
+      onSigint('SIGHUP');
       process.on('SIGHUP', () => undefined);
     });
     // An invariant guard: if the event loop ever drains while the run is unsettled (nothing
