@@ -643,7 +643,7 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
       `+ events, each source one session, ${BATCH_LANES} in flight as batch runs them); ` +
       'each vs the floor (JSON.parse of each input record + JSON.stringify of an envelope-shaped object) and the peer assembly (eventsource-parser + JSON.parse + switch reducer + JSON.stringify + one combined regex of the same secret rules + raw lmdb puts) in the same run. ' +
       "Then the same with each stage removed in turn; a stage's share is (full - without) / full, paired per round. " +
-      "Last, the long session as the command itself, measured from outside: minicode ingest --json --store as a process of its own, its process CPU (all threads, start-up included) against the floor's CPU.",
+      "Last, the long session as the command itself, measured from outside: minicode ingest --json --store as a process of its own, its process CPU (all threads, start-up included) against the floor's CPU, beside the peer assembly as a process and a bare Node job (parse, the envelope's fields, the lines out, one lmdb value per read: LZ4, uncompressed, or no store) measured the same way.",
     measurements: parts.flatMap((p) => p.measurements),
     ratios: parts.flatMap((p) => p.ratios),
     notes: parts.flatMap((p) => p.notes ?? []),
