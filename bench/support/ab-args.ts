@@ -1,7 +1,14 @@
 /**
- * The command line of the A/B tools (ab-pipeline.ts, ab-batch-lines.ts): two build roots, each
- * holding a built dist/, in any position, and valued flags.
+ * The command lines of the bench's small tools: the A/B tools (ab-pipeline.ts, ab-batch-lines.ts:
+ * two build roots, each holding a built dist/, in any position, and valued flags) and the
+ * processes bench/pipeline.ts measures beside `ingest` (ingest-floor.ts, ingest-peer.ts).
  */
+
+/** A flag's value (the argument after it), else undefined. */
+export function flagValue(args: readonly string[], name: string): string | undefined {
+  const i = args.indexOf(name);
+  return i === -1 ? undefined : args[i + 1];
+}
 
 /** A numeric flag's value, else `fallback`. */
 export function option(args: readonly string[], name: string, fallback: number): number {

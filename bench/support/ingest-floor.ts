@@ -16,14 +16,11 @@
 import { once } from 'node:events';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
+import { flagValue } from './ab-args.js';
 
 const [file, ...args] = process.argv.slice(2);
-const flag = (name: string): string | undefined => {
-  const at = args.indexOf(name);
-  return at === -1 ? undefined : args[at + 1];
-};
-const storeDir = flag('--store');
-const readBytes = Number(flag('--read-bytes'));
+const storeDir = flagValue(args, '--store');
+const readBytes = Number(flagValue(args, '--read-bytes'));
 if (file === undefined || !(readBytes > 0) || (storeDir === undefined && !args.includes('--no-store'))) {
   process.stderr.write('usage: ingest-floor.js FILE --read-bytes N (--store DIR [--uncompressed] | --no-store)\n');
   process.exit(2);

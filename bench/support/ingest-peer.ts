@@ -12,14 +12,11 @@ import { once } from 'node:events';
 import fs from 'node:fs';
 import { combinedRegex } from './combined-regex.js';
 import { createPeerFeed, openPeerStore } from './peer-assembly.js';
+import { flagValue } from './ab-args.js';
 
 const [file, ...args] = process.argv.slice(2);
-const flag = (name: string): string | undefined => {
-  const at = args.indexOf(name);
-  return at === -1 ? undefined : args[at + 1];
-};
-const storeDir = flag('--store');
-const readBytes = Number(flag('--read-bytes'));
+const storeDir = flagValue(args, '--store');
+const readBytes = Number(flagValue(args, '--read-bytes'));
 if (file === undefined || storeDir === undefined || !(readBytes > 0)) {
   process.stderr.write('usage: ingest-peer.js FILE --read-bytes N --store DIR\n');
   process.exit(2);

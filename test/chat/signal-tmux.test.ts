@@ -69,6 +69,16 @@ describe.skipIf(!HAVE_TMUX)('minicode chat stopped by a signal', () => {
       { what: 'the stored session to end' },
     );
 
+  /** Close the window of `t` (the CLI gets SIGHUP): the stored session ends with its task cancelled and nothing left open, and the CLI exits. */
+  const closeAndExpectCancelled = async (t: TmuxTerm, home: string): Promise<void> => {
+    const pid = t.pid();
+    t.kill();
+    const events = await endedSession(home);
+    expect(events.map((e) => e.type)).toContain('task.cancelled');
+    expect(rebuild(events).anomalies).toEqual([]);
+    await waitFor(() => !alive(pid), { what: 'the CLI to exit' });
+  };
+
   beforeAll(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-chat-signal-'));
   });
@@ -116,12 +126,7 @@ describe.skipIf(!HAVE_TMUX)('minicode chat stopped by a signal', () => {
     t.type('count');
     t.send('Enter');
     await t.waitFor('Counting slowly');
-    const pid = t.pid();
-    t.kill();
-    const events = await endedSession(home);
-    expect(events.map((e) => e.type)).toContain('task.cancelled');
-    expect(rebuild(events).anomalies).toEqual([]);
-    await waitFor(() => !alive(pid), { what: 'the CLI to exit' });
+    await closeAndExpectCancelled(t, home);
   });
 
   it('settles an exec run too when its window is closed', async () => {
@@ -134,12 +139,7 @@ describe.skipIf(!HAVE_TMUX)('minicode chat stopped by a signal', () => {
     });
     terms.push(t);
     await t.waitFor('Counting slowly');
-    const pid = t.pid();
-    t.kill();
-    const events = await endedSession(home);
-    expect(events.map((e) => e.type)).toContain('task.cancelled');
-    expect(rebuild(events).anomalies).toEqual([]);
-    await waitFor(() => !alive(pid), { what: 'the CLI to exit' });
+    await closeAndExpectCancelled(t, home);
   });
 
   it('settles a run of a native agent too when its window is closed', async () => {
