@@ -22,8 +22,11 @@ export interface AgentPort {
    * session is unknown. Defaults to "no session can be loaded" when absent.
    */
   loadSession?(sessionId: string): Promise<OutputEvent[] | null>;
-  /** Called once when a session is created or loaded, before its first prompt. */
-  openSession?(info: SessionInfo): Promise<void>;
+  /**
+   * Called once when a session is created or loaded, before its first prompt. The notices it
+   * returns (e.g. a client's MCP server that failed to start) are shown to the client.
+   */
+  openSession?(info: SessionInfo): Promise<void | { notices?: string[] }>;
   /** Slash commands the port understands, advertised with `available_commands_update`. */
   availableCommands?(): AvailableCommandInfo[];
   /** Release whatever the port holds (store handles, worker pools) when the connection ends. */

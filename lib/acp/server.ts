@@ -51,10 +51,16 @@ export function createAcpServer(options: AcpServerOptions, transport: ObservedTr
 
   const config = (session: AcpSession) => configOptions(session.model === undefined ? { mode: session.mode, models } : { mode: session.mode, model: session.model, models });
 
-  /** After the response that opens a session: its commands (never before that response). */
-  const announce = (client: AgentContext, requestId: string | number | null, session: AcpSession) => {
+  /**
+   * After the response that opens a session: the port's notices as agent messages (the client
+   * renders them; a diagnostic line on stderr too), then its commands (never before that response).
+   */
+  const announce = (client: AgentContext, requestId: string | number | null, session: AcpSession, opened: void | { notices?: string[] }) => {
     const commands = port.availableCommands?.() ?? [];
+    const notices = (opened && opened.notices) || [];
+    for (const notice of notices) diagnose(notice);
     transport.afterResponse(requestId, () => {
+      for (const notice of notices) send(client, session.id, { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: `${notice}\n` } }).catch(() => {});
       const availableCommands = commands.map((c) => (c.hint === undefined ? { name: c.name, description: c.description } : { name: c.name, description: c.description, input: { hint: c.hint } }));
       send(client, session.id, { sessionUpdate: 'available_commands_update', availableCommands }).catch(() => {});
     });
@@ -87,8 +93,15 @@ export function createAcpServer(options: AcpServerOptions, transport: ObservedTr
     .onRequest('session/new', async ({ params, client, requestId }) => {
       requireAbsolute(params.cwd);
       const session = sessions.add({ id: nextId(), cwd: params.cwd, mode: DEFAULT_MODE, model: options.model });
-      await port.openSession?.({ sessionId: session.id, cwd: session.cwd, mode: session.mode, ...(session.model ? { model: session.model } : {}), loaded: false, mcpServers: params.mcpServers ?? [] });
-      announce(client, requestId, session);
+      const opened = await port.openSession?.({
+        sessionId: session.id,
+        cwd: session.cwd,
+        mode: session.mode,
+        ...(session.model ? { model: session.model } : {}),
+        loaded: false,
+        mcpServers: params.mcpServers ?? [],
+      });
+      announce(client, requestId, session, opened);
       return { sessionId: session.id, modes: modeState(session.mode), configOptions: config(session) };
     })
     .onRequest('session/load', async ({ params, client, requestId }) => {
@@ -98,13 +111,20 @@ export function createAcpServer(options: AcpServerOptions, transport: ObservedTr
       const events = await port.loadSession(params.sessionId);
       if (!events) throw AcpErrors.sessionNotFound(params.sessionId);
       const session = sessions.add({ id: params.sessionId, cwd: params.cwd, mode: DEFAULT_MODE, model: options.model });
-      await port.openSession?.({ sessionId: session.id, cwd: session.cwd, mode: session.mode, ...(session.model ? { model: session.model } : {}), loaded: true, mcpServers: params.mcpServers ?? [] });
+      const opened = await port.openSession?.({
+        sessionId: session.id,
+        cwd: session.cwd,
+        mode: session.mode,
+        ...(session.model ? { model: session.model } : {}),
+        loaded: true,
+        mcpServers: params.mcpServers ?? [],
+      });
       // The whole conversation goes out before the load response, as the spec requires.
       const replay = createProjector({ cwd: session.cwd, replay: true });
       let last: Promise<void> = Promise.resolve();
       for (const event of events) for (const update of replay.project(event)) last = send(client, session.id, update);
       await last;
-      announce(client, requestId, session);
+      announce(client, requestId, session, opened);
       return { modes: modeState(session.mode), configOptions: config(session) };
     })
     .onRequest('session/set_mode', ({ params, client, requestId }) => {

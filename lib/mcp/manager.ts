@@ -61,6 +61,12 @@ function selectTools(server: ResolvedServer, tools: ServerTool[]): ServerTool[] 
   return tools.filter((t) => (!include || include.includes(t.name)) && !exclude.has(t.name));
 }
 
+/** The hint of a failed start: a client's server is fixed in the client, a config's in the config. */
+function startAction(server: ResolvedServer): string {
+  if (server.origin === 'acp') return `check the mcpServers entry "${server.name}" your ACP client passed in session/new (its command or URL, args and env)`;
+  return `check mcpServers.${server.name} in the config (try \`minicode mcp list\`)`;
+}
+
 /** Start every server in parallel; resolves when each is ready, failed or past its deadline. */
 export async function startMcpServers(servers: readonly ResolvedServer[], options: StartMcpOptions): Promise<McpManager> {
   const clock = options.clock ?? Date.now;
@@ -146,7 +152,7 @@ export async function startMcpServers(servers: readonly ResolvedServer[], option
       await closeEarly?.();
       raise('MINICODE_E_MCP_START', `MCP server ${server.name} failed to start: ${entry.status.error}`, {
         category: 'CONFIGURATION_ERROR',
-        action: `check mcpServers.${server.name} in the config (try \`minicode mcp list\`)`,
+        action: startAction(server),
       });
     } finally {
       clearTimeout(timer);

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, type ClientConnection, type RequestPermissionRequest } from '@agentclientprotocol/sdk';
 import { ROOT } from '../helpers/cli.js';
-import { initializeFullClient, promptText, spawnAcp, updatesFor, type AcpChild } from '../acp/acp-child.js';
+import { chunkTexts, initializeFullClient, promptText, spawnAcp, updatesFor, type AcpChild } from '../acp/acp-child.js';
 import { alive, HOSTILE, pidsIn, tempDir, waitFor } from './helpers.js';
 
 describe('MCP servers passed by an ACP client', () => {
@@ -65,6 +65,19 @@ describe('MCP servers passed by an ACP client', () => {
     const updates = updatesFor(acp.wire, sessionId, start).filter((u) => u.toolCallId === 'toolu_acpmcp_2');
     expect(updates.at(-1)).toMatchObject({ status: 'failed' });
     expect(acp.violations).toEqual([]);
+  });
+
+  it('tells the client, in its session, which of its servers failed to start and where to fix it', async () => {
+    const created = await conn.agent.request('session/new', {
+      cwd: project,
+      mcpServers: [{ name: 'broken', command: process.execPath, args: ['-e', 'process.exit(3)'], env: [] }],
+    });
+    await waitFor(() => chunkTexts(updatesFor(acp.wire, created.sessionId), 'agent_message_chunk').join('').includes('broken'), 'a notice about the broken server');
+    const notice = chunkTexts(updatesFor(acp.wire, created.sessionId), 'agent_message_chunk').join('');
+    expect(notice).toContain('MCP server broken failed to start');
+    expect(notice).toContain('the mcpServers entry "broken" your ACP client passed in session/new');
+    expect(notice).not.toContain('in the config');
+    await waitFor(() => acp.stderr().includes('MCP server broken failed to start'), 'the notice on stderr');
   });
 
   it('stops the client servers when the connection ends', async () => {
