@@ -51,9 +51,9 @@ const KEYS = [
   'Ctrl+C stops a turn, twice quits; at the prompt Ctrl+C or Ctrl+D quits.',
 ];
 
-/** True when the line is a slash command (not a path such as `/etc/hosts is wrong`). */
+/** True when the line is a slash command (not a path such as `/etc/hosts is wrong`); a bare `/` lists them. */
 export function isCommand(line: string): boolean {
-  return /^\/[a-z]+(\s|$)/.test(line.trim());
+  return /^\/([a-z]+(\s|$)|$)/.test(line.trim());
 }
 
 /** Run one slash command. */
@@ -62,6 +62,8 @@ export function runCommand(line: string, ctx: { session: ChatSession; store: Eve
   const arg = rest.join(' ');
   const { session } = ctx;
   switch (name) {
+    case '/':
+      return { lines: ['Commands (/help adds the keys):', ...COMMANDS.map(([c, d]) => `${c} - ${d}`)] };
     case '/help':
       return { lines: [...COMMANDS.map(([c, d]) => `${c} - ${d}`), ...KEYS] };
     case '/exit':

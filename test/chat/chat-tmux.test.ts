@@ -95,6 +95,11 @@ describe.skipIf(!HAVE_TMUX)('minicode chat in a terminal', () => {
     t.type('/frobnicate');
     t.send('Enter');
     await t.waitFor('Unknown command /frobnicate; type /help for the list.');
+    // A bare slash lists the commands instead of going to the model.
+    t.type('/');
+    t.send('Enter');
+    await t.waitFor('Commands (/help adds the keys):');
+    await t.waitFor('/status - context estimate');
     t.send('C-c');
     const end = await t.waitFor('EXIT=0', { join: true });
     sessionId = sessionIdOf(end);

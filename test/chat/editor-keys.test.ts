@@ -81,6 +81,8 @@ describe('the footer and /status', () => {
     expect(isCommand('/status')).toBe(true);
     expect(isCommand('/model gpt-4.1')).toBe(true);
     expect(isCommand('/etc/hosts is wrong')).toBe(false);
+    expect(isCommand('/')).toBe(true);
+    expect(isCommand(' / ')).toBe(true);
   });
 
   it('lays out the prompt with the cursor at the editing point, wrapping at the width', () => {
