@@ -94,7 +94,57 @@ async function listAllTools(client: Client, max: number): Promise<ServerTool[]> 
   return tools;
 }
 
-async function openTransport(server: ResolvedServer, options: ConnectOptions, client: Client): Promise<{ transport: Transport; kind: ServerConnection['transport']; pid?: number }> {
+/** The network cause under a failed fetch (`ECONNREFUSED 127.0.0.1:9`, `ENOTFOUND host`), if any. */
+function networkCause(error: unknown): string | undefined {
+  const seen = new Set<unknown>();
+  const queue: unknown[] = [error];
+  while (queue.length > 0) {
+    const e = queue.shift();
+    if (!e || typeof e !== 'object' || seen.has(e)) continue;
+    seen.add(e);
+    const { code, address, port, hostname, cause, errors } = e as { code?: unknown; address?: unknown; port?: unknown; hostname?: unknown; cause?: unknown; errors?: unknown };
+    if (typeof code === 'string' && /^E[A-Z_]+$/.test(code)) {
+      const host = typeof address === 'string' ? address : typeof hostname === 'string' ? hostname : undefined;
+      return host === undefined ? code : `${code} ${host}${typeof port === 'number' ? `:${port}` : ''}`;
+    }
+    queue.push(cause, ...(Array.isArray(errors) ? errors : []));
+  }
+  return undefined;
+}
+
+/** A URL as failures show it: no user info, query or fragment (they may carry credentials). */
+function shownUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.origin}${u.pathname}`;
+  } catch {
+    return '(invalid URL)';
+  }
+}
+
+/**
+ * Why a server failed to start, actionable: a stdio server's command and how it exited, a URL
+ * server's address and the network cause, then the SDK's own message.
+ */
+function startFailure(server: ResolvedServer, error: unknown, stdio: ProcessGroupStdioTransport | undefined): Error {
+  const message = error instanceof Error ? error.message : String(error);
+  const config = server.config;
+  if (isStdioServer(config)) {
+    const command = [config.command, ...(config.args ?? [])].join(' ');
+    const exit = stdio?.exit;
+    const how = exit ? (exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`) : undefined;
+    return new Error(how ? `\`${command}\` ${how} before it answered (${message})` : `\`${command}\`: ${message}`);
+  }
+  const cause = networkCause(error);
+  return new Error(`${shownUrl(config.url)}: ${message}${cause && !message.includes(cause) ? ` (${cause})` : ''}`);
+}
+
+async function openTransport(
+  server: ResolvedServer,
+  options: ConnectOptions,
+  client: Client,
+  onStdio: (transport: ProcessGroupStdioTransport) => void,
+): Promise<{ transport: Transport; kind: ServerConnection['transport']; pid?: number }> {
   const config = server.config;
   if (isStdioServer(config)) {
     const transport = new ProcessGroupStdioTransport({
@@ -105,6 +155,7 @@ async function openTransport(server: ResolvedServer, options: ConnectOptions, cl
       ...(options.killGraceMs !== undefined ? { killGraceMs: options.killGraceMs } : {}),
       ...(options.onStderr ? { onStderr: (stream: Readable) => pipeLines(stream, options.onStderr!) } : {}),
     });
+    onStdio(transport);
     await client.connect(transport);
     return { transport, kind: 'stdio', ...(transport.pid !== undefined ? { pid: transport.pid } : {}) };
   }
@@ -146,9 +197,18 @@ export async function connectServer(server: ResolvedServer, options: ConnectOpti
     await client.close().catch(() => {});
   };
   onStarted?.(close);
-  const opened = await openTransport(server, options, client);
   const maxTools = options.maxTools ?? 1_000;
-  const tools = await listAllTools(client, maxTools);
+  let stdio: ProcessGroupStdioTransport | undefined;
+  let opened: Awaited<ReturnType<typeof openTransport>>;
+  let tools: ServerTool[];
+  try {
+    opened = await openTransport(server, options, client, (t) => {
+      stdio = t;
+    });
+    tools = await listAllTools(client, maxTools);
+  } catch (error) {
+    throw startFailure(server, error, stdio);
+  }
   const connection: ServerConnection = {
     tools,
     transport: opened.kind,

@@ -12,6 +12,7 @@ import { connectServer, type ServerConnection, type ServerTool } from './connect
 import { configuredSecrets } from './env.js';
 import { mcpToolName } from './naming.js';
 import { maskValues } from './output.js';
+import { credentialSecretsFromEnv, redactText } from '../scrub/index.js';
 import { createMcpTool } from './tool.js';
 
 /** State of one server as `minicode mcp list` shows it. */
@@ -53,7 +54,13 @@ interface Entry {
   connection?: ServerConnection;
   secrets: string[];
   stderrLines: number;
+  /** The last stderr lines (masked), for the message of a failed start. */
+  stderrTail: string[];
 }
+
+/** Stderr lines a failed start quotes, and the characters kept of each. */
+const TAIL_LINES = 3;
+const TAIL_LINE_CHARS = 300;
 
 function selectTools(server: ResolvedServer, tools: ServerTool[]): ServerTool[] {
   const include = server.config.includeTools;
@@ -83,7 +90,7 @@ export async function startMcpServers(servers: readonly ResolvedServer[], option
   const entries: Entry[] = servers.map((server) => {
     const config = server.config;
     const secrets = configuredSecrets(isStdioServer(config) ? config.env : config.headers);
-    return { server, secrets, stderrLines: 0, status: { name: server.name, origin: server.origin, state: 'failed', tools: [], toolNames: [], startupMs: 0 } };
+    return { server, secrets, stderrLines: 0, stderrTail: [], status: { name: server.name, origin: server.origin, state: 'failed', tools: [], toolNames: [], startupMs: 0 } };
   });
 
   /** Name every listed tool again (in config order, so names are stable) after any change. */
@@ -130,6 +137,8 @@ export async function startMcpServers(servers: readonly ResolvedServer[], option
             ...(options.killGraceMs !== undefined ? { killGraceMs: options.killGraceMs } : {}),
             onStderr: (line) => {
               entry.stderrLines++;
+              entry.stderrTail.push(maskValues(line, entry.secrets).slice(0, TAIL_LINE_CHARS));
+              if (entry.stderrTail.length > TAIL_LINES) entry.stderrTail.shift();
               if (entry.stderrLines <= maxStderr) raise('MINICODE_E_MCP_STDERR', `${server.name}: ${maskValues(line, entry.secrets)}`);
               else if (entry.stderrLines === maxStderr + 1) raise('MINICODE_E_MCP_STDERR', `${server.name}: further stderr lines not kept (more than ${maxStderr})`);
             },
@@ -148,8 +157,13 @@ export async function startMcpServers(servers: readonly ResolvedServer[], option
       if (closed) await connection.close();
     } catch (error) {
       entry.status.startupMs = Math.max(0, clock() - began);
-      entry.status.error = maskValues(error instanceof Error ? error.message : String(error), entry.secrets);
       await closeEarly?.();
+      const tail = entry.stderrTail.length > 0 ? `; last stderr: ${entry.stderrTail.map((l) => JSON.stringify(l.trim())).join(' / ')}` : '';
+      // Masked (the server's configured env and header values) and redacted (known secret
+      // shapes and the environment's credentials): the command line or stderr may hold one.
+      entry.status.error = redactText(maskValues(`${error instanceof Error ? error.message : String(error)}${tail}`, entry.secrets), {
+        secrets: credentialSecretsFromEnv(options.env),
+      });
       raise('MINICODE_E_MCP_START', `MCP server ${server.name} failed to start: ${entry.status.error}`, {
         category: 'CONFIGURATION_ERROR',
         action: startAction(server),

@@ -60,6 +60,8 @@ export class ProcessGroupStdioTransport implements Transport {
   private child: ChildProcess | undefined;
   private readonly buffer = new ReadBuffer({ maxBufferSize: MAX_MESSAGE_BYTES });
   private exited: Promise<void> | undefined;
+  /** How the server process ended (after it did): its exit code, or the signal that ended it. */
+  exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
 
   constructor(private readonly options: StdioTransportOptions) {}
 
@@ -90,7 +92,8 @@ export class ProcessGroupStdioTransport implements Transport {
         if (child.pid !== undefined) LIVE_GROUPS.add(child.pid);
         resolve();
       });
-      child.once('close', () => {
+      child.once('close', (code, signal) => {
+        this.exit = { code, signal };
         if (child.pid !== undefined) LIVE_GROUPS.delete(child.pid);
         this.child = undefined;
         this.onclose?.();

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EventDraft } from '../../lib/events/index.js';
@@ -115,6 +116,32 @@ describe('MCP servers in a run', () => {
     expect(messages(starts)[0]).toContain('broken');
     // Its stderr reached diagnostics, not the terminal.
     await waitFor(() => messages(diagnostics).some((m) => m.includes('exiting at start')), 'the broken server stderr');
+  });
+
+  it('says which command exited at start, with its exit code and last stderr lines, secrets masked', async () => {
+    const script = "console.error('loading'); console.error('token ' + process.env.API_TOKEN); console.error('bad key ghp_' + 'a'.repeat(36)); process.exit(3)";
+    const { manager, diagnostics } = await start([resolved('dying', nodeServer('-e', [script], { env: { API_TOKEN: 'configured-secret-value-123' } }) as never)]);
+    const error = manager.statuses()[0]?.error ?? '';
+    expect(error).toContain(`\`${process.execPath} -e`);
+    expect(error).toContain('exited with code 3 before it answered');
+    expect(error).toContain('"loading" / "token ');
+    expect(error).not.toContain('configured-secret-value-123');
+    expect(error).not.toContain('a'.repeat(36));
+    const start_ = messages(diagnostics.filter((d) => (d.payload as { code: string }).code === 'MINICODE_E_MCP_START'))[0];
+    expect(start_).toContain('MCP server dying failed to start: ');
+    expect(start_).not.toContain('configured-secret-value-123');
+  });
+
+  it('names the URL and the refused address of a URL server nobody listens on', async () => {
+    const probe = net.createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const { port } = probe.address() as net.AddressInfo;
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    const { manager } = await start([resolved('gone', { type: 'http', url: `http://127.0.0.1:${port}/mcp?token=abc` })]);
+    const error = manager.statuses()[0]?.error ?? '';
+    expect(error).toContain(`http://127.0.0.1:${port}/mcp: `);
+    expect(error).toContain(`ECONNREFUSED 127.0.0.1:${port}`);
+    expect(error).not.toContain('token=abc');
   });
 
   it('gives up on a server slower than its start-up timeout and leaves no process behind', async () => {
