@@ -43,6 +43,31 @@ export async function execAction(prompt: string, flags: ExecFlags): Promise<numb
   let storeError: unknown;
   let tracing: TracingConfig | undefined;
   mark('exec: action');
+  // Ctrl+C: during the set-up (MCP servers may be starting) it exits 130 through process.exit,
+  // whose hook SIGKILLs any server group already started; once the run is under way the first
+  // one aborts the run (it settles as `aborted`), a second one exits at once, and so does any
+  // once the run has settled (its events are stored; what is left is closing). The handler
+  // stays to the end of the process: a Ctrl+C while MCP servers, the store or the set-up close
+  // always exits 130 through process.exit, never by the signal's default action (which would
+  // leave the server groups running).
+  const abort = new AbortController();
+  let interrupts = 0;
+  let running = false;
+  let settled = false;
+  const onSigint = (signal: NodeJS.Signals): void => {
+    interrupts++;
+    if (interrupts === 1 && running && !settled) abort.abort({ kind: 'aborted', code: 'MINICODE_E_ABORTED', message: `interrupted (${signal})` });
+    else process.exit(130);
+  };
+  process.on('SIGINT', onSigint);
+  process.on('SIGTERM', onSigint);
+  // A closed window (SIGHUP) stops the run as Ctrl+C does (its tools' process groups would
+  // otherwise be left running), and once: a hung-up terminal's descriptors close at exit.
+  process.once('SIGHUP', () => {
+    exitAfterHangUp();
+    onSigint('SIGHUP');
+    process.on('SIGHUP', () => undefined);
+  });
   try {
     try {
       checkPrompt(prompt, 'minicode exec');
@@ -66,28 +91,8 @@ export async function execAction(prompt: string, flags: ExecFlags): Promise<numb
       renderer = createRenderer(process.stdout.isTTY ? 'tty' : 'linear', { out, err, stream: process.stdout, verbosity: flags.verbose ? 'verbose' : 'normal' });
     }
     const verify = resolveVerifyCommand({ flag: flags.verify, config: setup.loaded.config, cwd: setup.cwd });
-    // Ctrl+C: the first one aborts the run (it settles as `aborted`), a second one exits at once,
-    // and so does any once the run has settled (its events are stored; what is left is closing).
-    // The handler stays to the end of the process: a Ctrl+C while MCP servers, the store or the
-    // set-up close always exits 130 through process.exit (whose hook SIGKILLs any server group
-    // still alive), never by the signal's default action.
-    const abort = new AbortController();
-    let interrupts = 0;
-    let settled = false;
-    const onSigint = (signal: NodeJS.Signals): void => {
-      interrupts++;
-      if (interrupts === 1 && !settled) abort.abort({ kind: 'aborted', code: 'MINICODE_E_ABORTED', message: `interrupted (${signal})` });
-      else process.exit(130);
-    };
-    process.on('SIGINT', onSigint);
-    process.on('SIGTERM', onSigint);
-    // A closed window (SIGHUP) stops the run as Ctrl+C does (its tools' process groups would
-    // otherwise be left running), and once: a hung-up terminal's descriptors close at exit.
-    process.once('SIGHUP', () => {
-      exitAfterHangUp();
-      onSigint('SIGHUP');
-      process.on('SIGHUP', () => undefined);
-    });
+    // From here a signal aborts the run instead of exiting (see the handlers above).
+    running = true;
     // An invariant guard: if the event loop ever drains while the run is unsettled (nothing
     // left holding the process open), exit 1 with a message rather than 0 with no summary.
     const onBeforeExit = (): void => {

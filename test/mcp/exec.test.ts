@@ -136,6 +136,24 @@ describe('MCP tools in minicode exec', () => {
   });
 });
 
+describe('a hang-up while exec starts its MCP servers', () => {
+  it('exits 130 and leaves no server process behind', async () => {
+    const pidFile = path.join(tempDir(), 'pids');
+    const h = home({ mcpServers: { slow: hostile(['--slow-start', '600000', '--pid-file', pidFile]) } });
+    const child = spawn(process.execPath, [CLI, 'exec', 'wait', '--json', '--cwd', scratchProject(), ...cassette('mcp-hang')], {
+      env: { ...process.env, NO_COLOR: '1', ...cleanEnv(h) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const closed = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    // The server is running and exec is waiting for it to answer: before the run has begun.
+    await waitFor(() => pidsIn(pidFile).length === 1, 'the server to start', 60_000);
+    const [pid] = pidsIn(pidFile);
+    child.kill('SIGHUP');
+    expect(await closed).toBe(130);
+    await waitFor(() => !alive(pid!), 'the server process to be gone');
+  });
+});
+
 describe('MCP servers in minicode batch', () => {
   it('starts each configured server once per process and shares it across the runs', async () => {
     const dir = tempDir('minicode-batch-mcp-');
