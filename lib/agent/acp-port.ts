@@ -197,7 +197,7 @@ export function createAgentPort(options: AgentPortOptions): AgentPort {
 
 /** What the client is told of one of its MCP servers that failed to start. */
 function mcpStartNotice(name: string, error: string | undefined): string {
-  return `minicode: MCP server ${name} failed to start: ${error ?? 'unknown error'}. Its tools are not available in this session; check the mcpServers entry "${name}" your ACP client passed in session/new (its command or URL, args and env).`;
+  return `MCP server ${name} failed to start: ${error ?? 'unknown error'}. Its tools are not available in this session; check the mcpServers entry "${name}" your ACP client passed in session/new (its command or URL, args and env).`;
 }
 
 /** The client's files for the tools when it offers `fs/*`; absent: the tools use node fs. */
