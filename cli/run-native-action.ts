@@ -71,9 +71,8 @@ export async function runNativeAction(
       trace?.onEvent(event);
     },
   });
-  pipeline.emit({ type: 'session.started', payload: { origin: 'run', cwd, agent, promptDigest: promptDigestOf(prompt) }, fidelity: 'synthetic' });
-  pipeline.emit({ type: 'user.message.received', payload: { messageId: 'user-1', text: prompt }, fidelity: 'synthetic' });
-  const checkpoints = await nativeRunCheckpoints(flags.checkpoint, cwd, sessionId, (d) => pipeline.emit(d));
+  // Registered before `session.started` is out, so a signal from then on settles the session
+  // (aborted) instead of killing the process with the session open.
   const abort = new AbortController();
   let interrupts = 0;
   const onSignal = (): void => {
@@ -91,7 +90,10 @@ export async function runNativeAction(
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   process.on('SIGHUP', onHangUp);
+  pipeline.emit({ type: 'session.started', payload: { origin: 'run', cwd, agent, promptDigest: promptDigestOf(prompt) }, fidelity: 'synthetic' });
+  pipeline.emit({ type: 'user.message.received', payload: { messageId: 'user-1', text: prompt }, fidelity: 'synthetic' });
   try {
+    const checkpoints = await nativeRunCheckpoints(flags.checkpoint, cwd, sessionId, (d) => pipeline.emit(d));
     const { exit } = await runAgentWorkflow({
       agents,
       prompt,
