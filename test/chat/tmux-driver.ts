@@ -22,7 +22,11 @@ export interface TmuxTerm {
   captureStyled(): string;
   /** Where the terminal's cursor is, 0-based column and row. */
   cursor(): { x: number; y: number };
-  /** Wait until the screen matches; throws with the screen when the deadline passes. */
+  /**
+   * Wait until the screen matches; throws with the screen when the deadline passes (default 30 s:
+   * a turn of a replayed cassette takes well under a second on a quiet machine, but several
+   * seconds on two cores shared with other test files; the test's own limit is 60 s).
+   */
   waitFor(pattern: RegExp | string, options?: { timeoutMs?: number; join?: boolean }): Promise<string>;
   /** Resize the window (the program gets SIGWINCH; tmux reflows the lines already drawn). */
   resize(cols: number, rows: number): void;
@@ -60,7 +64,7 @@ export function startTerm(args: readonly string[], options: { cols: number; rows
       return { x: x!, y: y! };
     },
     async waitFor(pattern, o = {}) {
-      const deadline = Date.now() + (o.timeoutMs ?? 10_000);
+      const deadline = Date.now() + (o.timeoutMs ?? 30_000);
       for (;;) {
         const screen = term.capture(o.join ?? false);
         if (typeof pattern === 'string' ? screen.includes(pattern) : pattern.test(screen)) return screen;
