@@ -193,6 +193,17 @@ describe('replay and the store location', () => {
     else expect(onlySummary(r).error.code).toBe('MINICODE_E_STORE');
     expect(fs.readFileSync(file, 'utf8')).toBe('x');
   });
+
+  it('sessions with MINICODE_HOME pointing at a file fails with MINICODE_E_STORE (exit 1) rather than listing no sessions', async () => {
+    const file = path.join(tempDir('minicode-home-file-'), 'not-a-dir');
+    fs.writeFileSync(file, 'x');
+    const r = await runCli(['sessions'], { env: { ...cleanEnv(tempDir('minicode-home-')), MINICODE_HOME: file } });
+    expectNoCrash(r);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('MINICODE_E_STORE');
+    expect(r.stdout).toBe('');
+    expect(fs.readFileSync(file, 'utf8')).toBe('x');
+  });
 });
 
 describe('directory flags', () => {
