@@ -17,7 +17,7 @@ import { MinicodeError } from '../lib/errors.js';
 import { displayId } from '../lib/ids.js';
 import type { EventStore } from '../lib/store/index.js';
 import type { BatchFlags } from './commands/batch.js';
-import { deadlineMs, directoryFlag, openRunStore, prepareRun, startRunMcp, type RunSetup } from '../lib/agent/run-setup.js';
+import { deadlineMs, decimalInt, directoryFlag, openRunStore, prepareRun, startRunMcp, type RunSetup } from '../lib/agent/run-setup.js';
 import type { McpManager } from '../lib/mcp/index.js';
 import { noteClosedStdout, writeErr, writeOut } from './stdout.js';
 import { tracingConfig } from '../lib/telemetry/config.js';
@@ -49,23 +49,23 @@ function harnessOf(flags: BatchFlags): HarnessOptions {
 }
 
 function nonNegativeInt(value: string, flag: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw usage(`${flag} must be a whole number, got "${value}"`, `pass ${flag} 2`);
+  const n = decimalInt(value);
+  if (!Number.isInteger(n) || n < 0) throw usage(`${flag} must be a whole number in decimal digits, got "${value}"`, `pass ${flag} 2`);
   return n;
 }
 
 /** `--nice`: 0 to MAX_NICE (a negative value would need privilege, and would put the runs ahead of the coordinator). */
 function niceOf(value: string): number {
-  const n = Number(value);
-  if (value.trim() === '' || !Number.isInteger(n) || n < 0 || n > MAX_NICE)
+  const n = decimalInt(value);
+  if (!Number.isInteger(n) || n < 0 || n > MAX_NICE)
     throw usage(`--nice must be a whole number from 0 to ${MAX_NICE}, got "${value}"`, `pass --nice ${DEFAULT_POOL_NICE}, or --nice 0 for the same priority as the coordinator`);
   return n;
 }
 
 function positiveInt(value: string | undefined, flag: string, fallback: number): number {
   if (value === undefined) return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw usage(`${flag} must be a positive integer, got "${value}"`, `pass ${flag} 8`);
+  const n = decimalInt(value);
+  if (!Number.isInteger(n) || n < 1) throw usage(`${flag} must be a positive integer in decimal digits, got "${value}"`, `pass ${flag} 8`);
   return n;
 }
 
