@@ -11,6 +11,7 @@ import type { PoolRunners } from '../lib/batch/pool-runners.js';
 import type { LineSetup } from '../lib/batch/run-line.js';
 import type { BatchLine } from '../lib/batch/input.js';
 import type { HarnessOptions } from '../lib/batch/harness.js';
+import type { BatchSummary } from '../lib/batch/batch.js';
 import { lockOutputDir, type OutputLock } from '../lib/batch/output-lock.js';
 import { DEFAULT_POOL_NICE, MAX_NICE } from '../lib/batch/nice.js';
 import { MinicodeError } from '../lib/errors.js';
@@ -25,6 +26,9 @@ import type { BatchTrace } from '../lib/telemetry/batch-trace.js';
 
 const err = writeErr;
 const out = writeOut;
+
+/** The summary's schema, on the success summary and on the `ok:false` one of a setup failure alike. */
+const BATCH_SUMMARY_SCHEMA: BatchSummary['schema'] = 'minicode.batch.summary.v1';
 
 function usage(message: string, action?: string): MinicodeError {
   return new MinicodeError('MINICODE_E_USAGE', message, action ? { action } : {});
@@ -285,7 +289,7 @@ export async function batchAction(file: string | undefined, flags: BatchFlags): 
     if (!(error instanceof MinicodeError)) throw error;
     if (flags.json)
       out(
-        `${JSON.stringify({ type: 'batch.summary', ok: false, error: { category: error.category, code: error.code, message: error.message, ...(error.action ? { action: error.action } : {}) } })}\n`,
+        `${JSON.stringify({ type: 'batch.summary', schema: BATCH_SUMMARY_SCHEMA, ok: false, error: { category: error.category, code: error.code, message: error.message, ...(error.action ? { action: error.action } : {}) } })}\n`,
       );
     err(`minicode batch: ${error.message}${error.action ? `\n  ${error.action}` : ''}\n`);
     return error.exitCode;

@@ -129,6 +129,7 @@ describe('usage errors under --json', () => {
     expect(r.code).toBe(2);
     expect(JSON.parse(r.stdout.trim())).toEqual({
       type: 'batch.summary',
+      schema: 'minicode.batch.summary.v1',
       ok: false,
       error: { category: 'USER_ERROR', code: 'MINICODE_E_USAGE', message: "unknown option '--bogus'", action: 'see minicode batch --help' },
     });
@@ -363,5 +364,16 @@ describe('integer flags', () => {
     expect(r.code, r.stderr).toBe(2);
     expect(r.stderr).toContain('decimal digits');
     expect(fs.existsSync(path.join(home, 'config.json'))).toBe(false);
+  });
+});
+
+describe('batch --json summaries', () => {
+  it('a setup failure summary names the same schema as a success summary', async () => {
+    const dir = tempDir('minicode-batch-schema-');
+    fs.writeFileSync(path.join(dir, 'in.jsonl'), '{"prompt":"x"}\n');
+    const r = await runCli(['batch', path.join(dir, 'in.jsonl'), '--out', path.join(dir, 'out'), '--json', '--concurrency', '0'], { env: cleanEnv(tempDir('minicode-home-')) });
+    expectNoCrash(r);
+    expect(r.code, r.stderr).toBe(2);
+    expect(JSON.parse(r.stdout.trim())).toMatchObject({ type: 'batch.summary', schema: 'minicode.batch.summary.v1', ok: false, error: { code: 'MINICODE_E_USAGE' } });
   });
 });
