@@ -2,7 +2,7 @@
  * `ingest` on the run pipeline: a recorded stream (provider SSE/NDJSON, native CLI JSONL,
  * terminal text) as the pipeline's byte head, decoded by its format's decoder.
  */
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import type { EventDraft } from '../events/index.js';
 import type { Clock } from '../events/enveloper.js';
 import { MinicodeError } from '../errors.js';
@@ -88,7 +88,14 @@ export async function runIngest(options: IngestOptions): Promise<ReducerState> {
     ...(options.renderer ? { renderer: options.renderer } : {}),
     ...(options.output ? { output: options.output } : {}),
     ...(options.store ? { store: options.store } : {}),
-    input: { bytes: options.signal ? untilAborted(options.input, options.signal) : options.input, makeDecoder: decoderFor(options.format), prefix: [started] },
+    input: {
+      bytes: options.signal
+        ? // Byte mode at the source's high-water mark: the same read-ahead as the source unwrapped.
+          Readable.from(untilAborted(options.input, options.signal), { objectMode: false, highWaterMark: options.input.readableHighWaterMark })
+        : options.input,
+      makeDecoder: decoderFor(options.format),
+      prefix: [started],
+    },
   });
   const signal = options.signal;
   if (!signal) return run.finish();
