@@ -11,13 +11,14 @@ import type { PoolRunners } from '../lib/batch/pool-runners.js';
 import type { LineSetup } from '../lib/batch/run-line.js';
 import type { BatchLine } from '../lib/batch/input.js';
 import type { HarnessOptions } from '../lib/batch/harness.js';
+import type { BatchSummary } from '../lib/batch/batch.js';
 import { lockOutputDir, type OutputLock } from '../lib/batch/output-lock.js';
 import { DEFAULT_POOL_NICE, MAX_NICE } from '../lib/batch/nice.js';
 import { MinicodeError } from '../lib/errors.js';
 import { displayId } from '../lib/ids.js';
 import type { EventStore } from '../lib/store/index.js';
 import type { BatchFlags } from './commands/batch.js';
-import { deadlineMs, directoryFlag, openRunStore, prepareRun, startRunMcp, type RunSetup } from '../lib/agent/run-setup.js';
+import { deadlineMs, decimalInt, directoryFlag, openRunStore, prepareRun, startRunMcp, type RunSetup } from '../lib/agent/run-setup.js';
 import type { McpManager } from '../lib/mcp/index.js';
 import { noteClosedStdout, writeErr, writeOut } from './stdout.js';
 import { tracingConfig } from '../lib/telemetry/config.js';
@@ -25,6 +26,9 @@ import type { BatchTrace } from '../lib/telemetry/batch-trace.js';
 
 const err = writeErr;
 const out = writeOut;
+
+/** The summary's schema, on the success summary and on the `ok:false` one of a setup failure alike. */
+const BATCH_SUMMARY_SCHEMA: BatchSummary['schema'] = 'minicode.batch.summary.v1';
 
 function usage(message: string, action?: string): MinicodeError {
   return new MinicodeError('MINICODE_E_USAGE', message, action ? { action } : {});
@@ -49,23 +53,23 @@ function harnessOf(flags: BatchFlags): HarnessOptions {
 }
 
 function nonNegativeInt(value: string, flag: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw usage(`${flag} must be a whole number, got "${value}"`, `pass ${flag} 2`);
+  const n = decimalInt(value);
+  if (!Number.isInteger(n) || n < 0) throw usage(`${flag} must be a whole number in decimal digits, got "${value}"`, `pass ${flag} 2`);
   return n;
 }
 
 /** `--nice`: 0 to MAX_NICE (a negative value would need privilege, and would put the runs ahead of the coordinator). */
 function niceOf(value: string): number {
-  const n = Number(value);
-  if (value.trim() === '' || !Number.isInteger(n) || n < 0 || n > MAX_NICE)
+  const n = decimalInt(value);
+  if (!Number.isInteger(n) || n < 0 || n > MAX_NICE)
     throw usage(`--nice must be a whole number from 0 to ${MAX_NICE}, got "${value}"`, `pass --nice ${DEFAULT_POOL_NICE}, or --nice 0 for the same priority as the coordinator`);
   return n;
 }
 
 function positiveInt(value: string | undefined, flag: string, fallback: number): number {
   if (value === undefined) return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw usage(`${flag} must be a positive integer, got "${value}"`, `pass ${flag} 8`);
+  const n = decimalInt(value);
+  if (!Number.isInteger(n) || n < 1) throw usage(`${flag} must be a positive integer in decimal digits, got "${value}"`, `pass ${flag} 8`);
   return n;
 }
 
@@ -285,7 +289,7 @@ export async function batchAction(file: string | undefined, flags: BatchFlags): 
     if (!(error instanceof MinicodeError)) throw error;
     if (flags.json)
       out(
-        `${JSON.stringify({ type: 'batch.summary', ok: false, error: { category: error.category, code: error.code, message: error.message, ...(error.action ? { action: error.action } : {}) } })}\n`,
+        `${JSON.stringify({ type: 'batch.summary', schema: BATCH_SUMMARY_SCHEMA, ok: false, error: { category: error.category, code: error.code, message: error.message, ...(error.action ? { action: error.action } : {}) } })}\n`,
       );
     err(`minicode batch: ${error.message}${error.action ? `\n  ${error.action}` : ''}\n`);
     return error.exitCode;

@@ -6,7 +6,7 @@ import { listCheckpoints, pruneCheckpoints, undoWorkspace } from '../lib/checkpo
 import { loadConfig } from '../lib/config.js';
 import { MinicodeError } from '../lib/errors.js';
 import { directoryFlag } from '../lib/agent/run-setup.js';
-import { checkSessionId } from '../lib/ids.js';
+import { checkSessionId, displayId } from '../lib/ids.js';
 
 /** Flags both commands share (undo adds `to` and `dryRun`). */
 export interface CheckpointsActionFlags {
@@ -15,6 +15,13 @@ export interface CheckpointsActionFlags {
   json?: boolean;
   dryRun?: boolean;
   cwd?: string;
+}
+
+/** `undo --to`: 4 to 40 hex digits (a checkpoint id or a prefix of one), else a usage error showing the value escaped. */
+function checkCheckpointId(to: string): void {
+  if (/^[0-9a-fA-F]{4,40}$/.test(to)) return;
+  const shown = to === '' ? 'an empty id' : `"${displayId(to)}"`;
+  throw new MinicodeError('MINICODE_E_USAGE', `--to: ${shown} is not a checkpoint id`, { action: 'pass a checkpoint id or a prefix of it, 4 to 40 hex digits (see minicode checkpoints)' });
 }
 
 /** Where the checkpoints are and the limits an undo's own snapshot follows (config `checkpoints: false` stops new checkpoints of runs, not undo). */
@@ -31,6 +38,8 @@ export async function checkpointsAction(command: 'undo' | 'list' | 'prune', flag
     cwd = directoryFlag(cwd, '--cwd', { mustExist: true });
     // Session ids have one grammar everywhere (docs/exec.md § Session ids): nothing else is looked up or echoed.
     if (flags.session !== undefined) checkSessionId(flags.session, '--session');
+    // Likewise a checkpoint id: a git commit id or a prefix of one, so nothing else reaches git or the terminal.
+    if (flags.to !== undefined) checkCheckpointId(flags.to);
     const settings = settingsFor(cwd);
     if (command === 'prune') {
       const report = await pruneCheckpoints({ settings, cwd });

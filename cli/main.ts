@@ -34,7 +34,7 @@ async function main(argv: string[]): Promise<void> {
         const message = withPromptHint(error.message.replace(/^error: /, ''));
         const failure = { category: 'USER_ERROR', code: 'MINICODE_E_USAGE', message, action: `see minicode ${command} --help` };
         const summary = setupFailureSummary(failure);
-        writeOut(`${JSON.stringify(command === 'batch' ? { type: 'batch.summary', ok: false, error: summary.error } : summary)}\n`);
+        writeOut(`${JSON.stringify(command === 'batch' ? { type: 'batch.summary', schema: 'minicode.batch.summary.v1', ok: false, error: summary.error } : summary)}\n`);
       }
       return;
     }

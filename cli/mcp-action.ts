@@ -84,10 +84,11 @@ function pairs(items: string[] | undefined, separator: RegExp, flag: string): Re
 
 function positiveMs(value: string | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;
-  const n = Number(value);
+  // Decimal digits only, as run-setup's decimalInt (not imported: it would load the providers).
+  const n = /^[0-9]+$/.test(value) ? Number(value) : Number.NaN;
   // A Node timer waits at most MAX_TIMER_MS: a longer deadline would fire at once.
   if (!Number.isInteger(n) || n <= 0 || n > MAX_TIMER_MS)
-    throw new MinicodeError('MINICODE_E_USAGE', `${flag} must be a positive integer of ms up to ${MAX_TIMER_MS}, got "${value}"`, { action: `pass ${flag} 10000` });
+    throw new MinicodeError('MINICODE_E_USAGE', `${flag} must be a positive integer of ms (decimal digits) up to ${MAX_TIMER_MS}, got "${value}"`, { action: `pass ${flag} 10000` });
   return n;
 }
 

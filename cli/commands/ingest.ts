@@ -15,7 +15,7 @@ interface IngestFlags {
  * `--json` prints the envelopes (and text records) then a summary line; `--store` keeps the
  * durable events as a session. Exit 0 when the stream decoded (whatever the run's outcome), 1
  * when the input cannot be read (a directory included) or the store cannot be opened, 2 for
- * usage errors (an invalid `--session` id among them).
+ * usage errors (an invalid `--session` id among them), 130 when SIGINT or SIGTERM stopped it.
  */
 export function registerIngest(program: Command): void {
   program
@@ -38,6 +38,17 @@ export function registerIngest(program: Command): void {
       const output = outputPortOf(guardOutput(process.stdout));
       const out = (text: string): void => output.write(text);
       let store: import('../../lib/store/index.js').EventStore | undefined;
+      // SIGINT/SIGTERM stop the reading: what was decoded is settled and stored (it rebuilds as
+      // interrupted), one `ok:false` summary with MINICODE_E_ABORTED, exit 130 (as exec). A
+      // second signal, or one once the stream is settled, exits 130 at once.
+      const abort = new AbortController();
+      let settled = false;
+      const onSignal = (signal: NodeJS.Signals): void => {
+        if (abort.signal.aborted || settled) process.exit(130);
+        abort.abort(signal);
+      };
+      process.on('SIGINT', onSignal);
+      process.on('SIGTERM', onSignal);
       try {
         const sessionId = flags.session === undefined ? newSessionId() : checkSessionId(flags.session, '--session');
         const input = file === '-' ? process.stdin : await openInput(file);
@@ -53,7 +64,9 @@ export function registerIngest(program: Command): void {
         const renderer = flags.json
           ? createRenderer('jsonl', { out, err })
           : createRenderer(process.stdout.isTTY && !flags.linear ? 'tty' : 'linear', { out, err, stream: process.stdout, verbosity: flags.verbose ? 'verbose' : 'normal' });
-        await runIngest({ input, format: flags.from, sessionId, renderer, output, ...(store ? { store } : {}) });
+        await runIngest({ input, format: flags.from, sessionId, renderer, output, signal: abort.signal, ...(store ? { store } : {}) });
+        settled = true;
+        if (abort.signal.aborted) process.exitCode = 130;
         if (store && !flags.json) err(`stored session ${sessionId} in ${flags.store}\n`);
         else if (store) noteClosedStdout(`minicode replay ${sessionId} --json --store ${flags.store}`);
       } catch (error) {
@@ -63,6 +76,7 @@ export function registerIngest(program: Command): void {
         else err(`minicode: ${error.message} [${error.code}]${error.action ? `\n  ${error.action}` : ''}\n`);
         process.exitCode = error.exitCode;
       } finally {
+        settled = true;
         await store?.close();
       }
     });

@@ -21,8 +21,9 @@ export function registerSessions(program: Command): void {
       const { writeErr, writeOut } = await import('../stdout.js');
       const dir = resolveStoreDir({ flag: opts.store });
       let entries: import('../../lib/store/session-index.js').SessionIndexEntry[] = [];
-      // No store yet is not an error: there are simply no sessions.
-      if (fs.existsSync(dir)) {
+      // No store yet is not an error: there are simply no sessions. A path through a file
+      // (MINICODE_HOME or --store a file) is: opening it reports MINICODE_E_STORE.
+      if (!isMissing(fs, dir)) {
         try {
           const store = openStore({ dir, readOnly: true });
           try {
@@ -57,4 +58,14 @@ export function registerSessions(program: Command): void {
       const line = (r: string[]) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i] as number))).join('  ') + '\n';
       writeOut(line(header) + rows.map(line).join(''));
     });
+}
+
+/** True when nothing is at `dir` (ENOENT); false when it exists or cannot be reached (ENOTDIR). */
+function isMissing(fs: typeof import('node:fs'), dir: string): boolean {
+  try {
+    fs.statSync(dir);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT';
+  }
 }

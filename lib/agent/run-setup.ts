@@ -71,10 +71,18 @@ export interface RunSetup {
   close(): Promise<void>;
 }
 
+/**
+ * An integer flag's value: plain decimal digits only. NaN for anything else that `Number` would
+ * take (`0x10`, `1e1`, `1.0`, ` 5`, `+5`, empty), so the caller's usage error names it.
+ */
+export function decimalInt(value: string): number {
+  return /^[0-9]+$/.test(value) ? Number(value) : Number.NaN;
+}
+
 function positiveInt(value: string | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0) throw new MinicodeError('MINICODE_E_USAGE', `${flag} must be a positive integer, got "${value}"`, { action: `pass ${flag} N with N >= 1` });
+  const n = decimalInt(value);
+  if (!Number.isInteger(n) || n <= 0) throw new MinicodeError('MINICODE_E_USAGE', `${flag} must be a positive integer in decimal digits, got "${value}"`, { action: `pass ${flag} N with N >= 1` });
   return n;
 }
 

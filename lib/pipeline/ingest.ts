@@ -2,7 +2,7 @@
  * `ingest` on the run pipeline: a recorded stream (provider SSE/NDJSON, native CLI JSONL,
  * terminal text) as the pipeline's byte head, decoded by its format's decoder.
  */
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import type { EventDraft } from '../events/index.js';
 import type { Clock } from '../events/enveloper.js';
 import { MinicodeError } from '../errors.js';
@@ -10,7 +10,7 @@ import { INGEST_FORMATS } from '../decode/formats.js';
 import { NATIVE_DECODERS } from '../native/index.js';
 import { PROVIDER_DECODERS } from '../providers/index.js';
 import type { ReducerState } from '../reducer/index.js';
-import type { Renderer } from '../render/types.js';
+import type { FinishExtra, Renderer } from '../render/types.js';
 import { createEventScrubber, type EventScrubberOptions } from '../scrub/scrub-stage.js';
 import type { EventStore } from '../store/index.js';
 import { createRunPipeline } from './compose.js';
@@ -50,6 +50,32 @@ export interface IngestOptions {
   scrub?: EventScrubberOptions;
   /** Where the input came from, for `session.started`. */
   origin?: string;
+  /**
+   * Stops reading the input (SIGINT, SIGTERM): what was decoded so far is settled and stored,
+   * and the summary is `ok:false` with MINICODE_E_ABORTED.
+   */
+  signal?: AbortSignal;
+}
+
+/** The chunks of `source` until it ends or `signal` aborts (even while a read is pending). */
+async function* untilAborted(source: Readable, signal: AbortSignal): AsyncGenerator<Uint8Array> {
+  const stopped = new Promise<IteratorResult<Uint8Array>>((resolve) => {
+    if (signal.aborted) resolve({ done: true, value: undefined });
+    else signal.addEventListener('abort', () => resolve({ done: true, value: undefined }), { once: true });
+  });
+  const chunks = source[Symbol.asyncIterator]() as AsyncIterator<Uint8Array>;
+  try {
+    for (;;) {
+      const read = chunks.next();
+      // A read left pending by the abort settles (or fails) once the source is destroyed.
+      read.catch(() => undefined);
+      const next = await Promise.race([read, stopped]);
+      if (next.done) return;
+      yield next.value;
+    }
+  } finally {
+    source.destroy();
+  }
 }
 
 /** Run the ingest pipeline to the end of the input; returns the final reducer state. */
@@ -62,7 +88,27 @@ export async function runIngest(options: IngestOptions): Promise<ReducerState> {
     ...(options.renderer ? { renderer: options.renderer } : {}),
     ...(options.output ? { output: options.output } : {}),
     ...(options.store ? { store: options.store } : {}),
-    input: { bytes: options.input, makeDecoder: decoderFor(options.format), prefix: [started] },
+    input: {
+      bytes: options.signal
+        ? // Byte mode at the source's high-water mark: the same read-ahead as the source unwrapped.
+          Readable.from(untilAborted(options.input, options.signal), { objectMode: false, highWaterMark: options.input.readableHighWaterMark })
+        : options.input,
+      makeDecoder: decoderFor(options.format),
+      prefix: [started],
+    },
   });
-  return run.finish();
+  const signal = options.signal;
+  if (!signal) return run.finish();
+  // Read when the summary is rendered (the input's end), so an abort up to then is in it.
+  const extra: FinishExtra = {};
+  const onAbort = (): void => {
+    extra.interrupted = { category: 'USER_ERROR', code: 'MINICODE_E_ABORTED', message: `interrupted (${String(signal.reason)})` };
+  };
+  if (signal.aborted) onAbort();
+  else signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    return await run.finish(extra);
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
 }

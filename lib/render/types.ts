@@ -19,6 +19,11 @@ export interface FinishExtra {
    * failure (`outcome: failed`) with this error.
    */
   error?: { category: string; code?: string; message: string; action?: string };
+  /**
+   * The command was stopped by a signal (ingest): the summary is a failure with this error and
+   * keeps the run's own outcome (what its events rebuild to).
+   */
+  interrupted?: { category: string; code?: string; message: string };
 }
 
 /**

@@ -160,6 +160,20 @@ describe('checkpoints in other workspaces', SLOW, () => {
     expect(unknown.code).toBe(1);
     expect(unknown.json.error.code).toBe('MINICODE_E_CHECKPOINT_NOT_FOUND');
   });
+
+  it('refuses a --to that is not a checkpoint id as a usage error (exit 2), its control characters escaped, the workspace untouched', async () => {
+    const dir = gitWorkspace();
+    const home = tempDir('minicode-home-');
+    await execCassette('checkpoint-bash', dir, home);
+    const after = treeOf(dir);
+    const hostile = '\x1b[31mX\x1b]0;title\x07';
+    const r = await checkpointCli(['undo', '--to', hostile], dir, home);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.json.error.code).toBe('MINICODE_E_USAGE');
+    expect(r.stdout + r.stderr).not.toMatch(/[\x00-\x1f\x7f](?<!\n)/);
+    expect(r.stderr).toContain('\\x1b');
+    expect(treeOf(dir)).toEqual(after);
+  });
 });
 
 describe('checkpoint limits and switches', SLOW, () => {

@@ -129,6 +129,7 @@ describe('usage errors under --json', () => {
     expect(r.code).toBe(2);
     expect(JSON.parse(r.stdout.trim())).toEqual({
       type: 'batch.summary',
+      schema: 'minicode.batch.summary.v1',
       ok: false,
       error: { category: 'USER_ERROR', code: 'MINICODE_E_USAGE', message: "unknown option '--bogus'", action: 'see minicode batch --help' },
     });
@@ -191,6 +192,17 @@ describe('replay and the store location', () => {
     if (command === 'sessions') expect(r.stderr).toContain('MINICODE_E_STORE');
     else if (command === 'exec') expect(summaryAfterStart(r).error.code).toBe('MINICODE_E_STORE');
     else expect(onlySummary(r).error.code).toBe('MINICODE_E_STORE');
+    expect(fs.readFileSync(file, 'utf8')).toBe('x');
+  });
+
+  it('sessions with MINICODE_HOME pointing at a file fails with MINICODE_E_STORE (exit 1) rather than listing no sessions', async () => {
+    const file = path.join(tempDir('minicode-home-file-'), 'not-a-dir');
+    fs.writeFileSync(file, 'x');
+    const r = await runCli(['sessions'], { env: { ...cleanEnv(tempDir('minicode-home-')), MINICODE_HOME: file } });
+    expectNoCrash(r);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('MINICODE_E_STORE');
+    expect(r.stdout).toBe('');
     expect(fs.readFileSync(file, 'utf8')).toBe('x');
   });
 });
@@ -311,5 +323,57 @@ describe('deadlines longer than a Node timer can wait (2^31 - 1 ms)', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('--startup-timeout');
     expect(fs.existsSync(path.join(home, 'config.json'))).toBe(false);
+  });
+});
+
+describe('integer flags', () => {
+  it.each([
+    ['--max-steps', '0x10'],
+    ['--max-steps', '1e1'],
+    ['--max-steps', ' 5'],
+    ['--max-steps', '2.0'],
+    ['--timeout', '1e3'],
+  ])('exec %s "%s" is a usage error (exit 2) that asks for decimal digits', async (flag, value) => {
+    const r = await runCli(['exec', 'hello', '--json', '--provider', 'replay', '--cassette', CASSETTE, '--cwd', scratchProject(), flag, value], { env: cleanEnv(tempDir('minicode-home-')) });
+    expectNoCrash(r);
+    expect(r.code, r.stderr).toBe(2);
+    expect(onlySummary(r).error).toMatchObject({ code: 'MINICODE_E_USAGE', message: expect.stringContaining('decimal digits') });
+  });
+
+  it('exec takes a plain decimal --max-steps', async () => {
+    const r = await runCli(['exec', 'hello', '--json', '--provider', 'replay', '--cassette', CASSETTE, '--cwd', scratchProject(), '--max-steps', '5'], { env: cleanEnv(tempDir('minicode-home-')) });
+    expect(r.code, r.stderr).not.toBe(2);
+  });
+
+  it.each([
+    ['--concurrency', '0x10'],
+    ['--nice', ' 3'],
+  ])('batch %s "%s" is a usage error (exit 2) and one batch summary', async (flag, value) => {
+    const dir = tempDir('minicode-batch-int-');
+    fs.writeFileSync(path.join(dir, 'in.jsonl'), '{"prompt":"x"}\n');
+    const r = await runCli(['batch', path.join(dir, 'in.jsonl'), '--out', path.join(dir, 'out'), '--json', flag, value], { env: cleanEnv(tempDir('minicode-home-')) });
+    expectNoCrash(r);
+    expect(r.code, r.stderr).toBe(2);
+    expect(JSON.parse(r.stdout.trim())).toMatchObject({ type: 'batch.summary', ok: false, error: { code: 'MINICODE_E_USAGE' } });
+  });
+
+  it('mcp add --startup-timeout 0x10 is a usage error (exit 2) and writes no config', async () => {
+    const home = tempDir('minicode-home-');
+    const r = await runCli(['mcp', 'add', 'files', 'node', 'server.js', '--startup-timeout', '0x10'], { env: cleanEnv(home) });
+    expectNoCrash(r);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toContain('decimal digits');
+    expect(fs.existsSync(path.join(home, 'config.json'))).toBe(false);
+  });
+});
+
+describe('batch --json summaries', () => {
+  it('a setup failure summary names the same schema as a success summary', async () => {
+    const dir = tempDir('minicode-batch-schema-');
+    fs.writeFileSync(path.join(dir, 'in.jsonl'), '{"prompt":"x"}\n');
+    const r = await runCli(['batch', path.join(dir, 'in.jsonl'), '--out', path.join(dir, 'out'), '--json', '--concurrency', '0'], { env: cleanEnv(tempDir('minicode-home-')) });
+    expectNoCrash(r);
+    expect(r.code, r.stderr).toBe(2);
+    expect(JSON.parse(r.stdout.trim())).toMatchObject({ type: 'batch.summary', schema: 'minicode.batch.summary.v1', ok: false, error: { code: 'MINICODE_E_USAGE' } });
   });
 });

@@ -198,4 +198,29 @@ describe('secrets never leak', () => {
     }
     expect(result.stdout).toContain('[REDACTED:');
   });
+
+  it.each(['SIGINT', 'SIGTERM'] as const)('stops on %s with the events so far stored, one ok:false summary with MINICODE_E_ABORTED and exit 130', async (signal) => {
+    const store = tmp('minicode-ingest-signal-');
+    const stream = fs.readFileSync(path.join(STREAMS, 'anthropic/text-tool-complete.sse'), 'utf8');
+    // The first record only (model.response.started); stdin stays open, as a live feed's.
+    const end = /\r?\n\r?\n/.exec(stream)!;
+    const head = stream.slice(0, end.index + end[0].length);
+    const child = spawn(process.execPath, [CLI, 'ingest', '--from', 'anthropic', '-', '--json', '--store', store, '--session', 'ses_sig'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    child.stdin.write(head);
+    await waitFor(() => stdout.includes('"model.response.started"'), { what: 'the first decoded event on stdout' });
+    child.kill(signal);
+    expect(await exited).toBe(130);
+    const lines = jsonLines(stdout);
+    expect(lines.filter((l) => l.type === 'summary')).toHaveLength(1);
+    const summary = lines.at(-1)!;
+    expect(summary).toMatchObject({ type: 'summary', ok: false, error: { code: 'MINICODE_E_ABORTED' } });
+    expect(await storedTypes(store, 'ses_sig')).toEqual(expect.arrayContaining(['session.started', 'model.response.started']));
+    const replay = await runCli(['replay', 'ses_sig', '--json', '--store', store]);
+    const rebuilt = jsonLines(replay.stdout).at(-1)!;
+    expect(rebuilt.ok).toBe(false);
+    expect(rebuilt.outcome).toBe(summary.outcome);
+  });
 });
