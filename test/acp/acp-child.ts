@@ -91,16 +91,22 @@ export function spawnAcp(args: string[] = [], options: SpawnAcpOptions = {}): Ac
       }
     },
   });
+  // Once the reader cancels (the client closed the connection), the agent may still write what
+  // it had in flight: those bytes are recorded above, not enqueued into a closed stream.
+  let reading = true;
   const stdout = new ReadableStream<Uint8Array>({
     start(controller) {
-      child.stdout.on('data', (b: Buffer) => controller.enqueue(new Uint8Array(b)));
-      child.stdout.on('end', () => {
-        try {
-          controller.close();
-        } catch {
-          // Already closed by the reader's cancel.
-        }
+      child.stdout.on('data', (b: Buffer) => {
+        if (reading) controller.enqueue(new Uint8Array(b));
       });
+      child.stdout.on('end', () => {
+        if (!reading) return;
+        reading = false;
+        controller.close();
+      });
+    },
+    cancel() {
+      reading = false;
     },
   });
   const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
