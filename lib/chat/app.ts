@@ -102,6 +102,8 @@ export function runChatApp(options: ChatAppOptions): Promise<number> {
   let turn: Turn | undefined;
   let showReasoning = false;
   let pasting = false;
+  /** Keys typed while a turn ran, for the prompt that comes back (see onTurnKey). */
+  let typedAhead: KeyAction[] = [];
   let exitAfterTurn = false;
   let exitCode = 0;
   let observed = session.observed();
@@ -241,7 +243,10 @@ export function runChatApp(options: ChatAppOptions): Promise<number> {
       refreshFooter();
     }
     if (exitAfterTurn) await exit();
-    else drawIdle();
+    else {
+      drawIdle();
+      applyTypedAhead();
+    }
   }
 
   async function exit(): Promise<void> {
@@ -351,7 +356,13 @@ export function runChatApp(options: ChatAppOptions): Promise<number> {
 
   function onTurnKey(action: KeyAction, str: string | undefined): void {
     const t = turn;
-    if (!t) return;
+    const typing = action.kind === 'edit' || action.kind === 'submit';
+    // Typed while the turn runs and nothing asks: kept for the prompt that comes back (a key
+    // typed as the turn ends, before the prompt is drawn, is not lost; an Enter submits).
+    if (!t) {
+      if (typing) typedAhead.push(action);
+      return;
+    }
     if (action.kind === 'abort' || action.kind === 'interrupt') {
       if (action.kind === 'interrupt' && ++t.interrupts > 1) exitAfterTurn = true;
       t.abort.abort({ kind: 'aborted', code: 'MINICODE_E_ABORTED', message: action.kind === 'abort' ? 'stopped with Esc' : 'stopped with Ctrl+C' });
@@ -374,7 +385,17 @@ export function runChatApp(options: ChatAppOptions): Promise<number> {
         t.ask.resolve(answer);
       } else if (action.kind === 'edit') editor = applyKey(editor, action.key);
       t.renderer.refresh?.();
+      return;
     }
+    if (typing) typedAhead.push(action);
+  }
+
+  /** The keys typed during the turn that just ended, applied to the prompt as if typed now. */
+  function applyTypedAhead(): void {
+    const keys = typedAhead;
+    typedAhead = [];
+    // A submit among them starts a turn: the keys after it are kept again for the next prompt.
+    for (const action of keys) onAction(action, undefined);
   }
 
   function onKey(str: string | undefined, key: KeyPress | undefined): void {
@@ -387,6 +408,10 @@ export function runChatApp(options: ChatAppOptions): Promise<number> {
     let action = decodeKey(str, key);
     // Inside a bracketed paste, Enter is a line break, never a submit.
     if (pasting && action.kind === 'submit') action = { kind: 'edit', key: { kind: 'newline' } };
+    onAction(action, str);
+  }
+
+  function onAction(action: KeyAction, str: string | undefined): void {
     if (mode === 'turn') return onTurnKey(action, str);
     if (mode === 'shell') return shell?.onKey(action, str);
     if (mode !== 'idle') return;

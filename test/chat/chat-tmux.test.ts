@@ -192,6 +192,23 @@ describe.skipIf(!HAVE_TMUX)('minicode chat in a terminal', () => {
     expect(summary).toMatchObject({ outcome: 'completed' });
   });
 
+  it('keeps what is typed while a turn runs and submits it once the prompt is back', async () => {
+    const t = open(['--cassette', cassette('chat-slow')], { cols: 80, rows: 40 });
+    await t.waitFor('New session');
+    t.type('count slowly');
+    t.send('Enter');
+    await t.waitFor('Counting slowly');
+    // Typed ahead while the answer still streams: not drawn yet, and not lost.
+    t.type('are you there');
+    t.send('Enter');
+    await t.waitFor('✓ completed task task-1');
+    const second = await t.waitFor('✓ completed task task-2');
+    expect(second).toContain('> are you there');
+    expect(second).toContain('Still here after the abort.');
+    t.send('C-c');
+    await t.waitFor('EXIT=0', { join: true });
+  });
+
   it('redraws its footer once after the window narrows, without stale rows above it', async () => {
     const t = open(['--cassette', cassette('chat-two-turn')], { cols: 100, rows: 30 });
     await t.waitFor(/^Model: .*\/help$/m);
