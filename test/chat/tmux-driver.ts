@@ -23,9 +23,9 @@ export interface TmuxTerm {
   /** Where the terminal's cursor is, 0-based column and row. */
   cursor(): { x: number; y: number };
   /**
-   * Wait until the screen matches; throws with the screen when the deadline passes (default 30 s:
-   * a turn of a replayed cassette takes well under a second on a quiet machine, but several
-   * seconds on two cores shared with other test files; the test's own limit is 60 s).
+   * Wait until the screen matches; throws with the screen when the deadline passes (default 30 s,
+   * inside the test's own 60 s: the slow cassette streams its first answer for about 7 s, and
+   * two cores shared with other test files stretch that).
    */
   waitFor(pattern: RegExp | string, options?: { timeoutMs?: number; join?: boolean }): Promise<string>;
   /** Resize the window (the program gets SIGWINCH; tmux reflows the lines already drawn). */
