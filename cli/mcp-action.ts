@@ -7,6 +7,7 @@ import path from 'node:path';
 import { loadConfig, userConfigPath } from '../lib/config.js';
 import { MinicodeError } from '../lib/errors.js';
 import { MAX_TIMER_MS } from '../lib/control/timers.js';
+import { decimalInt } from '../lib/flag-values.js';
 import type { McpServerConfig } from '../lib/mcp/config.js';
 import type { McpServerStatus } from '../lib/mcp/index.js';
 import type { McpAddFlags, McpListFlags } from './commands/mcp.js';
@@ -84,8 +85,7 @@ function pairs(items: string[] | undefined, separator: RegExp, flag: string): Re
 
 function positiveMs(value: string | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;
-  // Decimal digits only, as run-setup's decimalInt (not imported: it would load the providers).
-  const n = /^[0-9]+$/.test(value) ? Number(value) : Number.NaN;
+  const n = decimalInt(value);
   // A Node timer waits at most MAX_TIMER_MS: a longer deadline would fire at once.
   if (!Number.isInteger(n) || n <= 0 || n > MAX_TIMER_MS)
     throw new MinicodeError('MINICODE_E_USAGE', `${flag} must be a positive integer of ms (decimal digits) up to ${MAX_TIMER_MS}, got "${value}"`, { action: `pass ${flag} 10000` });
