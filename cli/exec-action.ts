@@ -20,7 +20,7 @@ import { resolveVerifyCommand } from '../lib/verify/detect.js';
 import type { ExecFlags } from './commands/exec.js';
 import { checkPrompt, openRunStore, prepareRun, startRunMcp, type RunSetup } from '../lib/agent/run-setup.js';
 import type { EventStore } from '../lib/store/store.js';
-import { exitAfterHangUp, guardOutput, noteClosedStdout, writeErr } from './stdout.js';
+import { guardOutput, noteClosedStdout, onHangUp, writeErr } from './stdout.js';
 import { outputPortOf } from '../lib/pipeline/output.js';
 import type { OutputEvent } from '../lib/events/index.js';
 import { tracingConfig, type TracingConfig } from '../lib/telemetry/config.js';
@@ -63,11 +63,7 @@ export async function execAction(prompt: string, flags: ExecFlags): Promise<numb
   process.on('SIGTERM', onSigint);
   // A closed window (SIGHUP) stops the run as Ctrl+C does (its tools' process groups would
   // otherwise be left running), and once: a hung-up terminal's descriptors close at exit.
-  process.once('SIGHUP', () => {
-    exitAfterHangUp();
-    onSigint('SIGHUP');
-    process.on('SIGHUP', () => undefined);
-  });
+  onHangUp(() => onSigint('SIGHUP'));
   try {
     try {
       checkPrompt(prompt, 'minicode exec');

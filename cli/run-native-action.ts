@@ -14,7 +14,7 @@ import { outputPortOf } from '../lib/pipeline/output.js';
 import { createRenderer, writeSetupFailure } from '../lib/render/index.js';
 import { createEventScrubber } from '../lib/scrub/scrub-stage.js';
 import { openStore, resolveStoreDir } from '../lib/store/index.js';
-import { exitAfterHangUp, guardOutput, noteClosedStdout, writeErr } from './stdout.js';
+import { guardOutput, noteClosedStdout, onHangUp, writeErr } from './stdout.js';
 import { tracingConfig, type TracingConfig } from '../lib/telemetry/config.js';
 
 const out = (text: string): void => outputPortOf(guardOutput(process.stdout)).write(text);
@@ -79,17 +79,10 @@ export async function runNativeAction(
     if (++interrupts === 1) abort.abort();
     else process.exit(130);
   };
-  // A closed window (SIGHUP) stops the run as Ctrl+C does; a hung-up terminal's descriptors close at exit.
-  const onHangUp = (): void => {
-    process.off('SIGHUP', onHangUp);
-    process.on('SIGHUP', ignore);
-    exitAfterHangUp();
-    onSignal();
-  };
-  const ignore = (): void => undefined;
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
-  process.on('SIGHUP', onHangUp);
+  // A closed window (SIGHUP) stops the run as Ctrl+C does; a hung-up terminal's descriptors close at exit.
+  const offHangUp = onHangUp(onSignal);
   pipeline.emit({ type: 'session.started', payload: { origin: 'run', cwd, agent, promptDigest: promptDigestOf(prompt) }, fidelity: 'synthetic' });
   pipeline.emit({ type: 'user.message.received', payload: { messageId: 'user-1', text: prompt }, fidelity: 'synthetic' });
   try {
@@ -124,8 +117,7 @@ export async function runNativeAction(
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
-    process.off('SIGHUP', onHangUp);
-    process.off('SIGHUP', ignore);
+    offHangUp();
     await store.close();
   }
 }

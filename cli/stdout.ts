@@ -103,3 +103,20 @@ export function exitAfterHangUp(): void {
     }
   });
 }
+
+/**
+ * Call `stop` on the first SIGHUP (the terminal's window closed), after arranging the exit of
+ * {@link exitAfterHangUp}; later SIGHUPs are ignored (one closed window is one hang-up). Returns
+ * the remover.
+ */
+export function onHangUp(stop: () => void): () => void {
+  let hungUp = false;
+  const listener = (): void => {
+    if (hungUp) return;
+    hungUp = true;
+    exitAfterHangUp();
+    stop();
+  };
+  process.on('SIGHUP', listener);
+  return () => process.off('SIGHUP', listener);
+}
