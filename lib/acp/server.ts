@@ -2,7 +2,7 @@ import path from 'node:path';
 import { agent, PROTOCOL_VERSION, RequestError, type AgentApp, type AgentConnection, type AgentContext, type ClientCapabilities, type SessionUpdate } from '@agentclientprotocol/sdk';
 import { MinicodeError } from '../errors.js';
 import { newSessionId } from '../ids.js';
-import type { AgentPort, PromptStopReason } from './agent-port.js';
+import type { AgentPort, PromptStopReason, SessionInfo } from './agent-port.js';
 import { askPermission, terminalAccess, textFileAccess, type Diagnose } from './client-services.js';
 import { AcpErrors } from './errors.js';
 import { promptParts, promptText } from './prompt-content.js';
@@ -51,6 +51,10 @@ export function createAcpServer(options: AcpServerOptions, transport: ObservedTr
 
   const config = (session: AcpSession) => configOptions(session.model === undefined ? { mode: session.mode, models } : { mode: session.mode, model: session.model, models });
 
+  /** The port's `openSession` for a session just created (`loaded` false) or loaded. */
+  const openSession = (session: AcpSession, loaded: boolean, mcpServers: SessionInfo['mcpServers']) =>
+    port.openSession?.({ sessionId: session.id, cwd: session.cwd, mode: session.mode, ...(session.model ? { model: session.model } : {}), loaded, mcpServers: mcpServers ?? [] });
+
   /**
    * After the response that opens a session: the port's notices as agent messages (the client
    * renders them; a diagnostic line on stderr too), then its commands (never before that response).
@@ -93,14 +97,7 @@ export function createAcpServer(options: AcpServerOptions, transport: ObservedTr
     .onRequest('session/new', async ({ params, client, requestId }) => {
       requireAbsolute(params.cwd);
       const session = sessions.add({ id: nextId(), cwd: params.cwd, mode: DEFAULT_MODE, model: options.model });
-      const opened = await port.openSession?.({
-        sessionId: session.id,
-        cwd: session.cwd,
-        mode: session.mode,
-        ...(session.model ? { model: session.model } : {}),
-        loaded: false,
-        mcpServers: params.mcpServers ?? [],
-      });
+      const opened = await openSession(session, false, params.mcpServers);
       announce(client, requestId, session, opened);
       return { sessionId: session.id, modes: modeState(session.mode), configOptions: config(session) };
     })
@@ -111,14 +108,7 @@ export function createAcpServer(options: AcpServerOptions, transport: ObservedTr
       const events = await port.loadSession(params.sessionId);
       if (!events) throw AcpErrors.sessionNotFound(params.sessionId);
       const session = sessions.add({ id: params.sessionId, cwd: params.cwd, mode: DEFAULT_MODE, model: options.model });
-      const opened = await port.openSession?.({
-        sessionId: session.id,
-        cwd: session.cwd,
-        mode: session.mode,
-        ...(session.model ? { model: session.model } : {}),
-        loaded: true,
-        mcpServers: params.mcpServers ?? [],
-      });
+      const opened = await openSession(session, true, params.mcpServers);
       // The whole conversation goes out before the load response, as the spec requires.
       const replay = createProjector({ cwd: session.cwd, replay: true });
       let last: Promise<void> = Promise.resolve();

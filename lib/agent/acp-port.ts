@@ -81,11 +81,12 @@ export function createAgentPort(options: AgentPortOptions): AgentPort {
       await session.mcp?.close();
       delete session.mcp;
       if (info.mcpServers && info.mcpServers.length > 0) {
-        const { startMcpServers } = await import('../mcp/manager.js');
+        const { startAction, startMcpServers } = await import('../mcp/manager.js');
         session.mcp = await startMcpServers(serversFromAcp(info.mcpServers), { env, cwd: info.cwd });
         // The failures are diagnostics of the first turn's events too; the client sees them now.
         const failed = session.mcp.statuses().filter((s) => s.state === 'failed');
-        if (failed.length > 0) return { notices: failed.map((s) => mcpStartNotice(s.name, s.error)) };
+        if (failed.length > 0)
+          return { notices: failed.map((s) => `MCP server ${s.name} failed to start: ${s.error ?? 'unknown error'}. Its tools are not available in this session; ${startAction(s)}.`) };
       }
       return undefined;
     },
@@ -193,11 +194,6 @@ export function createAgentPort(options: AgentPortOptions): AgentPort {
       await Promise.all(closing);
     },
   };
-}
-
-/** What the client is told of one of its MCP servers that failed to start. */
-function mcpStartNotice(name: string, error: string | undefined): string {
-  return `MCP server ${name} failed to start: ${error ?? 'unknown error'}. Its tools are not available in this session; check the mcpServers entry "${name}" your ACP client passed in session/new (its command or URL, args and env).`;
 }
 
 /** The client's files for the tools when it offers `fs/*`; absent: the tools use node fs. */

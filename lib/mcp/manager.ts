@@ -69,7 +69,7 @@ function selectTools(server: ResolvedServer, tools: ServerTool[]): ServerTool[] 
 }
 
 /** The hint of a failed start: a client's server is fixed in the client, a config's in the config. */
-function startAction(server: ResolvedServer): string {
+export function startAction(server: Pick<ResolvedServer, 'name' | 'origin'>): string {
   if (server.origin === 'acp') return `check the mcpServers entry "${server.name}" your ACP client passed in session/new (its command or URL, args and env)`;
   return `check mcpServers.${server.name} in the config (try \`minicode mcp list\`)`;
 }
