@@ -11,11 +11,11 @@ import type { PoolRunners } from '../lib/batch/pool-runners.js';
 import type { LineSetup } from '../lib/batch/run-line.js';
 import type { BatchLine } from '../lib/batch/input.js';
 import type { HarnessOptions } from '../lib/batch/harness.js';
-import type { BatchSummary } from '../lib/batch/batch.js';
 import { lockOutputDir, type OutputLock } from '../lib/batch/output-lock.js';
 import { DEFAULT_POOL_NICE, MAX_NICE } from '../lib/batch/nice.js';
 import { MinicodeError } from '../lib/errors.js';
 import { displayId } from '../lib/ids.js';
+import { batchFailureSummary } from '../lib/render/summary.js';
 import type { EventStore } from '../lib/store/index.js';
 import type { BatchFlags } from './commands/batch.js';
 import { directoryFlag, openRunStore, prepareRun, startRunMcp, type RunSetup } from '../lib/agent/run-setup.js';
@@ -27,9 +27,6 @@ import type { BatchTrace } from '../lib/telemetry/batch-trace.js';
 
 const err = writeErr;
 const out = writeOut;
-
-/** The summary's schema, on the success summary and on the `ok:false` one of a setup failure alike. */
-const BATCH_SUMMARY_SCHEMA: BatchSummary['schema'] = 'minicode.batch.summary.v1';
 
 function usage(message: string, action?: string): MinicodeError {
   return new MinicodeError('MINICODE_E_USAGE', message, action ? { action } : {});
@@ -288,10 +285,7 @@ export async function batchAction(file: string | undefined, flags: BatchFlags): 
     return summary.ok ? 0 : 1;
   } catch (error) {
     if (!(error instanceof MinicodeError)) throw error;
-    if (flags.json)
-      out(
-        `${JSON.stringify({ type: 'batch.summary', schema: BATCH_SUMMARY_SCHEMA, ok: false, error: { category: error.category, code: error.code, message: error.message, ...(error.action ? { action: error.action } : {}) } })}\n`,
-      );
+    if (flags.json) out(`${JSON.stringify(batchFailureSummary({ category: error.category, code: error.code, message: error.message, ...(error.action ? { action: error.action } : {}) }))}\n`);
     err(`minicode batch: ${error.message}${error.action ? `\n  ${error.action}` : ''}\n`);
     return error.exitCode;
   } finally {

@@ -30,11 +30,11 @@ async function main(argv: string[]): Promise<void> {
       // line there, as their own errors do; commander already wrote stderr.
       const command = argv[2];
       if (command !== undefined && JSON_SUMMARY_COMMANDS.has(command) && !(command === 'batch' && argv[3] === 'report') && argv.includes('--json')) {
-        const { setupFailureSummary } = await import('../lib/render/summary.js');
+        const { batchFailureSummary, setupFailureSummary } = await import('../lib/render/summary.js');
         const message = withPromptHint(error.message.replace(/^error: /, ''));
         const failure = { category: 'USER_ERROR', code: 'MINICODE_E_USAGE', message, action: `see minicode ${command} --help` };
         const summary = setupFailureSummary(failure);
-        writeOut(`${JSON.stringify(command === 'batch' ? { type: 'batch.summary', schema: 'minicode.batch.summary.v1', ok: false, error: summary.error } : summary)}\n`);
+        writeOut(`${JSON.stringify(command === 'batch' ? batchFailureSummary(summary.error!) : summary)}\n`);
       }
       return;
     }

@@ -6,6 +6,7 @@
  * `summary.json`. `runLocalBatch` schedules runs in this process with adaptive concurrency;
  * the queue producer (`queue.ts`) enqueues them instead and accepts what workers return.
  */
+import { BATCH_SUMMARY_SCHEMA } from '../events/schema-name.js';
 import type { BatchLine, LineProblem, ParsedInput } from './input.js';
 import { openOutputDir, type OutputDir } from './output.js';
 import type { ProgressReporter, ProgressSnapshot } from './progress.js';
@@ -37,7 +38,7 @@ export interface BatchCommon {
 
 /** The machine summary (`summary.json`, and the last `--json` line). */
 export interface BatchSummary {
-  schema: 'minicode.batch.summary.v1';
+  schema: typeof BATCH_SUMMARY_SCHEMA;
   ok: boolean;
   mode: 'local' | 'queue';
   input: string;
@@ -156,7 +157,7 @@ export function openBatch(options: BatchCommon): BatchContext {
       const total = lines.length;
       const problems = options.input.problems;
       const summary: BatchSummary = {
-        schema: 'minicode.batch.summary.v1',
+        schema: BATCH_SUMMARY_SCHEMA,
         ok: tally.failed === 0 && tally.completed === total,
         mode: extra.mode,
         input: options.inputPath,

@@ -1,4 +1,4 @@
-import { SCHEMA_NAME } from '../events/schema-name.js';
+import { BATCH_SUMMARY_SCHEMA, SCHEMA_NAME } from '../events/schema-name.js';
 import { oneLine } from './display-text.js';
 import type { FinishExtra } from './types.js';
 import type { RunView, ToolCounts } from './view.js';
@@ -98,4 +98,9 @@ export function setupFailureSummary(failure: SetupFailure): JsonSummary {
   const record: JsonSummary = { schema: SCHEMA_NAME, type: 'summary', ok: false, outcome: 'failed', error: errorLine(failure) };
   if (failure.prompt !== undefined) record.prompt = failure.prompt;
   return record;
+}
+
+/** `batch --json`'s one `ok:false` summary line of a failure before any line ran (its error as given). */
+export function batchFailureSummary(error: NonNullable<FinishExtra['error']>): { type: 'batch.summary'; schema: typeof BATCH_SUMMARY_SCHEMA; ok: false; error: NonNullable<FinishExtra['error']> } {
+  return { type: 'batch.summary', schema: BATCH_SUMMARY_SCHEMA, ok: false, error };
 }
