@@ -43,7 +43,7 @@ export function userConfigPath(env: NodeJS.ProcessEnv = process.env, home: strin
 }
 
 /** Read and parse one file as JSON; absent is `undefined`, anything else wrong is a coded error. */
-function readConfigJson(file: string): ConfigSource | undefined {
+export function readConfigJson(file: string): ConfigSource | undefined {
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');

@@ -5,23 +5,15 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { readConfigJson } from '../config-files.js';
 import { MinicodeError } from '../errors.js';
 import { McpServerNameSchema, McpServerSchema, type McpServerConfig } from './config.js';
 
 function readRaw(file: string): Record<string, unknown> {
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
-    throw new MinicodeError('MINICODE_E_CONFIG_UNREADABLE', `cannot read config ${file}: ${(error as Error).message}`, { action: `fix the file's permissions (${file})` });
-  }
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text); // without a UTF-8 byte order mark
-  } catch (error) {
-    throw new MinicodeError('MINICODE_E_CONFIG_INVALID', `config ${file} is not valid JSON: ${(error as Error).message}`, { action: `fix the JSON syntax in ${file}` });
-  }
+  // Read as every run reads the config; an absent file is an empty one.
+  const source = readConfigJson(file);
+  if (!source) return {};
+  const raw: unknown = source.raw;
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new MinicodeError('MINICODE_E_CONFIG_INVALID', `config ${file} is not a JSON object`, { action: `fix ${file}` });
   return raw as Record<string, unknown>;
 }
