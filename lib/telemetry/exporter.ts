@@ -17,7 +17,7 @@
 import type { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { credentialSecretsFromEnv } from '../policy/credential-rule.js';
 import { buildRuleTable, createTextRedactor } from '../scrub/secret-redactor.js';
-import { VERSION } from '../../cli/version.js';
+import { VERSION } from '../version.js';
 import type { TracingConfig } from './config.js';
 import type { AttributeValue, SpanData } from './span.js';
 
