@@ -29,7 +29,11 @@ describe('a run waiting for its acknowledgement', () => {
     const format = cassette.manifest.format as ProviderFormat;
     const server = await startReplayServer(CASSETTE, { order: 'by-turn', recordRequests: false });
     closing.push(server);
-    const setup: LineSetup = { provider: providerSettings({ format, model: cassette.manifest.model ?? 'replay', baseUrl: baseUrlForOrigin(format, server.origin), apiKey: 'replay' }), limits: runLimits(), environment: toolEnvironment(process.cwd()) };
+    const setup: LineSetup = {
+      provider: providerSettings({ format, model: cassette.manifest.model ?? 'replay', baseUrl: baseUrlForOrigin(format, server.origin), apiKey: 'replay' }),
+      limits: runLimits(),
+      environment: toolEnvironment(process.cwd()),
+    };
     const w = makeWorkdir(3);
     const real = openStore({ dir: w.store });
     closing.push(real);

@@ -30,7 +30,11 @@ export async function startPoolFixture(storeDir: string): Promise<{ setup: LineS
   const format = cassette.manifest.format as ProviderFormat;
   const server = await startReplayServer(CASSETTE, { order: 'by-turn', recordRequests: false });
   poolFixtures.push(server);
-  const setup: LineSetup = { provider: providerSettings({ format, model: cassette.manifest.model ?? 'replay', baseUrl: baseUrlForOrigin(format, server.origin), apiKey: 'replay' }), limits: runLimits(), environment: toolEnvironment(process.cwd()) };
+  const setup: LineSetup = {
+    provider: providerSettings({ format, model: cassette.manifest.model ?? 'replay', baseUrl: baseUrlForOrigin(format, server.origin), apiKey: 'replay' }),
+    limits: runLimits(),
+    environment: toolEnvironment(process.cwd()),
+  };
   const store = openStore({ dir: storeDir });
   poolFixtures.push(store);
   configurePool({ maxThreads: 1 });

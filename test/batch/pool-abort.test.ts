@@ -41,7 +41,11 @@ describe('aborting a batch on the pool', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const w = makeWorkdir(0);
-    const setup: LineSetup = { provider: providerSettings({ format: 'openai-chat', model: 'gpt-4.1-mini', baseUrl: baseUrlForOrigin('openai-chat', origin), apiKey: 'sk-test-held-0123456789' }), limits: runLimits(), environment: toolEnvironment(process.cwd()) };
+    const setup: LineSetup = {
+      provider: providerSettings({ format: 'openai-chat', model: 'gpt-4.1-mini', baseUrl: baseUrlForOrigin('openai-chat', origin), apiKey: 'sk-test-held-0123456789' }),
+      limits: runLimits(),
+      environment: toolEnvironment(process.cwd()),
+    };
     configurePool({ maxThreads: 1 });
     const runners = createPoolRunners();
     const abort = new AbortController();

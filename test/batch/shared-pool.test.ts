@@ -62,7 +62,11 @@ describe('one pool per process', () => {
     const format = cassette.manifest.format as ProviderFormat;
     const server = await startReplayServer(CASSETTE, { order: 'by-turn', recordRequests: false });
     servers.push(server);
-    const setup: LineSetup = { provider: providerSettings({ format, model: cassette.manifest.model ?? 'replay', baseUrl: baseUrlForOrigin(format, server.origin), apiKey: 'replay' }), limits: runLimits(), environment: toolEnvironment(process.cwd()) };
+    const setup: LineSetup = {
+      provider: providerSettings({ format, model: cassette.manifest.model ?? 'replay', baseUrl: baseUrlForOrigin(format, server.origin), apiKey: 'replay' }),
+      limits: runLimits(),
+      environment: toolEnvironment(process.cwd()),
+    };
     const store = openStore({ dir: w.store });
     stores.push(store);
 

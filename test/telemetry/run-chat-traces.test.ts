@@ -137,7 +137,13 @@ describe('OpenTelemetry spans of chat', () => {
     let sessionId: string | undefined;
     try {
       const provider = providerSettings({ format: replay.format, model: replay.model, baseUrl: replay.baseUrl, apiKey: replay.apiKey });
-      const session = createChatSession({ provider, limits: runLimits(), environment: toolEnvironment(dir, { policy: { mode: 'ask' }, env: {} }), store, traceTurn: (prompt, turn) => trace.turn(prompt, turn) });
+      const session = createChatSession({
+        provider,
+        limits: runLimits(),
+        environment: toolEnvironment(dir, { policy: { mode: 'ask' }, env: {} }),
+        store,
+        traceTurn: (prompt, turn) => trace.turn(prompt, turn),
+      });
       await session.turn(`hi there ${SECRET}`, {});
       await session.turn('what is in the readme', {});
       sessionId = session.sessionId;
