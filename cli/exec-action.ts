@@ -147,8 +147,9 @@ export async function execAction(prompt: string, flags: ExecFlags): Promise<numb
       if (!json) err(`session ${run.sessionId} (minicode replay ${run.sessionId})\n`);
       return exitCodeFor(run.result.reason);
     } catch (error) {
-      // Only the store's failure was reported (its summary is out); anything else is not ours to hide.
-      if (storeError === undefined || error !== storeError || !(error instanceof MinicodeError)) throw error;
+      // Only the store's failures are reported in the summary (an open that failed, events it did
+      // not acknowledge); anything else is not ours to hide.
+      if (!(error instanceof MinicodeError) || (error !== storeError && error.code !== 'MINICODE_E_STORE')) throw error;
       await trace?.finish({ ok: false, error: error.code });
       err(`minicode: ${displayText(error.message)}${error.action ? `\n  ${displayText(error.action)}` : ''}\n`);
       return error.exitCode;
