@@ -195,12 +195,12 @@ export async function batchAction(file: string | undefined, flags: BatchFlags): 
       const lockMs = Number(process.env.MINICODE_BATCH_LOCK_MS ?? '') || undefined;
       await runWorker({
         queueUrl: flags.queue,
-        ...(flags.queueName ? { queueName: flags.queueName } : {}),
+        queueName: flags.queueName || undefined,
         concurrency,
         setup: setupFor,
-        ...(store ? { store } : {}),
+        store,
         signal: abort.signal,
-        ...(lockMs ? { lockMs } : {}),
+        lockMs,
         onReady: (name) => err(`minicode batch worker ${name}: taking jobs from ${flags.queue} queue ${flags.queueName ?? 'minicode-batch'}, concurrency ${concurrency}\n`),
       });
       return 0;
@@ -237,13 +237,13 @@ export async function batchAction(file: string | undefined, flags: BatchFlags): 
     refuseOtherInput(outDir, inputPath, file);
     const { createProgress } = await import('../lib/batch/progress.js');
     const mode = flags.json ? 'json' : process.stderr.isTTY ? 'tty' : 'plain';
-    const progress = createProgress({ mode, write: err, writeOut: out, ...(process.stderr.columns ? { columns: process.stderr.columns } : {}) });
+    const progress = createProgress({ mode, write: err, writeOut: out, columns: process.stderr.columns || undefined });
     const common = { inputPath, input, outDir, retryErrors: flags.retryErrors === true, progress };
     const baseDir = path.dirname(inputPath);
     let summary: Awaited<ReturnType<typeof import('../lib/batch/batch.js')['runLocalBatch']>>;
     if (flags.queue) {
       const { runProducer } = await import('../lib/batch/queue.js');
-      summary = await runProducer({ ...common, queueUrl: flags.queue, ...(flags.queueName ? { queueName: flags.queueName } : {}), baseDir, cwd, signal: abort.signal });
+      summary = await runProducer({ ...common, queueUrl: flags.queue, queueName: flags.queueName || undefined, baseDir, cwd, signal: abort.signal });
     } else {
       const { runLocalBatch } = await import('../lib/batch/batch.js');
       if (tracing) {
@@ -265,22 +265,22 @@ export async function batchAction(file: string | undefined, flags: BatchFlags): 
         const [{ configurePool, defaultMaxThreads }, { createPoolRunners, tasksPerThreadFor }] = await Promise.all([import('../lib/control/pool.js'), import('../lib/batch/pool-runners.js')]);
         const maxThreads = threadCount ?? defaultMaxThreads();
         configurePool({ maxThreads, concurrentTasksPerWorker: tasksPerThreadFor(concurrency, maxThreads) });
-        runners = createPoolRunners({ ...(first ? { storeDir: first.storeDir } : {}), ...(nice !== undefined ? { nice } : {}) });
+        runners = createPoolRunners({ storeDir: first?.storeDir, nice });
       }
       summary = await runLocalBatch({
         ...common,
         concurrency,
         failFast: flags.failFast === true,
-        ...(batchBudgetUsd !== undefined ? { batchBudgetUsd } : {}),
+        batchBudgetUsd,
         setup: setupFor,
-        ...(store ? { store } : {}),
+        store,
         baseDir,
         cwd,
         signal: abort.signal,
-        ...(runners ? { runners } : {}),
+        runners,
         harness,
-        ...(tracer ? { tracer } : {}),
-        defaults: { ...(flags.provider ? { provider: flags.provider } : {}), ...(flags.model ? { model: flags.model } : {}) },
+        tracer,
+        defaults: { provider: flags.provider || undefined, model: flags.model || undefined },
       });
     }
     if (tracer) {
