@@ -1,7 +1,6 @@
 import { Command } from 'commander';
 import { registerAcp } from './commands/acp.js';
 import { registerBatch } from './commands/batch.js';
-import { registerBench } from './commands/bench.js';
 import type { ChatFlags } from './chat-action.js';
 import { addChatFlags, registerChat } from './commands/chat.js';
 import { registerExec } from './commands/exec.js';
@@ -46,7 +45,6 @@ export function buildProgram(argv: readonly string[] = []): Command {
   registerIngest(program);
   registerRun(program);
   registerSchema(program);
-  registerBench(program);
   registerSessions(program);
   registerReplay(program);
   registerAcp(program);
