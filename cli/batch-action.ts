@@ -23,6 +23,7 @@ import type { McpManager } from '../lib/mcp/index.js';
 import { noteClosedStdout, writeErr, writeOut } from './stdout.js';
 import { tracingConfig } from '../lib/telemetry/config.js';
 import type { BatchTrace } from '../lib/telemetry/batch-trace.js';
+import { neutralise } from '../lib/safe-text.js';
 
 /** Flags of `minicode batch`. */
 export interface BatchFlags extends ExecFlags {
@@ -215,12 +216,12 @@ export async function batchAction(file: string | undefined, flags: BatchFlags): 
     }
     const { parseBatchInput } = await import('../lib/batch/input.js');
     const input = parseBatchInput(text);
-    for (const p of input.problems) err(`minicode batch: ${file}:${p.line}: ${p.message} [${p.code}]${flags.strict ? '' : ' (skipped)'}\n`);
+    for (const p of input.problems) err(`minicode batch: ${neutralise(file)}:${p.line}: ${p.message} [${p.code}]${flags.strict ? '' : ' (skipped)'}\n`);
     // Allowed, but a misspelt field would otherwise be ignored without a word.
     for (const u of input.unknownKeys) {
       const at = `${u.lines.slice(0, 5).join(', ')}${u.lines.length > 5 ? `, ... (${u.lines.length} lines)` : ''}`;
       err(
-        `minicode batch: ${file}: ${JSON.stringify(u.key)} (line${u.lines.length === 1 ? '' : 's'} ${at}) is not a line field, ignored${u.field ? `: did you mean ${JSON.stringify(u.field)}?` : ''}\n`,
+        `minicode batch: ${neutralise(file)}: ${neutralise(JSON.stringify(u.key))} (line${u.lines.length === 1 ? '' : 's'} ${at}) is not a line field, ignored${u.field ? `: did you mean ${JSON.stringify(u.field)}?` : ''}\n`,
       );
     }
     if (input.duplicates.length > 0) {
