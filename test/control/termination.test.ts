@@ -66,6 +66,7 @@ async function run(server: ScriptedProvider, options: Partial<Pick<AgentOptions,
 
 /** The control plane's hand-made transcripts as the loop's conversation (tool results named after their call). */
 function conversation(messages: readonly TranscriptMessage[]): ConversationMessage[] {
+  // biome-ignore lint/suspicious/useIterableCallbackReturn: the switch covers every role (tsc checks it is exhaustive).
   return messages.map((m): ConversationMessage => {
     switch (m.role) {
       case 'user':
