@@ -19,9 +19,9 @@
 import fs from 'node:fs';
 import { credentialSecretsFromEnv, credentialVerdict, isCredentialName } from './policy/credential-rule.js';
 import { buildRuleTable, createTextRedactor } from './scrub/secret-redactor.js';
+import { PRIVATE_FILE_MODE } from './private-files.js';
 
-/** Mode of every file this module creates: the owner's only. */
-export const PRIVATE_FILE_MODE = 0o600;
+export { PRIVATE_FILE_MODE } from './private-files.js';
 
 const redactors = new WeakMap<object, (text: string) => string>();
 

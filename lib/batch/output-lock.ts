@@ -23,6 +23,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { MinicodeError } from '../errors.js';
 import { pidAlive } from '../pid-alive.js';
+import { makePrivateDir } from '../private-files.js';
 
 /** The lock file's name inside the output directory. */
 export const LOCK_FILE = 'batch.lock';
@@ -89,7 +90,8 @@ export function lockOutputDir(dir: string, options: LockOptions = {}): OutputLoc
     startedAt: new Date((options.clock ?? Date.now)()).toISOString(),
     token: randomBytes(8).toString('hex'),
   };
-  fs.mkdirSync(dir, { recursive: true });
+  // The output folder is created here first: it will hold prompts and answers.
+  makePrivateDir(dir);
   const file = path.join(dir, LOCK_FILE);
   const stale = (owner: LockOwner): boolean => owner.hostname === me.hostname && owner.pid !== me.pid && !isAlive(owner.pid);
   // A few rounds: a lock released or broken between our attempt and our look is tried again.

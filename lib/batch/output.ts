@@ -21,6 +21,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { PRIVATE_FILE_MODE, artefactLine, writeJsonArtefact } from '../artefacts.js';
+import { makePrivateDir } from '../private-files.js';
 import type { BatchRecord, ErrorRecord } from './records.js';
 
 /** Options of {@link openOutputDir}. */
@@ -96,7 +97,7 @@ function readRecords(file: string, state: ResumeState): { records: BatchRecord[]
 
 /** Open (creating) an output directory and read what an earlier run left. */
 export function openOutputDir(dir: string, options: OutputOptions = {}): OutputDir {
-  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  makePrivateDir(dir);
   const syncEvery = options.syncEvery ?? 64;
   const resume: ResumeState = { finished: new Map(), repaired: 0, unreadable: 0 };
   const results = readRecords(path.join(dir, FILES.result), resume);

@@ -61,7 +61,7 @@ export function safeId(id: string): string {
 export async function createWorkspace(options: WorkspaceOptions): Promise<Workspace> {
   const name = safeId(options.id);
   const root = path.join(workspacesRoot(options.outDir), name);
-  fs.mkdirSync(markerDir(options.outDir), { recursive: true });
+  fs.mkdirSync(markerDir(options.outDir), { recursive: true, mode: 0o700 });
   const markerFile = path.join(markerDir(options.outDir), `${name}.json`);
   try {
     if (options.mode === 'worktree') {

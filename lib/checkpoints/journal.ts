@@ -76,9 +76,9 @@ export function recordRef(key: string, which: 'before' | 'after'): string {
 export async function setRecordRef(gitDir: string, key: string, which: 'before' | 'after', commit: string): Promise<void> {
   if (!/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(commit)) throw new Error(`not a commit id: ${commit}`);
   const file = path.join(gitDir, ...recordRef(key, which).split('/'));
-  await fs.mkdir(path.dirname(file), { recursive: true });
+  await fs.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
   const temp = `${file}.${process.pid}.${randomBytes(3).toString('hex')}.tmp`;
-  await fs.writeFile(temp, commit + '\n');
+  await fs.writeFile(temp, commit + '\n', { mode: 0o600 });
   await fs.rename(temp, file);
 }
 

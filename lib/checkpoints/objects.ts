@@ -47,9 +47,9 @@ export function writeCommit(gitDir: string, fields: CommitFields): string {
   const dir = path.join(gitDir, 'objects', id.slice(0, 2));
   const file = path.join(dir, id.slice(2));
   if (fs.existsSync(file)) return id;
-  fs.mkdirSync(dir, { recursive: true });
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   const temp = path.join(dir, `tmp_obj_${process.pid}_${randomBytes(4).toString('hex')}`);
-  fs.writeFileSync(temp, deflateSync(object), { mode: 0o444 });
+  fs.writeFileSync(temp, deflateSync(object), { mode: 0o400 });
   fs.renameSync(temp, file);
   return id;
 }

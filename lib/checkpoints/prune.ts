@@ -66,7 +66,7 @@ function stampOf(gitDir: string): string {
 
 /** Note that the store was pruned (or created) now. */
 export function stampPruned(gitDir: string): void {
-  fs.writeFileSync(stampOf(gitDir), `${new Date().toISOString()}\n`);
+  fs.writeFileSync(stampOf(gitDir), `${new Date().toISOString()}\n`, { mode: 0o600 });
 }
 
 /**

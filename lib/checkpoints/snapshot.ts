@@ -121,7 +121,7 @@ export async function oversizedUntrackedDirs(store: WorkspaceStore, newFiles: re
 /** Skip-list folders present in the work tree (reported, never snapshotted). */
 export async function skippedBuildDirs(store: WorkspaceStore, place: { gitDir: string; workTree: string; indexFile: string }): Promise<string[]> {
   const patterns = path.join(store.gitDir, 'minicode-skip-dirs');
-  fs.writeFileSync(patterns, store.limits.skipDirs.map((d) => `${d}/`).join('\n') + '\n');
+  fs.writeFileSync(patterns, store.limits.skipDirs.map((d) => `${d}/`).join('\n') + '\n', { mode: 0o600 });
   const { stdout } = await runGit(['ls-files', '-z', '--others', '--ignored', '--directory', `--exclude-from=${patterns}`], place);
   return splitNul(stdout).map((d) => d.replace(/\/$/, ''));
 }
@@ -149,7 +149,7 @@ export function replaceSharedIndex(store: WorkspaceStore, indexFile: string, tre
   const st = fs.statSync(indexFile);
   fs.rmSync(treeNoteOf(store), { force: true });
   fs.renameSync(indexFile, sharedIndexOf(store));
-  if (tree) fs.writeFileSync(treeNoteOf(store), `${tree} ${st.size} ${st.mtimeMs}\n`);
+  if (tree) fs.writeFileSync(treeNoteOf(store), `${tree} ${st.size} ${st.mtimeMs}\n`, { mode: 0o600 });
 }
 
 /** Work on a store's index one at a time within this process (batch lines and parallel tool calls share it). */
@@ -181,7 +181,7 @@ function seedFromUserIndex(store: WorkspaceStore, indexFile: string): boolean {
     const st = fs.fstatSync(fd);
     const data = fs.readFileSync(fd);
     if (!isPlainIndex(data)) return false;
-    fs.writeFileSync(indexFile, data);
+    fs.writeFileSync(indexFile, data, { mode: 0o600 });
     fs.utimesSync(indexFile, st.atime, st.mtime);
     return true;
   } catch {

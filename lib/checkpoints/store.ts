@@ -11,6 +11,7 @@ import path from 'node:path';
 import { runGit } from './git.js';
 import { stampPruned } from './prune.js';
 import type { CheckpointLimits } from './settings.js';
+import { makePrivateDir } from '../private-files.js';
 
 /** An opened workspace store. */
 export interface WorkspaceStore {
@@ -104,7 +105,7 @@ function writeIfChanged(file: string, content: string): void {
     // absent: write it
   }
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, content);
+  fs.writeFileSync(file, content, { mode: 0o600 });
 }
 
 /** Stores opened by this process, by home and workspace: a chat's later turns skip the set-up. */
@@ -126,12 +127,16 @@ async function setUpStore(home: string, cwd: string, limits: CheckpointLimits): 
   const workTree = fs.realpathSync(cwd);
   const workspaceId = workspaceIdOf(workTree);
   const gitDir = path.join(home, workspaceId);
+  // Private even when an older build made it 0755: one folder closes every store below it.
+  makePrivateDir(home);
   const created = async (): Promise<void> => {
     if (fs.existsSync(path.join(gitDir, 'HEAD'))) return;
-    // The home first, so that its real path is known when the exclude file is written.
-    fs.mkdirSync(gitDir, { recursive: true });
-    await runGit(['init', '--quiet', '--bare', gitDir], { cwd: home });
-    fs.writeFileSync(path.join(gitDir, 'workspace.json'), JSON.stringify({ path: workTree }) + '\n');
+    // The home first, so that its real path is known when the exclude file is written. Both
+    // private, and git keeps what it writes private too (files 0600, objects 0400): the store
+    // holds copies of workspace files, a 0600 `.env` among them.
+    makePrivateDir(gitDir);
+    await runGit(['init', '--quiet', '--bare', '--shared=0600', gitDir], { cwd: home });
+    fs.writeFileSync(path.join(gitDir, 'workspace.json'), JSON.stringify({ path: workTree }) + '\n', { mode: 0o600 });
     // A new store has nothing to prune: the first automatic prune is a day away.
     stampPruned(gitDir);
   };

@@ -25,10 +25,10 @@ export function writeObject(gitDir: string, type: 'blob' | 'tree', body: Buffer)
   const dir = path.join(gitDir, 'objects', id.slice(0, 2));
   const file = path.join(dir, id.slice(2));
   if (fs.existsSync(file)) return id;
-  fs.mkdirSync(dir, { recursive: true });
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   const temp = path.join(dir, `tmp_obj_${process.pid}_${randomBytes(4).toString('hex')}`);
   // Level 1, as git writes loose objects by default (core.looseCompression).
-  fs.writeFileSync(temp, deflateSync(raw, { level: 1 }), { mode: 0o444 });
+  fs.writeFileSync(temp, deflateSync(raw, { level: 1 }), { mode: 0o400 });
   fs.renameSync(temp, file);
   return id;
 }

@@ -10,6 +10,7 @@ import type { BatchKey } from './event-batches.js';
 import type { ContentRecord } from './content-store.js';
 import { withOpenLock } from './open-lock.js';
 import type { SessionIndexEntry } from './session-index.js';
+import { makePrivateDir, makePrivateFile } from '../private-files.js';
 
 /**
  * Batch values of at least this many bytes are LZ4-compressed. Large values (a long session's
@@ -36,14 +37,17 @@ export function openDatabases(options: { dir: string; readOnly?: boolean; compre
     if (fs.statSync(dir, { throwIfNoEntry: false })?.isDirectory() === false) {
       throw new MinicodeError('MINICODE_E_STORE', `cannot open the store at ${dir}: it is not a directory`, { action: 'pass --store a directory (created when missing)' });
     }
-    if (!options.readOnly) fs.mkdirSync(dir, { recursive: true });
+    if (!options.readOnly) makePrivateDir(dir);
     else if (!fs.existsSync(dir)) throw new MinicodeError('MINICODE_E_STORE', `no store at ${dir}`);
     // The databases too: creating a named database commits, and that commit must not overlap
     // another process's open either. The data file is checked under the lock as well: a commit
     // in flight grows the file and then writes a meta page naming the new pages.
     return withOpenLock(dir, () => {
       checkDataFile(dir, options.readOnly === true);
-      return openAll(options);
+      const databases = openAll(options);
+      // LMDB creates its files 0644: the store holds prompts and model output.
+      if (!options.readOnly) for (const name of ['data.mdb', 'lock.mdb']) makePrivateFile(path.join(dir, name));
+      return databases;
     });
   } catch (error) {
     if (error instanceof MinicodeError) throw error;
