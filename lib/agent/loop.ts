@@ -10,7 +10,7 @@ import { watchBudgetLimit, type Budget } from '../control/budget.js';
 import { DEFAULT_RETRY_POLICY, withRetry, type RetryPolicy } from '../control/retry.js';
 import { createTermination, settleRun } from '../control/termination.js';
 import { realTimers, type Timers } from '../control/timers.js';
-import { capSystemPrompt } from '../control/truncation.js';
+import { composeSystemPrompt } from './system-prompt.js';
 import { createUsageCollector, type UsageTotals } from '../control/usage.js';
 import { createApprovalHook, type ApprovalPolicy } from '../policy/index.js';
 import { DEFAULT_TOOL_LIMITS, type ToolRegistry } from '../tools/index.js';
@@ -25,14 +25,6 @@ import type { CheckpointSettings } from '../checkpoints/settings.js';
 import { kernelTruncate } from '../control/truncation.js';
 import { createContextManager } from './context.js';
 import { contextWindowOf } from './context-window.js';
-
-/** The system prompt minicode sends (capped at 8,000 chars like any other). */
-export const DEFAULT_SYSTEM_PROMPT = [
-  "You are minicode, a careful coding agent working in the user's project directory.",
-  'Use the tools to read, search, edit files and run commands; prefer small, verifiable changes.',
-  'When the task asks for structured output, call submit_result once with the JSON result.',
-  'Finish with a short answer saying what you did.',
-].join('\n');
 
 /** Which provider endpoint the loop talks to. */
 export interface AgentProvider {
@@ -68,6 +60,7 @@ export interface AgentOptions {
   cwd: string;
   /** Earlier turns of the session (chat, ACP). */
   history?: ConversationMessage[];
+  /** The effective system prompt, already composed and capped (`composeSystemPrompt`); default minicode's own. */
   system?: string;
   /** Default 40. */
   maxSteps?: number;
@@ -104,7 +97,20 @@ export interface AgentOptions {
   checkpoints?: CheckpointSettings;
   /** The session the turn belongs to (labels its checkpoint); default the task id. */
   sessionId?: string;
+  /**
+   * A typed result is required (`--output-schema`): the registry's `submit_result` validates
+   * against the schema; the model gets `attempts` chances (default {@link DEFAULT_RESULT_ATTEMPTS})
+   * to submit a valid one, counting refused submissions and final answers without one, and
+   * the run ends `result_invalid` when none is left.
+   */
+  typedResult?: { attempts?: number };
 }
+
+/** How many chances the model gets to submit a result that matches the output schema. */
+export const DEFAULT_RESULT_ATTEMPTS = 3;
+
+/** What the model is told when it finishes without the typed result the run needs. */
+const RESULT_MISSING = 'This task needs a typed result: call submit_result with a JSON object matching its input schema before you finish.';
 
 /** How a run ended. */
 export interface AgentResult {
@@ -132,6 +138,7 @@ const REASON_ERRORS: Record<Exclude<TerminationReason, 'completed'>, Pick<ErrorI
   aborted: { category: 'USER_ERROR', recoverability: 'RECOVERABLE' },
   provider: { category: 'PROVIDER_ERROR', recoverability: 'FATAL' },
   busy: { category: 'AGENT_ERROR', recoverability: 'RETRYABLE' },
+  result_invalid: { category: 'MODEL_ERROR', recoverability: 'RETRYABLE' },
 };
 
 /** Replace the conversation's contents in place (the loop and its closures hold the same array). */
@@ -165,7 +172,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
     onEvent: emit,
   });
   const messages: ConversationMessage[] = [...(options.history ?? []), { role: 'user', text: options.prompt }];
-  const system = capSystemPrompt(options.system ?? DEFAULT_SYSTEM_PROMPT).text;
+  const system = options.system ?? composeSystemPrompt().text;
   let definitions = options.tools.definitions();
   const context = createContextManager({
     format: options.provider.format,
@@ -179,6 +186,15 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
   let finalText = '';
   let result: unknown;
   let lastError: ErrorInfo | undefined;
+  const resultAttempts = options.typedResult ? (options.typedResult.attempts ?? DEFAULT_RESULT_ATTEMPTS) : 0;
+  let failedResults = 0;
+  /** Count one attempt without a valid result; once none is left the run ends `result_invalid`. */
+  const resultMissed = (signal: AbortSignal, why: string): void => {
+    failedResults++;
+    if (failedResults < resultAttempts) return;
+    termination.request('result_invalid', `no result matching the output schema after ${failedResults} attempt${failedResults === 1 ? '' : 's'}: ${why}`);
+    signal.throwIfAborted();
+  };
 
   emit({ type: 'user.message.received', payload: { messageId: `user-${turnId}`, text: options.prompt } });
   emit({ type: 'task.started', payload: { taskId, prompt: options.prompt } });
@@ -290,7 +306,10 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
       });
       if (reply.toolCalls.length === 0) {
         finalText = reply.text;
-        return;
+        if (!options.typedResult || result !== undefined) return;
+        resultMissed(signal, 'the model finished without calling submit_result');
+        messages.push({ role: 'user', text: RESULT_MISSING });
+        continue;
       }
       // Parallel tool calls run concurrently, each with its own id, duration and terminal event.
       const results = await Promise.all(
@@ -320,6 +339,11 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
         // The kernel cap: what the model sees of one tool result (70% head + 30% tail).
         messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content: kernelTruncate(executed.content).text, ...(executed.isError ? { isError: true } : {}) });
         if (executed.outcome.status === 'completed' && executed.outcome.result !== undefined) result = executed.outcome.result;
+      }
+      // A refused typed result is one attempt spent (a refusal after a valid one is not).
+      for (const { call, executed } of results) {
+        if (options.typedResult && result === undefined && call.name === 'submit_result' && executed.outcome.status === 'failed')
+          resultMissed(signal, executed.outcome.message.split('\n').slice(0, 4).join(' '));
       }
       signal.throwIfAborted();
     }

@@ -78,6 +78,7 @@ const OUTCOME: Record<AgentResult['reason'], RunOutcome> = {
   max_steps_exceeded: 'failed',
   provider: 'failed',
   busy: 'failed',
+  result_invalid: 'failed',
   timeout: 'cancelled',
   budget_exceeded: 'cancelled',
   aborted: 'cancelled',

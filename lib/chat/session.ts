@@ -9,12 +9,12 @@ import { cacheHitRatio, inputIncludesCacheOf } from '../control/usage.js';
 import { findPrice } from '../control/prices.js';
 import { priceProviderOf } from '../agent/loop.js';
 import type { ToolSource } from '../tools/types.js';
-import { capSystemPrompt } from '../control/truncation.js';
 import { createContextEstimator, type ContextEstimator } from '../control/estimate.js';
 import { preflight, type Budget } from '../control/budget.js';
 import type { FixedContext, TranscriptMessage } from '../control/transcript.js';
 import type { ConversationMessage } from '../agent/conversation.js';
-import { DEFAULT_SYSTEM_PROMPT, type AgentProvider, type AgentResult } from '../agent/loop.js';
+import type { AgentProvider, AgentResult } from '../agent/loop.js';
+import { composeSystemPrompt } from '../agent/system-prompt.js';
 import { endSession, runPrompt, type PromptRun, type PromptRunOptions } from '../agent/run-prompt.js';
 import type { OutputEvent } from '../events/index.js';
 import { MinicodeError } from '../errors.js';
@@ -98,7 +98,7 @@ export function latestChatSession(store: EventStore, cwd: string): string | unde
 /** Open an interactive session (new, or reopened from the store). */
 export function createChatSession(options: ChatSessionOptions): ChatSession {
   const fixed: FixedContext = {
-    system: capSystemPrompt(DEFAULT_SYSTEM_PROMPT).text,
+    system: composeSystemPrompt().text,
     toolSchemas: createToolRegistry()
       .definitions()
       .map((d) => JSON.stringify(d)),
