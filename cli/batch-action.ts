@@ -17,13 +17,33 @@ import { MinicodeError } from '../lib/errors.js';
 import { displayId } from '../lib/ids.js';
 import { batchFailureSummary } from '../lib/render/summary.js';
 import type { EventStore } from '../lib/store/index.js';
-import type { BatchFlags } from './commands/batch.js';
-import { directoryFlag, openRunStore, prepareRun, startRunMcp, type RunSetup } from '../lib/agent/run-setup.js';
+import { directoryFlag, openRunStore, prepareRun, startRunMcp, type ExecFlags, type RunSetup } from '../lib/agent/run-setup.js';
 import { deadlineMs, decimalInt } from '../lib/flag-values.js';
 import type { McpManager } from '../lib/mcp/index.js';
 import { noteClosedStdout, writeErr, writeOut } from './stdout.js';
 import { tracingConfig } from '../lib/telemetry/config.js';
 import type { BatchTrace } from '../lib/telemetry/batch-trace.js';
+
+/** Flags of `minicode batch`. */
+export interface BatchFlags extends ExecFlags {
+  out?: string;
+  concurrency?: string;
+  strict?: boolean;
+  retryErrors?: boolean;
+  failFast?: boolean;
+  batchBudget?: string;
+  queue?: string;
+  queueName?: string;
+  worker?: boolean;
+  threads?: string;
+  nice?: string;
+  verify?: string;
+  verifyTimeout?: string;
+  isolate?: string;
+  isolateDirty?: boolean;
+  keepWorkspaces?: boolean;
+  otelEndpoint?: string;
+}
 
 const err = writeErr;
 const out = writeOut;

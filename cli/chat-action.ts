@@ -7,11 +7,16 @@ import { runChatApp } from '../lib/chat/app.js';
 import { createChatSession, latestChatSession } from '../lib/chat/session.js';
 import { MinicodeError } from '../lib/errors.js';
 import { checkSessionId } from '../lib/ids.js';
-import type { ChatFlags } from './commands/chat.js';
-import { openRunStore, prepareRun, startRunMcp, type RunSetup } from '../lib/agent/run-setup.js';
+import { openRunStore, prepareRun, startRunMcp, type ExecFlags, type RunSetup } from '../lib/agent/run-setup.js';
 import { exitAfterHangUp } from './stdout.js';
 import { tracingConfig } from '../lib/telemetry/config.js';
 import type { ChatTrace } from '../lib/telemetry/chat-trace.js';
+
+/** Flags of `minicode chat` (and of `minicode` with no command). */
+export interface ChatFlags extends ExecFlags {
+  continue?: boolean;
+  resume?: string;
+}
 
 /** How long a hang-up or SIGTERM waits for the turn to settle (a tool's kill grace is 2 s). */
 const STOP_GRACE_MS = 5_000;

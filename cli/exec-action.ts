@@ -17,8 +17,7 @@ import { viewOf } from '../lib/render/state-view.js';
 import type { Renderer } from '../lib/render/types.js';
 import type { ReducerState } from '../lib/reducer/index.js';
 import { resolveVerifyCommand } from '../lib/verify/detect.js';
-import type { ExecFlags } from './commands/exec.js';
-import { checkPrompt, openRunStore, prepareRun, startRunMcp, type RunSetup } from '../lib/agent/run-setup.js';
+import { checkPrompt, openRunStore, prepareRun, startRunMcp, type ExecFlags, type RunSetup } from '../lib/agent/run-setup.js';
 import type { EventStore } from '../lib/store/store.js';
 import { guardOutput, noteClosedStdout, onHangUp, writeErr } from './stdout.js';
 import { outputPortOf } from '../lib/pipeline/output.js';
@@ -155,8 +154,9 @@ export async function execAction(prompt: string, flags: ExecFlags): Promise<numb
       if (!json) err(`session ${run.sessionId} (minicode replay ${run.sessionId})\n`);
       return exitCodeFor(run.result.reason);
     } catch (error) {
-      // Only the store's failure was reported (its summary is out); anything else is not ours to hide.
-      if (storeError === undefined || error !== storeError || !(error instanceof MinicodeError)) throw error;
+      // Only the store's failures are reported in the summary (an open that failed, events it did
+      // not acknowledge); anything else is not ours to hide.
+      if (!(error instanceof MinicodeError) || (error !== storeError && error.code !== 'MINICODE_E_STORE')) throw error;
       await trace?.finish({ ok: false, error: error.code });
       err(`minicode: ${displayText(error.message)}${error.action ? `\n  ${displayText(error.action)}` : ''}\n`);
       return error.exitCode;

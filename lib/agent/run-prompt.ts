@@ -213,7 +213,7 @@ export async function runPrompt(options: PromptRunOptions): Promise<PromptRun> {
   if (verify) {
     // The summary (stdout, a CI log) shows the command as the scrubbed `test.completed` does: a
     // token written into it is masked.
-    const [{ credentialSecretsFromEnv }, { buildRuleTable, createTextRedactor }] = await Promise.all([import('../scrub/env-secrets.js'), import('../scrub/secret-redactor.js')]);
+    const [{ credentialSecretsFromEnv }, { buildRuleTable, createTextRedactor }] = await Promise.all([import('../policy/credential-rule.js'), import('../scrub/secret-redactor.js')]);
     const redact = createTextRedactor(buildRuleTable(credentialSecretsFromEnv(options.env ?? process.env)));
     verifyShown = { ok: verify.ok, command: redact(verify.command) };
   }

@@ -1,4 +1,4 @@
-import { credentialSecretsFromEnv } from '../scrub/env-secrets.js';
+import { credentialSecretsFromEnv } from '../policy/credential-rule.js';
 import { buildRuleTable, createTextRedactor } from '../scrub/secret-redactor.js';
 import { bodyDigest, redactPath, writeExchange, writeManifest, type Chunk } from './cassette.js';
 
