@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { compileOutputSchema, loadOutputSchemaFile } from '../../lib/output-schema/compile.js';
 import { MinicodeError } from '../../lib/errors.js';
 import { createSubmitResultTool } from '../../lib/tools/submit-result.js';
+import { geminiSchema } from '../../lib/agent/requests/gemini.js';
 
 const VERDICT_2020 = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
@@ -97,5 +98,29 @@ describe('output schemas', () => {
     const kept = await tool.run({ verdict: 'pass', score: 0.5 }, ctx);
     expect(kept).toMatchObject({ status: 'completed', result: { verdict: 'pass', score: 0.5 } });
     expect(await tool.run({ verdict: 'fail', score: 0 }, ctx)).toMatchObject({ status: 'failed' });
+  });
+
+  it("is rewritten into Gemini's subset: local refs inlined (recursion cut), const as enum, nullable types, unknown formats and keywords left out", () => {
+    const tree = {
+      type: 'object',
+      properties: {
+        verdict: { $ref: '#/definitions/verdict' },
+        kind: { const: 'review' },
+        note: { type: ['string', 'null'], format: 'email' },
+        node: { $ref: '#/$defs/node' },
+      },
+      required: ['verdict'],
+      additionalProperties: false,
+      definitions: { verdict: { type: 'string', enum: ['pass', 'fail'] } },
+      $defs: { node: { type: 'object', properties: { child: { $ref: '#/$defs/node' } } } },
+    };
+    const out = geminiSchema(compileOutputSchema(tree, 'test').toolSchema) as Record<string, any>;
+    expect(JSON.stringify(out)).not.toMatch(/\$ref|\$defs|definitions|additionalProperties|const/);
+    expect(out.properties.verdict).toEqual({ type: 'string', enum: ['pass', 'fail'] });
+    expect(out.properties.kind).toEqual({ enum: ['review'] });
+    expect(out.properties.note).toEqual({ type: 'string', nullable: true });
+    let node = out.properties.node;
+    for (let depth = 0; node.properties; depth++) node = node.properties.child;
+    expect(node).toEqual({ type: 'object' });
   });
 });
