@@ -237,8 +237,8 @@ describe('termination reasons', () => {
     expect(r.value?.poolEstimates).toHaveLength(1);
   });
 
-  it('the tests above cover every reason of the event contract', () => {
-    expect(TerminationReason.options).toEqual(['completed', 'max_steps_exceeded', 'timeout', 'budget_exceeded', 'aborted', 'provider', 'busy']);
+  it('the tests above cover every reason of the event contract (result_invalid: test/exec/typed-result.test.ts, through the real loop)', () => {
+    expect(TerminationReason.options).toEqual(['completed', 'max_steps_exceeded', 'timeout', 'budget_exceeded', 'aborted', 'provider', 'busy', 'result_invalid']);
   });
 });
 
