@@ -124,15 +124,9 @@ function setupCache(flags: BatchFlags): { get(line: Pick<BatchLine, 'provider' |
 function lineSetupOf(setup: RunSetup, mcp: McpManager | undefined, inPlace: boolean): LineSetup {
   return {
     provider: setup.provider,
-    approval: setup.approval,
-    policy: setup.policy,
-    ...(mcp ? { toolSource: mcp } : {}),
-    ...(setup.fetch ? { fetch: setup.fetch } : {}),
-    ...(setup.budget ? { budget: setup.budget } : {}),
-    ...(setup.maxSteps !== undefined ? { maxSteps: setup.maxSteps } : {}),
-    ...(setup.timeoutMs !== undefined ? { timeoutMs: setup.timeoutMs } : {}),
-    ...(setup.retryPolicy ? { retryPolicy: setup.retryPolicy } : {}),
-    ...(setup.checkpoints && inPlace ? { checkpoints: setup.checkpoints } : {}),
+    limits: setup.limits,
+    environment: { ...setup.environment, toolSource: mcp, checkpoints: inPlace ? setup.environment.checkpoints : undefined },
+    prompting: setup.prompting,
   };
 }
 
@@ -188,7 +182,7 @@ export async function batchAction(file: string | undefined, flags: BatchFlags): 
     // The default setup first: a missing provider fails the command once, not every line.
     const first = producer ? undefined : await setups.get({});
     if (first) store = await openRunStore(first.storeDir);
-    const cwd = first?.cwd ?? path.resolve(flags.cwd ?? process.cwd());
+    const cwd = first?.environment.cwd ?? path.resolve(flags.cwd ?? process.cwd());
     // The config's MCP servers start once for the whole process and every line shares them.
     const mcp = first && !flags.queue ? await startRunMcp(first) : undefined;
     const inPlace = (harness.isolate ?? 'none') === 'none';

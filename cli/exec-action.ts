@@ -9,8 +9,11 @@
  * the run before its first turn: `session.started`, then the one `ok:false` summary with the
  * store's error, the human message on stderr, exit 1, nothing stored.
  */
+import { interaction } from '../lib/agent/interaction.js';
 import { runPrompt } from '../lib/agent/run-prompt.js';
-import { MinicodeError } from '../lib/errors.js';
+import { ERROR_CODES, isThrownCode, MinicodeError } from '../lib/errors.js';
+import { terminationCode } from '../lib/control/termination.js';
+import { deadlineMs } from '../lib/flag-values.js';
 import { createJsonlRenderer, writeSetupFailure } from '../lib/render/jsonl.js';
 import { displayText } from '../lib/render/display-text.js';
 import { viewOf } from '../lib/render/state-view.js';
@@ -21,7 +24,7 @@ import { checkPrompt, openRunStore, prepareRun, startRunMcp, type ExecFlags, typ
 import type { EventStore } from '../lib/store/store.js';
 import { guardOutput, noteClosedStdout, onHangUp, writeErr } from './stdout.js';
 import { outputPortOf } from '../lib/pipeline/output.js';
-import type { OutputEvent } from '../lib/events/index.js';
+import type { OutputEvent, TerminationReason } from '../lib/events/index.js';
 import { tracingConfig, type TracingConfig } from '../lib/telemetry/config.js';
 import { mark } from '../lib/timeline.js';
 
@@ -29,13 +32,17 @@ import { mark } from '../lib/timeline.js';
 const out = (text: string): void => outputPortOf(guardOutput(process.stdout)).write(text);
 const err = writeErr;
 
-/** Exit code of a settled run. */
-export function exitCodeFor(reason: string): number {
-  return reason === 'completed' ? 0 : reason === 'aborted' ? 130 : 1;
+/** Exit code of a settled run: 0 completed, else its termination code's (130 aborted, 65 result_invalid, 1 the others). */
+export function exitCodeFor(reason: TerminationReason): number {
+  if (reason === 'completed') return 0;
+  const code = terminationCode(reason);
+  return isThrownCode(code) ? ERROR_CODES[code].exitCode : 1;
 }
 
 /** Run `exec`; returns the exit code. */
-export async function execAction(prompt: string, flags: ExecFlags): Promise<number> {
+export async function execAction(argument: string | undefined, flags: ExecFlags): Promise<number> {
+  // The argument until the prompt is read (a setup failure's summary names what was given).
+  let prompt = argument ?? '';
   let setup: RunSetup | undefined;
   let store: EventStore | undefined;
   // The error the store's open failed with: the run reported it in its summary already.
@@ -65,6 +72,14 @@ export async function execAction(prompt: string, flags: ExecFlags): Promise<numb
   onHangUp(() => onSigint('SIGHUP'));
   try {
     try {
+      const { readPromptInput } = await import('./prompt-input.js');
+      prompt = await readPromptInput({
+        argument,
+        promptFile: flags.promptFile,
+        stdin: process.stdin,
+        stdinWaitMs: deadlineMs(process.env.MINICODE_STDIN_WAIT_MS || undefined, 'MINICODE_STDIN_WAIT_MS'),
+        onNote: (message) => err(`minicode: ${message}\n`),
+      });
       checkPrompt(prompt, 'minicode exec');
       tracing = tracingConfig(process.env);
       setup = await prepareRun(flags);
@@ -85,7 +100,7 @@ export async function execAction(prompt: string, flags: ExecFlags): Promise<numb
       if (process.stdout.isTTY) await loadMarkdown();
       renderer = createRenderer(process.stdout.isTTY ? 'tty' : 'linear', { out, err, stream: process.stdout, verbosity: flags.verbose ? 'verbose' : 'normal' });
     }
-    const verify = resolveVerifyCommand({ flag: flags.verify, config: setup.loaded.config, cwd: setup.cwd });
+    const verify = resolveVerifyCommand({ flag: flags.verify, config: setup.loaded.config, cwd: setup.environment.cwd });
     // From here a signal aborts the run instead of exiting (see the handlers above).
     running = true;
     // An invariant guard: if the event loop ever drains while the run is unsettled (nothing
@@ -121,24 +136,17 @@ export async function execAction(prompt: string, flags: ExecFlags): Promise<numb
       const run = await runPrompt({
         origin: 'exec',
         prompt,
-        cwd: setup.cwd,
         provider: setup.provider,
-        policy: setup.policy,
-        ...(setup.mcp ? { toolSource: setup.mcp } : {}),
-        tty: !json && process.stdin.isTTY === true && process.stdout.isTTY === true,
+        limits: setup.limits,
+        environment: setup.environment,
+        prompting: setup.prompting,
+        interaction: interaction({ tty: !json && process.stdin.isTTY === true && process.stdout.isTTY === true }),
         signal: abort.signal,
         openStore,
         renderer,
-        ...(trace ? { onEvent: (event: OutputEvent) => trace.onEvent(event) } : {}),
+        onEvent: trace ? (event: OutputEvent) => trace.onEvent(event) : undefined,
         output: outputPortOf(guardOutput(process.stdout)),
-        ...(setup.fetch ? { fetch: setup.fetch } : {}),
-        ...(setup.budget ? { budget: setup.budget } : {}),
-        ...(setup.maxSteps !== undefined ? { maxSteps: setup.maxSteps } : {}),
-        ...(setup.timeoutMs !== undefined ? { timeoutMs: setup.timeoutMs } : {}),
-        ...(setup.retryPolicy ? { retryPolicy: setup.retryPolicy } : {}),
-        ...(setup.contextWindow !== undefined ? { contextWindow: setup.contextWindow } : {}),
-        ...(setup.checkpoints ? { checkpoints: setup.checkpoints } : {}),
-        ...(verify ? { verifyCommand: verify.command } : {}),
+        verifyCommand: verify?.command,
         preamble: setup.loaded.ignoredLocal
           ? [
               {

@@ -15,6 +15,7 @@
  */
 import fs from 'node:fs';
 import { MinicodeError } from '../lib/errors.js';
+import { readTextFile } from '../lib/text-file.js';
 
 /** The largest prompt or context read from stdin or a prompt file (1 MiB). */
 export const MAX_PROMPT_BYTES = 1024 * 1024;
@@ -24,15 +25,15 @@ export const DEFAULT_STDIN_WAIT_MS = 3000;
 /** Options of {@link readPromptInput}. */
 export interface PromptInputOptions {
   /** The PROMPT argument; `-` reads the prompt from stdin. */
-  argument?: string;
+  argument?: string | undefined;
   /** `--prompt-file FILE`. */
-  promptFile?: string;
+  promptFile?: string | undefined;
   /** Standard input (its fd is inspected, its stream read only for a pipe or socket). */
   stdin: NodeJS.ReadStream & { fd: number };
   /** Default {@link DEFAULT_STDIN_WAIT_MS}. */
-  stdinWaitMs?: number;
+  stdinWaitMs?: number | undefined;
   /** Default {@link MAX_PROMPT_BYTES}. */
-  maxBytes?: number;
+  maxBytes?: number | undefined;
   /** A note for the person (stderr). */
   onNote: (message: string) => void;
 }
@@ -146,24 +147,6 @@ export function withContext(prompt: string, context: string | undefined): string
   return `${prompt}\n\n<stdin>\n${context.replace(/\s+$/, '')}\n</stdin>`;
 }
 
-/** Read `--prompt-file FILE` (bounded). */
-function readPromptFile(file: string, maxBytes: number): string {
-  let fd: number;
-  try {
-    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
-  } catch (error) {
-    throw new MinicodeError('MINICODE_E_INPUT_UNREADABLE', `--prompt-file ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, {
-      action: 'pass --prompt-file a readable text file',
-    });
-  }
-  try {
-    if (!fs.fstatSync(fd).isFile()) throw new MinicodeError('MINICODE_E_USAGE', `--prompt-file ${file}: not a file`, { action: 'pass --prompt-file a text file (for stdin use exec -)' });
-    return readSyncBounded(fd, maxBytes, `--prompt-file ${file}`);
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
 /** The prompt of an `exec` run, from the argument, a prompt file and stdin. */
 export async function readPromptInput(options: PromptInputOptions): Promise<string> {
   const kind = stdinKind(options.stdin);
@@ -180,7 +163,7 @@ export async function readPromptInput(options: PromptInputOptions): Promise<stri
     }
     return (await readStdin(options, kind, undefined)) ?? '';
   }
-  const prompt = options.promptFile !== undefined ? readPromptFile(options.promptFile, options.maxBytes ?? MAX_PROMPT_BYTES) : (options.argument as string);
+  const prompt = options.promptFile !== undefined ? readTextFile(options.promptFile, '--prompt-file', options.maxBytes ?? MAX_PROMPT_BYTES) : (options.argument as string);
   if (kind === 'terminal' || kind === 'none') return prompt;
   const context = await readStdin(options, kind, wait);
   if (context === undefined) options.onNote(`stdin sent nothing within ${wait} ms; going on without it (redirect it from /dev/null to skip the wait)`);

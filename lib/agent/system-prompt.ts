@@ -7,7 +7,7 @@
  * the model the same system prompt.
  */
 import { capSystemPrompt } from '../control/truncation.js';
-import { sha256Of, type InstructionFile, type LoadedInstructions } from '../instructions/load.js';
+import { sha256Of, type InstructionDiagnostic, type InstructionFile, type LoadedInstructions } from '../instructions/load.js';
 
 /**
  * minicode's system prompt. Written for any model behind any of the five wire formats: it
@@ -46,11 +46,11 @@ export const DEFAULT_SYSTEM_PROMPT = `You are minicode, a coding agent working i
 /** Options of {@link composeSystemPrompt}. */
 export interface SystemPromptOptions {
   /** Replaces {@link DEFAULT_SYSTEM_PROMPT} (`--system-prompt FILE`, a batch line's `system`). */
-  base?: string;
+  base?: string | undefined;
   /** Added after the base (`--append-system-prompt TEXT`). */
-  append?: string;
+  append?: string | undefined;
   /** Project instructions, appended last; default none. */
-  instructions?: LoadedInstructions;
+  instructions?: LoadedInstructions | undefined;
 }
 
 /** The system prompt a run sends, and what identifies it. */
@@ -62,6 +62,8 @@ export interface EffectiveSystemPrompt {
   instructionFiles: InstructionFile[];
   /** True when the written part (base and append) passed the 8,000-character cap and was cut. */
   truncated: boolean;
+  /** What loading the instructions ran into (a cut, an unreadable file), for the session's diagnostics. */
+  diagnostics: InstructionDiagnostic[];
 }
 
 /** The instructions as one section of the system prompt, each file under its own heading. */
@@ -83,5 +85,5 @@ export function composeSystemPrompt(options: SystemPromptOptions = {}): Effectiv
   const instructions = options.instructions ?? { sections: [], diagnostics: [] };
   const section = instructionsSection(instructions);
   const text = section ? `${capped.text}\n\n${section}` : capped.text;
-  return { text, digest: sha256Of(text), instructionFiles: instructions.sections.map((s) => s.file), truncated: capped.truncated };
+  return { text, digest: sha256Of(text), instructionFiles: instructions.sections.map((s) => s.file), truncated: capped.truncated, diagnostics: instructions.diagnostics };
 }

@@ -30,11 +30,11 @@ export interface InstructionOptions {
   /** The working directory (the nearest folder searched). */
   cwd: string;
   /** The user's folder (`$MINICODE_HOME`, else `~/.config/minicode`); absent: no user file. */
-  userDir?: string;
+  userDir?: string | undefined;
   /** Default {@link DEFAULT_FALLBACK_FILES}. */
-  fallbackFiles?: readonly string[];
+  fallbackFiles?: readonly string[] | undefined;
   /** Default {@link DEFAULT_INSTRUCTIONS_MAX_BYTES}. */
-  maxBytes?: number;
+  maxBytes?: number | undefined;
 }
 
 /** One file given to the model. */

@@ -39,21 +39,21 @@ export interface ByteInput {
 export interface RunPipelineOptions {
   sessionId: string;
   /** Default `Date.now`. */
-  clock?: Clock;
+  clock?: Clock | undefined;
   /** The scrub core; required (pass an identity only in tests of other stages). */
   scrubber: DraftScrubber;
-  renderer?: Renderer<ReducerState>;
+  renderer?: Renderer<ReducerState> | undefined;
   /** Where durable events go: an open store, or events held until it is open (store/held-events.ts). */
-  store?: StoreSink;
+  store?: StoreSink | undefined;
   /** Called after each reduce (ACP projection, batch accounting). */
-  onEvent?: (event: OutputEvent, state: ReducerState) => void;
+  onEvent?: ((event: OutputEvent, state: ReducerState) => void) | undefined;
   /** The renderer's output: the settle stage waits for it to drain (backpressure). */
-  output?: OutputPort;
+  output?: OutputPort | undefined;
   /** Decode this byte stream; without it, producers write drafts with `emit`/`write`. */
   input?: ByteInput;
   /** Continue a stored session: its next sequence number and rebuilt state. */
-  startSeq?: number;
-  state?: ReducerState;
+  startSeq?: number | undefined;
+  state?: ReducerState | undefined;
   source?: 'runtime' | 'app' | 'derived';
   /** Batches the entry holds before `write` reports backpressure; default 16. */
   highWaterMark?: number;
@@ -61,7 +61,7 @@ export interface RunPipelineOptions {
    * Called by `finish()` once every event is settled and the summary rendered, before it waits
    * for the store's acknowledgement (`batch` hands the run's slot on then).
    */
-  onSettled?: () => void;
+  onSettled?: (() => void) | undefined;
 }
 
 /** A running pipeline. */
