@@ -80,7 +80,10 @@ export function instructionsSection(instructions: LoadedInstructions): string {
 
 /** Build the effective system prompt of a run. */
 export function composeSystemPrompt(options: SystemPromptOptions = {}): EffectiveSystemPrompt {
-  const written = [options.base ?? DEFAULT_SYSTEM_PROMPT, options.append].filter((t): t is string => t !== undefined && t.trim() !== '').join('\n\n');
+  const written = [options.base ?? DEFAULT_SYSTEM_PROMPT, options.append]
+    .filter((t): t is string => t !== undefined && t.trim() !== '')
+    .map((t) => t.trimEnd())
+    .join('\n\n');
   const capped = capSystemPrompt(written);
   const instructions = options.instructions ?? { sections: [], diagnostics: [] };
   const section = instructionsSection(instructions);
