@@ -8,13 +8,13 @@ import type { EventStore } from '../store/index.js';
 import { count, statusLines } from './observe.js';
 import type { ChatSession } from './session.js';
 import type { PromptSettings } from '../agent/prompt-settings.js';
-import { displayText } from '../render/display-text.js';
+import { oneLine } from '../render/display-text.js';
 import type { CheckpointSettings } from '../checkpoints/settings.js';
 
 /** The system prompt and instruction files every turn sends (paths come from the file system: shown neutralised). */
 export function promptLines(prompting: PromptSettings): string[] {
   const { system, recipe } = prompting;
-  const files = system.instructionFiles.map((f) => `${displayText(f.path).replace(/\n/g, ' ')} (${f.bytes} bytes${f.truncated ? ', cut' : ''}, ${f.sha256.slice(0, 19)})`);
+  const files = system.instructionFiles.map((f) => `${oneLine(f.path)} (${f.bytes} bytes${f.truncated ? ', cut' : ''}, ${f.sha256.slice(0, 19)})`);
   const origin = recipe.base !== undefined ? '--system-prompt' : "minicode's own";
   return [
     `System:  ${system.digest.slice(0, 19)} - ${origin}${recipe.append !== undefined ? ' + --append-system-prompt' : ''}${system.truncated ? ' (cut at 8,000 chars)' : ''}`,
