@@ -60,6 +60,8 @@ export const ConfigSchema = z.looseObject({
       ),
     })
     .optional(),
+  /** `false` sends the environment's credential values to the provider as tools printed them; default true (masked). */
+  maskCredentialsInRequests: z.boolean().optional(),
   /** MCP servers, in the `.mcp.json` shape (see lib/mcp/config.ts). */
   mcpServers: McpServersSchema.optional(),
 });
