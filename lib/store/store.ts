@@ -30,6 +30,7 @@ import { initialState, reduceOwned, type ReducerState } from '../reducer/index.j
 import { decodeBatch, encodeBatch, MAX_BATCH_CHARS, MAX_BATCH_EVENTS, type BatchKey, type PendingBatch } from './event-batches.js';
 import { openDatabases } from './databases.js';
 import { writerLock, type WriterLock } from './open-lock.js';
+import { noteCommitFailure, storeWriteError } from './commit-failure.js';
 import { createContentStore, type ContentLookup, type ContentRecord } from './content-store.js';
 import { effectiveEntry, indexEntryOf, promptDigest, promptOf, type SessionIndexEntry } from './session-index.js';
 
@@ -153,7 +154,9 @@ export function openStore(options: StoreOptions): EventStore {
   let batch = 0;
   let committedBatch = 0;
   let writeError: unknown;
+  let writeErrorReported = false;
   const onWriteError = (error: unknown) => {
+    noteCommitFailure(error);
     writeError ??= error;
   };
 
@@ -278,6 +281,12 @@ export function openStore(options: StoreOptions): EventStore {
     }
   }
 
+  /** A content write's failure, as `flushed` reports the events' own. */
+  function failedWrite(error: unknown): never {
+    noteCommitFailure(error);
+    throw storeWriteError(dir, error);
+  }
+
   function track(p: Promise<unknown>): void {
     // Every put of one batch shares one promise: attach the error handler once per batch.
     if (p !== lastPut) {
@@ -358,7 +367,8 @@ export function openStore(options: StoreOptions): EventStore {
       if (sessionId === undefined) await syncedNow();
       else await synced.get(sessionId);
       if (writeError !== undefined) {
-        throw new MinicodeError('MINICODE_E_STORE', `store write failed: ${(writeError as Error).message ?? String(writeError)}`, { cause: writeError });
+        writeErrorReported = true;
+        throw storeWriteError(dir, writeError);
       }
     },
     iterateSession: iterate,
@@ -375,13 +385,22 @@ export function openStore(options: StoreOptions): EventStore {
       for (const { value } of sessions.getRange({})) out.push(effectiveEntry(value));
       return out.sort((a, b) => (b.startedAt ?? '').localeCompare(a.startedAt ?? '') || a.sessionId.localeCompare(b.sessionId));
     },
-    putContent: (c, o) => underLock(() => content.put(c, o)),
+    putContent: (c, o) => underLock(() => content.put(c, o)).catch(failedWrite),
     getContent: (ref) => content.get(ref),
-    evictContent: (ref) => underLock(() => content.evict(ref)),
+    evictContent: (ref) => underLock(() => content.evict(ref)).catch(failedWrite),
     async close() {
-      if (!options.readOnly) await this.flushed();
+      // A write error `flushed` already reported is not thrown again: the caller has it.
+      let error: unknown;
+      if (!options.readOnly) {
+        try {
+          await this.flushed();
+        } catch (e) {
+          if (!writeErrorReported) error = e;
+        }
+      }
       lock?.close();
       await root.close();
+      if (error !== undefined) throw error;
     },
   };
 }
