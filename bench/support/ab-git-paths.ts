@@ -8,19 +8,21 @@
  *    `git write-tree` into a persistent index (its stat cache warm) before and after the same
  *    changes;
  *  - batch isolation (bench/isolation.ts's workload: 10,000 small files): a line reusing a
- *    pooled worktree (its start, a one-file edit, the patch, the reset).
+ *    pooled worktree (its start, a one-file edit, the patch, the reset); beside it the floor of
+ *    a reset through git, the same git commands run bare on a worktree of their own.
  *
  *   node dist/bench/support/ab-git-paths.js <root A> <root B> [--rounds N] [--only checkpoints|isolation]
  *
  * A root is a checkout with a compiled `dist/`. Prints each side's medians and the median of the
  * per-round ratios B / A.
  */
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import { abRoots, flagValue, median, option } from './ab-args.js';
 
 type Turns = typeof import('../../lib/checkpoints/turn.js');
@@ -181,13 +183,32 @@ async function isolation(roots: readonly string[], rounds: number, work: string)
     if (!record.patch) throw new Error(`${roots[n]}: no patch for ${lineId}: ${JSON.stringify(record)}`);
   };
   const reuse: Row = { label: 'batch --isolate worktree: a line reusing a pooled worktree (start, edit, patch, reset)', a: [], b: [] };
+  const floor: Row = { label: 'floor: the same edit, patch and reset as bare git commands (add -A, diff --cached beside clean -ffdx, read-tree -u --reset)', a: [], b: [] };
+  // A worktree of its own for the floor, reset by git alone with the commands the pool runs.
+  const floorTree = path.join(work, 'iso-floor');
+  git(repo, ['worktree', 'add', '--detach', '--quiet', floorTree, 'HEAD']);
+  const tree = git(repo, ['rev-parse', 'HEAD^{tree}']).trim();
+  const gitAsync = promisify(execFile);
+  const floorLine = async (): Promise<void> => {
+    fs.appendFileSync(path.join(floorTree, edited), '// edited\n');
+    await gitAsync('git', ['add', '-A'], { cwd: floorTree, env: GIT_ENV });
+    await Promise.all([
+      gitAsync('git', ['diff', '--cached', '--binary', '--no-renames', tree], { cwd: floorTree, env: GIT_ENV, maxBuffer: 1 << 26 }),
+      gitAsync('git', ['clean', '-ffdxq'], { cwd: floorTree, env: GIT_ENV }),
+    ]);
+    await gitAsync('git', ['read-tree', '-u', '--reset', tree], { cwd: floorTree, env: GIT_ENV });
+  };
   // First use makes each side's worktree (seconds, disk-bound): not timed.
   for (const n of [0, 1]) await line(n);
+  await floorLine();
   for (let r = 0; r < rounds; r++) {
     for (const n of r % 2 === 0 ? [0, 1] : [1, 0]) (n === 0 ? reuse.a : reuse.b).push(await time(() => line(n)));
+    const ms = await time(floorLine);
+    floor.a.push(ms);
+    floor.b.push(ms);
   }
   for (const side of sides) await side.workspaces.endWorkspaces(side.outDir);
-  return [reuse];
+  return [reuse, floor];
 }
 
 async function main(): Promise<void> {

@@ -8,12 +8,12 @@
  * out; git's stat cache keeps it to the files that changed) and the staged diff against the
  * starting tree is the patch, as for a worktree of its own (workspace.ts).
  *
- * The reset, with git: a moved HEAD is detached at the start again, `git read-tree -u --reset`
- * puts the index and the files back at the starting tree (it rewrites only the entries that
- * differ and deletes the files the line added), and `git clean -ffdx` deletes what is left
- * that the tree lacks (ignored files, build output, nested repositories, empty folders: a
- * fresh worktree has none, so a reused one must not either). Any failure on the way deletes
- * the worktree instead.
+ * The reset, with git: once everything is staged, `git clean -ffdx` deletes what is left
+ * untracked (ignored files, build output, nested repositories, empty folders: a fresh worktree
+ * has none, so a reused one must not either), beside the patch's diff, which reads only the
+ * index. Then a moved HEAD is detached at the start again, and `git read-tree -u --reset` puts
+ * the index and the files back at the starting tree (it rewrites only the entries that differ
+ * and deletes the files the line added). Any failure on the way deletes the worktree instead.
  *
  * The pool's state is files, so pool threads and the coordinator share it without messages:
  * in `OUT/workspaces/pool/`, `slot-<slot>.json` names each worktree (written before it is
@@ -128,24 +128,37 @@ async function evict(dir: string, size: number): Promise<void> {
 
 function pooledWorkspace(dir: string, slot: Slot, prefix: string): Workspace {
   const root = slot.root;
-  const discard = (): Promise<void> => deleteSlot(dir, slot);
+  const drop = (): Promise<void> => deleteSlot(dir, slot);
+  // Once everything is staged, what is left untracked (ignored files, nested repositories, empty
+  // folders) is never part of the patch: it is cleaned while the patch is diffed from the index.
+  // Whether the clean worked; a failed one is the reset's to handle (the worktree goes).
+  let cleaned: Promise<boolean> = Promise.resolve(false);
   return {
     cwd: path.join(root, prefix),
     root,
     pooled: true,
     async diff() {
       await git(['add', '-A'], root);
+      // Twice -f: nested repositories the line made go too.
+      cleaned = git(['clean', '-ffdxq'], root).then(
+        () => true,
+        () => false,
+      );
       return git(patchArgs(slot.tree), root);
     },
     async remove() {
       try {
+        if (!(await cleaned)) throw new Error('the worktree was not cleaned');
         await resetSlot(slot);
         fs.writeFileSync(path.join(dir, freeName(slot)), '');
       } catch {
-        await discard().catch(() => undefined);
+        await drop().catch(() => undefined);
       }
     },
-    discard,
+    async discard() {
+      await cleaned;
+      await drop();
+    },
   };
 }
 
@@ -156,16 +169,17 @@ function gitDirOf(root: string): string {
   return path.resolve(root, line.slice('gitdir: '.length));
 }
 
-/** Back to the slot's start: HEAD, the index and files at the starting tree, nothing else left. */
+/**
+ * Back to the slot's start, once the line's patch was taken (which cleaned what it left
+ * untracked): HEAD, then the index and files at the starting tree.
+ */
 async function resetSlot(slot: Slot): Promise<void> {
   const root = slot.root;
   const head = fs.readFileSync(path.join(gitDirOf(root), 'HEAD'), 'utf8').trim();
   // A line that committed or switched branch: detach at the start again (a branch it made stays in the repository, as without the pool).
   if (head !== slot.commit) await git(['update-ref', '--no-deref', 'HEAD', slot.commit], root);
-  // The tree first: where the line put a folder in place of a tracked file, read-tree replaces it.
+  // Rewrites the entries that differ (a folder the line put where a file was goes) and deletes the files the line added.
   await git(['read-tree', '-u', '--reset', slot.tree], root);
-  // Twice -f: nested repositories the line made go too.
-  await git(['clean', '-ffdxq'], root);
 }
 
 /**
