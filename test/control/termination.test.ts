@@ -278,4 +278,29 @@ describe('one reason, one settle point', () => {
     c.abort({ kind: 'aborted' });
     await expect(p).rejects.toEqual({ kind: 'aborted' });
   });
+
+  it("a run whose signal is aborted before it begins settles with the abort's reason, and its body's own rejection is handled", async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown): void => {
+      unhandled.push(reason);
+    };
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const parent = new AbortController();
+      parent.abort({ kind: 'aborted', code: 'MINICODE_E_ABORTED', message: 'cancelled' });
+      const t = createTermination(parent.signal);
+      // The body sees the aborted signal and rejects with its reason, as the agent loop does.
+      const r = await settleRun(t, async (signal) => {
+        await Promise.resolve();
+        throw signal.reason;
+      });
+      expect(r.reason).toBe('aborted');
+      // Node reports an unhandled rejection once the microtasks drained: give it a macrotask.
+      await new Promise((resolve) => setImmediate(resolve));
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
 });
