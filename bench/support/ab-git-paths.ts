@@ -11,7 +11,7 @@
  *    pooled worktree (its start, a one-file edit, the patch, the reset); beside it the floor of
  *    a reset through git, the same git commands run bare on a worktree of their own.
  *
- *   node dist/bench/support/ab-git-paths.js <root A> <root B> [--rounds N] [--only checkpoints|isolation]
+ *   node bench/dist/bench/support/ab-git-paths.js <root A> <root B> [--rounds N] [--only checkpoints|isolation]
  *
  * A root is a checkout with a compiled `dist/`. Prints each side's medians and the median of the
  * per-round ratios B / A.
