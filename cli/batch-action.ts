@@ -107,7 +107,7 @@ function lineSetupOf(setup: RunSetup, mcp: McpManager | undefined, inPlace: bool
     approval: setup.approval,
     policy: setup.policy,
     ...(mcp ? { toolSource: mcp } : {}),
-    ...(setup.fetch ? { fetch: setup.fetch } : {}),
+    ...(setup.http ? { http: setup.http } : {}),
     ...(setup.budget ? { budget: setup.budget } : {}),
     ...(setup.maxSteps !== undefined ? { maxSteps: setup.maxSteps } : {}),
     ...(setup.timeoutMs !== undefined ? { timeoutMs: setup.timeoutMs } : {}),

@@ -59,7 +59,7 @@ export async function chatAction(flags: ChatFlags): Promise<number> {
       ...(setup.budget ? { budget: setup.budget } : {}),
       ...(setup.maxSteps !== undefined ? { maxSteps: setup.maxSteps } : {}),
       ...(setup.timeoutMs !== undefined ? { timeoutMs: setup.timeoutMs } : {}),
-      ...(setup.fetch ? { fetch: setup.fetch } : {}),
+      ...(setup.http ? { http: setup.http } : {}),
       ...(setup.checkpoints ? { checkpoints: setup.checkpoints } : {}),
       ...(resume !== undefined ? { resume } : {}),
       // Called at each turn, once `session` exists: the turn's provider and model, after any `/model`.

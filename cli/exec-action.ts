@@ -132,7 +132,7 @@ export async function execAction(prompt: string, flags: ExecFlags): Promise<numb
         renderer,
         ...(trace ? { onEvent: (event: OutputEvent) => trace.onEvent(event) } : {}),
         output: outputPortOf(guardOutput(process.stdout)),
-        ...(setup.fetch ? { fetch: setup.fetch } : {}),
+        ...(setup.http ? { http: setup.http } : {}),
         ...(setup.budget ? { budget: setup.budget } : {}),
         ...(setup.maxSteps !== undefined ? { maxSteps: setup.maxSteps } : {}),
         ...(setup.timeoutMs !== undefined ? { timeoutMs: setup.timeoutMs } : {}),

@@ -165,7 +165,7 @@ export function createAgentPort(options: AgentPortOptions): AgentPort {
           : { sessionId: input.sessionId }),
         ...(fileSystem ? { fileSystem } : {}),
         ...(terminal ? { terminal } : {}),
-        ...(run.fetch ? { fetch: run.fetch } : {}),
+        ...(run.http ? { http: run.http } : {}),
         ...(run.budget ? { budget: run.budget } : {}),
         ...(run.maxSteps !== undefined ? { maxSteps: run.maxSteps } : {}),
         ...(run.timeoutMs !== undefined ? { timeoutMs: run.timeoutMs } : {}),

@@ -17,6 +17,7 @@ import { DEFAULT_TOOL_LIMITS, type ToolRegistry } from '../tools/index.js';
 import type { ApprovalDecision, ApprovalRequest, ToolFileSystem, ToolLimits, ToolTerminal } from '../tools/types.js';
 import type { Conversation, ConversationMessage, ProviderFormat } from './conversation.js';
 import type { RequestTuning } from './requests/types.js';
+import type { HttpClient } from './http-client.js';
 import { callProvider, ProviderCallError, type ProviderReply } from './provider-call.js';
 import { buildRequest } from './requests/index.js';
 import { executeToolCall } from '../tools/execute.js';
@@ -84,7 +85,8 @@ export interface AgentOptions {
    * Default: each draft through `emit`.
    */
   write?: (drafts: EventDraft[], ids: RunIds) => Promise<void> | undefined;
-  fetch?: typeof fetch;
+  /** What carries the provider requests; default the built-in HTTP client (a recording one under `--record`). */
+  http?: HttpClient;
   clock?: () => number;
   timers?: Timers;
   retryPolicy?: RetryPolicy;
@@ -223,7 +225,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
           write: (drafts) => (options.write ? options.write(drafts, stepIds) : void drafts.forEach(stepEmit)),
           // Request-scope usage is re-emitted once per response, priced, by the collector.
           omitReportedUsage: true,
-          ...(options.fetch ? { fetch: options.fetch } : {}),
+          ...(options.http ? { http: options.http } : {}),
           now: clock,
         });
         if (r.usage) stepEmit(collector.record({ requestId, usage: r.usage, cumulative: false, scope: 'request', provider: priceProvider, model: options.provider.model, turn: turnId }));

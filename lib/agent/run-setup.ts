@@ -5,6 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import type { HttpClient } from './http-client.js';
 import { resolveProvider } from './provider-select.js';
 import type { AgentProvider } from './loop.js';
 import { CACHE_TTLS, REASONING_LEVELS, type CacheTtl, type ReasoningLevel, type RequestTuning } from './requests/types.js';
@@ -52,7 +53,8 @@ export interface RunSetup {
   cwd: string;
   loaded: LoadedConfig;
   provider: AgentProvider;
-  fetch?: typeof fetch;
+  /** The recording HTTP client under `--record`. */
+  http?: HttpClient;
   budget?: Budget;
   maxSteps?: number;
   timeoutMs?: number;
@@ -150,9 +152,9 @@ export async function prepareRun(flags: ExecFlags, env: NodeJS.ProcessEnv = proc
     },
   };
   if (flags.record) {
-    const { createRecordingFetch } = await import('../replay/record.js');
+    const { createRecordingClient } = await import('../replay/record.js');
     try {
-      setup.fetch = createRecordingFetch({ dir: path.resolve(flags.record), format: provider.format, model: provider.model });
+      setup.http = createRecordingClient({ dir: path.resolve(flags.record), format: provider.format, model: provider.model });
       recordingDirs.add(path.resolve(flags.record));
     } catch (error) {
       // A replay server may be listening already: left open, it would keep the process alive.

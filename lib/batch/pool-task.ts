@@ -11,8 +11,8 @@ import type { LineSetup, LineTrace } from './run-line.js';
 import type { HarnessOptions } from './harness.js';
 import type { SpanData } from '../telemetry/span.js';
 
-/** A setup that crosses a thread boundary (no custom `fetch`). */
-export type PlainLineSetup = Omit<LineSetup, 'fetch'>;
+/** A setup that crosses a thread boundary (no recording HTTP client). */
+export type PlainLineSetup = Omit<LineSetup, 'http'>;
 
 /** One line to run on a pool thread. */
 export interface BatchLineTask {

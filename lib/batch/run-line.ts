@@ -24,11 +24,12 @@ import { setupErrorRecord, type BatchRecord, type ErrorRecord, type ResultRecord
 import { createTimingWatch, outputTokensPerSecond, type RunTiming } from './timing.js';
 import type { SpanData, TraceParent } from '../telemetry/span.js';
 import type { RunSpans } from '../telemetry/run-spans.js';
+import type { HttpClient } from '../agent/http-client.js';
 
 /** What a line needs from the command's setup (resolved once per provider/model pair). */
 export interface LineSetup {
   provider: AgentProvider;
-  fetch?: typeof fetch;
+  http?: HttpClient;
   budget?: Budget;
   maxSteps?: number;
   timeoutMs?: number;
@@ -189,7 +190,7 @@ async function runTraced(options: RunLineOptions, spans: RunSpans | undefined): 
       ...(options.store ? { store: options.store } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.env ? { env: options.env } : {}),
-      ...(setup.fetch ? { fetch: setup.fetch } : {}),
+      ...(setup.http ? { http: setup.http } : {}),
       ...(budget ? { budget } : {}),
       ...(maxSteps !== undefined ? { maxSteps } : {}),
       ...(setup.timeoutMs !== undefined ? { timeoutMs: setup.timeoutMs } : {}),

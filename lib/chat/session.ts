@@ -27,6 +27,7 @@ import { createToolRegistry } from '../tools/index.js';
 import { conversationFromEvents } from '../agent/history.js';
 import { contextWindowOf, promptTokensOf, type Observed } from './observe.js';
 import type { TurnTrace } from '../telemetry/chat-trace.js';
+import type { HttpClient } from '../agent/http-client.js';
 
 /** Options of {@link createChatSession}. */
 export interface ChatSessionOptions {
@@ -39,7 +40,7 @@ export interface ChatSessionOptions {
   budget?: Budget;
   maxSteps?: number;
   timeoutMs?: number;
-  fetch?: typeof fetch;
+  http?: HttpClient;
   env?: NodeJS.ProcessEnv;
   clock?: () => number;
   /** Workspace checkpoints before each turn's first change; absent means none. */
@@ -181,7 +182,7 @@ export function createChatSession(options: ChatSessionOptions): ChatSession {
         ...(budget ? { budget: { ...budget, limitUsd: Math.max(0, budget.limitUsd - (costUsd ?? 0)) } } : {}),
         ...(options.maxSteps !== undefined ? { maxSteps: options.maxSteps } : {}),
         ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
-        ...(options.fetch ? { fetch: options.fetch } : {}),
+        ...(options.http ? { http: options.http } : {}),
         ...(options.checkpoints ? { checkpoints: options.checkpoints } : {}),
         ...(options.env ? { env: options.env } : {}),
         ...(options.clock ? { clock: options.clock } : {}),
