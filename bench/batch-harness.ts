@@ -39,6 +39,9 @@ import { createPoolRunners, tasksPerThreadFor } from '../lib/batch/pool-runners.
 import { DEFAULT_POOL_NICE } from '../lib/batch/nice.js';
 import { createProgress } from '../lib/batch/progress.js';
 import type { LineSetup } from '../lib/batch/run-line.js';
+import { providerSettings } from '../lib/agent/provider-settings.js';
+import { runLimits } from '../lib/agent/run-limits.js';
+import { toolEnvironment } from '../lib/agent/tool-environment.js';
 import { configurePool, defaultMaxThreads } from '../lib/control/pool.js';
 import { loadCassette } from '../lib/replay/cassette.js';
 import { openStore } from '../lib/store/index.js';
@@ -192,7 +195,11 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
   const format = cassette.manifest.format as ProviderFormat;
   const server = await startReplayThread(cassetteDir);
   const { origin } = server;
-  const setup: LineSetup = { provider: { format, model: cassette.manifest.model ?? 'replay', baseUrl: baseUrlForOrigin(format, origin), apiKey: 'replay' }, approval: 'auto' };
+  const setup: LineSetup = {
+    provider: providerSettings({ format, model: cassette.manifest.model ?? 'replay', baseUrl: baseUrlForOrigin(format, origin), apiKey: 'replay' }),
+    limits: runLimits(),
+    environment: toolEnvironment(process.cwd()),
+  };
   const isolated: HarnessOptions = { isolate: 'worktree', verify: 'node test.js' };
   // Interleaved rounds, the order reversed every other round: drift in the machine's load falls on every variant alike.
   const byNice = new Map<number, BatchFigures[]>(nices.map((v) => [v, []]));

@@ -491,7 +491,7 @@ interface CommandCompetitor {
 /**
  * The long session as the command runs it, a process of its own, measured from outside the way a
  * user would: `minicode ingest --from codex FILE --json --store DIR` over the same seeded stream
- * (stdout to /dev/null, a fresh store each round, the code cache warm after the first round).
+ * (stdout to /dev/null, a fresh store each round).
  * Its process CPU counts every thread (lmdb's write thread and its LZ4, the garbage collector's
  * and the compiler's helpers) and the start-up; the floor's CPU is the same JSON.parse +
  * JSON.stringify work as above, timed in this process over the same records, in the same rounds.
@@ -528,7 +528,7 @@ function measureIngestCommand(corpus: PipelineCorpus, rounds: number): Pick<Benc
     ];
     // Node's own options and extra CA certificates are the shell's, not the job's (the second
     // makes every start read and parse a certificate file).
-    const env: NodeJS.ProcessEnv = { ...process.env, HOME: scratch, MINICODE_CODE_CACHE_DIR: path.join(scratch, 'v8-cache') };
+    const env: NodeJS.ProcessEnv = { ...process.env, HOME: scratch };
     delete env.NODE_OPTIONS;
     delete env.NODE_EXTRA_CA_CERTS;
     const cpuMs: Record<CommandCompetitor['key'], number[]> = { minicode: [], bare: [], bareUncompressed: [], bareNoStore: [], peer: [] };
@@ -587,7 +587,7 @@ function measureIngestCommand(corpus: PipelineCorpus, rounds: number): Pick<Benc
         ratio('long session, the ingest command: minicode / the bare Node job with its store (MB per CPU-second)', minicode, bare),
       ],
       notes: [
-        `long session, the ingest command: \`minicode ingest --from codex FILE --json --store DIR\` as a process of its own over the same ${corpus.recordsPerPass}-record stream (${mb.toFixed(1)} MB), stdout to /dev/null, a fresh store each round; ${rounds} rounds after one warm-up (which fills the code cache), interleaved with the floor, the peer assembly as a process (bench/support/ingest-peer.ts) and the bare Node job (bench/support/ingest-floor.ts: JSON.parse, the v1 envelope's fields around each record, the lines out, one LZ4 value per read in lmdb, synced; no decoding, scrubbing, reducer or index) with its store, with the store uncompressed, and without a store; CPU from ${meter.describe}`,
+        `long session, the ingest command: \`minicode ingest --from codex FILE --json --store DIR\` as a process of its own over the same ${corpus.recordsPerPass}-record stream (${mb.toFixed(1)} MB), stdout to /dev/null, a fresh store each round; ${rounds} rounds after one warm-up, interleaved with the floor, the peer assembly as a process (bench/support/ingest-peer.ts) and the bare Node job (bench/support/ingest-floor.ts: JSON.parse, the v1 envelope's fields around each record, the lines out, one LZ4 value per read in lmdb, synced; no decoding, scrubbing, reducer or index) with its store, with the store uncompressed, and without a store; CPU from ${meter.describe}`,
       ],
     };
   } finally {

@@ -17,13 +17,33 @@ import { MinicodeError } from '../lib/errors.js';
 import { displayId } from '../lib/ids.js';
 import { batchFailureSummary } from '../lib/render/summary.js';
 import type { EventStore } from '../lib/store/index.js';
-import type { BatchFlags } from './commands/batch.js';
-import { directoryFlag, openRunStore, prepareRun, startRunMcp, type RunSetup } from '../lib/agent/run-setup.js';
+import { directoryFlag, openRunStore, prepareRun, startRunMcp, type ExecFlags, type RunSetup } from '../lib/agent/run-setup.js';
 import { deadlineMs, decimalInt } from '../lib/flag-values.js';
 import type { McpManager } from '../lib/mcp/index.js';
 import { noteClosedStdout, writeErr, writeOut } from './stdout.js';
 import { tracingConfig } from '../lib/telemetry/config.js';
 import type { BatchTrace } from '../lib/telemetry/batch-trace.js';
+
+/** Flags of `minicode batch`. */
+export interface BatchFlags extends ExecFlags {
+  out?: string;
+  concurrency?: string;
+  strict?: boolean;
+  retryErrors?: boolean;
+  failFast?: boolean;
+  batchBudget?: string;
+  queue?: string;
+  queueName?: string;
+  worker?: boolean;
+  threads?: string;
+  nice?: string;
+  verify?: string;
+  verifyTimeout?: string;
+  isolate?: string;
+  isolateDirty?: boolean;
+  keepWorkspaces?: boolean;
+  otelEndpoint?: string;
+}
 
 const err = writeErr;
 const out = writeOut;
@@ -104,15 +124,8 @@ function setupCache(flags: BatchFlags): { get(line: Pick<BatchLine, 'provider' |
 function lineSetupOf(setup: RunSetup, mcp: McpManager | undefined, inPlace: boolean): LineSetup {
   return {
     provider: setup.provider,
-    approval: setup.approval,
-    policy: setup.policy,
-    ...(mcp ? { toolSource: mcp } : {}),
-    ...(setup.http ? { http: setup.http } : {}),
-    ...(setup.budget ? { budget: setup.budget } : {}),
-    ...(setup.maxSteps !== undefined ? { maxSteps: setup.maxSteps } : {}),
-    ...(setup.timeoutMs !== undefined ? { timeoutMs: setup.timeoutMs } : {}),
-    ...(setup.retryPolicy ? { retryPolicy: setup.retryPolicy } : {}),
-    ...(setup.checkpoints && inPlace ? { checkpoints: setup.checkpoints } : {}),
+    limits: setup.limits,
+    environment: { ...setup.environment, toolSource: mcp, checkpoints: inPlace ? setup.environment.checkpoints : undefined },
   };
 }
 
@@ -168,7 +181,7 @@ export async function batchAction(file: string | undefined, flags: BatchFlags): 
     // The default setup first: a missing provider fails the command once, not every line.
     const first = producer ? undefined : await setups.get({});
     if (first) store = await openRunStore(first.storeDir);
-    const cwd = first?.cwd ?? path.resolve(flags.cwd ?? process.cwd());
+    const cwd = first?.environment.cwd ?? path.resolve(flags.cwd ?? process.cwd());
     // The config's MCP servers start once for the whole process and every line shares them.
     const mcp = first && !flags.queue ? await startRunMcp(first) : undefined;
     const inPlace = (harness.isolate ?? 'none') === 'none';

@@ -10,7 +10,24 @@ import { MAX_TIMER_MS } from '../lib/control/timers.js';
 import { decimalInt } from '../lib/flag-values.js';
 import type { McpServerConfig } from '../lib/mcp/config.js';
 import type { McpServerStatus } from '../lib/mcp/index.js';
-import type { McpAddFlags, McpListFlags } from './commands/mcp.js';
+
+/** Flags of `minicode mcp list`. */
+export interface McpListFlags {
+  json?: boolean;
+  allowLocalConfig?: boolean;
+  cwd?: string;
+}
+
+/** Flags of `minicode mcp add`. */
+export interface McpAddFlags {
+  env?: string[];
+  header?: string[];
+  transport?: string;
+  cwd?: string;
+  startupTimeout?: string;
+  toolTimeout?: string;
+  replace?: boolean;
+}
 
 const out = (s: string): void => {
   process.stdout.write(s);

@@ -2,7 +2,8 @@ import { Command } from 'commander';
 import { registerAcp } from './commands/acp.js';
 import { registerBatch } from './commands/batch.js';
 import { registerBench } from './commands/bench.js';
-import { addChatFlags, registerChat, type ChatFlags } from './commands/chat.js';
+import type { ChatFlags } from './chat-action.js';
+import { addChatFlags, registerChat } from './commands/chat.js';
 import { registerExec } from './commands/exec.js';
 import { registerIngest } from './commands/ingest.js';
 import { registerMcp } from './commands/mcp.js';
@@ -12,7 +13,7 @@ import { registerSchema } from './commands/schema.js';
 import { registerSessions } from './commands/sessions.js';
 import { registerScrub } from './commands/scrub.js';
 import { registerUndo } from './commands/undo.js';
-import { VERSION } from './version.js';
+import { VERSION } from '../lib/version.js';
 
 /**
  * The minicode CLI. Each command lives in `cli/commands/<name>.ts` and registers its flags

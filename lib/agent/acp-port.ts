@@ -20,6 +20,7 @@ import type { ApprovalDecision, ApprovalRequest, ToolFileSystem, ToolTerminal } 
 import type { ConversationMessage } from './conversation.js';
 import { conversationFromEvents } from './history.js';
 import type { AgentResult } from './loop.js';
+import { interaction } from './interaction.js';
 import { runPrompt } from './run-prompt.js';
 
 /** What the port keeps of one session between turns. */
@@ -55,13 +56,13 @@ export function createAgentPort(options: AgentPortOptions): AgentPort {
   const setup = (): Promise<RunSetup> => {
     shared.setup ??= prepareRun(
       {
-        ...(options.provider === undefined ? {} : { provider: options.provider }),
-        ...(options.model === undefined ? {} : { model: options.model }),
-        ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
-        ...(options.cassette === undefined ? {} : { cassette: options.cassette }),
-        ...(options.store === undefined ? {} : { store: options.store }),
-        ...(options.allowLocalConfig ? { allowLocalConfig: true } : {}),
-        ...(options.checkpoint === false ? { checkpoint: false } : {}),
+        provider: options.provider,
+        model: options.model,
+        baseUrl: options.baseUrl,
+        cassette: options.cassette,
+        store: options.store,
+        allowLocalConfig: options.allowLocalConfig,
+        checkpoint: options.checkpoint,
       },
       env,
     ).catch((error: unknown) => {
@@ -132,8 +133,6 @@ export function createAgentPort(options: AgentPortOptions): AgentPort {
         });
       };
       const provider = input.model === undefined || input.model === run.provider.model ? run.provider : { ...run.provider, model: input.model };
-      const fileSystem = clientFileSystem(input);
-      const terminal = clientTerminal(input);
       const preamble: EventDraft[] =
         !session.started && run.loaded.ignoredLocal
           ? [
@@ -143,35 +142,32 @@ export function createAgentPort(options: AgentPortOptions): AgentPort {
               },
             ]
           : [];
+      const continued = session.started && session.state ? session.state : undefined;
       const result = await runPrompt({
         origin: 'acp',
         prompt: input.text,
-        cwd: input.cwd,
         provider,
-        // The ACP modes are minicode's approval modes under the same names (ask, auto, read-only).
-        policy: { ...run.policy, mode: input.mode },
-        ...(toolSource ? { toolSource } : {}),
+        limits: run.limits,
+        // Each prompt turn is checkpointed in the client's cwd under the ACP session id, so
+        // `minicode undo --session <id>` takes a turn back.
+        environment: {
+          ...run.environment,
+          cwd: input.cwd,
+          // The ACP modes are minicode's approval modes under the same names (ask, auto, read-only).
+          policy: { ...run.environment.policy, mode: input.mode },
+          toolSource,
+          fileSystem: clientFileSystem(input),
+          terminal: clientTerminal(input),
+        },
         // A person answers through the client: `ask` decisions go to session/request_permission.
-        tty: true,
-        promptApproval,
+        interaction: interaction({ tty: true, promptApproval }),
         signal: input.signal,
         store: store(),
-        env,
         endSession: false,
         onEvent,
         preamble,
-        ...(session.started && session.state
-          ? { session: { id: input.sessionId, startSeq: session.nextSeq, state: session.state, history: session.history, turn: session.turn } }
-          : { sessionId: input.sessionId }),
-        ...(fileSystem ? { fileSystem } : {}),
-        ...(terminal ? { terminal } : {}),
-        ...(run.http ? { http: run.http } : {}),
-        ...(run.budget ? { budget: run.budget } : {}),
-        ...(run.maxSteps !== undefined ? { maxSteps: run.maxSteps } : {}),
-        ...(run.timeoutMs !== undefined ? { timeoutMs: run.timeoutMs } : {}),
-        // Each prompt turn is checkpointed in the client's cwd under the ACP session id, so
-        // `minicode undo --session <id>` takes a turn back.
-        ...(run.checkpoints ? { checkpoints: run.checkpoints } : {}),
+        session: continued ? { id: input.sessionId, startSeq: session.nextSeq, state: continued, history: session.history, turn: session.turn } : undefined,
+        sessionId: input.sessionId,
       });
       session.started = true;
       session.nextSeq = result.nextSeq;

@@ -52,7 +52,7 @@ export interface ProviderCallOptions {
   /** Leave the decoder's `usage.reported` out of the stream (the caller reports usage itself). */
   omitReportedUsage?: boolean;
   /** What carries the request; default {@link httpRequest}. */
-  http?: HttpClient;
+  http?: HttpClient | undefined;
   now?: () => number;
 }
 

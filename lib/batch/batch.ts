@@ -16,6 +16,7 @@ import { createConcurrencyController, type ConcurrencySnapshot } from './concurr
 import { createScheduler } from './scheduler.js';
 import { runLine, type LineContext, type LineSetup, type RunSignals } from './run-line.js';
 import type { PoolRunners } from './pool-runners.js';
+import { plainLineSetup, type PlainLineSetup } from './pool-task.js';
 import type { LatencySummary } from './latency.js';
 import { runIsolated, type HarnessOptions } from './harness.js';
 import { withQueue } from './timing.js';
@@ -257,13 +258,13 @@ async function execute(line: BatchLine, options: LocalBatchOptions, signals: Run
       }),
     );
   if (!options.runners || line.agent) return inProcess();
-  let setup: LineSetup;
+  let setup: PlainLineSetup | undefined;
   try {
-    setup = await options.setup(line);
+    setup = plainLineSetup(await options.setup(line));
   } catch {
     return inProcess(); // the same failure, recorded the same way
   }
-  if (setup.http) return inProcess();
+  if (!setup) return inProcess();
   return options.runners.run(
     line,
     setup,

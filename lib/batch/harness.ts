@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { MinicodeError } from '../errors.js';
-import { credentialSecretsFromEnv } from '../scrub/env-secrets.js';
+import { credentialSecretsFromEnv } from '../policy/credential-rule.js';
 import { buildRuleTable, createTextRedactor } from '../scrub/secret-redactor.js';
 import { runVerify } from '../verify/run.js';
 import type { BatchLine } from './input.js';

@@ -95,7 +95,7 @@ export interface WithRetryOptions<T> {
   pinned?: boolean;
   signal?: AbortSignal;
   policy?: RetryPolicy;
-  timers?: Timers;
+  timers?: Timers | undefined;
   /** Source of the backoff jitter, uniform in [0, 1); default `Math.random`. */
   random?: () => number;
   /** Told about each retry before it happens (for `recovery.started` events). */

@@ -19,6 +19,7 @@ export interface SummaryView extends RunView {
 export function projectSummary(run: RunView, extra: FinishExtra = {}): SummaryView {
   if (extra.error) return { ...run, outcome: 'failed', error: errorLine(extra.error), ok: false };
   if (extra.interrupted) return { ...run, error: errorLine(extra.interrupted), ok: false };
+  if (extra.notStored) return { ...run, error: errorLine(extra.notStored), ok: false };
   const ok = run.outcome === 'completed';
   const result = extra.result !== undefined ? { hasResult: true, result: extra.result } : {};
   const verify = ok && extra.verify ? { verify: { active: true as const, ok: extra.verify.ok, command: oneLine(extra.verify.command) } } : {};

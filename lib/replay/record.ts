@@ -1,5 +1,5 @@
 import { httpRequest, type HttpClient, type HttpReply } from '../agent/http-client.js';
-import { credentialSecretsFromEnv } from '../scrub/env-secrets.js';
+import { credentialSecretsFromEnv } from '../policy/credential-rule.js';
 import { buildRuleTable, createTextRedactor } from '../scrub/secret-redactor.js';
 import { bodyDigest, redactPath, writeExchange, writeManifest, type Chunk } from './cassette.js';
 

@@ -15,9 +15,9 @@
  * oldest spans dropped and counted.
  */
 import type { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
-import { credentialSecretsFromEnv } from '../scrub/env-secrets.js';
+import { credentialSecretsFromEnv } from '../policy/credential-rule.js';
 import { buildRuleTable, createTextRedactor } from '../scrub/secret-redactor.js';
-import { VERSION } from '../../cli/version.js';
+import { VERSION } from '../version.js';
 import type { TracingConfig } from './config.js';
 import type { AttributeValue, SpanData } from './span.js';
 

@@ -33,7 +33,7 @@ export interface ExecuteToolCallOptions {
    * `file.changed` (so changes made through bash or MCP are seen). Absent: no checkpoint, and
    * `file.changed` comes from what the edit tools report.
    */
-  checkpoints?: WorkspaceCheckpoints;
+  checkpoints?: WorkspaceCheckpoints | undefined;
 }
 
 /** Whether a tool may change the workspace (every tool except read, search and those marked read-only, so MCP tools count). */

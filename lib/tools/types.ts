@@ -155,16 +155,16 @@ export interface ToolContext {
   /** Extra roots outside `cwd` that tools may use without asking. */
   allowedPaths?: readonly string[];
   /** Environment the subprocess starts from (scrubbed before use); default `process.env`. */
-  env?: NodeJS.ProcessEnv;
+  env?: NodeJS.ProcessEnv | undefined;
   /** True when a person can answer (`ask_user`, approvals). */
-  tty?: boolean;
+  tty?: boolean | undefined;
   /** Renders a question to the person and resolves with the answer (injected by the TTY surface). */
-  promptAskText?: (question: string, signal: AbortSignal) => Promise<string>;
+  promptAskText?: ((question: string, signal: AbortSignal) => Promise<string>) | undefined;
   toolCallId?: string;
   /** File access for read_file, write_file and edit; default the local file system (node fs). */
-  fs?: ToolFileSystem;
+  fs?: ToolFileSystem | undefined;
   /** Where bash runs its command; default a local subprocess in its own process group. */
-  terminal?: ToolTerminal;
+  terminal?: ToolTerminal | undefined;
 }
 
 /** One problem with a tool's input: where (keys and indexes) and what, in zod's words. */

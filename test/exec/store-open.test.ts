@@ -36,8 +36,8 @@ async function execWithStore(store: string, options: { cwd?: string; home?: stri
   const env = cleanEnv(home, {
     ANTHROPIC_BASE_URL: server.origin,
     ANTHROPIC_API_KEY: 'sk-ant-store-open-fake-key-0123456789',
-    // Another user cannot use the test's code cache (it lives under HOME).
-    ...(options.user ? { HOME: home, MINICODE_CODE_CACHE: '0' } : {}),
+    // Another user's run needs a HOME it can write to.
+    ...(options.user ? { HOME: home } : {}),
   });
   const r = await runCli(['exec', 'Read the README and tell me what it says', '--json', '--cwd', cwd, '--provider', 'anthropic', '--store', store], {
     env,
