@@ -170,7 +170,9 @@ describe('recording', () => {
     let now = 1000;
     const record = createRecordingClient({ dir, format: 'gemini', model: 'gemini-2.5-flash', clock: () => (now += 5) });
     const body = JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }] });
-    const reply = await record(post(`${upstream.origin}/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse&key=AIzaFAKE`, body, { 'x-goog-api-key': 'AIzaFAKE', authorization: 'Bearer sk-FAKE' }));
+    const reply = await record(
+      post(`${upstream.origin}/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse&key=AIzaFAKE`, body, { 'x-goog-api-key': 'AIzaFAKE', authorization: 'Bearer sk-FAKE' }),
+    );
     expect(await textOf(reply)).toBe(SSE);
 
     const files = fs.readdirSync(dir).sort();
