@@ -211,8 +211,8 @@ export async function runPrompt(options: PromptRunOptions): Promise<PromptRun> {
   if (verify) {
     // The summary (stdout, a CI log) shows the command as the scrubbed `test.completed` does: a
     // token written into it is masked.
-    const [{ credentialSecretsFromEnv }, { buildRuleTable, createTextRedactor }] = await Promise.all([import('../policy/credential-rule.js'), import('../scrub/secret-redactor.js')]);
-    const redact = createTextRedactor(buildRuleTable(credentialSecretsFromEnv(options.environment.env)));
+    const { outputRedactor } = await import('../artefacts.js');
+    const redact = outputRedactor(options.environment.env);
     verifyShown = { ok: verify.ok, command: redact(verify.command) };
   }
   if (options.endSession !== false) pipeline.emit(sessionEndedDraft(result.reason, result.durationMs));

@@ -8,8 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { MinicodeError } from '../errors.js';
-import { credentialSecretsFromEnv } from '../policy/credential-rule.js';
-import { buildRuleTable, createTextRedactor } from '../scrub/secret-redactor.js';
+import { outputRedactor, writeArtefact } from '../artefacts.js';
 import { runVerify } from '../verify/run.js';
 import type { BatchLine } from './input.js';
 import { setupErrorRecord, type BatchRecord, type LineVerify } from './records.js';
@@ -78,8 +77,9 @@ export async function runIsolated(line: BatchLine, context: HarnessContext, run:
     if (verify !== undefined && ran(record)) record.verify = await verifyLine(verify, workspace.cwd, context);
     const patch = await workspace.diff();
     const rel = path.join('patches', `${safeId(line.id)}.diff`);
-    fs.mkdirSync(path.join(context.outDir, 'patches'), { recursive: true });
-    fs.writeFileSync(path.join(context.outDir, rel), patch);
+    fs.mkdirSync(path.join(context.outDir, 'patches'), { recursive: true, mode: 0o700 });
+    // Scrubbed like every artefact: a key the run wrote into a file shows as a marker in the patch.
+    writeArtefact(path.join(context.outDir, rel), patch);
     record.patch = rel;
     trusted = true;
     return record;
@@ -102,8 +102,7 @@ function ran(record: BatchRecord): boolean {
 export async function verifyLine(command: string, cwd: string, context: { env?: NodeJS.ProcessEnv; verifyTimeoutMs?: number }): Promise<LineVerify> {
   const env = context.env ?? process.env;
   const result = await runVerify(command, { cwd, env, ...(context.verifyTimeoutMs !== undefined ? { timeoutMs: context.verifyTimeoutMs } : {}) });
-  // buildRuleTable caches the table (and its compiled dispatch) for the same secrets.
-  const redact = createTextRedactor(buildRuleTable(credentialSecretsFromEnv(env)));
+  const redact = outputRedactor(env);
   const tail = result.output.length > VERIFY_TAIL_CHARS ? result.output.slice(-VERIFY_TAIL_CHARS) : result.output;
   const out: LineVerify = { ok: result.report.ok, durationMs: Math.round(result.durationMs), outputTail: redact(tail) };
   if (result.exitCode !== undefined) out.exitCode = result.exitCode;

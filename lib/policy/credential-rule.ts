@@ -128,8 +128,8 @@ export function isCredentialName(name: string): boolean {
 
 /** Values that are obviously not secrets whatever the name: booleans, numbers, placeholders. */
 const TRIVIAL = /^(?:true|false|yes|no|on|off|null|nil|none|undefined|\d+(?:\.\d+)*|[*x.#_-]+|changeme|placeholder|example|redacted)$/i;
-/** A reference to a secret rather than one: `$TOKEN`, `${{ secrets.X }}`, `<token>`, `{{pass}}`. */
-const REFERENCE = /^(?:\$|\{\{|<[^>]*>$|%[sd])/;
+/** A reference to a secret rather than one (`$TOKEN`, `${{ secrets.X }}`, `<token>`, `{{pass}}`), or a masked one. */
+const REFERENCE = /^(?:\$|\{\{|<[^>]*>$|%[sd]|\[redacted)/i;
 /** A short word: letters only (a dash or dot between them), under 12 characters: `dev`, `postgres`, `prod-admin`. */
 const SHORT_WORD = /^[A-Za-z]+(?:[-.][A-Za-z]+)*$/;
 /** `scheme://` */

@@ -1,6 +1,5 @@
 import { httpRequest, type HttpClient, type HttpReply } from '../agent/http-client.js';
-import { credentialSecretsFromEnv } from '../policy/credential-rule.js';
-import { buildRuleTable, createTextRedactor } from '../scrub/secret-redactor.js';
+import { outputRedactor } from '../artefacts.js';
 import { bodyDigest, redactPath, writeExchange, writeManifest, type Chunk } from './cassette.js';
 
 /** Options of {@link createRecordingClient}. */
@@ -114,7 +113,7 @@ function redactResponse(body: Buffer, chunks: Chunk[], redact: (text: string) =>
 export function createRecordingClient(options: RecordingClientOptions): HttpClient {
   const client = options.client ?? httpRequest;
   const clock = options.clock ?? Date.now;
-  const redact = createTextRedactor(buildRuleTable(credentialSecretsFromEnv(options.env ?? process.env)));
+  const redact = outputRedactor(options.env ?? process.env);
   writeManifest(options.dir, {
     schema: 'minicode.cassette.v1',
     format: options.format,
