@@ -146,6 +146,7 @@ export async function prepareRun(flags: ExecFlags, env: NodeJS.ProcessEnv = proc
       env,
       policy: policyOf(approval, loaded.config.approval),
       checkpoints: checkpointSettingsOf({ flag: flags.checkpoint, config: loaded.config.checkpoints, env }),
+      maskCredentialsInRequests: loaded.config.maskCredentialsInRequests ?? true,
     }),
     approval,
     storeDir: resolveStoreDir({ flag: flags.store, env }),

@@ -38,10 +38,13 @@ export function openDatabases(options: { dir: string; readOnly?: boolean; compre
     }
     if (!options.readOnly) fs.mkdirSync(dir, { recursive: true });
     else if (!fs.existsSync(dir)) throw new MinicodeError('MINICODE_E_STORE', `no store at ${dir}`);
-    checkDataFile(dir);
     // The databases too: creating a named database commits, and that commit must not overlap
-    // another process's open either.
-    return withOpenLock(dir, () => openAll(options));
+    // another process's open either. The data file is checked under the lock as well: a commit
+    // in flight grows the file and then writes a meta page naming the new pages.
+    return withOpenLock(dir, () => {
+      checkDataFile(dir, options.readOnly === true);
+      return openAll(options);
+    });
   } catch (error) {
     if (error instanceof MinicodeError) throw error;
     throw new MinicodeError('MINICODE_E_STORE', `cannot open the store at ${dir}: ${(error as Error).message}`, {
@@ -60,17 +63,25 @@ const PAGE_HEADER = 24;
 const P_META = 0x08;
 const MDB_MAGIC = 0xbeefc0de;
 const MDB_DATA_VERSION = 2;
-/** Bytes of a meta page read by the check: the header and MDB_meta up to the page size field. */
-const META_BYTES = PAGE_HEADER + 28;
+/**
+ * Offset in MDB_meta of `mm_last_pg`, the last page the environment uses (after the magic,
+ * version, address, map size and two 48-byte MDB_db records); `mm_txnid` follows it.
+ */
+const LAST_PAGE = 120;
+/** Bytes of a meta page read by the check: the header and MDB_meta up to its last page number. */
+const META_BYTES = PAGE_HEADER + LAST_PAGE + 8;
 
 /**
- * Refuse a data file that is not an LMDB environment of this format before lmdb sees it: lmdb
- * ends the process (a segmentation fault or a failed assertion, no exception) on a data file
- * whose meta pages are not valid, e.g. a zeroed, truncated or foreign `data.mdb`. Both meta
- * pages are checked: lmdb picks the newer one without checking the second. An empty or absent
- * file is a new store. Damage past the meta pages is not detected here.
+ * Refuse a data file that is not an LMDB environment of this format, or that is shorter than
+ * its meta pages say, before lmdb maps it: lmdb ends the process (a segmentation fault, a bus
+ * error on a page past the end of a cut file, a failed assertion; no exception) on a zeroed,
+ * truncated or foreign `data.mdb`. Both meta pages are checked (lmdb picks the newer one
+ * without checking the other), and neither may name a page past the file's end: the file only
+ * grows, so a page it lacks was cut off. An absent file is a new store, and so is an empty one
+ * for a writer (lmdb writes its meta pages); a reader cannot open an empty one. Damage inside
+ * the pages the file still has is not detected here.
  */
-function checkDataFile(dir: string): void {
+function checkDataFile(dir: string, readOnly: boolean): void {
   const file = path.join(dir, 'data.mdb');
   let fd: number;
   try {
@@ -79,23 +90,33 @@ function checkDataFile(dir: string): void {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
     throw error;
   }
+  const damaged = (what: string): MinicodeError =>
+    new MinicodeError('MINICODE_E_STORE', `cannot open the store at ${dir}: ${file} is not a valid LMDB data file (${what})`, {
+      action: 'move the store folder aside (a new store is then made in its place), or pass --store DIR',
+    });
   try {
     const size = fs.fstatSync(fd).size;
-    if (size === 0) return;
+    if (size === 0) {
+      if (readOnly) throw damaged('it is empty');
+      return;
+    }
     const meta = Buffer.alloc(META_BYTES);
-    const damaged = (what: string): MinicodeError =>
-      new MinicodeError('MINICODE_E_STORE', `cannot open the store at ${dir}: ${file} is not a valid LMDB data file (${what})`, {
-        action: 'move the store folder aside (a new store is then made in its place), or pass --store DIR',
-      });
     const readMeta = (offset: number, which: string): void => {
       if (fs.readSync(fd, meta, 0, META_BYTES, offset) < META_BYTES) throw damaged(`${which} meta page cut short`);
       if ((meta.readUInt16LE(18) & P_META) === 0 || meta.readUInt32LE(PAGE_HEADER) !== MDB_MAGIC) throw damaged(`${which} meta page unreadable`);
       if ((meta.readUInt32LE(PAGE_HEADER + 4) & 0xffff) !== MDB_DATA_VERSION) throw damaged(`${which} meta page of data version ${meta.readUInt32LE(PAGE_HEADER + 4) & 0xffff}`);
     };
+    const checkLength = (pageSize: number, which: string): void => {
+      const lastPage = meta.readBigUInt64LE(PAGE_HEADER + LAST_PAGE);
+      const needed = (lastPage + 1n) * BigInt(pageSize);
+      if (needed > BigInt(size)) throw damaged(`${which} meta page uses ${needed} bytes, the file has ${size}: it was cut short`);
+    };
     readMeta(0, 'first');
     const pageSize = meta.readUInt32LE(PAGE_HEADER + 24);
     if (pageSize < 512 || pageSize > 65536 || (pageSize & (pageSize - 1)) !== 0) throw damaged(`page size ${pageSize}`);
+    checkLength(pageSize, 'first');
     readMeta(pageSize, 'second');
+    checkLength(pageSize, 'second');
   } finally {
     fs.closeSync(fd);
   }

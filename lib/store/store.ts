@@ -82,6 +82,13 @@ export interface EventStore {
   getSession(sessionId: string): SessionIndexEntry | undefined;
   /** Every session in the index, most recently started first. */
   listSessions(): SessionIndexEntry[];
+  /**
+   * Take `sessionId` for a new session written by this process: true when the index held no
+   * session with that id, and now holds it (running, this writer's pid); false when it already
+   * did. The check and the write are one transaction, so of two processes claiming one id at
+   * once exactly one gets it.
+   */
+  claimSession(sessionId: string): Promise<boolean>;
   putContent(content: Uint8Array | string, options?: { mediaType?: string; preview?: string }): Promise<ContentRef>;
   getContent(ref: ContentRef | string): ContentLookup;
   evictContent(ref: ContentRef): Promise<ContentRef>;
@@ -384,6 +391,11 @@ export function openStore(options: StoreOptions): EventStore {
       const out: SessionIndexEntry[] = [];
       for (const { value } of sessions.getRange({})) out.push(effectiveEntry(value));
       return out.sort((a, b) => (b.startedAt ?? '').localeCompare(a.startedAt ?? '') || a.sessionId.localeCompare(b.sessionId));
+    },
+    async claimSession(sessionId) {
+      if (options.readOnly) throw new MinicodeError('MINICODE_E_STORE', 'the store is open read-only');
+      const entry: SessionIndexEntry = { sessionId, outcome: 'running', eventCount: 0, writerPid };
+      return underLock(() => sessions.ifNoExists(sessionId, () => sessions.put(sessionId, entry))).catch(failedWrite);
     },
     putContent: (c, o) => underLock(() => content.put(c, o)).catch(failedWrite),
     getContent: (ref) => content.get(ref),
