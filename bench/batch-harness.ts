@@ -48,9 +48,10 @@ import { openStore } from '../lib/store/index.js';
 import { measurement, ratio, runIfMain, type BenchOptions, type BenchReport } from './harness.js';
 import { startIdleLag } from './support/idle-lag.js';
 import { startReplayThread } from './support/replay-on-thread.js';
+import { repoRoot } from '../test/corpus/provider-corpus.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
-const ROOT = fs.existsSync(path.resolve(HERE, '../package.json')) ? path.resolve(HERE, '..') : path.resolve(HERE, '../..');
+const ROOT = repoRoot(import.meta.url);
 const CONCURRENCY = 16;
 
 interface BatchFigures {

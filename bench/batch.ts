@@ -29,9 +29,10 @@ import { loadCassette } from '../lib/replay/cassette.js';
 import { openStore } from '../lib/store/index.js';
 import { measurement, type BenchOptions, type BenchReport, runIfMain } from './harness.js';
 import { startReplayThread } from './support/replay-on-thread.js';
+import { repoRoot } from '../test/corpus/provider-corpus.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
-const ROOT = fs.existsSync(path.resolve(HERE, '../package.json')) ? path.resolve(HERE, '..') : path.resolve(HERE, '../..');
+const ROOT = repoRoot(import.meta.url);
 
 /** Anonymous (heaps) vs file-backed (LMDB's memory map, code) resident memory, from /proc (Linux). */
 function rssSplit(): string {

@@ -35,9 +35,10 @@ import { NETNS_MARK, netnsFlags, runInNetns } from './support/netns.js';
 import { defaultPeersDir, installPeer, PEER_CLIS } from './support/peer-clis.js';
 import { cpuMeter, readMeter, type Meter } from './support/rusage.js';
 import { sampleProject } from './support/sample-project.js';
+import { repoRoot } from '../test/corpus/provider-corpus.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
-const ROOT = fs.existsSync(path.resolve(HERE, '../package.json')) ? path.resolve(HERE, '..') : path.resolve(HERE, '../..');
+const ROOT = repoRoot(import.meta.url);
 const CLI = path.join(ROOT, 'dist/cli/main.js');
 const JOB_FLOOR_SCRIPT = path.join(HERE, 'support/job-floor.js');
 /** The name of the job done by a bare Node script in the report. */

@@ -5,11 +5,11 @@
  *   bytes -> decode -> sanitise + scrub -> envelope -> reduce -> JSONL render + LMDB store
  * joined with `joinStages`, each session awaited to the store's acknowledgement (committed and synced) as the commands do.
  * Two session shapes, because the commands have two and they cost differently:
- *  - long session: ONE seeded Codex stream (bench/support/codex-stream.ts; 60k records, quick
+ *  - long session: ONE seeded Codex stream (test/corpus/codex-stream.ts; 60k records, quick
  *    30k) as one session, as `minicode ingest --from codex FILE --store DIR` or one `exec` run,
  *    in the reads `ingest` makes of a file (INGEST_READ_BYTES);
  *  - many sessions: the recorded corpus (providers and native agents, see
- *    bench/support/pipeline-corpus.ts; median ~10 events a session; 16 KiB socket reads) replicated to at least
+ *    test/corpus/pipeline-corpus.ts; median ~10 events a session; 16 KiB socket reads) replicated to at least
  *    100,000 decoded events (quick: 50,000), each source one session, run as `batch` runs them:
  *    on its scheduler (lib/batch/scheduler.ts), 4 executing at once (default `--concurrency 4`),
  *    a session's slot handed on once its events are settled and the session done once its
@@ -41,6 +41,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Readable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
 import { SCHEMA_NAME } from '../lib/events/enums.js';
 import { createEnveloper } from '../lib/events/enveloper.js';
 import type { EventDraft, OutputEvent } from '../lib/events/index.js';
@@ -57,9 +58,9 @@ import { type BenchOptions, type BenchReport, measurement, median, ratio, runIfM
 import { combinedRegex } from './support/combined-regex.js';
 import { openPeerStore, runPeerSource } from './support/peer-assembly.js';
 import { lastTxnId, openSyncFloor, storedBytes } from './support/sync-floor.js';
-import { buildLongSessionCorpus, buildPipelineCorpus, decoderFor, type PipelineCorpus, type PreparedSource } from './support/pipeline-corpus.js';
+import { buildLongSessionCorpus, buildPipelineCorpus, decoderFor, type PipelineCorpus, type PreparedSource } from '../test/corpus/pipeline-corpus.js';
 import { cpuMeter, readMeter } from './support/rusage.js';
-import { repoRoot } from './provider-corpus.js';
+import { repoRoot } from '../test/corpus/provider-corpus.js';
 import { INGEST_READ_BYTES } from '../lib/pipeline/ingest.js';
 
 /** Which stages run. */
@@ -514,17 +515,18 @@ function measureIngestCommand(corpus: PipelineCorpus, rounds: number): Pick<Benc
     const meter = cpuMeter(root, scratch);
     if (!meter) return { measurements: [], ratios: [], notes: ['long session, the ingest command: not measured (neither a C compiler nor /usr/bin/time)'] };
     const script = (name: string): string => path.join(root, 'dist', name);
+    const support = (name: string): string => fileURLToPath(new URL(`./support/${name}`, import.meta.url));
     const reads = ['--read-bytes', String(INGEST_READ_BYTES)];
     const competitors: CommandCompetitor[] = [
       { key: 'minicode', label: 'minicode ingest', args: (f, store) => [script('cli/main.js'), 'ingest', '--from', 'codex', f, '--json', '--store', store] },
-      { key: 'bare', label: 'bare Node job, with its store', args: (f, store) => [script('bench/support/ingest-floor.js'), f, ...reads, '--store', store] },
+      { key: 'bare', label: 'bare Node job, with its store', args: (f, store) => [support('ingest-floor.js'), f, ...reads, '--store', store] },
       {
         key: 'bareUncompressed',
         label: 'bare Node job, uncompressed store',
-        args: (f, store) => [script('bench/support/ingest-floor.js'), f, ...reads, '--store', store, '--uncompressed'],
+        args: (f, store) => [support('ingest-floor.js'), f, ...reads, '--store', store, '--uncompressed'],
       },
-      { key: 'bareNoStore', label: 'bare Node job, no store', args: (f) => [script('bench/support/ingest-floor.js'), f, ...reads, '--no-store'] },
-      { key: 'peer', label: 'peer assembly as a process', args: (f, store) => [script('bench/support/ingest-peer.js'), f, ...reads, '--store', store] },
+      { key: 'bareNoStore', label: 'bare Node job, no store', args: (f) => [support('ingest-floor.js'), f, ...reads, '--no-store'] },
+      { key: 'peer', label: 'peer assembly as a process', args: (f, store) => [support('ingest-peer.js'), f, ...reads, '--store', store] },
     ];
     // Node's own options and extra CA certificates are the shell's, not the job's (the second
     // makes every start read and parse a certificate file).

@@ -1,7 +1,7 @@
 /**
  * bench/store.ts — the event store's write and replay throughput.
  *
- * Writes the durable events of a synthetic long run (bench/support/synthetic-run.ts) and
+ * Writes the durable events of a synthetic long run (test/corpus/synthetic-run.ts) and
  * compares, in interleaved rounds of the same process:
  *  - `store.append` + `flushed()` (registry check, reducer-kept session index, lmdb async put),
  *  - raw `lmdb` async `put` of each record, msgpackr with shared structures under `[sessionId, seq]`
@@ -30,7 +30,7 @@ import { createRebuilder } from '../lib/reducer/index.js';
 import { openStore } from '../lib/store/index.js';
 import { interleave, measurement, median, ratio, runIfMain, throughput, type BenchOptions, type BenchReport } from './harness.js';
 import { storeCorpusSets, writeSessions } from './support/store-corpus.js';
-import { syntheticRun } from './support/synthetic-run.js';
+import { syntheticRun } from '../test/corpus/synthetic-run.js';
 
 /** Shared msgpackr structures of the per-event peer: room for the corpus's ~100 shapes (msgpackr's default is 32). */
 const MAX_SHARED_STRUCTURES = 128;

@@ -23,6 +23,7 @@ import type { McpManager } from '../lib/mcp/index.js';
 import { noteClosedStdout, writeErr, writeOut } from './stdout.js';
 import { tracingConfig } from '../lib/telemetry/config.js';
 import type { BatchTrace } from '../lib/telemetry/batch-trace.js';
+import { neutralise } from '../lib/safe-text.js';
 
 /** Flags of `minicode batch`. */
 export interface BatchFlags extends ExecFlags {
@@ -194,12 +195,12 @@ export async function batchAction(file: string | undefined, flags: BatchFlags): 
       const lockMs = Number(process.env.MINICODE_BATCH_LOCK_MS ?? '') || undefined;
       await runWorker({
         queueUrl: flags.queue,
-        ...(flags.queueName ? { queueName: flags.queueName } : {}),
+        queueName: flags.queueName || undefined,
         concurrency,
         setup: setupFor,
-        ...(store ? { store } : {}),
+        store,
         signal: abort.signal,
-        ...(lockMs ? { lockMs } : {}),
+        lockMs,
         onReady: (name) => err(`minicode batch worker ${name}: taking jobs from ${flags.queue} queue ${flags.queueName ?? 'minicode-batch'}, concurrency ${concurrency}\n`),
       });
       return 0;
@@ -215,12 +216,12 @@ export async function batchAction(file: string | undefined, flags: BatchFlags): 
     }
     const { parseBatchInput } = await import('../lib/batch/input.js');
     const input = parseBatchInput(text);
-    for (const p of input.problems) err(`minicode batch: ${file}:${p.line}: ${p.message} [${p.code}]${flags.strict ? '' : ' (skipped)'}\n`);
+    for (const p of input.problems) err(`minicode batch: ${neutralise(file)}:${p.line}: ${p.message} [${p.code}]${flags.strict ? '' : ' (skipped)'}\n`);
     // Allowed, but a misspelt field would otherwise be ignored without a word.
     for (const u of input.unknownKeys) {
       const at = `${u.lines.slice(0, 5).join(', ')}${u.lines.length > 5 ? `, ... (${u.lines.length} lines)` : ''}`;
       err(
-        `minicode batch: ${file}: ${JSON.stringify(u.key)} (line${u.lines.length === 1 ? '' : 's'} ${at}) is not a line field, ignored${u.field ? `: did you mean ${JSON.stringify(u.field)}?` : ''}\n`,
+        `minicode batch: ${neutralise(file)}: ${neutralise(JSON.stringify(u.key))} (line${u.lines.length === 1 ? '' : 's'} ${at}) is not a line field, ignored${u.field ? `: did you mean ${JSON.stringify(u.field)}?` : ''}\n`,
       );
     }
     if (input.duplicates.length > 0) {
@@ -236,13 +237,13 @@ export async function batchAction(file: string | undefined, flags: BatchFlags): 
     refuseOtherInput(outDir, inputPath, file);
     const { createProgress } = await import('../lib/batch/progress.js');
     const mode = flags.json ? 'json' : process.stderr.isTTY ? 'tty' : 'plain';
-    const progress = createProgress({ mode, write: err, writeOut: out, ...(process.stderr.columns ? { columns: process.stderr.columns } : {}) });
+    const progress = createProgress({ mode, write: err, writeOut: out, columns: process.stderr.columns || undefined });
     const common = { inputPath, input, outDir, retryErrors: flags.retryErrors === true, progress };
     const baseDir = path.dirname(inputPath);
     let summary: Awaited<ReturnType<typeof import('../lib/batch/batch.js')['runLocalBatch']>>;
     if (flags.queue) {
       const { runProducer } = await import('../lib/batch/queue.js');
-      summary = await runProducer({ ...common, queueUrl: flags.queue, ...(flags.queueName ? { queueName: flags.queueName } : {}), baseDir, cwd, signal: abort.signal });
+      summary = await runProducer({ ...common, queueUrl: flags.queue, queueName: flags.queueName || undefined, baseDir, cwd, signal: abort.signal });
     } else {
       const { runLocalBatch } = await import('../lib/batch/batch.js');
       if (tracing) {
@@ -264,22 +265,22 @@ export async function batchAction(file: string | undefined, flags: BatchFlags): 
         const [{ configurePool, defaultMaxThreads }, { createPoolRunners, tasksPerThreadFor }] = await Promise.all([import('../lib/control/pool.js'), import('../lib/batch/pool-runners.js')]);
         const maxThreads = threadCount ?? defaultMaxThreads();
         configurePool({ maxThreads, concurrentTasksPerWorker: tasksPerThreadFor(concurrency, maxThreads) });
-        runners = createPoolRunners({ ...(first ? { storeDir: first.storeDir } : {}), ...(nice !== undefined ? { nice } : {}) });
+        runners = createPoolRunners({ storeDir: first?.storeDir, nice });
       }
       summary = await runLocalBatch({
         ...common,
         concurrency,
         failFast: flags.failFast === true,
-        ...(batchBudgetUsd !== undefined ? { batchBudgetUsd } : {}),
+        batchBudgetUsd,
         setup: setupFor,
-        ...(store ? { store } : {}),
+        store,
         baseDir,
         cwd,
         signal: abort.signal,
-        ...(runners ? { runners } : {}),
+        runners,
         harness,
-        ...(tracer ? { tracer } : {}),
-        defaults: { ...(flags.provider ? { provider: flags.provider } : {}), ...(flags.model ? { model: flags.model } : {}) },
+        tracer,
+        defaults: { provider: flags.provider || undefined, model: flags.model || undefined },
       });
     }
     if (tracer) {

@@ -10,6 +10,7 @@ import { MAX_TIMER_MS } from '../lib/control/timers.js';
 import { decimalInt } from '../lib/flag-values.js';
 import type { McpServerConfig } from '../lib/mcp/config.js';
 import type { McpServerStatus } from '../lib/mcp/index.js';
+import { neutralise } from '../lib/safe-text.js';
 
 /** Flags of `minicode mcp list`. */
 export interface McpListFlags {
@@ -52,7 +53,8 @@ function table(rows: Row[]): string {
     if ('error' in r && r.error) lines.push(`  error: ${r.error}`);
     for (const name of r.toolNames) lines.push(`  ${name}`);
   }
-  return `${lines.join('\n')}\n`;
+  // Names, tool names and errors come from config files and servers: their controls are shown escaped.
+  return `${neutralise(lines.join('\n'))}\n`;
 }
 
 /** `mcp list`; exit 0 when every enabled server started, 1 otherwise. */

@@ -38,19 +38,12 @@ function packageOf(specifier: string): string {
   return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : (parts[0] as string);
 }
 
-/** Keep bare packages outside {@link INLINED_PACKAGES} and everything under bench/ (as its tsc output) external. */
-function externals(root: string): Plugin {
-  const bench = path.join(root, 'bench') + path.sep;
+/** Keep bare packages outside {@link INLINED_PACKAGES} external. */
+function externals(): Plugin {
   return {
     name: 'minicode-externals',
     setup(b) {
       b.onResolve({ filter: /^[^./#]/ }, (args) => (INLINED_PACKAGES.has(packageOf(args.path)) || args.path.startsWith('node:') ? undefined : { path: args.path, external: true }));
-      b.onResolve({ filter: /^\./ }, (args) => {
-        const target = path.resolve(args.resolveDir, args.path);
-        if (!target.startsWith(bench)) return undefined;
-        // Entries (dist/cli) and chunks (dist/chunks) sit at the same depth, so one relative path serves both.
-        return { path: `../bench/${path.relative(bench, target).split(path.sep).join('/')}`, external: true };
-      });
     },
   };
 }
@@ -84,7 +77,7 @@ export async function bundle(root: string, options: BundleOptions = {}): Promise
     minifyWhitespace: minify,
     minifySyntax: minify,
     banner: { js: BANNER },
-    plugins: [externals(root)],
+    plugins: [externals()],
   });
   const relative = (file: string): string => path.relative(root, path.resolve(file)).split(path.sep).join('/');
   const outputs = Object.fromEntries(Object.entries(result.metafile.outputs).map(([file, out]) => [relative(file), Object.keys(out.inputs).map(relative)]));

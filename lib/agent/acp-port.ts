@@ -72,7 +72,7 @@ export function createAgentPort(options: AgentPortOptions): AgentPort {
     });
     return shared.setup;
   };
-  const store = (): EventStore => (shared.store ??= openStore({ dir: resolveStoreDir({ ...(options.store === undefined ? {} : { flag: options.store }), env }) }));
+  const store = (): EventStore => (shared.store ??= openStore({ dir: resolveStoreDir({ flag: options.store, env }) }));
 
   return {
     async openSession(info) {

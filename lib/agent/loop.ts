@@ -66,6 +66,8 @@ export interface AgentOptions {
   clock?: (() => number) | undefined;
   /** Default the real timers. */
   timers?: Timers | undefined;
+  /** Source of the retry backoff's jitter, uniform in [0, 1); default `Math.random`. */
+  random?: (() => number) | undefined;
   /** Default `task-1`. */
   taskId?: string | undefined;
   /** Default 1. */
@@ -172,6 +174,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
       signal,
       policy: provider.retryPolicy,
       timers: options.timers,
+      random: options.random,
       classify: (error) =>
         error instanceof ProviderCallError
           ? { retryable: error.retryable && !error.contextLength, ...(error.retryAfterMs !== undefined ? { retryAfterMs: error.retryAfterMs } : {}) }

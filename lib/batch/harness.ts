@@ -17,17 +17,17 @@ import { createWorkspace, safeId, type IsolateMode, type Workspace } from './wor
 /** Isolation and verification of every line. */
 export interface HarnessOptions {
   /** Default `none`: lines run in their cwd. */
-  isolate?: IsolateMode;
+  isolate?: IsolateMode | undefined;
   /** Worktree: include uncommitted and untracked files. */
-  isolateDirty?: boolean;
+  isolateDirty?: boolean | undefined;
   /** Leave each workspace in place (its path in the record's `workspace`); such worktrees are not pooled. */
-  keepWorkspaces?: boolean;
+  keepWorkspaces?: boolean | undefined;
   /** Worktrees the batch's pool holds at most (`--isolate worktree`); the batch sets its concurrency, default 8. */
-  poolSize?: number;
+  poolSize?: number | undefined;
   /** Verify command of a line without its own `verify`. */
-  verify?: string;
+  verify?: string | undefined;
   /** Kill the verify command after this long (default 10 minutes). */
-  verifyTimeoutMs?: number;
+  verifyTimeoutMs?: number | undefined;
 }
 
 /** Where a line runs (see {@link runIsolated}). */
@@ -35,7 +35,7 @@ export interface HarnessContext extends HarnessOptions {
   outDir: string;
   baseDir: string;
   cwd: string;
-  env?: NodeJS.ProcessEnv;
+  env?: NodeJS.ProcessEnv | undefined;
 }
 
 /** Worktrees in the pool when the batch names no size. */
@@ -99,9 +99,9 @@ function ran(record: BatchRecord): boolean {
 }
 
 /** Run the verify command in `cwd`; its output's tail, scrubbed of credentials. */
-export async function verifyLine(command: string, cwd: string, context: { env?: NodeJS.ProcessEnv; verifyTimeoutMs?: number }): Promise<LineVerify> {
+export async function verifyLine(command: string, cwd: string, context: Pick<HarnessContext, 'env' | 'verifyTimeoutMs'>): Promise<LineVerify> {
   const env = context.env ?? process.env;
-  const result = await runVerify(command, { cwd, env, ...(context.verifyTimeoutMs !== undefined ? { timeoutMs: context.verifyTimeoutMs } : {}) });
+  const result = await runVerify(command, { cwd, env, timeoutMs: context.verifyTimeoutMs });
   const redact = outputRedactor(env);
   const tail = result.output.length > VERIFY_TAIL_CHARS ? result.output.slice(-VERIFY_TAIL_CHARS) : result.output;
   const out: LineVerify = { ok: result.report.ok, durationMs: Math.round(result.durationMs), outputTail: redact(tail) };

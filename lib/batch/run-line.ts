@@ -38,16 +38,16 @@ export interface LineSetup {
 /** Signals a run sends the scheduler while it runs. */
 export interface RunSignals {
   /** A 429/529 answer (`limit.reached` rate-limit/overloaded), with the provider's wait. */
-  onRateLimit?: (retryAfterMs: number | undefined) => void;
+  onRateLimit?: ((retryAfterMs: number | undefined) => void) | undefined;
   /** A `limit.reached` of kind usage-quota. */
-  onQuota?: (message: string | undefined) => void;
+  onQuota?: ((message: string | undefined) => void) | undefined;
   /** The run's spans, once it settled (only with `trace`). */
-  onSpans?: (spans: SpanData[]) => void;
+  onSpans?: ((spans: SpanData[]) => void) | undefined;
   /**
    * The run's events are settled and only the store's acknowledgement is pending: the scheduler
    * may start the next line (the record still waits for the acknowledgement).
    */
-  onSettled?: () => void;
+  onSettled?: (() => void) | undefined;
 }
 
 /** Tracing of a line's run: its spans hang under `parent` (the batch span). Plain data: crosses to pool threads. */
@@ -246,8 +246,8 @@ async function runNativeLine(options: RunLineOptions, cwd: string, watch: Return
   const pipeline = createRunPipeline({
     sessionId,
     scrubber: createEventScrubber({ env: options.env ?? process.env }),
-    ...(options.store ? { store: options.store } : {}),
-    ...(options.onSettled ? { onSettled: options.onSettled } : {}),
+    store: options.store,
+    onSettled: options.onSettled,
     onEvent: (event) => {
       transcript.observe(event);
       if (event.type === 'agent.handoff') handoffs++;
@@ -259,15 +259,15 @@ async function runNativeLine(options: RunLineOptions, cwd: string, watch: Return
   pipeline.emit({ type: 'session.started', payload: { origin: 'batch', cwd, agent: line.agent, promptDigest: promptDigestOf(line.prompt) }, fidelity: 'synthetic' });
   const checkpoints = await nativeCheckpoints(options, cwd, sessionId, (d) => pipeline.emit(d));
   await runAgentWorkflow({
-    ...(checkpoints ? { checkpoints } : {}),
+    checkpoints,
     agents,
     prompt: line.prompt,
     cwd,
     transcript,
     emit: (d) => pipeline.emit(d),
-    ...(options.env ? { env: options.env } : {}),
-    ...(options.signal ? { signal: options.signal } : {}),
-    ...(line.model ? { extraArgs: ['--model', line.model] } : {}),
+    env: options.env,
+    signal: options.signal,
+    extraArgs: line.model ? ['--model', line.model] : undefined,
     ...(options.store
       ? {
           durable: async () => {

@@ -50,13 +50,13 @@ export interface RunPipelineOptions {
   /** The renderer's output: the settle stage waits for it to drain (backpressure). */
   output?: OutputPort | undefined;
   /** Decode this byte stream; without it, producers write drafts with `emit`/`write`. */
-  input?: ByteInput;
+  input?: ByteInput | undefined;
   /** Continue a stored session: its next sequence number and rebuilt state. */
   startSeq?: number | undefined;
   state?: ReducerState | undefined;
-  source?: 'runtime' | 'app' | 'derived';
+  source?: 'runtime' | 'app' | 'derived' | undefined;
   /** Batches the entry holds before `write` reports backpressure; default 16. */
-  highWaterMark?: number;
+  highWaterMark?: number | undefined;
   /**
    * Called by `finish()` once every event is settled and the summary rendered, before it waits
    * for the store's acknowledgement (`batch` hands the run's slot on then).
@@ -107,9 +107,9 @@ function errorFieldsOf(error: unknown): NonNullable<FinishExtra['notStored']> {
 export function createRunPipeline(options: RunPipelineOptions): RunPipeline {
   const enveloper = createEnveloper({
     sessionId: options.sessionId,
-    ...(options.clock ? { clock: options.clock } : {}),
-    ...(options.startSeq !== undefined ? { startSeq: options.startSeq } : {}),
-    ...(options.source ? { source: options.source } : {}),
+    clock: options.clock,
+    startSeq: options.startSeq,
+    source: options.source,
   });
   let state = options.state ?? initialState(options.sessionId);
   const { store, renderer, onEvent } = options;
@@ -132,7 +132,7 @@ export function createRunPipeline(options: RunPipelineOptions): RunPipeline {
         onEvent?.(event, state);
       }
     },
-    ...(options.output ? { output: options.output } : {}),
+    output: options.output,
   });
   const input = options.input;
   // Without a byte input the scrub stage itself is the entry producers write into: a stage of

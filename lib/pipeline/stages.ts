@@ -143,7 +143,7 @@ export interface SettleStageOptions {
   /** Reduce, store, render and notify the events of one batch, in order. */
   settle: (events: readonly OutputEvent[]) => void;
   /** Wait for it to drain after each batch (backpressure from a slow reader). */
-  output?: OutputPort;
+  output?: OutputPort | undefined;
 }
 
 /** The last stage: settles every event, then holds the next batch until the output has drained. */

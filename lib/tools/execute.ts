@@ -106,7 +106,7 @@ export async function executeToolCall(options: ExecuteToolCallOptions): Promise<
       let allowed = decision.decision === 'allow';
       if (decision.decision === 'ask') {
         const diff = await previewOf(tool, input, ctx);
-        const answer = await ctx.approve({ toolName: tool.name, toolCallId: call.id, action: title ?? tool.name, reason: decision.reason, ...(diff ? { diff } : {}) });
+        const answer = await ctx.approve({ toolName: tool.name, toolCallId: call.id, action: title ?? tool.name, reason: decision.reason, diff });
         allowed = answer === 'allow' || answer === 'allow-always';
       }
       const checkpointed = allowed && options.checkpoints !== undefined && changesWorkspace(tool);

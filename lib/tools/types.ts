@@ -9,7 +9,7 @@ export interface FileChange {
   path: string;
   kind: 'create' | 'modify' | 'delete' | 'move';
   /** What changed, for a text file an edit tool wrote. */
-  diff?: FileDiff;
+  diff?: FileDiff | undefined;
 }
 
 /** Compact evidence of what a tool did (mirrors the event model's `Receipt`). */
@@ -83,7 +83,7 @@ export interface ApprovalRequest {
   /** Why approval is needed, e.g. `outside-workspace`, `gated`. */
   reason: string;
   /** What an edit would change (from the tool's `preview`), shown with the question. */
-  diff?: FileDiff;
+  diff?: FileDiff | undefined;
 }
 
 /** Answer of the approval hook; `allow-always` is remembered by the caller, not the tool. */

@@ -22,7 +22,10 @@ export interface VerifyRun {
  * scrubbed, output capped like the bash tool, killed at `timeoutMs` (default 10 minutes).
  * A timeout or a non-zero exit is `ok: false`, never a thrown error.
  */
-export async function runVerify(command: string, options: { cwd: string; signal?: AbortSignal; timeoutMs?: number; env?: NodeJS.ProcessEnv; clock?: () => number }): Promise<VerifyRun> {
+export async function runVerify(
+  command: string,
+  options: { cwd: string; signal?: AbortSignal | undefined; timeoutMs?: number | undefined; env?: NodeJS.ProcessEnv | undefined; clock?: (() => number) | undefined },
+): Promise<VerifyRun> {
   const clock = options.clock ?? Date.now;
   const started = clock();
   const outcome = await bashTool.run(
@@ -32,7 +35,7 @@ export async function runVerify(command: string, options: { cwd: string; signal?
       signal: options.signal ?? new AbortController().signal,
       approve: async () => 'deny',
       limits: { ...DEFAULT_TOOL_LIMITS, bashTimeoutMs: options.timeoutMs ?? 600_000 },
-      ...(options.env ? { env: options.env } : {}),
+      env: options.env,
     },
   );
   const durationMs = Math.max(0, clock() - started);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createEnveloper, draft, EVENT_REGISTRY, type OutputEvent } from '../../lib/events/index.js';
 import { openStore } from '../../lib/store/index.js';
-import { syntheticRun } from '../../bench/support/synthetic-run.js';
+import { syntheticRun } from '../corpus/synthetic-run.js';
 import { scratchDirs } from '../helpers/tmp-dirs.js';
 
 const tmpDir = scratchDirs('minicode-store-compat-');

@@ -10,8 +10,9 @@ import { describe, expect, it } from 'vitest';
 import { ROOT, runCli, type CliResult } from '../helpers/cli.js';
 import { scratchDirs } from '../helpers/tmp-dirs.js';
 import { CASSETTES, cleanEnv, scratchProject, tempDir } from '../exec/helpers.js';
+import { compiledHelper } from '../helpers/compiled.js';
 
-const WRITER = path.join(ROOT, 'dist/bench/support/store-writer.js');
+const WRITER = compiledHelper('store-writer');
 const scratch = scratchDirs('minicode-damaged-store-');
 
 /** A real store holding one session of `steps` tool steps, written by another process. */

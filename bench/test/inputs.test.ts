@@ -8,10 +8,10 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { EventDraft } from '../../lib/events/index.js';
-import { ABLATIONS, runFloor, runVariant, temporaryStore } from '../../bench/pipeline.js';
-import { benchCorpus } from '../../bench/provider-corpus.js';
-import { buildPipelineCorpus, decodeSource, decodeSourceBatches, type PipelineCorpus } from '../../bench/support/pipeline-corpus.js';
-import { FIXTURES, HAVE_FIXTURES, ROOT, fixtureSkipNote } from '../helpers/cli.js';
+import { ABLATIONS, runFloor, runVariant, temporaryStore } from '../pipeline.js';
+import { benchCorpus } from '../../test/corpus/provider-corpus.js';
+import { buildPipelineCorpus, decodeSource, decodeSourceBatches, type PipelineCorpus } from '../../test/corpus/pipeline-corpus.js';
+import { FIXTURES, HAVE_FIXTURES, ROOT, fixtureSkipNote } from '../../test/helpers/cli.js';
 
 fixtureSkipNote();
 

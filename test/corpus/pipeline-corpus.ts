@@ -1,5 +1,5 @@
 /**
- * The end-to-end pipeline corpus (bench/pipeline.ts and test/bench/): every recorded stream we
+ * The end-to-end pipeline corpus (bench/pipeline.ts, its tests and the pipeline tests): every recorded stream we
  * can decode, providers AND native agents, each as one session's input. With
  * `../shared/fixtures` present (read in place) it is the provider and native recordings there;
  * on a bare clone it is our hand-made streams in `test/streams/`. The corpus is replicated
@@ -19,7 +19,7 @@ import type { StreamDecoder } from '../../lib/decode/types.js';
 import { INGEST_READ_BYTES } from '../../lib/pipeline/ingest.js';
 import { PROVIDER_DECODERS } from '../../lib/providers/index.js';
 import { codexStreamLines } from './codex-stream.js';
-import { loadHandMadeCorpus, loadProviderCorpus, repoRoot } from '../provider-corpus.js';
+import { loadHandMadeCorpus, loadProviderCorpus, repoRoot } from './provider-corpus.js';
 
 /** One session's input. */
 export interface PipelineSource {
@@ -222,7 +222,7 @@ export function prepareSource(source: PipelineSource, chunkBytes = CHUNK_BYTES):
 }
 
 /**
- * The long-session corpus: ONE seeded Codex `exec --json` stream (bench/support/codex-stream.ts)
+ * The long-session corpus: ONE seeded Codex `exec --json` stream (test/corpus/codex-stream.ts)
  * of `records` records, as one session, the way `minicode ingest --from codex FILE` or one
  * `exec` run takes a long stream. Same seed, same bytes.
  */
@@ -232,7 +232,7 @@ export function buildLongSessionCorpus(options: { records: number }): PipelineCo
   const source: PipelineSource = { name: `generated/codex-${options.records}.jsonl`, kind: 'native', format: 'codex', bytes: new TextEncoder().encode(text) };
   // In the reads `ingest FILE` makes, not socket-sized chunks: the batch per read is what the stages see.
   return replicate(
-    `one seeded Codex stream of ${options.records} records (bench/support/codex-stream.ts) read ${INGEST_READ_BYTES / 1024} KiB at a time, one session`,
+    `one seeded Codex stream of ${options.records} records (test/corpus/codex-stream.ts) read ${INGEST_READ_BYTES / 1024} KiB at a time, one session`,
     [prepareSource(source, INGEST_READ_BYTES)],
     1,
   );

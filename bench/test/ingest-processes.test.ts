@@ -9,9 +9,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { codexStreamLines } from '../../bench/support/codex-stream.js';
+import { codexStreamLines } from '../../test/corpus/codex-stream.js';
 import { SCHEMA_NAME } from '../../lib/events/enums.js';
-import { ROOT } from '../helpers/cli.js';
+import { ROOT } from '../../test/helpers/cli.js';
 
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-ingest-processes-'));
 afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }));
@@ -22,7 +22,7 @@ const file = path.join(scratch, 'codex.jsonl');
 fs.writeFileSync(file, `${records.join('\n')}\n`);
 
 function run(script: string, args: string[], readBytes = 4096): { lines: string[]; stderr: string; status: number | null } {
-  const child = spawnSync(process.execPath, [path.join(ROOT, 'dist/bench/support', script), file, '--read-bytes', String(readBytes), ...args], { encoding: 'utf8' });
+  const child = spawnSync(process.execPath, [path.join(ROOT, 'bench/dist/bench/support', script), file, '--read-bytes', String(readBytes), ...args], { encoding: 'utf8' });
   return { lines: child.stdout.split('\n').filter((l) => l !== ''), stderr: child.stderr, status: child.status };
 }
 

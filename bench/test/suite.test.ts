@@ -7,13 +7,20 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { listBenchmarks, runBenchSuite } from '../../bench/suite.js';
+import { listBenchmarks, runBenchSuite } from '../suite.js';
 import os from 'node:os';
-import { ROOT, runCli } from '../helpers/cli.js';
+import { spawnSync } from 'node:child_process';
+import { ROOT } from '../../test/helpers/cli.js';
 
-const DIST_BENCH = path.join(ROOT, 'dist/bench');
+const DIST_BENCH = path.join(ROOT, 'bench/dist/bench');
+
+/** `npm run bench -- ARGS` without the builds: the compiled entry of this package. */
+function runBench(args: string[]): { code: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [path.join(DIST_BENCH, 'main.js'), ...args], { encoding: 'utf8' });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
 const SOURCE_BENCH = path.join(ROOT, 'bench');
-const NOT_BENCHMARKS = ['harness', 'suite', 'write-docs', 'charts', 'provider-corpus'];
+const NOT_BENCHMARKS = ['harness', 'suite', 'write-docs', 'charts', 'main', 'vitest.config'];
 
 /** The top-level bench/*.ts modules, without extension. */
 function sourceModules(): string[] {
@@ -39,11 +46,11 @@ describe('the benchmark suite', () => {
   it.skipIf(!fs.existsSync(DIST_BENCH))('listBenchmarks() finds every compiled benchmark and no helper', () => {
     const compiled = benchmarks.filter((n) => fs.existsSync(path.join(DIST_BENCH, `${n}.js`)));
     expect(listBenchmarks(DIST_BENCH)).toEqual(compiled);
-    expect(listBenchmarks(DIST_BENCH)).not.toContain('provider-corpus');
+    expect(listBenchmarks(DIST_BENCH)).not.toContain('main');
   });
 });
 
-describe('minicode bench --out', () => {
+describe('npm run bench -- --out', () => {
   it('makes the folder of the --out file and writes the results there', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-bench-out-'));
     try {
@@ -71,7 +78,7 @@ describe('minicode bench --out', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-bench-out-'));
     try {
       const out = path.join(dir, 'results.json');
-      const r = await runCli(['bench', '--json', '--only', 'sse-framing', 'no-such-benchmark', '--out', out]);
+      const r = runBench(['--json', '--only', 'sse-framing', 'no-such-benchmark', '--out', out]);
       expect(r.code).toBe(2);
       expect(JSON.parse(r.stdout.trim())).toMatchObject({ ok: false, error: { code: 'MINICODE_E_USAGE', message: '--only: no benchmark named "no-such-benchmark"' } });
       expect(r.stderr).toContain('sse-framing');
@@ -87,7 +94,7 @@ describe('minicode bench --out', () => {
     try {
       const blocker = path.join(dir, 'a-file');
       fs.writeFileSync(blocker, '');
-      const r = await runCli(['bench', '--only', 'sse-framing', '--out', path.join(blocker, 'results.json')]);
+      const r = runBench(['--only', 'sse-framing', '--out', path.join(blocker, 'results.json')]);
       expect(r.code).toBe(2);
       expect(r.stderr).toContain('cannot write the --out file');
       expect(r.stderr).not.toContain('bench: sse-framing');

@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { PROVIDER_FORMATS, type ProviderFormat } from '../lib/decode/formats.js';
+import { PROVIDER_FORMATS, type ProviderFormat } from '../../lib/decode/formats.js';
 
 /** One decodable input. */
 export interface CorpusStream {
@@ -73,14 +73,13 @@ export function loadHandMadeCorpus(dir: string): CorpusStream[] {
   return out;
 }
 
-/** The repository root (works from `bench/` under tsx and from `dist/bench/`). */
+/** The repository root: the folder whose package.json names `minicode`, found upward from `metaUrl` (sources, or the bench package's build). */
 export function repoRoot(metaUrl: string): string {
-  let dir = path.dirname(new URL(metaUrl).pathname);
-  for (let i = 0; i < 4; i++) {
-    if (fs.existsSync(path.join(dir, 'package.json'))) return dir;
-    dir = path.dirname(dir);
+  for (let dir = path.dirname(new URL(metaUrl).pathname); ; dir = path.dirname(dir)) {
+    const file = path.join(dir, 'package.json');
+    if (fs.existsSync(file) && (JSON.parse(fs.readFileSync(file, 'utf8')) as { name?: string }).name === 'minicode') return dir;
+    if (path.dirname(dir) === dir) return process.cwd();
   }
-  return process.cwd();
 }
 
 /**

@@ -9,9 +9,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { JOB_PROMPT, startAgentProvider, type AgentProvider } from '../../bench/support/agent-provider.js';
-import { execJson, ofType, scratchProject } from '../exec/helpers.js';
-import { ROOT } from '../helpers/cli.js';
+import { JOB_PROMPT, startAgentProvider, type AgentProvider } from '../support/agent-provider.js';
+import { execJson, ofType, scratchProject } from '../../test/exec/helpers.js';
+import { ROOT } from '../../test/helpers/cli.js';
 
 let provider: AgentProvider;
 beforeAll(async () => {
@@ -52,7 +52,7 @@ describe("exec-cost's bare Node job (the job floor)", () => {
     const before = provider.counts.get('POST /v1/messages') ?? 0;
     // The provider answers from this process: the job runs as an asynchronous child.
     const run = await new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-      const child = spawn(process.execPath, [path.join(ROOT, 'dist/bench/support/job-floor.js'), JOB_PROMPT], {
+      const child = spawn(process.execPath, [path.join(ROOT, 'bench/dist/bench/support/job-floor.js'), JOB_PROMPT], {
         cwd,
         env: { PATH: process.env.PATH, HOME: home, ANTHROPIC_BASE_URL: provider.origin },
       });

@@ -4,11 +4,11 @@
  * sequence number acknowledged so far (`ack <seq>`). The parent kills it with SIGKILL at a
  * random moment and checks that every acknowledged event survived.
  *
- * Usage: node dist/bench/support/store-writer.js DIR SESSION_ID STEPS [BATCH]
+ * Usage: node <compiledHelper('store-writer')> DIR SESSION_ID STEPS [BATCH]
  */
 import { EVENT_REGISTRY } from '../../lib/events/index.js';
 import { openStore } from '../../lib/store/index.js';
-import { syntheticRun } from './synthetic-run.js';
+import { syntheticRun } from '../corpus/synthetic-run.js';
 
 async function main(): Promise<void> {
   const [dir, sessionId, stepsArg, batchArg] = process.argv.slice(2);

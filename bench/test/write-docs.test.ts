@@ -1,11 +1,11 @@
 /**
- * docs/benchmarks.md from several `minicode bench --json` runs: a benchmark rerun on its own
+ * docs/benchmarks.md from several `npm run bench -- --json` runs: a benchmark rerun on its own
  * replaces the earlier run's report, and the page says which run each benchmark came from.
  */
 import { describe, expect, it } from 'vitest';
-import type { BenchReport } from '../../bench/harness.js';
-import type { SuiteResult } from '../../bench/suite.js';
-import { benchmarksMarkdown, combineResults } from '../../bench/write-docs.js';
+import type { BenchReport } from '../harness.js';
+import type { SuiteResult } from '../suite.js';
+import { benchmarksMarkdown, combineResults } from '../write-docs.js';
 
 function report(name: string, value: number): BenchReport {
   return { name, title: `${name} title`, description: `${name} description`, measurements: [], ratios: [{ label: `${name} ratio`, value }] };
