@@ -56,7 +56,13 @@ function parseSubject(subject: string): { sessionId: string; turn: string; kind:
   if ((kind !== 'turn' && kind !== 'undo') || !Number.isFinite(at)) return undefined;
   const pid = Number(fields.get('pid'));
   try {
-    return { kind, at, sessionId: decodeURIComponent(fields.get('session') ?? ''), turn: decodeURIComponent(fields.get('turn') ?? ''), ...(Number.isInteger(pid) && pid > 0 ? { writerPid: pid } : {}) };
+    return {
+      kind,
+      at,
+      sessionId: decodeURIComponent(fields.get('session') ?? ''),
+      turn: decodeURIComponent(fields.get('turn') ?? ''),
+      ...(Number.isInteger(pid) && pid > 0 ? { writerPid: pid } : {}),
+    };
   } catch {
     return undefined;
   }
