@@ -209,7 +209,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
           write: (drafts) => (options.write ? options.write(drafts, stepIds) : void drafts.forEach(stepEmit)),
           // Request-scope usage is re-emitted once per response, priced, by the collector.
           omitReportedUsage: true,
-          fetch: provider.fetch,
+          http: provider.http,
           now: clock,
         });
         if (r.usage) stepEmit(collector.record({ requestId, usage: r.usage, cumulative: false, scope: 'request', provider: priceProvider, model: provider.model, turn: turnId }));

@@ -1,14 +1,13 @@
-import type { z } from 'zod';
-import { inputSchemaOf } from './input-check.js';
-import { FINDING_JSON_SCHEMA, INPUT_JSON_SCHEMAS } from './input-json-schemas.js';
-import type { FindingInput, SubmitResultInput } from './input-schemas.js';
+import { z } from 'zod';
+import { INPUT_JSON_SCHEMAS } from './input-json-schemas.js';
+import { FindingInput, SubmitResultInput } from './input-schemas.js';
 import type { OutputSchema } from '../output-schema/compile.js';
 import type { Finding, Tool } from './types.js';
 
 /** The input is the result itself: any JSON object, kept verbatim (unknown keys included). */
 type Input = z.infer<typeof SubmitResultInput>;
 const JSON_SCHEMA = INPUT_JSON_SCHEMAS.submit_result!;
-const FINDINGS = inputSchemaOf<z.infer<typeof FindingInput>[]>({ type: 'array', items: FINDING_JSON_SCHEMA });
+const FINDINGS = z.array(FindingInput);
 
 /** The findings of a result, when `findings` is an explicit list of well-formed entries. */
 export function extractFindings(result: unknown): Finding[] | undefined {
@@ -35,7 +34,7 @@ export function createSubmitResultTool(outputSchema?: OutputSchema): Tool<Input>
   return {
     name: 'submit_result',
     description: outputSchema ? TYPED : FREE_FORM,
-    inputSchema: inputSchemaOf<Input>(JSON_SCHEMA),
+    inputSchema: SubmitResultInput,
     jsonSchema: outputSchema ? outputSchema.toolSchema : JSON_SCHEMA,
     kind: 'other',
     gated: false,
