@@ -97,7 +97,7 @@ export interface WithRetryOptions<T> {
   policy?: RetryPolicy;
   timers?: Timers | undefined;
   /** Source of the backoff jitter, uniform in [0, 1); default `Math.random`. */
-  random?: () => number;
+  random?: (() => number) | undefined;
   /** Told about each retry before it happens (for `recovery.started` events). */
   onRetry?: (info: { retry: number; provider: string; waitMs: number; error: unknown }) => void;
 }
