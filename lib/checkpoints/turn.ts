@@ -69,7 +69,7 @@ export function createTurnCheckpoints(options: TurnCheckpointOptions): Workspace
       ),
     );
   };
-  const subject = (): string => recordSubject({ sessionId: options.sessionId, turn: String(options.turn), kind: 'turn', at: clock() });
+  const subject = (): string => recordSubject({ sessionId: options.sessionId, turn: String(options.turn), kind: 'turn', at: clock(), writerPid: process.pid });
 
   const start = async (): Promise<void> => {
     try {
