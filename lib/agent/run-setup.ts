@@ -51,7 +51,7 @@ export interface ExecFlags {
 
 /**
  * Everything a run needs that comes from flags, environment and config, as the groups the
- * loop takes (filled here once, passed whole): the provider (with `--record`'s fetch and the
+ * loop takes (filled here once, passed whole): the provider (with `--record`'s HTTP client and the
  * retry policy of `MINICODE_RETRY_BACKOFF_MS`), the limits (flags, then `MINICODE_TIMEOUT_MS`
  * and `MINICODE_CONTEXT_WINDOW`, then config), and the tools' environment in `--cwd` (the
  * approval mode with the config's allowlists, checkpoints unless `--no-checkpoint` or config
@@ -146,6 +146,7 @@ export async function prepareRun(flags: ExecFlags, env: NodeJS.ProcessEnv = proc
       env,
       policy: policyOf(approval, loaded.config.approval),
       checkpoints: checkpointSettingsOf({ flag: flags.checkpoint, config: loaded.config.checkpoints, env }),
+      maskCredentialsInRequests: loaded.config.maskCredentialsInRequests ?? true,
     }),
     approval,
     storeDir: resolveStoreDir({ flag: flags.store, env }),
@@ -155,9 +156,9 @@ export async function prepareRun(flags: ExecFlags, env: NodeJS.ProcessEnv = proc
     },
   };
   if (flags.record) {
-    const { createRecordingFetch } = await import('../replay/record.js');
+    const { createRecordingClient } = await import('../replay/record.js');
     try {
-      provider.fetch = createRecordingFetch({ dir: path.resolve(flags.record), format: provider.format, model: provider.model });
+      provider.http = createRecordingClient({ dir: path.resolve(flags.record), format: provider.format, model: provider.model });
       recordingDirs.add(path.resolve(flags.record));
     } catch (error) {
       // A replay server may be listening already: left open, it would keep the process alive.

@@ -26,6 +26,11 @@ export interface ToolEnvironment {
   terminal: ToolTerminal | undefined;
   /** Producer caps and deadlines of the tools; default {@link DEFAULT_TOOL_LIMITS}. */
   limits: ToolLimits;
+  /**
+   * Mask the credential values of `env` in tool results before they are sent to the provider
+   * (config `maskCredentialsInRequests`); default true.
+   */
+  maskCredentialsInRequests: boolean;
 }
 
 /** A tool environment in `cwd`: `given` over the defaults. */
@@ -39,6 +44,7 @@ export function toolEnvironment(cwd: string, given: Partial<Omit<ToolEnvironment
     fileSystem: undefined,
     terminal: undefined,
     limits: DEFAULT_TOOL_LIMITS,
+    maskCredentialsInRequests: true,
     ...given,
   };
 }

@@ -26,7 +26,7 @@ import type { RunSpans } from '../telemetry/run-spans.js';
  * What a line needs from the command's setup (resolved once per provider/model pair): the
  * groups of `RunSetup`. The environment's `cwd` and `env` are replaced by the line's own (its
  * `cwd`, the batch's environment variables); its `toolSource` (MCP tools shared by every line
- * of the process) and the provider's `fetch` keep a run on the main thread (not cloneable);
+ * of the process) and the provider's recording `http` client keep a run on the main thread (not cloneable);
  * its checkpoints let `minicode undo --session` take the line's changes back.
  */
 export interface LineSetup {

@@ -1,9 +1,8 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { z } from 'zod';
-import { inputSchemaOf } from './input-check.js';
 import { INPUT_JSON_SCHEMAS } from './input-json-schemas.js';
-import type { GrepInput } from './input-schemas.js';
+import { GrepInput } from './input-schemas.js';
 import { confinePath, isOutcome } from './paths.js';
 import type { Tool } from './types.js';
 
@@ -20,7 +19,7 @@ const MAX_SEARCH_FILE_BYTES = 1024 * 1024;
 export const grepTool: Tool<Input> = {
   name: 'grep',
   description: 'Search file contents with a regular expression. Prints path:line:text for each match (node_modules, .git, build output, .gitignored and binary files are skipped).',
-  inputSchema: inputSchemaOf<Input>(JSON_SCHEMA),
+  inputSchema: GrepInput,
   jsonSchema: JSON_SCHEMA,
   kind: 'search',
   gated: false,

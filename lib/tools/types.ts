@@ -151,10 +151,7 @@ export interface InputIssue {
   message: string;
 }
 
-/**
- * A tool input's validator: a zod schema fits (MCP tools use one), as does the JSON Schema
- * checker the built-in tools use (input-check.ts). `data` is the value to run with.
- */
+/** A tool input's validator: the tool's zod schema (structurally, so that tests may pass another). `data` is the value to run with. */
 export interface InputSchema<T> {
   safeParse(value: unknown): { success: true; data: T } | { success: false; error: { issues: readonly InputIssue[] } };
 }
