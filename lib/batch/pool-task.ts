@@ -12,24 +12,36 @@ import type { HarnessOptions } from './harness.js';
 import type { SpanData } from '../telemetry/span.js';
 
 /**
- * A setup that crosses a thread boundary: no function and no live object (a custom `fetch`,
+ * A setup that crosses a thread boundary: no function and no live object (a recording HTTP client,
  * MCP tools, a lent file system or terminal), and no environment variables (a line's run takes
  * its thread's own, see `LineContext.env`).
  */
 export interface PlainLineSetup extends LineSetup {
-  provider: LineSetup['provider'] & { fetch: undefined };
+  provider: LineSetup['provider'] & { http: undefined };
   environment: LineSetup['environment'] & { toolSource: undefined; fileSystem: undefined; terminal: undefined };
+  /** The output schema travels as its JSON (a compiled validator is a function); the pool thread compiles it again ({@link lineSetupOfPlain}). */
+  prompting: LineSetup['prompting'] & { outputSchema: undefined };
+  outputSchema: { schema: Record<string, unknown>; source: string } | undefined;
 }
 
-/** `setup` as plain data for a pool thread; undefined when it cannot cross (a recording fetch, MCP tools, a lent file system or terminal). */
+/** `setup` as plain data for a pool thread; undefined when it cannot cross (a recording HTTP client, MCP tools, a lent file system or terminal). */
 export function plainLineSetup(setup: LineSetup): PlainLineSetup | undefined {
   const { provider, environment } = setup;
-  if (provider.fetch || environment.toolSource || environment.fileSystem || environment.terminal) return undefined;
+  if (provider.http || environment.toolSource || environment.fileSystem || environment.terminal) return undefined;
   return {
-    provider: { ...provider, fetch: undefined },
+    provider: { ...provider, http: undefined },
     limits: setup.limits,
     environment: { ...environment, env: {}, toolSource: undefined, fileSystem: undefined, terminal: undefined },
+    prompting: { ...setup.prompting, outputSchema: undefined },
+    outputSchema: setup.prompting.outputSchema ? { schema: setup.prompting.outputSchema.schema, source: setup.prompting.outputSchema.source } : undefined,
   };
+}
+
+/** A pool thread's setup from the plain one: the output schema compiled again (ajv loads only then). */
+export async function lineSetupOfPlain(plain: PlainLineSetup): Promise<LineSetup> {
+  if (!plain.outputSchema) return plain;
+  const { compileOutputSchema } = await import('../output-schema/compile.js');
+  return { ...plain, prompting: { ...plain.prompting, outputSchema: compileOutputSchema(plain.outputSchema.schema, plain.outputSchema.source) } };
 }
 
 /** One line to run on a pool thread. */

@@ -3,11 +3,13 @@ import { bashTool } from './bash.js';
 import { editTool } from './edit.js';
 import { gitCommitTool } from './git-commit.js';
 import { globTool } from './glob.js';
+import { describeInputIssues } from './input-issues.js';
 import { grepTool } from './grep.js';
 import { readFileTool } from './read-file.js';
 import { createSubmitResultTool } from './submit-result.js';
 import { createUpdatePlanTool } from './update-plan.js';
 import type { AnyTool, ToolContext, ToolOutcome } from './types.js';
+import type { OutputSchema } from '../output-schema/compile.js';
 import { writeFileTool } from './write-file.js';
 
 export * from './types.js';
@@ -52,6 +54,8 @@ export interface ToolRegistryOptions {
    * a source whose list changes during a run (MCP `tools/list_changed`) is read at each use.
    */
   extra?: readonly AnyTool[] | (() => readonly AnyTool[]) | undefined;
+  /** The typed result's schema: `submit_result` takes it as its input schema and validates against it. */
+  outputSchema?: OutputSchema | undefined;
 }
 
 /**
@@ -59,7 +63,7 @@ export interface ToolRegistryOptions {
  * instance, so two runs never share "already submitted"; `update_plan` knows its first call.
  */
 export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegistry {
-  const builtIn: AnyTool[] = [readFileTool, writeFileTool, editTool, bashTool, grepTool, globTool, gitCommitTool, createSubmitResultTool(), createUpdatePlanTool(), askUserTool];
+  const builtIn: AnyTool[] = [readFileTool, writeFileTool, editTool, bashTool, grepTool, globTool, gitCommitTool, createSubmitResultTool(options.outputSchema), createUpdatePlanTool(), askUserTool];
   const extraOf = typeof options.extra === 'function' ? options.extra : () => (options.extra as readonly AnyTool[] | undefined) ?? [];
   // Rebuilt only when the extra list is a new array (the MCP manager replaces it on a change).
   let seenExtra: readonly AnyTool[] | undefined;
@@ -92,8 +96,7 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
       if (!parsed.ok) return { status: 'failed', cause: 'MODEL_ERROR', message: parsed.message };
       const checked = tool.inputSchema.safeParse(parsed.value);
       if (!checked.success) {
-        const issues = checked.error.issues.map((i) => `${i.path.map(String).join('.') || '(input)'}: ${i.message}`).join('; ');
-        return { status: 'failed', cause: 'MODEL_ERROR', message: `invalid arguments for ${name}: ${issues}` };
+        return { status: 'failed', cause: 'MODEL_ERROR', message: describeInputIssues(name, checked.error.issues, parsed.value) };
       }
       // submit_result keeps the model's JSON verbatim, not zod's re-built copy.
       const input = name === 'submit_result' ? parsed.value : checked.data;
