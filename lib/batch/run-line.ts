@@ -84,7 +84,7 @@ let envSnapshot: NodeJS.ProcessEnv | undefined;
 /**
  * A plain copy of `process.env`, taken once: every run builds its scrubber from the
  * environment's credential values, and enumerating `process.env` (a native interceptor) per
- * run cost ~0.2 ms, which thousands of runs notice.
+ * run is a cost thousands of runs notice.
  */
 function processEnv(): NodeJS.ProcessEnv {
   envSnapshot ??= { ...process.env };

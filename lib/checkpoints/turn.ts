@@ -78,7 +78,7 @@ export function createTurnCheckpoints(options: TurnCheckpointOptions): Workspace
       mark('checkpoint: store opened');
       const at = clock();
       key = newRecordKey(at);
-      const snap = await takeSnapshot(store, { message: subject(), at });
+      const snap = await takeSnapshot(store, { message: subject() });
       before = snap.commit;
       last = snap.commit;
       lastTree = snap.tree;
@@ -103,9 +103,7 @@ export function createTurnCheckpoints(options: TurnCheckpointOptions): Workspace
         try {
           const snap = await takeSnapshot(store, { message: subject(), parent: before, reportSkippedDirs: false });
           // Same tree, same files: no diff to run.
-          // The snapshot's own diff when it started from the last one's tree, else git's.
-          const seen = snap.diff?.from === lastTree ? snap.diff.changes.map((c) => ({ path: c.path, kind: c.kind })) : undefined;
-          const changes = snap.tree === lastTree ? [] : (seen ?? (await diffCommits(store.gitDir, last, snap.commit)));
+          const changes = snap.tree === lastTree ? [] : await diffCommits(store.gitDir, last, snap.commit);
           last = snap.commit;
           lastTree = snap.tree;
           await setRecordRef(store.gitDir, key, 'after', snap.commit);

@@ -98,7 +98,6 @@ export async function undoWorkspace(options: UndoOptions): Promise<UndoReport> {
         takeSnapshot(store, {
           message: recordSubject({ sessionId: options.sessionId ?? rs.at(-1)?.sessionId ?? '', turn: 'undo', kind: 'undo', at: snapshotAt }),
           reportSkippedDirs: false,
-          at: snapshotAt,
         }),
       () => undefined,
     ),

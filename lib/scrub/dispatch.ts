@@ -24,12 +24,12 @@ export interface Dispatch {
    * The triple mask, by `pairSlot[c1 << 7 | c2] << 7 | c3` for ASCII units: 0 = no trigger
    * starts with the triple, 1 = some trigger does, 2 = only triggers that need a word boundary
    * before them (skipped inside words at once). Three characters make `se` of `use` or `to` of
-   * `tool` no candidate. Slot 0 is every pair no trigger starts with, about 95% of them, and
+   * `tool` no candidate. Slot 0 is every pair no trigger starts with, most of them, and
    * its row stays all zero (the scan loops read it without testing the slot: keep it so).
    *
-   * Compact on purpose (~120 KiB instead of a 2 MiB table by `c1 << 14 | c2 << 7 | c3`): in the
-   * pipeline the other stages evict the tables between events, and the reads of the large one
-   * (cache and TLB misses) were most of this loop's time there (CPU profile of bench/pipeline.ts).
+   * Compact on purpose (a row per pair some trigger starts with, not a full table by
+   * `c1 << 14 | c2 << 7 | c3`): in the pipeline the other stages evict the tables between
+   * events, and the reads of a large table would miss the caches and the TLB.
    */
   triMask: Uint8Array;
   pairSlot: Uint16Array;

@@ -182,9 +182,8 @@ function scanLong(s: string, from: number, n: number, d: Dispatch, lastMask: Uin
   for (; j < stop; j++) {
     const c3 = b[j + 2] as number;
     // The triple mask is read without testing the pair's slot first: slot 0 (no trigger starts
-    // with the pair) has an all-zero row, and the test was a branch taken at about one unit in
-    // eight of prose, at random, so mispredicted often; this loop took about 40% less time
-    // without it (the long strings of the Codex stream of test/corpus/codex-stream.ts).
+    // with the pair) has an all-zero row, and the test would be a branch taken at random
+    // positions of prose, so mispredicted often.
     const mask = triMask[((pairSlot[(c1 << 7) | c2] as number) << 7) | c3];
     if (mask !== 0 && (mask === 1 || (mask === 2 && !isWordChar(j === 0 ? prev : (b[j - 1] as number))))) return j;
     c1 = c2;
@@ -369,8 +368,8 @@ export function redactText(text: string, options: RedactorOptions = {}): string 
 /**
  * A redactor of complete strings over one rule table (default options), compiled once: the
  * scrub stage calls it for every string field of every event, most of them ids and short
- * prose. Building a streaming redactor per string (closures, buffer, push + end passes) cost
- * about 1 µs a string, several times the scan itself (bench/pipeline.ts), so the common case
+ * prose. Building a streaming redactor per string (closures, buffer, push + end passes) costs
+ * several times the scan itself (bench/pipeline.ts), so the common case
  * runs here without one: scan the text, and as long as every candidate decides `none` (a hex
  * word that is no Mailchimp key, ...) the text comes back as it is. The first candidate that
  * decides anything else hands the whole text to a streaming redactor.
