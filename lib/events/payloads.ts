@@ -81,6 +81,15 @@ export const FileDiff = z.object({
 });
 export type FileDiff = z.infer<typeof FileDiff>;
 
+/** A file a tool created, modified or deleted: one entry of `file.changed`. */
+export const FileChange = z.object({
+  path: z.string(),
+  kind: z.enum(['create', 'modify', 'delete', 'move']),
+  /** What changed in a text file an edit tool wrote (absent for other changes, and in sessions stored before diffs). */
+  diff: FileDiff.optional(),
+});
+export type FileChange = z.infer<typeof FileChange>;
+
 /** Kind of tool, as ACP and the renderers group them. */
 export const ToolKind = z.enum(['read', 'edit', 'delete', 'move', 'search', 'execute', 'think', 'fetch', 'other']);
 
@@ -103,6 +112,26 @@ export const payloadSchemas = {
     /** sha256 digest of the first prompt, for the session index. */
     promptDigest: z.string().optional(),
     version: z.string().optional(),
+    /** `sha256:<hex>` of the effective system prompt (written part and instructions): runs with the same digest sent the model the same system prompt. */
+    systemPromptDigest: z.string().optional(),
+    /** The project instruction files in that system prompt, most general first (empty: none found, or `--no-instructions`). */
+    instructions: z
+      .array(
+        z.object({
+          /** Relative to the repository root for project files; absolute for the user's own file. */
+          path: z.string().min(1),
+          scope: z.enum(['user', 'project']),
+          /** Bytes given to the model. */
+          bytes: count,
+          /** `sha256:<hex>` of those bytes. */
+          sha256: z.string(),
+          /** The 32 KiB cap on all instruction files cut this one short. */
+          truncated: z.literal(true).optional(),
+        }),
+      )
+      .optional(),
+    /** `sha256:<hex>` of the output schema's JSON when the run must submit a typed result (`--output-schema`). */
+    outputSchemaDigest: z.string().optional(),
   }),
   'session.ended': z.object({
     outcome: RunOutcome,
@@ -319,16 +348,7 @@ export const payloadSchemas = {
     durationMs: durationMs.optional(),
   }),
   'file.changed': z.object({
-    changes: z
-      .array(
-        z.object({
-          path: z.string(),
-          kind: z.enum(['create', 'modify', 'delete', 'move']),
-          /** What changed in a text file an edit tool wrote (absent for other changes, and in sessions stored before diffs). */
-          diff: FileDiff.optional(),
-        }),
-      )
-      .min(1),
+    changes: z.array(FileChange).min(1),
     toolCallId: z.string().optional(),
     diffRef: ContentRef.optional(),
   }),

@@ -4,7 +4,7 @@
  * first run's acknowledgement held back, the later lines run and are recorded first.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { baseUrlForOrigin } from '../../lib/agent/provider-select.js';
+import { baseUrlForOrigin } from '../../lib/decode/formats.js';
 import type { ProviderFormat } from '../../lib/agent/conversation.js';
 import { runLocalBatch } from '../../lib/batch/batch.js';
 import { parseBatchInput } from '../../lib/batch/input.js';
@@ -12,6 +12,7 @@ import { createProgress } from '../../lib/batch/progress.js';
 import { providerSettings } from '../../lib/agent/provider-settings.js';
 import { runLimits } from '../../lib/agent/run-limits.js';
 import { toolEnvironment } from '../../lib/agent/tool-environment.js';
+import { promptSettings } from '../../lib/agent/prompt-settings.js';
 import type { LineSetup } from '../../lib/batch/run-line.js';
 import { loadCassette } from '../../lib/replay/cassette.js';
 import { startReplayServer } from '../../lib/replay/server.js';
@@ -33,6 +34,7 @@ describe('a run waiting for its acknowledgement', () => {
       provider: providerSettings({ format, model: cassette.manifest.model ?? 'replay', baseUrl: baseUrlForOrigin(format, server.origin), apiKey: 'replay' }),
       limits: runLimits(),
       environment: toolEnvironment(process.cwd()),
+      prompting: promptSettings(),
     };
     const w = makeWorkdir(3);
     const real = openStore({ dir: w.store });
