@@ -91,11 +91,6 @@ export function lockOutputDir(dir: string, options: LockOptions = {}): OutputLoc
     startedAt: new Date((options.clock ?? Date.now)()).toISOString(),
     token: randomBytes(8).toString('hex'),
   };
-<<<<<<< HEAD
-  // The output folder is created here first: it will hold prompts and answers.
-  makePrivateDir(dir);
-=======
->>>>>>> main
   const file = path.join(dir, LOCK_FILE);
   try {
     return takeLock(dir, file, me, isAlive);
@@ -105,7 +100,8 @@ export function lockOutputDir(dir: string, options: LockOptions = {}): OutputLoc
 }
 
 function takeLock(dir: string, file: string, me: LockOwner, isAlive: (pid: number) => boolean): OutputLock {
-  fs.mkdirSync(dir, { recursive: true });
+  // The output folder is created here first: it will hold prompts and answers.
+  makePrivateDir(dir);
   const stale = (owner: LockOwner): boolean => owner.hostname === me.hostname && owner.pid !== me.pid && !isAlive(owner.pid);
   // A few rounds: a lock released or broken between our attempt and our look is tried again.
   for (let round = 0; round < 5; round++) {
