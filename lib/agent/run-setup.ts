@@ -21,7 +21,7 @@ import { MAX_TIMER_MS } from '../control/timers.js';
 import { deadlineMs, positiveInt } from '../flag-values.js';
 import { checkpointSettingsOf } from '../checkpoints/settings.js';
 import { DEFAULT_AUTO_TOOLS, type ApprovalModeName, type ApprovalPolicy } from '../policy/index.js';
-import { MCP_PREFIX } from '../mcp/naming.js';
+import { MCP_PREFIX } from '../policy/mcp-names.js';
 import type { McpManager } from '../mcp/index.js';
 
 /** Flags of `minicode exec`, shared by every command that runs the agent (acp, batch, chat). */

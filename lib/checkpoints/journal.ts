@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { FileChange } from '../tools/types.js';
+import type { FileChange } from '../events/payloads.js';
 import { runGit, splitNul } from './git.js';
 
 /** Why a checkpoint was taken: before an agent turn, or before an undo (so the undo can be undone). */

@@ -7,7 +7,7 @@
  */
 import { draft } from '../events/draft.js';
 import type { EventDraft } from '../events/index.js';
-import type { FileChange } from '../tools/types.js';
+import type { FileChange } from '../events/payloads.js';
 import { newRecordKey, recordRef, recordSubject, setRecordRef, diffCommits } from './journal.js';
 import { pruneIfDue } from './prune.js';
 import { DEFAULT_CHECKPOINT_RETENTION, type CheckpointSettings } from './settings.js';

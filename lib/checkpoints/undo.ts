@@ -5,7 +5,7 @@
  * same session, so the next undo takes the undo back), then restores the chosen checkpoint.
  */
 import { MinicodeError } from '../errors.js';
-import type { FileChange } from '../tools/types.js';
+import type { FileChange } from '../events/payloads.js';
 import { runGit } from './git.js';
 import { pidAlive } from '../pid-alive.js';
 import { displayId } from '../ids.js';

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Conversation } from '../../lib/agent/conversation.js';
 import type { HttpReply, HttpRequest } from '../../lib/agent/http-client.js';
 import { PROVIDER_FORMATS } from '../../lib/decode/formats.js';
-import { baseUrlForOrigin } from '../../lib/agent/provider-select.js';
+import { baseUrlForOrigin } from '../../lib/decode/formats.js';
 import { buildRequest } from '../../lib/agent/requests/index.js';
 import { hasCode } from '../../lib/errors.js';
 import {
