@@ -5,6 +5,7 @@ import { INPUT_JSON_SCHEMAS } from './input-json-schemas.js';
 import { GrepInput } from './input-schemas.js';
 import { confinePath, isOutcome } from './paths.js';
 import type { Tool } from './types.js';
+import { dropExpected } from '../debug.js';
 
 type Input = z.infer<typeof GrepInput>;
 const JSON_SCHEMA = INPUT_JSON_SCHEMAS.grep!;
@@ -60,7 +61,9 @@ export const grepTool: Tool<Input> = {
         const stat = await fs.stat(path.join(base, file));
         if (stat.size > MAX_SEARCH_FILE_BYTES) continue;
         bytes = await fs.readFile(path.join(base, file));
-      } catch {
+      } catch (error) {
+        // Gone or unreadable since the walk listed it: not a match.
+        dropExpected('grep: read', error, 'ENOENT', 'ENOTDIR', 'EISDIR', 'EACCES', 'EPERM');
         continue;
       }
       if (bytes.subarray(0, 8192).includes(0)) continue;

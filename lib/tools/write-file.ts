@@ -6,6 +6,7 @@ import { WriteFileInput } from './input-schemas.js';
 import { makeFileDiff } from './file-diff.js';
 import { confinePath, fsFailure, isOutcome, resolvePath } from './paths.js';
 import type { Tool, ToolContext } from './types.js';
+import { dropExpected } from '../debug.js';
 
 type Input = z.infer<typeof WriteFileInput>;
 const JSON_SCHEMA = INPUT_JSON_SCHEMAS.write_file!;
@@ -44,7 +45,8 @@ export const writeFileTool: Tool<Input> = {
     let existed = true;
     try {
       await fs.access(resolved.absolute);
-    } catch {
+    } catch (error) {
+      dropExpected('write_file: is there a file', error, 'ENOENT', 'ENOTDIR');
       existed = false;
     }
     const before = existed ? await currentText(resolved.absolute, ctx) : undefined;
