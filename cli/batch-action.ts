@@ -127,6 +127,7 @@ function lineSetupOf(setup: RunSetup, mcp: McpManager | undefined, inPlace: bool
     provider: setup.provider,
     limits: setup.limits,
     environment: { ...setup.environment, toolSource: mcp, checkpoints: inPlace ? setup.environment.checkpoints : undefined },
+    prompting: setup.prompting,
   };
 }
 

@@ -120,8 +120,21 @@ export const ERROR_CODES = {
     exitCode: 2,
     meaning: 'the OpenTelemetry exporter settings are unusable (OTLP endpoint not an http(s) URL, or a protocol other than http/protobuf or http/json)',
   },
+  MINICODE_E_OUTPUT_SCHEMA: {
+    category: 'USER_ERROR',
+    recoverability: 'ACTION_REQUIRED',
+    exitCode: 1,
+    meaning: "an output schema (--output-schema FILE, a batch line's outputSchema) is not valid JSON, not a JSON Schema ajv can compile (2020-12, 2019-09, draft-07), or does not describe an object",
+  },
   MINICODE_E_PROMPT_EMPTY: { category: 'USER_ERROR', recoverability: 'ACTION_REQUIRED', exitCode: 2, meaning: 'the prompt is empty or only whitespace' },
   MINICODE_E_PROVIDER: { category: 'PROVIDER_ERROR', recoverability: 'RETRYABLE', exitCode: 1, meaning: 'the provider answered with an error, or retries ran out' },
+  // 65 is EX_DATAERR (sysexits.h): the run ended, but without the typed result it was asked for.
+  MINICODE_E_RESULT_INVALID: {
+    category: 'MODEL_ERROR',
+    recoverability: 'RETRYABLE',
+    exitCode: 65,
+    meaning: 'the model never submitted a result matching the output schema within its attempts (termination reason result_invalid)',
+  },
   MINICODE_E_SESSION_BUSY: { meaning: 'an ACP prompt arrived for a session whose previous prompt is still running' },
   MINICODE_E_SESSION_ID_INVALID: { category: 'USER_ERROR', recoverability: 'ACTION_REQUIRED', exitCode: 2, meaning: 'a session id outside the grammar [A-Za-z0-9._:-]{1,128}' },
   MINICODE_E_SESSION_NOT_FOUND: { category: 'USER_ERROR', recoverability: 'ACTION_REQUIRED', exitCode: 1, meaning: 'no stored session has that id' },
@@ -152,6 +165,8 @@ export const ERROR_CODES = {
   MINICODE_E_USAGE_QUOTA: { meaning: 'a native agent reported an exhausted usage quota and its stream ended without a terminal record; the supervisor failed its task (run --fallback hands over)' },
   MINICODE_E_WORKER: { category: 'INTERNAL_ERROR', recoverability: 'RETRYABLE', exitCode: 1, meaning: 'a worker-pool task crashed, is not built, or returned something that is not a result' },
   MINICODE_E_WORKER_INPUT: { category: 'INTERNAL_ERROR', recoverability: 'FATAL', exitCode: 1, meaning: 'a worker-pool task was given input it cannot use' },
+  MINICODE_W_INSTRUCTIONS_TRUNCATED: { meaning: 'the project instruction files (AGENTS.md and fallbacks) passed their 32 KiB cap: one was cut, later ones left out' },
+  MINICODE_W_INSTRUCTIONS_UNREADABLE: { meaning: 'a project instruction file exists but cannot be read; the run goes on without it' },
   MINICODE_W_NATIVE_AGENT_WARNING: { meaning: 'a native agent reported a warning of its own (text kept in the message)' },
   MINICODE_W_NATIVE_LIMIT_NEAR: { meaning: 'a native agent reported that a usage limit is near' },
 } as const satisfies Record<`MINICODE_${'E' | 'W'}_${string}`, ThrownCodeSpec | ReportedCodeSpec>;

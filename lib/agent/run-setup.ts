@@ -4,11 +4,15 @@
  * failure is a MinicodeError with one actionable message.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { resolveProvider } from './provider-select.js';
 import { providerSettings, type ProviderEndpoint, type ProviderSettings } from './provider-settings.js';
 import { DEFAULT_RUN_LIMITS, runLimits, type RunLimits } from './run-limits.js';
 import { toolEnvironment, type ToolEnvironment } from './tool-environment.js';
+import { promptSettings, systemPromptFor, type PromptRecipe, type PromptSettings } from './prompt-settings.js';
+import { userInstructionsDir } from '../instructions/load.js';
+import { readTextFile } from '../text-file.js';
 import { CACHE_TTLS, REASONING_LEVELS, type CacheTtl, type ReasoningLevel, type RequestTuning } from './requests/types.js';
 import { loadConfigLazily, type LoadedConfig } from '../config-files.js';
 import { MinicodeError } from '../errors.js';
@@ -47,6 +51,16 @@ export interface ExecFlags {
   reasoning?: string | undefined;
   cacheTtl?: string | undefined;
   cacheKey?: string | undefined;
+  /** `--system-prompt FILE`: replaces minicode's system prompt. */
+  systemPrompt?: string | undefined;
+  /** `--append-system-prompt TEXT`: added after it. */
+  appendSystemPrompt?: string | undefined;
+  /** False with `--no-instructions`. */
+  instructions?: boolean | undefined;
+  /** `--output-schema FILE` (exec, batch). */
+  outputSchema?: string | undefined;
+  /** `--prompt-file FILE` (exec). */
+  promptFile?: string | undefined;
 }
 
 /**
@@ -62,6 +76,7 @@ export interface RunSetup {
   provider: ProviderSettings;
   limits: RunLimits;
   environment: ToolEnvironment;
+  prompting: PromptSettings;
   approval: ApprovalModeName;
   storeDir: string;
   /** The config's MCP servers, once {@link startRunMcp} started them (also the environment's `toolSource`). */
@@ -108,6 +123,7 @@ export async function prepareRun(flags: ExecFlags, env: NodeJS.ProcessEnv = proc
   let budget: Budget | undefined;
   if (budgetUsd !== undefined) budget = { limitUsd: budgetUsd, strict: flags.budgetStrict === true };
   else if (flags.budgetStrict) throw new MinicodeError('MINICODE_E_USAGE', '--budget-strict needs --budget USD', { action: 'pass --budget 0.50 --budget-strict' });
+  const prompting = await promptingOf(flags, loaded.config, env, cwd);
   const closers: (() => Promise<void>)[] = [];
   let endpoint: ProviderEndpoint;
   const named = flags.provider ?? env.MINICODE_PROVIDER ?? loaded.config.provider;
@@ -148,6 +164,7 @@ export async function prepareRun(flags: ExecFlags, env: NodeJS.ProcessEnv = proc
       checkpoints: checkpointSettingsOf({ flag: flags.checkpoint, config: loaded.config.checkpoints, env }),
       maskCredentialsInRequests: loaded.config.maskCredentialsInRequests ?? true,
     }),
+    prompting,
     approval,
     storeDir: resolveStoreDir({ flag: flags.store, env }),
     mcp: undefined,
@@ -170,6 +187,23 @@ export async function prepareRun(flags: ExecFlags, env: NodeJS.ProcessEnv = proc
     }
   }
   return setup;
+}
+
+/**
+ * The prompt settings of a run set up in `cwd`: `--system-prompt`'s file, `--append-system-prompt`,
+ * the instructions (found from `cwd` unless `--no-instructions`; fallback names from config
+ * `instructions.fallbackFiles`), and `--output-schema`'s schema (ajv loads only then).
+ */
+async function promptingOf(flags: ExecFlags, config: LoadedConfig['config'], env: NodeJS.ProcessEnv, cwd: string): Promise<PromptSettings> {
+  const recipe: PromptRecipe = {
+    base: flags.systemPrompt !== undefined ? readTextFile(flags.systemPrompt, '--system-prompt') : undefined,
+    append: flags.appendSystemPrompt,
+    instructions: flags.instructions === false ? false : 'discover',
+    fallbackFiles: config.instructions?.fallbackFiles,
+    userDir: userInstructionsDir(env, os.homedir()),
+  };
+  const outputSchema = flags.outputSchema !== undefined ? (await import('../output-schema/compile.js')).loadOutputSchemaFile(flags.outputSchema) : undefined;
+  return promptSettings({ recipe, system: systemPromptFor(recipe, cwd), outputSchema });
 }
 
 /** MINICODE_E_PROMPT_EMPTY (exit 2) for an empty or whitespace-only PROMPT, which must never reach a model or an agent. */
