@@ -43,6 +43,12 @@ export const ERROR_CODES = {
   MINICODE_E_BATCH_LINE_SHAPE: { meaning: 'a batch input line is JSON but lacks or mistypes a field' },
   // 75 is EX_TEMPFAIL (sysexits.h): another batch holds the output directory; try again later.
   MINICODE_E_BATCH_LOCKED: { category: 'USER_ERROR', recoverability: 'RETRYABLE', exitCode: 75, meaning: 'another batch process holds the output directory (batch.lock)' },
+  MINICODE_E_BATCH_OUTPUT: {
+    category: 'FILESYSTEM_ERROR',
+    recoverability: 'ACTION_REQUIRED',
+    exitCode: 1,
+    meaning: 'the batch output directory (--out) cannot be written: a full disk, a read-only or failing file system',
+  },
   MINICODE_E_BATCH_REPORT: {
     category: 'USER_ERROR',
     recoverability: 'ACTION_REQUIRED',
