@@ -61,6 +61,7 @@ export async function chatAction(flags: ChatFlags): Promise<number> {
       ...(setup.timeoutMs !== undefined ? { timeoutMs: setup.timeoutMs } : {}),
       ...(setup.fetch ? { fetch: setup.fetch } : {}),
       ...(setup.checkpoints ? { checkpoints: setup.checkpoints } : {}),
+      sandbox: setup.sandbox,
       ...(resume !== undefined ? { resume } : {}),
       // Called at each turn, once `session` exists: the turn's provider and model, after any `/model`.
       ...(turnTracer ? { traceTurn: (prompt: string, turn: number) => turnTracer.turn(prompt, turn, session.provider) } : {}),

@@ -139,6 +139,7 @@ export async function execAction(prompt: string, flags: ExecFlags): Promise<numb
         ...(setup.retryPolicy ? { retryPolicy: setup.retryPolicy } : {}),
         ...(setup.contextWindow !== undefined ? { contextWindow: setup.contextWindow } : {}),
         ...(setup.checkpoints ? { checkpoints: setup.checkpoints } : {}),
+        sandbox: setup.sandbox,
         ...(verify ? { verifyCommand: verify.command } : {}),
         preamble: setup.loaded.ignoredLocal
           ? [

@@ -3,10 +3,18 @@ import { Command, Option } from 'commander';
 export type { ExecFlags } from '../../lib/agent/run-setup.js';
 import type { ExecFlags } from '../../lib/agent/run-setup.js';
 import { CACHE_TTLS, REASONING_LEVELS } from '../../lib/agent/requests/types.js';
+import { SANDBOX_MODES } from '../../lib/sandbox/settings.js';
+
+/** `--sandbox` and `--allow-network`, for every command that runs the agent's commands (exec, chat, batch, acp). */
+export function addSandboxFlags(command: Command): Command {
+  return command
+    .addOption(new Option('--sandbox <mode>', 'OS sandbox of bash, verify and stdio MCP servers (default: config sandbox.mode, else workspace-write)').choices([...SANDBOX_MODES]))
+    .option('--allow-network', 'open the network inside the sandbox (off by default)');
+}
 
 /** Add the provider and run flags shared by every command that runs the agent. */
 export function addRunFlags(command: Command): Command {
-  return command
+  command
     .option('--provider <name>', 'openai-chat | openai-responses | anthropic | gemini | ollama | replay')
     .option('--model <name>', "model name (default: the provider's default or config)")
     .option('--base-url <url>', 'endpoint of an OpenAI-compatible server (Ollama, vLLM, llama.cpp, LM Studio, OpenRouter)')
@@ -23,6 +31,7 @@ export function addRunFlags(command: Command): Command {
     .option('--allow-local-config', 'trust .minicode/config.json in the project (ignored by default)')
     .option('--store <dir>', 'session store directory (default: $MINICODE_HOME/store, else $XDG_DATA_HOME/minicode/store or ~/.local/share/minicode/store)')
     .option('--cwd <dir>', 'project directory (default: the current directory)');
+  return addSandboxFlags(command);
 }
 
 /** `--no-checkpoint`, for the commands that take workspace checkpoints (exec, chat, run, batch). */

@@ -62,6 +62,8 @@ export function createAgentPort(options: AgentPortOptions): AgentPort {
         ...(options.store === undefined ? {} : { store: options.store }),
         ...(options.allowLocalConfig ? { allowLocalConfig: true } : {}),
         ...(options.checkpoint === false ? { checkpoint: false } : {}),
+        ...(options.sandbox === undefined ? {} : { sandbox: options.sandbox }),
+        ...(options.allowNetwork ? { allowNetwork: true } : {}),
       },
       env,
     ).catch((error: unknown) => {
@@ -82,7 +84,14 @@ export function createAgentPort(options: AgentPortOptions): AgentPort {
       delete session.mcp;
       if (info.mcpServers && info.mcpServers.length > 0) {
         const { startAction, startMcpServers } = await import('../mcp/manager.js');
-        session.mcp = await startMcpServers(serversFromAcp(info.mcpServers), { env, cwd: info.cwd });
+        // The client's servers run in the connection's sandbox: no set-up (no provider yet, no backend) means none start.
+        let sandbox: RunSetup['sandbox'];
+        try {
+          sandbox = (await setup()).sandbox;
+        } catch (error) {
+          return { notices: [`MCP servers of this session were not started: ${(error as Error).message}`] };
+        }
+        session.mcp = await startMcpServers(serversFromAcp(info.mcpServers), { env, cwd: info.cwd, sandbox });
         // The failures are diagnostics of the first turn's events too; the client sees them now.
         const failed = session.mcp.statuses().filter((s) => s.state === 'failed');
         if (failed.length > 0)
@@ -172,6 +181,7 @@ export function createAgentPort(options: AgentPortOptions): AgentPort {
         // Each prompt turn is checkpointed in the client's cwd under the ACP session id, so
         // `minicode undo --session <id>` takes a turn back.
         ...(run.checkpoints ? { checkpoints: run.checkpoints } : {}),
+        sandbox: run.sandbox,
       });
       session.started = true;
       session.nextSeq = result.nextSeq;

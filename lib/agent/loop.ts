@@ -25,6 +25,7 @@ import type { CheckpointSettings } from '../checkpoints/settings.js';
 import { kernelTruncate } from '../control/truncation.js';
 import { createContextManager } from './context.js';
 import { contextWindowOf } from './context-window.js';
+import type { SandboxSettings } from '../sandbox/settings.js';
 
 /** The system prompt minicode sends (capped at 8,000 chars like any other). */
 export const DEFAULT_SYSTEM_PROMPT = [
@@ -91,6 +92,8 @@ export interface AgentOptions {
   limits?: ToolLimits;
   /** Environment for subprocesses (scrubbed by each tool before use). */
   env?: NodeJS.ProcessEnv;
+  /** The OS sandbox around `bash` (lib/sandbox); absent: none. */
+  sandbox?: SandboxSettings;
   taskId?: string;
   turnId?: number;
   maxTokens?: number;
@@ -309,6 +312,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
               limits: options.limits ?? DEFAULT_TOOL_LIMITS,
               tty: options.tty ?? false,
               ...(options.env ? { env: options.env } : {}),
+              ...(options.sandbox ? { sandbox: options.sandbox } : {}),
               ...(options.promptAskText ? { promptAskText: options.promptAskText } : {}),
               ...(options.fileSystem ? { fs: options.fileSystem } : {}),
               ...(options.terminal ? { terminal: options.terminal } : {}),

@@ -163,6 +163,7 @@ export async function runPrompt(options: PromptRunOptions): Promise<PromptRun> {
         provider: options.provider.format,
         model: options.provider.model,
         promptDigest: promptDigestOf(options.prompt),
+        sandbox: options.sandbox?.mode ?? 'off',
       },
       fidelity: 'synthetic',
     });
@@ -204,7 +205,7 @@ export async function runPrompt(options: PromptRunOptions): Promise<PromptRun> {
   let verify: VerifyReport | undefined;
   if (options.verifyCommand && result.reason === 'completed') {
     const { runVerify } = await import('../verify/run.js');
-    const run = await runVerify(options.verifyCommand, { cwd: options.cwd, ...(options.env ? { env: options.env } : {}), clock });
+    const run = await runVerify(options.verifyCommand, { cwd: options.cwd, ...(options.env ? { env: options.env } : {}), sandbox: options.sandbox, clock });
     verify = run.report;
     pipeline.emit({ type: 'test.completed', payload: { command: options.verifyCommand, ok: run.report.ok }, source: 'app' });
   }

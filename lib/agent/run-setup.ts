@@ -21,6 +21,8 @@ import { checkpointSettingsOf, type CheckpointSettings } from '../checkpoints/se
 import { DEFAULT_AUTO_TOOLS, type ApprovalModeName, type ApprovalPolicy } from '../policy/index.js';
 import { MCP_PREFIX } from '../mcp/naming.js';
 import type { McpManager } from '../mcp/index.js';
+import { resolveRunSandbox } from '../sandbox/resolve.js';
+import { SANDBOX_MODES, type SandboxMode, type SandboxSettings } from '../sandbox/settings.js';
 
 /** Flags of `minicode exec`, shared by every command that runs the agent (acp, batch, chat). */
 export interface ExecFlags {
@@ -45,6 +47,10 @@ export interface ExecFlags {
   reasoning?: string;
   cacheTtl?: string;
   cacheKey?: string;
+  /** `--sandbox read-only|workspace-write|off`. */
+  sandbox?: string;
+  /** `--allow-network`: open the network inside the sandbox. */
+  allowNetwork?: boolean;
 }
 
 /** Everything a run needs that comes from flags, environment and config. */
@@ -66,6 +72,8 @@ export interface RunSetup {
   storeDir: string;
   /** Workspace checkpoints; absent when `--no-checkpoint` or config `checkpoints: false` turned them off. */
   checkpoints?: CheckpointSettings;
+  /** The OS sandbox of `bash`, `verify` and stdio MCP servers, its backend found (lib/sandbox). */
+  sandbox: SandboxSettings;
   /** The config's MCP servers, once {@link startRunMcp} started them. */
   mcp?: McpManager;
   /** Release what setup started (the replay server). */
@@ -96,6 +104,7 @@ export async function prepareRun(flags: ExecFlags, env: NodeJS.ProcessEnv = proc
   const cwd = directoryFlag(flags.cwd ?? process.cwd(), '--cwd', { mustExist: true });
   if (flags.record !== undefined) refuseRecordedCassette(directoryFlag(flags.record, '--record'), flags.record);
   const flagMaxSteps = positiveInt(flags.maxSteps, '--max-steps');
+  const flagSandbox = sandboxModeFlag(flags.sandbox);
   const flagTimeoutMs = deadlineMs(flags.timeout ?? (env.MINICODE_TIMEOUT_MS || undefined), flags.timeout !== undefined ? '--timeout' : 'MINICODE_TIMEOUT_MS');
   let flagBudgetUsd: number | undefined;
   if (flags.budget !== undefined) {
@@ -138,13 +147,22 @@ export async function prepareRun(flags: ExecFlags, env: NodeJS.ProcessEnv = proc
   const tuning = tuningOf(flags, loaded.config);
   if (tuning) provider.tuning = tuning;
   const approval = (flags.approval as ApprovalModeName | undefined) ?? loaded.config.approval?.mode ?? 'auto';
+  const storeDir = resolveStoreDir({ flag: flags.store, env });
+  let sandbox: SandboxSettings;
+  try {
+    sandbox = resolveRunSandbox({ flagMode: flagSandbox, allowNetwork: flags.allowNetwork === true, loaded, env, cwd, storeDir });
+  } catch (error) {
+    await Promise.all(closers.map((c) => c()));
+    throw error;
+  }
   const setup: RunSetup = {
     cwd,
     loaded,
     provider,
     approval,
     policy: policyOf(approval, loaded.config.approval),
-    storeDir: resolveStoreDir({ flag: flags.store, env }),
+    storeDir,
+    sandbox,
     close: async () => {
       for (const c of closers) await c();
     },
@@ -172,6 +190,13 @@ export async function prepareRun(flags: ExecFlags, env: NodeJS.ProcessEnv = proc
   const window = contextWindow ?? loaded.config.contextWindow;
   if (window !== undefined) setup.contextWindow = window;
   return setup;
+}
+
+/** `--sandbox` checked: one of the modes, or MINICODE_E_USAGE (exit 2). */
+export function sandboxModeFlag(value: string | undefined): SandboxMode | undefined {
+  if (value === undefined) return undefined;
+  if ((SANDBOX_MODES as readonly string[]).includes(value)) return value as SandboxMode;
+  throw new MinicodeError('MINICODE_E_USAGE', `--sandbox must be one of ${SANDBOX_MODES.join(', ')}, got "${value}"`, { action: 'pass --sandbox workspace-write (the default), read-only or off' });
 }
 
 /** MINICODE_E_PROMPT_EMPTY (exit 2) for an empty or whitespace-only PROMPT, which must never reach a model or an agent. */
@@ -251,7 +276,7 @@ export async function startRunMcp(setup: RunSetup, env: NodeJS.ProcessEnv = proc
   if (setup.mcp) return setup.mcp;
   if (!setup.loaded.config.mcpServers || Object.keys(setup.loaded.config.mcpServers).length === 0) return undefined;
   const { startMcp } = await import('../mcp/index.js');
-  const manager = await startMcp(setup.loaded.config.mcpServers, { env, cwd: setup.cwd });
+  const manager = await startMcp(setup.loaded.config.mcpServers, { env, cwd: setup.cwd, sandbox: setup.sandbox });
   if (!manager) return undefined;
   setup.mcp = manager;
   const previous = setup.close;

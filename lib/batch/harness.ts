@@ -11,6 +11,7 @@ import { MinicodeError } from '../errors.js';
 import { credentialSecretsFromEnv } from '../scrub/env-secrets.js';
 import { buildRuleTable, createTextRedactor } from '../scrub/secret-redactor.js';
 import { runVerify } from '../verify/run.js';
+import type { SandboxSettings } from '../sandbox/settings.js';
 import type { BatchLine } from './input.js';
 import { setupErrorRecord, type BatchRecord, type LineVerify } from './records.js';
 import { createWorkspace, safeId, type IsolateMode, type Workspace } from './workspace.js';
@@ -37,6 +38,8 @@ export interface HarnessContext extends HarnessOptions {
   baseDir: string;
   cwd: string;
   env?: NodeJS.ProcessEnv;
+  /** The line's set-up, for its sandbox (the verify command runs in it); absent: no sandbox. */
+  setup?: (line: BatchLine) => Promise<{ sandbox?: SandboxSettings }>;
 }
 
 /** Worktrees in the pool when the batch names no size. */
@@ -52,7 +55,7 @@ export async function runIsolated(line: BatchLine, context: HarnessContext, run:
   const mode = context.isolate ?? 'none';
   if (mode === 'none') {
     const record = await run(line);
-    if (verify !== undefined && ran(record)) record.verify = await verifyLine(verify, source, context);
+    if (verify !== undefined && ran(record)) record.verify = await verifyLine(verify, source, { ...context, sandbox: await sandboxOf(line, context) });
     return record;
   }
   let workspace: Workspace;
@@ -75,7 +78,7 @@ export async function runIsolated(line: BatchLine, context: HarnessContext, run:
   let trusted = false;
   try {
     record = await run({ ...line, cwd: workspace.cwd });
-    if (verify !== undefined && ran(record)) record.verify = await verifyLine(verify, workspace.cwd, context);
+    if (verify !== undefined && ran(record)) record.verify = await verifyLine(verify, workspace.cwd, { ...context, sandbox: await sandboxOf(line, context) });
     const patch = await workspace.diff();
     const rel = path.join('patches', `${safeId(line.id)}.diff`);
     fs.mkdirSync(path.join(context.outDir, 'patches'), { recursive: true });
@@ -98,10 +101,15 @@ function ran(record: BatchRecord): boolean {
   return record.reason !== 'setup' && record.reason !== 'aborted';
 }
 
-/** Run the verify command in `cwd`; its output's tail, scrubbed of credentials. */
-export async function verifyLine(command: string, cwd: string, context: { env?: NodeJS.ProcessEnv; verifyTimeoutMs?: number }): Promise<LineVerify> {
+/** The sandbox of a line that ran (its set-up succeeded: the run's record says so). */
+async function sandboxOf(line: BatchLine, context: HarnessContext): Promise<SandboxSettings | undefined> {
+  return context.setup ? (await context.setup(line)).sandbox : undefined;
+}
+
+/** Run the verify command in `cwd`, in the line's sandbox; its output's tail, scrubbed of credentials. */
+export async function verifyLine(command: string, cwd: string, context: { env?: NodeJS.ProcessEnv; verifyTimeoutMs?: number; sandbox?: SandboxSettings | undefined }): Promise<LineVerify> {
   const env = context.env ?? process.env;
-  const result = await runVerify(command, { cwd, env, ...(context.verifyTimeoutMs !== undefined ? { timeoutMs: context.verifyTimeoutMs } : {}) });
+  const result = await runVerify(command, { cwd, env, sandbox: context.sandbox, ...(context.verifyTimeoutMs !== undefined ? { timeoutMs: context.verifyTimeoutMs } : {}) });
   // buildRuleTable caches the table (and its compiled dispatch) for the same secrets.
   const redact = createTextRedactor(buildRuleTable(credentialSecretsFromEnv(env)));
   const tail = result.output.length > VERIFY_TAIL_CHARS ? result.output.slice(-VERIFY_TAIL_CHARS) : result.output;

@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import { NATIVE_AGENTS, type NativeAgent } from '../decode/formats.js';
 import { REASONING_LEVELS, type ReasoningLevel } from '../agent/requests/types.js';
+import { SANDBOX_MODES, type SandboxMode } from '../sandbox/settings.js';
 
 /** The fields of one input line. */
 const LineFields = z.object({
@@ -26,6 +27,8 @@ const LineFields = z.object({
   metadata: z.record(z.string(), z.unknown()).optional(),
   /** Command run in the line's workspace after the run (overrides --verify). */
   verify: z.string().regex(/\S/).optional(),
+  /** The sandbox of this line's commands (wins over `--sandbox`). */
+  sandbox: z.enum(SANDBOX_MODES).optional(),
 });
 
 /** The schema of one input line; unknown keys are kept out of the run but allowed (and reported: {@link ParsedInput.unknownKeys}). */
@@ -54,6 +57,8 @@ export interface BatchLine {
   metadata?: Record<string, unknown>;
   /** Verify command for this line. */
   verify?: string;
+  /** Sandbox mode of this line's `bash`, verify and MCP servers (wins over `--sandbox`). */
+  sandbox?: SandboxMode;
 }
 
 /** Why a line was not runnable. */
@@ -104,6 +109,7 @@ function lineOf(data: z.infer<typeof BatchLineSchema>, line: number): BatchLine 
   if (data.reasoning !== undefined) out.reasoning = data.reasoning;
   if (data.metadata !== undefined) out.metadata = data.metadata;
   if (data.verify !== undefined) out.verify = data.verify;
+  if (data.sandbox !== undefined) out.sandbox = data.sandbox;
   return out;
 }
 

@@ -8,6 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { PromptRunOptions } from '../agent/run-prompt.js';
+import type { SandboxSettings } from '../sandbox/settings.js';
 import type { AgentProvider } from '../agent/loop.js';
 import type { Budget } from '../control/budget.js';
 import type { RetryPolicy } from '../control/retry.js';
@@ -41,6 +42,8 @@ export interface LineSetup {
   retryPolicy?: RetryPolicy;
   /** Workspace checkpoints of the line's run (so `minicode undo --session` takes it back); absent: none. */
   checkpoints?: CheckpointSettings;
+  /** The OS sandbox of the line's `bash` and verify (the line's `"sandbox"` over `--sandbox`); absent: none. */
+  sandbox?: SandboxSettings;
 }
 
 /** Signals a run sends the scheduler while it runs. */
@@ -195,6 +198,7 @@ async function runTraced(options: RunLineOptions, spans: RunSpans | undefined): 
       ...(setup.timeoutMs !== undefined ? { timeoutMs: setup.timeoutMs } : {}),
       ...(setup.retryPolicy ? { retryPolicy: setup.retryPolicy } : {}),
       ...(setup.checkpoints ? { checkpoints: setup.checkpoints } : {}),
+      ...(setup.sandbox ? { sandbox: setup.sandbox } : {}),
       ...(options.onSettled ? { onSettled: options.onSettled } : {}),
     };
     const run = await runPrompt(runOptions);

@@ -5,6 +5,7 @@
  * events. It also keeps what the footer and `/status` show: the kernel's context estimate and
  * the session's spend from the reducer state (evidence, not side counters).
  */
+import type { SandboxSettings } from '../sandbox/settings.js';
 import { cacheHitRatio, inputIncludesCacheOf } from '../control/usage.js';
 import { findPrice } from '../control/prices.js';
 import { priceProviderOf } from '../agent/loop.js';
@@ -44,6 +45,8 @@ export interface ChatSessionOptions {
   clock?: () => number;
   /** Workspace checkpoints before each turn's first change; absent means none. */
   checkpoints?: CheckpointSettings;
+  /** The OS sandbox of `bash` (not of `!command`, which the user runs by hand); absent: none. */
+  sandbox?: SandboxSettings;
   /** Reopen this stored session. */
   resume?: string;
   /** OpenTelemetry: the span of each turn (given only when tracing is on). */
@@ -62,6 +65,8 @@ export interface ChatSession {
   readonly policy: ApprovalPolicy;
   /** Workspace checkpoints (for `/undo`, `/checkpoints`); absent when off. */
   readonly checkpoints?: CheckpointSettings;
+  /** The sandbox of the session's `bash` (for `/status`); absent: none. */
+  readonly sandbox?: SandboxSettings;
   budget: Budget | undefined;
   /** Stored events of a resumed session (to render its history). */
   readonly storedEvents: readonly OutputEvent[];
@@ -147,6 +152,7 @@ export function createChatSession(options: ChatSessionOptions): ChatSession {
     provider: { ...options.provider },
     policy: options.policy,
     ...(options.checkpoints ? { checkpoints: options.checkpoints } : {}),
+    ...(options.sandbox ? { sandbox: options.sandbox } : {}),
     budget: options.budget,
     get storedEvents() {
       return storedEvents;
@@ -183,6 +189,7 @@ export function createChatSession(options: ChatSessionOptions): ChatSession {
         ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
         ...(options.fetch ? { fetch: options.fetch } : {}),
         ...(options.checkpoints ? { checkpoints: options.checkpoints } : {}),
+        ...(options.sandbox ? { sandbox: options.sandbox } : {}),
         ...(options.env ? { env: options.env } : {}),
         ...(options.clock ? { clock: options.clock } : {}),
         ...(hooks.renderer ? { renderer: hooks.renderer } : {}),
@@ -225,6 +232,7 @@ export function createChatSession(options: ChatSessionOptions): ChatSession {
         ...(session.budget ? { budget: session.budget } : {}),
         model: session.provider.model,
         approvalMode: options.policy.mode,
+        ...(options.sandbox ? { sandbox: { mode: options.sandbox.mode, network: options.sandbox.network } } : {}),
       };
     },
     transcript: () => toTranscript(history),

@@ -1,5 +1,6 @@
 import type { ErrorCategory } from '../events/enums.js';
 import type { FileDiff } from '../events/payloads.js';
+import type { SandboxSettings } from '../sandbox/settings.js';
 
 /** Kind of tool, as the renderers and the policy group them (a subset of the event model's ToolKind). */
 export type ToolKindName = 'read' | 'edit' | 'execute' | 'search' | 'other';
@@ -156,6 +157,8 @@ export interface ToolContext {
   allowedPaths?: readonly string[];
   /** Environment the subprocess starts from (scrubbed before use); default `process.env`. */
   env?: NodeJS.ProcessEnv;
+  /** The OS sandbox around `bash` (lib/sandbox); absent: none (the run's set-up always fills it). */
+  sandbox?: SandboxSettings;
   /** True when a person can answer (`ask_user`, approvals). */
   tty?: boolean;
   /** Renders a question to the person and resolves with the answer (injected by the TTY surface). */
@@ -199,6 +202,8 @@ export interface Tool<Input = unknown> {
   jsonSchema: Record<string, unknown>;
   /** The MCP server the tool belongs to (named in tool events and matched by `mcp__<server>__*`). */
   server?: string;
+  /** Starts a command through the launcher (lib/sandbox), so its calls run in the run's sandbox. */
+  startsCommands?: boolean;
   /** A one-line title for `tool.started` (the command or the path). */
   title?(input: Input): string;
   /**

@@ -1,5 +1,6 @@
 import { bashTool } from '../tools/bash.js';
 import { DEFAULT_TOOL_LIMITS } from '../tools/types.js';
+import type { SandboxSettings } from '../sandbox/settings.js';
 
 /** The `verify` field of a success summary (seed automation-ci): present only when it ran. */
 export interface VerifyReport {
@@ -17,12 +18,24 @@ export interface VerifyRun {
   durationMs: number;
 }
 
+/** Options of {@link runVerify}. */
+export interface VerifyOptions {
+  cwd: string;
+  signal?: AbortSignal;
+  /** Default 600,000 ms. */
+  timeoutMs?: number;
+  env?: NodeJS.ProcessEnv;
+  /** The run's sandbox: the command runs inside it as the `bash` tool's do; absent: none. */
+  sandbox?: SandboxSettings | undefined;
+  clock?: () => number;
+}
+
 /**
- * Run the operator's verify command after the run: `bash -c` in the workspace, credentials
- * scrubbed, output capped like the bash tool, killed at `timeoutMs` (default 10 minutes).
- * A timeout or a non-zero exit is `ok: false`, never a thrown error.
+ * Run the operator's verify command after the run: `bash -c` in the workspace, in the run's
+ * sandbox, credentials scrubbed, output capped like the bash tool, killed at `timeoutMs`
+ * (default 10 minutes). A timeout or a non-zero exit is `ok: false`, never a thrown error.
  */
-export async function runVerify(command: string, options: { cwd: string; signal?: AbortSignal; timeoutMs?: number; env?: NodeJS.ProcessEnv; clock?: () => number }): Promise<VerifyRun> {
+export async function runVerify(command: string, options: VerifyOptions): Promise<VerifyRun> {
   const clock = options.clock ?? Date.now;
   const started = clock();
   const outcome = await bashTool.run(
@@ -33,6 +46,7 @@ export async function runVerify(command: string, options: { cwd: string; signal?
       approve: async () => 'deny',
       limits: { ...DEFAULT_TOOL_LIMITS, bashTimeoutMs: options.timeoutMs ?? 600_000 },
       ...(options.env ? { env: options.env } : {}),
+      ...(options.sandbox ? { sandbox: options.sandbox } : {}),
     },
   );
   const durationMs = Math.max(0, clock() - started);
