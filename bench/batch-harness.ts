@@ -36,15 +36,19 @@ import { createPoolRunners, tasksPerThreadFor } from '../lib/batch/pool-runners.
 import { DEFAULT_POOL_NICE } from '../lib/batch/nice.js';
 import { createProgress } from '../lib/batch/progress.js';
 import type { LineSetup } from '../lib/batch/run-line.js';
+import { providerSettings } from '../lib/agent/provider-settings.js';
+import { runLimits } from '../lib/agent/run-limits.js';
+import { toolEnvironment } from '../lib/agent/tool-environment.js';
 import { configurePool, defaultMaxThreads } from '../lib/control/pool.js';
 import { loadCassette } from '../lib/replay/cassette.js';
 import { openStore } from '../lib/store/index.js';
 import { measurement, ratio, runIfMain, type BenchOptions, type BenchReport } from './harness.js';
 import { startIdleLag } from './support/idle-lag.js';
 import { startReplayThread } from './support/replay-on-thread.js';
+import { repoRoot } from '../test/corpus/provider-corpus.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
-const ROOT = fs.existsSync(path.resolve(HERE, '../package.json')) ? path.resolve(HERE, '..') : path.resolve(HERE, '../..');
+const ROOT = repoRoot(import.meta.url);
 const CONCURRENCY = 16;
 
 interface BatchFigures {
@@ -188,7 +192,11 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
   const format = cassette.manifest.format as ProviderFormat;
   const server = await startReplayThread(cassetteDir);
   const { origin } = server;
-  const setup: LineSetup = { provider: { format, model: cassette.manifest.model ?? 'replay', baseUrl: baseUrlForOrigin(format, origin), apiKey: 'replay' }, approval: 'auto' };
+  const setup: LineSetup = {
+    provider: providerSettings({ format, model: cassette.manifest.model ?? 'replay', baseUrl: baseUrlForOrigin(format, origin), apiKey: 'replay' }),
+    limits: runLimits(),
+    environment: toolEnvironment(process.cwd()),
+  };
   const isolated: HarnessOptions = { isolate: 'worktree', verify: 'node test.js' };
   // Interleaved rounds, the order reversed every other round: drift in the machine's load falls on every variant alike.
   const byNice = new Map<number, BatchFigures[]>(nices.map((v) => [v, []]));

@@ -20,15 +20,19 @@ import { configurePool, defaultMaxThreads } from '../lib/control/pool.js';
 import { parseBatchInput } from '../lib/batch/input.js';
 import { createProgress } from '../lib/batch/progress.js';
 import type { LineSetup } from '../lib/batch/run-line.js';
+import { providerSettings } from '../lib/agent/provider-settings.js';
+import { runLimits } from '../lib/agent/run-limits.js';
+import { toolEnvironment } from '../lib/agent/tool-environment.js';
 import type { ProviderFormat } from '../lib/agent/conversation.js';
 import { baseUrlForOrigin } from '../lib/agent/provider-select.js';
 import { loadCassette } from '../lib/replay/cassette.js';
 import { openStore } from '../lib/store/index.js';
 import { measurement, type BenchOptions, type BenchReport, runIfMain } from './harness.js';
 import { startReplayThread } from './support/replay-on-thread.js';
+import { repoRoot } from '../test/corpus/provider-corpus.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
-const ROOT = fs.existsSync(path.resolve(HERE, '../package.json')) ? path.resolve(HERE, '..') : path.resolve(HERE, '../..');
+const ROOT = repoRoot(import.meta.url);
 
 /** Anonymous (heaps) vs file-backed (LMDB's memory map, code) resident memory, from /proc (Linux). */
 function rssSplit(): string {
@@ -61,7 +65,11 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
   const server = await startReplayThread(cassetteDir);
   const { origin } = server;
   const store = openStore({ dir: path.join(work, 'store') });
-  const setup: LineSetup = { provider: { format, model: cassette.manifest.model ?? 'replay', baseUrl: baseUrlForOrigin(format, origin), apiKey: 'replay' }, approval: 'auto' };
+  const setup: LineSetup = {
+    provider: providerSettings({ format, model: cassette.manifest.model ?? 'replay', baseUrl: baseUrlForOrigin(format, origin), apiKey: 'replay' }),
+    limits: runLimits(),
+    environment: toolEnvironment(process.cwd()),
+  };
   const outDir = path.join(work, 'out');
 
   const threadCount = Number(process.env.MINICODE_BENCH_BATCH_THREADS ?? defaultMaxThreads());

@@ -26,9 +26,10 @@ import { responsesUsage } from '../lib/providers/openai-responses.js';
 import { startReplayServer, streamOk } from '../lib/replay/index.js';
 import { measurement, runIfMain, type BenchOptions, type BenchReport, type Measurement, type Ratio } from './harness.js';
 import { sampleProject } from './support/sample-project.js';
+import { repoRoot } from '../test/corpus/provider-corpus.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
-const ROOT = fs.existsSync(path.resolve(HERE, '../package.json')) ? path.resolve(HERE, '..') : path.resolve(HERE, '../..');
+const ROOT = repoRoot(import.meta.url);
 const CLI = path.join(ROOT, 'dist/cli/main.js');
 
 const STEPS = 20;

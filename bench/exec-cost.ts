@@ -11,9 +11,8 @@
  * waited for, from wait4(2) through bench/support/rusage-run.c, else `/usr/bin/time`, else the
  * child's own `process.resourceUsage()` at exit),
  * peak RSS (maxRSS), time to the first stdout line and wall time. Competitors run in interleaved
- * rounds after one warm-up round; medians are compared. minicode runs three ways: as installed
- * (from its V8 code cache, which the warm-up round fills), without the code cache
- * (`MINICODE_CODE_CACHE=0`), and with `--no-checkpoint`.
+ * rounds after one warm-up round; medians are compared. minicode runs two ways: as installed
+ * and with `--no-checkpoint`.
  *
  * Peers are pinned releases installed by npm into a cache folder (bench/support/peer-clis.ts;
  * `--peers-dir DIR`, default ~/.cache/minicode/bench-peers). `--against DIR` runs another build of
@@ -36,9 +35,10 @@ import { NETNS_MARK, netnsFlags, runInNetns } from './support/netns.js';
 import { defaultPeersDir, installPeer, PEER_CLIS } from './support/peer-clis.js';
 import { cpuMeter, readMeter, type Meter } from './support/rusage.js';
 import { sampleProject } from './support/sample-project.js';
+import { repoRoot } from '../test/corpus/provider-corpus.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
-const ROOT = fs.existsSync(path.resolve(HERE, '../package.json')) ? path.resolve(HERE, '..') : path.resolve(HERE, '../..');
+const ROOT = repoRoot(import.meta.url);
 const CLI = path.join(ROOT, 'dist/cli/main.js');
 const JOB_FLOOR_SCRIPT = path.join(HERE, 'support/job-floor.js');
 /** The name of the job done by a bare Node script in the report. */
@@ -129,15 +129,6 @@ function competitors(provider: AgentProvider, homes: string[], peerBinaries: Map
       cwd: ours.cwd,
       node: true,
     },
-    // The code cache (cli/code-cache.ts) is on where Node allows it; this is the run without it: the ES module bundle.
-    {
-      name: 'minicode, no code cache',
-      command: process.execPath,
-      args: [CLI, 'exec', JOB_PROMPT, '--json', '--cwd', ours.cwd, '--provider', 'anthropic'],
-      env: { ...ours.env, ANTHROPIC_BASE_URL: provider.origin, ANTHROPIC_API_KEY: 'sk-ant-bench-fake-key-0123456789', MINICODE_CODE_CACHE: '0' },
-      cwd: ours.cwd,
-      node: true,
-    },
     // Checkpoints are on by default; this shows what their git work adds to the run.
     {
       name: 'minicode --no-checkpoint',
@@ -149,7 +140,7 @@ function competitors(provider: AgentProvider, homes: string[], peerBinaries: Map
     },
   ];
   if (against) {
-    // Another build of minicode (e.g. main's), same job, same flags, its own project copy and code cache.
+    // Another build of minicode (e.g. main's), same job, same flags, its own project copy.
     const base = project('against');
     const args = [path.join(against, 'dist/cli/main.js'), 'exec', JOB_PROMPT, '--json', '--cwd', base.cwd, '--provider', 'anthropic'];
     const env = { ...base.env, ANTHROPIC_BASE_URL: provider.origin, ANTHROPIC_API_KEY: 'sk-ant-bench-fake-key-0123456789' };
@@ -213,9 +204,6 @@ async function measure(options: BenchOptions, peerBinaries: Map<string, string>,
     for (const dir of [scratch, ...homes]) fs.rmSync(dir, { recursive: true, force: true });
   }
   notes.push(`load average at end: ${load()}`);
-  notes.push(
-    "minicode's V8 code cache lives under each run's HOME (the sample project's scratch folder): the warm-up round writes it, the measured rounds run from it; 'minicode, no code cache' sets MINICODE_CODE_CACHE=0 (the ES module bundle).",
-  );
   notes.push(
     `CPU and RSS from ${meter ? `${meter.describe}: the process and the children it waited for, e.g. the shell of the tool call` : "the child's process.resourceUsage() at exit"}; ${rounds} interleaved rounds after one warm-up round; requests served: ${JSON.stringify(Object.fromEntries(provider.counts))}.`,
   );
@@ -293,7 +281,6 @@ export async function run(options: BenchOptions, argv: readonly string[] = proce
     { label: `${JOB_FLOOR}, no store CPU / node -e 0 CPU`, value: medians.get(`${JOB_FLOOR}, no store`)!.cpu.median / floor.cpu.median },
     { label: `minicode CPU / ${JOB_FLOOR} CPU`, value: ours.cpu.median / medians.get(JOB_FLOOR)!.cpu.median },
     { label: 'minicode --no-checkpoint CPU / node -e 0 CPU', value: medians.get('minicode --no-checkpoint')!.cpu.median / floor.cpu.median },
-    { label: 'minicode CPU / minicode without the code cache CPU', value: ours.cpu.median / medians.get('minicode, no code cache')!.cpu.median },
   ];
   const base = medians.get(AGAINST);
   if (base) {
@@ -314,7 +301,7 @@ export async function run(options: BenchOptions, argv: readonly string[] = proce
   return {
     name: 'exec-cost',
     title: 'minicode exec: per-run cost of a two-turn job over loopback',
-    description: `The real CLI process (the bundle bin names, run from its V8 code cache; also without it), --json to a pipe, a persistent store, against a scripted loopback provider: one shell tool call (cat README.md), then the answer. Floor: node -e 0 in the same rounds.${peerBinaries.size > 0 ? ` Peers in the same rounds, same job, same provider: ${PEER_CLIS.map((p) => p.name).join(', ')}.` : ' Peers not measured in this run (--peers).'}`,
+    description: `The real CLI process (the bundle bin names), --json to a pipe, a persistent store, against a scripted loopback provider: one shell tool call (cat README.md), then the answer. Floor: node -e 0 in the same rounds.${peerBinaries.size > 0 ? ` Peers in the same rounds, same job, same provider: ${PEER_CLIS.map((p) => p.name).join(', ')}.` : ' Peers not measured in this run (--peers).'}`,
     measurements,
     ratios,
     notes,

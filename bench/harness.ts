@@ -1,6 +1,6 @@
 /**
  * The shared benchmark harness. Every file in `bench/` exports `run(options)` returning a
- * {@link BenchReport}; `minicode bench` runs them all and `bench/write-docs.ts` turns the JSON
+ * {@link BenchReport}; `npm run bench` runs them all and `bench/write-docs.ts` turns the JSON
  * into docs/benchmarks.md. Ratios are computed from medians measured in the same process run:
  * the machine is shared and noisy, so absolute times are context only.
  */
@@ -196,7 +196,7 @@ export function meets(r: Ratio): boolean {
   return r.target.op === '>=' ? r.value >= r.target.value : r.value <= r.target.value;
 }
 
-/** Run a benchmark's `run` when its file is executed directly: `node dist/bench/x.js [--quick] [--json]`. */
+/** Run a benchmark's `run` when its file is executed directly: `node bench/dist/bench/x.js [--quick] [--json]`. */
 export async function runIfMain(metaUrl: string, run: (o: BenchOptions) => Promise<BenchReport>): Promise<void> {
   if (!process.argv[1] || pathToFileURL(process.argv[1]).href !== metaUrl) return;
   const report = await run({ quick: process.argv.includes('--quick') });

@@ -25,9 +25,10 @@ import type { ResolvedServer } from '../lib/mcp/config.js';
 import { DEFAULT_TOOL_LIMITS, createToolRegistry } from '../lib/tools/index.js';
 import { executeToolCall } from '../lib/tools/execute.js';
 import { measurement, runIfMain, type BenchOptions, type BenchReport } from './harness.js';
+import { repoRoot } from '../test/corpus/provider-corpus.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
-const ROOT = fs.existsSync(path.resolve(HERE, '../package.json')) ? path.resolve(HERE, '..') : path.resolve(HERE, '../..');
+const ROOT = repoRoot(import.meta.url);
 const SERVER = path.join(ROOT, 'test/mcp/servers/hostile.mjs');
 
 function percentile(values: readonly number[], p: number): number {

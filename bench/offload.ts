@@ -19,9 +19,10 @@ import { compactInPool, countTokensExact, estimateContextInPool } from '../lib/c
 import { closePool } from '../lib/control/pool.js';
 import type { FixedContext, TranscriptMessage } from '../lib/control/transcript.js';
 import { measurement, type BenchOptions, type BenchReport, runIfMain } from './harness.js';
+import { repoRoot } from '../test/corpus/provider-corpus.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
-const ROOT = fs.existsSync(path.resolve(HERE, '../package.json')) ? path.resolve(HERE, '..') : path.resolve(HERE, '../..');
+const ROOT = repoRoot(import.meta.url);
 
 function sourceTexts(): string[] {
   const files: string[] = [];

@@ -5,11 +5,11 @@
  *   bytes -> decode -> sanitise + scrub -> envelope -> reduce -> JSONL render + LMDB store
  * joined with `joinStages`, each session awaited to the store's acknowledgement (committed and synced) as the commands do.
  * Two session shapes, because the commands have two and they cost differently:
- *  - long session: ONE seeded Codex stream (bench/support/codex-stream.ts; 60k records, quick
+ *  - long session: ONE seeded Codex stream (test/corpus/codex-stream.ts; 60k records, quick
  *    30k) as one session, as `minicode ingest --from codex FILE --store DIR` or one `exec` run,
  *    in the reads `ingest` makes of a file (INGEST_READ_BYTES);
  *  - many sessions: the recorded corpus (providers and native agents, see
- *    bench/support/pipeline-corpus.ts; median ~10 events a session; 16 KiB socket reads) replicated to at least
+ *    test/corpus/pipeline-corpus.ts; median ~10 events a session; 16 KiB socket reads) replicated to at least
  *    100,000 decoded events (quick: 50,000), each source one session, run as `batch` runs them:
  *    on its scheduler (lib/batch/scheduler.ts), 4 executing at once (default `--concurrency 4`),
  *    a session's slot handed on once its events are settled and the session done once its
@@ -41,6 +41,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Readable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
 import { SCHEMA_NAME } from '../lib/events/enums.js';
 import { createEnveloper } from '../lib/events/enveloper.js';
 import type { EventDraft, OutputEvent } from '../lib/events/index.js';
@@ -57,9 +58,9 @@ import { type BenchOptions, type BenchReport, measurement, median, ratio, runIfM
 import { combinedRegex } from './support/combined-regex.js';
 import { openPeerStore, runPeerSource } from './support/peer-assembly.js';
 import { lastTxnId, openSyncFloor, storedBytes } from './support/sync-floor.js';
-import { buildLongSessionCorpus, buildPipelineCorpus, decoderFor, type PipelineCorpus, type PreparedSource } from './support/pipeline-corpus.js';
+import { buildLongSessionCorpus, buildPipelineCorpus, decoderFor, type PipelineCorpus, type PreparedSource } from '../test/corpus/pipeline-corpus.js';
 import { cpuMeter, readMeter } from './support/rusage.js';
-import { repoRoot } from './provider-corpus.js';
+import { repoRoot } from '../test/corpus/provider-corpus.js';
 import { INGEST_READ_BYTES } from '../lib/pipeline/ingest.js';
 
 /** Which stages run. */
@@ -491,7 +492,7 @@ interface CommandCompetitor {
 /**
  * The long session as the command runs it, a process of its own, measured from outside the way a
  * user would: `minicode ingest --from codex FILE --json --store DIR` over the same seeded stream
- * (stdout to /dev/null, a fresh store each round, the code cache warm after the first round).
+ * (stdout to /dev/null, a fresh store each round).
  * Its process CPU counts every thread (lmdb's write thread and its LZ4, the garbage collector's
  * and the compiler's helpers) and the start-up; the floor's CPU is the same JSON.parse +
  * JSON.stringify work as above, timed in this process over the same records, in the same rounds.
@@ -514,21 +515,22 @@ function measureIngestCommand(corpus: PipelineCorpus, rounds: number): Pick<Benc
     const meter = cpuMeter(root, scratch);
     if (!meter) return { measurements: [], ratios: [], notes: ['long session, the ingest command: not measured (neither a C compiler nor /usr/bin/time)'] };
     const script = (name: string): string => path.join(root, 'dist', name);
+    const support = (name: string): string => fileURLToPath(new URL(`./support/${name}`, import.meta.url));
     const reads = ['--read-bytes', String(INGEST_READ_BYTES)];
     const competitors: CommandCompetitor[] = [
       { key: 'minicode', label: 'minicode ingest', args: (f, store) => [script('cli/main.js'), 'ingest', '--from', 'codex', f, '--json', '--store', store] },
-      { key: 'bare', label: 'bare Node job, with its store', args: (f, store) => [script('bench/support/ingest-floor.js'), f, ...reads, '--store', store] },
+      { key: 'bare', label: 'bare Node job, with its store', args: (f, store) => [support('ingest-floor.js'), f, ...reads, '--store', store] },
       {
         key: 'bareUncompressed',
         label: 'bare Node job, uncompressed store',
-        args: (f, store) => [script('bench/support/ingest-floor.js'), f, ...reads, '--store', store, '--uncompressed'],
+        args: (f, store) => [support('ingest-floor.js'), f, ...reads, '--store', store, '--uncompressed'],
       },
-      { key: 'bareNoStore', label: 'bare Node job, no store', args: (f) => [script('bench/support/ingest-floor.js'), f, ...reads, '--no-store'] },
-      { key: 'peer', label: 'peer assembly as a process', args: (f, store) => [script('bench/support/ingest-peer.js'), f, ...reads, '--store', store] },
+      { key: 'bareNoStore', label: 'bare Node job, no store', args: (f) => [support('ingest-floor.js'), f, ...reads, '--no-store'] },
+      { key: 'peer', label: 'peer assembly as a process', args: (f, store) => [support('ingest-peer.js'), f, ...reads, '--store', store] },
     ];
     // Node's own options and extra CA certificates are the shell's, not the job's (the second
     // makes every start read and parse a certificate file).
-    const env: NodeJS.ProcessEnv = { ...process.env, HOME: scratch, MINICODE_CODE_CACHE_DIR: path.join(scratch, 'v8-cache') };
+    const env: NodeJS.ProcessEnv = { ...process.env, HOME: scratch };
     delete env.NODE_OPTIONS;
     delete env.NODE_EXTRA_CA_CERTS;
     const cpuMs: Record<CommandCompetitor['key'], number[]> = { minicode: [], bare: [], bareUncompressed: [], bareNoStore: [], peer: [] };
@@ -587,7 +589,7 @@ function measureIngestCommand(corpus: PipelineCorpus, rounds: number): Pick<Benc
         ratio('long session, the ingest command: minicode / the bare Node job with its store (MB per CPU-second)', minicode, bare),
       ],
       notes: [
-        `long session, the ingest command: \`minicode ingest --from codex FILE --json --store DIR\` as a process of its own over the same ${corpus.recordsPerPass}-record stream (${mb.toFixed(1)} MB), stdout to /dev/null, a fresh store each round; ${rounds} rounds after one warm-up (which fills the code cache), interleaved with the floor, the peer assembly as a process (bench/support/ingest-peer.ts) and the bare Node job (bench/support/ingest-floor.ts: JSON.parse, the v1 envelope's fields around each record, the lines out, one LZ4 value per read in lmdb, synced; no decoding, scrubbing, reducer or index) with its store, with the store uncompressed, and without a store; CPU from ${meter.describe}`,
+        `long session, the ingest command: \`minicode ingest --from codex FILE --json --store DIR\` as a process of its own over the same ${corpus.recordsPerPass}-record stream (${mb.toFixed(1)} MB), stdout to /dev/null, a fresh store each round; ${rounds} rounds after one warm-up, interleaved with the floor, the peer assembly as a process (bench/support/ingest-peer.ts) and the bare Node job (bench/support/ingest-floor.ts: JSON.parse, the v1 envelope's fields around each record, the lines out, one LZ4 value per read in lmdb, synced; no decoding, scrubbing, reducer or index) with its store, with the store uncompressed, and without a store; CPU from ${meter.describe}`,
       ],
     };
   } finally {

@@ -15,7 +15,7 @@
 import { createSseFramer } from '../lib/framing/sse.js';
 import { PROVIDER_DECODERS } from '../lib/providers/index.js';
 import { type BenchOptions, type BenchReport, interleave, measurement, ratio, runIfMain, throughput } from './harness.js';
-import { benchCorpus, type CorpusStream } from './provider-corpus.js';
+import { benchCorpus, type CorpusStream } from '../test/corpus/provider-corpus.js';
 
 /** The JSON payloads of a stream, as the floor parses them ([DONE] and non-JSON skipped). */
 function payloads(s: CorpusStream): string[] {

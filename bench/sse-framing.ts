@@ -16,7 +16,7 @@ import { createParser } from 'eventsource-parser';
 import { _iterSSEMessages } from 'openai/core/streaming';
 import { createSseFramer } from '../lib/framing/sse.js';
 import { type BenchOptions, type BenchReport, interleave, measurement, ratio, runIfMain, throughput } from './harness.js';
-import { benchCorpus } from './provider-corpus.js';
+import { benchCorpus } from '../test/corpus/provider-corpus.js';
 
 function concat(parts: Uint8Array[]): Uint8Array {
   const total = parts.reduce((n, p) => n + p.length, 0);

@@ -1,12 +1,12 @@
 /**
  * bench/store.ts — the event store's write and replay throughput.
  *
- * Writes the durable events of a synthetic long run (bench/support/synthetic-run.ts) and
+ * Writes the durable events of a synthetic long run (test/corpus/synthetic-run.ts) and
  * compares, in interleaved rounds of the same process:
  *  - `store.append` + `flushed()` (registry check, reducer-kept session index, lmdb async put),
  *  - raw `lmdb` async `put` of each record, msgpackr with shared structures under `[sessionId, seq]`
- *    (the per-event format of older stores, and what a peer would write; the store now writes one
- *    value per session per turn, see lib/store/event-batches.ts),
+ *    (what a peer would write; the store writes one value per session per turn, see
+ *    lib/store/event-batches.ts),
  *  - appending the same events as JSONL to a file (JSON.stringify + one write per 1,000 + fsync).
  * Target: the store at least 0.7x raw lmdb. Also reports msgpack bytes per event (plain and
  * with shared structures) against JSON bytes, and replay throughput (range scan alone, and range
@@ -27,10 +27,13 @@ import { open } from 'lmdb';
 import { Packr, pack } from 'msgpackr';
 import { EVENT_REGISTRY, type OutputEvent } from '../lib/events/index.js';
 import { createRebuilder } from '../lib/reducer/index.js';
-import { MAX_SHARED_STRUCTURES, openStore } from '../lib/store/index.js';
+import { openStore } from '../lib/store/index.js';
 import { interleave, measurement, median, ratio, runIfMain, throughput, type BenchOptions, type BenchReport } from './harness.js';
 import { storeCorpusSets, writeSessions } from './support/store-corpus.js';
-import { syntheticRun } from './support/synthetic-run.js';
+import { syntheticRun } from '../test/corpus/synthetic-run.js';
+
+/** Shared msgpackr structures of the per-event peer: room for the corpus's ~100 shapes (msgpackr's default is 32). */
+const MAX_SHARED_STRUCTURES = 128;
 
 /** Run the store benchmark. */
 export async function run({ quick }: BenchOptions): Promise<BenchReport> {

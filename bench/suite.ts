@@ -8,15 +8,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MinicodeError } from '../lib/errors.js';
-
-/** The error class of this module's copy of lib/ (the CLI's bundle has its own): what `minicode bench` tests its errors against. */
-export { MinicodeError };
-import { missingDependency } from '../lib/optional-module.js';
 import { formatReport, meets, type BenchReport } from './harness.js';
-import { missingPackages } from './support/peer-packages.js';
 
 /** Files in bench/ that are not benchmarks. */
-const NOT_BENCHMARKS = new Set(['harness', 'suite', 'write-docs', 'charts']);
+const NOT_BENCHMARKS = new Set(['harness', 'suite', 'write-docs', 'charts', 'main']);
 
 /** The whole suite's JSON document. */
 export interface SuiteResult {
@@ -87,9 +82,7 @@ function prepareOut(out: string): void {
 
 /**
  * Run the suite; returns the process exit code (1 when a benchmark crashed). Throws
- * MINICODE_E_MISSING_DEPENDENCY, before running anything, when a selected benchmark imports a
- * package that is not installed (the peers are development dependencies), and MINICODE_E_USAGE
- * for an `--only` name that is no benchmark. `dir` (tests) is the folder of compiled benchmarks.
+ * MINICODE_E_USAGE, before running anything, for an `--only` name that is no benchmark. `dir` (tests) is the folder of compiled benchmarks.
  */
 export async function runBenchSuite(options: { json: boolean; quick: boolean; only: string[]; out?: string | undefined; dir?: string }): Promise<number> {
   const dir = options.dir ?? path.dirname(fileURLToPath(import.meta.url));
@@ -98,13 +91,6 @@ export async function runBenchSuite(options: { json: boolean; quick: boolean; on
   const unknown = options.only.filter((n) => !all.includes(n));
   if (unknown.length > 0) throw new MinicodeError('MINICODE_E_USAGE', `--only: no benchmark named ${unknown.map((n) => JSON.stringify(n)).join(', ')}`, { action: `name some of: ${all.join(' ')}` });
   const names = all.filter((n) => options.only.length === 0 || options.only.includes(n));
-  const missing = missingPackages(names.map((n) => path.join(dir, `${n}.js`)));
-  if (missing.size > 0) {
-    const lacking = [...missing.keys()].map((file) => path.basename(file, '.js'));
-    const others = names.filter((n) => !lacking.includes(n));
-    const packages = [...new Set([...missing.values()].flat())].sort();
-    throw missingDependency(packages, `\`minicode bench\` (${lacking.join(', ')})`, others.length === 0 ? {} : { orElse: `run the others alone: minicode bench --only ${others.join(' ')}` });
-  }
   if (options.out) prepareOut(options.out);
   const result: SuiteResult = {
     machine: {
@@ -116,7 +102,7 @@ export async function runBenchSuite(options: { json: boolean; quick: boolean; on
     },
     date: new Date().toISOString(),
     quick: options.quick,
-    command: `minicode bench${options.quick ? ' --quick' : ''}`,
+    command: `npm run bench --${options.quick ? ' --quick' : ''}`,
     reports: [],
     failures: [],
   };

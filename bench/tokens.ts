@@ -13,8 +13,9 @@ import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { DEFAULT_DENSITIES, classify, estimateTextTokens, type ContentKind, type DensityTable } from '../lib/control/density.js';
 import { countBounded } from '../lib/control/exact-count.js';
 import { interleave, measurement, throughput, type BenchOptions, type BenchReport, runIfMain } from './harness.js';
+import { repoRoot } from '../test/corpus/provider-corpus.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', fs.existsSync(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../package.json')) ? '' : '..');
+const ROOT = repoRoot(import.meta.url);
 const NM = path.join(ROOT, 'node_modules');
 
 /** The seed's densities, for comparison. */

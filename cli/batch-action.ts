@@ -17,13 +17,34 @@ import { MinicodeError } from '../lib/errors.js';
 import { displayId } from '../lib/ids.js';
 import { batchFailureSummary } from '../lib/render/summary.js';
 import type { EventStore } from '../lib/store/index.js';
-import type { BatchFlags } from './commands/batch.js';
-import { directoryFlag, openRunStore, prepareRun, startRunMcp, type RunSetup } from '../lib/agent/run-setup.js';
+import { directoryFlag, openRunStore, prepareRun, startRunMcp, type ExecFlags, type RunSetup } from '../lib/agent/run-setup.js';
 import { deadlineMs, decimalInt } from '../lib/flag-values.js';
 import type { McpManager } from '../lib/mcp/index.js';
 import { noteClosedStdout, writeErr, writeOut } from './stdout.js';
 import { tracingConfig } from '../lib/telemetry/config.js';
 import type { BatchTrace } from '../lib/telemetry/batch-trace.js';
+import { neutralise } from '../lib/safe-text.js';
+
+/** Flags of `minicode batch`. */
+export interface BatchFlags extends ExecFlags {
+  out?: string;
+  concurrency?: string;
+  strict?: boolean;
+  retryErrors?: boolean;
+  failFast?: boolean;
+  batchBudget?: string;
+  queue?: string;
+  queueName?: string;
+  worker?: boolean;
+  threads?: string;
+  nice?: string;
+  verify?: string;
+  verifyTimeout?: string;
+  isolate?: string;
+  isolateDirty?: boolean;
+  keepWorkspaces?: boolean;
+  otelEndpoint?: string;
+}
 
 const err = writeErr;
 const out = writeOut;
@@ -105,16 +126,8 @@ function setupCache(flags: BatchFlags): { get(line: Pick<BatchLine, 'provider' |
 function lineSetupOf(setup: RunSetup, mcp: McpManager | undefined, inPlace: boolean): LineSetup {
   return {
     provider: setup.provider,
-    approval: setup.approval,
-    policy: setup.policy,
-    sandbox: setup.sandbox,
-    ...(mcp ? { toolSource: mcp } : {}),
-    ...(setup.fetch ? { fetch: setup.fetch } : {}),
-    ...(setup.budget ? { budget: setup.budget } : {}),
-    ...(setup.maxSteps !== undefined ? { maxSteps: setup.maxSteps } : {}),
-    ...(setup.timeoutMs !== undefined ? { timeoutMs: setup.timeoutMs } : {}),
-    ...(setup.retryPolicy ? { retryPolicy: setup.retryPolicy } : {}),
-    ...(setup.checkpoints && inPlace ? { checkpoints: setup.checkpoints } : {}),
+    limits: setup.limits,
+    environment: { ...setup.environment, toolSource: mcp, checkpoints: inPlace ? setup.environment.checkpoints : undefined },
   };
 }
 
@@ -170,7 +183,7 @@ export async function batchAction(file: string | undefined, flags: BatchFlags): 
     // The default setup first: a missing provider fails the command once, not every line.
     const first = producer ? undefined : await setups.get({});
     if (first) store = await openRunStore(first.storeDir);
-    const cwd = first?.cwd ?? path.resolve(flags.cwd ?? process.cwd());
+    const cwd = first?.environment.cwd ?? path.resolve(flags.cwd ?? process.cwd());
     // The config's MCP servers start once for the whole process and every line shares them.
     const mcp = first && !flags.queue ? await startRunMcp(first) : undefined;
     const inPlace = (harness.isolate ?? 'none') === 'none';
@@ -183,12 +196,12 @@ export async function batchAction(file: string | undefined, flags: BatchFlags): 
       const lockMs = Number(process.env.MINICODE_BATCH_LOCK_MS ?? '') || undefined;
       await runWorker({
         queueUrl: flags.queue,
-        ...(flags.queueName ? { queueName: flags.queueName } : {}),
+        queueName: flags.queueName || undefined,
         concurrency,
         setup: setupFor,
-        ...(store ? { store } : {}),
+        store,
         signal: abort.signal,
-        ...(lockMs ? { lockMs } : {}),
+        lockMs,
         onReady: (name) => err(`minicode batch worker ${name}: taking jobs from ${flags.queue} queue ${flags.queueName ?? 'minicode-batch'}, concurrency ${concurrency}\n`),
       });
       return 0;
@@ -204,12 +217,12 @@ export async function batchAction(file: string | undefined, flags: BatchFlags): 
     }
     const { parseBatchInput } = await import('../lib/batch/input.js');
     const input = parseBatchInput(text);
-    for (const p of input.problems) err(`minicode batch: ${file}:${p.line}: ${p.message} [${p.code}]${flags.strict ? '' : ' (skipped)'}\n`);
+    for (const p of input.problems) err(`minicode batch: ${neutralise(file)}:${p.line}: ${p.message} [${p.code}]${flags.strict ? '' : ' (skipped)'}\n`);
     // Allowed, but a misspelt field would otherwise be ignored without a word.
     for (const u of input.unknownKeys) {
       const at = `${u.lines.slice(0, 5).join(', ')}${u.lines.length > 5 ? `, ... (${u.lines.length} lines)` : ''}`;
       err(
-        `minicode batch: ${file}: ${JSON.stringify(u.key)} (line${u.lines.length === 1 ? '' : 's'} ${at}) is not a line field, ignored${u.field ? `: did you mean ${JSON.stringify(u.field)}?` : ''}\n`,
+        `minicode batch: ${neutralise(file)}: ${neutralise(JSON.stringify(u.key))} (line${u.lines.length === 1 ? '' : 's'} ${at}) is not a line field, ignored${u.field ? `: did you mean ${JSON.stringify(u.field)}?` : ''}\n`,
       );
     }
     if (input.duplicates.length > 0) {
@@ -225,13 +238,13 @@ export async function batchAction(file: string | undefined, flags: BatchFlags): 
     refuseOtherInput(outDir, inputPath, file);
     const { createProgress } = await import('../lib/batch/progress.js');
     const mode = flags.json ? 'json' : process.stderr.isTTY ? 'tty' : 'plain';
-    const progress = createProgress({ mode, write: err, writeOut: out, ...(process.stderr.columns ? { columns: process.stderr.columns } : {}) });
+    const progress = createProgress({ mode, write: err, writeOut: out, columns: process.stderr.columns || undefined });
     const common = { inputPath, input, outDir, retryErrors: flags.retryErrors === true, progress };
     const baseDir = path.dirname(inputPath);
     let summary: Awaited<ReturnType<typeof import('../lib/batch/batch.js')['runLocalBatch']>>;
     if (flags.queue) {
       const { runProducer } = await import('../lib/batch/queue.js');
-      summary = await runProducer({ ...common, queueUrl: flags.queue, ...(flags.queueName ? { queueName: flags.queueName } : {}), baseDir, cwd, signal: abort.signal });
+      summary = await runProducer({ ...common, queueUrl: flags.queue, queueName: flags.queueName || undefined, baseDir, cwd, signal: abort.signal });
     } else {
       const { runLocalBatch } = await import('../lib/batch/batch.js');
       if (tracing) {
@@ -253,22 +266,22 @@ export async function batchAction(file: string | undefined, flags: BatchFlags): 
         const [{ configurePool, defaultMaxThreads }, { createPoolRunners, tasksPerThreadFor }] = await Promise.all([import('../lib/control/pool.js'), import('../lib/batch/pool-runners.js')]);
         const maxThreads = threadCount ?? defaultMaxThreads();
         configurePool({ maxThreads, concurrentTasksPerWorker: tasksPerThreadFor(concurrency, maxThreads) });
-        runners = createPoolRunners({ ...(first ? { storeDir: first.storeDir } : {}), ...(nice !== undefined ? { nice } : {}) });
+        runners = createPoolRunners({ storeDir: first?.storeDir, nice });
       }
       summary = await runLocalBatch({
         ...common,
         concurrency,
         failFast: flags.failFast === true,
-        ...(batchBudgetUsd !== undefined ? { batchBudgetUsd } : {}),
+        batchBudgetUsd,
         setup: setupFor,
-        ...(store ? { store } : {}),
+        store,
         baseDir,
         cwd,
         signal: abort.signal,
-        ...(runners ? { runners } : {}),
+        runners,
         harness,
-        ...(tracer ? { tracer } : {}),
-        defaults: { ...(flags.provider ? { provider: flags.provider } : {}), ...(flags.model ? { model: flags.model } : {}) },
+        tracer,
+        defaults: { provider: flags.provider || undefined, model: flags.model || undefined },
       });
     }
     if (tracer) {

@@ -7,11 +7,16 @@ import { runChatApp } from '../lib/chat/app.js';
 import { createChatSession, latestChatSession } from '../lib/chat/session.js';
 import { MinicodeError } from '../lib/errors.js';
 import { checkSessionId } from '../lib/ids.js';
-import type { ChatFlags } from './commands/chat.js';
-import { openRunStore, prepareRun, startRunMcp, type RunSetup } from '../lib/agent/run-setup.js';
+import { openRunStore, prepareRun, startRunMcp, type ExecFlags, type RunSetup } from '../lib/agent/run-setup.js';
 import { exitAfterHangUp } from './stdout.js';
 import { tracingConfig } from '../lib/telemetry/config.js';
 import type { ChatTrace } from '../lib/telemetry/chat-trace.js';
+
+/** Flags of `minicode chat` (and of `minicode` with no command). */
+export interface ChatFlags extends ExecFlags {
+  continue?: boolean;
+  resume?: string;
+}
 
 /** How long a hang-up or SIGTERM waits for the turn to settle (a tool's kill grace is 2 s). */
 const STOP_GRACE_MS = 5_000;
@@ -37,8 +42,8 @@ export async function chatAction(flags: ChatFlags): Promise<number> {
     await startRunMcp(setup);
     let resume = flags.resume;
     if (flags.continue) {
-      resume = latestChatSession(store, setup.cwd);
-      if (resume === undefined) throw new MinicodeError('MINICODE_E_SESSION_NOT_FOUND', `no interactive session stored for ${setup.cwd}`, { action: 'start one with `minicode`' });
+      resume = latestChatSession(store, setup.environment.cwd);
+      if (resume === undefined) throw new MinicodeError('MINICODE_E_SESSION_NOT_FOUND', `no interactive session stored for ${setup.environment.cwd}`, { action: 'start one with `minicode`' });
     }
     // OpenTelemetry only when an endpoint is set: the exporter is not even loaded otherwise.
     trace = tracing
@@ -51,20 +56,13 @@ export async function chatAction(flags: ChatFlags): Promise<number> {
       : undefined;
     const turnTracer = trace;
     const session = createChatSession({
-      cwd: setup.cwd,
       provider: setup.provider,
+      limits: setup.limits,
+      environment: setup.environment,
       store,
-      policy: setup.policy,
-      ...(setup.mcp ? { toolSource: setup.mcp } : {}),
-      ...(setup.budget ? { budget: setup.budget } : {}),
-      ...(setup.maxSteps !== undefined ? { maxSteps: setup.maxSteps } : {}),
-      ...(setup.timeoutMs !== undefined ? { timeoutMs: setup.timeoutMs } : {}),
-      ...(setup.fetch ? { fetch: setup.fetch } : {}),
-      ...(setup.checkpoints ? { checkpoints: setup.checkpoints } : {}),
-      sandbox: setup.sandbox,
-      ...(resume !== undefined ? { resume } : {}),
+      resume,
       // Called at each turn, once `session` exists: the turn's provider and model, after any `/model`.
-      ...(turnTracer ? { traceTurn: (prompt: string, turn: number) => turnTracer.turn(prompt, turn, session.provider) } : {}),
+      traceTurn: turnTracer ? (prompt: string, turn: number) => turnTracer.turn(prompt, turn, session.provider) : undefined,
     });
     const stop = new AbortController();
     let hungUp = false;
@@ -103,7 +101,7 @@ export async function chatAction(flags: ChatFlags): Promise<number> {
     process.stdin.on('error', onInputGone);
     try {
       await (await import('../lib/render/markdown/index.js')).loadMarkdown();
-      return await runChatApp({ session, store, cwd: setup.cwd, input: process.stdin, output: process.stdout, stop: stop.signal });
+      return await runChatApp({ session, store, cwd: setup.environment.cwd, input: process.stdin, output: process.stdout, stop: stop.signal });
     } finally {
       process.off('SIGHUP', onSignal);
       process.off('SIGTERM', onSignal);

@@ -9,6 +9,7 @@
  * the run before its first turn: `session.started`, then the one `ok:false` summary with the
  * store's error, the human message on stderr, exit 1, nothing stored.
  */
+import { interaction } from '../lib/agent/interaction.js';
 import { runPrompt } from '../lib/agent/run-prompt.js';
 import { MinicodeError } from '../lib/errors.js';
 import { createJsonlRenderer, writeSetupFailure } from '../lib/render/jsonl.js';
@@ -17,8 +18,7 @@ import { viewOf } from '../lib/render/state-view.js';
 import type { Renderer } from '../lib/render/types.js';
 import type { ReducerState } from '../lib/reducer/index.js';
 import { resolveVerifyCommand } from '../lib/verify/detect.js';
-import type { ExecFlags } from './commands/exec.js';
-import { checkPrompt, openRunStore, prepareRun, startRunMcp, type RunSetup } from '../lib/agent/run-setup.js';
+import { checkPrompt, openRunStore, prepareRun, startRunMcp, type ExecFlags, type RunSetup } from '../lib/agent/run-setup.js';
 import type { EventStore } from '../lib/store/store.js';
 import { guardOutput, noteClosedStdout, onHangUp, writeErr } from './stdout.js';
 import { outputPortOf } from '../lib/pipeline/output.js';
@@ -86,7 +86,7 @@ export async function execAction(prompt: string, flags: ExecFlags): Promise<numb
       if (process.stdout.isTTY) await loadMarkdown();
       renderer = createRenderer(process.stdout.isTTY ? 'tty' : 'linear', { out, err, stream: process.stdout, verbosity: flags.verbose ? 'verbose' : 'normal' });
     }
-    const verify = resolveVerifyCommand({ flag: flags.verify, config: setup.loaded.config, cwd: setup.cwd });
+    const verify = resolveVerifyCommand({ flag: flags.verify, config: setup.loaded.config, cwd: setup.environment.cwd });
     // From here a signal aborts the run instead of exiting (see the handlers above).
     running = true;
     // An invariant guard: if the event loop ever drains while the run is unsettled (nothing
@@ -122,25 +122,16 @@ export async function execAction(prompt: string, flags: ExecFlags): Promise<numb
       const run = await runPrompt({
         origin: 'exec',
         prompt,
-        cwd: setup.cwd,
         provider: setup.provider,
-        policy: setup.policy,
-        ...(setup.mcp ? { toolSource: setup.mcp } : {}),
-        tty: !json && process.stdin.isTTY === true && process.stdout.isTTY === true,
+        limits: setup.limits,
+        environment: setup.environment,
+        interaction: interaction({ tty: !json && process.stdin.isTTY === true && process.stdout.isTTY === true }),
         signal: abort.signal,
         openStore,
         renderer,
-        ...(trace ? { onEvent: (event: OutputEvent) => trace.onEvent(event) } : {}),
+        onEvent: trace ? (event: OutputEvent) => trace.onEvent(event) : undefined,
         output: outputPortOf(guardOutput(process.stdout)),
-        ...(setup.fetch ? { fetch: setup.fetch } : {}),
-        ...(setup.budget ? { budget: setup.budget } : {}),
-        ...(setup.maxSteps !== undefined ? { maxSteps: setup.maxSteps } : {}),
-        ...(setup.timeoutMs !== undefined ? { timeoutMs: setup.timeoutMs } : {}),
-        ...(setup.retryPolicy ? { retryPolicy: setup.retryPolicy } : {}),
-        ...(setup.contextWindow !== undefined ? { contextWindow: setup.contextWindow } : {}),
-        ...(setup.checkpoints ? { checkpoints: setup.checkpoints } : {}),
-        sandbox: setup.sandbox,
-        ...(verify ? { verifyCommand: verify.command } : {}),
+        verifyCommand: verify?.command,
         preamble: setup.loaded.ignoredLocal
           ? [
               {
@@ -156,8 +147,9 @@ export async function execAction(prompt: string, flags: ExecFlags): Promise<numb
       if (!json) err(`session ${run.sessionId} (minicode replay ${run.sessionId})\n`);
       return exitCodeFor(run.result.reason);
     } catch (error) {
-      // Only the store's failure was reported (its summary is out); anything else is not ours to hide.
-      if (storeError === undefined || error !== storeError || !(error instanceof MinicodeError)) throw error;
+      // Only the store's failures are reported in the summary (an open that failed, events it did
+      // not acknowledge); anything else is not ours to hide.
+      if (!(error instanceof MinicodeError) || (error !== storeError && error.code !== 'MINICODE_E_STORE')) throw error;
       await trace?.finish({ ok: false, error: error.code });
       err(`minicode: ${displayText(error.message)}${error.action ? `\n  ${displayText(error.action)}` : ''}\n`);
       return error.exitCode;

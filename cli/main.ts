@@ -3,6 +3,7 @@ import { CommanderError } from 'commander';
 import { buildProgram, withPromptHint } from './program.js';
 import { guardOutput, writeOut } from './stdout.js';
 import { mark } from '../lib/timeline.js';
+import { neutralise } from '../lib/safe-text.js';
 
 /** Commands whose `--json` output ends in a summary line (`batch`: its `batch.summary`). */
 const JSON_SUMMARY_COMMANDS = new Set(['exec', 'run', 'ingest', 'replay', 'batch']);
@@ -44,6 +45,6 @@ async function main(argv: string[]): Promise<void> {
 
 main(process.argv).catch((error: unknown) => {
   const message = error instanceof Error ? error.message : String(error);
-  process.stderr.write(`minicode: internal error: ${message}\n`);
+  process.stderr.write(`minicode: internal error: ${neutralise(message)}\n`);
   process.exitCode = 1;
 });

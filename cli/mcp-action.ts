@@ -9,11 +9,29 @@ import { MinicodeError } from '../lib/errors.js';
 import { MAX_TIMER_MS } from '../lib/control/timers.js';
 import { decimalInt } from '../lib/flag-values.js';
 import { isStdioServer, type McpServerConfig } from '../lib/mcp/config.js';
-import type { McpServerStatus } from '../lib/mcp/index.js';
 import { resolveRunSandbox } from '../lib/sandbox/resolve.js';
 import { serverSandbox, type SandboxMode } from '../lib/sandbox/settings.js';
 import { resolveStoreDir } from '../lib/store/location.js';
-import type { McpAddFlags, McpListFlags } from './commands/mcp.js';
+import type { McpServerStatus } from '../lib/mcp/index.js';
+import { neutralise } from '../lib/safe-text.js';
+
+/** Flags of `minicode mcp list`. */
+export interface McpListFlags {
+  json?: boolean;
+  allowLocalConfig?: boolean;
+  cwd?: string;
+}
+
+/** Flags of `minicode mcp add`. */
+export interface McpAddFlags {
+  env?: string[];
+  header?: string[];
+  transport?: string;
+  cwd?: string;
+  startupTimeout?: string;
+  toolTimeout?: string;
+  replace?: boolean;
+}
 
 const out = (s: string): void => {
   process.stdout.write(s);
@@ -42,7 +60,8 @@ function table(rows: Row[]): string {
     if ('error' in r && r.error) lines.push(`  error: ${r.error}`);
     for (const name of r.toolNames) lines.push(`  ${name}`);
   }
-  return `${lines.join('\n')}\n`;
+  // Names, tool names and errors come from config files and servers: their controls are shown escaped.
+  return `${neutralise(lines.join('\n'))}\n`;
 }
 
 /** `mcp list`; exit 0 when every enabled server started, 1 otherwise. */
@@ -50,8 +69,7 @@ export async function mcpListAction(flags: McpListFlags): Promise<number> {
   try {
     const cwd = path.resolve(flags.cwd ?? process.cwd());
     const loaded = loadConfig({ cwd, allowLocalConfig: flags.allowLocalConfig === true });
-    const { config } = loaded;
-    const servers = config.mcpServers ?? {};
+    const servers = loaded.config.mcpServers ?? {};
     // The servers start as a run would start them: in the config's sandbox (no flag here).
     const sandbox = Object.keys(servers).length > 0 ? resolveRunSandbox({ loaded, env: process.env, cwd, storeDir: resolveStoreDir({ env: process.env }) }) : undefined;
     const sandboxOf = (name: string): SandboxMode | undefined => {

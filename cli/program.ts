@@ -1,8 +1,8 @@
 import { Command } from 'commander';
 import { registerAcp } from './commands/acp.js';
 import { registerBatch } from './commands/batch.js';
-import { registerBench } from './commands/bench.js';
-import { addChatFlags, registerChat, type ChatFlags } from './commands/chat.js';
+import type { ChatFlags } from './chat-action.js';
+import { addChatFlags, registerChat } from './commands/chat.js';
 import { registerExec } from './commands/exec.js';
 import { registerIngest } from './commands/ingest.js';
 import { registerMcp } from './commands/mcp.js';
@@ -12,7 +12,8 @@ import { registerSchema } from './commands/schema.js';
 import { registerSessions } from './commands/sessions.js';
 import { registerScrub } from './commands/scrub.js';
 import { registerUndo } from './commands/undo.js';
-import { VERSION } from './version.js';
+import { VERSION } from '../lib/version.js';
+import { neutralise } from '../lib/safe-text.js';
 
 /**
  * The minicode CLI. Each command lives in `cli/commands/<name>.ts` and registers its flags
@@ -32,9 +33,10 @@ export function buildProgram(argv: readonly string[] = []): Command {
     .showSuggestionAfterError(true)
     .exitOverride()
     .configureOutput({
-      // Commander prints "error: ..." itself; keep it one line on stderr.
+      // Commander prints "error: ..." itself; keep it one line on stderr, the argument it quotes
+      // (an unknown option, a bad choice) with its control characters shown escaped.
       writeErr: (s) => process.stderr.write(s),
-      outputError: (s, write) => write(withPromptHint(s.split('\n')[0] as string) + '\n'),
+      outputError: (s, write) => write(neutralise(withPromptHint(s.split('\n')[0] as string)) + '\n'),
     });
   // Program options are positional (only before a command) so `exec --provider ...` still reaches exec.
   program.enablePositionalOptions().allowExcessArguments(true);
@@ -43,7 +45,6 @@ export function buildProgram(argv: readonly string[] = []): Command {
   registerIngest(program);
   registerRun(program);
   registerSchema(program);
-  registerBench(program);
   registerSessions(program);
   registerReplay(program);
   registerAcp(program);

@@ -55,7 +55,7 @@ export async function runNativeAction(
     ? (await import('../lib/telemetry/native-run-trace.js')).startNativeRunTrace(tracing, {
         env: process.env,
         agents,
-        ...(flags.model ? { model: flags.model } : {}),
+        model: flags.model || undefined,
         prompt,
         onWarning: (message) => err(`minicode: ${message}\n`),
       })
@@ -101,9 +101,9 @@ export async function runNativeAction(
         await pipeline.settled();
         await store.flushed();
       },
-      ...(flags.model ? { extraArgs: ['--model', flags.model] } : {}),
-      ...(checkpoints ? { checkpoints } : {}),
-      ...(trace ? { onAgentStart: (each: NativeAgent, index: number) => trace.agentStarted(each, index) } : {}),
+      extraArgs: flags.model ? ['--model', flags.model] : undefined,
+      checkpoints,
+      onAgentStart: trace ? (each: NativeAgent, index: number) => trace.agentStarted(each, index) : undefined,
     });
     const state = await pipeline.settled();
     const outcome = state.run.outcome === 'running' ? 'interrupted' : state.run.outcome;
@@ -125,7 +125,7 @@ export async function runNativeAction(
 /** The run's checkpoint hooks (the agent's whole run is turn 1), unless `--no-checkpoint` or config `checkpoints: false`. */
 async function nativeRunCheckpoints(flag: boolean | undefined, cwd: string, sessionId: string, emit: (draft: EventDraft) => void): Promise<WorkspaceCheckpoints | undefined> {
   const [{ checkpointSettingsOf }, { loadConfig }] = await Promise.all([import('../lib/checkpoints/settings.js'), import('../lib/config.js')]);
-  const settings = checkpointSettingsOf({ ...(flag !== undefined ? { flag } : {}), config: loadConfig({ cwd }).config.checkpoints });
+  const settings = checkpointSettingsOf({ flag, config: loadConfig({ cwd }).config.checkpoints });
   if (!settings) return undefined;
   const { createTurnCheckpoints } = await import('../lib/checkpoints/turn.js');
   return createTurnCheckpoints({ settings, cwd, sessionId, turn: 1, emit });

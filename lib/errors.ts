@@ -1,4 +1,5 @@
 import type { ErrorCategory, Recoverability } from './events/enums.js';
+import { neutralise } from './safe-text.js';
 
 /** What a code thrown as a {@link MinicodeError} maps to: event-model category, recoverability, exit code. */
 interface ThrownCodeSpec {
@@ -176,15 +177,20 @@ export class MinicodeError extends Error {
   readonly action: string | undefined;
   readonly data: unknown;
 
+  /**
+   * `message` and `action` often quote input (a flag value, a name from a config file, a parser's
+   * excerpt): terminal controls in them are shown as visible escapes (lib/safe-text.ts) here,
+   * once, so no caller has to remember it and no sink prints them raw.
+   */
   constructor(code: ThrownErrorCode, message: string, options: { action?: string; data?: unknown; cause?: unknown } = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    super(neutralise(message), options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'MinicodeError';
     this.code = code;
     const spec: ThrownCodeSpec = ERROR_CODES[code];
     this.category = spec.category;
     this.recoverability = spec.recoverability;
     this.exitCode = spec.exitCode;
-    this.action = options.action;
+    this.action = options.action === undefined ? undefined : neutralise(options.action);
     this.data = options.data;
   }
 

@@ -1,7 +1,6 @@
 /**
  * Packages a plain install may lack: the optional dependencies (bullmq and ioredis, only for
- * `batch --queue`) and the development dependencies `minicode bench` measures against. A missing
- * one becomes MINICODE_E_MISSING_DEPENDENCY with the exact install command, never a
+ * `batch --queue`). A missing one becomes MINICODE_E_MISSING_DEPENDENCY with the exact install command, never a
  * module-resolution crash. Loaders are injectable so that tests can simulate a missing package
  * without uninstalling it.
  */
@@ -43,12 +42,11 @@ export function installCommand(names: readonly string[]): string {
   return `npm install --no-save ${names.map((n) => (pinnedVersion(n) ? `${n}@${pinnedVersion(n)}` : n)).join(' ')}`;
 }
 
-/** The coded error for packages that `purpose` needs and that are not installed; `orElse` adds an alternative to installing. */
-export function missingDependency(names: readonly string[], purpose: string, options: { cause?: unknown; orElse?: string } = {}): MinicodeError {
+/** The coded error for packages that `purpose` needs and that are not installed. */
+export function missingDependency(names: readonly string[], purpose: string, cause?: unknown): MinicodeError {
   const list = names.join(', ');
-  const { cause, orElse } = options;
   return new MinicodeError('MINICODE_E_MISSING_DEPENDENCY', `${purpose} needs ${names.length === 1 ? 'the package' : 'the packages'} ${list}, not installed here`, {
-    action: `install ${names.length === 1 ? 'it' : 'them'} with \`${installCommand(names)}\`${orElse ? `, or ${orElse}` : ''}`,
+    action: `install ${names.length === 1 ? 'it' : 'them'} with \`${installCommand(names)}\``,
     data: { packages: [...names] },
     ...(cause === undefined ? {} : { cause }),
   });
@@ -59,7 +57,7 @@ export async function loadOptional<T>(load: ModuleLoader<T>, packages: readonly 
   try {
     return await load();
   } catch (error) {
-    if (isModuleNotFound(error)) throw missingDependency(packages, purpose, { cause: error });
+    if (isModuleNotFound(error)) throw missingDependency(packages, purpose, error);
     throw error;
   }
 }

@@ -7,12 +7,8 @@
  * marks stay in the code for the next profile. The clock is the global `performance`, read only
  * when on: importing `node:perf_hooks` would load Node's performance modules into every run.
  */
-const KEY = Symbol.for('minicode.timeline');
-
 const on = process.env.MINICODE_DEBUG_TIMELINE === '1';
-// Shared through the global object: the bootstrap and the bundle it runs each hold a copy of this module.
-const shared = globalThis as { [KEY]?: [string, number, number][] };
-const marks: [string, number, number][] = (shared[KEY] ??= []);
+const marks: [string, number, number][] = [];
 
 /** Note that `label` happened now (a no-op unless `MINICODE_DEBUG_TIMELINE=1`). */
 export function mark(label: string): void {

@@ -1,40 +1,30 @@
 /**
  * `npm run build`, second step: bundle each CLI entry point with esbuild, from the TypeScript
  * sources, over what `tsc` has just emitted (tsc stays the type checker and keeps emitting
- * dist/lib, dist/workers and dist/bench for workers, benchmarks and tests). A short `exec` then reads one entry file and
- * the few chunks its run needs instead of resolving, reading and compiling ~230 modules.
+ * dist/lib and dist/workers, which worker threads and tests load). A run of the CLI then reads
+ * one entry file and the few chunks its command needs instead of resolving, reading and
+ * compiling a few hundred modules (docs/startup.md).
  *
- * - Each entry replaces tsc's output at the same path (`dist/cli/main.js` stays what `bin`
- *   names). Code reached only through a dynamic `import()` goes to `dist/chunks/`, so what is
- *   lazy in the source stays lazy in the bundle.
- * - Packages with native parts or worker files (lmdb, msgpackr, piscina) and the large
- *   packages only some commands load (MCP and ACP SDKs, marked, bullmq, the tokenizer) stay
- *   external: Node resolves them from node_modules as before.
- * - `bench/` stays external: its files find their siblings through `import.meta.url`.
+ * - Each entry replaces tsc's output at the same path (`dist/cli/main.js` is what `bin` names).
+ *   Code reached only through a dynamic `import()` goes to `dist/chunks/`, so what is lazy in the
+ *   source stays lazy in the bundle.
+ * - Packages with native parts or worker files (lmdb, msgpackr, piscina) and the large packages
+ *   only some commands load (MCP and ACP SDKs, marked, bullmq, the tokenizer) stay external:
+ *   Node resolves them from node_modules, so lmdb finds its native addon where npm put it.
  * - Worker threads run the tsc-emitted `dist/workers/*.js` (see `defaultWorkersDir`).
- * - `dist/bundle-meta.json` records which source modules each output file holds and which bundle
- *   files each pack of the code-cache loader holds; the start-up module graph test reads it.
+ * - `dist/bundle-meta.json` records which source modules each output file holds; the start-up
+ *   module graph test reads it.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Plugin } from 'esbuild';
-import { writeScriptPacks } from './bundle-scripts.js';
 
 /** The CLI entry points, relative to the project root, and where each is written under dist/ (`.js` added). */
 export const ENTRY_POINTS = [
-  { in: 'cli/main.ts', out: 'cli/app' },
+  { in: 'cli/main.ts', out: 'cli/main' },
   { in: 'cli/demo.ts', out: 'cli/demo' },
 ];
-
-/**
- * The source modules whose load from the entry is the hot path: their packs are made first
- * (scripts/bundle-packs.ts). `exec` is the command automation runs over and over.
- */
-const HOT_PATH = ['cli/exec-action.ts'];
-
-/** The `bin` file: the bootstrap that runs `cli/app.js` from the code cache or as an ES module (cli/bootstrap.ts). */
-const BOOTSTRAP = { in: 'cli/bootstrap.ts', out: 'cli/main' };
 
 /** Put first in every bundle file: CommonJS packages inlined into an ES module still call require() for Node built-ins. */
 const BANNER = "import { createRequire as __minicodeRequire } from 'node:module'; const require = __minicodeRequire(import.meta.url);";
@@ -48,19 +38,12 @@ function packageOf(specifier: string): string {
   return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : (parts[0] as string);
 }
 
-/** Keep bare packages outside {@link INLINED_PACKAGES} and everything under bench/ (as its tsc output) external. */
-function externals(root: string): Plugin {
-  const bench = path.join(root, 'bench') + path.sep;
+/** Keep bare packages outside {@link INLINED_PACKAGES} external. */
+function externals(): Plugin {
   return {
     name: 'minicode-externals',
     setup(b) {
       b.onResolve({ filter: /^[^./#]/ }, (args) => (INLINED_PACKAGES.has(packageOf(args.path)) || args.path.startsWith('node:') ? undefined : { path: args.path, external: true }));
-      b.onResolve({ filter: /^\./ }, (args) => {
-        const target = path.resolve(args.resolveDir, args.path);
-        if (!target.startsWith(bench)) return undefined;
-        // Entries (dist/cli) and chunks (dist/chunks) sit at the same depth, so one relative path serves both.
-        return { path: `../bench/${path.relative(bench, target).split(path.sep).join('/')}`, external: true };
-      });
     },
   };
 }
@@ -94,40 +77,11 @@ export async function bundle(root: string, options: BundleOptions = {}): Promise
     minifyWhitespace: minify,
     minifySyntax: minify,
     banner: { js: BANNER },
-    plugins: [externals(root)],
+    plugins: [externals()],
   });
-  const outputs = Object.fromEntries(
-    Object.entries(result.metafile.outputs).map(([file, out]) => [
-      path.relative(root, path.resolve(file)).split(path.sep).join('/'),
-      Object.keys(out.inputs).map((i) => path.relative(root, path.resolve(i)).split(path.sep).join('/')),
-    ]),
-  );
-  const manifest = await writeScriptPacks(root, dist, result.metafile, `${ENTRY_POINTS[0]!.out}.js`, BANNER, minify, HOT_PATH);
-  const packs: Record<string, string[]> = {};
-  for (const [key, entry] of Object.entries(manifest.files)) {
-    (outputs[`dist/${entry.pack}`] ??= []).push(...(outputs[`dist/${key}`] ?? []));
-    (packs[`dist/${entry.pack}`] ??= []).push(`dist/${key}`);
-  }
-  // The bootstrap carries the manifest, so that a run reads no extra file to find its scripts.
-  const boot = await build({
-    entryPoints: [{ in: path.join(root, BOOTSTRAP.in), out: BOOTSTRAP.out }],
-    outbase: root,
-    outdir: dist,
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    allowOverwrite: true,
-    metafile: true,
-    logLevel: 'warning',
-    minifyWhitespace: minify,
-    minifySyntax: minify,
-    define: { __MINICODE_SCRIPTS__: JSON.stringify(manifest) },
-  });
-  for (const [file, out] of Object.entries(boot.metafile.outputs)) {
-    outputs[path.relative(root, path.resolve(file)).split(path.sep).join('/')] = Object.keys(out.inputs).map((i) => path.relative(root, path.resolve(i)).split(path.sep).join('/'));
-  }
-  fs.writeFileSync(path.join(dist, 'bundle-meta.json'), `${JSON.stringify({ outputs, packs }, null, 1)}\n`);
+  const relative = (file: string): string => path.relative(root, path.resolve(file)).split(path.sep).join('/');
+  const outputs = Object.fromEntries(Object.entries(result.metafile.outputs).map(([file, out]) => [relative(file), Object.keys(out.inputs).map(relative)]));
+  fs.writeFileSync(path.join(dist, 'bundle-meta.json'), `${JSON.stringify({ outputs }, null, 1)}\n`);
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {

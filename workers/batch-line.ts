@@ -105,11 +105,12 @@ export default async function batchLineTask(task: BatchLineTask): Promise<Worker
         baseDir: task.baseDir,
         cwd: task.cwd,
         signal: batch.abort.signal,
-        ...(task.storeDir ? { store: storeFor(task.storeDir) } : {}),
+        store: task.storeDir ? storeFor(task.storeDir) : undefined,
         onRateLimit: (retryAfterMs) => post(retryAfterMs === undefined ? { type: 'rate-limit', seq } : { type: 'rate-limit', seq, retryAfterMs }),
         onQuota: (text) => post(text === undefined ? { type: 'quota', seq } : { type: 'quota', seq, message: text }),
-        ...(task.signalSettled ? { onSettled: () => post({ type: 'settled', seq }) } : {}),
-        ...(task.trace ? { trace: task.trace, onSpans: (s: NonNullable<BatchLineValue['spans']>) => (spans = s) } : {}),
+        onSettled: task.signalSettled ? () => post({ type: 'settled', seq }) : undefined,
+        trace: task.trace,
+        onSpans: (s) => (spans = s),
       });
     // Isolation and verify here, around the run: their subprocesses start from this thread, not the coordinator's loop.
     const runAll = (): Promise<BatchRecord> =>

@@ -4,13 +4,13 @@
  * settle step makes them. Both builds run in ONE process, rounds interleaved (A B, B A, ...);
  * the figure to read is the median of the per-round ratios B / A.
  *
- *   node dist/bench/support/ab-batch-lines.js <root A> <root B> [--long RECORDS] [--rounds N] [--no-store]
+ *   node bench/dist/bench/support/ab-batch-lines.js <root A> <root B> [--long RECORDS] [--rounds N] [--no-store]
  *
  * Each line is then measured with `Buffer.byteLength`, as the store's `encodeBatch` does: a
  * line that is not flat (a concatenation) is flattened there, so that copy is counted.
  * `--no-store` takes `line.length` instead (what the output port's `join` alone needs).
  * Both sides take the envelopes of B's modules, so they serialise the same objects and the
- * lines are checked equal before timing. A root is a checkout with a compiled `dist/`.
+ * lines are checked equal before timing. A root is a checkout with a compiled `dist/` and `bench/dist/`.
  */
 import os from 'node:os';
 import path from 'node:path';
@@ -25,7 +25,7 @@ async function main(): Promise<void> {
   const records = option(args, '--long', 30_000);
   const store = !args.includes('--no-store');
   const dist = (root: string, file: string): string => pathToFileURL(path.resolve(root, 'dist', file)).href;
-  const corpora = (await import(dist(roots[1] as string, 'bench/support/pipeline-corpus.js'))) as typeof import('./pipeline-corpus.js');
+  const corpora = (await import(pathToFileURL(path.resolve(roots[1] as string, 'bench/dist/test/corpus/pipeline-corpus.js')).href)) as typeof import('../../test/corpus/pipeline-corpus.js');
   const events = (await import(dist(roots[1] as string, 'lib/events/index.js'))) as typeof import('../../lib/events/index.js');
   const corpus = corpora.buildLongSessionCorpus({ records });
   // The clock moves a quarter of a millisecond per event: timestamps repeat, as in a real session.

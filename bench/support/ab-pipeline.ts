@@ -2,12 +2,12 @@
  * Paired A/B of the end-to-end pipeline across two builds, for performance work on a shared,
  * noisy machine: both builds run in ONE process, rounds interleaved (A B, B A, ...), so a
  * noisy neighbour slows both alike. Each side has its own corpus, store and modules (its
- * `dist/`); the figure to read is the median of the per-round ratios B / A.
+ * `bench/dist/`); the figure to read is the median of the per-round ratios B / A.
  *
- *   node dist/bench/support/ab-pipeline.js <root A> <root B> [--full] [--rounds N] [--events N] [--long RECORDS] [--lanes N] [--no-store]
+ *   node bench/dist/bench/support/ab-pipeline.js <root A> <root B> [--full] [--rounds N] [--events N] [--long RECORDS] [--lanes N] [--no-store]
  *
- * A root is a checkout with a compiled `dist/` (e.g. `git archive main | tar -x -C /tmp/a`,
- * a `node_modules` symlink and `npx tsc -p .` there). Without `--full` decode is replaced by
+ * A root is a checkout with a compiled bench package (e.g. `git archive main | tar -x -C /tmp/a`,
+ * a `node_modules` symlink and `npx tsc -p bench` there). Without `--full` decode is replaced by
  * pre-decoded drafts, so only scrub -> envelope -> reduce -> render -> store is timed. With
  * `--long` the corpus is the long session of bench/pipeline.ts (one seeded Codex stream of that
  * many records) instead of the replicated recordings. Both sides take the corpus B's modules
@@ -21,7 +21,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { PipelineVariant } from '../pipeline.js';
-import type { PipelineCorpus } from './pipeline-corpus.js';
+import type { PipelineCorpus } from '../../test/corpus/pipeline-corpus.js';
 import type { EventStore } from '../../lib/store/index.js';
 import { abRoots, median, option } from './ab-args.js';
 
@@ -45,11 +45,11 @@ async function main(): Promise<void> {
   const store = !args.includes('--no-store');
   const label = `${full ? 'full' : 'pre-decoded'}${store ? '' : ', no store'}${lanes > 1 ? `, ${lanes} lanes` : ''}`;
   const variant: PipelineVariant = { label, decode: full, scrub: 'full', render: true, store };
-  const corpora = (await import(pathToFileURL(path.resolve(roots[1] as string, 'dist/bench/support/pipeline-corpus.js')).href)) as typeof import('./pipeline-corpus.js');
+  const corpora = (await import(pathToFileURL(path.resolve(roots[1] as string, 'bench/dist/test/corpus/pipeline-corpus.js')).href)) as typeof import('../../test/corpus/pipeline-corpus.js');
   const corpus = longRecords > 0 ? corpora.buildLongSessionCorpus({ records: longRecords }) : corpora.buildPipelineCorpus({ minEvents: events });
   const sides: Side[] = [];
   for (const root of roots) {
-    const bench = (await import(pathToFileURL(path.resolve(root as string, 'dist/bench/pipeline.js')).href)) as typeof import('../pipeline.js');
+    const bench = (await import(pathToFileURL(path.resolve(root as string, 'bench/dist/bench/pipeline.js')).href)) as typeof import('../pipeline.js');
     sides.push({ name: root as string, runVariant: bench.runVariant, runFloor: bench.runFloor, corpus, store: bench.temporaryStore(), ms: [] });
   }
   const [a, b] = sides as [Side, Side];

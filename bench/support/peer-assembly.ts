@@ -11,7 +11,7 @@
 import { createParser } from 'eventsource-parser';
 import { open, type RootDatabase } from 'lmdb';
 import { SCHEMA_NAME } from '../../lib/events/enums.js';
-import type { PreparedSource } from './pipeline-corpus.js';
+import type { PreparedSource } from '../../test/corpus/pipeline-corpus.js';
 
 /** A store the peer writes raw puts to. */
 export function openPeerStore(dir: string): RootDatabase {

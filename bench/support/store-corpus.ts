@@ -1,6 +1,6 @@
 /**
  * The store's share of the end-to-end pipeline, alone: the durable events of the recorded
- * pipeline corpus (bench/support/pipeline-corpus.ts: one session per source, ~33 events each,
+ * pipeline corpus (test/corpus/pipeline-corpus.ts: one session per source, ~33 events each,
  * ~100 envelope/payload shapes) appended as bench/pipeline.ts appends them, with the event loop
  * turning every 64 KiB of input so that each turn's puts commit as one transaction. The
  * synthetic run of bench/store.ts has one session and a handful of shapes; this workload is
@@ -9,7 +9,7 @@
 import { createEnveloper, eventIdFor } from '../../lib/events/enveloper.js';
 import { EVENT_REGISTRY } from '../../lib/events/registry.js';
 import type { OutputEvent } from '../../lib/events/index.js';
-import { buildPipelineCorpus, inputTurns } from './pipeline-corpus.js';
+import { buildPipelineCorpus, inputTurns } from '../../test/corpus/pipeline-corpus.js';
 
 /** One session of the workload: its durable events and the input bytes it came from. */
 export interface StoreSession {

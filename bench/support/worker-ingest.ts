@@ -11,7 +11,7 @@
  * per-round ratios worker / single. Not part of the suite: it answers one design question, and
  * the answer depends on how many cores are free (print the load average with it).
  *
- *   node dist/bench/support/worker-ingest.js [--records N] [--rounds N]
+ *   node bench/dist/bench/support/worker-ingest.js [--records N] [--rounds N]
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -23,7 +23,7 @@ import { INGEST_READ_BYTES, runIngest } from '../../lib/pipeline/ingest.js';
 import { createRenderer } from '../../lib/render/index.js';
 import { openStore } from '../../lib/store/index.js';
 import { median } from '../harness.js';
-import { writeCodexStream } from './codex-stream.js';
+import { writeCodexStream } from '../../test/corpus/codex-stream.js';
 
 function option(args: string[], name: string, fallback: number): number {
   const i = args.indexOf(name);

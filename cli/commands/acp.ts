@@ -31,7 +31,7 @@ export function registerAcp(program: Command): void {
       process.exitCode = 1;
       return;
     }
-    const [{ createAcpServer }, { stdioTransport }, { VERSION }] = await Promise.all([import('../../lib/acp/server.js'), import('../../lib/acp/transport.js'), import('../version.js')]);
+    const [{ createAcpServer }, { stdioTransport }, { VERSION }] = await Promise.all([import('../../lib/acp/server.js'), import('../../lib/acp/transport.js'), import('../../lib/version.js')]);
     const server = createAcpServer({ port, agentInfo: { name: 'minicode', version: VERSION }, ...(flags.model === undefined ? {} : { model: flags.model }) }, stdioTransport());
     await server.connect().closed;
   });

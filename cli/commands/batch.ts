@@ -1,27 +1,7 @@
 import { Command } from 'commander';
 import { DEFAULT_POOL_NICE } from '../../lib/batch/nice.js';
-import { addCheckpointFlag, addRunFlags, type ExecFlags } from './exec.js';
-
-/** Flags of `minicode batch`. */
-export interface BatchFlags extends ExecFlags {
-  out?: string;
-  concurrency?: string;
-  strict?: boolean;
-  retryErrors?: boolean;
-  failFast?: boolean;
-  batchBudget?: string;
-  queue?: string;
-  queueName?: string;
-  worker?: boolean;
-  threads?: string;
-  nice?: string;
-  verify?: string;
-  verifyTimeout?: string;
-  isolate?: string;
-  isolateDirty?: boolean;
-  keepWorkspaces?: boolean;
-  otelEndpoint?: string;
-}
+import type { BatchFlags } from '../batch-action.js';
+import { addCheckpointFlag, addRunFlags } from './exec.js';
 
 /**
  * `minicode batch FILE.jsonl`: many prompts (`{"id", "prompt", ...}` per line), each a full

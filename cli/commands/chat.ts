@@ -1,11 +1,6 @@
 import type { Command } from 'commander';
-import { addCheckpointFlag, addRunFlags, type ExecFlags } from './exec.js';
-
-/** Flags of `minicode chat` (and of `minicode` with no command). */
-export interface ChatFlags extends ExecFlags {
-  continue?: boolean;
-  resume?: string;
-}
+import type { ChatFlags } from '../chat-action.js';
+import { addCheckpointFlag, addRunFlags } from './exec.js';
 
 /** Add the interactive mode's flags: the run flags plus `--continue` / `--resume`. */
 export function addChatFlags(command: Command): Command {

@@ -1,6 +1,5 @@
 import { Command, Option } from 'commander';
 
-export type { ExecFlags } from '../../lib/agent/run-setup.js';
 import type { ExecFlags } from '../../lib/agent/run-setup.js';
 import { CACHE_TTLS, REASONING_LEVELS } from '../../lib/agent/requests/types.js';
 import { SANDBOX_MODES } from '../../lib/sandbox/settings.js';

@@ -55,8 +55,9 @@ export function registerIngest(program: Command): void {
         if (flags.store) {
           const { openStore } = await import('../../lib/store/index.js');
           store = openStore({ dir: flags.store });
-          // A second stream under a stored id would overwrite the first session's events.
-          if (flags.session !== undefined && store.getSession(sessionId) !== undefined)
+          // A second stream under a stored id would overwrite the first session's events: the id
+          // is claimed in the store, atomically, so of two ingests racing for it one is refused.
+          if (flags.session !== undefined && !(await store.claimSession(sessionId)))
             throw new MinicodeError('MINICODE_E_USAGE', `--session ${sessionId}: the store ${flags.store} already holds a session with that id`, {
               action: 'pass another --session id, or leave it out for a new one',
             });

@@ -1,22 +1,5 @@
 import type { Command } from 'commander';
-
-/** Flags of `minicode mcp list`. */
-export interface McpListFlags {
-  json?: boolean;
-  allowLocalConfig?: boolean;
-  cwd?: string;
-}
-
-/** Flags of `minicode mcp add`. */
-export interface McpAddFlags {
-  env?: string[];
-  header?: string[];
-  transport?: string;
-  cwd?: string;
-  startupTimeout?: string;
-  toolTimeout?: string;
-  replace?: boolean;
-}
+import type { McpAddFlags, McpListFlags } from '../mcp-action.js';
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 

@@ -20,6 +20,7 @@ import type { ApprovalDecision, ApprovalRequest, ToolFileSystem, ToolTerminal } 
 import type { ConversationMessage } from './conversation.js';
 import { conversationFromEvents } from './history.js';
 import type { AgentResult } from './loop.js';
+import { interaction } from './interaction.js';
 import { runPrompt } from './run-prompt.js';
 
 /** What the port keeps of one session between turns. */
@@ -55,15 +56,15 @@ export function createAgentPort(options: AgentPortOptions): AgentPort {
   const setup = (): Promise<RunSetup> => {
     shared.setup ??= prepareRun(
       {
-        ...(options.provider === undefined ? {} : { provider: options.provider }),
-        ...(options.model === undefined ? {} : { model: options.model }),
-        ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
-        ...(options.cassette === undefined ? {} : { cassette: options.cassette }),
-        ...(options.store === undefined ? {} : { store: options.store }),
-        ...(options.allowLocalConfig ? { allowLocalConfig: true } : {}),
-        ...(options.checkpoint === false ? { checkpoint: false } : {}),
-        ...(options.sandbox === undefined ? {} : { sandbox: options.sandbox }),
-        ...(options.allowNetwork ? { allowNetwork: true } : {}),
+        provider: options.provider,
+        model: options.model,
+        baseUrl: options.baseUrl,
+        cassette: options.cassette,
+        store: options.store,
+        allowLocalConfig: options.allowLocalConfig,
+        checkpoint: options.checkpoint,
+        sandbox: options.sandbox,
+        allowNetwork: options.allowNetwork,
       },
       env,
     ).catch((error: unknown) => {
@@ -73,7 +74,7 @@ export function createAgentPort(options: AgentPortOptions): AgentPort {
     });
     return shared.setup;
   };
-  const store = (): EventStore => (shared.store ??= openStore({ dir: resolveStoreDir({ ...(options.store === undefined ? {} : { flag: options.store }), env }) }));
+  const store = (): EventStore => (shared.store ??= openStore({ dir: resolveStoreDir({ flag: options.store, env }) }));
 
   return {
     async openSession(info) {
@@ -84,10 +85,10 @@ export function createAgentPort(options: AgentPortOptions): AgentPort {
       delete session.mcp;
       if (info.mcpServers && info.mcpServers.length > 0) {
         const { startAction, startMcpServers } = await import('../mcp/manager.js');
-        // The client's servers run in the connection's sandbox: no set-up (no provider yet, no backend) means none start.
-        let sandbox: RunSetup['sandbox'];
+        // The client's servers run in the connection's sandbox: without a set-up (no provider yet, no backend) none start.
+        let sandbox: RunSetup['environment']['sandbox'];
         try {
-          sandbox = (await setup()).sandbox;
+          sandbox = (await setup()).environment.sandbox;
         } catch (error) {
           return { notices: [`MCP servers of this session were not started: ${(error as Error).message}`] };
         }
@@ -141,8 +142,6 @@ export function createAgentPort(options: AgentPortOptions): AgentPort {
         });
       };
       const provider = input.model === undefined || input.model === run.provider.model ? run.provider : { ...run.provider, model: input.model };
-      const fileSystem = clientFileSystem(input);
-      const terminal = clientTerminal(input);
       const preamble: EventDraft[] =
         !session.started && run.loaded.ignoredLocal
           ? [
@@ -152,36 +151,32 @@ export function createAgentPort(options: AgentPortOptions): AgentPort {
               },
             ]
           : [];
+      const continued = session.started && session.state ? session.state : undefined;
       const result = await runPrompt({
         origin: 'acp',
         prompt: input.text,
-        cwd: input.cwd,
         provider,
-        // The ACP modes are minicode's approval modes under the same names (ask, auto, read-only).
-        policy: { ...run.policy, mode: input.mode },
-        ...(toolSource ? { toolSource } : {}),
+        limits: run.limits,
+        // Each prompt turn is checkpointed in the client's cwd under the ACP session id, so
+        // `minicode undo --session <id>` takes a turn back.
+        environment: {
+          ...run.environment,
+          cwd: input.cwd,
+          // The ACP modes are minicode's approval modes under the same names (ask, auto, read-only).
+          policy: { ...run.environment.policy, mode: input.mode },
+          toolSource,
+          fileSystem: clientFileSystem(input),
+          terminal: clientTerminal(input),
+        },
         // A person answers through the client: `ask` decisions go to session/request_permission.
-        tty: true,
-        promptApproval,
+        interaction: interaction({ tty: true, promptApproval }),
         signal: input.signal,
         store: store(),
-        env,
         endSession: false,
         onEvent,
         preamble,
-        ...(session.started && session.state
-          ? { session: { id: input.sessionId, startSeq: session.nextSeq, state: session.state, history: session.history, turn: session.turn } }
-          : { sessionId: input.sessionId }),
-        ...(fileSystem ? { fileSystem } : {}),
-        ...(terminal ? { terminal } : {}),
-        ...(run.fetch ? { fetch: run.fetch } : {}),
-        ...(run.budget ? { budget: run.budget } : {}),
-        ...(run.maxSteps !== undefined ? { maxSteps: run.maxSteps } : {}),
-        ...(run.timeoutMs !== undefined ? { timeoutMs: run.timeoutMs } : {}),
-        // Each prompt turn is checkpointed in the client's cwd under the ACP session id, so
-        // `minicode undo --session <id>` takes a turn back.
-        ...(run.checkpoints ? { checkpoints: run.checkpoints } : {}),
-        sandbox: run.sandbox,
+        session: continued ? { id: input.sessionId, startSeq: session.nextSeq, state: continued, history: session.history, turn: session.turn } : undefined,
+        sessionId: input.sessionId,
       });
       session.started = true;
       session.nextSeq = result.nextSeq;

@@ -6,26 +6,26 @@
  * follow every response; retries go through the control plane's policy.
  */
 import type { ErrorInfo, EventDraft, RunIds, TerminationReason } from '../events/index.js';
-import { watchBudgetLimit, type Budget } from '../control/budget.js';
-import { DEFAULT_RETRY_POLICY, withRetry, type RetryPolicy } from '../control/retry.js';
+import { watchBudgetLimit } from '../control/budget.js';
+import { withRetry } from '../control/retry.js';
 import { createTermination, settleRun } from '../control/termination.js';
 import { realTimers, type Timers } from '../control/timers.js';
 import { capSystemPrompt } from '../control/truncation.js';
 import { createUsageCollector, type UsageTotals } from '../control/usage.js';
-import { createApprovalHook, type ApprovalPolicy } from '../policy/index.js';
-import { DEFAULT_TOOL_LIMITS, type ToolRegistry } from '../tools/index.js';
-import type { ApprovalDecision, ApprovalRequest, ToolFileSystem, ToolLimits, ToolTerminal } from '../tools/types.js';
+import { createApprovalHook } from '../policy/index.js';
+import type { ToolRegistry } from '../tools/index.js';
 import type { Conversation, ConversationMessage, ProviderFormat } from './conversation.js';
-import type { RequestTuning } from './requests/types.js';
+import type { Interaction } from './interaction.js';
+import type { ProviderSettings } from './provider-settings.js';
+import type { RunLimits } from './run-limits.js';
+import type { ToolEnvironment } from './tool-environment.js';
 import { callProvider, ProviderCallError, type ProviderReply } from './provider-call.js';
 import { buildRequest } from './requests/index.js';
 import { executeToolCall } from '../tools/execute.js';
 import { createTurnCheckpoints } from '../checkpoints/turn.js';
-import type { CheckpointSettings } from '../checkpoints/settings.js';
 import { kernelTruncate } from '../control/truncation.js';
 import { createContextManager } from './context.js';
 import { contextWindowOf } from './context-window.js';
-import type { SandboxSettings } from '../sandbox/settings.js';
 
 /** The system prompt minicode sends (capped at 8,000 chars like any other). */
 export const DEFAULT_SYSTEM_PROMPT = [
@@ -35,48 +35,25 @@ export const DEFAULT_SYSTEM_PROMPT = [
   'Finish with a short answer saying what you did.',
 ].join('\n');
 
-/** Which provider endpoint the loop talks to. */
-export interface AgentProvider {
-  format: ProviderFormat;
-  model: string;
-  baseUrl: string;
-  apiKey?: string;
-  /** Pinned models are never routed to an alternative provider. */
-  pinned?: boolean;
-  /** Prompt caching and reasoning controls sent with every request. */
-  tuning?: RequestTuning;
-}
-
-/** Options of {@link runAgent}. */
+/** Options of {@link runAgent}: the run's groups, filled once where the run was set up, and the turn's own inputs. */
 export interface AgentOptions {
   prompt: string;
-  provider: AgentProvider;
+  provider: ProviderSettings;
+  limits: RunLimits;
+  environment: ToolEnvironment;
+  interaction: Interaction;
   tools: ToolRegistry;
   /**
    * Awaited before each step when the tool list can change during the run (MCP
    * `tools/list_changed`): the step's request then carries the current tools.
    */
-  toolsReady?: () => Promise<void>;
-  /** Default `auto` with the default allowlist. */
-  policy?: ApprovalPolicy;
-  /** True when a person can answer approvals. */
-  tty?: boolean;
-  /** Asks the person (interactive surfaces); absent means approvals that need a person are denied. */
-  promptApproval?: (request: ApprovalRequest) => Promise<ApprovalDecision>;
-  promptAskText?: (question: string, signal: AbortSignal) => Promise<string>;
-  /** Approval ids; default `approval-1`, `approval-2`, ... per run (a chat passes one source for the whole session). */
-  nextApprovalId?: () => string;
-  cwd: string;
-  /** Earlier turns of the session (chat, ACP). */
-  history?: ConversationMessage[];
-  system?: string;
-  /** Default 40. */
-  maxSteps?: number;
-  /** Run deadline in ms; none when absent. */
-  timeoutMs?: number;
+  toolsReady?: (() => Promise<void>) | undefined;
+  /** Earlier turns of the session (chat, ACP); default none. */
+  history?: ConversationMessage[] | undefined;
+  /** Default {@link DEFAULT_SYSTEM_PROMPT} (capped at 8,000 chars like any other). */
+  system?: string | undefined;
   /** User abort (Ctrl+C, Esc, ACP cancel). */
-  signal?: AbortSignal;
-  budget?: Budget;
+  signal?: AbortSignal | undefined;
   /** One event of the run; `ids` is the loop's position (turn, step), filled in by the envelope stage. */
   emit: (draft: EventDraft, ids: RunIds) => void;
   /**
@@ -84,29 +61,19 @@ export interface AgentOptions {
    * means the pipeline is full: the response body is not read again until it resolves.
    * Default: each draft through `emit`.
    */
-  write?: (drafts: EventDraft[], ids: RunIds) => Promise<void> | undefined;
-  fetch?: typeof fetch;
-  clock?: () => number;
-  timers?: Timers;
-  retryPolicy?: RetryPolicy;
-  limits?: ToolLimits;
-  /** Environment for subprocesses (scrubbed by each tool before use). */
-  env?: NodeJS.ProcessEnv;
-  /** The OS sandbox around `bash` (lib/sandbox); absent: none. */
-  sandbox?: SandboxSettings;
-  taskId?: string;
-  turnId?: number;
-  maxTokens?: number;
-  /** The model's context window in tokens; default from the built-in table (see context-window.ts). */
-  contextWindow?: number;
-  /** File access for the file tools (ACP: the client's buffers); default the local file system. */
-  fileSystem?: ToolFileSystem;
-  /** Where bash runs (ACP: the client's terminals); default a local subprocess. */
-  terminal?: ToolTerminal;
-  /** Take a checkpoint of the workspace before the turn's first workspace-changing tool call; absent means none. */
-  checkpoints?: CheckpointSettings;
+  write?: ((drafts: EventDraft[], ids: RunIds) => Promise<void> | undefined) | undefined;
+  /** Default `Date.now`. */
+  clock?: (() => number) | undefined;
+  /** Default the real timers. */
+  timers?: Timers | undefined;
+  /** Source of the retry backoff's jitter, uniform in [0, 1); default `Math.random`. */
+  random?: (() => number) | undefined;
+  /** Default `task-1`. */
+  taskId?: string | undefined;
+  /** Default 1. */
+  turnId?: number | undefined;
   /** The session the turn belongs to (labels its checkpoint); default the task id. */
-  sessionId?: string;
+  sessionId?: string | undefined;
 }
 
 /** How a run ended. */
@@ -148,36 +115,39 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
   const startedAt = clock();
   const taskId = options.taskId ?? 'task-1';
   const turnId = options.turnId ?? 1;
-  const maxSteps = options.maxSteps ?? 40;
+  const { provider, limits, environment, interaction } = options;
+  const maxSteps = limits.maxSteps;
   const turnIds: RunIds = { turnId };
   const emit = (d: EventDraft): void => options.emit(d, turnIds);
   const termination = createTermination(options.signal);
-  const disarm = options.timeoutMs !== undefined ? termination.deadline(options.timeoutMs, options.timers ?? realTimers) : () => {};
-  const priceProvider = priceProviderOf(options.provider.format);
+  const disarm = limits.timeoutMs !== undefined ? termination.deadline(limits.timeoutMs, options.timers ?? realTimers) : () => {};
+  const priceProvider = priceProviderOf(provider.format);
   let budgetWatcher: ReturnType<typeof watchBudgetLimit> | undefined;
   const collector = createUsageCollector({
     onChange: (totals) => budgetWatcher?.check(totals.costUsd),
   });
-  if (options.budget) {
-    budgetWatcher = watchBudgetLimit(options.budget, { abort: (reason) => termination.request('budget_exceeded', (reason as { message?: string }).message) });
+  if (limits.budget) {
+    budgetWatcher = watchBudgetLimit(limits.budget, { abort: (reason) => termination.request('budget_exceeded', (reason as { message?: string }).message) });
   }
   const approve = createApprovalHook({
-    tty: options.tty ?? false,
-    ...(options.promptApproval ? { prompt: options.promptApproval } : {}),
-    ...(options.nextApprovalId ? { nextId: options.nextApprovalId } : {}),
+    tty: interaction.tty,
+    prompt: interaction.promptApproval,
+    nextId: interaction.nextApprovalId,
     onEvent: emit,
   });
   const messages: ConversationMessage[] = [...(options.history ?? []), { role: 'user', text: options.prompt }];
   const system = capSystemPrompt(options.system ?? DEFAULT_SYSTEM_PROMPT).text;
   let definitions = options.tools.definitions();
   const context = createContextManager({
-    format: options.provider.format,
-    window: contextWindowOf(options.provider.format, options.provider.model, options.contextWindow),
+    format: provider.format,
+    window: contextWindowOf(provider.format, provider.model, limits.contextWindow),
     system,
     tools: definitions,
     turn: turnId,
   });
-  const checkpoints = options.checkpoints ? createTurnCheckpoints({ settings: options.checkpoints, cwd: options.cwd, sessionId: options.sessionId ?? taskId, turn: turnId, emit, clock }) : undefined;
+  const checkpoints = environment.checkpoints
+    ? createTurnCheckpoints({ settings: environment.checkpoints, cwd: environment.cwd, sessionId: options.sessionId ?? taskId, turn: turnId, emit, clock })
+    : undefined;
   let steps = 0;
   let finalText = '';
   let result: unknown;
@@ -191,19 +161,20 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
     const stepId = stepIds.stepId;
     const conversation: Conversation = { system, messages, tools: definitions };
     const sentCount = messages.length;
-    const request = buildRequest(options.provider.format, conversation, {
-      model: options.provider.model,
-      baseUrl: options.provider.baseUrl,
-      ...(options.provider.apiKey ? { apiKey: options.provider.apiKey } : {}),
-      ...(options.maxTokens ? { maxTokens: options.maxTokens } : {}),
-      ...(options.provider.tuning ? { tuning: options.provider.tuning } : {}),
+    const request = buildRequest(provider.format, conversation, {
+      model: provider.model,
+      baseUrl: provider.baseUrl,
+      apiKey: provider.apiKey,
+      maxTokens: limits.maxTokens,
+      tuning: provider.tuning,
     });
     return withRetry({
-      provider: options.provider.format,
-      pinned: options.provider.pinned ?? true,
+      provider: provider.format,
+      pinned: provider.pinned,
       signal,
-      policy: options.retryPolicy ?? DEFAULT_RETRY_POLICY,
-      ...(options.timers ? { timers: options.timers } : {}),
+      policy: provider.retryPolicy,
+      timers: options.timers,
+      random: options.random,
       classify: (error) =>
         error instanceof ProviderCallError
           ? { retryable: error.retryable && !error.contextLength, ...(error.retryAfterMs !== undefined ? { retryAfterMs: error.retryAfterMs } : {}) }
@@ -217,19 +188,19 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
       call: async ({ attempt, signal: attemptSignal }) => {
         onAttempt(attempt);
         const requestId = `request-${stepId}.${attempt}`;
-        collector.begin(requestId, { provider: priceProvider, model: options.provider.model, turn: turnId });
+        collector.begin(requestId, { provider: priceProvider, model: provider.model, turn: turnId });
         const r = await callProvider({
-          format: options.provider.format,
+          format: provider.format,
           request,
           signal: attemptSignal,
           emit: stepEmit,
           write: (drafts) => (options.write ? options.write(drafts, stepIds) : void drafts.forEach(stepEmit)),
           // Request-scope usage is re-emitted once per response, priced, by the collector.
           omitReportedUsage: true,
-          ...(options.fetch ? { fetch: options.fetch } : {}),
+          fetch: provider.fetch,
           now: clock,
         });
-        if (r.usage) stepEmit(collector.record({ requestId, usage: r.usage, cumulative: false, scope: 'request', provider: priceProvider, model: options.provider.model, turn: turnId }));
+        if (r.usage) stepEmit(collector.record({ requestId, usage: r.usage, cumulative: false, scope: 'request', provider: priceProvider, model: provider.model, turn: turnId }));
         context.observe(r.usage, messages, sentCount);
         return r;
       },
@@ -301,21 +272,21 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
           executeToolCall({
             registry: options.tools,
             call,
-            policy: options.policy ?? { mode: 'auto' },
+            policy: environment.policy,
             onEvent: stepEmit,
             clock,
-            ...(checkpoints ? { checkpoints } : {}),
+            checkpoints,
             ctx: {
-              cwd: options.cwd,
+              cwd: environment.cwd,
               signal,
               approve,
-              limits: options.limits ?? DEFAULT_TOOL_LIMITS,
-              tty: options.tty ?? false,
-              ...(options.env ? { env: options.env } : {}),
-              ...(options.sandbox ? { sandbox: options.sandbox } : {}),
-              ...(options.promptAskText ? { promptAskText: options.promptAskText } : {}),
-              ...(options.fileSystem ? { fs: options.fileSystem } : {}),
-              ...(options.terminal ? { terminal: options.terminal } : {}),
+              limits: environment.limits,
+              tty: interaction.tty,
+              env: environment.env,
+              sandbox: environment.sandbox,
+              promptAskText: interaction.promptAskText,
+              fs: environment.fileSystem,
+              terminal: environment.terminal,
             },
           }).then((executed) => ({ call, executed })),
         ),

@@ -51,7 +51,7 @@ export interface ProviderCallOptions {
   write?: (drafts: EventDraft[]) => Promise<void> | undefined;
   /** Leave the decoder's `usage.reported` out of the stream (the caller reports usage itself). */
   omitReportedUsage?: boolean;
-  fetch?: typeof fetch;
+  fetch?: typeof fetch | undefined;
   now?: () => number;
 }
 

@@ -55,9 +55,9 @@ export interface ResolvedProvider {
 
 /** Inputs of {@link resolveProvider}; flags win over environment, environment over config. */
 export interface ResolveProviderOptions {
-  provider?: string;
-  model?: string;
-  baseUrl?: string;
+  provider?: string | undefined;
+  model?: string | undefined;
+  baseUrl?: string | undefined;
   env?: NodeJS.ProcessEnv;
   config?: Config;
 }

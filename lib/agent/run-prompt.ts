@@ -16,16 +16,15 @@ import { createEventScrubber } from '../scrub/scrub-stage.js';
 import type { EventStore } from '../store/store.js';
 import { holdEvents } from '../store/held-events.js';
 import { MinicodeError } from '../errors.js';
-import type { ToolSource } from '../tools/index.js';
 import type { VerifyReport } from '../verify/run.js';
 import type { ConversationMessage } from './conversation.js';
 import type { AgentOptions, AgentResult } from './loop.js';
 import { mark } from '../timeline.js';
 
 /** Options of {@link runPrompt}. */
-export interface PromptRunOptions extends Omit<AgentOptions, 'emit' | 'write' | 'tools' | 'history' | 'taskId' | 'turnId'> {
+export interface PromptRunOptions extends Omit<AgentOptions, 'emit' | 'write' | 'tools' | 'toolsReady' | 'history' | 'taskId' | 'turnId'> {
   /** Where the session is kept; absent (and no `openStore`) means not stored. */
-  store?: EventStore;
+  store?: EventStore | undefined;
   /**
    * Open the store once the first events are out (instead of `store`): called right after they
    * are flushed, so that loading and opening the store is not on the first line's path. The
@@ -34,22 +33,20 @@ export interface PromptRunOptions extends Omit<AgentOptions, 'emit' | 'write' | 
    * failure with its error (`FinishExtra.error`), nothing is stored, and runPrompt rejects with
    * that error.
    */
-  openStore?: () => Promise<EventStore>;
-  renderer?: Renderer<ReducerState>;
+  openStore?: (() => Promise<EventStore>) | undefined;
+  renderer?: Renderer<ReducerState> | undefined;
   /** The renderer's output (stdout): a slow reader slows the provider read (backpressure). */
-  output?: OutputPort;
+  output?: OutputPort | undefined;
   /** Every event after reduction (ACP projection, batch accounting). */
-  onEvent?: (event: OutputEvent, state: ReducerState) => void;
+  onEvent?: ((event: OutputEvent, state: ReducerState) => void) | undefined;
   /** Continue a session: its id, next sequence number, rebuilt state and conversation. */
-  session?: { id: string; startSeq: number; state: ReducerState; history: ConversationMessage[]; turn: number };
+  session?: { id: string; startSeq: number; state: ReducerState; history: ConversationMessage[]; turn: number } | undefined;
   /** New session id; default a fresh one. */
-  sessionId?: string;
+  sessionId?: string | undefined;
   /** `exec`, `batch`, `chat`, `acp`. */
   origin: string;
   /** The operator's verify command, run after the agent (only then does the summary carry `verify`). */
-  verifyCommand?: string;
-  /** Tools beyond the built-in set (MCP servers); its diagnostics go into this session. */
-  toolSource?: ToolSource;
+  verifyCommand?: string | undefined;
   /** Extra drafts to emit right after `session.started` (e.g. config diagnostics). */
   preamble?: EventDraft[];
   /**
@@ -60,7 +57,7 @@ export interface PromptRunOptions extends Omit<AgentOptions, 'emit' | 'write' | 
    */
   endSession?: boolean;
   /** Called once the run's events are settled, before the store acknowledges them (see `RunPipelineOptions.onSettled`). */
-  onSettled?: () => void;
+  onSettled?: (() => void) | undefined;
 }
 
 /** What a prompt run gives its caller. */
@@ -101,19 +98,19 @@ export interface EndSessionOptions {
   state: ReducerState;
   /** The last turn's termination reason (the session's outcome follows its latest prompt). */
   reason: AgentResult['reason'];
-  durationMs?: number;
-  store?: EventStore;
-  clock?: () => number;
-  env?: NodeJS.ProcessEnv;
+  durationMs?: number | undefined;
+  store?: EventStore | undefined;
+  clock?: (() => number) | undefined;
+  env?: NodeJS.ProcessEnv | undefined;
 }
 
 /** End a session whose turns ran with `endSession: false` (the interactive mode, on exit). */
 export async function endSession(options: EndSessionOptions): Promise<ReducerState> {
   const pipeline = createRunPipeline({
     sessionId: options.sessionId,
-    ...(options.clock ? { clock: options.clock } : {}),
+    clock: options.clock,
     scrubber: createEventScrubber({ env: options.env ?? process.env }),
-    ...(options.store ? { store: options.store } : {}),
+    store: options.store,
     startSeq: options.startSeq,
     state: options.state,
   });
@@ -142,16 +139,17 @@ export async function runPrompt(options: PromptRunOptions): Promise<PromptRun> {
   const pipeline: RunPipeline = createRunPipeline({
     sessionId,
     clock,
-    scrubber: createEventScrubber({ env: options.env ?? process.env }),
-    ...(options.renderer ? { renderer: options.renderer } : {}),
-    ...(options.output ? { output: options.output } : {}),
-    ...(store ? { store } : {}),
+    scrubber: createEventScrubber({ env: options.environment.env }),
+    renderer: options.renderer,
+    output: options.output,
+    store,
     onEvent: (event, state) => {
       seq = event.seq + 1;
       options.onEvent?.(event, state);
     },
-    ...(options.session ? { startSeq: options.session.startSeq, state: options.session.state } : {}),
-    ...(options.onSettled ? { onSettled: options.onSettled } : {}),
+    startSeq: options.session?.startSeq,
+    state: options.session?.state,
+    onSettled: options.onSettled,
   });
   const turn = options.session?.turn ?? 1;
   if (!options.session) {
@@ -159,11 +157,11 @@ export async function runPrompt(options: PromptRunOptions): Promise<PromptRun> {
       type: 'session.started',
       payload: {
         origin: options.origin,
-        cwd: options.cwd,
+        cwd: options.environment.cwd,
         provider: options.provider.format,
         model: options.provider.model,
         promptDigest: promptDigestOf(options.prompt),
-        sandbox: options.sandbox?.mode ?? 'off',
+        sandbox: options.environment.sandbox?.mode ?? 'off',
       },
       fidelity: 'synthetic',
     });
@@ -189,11 +187,12 @@ export async function runPrompt(options: PromptRunOptions): Promise<PromptRun> {
   }
   const [{ runAgent }, { createToolRegistry }] = await loading;
   mark('run: agent loop and tools loaded');
-  const detachTools = options.toolSource?.attach((d) => pipeline.emit(d));
+  const toolSource = options.environment.toolSource;
+  const detachTools = toolSource?.attach((d) => pipeline.emit(d));
   const result = await runAgent({
     ...options,
-    tools: createToolRegistry(options.toolSource ? { extra: () => options.toolSource!.tools() } : {}),
-    ...(options.toolSource?.ready ? { toolsReady: () => options.toolSource!.ready!() } : {}),
+    tools: createToolRegistry({ extra: toolSource ? () => toolSource.tools() : undefined }),
+    toolsReady: toolSource?.ready ? () => toolSource.ready!() : undefined,
     history: options.session?.history ?? [],
     taskId: `task-${turn}`,
     turnId: turn,
@@ -205,7 +204,7 @@ export async function runPrompt(options: PromptRunOptions): Promise<PromptRun> {
   let verify: VerifyReport | undefined;
   if (options.verifyCommand && result.reason === 'completed') {
     const { runVerify } = await import('../verify/run.js');
-    const run = await runVerify(options.verifyCommand, { cwd: options.cwd, ...(options.env ? { env: options.env } : {}), sandbox: options.sandbox, clock });
+    const run = await runVerify(options.verifyCommand, { cwd: options.environment.cwd, env: options.environment.env, sandbox: options.environment.sandbox, clock });
     verify = run.report;
     pipeline.emit({ type: 'test.completed', payload: { command: options.verifyCommand, ok: run.report.ok }, source: 'app' });
   }
@@ -213,8 +212,8 @@ export async function runPrompt(options: PromptRunOptions): Promise<PromptRun> {
   if (verify) {
     // The summary (stdout, a CI log) shows the command as the scrubbed `test.completed` does: a
     // token written into it is masked.
-    const [{ credentialSecretsFromEnv }, { buildRuleTable, createTextRedactor }] = await Promise.all([import('../scrub/env-secrets.js'), import('../scrub/secret-redactor.js')]);
-    const redact = createTextRedactor(buildRuleTable(credentialSecretsFromEnv(options.env ?? process.env)));
+    const { outputRedactor } = await import('../artefacts.js');
+    const redact = outputRedactor(options.environment.env);
     verifyShown = { ok: verify.ok, command: redact(verify.command) };
   }
   if (options.endSession !== false) pipeline.emit(sessionEndedDraft(result.reason, result.durationMs));

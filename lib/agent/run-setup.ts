@@ -3,10 +3,14 @@
  * loaded, provider resolved (a replay cassette served over loopback), the store opened. Each
  * failure is a MinicodeError with one actionable message.
  */
+import { resolveRunSandbox } from '../sandbox/resolve.js';
+import { SANDBOX_MODES, type SandboxMode, type SandboxSettings } from '../sandbox/settings.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { resolveProvider } from './provider-select.js';
-import type { AgentProvider } from './loop.js';
+import { providerSettings, type ProviderEndpoint, type ProviderSettings } from './provider-settings.js';
+import { DEFAULT_RUN_LIMITS, runLimits, type RunLimits } from './run-limits.js';
+import { toolEnvironment, type ToolEnvironment } from './tool-environment.js';
 import { CACHE_TTLS, REASONING_LEVELS, type CacheTtl, type ReasoningLevel, type RequestTuning } from './requests/types.js';
 import { loadConfigLazily, type LoadedConfig } from '../config-files.js';
 import { MinicodeError } from '../errors.js';
@@ -17,65 +21,57 @@ import type { Budget } from '../control/budget.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../control/retry.js';
 import { MAX_TIMER_MS } from '../control/timers.js';
 import { deadlineMs, positiveInt } from '../flag-values.js';
-import { checkpointSettingsOf, type CheckpointSettings } from '../checkpoints/settings.js';
+import { checkpointSettingsOf } from '../checkpoints/settings.js';
 import { DEFAULT_AUTO_TOOLS, type ApprovalModeName, type ApprovalPolicy } from '../policy/index.js';
 import { MCP_PREFIX } from '../mcp/naming.js';
 import type { McpManager } from '../mcp/index.js';
-import { resolveRunSandbox } from '../sandbox/resolve.js';
-import { SANDBOX_MODES, type SandboxMode, type SandboxSettings } from '../sandbox/settings.js';
 
 /** Flags of `minicode exec`, shared by every command that runs the agent (acp, batch, chat). */
 export interface ExecFlags {
-  json?: boolean;
-  provider?: string;
-  model?: string;
-  baseUrl?: string;
-  budget?: string;
-  budgetStrict?: boolean;
-  maxSteps?: string;
-  timeout?: string;
-  verify?: string | boolean;
-  allowLocalConfig?: boolean;
-  store?: string;
-  cassette?: string;
-  record?: string;
-  approval?: string;
-  cwd?: string;
-  verbose?: boolean;
+  json?: boolean | undefined;
+  provider?: string | undefined;
+  model?: string | undefined;
+  baseUrl?: string | undefined;
+  budget?: string | undefined;
+  budgetStrict?: boolean | undefined;
+  maxSteps?: string | undefined;
+  timeout?: string | undefined;
+  verify?: string | boolean | undefined;
+  allowLocalConfig?: boolean | undefined;
+  store?: string | undefined;
+  cassette?: string | undefined;
+  record?: string | undefined;
+  approval?: string | undefined;
+  cwd?: string | undefined;
+  verbose?: boolean | undefined;
   /** False with `--no-checkpoint`. */
-  checkpoint?: boolean;
-  reasoning?: string;
-  cacheTtl?: string;
-  cacheKey?: string;
+  checkpoint?: boolean | undefined;
+  reasoning?: string | undefined;
+  cacheTtl?: string | undefined;
+  cacheKey?: string | undefined;
   /** `--sandbox read-only|workspace-write|off`. */
-  sandbox?: string;
+  sandbox?: string | undefined;
   /** `--allow-network`: open the network inside the sandbox. */
-  allowNetwork?: boolean;
+  allowNetwork?: boolean | undefined;
 }
 
-/** Everything a run needs that comes from flags, environment and config. */
+/**
+ * Everything a run needs that comes from flags, environment and config, as the groups the
+ * loop takes (filled here once, passed whole): the provider (with `--record`'s fetch and the
+ * retry policy of `MINICODE_RETRY_BACKOFF_MS`), the limits (flags, then `MINICODE_TIMEOUT_MS`
+ * and `MINICODE_CONTEXT_WINDOW`, then config), and the tools' environment in `--cwd` (the
+ * approval mode with the config's allowlists, checkpoints unless `--no-checkpoint` or config
+ * `checkpoints: false`, the config's MCP servers once {@link startRunMcp} started them).
+ */
 export interface RunSetup {
-  cwd: string;
   loaded: LoadedConfig;
-  provider: AgentProvider;
-  fetch?: typeof fetch;
-  budget?: Budget;
-  maxSteps?: number;
-  timeoutMs?: number;
-  /** The retry policy, with waits scaled by `MINICODE_RETRY_BACKOFF_MS` when set. */
-  retryPolicy?: RetryPolicy;
-  /** The model's context window in tokens, from `MINICODE_CONTEXT_WINDOW` or config `contextWindow`. */
-  contextWindow?: number;
+  provider: ProviderSettings;
+  limits: RunLimits;
+  environment: ToolEnvironment;
   approval: ApprovalModeName;
-  /** The approval mode with the config's allowlists (`approval.allowTools`, `approval.allowCommands`). */
-  policy: ApprovalPolicy;
   storeDir: string;
-  /** Workspace checkpoints; absent when `--no-checkpoint` or config `checkpoints: false` turned them off. */
-  checkpoints?: CheckpointSettings;
-  /** The OS sandbox of `bash`, `verify` and stdio MCP servers, its backend found (lib/sandbox). */
-  sandbox: SandboxSettings;
-  /** The config's MCP servers, once {@link startRunMcp} started them. */
-  mcp?: McpManager;
+  /** The config's MCP servers, once {@link startRunMcp} started them (also the environment's `toolSource`). */
+  mcp: McpManager | undefined;
   /** Release what setup started (the replay server). */
   close(): Promise<void>;
 }
@@ -115,15 +111,12 @@ export async function prepareRun(flags: ExecFlags, env: NodeJS.ProcessEnv = proc
   const retryPolicy = retryPolicyFromEnv(env);
   const contextWindow = positiveInt(env.MINICODE_CONTEXT_WINDOW || undefined, 'MINICODE_CONTEXT_WINDOW');
   const loaded = await loadConfigLazily({ env, cwd, allowLocalConfig: flags.allowLocalConfig === true });
-  // The config's limits apply when no flag (or MINICODE_TIMEOUT_MS) gives one.
-  const maxSteps = flagMaxSteps ?? loaded.config.maxSteps;
-  const timeoutMs = flagTimeoutMs ?? loaded.config.timeoutMs;
   const budgetUsd = flagBudgetUsd ?? loaded.config.budgetUsd;
   let budget: Budget | undefined;
   if (budgetUsd !== undefined) budget = { limitUsd: budgetUsd, strict: flags.budgetStrict === true };
   else if (flags.budgetStrict) throw new MinicodeError('MINICODE_E_USAGE', '--budget-strict needs --budget USD', { action: 'pass --budget 0.50 --budget-strict' });
   const closers: (() => Promise<void>)[] = [];
-  let provider: AgentProvider;
+  let endpoint: ProviderEndpoint;
   const named = flags.provider ?? env.MINICODE_PROVIDER ?? loaded.config.provider;
   if (named === 'replay') {
     const dir = flags.cassette ?? env.MINICODE_CASSETTE;
@@ -132,20 +125,19 @@ export async function prepareRun(flags: ExecFlags, env: NodeJS.ProcessEnv = proc
     const { openReplayProvider } = await import('../replay/provider.js');
     const replay = await openReplayProvider(path.resolve(dir), { ...replayOptions, ...(flags.model ? { model: flags.model } : {}) });
     closers.push(() => replay.close());
-    provider = { format: replay.format, model: replay.model, baseUrl: replay.baseUrl, apiKey: replay.apiKey };
+    endpoint = { format: replay.format, model: replay.model, baseUrl: replay.baseUrl, apiKey: replay.apiKey };
   } else {
     const resolved = resolveProvider({
-      ...(flags.provider !== undefined ? { provider: flags.provider } : {}),
-      ...(flags.model !== undefined ? { model: flags.model } : {}),
-      ...(flags.baseUrl !== undefined ? { baseUrl: flags.baseUrl } : {}),
+      provider: flags.provider,
+      model: flags.model,
+      baseUrl: flags.baseUrl,
       env,
       config: loaded.config,
     });
     if (resolved.format === 'replay') throw new MinicodeError('MINICODE_E_NO_PROVIDER', 'the replay provider needs --cassette DIR', { action: 'pass --provider replay --cassette DIR' });
-    provider = { format: resolved.format, model: resolved.model, baseUrl: resolved.baseUrl, ...(resolved.apiKey ? { apiKey: resolved.apiKey } : {}) };
+    endpoint = { format: resolved.format, model: resolved.model, baseUrl: resolved.baseUrl, apiKey: resolved.apiKey };
   }
-  const tuning = tuningOf(flags, loaded.config);
-  if (tuning) provider.tuning = tuning;
+  const provider = providerSettings({ ...endpoint, tuning: tuningOf(flags, loaded.config), retryPolicy: retryPolicy ?? DEFAULT_RETRY_POLICY });
   const approval = (flags.approval as ApprovalModeName | undefined) ?? loaded.config.approval?.mode ?? 'auto';
   const storeDir = resolveStoreDir({ flag: flags.store, env });
   let sandbox: SandboxSettings;
@@ -156,13 +148,24 @@ export async function prepareRun(flags: ExecFlags, env: NodeJS.ProcessEnv = proc
     throw error;
   }
   const setup: RunSetup = {
-    cwd,
     loaded,
     provider,
+    // The config's limits apply when no flag (or MINICODE_TIMEOUT_MS) gives one.
+    limits: runLimits({
+      maxSteps: flagMaxSteps ?? loaded.config.maxSteps ?? DEFAULT_RUN_LIMITS.maxSteps,
+      timeoutMs: flagTimeoutMs ?? loaded.config.timeoutMs,
+      budget,
+      contextWindow: contextWindow ?? loaded.config.contextWindow,
+    }),
+    environment: toolEnvironment(cwd, {
+      env,
+      policy: policyOf(approval, loaded.config.approval),
+      checkpoints: checkpointSettingsOf({ flag: flags.checkpoint, config: loaded.config.checkpoints, env }),
+      sandbox,
+    }),
     approval,
-    policy: policyOf(approval, loaded.config.approval),
     storeDir,
-    sandbox,
+    mcp: undefined,
     close: async () => {
       for (const c of closers) await c();
     },
@@ -170,7 +173,7 @@ export async function prepareRun(flags: ExecFlags, env: NodeJS.ProcessEnv = proc
   if (flags.record) {
     const { createRecordingFetch } = await import('../replay/record.js');
     try {
-      setup.fetch = createRecordingFetch({ dir: path.resolve(flags.record), format: provider.format, model: provider.model });
+      provider.fetch = createRecordingFetch({ dir: path.resolve(flags.record), format: provider.format, model: provider.model });
       recordingDirs.add(path.resolve(flags.record));
     } catch (error) {
       // A replay server may be listening already: left open, it would keep the process alive.
@@ -181,14 +184,6 @@ export async function prepareRun(flags: ExecFlags, env: NodeJS.ProcessEnv = proc
       });
     }
   }
-  const checkpoints = checkpointSettingsOf({ ...(flags.checkpoint !== undefined ? { flag: flags.checkpoint } : {}), config: loaded.config.checkpoints, env });
-  if (checkpoints) setup.checkpoints = checkpoints;
-  if (budget) setup.budget = budget;
-  if (maxSteps !== undefined) setup.maxSteps = maxSteps;
-  if (timeoutMs !== undefined) setup.timeoutMs = timeoutMs;
-  if (retryPolicy) setup.retryPolicy = retryPolicy;
-  const window = contextWindow ?? loaded.config.contextWindow;
-  if (window !== undefined) setup.contextWindow = window;
   return setup;
 }
 
@@ -276,9 +271,10 @@ export async function startRunMcp(setup: RunSetup, env: NodeJS.ProcessEnv = proc
   if (setup.mcp) return setup.mcp;
   if (!setup.loaded.config.mcpServers || Object.keys(setup.loaded.config.mcpServers).length === 0) return undefined;
   const { startMcp } = await import('../mcp/index.js');
-  const manager = await startMcp(setup.loaded.config.mcpServers, { env, cwd: setup.cwd, sandbox: setup.sandbox });
+  const manager = await startMcp(setup.loaded.config.mcpServers, { env, cwd: setup.environment.cwd, sandbox: setup.environment.sandbox });
   if (!manager) return undefined;
   setup.mcp = manager;
+  setup.environment.toolSource = manager;
   const previous = setup.close;
   setup.close = async () => {
     await manager.close();

@@ -16,6 +16,7 @@ import { createConcurrencyController, type ConcurrencySnapshot } from './concurr
 import { createScheduler } from './scheduler.js';
 import { runLine, type LineContext, type LineSetup, type RunSignals } from './run-line.js';
 import type { PoolRunners } from './pool-runners.js';
+import { plainLineSetup, type PlainLineSetup } from './pool-task.js';
 import type { LatencySummary } from './latency.js';
 import { runIsolated, type HarnessOptions } from './harness.js';
 import { withQueue } from './timing.js';
@@ -28,12 +29,12 @@ export interface BatchCommon {
   inputPath: string;
   input: ParsedInput;
   outDir: string;
-  retryErrors?: boolean;
+  retryErrors?: boolean | undefined;
   progress: ProgressReporter;
   /** Default `Date.now`. */
-  clock?: () => number;
+  clock?: (() => number) | undefined;
   /** fsync every N records; default 64. */
-  syncEvery?: number;
+  syncEvery?: number | undefined;
 }
 
 /** The machine summary (`summary.json`, and the last `--json` line). */
@@ -207,17 +208,17 @@ export function openBatch(options: BatchCommon): BatchContext {
 /** Options of {@link runLocalBatch}. */
 export interface LocalBatchOptions extends BatchCommon, LineContext {
   concurrency: number;
-  failFast?: boolean;
+  failFast?: boolean | undefined;
   /** Stop scheduling once the batch's summed cost passes this (USD). */
-  batchBudgetUsd?: number;
+  batchBudgetUsd?: number | undefined;
   /** Run the lines on the worker pool (the coordinator keeps only scheduling and records); default: in this thread. */
-  runners?: PoolRunners;
+  runners?: PoolRunners | undefined;
   /** Isolation and verification of each line (default: none, in place, no verify). */
-  harness?: HarnessOptions;
+  harness?: HarnessOptions | undefined;
   /** Provider and model of a line that names none (stamped on records for the latency groups). */
-  defaults?: { provider?: string; model?: string };
+  defaults?: { provider?: string | undefined; model?: string | undefined } | undefined;
   /** OpenTelemetry: the batch's trace (each run's spans go to it); default off. */
-  tracer?: BatchTrace;
+  tracer?: BatchTrace | undefined;
 }
 
 /**
@@ -234,7 +235,7 @@ async function execute(line: BatchLine, options: LocalBatchOptions, signals: Run
   if (tracer) signals = { ...signals, onSpans: (spans) => tracer.addSpans(spans) };
   // The pool of worktrees is as large as the runs that can be in flight at once.
   const harnessOptions: HarnessOptions = { ...options.harness, poolSize: options.harness?.poolSize ?? options.concurrency };
-  const harness = { ...harnessOptions, outDir: options.outDir, baseDir: options.baseDir, cwd: options.cwd, setup: options.setup, ...(options.env ? { env: options.env } : {}) };
+  const harness = { ...harnessOptions, outDir: options.outDir, baseDir: options.baseDir, cwd: options.cwd, env: options.env, setup: options.setup };
   // A line with a workspace or a verify command keeps its slot to its record: the workspace (of
   // a pool sized to the concurrency) and the verify run come after its events are settled.
   const measured = (options.harness?.isolate ?? 'none') !== 'none' || options.harness?.verify !== undefined || line.verify !== undefined;
@@ -246,24 +247,24 @@ async function execute(line: BatchLine, options: LocalBatchOptions, signals: Run
     runIsolated(line, harness, (isolated) =>
       runLine({
         line: isolated,
-        ...(trace ? { trace } : {}),
+        trace,
         setup: options.setup,
         baseDir: options.baseDir,
         cwd: options.cwd,
-        ...(options.store ? { store: options.store } : {}),
-        ...(options.signal ? { signal: options.signal } : {}),
-        ...(options.env ? { env: options.env } : {}),
+        store: options.store,
+        signal: options.signal,
+        env: options.env,
         ...signals,
       }),
     );
   if (!options.runners || line.agent) return inProcess();
-  let setup: LineSetup;
+  let setup: PlainLineSetup | undefined;
   try {
-    setup = await options.setup(line);
+    setup = plainLineSetup(await options.setup(line));
   } catch {
     return inProcess(); // the same failure, recorded the same way
   }
-  if (setup.fetch) return inProcess();
+  if (!setup) return inProcess();
   return options.runners.run(
     line,
     setup,

@@ -5,13 +5,12 @@
  * the whole process, which blocks the spawning thread's loop for the fork's duration, so the
  * coordinator must not do it once per line), or on the coordinator for runs kept there.
  */
+import type { SandboxSettings } from '../sandbox/settings.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { MinicodeError } from '../errors.js';
-import { credentialSecretsFromEnv } from '../scrub/env-secrets.js';
-import { buildRuleTable, createTextRedactor } from '../scrub/secret-redactor.js';
+import { outputRedactor, writeArtefact } from '../artefacts.js';
 import { runVerify } from '../verify/run.js';
-import type { SandboxSettings } from '../sandbox/settings.js';
 import type { BatchLine } from './input.js';
 import { setupErrorRecord, type BatchRecord, type LineVerify } from './records.js';
 import { createWorkspace, safeId, type IsolateMode, type Workspace } from './workspace.js';
@@ -19,17 +18,17 @@ import { createWorkspace, safeId, type IsolateMode, type Workspace } from './wor
 /** Isolation and verification of every line. */
 export interface HarnessOptions {
   /** Default `none`: lines run in their cwd. */
-  isolate?: IsolateMode;
+  isolate?: IsolateMode | undefined;
   /** Worktree: include uncommitted and untracked files. */
-  isolateDirty?: boolean;
+  isolateDirty?: boolean | undefined;
   /** Leave each workspace in place (its path in the record's `workspace`); such worktrees are not pooled. */
-  keepWorkspaces?: boolean;
+  keepWorkspaces?: boolean | undefined;
   /** Worktrees the batch's pool holds at most (`--isolate worktree`); the batch sets its concurrency, default 8. */
-  poolSize?: number;
+  poolSize?: number | undefined;
   /** Verify command of a line without its own `verify`. */
-  verify?: string;
+  verify?: string | undefined;
   /** Kill the verify command after this long (default 10 minutes). */
-  verifyTimeoutMs?: number;
+  verifyTimeoutMs?: number | undefined;
 }
 
 /** Where a line runs (see {@link runIsolated}). */
@@ -37,9 +36,9 @@ export interface HarnessContext extends HarnessOptions {
   outDir: string;
   baseDir: string;
   cwd: string;
-  env?: NodeJS.ProcessEnv;
+  env?: NodeJS.ProcessEnv | undefined;
   /** The line's set-up, for its sandbox (the verify command runs in it); absent: no sandbox. */
-  setup?: (line: BatchLine) => Promise<{ sandbox?: SandboxSettings }>;
+  setup?: ((line: BatchLine) => Promise<{ environment: { sandbox: SandboxSettings | undefined } }>) | undefined;
 }
 
 /** Worktrees in the pool when the batch names no size. */
@@ -81,8 +80,9 @@ export async function runIsolated(line: BatchLine, context: HarnessContext, run:
     if (verify !== undefined && ran(record)) record.verify = await verifyLine(verify, workspace.cwd, { ...context, sandbox: await sandboxOf(line, context) });
     const patch = await workspace.diff();
     const rel = path.join('patches', `${safeId(line.id)}.diff`);
-    fs.mkdirSync(path.join(context.outDir, 'patches'), { recursive: true });
-    fs.writeFileSync(path.join(context.outDir, rel), patch);
+    fs.mkdirSync(path.join(context.outDir, 'patches'), { recursive: true, mode: 0o700 });
+    // Scrubbed like every artefact: a key the run wrote into a file shows as a marker in the patch.
+    writeArtefact(path.join(context.outDir, rel), patch);
     record.patch = rel;
     trusted = true;
     return record;
@@ -103,15 +103,14 @@ function ran(record: BatchRecord): boolean {
 
 /** The sandbox of a line that ran (its set-up succeeded: the run's record says so). */
 async function sandboxOf(line: BatchLine, context: HarnessContext): Promise<SandboxSettings | undefined> {
-  return context.setup ? (await context.setup(line)).sandbox : undefined;
+  return context.setup ? (await context.setup(line)).environment.sandbox : undefined;
 }
 
-/** Run the verify command in `cwd`, in the line's sandbox; its output's tail, scrubbed of credentials. */
-export async function verifyLine(command: string, cwd: string, context: { env?: NodeJS.ProcessEnv; verifyTimeoutMs?: number; sandbox?: SandboxSettings | undefined }): Promise<LineVerify> {
+/** Run the verify command in `cwd`; its output's tail, scrubbed of credentials. */
+export async function verifyLine(command: string, cwd: string, context: Pick<HarnessContext, 'env' | 'verifyTimeoutMs'> & { sandbox?: SandboxSettings | undefined }): Promise<LineVerify> {
   const env = context.env ?? process.env;
-  const result = await runVerify(command, { cwd, env, sandbox: context.sandbox, ...(context.verifyTimeoutMs !== undefined ? { timeoutMs: context.verifyTimeoutMs } : {}) });
-  // buildRuleTable caches the table (and its compiled dispatch) for the same secrets.
-  const redact = createTextRedactor(buildRuleTable(credentialSecretsFromEnv(env)));
+  const result = await runVerify(command, { cwd, env, timeoutMs: context.verifyTimeoutMs, sandbox: context.sandbox });
+  const redact = outputRedactor(env);
   const tail = result.output.length > VERIFY_TAIL_CHARS ? result.output.slice(-VERIFY_TAIL_CHARS) : result.output;
   const out: LineVerify = { ok: result.report.ok, durationMs: Math.round(result.durationMs), outputTail: redact(tail) };
   if (result.exitCode !== undefined) out.exitCode = result.exitCode;

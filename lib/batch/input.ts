@@ -5,10 +5,11 @@
  * skipped without a problem. Duplicate ids are collected separately: they make the whole
  * batch ambiguous (which result belongs to which line?), so the caller refuses to run.
  */
+import { SANDBOX_MODES, type SandboxMode } from '../sandbox/settings.js';
 import { z } from 'zod';
 import { NATIVE_AGENTS, type NativeAgent } from '../decode/formats.js';
 import { REASONING_LEVELS, type ReasoningLevel } from '../agent/requests/types.js';
-import { SANDBOX_MODES, type SandboxMode } from '../sandbox/settings.js';
+import { neutralise } from '../safe-text.js';
 
 /** The fields of one input line. */
 const LineFields = z.object({
@@ -120,7 +121,8 @@ export function parseLine(text: string, line: number, onUnknownKey?: (key: strin
   try {
     raw = JSON.parse(text);
   } catch (error) {
-    return { line, code: 'MINICODE_E_BATCH_LINE_JSON', message: `line ${line} is not JSON: ${(error as Error).message}` };
+    // JSON.parse quotes the line around the fault: its control characters are shown escaped.
+    return { line, code: 'MINICODE_E_BATCH_LINE_JSON', message: neutralise(`line ${line} is not JSON: ${(error as Error).message}`) };
   }
   const parsed = BatchLineSchema.safeParse(raw);
   if (parsed.success) {
@@ -129,7 +131,7 @@ export function parseLine(text: string, line: number, onUnknownKey?: (key: strin
   }
   const issue = parsed.error.issues[0];
   const where = issue && issue.path.length > 0 ? issue.path.join('.') : 'line';
-  const problem: LineProblem = { line, code: 'MINICODE_E_BATCH_LINE_SHAPE', message: `line ${line}: ${where}: ${issue?.message ?? 'invalid'}` };
+  const problem: LineProblem = { line, code: 'MINICODE_E_BATCH_LINE_SHAPE', message: neutralise(`line ${line}: ${where}: ${issue?.message ?? 'invalid'}`) };
   const id = (raw as { id?: unknown } | null)?.id;
   if (typeof id === 'string' || typeof id === 'number') problem.id = String(id);
   return problem;

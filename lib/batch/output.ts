@@ -14,9 +14,13 @@
  * the last one synchronously), which bounds what a power loss (not a process crash) can take.
  * A torn last line (a power loss mid-write, or another tool) is cut off on open, so the next
  * append starts on a fresh line; the id of a torn record is simply not finished and runs again.
+ *
+ * Every line and the summary go through the artefact layer (lib/artefacts.ts): a secret in a
+ * line's prompt, metadata or final text is masked before it reaches the file.
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { PRIVATE_FILE_MODE, artefactLine, writeJsonArtefact } from '../artefacts.js';
 import type { BatchRecord, ErrorRecord } from './records.js';
 
 /** Options of {@link openOutputDir}. */
@@ -92,7 +96,7 @@ function readRecords(file: string, state: ResumeState): { records: BatchRecord[]
 
 /** Open (creating) an output directory and read what an earlier run left. */
 export function openOutputDir(dir: string, options: OutputOptions = {}): OutputDir {
-  fs.mkdirSync(dir, { recursive: true });
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   const syncEvery = options.syncEvery ?? 64;
   const resume: ResumeState = { finished: new Map(), repaired: 0, unreadable: 0 };
   const results = readRecords(path.join(dir, FILES.result), resume);
@@ -100,7 +104,7 @@ export function openOutputDir(dir: string, options: OutputOptions = {}): OutputD
   let errors = readRecords(path.join(dir, FILES.error), resume);
   for (const r of errors.records) if (!resume.finished.has(r.id)) resume.finished.set(r.id, 'error');
 
-  const openAppend = (name: string): number => fs.openSync(path.join(dir, name), 'a');
+  const openAppend = (name: string): number => fs.openSync(path.join(dir, name), 'a', PRIVATE_FILE_MODE);
   const fds = { result: openAppend(FILES.result), error: openAppend(FILES.error) };
   let unsynced = 0;
 
@@ -172,7 +176,7 @@ export function openOutputDir(dir: string, options: OutputOptions = {}): OutputD
       const kind = record.kind === 'result' ? 'result' : 'error';
       if (failure) throw failure;
       // Whole lines only: the unit of crash safety (see the header).
-      lanes[kind].pending.push(`${JSON.stringify(record)}\n`);
+      lanes[kind].pending.push(artefactLine(record));
       pump(kind);
       resume.finished.set(record.id, kind);
       if (++unsynced >= syncEvery) syncSoon();
@@ -185,14 +189,14 @@ export function openOutputDir(dir: string, options: OutputOptions = {}): OutputD
       if (moving.length === 0) return 0;
       // 1. Keep the old records (fsync'ed) before they leave errors.jsonl: a crash between the
       //    steps leaves a copy in both files, never in neither.
-      const superseded = fs.openSync(path.join(dir, 'superseded.jsonl'), 'a');
+      const superseded = fs.openSync(path.join(dir, 'superseded.jsonl'), 'a', PRIVATE_FILE_MODE);
       fs.writeSync(superseded, moving.map((l) => `${l}\n`).join(''));
       fs.fsyncSync(superseded);
       fs.closeSync(superseded);
       // 2. Replace errors.jsonl atomically (write aside, fsync, rename).
       const keep = errors.lines.filter((_, i) => !ids.has(errors.records[i]!.id));
       const tmp = path.join(dir, `${FILES.error}.tmp`);
-      fs.writeFileSync(tmp, keep.map((l) => `${l}\n`).join(''));
+      fs.writeFileSync(tmp, keep.map((l) => `${l}\n`).join(''), { mode: PRIVATE_FILE_MODE });
       const tfd = fs.openSync(tmp, 'r');
       fs.fsyncSync(tfd);
       fs.closeSync(tfd);
@@ -204,9 +208,7 @@ export function openOutputDir(dir: string, options: OutputOptions = {}): OutputD
       return moving.length;
     },
     writeSummary(summary) {
-      const file = path.join(dir, 'summary.json');
-      fs.writeFileSync(`${file}.tmp`, `${JSON.stringify(summary, null, 2)}\n`);
-      fs.renameSync(`${file}.tmp`, file);
+      writeJsonArtefact(path.join(dir, 'summary.json'), summary);
     },
     flushed,
     sync,

@@ -26,9 +26,9 @@ import { DEFAULT_MAX_ACKNOWLEDGING } from './scheduler.js';
 /** Options of {@link createPoolRunners}. */
 export interface PoolRunnerOptions {
   /** Shared store directory; none: runs are not stored. */
-  storeDir?: string;
+  storeDir?: string | undefined;
   /** Nice value of the pool threads running the lines, and so of their subprocesses (0: the coordinator's); default {@link DEFAULT_POOL_NICE}. */
-  nice?: number;
+  nice?: number | undefined;
 }
 
 /** Batch runs dispatched to the pool. */

@@ -11,8 +11,26 @@ import type { LineSetup, LineTrace } from './run-line.js';
 import type { HarnessOptions } from './harness.js';
 import type { SpanData } from '../telemetry/span.js';
 
-/** A setup that crosses a thread boundary (no custom `fetch`). */
-export type PlainLineSetup = Omit<LineSetup, 'fetch'>;
+/**
+ * A setup that crosses a thread boundary: no function and no live object (a custom `fetch`,
+ * MCP tools, a lent file system or terminal), and no environment variables (a line's run takes
+ * its thread's own, see `LineContext.env`).
+ */
+export interface PlainLineSetup extends LineSetup {
+  provider: LineSetup['provider'] & { fetch: undefined };
+  environment: LineSetup['environment'] & { toolSource: undefined; fileSystem: undefined; terminal: undefined };
+}
+
+/** `setup` as plain data for a pool thread; undefined when it cannot cross (a recording fetch, MCP tools, a lent file system or terminal). */
+export function plainLineSetup(setup: LineSetup): PlainLineSetup | undefined {
+  const { provider, environment } = setup;
+  if (provider.fetch || environment.toolSource || environment.fileSystem || environment.terminal) return undefined;
+  return {
+    provider: { ...provider, fetch: undefined },
+    limits: setup.limits,
+    environment: { ...environment, env: {}, toolSource: undefined, fileSystem: undefined, terminal: undefined },
+  };
+}
 
 /** One line to run on a pool thread. */
 export interface BatchLineTask {

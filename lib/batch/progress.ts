@@ -41,12 +41,12 @@ export interface ProgressOptions {
   mode: 'tty' | 'plain' | 'json' | 'none';
   write: (s: string) => void;
   /** Where json lines go (stdout). */
-  writeOut?: (s: string) => void;
+  writeOut?: ((s: string) => void) | undefined;
   /** Least time between redraws: default 100 ms on a TTY, 2000 ms for plain lines, 1000 ms for json. */
-  intervalMs?: number;
-  clock?: () => number;
+  intervalMs?: number | undefined;
+  clock?: (() => number) | undefined;
   /** Terminal width for the bar; default 80. */
-  columns?: number;
+  columns?: number | undefined;
 }
 
 /** Runs per second and ETA. */

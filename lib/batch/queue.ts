@@ -116,14 +116,14 @@ async function ready(client: EngineClient, url: string, timeoutMs = 5000): Promi
 /** Options of {@link runProducer}. */
 export interface ProducerOptions extends BatchCommon {
   queueUrl: string;
-  queueName?: string;
+  queueName?: string | undefined;
   baseDir: string;
   cwd: string;
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Sweep for finished jobs this often (besides queue events); default 1000 ms. */
-  sweepMs?: number;
+  sweepMs?: number | undefined;
   /** Loads bullmq; default `import('bullmq')` (tests inject a failing one). */
-  loadEngine?: ModuleLoader<QueueEngine>;
+  loadEngine?: ModuleLoader<QueueEngine> | undefined;
 }
 
 function recordOf(value: unknown): BatchRecord | undefined {
@@ -202,22 +202,22 @@ export async function runProducer(options: ProducerOptions): Promise<BatchSummar
 /** Options of {@link runWorker}. */
 export interface WorkerOptions {
   queueUrl: string;
-  queueName?: string;
+  queueName?: string | undefined;
   concurrency: number;
   setup: (line: BatchLine) => Promise<LineSetup>;
-  store?: EventStore;
-  env?: NodeJS.ProcessEnv;
+  store?: EventStore | undefined;
+  env?: NodeJS.ProcessEnv | undefined;
   /** Job lock duration; a killed worker's jobs run again after about this long. Default 30 000 ms. */
-  lockMs?: number;
+  lockMs?: number | undefined;
   /** Worker name stamped on records; default `host:pid`. */
-  name?: string;
+  name?: string | undefined;
   /** Stops the worker (it finishes its active jobs first). */
-  signal?: AbortSignal;
-  onRecord?: (record: BatchRecord) => void;
+  signal?: AbortSignal | undefined;
+  onRecord?: ((record: BatchRecord) => void) | undefined;
   /** Called once connected and taking jobs. */
-  onReady?: (name: string) => void;
+  onReady?: ((name: string) => void) | undefined;
   /** Loads bullmq; default `import('bullmq')` (tests inject a failing one). */
-  loadEngine?: ModuleLoader<QueueEngine>;
+  loadEngine?: ModuleLoader<QueueEngine> | undefined;
 }
 
 /** Run jobs until the signal aborts. */
@@ -237,8 +237,8 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
         cwd: job.data.cwd,
         setup: options.setup,
         worker: name,
-        ...(options.store ? { store: options.store } : {}),
-        ...(options.env ? { env: options.env } : {}),
+        store: options.store,
+        env: options.env,
         onRateLimit: (retryAfterMs) => {
           clean = false;
           controller.onRateLimit(Date.now(), retryAfterMs);

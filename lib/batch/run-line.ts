@@ -7,18 +7,14 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { PromptRunOptions } from '../agent/run-prompt.js';
-import type { SandboxSettings } from '../sandbox/settings.js';
-import type { AgentProvider } from '../agent/loop.js';
-import type { Budget } from '../control/budget.js';
-import type { RetryPolicy } from '../control/retry.js';
+import { NO_PERSON } from '../agent/interaction.js';
+import type { ProviderSettings } from '../agent/provider-settings.js';
+import type { RunLimits } from '../agent/run-limits.js';
+import type { ToolEnvironment } from '../agent/tool-environment.js';
 import { terminationCode } from '../control/termination.js';
-import type { CheckpointSettings } from '../checkpoints/settings.js';
 import type { WorkspaceCheckpoints } from '../checkpoints/turn.js';
 import type { EventDraft, OutputEvent } from '../events/index.js';
 import { MinicodeError } from '../errors.js';
-import type { ApprovalModeName, ApprovalPolicy } from '../policy/index.js';
-import type { ToolSource } from '../tools/types.js';
 import type { EventStore } from '../store/index.js';
 import type { BatchLine } from './input.js';
 import { setupErrorRecord, type BatchRecord, type ErrorRecord, type ResultRecord } from './records.js';
@@ -26,39 +22,32 @@ import { createTimingWatch, outputTokensPerSecond, type RunTiming } from './timi
 import type { SpanData, TraceParent } from '../telemetry/span.js';
 import type { RunSpans } from '../telemetry/run-spans.js';
 
-/** What a line needs from the command's setup (resolved once per provider/model pair). */
+/**
+ * What a line needs from the command's setup (resolved once per provider/model pair): the
+ * groups of `RunSetup`. The environment's `cwd` and `env` are replaced by the line's own (its
+ * `cwd`, the batch's environment variables); its `toolSource` (MCP tools shared by every line
+ * of the process) and the provider's `fetch` keep a run on the main thread (not cloneable);
+ * its checkpoints let `minicode undo --session` take the line's changes back.
+ */
 export interface LineSetup {
-  provider: AgentProvider;
-  fetch?: typeof fetch;
-  budget?: Budget;
-  maxSteps?: number;
-  timeoutMs?: number;
-  approval: ApprovalModeName;
-  /** The approval mode with the config's allowlists; default `{mode: approval}`. */
-  policy?: ApprovalPolicy;
-  /** MCP tools shared by every line of the process (main-thread runs only: not cloneable). */
-  toolSource?: ToolSource;
-  /** Retry policy (MINICODE_RETRY_BACKOFF_MS); default the contract's. */
-  retryPolicy?: RetryPolicy;
-  /** Workspace checkpoints of the line's run (so `minicode undo --session` takes it back); absent: none. */
-  checkpoints?: CheckpointSettings;
-  /** The OS sandbox of the line's `bash` and verify (the line's `"sandbox"` over `--sandbox`); absent: none. */
-  sandbox?: SandboxSettings;
+  provider: ProviderSettings;
+  limits: RunLimits;
+  environment: ToolEnvironment;
 }
 
 /** Signals a run sends the scheduler while it runs. */
 export interface RunSignals {
   /** A 429/529 answer (`limit.reached` rate-limit/overloaded), with the provider's wait. */
-  onRateLimit?: (retryAfterMs: number | undefined) => void;
+  onRateLimit?: ((retryAfterMs: number | undefined) => void) | undefined;
   /** A `limit.reached` of kind usage-quota. */
-  onQuota?: (message: string | undefined) => void;
+  onQuota?: ((message: string | undefined) => void) | undefined;
   /** The run's spans, once it settled (only with `trace`). */
-  onSpans?: (spans: SpanData[]) => void;
+  onSpans?: ((spans: SpanData[]) => void) | undefined;
   /**
    * The run's events are settled and only the store's acknowledgement is pending: the scheduler
    * may start the next line (the record still waits for the acknowledgement).
    */
-  onSettled?: () => void;
+  onSettled?: (() => void) | undefined;
 }
 
 /** Tracing of a line's run: its spans hang under `parent` (the batch span). Plain data: crosses to pool threads. */
@@ -72,22 +61,23 @@ export interface LineTrace {
 export interface LineContext {
   /** Setup for the line's provider/model (a rejected promise becomes an error record). */
   setup: (line: BatchLine) => Promise<LineSetup>;
-  store?: EventStore;
+  store?: EventStore | undefined;
   /** Directory relative `cwd`s are resolved against (the input file's directory). */
   baseDir: string;
   /** Default cwd of a line without one. */
   cwd: string;
-  signal?: AbortSignal;
-  env?: NodeJS.ProcessEnv;
+  signal?: AbortSignal | undefined;
+  /** The environment variables of every line's run; default a snapshot of `process.env`. */
+  env?: NodeJS.ProcessEnv | undefined;
   /** Trace each run (OpenTelemetry); default off. */
-  trace?: LineTrace;
+  trace?: LineTrace | undefined;
 }
 
 /** Options of {@link runLine}. */
 export interface RunLineOptions extends RunSignals, LineContext {
   line: BatchLine;
   /** Worker name to stamp on the record (distributed mode). */
-  worker?: string;
+  worker?: string | undefined;
 }
 
 let envSnapshot: NodeJS.ProcessEnv | undefined;
@@ -171,37 +161,31 @@ async function runTraced(options: RunLineOptions, spans: RunSpans | undefined): 
   const { line } = options;
   const cwd = line.cwd ? path.resolve(options.baseDir, line.cwd) : options.cwd;
   const watch = watcher(options, spans);
-  options = { ...options, env: options.env ?? processEnv() };
+  const env = options.env ?? processEnv();
+  options = { ...options, env };
   try {
     checkLineCwd(line, cwd);
     // A native agent that reads TRACEPARENT (Claude Code does) continues the line's trace.
     if (line.agent) return await runNativeLine(spans ? { ...options, env: { ...options.env, TRACEPARENT: spans.traceparent } } : options, cwd, watch);
     const setup = await options.setup(line);
-    const budget = line.budget !== undefined ? { limitUsd: line.budget, strict: setup.budget?.strict ?? false } : setup.budget;
-    const maxSteps = line.maxSteps ?? setup.maxSteps;
+    const { limits } = setup;
     const { runPrompt } = await import('../agent/run-prompt.js');
-    const runOptions: PromptRunOptions = {
+    const run = await runPrompt({
       origin: 'batch',
       prompt: line.prompt,
-      cwd,
       provider: line.reasoning ? { ...setup.provider, tuning: { ...setup.provider.tuning, reasoning: line.reasoning } } : setup.provider,
-      policy: setup.policy ?? { mode: setup.approval },
-      ...(setup.toolSource ? { toolSource: setup.toolSource } : {}),
-      tty: false,
+      limits: {
+        ...limits,
+        budget: line.budget !== undefined ? { limitUsd: line.budget, strict: limits.budget?.strict ?? false } : limits.budget,
+        maxSteps: line.maxSteps ?? limits.maxSteps,
+      },
+      environment: { ...setup.environment, cwd, env },
+      interaction: NO_PERSON,
       onEvent: watch.onEvent,
-      ...(options.store ? { store: options.store } : {}),
-      ...(options.signal ? { signal: options.signal } : {}),
-      ...(options.env ? { env: options.env } : {}),
-      ...(setup.fetch ? { fetch: setup.fetch } : {}),
-      ...(budget ? { budget } : {}),
-      ...(maxSteps !== undefined ? { maxSteps } : {}),
-      ...(setup.timeoutMs !== undefined ? { timeoutMs: setup.timeoutMs } : {}),
-      ...(setup.retryPolicy ? { retryPolicy: setup.retryPolicy } : {}),
-      ...(setup.checkpoints ? { checkpoints: setup.checkpoints } : {}),
-      ...(setup.sandbox ? { sandbox: setup.sandbox } : {}),
-      ...(options.onSettled ? { onSettled: options.onSettled } : {}),
-    };
-    const run = await runPrompt(runOptions);
+      store: options.store,
+      signal: options.signal,
+      onSettled: options.onSettled,
+    });
     const r = run.result;
     const common = {
       id: line.id,
@@ -262,8 +246,8 @@ async function runNativeLine(options: RunLineOptions, cwd: string, watch: Return
   const pipeline = createRunPipeline({
     sessionId,
     scrubber: createEventScrubber({ env: options.env ?? process.env }),
-    ...(options.store ? { store: options.store } : {}),
-    ...(options.onSettled ? { onSettled: options.onSettled } : {}),
+    store: options.store,
+    onSettled: options.onSettled,
     onEvent: (event) => {
       transcript.observe(event);
       if (event.type === 'agent.handoff') handoffs++;
@@ -275,15 +259,15 @@ async function runNativeLine(options: RunLineOptions, cwd: string, watch: Return
   pipeline.emit({ type: 'session.started', payload: { origin: 'batch', cwd, agent: line.agent, promptDigest: promptDigestOf(line.prompt) }, fidelity: 'synthetic' });
   const checkpoints = await nativeCheckpoints(options, cwd, sessionId, (d) => pipeline.emit(d));
   await runAgentWorkflow({
-    ...(checkpoints ? { checkpoints } : {}),
+    checkpoints,
     agents,
     prompt: line.prompt,
     cwd,
     transcript,
     emit: (d) => pipeline.emit(d),
-    ...(options.env ? { env: options.env } : {}),
-    ...(options.signal ? { signal: options.signal } : {}),
-    ...(line.model ? { extraArgs: ['--model', line.model] } : {}),
+    env: options.env,
+    signal: options.signal,
+    extraArgs: line.model ? ['--model', line.model] : undefined,
     ...(options.store
       ? {
           durable: async () => {
@@ -318,7 +302,7 @@ async function runNativeLine(options: RunLineOptions, cwd: string, watch: Return
 
 /** A native line's checkpoint hooks, when the batch's setup has checkpoints on (a failed setup: none). */
 async function nativeCheckpoints(options: RunLineOptions, cwd: string, sessionId: string, emit: (draft: EventDraft) => void): Promise<WorkspaceCheckpoints | undefined> {
-  const settings = (await options.setup(options.line).catch(() => undefined))?.checkpoints;
+  const settings = (await options.setup(options.line).catch(() => undefined))?.environment.checkpoints;
   if (!settings) return undefined;
   const { createTurnCheckpoints } = await import('../checkpoints/turn.js');
   return createTurnCheckpoints({ settings, cwd, sessionId, turn: 1, emit });

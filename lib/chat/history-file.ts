@@ -8,7 +8,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { credentialSecretsFromEnv, redactText } from '../scrub/index.js';
+import { PRIVATE_FILE_MODE, appendArtefactLine } from '../artefacts.js';
 import { resolveStoreDir } from '../store/location.js';
 import { MAX_HISTORY } from './line-editor.js';
 
@@ -41,14 +41,13 @@ export function loadHistory(file: string): string[] {
 /** Append one prompt (scrubbed); best effort, a failure to write is not the person's problem. */
 export function appendHistory(file: string, prompt: string, env: NodeJS.ProcessEnv): void {
   if (prompt.trim() === '') return;
-  const entry = redactText(prompt, { secrets: credentialSecretsFromEnv(env) });
   try {
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    fs.appendFileSync(file, `${JSON.stringify(entry)}\n`, { mode: 0o600 });
+    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    appendArtefactLine(file, prompt, { env });
     const lines = fs.readFileSync(file, 'utf8').split('\n').filter(Boolean);
     if (lines.length > 2 * MAX_HISTORY) {
       const tmp = `${file}.${process.pid}.tmp`;
-      fs.writeFileSync(tmp, `${lines.slice(-MAX_HISTORY).join('\n')}\n`, { mode: 0o600 });
+      fs.writeFileSync(tmp, `${lines.slice(-MAX_HISTORY).join('\n')}\n`, { mode: PRIVATE_FILE_MODE });
       fs.renameSync(tmp, file);
     }
   } catch {

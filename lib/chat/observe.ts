@@ -46,7 +46,7 @@ export interface Observed {
   /** How much runs without asking (`ask`, `auto`, `read-only`). */
   approvalMode?: ApprovalModeName;
   /** The sandbox of the session's commands (docs/sandbox.md); absent: none. */
-  sandbox?: { mode: SandboxMode; network: boolean };
+  sandbox?: { mode: SandboxMode; network: boolean } | undefined;
 }
 
 /** The sandbox in a few words: `workspace-write, network off`. */

@@ -5,17 +5,19 @@
  * events. It also keeps what the footer and `/status` show: the kernel's context estimate and
  * the session's spend from the reducer state (evidence, not side counters).
  */
-import type { SandboxSettings } from '../sandbox/settings.js';
 import { cacheHitRatio, inputIncludesCacheOf } from '../control/usage.js';
 import { findPrice } from '../control/prices.js';
 import { priceProviderOf } from '../agent/loop.js';
-import type { ToolSource } from '../tools/types.js';
 import { capSystemPrompt } from '../control/truncation.js';
 import { createContextEstimator, type ContextEstimator } from '../control/estimate.js';
 import { preflight, type Budget } from '../control/budget.js';
 import type { FixedContext, TranscriptMessage } from '../control/transcript.js';
 import type { ConversationMessage } from '../agent/conversation.js';
-import { DEFAULT_SYSTEM_PROMPT, type AgentProvider, type AgentResult } from '../agent/loop.js';
+import { DEFAULT_SYSTEM_PROMPT, type AgentResult } from '../agent/loop.js';
+import type { Interaction } from '../agent/interaction.js';
+import type { ProviderSettings } from '../agent/provider-settings.js';
+import type { RunLimits } from '../agent/run-limits.js';
+import type { ToolEnvironment } from '../agent/tool-environment.js';
 import { endSession, runPrompt, type PromptRun, type PromptRunOptions } from '../agent/run-prompt.js';
 import type { OutputEvent } from '../events/index.js';
 import { MinicodeError } from '../errors.js';
@@ -31,42 +33,39 @@ import type { TurnTrace } from '../telemetry/chat-trace.js';
 
 /** Options of {@link createChatSession}. */
 export interface ChatSessionOptions {
-  cwd: string;
-  provider: AgentProvider;
+  /** Copied: `/model` changes the session's copy. */
+  provider: ProviderSettings;
+  /** The budget is the session's (`/budget` changes it); each turn gets what is left of it. */
+  limits: RunLimits;
+  /** The tools' environment of every turn (MCP tools, checkpoints before each turn's first change). */
+  environment: ToolEnvironment;
   store: EventStore;
-  policy: ApprovalPolicy;
-  /** MCP tools for every turn. */
-  toolSource?: ToolSource;
-  budget?: Budget;
-  maxSteps?: number;
-  timeoutMs?: number;
-  fetch?: typeof fetch;
-  env?: NodeJS.ProcessEnv;
-  clock?: () => number;
-  /** Workspace checkpoints before each turn's first change; absent means none. */
-  checkpoints?: CheckpointSettings;
-  /** The OS sandbox of `bash` (not of `!command`, which the user runs by hand); absent: none. */
-  sandbox?: SandboxSettings;
+  /** Default `Date.now`. */
+  clock?: (() => number) | undefined;
   /** Reopen this stored session. */
-  resume?: string;
+  resume?: string | undefined;
   /** OpenTelemetry: the span of each turn (given only when tracing is on). */
-  traceTurn?: (prompt: string, turn: number) => TurnTrace;
+  traceTurn?: ((prompt: string, turn: number) => TurnTrace) | undefined;
 }
 
 /** Per-turn hooks from the terminal. */
-export type TurnHooks = Pick<PromptRunOptions, 'renderer' | 'signal' | 'promptApproval' | 'promptAskText'> & { onEvent?: PromptRunOptions['onEvent'] };
+export interface TurnHooks {
+  renderer?: PromptRunOptions['renderer'];
+  signal?: PromptRunOptions['signal'];
+  promptApproval?: Interaction['promptApproval'];
+  promptAskText?: Interaction['promptAskText'];
+  onEvent?: PromptRunOptions['onEvent'];
+}
 
 /** A live interactive session. */
 export interface ChatSession {
   /** Undefined until the first turn starts a new session. */
   readonly sessionId: string | undefined;
-  readonly provider: AgentProvider;
+  readonly provider: ProviderSettings;
   /** What runs without asking (also for `!command`). */
   readonly policy: ApprovalPolicy;
   /** Workspace checkpoints (for `/undo`, `/checkpoints`); absent when off. */
-  readonly checkpoints?: CheckpointSettings;
-  /** The sandbox of the session's `bash` (for `/status`); absent: none. */
-  readonly sandbox?: SandboxSettings;
+  readonly checkpoints: CheckpointSettings | undefined;
   budget: Budget | undefined;
   /** Stored events of a resumed session (to render its history). */
   readonly storedEvents: readonly OutputEvent[];
@@ -150,10 +149,9 @@ export function createChatSession(options: ChatSessionOptions): ChatSession {
       return id;
     },
     provider: { ...options.provider },
-    policy: options.policy,
-    ...(options.checkpoints ? { checkpoints: options.checkpoints } : {}),
-    ...(options.sandbox ? { sandbox: options.sandbox } : {}),
-    budget: options.budget,
+    policy: options.environment.policy,
+    checkpoints: options.environment.checkpoints,
+    budget: options.limits.budget,
     get storedEvents() {
       return storedEvents;
     },
@@ -174,28 +172,17 @@ export function createChatSession(options: ChatSessionOptions): ChatSession {
       const run = await runPrompt({
         origin: 'chat',
         prompt,
-        cwd: options.cwd,
         provider: session.provider,
-        policy: options.policy,
-        ...(options.toolSource ? { toolSource: options.toolSource } : {}),
-        tty: true,
+        // The run's watcher sees this turn's cost only: give it what is left of the session's budget.
+        limits: { ...options.limits, budget: budget ? { ...budget, limitUsd: Math.max(0, budget.limitUsd - (costUsd ?? 0)) } : undefined },
+        environment: options.environment,
+        interaction: { tty: true, promptApproval: hooks.promptApproval, promptAskText: hooks.promptAskText, nextApprovalId: () => `approval-${++approvals}` },
         store: options.store,
         endSession: false,
-        nextApprovalId: () => `approval-${++approvals}`,
-        ...(id !== undefined && state ? { session: { id, startSeq: nextSeq, state, history, turn: turnNo } } : {}),
-        // The run's watcher sees this turn's cost only: give it what is left of the session's budget.
-        ...(budget ? { budget: { ...budget, limitUsd: Math.max(0, budget.limitUsd - (costUsd ?? 0)) } } : {}),
-        ...(options.maxSteps !== undefined ? { maxSteps: options.maxSteps } : {}),
-        ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
-        ...(options.fetch ? { fetch: options.fetch } : {}),
-        ...(options.checkpoints ? { checkpoints: options.checkpoints } : {}),
-        ...(options.sandbox ? { sandbox: options.sandbox } : {}),
-        ...(options.env ? { env: options.env } : {}),
-        ...(options.clock ? { clock: options.clock } : {}),
-        ...(hooks.renderer ? { renderer: hooks.renderer } : {}),
-        ...(hooks.signal ? { signal: hooks.signal } : {}),
-        ...(hooks.promptApproval ? { promptApproval: hooks.promptApproval } : {}),
-        ...(hooks.promptAskText ? { promptAskText: hooks.promptAskText } : {}),
+        session: id !== undefined && state ? { id, startSeq: nextSeq, state, history, turn: turnNo } : undefined,
+        clock: options.clock,
+        renderer: hooks.renderer,
+        signal: hooks.signal,
         onEvent: (event, s) => {
           // The window holds the whole prompt: cached tokens count even where the provider reports them apart.
           if (event.type === 'usage.reported' && event.payload.scope === 'request') lastInput = promptTokensOf(event.payload.usage, includesCache()) ?? lastInput;
@@ -231,8 +218,8 @@ export function createChatSession(options: ChatSessionOptions): ChatSession {
         ...(hit !== undefined ? { cacheHitRatio: hit } : {}),
         ...(session.budget ? { budget: session.budget } : {}),
         model: session.provider.model,
-        approvalMode: options.policy.mode,
-        ...(options.sandbox ? { sandbox: { mode: options.sandbox.mode, network: options.sandbox.network } } : {}),
+        approvalMode: options.environment.policy.mode,
+        sandbox: options.environment.sandbox ? { mode: options.environment.sandbox.mode, network: options.environment.sandbox.network } : undefined,
       };
     },
     transcript: () => toTranscript(history),
@@ -244,8 +231,8 @@ export function createChatSession(options: ChatSessionOptions): ChatSession {
         state,
         reason: lastReason,
         store: options.store,
-        ...(options.clock ? { clock: options.clock } : {}),
-        ...(options.env ? { env: options.env } : {}),
+        clock: options.clock,
+        env: options.environment.env,
       });
       lastReason = undefined;
     },

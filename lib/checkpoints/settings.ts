@@ -80,7 +80,7 @@ export function resolveCheckpointsHome(env: NodeJS.ProcessEnv = process.env, hom
 }
 
 /** The settings from the `--no-checkpoint` flag and the (validated) config; undefined when checkpoints are off. */
-export function checkpointSettingsOf(options: { flag?: boolean; config?: CheckpointConfig | undefined; env?: NodeJS.ProcessEnv }): CheckpointSettings | undefined {
+export function checkpointSettingsOf(options: { flag?: boolean | undefined; config?: CheckpointConfig | undefined; env?: NodeJS.ProcessEnv }): CheckpointSettings | undefined {
   if (options.flag === false) return undefined;
   const value = options.config ?? true;
   if (value === false) return undefined;

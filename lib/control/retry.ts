@@ -95,9 +95,9 @@ export interface WithRetryOptions<T> {
   pinned?: boolean;
   signal?: AbortSignal;
   policy?: RetryPolicy;
-  timers?: Timers;
+  timers?: Timers | undefined;
   /** Source of the backoff jitter, uniform in [0, 1); default `Math.random`. */
-  random?: () => number;
+  random?: (() => number) | undefined;
   /** Told about each retry before it happens (for `recovery.started` events). */
   onRetry?: (info: { retry: number; provider: string; waitMs: number; error: unknown }) => void;
 }

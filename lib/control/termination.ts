@@ -74,12 +74,14 @@ export function joinSignals(...signals: (AbortSignal | undefined)[]): { signal: 
   return { signal: controller.signal, dispose };
 }
 
-/** Race a promise against a signal: rejects with the signal's reason when it aborts first. */
+/**
+ * Race a promise against a signal: rejects with the signal's reason when it aborts first (at
+ * once when it already has). The promise is always handled: it usually rejects too once the
+ * signal aborted, and that rejection, had nothing listened, would end the process.
+ */
 export function withAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
   return new Promise<T>((resolve, reject) => {
     const onAbort = (): void => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
     promise.then(
       (v) => {
         signal.removeEventListener('abort', onAbort);
@@ -90,6 +92,8 @@ export function withAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<
         reject(e);
       },
     );
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
   });
 }
 

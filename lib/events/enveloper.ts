@@ -9,11 +9,11 @@ export type Clock = () => number;
 export interface EnveloperOptions {
   sessionId: string;
   /** Default `Date.now`. */
-  clock?: Clock;
+  clock?: Clock | undefined;
   /** First sequence number; default 0 (a resumed session continues its sequence). */
-  startSeq?: number;
+  startSeq?: number | undefined;
   /** Default source for drafts that set none; default `runtime`. */
-  source?: 'runtime' | 'app' | 'derived';
+  source?: 'runtime' | 'app' | 'derived' | undefined;
 }
 
 /** Deterministic event id: session + sequence. */

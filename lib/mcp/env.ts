@@ -4,7 +4,7 @@
  * credentials (provider keys, `GITHUB_TOKEN`, ...) reach a server only when its config passes
  * them on purpose (`"env": {"GITHUB_TOKEN": "${GITHUB_TOKEN}"}`).
  */
-import { isCredentialName } from '../policy/credentials.js';
+import { credentialVerdict, isCredentialName } from '../policy/credentials.js';
 
 /** Variables a server inherits from minicode when set (never a credential; checked below). */
 export const BASE_ENV_NAMES: readonly string[] = ['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'TERM', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TZ', 'TMPDIR'];
@@ -20,10 +20,10 @@ export function serverEnvironment(parent: NodeJS.ProcessEnv, configured: Record<
   return { ...out, ...configured };
 }
 
-/** Values of the config `env` and `headers` that are credentials, for masking in output. */
+/** Values of the config `env` and `headers` that are credentials (the rule every output masks by), for masking in output. */
 export function configuredSecrets(record: Record<string, string> | undefined): string[] {
   if (!record) return [];
   return Object.entries(record)
-    .filter(([name, value]) => value.length >= 8 && (isCredentialName(name) || /^authorization$/i.test(name)))
+    .filter(([name, value]) => credentialVerdict(name, value).mask)
     .map(([, value]) => value);
 }

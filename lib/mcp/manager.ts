@@ -15,6 +15,7 @@ import { mcpToolName } from './naming.js';
 import { maskValues } from './output.js';
 import { credentialSecretsFromEnv, redactText } from '../scrub/index.js';
 import { createMcpTool } from './tool.js';
+import { neutralise } from '../safe-text.js';
 
 /** State of one server as `minicode mcp list` shows it. */
 export interface McpServerStatus {
@@ -165,9 +166,11 @@ export async function startMcpServers(servers: readonly ResolvedServer[], option
       const tail = entry.stderrTail.length > 0 ? `; last stderr: ${entry.stderrTail.map((l) => JSON.stringify(l.trim())).join(' / ')}` : '';
       // Masked (the server's configured env and header values) and redacted (known secret
       // shapes and the environment's credentials): the command line or stderr may hold one.
-      entry.status.error = redactText(maskValues(`${error instanceof Error ? error.message : String(error)}${tail}`, entry.secrets), {
-        secrets: credentialSecretsFromEnv(options.env),
-      });
+      entry.status.error = neutralise(
+        redactText(maskValues(`${error instanceof Error ? error.message : String(error)}${tail}`, entry.secrets), {
+          secrets: credentialSecretsFromEnv(options.env),
+        }),
+      );
       raise('MINICODE_E_MCP_START', `MCP server ${server.name} failed to start: ${entry.status.error}`, {
         category: 'CONFIGURATION_ERROR',
         action: startAction(server),

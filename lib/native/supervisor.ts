@@ -14,31 +14,31 @@ export interface SuperviseOptions {
   agent: NativeAgent;
   prompt: string;
   /** Working directory of the child; default `process.cwd()`. */
-  cwd?: string;
+  cwd?: string | undefined;
   /** Environment to start from (credentials are scrubbed from it); default `process.env`. */
-  env?: NodeJS.ProcessEnv;
+  env?: NodeJS.ProcessEnv | undefined;
   /** More credential names the child may keep (exact or `PREFIX_*`). */
-  keepCredentials?: readonly string[];
+  keepCredentials?: readonly string[] | undefined;
   /** Extra arguments appended after the agent's own (e.g. `--model`). */
-  extraArgs?: readonly string[];
+  extraArgs?: readonly string[] | undefined;
   /** Aborting sends SIGTERM, then SIGKILL after `killGraceMs`; the run settles `task.cancelled`. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Delay between SIGTERM and SIGKILL; default 2000 ms. */
-  killGraceMs?: number;
+  killGraceMs?: number | undefined;
   /** Receive drafts here instead of through `events`. */
-  onEvent?: EventSink;
+  onEvent?: EventSink | undefined;
   /**
    * Receive drafts here, one batch per stdout/stderr chunk (preferred over `onEvent`). A returned
    * promise pauses the child's stdout until it resolves, so the pipe slows the agent down.
    */
-  write?: (drafts: EventDraft[]) => Promise<void> | undefined;
+  write?: ((drafts: EventDraft[]) => Promise<void> | undefined) | undefined;
   /**
    * Events buffered in `events` before the child's stdout is paused, once `events` is being
    * read; default 1024. Without a reader (only `done` awaited) drafts buffer without bound.
    */
-  highWaterMark?: number;
+  highWaterMark?: number | undefined;
   /** Longest stdout line, in characters; default 16 MiB. */
-  maxFrameBytes?: number;
+  maxFrameBytes?: number | undefined;
 }
 
 /** How the child ended. */

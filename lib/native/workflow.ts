@@ -18,29 +18,29 @@ export interface WorkflowOptions {
    * Into the session pipeline: the agent's drafts, one batch per stdout chunk; a returned promise
    * pauses the agent's stdout (backpressure). Default: each draft through `emit`.
    */
-  write?: (drafts: EventDraft[]) => Promise<void> | undefined;
+  write?: ((drafts: EventDraft[]) => Promise<void> | undefined) | undefined;
   /** Resolves once the pipeline has reduced everything written so far (the transcript is complete). */
-  settled?: () => Promise<unknown>;
+  settled?: (() => Promise<unknown>) | undefined;
   /** Fed by the pipeline's `onEvent`; the workflow tells it which agent is active. */
   transcript: TranscriptCollector;
-  signal?: AbortSignal;
-  extraArgs?: readonly string[];
-  env?: NodeJS.ProcessEnv;
+  signal?: AbortSignal | undefined;
+  extraArgs?: readonly string[] | undefined;
+  env?: NodeJS.ProcessEnv | undefined;
   /** Called as each agent starts; what it returns is added to that agent's environment (its `TRACEPARENT`). */
-  onAgentStart?: (agent: NativeAgent, index: number) => NodeJS.ProcessEnv | undefined;
+  onAgentStart?: ((agent: NativeAgent, index: number) => NodeJS.ProcessEnv | undefined) | undefined;
   /** Awaited after a handoff, before the next agent starts: everything so far is stored (a crash keeps it). */
-  durable?: () => Promise<void>;
+  durable?: (() => Promise<void>) | undefined;
   /**
    * How long an agent may stay silent after reporting an exhausted quota before minicode stops
    * it (a CLI that waits for a reset instead of exiting); default `MINICODE_QUOTA_GRACE_MS` of
    * the environment, else {@link DEFAULT_QUOTA_GRACE_MS}.
    */
-  quotaGraceMs?: number;
+  quotaGraceMs?: number | undefined;
   /**
    * Workspace checkpoints: one before the first agent starts (so `minicode undo` takes the run
    * back), and after each agent a `file.changed` of what the checkpoint diff saw it change.
    */
-  checkpoints?: WorkspaceCheckpoints;
+  checkpoints?: WorkspaceCheckpoints | undefined;
 }
 
 /** Silence allowed after a usage-quota signal before the agent is stopped. */
@@ -109,9 +109,9 @@ export async function runAgentWorkflow(options: WorkflowOptions): Promise<Workfl
       agent,
       prompt,
       cwd: options.cwd,
-      ...(options.signal ? { signal: options.signal } : {}),
-      ...(env ? { env } : {}),
-      ...(options.extraArgs ? { extraArgs: options.extraArgs } : {}),
+      signal: options.signal,
+      env,
+      extraArgs: options.extraArgs,
       write: (batch) => {
         let drafts = index === 0 ? batch : batch.map((d) => renumberTask(d, taskPrefix));
         if (stoppedForQuota) drafts = drafts.filter((d) => !isRootTerminal(d));

@@ -15,6 +15,7 @@ import { Readable } from 'node:stream';
 import type { EventDraft, OutputEvent } from '../events/index.js';
 import { createEnveloper, type Clock, type RunIds } from '../events/enveloper.js';
 import { EVENT_REGISTRY } from '../events/registry.js';
+import { MinicodeError } from '../errors.js';
 import { initialState, reduceOwned, type ReducerState } from '../reducer/index.js';
 import { batchLines } from '../render/batch-lines.js';
 import type { FinishExtra, Renderer } from '../render/types.js';
@@ -38,29 +39,29 @@ export interface ByteInput {
 export interface RunPipelineOptions {
   sessionId: string;
   /** Default `Date.now`. */
-  clock?: Clock;
+  clock?: Clock | undefined;
   /** The scrub core; required (pass an identity only in tests of other stages). */
   scrubber: DraftScrubber;
-  renderer?: Renderer<ReducerState>;
+  renderer?: Renderer<ReducerState> | undefined;
   /** Where durable events go: an open store, or events held until it is open (store/held-events.ts). */
-  store?: StoreSink;
+  store?: StoreSink | undefined;
   /** Called after each reduce (ACP projection, batch accounting). */
-  onEvent?: (event: OutputEvent, state: ReducerState) => void;
+  onEvent?: ((event: OutputEvent, state: ReducerState) => void) | undefined;
   /** The renderer's output: the settle stage waits for it to drain (backpressure). */
-  output?: OutputPort;
+  output?: OutputPort | undefined;
   /** Decode this byte stream; without it, producers write drafts with `emit`/`write`. */
-  input?: ByteInput;
+  input?: ByteInput | undefined;
   /** Continue a stored session: its next sequence number and rebuilt state. */
-  startSeq?: number;
-  state?: ReducerState;
-  source?: 'runtime' | 'app' | 'derived';
+  startSeq?: number | undefined;
+  state?: ReducerState | undefined;
+  source?: 'runtime' | 'app' | 'derived' | undefined;
   /** Batches the entry holds before `write` reports backpressure; default 16. */
-  highWaterMark?: number;
+  highWaterMark?: number | undefined;
   /**
    * Called by `finish()` once every event is settled and the summary rendered, before it waits
    * for the store's acknowledgement (`batch` hands the run's slot on then).
    */
-  onSettled?: () => void;
+  onSettled?: (() => void) | undefined;
 }
 
 /** A running pipeline. */
@@ -96,18 +97,23 @@ function durableLines(events: readonly OutputEvent[]): (string | undefined)[] {
   return lines;
 }
 
+/** The summary's fields of the store's failure to acknowledge a run's events. */
+function errorFieldsOf(error: unknown): NonNullable<FinishExtra['notStored']> {
+  if (error instanceof MinicodeError) return { category: error.category, code: error.code, message: error.message, ...(error.action ? { action: error.action } : {}) };
+  return { category: 'FILESYSTEM_ERROR', code: 'MINICODE_E_STORE', message: error instanceof Error ? error.message : String(error) };
+}
+
 /** Create the pipeline and start it. */
 export function createRunPipeline(options: RunPipelineOptions): RunPipeline {
   const enveloper = createEnveloper({
     sessionId: options.sessionId,
-    ...(options.clock ? { clock: options.clock } : {}),
-    ...(options.startSeq !== undefined ? { startSeq: options.startSeq } : {}),
-    ...(options.source ? { source: options.source } : {}),
+    clock: options.clock,
+    startSeq: options.startSeq,
+    source: options.source,
   });
   let state = options.state ?? initialState(options.sessionId);
   const { store, renderer, onEvent } = options;
   const linesOf = renderer?.linesOf?.bind(renderer) ?? (renderer?.lineOf ? (events: readonly OutputEvent[]) => events.map((e) => renderer.lineOf?.(e)) : undefined);
-  let finishExtra: FinishExtra | undefined;
   const settle = createSettleStage({
     settle(events) {
       // The JSONL lines the renderer prints, made once for it and the store, for the whole
@@ -126,10 +132,7 @@ export function createRunPipeline(options: RunPipelineOptions): RunPipeline {
         onEvent?.(event, state);
       }
     },
-    ...(options.output ? { output: options.output } : {}),
-    end() {
-      renderer?.finish(state, finishExtra);
-    },
+    output: options.output,
   });
   const input = options.input;
   // Without a byte input the scrub stage itself is the entry producers write into: a stage of
@@ -198,12 +201,20 @@ export function createRunPipeline(options: RunPipelineOptions): RunPipeline {
       return state;
     },
     async finish(extra) {
-      finishExtra = extra;
       entry?.end();
       await done;
       options.onSettled?.();
+      // The summary follows the store's acknowledgement, so that it can say the run's events
+      // were not stored (a full disk): a summary saying ok of events that are lost would be a lie.
       // This session's events only: other sessions sharing the store need not be waited for.
-      await store?.flushed(options.sessionId);
+      let storeError: unknown;
+      try {
+        await store?.flushed(options.sessionId);
+      } catch (error) {
+        storeError = error;
+      }
+      renderer?.finish(state, storeError === undefined ? extra : { ...extra, notStored: errorFieldsOf(storeError) });
+      if (storeError !== undefined) throw storeError;
       return state;
     },
   };

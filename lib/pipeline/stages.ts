@@ -143,9 +143,7 @@ export interface SettleStageOptions {
   /** Reduce, store, render and notify the events of one batch, in order. */
   settle: (events: readonly OutputEvent[]) => void;
   /** Wait for it to drain after each batch (backpressure from a slow reader). */
-  output?: OutputPort;
-  /** Runs once after the last batch (final render, store flush). */
-  end?: () => Promise<void> | void;
+  output?: OutputPort | undefined;
 }
 
 /** The last stage: settles every event, then holds the next batch until the output has drained. */
@@ -165,9 +163,6 @@ export function createSettleStage(options: SettleStageOptions): Writable {
       const wait = output?.ready();
       if (wait) wait.then(() => callback());
       else callback();
-    },
-    final(callback) {
-      Promise.resolve(options.end?.()).then(() => callback(), callback);
     },
   });
 }

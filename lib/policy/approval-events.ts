@@ -31,11 +31,11 @@ export function approvalSettledDraft(approvalId: string, outcome: ApprovalDecisi
 export interface ApprovalHookOptions {
   tty: boolean;
   /** Asks the person (TTY surface); absent means nobody can answer. */
-  prompt?: (request: ApprovalRequest) => Promise<ApprovalDecision>;
+  prompt?: ((request: ApprovalRequest) => Promise<ApprovalDecision>) | undefined;
   /** Receives the approval event drafts. */
   onEvent?: (event: EventDraftOf<'user.approval.requested'> | EventDraftOf<'user.approval.settled'>) => void;
   /** Id source for approvals; default `approval-1`, `approval-2`, ... */
-  nextId?: () => string;
+  nextId?: (() => string) | undefined;
 }
 
 /**

@@ -1,12 +1,12 @@
 /**
  * An environment with its credential variables removed. Every subprocess minicode starts (the
  * bash tool, git, verify, native agents) gets `scrubEnv(...)`, so a `GITHUB_TOKEN` in CI never
- * reaches a command the model chose (seed automation-ci). Which variables are credentials is
- * decided in `credential-names.ts`, the same decision the output scrubber masks by.
+ * reaches a command the model chose. Which variables are credentials is decided in
+ * `credential-rule.ts`, the same decision the output scrubber masks by.
  */
-import { isCredentialVariable } from './credential-names.js';
+import { isCredentialVariable } from './credential-rule.js';
 
-export { isCredentialName, isCredentialVariable } from './credential-names.js';
+export { credentialSecretsFromEnv, credentialVerdict, isCredentialName, isCredentialVariable, type CredentialVerdict } from './credential-rule.js';
 
 /**
  * A copy of `env` without credential variables. Names in `keep` survive even when they match

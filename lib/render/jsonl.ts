@@ -73,8 +73,10 @@ export function createJsonlRenderer<S>(options: JsonlRendererOptions<S>): Render
  * `out`, the human message on `err`. The caller exits 1.
  */
 export function writeSetupFailure(out: Writer, err: Writer, failure: SetupFailure): void {
-  out(`${jsonLine(setupFailureSummary(failure))}\n`);
-  err(`minicode: ${displayText(failure.message)}${failure.action ? `\n  ${displayText(failure.action)}` : ''}\n`);
+  const summary = setupFailureSummary(failure);
+  out(`${jsonLine(summary)}\n`);
+  // The same scrubbed message and action as the summary line.
+  err(`minicode: ${summary.error!.message}${summary.error!.action ? `\n  ${summary.error!.action}` : ''}\n`);
 }
 
 export { setupFailureSummary };

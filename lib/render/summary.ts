@@ -1,5 +1,6 @@
+import { outputRedactor } from '../artefacts.js';
 import { BATCH_SUMMARY_SCHEMA, SCHEMA_NAME } from '../events/schema-name.js';
-import { oneLine } from './display-text.js';
+import { displayText, oneLine } from './display-text.js';
 import type { FinishExtra } from './types.js';
 import type { RunView, ToolCounts } from './view.js';
 
@@ -19,6 +20,7 @@ export interface SummaryView extends RunView {
 export function projectSummary(run: RunView, extra: FinishExtra = {}): SummaryView {
   if (extra.error) return { ...run, outcome: 'failed', error: errorLine(extra.error), ok: false };
   if (extra.interrupted) return { ...run, error: errorLine(extra.interrupted), ok: false };
+  if (extra.notStored) return { ...run, error: errorLine(extra.notStored), ok: false };
   const ok = run.outcome === 'completed';
   const result = extra.result !== undefined ? { hasResult: true, result: extra.result } : {};
   const verify = ok && extra.verify ? { verify: { active: true as const, ok: extra.verify.ok, command: oneLine(extra.verify.command) } } : {};
@@ -26,10 +28,14 @@ export function projectSummary(run: RunView, extra: FinishExtra = {}): SummaryVi
   return { ...run, ...result, ok, ...verify, ...cache };
 }
 
-/** An error as the summary shows it: message and action on one line each, as a setup failure's. */
+/**
+ * An error as the summary shows it: message and action on one line each, as a setup failure's,
+ * scrubbed like event output (they quote input: a `--model` value, a URL with its password).
+ */
 function errorLine(error: NonNullable<FinishExtra['error']>): NonNullable<FinishExtra['error']> {
-  const line: NonNullable<FinishExtra['error']> = { category: error.category, ...(error.code !== undefined ? { code: error.code } : {}), message: oneLine(error.message, 2000) };
-  if (error.action !== undefined) line.action = oneLine(error.action, 2000);
+  const redact = outputRedactor();
+  const line: NonNullable<FinishExtra['error']> = { category: error.category, ...(error.code !== undefined ? { code: error.code } : {}), message: redact(oneLine(error.message, 2000)) };
+  if (error.action !== undefined) line.action = redact(oneLine(error.action, 2000));
   return line;
 }
 
@@ -96,7 +102,8 @@ export interface SetupFailure {
  */
 export function setupFailureSummary(failure: SetupFailure): JsonSummary {
   const record: JsonSummary = { schema: SCHEMA_NAME, type: 'summary', ok: false, outcome: 'failed', error: errorLine(failure) };
-  if (failure.prompt !== undefined) record.prompt = failure.prompt;
+  // The prompt never reached the pipeline's scrub stage: it is scrubbed here as it would have been.
+  if (failure.prompt !== undefined) record.prompt = outputRedactor()(displayText(failure.prompt));
   return record;
 }
 

@@ -24,6 +24,11 @@ export interface FinishExtra {
    * keeps the run's own outcome (what its events rebuild to).
    */
   interrupted?: { category: string; code?: string; message: string };
+  /**
+   * The store did not acknowledge the run's events (a full disk, an I/O error): the summary is a
+   * failure with this error and keeps the run's own outcome.
+   */
+  notStored?: { category: string; code?: string; message: string; action?: string };
 }
 
 /**

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { PRIVATE_FILE_MODE, writeJsonArtefact } from '../artefacts.js';
 import { MinicodeError } from '../errors.js';
 import { isCredentialName } from '../policy/credentials.js';
 
@@ -184,7 +185,8 @@ export function loadCassette(dir: string): Cassette {
 export function writeExchange(dir: string, index: number, exchange: Exchange & { truncated?: boolean }): void {
   const stem = exchangeStem(index);
   const bodyFile = `${stem}.response.${bodyExtension(exchange.headers['content-type'])}`;
-  fs.writeFileSync(path.join(dir, bodyFile), exchange.body);
+  // The recorder has scrubbed the body event by event (its chunk sizes are of the scrubbed bytes).
+  fs.writeFileSync(path.join(dir, bodyFile), exchange.body, { mode: PRIVATE_FILE_MODE });
   const file: ExchangeFile = {
     ...(exchange.request ? { request: exchange.request } : {}),
     response: {
@@ -195,11 +197,11 @@ export function writeExchange(dir: string, index: number, exchange: Exchange & {
       ...(exchange.truncated ? { truncated: true } : {}),
     },
   };
-  fs.writeFileSync(path.join(dir, `${stem}.json`), `${JSON.stringify(file, null, 2)}\n`);
+  writeJsonArtefact(path.join(dir, `${stem}.json`), file);
 }
 
 /** Write the manifest of a cassette directory (creating the directory). */
 export function writeManifest(dir: string, manifest: CassetteManifest): void {
   fs.mkdirSync(dir, { recursive: true });
-  fs.writeFileSync(path.join(dir, 'cassette.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+  writeJsonArtefact(path.join(dir, 'cassette.json'), manifest);
 }

@@ -1,5 +1,4 @@
-import { credentialSecretsFromEnv } from '../scrub/env-secrets.js';
-import { buildRuleTable, createTextRedactor } from '../scrub/secret-redactor.js';
+import { outputRedactor } from '../artefacts.js';
 import { bodyDigest, redactPath, writeExchange, writeManifest, type Chunk } from './cassette.js';
 
 /** Options of {@link createRecordingFetch}. */
@@ -121,7 +120,7 @@ function redactResponse(body: Buffer, chunks: Chunk[], redact: (text: string) =>
 export function createRecordingFetch(options: RecordingFetchOptions): typeof fetch {
   const baseFetch = options.fetch ?? globalThis.fetch;
   const clock = options.clock ?? Date.now;
-  const redact = createTextRedactor(buildRuleTable(credentialSecretsFromEnv(options.env ?? process.env)));
+  const redact = outputRedactor(options.env ?? process.env);
   writeManifest(options.dir, {
     schema: 'minicode.cassette.v1',
     format: options.format,

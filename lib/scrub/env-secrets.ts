@@ -2,9 +2,10 @@
  * Exact-value masking of credentials known at start-up, as CI runners do (GitHub Actions'
  * SecretMasker masks every registered value and its common encodings): if the value of
  * `OPENAI_API_KEY` appears anywhere in the output, whatever its shape, it is replaced by
- * `[REDACTED:env:OPENAI_API_KEY]`.
+ * `[REDACTED:env:OPENAI_API_KEY]`. Which variables are credentials is decided by
+ * `lib/policy/credential-rule.ts` (`credentialSecretsFromEnv`); this module turns their values
+ * into rules.
  */
-import { isCredentialVariable } from '../policy/credential-names.js';
 import type { Decision, SecretRule } from './rule-types.js';
 
 /** A secret value to mask exactly, with the name shown in its marker. */
@@ -18,26 +19,6 @@ export const MIN_SECRET_VALUE_LENGTH = 8;
 
 /** Longest exact form matched whole (the redactor's holdback bound is 4096). Default 2048. */
 export const MAX_SECRET_FORM_LENGTH = 2048;
-
-/** Values that are obviously not secrets even under a credential name. */
-function isTrivialValue(value: string): boolean {
-  return /^(?:true|false|null|none|undefined|\d+|[*x.]+)$/i.test(value);
-}
-
-/**
- * The credential values of an environment: every credential variable (the same decision that
- * keeps it from subprocesses, `isCredentialVariable`) whose value has at least
- * {@link MIN_SECRET_VALUE_LENGTH} characters and is not a trivial word or number.
- */
-export function credentialSecretsFromEnv(env: Readonly<Record<string, string | undefined>>): NamedSecret[] {
-  const out: NamedSecret[] = [];
-  for (const [name, value] of Object.entries(env)) {
-    if (value === undefined || value.length < MIN_SECRET_VALUE_LENGTH) continue;
-    if (!isCredentialVariable(name, value) || isTrivialValue(value)) continue;
-    out.push({ name, value });
-  }
-  return out;
-}
 
 /** The forms in which a value may appear in output: raw, JSON-escaped, URL-encoded, base64, per line. */
 function encodings(value: string): string[] {

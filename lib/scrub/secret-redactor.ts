@@ -200,7 +200,7 @@ function scanLong(s: string, from: number, n: number, d: Dispatch, lastMask: Uin
     // The triple mask is read without testing the pair's slot first: slot 0 (no trigger starts
     // with the pair) has an all-zero row, and the test was a branch taken at about one unit in
     // eight of prose, at random, so mispredicted often; this loop took about 40% less time
-    // without it (the long strings of the Codex stream of bench/support/codex-stream.ts).
+    // without it (the long strings of the Codex stream of test/corpus/codex-stream.ts).
     const mask = triMask[((pairSlot[(c1 << 7) | c2] as number) << 7) | c3];
     if (mask !== 0 && (mask === 1 || (mask === 2 && !isWordChar(j === 0 ? prev : (b[j - 1] as number))))) return j;
     c1 = c2;

@@ -10,19 +10,6 @@ import type { BatchKey } from './event-batches.js';
 import type { ContentRecord } from './content-store.js';
 import { withOpenLock } from './open-lock.js';
 import type { SessionIndexEntry } from './session-index.js';
-import type { StoredEvent } from './stored-event.js';
-
-/** Key of a per-event value of older stores: the session and the event's seq. */
-export type EventKey = [string, number];
-
-/**
- * Shared msgpackr structures of the per-event database of older stores: 128 (msgpackr's default is 32). The
- * envelope and payload shapes of the recorded corpus number about 100; past the limit a shape is
- * written inline in every value that uses it, which costs ~15% more encode time per event
- * (bench/store.ts). A store written with the default opens and grows past 32 (its first 32 ids
- * keep their one-byte form); a build still on 32 reads such a store but cannot append to it.
- */
-export const MAX_SHARED_STRUCTURES = 128;
 
 /**
  * Batch values of at least this many bytes are LZ4-compressed. Large values (a long session's
@@ -35,8 +22,6 @@ export const BATCH_COMPRESSION_THRESHOLD = 8192;
 /** The open environment and its databases. */
 export interface StoreDatabases {
   root: RootDatabase;
-  /** Per-event values of older stores (undefined read-only when never written). */
-  events: Database<StoredEvent, EventKey> | undefined;
   /** Batch values (undefined read-only when never written). */
   batches: Database<Uint8Array, BatchKey> | undefined;
   sessions: Database<SessionIndexEntry, string>;
@@ -53,10 +38,13 @@ export function openDatabases(options: { dir: string; readOnly?: boolean; compre
     }
     if (!options.readOnly) fs.mkdirSync(dir, { recursive: true });
     else if (!fs.existsSync(dir)) throw new MinicodeError('MINICODE_E_STORE', `no store at ${dir}`);
-    checkDataFile(dir);
     // The databases too: creating a named database commits, and that commit must not overlap
-    // another process's open either.
-    return withOpenLock(dir, () => openAll(options));
+    // another process's open either. The data file is checked under the lock as well: a commit
+    // in flight grows the file and then writes a meta page naming the new pages.
+    return withOpenLock(dir, () => {
+      checkDataFile(dir, options.readOnly === true);
+      return openAll(options);
+    });
   } catch (error) {
     if (error instanceof MinicodeError) throw error;
     throw new MinicodeError('MINICODE_E_STORE', `cannot open the store at ${dir}: ${(error as Error).message}`, {
@@ -75,17 +63,25 @@ const PAGE_HEADER = 24;
 const P_META = 0x08;
 const MDB_MAGIC = 0xbeefc0de;
 const MDB_DATA_VERSION = 2;
-/** Bytes of a meta page read by the check: the header and MDB_meta up to the page size field. */
-const META_BYTES = PAGE_HEADER + 28;
+/**
+ * Offset in MDB_meta of `mm_last_pg`, the last page the environment uses (after the magic,
+ * version, address, map size and two 48-byte MDB_db records); `mm_txnid` follows it.
+ */
+const LAST_PAGE = 120;
+/** Bytes of a meta page read by the check: the header and MDB_meta up to its last page number. */
+const META_BYTES = PAGE_HEADER + LAST_PAGE + 8;
 
 /**
- * Refuse a data file that is not an LMDB environment of this format before lmdb sees it: lmdb
- * ends the process (a segmentation fault or a failed assertion, no exception) on a data file
- * whose meta pages are not valid, e.g. a zeroed, truncated or foreign `data.mdb`. Both meta
- * pages are checked: lmdb picks the newer one without checking the second. An empty or absent
- * file is a new store. Damage past the meta pages is not detected here.
+ * Refuse a data file that is not an LMDB environment of this format, or that is shorter than
+ * its meta pages say, before lmdb maps it: lmdb ends the process (a segmentation fault, a bus
+ * error on a page past the end of a cut file, a failed assertion; no exception) on a zeroed,
+ * truncated or foreign `data.mdb`. Both meta pages are checked (lmdb picks the newer one
+ * without checking the other), and neither may name a page past the file's end: the file only
+ * grows, so a page it lacks was cut off. An absent file is a new store, and so is an empty one
+ * for a writer (lmdb writes its meta pages); a reader cannot open an empty one. Damage inside
+ * the pages the file still has is not detected here.
  */
-function checkDataFile(dir: string): void {
+function checkDataFile(dir: string, readOnly: boolean): void {
   const file = path.join(dir, 'data.mdb');
   let fd: number;
   try {
@@ -94,23 +90,33 @@ function checkDataFile(dir: string): void {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
     throw error;
   }
+  const damaged = (what: string): MinicodeError =>
+    new MinicodeError('MINICODE_E_STORE', `cannot open the store at ${dir}: ${file} is not a valid LMDB data file (${what})`, {
+      action: 'move the store folder aside (a new store is then made in its place), or pass --store DIR',
+    });
   try {
     const size = fs.fstatSync(fd).size;
-    if (size === 0) return;
+    if (size === 0) {
+      if (readOnly) throw damaged('it is empty');
+      return;
+    }
     const meta = Buffer.alloc(META_BYTES);
-    const damaged = (what: string): MinicodeError =>
-      new MinicodeError('MINICODE_E_STORE', `cannot open the store at ${dir}: ${file} is not a valid LMDB data file (${what})`, {
-        action: 'move the store folder aside (a new store is then made in its place), or pass --store DIR',
-      });
     const readMeta = (offset: number, which: string): void => {
       if (fs.readSync(fd, meta, 0, META_BYTES, offset) < META_BYTES) throw damaged(`${which} meta page cut short`);
       if ((meta.readUInt16LE(18) & P_META) === 0 || meta.readUInt32LE(PAGE_HEADER) !== MDB_MAGIC) throw damaged(`${which} meta page unreadable`);
       if ((meta.readUInt32LE(PAGE_HEADER + 4) & 0xffff) !== MDB_DATA_VERSION) throw damaged(`${which} meta page of data version ${meta.readUInt32LE(PAGE_HEADER + 4) & 0xffff}`);
     };
+    const checkLength = (pageSize: number, which: string): void => {
+      const lastPage = meta.readBigUInt64LE(PAGE_HEADER + LAST_PAGE);
+      const needed = (lastPage + 1n) * BigInt(pageSize);
+      if (needed > BigInt(size)) throw damaged(`${which} meta page uses ${needed} bytes, the file has ${size}: it was cut short`);
+    };
     readMeta(0, 'first');
     const pageSize = meta.readUInt32LE(PAGE_HEADER + 24);
     if (pageSize < 512 || pageSize > 65536 || (pageSize & (pageSize - 1)) !== 0) throw damaged(`page size ${pageSize}`);
+    checkLength(pageSize, 'first');
     readMeta(pageSize, 'second');
+    checkLength(pageSize, 'second');
   } finally {
     fs.closeSync(fd);
   }
@@ -124,18 +130,13 @@ function openAll(options: { dir: string; readOnly?: boolean; compression?: boole
   // mktemp's `tmp.XXXX`) for a single-file environment by default, and the folder made above
   // then fails to open as that file.
   const root = open({ path: options.dir, noSubdir: false, compression: options.compression ?? false, maxDbs: 8, readOnly: options.readOnly ?? false, overlappingSync: false });
-  // The per-event database of older stores, opened as they wrote it so that they still read.
-  // lmdb passes `maxSharedStructures` on to msgpackr but its typings omit it, hence the variable.
-  const eventsOptions = { name: 'events', sharedStructuresKey: Symbol.for('structures'), maxSharedStructures: MAX_SHARED_STRUCTURES };
-  // Read-only, lmdb gives no database for a name never written (an older store has no
-  // batches; a store from this build may have no per-event values): read such a one as empty.
-  const events: Database<StoredEvent, EventKey> | undefined = root.openDB(eventsOptions);
   // Values are bytes event-batches.ts encodes: no msgpackr on the write path. LZ4 in lmdb's
   // write thread (off the main thread) shrinks the JSON text about 3x, so a commit writes and
-  // syncs fewer pages; values written uncompressed (by older builds, or under the threshold)
-  // read the same, since lmdb marks compressed values by a first byte JSON never has.
+  // syncs fewer pages; values written uncompressed (under the threshold) read the same, since
+  // lmdb marks compressed values by a first byte JSON never has. Read-only, lmdb gives no
+  // database for a name never written (a store with no events yet): read as empty.
   const batches: Database<Uint8Array, BatchKey> | undefined = root.openDB({ name: 'batches', encoding: 'binary', compression: { threshold: BATCH_COMPRESSION_THRESHOLD } });
   const sessions: Database<SessionIndexEntry, string> = root.openDB({ name: 'sessions' });
   const contentDb: Database<ContentRecord, string> = root.openDB({ name: 'content' });
-  return { root, events, batches, sessions, contentDb };
+  return { root, batches, sessions, contentDb };
 }

@@ -7,12 +7,7 @@
  * else `JSON.stringify` of the event, made when it is appended. The two
  * differ only in characters `jsonLine` escapes for terminals (U+2028, C1 controls, ...); both
  * parse to the same events, and `replay --json` prints `jsonLine` of what it parsed, so a
- * replayed event prints exactly as it printed live either way. Older builds wrote a batch
- * without lines as one `JSON.stringify` of the array: the same bytes.
- *
- * Stores written before this format keep one msgpackr value per event under `[sessionId, seq]`
- * in the `events` database (see stored-event.ts); they are still read, and a session continued
- * by this build (old events, then batches) reads back merged in sequence order.
+ * replayed event prints exactly as it printed live either way.
  */
 import type { OutputEvent } from '../events/index.js';
 
@@ -60,26 +55,4 @@ export function encodeBatch(lines: readonly string[]): Buffer {
 export function decodeBatch(value: Uint8Array): OutputEvent[] {
   const text = Buffer.isBuffer(value) ? value.toString('utf8') : Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('utf8');
   return JSON.parse(text) as OutputEvent[];
-}
-
-/**
- * Two iterables of one session's events, each in sequence order, merged in sequence order.
- * Used when a session has events in both formats (an old store continued by this build).
- */
-export function* mergeBySeq(a: Iterable<OutputEvent>, b: Iterable<OutputEvent>): Generator<OutputEvent> {
-  const ia = a[Symbol.iterator]();
-  const ib = b[Symbol.iterator]();
-  let x = ia.next();
-  let y = ib.next();
-  while (!x.done && !y.done) {
-    if (x.value.seq <= y.value.seq) {
-      yield x.value;
-      x = ia.next();
-    } else {
-      yield y.value;
-      y = ib.next();
-    }
-  }
-  for (; !x.done; x = ia.next()) yield x.value;
-  for (; !y.done; y = ib.next()) yield y.value;
 }

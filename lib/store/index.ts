@@ -2,4 +2,4 @@ export * from './store.js';
 export * from './location.js';
 export * from './session-index.js';
 export * from './content-store.js';
-export { BATCH_COMPRESSION_THRESHOLD, MAX_SHARED_STRUCTURES } from './databases.js';
+export { BATCH_COMPRESSION_THRESHOLD } from './databases.js';

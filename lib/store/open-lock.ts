@@ -128,10 +128,10 @@ function backoff(wait: number): number {
 }
 
 /**
- * Take `open.want` exclusively: true when taken, false in a read-only directory (nothing to
- * exclude). Waits for the opener holding it; clears a request of a process that no longer runs.
+ * Take `open.want` exclusively: the token written in it when taken (empty on a full disk),
+ * undefined in a read-only directory (nothing to exclude). Waits for the opener holding it; clears a request of a process that no longer runs.
  */
-function takeRequest(dir: string, token: string, deadline: number, timeoutMs: number): boolean {
+function takeRequest(dir: string, token: string, deadline: number, timeoutMs: number): string | undefined {
   const want = path.join(dir, WANT);
   let wait = 1;
   for (;;) {
@@ -139,12 +139,17 @@ function takeRequest(dir: string, token: string, deadline: number, timeoutMs: nu
       const fd = fs.openSync(want, 'wx');
       try {
         fs.writeSync(fd, token);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
+        // A full disk has room for the file but not its pid: the empty request still excludes
+        // writers and openers for EMPTY_STALE_MS, far longer than an open takes.
+        return '';
       } finally {
         fs.closeSync(fd);
       }
-      return true;
+      return token;
     } catch (error) {
-      if (isReadOnly(error)) return false;
+      if (isReadOnly(error)) return undefined;
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
     const pid = holderOf(want);
@@ -164,7 +169,7 @@ export function withOpenLock<T>(dir: string, open: () => T, timeoutMs = OPEN_LOC
   const deadline = Date.now() + timeoutMs;
   const requested = takeRequest(dir, token, deadline, timeoutMs);
   try {
-    if (requested) {
+    if (requested !== undefined) {
       let wait = 1;
       for (let holder = otherWriter(dir); holder !== undefined; holder = otherWriter(dir)) {
         if (Date.now() > deadline) {
@@ -177,7 +182,7 @@ export function withOpenLock<T>(dir: string, open: () => T, timeoutMs = OPEN_LOC
     return open();
   } finally {
     // Only our own request: one cleared as stale and made again by another opener stays theirs.
-    if (requested && readQuietly(want) === token) unlinkQuietly(want);
+    if (requested !== undefined && readQuietly(want) === requested) unlinkQuietly(want);
   }
 }
 

@@ -2,8 +2,7 @@
  * The event store: durable `minicode.output.v1` events in embedded LMDB, one value per session
  * per event-loop turn holding that turn's events as one JSON array, keyed
  * `[sessionId, seq of the first]` so one session replays in order with a range scan
- * (event-batches.ts); a session index; and a content store for large payloads. Stores written
- * with one msgpackr value per event are still read (stored-event.ts).
+ * (event-batches.ts); a session index; and a content store for large payloads.
  *
  * `append` queues the event's JSON text: the JSONL line when the caller printed one (then that
  * text is stored, not made twice), else `JSON.stringify` of the event; at the end of the turn
@@ -28,12 +27,12 @@ import type { ContentRef, OutputEvent } from '../events/index.js';
 import { EVENT_REGISTRY } from '../events/registry.js';
 import { MinicodeError } from '../errors.js';
 import { initialState, reduceOwned, type ReducerState } from '../reducer/index.js';
-import { decodeBatch, encodeBatch, MAX_BATCH_CHARS, MAX_BATCH_EVENTS, mergeBySeq, type BatchKey, type PendingBatch } from './event-batches.js';
-import { openDatabases, type EventKey } from './databases.js';
+import { decodeBatch, encodeBatch, MAX_BATCH_CHARS, MAX_BATCH_EVENTS, type BatchKey, type PendingBatch } from './event-batches.js';
+import { openDatabases } from './databases.js';
 import { writerLock, type WriterLock } from './open-lock.js';
+import { noteCommitFailure, storeWriteError } from './commit-failure.js';
 import { createContentStore, type ContentLookup, type ContentRecord } from './content-store.js';
 import { effectiveEntry, indexEntryOf, promptDigest, promptOf, type SessionIndexEntry } from './session-index.js';
-import { fromStored } from './stored-event.js';
 
 /** Options of {@link openStore}. */
 export interface StoreOptions {
@@ -83,6 +82,13 @@ export interface EventStore {
   getSession(sessionId: string): SessionIndexEntry | undefined;
   /** Every session in the index, most recently started first. */
   listSessions(): SessionIndexEntry[];
+  /**
+   * Take `sessionId` for a new session written by this process: true when the index held no
+   * session with that id, and now holds it (running, this writer's pid); false when it already
+   * did. The check and the write are one transaction, so of two processes claiming one id at
+   * once exactly one gets it.
+   */
+  claimSession(sessionId: string): Promise<boolean>;
   putContent(content: Uint8Array | string, options?: { mediaType?: string; preview?: string }): Promise<ContentRef>;
   getContent(ref: ContentRef | string): ContentLookup;
   evictContent(ref: ContentRef): Promise<ContentRef>;
@@ -130,7 +136,7 @@ export function openStore(options: StoreOptions): EventStore {
   if (!dir) throw new TypeError('openStore: dir is required');
   const maxOpenSessions = options.maxOpenSessions ?? DEFAULT_MAX_OPEN_SESSIONS;
   if (!Number.isInteger(maxOpenSessions) || maxOpenSessions < 1) throw new TypeError('openStore: maxOpenSessions must be an integer >= 1');
-  const { root, events, batches, sessions, contentDb } = openDatabases(options);
+  const { root, batches, sessions, contentDb } = openDatabases(options);
   const contentOptions: { maxContentBytes?: number; clock?: () => number } = {};
   if (options.maxContentBytes !== undefined) contentOptions.maxContentBytes = options.maxContentBytes;
   if (options.clock !== undefined) contentOptions.clock = options.clock;
@@ -155,7 +161,9 @@ export function openStore(options: StoreOptions): EventStore {
   let batch = 0;
   let committedBatch = 0;
   let writeError: unknown;
+  let writeErrorReported = false;
   const onWriteError = (error: unknown) => {
+    noteCommitFailure(error);
     writeError ??= error;
   };
 
@@ -280,6 +288,12 @@ export function openStore(options: StoreOptions): EventStore {
     }
   }
 
+  /** A content write's failure, as `flushed` reports the events' own. */
+  function failedWrite(error: unknown): never {
+    noteCommitFailure(error);
+    throw storeWriteError(dir, error);
+  }
+
   function track(p: Promise<unknown>): void {
     // Every put of one batch shares one promise: attach the error handler once per batch.
     if (p !== lastPut) {
@@ -291,26 +305,12 @@ export function openStore(options: StoreOptions): EventStore {
     }
   }
 
-  /** Events of the per-event format (older stores). */
-  function* iterateOld(sessionId: string): Generator<OutputEvent> {
-    if (!events) return;
-    for (const { key, value } of events.getRange({ start: [sessionId, 0], end: [sessionId, Number.MAX_SAFE_INTEGER] })) yield fromStored(sessionId, key[1], value);
-  }
-
-  function* iterateBatches(sessionId: string): Generator<OutputEvent> {
+  function* iterate(sessionId: string): Generator<OutputEvent> {
     if (!batches) return;
     for (const { value } of batches.getRange({ start: [sessionId, 0], end: [sessionId, Number.MAX_SAFE_INTEGER] })) yield* decodeBatch(value);
   }
 
-  function iterate(sessionId: string): Iterable<OutputEvent> {
-    // Only a session an older build began has per-event values; the merge is for it alone.
-    if (events) for (const _ of events.getKeys({ start: [sessionId, 0], end: [sessionId, Number.MAX_SAFE_INTEGER], limit: 1 })) return mergeBySeq(iterateOld(sessionId), iterateBatches(sessionId));
-    return iterateBatches(sessionId);
-  }
-
   function getEvent(sessionId: string, seq: number): OutputEvent | undefined {
-    const old = events?.get([sessionId, seq]);
-    if (old !== undefined) return fromStored(sessionId, seq, old);
     if (!batches) return undefined;
     // The batch holding `seq` is the last one of the session starting at or before it.
     for (const { key, value } of batches.getRange({ start: [sessionId, seq], end: [sessionId, -1], reverse: true, limit: 1 })) {
@@ -374,7 +374,8 @@ export function openStore(options: StoreOptions): EventStore {
       if (sessionId === undefined) await syncedNow();
       else await synced.get(sessionId);
       if (writeError !== undefined) {
-        throw new MinicodeError('MINICODE_E_STORE', `store write failed: ${(writeError as Error).message ?? String(writeError)}`, { cause: writeError });
+        writeErrorReported = true;
+        throw storeWriteError(dir, writeError);
       }
     },
     iterateSession: iterate,
@@ -391,13 +392,27 @@ export function openStore(options: StoreOptions): EventStore {
       for (const { value } of sessions.getRange({})) out.push(effectiveEntry(value));
       return out.sort((a, b) => (b.startedAt ?? '').localeCompare(a.startedAt ?? '') || a.sessionId.localeCompare(b.sessionId));
     },
-    putContent: (c, o) => underLock(() => content.put(c, o)),
+    async claimSession(sessionId) {
+      if (options.readOnly) throw new MinicodeError('MINICODE_E_STORE', 'the store is open read-only');
+      const entry: SessionIndexEntry = { sessionId, outcome: 'running', eventCount: 0, writerPid };
+      return underLock(() => sessions.ifNoExists(sessionId, () => sessions.put(sessionId, entry))).catch(failedWrite);
+    },
+    putContent: (c, o) => underLock(() => content.put(c, o)).catch(failedWrite),
     getContent: (ref) => content.get(ref),
-    evictContent: (ref) => underLock(() => content.evict(ref)),
+    evictContent: (ref) => underLock(() => content.evict(ref)).catch(failedWrite),
     async close() {
-      if (!options.readOnly) await this.flushed();
+      // A write error `flushed` already reported is not thrown again: the caller has it.
+      let error: unknown;
+      if (!options.readOnly) {
+        try {
+          await this.flushed();
+        } catch (e) {
+          if (!writeErrorReported) error = e;
+        }
+      }
       lock?.close();
       await root.close();
+      if (error !== undefined) throw error;
     },
   };
 }

@@ -15,9 +15,8 @@
  * oldest spans dropped and counted.
  */
 import type { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
-import { credentialSecretsFromEnv } from '../scrub/env-secrets.js';
-import { buildRuleTable, createTextRedactor } from '../scrub/secret-redactor.js';
-import { VERSION } from '../../cli/version.js';
+import { outputRedactor } from '../artefacts.js';
+import { VERSION } from '../version.js';
 import type { TracingConfig } from './config.js';
 import type { AttributeValue, SpanData } from './span.js';
 
@@ -122,7 +121,7 @@ export function toReadableSpan(span: SpanData, resource: Resource): ReadableSpan
 
 /** Start an exporter for `config` (its transport loads in the background). */
 export function createSpanExporter(config: TracingConfig, options: ExporterOptions): SpanExporter {
-  const redact = createTextRedactor(buildRuleTable(credentialSecretsFromEnv(options.env)));
+  const redact = outputRedactor(options.env);
   const stats: ExportStats = { exported: 0, failed: 0, dropped: 0 };
   let buffer: SpanData[] = [];
   const inFlight = new Set<Promise<void>>();

@@ -25,7 +25,7 @@ export interface NativeRunTrace {
 /** Start tracing a native run of `agents` (the first, then its fallbacks) now. */
 export function startNativeRunTrace(
   config: TracingConfig,
-  run: { env: Readonly<Record<string, string | undefined>>; agents: readonly string[]; model?: string; prompt: string; onWarning?: (message: string) => void },
+  run: { env: Readonly<Record<string, string | undefined>>; agents: readonly string[]; model?: string | undefined; prompt: string; onWarning?: (message: string) => void },
 ): NativeRunTrace {
   const exporter = createSpanExporter(config, { env: run.env, ...(run.onWarning ? { onWarning: run.onWarning } : {}) });
   const workflow: SpanData | undefined =

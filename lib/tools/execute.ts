@@ -33,7 +33,7 @@ export interface ExecuteToolCallOptions {
    * `file.changed` (so changes made through bash or MCP are seen). Absent: no checkpoint, and
    * `file.changed` comes from what the edit tools report.
    */
-  checkpoints?: WorkspaceCheckpoints;
+  checkpoints?: WorkspaceCheckpoints | undefined;
 }
 
 /** Whether a tool may change the workspace (every tool except read, search and those marked read-only, so MCP tools count). */
@@ -108,7 +108,7 @@ export async function executeToolCall(options: ExecuteToolCallOptions): Promise<
       let allowed = decision.decision === 'allow';
       if (decision.decision === 'ask') {
         const diff = await previewOf(tool, input, ctx);
-        const answer = await ctx.approve({ toolName: tool.name, toolCallId: call.id, action: title ?? tool.name, reason: decision.reason, ...(diff ? { diff } : {}) });
+        const answer = await ctx.approve({ toolName: tool.name, toolCallId: call.id, action: title ?? tool.name, reason: decision.reason, diff });
         allowed = answer === 'allow' || answer === 'allow-always';
       }
       const checkpointed = allowed && options.checkpoints !== undefined && changesWorkspace(tool);

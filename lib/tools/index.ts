@@ -51,7 +51,7 @@ export interface ToolRegistryOptions {
    * Extra tools (e.g. MCP tools, which must be `gated`), or a function giving the current ones:
    * a source whose list changes during a run (MCP `tools/list_changed`) is read at each use.
    */
-  extra?: readonly AnyTool[] | (() => readonly AnyTool[]);
+  extra?: readonly AnyTool[] | (() => readonly AnyTool[]) | undefined;
 }
 
 /**

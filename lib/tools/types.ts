@@ -1,6 +1,6 @@
 import type { ErrorCategory } from '../events/enums.js';
-import type { FileDiff } from '../events/payloads.js';
 import type { SandboxSettings } from '../sandbox/settings.js';
+import type { FileDiff } from '../events/payloads.js';
 
 /** Kind of tool, as the renderers and the policy group them (a subset of the event model's ToolKind). */
 export type ToolKindName = 'read' | 'edit' | 'execute' | 'search' | 'other';
@@ -10,7 +10,7 @@ export interface FileChange {
   path: string;
   kind: 'create' | 'modify' | 'delete' | 'move';
   /** What changed, for a text file an edit tool wrote. */
-  diff?: FileDiff;
+  diff?: FileDiff | undefined;
 }
 
 /** Compact evidence of what a tool did (mirrors the event model's `Receipt`). */
@@ -84,7 +84,7 @@ export interface ApprovalRequest {
   /** Why approval is needed, e.g. `outside-workspace`, `gated`. */
   reason: string;
   /** What an edit would change (from the tool's `preview`), shown with the question. */
-  diff?: FileDiff;
+  diff?: FileDiff | undefined;
 }
 
 /** Answer of the approval hook; `allow-always` is remembered by the caller, not the tool. */
@@ -156,18 +156,18 @@ export interface ToolContext {
   /** Extra roots outside `cwd` that tools may use without asking. */
   allowedPaths?: readonly string[];
   /** Environment the subprocess starts from (scrubbed before use); default `process.env`. */
-  env?: NodeJS.ProcessEnv;
+  env?: NodeJS.ProcessEnv | undefined;
   /** The OS sandbox around `bash` (lib/sandbox); absent: none (the run's set-up always fills it). */
-  sandbox?: SandboxSettings;
+  sandbox?: SandboxSettings | undefined;
   /** True when a person can answer (`ask_user`, approvals). */
-  tty?: boolean;
+  tty?: boolean | undefined;
   /** Renders a question to the person and resolves with the answer (injected by the TTY surface). */
-  promptAskText?: (question: string, signal: AbortSignal) => Promise<string>;
+  promptAskText?: ((question: string, signal: AbortSignal) => Promise<string>) | undefined;
   toolCallId?: string;
   /** File access for read_file, write_file and edit; default the local file system (node fs). */
-  fs?: ToolFileSystem;
+  fs?: ToolFileSystem | undefined;
   /** Where bash runs its command; default a local subprocess in its own process group. */
-  terminal?: ToolTerminal;
+  terminal?: ToolTerminal | undefined;
 }
 
 /** One problem with a tool's input: where (keys and indexes) and what, in zod's words. */
@@ -202,9 +202,9 @@ export interface Tool<Input = unknown> {
   jsonSchema: Record<string, unknown>;
   /** The MCP server the tool belongs to (named in tool events and matched by `mcp__<server>__*`). */
   server?: string;
+  /** A one-line title for `tool.started` (the command or the path). */
   /** Starts a command through the launcher (lib/sandbox), so its calls run in the run's sandbox. */
   startsCommands?: boolean;
-  /** A one-line title for `tool.started` (the command or the path). */
   title?(input: Input): string;
   /**
    * What the call would change, computed without changing anything, for the approval question

@@ -1,6 +1,6 @@
 import { bashTool } from '../tools/bash.js';
-import { DEFAULT_TOOL_LIMITS } from '../tools/types.js';
 import type { SandboxSettings } from '../sandbox/settings.js';
+import { DEFAULT_TOOL_LIMITS } from '../tools/types.js';
 
 /** The `verify` field of a success summary (seed automation-ci): present only when it ran. */
 export interface VerifyReport {
@@ -18,24 +18,23 @@ export interface VerifyRun {
   durationMs: number;
 }
 
-/** Options of {@link runVerify}. */
-export interface VerifyOptions {
-  cwd: string;
-  signal?: AbortSignal;
-  /** Default 600,000 ms. */
-  timeoutMs?: number;
-  env?: NodeJS.ProcessEnv;
-  /** The run's sandbox: the command runs inside it as the `bash` tool's do; absent: none. */
-  sandbox?: SandboxSettings | undefined;
-  clock?: () => number;
-}
-
 /**
  * Run the operator's verify command after the run: `bash -c` in the workspace, in the run's
- * sandbox, credentials scrubbed, output capped like the bash tool, killed at `timeoutMs`
- * (default 10 minutes). A timeout or a non-zero exit is `ok: false`, never a thrown error.
+ * sandbox (`sandbox`, absent: none), credentials scrubbed, output capped like the bash tool,
+ * killed at `timeoutMs` (default 10 minutes). A timeout or a non-zero exit is `ok: false`, never
+ * a thrown error.
  */
-export async function runVerify(command: string, options: VerifyOptions): Promise<VerifyRun> {
+export async function runVerify(
+  command: string,
+  options: {
+    cwd: string;
+    signal?: AbortSignal | undefined;
+    timeoutMs?: number | undefined;
+    env?: NodeJS.ProcessEnv | undefined;
+    sandbox?: SandboxSettings | undefined;
+    clock?: (() => number) | undefined;
+  },
+): Promise<VerifyRun> {
   const clock = options.clock ?? Date.now;
   const started = clock();
   const outcome = await bashTool.run(
@@ -45,8 +44,8 @@ export async function runVerify(command: string, options: VerifyOptions): Promis
       signal: options.signal ?? new AbortController().signal,
       approve: async () => 'deny',
       limits: { ...DEFAULT_TOOL_LIMITS, bashTimeoutMs: options.timeoutMs ?? 600_000 },
-      ...(options.env ? { env: options.env } : {}),
-      ...(options.sandbox ? { sandbox: options.sandbox } : {}),
+      env: options.env,
+      sandbox: options.sandbox,
     },
   );
   const durationMs = Math.max(0, clock() - started);

@@ -9,6 +9,9 @@ import type { ProviderFormat } from '../../lib/agent/conversation.js';
 import { runLocalBatch } from '../../lib/batch/batch.js';
 import { parseBatchInput } from '../../lib/batch/input.js';
 import { createProgress } from '../../lib/batch/progress.js';
+import { providerSettings } from '../../lib/agent/provider-settings.js';
+import { runLimits } from '../../lib/agent/run-limits.js';
+import { toolEnvironment } from '../../lib/agent/tool-environment.js';
 import type { LineSetup } from '../../lib/batch/run-line.js';
 import { loadCassette } from '../../lib/replay/cassette.js';
 import { startReplayServer } from '../../lib/replay/server.js';
@@ -26,7 +29,11 @@ describe('a run waiting for its acknowledgement', () => {
     const format = cassette.manifest.format as ProviderFormat;
     const server = await startReplayServer(CASSETTE, { order: 'by-turn', recordRequests: false });
     closing.push(server);
-    const setup: LineSetup = { provider: { format, model: cassette.manifest.model ?? 'replay', baseUrl: baseUrlForOrigin(format, server.origin), apiKey: 'replay' }, approval: 'auto' };
+    const setup: LineSetup = {
+      provider: providerSettings({ format, model: cassette.manifest.model ?? 'replay', baseUrl: baseUrlForOrigin(format, server.origin), apiKey: 'replay' }),
+      limits: runLimits(),
+      environment: toolEnvironment(process.cwd()),
+    };
     const w = makeWorkdir(3);
     const real = openStore({ dir: w.store });
     closing.push(real);

@@ -5,6 +5,9 @@ import os from 'node:os';
 import path from 'node:path';
 import type { ProviderFormat } from '../../lib/agent/conversation.js';
 import { baseUrlForOrigin } from '../../lib/agent/provider-select.js';
+import { providerSettings } from '../../lib/agent/provider-settings.js';
+import { runLimits } from '../../lib/agent/run-limits.js';
+import { toolEnvironment } from '../../lib/agent/tool-environment.js';
 import type { LineSetup } from '../../lib/batch/run-line.js';
 import { closePool, configurePool } from '../../lib/control/pool.js';
 import { loadCassette } from '../../lib/replay/cassette.js';
@@ -27,7 +30,11 @@ export async function startPoolFixture(storeDir: string): Promise<{ setup: LineS
   const format = cassette.manifest.format as ProviderFormat;
   const server = await startReplayServer(CASSETTE, { order: 'by-turn', recordRequests: false });
   poolFixtures.push(server);
-  const setup: LineSetup = { provider: { format, model: cassette.manifest.model ?? 'replay', baseUrl: baseUrlForOrigin(format, server.origin), apiKey: 'replay' }, approval: 'auto' };
+  const setup: LineSetup = {
+    provider: providerSettings({ format, model: cassette.manifest.model ?? 'replay', baseUrl: baseUrlForOrigin(format, server.origin), apiKey: 'replay' }),
+    limits: runLimits(),
+    environment: toolEnvironment(process.cwd()),
+  };
   const store = openStore({ dir: storeDir });
   poolFixtures.push(store);
   configurePool({ maxThreads: 1 });

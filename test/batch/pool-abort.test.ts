@@ -11,6 +11,9 @@ import { runLocalBatch } from '../../lib/batch/batch.js';
 import { parseBatchInput } from '../../lib/batch/input.js';
 import { createPoolRunners } from '../../lib/batch/pool-runners.js';
 import { createProgress } from '../../lib/batch/progress.js';
+import { providerSettings } from '../../lib/agent/provider-settings.js';
+import { runLimits } from '../../lib/agent/run-limits.js';
+import { toolEnvironment } from '../../lib/agent/tool-environment.js';
 import type { LineSetup } from '../../lib/batch/run-line.js';
 import { closePool, configurePool } from '../../lib/control/pool.js';
 import { makeWorkdir, recordIds } from './helpers.js';
@@ -38,7 +41,11 @@ describe('aborting a batch on the pool', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const w = makeWorkdir(0);
-    const setup: LineSetup = { provider: { format: 'openai-chat', model: 'gpt-4.1-mini', baseUrl: baseUrlForOrigin('openai-chat', origin), apiKey: 'sk-test-held-0123456789' }, approval: 'auto' };
+    const setup: LineSetup = {
+      provider: providerSettings({ format: 'openai-chat', model: 'gpt-4.1-mini', baseUrl: baseUrlForOrigin('openai-chat', origin), apiKey: 'sk-test-held-0123456789' }),
+      limits: runLimits(),
+      environment: toolEnvironment(process.cwd()),
+    };
     configurePool({ maxThreads: 1 });
     const runners = createPoolRunners();
     const abort = new AbortController();

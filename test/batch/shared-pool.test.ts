@@ -13,6 +13,9 @@ import { runLocalBatch } from '../../lib/batch/batch.js';
 import { parseBatchInput } from '../../lib/batch/input.js';
 import { createPoolRunners } from '../../lib/batch/pool-runners.js';
 import { createProgress } from '../../lib/batch/progress.js';
+import { providerSettings } from '../../lib/agent/provider-settings.js';
+import { runLimits } from '../../lib/agent/run-limits.js';
+import { toolEnvironment } from '../../lib/agent/tool-environment.js';
 import type { LineSetup } from '../../lib/batch/run-line.js';
 import { compactInPool } from '../../lib/control/offload.js';
 import { closePool, configurePool, getPool, isPoolStarted } from '../../lib/control/pool.js';
@@ -59,7 +62,11 @@ describe('one pool per process', () => {
     const format = cassette.manifest.format as ProviderFormat;
     const server = await startReplayServer(CASSETTE, { order: 'by-turn', recordRequests: false });
     servers.push(server);
-    const setup: LineSetup = { provider: { format, model: cassette.manifest.model ?? 'replay', baseUrl: baseUrlForOrigin(format, server.origin), apiKey: 'replay' }, approval: 'auto' };
+    const setup: LineSetup = {
+      provider: providerSettings({ format, model: cassette.manifest.model ?? 'replay', baseUrl: baseUrlForOrigin(format, server.origin), apiKey: 'replay' }),
+      limits: runLimits(),
+      environment: toolEnvironment(process.cwd()),
+    };
     const store = openStore({ dir: w.store });
     stores.push(store);
 

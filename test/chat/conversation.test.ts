@@ -4,6 +4,9 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { conversationFromEvents as rebuildConversation } from '../../lib/agent/history.js';
 const conversationFromEvents = (events: Parameters<typeof rebuildConversation>[0]) => rebuildConversation(events).messages;
+import { providerSettings } from '../../lib/agent/provider-settings.js';
+import { runLimits } from '../../lib/agent/run-limits.js';
+import { toolEnvironment } from '../../lib/agent/tool-environment.js';
 import { createChatSession } from '../../lib/chat/session.js';
 import type { ConversationMessage } from '../../lib/agent/conversation.js';
 import { openReplayProvider } from '../../lib/replay/provider.js';
@@ -25,8 +28,8 @@ describe('a chat session rebuilt from the store', () => {
     const store = openStore({ dir: path.join(dir, 'store') });
     const replay = await openReplayProvider(path.join(ROOT, 'test/cassettes/chat-two-turn'));
     try {
-      const provider = { format: replay.format, model: replay.model, baseUrl: replay.baseUrl, apiKey: replay.apiKey };
-      const session = createChatSession({ cwd: dir, provider, store, policy: { mode: 'ask' }, env: {} });
+      const provider = providerSettings({ format: replay.format, model: replay.model, baseUrl: replay.baseUrl, apiKey: replay.apiKey });
+      const session = createChatSession({ provider, limits: runLimits(), environment: toolEnvironment(dir, { policy: { mode: 'ask' }, env: {} }), store });
       await session.turn('hi there', {});
       const last = await session.turn('what is in the readme', {});
       await session.close();
@@ -34,7 +37,7 @@ describe('a chat session rebuilt from the store', () => {
       expect(conversationFromEvents(events)).toEqual(withoutReasoning(last.result.messages));
 
       // Reopened: same id, history rebuilt, the next turn is task-3; one more session.ended reopens nothing twice.
-      const resumed = createChatSession({ cwd: dir, provider, store, policy: { mode: 'ask' }, env: {}, resume: last.sessionId });
+      const resumed = createChatSession({ provider, limits: runLimits(), environment: toolEnvironment(dir, { policy: { mode: 'ask' }, env: {} }), store, resume: last.sessionId });
       expect(resumed.sessionId).toBe(last.sessionId);
       expect(resumed.transcript()).toHaveLength(6);
       const state = rebuild(store.readSession(last.sessionId));

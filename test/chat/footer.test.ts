@@ -8,6 +8,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { footerLines, promptTokensOf, statusLines, type Observed } from '../../lib/chat/observe.js';
+import { providerSettings } from '../../lib/agent/provider-settings.js';
+import { runLimits } from '../../lib/agent/run-limits.js';
+import { toolEnvironment } from '../../lib/agent/tool-environment.js';
 import { createChatSession } from '../../lib/chat/session.js';
 import { openReplayProvider } from '../../lib/replay/provider.js';
 import { openStore } from '../../lib/store/index.js';
@@ -57,8 +60,8 @@ describe('a chat session whose prompts are read from the cache', () => {
     const store = openStore({ dir: path.join(dir, 'store') });
     const replay = await openReplayProvider(path.join(ROOT, 'test/cassettes/chat-cached'));
     try {
-      const provider = { format: replay.format, model: replay.model, baseUrl: replay.baseUrl, apiKey: replay.apiKey };
-      const session = createChatSession({ cwd: dir, provider, store, policy: { mode: 'ask' }, env: {} });
+      const provider = providerSettings({ format: replay.format, model: replay.model, baseUrl: replay.baseUrl, apiKey: replay.apiKey });
+      const session = createChatSession({ provider, limits: runLimits(), environment: toolEnvironment(dir, { policy: { mode: 'ask' }, env: {} }), store });
       const before = session.observed().contextTokens;
       await session.turn('hello', {});
       const first = session.observed();

@@ -15,7 +15,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { writeCodexStream } from '../../bench/support/codex-stream.js';
+import { writeCodexStream } from '../corpus/codex-stream.js';
 import { CLI, ROOT } from '../helpers/cli.js';
 
 const HOOK = path.join(ROOT, 'test/helpers/report-usage.mjs');

@@ -8,9 +8,8 @@
  *
  * A loaded bundle file is mapped back to the source modules it holds through
  * `dist/bundle-meta.json` (written by scripts/bundle.ts): a chunk's modules all run when it loads.
- * The module hook sees ES modules only, so the graph is read on the ES module path
- * (`MINICODE_CODE_CACHE=0`); the code-cache path (cli/code-cache.ts) must load the same bundle
- * files, which its debug lines name, with the packs it read them from.
+ * The module hook sees ES modules only (lmdb's own package is one; its CommonJS dependencies are
+ * not seen, but load only through it).
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -44,13 +43,11 @@ const UNWANTED_MODULES = [
   'node_modules/ignore/index.js',
 ];
 
-/** A preload that marks, on stderr, the first write to stdout (the code-cache loader's debug lines go to stderr from the same thread, in order). */
+/** A preload that marks, on stderr, the first write to stdout (synchronously, as the module hook's lines, so the order holds). */
 const FIRST_STDOUT = 'minicode-test: first stdout write';
 const MARK_FIRST_WRITE = `data:text/javascript,${encodeURIComponent(
-  `const write = process.stdout.write; process.stdout.write = function (...args) { process.stdout.write = write; process.stderr.write(${JSON.stringify(FIRST_STDOUT + '\n')}); return write.apply(this, args); };`,
+  `const write = process.stdout.write; process.stdout.write = function (...args) { process.stdout.write = write; process._rawDebug(${JSON.stringify(FIRST_STDOUT)}); return write.apply(this, args); };`,
 )}`;
-/** Marks a pack the code-cache loader read (`pack:<path in dist/>`) among the files {@link loadedByExec} returns. */
-const PACK = 'pack:';
 /** Modules `exec --json` needs only after its first line: they load once `session.started` is out. */
 const AFTER_FIRST_LINE = ['lib/agent/loop.ts', 'lib/tools/index.ts', 'lib/tools/bash.ts', 'lib/providers/anthropic.ts', 'lib/checkpoints/turn.ts', 'lib/store/store.ts', 'lib/store/databases.ts'];
 /** Packages `exec --json` loads only after its first line (the store's: lmdb and its CommonJS tree). */
@@ -65,36 +62,17 @@ afterAll(async () => {
 });
 
 /**
- * Run `exec --json` with the loader hook; returns the files it loaded, relative to the root, or
- * with `cached`, the bundle files (`dist/...`) and package files (`pkg/node_modules/...`) the
- * code-cache loader ran and the packs it read (`pack:...`), in order, with {@link FIRST_STDOUT} where the first stdout write came.
+ * Run `exec --json` with the loader hook; returns the files it loaded, relative to the root, in
+ * order, with {@link FIRST_STDOUT} where the first stdout write came.
  */
-async function loadedByExec(cached = false, origin = server.origin): Promise<string[]> {
+async function loadedByExec(): Promise<string[]> {
   const cwd = scratchProject();
   const home = tempDir('minicode-graph-home-');
-  const env = {
-    ...process.env,
-    ...cleanEnv(home, { ANTHROPIC_BASE_URL: origin, ANTHROPIC_API_KEY: 'sk-ant-graph-fake-key-0123456789', HOME: home }),
-    ...(cached ? { MINICODE_DEBUG_CODE_CACHE: '1', MINICODE_CODE_CACHE_DIR: path.join(home, 'v8') } : { MINICODE_CODE_CACHE: '0' }),
-  };
+  const env = { ...process.env, ...cleanEnv(home, { ANTHROPIC_BASE_URL: server.origin, ANTHROPIC_API_KEY: 'sk-ant-graph-fake-key-0123456789', HOME: home }) };
   const child = spawn(
     process.execPath,
-    [
-      ...(cached ? ['--import', MARK_FIRST_WRITE] : ['--import', REGISTER]),
-      path.join(ROOT, 'dist/cli/main.js'),
-      'exec',
-      'Read the README and tell me what it says',
-      '--json',
-      '--cwd',
-      cwd,
-      '--provider',
-      'anthropic',
-    ],
-    {
-      cwd,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
+    ['--import', REGISTER, '--import', MARK_FIRST_WRITE, path.join(ROOT, 'dist/cli/main.js'), 'exec', 'Read the README and tell me what it says', '--json', '--cwd', cwd, '--provider', 'anthropic'],
+    { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   const out: Buffer[] = [];
   const err: Buffer[] = [];
@@ -106,58 +84,35 @@ async function loadedByExec(cached = false, origin = server.origin): Promise<str
   expect(Buffer.concat(out).toString('utf8')).toContain('"type":"summary","ok":true');
   fs.rmSync(cwd, { recursive: true, force: true });
   fs.rmSync(home, { recursive: true, force: true });
-  if (cached) {
-    return stderr
-      .split('\n')
-      .map((l) => {
-        if (l === FIRST_STDOUT) return l;
-        const pack = /^minicode code-cache: pack \w+ (\S+)$/.exec(l)?.[1];
-        return pack === undefined ? /^minicode code-cache: (?:hit|miss|rejected|corrupt) (\S+)$/.exec(l)?.[1] : `${PACK}${pack}`;
-      })
-      .filter((k): k is string => k !== undefined)
-      .map((k) => (k === FIRST_STDOUT || k.startsWith('pkg/') || k.startsWith(PACK) ? k : `dist/${k}`));
-  }
   return stderr
     .split('\n')
-    .filter((l) => l.startsWith('LOADED '))
+    .filter((l) => l === FIRST_STDOUT || l.startsWith('LOADED '))
     .map((l) =>
-      path
-        .relative(ROOT, new URL(l.slice('LOADED '.length)).pathname)
-        .split(path.sep)
-        .join('/'),
+      l === FIRST_STDOUT
+        ? l
+        : path
+            .relative(ROOT, new URL(l.slice('LOADED '.length)).pathname)
+            .split(path.sep)
+            .join('/'),
     );
 }
 
 describe('the exec start-up module graph', () => {
   it('runs exec --json from the bundle (an entry file and chunks, never the per-module build) and has its first line out before the agent loop, the tools and the providers load', async () => {
-    const meta = JSON.parse(fs.readFileSync(path.join(ROOT, 'dist/bundle-meta.json'), 'utf8')) as { outputs: Record<string, string[]>; packs: Record<string, string[]> };
+    const meta = JSON.parse(fs.readFileSync(path.join(ROOT, 'dist/bundle-meta.json'), 'utf8')) as { outputs: Record<string, string[]> };
     const loaded = await loadedByExec();
     const ours = loaded.filter((f) => f.startsWith('dist/'));
-    expect(ours.slice(0, 2)).toEqual(['dist/cli/main.js', 'dist/cli/app.js']);
-    for (const file of ours) expect(file === 'dist/cli/main.js' || file === 'dist/cli/app.js' || file.startsWith('dist/chunks/'), file).toBe(true);
-    // The code-cache path runs the same files, from their packs (its own replay server: a cassette serves one run).
-    const second = await startReplayServer(path.join(CASSETTES, 'anthropic-two-turn'));
-    let cached: string[];
-    try {
-      cached = await loadedByExec(true, second.origin);
-    } finally {
-      await second.close();
-    }
-    expect(cached.filter((f) => f.startsWith('dist/')).sort()).toEqual(ours.filter((f) => f !== 'dist/cli/main.js').sort());
+    expect(ours[0]).toBe('dist/cli/main.js');
+    for (const file of ours) expect(file === 'dist/cli/main.js' || file.startsWith('dist/chunks/'), file).toBe(true);
     // The first line goes out before the agent loop, the tools, the provider clients and the store are read.
-    const firstWrite = cached.indexOf(FIRST_STDOUT);
+    const firstWrite = loaded.indexOf(FIRST_STDOUT);
     expect(firstWrite).toBeGreaterThan(0);
     for (const name of PACKAGES_AFTER_FIRST_LINE) {
-      const first = cached.findIndex((f) => f.startsWith(`pkg/node_modules/${name}/`));
+      const first = loaded.findIndex((f) => f.includes(`node_modules/${name}/`));
       expect(first, `${name} is read`).toBeGreaterThan(firstWrite);
     }
-    // The code-cache path reads the bundle files in packs (scripts/bundle-packs.ts): two before the first line (the entry's and
-    // the exec action's), and no file in any pack it reads that it does not run.
-    const packsRead = cached.filter((f) => f.startsWith(PACK)).map((f) => `dist/${f.slice(PACK.length)}`);
-    expect(cached.slice(0, firstWrite).filter((f) => f.startsWith(PACK))).toHaveLength(2);
-    for (const pack of packsRead) for (const member of meta.packs[pack] ?? [pack]) expect(cached, `${member} of ${pack}`).toContain(member);
-    const before = cached.slice(0, firstWrite).flatMap((file) => meta.outputs[file] ?? []);
-    const after = cached.slice(firstWrite + 1).flatMap((file) => meta.outputs[file] ?? []);
+    const before = loaded.slice(0, firstWrite).flatMap((file) => meta.outputs[file] ?? []);
+    const after = loaded.slice(firstWrite + 1).flatMap((file) => meta.outputs[file] ?? []);
     for (const late of AFTER_FIRST_LINE) {
       expect(before, late).not.toContain(late);
       expect(after, late).toContain(late);

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { anthropicSse, codexJsonl } from '../../bench/support/long-streams.js';
+import { anthropicSse, codexJsonl } from '../corpus/long-streams.js';
 import { CLI, ROOT } from '../helpers/cli.js';
 
 /**

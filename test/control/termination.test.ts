@@ -1,231 +1,234 @@
 /**
  * The termination contract (seed control-plane-map §5): every reason, one settle point, first
- * request wins. Each run goes through the scripted kernel, whose compaction runs in the real
- * worker pool.
+ * request wins. Each reason is reached by the agent loop itself (`runAgent`), through the seams
+ * it takes: a scripted provider on a loopback HTTP server (its real request, retry and decoding
+ * path), manual timers, the backoff's random source; compaction goes through the worker pool
+ * when the fold is large enough.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createCompactionController } from '../../lib/control/compaction.js';
-import { estimateFixedTokens, estimateMessagesTokens } from '../../lib/control/estimate.js';
+import type { ConversationMessage } from '../../lib/agent/conversation.js';
+import { toTranscript } from '../../lib/agent/context.js';
+import { NO_PERSON } from '../../lib/agent/interaction.js';
+import { runAgent, type AgentOptions } from '../../lib/agent/loop.js';
+import { runLimits } from '../../lib/agent/run-limits.js';
+import { toolEnvironment } from '../../lib/agent/tool-environment.js';
+import { createContextEstimator } from '../../lib/control/estimate.js';
 import { closePool } from '../../lib/control/pool.js';
 import { createRunGuard, createTermination, joinSignals, kindOfAbort, settleRun, withAbort } from '../../lib/control/termination.js';
 import { createManualTimers } from '../../lib/control/timers.js';
+import { capSystemPrompt } from '../../lib/control/truncation.js';
 import type { TranscriptMessage } from '../../lib/control/transcript.js';
-import { createUsageCollector } from '../../lib/control/usage.js';
 import type { EventDraft } from '../../lib/events/index.js';
 import { TerminationReason } from '../../lib/events/enums.js';
-import { runTurn, ScriptedProviderError, type Reply } from './helpers/kernel.js';
+import { createToolRegistry } from '../../lib/tools/index.js';
+import { startScriptedProvider, type Answer, type Reply, type ScriptedProvider, type SeenRequest } from '../helpers/scripted-provider.js';
+import { scratchDirs } from '../helpers/tmp-dirs.js';
 import { transcript } from './helpers/transcripts.js';
 import { waitFor } from '../helpers/wait.js';
 
-afterAll(closePool);
+const servers: ScriptedProvider[] = [];
+afterAll(async () => {
+  await Promise.all(servers.map((s) => s.close()));
+  await closePool();
+});
+const scratch = scratchDirs('minicode-termination-');
 
-function parts(window = 1_000_000, events: EventDraft[] = []) {
-  return {
-    controller: createCompactionController({ contextWindow: window, onEvent: (e) => events.push(e) }),
-    termination: createTermination(),
-    usage: createUsageCollector(),
-  };
+/** A scripted provider answering each request with `answer`. */
+async function serve(answer: (request: SeenRequest) => Answer | Promise<Answer>): Promise<ScriptedProvider> {
+  const server = await startScriptedProvider(answer);
+  servers.push(server);
+  return server;
 }
 
-/** Wait until the kernel reached a point (pool work is real), failing if it never does. */
+/** One run of the agent loop against `server`, in a scratch workspace; its events are collected. */
+async function run(server: ScriptedProvider, options: Partial<Pick<AgentOptions, 'history' | 'system' | 'signal' | 'timers' | 'random'>> & { limits?: Parameters<typeof runLimits>[0] } = {}) {
+  const cwd = scratch();
+  fs.writeFileSync(path.join(cwd, 'README.md'), 'a sample project\n');
+  const events: EventDraft[] = [];
+  const result = await runAgent({
+    prompt: 'go',
+    provider: server.settings,
+    limits: runLimits(options.limits),
+    environment: toolEnvironment(cwd, { env: {} }),
+    interaction: NO_PERSON,
+    tools: createToolRegistry(),
+    history: options.history,
+    system: options.system,
+    signal: options.signal,
+    timers: options.timers,
+    random: options.random,
+    emit: (d) => events.push(d),
+  });
+  return { result, events };
+}
+
+/** The control plane's hand-made transcripts as the loop's conversation (tool results named after their call). */
+function conversation(messages: readonly TranscriptMessage[]): ConversationMessage[] {
+  // biome-ignore lint/suspicious/useIterableCallbackReturn: the switch covers every role (tsc checks it is exhaustive).
+  return messages.map((m): ConversationMessage => {
+    switch (m.role) {
+      case 'user':
+      case 'system':
+        return { role: 'user', text: m.text };
+      case 'assistant':
+        return { role: 'assistant', text: m.text, ...(m.toolCalls ? { toolCalls: m.toolCalls } : {}) };
+      case 'tool':
+        return { role: 'tool', toolCallId: m.toolCallId, name: 'bash', content: m.content };
+    }
+  });
+}
+
+/** Wait until the run reached a point (its requests are real HTTP), failing if it never does. */
 async function until(cond: () => boolean): Promise<void> {
-  await waitFor(cond, { what: 'the kernel to reach the awaited point' });
+  await waitFor(cond, { what: 'the run to reach the awaited point' });
 }
 
+const contextTooLong: Answer = { status: 400, code: 'context_length_exceeded', message: "This model's maximum context length is 8192 tokens." };
 const done: Reply = { text: 'all done', usage: { inputTokens: 100, outputTokens: 10 } };
-const toolStep = (n: number): Reply => ({ text: `step ${n}`, toolCalls: [{ id: `c${n}`, name: 'bash', argumentsText: '{}' }], usage: { inputTokens: 100, outputTokens: 10 } });
+const toolStep = (n: number): Reply => ({ text: `step ${n}`, toolCalls: [{ id: `c${n}`, name: 'glob', argumentsText: '{"pattern":"*.md"}' }], usage: { inputTokens: 100, outputTokens: 10 } });
+const compactions = (events: EventDraft[]): unknown[] => events.filter((e) => e.type === 'context.compacted').map((e) => e.type === 'context.compacted' && e.payload.reason);
 
-describe('termination reasons', () => {
+describe('termination reasons of the agent loop', () => {
   it('completed: the model answered without tool calls', async () => {
-    let n = 0;
-    const r = await runTurn({ ...parts(), messages: [{ role: 'user', text: 'go' }], provider: async () => (n++ < 2 ? toolStep(n) : done) });
-    expect(r).toMatchObject({ reason: 'completed', value: 'all done' });
-    expect(r.poolEstimates).toHaveLength(3);
+    const server = await serve(({ n }) => (n <= 2 ? toolStep(n) : done));
+    const { result, events } = await run(server);
+    expect(result).toMatchObject({ reason: 'completed', finalText: 'all done', steps: 3 });
+    expect(server.requests).toHaveLength(3);
+    expect(events.filter((e) => e.type === 'tool.completed')).toHaveLength(2);
+    expect(events.at(-1)).toMatchObject({ type: 'task.completed', payload: { reason: 'completed', steps: 3 } });
   });
 
   it('max_steps_exceeded: the step index reached maxSteps', async () => {
-    let n = 0;
-    const r = await runTurn({ ...parts(), maxSteps: 3, messages: [{ role: 'user', text: 'go' }], provider: async () => toolStep(n++) });
-    expect(r.reason).toBe('max_steps_exceeded');
-    expect(r.error?.code).toBe('MINICODE_E_MAX_STEPS');
-    expect(n).toBe(3);
-    expect(r.poolEstimates).toHaveLength(3);
+    const server = await serve(({ n }) => toolStep(n));
+    const { result, events } = await run(server, { limits: { maxSteps: 3 } });
+    expect(result.reason).toBe('max_steps_exceeded');
+    expect(result.error?.code).toBe('MINICODE_E_MAX_STEPS');
+    expect(server.requests).toHaveLength(3);
+    expect(events.at(-1)).toMatchObject({ type: 'task.failed', payload: { reason: 'max_steps_exceeded' } });
   });
 
   it('timeout: the run deadline aborts a provider stream that hangs, and the same signal reaches it', async () => {
     const timers = createManualTimers();
-    const p = parts();
-    p.termination.deadline(60_000, timers);
-    let streamSawAbort = false;
-    let called = false;
-    const pending = runTurn({
-      ...p,
-      timers,
-      messages: [{ role: 'user', text: 'go' }],
-      provider: ({ signal }) => {
-        called = true;
-        return new Promise((_res, rej) =>
-          signal.addEventListener('abort', () => {
-            streamSawAbort = true;
-            rej(signal.reason);
-          }),
-        );
-      },
-    });
-    await until(() => called);
+    const server = await serve(() => 'hang');
+    const pending = run(server, { timers, limits: { timeoutMs: 60_000 } });
+    await until(() => server.requests.length === 1);
     await timers.advance(60_000);
-    const r = await pending;
-    expect(r.reason).toBe('timeout');
-    expect(r.error?.code).toBe('MINICODE_E_TIMEOUT');
-    expect(streamSawAbort).toBe(true);
-    expect(r.poolEstimates).toHaveLength(1);
+    const { result, events } = await pending;
+    expect(result.reason).toBe('timeout');
+    expect(result.error?.code).toBe('MINICODE_E_TIMEOUT');
+    // The request's own connection was closed by the run's signal.
+    await until(() => server.abandoned === 1);
+    expect(events.filter((e) => e.type === 'task.cancelled').map((e) => e.payload)).toMatchObject([{ reason: 'timeout' }]);
   });
 
   it('timeout: a retry wait is cancelled by the run deadline', async () => {
     const timers = createManualTimers();
-    const p = parts();
-    p.termination.deadline(1_500, timers);
-    let calls = 0;
-    const pending = runTurn({
-      ...p,
-      timers,
-      messages: [{ role: 'user', text: 'go' }],
-      provider: async () => {
-        calls++;
-        throw new ScriptedProviderError('overloaded', 529, false, 20_000);
-      },
-    });
-    await until(() => calls === 1);
+    const server = await serve(() => ({ status: 529, code: 'overloaded_error', message: 'Overloaded', retryAfterMs: 20_000 }));
+    const pending = run(server, { timers, limits: { timeoutMs: 1_500 } });
+    await until(() => timers.requested.includes(20_000));
     await timers.advance(1_500);
-    const r = await pending;
-    expect(r.reason).toBe('timeout');
-    expect(calls).toBe(1);
+    const { result } = await pending;
+    expect(result.reason).toBe('timeout');
+    expect(server.requests).toHaveLength(1);
   });
 
   it('budget_exceeded: the in-flight watcher aborts once when live cost goes over the budget', async () => {
-    let n = 0;
-    const expensive = (k: number): Reply => ({ ...toolStep(k), usage: { inputTokens: 400_000, outputTokens: 1_000 } });
-    const r = await runTurn({ ...parts(), budget: { limitUsd: 1 }, messages: [{ role: 'user', text: 'go' }], provider: async () => expensive(n++) });
-    expect(r.reason).toBe('budget_exceeded');
-    expect(r.error?.code).toBe('MINICODE_E_BUDGET_EXCEEDED');
-    expect(n).toBe(2); // $0.808 after one request, $1.616 after two
-    expect(r.poolEstimates).toHaveLength(2);
+    const expensive = (n: number): Reply => ({ ...toolStep(n), usage: { inputTokens: 400_000, outputTokens: 1_000 } });
+    const server = await serve(({ n }) => expensive(n));
+    const { result, events } = await run(server, { limits: { budget: { limitUsd: 1 } } });
+    expect(result.reason).toBe('budget_exceeded');
+    expect(result.error?.code).toBe('MINICODE_E_BUDGET_EXCEEDED');
+    expect(server.requests).toHaveLength(2); // $0.808 after one request, $1.616 after two
+    expect(result.usage.costUsd).toBeCloseTo(1.616, 6);
+    expect(events.filter((e) => e.type === 'task.cancelled')).toHaveLength(1);
   });
 
-  it('budget_exceeded: still critical after the pressure compaction (through the pool)', async () => {
-    const events: EventDraft[] = [];
-    const heavy = { system: 'x'.repeat(8_000), toolSchemas: ['y'.repeat(30_000)] };
-    const messages: TranscriptMessage[] = [{ role: 'user', text: 'go' }];
-    const window = Math.ceil((estimateFixedTokens(heavy) + estimateMessagesTokens(messages)) / 0.97);
-    const r = await runTurn({ ...parts(window, events), fixed: heavy, messages, provider: async () => done });
-    expect(r.reason).toBe('budget_exceeded');
-    expect(events.map((e) => e.type === 'context.compacted' && e.payload.reason)).toEqual(['pressure:0.97:no-op']);
+  it('budget_exceeded: still critical after the pressure compaction', async () => {
+    const server = await serve(() => done);
+    const system = 'x'.repeat(8_000);
+    // The window the run's own fixed context (system prompt, tool schemas) and prompt fill to 97%.
+    const fixed = {
+      system: capSystemPrompt(system).text,
+      toolSchemas: createToolRegistry()
+        .definitions()
+        .map((d) => JSON.stringify(d)),
+    };
+    const estimate = createContextEstimator().estimate(fixed, toTranscript([{ role: 'user', text: 'go' }]));
+    const { result, events } = await run(server, { system, limits: { contextWindow: Math.ceil(estimate / 0.97) } });
+    expect(result.reason).toBe('budget_exceeded');
+    expect(compactions(events)).toEqual(['pressure:0.97:no-op']);
+    expect(server.requests).toHaveLength(0);
   });
 
   it('budget_exceeded: a second context-length error in the turn, after one recovery compaction', async () => {
-    const events: EventDraft[] = [];
-    let calls = 0;
-    const r = await runTurn({
-      ...parts(1_000_000, events),
-      messages: transcript(8),
-      provider: async () => {
-        calls++;
-        throw new ScriptedProviderError('context_length_exceeded', 400, true);
-      },
-    });
-    expect(r.reason).toBe('budget_exceeded');
-    expect(calls).toBe(2); // the recovery retry is not a provider retry (no backoff retries)
-    expect(events.filter((e) => e.type === 'context.compacted').map((e) => e.payload.reason)).toEqual(['recovery']);
+    const server = await serve(() => contextTooLong);
+    const { result, events } = await run(server, { history: conversation(transcript(8)) });
+    expect(result.reason).toBe('budget_exceeded');
+    expect(server.requests).toHaveLength(2); // the recovery retry is not a provider retry (no backoff retries)
+    expect(compactions(events)).toEqual(['recovery']);
   });
 
-  it('a recovery compaction lets the request succeed on its retry', async () => {
-    let calls = 0;
-    const r = await runTurn({
-      ...parts(),
-      messages: transcript(8),
-      provider: async ({ messages }) => {
-        calls++;
-        if (estimateMessagesTokens(messages) > 8_000) throw new ScriptedProviderError('context_length_exceeded', 400, true);
-        return done;
-      },
-    });
-    expect(r.reason).toBe('completed');
-    expect(calls).toBe(2);
+  it('a recovery compaction (folded in the worker pool) lets the request succeed on its retry', async () => {
+    // Over a MiB of tool output: the fold runs in the pool, and leaves a request a fraction of the size.
+    const history = conversation(transcript(8, { resultChars: 140_000 }));
+    const server = await serve(({ chars }) => (chars > 500_000 ? contextTooLong : done));
+    const { result, events } = await run(server, { history });
+    expect(result.reason).toBe('completed');
+    expect(server.requests).toHaveLength(2);
+    expect(server.requests[0]!.chars).toBeGreaterThan(1024 * 1024);
+    expect(server.requests[1]!.chars).toBeLessThan(500_000);
+    expect(compactions(events)).toEqual(['recovery']);
   });
 
   it('aborted: a user abort (no kind) settles as aborted, distinct from a budget abort', async () => {
     const user = new AbortController();
-    const p = { ...parts(), termination: createTermination(user.signal) };
-    let called = false;
-    const pending = runTurn({
-      ...p,
-      messages: [{ role: 'user', text: 'go' }],
-      provider: ({ signal }) => {
-        called = true;
-        return new Promise((_r, rej) => signal.addEventListener('abort', () => rej(signal.reason)));
-      },
-    });
-    await until(() => called);
+    const server = await serve(() => 'hang');
+    const pending = run(server, { signal: user.signal });
+    await until(() => server.requests.length === 1);
     user.abort();
-    const r = await pending;
-    expect(r.reason).toBe('aborted');
-    expect(r.error?.code).toBe('MINICODE_E_ABORTED');
-    expect(r.poolEstimates).toHaveLength(1);
+    const { result, events } = await pending;
+    expect(result.reason).toBe('aborted');
+    expect(result.error?.code).toBe('MINICODE_E_ABORTED');
+    await until(() => server.abandoned === 1);
+    expect(events.filter((e) => e.type === 'task.cancelled').map((e) => e.payload)).toMatchObject([{ reason: 'aborted' }]);
   });
 
   it('provider: a provider error after the retries are exhausted (3 retries, waits up to 1/2/4 s)', async () => {
     const timers = createManualTimers();
-    let calls = 0;
-    const pending = runTurn({
-      ...parts(),
-      timers,
-      // The top of each jitter window, so the waits are the table's bounds.
-      random: () => 0.999_999,
-      messages: [{ role: 'user', text: 'go' }],
-      provider: async () => {
-        calls++;
-        throw new ScriptedProviderError('server_error', 500);
-      },
-    });
-    await until(() => calls === 1);
-    await timers.advance(7_000);
-    const r = await pending;
-    expect(r.reason).toBe('provider');
-    expect(r.error?.code).toBe('server_error');
-    expect(calls).toBe(4);
-    expect(r.poolEstimates).toHaveLength(1);
+    const server = await serve(() => ({ status: 500, code: 'server_error', message: 'The server had an error while processing your request.' }));
+    // The top of each jitter window, so the waits are the table's bounds.
+    const pending = run(server, { timers, random: () => 0.999_999 });
+    for (const [calls, wait] of [
+      [1, 1000],
+      [2, 2000],
+      [3, 4000],
+    ] as const) {
+      await until(() => server.requests.length === calls && timers.requested.includes(wait));
+      await timers.advance(wait);
+    }
+    const { result, events } = await pending;
+    expect(result.reason).toBe('provider');
+    expect(result.error).toMatchObject({ category: 'PROVIDER_ERROR' });
+    expect(server.requests).toHaveLength(4);
     expect(timers.requested.filter((ms) => ms !== 300_000)).toEqual([1000, 2000, 4000]);
+    expect(events.filter((e) => e.type === 'recovery.started')).toHaveLength(3);
   });
 
   it('provider: a non-retryable error stops at once', async () => {
-    let calls = 0;
-    const r = await runTurn({
-      ...parts(),
-      messages: [{ role: 'user', text: 'go' }],
-      provider: async () => {
-        calls++;
-        throw new ScriptedProviderError('invalid_api_key', 401);
-      },
-    });
-    expect(r.reason).toBe('provider');
-    expect(calls).toBe(1);
+    const server = await serve(() => ({ status: 401, code: 'invalid_api_key', message: 'Incorrect API key provided.' }));
+    const { result } = await run(server);
+    expect(result.reason).toBe('provider');
+    expect(server.requests).toHaveLength(1);
   });
 
   it('busy: a run started while another runs settles busy and leaves the first alone', async () => {
     const guard = createRunGuard();
     let release!: () => void;
-    let called = false;
-    const first = guard.run(createTermination(), () =>
-      runTurn({
-        ...parts(),
-        messages: [{ role: 'user', text: 'go' }],
-        provider: () => {
-          called = true;
-          return new Promise<Reply>((res) => (release = () => res(done)));
-        },
-      }),
-    );
-    await until(() => called);
+    const server = await serve(() => new Promise<Answer>((resolve) => (release = () => resolve(done))));
+    const first = guard.run(createTermination(), () => run(server));
+    await until(() => server.requests.length === 1);
     expect(guard.running).toBe(true);
     const second = await guard.run(createTermination(), async () => 'second');
     expect(second.reason).toBe('busy');
@@ -233,8 +236,7 @@ describe('termination reasons', () => {
     release();
     const r = await first;
     expect(r.reason).toBe('completed');
-    expect(r.value).toMatchObject({ reason: 'completed', value: 'all done' });
-    expect(r.value?.poolEstimates).toHaveLength(1);
+    expect(r.value?.result).toMatchObject({ reason: 'completed', finalText: 'all done' });
   });
 
   it('the tests above cover every reason of the event contract', () => {
@@ -277,5 +279,30 @@ describe('one reason, one settle point', () => {
     const p = withAbort(new Promise(() => {}), c.signal);
     c.abort({ kind: 'aborted' });
     await expect(p).rejects.toEqual({ kind: 'aborted' });
+  });
+
+  it("a run whose signal is aborted before it begins settles with the abort's reason, and its body's own rejection is handled", async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown): void => {
+      unhandled.push(reason);
+    };
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const parent = new AbortController();
+      parent.abort({ kind: 'aborted', code: 'MINICODE_E_ABORTED', message: 'cancelled' });
+      const t = createTermination(parent.signal);
+      // The body sees the aborted signal and rejects with its reason, as the agent loop does.
+      const r = await settleRun(t, async (signal) => {
+        await Promise.resolve();
+        throw signal.reason;
+      });
+      expect(r.reason).toBe('aborted');
+      // Node reports an unhandled rejection once the microtasks drained: give it a macrotask.
+      await new Promise((resolve) => setImmediate(resolve));
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
   });
 });

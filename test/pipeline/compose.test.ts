@@ -15,7 +15,7 @@ import { createEventScrubber } from '../../lib/scrub/scrub-stage.js';
 import { open } from 'lmdb';
 import { EVENT_REGISTRY } from '../../lib/events/registry.js';
 import { BATCH_COMPRESSION_THRESHOLD, openStore } from '../../lib/store/index.js';
-import { buildPipelineCorpus } from '../../bench/support/pipeline-corpus.js';
+import { buildPipelineCorpus } from '../corpus/pipeline-corpus.js';
 import { ROOT } from '../helpers/cli.js';
 import { scratchDirs } from '../helpers/tmp-dirs.js';
 

@@ -17,7 +17,8 @@ describe('credential variables', () => {
       'STRIPE_SECRET_KEY',
       'SENTRY_DSN',
       'npm_config__auth',
-      'DATABASE_URL',
+      'INTERNAL_CREDS',
+      'GOOGLE_CREDS',
     ]) {
       expect(isCredentialName(name), name).toBe(true);
     }
@@ -30,8 +31,9 @@ describe('credential variables', () => {
   });
 
   it('scrubs an environment, keeping names the operator lists', () => {
-    const env = { PATH: '/bin', GITHUB_TOKEN: 'x', NPM_TOKEN: 'y', EMPTY: undefined };
+    const npm = 'npm_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8';
+    const env = { PATH: '/bin', GITHUB_TOKEN: 'ghs_16C7e42F292c6912E7710c838347Ae178B4a', NPM_TOKEN: npm, EMPTY: undefined };
     expect(scrubEnv(env)).toEqual({ PATH: '/bin' });
-    expect(scrubEnv(env, ['npm_token'])).toEqual({ PATH: '/bin', NPM_TOKEN: 'y' });
+    expect(scrubEnv(env, ['npm_token'])).toEqual({ PATH: '/bin', NPM_TOKEN: npm });
   });
 });

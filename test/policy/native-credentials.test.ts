@@ -11,7 +11,6 @@ describe('the credential-name matcher', () => {
     'NPM_TOKEN',
     'AWS_ACCESS_KEY_ID',
     'AWS_SECRET_ACCESS_KEY',
-    'AWS_PROFILE',
     'DB_PASSWORD',
     'PGPASSWORD',
     'MY_SECRET',
@@ -19,7 +18,6 @@ describe('the credential-name matcher', () => {
     'STRIPE_APIKEY',
     'GOOGLE_APPLICATION_CREDENTIALS',
     'AZURE_CLIENT_SECRET',
-    'DATABASE_URL',
     'HF_TOKEN',
     'SSH_AUTH_SOCK',
     'CODEX_API_KEY',
@@ -27,16 +25,28 @@ describe('the credential-name matcher', () => {
     expect(isCredentialName(name)).toBe(true);
   });
 
-  it.each(['PATH', 'HOME', 'LANG', 'TERM', 'NODE_OPTIONS', 'SHELL', 'USER', 'TOKENIZERS_PARALLELISM', 'MINICODE_CODEX_BIN', 'CI', 'KEYBOARD_LAYOUT'])('leaves %s alone', (name) => {
-    expect(isCredentialName(name)).toBe(false);
-  });
+  it.each(['PATH', 'HOME', 'LANG', 'TERM', 'NODE_OPTIONS', 'SHELL', 'USER', 'TOKENIZERS_PARALLELISM', 'MINICODE_CODEX_BIN', 'CI', 'KEYBOARD_LAYOUT', 'AWS_PROFILE', 'DATABASE_URL'])(
+    'leaves %s alone',
+    (name) => {
+      expect(isCredentialName(name)).toBe(false);
+    },
+  );
 });
 
 describe('scrubEnvironment', () => {
-  const env = { PATH: '/bin', OPENAI_API_KEY: 'sk-1', ANTHROPIC_API_KEY: 'sk-ant', GITHUB_TOKEN: 'ghp', CODEX_HOME: '/c', CLAUDE_CONFIG_DIR: '/d', EMPTY: undefined };
+  const openai = 'sk-proj-AbCdEf0123456789GhIjKl0123456789';
+  const env = {
+    PATH: '/bin',
+    OPENAI_API_KEY: openai,
+    ANTHROPIC_API_KEY: 'sk-ant-api03-AbCdEf0123456789GhIjKl0123456789',
+    GITHUB_TOKEN: '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',
+    CODEX_HOME: '/c',
+    CLAUDE_CONFIG_DIR: '/d',
+    EMPTY: undefined,
+  };
 
   it('keeps only the credentials an agent is allowed, by name or prefix', () => {
-    expect(scrubEnvironment(env, { keep: ['OPENAI_API_KEY', 'CODEX_*'] })).toEqual({ PATH: '/bin', OPENAI_API_KEY: 'sk-1', CODEX_HOME: '/c', CLAUDE_CONFIG_DIR: '/d' });
+    expect(scrubEnvironment(env, { keep: ['OPENAI_API_KEY', 'CODEX_*'] })).toEqual({ PATH: '/bin', OPENAI_API_KEY: openai, CODEX_HOME: '/c', CLAUDE_CONFIG_DIR: '/d' });
   });
 
   it('removes every credential when nothing is kept, and says which', () => {

@@ -1,2 +1,2 @@
-/** The corpus loader lives with the benchmarks (compiled with them); tests share it. */
-export * from '../../bench/provider-corpus.js';
+/** The corpus loader is shared with the benchmarks (test/corpus/, which bench/ imports). */
+export * from '../corpus/provider-corpus.js';

@@ -4,7 +4,7 @@ import { EVENT_REGISTRY, type OutputEvent } from '../../lib/events/index.js';
 import { jsonLine } from '../../lib/render/json-line.js';
 import { BATCH_COMPRESSION_THRESHOLD, openStore } from '../../lib/store/index.js';
 import { MAX_BATCH_CHARS, MAX_BATCH_EVENTS } from '../../lib/store/event-batches.js';
-import { syntheticRun } from '../../bench/support/synthetic-run.js';
+import { syntheticRun } from '../corpus/synthetic-run.js';
 import { scratchDirs } from '../helpers/tmp-dirs.js';
 
 const tmpDir = scratchDirs('minicode-store-batches-');

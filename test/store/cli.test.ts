@@ -4,9 +4,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ROOT, runCli } from '../helpers/cli.js';
-import { codexStreamLines } from '../../bench/support/codex-stream.js';
+import { codexStreamLines } from '../corpus/codex-stream.js';
+import { compiledHelper } from '../helpers/compiled.js';
 
-const WRITER = path.join(ROOT, 'dist/bench/support/store-writer.js');
+const WRITER = compiledHelper('store-writer');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-cli-store-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 

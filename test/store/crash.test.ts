@@ -7,12 +7,13 @@ import { EVENT_REGISTRY } from '../../lib/events/index.js';
 import { rebuild } from '../../lib/reducer/index.js';
 import { openStore } from '../../lib/store/index.js';
 import { mulberry32 } from '../../lib/random.js';
-import { syntheticRun } from '../../bench/support/synthetic-run.js';
+import { syntheticRun } from '../corpus/synthetic-run.js';
 import { ROOT } from '../helpers/cli.js';
 import { waitFor } from '../helpers/wait.js';
+import { compiledHelper } from '../helpers/compiled.js';
 
-// The writer is compiled JS (`npm test` builds first): a real process, killed for real.
-const WRITER = path.join(ROOT, 'dist/bench/support/store-writer.js');
+// The writer is compiled to JS (test/helpers/compiled.ts): a real process, killed for real.
+const WRITER = compiledHelper('store-writer');
 const KILLS = 24;
 /** Steps the writer is asked for: far more than it writes before its kill, so it is always mid-run. */
 const STEPS = 100_000;

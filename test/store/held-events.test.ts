@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { EVENT_REGISTRY } from '../../lib/events/index.js';
 import { holdEvents } from '../../lib/store/held-events.js';
 import { openStore } from '../../lib/store/index.js';
-import { syntheticRun } from '../../bench/support/synthetic-run.js';
+import { syntheticRun } from '../corpus/synthetic-run.js';
 import { scratchDirs } from '../helpers/tmp-dirs.js';
 
 const tmpDir = scratchDirs('minicode-held-');

@@ -8,14 +8,15 @@ import { EVENT_REGISTRY, type OutputEvent } from '../../lib/events/index.js';
 import { openStore } from '../../lib/store/index.js';
 import { MAX_BATCH_CHARS } from '../../lib/store/event-batches.js';
 import { withOpenLock, writerLock } from '../../lib/store/open-lock.js';
-import { syntheticRun } from '../../bench/support/synthetic-run.js';
+import { syntheticRun } from '../corpus/synthetic-run.js';
 import { ROOT } from '../helpers/cli.js';
 import { scratchDirs } from '../helpers/tmp-dirs.js';
 import { waitFor } from '../helpers/wait.js';
+import { compiledHelper } from '../helpers/compiled.js';
 
 const tmpDir = scratchDirs('minicode-open-lock-');
 // Compiled JS (`npm test` builds first): a writer in a process of its own, as `exec` would be.
-const WRITER = path.join(ROOT, 'dist/bench/support/store-writer.js');
+const WRITER = compiledHelper('store-writer');
 const OPEN_LOCK = path.join(ROOT, 'dist/lib/store/open-lock.js');
 
 /** The holder files of writers in `dir`. */

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { EVENT_REGISTRY } from '../../lib/events/index.js';
 import { rebuild, summarize } from '../../lib/reducer/index.js';
 import { openStore, resolveStoreDir, effectiveEntry } from '../../lib/store/index.js';
-import { syntheticRun } from '../../bench/support/synthetic-run.js';
+import { syntheticRun } from '../corpus/synthetic-run.js';
 import { scratchDirs } from '../helpers/tmp-dirs.js';
 
 const tmpDir = scratchDirs('minicode-store-');

@@ -11,6 +11,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { providerSettings } from '../../lib/agent/provider-settings.js';
+import { runLimits } from '../../lib/agent/run-limits.js';
+import { toolEnvironment } from '../../lib/agent/tool-environment.js';
 import { createChatSession } from '../../lib/chat/session.js';
 import { tracingConfig } from '../../lib/telemetry/config.js';
 import { startChatTrace } from '../../lib/telemetry/chat-trace.js';
@@ -133,8 +136,14 @@ describe('OpenTelemetry spans of chat', () => {
     const trace = startChatTrace(config, { env, provider: replay.format, model: replay.model });
     let sessionId: string | undefined;
     try {
-      const provider = { format: replay.format, model: replay.model, baseUrl: replay.baseUrl, apiKey: replay.apiKey };
-      const session = createChatSession({ cwd: dir, provider, store, policy: { mode: 'ask' }, env: {}, traceTurn: (prompt, turn) => trace.turn(prompt, turn) });
+      const provider = providerSettings({ format: replay.format, model: replay.model, baseUrl: replay.baseUrl, apiKey: replay.apiKey });
+      const session = createChatSession({
+        provider,
+        limits: runLimits(),
+        environment: toolEnvironment(dir, { policy: { mode: 'ask' }, env: {} }),
+        store,
+        traceTurn: (prompt, turn) => trace.turn(prompt, turn),
+      });
       await session.turn(`hi there ${SECRET}`, {});
       await session.turn('what is in the readme', {});
       sessionId = session.sessionId;

@@ -57,7 +57,13 @@ describe('bash', () => {
   });
 
   it('removes credential variables from the child environment', async () => {
-    const env = { ...process.env, GITHUB_TOKEN: 'ghp_fake', OPENAI_API_KEY: 'sk-fake', MY_DB_PASSWORD: 'pw', SAFE_VALUE: 'visible' };
+    const env = {
+      ...process.env,
+      GITHUB_TOKEN: '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',
+      OPENAI_API_KEY: 'sk-proj-AbCdEf0123456789GhIjKl0123456789',
+      MY_DB_PASSWORD: 'db-pass-value-4242',
+      SAFE_VALUE: 'visible',
+    };
     const outcome = await bashTool.run({ command: 'env' }, context(scratch(), { env }).ctx);
     if (outcome.status !== 'completed') throw new Error('expected completed');
     expect(outcome.output).toContain('SAFE_VALUE=visible');

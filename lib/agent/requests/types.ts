@@ -14,14 +14,14 @@ export interface RequestOptions {
   model: string;
   /** Endpoint base, e.g. `https://api.openai.com/v1` or `http://127.0.0.1:11434`. */
   baseUrl: string;
-  apiKey?: string;
+  apiKey?: string | undefined;
   /** Output token cap; Anthropic requires one (default 8192 there), others omit it when unset. */
-  maxTokens?: number;
+  maxTokens?: number | undefined;
   temperature?: number;
   /** Extra headers (e.g. OpenRouter's `HTTP-Referer`); never logged. */
   headers?: Record<string, string>;
   /** Prompt caching and reasoning controls (see {@link RequestTuning}). */
-  tuning?: RequestTuning;
+  tuning?: RequestTuning | undefined;
 }
 
 /** The reasoning efforts `--reasoning` accepts, in order. */

@@ -3,8 +3,8 @@
  * write `OUT/report.html`, one self-contained file (inline CSS, SVG and script; a CSP that
  * forbids any network use), and return the Markdown summary the command prints.
  */
-import fs from 'node:fs';
 import path from 'node:path';
+import { scrubArtefact, writeArtefact } from '../../artefacts.js';
 import { compareBody, matchIds } from './compare.js';
 import { singleRunBody } from './html.js';
 import { loadBatchOutput } from './load.js';
@@ -51,8 +51,6 @@ export function writeBatchReport(options: ReportOptions): ReportResult {
     markdown = singleRunMarkdown(a, htmlPath);
   }
   // Written whole under a temporary name, then renamed: a reader never sees half a page.
-  const tmp = `${htmlPath}.${process.pid}.tmp`;
-  fs.writeFileSync(tmp, html);
-  fs.renameSync(tmp, htmlPath);
-  return { htmlPath, markdown };
+  writeArtefact(htmlPath, html);
+  return { htmlPath, markdown: scrubArtefact(markdown) };
 }

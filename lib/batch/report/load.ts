@@ -7,6 +7,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { scrubArtefact } from '../../artefacts.js';
 import { MinicodeError } from '../../errors.js';
 import type { BatchSummary } from '../batch.js';
 import type { BatchRecord } from '../records.js';
@@ -74,7 +75,8 @@ function readPrompts(input: unknown): Map<string, string> {
     if (row.trim() === '') continue;
     try {
       const line = JSON.parse(row) as { id?: unknown; prompt?: unknown };
-      if (typeof line.id === 'string' && typeof line.prompt === 'string' && !prompts.has(line.id)) prompts.set(line.id, line.prompt.slice(0, PROMPT_CHARS));
+      // Scrubbed whole before the head is cut: a token cut in two is no longer recognised as one.
+      if (typeof line.id === 'string' && typeof line.prompt === 'string' && !prompts.has(line.id)) prompts.set(line.id, scrubArtefact(line.prompt).slice(0, PROMPT_CHARS));
     } catch {
       // An invalid input line has no record either.
     }

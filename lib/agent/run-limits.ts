@@ -1,0 +1,34 @@
+/**
+ * What one run may spend: model requests, time, money, output tokens and context. Filled once
+ * where a run is set up (flags, then environment, then config, then {@link DEFAULT_RUN_LIMITS})
+ * and passed whole to the loop, which enforces each through its one termination owner.
+ */
+import type { Budget } from '../control/budget.js';
+
+/** A run's limits; defaults {@link DEFAULT_RUN_LIMITS}: 40 steps, no deadline, no budget, the provider's output cap, the model table's context window. */
+export interface RunLimits {
+  /** Model requests in one turn before it ends `max_steps_exceeded`; default 40. */
+  maxSteps: number;
+  /** Run deadline in ms (`timeout`); undefined: none. */
+  timeoutMs: number | undefined;
+  /** Spend limit in USD (`budget_exceeded`); undefined: none. */
+  budget: Budget | undefined;
+  /** Output tokens asked of the model per request; undefined: the provider's default. */
+  maxTokens: number | undefined;
+  /** The model's context window in tokens; undefined: the built-in table's (see context-window.ts). */
+  contextWindow: number | undefined;
+}
+
+/** The defaults of {@link RunLimits}. */
+export const DEFAULT_RUN_LIMITS: Readonly<RunLimits> = Object.freeze({
+  maxSteps: 40,
+  timeoutMs: undefined,
+  budget: undefined,
+  maxTokens: undefined,
+  contextWindow: undefined,
+});
+
+/** Run limits: `given` over {@link DEFAULT_RUN_LIMITS}. */
+export function runLimits(given: Partial<RunLimits> = {}): RunLimits {
+  return { ...DEFAULT_RUN_LIMITS, ...given };
+}
