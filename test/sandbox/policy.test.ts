@@ -122,10 +122,10 @@ describe('the Seatbelt profile', () => {
 
 describe('the command environment', () => {
   it('drops credentials, keeps only the core variables under inherit core, and passes named credentials through', () => {
-    const env = { PATH: '/bin', HOME: '/h', LC_ALL: 'C', GITHUB_TOKEN: 'ghp_x', OTHER: 'y', NPM_TOKEN: 'npm_z' };
+    const env = { PATH: '/bin', HOME: '/h', LC_ALL: 'C', GITHUB_TOKEN: 'ghp_e2eFakeToken0123456789abcdefghijklmnop', OTHER: 'y', NPM_TOKEN: 'npm_e2eFakeToken0123456789abcdefghijklmn' };
     const { settings } = fixture();
     expect(commandEnv(env, settings)).toEqual({ PATH: '/bin', HOME: '/h', LC_ALL: 'C', OTHER: 'y' });
-    expect(commandEnv(env, { ...settings, env: { inherit: 'core', pass: ['NPM_TOKEN'] } })).toEqual({ PATH: '/bin', HOME: '/h', LC_ALL: 'C', NPM_TOKEN: 'npm_z' });
+    expect(commandEnv(env, { ...settings, env: { inherit: 'core', pass: ['NPM_TOKEN'] } })).toEqual({ PATH: '/bin', HOME: '/h', LC_ALL: 'C', NPM_TOKEN: 'npm_e2eFakeToken0123456789abcdefghijklmn' });
     expect(commandEnv(env, undefined)).not.toHaveProperty('GITHUB_TOKEN');
   });
 });
