@@ -27,7 +27,7 @@ import path from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import type { ProviderFormat } from '../lib/agent/conversation.js';
-import { baseUrlForOrigin } from '../lib/agent/provider-select.js';
+import { baseUrlForOrigin } from '../lib/decode/formats.js';
 import { runLocalBatch } from '../lib/batch/batch.js';
 import type { HarnessOptions } from '../lib/batch/harness.js';
 import { parseBatchInput } from '../lib/batch/input.js';

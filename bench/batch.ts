@@ -24,7 +24,7 @@ import { providerSettings } from '../lib/agent/provider-settings.js';
 import { runLimits } from '../lib/agent/run-limits.js';
 import { toolEnvironment } from '../lib/agent/tool-environment.js';
 import type { ProviderFormat } from '../lib/agent/conversation.js';
-import { baseUrlForOrigin } from '../lib/agent/provider-select.js';
+import { baseUrlForOrigin } from '../lib/decode/formats.js';
 import { loadCassette } from '../lib/replay/cassette.js';
 import { openStore } from '../lib/store/index.js';
 import { measurement, type BenchOptions, type BenchReport, runIfMain } from './harness.js';

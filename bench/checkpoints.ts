@@ -276,7 +276,7 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
       notes: [
         `${FILES} files of ${BYTES_PER_FILE} bytes; ${firstRounds} fresh stores for the first checkpoint, ${turnRounds} turn + undo rounds.`,
         `Load average (1 / 5 / 15 min) before: ${loadBefore}; after: ${loadAverage()} on ${os.cpus().length} cores.`,
-        "The store borrows the user repository's objects read-only (git alternates), and its first index is seeded from the user's index, so a committed tree is neither hashed nor written again.",
+        "The store borrows the user repository's objects read-only (git alternates), and its first index is seeded from the tree of the user's HEAD, so a committed tree is hashed once and not written again.",
         "Wall times depend on the machine's load (each git subprocess start is part of them); the CPU figures and the same-run ratios much less.",
       ],
     };

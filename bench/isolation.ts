@@ -4,9 +4,9 @@
  * same repository (what any worktree-per-task harness pays per line). Ours is the product path
  * (`runIsolated` with the batch's worktree pool): the line's start read from the repository's
  * files (git once per folder and commit), a worktree from the pool, a run that edits one file,
- * the patch (the worktree's own `git diff` against the start, after a readdir walk found no new
- * path) written to OUT/patches, and the reset that hands the worktree back (the edited file
- * written back from its blob through a long-lived `git cat-file`). The peer edits the same file.
+ * the patch (`git add -A`, the staged diff against the start) written to OUT/patches, and the
+ * reset that hands the worktree back (`git read-tree -u --reset`, `git clean -ffdx`). The peer
+ * edits the same file.
  *
  * A pooled round is a small batch: its first line makes the pool's worktree (first use), the
  * next lines reuse it (the steady state, one line after another), and the batch's end removes
@@ -166,7 +166,7 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
     name: 'isolation',
     title: `batch --isolate worktree: cost per line on a ${FILES.toLocaleString('en')}-file repository`,
     description:
-      'The product path (runIsolated with the worktree pool: the start read from files, a pooled worktree, one-file edit, the worktree diff to OUT/patches, the edited file written back) against raw git worktree add + remove; first use, reuse, end-of-batch removal and the amortised cost per line; medians of interleaved rounds. Target: < 150 ms per line.',
+      'The product path (runIsolated with the worktree pool: the start read from files, a pooled worktree, one-file edit, the staged diff to OUT/patches, the reset by read-tree and clean) against raw git worktree add + remove; first use, reuse, end-of-batch removal and the amortised cost per line; medians of interleaved rounds. Target: < 150 ms per line.',
     measurements: [mReuse, mFirst, mTeardown, mAmortised, mStatus, mFloor],
     ratios: [
       ratio('pooled worktree per line (reuse) / raw git worktree add + remove', mReuse, mFloor),

@@ -14,6 +14,7 @@ export interface CheckpointsActionFlags {
   to?: string;
   json?: boolean;
   dryRun?: boolean;
+  force?: boolean;
   cwd?: string;
 }
 
@@ -61,6 +62,7 @@ export async function checkpointsAction(command: 'undo' | 'list' | 'prune', flag
       ...(flags.session !== undefined ? { sessionId: flags.session } : {}),
       ...(flags.to !== undefined ? { to: flags.to } : {}),
       dryRun: flags.dryRun === true,
+      force: flags.force === true,
     });
     process.stdout.write(flags.json ? JSON.stringify({ ok: true, ...report }) + '\n' : undoLines(report).join('\n') + '\n');
     return 0;

@@ -9,7 +9,7 @@
  * an ERR_STREAM_DESTROYED error per call) and every pending or later `drain()` resolves at once,
  * so a writer that waits for 'drain' to honour backpressure is never left hanging on a pipe
  * nobody reads. EIO is the same for a terminal: it was hung up (its window closed). Any other
- * write error is not ours to hide and is thrown as before.
+ * write error is not ours to hide and is thrown.
  *
  * Writers should go through `write` (or check `closed`) rather than `stream.write`; a direct
  * write after the close is harmless (the listener keeps it from crashing) but not free.

@@ -71,6 +71,8 @@ export const ConfigSchema = z.looseObject({
   cacheTtl: z.enum(CACHE_TTLS).optional(),
   /** OpenAI `prompt_cache_key` (`--cache-key` wins). */
   cacheKey: z.string().min(1).max(64).optional(),
+  /** `false` sends the environment's credential values to the provider as tools printed them; default true (masked). */
+  maskCredentialsInRequests: z.boolean().optional(),
   /** MCP servers, in the `.mcp.json` shape (see lib/mcp/config.ts). */
   mcpServers: McpServersSchema.optional(),
   sandbox: SandboxSchema.optional(),

@@ -135,6 +135,12 @@ export const ERROR_CODES = {
   MINICODE_E_STREAM_BROKEN: { meaning: 'the provider response stream broke mid-way; what arrived is kept' },
   MINICODE_E_STREAM_TRUNCATED: { meaning: 'the provider response stream ended before the provider finished it (retryable)' },
   MINICODE_E_TIMEOUT: { category: 'AGENT_ERROR', recoverability: 'RETRYABLE', exitCode: 1, meaning: 'the run hit its deadline' },
+  MINICODE_E_UNDO_LIVE: {
+    category: 'USER_ERROR',
+    recoverability: 'ACTION_REQUIRED',
+    exitCode: 1,
+    meaning: 'undo was asked for a session whose run is still going in another process (pass --force to undo anyway)',
+  },
   MINICODE_E_UNKNOWN_FORMAT: { category: 'USER_ERROR', recoverability: 'ACTION_REQUIRED', exitCode: 2, meaning: 'an input format name that minicode does not decode' },
   MINICODE_E_UNKNOWN_MODEL: {
     category: 'CONFIGURATION_ERROR',

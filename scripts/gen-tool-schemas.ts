@@ -1,12 +1,12 @@
 /**
- * Regenerates lib/tools/input-json-schemas.ts from the zod input schemas of the built-in tools
- * (lib/tools/input-schemas.ts), so that a run never needs zod for them:
+ * Regenerates lib/tools/input-json-schemas.ts, the JSON Schemas providers are sent, from the zod
+ * input schemas of the built-in tools (lib/tools/input-schemas.ts):
  * `npm run build && node dist/scripts/gen-tool-schemas.js`. A test keeps the file current.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { TOOL_INPUT_SCHEMAS, FindingInput, toJsonSchema } from '../lib/tools/input-schemas.js';
+import { TOOL_INPUT_SCHEMAS, toJsonSchema } from '../lib/tools/input-schemas.js';
 
 /** The text of lib/tools/input-json-schemas.ts. */
 export function toolSchemasModule(): string {
@@ -14,11 +14,8 @@ export function toolSchemasModule(): string {
   return [
     '// Generated from lib/tools/input-schemas.ts by `node dist/scripts/gen-tool-schemas.js`; a test keeps it in step. Do not edit.',
     '',
-    "/** The JSON Schema of each built-in tool's input, by tool name (what providers are sent and what input-check.ts validates). */",
+    "/** The JSON Schema of each built-in tool's input, by tool name, as providers are sent it. */",
     `export const INPUT_JSON_SCHEMAS: Record<string, Record<string, unknown>> = ${JSON.stringify(schemas, null, 2)};`,
-    '',
-    '/** The JSON Schema of one `submit_result` finding. */',
-    `export const FINDING_JSON_SCHEMA: Record<string, unknown> = ${JSON.stringify(toJsonSchema(FindingInput), null, 2)};`,
     '',
   ].join('\n');
 }

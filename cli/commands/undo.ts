@@ -6,6 +6,7 @@ interface UndoFlags {
   to?: string;
   json?: boolean;
   dryRun?: boolean;
+  force?: boolean;
   cwd?: string;
 }
 
@@ -29,6 +30,7 @@ export function registerUndo(program: Command): void {
     .option('--session <id>', 'undo the last turn of this session (default: the session that ran last here)')
     .option('--to <checkpoint>', 'restore this checkpoint (an id or prefix from minicode checkpoints)')
     .option('--dry-run', 'list what would change, change nothing')
+    .option('--force', "undo even while the session's run is still going in another process")
     .option('--json', 'print one JSON object with the restored checkpoint and the changed files')
     .option('--cwd <dir>', 'workspace (default: the current directory)')
     .action(async (flags: UndoFlags) => {

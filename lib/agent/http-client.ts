@@ -1,10 +1,10 @@
 /**
- * The provider HTTP client: `node:http`/`node:https` with a streamed body. We use it rather than
- * the global `fetch` on the default path because Node's fetch (undici) parses HTTP with a
- * WebAssembly build of llhttp that V8 compiles (and tiers up) in every fresh process: about
- * 30 ms of start-up and 20–30 MB of peak memory per `exec`, measured in bench/exec-cost.ts.
- * `node:http` uses the native parser. An injected `fetch` (recording with `--record`, tests)
- * goes through {@link fromFetch}, so both paths give the caller the same shape.
+ * The provider HTTP client, the one every provider request goes through: `node:http`/`node:https`
+ * with the response body streamed as the caller reads it (a paused read holds the socket:
+ * backpressure reaches the provider). Not the global `fetch`: Node's fetch (undici) parses HTTP
+ * with a WebAssembly build of llhttp that V8 compiles in every fresh process, which a short
+ * `exec` would pay for on each run (figures in docs/exec.md); `node:http` uses Node's native
+ * parser. Recording (`--record`) wraps this client (lib/replay/record.ts).
  */
 import type { IncomingHttpHeaders } from 'node:http';
 
@@ -38,8 +38,11 @@ async function collect(body: AsyncIterable<Uint8Array>): Promise<Uint8Array> {
   return Buffer.concat(parts);
 }
 
+/** What carries a provider request: {@link httpRequest}, or a wrapper of it (recording). */
+export type HttpClient = (request: HttpRequest) => Promise<HttpReply>;
+
 /** Send a request with node:http(s); rejects on connection errors (the error keeps its `code`, e.g. ECONNREFUSED). */
-export async function httpRequest(request: HttpRequest): Promise<HttpReply> {
+export const httpRequest: HttpClient = async (request) => {
   const url = new URL(request.url);
   const mod = url.protocol === 'https:' ? await import('node:https') : await import('node:http');
   return new Promise<HttpReply>((resolve, reject) => {
@@ -49,20 +52,4 @@ export async function httpRequest(request: HttpRequest): Promise<HttpReply> {
     req.on('error', reject);
     req.end(request.body);
   });
-}
-
-/** Adapt a `fetch` implementation to {@link HttpReply}. */
-export async function fromFetch(doFetch: typeof fetch, request: HttpRequest): Promise<HttpReply> {
-  const response = await doFetch(request.url, { method: request.method, headers: request.headers, body: request.body, signal: request.signal });
-  const headers: Record<string, string> = {};
-  response.headers.forEach((value, key) => {
-    headers[key] = value;
-  });
-  const empty: AsyncIterable<Uint8Array> = { async *[Symbol.asyncIterator]() {} };
-  return {
-    status: response.status,
-    headers,
-    body: (response.body as unknown as AsyncIterable<Uint8Array> | null) ?? empty,
-    bytes: async () => new Uint8Array(await response.arrayBuffer()),
-  };
-}
+};

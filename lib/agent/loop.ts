@@ -12,7 +12,7 @@ import { createTermination, settleRun } from '../control/termination.js';
 import { realTimers, type Timers } from '../control/timers.js';
 import { capSystemPrompt } from '../control/truncation.js';
 import { createUsageCollector, type UsageTotals } from '../control/usage.js';
-import { createApprovalHook } from '../policy/index.js';
+import { createApprovalHook, credentialValueMasker } from '../policy/index.js';
 import type { ToolRegistry } from '../tools/index.js';
 import type { Conversation, ConversationMessage, ProviderFormat } from './conversation.js';
 import type { Interaction } from './interaction.js';
@@ -145,6 +145,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
     tools: definitions,
     turn: turnId,
   });
+  const maskForModel = environment.maskCredentialsInRequests ? credentialValueMasker(environment.env) : undefined;
   const checkpoints = environment.checkpoints
     ? createTurnCheckpoints({ settings: environment.checkpoints, cwd: environment.cwd, sessionId: options.sessionId ?? taskId, turn: turnId, emit, clock })
     : undefined;
@@ -197,7 +198,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
           write: (drafts) => (options.write ? options.write(drafts, stepIds) : void drafts.forEach(stepEmit)),
           // Request-scope usage is re-emitted once per response, priced, by the collector.
           omitReportedUsage: true,
-          fetch: provider.fetch,
+          http: provider.http,
           now: clock,
         });
         if (r.usage) stepEmit(collector.record({ requestId, usage: r.usage, cumulative: false, scope: 'request', provider: priceProvider, model: provider.model, turn: turnId }));
@@ -292,8 +293,11 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
         ),
       );
       for (const { call, executed } of results) {
-        // The kernel cap: what the model sees of one tool result (70% head + 30% tail).
-        messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content: kernelTruncate(executed.content).text, ...(executed.isError ? { isError: true } : {}) });
+        // Known credential values never go to the provider (unless the config says so), masked
+        // before the kernel cap so a value is not cut in two first; the cap is what the model
+        // sees of one tool result (70% head + 30% tail).
+        const content = maskForModel ? maskForModel(executed.content) : executed.content;
+        messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content: kernelTruncate(content).text, ...(executed.isError ? { isError: true } : {}) });
         if (executed.outcome.status === 'completed' && executed.outcome.result !== undefined) result = executed.outcome.result;
       }
       signal.throwIfAborted();

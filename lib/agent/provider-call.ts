@@ -9,7 +9,7 @@ import { PROVIDER_DECODERS } from '../providers/index.js';
 import { classifyHttpFailure, httpResponseEvents } from '../providers/http-errors.js';
 import type { ProviderFormat, ReasoningItem, ToolCallPart } from './conversation.js';
 import type { ProviderRequest } from './requests/index.js';
-import { fromFetch, httpRequest, type HttpReply } from './http-client.js';
+import { httpRequest, type HttpClient, type HttpReply } from './http-client.js';
 
 /** What one successful provider response gave the loop. */
 export interface ProviderReply {
@@ -51,7 +51,8 @@ export interface ProviderCallOptions {
   write?: (drafts: EventDraft[]) => Promise<void> | undefined;
   /** Leave the decoder's `usage.reported` out of the stream (the caller reports usage itself). */
   omitReportedUsage?: boolean;
-  fetch?: typeof fetch | undefined;
+  /** What carries the request; default {@link httpRequest}. */
+  http?: HttpClient | undefined;
   now?: () => number;
 }
 
@@ -63,7 +64,7 @@ export async function callProvider(options: ProviderCallOptions): Promise<Provid
   const req = { url: request.url, method: request.method, headers: request.headers, body: request.body, signal: options.signal };
   let response: HttpReply;
   try {
-    response = options.fetch ? await fromFetch(options.fetch, req) : await httpRequest(req);
+    response = await (options.http ?? httpRequest)(req);
   } catch (error) {
     if (options.signal.aborted) throw options.signal.reason;
     const code = (error as { code?: string; cause?: { code?: string } }).code ?? (error as { cause?: { code?: string } }).cause?.code;

@@ -175,12 +175,3 @@ export function resolveProvider(options: ResolveProviderOptions): ResolvedProvid
   }
   return { format, model, baseUrl, ...(apiKey ? { apiKey } : {}), ...(keyVariable && apiKey ? { keyVariable } : {}) };
 }
-
-/**
- * The base URL a format uses against a server at `origin` (the replay server, a proxy): the
- * OpenAI formats live under `/v1`, the others at the root.
- */
-export function baseUrlForOrigin(format: ProviderFormat, origin: string): string {
-  const root = origin.replace(/\/+$/, '');
-  return format === 'openai-chat' || format === 'openai-responses' ? `${root}/v1` : root;
-}

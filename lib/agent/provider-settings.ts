@@ -5,6 +5,7 @@
  */
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../control/retry.js';
 import type { ProviderFormat } from './conversation.js';
+import type { HttpClient } from './http-client.js';
 import type { RequestTuning } from './requests/types.js';
 
 /** The provider of a run; {@link providerSettings} fills the defaults (pinned, no tuning, the contract's retry policy, the built-in HTTP client). */
@@ -20,8 +21,8 @@ export interface ProviderSettings {
   tuning: RequestTuning | undefined;
   /** Retries of a failed request; default {@link DEFAULT_RETRY_POLICY} (waits scaled by `MINICODE_RETRY_BACKOFF_MS` in `prepareRun`). */
   retryPolicy: RetryPolicy;
-  /** What carries the requests (a recording fetch under `--record`); undefined: the built-in HTTP client. */
-  fetch: typeof fetch | undefined;
+  /** What carries the requests (a recording client under `--record`); undefined: the built-in HTTP client. */
+  http: HttpClient | undefined;
 }
 
 /** The endpoint fields a caller must give; the rest have defaults. */
@@ -29,5 +30,5 @@ export type ProviderEndpoint = Pick<ProviderSettings, 'format' | 'model' | 'base
 
 /** Provider settings with the defaults filled in. */
 export function providerSettings(endpoint: ProviderEndpoint): ProviderSettings {
-  return { apiKey: undefined, pinned: true, tuning: undefined, retryPolicy: DEFAULT_RETRY_POLICY, fetch: undefined, ...endpoint };
+  return { apiKey: undefined, pinned: true, tuning: undefined, retryPolicy: DEFAULT_RETRY_POLICY, http: undefined, ...endpoint };
 }

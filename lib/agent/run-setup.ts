@@ -23,7 +23,7 @@ import { MAX_TIMER_MS } from '../control/timers.js';
 import { deadlineMs, positiveInt } from '../flag-values.js';
 import { checkpointSettingsOf } from '../checkpoints/settings.js';
 import { DEFAULT_AUTO_TOOLS, type ApprovalModeName, type ApprovalPolicy } from '../policy/index.js';
-import { MCP_PREFIX } from '../mcp/naming.js';
+import { MCP_PREFIX } from '../policy/mcp-names.js';
 import type { McpManager } from '../mcp/index.js';
 
 /** Flags of `minicode exec`, shared by every command that runs the agent (acp, batch, chat). */
@@ -57,7 +57,7 @@ export interface ExecFlags {
 
 /**
  * Everything a run needs that comes from flags, environment and config, as the groups the
- * loop takes (filled here once, passed whole): the provider (with `--record`'s fetch and the
+ * loop takes (filled here once, passed whole): the provider (with `--record`'s HTTP client and the
  * retry policy of `MINICODE_RETRY_BACKOFF_MS`), the limits (flags, then `MINICODE_TIMEOUT_MS`
  * and `MINICODE_CONTEXT_WINDOW`, then config), and the tools' environment in `--cwd` (the
  * approval mode with the config's allowlists, checkpoints unless `--no-checkpoint` or config
@@ -162,6 +162,7 @@ export async function prepareRun(flags: ExecFlags, env: NodeJS.ProcessEnv = proc
       policy: policyOf(approval, loaded.config.approval),
       checkpoints: checkpointSettingsOf({ flag: flags.checkpoint, config: loaded.config.checkpoints, env }),
       sandbox,
+      maskCredentialsInRequests: loaded.config.maskCredentialsInRequests ?? true,
     }),
     approval,
     storeDir,
@@ -171,9 +172,9 @@ export async function prepareRun(flags: ExecFlags, env: NodeJS.ProcessEnv = proc
     },
   };
   if (flags.record) {
-    const { createRecordingFetch } = await import('../replay/record.js');
+    const { createRecordingClient } = await import('../replay/record.js');
     try {
-      provider.fetch = createRecordingFetch({ dir: path.resolve(flags.record), format: provider.format, model: provider.model });
+      provider.http = createRecordingClient({ dir: path.resolve(flags.record), format: provider.format, model: provider.model });
       recordingDirs.add(path.resolve(flags.record));
     } catch (error) {
       // A replay server may be listening already: left open, it would keep the process alive.

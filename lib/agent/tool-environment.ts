@@ -30,6 +30,11 @@ export interface ToolEnvironment {
   limits: ToolLimits;
   /** The OS sandbox of `bash`, `verify` and stdio MCP servers (lib/sandbox); undefined: none (a run's set-up fills it, workspace-write by default). */
   sandbox: SandboxSettings | undefined;
+  /**
+   * Mask the credential values of `env` in tool results before they are sent to the provider
+   * (config `maskCredentialsInRequests`); default true.
+   */
+  maskCredentialsInRequests: boolean;
 }
 
 /** A tool environment in `cwd`: `given` over the defaults. */
@@ -44,6 +49,7 @@ export function toolEnvironment(cwd: string, given: Partial<Omit<ToolEnvironment
     terminal: undefined,
     limits: DEFAULT_TOOL_LIMITS,
     sandbox: undefined,
+    maskCredentialsInRequests: true,
     ...given,
   };
 }

@@ -223,7 +223,7 @@ export interface LocalBatchOptions extends BatchCommon, LineContext {
 
 /**
  * One line, with its isolation and verify, on the pool, or here when its setup cannot cross
- * threads (a recording fetch) or fails. On the pool the workspace's git commands and the verify
+ * threads (a recording HTTP client) or fails. On the pool the workspace's git commands and the verify
  * command are spawned by the pool thread: spawning forks the whole process, which blocks the
  * calling thread's loop for as long as the kernel copies the page tables (tens of ms and more
  * for a process of a few hundred MB on a busy machine), so the coordinator must not do it for

@@ -2,9 +2,9 @@
  * Batch runs on the process's one worker pool: the coordinator (main thread) keeps
  * scheduling, records, progress and signals; each line is a `batch-line` pool task
  * (`workers/batch-line.ts`), many per thread (`concurrentTasksPerWorker`), on the same pool
- * that folds and counts. Measured in bench/batch: at concurrency 64 one event loop doing all
- * the runs lags by a whole round of 64 runs' steps per turn, well past the 50 ms target; with
- * the runs on the pool the coordinator's loop stays near idle.
+ * that folds and counts. One event loop doing all the runs would lag by a whole round of every
+ * run's steps per turn at a high concurrency (bench/batch measures it); with the runs on the pool
+ * the coordinator's loop stays near idle.
  *
  * An abort is broadcast on the batch's channel so every run in flight settles as aborted, with
  * its terminal events stored (Piscina's own task signal would end the thread, and with it the

@@ -12,21 +12,21 @@ import type { HarnessOptions } from './harness.js';
 import type { SpanData } from '../telemetry/span.js';
 
 /**
- * A setup that crosses a thread boundary: no function and no live object (a custom `fetch`,
+ * A setup that crosses a thread boundary: no function and no live object (a recording HTTP client,
  * MCP tools, a lent file system or terminal), and no environment variables (a line's run takes
  * its thread's own, see `LineContext.env`).
  */
 export interface PlainLineSetup extends LineSetup {
-  provider: LineSetup['provider'] & { fetch: undefined };
+  provider: LineSetup['provider'] & { http: undefined };
   environment: LineSetup['environment'] & { toolSource: undefined; fileSystem: undefined; terminal: undefined };
 }
 
-/** `setup` as plain data for a pool thread; undefined when it cannot cross (a recording fetch, MCP tools, a lent file system or terminal). */
+/** `setup` as plain data for a pool thread; undefined when it cannot cross (a recording HTTP client, MCP tools, a lent file system or terminal). */
 export function plainLineSetup(setup: LineSetup): PlainLineSetup | undefined {
   const { provider, environment } = setup;
-  if (provider.fetch || environment.toolSource || environment.fileSystem || environment.terminal) return undefined;
+  if (provider.http || environment.toolSource || environment.fileSystem || environment.terminal) return undefined;
   return {
-    provider: { ...provider, fetch: undefined },
+    provider: { ...provider, http: undefined },
     limits: setup.limits,
     environment: { ...environment, env: {}, toolSource: undefined, fileSystem: undefined, terminal: undefined },
   };

@@ -26,7 +26,7 @@ import type { RunSpans } from '../telemetry/run-spans.js';
  * What a line needs from the command's setup (resolved once per provider/model pair): the
  * groups of `RunSetup`. The environment's `cwd` and `env` are replaced by the line's own (its
  * `cwd`, the batch's environment variables); its `toolSource` (MCP tools shared by every line
- * of the process) and the provider's `fetch` keep a run on the main thread (not cloneable);
+ * of the process) and the provider's recording `http` client keep a run on the main thread (not cloneable);
  * its checkpoints let `minicode undo --session` take the line's changes back.
  */
 export interface LineSetup {
@@ -84,7 +84,7 @@ let envSnapshot: NodeJS.ProcessEnv | undefined;
 /**
  * A plain copy of `process.env`, taken once: every run builds its scrubber from the
  * environment's credential values, and enumerating `process.env` (a native interceptor) per
- * run cost ~0.2 ms, which thousands of runs notice.
+ * run is a cost thousands of runs notice.
  */
 function processEnv(): NodeJS.ProcessEnv {
   envSnapshot ??= { ...process.env };

@@ -57,53 +57,12 @@ export function git(args: string[], cwd: string, input?: string, env?: Record<st
 }
 
 /**
- * git arguments of a line's patch: the changes against the starting `tree`, binary-safe, in a
- * form no user configuration changes (prefixes, external diff drivers, colour), each path once
- * (no rename pairs) and quoted only where it must be, so {@link patchPaths} can read them.
- * `staged` (the default) diffs the index, `worktree` the files; both print a path's change
- * the same way, so they give the same patch when the index lists the same paths as the files.
+ * git arguments of a line's patch: the staged changes against the starting `tree`, binary-safe,
+ * in a form no user configuration changes (prefixes, external diff drivers, colour), each path
+ * once (no rename pairs).
  */
-export function patchArgs(tree: string, from: 'staged' | 'worktree' = 'staged'): string[] {
-  return [
-    '-c',
-    'core.quotePath=false',
-    'diff',
-    ...(from === 'staged' ? ['--cached'] : []),
-    '--binary',
-    '--no-renames',
-    '--no-ext-diff',
-    '--no-textconv',
-    '--no-color',
-    '--src-prefix=a/',
-    '--dst-prefix=b/',
-    tree,
-  ];
-}
-
-const HEADER = 'diff --git a/';
-
-/**
- * The paths a patch of {@link patchArgs} touches, read from its `diff --git a/P b/P` headers
- * (a header can only start a line: content lines start with ' ', '+', '-' or '\\', and binary
- * lines are base85, which has no space); undefined when a path is quoted (a control character,
- * a quote or a backslash in it): ask git instead.
- */
-export function patchPaths(patch: string): string[] | undefined {
-  const paths: string[] = [];
-  let at = patch.startsWith('diff --git ') ? 0 : patch.indexOf('\ndiff --git ');
-  while (at >= 0) {
-    const start = patch[at] === '\n' ? at + 1 : at;
-    const end = patch.indexOf('\n', start);
-    const line = patch.slice(start, end < 0 ? patch.length : end);
-    if (!line.startsWith(HEADER)) return undefined; // `diff --git "a/...`: quoted
-    const rest = line.slice(HEADER.length);
-    const length = (rest.length - ' b/'.length) / 2;
-    const name = rest.slice(0, length);
-    if (!Number.isInteger(length) || rest.slice(length) !== ` b/${name}`) return undefined;
-    paths.push(name);
-    at = end < 0 ? -1 : patch.indexOf('\ndiff --git ', end);
-  }
-  return paths;
+export function patchArgs(tree: string): string[] {
+  return ['-c', 'core.quotePath=false', 'diff', '--cached', '--binary', '--no-renames', '--no-ext-diff', '--no-textconv', '--no-color', '--src-prefix=a/', '--dst-prefix=b/', tree];
 }
 
 /** The git command in `args` (for error messages): the first word that is not an option or an option's value. */

@@ -4,20 +4,16 @@
  * Making a worktree writes every file of the checkout and removing it deletes them all (seconds
  * on a large repository); a reset touches only what the line changed.
  *
- * The patch, after the line: a readdir walk finds the paths the starting tree lacks (no stat
- * of tracked files). With none, and the worktree's index still listing the tree's files (read
- * in-process), the worktree's diff against the tree is the patch (one git process: git's own
- * stat pass finds the edits); otherwise `git add -A` stages everything first (new files join,
- * ignored ones stay out) and the staged diff is the patch. Both print the same bytes for the
- * same changes (test/batch/worktree-pool.test.ts compares them).
+ * The patch, after the line: `git add -A` stages everything (new files join, ignored ones stay
+ * out; git's stat cache keeps it to the files that changed) and the staged diff against the
+ * starting tree is the patch, as for a worktree of its own (workspace.ts).
  *
- * The reset: the walk's paths are deleted (ignored files the line made, build output, empty
- * folders: a fresh worktree has none, so a reused one must not either), a moved HEAD is put
- * back, and the patch's paths are restored from the tree: edited or deleted regular files
- * are written back from their blobs in-process when nothing could convert them on checkout
- * (pool-restore.ts), anything else by `git restore --source` (index and files). No full `git status` check follows: it stats every tracked file again, which
- * costs as much as the rest of the reset (measured in bench/isolation), and the reset is
- * complete by construction. Any failure on the way deletes the worktree instead.
+ * The reset, with git: once everything is staged, `git clean -ffdx` deletes what is left
+ * untracked (ignored files, build output, nested repositories, empty folders: a fresh worktree
+ * has none, so a reused one must not either), beside the patch's diff, which reads only the
+ * index. Then a moved HEAD is detached at the start again, and `git read-tree -u --reset` puts
+ * the index and the files back at the starting tree (it rewrites only the entries that differ
+ * and deletes the files the line added). Any failure on the way deletes the worktree instead.
  *
  * The pool's state is files, so pool threads and the coordinator share it without messages:
  * in `OUT/workspaces/pool/`, `slot-<slot>.json` names each worktree (written before it is
@@ -33,11 +29,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { withRepoLock } from './repo-lock.js';
-import { addWorktree, git, markerDir, patchArgs, patchPaths, removeMarked, workspacesRoot, type Marker, type RepoBase } from './workspace-git.js';
+import { addWorktree, git, markerDir, patchArgs, removeMarked, workspacesRoot, type Marker, type RepoBase } from './workspace-git.js';
 import type { Workspace } from './workspace.js';
-import type { IndexView } from '../checkpoints/index-file.js';
-import { writeBack } from './pool-restore.js';
-import { gitDirOf, indexListsTree, trackedPaths, untrackedPaths, type Tracked } from './worktree-state.js';
 
 /** The pool's folder inside `OUT/workspaces/`. */
 export const POOL_DIR = 'pool';
@@ -48,9 +41,6 @@ interface Slot extends Marker {
   commit: string;
   tree: string;
 }
-
-/** More changed paths than this are reset by a whole-index `read-tree` rather than a path list. */
-const MAX_LISTED_PATHS = 2000;
 
 function poolDir(outDir: string): string {
   return path.join(markerDir(outDir), POOL_DIR);
@@ -138,74 +128,58 @@ async function evict(dir: string, size: number): Promise<void> {
 
 function pooledWorkspace(dir: string, slot: Slot, prefix: string): Workspace {
   const root = slot.root;
-  let found: Changes | undefined;
-  const discard = (): Promise<void> => deleteSlot(dir, slot);
+  const drop = (): Promise<void> => deleteSlot(dir, slot);
+  // Once everything is staged, what is left untracked (ignored files, nested repositories, empty
+  // folders) is never part of the patch: it is cleaned while the patch is diffed from the index.
+  // Whether the clean worked; a failed one is the reset's to handle (the worktree goes).
+  let cleaned: Promise<boolean> = Promise.resolve(false);
   return {
     cwd: path.join(root, prefix),
     root,
     pooled: true,
     async diff() {
-      const { patch, changes } = await linePatch(slot);
-      found = changes;
-      return patch;
+      await git(['add', '-A'], root);
+      // Twice -f: nested repositories the line made go too.
+      cleaned = git(['clean', '-ffdxq'], root).then(
+        () => true,
+        () => false,
+      );
+      return git(patchArgs(slot.tree), root);
     },
     async remove() {
       try {
-        found ??= (await linePatch(slot)).changes;
-        await resetSlot(slot, found);
+        if (!(await cleaned)) throw new Error('the worktree was not cleaned');
+        await resetSlot(slot);
         fs.writeFileSync(path.join(dir, freeName(slot)), '');
       } catch {
-        await discard().catch(() => undefined);
+        await drop().catch(() => undefined);
       }
     },
-    discard,
+    async discard() {
+      await cleaned;
+      await drop();
+    },
   };
 }
 
-/** What a line changed in a pooled worktree: what the reset must undo. */
-interface Changes {
-  /** Paths of the patch: tracked at the start or staged now. */
-  paths: string[];
-  /** Top-most paths the starting tree does not have (new, ignored, leftovers). */
-  untracked: string[];
-  /** The index as it was read when it listed the tree's paths (the patch came from the files). */
-  index?: IndexView;
-  tracked: Tracked;
+/** The worktree's own git directory (`.git` in a worktree is a file naming it). */
+function gitDirOf(root: string): string {
+  const line = fs.readFileSync(path.join(root, '.git'), 'utf8').trim();
+  if (!line.startsWith('gitdir: ')) throw new Error(`${root}/.git is not a worktree's`);
+  return path.resolve(root, line.slice('gitdir: '.length));
 }
 
 /**
- * The line's patch against the slot's starting tree, and what it changed. When the line left
- * no path the tree lacks and the index still lists the tree's files, the worktree's own diff
- * against the tree is that patch, in one git process; otherwise everything is staged first
- * (`add -A`: new files join, ignored ones do not) and the staged diff is the patch.
+ * Back to the slot's start, once the line's patch was taken (which cleaned what it left
+ * untracked): HEAD, then the index and files at the starting tree.
  */
-async function linePatch(slot: Slot): Promise<{ patch: string; changes: Changes }> {
+async function resetSlot(slot: Slot): Promise<void> {
   const root = slot.root;
-  const tracked = await trackedPaths(root, slot.tree);
-  const untracked = await untrackedPaths(root, tracked);
-  const index = untracked.length === 0 && !tracked.gitlinks ? indexListsTree(root, tracked) : undefined;
-  if (!index) await git(['add', '-A'], root);
-  const patch = await git(patchArgs(slot.tree, index ? 'worktree' : 'staged'), root);
-  const paths = patchPaths(patch) ?? (await git(['diff', ...(index ? [] : ['--cached']), '--name-only', '-z', '--no-renames', slot.tree], root)).split('\0').filter(Boolean);
-  return { patch, changes: { paths, untracked, tracked, ...(index ? { index } : {}) } };
-}
-
-/** Back to the slot's start: nothing untracked left, HEAD, and the changed paths (index and files). */
-async function resetSlot(slot: Slot, changes: Changes): Promise<void> {
-  const root = slot.root;
-  // First, so a folder where a tracked file was is gone before the file is restored.
-  await Promise.all(changes.untracked.map((rel) => fs.promises.rm(path.join(root, rel), { recursive: true, force: true })));
   const head = fs.readFileSync(path.join(gitDirOf(root), 'HEAD'), 'utf8').trim();
   // A line that committed or switched branch: detach at the start again (a branch it made stays in the repository, as without the pool).
   if (head !== slot.commit) await git(['update-ref', '--no-deref', 'HEAD', slot.commit], root);
-  const changed = changes.paths;
-  const wholeTree = (): Promise<string> => git(['read-tree', '-u', '--reset', slot.tree], root);
-  if (changed.length > MAX_LISTED_PATHS) await wholeTree();
-  else if (changed.length > 0 && !(changes.index && (await writeBack(root, slot.common, changed, changes.tracked, changes.index)))) {
-    const restore = ['--literal-pathspecs', 'restore', `--source=${slot.tree}`, '--staged', '--worktree', '--pathspec-from-file=-', '--pathspec-file-nul'];
-    // restore refuses some lists (a staged file under a path the tree has as a file): the whole index then, which stats every file.
-    await git(restore, root, changed.join('\0')).catch(wholeTree);
-  }
+  // Rewrites the entries that differ (a folder the line put where a file was goes) and deletes the files the line added.
+  await git(['read-tree', '-u', '--reset', slot.tree], root);
 }
 
 /**

@@ -1,5 +1,5 @@
 /** Plain text of an undo report and of a checkpoint listing, shared by the CLI and the interactive mode. */
-import type { FileChange } from '../tools/types.js';
+import type { FileChange } from '../events/payloads.js';
 import type { CheckpointListing, UndoReport } from './undo.js';
 
 const MARK: Record<FileChange['kind'], string> = { create: 'A', modify: 'M', delete: 'D', move: 'R' };

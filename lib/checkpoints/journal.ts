@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { FileChange } from '../tools/types.js';
+import type { FileChange } from '../events/payloads.js';
 import { runGit, splitNul } from './git.js';
 
 /** Why a checkpoint was taken: before an agent turn, or before an undo (so the undo can be undone). */
@@ -32,16 +32,19 @@ export interface TurnRecord {
   after?: string;
   /** The tree of `after`. */
   afterTree?: string;
+  /** Pid of the process that ran the turn (absent for an undo and for older records). */
+  writerPid?: number;
 }
 
 const PREFIX = 'refs/minicode/turns/';
 
 /** The subject line that carries a record's metadata. */
-export function recordSubject(meta: { sessionId: string; turn: string; kind: CheckpointKind; at: number }): string {
-  return `minicode-checkpoint kind=${meta.kind} session=${encodeURIComponent(meta.sessionId)} turn=${encodeURIComponent(meta.turn)} at=${meta.at}`;
+export function recordSubject(meta: { sessionId: string; turn: string; kind: CheckpointKind; at: number; writerPid?: number }): string {
+  const pid = meta.writerPid === undefined ? '' : ` pid=${meta.writerPid}`;
+  return `minicode-checkpoint kind=${meta.kind} session=${encodeURIComponent(meta.sessionId)} turn=${encodeURIComponent(meta.turn)} at=${meta.at}${pid}`;
 }
 
-function parseSubject(subject: string): { sessionId: string; turn: string; kind: CheckpointKind; at: number } | undefined {
+function parseSubject(subject: string): { sessionId: string; turn: string; kind: CheckpointKind; at: number; writerPid?: number } | undefined {
   const fields = new Map(
     subject
       .split(' ')
@@ -51,8 +54,15 @@ function parseSubject(subject: string): { sessionId: string; turn: string; kind:
   const kind = fields.get('kind');
   const at = Number(fields.get('at'));
   if ((kind !== 'turn' && kind !== 'undo') || !Number.isFinite(at)) return undefined;
+  const pid = Number(fields.get('pid'));
   try {
-    return { kind, at, sessionId: decodeURIComponent(fields.get('session') ?? ''), turn: decodeURIComponent(fields.get('turn') ?? '') };
+    return {
+      kind,
+      at,
+      sessionId: decodeURIComponent(fields.get('session') ?? ''),
+      turn: decodeURIComponent(fields.get('turn') ?? ''),
+      ...(Number.isInteger(pid) && pid > 0 ? { writerPid: pid } : {}),
+    };
   } catch {
     return undefined;
   }

@@ -1,9 +1,13 @@
 /**
- * A "ghost commit" of the workspace: a temporary index seeded from the store's last one, one
- * walk of the work tree (`ls-files` of what changed, was deleted or is new since then), those
- * paths alone hashed into the index (`update-index`), `write-tree` (which reuses the index's
- * cached subtrees), `commit-tree`. Nothing here runs in the user's repository: the store has its own GIT_DIR and
- * every command gets the temporary index through GIT_INDEX_FILE.
+ * A "ghost commit" of the workspace, through git alone. The store keeps a persistent index of
+ * its own (`minicode-index`), the last snapshot's files with their stat data: a snapshot works on
+ * a copy of it, so git's stat cache tells what changed since and only those files are read and
+ * hashed. One walk of the work tree (`ls-files` of what changed, was deleted or is new), those
+ * paths alone hashed into the copy (`update-index`), `write-tree` (which reuses the index's
+ * cached subtrees), `commit-tree`; the copy then replaces the store's index. The first snapshot
+ * of a store starts from the tree of the user's HEAD (`read-tree`, `update-index --refresh`).
+ * Nothing here writes to the user's repository: the store has its own GIT_DIR and every command
+ * gets the index through GIT_INDEX_FILE.
  *
  * What is left out, and said so: files and folders the work tree's .gitignore files (nested
  * ones too) or the user's info/exclude ignore, the well-known build and dependency folders,
@@ -14,10 +18,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { PayloadOf } from '../events/payloads.js';
-import { fastSnapshot } from './fast-snapshot.js';
-import { runGit, splitNul } from './git.js';
-import type { RawChange } from './journal.js';
-import { isPlainIndex, writeCommit, type CommitFields } from './objects.js';
+import { GitError, runGit, splitNul, type GitPlace } from './git.js';
 import type { WorkspaceStore } from './store.js';
 
 /** Why a path was left out of a checkpoint (the event model's list). */
@@ -34,8 +35,6 @@ export interface Snapshot {
   commit: string;
   tree: string;
   skipped: SkippedPath[];
-  /** The changes from the tree the store's index held before, when the snapshot saw them itself. */
-  diff?: { from: string; changes: RawChange[] };
 }
 
 /** The snapshot could not be taken without breaking a limit (too many new files). */
@@ -56,8 +55,6 @@ export interface SnapshotOptions {
   parent?: string;
   /** Look for build and dependency folders to report as skipped (an extra walk); default true. */
   reportSkippedDirs?: boolean;
-  /** Commit time, ms since the epoch; default now. */
-  at?: number;
 }
 
 /** `add --ignore-errors` exits 1 when some file could not be read; the others are added. */
@@ -168,37 +165,28 @@ export function serialInStore<T>(store: WorkspaceStore, work: () => Promise<T>):
 }
 
 /**
- * Seed the store's first index from the user's own (when the workspace is the top level of a
- * repository whose index is a plain version-2 file): its entries already hold the hashes and
- * stat data of every tracked file, so only what differs from it is read and hashed. Read through
- * one descriptor, so content and mtime come from the same file even if git replaces it meanwhile.
+ * Seed the store's first index with the tree the user's HEAD holds at the workspace, then let
+ * git refresh it: every tracked file is hashed once and its stat data recorded, so the next
+ * snapshots rehash only what changes. Tracked files thus stay in the checkpoints even inside a
+ * skipped folder name or over the size limit. False when there is no such tree (no repository,
+ * no commit yet): the walk then finds every file new.
  */
-function seedFromUserIndex(store: WorkspaceStore, indexFile: string): boolean {
-  if (!store.userIndex) return false;
-  let fd: number | undefined;
+async function seedFromUserHead(store: WorkspaceStore, place: GitPlace): Promise<boolean> {
+  if (store.userPrefix === undefined) return false;
+  let tree: string;
   try {
-    fd = fs.openSync(store.userIndex, 'r');
-    const st = fs.fstatSync(fd);
-    const data = fs.readFileSync(fd);
-    if (!isPlainIndex(data)) return false;
-    fs.writeFileSync(indexFile, data);
-    fs.utimesSync(indexFile, st.atime, st.mtime);
-    return true;
-  } catch {
-    return false;
-  } finally {
-    if (fd !== undefined) fs.closeSync(fd);
+    // Read-only in the user's repository.
+    // `HEAD:<path>` names the folder's tree (a workspace is a folder); the top is HEAD's own.
+    const spec = store.userPrefix === '' ? 'HEAD^{tree}' : `HEAD:${store.userPrefix.replace(/\/$/, '')}`;
+    tree = (await runGit(['rev-parse', '--verify', '--quiet', spec], { cwd: store.workTree })).stdout.trim();
+  } catch (error) {
+    if (error instanceof GitError) return false; // no commit yet, or the folder is not in it
+    throw error;
   }
-}
-
-/** The commit of a snapshot: written directly as a loose object, or by git when the store is not SHA-1. */
-async function commitOf(store: WorkspaceStore, fields: CommitFields): Promise<string> {
-  try {
-    return writeCommit(store.gitDir, fields);
-  } catch {
-    const args = ['commit-tree', fields.tree, ...(fields.parent ? ['-p', fields.parent] : []), '-F', '-'];
-    return (await runGit(args, { gitDir: store.gitDir, cwd: store.gitDir, input: fields.message + '\n' })).stdout.trim();
-  }
+  await runGit(['read-tree', tree], place);
+  // Exit 1: some files differ from HEAD (the walk lists them next).
+  await runGit(['update-index', '-q', '--refresh'], { ...place, okCodes: [0, 1] });
+  return true;
 }
 
 /** Take a snapshot of the store's work tree as a commit in the store. */
@@ -206,24 +194,17 @@ export function takeSnapshot(store: WorkspaceStore, options: SnapshotOptions): P
   return serialInStore(store, () => snapshotNow(store, options));
 }
 
+/**
+ * The snapshot: a copy of the store's index (the first one seeded from the user's HEAD), one
+ * walk listing what changed since it, those paths hashed into it, `write-tree`, `commit-tree`.
+ */
 async function snapshotNow(store: WorkspaceStore, options: SnapshotOptions): Promise<Snapshot> {
-  const fast = await fastSnapshot(store, { reportSkippedDirs: options.reportSkippedDirs !== false });
-  if (fast) {
-    const commit = await commitOf(store, { tree: fast.tree, message: options.message, at: options.at ?? Date.now(), ...(options.parent ? { parent: options.parent } : {}) });
-    return { commit, ...fast };
-  }
-  return snapshotWithGit(store, options);
-}
-
-/** The snapshot by git: the first of a store (seeded from the user's index), and whatever the in-process one declines. */
-async function snapshotWithGit(store: WorkspaceStore, options: SnapshotOptions): Promise<Snapshot> {
   const shared = sharedIndexOf(store);
   const indexFile = `${shared}.${process.pid}.${randomBytes(4).toString('hex')}`;
   const place = { gitDir: store.gitDir, workTree: store.workTree, indexFile };
   try {
-    // Without a shared index (the first snapshot) start from the user's index, else from an empty one.
     const fromShared = seedIndex(shared, indexFile);
-    if (!fromShared) seedFromUserIndex(store, indexFile);
+    if (!fromShared) await seedFromUserHead(store, place);
     const known = fromShared ? notedTree(store) : undefined;
     // One walk of the work tree: files changed or deleted since the seed index, and new ones.
     const listing = await runGit(['ls-files', '-z', '-t', '--modified', '--deleted', '--others', '--exclude-standard'], place);
@@ -259,7 +240,8 @@ async function snapshotWithGit(store: WorkspaceStore, options: SnapshotOptions):
     for (const d of dirs) skipped.push({ path: d, reason: 'build-or-dependency-dir' });
     const unchanged = touched.size === 0 && known !== undefined;
     const tree = unchanged ? known : (await runGit(['write-tree'], place)).stdout.trim();
-    const commit = await commitOf(store, { tree, message: options.message, at: options.at ?? Date.now(), ...(options.parent ? { parent: options.parent } : {}) });
+    const args = ['commit-tree', tree, ...(options.parent ? ['-p', options.parent] : []), '-F', '-'];
+    const commit = (await runGit(args, { gitDir: store.gitDir, cwd: store.gitDir, input: options.message + '\n' })).stdout.trim();
     if (!unchanged) replaceSharedIndex(store, indexFile, tree);
     return { commit, tree, skipped };
   } finally {

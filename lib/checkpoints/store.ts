@@ -21,8 +21,8 @@ export interface WorkspaceStore {
   workspaceId: string;
   /** The user's repository's common git directory, when the workspace is inside one. */
   userGitDir?: string;
-  /** The user's index file, when the workspace is the top level of the user's work tree (read, never written). */
-  userIndex?: string;
+  /** The workspace's path in the user's work tree ('' at its top, else ending in '/'), when it is inside one. */
+  userPrefix?: string;
   limits: CheckpointLimits;
 }
 
@@ -31,10 +31,10 @@ export function workspaceIdOf(realPath: string): string {
   return createHash('sha256').update(realPath).digest('hex').slice(0, 16);
 }
 
-/** Where the user's repository keeps its objects and, when `workTree` is its top level, its index. */
+/** Where the user's repository keeps its objects, and where the workspace is in its work tree. */
 interface UserRepository {
   commonDir: string;
-  index?: string;
+  prefix: string;
 }
 
 /**
@@ -57,12 +57,11 @@ export function noGitEntryAbove(dir: string): boolean {
 async function userRepositoryOf(workTree: string): Promise<UserRepository | undefined> {
   if (noGitEntryAbove(workTree)) return undefined;
   try {
-    const { stdout } = await runGit(['rev-parse', '--path-format=absolute', '--git-common-dir', '--git-dir', '--show-toplevel'], { cwd: workTree });
-    const [commonDir, gitDir, topLevel] = stdout.split('\n');
-    if (!commonDir || !gitDir || !fs.existsSync(path.join(commonDir, 'objects'))) return undefined;
-    // The index's paths are relative to the top level: it can seed the store only there.
-    const atTop = topLevel !== undefined && topLevel !== '' && fs.realpathSync(topLevel) === workTree;
-    return { commonDir, ...(atTop ? { index: path.join(gitDir, 'index') } : {}) };
+    // --show-toplevel fails outside a work tree (a bare repository, inside a git directory).
+    const { stdout } = await runGit(['rev-parse', '--path-format=absolute', '--git-common-dir', '--show-toplevel', '--show-prefix'], { cwd: workTree });
+    const [commonDir, , prefix] = stdout.split('\n');
+    if (!commonDir || prefix === undefined || !fs.existsSync(path.join(commonDir, 'objects'))) return undefined;
+    return { commonDir, prefix };
   } catch {
     return undefined;
   }
@@ -149,7 +148,7 @@ async function setUpStore(home: string, cwd: string, limits: CheckpointLimits): 
     }
   }
   writeIfChanged(path.join(gitDir, 'info', 'exclude'), [...limits.skipDirs.map((d) => `${d}/`), ...ownDataInside(home, workTree), userExclude].join('\n') + '\n');
-  return { workTree, gitDir, workspaceId, limits, ...(userGitDir ? { userGitDir } : {}), ...(user?.index ? { userIndex: user.index } : {}) };
+  return { workTree, gitDir, workspaceId, limits, ...(userGitDir ? { userGitDir } : {}), ...(user ? { userPrefix: user.prefix } : {}) };
 }
 
 /** The store of `cwd` if one exists (no creation), for `undo` and `checkpoints`. */

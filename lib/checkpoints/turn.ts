@@ -7,7 +7,7 @@
  */
 import { draft } from '../events/draft.js';
 import type { EventDraft } from '../events/index.js';
-import type { FileChange } from '../tools/types.js';
+import type { FileChange } from '../events/payloads.js';
 import { newRecordKey, recordRef, recordSubject, setRecordRef, diffCommits } from './journal.js';
 import { pruneIfDue } from './prune.js';
 import { DEFAULT_CHECKPOINT_RETENTION, type CheckpointSettings } from './settings.js';
@@ -69,7 +69,7 @@ export function createTurnCheckpoints(options: TurnCheckpointOptions): Workspace
       ),
     );
   };
-  const subject = (): string => recordSubject({ sessionId: options.sessionId, turn: String(options.turn), kind: 'turn', at: clock() });
+  const subject = (): string => recordSubject({ sessionId: options.sessionId, turn: String(options.turn), kind: 'turn', at: clock(), writerPid: process.pid });
 
   const start = async (): Promise<void> => {
     try {
@@ -78,7 +78,7 @@ export function createTurnCheckpoints(options: TurnCheckpointOptions): Workspace
       mark('checkpoint: store opened');
       const at = clock();
       key = newRecordKey(at);
-      const snap = await takeSnapshot(store, { message: subject(), at });
+      const snap = await takeSnapshot(store, { message: subject() });
       before = snap.commit;
       last = snap.commit;
       lastTree = snap.tree;
@@ -103,9 +103,7 @@ export function createTurnCheckpoints(options: TurnCheckpointOptions): Workspace
         try {
           const snap = await takeSnapshot(store, { message: subject(), parent: before, reportSkippedDirs: false });
           // Same tree, same files: no diff to run.
-          // The snapshot's own diff when it started from the last one's tree, else git's.
-          const seen = snap.diff?.from === lastTree ? snap.diff.changes.map((c) => ({ path: c.path, kind: c.kind })) : undefined;
-          const changes = snap.tree === lastTree ? [] : (seen ?? (await diffCommits(store.gitDir, last, snap.commit)));
+          const changes = snap.tree === lastTree ? [] : await diffCommits(store.gitDir, last, snap.commit);
           last = snap.commit;
           lastTree = snap.tree;
           await setRecordRef(store.gitDir, key, 'after', snap.commit);

@@ -5,8 +5,10 @@
  * same session, so the next undo takes the undo back), then restores the chosen checkpoint.
  */
 import { MinicodeError } from '../errors.js';
-import type { FileChange } from '../tools/types.js';
+import type { FileChange } from '../events/payloads.js';
 import { runGit } from './git.js';
+import { pidAlive } from '../pid-alive.js';
+import { displayId } from '../ids.js';
 import { diffCommits, listRecords, newRecordKey, recordSubject, setRecordRef, type TurnRecord } from './journal.js';
 import { applyRestore, restoreChanges } from './restore.js';
 import { pruneStore, stampPruned, type PruneReport } from './prune.js';
@@ -24,6 +26,8 @@ export interface UndoOptions {
   to?: string;
   /** List the changes, change nothing. */
   dryRun?: boolean;
+  /** Undo even while the session's run is still going (another live process); default false. */
+  force?: boolean;
   /** Default `Date.now`. */
   clock?: () => number;
 }
@@ -94,7 +98,6 @@ export async function undoWorkspace(options: UndoOptions): Promise<UndoReport> {
         takeSnapshot(store, {
           message: recordSubject({ sessionId: options.sessionId ?? rs.at(-1)?.sessionId ?? '', turn: 'undo', kind: 'undo', at: snapshotAt }),
           reportSkippedDirs: false,
-          at: snapshotAt,
         }),
       () => undefined,
     ),
@@ -119,6 +122,7 @@ export async function undoWorkspace(options: UndoOptions): Promise<UndoReport> {
     target = undone.before;
     targetTree = undone.beforeTree;
   }
+  if (!options.dryRun && !options.force) refuseLive(records, undone?.sessionId ?? sessionId);
   const changes = await restoreChanges(store, current.commit, target);
   const base = { restored: target, sessionId, ...(undone ? { turn: undone.kind === 'undo' ? undone.key : undone.turn } : {}), changes: changes.map((c) => ({ path: c.path, kind: c.kind })) };
   if (options.dryRun) return { ...base, dryRun: true };
@@ -129,6 +133,19 @@ export async function undoWorkspace(options: UndoOptions): Promise<UndoReport> {
   // the target's tree: no second snapshot needed.
   await setRecordRef(store.gitDir, key, 'after', target);
   return { ...base, undoCheckpoint: current.commit, dryRun: false };
+}
+
+/**
+ * Refuse to undo a session whose run is still going: its process (the pid its turn records
+ * carry) is alive and is not this one (chat's own /undo). Restoring under a run that is still
+ * writing leaves a mix of both, and the run then reports changes that are no longer there.
+ */
+function refuseLive(records: TurnRecord[], sessionId: string): void {
+  const live = records.find((r) => r.sessionId === sessionId && r.writerPid !== undefined && r.writerPid !== process.pid && pidAlive(r.writerPid));
+  if (!live) return;
+  throw new MinicodeError('MINICODE_E_UNDO_LIVE', `session ${displayId(sessionId)} is still running (process ${live.writerPid}): undoing now would mix its changes with the restore`, {
+    action: 'wait for that run to end (or stop it), then undo; --force undoes anyway',
+  });
 }
 
 /** How many checkpoint diffs a listing runs at once. */

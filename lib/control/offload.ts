@@ -16,15 +16,14 @@ const BYTES_ABOVE_CHARS = 64 * 1024;
 
 /**
  * Transcripts of at least this many characters (1 Mi) are folded in the pool; smaller ones on
- * the calling thread. Measured in bench/pool-sizes: below it the in-process fold stalls the loop
- * less (5 ms at 540 Ki chars) than encoding the transcript for the pool and decoding the answer
- * (about 50 ms); at 1 Mi chars the two cross.
+ * the calling thread: below it the in-process fold stalls the loop less than encoding the
+ * transcript for the pool and decoding the answer (bench/pool-sizes measures where the two cross).
  */
 export const FOLD_IN_POOL_CHARS = 1024 * 1024;
 
 /**
- * Exact o200k token count of a text, always in the pool: the count stalls a loop ~40 ms per
- * 26 Ki chars, and loading the o200k table costs ~66 MB RSS, which the main thread never pays.
+ * Exact o200k token count of a text, always in the pool: the count stalls a loop for long on
+ * a large text, and the o200k table is tens of megabytes of memory the main thread never pays.
  */
 export async function countTokensExact(text: string, run: Pick<RunOptions, 'signal'> = {}): Promise<WorkerResult<CountTokensValue>> {
   if (text.length < BYTES_ABOVE_CHARS) return runWorker('count-tokens', { text }, run);

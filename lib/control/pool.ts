@@ -1,7 +1,7 @@
 /**
  * The one worker pool (Piscina) of the process: exact token counting, context estimation over
  * whole transcripts, mechanical compaction, and the runs of a local batch. Created lazily on
- * first use (a fresh pool costs ~100 ms before its first result, which a short `exec` should
+ * first use (a fresh pool takes a while before its first result, which a short `exec` should
  * not pay), sized to the machine, shut down with {@link closePool} or when its last holder lets
  * go ({@link holdPool}). Every task is cancellable with an AbortSignal and every failure, the
  * pool's own included, comes back as coded data.
@@ -31,11 +31,10 @@ export interface PoolOptions {
 }
 
 /**
- * Tasks one worker runs at once unless a batch asks for more: 16. Measured in bench/batch
- * (1,000 two-turn runs over loopback, one thread, concurrency 64): 16 per thread gave 44–60
- * runs/s with the coordinator's p99 lag at 55–64 ms and the thread's own at 176–231 ms, 64 per
- * thread 33–52 runs/s, 73–102 ms and 682–1,116 ms; on loopback the runs are CPU-bound, so more
- * at once only lengthens each thread's turns. CPU-bound tasks (a fold, an exact count) are
+ * Tasks one worker runs at once unless a batch asks for more: 16 (bench/batch compares it with
+ * 64 per thread: more runs at once gave fewer runs/s and longer event-loop lags, figures in
+ * docs/benchmarks.md). On loopback the runs are CPU-bound, so more at once only lengthens each
+ * thread's turns. CPU-bound tasks (a fold, an exact count) are
  * synchronous and simply queue on their thread; the least-busy balancer picks the emptiest.
  */
 export const DEFAULT_TASKS_PER_WORKER = 16;

@@ -59,7 +59,7 @@ export async function encodeTranscriptSliced(messages: readonly TranscriptMessag
     }
   }
   flush();
-  // One copy into a single buffer: memcpy speed, a few ms at most for 5 MB.
+  // One copy into a single buffer: memcpy speed, short even for the largest transcript.
   const out = new Uint8Array(total);
   let offset = 0;
   for (const p of parts) {

@@ -28,3 +28,12 @@ export type IngestFormat = (typeof INGEST_FORMATS)[number];
 export function isFormat<T extends string>(formats: readonly T[], name: string): name is T {
   return (formats as readonly string[]).includes(name);
 }
+
+/**
+ * The base URL a format uses against a server at `origin` (the replay server, a proxy): the
+ * OpenAI formats live under `/v1`, the others at the root.
+ */
+export function baseUrlForOrigin(format: ProviderFormat, origin: string): string {
+  const root = origin.replace(/\/+$/, '');
+  return format === 'openai-chat' || format === 'openai-responses' ? `${root}/v1` : root;
+}

@@ -82,6 +82,15 @@ export const FileDiff = z.object({
 });
 export type FileDiff = z.infer<typeof FileDiff>;
 
+/** A file a tool created, modified or deleted: one entry of `file.changed`. */
+export const FileChange = z.object({
+  path: z.string(),
+  kind: z.enum(['create', 'modify', 'delete', 'move']),
+  /** What changed in a text file an edit tool wrote (absent for other changes, and in sessions stored before diffs). */
+  diff: FileDiff.optional(),
+});
+export type FileChange = z.infer<typeof FileChange>;
+
 /** Kind of tool, as ACP and the renderers group them. */
 export const ToolKind = z.enum(['read', 'edit', 'delete', 'move', 'search', 'execute', 'think', 'fetch', 'other']);
 
@@ -324,16 +333,7 @@ export const payloadSchemas = {
     durationMs: durationMs.optional(),
   }),
   'file.changed': z.object({
-    changes: z
-      .array(
-        z.object({
-          path: z.string(),
-          kind: z.enum(['create', 'modify', 'delete', 'move']),
-          /** What changed in a text file an edit tool wrote (absent for other changes, and in sessions stored before diffs). */
-          diff: FileDiff.optional(),
-        }),
-      )
-      .min(1),
+    changes: z.array(FileChange).min(1),
     toolCallId: z.string().optional(),
     diffRef: ContentRef.optional(),
   }),

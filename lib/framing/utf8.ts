@@ -1,18 +1,18 @@
 /**
- * Streaming UTF-8 decoding for the framers, about 2–3x faster than `TextDecoder {stream: true}`
- * on Node 20 (measured on 1–16 KiB chunks): V8's `Buffer#toString('utf8')` decodes whole
+ * Streaming UTF-8 decoding for the framers, faster than `TextDecoder {stream: true}` on
+ * Node 20 (bench/sse-framing measures the framers): V8's `Buffer#toString('utf8')` decodes whole
  * chunks, and an incomplete code point at the end of a chunk is held back and prepended to the
  * next one. Invalid bytes become U+FFFD (never a throw); a BOM is kept (the caller decides).
  *
  * Two paths that give exactly the text the plain path gives:
  * - a pure-ASCII chunk (the common case: provider JSON escapes most non-ASCII) is recognised with
- *   `buffer.isAscii` (SIMD, ~0.1 µs per KiB) and decoded as latin1, the same text for bytes
+ *   `buffer.isAscii` (SIMD) and decoded as latin1, the same text for bytes
  *   < 0x80; no tail to look for, no copy. (V8's UTF-8 decoder is about as fast on ASCII: the
  *   check is what tells {@link Utf8StreamDecoder.decodeSegments} a chunk needs no cutting.)
  * - {@link Utf8StreamDecoder.decodeSegments} cuts a chunk that does hold non-ASCII bytes at LF
  *   bytes (always a code point boundary) into blocks of about {@link SEGMENT_BYTES}, so that
  *   only the blocks with non-ASCII text become V8 two-byte strings. Every slice of a two-byte
- *   string is two-byte too, and `JSON.parse` is ~35% slower on those: one emoji must not slow
+ *   string is two-byte too, and `JSON.parse` is slower on those: one emoji must not slow
  *   down the parsing of every other frame of a 16 KiB chunk.
  *   A long pure-ASCII chunk (a file read in 256 KiB pieces) is cut at LF bytes into blocks of
  *   about {@link ASCII_BLOCK_BYTES} too: a string past V8's large-object threshold (128 KiB)
@@ -57,8 +57,8 @@ type Slice = (this: Uint8Array, start: number, end: number) => string;
 const proto = Buffer.prototype as unknown as { latin1Slice?: Slice; utf8Slice?: Slice };
 /**
  * `Buffer#latin1Slice` / `utf8Slice` are what `toString` calls after its argument checks; they
- * accept any Uint8Array, so no Buffer view has to be allocated per chunk. Together that is ~40%
- * of the decoding cost at 1 KiB chunks. They are not in the documented API, so fall back to
+ * accept any Uint8Array, so no Buffer view has to be allocated per chunk, which is much of the
+ * decoding cost at small chunks. They are not in the documented API, so fall back to
  * `toString` should a Node version drop them.
  */
 const latin1: Slice =

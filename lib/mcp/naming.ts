@@ -5,16 +5,10 @@
  * of the original pair, so two different tools never share a name.
  */
 import { createHash } from 'node:crypto';
+import { MCP_PREFIX, sanitizeNamePart } from '../policy/mcp-names.js';
 
 /** The longest tool name every provider accepts. */
 export const MAX_TOOL_NAME = 64;
-/** Every MCP tool name starts with this. */
-export const MCP_PREFIX = 'mcp__';
-
-/** `s` with every character outside `[A-Za-z0-9_-]` replaced by `_`. */
-export function sanitizeNamePart(s: string): string {
-  return s.replace(/[^A-Za-z0-9_-]/g, '_');
-}
 
 function shortHash(server: string, tool: string, salt: number): string {
   return createHash('sha256').update(`${server}\u0000${tool}\u0000${salt}`).digest('hex').slice(0, 8);
@@ -38,9 +32,4 @@ export function mcpToolName(server: string, tool: string, taken: Set<string>): s
       return name;
     }
   }
-}
-
-/** The `mcp__<server>__*` pattern that allows every tool of a server in `approval.allowTools`. */
-export function serverWildcard(server: string): string {
-  return `${MCP_PREFIX}${sanitizeNamePart(server)}__*`;
 }

@@ -1,6 +1,21 @@
 import { draft } from '../events/draft.js';
 import type { EventDraftOf } from '../events/index.js';
-import type { ApprovalDecision, ApprovalRequest } from '../tools/types.js';
+import type { FileDiff } from '../events/payloads.js';
+
+/** What a tool asks the approval hook (a write outside the workspace, a gated action). */
+export interface ApprovalRequest {
+  toolName: string;
+  toolCallId?: string;
+  /** One line: what would happen, e.g. `write /etc/hosts` or `git commit -m "..."`. */
+  action: string;
+  /** Why approval is needed, e.g. `outside-workspace`, `gated`. */
+  reason: string;
+  /** What an edit would change (from the tool's `preview`), shown with the question. */
+  diff?: FileDiff | undefined;
+}
+
+/** Answer of the approval hook; `allow-always` is remembered by the caller, not the tool. */
+export type ApprovalDecision = 'allow' | 'allow-always' | 'deny' | 'cancelled';
 
 /** Why an approval settled: a person answered, the policy answered, or nobody could. */
 export type SettleReason = 'user' | 'policy' | 'no-tty' | 'parent-ended';

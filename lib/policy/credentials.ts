@@ -4,7 +4,8 @@
  * reaches a command the model chose. Which variables are credentials is decided in
  * `credential-rule.ts`, the same decision the output scrubber masks by.
  */
-import { isCredentialVariable } from './credential-rule.js';
+import { buildRuleTable, createTextRedactor } from '../scrub/secret-redactor.js';
+import { credentialSecretsFromEnv, isCredentialVariable } from './credential-rule.js';
 
 export { credentialSecretsFromEnv, credentialVerdict, isCredentialName, isCredentialVariable, type CredentialVerdict } from './credential-rule.js';
 
@@ -42,4 +43,16 @@ export function scrubEnvironment(env: NodeJS.ProcessEnv, options: ScrubEnvironme
 export function removedCredentialNames(env: NodeJS.ProcessEnv, options: ScrubEnvironmentOptions = {}): string[] {
   const kept = scrubEnvironment(env, options);
   return Object.keys(env).filter((name) => env[name] !== undefined && !(name in kept));
+}
+
+/**
+ * Masks the known credential values of `env` (exact values and their encodings, as the scrub
+ * stage does: `[REDACTED:env:NAME]`) and nothing else: for what is sent back to the provider (a
+ * tool result holding `cat .env` or `env` output). Format rules are not applied there: a
+ * `password = "..."` in a file the model is editing is the model's work, not a leak of ours.
+ */
+export function credentialValueMasker(env: Readonly<Record<string, string | undefined>>): (text: string) => string {
+  const secrets = credentialSecretsFromEnv(env);
+  if (secrets.length === 0) return (text) => text;
+  return createTextRedactor(buildRuleTable(secrets, []));
 }

@@ -1,5 +1,7 @@
-import { MCP_PREFIX, serverWildcard } from '../mcp/naming.js';
-import type { ToolKindName } from '../tools/types.js';
+import { MCP_PREFIX, serverWildcard } from './mcp-names.js';
+
+/** Kind of tool, as the renderers and the policy group them (a subset of the event model's ToolKind). */
+export type ToolKindName = 'read' | 'edit' | 'execute' | 'search' | 'other';
 
 /** How much the agent may do without asking. */
 export type ApprovalModeName = 'ask' | 'auto' | 'read-only';

@@ -1,5 +1,5 @@
 import { PROVIDER_FORMATS, type ProviderFormat } from '../decode/formats.js';
-import { baseUrlForOrigin } from '../agent/provider-select.js';
+import { baseUrlForOrigin } from '../decode/formats.js';
 import { MinicodeError } from '../errors.js';
 import { loadCassette } from './cassette.js';
 import { startReplayServer, type ReplayServer, type ReplayServerOptions } from './server.js';

@@ -1,16 +1,17 @@
+import { httpRequest, type HttpClient, type HttpReply } from '../agent/http-client.js';
 import { outputRedactor } from '../artefacts.js';
 import { bodyDigest, redactPath, writeExchange, writeManifest, type Chunk } from './cassette.js';
 
-/** Options of {@link createRecordingFetch}. */
-export interface RecordingFetchOptions {
+/** Options of {@link createRecordingClient}. */
+export interface RecordingClientOptions {
   /** Cassette directory (`--record DIR`); created if absent. */
   dir: string;
   /** Wire format of the provider being recorded (goes in `cassette.json`). */
   format: string;
   model?: string;
   description?: string;
-  /** The fetch to wrap; default the global `fetch`. */
-  fetch?: typeof fetch;
+  /** The client to wrap; default {@link httpRequest}. */
+  client?: HttpClient;
   /** Injected clock for chunk timing; default `Date.now`. */
   clock?: () => number;
   /**
@@ -20,16 +21,8 @@ export interface RecordingFetchOptions {
   env?: Readonly<Record<string, string | undefined>>;
 }
 
-/** Statuses whose responses cannot carry a body (a `Response` with one would throw). */
+/** Statuses whose responses carry no body: written at once, as nothing will be read. */
 const NULL_BODY = new Set([101, 103, 204, 205, 304]);
-
-function requestParts(input: Parameters<typeof fetch>[0], init: Parameters<typeof fetch>[1]): { method: string; url: URL; body: string } {
-  const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
-  const method = init?.method ?? (typeof input === 'object' && 'method' in input ? input.method : 'GET');
-  const raw = init?.body;
-  const body = typeof raw === 'string' ? raw : raw instanceof Uint8Array ? Buffer.from(raw).toString('utf8') : '';
-  return { method, url, body };
-}
 
 function parsedBody(body: string): unknown {
   if (body === '') return undefined;
@@ -103,22 +96,22 @@ function redactResponse(body: Buffer, chunks: Chunk[], redact: (text: string) =>
 }
 
 /**
- * A `fetch` that records every exchange into a cassette while passing the response through
- * untouched: the body is teed chunk by chunk as the caller reads it (no buffering ahead of the
- * consumer), and the exchange is written when the body ends, errors or is cancelled (then it
- * is marked `truncated`). Secret headers and `key=` query parameters are redacted on disk,
- * and so are secrets in the request body (tool output the model was sent) and in each JSON event
- * of the response: the same redactor as the scrub stage, with the credential values of `env`.
- * A secret the model streams back split across events is not seen whole in any one event and
- * stays in the response file; the request that carries it on to the next turn is scrubbed.
- * Cassettes get committed; a raw body would publish whatever a tool printed. Replay does not
- * need the raw bodies: exchanges are served in order or matched on method, path and the number
- * of model turns in the live request, never on the recorded body's text. The `bodyDigest` is
- * of the bytes sent, for a reader to tell two requests apart.
+ * A provider client that records every exchange into a cassette while passing the response
+ * through untouched: the body is teed chunk by chunk as the caller reads it (no buffering ahead
+ * of the consumer), and the exchange is written when the body ends, errors or is left unread to
+ * the end (then it is marked `truncated`). Secret headers and `key=` query parameters are
+ * redacted on disk, and so are secrets in the request body (tool output the model was sent) and
+ * in each JSON event of the response: the same redactor as the scrub stage, with the credential
+ * values of `env`. A secret the model streams back split across events is not seen whole in any
+ * one event and stays in the response file; the request that carries it on to the next turn is
+ * scrubbed. Cassettes get committed; a raw body would publish whatever a tool printed. Replay
+ * does not need the raw bodies: exchanges are served in order or matched on method, path and the
+ * number of model turns in the live request, never on the recorded body's text. The
+ * `bodyDigest` is of the bytes sent, for a reader to tell two requests apart.
  * An exchange whose body is never read is not written.
  */
-export function createRecordingFetch(options: RecordingFetchOptions): typeof fetch {
-  const baseFetch = options.fetch ?? globalThis.fetch;
+export function createRecordingClient(options: RecordingClientOptions): HttpClient {
+  const client = options.client ?? httpRequest;
   const clock = options.clock ?? Date.now;
   const redact = outputRedactor(options.env ?? process.env);
   writeManifest(options.dir, {
@@ -129,61 +122,59 @@ export function createRecordingFetch(options: RecordingFetchOptions): typeof fet
     ...(options.description ? { description: options.description } : {}),
   });
   let counter = 0;
-  const recording = async (input: Parameters<typeof fetch>[0], init?: Parameters<typeof fetch>[1]): Promise<Response> => {
+  return async (sent) => {
     const index = counter++;
-    const { method, url, body } = requestParts(input, init);
-    const parsed = parsedBody(body);
+    const url = new URL(sent.url);
+    const parsed = parsedBody(sent.body);
     const request = {
-      method,
+      method: sent.method,
       path: redactPath(url.pathname + url.search),
-      bodyDigest: bodyDigest(body),
+      bodyDigest: bodyDigest(sent.body),
       ...(parsed === undefined ? {} : { body: redactJson(parsed, redact) }),
     };
-    const response = await baseFetch(input, init);
-    const headers: Record<string, string> = {};
-    response.headers.forEach((value, name) => {
-      headers[name] = value;
-    });
-    if (!response.body || NULL_BODY.has(response.status)) {
-      writeExchange(options.dir, index, { request, status: response.status, headers, body: Buffer.alloc(0) });
-      return response;
+    const reply = await client(sent);
+    const { status, headers } = reply;
+    if (NULL_BODY.has(status)) {
+      writeExchange(options.dir, index, { request, status, headers, body: Buffer.alloc(0) });
+      return reply;
     }
     const parts: Buffer[] = [];
     const chunks: Chunk[] = [];
-    let last = clock();
     let written = false;
-    const finish = (truncated: boolean) => {
+    const finish = (truncated: boolean): void => {
       if (written) return;
       written = true;
       const masked = redactResponse(Buffer.concat(parts), chunks, redact);
-      writeExchange(options.dir, index, { request, status: response.status, headers, body: masked.body, chunks: masked.chunks, truncated });
+      writeExchange(options.dir, index, { request, status, headers, body: masked.body, chunks: masked.chunks, truncated });
     };
-    const reader = response.body.getReader();
-    const teed = new ReadableStream<Uint8Array>({
-      async pull(controller) {
-        try {
-          const { done, value } = await reader.read();
-          if (done) {
-            finish(false);
-            controller.close();
-            return;
-          }
+    async function* teed(): AsyncGenerator<Uint8Array> {
+      let last = clock();
+      let ended = false;
+      try {
+        for await (const chunk of reply.body) {
           const now = clock();
-          if (value.byteLength > 0) chunks.push({ bytes: value.byteLength, delayMs: Math.max(0, now - last) });
+          if (chunk.byteLength > 0) chunks.push({ bytes: chunk.byteLength, delayMs: Math.max(0, now - last) });
           last = now;
-          parts.push(Buffer.from(value));
-          controller.enqueue(value);
-        } catch (error) {
-          finish(true);
-          controller.error(error);
+          parts.push(Buffer.from(chunk));
+          yield chunk;
         }
+        ended = true;
+      } finally {
+        // Also reached when the caller stops reading (`return()`) or the stream fails.
+        finish(!ended);
+      }
+    }
+    const body = teed();
+    const recorded: HttpReply = {
+      status,
+      headers,
+      body,
+      async bytes() {
+        const all: Buffer[] = [];
+        for await (const chunk of body) all.push(Buffer.from(chunk));
+        return Buffer.concat(all);
       },
-      cancel(reason) {
-        finish(true);
-        return reader.cancel(reason);
-      },
-    });
-    return new Response(teed, { status: response.status, statusText: response.statusText, headers: response.headers });
+    };
+    return recorded;
   };
-  return recording as typeof fetch;
 }

@@ -46,7 +46,7 @@ export interface EventScrubber {
  * Payload keys shown on one line (tool names, paths, commands): line breaks are escaped visibly.
  * A switch rather than a `Set`: this is asked for every string field, and the keys are
  * internalised strings, so each case is a pointer comparison where `Set.prototype.has` was a
- * builtin call and a hash lookup (the stage took 5-10% less time over the Codex stream).
+ * builtin call and a hash lookup.
  */
 function isSingleLineKey(key: string): boolean {
   switch (key) {
@@ -135,7 +135,7 @@ export function createEventScrubber(options: EventScrubberOptions = {}): EventSc
     }
     if (Array.isArray(value)) {
       // A plain array in which nothing changes comes back without building a copy; on the
-      // first change (rare) the copy is made by `map` as before (holes stay holes), which
+      // first change (rare) the copy is made by `map` (holes stay holes), which
       // scrubs the elements again (scrubbing is pure, so the result is the same).
       if (Object.getPrototypeOf(value) === Array.prototype) {
         let i = 0;
@@ -150,7 +150,7 @@ export function createEventScrubber(options: EventScrubberOptions = {}): EventSc
     if (value !== null && typeof value === 'object') {
       const record = value as Record<string, unknown>;
       if (Object.getPrototypeOf(value) === Object.prototype && unchangedRecord(record, parentType)) return value;
-      // Anything but a plain object is rebuilt as one, as before (never returned as it is).
+      // Anything but a plain object is rebuilt as one (never returned as it is).
       let out: Record<string, unknown> | undefined = Object.getPrototypeOf(value) === Object.prototype ? undefined : {};
       const opaque = parentType === 'assistant.reasoning.completed';
       // Object.keys rather than Object.entries: the same own enumerable keys in the same order,
@@ -161,7 +161,7 @@ export function createEventScrubber(options: EventScrubberOptions = {}): EventSc
         const v = record[k];
         const s = opaque && (k === 'signature' || k === 'data') ? v : scrubValue(v, k, '');
         if (out === undefined) {
-          // An own `__proto__` key always takes the copying path, so that it ends as before.
+          // An own `__proto__` key always takes the copying path, where it becomes an own data property again.
           if (s === v && k !== '__proto__') continue;
           out = {};
           for (let j = 0; j < i; j++) out[keys[j] as string] = record[keys[j] as string];
@@ -185,7 +185,7 @@ export function createEventScrubber(options: EventScrubberOptions = {}): EventSc
   function unchangedRecord(record: Record<string, unknown>, parentType: string): boolean {
     const opaque = parentType === 'assistant.reasoning.completed';
     for (const k in record) {
-      // An own `__proto__` key always takes the copying path, so that it ends as before.
+      // An own `__proto__` key always takes the copying path (see scrubValue).
       if (k === '__proto__') return false;
       if (opaque && (k === 'signature' || k === 'data')) continue;
       const v = record[k];
@@ -217,7 +217,7 @@ export function createEventScrubber(options: EventScrubberOptions = {}): EventSc
   /**
    * Whether a delta's payload can go out as it is: its keys are exactly `idKey` and `textKey`
    * and neither value changed (nothing held, nothing redacted). Otherwise the payload is
-   * rebuilt from the two fields only, as before (other payload fields are not carried).
+   * rebuilt from the two fields only (other payload fields are not carried).
    */
   function unchangedDelta(payload: object, idKey: string, id: string, textKey: string, text: string): boolean {
     const p = payload as Record<string, unknown>;

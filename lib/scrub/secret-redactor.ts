@@ -18,8 +18,7 @@
 import { DEFAULT_RULES } from './secret-rules.js';
 import { LEFT_CONTEXT, NONE, isWordChar, type Decision, type SecretRule, type Suppress } from './rule-types.js';
 import { exactValueRules, type NamedSecret } from './env-secrets.js';
-import { compileDispatch, END_BUCKET, layerDispatch, unpackDispatch, type Dispatch, type Entry } from './dispatch.js';
-import { DEFAULT_DISPATCH } from './default-dispatch.js';
+import { compileDispatch, END_BUCKET, type Dispatch, type Entry } from './dispatch.js';
 
 /** Options of {@link createRedactor}. */
 export interface RedactorOptions {
@@ -41,29 +40,15 @@ export interface Redactor {
 
 const compiled = new WeakMap<readonly SecretRule[], Dispatch>();
 
-/**
- * Compile a rule table once; later redactors over the same array reuse it. The default rules
- * come unpacked from their build-time tables, and a table of {@link buildRuleTable} is its
- * secrets' rules laid over a new dispatch of its base rules (dispatch.ts).
- */
+/** Compile a rule table once; later redactors over the same array reuse it. */
 function compileCached(rules: readonly SecretRule[]): Dispatch {
   let d = compiled.get(rules);
   if (d === undefined) {
-    const layered = layers.get(rules);
-    if (layered) d = layered.extra.length === 0 ? compileCached(layered.base) : layerDispatch(freshDispatch(layered.base), layered.extra);
-    else d = freshDispatch(rules);
+    d = compileDispatch(rules);
     compiled.set(rules, d);
   }
   return d;
 }
-
-/** A new dispatch of `rules`: unpacked from the build's tables for the default rules, else compiled. */
-function freshDispatch(rules: readonly SecretRule[]): Dispatch {
-  return (rules === DEFAULT_RULES ? unpackDispatch(DEFAULT_DISPATCH, rules) : undefined) ?? compileDispatch(rules);
-}
-
-/** The tables {@link buildRuleTable} made: the exact-value rules in front, the base rules after them. */
-const layers = new WeakMap<readonly SecretRule[], { extra: readonly SecretRule[]; base: readonly SecretRule[] }>();
 
 /**
  * The full rule table for a set of exact secrets: build it once and pass it as `rules` to
@@ -74,8 +59,8 @@ export function buildRuleTable(secrets: readonly NamedSecret[], rules: readonly 
   // The same secrets again (every session of a batch or benchmark): no key string to build.
   if (rules === lastTable.rules && sameSecrets(secrets, lastTable.secrets)) return lastTable.table;
   // Same secrets and rules, same table (and so the same compiled dispatch): a batch run opens
-  // one scrubber per session, and compiling the dispatch (a 2 MiB triple mask) each time cost more than the
-  // scrubbing itself (bench/pipeline.ts). Bounded: a process sees very few distinct sets.
+  // one scrubber per session, and compiling the dispatch for each would cost more than scrubbing
+  // a short session. Bounded: a process sees very few distinct sets.
   let bySecrets = tables.get(rules);
   if (bySecrets === undefined) tables.set(rules, (bySecrets = new Map()));
   const key = secrets.map((s) => `${s.name}\u0000${s.value}`).join('\u0000');
@@ -84,7 +69,6 @@ export function buildRuleTable(secrets: readonly NamedSecret[], rules: readonly 
     if (bySecrets.size >= MAX_CACHED_TABLES) bySecrets.clear();
     const extra = exactValueRules(secrets);
     table = [...extra, ...rules];
-    layers.set(table, { extra, base: rules });
     bySecrets.set(key, table);
   }
   lastTable = { rules, secrets: secrets.map((x) => ({ name: x.name, value: x.value })), table };
@@ -198,9 +182,8 @@ function scanLong(s: string, from: number, n: number, d: Dispatch, lastMask: Uin
   for (; j < stop; j++) {
     const c3 = b[j + 2] as number;
     // The triple mask is read without testing the pair's slot first: slot 0 (no trigger starts
-    // with the pair) has an all-zero row, and the test was a branch taken at about one unit in
-    // eight of prose, at random, so mispredicted often; this loop took about 40% less time
-    // without it (the long strings of the Codex stream of test/corpus/codex-stream.ts).
+    // with the pair) has an all-zero row, and the test would be a branch taken at random
+    // positions of prose, so mispredicted often.
     const mask = triMask[((pairSlot[(c1 << 7) | c2] as number) << 7) | c3];
     if (mask !== 0 && (mask === 1 || (mask === 2 && !isWordChar(j === 0 ? prev : (b[j - 1] as number))))) return j;
     c1 = c2;
@@ -385,8 +368,8 @@ export function redactText(text: string, options: RedactorOptions = {}): string 
 /**
  * A redactor of complete strings over one rule table (default options), compiled once: the
  * scrub stage calls it for every string field of every event, most of them ids and short
- * prose. Building a streaming redactor per string (closures, buffer, push + end passes) cost
- * about 1 µs a string, several times the scan itself (bench/pipeline.ts), so the common case
+ * prose. Building a streaming redactor per string (closures, buffer, push + end passes) costs
+ * several times the scan itself (bench/pipeline.ts), so the common case
  * runs here without one: scan the text, and as long as every candidate decides `none` (a hex
  * word that is no Mailchimp key, ...) the text comes back as it is. The first candidate that
  * decides anything else hands the whole text to a streaming redactor.

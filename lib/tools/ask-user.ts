@@ -1,7 +1,6 @@
 import type { z } from 'zod';
-import { inputSchemaOf } from './input-check.js';
 import { INPUT_JSON_SCHEMAS } from './input-json-schemas.js';
-import type { AskUserInput } from './input-schemas.js';
+import { AskUserInput } from './input-schemas.js';
 import type { Tool } from './types.js';
 
 type Input = z.infer<typeof AskUserInput>;
@@ -17,7 +16,7 @@ export const ASK_USER_NO_TTY = 'ask_user denied: no TTY to ask the question (CI 
 export const askUserTool: Tool<Input> = {
   name: 'ask_user',
   description: 'Ask the user a clarifying question and wait for the answer. Only works in an interactive terminal.',
-  inputSchema: inputSchemaOf<Input>(JSON_SCHEMA),
+  inputSchema: AskUserInput,
   jsonSchema: JSON_SCHEMA,
   kind: 'other',
   gated: true,

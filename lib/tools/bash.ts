@@ -1,7 +1,6 @@
 import type { z } from 'zod';
-import { inputSchemaOf } from './input-check.js';
 import { INPUT_JSON_SCHEMAS } from './input-json-schemas.js';
-import type { BashInput } from './input-schemas.js';
+import { BashInput } from './input-schemas.js';
 import { commandEnv } from '../sandbox/environment.js';
 import { launch } from '../sandbox/launch.js';
 import { refusalNote } from '../sandbox/refusal.js';
@@ -22,7 +21,7 @@ const JSON_SCHEMA = INPUT_JSON_SCHEMAS.bash!;
 export const bashTool: Tool<Input> = {
   name: 'bash',
   description: 'Run a shell command in the workspace with bash -c. Output (stdout and stderr together) is capped at 20000 characters. Credentials are not in its environment.',
-  inputSchema: inputSchemaOf<Input>(JSON_SCHEMA),
+  inputSchema: BashInput,
   jsonSchema: JSON_SCHEMA,
   kind: 'execute',
   gated: false,

@@ -1,8 +1,7 @@
 import fs from 'node:fs/promises';
 import type { z } from 'zod';
-import { inputSchemaOf } from './input-check.js';
 import { INPUT_JSON_SCHEMAS } from './input-json-schemas.js';
-import type { EditInput } from './input-schemas.js';
+import { EditInput } from './input-schemas.js';
 import { makeFileDiff } from './file-diff.js';
 import { confinePath, fsFailure, isOutcome, resolvePath } from './paths.js';
 import type { Tool, ToolContext, ToolOutcome } from './types.js';
@@ -64,7 +63,7 @@ async function planEdit(input: Input, absolute: string, display: string, ctx: To
 export const editTool: Tool<Input> = {
   name: 'edit',
   description: 'Replace exact text in a file. old_string must match the file exactly (whitespace included) and occur once; set replace_all to change every occurrence.',
-  inputSchema: inputSchemaOf<Input>(JSON_SCHEMA),
+  inputSchema: EditInput,
   jsonSchema: JSON_SCHEMA,
   kind: 'edit',
   gated: false,

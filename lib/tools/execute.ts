@@ -5,6 +5,7 @@ import { decide, gatedNoTtyReason, type ApprovalModeName, type ApprovalPolicy } 
 import { parseArguments, type ToolRegistry } from './index.js';
 import { capHeadTail } from './truncate.js';
 import type { AnyTool, FileChange, ToolContext, ToolOutcome } from './types.js';
+import { reportDropped } from '../debug.js';
 
 /** Output excerpt kept in a tool event; the model still gets the whole (producer-capped) output. Default 4,096 chars. */
 export const EVENT_OUTPUT_MAX = 4_096;
@@ -76,7 +77,9 @@ export async function executeToolCall(options: ExecuteToolCallOptions): Promise<
   let title: string | undefined;
   try {
     title = tool?.title && tool.inputSchema.safeParse(input).success ? tool.title(input) : undefined;
-  } catch {
+  } catch (error) {
+    // A tool's title is decoration: the call runs (and reports its own failure) without one.
+    reportDropped(`${call.name}: title`, error);
     title = undefined;
   }
   onEvent(
@@ -198,7 +201,8 @@ async function previewOf(tool: AnyTool, input: unknown, ctx: ToolContext): Promi
   if (!tool.preview || !tool.inputSchema.safeParse(input).success) return undefined;
   try {
     return await tool.preview(input, ctx);
-  } catch {
+  } catch (error) {
+    reportDropped(`${tool.name}: preview`, error);
     return undefined;
   }
 }

@@ -1,8 +1,7 @@
 import { execFile } from 'node:child_process';
 import type { z } from 'zod';
-import { inputSchemaOf } from './input-check.js';
 import { INPUT_JSON_SCHEMAS } from './input-json-schemas.js';
-import type { GitCommitInput } from './input-schemas.js';
+import { GitCommitInput } from './input-schemas.js';
 import { scrubEnv } from '../policy/credentials.js';
 import { capHeadTail } from './truncate.js';
 import type { Tool, ToolContext } from './types.js';
@@ -31,7 +30,7 @@ function git(args: string[], ctx: ToolContext): Promise<{ code: number; out: str
 export const gitCommitTool: Tool<Input> = {
   name: 'git_commit',
   description: "Stage changes and create a git commit in the workspace. Requires the user's approval.",
-  inputSchema: inputSchemaOf<Input>(JSON_SCHEMA),
+  inputSchema: GitCommitInput,
   jsonSchema: JSON_SCHEMA,
   kind: 'execute',
   gated: true,

@@ -1,7 +1,6 @@
 import type { z } from 'zod';
-import { inputSchemaOf } from './input-check.js';
 import { INPUT_JSON_SCHEMAS } from './input-json-schemas.js';
-import type { GlobInput } from './input-schemas.js';
+import { GlobInput } from './input-schemas.js';
 import { confinePath, isOutcome } from './paths.js';
 import type { Tool } from './types.js';
 
@@ -12,7 +11,7 @@ const JSON_SCHEMA = INPUT_JSON_SCHEMAS.glob!;
 export const globTool: Tool<Input> = {
   name: 'glob',
   description: 'List files matching a glob pattern (node_modules, .git, build output and .gitignored files are skipped). Paths are relative to the workspace.',
-  inputSchema: inputSchemaOf<Input>(JSON_SCHEMA),
+  inputSchema: GlobInput,
   jsonSchema: JSON_SCHEMA,
   kind: 'search',
   gated: false,

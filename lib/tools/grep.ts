@@ -1,11 +1,11 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { z } from 'zod';
-import { inputSchemaOf } from './input-check.js';
 import { INPUT_JSON_SCHEMAS } from './input-json-schemas.js';
-import type { GrepInput } from './input-schemas.js';
+import { GrepInput } from './input-schemas.js';
 import { confinePath, isOutcome } from './paths.js';
 import type { Tool } from './types.js';
+import { dropExpected } from '../debug.js';
 
 type Input = z.infer<typeof GrepInput>;
 const JSON_SCHEMA = INPUT_JSON_SCHEMAS.grep!;
@@ -20,7 +20,7 @@ const MAX_SEARCH_FILE_BYTES = 1024 * 1024;
 export const grepTool: Tool<Input> = {
   name: 'grep',
   description: 'Search file contents with a regular expression. Prints path:line:text for each match (node_modules, .git, build output, .gitignored and binary files are skipped).',
-  inputSchema: inputSchemaOf<Input>(JSON_SCHEMA),
+  inputSchema: GrepInput,
   jsonSchema: JSON_SCHEMA,
   kind: 'search',
   gated: false,
@@ -61,7 +61,9 @@ export const grepTool: Tool<Input> = {
         const stat = await fs.stat(path.join(base, file));
         if (stat.size > MAX_SEARCH_FILE_BYTES) continue;
         bytes = await fs.readFile(path.join(base, file));
-      } catch {
+      } catch (error) {
+        // Gone or unreadable since the walk listed it: not a match.
+        dropExpected('grep: read', error, 'ENOENT', 'ENOTDIR', 'EISDIR', 'EACCES', 'EPERM');
         continue;
       }
       if (bytes.subarray(0, 8192).includes(0)) continue;

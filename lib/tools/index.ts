@@ -3,6 +3,7 @@ import { bashTool } from './bash.js';
 import { editTool } from './edit.js';
 import { gitCommitTool } from './git-commit.js';
 import { globTool } from './glob.js';
+import { describeInputIssues } from './input-issues.js';
 import { grepTool } from './grep.js';
 import { readFileTool } from './read-file.js';
 import { createSubmitResultTool } from './submit-result.js';
@@ -92,8 +93,7 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
       if (!parsed.ok) return { status: 'failed', cause: 'MODEL_ERROR', message: parsed.message };
       const checked = tool.inputSchema.safeParse(parsed.value);
       if (!checked.success) {
-        const issues = checked.error.issues.map((i) => `${i.path.map(String).join('.') || '(input)'}: ${i.message}`).join('; ');
-        return { status: 'failed', cause: 'MODEL_ERROR', message: `invalid arguments for ${name}: ${issues}` };
+        return { status: 'failed', cause: 'MODEL_ERROR', message: describeInputIssues(name, checked.error.issues, parsed.value) };
       }
       // submit_result keeps the model's JSON verbatim, not zod's re-built copy.
       const input = name === 'submit_result' ? parsed.value : checked.data;

@@ -1,6 +1,6 @@
 // Generated from lib/tools/input-schemas.ts by `node dist/scripts/gen-tool-schemas.js`; a test keeps it in step. Do not edit.
 
-/** The JSON Schema of each built-in tool's input, by tool name (what providers are sent and what input-check.ts validates). */
+/** The JSON Schema of each built-in tool's input, by tool name, as providers are sent it. */
 export const INPUT_JSON_SCHEMAS: Record<string, Record<string, unknown>> = {
   read_file: {
     type: 'object',
@@ -205,22 +205,4 @@ export const INPUT_JSON_SCHEMAS: Record<string, Record<string, unknown>> = {
     },
     required: ['question'],
   },
-};
-
-/** The JSON Schema of one `submit_result` finding. */
-export const FINDING_JSON_SCHEMA: Record<string, unknown> = {
-  type: 'object',
-  properties: {
-    category: {
-      type: 'string',
-    },
-    severity: {
-      type: 'string',
-    },
-    summary: {
-      type: 'string',
-    },
-    evidence: {},
-  },
-  required: ['category', 'severity', 'summary'],
 };

@@ -1,9 +1,8 @@
 /**
- * The built-in tools' input schemas, in zod: the one source of the JSON Schemas providers are
- * sent and of the tools' input types. Nothing imports this at run time: the build writes the
- * JSON Schemas to input-json-schemas.ts (`node dist/scripts/gen-tool-schemas.js`, a test keeps
- * it current) and the tools validate against those (input-check.ts), so a run that uses only
- * built-in tools never loads zod. The tools take their input types from here (`import type`).
+ * The built-in tools' input schemas, in zod: what a model's tool arguments are checked with, the
+ * tools' input types, and the one source of the JSON Schemas providers are sent. Those are
+ * written to input-json-schemas.ts by `node dist/scripts/gen-tool-schemas.js` (a test keeps the
+ * file current), because generating them at run time would cost every run more than reading them.
  */
 import { z } from 'zod';
 
@@ -71,21 +70,23 @@ export const SubmitResultInput = z
 
 /**
  * `update_plan` (Codex's input: an optional explanation and the whole plan, each step with its
- * status). Its one rule JSON Schema cannot say, at most one step in progress, is checked by the
- * tool (update-plan.ts).
+ * status). Its one rule JSON Schema cannot say, at most one step in progress, is a refinement
+ * (left out of the JSON Schema).
  */
-export const UpdatePlanInput = z.object({
-  explanation: z.string().optional().describe('Why the plan is what it is, or what changed'),
-  plan: z
-    .array(
-      z.object({
-        step: z.string().min(1).describe('One short step'),
-        status: z.enum(['pending', 'in_progress', 'completed']),
-      }),
-    )
-    .min(1)
-    .describe('The whole plan, in order'),
-});
+export const UpdatePlanInput = z
+  .object({
+    explanation: z.string().optional().describe('Why the plan is what it is, or what changed'),
+    plan: z
+      .array(
+        z.object({
+          step: z.string().min(1).describe('One short step'),
+          status: z.enum(['pending', 'in_progress', 'completed']),
+        }),
+      )
+      .min(1)
+      .describe('The whole plan, in order'),
+  })
+  .refine((input) => input.plan.filter((s) => s.status === 'in_progress').length <= 1, { path: ['plan'], message: 'at most one step may be in_progress' });
 
 /** `ask_user`. */
 export const AskUserInput = z.object({

@@ -52,6 +52,7 @@ export function resolvePath(ctx: Pick<ToolContext, 'cwd' | 'allowedPaths'>, inpu
  */
 export async function confinePath(ctx: ToolContext, toolName: string, input: string, verb: string): Promise<ResolvedPath | ToolOutcome> {
   const resolved = resolvePath(ctx, input);
+  if (CHANGING_VERBS.has(verb) && inGitInternals(resolved.absolute)) return confineGitInternals(ctx, toolName, resolved, verb);
   if (resolved.allowed) return resolved;
   const request: ApprovalRequest = {
     toolName,
@@ -62,6 +63,34 @@ export async function confinePath(ctx: ToolContext, toolName: string, input: str
   const decision = await ctx.approve(request);
   if (decision === 'allow' || decision === 'allow-always') return resolved;
   return { status: 'denied', reason: `${verb} outside the workspace denied: ${resolved.absolute} is not under ${ctx.cwd}` };
+}
+
+/** Verbs of the file tools that change a file. */
+const CHANGING_VERBS = new Set(['write', 'edit']);
+
+/**
+ * True when `absolute` (symlinks followed) is inside a `.git` directory or is a `.git` file:
+ * git's own files (hooks run code on the next commit, config can name programs git runs, refs
+ * move branches), which a checkpoint cannot hold, so undo could not take a change back.
+ */
+export function inGitInternals(absolute: string): boolean {
+  return realish(absolute).split(path.sep).includes('.git');
+}
+
+/**
+ * A change inside git's own files, inside the workspace or not: only with approval (denied
+ * without a person to ask), and the request says that undo cannot take it back.
+ */
+async function confineGitInternals(ctx: ToolContext, toolName: string, resolved: ResolvedPath, verb: string): Promise<ResolvedPath | ToolOutcome> {
+  const request: ApprovalRequest = {
+    toolName,
+    action: `${verb} ${resolved.display} (git's own files: minicode undo cannot take this back)`,
+    reason: 'git-internals',
+    ...(ctx.toolCallId === undefined ? {} : { toolCallId: ctx.toolCallId }),
+  };
+  const decision = await ctx.approve(request);
+  if (decision === 'allow' || decision === 'allow-always') return resolved;
+  return { status: 'denied', reason: `${verb} of ${resolved.display} denied: it is inside git's own files (.git), which checkpoints do not hold` };
 }
 
 /** True when `value` is a tool outcome rather than a resolved path. */

@@ -1,8 +1,7 @@
 import fs from 'node:fs/promises';
 import type { z } from 'zod';
-import { inputSchemaOf } from './input-check.js';
 import { INPUT_JSON_SCHEMAS } from './input-json-schemas.js';
-import type { ReadFileInput } from './input-schemas.js';
+import { ReadFileInput } from './input-schemas.js';
 import { confinePath, fsFailure, isOutcome } from './paths.js';
 import { capHeadTail } from './truncate.js';
 import type { Tool, ToolOutcome } from './types.js';
@@ -28,7 +27,7 @@ function tooLarge(display: string, size: number, max: number): ToolOutcome {
 export const readFileTool: Tool<Input> = {
   name: 'read_file',
   description: 'Read a text file from the workspace. Lines are numbered from 1. Use offset and limit to page through long files.',
-  inputSchema: inputSchemaOf<Input>(JSON_SCHEMA),
+  inputSchema: ReadFileInput,
   jsonSchema: JSON_SCHEMA,
   kind: 'read',
   gated: false,

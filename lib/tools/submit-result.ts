@@ -1,13 +1,12 @@
-import type { z } from 'zod';
-import { inputSchemaOf } from './input-check.js';
-import { FINDING_JSON_SCHEMA, INPUT_JSON_SCHEMAS } from './input-json-schemas.js';
-import type { FindingInput, SubmitResultInput } from './input-schemas.js';
+import { z } from 'zod';
+import { INPUT_JSON_SCHEMAS } from './input-json-schemas.js';
+import { FindingInput, SubmitResultInput } from './input-schemas.js';
 import type { Finding, Tool } from './types.js';
 
 /** The input is the result itself: any JSON object, kept verbatim (unknown keys included). */
 type Input = z.infer<typeof SubmitResultInput>;
 const JSON_SCHEMA = INPUT_JSON_SCHEMAS.submit_result!;
-const FINDINGS = inputSchemaOf<z.infer<typeof FindingInput>[]>({ type: 'array', items: FINDING_JSON_SCHEMA });
+const FINDINGS = z.array(FindingInput);
 
 /** The findings of a result, when `findings` is an explicit list of well-formed entries. */
 export function extractFindings(result: unknown): Finding[] | undefined {
@@ -27,7 +26,7 @@ export function createSubmitResultTool(): Tool<Input> {
   return {
     name: 'submit_result',
     description: 'Submit the final structured result of the task as a JSON object, once. Put explicit findings in `findings` as {category, severity, summary, evidence?}.',
-    inputSchema: inputSchemaOf<Input>(JSON_SCHEMA),
+    inputSchema: SubmitResultInput,
     jsonSchema: JSON_SCHEMA,
     kind: 'other',
     gated: false,

@@ -1,17 +1,10 @@
 import type { ErrorCategory } from '../events/enums.js';
 import type { SandboxSettings } from '../sandbox/settings.js';
-import type { FileDiff } from '../events/payloads.js';
+import type { FileChange, FileDiff } from '../events/payloads.js';
+import type { ApprovalDecision, ApprovalRequest } from '../policy/approval-events.js';
+import type { ToolKindName } from '../policy/decide.js';
 
-/** Kind of tool, as the renderers and the policy group them (a subset of the event model's ToolKind). */
-export type ToolKindName = 'read' | 'edit' | 'execute' | 'search' | 'other';
-
-/** A file a tool created, modified or deleted (becomes one `file.changed` entry). */
-export interface FileChange {
-  path: string;
-  kind: 'create' | 'modify' | 'delete' | 'move';
-  /** What changed, for a text file an edit tool wrote. */
-  diff?: FileDiff | undefined;
-}
+export type { ApprovalDecision, ApprovalRequest, FileChange, ToolKindName };
 
 /** Compact evidence of what a tool did (mirrors the event model's `Receipt`). */
 export interface ToolReceipt {
@@ -74,21 +67,6 @@ export interface ToolDenied {
 
 /** What a tool call ends with: exactly one terminal outcome. */
 export type ToolOutcome = ToolCompleted | ToolFailed | ToolDenied;
-
-/** What a tool asks the approval hook (a write outside the workspace, a gated action). */
-export interface ApprovalRequest {
-  toolName: string;
-  toolCallId?: string;
-  /** One line: what would happen, e.g. `write /etc/hosts` or `git commit -m "..."`. */
-  action: string;
-  /** Why approval is needed, e.g. `outside-workspace`, `gated`. */
-  reason: string;
-  /** What an edit would change (from the tool's `preview`), shown with the question. */
-  diff?: FileDiff | undefined;
-}
-
-/** Answer of the approval hook; `allow-always` is remembered by the caller, not the tool. */
-export type ApprovalDecision = 'allow' | 'allow-always' | 'deny' | 'cancelled';
 
 /** Producer caps and deadlines; every buffer a tool keeps has one of these as its bound. */
 export interface ToolLimits {
@@ -176,10 +154,7 @@ export interface InputIssue {
   message: string;
 }
 
-/**
- * A tool input's validator: a zod schema fits (MCP tools use one), as does the JSON Schema
- * checker the built-in tools use (input-check.ts). `data` is the value to run with.
- */
+/** A tool input's validator: the tool's zod schema (structurally, so that tests may pass another). `data` is the value to run with. */
 export interface InputSchema<T> {
   safeParse(value: unknown): { success: true; data: T } | { success: false; error: { issues: readonly InputIssue[] } };
 }

@@ -1,17 +1,11 @@
 import type { z } from 'zod';
-import { inputSchemaOf } from './input-check.js';
 import { INPUT_JSON_SCHEMAS } from './input-json-schemas.js';
-import type { UpdatePlanInput } from './input-schemas.js';
-import type { InputIssue, PlanUpdate, Tool } from './types.js';
+import { UpdatePlanInput } from './input-schemas.js';
+import type { PlanUpdate, Tool } from './types.js';
 
 /** Codex's `update_plan` input: an optional explanation and the whole plan, each step with its status. */
 type Input = z.infer<typeof UpdatePlanInput>;
 const JSON_SCHEMA = INPUT_JSON_SCHEMAS.update_plan!;
-
-/** The rule JSON Schema cannot say: at most one step in progress. */
-export function planIssues(input: Input): InputIssue[] {
-  return input.plan.filter((s) => s.status === 'in_progress').length <= 1 ? [] : [{ path: ['plan'], message: 'at most one step may be in_progress' }];
-}
 
 /**
  * `update_plan`: the agent keeps a short plan and sends the whole of it on every change. The
@@ -24,7 +18,7 @@ export function createUpdatePlanTool(): Tool<Input> {
     name: 'update_plan',
     description:
       'Keep a short plan of the task. Send the whole plan each time a step starts or finishes: {explanation?, plan: [{step, status: pending | in_progress | completed}]}, at most one step in_progress.',
-    inputSchema: inputSchemaOf<Input>(JSON_SCHEMA, planIssues),
+    inputSchema: UpdatePlanInput,
     jsonSchema: JSON_SCHEMA,
     kind: 'other',
     gated: false,

@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import picomatch from 'picomatch';
+import { dropExpected } from '../debug.js';
 
 /** Directories never searched: VCS metadata, dependencies, build output. */
 export const ALWAYS_SKIPPED = new Set(['.git', 'node_modules', '.hg', '.svn', 'dist', 'build', 'coverage', '.next', '.cache', '__pycache__', '.venv', 'target']);
@@ -21,7 +22,8 @@ async function readIgnore(dir: string): Promise<Ignore | undefined> {
   let text: string;
   try {
     text = await fs.readFile(path.join(dir, '.gitignore'), 'utf8');
-  } catch {
+  } catch (error) {
+    dropExpected('.gitignore', error, 'ENOENT', 'ENOTDIR', 'EISDIR', 'EACCES');
     return undefined;
   }
   const rules = ignore();
@@ -100,7 +102,9 @@ export async function* walkFiles(root: string, options: WalkOptions = {}): Async
     let entries: import('node:fs').Dirent[];
     try {
       entries = await fs.readdir(path.join(root, rel), { withFileTypes: true });
-    } catch {
+    } catch (error) {
+      // Gone or unreadable since it was listed: searched as far as it can be.
+      dropExpected('walk: readdir', error, 'ENOENT', 'ENOTDIR', 'EACCES', 'EPERM');
       continue;
     }
     let levels = parentLevels;

@@ -1,12 +1,12 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { z } from 'zod';
-import { inputSchemaOf } from './input-check.js';
 import { INPUT_JSON_SCHEMAS } from './input-json-schemas.js';
-import type { WriteFileInput } from './input-schemas.js';
+import { WriteFileInput } from './input-schemas.js';
 import { makeFileDiff } from './file-diff.js';
 import { confinePath, fsFailure, isOutcome, resolvePath } from './paths.js';
 import type { Tool, ToolContext } from './types.js';
+import { dropExpected } from '../debug.js';
 
 type Input = z.infer<typeof WriteFileInput>;
 const JSON_SCHEMA = INPUT_JSON_SCHEMAS.write_file!;
@@ -30,7 +30,7 @@ async function currentText(absolute: string, ctx: ToolContext): Promise<string |
 export const writeFileTool: Tool<Input> = {
   name: 'write_file',
   description: 'Create a file or replace its whole content. Prefer edit for changing part of an existing file.',
-  inputSchema: inputSchemaOf<Input>(JSON_SCHEMA),
+  inputSchema: WriteFileInput,
   jsonSchema: JSON_SCHEMA,
   kind: 'edit',
   gated: false,
@@ -45,7 +45,8 @@ export const writeFileTool: Tool<Input> = {
     let existed = true;
     try {
       await fs.access(resolved.absolute);
-    } catch {
+    } catch (error) {
+      dropExpected('write_file: is there a file', error, 'ENOENT', 'ENOTDIR');
       existed = false;
     }
     const before = existed ? await currentText(resolved.absolute, ctx) : undefined;

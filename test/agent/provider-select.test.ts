@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { baseUrlForOrigin, normalizeOllamaHost, resolveProvider } from '../../lib/agent/provider-select.js';
+import { normalizeOllamaHost, resolveProvider } from '../../lib/agent/provider-select.js';
+import { baseUrlForOrigin } from '../../lib/decode/formats.js';
 import { hasCode } from '../../lib/errors.js';
 
 function error(fn: () => unknown): { code?: string; action?: string } {

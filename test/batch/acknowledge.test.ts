@@ -4,7 +4,7 @@
  * first run's acknowledgement held back, the later lines run and are recorded first.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { baseUrlForOrigin } from '../../lib/agent/provider-select.js';
+import { baseUrlForOrigin } from '../../lib/decode/formats.js';
 import type { ProviderFormat } from '../../lib/agent/conversation.js';
 import { runLocalBatch } from '../../lib/batch/batch.js';
 import { parseBatchInput } from '../../lib/batch/input.js';

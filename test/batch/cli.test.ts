@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { baseUrlForOrigin } from '../../lib/agent/provider-select.js';
+import { baseUrlForOrigin } from '../../lib/decode/formats.js';
 import { rateLimitStorm, startReplayServer, type ReplayServer } from '../../lib/replay/index.js';
 import { ROOT, runCli } from '../helpers/cli.js';
 import { CASSETTE, makeWorkdir, recordIds } from './helpers.js';

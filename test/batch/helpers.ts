@@ -4,7 +4,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { ProviderFormat } from '../../lib/agent/conversation.js';
-import { baseUrlForOrigin } from '../../lib/agent/provider-select.js';
+import { baseUrlForOrigin } from '../../lib/decode/formats.js';
 import { providerSettings } from '../../lib/agent/provider-settings.js';
 import { runLimits } from '../../lib/agent/run-limits.js';
 import { toolEnvironment } from '../../lib/agent/tool-environment.js';

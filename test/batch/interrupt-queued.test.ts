@@ -6,7 +6,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
-import { baseUrlForOrigin } from '../../lib/agent/provider-select.js';
+import { baseUrlForOrigin } from '../../lib/decode/formats.js';
 import { providerSettings } from '../../lib/agent/provider-settings.js';
 import { runLimits } from '../../lib/agent/run-limits.js';
 import { toolEnvironment } from '../../lib/agent/tool-environment.js';

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { baseUrlForOrigin } from '../../lib/agent/provider-select.js';
+import { baseUrlForOrigin } from '../../lib/decode/formats.js';
 import { MinicodeError } from '../../lib/errors.js';
 import { LOCK_FILE, lockOutputDir } from '../../lib/batch/output-lock.js';
 import { startReplayServer, type ReplayServer } from '../../lib/replay/index.js';

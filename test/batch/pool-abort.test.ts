@@ -6,7 +6,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
-import { baseUrlForOrigin } from '../../lib/agent/provider-select.js';
+import { baseUrlForOrigin } from '../../lib/decode/formats.js';
 import { runLocalBatch } from '../../lib/batch/batch.js';
 import { parseBatchInput } from '../../lib/batch/input.js';
 import { createPoolRunners } from '../../lib/batch/pool-runners.js';

@@ -122,7 +122,7 @@ function tree(root: string, rel = ''): string[] {
 }
 
 describe('a pooled worktree line patch', () => {
-  // Without attributes the reset writes edited files back in-process; with them git restores them.
+  // Checkout converts what it writes under a CRLF rule: the reset must leave those files as a fresh worktree has them.
   it.each([
     ['without attributes', false],
     ['with a CRLF attribute', true],

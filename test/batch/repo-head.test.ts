@@ -60,19 +60,3 @@ describe("a line's starting commit read from the repository's files", () => {
     expect(await resolveBase(sub, false)).toEqual(first);
   });
 });
-
-describe('the long-lived blob reader', () => {
-  it('reads blobs in order across calls and lets its process exit when idle', () => {
-    const { repo } = repository('blobs');
-    const one = git(repo, 'rev-parse', 'HEAD:sub/f.txt');
-    const empty = git(repo, 'hash-object', '-w', '--stdin', '-t', 'blob', '--path', 'x');
-    // A separate process: it must end by itself once the reads are done (the reader holds nothing open).
-    const script = `
-      const { readBlobs } = await import(${JSON.stringify(path.resolve('dist/lib/batch/blob-reader.js'))});
-      const common = ${JSON.stringify(path.join(repo, '.git'))};
-      const [a, b] = await Promise.all([readBlobs(common, [${JSON.stringify(one)}]), readBlobs(common, [${JSON.stringify(empty)}, ${JSON.stringify(one)}])]);
-      process.stdout.write(JSON.stringify([a.map(String), b.map(String)]));`;
-    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
-    expect(JSON.parse(out)).toEqual([['one\n'], ['', 'one\n']]);
-  });
-});

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ProviderFormat } from '../../lib/agent/conversation.js';
-import { baseUrlForOrigin } from '../../lib/agent/provider-select.js';
+import { baseUrlForOrigin } from '../../lib/decode/formats.js';
 import { runLocalBatch } from '../../lib/batch/batch.js';
 import { parseBatchInput } from '../../lib/batch/input.js';
 import { createPoolRunners } from '../../lib/batch/pool-runners.js';

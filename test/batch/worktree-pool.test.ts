@@ -7,7 +7,6 @@ import { runIsolated, type HarnessContext } from '../../lib/batch/harness.js';
 import type { BatchLine } from '../../lib/batch/input.js';
 import type { BatchRecord } from '../../lib/batch/records.js';
 import { endWorkspaces, removeStaleWorkspaces } from '../../lib/batch/workspace.js';
-import { patchArgs, patchPaths } from '../../lib/batch/workspace-git.js';
 
 const git = (cwd: string, ...args: string[]): string => execFileSync('git', args, { cwd, encoding: 'utf8' });
 const commit = (repo: string, message: string): void => {
@@ -197,28 +196,5 @@ describe('the batch pool of worktrees', () => {
     expect(worktrees(w.repo)).toHaveLength(1);
     expect(git(w.repo, 'worktree', 'prune', '--dry-run', '--verbose')).toBe('');
     expect(fs.readdirSync(path.join(w.out, 'workspaces'))).toEqual([]);
-  });
-});
-
-describe('the paths of a line patch', () => {
-  it('are read off the patch headers, spaces, " b/" and non-ASCII names and binary files included, and left to git when a name is quoted', () => {
-    const w = scratch();
-    const names = ['src/a.ts', 'with space.txt', 'odd b/name.txt', 'naïve/日本.md', 'bin.dat'];
-    fs.appendFileSync(path.join(w.repo, 'src/a.ts'), 'changed\n');
-    fs.writeFileSync(path.join(w.repo, 'with space.txt'), 'x\n');
-    fs.mkdirSync(path.join(w.repo, 'odd b'));
-    fs.writeFileSync(path.join(w.repo, 'odd b/name.txt'), 'y\n');
-    fs.mkdirSync(path.join(w.repo, 'naïve'));
-    fs.writeFileSync(path.join(w.repo, 'naïve/日本.md'), 'z\n');
-    fs.writeFileSync(path.join(w.repo, 'bin.dat'), Buffer.from([0, 1, 2, 255, 10, 0, 100]));
-    fs.rmSync(path.join(w.repo, 'src/lib/b.ts'));
-    git(w.repo, 'add', '-A');
-    const tree = git(w.repo, 'rev-parse', 'HEAD^{tree}').trim();
-    const patch = execFileSync('git', patchArgs(tree), { cwd: w.repo, encoding: 'utf8' });
-    expect(patchPaths(patch)?.sort()).toEqual([...names, 'src/lib/b.ts'].sort());
-    expect(patchPaths('')).toEqual([]);
-    fs.writeFileSync(path.join(w.repo, 'tab\there.txt'), 't\n');
-    git(w.repo, 'add', '-A');
-    expect(patchPaths(execFileSync('git', patchArgs(tree), { cwd: w.repo, encoding: 'utf8' }))).toBeUndefined();
   });
 });

@@ -1,8 +1,8 @@
 /**
- * The first checkpoint of a repository starts from a copy of the user's index: what it records
+ * The first checkpoint of a repository starts from the tree of the user's HEAD: what it records
  * must still be the work tree, file for file (an unstaged edit, a staged one, a file rewritten
- * in the same second as the index), and a split index (which a copy cannot use) falls back to
- * hashing everything. The user's repository stays as it was either way.
+ * right after the index), whatever the user's index is (a split index). The user's repository
+ * stays as it was either way.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -23,7 +23,7 @@ async function firstCheckpoint(dir: string): Promise<{ gitDir: string; commit: s
 
 const shown = (gitDir: string, spec: string): string => git(gitDir, '--git-dir', gitDir, 'show', spec);
 
-describe('the first checkpoint of a repository, seeded from the user index', { timeout: 120_000 }, () => {
+describe('the first checkpoint of a repository, seeded from the user HEAD', { timeout: 120_000 }, () => {
   it('records the work tree, not the index: unstaged and same-second edits included', async () => {
     const dir = gitWorkspace();
     // Unstaged, same size as the committed content, written right after the index.
@@ -38,7 +38,7 @@ describe('the first checkpoint of a repository, seeded from the user index', { t
     expect(repoFingerprint(dir)).toEqual(before);
   });
 
-  it('falls back to hashing every file when the user index is split', async () => {
+  it('records the work tree when the user index is split', async () => {
     const dir = gitWorkspace();
     git(dir, 'update-index', '--split-index');
     fs.writeFileSync(path.join(dir, 'notes.txt'), 'changed\n');
@@ -46,6 +46,24 @@ describe('the first checkpoint of a repository, seeded from the user index', { t
     const { gitDir, commit } = await firstCheckpoint(dir);
     expect(shown(gitDir, `${commit}:notes.txt`)).toBe('changed\n');
     expect(shown(gitDir, `${commit}:gone.txt`)).toBe('bye\nstaged line\n');
+    expect(repoFingerprint(dir)).toEqual(before);
+  });
+
+  it('records a subfolder workspace from the tree of that folder, committed files in a skipped folder name included', async () => {
+    const dir = gitWorkspace();
+    const sub = path.join(dir, 'pkg');
+    fs.mkdirSync(path.join(sub, 'build'), { recursive: true });
+    fs.writeFileSync(path.join(sub, 'index.ts'), 'export {};\n');
+    fs.writeFileSync(path.join(sub, 'build', 'kept.js'), 'committed output\n');
+    git(dir, 'add', '-A', 'pkg');
+    git(dir, '-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-qm', 'pkg');
+    fs.writeFileSync(path.join(sub, 'build', 'new.js'), 'not committed\n');
+    const before = repoFingerprint(dir);
+    const { gitDir, commit } = await firstCheckpoint(sub);
+    expect(shown(gitDir, `${commit}:index.ts`)).toBe('export {};\n');
+    expect(shown(gitDir, `${commit}:build/kept.js`)).toBe('committed output\n');
+    expect(() => shown(gitDir, `${commit}:build/new.js`)).toThrow();
+    expect(() => shown(gitDir, `${commit}:notes.txt`)).toThrow();
     expect(repoFingerprint(dir)).toEqual(before);
   });
 });

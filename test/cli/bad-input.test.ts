@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { baseUrlForOrigin } from '../../lib/agent/provider-select.js';
+import { baseUrlForOrigin } from '../../lib/decode/formats.js';
 import { parseBatchInput } from '../../lib/batch/input.js';
 import { startReplayServer, type ReplayServer } from '../../lib/replay/index.js';
 import { CASSETTE } from '../batch/helpers.js';

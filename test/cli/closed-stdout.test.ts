@@ -9,7 +9,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { baseUrlForOrigin } from '../../lib/agent/provider-select.js';
+import { baseUrlForOrigin } from '../../lib/decode/formats.js';
 import { startReplayServer, type ReplayServer } from '../../lib/replay/index.js';
 import { CASSETTE, makeWorkdir, recordIds } from '../batch/helpers.js';
 import { cleanEnv, scratchProject, tempDir } from '../exec/helpers.js';

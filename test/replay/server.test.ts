@@ -3,13 +3,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Conversation } from '../../lib/agent/conversation.js';
+import type { HttpReply, HttpRequest } from '../../lib/agent/http-client.js';
 import { PROVIDER_FORMATS } from '../../lib/decode/formats.js';
-import { baseUrlForOrigin } from '../../lib/agent/provider-select.js';
+import { baseUrlForOrigin } from '../../lib/decode/formats.js';
 import { buildRequest } from '../../lib/agent/requests/index.js';
 import { hasCode } from '../../lib/errors.js';
 import {
   REDACTED,
-  createRecordingFetch,
+  createRecordingClient,
   cutMidEvent,
   loadCassette,
   overloaded,
@@ -153,19 +154,26 @@ describe('the replay server', () => {
   });
 });
 
+/** A POST for the recording client. */
+function post(url: string, body: string, headers: Record<string, string> = {}): HttpRequest {
+  return { url, method: 'POST', headers, body, signal: new AbortController().signal };
+}
+
+async function textOf(reply: HttpReply): Promise<string> {
+  return Buffer.from(await reply.bytes()).toString('utf8');
+}
+
 describe('recording', () => {
   it('records a real exchange with secrets redacted, and the recording replays byte for byte', async () => {
     const upstream = await start([{ ...streamOk(SSE), headers: { 'content-type': 'text/event-stream', 'set-cookie': 'session=abc', 'x-request-id': 'req_1' }, chunks: perEventChunks(SSE) }]);
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-record-'));
     let now = 1000;
-    const recordingFetch = createRecordingFetch({ dir, format: 'gemini', model: 'gemini-2.5-flash', clock: () => (now += 5) });
+    const record = createRecordingClient({ dir, format: 'gemini', model: 'gemini-2.5-flash', clock: () => (now += 5) });
     const body = JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }] });
-    const response = await recordingFetch(`${upstream.origin}/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse&key=AIzaFAKE`, {
-      method: 'POST',
-      headers: { 'x-goog-api-key': 'AIzaFAKE', authorization: 'Bearer sk-FAKE' },
-      body,
-    });
-    expect(await response.text()).toBe(SSE);
+    const reply = await record(
+      post(`${upstream.origin}/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse&key=AIzaFAKE`, body, { 'x-goog-api-key': 'AIzaFAKE', authorization: 'Bearer sk-FAKE' }),
+    );
+    expect(await textOf(reply)).toBe(SSE);
 
     const files = fs.readdirSync(dir).sort();
     expect(files).toEqual(['001.json', '001.response.sse', 'cassette.json']);
@@ -192,11 +200,11 @@ describe('recording', () => {
     const sse = events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join('') + 'data: [DONE]\n\n';
     const upstream = await start([{ ...streamOk(sse), chunks: perEventChunks(sse) }]);
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-record-'));
-    const recordingFetch = createRecordingFetch({ dir, format: 'openai-chat', env: { DB_PASS: pass } });
+    const record = createRecordingClient({ dir, format: 'openai-chat', env: { DB_PASS: pass } });
     const body = JSON.stringify({ messages: [{ role: 'tool', content: `aws_access_key_id = ${key}\nrestored with ${pass}` }] });
-    const response = await recordingFetch(`${upstream.origin}/v1/chat/completions`, { method: 'POST', body });
+    const reply = await record(post(`${upstream.origin}/v1/chat/completions`, body));
     // The caller still gets the bytes as they came: only the recording is masked.
-    expect(await response.text()).toBe(sse);
+    expect(await textOf(reply)).toBe(sse);
 
     const bytes = Buffer.concat(fs.readdirSync(dir).map((f) => fs.readFileSync(path.join(dir, f))));
     expect(bytes.includes(key)).toBe(false);
@@ -218,8 +226,8 @@ describe('recording', () => {
   it('marks an exchange whose stream was cut as truncated', async () => {
     const upstream = await start([cutMidEvent(SSE, 20)]);
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-record-'));
-    const response = await createRecordingFetch({ dir, format: 'openai-chat' })(upstream.origin, { method: 'POST', body: '{}' });
-    await expect(response.text()).rejects.toThrow();
+    const reply = await createRecordingClient({ dir, format: 'openai-chat' })(post(upstream.origin, '{}'));
+    await expect(textOf(reply)).rejects.toThrow();
     const recorded = JSON.parse(fs.readFileSync(path.join(dir, '001.json'), 'utf8'));
     expect(recorded.response.truncated).toBe(true);
     expect(fs.readFileSync(path.join(dir, '001.response.sse'), 'utf8')).toBe(SSE.slice(0, 20));

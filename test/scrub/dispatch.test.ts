@@ -1,96 +1,78 @@
 /**
- * The redactor's dispatch tables three ways (lib/scrub/dispatch.ts): compiled from the rules,
- * unpacked from the tables shipped for the default rules, and with rules laid in front of those
- * of a compiled base. Each must give the redactor the same tables as compiling the whole rule list.
+ * The redactor's dispatch tables (lib/scrub/dispatch.ts), compiled from the rules' triggers: every
+ * trigger must be found where it starts (a miss there is a secret that is never looked at), and
+ * the invariants the scan loop relies on without testing them must hold. The redactor's own
+ * tests (secret-redactor.test.ts) check what is redacted, whole and at every split.
  */
-import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { compileDispatch, layerDispatch, packDispatch, rulesFingerprint, unpackDispatch, type Dispatch, type Entry } from '../../lib/scrub/dispatch.js';
-import { DEFAULT_DISPATCH } from '../../lib/scrub/default-dispatch.js';
+import { compileDispatch, type Dispatch } from '../../lib/scrub/dispatch.js';
 import { exactValueRules } from '../../lib/scrub/env-secrets.js';
-import type { SecretRule } from '../../lib/scrub/rule-types.js';
+import { charClass, type SecretRule } from '../../lib/scrub/rule-types.js';
 import { DEFAULT_RULES } from '../../lib/scrub/secret-rules.js';
-import { scrubDispatchModule } from '../../scripts/gen-scrub-dispatch.js';
 
-/** An entry as comparable data: its rule's position in `rules`, its literal and flags. */
-function entryData(rules: readonly SecretRule[], e: Entry): unknown[] {
-  return [rules.indexOf(e.rule), e.literal, e.ignoreCase, e.boundary];
+const EXACT = exactValueRules([
+  { name: 'ANTHROPIC_API_KEY', value: 'sk-ant-bench-fake-key-0123456789' },
+  { name: 'DB_PASSWORD', value: 'päss wörd/=+ "quoted"' },
+  { name: 'UNICODE_SECRET', value: 'éclair-secret-value-42' },
+  { name: 'MULTILINE_KEY', value: 'first line of key\nsecond line of key' },
+]);
+
+/** The spellings of a trigger the rule matches: as written, and lower/upper-cased when the rule ignores case. */
+function spellings(rule: SecretRule, literal: string): string[] {
+  return rule.ignoreCase ? [...new Set([literal, literal.toLowerCase(), literal.toUpperCase()])] : [literal];
 }
 
-/**
- * What the redactor reads from a dispatch, independent of how slots are numbered: the triple
- * mask by `c1 << 14 | c2 << 7 | c3`, every entry list and every other mask.
- */
-function effective(d: Dispatch, rules: readonly SecretRule[]): { triples: Buffer; pairs: unknown[]; high: unknown[]; masks: Buffer[] } {
-  const triples = Buffer.alloc(1 << 21);
-  for (let key = 0; key < 1 << 14; key++) {
-    const slot = d.pairSlot[key]!;
-    if (slot !== 0) triples.set(d.triMask.subarray(slot << 7, (slot + 1) << 7), key << 7);
+/** Whether the tables let a scan at the start of `text` reach `rule`'s entry (the masks, then the entry list). */
+function found(d: Dispatch, rule: SecretRule, text: string): boolean {
+  const c1 = text.charCodeAt(0);
+  if (c1 >= 128) return d.first[c1] === 1 && (d.high.get(c1) ?? []).some((e) => e.rule === rule);
+  const c2 = text.length > 1 ? Math.min(text.charCodeAt(1), 127) : 0;
+  const key = c1 * 128 + c2;
+  if (!(d.pairs[key] ?? []).some((e) => e.rule === rule) || d.pairMask[key] === 0 || d.lastMask[c1] === 0) return false;
+  if (text.length < 3) return true;
+  return d.triMask[(d.pairSlot[key]! << 7) | Math.min(text.charCodeAt(2), 127)] !== 0;
+}
+
+/** A character of the rule's `next` class (what may follow a one-character trigger), else any. */
+function nextChar(rule: SecretRule): string {
+  const inClass = rule.next === undefined ? () => true : charClass(rule.next);
+  for (let c = 0x21; c < 127; c++) if (inClass(c)) return String.fromCharCode(c);
+  throw new Error(`${rule.id}: empty next class`);
+}
+
+describe('the compiled dispatch tables', () => {
+  for (const [name, rules] of [
+    ['default rules', DEFAULT_RULES],
+    ['exact values of credential variables in front of the default rules', [...EXACT, ...DEFAULT_RULES]],
+  ] as const) {
+    it(`find every trigger of the ${name} where it starts, in every spelling the rule matches`, () => {
+      const d = compileDispatch(rules);
+      for (const rule of rules) {
+        for (const literal of rule.triggers) {
+          const tail = literal.length >= 3 ? '' : nextChar(rule).repeat(3 - literal.length);
+          for (const text of spellings(rule, literal)) expect(found(d, rule, text + tail), `${rule.id}: ${JSON.stringify(text)}`).toBe(true);
+        }
+      }
+    });
   }
-  expect(d.triMask.subarray(0, 128).every((v) => v === 0)).toBe(true);
-  const pairs: unknown[] = [];
-  for (let key = 0; key < 1 << 14; key++) pairs.push(d.pairs[key]?.map((e) => entryData(rules, e)) ?? null);
-  const high = [...d.high].sort((a, b) => a[0] - b[0]).map(([unit, list]) => [unit, list.map((e) => entryData(rules, e))]);
-  return { triples, pairs, high, masks: [d.first, d.pairMask, d.lastMask, d.endMask].map((m) => Buffer.from(m.buffer, m.byteOffset, m.byteLength)) };
-}
 
-function expectSameTables(actual: Dispatch, expected: Dispatch, rules: readonly SecretRule[]): void {
-  const a = effective(actual, rules);
-  const e = effective(expected, rules);
-  expect(a.triples.equals(e.triples)).toBe(true);
-  expect(a.pairs).toEqual(e.pairs);
-  expect(a.high).toEqual(e.high);
-  for (let i = 0; i < a.masks.length; i++) expect(a.masks[i]!.equals(e.masks[i]!), `mask ${i}`).toBe(true);
-}
-
-const bytes = (m: Uint8Array | Uint16Array): Buffer => Buffer.from(m.buffer, m.byteOffset, m.byteLength);
-
-describe('the dispatch tables shipped for the default rules', () => {
-  it('are what the generator writes from the current rules (run `npm run build && node dist/scripts/gen-scrub-dispatch.js`)', () => {
-    expect(fs.readFileSync(new URL('../../lib/scrub/default-dispatch.ts', import.meta.url), 'utf8')).toBe(scrubDispatchModule());
-    expect(DEFAULT_DISPATCH.fingerprint).toBe(rulesFingerprint(DEFAULT_RULES));
-  });
-
-  it('unpack to exactly the tables the default rules compile to, byte for byte and entry for entry', () => {
-    const shipped = unpackDispatch(DEFAULT_DISPATCH, DEFAULT_RULES)!;
-    const compiled = compileDispatch(DEFAULT_RULES);
-    for (const name of ['first', 'triMask', 'pairSlot', 'pairMask', 'lastMask', 'endMask'] as const) expect(bytes(shipped[name]).equals(bytes(compiled[name])), name).toBe(true);
-    const lists = (d: Dispatch): unknown[] => d.pairs.map((list) => list?.map((e) => entryData(DEFAULT_RULES, e)));
-    expect(lists(shipped)).toEqual(lists(compiled));
-    expect(shipped.pairs.length).toBe(compiled.pairs.length);
-    expect([...shipped.high]).toEqual([...compiled.high]);
-  });
-
-  it('are refused for rules they were not compiled from, so the caller compiles those', () => {
-    const changed = DEFAULT_RULES.map((r, i) => (i === 3 ? { ...r, triggers: [...r.triggers, 'zzq_'] } : r));
-    expect(unpackDispatch(DEFAULT_DISPATCH, changed)).toBeUndefined();
-    expect(unpackDispatch(DEFAULT_DISPATCH, DEFAULT_RULES.slice(1))).toBeUndefined();
-    expect(unpackDispatch(packDispatch(changed), changed)).toBeDefined();
-  });
-});
-
-describe('a dispatch with rules laid in front of those it was compiled from', () => {
-  const base = (): Dispatch => unpackDispatch(DEFAULT_DISPATCH, DEFAULT_RULES)!;
-
-  it('equals compiling the whole table, for the exact values of credential variables', () => {
-    const extra = exactValueRules([
-      { name: 'ANTHROPIC_API_KEY', value: 'sk-ant-bench-fake-key-0123456789' },
-      { name: 'SERVICE_TOKEN', value: 'ghp_' + 'a1B2'.repeat(9) },
-      { name: 'DB_PASSWORD', value: 'päss wörd/=+ "quoted"' },
-      { name: 'UNICODE_SECRET', value: 'éclair-secret-value-42' },
-      { name: 'MULTILINE_KEY', value: 'first line of key\nsecond line of key' },
-    ]);
-    expect(extra.length).toBeGreaterThan(5);
-    const rules = [...extra, ...DEFAULT_RULES];
-    expectSameTables(layerDispatch(base(), extra), compileDispatch(rules), rules);
-    // The non-ASCII first unit got a table of its own: the one shared by dispatches without any stays all zero.
-    expect(base().first.every((v) => v === 0)).toBe(true);
-  });
-
-  it('equals compiling the whole table when the rules in front need case folding, word boundaries or one-character triggers', () => {
-    for (const k of [1, 17, 60, DEFAULT_RULES.length - 1]) {
-      const layered = layerDispatch(compileDispatch(DEFAULT_RULES.slice(k)), DEFAULT_RULES.slice(0, k));
-      expectSameTables(layered, compileDispatch(DEFAULT_RULES), DEFAULT_RULES);
+  it('keep slot 0 (every pair no trigger starts) all zero, which the scan reads without testing the slot', () => {
+    for (const rules of [DEFAULT_RULES, [...EXACT, ...DEFAULT_RULES]]) {
+      const slotZero = compileDispatch(rules).triMask.subarray(0, 128);
+      expect(slotZero.every((v) => v === 0)).toBe(true);
     }
+  });
+
+  it('give a table of non-ASCII first units only to rules that have such triggers, and never write the shared empty one', () => {
+    const plain = compileDispatch(DEFAULT_RULES);
+    const withUnicode = compileDispatch([...EXACT, ...DEFAULT_RULES]);
+    expect(plain.first.every((v) => v === 0)).toBe(true);
+    expect(withUnicode.first).not.toBe(plain.first);
+    expect(withUnicode.first['é'.charCodeAt(0)]).toBe(1);
+    expect(compileDispatch(DEFAULT_RULES).first.every((v) => v === 0)).toBe(true);
+  });
+
+  it('refuse an empty trigger', () => {
+    expect(() => compileDispatch([{ ...DEFAULT_RULES[0]!, triggers: [''] }])).toThrow(/empty trigger/);
   });
 });

@@ -66,8 +66,8 @@ export function createResponseEmitter(options: ResponseEmitterOptions): Response
 
 /**
  * The response lifecycle helper a decoder drives. A class, not an object literal of closures:
- * one is made per input stream, and a literal with getters is built in dictionary mode (about
- * 1.5 µs to create, and every `r.method` call then does a hash lookup).
+ * one is made per input stream, and a literal with getters is built in dictionary mode (slow to
+ * create, and every `r.method` call then does a hash lookup).
  */
 export class ResponseEmitter {
   private readonly onEvent: EventSink;

@@ -3,7 +3,7 @@
  * and most frames of a stream are deltas of one fixed shape that differ only in a few values.
  * Each template is one anchored regular expression for the frame's exact text (keys in the
  * provider's order, no whitespace, a fixed set of optional keys); V8 runs it as native code,
- * about 2x cheaper than `JSON.parse` building the same object (measured on the corpus frames).
+ * cheaper than `JSON.parse` building the same object (bench/provider-decode measures it).
  *
  * The contract, checked by a property test against `JSON.parse` on generated and mutated
  * frames: a template returns either undefined (the caller then uses `JSON.parse`, so nothing
@@ -24,8 +24,7 @@
 /**
  * A JSON string token, quotes included (the exact JSON grammar; no `u` flag: code units).
  * Written as the "unrolled loop" `" plain* (escape plain*)* "`: a plain character-class loop is
- * a tight native scan in V8, while `(?:plain|escape)*` pushes a backtrack entry per character
- * (measured: a few per cent of template time on the corpus, whose strings are short).
+ * a tight native scan in V8, while `(?:plain|escape)*` pushes a backtrack entry per character.
  */
 const BODY = String.raw`[^"\\\x00-\x1f]*(?:\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})[^"\\\x00-\x1f]*)*`;
 const STRING = `"${BODY}"`;
@@ -179,8 +178,7 @@ export function createChatChunkParser(): (text: string) => unknown {
   let last: ChatHead | undefined;
   return (text) => {
     let h = last;
-    // `slice` + `===` is a flat compare; `startsWith` walks the strings character by character
-    // (measured ~2.5x slower on 150-character heads).
+    // `slice` + `===` is a flat compare; `startsWith` walks the strings character by character.
     if (h === undefined || text.slice(0, h.text.length) !== h.text) {
       h = matchChatHead(text);
       if (h === undefined) return undefined;
