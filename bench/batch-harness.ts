@@ -39,6 +39,7 @@ import type { LineSetup } from '../lib/batch/run-line.js';
 import { providerSettings } from '../lib/agent/provider-settings.js';
 import { runLimits } from '../lib/agent/run-limits.js';
 import { toolEnvironment } from '../lib/agent/tool-environment.js';
+import { promptSettings } from '../lib/agent/prompt-settings.js';
 import { configurePool, defaultMaxThreads } from '../lib/control/pool.js';
 import { loadCassette } from '../lib/replay/cassette.js';
 import { openStore } from '../lib/store/index.js';
@@ -196,6 +197,7 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
     provider: providerSettings({ format, model: cassette.manifest.model ?? 'replay', baseUrl: baseUrlForOrigin(format, origin), apiKey: 'replay' }),
     limits: runLimits(),
     environment: toolEnvironment(process.cwd()),
+    prompting: promptSettings(),
   };
   const isolated: HarnessOptions = { isolate: 'worktree', verify: 'node test.js' };
   // Interleaved rounds, the order reversed every other round: drift in the machine's load falls on every variant alike.

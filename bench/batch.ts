@@ -23,6 +23,7 @@ import type { LineSetup } from '../lib/batch/run-line.js';
 import { providerSettings } from '../lib/agent/provider-settings.js';
 import { runLimits } from '../lib/agent/run-limits.js';
 import { toolEnvironment } from '../lib/agent/tool-environment.js';
+import { promptSettings } from '../lib/agent/prompt-settings.js';
 import type { ProviderFormat } from '../lib/agent/conversation.js';
 import { baseUrlForOrigin } from '../lib/decode/formats.js';
 import { loadCassette } from '../lib/replay/cassette.js';
@@ -69,6 +70,7 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
     provider: providerSettings({ format, model: cassette.manifest.model ?? 'replay', baseUrl: baseUrlForOrigin(format, origin), apiKey: 'replay' }),
     limits: runLimits(),
     environment: toolEnvironment(process.cwd()),
+    prompting: promptSettings(),
   };
   const outDir = path.join(work, 'out');
 

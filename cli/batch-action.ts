@@ -24,6 +24,7 @@ import { noteClosedStdout, writeErr, writeOut } from './stdout.js';
 import { tracingConfig } from '../lib/telemetry/config.js';
 import type { BatchTrace } from '../lib/telemetry/batch-trace.js';
 import { neutralise } from '../lib/safe-text.js';
+import { dropExpected } from '../lib/debug.js';
 
 /** Flags of `minicode batch`. */
 export interface BatchFlags extends ExecFlags {
@@ -128,6 +129,7 @@ function lineSetupOf(setup: RunSetup, mcp: McpManager | undefined, inPlace: bool
     provider: setup.provider,
     limits: setup.limits,
     environment: { ...setup.environment, toolSource: mcp, checkpoints: inPlace ? setup.environment.checkpoints : undefined },
+    prompting: setup.prompting,
   };
 }
 
@@ -140,8 +142,10 @@ function refuseOtherInput(outDir: string, inputPath: string, file: string): void
   let previous: unknown;
   try {
     previous = (JSON.parse(fs.readFileSync(path.join(outDir, 'summary.json'), 'utf8')) as { input?: unknown }).input;
-  } catch {
-    return; // no summary yet (a first run, or one killed before its end): nothing to compare
+  } catch (error) {
+    // No summary yet (a first run, or one killed before its end): nothing to compare.
+    dropExpected('reading the previous summary', error, 'ENOENT');
+    return;
   }
   if (typeof previous !== 'string' || previous === inputPath) return;
   throw usage(

@@ -59,6 +59,7 @@ export async function chatAction(flags: ChatFlags): Promise<number> {
       provider: setup.provider,
       limits: setup.limits,
       environment: setup.environment,
+      prompting: setup.prompting,
       store,
       resume,
       // Called at each turn, once `session` exists: the turn's provider and model, after any `/model`.

@@ -11,7 +11,9 @@
  */
 import { interaction } from '../lib/agent/interaction.js';
 import { runPrompt } from '../lib/agent/run-prompt.js';
-import { MinicodeError } from '../lib/errors.js';
+import { ERROR_CODES, isThrownCode, MinicodeError } from '../lib/errors.js';
+import { terminationCode } from '../lib/control/termination.js';
+import { deadlineMs } from '../lib/flag-values.js';
 import { createJsonlRenderer, writeSetupFailure } from '../lib/render/jsonl.js';
 import { displayText } from '../lib/render/display-text.js';
 import { viewOf } from '../lib/render/state-view.js';
@@ -22,7 +24,7 @@ import { checkPrompt, openRunStore, prepareRun, startRunMcp, type ExecFlags, typ
 import type { EventStore } from '../lib/store/store.js';
 import { guardOutput, noteClosedStdout, onHangUp, writeErr } from './stdout.js';
 import { outputPortOf } from '../lib/pipeline/output.js';
-import type { OutputEvent } from '../lib/events/index.js';
+import type { OutputEvent, TerminationReason } from '../lib/events/index.js';
 import { tracingConfig, type TracingConfig } from '../lib/telemetry/config.js';
 import { mark } from '../lib/timeline.js';
 
@@ -30,13 +32,17 @@ import { mark } from '../lib/timeline.js';
 const out = (text: string): void => outputPortOf(guardOutput(process.stdout)).write(text);
 const err = writeErr;
 
-/** Exit code of a settled run. */
-export function exitCodeFor(reason: string): number {
-  return reason === 'completed' ? 0 : reason === 'aborted' ? 130 : 1;
+/** Exit code of a settled run: 0 completed, else its termination code's (130 aborted, 65 result_invalid, 1 the others). */
+export function exitCodeFor(reason: TerminationReason): number {
+  if (reason === 'completed') return 0;
+  const code = terminationCode(reason);
+  return isThrownCode(code) ? ERROR_CODES[code].exitCode : 1;
 }
 
 /** Run `exec`; returns the exit code. */
-export async function execAction(prompt: string, flags: ExecFlags): Promise<number> {
+export async function execAction(argument: string | undefined, flags: ExecFlags): Promise<number> {
+  // The argument until the prompt is read (a setup failure's summary names what was given).
+  let prompt = argument ?? '';
   let setup: RunSetup | undefined;
   let store: EventStore | undefined;
   // The error the store's open failed with: the run reported it in its summary already.
@@ -66,6 +72,14 @@ export async function execAction(prompt: string, flags: ExecFlags): Promise<numb
   onHangUp(() => onSigint('SIGHUP'));
   try {
     try {
+      const { readPromptInput } = await import('./prompt-input.js');
+      prompt = await readPromptInput({
+        argument,
+        promptFile: flags.promptFile,
+        stdin: process.stdin,
+        stdinWaitMs: deadlineMs(process.env.MINICODE_STDIN_WAIT_MS || undefined, 'MINICODE_STDIN_WAIT_MS'),
+        onNote: (message) => err(`minicode: ${message}\n`),
+      });
       checkPrompt(prompt, 'minicode exec');
       tracing = tracingConfig(process.env);
       setup = await prepareRun(flags);
@@ -125,6 +139,7 @@ export async function execAction(prompt: string, flags: ExecFlags): Promise<numb
         provider: setup.provider,
         limits: setup.limits,
         environment: setup.environment,
+        prompting: setup.prompting,
         interaction: interaction({ tty: !json && process.stdin.isTTY === true && process.stdout.isTTY === true }),
         signal: abort.signal,
         openStore,

@@ -71,6 +71,18 @@ export const ConfigSchema = z.looseObject({
   cacheTtl: z.enum(CACHE_TTLS).optional(),
   /** OpenAI `prompt_cache_key` (`--cache-key` wins). */
   cacheKey: z.string().min(1).max(64).optional(),
+  /** Project instructions: the names tried in a folder without AGENTS.md, in order (default CLAUDE.md, GEMINI.md; [] for none). */
+  instructions: z
+    .object({
+      fallbackFiles: z.array(
+        z
+          .string()
+          .min(1)
+          .regex(/^[^/\\]+$/, 'a file name, not a path')
+          .refine((n) => n !== '.' && n !== '..', 'a file name, not a path'),
+      ),
+    })
+    .optional(),
   /** `false` sends the environment's credential values to the provider as tools printed them; default true (masked). */
   maskCredentialsInRequests: z.boolean().optional(),
   /** MCP servers, in the `.mcp.json` shape (see lib/mcp/config.ts). */

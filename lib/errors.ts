@@ -43,6 +43,12 @@ export const ERROR_CODES = {
   MINICODE_E_BATCH_LINE_SHAPE: { meaning: 'a batch input line is JSON but lacks or mistypes a field' },
   // 75 is EX_TEMPFAIL (sysexits.h): another batch holds the output directory; try again later.
   MINICODE_E_BATCH_LOCKED: { category: 'USER_ERROR', recoverability: 'RETRYABLE', exitCode: 75, meaning: 'another batch process holds the output directory (batch.lock)' },
+  MINICODE_E_BATCH_OUTPUT: {
+    category: 'FILESYSTEM_ERROR',
+    recoverability: 'ACTION_REQUIRED',
+    exitCode: 1,
+    meaning: 'the batch output directory (--out) cannot be written: a full disk, a read-only or failing file system',
+  },
   MINICODE_E_BATCH_REPORT: {
     category: 'USER_ERROR',
     recoverability: 'ACTION_REQUIRED',
@@ -120,8 +126,21 @@ export const ERROR_CODES = {
     exitCode: 2,
     meaning: 'the OpenTelemetry exporter settings are unusable (OTLP endpoint not an http(s) URL, or a protocol other than http/protobuf or http/json)',
   },
+  MINICODE_E_OUTPUT_SCHEMA: {
+    category: 'USER_ERROR',
+    recoverability: 'ACTION_REQUIRED',
+    exitCode: 1,
+    meaning: "an output schema (--output-schema FILE, a batch line's outputSchema) is not valid JSON, not a JSON Schema ajv can compile (2020-12, 2019-09, draft-07), or does not describe an object",
+  },
   MINICODE_E_PROMPT_EMPTY: { category: 'USER_ERROR', recoverability: 'ACTION_REQUIRED', exitCode: 2, meaning: 'the prompt is empty or only whitespace' },
   MINICODE_E_PROVIDER: { category: 'PROVIDER_ERROR', recoverability: 'RETRYABLE', exitCode: 1, meaning: 'the provider answered with an error, or retries ran out' },
+  // 65 is EX_DATAERR (sysexits.h): the run ended, but without the typed result it was asked for.
+  MINICODE_E_RESULT_INVALID: {
+    category: 'MODEL_ERROR',
+    recoverability: 'RETRYABLE',
+    exitCode: 65,
+    meaning: 'the model never submitted a result matching the output schema within its attempts (termination reason result_invalid)',
+  },
   MINICODE_E_SANDBOX_UNAVAILABLE: {
     category: 'CONFIGURATION_ERROR',
     recoverability: 'ACTION_REQUIRED',
@@ -152,6 +171,8 @@ export const ERROR_CODES = {
   MINICODE_E_USAGE_QUOTA: { meaning: 'a native agent reported an exhausted usage quota and its stream ended without a terminal record; the supervisor failed its task (run --fallback hands over)' },
   MINICODE_E_WORKER: { category: 'INTERNAL_ERROR', recoverability: 'RETRYABLE', exitCode: 1, meaning: 'a worker-pool task crashed, is not built, or returned something that is not a result' },
   MINICODE_E_WORKER_INPUT: { category: 'INTERNAL_ERROR', recoverability: 'FATAL', exitCode: 1, meaning: 'a worker-pool task was given input it cannot use' },
+  MINICODE_W_INSTRUCTIONS_TRUNCATED: { meaning: 'the project instruction files (AGENTS.md and fallbacks) passed their 32 KiB cap: one was cut, later ones left out' },
+  MINICODE_W_INSTRUCTIONS_UNREADABLE: { meaning: 'a project instruction file exists but cannot be read; the run goes on without it' },
   MINICODE_W_NATIVE_AGENT_WARNING: { meaning: 'a native agent reported a warning of its own (text kept in the message)' },
   MINICODE_W_NATIVE_LIMIT_NEAR: { meaning: 'a native agent reported that a usage limit is near' },
 } as const satisfies Record<`MINICODE_${'E' | 'W'}_${string}`, ThrownCodeSpec | ReportedCodeSpec>;

@@ -9,7 +9,7 @@
 import { setMaxListeners } from 'node:events';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { BroadcastChannel, threadId } from 'node:worker_threads';
-import type { BatchLineTask, BatchLineValue, ChannelMessage, ThreadLag } from '../lib/batch/pool-task.js';
+import { lineSetupOfPlain, type BatchLineTask, type BatchLineValue, type ChannelMessage, type ThreadLag } from '../lib/batch/pool-task.js';
 import type { BatchRecord } from '../lib/batch/records.js';
 import { runLine } from '../lib/batch/run-line.js';
 import { runIsolated } from '../lib/batch/harness.js';
@@ -98,10 +98,13 @@ export default async function batchLineTask(task: BatchLineTask): Promise<Worker
     const post = (message: ChannelMessage): void => batch.channel.postMessage(message);
     const { seq } = task;
     let spans: BatchLineValue['spans'];
+    const setup = lineSetupOfPlain(task.setup);
+    // A rejection is the line's error record (runLine's), never an unhandled one here.
+    setup.catch(() => undefined);
     const runOne = (line: BatchLineTask['line']): ReturnType<typeof runLine> =>
       runLine({
         line,
-        setup: async () => task.setup,
+        setup: () => setup,
         baseDir: task.baseDir,
         cwd: task.cwd,
         signal: batch.abort.signal,

@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { DEFAULT_POOL_NICE } from '../../lib/batch/nice.js';
 import type { BatchFlags } from '../batch-action.js';
-import { addCheckpointFlag, addRunFlags } from './exec.js';
+import { addCheckpointFlag, addOutputSchemaFlag, addRunFlags } from './exec.js';
 
 /**
  * `minicode batch FILE.jsonl`: many prompts (`{"id", "prompt", ...}` per line), each a full
@@ -38,7 +38,7 @@ export function registerBatch(program: Command): void {
     .option('--queue <url>', 'distribute through BullMQ on Redis (redis://HOST:PORT)')
     .option('--queue-name <name>', 'BullMQ queue name shared by producer and workers', 'minicode-batch')
     .option('--worker', 'with --queue: run jobs from the queue until interrupted');
-  addCheckpointFlag(addRunFlags(command)).action(async (file: string | undefined, flags: BatchFlags) => {
+  addOutputSchemaFlag(addCheckpointFlag(addRunFlags(command))).action(async (file: string | undefined, flags: BatchFlags) => {
     const { batchAction } = await import('../batch-action.js');
     process.exitCode = await batchAction(file, flags);
   });

@@ -29,8 +29,19 @@ export function addRunFlags(command: Command): Command {
     .addOption(new Option('--approval <mode>', 'approval mode for edits and commands').choices(['ask', 'auto', 'read-only']).default('auto'))
     .option('--allow-local-config', 'trust .minicode/config.json in the project (ignored by default)')
     .option('--store <dir>', 'session store directory (default: $MINICODE_HOME/store, else $XDG_DATA_HOME/minicode/store or ~/.local/share/minicode/store)')
-    .option('--cwd <dir>', 'project directory (default: the current directory)');
+    .option('--cwd <dir>', 'project directory (default: the current directory)')
+    .option('--system-prompt <file>', "replace minicode's system prompt with this file's text (project instructions are still added)")
+    .option('--append-system-prompt <text>', 'add this text after the system prompt')
+    .option('--no-instructions', 'send no project instructions (AGENTS.md, config instructions.fallbackFiles, $MINICODE_HOME/AGENTS.md)');
   return addSandboxFlags(command);
+}
+
+/** `--output-schema FILE`, for the commands whose runs can return a typed result (exec, batch). */
+export function addOutputSchemaFlag(command: Command): Command {
+  return command.option(
+    '--output-schema <file>',
+    'a JSON Schema (draft 2020-12 or draft-07) the result must match: submit_result takes it, an invalid result goes back to the model, none valid ends result_invalid (exit 65)',
+  );
 }
 
 /** `--no-checkpoint`, for the commands that take workspace checkpoints (exec, chat, run, batch). */
@@ -48,11 +59,12 @@ export function registerExec(program: Command): void {
   const command = program
     .command('exec')
     .description('run the agent once on PROMPT and exit')
-    .argument('<prompt>', 'what to do')
+    .argument('[prompt]', 'what to do; - (or none, with stdin not a terminal) reads it from stdin; with a PROMPT, piped stdin is added as context')
+    .option('--prompt-file <file>', 'read the prompt from this file')
     .option('--json', 'JSON lines on stdout: envelopes, text records, one summary last')
     .option('--verify [cmd]', 'after the run, run the verify command (default: MINICODE_VERIFY_CMD, config, or detection)')
     .option('--verbose', 'show verbose facts (reasoning, provider tool calls, recoveries)');
-  addCheckpointFlag(addRunFlags(command)).action(async (prompt: string, flags: ExecFlags) => {
+  addOutputSchemaFlag(addCheckpointFlag(addRunFlags(command))).action(async (prompt: string | undefined, flags: ExecFlags) => {
     const { execAction } = await import('../exec-action.js');
     process.exitCode = await execAction(prompt, flags);
   });

@@ -21,6 +21,7 @@ import type { ConversationMessage } from './conversation.js';
 import { conversationFromEvents } from './history.js';
 import type { AgentResult } from './loop.js';
 import { interaction } from './interaction.js';
+import { promptSettingsFor } from './prompt-settings.js';
 import { runPrompt } from './run-prompt.js';
 
 /** What the port keeps of one session between turns. */
@@ -168,6 +169,8 @@ export function createAgentPort(options: AgentPortOptions): AgentPort {
           fileSystem: clientFileSystem(input),
           terminal: clientTerminal(input),
         },
+        // The instructions are the client's working folder's.
+        prompting: promptSettingsFor(run.prompting, input.cwd),
         // A person answers through the client: `ask` decisions go to session/request_permission.
         interaction: interaction({ tty: true, promptApproval }),
         signal: input.signal,

@@ -10,12 +10,12 @@ import { watchBudgetLimit } from '../control/budget.js';
 import { withRetry } from '../control/retry.js';
 import { createTermination, settleRun } from '../control/termination.js';
 import { realTimers, type Timers } from '../control/timers.js';
-import { capSystemPrompt } from '../control/truncation.js';
 import { createUsageCollector, type UsageTotals } from '../control/usage.js';
 import { createApprovalHook, credentialValueMasker } from '../policy/index.js';
 import type { ToolRegistry } from '../tools/index.js';
 import type { Conversation, ConversationMessage, ProviderFormat } from './conversation.js';
 import type { Interaction } from './interaction.js';
+import { promptSettings, type PromptSettings } from './prompt-settings.js';
 import type { ProviderSettings } from './provider-settings.js';
 import type { RunLimits } from './run-limits.js';
 import type { ToolEnvironment } from './tool-environment.js';
@@ -26,14 +26,6 @@ import { createTurnCheckpoints } from '../checkpoints/turn.js';
 import { kernelTruncate } from '../control/truncation.js';
 import { createContextManager } from './context.js';
 import { contextWindowOf } from './context-window.js';
-
-/** The system prompt minicode sends (capped at 8,000 chars like any other). */
-export const DEFAULT_SYSTEM_PROMPT = [
-  "You are minicode, a careful coding agent working in the user's project directory.",
-  'Use the tools to read, search, edit files and run commands; prefer small, verifiable changes.',
-  'When the task asks for structured output, call submit_result once with the JSON result.',
-  'Finish with a short answer saying what you did.',
-].join('\n');
 
 /** Options of {@link runAgent}: the run's groups, filled once where the run was set up, and the turn's own inputs. */
 export interface AgentOptions {
@@ -50,8 +42,13 @@ export interface AgentOptions {
   toolsReady?: (() => Promise<void>) | undefined;
   /** Earlier turns of the session (chat, ACP); default none. */
   history?: ConversationMessage[] | undefined;
-  /** Default {@link DEFAULT_SYSTEM_PROMPT} (capped at 8,000 chars like any other). */
-  system?: string | undefined;
+  /**
+   * The system prompt and the typed result; default minicode's own prompt, no instructions, a
+   * free-form result. With an output schema (the registry's `submit_result` checks it) the model
+   * gets `resultAttempts` chances to submit a valid result, counting refused submissions and final
+   * answers without one; then the run ends `result_invalid`.
+   */
+  prompting?: PromptSettings | undefined;
   /** User abort (Ctrl+C, Esc, ACP cancel). */
   signal?: AbortSignal | undefined;
   /** One event of the run; `ids` is the loop's position (turn, step), filled in by the envelope stage. */
@@ -75,6 +72,9 @@ export interface AgentOptions {
   /** The session the turn belongs to (labels its checkpoint); default the task id. */
   sessionId?: string | undefined;
 }
+
+/** What the model is told when it finishes without the typed result the run needs. */
+const RESULT_MISSING = 'This task needs a typed result: call submit_result with a JSON object matching its input schema before you finish.';
 
 /** How a run ended. */
 export interface AgentResult {
@@ -102,6 +102,7 @@ const REASON_ERRORS: Record<Exclude<TerminationReason, 'completed'>, Pick<ErrorI
   aborted: { category: 'USER_ERROR', recoverability: 'RECOVERABLE' },
   provider: { category: 'PROVIDER_ERROR', recoverability: 'FATAL' },
   busy: { category: 'AGENT_ERROR', recoverability: 'RETRYABLE' },
+  result_invalid: { category: 'MODEL_ERROR', recoverability: 'RETRYABLE' },
 };
 
 /** Replace the conversation's contents in place (the loop and its closures hold the same array). */
@@ -136,7 +137,8 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
     onEvent: emit,
   });
   const messages: ConversationMessage[] = [...(options.history ?? []), { role: 'user', text: options.prompt }];
-  const system = capSystemPrompt(options.system ?? DEFAULT_SYSTEM_PROMPT).text;
+  const prompting = options.prompting ?? promptSettings();
+  const system = prompting.system.text;
   let definitions = options.tools.definitions();
   const context = createContextManager({
     format: provider.format,
@@ -153,6 +155,15 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
   let finalText = '';
   let result: unknown;
   let lastError: ErrorInfo | undefined;
+  const typed = prompting.outputSchema !== undefined;
+  let failedResults = 0;
+  /** Count one attempt without a valid result; once none is left the run ends `result_invalid`. */
+  const resultMissed = (signal: AbortSignal, why: string): void => {
+    failedResults++;
+    if (failedResults < prompting.resultAttempts) return;
+    termination.request('result_invalid', `no result matching the output schema after ${failedResults} attempt${failedResults === 1 ? '' : 's'}: ${why}`);
+    signal.throwIfAborted();
+  };
 
   emit({ type: 'user.message.received', payload: { messageId: `user-${turnId}`, text: options.prompt } });
   emit({ type: 'task.started', payload: { taskId, prompt: options.prompt } });
@@ -265,7 +276,10 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
       });
       if (reply.toolCalls.length === 0) {
         finalText = reply.text;
-        return;
+        if (!typed || result !== undefined) return;
+        resultMissed(signal, 'the model finished without calling submit_result');
+        messages.push({ role: 'user', text: RESULT_MISSING });
+        continue;
       }
       // Parallel tool calls run concurrently, each with its own id, duration and terminal event.
       const results = await Promise.all(
@@ -299,6 +313,10 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
         const content = maskForModel ? maskForModel(executed.content) : executed.content;
         messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content: kernelTruncate(content).text, ...(executed.isError ? { isError: true } : {}) });
         if (executed.outcome.status === 'completed' && executed.outcome.result !== undefined) result = executed.outcome.result;
+      }
+      // A refused typed result is one attempt spent (a refusal after a valid one is not).
+      for (const { call, executed } of results) {
+        if (typed && result === undefined && call.name === 'submit_result' && executed.outcome.status === 'failed') resultMissed(signal, executed.outcome.message.split('\n').slice(0, 4).join(' '));
       }
       signal.throwIfAborted();
     }

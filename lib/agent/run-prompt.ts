@@ -19,6 +19,7 @@ import { MinicodeError } from '../errors.js';
 import type { VerifyReport } from '../verify/run.js';
 import type { ConversationMessage } from './conversation.js';
 import type { AgentOptions, AgentResult } from './loop.js';
+import { promptSettings } from './prompt-settings.js';
 import { mark } from '../timeline.js';
 
 /** Options of {@link runPrompt}. */
@@ -75,6 +76,7 @@ const OUTCOME: Record<AgentResult['reason'], RunOutcome> = {
   max_steps_exceeded: 'failed',
   provider: 'failed',
   busy: 'failed',
+  result_invalid: 'failed',
   timeout: 'cancelled',
   budget_exceeded: 'cancelled',
   aborted: 'cancelled',
@@ -152,7 +154,9 @@ export async function runPrompt(options: PromptRunOptions): Promise<PromptRun> {
     onSettled: options.onSettled,
   });
   const turn = options.session?.turn ?? 1;
+  const prompting = options.prompting ?? promptSettings();
   if (!options.session) {
+    const { system, outputSchema } = prompting;
     pipeline.emit({
       type: 'session.started',
       payload: {
@@ -162,9 +166,13 @@ export async function runPrompt(options: PromptRunOptions): Promise<PromptRun> {
         model: options.provider.model,
         promptDigest: promptDigestOf(options.prompt),
         sandbox: options.environment.sandbox?.mode ?? 'off',
+        systemPromptDigest: system.digest,
+        instructions: system.instructionFiles,
+        ...(outputSchema ? { outputSchemaDigest: outputSchema.digest } : {}),
       },
       fidelity: 'synthetic',
     });
+    for (const d of system.diagnostics) pipeline.emit({ type: 'diagnostic.raised', payload: { ...d, category: 'CONFIGURATION_ERROR' } });
   }
   for (const d of options.preamble ?? []) pipeline.emit(d);
   // The agent loop, the tools and the providers load only now, once the first events are out
@@ -191,7 +199,8 @@ export async function runPrompt(options: PromptRunOptions): Promise<PromptRun> {
   const detachTools = toolSource?.attach((d) => pipeline.emit(d));
   const result = await runAgent({
     ...options,
-    tools: createToolRegistry({ extra: toolSource ? () => toolSource.tools() : undefined }),
+    tools: createToolRegistry({ extra: toolSource ? () => toolSource.tools() : undefined, outputSchema: prompting.outputSchema }),
+    prompting,
     toolsReady: toolSource?.ready ? () => toolSource.ready!() : undefined,
     history: options.session?.history ?? [],
     taskId: `task-${turn}`,

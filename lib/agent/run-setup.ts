@@ -6,11 +6,15 @@
 import { resolveRunSandbox } from '../sandbox/resolve.js';
 import { SANDBOX_MODES, type SandboxMode, type SandboxSettings } from '../sandbox/settings.js';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { resolveProvider } from './provider-select.js';
 import { providerSettings, type ProviderEndpoint, type ProviderSettings } from './provider-settings.js';
 import { DEFAULT_RUN_LIMITS, runLimits, type RunLimits } from './run-limits.js';
 import { toolEnvironment, type ToolEnvironment } from './tool-environment.js';
+import { promptSettings, systemPromptFor, type PromptRecipe, type PromptSettings } from './prompt-settings.js';
+import { userInstructionsDir } from '../instructions/load.js';
+import { readTextFile } from '../text-file.js';
 import { CACHE_TTLS, REASONING_LEVELS, type CacheTtl, type ReasoningLevel, type RequestTuning } from './requests/types.js';
 import { loadConfigLazily, type LoadedConfig } from '../config-files.js';
 import { MinicodeError } from '../errors.js';
@@ -53,6 +57,16 @@ export interface ExecFlags {
   sandbox?: string | undefined;
   /** `--allow-network`: open the network inside the sandbox. */
   allowNetwork?: boolean | undefined;
+  /** `--system-prompt FILE`: replaces minicode's system prompt. */
+  systemPrompt?: string | undefined;
+  /** `--append-system-prompt TEXT`: added after it. */
+  appendSystemPrompt?: string | undefined;
+  /** False with `--no-instructions`. */
+  instructions?: boolean | undefined;
+  /** `--output-schema FILE` (exec, batch). */
+  outputSchema?: string | undefined;
+  /** `--prompt-file FILE` (exec). */
+  promptFile?: string | undefined;
 }
 
 /**
@@ -68,6 +82,7 @@ export interface RunSetup {
   provider: ProviderSettings;
   limits: RunLimits;
   environment: ToolEnvironment;
+  prompting: PromptSettings;
   approval: ApprovalModeName;
   storeDir: string;
   /** The config's MCP servers, once {@link startRunMcp} started them (also the environment's `toolSource`). */
@@ -115,6 +130,7 @@ export async function prepareRun(flags: ExecFlags, env: NodeJS.ProcessEnv = proc
   let budget: Budget | undefined;
   if (budgetUsd !== undefined) budget = { limitUsd: budgetUsd, strict: flags.budgetStrict === true };
   else if (flags.budgetStrict) throw new MinicodeError('MINICODE_E_USAGE', '--budget-strict needs --budget USD', { action: 'pass --budget 0.50 --budget-strict' });
+  const prompting = await promptingOf(flags, loaded.config, env, cwd);
   const closers: (() => Promise<void>)[] = [];
   let endpoint: ProviderEndpoint;
   const named = flags.provider ?? env.MINICODE_PROVIDER ?? loaded.config.provider;
@@ -164,6 +180,7 @@ export async function prepareRun(flags: ExecFlags, env: NodeJS.ProcessEnv = proc
       sandbox,
       maskCredentialsInRequests: loaded.config.maskCredentialsInRequests ?? true,
     }),
+    prompting,
     approval,
     storeDir,
     mcp: undefined,
@@ -193,6 +210,23 @@ export function sandboxModeFlag(value: string | undefined): SandboxMode | undefi
   if (value === undefined) return undefined;
   if ((SANDBOX_MODES as readonly string[]).includes(value)) return value as SandboxMode;
   throw new MinicodeError('MINICODE_E_USAGE', `--sandbox must be one of ${SANDBOX_MODES.join(', ')}, got "${value}"`, { action: 'pass --sandbox workspace-write (the default), read-only or off' });
+}
+
+/**
+ * The prompt settings of a run set up in `cwd`: `--system-prompt`'s file, `--append-system-prompt`,
+ * the instructions (found from `cwd` unless `--no-instructions`; fallback names from config
+ * `instructions.fallbackFiles`), and `--output-schema`'s schema (ajv loads only then).
+ */
+async function promptingOf(flags: ExecFlags, config: LoadedConfig['config'], env: NodeJS.ProcessEnv, cwd: string): Promise<PromptSettings> {
+  const recipe: PromptRecipe = {
+    base: flags.systemPrompt !== undefined ? readTextFile(flags.systemPrompt, '--system-prompt') : undefined,
+    append: flags.appendSystemPrompt,
+    instructions: flags.instructions === false ? false : 'discover',
+    fallbackFiles: config.instructions?.fallbackFiles,
+    userDir: userInstructionsDir(env, os.homedir()),
+  };
+  const outputSchema = flags.outputSchema !== undefined ? (await import('../output-schema/compile.js')).loadOutputSchemaFile(flags.outputSchema) : undefined;
+  return promptSettings({ recipe, system: systemPromptFor(recipe, cwd), outputSchema });
 }
 
 /** MINICODE_E_PROMPT_EMPTY (exit 2) for an empty or whitespace-only PROMPT, which must never reach a model or an agent. */

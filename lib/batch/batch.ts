@@ -346,9 +346,13 @@ export async function runLocalBatch(options: LocalBatchOptions): Promise<BatchSu
   // An interrupt during the set-up has already fired its event.
   if (options.signal?.aborted) onAbort();
   else options.signal?.addEventListener('abort', onAbort, { once: true });
-  const { stoppedBy } = await scheduler.done;
-  clearInterval(ticker);
-  options.signal?.removeEventListener('abort', onAbort);
+  let stoppedBy: string | undefined;
+  try {
+    ({ stoppedBy } = await scheduler.done);
+  } finally {
+    clearInterval(ticker);
+    options.signal?.removeEventListener('abort', onAbort);
+  }
   await endWorkspaces(options.outDir);
   return await ctx.finish({ mode: 'local', concurrency: controller.snapshot(), ...(stoppedBy !== undefined ? { stoppedBy } : {}) });
 }

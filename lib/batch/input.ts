@@ -30,10 +30,21 @@ const LineFields = z.object({
   verify: z.string().regex(/\S/).optional(),
   /** The sandbox of this line's commands (wins over `--sandbox`). */
   sandbox: z.enum(SANDBOX_MODES).optional(),
+  /** Replaces the system prompt of this line's run (text, as `--system-prompt`'s file holds). */
+  system: z.string().optional(),
+  /** `false`: no project instructions; text: these instead of the AGENTS.md files of the line's folder. */
+  instructions: z.union([z.literal(false), z.string()]).optional(),
+  /** A JSON Schema the line's result must match (as `--output-schema`'s file holds). */
+  outputSchema: z.record(z.string(), z.unknown()).optional(),
 });
 
 /** The schema of one input line; unknown keys are kept out of the run but allowed (and reported: {@link ParsedInput.unknownKeys}). */
 export const BatchLineSchema = LineFields.superRefine((data, ctx) => {
+  if (data.agent !== undefined) {
+    for (const key of ['system', 'instructions', 'outputSchema'] as const) {
+      if (data[key] !== undefined) ctx.addIssue({ code: 'custom', path: [key], message: `${key} is for minicode's own agent; a native agent reads its own` });
+    }
+  }
   if (data.fallback === undefined) return;
   if (data.agent === undefined) ctx.addIssue({ code: 'custom', path: ['fallback'], message: 'fallback needs agent (the agent that starts)' });
   else if (new Set([data.agent, ...data.fallback]).size !== data.fallback.length + 1) ctx.addIssue({ code: 'custom', path: ['fallback'], message: 'each agent may appear once in agent and fallback' });
@@ -60,6 +71,12 @@ export interface BatchLine {
   verify?: string;
   /** Sandbox mode of this line's `bash`, verify and MCP servers (wins over `--sandbox`). */
   sandbox?: SandboxMode;
+  /** The line's system prompt, in place of the batch's. */
+  system?: string;
+  /** The line's instructions: none, or this text in place of the AGENTS.md files. */
+  instructions?: false | string;
+  /** The line's output schema (compiled when the line runs: a bad one is the line's error record). */
+  outputSchema?: Record<string, unknown>;
 }
 
 /** Why a line was not runnable. */
@@ -111,6 +128,9 @@ function lineOf(data: z.infer<typeof BatchLineSchema>, line: number): BatchLine 
   if (data.metadata !== undefined) out.metadata = data.metadata;
   if (data.verify !== undefined) out.verify = data.verify;
   if (data.sandbox !== undefined) out.sandbox = data.sandbox;
+  if (data.system !== undefined) out.system = data.system;
+  if (data.instructions !== undefined) out.instructions = data.instructions;
+  if (data.outputSchema !== undefined) out.outputSchema = data.outputSchema;
   return out;
 }
 

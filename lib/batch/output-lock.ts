@@ -19,6 +19,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import { outputWriteError } from './output.js';
 import os from 'node:os';
 import path from 'node:path';
 import { MinicodeError } from '../errors.js';
@@ -89,8 +90,16 @@ export function lockOutputDir(dir: string, options: LockOptions = {}): OutputLoc
     startedAt: new Date((options.clock ?? Date.now)()).toISOString(),
     token: randomBytes(8).toString('hex'),
   };
-  fs.mkdirSync(dir, { recursive: true });
   const file = path.join(dir, LOCK_FILE);
+  try {
+    return takeLock(dir, file, me, isAlive);
+  } catch (error) {
+    throw outputWriteError(dir, error);
+  }
+}
+
+function takeLock(dir: string, file: string, me: LockOwner, isAlive: (pid: number) => boolean): OutputLock {
+  fs.mkdirSync(dir, { recursive: true });
   const stale = (owner: LockOwner): boolean => owner.hostname === me.hostname && owner.pid !== me.pid && !isAlive(owner.pid);
   // A few rounds: a lock released or broken between our attempt and our look is tried again.
   for (let round = 0; round < 5; round++) {

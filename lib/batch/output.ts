@@ -19,6 +19,7 @@
  * line's prompt, metadata or final text is masked before it reaches the file.
  */
 import fs from 'node:fs';
+import { MinicodeError } from '../errors.js';
 import path from 'node:path';
 import { PRIVATE_FILE_MODE, artefactLine, writeJsonArtefact } from '../artefacts.js';
 import type { BatchRecord, ErrorRecord } from './records.js';
@@ -96,6 +97,30 @@ function readRecords(file: string, state: ResumeState): { records: BatchRecord[]
 
 /** Open (creating) an output directory and read what an earlier run left. */
 export function openOutputDir(dir: string, options: OutputOptions = {}): OutputDir {
+  try {
+    return openOutput(dir, options);
+  } catch (error) {
+    throw outputWriteError(dir, error);
+  }
+}
+
+/**
+ * A failure to write the output directory (a full disk, a read-only or failing one) as
+ * MINICODE_E_BATCH_OUTPUT with what to do, so the batch stops with one line, not a stack trace.
+ * Records written before it are whole lines (a torn last one is cut off on resume), so a
+ * re-run resumes from them. Anything else (a broken invariant) is returned as it is.
+ */
+export function outputWriteError(dir: string, error: unknown): Error {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (error instanceof MinicodeError || typeof code !== 'string' || !/^E[A-Z]+$/.test(code)) return error instanceof Error ? error : new Error(String(error));
+  const full = code === 'ENOSPC' || code === 'EDQUOT';
+  return new MinicodeError('MINICODE_E_BATCH_OUTPUT', `cannot write the batch output in ${dir}: ${code}${full ? ' (the disk is full)' : ''}`, {
+    action: `${full ? 'free space on the disk holding it' : 'check that folder (permissions, disk)'} or pass --out DIR elsewhere, then run the batch again: the lines with a record are not run again`,
+    cause: error,
+  });
+}
+
+function openOutput(dir: string, options: OutputOptions): OutputDir {
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   const syncEvery = options.syncEvery ?? 64;
   const resume: ResumeState = { finished: new Map(), repaired: 0, unreadable: 0 };
@@ -142,7 +167,7 @@ export function openOutputDir(dir: string, options: OutputOptions = {}): OutputD
     lane.pending = [];
     const write = (offset: number): void => {
       fs.write(fds[kind], bytes, offset, bytes.length - offset, null, (error, written) => {
-        if (error) failure ??= error;
+        if (error) failure ??= outputWriteError(dir, error);
         else if (offset + written < bytes.length) return write(offset + written); // a short write: the rest follows at once
         lane.busy = false;
         if (!failure && lane.pending.length > 0) pump(kind);
@@ -208,15 +233,22 @@ export function openOutputDir(dir: string, options: OutputOptions = {}): OutputD
       return moving.length;
     },
     writeSummary(summary) {
-      writeJsonArtefact(path.join(dir, 'summary.json'), summary);
+      try {
+        writeJsonArtefact(path.join(dir, 'summary.json'), summary);
+      } catch (error) {
+        throw outputWriteError(dir, error);
+      }
     },
     flushed,
     sync,
     async close() {
-      await flushed();
-      sync();
-      fs.closeSync(fds.result);
-      fs.closeSync(fds.error);
+      try {
+        await flushed();
+        sync();
+      } finally {
+        fs.closeSync(fds.result);
+        fs.closeSync(fds.error);
+      }
     },
   };
 }

@@ -19,6 +19,9 @@ import type { SpanData } from '../telemetry/span.js';
 export interface PlainLineSetup extends LineSetup {
   provider: LineSetup['provider'] & { http: undefined };
   environment: LineSetup['environment'] & { toolSource: undefined; fileSystem: undefined; terminal: undefined };
+  /** The output schema travels as its JSON (a compiled validator is a function); the pool thread compiles it again ({@link lineSetupOfPlain}). */
+  prompting: LineSetup['prompting'] & { outputSchema: undefined };
+  outputSchema: { schema: Record<string, unknown>; source: string } | undefined;
 }
 
 /** `setup` as plain data for a pool thread; undefined when it cannot cross (a recording HTTP client, MCP tools, a lent file system or terminal). */
@@ -29,7 +32,16 @@ export function plainLineSetup(setup: LineSetup): PlainLineSetup | undefined {
     provider: { ...provider, http: undefined },
     limits: setup.limits,
     environment: { ...environment, env: {}, toolSource: undefined, fileSystem: undefined, terminal: undefined },
+    prompting: { ...setup.prompting, outputSchema: undefined },
+    outputSchema: setup.prompting.outputSchema ? { schema: setup.prompting.outputSchema.schema, source: setup.prompting.outputSchema.source } : undefined,
   };
+}
+
+/** A pool thread's setup from the plain one: the output schema compiled again (ajv loads only then). */
+export async function lineSetupOfPlain(plain: PlainLineSetup): Promise<LineSetup> {
+  if (!plain.outputSchema) return plain;
+  const { compileOutputSchema } = await import('../output-schema/compile.js');
+  return { ...plain, prompting: { ...plain.prompting, outputSchema: compileOutputSchema(plain.outputSchema.schema, plain.outputSchema.source) } };
 }
 
 /** One line to run on a pool thread. */

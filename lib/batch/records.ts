@@ -40,6 +40,8 @@ interface RecordBase {
   backoffs?: number;
   /** Which worker ran it (distributed mode). */
   worker?: string;
+  /** `sha256:<hex>` of the run's effective system prompt (written part and instructions): `batch report --compare` groups by it. */
+  systemPromptDigest?: string;
   /** Provider and model the line ran with, when known (the summary's latency groups). */
   provider?: string;
   model?: string;

@@ -11,6 +11,7 @@ import { NO_PERSON } from '../agent/interaction.js';
 import type { ProviderSettings } from '../agent/provider-settings.js';
 import type { RunLimits } from '../agent/run-limits.js';
 import type { ToolEnvironment } from '../agent/tool-environment.js';
+import { promptSettingsFor, type PromptRecipe, type PromptSettings } from '../agent/prompt-settings.js';
 import { terminationCode } from '../control/termination.js';
 import type { WorkspaceCheckpoints } from '../checkpoints/turn.js';
 import type { EventDraft, OutputEvent } from '../events/index.js';
@@ -33,6 +34,8 @@ export interface LineSetup {
   provider: ProviderSettings;
   limits: RunLimits;
   environment: ToolEnvironment;
+  /** The batch's prompt settings; each line's are made from them for its own folder and fields. */
+  prompting: PromptSettings;
 }
 
 /** Signals a run sends the scheduler while it runs. */
@@ -169,6 +172,7 @@ async function runTraced(options: RunLineOptions, spans: RunSpans | undefined): 
     if (line.agent) return await runNativeLine(spans ? { ...options, env: { ...options.env, TRACEPARENT: spans.traceparent } } : options, cwd, watch);
     const setup = await options.setup(line);
     const { limits } = setup;
+    const prompting = await linePrompting(setup.prompting, line, cwd);
     const { runPrompt } = await import('../agent/run-prompt.js');
     const run = await runPrompt({
       origin: 'batch',
@@ -180,6 +184,7 @@ async function runTraced(options: RunLineOptions, spans: RunSpans | undefined): 
         maxSteps: line.maxSteps ?? limits.maxSteps,
       },
       environment: { ...setup.environment, cwd, env },
+      prompting,
       interaction: NO_PERSON,
       onEvent: watch.onEvent,
       store: options.store,
@@ -196,6 +201,7 @@ async function runTraced(options: RunLineOptions, spans: RunSpans | undefined): 
       ...(r.usage.cache ? { cache: r.usage.cache } : {}),
       durationMs: r.durationMs,
       sessionId: run.sessionId,
+      systemPromptDigest: prompting.system.digest,
     };
     const extra = { ...(options.worker ? { worker: options.worker } : {}), backoffs: watch.backoffs(), timing: watch.timing() };
     if (r.reason === 'completed') {
@@ -211,6 +217,19 @@ async function runTraced(options: RunLineOptions, spans: RunSpans | undefined): 
         : { category: 'INTERNAL_ERROR', code: 'MINICODE_E_INTERNAL', message: (error as Error)?.message ?? String(error) };
     return base(setupErrorRecord(line, e), line, { ...(options.worker ? { worker: options.worker } : {}), backoffs: watch.backoffs(), timing: watch.timing() });
   }
+}
+
+/**
+ * A line's prompt settings: the batch's recipe in the line's folder (its instructions are that
+ * folder's), with the line's `system`, `instructions` and `outputSchema` in place of the batch's.
+ */
+async function linePrompting(settings: PromptSettings, line: BatchLine, cwd: string): Promise<PromptSettings> {
+  const changes: Partial<PromptRecipe> = {};
+  if (line.system !== undefined) changes.base = line.system;
+  if (line.instructions !== undefined) changes.instructions = line.instructions === false ? false : { text: line.instructions };
+  const outputSchema =
+    line.outputSchema !== undefined ? (await import('../output-schema/compile.js')).compileOutputSchema(line.outputSchema, `line ${line.line}: outputSchema`) : settings.outputSchema;
+  return promptSettingsFor(settings, cwd, changes, outputSchema);
 }
 
 /**

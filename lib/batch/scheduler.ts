@@ -61,15 +61,29 @@ export function createScheduler<T>(options: SchedulerOptions<T>): Scheduler {
   let stoppedBy: string | undefined;
   let timer: NodeJS.Timeout | undefined;
   let resolve!: (value: { started: number; stoppedBy?: string }) => void;
-  const done = new Promise<{ started: number; stoppedBy?: string }>((r) => (resolve = r));
+  let reject!: (error: unknown) => void;
+  const done = new Promise<{ started: number; stoppedBy?: string }>((r, j) => {
+    resolve = r;
+    reject = j;
+  });
   let settled = false;
+  // The first run that threw (its record could not be written): no new run starts, and `done`
+  // rejects with it once the runs in flight have ended.
+  let failure: { error: unknown } | undefined;
 
   const finishIfIdle = (): void => {
     if (settled || running > 0 || acknowledging > 0) return;
     if (stoppedBy === undefined && next < items.length) return;
     settled = true;
     if (timer) clearTimeout(timer);
+    if (failure) return reject(failure.error);
     resolve(stoppedBy === undefined ? { started: next } : { started: next, stoppedBy });
+  };
+
+  const ended = (handedOn: boolean): void => {
+    if (handedOn) acknowledging--;
+    else running--;
+    pump();
   };
 
   const pump = (): void => {
@@ -103,11 +117,14 @@ export function createScheduler<T>(options: SchedulerOptions<T>): Scheduler {
         acknowledging++;
         pump();
       };
-      void options.run(item, handOn).finally(() => {
-        if (waiting) acknowledging--;
-        else running--;
-        pump();
-      });
+      options.run(item, handOn).then(
+        () => ended(waiting),
+        (error: unknown) => {
+          failure ??= { error };
+          stoppedBy ??= 'error';
+          ended(waiting);
+        },
+      );
     }
     finishIfIdle();
   };

@@ -7,7 +7,20 @@ import { previewCompaction } from '../control/compaction.js';
 import type { EventStore } from '../store/index.js';
 import { count, statusLines } from './observe.js';
 import type { ChatSession } from './session.js';
+import type { PromptSettings } from '../agent/prompt-settings.js';
+import { oneLine } from '../render/display-text.js';
 import type { CheckpointSettings } from '../checkpoints/settings.js';
+
+/** The system prompt and instruction files every turn sends (paths come from the file system: shown neutralised). */
+export function promptLines(prompting: PromptSettings): string[] {
+  const { system, recipe } = prompting;
+  const files = system.instructionFiles.map((f) => `${oneLine(f.path)} (${f.bytes} bytes${f.truncated ? ', cut' : ''}, ${f.sha256.slice(0, 19)})`);
+  const origin = recipe.base !== undefined ? '--system-prompt' : "minicode's own";
+  return [
+    `System:  ${system.digest.slice(0, 19)} - ${origin}${recipe.append !== undefined ? ' + --append-system-prompt' : ''}${system.truncated ? ' (cut at 8,000 chars)' : ''}`,
+    `Instructions: ${recipe.instructions === false ? 'off (--no-instructions)' : files.length === 0 ? 'none found' : files.join(', ')}`,
+  ];
+}
 
 /** `/undo` or `/checkpoints`, loaded on first use; failures become lines, never throws. */
 async function checkpointCommand(name: string, settings: CheckpointSettings, cwd: string): Promise<string[]> {
@@ -70,7 +83,7 @@ export function runCommand(line: string, ctx: { session: ChatSession; store: Eve
     case '/quit':
       return { lines: [], exit: true };
     case '/status':
-      return { lines: [`Session: ${session.sessionId ?? 'new (stored at the first prompt)'}`, ...statusLines(session.observed())] };
+      return { lines: [`Session: ${session.sessionId ?? 'new (stored at the first prompt)'}`, ...statusLines(session.observed()), ...promptLines(session.prompting)] };
     case '/compact': {
       const fold = previewCompaction(session.transcript());
       if (!fold.changed) return { lines: [`Compact (preview): nothing to fold; ~${count(fold.beforeTokens)} tokens, the recent turns are kept verbatim.`] };

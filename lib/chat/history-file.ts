@@ -11,6 +11,7 @@ import path from 'node:path';
 import { PRIVATE_FILE_MODE, appendArtefactLine } from '../artefacts.js';
 import { resolveStoreDir } from '../store/location.js';
 import { MAX_HISTORY } from './line-editor.js';
+import { dropExpected, reportDropped } from '../debug.js';
 
 /** Where the history of the user of `env` lives. */
 export function historyPath(env: NodeJS.ProcessEnv): string {
@@ -22,7 +23,9 @@ export function loadHistory(file: string): string[] {
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');
-  } catch {
+  } catch (error) {
+    // No history yet (or none readable): the session starts without it.
+    dropExpected('reading the prompt history', error, 'ENOENT', 'ENOTDIR');
     return [];
   }
   const out: string[] = [];
@@ -50,7 +53,8 @@ export function appendHistory(file: string, prompt: string, env: NodeJS.ProcessE
       fs.writeFileSync(tmp, `${lines.slice(-MAX_HISTORY).join('\n')}\n`, { mode: PRIVATE_FILE_MODE });
       fs.renameSync(tmp, file);
     }
-  } catch {
+  } catch (error) {
     // Read-only home, full disk: the session goes on without persisted history.
+    reportDropped('writing the prompt history', error);
   }
 }

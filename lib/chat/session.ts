@@ -8,12 +8,12 @@
 import { cacheHitRatio, inputIncludesCacheOf } from '../control/usage.js';
 import { findPrice } from '../control/prices.js';
 import { priceProviderOf } from '../agent/loop.js';
-import { capSystemPrompt } from '../control/truncation.js';
 import { createContextEstimator, type ContextEstimator } from '../control/estimate.js';
 import { preflight, type Budget } from '../control/budget.js';
 import type { FixedContext, TranscriptMessage } from '../control/transcript.js';
 import type { ConversationMessage } from '../agent/conversation.js';
-import { DEFAULT_SYSTEM_PROMPT, type AgentResult } from '../agent/loop.js';
+import type { AgentResult } from '../agent/loop.js';
+import { promptSettings, type PromptSettings } from '../agent/prompt-settings.js';
 import type { Interaction } from '../agent/interaction.js';
 import type { ProviderSettings } from '../agent/provider-settings.js';
 import type { RunLimits } from '../agent/run-limits.js';
@@ -39,6 +39,8 @@ export interface ChatSessionOptions {
   limits: RunLimits;
   /** The tools' environment of every turn (MCP tools, checkpoints before each turn's first change). */
   environment: ToolEnvironment;
+  /** The system prompt (with the project instructions) of every turn; default minicode's own, no instructions. */
+  prompting?: PromptSettings | undefined;
   store: EventStore;
   /** Default `Date.now`. */
   clock?: (() => number) | undefined;
@@ -64,6 +66,8 @@ export interface ChatSession {
   readonly provider: ProviderSettings;
   /** What runs without asking (also for `!command`). */
   readonly policy: ApprovalPolicy;
+  /** The system prompt and instruction files every turn sends (for `/status`). */
+  readonly prompting: PromptSettings;
   /** Workspace checkpoints (for `/undo`, `/checkpoints`); absent when off. */
   readonly checkpoints: CheckpointSettings | undefined;
   budget: Budget | undefined;
@@ -101,8 +105,9 @@ export function latestChatSession(store: EventStore, cwd: string): string | unde
 
 /** Open an interactive session (new, or reopened from the store). */
 export function createChatSession(options: ChatSessionOptions): ChatSession {
+  const prompting = options.prompting ?? promptSettings();
   const fixed: FixedContext = {
-    system: capSystemPrompt(DEFAULT_SYSTEM_PROMPT).text,
+    system: prompting.system.text,
     toolSchemas: createToolRegistry()
       .definitions()
       .map((d) => JSON.stringify(d)),
@@ -150,6 +155,7 @@ export function createChatSession(options: ChatSessionOptions): ChatSession {
     },
     provider: { ...options.provider },
     policy: options.environment.policy,
+    prompting,
     checkpoints: options.environment.checkpoints,
     budget: options.limits.budget,
     get storedEvents() {
@@ -176,6 +182,7 @@ export function createChatSession(options: ChatSessionOptions): ChatSession {
         // The run's watcher sees this turn's cost only: give it what is left of the session's budget.
         limits: { ...options.limits, budget: budget ? { ...budget, limitUsd: Math.max(0, budget.limitUsd - (costUsd ?? 0)) } : undefined },
         environment: options.environment,
+        prompting,
         interaction: { tty: true, promptApproval: hooks.promptApproval, promptAskText: hooks.promptAskText, nextApprovalId: () => `approval-${++approvals}` },
         store: options.store,
         endSession: false,

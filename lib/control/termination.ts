@@ -26,6 +26,7 @@ const CODES: Record<TerminationReason, ErrorCode> = {
   aborted: 'MINICODE_E_ABORTED',
   provider: 'MINICODE_E_PROVIDER',
   busy: 'MINICODE_E_BUSY',
+  result_invalid: 'MINICODE_E_RESULT_INVALID',
 };
 
 /** The error code a run that ended for `kind` reports. */

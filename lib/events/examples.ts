@@ -5,7 +5,14 @@ import type { EventType, PayloadOf } from './payloads.js';
  * one invalid payload with the field its error must name.
  */
 export const PAYLOAD_EXAMPLES: { [K in EventType]: PayloadOf<K> } = {
-  'session.started': { origin: 'exec', cwd: '/work/app', provider: 'anthropic', model: 'claude-sonnet-4-5' },
+  'session.started': {
+    origin: 'exec',
+    cwd: '/work/app',
+    provider: 'anthropic',
+    model: 'claude-sonnet-4-5',
+    systemPromptDigest: 'sha256:3b4c9d0e1f2a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4',
+    instructions: [{ path: 'AGENTS.md', scope: 'project', bytes: 1834, sha256: 'sha256:8f14e45fceea167a5a36dedd4bea2543b2c5b5e1c1f2d3e4f5a6b7c8d9e0f1a2' }],
+  },
   'session.ended': { outcome: 'completed', reason: 'completed', durationMs: 5120 },
   'user.message.received': { messageId: 'u1', text: 'fix the lint errors' },
   'user.approval.requested': {

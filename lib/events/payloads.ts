@@ -115,6 +115,26 @@ export const payloadSchemas = {
     version: z.string().optional(),
     /** The OS sandbox of the session's commands (docs/sandbox.md); `off` is shown so it is never silent. */
     sandbox: z.enum(SANDBOX_MODES).optional(),
+    /** `sha256:<hex>` of the effective system prompt (written part and instructions): runs with the same digest sent the model the same system prompt. */
+    systemPromptDigest: z.string().optional(),
+    /** The project instruction files in that system prompt, most general first (empty: none found, or `--no-instructions`). */
+    instructions: z
+      .array(
+        z.object({
+          /** Relative to the repository root for project files; absolute for the user's own file. */
+          path: z.string().min(1),
+          scope: z.enum(['user', 'project']),
+          /** Bytes given to the model. */
+          bytes: count,
+          /** `sha256:<hex>` of those bytes. */
+          sha256: z.string(),
+          /** The 32 KiB cap on all instruction files cut this one short. */
+          truncated: z.literal(true).optional(),
+        }),
+      )
+      .optional(),
+    /** `sha256:<hex>` of the output schema's JSON when the run must submit a typed result (`--output-schema`). */
+    outputSchemaDigest: z.string().optional(),
   }),
   'session.ended': z.object({
     outcome: RunOutcome,

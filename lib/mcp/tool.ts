@@ -9,6 +9,7 @@ import { z } from 'zod';
 import type { AnyTool, ToolOutcome } from '../tools/types.js';
 import type { ServerConnection, ServerTool } from './connection.js';
 import { maskValues, resultText } from './output.js';
+import { adaptInputSchema } from '../tools/schema-adapt.js';
 
 /** What the adapter needs from the server side. */
 export interface McpToolBinding {
@@ -28,15 +29,6 @@ const ARGUMENTS = z.record(z.string(), z.unknown());
 
 /** The longest description passed on to a provider (some reject longer ones). */
 const MAX_DESCRIPTION = 1_024;
-
-/**
- * The server's input schema in a shape every provider accepts: an object schema without
- * `$schema` (OpenAI and Gemini reject or ignore it) and with `properties` present.
- */
-export function adaptInputSchema(schema: Record<string, unknown> | undefined): Record<string, unknown> {
-  const { $schema: _drop, ...rest } = schema ?? {};
-  return { ...rest, type: 'object', properties: (rest.properties as Record<string, unknown> | undefined) ?? {} };
-}
 
 function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);

@@ -9,6 +9,7 @@ import { readFileTool } from './read-file.js';
 import { createSubmitResultTool } from './submit-result.js';
 import { createUpdatePlanTool } from './update-plan.js';
 import type { AnyTool, ToolContext, ToolOutcome } from './types.js';
+import type { OutputSchema } from '../output-schema/compile.js';
 import { writeFileTool } from './write-file.js';
 
 export * from './types.js';
@@ -53,6 +54,8 @@ export interface ToolRegistryOptions {
    * a source whose list changes during a run (MCP `tools/list_changed`) is read at each use.
    */
   extra?: readonly AnyTool[] | (() => readonly AnyTool[]) | undefined;
+  /** The typed result's schema: `submit_result` takes it as its input schema and validates against it. */
+  outputSchema?: OutputSchema | undefined;
 }
 
 /**
@@ -60,7 +63,7 @@ export interface ToolRegistryOptions {
  * instance, so two runs never share "already submitted"; `update_plan` knows its first call.
  */
 export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegistry {
-  const builtIn: AnyTool[] = [readFileTool, writeFileTool, editTool, bashTool, grepTool, globTool, gitCommitTool, createSubmitResultTool(), createUpdatePlanTool(), askUserTool];
+  const builtIn: AnyTool[] = [readFileTool, writeFileTool, editTool, bashTool, grepTool, globTool, gitCommitTool, createSubmitResultTool(options.outputSchema), createUpdatePlanTool(), askUserTool];
   const extraOf = typeof options.extra === 'function' ? options.extra : () => (options.extra as readonly AnyTool[] | undefined) ?? [];
   // Rebuilt only when the extra list is a new array (the MCP manager replaces it on a change).
   let seenExtra: readonly AnyTool[] | undefined;

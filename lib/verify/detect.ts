@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config.js';
+import { dropExpected } from '../debug.js';
 
 /** Where the verify command came from (the summary reports the command, not the source). */
 export type VerifySource = 'flag' | 'env' | 'config' | 'detected';
@@ -17,7 +18,9 @@ const NPM_PLACEHOLDER = /no test specified/;
 function readJson(file: string): unknown {
   try {
     return JSON.parse(fs.readFileSync(file, 'utf8'));
-  } catch {
+  } catch (error) {
+    // No such file, or not JSON: nothing to detect a test command from.
+    dropExpected(`reading ${file}`, error, 'ENOENT', 'ENOTDIR');
     return undefined;
   }
 }
@@ -44,8 +47,8 @@ export function detectVerifyCommand(cwd: string): string | undefined {
   for (const name of ['Makefile', 'makefile', 'GNUmakefile']) {
     try {
       if (/^test\s*:/m.test(fs.readFileSync(path.join(cwd, name), 'utf8'))) return 'make test';
-    } catch {
-      // no such makefile
+    } catch (error) {
+      dropExpected(`reading ${name}`, error, 'ENOENT', 'ENOTDIR', 'EISDIR');
     }
   }
   if (fs.existsSync(path.join(cwd, 'Cargo.toml'))) return 'cargo test';

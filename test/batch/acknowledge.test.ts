@@ -12,6 +12,7 @@ import { createProgress } from '../../lib/batch/progress.js';
 import { providerSettings } from '../../lib/agent/provider-settings.js';
 import { runLimits } from '../../lib/agent/run-limits.js';
 import { toolEnvironment } from '../../lib/agent/tool-environment.js';
+import { promptSettings } from '../../lib/agent/prompt-settings.js';
 import type { LineSetup } from '../../lib/batch/run-line.js';
 import { loadCassette } from '../../lib/replay/cassette.js';
 import { startReplayServer } from '../../lib/replay/server.js';
@@ -33,6 +34,7 @@ describe('a run waiting for its acknowledgement', () => {
       provider: providerSettings({ format, model: cassette.manifest.model ?? 'replay', baseUrl: baseUrlForOrigin(format, server.origin), apiKey: 'replay' }),
       limits: runLimits(),
       environment: toolEnvironment(process.cwd()),
+      prompting: promptSettings(),
     };
     const w = makeWorkdir(3);
     const real = openStore({ dir: w.store });

@@ -8,6 +8,7 @@ import { baseUrlForOrigin } from '../../lib/decode/formats.js';
 import { providerSettings } from '../../lib/agent/provider-settings.js';
 import { runLimits } from '../../lib/agent/run-limits.js';
 import { toolEnvironment } from '../../lib/agent/tool-environment.js';
+import { promptSettings } from '../../lib/agent/prompt-settings.js';
 import type { LineSetup } from '../../lib/batch/run-line.js';
 import { closePool, configurePool } from '../../lib/control/pool.js';
 import { loadCassette } from '../../lib/replay/cassette.js';
@@ -34,6 +35,7 @@ export async function startPoolFixture(storeDir: string): Promise<{ setup: LineS
     provider: providerSettings({ format, model: cassette.manifest.model ?? 'replay', baseUrl: baseUrlForOrigin(format, server.origin), apiKey: 'replay' }),
     limits: runLimits(),
     environment: toolEnvironment(process.cwd()),
+    prompting: promptSettings(),
   };
   const store = openStore({ dir: storeDir });
   poolFixtures.push(store);

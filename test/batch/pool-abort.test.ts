@@ -14,6 +14,7 @@ import { createProgress } from '../../lib/batch/progress.js';
 import { providerSettings } from '../../lib/agent/provider-settings.js';
 import { runLimits } from '../../lib/agent/run-limits.js';
 import { toolEnvironment } from '../../lib/agent/tool-environment.js';
+import { promptSettings } from '../../lib/agent/prompt-settings.js';
 import type { LineSetup } from '../../lib/batch/run-line.js';
 import { closePool, configurePool } from '../../lib/control/pool.js';
 import { makeWorkdir, recordIds } from './helpers.js';
@@ -45,6 +46,7 @@ describe('aborting a batch on the pool', () => {
       provider: providerSettings({ format: 'openai-chat', model: 'gpt-4.1-mini', baseUrl: baseUrlForOrigin('openai-chat', origin), apiKey: 'sk-test-held-0123456789' }),
       limits: runLimits(),
       environment: toolEnvironment(process.cwd()),
+      prompting: promptSettings(),
     };
     configurePool({ maxThreads: 1 });
     const runners = createPoolRunners();

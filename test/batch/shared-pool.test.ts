@@ -16,6 +16,7 @@ import { createProgress } from '../../lib/batch/progress.js';
 import { providerSettings } from '../../lib/agent/provider-settings.js';
 import { runLimits } from '../../lib/agent/run-limits.js';
 import { toolEnvironment } from '../../lib/agent/tool-environment.js';
+import { promptSettings } from '../../lib/agent/prompt-settings.js';
 import type { LineSetup } from '../../lib/batch/run-line.js';
 import { compactInPool } from '../../lib/control/offload.js';
 import { closePool, configurePool, getPool, isPoolStarted } from '../../lib/control/pool.js';
@@ -66,6 +67,7 @@ describe('one pool per process', () => {
       provider: providerSettings({ format, model: cassette.manifest.model ?? 'replay', baseUrl: baseUrlForOrigin(format, server.origin), apiKey: 'replay' }),
       limits: runLimits(),
       environment: toolEnvironment(process.cwd()),
+      prompting: promptSettings(),
     };
     const store = openStore({ dir: w.store });
     stores.push(store);

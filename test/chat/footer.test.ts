@@ -65,9 +65,9 @@ describe('a chat session whose prompts are read from the cache', () => {
       const before = session.observed().contextTokens;
       await session.turn('hello', {});
       const first = session.observed();
-      // The provider read 111 + 2,400 cached tokens: the estimate starts from all of them.
+      // The provider read 111 + 3,600 cached tokens: the estimate starts from all of them.
       expect(first.anchored).toBe(true);
-      expect(first.contextTokens).toBeGreaterThanOrEqual(2_511);
+      expect(first.contextTokens).toBeGreaterThanOrEqual(3_711);
       expect(first.contextTokens).toBeGreaterThan(before);
       await session.turn('again', {});
       expect(session.observed().contextTokens).toBeGreaterThanOrEqual(first.contextTokens);

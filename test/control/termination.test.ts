@@ -5,6 +5,7 @@
  * path), manual timers, the backoff's random source; compaction goes through the worker pool
  * when the fold is large enough.
  */
+import { PLAIN_RECIPE, promptSettings } from '../../lib/agent/prompt-settings.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -43,7 +44,7 @@ async function serve(answer: (request: SeenRequest) => Answer | Promise<Answer>)
 }
 
 /** One run of the agent loop against `server`, in a scratch workspace; its events are collected. */
-async function run(server: ScriptedProvider, options: Partial<Pick<AgentOptions, 'history' | 'system' | 'signal' | 'timers' | 'random'>> & { limits?: Parameters<typeof runLimits>[0] } = {}) {
+async function run(server: ScriptedProvider, options: Partial<Pick<AgentOptions, 'history' | 'prompting' | 'signal' | 'timers' | 'random'>> & { limits?: Parameters<typeof runLimits>[0] } = {}) {
   const cwd = scratch();
   fs.writeFileSync(path.join(cwd, 'README.md'), 'a sample project\n');
   const events: EventDraft[] = [];
@@ -55,7 +56,7 @@ async function run(server: ScriptedProvider, options: Partial<Pick<AgentOptions,
     interaction: NO_PERSON,
     tools: createToolRegistry(),
     history: options.history,
-    system: options.system,
+    prompting: options.prompting,
     signal: options.signal,
     timers: options.timers,
     random: options.random,
@@ -156,7 +157,7 @@ describe('termination reasons of the agent loop', () => {
         .map((d) => JSON.stringify(d)),
     };
     const estimate = createContextEstimator().estimate(fixed, toTranscript([{ role: 'user', text: 'go' }]));
-    const { result, events } = await run(server, { system, limits: { contextWindow: Math.ceil(estimate / 0.97) } });
+    const { result, events } = await run(server, { prompting: promptSettings({ recipe: { ...PLAIN_RECIPE, base: system } }), limits: { contextWindow: Math.ceil(estimate / 0.97) } });
     expect(result.reason).toBe('budget_exceeded');
     expect(compactions(events)).toEqual(['pressure:0.97:no-op']);
     expect(server.requests).toHaveLength(0);
@@ -239,8 +240,8 @@ describe('termination reasons of the agent loop', () => {
     expect(r.value?.result).toMatchObject({ reason: 'completed', finalText: 'all done' });
   });
 
-  it('the tests above cover every reason of the event contract', () => {
-    expect(TerminationReason.options).toEqual(['completed', 'max_steps_exceeded', 'timeout', 'budget_exceeded', 'aborted', 'provider', 'busy']);
+  it('the tests above cover every reason of the event contract (result_invalid: test/exec/typed-result.test.ts, through the real loop)', () => {
+    expect(TerminationReason.options).toEqual(['completed', 'max_steps_exceeded', 'timeout', 'budget_exceeded', 'aborted', 'provider', 'busy', 'result_invalid']);
   });
 });
 

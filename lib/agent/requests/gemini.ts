@@ -3,20 +3,90 @@ import { THINKING_BUDGETS } from './tuning.js';
 import type { ReasoningLevel, RequestBuilder } from './types.js';
 import { joinUrl, jsonHeaders } from './types.js';
 
-/** JSON Schema keywords Gemini's OpenAPI-subset `parameters` rejects. */
-const UNSUPPORTED = new Set(['$schema', 'additionalProperties', '$ref', '$defs', 'definitions', 'default', 'examples']);
+/**
+ * The keywords Gemini's OpenAPI-subset `Schema` takes; anything else (`$schema`, `$ref`,
+ * `additionalProperties`, `const`, `oneOf`, `allOf`, `not`, `default`, `examples`, ...) is
+ * refused or ignored there, so it is rewritten or left out. What is left out only loosens what
+ * the model is shown: where minicode checks the input itself it checks the whole schema.
+ */
+const KEPT = new Set([
+  'type',
+  'format',
+  'title',
+  'description',
+  'nullable',
+  'enum',
+  'items',
+  'minItems',
+  'maxItems',
+  'properties',
+  'required',
+  'minProperties',
+  'maxProperties',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'minimum',
+  'maximum',
+  'anyOf',
+  'propertyOrdering',
+]);
+/** String formats Gemini accepts (others are refused with a 400). */
+const STRING_FORMATS = new Set(['enum', 'date-time']);
+/** How deep `$ref`s are followed; a recursive schema is cut there to a bare type. */
+const MAX_REF_DEPTH = 8;
 
-/** A copy of a JSON Schema without the keywords Gemini rejects (recursively). */
-export function geminiSchema(schema: unknown): unknown {
-  if (Array.isArray(schema)) return schema.map(geminiSchema);
+/** The schema a local `$ref` (`#/$defs/x`, `#/definitions/x`, any JSON pointer into the root) points at. */
+function resolveRef(root: unknown, ref: string): unknown {
+  if (!ref.startsWith('#')) return undefined;
+  let node: unknown = root;
+  for (const raw of ref.slice(1).split('/').slice(1)) {
+    const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+    if (!node || typeof node !== 'object') return undefined;
+    node = (node as Record<string, unknown>)[key];
+  }
+  return node;
+}
+
+function rewrite(schema: unknown, root: unknown, depth: number): unknown {
+  if (Array.isArray(schema)) return schema.map((s) => rewrite(s, root, depth));
   if (!schema || typeof schema !== 'object') return schema;
+  const source = schema as Record<string, unknown>;
+  if (typeof source.$ref === 'string') {
+    const target = resolveRef(root, source.$ref);
+    if (target && typeof target === 'object' && depth < MAX_REF_DEPTH) return rewrite({ ...(target as object), ...withoutRef(source) }, root, depth + 1);
+    const type = target && typeof target === 'object' ? (target as { type?: unknown }).type : undefined;
+    return typeof type === 'string' ? { type } : {};
+  }
   const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(schema)) {
-    if (UNSUPPORTED.has(key)) continue;
-    // `properties` maps names to schemas: keep every name, clean each value.
-    out[key] = key === 'properties' && value && typeof value === 'object' ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, geminiSchema(v)])) : geminiSchema(value);
+  for (const [key, value] of Object.entries(source)) {
+    if (key === 'oneOf') out.anyOf = rewrite(value, root, depth);
+    else if (key === 'const') {
+      if (typeof value === 'string') out.enum = [value];
+    } else if (key === 'type' && Array.isArray(value)) {
+      const types = value.filter((t) => t !== 'null');
+      if (types.length < value.length) out.nullable = true;
+      if (types.length === 1) out.type = types[0];
+      else if (types.length > 1) out.anyOf = types.map((t) => ({ type: t }));
+    } else if (key === 'format') {
+      const isString = source.type === 'string' || (Array.isArray(source.type) && source.type.includes('string'));
+      if (!isString || STRING_FORMATS.has(String(value))) out.format = value;
+    } else if (key === 'properties' && value && typeof value === 'object') {
+      // `properties` maps names to schemas: keep every name, rewrite each value.
+      out.properties = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, rewrite(v, root, depth)]));
+    } else if (KEPT.has(key)) out[key] = rewrite(value, root, depth);
   }
   return out;
+}
+
+function withoutRef(schema: Record<string, unknown>): Record<string, unknown> {
+  const { $ref: _ref, ...rest } = schema;
+  return rest;
+}
+
+/** A copy of a JSON Schema in Gemini's subset: local `$ref`s inlined, the rest rewritten or left out (recursively). */
+export function geminiSchema(schema: unknown): unknown {
+  return rewrite(schema, schema, 0);
 }
 
 /**

@@ -24,6 +24,52 @@ function key(r: BatchRecord | undefined): string {
   return r ? `${r.kind}|${r.verify ? (r.verify.ok ? 'pass' : 'fail') : '-'}` : 'none';
 }
 
+/** One effective system prompt's lines in one run. */
+export interface PromptGroup {
+  /** `sha256:<hex>`, or `not recorded` (native agents, records of older versions). */
+  digest: string;
+  lines: number;
+  completed: number;
+  verifyPassed: number;
+  verifyRan: number;
+  /** Summed known cost (USD). */
+  costUsd: number;
+}
+
+/** A run's records grouped by the system prompt they ran with, largest group first. */
+export function promptGroups(records: readonly BatchRecord[]): PromptGroup[] {
+  const groups = new Map<string, PromptGroup>();
+  for (const r of records) {
+    const digest = r.systemPromptDigest ?? 'not recorded';
+    let g = groups.get(digest);
+    if (!g) groups.set(digest, (g = { digest, lines: 0, completed: 0, verifyPassed: 0, verifyRan: 0, costUsd: 0 }));
+    g.lines++;
+    if (r.kind === 'result') g.completed++;
+    if (r.verify) {
+      g.verifyRan++;
+      if (r.verify.ok) g.verifyPassed++;
+    }
+    g.costUsd += r.costUsd ?? 0;
+  }
+  return [...groups.values()].sort((x, y) => y.lines - x.lines || x.digest.localeCompare(y.digest));
+}
+
+/** The short form of a digest shown in reports (the first 12 hex digits). */
+export function shortDigest(digest: string): string {
+  return digest.startsWith('sha256:') ? digest.slice(7, 19) : digest;
+}
+
+/** Both runs' groups by system prompt, one row per (run, prompt). */
+function promptTable(a: RunView, b: RunView): string {
+  const rows = (['A', 'B'] as const).flatMap((run) =>
+    promptGroups((run === 'A' ? a : b).records).map(
+      (g) =>
+        `<tr><td>${run}</td><td title="${escapeHtml(g.digest)}"><code>${escapeHtml(shortDigest(g.digest))}</code></td><td class="n">${g.lines}</td><td class="n">${g.completed}</td><td class="n">${g.verifyRan ? `${g.verifyPassed} of ${g.verifyRan}` : '–'}</td><td class="n">${g.costUsd.toFixed(4)}</td></tr>`,
+    ),
+  );
+  return `<table class="headline"><thead><tr><th>run</th><th>system prompt</th><th>lines</th><th>completed</th><th>verify passed</th><th>cost (USD)</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
+}
+
 /** Pair the records of two runs by id, in A's order then B's extra ids. */
 export function matchIds(a: RunView, b: RunView): { rows: { id: string; a?: BatchRecord; b?: BatchRecord }[]; match: IdMatch } {
   const byB = new Map(b.records.map((r) => [r.id, r]));
@@ -120,6 +166,9 @@ export function compareBody(a: RunView, b: RunView, prefixB: string, generatedAt
 <div class="cards"><div class="card"><b>${match.both}</b><span>ids in both</span></div><div class="card"><b>${match.changed}</b><span>changed outcome or verify</span></div><div class="card"><b>${match.onlyA}</b><span>only in A</span></div><div class="card"><b>${match.onlyB}</b><span>only in B</span></div></div>
 <h2>Aggregate</h2>
 ${headline(a, b)}
+<h2>By system prompt</h2>
+<p class="muted">Runs grouped by the digest of the system prompt they sent (minicode's or --system-prompt's text, --append-system-prompt, the project instructions).</p>
+${promptTable(a, b)}
 <h2>Charts: A</h2>
 ${charts(a, { totalMax, firstMax })}
 <h2>Charts: B</h2>

@@ -4,7 +4,7 @@
  * escaped, controls shown) since group names come from records.
  */
 import type { Percentiles } from '../latency.js';
-import type { IdMatch } from './compare.js';
+import { promptGroups, shortDigest, type IdMatch } from './compare.js';
 import { verifyRate, type RunView } from './model.js';
 import { ms, num } from './svg.js';
 
@@ -62,6 +62,14 @@ export function compareMarkdown(a: RunView, b: RunView, match: IdMatch, htmlPath
     '| measure | A | B |',
     '|---|---|---|',
     ...rows,
+    '',
+    '| run | system prompt | lines | completed | verify passed | cost (USD) |',
+    '|---|---|---:|---:|---:|---:|',
+    ...(['A', 'B'] as const).flatMap((run) =>
+      promptGroups((run === 'A' ? a : b).records).map(
+        (g) => `| ${run} | ${md(shortDigest(g.digest))} | ${g.lines} | ${g.completed} | ${g.verifyRan ? `${g.verifyPassed} of ${g.verifyRan}` : '–'} | ${g.costUsd.toFixed(4)} |`,
+      ),
+    ),
     '',
     `HTML report: ${md(htmlPath)}`,
     '',
