@@ -98,7 +98,7 @@ describe('words beyond what a command takes', () => {
     expect(fs.existsSync(path.join(home, 'store'))).toBe(false);
   });
 
-  it.each([[['sessions', 'extra']], [['bench', 'pipeline']], [['schema', 'foo']], [['mcp', 'list', 'x']], [['batch', 'a.jsonl', 'b.jsonl']]])(
+  it.each([[['sessions', 'extra']], [['schema', 'foo']], [['mcp', 'list', 'x']], [['batch', 'a.jsonl', 'b.jsonl']]])(
     'make %j a usage error (exit 2) on one stderr line, not a run that drops them',
     async (args) => {
       const r = await runCli(args, { env: cleanEnv(tempDir('minicode-home-')) });
