@@ -10,10 +10,7 @@
  * - event-loop p99 lag (`monitorEventLoopDelay`; the issue's target: < 50 ms);
  * - record-write lag: from the moment a line's timing was closed (its run, verify and patch
  *   done) to its record appended to results.jsonl, p99 (also < 50 ms).
- * Between them, the same harness batch with the pool threads spawning git, bash and verify
- * themselves instead of through their spawn helper (lib/spawn-helper): each such spawn forks
- * the whole process, which stalls every thread, the coordinator's included, for the page-table
- * copy. The peer is the same batch without isolation and verify (plain `batch`), run after it in
+ * The peer is the same batch without isolation and verify (plain `batch`), run after it in
  * the same process: the ratio says what the harness adds to the coordinator's lag. The floor is
  * an idle thread's lag over the same window (bench/support/idle-lag.ts), at the coordinator's
  * priority: on a shared machine the scheduler alone delays a waking thread by tens of ms.
@@ -76,10 +73,9 @@ interface BatchFigures {
   idleNice: string;
 }
 
-/** How one batch of the benchmark runs: its pool threads' nice value, and whether they spawn through their helper. */
+/** How one batch of the benchmark runs: its pool threads' nice value. */
 interface Variant {
   nice: number;
-  spawnHelper: boolean;
 }
 
 async function oneBatch(work: string, name: string, n: number, setup: LineSetup, harness: HarnessOptions | undefined, variant: Variant): Promise<BatchFigures> {
@@ -88,7 +84,7 @@ async function oneBatch(work: string, name: string, n: number, setup: LineSetup,
   const store = openStore({ dir: path.join(work, `store-${name}`) });
   const poolThreads = defaultMaxThreads();
   configurePool({ maxThreads: poolThreads, concurrentTasksPerWorker: tasksPerThreadFor(CONCURRENCY, poolThreads) });
-  const runners = createPoolRunners({ storeDir: path.join(work, `store-${name}`), spawnHelper: variant.spawnHelper, nice: variant.nice });
+  const runners = createPoolRunners({ storeDir: path.join(work, `store-${name}`), nice: variant.nice });
   const lag = monitorEventLoopDelay({ resolution: 10 });
   const writeLags: number[] = [];
   // The batch's own start: the first reading of its clock (records' totalMs count from it).
@@ -207,18 +203,16 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
   // Interleaved rounds, the order reversed every other round: drift in the machine's load falls on every variant alike.
   const byNice = new Map<number, BatchFigures[]>(nices.map((v) => [v, []]));
   for (let r = 0; r < rounds; r++) {
-    for (const v of r % 2 === 0 ? nices : [...nices].reverse()) byNice.get(v)!.push(await oneBatch(work, `harness-n${v}-r${r}`, n, setup, isolated, { nice: v, spawnHelper: true }));
+    for (const v of r % 2 === 0 ? nices : [...nices].reverse()) byNice.get(v)!.push(await oneBatch(work, `harness-n${v}-r${r}`, n, setup, isolated, { nice: v }));
   }
   const mainNice = nices[0]!;
-  // The same batch with the pool threads forking the whole process for every git, bash and verify child (before the spawn helper).
-  const direct = peers ? await oneBatch(work, 'direct', n, setup, isolated, { nice: mainNice, spawnHelper: false }) : undefined;
   // Checked before the plain batch, which edits the repository in place (that is what isolation prevents).
   const clean = git('status', '--porcelain') === '';
   const strays =
     git('worktree', 'list', '--porcelain')
       .split('\n')
       .filter((l) => l.startsWith('worktree ')).length - 1;
-  const plain = peers ? await oneBatch(work, 'plain', n, setup, undefined, { nice: mainNice, spawnHelper: true }) : undefined;
+  const plain = peers ? await oneBatch(work, 'plain', n, setup, undefined, { nice: mainNice }) : undefined;
   await server.close();
   fs.rmSync(work, { recursive: true, force: true });
 
@@ -279,16 +273,12 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
     ratios.push(ratio(`lines per second: nice ${mainNice} / nice ${v}`, lps.get(mainNice)!, lps.get(v)!));
   }
   const notes: string[] = [];
-  if (direct && plain) {
-    const lagDirect = measurement(`coordinator event-loop lag p99, --isolate worktree --verify, no spawn helper (pool threads fork), ${at(mainNice)}`, 'ms', [direct.lagP99Ms], false);
+  if (plain) {
     const lagPlain = measurement(`coordinator event-loop lag p99, plain batch (peer), ${at(mainNice)}`, 'ms', [plain.lagP99Ms], false);
     const writePlain = measurement('record-write lag p99, plain batch (peer)', 'ms', [plain.writeLagP99Ms], false);
-    measurements.push(lagDirect, lagPlain, writePlain, measurement('lines per second, plain batch (peer)', 'lines/s', [(n * 1000) / plain.wallMs]));
-    ratios.push(ratio('event-loop lag p99: harness / plain', lagMain, lagPlain), ratio('event-loop lag p99: harness with spawn helper / without', lagMain, lagDirect));
-    notes.push(
-      `harness without spawn helper: ${direct.completed} completed, ${direct.verified} verified, ${direct.patches} patches, lag max ${direct.lagMaxMs.toFixed(0)} ms, idle-thread lag p99 ${direct.idleP99Ms.toFixed(1)} ms, record-write lag p99 ${direct.writeLagP99Ms.toFixed(1)} ms, wall ${(direct.wallMs / 1000).toFixed(1)} s`,
-      `plain: ${plain.completed} completed, lag max ${plain.lagMaxMs.toFixed(0)} ms, idle-thread lag p99 ${plain.idleP99Ms.toFixed(1)} ms, wall ${(plain.wallMs / 1000).toFixed(1)} s`,
-    );
+    measurements.push(lagPlain, writePlain, measurement('lines per second, plain batch (peer)', 'lines/s', [(n * 1000) / plain.wallMs]));
+    ratios.push(ratio('event-loop lag p99: harness / plain', lagMain, lagPlain));
+    notes.push(`plain: ${plain.completed} completed, lag max ${plain.lagMaxMs.toFixed(0)} ms, idle-thread lag p99 ${plain.idleP99Ms.toFixed(1)} ms, wall ${(plain.wallMs / 1000).toFixed(1)} s`);
   }
   ratios.push(
     ratio(
@@ -313,7 +303,7 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
     }
   }
   notes.push(
-    `${rounds} round(s) of ${nices.length} harness batch(es), interleaved${peers ? ', then one without spawn helper and one plain' : ''}; after the harness batches: repository ${clean ? 'untouched' : 'MODIFIED'}, ${strays} stray worktree(s)`,
+    `${rounds} round(s) of ${nices.length} harness batch(es), interleaved${peers ? ', then one plain' : ''}; after the harness batches: repository ${clean ? 'untouched' : 'MODIFIED'}, ${strays} stray worktree(s)`,
     `${defaultMaxThreads()} pool thread(s); coordinator at nice ${os.getPriority(0)}; load average ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cores`,
   );
   return {

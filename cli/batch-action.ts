@@ -94,16 +94,17 @@ function positiveInt(value: string | undefined, flag: string, fallback: number):
 }
 
 /** Setups per provider/model pair, created on first use and closed at the end. */
-function setupCache(flags: BatchFlags): { get(line: Pick<BatchLine, 'provider' | 'model'>): Promise<RunSetup>; close(): Promise<void> } {
+function setupCache(flags: BatchFlags): { get(line: Pick<BatchLine, 'provider' | 'model' | 'sandbox'>): Promise<RunSetup>; close(): Promise<void> } {
   const cache = new Map<string, Promise<RunSetup>>();
   return {
     get(line) {
-      const key = `${line.provider ?? ''}\u0000${line.model ?? ''}`;
+      const key = `${line.provider ?? ''}\u0000${line.model ?? ''}\u0000${line.sandbox ?? ''}`;
       let s = cache.get(key);
       if (!s) {
         const lineFlags: BatchFlags = { ...flags };
         if (line.provider !== undefined) lineFlags.provider = line.provider;
         if (line.model !== undefined) lineFlags.model = line.model;
+        if (line.sandbox !== undefined) lineFlags.sandbox = line.sandbox;
         s = prepareRun(lineFlags, process.env, { order: 'by-turn', recordRequests: false });
         cache.set(key, s);
       }

@@ -8,7 +8,10 @@ import { loadConfig, userConfigPath } from '../lib/config.js';
 import { MinicodeError } from '../lib/errors.js';
 import { MAX_TIMER_MS } from '../lib/control/timers.js';
 import { decimalInt } from '../lib/flag-values.js';
-import type { McpServerConfig } from '../lib/mcp/config.js';
+import { isStdioServer, type McpServerConfig } from '../lib/mcp/config.js';
+import { resolveRunSandbox } from '../lib/sandbox/resolve.js';
+import { serverSandbox, type SandboxMode } from '../lib/sandbox/settings.js';
+import { resolveStoreDir } from '../lib/store/location.js';
 import type { McpServerStatus } from '../lib/mcp/index.js';
 import { neutralise } from '../lib/safe-text.js';
 
@@ -41,7 +44,10 @@ function fail(error: unknown): number {
 }
 
 /** One row of `mcp list`: a started server, or one left alone because `enabled` is false. */
-type Row = McpServerStatus | { name: string; origin: string; state: 'disabled'; tools: string[]; toolNames: string[]; startupMs: 0 };
+type Row = (McpServerStatus | { name: string; origin: string; state: 'disabled'; tools: string[]; toolNames: string[]; startupMs: 0 }) & {
+  /** The sandbox a stdio server runs in (docs/sandbox.md); absent for HTTP servers. */
+  sandbox?: SandboxMode;
+};
 
 function table(rows: Row[]): string {
   if (rows.length === 0) return `no MCP servers configured (add one with: minicode mcp add NAME COMMAND [ARGS...])\n`;
@@ -49,7 +55,8 @@ function table(rows: Row[]): string {
   for (const r of rows) {
     const transport = 'transport' in r && r.transport ? ` ${r.transport}` : '';
     const timing = r.state === 'disabled' ? '' : ` ${r.startupMs} ms`;
-    lines.push(`${r.name}  ${r.state}${transport}${timing}  ${r.tools.length} tool${r.tools.length === 1 ? '' : 's'}`);
+    const sandbox = r.sandbox ? `  sandbox ${r.sandbox}` : '';
+    lines.push(`${r.name}  ${r.state}${transport}${timing}  ${r.tools.length} tool${r.tools.length === 1 ? '' : 's'}${sandbox}`);
     if ('error' in r && r.error) lines.push(`  error: ${r.error}`);
     for (const name of r.toolNames) lines.push(`  ${name}`);
   }
@@ -61,15 +68,21 @@ function table(rows: Row[]): string {
 export async function mcpListAction(flags: McpListFlags): Promise<number> {
   try {
     const cwd = path.resolve(flags.cwd ?? process.cwd());
-    const { config } = loadConfig({ cwd, allowLocalConfig: flags.allowLocalConfig === true });
-    const servers = config.mcpServers ?? {};
+    const loaded = loadConfig({ cwd, allowLocalConfig: flags.allowLocalConfig === true });
+    const servers = loaded.config.mcpServers ?? {};
+    // The servers start as a run would start them: in the config's sandbox (no flag here).
+    const sandbox = Object.keys(servers).length > 0 ? resolveRunSandbox({ loaded, env: process.env, cwd, storeDir: resolveStoreDir({ env: process.env }) }) : undefined;
+    const sandboxOf = (name: string): SandboxMode | undefined => {
+      const server = servers[name];
+      return server && isStdioServer(server) ? (serverSandbox(sandbox, server.sandbox)?.mode ?? 'off') : undefined;
+    };
     const disabled: Row[] = Object.entries(servers)
       .filter(([, s]) => s.enabled === false)
       .map(([name]) => ({ name, origin: 'config', state: 'disabled', tools: [], toolNames: [], startupMs: 0 }));
     let started: McpServerStatus[] = [];
     if (Object.keys(servers).length > disabled.length) {
       const { startMcp } = await import('../lib/mcp/index.js');
-      const manager = await startMcp(servers, { env: process.env, cwd });
+      const manager = await startMcp(servers, { env: process.env, cwd, sandbox });
       if (manager) {
         started = manager.statuses();
         await manager.close();
@@ -78,8 +91,12 @@ export async function mcpListAction(flags: McpListFlags): Promise<number> {
     // Config order, whatever finished first.
     const byName = new Map<string, Row>([...started, ...disabled].map((r) => [r.name, r]));
     const rows = Object.keys(servers)
-      .map((n) => byName.get(n)!)
-      .filter(Boolean);
+      .map((n) => byName.get(n))
+      .filter((r): r is Row => r !== undefined)
+      .map((r) => {
+        const mode = sandboxOf(r.name);
+        return mode ? { ...r, sandbox: mode } : r;
+      });
     if (flags.json) out(rows.map((r) => `${JSON.stringify(r)}\n`).join(''));
     else out(table(rows));
     return rows.some((r) => r.state === 'failed') ? 1 : 0;

@@ -9,6 +9,29 @@ import { CACHE_TTLS, REASONING_LEVELS } from './agent/requests/types.js';
 import { MinicodeError } from './errors.js';
 import { MAX_TIMER_MS } from './control/timers.js';
 import { McpServersSchema } from './mcp/config.js';
+import { SANDBOX_MODES } from './sandbox/settings.js';
+
+/** The `sandbox` section: the OS boundary around `bash`, `verify` and stdio MCP servers (docs/sandbox.md). */
+const SandboxSchema = z.strictObject({
+  mode: z.enum(SANDBOX_MODES).optional(),
+  /** Paths hidden inside the sandbox besides the default credential paths; `!PATH` takes one off the list. */
+  readDeny: z.array(z.string().min(1)).optional(),
+  /** Paths writable besides the workspace (`workspace-write`). */
+  writeAllow: z.array(z.string().min(1)).optional(),
+  network: z
+    .strictObject({
+      /** Named hosts through an allowlisting proxy: not implemented; refused at set-up rather than ignored. */
+      allow: z.array(z.string().min(1)).optional(),
+    })
+    .optional(),
+  env: z
+    .strictObject({
+      inherit: z.enum(['all', 'core']).optional(),
+      /** Credential variables a command may keep. */
+      pass: z.array(z.string().min(1)).optional(),
+    })
+    .optional(),
+});
 
 const ProviderSettings = z.object({
   model: z.string().min(1).optional(),
@@ -64,6 +87,7 @@ export const ConfigSchema = z.looseObject({
   maskCredentialsInRequests: z.boolean().optional(),
   /** MCP servers, in the `.mcp.json` shape (see lib/mcp/config.ts). */
   mcpServers: McpServersSchema.optional(),
+  sandbox: SandboxSchema.optional(),
 });
 /** A validated config. */
 export type Config = z.infer<typeof ConfigSchema>;

@@ -10,15 +10,13 @@ import { setMaxListeners } from 'node:events';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { BroadcastChannel, threadId } from 'node:worker_threads';
 import { lineSetupOfPlain, type BatchLineTask, type BatchLineValue, type ChannelMessage, type ThreadLag } from '../lib/batch/pool-task.js';
-import { spawnHelperErrorRecord, type BatchRecord } from '../lib/batch/records.js';
+import type { BatchRecord } from '../lib/batch/records.js';
 import { runLine } from '../lib/batch/run-line.js';
 import { runIsolated } from '../lib/batch/harness.js';
-import { raiseProcessNice, raiseThreadNice } from '../lib/batch/nice.js';
+import { raiseThreadNice } from '../lib/batch/nice.js';
 import { failure, type WorkerResult } from '../lib/control/tasks.js';
 import { toPlainError } from '../lib/errors.js';
 import { openStore, type EventStore } from '../lib/store/index.js';
-import { createSpawnHelper, type SpawnHelper } from '../lib/spawn-helper/client.js';
-import { runWithSpawner, type Spawner } from '../lib/spawn-helper/route.js';
 
 // This thread's loop carries the runs: its delay is reported with every record.
 const lag = monitorEventLoopDelay({ resolution: 10 });
@@ -66,39 +64,6 @@ function leave(name: string, batch: Batch): void {
   if (--batch.active > 0) return;
   batch.channel.close();
   batches.delete(name);
-  // No batch left on this thread: its helper goes, after a grace that spares a restart between two lines.
-  if (batches.size === 0 && helper) {
-    clearTimeout(helperIdle);
-    helperIdle = setTimeout(() => {
-      const ending = helper;
-      helper = undefined;
-      void ending?.close();
-    }, HELPER_IDLE_MS);
-    helperIdle.unref();
-  }
-}
-
-/** This thread's spawn helper (lib/spawn-helper): started with the first subprocess of a batch line here. */
-let helper: SpawnHelper | undefined;
-let helperIdle: NodeJS.Timeout | undefined;
-const HELPER_IDLE_MS = 2000;
-
-/**
- * A spawner for one line: through the thread's helper, noting a helper death that hit one of
- * the line's commands (the line's record then says so). Spawning from this thread instead would
- * fork the whole process, with every other thread, the coordinator's included, stalled on its
- * memory map while the page tables are copied.
- */
-function lineSpawner(failures: Error[]): Spawner {
-  return (command, args, options) => {
-    clearTimeout(helperIdle);
-    helper ??= createSpawnHelper();
-    const child = helper.spawn(command, args, options);
-    child.on('error', (error: Error & { code?: string }) => {
-      if (error.code === 'MINICODE_E_SPAWN_HELPER') failures.push(error);
-    });
-    return child;
-  };
 }
 
 /** This thread's nice value, once a task set it (undefined where it cannot be read). */
@@ -106,13 +71,11 @@ let threadNice: number | undefined;
 
 /**
  * Lower this thread's priority to the batch's (lib/batch/nice.ts) before it starts anything:
- * the spawn helper forked afterwards, and every command it starts, inherit it. A helper started
- * at a lower value by an earlier batch is raised along.
+ * every command forked from this thread afterwards inherits it.
  */
 function applyNice(nice = 0): void {
   if (threadNice !== undefined && nice <= threadNice) return;
   threadNice = raiseThreadNice(nice);
-  if (threadNice !== undefined) raiseProcessNice(helper?.pid, threadNice);
 }
 
 function threadLag(): ThreadLag {
@@ -152,11 +115,10 @@ export default async function batchLineTask(task: BatchLineTask): Promise<Worker
         trace: task.trace,
         onSpans: (s) => (spans = s),
       });
-    // Isolation and verify here, around the run: their subprocesses start from this thread's helper, not the coordinator's loop.
-    const runAll = (): Promise<BatchRecord> => (task.harness ? runIsolated(task.line, { ...task.harness, baseDir: task.baseDir, cwd: task.cwd }, runOne) : runOne(task.line));
-    const helperFailures: Error[] = [];
-    let record = task.spawnHelper === false ? await runAll() : await runWithSpawner(lineSpawner(helperFailures), runAll);
-    if (helperFailures.length > 0) record = spawnHelperErrorRecord(record, helperFailures[0]!.message);
+    // Isolation and verify here, around the run: their subprocesses start from this thread, not the coordinator's loop.
+    const runAll = (): Promise<BatchRecord> =>
+      task.harness ? runIsolated(task.line, { ...task.harness, baseDir: task.baseDir, cwd: task.cwd, setup: async () => task.setup }, runOne) : runOne(task.line);
+    const record = await runAll();
     if (record.timing) record.timing = { ...record.timing, queueMs: record.timing.queueMs + queuedMs };
     // The record is only final once its events are on disk: the thread may be ended when idle.
     // Its session's events only (other runs' later writes are theirs to wait for); a record

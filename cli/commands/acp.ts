@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { addSandboxFlags } from './exec.js';
 import type { AgentPort, AgentPortModule, AgentPortOptions } from '../../lib/acp/agent-port.js';
 
 /** The flags `minicode acp` takes are exactly the port options (the provider flags of `exec`), less the environment. */
@@ -9,7 +10,7 @@ type AcpFlags = Omit<AgentPortOptions, 'env'>;
  * of `exec`. stdout carries only ACP messages; everything else goes to stderr.
  */
 export function registerAcp(program: Command): void {
-  program
+  const command = program
     .command('acp')
     .description('serve the Agent Client Protocol (v1) over stdio, for IDEs')
     .option('--provider <name>', 'provider to use (as for exec)')
@@ -18,22 +19,22 @@ export function registerAcp(program: Command): void {
     .option('--cassette <dir>', 'replay recorded provider responses over loopback')
     .option('--store <dir>', 'session store directory (LMDB)')
     .option('--allow-local-config', 'trust .minicode/config.json in the working directory')
-    .option('--no-checkpoint', 'take no workspace checkpoint of the prompt turns (they cannot be undone with minicode undo)')
-    .action(async (flags: AcpFlags) => {
-      // Nothing but ACP may reach stdout: a stray console.log from a dependency would corrupt it.
-      console.log = console.error;
-      console.info = console.error;
-      console.debug = console.error;
-      const port = await loadPort(portOptions(flags));
-      if (!port) {
-        process.stderr.write('minicode acp: no agent is available: lib/agent/acp-port.js is not built into this installation ' + '(set MINICODE_ACP_SCRIPTED=1 for the scripted test agent)\n');
-        process.exitCode = 1;
-        return;
-      }
-      const [{ createAcpServer }, { stdioTransport }, { VERSION }] = await Promise.all([import('../../lib/acp/server.js'), import('../../lib/acp/transport.js'), import('../../lib/version.js')]);
-      const server = createAcpServer({ port, agentInfo: { name: 'minicode', version: VERSION }, ...(flags.model === undefined ? {} : { model: flags.model }) }, stdioTransport());
-      await server.connect().closed;
-    });
+    .option('--no-checkpoint', 'take no workspace checkpoint of the prompt turns (they cannot be undone with minicode undo)');
+  addSandboxFlags(command).action(async (flags: AcpFlags) => {
+    // Nothing but ACP may reach stdout: a stray console.log from a dependency would corrupt it.
+    console.log = console.error;
+    console.info = console.error;
+    console.debug = console.error;
+    const port = await loadPort(portOptions(flags));
+    if (!port) {
+      process.stderr.write('minicode acp: no agent is available: lib/agent/acp-port.js is not built into this installation ' + '(set MINICODE_ACP_SCRIPTED=1 for the scripted test agent)\n');
+      process.exitCode = 1;
+      return;
+    }
+    const [{ createAcpServer }, { stdioTransport }, { VERSION }] = await Promise.all([import('../../lib/acp/server.js'), import('../../lib/acp/transport.js'), import('../../lib/version.js')]);
+    const server = createAcpServer({ port, agentInfo: { name: 'minicode', version: VERSION }, ...(flags.model === undefined ? {} : { model: flags.model }) }, stdioTransport());
+    await server.connect().closed;
+  });
 }
 
 function portOptions(flags: AcpFlags): AgentPortOptions {
@@ -45,6 +46,8 @@ function portOptions(flags: AcpFlags): AgentPortOptions {
   if (flags.store !== undefined) options.store = flags.store;
   if (flags.allowLocalConfig) options.allowLocalConfig = true;
   if (flags.checkpoint === false) options.checkpoint = false;
+  if (flags.sandbox !== undefined) options.sandbox = flags.sandbox;
+  if (flags.allowNetwork) options.allowNetwork = true;
   return options;
 }
 

@@ -2,10 +2,18 @@ import { Command, Option } from 'commander';
 
 import type { ExecFlags } from '../../lib/agent/run-setup.js';
 import { CACHE_TTLS, REASONING_LEVELS } from '../../lib/agent/requests/types.js';
+import { SANDBOX_MODES } from '../../lib/sandbox/settings.js';
+
+/** `--sandbox` and `--allow-network`, for every command that runs the agent's commands (exec, chat, batch, acp). */
+export function addSandboxFlags(command: Command): Command {
+  return command
+    .addOption(new Option('--sandbox <mode>', 'OS sandbox of bash, verify and stdio MCP servers (default: config sandbox.mode, else workspace-write)').choices([...SANDBOX_MODES]))
+    .option('--allow-network', 'open the network inside the sandbox (off by default)');
+}
 
 /** Add the provider and run flags shared by every command that runs the agent. */
 export function addRunFlags(command: Command): Command {
-  return command
+  command
     .option('--provider <name>', 'openai-chat | openai-responses | anthropic | gemini | ollama | replay')
     .option('--model <name>', "model name (default: the provider's default or config)")
     .option('--base-url <url>', 'endpoint of an OpenAI-compatible server (Ollama, vLLM, llama.cpp, LM Studio, OpenRouter)')
@@ -25,6 +33,7 @@ export function addRunFlags(command: Command): Command {
     .option('--system-prompt <file>', "replace minicode's system prompt with this file's text (project instructions are still added)")
     .option('--append-system-prompt <text>', 'add this text after the system prompt')
     .option('--no-instructions', 'send no project instructions (AGENTS.md, config instructions.fallbackFiles, $MINICODE_HOME/AGENTS.md)');
+  return addSandboxFlags(command);
 }
 
 /** `--output-schema FILE`, for the commands whose runs can return a typed result (exec, batch). */

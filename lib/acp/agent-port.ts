@@ -161,6 +161,10 @@ export interface AgentPortOptions {
   allowLocalConfig?: boolean;
   /** False (`--no-checkpoint`): no workspace checkpoints of the prompt turns. */
   checkpoint?: boolean;
+  /** `--sandbox`: the sandbox mode of every session's `bash` and MCP servers. */
+  sandbox?: string;
+  /** `--allow-network`: open the network inside the sandbox. */
+  allowNetwork?: boolean;
   /** Environment to read provider variables from; default `process.env`. */
   env?: NodeJS.ProcessEnv;
 }

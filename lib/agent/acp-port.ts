@@ -64,6 +64,8 @@ export function createAgentPort(options: AgentPortOptions): AgentPort {
         store: options.store,
         allowLocalConfig: options.allowLocalConfig,
         checkpoint: options.checkpoint,
+        sandbox: options.sandbox,
+        allowNetwork: options.allowNetwork,
       },
       env,
     ).catch((error: unknown) => {
@@ -84,7 +86,14 @@ export function createAgentPort(options: AgentPortOptions): AgentPort {
       delete session.mcp;
       if (info.mcpServers && info.mcpServers.length > 0) {
         const { startAction, startMcpServers } = await import('../mcp/manager.js');
-        session.mcp = await startMcpServers(serversFromAcp(info.mcpServers), { env, cwd: info.cwd });
+        // The client's servers run in the connection's sandbox: without a set-up (no provider yet, no backend) none start.
+        let sandbox: RunSetup['environment']['sandbox'];
+        try {
+          sandbox = (await setup()).environment.sandbox;
+        } catch (error) {
+          return { notices: [`MCP servers of this session were not started: ${(error as Error).message}`] };
+        }
+        session.mcp = await startMcpServers(serversFromAcp(info.mcpServers), { env, cwd: info.cwd, sandbox });
         // The failures are diagnostics of the first turn's events too; the client sees them now.
         const failed = session.mcp.statuses().filter((s) => s.state === 'failed');
         if (failed.length > 0)

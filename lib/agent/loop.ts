@@ -298,6 +298,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
               limits: environment.limits,
               tty: interaction.tty,
               env: environment.env,
+              sandbox: environment.sandbox,
               promptAskText: interaction.promptAskText,
               fs: environment.fileSystem,
               terminal: environment.terminal,

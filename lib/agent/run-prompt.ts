@@ -165,6 +165,7 @@ export async function runPrompt(options: PromptRunOptions): Promise<PromptRun> {
         provider: options.provider.format,
         model: options.provider.model,
         promptDigest: promptDigestOf(options.prompt),
+        sandbox: options.environment.sandbox?.mode ?? 'off',
         systemPromptDigest: system.digest,
         instructions: system.instructionFiles,
         ...(outputSchema ? { outputSchemaDigest: outputSchema.digest } : {}),
@@ -212,7 +213,7 @@ export async function runPrompt(options: PromptRunOptions): Promise<PromptRun> {
   let verify: VerifyReport | undefined;
   if (options.verifyCommand && result.reason === 'completed') {
     const { runVerify } = await import('../verify/run.js');
-    const run = await runVerify(options.verifyCommand, { cwd: options.environment.cwd, env: options.environment.env, clock });
+    const run = await runVerify(options.verifyCommand, { cwd: options.environment.cwd, env: options.environment.env, sandbox: options.environment.sandbox, clock });
     verify = run.report;
     pipeline.emit({ type: 'test.completed', payload: { command: options.verifyCommand, ok: run.report.ok }, source: 'app' });
   }

@@ -3,6 +3,8 @@
  * loaded, provider resolved (a replay cassette served over loopback), the store opened. Each
  * failure is a MinicodeError with one actionable message.
  */
+import { resolveRunSandbox } from '../sandbox/resolve.js';
+import { SANDBOX_MODES, type SandboxMode, type SandboxSettings } from '../sandbox/settings.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -51,6 +53,10 @@ export interface ExecFlags {
   reasoning?: string | undefined;
   cacheTtl?: string | undefined;
   cacheKey?: string | undefined;
+  /** `--sandbox read-only|workspace-write|off`. */
+  sandbox?: string | undefined;
+  /** `--allow-network`: open the network inside the sandbox. */
+  allowNetwork?: boolean | undefined;
   /** `--system-prompt FILE`: replaces minicode's system prompt. */
   systemPrompt?: string | undefined;
   /** `--append-system-prompt TEXT`: added after it. */
@@ -109,6 +115,7 @@ export async function prepareRun(flags: ExecFlags, env: NodeJS.ProcessEnv = proc
   const cwd = directoryFlag(flags.cwd ?? process.cwd(), '--cwd', { mustExist: true });
   if (flags.record !== undefined) refuseRecordedCassette(directoryFlag(flags.record, '--record'), flags.record);
   const flagMaxSteps = positiveInt(flags.maxSteps, '--max-steps');
+  const flagSandbox = sandboxModeFlag(flags.sandbox);
   const flagTimeoutMs = deadlineMs(flags.timeout ?? (env.MINICODE_TIMEOUT_MS || undefined), flags.timeout !== undefined ? '--timeout' : 'MINICODE_TIMEOUT_MS');
   let flagBudgetUsd: number | undefined;
   if (flags.budget !== undefined) {
@@ -148,6 +155,14 @@ export async function prepareRun(flags: ExecFlags, env: NodeJS.ProcessEnv = proc
   }
   const provider = providerSettings({ ...endpoint, tuning: tuningOf(flags, loaded.config), retryPolicy: retryPolicy ?? DEFAULT_RETRY_POLICY });
   const approval = (flags.approval as ApprovalModeName | undefined) ?? loaded.config.approval?.mode ?? 'auto';
+  const storeDir = resolveStoreDir({ flag: flags.store, env });
+  let sandbox: SandboxSettings;
+  try {
+    sandbox = resolveRunSandbox({ flagMode: flagSandbox, allowNetwork: flags.allowNetwork === true, loaded, env, cwd, storeDir });
+  } catch (error) {
+    await Promise.all(closers.map((c) => c()));
+    throw error;
+  }
   const setup: RunSetup = {
     loaded,
     provider,
@@ -162,11 +177,12 @@ export async function prepareRun(flags: ExecFlags, env: NodeJS.ProcessEnv = proc
       env,
       policy: policyOf(approval, loaded.config.approval),
       checkpoints: checkpointSettingsOf({ flag: flags.checkpoint, config: loaded.config.checkpoints, env }),
+      sandbox,
       maskCredentialsInRequests: loaded.config.maskCredentialsInRequests ?? true,
     }),
     prompting,
     approval,
-    storeDir: resolveStoreDir({ flag: flags.store, env }),
+    storeDir,
     mcp: undefined,
     close: async () => {
       for (const c of closers) await c();
@@ -187,6 +203,13 @@ export async function prepareRun(flags: ExecFlags, env: NodeJS.ProcessEnv = proc
     }
   }
   return setup;
+}
+
+/** `--sandbox` checked: one of the modes, or MINICODE_E_USAGE (exit 2). */
+export function sandboxModeFlag(value: string | undefined): SandboxMode | undefined {
+  if (value === undefined) return undefined;
+  if ((SANDBOX_MODES as readonly string[]).includes(value)) return value as SandboxMode;
+  throw new MinicodeError('MINICODE_E_USAGE', `--sandbox must be one of ${SANDBOX_MODES.join(', ')}, got "${value}"`, { action: 'pass --sandbox workspace-write (the default), read-only or off' });
 }
 
 /**
@@ -283,7 +306,7 @@ export async function startRunMcp(setup: RunSetup, env: NodeJS.ProcessEnv = proc
   if (setup.mcp) return setup.mcp;
   if (!setup.loaded.config.mcpServers || Object.keys(setup.loaded.config.mcpServers).length === 0) return undefined;
   const { startMcp } = await import('../mcp/index.js');
-  const manager = await startMcp(setup.loaded.config.mcpServers, { env, cwd: setup.environment.cwd });
+  const manager = await startMcp(setup.loaded.config.mcpServers, { env, cwd: setup.environment.cwd, sandbox: setup.environment.sandbox });
   if (!manager) return undefined;
   setup.mcp = manager;
   setup.environment.toolSource = manager;

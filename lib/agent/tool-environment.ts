@@ -1,9 +1,11 @@
 /**
  * Where the tools of a run act and under which rules: the workspace, the environment their
  * subprocesses start from, the approval policy, checkpoints, the tools beyond the built-in set
- * (MCP servers), and the file system and terminal a surface may lend them (ACP's client).
+ * (MCP servers), the file system and terminal a surface may lend them (ACP's client), and the
+ * OS sandbox their commands run in.
  * Filled once where a run is set up and passed whole down to each tool call.
  */
+import type { SandboxSettings } from '../sandbox/settings.js';
 import type { CheckpointSettings } from '../checkpoints/settings.js';
 import type { ApprovalPolicy } from '../policy/decide.js';
 import { DEFAULT_TOOL_LIMITS, type ToolFileSystem, type ToolLimits, type ToolSource, type ToolTerminal } from '../tools/types.js';
@@ -26,6 +28,8 @@ export interface ToolEnvironment {
   terminal: ToolTerminal | undefined;
   /** Producer caps and deadlines of the tools; default {@link DEFAULT_TOOL_LIMITS}. */
   limits: ToolLimits;
+  /** The OS sandbox of `bash`, `verify` and stdio MCP servers (lib/sandbox); undefined: none (a run's set-up fills it, workspace-write by default). */
+  sandbox: SandboxSettings | undefined;
   /**
    * Mask the credential values of `env` in tool results before they are sent to the provider
    * (config `maskCredentialsInRequests`); default true.
@@ -44,6 +48,7 @@ export function toolEnvironment(cwd: string, given: Partial<Omit<ToolEnvironment
     fileSystem: undefined,
     terminal: undefined,
     limits: DEFAULT_TOOL_LIMITS,
+    sandbox: undefined,
     maskCredentialsInRequests: true,
     ...given,
   };

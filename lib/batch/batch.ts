@@ -235,7 +235,7 @@ async function execute(line: BatchLine, options: LocalBatchOptions, signals: Run
   if (tracer) signals = { ...signals, onSpans: (spans) => tracer.addSpans(spans) };
   // The pool of worktrees is as large as the runs that can be in flight at once.
   const harnessOptions: HarnessOptions = { ...options.harness, poolSize: options.harness?.poolSize ?? options.concurrency };
-  const harness = { ...harnessOptions, outDir: options.outDir, baseDir: options.baseDir, cwd: options.cwd, env: options.env };
+  const harness = { ...harnessOptions, outDir: options.outDir, baseDir: options.baseDir, cwd: options.cwd, env: options.env, setup: options.setup };
   // A line with a workspace or a verify command keeps its slot to its record: the workspace (of
   // a pool sized to the concurrency) and the verify run come after its events are settled.
   const measured = (options.harness?.isolate ?? 'none') !== 'none' || options.harness?.verify !== undefined || line.verify !== undefined;

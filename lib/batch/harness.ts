@@ -5,6 +5,7 @@
  * the whole process, which blocks the spawning thread's loop for the fork's duration, so the
  * coordinator must not do it once per line), or on the coordinator for runs kept there.
  */
+import type { SandboxSettings } from '../sandbox/settings.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { MinicodeError } from '../errors.js';
@@ -36,6 +37,8 @@ export interface HarnessContext extends HarnessOptions {
   baseDir: string;
   cwd: string;
   env?: NodeJS.ProcessEnv | undefined;
+  /** The line's set-up, for its sandbox (the verify command runs in it); absent: no sandbox. */
+  setup?: ((line: BatchLine) => Promise<{ environment: { sandbox: SandboxSettings | undefined } }>) | undefined;
 }
 
 /** Worktrees in the pool when the batch names no size. */
@@ -51,7 +54,7 @@ export async function runIsolated(line: BatchLine, context: HarnessContext, run:
   const mode = context.isolate ?? 'none';
   if (mode === 'none') {
     const record = await run(line);
-    if (verify !== undefined && ran(record)) record.verify = await verifyLine(verify, source, context);
+    if (verify !== undefined && ran(record)) record.verify = await verifyLine(verify, source, { ...context, sandbox: await sandboxOf(line, context) });
     return record;
   }
   let workspace: Workspace;
@@ -74,7 +77,7 @@ export async function runIsolated(line: BatchLine, context: HarnessContext, run:
   let trusted = false;
   try {
     record = await run({ ...line, cwd: workspace.cwd });
-    if (verify !== undefined && ran(record)) record.verify = await verifyLine(verify, workspace.cwd, context);
+    if (verify !== undefined && ran(record)) record.verify = await verifyLine(verify, workspace.cwd, { ...context, sandbox: await sandboxOf(line, context) });
     const patch = await workspace.diff();
     const rel = path.join('patches', `${safeId(line.id)}.diff`);
     fs.mkdirSync(path.join(context.outDir, 'patches'), { recursive: true, mode: 0o700 });
@@ -98,10 +101,15 @@ function ran(record: BatchRecord): boolean {
   return record.reason !== 'setup' && record.reason !== 'aborted';
 }
 
+/** The sandbox of a line that ran (its set-up succeeded: the run's record says so). */
+async function sandboxOf(line: BatchLine, context: HarnessContext): Promise<SandboxSettings | undefined> {
+  return context.setup ? (await context.setup(line)).environment.sandbox : undefined;
+}
+
 /** Run the verify command in `cwd`; its output's tail, scrubbed of credentials. */
-export async function verifyLine(command: string, cwd: string, context: Pick<HarnessContext, 'env' | 'verifyTimeoutMs'>): Promise<LineVerify> {
+export async function verifyLine(command: string, cwd: string, context: Pick<HarnessContext, 'env' | 'verifyTimeoutMs'> & { sandbox?: SandboxSettings | undefined }): Promise<LineVerify> {
   const env = context.env ?? process.env;
-  const result = await runVerify(command, { cwd, env, timeoutMs: context.verifyTimeoutMs });
+  const result = await runVerify(command, { cwd, env, timeoutMs: context.verifyTimeoutMs, sandbox: context.sandbox });
   const redact = outputRedactor(env);
   const tail = result.output.length > VERIFY_TAIL_CHARS ? result.output.slice(-VERIFY_TAIL_CHARS) : result.output;
   const out: LineVerify = { ok: result.report.ok, durationMs: Math.round(result.durationMs), outputTail: redact(tail) };

@@ -5,6 +5,7 @@
  * skipped without a problem. Duplicate ids are collected separately: they make the whole
  * batch ambiguous (which result belongs to which line?), so the caller refuses to run.
  */
+import { SANDBOX_MODES, type SandboxMode } from '../sandbox/settings.js';
 import { z } from 'zod';
 import { NATIVE_AGENTS, type NativeAgent } from '../decode/formats.js';
 import { REASONING_LEVELS, type ReasoningLevel } from '../agent/requests/types.js';
@@ -27,6 +28,8 @@ const LineFields = z.object({
   metadata: z.record(z.string(), z.unknown()).optional(),
   /** Command run in the line's workspace after the run (overrides --verify). */
   verify: z.string().regex(/\S/).optional(),
+  /** The sandbox of this line's commands (wins over `--sandbox`). */
+  sandbox: z.enum(SANDBOX_MODES).optional(),
   /** Replaces the system prompt of this line's run (text, as `--system-prompt`'s file holds). */
   system: z.string().optional(),
   /** `false`: no project instructions; text: these instead of the AGENTS.md files of the line's folder. */
@@ -66,6 +69,8 @@ export interface BatchLine {
   metadata?: Record<string, unknown>;
   /** Verify command for this line. */
   verify?: string;
+  /** Sandbox mode of this line's `bash`, verify and MCP servers (wins over `--sandbox`). */
+  sandbox?: SandboxMode;
   /** The line's system prompt, in place of the batch's. */
   system?: string;
   /** The line's instructions: none, or this text in place of the AGENTS.md files. */
@@ -122,6 +127,7 @@ function lineOf(data: z.infer<typeof BatchLineSchema>, line: number): BatchLine 
   if (data.reasoning !== undefined) out.reasoning = data.reasoning;
   if (data.metadata !== undefined) out.metadata = data.metadata;
   if (data.verify !== undefined) out.verify = data.verify;
+  if (data.sandbox !== undefined) out.sandbox = data.sandbox;
   if (data.system !== undefined) out.system = data.system;
   if (data.instructions !== undefined) out.instructions = data.instructions;
   if (data.outputSchema !== undefined) out.outputSchema = data.outputSchema;

@@ -4,8 +4,8 @@
  * verify command) the kernel wakes the coordinator first: scheduling, records and progress are
  * little work, but each waits behind every runnable process of equal weight when the machine is
  * saturated. On Linux the nice value belongs to the thread: `os.setPriority(0, n)` on a worker
- * thread renices that thread only, and every process it forks afterwards (its spawn helper, and
- * through it every git, bash and verify command) inherits it. Raising it needs no privilege;
+ * thread renices that thread only, and every process it forks afterwards (every git, bash and
+ * verify command of its lines) inherits it. Raising it needs no privilege;
  * lowering it again does, so a thread is only ever raised. Where the call fails (other
  * platforms, a sandbox), the threads run at the coordinator's priority.
  */
@@ -34,15 +34,5 @@ export function raiseThreadNice(nice: number): number | undefined {
     return os.getPriority(0);
   } catch {
     return current;
-  }
-}
-
-/** Raise process `pid`'s (its main thread's) nice value to `nice`, where allowed; a gone process or a refusal is no error. */
-export function raiseProcessNice(pid: number | undefined, nice: number): void {
-  if (pid === undefined) return;
-  try {
-    if (os.getPriority(pid) < nice) os.setPriority(pid, Math.min(nice, MAX_NICE));
-  } catch {
-    // Gone, or not allowed: it keeps its priority.
   }
 }

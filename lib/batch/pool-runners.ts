@@ -27,8 +27,6 @@ import { DEFAULT_MAX_ACKNOWLEDGING } from './scheduler.js';
 export interface PoolRunnerOptions {
   /** Shared store directory; none: runs are not stored. */
   storeDir?: string | undefined;
-  /** false: pool threads spawn the lines' subprocesses themselves, not through their spawn helper (lib/spawn-helper); default true. */
-  spawnHelper?: boolean | undefined;
   /** Nice value of the pool threads running the lines, and so of their subprocesses (0: the coordinator's); default {@link DEFAULT_POOL_NICE}. */
   nice?: number | undefined;
 }
@@ -81,7 +79,6 @@ export function createPoolRunners(options: PoolRunnerOptions = {}): PoolRunners 
       signals.set(id, lineSignals);
       const task: BatchLineTask = { seq: id, line, setup, baseDir: where.baseDir, cwd: where.cwd, channel: name, aborted, sentAt: Date.now(), nice: options.nice ?? DEFAULT_POOL_NICE };
       if (options.storeDir) task.storeDir = options.storeDir;
-      if (options.spawnHelper === false) task.spawnHelper = false;
       if (lineSignals.onSettled) task.signalSettled = true;
       if (where.trace) task.trace = where.trace;
       if (where.harness) task.harness = where.harness;

@@ -62,8 +62,6 @@ export interface BatchLineTask {
   trace?: LineTrace;
   /** Isolation and verify of the line, done on the pool thread around the run. */
   harness?: HarnessOptions & { outDir: string };
-  /** false: the line's subprocesses are spawned by the pool thread itself, not its spawn helper (a benchmark's peer); default true. */
-  spawnHelper?: boolean;
   /** Nice value the pool thread (and every subprocess it starts) runs at, at least (lib/batch/nice.ts); none: unchanged. */
   nice?: number;
   /** `Date.now()` when the coordinator queued the task: the wait in the pool's queue is added to the record's `timing.queueMs`. */

@@ -89,13 +89,3 @@ export function setupErrorRecord(line: { id: string; line: number; metadata?: Re
   if (line.metadata) record.metadata = line.metadata;
   return record;
 }
-
-/**
- * The record of a line one of whose commands (a bash call, verify, git) died with the spawn
- * helper: an error record coded `MINICODE_E_SPAWN_HELPER` (rerun by `--retry-errors`), with what
- * the run measured kept.
- */
-export function spawnHelperErrorRecord(record: BatchRecord, message: string): ErrorRecord {
-  const { finalText: _text, result: _result, kind: _kind, ...rest } = record as ResultRecord;
-  return { ...rest, kind: 'error', outcome: 'failed', error: { category: 'INTERNAL_ERROR', code: 'MINICODE_E_SPAWN_HELPER', message } };
-}

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { MinicodeError } from '../errors.js';
-import { spawnChild } from '../spawn-helper/route.js';
+import { launch } from '../sandbox/launch.js';
 import { knownPlace, knownTree, readHead, rememberPlace, type RepoPlace } from './repo-head.js';
 import { withRepoLock } from './repo-lock.js';
 
@@ -24,20 +24,19 @@ export interface Marker {
 }
 
 /** The environment git runs with: the caller's, without what would point git at another repository. */
-export const GIT_ENV = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^GIT_(DIR|WORK_TREE|INDEX_FILE|OBJECT_DIRECTORY|COMMON_DIR|PREFIX)$/.test(k)));
+export const GIT_ENV: Record<string, string> = Object.fromEntries(
+  Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined && !/^GIT_(DIR|WORK_TREE|INDEX_FILE|OBJECT_DIRECTORY|COMMON_DIR|PREFIX)$/.test(entry[0])),
+);
 
 /** Most stdout one git command may print (a patch of a huge change): past it, the command fails. */
 const MAX_GIT_OUTPUT_CHARS = 512 * 1024 * 1024;
 
-/**
- * Run git in `cwd` (stdin `input` when given, extra environment `env`); its stdout. Started with
- * `spawnChild`: from a batch's spawn helper when the line runs in one (lib/spawn-helper).
- */
-export function git(args: string[], cwd: string, input?: string, env?: NodeJS.ProcessEnv): Promise<string> {
+/** Run git in `cwd` (stdin `input` when given, extra environment `env`); its stdout. Harness work: never sandboxed. */
+export function git(args: string[], cwd: string, input?: string, env?: Record<string, string>): Promise<string> {
   const name = commandName(args);
   const fullEnv = env ? { ...GIT_ENV, ...env } : GIT_ENV;
   return new Promise((resolve, reject) => {
-    const child = spawnChild('git', args, { cwd, env: fullEnv, stdin: input !== undefined });
+    const child = launch('git', args, { cwd, env: fullEnv, stdin: input !== undefined });
     const out: string[] = [];
     const err: string[] = [];
     let outChars = 0;

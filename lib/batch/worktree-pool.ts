@@ -183,8 +183,7 @@ async function resetSlot(slot: Slot): Promise<void> {
 }
 
 /**
- * A `git worktree add` killed midway (with the batch, or by the spawn helper when the batch
- * died) leaves its worktree registered and locked as "initializing", and `git worktree prune`
+ * A `git worktree add` killed midway (with the batch, or when the batch died) leaves its worktree registered and locked as "initializing", and `git worktree prune`
  * keeps locked ones: unlock those of the pool's slots (matched by folder name: git names the
  * entry after the folder, adding a number on a clash) so that the prune drops them.
  */

@@ -5,6 +5,7 @@
  * usage, estimated cost, budget status). `/status` prints the four figures each with its label.
  * Unknown stays unknown: an absent count or price prints `unknown`, never 0.
  */
+import type { SandboxMode } from '../sandbox/settings.js';
 import { budgetStatus, type Budget } from '../control/budget.js';
 import { cacheShare } from '../control/usage.js';
 import type { ApprovalModeName } from '../policy/index.js';
@@ -44,6 +45,14 @@ export interface Observed {
   model: string;
   /** How much runs without asking (`ask`, `auto`, `read-only`). */
   approvalMode?: ApprovalModeName;
+  /** The sandbox of the session's commands (docs/sandbox.md); absent: none. */
+  sandbox?: { mode: SandboxMode; network: boolean } | undefined;
+}
+
+/** The sandbox in a few words: `workspace-write, network off`. */
+function sandboxText(o: Observed): string {
+  if (!o.sandbox || o.sandbox.mode === 'off') return 'off (commands run unsandboxed)';
+  return `${o.sandbox.mode}, network ${o.sandbox.network ? 'open' : 'off'}`;
 }
 
 /**
@@ -91,7 +100,8 @@ export function footerLines(o: Observed, columns: number, keys?: string): string
   const budget = `Budget: ${budgetText(o)}`;
   const io = `${tokens(o.usage.inputTokens)} in, ${tokens(o.usage.outputTokens)} out`;
   const spend = columns < 60 ? [`Spend: ${io} tokens`, `Cost: ${o.costUsd === undefined ? 'unknown' : cost} · ${budget}`] : [`Spend: ${io}, ${cost} · ${budget}`];
-  const mode = o.approvalMode ? ` · approvals: ${o.approvalMode}` : '';
+  // A session without the sandbox says so where the person looks: never a silent `off`.
+  const mode = `${o.approvalMode ? ` · approvals: ${o.approvalMode}` : ''}${o.sandbox?.mode === 'off' ? ' · sandbox off' : ''}`;
   const labelled = `Model: ${o.model}${mode}`;
   const model = labelled.length <= columns ? labelled : `${o.model}${mode}`;
   // The keys share the model's line when it fits, else get their own.
@@ -112,5 +122,6 @@ export function statusLines(o: Observed): string[] {
     `Cache:   ${o.cacheHitRatio === undefined ? 'unknown' : `${Math.round(o.cacheHitRatio * 100)}% of input read from cache`} - provider usage, session`,
     `Cost:    ${o.costUsd === undefined ? 'unknown' : `${usd(o.costUsd)} (estimated from the price table)`}`,
     `Budget:  ${budgetText(o)}`,
+    `Sandbox: ${sandboxText(o)}`,
   ];
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SANDBOX_MODES } from '../sandbox/settings.js';
 import { ContentRef } from './content-ref.js';
 import { FILE_DIFF_MAX_LINE_CHARS, FILE_DIFF_MAX_LINES } from './file-diff-bounds.js';
 import { USAGE_FIELDS } from './usage-fields.js';
@@ -112,6 +113,8 @@ export const payloadSchemas = {
     /** sha256 digest of the first prompt, for the session index. */
     promptDigest: z.string().optional(),
     version: z.string().optional(),
+    /** The OS sandbox of the session's commands (docs/sandbox.md); `off` is shown so it is never silent. */
+    sandbox: z.enum(SANDBOX_MODES).optional(),
     /** `sha256:<hex>` of the effective system prompt (written part and instructions): runs with the same digest sent the model the same system prompt. */
     systemPromptDigest: z.string().optional(),
     /** The project instruction files in that system prompt, most general first (empty: none found, or `--no-instructions`). */
@@ -300,6 +303,8 @@ export const payloadSchemas = {
     executor: ToolExecutor.optional(),
     parentToolCallId: z.string().optional(),
     locations: z.array(z.object({ path: z.string(), line: count.optional() })).optional(),
+    /** The sandbox the call's command runs in (tools that start commands: `bash`). */
+    sandbox: z.enum(SANDBOX_MODES).optional(),
   }),
   'tool.progress': z.object({
     toolCallId: id,

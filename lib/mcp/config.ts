@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { MAX_TIMER_MS } from '../control/timers.js';
+import { SANDBOX_MODES } from '../sandbox/settings.js';
 
 /** Start-up deadline of one server when its config gives none: 10 s. */
 export const DEFAULT_STARTUP_TIMEOUT_MS = 10_000;
@@ -30,6 +31,8 @@ export const StdioServerSchema = z.looseObject({
   args: z.array(z.string()).optional(),
   env: z.record(z.string(), z.string()).optional(),
   cwd: z.string().min(1).optional(),
+  /** The server's own sandbox mode; default `read-only` (no workspace write) when the run is sandboxed. */
+  sandbox: z.enum(SANDBOX_MODES).optional(),
   ...common,
 });
 

@@ -4,6 +4,8 @@
  * is imported here and this module is only loaded when a server is configured, so a run without
  * MCP servers never pays for it.
  */
+import { serverSandbox } from '../sandbox/settings.js';
+import type { SandboxSettings } from '../sandbox/settings.js';
 import type { Readable } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -25,8 +27,10 @@ export interface ServerTool {
 export interface ConnectOptions {
   /** minicode's environment: the base of a stdio server's env and the source of `${VAR}`. */
   env: NodeJS.ProcessEnv;
-  /** Working directory of a stdio server without `cwd` (relative `cwd`s resolve against it). */
+  /** Working directory of a stdio server without `cwd` (relative `cwd`s resolve against it); the workspace of its sandbox. */
   cwd: string;
+  /** The run's sandbox; absent: none. */
+  sandbox?: SandboxSettings | undefined;
   /** Each stderr line of a stdio server (bounded to 2,000 chars). */
   onStderr?: (line: string) => void;
   /** The server said its tool list changed; `tools` is the re-listed set. */
@@ -152,6 +156,8 @@ async function openTransport(
       args: config.args ?? [],
       env: serverEnvironment(options.env, config.env),
       cwd: config.cwd ? path.resolve(options.cwd, config.cwd) : options.cwd,
+      workspace: options.cwd,
+      sandbox: serverSandbox(options.sandbox, config.sandbox),
       ...(options.killGraceMs !== undefined ? { killGraceMs: options.killGraceMs } : {}),
       ...(options.onStderr ? { onStderr: (stream: Readable) => pipeLines(stream, options.onStderr!) } : {}),
     });

@@ -4,6 +4,7 @@
  * turned into `diagnostic.raised` drafts, and all of them closed at the end. A server that fails
  * to start is one diagnostic naming it; the run goes on without its tools.
  */
+import type { SandboxSettings } from '../sandbox/settings.js';
 import type { EventDraft } from '../events/index.js';
 import type { AnyTool, ToolSource } from '../tools/types.js';
 import type { ResolvedServer } from './config.js';
@@ -34,6 +35,8 @@ export interface McpServerStatus {
 export interface StartMcpOptions {
   env: NodeJS.ProcessEnv;
   cwd: string;
+  /** The run's sandbox; each stdio server runs in its own profile of it (see `serverSandbox`); absent: none. */
+  sandbox?: SandboxSettings | undefined;
   clock?: () => number;
   killGraceMs?: number;
   /** Most stderr lines kept as diagnostics per server (the rest are counted). Default 50. */
@@ -135,6 +138,7 @@ export async function startMcpServers(servers: readonly ResolvedServer[], option
           {
             env: options.env,
             cwd: options.cwd,
+            sandbox: options.sandbox,
             ...(options.killGraceMs !== undefined ? { killGraceMs: options.killGraceMs } : {}),
             onStderr: (line) => {
               entry.stderrLines++;

@@ -6,11 +6,13 @@
  * and SIGKILL after a grace period; a process-exit hook SIGKILLs any group still alive, so a
  * second Ctrl+C or a crash leaves no orphans either.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import { launch } from '../sandbox/launch.js';
+import type { SandboxSettings } from '../sandbox/settings.js';
 
 /** Largest single message accepted from a server (a line of JSON): 32 MiB. */
 export const MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
@@ -46,6 +48,10 @@ export interface StdioTransportOptions {
   args: readonly string[];
   env: Record<string, string>;
   cwd: string;
+  /** The server's sandbox (lib/sandbox); absent: none. */
+  sandbox?: SandboxSettings | undefined;
+  /** The writable workspace of its sandbox under `workspace-write`; default `cwd`. */
+  workspace?: string;
   /** Wait between SIGTERM and SIGKILL. Default 2,000 ms. */
   killGraceMs?: number;
   /** Receives the server's stderr from the moment it is spawned (a server failing at start says why there). */
@@ -74,12 +80,13 @@ export class ProcessGroupStdioTransport implements Transport {
   start(): Promise<void> {
     installExitHook();
     return new Promise((resolve, reject) => {
-      const child = spawn(this.options.command, [...this.options.args], {
+      const child = launch(this.options.command, [...this.options.args], {
         cwd: this.options.cwd,
         env: this.options.env,
-        stdio: ['pipe', 'pipe', 'pipe'],
+        stdin: true,
         detached: true,
-        windowsHide: true,
+        sandbox: this.options.sandbox,
+        ...(this.options.workspace ? { workspace: this.options.workspace } : {}),
       });
       this.child = child;
       if (child.stderr) this.options.onStderr?.(child.stderr);

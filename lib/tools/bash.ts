@@ -1,8 +1,9 @@
 import type { z } from 'zod';
 import { INPUT_JSON_SCHEMAS } from './input-json-schemas.js';
 import { BashInput } from './input-schemas.js';
-import { scrubEnv } from '../policy/credentials.js';
-import { spawnChild } from '../spawn-helper/route.js';
+import { commandEnv } from '../sandbox/environment.js';
+import { launch } from '../sandbox/launch.js';
+import { refusalNote } from '../sandbox/refusal.js';
 import { createBoundedCollector } from './truncate.js';
 import { capHeadTail } from './truncate.js';
 import type { Tool, ToolContext, ToolOutcome } from './types.js';
@@ -11,8 +12,9 @@ type Input = z.infer<typeof BashInput>;
 const JSON_SCHEMA = INPUT_JSON_SCHEMAS.bash!;
 
 /**
- * `bash`: run a command line as a real subprocess in the workspace, in its own process group,
- * with credential variables removed from its environment. stdout and stderr are interleaved
+ * `bash`: run a command line as a real subprocess in the workspace, inside the run's sandbox
+ * (lib/sandbox), in its own process group, with credential variables removed from its
+ * environment; a refusal of the sandbox seen in the output is named in one line at its end. stdout and stderr are interleaved
  * into one bounded buffer (default cap 20,000 chars, 70% head + 30% tail with a marker). On
  * timeout or abort the group gets SIGTERM, then SIGKILL after a grace period.
  */
@@ -23,6 +25,7 @@ export const bashTool: Tool<Input> = {
   jsonSchema: JSON_SCHEMA,
   kind: 'execute',
   gated: false,
+  startsCommands: true,
   title: (input) => input.command,
   run(input, ctx) {
     const timeoutMs = input.timeout_ms ?? ctx.limits.bashTimeoutMs;
@@ -33,8 +36,7 @@ export const bashTool: Tool<Input> = {
         return;
       }
       const collector = createBoundedCollector(ctx.limits.maxOutputChars);
-      // From this process, or from a batch's spawn helper (lib/spawn-helper/route.ts): the same outcomes either way.
-      const child = spawnChild('bash', ['-c', input.command], { cwd: ctx.cwd, env: scrubEnv(ctx.env ?? process.env), detached: true });
+      const child = launch('bash', ['-c', input.command], { cwd: ctx.cwd, env: commandEnv(ctx.env ?? process.env, ctx.sandbox), detached: true, sandbox: ctx.sandbox });
       let stopped: 'timeout' | 'aborted' | undefined;
       let graceTimer: NodeJS.Timeout | undefined;
       const stop = (why: 'timeout' | 'aborted') => {
@@ -49,16 +51,10 @@ export const bashTool: Tool<Input> = {
       ctx.signal.addEventListener('abort', onAbort, { once: true });
       child.stdout.setEncoding('utf8').on('data', (s: string) => collector.push(s));
       child.stderr.setEncoding('utf8').on('data', (s: string) => collector.push(s));
-      child.on('error', (error: Error & { code?: string }) => {
+      child.on('error', (error: Error) => {
         clearTimeout(timer);
         if (graceTimer) clearTimeout(graceTimer);
         ctx.signal.removeEventListener('abort', onAbort);
-        // The helper died mid-command: its group is already killed; say so with the code, keep what it printed.
-        if (error.code === 'MINICODE_E_SPAWN_HELPER') {
-          const { text, truncated } = collector.result();
-          resolve({ status: 'failed', cause: 'INTERNAL_ERROR', message: `${error.code}: ${error.message}`, ...(text.length > 0 ? { output: text } : {}), receipt: { truncated } });
-          return;
-        }
         resolve({ status: 'failed', cause: 'TOOL_ERROR', message: `could not start bash: ${error.message}` });
       });
       child.on('close', (code, signal) => {
@@ -68,7 +64,8 @@ export const bashTool: Tool<Input> = {
         // The command's own children may still hold the pipes; make sure none outlives the call.
         child.killGroup('SIGKILL');
         const { text, truncated } = collector.result();
-        const output = text.length > 0 ? text : '(no output)';
+        const note = refusalNote(text, ctx.sandbox);
+        const output = `${text.length > 0 ? text : '(no output)'}${note ? `\n${note}` : ''}`;
         if (stopped === 'timeout') {
           resolve({
             status: 'failed',

@@ -93,6 +93,8 @@ export async function executeToolCall(options: ExecuteToolCallOptions): Promise<
         ...(tool ? { kind: tool.kind } : {}),
         ...(title ? { title: title.split('\n')[0]!.slice(0, 200) } : {}),
         ...(input === undefined ? {} : { input }),
+        // A client's terminal (ACP) runs the command outside minicode's sandbox.
+        ...(tool?.startsCommands ? { sandbox: ctx.terminal ? 'off' : (ctx.sandbox?.mode ?? 'off') } : {}),
       },
       fields,
     ),

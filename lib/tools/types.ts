@@ -1,4 +1,5 @@
 import type { ErrorCategory } from '../events/enums.js';
+import type { SandboxSettings } from '../sandbox/settings.js';
 import type { FileChange, FileDiff } from '../events/payloads.js';
 import type { ApprovalDecision, ApprovalRequest } from '../policy/approval-events.js';
 import type { ToolKindName } from '../policy/decide.js';
@@ -134,6 +135,8 @@ export interface ToolContext {
   allowedPaths?: readonly string[];
   /** Environment the subprocess starts from (scrubbed before use); default `process.env`. */
   env?: NodeJS.ProcessEnv | undefined;
+  /** The OS sandbox around `bash` (lib/sandbox); absent: none (the run's set-up always fills it). */
+  sandbox?: SandboxSettings | undefined;
   /** True when a person can answer (`ask_user`, approvals). */
   tty?: boolean | undefined;
   /** Renders a question to the person and resolves with the answer (injected by the TTY surface). */
@@ -175,6 +178,8 @@ export interface Tool<Input = unknown> {
   /** The MCP server the tool belongs to (named in tool events and matched by `mcp__<server>__*`). */
   server?: string;
   /** A one-line title for `tool.started` (the command or the path). */
+  /** Starts a command through the launcher (lib/sandbox), so its calls run in the run's sandbox. */
+  startsCommands?: boolean;
   title?(input: Input): string;
   /**
    * What the call would change, computed without changing anything, for the approval question

@@ -1,4 +1,5 @@
 import { bashTool } from '../tools/bash.js';
+import type { SandboxSettings } from '../sandbox/settings.js';
 import { DEFAULT_TOOL_LIMITS } from '../tools/types.js';
 
 /** The `verify` field of a success summary (seed automation-ci): present only when it ran. */
@@ -18,13 +19,21 @@ export interface VerifyRun {
 }
 
 /**
- * Run the operator's verify command after the run: `bash -c` in the workspace, credentials
- * scrubbed, output capped like the bash tool, killed at `timeoutMs` (default 10 minutes).
- * A timeout or a non-zero exit is `ok: false`, never a thrown error.
+ * Run the operator's verify command after the run: `bash -c` in the workspace, in the run's
+ * sandbox (`sandbox`, absent: none), credentials scrubbed, output capped like the bash tool,
+ * killed at `timeoutMs` (default 10 minutes). A timeout or a non-zero exit is `ok: false`, never
+ * a thrown error.
  */
 export async function runVerify(
   command: string,
-  options: { cwd: string; signal?: AbortSignal | undefined; timeoutMs?: number | undefined; env?: NodeJS.ProcessEnv | undefined; clock?: (() => number) | undefined },
+  options: {
+    cwd: string;
+    signal?: AbortSignal | undefined;
+    timeoutMs?: number | undefined;
+    env?: NodeJS.ProcessEnv | undefined;
+    sandbox?: SandboxSettings | undefined;
+    clock?: (() => number) | undefined;
+  },
 ): Promise<VerifyRun> {
   const clock = options.clock ?? Date.now;
   const started = clock();
@@ -36,6 +45,7 @@ export async function runVerify(
       approve: async () => 'deny',
       limits: { ...DEFAULT_TOOL_LIMITS, bashTimeoutMs: options.timeoutMs ?? 600_000 },
       env: options.env,
+      sandbox: options.sandbox,
     },
   );
   const durationMs = Math.max(0, clock() - started);

@@ -1,7 +1,7 @@
 /**
  * A batch's pool threads run at the batch's nice value (lib/batch/nice.ts), the subprocesses
- * they start (through their spawn helper) inherit it, and the coordinator keeps its own. Real
- * pool threads, helper and verify commands; the thread's value is read where the kernel keeps
+ * they start inherit it, and the coordinator keeps its own. Real
+ * pool threads and verify commands; the thread's value is read where the kernel keeps
  * it, /proc/self/task/<tid>/stat (Linux only: elsewhere the test is skipped, saying so).
  */
 import fs from 'node:fs';
@@ -44,8 +44,8 @@ describe.skipIf(!linux || base >= MAX_NICE)('batch pool threads and their nice v
     const want = Math.min(MAX_NICE, base + 5);
     const w = makeWorkdir(0);
     const { setup, store } = await startPoolFixture(w.store);
-    // `nice` (coreutils) prints the nice value it runs at: the verify command's, inherited from the pool thread through its helper.
-    // Held across both batches: the second can meet the thread (and helper) the first left at the lower value.
+    // `nice` (coreutils) prints the nice value it runs at: the verify command's, inherited from the pool thread.
+    // Held across both batches: the second can meet the thread the first left at the lower value.
     const release = holdPool();
     const batch = async (name: string, nice: number): Promise<{ records: BatchRecord[]; threads: Awaited<ReturnType<ReturnType<typeof createPoolRunners>['close']>>; seen: Map<number, number> }> => {
       const runners = createPoolRunners({ storeDir: w.store, nice });
@@ -79,7 +79,7 @@ describe.skipIf(!linux || base >= MAX_NICE)('batch pool threads and their nice v
     for (const r of same.records) expect(r.verify?.outputTail.trim(), JSON.stringify(r.verify)).toBe(String(base));
     expect(same.threads.map((t) => t.nice)).toEqual([base]);
 
-    // The same pool thread, and its helper if still alive from the first batch, raised.
+    // The same pool thread, raised.
     const lowered = await batch('lowered', want);
     expect(lowered.records).toHaveLength(2);
     for (const r of lowered.records) expect(r.verify?.outputTail.trim(), JSON.stringify(r.verify)).toBe(String(want));

@@ -71,10 +71,14 @@ describe('the footer and /status', () => {
       'Model: claude-sonnet-4-5',
     ]);
     const status = statusLines({ ...observed, budget: { limitUsd: 0.01 } });
-    expect(status.map((l) => l.split(':')[0])).toEqual(['Model', 'Context', expect.stringMatching(/^ +\(next request/), 'Input', 'Output', 'Total', 'Cache', 'Cost', 'Budget']);
+    expect(status.map((l) => l.split(':')[0])).toEqual(['Model', 'Context', expect.stringMatching(/^ +\(next request/), 'Input', 'Output', 'Total', 'Cache', 'Cost', 'Budget', 'Sandbox']);
     expect(status[6]).toBe('Cache:   unknown - provider usage, session');
     expect(statusLines({ ...observed, cacheHitRatio: 0.8 })[6]).toBe('Cache:   80% of input read from cache - provider usage, session');
     expect(status[8]).toBe('Budget:  over (limit $0.0100)');
+    // The sandbox is named, and its absence never silent.
+    expect(status[9]).toBe('Sandbox: off (commands run unsandboxed)');
+    expect(statusLines({ ...observed, sandbox: { mode: 'workspace-write', network: false } })[9]).toBe('Sandbox: workspace-write, network off');
+    expect(footerLines({ ...observed, approvalMode: 'auto', sandbox: { mode: 'off', network: true } }, 80).at(-1)).toBe('Model: claude-sonnet-4-5 · approvals: auto · sandbox off');
   });
 
   it('tells a slash command from a path', () => {

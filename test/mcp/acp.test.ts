@@ -23,7 +23,8 @@ describe('MCP servers passed by an ACP client', () => {
   beforeAll(() => {
     project = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-acp-mcp-')));
     const store = tempDir('minicode-acp-store-');
-    acp = spawnAcp(['--provider', 'replay', '--cassette', path.join(ROOT, 'test/cassettes/acp-mcp'), '--store', store], { scripted: false, env: { MINICODE_HOME: tempDir() } });
+    // Unsandboxed: the IDE's server writes its pid file, which the sandbox would keep in its private /tmp.
+    acp = spawnAcp(['--provider', 'replay', '--cassette', path.join(ROOT, 'test/cassettes/acp-mcp'), '--store', store, '--sandbox', 'off'], { scripted: false, env: { MINICODE_HOME: tempDir() } });
     const app = client({ name: 'mcp-acp-test' })
       .onRequest('session/request_permission', ({ params }) => {
         requests.push(params);

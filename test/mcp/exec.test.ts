@@ -21,7 +21,8 @@ function home(config: Record<string, unknown>): string {
 }
 
 // A generous start-up deadline: the suite shares a loaded machine, and starting is not what these tests time.
-const hostile = (args: string[] = []) => ({ command: process.execPath, args: [HOSTILE, ...args], startupTimeoutMs: 60_000 });
+// A server that writes its pid file runs unsandboxed: the sandbox would keep the file in its private /tmp and show a pid of its own namespace.
+const hostile = (args: string[] = []) => ({ command: process.execPath, args: [HOSTILE, ...args], startupTimeoutMs: 60_000, ...(args.includes('--pid-file') ? { sandbox: 'off' } : {}) });
 const cassette = (name: string) => ['--provider', 'replay', '--cassette', path.join(TEST_CASSETTES, name)];
 
 describe('MCP tools in minicode exec', () => {

@@ -1,0 +1,83 @@
+/**
+ * bench/sandbox: what the sandbox adds to each command the agent runs. `bash -c true` started
+ * through the launcher (lib/sandbox/launch.ts) the way the bash tool starts it (own process
+ * group, the command environment), in the default `workspace-write` sandbox (bubblewrap:
+ * namespaces, the mounts of a workspace with a git folder, hidden credential paths) against the
+ * same launch with the sandbox off (the floor). Sandboxed and unsandboxed launches alternate one
+ * by one in the same run, so the machine's load falls on both alike; p50 and p99 of each, and
+ * the difference of the medians (the issue's target: at most 15 ms).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { findSandboxBackend } from '../lib/sandbox/backend.js';
+import { commandEnv } from '../lib/sandbox/environment.js';
+import { launch } from '../lib/sandbox/launch.js';
+import { sandboxSettingsOf, type SandboxSettings } from '../lib/sandbox/settings.js';
+import { measurement, median, runIfMain, type BenchOptions, type BenchReport } from './harness.js';
+
+/** The p-th percentile (nearest rank) of `values`. */
+function percentile(values: readonly number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
+}
+
+/** One `bash -c true`, launched as the bash tool launches it; its wall time in ms. */
+function once(cwd: string, sandbox: SandboxSettings | undefined): Promise<number> {
+  const start = performance.now();
+  return new Promise((resolve, reject) => {
+    const child = launch('bash', ['-c', 'true'], { cwd, env: commandEnv(process.env, sandbox), detached: true, sandbox });
+    child.stdout.resume();
+    child.stderr.resume();
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve(performance.now() - start) : reject(new Error(`bash -c true exited ${code}`))));
+  });
+}
+
+export async function run(options: BenchOptions): Promise<BenchReport> {
+  const backend = findSandboxBackend();
+  if (!backend) throw new Error('no sandbox backend works here (apt-get install bubblewrap)');
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-bench-sandbox-'));
+  const workspace = path.join(work, 'ws');
+  fs.mkdirSync(path.join(workspace, '.git/hooks'), { recursive: true });
+  fs.writeFileSync(path.join(workspace, '.git/config'), '[core]\n');
+  const home = path.join(work, 'home');
+  fs.mkdirSync(path.join(home, '.ssh'), { recursive: true });
+  const settings = { ...sandboxSettingsOf({ home, minicodeHome: path.join(home, '.minicode'), storeDir: path.join(home, '.minicode/store'), cwd: workspace }), backend };
+  const n = options.quick ? 60 : 300;
+  const plain: number[] = [];
+  const boxed: number[] = [];
+  for (let i = 0; i < 10; i++) await once(workspace, i % 2 ? settings : undefined);
+  for (let i = 0; i < n; i++) {
+    // Alternated, the order flipped every other pair.
+    if (i % 2 === 0) {
+      plain.push(await once(workspace, undefined));
+      boxed.push(await once(workspace, settings));
+    } else {
+      boxed.push(await once(workspace, settings));
+      plain.push(await once(workspace, undefined));
+    }
+  }
+  fs.rmSync(work, { recursive: true, force: true });
+  const overhead = median(boxed) - median(plain);
+  return {
+    name: 'sandbox',
+    title: 'the sandbox around one command: `bash -c true` in workspace-write vs unsandboxed',
+    description: `Wall time of \`bash -c true\` launched as the bash tool launches it, in the default workspace-write sandbox (${backend.kind}) and with the sandbox off (floor), alternated one by one in the same run; p50 and p99.`,
+    measurements: [
+      measurement('bash -c true, unsandboxed, p50', 'ms', [median(plain)], false),
+      measurement('bash -c true, unsandboxed, p99', 'ms', [percentile(plain, 99)], false),
+      measurement('bash -c true, workspace-write sandbox, p50', 'ms', [median(boxed)], false),
+      measurement('bash -c true, workspace-write sandbox, p99', 'ms', [percentile(boxed, 99)], false),
+    ],
+    ratios: [
+      { label: 'sandbox overhead per command, p50 (ms), target <= 15', value: overhead, target: { op: '<=', value: 15 }, unit: 'ms' },
+      { label: 'sandbox overhead per command, p99 (ms)', value: percentile(boxed, 99) - percentile(plain, 99), unit: 'ms' },
+      { label: 'bash -c true: sandboxed / unsandboxed, p50', value: median(boxed) / median(plain) },
+    ],
+    notes: [`${n} launches of each, alternated; load average ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cores`],
+  };
+}
+
+await runIfMain(import.meta.url, run);

@@ -1,0 +1,74 @@
+/**
+ * Which sandbox backend this machine has: bubblewrap on Linux (found on PATH, or named by
+ * `MINICODE_BWRAP`; an empty value means none), `sandbox-exec` on macOS. A bwrap that is
+ * installed but cannot create namespaces here (a container without user namespaces) counts as
+ * none: it is tried once per process with the same namespaces every command gets.
+ */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { MinicodeError } from '../errors.js';
+import { bwrapArgs } from './bwrap.js';
+import { planSandbox } from './plan.js';
+import type { SandboxSettings } from './settings.js';
+
+/** A backend and the executable that runs it. */
+export type SandboxBackend = { kind: 'bwrap'; command: string } | { kind: 'seatbelt'; command: string };
+
+/** The one line that says how to get a backend on this platform. */
+export function installHint(platform: NodeJS.Platform = process.platform): string {
+  if (platform === 'linux') return 'install bubblewrap (apt-get install bubblewrap, dnf install bubblewrap), or pass --sandbox off';
+  if (platform === 'darwin') return 'sandbox-exec is part of macOS; if /usr/bin/sandbox-exec is missing, pass --sandbox off';
+  return `no sandbox backend exists for ${platform}; pass --sandbox off`;
+}
+
+/** An executable named `name` on `PATH`, or undefined. */
+function onPath(name: string, env: NodeJS.ProcessEnv): string | undefined {
+  for (const dir of (env.PATH ?? '').split(path.delimiter)) {
+    if (!dir) continue;
+    const candidate = path.join(dir, name);
+    try {
+      fs.accessSync(candidate, fs.constants.X_OK);
+      return candidate;
+    } catch {
+      // Not here (or not executable): the next PATH entry.
+    }
+  }
+  return undefined;
+}
+
+const probed = new Map<string, boolean>();
+
+/** True when `bwrap` can set up the namespaces a command gets (tried once per executable). */
+function bwrapWorks(command: string): boolean {
+  let works = probed.get(command);
+  if (works === undefined) {
+    const probe: SandboxSettings = { mode: 'read-only', network: false, readDeny: [], writeAllow: [], env: { inherit: 'all', pass: [] } };
+    const result = spawnSync(command, [...bwrapArgs(planSandbox(probe, '/')), '--', 'true'], { stdio: 'ignore', timeout: 10_000 });
+    works = result.status === 0;
+    probed.set(command, works);
+  }
+  return works;
+}
+
+/** This machine's backend, or undefined when there is none that works. */
+export function findSandboxBackend(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): SandboxBackend | undefined {
+  if (platform === 'darwin') return fs.existsSync('/usr/bin/sandbox-exec') ? { kind: 'seatbelt', command: '/usr/bin/sandbox-exec' } : undefined;
+  if (platform !== 'linux') return undefined;
+  const named = env.MINICODE_BWRAP;
+  const command = named !== undefined ? named || undefined : onPath('bwrap', env);
+  if (!command || !bwrapWorks(command)) return undefined;
+  return { kind: 'bwrap', command };
+}
+
+/**
+ * The backend `settings` need: undefined under `off`, else this machine's, or
+ * MINICODE_E_SANDBOX_UNAVAILABLE (exit 1) naming how to install one. Never a silent fallback to
+ * running unsandboxed.
+ */
+export function requireSandboxBackend(settings: Pick<SandboxSettings, 'mode'>, env: NodeJS.ProcessEnv = process.env): SandboxBackend | undefined {
+  if (settings.mode === 'off') return undefined;
+  const backend = findSandboxBackend(env);
+  if (backend) return backend;
+  throw new MinicodeError('MINICODE_E_SANDBOX_UNAVAILABLE', `--sandbox ${settings.mode} needs a sandbox backend and none works here`, { action: installHint() });
+}

@@ -1,0 +1,48 @@
+/**
+ * A {@link SandboxPlan} as bubblewrap arguments (Linux). bwrap applies mounts in argument order,
+ * so the order below is the policy:
+ *
+ * 1. the whole file system read-only (each entry of `/`, its links made again), a fresh `/dev`
+ *    and a `/proc` of the new PID namespace (so `/proc/self/cwd` and `/proc/PID/root` lead only
+ *    into the sandbox);
+ * 2. a private tmpfs on `/tmp`: the command's temp folder, gone when it ends, and the host's
+ *    `/tmp` (other runs' worktrees, sockets) out of sight;
+ * 3. hidden paths (an empty tmpfs or `/dev/null` in their place) outside the writable roots, then the writable roots bound read-write (a
+ *    workspace under `/tmp` or under a hidden folder shows through), then hidden paths inside
+ *    them, then `.git/hooks` and `.git/config` read-only again.
+ *
+ * Process side: a PID namespace (nothing outside can be signalled or traced), `--die-with-parent`
+ * (when bwrap is killed, by a timeout's process-group kill, the namespace's init dies and the
+ * kernel kills every process in it), `--new-session` (no terminal to push keystrokes into), all
+ * capabilities dropped (a sandbox entered as root could otherwise remount), and a network
+ * namespace with only a loopback of its own unless the network is open.
+ */
+import type { SandboxPlan } from './plan.js';
+
+/** The bwrap arguments for `plan`, before `--` and the command. */
+export function bwrapArgs(plan: SandboxPlan): string[] {
+  const args: string[] = [];
+  for (const entry of plan.root) {
+    if (entry.kind === 'symlink') args.push('--symlink', entry.target, `/${entry.name}`);
+    else args.push('--ro-bind', `/${entry.name}`, `/${entry.name}`);
+  }
+  args.push('--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp');
+  const hide = (p: SandboxPlan['hiddenOutside'][number]) => {
+    // Left writable: a writable root below it needs its mount point made there, and what is
+    // written in it stays in the sandbox's memory, never reaching the hidden folder.
+    if (p.kind === 'dir') args.push('--tmpfs', p.path);
+    else args.push('--ro-bind', '/dev/null', p.path);
+  };
+  plan.hiddenOutside.forEach(hide);
+  for (const root of plan.readableRoots) args.push('--ro-bind', root, root);
+  for (const root of plan.writableRoots) args.push('--bind', root, root);
+  plan.hiddenInside.forEach(hide);
+  for (const p of plan.protectedPaths) {
+    if (p.missing) args.push('--tmpfs', p.path, '--remount-ro', p.path);
+    else args.push('--ro-bind', p.path, p.path);
+  }
+  args.push('--unshare-pid', '--die-with-parent', '--new-session', '--cap-drop', 'ALL');
+  if (!plan.network) args.push('--unshare-net');
+  args.push('--chdir', plan.cwd);
+  return args;
+}

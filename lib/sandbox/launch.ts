@@ -1,0 +1,77 @@
+/**
+ * The one way minicode starts a command the agent asked for (the `bash` tool, `verify`, a stdio
+ * MCP server) or one of its own (git for a batch worktree): `child_process.spawn`, inside the
+ * sandbox when settings say so. The child's stdout and stderr are always pipes; `detached` puts
+ * it in its own process group, which {@link LaunchedChild.killGroup} signals as a whole. A
+ * sandboxed child is the backend's process (bwrap, sandbox-exec) with the command under it:
+ * signalling the group reaches bwrap, whose death takes the whole PID namespace with it.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { bwrapArgs } from './bwrap.js';
+import { planSandbox } from './plan.js';
+import { seatbeltProfile } from './seatbelt.js';
+import type { SandboxSettings } from './settings.js';
+
+/** Options of {@link launch}. */
+export interface LaunchOptions {
+  cwd: string;
+  /** The whole environment of the command (already scrubbed: see environment.ts). */
+  env: Record<string, string>;
+  /** Its own process group, for {@link LaunchedChild.killGroup}; default false. */
+  detached?: boolean;
+  /** A pipe to its stdin; default: stdin is /dev/null. */
+  stdin?: boolean;
+  /** The sandbox to run it in; absent or mode `off`: none. */
+  sandbox?: SandboxSettings | undefined;
+  /** The writable workspace under `workspace-write`; default `cwd`. */
+  workspace?: string;
+}
+
+/** A started command: a `ChildProcess` whose stdout and stderr are pipes, plus a kill of its group. */
+export interface LaunchedChild extends ChildProcess {
+  stdout: NonNullable<ChildProcess['stdout']>;
+  stderr: NonNullable<ChildProcess['stderr']>;
+  /** Signal its process group (detached) or the process itself; a gone process is no error. */
+  killGroup(signal: NodeJS.Signals): void;
+}
+
+/** Signal `pid`'s group (when `group`) or `pid`; a gone process is no error. */
+export function signalProcess(pid: number | undefined, signal: NodeJS.Signals, group: boolean): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(group ? -pid : pid, signal);
+  } catch {
+    // Already gone: nothing to signal.
+  }
+}
+
+/** What to spawn for `command args` under `sandbox`: the backend's executable and arguments, and a clean-up. */
+function wrap(command: string, args: string[], options: LaunchOptions): { file: string; argv: string[]; env: Record<string, string>; cleanup?: () => void } {
+  const sandbox = options.sandbox;
+  if (!sandbox || sandbox.mode === 'off') return { file: command, argv: args, env: options.env };
+  const backend = sandbox.backend;
+  // The set-up checks for a backend (requireSandboxBackend) before any command starts.
+  if (!backend) throw new Error(`launch: sandbox mode ${sandbox.mode} without a backend`);
+  const plan = planSandbox(sandbox, options.cwd, options.workspace ?? options.cwd);
+  if (backend.kind === 'bwrap') return { file: backend.command, argv: [...bwrapArgs(plan), '--', command, ...args], env: { ...options.env, TMPDIR: '/tmp' } };
+  // Seatbelt has no private mounts: the temp folder is a fresh folder per command.
+  const tmpdir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-sandbox-')));
+  return {
+    file: backend.command,
+    argv: ['-p', seatbeltProfile(plan, tmpdir), command, ...args],
+    env: { ...options.env, TMPDIR: tmpdir },
+    cleanup: () => fs.rmSync(tmpdir, { recursive: true, force: true }),
+  };
+}
+
+/** Start `command args`, sandboxed when `options.sandbox` says so. */
+export function launch(command: string, args: string[], options: LaunchOptions): LaunchedChild {
+  const detached = options.detached ?? false;
+  const { file, argv, env, cleanup } = wrap(command, args, options);
+  const child = spawn(file, argv, { cwd: options.cwd, env, detached, stdio: [options.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'], windowsHide: true });
+  if (cleanup) child.once('close', cleanup);
+  return Object.assign(child, { killGroup: (signal: NodeJS.Signals) => signalProcess(child.pid, signal, detached) }) as LaunchedChild;
+}

@@ -1,0 +1,117 @@
+/**
+ * What one sandboxed command may touch, as plain data the backends turn into their own syntax
+ * (bwrap.ts, seatbelt.ts). Planning reads the file system (what exists, where links lead);
+ * the backends' builders are pure.
+ *
+ * Hazards answered here:
+ * - a path given through a symbolic link: every root and hidden path is also planned at its
+ *   real location, so a link inside the sandbox cannot reach the unprotected original;
+ * - a hidden path that holds a writable root (a workspace under `MINICODE_HOME`): it is hidden
+ *   before the root is bound, so the root shows through; one inside a writable root is hidden
+ *   after the bind, or the bind would show it again;
+ * - `.git/hooks` and `.git/config` of a writable root: a hook planted there runs later, outside
+ *   the sandbox, the next time the user runs git; they are bound read-only after the root. A
+ *   missing hooks folder is mounted as an empty read-only one, so it cannot be created.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { SandboxMode, SandboxSettings } from './settings.js';
+
+/** A path hidden from the command: an empty directory or an empty file in its place. */
+export interface HiddenPath {
+  path: string;
+  kind: 'dir' | 'file';
+}
+
+/** A path inside a writable root that stays read-only; `missing`: mounted as an empty read-only folder. */
+export interface ProtectedPath {
+  path: string;
+  missing: boolean;
+}
+
+/** An entry of `/` as the sandbox shows it: a folder or file bound read-only, or a symbolic link made again. */
+export type RootEntry = { name: string; kind: 'bind' } | { name: string; kind: 'symlink'; target: string };
+
+/** The plan of one command. */
+export interface SandboxPlan {
+  mode: Exclude<SandboxMode, 'off'>;
+  cwd: string;
+  /** `/`'s entries but `/tmp`, `/proc` and `/dev`, which the sandbox makes its own. */
+  root: readonly RootEntry[];
+  /**
+   * The workspace and the working directory when no writable root holds them (read-only mode,
+   * an MCP server's own cwd): bound read-only, since under `/tmp` they would else be out of sight.
+   */
+  readableRoots: string[];
+  /** Hidden before the writable roots are bound (not inside one). */
+  hiddenOutside: HiddenPath[];
+  writableRoots: string[];
+  /** Hidden after the writable roots are bound (inside one). */
+  hiddenInside: HiddenPath[];
+  protectedPaths: ProtectedPath[];
+  network: boolean;
+}
+
+/** `p` and, when it differs, where its links lead (absent paths stay as given). */
+function withRealPath(p: string): string[] {
+  try {
+    const real = fs.realpathSync(p);
+    return real === p ? [p] : [p, real];
+  } catch {
+    // Absent (or unreadable): nothing behind it to protect or to bind.
+    return [p];
+  }
+}
+
+/** Entries of `/` the sandbox makes its own instead of binding the host's. */
+const OWN_ROOT_ENTRIES = new Set(['tmp', 'proc', 'dev']);
+
+let rootCache: RootEntry[] | undefined;
+
+/**
+ * `/`'s entries, read once per process. Bound one by one rather than `/` as a whole: a bind is
+ * recursive, and one broken mount below it (a test's loop device under `/tmp` whose folder is
+ * gone) fails the whole bind; `/tmp` is replaced by the sandbox's own anyway.
+ */
+function rootEntries(): RootEntry[] {
+  rootCache ??= fs
+    .readdirSync('/', { withFileTypes: true })
+    .filter((e) => !OWN_ROOT_ENTRIES.has(e.name))
+    .map((e): RootEntry => (e.isSymbolicLink() ? { name: e.name, kind: 'symlink', target: fs.readlinkSync(`/${e.name}`) } : { name: e.name, kind: 'bind' }));
+  return rootCache;
+}
+
+/** True when `inner` is `outer` or below it. */
+export function isWithin(inner: string, outer: string): boolean {
+  const rel = path.relative(outer, inner);
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+}
+
+/** Plan a command run in `cwd` under `settings` (mode not `off`); `workspace` defaults to `cwd`. */
+export function planSandbox(settings: SandboxSettings, cwd: string, workspace: string = cwd): SandboxPlan {
+  if (settings.mode === 'off') throw new Error('planSandbox: mode off has no plan');
+  const roots = settings.mode === 'workspace-write' ? [...new Set([workspace, ...settings.writeAllow].flatMap(withRealPath))].filter((p) => fs.existsSync(p)) : [];
+  const readableRoots = [...new Set([workspace, cwd].flatMap(withRealPath))].filter((p) => fs.existsSync(p) && !roots.some((root) => isWithin(p, root)));
+  const shown = [...roots, ...readableRoots];
+  const hiddenOutside: HiddenPath[] = [];
+  const hiddenInside: HiddenPath[] = [];
+  const denied = [...new Set(settings.readDeny.flatMap(withRealPath))];
+  for (const p of denied) {
+    // Inside another hidden folder, with no writable root between them showing it again: hidden with it.
+    if (denied.some((other) => other !== p && isWithin(p, other) && !shown.some((root) => isWithin(root, other) && isWithin(p, root)))) continue;
+    const stat = fs.statSync(p, { throwIfNoEntry: false });
+    if (!stat) continue;
+    const hidden: HiddenPath = { path: p, kind: stat.isDirectory() ? 'dir' : 'file' };
+    (shown.some((root) => isWithin(p, root) && p !== root) ? hiddenInside : hiddenOutside).push(hidden);
+  }
+  const protectedPaths: ProtectedPath[] = [];
+  for (const root of roots) {
+    const git = path.join(root, '.git');
+    if (!fs.statSync(git, { throwIfNoEntry: false })?.isDirectory()) continue;
+    const hooks = path.join(git, 'hooks');
+    protectedPaths.push({ path: hooks, missing: !fs.existsSync(hooks) });
+    const config = path.join(git, 'config');
+    if (fs.existsSync(config)) protectedPaths.push({ path: config, missing: false });
+  }
+  return { mode: settings.mode, cwd, root: rootEntries(), readableRoots, hiddenOutside, writableRoots: roots, hiddenInside, protectedPaths, network: settings.network };
+}

@@ -1,0 +1,111 @@
+/**
+ * `batch --isolate worktree` with the sandbox: eight lines run at once, each in its own git
+ * worktree, and each line's bash command tries to write into every other line's worktree (they
+ * all live side by side in one temp folder). Under `workspace-write` none succeeds: each line
+ * sees only its own worktree. The same batch with `--sandbox off` does write into the others,
+ * so the test proves the sandbox. Real bubblewrap, real git worktrees, the real batch CLI over a
+ * hand-made cassette (written here in the openai-chat wire shape).
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ROOT, runCli } from '../helpers/cli.js';
+import { contentTypeOf, turnBody } from '../exec/helpers.js';
+import { bwrapSkipNote, HAVE_BWRAP } from './helpers.js';
+
+bwrapSkipNote('test/sandbox/batch-isolation.test.ts');
+
+const git = (cwd: string, ...args: string[]): string => execFileSync('git', args, { cwd, encoding: 'utf8' });
+
+// Every other worktree of the batch's temp folder (the line's own is skipped): write a file there.
+const ATTEMPT = 'for d in "$(dirname "$PWD")"/*/ /tmp/minicode-batch-ws-*/*/; do [ "$d" -ef . ] || echo x > "${d}escape-$$"; done 2>/dev/null; echo mine > own.txt';
+
+/** A cassette whose model runs ATTEMPT with bash, then answers. */
+function cassette(dir: string): string {
+  const out = path.join(dir, 'cassette');
+  fs.mkdirSync(out);
+  fs.writeFileSync(
+    path.join(out, 'cassette.json'),
+    JSON.stringify({
+      schema: 'minicode.cassette.v1',
+      format: 'openai-chat',
+      model: 'gpt-4.1-mini',
+      origin: 'hand-made',
+      description: "bash tries to write into the other lines' worktrees, then answers",
+    }),
+  );
+  const turns = [{ calls: [{ id: 'call_escape_1', name: 'bash', args: { command: ATTEMPT } }] }, { text: 'done' }];
+  turns.forEach((turn, i) => {
+    const n = String(i + 1).padStart(3, '0');
+    fs.writeFileSync(path.join(out, `${n}.response.sse`), turnBody('openai-chat', turn, i + 1));
+    fs.writeFileSync(
+      path.join(out, `${n}.json`),
+      JSON.stringify({
+        request: { method: 'POST', path: '/v1/chat/completions' },
+        response: { status: 200, headers: { 'content-type': contentTypeOf('openai-chat') }, bodyFile: `${n}.response.sse` },
+      }),
+    );
+  });
+  return out;
+}
+
+describe.skipIf(!HAVE_BWRAP)('batch --isolate worktree in the sandbox', () => {
+  it("keeps each of eight concurrent lines out of the others' worktrees, which the same batch with --sandbox off writes into", async () => {
+    for (const mode of ['workspace-write', 'off'] as const) {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-sandbox-batch-'));
+      const repo = path.join(dir, 'repo');
+      fs.cpSync(path.join(ROOT, 'demo/sample-project'), repo, { recursive: true });
+      git(repo, 'init', '-q');
+      git(repo, 'add', '-A');
+      git(repo, '-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-qm', 'init');
+      const input = path.join(dir, 'in.jsonl');
+      fs.writeFileSync(input, `${Array.from({ length: 8 }, (_, i) => JSON.stringify({ id: `line-${i}`, prompt: 'try to escape', cwd: 'repo' })).join('\n')}\n`);
+      const out = path.join(dir, 'out');
+      try {
+        const r = await runCli(
+          [
+            'batch',
+            input,
+            '--provider',
+            'replay',
+            '--cassette',
+            cassette(dir),
+            '--store',
+            path.join(dir, 'store'),
+            '--out',
+            out,
+            '--concurrency',
+            '8',
+            '--isolate',
+            'worktree',
+            '--keep-workspaces',
+            '--sandbox',
+            mode,
+          ],
+          { cwd: dir, env: { MINICODE_HOME: path.join(dir, 'home') }, timeoutMs: 180_000 },
+        );
+        expect(r.code, r.stderr).toBe(0);
+        const records = fs
+          .readFileSync(path.join(out, 'results.jsonl'), 'utf8')
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l) as { id: string; workspace: string });
+        expect(records).toHaveLength(8);
+        let escapes = 0;
+        for (const record of records) {
+          // Each line wrote its own file in its own worktree, whatever the mode.
+          expect(fs.readFileSync(path.join(record.workspace, 'own.txt'), 'utf8')).toBe('mine\n');
+          escapes += fs.readdirSync(record.workspace).filter((f) => f.startsWith('escape-')).length;
+        }
+        if (mode === 'off') expect(escapes).toBeGreaterThan(0);
+        else expect(escapes).toBe(0);
+        for (const record of records) fs.rmSync(record.workspace, { recursive: true, force: true });
+        git(repo, 'worktree', 'prune');
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    }
+  }, 400_000);
+});
