@@ -23,6 +23,7 @@
  * `POSTGRES_PASSWORD_FILE`) points at a key file or an agent socket, so a child does not
  * inherit the pointer; the path itself is no secret and is printed as it is.
  */
+import { entropy } from '../scrub/context-rules.js';
 import { DEFAULT_RULES } from '../scrub/secret-rules.js';
 import { createTextRedactor } from '../scrub/secret-redactor.js';
 import type { NamedSecret } from '../scrub/env-secrets.js';
@@ -141,18 +142,6 @@ function isPath(value: string): boolean {
   // A base64 secret may start with `/`; a path has no `+`, `=` or line break and no random 24+ character segment.
   if (/[+=\n\t]/.test(value)) return false;
   return !value.split(/[\\/]/).some((segment) => segment.length >= 24 && looksRandom(segment));
-}
-
-/** Shannon entropy in bits per character. */
-function entropy(text: string): number {
-  const counts = new Map<string, number>();
-  for (const c of text) counts.set(c, (counts.get(c) ?? 0) + 1);
-  let bits = 0;
-  for (const n of counts.values()) {
-    const p = n / text.length;
-    bits -= p * Math.log2(p);
-  }
-  return bits;
 }
 
 /** A random-looking token: 16+ characters without spaces, letters and digits, at least 3 bits of entropy a character. */

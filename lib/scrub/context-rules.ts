@@ -145,8 +145,8 @@ function isBlank(c: number): boolean {
 
 const CRED = `A-Za-z0-9._~+/=:\\-`;
 
-/** Shannon entropy in bits per character. */
-function entropy(text: string): number {
+/** Shannon entropy in bits per character (the one measure of randomness the scrubber and the credential rule share). */
+export function entropy(text: string): number {
   const counts = new Map<string, number>();
   for (const ch of text) counts.set(ch, (counts.get(ch) ?? 0) + 1);
   let h = 0;
