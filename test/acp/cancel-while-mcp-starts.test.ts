@@ -26,7 +26,8 @@ describe('session/cancel during the first prompt while a config MCP server start
     const home = tempDir('minicode-acp-home-');
     const pidFile = path.join(tempDir(), 'pids');
     // Long enough that the cancel surely lands while it starts; the agent never waits it out.
-    const config = { mcpServers: { slow: { command: process.execPath, args: [HOSTILE, '--slow-start', '3000', '--pid-file', pidFile] } } };
+    // Unsandboxed: the server writes its pid file, which the sandbox would keep in its private /tmp.
+    const config = { mcpServers: { slow: { command: process.execPath, args: [HOSTILE, '--slow-start', '3000', '--pid-file', pidFile], sandbox: 'off' } } };
     fs.writeFileSync(path.join(home, 'config.json'), JSON.stringify(config));
     const project = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-acp-cancel-')));
     acp = spawnAcp(['--provider', 'replay', '--cassette', path.join(ROOT, 'test/cassettes/acp-conformance'), '--store', tempDir('minicode-acp-store-')], {
