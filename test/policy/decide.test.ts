@@ -58,7 +58,7 @@ describe('decide', () => {
     expect(decide(edit, { mode: 'auto', allowTools: ['read_file'] }, { tty: false }).decision).toBe('deny');
   });
 
-  it('allows the native shapes\' edit tools where the allowlist allows the tools they stand in for', () => {
+  it("allows the native shapes' edit tools where the allowlist allows the tools they stand in for", () => {
     const patch: ToolCallFacts = { name: 'apply_patch', kind: 'edit', gated: false };
     const insert: ToolCallFacts = { name: 'insert_text', kind: 'edit', gated: false };
     expect(decide(patch, 'auto', { tty: false }).decision).toBe('allow');
