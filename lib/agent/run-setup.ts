@@ -29,6 +29,7 @@ import { checkpointSettingsOf } from '../checkpoints/settings.js';
 import { DEFAULT_AUTO_TOOLS, type ApprovalModeName, type ApprovalPolicy } from '../policy/index.js';
 import { MCP_PREFIX } from '../policy/mcp-names.js';
 import type { McpManager } from '../mcp/index.js';
+import type { ToolShapeSetting } from '../tools/shapes.js';
 
 /** Flags of `minicode exec`, shared by every command that runs the agent (acp, batch, chat). */
 export interface ExecFlags {
@@ -65,6 +66,8 @@ export interface ExecFlags {
   instructions?: boolean | undefined;
   /** `--output-schema FILE` (exec, batch). */
   outputSchema?: string | undefined;
+  /** `--tool-shapes native|minicode`. */
+  toolShapes?: string | undefined;
   /** `--prompt-file FILE` (exec). */
   promptFile?: string | undefined;
 }
@@ -179,6 +182,7 @@ export async function prepareRun(flags: ExecFlags, env: NodeJS.ProcessEnv = proc
       checkpoints: checkpointSettingsOf({ flag: flags.checkpoint, config: loaded.config.checkpoints, env }),
       sandbox,
       maskCredentialsInRequests: loaded.config.maskCredentialsInRequests ?? true,
+      toolShapes: (flags.toolShapes as ToolShapeSetting | undefined) ?? loaded.config.tools?.shapes ?? 'native',
     }),
     prompting,
     approval,

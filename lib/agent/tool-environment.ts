@@ -8,6 +8,7 @@
 import type { SandboxSettings } from '../sandbox/settings.js';
 import type { CheckpointSettings } from '../checkpoints/settings.js';
 import type { ApprovalPolicy } from '../policy/decide.js';
+import type { ToolShapeSetting } from '../tools/shapes.js';
 import { DEFAULT_TOOL_LIMITS, type ToolFileSystem, type ToolLimits, type ToolSource, type ToolTerminal } from '../tools/types.js';
 
 /** The tools' environment; {@link toolEnvironment} fills the defaults (process.env, `auto` approvals, no checkpoints, no MCP, local files and subprocesses, {@link DEFAULT_TOOL_LIMITS}). */
@@ -35,6 +36,11 @@ export interface ToolEnvironment {
    * (config `maskCredentialsInRequests`); default true.
    */
   maskCredentialsInRequests: boolean;
+  /**
+   * `native`: the vendor's tool shapes where the model is trained on them (lib/tools/shapes.ts);
+   * `minicode`: minicode's own for every model (config `tools.shapes`, `--tool-shapes`); default native.
+   */
+  toolShapes: ToolShapeSetting;
 }
 
 /** A tool environment in `cwd`: `given` over the defaults. */
@@ -50,6 +56,7 @@ export function toolEnvironment(cwd: string, given: Partial<Omit<ToolEnvironment
     limits: DEFAULT_TOOL_LIMITS,
     sandbox: undefined,
     maskCredentialsInRequests: true,
+    toolShapes: 'native',
     ...given,
   };
 }
