@@ -93,6 +93,17 @@ export const AskUserInput = z.object({
   question: z.string().min(1).describe('One clear question for the user'),
 });
 
+/**
+ * `task` (the input Claude's models are trained on for their Task tool: a short description,
+ * the prompt the child works from, the agent definition to run), plus an optional model.
+ */
+export const TaskInput = z.object({
+  description: z.string().min(1).describe('A short (3-5 word) description of the task'),
+  prompt: z.string().min(1).describe('The task for the agent to perform: everything it needs to know, since it does not see this conversation'),
+  subagent_type: z.string().min(1).describe('The type of agent to use: general (all your tools), explore (read-only tools), or a defined agent'),
+  model: z.string().min(1).optional().describe("A model for the child; default the agent definition's, else yours"),
+});
+
 /** Every built-in tool's input schema, by tool name. */
 export const TOOL_INPUT_SCHEMAS = {
   read_file: ReadFileInput,
@@ -105,6 +116,7 @@ export const TOOL_INPUT_SCHEMAS = {
   submit_result: SubmitResultInput,
   update_plan: UpdatePlanInput,
   ask_user: AskUserInput,
+  task: TaskInput,
 } as const;
 
 /** The JSON Schema of a zod input schema as providers are sent it (draft 7, the input side, without `$schema`). */

@@ -27,6 +27,7 @@ const VALID: Record<string, Record<string, unknown>> = {
   submit_result: { findings: [{ category: 'c', severity: 's', summary: 'x', evidence: { line: 1 } }], extra: [1] },
   update_plan: { explanation: 'why', plan: [{ step: 'one', status: 'pending' }] },
   ask_user: { question: 'which?' },
+  task: { description: 'find tests', prompt: 'List the test files', subagent_type: 'explore', model: 'gpt-4.1' },
 };
 
 /** The valid input, then each key left out or replaced by each of {@link VALUES}, unknown keys added, nested values varied, and non-objects. */
@@ -56,7 +57,9 @@ describe('the built-in tools’ input schemas', () => {
   });
 
   it('gives every built-in tool its generated JSON Schema, as providers are sent it', () => {
-    const definitions = createToolRegistry().definitions();
+    // `task` is built in for runs that may start child sessions.
+    const children = { agents: [], canStart: true, run: () => Promise.resolve({ status: 'failed' as const, cause: 'INTERNAL_ERROR' as const, message: 'not run' }) };
+    const definitions = createToolRegistry({ children }).definitions();
     expect(definitions.map((d) => d.name).sort()).toEqual(Object.keys(INPUT_JSON_SCHEMAS).sort());
     for (const d of definitions) expect(d.jsonSchema).toBe(INPUT_JSON_SCHEMAS[d.name]);
   });
