@@ -3,7 +3,9 @@
  * provider on loopback (hand-made chat completion streams), the real store. The provider tells
  * the parent from its children by the first user message of each request.
  */
+import fs from 'node:fs';
 import path from 'node:path';
+import { pidAlive } from '../../lib/pid-alive.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startScriptedProvider, type Answer, type ScriptedProvider, type SeenRequest } from '../helpers/scripted-provider.js';
 import { execJson, ofType, scratchProject, spawnExec, cleanEnv, tempDir } from '../exec/helpers.js';
@@ -132,5 +134,127 @@ describe('the task tool starts child sessions', () => {
     const parentId = run.records[0]!.sessionId;
     const childLines = run.records.filter((r) => r.sessionId !== undefined && r.sessionId !== parentId).map((r) => r.type);
     expect(childLines).toEqual(['session.started', 'session.ended']);
+  });
+});
+
+/** The records of a finished `spawnExec`. */
+function recordsOf(lines: string[]): Record<string, any>[] {
+  return lines.filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as Record<string, any>);
+}
+
+/** The index entries of a store, by session id. */
+async function entriesOf(home: string): Promise<Map<string, Record<string, unknown>>> {
+  const list = await runCli(['sessions', '--json'], { env: cleanEnv(home) });
+  return new Map(
+    list.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .map((e) => [e.sessionId as string, e]),
+  );
+}
+
+/** The last line (the summary) of `replay SESSION --json`. */
+async function replayed(home: string, sessionId: string): Promise<Record<string, unknown>> {
+  const replay = await runCli(['replay', sessionId, '--json'], { env: cleanEnv(home) });
+  expect(replay.code, replay.stderr).toBe(0);
+  return JSON.parse(replay.stdout.trim().split('\n').at(-1)!) as Record<string, unknown>;
+}
+
+describe('a child never outlives its parent', () => {
+  /** A parent that starts one general child whose bash writes its pid and sleeps. */
+  async function sleepingChild(pidFile: string) {
+    return serve((request) => {
+      const prompt = promptOf(request);
+      const step = toolResults(request).length;
+      if (prompt === PARENT_PROMPT) return step === 0 ? { text: '', toolCalls: [taskCall('call_c', 'general', 'Run the slow command')] } : { text: 'Done.' };
+      if (step === 0) return { text: '', toolCalls: [{ id: 'call_sleep', name: 'bash', argumentsText: JSON.stringify({ command: `echo $$ > ${pidFile}; exec sleep 60` }) }] };
+      return { text: 'slept' };
+    });
+  }
+
+  it('Ctrl+C on the parent cancels the child (cause parent-cancel), kills its command, and both sessions rebuild as they ended', async () => {
+    const pidFile = path.join(tempDir('minicode-pid-'), 'pid');
+    const { args, env } = await sleepingChild(pidFile);
+    const home = tempDir('minicode-home-');
+    const run = spawnExec([PARENT_PROMPT, '--json', '--cwd', scratchProject(), ...args], cleanEnv(home, env));
+    const pid = await waitFor(() => (fs.existsSync(pidFile) ? Number(fs.readFileSync(pidFile, 'utf8').trim()) || undefined : undefined), { what: 'the child bash to write its pid' });
+    run.child.kill('SIGINT');
+    const done = await run.done;
+    expect(done.code, done.stderr).toBe(130);
+    await waitFor(() => !pidAlive(pid), { what: `the child's command (pid ${pid}) to be gone` });
+    const records = recordsOf(run.lines);
+    const starts = ofType(records, 'session.started');
+    const parentId = starts.find((r) => !r.payload.parentSessionId)!.sessionId as string;
+    const childId = starts.find((r) => r.payload.parentSessionId === parentId)!.sessionId as string;
+    const cancelled = ofType(records, 'task.cancelled');
+    expect(cancelled.find((r) => r.sessionId === childId)!.payload).toMatchObject({ reason: 'aborted', cause: 'parent-cancel' });
+    expect(cancelled.find((r) => r.sessionId === parentId)!.payload).toMatchObject({ reason: 'aborted' });
+    expect(cancelled.find((r) => r.sessionId === parentId)!.payload.cause).toBeUndefined();
+    // The child's session ends before the parent's.
+    const ended = (id: string): number => records.findIndex((r) => r.type === 'session.ended' && r.sessionId === id);
+    expect(ended(childId)).toBeGreaterThan(0);
+    expect(ended(parentId)).toBeGreaterThan(ended(childId));
+    const entries = await entriesOf(home);
+    expect(entries.get(parentId)).toMatchObject({ outcome: 'cancelled' });
+    expect(entries.get(childId)).toMatchObject({ outcome: 'cancelled' });
+    expect(await replayed(home, childId)).toMatchObject({ outcome: 'cancelled', reason: 'aborted' });
+    expect(await replayed(home, parentId)).toMatchObject({ outcome: 'cancelled', reason: 'aborted' });
+  });
+
+  it("the parent's --timeout cancels the child with cause parent-cancel", async () => {
+    const pidFile = path.join(tempDir('minicode-pid-'), 'pid');
+    const { args, env } = await sleepingChild(pidFile);
+    const run = await execJson([...args, '--timeout', '4000'], { cwd: scratchProject(), env, prompt: PARENT_PROMPT });
+    expect(run.code, run.stderr).toBe(1);
+    expect(run.summary).toMatchObject({ reason: 'timeout' });
+    const parentId = run.records[0]!.sessionId;
+    const child = ofType(run.records, 'task.cancelled').find((r) => r.sessionId !== parentId)!;
+    expect(child.payload).toMatchObject({ reason: 'timeout', cause: 'parent-cancel' });
+    // When the child got as far as its command, the command is gone too.
+    const pid = fs.existsSync(pidFile) ? Number(fs.readFileSync(pidFile, 'utf8').trim()) : 0;
+    if (pid > 0) await waitFor(() => !pidAlive(pid), { what: `the child's command (pid ${pid}) to be gone` });
+  });
+
+  it('after SIGKILL mid-child both sessions rebuild as interrupted', async () => {
+    const pidFile = path.join(tempDir('minicode-pid-'), 'pid');
+    const { args, env } = await sleepingChild(pidFile);
+    const home = tempDir('minicode-home-');
+    const run = spawnExec([PARENT_PROMPT, '--json', '--cwd', scratchProject(), ...args], cleanEnv(home, env));
+    const pid = await waitFor(() => (fs.existsSync(pidFile) ? Number(fs.readFileSync(pidFile, 'utf8').trim()) || undefined : undefined), { what: 'the child bash to write its pid' });
+    run.child.kill('SIGKILL');
+    await run.done;
+    // The command ran in its own process group; SIGKILL of minicode cannot reach it, so the test does.
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+    const entries = await entriesOf(home);
+    expect(entries.size).toBe(2);
+    for (const [id, entry] of entries) {
+      expect(entry.outcome).toBe('interrupted');
+      expect(await replayed(home, id)).toMatchObject({ outcome: 'interrupted' });
+    }
+  });
+});
+
+describe("a child's spend counts in the parent's budget", () => {
+  it('stops the parent with budget_exceeded when the child alone passes --budget, and the child with it', async () => {
+    const { provider, args, env } = await serve((request) => {
+      const prompt = promptOf(request);
+      const step = toolResults(request).length;
+      if (prompt === PARENT_PROMPT) return step === 0 ? { text: '', toolCalls: [taskCall('call_b', 'explore', 'Spend a lot')], usage: { inputTokens: 100, outputTokens: 10 } } : { text: 'Done.' };
+      // One million input tokens of gpt-4.1 cost far more than the budget of $0.01.
+      return { text: '', toolCalls: [{ id: 'call_read', name: 'read_file', argumentsText: '{"path":"README.md"}' }], usage: { inputTokens: 1_000_000, outputTokens: 10 } };
+    });
+    const run = await execJson([...args, '--budget', '0.01'], { cwd: scratchProject(), env, prompt: PARENT_PROMPT });
+    expect(run.code, run.stderr).toBe(1);
+    expect(run.summary).toMatchObject({ reason: 'budget_exceeded' });
+    const parentId = run.records[0]!.sessionId;
+    const child = ofType(run.records, 'task.cancelled').find((r) => r.sessionId !== parentId)!;
+    expect(child.payload).toMatchObject({ reason: 'budget_exceeded', cause: 'parent-cancel' });
+    // The parent never asked the model again after its child's spend.
+    expect(provider.requests.filter((r) => promptOf(r) === PARENT_PROMPT)).toHaveLength(1);
   });
 });
