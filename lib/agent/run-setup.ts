@@ -3,6 +3,7 @@
  * loaded, provider resolved (a replay cassette served over loopback), the store opened. Each
  * failure is a MinicodeError with one actionable message.
  */
+import { loadAgentDefinitions } from './agent-definitions.js';
 import { resolveRunSandbox } from '../sandbox/resolve.js';
 import { SANDBOX_MODES, type SandboxMode, type SandboxSettings } from '../sandbox/settings.js';
 import fs from 'node:fs';
@@ -70,6 +71,8 @@ export interface ExecFlags {
   toolShapes?: string | undefined;
   /** `--prompt-file FILE` (exec). */
   promptFile?: string | undefined;
+  /** `--json-children events|summary` (exec --json): how child sessions' events are printed. */
+  jsonChildren?: string | undefined;
 }
 
 /**
@@ -183,6 +186,7 @@ export async function prepareRun(flags: ExecFlags, env: NodeJS.ProcessEnv = proc
       sandbox,
       maskCredentialsInRequests: loaded.config.maskCredentialsInRequests ?? true,
       toolShapes: (flags.toolShapes as ToolShapeSetting | undefined) ?? loaded.config.tools?.shapes ?? 'native',
+      agents: loadAgentDefinitions({ env, cwd, allowLocalConfig: flags.allowLocalConfig === true }),
     }),
     prompting,
     approval,
