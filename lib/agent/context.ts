@@ -114,6 +114,8 @@ export interface ContextManagerOptions {
   system: string;
   tools: readonly ToolSpec[];
   turn: number;
+  /** Awaited right before a compaction starts (the PreCompact hooks); default nothing. */
+  beforeCompact?: (() => Promise<void>) | undefined;
 }
 
 /** The per-run context keeper. */
@@ -163,6 +165,7 @@ export function createContextManager(options: ContextManagerOptions): ContextMan
       estimator,
       fold,
       onEvent: (d) => sink(d),
+      beforeCompact: options.beforeCompact ? () => options.beforeCompact!() : undefined,
     });
     controller.beginTurn(options.turn);
     return controller;
