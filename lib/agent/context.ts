@@ -116,6 +116,8 @@ export interface ContextManagerOptions {
   turn: number;
   /** Awaited right before a compaction starts (the PreCompact hooks); default nothing. */
   beforeCompact?: (() => Promise<void>) | undefined;
+  /** The run's task: a compaction in progress is told as its `task.progress`. */
+  taskId: string;
 }
 
 /** The per-run context keeper. */
@@ -166,6 +168,7 @@ export function createContextManager(options: ContextManagerOptions): ContextMan
       fold,
       onEvent: (d) => sink(d),
       beforeCompact: options.beforeCompact ? () => options.beforeCompact!() : undefined,
+      onCompacting: () => sink({ type: 'task.progress', payload: { taskId: options.taskId, message: 'compacting the conversation' } }),
     });
     controller.beginTurn(options.turn);
     return controller;

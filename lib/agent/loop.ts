@@ -152,6 +152,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
     tools: definitions,
     turn: turnId,
     beforeCompact: hooks ? () => (runSignal ? hooks.beforeCompact(runSignal) : Promise.resolve()) : undefined,
+    taskId,
   });
   const maskForModel = environment.maskCredentialsInRequests ? credentialValueMasker(environment.env) : undefined;
   const checkpoints = environment.checkpoints

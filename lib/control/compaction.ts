@@ -66,6 +66,8 @@ export interface CompactionOptions {
   onEvent?: (event: EventDraft) => void;
   /** Awaited right before a compaction starts (the PreCompact hooks); default nothing. */
   beforeCompact?: ((input: StepInput) => Promise<void>) | undefined;
+  /** Called as a compaction begins (before a summary call or a fold), so a surface can say so while it runs. */
+  onCompacting?: () => void;
 }
 
 /** What the kernel reads before a step or after a context-length error. */
@@ -208,6 +210,7 @@ export function createCompactionController(options: CompactionOptions): Compacti
       }
       flags.compactedForBudget = true; // set when attempted
       await options.beforeCompact?.(input);
+      options.onCompacting?.();
       const c = await compactOnce(input);
       options.estimator?.invalidate();
       const reason = `pressure:${pressureLabel(pressure)}${c.changed ? '' : ':no-op'}`;
@@ -220,6 +223,7 @@ export function createCompactionController(options: CompactionOptions): Compacti
       const pressure = tokensOf(input.fixed, input.messages) / window;
       if (flags.compactedForRecovery) return { action: 'terminate', reason: 'budget_exceeded', messages: input.messages, pressure };
       await options.beforeCompact?.(input);
+      options.onCompacting?.();
       const c = await compactOnce(input);
       flags.compactedForRecovery = true; // set after compacting
       options.estimator?.invalidate();

@@ -49,7 +49,10 @@ export interface SandboxPlan {
   /** Hidden after the writable roots are bound (inside one). */
   hiddenInside: HiddenPath[];
   protectedPaths: ProtectedPath[];
+  /** True: the host's network, shared; false: a network of the command's own with only a loopback. */
   network: boolean;
+  /** With the network off, the hosts the allowlisting proxy lets through (network-proxy.ts); empty: no proxy. */
+  allowHosts: readonly string[];
 }
 
 /** `p` and, when it differs, where its links lead (absent paths stay as given). */
@@ -113,5 +116,16 @@ export function planSandbox(settings: SandboxSettings, cwd: string, workspace: s
     const config = path.join(git, 'config');
     if (fs.existsSync(config)) protectedPaths.push({ path: config, missing: false });
   }
-  return { mode: settings.mode, cwd, root: rootEntries(), readableRoots, hiddenOutside, writableRoots: roots, hiddenInside, protectedPaths, network: settings.network };
+  return {
+    mode: settings.mode,
+    cwd,
+    root: rootEntries(),
+    readableRoots,
+    hiddenOutside,
+    writableRoots: roots,
+    hiddenInside,
+    protectedPaths,
+    network: settings.network,
+    allowHosts: settings.network ? [] : settings.allowHosts,
+  };
 }
