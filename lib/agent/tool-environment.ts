@@ -9,6 +9,7 @@ import type { SandboxSettings } from '../sandbox/settings.js';
 import type { CheckpointSettings } from '../checkpoints/settings.js';
 import type { ApprovalPolicy } from '../policy/decide.js';
 import type { HookSettings } from '../hooks/settings.js';
+import type { AgentCatalogue } from './agent-definitions.js';
 import { DEFAULT_TOOL_LIMITS, type ToolFileSystem, type ToolLimits, type ToolSource, type ToolTerminal } from '../tools/types.js';
 
 /** The tools' environment; {@link toolEnvironment} fills the defaults (process.env, `auto` approvals, no checkpoints, no MCP, local files and subprocesses, {@link DEFAULT_TOOL_LIMITS}). */
@@ -41,6 +42,8 @@ export interface ToolEnvironment {
    * settings), run around the session, each prompt and each tool call; undefined: none.
    */
   hooks: HookSettings | undefined;
+  /** The agent definitions child sessions (the `task` tool) may run; undefined: the built-in ones. */
+  agents: AgentCatalogue | undefined;
 }
 
 /** A tool environment in `cwd`: `given` over the defaults. */
@@ -57,6 +60,7 @@ export function toolEnvironment(cwd: string, given: Partial<Omit<ToolEnvironment
     sandbox: undefined,
     maskCredentialsInRequests: true,
     hooks: undefined,
+    agents: undefined,
     ...given,
   };
 }

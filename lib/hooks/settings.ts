@@ -83,3 +83,14 @@ export function hookSettingsOf(sources: readonly HookSource[]): HookSettings {
 export function hasHooks(settings: HookSettings | undefined, event: HookEventName): boolean {
   return (settings?.byEvent[event]?.length ?? 0) > 0;
 }
+
+/**
+ * The hooks of a child session (the `task` tool): only the tool hooks, as Claude Code runs them
+ * for a sub-agent; the session, prompt and stop hooks belong to the session the person started.
+ */
+export function childHookSettings(settings: HookSettings | undefined): HookSettings | undefined {
+  if (!settings) return undefined;
+  const { PreToolUse, PostToolUse } = settings.byEvent;
+  if (!PreToolUse && !PostToolUse) return undefined;
+  return { byEvent: { ...(PreToolUse ? { PreToolUse } : {}), ...(PostToolUse ? { PostToolUse } : {}) }, ignored: [] };
+}
