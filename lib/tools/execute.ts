@@ -171,7 +171,13 @@ export async function executeToolCall(options: ExecuteToolCallOptions): Promise<
   }
   const durationMs = ranMs ?? Math.max(0, clock() - started);
   const ended = emitTerminal({ outcome, observed, toolCallId: call.id, name: call.name, server, fields, durationMs, aborted: ctx.signal.aborted, onEvent });
-  if (!tool || !escalating) return ended;
+  /** The PostToolUse hooks' feedback on what the model is about to see (after the command that counts: the rerun when there is one). */
+  const afterHooks = async (executed: ExecutedToolCall): Promise<ExecutedToolCall> => {
+    if (!options.hooks || executed.outcome.status === 'denied') return executed;
+    const feedback = await options.hooks.after(call, input, executed.outcome);
+    return feedback ? { ...executed, content: `${executed.content}\n\n${feedback}` } : executed;
+  };
+  if (!tool || !escalating) return afterHooks(ended);
   // The user approved rerunning the refused command unsandboxed: a call of its own, under the refused one.
   const rerunId = `${call.id}${RERUN_SUFFIX}`;
   const rerunFields = { ...fields, correlationId: rerunId };
@@ -207,7 +213,7 @@ export async function executeToolCall(options: ExecuteToolCallOptions): Promise<
     aborted: ctx.signal.aborted,
     onEvent,
   });
-  return { ...rerunEnded, content: `[rerun outside the sandbox, approved by the user]\n${rerunEnded.content}` };
+  return afterHooks({ ...rerunEnded, content: `[rerun outside the sandbox, approved by the user]\n${rerunEnded.content}` });
 }
 
 /** What {@link emitTerminal} needs. */
@@ -278,12 +284,7 @@ function emitTerminal(t: TerminalInput): ExecutedToolCall {
   } else {
     onEvent(draft('tool.denied', { toolCallId: call.id, name: call.name, ...server, reason: outcome.reason }, fields));
   }
-  const content = outcomeContent(outcome);
-  if (options.hooks && outcome.status !== 'denied') {
-    const feedback = await options.hooks.after(call, input, outcome);
-    if (feedback) content.content = `${content.content}\n\n${feedback}`;
-  }
-  return { outcome, ...content };
+  return { outcome, ...outcomeContent(outcome) };
 }
 
 /**
