@@ -23,6 +23,7 @@ import type { AgentResult } from './loop.js';
 import { interaction } from './interaction.js';
 import { promptSettingsFor } from './prompt-settings.js';
 import { runPrompt } from './run-prompt.js';
+import { loadCustomCommands } from '../extensions/commands.js';
 
 /** What the port keeps of one session between turns. */
 interface PortSession {
@@ -78,6 +79,14 @@ export function createAgentPort(options: AgentPortOptions): AgentPort {
   const store = (): EventStore => (shared.store ??= openStore({ dir: resolveStoreDir({ flag: options.store, env }) }));
 
   return {
+    // The custom slash commands the set-up reads (the user's, and with --allow-local-config the
+    // project's of the folder the server runs in); a prompt `/name args` runs one.
+    availableCommands: () =>
+      loadCustomCommands({ env, cwd: process.cwd(), allowLocalConfig: options.allowLocalConfig === true }).commands.map((c) => ({
+        name: c.name,
+        description: c.description,
+        ...(c.argumentHint ? { hint: c.argumentHint } : {}),
+      })),
     async openSession(info) {
       if (!sessions.has(info.sessionId)) sessions.set(info.sessionId, { started: false, nextSeq: 0, turn: 1, state: undefined, history: [] });
       const session = sessions.get(info.sessionId)!;
