@@ -23,6 +23,7 @@ import { promptSettings } from './prompt-settings.js';
 import { withToolNote } from './system-prompt.js';
 import { toolShapeFor } from '../tools/shapes.js';
 import type { ToolEnvironment } from './tool-environment.js';
+import { expandCommand, matchCommand, policyForCommand } from '../extensions/commands.js';
 import { mark } from '../timeline.js';
 import { builtInAgents } from './agent-definitions.js';
 import { createChildSessions, type ParentLink } from './children.js';
@@ -153,8 +154,27 @@ function errorFieldsOf(error: unknown): NonNullable<FinishExtra['error']> {
   return { category: 'INTERNAL_ERROR', message: error instanceof Error ? error.message : String(error) };
 }
 
-/** Run one prompt through the pipeline and the agent loop. */
-export async function runPrompt(options: PromptRunOptions): Promise<PromptRun> {
+/**
+ * The run a prompt asks for: a custom slash command (`/name args`, lib/extensions/commands.ts)
+ * becomes its expanded prompt, with its `model` and its `allowed-tools` in the approval policy;
+ * any other prompt is run as it is.
+ */
+export function withSlashCommand(options: PromptRunOptions): PromptRunOptions {
+  const commands = options.prompting?.commands;
+  const call = commands && commands.commands.length > 0 ? matchCommand(options.prompt, commands) : undefined;
+  if (!call) return options;
+  const { command, args } = call;
+  return {
+    ...options,
+    prompt: expandCommand(command, args),
+    provider: command.model ? { ...options.provider, model: command.model } : options.provider,
+    environment: { ...options.environment, policy: policyForCommand(options.environment.policy, command) },
+  };
+}
+
+/** Run one prompt through the pipeline and the agent loop (a custom slash command expanded first: {@link withSlashCommand}). */
+export async function runPrompt(given: PromptRunOptions): Promise<PromptRun> {
+  const options = withSlashCommand(given);
   const clock = options.clock ?? Date.now;
   const sessionId = options.session?.id ?? options.sessionId ?? newSessionId(clock());
   let seq = options.session?.startSeq ?? 0;

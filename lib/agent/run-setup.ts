@@ -32,6 +32,7 @@ import { MCP_PREFIX } from '../policy/mcp-names.js';
 import type { McpManager } from '../mcp/index.js';
 import type { ToolShapeSetting } from '../tools/shapes.js';
 import type { HookSettings } from '../hooks/settings.js';
+import { loadCustomCommands } from '../extensions/commands.js';
 
 /** Flags of `minicode exec`, shared by every command that runs the agent (acp, batch, chat). */
 export interface ExecFlags {
@@ -244,7 +245,8 @@ async function promptingOf(flags: ExecFlags, config: LoadedConfig['config'], env
     userDir: userInstructionsDir(env, os.homedir()),
   };
   const outputSchema = flags.outputSchema !== undefined ? (await import('../output-schema/compile.js')).loadOutputSchemaFile(flags.outputSchema) : undefined;
-  return promptSettings({ recipe, system: systemPromptFor(recipe, cwd), outputSchema });
+  const commands = loadCustomCommands({ env, cwd, allowLocalConfig: flags.allowLocalConfig === true });
+  return promptSettings({ recipe, system: systemPromptFor(recipe, cwd), outputSchema, commands });
 }
 
 /** MINICODE_E_PROMPT_EMPTY (exit 2) for an empty or whitespace-only PROMPT, which must never reach a model or an agent. */
