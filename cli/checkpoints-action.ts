@@ -7,6 +7,7 @@ import { loadConfig } from '../lib/config.js';
 import { MinicodeError } from '../lib/errors.js';
 import { directoryFlag } from '../lib/agent/run-setup.js';
 import { checkSessionId, displayId } from '../lib/ids.js';
+import { definedOnly } from '../lib/defined-only.js';
 
 /** Flags both commands share (undo adds `to` and `dryRun`). */
 export interface CheckpointsActionFlags {
@@ -52,25 +53,27 @@ export async function checkpointsAction(command: 'undo' | 'list' | 'prune', flag
       return 0;
     }
     if (command === 'list') {
-      const listings = await listCheckpoints({ settings, cwd, ...(flags.session !== undefined ? { sessionId: flags.session } : {}) });
+      const listings = await listCheckpoints(definedOnly({ settings, cwd, sessionId: flags.session }));
       process.stdout.write(flags.json ? JSON.stringify({ ok: true, workspace: cwd, checkpoints: listings }) + '\n' : checkpointLines(listings).join('\n') + '\n');
       return 0;
     }
-    const report = await undoWorkspace({
-      settings,
-      cwd,
-      ...(flags.session !== undefined ? { sessionId: flags.session } : {}),
-      ...(flags.to !== undefined ? { to: flags.to } : {}),
-      dryRun: flags.dryRun === true,
-      force: flags.force === true,
-    });
+    const report = await undoWorkspace(
+      definedOnly({
+        settings,
+        cwd,
+        sessionId: flags.session,
+        to: flags.to,
+        dryRun: flags.dryRun === true,
+        force: flags.force === true,
+      }),
+    );
     process.stdout.write(flags.json ? JSON.stringify({ ok: true, ...report }) + '\n' : undoLines(report).join('\n') + '\n');
     return 0;
   } catch (thrown) {
     // A git failure (git missing, a damaged store) is still a coded error, never a stack trace.
     const error = thrown instanceof MinicodeError ? thrown : new MinicodeError('MINICODE_E_CHECKPOINT', (thrown as Error).message ?? String(thrown));
     if (flags.json)
-      process.stdout.write(JSON.stringify({ ok: false, error: { code: error.code, category: error.category, message: error.message, ...(error.action ? { action: error.action } : {}) } }) + '\n');
+      process.stdout.write(JSON.stringify({ ok: false, error: definedOnly({ code: error.code, category: error.category, message: error.message, action: error.action || undefined }) }) + '\n');
     process.stderr.write(`minicode: ${error.message}${error.action ? `\n  ${error.action}` : ''}\n`);
     return error.exitCode;
   }

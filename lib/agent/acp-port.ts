@@ -23,6 +23,7 @@ import type { AgentResult } from './loop.js';
 import { interaction } from './interaction.js';
 import { promptSettingsFor } from './prompt-settings.js';
 import { runPrompt } from './run-prompt.js';
+import { definedOnly } from '../defined-only.js';
 
 /** What the port keeps of one session between turns. */
 interface PortSession {
@@ -127,20 +128,21 @@ export function createAgentPort(options: AgentPortOptions): AgentPort {
       const tools = new Map<string, { kind?: ToolKind; input?: unknown }>();
       let modelStop: string | undefined;
       const onEvent = (event: OutputEvent) => {
-        if (event.type === 'tool.started')
-          tools.set(event.payload.toolCallId, { ...(event.payload.kind ? { kind: event.payload.kind } : {}), ...(event.payload.input === undefined ? {} : { input: event.payload.input }) });
+        if (event.type === 'tool.started') tools.set(event.payload.toolCallId, definedOnly({ kind: event.payload.kind || undefined, input: event.payload.input }));
         if (event.type === 'model.response.completed') modelStop = event.payload.stopReason;
         input.onEvent(event);
       };
       const promptApproval = async (request: ApprovalRequest): Promise<ApprovalDecision> => {
         const tool = request.toolCallId === undefined ? undefined : tools.get(request.toolCallId);
-        return input.requestPermission({
-          toolCallId: request.toolCallId ?? `approval-${request.toolName}`,
-          toolName: request.toolName,
-          title: request.action,
-          ...(tool?.kind ? { kind: tool.kind } : {}),
-          ...(tool?.input === undefined ? {} : { input: tool.input }),
-        });
+        return input.requestPermission(
+          definedOnly({
+            toolCallId: request.toolCallId ?? `approval-${request.toolName}`,
+            toolName: request.toolName,
+            title: request.action,
+            kind: tool?.kind || undefined,
+            input: tool?.input,
+          }),
+        );
       };
       const provider = input.model === undefined || input.model === run.provider.model ? run.provider : { ...run.provider, model: input.model };
       const preamble: EventDraft[] =

@@ -21,6 +21,7 @@ import type { ConversationMessage } from './conversation.js';
 import type { AgentOptions, AgentResult } from './loop.js';
 import { promptSettings } from './prompt-settings.js';
 import { mark } from '../timeline.js';
+import { definedOnly } from '../defined-only.js';
 
 /** Options of {@link runPrompt}. */
 export interface PromptRunOptions extends Omit<AgentOptions, 'emit' | 'write' | 'tools' | 'toolsReady' | 'history' | 'taskId' | 'turnId'> {
@@ -87,7 +88,7 @@ export function sessionEndedDraft(reason: AgentResult['reason'], durationMs?: nu
   const outcome = OUTCOME[reason];
   return {
     type: 'session.ended',
-    payload: { outcome, reason, ...(durationMs !== undefined ? { durationMs } : {}) },
+    payload: definedOnly({ outcome, reason, durationMs }),
     status: outcome === 'completed' ? 'completed' : outcome === 'failed' ? 'failed' : 'cancelled',
     fidelity: 'synthetic',
   };
@@ -127,7 +128,7 @@ export function promptDigestOf(prompt: string): string {
 
 /** The summary's error fields of a failure before the first turn. */
 function errorFieldsOf(error: unknown): NonNullable<FinishExtra['error']> {
-  if (error instanceof MinicodeError) return { category: error.category, code: error.code, message: error.message, ...(error.action ? { action: error.action } : {}) };
+  if (error instanceof MinicodeError) return definedOnly({ category: error.category, code: error.code, message: error.message, action: error.action || undefined });
   return { category: 'INTERNAL_ERROR', message: error instanceof Error ? error.message : String(error) };
 }
 
@@ -159,7 +160,7 @@ export async function runPrompt(options: PromptRunOptions): Promise<PromptRun> {
     const { system, outputSchema } = prompting;
     pipeline.emit({
       type: 'session.started',
-      payload: {
+      payload: definedOnly({
         origin: options.origin,
         cwd: options.environment.cwd,
         provider: options.provider.format,
@@ -168,8 +169,8 @@ export async function runPrompt(options: PromptRunOptions): Promise<PromptRun> {
         sandbox: options.environment.sandbox?.mode ?? 'off',
         systemPromptDigest: system.digest,
         instructions: system.instructionFiles,
-        ...(outputSchema ? { outputSchemaDigest: outputSchema.digest } : {}),
-      },
+        outputSchemaDigest: outputSchema ? outputSchema.digest : undefined,
+      }),
       fidelity: 'synthetic',
     });
     for (const d of system.diagnostics) pipeline.emit({ type: 'diagnostic.raised', payload: { ...d, category: 'CONFIGURATION_ERROR' } });
@@ -226,11 +227,13 @@ export async function runPrompt(options: PromptRunOptions): Promise<PromptRun> {
     verifyShown = { ok: verify.ok, command: redact(verify.command) };
   }
   if (options.endSession !== false) pipeline.emit(sessionEndedDraft(result.reason, result.durationMs));
-  const state = await pipeline.finish({
-    ...(verifyShown ? { verify: verifyShown } : {}),
-    ...(result.result !== undefined ? { result: result.result } : {}),
-    ...(result.usage.cacheHitRatio !== undefined ? { cacheHitRatio: result.usage.cacheHitRatio } : {}),
-  });
+  const state = await pipeline.finish(
+    definedOnly({
+      verify: verifyShown,
+      result: result.result,
+      cacheHitRatio: result.usage.cacheHitRatio,
+    }),
+  );
   mark('run: pipeline finished');
   const out: PromptRun = { sessionId, result, state, nextSeq: seq };
   if (verify) out.verify = verify;

@@ -12,6 +12,7 @@ import { runGit } from './git.js';
 import { stampPruned } from './prune.js';
 import type { CheckpointLimits } from './settings.js';
 import { makePrivateDir } from '../private-files.js';
+import { definedOnly } from '../defined-only.js';
 
 /** An opened workspace store. */
 export interface WorkspaceStore {
@@ -153,7 +154,7 @@ async function setUpStore(home: string, cwd: string, limits: CheckpointLimits): 
     }
   }
   writeIfChanged(path.join(gitDir, 'info', 'exclude'), [...limits.skipDirs.map((d) => `${d}/`), ...ownDataInside(home, workTree), userExclude].join('\n') + '\n');
-  return { workTree, gitDir, workspaceId, limits, ...(userGitDir ? { userGitDir } : {}), ...(user ? { userPrefix: user.prefix } : {}) };
+  return definedOnly({ workTree, gitDir, workspaceId, limits, userGitDir: userGitDir || undefined, userPrefix: user ? user.prefix : undefined });
 }
 
 /** The store of `cwd` if one exists (no creation), for `undo` and `checkpoints`. */

@@ -8,6 +8,7 @@ import { scrubEnvironment } from '../policy/credentials.js';
 import type { NativeAgent } from '../decode/formats.js';
 import { AGENT_SPECS } from './agents.js';
 import { NATIVE_AGENT_DECODERS } from './index.js';
+import { definedOnly } from '../defined-only.js';
 
 /** Options of {@link superviseAgent}. */
 export interface SuperviseOptions {
@@ -127,10 +128,12 @@ export function superviseAgent(options: SuperviseOptions): SupervisedAgent {
     batch = [];
     return options.write(drafts);
   };
-  const decoder = NATIVE_AGENT_DECODERS[options.agent]({
-    onEvent: sink,
-    ...(options.maxFrameBytes === undefined ? {} : { maxFrameBytes: options.maxFrameBytes }),
-  });
+  const decoder = NATIVE_AGENT_DECODERS[options.agent](
+    definedOnly({
+      onEvent: sink,
+      maxFrameBytes: options.maxFrameBytes,
+    }),
+  );
 
   const child = spawn(command, argv, { cwd: options.cwd ?? process.cwd(), env, stdio: ['ignore', 'pipe', 'pipe'] });
   queue.onPressure((paused) => (paused ? child.stdout.pause() : child.stdout.resume()));

@@ -1,6 +1,7 @@
 import { httpRequest, type HttpClient, type HttpReply } from '../agent/http-client.js';
 import { outputRedactor } from '../artefacts.js';
 import { bodyDigest, redactPath, writeExchange, writeManifest, type Chunk } from './cassette.js';
+import { definedOnly } from '../defined-only.js';
 
 /** Options of {@link createRecordingClient}. */
 export interface RecordingClientOptions {
@@ -114,24 +115,27 @@ export function createRecordingClient(options: RecordingClientOptions): HttpClie
   const client = options.client ?? httpRequest;
   const clock = options.clock ?? Date.now;
   const redact = outputRedactor(options.env ?? process.env);
-  writeManifest(options.dir, {
-    schema: 'minicode.cassette.v1',
-    format: options.format,
-    origin: 'recorded',
-    ...(options.model ? { model: options.model } : {}),
-    ...(options.description ? { description: options.description } : {}),
-  });
+  writeManifest(
+    options.dir,
+    definedOnly({
+      schema: 'minicode.cassette.v1',
+      format: options.format,
+      origin: 'recorded',
+      model: options.model || undefined,
+      description: options.description || undefined,
+    }),
+  );
   let counter = 0;
   return async (sent) => {
     const index = counter++;
     const url = new URL(sent.url);
     const parsed = parsedBody(sent.body);
-    const request = {
+    const request = definedOnly({
       method: sent.method,
       path: redactPath(url.pathname + url.search),
       bodyDigest: bodyDigest(sent.body),
-      ...(parsed === undefined ? {} : { body: redactJson(parsed, redact) }),
-    };
+      body: parsed === undefined ? undefined : redactJson(parsed, redact),
+    });
     const reply = await client(sent);
     const { status, headers } = reply;
     if (NULL_BODY.has(status)) {
