@@ -3,7 +3,7 @@ import path from 'node:path';
 import { checkpointSettingsOf, DEFAULT_CHECKPOINT_LIMITS, resolveCheckpointsHome, type CheckpointSettings } from '../lib/checkpoints/settings.js';
 import { checkpointLines, undoLines } from '../lib/checkpoints/format.js';
 import { listCheckpoints, pruneCheckpoints, undoWorkspace } from '../lib/checkpoints/undo.js';
-import { loadConfig } from '../lib/config.js';
+import { loadConfig } from '../lib/config-files.js';
 import { MinicodeError } from '../lib/errors.js';
 import { directoryFlag } from '../lib/agent/run-setup.js';
 import { checkSessionId, displayId } from '../lib/ids.js';
@@ -27,8 +27,8 @@ function checkCheckpointId(to: string): void {
 }
 
 /** Where the checkpoints are and the limits an undo's own snapshot follows (config `checkpoints: false` stops new checkpoints of runs, not undo). */
-function settingsFor(cwd: string): CheckpointSettings {
-  const config = loadConfig({ cwd }).config.checkpoints;
+async function settingsFor(cwd: string): Promise<CheckpointSettings> {
+  const config = (await loadConfig({ cwd })).config.checkpoints;
   return checkpointSettingsOf({ config: typeof config === 'object' ? config : true }) ?? { home: resolveCheckpointsHome(), limits: { ...DEFAULT_CHECKPOINT_LIMITS } };
 }
 
@@ -42,7 +42,7 @@ export async function checkpointsAction(command: 'undo' | 'list' | 'prune', flag
     if (flags.session !== undefined) checkSessionId(flags.session, '--session');
     // Likewise a checkpoint id: a git commit id or a prefix of one, so nothing else reaches git or the terminal.
     if (flags.to !== undefined) checkCheckpointId(flags.to);
-    const settings = settingsFor(cwd);
+    const settings = await settingsFor(cwd);
     if (command === 'prune') {
       const report = await pruneCheckpoints({ settings, cwd });
       process.stdout.write(

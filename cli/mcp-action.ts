@@ -4,7 +4,7 @@
  * edit only the user config file.
  */
 import path from 'node:path';
-import { loadConfig, userConfigPath } from '../lib/config.js';
+import { loadConfig, userConfigPath } from '../lib/config-files.js';
 import { MinicodeError } from '../lib/errors.js';
 import { MAX_TIMER_MS } from '../lib/control/timers.js';
 import { decimalInt } from '../lib/flag-values.js';
@@ -69,7 +69,7 @@ function table(rows: Row[]): string {
 export async function mcpListAction(flags: McpListFlags): Promise<number> {
   try {
     const cwd = path.resolve(flags.cwd ?? process.cwd());
-    const loaded = loadConfig({ cwd, allowLocalConfig: flags.allowLocalConfig === true });
+    const loaded = await loadConfig({ cwd, allowLocalConfig: flags.allowLocalConfig === true });
     const servers = loaded.config.mcpServers ?? {};
     // The servers start as a run would start them: in the config's sandbox (no flag here).
     const sandbox = Object.keys(servers).length > 0 ? resolveRunSandbox({ loaded, env: process.env, cwd, storeDir: resolveStoreDir({ env: process.env }) }) : undefined;

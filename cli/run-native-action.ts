@@ -125,8 +125,8 @@ export async function runNativeAction(
 
 /** The run's checkpoint hooks (the agent's whole run is turn 1), unless `--no-checkpoint` or config `checkpoints: false`. */
 async function nativeRunCheckpoints(flag: boolean | undefined, cwd: string, sessionId: string, emit: (draft: EventDraft) => void): Promise<WorkspaceCheckpoints | undefined> {
-  const [{ checkpointSettingsOf }, { loadConfig }] = await Promise.all([import('../lib/checkpoints/settings.js'), import('../lib/config.js')]);
-  const settings = checkpointSettingsOf({ flag, config: loadConfig({ cwd }).config.checkpoints });
+  const [{ checkpointSettingsOf }, { loadConfig }] = await Promise.all([import('../lib/checkpoints/settings.js'), import('../lib/config-files.js')]);
+  const settings = checkpointSettingsOf({ flag, config: (await loadConfig({ cwd })).config.checkpoints });
   if (!settings) return undefined;
   const { createTurnCheckpoints } = await import('../lib/checkpoints/turn.js');
   return createTurnCheckpoints({ settings, cwd, sessionId, turn: 1, emit });

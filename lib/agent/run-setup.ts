@@ -16,7 +16,7 @@ import { promptSettings, systemPromptFor, type PromptRecipe, type PromptSettings
 import { userInstructionsDir } from '../instructions/load.js';
 import { readTextFile } from '../text-file.js';
 import { CACHE_TTLS, REASONING_LEVELS, type CacheTtl, type ReasoningLevel, type RequestTuning } from './requests/types.js';
-import { loadConfigLazily, type LoadedConfig } from '../config-files.js';
+import { loadConfig, type LoadedConfig } from '../config-files.js';
 import { MinicodeError } from '../errors.js';
 import type { ReplayServerOptions } from '../replay/server.js';
 import { resolveStoreDir } from '../store/location.js';
@@ -126,7 +126,7 @@ export async function prepareRun(flags: ExecFlags, env: NodeJS.ProcessEnv = proc
   }
   const retryPolicy = retryPolicyFromEnv(env);
   const contextWindow = positiveInt(env.MINICODE_CONTEXT_WINDOW || undefined, 'MINICODE_CONTEXT_WINDOW');
-  const loaded = await loadConfigLazily({ env, cwd, allowLocalConfig: flags.allowLocalConfig === true });
+  const loaded = await loadConfig({ env, cwd, allowLocalConfig: flags.allowLocalConfig === true });
   const budgetUsd = flagBudgetUsd ?? loaded.config.budgetUsd;
   let budget: Budget | undefined;
   if (budgetUsd !== undefined) budget = { limitUsd: budgetUsd, strict: flags.budgetStrict === true };
