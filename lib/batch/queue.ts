@@ -77,6 +77,7 @@ function shownUrl(url: string): string {
     if (u.password) u.password = '***';
     return u.toString();
   } catch {
+    // Not a URL: shown as given.
     return url;
   }
 }

@@ -65,6 +65,7 @@ function parseSubject(subject: string): { sessionId: string; turn: string; kind:
       writerPid: Number.isInteger(pid) && pid > 0 ? pid : undefined,
     });
   } catch {
+    // A damaged %-escape: not an entry of ours.
     return undefined;
   }
 }

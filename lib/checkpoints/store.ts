@@ -13,6 +13,7 @@ import { stampPruned } from './prune.js';
 import type { CheckpointLimits } from './settings.js';
 import { makePrivateDir } from '../private-files.js';
 import { definedOnly } from '../defined-only.js';
+import { dropExpected } from '../debug.js';
 
 /** An opened workspace store. */
 export interface WorkspaceStore {
@@ -65,6 +66,7 @@ async function userRepositoryOf(workTree: string): Promise<UserRepository | unde
     if (!commonDir || prefix === undefined || !fs.existsSync(path.join(commonDir, 'objects'))) return undefined;
     return { commonDir, prefix };
   } catch {
+    // Not in a work tree, or no git: no user repository to borrow objects from.
     return undefined;
   }
 }
@@ -79,7 +81,8 @@ function ownDataInside(home: string, workTree: string): string[] {
     let real: string;
     try {
       real = fs.realpathSync(dir);
-    } catch {
+    } catch (error) {
+      dropExpected('checkpoint store: resolving the data folder', error, 'ENOENT');
       continue;
     }
     const rel = path.relative(workTree, real);
@@ -149,7 +152,8 @@ async function setUpStore(home: string, cwd: string, limits: CheckpointLimits): 
   if (userGitDir) {
     try {
       userExclude = fs.readFileSync(path.join(userGitDir, 'info', 'exclude'), 'utf8');
-    } catch {
+    } catch (error) {
+      dropExpected('checkpoint store: reading info/exclude', error, 'ENOENT');
       userExclude = '';
     }
   }
@@ -162,7 +166,8 @@ export function existingStoreDir(home: string, cwd: string): { gitDir: string; w
   let workTree: string;
   try {
     workTree = fs.realpathSync(cwd);
-  } catch {
+  } catch (error) {
+    dropExpected('checkpoint store: resolving the working folder', error, 'ENOENT');
     return undefined;
   }
   const gitDir = path.join(home, workspaceIdOf(workTree));

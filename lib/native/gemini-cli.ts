@@ -58,6 +58,7 @@ function repairPlaceholders(raw: string): Record<string, unknown> | undefined {
     const value: unknown = JSON.parse(raw.replace(PLACEHOLDER, ':null'));
     return asRecord(value);
   } catch {
+    // Still not JSON after the repair: the caller reports the line.
     return undefined;
   }
 }

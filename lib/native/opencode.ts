@@ -54,6 +54,7 @@ function sseData(raw: string): Record<string, unknown> | undefined {
   try {
     return asRecord(JSON.parse(raw.slice(5).trim()));
   } catch {
+    // Not JSON: a line without data.
     return undefined;
   }
 }

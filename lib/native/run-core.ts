@@ -368,6 +368,7 @@ function boundedInput(input: unknown): unknown {
   try {
     json = JSON.stringify(input);
   } catch {
+    // A cycle or a BigInt: JSON cannot carry it.
     return { unserializable: true };
   }
   if (json === undefined || json.length <= MAX_INLINE_INPUT_CHARS) return input;

@@ -9,6 +9,7 @@ import type { NativeAgent } from '../decode/formats.js';
 import { AGENT_SPECS } from './agents.js';
 import { NATIVE_AGENT_DECODERS } from './index.js';
 import { definedOnly } from '../defined-only.js';
+import { dropExpected } from '../debug.js';
 
 /** Options of {@link superviseAgent}. */
 export interface SuperviseOptions {
@@ -98,7 +99,8 @@ function isExecutableFile(file: string): boolean {
     if (/\.(?:c|m)?js$/.test(file)) return true;
     fs.accessSync(file, fs.constants.X_OK);
     return true;
-  } catch {
+  } catch (error) {
+    dropExpected('native agent: checking an executable', error, 'ENOENT', 'EACCES', 'ENOTDIR');
     return false;
   }
 }

@@ -2,6 +2,7 @@ import { draft } from '../events/draft.js';
 import type { EventDraftOf } from '../events/index.js';
 import type { FileDiff } from '../events/payloads.js';
 import { definedOnly } from '../defined-only.js';
+import { reportDropped } from '../debug.js';
 
 /** What a tool asks the approval hook (a write outside the workspace, a gated action). */
 export interface ApprovalRequest {
@@ -78,7 +79,8 @@ export function createApprovalHook(options: ApprovalHookOptions): (request: Appr
     let outcome: ApprovalDecision;
     try {
       outcome = await options.prompt(request);
-    } catch {
+    } catch (error) {
+      reportDropped('approval prompt', error);
       outcome = 'cancelled';
     }
     if (outcome === 'allow-always') always.add(key);

@@ -88,6 +88,7 @@ function parseBody(body: Uint8Array | string | undefined): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch {
+    // Not JSON: the body's text is the detail.
     return text.trim() === '' ? undefined : text;
   }
 }

@@ -30,6 +30,7 @@ function parsedBody(body: string): unknown {
   try {
     return JSON.parse(body);
   } catch {
+    // Not JSON: recorded as text.
     return body;
   }
 }
@@ -61,6 +62,7 @@ function redactLine(line: string, redact: (text: string) => string): string {
   try {
     parsed = JSON.parse(payload);
   } catch {
+    // Not JSON: the line is kept as it is.
     return line;
   }
   const masked = JSON.stringify(redactJson(parsed, redact));

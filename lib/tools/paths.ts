@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { ApprovalRequest, ToolContext, ToolOutcome } from './types.js';
 import { definedOnly } from '../defined-only.js';
+import { dropExpected } from '../debug.js';
 
 /** A path a tool was given, resolved against the workspace. */
 export interface ResolvedPath {
@@ -24,7 +25,8 @@ function realish(p: string): string {
   for (;;) {
     try {
       return path.join(fs.realpathSync(current), ...missing.reverse());
-    } catch {
+    } catch (error) {
+      dropExpected('resolving a path', error, 'ENOENT', 'ENOTDIR');
       const parent = path.dirname(current);
       if (parent === current) return p;
       missing.push(path.basename(current));
