@@ -8,6 +8,7 @@ import { CACHE_TTLS, REASONING_LEVELS } from './agent/requests/types.js';
 import { MinicodeError } from './errors.js';
 import { MAX_TIMER_MS } from './control/timers.js';
 import { McpServersSchema } from './mcp/config.js';
+import { HOST_PATTERN } from './sandbox/network-proxy.js';
 import { SANDBOX_MODES } from './sandbox/settings.js';
 
 /** The `sandbox` section: the OS boundary around `bash`, `verify` and stdio MCP servers (docs/sandbox.md). */
@@ -19,8 +20,8 @@ const SandboxSchema = z.strictObject({
   writeAllow: z.array(z.string().min(1)).optional(),
   network: z
     .strictObject({
-      /** Named hosts through an allowlisting proxy: not implemented; refused at set-up rather than ignored. */
-      allow: z.array(z.string().min(1)).optional(),
+      /** Hosts reachable through minicode's allowlisting proxy: `registry.npmjs.org`, `*.github.com` (its subdomains). */
+      allow: z.array(z.string().regex(HOST_PATTERN, 'a host name, or *. and a host name')).optional(),
     })
     .optional(),
   env: z

@@ -115,6 +115,8 @@ export interface ContextManagerOptions {
   system: string;
   tools: readonly ToolSpec[];
   turn: number;
+  /** The run's task: a compaction in progress is told as its `task.progress`. */
+  taskId: string;
 }
 
 /** The per-run context keeper. */
@@ -164,6 +166,7 @@ export function createContextManager(options: ContextManagerOptions): ContextMan
       estimator,
       fold,
       onEvent: (d) => sink(d),
+      onCompacting: () => sink({ type: 'task.progress', payload: { taskId: options.taskId, message: 'compacting the conversation' } }),
     });
     controller.beginTurn(options.turn);
     return controller;

@@ -147,6 +147,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
     system,
     tools: definitions,
     turn: turnId,
+    taskId,
   });
   const maskForModel = environment.maskCredentialsInRequests ? credentialValueMasker(environment.env) : undefined;
   const checkpoints = environment.checkpoints

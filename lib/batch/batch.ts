@@ -23,6 +23,9 @@ import { withQueue } from './timing.js';
 import { recordTokens, throughputSeries, type FinishedPoint, type ThroughputSeries } from './throughput.js';
 import { endWorkspaces, removeStaleWorkspaces } from './workspace.js';
 import type { BatchTrace } from '../telemetry/batch-trace.js';
+import type { EventStore } from '../store/index.js';
+import { recordLinks, type RecordLinks } from './record-links.js';
+import { reportDropped } from '../debug.js';
 import { definedOnly } from '../defined-only.js';
 
 /** Options every batch shares. */
@@ -53,6 +56,8 @@ export interface BatchSummary {
   pending: number;
   /** Finished by an earlier invocation (resume). */
   resumed: number;
+  /** Of `resumed`: records the output had lost, taken from the store (the run was not made again). */
+  restored: number;
   /** Finished by this invocation. */
   ranNow: number;
   /** Error records moved to superseded.jsonl by --retry-errors. */
@@ -90,7 +95,11 @@ export interface BatchContext {
   readonly startedAt: number;
   readonly superseded: number;
   readonly resumed: number;
+  /** Of `resumed`: records taken from the store. */
+  readonly restored: number;
   finishedNow: number;
+  /** Keep a finished run's record in the store (when the batch has one) before it is accepted. */
+  keep(record: BatchRecord): Promise<void>;
   /** Append and account a record; false for a second record of one id (ignored). */
   accept(record: BatchRecord): boolean;
   snapshot(running: number, concurrency?: ConcurrencySnapshot): ProgressSnapshot;
@@ -98,8 +107,13 @@ export interface BatchContext {
   finish(extra: { mode: 'local' | 'queue'; running?: number; concurrency?: ConcurrencySnapshot; stoppedBy?: string }): Promise<BatchSummary>;
 }
 
-/** Open the output and decide what runs now. */
-export function openBatch(options: BatchCommon): BatchContext {
+/**
+ * Open the output and decide what runs now. With `store`, every record is kept there too, and a
+ * line whose record the output lacks but the store holds (the output's disk filled after the run
+ * finished) takes it from there instead of running again; under `--retry-errors` a stored error
+ * record runs again.
+ */
+export function openBatch(options: BatchCommon, store?: EventStore): BatchContext {
   const clock = options.clock ?? Date.now;
   const output = openOutputDir(options.outDir, options.syncEvery !== undefined ? { syncEvery: options.syncEvery } : {});
   const lines = options.input.lines;
@@ -115,9 +129,21 @@ export function openBatch(options: BatchCommon): BatchContext {
     superseded = output.supersede(ids);
   }
   const tally = createTally();
+  for (const record of output.existingRecords()) if (valid.has(record.id)) addRecord(tally, record);
+  const links: RecordLinks | undefined = store ? recordLinks(store, output.batchId) : undefined;
+  let restored = 0;
+  if (links) {
+    for (const line of lines) {
+      if (output.resume.finished.has(line.id)) continue;
+      const record = links.get(line.id);
+      if (!record || (record.kind === 'error' && options.retryErrors)) continue;
+      output.append(record);
+      addRecord(tally, record);
+      restored++;
+    }
+  }
   const resumed = [...output.resume.finished.keys()].filter((id) => valid.has(id)).length;
   const pending = lines.filter((l) => !output.resume.finished.has(l.id));
-  for (const record of output.existingRecords()) if (valid.has(record.id)) addRecord(tally, record);
   const startedAt = clock();
   // Three numbers per record: the throughput series is bucketed once, at the end.
   const finished: FinishedPoint[] = [];
@@ -129,7 +155,12 @@ export function openBatch(options: BatchCommon): BatchContext {
     startedAt,
     superseded,
     resumed,
+    restored,
     finishedNow: 0,
+    async keep(record) {
+      // A store that cannot take it (its own disk full) leaves the output's copy, as without a store.
+      await links?.put(record).catch((error: unknown) => reportDropped('keeping a batch record in the store', error));
+    },
     accept(record) {
       if (!valid.has(record.id) || !output.append(record)) return false;
       addRecord(tally, record);
@@ -169,6 +200,7 @@ export function openBatch(options: BatchCommon): BatchContext {
         failed: tally.failed,
         pending: total - tally.completed - tally.failed,
         resumed,
+        restored,
         ranNow: ctx.finishedNow,
         superseded,
         invalidLines: { count: problems.length, lines: problems.slice(0, 100) },
@@ -286,7 +318,7 @@ async function stamp(record: BatchRecord, line: BatchLine, options: LocalBatchOp
 /** Run a batch in this process (the runs on the pool when given). */
 export async function runLocalBatch(options: LocalBatchOptions): Promise<BatchSummary> {
   const clock = options.clock ?? Date.now;
-  const ctx = openBatch(options);
+  const ctx = openBatch(options, options.store);
   // A killed batch's workspaces of unfinished lines go before anything runs again.
   await removeStaleWorkspaces(options.outDir, (id) => ctx.output.resume.finished.has(id));
   const controller = createConcurrencyController({ max: options.concurrency });
@@ -329,8 +361,12 @@ export async function runLocalBatch(options: LocalBatchOptions): Promise<BatchSu
       await stamp(record, line, options);
       // The pool's queue wait is in the record already (the pool thread measured it).
       if (record.timing) record.timing = withQueue(record.timing, slotAt - ctx.startedAt, clock() - ctx.startedAt);
-      // An interrupted run is not a finished one: leave its id for the resume.
-      if (!(options.signal?.aborted && record.reason === 'aborted')) ctx.accept(record);
+      // An interrupted run is not a finished one: leave its id for the resume. A finished one is
+      // kept in the store first: if the output cannot take it, a resume takes it from there.
+      if (!(options.signal?.aborted && record.reason === 'aborted')) {
+        await ctx.keep(record);
+        ctx.accept(record);
+      }
       controller.onFinished(clean);
       // A run that handed its slot on is no longer among the running ones.
       options.progress.update(ctx.snapshot(scheduler.running - (handedOn ? 0 : 1), controller.snapshot()));

@@ -18,6 +18,7 @@
  * Every line and the summary go through the artefact layer (lib/artefacts.ts): a secret in a
  * line's prompt, metadata or final text is masked before it reaches the file.
  */
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { MinicodeError } from '../errors.js';
 import path from 'node:path';
@@ -44,6 +45,8 @@ export interface ResumeState {
 /** An open output directory. */
 export interface OutputDir {
   readonly dir: string;
+  /** This output's batch id (`batch-id`, made on the first open): links its records in the store (record-links.ts). */
+  readonly batchId: string;
   readonly resume: ResumeState;
   /** Error records currently in errors.jsonl. */
   errorRecords(): ErrorRecord[];
@@ -63,6 +66,8 @@ export interface OutputDir {
 }
 
 const FILES = { result: 'results.jsonl', error: 'errors.jsonl' } as const;
+/** The file holding the output directory's batch id. */
+export const BATCH_ID_FILE = 'batch-id';
 
 /** Read a JSONL file, cutting off a torn last line. */
 function readRecords(file: string, state: ResumeState): { records: BatchRecord[]; lines: string[] } {
@@ -121,8 +126,41 @@ export function outputWriteError(dir: string, error: unknown): Error {
   });
 }
 
+/**
+ * The batch id of `dir`: read from `batch-id`, or made and written there (whole, under a
+ * temporary name linked into place, so two openers agree on one id and a reader never sees half
+ * of it).
+ */
+function batchIdOf(dir: string): string {
+  const file = path.join(dir, BATCH_ID_FILE);
+  const read = (): string | undefined => {
+    try {
+      const id = fs.readFileSync(file, 'utf8').trim();
+      return /^[0-9a-f]{32}$/.test(id) ? id : undefined;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
+    }
+  };
+  const existing = read();
+  if (existing) return existing;
+  const id = randomBytes(16).toString('hex');
+  const tmp = `${file}.${process.pid}.${id}.tmp`;
+  fs.writeFileSync(tmp, `${id}\n`, { mode: PRIVATE_FILE_MODE });
+  try {
+    fs.linkSync(tmp, file);
+  } catch (error) {
+    // Another opener's id got there first: that one is the batch's.
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  } finally {
+    fs.rmSync(tmp, { force: true });
+  }
+  return read() ?? id;
+}
+
 function openOutput(dir: string, options: OutputOptions): OutputDir {
   makePrivateDir(dir);
+  const batchId = batchIdOf(dir);
   const syncEvery = options.syncEvery ?? 64;
   const resume: ResumeState = { finished: new Map(), repaired: 0, unreadable: 0 };
   const results = readRecords(path.join(dir, FILES.result), resume);
@@ -185,6 +223,7 @@ function openOutput(dir: string, options: OutputOptions): OutputDir {
 
   return {
     dir,
+    batchId,
     resume,
     existingRecords: () => {
       const seen = new Set<string>();

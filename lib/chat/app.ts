@@ -134,7 +134,7 @@ export function runChatApp(options: ChatAppOptions): Promise<number> {
   };
 
   const newRenderer = (extraFooter: () => readonly (string | FactLine)[]): LiveRenderer<ReducerState> =>
-    createTtyRenderer({ out, stream: output, viewOf, verbosity: 'normal', showReasoning, env, summary: false, footer: extraFooter });
+    createTtyRenderer({ out, stream: output, viewOf, verbosity: 'normal', showReasoning, env, summary: false, footer: extraFooter, interruptHint: 'esc to interrupt' });
 
   function turnFooter(): (string | FactLine)[] {
     if (!turn?.approval && !turn?.ask) return footer(TURN_KEYS);

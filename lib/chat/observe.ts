@@ -46,13 +46,15 @@ export interface Observed {
   /** How much runs without asking (`ask`, `auto`, `read-only`). */
   approvalMode?: ApprovalModeName;
   /** The sandbox of the session's commands (docs/sandbox.md); absent: none. */
-  sandbox?: { mode: SandboxMode; network: boolean } | undefined;
+  sandbox?: { mode: SandboxMode; network: boolean; allowHosts?: readonly string[] } | undefined;
 }
 
 /** The sandbox in a few words: `workspace-write, network off`. */
 function sandboxText(o: Observed): string {
   if (!o.sandbox || o.sandbox.mode === 'off') return 'off (commands run unsandboxed)';
-  return `${o.sandbox.mode}, network ${o.sandbox.network ? 'open' : 'off'}`;
+  const hosts = o.sandbox.allowHosts ?? [];
+  const network = o.sandbox.network ? 'open' : hosts.length > 0 ? `only ${hosts.join(', ')} (through the proxy)` : 'off';
+  return `${o.sandbox.mode}, network ${network}`;
 }
 
 /**

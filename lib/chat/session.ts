@@ -227,7 +227,7 @@ export function createChatSession(options: ChatSessionOptions): ChatSession {
         budget: session.budget,
         model: session.provider.model,
         approvalMode: options.environment.policy.mode,
-        sandbox: options.environment.sandbox ? { mode: options.environment.sandbox.mode, network: options.environment.sandbox.network } : undefined,
+        sandbox: options.environment.sandbox ? { mode: options.environment.sandbox.mode, network: options.environment.sandbox.network, allowHosts: options.environment.sandbox.allowHosts } : undefined,
       });
     },
     transcript: () => toTranscript(history),

@@ -64,6 +64,8 @@ export interface CompactionOptions {
   fold?: (messages: readonly TranscriptMessage[], options: FoldOptions, signal?: AbortSignal) => Promise<FoldResult>;
   /** Receives `context.compacted`, `usage.reported` and `diagnostic.raised` drafts. */
   onEvent?: (event: EventDraft) => void;
+  /** Called as a compaction begins (before a summary call or a fold), so a surface can say so while it runs. */
+  onCompacting?: () => void;
 }
 
 /** What the kernel reads before a step or after a context-length error. */
@@ -205,6 +207,7 @@ export function createCompactionController(options: CompactionOptions): Compacti
         return pressure >= critical ? { action: 'terminate', reason: 'budget_exceeded', messages: input.messages, pressure } : { action: 'continue', messages: input.messages, pressure };
       }
       flags.compactedForBudget = true; // set when attempted
+      options.onCompacting?.();
       const c = await compactOnce(input);
       options.estimator?.invalidate();
       const reason = `pressure:${pressureLabel(pressure)}${c.changed ? '' : ':no-op'}`;
@@ -216,6 +219,7 @@ export function createCompactionController(options: CompactionOptions): Compacti
     async onContextLengthError(input) {
       const pressure = tokensOf(input.fixed, input.messages) / window;
       if (flags.compactedForRecovery) return { action: 'terminate', reason: 'budget_exceeded', messages: input.messages, pressure };
+      options.onCompacting?.();
       const c = await compactOnce(input);
       flags.compactedForRecovery = true; // set after compacting
       options.estimator?.invalidate();

@@ -19,7 +19,21 @@ export interface ApprovalPolicy {
 }
 
 /** The tools `auto` allows by default: workspace reads, writes and commands, never gated tools. */
-export const DEFAULT_AUTO_TOOLS: readonly string[] = ['read_file', 'write_file', 'edit', 'bash', 'grep', 'glob', 'submit_result'];
+export const DEFAULT_AUTO_TOOLS: readonly string[] = ['read_file', 'write_file', 'edit', 'bash', 'grep', 'glob', 'submit_result', 'apply_patch', 'insert_text'];
+
+/**
+ * The tools a model-native shape offers in place of minicode's own edit tools, and the tools of
+ * ours they stand in for: an allowlist naming all of those allows them too, so one written for
+ * minicode's shapes means the same under a native one.
+ */
+const STANDS_IN_FOR: Readonly<Record<string, readonly string[]>> = { apply_patch: ['write_file', 'edit'], insert_text: ['edit'] };
+
+/** True when an `auto` allowlist allows `name`, itself or through the tools it stands in for. */
+function inAllowlist(name: string, tools: readonly string[]): boolean {
+  if (tools.includes(name)) return true;
+  const covers = STANDS_IN_FOR[name];
+  return covers !== undefined && covers.every((t) => tools.includes(t));
+}
 
 /** What the policy needs to know about one call. */
 export interface ToolCallFacts {
@@ -102,7 +116,7 @@ export function decide(call: ToolCallFacts, mode: ApprovalModeName | ApprovalPol
       if (commandAllowed(command, policy.allowCommands)) return { decision: 'allow', reason: 'command in allowlist' };
       return askOrDeny(call, options.tty, `command not in allowlist: ${command.split('\n')[0]}`);
     }
-    if (tools.includes(call.name)) return { decision: 'allow', reason: 'tool in allowlist' };
+    if (inAllowlist(call.name, tools)) return { decision: 'allow', reason: 'tool in allowlist' };
     return askOrDeny(call, options.tty, `${call.name} not in allowlist`);
   }
   return askOrDeny(call, options.tty, `${call.kind} needs approval in ask mode`);

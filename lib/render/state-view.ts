@@ -177,6 +177,15 @@ export function viewOf(state: ReducerState): StateView {
     taskProgress() {
       return state.live.taskProgress === undefined ? undefined : oneLine(state.live.taskProgress);
     },
+    activeTurn() {
+      for (let i = state.openTasks.length - 1; i >= 0; i--) {
+        const task = own(state.tasks, state.openTasks[i] ?? '');
+        if (!task?.root) continue;
+        const startedAt = epoch(task.startedAt);
+        return startedAt === undefined ? {} : { startedAt };
+      }
+      return undefined;
+    },
     settledTools() {
       const settled = state.run.outcome === 'running' ? settleInterrupted(state) : state;
       return settled.toolOrder.flatMap((id) => {

@@ -1,4 +1,5 @@
 import type { OutputEvent } from '../events/index.js';
+import { activityLine, activityText } from './activity.js';
 import { colorLevel, createLineStyler, diffColor, type ColorLevel } from './color.js';
 import { DIFF_DISPLAY_LINES, diffLines } from './diff.js';
 import { oneLine } from './display-text.js';
@@ -77,6 +78,11 @@ export interface TtyRendererOptions<S> {
    * mode's footer and approval keys); default none. Each is cut to the width like any live line.
    */
   footer?: () => readonly (string | FactLine)[];
+  /**
+   * How the person stops a running turn, shown on the activity line; default `ctrl+c to
+   * interrupt` (the interactive mode says `esc to interrupt`). Empty: no hint.
+   */
+  interruptHint?: string;
 }
 
 /** The TTY renderer's extra controls for an interactive surface (absent on the linear fallback). */
@@ -102,6 +108,20 @@ const defaultTimer: IntervalTimer = {
     clearInterval(handle as NodeJS.Timeout);
   },
 };
+
+/** Events that leave the activity note as it is: bookkeeping the person does not see as progress. */
+const KEEPS_NOTE = new Set(['usage.reported', 'diagnostic.raised', 'checkpoint.created']);
+
+/** The activity note after `event`: a progress message or a retry wait sets it, anything else that happens clears it. */
+function noteAfter(event: OutputEvent, note: string | undefined): string | undefined {
+  if (event.type === 'task.progress') return oneLine(event.payload.message);
+  if (event.type === 'recovery.started') {
+    const p = event.payload;
+    if (p.strategy === 'compaction') return 'compacting';
+    return p.strategy === 'retry' ? `retrying the request${p.attempt !== undefined ? `, attempt ${p.attempt}` : ''}` : `recovering (${p.strategy})`;
+  }
+  return KEEPS_NOTE.has(event.type) ? note : undefined;
+}
 
 /** Erase `rows` screen rows ending at the cursor's row, leaving the cursor at column 0 of the first. */
 export function eraseRows(rows: number): string {
@@ -148,6 +168,9 @@ export function createTtyRenderer<S>(options: TtyRendererOptions<S>): LiveRender
    */
   const streamed = new Set<string>();
   let showReasoning = options.showReasoning ?? false;
+  /** The latest producer note (`task.progress`, a retry wait) until another event overtakes it. */
+  let note: string | undefined;
+  const interruptHint = options.interruptHint ?? 'ctrl+c to interrupt';
   /** What the request event said beyond the reducer's approval state: its options and diff. */
   const approvalExtras = new Map<string, Pick<ApprovalView, 'options' | 'diff'>>();
 
@@ -201,8 +224,17 @@ export function createTtyRenderer<S>(options: TtyRendererOptions<S>): LiveRender
       push(text, (t) => chalk.yellow(APPROVAL_PENDING_LABEL) + t.slice(APPROVAL_PENDING_LABEL.length));
       if (a.diff) for (const line of diffLines(a.diff, liveDiffRows())) pushLine(line);
     }
-    const progress = view.taskProgress();
-    if (progress) push(`${spin} ${progress}`, (t) => chalk.dim(t));
+    // While a turn runs, its activity is the last line above the footer: it moves every frame,
+    // so a stalled stream still shows time passing.
+    const turn = view.activeTurn();
+    if (turn) {
+      const text = activityText(view, { streamed, note });
+      const elapsed = turn.startedAt === undefined ? undefined : at - turn.startedAt;
+      push(activityLine(text, elapsed, spin, interruptHint), (t) => chalk.cyan(t.slice(0, spin.length)) + chalk.dim(t.slice(spin.length)));
+    } else {
+      const progress = view.taskProgress();
+      if (progress) push(`${spin} ${progress}`, (t) => chalk.dim(t));
+    }
     for (const line of options.footer?.() ?? []) pushLine(line);
     return { plain, styled };
   }
@@ -280,6 +312,7 @@ export function createTtyRenderer<S>(options: TtyRendererOptions<S>): LiveRender
       state = next;
       if (event.type === 'assistant.message.delta') streamed.add(`m:${oneLine((event.payload as { messageId: string }).messageId)}`);
       else if (event.type === 'assistant.reasoning.delta') streamed.add(`r:${oneLine((event.payload as { reasoningId: string }).reasoningId)}`);
+      note = noteAfter(event, note);
       const at = Date.parse(event.timestamp);
       if (!Number.isNaN(at)) {
         lastEventAt = at;

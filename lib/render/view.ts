@@ -85,6 +85,8 @@ export interface StateView {
   liveReasoning(): readonly { reasoningId: string; text: string }[];
   /** The latest task progress line, if any. */
   taskProgress(): string | undefined;
+  /** The newest open root task (a turn that is running), with its start in epoch ms; undefined when none is open. */
+  activeTurn(): { readonly startedAt?: number } | undefined;
   /** Every tool, in start order, as the settled run shows it (open ones interrupted). */
   settledTools(): readonly ToolView[];
 }

@@ -43,7 +43,7 @@ const probed = new Map<string, boolean>();
 function bwrapWorks(command: string): boolean {
   let works = probed.get(command);
   if (works === undefined) {
-    const probe: SandboxSettings = { mode: 'read-only', network: false, readDeny: [], writeAllow: [], env: { inherit: 'all', pass: [] } };
+    const probe: SandboxSettings = { mode: 'read-only', network: false, allowHosts: [], readDeny: [], writeAllow: [], env: { inherit: 'all', pass: [] } };
     const result = spawnSync(command, [...bwrapArgs(planSandbox(probe, '/')), '--', 'true'], { stdio: 'ignore', timeout: 10_000 });
     works = result.status === 0;
     probed.set(command, works);

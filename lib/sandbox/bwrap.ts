@@ -15,12 +15,15 @@
  * (when bwrap is killed, by a timeout's process-group kill, the namespace's init dies and the
  * kernel kills every process in it), `--new-session` (no terminal to push keystrokes into), all
  * capabilities dropped (a sandbox entered as root could otherwise remount), and a network
- * namespace with only a loopback of its own unless the network is open.
+ * namespace with only a loopback of its own unless the network is open. With a host allowlist,
+ * the allowlisting proxy's unix socket (`proxySocket`, on the host) is bound at
+ * {@link SANDBOX_PROXY_SOCKET}, the one way out of that namespace (proxy-bridge.ts).
  */
 import type { SandboxPlan } from './plan.js';
+import { SANDBOX_PROXY_SOCKET } from './proxy-bridge.js';
 
-/** The bwrap arguments for `plan`, before `--` and the command. */
-export function bwrapArgs(plan: SandboxPlan): string[] {
+/** The bwrap arguments for `plan`, before `--` and the command; `proxySocket`: the host path of the command's proxy. */
+export function bwrapArgs(plan: SandboxPlan, proxySocket?: string): string[] {
   const args: string[] = [];
   for (const entry of plan.root) {
     if (entry.kind === 'symlink') args.push('--symlink', entry.target, `/${entry.name}`);
@@ -41,6 +44,8 @@ export function bwrapArgs(plan: SandboxPlan): string[] {
     if (p.missing) args.push('--tmpfs', p.path, '--remount-ro', p.path);
     else args.push('--ro-bind', p.path, p.path);
   }
+  // Last, so no root bound over /tmp covers it; read-only is enough, connecting to a socket is no write.
+  if (proxySocket !== undefined) args.push('--ro-bind', proxySocket, SANDBOX_PROXY_SOCKET);
   args.push('--unshare-pid', '--die-with-parent', '--new-session', '--cap-drop', 'ALL');
   if (!plan.network) args.push('--unshare-net');
   args.push('--chdir', plan.cwd);

@@ -5,13 +5,20 @@
  * it in its own process group, which {@link LaunchedChild.killGroup} signals as a whole. A
  * sandboxed child is the backend's process (bwrap, sandbox-exec) with the command under it:
  * signalling the group reaches bwrap, whose death takes the whole PID namespace with it.
+ *
+ * With a host allowlist (`sandbox.network.allow`) the launch also starts the command's own
+ * allowlisting proxy (network-proxy.ts) outside the sandbox, on a unix socket in a private
+ * folder (bwrap binds it in, and the bridge of proxy-bridge.ts relays to it) or on a loopback
+ * port (Seatbelt); it closes when the command does.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { bwrapArgs } from './bwrap.js';
+import { startAllowlistProxy, type AllowlistProxy } from './network-proxy.js';
 import { planSandbox } from './plan.js';
+import { bridgedCommand, proxyEnv } from './proxy-bridge.js';
 import { seatbeltProfile } from './seatbelt.js';
 import type { SandboxSettings } from './settings.js';
 
@@ -36,6 +43,8 @@ export interface LaunchedChild extends ChildProcess {
   stderr: NonNullable<ChildProcess['stderr']>;
   /** Signal its process group (detached) or the process itself; a gone process is no error. */
   killGroup(signal: NodeJS.Signals): void;
+  /** The hosts the allowlisting proxy refused this command so far, each once; empty without a proxy. */
+  refusedHosts(): string[];
 }
 
 /** Signal `pid`'s group (when `group`) or `pid`; a gone process is no error. */
@@ -48,30 +57,56 @@ export function signalProcess(pid: number | undefined, signal: NodeJS.Signals, g
   }
 }
 
-/** What to spawn for `command args` under `sandbox`: the backend's executable and arguments, and a clean-up. */
-function wrap(command: string, args: string[], options: LaunchOptions): { file: string; argv: string[]; env: Record<string, string>; cleanup?: () => void } {
+/** What to spawn for `command args` under `sandbox`: the backend's executable and arguments, its proxy, and a clean-up. */
+function wrap(command: string, args: string[], options: LaunchOptions): { file: string; argv: string[]; env: Record<string, string>; proxy?: AllowlistProxy; cleanup?: () => void } {
   const sandbox = options.sandbox;
   if (!sandbox || sandbox.mode === 'off') return { file: command, argv: args, env: options.env };
   const backend = sandbox.backend;
   // The set-up checks for a backend (requireSandboxBackend) before any command starts.
   if (!backend) throw new Error(`launch: sandbox mode ${sandbox.mode} without a backend`);
   const plan = planSandbox(sandbox, options.cwd, options.workspace ?? options.cwd);
-  if (backend.kind === 'bwrap') return { file: backend.command, argv: [...bwrapArgs(plan), '--', command, ...args], env: { ...options.env, TMPDIR: '/tmp' } };
+  const proxied = plan.allowHosts.length > 0;
+  if (backend.kind === 'bwrap') {
+    const env = { ...options.env, TMPDIR: '/tmp' };
+    if (!proxied) return { file: backend.command, argv: [...bwrapArgs(plan), '--', command, ...args], env };
+    // A private folder (mode 0700) for the socket: nobody else on the host can use the proxy.
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-proxy-'));
+    const proxy = startAllowlistProxy(plan.allowHosts, { path: path.join(folder, 'proxy.sock') });
+    return {
+      file: backend.command,
+      argv: [...bwrapArgs(plan, proxy.address), '--', ...bridgedCommand(process.execPath, command, args)],
+      env,
+      proxy,
+      cleanup: () => {
+        proxy.close();
+        fs.rmSync(folder, { recursive: true, force: true });
+      },
+    };
+  }
   // Seatbelt has no private mounts: the temp folder is a fresh folder per command.
   const tmpdir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-sandbox-')));
+  const proxy = proxied ? startAllowlistProxy(plan.allowHosts, { port: 0 }) : undefined;
+  const proxyPort = proxy ? Number(proxy.address.split(':')[1]) : undefined;
   return {
     file: backend.command,
-    argv: ['-p', seatbeltProfile(plan, tmpdir), command, ...args],
-    env: { ...options.env, TMPDIR: tmpdir },
-    cleanup: () => fs.rmSync(tmpdir, { recursive: true, force: true }),
+    argv: ['-p', seatbeltProfile(plan, tmpdir, proxyPort), command, ...args],
+    env: { ...options.env, TMPDIR: tmpdir, ...(proxy ? proxyEnv(`http://${proxy.address}`) : {}) },
+    ...(proxy ? { proxy } : {}),
+    cleanup: () => {
+      proxy?.close();
+      fs.rmSync(tmpdir, { recursive: true, force: true });
+    },
   };
 }
 
 /** Start `command args`, sandboxed when `options.sandbox` says so. */
 export function launch(command: string, args: string[], options: LaunchOptions): LaunchedChild {
   const detached = options.detached ?? false;
-  const { file, argv, env, cleanup } = wrap(command, args, options);
+  const { file, argv, env, proxy, cleanup } = wrap(command, args, options);
   const child = spawn(file, argv, { cwd: options.cwd, env, detached, stdio: [options.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'], windowsHide: true });
   if (cleanup) child.once('close', cleanup);
-  return Object.assign(child, { killGroup: (signal: NodeJS.Signals) => signalProcess(child.pid, signal, detached) }) as LaunchedChild;
+  return Object.assign(child, {
+    killGroup: (signal: NodeJS.Signals) => signalProcess(child.pid, signal, detached),
+    refusedHosts: () => proxy?.refused() ?? [],
+  }) as LaunchedChild;
 }

@@ -1,13 +1,11 @@
 /**
  * The sandbox of a run as its set-up fills it once: flags over the config over
  * `workspace-write`, the backend found (or MINICODE_E_SANDBOX_UNAVAILABLE, exit 1, naming the
- * install command). `sandbox.network.allow` (named hosts through an allowlisting proxy) is not
- * implemented: a config that sets it is refused, not run with the network silently closed or open.
+ * install command).
  */
 import os from 'node:os';
 import path from 'node:path';
 import { userConfigPath, type LoadedConfig } from '../config-files.js';
-import { MinicodeError } from '../errors.js';
 import { requireSandboxBackend } from './backend.js';
 import { sandboxSettingsOf, type SandboxMode, type SandboxSettings } from './settings.js';
 
@@ -24,12 +22,6 @@ export interface RunSandboxInput {
 /** The run's sandbox settings, its backend found. */
 export function resolveRunSandbox(input: RunSandboxInput): SandboxSettings {
   const config = input.loaded.config.sandbox;
-  if (config?.network?.allow !== undefined) {
-    const file = input.loaded.sources.at(-1) ?? 'the config';
-    throw new MinicodeError('MINICODE_E_CONFIG_INVALID', `config ${file}: sandbox.network.allow: a host allowlist is not supported yet`, {
-      action: 'remove sandbox.network.allow; pass --allow-network to open the network to every host',
-    });
-  }
   const home = input.env.HOME || os.homedir();
   const settings = sandboxSettingsOf({
     flagMode: input.flagMode,

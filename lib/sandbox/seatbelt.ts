@@ -13,8 +13,12 @@ function quote(p: string): string {
   return `"${p.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
 }
 
-/** The Seatbelt profile text for `plan`; `tmpdir` is the command's private temp folder. */
-export function seatbeltProfile(plan: SandboxPlan, tmpdir: string): string {
+/**
+ * The Seatbelt profile text for `plan`; `tmpdir` is the command's private temp folder;
+ * `proxyPort`: the loopback port of the command's allowlisting proxy, the one connection allowed
+ * out when the network is otherwise off.
+ */
+export function seatbeltProfile(plan: SandboxPlan, tmpdir: string, proxyPort?: number): string {
   const lines = [
     '(version 1)',
     '(deny default)',
@@ -35,5 +39,6 @@ export function seatbeltProfile(plan: SandboxPlan, tmpdir: string): string {
   if (plan.protectedPaths.length > 0) lines.push(`(deny file-write* ${plan.protectedPaths.map((p) => `(subpath ${quote(p.path)})`).join(' ')})`);
   // Network off: no rule, so `deny default` refuses every socket connection.
   if (plan.network) lines.push('(allow network*)');
+  else if (proxyPort !== undefined) lines.push(`(allow network-outbound (remote ip "localhost:${proxyPort}"))`);
   return `${lines.join('\n')}\n`;
 }

@@ -25,6 +25,11 @@ export interface SandboxSettings {
   mode: SandboxMode;
   /** True opens the network inside the sandbox (`--allow-network`); default false. */
   network: boolean;
+  /**
+   * Hosts reachable through the allowlisting proxy while the network is otherwise off
+   * (`sandbox.network.allow`: names and `*.name` patterns); default none, no proxy.
+   */
+  allowHosts: readonly string[];
   /** Absolute paths nobody inside may read (hidden behind an empty directory or file). */
   readDeny: readonly string[];
   /** Absolute paths writable besides the workspace (`workspace-write` only). */
@@ -79,7 +84,7 @@ function absolute(p: string, home: string, cwd: string): string {
 /**
  * The settings of a run: the flag's mode over the config's over `workspace-write`; the default
  * deny list plus `sandbox.readDeny` (a path given as `!PATH` is taken off the list instead);
- * `--allow-network` opens the network.
+ * `--allow-network` opens the network, else `sandbox.network.allow` names the hosts the proxy lets through.
  */
 export function sandboxSettingsOf(input: SandboxSettingsInput): SandboxSettings {
   const config = input.config ?? {};
@@ -89,9 +94,12 @@ export function sandboxSettingsOf(input: SandboxSettingsInput): SandboxSettings 
     if (entry.startsWith('!')) deny.delete(abs(entry.slice(1)));
     else deny.add(abs(entry));
   }
+  const network = input.allowNetwork === true;
   return {
     mode: input.flagMode ?? config.mode ?? DEFAULT_SANDBOX_MODE,
-    network: input.allowNetwork === true,
+    network,
+    // An open network needs no proxy: every host is reachable already.
+    allowHosts: network ? [] : (config.network?.allow ?? []),
     readDeny: [...deny],
     writeAllow: (config.writeAllow ?? []).map(abs),
     env: { inherit: config.env?.inherit ?? 'all', pass: config.env?.pass ?? [] },

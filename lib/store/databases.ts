@@ -27,6 +27,8 @@ export interface StoreDatabases {
   batches: Database<Uint8Array, BatchKey> | undefined;
   sessions: Database<SessionIndexEntry, string>;
   contentDb: Database<ContentRecord, string>;
+  /** Batch line records by link key (undefined read-only when never written; lib/batch/record-links.ts). */
+  batchRecords: Database<unknown, string> | undefined;
 }
 
 /** Open the environment of `dir` and its databases; throws MINICODE_E_STORE when it cannot. */
@@ -142,5 +144,6 @@ function openAll(options: { dir: string; readOnly?: boolean; compression?: boole
   const batches: Database<Uint8Array, BatchKey> | undefined = root.openDB({ name: 'batches', encoding: 'binary', compression: { threshold: BATCH_COMPRESSION_THRESHOLD } });
   const sessions: Database<SessionIndexEntry, string> = root.openDB({ name: 'sessions' });
   const contentDb: Database<ContentRecord, string> = root.openDB({ name: 'content' });
-  return { root, batches, sessions, contentDb };
+  const batchRecords: Database<unknown, string> | undefined = root.openDB({ name: 'batch-records' });
+  return { root, batches, sessions, contentDb, batchRecords };
 }

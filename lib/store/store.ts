@@ -92,6 +92,14 @@ export interface EventStore {
   putContent(content: Uint8Array | string, options?: { mediaType?: string; preview?: string }): Promise<ContentRef>;
   getContent(ref: ContentRef | string): ContentLookup;
   evictContent(ref: ContentRef): Promise<ContentRef>;
+  /**
+   * Keep a batch line's record (plain JSON, already scrubbed) under `key`; resolves once it is
+   * committed and synced. A batch whose output directory lost it takes it from here on resume
+   * (lib/batch/record-links.ts).
+   */
+  putBatchRecord(key: string, record: unknown): Promise<void>;
+  /** The batch record kept under `key`, or undefined. */
+  getBatchRecord(key: string): unknown;
   /** Flush and close; the store must not be used afterwards. */
   close(): Promise<void>;
 }
@@ -136,7 +144,7 @@ export function openStore(options: StoreOptions): EventStore {
   if (!dir) throw new TypeError('openStore: dir is required');
   const maxOpenSessions = options.maxOpenSessions ?? DEFAULT_MAX_OPEN_SESSIONS;
   if (!Number.isInteger(maxOpenSessions) || maxOpenSessions < 1) throw new TypeError('openStore: maxOpenSessions must be an integer >= 1');
-  const { root, batches, sessions, contentDb } = openDatabases(options);
+  const { root, batches, sessions, contentDb, batchRecords } = openDatabases(options);
   const contentOptions: { maxContentBytes?: number; clock?: () => number } = {};
   if (options.maxContentBytes !== undefined) contentOptions.maxContentBytes = options.maxContentBytes;
   if (options.clock !== undefined) contentOptions.clock = options.clock;
@@ -400,6 +408,11 @@ export function openStore(options: StoreOptions): EventStore {
     putContent: (c, o) => underLock(() => content.put(c, o)).catch(failedWrite),
     getContent: (ref) => content.get(ref),
     evictContent: (ref) => underLock(() => content.evict(ref)).catch(failedWrite),
+    async putBatchRecord(key, record) {
+      if (options.readOnly || !batchRecords) throw new MinicodeError('MINICODE_E_STORE', 'the store is open read-only');
+      await underLock(() => batchRecords.put(key, record)).catch(failedWrite);
+    },
+    getBatchRecord: (key) => batchRecords?.get(key),
     async close() {
       // A write error `flushed` already reported is not thrown again: the caller has it.
       let error: unknown;

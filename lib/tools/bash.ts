@@ -65,7 +65,7 @@ export const bashTool: Tool<Input> = {
         // The command's own children may still hold the pipes; make sure none outlives the call.
         child.killGroup('SIGKILL');
         const { text, truncated } = collector.result();
-        const note = refusalNote(text, ctx.sandbox);
+        const note = refusalNote(text, ctx.sandbox, child.refusedHosts());
         const output = `${text.length > 0 ? text : '(no output)'}${note ? `\n${note}` : ''}`;
         if (stopped === 'timeout') {
           resolve({

@@ -1,3 +1,4 @@
+import { applyPatchTool } from './apply-patch.js';
 import { askUserTool } from './ask-user.js';
 import { bashTool } from './bash.js';
 import { editTool } from './edit.js';
@@ -5,6 +6,7 @@ import { gitCommitTool } from './git-commit.js';
 import { globTool } from './glob.js';
 import { describeInputIssues } from './input-issues.js';
 import { grepTool } from './grep.js';
+import { insertTextTool } from './insert-text.js';
 import { readFileTool } from './read-file.js';
 import { createSubmitResultTool } from './submit-result.js';
 import { createUpdatePlanTool } from './update-plan.js';
@@ -26,7 +28,7 @@ export interface ToolDefinition {
 export interface ToolRegistry {
   readonly tools: ReadonlyMap<string, AnyTool>;
   get(name: string): AnyTool | undefined;
-  /** Provider-facing definitions, in registration order. */
+  /** Provider-facing definitions of minicode's own tool list, in registration order (tools reached only through a native shape are left out). */
   definitions(): ToolDefinition[];
   /**
    * Validate the model's arguments text and run the tool. Unknown tools, bad JSON and schema
@@ -63,7 +65,20 @@ export interface ToolRegistryOptions {
  * instance, so two runs never share "already submitted"; `update_plan` knows its first call.
  */
 export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegistry {
-  const builtIn: AnyTool[] = [readFileTool, writeFileTool, editTool, bashTool, grepTool, globTool, gitCommitTool, createSubmitResultTool(options.outputSchema), createUpdatePlanTool(), askUserTool];
+  const builtIn: AnyTool[] = [
+    readFileTool,
+    writeFileTool,
+    editTool,
+    bashTool,
+    grepTool,
+    globTool,
+    gitCommitTool,
+    createSubmitResultTool(options.outputSchema),
+    createUpdatePlanTool(),
+    askUserTool,
+    applyPatchTool,
+    insertTextTool,
+  ];
   const extraOf = typeof options.extra === 'function' ? options.extra : () => (options.extra as readonly AnyTool[] | undefined) ?? [];
   // Rebuilt only when the extra list is a new array (the MCP manager replaces it on a change).
   let seenExtra: readonly AnyTool[] | undefined;
@@ -86,7 +101,7 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
     get: (name) => current().get(name),
     definitions: () => {
       current();
-      return selected.map((t) => ({ name: t.name, description: t.description, jsonSchema: t.jsonSchema }));
+      return selected.filter((t) => t.shapeOnly !== true).map((t) => ({ name: t.name, description: t.description, jsonSchema: t.jsonSchema }));
     },
     async invoke(name, argumentsText, ctx) {
       const tools = current();

@@ -205,4 +205,36 @@ export const INPUT_JSON_SCHEMAS: Record<string, Record<string, unknown>> = {
     },
     required: ['question'],
   },
+  apply_patch: {
+    type: 'object',
+    properties: {
+      input: {
+        description: 'The whole patch, from *** Begin Patch to *** End Patch',
+        type: 'string',
+        minLength: 1,
+      },
+    },
+    required: ['input'],
+  },
+  insert_text: {
+    type: 'object',
+    properties: {
+      path: {
+        description: 'File path, relative to the workspace',
+        type: 'string',
+        minLength: 1,
+      },
+      insert_line: {
+        description: 'The line after which the text goes; 0 puts it before the first line',
+        type: 'integer',
+        minimum: 0,
+        maximum: 9007199254740991,
+      },
+      text: {
+        description: 'The text to insert',
+        type: 'string',
+      },
+    },
+    required: ['path', 'insert_line', 'text'],
+  },
 };

@@ -93,6 +93,18 @@ export const AskUserInput = z.object({
   question: z.string().min(1).describe('One clear question for the user'),
 });
 
+/** `apply_patch` (offered to OpenAI's coding models in place of write_file and edit): the whole patch, `*** Begin Patch` to `*** End Patch`. */
+export const ApplyPatchInput = z.object({
+  input: z.string().min(1).describe('The whole patch, from *** Begin Patch to *** End Patch'),
+});
+
+/** `insert_text` (the Anthropic text editor's `insert` command): text placed after a line. */
+export const InsertTextInput = z.object({
+  path: z.string().min(1).describe('File path, relative to the workspace'),
+  insert_line: z.number().int().min(0).describe('The line after which the text goes; 0 puts it before the first line'),
+  text: z.string().describe('The text to insert'),
+});
+
 /** Every built-in tool's input schema, by tool name. */
 export const TOOL_INPUT_SCHEMAS = {
   read_file: ReadFileInput,
@@ -105,6 +117,8 @@ export const TOOL_INPUT_SCHEMAS = {
   submit_result: SubmitResultInput,
   update_plan: UpdatePlanInput,
   ask_user: AskUserInput,
+  apply_patch: ApplyPatchInput,
+  insert_text: InsertTextInput,
 } as const;
 
 /** The JSON Schema of a zod input schema as providers are sent it (draft 7, the input side, without `$schema`). */

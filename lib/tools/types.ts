@@ -173,6 +173,11 @@ export interface Tool<Input = unknown> {
    * `update_plan`): no checkpoint is taken for it. `read` and `search` tools never change it.
    */
   readOnly?: boolean;
+  /**
+   * Reached only through a model-native tool shape (lib/tools/shapes.ts: `apply_patch`,
+   * `insert_text`): left out of minicode's own tool list, still run like any other tool.
+   */
+  shapeOnly?: boolean;
   /** The provider-facing JSON Schema of the input (built-in tools: input-json-schemas.ts, generated from their zod schemas; MCP: the server's). */
   jsonSchema: Record<string, unknown>;
   /** The MCP server the tool belongs to (named in tool events and matched by `mcp__<server>__*`). */

@@ -25,7 +25,12 @@ function write(name, description, turns) {
   startCassette(dir, { format: 'anthropic', model: MODEL, description }, 0);
   turns.forEach((turn, i) => {
     const evs = events(turn, i + 1);
-    const chunks = turn.delayMs ? evs.map((e) => ({ bytes: Buffer.byteLength(e), delayMs: turn.delayMs })) : undefined;
+    // `stallMs`: the stream opens (message_start), then nothing arrives for that long.
+    const chunks = turn.delayMs
+      ? evs.map((e) => ({ bytes: Buffer.byteLength(e), delayMs: turn.delayMs }))
+      : turn.stallMs
+        ? evs.map((e, k) => ({ bytes: Buffer.byteLength(e), ...(k === 1 ? { delayMs: turn.stallMs } : {}) }))
+        : undefined;
     writeExchange(dir, i + 1, { requestPath: '/v1/messages', contentType: 'text/event-stream; charset=utf-8', ext: 'sse', body: evs.join(''), chunks });
   });
 }
@@ -56,5 +61,10 @@ write('chat-cached', 'Hand-made chat: two plain answers whose prompts are mostly
 write('chat-slow', 'Hand-made chat: prompt 1 streams a long answer slowly (400 ms per event, Esc aborts it); prompt 2 answers at once.', [
   { tag: 'a', text: 'Counting slowly: one, two, three, four, five, six, seven, eight, nine, ten, eleven, twelve, thirteen, fourteen, fifteen, sixteen.', piece: 8, delayMs: 400 },
   { tag: 'b', text: 'Still here after the abort.' },
+]);
+write('chat-stall', 'Hand-made chat: prompt 1 stalls 6 s after the stream opens, then runs a bash command printing 12 lines; prompt 2 answers at once.', [
+  { tag: 'a', text: 'Listing the rows.', stallMs: 6000, calls: [{ id: 'toolu_chat_rows_1', name: 'bash', args: { command: "printf 'row %s\\n' 1 2 3 4 5 6 7 8 9 10 11 12" } }] },
+  { tag: 'b', text: 'The command printed twelve rows.' },
+  { tag: 'c', text: 'Still here.' },
 ]);
 console.log('chat cassettes written');

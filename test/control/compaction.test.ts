@@ -48,6 +48,17 @@ describe('who requests a compaction', () => {
     expect(controller.flags.compactedForBudget).toBe(false);
   });
 
+  it('says a compaction begins before it runs, and says nothing when none is needed', async () => {
+    const said: string[] = [];
+    const onCompacting = (): void => void said.push(`compacting with ${events.length} events out`);
+    const { messages, events, controller } = setup(0.8, { onCompacting });
+    await controller.beforeStep({ turn: 1, fixed, messages });
+    expect(said).toEqual(['compacting with 0 events out']);
+    const calm = setup(0.7, { onCompacting: () => void said.push('again') });
+    await calm.controller.beforeStep({ turn: 1, fixed, messages: calm.messages });
+    expect(said).toHaveLength(1);
+  });
+
   it('the recovery path compacts after a context-length error whatever the pressure', async () => {
     const { messages, events, controller } = setup(0.3);
     const d = await controller.onContextLengthError({ turn: 1, fixed, messages });

@@ -58,6 +58,16 @@ describe('decide', () => {
     expect(decide(edit, { mode: 'auto', allowTools: ['read_file'] }, { tty: false }).decision).toBe('deny');
   });
 
+  it("allows the native shapes' edit tools where the allowlist allows the tools they stand in for", () => {
+    const patch: ToolCallFacts = { name: 'apply_patch', kind: 'edit', gated: false };
+    const insert: ToolCallFacts = { name: 'insert_text', kind: 'edit', gated: false };
+    expect(decide(patch, 'auto', { tty: false }).decision).toBe('allow');
+    expect(decide(patch, { mode: 'auto', allowTools: ['edit', 'write_file'] }, { tty: false }).decision).toBe('allow');
+    expect(decide(patch, { mode: 'auto', allowTools: ['edit'] }, { tty: false }).decision).toBe('deny');
+    expect(decide(insert, { mode: 'auto', allowTools: ['edit'] }, { tty: false }).decision).toBe('allow');
+    expect(decide(insert, 'read-only', { tty: false }).decision).toBe('deny');
+  });
+
   it('never matches chained commands against the allowlist', () => {
     expect(commandAllowed('npm test && rm -rf /', ['npm test'])).toBe(false);
     expect(commandAllowed('npm test $(whoami)', ['npm test'])).toBe(false);

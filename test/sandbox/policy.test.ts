@@ -70,6 +70,32 @@ describe('the bwrap arguments', () => {
     expect(args.slice(-2)).toEqual(['--chdir', ws]);
   });
 
+  it("make a linked worktree's own git directory and the object store writable, the rest of the repository readable only", () => {
+    const { base, settings } = fixture();
+    const repo = path.join(base, 'repo');
+    const wt = path.join(base, 'wt');
+    fs.mkdirSync(path.join(repo, '.git/worktrees/wt'), { recursive: true });
+    fs.mkdirSync(path.join(repo, '.git/objects'));
+    fs.writeFileSync(path.join(repo, '.git/worktrees/wt/commondir'), '../..\n');
+    fs.mkdirSync(wt);
+    fs.writeFileSync(path.join(wt, '.git'), `gitdir: ${path.join(repo, '.git/worktrees/wt')}\n`);
+    const plan = planSandbox(settings, wt);
+    expect(plan.writableRoots).toEqual([wt, path.join(repo, '.git/worktrees/wt'), path.join(repo, '.git/objects')]);
+    expect(plan.readableRoots).toEqual([path.join(repo, '.git')]);
+    const readOnly = planSandbox({ ...settings, mode: 'read-only' }, wt);
+    expect(readOnly.writableRoots).toEqual([]);
+    expect(readOnly.readableRoots).toEqual([wt, path.join(repo, '.git')]);
+  });
+
+  it('bind the allowlisting proxy socket last, after every root, with the network namespace kept', () => {
+    const { ws, settings } = fixture();
+    const args = bwrapArgs(planSandbox({ ...settings, allowHosts: ['localhost'] }, ws), '/tmp/p/proxy.sock');
+    const at = args.indexOf('/tmp/p/proxy.sock');
+    expect(args.slice(at - 1, at + 2)).toEqual(['--ro-bind', '/tmp/p/proxy.sock', '/tmp/.minicode-proxy.sock']);
+    expect(args.lastIndexOf('--bind')).toBeLessThan(at);
+    expect(args).toContain('--unshare-net');
+  });
+
   it('leave the network shared with --allow-network, and in read-only bind the workspace read-only and nothing writable', () => {
     const { ws, settings } = fixture();
     const args = bwrapArgs(planSandbox({ ...settings, mode: 'read-only', network: true }, ws));
@@ -111,6 +137,13 @@ describe('the Seatbelt profile', () => {
     expect(seatbeltProfile(planSandbox({ ...settings, network: true }, ws), '/t')).toContain('(allow network*)');
   });
 
+  it('under a host allowlist opens only the connection to the proxy port', () => {
+    const { ws, settings } = fixture();
+    const profile = seatbeltProfile(planSandbox({ ...settings, allowHosts: ['registry.npmjs.org'] }, ws), '/t', 41234);
+    expect(profile).toContain('(allow network-outbound (remote ip "localhost:41234"))');
+    expect(profile).not.toContain('(allow network*)');
+  });
+
   it('quotes a path with a double quote or a backslash as a Scheme string', () => {
     const { ws, settings } = fixture();
     const odd = path.join(ws, 'a"b\\c');
@@ -141,5 +174,13 @@ describe('a refusal note', () => {
     expect(refusalNote('connect: Connection refused', { ...on, network: true })).toBeUndefined();
     expect(refusalNote('bash: /etc/x: Read-only file system', { mode: 'off', network: false })).toBeUndefined();
     expect(refusalNote('all good', on)).toBeUndefined();
+  });
+
+  it('under a host allowlist names the hosts the proxy refused, and which hosts are reachable', () => {
+    const proxied = { mode: 'workspace-write' as const, network: false, allowHosts: ['registry.npmjs.org', '*.github.com'] };
+    expect(refusalNote('curl: (56) CONNECT tunnel failed, response 403', proxied, ['evil.example'])).toBe(
+      '[the sandbox (workspace-write) refused a connection to evil.example: only registry.npmjs.org, *.github.com can be reached, through the proxy in HTTP_PROXY/HTTPS_PROXY (the user can add hosts to sandbox.network.allow)]',
+    );
+    expect(refusalNote('Network is unreachable', proxied)).toContain('only registry.npmjs.org, *.github.com can be reached');
   });
 });

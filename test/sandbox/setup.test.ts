@@ -2,7 +2,7 @@
  * The sandbox at set-up, through the real CLI: without a backend a sandboxed mode is a set-up
  * error (exit 1, the one ok:false summary naming the install command), never a silent run
  * without it; `--sandbox off` runs and says so in session.started; a bad mode is a usage error;
- * the not-implemented host allowlist is refused rather than ignored.
+ * a host allowlist entry that is not a host name is refused rather than ignored.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -44,12 +44,11 @@ describe('the sandbox at set-up', () => {
     expect(r.stderr).toContain('--sandbox');
   });
 
-  it('refuses sandbox.network.allow (a host allowlist is not implemented) instead of ignoring it', async () => {
+  it('refuses a sandbox.network.allow entry that is not a host name (a URL) instead of ignoring it', async () => {
     const home = tempDir('minicode-home-');
-    fs.writeFileSync(path.join(home, 'config.json'), JSON.stringify({ sandbox: { network: { allow: ['registry.npmjs.org'] } } }));
+    fs.writeFileSync(path.join(home, 'config.json'), JSON.stringify({ sandbox: { network: { allow: ['https://registry.npmjs.org/'] } } }));
     const run = await execJson(replay, { cwd: scratchProject(), home });
     expect(run.code).toBe(1);
     expect(run.summary).toMatchObject({ ok: false, error: { code: 'MINICODE_E_CONFIG_INVALID' } });
-    expect((run.summary.error as { action: string }).action).toContain('--allow-network');
   });
 });

@@ -1,0 +1,41 @@
+/**
+ * The store's copy of a batch's records, so a resumed batch takes a finished run from there
+ * when its output directory lost the record (a full disk stopped the batch after the run was
+ * paid for, or `results.jsonl` was cut) instead of running it again.
+ *
+ * A record is linked to its batch by the output directory's batch id (`OUT/batch-id`, made once
+ * when the directory is first opened: a fresh `--out` is a fresh batch, whose lines all run) and
+ * to its line by the line id. The key is that id and a digest of the line id (a line id may be
+ * longer than an LMDB key). The record is scrubbed as every artefact is before it is kept: the
+ * store holds no secret a line's metadata carried. The store is kept on its own folder, which a
+ * full output disk usually is not on; when it cannot take the record either, the run's record is
+ * simply written to the output as without a store.
+ */
+import { createHash } from 'node:crypto';
+import { scrubArtefactValue } from '../artefacts.js';
+import type { EventStore } from '../store/index.js';
+import type { BatchRecord } from './records.js';
+
+/** A batch's records in the store. */
+export interface RecordLinks {
+  /** The record kept for `lineId`, or undefined (none, or not a record of that line). */
+  get(lineId: string): BatchRecord | undefined;
+  /** Keep `record` (scrubbed); resolves once it is synced, rejects with the store's write error. */
+  put(record: BatchRecord): Promise<void>;
+}
+
+function keyOf(batchId: string, lineId: string): string {
+  return `${batchId}/${createHash('sha256').update(lineId).digest('hex')}`;
+}
+
+/** The links of the batch `batchId` in `store`. */
+export function recordLinks(store: EventStore, batchId: string): RecordLinks {
+  return {
+    get(lineId) {
+      const record = store.getBatchRecord(keyOf(batchId, lineId)) as Partial<BatchRecord> | undefined;
+      if (!record || record.id !== lineId || (record.kind !== 'result' && record.kind !== 'error')) return undefined;
+      return record as BatchRecord;
+    },
+    put: (record) => store.putBatchRecord(keyOf(batchId, record.id), scrubArtefactValue(record)),
+  };
+}
