@@ -27,6 +27,7 @@ interface ReportedCodeSpec {
 export const ERROR_CODES = {
   MINICODE_E_ABORTED: { category: 'USER_ERROR', recoverability: 'RECOVERABLE', exitCode: 130, meaning: 'the run or task was cancelled (Ctrl+C, Esc, or a parent signal)' },
   MINICODE_E_AGENT: { meaning: 'a native agent in a batch ended without completing and without an error of its own' },
+  MINICODE_E_AGENT_DEFINITION: { meaning: 'an agent definition file (agents/*.md) could not be read or has no usable name or description; it was skipped' },
   MINICODE_E_AGENT_NOT_INSTALLED: {
     category: 'CONFIGURATION_ERROR',
     recoverability: 'ACTION_REQUIRED',

@@ -12,7 +12,7 @@ import { createTermination, settleRun } from '../control/termination.js';
 import { realTimers, type Timers } from '../control/timers.js';
 import { createUsageCollector, type UsageTotals } from '../control/usage.js';
 import { createApprovalHook, credentialValueMasker } from '../policy/index.js';
-import type { ToolRegistry } from '../tools/index.js';
+import type { ChildSessions, ToolRegistry } from '../tools/index.js';
 import type { Conversation, ConversationMessage, ProviderFormat } from './conversation.js';
 import type { Interaction } from './interaction.js';
 import { promptSettings, type PromptSettings } from './prompt-settings.js';
@@ -72,6 +72,15 @@ export interface AgentOptions {
   turnId?: number | undefined;
   /** The session the turn belongs to (labels its checkpoint); default the task id. */
   sessionId?: string | undefined;
+  /** Child sessions the `task` tool may start (lib/agent/children.ts); their spend counts in this run's budget. Default none. */
+  children?: ChildSessions | undefined;
+  /** Called with the run's usage totals after each report (its children's cost included): a child's parent counts it in its budget. */
+  onUsage?: ((totals: UsageTotals) => void) | undefined;
+  /**
+   * Why a stop of this run is a cancellation: `parent-cancel` for a child session, whose signal
+   * is its parent's run (it has no deadline or budget of its own). Default none.
+   */
+  cancelCause?: 'parent-cancel' | undefined;
 }
 
 /** What the model is told when it finishes without the typed result the run needs. */
@@ -125,9 +134,33 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
   const disarm = limits.timeoutMs !== undefined ? termination.deadline(limits.timeoutMs, options.timers ?? realTimers) : () => {};
   const priceProvider = priceProviderOf(provider.format);
   let budgetWatcher: ReturnType<typeof watchBudgetLimit> | undefined;
-  const collector = createUsageCollector({
-    onChange: (totals) => budgetWatcher?.check(totals.costUsd),
-  });
+  // The children's estimated spend by tool call, counted with the run's own in its budget
+  // (undefined: unknown, which makes the sum unknown).
+  const childCosts = new Map<string, number | undefined>();
+  const spendOf = (own: number | undefined): number | undefined => {
+    let sum = own;
+    for (const cost of childCosts.values()) sum = sum === undefined || cost === undefined ? undefined : sum + cost;
+    return sum;
+  };
+  const onSpend = (): void => {
+    const totals = collector.session();
+    const costUsd = spendOf(totals.costUsd);
+    budgetWatcher?.check(costUsd);
+    options.onUsage?.({ ...totals, costUsd });
+  };
+  const collector = createUsageCollector({ onChange: onSpend });
+  const children: ChildSessions | undefined = options.children && {
+    agents: options.children.agents,
+    canStart: options.children.canStart,
+    run: (request) =>
+      options.children!.run({
+        ...request,
+        onCost: (costUsd) => {
+          childCosts.set(request.toolCallId, costUsd);
+          onSpend();
+        },
+      }),
+  };
   if (limits.budget) {
     budgetWatcher = watchBudgetLimit(limits.budget, { abort: (reason) => termination.request('budget_exceeded', (reason as { message?: string }).message) });
   }
@@ -303,6 +336,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
               promptAskText: interaction.promptAskText,
               fs: environment.fileSystem,
               terminal: environment.terminal,
+              children,
             },
           }).then((executed) => ({ call, executed })),
         ),
@@ -338,7 +372,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
         ? lastError
         : { category: spec.category, recoverability: spec.recoverability, code: settled.error?.code ?? 'MINICODE_E_INTERNAL', message: settled.error?.message ?? reason };
     if (reason === 'aborted' || reason === 'timeout' || reason === 'budget_exceeded') {
-      emit({ type: 'task.cancelled', payload: { taskId, reason, message: error.message, durationMs } });
+      emit({ type: 'task.cancelled', payload: { taskId, reason, message: error.message, durationMs, ...(options.cancelCause ? { cause: options.cancelCause } : {}) } });
     } else {
       emit({ type: 'task.failed', payload: { taskId, reason, error, durationMs } });
     }

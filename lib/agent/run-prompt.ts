@@ -21,10 +21,12 @@ import type { ConversationMessage } from './conversation.js';
 import type { AgentOptions, AgentResult } from './loop.js';
 import { promptSettings } from './prompt-settings.js';
 import { mark } from '../timeline.js';
+import { builtInAgents } from './agent-definitions.js';
+import { createChildSessions, type ParentLink } from './children.js';
 import { definedOnly } from '../defined-only.js';
 
 /** Options of {@link runPrompt}. */
-export interface PromptRunOptions extends Omit<AgentOptions, 'emit' | 'write' | 'tools' | 'toolsReady' | 'history' | 'taskId' | 'turnId'> {
+export interface PromptRunOptions extends Omit<AgentOptions, 'emit' | 'write' | 'tools' | 'toolsReady' | 'history' | 'taskId' | 'turnId' | 'children' | 'cancelCause'> {
   /** Where the session is kept; absent (and no `openStore`) means not stored. */
   store?: EventStore | undefined;
   /**
@@ -60,6 +62,16 @@ export interface PromptRunOptions extends Omit<AgentOptions, 'emit' | 'write' | 
   endSession?: boolean;
   /** Called once the run's events are settled, before the store acknowledges them (see `RunPipelineOptions.onSettled`). */
   onSettled?: (() => void) | undefined;
+  /** The tools the run may use, by name (`submit_result` and `task` always); `all` or undefined: every tool. A child's agent definition sets it. */
+  toolNames?: readonly string[] | 'all' | undefined;
+  /** This run is a child session (the `task` tool): its parent, recorded in `session.started`. */
+  parentLink?: ParentLink | undefined;
+  /**
+   * How the surface shows a child session's events, one renderer per child (`exec --json`: its
+   * envelopes among the parent's lines); undefined: not rendered (its progress still shows as the
+   * parent's `tool.progress` under the `task` call).
+   */
+  childRenderer?: (() => Renderer<ReducerState> | undefined) | undefined;
 }
 
 /** What a prompt run gives its caller. */
@@ -170,10 +182,18 @@ export async function runPrompt(options: PromptRunOptions): Promise<PromptRun> {
         systemPromptDigest: system.digest,
         instructions: system.instructionFiles,
         outputSchemaDigest: outputSchema ? outputSchema.digest : undefined,
+        parentSessionId: options.parentLink?.parentSessionId,
+        parentToolCallId: options.parentLink?.parentToolCallId,
+        subagentType: options.parentLink?.subagentType,
       }),
       fidelity: 'synthetic',
     });
     for (const d of system.diagnostics) pipeline.emit({ type: 'diagnostic.raised', payload: { ...d, category: 'CONFIGURATION_ERROR' } });
+    if (!options.parentLink) {
+      for (const message of options.environment.agents?.problems ?? []) {
+        pipeline.emit({ type: 'diagnostic.raised', payload: { code: 'MINICODE_E_AGENT_DEFINITION', message, category: 'CONFIGURATION_ERROR', action: 'fix or remove the file' } });
+      }
+    }
   }
   for (const d of options.preamble ?? []) pipeline.emit(d);
   // The agent loop, the tools and the providers load only now, once the first events are out
@@ -184,9 +204,12 @@ export async function runPrompt(options: PromptRunOptions): Promise<PromptRun> {
   // The store opens now, the agent loop and the tools load meanwhile; no turn starts before it is open.
   const opening = held ? options.openStore?.() : undefined;
   const loading = Promise.all([import('./loop.js'), import('../tools/index.js')]);
+  // The open store, where child sessions are kept beside this one.
+  let opened = options.store;
   if (held && opening) {
     try {
-      held.attach(await opening);
+      opened = await opening;
+      held.attach(opened);
     } catch (error) {
       held.abandon();
       loading.catch(() => undefined);
@@ -197,10 +220,28 @@ export async function runPrompt(options: PromptRunOptions): Promise<PromptRun> {
   const [{ runAgent }, { createToolRegistry }] = await loading;
   mark('run: agent loop and tools loaded');
   const toolSource = options.environment.toolSource;
-  const detachTools = toolSource?.attach((d) => pipeline.emit(d));
+  // A child shares its parent's tool source, whose diagnostics stay routed to the parent.
+  const detachTools = options.parentLink ? undefined : toolSource?.attach((d) => pipeline.emit(d));
+  const children = createChildSessions({
+    parent: options,
+    parentSessionId: sessionId,
+    depth: options.parentLink?.depth ?? 0,
+    agents: options.environment.agents ?? builtInAgents(),
+    store: opened,
+    parentSettled: () => pipeline.settled(),
+    runPrompt,
+  });
+  const names = options.toolNames;
   const result = await runAgent({
     ...options,
-    tools: createToolRegistry({ extra: toolSource ? () => toolSource.tools() : undefined, outputSchema: prompting.outputSchema }),
+    tools: createToolRegistry({
+      extra: toolSource ? () => toolSource.tools() : undefined,
+      outputSchema: prompting.outputSchema,
+      children,
+      ...(names !== undefined && names !== 'all' ? { only: [...names, 'submit_result', 'task'] } : {}),
+    }),
+    children,
+    cancelCause: options.parentLink ? 'parent-cancel' : undefined,
     prompting,
     toolsReady: toolSource?.ready ? () => toolSource.ready!() : undefined,
     history: options.session?.history ?? [],
@@ -210,6 +251,9 @@ export async function runPrompt(options: PromptRunOptions): Promise<PromptRun> {
     emit: (d, ids) => pipeline.emit(d, ids),
     write: (drafts, ids) => pipeline.write(drafts, ids),
   }).finally(() => detachTools?.());
+  // A child never outlives its parent: a stopped parent settles at once, its children end (their
+  // signal is the parent's) before the parent's session does.
+  await children.settled();
   mark('run: agent loop done');
   let verify: VerifyReport | undefined;
   if (options.verifyCommand && result.reason === 'completed') {

@@ -3,6 +3,7 @@
  * loaded, provider resolved (a replay cassette served over loopback), the store opened. Each
  * failure is a MinicodeError with one actionable message.
  */
+import { loadAgentDefinitions } from './agent-definitions.js';
 import { resolveRunSandbox } from '../sandbox/resolve.js';
 import { SANDBOX_MODES, type SandboxMode, type SandboxSettings } from '../sandbox/settings.js';
 import fs from 'node:fs';
@@ -68,6 +69,8 @@ export interface ExecFlags {
   outputSchema?: string | undefined;
   /** `--prompt-file FILE` (exec). */
   promptFile?: string | undefined;
+  /** `--json-children events|summary` (exec --json): how child sessions' events are printed. */
+  jsonChildren?: string | undefined;
 }
 
 /**
@@ -180,6 +183,7 @@ export async function prepareRun(flags: ExecFlags, env: NodeJS.ProcessEnv = proc
       checkpoints: checkpointSettingsOf({ flag: flags.checkpoint, config: loaded.config.checkpoints, env }),
       sandbox,
       maskCredentialsInRequests: loaded.config.maskCredentialsInRequests ?? true,
+      agents: loadAgentDefinitions({ env, cwd, allowLocalConfig: flags.allowLocalConfig === true }),
     }),
     prompting,
     approval,

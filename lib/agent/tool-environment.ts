@@ -8,6 +8,7 @@
 import type { SandboxSettings } from '../sandbox/settings.js';
 import type { CheckpointSettings } from '../checkpoints/settings.js';
 import type { ApprovalPolicy } from '../policy/decide.js';
+import type { AgentCatalogue } from './agent-definitions.js';
 import { DEFAULT_TOOL_LIMITS, type ToolFileSystem, type ToolLimits, type ToolSource, type ToolTerminal } from '../tools/types.js';
 
 /** The tools' environment; {@link toolEnvironment} fills the defaults (process.env, `auto` approvals, no checkpoints, no MCP, local files and subprocesses, {@link DEFAULT_TOOL_LIMITS}). */
@@ -35,6 +36,8 @@ export interface ToolEnvironment {
    * (config `maskCredentialsInRequests`); default true.
    */
   maskCredentialsInRequests: boolean;
+  /** The agent definitions child sessions (the `task` tool) may run; undefined: the built-in ones. */
+  agents: AgentCatalogue | undefined;
 }
 
 /** A tool environment in `cwd`: `given` over the defaults. */
@@ -50,6 +53,7 @@ export function toolEnvironment(cwd: string, given: Partial<Omit<ToolEnvironment
     limits: DEFAULT_TOOL_LIMITS,
     sandbox: undefined,
     maskCredentialsInRequests: true,
+    agents: undefined,
     ...given,
   };
 }

@@ -135,6 +135,12 @@ export const payloadSchemas = {
       .optional(),
     /** `sha256:<hex>` of the output schema's JSON when the run must submit a typed result (`--output-schema`). */
     outputSchemaDigest: z.string().optional(),
+    /** A child session (the `task` tool): the session whose tool call started it. */
+    parentSessionId: z.string().optional(),
+    /** A child session: the `task` tool call of the parent session that started it (its result is the child's answer). */
+    parentToolCallId: z.string().optional(),
+    /** A child session: the agent definition it runs (`general`, `explore`, or a user or project definition). */
+    subagentType: z.string().optional(),
   }),
   'session.ended': z.object({
     outcome: RunOutcome,
@@ -186,6 +192,8 @@ export const payloadSchemas = {
     reason: z.union([TerminationReason, z.literal('parent-ended')]),
     message: z.string().optional(),
     durationMs: durationMs.optional(),
+    /** `parent-cancel`: a child session's task stopped because its parent's run stopped (user abort, timeout, budget). */
+    cause: z.literal('parent-cancel').optional(),
   }),
   'plan.created': z.object({ planId: id, steps: z.array(PlanStep), explanation: z.string().optional() }),
   'plan.updated': z.object({ planId: id, steps: z.array(PlanStep), explanation: z.string().optional() }),

@@ -119,7 +119,7 @@ export async function executeToolCall(options: ExecuteToolCallOptions): Promise<
       // The checkpoint is written before the tool starts: a crash inside the tool can still be undone.
       if (checkpointed) await options.checkpoints!.beforeChange();
       outcome = allowed
-        ? await registry.invoke(call.name, call.argumentsText, { ...ctx, toolCallId: call.id })
+        ? await registry.invoke(call.name, call.argumentsText, { ...ctx, toolCallId: call.id, progress: (message) => onEvent(draft('tool.progress', { toolCallId: call.id, message }, fields)) })
         : { status: 'denied', reason: ctx.tty ? `${tool.name} denied by the user` : gatedNoTtyReason(tool.name) };
       // A stopped run settles at once: its cancelled call is not diffed (the turn then lists as
       // unfinished, like a crash, and undo restores the checkpoint taken before the call).
