@@ -12,6 +12,7 @@
  * wait their turn); the depth limit decides whether a child may start children of its own; and
  * the parent's session does not end before its children's have ({@link ChildSessionsRunner.settled}).
  */
+import { childHookSettings } from '../hooks/settings.js';
 import type { ReducerState } from '../reducer/index.js';
 import type { Renderer } from '../render/types.js';
 import type { EventStore } from '../store/store.js';
@@ -146,7 +147,7 @@ export function createChildSessions(options: ChildSessionsOptions): ChildSession
         // its spend is counted in the parent's budget), so it has neither of its own.
         limits: { ...limits, timeoutMs: undefined, budget: undefined },
         // The parent's checkpoint, taken before its `task` call, covers what the child changes.
-        environment: { ...parent.environment, checkpoints: undefined },
+        environment: { ...parent.environment, checkpoints: undefined, hooks: childHookSettings(parent.environment.hooks) },
         prompting: childPromptSettings(parent.prompting ?? promptSettings(), parent.environment.cwd, definition),
         toolNames: definition.tools,
         signal: request.signal,

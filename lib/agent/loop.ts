@@ -26,6 +26,7 @@ import { createTurnCheckpoints } from '../checkpoints/turn.js';
 import { kernelTruncate } from '../control/truncation.js';
 import { createContextManager } from './context.js';
 import { contextWindowOf } from './context-window.js';
+import { createTurnHooks, promptWithContext } from './turn-hooks.js';
 import { definedOnly } from '../defined-only.js';
 
 /** Options of {@link runAgent}: the run's groups, filled once where the run was set up, and the turn's own inputs. */
@@ -113,6 +114,7 @@ const REASON_ERRORS: Record<Exclude<TerminationReason, 'completed'>, Pick<ErrorI
   provider: { category: 'PROVIDER_ERROR', recoverability: 'FATAL' },
   busy: { category: 'AGENT_ERROR', recoverability: 'RETRYABLE' },
   result_invalid: { category: 'MODEL_ERROR', recoverability: 'RETRYABLE' },
+  hook_stopped: { category: 'USER_ERROR', recoverability: 'ACTION_REQUIRED' },
 };
 
 /** Replace the conversation's contents in place (the loop and its closures hold the same array). */
@@ -174,12 +176,16 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
   const prompting = options.prompting ?? promptSettings();
   const system = prompting.system.text;
   let definitions = options.tools.definitions();
+  const hooks = createTurnHooks({ environment, sessionId: options.sessionId ?? taskId, emit, clock });
+  /** The run's signal once the body runs (PreCompact hooks are stopped with it). */
+  let runSignal: AbortSignal | undefined;
   const context = createContextManager({
     format: provider.format,
     window: contextWindowOf(provider.format, provider.model, limits.contextWindow),
     system,
     tools: definitions,
     turn: turnId,
+    beforeCompact: hooks ? () => (runSignal ? hooks.beforeCompact(runSignal) : Promise.resolve()) : undefined,
     taskId,
   });
   const maskForModel = environment.maskCredentialsInRequests ? credentialValueMasker(environment.env) : undefined;
@@ -254,7 +260,27 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
     });
   };
 
+  /** Stop the run because a hook said so. */
+  const hookStop = (signal: AbortSignal, why: string): void => {
+    termination.request('hook_stopped', why);
+    signal.throwIfAborted();
+  };
+
   const body = async (signal: AbortSignal): Promise<void> => {
+    runSignal = signal;
+    if (hooks) {
+      // A session's first turn starts it: SessionStart, then UserPromptSubmit; their context goes with the prompt.
+      const before = await hooks.beforePrompt(options.prompt, turnId === 1 && (options.history ?? []).length === 0, signal);
+      if (before.stop !== undefined) hookStop(signal, before.stop);
+      if (before.context.length > 0)
+        messages[messages.length - 1] = {
+          role: 'user',
+          text: promptWithContext(
+            options.prompt,
+            before.context.map((c) => (maskForModel ? maskForModel(c) : c)),
+          ),
+        };
+    }
     for (;;) {
       if (steps >= maxSteps) {
         termination.request('max_steps_exceeded', `the run reached --max-steps ${maxSteps} without a final answer`);
@@ -310,11 +336,18 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
       );
       if (reply.toolCalls.length === 0) {
         finalText = reply.text;
-        if (!typed || result !== undefined) return;
-        resultMissed(signal, 'the model finished without calling submit_result');
-        messages.push({ role: 'user', text: RESULT_MISSING });
+        if (typed && result === undefined) {
+          resultMissed(signal, 'the model finished without calling submit_result');
+          messages.push({ role: 'user', text: RESULT_MISSING });
+          continue;
+        }
+        // A Stop hook may make the agent go on, with its reason as the next instruction.
+        const stopped = hooks ? await hooks.onStop(reply.text, signal, stepEmit) : {};
+        if (stopped.continueWith === undefined) return;
+        messages.push({ role: 'user', text: maskForModel ? maskForModel(stopped.continueWith) : stopped.continueWith });
         continue;
       }
+      const toolHooks = hooks?.toolHooks(signal, stepEmit);
       // Parallel tool calls run concurrently, each with its own id, duration and terminal event.
       const results = await Promise.all(
         reply.toolCalls.map((call) =>
@@ -325,6 +358,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
             onEvent: stepEmit,
             clock,
             checkpoints,
+            hooks: toolHooks,
             ctx: {
               cwd: environment.cwd,
               signal,
@@ -353,6 +387,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
       for (const { call, executed } of results) {
         if (typed && result === undefined && call.name === 'submit_result' && executed.outcome.status === 'failed') resultMissed(signal, executed.outcome.message.split('\n').slice(0, 4).join(' '));
       }
+      if (hooks?.stopReason !== undefined) hookStop(signal, hooks.stopReason);
       signal.throwIfAborted();
     }
   };
@@ -371,7 +406,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
       reason === 'provider' && lastError
         ? lastError
         : { category: spec.category, recoverability: spec.recoverability, code: settled.error?.code ?? 'MINICODE_E_INTERNAL', message: settled.error?.message ?? reason };
-    if (reason === 'aborted' || reason === 'timeout' || reason === 'budget_exceeded') {
+    if (reason === 'aborted' || reason === 'timeout' || reason === 'budget_exceeded' || reason === 'hook_stopped') {
       emit({ type: 'task.cancelled', payload: { taskId, reason, message: error.message, durationMs, ...(options.cancelCause ? { cause: options.cancelCause } : {}) } });
     } else {
       emit({ type: 'task.failed', payload: { taskId, reason, error, durationMs } });

@@ -20,6 +20,7 @@ import type { VerifyReport } from '../verify/run.js';
 import type { ConversationMessage } from './conversation.js';
 import type { AgentOptions, AgentResult } from './loop.js';
 import { promptSettings } from './prompt-settings.js';
+import type { ToolEnvironment } from './tool-environment.js';
 import { mark } from '../timeline.js';
 import { builtInAgents } from './agent-definitions.js';
 import { createChildSessions, type ParentLink } from './children.js';
@@ -93,6 +94,7 @@ const OUTCOME: Record<AgentResult['reason'], RunOutcome> = {
   timeout: 'cancelled',
   budget_exceeded: 'cancelled',
   aborted: 'cancelled',
+  hook_stopped: 'cancelled',
 };
 
 /** The `session.ended` draft for a run (or a chat's last turn) that settled with `reason`. */
@@ -117,6 +119,8 @@ export interface EndSessionOptions {
   store?: EventStore | undefined;
   clock?: (() => number) | undefined;
   env?: NodeJS.ProcessEnv | undefined;
+  /** The session's tool environment: its SessionEnd hooks run first; absent: none. */
+  environment?: ToolEnvironment | undefined;
 }
 
 /** End a session whose turns ran with `endSession: false` (the interactive mode, on exit). */
@@ -129,6 +133,8 @@ export async function endSession(options: EndSessionOptions): Promise<ReducerSta
     startSeq: options.startSeq,
     state: options.state,
   });
+  const environment = options.environment;
+  if (environment?.hooks) await (await import('./turn-hooks.js')).runSessionEndHooks(environment, options.sessionId, 'exit', (d) => pipeline.emit(d));
   pipeline.emit(sessionEndedDraft(options.reason, options.durationMs));
   return pipeline.finish();
 }
@@ -270,7 +276,10 @@ export async function runPrompt(options: PromptRunOptions): Promise<PromptRun> {
     const redact = outputRedactor(options.environment.env);
     verifyShown = { ok: verify.ok, command: redact(verify.command) };
   }
-  if (options.endSession !== false) pipeline.emit(sessionEndedDraft(result.reason, result.durationMs));
+  if (options.endSession !== false) {
+    if (options.environment.hooks) await (await import('./turn-hooks.js')).runSessionEndHooks(options.environment, sessionId, 'other', (d) => pipeline.emit(d));
+    pipeline.emit(sessionEndedDraft(result.reason, result.durationMs));
+  }
   const state = await pipeline.finish(
     definedOnly({
       verify: verifyShown,

@@ -30,6 +30,7 @@ import { checkpointSettingsOf } from '../checkpoints/settings.js';
 import { DEFAULT_AUTO_TOOLS, type ApprovalModeName, type ApprovalPolicy } from '../policy/index.js';
 import { MCP_PREFIX } from '../policy/mcp-names.js';
 import type { McpManager } from '../mcp/index.js';
+import type { HookSettings } from '../hooks/settings.js';
 import { definedOnly } from '../defined-only.js';
 
 /** Flags of `minicode exec`, shared by every command that runs the agent (acp, batch, chat). */
@@ -135,6 +136,7 @@ export async function prepareRun(flags: ExecFlags, env: NodeJS.ProcessEnv = proc
   if (budgetUsd !== undefined) budget = { limitUsd: budgetUsd, strict: flags.budgetStrict === true };
   else if (flags.budgetStrict) throw new MinicodeError('MINICODE_E_USAGE', '--budget-strict needs --budget USD', { action: 'pass --budget 0.50 --budget-strict' });
   const prompting = await promptingOf(flags, loaded.config, env, cwd);
+  const hooks = await hooksOf(loaded, cwd, flags.allowLocalConfig === true);
   const closers: (() => Promise<void>)[] = [];
   let endpoint: ProviderEndpoint;
   const named = flags.provider ?? env.MINICODE_PROVIDER ?? loaded.config.provider;
@@ -183,6 +185,7 @@ export async function prepareRun(flags: ExecFlags, env: NodeJS.ProcessEnv = proc
       checkpoints: checkpointSettingsOf({ flag: flags.checkpoint, config: loaded.config.checkpoints, env }),
       sandbox,
       maskCredentialsInRequests: loaded.config.maskCredentialsInRequests ?? true,
+      hooks,
       agents: loadAgentDefinitions({ env, cwd, allowLocalConfig: flags.allowLocalConfig === true }),
     }),
     prompting,
@@ -208,6 +211,13 @@ export async function prepareRun(flags: ExecFlags, env: NodeJS.ProcessEnv = proc
     }
   }
   return setup;
+}
+
+/** The run's hooks; the hooks module loads only when a config or a trusted project file may hold some. */
+async function hooksOf(loaded: LoadedConfig, cwd: string, allowLocalConfig: boolean): Promise<HookSettings | undefined> {
+  if (!loaded.hookSources && !(allowLocalConfig && (fs.existsSync(path.join(cwd, '.minicode', 'settings.json')) || fs.existsSync(path.join(cwd, '.claude', 'settings.json'))))) return undefined;
+  const { loadHookSettings } = await import('../hooks/load.js');
+  return loadHookSettings({ loaded, cwd, allowLocalConfig });
 }
 
 /** `--sandbox` checked: one of the modes, or MINICODE_E_USAGE (exit 2). */

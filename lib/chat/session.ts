@@ -241,6 +241,7 @@ export function createChatSession(options: ChatSessionOptions): ChatSession {
         store: options.store,
         clock: options.clock,
         env: options.environment.env,
+        environment: options.environment,
       });
       lastReason = undefined;
     },

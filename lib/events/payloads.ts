@@ -3,6 +3,7 @@ import { SANDBOX_MODES } from '../sandbox/settings.js';
 import { ContentRef } from './content-ref.js';
 import { FILE_DIFF_MAX_LINE_CHARS, FILE_DIFF_MAX_LINES } from './file-diff-bounds.js';
 import { USAGE_FIELDS } from './usage-fields.js';
+import { HOOK_EVENTS, HOOK_EXCERPT_MAX } from '../hooks/names.js';
 import { ApprovalOutcome, ErrorCategory, Fidelity, Recoverability, RunOutcome, StopReason, TerminationReason } from './enums.js';
 
 // Shared pieces ------------------------------------------------------------------------------
@@ -98,6 +99,42 @@ export const ToolKind = z.enum(['read', 'edit', 'delete', 'move', 'search', 'exe
 export const ToolExecutor = z.enum(['minicode', 'server', 'native']);
 
 // Payloads by event type ---------------------------------------------------------------------
+
+/**
+ * One hook command's run (`hook.completed` when it exited 0 or blocked, `hook.failed` for any
+ * other exit, a timeout, or a command that could not start): what ran for which event and how it
+ * ended. Its output is an excerpt, scrubbed like every payload.
+ */
+const HookRun = z.object({
+  /** The hook event (Claude Code's names). */
+  hookEvent: z.enum(HOOK_EVENTS),
+  /** The command line as configured. */
+  command: z.string(),
+  /** The file that configured it. */
+  source: z.string(),
+  matcher: z.string().optional(),
+  /** The tool call of a PreToolUse or PostToolUse hook. */
+  toolName: z.string().optional(),
+  toolCallId: z.string().optional(),
+  outcome: z.enum(['success', 'blocked', 'error', 'timeout']),
+  /** Absent when it was killed or never started. */
+  exitCode: z.number().int().optional(),
+  durationMs,
+  /** What it decided, when it decided something: a permission, a block, or stopping the run. */
+  decision: z.enum(['allow', 'deny', 'ask', 'block', 'stop']).optional(),
+  /** Its reason (exit 2's stderr, a JSON `reason`, `permissionDecisionReason` or `stopReason`). */
+  reason: z.string().optional(),
+  /** Its `systemMessage`, or why it could not start. */
+  message: z.string().optional(),
+  stdout: z
+    .string()
+    .max(HOOK_EXCERPT_MAX + 100)
+    .optional(),
+  stderr: z
+    .string()
+    .max(HOOK_EXCERPT_MAX + 100)
+    .optional(),
+});
 
 /** Every event type of the taxonomy with its payload schema. */
 export const payloadSchemas = {
@@ -430,6 +467,8 @@ export const payloadSchemas = {
     /** Estimated cost in USD; absent when the price is unknown. */
     costUsd: z.number().nonnegative().optional(),
   }),
+  'hook.completed': HookRun,
+  'hook.failed': HookRun,
   'limit.reached': z.object({
     kind: z.enum(['usage-quota', 'rate-limit', 'context-length', 'max-tokens', 'budget', 'max-turns', 'overloaded']),
     message: z.string().optional(),

@@ -36,6 +36,22 @@ export interface ExecuteToolCallOptions {
    * `file.changed` comes from what the edit tools report.
    */
   checkpoints?: WorkspaceCheckpoints | undefined;
+  /** The user's PreToolUse and PostToolUse hooks around the call; absent: none. */
+  hooks?: ToolCallHooks | undefined;
+}
+
+/** A PreToolUse decision: `deny` refuses the call (the reason is what the model sees), `ask` asks a person, `allow` skips asking. */
+export interface PreToolDecision {
+  permission?: 'allow' | 'deny' | 'ask' | undefined;
+  reason?: string | undefined;
+}
+
+/** The hooks around one tool call (the loop binds them to the run's hooks). */
+export interface ToolCallHooks {
+  /** Before the policy decision. */
+  before(call: ToolCallRequest, input: unknown): Promise<PreToolDecision>;
+  /** After the tool ran (completed or failed): text added to what the model sees, or undefined. */
+  after(call: ToolCallRequest, input: unknown, outcome: ToolOutcome): Promise<string | undefined>;
 }
 
 /** Whether a tool may change the workspace (every tool except read, search and those marked read-only, so MCP tools count). */
@@ -106,7 +122,20 @@ export async function executeToolCall(options: ExecuteToolCallOptions): Promise<
   let observed: FileChange[] | undefined;
   if (!tool) outcome = await registry.invoke(call.name, call.argumentsText, ctx);
   else {
-    const decision = decide({ name: tool.name, kind: tool.kind, gated: tool.gated, input, ...server }, options.policy, { tty: ctx.tty === true });
+    const hooked = options.hooks ? await options.hooks.before(call, input) : {};
+    const facts = { name: tool.name, kind: tool.kind, gated: tool.gated, input, ...server };
+    const policyDecision = decide(facts, options.policy, { tty: ctx.tty === true });
+    // A hook's deny wins; its ask makes an allowed call ask; its allow stands for the person the
+    // policy would ask (so it also answers for one absent), but never lifts the policy's own deny
+    // (read-only mode).
+    const decision =
+      hooked.permission === 'deny'
+        ? { decision: 'deny' as const, reason: hooked.reason || `${tool.name} denied by a PreToolUse hook` }
+        : hooked.permission === 'ask' && policyDecision.decision === 'allow'
+          ? { decision: 'ask' as const, reason: hooked.reason || 'a PreToolUse hook asks for approval' }
+          : hooked.permission === 'allow' && policyDecision.decision !== 'allow' && decide(facts, options.policy, { tty: true }).decision === 'ask'
+            ? { decision: 'allow' as const, reason: hooked.reason || 'allowed by a PreToolUse hook' }
+            : policyDecision;
     if (decision.decision === 'deny') outcome = { status: 'denied', reason: decision.reason };
     else {
       let allowed = decision.decision === 'allow';
@@ -178,7 +207,12 @@ export async function executeToolCall(options: ExecuteToolCallOptions): Promise<
   } else {
     onEvent(draft('tool.denied', { toolCallId: call.id, name: call.name, ...server, reason: outcome.reason }, fields));
   }
-  return { outcome, ...outcomeContent(outcome) };
+  const content = outcomeContent(outcome);
+  if (options.hooks && outcome.status !== 'denied') {
+    const feedback = await options.hooks.after(call, input, outcome);
+    if (feedback) content.content = `${content.content}\n\n${feedback}`;
+  }
+  return { outcome, ...content };
 }
 
 /**
