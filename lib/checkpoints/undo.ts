@@ -134,7 +134,7 @@ export async function undoWorkspace(options: UndoOptions): Promise<UndoReport> {
   if (options.dryRun) return { ...base, dryRun: true };
   const key = newRecordKey(clock());
   await setRecordRef(store.gitDir, key, 'before', current.commit);
-  await applyRestore(store, changes, targetTree);
+  await applyRestore(store, changes, { commit: target, tree: targetTree });
   // Every path either snapshot holds now matches the target, so the state after the undo is
   // the target's tree: no second snapshot needed.
   await setRecordRef(store.gitDir, key, 'after', target);
