@@ -350,6 +350,8 @@ export const payloadSchemas = {
     locations: z.array(z.object({ path: z.string(), line: count.optional() })).optional(),
     /** The sandbox the call's command runs in (tools that start commands: `bash`). */
     sandbox: z.enum(SANDBOX_MODES).optional(),
+    /** True for the rerun of a command the sandbox refused, run unsandboxed with the user's approval (`parentToolCallId` is the refused call). */
+    escalated: z.boolean().optional(),
   }),
   'tool.progress': z.object({
     toolCallId: id,

@@ -3,6 +3,8 @@ import type { EventDraft, FileDiff } from '../events/index.js';
 import type { WorkspaceCheckpoints } from '../checkpoints/turn.js';
 import { decide, gatedNoTtyReason, type ApprovalModeName, type ApprovalPolicy } from '../policy/decide.js';
 import { parseArguments, type ToolRegistry } from './index.js';
+import { withMode } from '../sandbox/settings.js';
+import { escalationRequest, RERUN_SUFFIX } from './escalation.js';
 import { capHeadTail } from './truncate.js';
 import type { AnyTool, FileChange, ToolContext, ToolOutcome } from './types.js';
 import { reportDropped } from '../debug.js';
@@ -81,7 +83,10 @@ export function outcomeContent(outcome: ToolOutcome): { content: string; isError
  * Run one tool call end to end: `tool.started`, the policy decision (an `ask` goes through
  * `ctx.approve`, which fails closed without a TTY), the tool, then exactly one terminal event
  * (`tool.completed | tool.failed | tool.denied`), `file.changed` for writes, and for
- * `submit_result` `result.produced` plus one `finding.detected` per finding. Never throws.
+ * `submit_result` `result.produced` plus one `finding.detected` per finding. A command the
+ * sandbox refused may then, in `ask` mode, be rerun unsandboxed with the user's approval
+ * (escalation.ts): a call of its own, `<id>.unsandboxed`, after the refused call's terminal.
+ * Never throws.
  */
 export async function executeToolCall(options: ExecuteToolCallOptions): Promise<ExecutedToolCall> {
   const { registry, call, ctx, onEvent } = options;
@@ -120,6 +125,10 @@ export async function executeToolCall(options: ExecuteToolCallOptions): Promise<
   let outcome: ToolOutcome;
   /** What the checkpoint diff saw the call change; undefined without checkpoints. */
   let observed: FileChange[] | undefined;
+  /** Set when the sandbox refused the command and the user approved rerunning it unsandboxed. */
+  let escalating = false;
+  /** The call's own duration, measured before an escalation question waits for the user. */
+  let ranMs: number | undefined;
   if (!tool) outcome = await registry.invoke(call.name, call.argumentsText, ctx);
   else {
     const hooked = options.hooks ? await options.hooks.before(call, input) : {};
@@ -153,10 +162,79 @@ export async function executeToolCall(options: ExecuteToolCallOptions): Promise<
       // A stopped run settles at once: its cancelled call is not diffed (the turn then lists as
       // unfinished, like a crash, and undo restores the checkpoint taken before the call).
       if (checkpointed && !ctx.signal.aborted) observed = await options.checkpoints!.afterChange();
+      const request = ctx.signal.aborted ? undefined : escalationRequest({ tool, outcome, ctx, policy: options.policy, toolCallId: call.id, title });
+      if (request) {
+        ranMs = Math.max(0, clock() - started);
+        const answer = await ctx.approve(request);
+        escalating = (answer === 'allow' || answer === 'allow-always') && !ctx.signal.aborted;
+      }
     }
   }
-  const durationMs = Math.max(0, clock() - started);
-  if (ctx.signal.aborted && outcome.status !== 'completed') {
+  const durationMs = ranMs ?? Math.max(0, clock() - started);
+  const ended = emitTerminal({ outcome, observed, toolCallId: call.id, name: call.name, server, fields, durationMs, aborted: ctx.signal.aborted, onEvent });
+  /** The PostToolUse hooks' feedback on what the model is about to see (after the command that counts: the rerun when there is one). */
+  const afterHooks = async (executed: ExecutedToolCall): Promise<ExecutedToolCall> => {
+    if (!options.hooks || executed.outcome.status === 'denied') return executed;
+    const feedback = await options.hooks.after(call, input, executed.outcome);
+    return feedback ? { ...executed, content: `${executed.content}\n\n${feedback}` } : executed;
+  };
+  if (!tool || !escalating) return afterHooks(ended);
+  // The user approved rerunning the refused command unsandboxed: a call of its own, under the refused one.
+  const rerunId = `${call.id}${RERUN_SUFFIX}`;
+  const rerunFields = { ...fields, correlationId: rerunId };
+  onEvent(
+    draft(
+      'tool.started',
+      {
+        toolCallId: rerunId,
+        name: call.name,
+        executor: 'minicode',
+        kind: tool.kind,
+        parentToolCallId: call.id,
+        ...(title ? { title: title.split('\n')[0]!.slice(0, 200) } : {}),
+        ...(input === undefined ? {} : { input }),
+        sandbox: 'off',
+        escalated: true,
+      },
+      rerunFields,
+    ),
+  );
+  const rerunStarted = clock();
+  if (options.checkpoints) await options.checkpoints.beforeChange();
+  const rerun = await registry.invoke(call.name, call.argumentsText, { ...ctx, toolCallId: rerunId, sandbox: ctx.sandbox ? withMode(ctx.sandbox, 'off') : undefined });
+  const rerunObserved = options.checkpoints && !ctx.signal.aborted ? await options.checkpoints.afterChange() : undefined;
+  const rerunEnded = emitTerminal({
+    outcome: rerun,
+    observed: rerunObserved,
+    toolCallId: rerunId,
+    name: call.name,
+    server,
+    fields: rerunFields,
+    durationMs: Math.max(0, clock() - rerunStarted),
+    aborted: ctx.signal.aborted,
+    onEvent,
+  });
+  return afterHooks({ ...rerunEnded, content: `[rerun outside the sandbox, approved by the user]\n${rerunEnded.content}` });
+}
+
+/** What {@link emitTerminal} needs. */
+interface TerminalInput {
+  outcome: ToolOutcome;
+  observed: FileChange[] | undefined;
+  toolCallId: string;
+  name: string;
+  server: { server?: string };
+  fields: { correlationId: string; turnId?: number };
+  durationMs: number;
+  aborted: boolean;
+  onEvent: (event: EventDraft) => void;
+}
+
+/** The one terminal event of a call (and its file changes, plan, result, findings), and what the model sees. */
+function emitTerminal(t: TerminalInput): ExecutedToolCall {
+  const { outcome, observed, server, fields, durationMs, onEvent } = t;
+  const call = { id: t.toolCallId, name: t.name };
+  if (t.aborted && outcome.status !== 'completed') {
     // The run was stopped while the tool ran: that is a cancellation, not a tool failure.
     onEvent(draft('tool.cancelled', { toolCallId: call.id, name: call.name, ...server, reason: 'aborted', durationMs }, fields));
     emitFileChanges(observed, call.id, fields, onEvent);
@@ -207,12 +285,7 @@ export async function executeToolCall(options: ExecuteToolCallOptions): Promise<
   } else {
     onEvent(draft('tool.denied', { toolCallId: call.id, name: call.name, ...server, reason: outcome.reason }, fields));
   }
-  const content = outcomeContent(outcome);
-  if (options.hooks && outcome.status !== 'denied') {
-    const feedback = await options.hooks.after(call, input, outcome);
-    if (feedback) content.content = `${content.content}\n\n${feedback}`;
-  }
-  return { outcome, ...content };
+  return { outcome, ...outcomeContent(outcome) };
 }
 
 /**

@@ -47,6 +47,8 @@ export interface ToolCompleted {
   findings?: Finding[];
   /** `update_plan` only: the plan, for `plan.created` / `plan.updated`. */
   plan?: PlanUpdate;
+  /** A command the sandbox refused something (its one-line note, also at the end of `output`). */
+  sandboxRefusal?: string;
 }
 
 /** The tool ran (or tried to) and failed; `output` carries what the model should still see. */
@@ -57,6 +59,8 @@ export interface ToolFailed {
   hint?: string;
   output?: string;
   receipt?: ToolReceipt;
+  /** A command the sandbox refused something (its one-line note, also at the end of `output`). */
+  sandboxRefusal?: string;
 }
 
 /** Policy or the user refused; never degrades into a generic failure. */
