@@ -9,7 +9,7 @@
  */
 import type { AgentPort, AgentPortOptions, PromptInput, PromptOutcome, PromptStopReason, ToolKind } from '../acp/agent-port.js';
 import { prepareRun, sandboxModeFlag, startRunMcp, type RunSetup } from './run-setup.js';
-import { loadConfigLazily } from '../config-files.js';
+import { loadConfig } from '../config-files.js';
 import { sandboxInMode } from '../sandbox/resolve.js';
 import { DEFAULT_SANDBOX_MODE, type SandboxMode } from '../sandbox/settings.js';
 import { serversFromAcp } from '../mcp/acp-servers.js';
@@ -93,7 +93,7 @@ export function createAgentPort(options: AgentPortOptions): AgentPort {
         try {
           const flag = sandboxModeFlag(options.sandbox);
           if (flag) return flag;
-          const loaded = await loadConfigLazily({ env, cwd: process.cwd(), allowLocalConfig: options.allowLocalConfig === true });
+          const loaded = await loadConfig({ env, cwd: process.cwd(), allowLocalConfig: options.allowLocalConfig === true });
           return loaded.config.sandbox?.mode ?? DEFAULT_SANDBOX_MODE;
         } catch (error) {
           reportDropped('acp: the default sandbox mode', error);
