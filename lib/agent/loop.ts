@@ -394,6 +394,8 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
 
   const settled = await settleRun(termination, body);
   disarm();
+  // Before the terminal event: a client told the turn is over may undo it at once.
+  await checkpoints?.turnEnded();
   await context.release();
   const durationMs = Math.max(0, clock() - startedAt);
   const reason = settled.reason;
