@@ -205,7 +205,7 @@ async function runTraced(options: RunLineOptions, spans: RunSpans | undefined): 
       cache: r.usage.cache,
       durationMs: r.durationMs,
       sessionId: run.sessionId,
-      systemPromptDigest: prompting.system.digest,
+      systemPromptDigest: run.systemPromptDigest,
     });
     const extra = definedOnly({ worker: options.worker || undefined, backoffs: watch.backoffs(), timing: watch.timing() });
     if (r.reason === 'completed') {
