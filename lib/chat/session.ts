@@ -5,6 +5,8 @@
  * events. It also keeps what the footer and `/status` show: the kernel's context estimate and
  * the session's spend from the reducer state (evidence, not side counters).
  */
+import { withToolNote } from '../agent/system-prompt.js';
+import { toolShapeFor } from '../tools/shapes.js';
 import { cacheHitRatio, inputIncludesCacheOf } from '../control/usage.js';
 import { findPrice } from '../control/prices.js';
 import { priceProviderOf } from '../agent/loop.js';
@@ -156,7 +158,8 @@ export function createChatSession(options: ChatSessionOptions): ChatSession {
     },
     provider: { ...options.provider },
     policy: options.environment.policy,
-    prompting,
+    // What /status shows is what a turn sends: with the tool shape's note runPrompt adds.
+    prompting: { ...prompting, system: withToolNote(prompting.system, toolShapeFor(options.provider.format, options.provider.model, options.environment.toolShapes).note) },
     checkpoints: options.environment.checkpoints,
     budget: options.limits.budget,
     get storedEvents() {

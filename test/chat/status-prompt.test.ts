@@ -13,6 +13,8 @@ import { runLimits } from '../../lib/agent/run-limits.js';
 import { toolEnvironment } from '../../lib/agent/tool-environment.js';
 import { promptLines, runCommand } from '../../lib/chat/commands.js';
 import { createChatSession } from '../../lib/chat/session.js';
+import { withToolNote } from '../../lib/agent/system-prompt.js';
+import { toolShapeFor } from '../../lib/tools/shapes.js';
 import { openStore } from '../../lib/store/index.js';
 
 const dirs: string[] = [];
@@ -40,7 +42,10 @@ describe('/status', () => {
         store,
       });
       const lines = runCommand('/status', { session, store, cwd: root }).lines;
-      expect(lines).toContain(`System:  ${prompting.system.digest.slice(0, 19)} - minicode's own + --append-system-prompt`);
+      // The digest of what a turn sends: Claude 4's tool shape adds its note to the prompt.
+      const sent = withToolNote(prompting.system, toolShapeFor('anthropic', 'claude-sonnet-4-5').note);
+      expect(sent.digest).not.toBe(prompting.system.digest);
+      expect(lines).toContain(`System:  ${sent.digest.slice(0, 19)} - minicode's own + --append-system-prompt`);
       const files = lines.find((l) => l.startsWith('Instructions:'))!;
       expect(files).toContain('AGENTS.md (14 bytes, sha256:');
       expect(files).toContain('pkg/CLAUDE.md (10 bytes');
