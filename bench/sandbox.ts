@@ -2,11 +2,15 @@
  * bench/sandbox: what the sandbox adds to each command the agent runs. `bash -c true` started
  * through the launcher (lib/sandbox/launch.ts) the way the bash tool starts it (own process
  * group, the command environment), in the default `workspace-write` sandbox (bubblewrap:
- * namespaces, the mounts of a workspace with a git folder, hidden credential paths) against the
- * same launch with the sandbox off (the floor). Sandboxed and unsandboxed launches alternate one
- * by one in the same run, so the machine's load falls on both alike; p50 and p99 of each, and
- * the difference of the medians (the issue's target: at most 15 ms).
+ * namespaces, the mounts of a workspace with a git folder, hidden credential paths) against two
+ * floors: the same launch with the sandbox off, and bubblewrap's own minimal sandbox spawned
+ * directly with no minicode code (`bwrap --ro-bind / / --dev /dev --proc /proc --unshare-all
+ * --die-with-parent -- bash -c true`), which no launcher built on bwrap can go below. The three
+ * alternate one by one in the same run (the order rotating), so the machine's load falls on all
+ * alike; p50 and p99 of each, the overhead of the sandbox over unsandboxed (the issue's target:
+ * at most 15 ms at p50) and what the launcher adds over bwrap's floor.
  */
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -35,6 +39,19 @@ function once(cwd: string, sandbox: SandboxSettings | undefined): Promise<number
   });
 }
 
+/** The floor: bwrap's minimal sandbox around the same command, spawned directly. */
+function bare(bwrap: string, cwd: string): Promise<number> {
+  const start = performance.now();
+  return new Promise((resolve, reject) => {
+    const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-all', '--die-with-parent', '--', 'bash', '-c', 'true'];
+    const child = spawn(bwrap, args, { cwd, env: commandEnv(process.env, undefined), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.resume();
+    child.stderr.resume();
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve(performance.now() - start) : reject(new Error(`bare bwrap exited ${code}`))));
+  });
+}
+
 export async function run(options: BenchOptions): Promise<BenchReport> {
   const backend = findSandboxBackend();
   if (!backend) throw new Error('no sandbox backend works here (apt-get install bubblewrap)');
@@ -48,35 +65,41 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
   const n = options.quick ? 60 : 300;
   const plain: number[] = [];
   const boxed: number[] = [];
+  const floor: number[] = [];
+  const kinds = [
+    () => once(workspace, undefined).then((ms) => plain.push(ms)),
+    () => once(workspace, settings).then((ms) => boxed.push(ms)),
+    () => bare(backend.command, workspace).then((ms) => floor.push(ms)),
+  ];
   for (let i = 0; i < 10; i++) await once(workspace, i % 2 ? settings : undefined);
   for (let i = 0; i < n; i++) {
-    // Alternated, the order flipped every other pair.
-    if (i % 2 === 0) {
-      plain.push(await once(workspace, undefined));
-      boxed.push(await once(workspace, settings));
-    } else {
-      boxed.push(await once(workspace, settings));
-      plain.push(await once(workspace, undefined));
-    }
+    // All three each round, the order rotating so none always runs first.
+    for (let k = 0; k < kinds.length; k++) await kinds[(i + k) % kinds.length]!();
   }
   fs.rmSync(work, { recursive: true, force: true });
   const overhead = median(boxed) - median(plain);
+  const floorOverhead = median(floor) - median(plain);
   return {
     name: 'sandbox',
-    title: 'the sandbox around one command: `bash -c true` in workspace-write vs unsandboxed',
-    description: `Wall time of \`bash -c true\` launched as the bash tool launches it, in the default workspace-write sandbox (${backend.kind}) and with the sandbox off (floor), alternated one by one in the same run; p50 and p99.`,
+    title: 'the sandbox around one command: `bash -c true` in workspace-write vs unsandboxed and vs bare bwrap',
+    description: `Wall time of \`bash -c true\` launched as the bash tool launches it, in the default workspace-write sandbox (${backend.kind}), with the sandbox off, and under bwrap's minimal sandbox spawned directly (\`--ro-bind / / --unshare-all\`, no minicode code: the floor of any bwrap launcher), rotated one by one in the same run; p50 and p99.`,
     measurements: [
       measurement('bash -c true, unsandboxed, p50', 'ms', [median(plain)], false),
       measurement('bash -c true, unsandboxed, p99', 'ms', [percentile(plain, 99)], false),
+      measurement('bash -c true, bare bwrap (floor), p50', 'ms', [median(floor)], false),
+      measurement('bash -c true, bare bwrap (floor), p99', 'ms', [percentile(floor, 99)], false),
       measurement('bash -c true, workspace-write sandbox, p50', 'ms', [median(boxed)], false),
       measurement('bash -c true, workspace-write sandbox, p99', 'ms', [percentile(boxed, 99)], false),
     ],
     ratios: [
       { label: 'sandbox overhead per command, p50 (ms), target <= 15', value: overhead, target: { op: '<=', value: 15 }, unit: 'ms' },
       { label: 'sandbox overhead per command, p99 (ms)', value: percentile(boxed, 99) - percentile(plain, 99), unit: 'ms' },
+      { label: "bare bwrap's own overhead, p50 (ms): the floor of the overhead", value: floorOverhead, unit: 'ms' },
+      { label: 'what the launcher adds over bare bwrap, p50 (ms)', value: median(boxed) - median(floor), unit: 'ms' },
       { label: 'bash -c true: sandboxed / unsandboxed, p50', value: median(boxed) / median(plain) },
+      { label: 'bash -c true: sandboxed / bare bwrap, p50', value: median(boxed) / median(floor) },
     ],
-    notes: [`${n} launches of each, alternated; load average ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cores`],
+    notes: [`${n} launches of each, rotated; load average ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cores`],
   };
 }
 

@@ -14,7 +14,7 @@ import { runPrompt } from '../lib/agent/run-prompt.js';
 import { ERROR_CODES, isThrownCode, MinicodeError } from '../lib/errors.js';
 import { terminationCode } from '../lib/control/termination.js';
 import { deadlineMs } from '../lib/flag-values.js';
-import { createJsonlRenderer, writeSetupFailure } from '../lib/render/jsonl.js';
+import { createChildJsonlRenderer, createJsonlRenderer, writeSetupFailure } from '../lib/render/jsonl.js';
 import { displayText } from '../lib/render/display-text.js';
 import { viewOf } from '../lib/render/state-view.js';
 import type { Renderer } from '../lib/render/types.js';
@@ -144,6 +144,7 @@ export async function execAction(argument: string | undefined, flags: ExecFlags)
         signal: abort.signal,
         openStore,
         renderer,
+        childRenderer: json ? () => createChildJsonlRenderer({ out, mode: flags.jsonChildren === 'summary' ? 'summary' : 'events' }) : undefined,
         onEvent: trace ? (event: OutputEvent) => trace.onEvent(event) : undefined,
         output: outputPortOf(guardOutput(process.stdout)),
         verifyCommand: verify?.command,

@@ -26,6 +26,8 @@ export interface LoadedConfig {
   sources: string[];
   /** A local config that exists but was ignored (no `--allow-local-config`), for a diagnostic. */
   ignoredLocal?: string;
+  /** The `hooks` section of each file read that has one, in merge order (hooks add up; they do not replace each other). */
+  hookSources?: { file: string; section: NonNullable<Config['hooks']> }[];
 }
 
 /** One config file's JSON, not yet validated. */
@@ -88,7 +90,9 @@ export function readConfigSources(options: LoadConfigOptions = {}): { sources: C
 export function mergeConfigs(validated: readonly { file: string; config: Config; local?: boolean }[], ignoredLocal?: string): LoadedConfig {
   let config: Config = {};
   const sources: string[] = [];
+  const hookSources: NonNullable<LoadedConfig['hookSources']> = [];
   for (const { file, config: next, local } of validated) {
+    if (next.hooks) hookSources.push({ file, section: next.hooks });
     if (!local) config = next;
     else {
       config = { ...config, ...next, providers: { ...config.providers, ...next.providers }, mcpServers: { ...config.mcpServers, ...next.mcpServers } };
@@ -97,7 +101,9 @@ export function mergeConfigs(validated: readonly { file: string; config: Config;
     }
     sources.push(file);
   }
-  return ignoredLocal ? { config, sources, ignoredLocal } : { config, sources };
+  const loaded: LoadedConfig = ignoredLocal ? { config, sources, ignoredLocal } : { config, sources };
+  if (hookSources.length > 0) loaded.hookSources = hookSources;
+  return loaded;
 }
 
 /** `loadConfig`, with the schema (and zod) imported only when there is a config file to validate. */

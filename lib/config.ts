@@ -11,6 +11,7 @@ import { MAX_TIMER_MS } from './control/timers.js';
 import { McpServersSchema } from './mcp/config.js';
 import { HOST_PATTERN } from './sandbox/network-proxy.js';
 import { SANDBOX_MODES } from './sandbox/settings.js';
+import { HooksSchema } from './hooks/schema.js';
 
 /** The `sandbox` section: the OS boundary around `bash`, `verify` and stdio MCP servers (docs/sandbox.md). */
 const SandboxSchema = z.strictObject({
@@ -89,6 +90,8 @@ export const ConfigSchema = z.looseObject({
   /** MCP servers, in the `.mcp.json` shape (see lib/mcp/config.ts). */
   mcpServers: McpServersSchema.optional(),
   sandbox: SandboxSchema.optional(),
+  /** Hooks in Claude Code's shape, and `readClaudeSettings` (docs/hooks.md). */
+  hooks: HooksSchema.optional(),
 });
 /** A validated config. */
 export type Config = z.infer<typeof ConfigSchema>;

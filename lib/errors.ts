@@ -27,6 +27,7 @@ interface ReportedCodeSpec {
 export const ERROR_CODES = {
   MINICODE_E_ABORTED: { category: 'USER_ERROR', recoverability: 'RECOVERABLE', exitCode: 130, meaning: 'the run or task was cancelled (Ctrl+C, Esc, or a parent signal)' },
   MINICODE_E_AGENT: { meaning: 'a native agent in a batch ended without completing and without an error of its own' },
+  MINICODE_E_AGENT_DEFINITION: { meaning: 'an agent definition file (agents/*.md) could not be read or has no usable name or description; it was skipped' },
   MINICODE_E_AGENT_NOT_INSTALLED: {
     category: 'CONFIGURATION_ERROR',
     recoverability: 'ACTION_REQUIRED',
@@ -84,6 +85,12 @@ export const ERROR_CODES = {
   MINICODE_E_DECODE_TRUNCATED_FRAME: { meaning: 'the provider stream ended inside a frame; the partial frame is discarded' },
   MINICODE_E_DECODE_UNEXPECTED_SHAPE: { meaning: 'a known provider record with a missing or mistyped field, or an unknown block or delta kind' },
   MINICODE_E_DECODE_UNKNOWN_EVENT: { meaning: 'a provider event name or record type the decoder does not know; skipped' },
+  MINICODE_E_HOOK_STOPPED: {
+    category: 'USER_ERROR',
+    recoverability: 'ACTION_REQUIRED',
+    exitCode: 1,
+    meaning: 'a hook stopped the run: a UserPromptSubmit hook blocked the prompt, or a hook answered continue: false (termination reason hook_stopped)',
+  },
   MINICODE_E_INPUT_UNREADABLE: { category: 'FILESYSTEM_ERROR', recoverability: 'ACTION_REQUIRED', exitCode: 1, meaning: 'an input file or cassette is missing, unreadable or malformed' },
   MINICODE_E_INTERNAL: { category: 'INTERNAL_ERROR', recoverability: 'FATAL', exitCode: 1, meaning: 'an unexpected failure inside minicode (a bug: please report it)' },
   MINICODE_E_LOCAL_CONFIG_IGNORED: { meaning: 'a project-local config was ignored because --allow-local-config was not given' },
@@ -171,6 +178,8 @@ export const ERROR_CODES = {
   MINICODE_E_USAGE_QUOTA: { meaning: 'a native agent reported an exhausted usage quota and its stream ended without a terminal record; the supervisor failed its task (run --fallback hands over)' },
   MINICODE_E_WORKER: { category: 'INTERNAL_ERROR', recoverability: 'RETRYABLE', exitCode: 1, meaning: 'a worker-pool task crashed, is not built, or returned something that is not a result' },
   MINICODE_E_WORKER_INPUT: { category: 'INTERNAL_ERROR', recoverability: 'FATAL', exitCode: 1, meaning: 'a worker-pool task was given input it cannot use' },
+  MINICODE_W_HOOK_IGNORED: { meaning: 'a hooks section names an event minicode does not run or a handler type other than command; that entry is ignored' },
+  MINICODE_W_HOOK_STOP_LOOP: { meaning: 'a Stop hook kept blocking the end of a turn past the limit (3 times); the turn ended anyway' },
   MINICODE_W_INSTRUCTIONS_TRUNCATED: { meaning: 'the project instruction files (AGENTS.md and fallbacks) passed their 32 KiB cap: one was cut, later ones left out' },
   MINICODE_W_INSTRUCTIONS_UNREADABLE: { meaning: 'a project instruction file exists but cannot be read; the run goes on without it' },
   MINICODE_W_NATIVE_AGENT_WARNING: { meaning: 'a native agent reported a warning of its own (text kept in the message)' },

@@ -62,6 +62,14 @@ export function registerExec(program: Command): void {
     .argument('[prompt]', 'what to do; - (or none, with stdin not a terminal) reads it from stdin; with a PROMPT, piped stdin is added as context')
     .option('--prompt-file <file>', 'read the prompt from this file')
     .option('--json', 'JSON lines on stdout: envelopes, text records, one summary last')
+    .addOption(
+      new Option(
+        '--json-children <mode>',
+        "with --json: child sessions' (task tool) envelopes among the parent's (events, the default; each names its sessionId) or only their session.started and session.ended (summary)",
+      )
+        .choices(['events', 'summary'])
+        .default('events'),
+    )
     .option('--verify [cmd]', 'after the run, run the verify command (default: MINICODE_VERIFY_CMD, config, or detection)')
     .option('--verbose', 'show verbose facts (reasoning, provider tool calls, recoveries)');
   addOutputSchemaFlag(addCheckpointFlag(addRunFlags(command))).action(async (prompt: string | undefined, flags: ExecFlags) => {

@@ -1,3 +1,4 @@
+import type { SandboxMode } from '../sandbox/settings.js';
 import type { OutputEvent, PayloadOf } from '../events/index.js';
 import type { AcpMcpServer } from '../mcp/acp-servers.js';
 
@@ -27,6 +28,12 @@ export interface AgentPort {
    * returns (e.g. a client's MCP server that failed to start) are shown to the client.
    */
   openSession?(info: SessionInfo): Promise<void | { notices?: string[] }>;
+  /**
+   * The sandbox mode a new session's commands start in (`--sandbox`, else the config's
+   * `sandbox.mode`, else `workspace-write`); absent: the port runs no commands of its own and
+   * no sandbox option is offered.
+   */
+  sandboxMode?(): Promise<SandboxMode>;
   /** Slash commands the port understands, advertised with `available_commands_update`. */
   availableCommands?(): AvailableCommandInfo[];
   /** Release whatever the port holds (store handles, worker pools) when the connection ends. */
@@ -80,6 +87,8 @@ export interface PromptInput {
   cwd: string;
   mode: ApprovalMode;
   model?: string;
+  /** The session's sandbox mode (its `sandbox` config option); absent: the connection's. */
+  sandbox?: SandboxMode;
   signal: AbortSignal;
   /** Receives every `minicode.output.v1` event of the turn (live and durable). */
   onEvent: (event: OutputEvent) => void;

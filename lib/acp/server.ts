@@ -7,7 +7,7 @@ import { askPermission, terminalAccess, textFileAccess, type Diagnose } from './
 import { AcpErrors } from './errors.js';
 import { promptParts, promptText } from './prompt-content.js';
 import { createProjector } from './projection.js';
-import { CONFIG_IDS, DEFAULT_MODE, configOptions, isApprovalMode, modeState } from './session-config.js';
+import { CONFIG_IDS, DEFAULT_MODE, configOptions, isApprovalMode, isSandboxMode, modeState } from './session-config.js';
 import { createSessionRegistry, type AcpSession } from './sessions.js';
 import type { ObservedTransport } from './transport.js';
 
@@ -49,7 +49,8 @@ export function createAcpServer(options: AcpServerOptions, transport: ObservedTr
 
   const send = (client: AgentContext, sessionId: string, update: SessionUpdate): Promise<void> => client.notify('session/update', { sessionId, update });
 
-  const config = (session: AcpSession) => configOptions(session.model === undefined ? { mode: session.mode, models } : { mode: session.mode, model: session.model, models });
+  const config = (session: AcpSession) =>
+    configOptions({ mode: session.mode, models, ...(session.model === undefined ? {} : { model: session.model }), ...(session.sandbox === undefined ? {} : { sandbox: session.sandbox }) });
 
   /** The port's `openSession` for a session just created (`loaded` false) or loaded. */
   const openSession = (session: AcpSession, loaded: boolean, mcpServers: SessionInfo['mcpServers']) =>
@@ -96,7 +97,7 @@ export function createAcpServer(options: AcpServerOptions, transport: ObservedTr
     })
     .onRequest('session/new', async ({ params, client, requestId }) => {
       requireAbsolute(params.cwd);
-      const session = sessions.add({ id: nextId(), cwd: params.cwd, mode: DEFAULT_MODE, model: options.model });
+      const session = sessions.add({ id: nextId(), cwd: params.cwd, mode: DEFAULT_MODE, model: options.model, sandbox: await port.sandboxMode?.() });
       const opened = await openSession(session, false, params.mcpServers);
       announce(client, requestId, session, opened);
       return { sessionId: session.id, modes: modeState(session.mode), configOptions: config(session) };
@@ -107,7 +108,7 @@ export function createAcpServer(options: AcpServerOptions, transport: ObservedTr
       if (sessions.has(params.sessionId) && sessions.require(params.sessionId).turn) throw AcpErrors.sessionBusy(params.sessionId);
       const events = await port.loadSession(params.sessionId);
       if (!events) throw AcpErrors.sessionNotFound(params.sessionId);
-      const session = sessions.add({ id: params.sessionId, cwd: params.cwd, mode: DEFAULT_MODE, model: options.model });
+      const session = sessions.add({ id: params.sessionId, cwd: params.cwd, mode: DEFAULT_MODE, model: options.model, sandbox: await port.sandboxMode?.() });
       const opened = await openSession(session, true, params.mcpServers);
       // The whole conversation goes out before the load response, as the spec requires.
       const replay = createProjector({ cwd: session.cwd, replay: true });
@@ -140,6 +141,9 @@ export function createAcpServer(options: AcpServerOptions, transport: ObservedTr
       } else if (params.configId === CONFIG_IDS.model && session.model !== undefined) {
         if (value !== session.model && !models.includes(value)) throw AcpErrors.invalidParams(`unknown model "${value}"`, { value });
         session.model = value;
+      } else if (params.configId === CONFIG_IDS.sandbox && session.sandbox !== undefined) {
+        if (!isSandboxMode(value)) throw AcpErrors.invalidParams(`unknown sandbox mode "${value}"`, { value });
+        session.sandbox = value;
       } else {
         throw AcpErrors.invalidParams(`unknown config option "${params.configId}"`, { configId: params.configId });
       }
@@ -165,6 +169,7 @@ export function createAcpServer(options: AcpServerOptions, transport: ObservedTr
           cwd: session.cwd,
           mode: session.mode,
           ...(session.model === undefined ? {} : { model: session.model }),
+          ...(session.sandbox === undefined ? {} : { sandbox: session.sandbox }),
           signal: turn.signal,
           onEvent: (event) => {
             for (const update of session.projector.project(event)) emit(update);

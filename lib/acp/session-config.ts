@@ -1,4 +1,5 @@
 import type { SessionConfigOption, SessionModeState } from '@agentclientprotocol/sdk';
+import { SANDBOX_MODES, type SandboxMode } from '../sandbox/settings.js';
 import { APPROVAL_MODES, type ApprovalMode } from './agent-port.js';
 
 /** What each approval mode means, as the client shows it. */
@@ -24,8 +25,20 @@ export function modeState(current: ApprovalMode): SessionModeState {
   };
 }
 
+/** What each sandbox mode means, as the client shows it (docs/sandbox.md). */
+const SANDBOX_INFO: Record<SandboxMode, { name: string; description: string }> = {
+  'workspace-write': { name: 'Workspace write', description: 'Commands run in the OS sandbox: write the workspace only, no network unless opened.' },
+  'read-only': { name: 'Read-only', description: 'Commands run in the OS sandbox: write nothing but a private temp folder.' },
+  off: { name: 'Off', description: 'Commands run unsandboxed (and in the client terminal when it offers one).' },
+};
+
+/** True when `value` names a sandbox mode. */
+export function isSandboxMode(value: string): value is SandboxMode {
+  return (SANDBOX_MODES as readonly string[]).includes(value);
+}
+
 /** Config option ids this agent understands. */
-export const CONFIG_IDS = { mode: 'mode', model: 'model' } as const;
+export const CONFIG_IDS = { mode: 'mode', model: 'model', sandbox: 'sandbox' } as const;
 
 /** The settings config options describe. */
 export interface ConfigState {
@@ -34,11 +47,14 @@ export interface ConfigState {
   model?: string;
   /** Models the user may pick; the model option is offered only when there is a choice to show. */
   models: string[];
+  /** The sandbox of the session's commands; the option is offered only when the port has one. */
+  sandbox?: SandboxMode;
 }
 
 /**
  * Session config options (the newer form of modes): the approval mode (category `mode`, kept in
- * sync with `session/set_mode`) and the model (category `model`) when models are known.
+ * sync with `session/set_mode`), the model (category `model`) when models are known, and the
+ * sandbox of the session's commands (no standard category fits it).
  */
 export function configOptions(state: ConfigState): SessionConfigOption[] {
   const options: SessionConfigOption[] = [
@@ -60,6 +76,15 @@ export function configOptions(state: ConfigState): SessionConfigOption[] {
       type: 'select',
       currentValue: state.model,
       options: models.map((m) => ({ value: m, name: m })),
+    });
+  }
+  if (state.sandbox !== undefined) {
+    options.push({
+      id: CONFIG_IDS.sandbox,
+      name: 'Sandbox',
+      type: 'select',
+      currentValue: state.sandbox,
+      options: SANDBOX_MODES.map((id) => ({ value: id, name: SANDBOX_INFO[id].name, description: SANDBOX_INFO[id].description })),
     });
   }
   return options;

@@ -1,3 +1,4 @@
+import type { SandboxMode } from '../sandbox/settings.js';
 import type { ApprovalMode, PermissionDecision } from './agent-port.js';
 import { AcpErrors } from './errors.js';
 import { createProjector, type Projector } from './projection.js';
@@ -8,6 +9,8 @@ export interface AcpSession {
   readonly cwd: string;
   mode: ApprovalMode;
   model: string | undefined;
+  /** The sandbox of the session's commands; undefined when the port has none to choose. */
+  sandbox: SandboxMode | undefined;
   /** Projects the live events of this session's turns. */
   readonly projector: Projector;
   /** The running turn's controller; null when idle. One turn at a time per session. */
@@ -25,7 +28,7 @@ export interface SessionRegistryOptions {
 /** The sessions of one connection, keyed by id. */
 export interface SessionRegistry {
   /** Add a session; replaces an earlier entry with the same id (a reload). */
-  add(init: { id: string; cwd: string; mode: ApprovalMode; model: string | undefined }): AcpSession;
+  add(init: { id: string; cwd: string; mode: ApprovalMode; model: string | undefined; sandbox?: SandboxMode | undefined }): AcpSession;
   /** The session, or a -32002 error naming it. */
   require(id: string): AcpSession;
   has(id: string): boolean;
@@ -46,6 +49,7 @@ export function createSessionRegistry(options: SessionRegistryOptions = {}): Ses
         cwd: init.cwd,
         mode: init.mode,
         model: init.model,
+        sandbox: init.sandbox,
         projector: createProjector({ cwd: init.cwd }),
         turn: null,
         remembered: new Map(),

@@ -8,7 +8,10 @@
  * (ACP has no rewind method of its own; `minicode undo --session <id>` takes a turn back).
  */
 import type { AgentPort, AgentPortOptions, PromptInput, PromptOutcome, PromptStopReason, ToolKind } from '../acp/agent-port.js';
-import { prepareRun, startRunMcp, type RunSetup } from './run-setup.js';
+import { prepareRun, sandboxModeFlag, startRunMcp, type RunSetup } from './run-setup.js';
+import { loadConfigLazily } from '../config-files.js';
+import { sandboxInMode } from '../sandbox/resolve.js';
+import { DEFAULT_SANDBOX_MODE, type SandboxMode } from '../sandbox/settings.js';
 import { serversFromAcp } from '../mcp/acp-servers.js';
 import { combineToolSources, type McpManager } from '../mcp/index.js';
 import type { EventDraft, OutputEvent } from '../events/index.js';
@@ -23,6 +26,8 @@ import type { AgentResult } from './loop.js';
 import { interaction } from './interaction.js';
 import { promptSettingsFor } from './prompt-settings.js';
 import { runPrompt } from './run-prompt.js';
+import { loadCustomCommands } from '../extensions/commands.js';
+import { reportDropped } from '../debug.js';
 
 /** What the port keeps of one session between turns. */
 interface PortSession {
@@ -77,7 +82,35 @@ export function createAgentPort(options: AgentPortOptions): AgentPort {
   };
   const store = (): EventStore => (shared.store ??= openStore({ dir: resolveStoreDir({ flag: options.store, env }) }));
 
+  let sandboxDefault: Promise<SandboxMode> | undefined;
+
   return {
+    // The custom slash commands the set-up reads (the user's, and with --allow-local-config the
+    // project's of the folder the server runs in); a prompt `/name args` runs one.
+    availableCommands: () =>
+      loadCustomCommands({ env, cwd: process.cwd(), allowLocalConfig: options.allowLocalConfig === true }).commands.map((c) => ({
+        name: c.name,
+        description: c.description,
+        ...(c.argumentHint ? { hint: c.argumentHint } : {}),
+      })),
+    sandboxMode() {
+      // The flag's mode, else the config's: read without the provider, so a session opens (and
+      // shows its option) before credentials are there. A bad flag or config fails the first
+      // prompt, with its own message.
+      sandboxDefault ??= (async () => {
+        try {
+          const flag = sandboxModeFlag(options.sandbox);
+          if (flag) return flag;
+          const loaded = await loadConfigLazily({ env, cwd: process.cwd(), allowLocalConfig: options.allowLocalConfig === true });
+          return loaded.config.sandbox?.mode ?? DEFAULT_SANDBOX_MODE;
+        } catch (error) {
+          reportDropped('acp: the default sandbox mode', error);
+          return DEFAULT_SANDBOX_MODE;
+        }
+      })();
+      return sandboxDefault;
+    },
+
     async openSession(info) {
       if (!sessions.has(info.sessionId)) sessions.set(info.sessionId, { started: false, nextSeq: 0, turn: 1, state: undefined, history: [] });
       const session = sessions.get(info.sessionId)!;
@@ -153,6 +186,8 @@ export function createAgentPort(options: AgentPortOptions): AgentPort {
             ]
           : [];
       const continued = session.started && session.state ? session.state : undefined;
+      const base = run.environment.sandbox;
+      const sandbox = base && input.sandbox !== undefined ? sandboxInMode(base, input.sandbox, env) : base;
       const result = await runPrompt({
         origin: 'acp',
         prompt: input.text,
@@ -167,7 +202,9 @@ export function createAgentPort(options: AgentPortOptions): AgentPort {
           policy: { ...run.environment.policy, mode: input.mode },
           toolSource,
           fileSystem: clientFileSystem(input),
-          terminal: clientTerminal(input),
+          sandbox,
+          // The client's terminal runs commands outside minicode's sandbox: used only when the session's sandbox is off.
+          terminal: sandbox && sandbox.mode !== 'off' ? undefined : clientTerminal(input),
         },
         // The instructions are the client's working folder's.
         prompting: promptSettingsFor(run.prompting, input.cwd),

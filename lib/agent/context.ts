@@ -114,6 +114,8 @@ export interface ContextManagerOptions {
   system: string;
   tools: readonly ToolSpec[];
   turn: number;
+  /** Awaited right before a compaction starts (the PreCompact hooks); default nothing. */
+  beforeCompact?: (() => Promise<void>) | undefined;
   /** The run's task: a compaction in progress is told as its `task.progress`. */
   taskId: string;
 }
@@ -165,6 +167,7 @@ export function createContextManager(options: ContextManagerOptions): ContextMan
       estimator,
       fold,
       onEvent: (d) => sink(d),
+      beforeCompact: options.beforeCompact ? () => options.beforeCompact!() : undefined,
       onCompacting: () => sink({ type: 'task.progress', payload: { taskId: options.taskId, message: 'compacting the conversation' } }),
     });
     controller.beginTurn(options.turn);

@@ -12,7 +12,7 @@ import { createTermination, settleRun } from '../control/termination.js';
 import { realTimers, type Timers } from '../control/timers.js';
 import { createUsageCollector, type UsageTotals } from '../control/usage.js';
 import { createApprovalHook, credentialValueMasker } from '../policy/index.js';
-import type { ToolRegistry } from '../tools/index.js';
+import type { ChildSessions, ToolRegistry } from '../tools/index.js';
 import type { Conversation, ConversationMessage, ProviderFormat } from './conversation.js';
 import type { Interaction } from './interaction.js';
 import { promptSettings, type PromptSettings } from './prompt-settings.js';
@@ -26,6 +26,7 @@ import { createTurnCheckpoints } from '../checkpoints/turn.js';
 import { kernelTruncate } from '../control/truncation.js';
 import { createContextManager } from './context.js';
 import { contextWindowOf } from './context-window.js';
+import { createTurnHooks, promptWithContext } from './turn-hooks.js';
 
 /** Options of {@link runAgent}: the run's groups, filled once where the run was set up, and the turn's own inputs. */
 export interface AgentOptions {
@@ -71,6 +72,15 @@ export interface AgentOptions {
   turnId?: number | undefined;
   /** The session the turn belongs to (labels its checkpoint); default the task id. */
   sessionId?: string | undefined;
+  /** Child sessions the `task` tool may start (lib/agent/children.ts); their spend counts in this run's budget. Default none. */
+  children?: ChildSessions | undefined;
+  /** Called with the run's usage totals after each report (its children's cost included): a child's parent counts it in its budget. */
+  onUsage?: ((totals: UsageTotals) => void) | undefined;
+  /**
+   * Why a stop of this run is a cancellation: `parent-cancel` for a child session, whose signal
+   * is its parent's run (it has no deadline or budget of its own). Default none.
+   */
+  cancelCause?: 'parent-cancel' | undefined;
 }
 
 /** What the model is told when it finishes without the typed result the run needs. */
@@ -103,6 +113,7 @@ const REASON_ERRORS: Record<Exclude<TerminationReason, 'completed'>, Pick<ErrorI
   provider: { category: 'PROVIDER_ERROR', recoverability: 'FATAL' },
   busy: { category: 'AGENT_ERROR', recoverability: 'RETRYABLE' },
   result_invalid: { category: 'MODEL_ERROR', recoverability: 'RETRYABLE' },
+  hook_stopped: { category: 'USER_ERROR', recoverability: 'ACTION_REQUIRED' },
 };
 
 /** Replace the conversation's contents in place (the loop and its closures hold the same array). */
@@ -124,9 +135,33 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
   const disarm = limits.timeoutMs !== undefined ? termination.deadline(limits.timeoutMs, options.timers ?? realTimers) : () => {};
   const priceProvider = priceProviderOf(provider.format);
   let budgetWatcher: ReturnType<typeof watchBudgetLimit> | undefined;
-  const collector = createUsageCollector({
-    onChange: (totals) => budgetWatcher?.check(totals.costUsd),
-  });
+  // The children's estimated spend by tool call, counted with the run's own in its budget
+  // (undefined: unknown, which makes the sum unknown).
+  const childCosts = new Map<string, number | undefined>();
+  const spendOf = (own: number | undefined): number | undefined => {
+    let sum = own;
+    for (const cost of childCosts.values()) sum = sum === undefined || cost === undefined ? undefined : sum + cost;
+    return sum;
+  };
+  const onSpend = (): void => {
+    const totals = collector.session();
+    const costUsd = spendOf(totals.costUsd);
+    budgetWatcher?.check(costUsd);
+    options.onUsage?.({ ...totals, costUsd });
+  };
+  const collector = createUsageCollector({ onChange: onSpend });
+  const children: ChildSessions | undefined = options.children && {
+    agents: options.children.agents,
+    canStart: options.children.canStart,
+    run: (request) =>
+      options.children!.run({
+        ...request,
+        onCost: (costUsd) => {
+          childCosts.set(request.toolCallId, costUsd);
+          onSpend();
+        },
+      }),
+  };
   if (limits.budget) {
     budgetWatcher = watchBudgetLimit(limits.budget, { abort: (reason) => termination.request('budget_exceeded', (reason as { message?: string }).message) });
   }
@@ -140,12 +175,16 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
   const prompting = options.prompting ?? promptSettings();
   const system = prompting.system.text;
   let definitions = options.tools.definitions();
+  const hooks = createTurnHooks({ environment, sessionId: options.sessionId ?? taskId, emit, clock });
+  /** The run's signal once the body runs (PreCompact hooks are stopped with it). */
+  let runSignal: AbortSignal | undefined;
   const context = createContextManager({
     format: provider.format,
     window: contextWindowOf(provider.format, provider.model, limits.contextWindow),
     system,
     tools: definitions,
     turn: turnId,
+    beforeCompact: hooks ? () => (runSignal ? hooks.beforeCompact(runSignal) : Promise.resolve()) : undefined,
     taskId,
   });
   const maskForModel = environment.maskCredentialsInRequests ? credentialValueMasker(environment.env) : undefined;
@@ -223,7 +262,27 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
     });
   };
 
+  /** Stop the run because a hook said so. */
+  const hookStop = (signal: AbortSignal, why: string): void => {
+    termination.request('hook_stopped', why);
+    signal.throwIfAborted();
+  };
+
   const body = async (signal: AbortSignal): Promise<void> => {
+    runSignal = signal;
+    if (hooks) {
+      // A session's first turn starts it: SessionStart, then UserPromptSubmit; their context goes with the prompt.
+      const before = await hooks.beforePrompt(options.prompt, turnId === 1 && (options.history ?? []).length === 0, signal);
+      if (before.stop !== undefined) hookStop(signal, before.stop);
+      if (before.context.length > 0)
+        messages[messages.length - 1] = {
+          role: 'user',
+          text: promptWithContext(
+            options.prompt,
+            before.context.map((c) => (maskForModel ? maskForModel(c) : c)),
+          ),
+        };
+    }
     for (;;) {
       if (steps >= maxSteps) {
         termination.request('max_steps_exceeded', `the run reached --max-steps ${maxSteps} without a final answer`);
@@ -277,11 +336,18 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
       });
       if (reply.toolCalls.length === 0) {
         finalText = reply.text;
-        if (!typed || result !== undefined) return;
-        resultMissed(signal, 'the model finished without calling submit_result');
-        messages.push({ role: 'user', text: RESULT_MISSING });
+        if (typed && result === undefined) {
+          resultMissed(signal, 'the model finished without calling submit_result');
+          messages.push({ role: 'user', text: RESULT_MISSING });
+          continue;
+        }
+        // A Stop hook may make the agent go on, with its reason as the next instruction.
+        const stopped = hooks ? await hooks.onStop(reply.text, signal, stepEmit) : {};
+        if (stopped.continueWith === undefined) return;
+        messages.push({ role: 'user', text: maskForModel ? maskForModel(stopped.continueWith) : stopped.continueWith });
         continue;
       }
+      const toolHooks = hooks?.toolHooks(signal, stepEmit);
       // Parallel tool calls run concurrently, each with its own id, duration and terminal event.
       const results = await Promise.all(
         reply.toolCalls.map((call) =>
@@ -292,6 +358,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
             onEvent: stepEmit,
             clock,
             checkpoints,
+            hooks: toolHooks,
             ctx: {
               cwd: environment.cwd,
               signal,
@@ -303,6 +370,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
               promptAskText: interaction.promptAskText,
               fs: environment.fileSystem,
               terminal: environment.terminal,
+              children,
             },
           }).then((executed) => ({ call, executed })),
         ),
@@ -319,12 +387,15 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
       for (const { call, executed } of results) {
         if (typed && result === undefined && call.name === 'submit_result' && executed.outcome.status === 'failed') resultMissed(signal, executed.outcome.message.split('\n').slice(0, 4).join(' '));
       }
+      if (hooks?.stopReason !== undefined) hookStop(signal, hooks.stopReason);
       signal.throwIfAborted();
     }
   };
 
   const settled = await settleRun(termination, body);
   disarm();
+  // Before the terminal event: a client told the turn is over may undo it at once.
+  await checkpoints?.turnEnded();
   await context.release();
   const durationMs = Math.max(0, clock() - startedAt);
   const reason = settled.reason;
@@ -337,8 +408,8 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
       reason === 'provider' && lastError
         ? lastError
         : { category: spec.category, recoverability: spec.recoverability, code: settled.error?.code ?? 'MINICODE_E_INTERNAL', message: settled.error?.message ?? reason };
-    if (reason === 'aborted' || reason === 'timeout' || reason === 'budget_exceeded') {
-      emit({ type: 'task.cancelled', payload: { taskId, reason, message: error.message, durationMs } });
+    if (reason === 'aborted' || reason === 'timeout' || reason === 'budget_exceeded' || reason === 'hook_stopped') {
+      emit({ type: 'task.cancelled', payload: { taskId, reason, message: error.message, durationMs, ...(options.cancelCause ? { cause: options.cancelCause } : {}) } });
     } else {
       emit({ type: 'task.failed', payload: { taskId, reason, error, durationMs } });
     }

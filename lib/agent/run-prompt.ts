@@ -20,10 +20,14 @@ import type { VerifyReport } from '../verify/run.js';
 import type { ConversationMessage } from './conversation.js';
 import type { AgentOptions, AgentResult } from './loop.js';
 import { promptSettings } from './prompt-settings.js';
+import type { ToolEnvironment } from './tool-environment.js';
+import { expandCommand, matchCommand, policyForCommand } from '../extensions/commands.js';
 import { mark } from '../timeline.js';
+import { builtInAgents } from './agent-definitions.js';
+import { createChildSessions, type ParentLink } from './children.js';
 
 /** Options of {@link runPrompt}. */
-export interface PromptRunOptions extends Omit<AgentOptions, 'emit' | 'write' | 'tools' | 'toolsReady' | 'history' | 'taskId' | 'turnId'> {
+export interface PromptRunOptions extends Omit<AgentOptions, 'emit' | 'write' | 'tools' | 'toolsReady' | 'history' | 'taskId' | 'turnId' | 'children' | 'cancelCause'> {
   /** Where the session is kept; absent (and no `openStore`) means not stored. */
   store?: EventStore | undefined;
   /**
@@ -59,6 +63,16 @@ export interface PromptRunOptions extends Omit<AgentOptions, 'emit' | 'write' | 
   endSession?: boolean;
   /** Called once the run's events are settled, before the store acknowledges them (see `RunPipelineOptions.onSettled`). */
   onSettled?: (() => void) | undefined;
+  /** The tools the run may use, by name (`submit_result` and `task` always); `all` or undefined: every tool. A child's agent definition sets it. */
+  toolNames?: readonly string[] | 'all' | undefined;
+  /** This run is a child session (the `task` tool): its parent, recorded in `session.started`. */
+  parentLink?: ParentLink | undefined;
+  /**
+   * How the surface shows a child session's events, one renderer per child (`exec --json`: its
+   * envelopes among the parent's lines); undefined: not rendered (its progress still shows as the
+   * parent's `tool.progress` under the `task` call).
+   */
+  childRenderer?: (() => Renderer<ReducerState> | undefined) | undefined;
 }
 
 /** What a prompt run gives its caller. */
@@ -80,6 +94,7 @@ const OUTCOME: Record<AgentResult['reason'], RunOutcome> = {
   timeout: 'cancelled',
   budget_exceeded: 'cancelled',
   aborted: 'cancelled',
+  hook_stopped: 'cancelled',
 };
 
 /** The `session.ended` draft for a run (or a chat's last turn) that settled with `reason`. */
@@ -104,6 +119,8 @@ export interface EndSessionOptions {
   store?: EventStore | undefined;
   clock?: (() => number) | undefined;
   env?: NodeJS.ProcessEnv | undefined;
+  /** The session's tool environment: its SessionEnd hooks run first; absent: none. */
+  environment?: ToolEnvironment | undefined;
 }
 
 /** End a session whose turns ran with `endSession: false` (the interactive mode, on exit). */
@@ -116,6 +133,8 @@ export async function endSession(options: EndSessionOptions): Promise<ReducerSta
     startSeq: options.startSeq,
     state: options.state,
   });
+  const environment = options.environment;
+  if (environment?.hooks) await (await import('./turn-hooks.js')).runSessionEndHooks(environment, options.sessionId, 'exit', (d) => pipeline.emit(d));
   pipeline.emit(sessionEndedDraft(options.reason, options.durationMs));
   return pipeline.finish();
 }
@@ -131,8 +150,27 @@ function errorFieldsOf(error: unknown): NonNullable<FinishExtra['error']> {
   return { category: 'INTERNAL_ERROR', message: error instanceof Error ? error.message : String(error) };
 }
 
-/** Run one prompt through the pipeline and the agent loop. */
-export async function runPrompt(options: PromptRunOptions): Promise<PromptRun> {
+/**
+ * The run a prompt asks for: a custom slash command (`/name args`, lib/extensions/commands.ts)
+ * becomes its expanded prompt, with its `model` and its `allowed-tools` in the approval policy;
+ * any other prompt is run as it is.
+ */
+export function withSlashCommand(options: PromptRunOptions): PromptRunOptions {
+  const commands = options.prompting?.commands;
+  const call = commands && commands.commands.length > 0 ? matchCommand(options.prompt, commands) : undefined;
+  if (!call) return options;
+  const { command, args } = call;
+  return {
+    ...options,
+    prompt: expandCommand(command, args),
+    provider: command.model ? { ...options.provider, model: command.model } : options.provider,
+    environment: { ...options.environment, policy: policyForCommand(options.environment.policy, command) },
+  };
+}
+
+/** Run one prompt through the pipeline and the agent loop (a custom slash command expanded first: {@link withSlashCommand}). */
+export async function runPrompt(given: PromptRunOptions): Promise<PromptRun> {
+  const options = withSlashCommand(given);
   const clock = options.clock ?? Date.now;
   const sessionId = options.session?.id ?? options.sessionId ?? newSessionId(clock());
   let seq = options.session?.startSeq ?? 0;
@@ -169,10 +207,16 @@ export async function runPrompt(options: PromptRunOptions): Promise<PromptRun> {
         systemPromptDigest: system.digest,
         instructions: system.instructionFiles,
         ...(outputSchema ? { outputSchemaDigest: outputSchema.digest } : {}),
+        ...(options.parentLink ? { parentSessionId: options.parentLink.parentSessionId, parentToolCallId: options.parentLink.parentToolCallId, subagentType: options.parentLink.subagentType } : {}),
       },
       fidelity: 'synthetic',
     });
     for (const d of system.diagnostics) pipeline.emit({ type: 'diagnostic.raised', payload: { ...d, category: 'CONFIGURATION_ERROR' } });
+    if (!options.parentLink) {
+      for (const message of options.environment.agents?.problems ?? []) {
+        pipeline.emit({ type: 'diagnostic.raised', payload: { code: 'MINICODE_E_AGENT_DEFINITION', message, category: 'CONFIGURATION_ERROR', action: 'fix or remove the file' } });
+      }
+    }
   }
   for (const d of options.preamble ?? []) pipeline.emit(d);
   // The agent loop, the tools and the providers load only now, once the first events are out
@@ -183,9 +227,12 @@ export async function runPrompt(options: PromptRunOptions): Promise<PromptRun> {
   // The store opens now, the agent loop and the tools load meanwhile; no turn starts before it is open.
   const opening = held ? options.openStore?.() : undefined;
   const loading = Promise.all([import('./loop.js'), import('../tools/index.js')]);
+  // The open store, where child sessions are kept beside this one.
+  let opened = options.store;
   if (held && opening) {
     try {
-      held.attach(await opening);
+      opened = await opening;
+      held.attach(opened);
     } catch (error) {
       held.abandon();
       loading.catch(() => undefined);
@@ -196,10 +243,28 @@ export async function runPrompt(options: PromptRunOptions): Promise<PromptRun> {
   const [{ runAgent }, { createToolRegistry }] = await loading;
   mark('run: agent loop and tools loaded');
   const toolSource = options.environment.toolSource;
-  const detachTools = toolSource?.attach((d) => pipeline.emit(d));
+  // A child shares its parent's tool source, whose diagnostics stay routed to the parent.
+  const detachTools = options.parentLink ? undefined : toolSource?.attach((d) => pipeline.emit(d));
+  const children = createChildSessions({
+    parent: options,
+    parentSessionId: sessionId,
+    depth: options.parentLink?.depth ?? 0,
+    agents: options.environment.agents ?? builtInAgents(),
+    store: opened,
+    parentSettled: () => pipeline.settled(),
+    runPrompt,
+  });
+  const names = options.toolNames;
   const result = await runAgent({
     ...options,
-    tools: createToolRegistry({ extra: toolSource ? () => toolSource.tools() : undefined, outputSchema: prompting.outputSchema }),
+    tools: createToolRegistry({
+      extra: toolSource ? () => toolSource.tools() : undefined,
+      outputSchema: prompting.outputSchema,
+      children,
+      ...(names !== undefined && names !== 'all' ? { only: [...names, 'submit_result', 'task'] } : {}),
+    }),
+    children,
+    cancelCause: options.parentLink ? 'parent-cancel' : undefined,
     prompting,
     toolsReady: toolSource?.ready ? () => toolSource.ready!() : undefined,
     history: options.session?.history ?? [],
@@ -209,6 +274,9 @@ export async function runPrompt(options: PromptRunOptions): Promise<PromptRun> {
     emit: (d, ids) => pipeline.emit(d, ids),
     write: (drafts, ids) => pipeline.write(drafts, ids),
   }).finally(() => detachTools?.());
+  // A child never outlives its parent: a stopped parent settles at once, its children end (their
+  // signal is the parent's) before the parent's session does.
+  await children.settled();
   mark('run: agent loop done');
   let verify: VerifyReport | undefined;
   if (options.verifyCommand && result.reason === 'completed') {
@@ -225,7 +293,10 @@ export async function runPrompt(options: PromptRunOptions): Promise<PromptRun> {
     const redact = outputRedactor(options.environment.env);
     verifyShown = { ok: verify.ok, command: redact(verify.command) };
   }
-  if (options.endSession !== false) pipeline.emit(sessionEndedDraft(result.reason, result.durationMs));
+  if (options.endSession !== false) {
+    if (options.environment.hooks) await (await import('./turn-hooks.js')).runSessionEndHooks(options.environment, sessionId, 'other', (d) => pipeline.emit(d));
+    pipeline.emit(sessionEndedDraft(result.reason, result.durationMs));
+  }
   const state = await pipeline.finish({
     ...(verifyShown ? { verify: verifyShown } : {}),
     ...(result.result !== undefined ? { result: result.result } : {}),

@@ -3,6 +3,7 @@
  * loaded, provider resolved (a replay cassette served over loopback), the store opened. Each
  * failure is a MinicodeError with one actionable message.
  */
+import { loadAgentDefinitions } from './agent-definitions.js';
 import { resolveRunSandbox } from '../sandbox/resolve.js';
 import { SANDBOX_MODES, type SandboxMode, type SandboxSettings } from '../sandbox/settings.js';
 import fs from 'node:fs';
@@ -29,6 +30,8 @@ import { checkpointSettingsOf } from '../checkpoints/settings.js';
 import { DEFAULT_AUTO_TOOLS, type ApprovalModeName, type ApprovalPolicy } from '../policy/index.js';
 import { MCP_PREFIX } from '../policy/mcp-names.js';
 import type { McpManager } from '../mcp/index.js';
+import type { HookSettings } from '../hooks/settings.js';
+import { loadCustomCommands } from '../extensions/commands.js';
 
 /** Flags of `minicode exec`, shared by every command that runs the agent (acp, batch, chat). */
 export interface ExecFlags {
@@ -67,6 +70,8 @@ export interface ExecFlags {
   outputSchema?: string | undefined;
   /** `--prompt-file FILE` (exec). */
   promptFile?: string | undefined;
+  /** `--json-children events|summary` (exec --json): how child sessions' events are printed. */
+  jsonChildren?: string | undefined;
 }
 
 /**
@@ -131,6 +136,7 @@ export async function prepareRun(flags: ExecFlags, env: NodeJS.ProcessEnv = proc
   if (budgetUsd !== undefined) budget = { limitUsd: budgetUsd, strict: flags.budgetStrict === true };
   else if (flags.budgetStrict) throw new MinicodeError('MINICODE_E_USAGE', '--budget-strict needs --budget USD', { action: 'pass --budget 0.50 --budget-strict' });
   const prompting = await promptingOf(flags, loaded.config, env, cwd);
+  const hooks = await hooksOf(loaded, cwd, flags.allowLocalConfig === true);
   const closers: (() => Promise<void>)[] = [];
   let endpoint: ProviderEndpoint;
   const named = flags.provider ?? env.MINICODE_PROVIDER ?? loaded.config.provider;
@@ -179,6 +185,8 @@ export async function prepareRun(flags: ExecFlags, env: NodeJS.ProcessEnv = proc
       checkpoints: checkpointSettingsOf({ flag: flags.checkpoint, config: loaded.config.checkpoints, env }),
       sandbox,
       maskCredentialsInRequests: loaded.config.maskCredentialsInRequests ?? true,
+      hooks,
+      agents: loadAgentDefinitions({ env, cwd, allowLocalConfig: flags.allowLocalConfig === true }),
     }),
     prompting,
     approval,
@@ -205,6 +213,13 @@ export async function prepareRun(flags: ExecFlags, env: NodeJS.ProcessEnv = proc
   return setup;
 }
 
+/** The run's hooks; the hooks module loads only when a config or a trusted project file may hold some. */
+async function hooksOf(loaded: LoadedConfig, cwd: string, allowLocalConfig: boolean): Promise<HookSettings | undefined> {
+  if (!loaded.hookSources && !(allowLocalConfig && (fs.existsSync(path.join(cwd, '.minicode', 'settings.json')) || fs.existsSync(path.join(cwd, '.claude', 'settings.json'))))) return undefined;
+  const { loadHookSettings } = await import('../hooks/load.js');
+  return loadHookSettings({ loaded, cwd, allowLocalConfig });
+}
+
 /** `--sandbox` checked: one of the modes, or MINICODE_E_USAGE (exit 2). */
 export function sandboxModeFlag(value: string | undefined): SandboxMode | undefined {
   if (value === undefined) return undefined;
@@ -226,7 +241,8 @@ async function promptingOf(flags: ExecFlags, config: LoadedConfig['config'], env
     userDir: userInstructionsDir(env, os.homedir()),
   };
   const outputSchema = flags.outputSchema !== undefined ? (await import('../output-schema/compile.js')).loadOutputSchemaFile(flags.outputSchema) : undefined;
-  return promptSettings({ recipe, system: systemPromptFor(recipe, cwd), outputSchema });
+  const commands = loadCustomCommands({ env, cwd, allowLocalConfig: flags.allowLocalConfig === true });
+  return promptSettings({ recipe, system: systemPromptFor(recipe, cwd), outputSchema, commands });
 }
 
 /** MINICODE_E_PROMPT_EMPTY (exit 2) for an empty or whitespace-only PROMPT, which must never reach a model or an agent. */

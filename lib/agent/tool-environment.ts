@@ -2,12 +2,14 @@
  * Where the tools of a run act and under which rules: the workspace, the environment their
  * subprocesses start from, the approval policy, checkpoints, the tools beyond the built-in set
  * (MCP servers), the file system and terminal a surface may lend them (ACP's client), and the
- * OS sandbox their commands run in.
+ * OS sandbox their commands run in, and the user's hooks around them.
  * Filled once where a run is set up and passed whole down to each tool call.
  */
 import type { SandboxSettings } from '../sandbox/settings.js';
 import type { CheckpointSettings } from '../checkpoints/settings.js';
 import type { ApprovalPolicy } from '../policy/decide.js';
+import type { HookSettings } from '../hooks/settings.js';
+import type { AgentCatalogue } from './agent-definitions.js';
 import { DEFAULT_TOOL_LIMITS, type ToolFileSystem, type ToolLimits, type ToolSource, type ToolTerminal } from '../tools/types.js';
 
 /** The tools' environment; {@link toolEnvironment} fills the defaults (process.env, `auto` approvals, no checkpoints, no MCP, local files and subprocesses, {@link DEFAULT_TOOL_LIMITS}). */
@@ -35,6 +37,13 @@ export interface ToolEnvironment {
    * (config `maskCredentialsInRequests`); default true.
    */
   maskCredentialsInRequests: boolean;
+  /**
+   * The user's hooks (lib/hooks: the user config and, with `--allow-local-config`, the project's
+   * settings), run around the session, each prompt and each tool call; undefined: none.
+   */
+  hooks: HookSettings | undefined;
+  /** The agent definitions child sessions (the `task` tool) may run; undefined: the built-in ones. */
+  agents: AgentCatalogue | undefined;
 }
 
 /** A tool environment in `cwd`: `given` over the defaults. */
@@ -50,6 +59,8 @@ export function toolEnvironment(cwd: string, given: Partial<Omit<ToolEnvironment
     limits: DEFAULT_TOOL_LIMITS,
     sandbox: undefined,
     maskCredentialsInRequests: true,
+    hooks: undefined,
+    agents: undefined,
     ...given,
   };
 }

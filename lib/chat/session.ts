@@ -240,6 +240,7 @@ export function createChatSession(options: ChatSessionOptions): ChatSession {
         store: options.store,
         clock: options.clock,
         env: options.environment.env,
+        environment: options.environment,
       });
       lastReason = undefined;
     },

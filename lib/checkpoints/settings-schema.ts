@@ -9,6 +9,8 @@ export const CheckpointConfigSchema = z.union([
     maxUntrackedDirFiles: z.number().int().positive().optional(),
     maxFiles: z.number().int().positive().optional(),
     skipDirs: z.array(z.string().min(1)).optional(),
+    maxIgnoredFileBytes: z.number().int().nonnegative().optional(),
+    maxIgnoredBytes: z.number().int().nonnegative().optional(),
     maxAgeDays: z.number().positive().optional(),
     maxCheckpoints: z.number().int().positive().optional(),
   }),

@@ -42,6 +42,10 @@ export interface CheckpointLimits {
   maxFiles: number;
   /** Folder names skipped wherever they are. Default {@link DEFAULT_SKIP_DIRS}. */
   skipDirs: readonly string[];
+  /** An ignored file (outside a wholly ignored folder) up to this size is kept; 0 keeps none. Default 64 KiB. */
+  maxIgnoredFileBytes: number;
+  /** The ignored files one checkpoint adds, together at most this many bytes. Default 1 MiB. */
+  maxIgnoredBytes: number;
 }
 
 /** The defaults of {@link CheckpointLimits}. */
@@ -50,6 +54,8 @@ export const DEFAULT_CHECKPOINT_LIMITS: Readonly<CheckpointLimits> = Object.free
   maxUntrackedDirFiles: 1_000,
   maxFiles: 100_000,
   skipDirs: DEFAULT_SKIP_DIRS,
+  maxIgnoredFileBytes: 64 * 1024,
+  maxIgnoredBytes: 1024 * 1024,
 });
 
 /** How long checkpoints are kept, per workspace. */
@@ -90,6 +96,8 @@ export function checkpointSettingsOf(options: { flag?: boolean | undefined; conf
     if (value.maxUntrackedDirFiles !== undefined) limits.maxUntrackedDirFiles = value.maxUntrackedDirFiles;
     if (value.maxFiles !== undefined) limits.maxFiles = value.maxFiles;
     if (value.skipDirs !== undefined) limits.skipDirs = value.skipDirs;
+    if (value.maxIgnoredFileBytes !== undefined) limits.maxIgnoredFileBytes = value.maxIgnoredFileBytes;
+    if (value.maxIgnoredBytes !== undefined) limits.maxIgnoredBytes = value.maxIgnoredBytes;
   }
   const retention: CheckpointRetention = { ...DEFAULT_CHECKPOINT_RETENTION };
   if (typeof value === 'object') {

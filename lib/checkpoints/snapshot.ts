@@ -9,16 +9,20 @@
  * Nothing here writes to the user's repository: the store has its own GIT_DIR and every command
  * gets the index through GIT_INDEX_FILE.
  *
- * What is left out, and said so: files and folders the work tree's .gitignore files (nested
- * ones too) or the user's info/exclude ignore, the well-known build and dependency folders,
- * new files over `maxFileBytes`, and folders the user's git does not track holding more than
- * `maxUntrackedDirFiles` new files.
+ * What is left out, and said so: folders whose whole content the work tree's .gitignore files
+ * (nested ones too) or the user's info/exclude ignore, ignored files over `maxIgnoredFileBytes`
+ * (or past `maxIgnoredBytes` together), the well-known build and dependency folders, new files
+ * over `maxFileBytes`, and folders the user's git does not track holding more than
+ * `maxUntrackedDirFiles` new files. Small ignored files (a `.env`) are kept: a run that deletes
+ * or rewrites one through `bash` can be undone. Permission bits git does not keep are recorded
+ * beside the tree (modes.ts).
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { PayloadOf } from '../events/payloads.js';
 import { GitError, runGit, splitNul, type GitPlace } from './git.js';
+import { modesLine, modesOfIndex, readModeMap, updateModes, writeModeMap } from './modes.js';
 import type { WorkspaceStore } from './store.js';
 
 /** Why a path was left out of a checkpoint (the event model's list). */
@@ -206,8 +210,12 @@ async function snapshotNow(store: WorkspaceStore, options: SnapshotOptions): Pro
     const fromShared = seedIndex(shared, indexFile);
     if (!fromShared) await seedFromUserHead(store, place);
     const known = fromShared ? notedTree(store) : undefined;
-    // One walk of the work tree: files changed or deleted since the seed index, and new ones.
-    const listing = await runGit(['ls-files', '-z', '-t', '--modified', '--deleted', '--others', '--exclude-standard'], place);
+    // One walk of the work tree: files changed or deleted since the seed index, and new ones;
+    // beside it, the walk of what the ignore rules leave out (small ignored files are kept).
+    const [listing, ignored] = await Promise.all([
+      runGit(['ls-files', '-z', '-t', '--modified', '--deleted', '--others', '--exclude-standard'], place),
+      store.limits.maxIgnoredFileBytes > 0 ? runGit(['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory'], place) : undefined,
+    ]);
     const newFiles: string[] = [];
     const touched = new Set<string>();
     for (const entry of splitNul(listing.stdout)) {
@@ -233,20 +241,69 @@ async function snapshotNow(store: WorkspaceStore, options: SnapshotOptions): Pro
       if (tooLarge) skipped.push({ path: file, reason: 'file-too-large' });
       else touched.add(file);
     }
+    if (ignored) for (const file of smallIgnoredFiles(store, splitNul(ignored.stdout), skipped)) touched.add(file);
     // The build-folder walk only reports; it runs beside the hashing.
     const buildDirs = options.reportSkippedDirs !== false && newFiles.length > 0 ? skippedBuildDirs(store, place) : Promise.resolve([]);
     const hashed = touched.size > 0 ? hashInto(place, touched, skipped) : Promise.resolve();
     const [dirs] = await Promise.all([buildDirs, hashed]);
     for (const d of dirs) skipped.push({ path: d, reason: 'build-or-dependency-dir' });
+    // The permission bits git's tree cannot hold: the store's map, updated from what was hashed
+    // (read whole from the index on a store's first snapshot).
+    const stored = readModeMap(store.gitDir);
+    const modes = stored ?? (await modesOfIndex(place));
+    if (stored) updateModes(modes, store.workTree, touched);
     const unchanged = touched.size === 0 && known !== undefined;
     const tree = unchanged ? known : (await runGit(['write-tree'], place)).stdout.trim();
+    const line = modesLine(modes);
     const args = ['commit-tree', tree, ...(options.parent ? ['-p', options.parent] : []), '-F', '-'];
-    const commit = (await runGit(args, { gitDir: store.gitDir, cwd: store.gitDir, input: options.message + '\n' })).stdout.trim();
+    const commit = (await runGit(args, { gitDir: store.gitDir, cwd: store.gitDir, input: `${options.message}\n${line ? `\n${line}\n` : ''}` })).stdout.trim();
     if (!unchanged) replaceSharedIndex(store, indexFile, tree);
+    if (!unchanged || !stored) writeModeMap(store.gitDir, modes);
     return { commit, tree, skipped };
   } finally {
     fs.rmSync(indexFile, { force: true });
   }
+}
+
+/**
+ * The ignored files a checkpoint keeps: the ones git lists on their own (`ls-files --ignored
+ * --directory` lists a folder whose whole content is ignored as the folder: `node_modules/`, a
+ * build output, a cache, a virtual environment; those are bulk and left out whole, as is
+ * everything inside a skip-list folder name), each at most `maxIgnoredFileBytes`, together at most `maxIgnoredBytes`.
+ * The others are reported as `file-too-large`. A kept one is in the store's index from then on,
+ * so later snapshots see it change or go as any other file.
+ */
+function smallIgnoredFiles(store: WorkspaceStore, entries: readonly string[], skipped: SkippedPath[]): string[] {
+  const bulk = new Set(entries.filter((e) => e.endsWith('/')));
+  const skipNames = new Set(store.limits.skipDirs);
+  // Inside a listed folder, or inside a skip-list folder that also holds tracked files (git then
+  // lists its ignored files one by one).
+  const inBulk = (file: string): boolean => {
+    let start = 0;
+    for (let i = file.indexOf('/'); i !== -1; i = file.indexOf('/', i + 1)) {
+      if (bulk.has(file.slice(0, i + 1)) || skipNames.has(file.slice(start, i))) return true;
+      start = i + 1;
+    }
+    return false;
+  };
+  const kept: string[] = [];
+  let total = 0;
+  for (const file of entries) {
+    if (file.endsWith('/') || inBulk(file)) continue;
+    let st: fs.Stats;
+    try {
+      st = fs.lstatSync(path.join(store.workTree, file));
+    } catch {
+      continue; // gone since the listing
+    }
+    if (st.isFile() && (st.size > store.limits.maxIgnoredFileBytes || total + st.size > store.limits.maxIgnoredBytes)) {
+      skipped.push({ path: file, reason: 'file-too-large' });
+      continue;
+    }
+    total += st.size;
+    kept.push(file);
+  }
+  return kept;
 }
 
 /** Hash `touched` into the index (added, updated or removed). */

@@ -64,6 +64,8 @@ export interface CompactionOptions {
   fold?: (messages: readonly TranscriptMessage[], options: FoldOptions, signal?: AbortSignal) => Promise<FoldResult>;
   /** Receives `context.compacted`, `usage.reported` and `diagnostic.raised` drafts. */
   onEvent?: (event: EventDraft) => void;
+  /** Awaited right before a compaction starts (the PreCompact hooks); default nothing. */
+  beforeCompact?: ((input: StepInput) => Promise<void>) | undefined;
   /** Called as a compaction begins (before a summary call or a fold), so a surface can say so while it runs. */
   onCompacting?: () => void;
 }
@@ -207,6 +209,7 @@ export function createCompactionController(options: CompactionOptions): Compacti
         return pressure >= critical ? { action: 'terminate', reason: 'budget_exceeded', messages: input.messages, pressure } : { action: 'continue', messages: input.messages, pressure };
       }
       flags.compactedForBudget = true; // set when attempted
+      await options.beforeCompact?.(input);
       options.onCompacting?.();
       const c = await compactOnce(input);
       options.estimator?.invalidate();
@@ -219,6 +222,7 @@ export function createCompactionController(options: CompactionOptions): Compacti
     async onContextLengthError(input) {
       const pressure = tokensOf(input.fixed, input.messages) / window;
       if (flags.compactedForRecovery) return { action: 'terminate', reason: 'budget_exceeded', messages: input.messages, pressure };
+      await options.beforeCompact?.(input);
       options.onCompacting?.();
       const c = await compactOnce(input);
       flags.compactedForRecovery = true; // set after compacting

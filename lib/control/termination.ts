@@ -27,6 +27,7 @@ const CODES: Record<TerminationReason, ErrorCode> = {
   provider: 'MINICODE_E_PROVIDER',
   busy: 'MINICODE_E_BUSY',
   result_invalid: 'MINICODE_E_RESULT_INVALID',
+  hook_stopped: 'MINICODE_E_HOOK_STOPPED',
 };
 
 /** The error code a run that ended for `kind` reports. */

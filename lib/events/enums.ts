@@ -47,7 +47,7 @@ export const Recoverability = z.enum(['RECOVERABLE', 'RETRYABLE', 'ACTION_REQUIR
 export type Recoverability = z.infer<typeof Recoverability>;
 
 /** The one reason a run stopped (control-plane termination contract). */
-export const TerminationReason = z.enum(['completed', 'max_steps_exceeded', 'timeout', 'budget_exceeded', 'aborted', 'provider', 'busy', 'result_invalid']);
+export const TerminationReason = z.enum(['completed', 'max_steps_exceeded', 'timeout', 'budget_exceeded', 'aborted', 'provider', 'busy', 'result_invalid', 'hook_stopped']);
 export type TerminationReason = z.infer<typeof TerminationReason>;
 
 /** Outcome of a whole run or session as the reducer and the store see it. */

@@ -114,6 +114,21 @@ export const PAYLOAD_EXAMPLES: { [K in EventType]: PayloadOf<K> } = {
   },
   'usage.reported': { usage: { inputTokens: 1200, outputTokens: 85, cacheReadTokens: 1000 }, cumulative: false, scope: 'request', costUsd: 0.0049 },
   'limit.reached': { kind: 'rate-limit', message: 'Rate limit reached', retryAfterMs: 2000, headers: { 'anthropic-ratelimit-requests-remaining': '0' } },
+  'hook.completed': {
+    hookEvent: 'PreToolUse',
+    command: '$MINICODE_PROJECT_DIR/.minicode/hooks/block-rm.sh',
+    source: '/work/app/.minicode/settings.json',
+    matcher: 'bash',
+    toolName: 'bash',
+    toolCallId: 'call_1',
+    outcome: 'blocked',
+    exitCode: 2,
+    durationMs: 14,
+    decision: 'block',
+    reason: 'rm -rf is not allowed here',
+    stderr: 'rm -rf is not allowed here',
+  },
+  'hook.failed': { hookEvent: 'PostToolUse', command: 'npx prettier --write', source: '/home/me/.config/minicode/config.json', outcome: 'timeout', durationMs: 60000 },
 };
 
 /** One invalid payload per type and the field the validation error must name. */
@@ -143,6 +158,8 @@ function firstRequiredField(type: EventType): string {
     'test.completed': 'ok',
     'usage.reported': 'cumulative',
     'limit.reached': 'kind',
+    'hook.completed': 'outcome',
+    'hook.failed': 'outcome',
     'agent.handoff': 'from',
     'model.response.completed': 'outcome',
     'context.compacted': 'reason',

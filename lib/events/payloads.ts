@@ -3,6 +3,7 @@ import { SANDBOX_MODES } from '../sandbox/settings.js';
 import { ContentRef } from './content-ref.js';
 import { FILE_DIFF_MAX_LINE_CHARS, FILE_DIFF_MAX_LINES } from './file-diff-bounds.js';
 import { USAGE_FIELDS } from './usage-fields.js';
+import { HOOK_EVENTS, HOOK_EXCERPT_MAX } from '../hooks/names.js';
 import { ApprovalOutcome, ErrorCategory, Fidelity, Recoverability, RunOutcome, StopReason, TerminationReason } from './enums.js';
 
 // Shared pieces ------------------------------------------------------------------------------
@@ -99,6 +100,42 @@ export const ToolExecutor = z.enum(['minicode', 'server', 'native']);
 
 // Payloads by event type ---------------------------------------------------------------------
 
+/**
+ * One hook command's run (`hook.completed` when it exited 0 or blocked, `hook.failed` for any
+ * other exit, a timeout, or a command that could not start): what ran for which event and how it
+ * ended. Its output is an excerpt, scrubbed like every payload.
+ */
+const HookRun = z.object({
+  /** The hook event (Claude Code's names). */
+  hookEvent: z.enum(HOOK_EVENTS),
+  /** The command line as configured. */
+  command: z.string(),
+  /** The file that configured it. */
+  source: z.string(),
+  matcher: z.string().optional(),
+  /** The tool call of a PreToolUse or PostToolUse hook. */
+  toolName: z.string().optional(),
+  toolCallId: z.string().optional(),
+  outcome: z.enum(['success', 'blocked', 'error', 'timeout']),
+  /** Absent when it was killed or never started. */
+  exitCode: z.number().int().optional(),
+  durationMs,
+  /** What it decided, when it decided something: a permission, a block, or stopping the run. */
+  decision: z.enum(['allow', 'deny', 'ask', 'block', 'stop']).optional(),
+  /** Its reason (exit 2's stderr, a JSON `reason`, `permissionDecisionReason` or `stopReason`). */
+  reason: z.string().optional(),
+  /** Its `systemMessage`, or why it could not start. */
+  message: z.string().optional(),
+  stdout: z
+    .string()
+    .max(HOOK_EXCERPT_MAX + 100)
+    .optional(),
+  stderr: z
+    .string()
+    .max(HOOK_EXCERPT_MAX + 100)
+    .optional(),
+});
+
 /** Every event type of the taxonomy with its payload schema. */
 export const payloadSchemas = {
   'session.started': z.object({
@@ -135,6 +172,12 @@ export const payloadSchemas = {
       .optional(),
     /** `sha256:<hex>` of the output schema's JSON when the run must submit a typed result (`--output-schema`). */
     outputSchemaDigest: z.string().optional(),
+    /** A child session (the `task` tool): the session whose tool call started it. */
+    parentSessionId: z.string().optional(),
+    /** A child session: the `task` tool call of the parent session that started it (its result is the child's answer). */
+    parentToolCallId: z.string().optional(),
+    /** A child session: the agent definition it runs (`general`, `explore`, or a user or project definition). */
+    subagentType: z.string().optional(),
   }),
   'session.ended': z.object({
     outcome: RunOutcome,
@@ -186,6 +229,8 @@ export const payloadSchemas = {
     reason: z.union([TerminationReason, z.literal('parent-ended')]),
     message: z.string().optional(),
     durationMs: durationMs.optional(),
+    /** `parent-cancel`: a child session's task stopped because its parent's run stopped (user abort, timeout, budget). */
+    cause: z.literal('parent-cancel').optional(),
   }),
   'plan.created': z.object({ planId: id, steps: z.array(PlanStep), explanation: z.string().optional() }),
   'plan.updated': z.object({ planId: id, steps: z.array(PlanStep), explanation: z.string().optional() }),
@@ -305,6 +350,8 @@ export const payloadSchemas = {
     locations: z.array(z.object({ path: z.string(), line: count.optional() })).optional(),
     /** The sandbox the call's command runs in (tools that start commands: `bash`). */
     sandbox: z.enum(SANDBOX_MODES).optional(),
+    /** True for the rerun of a command the sandbox refused, run unsandboxed with the user's approval (`parentToolCallId` is the refused call). */
+    escalated: z.boolean().optional(),
   }),
   'tool.progress': z.object({
     toolCallId: id,
@@ -422,6 +469,8 @@ export const payloadSchemas = {
     /** Estimated cost in USD; absent when the price is unknown. */
     costUsd: z.number().nonnegative().optional(),
   }),
+  'hook.completed': HookRun,
+  'hook.failed': HookRun,
   'limit.reached': z.object({
     kind: z.enum(['usage-quota', 'rate-limit', 'context-length', 'max-tokens', 'budget', 'max-turns', 'overloaded']),
     message: z.string().optional(),

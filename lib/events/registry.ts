@@ -74,6 +74,8 @@ export const EVENT_REGISTRY: Readonly<Record<EventType, EventTypeInfo>> = {
   'recovery.failed': info(true, NORMAL, 'failed', 'error'),
   'usage.reported': info(true, MACHINE_DEBUG, 'completed'),
   'limit.reached': info(true, NORMAL, 'completed', 'warning'),
+  'hook.completed': info(true, VERBOSE, 'completed'),
+  'hook.failed': info(true, NORMAL, 'failed', 'warning'),
 };
 
 /** True when events of this type are stored and replayed. */

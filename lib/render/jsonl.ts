@@ -68,6 +68,30 @@ export function createJsonlRenderer<S>(options: JsonlRendererOptions<S>): Render
   };
 }
 
+/** How `exec --json` prints a child session's events: all its envelopes, or its start and end only. */
+export type JsonChildrenMode = 'events' | 'summary';
+
+/** The session boundaries `--json-children summary` keeps of a child. */
+const CHILD_SUMMARY_TYPES: ReadonlySet<string> = new Set(['session.started', 'session.ended']);
+
+/**
+ * The renderer of a child session (the `task` tool) under `exec --json`: its envelopes as lines
+ * among the parent's, each naming the child's `sessionId` (its `session.started` names the
+ * parent session and tool call), or with `summary` only its `session.started` and
+ * `session.ended`. Model text records and the summary line stay the parent's: a child writes
+ * neither, so the parent's summary is still the one last line.
+ */
+export function createChildJsonlRenderer<S>(options: { out: Writer; mode: JsonChildrenMode }): Renderer<S> {
+  return {
+    onEvent(event: OutputEvent) {
+      if (event.type === 'assistant.message.delta' || !isVisible(event, 'machine')) return;
+      if (options.mode === 'summary' && !CHILD_SUMMARY_TYPES.has(event.type)) return;
+      options.out(`${jsonLine(event)}\n`);
+    },
+    finish() {},
+  };
+}
+
 /**
  * Write a setup failure the way `exec --json` must: exactly one `ok:false` summary line on
  * `out`, the human message on `err`. The caller exits 1.

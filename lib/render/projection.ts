@@ -276,6 +276,15 @@ function noteOf(event: OutputEvent): Fact | undefined {
       const p = event.payload;
       return { kind: 'note', label: 'handoff', text: `${oneLine(p.from)} -> ${oneLine(p.to)}: ${p.reason}${p.cause.message ? ` (${oneLine(p.cause.message)})` : ''}` };
     }
+    case 'hook.completed':
+    case 'hook.failed': {
+      const p = event.payload;
+      const what = p.toolName ? `${p.hookEvent} ${oneLine(p.toolName)}` : p.hookEvent;
+      const how = p.outcome === 'success' ? (p.decision ?? 'ok') : p.outcome;
+      const detail = p.reason ?? p.message ?? (p.outcome === 'error' ? p.stderr : undefined);
+      const status: DisplayStatus = p.outcome === 'success' ? 'completed' : p.outcome === 'blocked' ? 'denied' : 'failed';
+      return { kind: 'note', status, label: 'hook', text: `${what}: ${how} (${oneLine(p.command)}, ${p.durationMs} ms)${detail ? `: ${oneLine(detail)}` : ''}` };
+    }
     case 'limit.reached': {
       const p = event.payload;
       return { kind: 'note', label: 'limit', text: `${p.kind}${p.message ? `: ${oneLine(p.message)}` : ''}` };

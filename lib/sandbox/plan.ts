@@ -12,6 +12,11 @@
  * - `.git/hooks` and `.git/config` of a writable root: a hook planted there runs later, outside
  *   the sandbox, the next time the user runs git; they are bound read-only after the root. A
  *   missing hooks folder is mounted as an empty read-only one, so it cannot be created.
+ * - a writable root that is a linked git worktree (a batch line's, under `--isolate worktree`):
+ *   its git directory lives in the main repository (`.git/worktrees/NAME`), outside the root.
+ *   That one folder and the shared object store are made writable, so `git commit` on the
+ *   worktree's detached HEAD works; the repository's hooks, config and refs, and the other
+ *   worktrees' git directories, stay read-only.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -90,11 +95,41 @@ export function isWithin(inner: string, outer: string): boolean {
   return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
 }
 
+/**
+ * The git folders of the linked worktree at `root` (its `.git` is a file naming its git
+ * directory, whose `commondir` names the repository's): undefined when `root` is no linked
+ * worktree. `git commit` there writes `gitDir` (index, HEAD, logs) and `common/objects`, and
+ * reads the rest of `common` (config, refs), which a worktree under `/tmp` would not otherwise see.
+ */
+export function linkedWorktreeGit(root: string): { gitDir: string; common: string } | undefined {
+  let pointer: string;
+  try {
+    pointer = fs.readFileSync(path.join(root, '.git'), 'utf8');
+  } catch {
+    // No `.git` file (absent, or a folder: a repository's own git directory is inside the root).
+    return undefined;
+  }
+  const match = /^gitdir: (.+)$/m.exec(pointer);
+  if (!match) return undefined;
+  const gitDir = path.resolve(root, match[1]!.trim());
+  try {
+    return { gitDir, common: path.resolve(gitDir, fs.readFileSync(path.join(gitDir, 'commondir'), 'utf8').trim()) };
+  } catch {
+    // No `commondir`: a submodule's or a separate git directory, not a linked worktree.
+    return undefined;
+  }
+}
+
 /** Plan a command run in `cwd` under `settings` (mode not `off`); `workspace` defaults to `cwd`. */
 export function planSandbox(settings: SandboxSettings, cwd: string, workspace: string = cwd): SandboxPlan {
   if (settings.mode === 'off') throw new Error('planSandbox: mode off has no plan');
-  const roots = settings.mode === 'workspace-write' ? [...new Set([workspace, ...settings.writeAllow].flatMap(withRealPath))].filter((p) => fs.existsSync(p)) : [];
-  const readableRoots = [...new Set([workspace, cwd].flatMap(withRealPath))].filter((p) => fs.existsSync(p) && !roots.some((root) => isWithin(p, root)));
+  const writing = settings.mode === 'workspace-write';
+  const given = writing ? [workspace, ...settings.writeAllow] : [];
+  // A linked worktree's repository is readable in either mode (git status works), writable in part only when the workspace is.
+  const linked = (writing ? given : [workspace]).flatMap((root) => linkedWorktreeGit(root) ?? []);
+  const gitWrites = writing ? linked.flatMap((l) => [l.gitDir, path.join(l.common, 'objects')]) : [];
+  const roots = [...new Set([...given, ...gitWrites].flatMap(withRealPath))].filter((p) => fs.existsSync(p));
+  const readableRoots = [...new Set([workspace, cwd, ...linked.map((l) => l.common)].flatMap(withRealPath))].filter((p) => fs.existsSync(p) && !roots.some((root) => isWithin(p, root)));
   const shown = [...roots, ...readableRoots];
   const hiddenOutside: HiddenPath[] = [];
   const hiddenInside: HiddenPath[] = [];

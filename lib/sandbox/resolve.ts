@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { userConfigPath, type LoadedConfig } from '../config-files.js';
 import { requireSandboxBackend } from './backend.js';
-import { sandboxSettingsOf, type SandboxMode, type SandboxSettings } from './settings.js';
+import { sandboxSettingsOf, withMode, type SandboxMode, type SandboxSettings } from './settings.js';
 
 /** Inputs of {@link resolveRunSandbox}. */
 export interface RunSandboxInput {
@@ -34,4 +34,15 @@ export function resolveRunSandbox(input: RunSandboxInput): SandboxSettings {
   });
   const backend = requireSandboxBackend(settings, input.env);
   return backend ? { ...settings, backend } : settings;
+}
+
+/**
+ * The run's settings under another mode (an ACP session's `sandbox` option): a sandboxed mode
+ * chosen where the run had none needs a backend, found now (or MINICODE_E_SANDBOX_UNAVAILABLE).
+ */
+export function sandboxInMode(run: SandboxSettings, mode: SandboxMode, env: NodeJS.ProcessEnv): SandboxSettings {
+  const next = withMode(run, mode);
+  if (mode === 'off' || next.backend) return next;
+  const backend = requireSandboxBackend(next, env);
+  return backend ? { ...next, backend } : next;
 }

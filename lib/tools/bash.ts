@@ -66,6 +66,7 @@ export const bashTool: Tool<Input> = {
         const { text, truncated } = collector.result();
         const note = refusalNote(text, ctx.sandbox, child.refusedHosts());
         const output = `${text.length > 0 ? text : '(no output)'}${note ? `\n${note}` : ''}`;
+        const refusal = note ? { sandboxRefusal: note } : {};
         if (stopped === 'timeout') {
           resolve({
             status: 'failed',
@@ -74,6 +75,7 @@ export const bashTool: Tool<Input> = {
             hint: 'pass a larger timeout_ms or run a narrower command',
             output,
             receipt: { truncated },
+            ...refusal,
           });
           return;
         }
@@ -83,7 +85,7 @@ export const bashTool: Tool<Input> = {
         }
         const exitCode = code ?? (signal ? 128 : 1);
         if (exitCode === 0) {
-          resolve({ status: 'completed', summary: `exit 0${truncated ? ' (output truncated)' : ''}`, output, receipt: { exitCode, truncated } });
+          resolve({ status: 'completed', summary: `exit 0${truncated ? ' (output truncated)' : ''}`, output, receipt: { exitCode, truncated }, ...refusal });
         } else {
           resolve({
             status: 'failed',
@@ -91,6 +93,7 @@ export const bashTool: Tool<Input> = {
             message: signal ? `command killed by ${signal}` : `command exited with code ${exitCode}`,
             output,
             receipt: { exitCode, truncated },
+            ...refusal,
           });
         }
       });

@@ -3,6 +3,8 @@ import type { EventDraft, FileDiff } from '../events/index.js';
 import type { WorkspaceCheckpoints } from '../checkpoints/turn.js';
 import { decide, gatedNoTtyReason, type ApprovalModeName, type ApprovalPolicy } from '../policy/decide.js';
 import { parseArguments, type ToolRegistry } from './index.js';
+import { withMode } from '../sandbox/settings.js';
+import { escalationRequest, RERUN_SUFFIX } from './escalation.js';
 import { capHeadTail } from './truncate.js';
 import type { AnyTool, FileChange, ToolContext, ToolOutcome } from './types.js';
 import { reportDropped } from '../debug.js';
@@ -35,6 +37,22 @@ export interface ExecuteToolCallOptions {
    * `file.changed` comes from what the edit tools report.
    */
   checkpoints?: WorkspaceCheckpoints | undefined;
+  /** The user's PreToolUse and PostToolUse hooks around the call; absent: none. */
+  hooks?: ToolCallHooks | undefined;
+}
+
+/** A PreToolUse decision: `deny` refuses the call (the reason is what the model sees), `ask` asks a person, `allow` skips asking. */
+export interface PreToolDecision {
+  permission?: 'allow' | 'deny' | 'ask' | undefined;
+  reason?: string | undefined;
+}
+
+/** The hooks around one tool call (the loop binds them to the run's hooks). */
+export interface ToolCallHooks {
+  /** Before the policy decision. */
+  before(call: ToolCallRequest, input: unknown): Promise<PreToolDecision>;
+  /** After the tool ran (completed or failed): text added to what the model sees, or undefined. */
+  after(call: ToolCallRequest, input: unknown, outcome: ToolOutcome): Promise<string | undefined>;
 }
 
 /** Whether a tool may change the workspace (every tool except read, search and those marked read-only, so MCP tools count). */
@@ -64,7 +82,10 @@ export function outcomeContent(outcome: ToolOutcome): { content: string; isError
  * Run one tool call end to end: `tool.started`, the policy decision (an `ask` goes through
  * `ctx.approve`, which fails closed without a TTY), the tool, then exactly one terminal event
  * (`tool.completed | tool.failed | tool.denied`), `file.changed` for writes, and for
- * `submit_result` `result.produced` plus one `finding.detected` per finding. Never throws.
+ * `submit_result` `result.produced` plus one `finding.detected` per finding. A command the
+ * sandbox refused may then, in `ask` mode, be rerun unsandboxed with the user's approval
+ * (escalation.ts): a call of its own, `<id>.unsandboxed`, after the refused call's terminal.
+ * Never throws.
  */
 export async function executeToolCall(options: ExecuteToolCallOptions): Promise<ExecutedToolCall> {
   const { registry, call, ctx, onEvent } = options;
@@ -103,9 +124,26 @@ export async function executeToolCall(options: ExecuteToolCallOptions): Promise<
   let outcome: ToolOutcome;
   /** What the checkpoint diff saw the call change; undefined without checkpoints. */
   let observed: FileChange[] | undefined;
+  /** Set when the sandbox refused the command and the user approved rerunning it unsandboxed. */
+  let escalating = false;
+  /** The call's own duration, measured before an escalation question waits for the user. */
+  let ranMs: number | undefined;
   if (!tool) outcome = await registry.invoke(call.name, call.argumentsText, ctx);
   else {
-    const decision = decide({ name: tool.name, kind: tool.kind, gated: tool.gated, input, ...server }, options.policy, { tty: ctx.tty === true });
+    const hooked = options.hooks ? await options.hooks.before(call, input) : {};
+    const facts = { name: tool.name, kind: tool.kind, gated: tool.gated, input, ...server };
+    const policyDecision = decide(facts, options.policy, { tty: ctx.tty === true });
+    // A hook's deny wins; its ask makes an allowed call ask; its allow stands for the person the
+    // policy would ask (so it also answers for one absent), but never lifts the policy's own deny
+    // (read-only mode).
+    const decision =
+      hooked.permission === 'deny'
+        ? { decision: 'deny' as const, reason: hooked.reason || `${tool.name} denied by a PreToolUse hook` }
+        : hooked.permission === 'ask' && policyDecision.decision === 'allow'
+          ? { decision: 'ask' as const, reason: hooked.reason || 'a PreToolUse hook asks for approval' }
+          : hooked.permission === 'allow' && policyDecision.decision !== 'allow' && decide(facts, options.policy, { tty: true }).decision === 'ask'
+            ? { decision: 'allow' as const, reason: hooked.reason || 'allowed by a PreToolUse hook' }
+            : policyDecision;
     if (decision.decision === 'deny') outcome = { status: 'denied', reason: decision.reason };
     else {
       let allowed = decision.decision === 'allow';
@@ -118,15 +156,84 @@ export async function executeToolCall(options: ExecuteToolCallOptions): Promise<
       // The checkpoint is written before the tool starts: a crash inside the tool can still be undone.
       if (checkpointed) await options.checkpoints!.beforeChange();
       outcome = allowed
-        ? await registry.invoke(call.name, call.argumentsText, { ...ctx, toolCallId: call.id })
+        ? await registry.invoke(call.name, call.argumentsText, { ...ctx, toolCallId: call.id, progress: (message) => onEvent(draft('tool.progress', { toolCallId: call.id, message }, fields)) })
         : { status: 'denied', reason: ctx.tty ? `${tool.name} denied by the user` : gatedNoTtyReason(tool.name) };
       // A stopped run settles at once: its cancelled call is not diffed (the turn then lists as
       // unfinished, like a crash, and undo restores the checkpoint taken before the call).
       if (checkpointed && !ctx.signal.aborted) observed = await options.checkpoints!.afterChange();
+      const request = ctx.signal.aborted ? undefined : escalationRequest({ tool, outcome, ctx, policy: options.policy, toolCallId: call.id, title });
+      if (request) {
+        ranMs = Math.max(0, clock() - started);
+        const answer = await ctx.approve(request);
+        escalating = (answer === 'allow' || answer === 'allow-always') && !ctx.signal.aborted;
+      }
     }
   }
-  const durationMs = Math.max(0, clock() - started);
-  if (ctx.signal.aborted && outcome.status !== 'completed') {
+  const durationMs = ranMs ?? Math.max(0, clock() - started);
+  const ended = emitTerminal({ outcome, observed, toolCallId: call.id, name: call.name, server, fields, durationMs, aborted: ctx.signal.aborted, onEvent });
+  /** The PostToolUse hooks' feedback on what the model is about to see (after the command that counts: the rerun when there is one). */
+  const afterHooks = async (executed: ExecutedToolCall): Promise<ExecutedToolCall> => {
+    if (!options.hooks || executed.outcome.status === 'denied') return executed;
+    const feedback = await options.hooks.after(call, input, executed.outcome);
+    return feedback ? { ...executed, content: `${executed.content}\n\n${feedback}` } : executed;
+  };
+  if (!tool || !escalating) return afterHooks(ended);
+  // The user approved rerunning the refused command unsandboxed: a call of its own, under the refused one.
+  const rerunId = `${call.id}${RERUN_SUFFIX}`;
+  const rerunFields = { ...fields, correlationId: rerunId };
+  onEvent(
+    draft(
+      'tool.started',
+      {
+        toolCallId: rerunId,
+        name: call.name,
+        executor: 'minicode',
+        kind: tool.kind,
+        parentToolCallId: call.id,
+        ...(title ? { title: title.split('\n')[0]!.slice(0, 200) } : {}),
+        ...(input === undefined ? {} : { input }),
+        sandbox: 'off',
+        escalated: true,
+      },
+      rerunFields,
+    ),
+  );
+  const rerunStarted = clock();
+  if (options.checkpoints) await options.checkpoints.beforeChange();
+  const rerun = await registry.invoke(call.name, call.argumentsText, { ...ctx, toolCallId: rerunId, sandbox: ctx.sandbox ? withMode(ctx.sandbox, 'off') : undefined });
+  const rerunObserved = options.checkpoints && !ctx.signal.aborted ? await options.checkpoints.afterChange() : undefined;
+  const rerunEnded = emitTerminal({
+    outcome: rerun,
+    observed: rerunObserved,
+    toolCallId: rerunId,
+    name: call.name,
+    server,
+    fields: rerunFields,
+    durationMs: Math.max(0, clock() - rerunStarted),
+    aborted: ctx.signal.aborted,
+    onEvent,
+  });
+  return afterHooks({ ...rerunEnded, content: `[rerun outside the sandbox, approved by the user]\n${rerunEnded.content}` });
+}
+
+/** What {@link emitTerminal} needs. */
+interface TerminalInput {
+  outcome: ToolOutcome;
+  observed: FileChange[] | undefined;
+  toolCallId: string;
+  name: string;
+  server: { server?: string };
+  fields: { correlationId: string; turnId?: number };
+  durationMs: number;
+  aborted: boolean;
+  onEvent: (event: EventDraft) => void;
+}
+
+/** The one terminal event of a call (and its file changes, plan, result, findings), and what the model sees. */
+function emitTerminal(t: TerminalInput): ExecutedToolCall {
+  const { outcome, observed, server, fields, durationMs, onEvent } = t;
+  const call = { id: t.toolCallId, name: t.name };
+  if (t.aborted && outcome.status !== 'completed') {
     // The run was stopped while the tool ran: that is a cancellation, not a tool failure.
     onEvent(draft('tool.cancelled', { toolCallId: call.id, name: call.name, ...server, reason: 'aborted', durationMs }, fields));
     emitFileChanges(observed, call.id, fields, onEvent);

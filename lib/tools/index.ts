@@ -10,7 +10,8 @@ import { insertTextTool } from './insert-text.js';
 import { readFileTool } from './read-file.js';
 import { createSubmitResultTool } from './submit-result.js';
 import { createUpdatePlanTool } from './update-plan.js';
-import type { AnyTool, ToolContext, ToolOutcome } from './types.js';
+import type { AnyTool, ChildSessions, ToolContext, ToolOutcome } from './types.js';
+import { createTaskTool } from './task.js';
 import type { OutputSchema } from '../output-schema/compile.js';
 import { writeFileTool } from './write-file.js';
 
@@ -58,6 +59,8 @@ export interface ToolRegistryOptions {
   extra?: readonly AnyTool[] | (() => readonly AnyTool[]) | undefined;
   /** The typed result's schema: `submit_result` takes it as its input schema and validates against it. */
   outputSchema?: OutputSchema | undefined;
+  /** Child sessions the run may start: the `task` tool is added for them (offered below the depth limit). */
+  children?: ChildSessions | undefined;
 }
 
 /**
@@ -79,6 +82,7 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
     applyPatchTool,
     insertTextTool,
   ];
+  if (options.children) builtIn.push(createTaskTool(options.children));
   const extraOf = typeof options.extra === 'function' ? options.extra : () => (options.extra as readonly AnyTool[] | undefined) ?? [];
   // Rebuilt only when the extra list is a new array (the MCP manager replaces it on a change).
   let seenExtra: readonly AnyTool[] | undefined;
@@ -101,7 +105,7 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
     get: (name) => current().get(name),
     definitions: () => {
       current();
-      return selected.filter((t) => t.shapeOnly !== true).map((t) => ({ name: t.name, description: t.description, jsonSchema: t.jsonSchema }));
+      return selected.filter((t) => t.shapeOnly !== true && t.offered !== false).map((t) => ({ name: t.name, description: t.description, jsonSchema: t.jsonSchema }));
     },
     async invoke(name, argumentsText, ctx) {
       const tools = current();

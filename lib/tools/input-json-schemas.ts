@@ -205,6 +205,32 @@ export const INPUT_JSON_SCHEMAS: Record<string, Record<string, unknown>> = {
     },
     required: ['question'],
   },
+  task: {
+    type: 'object',
+    properties: {
+      description: {
+        description: 'A short (3-5 word) description of the task',
+        type: 'string',
+        minLength: 1,
+      },
+      prompt: {
+        description: 'The task for the agent to perform: everything it needs to know, since it does not see this conversation',
+        type: 'string',
+        minLength: 1,
+      },
+      subagent_type: {
+        description: 'The type of agent to use: general (all your tools), explore (read-only tools), or a defined agent',
+        type: 'string',
+        minLength: 1,
+      },
+      model: {
+        description: "A model for the child; default the agent definition's, else yours",
+        type: 'string',
+        minLength: 1,
+      },
+    },
+    required: ['description', 'prompt', 'subagent_type'],
+  },
   apply_patch: {
     type: 'object',
     properties: {

@@ -93,6 +93,17 @@ export const AskUserInput = z.object({
   question: z.string().min(1).describe('One clear question for the user'),
 });
 
+/**
+ * `task` (the input Claude's models are trained on for their Task tool: a short description,
+ * the prompt the child works from, the agent definition to run), plus an optional model.
+ */
+export const TaskInput = z.object({
+  description: z.string().min(1).describe('A short (3-5 word) description of the task'),
+  prompt: z.string().min(1).describe('The task for the agent to perform: everything it needs to know, since it does not see this conversation'),
+  subagent_type: z.string().min(1).describe('The type of agent to use: general (all your tools), explore (read-only tools), or a defined agent'),
+  model: z.string().min(1).optional().describe("A model for the child; default the agent definition's, else yours"),
+});
+
 /** `apply_patch` (offered to OpenAI's coding models in place of write_file and edit): the whole patch, `*** Begin Patch` to `*** End Patch`. */
 export const ApplyPatchInput = z.object({
   input: z.string().min(1).describe('The whole patch, from *** Begin Patch to *** End Patch'),
@@ -117,6 +128,7 @@ export const TOOL_INPUT_SCHEMAS = {
   submit_result: SubmitResultInput,
   update_plan: UpdatePlanInput,
   ask_user: AskUserInput,
+  task: TaskInput,
   apply_patch: ApplyPatchInput,
   insert_text: InsertTextInput,
 } as const;

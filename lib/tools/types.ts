@@ -47,6 +47,8 @@ export interface ToolCompleted {
   findings?: Finding[];
   /** `update_plan` only: the plan, for `plan.created` / `plan.updated`. */
   plan?: PlanUpdate;
+  /** A command the sandbox refused something (its one-line note, also at the end of `output`). */
+  sandboxRefusal?: string;
 }
 
 /** The tool ran (or tried to) and failed; `output` carries what the model should still see. */
@@ -57,6 +59,8 @@ export interface ToolFailed {
   hint?: string;
   output?: string;
   receipt?: ToolReceipt;
+  /** A command the sandbox refused something (its one-line note, also at the end of `output`). */
+  sandboxRefusal?: string;
 }
 
 /** Policy or the user refused; never degrades into a generic failure. */
@@ -146,6 +150,40 @@ export interface ToolContext {
   fs?: ToolFileSystem | undefined;
   /** Where bash runs its command; default a local subprocess in its own process group. */
   terminal?: ToolTerminal | undefined;
+  /** Child sessions the `task` tool starts; absent: the run cannot start any. */
+  children?: ChildSessions | undefined;
+  /** Live progress of this call (`tool.progress`, never stored); set by the loop for each call. */
+  progress?: ((message: string) => void) | undefined;
+}
+
+/** One child session the `task` tool asks for. */
+export interface ChildTaskRequest {
+  /** The parent's short description of the task. */
+  description: string;
+  /** What the child is told: its whole prompt (it does not see the parent's conversation). */
+  prompt: string;
+  /** The agent definition's name (`subagent_type`). */
+  agent: string;
+  /** A model for the child; undefined: the definition's, else the parent's. */
+  model: string | undefined;
+  /** The parent's tool call, recorded as the child's `parentToolCallId`. */
+  toolCallId: string;
+  /** The parent's run signal: when the parent stops, the child stops (`parent-cancel`). */
+  signal: AbortSignal;
+  /** One line of the child's progress, shown under the parent's tool call. */
+  onProgress(message: string): void;
+  /** The child's estimated spend so far (undefined: unknown), counted in the parent's budget. */
+  onCost(costUsd: number | undefined): void;
+}
+
+/** The child sessions a run may start (lib/agent/children.ts). */
+export interface ChildSessions {
+  /** The agent definitions the `task` tool offers, by name and description. */
+  readonly agents: readonly { name: string; description: string }[];
+  /** False at the depth limit: `task` is not offered to the model and refuses when called. */
+  readonly canStart: boolean;
+  /** Run one child session to its end; its answer (or submitted result) is the outcome's output. */
+  run(request: ChildTaskRequest): Promise<ToolOutcome>;
 }
 
 /** One problem with a tool's input: where (keys and indexes) and what, in zod's words. */
@@ -182,6 +220,8 @@ export interface Tool<Input = unknown> {
   jsonSchema: Record<string, unknown>;
   /** The MCP server the tool belongs to (named in tool events and matched by `mcp__<server>__*`). */
   server?: string;
+  /** False: kept out of the definitions sent to the model, though a call to it still runs (and may refuse); default offered. */
+  offered?: boolean;
   /** A one-line title for `tool.started` (the command or the path). */
   /** Starts a command through the launcher (lib/sandbox), so its calls run in the run's sandbox. */
   startsCommands?: boolean;

@@ -76,7 +76,8 @@ describe('minicode acp with the real agent under the official ACP client', () =>
     project = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-acp-project-')));
     store = fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-acp-store-'));
     fs.writeFileSync(path.join(project, 'greeting.txt'), 'hello old world\n');
-    acp = spawnAcp(['--provider', 'replay', '--cassette', path.join(CASSETTES, 'acp-conformance'), '--store', store], { scripted: false });
+    // Sandbox off: the client's terminal runs commands only then (test/sandbox/acp.test.ts covers the sandboxed session).
+    acp = spawnAcp(['--provider', 'replay', '--cassette', path.join(CASSETTES, 'acp-conformance'), '--store', store, '--sandbox', 'off'], { scripted: false });
     ide = ideClient(project);
     conn = ide.app.connect(acp.stream);
   });

@@ -32,7 +32,7 @@ function seedFiles(dir: string): void {
   fs.writeFileSync(path.join(dir, 'notes.txt'), 'one\ntwo\n');
   fs.writeFileSync(path.join(dir, 'gone.txt'), 'bye\n');
   fs.writeFileSync(path.join(dir, '.gitignore'), '*.log\n');
-  fs.writeFileSync(path.join(dir, 'debug.log'), 'ignored, never checkpointed\n');
+  fs.writeFileSync(path.join(dir, 'debug.log'), 'ignored, small: checkpointed\n');
 }
 
 /** A git repository with one commit, a staged change, an untracked file, an ignored file and a stash. */

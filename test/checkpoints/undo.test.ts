@@ -53,7 +53,7 @@ describe('checkpoints of a run in a git repository', SLOW, () => {
     expect(treeOf(dir)).toEqual(filesBefore);
     // The staged change, the stash, HEAD, refs, config and hooks survive the undo too.
     expect(repoFingerprint(dir)).toEqual(repoBefore);
-    expect(fs.readFileSync(path.join(dir, 'debug.log'), 'utf8')).toBe('ignored, never checkpointed\n');
+    expect(fs.readFileSync(path.join(dir, 'debug.log'), 'utf8')).toBe('ignored, small: checkpointed\n');
     expect(fs.readFileSync(path.join(dir, 'untracked.txt'), 'utf8')).toBe('not in git\n');
   });
 

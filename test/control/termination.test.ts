@@ -240,8 +240,8 @@ describe('termination reasons of the agent loop', () => {
     expect(r.value?.result).toMatchObject({ reason: 'completed', finalText: 'all done' });
   });
 
-  it('the tests above cover every reason of the event contract (result_invalid: test/exec/typed-result.test.ts, through the real loop)', () => {
-    expect(TerminationReason.options).toEqual(['completed', 'max_steps_exceeded', 'timeout', 'budget_exceeded', 'aborted', 'provider', 'busy', 'result_invalid']);
+  it('the tests above cover every reason of the event contract (result_invalid: test/exec/typed-result.test.ts, hook_stopped: test/hooks/hooks-exec.test.ts, through the real loop)', () => {
+    expect(TerminationReason.options).toEqual(['completed', 'max_steps_exceeded', 'timeout', 'budget_exceeded', 'aborted', 'provider', 'busy', 'result_invalid', 'hook_stopped']);
   });
 });
 

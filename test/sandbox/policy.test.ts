@@ -70,6 +70,23 @@ describe('the bwrap arguments', () => {
     expect(args.slice(-2)).toEqual(['--chdir', ws]);
   });
 
+  it("make a linked worktree's own git directory and the object store writable, the rest of the repository readable only", () => {
+    const { base, settings } = fixture();
+    const repo = path.join(base, 'repo');
+    const wt = path.join(base, 'wt');
+    fs.mkdirSync(path.join(repo, '.git/worktrees/wt'), { recursive: true });
+    fs.mkdirSync(path.join(repo, '.git/objects'));
+    fs.writeFileSync(path.join(repo, '.git/worktrees/wt/commondir'), '../..\n');
+    fs.mkdirSync(wt);
+    fs.writeFileSync(path.join(wt, '.git'), `gitdir: ${path.join(repo, '.git/worktrees/wt')}\n`);
+    const plan = planSandbox(settings, wt);
+    expect(plan.writableRoots).toEqual([wt, path.join(repo, '.git/worktrees/wt'), path.join(repo, '.git/objects')]);
+    expect(plan.readableRoots).toEqual([path.join(repo, '.git')]);
+    const readOnly = planSandbox({ ...settings, mode: 'read-only' }, wt);
+    expect(readOnly.writableRoots).toEqual([]);
+    expect(readOnly.readableRoots).toEqual([wt, path.join(repo, '.git')]);
+  });
+
   it('bind the allowlisting proxy socket last, after every root, with the network namespace kept', () => {
     const { ws, settings } = fixture();
     const args = bwrapArgs(planSandbox({ ...settings, allowHosts: ['localhost'] }, ws), '/tmp/p/proxy.sock');

@@ -1,0 +1,38 @@
+/**
+ * Codex's escalation: in `ask` mode, when the sandbox refused something a command tried (a write
+ * outside the workspace, a connection), the user may approve rerunning that one command outside
+ * the sandbox. Only where a person answers approvals (`ask` with a TTY or an ACP client), never
+ * under `auto` or headless, and never for a command that ran outside minicode's sandbox already
+ * (off, or an ACP client's terminal). The question is asked under its own tool name,
+ * `bash (unsandboxed)`, so an earlier "always allow" of `bash` does not answer it.
+ */
+import type { ApprovalModeName, ApprovalPolicy } from '../policy/decide.js';
+import type { ApprovalRequest } from '../policy/approval-events.js';
+import type { AnyTool, ToolContext, ToolOutcome } from './types.js';
+
+/** Appended to the refused call's id to name its rerun. */
+export const RERUN_SUFFIX = '.unsandboxed';
+
+/** Inputs of {@link escalationRequest}. */
+export interface EscalationInput {
+  tool: AnyTool;
+  outcome: ToolOutcome;
+  ctx: Pick<ToolContext, 'sandbox' | 'terminal' | 'tty'>;
+  policy: ApprovalModeName | ApprovalPolicy;
+  toolCallId: string;
+  title: string | undefined;
+}
+
+/** The question to ask before rerunning a refused command unsandboxed, or undefined when none may be asked. */
+export function escalationRequest(input: EscalationInput): ApprovalRequest | undefined {
+  const { tool, outcome, ctx } = input;
+  if (!tool.startsCommands || ctx.terminal || outcome.status === 'denied' || outcome.sandboxRefusal === undefined) return undefined;
+  const mode = typeof input.policy === 'string' ? input.policy : input.policy.mode;
+  if (mode !== 'ask' || ctx.tty !== true || !ctx.sandbox || ctx.sandbox.mode === 'off') return undefined;
+  return {
+    toolName: `${tool.name} (unsandboxed)`,
+    toolCallId: input.toolCallId,
+    action: `rerun outside the sandbox: ${(input.title ?? tool.name).split('\n')[0]!.slice(0, 200)}`,
+    reason: outcome.sandboxRefusal,
+  };
+}
