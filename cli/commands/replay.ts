@@ -10,6 +10,8 @@ interface ReplayOptions {
  * `minicode replay SESSION [--json|--linear] [--store DIR]`: rebuild a stored session from its
  * durable events. `--json` prints the stored envelopes one per line, then a summary line; the
  * default (and, until the linear renderer is wired in, `--linear`) prints a plain text view.
+ * Child sessions (the `task` tool) are shown nested after the parent's call that started them:
+ * their envelopes (`--json`, each naming its own `sessionId`) or their text indented.
  * An unknown session exits 1 with MINICODE_E_SESSION_NOT_FOUND; an id outside the session id
  * grammar (`lib/ids.ts`) exits 2 with MINICODE_E_SESSION_ID_INVALID.
  */
@@ -71,6 +73,35 @@ export function registerReplay(program: Command): void {
         });
         let count = 0;
         let invalid = 0;
+        // Child sessions (the task tool) by the parent's tool call, shown nested after it starts.
+        const sessions = store.listSessions();
+        const childrenOf = (parent: string): Map<string, string[]> => {
+          const byCall = new Map<string, string[]>();
+          for (const e of [...sessions].reverse()) {
+            if (e.parentSessionId !== parent || e.parentToolCallId === undefined) continue;
+            byCall.set(e.parentToolCallId, [...(byCall.get(e.parentToolCallId) ?? []), e.sessionId]);
+          }
+          return byCall;
+        };
+        const { createChildJsonlRenderer } = await import('../../lib/render/jsonl.js');
+        /** A child session's events, rendered as `exec` showed them: its lines (--json), or its text indented under the call. */
+        const replayChild = async (childId: string, depth: number): Promise<void> => {
+          const indent = '  │ '.repeat(depth);
+          const childOut = (text: string): void => write(text.replace(/^(?=.)/gm, indent));
+          const childRenderer = opts.json ? createChildJsonlRenderer({ out: write, mode: 'events' }) : createRenderer('linear', { out: childOut, err: writeErr, stream: process.stdout });
+          const childRebuilder = createRebuilder({ sessionId: childId });
+          const nested = childrenOf(childId);
+          for (const stored of store.iterateSession(childId)) {
+            if (!OutputEventSchema.safeParse(stored).success) continue;
+            childRebuilder.push(stored);
+            childRenderer.onEvent(stored, childRebuilder.unsettled());
+            if (stored.type === 'tool.started') for (const grandchild of nested.get(stored.payload.toolCallId) ?? []) await replayChild(grandchild, depth + 1);
+            const wait = output.ready();
+            if (wait) await wait;
+          }
+          childRenderer.finish(childRebuilder.finish());
+        };
+        const nested = childrenOf(sessionId);
         for (const stored of store.iterateSession(sessionId)) {
           // The store is a trust boundary (docs/pipeline.md): validate what is read back.
           if (!OutputEventSchema.safeParse(stored).success) {
@@ -83,6 +114,7 @@ export function registerReplay(program: Command): void {
           count++;
           rebuilder.push(event);
           renderer.onEvent(event, rebuilder.unsettled());
+          if (event.type === 'tool.started') for (const child of nested.get(event.payload.toolCallId) ?? []) await replayChild(child, 1);
           // A slow reader pauses the store scan instead of growing stdout's buffer.
           const wait = output.ready();
           if (wait) await wait;

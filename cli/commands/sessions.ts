@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 
 /**
- * `minicode sessions [--json] [--store DIR]`: list the sessions in the store, most recent first.
+ * `minicode sessions [--json] [--tree] [--store DIR]`: list the sessions in the store, most recent first
+ * (`--tree`: each child session under its parent).
  * Session ids come from the store, which an older build may have filled with anything: the
  * table shows them through `displayId`, and `--json` escapes what a terminal could act on.
  */
@@ -10,8 +11,9 @@ export function registerSessions(program: Command): void {
     .command('sessions')
     .description('list stored sessions (most recent first)')
     .option('--json', 'one JSON object per session per line')
+    .option('--tree', 'child sessions (the task tool) under their parents, indented (with --json: in that order, each with its depth)')
     .option('--store <dir>', 'store directory (default: $MINICODE_HOME/store, else $XDG_DATA_HOME/minicode/store or ~/.local/share/minicode/store)')
-    .action(async (opts: { json?: boolean; store?: string }) => {
+    .action(async (opts: { json?: boolean; tree?: boolean; store?: string }) => {
       const fs = await import('node:fs');
       const { openStore, resolveStoreDir } = await import('../../lib/store/index.js');
       const { MinicodeError } = await import('../../lib/errors.js');
@@ -38,16 +40,18 @@ export function registerSessions(program: Command): void {
           return;
         }
       }
+      const { sessionTree } = await import('../../lib/store/session-tree.js');
+      const rowsOf = opts.tree ? sessionTree(entries) : entries.map((entry) => ({ entry, depth: 0 }));
       if (opts.json) {
-        writeOut(entries.map((e) => jsonLine(e) + '\n').join(''));
+        writeOut(rowsOf.map(({ entry, depth }) => jsonLine(opts.tree ? { ...entry, depth } : entry) + '\n').join(''));
         return;
       }
       if (entries.length === 0) {
         writeOut(`no sessions in ${oneLine(dir)}\n`);
         return;
       }
-      const rows = entries.map((e) => [
-        displayId(e.sessionId),
+      const rows = rowsOf.map(({ entry: e, depth }) => [
+        `${depth > 0 ? `${'  '.repeat(depth - 1)}└ ` : ''}${displayId(e.sessionId)}`,
         oneLine(e.startedAt ?? '-'),
         oneLine(e.outcome),
         oneLine([e.origin, e.agent ?? e.provider, e.model].filter(Boolean).join(' ') || '-'),

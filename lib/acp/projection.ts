@@ -36,7 +36,12 @@ export interface Projector {
 interface OpenTool {
   diffs: ToolCallContent[];
   terminalId?: string;
+  /** The latest progress lines of the call (a child session's steps), sent whole as its content. */
+  progress?: string[];
 }
+
+/** Progress lines kept per open tool call: ACP replaces a call's content on each update, so the latest lines are resent. */
+const MAX_PROGRESS_LINES = 20;
 
 type PlanSteps = OutputEventOf<'plan.created'>['payload']['steps'];
 
@@ -142,8 +147,16 @@ export function createProjector(options: ProjectorOptions): Projector {
           return [update];
         }
         case 'tool.progress': {
-          if (!tools.has(event.payload.toolCallId)) return [];
+          const open = tools.get(event.payload.toolCallId);
+          if (!open) return [];
           const update: SessionUpdate = { sessionUpdate: 'tool_call_update', toolCallId: event.payload.toolCallId, status: 'in_progress' };
+          // A message (a child session's step, under its `task` call) becomes the call's content.
+          const message = event.payload.message;
+          if (message !== undefined && message !== '') {
+            const lines = [...(open.progress ?? []), message].slice(-MAX_PROGRESS_LINES);
+            open.progress = lines;
+            update.content = [...open.diffs, { type: 'content', content: { type: 'text', text: lines.join('\n') } }];
+          }
           return [update];
         }
         case 'user.approval.settled':

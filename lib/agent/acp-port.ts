@@ -26,6 +26,7 @@ import type { AgentResult } from './loop.js';
 import { interaction } from './interaction.js';
 import { promptSettingsFor } from './prompt-settings.js';
 import { runPrompt } from './run-prompt.js';
+import { loadCustomCommands } from '../extensions/commands.js';
 import { reportDropped } from '../debug.js';
 
 /** What the port keeps of one session between turns. */
@@ -84,6 +85,14 @@ export function createAgentPort(options: AgentPortOptions): AgentPort {
   let sandboxDefault: Promise<SandboxMode> | undefined;
 
   return {
+    // The custom slash commands the set-up reads (the user's, and with --allow-local-config the
+    // project's of the folder the server runs in); a prompt `/name args` runs one.
+    availableCommands: () =>
+      loadCustomCommands({ env, cwd: process.cwd(), allowLocalConfig: options.allowLocalConfig === true }).commands.map((c) => ({
+        name: c.name,
+        description: c.description,
+        ...(c.argumentHint ? { hint: c.argumentHint } : {}),
+      })),
     sandboxMode() {
       // The flag's mode, else the config's: read without the provider, so a session opens (and
       // shows its option) before credentials are there. A bad flag or config fails the first

@@ -30,7 +30,9 @@ import { checkpointSettingsOf } from '../checkpoints/settings.js';
 import { DEFAULT_AUTO_TOOLS, type ApprovalModeName, type ApprovalPolicy } from '../policy/index.js';
 import { MCP_PREFIX } from '../policy/mcp-names.js';
 import type { McpManager } from '../mcp/index.js';
+import type { ToolShapeSetting } from '../tools/shapes.js';
 import type { HookSettings } from '../hooks/settings.js';
+import { loadCustomCommands } from '../extensions/commands.js';
 
 /** Flags of `minicode exec`, shared by every command that runs the agent (acp, batch, chat). */
 export interface ExecFlags {
@@ -67,6 +69,8 @@ export interface ExecFlags {
   instructions?: boolean | undefined;
   /** `--output-schema FILE` (exec, batch). */
   outputSchema?: string | undefined;
+  /** `--tool-shapes native|minicode`. */
+  toolShapes?: string | undefined;
   /** `--prompt-file FILE` (exec). */
   promptFile?: string | undefined;
   /** `--json-children events|summary` (exec --json): how child sessions' events are printed. */
@@ -184,6 +188,7 @@ export async function prepareRun(flags: ExecFlags, env: NodeJS.ProcessEnv = proc
       checkpoints: checkpointSettingsOf({ flag: flags.checkpoint, config: loaded.config.checkpoints, env }),
       sandbox,
       maskCredentialsInRequests: loaded.config.maskCredentialsInRequests ?? true,
+      toolShapes: (flags.toolShapes as ToolShapeSetting | undefined) ?? loaded.config.tools?.shapes ?? 'native',
       hooks,
       agents: loadAgentDefinitions({ env, cwd, allowLocalConfig: flags.allowLocalConfig === true }),
     }),
@@ -240,7 +245,8 @@ async function promptingOf(flags: ExecFlags, config: LoadedConfig['config'], env
     userDir: userInstructionsDir(env, os.homedir()),
   };
   const outputSchema = flags.outputSchema !== undefined ? (await import('../output-schema/compile.js')).loadOutputSchemaFile(flags.outputSchema) : undefined;
-  return promptSettings({ recipe, system: systemPromptFor(recipe, cwd), outputSchema });
+  const commands = loadCustomCommands({ env, cwd, allowLocalConfig: flags.allowLocalConfig === true });
+  return promptSettings({ recipe, system: systemPromptFor(recipe, cwd), outputSchema, commands });
 }
 
 /** MINICODE_E_PROMPT_EMPTY (exit 2) for an empty or whitespace-only PROMPT, which must never reach a model or an agent. */

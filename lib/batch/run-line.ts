@@ -201,7 +201,7 @@ async function runTraced(options: RunLineOptions, spans: RunSpans | undefined): 
       ...(r.usage.cache ? { cache: r.usage.cache } : {}),
       durationMs: r.durationMs,
       sessionId: run.sessionId,
-      systemPromptDigest: prompting.system.digest,
+      systemPromptDigest: run.systemPromptDigest,
     };
     const extra = { ...(options.worker ? { worker: options.worker } : {}), backoffs: watch.backoffs(), timing: watch.timing() };
     if (r.reason === 'completed') {
@@ -298,6 +298,8 @@ async function runNativeLine(options: RunLineOptions, cwd: string, watch: Return
     write: (drafts) => pipeline.write(drafts),
     settled: () => pipeline.settled(),
   });
+  // The line's turn is over while the batch goes on: its undo is not refused as live.
+  await checkpoints?.turnEnded();
   const summary = summarize(await pipeline.settled());
   const outcome = summary.outcome === 'completed' ? 'completed' : summary.outcome === 'cancelled' ? 'cancelled' : 'failed';
   pipeline.emit({ type: 'session.ended', payload: { outcome, durationMs: Date.now() - started }, status: outcome, fidelity: 'synthetic' });

@@ -136,12 +136,13 @@ export async function undoWorkspace(options: UndoOptions): Promise<UndoReport> {
 }
 
 /**
- * Refuse to undo a session whose run is still going: its process (the pid its turn records
- * carry) is alive and is not this one (chat's own /undo). Restoring under a run that is still
+ * Refuse to undo a session whose run is still going: a turn of it not marked ended whose process
+ * (the pid its turn records carry) is alive and is not this one (chat's own /undo). A chat or
+ * ACP session between turns has every turn ended and is undone. Restoring under a run that is still
  * writing leaves a mix of both, and the run then reports changes that are no longer there.
  */
 function refuseLive(records: TurnRecord[], sessionId: string): void {
-  const live = records.find((r) => r.sessionId === sessionId && r.writerPid !== undefined && r.writerPid !== process.pid && pidAlive(r.writerPid));
+  const live = records.find((r) => r.sessionId === sessionId && !r.ended && r.writerPid !== undefined && r.writerPid !== process.pid && pidAlive(r.writerPid));
   if (!live) return;
   throw new MinicodeError('MINICODE_E_UNDO_LIVE', `session ${displayId(sessionId)} is still running (process ${live.writerPid}): undoing now would mix its changes with the restore`, {
     action: 'wait for that run to end (or stop it), then undo; --force undoes anyway',

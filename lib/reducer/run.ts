@@ -30,7 +30,7 @@ export function onSessionStarted(w: StateWriter, e: OutputEventOf<'session.start
   }
   const p = e.payload;
   const session = { ...w.s.session, origin: p.origin, startedAt: e.timestamp };
-  copyDefined(session, p, ['cwd', 'provider', 'model', 'agent', 'format', 'promptDigest', 'version']);
+  copyDefined(session, p, ['cwd', 'provider', 'model', 'agent', 'format', 'promptDigest', 'version', 'parentSessionId', 'parentToolCallId']);
   w.s.session = session;
 }
 

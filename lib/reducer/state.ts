@@ -61,6 +61,9 @@ export interface SessionInfo {
   endedAt?: string;
   /** From `session.ended`, else absent (summarize derives one from timestamps). */
   durationMs?: number;
+  /** A child session (the `task` tool): the session and tool call that started it. */
+  parentSessionId?: string;
+  parentToolCallId?: string;
 }
 
 /** The run's outcome, the one termination reason and the error that decided it. */

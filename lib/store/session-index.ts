@@ -29,6 +29,9 @@ export interface SessionIndexEntry {
   lastSeq?: number;
   /** Pid of the process writing the session while it is open: a dead writer means interrupted. */
   writerPid?: number;
+  /** A child session (the `task` tool): the session and tool call that started it (`sessions --tree`, nested `replay`). */
+  parentSessionId?: string;
+  parentToolCallId?: string;
 }
 
 /** sha256 digest of a prompt, as the index stores it. */
@@ -48,7 +51,7 @@ export function indexEntryOf(state: ReducerState, extra: { digest?: string | und
   const s = state.session;
   const entry: SessionIndexEntry = { sessionId: state.sessionId, outcome: state.run.outcome, eventCount: extra.eventCount ?? state.durableEvents };
   if (state.run.reason !== undefined) entry.reason = state.run.reason;
-  copyDefined(entry, s, ['startedAt', 'endedAt', 'origin', 'provider', 'model', 'agent', 'format']);
+  copyDefined(entry, s, ['startedAt', 'endedAt', 'origin', 'provider', 'model', 'agent', 'format', 'parentSessionId', 'parentToolCallId']);
   const digest = s.promptDigest ?? extra.digest;
   if (digest !== undefined) entry.promptDigest = digest;
   const lastSeq = extra.lastSeq ?? state.lastSeq;

@@ -98,6 +98,35 @@ describe('the task tool starts child sessions', () => {
       .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(entries).toHaveLength(3);
     expect(entries.every((e) => e.outcome === 'completed')).toBe(true);
+    // sessions --tree: the parent, then its children under it.
+    const tree = await runCli(['sessions', '--json', '--tree'], { env: cleanEnv(home) });
+    const rows = tree.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(rows.map((r) => [r.sessionId === parentId ? 'parent' : r.parentSessionId === parentId ? 'child' : 'other', r.depth])).toEqual([
+      ['parent', 0],
+      ['child', 1],
+      ['child', 1],
+    ]);
+    const treeText = await runCli(['sessions', '--tree'], { env: cleanEnv(home) });
+    expect(treeText.stdout.split('\n').filter((l) => l.startsWith('└ '))).toHaveLength(2);
+    // replay of the parent shows each child's events nested after the call that started it.
+    const nested = await runCli(['replay', parentId, '--json'], { env: cleanEnv(home) });
+    const lines = nested.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, any>);
+    for (const child of childStarts) {
+      const callAt = lines.findIndex((r) => r.type === 'tool.started' && r.payload.toolCallId === child.payload.parentToolCallId);
+      const childAt = lines.findIndex((r) => r.type === 'session.started' && r.sessionId === child.sessionId);
+      const doneAt = lines.findIndex((r) => r.type === 'tool.completed' && r.payload.toolCallId === child.payload.parentToolCallId);
+      expect(childAt).toBeGreaterThan(callAt);
+      expect(doneAt).toBeGreaterThan(childAt);
+    }
+    expect(lines.at(-1)).toMatchObject({ type: 'summary', outcome: 'completed', sessionId: parentId });
+    const linear = await runCli(['replay', parentId, '--linear'], { env: cleanEnv(home) });
+    expect(linear.stdout).toContain('  │ ');
     for (const child of childStarts) {
       const replay = await runCli(['replay', child.sessionId as string, '--json'], { env: cleanEnv(home) });
       expect(replay.code, replay.stderr).toBe(0);
