@@ -197,9 +197,9 @@ export async function runPrompt(given: PromptRunOptions): Promise<PromptRun> {
   });
   const turn = options.session?.turn ?? 1;
   // The tool shape's note belongs to the prompt the session records: added before session.started.
-  const given = options.prompting ?? promptSettings();
+  const settings = options.prompting ?? promptSettings();
   const note = toolShapeFor(options.provider.format, options.provider.model, options.environment.toolShapes).note;
-  const prompting = note === undefined ? given : { ...given, system: withToolNote(given.system, note) };
+  const prompting = note === undefined ? settings : { ...settings, system: withToolNote(settings.system, note) };
   if (!options.session) {
     const { system, outputSchema } = prompting;
     pipeline.emit({
