@@ -13,8 +13,12 @@ import { joinUrl, jsonHeaders } from './types.js';
 export const buildOpenAIResponsesRequest: RequestBuilder = (conversation, options) => {
   const input: unknown[] = [];
   for (const m of conversation.messages) {
-    if (m.role === 'user') input.push({ role: 'user', content: [{ type: 'input_text', text: m.text }] });
-    else if (m.role === 'assistant') {
+    if (m.role === 'user') {
+      input.push({
+        role: 'user',
+        content: [{ type: 'input_text', text: m.text }, ...(m.images ?? []).map((i) => ({ type: 'input_image', image_url: `data:${i.mediaType};base64,${i.data}`, detail: 'auto' }))],
+      });
+    } else if (m.role === 'assistant') {
       for (const r of m.reasoning ?? []) if (r.format === 'openai-responses') input.push(r.item);
       if (m.text) input.push({ role: 'assistant', content: [{ type: 'output_text', text: m.text }] });
       for (const c of m.toolCalls ?? []) input.push({ type: 'function_call', call_id: c.id, name: c.name, arguments: c.argumentsText });
