@@ -13,6 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { userConfigPath } from '../config-files.js';
 import { parseFrontMatter } from '../front-matter.js';
+import { minicodeToolName } from '../tools/claude-names.js';
 
 /** Where a definition came from. */
 export type AgentDefinitionSource = 'built-in' | 'user' | 'project';
@@ -59,17 +60,6 @@ export const BUILT_IN_AGENTS: readonly AgentDefinition[] = Object.freeze([
  * Tool names Claude Code's definitions use, as minicode names them, so that a definition
  * written for Claude Code works unchanged.
  */
-const TOOL_ALIASES: Readonly<Record<string, string>> = Object.freeze({
-  Read: 'read_file',
-  Write: 'write_file',
-  Edit: 'edit',
-  MultiEdit: 'edit',
-  Bash: 'bash',
-  Grep: 'grep',
-  Glob: 'glob',
-  TodoWrite: 'update_plan',
-  Task: 'task',
-});
 
 /** The agent definitions of a run and what loading them ran into. */
 export interface AgentCatalogue {
@@ -156,7 +146,7 @@ function definitionOf(file: string, source: AgentDefinitionSource, problems: str
   return {
     name,
     description,
-    tools: listed === undefined || listed.includes('*') ? 'all' : listed.map((t) => TOOL_ALIASES[t] ?? t),
+    tools: listed === undefined || listed.includes('*') ? 'all' : listed.map(minicodeToolName),
     model: model === undefined || model === 'inherit' ? undefined : model,
     instructions: parsed.body === '' ? undefined : parsed.body,
     source,

@@ -25,11 +25,13 @@ import type { ToolEnvironment } from './tool-environment.js';
 import { callProvider, ProviderCallError, type ProviderReply } from './provider-call.js';
 import { buildRequest } from './requests/index.js';
 import { executeToolCall } from '../tools/execute.js';
+import { answeredWith, toolShapeFor } from '../tools/shapes.js';
 import { createTurnCheckpoints } from '../checkpoints/turn.js';
 import { kernelTruncate } from '../control/truncation.js';
 import { createContextManager } from './context.js';
 import { contextWindowOf } from './context-window.js';
 import { createTurnHooks, promptWithContext } from './turn-hooks.js';
+import { definedOnly } from '../defined-only.js';
 
 /** Options of {@link runAgent}: the run's groups, filled once where the run was set up, and the turn's own inputs. */
 export interface AgentOptions {
@@ -180,7 +182,10 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
   const messages: ConversationMessage[] = [...(options.history ?? []), { role: 'user', text: options.prompt, ...(images.length > 0 ? { images: images.map(imagePartOf) } : {}) }];
   const prompting = options.prompting ?? promptSettings();
   const system = prompting.system.text;
+  // The tools in the shape the model knows (lib/tools/shapes.ts); its calls are mapped back onto ours.
+  const shape = toolShapeFor(provider.format, provider.model, environment.toolShapes);
   let definitions = options.tools.definitions();
+  let offered = shape.offer(options.tools);
   const hooks = createTurnHooks({ environment, sessionId: options.sessionId ?? taskId, emit, clock });
   /** The run's signal once the body runs (PreCompact hooks are stopped with it). */
   let runSignal: AbortSignal | undefined;
@@ -188,7 +193,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
     format: provider.format,
     window: contextWindowOf(provider.format, provider.model, limits.contextWindow),
     system,
-    tools: definitions,
+    tools: offered,
     turn: turnId,
     beforeCompact: hooks ? () => (runSignal ? hooks.beforeCompact(runSignal) : Promise.resolve()) : undefined,
     taskId,
@@ -227,7 +232,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
   /** One provider request (with the control plane's retries) for the current conversation. */
   const requestOnce = async (stepIds: Required<RunIds>, stepEmit: (d: EventDraft) => void, signal: AbortSignal, onAttempt: (n: number) => void): Promise<ProviderReply> => {
     const stepId = stepIds.stepId;
-    const conversation: Conversation = { system, messages, tools: definitions };
+    const conversation: Conversation = { system, messages, tools: offered };
     const sentCount = messages.length;
     const request = buildRequest(provider.format, conversation, {
       model: provider.model,
@@ -243,10 +248,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
       policy: provider.retryPolicy,
       timers: options.timers,
       random: options.random,
-      classify: (error) =>
-        error instanceof ProviderCallError
-          ? { retryable: error.retryable && !error.contextLength, ...(error.retryAfterMs !== undefined ? { retryAfterMs: error.retryAfterMs } : {}) }
-          : { retryable: false },
+      classify: (error) => (error instanceof ProviderCallError ? definedOnly({ retryable: error.retryable && !error.contextLength, retryAfterMs: error.retryAfterMs }) : { retryable: false }),
       onRetry: ({ retry, waitMs, error }) => {
         stepEmit({
           type: 'recovery.started',
@@ -312,7 +314,8 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
         const next = options.tools.definitions();
         if (next.length !== definitions.length || next.some((d, i) => d.name !== definitions[i]!.name || d.description !== definitions[i]!.description)) {
           definitions = next;
-          context.setTools(next);
+          offered = shape.offer(options.tools);
+          context.setTools(offered);
         }
       }
       // Budget-pressure compaction, at most once per turn; still critical afterwards -> budget_exceeded.
@@ -344,12 +347,14 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
       }
       if (attemptNo > 0) stepEmit({ type: 'recovery.completed', payload: { strategy: 'retry', result: `succeeded after ${attemptNo} ${attemptNo === 1 ? 'retry' : 'retries'}` } });
       signal.throwIfAborted();
-      messages.push({
-        role: 'assistant',
-        ...(reply.text ? { text: reply.text } : {}),
-        ...(reply.toolCalls.length ? { toolCalls: reply.toolCalls } : {}),
-        ...(reply.reasoning.length ? { reasoning: reply.reasoning } : {}),
-      });
+      messages.push(
+        definedOnly({
+          role: 'assistant',
+          text: reply.text || undefined,
+          toolCalls: reply.toolCalls.length ? reply.toolCalls : undefined,
+          reasoning: reply.reasoning.length ? reply.reasoning : undefined,
+        }),
+      );
       if (reply.toolCalls.length === 0) {
         finalText = reply.text;
         if (typed && result === undefined) {
@@ -366,10 +371,12 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
       const toolHooks = hooks?.toolHooks(signal, stepEmit);
       // Parallel tool calls run concurrently, each with its own id, duration and terminal event.
       const results = await Promise.all(
-        reply.toolCalls.map((call) =>
-          executeToolCall({
-            registry: options.tools,
-            call,
+        reply.toolCalls.map((call) => {
+          // A native-shaped call runs (and is reported) as our tool call; the conversation keeps the model's own.
+          const shaped = shape.toOurs(call, environment.cwd);
+          return executeToolCall({
+            registry: shaped.outcome ? answeredWith(options.tools, shaped.outcome) : options.tools,
+            call: shaped.call,
             policy: environment.policy,
             onEvent: stepEmit,
             clock,
@@ -388,15 +395,15 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
               terminal: environment.terminal,
               children,
             },
-          }).then((executed) => ({ call, executed })),
-        ),
+          }).then((executed) => ({ call, executed }));
+        }),
       );
       for (const { call, executed } of results) {
         // Known credential values never go to the provider (unless the config says so), masked
         // before the kernel cap so a value is not cut in two first; the cap is what the model
         // sees of one tool result (70% head + 30% tail).
         const content = maskForModel ? maskForModel(executed.content) : executed.content;
-        messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content: kernelTruncate(content).text, ...(executed.isError ? { isError: true } : {}) });
+        messages.push(definedOnly({ role: 'tool', toolCallId: call.id, name: call.name, content: kernelTruncate(content).text, isError: executed.isError || undefined }));
         if (executed.outcome.status === 'completed' && executed.outcome.result !== undefined) result = executed.outcome.result;
       }
       // Images a tool returned (read_image) go to the model in one user message after the
@@ -421,6 +428,8 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
 
   const settled = await settleRun(termination, body);
   disarm();
+  // Before the terminal event: a client told the turn is over may undo it at once.
+  await checkpoints?.turnEnded();
   await context.release();
   const durationMs = Math.max(0, clock() - startedAt);
   const reason = settled.reason;

@@ -5,10 +5,12 @@
  * where a run is set up (`prepareRun`) and passed whole; a batch line with its own `system`,
  * `instructions`, `outputSchema` or `cwd` gets settings rebuilt from the same recipe
  * ({@link promptSettingsFor}), since instructions are found from the folder the run works in.
+ * It also holds the custom slash commands a prompt may call (lib/extensions/commands.ts).
  */
 import { loadInstructions, NO_INSTRUCTIONS, sha256Of, type LoadedInstructions } from '../instructions/load.js';
 import type { OutputSchema } from '../output-schema/compile.js';
 import { composeSystemPrompt, type EffectiveSystemPrompt } from './system-prompt.js';
+import { NO_COMMANDS, type CustomCommands } from '../extensions/commands.js';
 
 /** How the system prompt of a run is made, before the working folder is known. */
 export interface PromptRecipe {
@@ -37,6 +39,8 @@ export interface PromptSettings {
   resultAttempts: number;
   /** How `system` was made, to make it again for another folder (a batch line). */
   recipe: PromptRecipe;
+  /** The custom slash commands a prompt may call (`/name args`); default none. */
+  commands: CustomCommands;
 }
 
 /** The default number of chances to submit a valid typed result. */
@@ -65,7 +69,14 @@ export function systemPromptFor(recipe: PromptRecipe, cwd: string): EffectiveSys
 /** Prompt settings: `given` over the defaults (minicode's own prompt, no instructions, a free-form result). */
 export function promptSettings(given: Partial<PromptSettings> = {}): PromptSettings {
   const recipe = given.recipe ?? PLAIN_RECIPE;
-  return { system: given.system ?? composeSystemPrompt({ base: recipe.base, append: recipe.append }), outputSchema: undefined, resultAttempts: DEFAULT_RESULT_ATTEMPTS, recipe, ...given };
+  return {
+    system: given.system ?? composeSystemPrompt({ base: recipe.base, append: recipe.append }),
+    outputSchema: undefined,
+    resultAttempts: DEFAULT_RESULT_ATTEMPTS,
+    recipe,
+    commands: NO_COMMANDS,
+    ...given,
+  };
 }
 
 /** The settings of a run in `cwd` from a set-up's settings, with a recipe's fields replaced (a batch line's). */

@@ -20,10 +20,14 @@ import type { VerifyReport } from '../verify/run.js';
 import type { ConversationMessage } from './conversation.js';
 import type { AgentOptions, AgentResult } from './loop.js';
 import { promptSettings } from './prompt-settings.js';
+import { withToolNote } from './system-prompt.js';
+import { toolShapeFor } from '../tools/shapes.js';
 import type { ToolEnvironment } from './tool-environment.js';
+import { expandCommand, matchCommand, policyForCommand } from '../extensions/commands.js';
 import { mark } from '../timeline.js';
 import { builtInAgents } from './agent-definitions.js';
 import { createChildSessions, type ParentLink } from './children.js';
+import { definedOnly } from '../defined-only.js';
 
 /** Options of {@link runPrompt}. */
 export interface PromptRunOptions extends Omit<AgentOptions, 'emit' | 'write' | 'tools' | 'toolsReady' | 'history' | 'taskId' | 'turnId' | 'children' | 'cancelCause'> {
@@ -82,6 +86,8 @@ export interface PromptRun {
   verify?: VerifyReport;
   /** The next sequence number of the session, for a further turn. */
   nextSeq: number;
+  /** The digest of the system prompt the run sent (with its tool shape's note), as `session.started` records it. */
+  systemPromptDigest: string;
 }
 
 const OUTCOME: Record<AgentResult['reason'], RunOutcome> = {
@@ -101,7 +107,7 @@ export function sessionEndedDraft(reason: AgentResult['reason'], durationMs?: nu
   const outcome = OUTCOME[reason];
   return {
     type: 'session.ended',
-    payload: { outcome, reason, ...(durationMs !== undefined ? { durationMs } : {}) },
+    payload: definedOnly({ outcome, reason, durationMs }),
     status: outcome === 'completed' ? 'completed' : outcome === 'failed' ? 'failed' : 'cancelled',
     fidelity: 'synthetic',
   };
@@ -145,12 +151,31 @@ export function promptDigestOf(prompt: string): string {
 
 /** The summary's error fields of a failure before the first turn. */
 function errorFieldsOf(error: unknown): NonNullable<FinishExtra['error']> {
-  if (error instanceof MinicodeError) return { category: error.category, code: error.code, message: error.message, ...(error.action ? { action: error.action } : {}) };
+  if (error instanceof MinicodeError) return definedOnly({ category: error.category, code: error.code, message: error.message, action: error.action || undefined });
   return { category: 'INTERNAL_ERROR', message: error instanceof Error ? error.message : String(error) };
 }
 
-/** Run one prompt through the pipeline and the agent loop. */
-export async function runPrompt(options: PromptRunOptions): Promise<PromptRun> {
+/**
+ * The run a prompt asks for: a custom slash command (`/name args`, lib/extensions/commands.ts)
+ * becomes its expanded prompt, with its `model` and its `allowed-tools` in the approval policy;
+ * any other prompt is run as it is.
+ */
+export function withSlashCommand(options: PromptRunOptions): PromptRunOptions {
+  const commands = options.prompting?.commands;
+  const call = commands && commands.commands.length > 0 ? matchCommand(options.prompt, commands) : undefined;
+  if (!call) return options;
+  const { command, args } = call;
+  return {
+    ...options,
+    prompt: expandCommand(command, args),
+    provider: command.model ? { ...options.provider, model: command.model } : options.provider,
+    environment: { ...options.environment, policy: policyForCommand(options.environment.policy, command) },
+  };
+}
+
+/** Run one prompt through the pipeline and the agent loop (a custom slash command expanded first: {@link withSlashCommand}). */
+export async function runPrompt(given: PromptRunOptions): Promise<PromptRun> {
+  const options = withSlashCommand(given);
   const clock = options.clock ?? Date.now;
   const sessionId = options.session?.id ?? options.sessionId ?? newSessionId(clock());
   let seq = options.session?.startSeq ?? 0;
@@ -172,12 +197,15 @@ export async function runPrompt(options: PromptRunOptions): Promise<PromptRun> {
     onSettled: options.onSettled,
   });
   const turn = options.session?.turn ?? 1;
-  const prompting = options.prompting ?? promptSettings();
+  // The tool shape's note belongs to the prompt the session records: added before session.started.
+  const settings = options.prompting ?? promptSettings();
+  const note = toolShapeFor(options.provider.format, options.provider.model, options.environment.toolShapes).note;
+  const prompting = note === undefined ? settings : { ...settings, system: withToolNote(settings.system, note) };
   if (!options.session) {
     const { system, outputSchema } = prompting;
     pipeline.emit({
       type: 'session.started',
-      payload: {
+      payload: definedOnly({
         origin: options.origin,
         cwd: options.environment.cwd,
         provider: options.provider.format,
@@ -186,9 +214,11 @@ export async function runPrompt(options: PromptRunOptions): Promise<PromptRun> {
         sandbox: options.environment.sandbox?.mode ?? 'off',
         systemPromptDigest: system.digest,
         instructions: system.instructionFiles,
-        ...(outputSchema ? { outputSchemaDigest: outputSchema.digest } : {}),
-        ...(options.parentLink ? { parentSessionId: options.parentLink.parentSessionId, parentToolCallId: options.parentLink.parentToolCallId, subagentType: options.parentLink.subagentType } : {}),
-      },
+        outputSchemaDigest: outputSchema ? outputSchema.digest : undefined,
+        parentSessionId: options.parentLink?.parentSessionId,
+        parentToolCallId: options.parentLink?.parentToolCallId,
+        subagentType: options.parentLink?.subagentType,
+      }),
       fidelity: 'synthetic',
     });
     for (const d of system.diagnostics) pipeline.emit({ type: 'diagnostic.raised', payload: { ...d, category: 'CONFIGURATION_ERROR' } });
@@ -279,13 +309,15 @@ export async function runPrompt(options: PromptRunOptions): Promise<PromptRun> {
     if (options.environment.hooks) await (await import('./turn-hooks.js')).runSessionEndHooks(options.environment, sessionId, 'other', (d) => pipeline.emit(d));
     pipeline.emit(sessionEndedDraft(result.reason, result.durationMs));
   }
-  const state = await pipeline.finish({
-    ...(verifyShown ? { verify: verifyShown } : {}),
-    ...(result.result !== undefined ? { result: result.result } : {}),
-    ...(result.usage.cacheHitRatio !== undefined ? { cacheHitRatio: result.usage.cacheHitRatio } : {}),
-  });
+  const state = await pipeline.finish(
+    definedOnly({
+      verify: verifyShown,
+      result: result.result,
+      cacheHitRatio: result.usage.cacheHitRatio,
+    }),
+  );
   mark('run: pipeline finished');
-  const out: PromptRun = { sessionId, result, state, nextSeq: seq };
+  const out: PromptRun = { sessionId, result, state, nextSeq: seq, systemPromptDigest: prompting.system.digest };
   if (verify) out.verify = verify;
   return out;
 }

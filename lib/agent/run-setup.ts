@@ -17,7 +17,7 @@ import { promptSettings, systemPromptFor, type PromptRecipe, type PromptSettings
 import { userInstructionsDir } from '../instructions/load.js';
 import { readTextFile } from '../text-file.js';
 import { CACHE_TTLS, REASONING_LEVELS, type CacheTtl, type ReasoningLevel, type RequestTuning } from './requests/types.js';
-import { loadConfigLazily, type LoadedConfig } from '../config-files.js';
+import { loadConfig, type LoadedConfig } from '../config-files.js';
 import { MinicodeError } from '../errors.js';
 import type { ReplayServerOptions } from '../replay/server.js';
 import { resolveStoreDir } from '../store/location.js';
@@ -30,7 +30,10 @@ import { checkpointSettingsOf } from '../checkpoints/settings.js';
 import { DEFAULT_AUTO_TOOLS, type ApprovalModeName, type ApprovalPolicy } from '../policy/index.js';
 import { MCP_PREFIX } from '../policy/mcp-names.js';
 import type { McpManager } from '../mcp/index.js';
+import type { ToolShapeSetting } from '../tools/shapes.js';
 import type { HookSettings } from '../hooks/settings.js';
+import { loadCustomCommands } from '../extensions/commands.js';
+import { definedOnly } from '../defined-only.js';
 
 /** Flags of `minicode exec`, shared by every command that runs the agent (acp, batch, chat). */
 export interface ExecFlags {
@@ -67,6 +70,8 @@ export interface ExecFlags {
   instructions?: boolean | undefined;
   /** `--output-schema FILE` (exec, batch). */
   outputSchema?: string | undefined;
+  /** `--tool-shapes native|minicode`. */
+  toolShapes?: string | undefined;
   /** `--prompt-file FILE` (exec). */
   promptFile?: string | undefined;
   /** `-i/--image FILE`, repeatable (exec). */
@@ -131,7 +136,7 @@ export async function prepareRun(flags: ExecFlags, env: NodeJS.ProcessEnv = proc
   }
   const retryPolicy = retryPolicyFromEnv(env);
   const contextWindow = positiveInt(env.MINICODE_CONTEXT_WINDOW || undefined, 'MINICODE_CONTEXT_WINDOW');
-  const loaded = await loadConfigLazily({ env, cwd, allowLocalConfig: flags.allowLocalConfig === true });
+  const loaded = await loadConfig({ env, cwd, allowLocalConfig: flags.allowLocalConfig === true });
   const budgetUsd = flagBudgetUsd ?? loaded.config.budgetUsd;
   let budget: Budget | undefined;
   if (budgetUsd !== undefined) budget = { limitUsd: budgetUsd, strict: flags.budgetStrict === true };
@@ -146,7 +151,7 @@ export async function prepareRun(flags: ExecFlags, env: NodeJS.ProcessEnv = proc
     if (!dir) throw new MinicodeError('MINICODE_E_NO_PROVIDER', '--provider replay needs a cassette', { action: 'pass --cassette DIR (for example cassettes/demo)' });
     // Replay and record load only when asked for (their zod schemas and server cost start-up).
     const { openReplayProvider } = await import('../replay/provider.js');
-    const replay = await openReplayProvider(path.resolve(dir), { ...replayOptions, ...(flags.model ? { model: flags.model } : {}) });
+    const replay = await openReplayProvider(path.resolve(dir), definedOnly({ ...replayOptions, model: flags.model || undefined }));
     closers.push(() => replay.close());
     endpoint = { format: replay.format, model: replay.model, baseUrl: replay.baseUrl, apiKey: replay.apiKey };
   } else {
@@ -186,6 +191,7 @@ export async function prepareRun(flags: ExecFlags, env: NodeJS.ProcessEnv = proc
       checkpoints: checkpointSettingsOf({ flag: flags.checkpoint, config: loaded.config.checkpoints, env }),
       sandbox,
       maskCredentialsInRequests: loaded.config.maskCredentialsInRequests ?? true,
+      toolShapes: (flags.toolShapes as ToolShapeSetting | undefined) ?? loaded.config.tools?.shapes ?? 'native',
       hooks,
       agents: loadAgentDefinitions({ env, cwd, allowLocalConfig: flags.allowLocalConfig === true }),
     }),
@@ -242,7 +248,8 @@ async function promptingOf(flags: ExecFlags, config: LoadedConfig['config'], env
     userDir: userInstructionsDir(env, os.homedir()),
   };
   const outputSchema = flags.outputSchema !== undefined ? (await import('../output-schema/compile.js')).loadOutputSchemaFile(flags.outputSchema) : undefined;
-  return promptSettings({ recipe, system: systemPromptFor(recipe, cwd), outputSchema });
+  const commands = loadCustomCommands({ env, cwd, allowLocalConfig: flags.allowLocalConfig === true });
+  return promptSettings({ recipe, system: systemPromptFor(recipe, cwd), outputSchema, commands });
 }
 
 /** MINICODE_E_PROMPT_EMPTY (exit 2) for an empty or whitespace-only PROMPT, which must never reach a model or an agent. */

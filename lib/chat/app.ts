@@ -14,11 +14,12 @@ import type { ApprovalDecision, ApprovalRequest } from '../tools/types.js';
 import { MinicodeError } from '../errors.js';
 import type { OutputEvent } from '../events/index.js';
 import { initialState, reduce, type ReducerState } from '../reducer/index.js';
-import { colorLevel, createTtyRenderer, diffLines, diffStat, liveDiffBound, viewOf, type FactLine, type LiveRenderer } from '../render/index.js';
+import { approvalQuestion, colorLevel, createTtyRenderer, diffLines, liveDiffBound, oneLine, viewOf, type FactLine, type LiveRenderer } from '../render/index.js';
 import type { FileDiff } from '../events/index.js';
 import type { EventStore } from '../store/index.js';
 import { wrapToWidth } from '../render/width.js';
-import { isCommand, runCommand } from './commands.js';
+import { COMMANDS, isCommand, runCommand } from './commands.js';
+import { matchCommand } from '../extensions/commands.js';
 import { decodeKey, type KeyAction, type KeyPress } from './keys.js';
 import { applyKey, createEditor, submit, textOf, type Editor } from './line-editor.js';
 import { footerLines } from './observe.js';
@@ -90,7 +91,13 @@ export function runChatApp(options: ChatAppOptions): Promise<number> {
   const earlier = session.storedEvents
     .filter((e) => e.type === 'user.message.received')
     .map((e) => foldAttachments((e.payload as { text: string }).text).replace(/\n\[(?:attached|ran) [^\n]*\]/g, ''));
-  const extras = createPromptExtras({ cwd: options.cwd, env, earlier });
+  const custom = session.prompting.commands.commands;
+  const extras = createPromptExtras({
+    cwd: options.cwd,
+    env,
+    earlier,
+    commands: [...COMMANDS.map(([c]) => ({ name: c.split(' ')[0]!.slice(1) })), ...custom.map((c) => ({ name: c.name, hint: c.argumentHint }))],
+  });
   let editor: Editor = createEditor(extras.history);
   let mode: 'idle' | 'turn' | 'shell' | 'exiting' = 'idle';
   /** Lines under the footer until the next key (completion candidates). */
@@ -141,7 +148,7 @@ export function runChatApp(options: ChatAppOptions): Promise<number> {
     const lines: (string | FactLine)[] = footer();
     if (turn.approval) {
       const diff = turn.approvalDiff;
-      lines.push(...wrapToWidth(`Approve? ${turn.approvalText ?? ''}${diff ? ` (${diffStat(diff)})` : ''}`, columns() - 1));
+      lines.push(...wrapToWidth(turn.approvalText ?? '', columns() - 1));
       if (diff) lines.push(...diffLines(diff, liveDiffBound(output.rows)));
       lines.push(...wrapToWidth('Answer: y allow once, a allow always, n deny', columns() - 1));
     } else if (turn.ask) lines.push(`? ${turn.ask.question}`, `answer${PROMPT}${textOf(editor).replace(/\n/g, ' ⏎ ')}`);
@@ -196,7 +203,7 @@ export function runChatApp(options: ChatAppOptions): Promise<number> {
         const onAbort = (): void => settle('cancelled');
         abort.signal.addEventListener('abort', onAbort, { once: true });
         current.approval = settle;
-        current.approvalText = `${request.toolName} wants to ${request.action}`;
+        current.approvalText = approvalQuestion({ toolName: oneLine(request.toolName), action: oneLine(request.action, 2000), ...(request.diff ? { diff: request.diff } : {}) });
         current.approvalDiff = request.diff;
         current.renderer.refresh?.();
       });
@@ -267,7 +274,8 @@ export function runChatApp(options: ChatAppOptions): Promise<number> {
     if (text.trim() === '') return drawIdle();
     extras.remember(text);
     if (text.startsWith('!')) return void runShell(text.slice(1).trim());
-    if (isCommand(text)) {
+    // A custom command is a prompt: it runs as a turn (runPrompt expands it).
+    if (isCommand(text) && !matchCommand(text, session.prompting.commands)) {
       const result = runCommand(text, { session, store: options.store, cwd: options.cwd });
       print([`${PROMPT}${text}`, ...result.lines]);
       refreshFooter();

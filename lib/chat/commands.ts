@@ -10,6 +10,8 @@ import type { ChatSession } from './session.js';
 import type { PromptSettings } from '../agent/prompt-settings.js';
 import { oneLine } from '../render/display-text.js';
 import type { CheckpointSettings } from '../checkpoints/settings.js';
+import { commandLines } from '../extensions/commands.js';
+import { definedOnly } from '../defined-only.js';
 
 /** The system prompt and instruction files every turn sends (paths come from the file system: shown neutralised). */
 export function promptLines(prompting: PromptSettings): string[] {
@@ -69,6 +71,12 @@ export function isCommand(line: string): boolean {
   return /^\/([a-z]+(\s|$)|$)/.test(line.trim());
 }
 
+/** The custom commands (lib/extensions/commands.ts) under a heading; none when there are none. Names come from files: shown neutralised. */
+function customLines(session: ChatSession): string[] {
+  const lines = commandLines(session.prompting.commands);
+  return lines.length === 0 ? [] : ['Custom commands:', ...lines.map((l) => oneLine(l))];
+}
+
 /** Run one slash command. */
 export function runCommand(line: string, ctx: { session: ChatSession; store: EventStore; cwd: string }): CommandResult {
   const [name = '', ...rest] = line.trim().split(/\s+/);
@@ -76,9 +84,9 @@ export function runCommand(line: string, ctx: { session: ChatSession; store: Eve
   const { session } = ctx;
   switch (name) {
     case '/':
-      return { lines: ['Commands (/help adds the keys):', ...COMMANDS.map(([c, d]) => `${c} - ${d}`)] };
+      return { lines: ['Commands (/help adds the keys):', ...COMMANDS.map(([c, d]) => `${c} - ${d}`), ...customLines(session)] };
     case '/help':
-      return { lines: [...COMMANDS.map(([c, d]) => `${c} - ${d}`), ...KEYS] };
+      return { lines: [...COMMANDS.map(([c, d]) => `${c} - ${d}`), ...customLines(session), ...KEYS] };
     case '/exit':
     case '/quit':
       return { lines: [], exit: true };
@@ -106,7 +114,7 @@ export function runCommand(line: string, ctx: { session: ChatSession; store: Eve
       }
       const usd = Number(arg.replace(/^\$/, ''));
       if (!Number.isFinite(usd) || usd < 0) return { lines: [`Budget: "${arg}" is not a USD amount; try /budget 0.50`] };
-      session.budget = { limitUsd: usd, ...(session.budget?.strict ? { strict: true } : {}) };
+      session.budget = definedOnly({ limitUsd: usd, strict: session.budget?.strict ? true : undefined });
       return { lines: [`Budget: limit $${usd.toFixed(4)} for this session`] };
     }
     case '/sessions': {

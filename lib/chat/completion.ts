@@ -1,7 +1,9 @@
 /**
- * `@path` completion at the prompt, pure: find the `@word` the cursor ends, match it against the
+ * Completion at the prompt, pure. `@path`: find the `@word` the cursor ends, match it against the
  * workspace's files (a prefix of the path first, else a part of it anywhere, ignoring case) and
- * complete it as far as every match agrees. The file list comes from `workspace-files.ts`.
+ * complete it as far as every match agrees (the file list comes from `workspace-files.ts`).
+ * `/name`: a line that is only a slash and a name completes among the slash commands, built-in
+ * and custom.
  */
 import type { Editor } from './line-editor.js';
 
@@ -48,4 +50,22 @@ export function applyCompletion(editor: Editor, at: { partial: string; start: nu
   const lines = [...editor.lines];
   lines[editor.row] = next;
   return { ...editor, lines, col: at.start + 1 + text.length };
+}
+
+/** The `/name` being typed: the whole line so far is `/` and a name, the cursor at its end. */
+export function slashWordAtCursor(editor: Editor): string | undefined {
+  if (editor.row !== 0 || editor.lines.length !== 1) return undefined;
+  const line = editor.lines[0] ?? '';
+  if (editor.col !== line.length) return undefined;
+  const m = /^\/([^\s/]*)$/.exec(line);
+  return m ? m[1]! : undefined;
+}
+
+/** What a Tab does to `/partial` among command names (without their slash): the text after `/` and the matches. */
+export function completeCommand(partial: string, names: readonly string[]): { text: string; matches: string[] } {
+  const matches = names.filter((n) => n.startsWith(partial));
+  if (matches.length === 0) return { text: partial, matches };
+  if (matches.length === 1) return { text: `${matches[0]!} `, matches };
+  const prefix = commonPrefix(matches);
+  return { text: prefix.length > partial.length ? prefix : partial, matches };
 }

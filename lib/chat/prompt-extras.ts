@@ -4,7 +4,7 @@
  * message (the files it names, the `!command` runs since the last turn).
  */
 import { attachFiles } from './attachments.js';
-import { applyCompletion, atWordAtCursor, completePath, MAX_CANDIDATES_SHOWN } from './completion.js';
+import { applyCompletion, atWordAtCursor, completeCommand, completePath, MAX_CANDIDATES_SHOWN, slashWordAtCursor } from './completion.js';
 import { appendHistory, historyPath, loadHistory } from './history-file.js';
 import type { Editor } from './line-editor.js';
 import { createWorkspaceFiles } from './workspace-files.js';
@@ -15,7 +15,7 @@ export interface PromptExtras {
   readonly history: readonly string[];
   /** Keep a submitted line in the persisted history. */
   remember(text: string): void;
-  /** Tab: the editor with the `@path` at the cursor completed and lines to show under it; undefined when the cursor ends no `@word`. */
+  /** Tab: the editor with the `@path` (or the `/command` of a line that is only one) at the cursor completed and lines to show under it; undefined when the cursor ends neither. */
   complete(editor: Editor): Promise<{ editor: Editor; hint: string[] } | undefined>;
   /** Keep a `!command` block for the next message. */
   keepShell(block: string): void;
@@ -26,7 +26,7 @@ export interface PromptExtras {
 }
 
 /** Create the extras of a session in `cwd`; `earlier` are the resumed session's own prompts. */
-export function createPromptExtras(options: { cwd: string; env: NodeJS.ProcessEnv; earlier?: readonly string[] }): PromptExtras {
+export function createPromptExtras(options: { cwd: string; env: NodeJS.ProcessEnv; earlier?: readonly string[]; commands?: readonly { name: string; hint?: string | undefined }[] }): PromptExtras {
   const file = historyPath(options.env);
   const persisted = loadHistory(file);
   const seen = new Set(persisted);
@@ -39,6 +39,22 @@ export function createPromptExtras(options: { cwd: string; env: NodeJS.ProcessEn
       appendHistory(file, text, options.env);
     },
     async complete(editor) {
+      const slash = slashWordAtCursor(editor);
+      if (slash !== undefined && options.commands) {
+        const commands = options.commands;
+        const result = completeCommand(
+          slash,
+          commands.map((c) => c.name),
+        );
+        const text = `/${result.text}`;
+        const shown = (name: string): string => {
+          const hint = commands.find((c) => c.name === name)?.hint;
+          return `  /${name}${hint ? ` ${hint}` : ''}`;
+        };
+        const hint =
+          result.matches.length === 0 ? [`no command matches /${slash}`] : result.matches.length === 1 ? [shown(result.matches[0]!).trim()] : result.matches.slice(0, MAX_CANDIDATES_SHOWN).map(shown);
+        return { editor: { ...editor, lines: [text], col: text.length }, hint };
+      }
       const at = atWordAtCursor(editor);
       if (!at) return undefined;
       const result = completePath(at.partial, await files.list());

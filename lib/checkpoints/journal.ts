@@ -3,6 +3,8 @@
  * `refs/minicode/turns/<key>/`: `before` (the checkpoint, written before the turn's first
  * workspace-changing tool call) and `after` (moved after every such call). A crash between the
  * two leaves `before` alone, which is enough to undo: the state after is then the current one.
+ * When the turn settles, `ended` (at the last snapshot) marks it over: a process that outlives
+ * its turns (chat, ACP) is then not taken for a run still writing.
  * The metadata lives in the commit subject, so listing is one `for-each-ref`.
  */
 import { randomBytes } from 'node:crypto';
@@ -10,6 +12,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { FileChange } from '../events/payloads.js';
 import { runGit, splitNul } from './git.js';
+import { definedOnly } from '../defined-only.js';
 
 /** Why a checkpoint was taken: before an agent turn, or before an undo (so the undo can be undone). */
 export type CheckpointKind = 'turn' | 'undo';
@@ -34,6 +37,8 @@ export interface TurnRecord {
   afterTree?: string;
   /** Pid of the process that ran the turn (absent for an undo and for older records). */
   writerPid?: number;
+  /** The turn settled (its `ended` ref): its process, alive or not, writes no more in it. */
+  ended?: boolean;
 }
 
 const PREFIX = 'refs/minicode/turns/';
@@ -56,14 +61,15 @@ function parseSubject(subject: string): { sessionId: string; turn: string; kind:
   if ((kind !== 'turn' && kind !== 'undo') || !Number.isFinite(at)) return undefined;
   const pid = Number(fields.get('pid'));
   try {
-    return {
+    return definedOnly({
       kind,
       at,
       sessionId: decodeURIComponent(fields.get('session') ?? ''),
       turn: decodeURIComponent(fields.get('turn') ?? ''),
-      ...(Number.isInteger(pid) && pid > 0 ? { writerPid: pid } : {}),
-    };
+      writerPid: Number.isInteger(pid) && pid > 0 ? pid : undefined,
+    });
   } catch {
+    // A damaged %-escape: not an entry of ours.
     return undefined;
   }
 }
@@ -73,8 +79,11 @@ export function newRecordKey(at: number): string {
   return `${String(at).padStart(13, '0')}-${randomBytes(3).toString('hex')}`;
 }
 
-/** The ref of a record's `before` or `after` commit. */
-export function recordRef(key: string, which: 'before' | 'after'): string {
+/** The refs of a record. */
+export type RecordRefName = 'before' | 'after' | 'ended';
+
+/** The ref of a record's `before`, `after` or `ended` commit. */
+export function recordRef(key: string, which: RecordRefName): string {
   return `${PREFIX}${key}/${which}`;
 }
 
@@ -83,7 +92,7 @@ export function recordRef(key: string, which: 'before' | 'after'): string {
  * creates it and never packs its refs), so a ref is one file, written atomically here instead
  * of spawning `update-ref` on every tool call.
  */
-export async function setRecordRef(gitDir: string, key: string, which: 'before' | 'after', commit: string): Promise<void> {
+export async function setRecordRef(gitDir: string, key: string, which: RecordRefName, commit: string): Promise<void> {
   if (!/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(commit)) throw new Error(`not a commit id: ${commit}`);
   const file = path.join(gitDir, ...recordRef(key, which).split('/'));
   await fs.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
@@ -98,6 +107,7 @@ export async function listRecords(gitDir: string): Promise<TurnRecord[]> {
   const parts = splitNul(stdout.replace(/\n/g, ''));
   const byKey = new Map<string, TurnRecord>();
   const afters = new Map<string, { after: string; afterTree: string }>();
+  const ended = new Set<string>();
   for (let i = 0; i + 3 < parts.length; i += 4) {
     const ref = parts[i]!;
     const commit = parts[i + 1]!;
@@ -110,6 +120,11 @@ export async function listRecords(gitDir: string): Promise<TurnRecord[]> {
       const meta = parseSubject(parts[i + 3]!);
       if (meta) byKey.set(key, { key, ...meta, before: commit, beforeTree: tree });
     } else if (which === 'after') afters.set(key, { after: commit, afterTree: tree });
+    else if (which === 'ended') ended.add(key);
+  }
+  for (const key of ended) {
+    const record = byKey.get(key);
+    if (record) record.ended = true;
   }
   for (const [key, after] of afters) {
     const record = byKey.get(key);

@@ -14,6 +14,7 @@ import { DEFAULT_CHECKPOINT_RETENTION, type CheckpointSettings } from './setting
 import { takeSnapshot, type SkippedPath } from './snapshot.js';
 import { openWorkspaceStore, type WorkspaceStore } from './store.js';
 import { mark } from '../timeline.js';
+import { reportDropped } from '../debug.js';
 
 /** Most skipped paths listed in one `checkpoint.created` (the count says how many in all). */
 export const MAX_SKIPPED_LISTED = 50;
@@ -24,6 +25,12 @@ export interface WorkspaceCheckpoints {
   beforeChange(): Promise<void>;
   /** After it ran: the files it changed, or undefined when there is no checkpoint to compare with. Never rejects. */
   afterChange(): Promise<FileChange[] | undefined>;
+  /**
+   * The turn settled (whatever its outcome): its record is marked ended, so `undo` no longer takes
+   * the live process that ran it (an idle chat or ACP session) for a turn still writing. Nothing
+   * when the turn took no checkpoint. Never rejects.
+   */
+  turnEnded(): Promise<void>;
 }
 
 /** Options of {@link createTurnCheckpoints}. */
@@ -112,6 +119,17 @@ export function createTurnCheckpoints(options: TurnCheckpointOptions): Workspace
         } catch (error) {
           fail(error);
           return undefined;
+        }
+      });
+    },
+    turnEnded() {
+      return serial(async () => {
+        if (failed || !store || !before) return;
+        try {
+          await setRecordRef(store.gitDir, key, 'ended', last);
+        } catch (error) {
+          // Only undo's live check reads the mark: without it the session's next undo needs --force.
+          reportDropped('marking the turn ended in the checkpoint journal', error);
         }
       });
     },

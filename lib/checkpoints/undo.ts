@@ -15,6 +15,7 @@ import { pruneStore, stampPruned, type PruneReport } from './prune.js';
 import { DEFAULT_CHECKPOINT_RETENTION, type CheckpointSettings } from './settings.js';
 import { takeSnapshot } from './snapshot.js';
 import { existingStoreDir, openWorkspaceStore, type WorkspaceStore } from './store.js';
+import { definedOnly } from '../defined-only.js';
 
 /** Options of {@link undoWorkspace}. */
 export interface UndoOptions {
@@ -124,7 +125,12 @@ export async function undoWorkspace(options: UndoOptions): Promise<UndoReport> {
   }
   if (!options.dryRun && !options.force) refuseLive(records, undone?.sessionId ?? sessionId);
   const changes = await restoreChanges(store, current.commit, target);
-  const base = { restored: target, sessionId, ...(undone ? { turn: undone.kind === 'undo' ? undone.key : undone.turn } : {}), changes: changes.map((c) => ({ path: c.path, kind: c.kind })) };
+  const base = definedOnly({
+    restored: target,
+    sessionId,
+    turn: undone ? (undone.kind === 'undo' ? undone.key : undone.turn) : undefined,
+    changes: changes.map((c) => ({ path: c.path, kind: c.kind })),
+  });
   if (options.dryRun) return { ...base, dryRun: true };
   const key = newRecordKey(clock());
   await setRecordRef(store.gitDir, key, 'before', current.commit);
@@ -136,12 +142,13 @@ export async function undoWorkspace(options: UndoOptions): Promise<UndoReport> {
 }
 
 /**
- * Refuse to undo a session whose run is still going: its process (the pid its turn records
- * carry) is alive and is not this one (chat's own /undo). Restoring under a run that is still
+ * Refuse to undo a session whose run is still going: a turn of it not marked ended whose process
+ * (the pid its turn records carry) is alive and is not this one (chat's own /undo). A chat or
+ * ACP session between turns has every turn ended and is undone. Restoring under a run that is still
  * writing leaves a mix of both, and the run then reports changes that are no longer there.
  */
 function refuseLive(records: TurnRecord[], sessionId: string): void {
-  const live = records.find((r) => r.sessionId === sessionId && r.writerPid !== undefined && r.writerPid !== process.pid && pidAlive(r.writerPid));
+  const live = records.find((r) => r.sessionId === sessionId && !r.ended && r.writerPid !== undefined && r.writerPid !== process.pid && pidAlive(r.writerPid));
   if (!live) return;
   throw new MinicodeError('MINICODE_E_UNDO_LIVE', `session ${displayId(sessionId)} is still running (process ${live.writerPid}): undoing now would mix its changes with the restore`, {
     action: 'wait for that run to end (or stop it), then undo; --force undoes anyway',
@@ -181,7 +188,7 @@ export async function listCheckpoints(options: { settings: CheckpointSettings; c
 export async function pruneCheckpoints(options: { settings: CheckpointSettings; cwd: string; now?: number }): Promise<PruneReport> {
   const found = existingStoreDir(options.settings.home, options.cwd);
   if (!found) return { dropped: 0, kept: 0, gc: 'none' };
-  const report = await pruneStore(found.gitDir, options.settings.retention ?? DEFAULT_CHECKPOINT_RETENTION, { gc: 'wait', ...(options.now !== undefined ? { now: options.now } : {}) });
+  const report = await pruneStore(found.gitDir, options.settings.retention ?? DEFAULT_CHECKPOINT_RETENTION, definedOnly({ gc: 'wait', now: options.now }));
   stampPruned(found.gitDir);
   return report;
 }

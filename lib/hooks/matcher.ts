@@ -2,10 +2,10 @@
  * A hook's `matcher`, as Claude Code reads it: absent, empty or `*` matches everything; a name
  * or a `|` list of names (letters, digits, `_`) matches those names exactly; anything else is a
  * regular expression that must match the whole value. Tool events match the tool's name and
- * its Claude Code name ({@link CLAUDE_TOOL_NAMES}); `SessionStart` matches its source
+ * its Claude Code names (`Bash`, `Edit`: lib/tools/claude-names.ts); `SessionStart` matches its source
  * (`startup`, `clear`), `PreCompact` its trigger (`auto`, `manual`).
  */
-import { CLAUDE_TOOL_NAMES } from './names.js';
+import { claudeNamesOf } from '../tools/claude-names.js';
 
 /** A compiled matcher: true when a hook applies to `value`. */
 export type MatchTest = (value: string | undefined) => boolean;
@@ -25,6 +25,5 @@ export function compileMatcher(matcher: string | undefined): MatchTest {
 
 /** A value and its Claude Code aliases (tool names only have any). */
 function namesOf(value: string): readonly string[] {
-  const aliases = CLAUDE_TOOL_NAMES[value];
-  return aliases ? [value, ...aliases] : [value];
+  return [value, ...claudeNamesOf(value)];
 }

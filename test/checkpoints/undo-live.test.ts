@@ -32,6 +32,9 @@ process.stdin.resume();
 process.stdin.on('end', () => process.exit(0));
 `;
 
+/** The same run, but its turn settles (marked ended) while the process stays: an idle session. */
+const IDLE = RUN.replace("process.stdout.write('ready", "await cp.turnEnded();\nprocess.stdout.write('ready");
+
 const children: ReturnType<typeof spawn>[] = [];
 afterAll(() => {
   for (const c of children) c.kill('SIGKILL');
@@ -74,5 +77,22 @@ describe('undo while the run is still going', () => {
     const plain = await runCli(['undo', '--json', '--session', 'live-run', '--cwd', repo], { env });
     expect(plain.code, plain.stderr).toBe(0);
     expect(fs.existsSync(path.join(repo, 'w1'))).toBe(false);
+  }, 120_000);
+
+  it('undoes without --force a session whose turn has ended while its process lives on (an idle chat or ACP session)', async () => {
+    const repo = gitWorkspace();
+    const home = tempDir('minicode-home-');
+    const env = cleanEnv(home);
+    const child = spawn(process.execPath, ['--input-type=module', '-e', IDLE], { cwd: repo, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'inherit'] });
+    children.push(child);
+    await new Promise<void>((resolve, reject) => {
+      child.stdout!.on('data', (b: Buffer) => b.toString().includes('ready') && resolve());
+      child.on('exit', (code) => reject(new Error(`the run exited ${code}`)));
+    });
+    const undo = await runCli(['undo', '--json', '--session', 'live-run', '--cwd', repo], { env });
+    expect(undo.code, undo.stderr).toBe(0);
+    expect(fs.existsSync(path.join(repo, 'w1'))).toBe(false);
+    expect(child.exitCode).toBeNull();
+    child.stdin!.end();
   }, 120_000);
 });
