@@ -116,6 +116,11 @@ export const InsertTextInput = z.object({
   text: z.string().describe('The text to insert'),
 });
 
+/** `read_image`: one image file of the workspace, for the model to look at. */
+export const ReadImageInput = z.object({
+  path: z.string().min(1).describe('Image file path (PNG, JPEG, GIF or WebP), relative to the workspace'),
+});
+
 /** Every built-in tool's input schema, by tool name. */
 export const TOOL_INPUT_SCHEMAS = {
   read_file: ReadFileInput,
@@ -129,6 +134,7 @@ export const TOOL_INPUT_SCHEMAS = {
   update_plan: UpdatePlanInput,
   ask_user: AskUserInput,
   task: TaskInput,
+  read_image: ReadImageInput,
   apply_patch: ApplyPatchInput,
   insert_text: InsertTextInput,
 } as const;
