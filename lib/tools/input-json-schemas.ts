@@ -231,6 +231,17 @@ export const INPUT_JSON_SCHEMAS: Record<string, Record<string, unknown>> = {
     },
     required: ['description', 'prompt', 'subagent_type'],
   },
+  skill: {
+    type: 'object',
+    properties: {
+      name: {
+        description: 'The name of the skill, as listed in the system prompt',
+        type: 'string',
+        minLength: 1,
+      },
+    },
+    required: ['name'],
+  },
   apply_patch: {
     type: 'object',
     properties: {
