@@ -11,6 +11,7 @@ import { MAX_TIMER_MS } from './control/timers.js';
 import { McpServersSchema } from './mcp/config.js';
 import { HOST_PATTERN } from './sandbox/network-proxy.js';
 import { SANDBOX_MODES } from './sandbox/settings.js';
+import { TOOL_SHAPE_SETTINGS } from './tools/shapes.js';
 import { HooksSchema } from './hooks/schema.js';
 
 /** The `sandbox` section: the OS boundary around `bash`, `verify` and stdio MCP servers (docs/sandbox.md). */
@@ -85,6 +86,8 @@ export const ConfigSchema = z.looseObject({
       ),
     })
     .optional(),
+  /** The tools' shapes: `native` (default) offers a model the vendor's tools it is trained on where it has them, `minicode` always ours (`--tool-shapes` wins). */
+  tools: z.strictObject({ shapes: z.enum(TOOL_SHAPE_SETTINGS).optional() }).optional(),
   /** `false` sends the environment's credential values to the provider as tools printed them; default true (masked). */
   maskCredentialsInRequests: z.boolean().optional(),
   /** MCP servers, in the `.mcp.json` shape (see lib/mcp/config.ts). */

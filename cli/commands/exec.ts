@@ -3,6 +3,7 @@ import { Command, Option } from 'commander';
 import type { ExecFlags } from '../../lib/agent/run-setup.js';
 import { CACHE_TTLS, REASONING_LEVELS } from '../../lib/agent/requests/types.js';
 import { SANDBOX_MODES } from '../../lib/sandbox/settings.js';
+import { TOOL_SHAPE_SETTINGS } from '../../lib/tools/shapes.js';
 
 /** `--sandbox` and `--allow-network`, for every command that runs the agent's commands (exec, chat, batch, acp). */
 export function addSandboxFlags(command: Command): Command {
@@ -32,7 +33,13 @@ export function addRunFlags(command: Command): Command {
     .option('--cwd <dir>', 'project directory (default: the current directory)')
     .option('--system-prompt <file>', "replace minicode's system prompt with this file's text (project instructions are still added)")
     .option('--append-system-prompt <text>', 'add this text after the system prompt')
-    .option('--no-instructions', 'send no project instructions (AGENTS.md, config instructions.fallbackFiles, $MINICODE_HOME/AGENTS.md)');
+    .option('--no-instructions', 'send no project instructions (AGENTS.md, config instructions.fallbackFiles, $MINICODE_HOME/AGENTS.md)')
+    .addOption(
+      new Option(
+        '--tool-shapes <shapes>',
+        "native: the vendor's editor, bash and apply_patch tools where the model is trained on them; minicode: minicode's own for every model (default: config tools.shapes, else native)",
+      ).choices([...TOOL_SHAPE_SETTINGS]),
+    );
   return addSandboxFlags(command);
 }
 

@@ -17,6 +17,8 @@ export interface ToolCallPart {
   argumentsText: string;
   /** Gemini's `thoughtSignature` for this call, sent back on the same part. */
   signature?: string;
+  /** A freeform (custom) tool's call: `argumentsText` is its raw input, not JSON (Responses `custom_tool_call`). */
+  freeform?: boolean;
 }
 
 /**
@@ -59,6 +61,8 @@ export interface ToolSpec {
   name: string;
   description: string;
   jsonSchema: Record<string, unknown>;
+  /** The vendor's own tool entry (a model-native tool shape, lib/tools/shapes.ts), sent as it is in place of a function definition. */
+  native?: Record<string, unknown>;
 }
 
 /** What a request is built from. */
@@ -66,6 +70,13 @@ export interface Conversation {
   system?: string;
   messages: ConversationMessage[];
   tools: ToolSpec[];
+}
+
+/** A decoded tool call as the conversation keeps it; a freeform tool's input is its own argument (a string, not JSON). */
+export function toolCallOf(payload: { toolCallId: string; name: string; argumentsText: string; arguments?: unknown }): ToolCallPart {
+  const call: ToolCallPart = { id: payload.toolCallId, name: payload.name, argumentsText: payload.argumentsText };
+  if (typeof payload.arguments === 'string') call.freeform = true;
+  return call;
 }
 
 /** Parse tool-call arguments for formats that want an object; invalid text becomes `{}`. */

@@ -7,7 +7,7 @@
  * (their opaque signatures are only valid within the process that received them).
  */
 import type { OutputEvent } from '../events/index.js';
-import type { AssistantMessage, ConversationMessage, ToolCallPart } from './conversation.js';
+import { toolCallOf, type AssistantMessage, type ConversationMessage, type ToolCallPart } from './conversation.js';
 
 /** What the rebuild tells a caller that continues the session. */
 export interface StoredConversation {
@@ -55,7 +55,7 @@ export function conversationFromEvents(events: Iterable<OutputEvent>): StoredCon
       }
       case 'assistant.tool_call.completed': {
         const message = stepMessage(event);
-        const call: ToolCallPart = { id: event.payload.toolCallId, name: event.payload.name, argumentsText: event.payload.argumentsText };
+        const call: ToolCallPart = toolCallOf(event.payload);
         message.toolCalls = [...(message.toolCalls ?? []), call];
         break;
       }

@@ -22,6 +22,7 @@ import type { ToolEnvironment } from './tool-environment.js';
 import { callProvider, ProviderCallError, type ProviderReply } from './provider-call.js';
 import { buildRequest } from './requests/index.js';
 import { executeToolCall } from '../tools/execute.js';
+import { answeredWith, toolShapeFor } from '../tools/shapes.js';
 import { createTurnCheckpoints } from '../checkpoints/turn.js';
 import { kernelTruncate } from '../control/truncation.js';
 import { createContextManager } from './context.js';
@@ -174,7 +175,10 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
   const messages: ConversationMessage[] = [...(options.history ?? []), { role: 'user', text: options.prompt }];
   const prompting = options.prompting ?? promptSettings();
   const system = prompting.system.text;
+  // The tools in the shape the model knows (lib/tools/shapes.ts); its calls are mapped back onto ours.
+  const shape = toolShapeFor(provider.format, provider.model, environment.toolShapes);
   let definitions = options.tools.definitions();
+  let offered = shape.offer(options.tools);
   const hooks = createTurnHooks({ environment, sessionId: options.sessionId ?? taskId, emit, clock });
   /** The run's signal once the body runs (PreCompact hooks are stopped with it). */
   let runSignal: AbortSignal | undefined;
@@ -182,7 +186,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
     format: provider.format,
     window: contextWindowOf(provider.format, provider.model, limits.contextWindow),
     system,
-    tools: definitions,
+    tools: offered,
     turn: turnId,
     beforeCompact: hooks ? () => (runSignal ? hooks.beforeCompact(runSignal) : Promise.resolve()) : undefined,
     taskId,
@@ -211,7 +215,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
   /** One provider request (with the control plane's retries) for the current conversation. */
   const requestOnce = async (stepIds: Required<RunIds>, stepEmit: (d: EventDraft) => void, signal: AbortSignal, onAttempt: (n: number) => void): Promise<ProviderReply> => {
     const stepId = stepIds.stepId;
-    const conversation: Conversation = { system, messages, tools: definitions };
+    const conversation: Conversation = { system, messages, tools: offered };
     const sentCount = messages.length;
     const request = buildRequest(provider.format, conversation, {
       model: provider.model,
@@ -296,7 +300,8 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
         const next = options.tools.definitions();
         if (next.length !== definitions.length || next.some((d, i) => d.name !== definitions[i]!.name || d.description !== definitions[i]!.description)) {
           definitions = next;
-          context.setTools(next);
+          offered = shape.offer(options.tools);
+          context.setTools(offered);
         }
       }
       // Budget-pressure compaction, at most once per turn; still critical afterwards -> budget_exceeded.
@@ -350,10 +355,12 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
       const toolHooks = hooks?.toolHooks(signal, stepEmit);
       // Parallel tool calls run concurrently, each with its own id, duration and terminal event.
       const results = await Promise.all(
-        reply.toolCalls.map((call) =>
-          executeToolCall({
-            registry: options.tools,
-            call,
+        reply.toolCalls.map((call) => {
+          // A native-shaped call runs (and is reported) as our tool call; the conversation keeps the model's own.
+          const shaped = shape.toOurs(call, environment.cwd);
+          return executeToolCall({
+            registry: shaped.outcome ? answeredWith(options.tools, shaped.outcome) : options.tools,
+            call: shaped.call,
             policy: environment.policy,
             onEvent: stepEmit,
             clock,
@@ -372,8 +379,8 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
               terminal: environment.terminal,
               children,
             },
-          }).then((executed) => ({ call, executed })),
-        ),
+          }).then((executed) => ({ call, executed }));
+        }),
       );
       for (const { call, executed } of results) {
         // Known credential values never go to the provider (unless the config says so), masked

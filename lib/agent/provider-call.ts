@@ -7,7 +7,7 @@
 import type { EventDraft, ErrorInfo, StopReason, Usage } from '../events/index.js';
 import { PROVIDER_DECODERS } from '../providers/index.js';
 import { classifyHttpFailure, httpResponseEvents } from '../providers/http-errors.js';
-import type { ProviderFormat, ReasoningItem, ToolCallPart } from './conversation.js';
+import { toolCallOf, type ProviderFormat, type ReasoningItem, type ToolCallPart } from './conversation.js';
 import type { ProviderRequest } from './requests/index.js';
 import { httpRequest, type HttpClient, type HttpReply } from './http-client.js';
 
@@ -115,7 +115,7 @@ async function decodeBody(options: ProviderCallOptions, response: HttpReply): Pr
           if (d.payload.refusal) refusal = d.payload.refusal;
           break;
         case 'assistant.tool_call.completed':
-          if (d.payload.executor !== 'server') toolCalls.push({ id: d.payload.toolCallId, name: d.payload.name, argumentsText: d.payload.argumentsText });
+          if (d.payload.executor !== 'server') toolCalls.push(toolCallOf(d.payload));
           break;
         case 'assistant.reasoning.completed':
           if (options.format === 'anthropic') {

@@ -20,6 +20,8 @@ import type { VerifyReport } from '../verify/run.js';
 import type { ConversationMessage } from './conversation.js';
 import type { AgentOptions, AgentResult } from './loop.js';
 import { promptSettings } from './prompt-settings.js';
+import { withToolNote } from './system-prompt.js';
+import { toolShapeFor } from '../tools/shapes.js';
 import type { ToolEnvironment } from './tool-environment.js';
 import { expandCommand, matchCommand, policyForCommand } from '../extensions/commands.js';
 import { mark } from '../timeline.js';
@@ -83,6 +85,8 @@ export interface PromptRun {
   verify?: VerifyReport;
   /** The next sequence number of the session, for a further turn. */
   nextSeq: number;
+  /** The digest of the system prompt the run sent (with its tool shape's note), as `session.started` records it. */
+  systemPromptDigest: string;
 }
 
 const OUTCOME: Record<AgentResult['reason'], RunOutcome> = {
@@ -192,7 +196,10 @@ export async function runPrompt(given: PromptRunOptions): Promise<PromptRun> {
     onSettled: options.onSettled,
   });
   const turn = options.session?.turn ?? 1;
-  const prompting = options.prompting ?? promptSettings();
+  // The tool shape's note belongs to the prompt the session records: added before session.started.
+  const settings = options.prompting ?? promptSettings();
+  const note = toolShapeFor(options.provider.format, options.provider.model, options.environment.toolShapes).note;
+  const prompting = note === undefined ? settings : { ...settings, system: withToolNote(settings.system, note) };
   if (!options.session) {
     const { system, outputSchema } = prompting;
     pipeline.emit({
@@ -304,7 +311,7 @@ export async function runPrompt(given: PromptRunOptions): Promise<PromptRun> {
     ...(result.usage.cacheHitRatio !== undefined ? { cacheHitRatio: result.usage.cacheHitRatio } : {}),
   });
   mark('run: pipeline finished');
-  const out: PromptRun = { sessionId, result, state, nextSeq: seq };
+  const out: PromptRun = { sessionId, result, state, nextSeq: seq, systemPromptDigest: prompting.system.digest };
   if (verify) out.verify = verify;
   return out;
 }

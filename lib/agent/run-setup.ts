@@ -30,6 +30,7 @@ import { checkpointSettingsOf } from '../checkpoints/settings.js';
 import { DEFAULT_AUTO_TOOLS, type ApprovalModeName, type ApprovalPolicy } from '../policy/index.js';
 import { MCP_PREFIX } from '../policy/mcp-names.js';
 import type { McpManager } from '../mcp/index.js';
+import type { ToolShapeSetting } from '../tools/shapes.js';
 import type { HookSettings } from '../hooks/settings.js';
 import { loadCustomCommands } from '../extensions/commands.js';
 import { loadSkills } from '../extensions/skills.js';
@@ -69,6 +70,8 @@ export interface ExecFlags {
   instructions?: boolean | undefined;
   /** `--output-schema FILE` (exec, batch). */
   outputSchema?: string | undefined;
+  /** `--tool-shapes native|minicode`. */
+  toolShapes?: string | undefined;
   /** `--prompt-file FILE` (exec). */
   promptFile?: string | undefined;
   /** `--json-children events|summary` (exec --json): how child sessions' events are printed. */
@@ -186,6 +189,7 @@ export async function prepareRun(flags: ExecFlags, env: NodeJS.ProcessEnv = proc
       checkpoints: checkpointSettingsOf({ flag: flags.checkpoint, config: loaded.config.checkpoints, env }),
       sandbox,
       maskCredentialsInRequests: loaded.config.maskCredentialsInRequests ?? true,
+      toolShapes: (flags.toolShapes as ToolShapeSetting | undefined) ?? loaded.config.tools?.shapes ?? 'native',
       hooks,
       agents: loadAgentDefinitions({ env, cwd, allowLocalConfig: flags.allowLocalConfig === true }),
     }),

@@ -80,6 +80,16 @@ export function instructionsSection(instructions: LoadedInstructions): string {
   ].join('\n\n');
 }
 
+/**
+ * The system prompt with a tool shape's note at the end (lib/tools/shapes.ts: the tool names the
+ * model is offered when they are not minicode's own), its digest made again; unchanged without one.
+ */
+export function withToolNote(system: EffectiveSystemPrompt, note: string | undefined): EffectiveSystemPrompt {
+  if (note === undefined) return system;
+  const text = `${system.text}\n\n# Tools in this run\n${note}`;
+  return { ...system, text, digest: sha256Of(text) };
+}
+
 /** Build the effective system prompt of a run. */
 export function composeSystemPrompt(options: SystemPromptOptions = {}): EffectiveSystemPrompt {
   const written = [options.base ?? DEFAULT_SYSTEM_PROMPT, options.append]

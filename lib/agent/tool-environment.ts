@@ -8,6 +8,7 @@
 import type { SandboxSettings } from '../sandbox/settings.js';
 import type { CheckpointSettings } from '../checkpoints/settings.js';
 import type { ApprovalPolicy } from '../policy/decide.js';
+import type { ToolShapeSetting } from '../tools/shapes.js';
 import type { HookSettings } from '../hooks/settings.js';
 import type { AgentCatalogue } from './agent-definitions.js';
 import { DEFAULT_TOOL_LIMITS, type ToolFileSystem, type ToolLimits, type ToolSource, type ToolTerminal } from '../tools/types.js';
@@ -38,6 +39,11 @@ export interface ToolEnvironment {
    */
   maskCredentialsInRequests: boolean;
   /**
+   * `native`: the vendor's tool shapes where the model is trained on them (lib/tools/shapes.ts);
+   * `minicode`: minicode's own for every model (config `tools.shapes`, `--tool-shapes`); default native.
+   */
+  toolShapes: ToolShapeSetting;
+  /**
    * The user's hooks (lib/hooks: the user config and, with `--allow-local-config`, the project's
    * settings), run around the session, each prompt and each tool call; undefined: none.
    */
@@ -59,6 +65,7 @@ export function toolEnvironment(cwd: string, given: Partial<Omit<ToolEnvironment
     limits: DEFAULT_TOOL_LIMITS,
     sandbox: undefined,
     maskCredentialsInRequests: true,
+    toolShapes: 'native',
     hooks: undefined,
     agents: undefined,
     ...given,

@@ -201,7 +201,7 @@ async function runTraced(options: RunLineOptions, spans: RunSpans | undefined): 
       ...(r.usage.cache ? { cache: r.usage.cache } : {}),
       durationMs: r.durationMs,
       sessionId: run.sessionId,
-      systemPromptDigest: prompting.system.digest,
+      systemPromptDigest: run.systemPromptDigest,
     };
     const extra = { ...(options.worker ? { worker: options.worker } : {}), backoffs: watch.backoffs(), timing: watch.timing() };
     if (r.reason === 'completed') {

@@ -24,6 +24,7 @@ import type { TranscriptMessage } from '../../lib/control/transcript.js';
 import type { EventDraft } from '../../lib/events/index.js';
 import { TerminationReason } from '../../lib/events/enums.js';
 import { createToolRegistry } from '../../lib/tools/index.js';
+import { toolShapeFor } from '../../lib/tools/shapes.js';
 import { startScriptedProvider, type Answer, type Reply, type ScriptedProvider, type SeenRequest } from '../helpers/scripted-provider.js';
 import { scratchDirs } from '../helpers/tmp-dirs.js';
 import { transcript } from './helpers/transcripts.js';
@@ -149,11 +150,11 @@ describe('termination reasons of the agent loop', () => {
   it('budget_exceeded: still critical after the pressure compaction', async () => {
     const server = await serve(() => done);
     const system = 'x'.repeat(8_000);
-    // The window the run's own fixed context (system prompt, tool schemas) and prompt fill to 97%.
+    // The window the run's own fixed context (system prompt, the tools in the shape the scripted model gets) and prompt fill to 97%.
     const fixed = {
       system: capSystemPrompt(system).text,
-      toolSchemas: createToolRegistry()
-        .definitions()
+      toolSchemas: toolShapeFor(server.settings.format, server.settings.model)
+        .offer(createToolRegistry())
         .map((d) => JSON.stringify(d)),
     };
     const estimate = createContextEstimator().estimate(fixed, toTranscript([{ role: 'user', text: 'go' }]));

@@ -89,7 +89,8 @@ export const buildAnthropicRequest: RequestBuilder = (conversation, options) => 
   };
   if (conversation.system) body.system = conversation.system;
   if (conversation.tools.length > 0) {
-    body.tools = conversation.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.jsonSchema }));
+    // A native entry (the text editor, bash) is copied: the cache breakpoint is set on the request's own objects.
+    body.tools = conversation.tools.map((t) => (t.native ? { ...t.native } : { name: t.name, description: t.description, input_schema: t.jsonSchema }));
   }
   if (thinking !== undefined) body.thinking = { type: 'enabled', budget_tokens: thinking };
   // Extended thinking accepts no temperature other than the default.

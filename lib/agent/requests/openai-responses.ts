@@ -12,20 +12,28 @@ import { joinUrl, jsonHeaders } from './types.js';
  */
 export const buildOpenAIResponsesRequest: RequestBuilder = (conversation, options) => {
   const input: unknown[] = [];
+  /** Calls of freeform tools: answered with `custom_tool_call_output`. */
+  const freeform = new Set<string>();
   for (const m of conversation.messages) {
     if (m.role === 'user') input.push({ role: 'user', content: [{ type: 'input_text', text: m.text }] });
     else if (m.role === 'assistant') {
       for (const r of m.reasoning ?? []) if (r.format === 'openai-responses') input.push(r.item);
       if (m.text) input.push({ role: 'assistant', content: [{ type: 'output_text', text: m.text }] });
-      for (const c of m.toolCalls ?? []) input.push({ type: 'function_call', call_id: c.id, name: c.name, arguments: c.argumentsText });
+      for (const c of m.toolCalls ?? []) {
+        if (c.freeform) {
+          freeform.add(c.id);
+          input.push({ type: 'custom_tool_call', call_id: c.id, name: c.name, input: c.argumentsText });
+        } else input.push({ type: 'function_call', call_id: c.id, name: c.name, arguments: c.argumentsText });
+      }
     } else {
-      input.push({ type: 'function_call_output', call_id: m.toolCallId, output: m.isError ? `Error: ${m.content}` : m.content });
+      const output = m.isError ? `Error: ${m.content}` : m.content;
+      input.push({ type: freeform.has(m.toolCallId) ? 'custom_tool_call_output' : 'function_call_output', call_id: m.toolCallId, output });
     }
   }
   const body: Record<string, unknown> = { model: options.model, input, stream: true, store: false };
   if (conversation.system) body.instructions = conversation.system;
   if (conversation.tools.length > 0) {
-    body.tools = conversation.tools.map((t) => ({ type: 'function', name: t.name, description: t.description, parameters: t.jsonSchema, strict: false }));
+    body.tools = conversation.tools.map((t) => t.native ?? { type: 'function', name: t.name, description: t.description, parameters: t.jsonSchema, strict: false });
   }
   body.prompt_cache_key = options.tuning?.cacheKey ?? defaultCacheKey(options.model, conversation);
   if (takesReasoningEffort(options.model)) {
