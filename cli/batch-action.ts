@@ -25,6 +25,7 @@ import { tracingConfig } from '../lib/telemetry/config.js';
 import type { BatchTrace } from '../lib/telemetry/batch-trace.js';
 import { neutralise } from '../lib/safe-text.js';
 import { dropExpected } from '../lib/debug.js';
+import { definedOnly } from '../lib/defined-only.js';
 
 /** Flags of `minicode batch`. */
 export interface BatchFlags extends ExecFlags {
@@ -304,7 +305,7 @@ export async function batchAction(file: string | undefined, flags: BatchFlags): 
     return summary.ok ? 0 : 1;
   } catch (error) {
     if (!(error instanceof MinicodeError)) throw error;
-    if (flags.json) out(`${JSON.stringify(batchFailureSummary({ category: error.category, code: error.code, message: error.message, ...(error.action ? { action: error.action } : {}) }))}\n`);
+    if (flags.json) out(`${JSON.stringify(batchFailureSummary(definedOnly({ category: error.category, code: error.code, message: error.message, action: error.action || undefined })))}\n`);
     err(`minicode batch: ${error.message}${error.action ? `\n  ${error.action}` : ''}\n`);
     return error.exitCode;
   } finally {

@@ -3,10 +3,11 @@ import path from 'node:path';
 import { checkpointSettingsOf, DEFAULT_CHECKPOINT_LIMITS, resolveCheckpointsHome, type CheckpointSettings } from '../lib/checkpoints/settings.js';
 import { checkpointLines, undoLines } from '../lib/checkpoints/format.js';
 import { listCheckpoints, pruneCheckpoints, undoWorkspace } from '../lib/checkpoints/undo.js';
-import { loadConfig } from '../lib/config.js';
+import { loadConfig } from '../lib/config-files.js';
 import { MinicodeError } from '../lib/errors.js';
 import { directoryFlag } from '../lib/agent/run-setup.js';
 import { checkSessionId, displayId } from '../lib/ids.js';
+import { definedOnly } from '../lib/defined-only.js';
 
 /** Flags both commands share (undo adds `to` and `dryRun`). */
 export interface CheckpointsActionFlags {
@@ -26,8 +27,8 @@ function checkCheckpointId(to: string): void {
 }
 
 /** Where the checkpoints are and the limits an undo's own snapshot follows (config `checkpoints: false` stops new checkpoints of runs, not undo). */
-function settingsFor(cwd: string): CheckpointSettings {
-  const config = loadConfig({ cwd }).config.checkpoints;
+async function settingsFor(cwd: string): Promise<CheckpointSettings> {
+  const config = (await loadConfig({ cwd })).config.checkpoints;
   return checkpointSettingsOf({ config: typeof config === 'object' ? config : true }) ?? { home: resolveCheckpointsHome(), limits: { ...DEFAULT_CHECKPOINT_LIMITS } };
 }
 
@@ -41,7 +42,7 @@ export async function checkpointsAction(command: 'undo' | 'list' | 'prune', flag
     if (flags.session !== undefined) checkSessionId(flags.session, '--session');
     // Likewise a checkpoint id: a git commit id or a prefix of one, so nothing else reaches git or the terminal.
     if (flags.to !== undefined) checkCheckpointId(flags.to);
-    const settings = settingsFor(cwd);
+    const settings = await settingsFor(cwd);
     if (command === 'prune') {
       const report = await pruneCheckpoints({ settings, cwd });
       process.stdout.write(
@@ -52,25 +53,27 @@ export async function checkpointsAction(command: 'undo' | 'list' | 'prune', flag
       return 0;
     }
     if (command === 'list') {
-      const listings = await listCheckpoints({ settings, cwd, ...(flags.session !== undefined ? { sessionId: flags.session } : {}) });
+      const listings = await listCheckpoints(definedOnly({ settings, cwd, sessionId: flags.session }));
       process.stdout.write(flags.json ? JSON.stringify({ ok: true, workspace: cwd, checkpoints: listings }) + '\n' : checkpointLines(listings).join('\n') + '\n');
       return 0;
     }
-    const report = await undoWorkspace({
-      settings,
-      cwd,
-      ...(flags.session !== undefined ? { sessionId: flags.session } : {}),
-      ...(flags.to !== undefined ? { to: flags.to } : {}),
-      dryRun: flags.dryRun === true,
-      force: flags.force === true,
-    });
+    const report = await undoWorkspace(
+      definedOnly({
+        settings,
+        cwd,
+        sessionId: flags.session,
+        to: flags.to,
+        dryRun: flags.dryRun === true,
+        force: flags.force === true,
+      }),
+    );
     process.stdout.write(flags.json ? JSON.stringify({ ok: true, ...report }) + '\n' : undoLines(report).join('\n') + '\n');
     return 0;
   } catch (thrown) {
     // A git failure (git missing, a damaged store) is still a coded error, never a stack trace.
     const error = thrown instanceof MinicodeError ? thrown : new MinicodeError('MINICODE_E_CHECKPOINT', (thrown as Error).message ?? String(thrown));
     if (flags.json)
-      process.stdout.write(JSON.stringify({ ok: false, error: { code: error.code, category: error.category, message: error.message, ...(error.action ? { action: error.action } : {}) } }) + '\n');
+      process.stdout.write(JSON.stringify({ ok: false, error: definedOnly({ code: error.code, category: error.category, message: error.message, action: error.action || undefined }) }) + '\n');
     process.stderr.write(`minicode: ${error.message}${error.action ? `\n  ${error.action}` : ''}\n`);
     return error.exitCode;
   }

@@ -27,6 +27,7 @@ import { outputPortOf } from '../lib/pipeline/output.js';
 import type { OutputEvent, TerminationReason } from '../lib/events/index.js';
 import { tracingConfig, type TracingConfig } from '../lib/telemetry/config.js';
 import { mark } from '../lib/timeline.js';
+import { definedOnly } from '../lib/defined-only.js';
 
 /** stdout for the renderer and the setup-failure line: coalesced, drained by the pipeline. */
 const out = (text: string): void => outputPortOf(guardOutput(process.stdout)).write(text);
@@ -87,7 +88,7 @@ export async function execAction(argument: string | undefined, flags: ExecFlags)
       await startRunMcp(setup);
     } catch (error) {
       if (!(error instanceof MinicodeError)) throw error;
-      if (flags.json) writeSetupFailure(out, err, { category: error.category, code: error.code, message: error.message, ...(error.action ? { action: error.action } : {}), prompt });
+      if (flags.json) writeSetupFailure(out, err, definedOnly({ category: error.category, code: error.code, message: error.message, action: error.action || undefined, prompt }));
       else err(`minicode: ${error.message}${error.action ? `\n  ${error.action}` : ''}\n`);
       return error.exitCode;
     }

@@ -4,7 +4,7 @@
  * edit only the user config file.
  */
 import path from 'node:path';
-import { loadConfig, userConfigPath } from '../lib/config.js';
+import { loadConfig, userConfigPath } from '../lib/config-files.js';
 import { MinicodeError } from '../lib/errors.js';
 import { MAX_TIMER_MS } from '../lib/control/timers.js';
 import { decimalInt } from '../lib/flag-values.js';
@@ -14,6 +14,7 @@ import { serverSandbox, type SandboxMode } from '../lib/sandbox/settings.js';
 import { resolveStoreDir } from '../lib/store/location.js';
 import type { McpServerStatus } from '../lib/mcp/index.js';
 import { neutralise } from '../lib/safe-text.js';
+import { definedOnly } from '../lib/defined-only.js';
 
 /** Flags of `minicode mcp list`. */
 export interface McpListFlags {
@@ -68,7 +69,7 @@ function table(rows: Row[]): string {
 export async function mcpListAction(flags: McpListFlags): Promise<number> {
   try {
     const cwd = path.resolve(flags.cwd ?? process.cwd());
-    const loaded = loadConfig({ cwd, allowLocalConfig: flags.allowLocalConfig === true });
+    const loaded = await loadConfig({ cwd, allowLocalConfig: flags.allowLocalConfig === true });
     const servers = loaded.config.mcpServers ?? {};
     // The servers start as a run would start them: in the config's sandbox (no flag here).
     const sandbox = Object.keys(servers).length > 0 ? resolveRunSandbox({ loaded, env: process.env, cwd, storeDir: resolveStoreDir({ env: process.env }) }) : undefined;
@@ -138,16 +139,16 @@ export async function mcpAddAction(name: string, commandOrUrl: string, args: str
       throw new MinicodeError('MINICODE_E_USAGE', `--transport ${transport} does not fit "${commandOrUrl}"`, { action: 'give a command for stdio, an http(s) URL for http and sse' });
     const startupTimeoutMs = positiveMs(flags.startupTimeout, '--startup-timeout');
     const toolTimeoutMs = positiveMs(flags.toolTimeout, '--tool-timeout');
-    const common = { ...(startupTimeoutMs ? { startupTimeoutMs } : {}), ...(toolTimeoutMs ? { toolTimeoutMs } : {}) };
+    const common = definedOnly({ startupTimeoutMs: startupTimeoutMs || undefined, toolTimeoutMs: toolTimeoutMs || undefined });
     let entry: McpServerConfig;
     if (isUrl) {
       if (args.length > 0 || flags.env) throw new MinicodeError('MINICODE_E_USAGE', 'a URL server takes no arguments and no --env', { action: 'use --header for credentials' });
       const headers = pairs(flags.header, /:\s*/, '--header');
-      entry = { type: transport as 'http' | 'sse', url: commandOrUrl, ...(headers ? { headers } : {}), ...common };
+      entry = definedOnly({ type: transport as 'http' | 'sse', url: commandOrUrl, headers, ...common });
     } else {
       if (flags.header) throw new MinicodeError('MINICODE_E_USAGE', 'a stdio server takes no --header', { action: 'use --env for credentials' });
       const env = pairs(flags.env, /=/, '--env');
-      entry = { command: commandOrUrl, ...(args.length > 0 ? { args } : {}), ...(env ? { env } : {}), ...(flags.cwd ? { cwd: flags.cwd } : {}), ...common };
+      entry = definedOnly({ command: commandOrUrl, args: args.length > 0 ? args : undefined, env, cwd: flags.cwd || undefined, ...common });
     }
     const { addServer } = await import('../lib/mcp/user-config.js');
     const file = userConfigPath();

@@ -16,6 +16,7 @@ import { createEventScrubber } from '../lib/scrub/scrub-stage.js';
 import { openStore, resolveStoreDir } from '../lib/store/index.js';
 import { guardOutput, noteClosedStdout, onHangUp, writeErr } from './stdout.js';
 import { tracingConfig, type TracingConfig } from '../lib/telemetry/config.js';
+import { definedOnly } from '../lib/defined-only.js';
 
 const out = (text: string): void => outputPortOf(guardOutput(process.stdout)).write(text);
 const err = writeErr;
@@ -41,7 +42,7 @@ export async function runNativeAction(
     store = openStore({ dir: resolveStoreDir({ flag: flags.store }) });
   } catch (error) {
     if (!(error instanceof MinicodeError)) throw error;
-    if (flags.json) writeSetupFailure(out, err, { category: error.category, code: error.code, message: error.message, ...(error.action ? { action: error.action } : {}), prompt });
+    if (flags.json) writeSetupFailure(out, err, definedOnly({ category: error.category, code: error.code, message: error.message, action: error.action || undefined, prompt }));
     else err(`minicode: ${error.message}${error.action ? `\n  ${error.action}` : ''}\n`);
     return error.exitCode;
   }
@@ -107,7 +108,7 @@ export async function runNativeAction(
     });
     const state = await pipeline.settled();
     const outcome = state.run.outcome === 'running' ? 'interrupted' : state.run.outcome;
-    pipeline.emit({ type: 'session.ended', payload: { outcome, ...(state.run.reason && state.run.reason !== 'parent-ended' ? { reason: state.run.reason } : {}) }, fidelity: 'synthetic' });
+    pipeline.emit({ type: 'session.ended', payload: definedOnly({ outcome, reason: state.run.reason && state.run.reason !== 'parent-ended' ? state.run.reason : undefined }), fidelity: 'synthetic' });
     const final = await pipeline.finish();
     await trace?.finish(final.run.outcome === 'completed' ? { ok: true } : { ok: false, error: final.run.error?.code ?? (exit.aborted ? 'aborted' : final.run.outcome) });
     if (!flags.json) err(`session ${sessionId} (minicode replay ${sessionId})\n`);
@@ -124,8 +125,8 @@ export async function runNativeAction(
 
 /** The run's checkpoint hooks (the agent's whole run is turn 1), unless `--no-checkpoint` or config `checkpoints: false`. */
 async function nativeRunCheckpoints(flag: boolean | undefined, cwd: string, sessionId: string, emit: (draft: EventDraft) => void): Promise<WorkspaceCheckpoints | undefined> {
-  const [{ checkpointSettingsOf }, { loadConfig }] = await Promise.all([import('../lib/checkpoints/settings.js'), import('../lib/config.js')]);
-  const settings = checkpointSettingsOf({ flag, config: loadConfig({ cwd }).config.checkpoints });
+  const [{ checkpointSettingsOf }, { loadConfig }] = await Promise.all([import('../lib/checkpoints/settings.js'), import('../lib/config-files.js')]);
+  const settings = checkpointSettingsOf({ flag, config: (await loadConfig({ cwd })).config.checkpoints });
   if (!settings) return undefined;
   const { createTurnCheckpoints } = await import('../lib/checkpoints/turn.js');
   return createTurnCheckpoints({ settings, cwd, sessionId, turn: 1, emit });

@@ -1,7 +1,7 @@
 /**
  * Finding, reading and merging the config files, without their schema: a run with no config
  * file never loads zod for it (docs/startup.md). Validation is `lib/config.ts`'s, which
- * {@link loadConfigLazily} imports only when there is a file to validate.
+ * {@link loadConfig} imports only when there is a file to validate.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { Config } from './config.js';
 import { MinicodeError } from './errors.js';
 
-/** Options of `loadConfig` and {@link loadConfigLazily}. */
+/** Options of {@link loadConfig}. */
 export interface LoadConfigOptions {
   env?: NodeJS.ProcessEnv;
   cwd?: string;
@@ -106,8 +106,13 @@ export function mergeConfigs(validated: readonly { file: string; config: Config;
   return loaded;
 }
 
-/** `loadConfig`, with the schema (and zod) imported only when there is a config file to validate. */
-export async function loadConfigLazily(options: LoadConfigOptions = {}): Promise<LoadedConfig> {
+/**
+ * Load the user config and, only with `allowLocalConfig`, the workspace's
+ * `.minicode/config.json` over it (a cloned repository must not configure the agent that
+ * works on it: seed automation-ci). A missing file is an empty config. The schema (and zod) is
+ * imported only when there is a file to validate.
+ */
+export async function loadConfig(options: LoadConfigOptions = {}): Promise<LoadedConfig> {
   const { sources, ignoredLocal } = readConfigSources(options);
   if (sources.length === 0) return mergeConfigs([], ignoredLocal);
   const { validateConfig } = await import('./config.js');

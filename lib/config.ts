@@ -1,10 +1,9 @@
 /**
- * The config file's schema and its validation (zod). Reading and merging the files is
- * lib/config-files.ts's; a run imports this module only when there is a file to validate.
+ * The config file's schema and its validation (zod). Reading, merging and loading the files is
+ * lib/config-files.ts's, which imports this module only when there is a file to validate.
  */
 import { z } from 'zod';
 import { CheckpointConfigSchema } from './checkpoints/settings-schema.js';
-import { mergeConfigs, readConfigSources, type LoadConfigOptions, type LoadedConfig } from './config-files.js';
 import { CACHE_TTLS, REASONING_LEVELS } from './agent/requests/types.js';
 import { MinicodeError } from './errors.js';
 import { MAX_TIMER_MS } from './control/timers.js';
@@ -101,9 +100,6 @@ export const ConfigSchema = z.looseObject({
 /** A validated config. */
 export type Config = z.infer<typeof ConfigSchema>;
 
-/** Where the config files are and what loading gives, from the zod-free half (lib/config-files.ts). */
-export { userConfigPath, type LoadConfigOptions, type LoadedConfig } from './config-files.js';
-
 /** Validate one config file's JSON: a known key with the wrong type is a coded error naming its path. */
 export function validateConfig(raw: unknown, file: string): Config {
   const parsed = ConfigSchema.safeParse(raw);
@@ -116,18 +112,4 @@ export function validateConfig(raw: unknown, file: string): Config {
     });
   }
   return parsed.data;
-}
-
-/**
- * Load the user config and, only with `allowLocalConfig`, the workspace's
- * `.minicode/config.json` over it (a cloned repository must not configure the agent that
- * works on it: seed automation-ci). A missing file is an empty config. `loadConfigLazily`
- * (lib/config-files.ts) is the same without loading the schema when there is no file.
- */
-export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
-  const { sources, ignoredLocal } = readConfigSources(options);
-  return mergeConfigs(
-    sources.map((s) => ({ ...s, config: validateConfig(s.raw, s.file) })),
-    ignoredLocal,
-  );
 }

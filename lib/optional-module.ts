@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MinicodeError } from './errors.js';
+import { definedOnly } from './defined-only.js';
 
 /** Loads a module; the default is a dynamic `import()`. */
 export type ModuleLoader<T> = () => Promise<T>;
@@ -45,11 +46,15 @@ export function installCommand(names: readonly string[]): string {
 /** The coded error for packages that `purpose` needs and that are not installed. */
 export function missingDependency(names: readonly string[], purpose: string, cause?: unknown): MinicodeError {
   const list = names.join(', ');
-  return new MinicodeError('MINICODE_E_MISSING_DEPENDENCY', `${purpose} needs ${names.length === 1 ? 'the package' : 'the packages'} ${list}, not installed here`, {
-    action: `install ${names.length === 1 ? 'it' : 'them'} with \`${installCommand(names)}\``,
-    data: { packages: [...names] },
-    ...(cause === undefined ? {} : { cause }),
-  });
+  return new MinicodeError(
+    'MINICODE_E_MISSING_DEPENDENCY',
+    `${purpose} needs ${names.length === 1 ? 'the package' : 'the packages'} ${list}, not installed here`,
+    definedOnly({
+      action: `install ${names.length === 1 ? 'it' : 'them'} with \`${installCommand(names)}\``,
+      data: { packages: [...names] },
+      cause,
+    }),
+  );
 }
 
 /** Load an optional module; a missing package is MINICODE_E_MISSING_DEPENDENCY naming `packages`. */

@@ -17,6 +17,7 @@ import { raiseThreadNice } from '../lib/batch/nice.js';
 import { failure, type WorkerResult } from '../lib/control/tasks.js';
 import { toPlainError } from '../lib/errors.js';
 import { openStore, type EventStore } from '../lib/store/index.js';
+import { definedOnly } from '../lib/defined-only.js';
 
 // This thread's loop carries the runs: its delay is reported with every record.
 const lag = monitorEventLoopDelay({ resolution: 10 });
@@ -79,7 +80,7 @@ function applyNice(nice = 0): void {
 }
 
 function threadLag(): ThreadLag {
-  return { threadId, lagP99Ms: lag.percentile(99) / 1e6, lagMaxMs: lag.max / 1e6, ...(threadNice !== undefined ? { nice: threadNice } : {}) };
+  return definedOnly({ threadId, lagP99Ms: lag.percentile(99) / 1e6, lagMaxMs: lag.max / 1e6, nice: threadNice });
 }
 
 const interrupted = { kind: 'aborted', code: 'MINICODE_E_ABORTED', message: 'interrupted' };
@@ -124,7 +125,7 @@ export default async function batchLineTask(task: BatchLineTask): Promise<Worker
     // Its session's events only (other runs' later writes are theirs to wait for); a record
     // without a session waits for everything this thread wrote.
     if (task.storeDir) await stores.get(task.storeDir)?.flushed(record.sessionId);
-    return { ok: true, value: { record, thread: threadLag(), ...(spans ? { spans } : {}) } };
+    return { ok: true, value: definedOnly({ record, thread: threadLag(), spans }) };
   } catch (error) {
     return { ok: false, error: toPlainError(error) };
   } finally {

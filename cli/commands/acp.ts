@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { addSandboxFlags } from './exec.js';
 import type { AgentPort, AgentPortModule, AgentPortOptions } from '../../lib/acp/agent-port.js';
+import { definedOnly } from '../../lib/defined-only.js';
 
 /** The flags `minicode acp` takes are exactly the port options (the provider flags of `exec`), less the environment. */
 type AcpFlags = Omit<AgentPortOptions, 'env'>;
@@ -32,7 +33,7 @@ export function registerAcp(program: Command): void {
       return;
     }
     const [{ createAcpServer }, { stdioTransport }, { VERSION }] = await Promise.all([import('../../lib/acp/server.js'), import('../../lib/acp/transport.js'), import('../../lib/version.js')]);
-    const server = createAcpServer({ port, agentInfo: { name: 'minicode', version: VERSION }, ...(flags.model === undefined ? {} : { model: flags.model }) }, stdioTransport());
+    const server = createAcpServer(definedOnly({ port, agentInfo: { name: 'minicode', version: VERSION }, model: flags.model }), stdioTransport());
     await server.connect().closed;
   });
 }

@@ -1,5 +1,6 @@
 import { Option, type Command } from 'commander';
 import { INGEST_FORMATS } from '../../lib/decode/formats.js';
+import { definedOnly } from '../../lib/defined-only.js';
 
 interface IngestFlags {
   from: string;
@@ -65,14 +66,14 @@ export function registerIngest(program: Command): void {
         const renderer = flags.json
           ? createRenderer('jsonl', { out, err })
           : createRenderer(process.stdout.isTTY && !flags.linear ? 'tty' : 'linear', { out, err, stream: process.stdout, verbosity: flags.verbose ? 'verbose' : 'normal' });
-        await runIngest({ input, format: flags.from, sessionId, renderer, output, signal: abort.signal, ...(store ? { store } : {}) });
+        await runIngest(definedOnly({ input, format: flags.from, sessionId, renderer, output, signal: abort.signal, store }));
         settled = true;
         if (abort.signal.aborted) process.exitCode = 130;
         if (store && !flags.json) err(`stored session ${sessionId} in ${flags.store}\n`);
         else if (store) noteClosedStdout(`minicode replay ${sessionId} --json --store ${flags.store}`);
       } catch (error) {
         if (!(error instanceof MinicodeError)) throw error;
-        const failure = { category: error.category, code: error.code, message: error.message, ...(error.action ? { action: error.action } : {}) };
+        const failure = definedOnly({ category: error.category, code: error.code, message: error.message, action: error.action || undefined });
         if (flags.json) writeSetupFailure(out, err, failure);
         else err(`minicode: ${error.message} [${error.code}]${error.action ? `\n  ${error.action}` : ''}\n`);
         process.exitCode = error.exitCode;

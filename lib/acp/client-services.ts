@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { AgentContext, ClientCapabilities, PermissionOption, ReadTextFileRequest, RequestPermissionRequest } from '@agentclientprotocol/sdk';
 import type { PermissionDecision, PermissionRequest, TerminalAccess, TextFileAccess } from './agent-port.js';
 import type { AcpSession } from './sessions.js';
+import { definedOnly } from '../defined-only.js';
 
 /** Where diagnostics go: stderr, one line each (stdout carries only ACP messages). */
 export type Diagnose = (message: string) => void;
@@ -30,13 +31,13 @@ export async function askPermission(client: AgentContext, session: AcpSession, r
   try {
     const params: RequestPermissionRequest = {
       sessionId: session.id,
-      toolCall: {
+      toolCall: definedOnly({
         toolCallId: request.toolCallId,
         title: request.title,
         kind: request.kind ?? 'other',
         status: 'pending',
-        ...(request.input === undefined ? {} : { rawInput: request.input }),
-      },
+        rawInput: request.input,
+      }),
       options: PERMISSION_OPTIONS.map(({ optionId: id, name, kind }) => ({ optionId: id, name, kind })),
     };
     const response = await client.request('session/request_permission', params, { cancellationSignal: signal, stopWaitingOnCancel: true });

@@ -1,5 +1,6 @@
 import { EVENT_REGISTRY, createEnveloper, draft, type Enveloper, type EventDraft, type OutputEvent } from '../events/index.js';
 import type { AgentPort, PromptInput, PromptOutcome } from './agent-port.js';
+import { definedOnly } from '../defined-only.js';
 
 /**
  * TEST-ONLY port: a scripted stand-in for the agent loop, so the ACP server can be driven end
@@ -25,7 +26,7 @@ export function createScriptedPort(options: { clock?: () => number } = {}): Agen
   const enveloperFor = (sessionId: string): Enveloper => {
     let enveloper = envelopers.get(sessionId);
     if (!enveloper) {
-      enveloper = createEnveloper({ sessionId, startSeq: stored.get(sessionId)?.length ?? 0, ...(options.clock ? { clock: options.clock } : {}) });
+      enveloper = createEnveloper(definedOnly({ sessionId, startSeq: stored.get(sessionId)?.length ?? 0, clock: options.clock }));
       envelopers.set(sessionId, enveloper);
     }
     return enveloper;

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { agent, PROTOCOL_VERSION, RequestError, type AgentApp, type AgentConnection, type AgentContext, type ClientCapabilities, type SessionUpdate } from '@agentclientprotocol/sdk';
 import { MinicodeError } from '../errors.js';
 import { newSessionId } from '../ids.js';
-import type { AgentPort, PromptStopReason, SessionInfo } from './agent-port.js';
+import type { AgentPort, PromptInput, PromptStopReason, SessionInfo } from './agent-port.js';
 import { askPermission, terminalAccess, textFileAccess, type Diagnose } from './client-services.js';
 import { AcpErrors } from './errors.js';
 import { promptParts, promptText } from './prompt-content.js';
@@ -10,6 +10,7 @@ import { createProjector } from './projection.js';
 import { CONFIG_IDS, DEFAULT_MODE, configOptions, isApprovalMode, isSandboxMode, modeState } from './session-config.js';
 import { createSessionRegistry, type AcpSession } from './sessions.js';
 import type { ObservedTransport } from './transport.js';
+import { definedOnly } from '../defined-only.js';
 
 /** Options of {@link createAcpServer}. */
 export interface AcpServerOptions {
@@ -54,7 +55,7 @@ export function createAcpServer(options: AcpServerOptions, transport: ObservedTr
 
   /** The port's `openSession` for a session just created (`loaded` false) or loaded. */
   const openSession = (session: AcpSession, loaded: boolean, mcpServers: SessionInfo['mcpServers']) =>
-    port.openSession?.({ sessionId: session.id, cwd: session.cwd, mode: session.mode, ...(session.model ? { model: session.model } : {}), loaded, mcpServers: mcpServers ?? [] });
+    port.openSession?.(definedOnly({ sessionId: session.id, cwd: session.cwd, mode: session.mode, model: session.model || undefined, loaded, mcpServers: mcpServers ?? [] }));
 
   /**
    * After the response that opens a session: the port's notices as agent messages (the client
@@ -162,25 +163,27 @@ export function createAcpServer(options: AcpServerOptions, transport: ObservedTr
         last = send(client, session.id, update).catch(() => {});
       };
       try {
-        const outcome = await port.prompt({
-          sessionId: session.id,
-          text: promptText(params.prompt),
-          parts: promptParts(params.prompt),
-          cwd: session.cwd,
-          mode: session.mode,
-          ...(session.model === undefined ? {} : { model: session.model }),
-          ...(session.sandbox === undefined ? {} : { sandbox: session.sandbox }),
-          signal: turn.signal,
-          onEvent: (event) => {
-            for (const update of session.projector.project(event)) emit(update);
-          },
-          requestPermission: (request) => askPermission(client, session, request, turn.signal, diagnose),
-          fs: textFileAccess(client, capabilities, session),
-          ...optionalTerminal(client, capabilities, session, async (toolCallId, terminalId) => {
-            emit(session.projector.attachTerminal(toolCallId, terminalId));
-            await last;
+        const outcome = await port.prompt(
+          definedOnly<PromptInput>({
+            sessionId: session.id,
+            text: promptText(params.prompt),
+            parts: promptParts(params.prompt),
+            cwd: session.cwd,
+            mode: session.mode,
+            model: session.model,
+            sandbox: session.sandbox,
+            signal: turn.signal,
+            onEvent: (event) => {
+              for (const update of session.projector.project(event)) emit(update);
+            },
+            requestPermission: (request) => askPermission(client, session, request, turn.signal, diagnose),
+            fs: textFileAccess(client, capabilities, session),
+            ...optionalTerminal(client, capabilities, session, async (toolCallId, terminalId) => {
+              emit(session.projector.attachTerminal(toolCallId, terminalId));
+              await last;
+            }),
           }),
-        });
+        );
         const stopReason: PromptStopReason = turn.signal.aborted ? 'cancelled' : outcome.stopReason;
         return { stopReason };
       } catch (error) {

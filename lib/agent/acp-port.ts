@@ -9,7 +9,7 @@
  */
 import type { AgentPort, AgentPortOptions, PromptInput, PromptOutcome, PromptStopReason, ToolKind } from '../acp/agent-port.js';
 import { prepareRun, sandboxModeFlag, startRunMcp, type RunSetup } from './run-setup.js';
-import { loadConfigLazily } from '../config-files.js';
+import { loadConfig } from '../config-files.js';
 import { sandboxInMode } from '../sandbox/resolve.js';
 import { DEFAULT_SANDBOX_MODE, type SandboxMode } from '../sandbox/settings.js';
 import { serversFromAcp } from '../mcp/acp-servers.js';
@@ -28,6 +28,7 @@ import { promptSettingsFor } from './prompt-settings.js';
 import { runPrompt } from './run-prompt.js';
 import { loadCustomCommands } from '../extensions/commands.js';
 import { reportDropped } from '../debug.js';
+import { definedOnly } from '../defined-only.js';
 
 /** What the port keeps of one session between turns. */
 interface PortSession {
@@ -101,7 +102,7 @@ export function createAgentPort(options: AgentPortOptions): AgentPort {
         try {
           const flag = sandboxModeFlag(options.sandbox);
           if (flag) return flag;
-          const loaded = await loadConfigLazily({ env, cwd: process.cwd(), allowLocalConfig: options.allowLocalConfig === true });
+          const loaded = await loadConfig({ env, cwd: process.cwd(), allowLocalConfig: options.allowLocalConfig === true });
           return loaded.config.sandbox?.mode ?? DEFAULT_SANDBOX_MODE;
         } catch (error) {
           reportDropped('acp: the default sandbox mode', error);
@@ -160,20 +161,21 @@ export function createAgentPort(options: AgentPortOptions): AgentPort {
       const tools = new Map<string, { kind?: ToolKind; input?: unknown }>();
       let modelStop: string | undefined;
       const onEvent = (event: OutputEvent) => {
-        if (event.type === 'tool.started')
-          tools.set(event.payload.toolCallId, { ...(event.payload.kind ? { kind: event.payload.kind } : {}), ...(event.payload.input === undefined ? {} : { input: event.payload.input }) });
+        if (event.type === 'tool.started') tools.set(event.payload.toolCallId, definedOnly({ kind: event.payload.kind || undefined, input: event.payload.input }));
         if (event.type === 'model.response.completed') modelStop = event.payload.stopReason;
         input.onEvent(event);
       };
       const promptApproval = async (request: ApprovalRequest): Promise<ApprovalDecision> => {
         const tool = request.toolCallId === undefined ? undefined : tools.get(request.toolCallId);
-        return input.requestPermission({
-          toolCallId: request.toolCallId ?? `approval-${request.toolName}`,
-          toolName: request.toolName,
-          title: request.action,
-          ...(tool?.kind ? { kind: tool.kind } : {}),
-          ...(tool?.input === undefined ? {} : { input: tool.input }),
-        });
+        return input.requestPermission(
+          definedOnly({
+            toolCallId: request.toolCallId ?? `approval-${request.toolName}`,
+            toolName: request.toolName,
+            title: request.action,
+            kind: tool?.kind || undefined,
+            input: tool?.input,
+          }),
+        );
       };
       const provider = input.model === undefined || input.model === run.provider.model ? run.provider : { ...run.provider, model: input.model };
       const preamble: EventDraft[] =

@@ -14,6 +14,7 @@ import { createContextEstimator } from '../control/estimate.js';
 import type { FoldOptions, FoldResult } from '../control/fold.js';
 import type { FixedContext, TranscriptMessage } from '../control/transcript.js';
 import type { ConversationMessage, ProviderFormat, ToolSpec } from './conversation.js';
+import { definedOnly } from '../defined-only.js';
 
 /** Pressure (estimated tokens / window) at which the budget path compacts: 0.75. */
 export const PRESSURE_THRESHOLD = 0.75;
@@ -73,7 +74,7 @@ export function fromTranscript(compacted: readonly TranscriptMessage[], original
   const tools = new Map<string, { name: string; isError?: boolean }>();
   const calls = new Map<string, NonNullable<Extract<ConversationMessage, { role: 'assistant' }>['toolCalls']>[number]>();
   for (const m of originals) {
-    if (m.role === 'tool') tools.set(m.toolCallId, { name: m.name, ...(m.isError ? { isError: true } : {}) });
+    if (m.role === 'tool') tools.set(m.toolCallId, definedOnly({ name: m.name, isError: m.isError || undefined }));
     if (m.role === 'assistant') for (const c of m.toolCalls ?? []) calls.set(c.id, c);
   }
   // biome-ignore lint/suspicious/useIterableCallbackReturn: the switch covers every role (tsc checks it is exhaustive).
@@ -86,14 +87,14 @@ export function fromTranscript(compacted: readonly TranscriptMessage[], original
         return { role: 'user', text: m.text };
       case 'tool': {
         const t = tools.get(m.toolCallId);
-        return { role: 'tool', toolCallId: m.toolCallId, name: t?.name ?? 'tool', content: m.content, ...(t?.isError ? { isError: true } : {}) };
+        return definedOnly({ role: 'tool', toolCallId: m.toolCallId, name: t?.name ?? 'tool', content: m.content, isError: t?.isError ? true : undefined });
       }
       case 'assistant':
-        return {
+        return definedOnly({
           role: 'assistant',
-          ...(m.text ? { text: m.text } : {}),
-          ...(m.toolCalls?.length ? { toolCalls: m.toolCalls.map((c) => calls.get(c.id) ?? c) } : {}),
-        };
+          text: m.text || undefined,
+          toolCalls: m.toolCalls?.length ? m.toolCalls.map((c) => calls.get(c.id) ?? c) : undefined,
+        });
     }
   });
 }

@@ -86,6 +86,7 @@ export function argumentsObject(argumentsText: string): Record<string, unknown> 
     const value: unknown = JSON.parse(argumentsText);
     return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
   } catch {
+    // Not JSON: malformed arguments become none (the tool says what is missing).
     return {};
   }
 }

@@ -28,6 +28,7 @@ import { kernelTruncate } from '../control/truncation.js';
 import { createContextManager } from './context.js';
 import { contextWindowOf } from './context-window.js';
 import { createTurnHooks, promptWithContext } from './turn-hooks.js';
+import { definedOnly } from '../defined-only.js';
 
 /** Options of {@link runAgent}: the run's groups, filled once where the run was set up, and the turn's own inputs. */
 export interface AgentOptions {
@@ -231,10 +232,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
       policy: provider.retryPolicy,
       timers: options.timers,
       random: options.random,
-      classify: (error) =>
-        error instanceof ProviderCallError
-          ? { retryable: error.retryable && !error.contextLength, ...(error.retryAfterMs !== undefined ? { retryAfterMs: error.retryAfterMs } : {}) }
-          : { retryable: false },
+      classify: (error) => (error instanceof ProviderCallError ? definedOnly({ retryable: error.retryable && !error.contextLength, retryAfterMs: error.retryAfterMs }) : { retryable: false }),
       onRetry: ({ retry, waitMs, error }) => {
         stepEmit({
           type: 'recovery.started',
@@ -333,12 +331,14 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
       }
       if (attemptNo > 0) stepEmit({ type: 'recovery.completed', payload: { strategy: 'retry', result: `succeeded after ${attemptNo} ${attemptNo === 1 ? 'retry' : 'retries'}` } });
       signal.throwIfAborted();
-      messages.push({
-        role: 'assistant',
-        ...(reply.text ? { text: reply.text } : {}),
-        ...(reply.toolCalls.length ? { toolCalls: reply.toolCalls } : {}),
-        ...(reply.reasoning.length ? { reasoning: reply.reasoning } : {}),
-      });
+      messages.push(
+        definedOnly({
+          role: 'assistant',
+          text: reply.text || undefined,
+          toolCalls: reply.toolCalls.length ? reply.toolCalls : undefined,
+          reasoning: reply.reasoning.length ? reply.reasoning : undefined,
+        }),
+      );
       if (reply.toolCalls.length === 0) {
         finalText = reply.text;
         if (typed && result === undefined) {
@@ -387,7 +387,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
         // before the kernel cap so a value is not cut in two first; the cap is what the model
         // sees of one tool result (70% head + 30% tail).
         const content = maskForModel ? maskForModel(executed.content) : executed.content;
-        messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content: kernelTruncate(content).text, ...(executed.isError ? { isError: true } : {}) });
+        messages.push(definedOnly({ role: 'tool', toolCallId: call.id, name: call.name, content: kernelTruncate(content).text, isError: executed.isError || undefined }));
         if (executed.outcome.status === 'completed' && executed.outcome.result !== undefined) result = executed.outcome.result;
       }
       // A refused typed result is one attempt spent (a refusal after a valid one is not).

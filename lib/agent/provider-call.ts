@@ -10,6 +10,7 @@ import { classifyHttpFailure, httpResponseEvents } from '../providers/http-error
 import { toolCallOf, type ProviderFormat, type ReasoningItem, type ToolCallPart } from './conversation.js';
 import type { ProviderRequest } from './requests/index.js';
 import { httpRequest, type HttpClient, type HttpReply } from './http-client.js';
+import { definedOnly } from '../defined-only.js';
 
 /** What one successful provider response gave the loop. */
 export interface ProviderReply {
@@ -76,7 +77,7 @@ export async function callProvider(options: ProviderCallOptions): Promise<Provid
   const headers = response.headers;
   if (response.status >= 400) {
     const body = await response.bytes().catch(() => new Uint8Array(0));
-    const events = httpResponseEvents({ provider: options.format, status: response.status, headers, body, ...(options.now ? { now: options.now } : {}) });
+    const events = httpResponseEvents(definedOnly({ provider: options.format, status: response.status, headers, body, now: options.now }));
     for (const e of events) options.emit(e);
     const failure = classifyHttpFailure({ status: response.status, headers, body });
     const raised = events.find((e) => e.type === 'error.raised');

@@ -1,6 +1,7 @@
 import type { Config } from '../config.js';
 import { MinicodeError } from '../errors.js';
 import { PROVIDER_FORMATS, type ProviderFormat } from '../decode/formats.js';
+import { definedOnly } from '../defined-only.js';
 
 /** What `--provider` accepts: a wire format, an alias, or `replay`. */
 export const PROVIDER_ALIASES: Readonly<Record<string, ProviderFormat>> = {
@@ -173,5 +174,5 @@ export function resolveProvider(options: ResolveProviderOptions): ResolvedProvid
       action: `set ${keyVars[0] ?? required} in the environment`,
     });
   }
-  return { format, model, baseUrl, ...(apiKey ? { apiKey } : {}), ...(keyVariable && apiKey ? { keyVariable } : {}) };
+  return definedOnly({ format, model, baseUrl, apiKey: apiKey || undefined, keyVariable: keyVariable && apiKey ? keyVariable : undefined });
 }

@@ -27,6 +27,7 @@ import { expandCommand, matchCommand, policyForCommand } from '../extensions/com
 import { mark } from '../timeline.js';
 import { builtInAgents } from './agent-definitions.js';
 import { createChildSessions, type ParentLink } from './children.js';
+import { definedOnly } from '../defined-only.js';
 
 /** Options of {@link runPrompt}. */
 export interface PromptRunOptions extends Omit<AgentOptions, 'emit' | 'write' | 'tools' | 'toolsReady' | 'history' | 'taskId' | 'turnId' | 'children' | 'cancelCause'> {
@@ -106,7 +107,7 @@ export function sessionEndedDraft(reason: AgentResult['reason'], durationMs?: nu
   const outcome = OUTCOME[reason];
   return {
     type: 'session.ended',
-    payload: { outcome, reason, ...(durationMs !== undefined ? { durationMs } : {}) },
+    payload: definedOnly({ outcome, reason, durationMs }),
     status: outcome === 'completed' ? 'completed' : outcome === 'failed' ? 'failed' : 'cancelled',
     fidelity: 'synthetic',
   };
@@ -150,7 +151,7 @@ export function promptDigestOf(prompt: string): string {
 
 /** The summary's error fields of a failure before the first turn. */
 function errorFieldsOf(error: unknown): NonNullable<FinishExtra['error']> {
-  if (error instanceof MinicodeError) return { category: error.category, code: error.code, message: error.message, ...(error.action ? { action: error.action } : {}) };
+  if (error instanceof MinicodeError) return definedOnly({ category: error.category, code: error.code, message: error.message, action: error.action || undefined });
   return { category: 'INTERNAL_ERROR', message: error instanceof Error ? error.message : String(error) };
 }
 
@@ -204,7 +205,7 @@ export async function runPrompt(given: PromptRunOptions): Promise<PromptRun> {
     const { system, outputSchema } = prompting;
     pipeline.emit({
       type: 'session.started',
-      payload: {
+      payload: definedOnly({
         origin: options.origin,
         cwd: options.environment.cwd,
         provider: options.provider.format,
@@ -213,9 +214,11 @@ export async function runPrompt(given: PromptRunOptions): Promise<PromptRun> {
         sandbox: options.environment.sandbox?.mode ?? 'off',
         systemPromptDigest: system.digest,
         instructions: system.instructionFiles,
-        ...(outputSchema ? { outputSchemaDigest: outputSchema.digest } : {}),
-        ...(options.parentLink ? { parentSessionId: options.parentLink.parentSessionId, parentToolCallId: options.parentLink.parentToolCallId, subagentType: options.parentLink.subagentType } : {}),
-      },
+        outputSchemaDigest: outputSchema ? outputSchema.digest : undefined,
+        parentSessionId: options.parentLink?.parentSessionId,
+        parentToolCallId: options.parentLink?.parentToolCallId,
+        subagentType: options.parentLink?.subagentType,
+      }),
       fidelity: 'synthetic',
     });
     for (const d of system.diagnostics) pipeline.emit({ type: 'diagnostic.raised', payload: { ...d, category: 'CONFIGURATION_ERROR' } });
@@ -305,11 +308,13 @@ export async function runPrompt(given: PromptRunOptions): Promise<PromptRun> {
     if (options.environment.hooks) await (await import('./turn-hooks.js')).runSessionEndHooks(options.environment, sessionId, 'other', (d) => pipeline.emit(d));
     pipeline.emit(sessionEndedDraft(result.reason, result.durationMs));
   }
-  const state = await pipeline.finish({
-    ...(verifyShown ? { verify: verifyShown } : {}),
-    ...(result.result !== undefined ? { result: result.result } : {}),
-    ...(result.usage.cacheHitRatio !== undefined ? { cacheHitRatio: result.usage.cacheHitRatio } : {}),
-  });
+  const state = await pipeline.finish(
+    definedOnly({
+      verify: verifyShown,
+      result: result.result,
+      cacheHitRatio: result.usage.cacheHitRatio,
+    }),
+  );
   mark('run: pipeline finished');
   const out: PromptRun = { sessionId, result, state, nextSeq: seq, systemPromptDigest: prompting.system.digest };
   if (verify) out.verify = verify;

@@ -17,7 +17,7 @@ import { promptSettings, systemPromptFor, type PromptRecipe, type PromptSettings
 import { userInstructionsDir } from '../instructions/load.js';
 import { readTextFile } from '../text-file.js';
 import { CACHE_TTLS, REASONING_LEVELS, type CacheTtl, type ReasoningLevel, type RequestTuning } from './requests/types.js';
-import { loadConfigLazily, type LoadedConfig } from '../config-files.js';
+import { loadConfig, type LoadedConfig } from '../config-files.js';
 import { MinicodeError } from '../errors.js';
 import type { ReplayServerOptions } from '../replay/server.js';
 import { resolveStoreDir } from '../store/location.js';
@@ -34,6 +34,7 @@ import type { ToolShapeSetting } from '../tools/shapes.js';
 import type { HookSettings } from '../hooks/settings.js';
 import { loadCustomCommands } from '../extensions/commands.js';
 import { loadSkills } from '../extensions/skills.js';
+import { definedOnly } from '../defined-only.js';
 
 /** Flags of `minicode exec`, shared by every command that runs the agent (acp, batch, chat). */
 export interface ExecFlags {
@@ -134,7 +135,7 @@ export async function prepareRun(flags: ExecFlags, env: NodeJS.ProcessEnv = proc
   }
   const retryPolicy = retryPolicyFromEnv(env);
   const contextWindow = positiveInt(env.MINICODE_CONTEXT_WINDOW || undefined, 'MINICODE_CONTEXT_WINDOW');
-  const loaded = await loadConfigLazily({ env, cwd, allowLocalConfig: flags.allowLocalConfig === true });
+  const loaded = await loadConfig({ env, cwd, allowLocalConfig: flags.allowLocalConfig === true });
   const budgetUsd = flagBudgetUsd ?? loaded.config.budgetUsd;
   let budget: Budget | undefined;
   if (budgetUsd !== undefined) budget = { limitUsd: budgetUsd, strict: flags.budgetStrict === true };
@@ -149,7 +150,7 @@ export async function prepareRun(flags: ExecFlags, env: NodeJS.ProcessEnv = proc
     if (!dir) throw new MinicodeError('MINICODE_E_NO_PROVIDER', '--provider replay needs a cassette', { action: 'pass --cassette DIR (for example cassettes/demo)' });
     // Replay and record load only when asked for (their zod schemas and server cost start-up).
     const { openReplayProvider } = await import('../replay/provider.js');
-    const replay = await openReplayProvider(path.resolve(dir), { ...replayOptions, ...(flags.model ? { model: flags.model } : {}) });
+    const replay = await openReplayProvider(path.resolve(dir), definedOnly({ ...replayOptions, model: flags.model || undefined }));
     closers.push(() => replay.close());
     endpoint = { format: replay.format, model: replay.model, baseUrl: replay.baseUrl, apiKey: replay.apiKey };
   } else {

@@ -26,6 +26,7 @@ import type { BatchTrace } from '../telemetry/batch-trace.js';
 import type { EventStore } from '../store/index.js';
 import { recordLinks, type RecordLinks } from './record-links.js';
 import { reportDropped } from '../debug.js';
+import { definedOnly } from '../defined-only.js';
 
 /** Options every batch shares. */
 export interface BatchCommon {
@@ -188,7 +189,7 @@ export function openBatch(options: BatchCommon, store?: EventStore): BatchContex
       const durationMs = clock() - startedAt;
       const total = lines.length;
       const problems = options.input.problems;
-      const summary: BatchSummary = {
+      const summary: BatchSummary = definedOnly({
         schema: BATCH_SUMMARY_SCHEMA,
         ok: tally.failed === 0 && tally.completed === total,
         mode: extra.mode,
@@ -211,7 +212,7 @@ export function openBatch(options: BatchCommon, store?: EventStore): BatchContex
         usage: tally.usage,
         costUsd: Number(tally.costUsd.toFixed(6)),
         costUnknownRuns: tally.costUnknown,
-        ...(tally.cache.prompt > 0 ? { cacheHitRatio: Number((tally.cache.read / tally.cache.prompt).toFixed(3)) } : {}),
+        cacheHitRatio: tally.cache.prompt > 0 ? Number((tally.cache.read / tally.cache.prompt).toFixed(3)) : undefined,
         cacheUnknownRuns: tally.cacheUnknown,
         errorsByCode: tally.errorsByCode,
         backoffs: {
@@ -225,7 +226,7 @@ export function openBatch(options: BatchCommon, store?: EventStore): BatchContex
         durationMs,
         latency: tally.latency.summary(),
         throughput: throughputSeries(finished, durationMs),
-      };
+      });
       const verified = tally.verifyPassed + tally.verifyFailed;
       if (verified > 0) summary.verify = { passed: tally.verifyPassed, failed: tally.verifyFailed, rate: Number((tally.verifyPassed / verified).toFixed(4)) };
       if (extra.stoppedBy !== undefined) summary.stoppedBy = extra.stoppedBy;
@@ -297,12 +298,7 @@ async function execute(line: BatchLine, options: LocalBatchOptions, signals: Run
     return inProcess(); // the same failure, recorded the same way
   }
   if (!setup) return inProcess();
-  return options.runners.run(
-    line,
-    setup,
-    { baseDir: options.baseDir, cwd: options.cwd, ...(trace ? { trace } : {}), ...(measured ? { harness: { ...harnessOptions, outDir: options.outDir } } : {}) },
-    signals,
-  );
+  return options.runners.run(line, setup, definedOnly({ baseDir: options.baseDir, cwd: options.cwd, trace, harness: measured ? { ...harnessOptions, outDir: options.outDir } : undefined }), signals);
 }
 
 /** The provider/model a record ran with: the line's, else the command's, else its setup's. */
@@ -341,24 +337,27 @@ export async function runLocalBatch(options: LocalBatchOptions): Promise<BatchSu
       let clean = true;
       let handedOn = false;
       const slotAt = clock();
-      const record = await execute(line, options, {
-        // Under --batch-budget the next start waits for this run's record: its cost decides.
-        ...(options.batchBudgetUsd === undefined
-          ? {
-              onSettled: () => {
-                handedOn = true;
-                settled();
-              },
-            }
-          : {}),
-        onRateLimit: (retryAfterMs) => {
-          clean = false;
-          controller.onRateLimit(clock(), retryAfterMs);
-        },
-        onQuota: (message) => {
-          if (options.failFast) quota ??= message ?? 'usage quota exhausted';
-        },
-      });
+      const record = await execute(
+        line,
+        options,
+        definedOnly<RunSignals>({
+          // Under --batch-budget the next start waits for this run's record: its cost decides.
+          onSettled:
+            options.batchBudgetUsd === undefined
+              ? () => {
+                  handedOn = true;
+                  settled();
+                }
+              : undefined,
+          onRateLimit: (retryAfterMs) => {
+            clean = false;
+            controller.onRateLimit(clock(), retryAfterMs);
+          },
+          onQuota: (message) => {
+            if (options.failFast) quota ??= message ?? 'usage quota exhausted';
+          },
+        }),
+      );
       await stamp(record, line, options);
       // The pool's queue wait is in the record already (the pool thread measured it).
       if (record.timing) record.timing = withQueue(record.timing, slotAt - ctx.startedAt, clock() - ctx.startedAt);
@@ -390,5 +389,5 @@ export async function runLocalBatch(options: LocalBatchOptions): Promise<BatchSu
     options.signal?.removeEventListener('abort', onAbort);
   }
   await endWorkspaces(options.outDir);
-  return await ctx.finish({ mode: 'local', concurrency: controller.snapshot(), ...(stoppedBy !== undefined ? { stoppedBy } : {}) });
+  return await ctx.finish(definedOnly({ mode: 'local', concurrency: controller.snapshot(), stoppedBy }));
 }

@@ -14,6 +14,7 @@ import { runVerify } from '../verify/run.js';
 import type { BatchLine } from './input.js';
 import { setupErrorRecord, type BatchRecord, type LineVerify } from './records.js';
 import { createWorkspace, safeId, type IsolateMode, type Workspace } from './workspace.js';
+import { definedOnly } from '../defined-only.js';
 
 /** Isolation and verification of every line. */
 export interface HarnessOptions {
@@ -61,14 +62,16 @@ export async function runIsolated(line: BatchLine, context: HarnessContext, run:
   try {
     // A kept workspace is the line's for good: only the others come from (and go back to) the pool.
     const pooled = mode === 'worktree' && !context.keepWorkspaces;
-    workspace = await createWorkspace({
-      mode,
-      source,
-      id: line.id,
-      outDir: context.outDir,
-      ...(context.isolateDirty ? { dirty: true } : {}),
-      ...(pooled ? { poolSize: context.poolSize ?? DEFAULT_POOL_SIZE } : {}),
-    });
+    workspace = await createWorkspace(
+      definedOnly({
+        mode,
+        source,
+        id: line.id,
+        outDir: context.outDir,
+        dirty: context.isolateDirty || undefined,
+        poolSize: pooled ? (context.poolSize ?? DEFAULT_POOL_SIZE) : undefined,
+      }),
+    );
   } catch (error) {
     const e = error instanceof MinicodeError ? error : new MinicodeError('MINICODE_E_BATCH_ISOLATE', (error as Error).message);
     return setupErrorRecord(line, { category: e.category, code: e.code, message: e.message });

@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { NATIVE_AGENTS, type NativeAgent } from '../decode/formats.js';
 import { REASONING_LEVELS, type ReasoningLevel } from '../agent/requests/types.js';
 import { neutralise } from '../safe-text.js';
+import { definedOnly } from '../defined-only.js';
 
 /** The fields of one input line. */
 const LineFields = z.object({
@@ -187,7 +188,7 @@ export function parseBatchInput(text: string): ParsedInput {
   const unknownKeys: UnknownKey[] = [];
   for (const [key, at] of unknown) {
     const field = FIELDS.find((f) => fold(f) === fold(key));
-    unknownKeys.push({ key, lines: at, ...(field ? { field } : {}) });
+    unknownKeys.push(definedOnly({ key, lines: at, field: field || undefined }));
   }
   return { lines, problems, duplicates, unknownKeys };
 }

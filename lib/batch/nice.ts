@@ -26,6 +26,7 @@ export function raiseThreadNice(nice: number): number | undefined {
   try {
     current = os.getPriority(0);
   } catch {
+    // Not supported here: undefined, as documented.
     return undefined;
   }
   if (nice <= current) return current;
@@ -33,6 +34,7 @@ export function raiseThreadNice(nice: number): number | undefined {
     os.setPriority(0, Math.min(nice, MAX_NICE));
     return os.getPriority(0);
   } catch {
+    // Not permitted (a raised limit): the current value stays.
     return current;
   }
 }

@@ -8,6 +8,7 @@
 import { formatDuration } from '../render/duration.js';
 import { jsonLine } from '../render/json-line.js';
 import type { BatchRecord } from './records.js';
+import { definedOnly } from '../defined-only.js';
 
 /** What the display shows. */
 export interface ProgressSnapshot {
@@ -101,7 +102,7 @@ export function createProgress(options: ProgressOptions): ProgressReporter {
         break;
       case 'json': {
         const { rate, etaMs } = rateAndEta(s);
-        out(`${JSON.stringify({ type: 'batch.progress', ...s, runsPerSecond: Number(rate.toFixed(3)), ...(etaMs !== undefined ? { etaMs: Math.round(etaMs) } : {}) })}\n`);
+        out(`${JSON.stringify(definedOnly({ type: 'batch.progress', ...s, runsPerSecond: Number(rate.toFixed(3)), etaMs: etaMs !== undefined ? Math.round(etaMs) : undefined }))}\n`);
         break;
       }
       case 'none':
@@ -111,7 +112,7 @@ export function createProgress(options: ProgressOptions): ProgressReporter {
   return {
     record(record) {
       if (options.mode !== 'json') return;
-      out(`${jsonLine({ type: 'batch.record', id: record.id, kind: record.kind, outcome: record.outcome, reason: record.reason, ...(record.sessionId ? { sessionId: record.sessionId } : {}) })}\n`);
+      out(`${jsonLine(definedOnly({ type: 'batch.record', id: record.id, kind: record.kind, outcome: record.outcome, reason: record.reason, sessionId: record.sessionId || undefined }))}\n`);
     },
     update(snapshot) {
       const now = clock();

@@ -22,6 +22,7 @@ import type { BatchLine } from './input.js';
 import { setupErrorRecord, type BatchRecord } from './records.js';
 import { runLine, type LineSetup } from './run-line.js';
 import type { EventStore } from '../store/index.js';
+import { definedOnly } from '../defined-only.js';
 
 /** The queue engine: bullmq (with ioredis), optional dependencies installed only for `--queue`. */
 export type QueueEngine = typeof Bullmq;
@@ -76,6 +77,7 @@ function shownUrl(url: string): string {
     if (u.password) u.password = '***';
     return u.toString();
   } catch {
+    // Not a URL: shown as given.
     return url;
   }
 }
@@ -192,7 +194,7 @@ export async function runProducer(options: ProducerOptions): Promise<BatchSummar
     await sweep();
     await Promise.race([allIn, aborted]);
     clearInterval(timer);
-    return await ctx.finish({ mode: 'queue', ...(options.signal?.aborted ? { stoppedBy: 'interrupted' } : {}) });
+    return await ctx.finish(definedOnly({ mode: 'queue', stoppedBy: options.signal?.aborted ? 'interrupted' : undefined }));
   } finally {
     await events?.close();
     await queue.close();

@@ -11,6 +11,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { dropExpected } from '../debug.js';
 
 /** Where a folder's repository is, as git reported it. */
 export interface RepoPlace {
@@ -30,7 +31,8 @@ export function readHead(place: Pick<RepoPlace, 'gitDir' | 'common'>): string | 
   let head: string;
   try {
     head = fs.readFileSync(path.join(place.gitDir, 'HEAD'), 'utf8').trim();
-  } catch {
+  } catch (error) {
+    dropExpected('batch: reading HEAD', error, 'ENOENT');
     return undefined;
   }
   if (OID.test(head)) return head;
@@ -51,7 +53,8 @@ function packedRef(common: string, ref: string): string | undefined {
   let packed: string;
   try {
     packed = fs.readFileSync(path.join(common, 'packed-refs'), 'utf8');
-  } catch {
+  } catch (error) {
+    dropExpected('batch: reading packed-refs', error, 'ENOENT');
     return undefined;
   }
   const suffix = ` ${ref}`;

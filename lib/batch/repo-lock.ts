@@ -16,6 +16,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { threadId } from 'node:worker_threads';
 import { pidAlive } from '../pid-alive.js';
+import { dropExpected } from '../debug.js';
 
 /** The lock file's name inside the common git directory. */
 export const LOCK_NAME = 'minicode-worktree.lock';
@@ -58,7 +59,8 @@ function breakStale(file: string, judged: Holder | undefined): void {
   const aside = `${file}.${randomBytes(6).toString('hex')}.stale`;
   try {
     fs.renameSync(file, aside);
-  } catch {
+  } catch (error) {
+    dropExpected('batch repo lock: breaking a stale lock', error, 'ENOENT');
     return;
   }
   const moved = readHolder(aside)?.holder;

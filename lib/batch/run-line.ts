@@ -22,6 +22,8 @@ import { setupErrorRecord, type BatchRecord, type ErrorRecord, type ResultRecord
 import { createTimingWatch, outputTokensPerSecond, type RunTiming } from './timing.js';
 import type { SpanData, TraceParent } from '../telemetry/span.js';
 import type { RunSpans } from '../telemetry/run-spans.js';
+import type { WorkflowOptions } from '../native/workflow.js';
+import { definedOnly } from '../defined-only.js';
 
 /**
  * What a line needs from the command's setup (resolved once per provider/model pair): the
@@ -141,15 +143,17 @@ async function startSpans(options: RunLineOptions): Promise<RunSpans | undefined
   const setup = line.agent ? undefined : await options.setup(line).catch(() => undefined);
   const provider = line.agent ?? setup?.provider.format;
   const model = line.model ?? setup?.provider.model;
-  return createRunSpans({
-    parent: trace.parent,
-    agentName: line.agent ?? 'minicode',
-    ...(provider ? { provider } : {}),
-    ...(model ? { model } : {}),
-    captureContent: trace.captureContent,
-    prompt: line.prompt,
-    attributes: { 'minicode.batch.line.id': line.id, 'minicode.batch.line.number': line.line },
-  });
+  return createRunSpans(
+    definedOnly({
+      parent: trace.parent,
+      agentName: line.agent ?? 'minicode',
+      provider: provider || undefined,
+      model: model || undefined,
+      captureContent: trace.captureContent,
+      prompt: line.prompt,
+      attributes: { 'minicode.batch.line.id': line.id, 'minicode.batch.line.number': line.line },
+    }),
+  );
 }
 
 /** Run one line to its record (and its spans to `onSpans`, when traced). */
@@ -192,20 +196,20 @@ async function runTraced(options: RunLineOptions, spans: RunSpans | undefined): 
       onSettled: options.onSettled,
     });
     const r = run.result;
-    const common = {
+    const common = definedOnly({
       id: line.id,
       line: line.line,
       reason: r.reason,
       usage: r.usage.usage,
-      ...(r.usage.costUsd !== undefined ? { costUsd: r.usage.costUsd } : {}),
-      ...(r.usage.cache ? { cache: r.usage.cache } : {}),
+      costUsd: r.usage.costUsd,
+      cache: r.usage.cache,
       durationMs: r.durationMs,
       sessionId: run.sessionId,
       systemPromptDigest: run.systemPromptDigest,
-    };
-    const extra = { ...(options.worker ? { worker: options.worker } : {}), backoffs: watch.backoffs(), timing: watch.timing() };
+    });
+    const extra = definedOnly({ worker: options.worker || undefined, backoffs: watch.backoffs(), timing: watch.timing() });
     if (r.reason === 'completed') {
-      return base<ResultRecord>({ kind: 'result', outcome: 'completed', ...common, finalText: r.finalText, ...(r.result !== undefined ? { result: r.result } : {}) }, line, extra);
+      return base<ResultRecord>(definedOnly({ kind: 'result', outcome: 'completed', ...common, finalText: r.finalText, result: r.result }), line, extra);
     }
     const error = r.error ?? { category: 'AGENT_ERROR', code: terminationCode(r.reason), message: r.reason };
     const outcome = r.reason === 'timeout' || r.reason === 'budget_exceeded' || r.reason === 'aborted' ? 'cancelled' : 'failed';
@@ -215,7 +219,7 @@ async function runTraced(options: RunLineOptions, spans: RunSpans | undefined): 
       error instanceof MinicodeError
         ? { category: error.category, code: error.code, message: error.message }
         : { category: 'INTERNAL_ERROR', code: 'MINICODE_E_INTERNAL', message: (error as Error)?.message ?? String(error) };
-    return base(setupErrorRecord(line, e), line, { ...(options.worker ? { worker: options.worker } : {}), backoffs: watch.backoffs(), timing: watch.timing() });
+    return base(setupErrorRecord(line, e), line, definedOnly({ worker: options.worker || undefined, backoffs: watch.backoffs(), timing: watch.timing() }));
   }
 }
 
@@ -277,27 +281,27 @@ async function runNativeLine(options: RunLineOptions, cwd: string, watch: Return
   });
   pipeline.emit({ type: 'session.started', payload: { origin: 'batch', cwd, agent: line.agent, promptDigest: promptDigestOf(line.prompt) }, fidelity: 'synthetic' });
   const checkpoints = await nativeCheckpoints(options, cwd, sessionId, (d) => pipeline.emit(d));
-  await runAgentWorkflow({
-    checkpoints,
-    agents,
-    prompt: line.prompt,
-    cwd,
-    transcript,
-    emit: (d) => pipeline.emit(d),
-    env: options.env,
-    signal: options.signal,
-    extraArgs: line.model ? ['--model', line.model] : undefined,
-    ...(options.store
-      ? {
-          durable: async () => {
+  await runAgentWorkflow(
+    definedOnly<WorkflowOptions>({
+      checkpoints,
+      agents,
+      prompt: line.prompt,
+      cwd,
+      transcript,
+      emit: (d) => pipeline.emit(d),
+      env: options.env,
+      signal: options.signal,
+      extraArgs: line.model ? ['--model', line.model] : undefined,
+      durable: options.store
+        ? async () => {
             await pipeline.settled();
             await options.store!.flushed(sessionId);
-          },
-        }
-      : {}),
-    write: (drafts) => pipeline.write(drafts),
-    settled: () => pipeline.settled(),
-  });
+          }
+        : undefined,
+      write: (drafts) => pipeline.write(drafts),
+      settled: () => pipeline.settled(),
+    }),
+  );
   // The line's turn is over while the batch goes on: its undo is not refused as live.
   await checkpoints?.turnEnded();
   const summary = summarize(await pipeline.settled());
@@ -305,16 +309,16 @@ async function runNativeLine(options: RunLineOptions, cwd: string, watch: Return
   pipeline.emit({ type: 'session.ended', payload: { outcome, durationMs: Date.now() - started }, status: outcome, fidelity: 'synthetic' });
   const state = await pipeline.finish();
   const done = summarize(state);
-  const common = {
+  const common = definedOnly({
     id: line.id,
     line: line.line,
     reason: done.reason ?? outcome,
-    ...(done.usage ? { usage: done.usage } : {}),
-    ...(done.costUsd !== undefined ? { costUsd: done.costUsd } : {}),
+    usage: done.usage,
+    costUsd: done.costUsd,
     durationMs: Date.now() - started,
     sessionId,
-  };
-  const extra = { ...(options.worker ? { worker: options.worker } : {}), backoffs: watch.backoffs(), timing: watch.timing() };
+  });
+  const extra = definedOnly({ worker: options.worker || undefined, backoffs: watch.backoffs(), timing: watch.timing() });
   if (line.fallback) Object.assign(common, { agents: done.agents ?? [line.agent!] });
   if (outcome === 'completed') return base<ResultRecord>({ kind: 'result', outcome, ...common, finalText: watch.finalText() }, line, extra);
   const e = done.error ?? { category: 'AGENT_ERROR', code: 'MINICODE_E_AGENT', message: `${line.agent} ended ${outcome}` };

@@ -126,6 +126,7 @@ async function askGit(source: string): Promise<[RepoPlace, string, string]> {
       source,
     );
   } catch {
+    // Not a repository, or no commit yet: told apart below.
     const inRepo = await git(['rev-parse', '--show-toplevel'], source).then(
       () => true,
       () => false,

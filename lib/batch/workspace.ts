@@ -19,6 +19,7 @@ import path from 'node:path';
 import { MinicodeError } from '../errors.js';
 import { addWorktree, git, markerDir, patchArgs, removeMarked, resolveBase, workspacesRoot, type Marker } from './workspace-git.js';
 import { acquirePooled, removePool } from './worktree-pool.js';
+import { dropExpected } from '../debug.js';
 
 /** How lines are isolated. */
 export type IsolateMode = 'worktree' | 'copy' | 'none';
@@ -149,7 +150,8 @@ export async function removeStaleWorkspaces(outDir: string, finished: (id: strin
   let names: string[];
   try {
     names = fs.readdirSync(markerDir(outDir)).filter((n) => n.endsWith('.json'));
-  } catch {
+  } catch (error) {
+    dropExpected('batch: listing workspace markers', error, 'ENOENT');
     return removed;
   }
   for (const name of names) {

@@ -31,6 +31,7 @@ import path from 'node:path';
 import { withRepoLock } from './repo-lock.js';
 import { addWorktree, git, markerDir, patchArgs, removeMarked, workspacesRoot, type Marker, type RepoBase } from './workspace-git.js';
 import type { Workspace } from './workspace.js';
+import { dropExpected, reportDropped } from '../debug.js';
 
 /** The pool's folder inside `OUT/workspaces/`. */
 export const POOL_DIR = 'pool';
@@ -98,7 +99,8 @@ export async function acquirePooled(base: RepoBase, options: { outDir: string; s
       const moved: Slot = { ...slot, commit: base.commit, tree: base.tree };
       writeSlot(dir, moved);
       return pooledWorkspace(dir, moved, base.prefix);
-    } catch {
+    } catch (error) {
+      reportDropped('batch pool: resetting a worktree (deleted instead)', error);
       await deleteSlot(dir, slot).catch(() => undefined);
     }
   }
@@ -151,7 +153,8 @@ function pooledWorkspace(dir: string, slot: Slot, prefix: string): Workspace {
         if (!(await cleaned)) throw new Error('the worktree was not cleaned');
         await resetSlot(slot);
         fs.writeFileSync(path.join(dir, freeName(slot)), '');
-      } catch {
+      } catch (error) {
+        reportDropped('batch pool: returning a worktree (deleted instead)', error);
         await drop().catch(() => undefined);
       }
     },
@@ -192,7 +195,8 @@ function unlockInterruptedAdds(common: string, names: Set<string>): void {
   let ids: string[];
   try {
     ids = fs.readdirSync(admin);
-  } catch {
+  } catch (error) {
+    dropExpected('batch pool: listing git worktrees', error, 'ENOENT');
     return;
   }
   for (const id of ids) {
@@ -212,7 +216,8 @@ export async function removePool(outDir: string): Promise<number> {
   let names: string[];
   try {
     names = fs.readdirSync(dir);
-  } catch {
+  } catch (error) {
+    dropExpected('batch pool: listing the pool', error, 'ENOENT');
     return 0;
   }
   const slots: Slot[] = [];

@@ -11,6 +11,7 @@ import type { PromptSettings } from '../agent/prompt-settings.js';
 import { oneLine } from '../render/display-text.js';
 import type { CheckpointSettings } from '../checkpoints/settings.js';
 import { commandLines } from '../extensions/commands.js';
+import { definedOnly } from '../defined-only.js';
 
 /** The system prompt and instruction files every turn sends (paths come from the file system: shown neutralised). */
 export function promptLines(prompting: PromptSettings): string[] {
@@ -113,7 +114,7 @@ export function runCommand(line: string, ctx: { session: ChatSession; store: Eve
       }
       const usd = Number(arg.replace(/^\$/, ''));
       if (!Number.isFinite(usd) || usd < 0) return { lines: [`Budget: "${arg}" is not a USD amount; try /budget 0.50`] };
-      session.budget = { limitUsd: usd, ...(session.budget?.strict ? { strict: true } : {}) };
+      session.budget = definedOnly({ limitUsd: usd, strict: session.budget?.strict ? true : undefined });
       return { lines: [`Budget: limit $${usd.toFixed(4)} for this session`] };
     }
     case '/sessions': {

@@ -1,3 +1,4 @@
+import { definedOnly } from '../defined-only.js';
 /**
  * The prompt's line editor as a pure value: `(editor, key) -> editor`. Multi-line: a trailing
  * `\` before Enter, or Alt+Enter, starts a new line; Enter alone submits. Up/Down move between
@@ -122,7 +123,7 @@ export function applyKey(editor: Editor, key: EditKey): Editor {
       if (editor.historyAt === 0) return editor;
       const draft = editor.historyAt === editor.history.length ? textOf(editor) : editor.draft;
       const at = editor.historyAt - 1;
-      return withText({ ...editor, historyAt: at, ...(draft !== undefined ? { draft } : {}) }, editor.history[at] ?? '');
+      return withText(definedOnly({ ...editor, historyAt: at, draft }), editor.history[at] ?? '');
     }
     case 'down': {
       if (row < editor.lines.length - 1) return { ...editor, row: row + 1, col: Math.min(col, (editor.lines[row + 1] ?? '').length) };

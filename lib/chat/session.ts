@@ -30,6 +30,7 @@ import { createToolRegistry } from '../tools/index.js';
 import { conversationFromEvents } from '../agent/history.js';
 import { contextWindowOf, promptTokensOf, type Observed } from './observe.js';
 import type { TurnTrace } from '../telemetry/chat-trace.js';
+import { definedOnly } from '../defined-only.js';
 
 /** Options of {@link createChatSession}. */
 export interface ChatSessionOptions {
@@ -87,7 +88,7 @@ export function toTranscript(messages: readonly ConversationMessage[]): Transcri
   return messages.map((m): TranscriptMessage => {
     if (m.role === 'user') return { role: 'user', text: m.text };
     if (m.role === 'tool') return { role: 'tool', toolCallId: m.toolCallId, content: m.content };
-    return { role: 'assistant', text: m.text ?? '', ...(m.toolCalls ? { toolCalls: m.toolCalls.map((c) => ({ id: c.id, name: c.name, argumentsText: c.argumentsText })) } : {}) };
+    return definedOnly({ role: 'assistant', text: m.text ?? '', toolCalls: m.toolCalls ? m.toolCalls.map((c) => ({ id: c.id, name: c.name, argumentsText: c.argumentsText })) : undefined });
   });
 }
 
@@ -216,18 +217,18 @@ export function createChatSession(options: ChatSessionOptions): ChatSession {
       const { usage, costUsd } = spend();
       const window = contextWindowOf(session.provider.model);
       const hit = cacheHitRatio(usage, includesCache());
-      return {
+      return definedOnly({
         contextTokens: estimator.estimate(fixed, toTranscript(history)),
         anchored: estimator.anchor !== undefined,
-        ...(window !== undefined ? { windowTokens: window } : {}),
+        windowTokens: window,
         usage,
-        ...(costUsd !== undefined ? { costUsd } : {}),
-        ...(hit !== undefined ? { cacheHitRatio: hit } : {}),
-        ...(session.budget ? { budget: session.budget } : {}),
+        costUsd,
+        cacheHitRatio: hit,
+        budget: session.budget,
         model: session.provider.model,
         approvalMode: options.environment.policy.mode,
         sandbox: options.environment.sandbox ? { mode: options.environment.sandbox.mode, network: options.environment.sandbox.network, allowHosts: options.environment.sandbox.allowHosts } : undefined,
-      };
+      });
     },
     transcript: () => toTranscript(history),
     async close() {

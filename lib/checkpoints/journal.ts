@@ -12,6 +12,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { FileChange } from '../events/payloads.js';
 import { runGit, splitNul } from './git.js';
+import { definedOnly } from '../defined-only.js';
 
 /** Why a checkpoint was taken: before an agent turn, or before an undo (so the undo can be undone). */
 export type CheckpointKind = 'turn' | 'undo';
@@ -60,14 +61,15 @@ function parseSubject(subject: string): { sessionId: string; turn: string; kind:
   if ((kind !== 'turn' && kind !== 'undo') || !Number.isFinite(at)) return undefined;
   const pid = Number(fields.get('pid'));
   try {
-    return {
+    return definedOnly({
       kind,
       at,
       sessionId: decodeURIComponent(fields.get('session') ?? ''),
       turn: decodeURIComponent(fields.get('turn') ?? ''),
-      ...(Number.isInteger(pid) && pid > 0 ? { writerPid: pid } : {}),
-    };
+      writerPid: Number.isInteger(pid) && pid > 0 ? pid : undefined,
+    });
   } catch {
+    // A damaged %-escape: not an entry of ours.
     return undefined;
   }
 }

@@ -15,6 +15,7 @@ import path from 'node:path';
 import { runGit, spawnGitDetached } from './git.js';
 import { listRecords, type TurnRecord } from './journal.js';
 import type { CheckpointRetention } from './settings.js';
+import { dropExpected, reportDropped } from '../debug.js';
 
 /** What a prune did. */
 export interface PruneReport {
@@ -78,13 +79,15 @@ export async function pruneIfDue(gitDir: string, retention: CheckpointRetention,
     let last = 0;
     try {
       last = fs.statSync(stampOf(gitDir)).mtimeMs;
-    } catch {
+    } catch (error) {
+      dropExpected('checkpoint prune: reading the last-prune stamp', error, 'ENOENT');
       last = 0;
     }
     if (now - last < DAY_MS) return undefined;
     stampPruned(gitDir);
     return await pruneStore(gitDir, retention, { now, gc: 'background' });
-  } catch {
+  } catch (error) {
+    reportDropped('checkpoint prune', error);
     return undefined;
   }
 }

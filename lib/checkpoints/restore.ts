@@ -17,6 +17,7 @@ import { modesOfCommit, writeModeMap } from './modes.js';
 import { diffRaw, type RawChange } from './journal.js';
 import { replaceSharedIndex, seedIndex, serialInStore, sharedIndexOf } from './snapshot.js';
 import type { WorkspaceStore } from './store.js';
+import { dropExpected } from '../debug.js';
 
 /** The changes that restoring `target` over `current` makes, as the user sees them. */
 export function restoreChanges(store: WorkspaceStore, current: string, target: string): Promise<RawChange[]> {
@@ -29,7 +30,8 @@ function pruneEmptyDirs(root: string, dir: string): void {
   while (d.startsWith(root + path.sep) && d !== root) {
     try {
       fs.rmdirSync(d);
-    } catch {
+    } catch (error) {
+      dropExpected('checkpoint restore: removing an emptied folder', error, 'ENOTEMPTY', 'EEXIST', 'ENOENT');
       return;
     }
     d = path.dirname(d);
@@ -100,7 +102,8 @@ async function restoreNow(store: WorkspaceStore, changes: readonly RawChange[], 
         const st = fs.lstatSync(file);
         if (st.isDirectory()) continue;
         fs.unlinkSync(file);
-      } catch {
+      } catch (error) {
+        dropExpected('checkpoint restore: deleting a file', error, 'ENOENT');
         continue;
       }
       pruneEmptyDirs(root, path.dirname(file));

@@ -24,6 +24,7 @@ import type { PayloadOf } from '../events/payloads.js';
 import { GitError, runGit, splitNul, type GitPlace } from './git.js';
 import { modesLine, modesOfIndex, readModeMap, updateModes, writeModeMap } from './modes.js';
 import type { WorkspaceStore } from './store.js';
+import { dropExpected, reportDropped } from '../debug.js';
 
 /** Why a path was left out of a checkpoint (the event model's list). */
 export type SkipReason = NonNullable<PayloadOf<'checkpoint.created'>['skipped']>[number]['reason'];
@@ -79,7 +80,8 @@ export function seedIndex(shared: string, indexFile: string): boolean {
   let st: fs.Stats;
   try {
     st = fs.statSync(shared);
-  } catch {
+  } catch (error) {
+    dropExpected('checkpoint snapshot: the shared index', error, 'ENOENT');
     return false;
   }
   fs.copyFileSync(shared, indexFile);
@@ -95,7 +97,8 @@ export async function oversizedUntrackedDirs(store: WorkspaceStore, newFiles: re
     // Read-only in the user's repo: ls-files never writes the index (GIT_OPTIONAL_LOCKS=0 too).
     const { stdout } = await runGit(['ls-files', '-z', '--others', '--exclude-standard', '--directory', '--no-empty-directory'], { cwd: store.workTree });
     entries = splitNul(stdout).filter((e) => e.endsWith('/'));
-  } catch {
+  } catch (error) {
+    reportDropped('checkpoint snapshot: listing untracked folders', error);
     return [];
   }
   if (entries.length === 0) return [];
@@ -138,7 +141,8 @@ export function notedTree(store: WorkspaceStore): string | undefined {
     const [tree, size, mtime] = fs.readFileSync(treeNoteOf(store), 'utf8').trim().split(' ');
     const st = fs.statSync(sharedIndexOf(store));
     return tree && String(st.size) === size && String(st.mtimeMs) === mtime ? tree : undefined;
-  } catch {
+  } catch (error) {
+    dropExpected('checkpoint snapshot: reading the tree note', error, 'ENOENT');
     return undefined;
   }
 }

@@ -12,6 +12,8 @@ import { runGit } from './git.js';
 import { stampPruned } from './prune.js';
 import type { CheckpointLimits } from './settings.js';
 import { makePrivateDir } from '../private-files.js';
+import { definedOnly } from '../defined-only.js';
+import { dropExpected } from '../debug.js';
 
 /** An opened workspace store. */
 export interface WorkspaceStore {
@@ -64,6 +66,7 @@ async function userRepositoryOf(workTree: string): Promise<UserRepository | unde
     if (!commonDir || prefix === undefined || !fs.existsSync(path.join(commonDir, 'objects'))) return undefined;
     return { commonDir, prefix };
   } catch {
+    // Not in a work tree, or no git: no user repository to borrow objects from.
     return undefined;
   }
 }
@@ -78,7 +81,8 @@ function ownDataInside(home: string, workTree: string): string[] {
     let real: string;
     try {
       real = fs.realpathSync(dir);
-    } catch {
+    } catch (error) {
+      dropExpected('checkpoint store: resolving the data folder', error, 'ENOENT');
       continue;
     }
     const rel = path.relative(workTree, real);
@@ -148,12 +152,13 @@ async function setUpStore(home: string, cwd: string, limits: CheckpointLimits): 
   if (userGitDir) {
     try {
       userExclude = fs.readFileSync(path.join(userGitDir, 'info', 'exclude'), 'utf8');
-    } catch {
+    } catch (error) {
+      dropExpected('checkpoint store: reading info/exclude', error, 'ENOENT');
       userExclude = '';
     }
   }
   writeIfChanged(path.join(gitDir, 'info', 'exclude'), [...limits.skipDirs.map((d) => `${d}/`), ...ownDataInside(home, workTree), userExclude].join('\n') + '\n');
-  return { workTree, gitDir, workspaceId, limits, ...(userGitDir ? { userGitDir } : {}), ...(user ? { userPrefix: user.prefix } : {}) };
+  return definedOnly({ workTree, gitDir, workspaceId, limits, userGitDir: userGitDir || undefined, userPrefix: user ? user.prefix : undefined });
 }
 
 /** The store of `cwd` if one exists (no creation), for `undo` and `checkpoints`. */
@@ -161,7 +166,8 @@ export function existingStoreDir(home: string, cwd: string): { gitDir: string; w
   let workTree: string;
   try {
     workTree = fs.realpathSync(cwd);
-  } catch {
+  } catch (error) {
+    dropExpected('checkpoint store: resolving the working folder', error, 'ENOENT');
     return undefined;
   }
   const gitDir = path.join(home, workspaceIdOf(workTree));

@@ -15,6 +15,7 @@ import { pruneStore, stampPruned, type PruneReport } from './prune.js';
 import { DEFAULT_CHECKPOINT_RETENTION, type CheckpointSettings } from './settings.js';
 import { takeSnapshot } from './snapshot.js';
 import { existingStoreDir, openWorkspaceStore, type WorkspaceStore } from './store.js';
+import { definedOnly } from '../defined-only.js';
 
 /** Options of {@link undoWorkspace}. */
 export interface UndoOptions {
@@ -124,7 +125,12 @@ export async function undoWorkspace(options: UndoOptions): Promise<UndoReport> {
   }
   if (!options.dryRun && !options.force) refuseLive(records, undone?.sessionId ?? sessionId);
   const changes = await restoreChanges(store, current.commit, target);
-  const base = { restored: target, sessionId, ...(undone ? { turn: undone.kind === 'undo' ? undone.key : undone.turn } : {}), changes: changes.map((c) => ({ path: c.path, kind: c.kind })) };
+  const base = definedOnly({
+    restored: target,
+    sessionId,
+    turn: undone ? (undone.kind === 'undo' ? undone.key : undone.turn) : undefined,
+    changes: changes.map((c) => ({ path: c.path, kind: c.kind })),
+  });
   if (options.dryRun) return { ...base, dryRun: true };
   const key = newRecordKey(clock());
   await setRecordRef(store.gitDir, key, 'before', current.commit);
@@ -182,7 +188,7 @@ export async function listCheckpoints(options: { settings: CheckpointSettings; c
 export async function pruneCheckpoints(options: { settings: CheckpointSettings; cwd: string; now?: number }): Promise<PruneReport> {
   const found = existingStoreDir(options.settings.home, options.cwd);
   if (!found) return { dropped: 0, kept: 0, gc: 'none' };
-  const report = await pruneStore(found.gitDir, options.settings.retention ?? DEFAULT_CHECKPOINT_RETENTION, { gc: 'wait', ...(options.now !== undefined ? { now: options.now } : {}) });
+  const report = await pruneStore(found.gitDir, options.settings.retention ?? DEFAULT_CHECKPOINT_RETENTION, definedOnly({ gc: 'wait', now: options.now }));
   stampPruned(found.gitDir);
   return report;
 }

@@ -8,6 +8,7 @@ import { runWorker, type RunOptions } from './pool.js';
 import type { CompactValue, CountTokensValue, EstimateContextTask, EstimateContextValue, WorkerResult } from './tasks.js';
 import type { FixedContext, TranscriptMessage } from './transcript.js';
 import { decodeTranscript, encodeTranscriptSliced, ownBuffer } from './wire.js';
+import { reportDropped } from '../debug.js';
 
 const encoder = new TextEncoder();
 
@@ -40,7 +41,9 @@ export async function estimateContextInPool(
   let bytes: ArrayBuffer;
   try {
     bytes = ownBuffer(await encodeTranscriptSliced(messages, options.signal ? { signal: options.signal } : {}));
-  } catch {
+  } catch (error) {
+    // An abort stops the encoding; anything else is reported.
+    if (!options.signal?.aborted) reportDropped('estimating context in the pool', error);
     return cancelled();
   }
   const task: EstimateContextTask = { bytes, fixed, mode: options.mode ?? 'heuristic' };
@@ -58,7 +61,9 @@ export async function compactInPool(messages: readonly TranscriptMessage[], opti
   let bytes: ArrayBuffer;
   try {
     bytes = ownBuffer(await encodeTranscriptSliced(messages, run.signal ? { signal: run.signal } : {}));
-  } catch {
+  } catch (error) {
+    // An abort stops the encoding; anything else is reported.
+    if (!run.signal?.aborted) reportDropped('compacting in the pool', error);
     return cancelled();
   }
   const result = await runWorker<CompactValue>('compact', { bytes, options }, { ...run, transfer: [bytes] });

@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { MAX_TIMER_MS } from '../control/timers.js';
 import { SANDBOX_MODES } from '../sandbox/settings.js';
+import { definedOnly } from '../defined-only.js';
 
 /** Start-up deadline of one server when its config gives none: 10 s. */
 export const DEFAULT_STARTUP_TIMEOUT_MS = 10_000;
@@ -102,8 +103,8 @@ export function resolveServers(servers: Record<string, McpServerConfig> | undefi
   for (const [name, config] of Object.entries(servers ?? {})) {
     if (config.enabled === false) continue;
     const expanded: McpServerConfig = isStdioServer(config)
-      ? { ...config, ...(config.env ? { env: expandRecord(config.env, env, missing)! } : {}) }
-      : { ...config, ...(config.headers ? { headers: expandRecord(config.headers, env, missing)! } : {}) };
+      ? definedOnly({ ...config, env: config.env ? expandRecord(config.env, env, missing)! : undefined })
+      : definedOnly({ ...config, headers: config.headers ? expandRecord(config.headers, env, missing)! : undefined });
     out.push({
       name,
       config: expanded,

@@ -15,6 +15,7 @@ import { serverEnvironment } from './env.js';
 import { ProcessGroupStdioTransport } from './stdio-transport.js';
 import type { McpCallResult } from './output.js';
 import path from 'node:path';
+import { definedOnly } from '../defined-only.js';
 
 /** A tool as the server lists it. */
 export interface ServerTool {
@@ -91,7 +92,7 @@ async function listAllTools(client: Client, max: number): Promise<ServerTool[]> 
     const page = await client.listTools(cursor === undefined ? {} : { cursor });
     for (const t of page.tools as SdkTool[]) {
       if (tools.length >= max) return tools;
-      tools.push({ name: t.name, ...(t.description ? { description: t.description } : {}), inputSchema: t.inputSchema as Record<string, unknown> });
+      tools.push(definedOnly({ name: t.name, description: t.description || undefined, inputSchema: t.inputSchema as Record<string, unknown> }));
     }
     cursor = page.nextCursor;
   } while (cursor);
@@ -151,19 +152,21 @@ async function openTransport(
 ): Promise<{ transport: Transport; kind: ServerConnection['transport']; pid?: number }> {
   const config = server.config;
   if (isStdioServer(config)) {
-    const transport = new ProcessGroupStdioTransport({
-      command: config.command,
-      args: config.args ?? [],
-      env: serverEnvironment(options.env, config.env),
-      cwd: config.cwd ? path.resolve(options.cwd, config.cwd) : options.cwd,
-      workspace: options.cwd,
-      sandbox: serverSandbox(options.sandbox, config.sandbox),
-      ...(options.killGraceMs !== undefined ? { killGraceMs: options.killGraceMs } : {}),
-      ...(options.onStderr ? { onStderr: (stream: Readable) => pipeLines(stream, options.onStderr!) } : {}),
-    });
+    const transport = new ProcessGroupStdioTransport(
+      definedOnly({
+        command: config.command,
+        args: config.args ?? [],
+        env: serverEnvironment(options.env, config.env),
+        cwd: config.cwd ? path.resolve(options.cwd, config.cwd) : options.cwd,
+        workspace: options.cwd,
+        sandbox: serverSandbox(options.sandbox, config.sandbox),
+        killGraceMs: options.killGraceMs,
+        onStderr: options.onStderr ? (stream: Readable) => pipeLines(stream, options.onStderr!) : undefined,
+      }),
+    );
     onStdio(transport);
     await client.connect(transport);
-    return { transport, kind: 'stdio', ...(transport.pid !== undefined ? { pid: transport.pid } : {}) };
+    return definedOnly({ transport, kind: 'stdio', pid: transport.pid });
   }
   const url = new URL(config.url);
   const requestInit = config.headers ? { headers: config.headers } : undefined;
@@ -215,10 +218,10 @@ export async function connectServer(server: ResolvedServer, options: ConnectOpti
   } catch (error) {
     throw startFailure(server, error, stdio);
   }
-  const connection: ServerConnection = {
+  const connection = definedOnly<ServerConnection>({
     tools,
     transport: opened.kind,
-    ...(opened.pid !== undefined ? { pid: opened.pid } : {}),
+    pid: opened.pid,
     async call(tool, args, callOptions) {
       const result = await client.callTool({ name: tool, arguments: args }, undefined, {
         signal: callOptions.signal,
@@ -230,7 +233,7 @@ export async function connectServer(server: ResolvedServer, options: ConnectOpti
       return result as McpCallResult;
     },
     close,
-  };
+  });
   client.onclose = () => connection.onClosed?.();
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
     // Set before the call that caused the change returns (the server sends the notification

@@ -9,13 +9,14 @@ import type { EventDraft } from '../events/index.js';
 import type { AnyTool, ToolSource } from '../tools/types.js';
 import type { ResolvedServer } from './config.js';
 import { isStdioServer } from './config.js';
-import { connectServer, type ServerConnection, type ServerTool } from './connection.js';
+import { connectServer, type ConnectOptions, type ServerConnection, type ServerTool } from './connection.js';
 import { configuredSecrets } from './env.js';
 import { mcpToolName } from './naming.js';
 import { maskValues } from './output.js';
 import { credentialSecretsFromEnv, redactText } from '../scrub/index.js';
 import { createMcpTool } from './tool.js';
 import { neutralise } from '../safe-text.js';
+import { definedOnly } from '../defined-only.js';
 
 /** State of one server as `minicode mcp list` shows it. */
 export interface McpServerStatus {
@@ -87,7 +88,7 @@ export async function startMcpServers(servers: readonly ResolvedServer[], option
   let tools: AnyTool[] = [];
   let closed = false;
   const raise = (code: string, message: string, extra: Partial<{ action: string; category: 'CONFIGURATION_ERROR' | 'TOOL_ERROR' }> = {}): void => {
-    const d: EventDraft = { type: 'diagnostic.raised', payload: { code, message, category: extra.category ?? 'TOOL_ERROR', ...(extra.action ? { action: extra.action } : {}) }, source: 'app' };
+    const d: EventDraft = { type: 'diagnostic.raised', payload: definedOnly({ code, message, category: extra.category ?? 'TOOL_ERROR', action: extra.action || undefined }), source: 'app' };
     if (sink) sink(d);
     else pending.push(d);
   };
@@ -135,11 +136,11 @@ export async function startMcpServers(servers: readonly ResolvedServer[], option
       const connection = await Promise.race([
         connectServer(
           server,
-          {
+          definedOnly<ConnectOptions>({
             env: options.env,
             cwd: options.cwd,
             sandbox: options.sandbox,
-            ...(options.killGraceMs !== undefined ? { killGraceMs: options.killGraceMs } : {}),
+            killGraceMs: options.killGraceMs,
             onStderr: (line) => {
               entry.stderrLines++;
               entry.stderrTail.push(maskValues(line, entry.secrets).slice(0, TAIL_LINE_CHARS));
@@ -148,7 +149,7 @@ export async function startMcpServers(servers: readonly ResolvedServer[], option
               else if (entry.stderrLines === maxStderr + 1) raise('MINICODE_E_MCP_STDERR', `${server.name}: further stderr lines not kept (more than ${maxStderr})`);
             },
             onToolsChanged: () => rebuild(),
-          },
+          }),
           (close) => {
             closeEarly = close;
           },

@@ -13,6 +13,7 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import { launch } from '../sandbox/launch.js';
 import type { SandboxSettings } from '../sandbox/settings.js';
+import { definedOnly } from '../defined-only.js';
 
 /** Largest single message accepted from a server (a line of JSON): 32 MiB. */
 export const MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
@@ -80,14 +81,18 @@ export class ProcessGroupStdioTransport implements Transport {
   start(): Promise<void> {
     installExitHook();
     return new Promise((resolve, reject) => {
-      const child = launch(this.options.command, [...this.options.args], {
-        cwd: this.options.cwd,
-        env: this.options.env,
-        stdin: true,
-        detached: true,
-        sandbox: this.options.sandbox,
-        ...(this.options.workspace ? { workspace: this.options.workspace } : {}),
-      });
+      const child = launch(
+        this.options.command,
+        [...this.options.args],
+        definedOnly({
+          cwd: this.options.cwd,
+          env: this.options.env,
+          stdin: true,
+          detached: true,
+          sandbox: this.options.sandbox,
+          workspace: this.options.workspace || undefined,
+        }),
+      );
       this.child = child;
       if (child.stderr) this.options.onStderr?.(child.stderr);
       this.exited = new Promise((done) => child.once('close', () => done()));

@@ -10,6 +10,7 @@ import type { AnyTool, ToolOutcome } from '../tools/types.js';
 import type { ServerConnection, ServerTool } from './connection.js';
 import { maskValues, resultText } from './output.js';
 import { adaptInputSchema } from '../tools/schema-adapt.js';
+import { definedOnly } from '../defined-only.js';
 
 /** What the adapter needs from the server side. */
 export interface McpToolBinding {
@@ -62,18 +63,18 @@ export function createMcpTool(binding: McpToolBinding): AnyTool {
       } catch (error) {
         const message = maskValues(errorMessage(error), binding.secrets);
         const timedOut = /timed out|timeout/i.test(message);
-        return {
+        return definedOnly({
           status: 'failed',
           cause: 'TOOL_ERROR',
           message: timedOut ? `${binding.name} timed out after ${binding.toolTimeoutMs} ms without progress` : `${binding.name}: ${message}`,
-          ...(timedOut ? { hint: `raise toolTimeoutMs for server ${server} if the tool is slow` } : {}),
-        };
+          hint: timedOut ? `raise toolTimeoutMs for server ${server} if the tool is slow` : undefined,
+        });
       } finally {
         ctx.signal.removeEventListener('abort', onAbort);
       }
       const capped = resultText(result);
       const text = maskValues(capped.text, binding.secrets);
-      const receipt = { bytes: capped.totalChars, ...(capped.truncated ? { truncated: true } : {}) };
+      const receipt = definedOnly({ bytes: capped.totalChars, truncated: capped.truncated || undefined });
       if (result.isError) {
         const first = text.split('\n').find((l) => l.trim() !== '') ?? 'the server reported an error';
         return { status: 'failed', cause: 'TOOL_ERROR', message: `${server}: ${first.slice(0, 500)}`, output: text, receipt };

@@ -1,10 +1,11 @@
 import type { ErrorInfo, PayloadOf } from '../events/index.js';
 import type { DecoderOptions } from '../decode/types.js';
-import { createJsonlInput } from './jsonl-input.js';
+import { createJsonlInput, type JsonlInputOptions } from './jsonl-input.js';
 import { createRunCore, tokenUsage, type RunCore } from './run-core.js';
 import { settlingDecoder, type SettlingNativeDecoder } from './settling.js';
 import { asRecord, count, excerpt, matchLimitWording, nonNegative, oneLine, str } from './text.js';
 import { toolKindFor, toolTitleFor } from './tool-kind.js';
+import { definedOnly } from '../defined-only.js';
 
 // Record kinds Claude Code documents that carry nothing the event model needs (lifecycle of
 // subagent tasks already shows as the spawning tool; hooks, status and token estimates are
@@ -53,11 +54,13 @@ const DENIAL_WORDING = /haven't granted|has not been granted|permission (?:was )
 export function createClaudeCodeDecoder(options: DecoderOptions): SettlingNativeDecoder {
   const core = createRunCore({ agent: 'claude-code', onEvent: options.onEvent });
   const state: ClaudeState = { textBlocks: new Map(), mainText: false, streamMessageId: undefined, deniedTools: new Set() };
-  const input = createJsonlInput({
-    core,
-    ...(options.maxFrameBytes === undefined ? {} : { maxLineLength: options.maxFrameBytes }),
-    onRecord: (record, line, raw) => decodeRecord(core, state, record, line, raw),
-  });
+  const input = createJsonlInput(
+    definedOnly<JsonlInputOptions>({
+      core,
+      maxLineLength: options.maxFrameBytes,
+      onRecord: (record, line, raw) => decodeRecord(core, state, record, line, raw),
+    }),
+  );
   return settlingDecoder(core, input);
 }
 
@@ -119,7 +122,7 @@ function systemRecord(core: RunCore, record: Record<string, unknown>, line: numb
     const tools = Array.isArray(record.tools) ? record.tools.filter((t): t is string => typeof t === 'string') : undefined;
     const model = str(record.model);
     const cwd = str(record.cwd);
-    core.identify({ nativeSessionId: id, ...(model ? { model } : {}), ...(cwd ? { cwd } : {}), ...(tools ? { tools } : {}) });
+    core.identify(definedOnly({ nativeSessionId: id, model: model || undefined, cwd: cwd || undefined, tools }));
     return;
   }
   if (subtype === 'api_retry') {
@@ -127,8 +130,8 @@ function systemRecord(core: RunCore, record: Record<string, unknown>, line: numb
     const reason = str(record.error) ?? (status !== undefined ? `HTTP ${status}` : 'API error');
     const attempt = count(record.attempt);
     const delayMs = nonNegative(record.retry_delay_ms);
-    if (status === 429) core.emit('limit.reached', { kind: 'rate-limit', message: reason, ...(delayMs === undefined ? {} : { retryAfterMs: delayMs }) }, 'native');
-    core.emit('recovery.started', { strategy: 'retry', reason, ...(attempt === undefined ? {} : { attempt }), ...(delayMs === undefined ? {} : { delayMs }) }, 'native');
+    if (status === 429) core.emit('limit.reached', definedOnly({ kind: 'rate-limit', message: reason, retryAfterMs: delayMs }), 'native');
+    core.emit('recovery.started', definedOnly({ strategy: 'retry', reason, attempt, delayMs }), 'native');
     return;
   }
   if (subtype === 'permission_denied') {
@@ -173,7 +176,7 @@ function assistantRecord(core: RunCore, state: ClaudeState, record: Record<strin
       core.emit('assistant.message.completed', { messageId: n === 1 ? messageId : `${messageId}:${n}`, text: str(block.text) ?? '' }, 'native', fields);
     } else if (blockType === 'thinking') {
       const text = str(block.thinking);
-      core.emit('assistant.reasoning.completed', { reasoningId: `${messageId}:thinking:${line}`, ...(text ? { text } : {}) }, 'native', fields);
+      core.emit('assistant.reasoning.completed', definedOnly({ reasoningId: `${messageId}:thinking:${line}`, text: text || undefined }), 'native', fields);
     } else if (blockType === 'redacted_thinking') {
       core.emit('assistant.reasoning.completed', { reasoningId: `${messageId}:thinking:${line}`, redacted: true }, 'native', fields);
     } else if (blockType === 'tool_use' || blockType === 'server_tool_use' || blockType === 'mcp_tool_use') {
@@ -184,14 +187,14 @@ function assistantRecord(core: RunCore, state: ClaudeState, record: Record<strin
         continue;
       }
       core.startTool(
-        {
+        definedOnly({
           toolCallId: id,
           name,
           kind: toolKindFor(name),
           title: toolTitleFor(name, block.input),
           input: block.input,
-          ...(parent ? { parentToolCallId: parent } : {}),
-        },
+          parentToolCallId: parent || undefined,
+        }),
         'native',
       );
     } else if (blockType === 'tool_result' || blockType === 'web_search_tool_result' || blockType === 'mcp_tool_result') {
@@ -225,13 +228,13 @@ function toolResult(core: RunCore, state: ClaudeState, block: Record<string, unk
   const approval = core.approvalForTool(id);
   // The host's answer to the prompt is on stdin, not stdout: the tool's result shows it.
   if (approval) core.settleApproval(approval, denied ? 'deny' : 'allow', 'inferred-from-tool-result', 'inferred');
-  const base = { toolCallId: id, ...(name ? { name } : {}) };
+  const base = definedOnly({ toolCallId: id, name: name || undefined });
   if (denied) {
     core.finishTool({ type: 'tool.denied', payload: { ...base, reason: oneLine(text, 300) || 'permission denied' } }, metaDenied || approvalDenied ? 'native' : 'inferred');
   } else if (isError) {
-    core.finishTool({ type: 'tool.failed', payload: { ...base, cause: 'TOOL_ERROR', message: oneLine(text, 300) || 'tool error', ...(text ? { output: excerpt(text) } : {}) } }, 'native');
+    core.finishTool({ type: 'tool.failed', payload: definedOnly({ ...base, cause: 'TOOL_ERROR', message: oneLine(text, 300) || 'tool error', output: text ? excerpt(text) : undefined }) }, 'native');
   } else {
-    core.finishTool({ type: 'tool.completed', payload: { ...base, summary: oneLine(text, 120) || 'ok', ...(text ? { output: excerpt(text) } : {}) } }, 'native');
+    core.finishTool({ type: 'tool.completed', payload: definedOnly({ ...base, summary: oneLine(text, 120) || 'ok', output: text ? excerpt(text) : undefined }) }, 'native');
   }
 }
 
@@ -265,13 +268,13 @@ function resultRecord(core: RunCore, state: ClaudeState, record: Record<string, 
     const models = Object.keys(asRecord(record.modelUsage) ?? {});
     core.emit(
       'usage.reported',
-      {
+      definedOnly({
         usage: reported,
         cumulative: true,
         scope: 'session',
-        ...(models.length === 1 && models[0] ? { model: models[0] } : {}),
-        ...(cost === undefined ? {} : { costUsd: cost }),
-      },
+        model: models.length === 1 && models[0] ? models[0] : undefined,
+        costUsd: cost,
+      }),
       'native',
     );
   }
@@ -289,7 +292,7 @@ function resultRecord(core: RunCore, state: ClaudeState, record: Record<string, 
   if ((subtype === 'success' || subtype === undefined) && !isError) {
     if (!state.mainText && text) core.emit('assistant.message.completed', { messageId: str(record.uuid) ?? 'result', text }, 'native');
     const steps = count(record.num_turns);
-    core.completeTask('native', { ...(durationMs === undefined ? {} : { durationMs }), ...(steps === undefined ? {} : { steps }) });
+    core.completeTask('native', definedOnly({ durationMs, steps }));
     return;
   }
   const errors = Array.isArray(record.errors) ? record.errors.filter((e): e is string => typeof e === 'string') : [];
@@ -305,15 +308,15 @@ function resultRecord(core: RunCore, state: ClaudeState, record: Record<string, 
   }
   if (terminal.startsWith('aborted')) return core.cancelTask('aborted', message, 'native');
   const limit = matchLimitWording(text);
-  if (limit) core.emit('limit.reached', { kind: limit.kind, message, ...(limit.retryAfterMs === undefined ? {} : { retryAfterMs: limit.retryAfterMs }) }, 'inferred');
+  if (limit) core.emit('limit.reached', definedOnly({ kind: limit.kind, message, retryAfterMs: limit.retryAfterMs }), 'inferred');
   const status = count(record.api_error_status);
-  const error: ErrorInfo = {
+  const error: ErrorInfo = definedOnly({
     category: subtype === 'success' ? 'PROVIDER_ERROR' : 'AGENT_ERROR',
     code: `claude-code:${subtype ?? 'error'}${terminal ? `:${terminal}` : ''}`,
     message,
     recoverability: limit || (status !== undefined && (status === 429 || status >= 500)) ? 'RETRYABLE' : 'UNKNOWN',
-    ...(status === undefined ? {} : { httpStatus: status }),
-  };
+    httpStatus: status,
+  });
   core.failTask('provider', error, 'native', durationMs);
 }
 
@@ -329,7 +332,7 @@ function rateLimit(core: RunCore, record: Record<string, unknown>): void {
   const resetAt = resetsAt === undefined ? undefined : new Date(resetsAt * 1000).toISOString();
   if (status === 'rejected') {
     // Subscription windows (five_hour, seven_day, ...) are usage quotas, not per-minute limits.
-    core.emit('limit.reached', { kind: 'usage-quota', message: `${type} limit reached`, ...(resetAt ? { resetAt } : {}) }, 'native');
+    core.emit('limit.reached', definedOnly({ kind: 'usage-quota', message: `${type} limit reached`, resetAt: resetAt || undefined }), 'native');
   } else if (status === 'allowed_warning') {
     const utilization = nonNegative(info?.utilization);
     core.diagnostic('MINICODE_W_NATIVE_LIMIT_NEAR', `${type} usage limit is near${utilization === undefined ? '' : ` (${Math.round(utilization * 100)}%)`}${resetAt ? `; resets at ${resetAt}` : ''}`);
@@ -361,13 +364,13 @@ function controlRequest(core: RunCore, record: Record<string, unknown>, line: nu
     const toolCallId = str(request.tool_use_id);
     const what = str(request.description) ?? toolTitleFor(toolName, request.input);
     core.requestApproval(
-      {
+      definedOnly({
         approvalId,
         toolName,
         action: what === toolName ? toolName : `${toolName}: ${what}`,
         options: ['allow', 'deny'],
-        ...(toolCallId ? { toolCallId } : {}),
-      },
+        toolCallId: toolCallId || undefined,
+      }),
       'native',
     );
     return;

@@ -1,10 +1,11 @@
 import type { ErrorInfo, PayloadOf } from '../events/index.js';
 import type { DecoderOptions } from '../decode/types.js';
-import { createJsonlInput } from './jsonl-input.js';
+import { createJsonlInput, type JsonlInputOptions } from './jsonl-input.js';
 import { createRunCore, reportLimitWording, type RunCore } from './run-core.js';
 import { settlingDecoder, type SettlingNativeDecoder } from './settling.js';
 import { asRecord, count, excerpt, matchLimitWording, oneLine, str } from './text.js';
 import { toolKindFor } from './tool-kind.js';
+import { definedOnly } from '../defined-only.js';
 
 /**
  * Decoder for `codex exec --json` (JSONL on stdout; NOTES.md §1). One item object carries a
@@ -26,11 +27,13 @@ export function createCodexDecoder(options: DecoderOptions): SettlingNativeDecod
     threadId = id;
     return resumed;
   };
-  const input = createJsonlInput({
-    core,
-    ...(options.maxFrameBytes === undefined ? {} : { maxLineLength: options.maxFrameBytes }),
-    onRecord: (record, line, raw) => decodeRecord(core, record, line, raw, onThread),
-  });
+  const input = createJsonlInput(
+    definedOnly<JsonlInputOptions>({
+      core,
+      maxLineLength: options.maxFrameBytes,
+      onRecord: (record, line, raw) => decodeRecord(core, record, line, raw, onThread),
+    }),
+  );
   return settlingDecoder(core, input);
 }
 
@@ -117,7 +120,7 @@ function decodeItem(core: RunCore, phase: Phase, item: Record<string, unknown>, 
           core.finishTool({ type: 'tool.failed', payload: { toolCallId: id, name, cause: 'TOOL_ERROR', message: error ?? 'MCP tool call failed' } }, 'native');
         } else {
           const output = mcpText(item.result);
-          core.finishTool({ type: 'tool.completed', payload: { toolCallId: id, name, summary: 'ok', ...(output ? { output: excerpt(output) } : {}) } }, 'native');
+          core.finishTool({ type: 'tool.completed', payload: definedOnly({ toolCallId: id, name, summary: 'ok', output: output ? excerpt(output) : undefined }) }, 'native');
         }
       }
       return;
@@ -278,11 +281,11 @@ function usageOf(value: unknown): PayloadOf<'usage.reported'>['usage'] | undefin
 
 function providerError(message: string): ErrorInfo {
   const limit = matchLimitWording(message);
-  return {
+  return definedOnly({
     category: 'PROVIDER_ERROR',
     code: limit ? `codex:${limit.kind}` : 'codex:error',
     message: oneLine(message, 500),
     recoverability: limit ? 'RETRYABLE' : 'UNKNOWN',
-    ...(limit?.retryAfterMs === undefined ? {} : { retryAfterMs: limit.retryAfterMs }),
-  };
+    retryAfterMs: limit?.retryAfterMs,
+  });
 }

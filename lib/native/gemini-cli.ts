@@ -1,10 +1,11 @@
 import type { ErrorInfo, TerminationReason } from '../events/index.js';
 import type { DecoderOptions } from '../decode/types.js';
-import { createJsonlInput } from './jsonl-input.js';
+import { createJsonlInput, type JsonlInputOptions } from './jsonl-input.js';
 import { createRunCore, reportLimitWording, tokenUsage, type RunCore } from './run-core.js';
 import { settlingDecoder, type SettlingNativeDecoder } from './settling.js';
 import { asRecord, excerpt, nonNegative, oneLine, str } from './text.js';
 import { toolKindFor, toolTitleFor } from './tool-kind.js';
+import { definedOnly } from '../defined-only.js';
 
 const DENIAL_WORDING = /denied by policy|not allowed|permission|not found in registry|Tool "[^"]+" not found/i;
 
@@ -20,12 +21,14 @@ const DENIAL_WORDING = /denied by policy|not allowed|permission|not found in reg
 export function createGeminiCliDecoder(options: DecoderOptions): SettlingNativeDecoder {
   const core = createRunCore({ agent: 'gemini-cli', onEvent: options.onEvent });
   const state: GeminiState = { pending: [], messages: 0, user: 0 };
-  const input = createJsonlInput({
-    core,
-    ...(options.maxFrameBytes === undefined ? {} : { maxLineLength: options.maxFrameBytes }),
-    repair: repairPlaceholders,
-    onRecord: (record, line, raw) => decodeRecord(core, state, record, line, raw),
-  });
+  const input = createJsonlInput(
+    definedOnly<JsonlInputOptions>({
+      core,
+      maxLineLength: options.maxFrameBytes,
+      repair: repairPlaceholders,
+      onRecord: (record, line, raw) => decodeRecord(core, state, record, line, raw),
+    }),
+  );
   return settlingDecoder(core, input, {
     afterEnd() {
       // Deltas with no following record: the message may be cut; say so, never invent it.
@@ -55,6 +58,7 @@ function repairPlaceholders(raw: string): Record<string, unknown> | undefined {
     const value: unknown = JSON.parse(raw.replace(PLACEHOLDER, ':null'));
     return asRecord(value);
   } catch {
+    // Still not JSON after the repair: the caller reports the line.
     return undefined;
   }
 }
@@ -79,7 +83,7 @@ function decodeRecord(core: RunCore, state: GeminiState, record: Record<string, 
       core.startTask('native');
       const id = str(record.session_id);
       const model = str(record.model);
-      if (id) core.identify({ nativeSessionId: id, ...(model ? { model } : {}) });
+      if (id) core.identify(definedOnly({ nativeSessionId: id, model: model || undefined }));
       else core.diagnostic('MINICODE_E_NATIVE_BAD_RECORD', 'init without session_id', { line, raw });
       return;
     }
@@ -110,21 +114,18 @@ function decodeRecord(core: RunCore, state: GeminiState, record: Record<string, 
       const id = str(record.tool_id);
       if (!id) return core.diagnostic('MINICODE_E_NATIVE_BAD_RECORD', 'tool_result without tool_id', { line, raw });
       const name = core.toolName(id);
-      const base = { toolCallId: id, ...(name ? { name } : {}) };
+      const base = definedOnly({ toolCallId: id, name: name || undefined });
       const output = str(record.output);
       const error = asRecord(record.error);
       if (record.status === 'success') {
-        core.finishTool({ type: 'tool.completed', payload: { ...base, summary: oneLine(output ?? '', 120) || 'ok', ...(output ? { output: excerpt(output) } : {}) } }, 'native');
+        core.finishTool({ type: 'tool.completed', payload: definedOnly({ ...base, summary: oneLine(output ?? '', 120) || 'ok', output: output ? excerpt(output) : undefined }) }, 'native');
         return;
       }
       const message = str(error?.message) ?? output ?? 'tool error';
       if (DENIAL_WORDING.test(message)) {
         core.finishTool({ type: 'tool.denied', payload: { ...base, reason: oneLine(message, 300) } }, 'inferred');
       } else {
-        core.finishTool(
-          { type: 'tool.failed', payload: { ...base, cause: 'TOOL_ERROR', message: oneLine(message, 300), ...(str(error?.type) ? { hint: str(error?.type) as string } : {}) } },
-          'native',
-        );
+        core.finishTool({ type: 'tool.failed', payload: definedOnly({ ...base, cause: 'TOOL_ERROR', message: oneLine(message, 300), hint: str(error?.type) || undefined }) }, 'native');
       }
       return;
     }
@@ -158,7 +159,7 @@ function resultRecord(core: RunCore, record: Record<string, unknown>): void {
       ['totalTokens', stats.total_tokens],
     ]);
     const models = Object.keys(asRecord(stats.models) ?? {});
-    core.emit('usage.reported', { usage, cumulative: true, scope: 'session', ...(models.length === 1 && models[0] ? { model: models[0] } : {}) }, 'native');
+    core.emit('usage.reported', definedOnly({ usage, cumulative: true, scope: 'session', model: models.length === 1 && models[0] ? models[0] : undefined }), 'native');
   }
   if (record.status === 'success') {
     core.completeTask('native', durationMs === undefined ? {} : { durationMs });
@@ -174,12 +175,12 @@ function resultRecord(core: RunCore, record: Record<string, unknown>): void {
     reason = 'max_steps_exceeded';
     core.emit('limit.reached', { kind: 'max-turns', message: oneLine(message, 300) }, 'native');
   } else reportLimitWording(core, message);
-  const info: ErrorInfo = {
+  const info: ErrorInfo = definedOnly({
     category: errorType === 'FatalAuthenticationError' ? 'CONFIGURATION_ERROR' : 'PROVIDER_ERROR',
     code: `gemini-cli:${errorType ?? 'error'}`,
     message: oneLine(message, 500),
     recoverability: errorType === 'TerminalQuotaError' ? 'RETRYABLE' : 'UNKNOWN',
-    ...(errorType ? { providerCode: errorType } : {}),
-  };
+    providerCode: errorType || undefined,
+  });
   core.failTask(reason, info, 'native', durationMs);
 }

@@ -1,6 +1,7 @@
-import { createLineFramer } from '../framing/lines.js';
+import { createLineFramer, type LineFramerOptions } from '../framing/lines.js';
 import type { RunCore } from './run-core.js';
 import { asRecord } from './text.js';
+import { definedOnly } from '../defined-only.js';
 
 /** Options of {@link createJsonlInput}. */
 export interface JsonlInputOptions {
@@ -31,37 +32,39 @@ export interface JsonlInput {
  */
 export function createJsonlInput(options: JsonlInputOptions): JsonlInput {
   const { core, onRecord, repair } = options;
-  const framer = createLineFramer({
-    ...(options.maxLineLength === undefined ? {} : { maxLineLength: options.maxLineLength }),
-    onOverflow: (line, length) => core.diagnostic('MINICODE_E_NATIVE_LINE_TOO_LONG', `line of ${length} characters exceeds the frame limit; skipped`, { line }),
-    onLine(raw, line) {
-      let value: unknown;
-      try {
-        value = JSON.parse(raw);
-      } catch {
-        const repaired = repair?.(raw);
-        if (repaired) {
-          core.diagnostic('MINICODE_E_NATIVE_REPAIRED_RECORD', 'line was not valid JSON; decoded after replacing placeholders', { line, raw });
-          onRecord(repaired, line, raw);
+  const framer = createLineFramer(
+    definedOnly<LineFramerOptions>({
+      maxLineLength: options.maxLineLength,
+      onOverflow: (line, length) => core.diagnostic('MINICODE_E_NATIVE_LINE_TOO_LONG', `line of ${length} characters exceeds the frame limit; skipped`, { line }),
+      onLine(raw, line) {
+        let value: unknown;
+        try {
+          value = JSON.parse(raw);
+        } catch {
+          const repaired = repair?.(raw);
+          if (repaired) {
+            core.diagnostic('MINICODE_E_NATIVE_REPAIRED_RECORD', 'line was not valid JSON; decoded after replacing placeholders', { line, raw });
+            onRecord(repaired, line, raw);
+            return;
+          }
+          core.diagnostic('MINICODE_E_NATIVE_BAD_JSON', 'line is not valid JSON; skipped', { line, raw });
           return;
         }
-        core.diagnostic('MINICODE_E_NATIVE_BAD_JSON', 'line is not valid JSON; skipped', { line, raw });
-        return;
-      }
-      const record = asRecord(value);
-      if (!record) {
-        core.diagnostic('MINICODE_E_NATIVE_UNKNOWN_RECORD', 'line is JSON but not an object; skipped', { line, raw });
-        return;
-      }
-      try {
-        onRecord(record, line, raw);
-      } catch (error) {
-        // A decoder bug must not end the run (seed: a bad record never ends a run); report it.
-        const message = error instanceof Error ? error.message : String(error);
-        core.diagnostic('MINICODE_E_NATIVE_DECODER_FAULT', `decoder failed on this record: ${message}`, { line, raw });
-      }
-    },
-  });
+        const record = asRecord(value);
+        if (!record) {
+          core.diagnostic('MINICODE_E_NATIVE_UNKNOWN_RECORD', 'line is JSON but not an object; skipped', { line, raw });
+          return;
+        }
+        try {
+          onRecord(record, line, raw);
+        } catch (error) {
+          // A decoder bug must not end the run (seed: a bad record never ends a run); report it.
+          const message = error instanceof Error ? error.message : String(error);
+          core.diagnostic('MINICODE_E_NATIVE_DECODER_FAULT', `decoder failed on this record: ${message}`, { line, raw });
+        }
+      },
+    }),
+  );
   return {
     feed: (chunk) => framer.feed(chunk),
     end: () => {

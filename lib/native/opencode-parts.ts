@@ -2,6 +2,7 @@ import type { ErrorInfo } from '../events/index.js';
 import { tokenUsage, type RunCore } from './run-core.js';
 import { asRecord, count, excerpt, nonNegative, oneLine, str } from './text.js';
 import { toolKindFor, toolTitleFor } from './tool-kind.js';
+import { definedOnly } from '../defined-only.js';
 
 /** opencode parts shared by the `run --format json` and server-event decoders. */
 
@@ -16,7 +17,7 @@ export function toolPart(core: RunCore, part: Record<string, unknown>, line: num
   const status = str(toolState.status);
   if (!core.isToolOpen(id)) {
     const title = str(toolState.title) ?? toolTitleFor(name, toolState.input);
-    core.startTool({ toolCallId: id, name, kind: toolKindFor(name), title: oneLine(title), ...(toolState.input === undefined ? {} : { input: toolState.input }) }, 'native');
+    core.startTool(definedOnly({ toolCallId: id, name, kind: toolKindFor(name), title: oneLine(title), input: toolState.input }), 'native');
   }
   const time = asRecord(toolState.time);
   const start = nonNegative(time?.start);
@@ -27,7 +28,7 @@ export function toolPart(core: RunCore, part: Record<string, unknown>, line: num
     const exitCode = asRecord(toolState.metadata)?.exit;
     const receipt = typeof exitCode === 'number' && Number.isInteger(exitCode) ? { receipt: { exitCode } } : {};
     const summary = typeof exitCode === 'number' ? `exit ${exitCode}` : oneLine(output, 120) || 'ok';
-    core.finishTool({ type: 'tool.completed', payload: { toolCallId: id, name, summary, ...durationMs, ...(output ? { output: excerpt(output) } : {}), ...receipt } }, 'native');
+    core.finishTool({ type: 'tool.completed', payload: definedOnly({ toolCallId: id, name, summary, ...durationMs, output: output ? excerpt(output) : undefined, ...receipt }) }, 'native');
   } else if (status === 'error') {
     const message = str(toolState.error) ?? 'tool error';
     if (REJECTION_WORDING.test(message)) core.finishTool({ type: 'tool.denied', payload: { toolCallId: id, name, reason: oneLine(message, 300) } }, 'inferred');
@@ -51,7 +52,7 @@ export function reportStepUsage(core: RunCore, part: Record<string, unknown>): v
     ['totalTokens', tokens.total],
   ]);
   const cost = nonNegative(part.cost);
-  core.emit('usage.reported', { usage, cumulative: false, scope: 'request', ...(cost === undefined ? {} : { costUsd: cost }) }, 'native');
+  core.emit('usage.reported', definedOnly({ usage, cumulative: false, scope: 'request', costUsd: cost }), 'native');
 }
 
 /** opencode errors: v1 `{name, data:{message, statusCode}}`, v2 `{type:"provider.rate-limit", message}`. */
@@ -62,12 +63,12 @@ export function errorInfo(value: unknown): ErrorInfo {
   const message = str(data?.message) ?? str(error?.message) ?? name;
   const status = count(data?.statusCode) ?? count(error?.status);
   const retryable = data?.isRetryable === true || status === 429 || name.includes('rate-limit');
-  return {
+  return definedOnly({
     category: name.includes('auth') || name === 'ProviderAuthError' ? 'CONFIGURATION_ERROR' : 'PROVIDER_ERROR',
     code: `opencode:${name}`,
     message: oneLine(message, 500),
     recoverability: retryable ? 'RETRYABLE' : 'UNKNOWN',
     providerCode: name,
-    ...(status === undefined ? {} : { httpStatus: status }),
-  };
+    httpStatus: status,
+  });
 }

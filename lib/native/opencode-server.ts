@@ -1,6 +1,7 @@
 import type { RunCore } from './run-core.js';
 import { errorInfo, reportStepUsage, toolPart } from './opencode-parts.js';
 import { asRecord, str } from './text.js';
+import { definedOnly } from '../defined-only.js';
 
 // Bus events that carry nothing the event model needs beyond what other events already say.
 const QUIET = new Set([
@@ -56,7 +57,7 @@ export function decodeServerEvent(core: RunCore, state: OpencodeServerState, rec
       const info = asRecord(props.info);
       const id = str(info?.id) ?? str(props.sessionID);
       const model = str(asRecord(info?.model)?.id);
-      if (id) core.identify({ nativeSessionId: id, ...(model ? { model } : {}) });
+      if (id) core.identify(definedOnly({ nativeSessionId: id, model: model || undefined }));
       return;
     }
     case 'message.updated': {
@@ -114,7 +115,7 @@ function partUpdated(core: RunCore, state: OpencodeServerState, part: Record<str
     case 'reasoning':
       if (finished) {
         const text = str(part.text);
-        core.emit('assistant.reasoning.completed', { reasoningId: id, ...(text ? { text } : {}) }, 'native');
+        core.emit('assistant.reasoning.completed', definedOnly({ reasoningId: id, text: text || undefined }), 'native');
       }
       return;
     case 'tool':

@@ -1,11 +1,12 @@
 import type { ErrorInfo } from '../events/index.js';
 import type { DecoderOptions } from '../decode/types.js';
-import { createJsonlInput } from './jsonl-input.js';
+import { createJsonlInput, type JsonlInputOptions } from './jsonl-input.js';
 import { errorInfo, reportStepUsage, toolPart } from './opencode-parts.js';
 import { createOpencodeServerState, decodeServerEvent, isServerEvent } from './opencode-server.js';
 import { createRunCore, type RunCore } from './run-core.js';
 import { settlingDecoder, type SettlingNativeDecoder } from './settling.js';
 import { asRecord, matchLimitWording, str } from './text.js';
+import { definedOnly } from '../defined-only.js';
 
 /**
  * Decoder for `opencode run --format json` (NOTES.md §4): `step_start`, `text`, `reasoning`,
@@ -19,15 +20,17 @@ import { asRecord, matchLimitWording, str } from './text.js';
 export function createOpencodeDecoder(options: DecoderOptions): SettlingNativeDecoder {
   const core = createRunCore({ agent: 'opencode', onEvent: options.onEvent });
   const state: OpencodeState = { lastError: undefined, server: createOpencodeServerState() };
-  const input = createJsonlInput({
-    core,
-    ...(options.maxFrameBytes === undefined ? {} : { maxLineLength: options.maxFrameBytes }),
-    repair: sseData,
-    onRecord: (record, line, raw) => {
-      if (isServerEvent(record)) decodeServerEvent(core, state.server, record, line, raw);
-      else decodeRecord(core, state, record, line, raw);
-    },
-  });
+  const input = createJsonlInput(
+    definedOnly<JsonlInputOptions>({
+      core,
+      maxLineLength: options.maxFrameBytes,
+      repair: sseData,
+      onRecord: (record, line, raw) => {
+        if (isServerEvent(record)) decodeServerEvent(core, state.server, record, line, raw);
+        else decodeRecord(core, state, record, line, raw);
+      },
+    }),
+  );
   return settlingDecoder(core, input, {
     beforeExit(code, signal) {
       if (core.settled || code !== 0 || signal !== null || !state.lastError) return false;
@@ -51,6 +54,7 @@ function sseData(raw: string): Record<string, unknown> | undefined {
   try {
     return asRecord(JSON.parse(raw.slice(5).trim()));
   } catch {
+    // Not JSON: a line without data.
     return undefined;
   }
 }
@@ -70,7 +74,7 @@ function decodeRecord(core: RunCore, state: OpencodeState, record: Record<string
     case 'reasoning':
       if (part) {
         const text = str(part.text);
-        core.emit('assistant.reasoning.completed', { reasoningId: str(part.id) ?? `line-${line}`, ...(text ? { text } : {}) }, 'native');
+        core.emit('assistant.reasoning.completed', definedOnly({ reasoningId: str(part.id) ?? `line-${line}`, text: text || undefined }), 'native');
       }
       return;
     case 'tool_use':

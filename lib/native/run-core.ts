@@ -2,6 +2,7 @@ import type { ErrorInfo, EventDraft, EventDraftOf as DraftOf, EventType, Fidelit
 import type { EventSink } from '../decode/types.js';
 import type { ErrorCode } from '../errors.js';
 import { count, DIAGNOSTIC_EXCERPT_CHARS, excerpt, matchLimitWording, oneLine } from './text.js';
+import { definedOnly } from '../defined-only.js';
 
 /**
  * The run bookkeeping every native decoder shares: one task per run, the open tool calls and
@@ -367,6 +368,7 @@ function boundedInput(input: unknown): unknown {
   try {
     json = JSON.stringify(input);
   } catch {
+    // A cycle or a BigInt: JSON cannot carry it.
     return { unserializable: true };
   }
   if (json === undefined || json.length <= MAX_INLINE_INPUT_CHARS) return input;
@@ -393,5 +395,5 @@ export function tokenUsage(pairs: ReadonlyArray<readonly [keyof TokenUsage, unkn
 export function reportLimitWording(core: RunCore, message: string): void {
   const limit = matchLimitWording(message);
   if (!limit) return;
-  core.emit('limit.reached', { kind: limit.kind, message: oneLine(message, 300), ...(limit.retryAfterMs === undefined ? {} : { retryAfterMs: limit.retryAfterMs }) }, 'inferred');
+  core.emit('limit.reached', definedOnly({ kind: limit.kind, message: oneLine(message, 300), retryAfterMs: limit.retryAfterMs }), 'inferred');
 }

@@ -8,6 +8,8 @@ import { scrubEnvironment } from '../policy/credentials.js';
 import type { NativeAgent } from '../decode/formats.js';
 import { AGENT_SPECS } from './agents.js';
 import { NATIVE_AGENT_DECODERS } from './index.js';
+import { definedOnly } from '../defined-only.js';
+import { dropExpected } from '../debug.js';
 
 /** Options of {@link superviseAgent}. */
 export interface SuperviseOptions {
@@ -97,7 +99,8 @@ function isExecutableFile(file: string): boolean {
     if (/\.(?:c|m)?js$/.test(file)) return true;
     fs.accessSync(file, fs.constants.X_OK);
     return true;
-  } catch {
+  } catch (error) {
+    dropExpected('native agent: checking an executable', error, 'ENOENT', 'EACCES', 'ENOTDIR');
     return false;
   }
 }
@@ -127,10 +130,12 @@ export function superviseAgent(options: SuperviseOptions): SupervisedAgent {
     batch = [];
     return options.write(drafts);
   };
-  const decoder = NATIVE_AGENT_DECODERS[options.agent]({
-    onEvent: sink,
-    ...(options.maxFrameBytes === undefined ? {} : { maxFrameBytes: options.maxFrameBytes }),
-  });
+  const decoder = NATIVE_AGENT_DECODERS[options.agent](
+    definedOnly({
+      onEvent: sink,
+      maxFrameBytes: options.maxFrameBytes,
+    }),
+  );
 
   const child = spawn(command, argv, { cwd: options.cwd ?? process.cwd(), env, stdio: ['ignore', 'pipe', 'pipe'] });
   queue.onPressure((paused) => (paused ? child.stdout.pause() : child.stdout.resume()));

@@ -4,6 +4,7 @@ import type { DecoderOptions } from '../decode/types.js';
 import { createRunCore } from './run-core.js';
 import type { SettlingNativeDecoder } from './settling.js';
 import { excerpt, matchLimitWording, oneLine, stripAnsi } from './text.js';
+import { definedOnly } from '../defined-only.js';
 
 /** Longest transcript tail the terminal decoder keeps for its final message, in characters. */
 export const TERMINAL_MESSAGE_CHARS = 4000;
@@ -76,13 +77,13 @@ export function createTerminalDecoder(options: DecoderOptions): SettlingNativeDe
       if (limit) {
         core.failTask(
           'provider',
-          {
+          definedOnly({
             category: 'PROVIDER_ERROR',
             code: `terminal:${limit.kind}`,
             message: limit.message ?? limit.kind,
             recoverability: 'RETRYABLE',
-            ...(limit.retryAfterMs === undefined ? {} : { retryAfterMs: limit.retryAfterMs }),
-          },
+            retryAfterMs: limit.retryAfterMs,
+          }),
           'inferred',
         );
         return;

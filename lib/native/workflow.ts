@@ -5,6 +5,7 @@ import type { NativeAgent } from '../decode/formats.js';
 import { AGENT_SPECS } from './agents.js';
 import { buildHandoffPrompt, workspaceState, type TranscriptCollector } from './handoff-prompt.js';
 import { superviseAgent, type AgentExit } from './supervisor.js';
+import { definedOnly } from '../defined-only.js';
 
 /** Options of {@link runAgentWorkflow}. */
 export interface WorkflowOptions {
@@ -186,7 +187,7 @@ function isRootTerminal(draft: EventDraft): boolean {
 }
 
 function pick(message: string | undefined, resetAt: string | undefined): { message?: string; resetAt?: string } {
-  return { ...(message === undefined ? {} : { message }), ...(resetAt === undefined ? {} : { resetAt }) };
+  return definedOnly({ message, resetAt });
 }
 
 const FIRST_TASK = /^task-1(?=$|\.)/;

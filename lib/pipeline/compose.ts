@@ -24,6 +24,7 @@ import { joinStages } from './join.js';
 import type { OutputPort } from './output.js';
 import { createDecodeStage, createEnvelopeStage, createScrubStage, createSettleStage, type DraftBatch, type DraftScrubber } from './stages.js';
 import type { StreamDecoder } from '../decode/types.js';
+import { definedOnly } from '../defined-only.js';
 
 export type { DraftScrubber } from './stages.js';
 
@@ -99,7 +100,7 @@ function durableLines(events: readonly OutputEvent[]): (string | undefined)[] {
 
 /** The summary's fields of the store's failure to acknowledge a run's events. */
 function errorFieldsOf(error: unknown): NonNullable<FinishExtra['notStored']> {
-  if (error instanceof MinicodeError) return { category: error.category, code: error.code, message: error.message, ...(error.action ? { action: error.action } : {}) };
+  if (error instanceof MinicodeError) return definedOnly({ category: error.category, code: error.code, message: error.message, action: error.action || undefined });
   return { category: 'FILESYSTEM_ERROR', code: 'MINICODE_E_STORE', message: error instanceof Error ? error.message : String(error) };
 }
 

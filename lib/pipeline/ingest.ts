@@ -13,9 +13,10 @@ import type { ReducerState } from '../reducer/index.js';
 import type { FinishExtra, Renderer } from '../render/types.js';
 import { createEventScrubber, type EventScrubberOptions } from '../scrub/scrub-stage.js';
 import type { EventStore } from '../store/index.js';
-import { createRunPipeline } from './compose.js';
+import { createRunPipeline, type RunPipelineOptions } from './compose.js';
 import type { OutputPort } from './output.js';
 import type { StreamDecoder } from '../decode/types.js';
+import { definedOnly } from '../defined-only.js';
 
 export { INGEST_FORMATS, type IngestFormat } from '../decode/formats.js';
 
@@ -81,22 +82,24 @@ async function* untilAborted(source: Readable, signal: AbortSignal): AsyncGenera
 /** Run the ingest pipeline to the end of the input; returns the final reducer state. */
 export async function runIngest(options: IngestOptions): Promise<ReducerState> {
   const started: EventDraft = { type: 'session.started', payload: { origin: options.origin ?? 'ingest', format: options.format }, fidelity: 'synthetic' };
-  const run = createRunPipeline({
-    sessionId: options.sessionId,
-    ...(options.clock ? { clock: options.clock } : {}),
-    scrubber: createEventScrubber(options.scrub ?? {}),
-    ...(options.renderer ? { renderer: options.renderer } : {}),
-    ...(options.output ? { output: options.output } : {}),
-    ...(options.store ? { store: options.store } : {}),
-    input: {
-      bytes: options.signal
-        ? // Byte mode at the source's high-water mark: the same read-ahead as the source unwrapped.
-          Readable.from(untilAborted(options.input, options.signal), { objectMode: false, highWaterMark: options.input.readableHighWaterMark })
-        : options.input,
-      makeDecoder: decoderFor(options.format),
-      prefix: [started],
-    },
-  });
+  const run = createRunPipeline(
+    definedOnly<RunPipelineOptions>({
+      sessionId: options.sessionId,
+      clock: options.clock,
+      scrubber: createEventScrubber(options.scrub ?? {}),
+      renderer: options.renderer,
+      output: options.output,
+      store: options.store,
+      input: {
+        bytes: options.signal
+          ? // Byte mode at the source's high-water mark: the same read-ahead as the source unwrapped.
+            Readable.from(untilAborted(options.input, options.signal), { objectMode: false, highWaterMark: options.input.readableHighWaterMark })
+          : options.input,
+        makeDecoder: decoderFor(options.format),
+        prefix: [started],
+      },
+    }),
+  );
   const signal = options.signal;
   if (!signal) return run.finish();
   // Read when the summary is rendered (the input's end), so an abort up to then is in it.

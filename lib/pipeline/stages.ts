@@ -5,11 +5,12 @@
  * (applied by the envelope stage) and a `done` callback the settle stage calls once the batch is
  * reduced, which is how a producer waits for the pipeline to catch up.
  */
-import { Transform, Writable, type TransformCallback } from 'node:stream';
+import { Transform, Writable, type TransformCallback, type TransformOptions } from 'node:stream';
 import type { EventDraft, OutputEvent } from '../events/index.js';
 import type { Enveloper, RunIds } from '../events/enveloper.js';
 import type { OutputPort } from './output.js';
 import type { StreamDecoder } from '../decode/types.js';
+import { definedOnly } from '../defined-only.js';
 
 /** Drafts on their way to the envelope stage. */
 export interface DraftBatch {
@@ -45,34 +46,36 @@ const STAGE_BATCHES = 2;
  * writable side holds (default {@link STAGE_BATCHES}).
  */
 function objectTransform<In, Out>(map: (batch: In) => Out | undefined, flush?: () => Out | undefined, bytesIn = false, inBatches = STAGE_BATCHES): Transform {
-  return new Transform({
-    writableObjectMode: !bytesIn,
-    readableObjectMode: true,
-    readableHighWaterMark: STAGE_BATCHES,
-    ...(bytesIn ? {} : { writableHighWaterMark: inBatches }),
-    transform(batch: In, _encoding: BufferEncoding, callback: TransformCallback) {
-      let out: Out | undefined;
-      try {
-        out = map(batch);
-      } catch (error) {
-        callback(error as Error);
-        return;
-      }
-      if (out !== undefined) this.push(out);
-      callback();
-    },
-    flush(callback: TransformCallback) {
-      let out: Out | undefined;
-      try {
-        out = flush?.();
-      } catch (error) {
-        callback(error as Error);
-        return;
-      }
-      if (out !== undefined) this.push(out);
-      callback();
-    },
-  });
+  return new Transform(
+    definedOnly<TransformOptions>({
+      writableObjectMode: !bytesIn,
+      readableObjectMode: true,
+      readableHighWaterMark: STAGE_BATCHES,
+      writableHighWaterMark: bytesIn ? undefined : inBatches,
+      transform(batch: In, _encoding: BufferEncoding, callback: TransformCallback) {
+        let out: Out | undefined;
+        try {
+          out = map(batch);
+        } catch (error) {
+          callback(error as Error);
+          return;
+        }
+        if (out !== undefined) this.push(out);
+        callback();
+      },
+      flush(callback: TransformCallback) {
+        let out: Out | undefined;
+        try {
+          out = flush?.();
+        } catch (error) {
+          callback(error as Error);
+          return;
+        }
+        if (out !== undefined) this.push(out);
+        callback();
+      },
+    }),
+  );
 }
 
 /**
@@ -117,12 +120,12 @@ export function createScrubStage(scrubber: DraftScrubber, options: { entryBatche
         for (let j = 0; j < scrubbed.length; j++) drafts.push(scrubbed[j] as EventDraft);
       }
       if (drafts.length === 0 && !batch.done) return undefined;
-      return { drafts, ...(batch.ids ? { ids: batch.ids } : {}), ...(batch.done ? { done: batch.done } : {}) };
+      return definedOnly({ drafts, ids: batch.ids, done: batch.done });
     },
     () => {
       // Text the scrubber still holds belongs to the last producer position seen.
       const drafts = scrubber.end();
-      return drafts.length > 0 ? { drafts, ...(lastIds ? { ids: lastIds } : {}) } : undefined;
+      return drafts.length > 0 ? definedOnly({ drafts, ids: lastIds }) : undefined;
     },
     false,
     options.entryBatches ?? STAGE_BATCHES,

@@ -1,6 +1,8 @@
 import { draft } from '../events/draft.js';
 import type { EventDraftOf } from '../events/index.js';
 import type { FileDiff } from '../events/payloads.js';
+import { definedOnly } from '../defined-only.js';
+import { reportDropped } from '../debug.js';
 
 /** What a tool asks the approval hook (a write outside the workspace, a gated action). */
 export interface ApprovalRequest {
@@ -24,14 +26,14 @@ export type SettleReason = 'user' | 'policy' | 'no-tty' | 'parent-ended';
 export function approvalRequestedDraft(approvalId: string, request: ApprovalRequest): EventDraftOf<'user.approval.requested'> {
   return draft(
     'user.approval.requested',
-    {
+    definedOnly({
       approvalId,
-      ...(request.toolCallId === undefined ? {} : { toolCallId: request.toolCallId }),
+      toolCallId: request.toolCallId,
       toolName: request.toolName,
       action: request.action.split('\n')[0]!.slice(0, 200),
       options: ['allow', 'allow-always', 'deny'],
-      ...(request.diff === undefined ? {} : { diff: request.diff }),
-    },
+      diff: request.diff,
+    }),
     { correlationId: request.toolCallId ?? approvalId },
   );
 }
@@ -77,7 +79,8 @@ export function createApprovalHook(options: ApprovalHookOptions): (request: Appr
     let outcome: ApprovalDecision;
     try {
       outcome = await options.prompt(request);
-    } catch {
+    } catch (error) {
+      reportDropped('approval prompt', error);
       outcome = 'cancelled';
     }
     if (outcome === 'allow-always') always.add(key);

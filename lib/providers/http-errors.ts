@@ -9,6 +9,7 @@
 import type { EventDraft, ErrorInfo } from '../events/index.js';
 import { excerpt } from './common/codes.js';
 import { classifyProviderError, readErrorObject, type LimitKind, type RawProviderError } from './common/errors.js';
+import { definedOnly } from '../defined-only.js';
 
 /** Response headers in any common shape (`Headers`, Node's `IncomingHttpHeaders`, a plain record). */
 export type HeaderSource = Headers | Record<string, string | string[] | undefined>;
@@ -87,6 +88,7 @@ function parseBody(body: Uint8Array | string | undefined): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch {
+    // Not JSON: the body's text is the detail.
     return text.trim() === '' ? undefined : text;
   }
 }
@@ -185,7 +187,7 @@ export function httpResponseEvents(info: HttpResponseInfo): EventDraft[] {
     if (rl.exhausted) limitEvent('rate-limit', `${info.provider} rate-limit budget exhausted`, undefined);
     return events;
   }
-  const failure = classifyHttpFailure({ status: info.status, ...(info.headers ? { headers: info.headers } : {}), ...(info.body !== undefined ? { body: info.body } : {}), now: () => now });
+  const failure = classifyHttpFailure(definedOnly({ status: info.status, headers: info.headers, body: info.body, now: () => now }));
   const raw = readBodyError(parseBody(info.body));
   const { error, limit } = classifyProviderError({ ...raw, httpStatus: info.status, retryAfterMs: failure.delayMs });
   const full: ErrorInfo = { ...error, recoverability: failure.retryable ? 'RETRYABLE' : error.recoverability === 'RETRYABLE' ? 'ACTION_REQUIRED' : error.recoverability };

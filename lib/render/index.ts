@@ -4,6 +4,7 @@ import { createLinearRenderer } from './linear.js';
 import { viewOf } from './state-view.js';
 import { createTtyRenderer, type IntervalTimer, type TerminalStream } from './tty.js';
 import type { Renderer, Verbosity, Writer } from './types.js';
+import { definedOnly } from '../defined-only.js';
 
 export * from './types.js';
 export type { StateView, ToolView, RunView, ToolCounts, ApprovalView } from './view.js';
@@ -48,19 +49,21 @@ export function createRenderer(kind: RendererKind, options: RendererOptions): Re
   const verbosity = options.verbosity ?? 'normal';
   switch (kind) {
     case 'jsonl':
-      return createJsonlRenderer({ out: options.out, ...(options.err ? { err: options.err } : {}), viewOf });
+      return createJsonlRenderer(definedOnly({ out: options.out, err: options.err, viewOf }));
     case 'linear':
       return createLinearRenderer({ out: options.out, viewOf, verbosity });
     case 'tty':
-      return createTtyRenderer({
-        out: options.out,
-        viewOf,
-        verbosity,
-        showReasoning: options.showReasoning ?? false,
-        ...(options.stream ? { stream: options.stream } : {}),
-        ...(options.env ? { env: options.env } : {}),
-        ...(options.clock ? { clock: options.clock } : {}),
-        ...(options.timer ? { timer: options.timer } : {}),
-      });
+      return createTtyRenderer(
+        definedOnly({
+          out: options.out,
+          viewOf,
+          verbosity,
+          showReasoning: options.showReasoning ?? false,
+          stream: options.stream,
+          env: options.env,
+          clock: options.clock,
+          timer: options.timer,
+        }),
+      );
   }
 }

@@ -4,6 +4,7 @@ import { displayText, oneLine } from './display-text.js';
 import { displayStatus, type DisplayStatus } from './status.js';
 import type { Verbosity } from './types.js';
 import type { ApprovalView, StateView, ToolView } from './view.js';
+import { definedOnly } from '../defined-only.js';
 
 /**
  * The one policy projection (seed output-event-model §1: reducer -> presentation state ->
@@ -102,13 +103,13 @@ export function projectEvent(event: OutputEvent, view: StateView, options: Proje
       if (!(p.action !== undefined || v !== 'normal')) return {};
       const where = p.line !== undefined ? `line ${p.line}` : p.offset !== undefined ? `offset ${p.offset}` : undefined;
       return {
-        fact: {
+        fact: definedOnly({
           kind: 'diagnostic',
           code: oneLine(p.code),
           message: oneLine(p.message),
-          ...(p.action !== undefined ? { action: oneLine(p.action) } : {}),
-          ...(where !== undefined && v === 'debug' ? { where } : {}),
-        },
+          action: p.action !== undefined ? oneLine(p.action) : undefined,
+          where: where !== undefined && v === 'debug' ? where : undefined,
+        }),
       };
     }
     case 'task.started':
@@ -142,7 +143,7 @@ function factOf(event: OutputEvent, view: StateView): Fact | undefined {
       return { kind: 'user', text: foldAttachments(displayText(event.payload.text)) };
     case 'assistant.message.completed': {
       const p = event.payload;
-      return { kind: 'message', messageId: oneLine(p.messageId), text: displayText(p.text), ...(p.refusal !== undefined ? { refusal: displayText(p.refusal) } : {}) };
+      return definedOnly({ kind: 'message', messageId: oneLine(p.messageId), text: displayText(p.text), refusal: p.refusal !== undefined ? displayText(p.refusal) : undefined });
     }
     case 'assistant.message.truncated':
       return { kind: 'message', messageId: oneLine(event.payload.messageId), text: displayText(event.payload.text), truncated: event.payload.reason };
@@ -160,23 +161,23 @@ function factOf(event: OutputEvent, view: StateView): Fact | undefined {
       if (open) return { kind: 'approval.requested', approval: { ...open, options, ...diff } };
       return {
         kind: 'approval.requested',
-        approval: {
+        approval: definedOnly({
           approvalId: oneLine(p.approvalId),
-          ...(p.toolCallId !== undefined ? { toolCallId: oneLine(p.toolCallId) } : {}),
-          ...(p.toolName !== undefined ? { toolName: oneLine(p.toolName) } : {}),
+          toolCallId: p.toolCallId !== undefined ? oneLine(p.toolCallId) : undefined,
+          toolName: p.toolName !== undefined ? oneLine(p.toolName) : undefined,
           action: oneLine(p.action),
           options,
           ...diff,
-        },
+        }),
       };
     }
     case 'user.approval.settled':
-      return {
+      return definedOnly({
         kind: 'approval.settled',
         approvalId: oneLine(event.payload.approvalId),
         outcome: event.payload.outcome,
-        ...(event.payload.reason !== undefined ? { reason: oneLine(event.payload.reason) } : {}),
-      };
+        reason: event.payload.reason !== undefined ? oneLine(event.payload.reason) : undefined,
+      });
     case 'task.completed':
       return { kind: 'task', status: 'completed', taskId: oneLine(event.payload.taskId), ...optional('durationMs', event.payload.durationMs), ...optional('steps', event.payload.steps) };
     case 'task.failed': {
@@ -191,37 +192,37 @@ function factOf(event: OutputEvent, view: StateView): Fact | undefined {
       };
     }
     case 'task.cancelled':
-      return {
+      return definedOnly({
         kind: 'task',
         status: 'cancelled',
         taskId: oneLine(event.payload.taskId),
         reason: event.payload.reason,
-        ...(event.payload.message !== undefined ? { detail: oneLine(event.payload.message) } : {}),
+        detail: event.payload.message !== undefined ? oneLine(event.payload.message) : undefined,
         ...optional('durationMs', event.payload.durationMs),
-      };
+      });
     case 'error.raised': {
       const e = event.payload.error;
-      return {
+      return definedOnly({
         kind: 'error',
         status: 'failed',
         label: 'error',
         category: e.category,
         code: oneLine(e.code),
         message: oneLine(e.message),
-        ...(e.action !== undefined ? { action: oneLine(e.action) } : {}),
-      };
+        action: e.action !== undefined ? oneLine(e.action) : undefined,
+      });
     }
     case 'recovery.failed': {
       const e = event.payload.cause;
-      return {
+      return definedOnly({
         kind: 'error',
         status: 'failed',
         label: `recovery ${event.payload.strategy}`,
         category: e.category,
         code: oneLine(e.code),
         message: oneLine(e.message),
-        ...(e.action !== undefined ? { action: oneLine(e.action) } : {}),
-      };
+        action: e.action !== undefined ? oneLine(e.action) : undefined,
+      });
     }
     default:
       return noteOf(event);
@@ -236,7 +237,7 @@ function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]
 function noteOf(event: OutputEvent): Fact | undefined {
   switch (event.type) {
     case 'file.changed':
-      return { kind: 'files', changes: event.payload.changes.map((c) => ({ path: oneLine(c.path), kind: c.kind, ...(c.diff ? { diff: c.diff } : {}) })) };
+      return { kind: 'files', changes: event.payload.changes.map((c) => definedOnly({ path: oneLine(c.path), kind: c.kind, diff: c.diff })) };
     case 'test.completed': {
       const p = event.payload;
       const counts = [p.passed !== undefined ? `${p.passed} passed` : '', p.failed !== undefined ? `${p.failed} failed` : '', p.skipped !== undefined ? `${p.skipped} skipped` : '']
@@ -250,11 +251,11 @@ function noteOf(event: OutputEvent): Fact | undefined {
       return { kind: 'note', label: 'result', text: oneLine(JSON.stringify(event.payload.result) ?? 'null') };
     case 'plan.created':
     case 'plan.updated':
-      return {
+      return definedOnly({
         kind: 'plan',
         steps: event.payload.steps.map((s) => ({ title: oneLine(s.title), status: s.status })),
-        ...(event.payload.explanation ? { explanation: oneLine(event.payload.explanation) } : {}),
-      };
+        explanation: event.payload.explanation ? oneLine(event.payload.explanation) : undefined,
+      });
     case 'plan.step.started':
       return { kind: 'note', status: 'running', label: 'step', text: oneLine(event.payload.title ?? event.payload.stepId) };
     case 'plan.step.completed':

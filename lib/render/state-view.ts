@@ -2,6 +2,7 @@ import { settleInterrupted, summarize, type ReducerState, type ToolState } from 
 import { displayText, oneLine } from './display-text.js';
 import type { DisplayStatus } from './status.js';
 import type { ApprovalView, RunView, StateView, ToolCounts, ToolView } from './view.js';
+import { definedOnly } from '../defined-only.js';
 
 /**
  * The projection's read access to the reducer state (`lib/reducer/`). Everything a renderer
@@ -114,12 +115,12 @@ function runView(state: ReducerState): RunView {
   }
   const error = settled.run.error;
   if (error !== undefined) {
-    view.error = {
+    view.error = definedOnly({
       category: error.category,
-      ...(error.code !== undefined ? { code: oneLine(error.code) } : {}),
+      code: error.code !== undefined ? oneLine(error.code) : undefined,
       message: oneLine(error.message, 2000),
-      ...(error.action !== undefined ? { action: oneLine(error.action, 2000) } : {}),
-    };
+      action: error.action !== undefined ? oneLine(error.action, 2000) : undefined,
+    });
   } else if (outcome === 'cancelled') {
     // A cancelled run carries no error object; its root task says why (timeout, budget, abort).
     const root = [...settled.taskOrder]
@@ -151,14 +152,16 @@ export function viewOf(state: ReducerState): StateView {
       for (const id of state.approvalOrder) {
         const a = own(state.approvals, id);
         if (!a || a.status !== 'requested') continue;
-        out.push({
-          approvalId: oneLine(a.approvalId),
-          ...(a.toolCallId !== undefined ? { toolCallId: oneLine(a.toolCallId) } : {}),
-          ...(a.toolName !== undefined ? { toolName: oneLine(a.toolName) } : {}),
-          action: oneLine(a.action ?? ''),
-          // The reducer keeps no options; the projection fills them from the request event.
-          options: [],
-        });
+        out.push(
+          definedOnly({
+            approvalId: oneLine(a.approvalId),
+            toolCallId: a.toolCallId !== undefined ? oneLine(a.toolCallId) : undefined,
+            toolName: a.toolName !== undefined ? oneLine(a.toolName) : undefined,
+            action: oneLine(a.action ?? ''),
+            // The reducer keeps no options; the projection fills them from the request event.
+            options: [],
+          }),
+        );
       }
       return out;
     },

@@ -3,6 +3,7 @@ import { BATCH_SUMMARY_SCHEMA, SCHEMA_NAME } from '../events/schema-name.js';
 import { displayText, oneLine } from './display-text.js';
 import type { FinishExtra } from './types.js';
 import type { RunView, ToolCounts } from './view.js';
+import { definedOnly } from '../defined-only.js';
 
 /** The run summary every renderer prints: reducer figures plus what only the caller knows. */
 export interface SummaryView extends RunView {
@@ -34,7 +35,7 @@ export function projectSummary(run: RunView, extra: FinishExtra = {}): SummaryVi
  */
 function errorLine(error: NonNullable<FinishExtra['error']>): NonNullable<FinishExtra['error']> {
   const redact = outputRedactor();
-  const line: NonNullable<FinishExtra['error']> = { category: error.category, ...(error.code !== undefined ? { code: error.code } : {}), message: redact(oneLine(error.message, 2000)) };
+  const line: NonNullable<FinishExtra['error']> = definedOnly({ category: error.category, code: error.code, message: redact(oneLine(error.message, 2000)) });
   if (error.action !== undefined) line.action = redact(oneLine(error.action, 2000));
   return line;
 }

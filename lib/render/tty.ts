@@ -12,6 +12,7 @@ import type { FinishExtra, Renderer, Verbosity, Writer } from './types.js';
 import type { ApprovalView, StateView } from './view.js';
 import { loadMarkdown, markdownReady, renderMarkdown } from './markdown/index.js';
 import { fitToWidth, rowsFor, wrapToWidth } from './width.js';
+import { definedOnly } from '../defined-only.js';
 
 /**
  * The TTY renderer: settled facts are printed once, above a live region that shows the current
@@ -141,7 +142,7 @@ export function createTtyRenderer<S>(options: TtyRendererOptions<S>): LiveRender
   // Call and approval ids are for cross-reference with logs: verbose views only.
   const ids = verbosity !== 'normal';
   if (!isTTY) {
-    return createLinearRenderer({ out: options.out, viewOf: options.viewOf, verbosity, ...(level > 0 ? { style } : {}) });
+    return createLinearRenderer(definedOnly({ out: options.out, viewOf: options.viewOf, verbosity, style: level > 0 ? style : undefined }));
   }
   const clock = options.clock ?? Date.now;
   const timer = options.timer ?? defaultTimer;
@@ -297,7 +298,7 @@ export function createTtyRenderer<S>(options: TtyRendererOptions<S>): LiveRender
   function linesOf(fact: Fact): FactLine[] {
     // As in the linear renderer: only an interrupted line can be repeated by projectFinish.
     if (fact.kind === 'tool.finished' && fact.tool.status === 'interrupted') printed.add(fact.tool.toolCallId);
-    if (fact.kind === 'approval.requested') approvalExtras.set(fact.approval.approvalId, { options: fact.approval.options, ...(fact.approval.diff ? { diff: fact.approval.diff } : {}) });
+    if (fact.kind === 'approval.requested') approvalExtras.set(fact.approval.approvalId, definedOnly({ options: fact.approval.options, diff: fact.approval.diff }));
     if (fact.kind === 'approval.settled') approvalExtras.delete(fact.approvalId);
     if (fact.kind === 'message') return [...messageLines(fact.text), ...factLines({ ...fact, text: '' }, ids)];
     // The live region (or the interactive footer) shows a pending approval; only its answer settles.

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { PRIVATE_FILE_MODE, writeJsonArtefact } from '../artefacts.js';
 import { MinicodeError } from '../errors.js';
 import { isCredentialName } from '../policy/credentials.js';
+import { definedOnly } from '../defined-only.js';
 
 /**
  * A cassette is a directory: `cassette.json` (what it is: format, model, whether hand-made or
@@ -166,16 +167,16 @@ export function loadCassette(dir: string): Cassette {
         fail(`${file}: body file ${response.bodyFile} is missing`);
       }
     } else if (response.bodyBase64) body = Buffer.from(response.bodyBase64, 'base64');
-    return {
-      ...(parsed.request ? { request: parsed.request as Exchange['request'] & object } : {}),
+    return definedOnly({
+      request: parsed.request ? (parsed.request as Exchange['request'] & object) : undefined,
       status: response.status,
       headers: response.headers,
       body,
-      ...(response.chunks ? { chunks: response.chunks } : {}),
+      chunks: response.chunks,
       // A hand-made cassette's chunk delays are part of its script (a slow stream to cancel),
       // so they are always honoured; a recording's delays are timing noise, replayed on request.
-      ...(manifest.data.origin === 'hand-made' && response.chunks ? { scripted: true } : {}),
-    };
+      scripted: manifest.data.origin === 'hand-made' && response.chunks ? true : undefined,
+    });
   });
   if (exchanges.length === 0) fail('no exchanges (expected 001.json, 002.json, ...)');
   return { dir, manifest: manifest.data, exchanges };
@@ -187,16 +188,16 @@ export function writeExchange(dir: string, index: number, exchange: Exchange & {
   const bodyFile = `${stem}.response.${bodyExtension(exchange.headers['content-type'])}`;
   // The recorder has scrubbed the body event by event (its chunk sizes are of the scrubbed bytes).
   fs.writeFileSync(path.join(dir, bodyFile), exchange.body, { mode: PRIVATE_FILE_MODE });
-  const file: ExchangeFile = {
-    ...(exchange.request ? { request: exchange.request } : {}),
-    response: {
+  const file: ExchangeFile = definedOnly({
+    request: exchange.request,
+    response: definedOnly({
       status: exchange.status,
       headers: redactHeaders(exchange.headers),
       bodyFile,
-      ...(exchange.chunks ? { chunks: exchange.chunks } : {}),
-      ...(exchange.truncated ? { truncated: true } : {}),
-    },
-  };
+      chunks: exchange.chunks,
+      truncated: exchange.truncated || undefined,
+    }),
+  });
   writeJsonArtefact(path.join(dir, `${stem}.json`), file);
 }
 

@@ -1,6 +1,7 @@
 import { httpRequest, type HttpClient, type HttpReply } from '../agent/http-client.js';
 import { outputRedactor } from '../artefacts.js';
 import { bodyDigest, redactPath, writeExchange, writeManifest, type Chunk } from './cassette.js';
+import { definedOnly } from '../defined-only.js';
 
 /** Options of {@link createRecordingClient}. */
 export interface RecordingClientOptions {
@@ -29,6 +30,7 @@ function parsedBody(body: string): unknown {
   try {
     return JSON.parse(body);
   } catch {
+    // Not JSON: recorded as text.
     return body;
   }
 }
@@ -60,6 +62,7 @@ function redactLine(line: string, redact: (text: string) => string): string {
   try {
     parsed = JSON.parse(payload);
   } catch {
+    // Not JSON: the line is kept as it is.
     return line;
   }
   const masked = JSON.stringify(redactJson(parsed, redact));
@@ -114,24 +117,27 @@ export function createRecordingClient(options: RecordingClientOptions): HttpClie
   const client = options.client ?? httpRequest;
   const clock = options.clock ?? Date.now;
   const redact = outputRedactor(options.env ?? process.env);
-  writeManifest(options.dir, {
-    schema: 'minicode.cassette.v1',
-    format: options.format,
-    origin: 'recorded',
-    ...(options.model ? { model: options.model } : {}),
-    ...(options.description ? { description: options.description } : {}),
-  });
+  writeManifest(
+    options.dir,
+    definedOnly({
+      schema: 'minicode.cassette.v1',
+      format: options.format,
+      origin: 'recorded',
+      model: options.model || undefined,
+      description: options.description || undefined,
+    }),
+  );
   let counter = 0;
   return async (sent) => {
     const index = counter++;
     const url = new URL(sent.url);
     const parsed = parsedBody(sent.body);
-    const request = {
+    const request = definedOnly({
       method: sent.method,
       path: redactPath(url.pathname + url.search),
       bodyDigest: bodyDigest(sent.body),
-      ...(parsed === undefined ? {} : { body: redactJson(parsed, redact) }),
-    };
+      body: parsed === undefined ? undefined : redactJson(parsed, redact),
+    });
     const reply = await client(sent);
     const { status, headers } = reply;
     if (NULL_BODY.has(status)) {

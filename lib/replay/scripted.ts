@@ -1,5 +1,6 @@
 import { mulberry32 } from '../random.js';
 import type { Chunk, Exchange } from './cassette.js';
+import { definedOnly } from '../defined-only.js';
 
 /**
  * Scripted exchanges for tests of the retry, timeout and decoding paths: each is what a real
@@ -68,10 +69,10 @@ export function perEventChunks(body: string | Buffer, delayMs?: number): Chunk[]
   const chunks: Chunk[] = [];
   let start = 0;
   for (let i = text.indexOf('\n\n'); i !== -1; i = text.indexOf('\n\n', i + 2)) {
-    chunks.push({ bytes: i + 2 - start, ...(delayMs === undefined ? {} : { delayMs }) });
+    chunks.push(definedOnly({ bytes: i + 2 - start, delayMs }));
     start = i + 2;
   }
-  if (start < text.length) chunks.push({ bytes: text.length - start, ...(delayMs === undefined ? {} : { delayMs }) });
+  if (start < text.length) chunks.push(definedOnly({ bytes: text.length - start, delayMs }));
   return chunks;
 }
 

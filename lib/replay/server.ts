@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { bodyDigest, loadCassette, type Chunk, type Exchange } from './cassette.js';
 import { modelTurnsOf } from './turns.js';
+import { definedOnly } from '../defined-only.js';
 
 /** A request the replay server received (for assertions and for the loop's diagnostics). */
 export interface ReceivedRequest {
@@ -69,7 +70,7 @@ function plan(exchange: Exchange, options: ReplayServerOptions): Chunk[] {
   }
   const size = options.chunkSize && options.chunkSize > 0 ? options.chunkSize : total || 1;
   const out: Chunk[] = [];
-  for (let at = 0; at < total; at += size) out.push({ bytes: Math.min(size, total - at), ...(options.delayMs ? { delayMs: options.delayMs } : {}) });
+  for (let at = 0; at < total; at += size) out.push(definedOnly({ bytes: Math.min(size, total - at), delayMs: options.delayMs || undefined }));
   return out;
 }
 

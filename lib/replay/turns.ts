@@ -61,6 +61,7 @@ function parseModelTurns(body: string): number | undefined {
   try {
     parsed = JSON.parse(body);
   } catch {
+    // Not JSON: the turn count is unknown.
     return undefined;
   }
   if (!parsed || typeof parsed !== 'object') return undefined;

@@ -5,6 +5,7 @@
  * unbounded rest of a long token is dropped by the `tail` run instead of being matched.
  */
 import { LEFT_CONTEXT, PENDING, NONE, charClass, isSpace, type Decision, type SecretRule } from './rule-types.js';
+import { definedOnly } from '../defined-only.js';
 
 /** Spec of one format rule. */
 export interface TokenRuleSpec {
@@ -49,12 +50,12 @@ export function tokenRule(spec: TokenRuleSpec): SecretRule {
   const spaceEnds = spec.spaceEnds ?? true;
   const alphabet = spec.alphabet === undefined ? undefined : charClass(spec.alphabet);
   const window = spec.window;
-  return {
+  return definedOnly({
     id: spec.id,
     triggers: spec.triggers,
     ignoreCase: spec.ignoreCase ?? false,
     boundary: spec.boundary ?? true,
-    ...(spec.next === undefined ? {} : { next: spec.next }),
+    next: spec.next,
     source: { pattern: spec.pattern.replace('(?<keep>', '(?:'), flags: spec.flags ?? '' },
     decide(s: string, p: number, ended: boolean): Decision {
       if (!ended && s.length < p + window) {
@@ -75,7 +76,7 @@ export function tokenRule(spec: TokenRuleSpec): SecretRule {
       if (tail === undefined) return { kind: 'match', redactStart: p + keep, redactEnd: end, label };
       return { kind: 'match', redactStart: p + keep, redactEnd: end, label, suppress: { kind: 'run', test: tail } };
     },
-  };
+  });
 }
 
 /** True when the text has at least one ASCII digit. */

@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { Database } from 'lmdb';
 import type { ContentRef } from '../events/index.js';
+import { definedOnly } from '../defined-only.js';
 
 /** Largest content stored, in bytes (default 8 MiB). */
 export const DEFAULT_MAX_CONTENT_BYTES = 8 * 1024 * 1024;
@@ -71,7 +72,7 @@ export function createContentStore(db: Database<ContentRecord, string>, options:
       if (typeof ref !== 'string' && ref.evicted?.reason === 'size-cap') return { status: 'evicted', reason: 'size-cap' };
       const record = db.get(key);
       if (!record) return { status: 'missing' };
-      if (record.evicted || !record.bytes) return { status: 'evicted', reason: 'eviction', ...(record.evicted ? { at: record.evicted.at } : {}) };
+      if (record.evicted || !record.bytes) return definedOnly({ status: 'evicted', reason: 'eviction', at: record.evicted ? record.evicted.at : undefined });
       return record.mediaType === undefined ? { status: 'present', bytes: record.bytes } : { status: 'present', bytes: record.bytes, mediaType: record.mediaType };
     },
     async evict(ref) {

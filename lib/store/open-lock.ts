@@ -37,6 +37,7 @@ import path from 'node:path';
 import { threadId } from 'node:worker_threads';
 import { MinicodeError } from '../errors.js';
 import { pidAlive } from '../pid-alive.js';
+import { dropExpected } from '../debug.js';
 
 /** How long an opener waits for writers' commits to finish before it reports the store busy. */
 export const OPEN_LOCK_TIMEOUT_MS = 60_000;
@@ -56,7 +57,8 @@ function holderOf(file: string): number | undefined {
   try {
     const pid = Number(fs.readFileSync(file, 'latin1').split(' ')[0]);
     return Number.isInteger(pid) && pid > 0 ? pid : undefined;
-  } catch {
+  } catch (error) {
+    dropExpected('store open lock: reading a request file', error, 'ENOENT');
     return undefined;
   }
 }
@@ -72,7 +74,8 @@ function isStale(file: string, pid: number | undefined): boolean {
   if (pid !== undefined) return !pidAlive(pid);
   try {
     return Date.now() - fs.statSync(file).mtimeMs > EMPTY_STALE_MS;
-  } catch {
+  } catch (error) {
+    dropExpected('store open lock: the age of a request file', error, 'ENOENT');
     return false;
   }
 }
@@ -189,7 +192,8 @@ export function withOpenLock<T>(dir: string, open: () => T, timeoutMs = OPEN_LOC
 function readQuietly(file: string): string | undefined {
   try {
     return fs.readFileSync(file, 'latin1');
-  } catch {
+  } catch (error) {
+    dropExpected('store open lock: reading a file', error, 'ENOENT');
     return undefined;
   }
 }

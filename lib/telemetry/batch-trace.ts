@@ -7,6 +7,7 @@
 import type { TracingConfig } from './config.js';
 import { createSpanExporter, type ExportStats } from './exporter.js';
 import { newSpanId, newTraceId, nowNs, SpanKind, StatusCode, type AttributeValue, type SpanData, type TraceParent } from './span.js';
+import { definedOnly } from '../defined-only.js';
 
 /** A batch being traced. */
 export interface BatchTrace {
@@ -23,7 +24,7 @@ export function startBatchTrace(
   config: TracingConfig,
   options: { env: Readonly<Record<string, string | undefined>>; attributes: Record<string, AttributeValue>; onWarning?: (message: string) => void },
 ): BatchTrace {
-  const exporter = createSpanExporter(config, { env: options.env, ...(options.onWarning ? { onWarning: options.onWarning } : {}) });
+  const exporter = createSpanExporter(config, definedOnly({ env: options.env, onWarning: options.onWarning }));
   const span: SpanData = {
     traceId: newTraceId(),
     spanId: newSpanId(),

@@ -10,6 +10,7 @@ import type { OutputEvent } from '../events/index.js';
 import type { TracingConfig } from './config.js';
 import { createSpanExporter } from './exporter.js';
 import { createRunSpans } from './run-spans.js';
+import { definedOnly } from '../defined-only.js';
 
 /** One traced turn. */
 export interface TurnTrace {
@@ -31,19 +32,21 @@ export function startChatTrace(
   config: TracingConfig,
   chat: { env: Readonly<Record<string, string | undefined>>; provider?: string; model?: string; onWarning?: (message: string) => void },
 ): ChatTrace {
-  const exporter = createSpanExporter(config, { env: chat.env, ...(chat.onWarning ? { onWarning: chat.onWarning } : {}) });
+  const exporter = createSpanExporter(config, definedOnly({ env: chat.env, onWarning: chat.onWarning }));
   return {
     turn(prompt, turn, provider) {
       const format = provider?.format ?? chat.provider;
       const model = provider?.model ?? chat.model;
-      const spans = createRunSpans({
-        agentName: 'minicode',
-        ...(format ? { provider: format } : {}),
-        ...(model ? { model } : {}),
-        captureContent: config.captureContent,
-        prompt,
-        attributes: { 'minicode.chat.turn': turn },
-      });
+      const spans = createRunSpans(
+        definedOnly({
+          agentName: 'minicode',
+          provider: format || undefined,
+          model: model || undefined,
+          captureContent: config.captureContent,
+          prompt,
+          attributes: { 'minicode.chat.turn': turn },
+        }),
+      );
       return {
         onEvent: (event) => spans.onEvent(event),
         end: (outcome) => exporter.add(spans.finish(outcome)),

@@ -19,6 +19,7 @@ import { outputRedactor } from '../artefacts.js';
 import { VERSION } from '../version.js';
 import type { TracingConfig } from './config.js';
 import type { AttributeValue, SpanData } from './span.js';
+import { definedOnly } from '../defined-only.js';
 
 /** Spans per request. */
 export const MAX_BATCH = 512;
@@ -98,11 +99,11 @@ export function toReadableSpan(span: SpanData, resource: Resource): ReadableSpan
   const end = hrTime(span.endNs);
   const context = { traceId: span.traceId, spanId: span.spanId, traceFlags: 1 };
   const nanos = BigInt(span.endNs) - BigInt(span.startNs);
-  return {
+  return definedOnly<ReadableSpan>({
     name: span.name,
     kind: span.kind - 1,
     spanContext: () => context,
-    ...(span.parentSpanId ? { parentSpanContext: { traceId: span.traceId, spanId: span.parentSpanId, traceFlags: 1 } } : {}),
+    parentSpanContext: span.parentSpanId ? { traceId: span.traceId, spanId: span.parentSpanId, traceFlags: 1 } : undefined,
     startTime: start,
     endTime: end,
     status: span.status.message !== undefined ? { code: span.status.code, message: span.status.message } : { code: span.status.code },
@@ -116,7 +117,7 @@ export function toReadableSpan(span: SpanData, resource: Resource): ReadableSpan
     droppedAttributesCount: 0,
     droppedEventsCount: 0,
     droppedLinksCount: 0,
-  };
+  });
 }
 
 /** Start an exporter for `config` (its transport loads in the background). */

@@ -12,6 +12,7 @@ import type { TracingConfig } from './config.js';
 import { createSpanExporter } from './exporter.js';
 import { createRunSpans, type RunSpans } from './run-spans.js';
 import { newSpanId, newTraceId, nowNs, SpanKind, StatusCode, type SpanData } from './span.js';
+import { definedOnly } from '../defined-only.js';
 
 /** A traced native run. */
 export interface NativeRunTrace {
@@ -27,7 +28,7 @@ export function startNativeRunTrace(
   config: TracingConfig,
   run: { env: Readonly<Record<string, string | undefined>>; agents: readonly string[]; model?: string | undefined; prompt: string; onWarning?: (message: string) => void },
 ): NativeRunTrace {
-  const exporter = createSpanExporter(config, { env: run.env, ...(run.onWarning ? { onWarning: run.onWarning } : {}) });
+  const exporter = createSpanExporter(config, definedOnly({ env: run.env, onWarning: run.onWarning }));
   const workflow: SpanData | undefined =
     run.agents.length > 1
       ? {
@@ -43,14 +44,16 @@ export function startNativeRunTrace(
       : undefined;
   let current: RunSpans | undefined;
   const start = (agent: string): RunSpans =>
-    createRunSpans({
-      ...(workflow ? { parent: { traceId: workflow.traceId, spanId: workflow.spanId } } : {}),
-      agentName: agent,
-      provider: agent,
-      ...(run.model ? { model: run.model } : {}),
-      captureContent: config.captureContent,
-      prompt: run.prompt,
-    });
+    createRunSpans(
+      definedOnly({
+        parent: workflow ? { traceId: workflow.traceId, spanId: workflow.spanId } : undefined,
+        agentName: agent,
+        provider: agent,
+        model: run.model || undefined,
+        captureContent: config.captureContent,
+        prompt: run.prompt,
+      }),
+    );
   return {
     agentStarted(agent) {
       // The workflow starts the next agent only after the previous one ran out of quota.
@@ -68,7 +71,7 @@ export function startNativeRunTrace(
       if (workflow) {
         workflow.endNs = nowNs();
         if (!outcome.ok) {
-          workflow.status = { code: StatusCode.ERROR, ...(outcome.error ? { message: outcome.error } : {}) };
+          workflow.status = definedOnly({ code: StatusCode.ERROR, message: outcome.error || undefined });
           workflow.attributes['error.type'] = outcome.error ?? 'failed';
         }
         exporter.add([workflow]);

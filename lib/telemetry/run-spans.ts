@@ -17,6 +17,7 @@
 import { performance } from 'node:perf_hooks';
 import type { OutputEvent } from '../events/index.js';
 import { newSpanId, newTraceId, nowNs, SpanKind, StatusCode, traceparent, type AttributeValue, type SpanData, type TraceParent } from './span.js';
+import { definedOnly } from '../defined-only.js';
 
 /** Characters of captured content per attribute. */
 export const CONTENT_CHARS = 4000;
@@ -77,17 +78,17 @@ export function createRunSpans(options: RunSpanOptions): RunSpans {
   const spanId = options.spanId ?? newSpanId;
   const traceId = options.parent?.traceId ?? newTraceId();
   const provider = providerName(options.provider);
-  const run: SpanData = {
+  const run: SpanData = definedOnly({
     traceId,
     spanId: spanId(),
-    ...(options.parent ? { parentSpanId: options.parent.spanId } : {}),
+    parentSpanId: options.parent ? options.parent.spanId : undefined,
     name: `invoke_agent ${options.agentName}`,
     kind: SpanKind.INTERNAL,
     startNs: clock(),
     endNs: '',
     attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': options.agentName, ...options.attributes },
     status: { code: StatusCode.UNSET },
-  };
+  });
   if (provider) run.attributes['gen_ai.provider.name'] = provider;
   if (options.model) run.attributes['gen_ai.request.model'] = options.model;
   if (options.captureContent && options.prompt !== undefined) run.attributes['gen_ai.input.messages'] = JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: clip(options.prompt) }] }]);
@@ -187,7 +188,7 @@ export function createRunSpans(options: RunSpanOptions): RunSpans {
         run.attributes['gen_ai.usage.output_tokens'] = usage.output;
       }
       if (!outcome.ok) {
-        run.status = { code: StatusCode.ERROR, ...(outcome.error ? { message: outcome.error } : {}) };
+        run.status = definedOnly({ code: StatusCode.ERROR, message: outcome.error || undefined });
         run.attributes['error.type'] = outcome.error ?? 'failed';
       }
       run.endNs = clock();

@@ -7,6 +7,7 @@ import type { OutputEvent } from '../events/index.js';
 import type { TracingConfig } from './config.js';
 import { createSpanExporter } from './exporter.js';
 import { createRunSpans } from './run-spans.js';
+import { definedOnly } from '../defined-only.js';
 
 /** A traced run. */
 export interface RunTrace {
@@ -20,14 +21,16 @@ export function startRunTrace(
   config: TracingConfig,
   run: { env: Readonly<Record<string, string | undefined>>; provider?: string; model?: string; prompt: string; onWarning?: (message: string) => void },
 ): RunTrace {
-  const exporter = createSpanExporter(config, { env: run.env, ...(run.onWarning ? { onWarning: run.onWarning } : {}) });
-  const spans = createRunSpans({
-    agentName: 'minicode',
-    ...(run.provider ? { provider: run.provider } : {}),
-    ...(run.model ? { model: run.model } : {}),
-    captureContent: config.captureContent,
-    prompt: run.prompt,
-  });
+  const exporter = createSpanExporter(config, definedOnly({ env: run.env, onWarning: run.onWarning }));
+  const spans = createRunSpans(
+    definedOnly({
+      agentName: 'minicode',
+      provider: run.provider || undefined,
+      model: run.model || undefined,
+      captureContent: config.captureContent,
+      prompt: run.prompt,
+    }),
+  );
   return {
     onEvent: (event) => spans.onEvent(event),
     async finish(outcome) {

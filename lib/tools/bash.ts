@@ -7,6 +7,7 @@ import { refusalNote } from '../sandbox/refusal.js';
 import { createBoundedCollector } from './truncate.js';
 import { capHeadTail } from './truncate.js';
 import type { Tool, ToolContext, ToolOutcome } from './types.js';
+import { definedOnly } from '../defined-only.js';
 
 type Input = z.infer<typeof BashInput>;
 const JSON_SCHEMA = INPUT_JSON_SCHEMAS.bash!;
@@ -121,7 +122,7 @@ async function runInTerminal(command: string, timeoutMs: number, ctx: ToolContex
   let result: Awaited<ReturnType<NonNullable<typeof ctx.terminal>['run']>>;
   try {
     result = await ctx.terminal!.run(
-      { command: 'bash', args: ['-c', command], cwd: ctx.cwd, outputByteLimit: ctx.limits.maxOutputChars * 4, ...(ctx.toolCallId ? { toolCallId: ctx.toolCallId } : {}) },
+      definedOnly({ command: 'bash', args: ['-c', command], cwd: ctx.cwd, outputByteLimit: ctx.limits.maxOutputChars * 4, toolCallId: ctx.toolCallId || undefined }),
       stop.signal,
     );
   } catch (error) {

@@ -5,6 +5,7 @@ import { EditInput } from './input-schemas.js';
 import { makeFileDiff } from './file-diff.js';
 import { confinePath, fsFailure, isOutcome, resolvePath } from './paths.js';
 import type { Tool, ToolContext, ToolOutcome } from './types.js';
+import { definedOnly } from '../defined-only.js';
 
 type Input = z.infer<typeof EditInput>;
 const JSON_SCHEMA = INPUT_JSON_SCHEMAS.edit!;
@@ -94,7 +95,7 @@ export const editTool: Tool<Input> = {
       summary: `edited ${resolved.display} (${count} ${plural})`,
       output: `Replaced ${count} ${plural} in ${resolved.display}.`,
       receipt: { paths: [resolved.display], bytes: Buffer.byteLength(updated) },
-      fileChanges: [{ path: resolved.display, kind: 'modify', ...(diff ? { diff } : {}) }],
+      fileChanges: [definedOnly({ path: resolved.display, kind: 'modify', diff })],
     };
   },
 };

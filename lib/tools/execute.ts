@@ -8,6 +8,7 @@ import { escalationRequest, RERUN_SUFFIX } from './escalation.js';
 import { capHeadTail } from './truncate.js';
 import type { AnyTool, FileChange, ToolContext, ToolOutcome } from './types.js';
 import { reportDropped } from '../debug.js';
+import { definedOnly } from '../defined-only.js';
 
 /** Output excerpt kept in a tool event; the model still gets the whole (producer-capped) output. Default 4,096 chars. */
 export const EVENT_OUTPUT_MAX = 4_096;
@@ -90,7 +91,7 @@ export function outcomeContent(outcome: ToolOutcome): { content: string; isError
 export async function executeToolCall(options: ExecuteToolCallOptions): Promise<ExecutedToolCall> {
   const { registry, call, ctx, onEvent } = options;
   const clock = options.clock ?? Date.now;
-  const fields = { correlationId: call.id, ...(options.turnId === undefined ? {} : { turnId: options.turnId }) };
+  const fields = definedOnly({ correlationId: call.id, turnId: options.turnId });
   const tool = registry.get(call.name);
   const server = tool?.server === undefined ? {} : { server: tool.server };
   const parsed = parseArguments(call.argumentsText);
@@ -106,17 +107,17 @@ export async function executeToolCall(options: ExecuteToolCallOptions): Promise<
   onEvent(
     draft(
       'tool.started',
-      {
+      definedOnly({
         toolCallId: call.id,
         name: call.name,
         ...server,
         executor: 'minicode',
-        ...(tool ? { kind: tool.kind } : {}),
-        ...(title ? { title: title.split('\n')[0]!.slice(0, 200) } : {}),
-        ...(input === undefined ? {} : { input }),
+        kind: tool ? tool.kind : undefined,
+        title: title ? title.split('\n')[0]!.slice(0, 200) : undefined,
+        input,
         // A client's terminal (ACP) runs the command outside minicode's sandbox.
-        ...(tool?.startsCommands ? { sandbox: ctx.terminal ? 'off' : (ctx.sandbox?.mode ?? 'off') } : {}),
-      },
+        sandbox: tool?.startsCommands ? (ctx.terminal ? 'off' : (ctx.sandbox?.mode ?? 'off')) : undefined,
+      }),
       fields,
     ),
   );
@@ -243,22 +244,22 @@ function emitTerminal(t: TerminalInput): ExecutedToolCall {
     onEvent(
       draft(
         'tool.completed',
-        {
+        definedOnly({
           toolCallId: call.id,
           name: call.name,
           ...server,
           summary: outcome.summary,
           durationMs,
           output: capHeadTail(outcome.output, EVENT_OUTPUT_MAX).text,
-          ...(outcome.receipt ? { receipt: outcome.receipt } : {}),
-        },
+          receipt: outcome.receipt,
+        }),
         fields,
       ),
     );
     emitFileChanges(mergeChanges(observed, outcome.fileChanges), call.id, fields, onEvent);
     if (outcome.plan) {
       const { planId, created, steps, explanation } = outcome.plan;
-      onEvent(draft(created ? 'plan.created' : 'plan.updated', { planId, steps, ...(explanation ? { explanation } : {}) }, fields));
+      onEvent(draft(created ? 'plan.created' : 'plan.updated', definedOnly({ planId, steps, explanation: explanation || undefined }), fields));
     }
     if (outcome.result !== undefined) onEvent(draft('result.produced', { source: 'submit_result', result: outcome.result }, fields));
     for (const finding of outcome.findings ?? []) onEvent(draft('finding.detected', finding, fields));
@@ -266,17 +267,17 @@ function emitTerminal(t: TerminalInput): ExecutedToolCall {
     onEvent(
       draft(
         'tool.failed',
-        {
+        definedOnly({
           toolCallId: call.id,
           name: call.name,
           ...server,
           cause: outcome.cause,
           message: outcome.message,
           durationMs,
-          ...(outcome.hint ? { hint: outcome.hint } : {}),
-          ...(outcome.output ? { output: capHeadTail(outcome.output, EVENT_OUTPUT_MAX).text } : {}),
-          ...(outcome.receipt ? { receipt: outcome.receipt } : {}),
-        },
+          hint: outcome.hint || undefined,
+          output: outcome.output ? capHeadTail(outcome.output, EVENT_OUTPUT_MAX).text : undefined,
+          receipt: outcome.receipt,
+        }),
         fields,
       ),
     );

@@ -5,7 +5,7 @@ import { INPUT_JSON_SCHEMAS } from './input-json-schemas.js';
 import { GrepInput } from './input-schemas.js';
 import { confinePath, isOutcome } from './paths.js';
 import type { Tool } from './types.js';
-import { dropExpected } from '../debug.js';
+import { dropExpected, errnoOf } from '../debug.js';
 
 type Input = z.infer<typeof GrepInput>;
 const JSON_SCHEMA = INPUT_JSON_SCHEMAS.grep!;
@@ -48,8 +48,9 @@ export const grepTool: Tool<Input> = {
         files = [path.basename(resolved.absolute)];
         single = resolved.display;
       } else files = walkFiles(resolved.absolute, { signal: ctx.signal, ignoreRoot: ctx.cwd });
-    } catch {
-      return { status: 'failed', cause: 'FILESYSTEM_ERROR', message: `${resolved.display}: no such file or directory` };
+    } catch (error) {
+      const reason = errnoOf(error) === 'ENOENT' ? 'no such file or directory' : `cannot be read (${errnoOf(error) ?? 'unknown error'})`;
+      return { status: 'failed', cause: 'FILESYSTEM_ERROR', message: `${resolved.display}: ${reason}` };
     }
     const hits: string[] = [];
     let more = false;

@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ApprovalRequest, ToolContext, ToolOutcome } from './types.js';
+import { definedOnly } from '../defined-only.js';
+import { dropExpected } from '../debug.js';
 
 /** A path a tool was given, resolved against the workspace. */
 export interface ResolvedPath {
@@ -23,7 +25,8 @@ function realish(p: string): string {
   for (;;) {
     try {
       return path.join(fs.realpathSync(current), ...missing.reverse());
-    } catch {
+    } catch (error) {
+      dropExpected('resolving a path', error, 'ENOENT', 'ENOTDIR');
       const parent = path.dirname(current);
       if (parent === current) return p;
       missing.push(path.basename(current));
@@ -54,12 +57,12 @@ export async function confinePath(ctx: ToolContext, toolName: string, input: str
   const resolved = resolvePath(ctx, input);
   if (CHANGING_VERBS.has(verb) && inGitInternals(resolved.absolute)) return confineGitInternals(ctx, toolName, resolved, verb);
   if (resolved.allowed) return resolved;
-  const request: ApprovalRequest = {
+  const request: ApprovalRequest = definedOnly({
     toolName,
     action: `${verb} ${resolved.absolute}`,
     reason: 'outside-workspace',
-    ...(ctx.toolCallId === undefined ? {} : { toolCallId: ctx.toolCallId }),
-  };
+    toolCallId: ctx.toolCallId,
+  });
   const decision = await ctx.approve(request);
   if (decision === 'allow' || decision === 'allow-always') return resolved;
   return { status: 'denied', reason: `${verb} outside the workspace denied: ${resolved.absolute} is not under ${ctx.cwd}` };
@@ -82,12 +85,12 @@ export function inGitInternals(absolute: string): boolean {
  * without a person to ask), and the request says that undo cannot take it back.
  */
 async function confineGitInternals(ctx: ToolContext, toolName: string, resolved: ResolvedPath, verb: string): Promise<ResolvedPath | ToolOutcome> {
-  const request: ApprovalRequest = {
+  const request: ApprovalRequest = definedOnly({
     toolName,
     action: `${verb} ${resolved.display} (git's own files: minicode undo cannot take this back)`,
     reason: 'git-internals',
-    ...(ctx.toolCallId === undefined ? {} : { toolCallId: ctx.toolCallId }),
-  };
+    toolCallId: ctx.toolCallId,
+  });
   const decision = await ctx.approve(request);
   if (decision === 'allow' || decision === 'allow-always') return resolved;
   return { status: 'denied', reason: `${verb} of ${resolved.display} denied: it is inside git's own files (.git), which checkpoints do not hold` };

@@ -3,6 +3,7 @@ import { INPUT_JSON_SCHEMAS } from './input-json-schemas.js';
 import { FindingInput, SubmitResultInput } from './input-schemas.js';
 import type { OutputSchema } from '../output-schema/compile.js';
 import type { Finding, Tool } from './types.js';
+import { definedOnly } from '../defined-only.js';
 
 /** The input is the result itself: any JSON object, kept verbatim (unknown keys included). */
 type Input = z.infer<typeof SubmitResultInput>;
@@ -63,14 +64,14 @@ export function createSubmitResultTool(outputSchema?: OutputSchema): Tool<Input>
       submitted = true;
       const findings = extractFindings(input);
       const keys = Object.keys(input);
-      return {
+      return definedOnly({
         status: 'completed',
         summary: `result submitted${findings ? ` with ${findings.length} finding${findings.length === 1 ? '' : 's'}` : ''}`,
         output: 'Result recorded.',
         result: input,
-        ...(findings ? { findings } : {}),
+        findings,
         receipt: { bytes: Buffer.byteLength(JSON.stringify(input)), lines: keys.length },
-      };
+      });
     },
   };
 }

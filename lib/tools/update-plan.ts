@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import { INPUT_JSON_SCHEMAS } from './input-json-schemas.js';
 import { UpdatePlanInput } from './input-schemas.js';
 import type { PlanUpdate, Tool } from './types.js';
+import { definedOnly } from '../defined-only.js';
 
 /** Codex's `update_plan` input: an optional explanation and the whole plan, each step with its status. */
 type Input = z.infer<typeof UpdatePlanInput>;
@@ -28,12 +29,12 @@ export function createUpdatePlanTool(): Tool<Input> {
       const created = planId === undefined;
       planId ??= `plan-${ctx.toolCallId ?? '1'}`;
       const done = input.plan.filter((s) => s.status === 'completed').length;
-      const plan: PlanUpdate = {
+      const plan: PlanUpdate = definedOnly({
         planId,
         created,
         steps: input.plan.map((s, i) => ({ id: `s${i + 1}`, title: s.step, status: s.status })),
-        ...(input.explanation ? { explanation: input.explanation } : {}),
-      };
+        explanation: input.explanation || undefined,
+      });
       return { status: 'completed', summary: `${done}/${input.plan.length} steps completed`, output: 'Plan updated.', plan };
     },
   };

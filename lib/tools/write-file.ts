@@ -7,6 +7,7 @@ import { makeFileDiff } from './file-diff.js';
 import { confinePath, fsFailure, isOutcome, resolvePath } from './paths.js';
 import type { Tool, ToolContext } from './types.js';
 import { dropExpected } from '../debug.js';
+import { definedOnly } from '../defined-only.js';
 
 type Input = z.infer<typeof WriteFileInput>;
 const JSON_SCHEMA = INPUT_JSON_SCHEMAS.write_file!;
@@ -67,7 +68,7 @@ export const writeFileTool: Tool<Input> = {
       summary: `${existed ? 'wrote' : 'created'} ${resolved.display} (${bytes} bytes)`,
       output: `${existed ? 'Wrote' : 'Created'} ${resolved.display} (${bytes} bytes).`,
       receipt: { bytes, paths: [resolved.display] },
-      fileChanges: [{ path: resolved.display, kind, ...(diff ? { diff } : {}) }],
+      fileChanges: [definedOnly({ path: resolved.display, kind, diff })],
     };
   },
 };

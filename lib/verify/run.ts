@@ -1,6 +1,7 @@
 import { bashTool } from '../tools/bash.js';
 import type { SandboxSettings } from '../sandbox/settings.js';
 import { DEFAULT_TOOL_LIMITS } from '../tools/types.js';
+import { definedOnly } from '../defined-only.js';
 
 /** The `verify` field of a success summary (seed automation-ci): present only when it ran. */
 export interface VerifyReport {
@@ -52,5 +53,5 @@ export async function runVerify(
   const ok = outcome.status === 'completed';
   const output = outcome.status === 'denied' ? outcome.reason : outcome.status === 'completed' ? outcome.output : (outcome.output ?? outcome.message);
   const exitCode = outcome.status === 'denied' ? undefined : outcome.receipt?.exitCode;
-  return { report: { active: true, ok, command }, ...(exitCode === undefined ? {} : { exitCode }), output, durationMs };
+  return definedOnly({ report: { active: true, ok, command }, exitCode, output, durationMs });
 }

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../lib/config.js';
+import { loadConfig } from '../../lib/config-files.js';
 import { hasCode } from '../../lib/errors.js';
 import { detectVerifyCommand, resolveVerifyCommand } from '../../lib/verify/detect.js';
 
@@ -15,9 +15,9 @@ function dir(files: Record<string, string> = {}): string {
   return root;
 }
 
-function thrown(fn: () => unknown): unknown {
+async function thrown(fn: () => Promise<unknown>): Promise<unknown> {
   try {
-    fn();
+    await fn();
   } catch (error) {
     return error;
   }
@@ -25,45 +25,45 @@ function thrown(fn: () => unknown): unknown {
 }
 
 describe('loadConfig', () => {
-  it('reads $MINICODE_HOME/config.json and returns an empty config when there is none', () => {
+  it('reads $MINICODE_HOME/config.json and returns an empty config when there is none', async () => {
     const home = dir({ 'config.json': '{"provider":"anthropic","model":"claude-sonnet-4-5"}' });
-    expect(loadConfig({ env: { MINICODE_HOME: home }, cwd: dir() }).config).toEqual({ provider: 'anthropic', model: 'claude-sonnet-4-5' });
-    expect(loadConfig({ env: {}, home: dir(), cwd: dir() })).toEqual({ config: {}, sources: [] });
+    expect((await loadConfig({ env: { MINICODE_HOME: home }, cwd: dir() })).config).toEqual({ provider: 'anthropic', model: 'claude-sonnet-4-5' });
+    expect(await loadConfig({ env: {}, home: dir(), cwd: dir() })).toEqual({ config: {}, sources: [] });
   });
 
-  it('reads ~/.config/minicode/config.json without MINICODE_HOME', () => {
+  it('reads ~/.config/minicode/config.json without MINICODE_HOME', async () => {
     const home = dir({ '.config/minicode/config.json': '{"maxSteps":7}' });
-    expect(loadConfig({ env: {}, home, cwd: dir() }).config).toEqual({ maxSteps: 7 });
+    expect((await loadConfig({ env: {}, home, cwd: dir() })).config).toEqual({ maxSteps: 7 });
   });
 
-  it('ignores the local config unless allowed, and says so', () => {
+  it('ignores the local config unless allowed, and says so', async () => {
     const cwd = dir({ '.minicode/config.json': '{"provider":"ollama"}' });
     const home = dir();
-    const ignored = loadConfig({ env: { MINICODE_HOME: home }, cwd });
+    const ignored = await loadConfig({ env: { MINICODE_HOME: home }, cwd });
     expect(ignored.config).toEqual({});
     expect(ignored.ignoredLocal).toBe(path.join(cwd, '.minicode/config.json'));
-    expect(loadConfig({ env: { MINICODE_HOME: home }, cwd, allowLocalConfig: true }).config).toEqual({ provider: 'ollama' });
+    expect((await loadConfig({ env: { MINICODE_HOME: home }, cwd, allowLocalConfig: true })).config).toEqual({ provider: 'ollama' });
   });
 
-  it('reads a config that starts with a UTF-8 byte order mark (Notepad, PowerShell)', () => {
+  it('reads a config that starts with a UTF-8 byte order mark (Notepad, PowerShell)', async () => {
     const home = dir({ 'config.json': '\ufeff{"provider":"anthropic","maxSteps":3}' });
-    expect(loadConfig({ env: { MINICODE_HOME: home }, cwd: dir() }).config).toEqual({ provider: 'anthropic', maxSteps: 3 });
+    expect((await loadConfig({ env: { MINICODE_HOME: home }, cwd: dir() })).config).toEqual({ provider: 'anthropic', maxSteps: 3 });
   });
 
-  it('reports invalid JSON and a wrong type as MINICODE_E_CONFIG_INVALID with an action', () => {
+  it('reports invalid JSON and a wrong type as MINICODE_E_CONFIG_INVALID with an action', async () => {
     const badJson = dir({ 'config.json': '{"provider":' });
-    const e1 = thrown(() => loadConfig({ env: { MINICODE_HOME: badJson }, cwd: dir() }));
+    const e1 = await thrown(() => loadConfig({ env: { MINICODE_HOME: badJson }, cwd: dir() }));
     expect(hasCode(e1, 'MINICODE_E_CONFIG_INVALID')).toBe(true);
     const badType = dir({ 'config.json': '{"maxSteps":"many"}' });
-    const e2 = thrown(() => loadConfig({ env: { MINICODE_HOME: badType }, cwd: dir() }));
+    const e2 = await thrown(() => loadConfig({ env: { MINICODE_HOME: badType }, cwd: dir() }));
     expect(hasCode(e2, 'MINICODE_E_CONFIG_INVALID')).toBe(true);
     expect((e2 as { action?: string }).action).toContain('maxSteps');
   });
 
-  it('reports an unreadable config as MINICODE_E_CONFIG_UNREADABLE', () => {
+  it('reports an unreadable config as MINICODE_E_CONFIG_UNREADABLE', async () => {
     const home = dir();
     fs.mkdirSync(path.join(home, 'config.json'));
-    const error = thrown(() => loadConfig({ env: { MINICODE_HOME: home }, cwd: dir() }));
+    const error = await thrown(() => loadConfig({ env: { MINICODE_HOME: home }, cwd: dir() }));
     expect(hasCode(error, 'MINICODE_E_CONFIG_UNREADABLE')).toBe(true);
   });
 });

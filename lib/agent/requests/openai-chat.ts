@@ -43,6 +43,7 @@ function isOpenAI(baseUrl: string): boolean {
   try {
     return new URL(baseUrl).hostname === 'api.openai.com';
   } catch {
+    // Not a URL (refused where the provider is chosen): not OpenAI's.
     return false;
   }
 }

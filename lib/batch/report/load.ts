@@ -11,6 +11,7 @@ import { scrubArtefact } from '../../artefacts.js';
 import { MinicodeError } from '../../errors.js';
 import type { BatchSummary } from '../batch.js';
 import type { BatchRecord } from '../records.js';
+import { dropExpected } from '../../debug.js';
 
 /** Longest prompt kept per line (the report shows a head, not the whole prompt). */
 export const PROMPT_CHARS = 4000;
@@ -58,6 +59,7 @@ function readSummary(dir: string): Partial<BatchSummary> | undefined {
     const s = JSON.parse(fs.readFileSync(path.join(dir, 'summary.json'), 'utf8')) as unknown;
     return s && typeof s === 'object' && !Array.isArray(s) ? (s as Partial<BatchSummary>) : undefined;
   } catch {
+    // Absent or damaged: the report goes on without it.
     return undefined;
   }
 }
@@ -68,7 +70,8 @@ function readPrompts(input: unknown): Map<string, string> {
   let text: string;
   try {
     text = fs.readFileSync(input, 'utf8');
-  } catch {
+  } catch (error) {
+    dropExpected('batch report: reading the input prompts', error, 'ENOENT');
     return prompts;
   }
   for (const row of text.split('\n')) {

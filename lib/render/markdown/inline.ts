@@ -1,6 +1,7 @@
 import type { ChalkInstance } from 'chalk';
 import type { Token } from 'marked';
 import { displayWidth, wrapToWidth } from '../width.js';
+import { definedOnly } from '../../defined-only.js';
 
 /**
  * Inline Markdown (emphasis, code spans, links) as styled pieces, and word wrapping of those
@@ -63,11 +64,11 @@ export function inlinePieces(tokens: readonly Token[] | undefined, chalk: ChalkI
         break;
       case 'text':
         if (t.tokens && t.tokens.length > 0) out.push(...inlinePieces(t.tokens, chalk, style));
-        else out.push({ text: t.text ?? '', ...(style ? { style } : {}) });
+        else out.push(definedOnly({ text: t.text ?? '', style }));
         break;
       default:
         // escape, html and anything newer: its text as written.
-        out.push({ text: t.text ?? t.raw, ...(style ? { style } : {}) });
+        out.push(definedOnly({ text: t.text ?? t.raw, style }));
     }
   }
   return out;
