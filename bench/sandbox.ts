@@ -99,7 +99,11 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
       { label: 'bash -c true: sandboxed / unsandboxed, p50', value: median(boxed) / median(plain) },
       { label: 'bash -c true: sandboxed / bare bwrap, p50', value: median(boxed) / median(floor) },
     ],
-    notes: [`${n} launches of each, rotated; load average ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cores`],
+    notes: [
+      `${n} launches of each, rotated; load average ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cores`,
+      `bare bwrap's own overhead is the floor of any bwrap launcher: ${floorOverhead.toFixed(1)} ms at p50 in this run${floorOverhead > 15 ? ', above the 15 ms target, which no bwrap launcher can meet on this machine' : ''}`,
+      `the launcher's sandbox: ${backend.kind === 'bwrap' && backend.hardened ? 'with the seccomp filter and --disable-userns' : 'namespaces and mounts only (no seccomp layer on this machine)'}`,
+    ],
   };
 }
 

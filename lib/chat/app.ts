@@ -14,7 +14,7 @@ import type { ApprovalDecision, ApprovalRequest } from '../tools/types.js';
 import { MinicodeError } from '../errors.js';
 import type { OutputEvent } from '../events/index.js';
 import { initialState, reduce, type ReducerState } from '../reducer/index.js';
-import { colorLevel, createTtyRenderer, diffLines, diffStat, liveDiffBound, viewOf, type FactLine, type LiveRenderer } from '../render/index.js';
+import { approvalQuestion, colorLevel, createTtyRenderer, diffLines, liveDiffBound, oneLine, viewOf, type FactLine, type LiveRenderer } from '../render/index.js';
 import type { FileDiff } from '../events/index.js';
 import type { EventStore } from '../store/index.js';
 import { wrapToWidth } from '../render/width.js';
@@ -148,7 +148,7 @@ export function runChatApp(options: ChatAppOptions): Promise<number> {
     const lines: (string | FactLine)[] = footer();
     if (turn.approval) {
       const diff = turn.approvalDiff;
-      lines.push(...wrapToWidth(`Approve? ${turn.approvalText ?? ''}${diff ? ` (${diffStat(diff)})` : ''}`, columns() - 1));
+      lines.push(...wrapToWidth(turn.approvalText ?? '', columns() - 1));
       if (diff) lines.push(...diffLines(diff, liveDiffBound(output.rows)));
       lines.push(...wrapToWidth('Answer: y allow once, a allow always, n deny', columns() - 1));
     } else if (turn.ask) lines.push(`? ${turn.ask.question}`, `answer${PROMPT}${textOf(editor).replace(/\n/g, ' ⏎ ')}`);
@@ -203,7 +203,7 @@ export function runChatApp(options: ChatAppOptions): Promise<number> {
         const onAbort = (): void => settle('cancelled');
         abort.signal.addEventListener('abort', onAbort, { once: true });
         current.approval = settle;
-        current.approvalText = `${request.toolName} wants to ${request.action}`;
+        current.approvalText = approvalQuestion({ toolName: oneLine(request.toolName), action: oneLine(request.action, 2000), ...(request.diff ? { diff: request.diff } : {}) });
         current.approvalDiff = request.diff;
         current.renderer.refresh?.();
       });

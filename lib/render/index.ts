@@ -21,6 +21,7 @@ export type { LiveRenderer, TtyRendererOptions } from './tty.js';
 export { liveDiffBound } from './tty.js';
 export { diffLines, diffStat, DIFF_DISPLAY_LINES } from './diff.js';
 export type { FactLine } from './format.js';
+export { approvalQuestion } from './format.js';
 
 /** Which renderer: `tty` (falls back to linear when the stream is not a TTY), `linear`, `jsonl`. */
 export type RendererKind = 'tty' | 'linear' | 'jsonl';

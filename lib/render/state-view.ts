@@ -50,6 +50,7 @@ function toolView(state: ReducerState, tool: ToolState): ToolView {
   if (tool.reason !== undefined) view.reason = oneLine(tool.reason);
   if (tool.summary !== undefined) view.summary = oneLine(tool.summary);
   if (tool.receipt?.exitCode !== undefined) view.exitCode = tool.receipt.exitCode;
+  if (tool.output !== undefined) view.output = displayText(tool.output);
   const progress = Object.prototype.hasOwnProperty.call(state.live.toolProgress, tool.toolCallId) ? state.live.toolProgress[tool.toolCallId] : undefined;
   if (progress !== undefined)
     view.progress = oneLine(

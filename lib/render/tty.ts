@@ -4,8 +4,8 @@ import { colorLevel, createLineStyler, diffColor, type ColorLevel } from './colo
 import { DIFF_DISPLAY_LINES, diffLines } from './diff.js';
 import { oneLine } from './display-text.js';
 import { formatDuration } from './duration.js';
-import { APPROVAL_PENDING_LABEL, approvalRequestText, factLines, plainLine, summaryLines, toolIdentity, type FactLine } from './format.js';
-import { createLinearRenderer, verifyLine } from './linear.js';
+import { APPROVAL_PENDING_LABEL, approvalQuestion, approvalRequestText, factLines, plainLine, summaryLines, toolHeader, toolIdentity, type FactLine } from './format.js';
+import { createLinearRenderer, partialLines, verifyLine } from './linear.js';
 import { projectEvent, projectFinish, type Fact } from './projection.js';
 import { projectSummary } from './summary.js';
 import type { FinishExtra, Renderer, Verbosity, Writer } from './types.js';
@@ -40,6 +40,8 @@ export interface TerminalStream {
   readonly isTTY?: boolean;
   readonly columns?: number;
   readonly rows?: number;
+  /** The size asked of the terminal now (`tty.WriteStream`): `columns` changes only once SIGWINCH is handled. */
+  getWindowSize?(): [number, number];
   on?(event: 'resize', listener: () => void): unknown;
   off?(event: 'resize', listener: () => void): unknown;
 }
@@ -123,6 +125,19 @@ function noteAfter(event: OutputEvent, note: string | undefined): string | undef
   return KEEPS_NOTE.has(event.type) ? note : undefined;
 }
 
+/** The terminal's width now: asked of the terminal when the stream can, else its last known `columns`. */
+function currentColumns(stream: TerminalStream | undefined): number | undefined {
+  if (stream?.getWindowSize) {
+    try {
+      const [cols] = stream.getWindowSize();
+      if (cols > 0) return cols;
+    } catch {
+      // A stream that is no longer a terminal (closed, detached) has no size: fall back to `columns`.
+    }
+  }
+  return stream?.columns;
+}
+
 /** Erase `rows` screen rows ending at the cursor's row, leaving the cursor at column 0 of the first. */
 export function eraseRows(rows: number): string {
   if (rows <= 0) return '';
@@ -149,7 +164,9 @@ export function createTtyRenderer<S>(options: TtyRendererOptions<S>): LiveRender
   const interval = options.spinnerIntervalMs ?? 80;
   const maxTextRows = options.maxLiveTextRows ?? 8;
   const stream = options.stream;
-  const columns = (): number => Math.max(10, stream?.columns ?? options.defaultColumns ?? 80);
+  // The width is asked of the terminal on every redraw: a timer frame between a resize and its
+  // SIGWINCH would otherwise erase by the rows of the old width while the terminal has reflowed.
+  const columns = (): number => Math.max(10, currentColumns(stream) ?? options.defaultColumns ?? 80);
   // A diff in the live region leaves room for the rest of it on a short terminal.
   const liveDiffRows = (): number => liveDiffBound(stream?.rows);
 
@@ -167,6 +184,8 @@ export function createTtyRenderer<S>(options: TtyRendererOptions<S>): LiveRender
    * text an earlier renderer left partial (a chat's cancelled turn): not this one's to show.
    */
   const streamed = new Set<string>();
+  /** Streamed messages already settled as partial text (a stopped turn's answer). */
+  const partials = new Set<string>();
   let showReasoning = options.showReasoning ?? false;
   /** The latest producer note (`task.progress`, a retry wait) until another event overtakes it. */
   let note: string | undefined;
@@ -194,7 +213,7 @@ export function createTtyRenderer<S>(options: TtyRendererOptions<S>): LiveRender
       else push(plainLine(line), (t) => (line.tone && level > 0 ? diffColor(chalk, line.tone)(t) : t));
     };
     for (const m of view.liveMessages()) {
-      if (!streamed.has(`m:${m.messageId}`)) continue;
+      if (!streamed.has(`m:${m.messageId}`) || partials.has(m.messageId)) continue;
       const md = renderMarkdown(m.text, width, chalk);
       if (md) {
         for (const row of md.slice(-maxTextRows)) push(row.plain, (fitted) => (fitted === row.plain ? row.styled : fitted));
@@ -203,30 +222,43 @@ export function createTtyRenderer<S>(options: TtyRendererOptions<S>): LiveRender
       const rows = wrapToWidth(m.text.replace(/\t/g, '  '), width);
       for (const row of rows.slice(-maxTextRows)) push(row);
     }
+    const turn = view.activeTurn();
     for (const r of view.liveReasoning()) {
       if (!streamed.has(`r:${r.reasoningId}`)) continue;
       const folded = verbosity === 'normal' && !showReasoning;
+      // Folded reasoning during a turn is the activity line's `thinking`: not a second line.
+      if (folded && turn) continue;
       if (folded || r.text === '') push(`${spin} thinking…`, (t) => chalk.dim(t));
       else for (const row of wrapToWidth(r.text, width).slice(-3)) push(row, (t) => chalk.dim(t));
     }
     const at = now();
     for (const tool of view.runningTools()) {
       const elapsed = tool.startedAt !== undefined ? ` ${formatDuration(Math.max(0, at - tool.startedAt))}` : '';
-      const head = `${spin} running`;
-      push(`${head} ${ids ? `${toolIdentity(tool)}${tool.title ? ` ${tool.title}` : ''}` : toolIdentity(tool, false)}${elapsed}`, (t) => chalk.cyan(head) + t.slice(head.length));
-      if (tool.progress) push(`  ${tool.progress}`, (t) => chalk.dim(t));
+      if (ids) {
+        const head = `${spin} running`;
+        push(`${head} ${toolIdentity(tool)}${tool.title ? ` ${tool.title}` : ''}${elapsed}`, (t) => chalk.cyan(head) + t.slice(head.length));
+        if (tool.progress) push(`  ${tool.progress}`, (t) => chalk.dim(t));
+        continue;
+      }
+      // The call's block while it runs: its header, then the latest line of its output.
+      const head = `${spin} ${toolHeader(tool)}`;
+      push(`${head}${elapsed}`, (t) => chalk.cyan(t.slice(0, spin.length)) + t.slice(spin.length));
+      if (tool.progress) push(`  ⎿ ${tool.progress}`, (t) => chalk.dim(t));
     }
     // An interactive surface with a footer asks for approvals there, with its keys: shown once.
     for (const open of options.footer ? [] : view.openApprovals()) {
       const a = { ...open, ...approvalExtras.get(open.approvalId) };
-      const request = approvalRequestText(a, ids);
-      const text = `${APPROVAL_PENDING_LABEL}${ids ? ` ${a.approvalId}` : ''}: ${request}`;
-      push(text, (t) => chalk.yellow(APPROVAL_PENDING_LABEL) + t.slice(APPROVAL_PENDING_LABEL.length));
+      if (ids) {
+        const text = `${APPROVAL_PENDING_LABEL} ${a.approvalId}: ${approvalRequestText(a, ids)}`;
+        push(text, (t) => chalk.yellow(APPROVAL_PENDING_LABEL) + t.slice(APPROVAL_PENDING_LABEL.length));
+      } else {
+        const options = a.options.length > 0 ? ` (${a.options.join(' / ')})` : '';
+        push(`? ${approvalQuestion(a)}${options}`, (t) => chalk.yellow('?') + t.slice(1));
+      }
       if (a.diff) for (const line of diffLines(a.diff, liveDiffRows())) pushLine(line);
     }
     // While a turn runs, its activity is the last line above the footer: it moves every frame,
     // so a stalled stream still shows time passing.
-    const turn = view.activeTurn();
     if (turn) {
       const text = activityText(view, { streamed, note });
       const elapsed = turn.startedAt === undefined ? undefined : at - turn.startedAt;
@@ -278,6 +310,12 @@ export function createTtyRenderer<S>(options: TtyRendererOptions<S>): LiveRender
     }
   }
 
+  /** Streamed text that never completed, once per message; marked partial at the end of the run. */
+  function partialsOf(atEnd: boolean): FactLine[] {
+    if (state === undefined) return [];
+    return partialLines(options.viewOf(state), partials, atEnd, { shown: (id) => streamed.has(`m:${id}`), lines: messageLines, ids });
+  }
+
   /** Model text as Markdown rows when the tokenizer is loaded, else as it arrived. */
   function messageLines(text: string): FactLine[] {
     const md = renderMarkdown(text, columns() - 1, chalk);
@@ -301,6 +339,8 @@ export function createTtyRenderer<S>(options: TtyRendererOptions<S>): LiveRender
     if (fact.kind === 'approval.requested') approvalExtras.set(fact.approval.approvalId, definedOnly({ options: fact.approval.options, diff: fact.approval.diff }));
     if (fact.kind === 'approval.settled') approvalExtras.delete(fact.approvalId);
     if (fact.kind === 'message') return [...messageLines(fact.text), ...factLines({ ...fact, text: '' }, ids)];
+    // A turn that ends (stopped, failed) with an answer half streamed: its text first, then how it ended.
+    if (fact.kind === 'task' && !ids) return [...partialsOf(false), ...factLines(fact, ids)];
     // The live region (or the interactive footer) shows a pending approval; only its answer settles.
     if (fact.kind === 'approval.requested' && !ids) return [];
     return factLines(fact, ids);
@@ -330,11 +370,7 @@ export function createTtyRenderer<S>(options: TtyRendererOptions<S>): LiveRender
       const view = options.viewOf(next);
       const settled: FactLine[] = [];
       // Text that streamed but never completed: shown as it arrived, marked partial.
-      for (const m of view.liveMessages()) {
-        if (m.text === '' || !streamed.has(`m:${m.messageId}`)) continue;
-        settled.push(...messageLines(m.text));
-        settled.push({ status: 'partial', label: '◐ partial', text: `message ${m.messageId} did not complete` });
-      }
+      settled.push(...partialsOf(true));
       for (const fact of projectFinish(view, printed)) settled.push(...linesOf(fact));
       if (options.summary !== false) {
         const summary = projectSummary(view.run(), extra);

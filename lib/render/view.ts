@@ -26,6 +26,8 @@ export interface ToolView {
   readonly exitCode?: number;
   /** Latest live progress line, if any. */
   readonly progress?: string;
+  /** The bounded output excerpt of a settled call, display-safe (lines kept). */
+  readonly output?: string;
   /** A terminal arrived without a start (flagged in diagnostics). */
   readonly incomplete?: boolean;
 }

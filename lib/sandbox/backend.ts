@@ -6,14 +6,19 @@
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { MinicodeError } from '../errors.js';
 import { bwrapArgs } from './bwrap.js';
 import { planSandbox } from './plan.js';
+import { seccompProgram, seccompTables } from './seccomp.js';
 import type { SandboxSettings } from './settings.js';
 
-/** A backend and the executable that runs it. */
-export type SandboxBackend = { kind: 'bwrap'; command: string } | { kind: 'seatbelt'; command: string };
+/**
+ * A backend and the executable that runs it. `hardened` (bwrap): the seccomp filter
+ * (seccomp.ts) and `--disable-userns` work here too, and every command gets them.
+ */
+export type SandboxBackend = { kind: 'bwrap'; command: string; hardened: boolean } | { kind: 'seatbelt'; command: string };
 
 /** The one line that says how to get a backend on this platform. */
 export function installHint(platform: NodeJS.Platform = process.platform): string {
@@ -37,18 +42,46 @@ function onPath(name: string, env: NodeJS.ProcessEnv): string | undefined {
   return undefined;
 }
 
-const probed = new Map<string, boolean>();
+const probed = new Map<string, { works: boolean; hardened: boolean }>();
 
-/** True when `bwrap` can set up the namespaces a command gets (tried once per executable). */
-function bwrapWorks(command: string): boolean {
-  let works = probed.get(command);
-  if (works === undefined) {
-    const probe: SandboxSettings = { mode: 'read-only', network: false, allowHosts: [], readDeny: [], writeAllow: [], env: { inherit: 'all', pass: [] } };
-    const result = spawnSync(command, [...bwrapArgs(planSandbox(probe, '/')), '--', 'true'], { stdio: 'ignore', timeout: 10_000 });
-    works = result.status === 0;
-    probed.set(command, works);
+/** The descriptor bwrap reads the seccomp program from (the spawn's fourth stdio entry). */
+export const SECCOMP_FD = 3;
+
+/** True when `command` exits 0 under bwrap with `args` (and, with `program`, that seccomp program on fd 3). */
+function runs(command: string, args: string[], program?: Buffer): boolean {
+  let file: string | undefined;
+  let fd: number | undefined;
+  try {
+    if (program) {
+      file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-probe-')), 'seccomp.bpf');
+      fs.writeFileSync(file, program);
+      fd = fs.openSync(file, 'r');
+    }
+    const result = spawnSync(command, [...args, '--', 'true'], { stdio: ['ignore', 'ignore', 'ignore', ...(fd === undefined ? [] : [fd])], timeout: 10_000 });
+    return result.status === 0;
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+    if (file) fs.rmSync(path.dirname(file), { recursive: true, force: true });
   }
-  return works;
+}
+
+/**
+ * Whether `bwrap` can set up the namespaces a command gets, and whether the hardening layers
+ * (seccomp, no nested user namespaces) work on top (an older bwrap lacks `--disable-userns`):
+ * tried once per executable.
+ */
+function bwrapProbe(command: string): { works: boolean; hardened: boolean } {
+  let probe = probed.get(command);
+  if (probe === undefined) {
+    const settings: SandboxSettings = { mode: 'read-only', network: false, allowHosts: [], readDeny: [], writeAllow: [], env: { inherit: 'all', pass: [] } };
+    const args = bwrapArgs(planSandbox(settings, '/'));
+    const tables = seccompTables();
+    const works = runs(command, args);
+    const hardened = works && tables !== undefined && runs(command, bwrapArgs(planSandbox(settings, '/'), undefined, SECCOMP_FD), seccompProgram(tables));
+    probe = { works, hardened };
+    probed.set(command, probe);
+  }
+  return probe;
 }
 
 /** This machine's backend, or undefined when there is none that works. */
@@ -57,8 +90,9 @@ export function findSandboxBackend(env: NodeJS.ProcessEnv = process.env, platfor
   if (platform !== 'linux') return undefined;
   const named = env.MINICODE_BWRAP;
   const command = named !== undefined ? named || undefined : onPath('bwrap', env);
-  if (!command || !bwrapWorks(command)) return undefined;
-  return { kind: 'bwrap', command };
+  if (!command) return undefined;
+  const probe = bwrapProbe(command);
+  return probe.works ? { kind: 'bwrap', command, hardened: probe.hardened } : undefined;
 }
 
 /**

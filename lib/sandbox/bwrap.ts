@@ -22,8 +22,12 @@
 import type { SandboxPlan } from './plan.js';
 import { SANDBOX_PROXY_SOCKET } from './proxy-bridge.js';
 
-/** The bwrap arguments for `plan`, before `--` and the command; `proxySocket`: the host path of the command's proxy. */
-export function bwrapArgs(plan: SandboxPlan, proxySocket?: string): string[] {
+/**
+ * The bwrap arguments for `plan`, before `--` and the command; `proxySocket`: the host path of
+ * the command's proxy; `seccompFd`: the descriptor carrying the seccomp program (seccomp.ts),
+ * which also turns on `--disable-userns` (no nested user namespaces; it needs `--unshare-user`).
+ */
+export function bwrapArgs(plan: SandboxPlan, proxySocket?: string, seccompFd?: number): string[] {
   const args: string[] = [];
   for (const entry of plan.root) {
     if (entry.kind === 'symlink') args.push('--symlink', entry.target, `/${entry.name}`);
@@ -48,6 +52,7 @@ export function bwrapArgs(plan: SandboxPlan, proxySocket?: string): string[] {
   if (proxySocket !== undefined) args.push('--ro-bind', proxySocket, SANDBOX_PROXY_SOCKET);
   args.push('--unshare-pid', '--die-with-parent', '--new-session', '--cap-drop', 'ALL');
   if (!plan.network) args.push('--unshare-net');
+  if (seccompFd !== undefined) args.push('--unshare-user', '--disable-userns', '--seccomp', String(seccompFd));
   args.push('--chdir', plan.cwd);
   return args;
 }

@@ -15,10 +15,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { SECCOMP_FD } from './backend.js';
 import { bwrapArgs } from './bwrap.js';
 import { startAllowlistProxy, type AllowlistProxy } from './network-proxy.js';
 import { planSandbox } from './plan.js';
 import { bridgedCommand, proxyEnv } from './proxy-bridge.js';
+import { seccompProgram, seccompTables } from './seccomp.js';
 import { seatbeltProfile } from './seatbelt.js';
 import type { SandboxSettings } from './settings.js';
 
@@ -58,7 +60,7 @@ export function signalProcess(pid: number | undefined, signal: NodeJS.Signals, g
 }
 
 /** What to spawn for `command args` under `sandbox`: the backend's executable and arguments, its proxy, and a clean-up. */
-function wrap(command: string, args: string[], options: LaunchOptions): { file: string; argv: string[]; env: Record<string, string>; proxy?: AllowlistProxy; cleanup?: () => void } {
+function wrap(command: string, args: string[], options: LaunchOptions): { file: string; argv: string[]; env: Record<string, string>; proxy?: AllowlistProxy; seccomp?: Buffer; cleanup?: () => void } {
   const sandbox = options.sandbox;
   if (!sandbox || sandbox.mode === 'off') return { file: command, argv: args, env: options.env };
   const backend = sandbox.backend;
@@ -68,15 +70,19 @@ function wrap(command: string, args: string[], options: LaunchOptions): { file: 
   const proxied = plan.allowHosts.length > 0;
   if (backend.kind === 'bwrap') {
     const env = { ...options.env, TMPDIR: '/tmp' };
-    if (!proxied) return { file: backend.command, argv: [...bwrapArgs(plan), '--', command, ...args], env };
+    const tables = backend.hardened ? seccompTables() : undefined;
+    const seccomp = tables ? { seccomp: seccompProgram(tables) } : {};
+    const fd = tables ? SECCOMP_FD : undefined;
+    if (!proxied) return { file: backend.command, argv: [...bwrapArgs(plan, undefined, fd), '--', command, ...args], env, ...seccomp };
     // A private folder (mode 0700) for the socket: nobody else on the host can use the proxy.
     const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-proxy-'));
     const proxy = startAllowlistProxy(plan.allowHosts, { path: path.join(folder, 'proxy.sock') });
     return {
       file: backend.command,
-      argv: [...bwrapArgs(plan, proxy.address), '--', ...bridgedCommand(process.execPath, command, args)],
+      argv: [...bwrapArgs(plan, proxy.address, fd), '--', ...bridgedCommand(process.execPath, command, args)],
       env,
       proxy,
+      ...seccomp,
       cleanup: () => {
         proxy.close();
         fs.rmSync(folder, { recursive: true, force: true });
@@ -102,8 +108,16 @@ function wrap(command: string, args: string[], options: LaunchOptions): { file: 
 /** Start `command args`, sandboxed when `options.sandbox` says so. */
 export function launch(command: string, args: string[], options: LaunchOptions): LaunchedChild {
   const detached = options.detached ?? false;
-  const { file, argv, env, proxy, cleanup } = wrap(command, args, options);
-  const child = spawn(file, argv, { cwd: options.cwd, env, detached, stdio: [options.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'], windowsHide: true });
+  const { file, argv, env, proxy, seccomp, cleanup } = wrap(command, args, options);
+  // The seccomp program goes to bwrap on a pipe of its own (fd 3), read whole before the command starts.
+  const stdio: ('pipe' | 'ignore')[] = [options.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe', ...(seccomp ? ['pipe' as const] : [])];
+  const child = spawn(file, argv, { cwd: options.cwd, env, detached, stdio, windowsHide: true });
+  if (seccomp) {
+    const channel = child.stdio[SECCOMP_FD] as NodeJS.WritableStream & { on(event: 'error', listener: () => void): void };
+    // bwrap gone before reading it (a failed start): its own error and exit status say why.
+    channel.on('error', () => {});
+    channel.end(seccomp);
+  }
   if (cleanup) child.once('close', cleanup);
   return Object.assign(child, {
     killGroup: (signal: NodeJS.Signals) => signalProcess(child.pid, signal, detached),

@@ -64,6 +64,14 @@ export interface SandboxSettingsInput {
 }
 
 /**
+ * Where host daemons that act for the user listen: a unix socket on a visible path can be
+ * connected to from inside (it is no write, and the network namespace does not cover it), and
+ * the daemon behind it (Docker, the user's D-Bus session bus and agents under `/run/user`) may
+ * act outside the sandbox. Hidden by default; a missing one is skipped.
+ */
+const HOST_DAEMON_SOCKETS = ['/run/docker.sock', '/run/podman', '/run/containerd', '/run/user'];
+
+/**
  * The credential paths hidden by default: keys and tokens a command has no business reading,
  * and minicode's own folders (config with provider keys, the store with every session).
  * `/etc/shadow` and `/etc/gshadow` too: a sandbox entered as root keeps uid 0, and the owner
@@ -71,7 +79,7 @@ export interface SandboxSettingsInput {
  */
 export function defaultReadDeny(home: string, minicodeHome: string, storeDir: string): string[] {
   const inHome = ['.ssh', '.aws', '.config/gcloud', '.netrc', '.docker/config.json', '.gnupg', '.kube/config', '.npmrc', '.pypirc', '.git-credentials'];
-  return [...inHome.map((p) => path.join(home, p)), minicodeHome, storeDir, '/etc/shadow', '/etc/gshadow'];
+  return [...inHome.map((p) => path.join(home, p)), minicodeHome, storeDir, '/etc/shadow', '/etc/gshadow', ...HOST_DAEMON_SOCKETS];
 }
 
 /** `~/x` and relative paths of the config made absolute (relative to the workspace). */

@@ -43,7 +43,7 @@ describe.skipIf(!HAVE_TMUX).each([120, 60])('the activity line at %i columns', (
     for (const t of terms) t.kill();
   });
 
-  it('moves while the model stream stalls, asks for the bash call, and is gone once the turn ends', async () => {
+  it('moves while the model stream stalls, asks for the bash call, shows its output preview, and is gone once the turn ends', async () => {
     const t = startTerm(['chat', '--provider', 'replay', '--cassette', STALL, '--cwd', project, '--sandbox', 'off'], {
       cols,
       rows: 40,
@@ -75,7 +75,12 @@ describe.skipIf(!HAVE_TMUX).each([120, 60])('the activity line at %i columns', (
     t.send('y');
     await t.waitFor('The command printed twelve rows.');
     await t.waitFor(/^› *$/m);
-    expect(t.capture()).not.toMatch(/to interrupt\)/);
+    // Joined: at 60 columns the header wraps.
+    const done = t.capture(true);
+    expect(done).not.toMatch(/to interrupt\)/);
+    // The call is one block: its header with outcome and duration, then the first and last rows of its output.
+    expect(done).toMatch(/^✓ bash\(printf 'row %s\\n' 1 2 3 4 5 6 7 8 9 10 11 12\) completed \S+ - exit 0\n {2}⎿ row 1\n {4}row 2\n {4}row 3\n {4}… \+7 lines\n {4}row 11\n {4}row 12$/m);
+    expect(done).not.toMatch(/toolu_|task-\d|approval-\d/);
     t.send('C-d');
     await t.waitFor('EXIT=0', { join: true });
   }, 60_000);

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ROOT, runCli } from '../helpers/cli.js';
-import { HAVE_TMUX, startTerm, type TmuxTerm } from './tmux-driver.js';
+import { HAVE_TMUX, startTerm, turnsDone, type TmuxTerm } from './tmux-driver.js';
 
 if (!HAVE_TMUX) console.warn('skipping chat diff tmux tests: tmux is not installed (apt-get install -y tmux)');
 
@@ -42,7 +42,7 @@ describe.skipIf(!HAVE_TMUX)('an edit in minicode chat', () => {
       t.type('fix the greeting');
       t.send('Enter');
       const asking = await t.waitFor(/Answer: y allow once, a allow always,\s+n\s+deny/);
-      expect(asking.replace(/\n(?=\(\+1 -1\))/, ' ')).toContain('Approve? edit wants to greet.js (+1 -1)');
+      expect(asking.replace(/\n(?=\(\+1 -1\))/, ' ')).toContain('Edit greet.js (+1 -1)?');
       expect(asking).toContain(`  ${REMOVED}`);
       expect(asking).toContain(`  ${ADDED}`);
       // Shown once, no internal ids, and nothing written before the answer.
@@ -50,7 +50,7 @@ describe.skipIf(!HAVE_TMUX)('an edit in minicode chat', () => {
       expect(asking).not.toMatch(/toolu_chat|approval-\d/);
       expect(fs.readFileSync(path.join(project, 'greet.js'), 'utf8')).toBe(GREET);
       t.send('y');
-      const done = await t.waitFor('✓ completed task task-1');
+      const done = await t.waitFor(turnsDone(1));
       expect(done).toContain('files: modify greet.js (+1 -1)');
       expect(done.split(ADDED).length - 1).toBe(1);
       expect(done).toContain('The greeting now reads Hello, name!');

@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, runCli } from '../helpers/cli.js';
-import { HAVE_TMUX, startTerm, type TmuxTerm } from './tmux-driver.js';
+import { HAVE_TMUX, startTerm, turnsDone, type TmuxTerm } from './tmux-driver.js';
 
 if (!HAVE_TMUX) console.warn('skipping chat input tmux tests: tmux is not installed (apt-get install -y tmux)');
 
@@ -71,7 +71,7 @@ describe.skipIf(!HAVE_TMUX)('the chat prompt in a terminal', () => {
     await t.waitFor(/^› explain @src\/greet\.js *$/m);
     t.type('and @.env');
     t.send('Enter');
-    const first = await t.waitFor('✓ completed task task-1');
+    const first = await t.waitFor(turnsDone(1));
     expect(first).toContain('[attached src/greet.js, 1 line]');
     expect(first).toContain('not attached @.env: not a workspace file (or ignored by .gitignore)');
 
@@ -81,7 +81,7 @@ describe.skipIf(!HAVE_TMUX)('the chat prompt in a terminal', () => {
     await t.waitFor(/^… third pasted line$/m);
     expect(t.capture()).toMatch(/^› first pasted line\n… second pasted line\n… third pasted line$/m);
     t.send('Enter');
-    await t.waitFor('✓ completed task task-2');
+    await t.waitFor(turnsDone(2));
     t.send('C-c');
     const end = await t.waitFor('EXIT=0', { join: true });
     const prompts = await sentPrompts(home, end);
@@ -113,7 +113,7 @@ describe.skipIf(!HAVE_TMUX)('the chat prompt in a terminal', () => {
     expect(ran).toMatch(/^ {2}from-shell$/m);
     t.type('what now');
     t.send('Enter');
-    const turn = await t.waitFor('✓ completed task task-1', { join: true });
+    const turn = await t.waitFor(turnsDone(1), { join: true });
     expect(turn).toContain('[ran !echo from-shell, exit 0, 1 line]');
     expect(t.capture()).not.toContain('\u001b');
     t.send('C-c');

@@ -35,6 +35,14 @@ export interface TmuxTerm {
   kill(): void;
 }
 
+/**
+ * The screen once `n` turns have ended: each ends with one line saying so, `✓ completed 1.2s ·
+ * 2 steps` (the person's view names no task id).
+ */
+export function turnsDone(n: number): RegExp {
+  return new RegExp(`(?:^✓ completed \\d[^\\n]*$[\\s\\S]*?){${n}}`, 'm');
+}
+
 let counter = 0;
 
 /** Start the CLI with `args` in a `cols` x `rows` tmux window; the shell prints `EXIT=<code>` when it ends (and writes it to `exitFile`). */

@@ -54,14 +54,14 @@ describe.skipIf(!HAVE_TMUX)('minicode exec in a real terminal (tmux)', () => {
   ])('shows each tool with a glyph and a word, the answer and the summary, %s', async (_label, env) => {
     const { text, styled } = await execInTmux(100, env);
     expect(text).toContain('EXIT=0');
-    expect(text).toMatch(/✓ completed read_file src\/greet\.js \d+ms/);
-    expect(text).toMatch(/✓ completed edit src\/greet\.js/);
+    expect(text).toMatch(/✓ read_file\(src\/greet\.js\) completed \d+ms/);
+    expect(text).toMatch(/✓ edit\(src\/greet\.js\) completed/);
     // The edit's diff under its files line: plain + and - lines, coloured only with colour on.
     expect(text).toContain('files: modify src/greet.js (+1 -1)');
     expect(text).toMatch(/^ {2}- {2}return 'Hello, ' \+ nmae \+ '!';$/m);
     expect(text).toMatch(/^ {2}\+ {2}return 'Hello, ' \+ name \+ '!';$/m);
     if (!('NO_COLOR' in env)) expect(styled).toMatch(/\u001b\[32m {2}\+ {2}return 'Hello, ' \+ name/);
-    expect(text).toMatch(/✓ completed bash node test\.js/);
+    expect(text).toMatch(/✓ bash\(node test\.js\) completed/);
     // Ids are for cross-reference in verbose views only.
     expect(text).not.toMatch(/toolu_demo|approval-\d/);
     // The answer is rendered Markdown: a code span keeps its backticks only without colour.

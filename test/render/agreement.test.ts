@@ -77,8 +77,8 @@ function renderAll(events: OutputEvent[]) {
   const linear = collector();
   const tty = collector();
   const jsonl = collector();
-  drive(createLinearRenderer({ out: linear.write, viewOf }), events);
-  // Verbose: the TTY's normal view leaves call ids out, and the ids are what is compared here.
+  // Verbose: the normal views leave call ids out, and the ids are what is compared here.
+  drive(createLinearRenderer({ out: linear.write, viewOf, verbosity: 'verbose' }), events);
   drive(createTtyRenderer({ out: tty.write, viewOf, verbosity: 'verbose', stream: fakeTerminal(48), env: {}, clock: () => 0, timer: manualTimer() }), events);
   drive(createJsonlRenderer({ out: jsonl.write, viewOf }), events);
   return { linear: fromText(linear.text()), tty: fromText(tty.text()), jsonl: fromJsonl(jsonl.text()), acp: fromAcp(events) };

@@ -49,7 +49,7 @@ describe('the TTY renderer', () => {
     const c = collector();
     drive(createTtyRenderer({ out: c.write, viewOf, stream: fakeTerminal(80, false), env: {} }), loadEvents('tool-run'));
     expect(c.text()).not.toMatch(/\u001b/);
-    expect(c.text()).toContain('✓ completed bash [call_1] 840ms');
+    expect(c.text()).toContain('✓ bash(npm run lint) completed 840ms - exit 0, 12 lines');
   });
 
   it('colours only the labels on a non-TTY under FORCE_COLOR, and never moves the cursor there', () => {
@@ -64,7 +64,7 @@ describe('the TTY renderer', () => {
     const { c, renderer } = tty();
     drive(renderer, loadEvents('tool-run'));
     expect(c.text()).not.toMatch(SGR);
-    for (const label of ['✓ completed', '✗ failed', '⊘ denied', '? approval', '△ warning']) expect(c.text()).toContain(label);
+    for (const label of ['✓ bash(', ' completed ', '✗ read_file(', ' failed ', '⊘ git_commit(', ' denied ', '? Allow git_commit', '△ warning']) expect(c.text()).toContain(label);
   });
 
   it('prints copyable message text without escapes or padding on its lines', () => {
@@ -86,14 +86,14 @@ describe('the TTY renderer', () => {
       state = reduce(state, e);
       renderer.onEvent(e, state);
     }
-    expect(c.text()).toContain('⠋ running bash sleep 5 0ms');
+    expect(c.text()).toContain('⠋ bash(sleep 5) 0ms');
     expect(timer.active()).toBe(1);
     setNow(Date.parse(events[1]!.timestamp) + 1000 + 2500);
     timer.tick();
-    expect(c.text()).toContain('⠙ running bash sleep 5 2.5s');
+    expect(c.text()).toContain('⠙ bash(sleep 5) 2.5s');
     renderer.finish(state);
     expect(timer.active()).toBe(0);
-    expect(c.text()).toContain('! interrupted bash sleep 5 - no terminal event');
+    expect(c.text()).toContain('! bash(sleep 5) interrupted - no terminal event');
     expect(c.text().endsWith('\u001b[?25h')).toBe(true);
   });
 
@@ -135,7 +135,7 @@ describe('the TTY renderer', () => {
   it('neutralises escape sequences in untrusted tool titles', () => {
     const { c, renderer } = tty();
     drive(renderer, loadEvents('approval'));
-    expect(c.text()).toContain('bash rm -rf build evil');
+    expect(c.text()).toContain('bash(rm -rf build evil)');
     expect(c.text()).not.toContain('[call_a]');
     expect(stripEscapes(c.text())).not.toMatch(/[\u001b\u0007\u202e]/);
     expect(c.text()).not.toContain('pwned');

@@ -3,7 +3,7 @@
  * (and through `--verify` and a stdio MCP server), to leave the workspace-write sandbox: write
  * outside the workspace by absolute path, `..`, a symbolic link, a hard link and `/proc/self`;
  * read planted credentials; connect to a loopback listener; kill a process outside; plant a git
- * hook. Every attempt fails under the default sandbox, and the same attempts succeed with
+ * hook; use the kernel keyring or a nested user namespace (the seccomp layer). Every attempt fails under the default sandbox, and the same attempts succeed with
  * `--sandbox off`, so the test proves the sandbox and not a broken command. Real bubblewrap;
  * skipped, saying so, where it does not work.
  */
@@ -13,10 +13,14 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { findSandboxBackend } from '../../lib/sandbox/backend.js';
 import { scratchProject } from '../exec/helpers.js';
 import { bwrapSkipNote, closeServers, execBash, HAVE_BWRAP } from './helpers.js';
 
 bwrapSkipNote('test/sandbox/escape.test.ts');
+
+/** The keyring probe uses x86_64's syscall number, and needs a hardened backend (seccomp works here). */
+const KEYCTL_CHECKED = process.arch === 'x64' && findSandboxBackend()?.kind === 'bwrap' && (findSandboxBackend() as { hardened: boolean }).hardened;
 afterAll(closeServers);
 
 /** A folder outside both /tmp (private inside the sandbox) and the workspace, so a write there would show on the host. */
@@ -90,6 +94,9 @@ function attempts(s: Awaited<ReturnType<typeof stage>>): string[] {
     `exec 3<>/dev/tcp/127.0.0.1/${s.port} && echo connected`,
     `kill -9 ${s.victim.pid}`,
     `mkdir -p .git/hooks && echo 'echo pwned' > .git/hooks/pre-commit && git config core.hooksPath /tmp`,
+    // The layers the namespaces leave open (seccomp, no nested user namespaces): the user's kernel keyring (keyctl is 250 on x86_64) and a new user namespace.
+    `perl -e '$r = syscall(250, 0, -3, 0); print $r < 0 ? "keyctl refused: $!\\n" : "keyring $r\\n"'`,
+    'unshare -U true && echo nested-userns-ok',
   ];
 }
 
@@ -121,6 +128,8 @@ describe.skipIf(!HAVE_BWRAP)('the workspace-write sandbox', () => {
           kill: !alive(s.victim.pid!),
           gitHook: hooks,
           gitConfig: hooksPath === '/tmp',
+          ...(KEYCTL_CHECKED ? { keyring: results[10]!.output.includes('keyring ') } : {}),
+          nestedUserns: results[11]!.output.includes('nested-userns-ok'),
         };
         const all = Object.fromEntries(Object.keys(outcome).map((k) => [k, mode === 'off']));
         expect(outcome, JSON.stringify(results, null, 1)).toEqual(all);

@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { artefactLine } from '../../lib/artefacts.js';
 import { startReplayServer, streamOk, type ReplayServer } from '../../lib/replay/index.js';
 import { CASSETTE } from '../batch/helpers.js';
-import { HAVE_TMUX, startTerm, type TmuxTerm } from '../chat/tmux-driver.js';
+import { HAVE_TMUX, startTerm, turnsDone, type TmuxTerm } from '../chat/tmux-driver.js';
 import { contentTypeOf, execJson, scratchProject, tempDir, turnBody } from '../exec/helpers.js';
 import { runCli, ROOT } from '../helpers/cli.js';
 
@@ -113,7 +113,7 @@ describe('the files minicode writes', () => {
     await t.waitFor('New session');
     t.type(PROMPT);
     t.send('Enter');
-    await t.waitFor('✓ completed task task-1');
+    await t.waitFor(turnsDone(1));
     t.send('C-c');
     await t.waitFor('EXIT=0', { join: true });
     expect(fs.existsSync(path.join(home, 'history.jsonl'))).toBe(true);
