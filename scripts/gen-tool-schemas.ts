@@ -3,6 +3,7 @@
  * input schemas of the built-in tools (lib/tools/input-schemas.ts):
  * `npm run build && node dist/scripts/gen-tool-schemas.js`. A test keeps the file current.
  */
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,5 +24,8 @@ export function toolSchemasModule(): string {
 const self = fileURLToPath(import.meta.url);
 if (process.argv[1] && path.resolve(process.argv[1]) === self) {
   const root = path.resolve(path.dirname(self), '../..');
-  fs.writeFileSync(path.join(root, 'lib/tools/input-json-schemas.ts'), toolSchemasModule());
+  const file = path.join(root, 'lib/tools/input-json-schemas.ts');
+  fs.writeFileSync(file, toolSchemasModule());
+  // Formatted as the committed file is, so a regeneration with no schema change leaves it as it is.
+  execFileSync(path.join(root, 'node_modules/.bin/biome'), ['format', '--write', file], { stdio: 'inherit' });
 }
