@@ -10,13 +10,14 @@
  * 8-bit CSI and OSC live), bidi embeddings, overrides, isolates and marks, zero-width
  * characters and joiners, U+2028/U+2029, the BOM, and the Unicode tag characters. A backslash
  * is left as it is: messages quote paths and patterns, and the escapes are only for reading.
- * No imports: `lib/errors.ts` runs every `MinicodeError` message through it.
+ * The class is lib/scrub's one (terminal-unsafe.ts, which imports nothing: `lib/errors.ts` runs
+ * every `MinicodeError` message through this).
  */
+import { terminalUnsafePattern } from './scrub/terminal-unsafe.js';
 
-/** Every code unit {@link neutralise} escapes (tag characters are caught by their high surrogate). */
-// biome-ignore lint/suspicious/noMisleadingCharacterClass: each listed unit is matched alone on purpose.
-const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]|\udb40[\udc00-\udc7f]/g;
-const HAS_UNSAFE = new RegExp(UNSAFE.source);
+/** Every character {@link neutralise} escapes: the one terminal-unsafe class of lib/scrub. */
+const UNSAFE = terminalUnsafePattern('g');
+const HAS_UNSAFE = terminalUnsafePattern('');
 
 function visibleEscape(ch: string): string {
   const code = ch.codePointAt(0) as number;

@@ -8,6 +8,7 @@
  */
 import { displayWidth, rowsFor } from '../render/width.js';
 import type { Editor } from './line-editor.js';
+import { terminalUnsafePattern } from '../scrub/terminal-unsafe.js';
 
 /** Prompt prefixes: first line and continuation lines (same width, so text lines up). */
 export const PROMPT = '› ';
@@ -15,8 +16,8 @@ export const CONTINUATION = '… ';
 
 const ESC = '\u001b[';
 
-// C0 and C1 controls, DEL, bidi embeddings/overrides/isolates and marks, zero-width characters, BOM.
-const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
+// lib/scrub's terminal-unsafe class, and \t and \n too (the prompt draws its own lines).
+const CONTROLS = terminalUnsafePattern('g', true);
 
 /**
  * `text` with each control character shown as one visible character (C0 as its control picture,

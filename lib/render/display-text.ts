@@ -5,9 +5,11 @@
  * renderer again, so that no renderer can be tricked into moving the cursor, changing the
  * title, hiding text behind bidi overrides or writing a hyperlink.
  *
- * This is a small local copy of the rule; the full control-sequence neutraliser lives in
- * `lib/scrub/` (`sanitizeText`). Consolidate once that lands on main.
+ * Escape sequences are removed whole here; the characters dropped one by one are lib/scrub's
+ * one terminal-unsafe class (terminal-unsafe.ts), which the event stream's sanitiser,
+ * `neutralise` and the chat prompt share.
  */
+import { terminalUnsafePattern } from '../scrub/terminal-unsafe.js';
 
 // ESC-introduced sequences, in order of how much they swallow:
 // - OSC / DCS / SOS / PM / APC strings, terminated by BEL or ST (ESC \), or unterminated to
@@ -17,14 +19,15 @@
 const ESC_SEQUENCE = new RegExp(['\\u001b[\\]PX^_][\\s\\S]*?(?:\\u0007|\\u001b\\\\|\\u009c|$)', '\\u001b\\[[0-?]*[ -/]*[@-~]?', '\\u001b[ -/]*[0-~]?'].join('|'), 'g');
 // 8-bit C1 forms of the same: CSI (0x9b) and OSC/DCS/... (0x90, 0x98, 0x9d, 0x9e, 0x9f).
 const C1_SEQUENCE = /\u009b[0-?]*[ -/]*[@-~]?|[\u0090\u0098\u009d\u009e\u009f][\s\S]*?(?:\u0007|\u009c|$)/g;
-// C0 except \t and \n, DEL, the remaining C1 range, bidi embeddings/overrides/isolates and
-// marks, zero-width characters and the BOM. A lone \r would let text overwrite its own line.
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
+// The unsafe class (C0 except \t and \n, DEL, the remaining C1 range, bidi controls and marks,
+// zero-width characters, separators, the BOM, tag characters). A lone \r would let text
+// overwrite its own line.
+const CONTROL = terminalUnsafePattern('g');
+const HAS_CONTROL = terminalUnsafePattern('');
 
 /** True when `text` holds nothing that {@link displayText} would change (the fast path). */
 function isClean(text: string): boolean {
-  // eslint-disable-next-line no-control-regex
-  return !/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/.test(text);
+  return !HAS_CONTROL.test(text);
 }
 
 /**

@@ -22,6 +22,7 @@
  * UTF-16 high surrogate (a tag character split between its two halves must still be seen as
  * one code point).
  */
+import { TERMINAL_UNSAFE_BMP } from './terminal-unsafe.js';
 
 /** Options of {@link createSanitizer}. */
 export interface SanitizerOptions {
@@ -66,11 +67,19 @@ function isInvisibleAstral(high: number, low: number): boolean {
 }
 
 /**
- * Every code unit that needs attention in ground state; all others are copied by the fast path.
+ * What the sanitiser also takes out beyond the shared unsafe class (terminal-unsafe.ts): the soft
+ * hyphen, the combining grapheme joiner, Hangul and Mongolian fillers and invisible vowels,
+ * variation selectors (one emoji selector is kept, below), and every surrogate (pairs are
+ * checked for invisible astral characters, the tags among them; lone ones become U+FFFD).
+ */
+const SANITIZER_EXTRAS = '\\xad\\u034f\\u115f\\u1160\\u17b4\\u17b5\\u180e\\u3164\\ufe00-\\ufe0f\\uffa0\\ud800-\\udfff';
+
+/**
+ * Every code unit that needs attention in ground state (the shared unsafe class, `\t`, `\n` and
+ * the extras above); all others are copied by the fast path.
  * The regex engine finds the next one much faster than a JS loop over `isPlain`.
  */
-// biome-ignore lint/suspicious/noMisleadingCharacterClass: every listed unit (lone surrogates and combining marks included) is matched alone on purpose.
-const SPECIAL = /[\x00-\x1f\x7f-\x9f\xad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b\u200e\u200f\u2028-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb\ud800-\udfff]/g;
+const SPECIAL = new RegExp(`[${TERMINAL_UNSAFE_BMP}\\t\\n${SANITIZER_EXTRAS}]`, 'g');
 
 /** {@link SPECIAL} without the global flag (no lastIndex state): does a string need any work? */
 const HAS_SPECIAL = new RegExp(SPECIAL.source);
@@ -78,11 +87,9 @@ const HAS_SPECIAL = new RegExp(SPECIAL.source);
 /**
  * {@link SPECIAL} without `\n` and `\t`: in multi-line mode, text whose only special units are
  * line feeds and tabs comes out as it is (they are kept, and with no `\r` no CRLF is merged),
- * and that is most multi-line text (messages, tool output, code). Derived from SPECIAL's source
- * so the two classes cannot drift apart (were the C0 range ever rewritten, `\n` and `\t` would
- * only stay special here: slower, never wrong).
+ * and that is most multi-line text (messages, tool output, code).
  */
-const SPECIAL_MULTI_LINE = new RegExp(SPECIAL.source.replace('\\x00-\\x1f', '\\x00-\\x08\\x0b-\\x1f'), 'g');
+const SPECIAL_MULTI_LINE = new RegExp(`[${TERMINAL_UNSAFE_BMP}${SANITIZER_EXTRAS}]`, 'g');
 const HAS_SPECIAL_MULTI_LINE = new RegExp(SPECIAL_MULTI_LINE.source);
 
 /** Whether `text` before `end` is only line feeds and tabs. */

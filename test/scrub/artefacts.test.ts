@@ -73,11 +73,11 @@ describe('the files minicode writes', () => {
     expect(run.code, run.stderr).toBe(0);
     const report = await runCli(['batch', 'report', out], { cwd: dir });
     expect(report.code, report.stderr).toBe(0);
-    expect(fs.readdirSync(out).sort()).toEqual(['errors.jsonl', 'report.html', 'results.jsonl', 'summary.json']);
+    expect(fs.readdirSync(out).sort()).toEqual(['batch-id', 'errors.jsonl', 'report.html', 'results.jsonl', 'summary.json']);
     // The record still says what was there.
     expect(fs.readFileSync(path.join(out, 'results.jsonl'), 'utf8')).toContain('postgres://alice:[REDACTED:url-password]@db.example.com');
     expect(fs.readFileSync(path.join(out, 'report.html'), 'utf8')).toContain('[REDACTED:github-token]');
-    expect(expectNoSecretIn(out)).toBe(4);
+    expect(expectNoSecretIn(out)).toBe(5);
     expect(expectNoSecretIn(store)).toBeGreaterThan(0);
     for (const r of [run, report]) expectNoSecret('the output of the batch commands', r.stdout + r.stderr);
   });
