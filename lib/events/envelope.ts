@@ -59,5 +59,3 @@ export interface DraftFields {
 export type EventDraftOf<T extends EventType> = { type: T; payload: PayloadOf<T> } & DraftFields;
 /** Any draft event. */
 export type EventDraft = { [K in EventType]: EventDraftOf<K> }[EventType];
-
-export { draft } from './draft.js';

@@ -1,5 +1,5 @@
 import { Chalk, type ChalkInstance } from 'chalk';
-import type { DiffTone } from './diff.js';
+import type { DiffTone } from './fact-line.js';
 import { plainLine, type FactLine } from './format.js';
 import { STATUS_LOOK } from './status.js';
 

@@ -7,13 +7,10 @@
  */
 import type { FileDiff } from '../events/index.js';
 import { displayText } from './display-text.js';
-import type { FactLine } from './format.js';
+import type { DiffTone, FactLine } from './fact-line.js';
 
 /** Most diff lines shown for one file in the chat, exec and replay views; default 16. */
 export const DIFF_DISPLAY_LINES = 16;
-
-/** The colour role of a diff line (the marker character carries the meaning without colour). */
-export type DiffTone = 'added' | 'removed' | 'hunk' | 'muted';
 
 function toneOf(line: string): DiffTone | undefined {
   if (line.startsWith('@@')) return 'hunk';

@@ -1,32 +1,11 @@
-import { diffLines, diffStat, type DiffTone } from './diff.js';
+/** Plain text for settled facts, shared by the linear and TTY renderers so both print the same words (a line's shape: fact-line.ts). */
+import { diffLines, diffStat } from './diff.js';
+import type { FactLine } from './fact-line.js';
 import { formatDuration } from './duration.js';
 import { STATUS_LOOK, statusLabel, type DisplayStatus } from './status.js';
 import type { Fact } from './projection.js';
 import type { FileDiff } from '../events/index.js';
 import type { RunView, ToolView } from './view.js';
-
-/**
- * Plain text for settled facts, shared by the linear and TTY renderers so both print the same
- * words. A line is a label (glyph + word, which the TTY may colour) and plain text; the text
- * is copyable as is: no escapes, no padding, no borders.
- */
-export interface FactLine {
-  /** The status the label stands for, for the TTY's colour role. */
-  readonly status?: DisplayStatus;
-  /** Glyph + word, e.g. `✓ completed`; absent for message text. */
-  readonly label?: string;
-  readonly text: string;
-  /** The TTY's pre-styled form of `text` (rendered Markdown); the plain `text` stays the source. */
-  readonly styled?: string;
-  /** A diff line's colour role (the TTY colours the whole line by it). */
-  readonly tone?: DiffTone;
-}
-
-/** Join a line's label and text into the plain string. */
-export function plainLine(line: FactLine): string {
-  if (line.label === undefined) return line.text;
-  return line.text === '' ? line.label : `${line.label} ${line.text}`;
-}
 
 function statusLine(status: DisplayStatus, text: string): FactLine {
   return { status, label: statusLabel(status), text };
@@ -262,3 +241,5 @@ export function summaryLines(run: RunView): FactLine[] {
   lines.push({ label: 'usage:', text: `${usage === '' ? 'unknown' : `${usage} tokens`}${cost}` });
   return lines;
 }
+
+export { plainLine, type FactLine } from './fact-line.js';
