@@ -27,6 +27,7 @@ import { outputPortOf } from '../lib/pipeline/output.js';
 import type { OutputEvent, TerminationReason } from '../lib/events/index.js';
 import { tracingConfig, type TracingConfig } from '../lib/telemetry/config.js';
 import { mark } from '../lib/timeline.js';
+import type { ImageAttachment } from '../lib/images/load.js';
 import { definedOnly } from '../lib/defined-only.js';
 
 /** stdout for the renderer and the setup-failure line: coalesced, drained by the pipeline. */
@@ -49,6 +50,7 @@ export async function execAction(argument: string | undefined, flags: ExecFlags)
   // The error the store's open failed with: the run reported it in its summary already.
   let storeError: unknown;
   let tracing: TracingConfig | undefined;
+  let images: ImageAttachment[] = [];
   mark('exec: action');
   // Ctrl+C: during the set-up (MCP servers may be starting) it exits 130 through process.exit,
   // whose hook SIGKILLs any server group already started; once the run is under way the first
@@ -82,8 +84,13 @@ export async function execAction(argument: string | undefined, flags: ExecFlags)
         onNote: (message) => err(`minicode: ${message}\n`),
       });
       checkPrompt(prompt, 'minicode exec');
+      if (flags.image?.length) {
+        const { loadImageFile } = await import('../lib/images/load.js');
+        images = flags.image.map((file) => loadImageFile(file));
+      }
       tracing = tracingConfig(process.env);
       setup = await prepareRun(flags);
+      if (images.length > 0) (await import('../lib/images/vision.js')).checkVision(setup.provider.model, images.length);
       mark('exec: flags, config and provider resolved');
       await startRunMcp(setup);
     } catch (error) {
@@ -137,6 +144,7 @@ export async function execAction(argument: string | undefined, flags: ExecFlags)
       const run = await runPrompt({
         origin: 'exec',
         prompt,
+        images,
         provider: setup.provider,
         limits: setup.limits,
         environment: setup.environment,

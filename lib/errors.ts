@@ -91,6 +91,12 @@ export const ERROR_CODES = {
     exitCode: 1,
     meaning: 'a hook stopped the run: a UserPromptSubmit hook blocked the prompt, or a hook answered continue: false (termination reason hook_stopped)',
   },
+  MINICODE_E_IMAGE: {
+    category: 'USER_ERROR',
+    recoverability: 'ACTION_REQUIRED',
+    exitCode: 2,
+    meaning: 'an image cannot be read, is not a PNG, JPEG, GIF or WebP (by its bytes), or is over the size or pixel limit (images are refused, not resized)',
+  },
   MINICODE_E_INPUT_UNREADABLE: { category: 'FILESYSTEM_ERROR', recoverability: 'ACTION_REQUIRED', exitCode: 1, meaning: 'an input file or cassette is missing, unreadable or malformed' },
   MINICODE_E_INTERNAL: { category: 'INTERNAL_ERROR', recoverability: 'FATAL', exitCode: 1, meaning: 'an unexpected failure inside minicode (a bug: please report it)' },
   MINICODE_E_LOCAL_CONFIG_IGNORED: { meaning: 'a project-local config was ignored because --allow-local-config was not given' },
@@ -127,6 +133,7 @@ export const ERROR_CODES = {
     exitCode: 1,
     meaning: 'no provider was chosen and none can be inferred from the environment or config',
   },
+  MINICODE_E_NO_VISION: { category: 'USER_ERROR', recoverability: 'ACTION_REQUIRED', exitCode: 2, meaning: 'images were given to a model known to take no image input; refused before any request' },
   MINICODE_E_OTEL_CONFIG: {
     category: 'CONFIGURATION_ERROR',
     recoverability: 'ACTION_REQUIRED',

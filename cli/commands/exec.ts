@@ -68,6 +68,10 @@ export function registerExec(program: Command): void {
     .description('run the agent once on PROMPT and exit')
     .argument('[prompt]', 'what to do; - (or none, with stdin not a terminal) reads it from stdin; with a PROMPT, piped stdin is added as context')
     .option('--prompt-file <file>', 'read the prompt from this file')
+    .option('-i, --image <file>', 'send this image (PNG, JPEG, GIF or WebP; at most 5 MiB and 8000 px a side) with the prompt; repeatable', (value: string, previous: string[] = []) => [
+      ...previous,
+      value,
+    ])
     .option('--json', 'JSON lines on stdout: envelopes, text records, one summary last')
     .addOption(
       new Option(

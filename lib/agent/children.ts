@@ -142,6 +142,7 @@ export function createChildSessions(options: ChildSessionsOptions): ChildSession
         ...parent,
         origin: 'task',
         prompt: request.prompt,
+        images: undefined,
         provider: { ...parent.provider, model },
         // The parent's deadline and budget govern the child (its stop is the parent's stop;
         // its spend is counted in the parent's budget), so it has neither of its own.

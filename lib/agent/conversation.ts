@@ -30,10 +30,21 @@ export interface ReasoningItem {
   item: unknown;
 }
 
-/** A user turn. */
+/** An image in a user turn: its bytes as base64, typed from the bytes (lib/images). */
+export interface ImagePart {
+  mediaType: string;
+  /** The bytes, base64 (what every provider format carries). */
+  data: string;
+  name: string;
+  width: number;
+  height: number;
+}
+
+/** A user turn, with the images it carries (`exec -i`, `read_image`'s result). */
 export interface UserMessage {
   role: 'user';
   text: string;
+  images?: ImagePart[];
 }
 
 /** A model turn: text, tool calls, and reasoning items to replay. */

@@ -13,7 +13,10 @@ import { realTimers, type Timers } from '../control/timers.js';
 import { createUsageCollector, type UsageTotals } from '../control/usage.js';
 import { createApprovalHook, credentialValueMasker } from '../policy/index.js';
 import type { ChildSessions, ToolRegistry } from '../tools/index.js';
-import type { Conversation, ConversationMessage, ProviderFormat } from './conversation.js';
+import type { ImageAttachment } from '../images/load.js';
+import { imagePlaceholder } from '../images/placeholder.js';
+import { acceptsImages } from '../images/vision.js';
+import type { Conversation, ConversationMessage, ImagePart, ProviderFormat } from './conversation.js';
 import type { Interaction } from './interaction.js';
 import { promptSettings, type PromptSettings } from './prompt-settings.js';
 import type { ProviderSettings } from './provider-settings.js';
@@ -43,6 +46,8 @@ export interface AgentOptions {
    * `tools/list_changed`): the step's request then carries the current tools.
    */
   toolsReady?: (() => Promise<void>) | undefined;
+  /** Images sent with the prompt (`exec -i`), checked by lib/images; default none. */
+  images?: readonly ImageAttachment[] | undefined;
   /** Earlier turns of the session (chat, ACP); default none. */
   history?: ConversationMessage[] | undefined;
   /**
@@ -173,7 +178,8 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
     nextId: interaction.nextApprovalId,
     onEvent: emit,
   });
-  const messages: ConversationMessage[] = [...(options.history ?? []), { role: 'user', text: options.prompt }];
+  const images = options.images ?? [];
+  const messages: ConversationMessage[] = [...(options.history ?? []), { role: 'user', text: options.prompt, ...(images.length > 0 ? { images: images.map(imagePartOf) } : {}) }];
   const prompting = options.prompting ?? promptSettings();
   const system = prompting.system.text;
   // The tools in the shape the model knows (lib/tools/shapes.ts); its calls are mapped back onto ours.
@@ -210,7 +216,17 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
     signal.throwIfAborted();
   };
 
-  emit({ type: 'user.message.received', payload: { messageId: `user-${turnId}`, text: options.prompt } });
+  emit({
+    type: 'user.message.received',
+    payload: {
+      messageId: `user-${turnId}`,
+      text: options.prompt,
+      // A reference per image: the bytes are in the content store (runPrompt put them there), never in the event.
+      ...(images.length > 0
+        ? { images: images.map((i) => ({ name: i.name, mediaType: i.mediaType, width: i.width, height: i.height, content: { ref: i.digest, size: i.bytes.length, mediaType: i.mediaType } })) }
+        : {}),
+    },
+  });
   emit({ type: 'task.started', payload: { taskId, prompt: options.prompt } });
 
   /** One provider request (with the control plane's retries) for the current conversation. */
@@ -390,6 +406,17 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
         messages.push(definedOnly({ role: 'tool', toolCallId: call.id, name: call.name, content: kernelTruncate(content).text, isError: executed.isError || undefined }));
         if (executed.outcome.status === 'completed' && executed.outcome.result !== undefined) result = executed.outcome.result;
       }
+      // Images a tool returned (read_image) go to the model in one user message after the
+      // results; a model known to take none is told so instead of getting a provider error.
+      const shown = results.flatMap(({ executed }) => (executed.outcome.status === 'completed' ? (executed.outcome.images ?? []) : []));
+      if (shown.length > 0) {
+        const names = shown.map(imagePlaceholder).join(' ');
+        messages.push(
+          acceptsImages(provider.model)
+            ? { role: 'user', text: `The image${shown.length === 1 ? '' : 's'} read: ${names}`, images: shown.map(imagePartOf) }
+            : { role: 'user', text: `Model ${provider.model} takes no image input, so ${names} could not be shown to you.` },
+        );
+      }
       // A refused typed result is one attempt spent (a refusal after a valid one is not).
       for (const { call, executed } of results) {
         if (typed && result === undefined && call.name === 'submit_result' && executed.outcome.status === 'failed') resultMissed(signal, executed.outcome.message.split('\n').slice(0, 4).join(' '));
@@ -425,4 +452,9 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
   if (result !== undefined) out.result = result;
   if (error) out.error = error;
   return out;
+}
+
+/** An image as the conversation carries it to every provider format. */
+export function imagePartOf(image: ImageAttachment): ImagePart {
+  return { mediaType: image.mediaType, data: Buffer.from(image.bytes).toString('base64'), name: image.name, width: image.width, height: image.height };
 }

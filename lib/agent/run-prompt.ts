@@ -251,6 +251,8 @@ export async function runPrompt(given: PromptRunOptions): Promise<PromptRun> {
     }
   }
   const [{ runAgent }, { createToolRegistry }] = await loading;
+  // The prompt's images are stored once by digest; the events carry references to them.
+  for (const image of options.images ?? []) await opened?.putContent(image.bytes, { mediaType: image.mediaType });
   mark('run: agent loop and tools loaded');
   const toolSource = options.environment.toolSource;
   // A child shares its parent's tool source, whose diagnostics stay routed to the parent.

@@ -75,6 +75,8 @@ export interface ExecFlags {
   toolShapes?: string | undefined;
   /** `--prompt-file FILE` (exec). */
   promptFile?: string | undefined;
+  /** `-i/--image FILE`, repeatable (exec). */
+  image?: string[] | undefined;
   /** `--json-children events|summary` (exec --json): how child sessions' events are printed. */
   jsonChildren?: string | undefined;
 }

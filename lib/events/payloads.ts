@@ -187,6 +187,20 @@ export const payloadSchemas = {
   'user.message.received': z.object({
     messageId: id,
     text: z.string(),
+    /** Images sent with the message (`exec -i`): what they are, and a reference to their bytes in the content store (stored once by digest; never inline). */
+    images: z
+      .array(
+        z.object({
+          /** The file's base name. */
+          name: z.string(),
+          /** From the bytes, not the name: image/png, image/jpeg, image/gif or image/webp. */
+          mediaType: z.string(),
+          width: count,
+          height: count,
+          content: ContentRef,
+        }),
+      )
+      .optional(),
   }),
   'user.approval.requested': z.object({
     approvalId: id,

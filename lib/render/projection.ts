@@ -1,4 +1,5 @@
 import type { FileDiff, OutputEvent, OutputEventOf, Visibility } from '../events/index.js';
+import { imagePlaceholder } from '../images/placeholder.js';
 import { foldAttachments } from './attachments.js';
 import { displayText, oneLine } from './display-text.js';
 import { displayStatus, type DisplayStatus } from './status.js';
@@ -140,7 +141,11 @@ export function projectEvent(event: OutputEvent, view: StateView, options: Proje
 function factOf(event: OutputEvent, view: StateView): Fact | undefined {
   switch (event.type) {
     case 'user.message.received':
-      return { kind: 'user', text: foldAttachments(displayText(event.payload.text)) };
+      // Images show as a placeholder line each (name, dimensions, type): their bytes are in the content store.
+      return {
+        kind: 'user',
+        text: [foldAttachments(displayText(event.payload.text)), ...(event.payload.images ?? []).map((i) => displayText(imagePlaceholder(i)))].join('\n'),
+      };
     case 'assistant.message.completed': {
       const p = event.payload;
       return definedOnly({ kind: 'message', messageId: oneLine(p.messageId), text: displayText(p.text), refusal: p.refusal !== undefined ? displayText(p.refusal) : undefined });

@@ -14,6 +14,7 @@ import { createSubmitResultTool } from './submit-result.js';
 import { createUpdatePlanTool } from './update-plan.js';
 import type { AnyTool, ChildSessions, ToolContext, ToolOutcome } from './types.js';
 import { createTaskTool } from './task.js';
+import { readImageTool } from './read-image.js';
 import type { OutputSchema } from '../output-schema/compile.js';
 import { writeFileTool } from './write-file.js';
 
@@ -83,6 +84,7 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
     createSubmitResultTool(options.outputSchema),
     createUpdatePlanTool(),
     askUserTool,
+    readImageTool,
     applyPatchTool,
     insertTextTool,
   ];

@@ -231,6 +231,17 @@ export const INPUT_JSON_SCHEMAS: Record<string, Record<string, unknown>> = {
     },
     required: ['description', 'prompt', 'subagent_type'],
   },
+  read_image: {
+    type: 'object',
+    properties: {
+      path: {
+        description: 'Image file path (PNG, JPEG, GIF or WebP), relative to the workspace',
+        type: 'string',
+        minLength: 1,
+      },
+    },
+    required: ['path'],
+  },
   skill: {
     type: 'object',
     properties: {

@@ -121,6 +121,11 @@ export const InsertTextInput = z.object({
   text: z.string().describe('The text to insert'),
 });
 
+/** `read_image`: one image file of the workspace, for the model to look at. */
+export const ReadImageInput = z.object({
+  path: z.string().min(1).describe('Image file path (PNG, JPEG, GIF or WebP), relative to the workspace'),
+});
+
 /** Every built-in tool's input schema, by tool name. */
 export const TOOL_INPUT_SCHEMAS = {
   read_file: ReadFileInput,
@@ -134,6 +139,7 @@ export const TOOL_INPUT_SCHEMAS = {
   update_plan: UpdatePlanInput,
   ask_user: AskUserInput,
   task: TaskInput,
+  read_image: ReadImageInput,
   skill: SkillInput,
   apply_patch: ApplyPatchInput,
   insert_text: InsertTextInput,

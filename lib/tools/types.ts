@@ -3,6 +3,7 @@ import type { SandboxSettings } from '../sandbox/settings.js';
 import type { FileChange, FileDiff } from '../events/payloads.js';
 import type { ApprovalDecision, ApprovalRequest } from '../policy/approval-events.js';
 import type { ToolKindName } from '../policy/decide.js';
+import type { ImageAttachment } from '../images/load.js';
 
 export type { ApprovalDecision, ApprovalRequest, FileChange, ToolKindName };
 
@@ -47,6 +48,8 @@ export interface ToolCompleted {
   findings?: Finding[];
   /** `update_plan` only: the plan, for `plan.created` / `plan.updated`. */
   plan?: PlanUpdate;
+  /** `read_image` only: the image, sent to the model with the tool results (`output` is its placeholder). */
+  images?: ImageAttachment[];
   /** A command the sandbox refused something (its one-line note, also at the end of `output`). */
   sandboxRefusal?: string;
 }

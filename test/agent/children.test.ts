@@ -85,7 +85,7 @@ describe('the task tool starts child sessions', () => {
     expect(results).toEqual({ call_a: 'answer to: Find the README', call_b: 'answer to: Count the files' });
     // explore got read-only tools; general the parent's (without task: a child may not start children).
     const childTools = (prompt: string): string[] => ((provider.requests.find((r) => promptOf(r) === prompt)!.body.tools as { function: { name: string } }[]) ?? []).map((t) => t.function.name).sort();
-    expect(childTools('Find the README')).toEqual(['glob', 'grep', 'read_file', 'submit_result', 'update_plan']);
+    expect(childTools('Find the README')).toEqual(['glob', 'grep', 'read_file', 'read_image', 'submit_result', 'update_plan']);
     expect(childTools('Count the files')).not.toContain('task');
     expect(childTools('Count the files')).toContain('bash');
     const parentTools = (provider.requests[0]!.body.tools as { function: { name: string } }[]).map((t) => t.function.name);

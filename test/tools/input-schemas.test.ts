@@ -27,6 +27,7 @@ const VALID: Record<string, Record<string, unknown>> = {
   submit_result: { findings: [{ category: 'c', severity: 's', summary: 'x', evidence: { line: 1 } }], extra: [1] },
   update_plan: { explanation: 'why', plan: [{ step: 'one', status: 'pending' }] },
   ask_user: { question: 'which?' },
+  read_image: { path: 'shot.png' },
   task: { description: 'find tests', prompt: 'List the test files', subagent_type: 'explore', model: 'gpt-4.1' },
   skill: { name: 'release' },
   apply_patch: { input: '*** Begin Patch\n*** Delete File: a\n*** End Patch' },

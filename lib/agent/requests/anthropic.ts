@@ -63,7 +63,8 @@ export const buildAnthropicRequest: RequestBuilder = (conversation, options) => 
   let anchor = -1;
   for (const m of conversation.messages) {
     if (m.role === 'user') {
-      push('user', [{ type: 'text', text: m.text }]);
+      // Images before the text, as Anthropic's documentation advises.
+      push('user', [...(m.images ?? []).map((i) => ({ type: 'image', source: { type: 'base64', media_type: i.mediaType, data: i.data } }) as Block), { type: 'text', text: m.text }]);
       anchor = messages.length - 1;
     } else if (m.role === 'assistant') {
       const blocks: Block[] = [];

@@ -113,7 +113,7 @@ export const buildGeminiRequest: RequestBuilder = (conversation, options) => {
     else contents.push({ role, parts });
   };
   for (const m of conversation.messages) {
-    if (m.role === 'user') push('user', [{ text: m.text }]);
+    if (m.role === 'user') push('user', [...(m.images ?? []).map((i) => ({ inline_data: { mime_type: i.mediaType, data: i.data } })), { text: m.text }]);
     else if (m.role === 'assistant') {
       const parts: Record<string, unknown>[] = [];
       for (const r of m.reasoning ?? []) if (r.format === 'gemini') parts.push(r.item as Record<string, unknown>);

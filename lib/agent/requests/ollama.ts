@@ -10,7 +10,7 @@ export const buildOllamaRequest: RequestBuilder = (conversation, options) => {
   const messages: Record<string, unknown>[] = [];
   if (conversation.system) messages.push({ role: 'system', content: conversation.system });
   for (const m of conversation.messages) {
-    if (m.role === 'user') messages.push({ role: 'user', content: m.text });
+    if (m.role === 'user') messages.push(m.images?.length ? { role: 'user', content: m.text, images: m.images.map((i) => i.data) } : { role: 'user', content: m.text });
     else if (m.role === 'assistant') {
       const message: Record<string, unknown> = { role: 'assistant', content: m.text ?? '' };
       if (m.toolCalls && m.toolCalls.length > 0) {

@@ -12,8 +12,13 @@ export const buildOpenAIChatRequest: RequestBuilder = (conversation, options) =>
   const messages: Record<string, unknown>[] = [];
   if (conversation.system) messages.push({ role: 'system', content: conversation.system });
   for (const m of conversation.messages) {
-    if (m.role === 'user') messages.push({ role: 'user', content: m.text });
-    else if (m.role === 'assistant') {
+    if (m.role === 'user') {
+      messages.push(
+        m.images?.length
+          ? { role: 'user', content: [{ type: 'text', text: m.text }, ...m.images.map((i) => ({ type: 'image_url', image_url: { url: `data:${i.mediaType};base64,${i.data}` } }))] }
+          : { role: 'user', content: m.text },
+      );
+    } else if (m.role === 'assistant') {
       const message: Record<string, unknown> = { role: 'assistant', content: m.text ?? null };
       if (m.toolCalls && m.toolCalls.length > 0) {
         message.tool_calls = m.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.argumentsText } }));

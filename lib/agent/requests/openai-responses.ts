@@ -15,8 +15,12 @@ export const buildOpenAIResponsesRequest: RequestBuilder = (conversation, option
   /** Calls of freeform tools: answered with `custom_tool_call_output`. */
   const freeform = new Set<string>();
   for (const m of conversation.messages) {
-    if (m.role === 'user') input.push({ role: 'user', content: [{ type: 'input_text', text: m.text }] });
-    else if (m.role === 'assistant') {
+    if (m.role === 'user') {
+      input.push({
+        role: 'user',
+        content: [{ type: 'input_text', text: m.text }, ...(m.images ?? []).map((i) => ({ type: 'input_image', image_url: `data:${i.mediaType};base64,${i.data}`, detail: 'auto' }))],
+      });
+    } else if (m.role === 'assistant') {
       for (const r of m.reasoning ?? []) if (r.format === 'openai-responses') input.push(r.item);
       if (m.text) input.push({ role: 'assistant', content: [{ type: 'output_text', text: m.text }] });
       for (const c of m.toolCalls ?? []) {
