@@ -16,6 +16,8 @@ import { DEFAULT_POOL_NICE, MAX_NICE } from '../lib/batch/nice.js';
 import { MinicodeError } from '../lib/errors.js';
 import { displayId } from '../lib/ids.js';
 import { batchFailureSummary } from '../lib/render/summary.js';
+import type { BatchSummary } from '../lib/batch/batch.js';
+import { costText } from '../lib/batch/tally.js';
 import type { EventStore } from '../lib/store/index.js';
 import { directoryFlag, openRunStore, prepareRun, startRunMcp, type ExecFlags, type RunSetup } from '../lib/agent/run-setup.js';
 import { deadlineMs, decimalInt } from '../lib/flag-values.js';
@@ -42,6 +44,7 @@ export interface BatchFlags extends ExecFlags {
   nice?: string;
   verify?: string;
   verifyTimeout?: string;
+  verifySoft?: boolean;
   isolate?: string;
   isolateDirty?: boolean;
   keepWorkspaces?: boolean;
@@ -243,7 +246,9 @@ export async function batchAction(file: string | undefined, flags: BatchFlags): 
     refuseOtherInput(outDir, inputPath, file);
     const { createProgress } = await import('../lib/batch/progress.js');
     const mode = flags.json ? 'json' : process.stderr.isTTY ? 'tty' : 'plain';
-    const progress = createProgress({ mode, write: err, writeOut: out, columns: process.stderr.columns || undefined });
+    // Asked of the terminal at each redraw: `columns` changes only once SIGWINCH is handled.
+    const stderrColumns = (): number | undefined => (process.stderr.isTTY ? process.stderr.getWindowSize()[0] : undefined) || process.stderr.columns || undefined;
+    const progress = createProgress({ mode, write: err, writeOut: out, columns: stderrColumns });
     const common = { inputPath, input, outDir, retryErrors: flags.retryErrors === true, progress };
     const baseDir = path.dirname(inputPath);
     let summary: Awaited<ReturnType<typeof import('../lib/batch/batch.js')['runLocalBatch']>>;
@@ -294,15 +299,12 @@ export async function batchAction(file: string | undefined, flags: BatchFlags): 
       tracer = undefined;
       await traced.finish({ ok: summary.ok, attributes: { 'minicode.batch.completed': summary.completed, 'minicode.batch.failed': summary.failed, 'minicode.batch.pending': summary.pending } });
     }
-    if (!flags.json) {
-      err(
-        `minicode batch: ${summary.completed} completed, ${summary.failed} failed, ${summary.pending} pending of ${summary.total}` +
-          `${summary.invalidLines.count ? `, ${summary.invalidLines.count} invalid lines` : ''}${summary.stoppedBy ? ` (stopped: ${summary.stoppedBy})` : ''}; ${outDir}\n`,
-      );
-    }
+    if (!flags.json) err(`minicode batch: ${closingLine(summary)}; ${outDir}\n`);
     noteClosedStdout(`${outDir}/results.jsonl, errors.jsonl and summary.json`);
     if (abort.signal.aborted) return 130;
-    return summary.ok ? 0 : 1;
+    // A line whose verify failed is a failed evaluation: exit 1 unless --verify-soft says it is only reported.
+    const verifyFailed = (summary.verify?.failed ?? 0) > 0 && flags.verifySoft !== true;
+    return summary.ok && !verifyFailed ? 0 : 1;
   } catch (error) {
     if (!(error instanceof MinicodeError)) throw error;
     if (flags.json) out(`${JSON.stringify(batchFailureSummary(definedOnly({ category: error.category, code: error.code, message: error.message, action: error.action || undefined })))}\n`);
@@ -318,4 +320,17 @@ export async function batchAction(file: string | undefined, flags: BatchFlags): 
     await setups.close();
     lock?.release();
   }
+}
+
+/**
+ * The console's closing line: `20 completed, 14 failed verify, 0 failed, 0 pending of 20, cost
+ * unknown (20 runs)`. Verify results are counted where a verify ran; an unknown cost is said so.
+ */
+export function closingLine(summary: BatchSummary): string {
+  const parts = [`${summary.completed} completed`];
+  if (summary.verify) parts.push(`${summary.verify.failed} failed verify`);
+  parts.push(`${summary.failed} failed`, `${summary.pending} pending of ${summary.total}`);
+  if (summary.invalidLines.count) parts.push(`${summary.invalidLines.count} invalid lines`);
+  if (summary.costKnownRuns + summary.costUnknownRuns > 0) parts.push(costText(summary.costUsd, summary.costKnownRuns, summary.costUnknownRuns));
+  return `${parts.join(', ')}${summary.stoppedBy ? ` (stopped: ${summary.stoppedBy})` : ''}`;
 }

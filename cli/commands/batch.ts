@@ -8,7 +8,8 @@ import { addCheckpointFlag, addOutputSchemaFlag, addRunFlags } from './exec.js';
  * stored run, with adaptive concurrency, resumable output (results.jsonl, errors.jsonl,
  * summary.json), progress, and a BullMQ mode (`--queue`, `--worker`) beyond one machine.
  * `--isolate` and `--verify` make it an evaluation harness (docs/batch.md).
- * Exit codes: 0 every id completed, 1 some failed / not run / setup failure, 2 usage or input
+ * Exit codes: 0 every id completed (and, with --verify, every verify passed unless
+ * --verify-soft), 1 some failed / not run / failed verify / setup failure, 2 usage or input
  * error (duplicate ids, bad lines under --strict), 75 the output directory is held by another
  * batch (MINICODE_E_BATCH_LOCKED), 130 interrupted. A closed stdout does not stop the batch.
  */
@@ -29,6 +30,7 @@ export function registerBatch(program: Command): void {
       `nice value (0-19) of the pool threads and every subprocess they start, so the coordinator is scheduled first on a loaded machine (0: the same priority; default ${DEFAULT_POOL_NICE}; Linux, a no-op where not supported)`,
     )
     .option('--verify <cmd>', 'after each line\'s run, run this command in its workspace (a line\'s own "verify" wins); the record gets verify: {ok, exitCode, durationMs, outputTail}')
+    .option('--verify-soft', 'a failed verify is reported (records, summary, the closing line) but does not make the exit code 1')
     .option('--verify-timeout <ms>', 'kill a verify command after this many milliseconds (default 600000)')
     .option('--isolate <mode>', "worktree (a git worktree of the line's cwd at HEAD) | copy (a copy of the folder) | none; each line's changes go to OUT/patches/<id>.diff", 'none')
     .option('--isolate-dirty', 'with --isolate worktree: bring uncommitted and untracked files into each worktree')

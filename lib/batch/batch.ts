@@ -68,6 +68,8 @@ export interface BatchSummary {
   costUsd: number;
   /** Runs whose cost is unknown (then costUsd is a lower bound). */
   costUnknownRuns: number;
+  /** Runs whose cost is known (costUsd sums theirs). */
+  costKnownRuns: number;
   /** Share of prompt tokens read from cache over the runs that reported it; absent when none did. */
   cacheHitRatio?: number;
   /** Runs with usage but no cache fields (not counted in the ratio). */
@@ -179,6 +181,8 @@ export function openBatch(options: BatchCommon, store?: EventStore): BatchContex
         elapsedMs: clock() - startedAt,
         tokens: tally.usage.totalTokens,
         costUsd: tally.costUsd,
+        costKnown: tally.costKnown,
+        costUnknown: tally.costUnknown,
         concurrency: concurrency?.limit ?? 0,
         maxConcurrency: concurrency?.max ?? 0,
         paused: concurrency ? concurrency.pausedUntil > clock() : false,
@@ -212,6 +216,7 @@ export function openBatch(options: BatchCommon, store?: EventStore): BatchContex
         usage: tally.usage,
         costUsd: Number(tally.costUsd.toFixed(6)),
         costUnknownRuns: tally.costUnknown,
+        costKnownRuns: tally.costKnown,
         cacheHitRatio: tally.cache.prompt > 0 ? Number((tally.cache.read / tally.cache.prompt).toFixed(3)) : undefined,
         cacheUnknownRuns: tally.cacheUnknown,
         errorsByCode: tally.errorsByCode,

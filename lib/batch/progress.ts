@@ -7,6 +7,8 @@
  */
 import { formatDuration } from '../render/duration.js';
 import { jsonLine } from '../render/json-line.js';
+import { eraseRows, rowsFor } from '../render/width.js';
+import { costText } from './tally.js';
 import type { BatchRecord } from './records.js';
 import { definedOnly } from '../defined-only.js';
 
@@ -22,6 +24,9 @@ export interface ProgressSnapshot {
   elapsedMs: number;
   tokens: number;
   costUsd: number;
+  /** Finished runs whose cost is known / unknown (an unknown cost is never shown as $0). */
+  costKnown: number;
+  costUnknown: number;
   concurrency: number;
   maxConcurrency: number;
   paused: boolean;
@@ -46,8 +51,8 @@ export interface ProgressOptions {
   /** Least time between redraws: default 100 ms on a TTY, 2000 ms for plain lines, 1000 ms for json. */
   intervalMs?: number | undefined;
   clock?: (() => number) | undefined;
-  /** Terminal width for the bar; default 80. */
-  columns?: number | undefined;
+  /** Terminal width for the bar, asked on every redraw (a window can narrow mid-run); default 80. */
+  columns?: (() => number | undefined) | undefined;
 }
 
 /** Runs per second and ETA. */
@@ -71,7 +76,7 @@ export function progressLine(s: ProgressSnapshot): string {
     `${rate.toFixed(1)} runs/s`,
     `ETA ${etaMs === undefined ? '?' : formatDuration(etaMs)}`,
     `${compact(s.tokens)} tokens`,
-    `$${s.costUsd.toFixed(4)}`,
+    costText(s.costUsd, s.costKnown, s.costUnknown),
     `concurrency ${s.concurrency}/${s.maxConcurrency}${s.paused ? ' (backing off)' : ''}`,
   ].join(', ');
 }
@@ -88,13 +93,18 @@ export function createProgress(options: ProgressOptions): ProgressReporter {
   const interval = options.intervalMs ?? (options.mode === 'tty' ? 100 : options.mode === 'plain' ? 2000 : 1000);
   const out = options.writeOut ?? options.write;
   let last = -Infinity;
+  /** The bar as last drawn: after the window narrows, the terminal has re-wrapped it onto more rows. */
+  let drawn = '';
   const draw = (s: ProgressSnapshot): void => {
     switch (options.mode) {
       case 'tty': {
         const line = `${bar(s, 20)} ${progressLine(s)}`;
-        const columns = options.columns ?? 80;
-        // \r + erase line: one line redrawn in place, cut to the terminal width (no wrap).
-        options.write(`\r\x1b[2K${line.length > columns - 1 ? line.slice(0, columns - 1) : line}`);
+        const columns = Math.max(10, options.columns?.() ?? 80);
+        // Erase every row the previous bar takes at the CURRENT width, then one line cut to the
+        // width less one column (no wrap, the cursor never in the pending-wrap column).
+        const erase = drawn === '' ? '\r\x1b[2K' : eraseRows(rowsFor(drawn, columns));
+        drawn = line.length > columns - 1 ? line.slice(0, columns - 1) : line;
+        options.write(`${erase}${drawn}`);
         break;
       }
       case 'plain':

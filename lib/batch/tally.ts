@@ -20,6 +20,8 @@ export interface Tally {
   costUsd: number;
   /** Records whose cost is unknown (so `costUsd` is a lower bound when > 0). */
   costUnknown: number;
+  /** Records whose cost is known (a price table matched their model). */
+  costKnown: number;
   /** Prompt tokens and cache reads of the records that reported cache fields. */
   cache: { prompt: number; read: number };
   /** Records with usage but no cache fields (their hit ratio is unknown). */
@@ -51,6 +53,7 @@ export function createTally(): Tally {
     usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
     costUsd: 0,
     costUnknown: 0,
+    costKnown: 0,
     cache: { prompt: 0, read: 0 },
     cacheUnknown: 0,
     backoffs: 0,
@@ -82,8 +85,10 @@ export function addRecord(tally: Tally, record: BatchRecord): Tally {
     tally.cache.prompt += record.cache.prompt;
     tally.cache.read += record.cache.read;
   } else if (record.usage) tally.cacheUnknown++;
-  if (record.costUsd !== undefined) tally.costUsd += record.costUsd;
-  else if (record.reason !== 'setup') tally.costUnknown++;
+  if (record.costUsd !== undefined) {
+    tally.costUsd += record.costUsd;
+    tally.costKnown++;
+  } else if (record.reason !== 'setup') tally.costUnknown++;
   tally.backoffs += record.backoffs ?? 0;
   tally.runMs += record.durationMs ?? 0;
   if (record.verify) {
@@ -92,4 +97,15 @@ export function addRecord(tally: Tally, record: BatchRecord): Tally {
   }
   tally.latency.add(record, latencyGroup(record));
   return tally;
+}
+
+/**
+ * A batch's cost as a person reads it: `$0.0123`, `cost unknown (20 runs)` when no run's cost is
+ * known (never `$0.0000`), `≥ $0.0123 (cost unknown for 3 runs)` when some are known.
+ */
+export function costText(costUsd: number, known: number, unknown: number): string {
+  if (unknown === 0) return `$${costUsd.toFixed(4)}`;
+  const runs = `${unknown} ${unknown === 1 ? 'run' : 'runs'}`;
+  if (known === 0) return `cost unknown (${runs})`;
+  return `≥ $${costUsd.toFixed(4)} (cost unknown for ${runs})`;
 }

@@ -12,6 +12,22 @@ import { launch } from '../sandbox/launch.js';
 import { knownPlace, knownTree, readHead, rememberPlace, type RepoPlace } from './repo-head.js';
 import { withRepoLock } from './repo-lock.js';
 
+/** A line's workspace. */
+export interface Workspace {
+  /** Where the line runs (the worktree plus the cwd's path inside its repository). */
+  cwd: string;
+  /** The workspace's top folder. */
+  root: string;
+  /** The line's changes since the snapshot, as a unified diff (binary-safe). */
+  diff(): Promise<string>;
+  /** Done with it: a pooled worktree is reset to its starting state and goes back to the pool; any other is deleted with its marker. */
+  remove(): Promise<void>;
+  /** Delete it whatever it is (a pooled one leaves the pool): its state is not to be trusted. */
+  discard(): Promise<void>;
+  /** Whether it came from (and goes back to) the worktree pool. */
+  readonly pooled: boolean;
+}
+
 /** What a marker file in `OUT/workspaces/` says about a workspace, so a resumed batch can remove it. */
 export interface Marker {
   id: string;

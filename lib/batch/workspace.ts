@@ -19,26 +19,14 @@ import path from 'node:path';
 import { MinicodeError } from '../errors.js';
 import { addWorktree, git, markerDir, patchArgs, removeMarked, resolveBase, workspacesRoot, type Marker } from './workspace-git.js';
 import { acquirePooled, removePool } from './worktree-pool.js';
+import type { Workspace } from './workspace-git.js';
 import { dropExpected } from '../debug.js';
 
 /** How lines are isolated. */
 export type IsolateMode = 'worktree' | 'copy' | 'none';
 
-/** A line's workspace. */
-export interface Workspace {
-  /** Where the line runs (the worktree plus the cwd's path inside its repository). */
-  cwd: string;
-  /** The workspace's top folder. */
-  root: string;
-  /** The line's changes since the snapshot, as a unified diff (binary-safe). */
-  diff(): Promise<string>;
-  /** Done with it: a pooled worktree is reset to its starting state and goes back to the pool; any other is deleted with its marker. */
-  remove(): Promise<void>;
-  /** Delete it whatever it is (a pooled one leaves the pool): its state is not to be trusted. */
-  discard(): Promise<void>;
-  /** Whether it came from (and goes back to) the worktree pool. */
-  readonly pooled: boolean;
-}
+/** A line's workspace (declared beside the git helpers, which the pool and this module share). */
+export type { Workspace } from './workspace-git.js';
 
 /** Options of {@link createWorkspace}. */
 export interface WorkspaceOptions {

@@ -29,8 +29,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { withRepoLock } from './repo-lock.js';
-import { addWorktree, git, markerDir, patchArgs, removeMarked, workspacesRoot, type Marker, type RepoBase } from './workspace-git.js';
-import type { Workspace } from './workspace.js';
+import { addWorktree, git, markerDir, patchArgs, removeMarked, workspacesRoot, type Marker, type RepoBase, type Workspace } from './workspace-git.js';
 import { dropExpected, reportDropped } from '../debug.js';
 
 /** The pool's folder inside `OUT/workspaces/`. */

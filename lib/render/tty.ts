@@ -11,8 +11,10 @@ import { projectSummary } from './summary.js';
 import type { FinishExtra, Renderer, Verbosity, Writer } from './types.js';
 import type { ApprovalView, StateView } from './view.js';
 import { loadMarkdown, markdownReady, renderMarkdown } from './markdown/index.js';
-import { fitToWidth, rowsFor, wrapToWidth } from './width.js';
+import { eraseRows, fitToWidth, rowsFor, wrapToWidth } from './width.js';
 import { definedOnly } from '../defined-only.js';
+
+export { eraseRows };
 
 /**
  * The TTY renderer: settled facts are printed once, above a live region that shows the current
@@ -136,12 +138,6 @@ function currentColumns(stream: TerminalStream | undefined): number | undefined 
     }
   }
   return stream?.columns;
-}
-
-/** Erase `rows` screen rows ending at the cursor's row, leaving the cursor at column 0 of the first. */
-export function eraseRows(rows: number): string {
-  if (rows <= 0) return '';
-  return `\r${ESC}2K${`${ESC}1A${ESC}2K`.repeat(rows - 1)}`;
 }
 
 /**

@@ -134,3 +134,9 @@ export function wrapToWidth(text: string, columns: number): string[] {
   }
   return rows;
 }
+
+/** Erase `rows` screen rows ending at the cursor's row, leaving the cursor at column 0 of the first. */
+export function eraseRows(rows: number): string {
+  if (rows <= 0) return '';
+  return `\r\u001b[2K${'\u001b[1A\u001b[2K'.repeat(rows - 1)}`;
+}

@@ -166,11 +166,16 @@ describe('minicode batch --isolate copy', () => {
 });
 
 describe('minicode batch --verify', () => {
-  it('keeps a failed verify as an outcome of a completed run, with its exit code and scrubbed output', async () => {
+  it('keeps a failed verify as an outcome of a completed run, counts it on the closing line and exits 1 unless --verify-soft', async () => {
     const w = scratch(2, { asGit: false });
     const token = 'ghp_' + 'Zq8rT4vLm2Xy7Wb3Nc6Pd9Kf1Hs5Jg0Ae7Ui';
     const r = await runCli([...base(w), '--verify', `echo "deploy ${token}"; exit 3`], { cwd: w.dir, timeoutMs: 120_000 });
-    expect(r.code, r.stderr).toBe(0);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).toMatch(/^minicode batch: 2 completed, 2 failed verify, 0 failed, 0 pending of 2, \$\d+\.\d{4}; /m);
+    // Resumed with --verify-soft: the same records, reported, and exit 0.
+    const soft = await runCli([...base(w), '--verify', `echo "deploy ${token}"; exit 3`, '--verify-soft'], { cwd: w.dir, timeoutMs: 120_000 });
+    expect(soft.code, soft.stderr).toBe(0);
+    expect(soft.stderr).toContain('2 completed, 2 failed verify');
     const rs = records(w.out);
     expect(rs).toHaveLength(2);
     expect(records(w.out, 'errors.jsonl')).toEqual([]);

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createProgress, progressLine, type ProgressSnapshot } from '../../lib/batch/progress.js';
+import { costText } from '../../lib/batch/tally.js';
+import { eraseRows } from '../../lib/render/width.js';
 
 const snap = (over: Partial<ProgressSnapshot> = {}): ProgressSnapshot => ({
   total: 100,
@@ -10,6 +12,8 @@ const snap = (over: Partial<ProgressSnapshot> = {}): ProgressSnapshot => ({
   elapsedMs: 10_000,
   tokens: 52_000,
   costUsd: 0.125,
+  costKnown: 42,
+  costUnknown: 0,
   concurrency: 4,
   maxConcurrency: 8,
   paused: true,
@@ -21,10 +25,33 @@ describe('batch progress', () => {
     expect(progressLine(snap())).toBe('42/100 done, 2 failed, 8 running, 4.2 runs/s, ETA 13.8s, 52.0k tokens, $0.1250, concurrency 4/8 (backing off)');
   });
 
+  it('never prints an unknown cost as $0: all unknown, some unknown, all known', () => {
+    expect(costText(0, 0, 20)).toBe('cost unknown (20 runs)');
+    expect(costText(0.0123, 17, 3)).toBe('≥ $0.0123 (cost unknown for 3 runs)');
+    expect(costText(0.0123, 20, 0)).toBe('$0.0123');
+    expect(progressLine(snap({ costUsd: 0, costKnown: 0, costUnknown: 42 }))).toContain(', cost unknown (42 runs), ');
+    expect(progressLine(snap({ costUsd: 0, costKnown: 0, costUnknown: 42 }))).not.toContain('$0.0000');
+  });
+
+  it('after the window narrows, erases every row the previous bar now takes before drawing one line', () => {
+    let columns = 120;
+    const writes: string[] = [];
+    const p = createProgress({ mode: 'tty', write: (s) => writes.push(s), clock: () => 0, intervalMs: 0, columns: () => columns });
+    p.update(snap());
+    const first = writes[0]!.slice('\r\x1b[2K'.length);
+    expect(first.length).toBeGreaterThan(60);
+    columns = 40;
+    p.update(snap({ completed: 41 }));
+    // The wide line now wraps onto ceil(len / 40) rows: each is erased, then a line of at most 39 columns.
+    const rows = Math.ceil(first.length / 40);
+    expect(writes[1]!.startsWith(eraseRows(rows))).toBe(true);
+    expect(writes[1]!.slice(eraseRows(rows).length).length).toBeLessThanOrEqual(39);
+  });
+
   it('redraws one line in place on a TTY, cut to the terminal width, throttled', () => {
     let now = 0;
     const writes: string[] = [];
-    const p = createProgress({ mode: 'tty', write: (s) => writes.push(s), clock: () => now, columns: 60 });
+    const p = createProgress({ mode: 'tty', write: (s) => writes.push(s), clock: () => now, columns: () => 60 });
     p.update(snap());
     now = 50;
     p.update(snap({ completed: 41 }));

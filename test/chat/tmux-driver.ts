@@ -18,6 +18,8 @@ export interface TmuxTerm {
   paste(text: string): void;
   /** The visible screen; `join` unwraps soft-wrapped lines (what a copy yields). */
   capture(join?: boolean): string;
+  /** The whole pane, history included, wrapped rows joined. */
+  captureAll(): string;
   /** The visible screen with its colour sequences (`capture-pane -e`). */
   captureStyled(): string;
   /** Where the terminal's cursor is, 0-based column and row. */
@@ -46,7 +48,17 @@ export function turnsDone(n: number): RegExp {
 let counter = 0;
 
 /** Start the CLI with `args` in a `cols` x `rows` tmux window; the shell prints `EXIT=<code>` when it ends (and writes it to `exitFile`). */
-export function startTerm(args: readonly string[], options: { cols: number; rows: number; env: Record<string, string>; cwd: string; exitFile?: string }): TmuxTerm {
+export function startTerm(
+  args: readonly string[],
+  options: {
+    cols: number;
+    rows: number;
+    env: Record<string, string>;
+    cwd: string;
+    exitFile?: string /** Lines printed before the CLI starts (earlier output above it). */;
+    before?: readonly string[];
+  },
+): TmuxTerm {
   const socket = `minicode-test-${process.pid}-${++counter}`;
   const name = 't';
   const quote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
@@ -55,7 +67,8 @@ export function startTerm(args: readonly string[], options: { cols: number; rows
     .join(' ');
   // With `exitFile`, the shell outlives a closed window (it ignores SIGHUP) to write the exit code there.
   const status = options.exitFile ? `s=$?; echo $s > ${quote(options.exitFile)}; echo EXIT=$s` : 'echo EXIT=$?';
-  const command = `${options.exitFile ? "trap '' HUP; " : ''}cd ${quote(options.cwd)} && env ${env} ${quote(process.execPath)} ${quote(CLI)} ${args.map(quote).join(' ')}; ${status}; sleep 120`;
+  const before = (options.before ?? []).map((line) => `printf '%s\\n' ${quote(line)}; `).join('');
+  const command = `${options.exitFile ? "trap '' HUP; " : ''}${before}cd ${quote(options.cwd)} && env ${env} ${quote(process.execPath)} ${quote(CLI)} ${args.map(quote).join(' ')}; ${status}; sleep 120`;
   const tmux = (...a: string[]): string => execFileSync('tmux', ['-L', socket, '-f', '/dev/null', ...a], { encoding: 'utf8' });
   tmux('new-session', '-d', '-s', name, '-x', String(options.cols), '-y', String(options.rows), command);
   const term: TmuxTerm = {
@@ -66,6 +79,7 @@ export function startTerm(args: readonly string[], options: { cols: number; rows
       tmux('paste-buffer', '-p', '-d', '-b', 'paste', '-t', name);
     },
     capture: (join = false) => tmux('capture-pane', '-p', ...(join ? ['-J'] : []), '-t', name),
+    captureAll: () => tmux('capture-pane', '-p', '-J', '-S', '-', '-t', name),
     captureStyled: () => tmux('capture-pane', '-p', '-e', '-t', name),
     cursor: () => {
       const [x, y] = tmux('display-message', '-p', '-t', name, '#{cursor_x} #{cursor_y}').trim().split(' ').map(Number);
