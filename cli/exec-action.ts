@@ -29,6 +29,7 @@ import { tracingConfig, type TracingConfig } from '../lib/telemetry/config.js';
 import { mark } from '../lib/timeline.js';
 import type { ImageAttachment } from '../lib/images/load.js';
 import { definedOnly } from '../lib/defined-only.js';
+import { scrubArtefact } from '../lib/artefacts.js';
 
 /** stdout for the renderer and the setup-failure line: coalesced, drained by the pipeline. */
 const out = (text: string): void => outputPortOf(guardOutput(process.stdout)).write(text);
@@ -96,7 +97,8 @@ export async function execAction(argument: string | undefined, flags: ExecFlags)
     } catch (error) {
       if (!(error instanceof MinicodeError)) throw error;
       if (flags.json) writeSetupFailure(out, err, definedOnly({ category: error.category, code: error.code, message: error.message, action: error.action || undefined, prompt }));
-      else err(`minicode: ${error.message}${error.action ? `\n  ${error.action}` : ''}\n`);
+      // Scrubbed as the --json summary is: a message may quote input that holds a credential.
+      else err(scrubArtefact(`minicode: ${error.message}${error.action ? `\n  ${error.action}` : ''}\n`));
       return error.exitCode;
     }
     const json = flags.json === true;
@@ -176,7 +178,7 @@ export async function execAction(argument: string | undefined, flags: ExecFlags)
       // not acknowledge); anything else is not ours to hide.
       if (!(error instanceof MinicodeError) || (error !== storeError && error.code !== 'MINICODE_E_STORE')) throw error;
       await trace?.finish({ ok: false, error: error.code });
-      err(`minicode: ${displayText(error.message)}${error.action ? `\n  ${displayText(error.action)}` : ''}\n`);
+      err(scrubArtefact(`minicode: ${displayText(error.message)}${error.action ? `\n  ${displayText(error.action)}` : ''}\n`));
       return error.exitCode;
     } finally {
       settled = true;

@@ -93,3 +93,14 @@ describe('minicode exec usage errors', () => {
     expect(r.stderr).toContain('--max-steps must be a positive integer');
   });
 });
+
+describe('minicode exec setup failures on stderr (no --json)', () => {
+  it('masks a credential the message quotes (an access token given as --provider)', async () => {
+    const token = 'ghp_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8';
+    const r = await runCli(['exec', 'hi', '--provider', token], { env: cleanEnv(tempDir('minicode-home-')) });
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).toContain('unknown provider');
+    expect(r.stderr).not.toContain(token);
+    expect(r.stderr).toContain('[REDACTED');
+  });
+});
