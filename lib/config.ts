@@ -94,6 +94,8 @@ export const ConfigSchema = z.looseObject({
   sandbox: SandboxSchema.optional(),
   /** Hooks in Claude Code's shape, and `readClaudeSettings` (docs/hooks.md). */
   hooks: HooksSchema.optional(),
+  /** Skills: `readClaudeSkills` also reads the project's `.claude/skills/` (with `--allow-local-config`; docs/commands-and-skills.md). */
+  skills: z.strictObject({ readClaudeSkills: z.boolean().optional() }).optional(),
 });
 /** A validated config. */
 export type Config = z.infer<typeof ConfigSchema>;

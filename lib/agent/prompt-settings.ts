@@ -11,6 +11,7 @@ import { loadInstructions, NO_INSTRUCTIONS, sha256Of, type LoadedInstructions } 
 import type { OutputSchema } from '../output-schema/compile.js';
 import { composeSystemPrompt, type EffectiveSystemPrompt } from './system-prompt.js';
 import { NO_COMMANDS, type CustomCommands } from '../extensions/commands.js';
+import { NO_SKILLS, skillsSection, type SkillCatalogue } from '../extensions/skills.js';
 
 /** How the system prompt of a run is made, before the working folder is known. */
 export interface PromptRecipe {
@@ -41,6 +42,8 @@ export interface PromptSettings {
   recipe: PromptRecipe;
   /** The custom slash commands a prompt may call (`/name args`); default none. */
   commands: CustomCommands;
+  /** The skills the model may load with the `skill` tool (their names and descriptions are in `system`); default none. */
+  skills: SkillCatalogue;
 }
 
 /** The default number of chances to submit a valid typed result. */
@@ -61,9 +64,9 @@ function instructionsOf(recipe: PromptRecipe, cwd: string): LoadedInstructions {
   return { sections: [{ file: { path: INLINE_INSTRUCTIONS, scope: 'project', bytes, sha256: sha256Of(instructions.text) }, text: instructions.text }], diagnostics: [] };
 }
 
-/** The system prompt a recipe gives for a run in `cwd`. */
-export function systemPromptFor(recipe: PromptRecipe, cwd: string): EffectiveSystemPrompt {
-  return composeSystemPrompt({ base: recipe.base, append: recipe.append, instructions: instructionsOf(recipe, cwd) });
+/** The system prompt a recipe gives for a run in `cwd`, with the skills' listing. */
+export function systemPromptFor(recipe: PromptRecipe, cwd: string, skills: SkillCatalogue = NO_SKILLS): EffectiveSystemPrompt {
+  return composeSystemPrompt({ base: recipe.base, append: recipe.append, instructions: instructionsOf(recipe, cwd), skills: skillsSection(skills) });
 }
 
 /** Prompt settings: `given` over the defaults (minicode's own prompt, no instructions, a free-form result). */
@@ -75,6 +78,7 @@ export function promptSettings(given: Partial<PromptSettings> = {}): PromptSetti
     resultAttempts: DEFAULT_RESULT_ATTEMPTS,
     recipe,
     commands: NO_COMMANDS,
+    skills: NO_SKILLS,
     ...given,
   };
 }
@@ -82,5 +86,5 @@ export function promptSettings(given: Partial<PromptSettings> = {}): PromptSetti
 /** The settings of a run in `cwd` from a set-up's settings, with a recipe's fields replaced (a batch line's). */
 export function promptSettingsFor(settings: PromptSettings, cwd: string, changes: Partial<PromptRecipe> = {}, outputSchema: OutputSchema | undefined = settings.outputSchema): PromptSettings {
   const recipe = { ...settings.recipe, ...changes };
-  return { ...settings, recipe, system: systemPromptFor(recipe, cwd), outputSchema };
+  return { ...settings, recipe, system: systemPromptFor(recipe, cwd, settings.skills), outputSchema };
 }

@@ -273,6 +273,7 @@ export async function runPrompt(given: PromptRunOptions): Promise<PromptRun> {
       extra: toolSource ? () => toolSource.tools() : undefined,
       outputSchema: prompting.outputSchema,
       children,
+      skills: prompting.skills,
       ...(names !== undefined && names !== 'all' ? { only: [...names, 'submit_result', 'task'] } : {}),
     }),
     children,

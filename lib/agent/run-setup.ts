@@ -33,6 +33,7 @@ import type { McpManager } from '../mcp/index.js';
 import type { ToolShapeSetting } from '../tools/shapes.js';
 import type { HookSettings } from '../hooks/settings.js';
 import { loadCustomCommands } from '../extensions/commands.js';
+import { loadSkills } from '../extensions/skills.js';
 import { definedOnly } from '../defined-only.js';
 
 /** Flags of `minicode exec`, shared by every command that runs the agent (acp, batch, chat). */
@@ -248,8 +249,10 @@ async function promptingOf(flags: ExecFlags, config: LoadedConfig['config'], env
     userDir: userInstructionsDir(env, os.homedir()),
   };
   const outputSchema = flags.outputSchema !== undefined ? (await import('../output-schema/compile.js')).loadOutputSchemaFile(flags.outputSchema) : undefined;
-  const commands = loadCustomCommands({ env, cwd, allowLocalConfig: flags.allowLocalConfig === true });
-  return promptSettings({ recipe, system: systemPromptFor(recipe, cwd), outputSchema, commands });
+  const allowLocalConfig = flags.allowLocalConfig === true;
+  const commands = loadCustomCommands({ env, cwd, allowLocalConfig });
+  const skills = loadSkills({ env, cwd, allowLocalConfig, readClaudeSkills: config.skills?.readClaudeSkills === true });
+  return promptSettings({ recipe, system: systemPromptFor(recipe, cwd, skills), outputSchema, commands, skills });
 }
 
 /** MINICODE_E_PROMPT_EMPTY (exit 2) for an empty or whitespace-only PROMPT, which must never reach a model or an agent. */

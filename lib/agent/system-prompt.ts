@@ -49,8 +49,10 @@ export interface SystemPromptOptions {
   base?: string | undefined;
   /** Added after the base (`--append-system-prompt TEXT`). */
   append?: string | undefined;
-  /** Project instructions, appended last; default none. */
+  /** Project instructions, appended after the written part; default none. */
   instructions?: LoadedInstructions | undefined;
+  /** The skills' listing (names and descriptions, lib/extensions/skills.ts), appended last; default none. */
+  skills?: string | undefined;
 }
 
 /** The system prompt a run sends, and what identifies it. */
@@ -97,6 +99,6 @@ export function composeSystemPrompt(options: SystemPromptOptions = {}): Effectiv
   const capped = capSystemPrompt(written);
   const instructions = options.instructions ?? { sections: [], diagnostics: [] };
   const section = instructionsSection(instructions);
-  const text = section ? `${capped.text}\n\n${section}` : capped.text;
+  const text = [capped.text, section, options.skills ?? ''].filter((t) => t !== '').join('\n\n');
   return { text, digest: sha256Of(text), instructionFiles: instructions.sections.map((s) => s.file), truncated: capped.truncated, diagnostics: instructions.diagnostics };
 }

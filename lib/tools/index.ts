@@ -1,4 +1,6 @@
 import { applyPatchTool } from './apply-patch.js';
+import { createSkillTool } from './skill.js';
+import type { SkillCatalogue } from '../extensions/skills.js';
 import { askUserTool } from './ask-user.js';
 import { bashTool } from './bash.js';
 import { editTool } from './edit.js';
@@ -62,6 +64,8 @@ export interface ToolRegistryOptions {
   outputSchema?: OutputSchema | undefined;
   /** Child sessions the run may start: the `task` tool is added for them (offered below the depth limit). */
   children?: ChildSessions | undefined;
+  /** The run's skills: the `skill` tool is added when there is one. */
+  skills?: SkillCatalogue | undefined;
 }
 
 /**
@@ -85,6 +89,7 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
     insertTextTool,
   ];
   if (options.children) builtIn.push(createTaskTool(options.children));
+  if (options.skills && options.skills.skills.length > 0) builtIn.push(createSkillTool(options.skills));
   const extraOf = typeof options.extra === 'function' ? options.extra : () => (options.extra as readonly AnyTool[] | undefined) ?? [];
   // Rebuilt only when the extra list is a new array (the MCP manager replaces it on a change).
   let seenExtra: readonly AnyTool[] | undefined;

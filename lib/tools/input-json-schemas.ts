@@ -242,6 +242,17 @@ export const INPUT_JSON_SCHEMAS: Record<string, Record<string, unknown>> = {
     },
     required: ['path'],
   },
+  skill: {
+    type: 'object',
+    properties: {
+      name: {
+        description: 'The name of the skill, as listed in the system prompt',
+        type: 'string',
+        minLength: 1,
+      },
+    },
+    required: ['name'],
+  },
   apply_patch: {
     type: 'object',
     properties: {

@@ -104,6 +104,11 @@ export const TaskInput = z.object({
   model: z.string().min(1).optional().describe("A model for the child; default the agent definition's, else yours"),
 });
 
+/** `skill`: load one skill by name. */
+export const SkillInput = z.object({
+  name: z.string().min(1).describe('The name of the skill, as listed in the system prompt'),
+});
+
 /** `apply_patch` (offered to OpenAI's coding models in place of write_file and edit): the whole patch, `*** Begin Patch` to `*** End Patch`. */
 export const ApplyPatchInput = z.object({
   input: z.string().min(1).describe('The whole patch, from *** Begin Patch to *** End Patch'),
@@ -135,6 +140,7 @@ export const TOOL_INPUT_SCHEMAS = {
   ask_user: AskUserInput,
   task: TaskInput,
   read_image: ReadImageInput,
+  skill: SkillInput,
   apply_patch: ApplyPatchInput,
   insert_text: InsertTextInput,
 } as const;

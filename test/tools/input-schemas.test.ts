@@ -29,6 +29,7 @@ const VALID: Record<string, Record<string, unknown>> = {
   ask_user: { question: 'which?' },
   read_image: { path: 'shot.png' },
   task: { description: 'find tests', prompt: 'List the test files', subagent_type: 'explore', model: 'gpt-4.1' },
+  skill: { name: 'release' },
   apply_patch: { input: '*** Begin Patch\n*** Delete File: a\n*** End Patch' },
   insert_text: { path: 'a.txt', insert_line: 0, text: 'x' },
 };
@@ -60,9 +61,10 @@ describe('the built-in tools’ input schemas', () => {
   });
 
   it('gives every built-in tool its generated JSON Schema, as providers are sent it (those reached through a native shape too)', () => {
-    // `task` is built in for runs that may start child sessions.
+    // `task` is built in for runs that may start child sessions, `skill` for runs with skills.
     const children = { agents: [], canStart: true, run: () => Promise.resolve({ status: 'failed' as const, cause: 'INTERNAL_ERROR' as const, message: 'not run' }) };
-    const registry = createToolRegistry({ children });
+    const skills = { skills: [{ name: 'release', description: 'cut a release', dir: '/s/release', file: '/s/release/SKILL.md', scope: 'user' as const }], problems: [] };
+    const registry = createToolRegistry({ children, skills });
     expect([...registry.tools.keys()].sort()).toEqual(Object.keys(INPUT_JSON_SCHEMAS).sort());
     for (const tool of registry.tools.values()) expect(tool.jsonSchema).toBe(INPUT_JSON_SCHEMAS[tool.name]);
   });
