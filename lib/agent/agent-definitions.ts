@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { userConfigPath } from '../config-files.js';
-import { parseFrontMatter } from '../front-matter.js';
+import { readMarkdown } from '../extensions/markdown-files.js';
 import { minicodeToolName } from '../tools/claude-names.js';
 
 /** Where a definition came from. */
@@ -117,15 +117,8 @@ function markdownFiles(dir: string, problems: string[]): string[] {
 
 /** One definition file read; undefined (with a problem) when it cannot be used. */
 function definitionOf(file: string, source: AgentDefinitionSource, problems: string[]): AgentDefinition | undefined {
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch (error) {
-    problems.push(`${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
-    return undefined;
-  }
-  const parsed = parseFrontMatter(text);
-  for (const p of parsed.problems) problems.push(`${file}: ${p}`);
+  const parsed = readMarkdown(file, problems);
+  if (parsed === undefined) return undefined;
   const field = (key: string): string | undefined => {
     const v = parsed.fields[key];
     return typeof v === 'string' && v !== '' ? v : undefined;

@@ -107,6 +107,24 @@ export function turnBody(format: string, turn: { text?: string; calls?: { id: st
   return spec.body(turn, n, (MODELS as Record<string, string>)[format]!);
 }
 
+/** A hand-made openai-chat cassette in OUT, one recorded exchange per turn. */
+export function writeChatCassette(out: string, description: string, turns: { text?: string; calls?: { id: string; name: string; args: unknown }[] }[]): string {
+  fs.mkdirSync(out, { recursive: true });
+  fs.writeFileSync(path.join(out, 'cassette.json'), JSON.stringify({ schema: 'minicode.cassette.v1', format: 'openai-chat', model: 'gpt-4.1-mini', origin: 'hand-made', description }));
+  turns.forEach((turn, i) => {
+    const n = String(i + 1).padStart(3, '0');
+    fs.writeFileSync(path.join(out, `${n}.response.sse`), turnBody('openai-chat', turn, i + 1));
+    fs.writeFileSync(
+      path.join(out, `${n}.json`),
+      JSON.stringify({
+        request: { method: 'POST', path: '/v1/chat/completions' },
+        response: { status: 200, headers: { 'content-type': contentTypeOf('openai-chat') }, bodyFile: `${n}.response.sse` },
+      }),
+    );
+  });
+  return out;
+}
+
 /** The content type a format streams with. */
 export function contentTypeOf(format: string): string {
   return (FORMATS[format as keyof typeof FORMATS] as { contentType: string }).contentType;

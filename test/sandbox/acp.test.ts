@@ -15,7 +15,7 @@ import path from 'node:path';
 import { client, type RequestPermissionRequest } from '@agentclientprotocol/sdk';
 import { afterAll, describe, expect, it } from 'vitest';
 import { initializeFullClient, promptText, spawnAcp, updatesFor } from '../acp/acp-child.js';
-import { contentTypeOf, turnBody } from '../exec/helpers.js';
+import { writeChatCassette } from '../exec/helpers.js';
 import { runCli } from '../helpers/cli.js';
 import { bwrapSkipNote, HAVE_BWRAP } from './helpers.js';
 
@@ -27,25 +27,8 @@ afterAll(() => fs.rmSync(base, { recursive: true, force: true }));
 
 /** A cassette whose model runs `commands` with bash, one per prompt turn, each answered by "done". */
 function cassette(commands: string[]): string {
-  const out = path.join(base, 'cassette');
-  fs.mkdirSync(out);
-  fs.writeFileSync(
-    path.join(out, 'cassette.json'),
-    JSON.stringify({ schema: 'minicode.cassette.v1', format: 'openai-chat', model: 'gpt-4.1-mini', origin: 'hand-made', description: 'one bash call per prompt, then done' }),
-  );
   const turns = commands.flatMap((command, i) => [{ calls: [{ id: `call_sb_${i + 1}`, name: 'bash', args: { command } }] }, { text: 'done' }]);
-  turns.forEach((turn, i) => {
-    const n = String(i + 1).padStart(3, '0');
-    fs.writeFileSync(path.join(out, `${n}.response.sse`), turnBody('openai-chat', turn, i + 1));
-    fs.writeFileSync(
-      path.join(out, `${n}.json`),
-      JSON.stringify({
-        request: { method: 'POST', path: '/v1/chat/completions' },
-        response: { status: 200, headers: { 'content-type': contentTypeOf('openai-chat') }, bodyFile: `${n}.response.sse` },
-      }),
-    );
-  });
-  return out;
+  return writeChatCassette(path.join(base, 'cassette'), 'one bash call per prompt, then done', turns);
 }
 
 describe.skipIf(!HAVE_BWRAP)('the sandbox of an ACP session', () => {

@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT, runCli } from '../helpers/cli.js';
-import { contentTypeOf, turnBody } from '../exec/helpers.js';
+import { writeChatCassette } from '../exec/helpers.js';
 import { bwrapSkipNote, HAVE_BWRAP } from './helpers.js';
 
 bwrapSkipNote('test/sandbox/batch-isolation.test.ts');
@@ -33,31 +33,8 @@ const ATTEMPT = [
 
 /** A cassette whose model runs ATTEMPT with bash, then answers. */
 function cassette(dir: string): string {
-  const out = path.join(dir, 'cassette');
-  fs.mkdirSync(out);
-  fs.writeFileSync(
-    path.join(out, 'cassette.json'),
-    JSON.stringify({
-      schema: 'minicode.cassette.v1',
-      format: 'openai-chat',
-      model: 'gpt-4.1-mini',
-      origin: 'hand-made',
-      description: "bash tries to write into the other lines' worktrees, then answers",
-    }),
-  );
   const turns = [{ calls: [{ id: 'call_escape_1', name: 'bash', args: { command: ATTEMPT } }] }, { text: 'done' }];
-  turns.forEach((turn, i) => {
-    const n = String(i + 1).padStart(3, '0');
-    fs.writeFileSync(path.join(out, `${n}.response.sse`), turnBody('openai-chat', turn, i + 1));
-    fs.writeFileSync(
-      path.join(out, `${n}.json`),
-      JSON.stringify({
-        request: { method: 'POST', path: '/v1/chat/completions' },
-        response: { status: 200, headers: { 'content-type': contentTypeOf('openai-chat') }, bodyFile: `${n}.response.sse` },
-      }),
-    );
-  });
-  return out;
+  return writeChatCassette(path.join(dir, 'cassette'), "bash tries to write into the other lines' worktrees, then answers", turns);
 }
 
 describe.skipIf(!HAVE_BWRAP)('batch --isolate worktree in the sandbox', () => {
