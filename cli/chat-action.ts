@@ -11,6 +11,7 @@ import { openRunStore, prepareRun, startRunMcp, type ExecFlags, type RunSetup } 
 import { exitAfterHangUp } from './stdout.js';
 import { tracingConfig } from '../lib/telemetry/config.js';
 import type { ChatTrace } from '../lib/telemetry/chat-trace.js';
+import { failureLine } from '../lib/failure-line.js';
 
 /** Flags of `minicode chat` (and of `minicode` with no command). */
 export interface ChatFlags extends ExecFlags {
@@ -111,7 +112,7 @@ export async function chatAction(flags: ChatFlags): Promise<number> {
     }
   } catch (error) {
     if (!(error instanceof MinicodeError)) throw error;
-    process.stderr.write(`minicode: ${error.message}${error.action ? `\n  ${error.action}` : ''}\n`);
+    process.stderr.write(failureLine(error));
     return error.exitCode;
   } finally {
     await trace?.shutdown();

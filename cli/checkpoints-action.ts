@@ -8,6 +8,7 @@ import { MinicodeError } from '../lib/errors.js';
 import { directoryFlag } from '../lib/agent/run-setup.js';
 import { checkSessionId, displayId } from '../lib/ids.js';
 import { definedOnly } from '../lib/defined-only.js';
+import { failureLine } from '../lib/failure-line.js';
 
 /** Flags both commands share (undo adds `to` and `dryRun`). */
 export interface CheckpointsActionFlags {
@@ -74,7 +75,7 @@ export async function checkpointsAction(command: 'undo' | 'list' | 'prune', flag
     const error = thrown instanceof MinicodeError ? thrown : new MinicodeError('MINICODE_E_CHECKPOINT', (thrown as Error).message ?? String(thrown));
     if (flags.json)
       process.stdout.write(JSON.stringify({ ok: false, error: definedOnly({ code: error.code, category: error.category, message: error.message, action: error.action || undefined }) }) + '\n');
-    process.stderr.write(`minicode: ${error.message}${error.action ? `\n  ${error.action}` : ''}\n`);
+    process.stderr.write(failureLine(error));
     return error.exitCode;
   }
 }

@@ -15,7 +15,6 @@ import { ERROR_CODES, isThrownCode, MinicodeError } from '../lib/errors.js';
 import { terminationCode } from '../lib/control/termination.js';
 import { deadlineMs } from '../lib/flag-values.js';
 import { createChildJsonlRenderer, createJsonlRenderer, writeSetupFailure } from '../lib/render/jsonl.js';
-import { displayText } from '../lib/render/display-text.js';
 import { viewOf } from '../lib/render/state-view.js';
 import type { Renderer } from '../lib/render/types.js';
 import type { ReducerState } from '../lib/reducer/index.js';
@@ -29,7 +28,7 @@ import { tracingConfig, type TracingConfig } from '../lib/telemetry/config.js';
 import { mark } from '../lib/timeline.js';
 import type { ImageAttachment } from '../lib/images/load.js';
 import { definedOnly } from '../lib/defined-only.js';
-import { scrubArtefact } from '../lib/artefacts.js';
+import { failureLine } from '../lib/failure-line.js';
 
 /** stdout for the renderer and the setup-failure line: coalesced, drained by the pipeline. */
 const out = (text: string): void => outputPortOf(guardOutput(process.stdout)).write(text);
@@ -98,7 +97,7 @@ export async function execAction(argument: string | undefined, flags: ExecFlags)
       if (!(error instanceof MinicodeError)) throw error;
       if (flags.json) writeSetupFailure(out, err, definedOnly({ category: error.category, code: error.code, message: error.message, action: error.action || undefined, prompt }));
       // Scrubbed as the --json summary is: a message may quote input that holds a credential.
-      else err(scrubArtefact(`minicode: ${error.message}${error.action ? `\n  ${error.action}` : ''}\n`));
+      else err(failureLine(error));
       return error.exitCode;
     }
     const json = flags.json === true;
@@ -178,7 +177,7 @@ export async function execAction(argument: string | undefined, flags: ExecFlags)
       // not acknowledge); anything else is not ours to hide.
       if (!(error instanceof MinicodeError) || (error !== storeError && error.code !== 'MINICODE_E_STORE')) throw error;
       await trace?.finish({ ok: false, error: error.code });
-      err(scrubArtefact(`minicode: ${displayText(error.message)}${error.action ? `\n  ${displayText(error.action)}` : ''}\n`));
+      err(failureLine(error));
       return error.exitCode;
     } finally {
       settled = true;

@@ -15,6 +15,7 @@ import { resolveStoreDir } from '../lib/store/location.js';
 import type { McpServerStatus } from '../lib/mcp/index.js';
 import { neutralise } from '../lib/safe-text.js';
 import { definedOnly } from '../lib/defined-only.js';
+import { failureLine } from '../lib/failure-line.js';
 
 /** Flags of `minicode mcp list`. */
 export interface McpListFlags {
@@ -40,7 +41,7 @@ const out = (s: string): void => {
 
 function fail(error: unknown): number {
   if (!(error instanceof MinicodeError)) throw error;
-  process.stderr.write(`minicode: ${error.message}${error.action ? `\n  ${error.action}` : ''}\n`);
+  process.stderr.write(failureLine(error));
   return error.exitCode;
 }
 

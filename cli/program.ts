@@ -14,6 +14,7 @@ import { registerScrub } from './commands/scrub.js';
 import { registerUndo } from './commands/undo.js';
 import { VERSION } from '../lib/version.js';
 import { neutralise } from '../lib/safe-text.js';
+import { scrubArtefact } from '../lib/artefacts.js';
 
 /**
  * The minicode CLI. Each command lives in `cli/commands/<name>.ts` and registers its flags
@@ -34,9 +35,10 @@ export function buildProgram(argv: readonly string[] = []): Command {
     .exitOverride()
     .configureOutput({
       // Commander prints "error: ..." itself; keep it one line on stderr, the argument it quotes
-      // (an unknown option, a bad choice) with its control characters shown escaped.
+      // (an unknown option, a bad choice) with its control characters shown escaped and a
+      // credential in it masked.
       writeErr: (s) => process.stderr.write(s),
-      outputError: (s, write) => write(neutralise(withPromptHint(s.split('\n')[0] as string)) + '\n'),
+      outputError: (s, write) => write(scrubArtefact(neutralise(withPromptHint(s.split('\n')[0] as string))) + '\n'),
     });
   // Program options are positional (only before a command) so `exec --provider ...` still reaches exec.
   program.enablePositionalOptions().allowExcessArguments(true);

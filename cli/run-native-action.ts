@@ -17,6 +17,7 @@ import { openStore, resolveStoreDir } from '../lib/store/index.js';
 import { guardOutput, noteClosedStdout, onHangUp, writeErr } from './stdout.js';
 import { tracingConfig, type TracingConfig } from '../lib/telemetry/config.js';
 import { definedOnly } from '../lib/defined-only.js';
+import { failureLine } from '../lib/failure-line.js';
 
 const out = (text: string): void => outputPortOf(guardOutput(process.stdout)).write(text);
 const err = writeErr;
@@ -43,7 +44,7 @@ export async function runNativeAction(
   } catch (error) {
     if (!(error instanceof MinicodeError)) throw error;
     if (flags.json) writeSetupFailure(out, err, definedOnly({ category: error.category, code: error.code, message: error.message, action: error.action || undefined, prompt }));
-    else err(`minicode: ${error.message}${error.action ? `\n  ${error.action}` : ''}\n`);
+    else err(failureLine(error));
     return error.exitCode;
   }
   const renderer = flags.json

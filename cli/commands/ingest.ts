@@ -1,6 +1,7 @@
 import { Option, type Command } from 'commander';
 import { INGEST_FORMATS } from '../../lib/decode/formats.js';
 import { definedOnly } from '../../lib/defined-only.js';
+import { failureLine } from '../../lib/failure-line.js';
 
 interface IngestFlags {
   from: string;
@@ -75,7 +76,7 @@ export function registerIngest(program: Command): void {
         if (!(error instanceof MinicodeError)) throw error;
         const failure = definedOnly({ category: error.category, code: error.code, message: error.message, action: error.action || undefined });
         if (flags.json) writeSetupFailure(out, err, failure);
-        else err(`minicode: ${error.message} [${error.code}]${error.action ? `\n  ${error.action}` : ''}\n`);
+        else err(failureLine(error, { withCode: true }));
         process.exitCode = error.exitCode;
       } finally {
         settled = true;

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { failureLine } from '../../lib/failure-line.js';
 
 interface ReplayOptions {
   json?: boolean;
@@ -43,7 +44,7 @@ export function registerReplay(program: Command): void {
           const summary = { schema: SCHEMA_NAME, type: 'summary', ok: false, error: { category: error.category, code: error.code, message: error.message } };
           write(JSON.stringify(summary) + '\n');
         }
-        writeErr(`minicode: ${error.message} [${error.code}]${error.action ? `\n  ${error.action}` : ''}\n`);
+        writeErr(failureLine(error, { withCode: true }));
         process.exitCode = error.exitCode;
       };
       try {

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { failureLine } from '../../lib/failure-line.js';
 
 /**
  * `minicode sessions [--json] [--tree] [--store DIR]`: list the sessions in the store, most recent first
@@ -35,7 +36,7 @@ export function registerSessions(program: Command): void {
           }
         } catch (error) {
           if (!(error instanceof MinicodeError)) throw error;
-          writeErr(`minicode: ${error.message} [${error.code}]${error.action ? `\n  ${error.action}` : ''}\n`);
+          writeErr(failureLine(error, { withCode: true }));
           process.exitCode = error.exitCode;
           return;
         }

@@ -6,6 +6,7 @@ import { isVisible } from './projection.js';
 import { jsonSummary, projectSummary, setupFailureSummary, type SetupFailure } from './summary.js';
 import type { FinishExtra, Renderer, Writer } from './types.js';
 import type { StateView } from './view.js';
+import { failureLine } from '../failure-line.js';
 
 /** Options of {@link createJsonlRenderer}. */
 export interface JsonlRendererOptions<S> {
@@ -100,7 +101,7 @@ export function writeSetupFailure(out: Writer, err: Writer, failure: SetupFailur
   const summary = setupFailureSummary(failure);
   out(`${jsonLine(summary)}\n`);
   // The same scrubbed message and action as the summary line.
-  err(`minicode: ${summary.error!.message}${summary.error!.action ? `\n  ${summary.error!.action}` : ''}\n`);
+  err(failureLine(summary.error!));
 }
 
 export { setupFailureSummary };
