@@ -19,10 +19,11 @@ import { execCassette, plainWorkspace, tempDir } from './helpers.js';
 
 const CHECKLIST = ['plan: Two steps', '  [~] Read the README', '  [ ] Summarise it', 'plan:', '  [x] Read the README', '  [~] Summarise it'];
 
-/** The lines of `text` that belong to the plan checklists, in order. */
+/** The lines of `text` that belong to the plan checklists, in order (a row is what follows its last carriage return, as a terminal shows it). */
 const checklistOf = (text: string): string[] =>
   stripEscapes(text)
-    .split(/\r?\n/)
+    .split('\n')
+    .map((l) => l.slice(l.lastIndexOf('\r') + 1))
     .filter((l) => /^plan:|^ {2}\[[ x~]\] /.test(l))
     .map((l) => l.trimEnd());
 

@@ -120,7 +120,7 @@ describe('edit', () => {
 describe('the tool registry', () => {
   it('publishes a JSON Schema per tool without $schema', () => {
     const defs = createToolRegistry().definitions();
-    expect(defs.map((d) => d.name)).toEqual(['read_file', 'write_file', 'edit', 'bash', 'grep', 'glob', 'git_commit', 'submit_result', 'update_plan', 'ask_user']);
+    expect(defs.map((d) => d.name)).toEqual(['read_file', 'write_file', 'edit', 'bash', 'grep', 'glob', 'git_commit', 'submit_result', 'update_plan', 'ask_user', 'read_image']);
     const read = defs.find((d) => d.name === 'read_file')!;
     expect(read.jsonSchema).toMatchObject({ type: 'object', required: ['path'] });
     expect(read.jsonSchema).not.toHaveProperty('$schema');
