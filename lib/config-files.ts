@@ -26,8 +26,11 @@ export interface LoadedConfig {
   sources: string[];
   /** A local config that exists but was ignored (no `--allow-local-config`), for a diagnostic. */
   ignoredLocal?: string;
-  /** The `hooks` section of each file read that has one, in merge order (hooks add up; they do not replace each other). */
-  hookSources?: { file: string; section: NonNullable<Config['hooks']> }[];
+  /**
+   * The `hooks` section of each file read that has one, in merge order (hooks add up; they do not
+   * replace each other); `local` marks the workspace's `.minicode/config.json`.
+   */
+  hookSources?: { file: string; section: NonNullable<Config['hooks']>; local?: true }[];
 }
 
 /** One config file's JSON, not yet validated. */
@@ -92,7 +95,7 @@ export function mergeConfigs(validated: readonly { file: string; config: Config;
   const sources: string[] = [];
   const hookSources: NonNullable<LoadedConfig['hookSources']> = [];
   for (const { file, config: next, local } of validated) {
-    if (next.hooks) hookSources.push({ file, section: next.hooks });
+    if (next.hooks) hookSources.push(local ? { file, section: next.hooks, local: true } : { file, section: next.hooks });
     if (!local) config = next;
     else {
       config = { ...config, ...next, providers: { ...config.providers, ...next.providers }, mcpServers: { ...config.mcpServers, ...next.mcpServers } };
