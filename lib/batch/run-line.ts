@@ -11,6 +11,7 @@ import { NO_PERSON } from '../agent/interaction.js';
 import type { ProviderSettings } from '../agent/provider-settings.js';
 import type { RunLimits } from '../agent/run-limits.js';
 import type { ToolEnvironment } from '../agent/tool-environment.js';
+import type { ImageAttachment } from '../images/load.js';
 import type { PromptRecipe, PromptSettings } from '../agent/prompt-settings.js';
 import type { OutputSchema } from '../output-schema/compile.js';
 import { inFolder, type FolderRecipe } from '../agent/folder-setup.js';
@@ -183,10 +184,12 @@ async function runTraced(options: RunLineOptions, spans: RunSpans | undefined): 
     // A line in another folder than the set-up's runs with that folder's extensions and instructions.
     const here = await inFolder(setup, cwd, { env, ...(await lineRecipe(setup.prompting, line)) });
     const prompting = here.prompting;
+    const images = line.images ? await lineImages(line.images, cwd) : undefined;
     const { runPrompt } = await import('../agent/run-prompt.js');
     const run = await runPrompt({
       origin: 'batch',
       prompt: line.prompt,
+      images,
       provider: line.reasoning ? { ...setup.provider, tuning: { ...setup.provider.tuning, reasoning: line.reasoning } } : setup.provider,
       limits: {
         ...limits,
@@ -237,6 +240,12 @@ async function lineRecipe(settings: PromptSettings, line: BatchLine): Promise<{ 
   const outputSchema =
     line.outputSchema !== undefined ? (await import('../output-schema/compile.js')).compileOutputSchema(line.outputSchema, `line ${line.line}: outputSchema`) : settings.outputSchema;
   return { changes, outputSchema };
+}
+
+/** A line's images, read and checked from its cwd (MINICODE_E_IMAGE, the line's error record, when one cannot be used). */
+async function lineImages(files: readonly string[], cwd: string): Promise<ImageAttachment[]> {
+  const { loadImageFile } = await import('../images/load.js');
+  return files.map((file) => loadImageFile(path.resolve(cwd, file)));
 }
 
 /**
