@@ -37,12 +37,14 @@ const LineFields = z.object({
   instructions: z.union([z.literal(false), z.string()]).optional(),
   /** A JSON Schema the line's result must match (as `--output-schema`'s file holds). */
   outputSchema: z.record(z.string(), z.unknown()).optional(),
+  /** Image files sent with the prompt (as `exec -i`), relative to the line's cwd. */
+  images: z.array(z.string().min(1)).min(1).max(20).optional(),
 });
 
 /** The schema of one input line; unknown keys are kept out of the run but allowed (and reported: {@link ParsedInput.unknownKeys}). */
 export const BatchLineSchema = LineFields.superRefine((data, ctx) => {
   if (data.agent !== undefined) {
-    for (const key of ['system', 'instructions', 'outputSchema'] as const) {
+    for (const key of ['system', 'instructions', 'outputSchema', 'images'] as const) {
       if (data[key] !== undefined) ctx.addIssue({ code: 'custom', path: [key], message: `${key} is for minicode's own agent; a native agent reads its own` });
     }
   }
@@ -78,6 +80,8 @@ export interface BatchLine {
   instructions?: false | string;
   /** The line's output schema (compiled when the line runs: a bad one is the line's error record). */
   outputSchema?: Record<string, unknown>;
+  /** Image files sent with the prompt, relative to the line's cwd (read when the line runs: a bad one is the line's error record). */
+  images?: string[];
 }
 
 /** Why a line was not runnable. */
@@ -132,6 +136,7 @@ function lineOf(data: z.infer<typeof BatchLineSchema>, line: number): BatchLine 
   if (data.system !== undefined) out.system = data.system;
   if (data.instructions !== undefined) out.instructions = data.instructions;
   if (data.outputSchema !== undefined) out.outputSchema = data.outputSchema;
+  if (data.images !== undefined) out.images = data.images;
   return out;
 }
 
