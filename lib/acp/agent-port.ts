@@ -34,6 +34,11 @@ export interface AgentPort {
    * no sandbox option is offered.
    */
   sandboxMode?(): Promise<SandboxMode>;
+  /**
+   * Whether prompts may carry images (`promptCapabilities.image`): true only when the model the
+   * sessions start with takes image input. Absent: false (image blocks are then dropped).
+   */
+  acceptsImages?(): Promise<boolean>;
   /** Slash commands the port understands, advertised with `available_commands_update`. */
   availableCommands?(): AvailableCommandInfo[];
   /** Release whatever the port holds (store handles, worker pools) when the connection ends. */
@@ -75,8 +80,12 @@ export interface PermissionRequest {
   input?: unknown;
 }
 
-/** A prompt content block the port may want beyond the flattened text. */
-export type PromptPart = { type: 'text'; text: string } | { type: 'resource_link'; uri: string; name: string } | { type: 'resource'; uri: string; text?: string; mimeType?: string };
+/** A prompt content block the port may want beyond the flattened text; an image's `data` is base64, as ACP sends it. */
+export type PromptPart =
+  | { type: 'text'; text: string }
+  | { type: 'resource_link'; uri: string; name: string }
+  | { type: 'resource'; uri: string; text?: string; mimeType?: string }
+  | { type: 'image'; data: string; mimeType: string; uri?: string };
 
 /** Input of one prompt turn. */
 export interface PromptInput {

@@ -28,6 +28,7 @@ import { mark } from '../timeline.js';
 import { builtInAgents } from './agent-definitions.js';
 import { createChildSessions, type ParentLink } from './children.js';
 import { definedOnly } from '../defined-only.js';
+import { checkVision } from '../images/vision.js';
 
 /** Options of {@link runPrompt}. */
 export interface PromptRunOptions extends Omit<AgentOptions, 'emit' | 'write' | 'tools' | 'toolsReady' | 'history' | 'taskId' | 'turnId' | 'children' | 'cancelCause'> {
@@ -176,6 +177,8 @@ export function withSlashCommand(options: PromptRunOptions): PromptRunOptions {
 /** Run one prompt through the pipeline and the agent loop (a custom slash command expanded first: {@link withSlashCommand}). */
 export async function runPrompt(given: PromptRunOptions): Promise<PromptRun> {
   const options = withSlashCommand(given);
+  // Before any event: images for a model known to take none are refused, not sent to a provider's 400.
+  checkVision(options.provider.model, options.images?.length ?? 0);
   const clock = options.clock ?? Date.now;
   const sessionId = options.session?.id ?? options.sessionId ?? newSessionId(clock());
   let seq = options.session?.startSeq ?? 0;

@@ -50,12 +50,14 @@ const LineFields = z.object({
   outputSchema: z.record(z.string(), z.unknown()).optional(),
   /** Runs of this line (wins over `--epochs`), each its own session and record. */
   epochs: z.number().int().positive().max(MAX_EPOCHS).optional(),
+  /** Image files sent with the prompt (as `exec -i`), relative to the line's cwd. */
+  images: z.array(z.string().min(1)).min(1).max(20).optional(),
 });
 
 /** The schema of one input line; unknown keys are kept out of the run but allowed (and reported: {@link ParsedInput.unknownKeys}). */
 export const BatchLineSchema = LineFields.superRefine((data, ctx) => {
   if (data.agent !== undefined) {
-    for (const key of ['system', 'instructions', 'outputSchema'] as const) {
+    for (const key of ['system', 'instructions', 'outputSchema', 'images'] as const) {
       if (data[key] !== undefined) ctx.addIssue({ code: 'custom', path: [key], message: `${key} is for minicode's own agent; a native agent reads its own` });
     }
   }
@@ -95,6 +97,8 @@ export interface BatchLine {
   epochs?: number;
   /** Which of the line's runs this is, 1-based (set when the batch expands its epochs, attempts.ts). */
   attempt?: number;
+  /** Image files sent with the prompt, relative to the line's cwd (read when the line runs: a bad one is the line's error record). */
+  images?: string[];
 }
 
 /** Why a line was not runnable. */
@@ -150,6 +154,7 @@ function lineOf(data: z.infer<typeof BatchLineSchema>, line: number): BatchLine 
   if (data.instructions !== undefined) out.instructions = data.instructions;
   if (data.outputSchema !== undefined) out.outputSchema = data.outputSchema;
   if (data.epochs !== undefined) out.epochs = data.epochs;
+  if (data.images !== undefined) out.images = data.images;
   return out;
 }
 

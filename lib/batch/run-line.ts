@@ -11,6 +11,7 @@ import { NO_PERSON } from '../agent/interaction.js';
 import type { ProviderSettings } from '../agent/provider-settings.js';
 import type { RunLimits } from '../agent/run-limits.js';
 import type { ToolEnvironment } from '../agent/tool-environment.js';
+import type { ImageAttachment } from '../images/load.js';
 import { promptSettingsFor, type PromptRecipe, type PromptSettings } from '../agent/prompt-settings.js';
 import { terminationCode } from '../control/termination.js';
 import type { WorkspaceCheckpoints } from '../checkpoints/turn.js';
@@ -178,10 +179,12 @@ async function runTraced(options: RunLineOptions, spans: RunSpans | undefined): 
     const setup = await options.setup(line);
     const { limits } = setup;
     const prompting = await linePrompting(setup.prompting, line, cwd);
+    const images = line.images ? await lineImages(line.images, cwd) : undefined;
     const { runPrompt } = await import('../agent/run-prompt.js');
     const run = await runPrompt({
       origin: 'batch',
       prompt: line.prompt,
+      images,
       provider: line.reasoning ? { ...setup.provider, tuning: { ...setup.provider.tuning, reasoning: line.reasoning } } : setup.provider,
       limits: {
         ...limits,
@@ -240,6 +243,12 @@ async function linePrompting(settings: PromptSettings, line: BatchLine, cwd: str
   const outputSchema =
     line.outputSchema !== undefined ? (await import('../output-schema/compile.js')).compileOutputSchema(line.outputSchema, `line ${line.line}: outputSchema`) : settings.outputSchema;
   return promptSettingsFor(settings, cwd, changes, outputSchema);
+}
+
+/** A line's images, read and checked from its cwd (MINICODE_E_IMAGE, the line's error record, when one cannot be used). */
+async function lineImages(files: readonly string[], cwd: string): Promise<ImageAttachment[]> {
+  const { loadImageFile } = await import('../images/load.js');
+  return files.map((file) => loadImageFile(path.resolve(cwd, file)));
 }
 
 /**

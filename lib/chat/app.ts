@@ -25,6 +25,7 @@ import { applyKey, createEditor, submit, textOf, type Editor } from './line-edit
 import { footerLines } from './observe.js';
 import { createPromptArea, PROMPT, visibleControls } from './prompt-area.js';
 import { createPromptExtras } from './prompt-extras.js';
+import type { ImageAttachment } from '../images/load.js';
 import { searchKey, searchPrompt, startSearch, type HistorySearch } from './history-search.js';
 import { startShellMode, type ShellMode } from './shell-mode.js';
 import { foldAttachments } from '../render/attachments.js';
@@ -166,7 +167,7 @@ export function runChatApp(options: ChatAppOptions): Promise<number> {
     renderer.finish(state);
   }
 
-  async function startTurn(text: string): Promise<void> {
+  async function startTurn(text: string, images: readonly ImageAttachment[] = []): Promise<void> {
     if (options.stop?.aborted) return exit();
     mode = 'turn';
     const abort = new AbortController();
@@ -229,6 +230,7 @@ export function runChatApp(options: ChatAppOptions): Promise<number> {
       });
     try {
       await session.turn(text, {
+        images,
         renderer: current.renderer,
         signal: abort.signal,
         promptApproval,
@@ -292,9 +294,9 @@ export function runChatApp(options: ChatAppOptions): Promise<number> {
     mode = 'turn';
     extras
       .expand(text)
-      .then(({ prompt, notes }) => {
+      .then(({ prompt, images, notes }) => {
         if (notes.length > 0) print(notes);
-        return startTurn(prompt);
+        return startTurn(prompt, images);
       })
       .catch((error: unknown) => {
         print([`minicode: internal error: ${error instanceof Error ? error.message : String(error)}`]);

@@ -29,7 +29,7 @@ import { viewOf } from '../render/index.js';
 import type { EventStore } from '../store/index.js';
 import type { CheckpointSettings } from '../checkpoints/settings.js';
 import { createToolRegistry } from '../tools/index.js';
-import { conversationFromEvents } from '../agent/history.js';
+import { conversationFromEvents, storedImageBytes } from '../agent/history.js';
 import { contextWindowOf, promptTokensOf, type Observed } from './observe.js';
 import type { TurnTrace } from '../telemetry/chat-trace.js';
 import { definedOnly } from '../defined-only.js';
@@ -53,8 +53,10 @@ export interface ChatSessionOptions {
   traceTurn?: ((prompt: string, turn: number) => TurnTrace) | undefined;
 }
 
-/** Per-turn hooks from the terminal. */
+/** What the terminal gives one turn: the images sent with its prompt, and its hooks. */
 export interface TurnHooks {
+  /** Images sent with the prompt (`@image.png`, a pasted image path); default none. */
+  images?: PromptRunOptions['images'];
   renderer?: PromptRunOptions['renderer'];
   signal?: PromptRunOptions['signal'];
   promptApproval?: Interaction['promptApproval'];
@@ -137,7 +139,7 @@ export function createChatSession(options: ChatSessionOptions): ChatSession {
     state = rebuilder.unsettled();
     id = options.resume;
     nextSeq = (storedEvents[storedEvents.length - 1]?.seq ?? -1) + 1;
-    history = conversationFromEvents(storedEvents).messages;
+    history = conversationFromEvents(storedEvents, storedImageBytes(options.store)).messages;
     turnNo = state.taskOrder.length + state.retired.tasks + 1;
   }
 
@@ -182,6 +184,7 @@ export function createChatSession(options: ChatSessionOptions): ChatSession {
       const run = await runPrompt({
         origin: 'chat',
         prompt,
+        images: hooks.images,
         provider: session.provider,
         // The run's watcher sees this turn's cost only: give it what is left of the session's budget.
         limits: { ...options.limits, budget: budget ? { ...budget, limitUsd: Math.max(0, budget.limitUsd - (costUsd ?? 0)) } : undefined },
