@@ -23,6 +23,8 @@ export interface McpToolBinding {
   connection(): ServerConnection | undefined;
   /** Literal secret values of the server's config, masked in what the tool returns. */
   secrets: readonly string[];
+  /** The server's config trusts it (`trust: true`). */
+  trusted?: boolean;
 }
 
 /** Arguments are an object; the server validates them against its own schema. */
@@ -47,6 +49,7 @@ export function createMcpTool(binding: McpToolBinding): AnyTool {
     kind: 'other',
     gated: true,
     server,
+    ...(binding.trusted ? { trusted: true } : {}),
     title: () => `${server}: ${tool.name}`,
     async run(input: Record<string, unknown>, ctx): Promise<ToolOutcome> {
       const connection = binding.connection();
