@@ -95,6 +95,7 @@ function readRecords(file: string, state: ResumeState): { records: BatchRecord[]
       records.push(r);
       lines.push(row);
     } catch {
+      // Not JSON, or no id: counted, the summary says how many.
       state.unreadable++;
     }
   }

@@ -17,6 +17,7 @@ import { MinicodeError } from '../errors.js';
 import { loadImageFile, type ImageAttachment } from '../images/load.js';
 import { sniffImage } from '../images/sniff.js';
 import { atPaths } from './attachments.js';
+import { dropExpected } from '../debug.js';
 
 /** Most images attached to one message; default 20 (what the smallest provider limit per request allows comfortably). */
 export const MAX_ATTACHED_IMAGES = 20;
@@ -81,8 +82,9 @@ function startsLikeImage(file: string): boolean {
     const head = Buffer.alloc(4096);
     const n = fs.readSync(fd, head, 0, head.length, 0);
     return sniffImage(head.subarray(0, n)) !== undefined;
-  } catch {
+  } catch (error) {
     // Unreadable: not attached as an image; the text attachment says why.
+    dropExpected('image attachment: reading its first bytes', error, 'ENOENT', 'ENOTDIR', 'EISDIR', 'EACCES');
     return false;
   } finally {
     if (fd !== undefined) fs.closeSync(fd);

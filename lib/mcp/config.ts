@@ -82,6 +82,7 @@ export function isHttpUrl(value: string): boolean {
     const url = new URL(value);
     return url.protocol === 'http:' || url.protocol === 'https:';
   } catch {
+    // Not a URL at all.
     return false;
   }
 }

@@ -23,6 +23,7 @@ import { bridgedCommand, proxyEnv } from './proxy-bridge.js';
 import { seccompProgram, seccompTables } from './seccomp.js';
 import { seatbeltProfile } from './seatbelt.js';
 import type { SandboxSettings } from './settings.js';
+import { dropExpected } from '../debug.js';
 
 /** Options of {@link launch}. */
 export interface LaunchOptions {
@@ -54,8 +55,9 @@ export function signalProcess(pid: number | undefined, signal: NodeJS.Signals, g
   if (pid === undefined) return;
   try {
     process.kill(group ? -pid : pid, signal);
-  } catch {
+  } catch (error) {
     // Already gone: nothing to signal.
+    dropExpected('signalling a command', error, 'ESRCH');
   }
 }
 

@@ -21,6 +21,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { SandboxMode, SandboxSettings } from './settings.js';
+import { dropExpected } from '../debug.js';
 
 /** A path hidden from the command: an empty directory or an empty file in its place. */
 export interface HiddenPath {
@@ -65,8 +66,9 @@ function withRealPath(p: string): string[] {
   try {
     const real = fs.realpathSync(p);
     return real === p ? [p] : [p, real];
-  } catch {
-    // Absent (or unreadable): nothing behind it to protect or to bind.
+  } catch (error) {
+    // Absent: nothing behind it to protect or to bind.
+    dropExpected('sandbox plan: resolving a path', error, 'ENOENT', 'ENOTDIR');
     return [p];
   }
 }
@@ -105,8 +107,9 @@ export function linkedWorktreeGit(root: string): { gitDir: string; common: strin
   let pointer: string;
   try {
     pointer = fs.readFileSync(path.join(root, '.git'), 'utf8');
-  } catch {
+  } catch (error) {
     // No `.git` file (absent, or a folder: a repository's own git directory is inside the root).
+    dropExpected('sandbox plan: reading .git', error, 'ENOENT', 'EISDIR', 'ENOTDIR');
     return undefined;
   }
   const match = /^gitdir: (.+)$/m.exec(pointer);
@@ -114,8 +117,9 @@ export function linkedWorktreeGit(root: string): { gitDir: string; common: strin
   const gitDir = path.resolve(root, match[1]!.trim());
   try {
     return { gitDir, common: path.resolve(gitDir, fs.readFileSync(path.join(gitDir, 'commondir'), 'utf8').trim()) };
-  } catch {
+  } catch (error) {
     // No `commondir`: a submodule's or a separate git directory, not a linked worktree.
+    dropExpected('sandbox plan: reading commondir', error, 'ENOENT', 'ENOTDIR');
     return undefined;
   }
 }

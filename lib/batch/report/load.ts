@@ -48,6 +48,7 @@ function readJsonl(file: string, into: Map<string, BatchRecord>): number {
       if (!r || typeof r !== 'object' || typeof r.id !== 'string' || (r.kind !== 'result' && r.kind !== 'error')) throw new Error('not a record');
       if (!into.has(r.id)) into.set(r.id, r);
     } catch {
+      // Not JSON, or not a record: counted, the report says how many.
       unreadable++;
     }
   }
@@ -58,8 +59,9 @@ function readSummary(dir: string): Partial<BatchSummary> | undefined {
   try {
     const s = JSON.parse(fs.readFileSync(path.join(dir, 'summary.json'), 'utf8')) as unknown;
     return s && typeof s === 'object' && !Array.isArray(s) ? (s as Partial<BatchSummary>) : undefined;
-  } catch {
+  } catch (error) {
     // Absent or damaged: the report goes on without it.
+    dropExpected('batch report: reading summary.json', error, 'ENOENT', 'SyntaxError');
     return undefined;
   }
 }
