@@ -3,7 +3,7 @@ import { Command, Option } from 'commander';
 import type { ExecFlags } from '../../lib/agent/run-setup.js';
 import { CACHE_TTLS, REASONING_LEVELS } from '../../lib/agent/requests/types.js';
 import { SANDBOX_MODES } from '../../lib/sandbox/settings.js';
-import { TOOL_SHAPE_SETTINGS } from '../../lib/tools/shapes.js';
+import { TOOL_SHAPE_SETTINGS } from '../../lib/tools/shape-setting.js';
 
 /** `--sandbox` and `--allow-network`, for every command that runs the agent's commands (exec, chat, batch, acp). */
 export function addSandboxFlags(command: Command): Command {
