@@ -63,9 +63,9 @@ export interface SessionInfo {
  * `ask` asks the client before every gated tool; `auto` runs allowlisted tools without asking
  * and asks for the rest; `read-only` denies every write and command without asking.
  */
-export const APPROVAL_MODES = ['ask', 'auto', 'read-only'] as const;
+export { APPROVAL_MODES } from '../policy/decide.js';
 /** One approval mode. */
-export type ApprovalMode = (typeof APPROVAL_MODES)[number];
+export type ApprovalMode = import('../policy/decide.js').ApprovalModeName;
 
 /** The user's decision on a gated tool, as the approval events carry it. */
 export type PermissionDecision = 'allow' | 'allow-always' | 'deny' | 'cancelled';

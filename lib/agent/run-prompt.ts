@@ -83,6 +83,30 @@ export async function endSession(options: EndSessionOptions): Promise<ReducerSta
   return pipeline.finish();
 }
 
+/** Options of {@link appendToSession}. */
+export type AppendOptions = Omit<EndSessionOptions, 'reason' | 'durationMs' | 'environment'>;
+
+/**
+ * Add events to a session between its turns (the interactive mode's `/compact`); resolves with
+ * the state after them and the next sequence number.
+ */
+export async function appendToSession(options: AppendOptions, drafts: readonly EventDraft[]): Promise<{ state: ReducerState; nextSeq: number }> {
+  let nextSeq = options.startSeq;
+  const pipeline = createRunPipeline({
+    sessionId: options.sessionId,
+    clock: options.clock,
+    scrubber: createEventScrubber({ env: options.env ?? process.env }),
+    store: options.store,
+    startSeq: options.startSeq,
+    state: options.state,
+    onEvent: (event) => {
+      nextSeq = event.seq + 1;
+    },
+  });
+  for (const d of drafts) pipeline.emit(d);
+  return { state: await pipeline.finish(), nextSeq };
+}
+
 /** sha256 of the prompt, for the session index. */
 export function promptDigestOf(prompt: string): string {
   return `sha256:${createHash('sha256').update(prompt).digest('hex')}`;

@@ -6,7 +6,7 @@
 import type { ImageAttachment } from '../images/load.js';
 import { attachFiles } from './attachments.js';
 import { attachImages } from './image-attachments.js';
-import { applyCompletion, atWordAtCursor, completeCommand, completePath, MAX_CANDIDATES_SHOWN, slashWordAtCursor } from './completion.js';
+import { applyCompletion, atWordAtCursor, commandSuggestions, completeCommand, completePath, MAX_CANDIDATES_SHOWN, slashWordAtCursor, type CommandEntry } from './completion.js';
 import { appendHistory, historyPath, loadHistory } from './history-file.js';
 import type { Editor } from './line-editor.js';
 import { createWorkspaceFiles } from './workspace-files.js';
@@ -25,10 +25,12 @@ export interface PromptExtras {
   expand(text: string): Promise<{ prompt: string; images: ImageAttachment[]; notes: string[] }>;
   /** Files may have changed (a turn ran): list them again at the next Tab. */
   invalidateFiles(): void;
+  /** The lines under the prompt while a slash command's name is typed (the popup); none otherwise. */
+  suggest(editor: Editor): string[];
 }
 
 /** Create the extras of a session in `cwd`; `earlier` are the resumed session's own prompts. */
-export function createPromptExtras(options: { cwd: string; env: NodeJS.ProcessEnv; earlier?: readonly string[]; commands?: readonly { name: string; hint?: string | undefined }[] }): PromptExtras {
+export function createPromptExtras(options: { cwd: string; env: NodeJS.ProcessEnv; earlier?: readonly string[]; commands?: readonly CommandEntry[] }): PromptExtras {
   const file = historyPath(options.env);
   const persisted = loadHistory(file);
   const seen = new Set(persisted);
@@ -94,6 +96,10 @@ export function createPromptExtras(options: { cwd: string; env: NodeJS.ProcessEn
     },
     invalidateFiles() {
       files.invalidate();
+    },
+    suggest(editor) {
+      const slash = slashWordAtCursor(editor);
+      return slash === undefined || !options.commands ? [] : commandSuggestions(slash, options.commands);
     },
   };
 }

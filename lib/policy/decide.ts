@@ -3,8 +3,11 @@ import { MCP_PREFIX, serverWildcard } from './mcp-names.js';
 /** Kind of tool, as the renderers and the policy group them (a subset of the event model's ToolKind). */
 export type ToolKindName = 'read' | 'edit' | 'execute' | 'search' | 'other';
 
+/** The approval modes, in the order they are offered (`--approval`, chat's `/approval`, ACP's modes). */
+export const APPROVAL_MODES = ['ask', 'auto', 'read-only'] as const;
+
 /** How much the agent may do without asking. */
-export type ApprovalModeName = 'ask' | 'auto' | 'read-only';
+export type ApprovalModeName = (typeof APPROVAL_MODES)[number];
 
 /** An approval mode with its allowlist (used by `auto`). */
 export interface ApprovalPolicy {

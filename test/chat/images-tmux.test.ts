@@ -13,7 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { png } from '../helpers/images.js';
 import { startScriptedProvider, type ScriptedProvider } from '../helpers/scripted-provider.js';
-import { HAVE_TMUX, startTerm, turnsDone, type TmuxTerm } from './tmux-driver.js';
+import { HAVE_TMUX, quitChat, startTerm, turnsDone, type TmuxTerm } from './tmux-driver.js';
 
 if (!HAVE_TMUX) console.warn('skipping chat image tmux tests: tmux is not installed (apt-get install -y tmux)');
 
@@ -67,7 +67,7 @@ describe.skipIf(!HAVE_TMUX)('images in minicode chat', () => {
     ]);
     // The first turn's image is still in the conversation.
     expect(JSON.stringify(second)).toContain(shot.toString('base64'));
-    t.send('C-c');
+    await quitChat(t);
     const end = await t.waitFor('EXIT=0', { join: true });
     const sessionId = /session (ses_[a-z0-9_]+) \(minicode replay/.exec(end)![1]!;
 
@@ -92,7 +92,7 @@ describe.skipIf(!HAVE_TMUX)('images in minicode chat', () => {
     const third = JSON.stringify(provider.requests[2]!.body.messages);
     expect(third).toContain(shot.toString('base64'));
     expect(third).toContain(screen.toString('base64'));
-    again.send('C-c');
+    await quitChat(again);
     await again.waitFor('EXIT=0', { join: true });
   }, 90_000);
 });
