@@ -29,6 +29,8 @@ import type { PromptRun, PromptRunOptions } from './prompt-run.js';
 import { definedOnly } from '../defined-only.js';
 import { checkVision } from '../images/vision.js';
 
+export type { PromptRun, PromptRunOptions } from './prompt-run.js';
+
 const OUTCOME: Record<AgentResult['reason'], RunOutcome> = {
   completed: 'completed',
   max_steps_exceeded: 'failed',
