@@ -29,7 +29,7 @@ import { checkpointSettingsOf } from '../checkpoints/settings.js';
 import { DEFAULT_AUTO_TOOLS, type ApprovalModeName, type ApprovalPolicy } from '../policy/index.js';
 import { MCP_PREFIX } from '../policy/mcp-names.js';
 import type { McpManager } from '../mcp/index.js';
-import type { ToolShapeSetting } from '../tools/shapes.js';
+import type { ToolShapeSetting } from '../tools/shape-setting.js';
 import { folderExtensions, folderRecipeOf, type FolderExtensions, type FolderRecipe } from './folder-setup.js';
 import { definedOnly } from '../defined-only.js';
 
