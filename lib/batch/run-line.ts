@@ -123,6 +123,7 @@ function watcher(options: RunSignals, spans?: RunSpans): { onEvent: (event: Outp
 }
 
 function base<T extends BatchRecord>(record: T, line: BatchLine, extra: { worker?: string; backoffs: number; timing?: RunTiming }): T {
+  if (line.attempt !== undefined) record.attempt = line.attempt;
   if (line.metadata) record.metadata = line.metadata;
   if (extra.timing) {
     record.timing = extra.timing;
@@ -216,7 +217,7 @@ async function runTraced(options: RunLineOptions, spans: RunSpans | undefined): 
     }
     const error = r.error ?? { category: 'AGENT_ERROR', code: terminationCode(r.reason), message: r.reason };
     const outcome = r.reason === 'timeout' || r.reason === 'budget_exceeded' || r.reason === 'aborted' ? 'cancelled' : 'failed';
-    return base<ErrorRecord>({ kind: 'error', outcome, ...common, error: { category: error.category, code: error.code, message: error.message } }, line, extra);
+    return base<ErrorRecord>({ kind: 'error', outcome, ...common, error: recordError(error) }, line, extra);
   } catch (error) {
     const e =
       error instanceof MinicodeError
@@ -224,6 +225,11 @@ async function runTraced(options: RunLineOptions, spans: RunSpans | undefined): 
         : { category: 'INTERNAL_ERROR', code: 'MINICODE_E_INTERNAL', message: (error as Error)?.message ?? String(error) };
     return base(setupErrorRecord(line, e), line, definedOnly({ worker: options.worker || undefined, backoffs: watch.backoffs(), timing: watch.timing() }));
   }
+}
+
+/** The error of a record: what a retry decision and a reader need (lib/batch/retries.ts). */
+function recordError(error: { category: string; code: string; message: string; httpStatus?: number | undefined }): ErrorRecord['error'] {
+  return definedOnly({ category: error.category, code: error.code, message: error.message, httpStatus: error.httpStatus });
 }
 
 /**

@@ -5,7 +5,7 @@ import { expandVariables } from '../../lib/mcp/config.js';
 import { resolveServers } from '../../lib/mcp/resolve.js';
 import { serverEnvironment } from '../../lib/mcp/env.js';
 import { MAX_TOOL_NAME, mcpToolName } from '../../lib/mcp/naming.js';
-import { resultText } from '../../lib/mcp/output.js';
+import { resultContent } from '../../lib/mcp/output.js';
 import { decide } from '../../lib/policy/decide.js';
 import { policyOf } from '../../lib/agent/run-setup.js';
 
@@ -83,7 +83,7 @@ describe('mcpServers config', () => {
 
 describe('MCP output', () => {
   it('turns resources into text or placeholders and never passes base64 on', () => {
-    const out = resultText({
+    const out = resultContent({
       content: [
         { type: 'resource', resource: { uri: 'file:///a.txt', mimeType: 'text/plain', text: 'file text' } },
         { type: 'resource', resource: { uri: 'file:///b.bin', blob: 'AAAA' } },
