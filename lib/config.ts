@@ -10,7 +10,7 @@ import { MAX_TIMER_MS } from './control/timers.js';
 import { McpServersSchema } from './mcp/config.js';
 import { HOST_PATTERN } from './sandbox/network-proxy.js';
 import { SANDBOX_MODES } from './sandbox/settings.js';
-import { TOOL_SHAPE_SETTINGS } from './tools/shapes.js';
+import { TOOL_SHAPE_SETTINGS } from './tools/shape-setting.js';
 import { HooksSchema } from './hooks/schema.js';
 
 /** The `sandbox` section: the OS boundary around `bash`, `verify` and stdio MCP servers (docs/sandbox.md). */
@@ -94,6 +94,8 @@ export const ConfigSchema = z.looseObject({
   sandbox: SandboxSchema.optional(),
   /** Hooks in Claude Code's shape, and `readClaudeSettings` (docs/hooks.md). */
   hooks: HooksSchema.optional(),
+  /** Child sessions (the `task` tool): how deep they nest (0 none; default 1) and how many run at once (default 4); `--max-child-depth` and `--max-children` win. */
+  children: z.strictObject({ maxDepth: z.number().int().nonnegative().optional(), maxConcurrent: z.number().int().positive().optional() }).optional(),
   /** Skills: `readClaudeSkills` also reads the project's `.claude/skills/` (with `--allow-local-config`; docs/commands-and-skills.md). */
   skills: z.strictObject({ readClaudeSkills: z.boolean().optional() }).optional(),
 });
