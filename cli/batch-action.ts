@@ -13,6 +13,7 @@ import type { BatchLine } from '../lib/batch/input.js';
 import type { HarnessOptions } from '../lib/batch/harness.js';
 import { lockOutputDir, type OutputLock } from '../lib/batch/output-lock.js';
 import { DEFAULT_POOL_NICE, MAX_NICE } from '../lib/batch/nice.js';
+import { MAX_EPOCHS, type AttemptOptions } from '../lib/batch/attempts.js';
 import { MinicodeError } from '../lib/errors.js';
 import { displayId } from '../lib/ids.js';
 import { batchFailureSummary } from '../lib/render/summary.js';
@@ -49,6 +50,7 @@ export interface BatchFlags extends ExecFlags {
   isolateDirty?: boolean;
   keepWorkspaces?: boolean;
   otelEndpoint?: string;
+  epochs?: string;
 }
 
 const err = writeErr;
@@ -74,6 +76,13 @@ function harnessOf(flags: BatchFlags): HarnessOptions {
   if (flags.verify !== undefined) out.verify = flags.verify;
   if (flags.verifyTimeout !== undefined) out.verifyTimeoutMs = deadlineMs(flags.verifyTimeout, '--verify-timeout') as number;
   return out;
+}
+
+/** `--epochs` (and later the retry flags), checked: the batch's {@link AttemptOptions}. */
+function attemptsOf(flags: BatchFlags): Partial<AttemptOptions> {
+  const epochs = positiveInt(flags.epochs, '--epochs', 1);
+  if (epochs > MAX_EPOCHS) throw usage(`--epochs must be at most ${MAX_EPOCHS}, got "${flags.epochs}"`, 'pass --epochs 5');
+  return { epochs };
 }
 
 function nonNegativeInt(value: string, flag: string): number {
@@ -184,6 +193,7 @@ export async function batchAction(file: string | undefined, flags: BatchFlags): 
       if (!Number.isFinite(batchBudgetUsd) || batchBudgetUsd < 0) throw usage(`--batch-budget must be a non-negative number of USD, got "${flags.batchBudget}"`, 'pass --batch-budget 5');
     }
     const harness = harnessOf(flags);
+    const attempts = attemptsOf(flags);
     const nice = flags.nice !== undefined ? niceOf(flags.nice) : undefined;
     const tracing = tracingConfig(process.env, flags.otelEndpoint);
     // A producer runs nothing itself: it needs no provider, store or pool.
@@ -249,7 +259,7 @@ export async function batchAction(file: string | undefined, flags: BatchFlags): 
     // Asked of the terminal at each redraw: `columns` changes only once SIGWINCH is handled.
     const stderrColumns = (): number | undefined => (process.stderr.isTTY ? process.stderr.getWindowSize()[0] : undefined) || process.stderr.columns || undefined;
     const progress = createProgress({ mode, write: err, writeOut: out, columns: stderrColumns });
-    const common = { inputPath, input, outDir, retryErrors: flags.retryErrors === true, progress };
+    const common = { inputPath, input, outDir, retryErrors: flags.retryErrors === true, progress, attempts };
     const baseDir = path.dirname(inputPath);
     let summary: Awaited<ReturnType<typeof import('../lib/batch/batch.js')['runLocalBatch']>>;
     if (flags.queue) {
@@ -331,6 +341,11 @@ export function closingLine(summary: BatchSummary): string {
   if (summary.verify) parts.push(`${summary.verify.failed} failed verify`);
   parts.push(`${summary.failed} failed`, `${summary.pending} pending of ${summary.total}`);
   if (summary.invalidLines.count) parts.push(`${summary.invalidLines.count} invalid lines`);
+  const e = summary.evaluation;
+  if (e.epochs > 1) {
+    const k = String(e.epochs);
+    parts.push(`${e.passed} of ${e.runs} runs passed, pass@1 ${e.passAtK['1']?.toFixed(3) ?? '–'}, pass@${k} ${e.passAtK[k]?.toFixed(3) ?? '–'}`);
+  }
   if (summary.costKnownRuns + summary.costUnknownRuns > 0) parts.push(costText(summary.costUsd, summary.costKnownRuns, summary.costUnknownRuns));
   return `${parts.join(', ')}${summary.stoppedBy ? ` (stopped: ${summary.stoppedBy})` : ''}`;
 }

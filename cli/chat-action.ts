@@ -4,7 +4,9 @@
  * it says so and exits 2 (use `minicode exec` for scripts).
  */
 import { runChatApp } from '../lib/chat/app.js';
-import { createChatSession, latestChatSession } from '../lib/chat/session.js';
+import path from 'node:path';
+import { createChatSession, latestChatSession, resumeFlags, type ChatSession } from '../lib/chat/session.js';
+import { resolveStoreDir } from '../lib/store/location.js';
 import { MinicodeError } from '../lib/errors.js';
 import { checkSessionId } from '../lib/ids.js';
 import { openRunStore, prepareRun, startRunMcp, type ExecFlags, type RunSetup } from '../lib/agent/run-setup.js';
@@ -38,14 +40,16 @@ export async function chatAction(flags: ChatFlags): Promise<number> {
   try {
     if (flags.resume !== undefined) checkSessionId(flags.resume, '--resume');
     const tracing = tracingConfig(process.env);
-    setup = await prepareRun(flags);
-    store = await openRunStore(setup.storeDir);
-    await startRunMcp(setup);
+    // The store first: a reopened session's provider and model are the ones it ran with.
+    store = await openRunStore(resolveStoreDir({ flag: flags.store, env: process.env }));
     let resume = flags.resume;
     if (flags.continue) {
-      resume = latestChatSession(store, setup.environment.cwd);
-      if (resume === undefined) throw new MinicodeError('MINICODE_E_SESSION_NOT_FOUND', `no interactive session stored for ${setup.environment.cwd}`, { action: 'start one with `minicode`' });
+      const cwd = path.resolve(flags.cwd ?? process.cwd());
+      resume = latestChatSession(store, cwd);
+      if (resume === undefined) throw new MinicodeError('MINICODE_E_SESSION_NOT_FOUND', `no interactive session stored for ${cwd}`, { action: 'start one with `minicode`' });
     }
+    setup = await prepareRun(resume !== undefined ? resumeFlags(flags, store, resume, process.env) : flags);
+    await startRunMcp(setup);
     // OpenTelemetry only when an endpoint is set: the exporter is not even loaded otherwise.
     trace = tracing
       ? (await import('../lib/telemetry/chat-trace.js')).startChatTrace(tracing, {
@@ -56,16 +60,21 @@ export async function chatAction(flags: ChatFlags): Promise<number> {
         })
       : undefined;
     const turnTracer = trace;
-    const session = createChatSession({
-      provider: setup.provider,
-      limits: setup.limits,
-      environment: setup.environment,
-      prompting: setup.prompting,
-      store,
-      resume,
-      // Called at each turn, once `session` exists: the turn's provider and model, after any `/model`.
-      traceTurn: turnTracer ? (prompt: string, turn: number) => turnTracer.turn(prompt, turn, session.provider) : undefined,
-    });
+    const ready = setup;
+    const openSession = (provider: ChatSession['provider'], reopen: string | undefined): ChatSession => {
+      const session = createChatSession({
+        provider,
+        limits: ready.limits,
+        environment: ready.environment,
+        prompting: ready.prompting,
+        store: store!,
+        resume: reopen,
+        // Called at each turn, once `session` exists: the turn's provider and model, after any `/model`.
+        traceTurn: turnTracer ? (prompt: string, turn: number) => turnTracer.turn(prompt, turn, session.provider) : undefined,
+      });
+      return session;
+    };
+    const session = openSession(setup.provider, resume);
     const stop = new AbortController();
     let hungUp = false;
     const quit = (): void => {
@@ -103,7 +112,15 @@ export async function chatAction(flags: ChatFlags): Promise<number> {
     process.stdin.on('error', onInputGone);
     try {
       await (await import('../lib/render/markdown/index.js')).loadMarkdown();
-      return await runChatApp({ session, store, cwd: setup.environment.cwd, input: process.stdin, output: process.stdout, stop: stop.signal });
+      return await runChatApp({
+        session,
+        store,
+        cwd: setup.environment.cwd,
+        input: process.stdin,
+        output: process.stdout,
+        stop: stop.signal,
+        newSession: (ending) => openSession(ending.provider, undefined),
+      });
     } finally {
       process.off('SIGHUP', onSignal);
       process.off('SIGTERM', onSignal);

@@ -8,9 +8,8 @@ import { loadConfig, userConfigPath } from '../lib/config-files.js';
 import { MinicodeError } from '../lib/errors.js';
 import { MAX_TIMER_MS } from '../lib/control/timers.js';
 import { decimalInt } from '../lib/flag-values.js';
-import { isStdioServer, type McpServerConfig } from '../lib/mcp/config.js';
+import type { McpServerConfig } from '../lib/mcp/config.js';
 import { resolveRunSandbox } from '../lib/sandbox/resolve.js';
-import { serverSandbox, type SandboxMode } from '../lib/sandbox/settings.js';
 import { resolveStoreDir } from '../lib/store/location.js';
 import type { McpServerStatus } from '../lib/mcp/index.js';
 import { neutralise } from '../lib/safe-text.js';
@@ -45,63 +44,45 @@ function fail(error: unknown): number {
   return error.exitCode;
 }
 
-/** One row of `mcp list`: a started server, or one left alone because `enabled` is false. */
-type Row = (McpServerStatus | { name: string; origin: string; state: 'disabled'; tools: string[]; toolNames: string[]; startupMs: 0 }) & {
-  /** The sandbox a stdio server runs in (docs/sandbox.md); absent for HTTP servers. */
-  sandbox?: SandboxMode;
-};
-
-function table(rows: Row[]): string {
+function table(rows: McpServerStatus[]): string {
   if (rows.length === 0) return `no MCP servers configured (add one with: minicode mcp add NAME COMMAND [ARGS...])\n`;
   const lines: string[] = [];
   for (const r of rows) {
-    const transport = 'transport' in r && r.transport ? ` ${r.transport}` : '';
-    const timing = r.state === 'disabled' ? '' : ` ${r.startupMs} ms`;
+    const transport = r.transport ? ` ${r.transport}` : '';
+    const timing = r.state === 'disabled' || r.state === 'invalid' ? '' : ` ${r.startupMs} ms`;
     const sandbox = r.sandbox ? `  sandbox ${r.sandbox}` : '';
     lines.push(`${r.name}  ${r.state}${transport}${timing}  ${r.tools.length} tool${r.tools.length === 1 ? '' : 's'}${sandbox}`);
-    if ('error' in r && r.error) lines.push(`  error: ${r.error}`);
+    if (r.error) lines.push(`  error: ${r.error}`);
     for (const name of r.toolNames) lines.push(`  ${name}`);
   }
   // Names, tool names and errors come from config files and servers: their controls are shown escaped.
   return `${neutralise(lines.join('\n'))}\n`;
 }
 
-/** `mcp list`; exit 0 when every enabled server started, 1 otherwise. */
+/** `mcp list`; exit 0 when every enabled server started, 1 when one failed or an entry cannot be used. */
 export async function mcpListAction(flags: McpListFlags): Promise<number> {
   try {
     const cwd = path.resolve(flags.cwd ?? process.cwd());
     const loaded = await loadConfig({ cwd, allowLocalConfig: flags.allowLocalConfig === true });
     const servers = loaded.config.mcpServers ?? {};
-    // The servers start as a run would start them: in the config's sandbox (no flag here).
-    const sandbox = Object.keys(servers).length > 0 ? resolveRunSandbox({ loaded, env: process.env, cwd, storeDir: resolveStoreDir({ env: process.env }) }) : undefined;
-    const sandboxOf = (name: string): SandboxMode | undefined => {
-      const server = servers[name];
-      return server && isStdioServer(server) ? (serverSandbox(sandbox, server.sandbox)?.mode ?? 'off') : undefined;
-    };
-    const disabled: Row[] = Object.entries(servers)
-      .filter(([, s]) => s.enabled === false)
-      .map(([name]) => ({ name, origin: 'config', state: 'disabled', tools: [], toolNames: [], startupMs: 0 }));
-    let started: McpServerStatus[] = [];
-    if (Object.keys(servers).length > disabled.length) {
+    let rows: McpServerStatus[] = [];
+    if (Object.keys(servers).length > 0) {
+      // The servers start as a run would start them: in the config's sandbox (no flag here).
+      const sandbox = resolveRunSandbox({ loaded, env: process.env, cwd, storeDir: resolveStoreDir({ env: process.env }) });
       const { startMcp } = await import('../lib/mcp/index.js');
       const manager = await startMcp(servers, { env: process.env, cwd, sandbox });
       if (manager) {
-        started = manager.statuses();
+        // Config order, whatever finished first.
+        const byName = new Map(manager.statuses().map((r) => [r.name, r]));
+        rows = Object.keys(servers)
+          .map((n) => byName.get(n))
+          .filter((r): r is McpServerStatus => r !== undefined);
         await manager.close();
       }
     }
-    // Config order, whatever finished first.
-    const byName = new Map<string, Row>([...started, ...disabled].map((r) => [r.name, r]));
-    const rows = Object.keys(servers)
-      .map((n) => byName.get(n))
-      .filter((r): r is Row => r !== undefined)
-      .map((r) => {
-        const mode = sandboxOf(r.name);
-        return mode ? { ...r, sandbox: mode } : r;
-      });
     if (flags.json) out(rows.map((r) => `${JSON.stringify(r)}\n`).join(''));
     else out(table(rows));
-    return rows.some((r) => r.state === 'failed') ? 1 : 0;
+    return rows.some((r) => r.state === 'failed' || r.state === 'invalid') ? 1 : 0;
   } catch (error) {
     return fail(error);
   }

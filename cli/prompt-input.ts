@@ -16,6 +16,7 @@
 import fs from 'node:fs';
 import { MinicodeError } from '../lib/errors.js';
 import { readTextFile } from '../lib/text-file.js';
+import { dropExpected } from '../lib/debug.js';
 
 /** The largest prompt or context read from stdin or a prompt file (1 MiB). */
 export const MAX_PROMPT_BYTES = 1024 * 1024;
@@ -45,8 +46,10 @@ function stdinKind(stdin: PromptInputOptions['stdin']): StdinKind {
   let stat: fs.Stats;
   try {
     stat = fs.fstatSync(stdin.fd);
-  } catch {
-    return 'none'; // fd 0 closed: nothing to read
+  } catch (error) {
+    // fd 0 closed: nothing to read.
+    dropExpected('reading what stdin is', error, 'EBADF');
+    return 'none';
   }
   if (stat.isFIFO() || stat.isSocket()) return 'pipe';
   return stat.isFile() || stat.isCharacterDevice() ? 'file' : 'none';

@@ -16,6 +16,7 @@
  */
 import fs from 'node:fs';
 import { mark, timelineOn } from '../lib/timeline.js';
+import { dropExpected } from '../lib/debug.js';
 
 /** A guarded output stream (stdout or stderr). */
 export interface GuardedOutput {
@@ -97,8 +98,9 @@ export function exitAfterHangUp(): void {
     for (const fd of [0, 1, 2]) {
       try {
         if (fs.fstatSync(fd).isCharacterDevice()) fs.closeSync(fd);
-      } catch {
+      } catch (error) {
         // Already closed.
+        dropExpected('closing a hung-up terminal', error, 'EBADF', 'EIO');
       }
     }
   });

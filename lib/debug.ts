@@ -23,8 +23,13 @@ export function reportDropped(where: string, error: unknown): void {
   process.stderr.write(`minicode debug: ${where}: ${name}${code ? ` ${code}` : ''}: ${outputRedactor()(message).replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ')}\n`);
 }
 
-/** Drop `error` silently when its errno is one of `expected`; report anything else under `MINICODE_DEBUG`. */
+/**
+ * Drop `error` silently when its errno (`ENOENT`) or its name (`SyntaxError` for a torn JSON
+ * file, `GitError`) is one of `expected`; report anything else under `MINICODE_DEBUG`.
+ */
 export function dropExpected(where: string, error: unknown, ...expected: string[]): void {
   const code = errnoOf(error);
-  if (code === undefined || !expected.includes(code)) reportDropped(where, error);
+  if (code !== undefined && expected.includes(code)) return;
+  if (error instanceof Error && expected.includes(error.name)) return;
+  reportDropped(where, error);
 }

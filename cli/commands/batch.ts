@@ -35,6 +35,10 @@ export function registerBatch(program: Command): void {
     .option('--isolate <mode>', "worktree (a git worktree of the line's cwd at HEAD) | copy (a copy of the folder) | none; each line's changes go to OUT/patches/<id>.diff", 'none')
     .option('--isolate-dirty', 'with --isolate worktree: bring uncommitted and untracked files into each worktree')
     .option('--keep-workspaces', 'leave each isolated workspace in place (its path in the record\'s "workspace")')
+    .option(
+      '--epochs <n>',
+      'run each line this many times, each attempt its own session and record (`attempt`); a line\'s "epochs" wins; pass rates, pass@k and the spread between epochs in summary.json (default 1)',
+    )
     .option('--otel-endpoint <url>', 'export OpenTelemetry spans (GenAI conventions) to this OTLP/HTTP base URL (default: OTEL_EXPORTER_OTLP_ENDPOINT; /v1/traces is appended)')
     .option('--json', 'progress as JSON lines on stdout and one summary line last')
     .option('--queue <url>', 'distribute through BullMQ on Redis (redis://HOST:PORT)')

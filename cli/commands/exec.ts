@@ -3,6 +3,7 @@ import { Command, Option } from 'commander';
 import type { ExecFlags } from '../../lib/agent/run-setup.js';
 import { CACHE_TTLS, REASONING_LEVELS } from '../../lib/agent/requests/types.js';
 import { SANDBOX_MODES } from '../../lib/sandbox/settings.js';
+import { APPROVAL_MODES } from '../../lib/policy/decide.js';
 import { TOOL_SHAPE_SETTINGS } from '../../lib/tools/shapes.js';
 
 /** `--sandbox` and `--allow-network`, for every command that runs the agent's commands (exec, chat, batch, acp). */
@@ -27,7 +28,7 @@ export function addRunFlags(command: Command): Command {
     .addOption(new Option('--reasoning <level>', "reasoning effort / thinking budget (default: config, else the provider's default)").choices([...REASONING_LEVELS]))
     .addOption(new Option('--cache-ttl <ttl>', 'Anthropic prompt-cache lifetime (1h for long batches; default 5m)').choices([...CACHE_TTLS]))
     .option('--cache-key <key>', 'OpenAI prompt_cache_key (default: a hash of model, system prompt and tools)')
-    .addOption(new Option('--approval <mode>', 'approval mode for edits and commands').choices(['ask', 'auto', 'read-only']).default('auto'))
+    .addOption(new Option('--approval <mode>', 'approval mode for edits and commands').choices([...APPROVAL_MODES]).default('auto'))
     .option('--allow-local-config', 'trust .minicode/config.json in the project (ignored by default)')
     .option('--store <dir>', 'session store directory (default: $MINICODE_HOME/store, else $XDG_DATA_HOME/minicode/store or ~/.local/share/minicode/store)')
     .option('--cwd <dir>', 'project directory (default: the current directory)')

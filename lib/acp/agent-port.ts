@@ -34,6 +34,11 @@ export interface AgentPort {
    * no sandbox option is offered.
    */
   sandboxMode?(): Promise<SandboxMode>;
+  /**
+   * Whether prompts may carry images (`promptCapabilities.image`): true only when the model the
+   * sessions start with takes image input. Absent: false (image blocks are then dropped).
+   */
+  acceptsImages?(): Promise<boolean>;
   /** Slash commands the port understands, advertised with `available_commands_update`. */
   availableCommands?(): AvailableCommandInfo[];
   /** Release whatever the port holds (store handles, worker pools) when the connection ends. */
@@ -58,9 +63,9 @@ export interface SessionInfo {
  * `ask` asks the client before every gated tool; `auto` runs allowlisted tools without asking
  * and asks for the rest; `read-only` denies every write and command without asking.
  */
-export const APPROVAL_MODES = ['ask', 'auto', 'read-only'] as const;
+export { APPROVAL_MODES } from '../policy/decide.js';
 /** One approval mode. */
-export type ApprovalMode = (typeof APPROVAL_MODES)[number];
+export type ApprovalMode = import('../policy/decide.js').ApprovalModeName;
 
 /** The user's decision on a gated tool, as the approval events carry it. */
 export type PermissionDecision = 'allow' | 'allow-always' | 'deny' | 'cancelled';
@@ -75,8 +80,12 @@ export interface PermissionRequest {
   input?: unknown;
 }
 
-/** A prompt content block the port may want beyond the flattened text. */
-export type PromptPart = { type: 'text'; text: string } | { type: 'resource_link'; uri: string; name: string } | { type: 'resource'; uri: string; text?: string; mimeType?: string };
+/** A prompt content block the port may want beyond the flattened text; an image's `data` is base64, as ACP sends it. */
+export type PromptPart =
+  | { type: 'text'; text: string }
+  | { type: 'resource_link'; uri: string; name: string }
+  | { type: 'resource'; uri: string; text?: string; mimeType?: string }
+  | { type: 'image'; data: string; mimeType: string; uri?: string };
 
 /** Input of one prompt turn. */
 export interface PromptInput {

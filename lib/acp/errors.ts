@@ -25,8 +25,9 @@ export const AcpErrors = {
   tooManySessions(limit: number): RequestError {
     return RequestError.invalidRequest({ limit, code: 'MINICODE_E_BUFFER_LIMIT' }, `this connection already holds ${limit} sessions`);
   },
+  /** -32602 with `data.code` MINICODE_E_USAGE unless `data` names another. */
   invalidParams(message: string, data: Record<string, unknown> = {}): RequestError {
-    return RequestError.invalidParams({ ...data, code: 'MINICODE_E_USAGE' }, message);
+    return RequestError.invalidParams({ code: 'MINICODE_E_USAGE', ...data }, message);
   },
   /** -32000: the provider has no credentials; `authenticate` or the environment must supply them. */
   authRequired(message: string): RequestError {

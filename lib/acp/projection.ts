@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { Diff, PlanEntry, SessionUpdate, ToolCallContent, ToolCallLocation } from '@agentclientprotocol/sdk';
 import type { OutputEvent, OutputEventOf } from '../events/index.js';
 import type { ToolKind } from './agent-port.js';
+import { imagePlaceholder } from '../images/placeholder.js';
 
 /** Options of {@link createProjector}. */
 export interface ProjectorOptions {
@@ -111,7 +112,8 @@ export function createProjector(options: ProjectorOptions): Projector {
     project(event) {
       switch (event.type) {
         case 'user.message.received':
-          return replay ? [text('user_message_chunk', event.payload.text, event.payload.messageId)] : [];
+          // Its images as placeholder lines: their bytes stay in the store.
+          return replay ? [text('user_message_chunk', [event.payload.text, ...(event.payload.images ?? []).map(imagePlaceholder)].join('\n'), event.payload.messageId)] : [];
         case 'assistant.message.delta':
           if (replay || event.payload.delta === '') return [];
           streamed.add(event.payload.messageId);

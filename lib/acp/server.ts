@@ -47,6 +47,8 @@ export function createAcpServer(options: AcpServerOptions, transport: ObservedTr
   const sessions = createSessionRegistry(options.maxSessions === undefined ? {} : { maxSessions: options.maxSessions });
   const models = options.models ?? [];
   let capabilities: ClientCapabilities = {};
+  /** What `initialize` advertised as `promptCapabilities.image`. */
+  let images = false;
 
   const send = (client: AgentContext, sessionId: string, update: SessionUpdate): Promise<void> => client.notify('session/update', { sessionId, update });
 
@@ -77,14 +79,15 @@ export function createAcpServer(options: AcpServerOptions, transport: ObservedTr
   };
 
   const app = agent({ name: 'minicode' })
-    .onRequest('initialize', ({ params }) => {
+    .onRequest('initialize', async ({ params }) => {
       capabilities = params.clientCapabilities ?? {};
+      images = (await port.acceptsImages?.()) ?? false;
       return {
         // We speak version 1 only; a client asking for another gets 1 and decides.
         protocolVersion: PROTOCOL_VERSION,
         agentCapabilities: {
           loadSession: port.loadSession !== undefined,
-          promptCapabilities: { image: false, audio: false, embeddedContext: true },
+          promptCapabilities: { image: images, audio: false, embeddedContext: true },
           mcpCapabilities: { http: true, sse: true },
           sessionCapabilities: {},
         },
@@ -167,7 +170,7 @@ export function createAcpServer(options: AcpServerOptions, transport: ObservedTr
           definedOnly<PromptInput>({
             sessionId: session.id,
             text: promptText(params.prompt),
-            parts: promptParts(params.prompt),
+            parts: promptParts(params.prompt, images),
             cwd: session.cwd,
             mode: session.mode,
             model: session.model,
@@ -230,6 +233,8 @@ function toRequestError(error: unknown, diagnose: Diagnose): RequestError {
   if (error instanceof RequestError) return error;
   if (error instanceof MinicodeError) {
     if (error.code === 'MINICODE_E_MISSING_KEY' || error.code === 'MINICODE_E_NO_PROVIDER') return AcpErrors.authRequired(error.message);
+    // The prompt's own content is at fault (an image that is none, too large, or for a model without vision).
+    if (error.code === 'MINICODE_E_IMAGE' || error.code === 'MINICODE_E_NO_VISION') return AcpErrors.invalidParams(error.message, { code: error.code });
     return AcpErrors.internal(error.code, error.message);
   }
   const message = error instanceof Error ? error.message : String(error);

@@ -7,7 +7,10 @@
  * the tools' file system and terminal when offered. Prompt turns are checkpointed like exec's
  * (ACP has no rewind method of its own; `minicode undo --session <id>` takes a turn back).
  */
-import type { AgentPort, AgentPortOptions, PromptInput, PromptOutcome, PromptStopReason, ToolKind } from '../acp/agent-port.js';
+import path from 'node:path';
+import type { AgentPort, AgentPortOptions, PromptInput, PromptOutcome, PromptPart, PromptStopReason, ToolKind } from '../acp/agent-port.js';
+import { imageFromBytes, type ImageAttachment } from '../images/load.js';
+import { acceptsImages } from '../images/vision.js';
 import { prepareRun, sandboxModeFlag, startRunMcp, type RunSetup } from './run-setup.js';
 import { loadConfig } from '../config-files.js';
 import { sandboxInMode } from '../sandbox/resolve.js';
@@ -21,7 +24,7 @@ import { createRebuilder } from '../reducer/rebuild.js';
 import { openStore, resolveStoreDir, type EventStore } from '../store/index.js';
 import type { ApprovalDecision, ApprovalRequest, ToolFileSystem, ToolTerminal } from '../tools/types.js';
 import type { ConversationMessage } from './conversation.js';
-import { conversationFromEvents } from './history.js';
+import { conversationFromEvents, storedImageBytes } from './history.js';
 import type { AgentResult } from './loop.js';
 import { interaction } from './interaction.js';
 import { promptSettingsFor } from './prompt-settings.js';
@@ -112,6 +115,18 @@ export function createAgentPort(options: AgentPortOptions): AgentPort {
       return sandboxDefault;
     },
 
+    async acceptsImages() {
+      // The model new sessions start with: the flag's, else the set-up's (config, environment).
+      // Without a set-up (no credentials yet) nothing says the model sees images: not advertised.
+      if (options.model !== undefined) return acceptsImages(options.model);
+      try {
+        return acceptsImages((await setup()).provider.model);
+      } catch (error) {
+        reportDropped('acp: the model for promptCapabilities.image', error);
+        return false;
+      }
+    },
+
     async openSession(info) {
       if (!sessions.has(info.sessionId)) sessions.set(info.sessionId, { started: false, nextSeq: 0, turn: 1, state: undefined, history: [] });
       const session = sessions.get(info.sessionId)!;
@@ -145,7 +160,7 @@ export function createAgentPort(options: AgentPortOptions): AgentPort {
       if (!known?.started) {
         const rebuilder = createRebuilder({ sessionId });
         for (const e of events) rebuilder.push(e);
-        const conversation = conversationFromEvents(events);
+        const conversation = conversationFromEvents(events, storedImageBytes(store()));
         sessions.set(sessionId, { started: true, nextSeq: conversation.nextSeq, turn: conversation.nextTurn, state: rebuilder.unsettled(), history: conversation.messages });
       }
       return events;
@@ -193,6 +208,7 @@ export function createAgentPort(options: AgentPortOptions): AgentPort {
       const result = await runPrompt({
         origin: 'acp',
         prompt: input.text,
+        images: imagesOf(input.parts),
         provider,
         limits: run.limits,
         // Each prompt turn is checkpointed in the client's cwd under the ACP session id, so
@@ -241,6 +257,21 @@ export function createAgentPort(options: AgentPortOptions): AgentPort {
       await Promise.all(closing);
     },
   };
+}
+
+/**
+ * The prompt's image blocks as images checked by their bytes (the declared `mimeType` is not
+ * trusted); MINICODE_E_IMAGE when one is no image or past a limit. Named after their `uri`, else
+ * `image-N` with the extension of their type.
+ */
+function imagesOf(parts: readonly PromptPart[]): ImageAttachment[] | undefined {
+  const images = parts.filter((p): p is Extract<PromptPart, { type: 'image' }> => p.type === 'image');
+  if (images.length === 0) return undefined;
+  return images.map((part, i) => {
+    const named = part.uri ? path.posix.basename(part.uri.replace(/[?#].*$/, '')) : '';
+    const name = named !== '' ? named : `image-${i + 1}.${part.mimeType.replace(/^image\//, '').replace('jpeg', 'jpg') || 'img'}`;
+    return imageFromBytes(Buffer.from(part.data, 'base64'), name);
+  });
 }
 
 /** The client's files for the tools when it offers `fs/*`; absent: the tools use node fs. */

@@ -129,8 +129,9 @@ export function createChildSessions(options: ChildSessionsOptions): ChildSession
     let release: () => void;
     try {
       release = await gate.take(request.signal);
-    } catch {
+    } catch (error) {
       // The parent stopped while this child waited for a slot: it never started.
+      if (!request.signal.aborted) throw error;
       return { status: 'failed', cause: 'USER_ERROR', message: 'the parent run stopped before the sub-agent started' };
     }
     try {

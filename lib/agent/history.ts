@@ -2,12 +2,14 @@
  * The conversation of a stored session, rebuilt from its durable events, so a session loaded in
  * a fresh process (ACP `session/load`) can take further prompts. It is the conversation as the
  * events tell it: user prompts, the model's text and tool calls per step, and each tool's
- * result as the model saw it, with two honest losses: tool outputs are the events' bounded
+ * result as the model saw it (a user message's images read back from the content store), with two honest losses: tool outputs are the events' bounded
  * excerpts (4,096 chars, not the model's 20,000), and provider reasoning items are not kept
  * (their opaque signatures are only valid within the process that received them).
  */
-import type { OutputEvent } from '../events/index.js';
-import { toolCallOf, type AssistantMessage, type ConversationMessage, type ToolCallPart } from './conversation.js';
+import type { OutputEvent, PayloadOf } from '../events/index.js';
+import { imagePlaceholder } from '../images/placeholder.js';
+import type { EventStore } from '../store/store.js';
+import { toolCallOf, type AssistantMessage, type ConversationMessage, type ImagePart, type ToolCallPart } from './conversation.js';
 
 /** What the rebuild tells a caller that continues the session. */
 export interface StoredConversation {
@@ -21,8 +23,27 @@ export interface StoredConversation {
 /** Content for a tool that never reported a result (the process stopped, or the turn was cut). */
 const NO_RESULT = 'Cancelled: no result was recorded for this tool call';
 
-/** Rebuild the conversation of one session from its stored events, in order. Pure. */
-export function conversationFromEvents(events: Iterable<OutputEvent>): StoredConversation {
+/** A user message's image as its event records it: what it is and where its bytes are. */
+type StoredImage = NonNullable<PayloadOf<'user.message.received'>['images']>[number];
+
+/**
+ * Rebuild the conversation of one session from its stored events, in order. Pure, given
+ * `imageBytes`: the bytes of a user message's image by its content ref (the store's content
+ * store); an image without bytes (none given, evicted) is named in the text instead, never dropped unsaid.
+ */
+export function conversationFromEvents(events: Iterable<OutputEvent>, imageBytes?: (ref: string) => Uint8Array | undefined): StoredConversation {
+  const userMessage = (text: string, images: readonly StoredImage[] | undefined): ConversationMessage => {
+    if (!images || images.length === 0) return { role: 'user', text };
+    const kept: ImagePart[] = [];
+    const lost: string[] = [];
+    for (const image of images) {
+      const bytes = imageBytes?.(image.content.ref);
+      if (bytes) kept.push({ mediaType: image.mediaType, data: Buffer.from(bytes).toString('base64'), name: image.name, width: image.width, height: image.height });
+      else lost.push(imagePlaceholder(image));
+    }
+    const note = lost.length > 0 ? `\n\n(not available any more: ${lost.join(' ')})` : '';
+    return kept.length > 0 ? { role: 'user', text: `${text}${note}`, images: kept } : { role: 'user', text: `${text}${note}` };
+  };
   const messages: ConversationMessage[] = [];
   let assistant: AssistantMessage | undefined;
   let assistantKey: string | undefined;
@@ -44,7 +65,7 @@ export function conversationFromEvents(events: Iterable<OutputEvent>): StoredCon
     switch (event.type) {
       case 'user.message.received':
         assistant = undefined;
-        messages.push({ role: 'user', text: event.payload.text });
+        messages.push(userMessage(event.payload.text, event.payload.images));
         break;
       case 'assistant.message.completed':
       case 'assistant.message.truncated': {
@@ -80,6 +101,14 @@ export function conversationFromEvents(events: Iterable<OutputEvent>): StoredCon
     }
   }
   return { messages: pairToolResults(messages), nextTurn: maxTurn + 1, nextSeq };
+}
+
+/** The image bytes {@link conversationFromEvents} reads: those the store's content store still holds. */
+export function storedImageBytes(store: Pick<EventStore, 'getContent'>): (ref: string) => Uint8Array | undefined {
+  return (ref) => {
+    const found = store.getContent(ref);
+    return found.status === 'present' ? found.bytes : undefined;
+  };
 }
 
 /**

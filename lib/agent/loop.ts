@@ -426,7 +426,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
     }
   };
 
-  const settled = await settleRun(termination, body);
+  const settled = await settleRun(termination, body, { timers: options.timers });
   disarm();
   // Before the terminal event: a client told the turn is over may undo it at once.
   await checkpoints?.turnEnded();

@@ -28,6 +28,7 @@ import { mark } from '../timeline.js';
 import { builtInAgents } from './agent-definitions.js';
 import { createChildSessions, type ParentLink } from './children.js';
 import { definedOnly } from '../defined-only.js';
+import { checkVision } from '../images/vision.js';
 
 /** Options of {@link runPrompt}. */
 export interface PromptRunOptions extends Omit<AgentOptions, 'emit' | 'write' | 'tools' | 'toolsReady' | 'history' | 'taskId' | 'turnId' | 'children' | 'cancelCause'> {
@@ -144,6 +145,30 @@ export async function endSession(options: EndSessionOptions): Promise<ReducerSta
   return pipeline.finish();
 }
 
+/** Options of {@link appendToSession}. */
+export type AppendOptions = Omit<EndSessionOptions, 'reason' | 'durationMs' | 'environment'>;
+
+/**
+ * Add events to a session between its turns (the interactive mode's `/compact`); resolves with
+ * the state after them and the next sequence number.
+ */
+export async function appendToSession(options: AppendOptions, drafts: readonly EventDraft[]): Promise<{ state: ReducerState; nextSeq: number }> {
+  let nextSeq = options.startSeq;
+  const pipeline = createRunPipeline({
+    sessionId: options.sessionId,
+    clock: options.clock,
+    scrubber: createEventScrubber({ env: options.env ?? process.env }),
+    store: options.store,
+    startSeq: options.startSeq,
+    state: options.state,
+    onEvent: (event) => {
+      nextSeq = event.seq + 1;
+    },
+  });
+  for (const d of drafts) pipeline.emit(d);
+  return { state: await pipeline.finish(), nextSeq };
+}
+
 /** sha256 of the prompt, for the session index. */
 export function promptDigestOf(prompt: string): string {
   return `sha256:${createHash('sha256').update(prompt).digest('hex')}`;
@@ -176,6 +201,8 @@ export function withSlashCommand(options: PromptRunOptions): PromptRunOptions {
 /** Run one prompt through the pipeline and the agent loop (a custom slash command expanded first: {@link withSlashCommand}). */
 export async function runPrompt(given: PromptRunOptions): Promise<PromptRun> {
   const options = withSlashCommand(given);
+  // Before any event: images for a model known to take none are refused, not sent to a provider's 400.
+  checkVision(options.provider.model, options.images?.length ?? 0);
   const clock = options.clock ?? Date.now;
   const sessionId = options.session?.id ?? options.sessionId ?? newSessionId(clock());
   let seq = options.session?.startSeq ?? 0;

@@ -136,3 +136,10 @@ export async function runSessionEndHooks(environment: ToolEnvironment, sessionId
   const runner = createHookRunner({ settings: environment.hooks, cwd: environment.cwd, env: environment.env, sessionId, permissionMode: environment.policy.mode, emit });
   await runner.run('SessionEnd', { reason }, { match: reason });
 }
+
+/** PreCompact hooks of a compaction the person asked for (`/compact`, trigger `manual`); nothing when none is configured. */
+export async function runManualCompactHooks(environment: ToolEnvironment, sessionId: string, emit: (d: EventDraft) => void): Promise<void> {
+  if (!environment.hooks?.byEvent.PreCompact?.length) return;
+  const runner = createHookRunner({ settings: environment.hooks, cwd: environment.cwd, env: environment.env, sessionId, permissionMode: environment.policy.mode, emit });
+  await runner.run('PreCompact', { trigger: 'manual', custom_instructions: '' }, { match: 'manual' });
+}

@@ -27,6 +27,8 @@ import type { EventStore } from '../store/index.js';
 import { recordLinks, type RecordLinks } from './record-links.js';
 import { reportDropped } from '../debug.js';
 import { definedOnly } from '../defined-only.js';
+import { attemptOptions, expandAttempts, runKey, type AttemptOptions } from './attempts.js';
+import { evaluate, passRule, type EvaluationSummary } from './evaluation.js';
 
 /** Options every batch shares. */
 export interface BatchCommon {
@@ -39,6 +41,8 @@ export interface BatchCommon {
   clock?: (() => number) | undefined;
   /** fsync every N records; default 64. */
   syncEvery?: number | undefined;
+  /** Epochs and retries (attempts.ts); default one run per line, {@link DEFAULT_RETRIES} retries. */
+  attempts?: Partial<AttemptOptions> | undefined;
 }
 
 /** The machine summary (`summary.json`, and the last `--json` line). */
@@ -48,8 +52,10 @@ export interface BatchSummary {
   mode: 'local' | 'queue';
   input: string;
   outDir: string;
-  /** Valid ids in the input. */
+  /** Runs the batch makes: each valid id once per epoch (its attempts). */
   total: number;
+  /** Valid ids in the input. */
+  lines: number;
   completed: number;
   failed: number;
   /** Valid ids with no record yet (stopped early, interrupted). */
@@ -85,12 +91,15 @@ export interface BatchSummary {
   verify?: { passed: number; failed: number; rate: number };
   /** Records this invocation finished per interval (completed, failed, tokens), on this process's clock. */
   throughput: ThroughputSeries;
+  /** Pass rates per line and overall, pass@k, the spread between epochs (lib/batch/evaluation.ts). */
+  evaluation: EvaluationSummary;
 }
 
 /** A batch in progress. */
 export interface BatchContext {
+  /** Every run of the batch: each line once per epoch (`attempt` set). */
   readonly lines: BatchLine[];
-  /** Lines to run in this invocation. */
+  /** Runs to make in this invocation. */
   readonly pending: BatchLine[];
   readonly output: OutputDir;
   readonly tally: Tally;
@@ -118,34 +127,40 @@ export interface BatchContext {
 export function openBatch(options: BatchCommon, store?: EventStore): BatchContext {
   const clock = options.clock ?? Date.now;
   const output = openOutputDir(options.outDir, options.syncEvery !== undefined ? { syncEvery: options.syncEvery } : {});
-  const lines = options.input.lines;
-  const valid = new Set(lines.map((l) => l.id));
+  const lines = expandAttempts(options.input.lines, attemptOptions(options.attempts).epochs);
+  const valid = new Set(lines.map(runKey));
+  // The records of this batch's runs, for the evaluation written with the summary.
+  const evidence = new Map<string, BatchRecord>();
   let superseded = 0;
   if (options.retryErrors) {
-    const ids = new Set(
+    const keys = new Set(
       output
         .errorRecords()
-        .map((r) => r.id)
-        .filter((id) => valid.has(id)),
+        .map(runKey)
+        .filter((key) => valid.has(key)),
     );
-    superseded = output.supersede(ids);
+    superseded = output.supersede(keys);
   }
   const tally = createTally();
-  for (const record of output.existingRecords()) if (valid.has(record.id)) addRecord(tally, record);
+  const count = (record: BatchRecord): void => {
+    addRecord(tally, record);
+    evidence.set(runKey(record), record);
+  };
+  for (const record of output.existingRecords()) if (valid.has(runKey(record))) count(record);
   const links: RecordLinks | undefined = store ? recordLinks(store, output.batchId) : undefined;
   let restored = 0;
   if (links) {
     for (const line of lines) {
-      if (output.resume.finished.has(line.id)) continue;
-      const record = links.get(line.id);
+      if (output.resume.finished.has(runKey(line))) continue;
+      const record = links.get(line);
       if (!record || (record.kind === 'error' && options.retryErrors)) continue;
       output.append(record);
-      addRecord(tally, record);
+      count(record);
       restored++;
     }
   }
-  const resumed = [...output.resume.finished.keys()].filter((id) => valid.has(id)).length;
-  const pending = lines.filter((l) => !output.resume.finished.has(l.id));
+  const resumed = [...output.resume.finished.keys()].filter((key) => valid.has(key)).length;
+  const pending = lines.filter((l) => !output.resume.finished.has(runKey(l)));
   const startedAt = clock();
   // Three numbers per record: the throughput series is bucketed once, at the end.
   const finished: FinishedPoint[] = [];
@@ -160,12 +175,14 @@ export function openBatch(options: BatchCommon, store?: EventStore): BatchContex
     restored,
     finishedNow: 0,
     async keep(record) {
+      record.passed = passRule(record);
       // A store that cannot take it (its own disk full) leaves the output's copy, as without a store.
       await links?.put(record).catch((error: unknown) => reportDropped('keeping a batch record in the store', error));
     },
     accept(record) {
-      if (!valid.has(record.id) || !output.append(record)) return false;
-      addRecord(tally, record);
+      record.passed ??= passRule(record);
+      if (!valid.has(runKey(record)) || !output.append(record)) return false;
+      count(record);
       finished.push({ atMs: clock() - startedAt, ok: record.kind === 'result', tokens: recordTokens(record.usage) });
       ctx.finishedNow++;
       options.progress.record(record);
@@ -200,6 +217,7 @@ export function openBatch(options: BatchCommon, store?: EventStore): BatchContex
         input: options.inputPath,
         outDir: options.outDir,
         total,
+        lines: options.input.lines.length,
         completed: tally.completed,
         failed: tally.failed,
         pending: total - tally.completed - tally.failed,
@@ -231,6 +249,10 @@ export function openBatch(options: BatchCommon, store?: EventStore): BatchContex
         durationMs,
         latency: tally.latency.summary(),
         throughput: throughputSeries(finished, durationMs),
+        evaluation: evaluate(
+          [...evidence.values()],
+          options.input.lines.map((l) => l.id),
+        ),
       });
       const verified = tally.verifyPassed + tally.verifyFailed;
       if (verified > 0) summary.verify = { passed: tally.verifyPassed, failed: tally.verifyFailed, rate: Number((tally.verifyPassed / verified).toFixed(4)) };

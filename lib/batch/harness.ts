@@ -15,6 +15,7 @@ import type { BatchLine } from './input.js';
 import { setupErrorRecord, type BatchRecord, type LineVerify } from './records.js';
 import { createWorkspace, safeId, type IsolateMode, type Workspace } from './workspace.js';
 import { definedOnly } from '../defined-only.js';
+import { runKey } from './attempts.js';
 
 /** Isolation and verification of every line. */
 export interface HarnessOptions {
@@ -66,7 +67,7 @@ export async function runIsolated(line: BatchLine, context: HarnessContext, run:
       definedOnly({
         mode,
         source,
-        id: line.id,
+        id: runKey(line),
         outDir: context.outDir,
         dirty: context.isolateDirty || undefined,
         poolSize: pooled ? (context.poolSize ?? DEFAULT_POOL_SIZE) : undefined,
@@ -82,7 +83,8 @@ export async function runIsolated(line: BatchLine, context: HarnessContext, run:
     record = await run({ ...line, cwd: workspace.cwd });
     if (verify !== undefined && ran(record)) record.verify = await verifyLine(verify, workspace.cwd, { ...context, sandbox: await sandboxOf(line, context) });
     const patch = await workspace.diff();
-    const rel = path.join('patches', `${safeId(line.id)}.diff`);
+    // One patch per run: a later attempt's name carries its number (`%00` and the attempt, safeId of the run key).
+    const rel = path.join('patches', `${safeId(runKey(line))}.diff`);
     fs.mkdirSync(path.join(context.outDir, 'patches'), { recursive: true, mode: 0o700 });
     // Scrubbed like every artefact: a key the run wrote into a file shows as a marker in the patch.
     writeArtefact(path.join(context.outDir, rel), patch);

@@ -11,10 +11,21 @@ import { NATIVE_AGENTS, type NativeAgent } from '../decode/formats.js';
 import { REASONING_LEVELS, type ReasoningLevel } from '../agent/requests/types.js';
 import { neutralise } from '../safe-text.js';
 import { definedOnly } from '../defined-only.js';
+import { MAX_EPOCHS } from './attempts.js';
 
 /** The fields of one input line. */
 const LineFields = z.object({
-  id: z.union([z.string().min(1).max(512), z.number().int()]).transform(String),
+  // No NUL: a run's key is the id, a NUL and its attempt (attempts.ts), which no id may spell.
+  id: z
+    .union([
+      z
+        .string()
+        .min(1)
+        .max(512)
+        .regex(/^[^\u0000]*$/, 'an id may not contain a NUL character'),
+      z.number().int(),
+    ])
+    .transform(String),
   // Whitespace only is as empty as nothing: it would be sent to the model as a prompt.
   prompt: z.string().regex(/\S/),
   provider: z.string().min(1).optional(),
@@ -37,12 +48,16 @@ const LineFields = z.object({
   instructions: z.union([z.literal(false), z.string()]).optional(),
   /** A JSON Schema the line's result must match (as `--output-schema`'s file holds). */
   outputSchema: z.record(z.string(), z.unknown()).optional(),
+  /** Runs of this line (wins over `--epochs`), each its own session and record. */
+  epochs: z.number().int().positive().max(MAX_EPOCHS).optional(),
+  /** Image files sent with the prompt (as `exec -i`), relative to the line's cwd. */
+  images: z.array(z.string().min(1)).min(1).max(20).optional(),
 });
 
 /** The schema of one input line; unknown keys are kept out of the run but allowed (and reported: {@link ParsedInput.unknownKeys}). */
 export const BatchLineSchema = LineFields.superRefine((data, ctx) => {
   if (data.agent !== undefined) {
-    for (const key of ['system', 'instructions', 'outputSchema'] as const) {
+    for (const key of ['system', 'instructions', 'outputSchema', 'images'] as const) {
       if (data[key] !== undefined) ctx.addIssue({ code: 'custom', path: [key], message: `${key} is for minicode's own agent; a native agent reads its own` });
     }
   }
@@ -78,6 +93,12 @@ export interface BatchLine {
   instructions?: false | string;
   /** The line's output schema (compiled when the line runs: a bad one is the line's error record). */
   outputSchema?: Record<string, unknown>;
+  /** Runs of this line (wins over `--epochs`). */
+  epochs?: number;
+  /** Which of the line's runs this is, 1-based (set when the batch expands its epochs, attempts.ts). */
+  attempt?: number;
+  /** Image files sent with the prompt, relative to the line's cwd (read when the line runs: a bad one is the line's error record). */
+  images?: string[];
 }
 
 /** Why a line was not runnable. */
@@ -132,6 +153,8 @@ function lineOf(data: z.infer<typeof BatchLineSchema>, line: number): BatchLine 
   if (data.system !== undefined) out.system = data.system;
   if (data.instructions !== undefined) out.instructions = data.instructions;
   if (data.outputSchema !== undefined) out.outputSchema = data.outputSchema;
+  if (data.epochs !== undefined) out.epochs = data.epochs;
+  if (data.images !== undefined) out.images = data.images;
   return out;
 }
 

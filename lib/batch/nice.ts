@@ -10,6 +10,7 @@
  * platforms, a sandbox), the threads run at the coordinator's priority.
  */
 import os from 'node:os';
+import { dropExpected, reportDropped } from '../debug.js';
 
 /** Nice value of batch pool threads when the batch names none (`--nice`). */
 export const DEFAULT_POOL_NICE = 10;
@@ -25,16 +26,18 @@ export function raiseThreadNice(nice: number): number | undefined {
   let current: number;
   try {
     current = os.getPriority(0);
-  } catch {
+  } catch (error) {
     // Not supported here: undefined, as documented.
+    reportDropped('batch: reading the thread nice value', error);
     return undefined;
   }
   if (nice <= current) return current;
   try {
     os.setPriority(0, Math.min(nice, MAX_NICE));
     return os.getPriority(0);
-  } catch {
+  } catch (error) {
     // Not permitted (a raised limit): the current value stays.
+    dropExpected('batch: raising the thread nice value', error, 'EACCES', 'EPERM');
     return current;
   }
 }

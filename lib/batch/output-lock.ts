@@ -25,6 +25,7 @@ import path from 'node:path';
 import { MinicodeError } from '../errors.js';
 import { pidAlive } from '../pid-alive.js';
 import { makePrivateDir } from '../private-files.js';
+import { dropExpected } from '../debug.js';
 
 /** The lock file's name inside the output directory. */
 export const LOCK_FILE = 'batch.lock';
@@ -76,8 +77,9 @@ function readOwner(file: string): LockOwner | undefined {
   try {
     const owner = JSON.parse(fs.readFileSync(file, 'utf8')) as Partial<LockOwner>;
     if (typeof owner.pid === 'number' && typeof owner.hostname === 'string' && typeof owner.token === 'string') return owner as LockOwner;
-  } catch {
+  } catch (error) {
     // Gone (released meanwhile) or not ours: treated as unknown below.
+    dropExpected('batch output lock: reading the owner', error, 'ENOENT', 'SyntaxError');
   }
   return undefined;
 }

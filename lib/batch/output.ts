@@ -25,6 +25,7 @@ import path from 'node:path';
 import { PRIVATE_FILE_MODE, artefactLine, writeJsonArtefact } from '../artefacts.js';
 import { makePrivateDir } from '../private-files.js';
 import type { BatchRecord, ErrorRecord } from './records.js';
+import { runKey } from './attempts.js';
 
 /** Options of {@link openOutputDir}. */
 export interface OutputOptions {
@@ -34,7 +35,7 @@ export interface OutputOptions {
 
 /** What reading an existing output found. */
 export interface ResumeState {
-  /** Ids with a record, and in which file. */
+  /** Runs with a record (by {@link runKey}: the id, and the attempt after the first), and in which file. */
   finished: Map<string, 'result' | 'error'>;
   /** Torn last lines cut off (one per file at most). */
   repaired: number;
@@ -50,13 +51,13 @@ export interface OutputDir {
   readonly resume: ResumeState;
   /** Error records currently in errors.jsonl. */
   errorRecords(): ErrorRecord[];
-  /** The first record of every finished id, as read on open. */
+  /** The first record of every finished run, as read on open. */
   existingRecords(): BatchRecord[];
-  /** Queue a record for appending; false (nothing written) when its id already has one (at-least-once delivery). Throws an earlier append's write error. */
+  /** Queue a record for appending; false (nothing written) when its run already has one (at-least-once delivery). Throws an earlier append's write error. */
   append(record: BatchRecord): boolean;
   /** Resolves when every queued record is written (rejects with a write error). */
   flushed(): Promise<void>;
-  /** Move the error records of these ids to superseded.jsonl so they run again. */
+  /** Move the error records of these runs ({@link runKey}) to superseded.jsonl so they run again. */
   supersede(ids: ReadonlySet<string>): number;
   writeSummary(summary: unknown): void;
   /** fsync both record files. */
@@ -95,6 +96,7 @@ function readRecords(file: string, state: ResumeState): { records: BatchRecord[]
       records.push(r);
       lines.push(row);
     } catch {
+      // Not JSON, or no id: counted, the summary says how many.
       state.unreadable++;
     }
   }
@@ -164,9 +166,9 @@ function openOutput(dir: string, options: OutputOptions): OutputDir {
   const syncEvery = options.syncEvery ?? 64;
   const resume: ResumeState = { finished: new Map(), repaired: 0, unreadable: 0 };
   const results = readRecords(path.join(dir, FILES.result), resume);
-  for (const r of results.records) if (!resume.finished.has(r.id)) resume.finished.set(r.id, 'result');
+  for (const r of results.records) if (!resume.finished.has(runKey(r))) resume.finished.set(runKey(r), 'result');
   let errors = readRecords(path.join(dir, FILES.error), resume);
-  for (const r of errors.records) if (!resume.finished.has(r.id)) resume.finished.set(r.id, 'error');
+  for (const r of errors.records) if (!resume.finished.has(runKey(r))) resume.finished.set(runKey(r), 'error');
 
   const openAppend = (name: string): number => fs.openSync(path.join(dir, name), 'a', PRIVATE_FILE_MODE);
   const fds = { result: openAppend(FILES.result), error: openAppend(FILES.error) };
@@ -229,28 +231,30 @@ function openOutput(dir: string, options: OutputOptions): OutputDir {
       const seen = new Set<string>();
       const out: BatchRecord[] = [];
       for (const r of [...results.records, ...errors.records]) {
-        if (seen.has(r.id) || !resume.finished.has(r.id)) continue;
-        seen.add(r.id);
+        const key = runKey(r);
+        if (seen.has(key) || !resume.finished.has(key)) continue;
+        seen.add(key);
         out.push(r);
       }
       return out;
     },
-    errorRecords: () => errors.records.filter((r): r is ErrorRecord => r.kind === 'error' && resume.finished.get(r.id) === 'error'),
+    errorRecords: () => errors.records.filter((r): r is ErrorRecord => r.kind === 'error' && resume.finished.get(runKey(r)) === 'error'),
     append(record) {
-      if (resume.finished.has(record.id)) return false;
+      const key = runKey(record);
+      if (resume.finished.has(key)) return false;
       const kind = record.kind === 'result' ? 'result' : 'error';
       if (failure) throw failure;
       // Whole lines only: the unit of crash safety (see the header).
       lanes[kind].pending.push(artefactLine(record));
       pump(kind);
-      resume.finished.set(record.id, kind);
+      resume.finished.set(key, kind);
       if (++unsynced >= syncEvery) syncSoon();
       return true;
     },
     supersede(ids) {
       // Called on open, before any append: errors.jsonl's descriptor is replaced below.
       if (lanes.error.busy) throw new Error('supersede while records are being written');
-      const moving = errors.lines.filter((_, i) => ids.has(errors.records[i]!.id));
+      const moving = errors.lines.filter((_, i) => ids.has(runKey(errors.records[i]!)));
       if (moving.length === 0) return 0;
       // 1. Keep the old records (fsync'ed) before they leave errors.jsonl: a crash between the
       //    steps leaves a copy in both files, never in neither.
@@ -259,7 +263,7 @@ function openOutput(dir: string, options: OutputOptions): OutputDir {
       fs.fsyncSync(superseded);
       fs.closeSync(superseded);
       // 2. Replace errors.jsonl atomically (write aside, fsync, rename).
-      const keep = errors.lines.filter((_, i) => !ids.has(errors.records[i]!.id));
+      const keep = errors.lines.filter((_, i) => !ids.has(runKey(errors.records[i]!)));
       const tmp = path.join(dir, `${FILES.error}.tmp`);
       fs.writeFileSync(tmp, keep.map((l) => `${l}\n`).join(''), { mode: PRIVATE_FILE_MODE });
       const tfd = fs.openSync(tmp, 'r');
@@ -269,7 +273,7 @@ function openOutput(dir: string, options: OutputOptions): OutputDir {
       fs.renameSync(tmp, path.join(dir, FILES.error));
       fds.error = openAppend(FILES.error);
       for (const id of ids) if (resume.finished.get(id) === 'error') resume.finished.delete(id);
-      errors = { records: errors.records.filter((r) => !ids.has(r.id)), lines: keep };
+      errors = { records: errors.records.filter((r) => !ids.has(runKey(r))), lines: keep };
       return moving.length;
     },
     writeSummary(summary) {

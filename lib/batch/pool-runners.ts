@@ -17,7 +17,7 @@ import { BroadcastChannel } from 'node:worker_threads';
 import { DEFAULT_TASKS_PER_WORKER, holdPool, runWorker } from '../control/pool.js';
 import type { BatchLine } from './input.js';
 import type { BatchLineTask, BatchLineValue, ChannelMessage, PlainLineSetup, ThreadLag } from './pool-task.js';
-import type { BatchRecord } from './records.js';
+import { setupErrorRecord, type BatchRecord } from './records.js';
 import type { LineTrace, RunSignals } from './run-line.js';
 import type { HarnessOptions } from './harness.js';
 import { DEFAULT_POOL_NICE } from './nice.js';
@@ -90,7 +90,7 @@ export function createPoolRunners(options: PoolRunnerOptions = {}): PoolRunners 
         return result.value.record;
       }
       // A thread that died took the run with it: an error record (run again with --retry-errors).
-      return { kind: 'error', id: line.id, line: line.line, outcome: 'failed', reason: 'setup', error: { category: 'INTERNAL_ERROR', code: result.error.code, message: result.error.message } };
+      return setupErrorRecord(line, { category: 'INTERNAL_ERROR', code: result.error.code, message: result.error.message });
     },
     abort() {
       Atomics.store(aborted, 0, 1);

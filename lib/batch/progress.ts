@@ -122,7 +122,9 @@ export function createProgress(options: ProgressOptions): ProgressReporter {
   return {
     record(record) {
       if (options.mode !== 'json') return;
-      out(`${jsonLine(definedOnly({ type: 'batch.record', id: record.id, kind: record.kind, outcome: record.outcome, reason: record.reason, sessionId: record.sessionId || undefined }))}\n`);
+      out(
+        `${jsonLine(definedOnly({ type: 'batch.record', id: record.id, attempt: record.attempt, kind: record.kind, outcome: record.outcome, reason: record.reason, passed: record.passed, sessionId: record.sessionId || undefined }))}\n`,
+      );
     },
     update(snapshot) {
       const now = clock();

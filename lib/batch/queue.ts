@@ -23,6 +23,7 @@ import { setupErrorRecord, type BatchRecord } from './records.js';
 import { runLine, type LineSetup } from './run-line.js';
 import type { EventStore } from '../store/index.js';
 import { definedOnly } from '../defined-only.js';
+import { runKey } from './attempts.js';
 
 /** The queue engine: bullmq (with ioredis), optional dependencies installed only for `--queue`. */
 export type QueueEngine = typeof Bullmq;
@@ -65,9 +66,9 @@ export function batchKeyOf(outDir: string): string {
   return createHash('sha256').update(path.resolve(outDir)).digest('hex').slice(0, 12);
 }
 
-/** Deterministic job id (BullMQ ids may not be integers or contain ':'). */
-export function jobIdOf(batchKey: string, id: string): string {
-  return `${batchKey}.${encodeURIComponent(id)}`;
+/** Deterministic job id of a run (its {@link runKey}: the line id for attempt 1). BullMQ ids may not be integers or contain ':'. */
+export function jobIdOf(batchKey: string, key: string): string {
+  return `${batchKey}.${encodeURIComponent(key)}`;
 }
 
 /** A Redis URL for messages: its password masked. */
@@ -147,7 +148,7 @@ export async function runProducer(options: ProducerOptions): Promise<BatchSummar
     await ready(events, options.queueUrl);
     const ctx = openBatch(options);
     const key = batchKeyOf(options.outDir);
-    const waiting = new Map(ctx.pending.map((l) => [jobIdOf(key, l.id), l]));
+    const waiting = new Map(ctx.pending.map((l) => [jobIdOf(key, runKey(l)), l]));
     // --retry-errors: the old jobs hold the old (error) results; remove them so the ids run again.
     if (options.retryErrors && ctx.superseded > 0) {
       for (const jobId of waiting.keys()) await (await queue.getJob(jobId))?.remove();

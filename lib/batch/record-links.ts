@@ -15,27 +15,30 @@ import { createHash } from 'node:crypto';
 import { scrubArtefactValue } from '../artefacts.js';
 import type { EventStore } from '../store/index.js';
 import type { BatchRecord } from './records.js';
+import { runKey } from './attempts.js';
 
 /** A batch's records in the store. */
 export interface RecordLinks {
-  /** The record kept for `lineId`, or undefined (none, or not a record of that line). */
-  get(lineId: string): BatchRecord | undefined;
+  /** The record kept for a run (a line's attempt), or undefined (none, or not a record of that run). */
+  get(run: { id: string; attempt?: number | undefined }): BatchRecord | undefined;
   /** Keep `record` (scrubbed); resolves once it is synced, rejects with the store's write error. */
   put(record: BatchRecord): Promise<void>;
 }
 
-function keyOf(batchId: string, lineId: string): string {
-  return `${batchId}/${createHash('sha256').update(lineId).digest('hex')}`;
+/** The store key of a run: its batch, and a digest of its run key (the id alone for attempt 1). */
+function keyOf(batchId: string, run: { id: string; attempt?: number | undefined }): string {
+  return `${batchId}/${createHash('sha256').update(runKey(run)).digest('hex')}`;
 }
 
 /** The links of the batch `batchId` in `store`. */
 export function recordLinks(store: EventStore, batchId: string): RecordLinks {
   return {
-    get(lineId) {
-      const record = store.getBatchRecord(keyOf(batchId, lineId)) as Partial<BatchRecord> | undefined;
-      if (!record || record.id !== lineId || (record.kind !== 'result' && record.kind !== 'error')) return undefined;
+    get(run) {
+      const record = store.getBatchRecord(keyOf(batchId, run)) as Partial<BatchRecord> | undefined;
+      if (!record || record.id !== run.id || (record.kind !== 'result' && record.kind !== 'error')) return undefined;
+      if (runKey(record as BatchRecord) !== runKey(run)) return undefined;
       return record as BatchRecord;
     },
-    put: (record) => store.putBatchRecord(keyOf(batchId, record.id), scrubArtefactValue(record)),
+    put: (record) => store.putBatchRecord(keyOf(batchId, record), scrubArtefactValue(record)),
   };
 }

@@ -12,11 +12,45 @@ export interface RecordError {
   category: string;
   code: string;
   message: string;
+  /** The provider's HTTP status, when the failure was an answer (decides whether a retry may help). */
+  httpStatus?: number;
+}
+
+/** One scorer's verdict on a run (lib/batch/scorers.ts). */
+export interface ScoreResult {
+  /** `equals`, `includes`, `regex`, `jsonSchema` or `model`. */
+  scorer: string;
+  passed: boolean;
+  /** The model grader's score on its scale. */
+  score?: number;
+  /** Why it failed, or the grader's reasoning (scrubbed, cut). */
+  detail?: string;
+  /** The model grader's own session (in the store of the machine that ran it). */
+  sessionId?: string;
+  /** The model grader's own cost (USD), absent when unknown; not in the run's `costUsd`. */
+  costUsd?: number;
+}
+
+/** A transient failure that was retried (the record keeps each one). */
+export interface RetriedFailure {
+  error: RecordError;
+  sessionId?: string;
+  durationMs?: number;
+  /** The wait before the next try (ms). */
+  waitedMs: number;
 }
 
 /** Fields every record has. */
 interface RecordBase {
   id: string;
+  /** Which run of the line this is (1 .. epochs); absent in records written before epochs existed (attempt 1). */
+  attempt?: number;
+  /** The run passed: completed, verify passed where it ran, every scorer passed (lib/batch/evaluation.ts). */
+  passed?: boolean;
+  /** The line's `expect` scorers, each one's verdict. */
+  scores?: ScoreResult[];
+  /** Transient failures retried before this record (`--retries`), oldest first. */
+  retries?: RetriedFailure[];
   /** Line number in the input file. */
   line: number;
   /** `completed`, `failed` or `cancelled` (the session's outcome). */
@@ -84,8 +118,9 @@ export interface ErrorRecord extends RecordBase {
 export type BatchRecord = ResultRecord | ErrorRecord;
 
 /** An error record for a run that could not even start (setup failure, internal error). */
-export function setupErrorRecord(line: { id: string; line: number; metadata?: Record<string, unknown> }, error: RecordError): ErrorRecord {
+export function setupErrorRecord(line: { id: string; line: number; attempt?: number; metadata?: Record<string, unknown> }, error: RecordError): ErrorRecord {
   const record: ErrorRecord = { kind: 'error', id: line.id, line: line.line, outcome: 'failed', reason: 'setup', error };
+  if (line.attempt !== undefined) record.attempt = line.attempt;
   if (line.metadata) record.metadata = line.metadata;
   return record;
 }

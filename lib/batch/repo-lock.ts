@@ -37,12 +37,16 @@ function readHolder(file: string): { holder: Holder | undefined; mtimeMs: number
     let holder: Holder | undefined;
     try {
       holder = JSON.parse(fs.readFileSync(file, 'utf8')) as Holder;
-    } catch {
-      holder = undefined; // being written, or torn by a kill: judged by its age
+    } catch (error) {
+      // Being written, or torn by a kill: judged by its age.
+      dropExpected('batch repo lock: reading the holder', error, 'SyntaxError', 'ENOENT');
+      holder = undefined;
     }
     return { holder, mtimeMs };
-  } catch {
-    return undefined; // gone: try again
+  } catch (error) {
+    // Gone: try again.
+    dropExpected('batch repo lock: reading the lock', error, 'ENOENT');
+    return undefined;
   }
 }
 
@@ -67,8 +71,9 @@ function breakStale(file: string, judged: Holder | undefined): void {
   if (judged && moved && moved.nonce !== judged.nonce) {
     try {
       fs.linkSync(aside, file);
-    } catch {
+    } catch (error) {
       // Another holder's lock is in place already.
+      dropExpected('batch repo lock: putting a lock back', error, 'EEXIST');
     }
   }
   fs.rmSync(aside, { force: true });

@@ -11,6 +11,7 @@ import { NO_PERSON } from '../agent/interaction.js';
 import type { ProviderSettings } from '../agent/provider-settings.js';
 import type { RunLimits } from '../agent/run-limits.js';
 import type { ToolEnvironment } from '../agent/tool-environment.js';
+import type { ImageAttachment } from '../images/load.js';
 import { promptSettingsFor, type PromptRecipe, type PromptSettings } from '../agent/prompt-settings.js';
 import { terminationCode } from '../control/termination.js';
 import type { WorkspaceCheckpoints } from '../checkpoints/turn.js';
@@ -122,6 +123,7 @@ function watcher(options: RunSignals, spans?: RunSpans): { onEvent: (event: Outp
 }
 
 function base<T extends BatchRecord>(record: T, line: BatchLine, extra: { worker?: string; backoffs: number; timing?: RunTiming }): T {
+  if (line.attempt !== undefined) record.attempt = line.attempt;
   if (line.metadata) record.metadata = line.metadata;
   if (extra.timing) {
     record.timing = extra.timing;
@@ -177,10 +179,12 @@ async function runTraced(options: RunLineOptions, spans: RunSpans | undefined): 
     const setup = await options.setup(line);
     const { limits } = setup;
     const prompting = await linePrompting(setup.prompting, line, cwd);
+    const images = line.images ? await lineImages(line.images, cwd) : undefined;
     const { runPrompt } = await import('../agent/run-prompt.js');
     const run = await runPrompt({
       origin: 'batch',
       prompt: line.prompt,
+      images,
       provider: line.reasoning ? { ...setup.provider, tuning: { ...setup.provider.tuning, reasoning: line.reasoning } } : setup.provider,
       limits: {
         ...limits,
@@ -213,7 +217,7 @@ async function runTraced(options: RunLineOptions, spans: RunSpans | undefined): 
     }
     const error = r.error ?? { category: 'AGENT_ERROR', code: terminationCode(r.reason), message: r.reason };
     const outcome = r.reason === 'timeout' || r.reason === 'budget_exceeded' || r.reason === 'aborted' ? 'cancelled' : 'failed';
-    return base<ErrorRecord>({ kind: 'error', outcome, ...common, error: { category: error.category, code: error.code, message: error.message } }, line, extra);
+    return base<ErrorRecord>({ kind: 'error', outcome, ...common, error: recordError(error) }, line, extra);
   } catch (error) {
     const e =
       error instanceof MinicodeError
@@ -221,6 +225,11 @@ async function runTraced(options: RunLineOptions, spans: RunSpans | undefined): 
         : { category: 'INTERNAL_ERROR', code: 'MINICODE_E_INTERNAL', message: (error as Error)?.message ?? String(error) };
     return base(setupErrorRecord(line, e), line, definedOnly({ worker: options.worker || undefined, backoffs: watch.backoffs(), timing: watch.timing() }));
   }
+}
+
+/** The error of a record: what a retry decision and a reader need (lib/batch/retries.ts). */
+function recordError(error: { category: string; code: string; message: string; httpStatus?: number | undefined }): ErrorRecord['error'] {
+  return definedOnly({ category: error.category, code: error.code, message: error.message, httpStatus: error.httpStatus });
 }
 
 /**
@@ -234,6 +243,12 @@ async function linePrompting(settings: PromptSettings, line: BatchLine, cwd: str
   const outputSchema =
     line.outputSchema !== undefined ? (await import('../output-schema/compile.js')).compileOutputSchema(line.outputSchema, `line ${line.line}: outputSchema`) : settings.outputSchema;
   return promptSettingsFor(settings, cwd, changes, outputSchema);
+}
+
+/** A line's images, read and checked from its cwd (MINICODE_E_IMAGE, the line's error record, when one cannot be used). */
+async function lineImages(files: readonly string[], cwd: string): Promise<ImageAttachment[]> {
+  const { loadImageFile } = await import('../images/load.js');
+  return files.map((file) => loadImageFile(path.resolve(cwd, file)));
 }
 
 /**

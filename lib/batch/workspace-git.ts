@@ -11,6 +11,7 @@ import { MinicodeError } from '../errors.js';
 import { launch } from '../sandbox/launch.js';
 import { knownPlace, knownTree, readHead, rememberPlace, type RepoPlace } from './repo-head.js';
 import { withRepoLock } from './repo-lock.js';
+import { reportDropped } from '../debug.js';
 
 /** A line's workspace. */
 export interface Workspace {
@@ -141,8 +142,9 @@ async function askGit(source: string): Promise<[RepoPlace, string, string]> {
       ['rev-parse', '--path-format=absolute', '--show-toplevel', '--show-prefix', '--git-common-dir', '--absolute-git-dir', 'HEAD^{commit}', 'HEAD^{tree}', '--git-path', 'index'],
       source,
     );
-  } catch {
+  } catch (error) {
     // Not a repository, or no commit yet: told apart below.
+    reportDropped('batch isolate: git rev-parse', error);
     const inRepo = await git(['rev-parse', '--show-toplevel'], source).then(
       () => true,
       () => false,

@@ -123,8 +123,9 @@ export async function endWorkspaces(outDir: string): Promise<void> {
   await removePool(outDir);
   try {
     fs.rmdirSync(workspacesRoot(outDir));
-  } catch {
+  } catch (error) {
     // Not empty (kept workspaces) or already gone.
+    dropExpected('batch: removing the workspaces folder', error, 'ENOTEMPTY', 'EEXIST', 'ENOENT');
   }
 }
 
@@ -147,8 +148,10 @@ export async function removeStaleWorkspaces(outDir: string, finished: (id: strin
     let marker: Marker;
     try {
       marker = JSON.parse(fs.readFileSync(file, 'utf8')) as Marker;
-    } catch {
-      fs.rmSync(file, { force: true }); // torn by the kill: nothing was made after it
+    } catch (error) {
+      // Torn by the kill: nothing was made after it.
+      dropExpected('batch: reading a workspace marker', error, 'SyntaxError');
+      fs.rmSync(file, { force: true });
       continue;
     }
     if (finished(marker.id)) continue;

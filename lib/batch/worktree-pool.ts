@@ -60,8 +60,10 @@ function claim(dir: string, prefix: string): string | undefined {
     if (!name.startsWith(prefix)) continue;
     try {
       fs.unlinkSync(path.join(dir, name));
-    } catch {
-      continue; // taken by another line meanwhile
+    } catch (error) {
+      // Taken by another line meanwhile.
+      dropExpected('batch pool: claiming a slot', error, 'ENOENT');
+      continue;
     }
     return name.slice(name.lastIndexOf('-') + 1);
   }
@@ -203,8 +205,9 @@ function unlockInterruptedAdds(common: string, names: Set<string>): void {
     const lock = path.join(admin, id, 'locked');
     try {
       if (fs.readFileSync(lock, 'utf8').trim() === 'initializing') fs.rmSync(lock, { force: true });
-    } catch {
+    } catch (error) {
       // Not locked.
+      dropExpected('batch pool: reading a worktree lock', error, 'ENOENT');
     }
   }
 }
@@ -223,8 +226,9 @@ export async function removePool(outDir: string): Promise<number> {
   for (const name of names.filter((n) => n.startsWith('slot-') && n.endsWith('.json'))) {
     try {
       slots.push(JSON.parse(fs.readFileSync(path.join(dir, name), 'utf8')) as Slot);
-    } catch {
+    } catch (error) {
       // Torn by a kill: it was written before its worktree, so there is none.
+      dropExpected('batch pool: reading a slot', error, 'SyntaxError', 'ENOENT');
     }
   }
   // Deleting the folders is most of the work: all at once, then one prune per repository deregisters them.

@@ -3,9 +3,9 @@
  * rendered live by the TTY renderer (with the footer in its live region), slash commands
  * printed as plain lines, and one clean exit that ends the stored session.
  *
- * Modes: `idle` (the prompt area is drawn and owns the cursor) and `turn` (the renderer owns
- * the screen; keys answer approvals and `ask_user`, Esc aborts, Ctrl+C aborts and a second
- * Ctrl+C exits once the turn has settled). Nothing here is carried by colour alone: every
+ * Modes: `idle` (the prompt area is drawn and owns the cursor; Ctrl+C clears a draft, and a
+ * second Ctrl+C in a row quits) and `turn` (the renderer owns the screen; keys answer approvals
+ * and `ask_user`, Esc aborts, Ctrl+C aborts and a second Ctrl+C exits once the turn has settled). Nothing here is carried by colour alone: every
  * state has a word (`? approval`, `◌ cancelled ... aborted`, `Context:`, `Spend:`).
  */
 import { emitKeypressEvents } from 'node:readline';
@@ -25,6 +25,7 @@ import { applyKey, createEditor, submit, textOf, type Editor } from './line-edit
 import { footerLines } from './observe.js';
 import { createPromptArea, PROMPT, visibleControls } from './prompt-area.js';
 import { createPromptExtras } from './prompt-extras.js';
+import type { ImageAttachment } from '../images/load.js';
 import { searchKey, searchPrompt, startSearch, type HistorySearch } from './history-search.js';
 import { startShellMode, type ShellMode } from './shell-mode.js';
 import { foldAttachments } from '../render/attachments.js';
@@ -56,6 +57,8 @@ export interface ChatAppOptions {
   env?: NodeJS.ProcessEnv;
   /** Aborted on a hang-up or SIGTERM: stop what runs, end the session, resolve 130. */
   stop?: AbortSignal;
+  /** `/clear`: a new session like the one ending (its provider and model as `/model` left them); without it `/clear` says it cannot. */
+  newSession?: (ending: ChatSession) => ChatSession;
 }
 
 interface Turn {
@@ -74,12 +77,15 @@ const APPROVAL_KEYS: Record<string, ApprovalDecision> = { y: 'allow', '1': 'allo
 /** The keys the footer names at the prompt and during a turn. */
 const IDLE_KEYS = '@file Tab · !cmd · Ctrl+R · /help';
 const TURN_KEYS = 'Esc stops · Ctrl+O reasoning';
+/** Shown under the prompt after a Ctrl+C there: the next one quits. */
+export const QUIT_HINT = 'Press Ctrl+C again to quit';
 const BRACKETED_PASTE_ON = '\u001b[?2004h';
 const BRACKETED_PASTE_OFF = '\u001b[?2004l';
 
 /** Run the interactive session until the person exits; resolves with the exit code. */
 export function runChatApp(options: ChatAppOptions): Promise<number> {
-  const { session, input, output } = options;
+  const { input, output } = options;
+  let session = options.session;
   const env = options.env ?? process.env;
   const out = (s: string): void => {
     output.write(s);
@@ -96,10 +102,14 @@ export function runChatApp(options: ChatAppOptions): Promise<number> {
     cwd: options.cwd,
     env,
     earlier,
-    commands: [...COMMANDS.map(([c]) => ({ name: c.split(' ')[0]!.slice(1) })), ...custom.map((c) => ({ name: c.name, hint: c.argumentHint }))],
+    commands: [
+      ...COMMANDS.map(([c, description]) => ({ name: c.split(' ')[0]!.slice(1), hint: c.split(' ').slice(1).join(' ') || undefined, description })),
+      ...custom.map((c) => ({ name: c.name, hint: c.argumentHint, description: c.description })),
+    ],
   });
   let editor: Editor = createEditor(extras.history);
-  let mode: 'idle' | 'turn' | 'shell' | 'exiting' = 'idle';
+  /** `busy`: a command that changes the session (`/clear`) runs; keys wait for it. */
+  let mode: 'idle' | 'turn' | 'shell' | 'busy' | 'exiting' = 'idle';
   /** Lines under the footer until the next key (completion candidates). */
   let hint: string[] = [];
   /** A Ctrl+R search, with the editor it started from. */
@@ -112,8 +122,10 @@ export function runChatApp(options: ChatAppOptions): Promise<number> {
   /** Keys typed while a turn ran, for the prompt that comes back (see onTurnKey). */
   let typedAhead: KeyAction[] = [];
   let exitAfterTurn = false;
+  /** The last key at the prompt was a Ctrl+C: another one quits. */
+  let quitArmed = false;
   let exitCode = 0;
-  let observed = session.observed();
+  let observed = options.session.observed();
   const footer = (keys?: string): string[] => footerLines(observed, columns() - 1, keys);
   const always = new Set<string>();
   let finish: (code: number) => void = () => {};
@@ -128,7 +140,7 @@ export function runChatApp(options: ChatAppOptions): Promise<number> {
       const found = search.state.match === undefined ? '' : (editor.history[search.state.match] ?? '');
       return area.draw(footer(IDLE_KEYS), editorWith(found), searchPrompt(search.state));
     }
-    area.draw([...footer(IDLE_KEYS), ...hint], editor);
+    area.draw([...footer(IDLE_KEYS), ...(hint.length > 0 ? hint : extras.suggest(editor))], editor);
   };
   const editorWith = (text: string): Editor => {
     const lines = text.split('\n');
@@ -166,7 +178,7 @@ export function runChatApp(options: ChatAppOptions): Promise<number> {
     renderer.finish(state);
   }
 
-  async function startTurn(text: string): Promise<void> {
+  async function startTurn(text: string, images: readonly ImageAttachment[] = []): Promise<void> {
     if (options.stop?.aborted) return exit();
     mode = 'turn';
     const abort = new AbortController();
@@ -229,6 +241,7 @@ export function runChatApp(options: ChatAppOptions): Promise<number> {
       });
     try {
       await session.turn(text, {
+        images,
         renderer: current.renderer,
         signal: abort.signal,
         promptApproval,
@@ -280,6 +293,7 @@ export function runChatApp(options: ChatAppOptions): Promise<number> {
       print([`${PROMPT}${text}`, ...result.lines]);
       refreshFooter();
       if (result.exit) void exit();
+      else if (result.clear) void clearSession();
       else if (result.later) {
         void result.later.then((lines) => {
           print(lines);
@@ -292,9 +306,9 @@ export function runChatApp(options: ChatAppOptions): Promise<number> {
     mode = 'turn';
     extras
       .expand(text)
-      .then(({ prompt, notes }) => {
+      .then(({ prompt, images, notes }) => {
         if (notes.length > 0) print(notes);
-        return startTurn(prompt);
+        return startTurn(prompt, images);
       })
       .catch((error: unknown) => {
         print([`minicode: internal error: ${error instanceof Error ? error.message : String(error)}`]);
@@ -302,7 +316,25 @@ export function runChatApp(options: ChatAppOptions): Promise<number> {
       });
   }
 
-  /** `!command`: asks when the policy says so, runs, prints, keeps the output for the next message. */
+  /** `/clear`: end the session as an exit would (its SessionEnd hooks, `session.ended`) and go on in a new one. */
+  async function clearSession(): Promise<void> {
+    if (!options.newSession) {
+      print(['/clear is not available here']);
+      return drawIdle();
+    }
+    mode = 'busy';
+    const ended = session.sessionId;
+    await session.close();
+    session = options.newSession(session);
+    always.clear();
+    refreshFooter();
+    print([ended ? `Session ${ended} ended (minicode --resume ${ended} reopens it)` : 'Nothing was stored yet', 'New session (stored at the first prompt)']);
+    mode = 'idle';
+    if (exitAfterTurn) await exit();
+    else drawIdle();
+  }
+
+  /** `!command`: runs without asking (the person typed it), prints, keeps the output for the next message. */
   async function runShell(command: string): Promise<void> {
     print([`${PROMPT}!${command}`]);
     if (command === '') {
@@ -312,7 +344,6 @@ export function runChatApp(options: ChatAppOptions): Promise<number> {
     mode = 'shell';
     shell = startShellMode(command, {
       cwd: options.cwd,
-      policy: session.policy,
       env,
       draw: (keys, lines) => area.draw([...footer(keys), ...lines], createEditor(), ''),
     });
@@ -424,6 +455,8 @@ export function runChatApp(options: ChatAppOptions): Promise<number> {
     if (mode === 'shell') return shell?.onKey(action, str);
     if (mode !== 'idle') return;
     hint = [];
+    const armed = quitArmed;
+    quitArmed = false;
     if (search && onSearchKey(action)) return;
     switch (action.kind) {
       case 'complete':
@@ -447,7 +480,13 @@ export function runChatApp(options: ChatAppOptions): Promise<number> {
         }
         return void exit();
       case 'interrupt':
-        return void exit();
+        // A draft is cleared first; a second Ctrl+C in a row (or one on an empty prompt that
+        // follows another) quits, so one stray press never ends the session.
+        if (armed && textOf(editor) === '') return void exit();
+        editor = createEditor(editor.history);
+        quitArmed = true;
+        hint = [QUIT_HINT];
+        return drawIdle();
       case 'toggle-reasoning':
         showReasoning = !showReasoning;
         print([`Reasoning: ${showReasoning ? 'shown' : 'folded'} (Ctrl+O toggles)`]);
@@ -485,7 +524,7 @@ export function runChatApp(options: ChatAppOptions): Promise<number> {
 
   const p = session.provider;
   const head = session.sessionId ? `Session ${session.sessionId} resumed` : 'New session (stored at the first prompt)';
-  print([`minicode chat · ${p.model} (${p.format}) · ${options.cwd}`, head, 'Type /help for commands and keys; Ctrl+C quits.']);
+  print([`minicode chat · ${p.model} (${p.format}) · ${options.cwd}`, head, 'Type /help for commands and keys; Ctrl+C twice quits.']);
   renderStored(session.storedEvents);
   drawIdle();
   return done;

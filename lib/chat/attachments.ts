@@ -54,14 +54,16 @@ export interface Attached {
 
 /**
  * Attach the files `text` names with `@path`. `files` is the workspace listing: a path not in it
- * is not attached (ignored, outside the workspace, or no such file).
+ * is not attached (ignored, outside the workspace, or no such file). Words in `exclude` (those
+ * attached as images, lib/chat/image-attachments.ts) are left alone.
  */
-export async function attachFiles(text: string, cwd: string, files: ReadonlySet<string>): Promise<Attached> {
+export async function attachFiles(text: string, cwd: string, files: ReadonlySet<string>, exclude: readonly string[] = []): Promise<Attached> {
   const blocks: string[] = [];
   const attached: string[] = [];
   const skipped: Attached['skipped'] = [];
   let total = 0;
   for (const word of atPaths(text)) {
+    if (exclude.includes(word)) continue;
     const rel = path.posix.normalize(word.replace(/^\.\//, ''));
     if (!files.has(rel)) {
       skipped.push({ path: word, reason: 'not a workspace file (or ignored by .gitignore)' });

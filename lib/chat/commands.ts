@@ -1,9 +1,10 @@
 /**
  * Slash commands of the interactive mode. Each returns plain lines to print (copyable text,
- * a label on every figure); none touches the kernel: `/compact` is a view of what compaction
- * would fold (control-plane §3: manual /compact is view-only).
+ * a label on every figure), and says what else the terminal must do (exit, start a new
+ * session, print lines that come later).
  */
-import { previewCompaction } from '../control/compaction.js';
+import { APPROVAL_MODES, type ApprovalModeName } from '../policy/index.js';
+import { closestName } from '../did-you-mean.js';
 import type { EventStore } from '../store/index.js';
 import { count, statusLines } from './observe.js';
 import type { ChatSession } from './session.js';
@@ -36,18 +37,43 @@ async function checkpointCommand(name: string, settings: CheckpointSettings, cwd
   }
 }
 
+/** What each approval mode means, said when `/approval` switches to it. */
+const APPROVAL_MEANING: Record<ApprovalModeName, string> = {
+  ask: 'reads run freely, every edit and command asks',
+  auto: 'edits and commands of the allowlist run without asking',
+  'read-only': 'edits and commands are refused',
+};
+
+/** `/compact`: fold now and say what changed; failures become a line, never a throw. */
+async function compactLines(session: ChatSession): Promise<string[]> {
+  try {
+    const fold = await session.compact();
+    if (!fold.changed) return [`Compact: nothing to fold; ~${count(fold.beforeTokens)} tokens, the last exchange is kept verbatim and shorter messages are not cut.`];
+    return [
+      `Compact: ~${count(fold.beforeTokens)} -> ~${count(fold.afterTokens)} tokens`,
+      `shortened ${fold.foldedMessages} message(s) to their head${fold.removedMessages > 0 ? ` and removed ${fold.removedMessages}` : ''}; the last exchange is kept verbatim.`,
+    ];
+  } catch (error) {
+    return [`/compact: ${error instanceof Error ? error.message : String(error)}`];
+  }
+}
+
 /** What a command asks the terminal to do besides printing. */
 export interface CommandResult {
   lines: string[];
   exit?: boolean;
-  /** More lines that come later (commands that run git: /undo, /checkpoints). */
+  /** More lines that come later (commands that run git: /undo, /checkpoints; /compact). */
   later?: Promise<string[]>;
+  /** `/clear`: end this session and start a new one. */
+  clear?: boolean;
 }
 
 /** The commands, for `/help` and the unknown-command hint. */
 export const COMMANDS: readonly (readonly [string, string])[] = [
   ['/status', 'context estimate, provider usage, cost and budget'],
-  ['/compact', 'preview what compaction would fold (changes nothing)'],
+  ['/compact', 'fold the older messages now so the next requests carry less'],
+  ['/clear', 'end this session and start a new one (the conversation starts empty)'],
+  ['/approval [mode]', 'show or switch the approval mode: ask, auto or read-only'],
   ['/model [name]', 'show or switch the model for the next turns'],
   ['/budget [usd]', 'show or set the session budget (off to remove)'],
   ['/sessions', 'stored sessions, most recent first'],
@@ -61,9 +87,10 @@ const KEYS = [
   'Keys: Enter sends; \\ then Enter, Alt+Enter or Ctrl+J adds a line; a paste stays one message;',
   'Up/Down browse history; Ctrl+R searches it (Enter takes the match, Esc leaves);',
   '@path then Tab completes a workspace file, attached to the message when sent;',
-  '!command runs in the workspace (same approval as bash); its output goes with the next message;',
+  '!command runs in the workspace without asking (you typed it); its output goes with the next message;',
+  '/ then letters lists the matching commands, Tab completes one;',
   'Esc stops a turn; Ctrl+O shows reasoning;',
-  'Ctrl+C stops a turn, twice quits; at the prompt Ctrl+C or Ctrl+D quits.',
+  'Ctrl+C stops a turn, twice quits; at the prompt Ctrl+C clears the draft and a second one quits; Ctrl+D quits on an empty prompt.',
 ];
 
 /** True when the line is a slash command (not a path such as `/etc/hosts is wrong`); a bare `/` lists them. */
@@ -92,15 +119,16 @@ export function runCommand(line: string, ctx: { session: ChatSession; store: Eve
       return { lines: [], exit: true };
     case '/status':
       return { lines: [`Session: ${session.sessionId ?? 'new (stored at the first prompt)'}`, ...statusLines(session.observed()), ...promptLines(session.prompting)] };
-    case '/compact': {
-      const fold = previewCompaction(session.transcript());
-      if (!fold.changed) return { lines: [`Compact (preview): nothing to fold; ~${count(fold.beforeTokens)} tokens, the recent turns are kept verbatim.`] };
-      return {
-        lines: [
-          `Compact (preview, nothing changed): ~${count(fold.beforeTokens)} -> ~${count(fold.afterTokens)} tokens`,
-          `would shorten ${fold.foldedMessages} message(s) to their head and remove ${fold.removedMessages}; tool results keep ~800 chars, prose ~250/180.`,
-        ],
-      };
+    case '/compact':
+      return { lines: [], later: compactLines(session) };
+    case '/clear':
+      return { lines: [], clear: true };
+    case '/approval': {
+      const policy = session.policy;
+      if (arg === '') return { lines: [`Approval: ${policy.mode} (switch with /approval ${APPROVAL_MODES.join('|')})`] };
+      if (!(APPROVAL_MODES as readonly string[]).includes(arg)) return { lines: [`Approval: "${oneLine(arg)}" is not a mode; use one of ${APPROVAL_MODES.join(', ')}`] };
+      policy.mode = arg as ApprovalModeName;
+      return { lines: [`Approval: ${arg} from the next tool call (${APPROVAL_MEANING[arg as ApprovalModeName]})`] };
     }
     case '/model':
       if (arg === '') return { lines: [`Model: ${session.provider.model} (${session.provider.format})`] };
@@ -133,7 +161,9 @@ export function runCommand(line: string, ctx: { session: ChatSession; store: Eve
       if (!settings) return { lines: ['Checkpoints are off (--no-checkpoint or config checkpoints: false)'] };
       return { lines: [], later: checkpointCommand(name, settings, ctx.cwd) };
     }
-    default:
-      return { lines: [`Unknown command ${name}; type /help for the list.`] };
+    default: {
+      const near = closestName(name.slice(1), [...COMMANDS.map(([c]) => c.split(' ')[0]!.slice(1)), ...session.prompting.commands.commands.map((c) => c.name)]);
+      return { lines: [`Unknown command ${oneLine(name)}; ${near ? `did you mean /${near}? ` : ''}type /help for the list.`] };
+    }
   }
 }

@@ -3,7 +3,8 @@
  * workspace's files (a prefix of the path first, else a part of it anywhere, ignoring case) and
  * complete it as far as every match agrees (the file list comes from `workspace-files.ts`).
  * `/name`: a line that is only a slash and a name completes among the slash commands, built-in
- * and custom.
+ * and custom; while such a line is typed, the matching commands are listed under the prompt
+ * with what each does (the popup).
  */
 import type { Editor } from './line-editor.js';
 
@@ -68,4 +69,31 @@ export function completeCommand(partial: string, names: readonly string[]): { te
   if (matches.length === 1) return { text: `${matches[0]!} `, matches };
   const prefix = commonPrefix(matches);
   return { text: prefix.length > partial.length ? prefix : partial, matches };
+}
+
+/** A slash command as completion and the popup list it. */
+export interface CommandEntry {
+  /** Without the slash. */
+  name: string;
+  /** Its arguments, e.g. `[name]`. */
+  hint?: string | undefined;
+  /** What it does, one line. */
+  description?: string | undefined;
+}
+
+/**
+ * The popup under a line that is only `/partial`: the commands whose name starts with it, one a
+ * line (`  /name hint  description`), at most {@link MAX_CANDIDATES_SHOWN} and a line counting the
+ * rest; nothing once the name is typed whole and nothing else matches (the list would only repeat it).
+ */
+export function commandSuggestions(partial: string, commands: readonly CommandEntry[]): string[] {
+  const matches = commands.filter((c) => c.name.startsWith(partial));
+  if (matches.length === 0 || (matches.length === 1 && matches[0]!.name === partial)) return [];
+  const width = Math.max(...matches.map((c) => `/${c.name}${c.hint ? ` ${c.hint}` : ''}`.length));
+  const lines = matches.slice(0, MAX_CANDIDATES_SHOWN).map((c) => {
+    const head = `/${c.name}${c.hint ? ` ${c.hint}` : ''}`;
+    return `  ${c.description ? `${head.padEnd(width)}  ${c.description}` : head}`;
+  });
+  if (matches.length > MAX_CANDIDATES_SHOWN) lines.push(`  … ${matches.length - MAX_CANDIDATES_SHOWN} more (Tab completes)`);
+  return lines;
 }

@@ -1,10 +1,12 @@
 /**
  * What the prompt adds to plain line editing, behind one small interface for the app: the
  * persisted history, `@path` completion over the workspace listing, and what goes with the next
- * message (the files it names, the `!command` runs since the last turn).
+ * message (the files and images it names or pastes, the `!command` runs since the last turn).
  */
+import type { ImageAttachment } from '../images/load.js';
 import { attachFiles } from './attachments.js';
-import { applyCompletion, atWordAtCursor, completeCommand, completePath, MAX_CANDIDATES_SHOWN, slashWordAtCursor } from './completion.js';
+import { attachImages } from './image-attachments.js';
+import { applyCompletion, atWordAtCursor, commandSuggestions, completeCommand, completePath, MAX_CANDIDATES_SHOWN, slashWordAtCursor, type CommandEntry } from './completion.js';
 import { appendHistory, historyPath, loadHistory } from './history-file.js';
 import type { Editor } from './line-editor.js';
 import { createWorkspaceFiles } from './workspace-files.js';
@@ -19,14 +21,16 @@ export interface PromptExtras {
   complete(editor: Editor): Promise<{ editor: Editor; hint: string[] } | undefined>;
   /** Keep a `!command` block for the next message. */
   keepShell(block: string): void;
-  /** The prompt for a message: its text, the files it names, the kept `!command` blocks; and lines saying what could not go with it. */
-  expand(text: string): Promise<{ prompt: string; notes: string[] }>;
+  /** The prompt for a message: its text, the files it names, the kept `!command` blocks; its images; and lines saying what could not go with it. */
+  expand(text: string): Promise<{ prompt: string; images: ImageAttachment[]; notes: string[] }>;
   /** Files may have changed (a turn ran): list them again at the next Tab. */
   invalidateFiles(): void;
+  /** The lines under the prompt while a slash command's name is typed (the popup); none otherwise. */
+  suggest(editor: Editor): string[];
 }
 
 /** Create the extras of a session in `cwd`; `earlier` are the resumed session's own prompts. */
-export function createPromptExtras(options: { cwd: string; env: NodeJS.ProcessEnv; earlier?: readonly string[]; commands?: readonly { name: string; hint?: string | undefined }[] }): PromptExtras {
+export function createPromptExtras(options: { cwd: string; env: NodeJS.ProcessEnv; earlier?: readonly string[]; commands?: readonly CommandEntry[] }): PromptExtras {
   const file = historyPath(options.env);
   const persisted = loadHistory(file);
   const seen = new Set(persisted);
@@ -75,9 +79,11 @@ export function createPromptExtras(options: { cwd: string; env: NodeJS.ProcessEn
     async expand(text) {
       const notes: string[] = [];
       let prompt = text;
-      // Only what the person typed names files: `@` in a command's output attaches nothing.
+      // Only what the person typed names files and images: `@` or a path in a command's output attaches nothing.
+      const pictured = attachImages(text, options.cwd, { home: options.env.HOME });
+      for (const s of pictured.skipped) notes.push(`  not attached ${s.path}: ${s.reason}`);
       if (/(?:^|\s)@\S/.test(text)) {
-        const attached = await attachFiles(text, options.cwd, new Set(await files.list()));
+        const attached = await attachFiles(text, options.cwd, new Set(await files.list()), pictured.words);
         // What was attached shows in the message's own line; what was not is said here.
         for (const s of attached.skipped) notes.push(`  not attached @${s.path}: ${s.reason}`);
         prompt = attached.prompt;
@@ -86,10 +92,14 @@ export function createPromptExtras(options: { cwd: string; env: NodeJS.ProcessEn
         prompt = `${prompt}\n\n${shell.join('\n\n')}`;
         shell = [];
       }
-      return { prompt, notes };
+      return { prompt, images: pictured.images, notes };
     },
     invalidateFiles() {
       files.invalidate();
+    },
+    suggest(editor) {
+      const slash = slashWordAtCursor(editor);
+      return slash === undefined || !options.commands ? [] : commandSuggestions(slash, options.commands);
     },
   };
 }

@@ -20,8 +20,10 @@ import type { Interaction } from '../agent/interaction.js';
 import type { ProviderSettings } from '../agent/provider-settings.js';
 import type { RunLimits } from '../agent/run-limits.js';
 import type { ToolEnvironment } from '../agent/tool-environment.js';
-import { endSession, runPrompt, type PromptRun, type PromptRunOptions } from '../agent/run-prompt.js';
-import type { OutputEvent } from '../events/index.js';
+import { appendToSession, endSession, runPrompt, type PromptRun, type PromptRunOptions } from '../agent/run-prompt.js';
+import { fromTranscript, toTranscript as pinnedTranscript } from '../agent/context.js';
+import { foldTranscript, type FoldResult } from '../control/fold.js';
+import type { EventDraft, OutputEvent } from '../events/index.js';
 import { MinicodeError } from '../errors.js';
 import type { ApprovalPolicy } from '../policy/index.js';
 import { createRebuilder, type ReducerState } from '../reducer/index.js';
@@ -29,7 +31,7 @@ import { viewOf } from '../render/index.js';
 import type { EventStore } from '../store/index.js';
 import type { CheckpointSettings } from '../checkpoints/settings.js';
 import { createToolRegistry } from '../tools/index.js';
-import { conversationFromEvents } from '../agent/history.js';
+import { conversationFromEvents, storedImageBytes } from '../agent/history.js';
 import { contextWindowOf, promptTokensOf, type Observed } from './observe.js';
 import type { TurnTrace } from '../telemetry/chat-trace.js';
 import { definedOnly } from '../defined-only.js';
@@ -53,8 +55,10 @@ export interface ChatSessionOptions {
   traceTurn?: ((prompt: string, turn: number) => TurnTrace) | undefined;
 }
 
-/** Per-turn hooks from the terminal. */
+/** What the terminal gives one turn: the images sent with its prompt, and its hooks. */
 export interface TurnHooks {
+  /** Images sent with the prompt (`@image.png`, a pasted image path); default none. */
+  images?: PromptRunOptions['images'];
   renderer?: PromptRunOptions['renderer'];
   signal?: PromptRunOptions['signal'];
   promptApproval?: Interaction['promptApproval'];
@@ -79,11 +83,21 @@ export interface ChatSession {
   /** Run one prompt as the next turn; refuses (MINICODE_E_BUDGET_EXCEEDED) when the budget preflight does. */
   turn(prompt: string, hooks: TurnHooks): Promise<PromptRun>;
   observed(): Observed;
-  /** The conversation as the next request would carry it (for `/compact`). */
+  /** The conversation as the next request would carry it. */
   transcript(): TranscriptMessage[];
+  /**
+   * `/compact`: fold the conversation now (all but the last {@link MANUAL_KEEP_RECENT_UNITS}
+   * units shortened to their heads), so the next request carries the shorter one; a
+   * `context.compacted` event (reason `manual`) is stored when the session is. PreCompact hooks
+   * run first, with trigger `manual`.
+   */
+  compact(): Promise<FoldResult>;
   /** End the session (once, when a turn ran in this process). */
   close(): Promise<void>;
 }
+
+/** Units (a prompt, a step with its tool results) `/compact` keeps verbatim: 2, the last exchange. */
+export const MANUAL_KEEP_RECENT_UNITS = 2;
 
 /** The neutral conversation as the control plane's transcript. */
 export function toTranscript(messages: readonly ConversationMessage[]): TranscriptMessage[] {
@@ -104,6 +118,24 @@ export function latestChatSession(store: EventStore, cwd: string): string | unde
     }
   }
   return undefined;
+}
+
+/**
+ * The run flags of a reopened session: its provider and model where the flags and
+ * `MINICODE_PROVIDER` name none (a session started with `--model` against an OpenAI-compatible
+ * `--base-url` reopens with that model instead of failing with "no model given"). A provider
+ * named now wins, and then the stored model goes with it only when it is the same provider.
+ */
+export function resumeFlags<F extends { provider?: string | undefined; model?: string | undefined }>(flags: F, store: EventStore, sessionId: string, env: NodeJS.ProcessEnv): F {
+  let started: { provider?: string | undefined; model?: string | undefined } | undefined;
+  for (const e of store.iterateSession(sessionId)) {
+    if (e.type === 'session.started') started = e.payload;
+    break;
+  }
+  if (!started?.provider) return flags;
+  const named = flags.provider ?? (env.MINICODE_PROVIDER?.trim() || undefined);
+  if (named !== undefined && named !== started.provider) return flags;
+  return { ...flags, provider: named ?? started.provider, model: flags.model ?? started.model };
 }
 
 /** Open an interactive session (new, or reopened from the store). */
@@ -137,7 +169,7 @@ export function createChatSession(options: ChatSessionOptions): ChatSession {
     state = rebuilder.unsettled();
     id = options.resume;
     nextSeq = (storedEvents[storedEvents.length - 1]?.seq ?? -1) + 1;
-    history = conversationFromEvents(storedEvents).messages;
+    history = conversationFromEvents(storedEvents, storedImageBytes(options.store)).messages;
     turnNo = state.taskOrder.length + state.retired.tasks + 1;
   }
 
@@ -150,6 +182,14 @@ export function createChatSession(options: ChatSessionOptions): ChatSession {
     if (!state) return { usage: {} };
     const run = viewOf(state).run();
     return run.costUsd !== undefined ? { usage: run.usage, costUsd: run.costUsd } : { usage: run.usage };
+  };
+
+  /** Store events between turns; nothing while the session is not stored yet (no prompt sent). */
+  const append = async (drafts: readonly EventDraft[]): Promise<void> => {
+    if (id === undefined || state === undefined) return;
+    const r = await appendToSession({ sessionId: id, startSeq: nextSeq, state, store: options.store, clock: options.clock, env: options.environment.env }, drafts);
+    state = r.state;
+    nextSeq = r.nextSeq;
   };
 
   const session: ChatSession = {
@@ -182,6 +222,7 @@ export function createChatSession(options: ChatSessionOptions): ChatSession {
       const run = await runPrompt({
         origin: 'chat',
         prompt,
+        images: hooks.images,
         provider: session.provider,
         // The run's watcher sees this turn's cost only: give it what is left of the session's budget.
         limits: { ...options.limits, budget: budget ? { ...budget, limitUsd: Math.max(0, budget.limitUsd - (costUsd ?? 0)) } : undefined },
@@ -234,6 +275,23 @@ export function createChatSession(options: ChatSessionOptions): ChatSession {
       });
     },
     transcript: () => toTranscript(history),
+    async compact() {
+      if (id !== undefined && options.environment.hooks) {
+        const { runManualCompactHooks } = await import('../agent/turn-hooks.js');
+        const drafts: EventDraft[] = [];
+        await runManualCompactHooks(options.environment, id, (d) => drafts.push(d));
+        if (drafts.length > 0) await append(drafts);
+      }
+      // The last prompt is pinned as in the loop's compaction: what was asked last stays whole.
+      const fold = foldTranscript(pinnedTranscript(history), { keepRecentUnits: MANUAL_KEEP_RECENT_UNITS });
+      if (!fold.changed) return fold;
+      history = fromTranscript(fold.messages, history);
+      estimator.invalidate();
+      await append([
+        { type: 'context.compacted', payload: { reason: 'manual', strategy: 'mechanical', beforeTokens: fold.beforeTokens, afterTokens: fold.afterTokens, removedMessages: fold.removedMessages } },
+      ]);
+      return fold;
+    },
     async close() {
       if (id === undefined || state === undefined || lastReason === undefined) return;
       state = await endSession({

@@ -1,10 +1,10 @@
 /**
  * `!command` at the prompt: run a shell command in the workspace the way the agent's `bash` tool
  * runs one (the same tool, so the same process group, output cap and environment with every
- * credential variable removed), under the same approval policy (read-only refuses it, ask mode
- * asks), show its output to the person and keep it, scrubbed and bounded, for the next turn.
+ * credential variable removed), show its output to the person and keep it, scrubbed and
+ * bounded, for the next turn. It runs without asking and outside the sandbox whatever the
+ * approval mode: the person typed it, and approvals and the sandbox are about the model's calls.
  */
-import { decide, type ApprovalPolicy } from '../policy/index.js';
 import { displayText } from '../render/display-text.js';
 import { credentialSecretsFromEnv, redactText } from '../scrub/index.js';
 import { bashTool } from '../tools/bash.js';
@@ -20,14 +20,11 @@ export const MAX_SHELL_CONTEXT_CHARS = 8_000;
 /** Options of {@link runShellCommand}. */
 export interface ShellCommandOptions {
   cwd: string;
-  policy: ApprovalPolicy;
   env: NodeJS.ProcessEnv;
   signal: AbortSignal;
-  /** Asks the person when the policy says ask; resolves true to run. */
-  confirm(command: string): Promise<boolean>;
 }
 
-/** What a `!command` leaves: lines for the person, and the block for the next turn (absent when it did not run). */
+/** What a `!command` leaves: lines for the person, and the block for the next turn. */
 export interface ShellCommandResult {
   lines: string[];
   block?: string;
@@ -35,10 +32,8 @@ export interface ShellCommandResult {
 
 /** Run one `!command`; never throws. */
 export async function runShellCommand(command: string, options: ShellCommandOptions): Promise<ShellCommandResult> {
-  const decision = decide({ name: 'bash', kind: 'execute', gated: false, input: { command } }, options.policy, { tty: true });
-  if (decision.decision === 'deny') return { lines: [`⊘ denied !${command} - ${decision.reason}`] };
-  if (decision.decision === 'ask' && !(await options.confirm(command))) return { lines: [`⊘ denied !${command} - not approved`] };
-  const outcome = await bashTool.run({ command }, { cwd: options.cwd, signal: options.signal, approve: async () => 'deny', limits: DEFAULT_TOOL_LIMITS, env: options.env, tty: true });
+  // The tool's own approval is for the model's calls: here the person is the one asking.
+  const outcome = await bashTool.run({ command }, { cwd: options.cwd, signal: options.signal, approve: async () => 'allow', limits: DEFAULT_TOOL_LIMITS, env: options.env, tty: true });
   const raw = outcome.status === 'denied' ? '' : (outcome.output ?? '');
   // Scrubbed like every event string: the person's screen and the next prompt alike.
   const output = redactText(displayText(raw), { secrets: credentialSecretsFromEnv(options.env) });

@@ -1,16 +1,14 @@
 /**
- * The prompt while a `!command` runs: its approval question when the policy asks (y runs it,
- * n or Esc does not), then `… running` until it ends (Esc or Ctrl+C stops its process group).
- * Drawing goes through the app's prompt area; the command itself is `shell-command.ts`.
+ * The prompt while a `!command` runs: `… running` until it ends (Esc or Ctrl+C stops its
+ * process group). Drawing goes through the app's prompt area; the command itself is
+ * `shell-command.ts`.
  */
-import type { ApprovalPolicy } from '../policy/index.js';
 import type { KeyAction } from './keys.js';
 import { runShellCommand, type ShellCommandResult } from './shell-command.js';
 
 /** What the mode needs from the app. */
 export interface ShellModeHost {
   cwd: string;
-  policy: ApprovalPolicy;
   env: NodeJS.ProcessEnv;
   /** Draw the footer (with `keys`, when given) and `lines` in the prompt area. */
   draw(keys: string | undefined, lines: string[]): void;
@@ -27,38 +25,12 @@ export interface ShellMode {
 /** Start `command` (not empty). */
 export function startShellMode(command: string, host: ShellModeHost): ShellMode {
   const abort = new AbortController();
-  let confirm: ((ok: boolean) => void) | undefined;
-  const draw = (): void => {
-    if (confirm) host.draw(undefined, [`Approve? run !${command}`, 'Answer: y allow once, n deny']);
-    else host.draw('Esc stops', [`… running !${command}`]);
-  };
-  draw();
-  const done = runShellCommand(command, {
-    cwd: host.cwd,
-    policy: host.policy,
-    env: host.env,
-    signal: abort.signal,
-    confirm: () =>
-      new Promise<boolean>((resolve) => {
-        confirm = (ok) => {
-          confirm = undefined;
-          resolve(ok);
-          draw();
-        };
-        draw();
-      }),
-  });
+  host.draw('Esc stops', [`… running !${command}`]);
+  const done = runShellCommand(command, { cwd: host.cwd, env: host.env, signal: abort.signal });
   return {
     done,
-    onKey(action, str) {
-      const stop = action.kind === 'abort' || action.kind === 'interrupt';
-      if (confirm) {
-        const answer = str?.toLowerCase();
-        if (answer === 'y' || answer === '1') confirm(true);
-        else if (answer === 'n' || answer === 'd' || answer === '3' || stop) confirm(false);
-        return;
-      }
-      if (stop) abort.abort();
+    onKey(action) {
+      if (action.kind === 'abort' || action.kind === 'interrupt') abort.abort();
     },
   };
 }

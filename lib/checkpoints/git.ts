@@ -8,6 +8,7 @@
  */
 import { spawn } from 'node:child_process';
 import os from 'node:os';
+import { reportDropped } from '../debug.js';
 
 /** The `-c` settings every checkpoint command runs with. */
 const PINNED_CONFIG = [
@@ -131,8 +132,9 @@ export function spawnGitDetached(args: readonly string[], place: GitPlace): void
     });
     child.on('error', () => {});
     child.unref();
-  } catch {
-    // No git to start: nothing is pruned this time.
+  } catch (error) {
+    // Nobody waits for this work: it is simply not done this time (git missing is the error event).
+    reportDropped(`starting git ${args[0] ?? ''}`, error);
   }
 }
 

@@ -15,6 +15,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { runGit, splitNul } from './git.js';
+import { dropExpected } from '../debug.js';
 
 /** Most files whose bits one snapshot records. */
 export const MAX_RECORDED_MODES = 10_000;
@@ -33,8 +34,10 @@ export function recordedBits(root: string, file: string): string | null | undefi
   let st: fs.Stats;
   try {
     st = fs.lstatSync(path.join(root, file));
-  } catch {
-    return undefined; // gone since the listing: nothing to record
+  } catch (error) {
+    // Gone since the listing: nothing to record.
+    dropExpected('checkpoint modes: reading a file mode', error, 'ENOENT', 'ENOTDIR');
+    return undefined;
   }
   if (!st.isFile()) return null;
   const bits = st.mode & 0o7777;

@@ -239,8 +239,9 @@ async function snapshotNow(store: WorkspaceStore, options: SnapshotOptions): Pro
       try {
         const st = fs.lstatSync(path.join(store.workTree, file));
         tooLarge = st.isFile() && st.size > store.limits.maxFileBytes;
-      } catch {
+      } catch (error) {
         // Gone since the listing: update-index --remove copes.
+        dropExpected('checkpoint snapshot: sizing a new file', error, 'ENOENT', 'ENOTDIR');
       }
       if (tooLarge) skipped.push({ path: file, reason: 'file-too-large' });
       else touched.add(file);
@@ -297,8 +298,10 @@ function smallIgnoredFiles(store: WorkspaceStore, entries: readonly string[], sk
     let st: fs.Stats;
     try {
       st = fs.lstatSync(path.join(store.workTree, file));
-    } catch {
-      continue; // gone since the listing
+    } catch (error) {
+      // Gone since the listing.
+      dropExpected('checkpoint snapshot: sizing an ignored file', error, 'ENOENT', 'ENOTDIR');
+      continue;
     }
     if (st.isFile() && (st.size > store.limits.maxIgnoredFileBytes || total + st.size > store.limits.maxIgnoredBytes)) {
       skipped.push({ path: file, reason: 'file-too-large' });
@@ -314,9 +317,10 @@ function smallIgnoredFiles(store: WorkspaceStore, entries: readonly string[], sk
 async function hashInto(place: { gitDir: string; workTree: string; indexFile: string }, touched: ReadonlySet<string>, skipped: readonly SkippedPath[]): Promise<void> {
   try {
     await runGit(['update-index', '-z', '--add', '--remove', '--stdin'], { ...place, input: [...touched].join('\0') + '\0' });
-  } catch {
+  } catch (error) {
     // A file that cannot be read (permissions) fails update-index as a whole; add -A skips
     // such files and adds the rest, with the skipped paths excluded.
+    dropExpected('checkpoint snapshot: update-index', error, 'GitError');
     const specs = ['.', ...skipped.map((p) => `:(exclude,literal)${p.path}`)];
     await runGit(['add', '-A', '--ignore-errors', '--pathspec-from-file=-', '--pathspec-file-nul'], { ...place, input: specs.join('\0') + '\0', okCodes: ADD_OK });
   }

@@ -65,8 +65,9 @@ async function userRepositoryOf(workTree: string): Promise<UserRepository | unde
     const [commonDir, , prefix] = stdout.split('\n');
     if (!commonDir || prefix === undefined || !fs.existsSync(path.join(commonDir, 'objects'))) return undefined;
     return { commonDir, prefix };
-  } catch {
+  } catch (error) {
     // Not in a work tree, or no git: no user repository to borrow objects from.
+    dropExpected('checkpoint store: finding the user repository', error, 'GitError');
     return undefined;
   }
 }
@@ -104,8 +105,9 @@ function ownDataInside(home: string, workTree: string): string[] {
 function writeIfChanged(file: string, content: string): void {
   try {
     if (fs.readFileSync(file, 'utf8') === content) return;
-  } catch {
-    // absent: write it
+  } catch (error) {
+    // Absent: write it.
+    dropExpected('checkpoint store: reading a file to rewrite', error, 'ENOENT');
   }
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, content, { mode: 0o600 });

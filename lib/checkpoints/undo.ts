@@ -6,7 +6,7 @@
  */
 import { MinicodeError } from '../errors.js';
 import type { FileChange } from '../events/payloads.js';
-import { runGit } from './git.js';
+import { GitError, runGit } from './git.js';
 import { pidAlive } from '../pid-alive.js';
 import { displayId } from '../ids.js';
 import { diffCommits, listRecords, newRecordKey, recordSubject, setRecordRef, type TurnRecord } from './journal.js';
@@ -77,8 +77,9 @@ async function resolveCheckpoint(store: WorkspaceStore, records: readonly TurnRe
     try {
       const { stdout } = await runGit(['rev-parse', '--verify', '--quiet', `${lower}^{commit}`], { gitDir: store.gitDir, cwd: store.gitDir });
       return { commit: stdout.trim() };
-    } catch {
-      // fall through to the error
+    } catch (error) {
+      // Not a commit of the store: the error below says so.
+      if (!(error instanceof GitError)) throw error;
     }
   }
   throw new MinicodeError('MINICODE_E_CHECKPOINT_NOT_FOUND', `no checkpoint ${to} in this workspace`, { action: 'list them with minicode checkpoints' });

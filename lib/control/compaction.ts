@@ -254,11 +254,3 @@ function raceSignal<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
     promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
   });
 }
-
-/**
- * Manual `/compact`: a view of what compaction would do, computed without touching any
- * controller flag or the run's transcript (the kernel is not involved).
- */
-export function previewCompaction(messages: readonly TranscriptMessage[], options: FoldOptions = {}): FoldResult {
-  return foldTranscript(messages, options);
-}

@@ -7,6 +7,7 @@
  */
 import type { TerminationReason } from '../events/enums.js';
 import type { ErrorCode, PlainError } from '../errors.js';
+import { reportDropped } from '../debug.js';
 import { realTimers, type Timers } from './timers.js';
 
 export type { TerminationReason };
@@ -154,15 +155,37 @@ export interface Settled<T> {
   error?: PlainError;
 }
 
+/** How long {@link settleRun} waits, after a stop, for the body to unwind: 5,000 ms. */
+export const SETTLE_DRAIN_MS = 5_000;
+
+/** Options of {@link settleRun}. */
+export interface SettleOptions {
+  /** The bound on the wait for a stopped body to unwind; default {@link SETTLE_DRAIN_MS}. */
+  drainMs?: number | undefined;
+  /** Default the real timers. */
+  timers?: Timers | undefined;
+}
+
 /**
  * The one settle point. Runs `body` with the termination's signal and decides the outcome:
  * a requested reason wins over whatever the body did afterwards; a body that returns settles
  * `completed`; an abort settles with the abort's kind; any other throw is a `provider` stop
  * (the kernel surfaces provider errors after retries are exhausted) with the error kept.
+ *
+ * The reason is decided the moment the signal aborts, but settleRun returns only once the body
+ * has unwound (its stream closed, its tools killed), so that whatever the body still emits on
+ * the way out (a response's `model.response.completed`, a tool's terminal) comes before the
+ * run's terminal event. A body that ignores its signal is waited for `drainMs` at most.
  */
-export async function settleRun<T>(termination: Termination, body: (signal: AbortSignal) => Promise<T>): Promise<Settled<T>> {
+export async function settleRun<T>(termination: Termination, body: (signal: AbortSignal) => Promise<T>, options: SettleOptions = {}): Promise<Settled<T>> {
+  const running = body(termination.signal);
+  let unwound = false;
+  const ended = running.then(
+    () => void (unwound = true),
+    () => void (unwound = true),
+  );
   try {
-    const value = await withAbort(body(termination.signal), termination.signal);
+    const value = await withAbort(running, termination.signal);
     termination.request('completed');
     const decided = termination.reason as AbortReason;
     return decided.kind === 'completed' ? { reason: 'completed', value } : outcome(decided);
@@ -171,12 +194,29 @@ export async function settleRun<T>(termination: Termination, body: (signal: Abor
       const kind = isAbortLike(error) ? kindOfAbort(error) : 'provider';
       termination.request(kind, messageOf(error));
     }
+    if (!unwound) await drained(ended, options);
     const decided = termination.reason as AbortReason;
     if (decided.kind === 'provider' && error && typeof error === 'object' && 'code' in error) {
       return { reason: 'provider', error: { code: String((error as { code: unknown }).code), message: messageOf(error) ?? '' } };
     }
     return outcome(decided);
   }
+}
+
+/** Resolves once `ended` does (the body settled; its outcome is already decided) or `drainMs` passed. */
+function drained(ended: Promise<void>, options: SettleOptions): Promise<void> {
+  const timers = options.timers ?? realTimers;
+  return new Promise<void>((resolve) => {
+    const handle = timers.setTimeout(() => {
+      reportDropped('settleRun: the stopped run body did not unwind in time', new Error(`still running after ${options.drainMs ?? SETTLE_DRAIN_MS} ms`));
+      resolve();
+    }, options.drainMs ?? SETTLE_DRAIN_MS);
+    const done = (): void => {
+      timers.clearTimeout(handle);
+      resolve();
+    };
+    void ended.then(done);
+  });
 }
 
 function outcome(r: AbortReason): Settled<never> {

@@ -342,8 +342,8 @@ export const payloadSchemas = {
     }),
   }),
   'context.compacted': z.object({
-    /** `pressure:<p>`, `pressure:<p>:no-op` or `recovery`. */
-    reason: z.string().regex(/^(pressure:\d+(\.\d+)?(:no-op)?|recovery)$/),
+    /** `pressure:<p>`, `pressure:<p>:no-op`, `recovery`, or `manual` (the person asked: chat's `/compact`). */
+    reason: z.string().regex(/^(pressure:\d+(\.\d+)?(:no-op)?|recovery|manual)$/),
     strategy: z.enum(['mechanical', 'llm']),
     beforeTokens: count.optional(),
     afterTokens: count.optional(),

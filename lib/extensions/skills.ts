@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { userConfigPath } from '../config-files.js';
 import { readMarkdown, stringField } from './markdown-files.js';
+import { dropExpected } from '../debug.js';
 
 /** One skill. */
 export interface Skill {
@@ -111,8 +112,9 @@ export function skillContent(skill: Skill): string {
     let entries: fs.Dirent[];
     try {
       entries = fs.readdirSync(path.join(skill.dir, sub), { withFileTypes: true });
-    } catch {
-      // A folder that went away or cannot be listed: its files are simply not listed.
+    } catch (error) {
+      // A folder that went away: its files are simply not listed.
+      dropExpected('skill: listing its folder', error, 'ENOENT', 'ENOTDIR');
       return;
     }
     for (const e of entries.sort((a, b) => a.name.localeCompare(b.name))) {

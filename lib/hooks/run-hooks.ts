@@ -3,9 +3,12 @@
  * event's value runs at once (each a real subprocess, see run-command.ts), each run becomes one
  * `hook.completed` or `hook.failed` event, and their verdicts combine into one decision: any
  * block blocks (reasons joined), a `deny` beats an `ask`, which beats an `allow`; contexts are
- * kept in configuration order. Text that goes to the model is neutralised here (terminal
- * sequences dropped); events are scrubbed by the pipeline like every other.
+ * kept in configuration order. Text that goes to the model (context, reasons, the next
+ * instruction) passes the scrub of all output here: terminal sequences dropped, then the secret
+ * rules and the environment's credential values masked (a hook may `cat` a token file; the model
+ * never reads it). Events are scrubbed by the pipeline like every other.
  */
+import { outputRedactor } from '../artefacts.js';
 import { draft } from '../events/draft.js';
 import type { EventDraft, PayloadOf } from '../events/index.js';
 import { sanitizeText } from '../scrub/terminal-sanitizer.js';
@@ -65,12 +68,17 @@ export interface HookRunner {
   ignored: readonly string[];
 }
 
+/** Characters of one hook's text the model reads (head and tail, with a marker): 10,000. */
+export const HOOK_MODEL_TEXT_MAX = 10_000;
+
 const PERMISSION_RANK: Record<HookPermission, number> = { allow: 1, ask: 2, deny: 3 };
 
 /** The hooks of a session, run by `options.settings`. */
 export function createHookRunner(options: HookRunnerOptions): HookRunner {
   const clock = options.clock ?? Date.now;
   const env = hookEnv(options.env, options.cwd);
+  const redact = outputRedactor(options.env);
+  const forModel = (text: string): string => capHeadTail(redact(sanitizeText(text)), HOOK_MODEL_TEXT_MAX).text;
   const applicable = (event: HookEventName, match: string | undefined): readonly HookSpec[] => (options.settings.byEvent[event] ?? []).filter((spec) => spec.matcher === undefined || spec.test(match));
   return {
     ignored: options.settings.ignored,
@@ -95,13 +103,13 @@ export function createHookRunner(options: HookRunnerOptions): HookRunner {
           return verdict;
         }),
       );
-      return combine(verdicts);
+      return combine(verdicts, forModel);
     },
   };
 }
 
-/** The verdicts of one event's hooks as one decision. */
-function combine(verdicts: readonly HookVerdict[]): HookDecision {
+/** The verdicts of one event's hooks as one decision; `forModel` scrubs each text the model will read. */
+function combine(verdicts: readonly HookVerdict[], forModel: (text: string) => string): HookDecision {
   const decision: HookDecision = { context: [] };
   const blocks: string[] = [];
   for (const v of verdicts) {
@@ -116,11 +124,6 @@ function combine(verdicts: readonly HookVerdict[]): HookDecision {
   }
   if (blocks.length > 0) decision.blockReason = blocks.join('\n');
   return decision;
-}
-
-/** Hook text bound for the model: terminal sequences dropped, bounded. */
-function forModel(text: string): string {
-  return capHeadTail(sanitizeText(text), 10_000).text;
 }
 
 /** The `hook.*` draft of one run. */

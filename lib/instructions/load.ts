@@ -17,6 +17,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { instructionFolders } from './discover.js';
+import { dropExpected } from '../debug.js';
 
 /** The name every folder is searched for first. */
 export const INSTRUCTIONS_FILE = 'AGENTS.md';
@@ -148,8 +149,10 @@ export function loadInstructions(options: InstructionOptions): LoadedInstruction
       let real: string;
       try {
         real = fs.realpathSync(file);
-      } catch {
-        continue; // absent (or a dangling link): try the next name
+      } catch (error) {
+        // Absent (or a dangling link): try the next name.
+        dropExpected('instructions: resolving a file', error, 'ENOENT', 'ENOTDIR');
+        continue;
       }
       if (seen.has(real)) break;
       if (cut !== undefined) {

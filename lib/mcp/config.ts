@@ -1,8 +1,10 @@
 /**
  * The `mcpServers` section of a config file, in the shape users already keep in `.mcp.json`
  * (`{"NAME": {"command", "args", "env", "cwd"} | {"url", "headers"}}`), plus minicode's own
- * optional fields. `${VAR}` in `env` and `headers` values expands from minicode's environment,
- * so a config can name a credential without holding it.
+ * optional fields. Other agents' spellings are read into this shape by lib/mcp/entry.ts, one
+ * entry at a time, so one bad entry skips that server only. `${VAR}` in `command`, `args`, `env`,
+ * `url` and `headers` expands from minicode's environment when the server starts, so a config
+ * can name a credential without holding it.
  */
 import { z } from 'zod';
 import { MAX_TIMER_MS } from '../control/timers.js';
@@ -23,14 +25,21 @@ const common = {
   includeTools: z.array(z.string().min(1)).optional(),
   /** Never these tools (the server's own names); applied after `includeTools`. */
   excludeTools: z.array(z.string().min(1)).optional(),
+  /** True: the server's tools run without asking, except in `read-only` mode (Gemini CLI's `trust`). Default false. */
+  trust: z.boolean().optional(),
 };
 
+/** A variable name, as `env` keys and `envVars` entries are. */
+const VARIABLE_NAME = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a variable name');
+
 /** A server minicode starts as a subprocess and talks to over stdin/stdout. */
-export const StdioServerSchema = z.looseObject({
+export const StdioServerSchema = z.strictObject({
   type: z.literal('stdio').optional(),
   command: z.string().min(1),
   args: z.array(z.string()).optional(),
   env: z.record(z.string(), z.string()).optional(),
+  /** Variables passed on from minicode's environment when set (Codex's `env_vars`). */
+  envVars: z.array(VARIABLE_NAME).optional(),
   cwd: z.string().min(1).optional(),
   /** The server's own sandbox mode; default `read-only` (no workspace write) when the run is sandboxed. */
   sandbox: z.enum(SANDBOX_MODES).optional(),
@@ -38,9 +47,13 @@ export const StdioServerSchema = z.looseObject({
 });
 
 /** A server reached over HTTP: Streamable HTTP, or the older SSE transport (`type: "sse"`). */
-export const HttpServerSchema = z.looseObject({
+export const HttpServerSchema = z.strictObject({
   type: z.enum(['http', 'streamable-http', 'sse']).optional(),
-  url: z.string().url(),
+  /** An http(s) URL; checked once `${VAR}`s are expanded. */
+  url: z
+    .string()
+    .min(1)
+    .refine((u) => u.includes('${') || isHttpUrl(u), 'an http(s) URL'),
   headers: z.record(z.string(), z.string()).optional(),
   ...common,
 });
@@ -57,8 +70,22 @@ export type HttpServerConfig = z.infer<typeof HttpServerSchema>;
 /** Server names: what `mcp__<server>__<tool>` and the CLI can carry. */
 export const McpServerNameSchema = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'server names use letters, digits, "_", "-" and "." (at most 64)');
 
-/** The `mcpServers` map. */
-export const McpServersSchema = z.record(McpServerNameSchema, McpServerSchema);
+/**
+ * The `mcpServers` map as the config file's schema takes it: an object of entries, each read on
+ * its own by lib/mcp/entry.ts when servers start (a bad entry skips that server, not the run).
+ */
+export const McpServersSchema = z.record(z.string(), z.unknown());
+
+/** True for an absolute http(s) URL. */
+export function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    // Not a URL at all.
+    return false;
+  }
+}
 
 /** True for an entry started as a subprocess. */
 export function isStdioServer(config: McpServerConfig): config is StdioServerConfig {
@@ -76,11 +103,12 @@ export interface ResolvedServer {
 }
 
 /**
- * Expand `${VAR}` (and `${VAR:-default}`) from `env`; an unset variable without a default
- * expands to the empty string and is reported in `missing`, so the caller can say which one.
+ * Expand `${VAR}` and `${VAR:-default}` (Cursor's `${env:VAR}` too) from `env`; an unset variable
+ * without a default expands to the empty string and is reported in `missing`, so the caller can
+ * say which one.
  */
 export function expandVariables(value: string, env: NodeJS.ProcessEnv, missing: string[] = []): string {
-  return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (_all, name: string, fallback: string | undefined) => {
+  return value.replace(/\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (_all, name: string, fallback: string | undefined) => {
     const found = env[name];
     if (found !== undefined && found !== '') return found;
     if (fallback !== undefined) return fallback;
@@ -89,29 +117,30 @@ export function expandVariables(value: string, env: NodeJS.ProcessEnv, missing: 
   });
 }
 
-function expandRecord(record: Record<string, string> | undefined, env: NodeJS.ProcessEnv, missing: string[]): Record<string, string> | undefined {
-  if (!record) return undefined;
-  return Object.fromEntries(Object.entries(record).map(([k, v]) => [k, expandVariables(v, env, missing)]));
+/** A value that is one whole `$VAR` (Gemini CLI's unbraced form), expanded; anything else as it is. */
+function expandWhole(value: string, env: NodeJS.ProcessEnv, missing: string[]): string {
+  const whole = /^\$([A-Za-z_][A-Za-z0-9_]*)$/.exec(value);
+  return whole ? expandVariables(`\${${whole[1]}}`, env, missing) : expandVariables(value, env, missing);
 }
 
-/**
- * The enabled servers of a `mcpServers` map, with `${VAR}` expanded in `env` and `headers` and
- * the default deadlines filled in. `missing` collects variables that were referenced but unset.
- */
-export function resolveServers(servers: Record<string, McpServerConfig> | undefined, env: NodeJS.ProcessEnv, origin: string, missing: string[] = []): ResolvedServer[] {
-  const out: ResolvedServer[] = [];
-  for (const [name, config] of Object.entries(servers ?? {})) {
-    if (config.enabled === false) continue;
-    const expanded: McpServerConfig = isStdioServer(config)
-      ? definedOnly({ ...config, env: config.env ? expandRecord(config.env, env, missing)! : undefined })
-      : definedOnly({ ...config, headers: config.headers ? expandRecord(config.headers, env, missing)! : undefined });
-    out.push({
-      name,
-      config: expanded,
-      startupTimeoutMs: config.startupTimeoutMs ?? DEFAULT_STARTUP_TIMEOUT_MS,
-      toolTimeoutMs: config.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
-      origin,
+function expandRecord(record: Record<string, string> | undefined, env: NodeJS.ProcessEnv, missing: string[]): Record<string, string> | undefined {
+  if (!record) return undefined;
+  return Object.fromEntries(Object.entries(record).map(([k, v]) => [k, expandWhole(v, env, missing)]));
+}
+
+/** `config` with its `${VAR}`s expanded from `env` (`envVars` become `env` entries); `missing` collects unset names. */
+export function expandServer(config: McpServerConfig, env: NodeJS.ProcessEnv, missing: string[] = []): McpServerConfig {
+  if (isStdioServer(config)) {
+    const passed = Object.fromEntries((config.envVars ?? []).flatMap((n) => (env[n] !== undefined ? [[n, env[n]!]] : [])));
+    const own = expandRecord(config.env, env, missing);
+    const merged = own || config.envVars ? { ...passed, ...own } : undefined;
+    return definedOnly({
+      ...config,
+      envVars: undefined,
+      command: expandVariables(config.command, env, missing),
+      args: config.args?.map((a) => expandVariables(a, env, missing)),
+      env: merged,
     });
   }
-  return out;
+  return definedOnly({ ...config, url: expandVariables(config.url, env, missing), headers: expandRecord(config.headers, env, missing) });
 }

@@ -16,6 +16,7 @@ import { ProcessGroupStdioTransport } from './stdio-transport.js';
 import type { McpCallResult } from './output.js';
 import path from 'node:path';
 import { definedOnly } from '../defined-only.js';
+import { reportDropped } from '../debug.js';
 
 /** A tool as the server lists it. */
 export interface ServerTool {
@@ -243,8 +244,9 @@ export async function connectServer(server: ResolvedServer, options: ConnectOpti
         const next = await listAllTools(client, maxTools);
         connection.tools = next;
         options.onToolsChanged?.(next);
-      } catch {
+      } catch (error) {
         // A failed re-list keeps the previous tools; the next call reports any real failure.
+        reportDropped('mcp: re-listing tools', error);
       }
     })();
     connection.refreshing = refresh;

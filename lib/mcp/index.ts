@@ -4,38 +4,57 @@
  */
 import type { EventDraft } from '../events/index.js';
 import type { AnyTool, ToolSource } from '../tools/types.js';
-import { resolveServers, type McpServerConfig, type ResolvedServer } from './config.js';
-import type { McpManager, StartMcpOptions } from './manager.js';
+import type { ResolvedServer } from './config.js';
+import { resolveServers } from './resolve.js';
+import type { McpManager, McpServerStatus, StartMcpOptions } from './manager.js';
 
 export type { McpManager, McpServerStatus } from './manager.js';
-export { resolveServers, type McpServerConfig, type ResolvedServer } from './config.js';
+export type { McpServerConfig, ResolvedServer } from './config.js';
+export { resolveServers } from './resolve.js';
 
 /** Options of {@link startMcp}. */
-export interface StartMcpFromConfigOptions extends Omit<StartMcpOptions, 'notes'> {
+export interface StartMcpFromConfigOptions extends Omit<StartMcpOptions, 'notes' | 'skipped'> {
   /** Servers beyond the config's (ACP `session/new`). */
   extra?: readonly ResolvedServer[];
 }
 
 /**
- * Start the enabled servers of `mcpServers` (plus `extra`); undefined when there are none.
- * A `${VAR}` that is unset becomes a diagnostic naming the server's variable.
+ * Start the enabled servers of `mcpServers` (plus `extra`); undefined when the config names
+ * none. An entry that cannot be used (an unknown key, a wrong type) is a diagnostic naming its
+ * server and key, and a `${VAR}` that is unset one naming the server's variable; the other
+ * servers start.
  */
-export async function startMcp(mcpServers: Record<string, McpServerConfig> | undefined, options: StartMcpFromConfigOptions): Promise<McpManager | undefined> {
-  const missing: string[] = [];
-  const servers = [...resolveServers(mcpServers, options.env, 'config', missing), ...(options.extra ?? [])];
-  if (servers.length === 0) return undefined;
-  const notes: EventDraft[] = [...new Set(missing)].map((name) => ({
-    type: 'diagnostic.raised',
-    payload: {
-      code: 'MINICODE_E_MCP_CONFIG',
-      message: `mcpServers: \${${name}} is not set; it expanded to an empty value`,
-      category: 'CONFIGURATION_ERROR',
-      action: `export ${name} or remove it from the server's env/headers`,
-    },
-    source: 'app',
-  }));
+export async function startMcp(mcpServers: Record<string, unknown> | undefined, options: StartMcpFromConfigOptions): Promise<McpManager | undefined> {
+  const list = resolveServers(mcpServers, options.env, 'config');
+  const servers = [...list.servers, ...(options.extra ?? [])];
+  if (servers.length === 0 && list.problems.length === 0 && list.missing.length === 0 && list.disabled.length === 0) return undefined;
+  const notes: EventDraft[] = [
+    ...list.problems.map(
+      (p): EventDraft => ({
+        type: 'diagnostic.raised',
+        payload: { code: 'MINICODE_E_MCP_ENTRY', message: p.message, category: 'CONFIGURATION_ERROR', action: p.action },
+        source: 'app',
+      }),
+    ),
+    ...list.missing.map(
+      ({ server, variable }): EventDraft => ({
+        type: 'diagnostic.raised',
+        payload: {
+          code: 'MINICODE_E_MCP_CONFIG',
+          message: `mcpServers.${server}: \${${variable}} is not set; it expanded to an empty value`,
+          category: 'CONFIGURATION_ERROR',
+          action: `export ${variable} or remove it from mcpServers.${server}`,
+        },
+        source: 'app',
+      }),
+    ),
+  ];
+  const skipped: McpServerStatus[] = [
+    ...list.disabled.map(({ name }): McpServerStatus => ({ name, origin: 'config', state: 'disabled', tools: [], toolNames: [], startupMs: 0 })),
+    ...list.problems.map((p): McpServerStatus => ({ name: p.name, origin: 'config', state: 'invalid', tools: [], toolNames: [], startupMs: 0, error: p.message })),
+  ];
   const { startMcpServers } = await import('./manager.js');
-  return startMcpServers(servers, { ...options, notes });
+  return startMcpServers(servers, { ...options, notes, skipped });
 }
 
 /**

@@ -4,12 +4,12 @@
  * turned into `diagnostic.raised` drafts, and all of them closed at the end. A server that fails
  * to start is one diagnostic naming it; the run goes on without its tools.
  */
-import type { SandboxSettings } from '../sandbox/settings.js';
+import { serverSandbox, type SandboxMode, type SandboxSettings } from '../sandbox/settings.js';
 import type { EventDraft } from '../events/index.js';
 import type { AnyTool, ToolSource } from '../tools/types.js';
 import type { ResolvedServer } from './config.js';
 import { isStdioServer } from './config.js';
-import { connectServer, type ConnectOptions, type ServerConnection, type ServerTool } from './connection.js';
+import type { ConnectOptions, ServerConnection, ServerTool } from './connection.js';
 import { configuredSecrets } from './env.js';
 import { mcpToolName } from './naming.js';
 import { maskValues } from './output.js';
@@ -22,7 +22,8 @@ import { definedOnly } from '../defined-only.js';
 export interface McpServerStatus {
   name: string;
   origin: string;
-  state: 'ready' | 'failed' | 'exited';
+  /** `disabled`: turned off in the config; `invalid`: an entry that cannot be used (see `error`). */
+  state: 'ready' | 'failed' | 'exited' | 'disabled' | 'invalid';
   transport?: 'stdio' | 'http' | 'sse';
   /** The server's own tool names, after include/exclude. */
   tools: string[];
@@ -30,6 +31,8 @@ export interface McpServerStatus {
   toolNames: string[];
   startupMs: number;
   error?: string;
+  /** The sandbox mode a stdio server runs in (docs/sandbox.md); absent for HTTP servers. */
+  sandbox?: SandboxMode;
 }
 
 /** Options of {@link startMcpServers}. */
@@ -44,6 +47,8 @@ export interface StartMcpOptions {
   maxStderrLines?: number;
   /** Diagnostics raised before start (config problems), delivered first. */
   notes?: readonly EventDraft[];
+  /** Config entries not started (turned off, or unusable), listed by `statuses()` after the started ones. */
+  skipped?: readonly McpServerStatus[];
 }
 
 /** Running MCP servers, as a tool source for runs. */
@@ -95,7 +100,9 @@ export async function startMcpServers(servers: readonly ResolvedServer[], option
   const entries: Entry[] = servers.map((server) => {
     const config = server.config;
     const secrets = configuredSecrets(isStdioServer(config) ? config.env : config.headers);
-    return { server, secrets, stderrLines: 0, stderrTail: [], status: { name: server.name, origin: server.origin, state: 'failed', tools: [], toolNames: [], startupMs: 0 } };
+    const status: McpServerStatus = { name: server.name, origin: server.origin, state: 'failed', tools: [], toolNames: [], startupMs: 0 };
+    if (isStdioServer(config)) status.sandbox = serverSandbox(options.sandbox, config.sandbox)?.mode ?? 'off';
+    return { server, secrets, stderrLines: 0, stderrTail: [], status };
   });
 
   /** Name every listed tool again (in config order, so names are stable) after any change. */
@@ -116,6 +123,7 @@ export async function startMcpServers(servers: readonly ResolvedServer[], option
             name,
             toolTimeoutMs: entry.server.toolTimeoutMs,
             secrets: entry.secrets,
+            trusted: entry.server.config.trust === true,
             connection: () => (entry.status.state === 'ready' ? entry.connection : undefined),
           }),
         );
@@ -126,6 +134,9 @@ export async function startMcpServers(servers: readonly ResolvedServer[], option
 
   const start = async (entry: Entry): Promise<void> => {
     const { server } = entry;
+    // The SDK loads with the first server to start (a config whose entries are all skipped never
+    // pays for it), and before the deadline runs: loading it is not the server's start-up.
+    const { connectServer } = await import('./connection.js');
     const began = clock();
     let closeEarly: (() => Promise<void>) | undefined;
     let timer: NodeJS.Timeout | undefined;
@@ -203,7 +214,7 @@ export async function startMcpServers(servers: readonly ResolvedServer[], option
         await Promise.all(pending);
       }
     },
-    statuses: () => entries.map((e) => ({ ...e.status, tools: [...e.status.tools], toolNames: [...e.status.toolNames] })),
+    statuses: () => [...entries.map((e) => ({ ...e.status, tools: [...e.status.tools], toolNames: [...e.status.toolNames] })), ...(options.skipped ?? []).map((s) => ({ ...s }))],
     attach(emit) {
       sink = emit;
       for (const d of pending.splice(0)) emit(d);

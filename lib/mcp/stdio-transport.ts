@@ -14,6 +14,7 @@ import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/s
 import { launch } from '../sandbox/launch.js';
 import type { SandboxSettings } from '../sandbox/settings.js';
 import { definedOnly } from '../defined-only.js';
+import { dropExpected, reportDropped } from '../debug.js';
 
 /** Largest single message accepted from a server (a line of JSON): 32 MiB. */
 export const MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
@@ -29,8 +30,8 @@ function killGroup(pid: number, signal: NodeJS.Signals): void {
     // Already gone, or not a group leader (spawn failed): try the process itself.
     try {
       process.kill(pid, signal);
-    } catch {
-      /* gone */
+    } catch (error) {
+      dropExpected('mcp: signalling a server', error, 'ESRCH');
     }
   }
 }
@@ -157,8 +158,9 @@ export class ProcessGroupStdioTransport implements Transport {
     const pid = child.pid;
     try {
       child.stdin?.end();
-    } catch {
-      /* already closed */
+    } catch (error) {
+      // Already closed: the signals below stop the server either way.
+      reportDropped('mcp: closing a server stdin', error);
     }
     killGroup(pid, 'SIGTERM');
     let timer: NodeJS.Timeout | undefined;

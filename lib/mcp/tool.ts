@@ -8,7 +8,7 @@
 import { z } from 'zod';
 import type { AnyTool, ToolOutcome } from '../tools/types.js';
 import type { ServerConnection, ServerTool } from './connection.js';
-import { maskValues, resultText } from './output.js';
+import { maskValues, resultContent } from './output.js';
 import { adaptInputSchema } from '../tools/schema-adapt.js';
 import { definedOnly } from '../defined-only.js';
 
@@ -23,6 +23,8 @@ export interface McpToolBinding {
   connection(): ServerConnection | undefined;
   /** Literal secret values of the server's config, masked in what the tool returns. */
   secrets: readonly string[];
+  /** The server's config trusts it (`trust: true`). */
+  trusted?: boolean;
 }
 
 /** Arguments are an object; the server validates them against its own schema. */
@@ -47,6 +49,7 @@ export function createMcpTool(binding: McpToolBinding): AnyTool {
     kind: 'other',
     gated: true,
     server,
+    ...(binding.trusted ? { trusted: true } : {}),
     title: () => `${server}: ${tool.name}`,
     async run(input: Record<string, unknown>, ctx): Promise<ToolOutcome> {
       const connection = binding.connection();
@@ -72,14 +75,21 @@ export function createMcpTool(binding: McpToolBinding): AnyTool {
       } finally {
         ctx.signal.removeEventListener('abort', onAbort);
       }
-      const capped = resultText(result);
+      const capped = resultContent(result, { imageName: tool.name });
       const text = maskValues(capped.text, binding.secrets);
       const receipt = definedOnly({ bytes: capped.totalChars, truncated: capped.truncated || undefined });
       if (result.isError) {
         const first = text.split('\n').find((l) => l.trim() !== '') ?? 'the server reported an error';
         return { status: 'failed', cause: 'TOOL_ERROR', message: `${server}: ${first.slice(0, 500)}`, output: text, receipt };
       }
-      return { status: 'completed', summary: `${server}: ${tool.name} returned ${capped.totalChars} chars${capped.truncated ? ' (truncated)' : ''}`, output: text, receipt };
+      // Its images go to the model after the step's tool results, as read_image's do.
+      return definedOnly({
+        status: 'completed',
+        summary: `${server}: ${tool.name} returned ${capped.totalChars} chars${capped.truncated ? ' (truncated)' : ''}${capped.images.length > 0 ? ` and ${capped.images.length} image${capped.images.length === 1 ? '' : 's'}` : ''}`,
+        output: text,
+        receipt,
+        images: capped.images.length > 0 ? capped.images : undefined,
+      });
     },
   };
 }

@@ -3,8 +3,11 @@ import { MCP_PREFIX, serverWildcard } from './mcp-names.js';
 /** Kind of tool, as the renderers and the policy group them (a subset of the event model's ToolKind). */
 export type ToolKindName = 'read' | 'edit' | 'execute' | 'search' | 'other';
 
+/** The approval modes, in the order they are offered (`--approval`, chat's `/approval`, ACP's modes). */
+export const APPROVAL_MODES = ['ask', 'auto', 'read-only'] as const;
+
 /** How much the agent may do without asking. */
-export type ApprovalModeName = 'ask' | 'auto' | 'read-only';
+export type ApprovalModeName = (typeof APPROVAL_MODES)[number];
 
 /** An approval mode with its allowlist (used by `auto`). */
 export interface ApprovalPolicy {
@@ -44,6 +47,8 @@ export interface ToolCallFacts {
   input?: unknown;
   /** The MCP server of an MCP tool: `auto` may allowlist it by name or as `mcp__<server>__*`. */
   server?: string;
+  /** An MCP tool of a server the config trusts (`trust: true`). */
+  trusted?: boolean;
 }
 
 /** The policy's answer: run it, refuse it (with the reason for `tool.denied`), or ask a person. */
@@ -97,6 +102,8 @@ export function decide(call: ToolCallFacts, mode: ApprovalModeName | ApprovalPol
   const policy: ApprovalPolicy = typeof mode === 'string' ? { mode } : mode;
   if (call.gated) {
     if (policy.mode === 'read-only') return { decision: 'deny', reason: `gated tool denied: read-only mode (${call.name})` };
+    // The operator vouched for the whole server in its config entry (Gemini CLI's `trust`).
+    if (call.server !== undefined && call.trusted === true) return { decision: 'allow', reason: 'trusted MCP server' };
     // MCP tools are gated too, but an operator may name them (or a whole server) in `auto`'s
     // allowlist; the built-in gated tools (git_commit, ask_user) always ask.
     if (call.server !== undefined && policy.mode === 'auto' && policy.allowTools) {

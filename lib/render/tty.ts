@@ -13,6 +13,7 @@ import type { ApprovalView, StateView } from './view.js';
 import { loadMarkdown, markdownReady, renderMarkdown } from './markdown/index.js';
 import { eraseRows, fitToWidth, rowsFor, wrapToWidth } from './width.js';
 import { definedOnly } from '../defined-only.js';
+import { dropExpected } from '../debug.js';
 
 export { eraseRows };
 
@@ -133,8 +134,9 @@ function currentColumns(stream: TerminalStream | undefined): number | undefined 
     try {
       const [cols] = stream.getWindowSize();
       if (cols > 0) return cols;
-    } catch {
+    } catch (error) {
       // A stream that is no longer a terminal (closed, detached) has no size: fall back to `columns`.
+      dropExpected('tty: asking the terminal its size', error, 'EBADF', 'ENOTTY', 'EINVAL');
     }
   }
   return stream?.columns;

@@ -6,6 +6,7 @@ import { PRIVATE_FILE_MODE, writeJsonArtefact } from '../artefacts.js';
 import { MinicodeError } from '../errors.js';
 import { isCredentialName } from '../policy/credentials.js';
 import { definedOnly } from '../defined-only.js';
+import { errnoOf } from '../debug.js';
 
 /**
  * A cassette is a directory: `cassette.json` (what it is: format, model, whether hand-made or
@@ -163,8 +164,8 @@ export function loadCassette(dir: string): Cassette {
       if (path.basename(response.bodyFile) !== response.bodyFile) fail(`${file}: bodyFile must be a file name beside it`);
       try {
         body = fs.readFileSync(path.join(dir, response.bodyFile));
-      } catch {
-        fail(`${file}: body file ${response.bodyFile} is missing`);
+      } catch (error) {
+        fail(`${file}: body file ${response.bodyFile} ${errnoOf(error) === 'ENOENT' ? 'is missing' : `cannot be read: ${(error as Error).message}`}`);
       }
     } else if (response.bodyBase64) body = Buffer.from(response.bodyBase64, 'base64');
     return definedOnly({

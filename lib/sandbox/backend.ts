@@ -13,6 +13,7 @@ import { planSandbox } from './plan.js';
 import { seccompProgramFor } from './seccomp.js';
 import { openSeccompProgram } from './seccomp-fd.js';
 import type { SandboxSettings } from './settings.js';
+import { dropExpected } from '../debug.js';
 
 /**
  * A backend and the executable that runs it. `hardened` (bwrap): the seccomp filter
@@ -35,8 +36,9 @@ function onPath(name: string, env: NodeJS.ProcessEnv): string | undefined {
     try {
       fs.accessSync(candidate, fs.constants.X_OK);
       return candidate;
-    } catch {
+    } catch (error) {
       // Not here (or not executable): the next PATH entry.
+      dropExpected('sandbox: looking for a backend on PATH', error, 'ENOENT', 'EACCES', 'ENOTDIR');
     }
   }
   return undefined;

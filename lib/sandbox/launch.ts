@@ -24,6 +24,7 @@ import { seccompProgramFor } from './seccomp.js';
 import { openSeccompProgram } from './seccomp-fd.js';
 import { seatbeltProfile } from './seatbelt.js';
 import type { SandboxSettings } from './settings.js';
+import { dropExpected } from '../debug.js';
 
 /** Options of {@link launch}. */
 export interface LaunchOptions {
@@ -55,8 +56,9 @@ export function signalProcess(pid: number | undefined, signal: NodeJS.Signals, g
   if (pid === undefined) return;
   try {
     process.kill(group ? -pid : pid, signal);
-  } catch {
+  } catch (error) {
     // Already gone: nothing to signal.
+    dropExpected('signalling a command', error, 'ESRCH');
   }
 }
 

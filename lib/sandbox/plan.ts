@@ -21,6 +21,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { SandboxMode, SandboxSettings } from './settings.js';
+import { dropExpected } from '../debug.js';
 
 /** A path hidden from the command: an empty directory or an empty file in its place. */
 export interface HiddenPath {
@@ -65,8 +66,9 @@ function present(p: string): string[] {
   try {
     const real = fs.realpathSync.native(p);
     return real === p ? [p] : [p, real];
-  } catch {
+  } catch (error) {
     // Gone since the stat, or a component unreadable: plan it as given.
+    dropExpected('sandbox plan: resolving a path', error, 'ENOENT', 'ENOTDIR', 'EACCES');
     return [p];
   }
 }
@@ -90,8 +92,9 @@ export function linkedWorktreeGit(root: string): { gitDir: string; common: strin
   let pointer: string;
   try {
     pointer = fs.readFileSync(dotGit, 'utf8');
-  } catch {
-    // Unreadable: no git directory to plan for.
+  } catch (error) {
+    // Gone since the stat, or unreadable: no git directory to plan for.
+    dropExpected('sandbox plan: reading .git', error, 'ENOENT', 'EACCES');
     return undefined;
   }
   const match = /^gitdir: (.+)$/m.exec(pointer);
@@ -99,8 +102,9 @@ export function linkedWorktreeGit(root: string): { gitDir: string; common: strin
   const gitDir = path.resolve(root, match[1]!.trim());
   try {
     return { gitDir, common: path.resolve(gitDir, fs.readFileSync(path.join(gitDir, 'commondir'), 'utf8').trim()) };
-  } catch {
+  } catch (error) {
     // No `commondir`: a submodule's or a separate git directory, not a linked worktree.
+    dropExpected('sandbox plan: reading commondir', error, 'ENOENT', 'ENOTDIR');
     return undefined;
   }
 }

@@ -89,8 +89,9 @@ function isReadOnly(error: unknown): boolean {
 function unlinkQuietly(file: string): void {
   try {
     fs.unlinkSync(file);
-  } catch {
+  } catch (error) {
     // Already gone (its owner or another process removed it).
+    dropExpected('store lock: removing a lock file', error, 'ENOENT');
   }
 }
 

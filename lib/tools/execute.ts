@@ -132,7 +132,7 @@ export async function executeToolCall(options: ExecuteToolCallOptions): Promise<
   if (!tool) outcome = await registry.invoke(call.name, call.argumentsText, ctx);
   else {
     const hooked = options.hooks ? await options.hooks.before(call, input) : {};
-    const facts = { name: tool.name, kind: tool.kind, gated: tool.gated, input, ...server };
+    const facts = { name: tool.name, kind: tool.kind, gated: tool.gated, input, ...server, ...(tool.trusted ? { trusted: true } : {}) };
     const policyDecision = decide(facts, options.policy, { tty: ctx.tty === true });
     // A hook's deny wins; its ask makes an allowed call ask; its allow stands for the person the
     // policy would ask (so it also answers for one absent), but never lifts the policy's own deny

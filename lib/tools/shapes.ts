@@ -18,6 +18,7 @@ import type { ProviderFormat } from '../decode/formats.js';
 import type { ToolCallRequest } from './execute.js';
 import type { ToolRegistry } from './index.js';
 import type { ToolOutcome } from './types.js';
+import { dropExpected } from '../debug.js';
 
 /** The values of config `tools.shapes` and `--tool-shapes`. */
 export const TOOL_SHAPE_SETTINGS = ['native', 'minicode'] as const;
@@ -122,6 +123,7 @@ function argumentsOf(call: ToolCallRequest): Record<string, unknown> | undefined
     const value: unknown = call.argumentsText.trim() === '' ? {} : JSON.parse(call.argumentsText);
     return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
   } catch {
+    // Not JSON: no arguments to reshape.
     return undefined;
   }
 }
@@ -181,7 +183,8 @@ function editorCall(call: ToolCallRequest, cwd: string): ShapedCall {
 function isFolder(cwd: string, target: string): boolean {
   try {
     return fs.statSync(path.resolve(cwd, target)).isDirectory();
-  } catch {
+  } catch (error) {
+    dropExpected('editor shape: checking for a folder', error, 'ENOENT', 'ENOTDIR', 'EACCES');
     return false;
   }
 }

@@ -223,6 +223,8 @@ export interface Tool<Input = unknown> {
   jsonSchema: Record<string, unknown>;
   /** The MCP server the tool belongs to (named in tool events and matched by `mcp__<server>__*`). */
   server?: string;
+  /** An MCP tool of a server its config trusts (`trust: true`): runs without asking, except in `read-only` mode. Default false. */
+  trusted?: boolean;
   /** False: kept out of the definitions sent to the model, though a call to it still runs (and may refuse); default offered. */
   offered?: boolean;
   /** A one-line title for `tool.started` (the command or the path). */

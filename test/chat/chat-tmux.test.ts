@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OutputEvent } from '../../lib/events/index.js';
 import { rebuild } from '../../lib/reducer/index.js';
 import { ROOT, runCli } from '../helpers/cli.js';
-import { HAVE_TMUX, startTerm, turnsDone, type TmuxTerm } from './tmux-driver.js';
+import { HAVE_TMUX, quitChat, startTerm, turnsDone, type TmuxTerm } from './tmux-driver.js';
 
 if (!HAVE_TMUX) console.warn('skipping chat tmux tests: tmux is not installed (apt-get install -y tmux)');
 
@@ -100,7 +100,7 @@ describe.skipIf(!HAVE_TMUX)('minicode chat in a terminal', () => {
     t.send('Enter');
     await t.waitFor('Commands (/help adds the keys):');
     await t.waitFor('/status - context estimate');
-    t.send('C-c');
+    await quitChat(t);
     const end = await t.waitFor('EXIT=0', { join: true });
     sessionId = sessionIdOf(end);
 
@@ -185,7 +185,7 @@ describe.skipIf(!HAVE_TMUX)('minicode chat in a terminal', () => {
     for (const line of after.split('\n')) expect([...line].length).toBeLessThanOrEqual(40);
     // NO_COLOR: no SGR colour sequence anywhere on the screen (escapes included in the capture).
     expect(t.capture()).not.toContain('\u001b');
-    t.send('C-c');
+    await quitChat(t);
     const end = await t.waitFor('EXIT=0', { join: true });
     const id = sessionIdOf(end);
     const { events, summary } = await replay(home, id);
@@ -206,7 +206,7 @@ describe.skipIf(!HAVE_TMUX)('minicode chat in a terminal', () => {
     const second = await t.waitFor(turnsDone(2));
     expect(second).toContain('> are you there');
     expect(second).toContain('Still here after the abort.');
-    t.send('C-c');
+    await quitChat(t);
     await t.waitFor('EXIT=0', { join: true });
   });
 

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ROOT, runCli } from '../helpers/cli.js';
-import { HAVE_TMUX, startTerm, turnsDone, type TmuxTerm } from './tmux-driver.js';
+import { HAVE_TMUX, quitChat, startTerm, turnsDone, type TmuxTerm } from './tmux-driver.js';
 
 if (!HAVE_TMUX) console.warn('skipping chat diff tmux tests: tmux is not installed (apt-get install -y tmux)');
 
@@ -62,7 +62,7 @@ describe.skipIf(!HAVE_TMUX)('an edit in minicode chat', () => {
         expect(styled).toMatch(/\u001b\[31m {2}- {2}return 'Hello ' \+ name;/);
       }
       expect(fs.readFileSync(path.join(project, 'greet.js'), 'utf8')).toContain('`Hello, ${name}!`');
-      t.send('C-c');
+      await quitChat(t);
       const end = await t.waitFor('EXIT=0', { join: true });
       const id = /session (ses_[a-z0-9_]+) \(minicode replay/.exec(end)![1]!;
 

@@ -1,8 +1,8 @@
 /**
  * The prompt's input through a real terminal (tmux): `@path` completion with Tab and the file
  * attached to the message, a multi-line bracketed paste kept as one message, Ctrl+R search of
- * the history persisted under MINICODE_HOME by an earlier session, and a `!command` asked for,
- * run and carried into the next message. What was sent is checked in the stored session
+ * the history persisted under MINICODE_HOME by an earlier session, and a `!command` run (without
+ * asking) and carried into the next message. What was sent is checked in the stored session
  * (`minicode replay --json`). The provider is a loopback replay server over the hand-made
  * `chat-two-turn` cassette. Skipped where tmux is missing.
  */
@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, runCli } from '../helpers/cli.js';
-import { HAVE_TMUX, startTerm, turnsDone, type TmuxTerm } from './tmux-driver.js';
+import { HAVE_TMUX, quitChat, startTerm, turnsDone, type TmuxTerm } from './tmux-driver.js';
 
 if (!HAVE_TMUX) console.warn('skipping chat input tmux tests: tmux is not installed (apt-get install -y tmux)');
 
@@ -82,7 +82,7 @@ describe.skipIf(!HAVE_TMUX)('the chat prompt in a terminal', () => {
     expect(t.capture()).toMatch(/^› first pasted line\n… second pasted line\n… third pasted line$/m);
     t.send('Enter');
     await t.waitFor(turnsDone(2));
-    t.send('C-c');
+    await quitChat(t);
     const end = await t.waitFor('EXIT=0', { join: true });
     const prompts = await sentPrompts(home, end);
     expect(prompts).toEqual(['explain @src/greet.js and @.env\n\n<file path="src/greet.js">\nmodule.exports = (n) => `hi ${n}`;\n</file>', 'first pasted line\nsecond pasted line\nthird pasted line']);
@@ -106,17 +106,16 @@ describe.skipIf(!HAVE_TMUX)('the chat prompt in a terminal', () => {
 
     t.type('!echo from-shell');
     t.send('Enter');
-    await t.waitFor('Answer: y allow once, n deny');
-    expect(t.capture()).toContain('Approve? run !echo from-shell');
-    t.send('y');
+    // The person typed it: it runs without an approval question, even in ask mode.
     const ran = await t.waitFor('✓ exit 0 (kept for the next message)', { join: true });
+    expect(ran).not.toContain('Approve?');
     expect(ran).toMatch(/^ {2}from-shell$/m);
     t.type('what now');
     t.send('Enter');
     const turn = await t.waitFor(turnsDone(1), { join: true });
     expect(turn).toContain('[ran !echo from-shell, exit 0, 1 line]');
     expect(t.capture()).not.toContain('\u001b');
-    t.send('C-c');
+    await quitChat(t);
     const end = await t.waitFor('EXIT=0', { join: true });
     expect(await sentPrompts(home, end)).toEqual(['what now\n\n<shell command="echo from-shell" exit="0">\nfrom-shell\n</shell>']);
   });
@@ -133,7 +132,7 @@ describe.skipIf(!HAVE_TMUX)('the chat prompt in a terminal', () => {
     const listed = await t.waitFor(/^ {2}@docs\/ab-other\.txt$/m);
     expect(listed).toMatch(/^ {2}@docs\/ab␛\[41mEVIL\.txt$/m);
     expect(t.captureStyled()).not.toContain('\u001b[41m');
-    t.send('C-c');
+    await quitChat(t);
     await t.waitFor('EXIT=0', { join: true });
   });
 });

@@ -45,6 +45,19 @@ export function turnsDone(n: number): RegExp {
   return new RegExp(`(?:^✓ completed \\d[^\\n]*$[\\s\\S]*?){${n}}`, 'm');
 }
 
+/** What the prompt shows after a Ctrl+C there: the next Ctrl+C quits. */
+export const QUIT_HINT = 'Press Ctrl+C again to quit';
+
+/**
+ * Quit the interactive mode from its prompt as a person does: Ctrl+C (which clears a draft), then
+ * a second Ctrl+C once the screen says it will quit.
+ */
+export async function quitChat(t: TmuxTerm): Promise<void> {
+  t.send('C-c');
+  await t.waitFor(QUIT_HINT);
+  t.send('C-c');
+}
+
 let counter = 0;
 
 /** Start the CLI with `args` in a `cols` x `rows` tmux window; the shell prints `EXIT=<code>` when it ends (and writes it to `exitFile`). */

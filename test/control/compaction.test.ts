@@ -3,7 +3,7 @@
  * driven through the real worker pool (compiled `dist/workers/compact.js`).
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { createCompactionController, previewCompaction, type SummaryHook } from '../../lib/control/compaction.js';
+import { createCompactionController, type SummaryHook } from '../../lib/control/compaction.js';
 import { estimateFixedTokens, estimateMessagesTokens } from '../../lib/control/estimate.js';
 import { closePool } from '../../lib/control/pool.js';
 import { createManualTimers } from '../../lib/control/timers.js';
@@ -65,16 +65,6 @@ describe('who requests a compaction', () => {
     expect(d.action).toBe('continue');
     expect(compactedEvents(events).map((e) => (e.payload as { reason: string }).reason)).toEqual(['recovery']);
     expect(controller.flags).toEqual({ compactedForBudget: false, compactedForRecovery: true });
-  });
-
-  it('a manual /compact is a view only: no flag set, no event, transcript untouched', async () => {
-    const { messages, events, controller } = setup(0.8);
-    const copy = structuredClone(messages);
-    const view = previewCompaction(messages, { keepRecentUnits: 4 });
-    expect(view.changed).toBe(true);
-    expect(messages).toEqual(copy);
-    expect(events).toHaveLength(0);
-    expect(controller.flags).toEqual({ compactedForBudget: false, compactedForRecovery: false });
   });
 });
 

@@ -44,8 +44,11 @@ async function serve(answer: (request: SeenRequest) => Answer | Promise<Answer>)
   return server;
 }
 
-/** One run of the agent loop against `server`, in a scratch workspace; its events are collected. */
-async function run(server: ScriptedProvider, options: Partial<Pick<AgentOptions, 'history' | 'prompting' | 'signal' | 'timers' | 'random'>> & { limits?: Parameters<typeof runLimits>[0] } = {}) {
+/** One run of the agent loop against `server`, in a scratch workspace; its events are collected (and shown to `onEvent` as they come). */
+async function run(
+  server: ScriptedProvider,
+  options: Partial<Pick<AgentOptions, 'history' | 'prompting' | 'signal' | 'timers' | 'random'>> & { limits?: Parameters<typeof runLimits>[0]; onEvent?: (draft: EventDraft) => void } = {},
+) {
   const cwd = scratch();
   fs.writeFileSync(path.join(cwd, 'README.md'), 'a sample project\n');
   const events: EventDraft[] = [];
@@ -61,7 +64,10 @@ async function run(server: ScriptedProvider, options: Partial<Pick<AgentOptions,
     signal: options.signal,
     timers: options.timers,
     random: options.random,
-    emit: (d) => events.push(d),
+    emit: (d) => {
+      events.push(d);
+      options.onEvent?.(d);
+    },
   });
   return { result, events };
 }
@@ -197,6 +203,21 @@ describe('termination reasons of the agent loop', () => {
     expect(events.filter((e) => e.type === 'task.cancelled').map((e) => e.payload)).toMatchObject([{ reason: 'aborted' }]);
   });
 
+  it("a run cancelled mid-stream ends with its terminal event: the response's own end comes before task.cancelled", async () => {
+    const user = new AbortController();
+    const server = await serve(() => ({ hangAfter: 'half an ans' }));
+    let streaming = false;
+    const pending = run(server, { signal: user.signal, onEvent: (e) => (streaming ||= e.type === 'assistant.message.delta') });
+    await until(() => streaming);
+    user.abort();
+    const { result, events } = await pending;
+    expect(result.reason).toBe('aborted');
+    const types = events.map((e) => e.type);
+    expect(types).toContain('model.response.completed');
+    expect(types.at(-1)).toBe('task.cancelled');
+    expect(types.filter((t) => t.startsWith('task.') && t !== 'task.started')).toEqual(['task.cancelled']);
+  });
+
   it('provider: a provider error after the retries are exhausted (3 retries, waits up to 1/2/4 s)', async () => {
     const timers = createManualTimers();
     const server = await serve(() => ({ status: 500, code: 'server_error', message: 'The server had an error while processing your request.' }));
@@ -264,6 +285,40 @@ describe('one reason, one settle point', () => {
     });
     expect(r.reason).toBe('max_steps_exceeded');
     expect(r.value).toBeUndefined();
+  });
+
+  it('a stopped body is waited for until it unwinds, and for drainMs at most when it ignores its signal', async () => {
+    const timers = createManualTimers();
+    const unwinding = createTermination();
+    let unwound = false;
+    const first = settleRun(
+      unwinding,
+      (signal) =>
+        new Promise((_, reject) =>
+          signal.addEventListener('abort', () => {
+            void Promise.resolve().then(() => {
+              unwound = true;
+              reject(signal.reason);
+            });
+          }),
+        ),
+      { timers },
+    );
+    unwinding.request('aborted');
+    expect((await first).reason).toBe('aborted');
+    expect(unwound).toBe(true);
+
+    const deaf = createTermination();
+    let settled = false;
+    const second = settleRun(deaf, () => new Promise(() => {}), { timers, drainMs: 1_000 }).then((r) => {
+      settled = true;
+      return r;
+    });
+    deaf.request('timeout');
+    await timers.advance(999);
+    expect(settled).toBe(false);
+    await timers.advance(1);
+    expect((await second).reason).toBe('timeout');
   });
 
   it('joinSignals aborts with the first input reason and disposes its listeners', () => {

@@ -24,8 +24,13 @@ export interface ErrorAnswer {
   retryAfterMs?: number;
 }
 
-/** What a request is answered with; `hang` sends the headers and one chunk, then nothing. */
-export type Answer = Reply | ErrorAnswer | 'hang';
+/** A stream that sends `text` as the reply's first delta, then nothing more until the client goes away. */
+export interface HangAnswer {
+  hangAfter: string;
+}
+
+/** What a request is answered with; `hang` sends the headers and one empty chunk, then nothing. */
+export type Answer = Reply | ErrorAnswer | HangAnswer | 'hang';
 
 /** One request as the server saw it. */
 export interface SeenRequest {
@@ -87,10 +92,11 @@ export async function startScriptedProvider(answer: (request: SeenRequest) => An
       };
       void Promise.resolve(answer(seen)).then((a) => {
         if (res.destroyed) return;
-        if (a === 'hang') {
+        if (a === 'hang' || 'hangAfter' in a) {
+          const content = a === 'hang' ? '' : a.hangAfter;
           res.writeHead(200, { 'content-type': 'text/event-stream' });
           res.write(
-            `data: ${JSON.stringify({ id: 'chatcmpl-hang', object: 'chat.completion.chunk', created: 1767225600, model: MODEL, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] })}\n\n`,
+            `data: ${JSON.stringify({ id: 'chatcmpl-hang', object: 'chat.completion.chunk', created: 1767225600, model: MODEL, choices: [{ index: 0, delta: { role: 'assistant', content }, finish_reason: null }] })}\n\n`,
           );
           return;
         }

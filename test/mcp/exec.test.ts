@@ -85,6 +85,29 @@ describe('MCP tools in minicode exec', () => {
     }
   });
 
+  it('skips only the entries it cannot use, each named in a diagnostic, never starts a disabled one, and runs a trusted server without asking', async () => {
+    const pidFile = path.join(tempDir(), 'pids');
+    const h = home({
+      mcpServers: {
+        typo: { ...hostile(), excludeTool: ['big'] },
+        gemini: { httpUrl: 'http://127.0.0.1:9/mcp', timeout: 5000, oauthScopes: ['x'] },
+        off: { ...hostile(['--pid-file', pidFile]), disabled: true },
+        hostile: { ...hostile(), trust: true },
+      },
+    });
+    const run = await execJson(cassette('mcp-tools'), { cwd: scratchProject(), home: h });
+    expect(run.code, run.stderr).toBe(0);
+    const entries = ofType(run.records, 'diagnostic.raised').filter((d) => d.payload.code === 'MINICODE_E_MCP_ENTRY');
+    expect(entries.map((d) => d.payload.message)).toEqual([
+      expect.stringContaining('mcpServers.typo: unknown key "excludeTool"'),
+      expect.stringContaining('mcpServers.gemini: unknown key "oauthScopes"'),
+    ]);
+    expect(pidsIn(pidFile)).toHaveLength(0);
+    expect(ofType(run.records, 'tool.denied')).toHaveLength(0);
+    expect(ofType(run.records, 'tool.completed').map((c) => c.payload.name)).toContain('mcp__hostile__echo');
+    expect(run.summary).toMatchObject({ ok: true, tools: { completed: 4, failed: 1 } });
+  });
+
   it('masks a credential the config passes to a server on purpose', async () => {
     const h = home({ approval: { mode: 'auto', allowTools: ['mcp__hostile__env'] }, mcpServers: { hostile: { ...hostile(), env: { GITHUB_TOKEN: '${GITHUB_TOKEN}' } } } });
     const run = await execJson(cassette('mcp-tools'), { cwd: scratchProject(), home: h, env: { GITHUB_TOKEN: TOKEN } });

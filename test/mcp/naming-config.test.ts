@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { ConfigSchema } from '../../lib/config.js';
-import { expandVariables, resolveServers } from '../../lib/mcp/config.js';
+import { expandVariables } from '../../lib/mcp/config.js';
+import { resolveServers } from '../../lib/mcp/resolve.js';
 import { serverEnvironment } from '../../lib/mcp/env.js';
 import { MAX_TOOL_NAME, mcpToolName } from '../../lib/mcp/naming.js';
-import { resultText } from '../../lib/mcp/output.js';
+import { resultContent } from '../../lib/mcp/output.js';
 import { decide } from '../../lib/policy/decide.js';
 import { policyOf } from '../../lib/agent/run-setup.js';
 
@@ -42,17 +43,19 @@ describe('MCP tool names', () => {
 });
 
 describe('mcpServers config', () => {
-  it('accepts the .mcp.json shape plus minicode fields, and rejects a bad entry with its path', () => {
+  it('accepts the .mcp.json shape plus minicode fields, and leaves entries to be read one by one', () => {
     const ok = ConfigSchema.safeParse({
       mcpServers: {
         fs: { command: 'npx', args: ['-y', 'x'], env: { A: 'b' }, startupTimeoutMs: 5000, includeTools: ['read'] },
         remote: { url: 'https://example.com/mcp', headers: { Authorization: 'Bearer ${TOKEN}' } },
+        bad: { args: ['x'] },
       },
     });
     expect(ok.success).toBe(true);
-    const bad = ConfigSchema.safeParse({ mcpServers: { fs: { args: ['x'] } } });
-    expect(bad.success).toBe(false);
-    expect(bad.error!.issues[0]!.path.slice(0, 2)).toEqual(['mcpServers', 'fs']);
+    const list = resolveServers(ok.data!.mcpServers, {}, 'config');
+    expect(list.servers.map((s) => s.name)).toEqual(['fs', 'remote']);
+    expect(list.problems.map((p) => p.name)).toEqual(['bad']);
+    expect(ConfigSchema.safeParse({ mcpServers: ['not', 'a', 'map'] }).success).toBe(false);
   });
 
   it('expands ${VAR} and ${VAR:-default} in env and headers, and reports unset variables', () => {
@@ -61,13 +64,15 @@ describe('mcpServers config', () => {
     expect(expandVariables('${NOPE:-fallback}', {}, missing)).toBe('fallback');
     expect(expandVariables('x${GONE}y', {}, missing)).toBe('xy');
     expect(missing).toEqual(['GONE']);
-    const [server] = resolveServers({ r: { url: 'https://e.com/mcp', headers: { Authorization: 'Bearer ${T}' } } }, { T: 'tok' }, 'config');
+    const [server] = resolveServers({ r: { url: 'https://e.com/mcp', headers: { Authorization: 'Bearer ${T}' } } }, { T: 'tok' }, 'config').servers;
     expect(server!.config).toMatchObject({ headers: { Authorization: 'Bearer tok' } });
     expect(server).toMatchObject({ startupTimeoutMs: 10_000, toolTimeoutMs: 60_000 });
   });
 
   it('skips servers with enabled: false', () => {
-    expect(resolveServers({ a: { command: 'x', enabled: false }, b: { command: 'y' } }, {}, 'config').map((s) => s.name)).toEqual(['b']);
+    const list = resolveServers({ a: { command: 'x', enabled: false }, b: { command: 'y' } }, {}, 'config');
+    expect(list.servers.map((s) => s.name)).toEqual(['b']);
+    expect(list.disabled.map((s) => s.name)).toEqual(['a']);
   });
 
   it('builds a server environment from a minimal base and the config env only', () => {
@@ -78,7 +83,7 @@ describe('mcpServers config', () => {
 
 describe('MCP output', () => {
   it('turns resources into text or placeholders and never passes base64 on', () => {
-    const out = resultText({
+    const out = resultContent({
       content: [
         { type: 'resource', resource: { uri: 'file:///a.txt', mimeType: 'text/plain', text: 'file text' } },
         { type: 'resource', resource: { uri: 'file:///b.bin', blob: 'AAAA' } },
@@ -113,6 +118,14 @@ describe('MCP tools under the approval policy', () => {
 
   it('are denied in read-only mode even when listed', () => {
     expect(decide(mcp, { mode: 'read-only', allowTools: ['mcp__gh__*'] }, { tty: true })).toMatchObject({ decision: 'deny', reason: expect.stringMatching(/read-only/) });
+  });
+
+  it('of a trusted server run without asking in ask and auto modes, and are still denied in read-only', () => {
+    const trusted = { ...mcp, trusted: true };
+    expect(decide(trusted, { mode: 'ask' }, { tty: false }).decision).toBe('allow');
+    expect(decide(trusted, { mode: 'auto' }, { tty: false }).decision).toBe('allow');
+    expect(decide(trusted, { mode: 'read-only' }, { tty: true }).decision).toBe('deny');
+    expect(decide({ name: 'git_commit', kind: 'execute', gated: true, trusted: true }, { mode: 'auto' }, { tty: false }).decision).toBe('deny');
   });
 
   it('keep git_commit gated even if an allowlist names it', () => {

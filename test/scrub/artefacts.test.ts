@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { artefactLine } from '../../lib/artefacts.js';
 import { startReplayServer, streamOk, type ReplayServer } from '../../lib/replay/index.js';
 import { CASSETTE } from '../batch/helpers.js';
-import { HAVE_TMUX, startTerm, turnsDone, type TmuxTerm } from '../chat/tmux-driver.js';
+import { HAVE_TMUX, quitChat, startTerm, turnsDone, type TmuxTerm } from '../chat/tmux-driver.js';
 import { contentTypeOf, execJson, scratchProject, tempDir, turnBody } from '../exec/helpers.js';
 import { runCli, ROOT } from '../helpers/cli.js';
 
@@ -114,7 +114,7 @@ describe('the files minicode writes', () => {
     t.type(PROMPT);
     t.send('Enter');
     await t.waitFor(turnsDone(1));
-    t.send('C-c');
+    await quitChat(t);
     await t.waitFor('EXIT=0', { join: true });
     expect(fs.existsSync(path.join(home, 'history.jsonl'))).toBe(true);
     expect(fs.readFileSync(path.join(home, 'history.jsonl'), 'utf8')).toContain('[REDACTED:github-token]');

@@ -22,7 +22,7 @@ import { openStore } from '../../lib/store/index.js';
 import { ROOT, runCli } from '../helpers/cli.js';
 import { committedRepo, NATIVE_STREAMS, standIn } from '../helpers/stand-in.js';
 import { startReceiver, type ReceivedSpan } from './otlp-receiver.js';
-import { HAVE_TMUX, startTerm, turnsDone, type TmuxTerm } from '../chat/tmux-driver.js';
+import { HAVE_TMUX, quitChat, startTerm, turnsDone, type TmuxTerm } from '../chat/tmux-driver.js';
 
 if (!HAVE_TMUX) console.warn('skipping the chat-in-a-terminal tracing test: tmux is not installed (apt-get install -y tmux)');
 
@@ -199,7 +199,7 @@ describe.skipIf(!HAVE_TMUX)('OpenTelemetry spans of minicode chat in a terminal'
     term.type('hi there');
     term.send('Enter');
     await term.waitFor(turnsDone(1), { timeoutMs: 60_000 });
-    term.send('C-c');
+    await quitChat(term);
     const end = await term.waitFor('EXIT=0', { join: true, timeoutMs: 60_000 });
     const sessionId = /session (ses_[a-z0-9_]+) \(minicode replay/.exec(end)?.[1];
     expect(sessionId, end).toBeDefined();

@@ -6,6 +6,8 @@
 import type { LatencyGroup, Percentiles } from '../latency.js';
 import type { BatchRecord } from '../records.js';
 import { recordTokens } from '../throughput.js';
+import { attemptOf } from '../attempts.js';
+import { passedOf } from '../evaluation.js';
 import { clip, escapeHtml, patchHref } from './escape.js';
 import { verifyRate, type RunView } from './model.js';
 import { histogram, ms, num, stackedBars, throughputChart } from './svg.js';
@@ -125,15 +127,17 @@ export function details(r: BatchRecord, prompt: string | undefined): string {
 
 /** The table of lines of one run. */
 export function linesTable(view: RunView): string {
-  const head = ['id', 'outcome', 'verify', 'first token', 'total', 'model', 'tool', 'queue', 'tokens in/out', 'tok/s', 'cost (USD)', 'session', 'patch', 'details'];
+  const head = ['id', 'attempt', 'passed', 'outcome', 'verify', 'first token', 'total', 'model', 'tool', 'queue', 'tokens in/out', 'tok/s', 'cost (USD)', 'session', 'patch', 'details'];
+  const unsorted = new Set(['patch', 'details']);
   const rows = view.records.map((r) => {
     const t = r.timing;
     const v = verifyText(r);
-    return `<tr class="${r.kind === 'result' ? 'completed' : 'failed'}">${cell(escapeHtml(r.id), r.id)}${cell(escapeHtml(outcomeOf(r)), r.kind === 'result' ? 1 : 0, 'outcome')}${cell(
-      v.text,
-      v.sort,
-      v.className,
-    )}${cell(escapeHtml(ms(t?.firstTokenMs)), t?.firstTokenMs, 'n')}${cell(escapeHtml(ms(t?.totalMs)), t?.totalMs, 'n')}${cell(escapeHtml(ms(t?.modelMs)), t?.modelMs, 'n')}${cell(
+    const passed = passedOf(r);
+    return `<tr class="${r.kind === 'result' ? 'completed' : 'failed'}">${cell(escapeHtml(r.id), r.id)}${cell(String(attemptOf(r)), attemptOf(r), 'n')}${cell(
+      passed ? 'yes' : 'no',
+      passed ? 1 : 0,
+      passed ? 'ok' : 'bad',
+    )}${cell(escapeHtml(outcomeOf(r)), r.kind === 'result' ? 1 : 0, 'outcome')}${cell(v.text, v.sort, v.className)}${cell(escapeHtml(ms(t?.firstTokenMs)), t?.firstTokenMs, 'n')}${cell(escapeHtml(ms(t?.totalMs)), t?.totalMs, 'n')}${cell(escapeHtml(ms(t?.modelMs)), t?.modelMs, 'n')}${cell(
       escapeHtml(ms(t?.toolMs)),
       t?.toolMs,
       'n',
@@ -146,7 +150,28 @@ export function linesTable(view: RunView): string {
     )}${patchCell(r, '')}<td>${details(r, view.prompts.get(r.id))}</td></tr>`;
   });
   return `<div class="controls"><input type="search" id="filter" placeholder="filter lines (id, outcome, text)" aria-label="filter lines"><span class="muted"><span id="shown">${rows.length}</span> of ${rows.length} lines shown; click a column to sort</span></div>
-<table id="lines"><thead><tr>${head.map((h, i) => `<th${i < head.length - 3 || i === 11 ? ` data-col="${i}"` : ''}>${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>${rows.join('\n')}</tbody></table>`;
+<table id="lines"><thead><tr>${head.map((h, i) => `<th${unsorted.has(h) ? '' : ` data-col="${i}"`}>${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>${rows.join('\n')}</tbody></table>`;
+}
+
+/**
+ * Pass rate, pass@k for every k up to the epochs, each epoch's pass rate and their spread, and
+ * each line's pass rate over its attempts (lib/batch/evaluation.ts states the rule and the estimator).
+ */
+export function evaluationSection(view: RunView): string {
+  const e = view.evaluation;
+  const passAt = Object.entries(e.passAtK)
+    .map(([k, v]) => `<tr><td>pass@${escapeHtml(k)}</td><td class="n">${escapeHtml(num(v, 3))}</td></tr>`)
+    .join('');
+  const epochs = e.byEpoch.map((x) => `<tr><td>${x.attempt}</td><td class="n">${x.runs}</td><td class="n">${x.passed}</td><td class="n">${escapeHtml(num(x.rate * 100))}%</td></tr>`).join('');
+  const lines = e.lines
+    .map((l) => `<tr>${cell(escapeHtml(l.id), l.id)}${cell(String(l.runs), l.runs, 'n')}${cell(String(l.passed), l.passed, 'n')}${cell(`${escapeHtml(num(l.rate * 100))}%`, l.rate, 'n')}</tr>`)
+    .join('');
+  const spread = e.spread ? `; epochs' pass rates ${num(e.spread.min, 3)} to ${num(e.spread.max, 3)}, standard deviation ${num(e.spread.stdev, 3)}` : '';
+  return `<p>${e.passed} of ${e.runs} runs passed (${escapeHtml(num(e.passRate * 100))}%) over ${e.epochs} epoch(s)${escapeHtml(spread)}; ${e.unstableLines} line(s) passed some attempts and failed others.</p>
+<p class="muted">A run passes when it completed, its verify command (when one ran) exited 0 and every scorer of its expect passed. pass@k is the unbiased estimator 1 − C(n−c, k) / C(n, k) over each line's n attempts with c passes, averaged over the lines with at least k attempts.</p>
+<div class="charts"><table><thead><tr><th>k</th><th>pass@k</th></tr></thead><tbody>${passAt}</tbody></table>
+<table><thead><tr><th>epoch</th><th>runs</th><th>passed</th><th>rate</th></tr></thead><tbody>${epochs}</tbody></table></div>
+<details><summary>pass rate per line</summary><table><thead><tr><th>id</th><th>attempts</th><th>passed</th><th>rate</th></tr></thead><tbody>${lines}</tbody></table></details>`;
 }
 
 /** The whole body of a one-run report. */
@@ -157,6 +182,8 @@ export function singleRunBody(view: RunView, generatedAt: string): string {
 ${cards(view)}
 <h2>Charts</h2>
 ${charts(view)}
+<h2>Evaluation</h2>
+${evaluationSection(view)}
 <h2>Latency</h2>
 ${latencyTable(view)}
 <h2>By provider and model</h2>

@@ -12,6 +12,7 @@ import { MinicodeError } from '../../errors.js';
 import type { BatchSummary } from '../batch.js';
 import type { BatchRecord } from '../records.js';
 import { dropExpected } from '../../debug.js';
+import { runKey } from '../attempts.js';
 
 /** Longest prompt kept per line (the report shows a head, not the whole prompt). */
 export const PROMPT_CHARS = 4000;
@@ -21,7 +22,7 @@ export interface LoadedBatch {
   dir: string;
   /** `summary.json`, when present and readable. */
   summary?: Partial<BatchSummary>;
-  /** The first record of each id, results before errors. */
+  /** The first record of each run (an id's attempt), results before errors. */
   records: BatchRecord[];
   /** Lines of results.jsonl/errors.jsonl that were not a record. */
   unreadable: number;
@@ -46,8 +47,9 @@ function readJsonl(file: string, into: Map<string, BatchRecord>): number {
     try {
       const r = JSON.parse(row) as BatchRecord;
       if (!r || typeof r !== 'object' || typeof r.id !== 'string' || (r.kind !== 'result' && r.kind !== 'error')) throw new Error('not a record');
-      if (!into.has(r.id)) into.set(r.id, r);
+      if (!into.has(runKey(r))) into.set(runKey(r), r);
     } catch {
+      // Not JSON, or not a record: counted, the report says how many.
       unreadable++;
     }
   }
@@ -58,8 +60,9 @@ function readSummary(dir: string): Partial<BatchSummary> | undefined {
   try {
     const s = JSON.parse(fs.readFileSync(path.join(dir, 'summary.json'), 'utf8')) as unknown;
     return s && typeof s === 'object' && !Array.isArray(s) ? (s as Partial<BatchSummary>) : undefined;
-  } catch {
+  } catch (error) {
     // Absent or damaged: the report goes on without it.
+    dropExpected('batch report: reading summary.json', error, 'ENOENT', 'SyntaxError');
     return undefined;
   }
 }

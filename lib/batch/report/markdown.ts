@@ -14,12 +14,28 @@ function md(text: string): string {
     .replace(/[|<>`*_[\]\\]/g, (c) => `\\${c}`);
 }
 
+/** pass@k for every k the run has: `0.62 / 0.81 / 0.88`. */
+export function passAtKText(view: RunView): string {
+  const values = Object.values(view.evaluation.passAtK);
+  return values.length ? values.map((v) => num(v, 3)).join(' / ') : '–';
+}
+
+/** The spread between epochs: `0.58 – 0.66 (sd 0.031)`, a dash with one epoch. */
+export function spreadText(view: RunView): string {
+  const s = view.evaluation.spread;
+  return s ? `${num(s.min, 3)} – ${num(s.max, 3)} (sd ${num(s.stdev, 3)})` : '–';
+}
+
 function figures(view: RunView): [string, string][] {
   const rate = verifyRate(view);
+  const e = view.evaluation;
   const p = (label: string, x: Percentiles | undefined): [string, string] => [label, x ? `${ms(x.p50)} / ${ms(x.p90)} / ${ms(x.p99)} / ${ms(x.max)}` : '–'];
   return [
     ['lines', `${view.total}`],
     ['completed / failed / pending', `${view.completed} / ${view.failed} / ${view.pending}`],
+    ['runs passed', `${e.passed} of ${e.runs} (${num(e.passRate * 100)}%)`],
+    [`pass@1..${e.epochs}`, passAtKText(view)],
+    ['epoch pass rate spread', spreadText(view)],
     ['verify passed', rate === undefined ? '–' : `${view.tally.verifyPassed} of ${view.tally.verifyPassed + view.tally.verifyFailed} (${num(rate * 100)}%)`],
     ['cost (USD)', `${view.tally.costUsd.toFixed(4)}${view.tally.costUnknown ? ` (+${view.tally.costUnknown} unknown)` : ''}`],
     ['tokens in / out', `${num(view.tally.usage.inputTokens, 0)} / ${num(view.tally.usage.outputTokens, 0)}`],

@@ -9,6 +9,7 @@ import type { BatchRecord } from '../records.js';
 import { addRecord, createTally, latencyGroup, type Tally } from '../tally.js';
 import { recordTokens, throughputSeries, type ThroughputSeries } from '../throughput.js';
 import type { LoadedBatch } from './load.js';
+import { evaluate, type EvaluationSummary } from '../evaluation.js';
 
 /** Per provider/model figures. */
 export interface ModelRow {
@@ -43,6 +44,8 @@ export interface RunView {
   byModel: ModelRow[];
   totalMsValues: number[];
   firstTokenMsValues: number[];
+  /** Pass rates, pass@k and the spread between epochs, from the records. */
+  evaluation: EvaluationSummary;
 }
 
 /** Build the view of one loaded output directory. */
@@ -93,6 +96,7 @@ export function buildRunView(loaded: LoadedBatch): RunView {
     byModel: [...groups.values()].sort((a, b) => a.group.localeCompare(b.group)),
     totalMsValues,
     firstTokenMsValues,
+    evaluation: evaluate(records),
   };
   const p = percentiles(tps);
   if (p) view.outputTokensPerSecond = p;
