@@ -70,7 +70,7 @@ export async function mcpListAction(flags: McpListFlags): Promise<number> {
       // The servers start as a run would start them: in the config's sandbox (no flag here).
       const sandbox = resolveRunSandbox({ loaded, env: process.env, cwd, storeDir: resolveStoreDir({ env: process.env }) });
       const { startMcp } = await import('../lib/mcp/index.js');
-      const manager = await startMcp(servers, { env: process.env, cwd, sandbox });
+      const manager = await startMcp(servers, { env: process.env, cwd, sandbox, files: loaded.mcpServerFiles ?? {} });
       if (manager) {
         // Config order, whatever finished first.
         const byName = new Map(manager.statuses().map((r) => [r.name, r]));

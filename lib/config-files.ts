@@ -24,8 +24,10 @@ export interface LoadedConfig {
   config: Config;
   /** Files actually read, in merge order. */
   sources: string[];
-  /** A local config that exists but was ignored (no `--allow-local-config`), for a diagnostic. */
+  /** The project files that exist but were ignored (no `--allow-local-config`), comma-separated, for a diagnostic. */
   ignoredLocal?: string;
+  /** The file each `mcpServers` entry was taken from (the last one that named it). */
+  mcpServerFiles?: Record<string, string>;
   /** The `hooks` section of each file read that has one, in merge order (hooks add up; they do not replace each other). */
   hookSources?: { file: string; section: NonNullable<Config['hooks']> }[];
 }
@@ -34,8 +36,10 @@ export interface LoadedConfig {
 export interface ConfigSource {
   file: string;
   raw: unknown;
-  /** The workspace's `.minicode/config.json` (merged over the user config). */
+  /** A project file (`.mcp.json`, `.minicode/config.json`), merged over the user config. */
   local?: boolean;
+  /** The project's `.mcp.json`: only its `mcpServers` is read. */
+  mcpOnly?: boolean;
 }
 
 /** The user config path: `$MINICODE_HOME/config.json`, else `~/.config/minicode/config.json`. */
@@ -70,8 +74,10 @@ export function readConfigJson(file: string): ConfigSource | undefined {
 
 /**
  * The config files to merge, in order: the user config and, only with `allowLocalConfig`, the
+ * project's `.mcp.json` (its `mcpServers`, the file Claude Code and Cursor share) and the
  * workspace's `.minicode/config.json` (a cloned repository must not configure the agent that
- * works on it). A local file that exists but is not trusted comes back as `ignoredLocal`.
+ * works on it, nor make it spawn programs). Project files that exist but are not trusted come
+ * back as `ignoredLocal`.
  */
 export function readConfigSources(options: LoadConfigOptions = {}): { sources: ConfigSource[]; ignoredLocal?: string } {
   const env = options.env ?? process.env;
@@ -79,8 +85,14 @@ export function readConfigSources(options: LoadConfigOptions = {}): { sources: C
   const sources: ConfigSource[] = [];
   const user = readConfigJson(userConfigPath(env, options.home ?? os.homedir()));
   if (user) sources.push(user);
+  const mcpFile = path.join(cwd, '.mcp.json');
   const localFile = path.join(cwd, '.minicode', 'config.json');
-  if (!options.allowLocalConfig) return fs.existsSync(localFile) ? { sources, ignoredLocal: localFile } : { sources };
+  if (!options.allowLocalConfig) {
+    const ignored = [localFile, mcpFile].filter((f) => fs.existsSync(f));
+    return ignored.length > 0 ? { sources, ignoredLocal: ignored.join(', ') } : { sources };
+  }
+  const project = readConfigJson(mcpFile);
+  if (project) sources.push({ ...project, local: true, mcpOnly: true });
   const local = readConfigJson(localFile);
   if (local) sources.push({ ...local, local: true });
   return { sources };
@@ -91,8 +103,10 @@ export function mergeConfigs(validated: readonly { file: string; config: Config;
   let config: Config = {};
   const sources: string[] = [];
   const hookSources: NonNullable<LoadedConfig['hookSources']> = [];
+  const mcpServerFiles: Record<string, string> = {};
   for (const { file, config: next, local } of validated) {
     if (next.hooks) hookSources.push({ file, section: next.hooks });
+    for (const name of Object.keys(next.mcpServers ?? {})) mcpServerFiles[name] = file;
     if (!local) config = next;
     else {
       config = { ...config, ...next, providers: { ...config.providers, ...next.providers }, mcpServers: { ...config.mcpServers, ...next.mcpServers } };
@@ -103,6 +117,7 @@ export function mergeConfigs(validated: readonly { file: string; config: Config;
   }
   const loaded: LoadedConfig = ignoredLocal ? { config, sources, ignoredLocal } : { config, sources };
   if (hookSources.length > 0) loaded.hookSources = hookSources;
+  if (Object.keys(mcpServerFiles).length > 0) loaded.mcpServerFiles = mcpServerFiles;
   return loaded;
 }
 
@@ -115,9 +130,9 @@ export function mergeConfigs(validated: readonly { file: string; config: Config;
 export async function loadConfig(options: LoadConfigOptions = {}): Promise<LoadedConfig> {
   const { sources, ignoredLocal } = readConfigSources(options);
   if (sources.length === 0) return mergeConfigs([], ignoredLocal);
-  const { validateConfig } = await import('./config.js');
+  const { validateConfig, validateMcpJson } = await import('./config.js');
   return mergeConfigs(
-    sources.map((s) => ({ ...s, config: validateConfig(s.raw, s.file) })),
+    sources.map((s) => ({ ...s, config: s.mcpOnly ? validateMcpJson(s.raw, s.file) : validateConfig(s.raw, s.file) })),
     ignoredLocal,
   );
 }

@@ -100,6 +100,21 @@ export const ConfigSchema = z.looseObject({
 /** A validated config. */
 export type Config = z.infer<typeof ConfigSchema>;
 
+/**
+ * Validate a project's `.mcp.json` (`{"mcpServers": {...}}`, Claude Code's and Cursor's file): only
+ * `mcpServers` is taken from it, so it can add servers but never set a provider or a policy.
+ */
+export function validateMcpJson(raw: unknown, file: string): Config {
+  const parsed = z.looseObject({ mcpServers: McpServersSchema }).safeParse(raw);
+  if (!parsed.success) {
+    throw new MinicodeError('MINICODE_E_CONFIG_INVALID', `${file}: ${parsed.error.issues[0]!.path.join('.') || '(top level)'}: ${parsed.error.issues[0]!.message}`, {
+      action: `make ${file} an object with an "mcpServers" object, as Claude Code writes it`,
+      data: { path: file, issues: parsed.error.issues.length },
+    });
+  }
+  return { mcpServers: parsed.data.mcpServers };
+}
+
 /** Validate one config file's JSON: a known key with the wrong type is a coded error naming its path. */
 export function validateConfig(raw: unknown, file: string): Config {
   const parsed = ConfigSchema.safeParse(raw);

@@ -19,7 +19,7 @@ export function registerAcp(program: Command): void {
     .option('--base-url <url>', 'provider base URL')
     .option('--cassette <dir>', 'replay recorded provider responses over loopback')
     .option('--store <dir>', 'session store directory (LMDB)')
-    .option('--allow-local-config', 'trust .minicode/config.json in the working directory')
+    .option('--allow-local-config', 'trust .minicode/config.json and .mcp.json in the working directory')
     .option('--no-checkpoint', 'take no workspace checkpoint of the prompt turns (they cannot be undone with minicode undo)');
   addSandboxFlags(command).action(async (flags: AcpFlags) => {
     // Nothing but ACP may reach stdout: a stray console.log from a dependency would corrupt it.

@@ -29,7 +29,7 @@ export function addRunFlags(command: Command): Command {
     .addOption(new Option('--cache-ttl <ttl>', 'Anthropic prompt-cache lifetime (1h for long batches; default 5m)').choices([...CACHE_TTLS]))
     .option('--cache-key <key>', 'OpenAI prompt_cache_key (default: a hash of model, system prompt and tools)')
     .addOption(new Option('--approval <mode>', 'approval mode for edits and commands').choices([...APPROVAL_MODES]).default('auto'))
-    .option('--allow-local-config', 'trust .minicode/config.json in the project (ignored by default)')
+    .option('--allow-local-config', 'trust .minicode/config.json and .mcp.json in the project (ignored by default)')
     .option('--store <dir>', 'session store directory (default: $MINICODE_HOME/store, else $XDG_DATA_HOME/minicode/store or ~/.local/share/minicode/store)')
     .option('--cwd <dir>', 'project directory (default: the current directory)')
     .option('--system-prompt <file>', "replace minicode's system prompt with this file's text (project instructions are still added)")

@@ -10,7 +10,7 @@ export function registerMcp(program: Command): void {
     .command('list')
     .description('start each configured server, then show its state, start-up time and tools')
     .option('--json', 'one JSON object per server per line')
-    .option('--allow-local-config', "also load the workspace's .minicode/config.json servers")
+    .option('--allow-local-config', "also load the servers of the workspace's .mcp.json and .minicode/config.json")
     .option('--cwd <dir>', 'workspace directory (default: the current directory)')
     .action(async (flags: McpListFlags) => {
       const { mcpListAction } = await import('../mcp-action.js');

@@ -332,7 +332,7 @@ export async function startRunMcp(setup: RunSetup, env: NodeJS.ProcessEnv = proc
   if (setup.mcp) return setup.mcp;
   if (!setup.loaded.config.mcpServers || Object.keys(setup.loaded.config.mcpServers).length === 0) return undefined;
   const { startMcp } = await import('../mcp/index.js');
-  const manager = await startMcp(setup.loaded.config.mcpServers, { env, cwd: setup.environment.cwd, sandbox: setup.environment.sandbox });
+  const manager = await startMcp(setup.loaded.config.mcpServers, { env, cwd: setup.environment.cwd, sandbox: setup.environment.sandbox, files: setup.loaded.mcpServerFiles ?? {} });
   if (!manager) return undefined;
   setup.mcp = manager;
   setup.environment.toolSource = manager;

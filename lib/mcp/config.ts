@@ -98,8 +98,10 @@ export interface ResolvedServer {
   config: McpServerConfig;
   startupTimeoutMs: number;
   toolTimeoutMs: number;
-  /** Where the entry came from (`user`, `local`, `acp`). */
+  /** Where the entry came from (`config`, `acp`). */
   origin: string;
+  /** The config file that names it, when it came from one. */
+  file?: string;
 }
 
 /**

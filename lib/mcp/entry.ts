@@ -77,18 +77,18 @@ const UNSUPPORTED: Readonly<Record<string, string>> = {
 /** Spellings of `type` that mean Streamable HTTP. */
 const HTTP_TYPES: Readonly<Record<string, string>> = { streamableHttp: 'http', 'streamable-http': 'http', streamable_http: 'http' };
 
+/** Edits (insert, delete, substitute, swap two neighbours) that turn `a` into `b`. */
 function editDistance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
   for (let i = 1; i <= a.length; i++) {
-    let diagonal = row[0]!;
-    row[0] = i;
     for (let j = 1; j <= b.length; j++) {
-      const above = row[j]!;
-      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diagonal = above;
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let best = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, d[i - 2]![j - 2]! + 1);
+      d[i]![j] = best;
     }
   }
-  return row[b.length]!;
+  return d[a.length]![b.length]!;
 }
 
 /** The known key `key` is probably a typo of, if one is close. */
@@ -98,7 +98,7 @@ function nearest(key: string): string | undefined {
   let best: { key: string; distance: number } | undefined;
   for (const k of known) {
     const distance = k.toLowerCase() === lower ? 0 : editDistance(lower, k.toLowerCase());
-    if (distance <= Math.max(1, Math.floor(k.length / 5)) && (!best || distance < best.distance)) best = { key: k, distance };
+    if (distance <= Math.max(1, Math.floor(k.length / 4)) && (!best || distance < best.distance)) best = { key: k, distance };
   }
   return best?.key;
 }

@@ -6,6 +6,7 @@ import type { EventDraft } from '../events/index.js';
 import type { AnyTool, ToolSource } from '../tools/types.js';
 import type { ResolvedServer } from './config.js';
 import { resolveServers } from './resolve.js';
+import { definedOnly } from '../defined-only.js';
 import type { McpManager, McpServerStatus, StartMcpOptions } from './manager.js';
 
 export type { McpManager, McpServerStatus } from './manager.js';
@@ -16,6 +17,8 @@ export { resolveServers } from './resolve.js';
 export interface StartMcpFromConfigOptions extends Omit<StartMcpOptions, 'notes' | 'skipped'> {
   /** Servers beyond the config's (ACP `session/new`). */
   extra?: readonly ResolvedServer[];
+  /** The config file each entry came from (`LoadedConfig.mcpServerFiles`). */
+  files?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -25,7 +28,8 @@ export interface StartMcpFromConfigOptions extends Omit<StartMcpOptions, 'notes'
  * servers start.
  */
 export async function startMcp(mcpServers: Record<string, unknown> | undefined, options: StartMcpFromConfigOptions): Promise<McpManager | undefined> {
-  const list = resolveServers(mcpServers, options.env, 'config');
+  const files = options.files ?? {};
+  const list = resolveServers(mcpServers, options.env, 'config', files);
   const servers = [...list.servers, ...(options.extra ?? [])];
   if (servers.length === 0 && list.problems.length === 0 && list.missing.length === 0 && list.disabled.length === 0) return undefined;
   const notes: EventDraft[] = [
@@ -50,8 +54,8 @@ export async function startMcp(mcpServers: Record<string, unknown> | undefined, 
     ),
   ];
   const skipped: McpServerStatus[] = [
-    ...list.disabled.map(({ name }): McpServerStatus => ({ name, origin: 'config', state: 'disabled', tools: [], toolNames: [], startupMs: 0 })),
-    ...list.problems.map((p): McpServerStatus => ({ name: p.name, origin: 'config', state: 'invalid', tools: [], toolNames: [], startupMs: 0, error: p.message })),
+    ...list.disabled.map(({ name }): McpServerStatus => definedOnly({ name, origin: 'config', file: files[name], state: 'disabled', tools: [], toolNames: [], startupMs: 0 })),
+    ...list.problems.map((p): McpServerStatus => definedOnly({ name: p.name, origin: 'config', file: files[p.name], state: 'invalid', tools: [], toolNames: [], startupMs: 0, error: p.message })),
   ];
   const { startMcpServers } = await import('./manager.js');
   return startMcpServers(servers, { ...options, notes, skipped });

@@ -22,6 +22,8 @@ import { definedOnly } from '../defined-only.js';
 export interface McpServerStatus {
   name: string;
   origin: string;
+  /** The config file that names it, when it came from one. */
+  file?: string;
   /** `disabled`: turned off in the config; `invalid`: an entry that cannot be used (see `error`). */
   state: 'ready' | 'failed' | 'exited' | 'disabled' | 'invalid';
   transport?: 'stdio' | 'http' | 'sse';
@@ -79,9 +81,9 @@ function selectTools(server: ResolvedServer, tools: ServerTool[]): ServerTool[] 
 }
 
 /** The hint of a failed start: a client's server is fixed in the client, a config's in the config. */
-export function startAction(server: Pick<ResolvedServer, 'name' | 'origin'>): string {
+export function startAction(server: Pick<ResolvedServer, 'name' | 'origin' | 'file'>): string {
   if (server.origin === 'acp') return `check the mcpServers entry "${server.name}" your ACP client passed in session/new (its command or URL, args and env)`;
-  return `check mcpServers.${server.name} in the config (try \`minicode mcp list\`)`;
+  return `check mcpServers.${server.name} in ${server.file ?? 'the config'} (try \`minicode mcp list\`)`;
 }
 
 /** Start every server in parallel; resolves when each is ready, failed or past its deadline. */
@@ -100,7 +102,7 @@ export async function startMcpServers(servers: readonly ResolvedServer[], option
   const entries: Entry[] = servers.map((server) => {
     const config = server.config;
     const secrets = configuredSecrets(isStdioServer(config) ? config.env : config.headers);
-    const status: McpServerStatus = { name: server.name, origin: server.origin, state: 'failed', tools: [], toolNames: [], startupMs: 0 };
+    const status: McpServerStatus = definedOnly({ name: server.name, origin: server.origin, file: server.file, state: 'failed', tools: [], toolNames: [], startupMs: 0 });
     if (isStdioServer(config)) status.sandbox = serverSandbox(options.sandbox, config.sandbox)?.mode ?? 'off';
     return { server, secrets, stderrLines: 0, stderrTail: [], status };
   });

@@ -28,12 +28,14 @@ export interface ServerList {
  * Read every entry of a `mcpServers` map (other agents' spellings included), expand `${VAR}`,
  * and fill the default deadlines. A bad entry is a problem naming it; the others go on.
  */
-export function resolveServers(servers: Record<string, unknown> | undefined, env: NodeJS.ProcessEnv, origin: string): ServerList {
+/** `files`: the config file each entry came from (`LoadedConfig.mcpServerFiles`), named in problems and kept on each server. */
+export function resolveServers(servers: Record<string, unknown> | undefined, env: NodeJS.ProcessEnv, origin: string, files: Readonly<Record<string, string>> = {}): ServerList {
   const list: ServerList = { servers: [], disabled: [], problems: [], missing: [] };
   for (const [name, raw] of Object.entries(servers ?? {})) {
+    const file = files[name];
     const parsed = parseServerEntry(name, raw);
     if (!parsed.ok) {
-      list.problems.push(parsed.problem);
+      list.problems.push(file ? { ...parsed.problem, message: `${file}: ${parsed.problem.message}` } : parsed.problem);
       continue;
     }
     const { config } = parsed;
@@ -59,6 +61,7 @@ export function resolveServers(servers: Record<string, unknown> | undefined, env
       startupTimeoutMs: config.startupTimeoutMs ?? DEFAULT_STARTUP_TIMEOUT_MS,
       toolTimeoutMs: config.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
       origin,
+      ...(file ? { file } : {}),
     });
   }
   return list;

@@ -129,6 +129,21 @@ describe('MCP tools in minicode exec', () => {
     expect(ofType(trusted.records, 'tool.denied')).toHaveLength(5);
   });
 
+  it("starts the servers of the project's .mcp.json only with --allow-local-config, and names the file when one is skipped", async () => {
+    const cwd = scratchProject();
+    const pidFile = path.join(tempDir(), 'pids');
+    fs.writeFileSync(path.join(cwd, '.mcp.json'), JSON.stringify({ mcpServers: { hostile: hostile(['--pid-file', pidFile]), typo: { command: 'x', disabeld: true } } }));
+    const ignored = await execJson(cassette('mcp-tools'), { cwd });
+    expect(pidsIn(pidFile)).toHaveLength(0);
+    expect(ofType(ignored.records, 'diagnostic.raised').find((d) => d.payload.code === 'MINICODE_E_LOCAL_CONFIG_IGNORED')!.payload.message).toContain('.mcp.json');
+    const trusted = await execJson([...cassette('mcp-tools'), '--allow-local-config'], { cwd });
+    expect(trusted.code, trusted.stderr).toBe(0);
+    expect(pidsIn(pidFile)).toHaveLength(1);
+    expect(ofType(trusted.records, 'tool.denied')).toHaveLength(5);
+    const entry = ofType(trusted.records, 'diagnostic.raised').find((d) => d.payload.code === 'MINICODE_E_MCP_ENTRY')!;
+    expect(entry.payload.message).toContain(`${path.join(cwd, '.mcp.json')}: mcpServers.typo: unknown key "disabeld" (did you mean "disabled"?)`);
+  });
+
   it.each([
     ['one SIGINT (a server ignoring SIGTERM gets SIGKILL after the grace)', 1],
     ['a second SIGINT while closing (the exit hook SIGKILLs the groups)', 2],

@@ -45,6 +45,28 @@ describe('loadConfig', () => {
     expect((await loadConfig({ env: { MINICODE_HOME: home }, cwd, allowLocalConfig: true })).config).toEqual({ provider: 'ollama' });
   });
 
+  it("reads the project's .mcp.json servers only when allowed, under .minicode/config.json, and nothing else from it", async () => {
+    const cwd = dir({
+      '.mcp.json': JSON.stringify({ provider: 'ollama', mcpServers: { fs: { command: 'npx' }, shared: { command: 'from-mcp-json' } } }),
+      '.minicode/config.json': JSON.stringify({ mcpServers: { shared: { command: 'from-minicode' } } }),
+    });
+    const home = dir({ 'config.json': JSON.stringify({ mcpServers: { user: { command: 'u' } } }) });
+    const ignored = await loadConfig({ env: { MINICODE_HOME: home }, cwd });
+    expect(Object.keys(ignored.config.mcpServers!)).toEqual(['user']);
+    expect(ignored.ignoredLocal).toBe(`${path.join(cwd, '.minicode/config.json')}, ${path.join(cwd, '.mcp.json')}`);
+    const allowed = await loadConfig({ env: { MINICODE_HOME: home }, cwd, allowLocalConfig: true });
+    expect(allowed.config.provider).toBeUndefined();
+    expect(allowed.config.mcpServers).toEqual({ user: { command: 'u' }, fs: { command: 'npx' }, shared: { command: 'from-minicode' } });
+    expect(allowed.mcpServerFiles).toEqual({ user: path.join(home, 'config.json'), fs: path.join(cwd, '.mcp.json'), shared: path.join(cwd, '.minicode/config.json') });
+  });
+
+  it('reports a .mcp.json without an mcpServers object as MINICODE_E_CONFIG_INVALID naming the file', async () => {
+    const cwd = dir({ '.mcp.json': '{"mcpServers": []}' });
+    const error = await thrown(() => loadConfig({ env: { MINICODE_HOME: dir() }, cwd, allowLocalConfig: true }));
+    expect(hasCode(error, 'MINICODE_E_CONFIG_INVALID')).toBe(true);
+    expect((error as Error).message).toContain('.mcp.json');
+  });
+
   it('reads a config that starts with a UTF-8 byte order mark (Notepad, PowerShell)', async () => {
     const home = dir({ 'config.json': '\ufeff{"provider":"anthropic","maxSteps":3}' });
     expect((await loadConfig({ env: { MINICODE_HOME: home }, cwd: dir() })).config).toEqual({ provider: 'anthropic', maxSteps: 3 });
