@@ -41,7 +41,12 @@ export interface AgentPort {
   acceptsImages?(): Promise<boolean>;
   /** Slash commands the port understands in a session working in `cwd`, advertised with `available_commands_update`. */
   availableCommands?(cwd: string): AvailableCommandInfo[];
-  /** Release whatever the port holds (store handles, worker pools) when the connection ends. */
+  /**
+   * The client closed a session (`session/close`, after its turn was cancelled and settled): the
+   * session ends (its SessionEnd hooks run, reason `exit`).
+   */
+  closeSession?(sessionId: string): Promise<void>;
+  /** Release whatever the port holds (store handles, worker pools) when the connection ends; sessions still open end (SessionEnd, reason `other`). */
   close?(): Promise<void>;
 }
 

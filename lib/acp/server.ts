@@ -89,7 +89,7 @@ export function createAcpServer(options: AcpServerOptions, transport: ObservedTr
           loadSession: port.loadSession !== undefined,
           promptCapabilities: { image: images, audio: false, embeddedContext: true },
           mcpCapabilities: { http: true, sse: true },
-          sessionCapabilities: {},
+          sessionCapabilities: port.closeSession ? { close: {} } : {},
         },
         authMethods: [AUTH_METHOD],
         agentInfo: options.agentInfo,
@@ -199,6 +199,15 @@ export function createAcpServer(options: AcpServerOptions, transport: ObservedTr
         await last;
         session.turn = null;
       }
+    })
+    .onRequest('session/close', async ({ params }) => {
+      const session = sessions.require(params.sessionId);
+      // As session/cancel first: the turn stops and settles before the session ends.
+      session.turn?.abort();
+      while (session.turn) await new Promise((resolve) => setTimeout(resolve, 10));
+      sessions.remove(session.id);
+      await port.closeSession?.(session.id);
+      return {};
     })
     .onNotification('session/cancel', ({ params }) => {
       if (!sessions.has(params.sessionId)) {

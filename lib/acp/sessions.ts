@@ -34,6 +34,8 @@ export interface SessionRegistry {
   has(id: string): boolean;
   /** Every session (for cancelling all turns when the connection closes). */
   all(): AcpSession[];
+  /** Forget a session (`session/close`). */
+  remove(id: string): void;
 }
 
 /** Create the session registry of one connection. */
@@ -65,5 +67,6 @@ export function createSessionRegistry(options: SessionRegistryOptions = {}): Ses
     },
     has: (id) => sessions.has(id),
     all: () => [...sessions.values()],
+    remove: (id) => void sessions.delete(id),
   };
 }

@@ -28,7 +28,8 @@ import { conversationFromEvents, storedImageBytes } from './history.js';
 import type { AgentResult } from './loop.js';
 import { interaction } from './interaction.js';
 import { inFolder } from './folder-setup.js';
-import { runPrompt } from './run-prompt.js';
+import { endSession, runPrompt } from './run-prompt.js';
+import type { ToolEnvironment } from './tool-environment.js';
 import { loadCustomCommands } from '../extensions/commands.js';
 import { reportDropped } from '../debug.js';
 import { definedOnly } from '../defined-only.js';
@@ -43,6 +44,10 @@ interface PortSession {
   history: ConversationMessage[];
   /** The MCP servers the client passed for this session. */
   mcp?: McpManager;
+  /** The last turn's environment (its hooks run at the session's end) and how that turn ended. */
+  ended?: { environment: ToolEnvironment; reason: AgentResult['reason'] };
+  /** The turn in flight, if any. */
+  running?: Promise<unknown>;
 }
 
 /** Lazily started, shared by every session of the connection. */
@@ -87,6 +92,19 @@ export function createAgentPort(options: AgentPortOptions): AgentPort {
   const store = (): EventStore => (shared.store ??= openStore({ dir: resolveStoreDir({ flag: options.store, env }) }));
 
   let sandboxDefault: Promise<SandboxMode> | undefined;
+
+  /** End a session this process ran a turn of: its SessionEnd hooks, then `session.ended` in the store. */
+  const endPortSession = async (sessionId: string, hookReason: 'exit' | 'other'): Promise<void> => {
+    const session = sessions.get(sessionId);
+    if (!session) return;
+    sessions.delete(sessionId);
+    // A turn still in flight when the connection ends may wait on the client that left: its session is not ended here (it rebuilds as interrupted).
+    if (session.running) return;
+    await session.mcp?.close();
+    delete session.mcp;
+    if (!session.ended || !session.state) return;
+    await endSession({ sessionId, startSeq: session.nextSeq, state: session.state, reason: session.ended.reason, store: store(), env, environment: session.ended.environment, hookReason });
+  };
 
   return {
     // The custom slash commands of the session's folder (the user's, and with --allow-local-config
@@ -207,7 +225,7 @@ export function createAgentPort(options: AgentPortOptions): AgentPort {
       const sandbox = base && input.sandbox !== undefined ? sandboxInMode(base, input.sandbox, env) : base;
       // The session's folder: its hooks, commands, skills, agents and instructions.
       const here = await inFolder(run, input.cwd, { env });
-      const result = await runPrompt({
+      const running = runPrompt({
         origin: 'acp',
         prompt: input.text,
         images: imagesOf(input.parts),
@@ -236,6 +254,10 @@ export function createAgentPort(options: AgentPortOptions): AgentPort {
         session: continued ? { id: input.sessionId, startSeq: session.nextSeq, state: continued, history: session.history, turn: session.turn } : undefined,
         sessionId: input.sessionId,
       });
+      session.running = running.catch(() => undefined);
+      const result = await running;
+      delete session.running;
+      session.ended = { environment: here.environment, reason: result.result.reason };
       session.started = true;
       session.nextSeq = result.nextSeq;
       session.state = result.state;
@@ -244,7 +266,13 @@ export function createAgentPort(options: AgentPortOptions): AgentPort {
       return outcomeOf(result.result, modelStop);
     },
 
+    async closeSession(sessionId) {
+      await endPortSession(sessionId, 'exit');
+    },
+
     async close() {
+      // Sessions the client never closed end with the connection.
+      await Promise.all([...sessions.keys()].map((id) => endPortSession(id, 'other')));
       const closing: Promise<void>[] = [...sessions.values()].map((s) => s.mcp?.close() ?? Promise.resolve());
       if (shared.store) closing.push(shared.store.close());
       if (shared.setup)

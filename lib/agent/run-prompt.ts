@@ -67,6 +67,8 @@ export interface EndSessionOptions {
   env?: NodeJS.ProcessEnv | undefined;
   /** The session's tool environment: its SessionEnd hooks run first; absent: none. */
   environment?: ToolEnvironment | undefined;
+  /** SessionEnd's `reason`: `exit` (the person left, the client closed the session) or `other` (the process ends); default `exit`. */
+  hookReason?: 'exit' | 'other' | undefined;
 }
 
 /** End a session whose turns ran with `endSession: false` (the interactive mode, on exit). */
@@ -80,7 +82,7 @@ export async function endSession(options: EndSessionOptions): Promise<ReducerSta
     state: options.state,
   });
   const environment = options.environment;
-  if (environment?.hooks) await (await import('./turn-hooks.js')).runSessionEndHooks(environment, options.sessionId, 'exit', (d) => pipeline.emit(d));
+  if (environment?.hooks) await (await import('./turn-hooks.js')).runSessionEndHooks(environment, options.sessionId, options.hookReason ?? 'exit', (d) => pipeline.emit(d));
   pipeline.emit(sessionEndedDraft(options.reason, options.durationMs));
   return pipeline.finish();
 }
