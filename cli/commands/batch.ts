@@ -71,7 +71,8 @@ function registerBatchReport(batch: Command): void {
     .description('write OUT/report.html (a self-contained HTML report of a batch output folder) and print a Markdown summary')
     .argument('<out>', "a batch's output folder (its --out)")
     .option('--compare <out2>', 'a second output folder to compare with, line by line (same ids) and in aggregate')
-    .action(async (out: string, flags: { compare?: string }) => {
+    .option('--store <dir>', "the store holding the runs' sessions, for each line's transcript (default: $MINICODE_HOME/store, else $XDG_DATA_HOME/minicode/store or ~/.local/share/minicode/store)")
+    .action(async (out: string, flags: { compare?: string; store?: string }) => {
       const { batchReportAction } = await import('../batch-report-action.js');
       process.exitCode = await batchReportAction(out, flags);
     });
