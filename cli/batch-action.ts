@@ -13,7 +13,7 @@ import type { BatchLine } from '../lib/batch/input.js';
 import type { HarnessOptions } from '../lib/batch/harness.js';
 import { lockOutputDir, type OutputLock } from '../lib/batch/output-lock.js';
 import { DEFAULT_POOL_NICE, MAX_NICE } from '../lib/batch/nice.js';
-import { MAX_EPOCHS, type AttemptOptions } from '../lib/batch/attempts.js';
+import { DEFAULT_RETRIES, DEFAULT_RETRY_BACKOFF_MS, MAX_EPOCHS, MAX_RETRIES, attemptOptions, type AttemptOptions } from '../lib/batch/attempts.js';
 import { MinicodeError } from '../lib/errors.js';
 import { displayId } from '../lib/ids.js';
 import { batchFailureSummary } from '../lib/render/summary.js';
@@ -51,6 +51,8 @@ export interface BatchFlags extends ExecFlags {
   keepWorkspaces?: boolean;
   otelEndpoint?: string;
   epochs?: string;
+  retries?: string;
+  retryBackoff?: string;
 }
 
 const err = writeErr;
@@ -78,11 +80,14 @@ function harnessOf(flags: BatchFlags): HarnessOptions {
   return out;
 }
 
-/** `--epochs` (and later the retry flags), checked: the batch's {@link AttemptOptions}. */
-function attemptsOf(flags: BatchFlags): Partial<AttemptOptions> {
+/** `--epochs`, `--retries` and `--retry-backoff`, checked: the batch's {@link AttemptOptions}. */
+function attemptsOf(flags: BatchFlags): AttemptOptions {
   const epochs = positiveInt(flags.epochs, '--epochs', 1);
   if (epochs > MAX_EPOCHS) throw usage(`--epochs must be at most ${MAX_EPOCHS}, got "${flags.epochs}"`, 'pass --epochs 5');
-  return { epochs };
+  const retries = flags.retries !== undefined ? nonNegativeInt(flags.retries, '--retries') : DEFAULT_RETRIES;
+  if (retries > MAX_RETRIES) throw usage(`--retries must be at most ${MAX_RETRIES}, got "${flags.retries}"`, 'pass --retries 2');
+  const retryBackoffMs = flags.retryBackoff !== undefined ? nonNegativeInt(flags.retryBackoff, '--retry-backoff') : DEFAULT_RETRY_BACKOFF_MS;
+  return attemptOptions({ epochs, retries, retryBackoffMs });
 }
 
 function nonNegativeInt(value: string, flag: string): number {

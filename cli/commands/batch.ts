@@ -39,6 +39,11 @@ export function registerBatch(program: Command): void {
       '--epochs <n>',
       'run each line this many times, each attempt its own session and record (`attempt`); a line\'s "epochs" wins; pass rates, pass@k and the spread between epochs in summary.json (default 1)',
     )
+    .option(
+      '--retries <n>',
+      "run a run again after a transient failure (network, 429/5xx after the provider's own retries, a pool thread that died), at most this many times, waiting --retry-backoff, doubled each time; agent and scorer failures are results, never retried (default 2)",
+    )
+    .option('--retry-backoff <ms>', 'the wait before the first retry of a run, doubled for each further one, at most 60 s (default 2000)')
     .option('--otel-endpoint <url>', 'export OpenTelemetry spans (GenAI conventions) to this OTLP/HTTP base URL (default: OTEL_EXPORTER_OTLP_ENDPOINT; /v1/traces is appended)')
     .option('--json', 'progress as JSON lines on stdout and one summary line last')
     .option('--queue <url>', 'distribute through BullMQ on Redis (redis://HOST:PORT)')

@@ -12,28 +12,39 @@ import type { EventDraft, Usage } from '../events/index.js';
 import type { CompactionController } from '../control/compaction.js';
 import { createContextEstimator } from '../control/estimate.js';
 import type { FoldOptions, FoldResult } from '../control/fold.js';
-import type { FixedContext, TranscriptMessage } from '../control/transcript.js';
-import type { ConversationMessage, ProviderFormat, ToolSpec } from './conversation.js';
+import type { FixedContext, TranscriptImage, TranscriptMessage } from '../control/transcript.js';
+import { imagePlaceholder } from '../images/placeholder.js';
+import { imageTokens } from '../images/tokens.js';
+import type { ConversationMessage, ImagePart, ProviderFormat, ToolSpec } from './conversation.js';
 import { definedOnly } from '../defined-only.js';
 
 /** Pressure (estimated tokens / window) at which the budget path compacts: 0.75. */
 export const PRESSURE_THRESHOLD = 0.75;
 
+/** A user message's images as the transcript carries them: placeholder and tokens by `format`'s rule. */
+function transcriptImages(images: readonly ImagePart[], format: ProviderFormat): TranscriptImage[] {
+  return images.map((i) => ({ placeholder: imagePlaceholder({ name: i.name, mediaType: i.mediaType, width: i.width, height: i.height }), tokens: imageTokens(format, i.width, i.height) }));
+}
+
 /**
  * Map the loop's conversation to the control plane's transcript (reasoning items are not
- * context the fold can shorten). The last user message is the task of the running turn: it
- * is pinned, so a compaction never folds or removes what the agent was asked to do.
+ * context the fold can shorten); images count as `format`'s provider counts them. The last
+ * user message (not counting the images tools returned) is the task of the running turn: it is
+ * pinned, so a compaction never folds or removes what the agent was asked to do (nor its images).
  */
-export function toTranscript(messages: readonly ConversationMessage[]): TranscriptMessage[] {
+export function toTranscript(messages: readonly ConversationMessage[], format: ProviderFormat): TranscriptMessage[] {
   let task = -1;
   messages.forEach((m, i) => {
-    if (m.role === 'user') task = i;
+    if (m.role === 'user' && !m.fromTools) task = i;
   });
   // biome-ignore lint/suspicious/useIterableCallbackReturn: the switch covers every role (tsc checks it is exhaustive).
   return messages.map((m, i): TranscriptMessage => {
     switch (m.role) {
-      case 'user':
-        return i === task ? { role: 'user', text: m.text, pinned: true } : { role: 'user', text: m.text };
+      case 'user': {
+        const out: TranscriptMessage = i === task ? { role: 'user', text: m.text, pinned: true } : { role: 'user', text: m.text };
+        if (m.images?.length) out.images = transcriptImages(m.images, format);
+        return out;
+      }
       case 'tool':
         return { role: 'tool', toolCallId: m.toolCallId, content: m.content };
       case 'assistant': {
@@ -49,7 +60,7 @@ function keyOf(m: TranscriptMessage): string {
   switch (m.role) {
     case 'system':
     case 'user':
-      return `${m.role}\u0000${m.text}`;
+      return `${m.role}\u0000${m.text}\u0000${m.role === 'user' ? (m.images?.length ?? 0) : 0}`;
     case 'tool':
       return `tool\u0000${m.toolCallId}\u0000${m.content}`;
     case 'assistant':
@@ -64,7 +75,8 @@ function keyOf(m: TranscriptMessage): string {
  */
 export function fromTranscript(compacted: readonly TranscriptMessage[], originals: readonly ConversationMessage[]): ConversationMessage[] {
   const unchanged = new Map<string, ConversationMessage[]>();
-  const source = toTranscript(originals);
+  // The format only prices images, which the keys below do not read.
+  const source = toTranscript(originals, 'openai-chat');
   source.forEach((t, i) => {
     const k = keyOf(t);
     const list = unchanged.get(k);
@@ -186,10 +198,10 @@ export function createContextManager(options: ContextManagerOptions): ContextMan
       if (usage?.inputTokens === undefined) return;
       // Anthropic counts cached input apart from `input_tokens`; the window holds all of it.
       const input = options.format === 'anthropic' ? usage.inputTokens + (usage.cacheReadTokens ?? 0) + (usage.cacheWriteTokens ?? 0) : usage.inputTokens;
-      estimator.observeUsage(input, fixed, toTranscript(messages), messageCount);
+      estimator.observeUsage(input, fixed, toTranscript(messages, options.format), messageCount);
     },
     async beforeStep(messages, signal, emit) {
-      const transcript = toTranscript(messages);
+      const transcript = toTranscript(messages, options.format);
       if (!controller && estimator.estimate(fixed, transcript) / options.window < PRESSURE_THRESHOLD) return { messages };
       const c = await load();
       sink = emit;
@@ -200,7 +212,7 @@ export function createContextManager(options: ContextManagerOptions): ContextMan
     async onContextLength(messages, signal, emit) {
       const c = await load();
       sink = emit;
-      const d = await c.onContextLengthError({ turn: options.turn, fixed, messages: toTranscript(messages), signal });
+      const d = await c.onContextLengthError({ turn: options.turn, fixed, messages: toTranscript(messages, options.format), signal });
       return apply(messages, d.messages, d.action === 'terminate', d.pressure);
     },
     async release() {

@@ -45,6 +45,8 @@ export interface UserMessage {
   role: 'user';
   text: string;
   images?: ImagePart[];
+  /** The images tools returned (read_image, MCP), sent as a user message after their results: not the person's task. */
+  fromTools?: true;
 }
 
 /** A model turn: text, tool calls, and reasoning items to replay. */

@@ -413,8 +413,8 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
         const names = shown.map(imagePlaceholder).join(' ');
         messages.push(
           acceptsImages(provider.model)
-            ? { role: 'user', text: `The image${shown.length === 1 ? '' : 's'} read: ${names}`, images: shown.map(imagePartOf) }
-            : { role: 'user', text: `Model ${provider.model} takes no image input, so ${names} could not be shown to you.` },
+            ? { role: 'user', text: `The image${shown.length === 1 ? '' : 's'} read: ${names}`, images: shown.map(imagePartOf), fromTools: true }
+            : { role: 'user', text: `Model ${provider.model} takes no image input, so ${names} could not be shown to you.`, fromTools: true },
         );
       }
       // A refused typed result is one attempt spent (a refusal after a valid one is not).

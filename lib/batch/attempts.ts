@@ -21,6 +21,8 @@ export interface AttemptOptions {
 export const DEFAULT_RETRIES = 2;
 /** Default first wait before a retry (2 s, then 4 s, 8 s, ...). */
 export const DEFAULT_RETRY_BACKOFF_MS = 2000;
+/** Most retries of one run `--retries` may ask for. */
+export const MAX_RETRIES = 10;
 /** Most epochs a batch or a line may ask for. */
 export const MAX_EPOCHS = 1000;
 

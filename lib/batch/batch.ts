@@ -28,6 +28,8 @@ import { recordLinks, type RecordLinks } from './record-links.js';
 import { reportDropped } from '../debug.js';
 import { definedOnly } from '../defined-only.js';
 import { attemptOptions, expandAttempts, runKey, type AttemptOptions } from './attempts.js';
+import { isTransient, retriedFailure, retryWaitMs } from './retries.js';
+import type { RetriedFailure } from './records.js';
 import { evaluate, passRule, type EvaluationSummary } from './evaluation.js';
 
 /** Options every batch shares. */
@@ -349,6 +351,9 @@ export async function runLocalBatch(options: LocalBatchOptions): Promise<BatchSu
   // A killed batch's workspaces of unfinished lines go before anything runs again.
   await removeStaleWorkspaces(options.outDir, (id) => ctx.output.resume.finished.has(id));
   const controller = createConcurrencyController({ max: options.concurrency });
+  const attempts = attemptOptions(options.attempts);
+  // Transient failures of runs still being retried, by run key (the record that ends the run keeps them).
+  const retried = new Map<string, RetriedFailure[]>();
   let quota: string | undefined;
   const scheduler = createScheduler({
     items: ctx.pending,
@@ -388,6 +393,18 @@ export async function runLocalBatch(options: LocalBatchOptions): Promise<BatchSu
       await stamp(record, line, options);
       // The pool's queue wait is in the record already (the pool thread measured it).
       if (record.timing) record.timing = withQueue(record.timing, slotAt - ctx.startedAt, clock() - ctx.startedAt);
+      const key = runKey(line);
+      const tries = retried.get(key) ?? [];
+      if (record.kind === 'error' && isTransient(record) && tries.length < attempts.retries && !options.signal?.aborted) {
+        // Not a result: the run goes back to the scheduler after its wait, and this try is kept for its record.
+        const wait = retryWaitMs(tries.length + 1, attempts.retryBackoffMs);
+        retried.set(key, [...tries, retriedFailure(record, wait)]);
+        scheduler.requeue(line, clock() + wait);
+        controller.onFinished(clean);
+        return;
+      }
+      retried.delete(key);
+      if (tries.length > 0) record.retries = tries;
       // An interrupted run is not a finished one: leave its id for the resume. A finished one is
       // kept in the store first: if the output cannot take it, a resume takes it from there.
       if (!(options.signal?.aborted && record.reason === 'aborted')) {

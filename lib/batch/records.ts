@@ -36,6 +36,8 @@ export interface RetriedFailure {
   error: RecordError;
   sessionId?: string;
   durationMs?: number;
+  /** What that try cost (USD), when known: the batch's cost counts it. */
+  costUsd?: number;
   /** The wait before the next try (ms). */
   waitedMs: number;
 }

@@ -39,19 +39,25 @@ export interface SchedulerOptions<T> {
 }
 
 /** A running scheduler. */
-export interface Scheduler {
+export interface Scheduler<T = unknown> {
   /** Resolves when every started run finished (acknowledged) and nothing more will start. */
   done: Promise<{ started: number; stoppedBy?: string }>;
   /** Stop starting runs (in-flight ones finish). */
   stop(reason: string): void;
   /** Wake the scheduler (after the controller changed). */
   wake(): void;
+  /**
+   * Start `item` again, not before `notBeforeMs` (a transient failure's retry, lib/batch/retries.ts):
+   * it takes a slot like any item, ahead of the items not yet started. Dropped when the scheduler
+   * stops first (its id has no record, so a resume runs it).
+   */
+  requeue(item: T, notBeforeMs: number): void;
   /** Runs executing (started and not yet settled). */
   readonly running: number;
 }
 
 /** Start scheduling at once. */
-export function createScheduler<T>(options: SchedulerOptions<T>): Scheduler {
+export function createScheduler<T>(options: SchedulerOptions<T>): Scheduler<T> {
   const clock = options.clock ?? Date.now;
   const { items, controller } = options;
   const maxAcknowledging = options.maxAcknowledging ?? DEFAULT_MAX_ACKNOWLEDGING;
@@ -60,6 +66,9 @@ export function createScheduler<T>(options: SchedulerOptions<T>): Scheduler {
   let next = 0;
   let stoppedBy: string | undefined;
   let timer: NodeJS.Timeout | undefined;
+  // Items to start again, each not before its time (earliest first), and the timer for the first.
+  const again: { item: T; at: number }[] = [];
+  let againTimer: NodeJS.Timeout | undefined;
   let resolve!: (value: { started: number; stoppedBy?: string }) => void;
   let reject!: (error: unknown) => void;
   const done = new Promise<{ started: number; stoppedBy?: string }>((r, j) => {
@@ -73,9 +82,10 @@ export function createScheduler<T>(options: SchedulerOptions<T>): Scheduler {
 
   const finishIfIdle = (): void => {
     if (settled || running > 0 || acknowledging > 0) return;
-    if (stoppedBy === undefined && next < items.length) return;
+    if (stoppedBy === undefined && (next < items.length || again.length > 0)) return;
     settled = true;
     if (timer) clearTimeout(timer);
+    if (againTimer) clearTimeout(againTimer);
     if (failure) return reject(failure.error);
     resolve(stoppedBy === undefined ? { started: next } : { started: next, stoppedBy });
   };
@@ -86,9 +96,27 @@ export function createScheduler<T>(options: SchedulerOptions<T>): Scheduler {
     pump();
   };
 
+  /** The next item to start: a due retry first, else the next of `items`; undefined when none is ready. */
+  const take = (now: number): T | undefined => {
+    if (again.length > 0 && again[0]!.at <= now) return again.shift()!.item;
+    return next < items.length ? items[next++]! : undefined;
+  };
+
+  /** Come back when the earliest retry is due (finishing runs also wake us). */
+  const awaitRetry = (now: number): void => {
+    if (againTimer || again.length === 0 || stoppedBy !== undefined) return;
+    againTimer = setTimeout(
+      () => {
+        againTimer = undefined;
+        pump();
+      },
+      Math.max(0, again[0]!.at - now),
+    );
+  };
+
   const pump = (): void => {
     if (settled) return;
-    while (stoppedBy === undefined && next < items.length) {
+    while (stoppedBy === undefined && (next < items.length || (again.length > 0 && again[0]!.at <= clock()))) {
       const reason = options.shouldStop?.();
       if (reason !== undefined) {
         stoppedBy = reason;
@@ -107,7 +135,8 @@ export function createScheduler<T>(options: SchedulerOptions<T>): Scheduler {
         }
         break;
       }
-      const item = items[next++]!;
+      const item = take(now);
+      if (item === undefined) break;
       running++;
       let waiting = false;
       const handOn = (): void => {
@@ -126,6 +155,7 @@ export function createScheduler<T>(options: SchedulerOptions<T>): Scheduler {
         },
       );
     }
+    awaitRetry(clock());
     finishIfIdle();
   };
 
@@ -137,6 +167,16 @@ export function createScheduler<T>(options: SchedulerOptions<T>): Scheduler {
       finishIfIdle();
     },
     wake: pump,
+    requeue(item, notBeforeMs) {
+      if (stoppedBy !== undefined) return;
+      let i = again.length;
+      while (i > 0 && again[i - 1]!.at > notBeforeMs) i--;
+      again.splice(i, 0, { item, at: notBeforeMs });
+      if (againTimer && i === 0) {
+        clearTimeout(againTimer);
+        againTimer = undefined;
+      }
+    },
     get running() {
       return running;
     },

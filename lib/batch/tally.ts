@@ -89,6 +89,8 @@ export function addRecord(tally: Tally, record: BatchRecord): Tally {
     tally.costUsd += record.costUsd;
     tally.costKnown++;
   } else if (record.reason !== 'setup') tally.costUnknown++;
+  // Tries retried before this record were paid for too.
+  for (const retried of record.retries ?? []) tally.costUsd += retried.costUsd ?? 0;
   tally.backoffs += record.backoffs ?? 0;
   tally.runMs += record.durationMs ?? 0;
   if (record.verify) {

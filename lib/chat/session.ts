@@ -22,7 +22,7 @@ import type { RunLimits } from '../agent/run-limits.js';
 import type { ToolEnvironment } from '../agent/tool-environment.js';
 import type { McpManager } from '../mcp/index.js';
 import { appendToSession, endSession, runPrompt, type PromptRun, type PromptRunOptions } from '../agent/run-prompt.js';
-import { fromTranscript, toTranscript as pinnedTranscript } from '../agent/context.js';
+import { fromTranscript, toTranscript } from '../agent/context.js';
 import { foldTranscript, type FoldResult } from '../control/fold.js';
 import type { EventDraft, OutputEvent } from '../events/index.js';
 import { MinicodeError } from '../errors.js';
@@ -103,15 +103,6 @@ export interface ChatSession {
 
 /** Units (a prompt, a step with its tool results) `/compact` keeps verbatim: 2, the last exchange. */
 export const MANUAL_KEEP_RECENT_UNITS = 2;
-
-/** The neutral conversation as the control plane's transcript. */
-export function toTranscript(messages: readonly ConversationMessage[]): TranscriptMessage[] {
-  return messages.map((m): TranscriptMessage => {
-    if (m.role === 'user') return { role: 'user', text: m.text };
-    if (m.role === 'tool') return { role: 'tool', toolCallId: m.toolCallId, content: m.content };
-    return definedOnly({ role: 'assistant', text: m.text ?? '', toolCalls: m.toolCalls ? m.toolCalls.map((c) => ({ id: c.id, name: c.name, argumentsText: c.argumentsText })) : undefined });
-  });
-}
 
 /** The newest stored `chat` session started in `cwd`, for `--continue`. */
 export function latestChatSession(store: EventStore, cwd: string): string | undefined {
@@ -259,7 +250,7 @@ export function createChatSession(options: ChatSessionOptions): ChatSession {
       lastReason = run.result.reason;
       turnNo++;
       // Anchor the estimate: the last request carried everything but the final answer.
-      const transcript = toTranscript(history);
+      const transcript = toTranscript(history, session.provider.format);
       if (lastInput !== undefined && run.result.reason === 'completed') estimator.observeUsage(lastInput, fixed, transcript, Math.max(0, transcript.length - 1));
       return run;
     },
@@ -268,7 +259,7 @@ export function createChatSession(options: ChatSessionOptions): ChatSession {
       const window = contextWindowOf(session.provider.model);
       const hit = cacheHitRatio(usage, includesCache());
       return definedOnly({
-        contextTokens: estimator.estimate(fixed, toTranscript(history)),
+        contextTokens: estimator.estimate(fixed, toTranscript(history, session.provider.format)),
         anchored: estimator.anchor !== undefined,
         windowTokens: window,
         usage,
@@ -280,7 +271,7 @@ export function createChatSession(options: ChatSessionOptions): ChatSession {
         sandbox: options.environment.sandbox ? { mode: options.environment.sandbox.mode, network: options.environment.sandbox.network, allowHosts: options.environment.sandbox.allowHosts } : undefined,
       });
     },
-    transcript: () => toTranscript(history),
+    transcript: () => toTranscript(history, session.provider.format),
     async compact() {
       if (id !== undefined && options.environment.hooks) {
         const { runManualCompactHooks } = await import('../agent/turn-hooks.js');
@@ -289,7 +280,7 @@ export function createChatSession(options: ChatSessionOptions): ChatSession {
         if (drafts.length > 0) await append(drafts);
       }
       // The last prompt is pinned as in the loop's compaction: what was asked last stays whole.
-      const fold = foldTranscript(pinnedTranscript(history), { keepRecentUnits: MANUAL_KEEP_RECENT_UNITS });
+      const fold = foldTranscript(toTranscript(history, session.provider.format), { keepRecentUnits: MANUAL_KEEP_RECENT_UNITS });
       if (!fold.changed) return fold;
       history = fromTranscript(fold.messages, history);
       estimator.invalidate();

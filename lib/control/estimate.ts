@@ -7,13 +7,17 @@
 import { DEFAULT_DENSITIES, estimateTextTokens, type DensityTable } from './density.js';
 import type { FixedContext, TranscriptMessage } from './transcript.js';
 
-/** Heuristic tokens of one message, including its per-message framing. */
+/** Heuristic tokens of one message, including its per-message framing and its images' provider-counted tokens. */
 export function estimateMessageTokens(m: TranscriptMessage, table: Readonly<DensityTable> = DEFAULT_DENSITIES): number {
   let n = table.perMessage;
   switch (m.role) {
     case 'system':
+      n += estimateTextTokens(m.text, table);
+      break;
     case 'user':
       n += estimateTextTokens(m.text, table);
+      // An image counts as its provider counts it, not as its placeholder text.
+      for (const image of m.images ?? []) n += image.tokens;
       break;
     case 'tool':
       n += estimateTextTokens(m.content, table);

@@ -4,12 +4,17 @@
  * user prose 250, assistant prose 180; reasoning is dropped), the most recent units stay
  * verbatim, pinned summaries and in-transcript system messages are never touched, and an
  * assistant tool-call message is never separated from its tool results (units move whole).
- * If folding is not enough to reach `targetTokens`, the oldest folded units are removed
- * whole and one marker message says how many.
+ * An older user message's images are replaced by their placeholders, each marked
+ * {@link IMAGE_FOLDED}, so the model still knows what it was shown. If folding is not enough to
+ * reach `targetTokens`, the oldest folded units are removed whole and one marker message says
+ * how many messages (and images) went.
  */
 import { DEFAULT_DENSITIES, type DensityTable } from './density.js';
 import { estimateMessagesTokens } from './estimate.js';
 import { groupUnits, type TranscriptMessage, type TranscriptUnit } from './transcript.js';
+
+/** What follows an image's placeholder in a folded user message, in place of the image. */
+export const IMAGE_FOLDED = '(image removed by compaction)';
 
 /** Characters kept at the head of a folded message, per role. */
 export interface FoldHeads {
@@ -64,7 +69,9 @@ function foldMessage(m: TranscriptMessage, heads: FoldHeads): TranscriptMessage 
     case 'system':
       return m;
     case 'user':
-      return m.pinned ? m : { role: 'user', text: headOf(m.text, heads.user) };
+      if (m.pinned) return m;
+      // An image is not folded to a head: it is replaced by its placeholder, which says so.
+      return { role: 'user', text: [headOf(m.text, heads.user), ...(m.images ?? []).map((i) => `${i.placeholder} ${IMAGE_FOLDED}`)].join('\n') };
     case 'tool':
       return { role: 'tool', toolCallId: m.toolCallId, content: headOf(m.content, heads.tool) };
     case 'assistant': {
@@ -101,12 +108,13 @@ export function foldTranscript(messages: readonly TranscriptMessage[], options: 
       continue;
     }
     const folded = slice.map((m) => foldMessage(m, heads));
-    for (let j = 0; j < slice.length; j++) if (messageText(folded[j]) !== messageText(slice[j]) || hasReasoning(slice[j])) foldedMessages++;
+    for (let j = 0; j < slice.length; j++) if (messageText(folded[j]) !== messageText(slice[j]) || hasReasoning(slice[j]) || hasImages(slice[j])) foldedMessages++;
     foldedUnits.push(folded);
   }
 
   // Remove the oldest folded units while still above target.
   let removedMessages = 0;
+  let removedImages = 0;
   const removed = new Set<number>();
   if (options.targetTokens !== undefined) {
     let total = 0;
@@ -117,6 +125,10 @@ export function foldTranscript(messages: readonly TranscriptMessage[], options: 
       removed.add(k);
       total -= unitTokens[k] as number;
       removedMessages += (foldedUnits[k] as TranscriptMessage[]).length;
+      for (let j = units[k]!.start; j < units[k]!.end; j++) {
+        const m = messages[j]!;
+        if (m.role === 'user') removedImages += m.images?.length ?? 0;
+      }
     }
   }
 
@@ -125,7 +137,8 @@ export function foldTranscript(messages: readonly TranscriptMessage[], options: 
   for (let k = 0; k < foldedUnits.length; k++) {
     if (removed.has(k)) {
       if (!markerPlaced) {
-        out.push({ role: 'user', text: `[minicode: ${removedMessages} earlier messages were removed by compaction]` });
+        const images = removedImages > 0 ? `, with ${removedImages} image${removedImages === 1 ? '' : 's'}` : '';
+        out.push({ role: 'user', text: `[minicode: ${removedMessages} earlier messages${images} were removed by compaction]` });
         markerPlaced = true;
       }
       continue;
@@ -139,6 +152,10 @@ export function foldTranscript(messages: readonly TranscriptMessage[], options: 
 function messageText(m: TranscriptMessage | undefined): string {
   if (!m) return '';
   return m.role === 'tool' ? m.content : m.text;
+}
+
+function hasImages(m: TranscriptMessage | undefined): boolean {
+  return m?.role === 'user' && !m.pinned && (m.images?.length ?? 0) > 0;
 }
 
 function hasReasoning(m: TranscriptMessage | undefined): boolean {

@@ -17,11 +17,22 @@ export interface SystemMessage {
   text: string;
 }
 
+/**
+ * An image a user message carries, as the control plane needs it: the placeholder that names it
+ * (`[image shot.png 4x3 image/png]`) and what it costs in the provider's own count (lib/images/tokens.ts).
+ */
+export interface TranscriptImage {
+  placeholder: string;
+  tokens: number;
+}
+
 /** A user message. `pinned` marks a compaction summary: kept verbatim by later compactions. */
 export interface UserMessage {
   role: 'user';
   text: string;
   pinned?: boolean;
+  /** Images sent with it; a fold replaces them by their placeholders (lib/control/fold.ts). */
+  images?: TranscriptImage[];
 }
 
 /** An assistant message: text, optional reasoning, and the tool calls it requested. */
@@ -115,8 +126,17 @@ export function asTranscriptMessage(value: unknown): TranscriptMessage | undefin
   switch (v.role) {
     case 'system':
       return typeof v.text === 'string' ? (v as unknown as SystemMessage) : undefined;
-    case 'user':
-      return typeof v.text === 'string' ? (v as unknown as UserMessage) : undefined;
+    case 'user': {
+      if (typeof v.text !== 'string') return undefined;
+      if (v.images !== undefined) {
+        if (!Array.isArray(v.images)) return undefined;
+        for (const i of v.images as unknown[]) {
+          const image = i as Record<string, unknown> | null;
+          if (!image || typeof image.placeholder !== 'string' || typeof image.tokens !== 'number') return undefined;
+        }
+      }
+      return v as unknown as UserMessage;
+    }
     case 'tool':
       return typeof v.toolCallId === 'string' && typeof v.content === 'string' ? (v as unknown as ToolMessage) : undefined;
     case 'assistant': {

@@ -19,18 +19,18 @@ const conversation: ConversationMessage[] = [
 
 describe('the conversation <-> transcript mapping', () => {
   it('gives back the very same messages when nothing was compacted', () => {
-    const back = fromTranscript(toTranscript(conversation), conversation);
+    const back = fromTranscript(toTranscript(conversation, 'anthropic'), conversation);
     for (const [i, m] of back.entries()) expect(m).toBe(conversation[i]);
   });
 
   it('pins the running task (the last user message) so a fold never removes it', () => {
-    const t = toTranscript(conversation);
+    const t = toTranscript(conversation, 'anthropic');
     expect(t[3]).toEqual({ role: 'user', text: 'second task', pinned: true });
     expect(t[0]).toEqual({ role: 'user', text: 'first task' });
   });
 
   it('keeps tool names, error flags and call signatures on folded messages, and untouched ones verbatim', () => {
-    const folded = foldTranscript(toTranscript(conversation), { keepRecentUnits: 2 });
+    const folded = foldTranscript(toTranscript(conversation, 'anthropic'), { keepRecentUnits: 2 });
     expect(folded.changed).toBe(true);
     const back = fromTranscript(folded.messages, conversation);
     expect(back[2]).toMatchObject({ role: 'tool', toolCallId: 'c1', name: 'read_file', isError: true });

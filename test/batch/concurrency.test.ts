@@ -115,4 +115,39 @@ describe('adaptive concurrency', () => {
     expect(await s.done).toEqual({ started: 6 });
     expect(started).toEqual([0, 1, 2, 3, 4, 5]);
   });
+
+  it('starts a requeued item again once its time has come, ahead of the items not yet started, and ends only after it', async () => {
+    const c = createConcurrencyController({ max: 1 });
+    const started: string[] = [];
+    let tries = 0;
+    const s = createScheduler<string>({
+      items: ['a', 'b', 'c'],
+      controller: c,
+      run: async (item) => {
+        started.push(item);
+        await new Promise((r) => setTimeout(r, 1));
+        if (item === 'a' && ++tries === 1) s.requeue(item, Date.now());
+      },
+    });
+    expect(await s.done).toEqual({ started: 3 });
+    expect(started).toEqual(['a', 'a', 'b', 'c']);
+  });
+
+  it('drops a requeued item that waits when the scheduler is stopped, and ends without waiting for its time', async () => {
+    const c = createConcurrencyController({ max: 2 });
+    const started: string[] = [];
+    const s = createScheduler<string>({
+      items: ['a'],
+      controller: c,
+      run: async (item) => {
+        started.push(item);
+        s.requeue(item, Date.now() + 600_000);
+      },
+    });
+    // Wait for the first run to have started and requeued itself, then stop.
+    while (started.length === 0) await new Promise((r) => setImmediate(r));
+    s.stop('interrupted');
+    expect(await s.done).toEqual({ started: 1, stoppedBy: 'interrupted' });
+    expect(started).toEqual(['a']);
+  });
 });

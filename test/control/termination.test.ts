@@ -163,7 +163,7 @@ describe('termination reasons of the agent loop', () => {
         .offer(createToolRegistry())
         .map((d) => JSON.stringify(d)),
     };
-    const estimate = createContextEstimator().estimate(fixed, toTranscript([{ role: 'user', text: 'go' }]));
+    const estimate = createContextEstimator().estimate(fixed, toTranscript([{ role: 'user', text: 'go' }], 'openai-chat'));
     const { result, events } = await run(server, { prompting: promptSettings({ recipe: { ...PLAIN_RECIPE, base: system } }), limits: { contextWindow: Math.ceil(estimate / 0.97) } });
     expect(result.reason).toBe('budget_exceeded');
     expect(compactions(events)).toEqual(['pressure:0.97:no-op']);

@@ -3,7 +3,8 @@
  * `runAgent` through its real request, retry and stream-decoding path. Each request is answered
  * by the test's `answer` function: a reply written as OpenAI chat completion SSE (hand-made, in
  * the wire format the openai-chat decoder reads), an HTTP error in OpenAI's error shape, or a
- * stream that hangs after its first chunk until the client goes away.
+ * stream that hangs after its first chunk until the client goes away, or a connection dropped
+ * before any answer (`drop`: the client sees a network error).
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -30,7 +31,7 @@ export interface HangAnswer {
 }
 
 /** What a request is answered with; `hang` sends the headers and one empty chunk, then nothing. */
-export type Answer = Reply | ErrorAnswer | HangAnswer | 'hang';
+export type Answer = Reply | ErrorAnswer | HangAnswer | 'hang' | 'drop';
 
 /** One request as the server saw it. */
 export interface SeenRequest {
@@ -92,6 +93,11 @@ export async function startScriptedProvider(answer: (request: SeenRequest) => An
       };
       void Promise.resolve(answer(seen)).then((a) => {
         if (res.destroyed) return;
+        if (a === 'drop') {
+          ended = true;
+          res.socket?.destroy();
+          return;
+        }
         if (a === 'hang' || 'hangAfter' in a) {
           const content = a === 'hang' ? '' : a.hangAfter;
           res.writeHead(200, { 'content-type': 'text/event-stream' });

@@ -1,0 +1,116 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { startScriptedProvider, type Answer, type ScriptedProvider } from '../helpers/scripted-provider.js';
+import { cleanEnv } from '../exec/helpers.js';
+import { readRecords } from './helpers.js';
+
+const providers: ScriptedProvider[] = [];
+afterAll(async () => {
+  await Promise.all(providers.map((p) => p.close()));
+});
+
+/** The line a request belongs to: its prompt is `line:<id>`. */
+function lineOf(body: unknown): string {
+  return /line:(\w+)/.exec(JSON.stringify(body))?.[1] ?? '?';
+}
+
+/** A batch of the given ids (`prompt: line:<id>`) in a fresh folder, against a scripted provider. */
+async function scriptedBatch(ids: string[], answer: (id: string, nth: number) => Answer, extra: string[] = []) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-batch-retries-'));
+  const input = path.join(dir, 'prompts.jsonl');
+  fs.writeFileSync(input, ids.map((id) => JSON.stringify({ id, prompt: `line:${id}` })).join('\n') + '\n');
+  const seen = new Map<string, number>();
+  const provider = await startScriptedProvider((request) => {
+    const id = lineOf(request.body.messages);
+    const nth = (seen.get(id) ?? 0) + 1;
+    seen.set(id, nth);
+    return answer(id, nth);
+  });
+  providers.push(provider);
+  const out = path.join(dir, 'out');
+  const args = [
+    'batch',
+    input,
+    '--provider',
+    'openai-chat',
+    '--base-url',
+    provider.settings.baseUrl,
+    '--model',
+    'gpt-4.1',
+    '--sandbox',
+    'off',
+    '--store',
+    path.join(dir, 'store'),
+    '--out',
+    out,
+    '--threads',
+    '0',
+    ...extra,
+  ];
+  // The provider's own retries (up to 3 after the first request) wait nothing here; the batch's wait 10 ms, then 20 ms.
+  const env = cleanEnv(path.join(dir, 'home'), { OPENAI_API_KEY: 'sk-test-retries-0123456789', MINICODE_RETRY_BACKOFF_MS: '0' });
+  const result = await runCli([...args, '--retry-backoff', '10'], { cwd: dir, env, timeoutMs: 90_000 });
+  return { result, out, seen, dir };
+}
+
+const ok: Answer = { text: 'done', usage: { inputTokens: 10, outputTokens: 2 } };
+const unavailable: Answer = { status: 503, code: 'server_error', message: 'The server is overloaded' };
+
+describe('minicode batch --retries', () => {
+  it('runs a line again after a 503 the provider retries did not get past, and after a dropped connection, and counts each line once', async () => {
+    // The first run of "flaky" and of "dropped" is four requests (one and the provider's three retries), all failing.
+    const { result, out, seen } = await scriptedBatch(['steady', 'flaky', 'dropped'], (id, nth) => {
+      if (id === 'flaky' && nth <= 4) return unavailable;
+      if (id === 'dropped' && nth <= 4) return 'drop';
+      return ok;
+    });
+    expect(result.code, result.stderr).toBe(0);
+    const records = readRecords<Record<string, any>>(out);
+    expect(records.map((r) => r.id).sort()).toEqual(['dropped', 'flaky', 'steady']);
+    expect(readRecords(out, 'errors.jsonl')).toEqual([]);
+    const byId = new Map(records.map((r) => [r.id, r]));
+    expect(byId.get('steady')!.retries).toBeUndefined();
+    expect(byId.get('flaky')!.retries).toEqual([
+      { error: expect.objectContaining({ category: 'PROVIDER_ERROR', httpStatus: 503 }), sessionId: expect.stringMatching(/^ses_/), durationMs: expect.any(Number), waitedMs: 10 },
+    ]);
+    expect(byId.get('dropped')!.retries).toEqual([expect.objectContaining({ error: expect.objectContaining({ category: 'NETWORK_ERROR' }), waitedMs: 10 })]);
+    // The retry is a new session: the failed one stays in the store under its own id.
+    expect(byId.get('flaky')!.sessionId).not.toBe(byId.get('flaky')!.retries[0].sessionId);
+    expect(seen.get('flaky')).toBe(5);
+    const summary = JSON.parse(fs.readFileSync(path.join(out, 'summary.json'), 'utf8')) as Record<string, any>;
+    expect(summary).toMatchObject({ ok: true, total: 3, completed: 3, failed: 0, evaluation: { runs: 3, passed: 3 } });
+  }, 120_000);
+
+  it('gives up after --retries tries with the failures kept in the record, and never retries a 400 or a run the agent failed', async () => {
+    const { result, out, seen } = await scriptedBatch(
+      ['down', 'refused', 'steps'],
+      (id) => {
+        if (id === 'down') return unavailable;
+        if (id === 'refused') return { status: 400, code: 'invalid_request_error', message: 'bad request' };
+        // Always a tool call: the run ends max_steps_exceeded, a result of the agent.
+        return { text: '', toolCalls: [{ id: 'c1', name: 'read_file', argumentsText: '{"path":"nothing.txt"}' }] };
+      },
+      ['--retries', '1', '--max-steps', '1'],
+    );
+    expect(result.code).toBe(1);
+    const errors = readRecords<Record<string, any>>(out, 'errors.jsonl');
+    const byId = new Map(errors.map((r) => [r.id, r]));
+    expect([...byId.keys()].sort()).toEqual(['down', 'refused', 'steps']);
+    expect(byId.get('down')!.retries).toHaveLength(1);
+    expect(byId.get('down')!.error).toMatchObject({ httpStatus: 503 });
+    expect(seen.get('down')).toBe(8);
+    expect(byId.get('refused')!.retries).toBeUndefined();
+    expect(seen.get('refused')).toBe(1);
+    expect(byId.get('steps')!.reason).toBe('max_steps_exceeded');
+    expect(byId.get('steps')!.retries).toBeUndefined();
+  }, 120_000);
+
+  it('refuses --retries that is not a whole number with exit 2', async () => {
+    const { result } = await scriptedBatch(['x'], () => ok, ['--retries', '-1']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--retries');
+  }, 60_000);
+});
