@@ -94,6 +94,8 @@ export const ConfigSchema = z.looseObject({
   sandbox: SandboxSchema.optional(),
   /** Hooks in Claude Code's shape, and `readClaudeSettings` (docs/hooks.md). */
   hooks: HooksSchema.optional(),
+  /** Child sessions (the `task` tool): how deep they nest (0 none; default 1) and how many run at once (default 4); `--max-child-depth` and `--max-children` win. */
+  children: z.strictObject({ maxDepth: z.number().int().nonnegative().optional(), maxConcurrent: z.number().int().positive().optional() }).optional(),
   /** Skills: `readClaudeSkills` also reads the project's `.claude/skills/` (with `--allow-local-config`; docs/commands-and-skills.md). */
   skills: z.strictObject({ readClaudeSkills: z.boolean().optional() }).optional(),
 });

@@ -22,6 +22,14 @@ export function positiveInt(value: string | undefined, flag: string): number | u
   return n;
 }
 
+/** A non-negative integer in decimal digits (0 allowed), else MINICODE_E_USAGE naming `flag`; undefined stays undefined. */
+export function nonNegativeInt(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  const n = decimalInt(value);
+  if (!Number.isInteger(n)) throw new MinicodeError('MINICODE_E_USAGE', `${flag} must be a non-negative integer in decimal digits, got "${value}"`, { action: `pass ${flag} N with N >= 0` });
+  return n;
+}
+
 /** A deadline in ms: a positive integer no longer than a timer can wait ({@link MAX_TIMER_MS}). */
 export function deadlineMs(value: string | undefined, flag: string): number | undefined {
   const n = positiveInt(value, flag);

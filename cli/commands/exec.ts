@@ -24,6 +24,8 @@ export function addRunFlags(command: Command): Command {
     .option('--budget <usd>', 'stop the run once its estimated cost passes this many USD')
     .option('--budget-strict', 'treat an unknown cost as over the budget')
     .option('--max-steps <n>', 'most model requests in one run (default 40)')
+    .option('--max-child-depth <n>', 'how deep child sessions (the task tool) may nest: 0 none, 1 children that start none of their own (default: config children.maxDepth, else 1)')
+    .option('--max-children <n>', 'child sessions of one run running at once; more wait for a slot (default: config children.maxConcurrent, else 4)')
     .option('--timeout <ms>', 'run deadline in milliseconds (default: MINICODE_TIMEOUT_MS)')
     .addOption(new Option('--reasoning <level>', "reasoning effort / thinking budget (default: config, else the provider's default)").choices([...REASONING_LEVELS]))
     .addOption(new Option('--cache-ttl <ttl>', 'Anthropic prompt-cache lifetime (1h for long batches; default 5m)').choices([...CACHE_TTLS]))

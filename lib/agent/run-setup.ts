@@ -25,7 +25,7 @@ import type { EventStore } from '../store/store.js';
 import type { Budget } from '../control/budget.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../control/retry.js';
 import { MAX_TIMER_MS } from '../control/timers.js';
-import { deadlineMs, positiveInt } from '../flag-values.js';
+import { deadlineMs, nonNegativeInt, positiveInt } from '../flag-values.js';
 import { checkpointSettingsOf } from '../checkpoints/settings.js';
 import { DEFAULT_AUTO_TOOLS, type ApprovalModeName, type ApprovalPolicy } from '../policy/index.js';
 import { MCP_PREFIX } from '../policy/mcp-names.js';
@@ -45,6 +45,10 @@ export interface ExecFlags {
   budget?: string | undefined;
   budgetStrict?: boolean | undefined;
   maxSteps?: string | undefined;
+  /** `--max-child-depth N` (0 allowed). */
+  maxChildDepth?: string | undefined;
+  /** `--max-children N`. */
+  maxChildren?: string | undefined;
   timeout?: string | undefined;
   verify?: string | boolean | undefined;
   allowLocalConfig?: boolean | undefined;
@@ -127,6 +131,8 @@ export async function prepareRun(flags: ExecFlags, env: NodeJS.ProcessEnv = proc
   const cwd = directoryFlag(flags.cwd ?? process.cwd(), '--cwd', { mustExist: true });
   if (flags.record !== undefined) refuseRecordedCassette(directoryFlag(flags.record, '--record'), flags.record);
   const flagMaxSteps = positiveInt(flags.maxSteps, '--max-steps');
+  const flagMaxChildDepth = nonNegativeInt(flags.maxChildDepth, '--max-child-depth');
+  const flagMaxChildren = positiveInt(flags.maxChildren, '--max-children');
   const flagSandbox = sandboxModeFlag(flags.sandbox);
   const flagTimeoutMs = deadlineMs(flags.timeout ?? (env.MINICODE_TIMEOUT_MS || undefined), flags.timeout !== undefined ? '--timeout' : 'MINICODE_TIMEOUT_MS');
   let flagBudgetUsd: number | undefined;
@@ -185,6 +191,8 @@ export async function prepareRun(flags: ExecFlags, env: NodeJS.ProcessEnv = proc
       timeoutMs: flagTimeoutMs ?? loaded.config.timeoutMs,
       budget,
       contextWindow: contextWindow ?? loaded.config.contextWindow,
+      maxChildDepth: flagMaxChildDepth ?? loaded.config.children?.maxDepth ?? DEFAULT_RUN_LIMITS.maxChildDepth,
+      maxChildren: flagMaxChildren ?? loaded.config.children?.maxConcurrent ?? DEFAULT_RUN_LIMITS.maxChildren,
     }),
     environment: toolEnvironment(cwd, {
       env,
