@@ -3,7 +3,7 @@
  * (`results.jsonl`, `errors.jsonl`, `summary.json`), the batch report (`report.html`), cassettes,
  * the prompt history, patches. Every byte of them passes through the scrubber: its secret rules
  * plus the exact credential values of the environment (the rule of
- * lib/policy/credential-rule.ts). Text files are scrubbed as text ({@link writeArtefact}); JSON
+ * lib/scrub/credential-rule.ts). Text files are scrubbed as text ({@link writeArtefact}); JSON
  * is scrubbed value by value before it is serialised ({@link artefactLine},
  * {@link writeJsonArtefact}), as the scrub stage does for events: a rule run over serialised
  * JSON would take `"firstTokenMs":182}` for a token assignment and cut the record's brace off.
@@ -17,7 +17,7 @@
  * and copies of workspace files (checkpoint objects, worktrees), which are the user's own bytes.
  */
 import fs from 'node:fs';
-import { credentialSecretsFromEnv, credentialVerdict, isCredentialName } from './policy/credential-rule.js';
+import { credentialSecretsFromEnv, credentialVerdict, isCredentialName } from './scrub/credential-rule.js';
 import { buildRuleTable, createTextRedactor } from './scrub/secret-redactor.js';
 import { PRIVATE_FILE_MODE } from './private-files.js';
 

@@ -10,7 +10,7 @@ import { MAX_TIMER_MS } from './control/timers.js';
 import { McpServersSchema } from './mcp/config.js';
 import { HOST_PATTERN } from './sandbox/network-proxy.js';
 import { SANDBOX_MODES } from './sandbox/settings.js';
-import { TOOL_SHAPE_SETTINGS } from './tools/shapes.js';
+import { TOOL_SHAPE_SETTINGS } from './tools/shape-setting.js';
 import { HooksSchema } from './hooks/schema.js';
 
 /** The `sandbox` section: the OS boundary around `bash`, `verify` and stdio MCP servers (docs/sandbox.md). */

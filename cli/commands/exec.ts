@@ -4,7 +4,7 @@ import type { ExecFlags } from '../../lib/agent/run-setup.js';
 import { CACHE_TTLS, REASONING_LEVELS } from '../../lib/agent/requests/types.js';
 import { SANDBOX_MODES } from '../../lib/sandbox/settings.js';
 import { APPROVAL_MODES } from '../../lib/policy/decide.js';
-import { TOOL_SHAPE_SETTINGS } from '../../lib/tools/shapes.js';
+import { TOOL_SHAPE_SETTINGS } from '../../lib/tools/shape-setting.js';
 
 /** `--sandbox` and `--allow-network`, for every command that runs the agent's commands (exec, chat, batch, acp). */
 export function addSandboxFlags(command: Command): Command {

@@ -20,7 +20,7 @@ import type { ChildSessions, ChildTaskRequest, ToolOutcome } from '../tools/type
 import type { OutputEvent } from '../events/index.js';
 import type { AgentCatalogue, AgentDefinition } from './agent-definitions.js';
 import { promptSettings, promptSettingsFor, type PromptSettings } from './prompt-settings.js';
-import type { PromptRun, PromptRunOptions } from './run-prompt.js';
+import type { ParentLink, PromptRun, PromptRunOptions } from './prompt-run.js';
 
 /** What a child is told about its situation, before its agent definition's own instructions. */
 export const CHILD_PREAMBLE = [
@@ -28,15 +28,6 @@ export const CHILD_PREAMBLE = [
   'Another agent started you through its task tool to do the task in the user message. Nobody can answer questions: work on your own, within your tools.',
   'Your final answer is returned to that agent as the tool result, and it sees nothing else of your work: end with a complete, self-contained report of what you found or did (paths, names, results).',
 ].join('\n');
-
-/** The link a child session records in its `session.started`. */
-export interface ParentLink {
-  parentSessionId: string;
-  parentToolCallId: string;
-  subagentType: string;
-  /** How deep the session is: 1 for a child of a top-level session. */
-  depth: number;
-}
 
 /** Options of {@link createChildSessions}. */
 export interface ChildSessionsOptions {
@@ -50,7 +41,7 @@ export interface ChildSessionsOptions {
   store: EventStore | undefined;
   /** Resolves once the parent's events so far are out, so a child's shown events follow its `tool.started`. */
   parentSettled: () => Promise<unknown>;
-  /** The prompt runner (runPrompt itself, passed in to keep the modules acyclic). */
+  /** The prompt runner (runPrompt itself, passed in: run-prompt.ts imports this module). */
   runPrompt: (options: PromptRunOptions) => Promise<PromptRun>;
 }
 

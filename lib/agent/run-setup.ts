@@ -30,7 +30,7 @@ import { checkpointSettingsOf } from '../checkpoints/settings.js';
 import { DEFAULT_AUTO_TOOLS, type ApprovalModeName, type ApprovalPolicy } from '../policy/index.js';
 import { MCP_PREFIX } from '../policy/mcp-names.js';
 import type { McpManager } from '../mcp/index.js';
-import type { ToolShapeSetting } from '../tools/shapes.js';
+import type { ToolShapeSetting } from '../tools/shape-setting.js';
 import type { HookSettings } from '../hooks/settings.js';
 import { loadCustomCommands } from '../extensions/commands.js';
 import { loadSkills } from '../extensions/skills.js';

@@ -8,7 +8,7 @@
 import type { SandboxSettings } from '../sandbox/settings.js';
 import type { CheckpointSettings } from '../checkpoints/settings.js';
 import type { ApprovalPolicy } from '../policy/decide.js';
-import type { ToolShapeSetting } from '../tools/shapes.js';
+import type { ToolShapeSetting } from '../tools/shape-setting.js';
 import type { HookSettings } from '../hooks/settings.js';
 import type { AgentCatalogue } from './agent-definitions.js';
 import { DEFAULT_TOOL_LIMITS, type ToolFileSystem, type ToolLimits, type ToolSource, type ToolTerminal } from '../tools/types.js';

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import type { Fidelity, OutputEvent } from '../events/index.js';
 import { scrubEnvironment } from '../policy/credentials.js';
-import { credentialSecretsFromEnv } from '../policy/credential-rule.js';
+import { credentialSecretsFromEnv } from '../scrub/credential-rule.js';
 import { redactText } from '../scrub/secret-redactor.js';
 
 /** Caps of the handoff prompt (documented in docs/native-agents.md). */

@@ -2,12 +2,12 @@
  * An environment with its credential variables removed. Every subprocess minicode starts (the
  * bash tool, git, verify, native agents) gets `scrubEnv(...)`, so a `GITHUB_TOKEN` in CI never
  * reaches a command the model chose. Which variables are credentials is decided in
- * `credential-rule.ts`, the same decision the output scrubber masks by.
+ * `lib/scrub/credential-rule.ts`, the same decision the output scrubber masks by.
  */
 import { buildRuleTable, createTextRedactor } from '../scrub/secret-redactor.js';
-import { credentialSecretsFromEnv, isCredentialVariable } from './credential-rule.js';
+import { credentialSecretsFromEnv, isCredentialVariable } from '../scrub/credential-rule.js';
 
-export { credentialSecretsFromEnv, credentialVerdict, isCredentialName, isCredentialVariable, type CredentialVerdict } from './credential-rule.js';
+export { credentialSecretsFromEnv, credentialVerdict, isCredentialName, isCredentialVariable, type CredentialVerdict } from '../scrub/credential-rule.js';
 
 /**
  * A copy of `env` without credential variables. Names in `keep` survive even when they match

@@ -12,14 +12,8 @@ import { MinicodeError } from '../errors.js';
 import { bwrapArgs } from './bwrap.js';
 import { planSandbox } from './plan.js';
 import { seccompProgram, seccompTables } from './seccomp.js';
-import type { SandboxSettings } from './settings.js';
+import type { SandboxBackend, SandboxSettings } from './settings.js';
 import { dropExpected } from '../debug.js';
-
-/**
- * A backend and the executable that runs it. `hardened` (bwrap): the seccomp filter
- * (seccomp.ts) and `--disable-userns` work here too, and every command gets them.
- */
-export type SandboxBackend = { kind: 'bwrap'; command: string; hardened: boolean } | { kind: 'seatbelt'; command: string };
 
 /** The one line that says how to get a backend on this platform. */
 export function installHint(platform: NodeJS.Platform = process.platform): string {

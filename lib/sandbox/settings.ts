@@ -5,7 +5,6 @@
  * Pure: the home directory, `MINICODE_HOME` and the store are passed in.
  */
 import path from 'node:path';
-import type { SandboxBackend } from './backend.js';
 
 /** The sandbox modes, in the order of what they allow. */
 export const SANDBOX_MODES = ['read-only', 'workspace-write', 'off'] as const;
@@ -19,6 +18,12 @@ export const CORE_ENV_NAMES: readonly string[] = ['PATH', 'HOME', 'USER', 'SHELL
 
 /** What the commands' environment starts from: all the user's variables less credentials, or only the core ones. */
 export type EnvInherit = 'all' | 'core';
+
+/**
+ * A backend and the executable that runs it (found by backend.ts). `hardened` (bwrap): the
+ * seccomp filter (seccomp.ts) and `--disable-userns` work here too, and every command gets them.
+ */
+export type SandboxBackend = { kind: 'bwrap'; command: string; hardened: boolean } | { kind: 'seatbelt'; command: string };
 
 /** Everything the launcher needs to know about the sandbox of a run. */
 export interface SandboxSettings {

@@ -3,7 +3,7 @@
  * SecretMasker masks every registered value and its common encodings): if the value of
  * `OPENAI_API_KEY` appears anywhere in the output, whatever its shape, it is replaced by
  * `[REDACTED:env:OPENAI_API_KEY]`. Which variables are credentials is decided by
- * `lib/policy/credential-rule.ts` (`credentialSecretsFromEnv`); this module turns their values
+ * `lib/scrub/credential-rule.ts` (`credentialSecretsFromEnv`); this module turns their values
  * into rules.
  */
 import type { Decision, SecretRule } from './rule-types.js';

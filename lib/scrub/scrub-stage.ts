@@ -20,7 +20,7 @@
 import type { DraftFields, EventDraft } from '../events/index.js';
 import { createSanitizer, sanitizeText, type Sanitizer } from './terminal-sanitizer.js';
 import { buildRuleTable, createRedactor, createTextRedactor, type Redactor } from './secret-redactor.js';
-import { credentialSecretsFromEnv } from '../policy/credential-rule.js';
+import { credentialSecretsFromEnv } from './credential-rule.js';
 import type { NamedSecret } from './env-secrets.js';
 import type { SecretRule } from './rule-types.js';
 

@@ -19,11 +19,7 @@ import type { ToolCallRequest } from './execute.js';
 import type { ToolRegistry } from './index.js';
 import type { ToolOutcome } from './types.js';
 import { dropExpected } from '../debug.js';
-
-/** The values of config `tools.shapes` and `--tool-shapes`. */
-export const TOOL_SHAPE_SETTINGS = ['native', 'minicode'] as const;
-/** `native`: the vendor's shapes where the model has them (the default); `minicode`: ours everywhere. */
-export type ToolShapeSetting = (typeof TOOL_SHAPE_SETTINGS)[number];
+import type { ToolShapeSetting } from './shape-setting.js';
 
 /** The shapes a run can get. */
 export type ToolShapeName = 'minicode' | 'anthropic-editor' | 'openai-patch-freeform' | 'openai-patch-function';

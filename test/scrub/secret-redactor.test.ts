@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { buildRuleTable, createRedactor, createTextRedactor, redactText } from '../../lib/scrub/secret-redactor.js';
 import { DEFAULT_RULES } from '../../lib/scrub/secret-rules.js';
-import { credentialSecretsFromEnv } from '../../lib/policy/credential-rule.js';
+import { credentialSecretsFromEnv } from '../../lib/scrub/credential-rule.js';
 import { HAVE_FIXTURES, fixtureSkipNote } from '../helpers/cli.js';
 import { splitTextAt } from '../helpers/splits.js';
 import { feed, leaks, readJsonl, type NegativeRow, type PositiveRow } from './corpus.js';

@@ -1,5 +1,5 @@
 /**
- * One definition of a credential variable (lib/policy/credential-rule.ts), two uses: a subprocess does not inherit it
+ * One definition of a credential variable (lib/scrub/credential-rule.ts), two uses: a subprocess does not inherit it
  * (`scrubEnv`) and the scrub stage masks its value in output (`createEventScrubber`). Over a
  * table of names met in real projects and CI, each with a realistic value, both uses must give
  * the expected answer — and so agree with each other.

@@ -23,10 +23,10 @@
  * `POSTGRES_PASSWORD_FILE`) points at a key file or an agent socket, so a child does not
  * inherit the pointer; the path itself is no secret and is printed as it is.
  */
-import { entropy } from '../scrub/context-rules.js';
-import { DEFAULT_RULES } from '../scrub/secret-rules.js';
-import { createTextRedactor } from '../scrub/secret-redactor.js';
-import type { NamedSecret } from '../scrub/env-secrets.js';
+import { entropy } from './context-rules.js';
+import { DEFAULT_RULES } from './secret-rules.js';
+import { createTextRedactor } from './secret-redactor.js';
+import type { NamedSecret } from './env-secrets.js';
 
 /** What the rule says about one variable. */
 export interface CredentialVerdict {
