@@ -15,6 +15,17 @@ import { registerUndo } from './commands/undo.js';
 import { VERSION } from '../lib/version.js';
 import { neutralise } from '../lib/safe-text.js';
 import { scrubArtefact } from '../lib/artefacts.js';
+import { closestName } from '../lib/did-you-mean.js';
+import { environmentHelp } from '../lib/environment.js';
+
+/** Examples under the top-level help. */
+export const EXAMPLES = `Examples:
+  minicode                                   chat in this project (a terminal)
+  minicode exec "fix the failing test"       one run; --json for programs
+  minicode exec --base-url http://127.0.0.1:8000/v1 --model qwen "explain src/"
+  minicode --continue                        reopen the last chat of this directory
+  minicode batch prompts.jsonl --out runs/a  many prompts; minicode batch report runs/a
+  minicode sessions --limit 5                the newest stored sessions`;
 
 /**
  * The minicode CLI. Each command lives in `cli/commands/<name>.ts` and registers its flags
@@ -38,7 +49,8 @@ export function buildProgram(argv: readonly string[] = []): Command {
       // (an unknown option, a bad choice) with its control characters shown escaped and a
       // credential in it masked.
       writeErr: (s) => process.stderr.write(s),
-      outputError: (s, write) => write(scrubArtefact(neutralise(withPromptHint(s.split('\n')[0] as string))) + '\n'),
+      // Commander's "(Did you mean --model?)" comes on a line of its own: kept, on the same line.
+      outputError: (s, write) => write(scrubArtefact(neutralise(withPromptHint(oneErrorLine(s)))) + '\n'),
     });
   // Program options are positional (only before a command) so `exec --provider ...` still reaches exec.
   program.enablePositionalOptions().allowExcessArguments(true);
@@ -55,9 +67,17 @@ export function buildProgram(argv: readonly string[] = []): Command {
   registerBatch(program);
   registerUndo(program);
   registerMcp(program);
+  program.addHelpText('after', () => `\n${EXAMPLES}\n\n${environmentHelp()}\n`);
   // No command: the interactive mode on a terminal, the help otherwise.
   addChatFlags(program).action(async (flags: ChatFlags) => {
-    if (program.args.length > 0) program.error(`error: unknown command '${program.args[0]}'`, { exitCode: 2, code: 'commander.unknownCommand' });
+    if (program.args.length > 0) {
+      const typed = program.args[0]!;
+      const near = closestName(
+        typed,
+        program.commands.map((c) => c.name()),
+      );
+      program.error(`error: unknown command '${typed}'${near ? ` (Did you mean ${near}?)` : ''}`, { exitCode: 2, code: 'commander.unknownCommand' });
+    }
     if (!process.stdin.isTTY || !process.stdout.isTTY) {
       program.outputHelp();
       return;
@@ -66,6 +86,13 @@ export function buildProgram(argv: readonly string[] = []): Command {
     process.exitCode = await chatAction(flags);
   });
   return refuseExcessArguments(program);
+}
+
+/** Commander's error text on one line: its first line and a "(Did you mean ...?)" line after it. */
+export function oneErrorLine(text: string): string {
+  const [first = '', ...rest] = text.split('\n');
+  const hint = rest.find((l) => /^\(Did you mean /.test(l.trim()));
+  return hint ? `${first} ${hint.trim()}` : first;
 }
 
 /** A prompt of several unquoted words is the likely cause of extra arguments to `exec` or `run`. */

@@ -5,7 +5,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildProgram } from '../cli/program.js';
+import { buildProgram, EXAMPLES } from '../cli/program.js';
+import { environmentHelp } from '../lib/environment.js';
 
 /** The reference text: the top-level help, then each command's help and its subcommands'. */
 export function cliReference(): string {
@@ -22,6 +23,10 @@ export function cliReference(): string {
     '',
     '```',
     program.helpInformation().trimEnd(),
+    '',
+    EXAMPLES,
+    '',
+    environmentHelp(100),
     '```',
   ];
   for (const command of program.commands) {

@@ -9,6 +9,8 @@ export function addChatFlags(command: Command): Command {
     .option('-r, --resume <session>', 'reopen a stored session (see `minicode sessions`)');
   // In chat edits and commands ask by default (a person is there to answer); --approval auto restores exec's allowlist.
   command.setOptionValueWithSource('approval', 'ask', 'default');
+  // ...and the help says so.
+  command.options.find((o) => o.long === '--approval')?.default('ask');
   return command;
 }
 

@@ -13,14 +13,15 @@ export const PROVIDER_ALIASES: Readonly<Record<string, ProviderFormat>> = {
 };
 
 /** Per-format conventions: key variable, base URL variable and default, default model. */
-interface FormatConvention {
+export interface FormatConvention {
   keyVars: readonly string[];
   baseVar: string;
   defaultBase: string;
   defaultModel: string;
 }
 
-const CONVENTIONS: Readonly<Record<ProviderFormat, FormatConvention>> = {
+/** Per-format conventions (the help's Environment section lists them). */
+export const PROVIDER_CONVENTIONS: Readonly<Record<ProviderFormat, FormatConvention>> = {
   'openai-chat': { keyVars: ['OPENAI_API_KEY'], baseVar: 'OPENAI_BASE_URL', defaultBase: 'https://api.openai.com/v1', defaultModel: 'gpt-4.1-mini' },
   'openai-responses': { keyVars: ['OPENAI_API_KEY'], baseVar: 'OPENAI_BASE_URL', defaultBase: 'https://api.openai.com/v1', defaultModel: 'gpt-4.1-mini' },
   anthropic: { keyVars: ['ANTHROPIC_API_KEY'], baseVar: 'ANTHROPIC_BASE_URL', defaultBase: 'https://api.anthropic.com', defaultModel: 'claude-sonnet-4-5' },
@@ -140,7 +141,7 @@ export function resolveProvider(options: ResolveProviderOptions): ResolvedProvid
   const format = chooseFormat(options, env);
   const explicitModel = options.model ?? setVar(env, 'MINICODE_MODEL');
   if (format === 'replay') return { format, model: explicitModel ?? options.config?.model ?? 'replay', baseUrl: '' };
-  const convention = CONVENTIONS[format];
+  const convention = PROVIDER_CONVENTIONS[format];
   const perFormat = options.config?.providers?.[format];
   const envBase = setVar(env, convention.baseVar);
   let baseUrl = options.baseUrl ?? envBase ?? perFormat?.baseUrl ?? options.config?.baseUrl ?? convention.defaultBase;
@@ -170,8 +171,9 @@ export function resolveProvider(options: ResolveProviderOptions): ResolvedProvid
   const apiKey = keyVariable ? env[keyVariable] : undefined;
   const required = KEYED_HOSTS[host];
   if (required && !apiKey) {
-    throw new MinicodeError('MINICODE_E_MISSING_KEY', `${format} at ${host} needs an API key`, {
-      action: `set ${keyVars[0] ?? required} in the environment`,
+    const variable = keyVars[0] ?? required;
+    throw new MinicodeError('MINICODE_E_MISSING_KEY', `no API key for ${format} at ${host}: ${variable} is not set`, {
+      action: `set ${variable} in the environment (or name the variable that holds the key in the config: providers.${format}.apiKeyEnv)`,
     });
   }
   return definedOnly({ format, model, baseUrl, apiKey: apiKey || undefined, keyVariable: keyVariable && apiKey ? keyVariable : undefined });

@@ -173,7 +173,9 @@ export function runCommand(line: string, ctx: { session: ChatSession; store: Eve
       return {
         lines: [
           'Sessions (newest first; resume with minicode --resume ID):',
-          ...entries.map((e) => `${e.sessionId === session.sessionId ? '* ' : '  '}${e.sessionId} ${e.outcome} ${e.origin ?? '-'} ${e.startedAt ?? ''}`.trimEnd()),
+          ...entries.map((e) =>
+            `${e.sessionId === session.sessionId ? '* ' : '  '}${e.sessionId} ${e.outcome} ${e.origin ?? '-'} ${e.startedAt ?? ''}${e.title ? ` ${oneLine(e.title)}` : ''}`.trimEnd(),
+          ),
         ],
       };
     }

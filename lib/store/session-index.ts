@@ -24,6 +24,8 @@ export interface SessionIndexEntry {
   format?: string;
   /** sha256 of the first prompt (from session.started, else the first task or user message). */
   promptDigest?: string;
+  /** The first prompt (a task's or the user's first message), on one line and cut to {@link MAX_TITLE_CHARS}. */
+  title?: string;
   /** Durable events stored when the entry was last written. */
   eventCount: number;
   lastSeq?: number;
@@ -39,6 +41,21 @@ export function promptDigest(text: string): string {
   return 'sha256:' + createHash('sha256').update(text, 'utf8').digest('hex');
 }
 
+/** Most characters of a session's title; default 80. */
+export const MAX_TITLE_CHARS = 80;
+
+/**
+ * A session's title from its first prompt: the words of its first line, without the blocks a
+ * chat message carries after it (attached files, a `!command`'s output), cut with `…`.
+ */
+export function titleOf(prompt: string): string {
+  const words = prompt
+    .replace(/\n\n<(?:file|shell) [\s\S]*$/, '')
+    .replace(/\s+/g, ' ')
+    .trim();
+  return words.length <= MAX_TITLE_CHARS ? words : `${words.slice(0, MAX_TITLE_CHARS - 1).trimEnd()}…`;
+}
+
 /** The prompt an event carries, for the digest when session.started had none. */
 export function promptOf(event: OutputEvent): string | undefined {
   if (event.type === 'task.started') return event.payload.prompt;
@@ -47,13 +64,17 @@ export function promptOf(event: OutputEvent): string | undefined {
 }
 
 /** Build the index entry of a session from its reducer state. */
-export function indexEntryOf(state: ReducerState, extra: { digest?: string | undefined; writerPid?: number | undefined; eventCount?: number; lastSeq?: number | undefined }): SessionIndexEntry {
+export function indexEntryOf(
+  state: ReducerState,
+  extra: { digest?: string | undefined; title?: string | undefined; writerPid?: number | undefined; eventCount?: number; lastSeq?: number | undefined },
+): SessionIndexEntry {
   const s = state.session;
   const entry: SessionIndexEntry = { sessionId: state.sessionId, outcome: state.run.outcome, eventCount: extra.eventCount ?? state.durableEvents };
   if (state.run.reason !== undefined) entry.reason = state.run.reason;
   copyDefined(entry, s, ['startedAt', 'endedAt', 'origin', 'provider', 'model', 'agent', 'format', 'parentSessionId', 'parentToolCallId']);
   const digest = s.promptDigest ?? extra.digest;
   if (digest !== undefined) entry.promptDigest = digest;
+  if (extra.title !== undefined) entry.title = extra.title;
   const lastSeq = extra.lastSeq ?? state.lastSeq;
   if (lastSeq !== undefined) entry.lastSeq = lastSeq;
   if (extra.writerPid !== undefined && s.endedAt === undefined) entry.writerPid = extra.writerPid;

@@ -32,7 +32,7 @@ import { openDatabases } from './databases.js';
 import { writerLock, type WriterLock } from './open-lock.js';
 import { noteCommitFailure, storeWriteError } from './commit-failure.js';
 import { createContentStore, type ContentLookup, type ContentRecord } from './content-store.js';
-import { effectiveEntry, indexEntryOf, promptDigest, promptOf, type SessionIndexEntry } from './session-index.js';
+import { effectiveEntry, indexEntryOf, promptDigest, promptOf, titleOf, type SessionIndexEntry } from './session-index.js';
 
 /** Options of {@link openStore}. */
 export interface StoreOptions {
@@ -109,6 +109,8 @@ const noop = (): void => undefined;
 interface OpenSession {
   state: ReducerState;
   digest?: string;
+  /** The first prompt, cut (`sessions` shows it). */
+  title?: string;
   count: number;
   lastSeq?: number;
   /** Write batch of the session's latest put: it may be dropped once that batch is committed. */
@@ -188,6 +190,7 @@ export function openStore(options: StoreOptions): EventStore {
       if (stored) {
         for (const e of iterate(sessionId)) foldForIndex(s, e);
         if (stored.promptDigest !== undefined) s.digest = stored.promptDigest;
+        if (stored.title !== undefined) s.title = stored.title;
       }
       open_.set(sessionId, s);
     }
@@ -238,7 +241,7 @@ export function openStore(options: StoreOptions): EventStore {
     for (const id of ids) {
       const s = open_.get(id);
       if (!s) continue;
-      track(sessions.put(id, indexEntryOf(s.state, { digest: s.digest, writerPid, eventCount: s.count, lastSeq: s.lastSeq })));
+      track(sessions.put(id, indexEntryOf(s.state, { digest: s.digest, title: s.title, writerPid, eventCount: s.count, lastSeq: s.lastSeq })));
       s.batch = batch;
       if (s.state.session.endedAt !== undefined) open_.delete(id);
     }
@@ -363,9 +366,12 @@ export function openStore(options: StoreOptions): EventStore {
       p.lines.push(text);
       p.chars += text.length;
       foldForIndex(s, event);
-      if (s.digest === undefined) {
+      if (s.digest === undefined || s.title === undefined) {
         const prompt = promptOf(event);
-        if (prompt !== undefined) s.digest = promptDigest(prompt);
+        if (prompt !== undefined) {
+          s.digest ??= promptDigest(prompt);
+          s.title ??= titleOf(prompt);
+        }
       }
       if (!turnScheduled) {
         turnScheduled = true;

@@ -48,7 +48,8 @@ describe('resolveProvider', () => {
   it('names the variable to set when a hosted API has no key', () => {
     const e = error(() => resolveProvider({ provider: 'anthropic', env: {} }));
     expect(e.code).toBe('MINICODE_E_MISSING_KEY');
-    expect(e.action).toBe('set ANTHROPIC_API_KEY in the environment');
+    expect(e.action).toMatch(/^set ANTHROPIC_API_KEY in the environment /);
+    expect(e.message).toContain('anthropic');
     expect(error(() => resolveProvider({ provider: 'gemini', env: {} })).action).toContain('GEMINI_API_KEY');
   });
 
