@@ -2,7 +2,8 @@
 // terminators as the providers send them), and the
 // cassette folder writer: shared by `make.mjs` (the shipped cassettes) and by tests that build
 // their own exchanges (`test/exec/`, `test/cassettes/make*.mjs`). A turn is
-// `{ text?, calls?: [{ id, name, args }] }`.
+// `{ text?, calls?: [{ id, name, args } | { id, name, input }] }`: a call with a string `input` is
+// a freeform (custom) tool call, which only openai-responses streams.
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -127,6 +128,18 @@ export const FORMATS = {
         oi++;
       }
       for (const call of turn.calls ?? []) {
+        if (typeof call.input === 'string') {
+          // A freeform tool call: the item added empty, its input in pieces, then done whole.
+          const item = { type: 'custom_tool_call', id: `ctc_mc${n}_${oi}`, call_id: call.id, name: call.name, input: '', status: 'in_progress' };
+          out += ev('response.output_item.added', { output_index: oi, item });
+          for (const p of pieces(call.input, 16)) out += ev('response.custom_tool_call_input.delta', { item_id: item.id, output_index: oi, delta: p });
+          out += ev('response.custom_tool_call_input.done', { item_id: item.id, output_index: oi, input: call.input });
+          const done = { ...item, input: call.input, status: 'completed' };
+          out += ev('response.output_item.done', { output_index: oi, item: done });
+          output.push(done);
+          oi++;
+          continue;
+        }
         const args = j(call.args);
         const item = { type: 'function_call', id: `fc_mc${n}_${oi}`, call_id: call.id, name: call.name, arguments: '', status: 'in_progress' };
         out += ev('response.output_item.added', { output_index: oi, item });

@@ -53,6 +53,7 @@ export interface BatchFlags extends ExecFlags {
   epochs?: string;
   retries?: string;
   retryBackoff?: string;
+  lineTimeout?: string;
 }
 
 const err = writeErr;
@@ -77,6 +78,10 @@ function harnessOf(flags: BatchFlags): HarnessOptions {
   if (flags.keepWorkspaces) out.keepWorkspaces = true;
   if (flags.verify !== undefined) out.verify = flags.verify;
   if (flags.verifyTimeout !== undefined) out.verifyTimeoutMs = deadlineMs(flags.verifyTimeout, '--verify-timeout') as number;
+  if (flags.lineTimeout !== undefined) {
+    if (flags.queue !== undefined) throw usage('--line-timeout runs on this machine only, not with --queue', 'drop --queue, or drop --line-timeout');
+    out.lineTimeoutMs = deadlineMs(flags.lineTimeout, '--line-timeout') as number;
+  }
   return out;
 }
 

@@ -4,10 +4,11 @@ import { writeErr, writeOut } from './stdout.js';
 import { definedOnly } from '../lib/defined-only.js';
 
 /** Run the command; returns the exit code. */
-export async function batchReportAction(out: string, flags: { compare?: string }): Promise<number> {
+export async function batchReportAction(out: string, flags: { compare?: string; store?: string }): Promise<number> {
   const { writeBatchReport } = await import('../lib/batch/report/index.js');
+  const { resolveStoreDir } = await import('../lib/store/location.js');
   try {
-    const result = writeBatchReport(definedOnly({ outDir: out, compareDir: flags.compare }));
+    const result = await writeBatchReport(definedOnly({ outDir: out, compareDir: flags.compare, storeDir: resolveStoreDir({ flag: flags.store }) }));
     writeOut(result.markdown);
     writeErr(`minicode batch report: wrote ${result.htmlPath}\n`);
     return 0;

@@ -99,6 +99,12 @@ export const ERROR_CODES = {
   },
   MINICODE_E_INPUT_UNREADABLE: { category: 'FILESYSTEM_ERROR', recoverability: 'ACTION_REQUIRED', exitCode: 1, meaning: 'an input file or cassette is missing, unreadable or malformed' },
   MINICODE_E_INTERNAL: { category: 'INTERNAL_ERROR', recoverability: 'FATAL', exitCode: 1, meaning: 'an unexpected failure inside minicode (a bug: please report it)' },
+  MINICODE_E_LINE_TIMEOUT: {
+    category: 'AGENT_ERROR',
+    recoverability: 'ACTION_REQUIRED',
+    exitCode: 1,
+    meaning: "a batch line did not finish (run, verify and scorers) within its line timeout (--line-timeout, the line's timeout); recorded as line_timeout, never retried",
+  },
   MINICODE_E_LOCAL_CONFIG_IGNORED: { meaning: 'a project-local config was ignored because --allow-local-config was not given' },
   MINICODE_E_MAX_STEPS: { category: 'AGENT_ERROR', recoverability: 'ACTION_REQUIRED', exitCode: 1, meaning: 'the run reached its maximum number of steps' },
   MINICODE_E_MCP_CONFIG: { meaning: 'an mcpServers entry names a ${VAR} that is not set; it expanded to an empty value' },

@@ -102,13 +102,13 @@ export default async function batchLineTask(task: BatchLineTask): Promise<Worker
     const setup = lineSetupOfPlain(task.setup);
     // A rejection is the line's error record (runLine's), never an unhandled one here.
     setup.catch(() => undefined);
-    const runOne = (line: BatchLineTask['line']): ReturnType<typeof runLine> =>
+    const runOne = (line: BatchLineTask['line'], signal: AbortSignal | undefined): ReturnType<typeof runLine> =>
       runLine({
         line,
         setup: () => setup,
         baseDir: task.baseDir,
         cwd: task.cwd,
-        signal: batch.abort.signal,
+        signal,
         store: task.storeDir ? storeFor(task.storeDir) : undefined,
         onRateLimit: (retryAfterMs) => post(retryAfterMs === undefined ? { type: 'rate-limit', seq } : { type: 'rate-limit', seq, retryAfterMs }),
         onQuota: (text) => post(text === undefined ? { type: 'quota', seq } : { type: 'quota', seq, message: text }),
@@ -118,7 +118,9 @@ export default async function batchLineTask(task: BatchLineTask): Promise<Worker
       });
     // Isolation and verify here, around the run: their subprocesses start from this thread, not the coordinator's loop.
     const runAll = (): Promise<BatchRecord> =>
-      task.harness ? runIsolated(task.line, { ...task.harness, baseDir: task.baseDir, cwd: task.cwd, setup: async () => task.setup }, runOne) : runOne(task.line);
+      task.harness
+        ? runIsolated(task.line, { ...task.harness, baseDir: task.baseDir, cwd: task.cwd, setup: async () => task.setup, signal: batch.abort.signal }, runOne)
+        : runOne(task.line, batch.abort.signal);
     const record = await runAll();
     if (record.timing) record.timing = { ...record.timing, queueMs: record.timing.queueMs + queuedMs };
     // The record is only final once its events are on disk: the thread may be ended when idle.

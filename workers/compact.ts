@@ -24,6 +24,7 @@ export default function compactTask(task: CompactTask): WorkerResult<CompactValu
         afterTokens: folded.afterTokens,
         removedMessages: folded.removedMessages,
         foldedMessages: folded.foldedMessages,
+        removedImages: folded.removedImages,
         changed: folded.changed,
         badLines: badLines.length,
       },

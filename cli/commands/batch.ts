@@ -44,6 +44,10 @@ export function registerBatch(program: Command): void {
       "run a run again after a transient failure (network, 429/5xx after the provider's own retries, a pool thread that died), at most this many times, waiting --retry-backoff, doubled each time; agent and scorer failures are results, never retried (default 2)",
     )
     .option('--retry-backoff <ms>', 'the wait before the first retry of a run, doubled for each further one, at most 60 s (default 2000)')
+    .option(
+      '--line-timeout <ms>',
+      'wall-clock limit of each line: its run, verify command and scorers together; a line\'s "timeout" wins; a line past it ends line_timeout (MINICODE_E_LINE_TIMEOUT), never retried (default none)',
+    )
     .option('--otel-endpoint <url>', 'export OpenTelemetry spans (GenAI conventions) to this OTLP/HTTP base URL (default: OTEL_EXPORTER_OTLP_ENDPOINT; /v1/traces is appended)')
     .option('--json', 'progress as JSON lines on stdout and one summary line last')
     .option('--queue <url>', 'distribute through BullMQ on Redis (redis://HOST:PORT)')
@@ -67,7 +71,8 @@ function registerBatchReport(batch: Command): void {
     .description('write OUT/report.html (a self-contained HTML report of a batch output folder) and print a Markdown summary')
     .argument('<out>', "a batch's output folder (its --out)")
     .option('--compare <out2>', 'a second output folder to compare with, line by line (same ids) and in aggregate')
-    .action(async (out: string, flags: { compare?: string }) => {
+    .option('--store <dir>', "the store holding the runs' sessions, for each line's transcript (default: $MINICODE_HOME/store, else $XDG_DATA_HOME/minicode/store or ~/.local/share/minicode/store)")
+    .action(async (out: string, flags: { compare?: string; store?: string }) => {
       const { batchReportAction } = await import('../batch-report-action.js');
       process.exitCode = await batchReportAction(out, flags);
     });

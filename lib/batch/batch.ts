@@ -297,16 +297,18 @@ async function execute(line: BatchLine, options: LocalBatchOptions, signals: Run
   if (tracer) signals = { ...signals, onSpans: (spans) => tracer.addSpans(spans) };
   // The pool of worktrees is as large as the runs that can be in flight at once.
   const harnessOptions: HarnessOptions = { ...options.harness, poolSize: options.harness?.poolSize ?? options.concurrency };
-  const harness = { ...harnessOptions, outDir: options.outDir, baseDir: options.baseDir, cwd: options.cwd, env: options.env, setup: options.setup };
-  // A line with a workspace or a verify command keeps its slot to its record: the workspace (of
-  // a pool sized to the concurrency) and the verify run come after its events are settled.
-  const measured = (options.harness?.isolate ?? 'none') !== 'none' || options.harness?.verify !== undefined || line.verify !== undefined;
+  const harness = { ...harnessOptions, outDir: options.outDir, baseDir: options.baseDir, cwd: options.cwd, env: options.env, setup: options.setup, signal: options.signal };
+  // A line with a workspace, a verify command or a line timeout keeps its slot to its record: the
+  // workspace (of a pool sized to the concurrency) and the verify run come after its events are
+  // settled, and the timeout covers them.
+  const measured =
+    (options.harness?.isolate ?? 'none') !== 'none' || options.harness?.verify !== undefined || line.verify !== undefined || options.harness?.lineTimeoutMs !== undefined || line.timeout !== undefined;
   if (measured && signals.onSettled) {
     const { onSettled: _, ...rest } = signals;
     signals = rest;
   }
   const inProcess = (): Promise<BatchRecord> =>
-    runIsolated(line, harness, (isolated) =>
+    runIsolated(line, harness, (isolated, signal) =>
       runLine({
         line: isolated,
         trace,
@@ -314,7 +316,7 @@ async function execute(line: BatchLine, options: LocalBatchOptions, signals: Run
         baseDir: options.baseDir,
         cwd: options.cwd,
         store: options.store,
-        signal: options.signal,
+        signal,
         env: options.env,
         ...signals,
       }),

@@ -12,7 +12,8 @@ import { MinicodeError } from '../errors.js';
 import { outputRedactor, writeArtefact } from '../artefacts.js';
 import { runVerify } from '../verify/run.js';
 import type { BatchLine } from './input.js';
-import { setupErrorRecord, type BatchRecord, type LineVerify } from './records.js';
+import { setupErrorRecord, type BatchRecord, type ErrorRecord, type LineVerify } from './records.js';
+import { abortReason, joinSignals } from '../control/termination.js';
 import { createWorkspace, safeId, type IsolateMode, type Workspace } from './workspace.js';
 import { definedOnly } from '../defined-only.js';
 import { runKey } from './attempts.js';
@@ -31,6 +32,8 @@ export interface HarnessOptions {
   verify?: string | undefined;
   /** Kill the verify command after this long (default 10 minutes). */
   verifyTimeoutMs?: number | undefined;
+  /** Wall-clock limit of a line without its own `timeout`: run, verify and scorers together (ms); default none. */
+  lineTimeoutMs?: number | undefined;
 }
 
 /** Where a line runs (see {@link runIsolated}). */
@@ -41,7 +44,12 @@ export interface HarnessContext extends HarnessOptions {
   env?: NodeJS.ProcessEnv | undefined;
   /** The line's set-up, for its sandbox (the verify command runs in it); absent: no sandbox. */
   setup?: ((line: BatchLine) => Promise<{ environment: { sandbox: SandboxSettings | undefined } }>) | undefined;
+  /** The batch's interrupt (Ctrl+C); the run and its verify stop on it or on the line's timeout. */
+  signal?: AbortSignal | undefined;
 }
+
+/** How a line is run: the line (its cwd maybe moved to a workspace) and the signal that stops it. */
+export type RunInside = (line: BatchLine, signal: AbortSignal | undefined) => Promise<BatchRecord>;
 
 /** Worktrees in the pool when the batch names no size. */
 export const DEFAULT_POOL_SIZE = 8;
@@ -49,14 +57,49 @@ export const DEFAULT_POOL_SIZE = 8;
 /** Characters of verify output kept in the record. */
 export const VERIFY_TAIL_CHARS = 2000;
 
-/** Run `run` for `line` inside its workspace, then verify it and keep its patch. Never throws. */
-export async function runIsolated(line: BatchLine, context: HarnessContext, run: (line: BatchLine) => Promise<BatchRecord>): Promise<BatchRecord> {
+/**
+ * Run `run` for `line` inside its workspace, then verify it and keep its patch, all within the
+ * line's timeout (its `timeout`, else `lineTimeoutMs`): when that passes, the run and the verify
+ * command are stopped and the record is the line's `line_timeout` (lineTimedOut). Never throws.
+ */
+export async function runIsolated(line: BatchLine, context: HarnessContext, run: RunInside): Promise<BatchRecord> {
+  const limitMs = line.timeout ?? context.lineTimeoutMs;
+  if (limitMs === undefined) return measured(line, context, run, context.signal);
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(abortReason('timeout', `line timeout (${limitMs} ms)`)), limitMs);
+  const joined = joinSignals(context.signal, deadline.signal);
+  try {
+    const record = await measured(line, context, run, joined.signal);
+    // An interrupt of the batch is not the line's timeout: that run has no record (a resume runs it).
+    return deadline.signal.aborted && !context.signal?.aborted ? lineTimedOut(record, limitMs) : record;
+  } finally {
+    clearTimeout(timer);
+    joined.dispose();
+  }
+}
+
+/** A record whose line ran out of its wall-clock limit: the run's figures kept, its outcome the line's timeout. */
+export function lineTimedOut(record: BatchRecord, limitMs: number): ErrorRecord {
+  const { finalText: _text, result: _result, ...rest } = record as BatchRecord & { finalText?: string; result?: unknown };
+  return {
+    ...rest,
+    kind: 'error',
+    outcome: 'cancelled',
+    reason: LINE_TIMEOUT_REASON,
+    error: { category: 'AGENT_ERROR', code: 'MINICODE_E_LINE_TIMEOUT', message: `the line did not finish (run, verify and scorers) within its ${limitMs} ms line timeout` },
+  };
+}
+
+/** The termination reason of a line stopped by its line timeout. */
+export const LINE_TIMEOUT_REASON = 'line_timeout';
+
+async function measured(line: BatchLine, context: HarnessContext, run: RunInside, signal: AbortSignal | undefined): Promise<BatchRecord> {
   const source = line.cwd ? path.resolve(context.baseDir, line.cwd) : context.cwd;
   const verify = line.verify ?? context.verify;
   const mode = context.isolate ?? 'none';
   if (mode === 'none') {
-    const record = await run(line);
-    if (verify !== undefined && ran(record)) record.verify = await verifyLine(verify, source, { ...context, sandbox: await sandboxOf(line, context) });
+    const record = await run(line, signal);
+    if (verify !== undefined && ran(record, signal)) record.verify = await verifyLine(verify, source, { ...context, signal, sandbox: await sandboxOf(line, context) });
     return record;
   }
   let workspace: Workspace;
@@ -80,8 +123,8 @@ export async function runIsolated(line: BatchLine, context: HarnessContext, run:
   let record: BatchRecord | undefined;
   let trusted = false;
   try {
-    record = await run({ ...line, cwd: workspace.cwd });
-    if (verify !== undefined && ran(record)) record.verify = await verifyLine(verify, workspace.cwd, { ...context, sandbox: await sandboxOf(line, context) });
+    record = await run({ ...line, cwd: workspace.cwd }, signal);
+    if (verify !== undefined && ran(record, signal)) record.verify = await verifyLine(verify, workspace.cwd, { ...context, signal, sandbox: await sandboxOf(line, context) });
     const patch = await workspace.diff();
     // One patch per run: a later attempt's name carries its number (`%00` and the attempt, safeId of the run key).
     const rel = path.join('patches', `${safeId(runKey(line))}.diff`);
@@ -101,9 +144,9 @@ export async function runIsolated(line: BatchLine, context: HarnessContext, run:
   }
 }
 
-/** A run that got going (not a setup failure or an interrupt) is verified. */
-function ran(record: BatchRecord): boolean {
-  return record.reason !== 'setup' && record.reason !== 'aborted';
+/** A run that got going (not a setup failure or an interrupt) is verified, unless the line's time is up. */
+function ran(record: BatchRecord, signal: AbortSignal | undefined): boolean {
+  return record.reason !== 'setup' && record.reason !== 'aborted' && !signal?.aborted;
 }
 
 /** The sandbox of a line that ran (its set-up succeeded: the run's record says so). */
@@ -112,9 +155,9 @@ async function sandboxOf(line: BatchLine, context: HarnessContext): Promise<Sand
 }
 
 /** Run the verify command in `cwd`; its output's tail, scrubbed of credentials. */
-export async function verifyLine(command: string, cwd: string, context: Pick<HarnessContext, 'env' | 'verifyTimeoutMs'> & { sandbox?: SandboxSettings | undefined }): Promise<LineVerify> {
+export async function verifyLine(command: string, cwd: string, context: Pick<HarnessContext, 'env' | 'verifyTimeoutMs' | 'signal'> & { sandbox?: SandboxSettings | undefined }): Promise<LineVerify> {
   const env = context.env ?? process.env;
-  const result = await runVerify(command, { cwd, env, timeoutMs: context.verifyTimeoutMs, sandbox: context.sandbox });
+  const result = await runVerify(command, { cwd, env, timeoutMs: context.verifyTimeoutMs, sandbox: context.sandbox, signal: context.signal });
   const redact = outputRedactor(env);
   const tail = result.output.length > VERIFY_TAIL_CHARS ? result.output.slice(-VERIFY_TAIL_CHARS) : result.output;
   const out: LineVerify = { ok: result.report.ok, durationMs: Math.round(result.durationMs), outputTail: redact(tail) };

@@ -12,6 +12,7 @@ import { REASONING_LEVELS, type ReasoningLevel } from '../agent/requests/types.j
 import { neutralise } from '../safe-text.js';
 import { definedOnly } from '../defined-only.js';
 import { MAX_EPOCHS } from './attempts.js';
+import { MAX_TIMER_MS } from '../control/timers.js';
 
 /** The fields of one input line. */
 const LineFields = z.object({
@@ -50,6 +51,8 @@ const LineFields = z.object({
   outputSchema: z.record(z.string(), z.unknown()).optional(),
   /** Runs of this line (wins over `--epochs`), each its own session and record. */
   epochs: z.number().int().positive().max(MAX_EPOCHS).optional(),
+  /** Wall-clock limit of this line in ms: run, verify and scorers (wins over `--line-timeout`). */
+  timeout: z.number().int().positive().max(MAX_TIMER_MS).optional(),
   /** Image files sent with the prompt (as `exec -i`), relative to the line's cwd. */
   images: z.array(z.string().min(1)).min(1).max(20).optional(),
 });
@@ -95,6 +98,8 @@ export interface BatchLine {
   outputSchema?: Record<string, unknown>;
   /** Runs of this line (wins over `--epochs`). */
   epochs?: number;
+  /** Wall-clock limit of the whole line in ms (wins over `--line-timeout`). */
+  timeout?: number;
   /** Which of the line's runs this is, 1-based (set when the batch expands its epochs, attempts.ts). */
   attempt?: number;
   /** Image files sent with the prompt, relative to the line's cwd (read when the line runs: a bad one is the line's error record). */
@@ -154,6 +159,7 @@ function lineOf(data: z.infer<typeof BatchLineSchema>, line: number): BatchLine 
   if (data.instructions !== undefined) out.instructions = data.instructions;
   if (data.outputSchema !== undefined) out.outputSchema = data.outputSchema;
   if (data.epochs !== undefined) out.epochs = data.epochs;
+  if (data.timeout !== undefined) out.timeout = data.timeout;
   if (data.images !== undefined) out.images = data.images;
   return out;
 }

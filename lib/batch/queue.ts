@@ -52,7 +52,7 @@ export function redisConnection(url: string): { host: string; port: number; user
   } catch {
     throw new MinicodeError('MINICODE_E_USAGE', `--queue must be a redis:// URL, got "${url}"`, { action: 'pass --queue redis://127.0.0.1:6379' });
   }
-  if (u.protocol !== 'redis:') throw new MinicodeError('MINICODE_E_USAGE', `--queue must be a redis:// URL, got "${url}"`, { action: 'pass --queue redis://127.0.0.1:6379' });
+  if (u.protocol !== 'redis:') throw new MinicodeError('MINICODE_E_USAGE', `--queue must be a redis:// URL, got "${shownRedisUrl(url)}"`, { action: 'pass --queue redis://127.0.0.1:6379' });
   const out: ReturnType<typeof redisConnection> = { host: u.hostname || '127.0.0.1', port: Number(u.port || 6379), maxRetriesPerRequest: null };
   if (u.username) out.username = decodeURIComponent(u.username);
   if (u.password) out.password = decodeURIComponent(u.password);
@@ -71,15 +71,16 @@ export function jobIdOf(batchKey: string, key: string): string {
   return `${batchKey}.${encodeURIComponent(key)}`;
 }
 
-/** A Redis URL for messages: its password masked. */
-function shownUrl(url: string): string {
+/** A Redis URL for messages: its user info masked (a password, or a token given as the user name). */
+export function shownRedisUrl(url: string): string {
   try {
     const u = new URL(url);
+    if (u.username) u.username = '***';
     if (u.password) u.password = '***';
     return u.toString();
   } catch {
-    // Not a URL: shown as given.
-    return url;
+    // Not a URL (refused before a connection is tried): what it holds is not repeated.
+    return '(invalid URL)';
   }
 }
 
@@ -104,7 +105,9 @@ async function ready(client: EngineClient, url: string, timeoutMs = 5000): Promi
     timer = setTimeout(
       () =>
         reject(
-          new MinicodeError('MINICODE_E_NETWORK', `cannot reach Redis at ${shownUrl(url)}${last ? ` (${last})` : ''}`, { action: 'start redis-server or pass --queue with a reachable redis:// URL' }),
+          new MinicodeError('MINICODE_E_NETWORK', `cannot reach Redis at ${shownRedisUrl(url)}${last ? ` (${last})` : ''}`, {
+            action: 'start redis-server or pass --queue with a reachable redis:// URL',
+          }),
         ),
       timeoutMs,
     );

@@ -285,7 +285,17 @@ export function createChatSession(options: ChatSessionOptions): ChatSession {
       history = fromTranscript(fold.messages, history);
       estimator.invalidate();
       await append([
-        { type: 'context.compacted', payload: { reason: 'manual', strategy: 'mechanical', beforeTokens: fold.beforeTokens, afterTokens: fold.afterTokens, removedMessages: fold.removedMessages } },
+        {
+          type: 'context.compacted',
+          payload: {
+            reason: 'manual',
+            strategy: 'mechanical',
+            beforeTokens: fold.beforeTokens,
+            afterTokens: fold.afterTokens,
+            removedMessages: fold.removedMessages,
+            ...(fold.removedImages > 0 ? { removedImages: fold.removedImages } : {}),
+          },
+        },
       ]);
       return fold;
     },

@@ -161,7 +161,8 @@ export function createCompactionController(options: CompactionOptions): Compacti
       const messages = [...kept, pinned, ...input.messages.slice(boundary)];
       const beforeTokens = estimateMessagesTokens(input.messages);
       const afterTokens = estimateMessagesTokens(messages);
-      return { messages, beforeTokens, afterTokens, removedMessages: replaced.length, foldedMessages: 0, changed: true, strategy: 'llm' };
+      const removedImages = replaced.reduce((n, m) => n + (m.role === 'user' ? (m.images?.length ?? 0) : 0), 0);
+      return { messages, beforeTokens, afterTokens, removedMessages: replaced.length, foldedMessages: 0, removedImages, changed: true, strategy: 'llm' };
     } catch (error) {
       if (input.signal?.aborted) throw input.signal.reason;
       emitDiagnostic('MINICODE_E_COMPACTION_FALLBACK', `LLM summary failed (${toPlainError(error).message}); folded mechanically instead`);
@@ -190,7 +191,18 @@ export function createCompactionController(options: CompactionOptions): Compacti
   }
 
   function compactedDraft(reason: string, c: Compacted): EventDraft {
-    const d = draft('context.compacted', { reason, strategy: c.strategy, beforeTokens: c.beforeTokens, afterTokens: c.afterTokens, removedMessages: c.removedMessages }, { turnId: turn });
+    const d = draft(
+      'context.compacted',
+      {
+        reason,
+        strategy: c.strategy,
+        beforeTokens: c.beforeTokens,
+        afterTokens: c.afterTokens,
+        removedMessages: c.removedMessages,
+        ...(c.removedImages > 0 ? { removedImages: c.removedImages } : {}),
+      },
+      { turnId: turn },
+    );
     emit(d);
     return d;
   }

@@ -48,6 +48,8 @@ export interface FoldResult {
   removedMessages: number;
   /** Messages shortened to their head. */
   foldedMessages: number;
+  /** Images replaced by their placeholders or removed with their messages. */
+  removedImages: number;
   /** False when nothing could be folded or removed (the `:no-op` case). */
   changed: boolean;
 }
@@ -100,6 +102,7 @@ export function foldTranscript(messages: readonly TranscriptMessage[], options: 
   // Fold every older, unprotected unit to its heads.
   const foldedUnits: TranscriptMessage[][] = [];
   let foldedMessages = 0;
+  let foldedImages = 0;
   for (let k = 0; k < units.length; k++) {
     const u = units[k] as TranscriptUnit;
     const slice = messages.slice(u.start, u.end);
@@ -108,13 +111,14 @@ export function foldTranscript(messages: readonly TranscriptMessage[], options: 
       continue;
     }
     const folded = slice.map((m) => foldMessage(m, heads));
+    for (const m of slice) if (hasImages(m)) foldedImages += (m as { images: unknown[] }).images.length;
     for (let j = 0; j < slice.length; j++) if (messageText(folded[j]) !== messageText(slice[j]) || hasReasoning(slice[j]) || hasImages(slice[j])) foldedMessages++;
     foldedUnits.push(folded);
   }
 
   // Remove the oldest folded units while still above target.
   let removedMessages = 0;
-  let removedImages = 0;
+  let imagesInRemoved = 0;
   const removed = new Set<number>();
   if (options.targetTokens !== undefined) {
     let total = 0;
@@ -127,7 +131,7 @@ export function foldTranscript(messages: readonly TranscriptMessage[], options: 
       removedMessages += (foldedUnits[k] as TranscriptMessage[]).length;
       for (let j = units[k]!.start; j < units[k]!.end; j++) {
         const m = messages[j]!;
-        if (m.role === 'user') removedImages += m.images?.length ?? 0;
+        if (m.role === 'user') imagesInRemoved += m.images?.length ?? 0;
       }
     }
   }
@@ -137,7 +141,7 @@ export function foldTranscript(messages: readonly TranscriptMessage[], options: 
   for (let k = 0; k < foldedUnits.length; k++) {
     if (removed.has(k)) {
       if (!markerPlaced) {
-        const images = removedImages > 0 ? `, with ${removedImages} image${removedImages === 1 ? '' : 's'}` : '';
+        const images = imagesInRemoved > 0 ? `, with ${imagesInRemoved} image${imagesInRemoved === 1 ? '' : 's'}` : '';
         out.push({ role: 'user', text: `[minicode: ${removedMessages} earlier messages${images} were removed by compaction]` });
         markerPlaced = true;
       }
@@ -146,7 +150,8 @@ export function foldTranscript(messages: readonly TranscriptMessage[], options: 
     for (const m of foldedUnits[k] as TranscriptMessage[]) out.push(m);
   }
   const afterTokens = estimateMessagesTokens(out, table);
-  return { messages: out, beforeTokens, afterTokens, removedMessages, foldedMessages, changed: foldedMessages > 0 || removedMessages > 0 };
+  // A removed unit's images were already counted when it was folded.
+  return { messages: out, beforeTokens, afterTokens, removedMessages, foldedMessages, removedImages: foldedImages, changed: foldedMessages > 0 || removedMessages > 0 };
 }
 
 function messageText(m: TranscriptMessage | undefined): string {

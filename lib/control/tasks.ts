@@ -61,6 +61,7 @@ export interface CompactValue {
   afterTokens: number;
   removedMessages: number;
   foldedMessages: number;
+  removedImages: number;
   changed: boolean;
   badLines: number;
 }

@@ -348,6 +348,8 @@ export const payloadSchemas = {
     beforeTokens: count.optional(),
     afterTokens: count.optional(),
     removedMessages: count.optional(),
+    /** Images of older messages replaced by their placeholders (the model is told so in their place); absent when none. */
+    removedImages: count.optional(),
   }),
   'tool.started': z.object({
     toolCallId: id,

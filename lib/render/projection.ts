@@ -270,7 +270,8 @@ function noteOf(event: OutputEvent): Fact | undefined {
     case 'context.compacted': {
       const p = event.payload;
       const tokens = p.beforeTokens !== undefined && p.afterTokens !== undefined ? `: ${p.beforeTokens} -> ${p.afterTokens} tokens` : '';
-      return { kind: 'note', label: 'compacted', text: `${p.reason}, ${p.strategy}${tokens}` };
+      const images = p.removedImages ? `; ${p.removedImages} image${p.removedImages === 1 ? '' : 's'} replaced by placeholders` : '';
+      return { kind: 'note', label: 'compacted', text: `${p.reason}, ${p.strategy}${tokens}${images}` };
     }
     case 'recovery.started': {
       const p = event.payload;

@@ -6,12 +6,12 @@
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { MinicodeError } from '../errors.js';
 import { bwrapArgs } from './bwrap.js';
 import { planSandbox } from './plan.js';
-import { seccompProgram, seccompTables } from './seccomp.js';
+import { seccompProgramFor } from './seccomp.js';
+import { openSeccompProgram } from './seccomp-fd.js';
 import type { SandboxBackend, SandboxSettings } from './settings.js';
 import { dropExpected } from '../debug.js';
 
@@ -45,19 +45,12 @@ export const SECCOMP_FD = 3;
 
 /** True when `command` exits 0 under bwrap with `args` (and, with `program`, that seccomp program on fd 3). */
 function runs(command: string, args: string[], program?: Buffer): boolean {
-  let file: string | undefined;
-  let fd: number | undefined;
+  const fd = program ? openSeccompProgram(program) : undefined;
   try {
-    if (program) {
-      file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-probe-')), 'seccomp.bpf');
-      fs.writeFileSync(file, program);
-      fd = fs.openSync(file, 'r');
-    }
     const result = spawnSync(command, [...args, '--', 'true'], { stdio: ['ignore', 'ignore', 'ignore', ...(fd === undefined ? [] : [fd])], timeout: 10_000 });
     return result.status === 0;
   } finally {
     if (fd !== undefined) fs.closeSync(fd);
-    if (file) fs.rmSync(path.dirname(file), { recursive: true, force: true });
   }
 }
 
@@ -71,9 +64,9 @@ function bwrapProbe(command: string): { works: boolean; hardened: boolean } {
   if (probe === undefined) {
     const settings: SandboxSettings = { mode: 'read-only', network: false, allowHosts: [], readDeny: [], writeAllow: [], env: { inherit: 'all', pass: [] } };
     const args = bwrapArgs(planSandbox(settings, '/'));
-    const tables = seccompTables();
+    const program = seccompProgramFor();
     const works = runs(command, args);
-    const hardened = works && tables !== undefined && runs(command, bwrapArgs(planSandbox(settings, '/'), undefined, SECCOMP_FD), seccompProgram(tables));
+    const hardened = works && program !== undefined && runs(command, bwrapArgs(planSandbox(settings, '/'), undefined, SECCOMP_FD), program);
     probe = { works, hardened };
     probed.set(command, probe);
   }

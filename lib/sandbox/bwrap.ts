@@ -2,11 +2,11 @@
  * A {@link SandboxPlan} as bubblewrap arguments (Linux). bwrap applies mounts in argument order,
  * so the order below is the policy:
  *
- * 1. the whole file system read-only (each entry of `/`, its links made again), a fresh `/dev`
- *    and a `/proc` of the new PID namespace (so `/proc/self/cwd` and `/proc/PID/root` lead only
- *    into the sandbox);
+ * 1. the whole file system read-only: `/` bound once, recursively, with every mount below it
+ *    made read-only by bwrap; then a fresh `/dev` and a `/proc` of the new PID namespace over
+ *    the host's (so `/proc/self/cwd` and `/proc/PID/root` lead only into the sandbox);
  * 2. a private tmpfs on `/tmp`: the command's temp folder, gone when it ends, and the host's
- *    `/tmp` (other runs' worktrees, sockets) out of sight;
+ *    `/tmp` (other runs' worktrees, sockets) out of sight beneath it;
  * 3. hidden paths (an empty tmpfs or `/dev/null` in their place) outside the writable roots, then the writable roots bound read-write (a
  *    workspace under `/tmp` or under a hidden folder shows through), then hidden paths inside
  *    them, then `.git/hooks` and `.git/config` read-only again.
@@ -18,6 +18,16 @@
  * namespace with only a loopback of its own unless the network is open. With a host allowlist,
  * the allowlisting proxy's unix socket (`proxySocket`, on the host) is bound at
  * {@link SANDBOX_PROXY_SOCKET}, the one way out of that namespace (proxy-bridge.ts).
+ *
+ * Hazards of binding `/` whole:
+ * - the host's `/tmp`, `/proc` and `/dev` are in the sandbox's mount table, beneath its own:
+ *   covering them is the boundary, and it holds because nothing inside can unmount (no
+ *   capabilities; nested user namespaces refused; and a nested namespace would get the mounts
+ *   locked together, which the kernel does not let it take apart);
+ * - bwrap fails to start when a mount below `/` cannot be remounted read-only (one unmounted in
+ *   the instant between bwrap reading the mount table and remounting it, or one the kernel
+ *   refuses): the command fails with bwrap's message, never runs unsandboxed, and a machine
+ *   where it always fails has no working backend (the probe of backend.ts runs these arguments).
  */
 import type { SandboxPlan } from './plan.js';
 import { SANDBOX_PROXY_SOCKET } from './proxy-bridge.js';
@@ -28,12 +38,9 @@ import { SANDBOX_PROXY_SOCKET } from './proxy-bridge.js';
  * which also turns on `--disable-userns` (no nested user namespaces; it needs `--unshare-user`).
  */
 export function bwrapArgs(plan: SandboxPlan, proxySocket?: string, seccompFd?: number): string[] {
-  const args: string[] = [];
-  for (const entry of plan.root) {
-    if (entry.kind === 'symlink') args.push('--symlink', entry.target, `/${entry.name}`);
-    else args.push('--ro-bind', `/${entry.name}`, `/${entry.name}`);
-  }
-  args.push('--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp');
+  // One bind of `/` rather than one per entry of `/`: each bind makes bwrap read the mount
+  // table and remount what it bound, so the count of binds is most of what a start costs.
+  const args: string[] = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp'];
   const hide = (p: SandboxPlan['hiddenOutside'][number]) => {
     // Left writable: a writable root below it needs its mount point made there, and what is
     // written in it stays in the sandbox's memory, never reaching the hidden folder.

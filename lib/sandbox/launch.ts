@@ -11,7 +11,7 @@
  * folder (bwrap binds it in, and the bridge of proxy-bridge.ts relays to it) or on a loopback
  * port (Seatbelt); it closes when the command does.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -20,7 +20,8 @@ import { bwrapArgs } from './bwrap.js';
 import { startAllowlistProxy, type AllowlistProxy } from './network-proxy.js';
 import { planSandbox } from './plan.js';
 import { bridgedCommand, proxyEnv } from './proxy-bridge.js';
-import { seccompProgram, seccompTables } from './seccomp.js';
+import { seccompProgramFor } from './seccomp.js';
+import { openSeccompProgram } from './seccomp-fd.js';
 import { seatbeltProfile } from './seatbelt.js';
 import type { SandboxSettings } from './settings.js';
 import { dropExpected } from '../debug.js';
@@ -72,9 +73,9 @@ function wrap(command: string, args: string[], options: LaunchOptions): { file: 
   const proxied = plan.allowHosts.length > 0;
   if (backend.kind === 'bwrap') {
     const env = { ...options.env, TMPDIR: '/tmp' };
-    const tables = backend.hardened ? seccompTables() : undefined;
-    const seccomp = tables ? { seccomp: seccompProgram(tables) } : {};
-    const fd = tables ? SECCOMP_FD : undefined;
+    const program = backend.hardened ? seccompProgramFor() : undefined;
+    const seccomp = program ? { seccomp: program } : {};
+    const fd = program ? SECCOMP_FD : undefined;
     if (!proxied) return { file: backend.command, argv: [...bwrapArgs(plan, undefined, fd), '--', command, ...args], env, ...seccomp };
     // A private folder (mode 0700) for the socket: nobody else on the host can use the proxy.
     const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-proxy-'));
@@ -111,14 +112,14 @@ function wrap(command: string, args: string[], options: LaunchOptions): { file: 
 export function launch(command: string, args: string[], options: LaunchOptions): LaunchedChild {
   const detached = options.detached ?? false;
   const { file, argv, env, proxy, seccomp, cleanup } = wrap(command, args, options);
-  // The seccomp program goes to bwrap on a pipe of its own (fd 3), read whole before the command starts.
-  const stdio: ('pipe' | 'ignore')[] = [options.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe', ...(seccomp ? ['pipe' as const] : [])];
-  const child = spawn(file, argv, { cwd: options.cwd, env, detached, stdio, windowsHide: true });
-  if (seccomp) {
-    const channel = child.stdio[SECCOMP_FD] as NodeJS.WritableStream & { on(event: 'error', listener: () => void): void };
-    // bwrap gone before reading it (a failed start): its own error and exit status say why.
-    channel.on('error', () => {});
-    channel.end(seccomp);
+  // The seccomp program reaches bwrap as its fd 3 (SECCOMP_FD), a descriptor of a file; the child has its own copy once spawned.
+  const programFd = seccomp ? openSeccompProgram(seccomp) : undefined;
+  const stdio: StdioOptions = [options.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe', ...(programFd === undefined ? [] : [programFd])];
+  let child: ChildProcess;
+  try {
+    child = spawn(file, argv, { cwd: options.cwd, env, detached, stdio, windowsHide: true });
+  } finally {
+    if (programFd !== undefined) fs.closeSync(programFd);
   }
   if (cleanup) child.once('close', cleanup);
   return Object.assign(child, {

@@ -35,15 +35,10 @@ export interface ProtectedPath {
   missing: boolean;
 }
 
-/** An entry of `/` as the sandbox shows it: a folder or file bound read-only, or a symbolic link made again. */
-export type RootEntry = { name: string; kind: 'bind' } | { name: string; kind: 'symlink'; target: string };
-
 /** The plan of one command. */
 export interface SandboxPlan {
   mode: Exclude<SandboxMode, 'off'>;
   cwd: string;
-  /** `/`'s entries but `/tmp`, `/proc` and `/dev`, which the sandbox makes its own. */
-  root: readonly RootEntry[];
   /**
    * The workspace and the working directory when no writable root holds them (read-only mode,
    * an MCP server's own cwd): bound read-only, since under `/tmp` they would else be out of sight.
@@ -61,34 +56,21 @@ export interface SandboxPlan {
   allowHosts: readonly string[];
 }
 
-/** `p` and, when it differs, where its links lead (absent paths stay as given). */
-function withRealPath(p: string): string[] {
+/**
+ * `p` and, when it differs, where its links lead; nothing when `p` does not exist (nothing
+ * behind it to protect or to bind). One stat for an absent path: most hidden paths are absent
+ * on a given machine, and this runs for every command.
+ */
+function present(p: string): string[] {
+  if (!fs.statSync(p, { throwIfNoEntry: false })) return [];
   try {
-    const real = fs.realpathSync(p);
+    const real = fs.realpathSync.native(p);
     return real === p ? [p] : [p, real];
   } catch (error) {
-    // Absent: nothing behind it to protect or to bind.
-    dropExpected('sandbox plan: resolving a path', error, 'ENOENT', 'ENOTDIR');
+    // Gone since the stat, or a component unreadable: plan it as given.
+    dropExpected('sandbox plan: resolving a path', error, 'ENOENT', 'ENOTDIR', 'EACCES');
     return [p];
   }
-}
-
-/** Entries of `/` the sandbox makes its own instead of binding the host's. */
-const OWN_ROOT_ENTRIES = new Set(['tmp', 'proc', 'dev']);
-
-let rootCache: RootEntry[] | undefined;
-
-/**
- * `/`'s entries, read once per process. Bound one by one rather than `/` as a whole: a bind is
- * recursive, and one broken mount below it (a test's loop device under `/tmp` whose folder is
- * gone) fails the whole bind; `/tmp` is replaced by the sandbox's own anyway.
- */
-function rootEntries(): RootEntry[] {
-  rootCache ??= fs
-    .readdirSync('/', { withFileTypes: true })
-    .filter((e) => !OWN_ROOT_ENTRIES.has(e.name))
-    .map((e): RootEntry => (e.isSymbolicLink() ? { name: e.name, kind: 'symlink', target: fs.readlinkSync(`/${e.name}`) } : { name: e.name, kind: 'bind' }));
-  return rootCache;
 }
 
 /** True when `inner` is `outer` or below it. */
@@ -104,12 +86,15 @@ export function isWithin(inner: string, outer: string): boolean {
  * reads the rest of `common` (config, refs), which a worktree under `/tmp` would not otherwise see.
  */
 export function linkedWorktreeGit(root: string): { gitDir: string; common: string } | undefined {
+  const dotGit = path.join(root, '.git');
+  // No `.git` file (absent, or a folder: a repository's own git directory is inside the root).
+  if (!fs.statSync(dotGit, { throwIfNoEntry: false })?.isFile()) return undefined;
   let pointer: string;
   try {
-    pointer = fs.readFileSync(path.join(root, '.git'), 'utf8');
+    pointer = fs.readFileSync(dotGit, 'utf8');
   } catch (error) {
-    // No `.git` file (absent, or a folder: a repository's own git directory is inside the root).
-    dropExpected('sandbox plan: reading .git', error, 'ENOENT', 'EISDIR', 'ENOTDIR');
+    // Gone since the stat, or unreadable: no git directory to plan for.
+    dropExpected('sandbox plan: reading .git', error, 'ENOENT', 'EACCES');
     return undefined;
   }
   const match = /^gitdir: (.+)$/m.exec(pointer);
@@ -132,12 +117,12 @@ export function planSandbox(settings: SandboxSettings, cwd: string, workspace: s
   // A linked worktree's repository is readable in either mode (git status works), writable in part only when the workspace is.
   const linked = (writing ? given : [workspace]).flatMap((root) => linkedWorktreeGit(root) ?? []);
   const gitWrites = writing ? linked.flatMap((l) => [l.gitDir, path.join(l.common, 'objects')]) : [];
-  const roots = [...new Set([...given, ...gitWrites].flatMap(withRealPath))].filter((p) => fs.existsSync(p));
-  const readableRoots = [...new Set([workspace, cwd, ...linked.map((l) => l.common)].flatMap(withRealPath))].filter((p) => fs.existsSync(p) && !roots.some((root) => isWithin(p, root)));
+  const roots = [...new Set([...given, ...gitWrites].flatMap(present))];
+  const readableRoots = [...new Set([workspace, cwd, ...linked.map((l) => l.common)].flatMap(present))].filter((p) => !roots.some((root) => isWithin(p, root)));
   const shown = [...roots, ...readableRoots];
   const hiddenOutside: HiddenPath[] = [];
   const hiddenInside: HiddenPath[] = [];
-  const denied = [...new Set(settings.readDeny.flatMap(withRealPath))];
+  const denied = [...new Set(settings.readDeny.flatMap(present))];
   for (const p of denied) {
     // Inside another hidden folder, with no writable root between them showing it again: hidden with it.
     if (denied.some((other) => other !== p && isWithin(p, other) && !shown.some((root) => isWithin(root, other) && isWithin(p, root)))) continue;
@@ -158,7 +143,6 @@ export function planSandbox(settings: SandboxSettings, cwd: string, workspace: s
   return {
     mode: settings.mode,
     cwd,
-    root: rootEntries(),
     readableRoots,
     hiddenOutside,
     writableRoots: roots,

@@ -88,3 +88,14 @@ export function seccompProgram(tables: readonly ArchTable[]): Buffer {
   });
   return bytes;
 }
+
+const programs = new Map<string, Buffer | undefined>();
+
+/** The program for a Node `process.arch` (default this process's), built once per process; undefined where there is no table. */
+export function seccompProgramFor(arch: string = process.arch): Buffer | undefined {
+  if (!programs.has(arch)) {
+    const tables = seccompTables(arch);
+    programs.set(arch, tables ? seccompProgram(tables) : undefined);
+  }
+  return programs.get(arch);
+}

@@ -146,7 +146,7 @@ export const applyPatchTool: Tool<Input> = {
   jsonSchema: INPUT_JSON_SCHEMAS.apply_patch!,
   kind: 'edit',
   gated: false,
-  shapeOnly: true,
+  offered: false,
   title: (input) => {
     const parsed = parsePatch(input.input);
     return parsed.ok ? parsed.operations.map((op) => op.path).join(', ') : 'apply_patch';

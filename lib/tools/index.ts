@@ -112,7 +112,7 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
     get: (name) => current().get(name),
     definitions: () => {
       current();
-      return selected.filter((t) => t.shapeOnly !== true && t.offered !== false).map((t) => ({ name: t.name, description: t.description, jsonSchema: t.jsonSchema }));
+      return selected.filter((t) => t.offered !== false).map((t) => ({ name: t.name, description: t.description, jsonSchema: t.jsonSchema }));
     },
     async invoke(name, argumentsText, ctx) {
       const tools = current();

@@ -48,7 +48,7 @@ export const insertTextTool: Tool<Input> = {
   jsonSchema: INPUT_JSON_SCHEMAS.insert_text!,
   kind: 'edit',
   gated: false,
-  shapeOnly: true,
+  offered: false,
   title: (input) => input.path,
   async preview(input, ctx) {
     if (ctx.fs) return undefined;

@@ -214,22 +214,21 @@ export interface Tool<Input = unknown> {
    * `update_plan`): no checkpoint is taken for it. `read` and `search` tools never change it.
    */
   readOnly?: boolean;
-  /**
-   * Reached only through a model-native tool shape (lib/tools/shapes.ts: `apply_patch`,
-   * `insert_text`): left out of minicode's own tool list, still run like any other tool.
-   */
-  shapeOnly?: boolean;
   /** The provider-facing JSON Schema of the input (built-in tools: input-json-schemas.ts, generated from their zod schemas; MCP: the server's). */
   jsonSchema: Record<string, unknown>;
   /** The MCP server the tool belongs to (named in tool events and matched by `mcp__<server>__*`). */
   server?: string;
   /** An MCP tool of a server its config trusts (`trust: true`): runs without asking, except in `read-only` mode. Default false. */
   trusted?: boolean;
-  /** False: kept out of the definitions sent to the model, though a call to it still runs (and may refuse); default offered. */
+  /**
+   * False: kept out of the definitions sent to the model, though a call to it still runs (and
+   * may refuse): a tool reached only through a model-native shape (lib/tools/shapes.ts:
+   * `apply_patch`, `insert_text`), `task` at the depth limit. Default offered.
+   */
   offered?: boolean;
-  /** A one-line title for `tool.started` (the command or the path). */
   /** Starts a command through the launcher (lib/sandbox), so its calls run in the run's sandbox. */
   startsCommands?: boolean;
+  /** A one-line title for `tool.started` (the command or the path). */
   title?(input: Input): string;
   /**
    * What the call would change, computed without changing anything, for the approval question

@@ -30,12 +30,12 @@ describe('batch input parsing', () => {
 
   it('reports keys that are not line fields, with their lines and the field a misspelling meant', () => {
     const parsed = parseBatchInput(
-      ['{"id":"a","prompt":"1","maxSteps":3}', '{"id":"b","prompt":"2","maxSteps":3,"timeout":5}', '{"id":"c","prompt":"3","max_steps":2}', '{"id":"d","maxSteps":1}'].join('\n'),
+      ['{"id":"a","prompt":"1","maxSteps":3}', '{"id":"b","prompt":"2","maxSteps":3,"deadline":5}', '{"id":"c","prompt":"3","max_steps":2}', '{"id":"d","maxSteps":1}'].join('\n'),
     );
     expect(parsed.lines.map((l) => l.maxSteps)).toEqual([undefined, undefined, 2]);
     expect(parsed.unknownKeys).toEqual([
       { key: 'maxSteps', lines: [1, 2], field: 'max_steps' },
-      { key: 'timeout', lines: [2] },
+      { key: 'deadline', lines: [2] },
     ]);
   });
 

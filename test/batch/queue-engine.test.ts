@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadQueueEngine, runProducer, runWorker, type QueueEngine } from '../../lib/batch/queue.js';
+import { loadQueueEngine, runProducer, runWorker, shownRedisUrl, type QueueEngine } from '../../lib/batch/queue.js';
 import { parseBatchInput } from '../../lib/batch/input.js';
 import { createProgress } from '../../lib/batch/progress.js';
 import { MinicodeError } from '../../lib/errors.js';
@@ -51,5 +51,15 @@ describe('the queue engine (bullmq, ioredis) as optional dependencies', () => {
   it('stops a worker with the coded error before it connects', async () => {
     const worker = runWorker({ queueUrl: 'redis://127.0.0.1:1', concurrency: 1, setup: () => Promise.reject(new Error('never called')), loadEngine: absent });
     expect((await codedError(worker)).code).toBe('MINICODE_E_MISSING_DEPENDENCY');
+  });
+});
+
+describe('a Redis URL in a message', () => {
+  it('shows no user info: a password, a user name (which may be a token) or both are masked', () => {
+    expect(shownRedisUrl('redis://:hunter2@127.0.0.1:6379')).toBe('redis://:***@127.0.0.1:6379');
+    expect(shownRedisUrl('redis://tok_0123456789abcdef@redis.example:6380/2')).toBe('redis://***@redis.example:6380/2');
+    expect(shownRedisUrl('redis://admin:s3cret-pass@10.0.0.5:6379/1')).toBe('redis://***:***@10.0.0.5:6379/1');
+    expect(shownRedisUrl('redis://127.0.0.1:6379')).toBe('redis://127.0.0.1:6379');
+    expect(shownRedisUrl('redis//admin:s3cret-pass@host')).toBe('(invalid URL)');
   });
 });

@@ -108,7 +108,7 @@ async function realBatch(dir: string, out: string, ids: string[]): Promise<void>
 }
 
 describe.skipIf(!CHROMIUM)('minicode batch report in headless Chromium', () => {
-  it('renders a real batch: summary, charts, one row per line with patch links, no console messages, no injected markup', async () => {
+  it('renders a real batch: summary, charts, one row per line with its patch and transcript embedded, no console messages, no injected markup', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-report-test-'));
     const out = path.join(dir, 'out');
     await realBatch(dir, out, ['fix/1', HOSTILE_ID, 'fails-verify']);
@@ -118,7 +118,7 @@ describe.skipIf(!CHROMIUM)('minicode batch report in headless Chromium', () => {
     expect(summary.throughput.intervalMs).toBe(intervalFor(summary.durationMs));
     expect(buckets.reduce((n, b) => n + b.completed + b.failed, 0)).toBe(3);
     expect(buckets.reduce((n, b) => n + b.tokens, 0)).toBe(summary.usage.totalTokens);
-    const r = await runCli(['batch', 'report', out], { cwd: dir });
+    const r = await runCli(['batch', 'report', out, '--store', path.join(dir, 'store')], { cwd: dir });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('| completed / failed / pending | 3 / 0 / 0 |');
     expect(r.stdout).toContain('| verify passed | 2 of 3 (66.7%) |');
@@ -138,10 +138,16 @@ describe.skipIf(!CHROMIUM)('minicode batch report in headless Chromium', () => {
     expect(dom.stdout).toContain('\\u202e');
     expect(dom.stdout).toContain('failed (exit 3)');
     for (const chart of ['Total time per line', 'Time to first token', 'Outcomes and verify', 'Throughput over time']) expect(dom.stdout).toContain(`aria-label="${chart}"`);
-    // Each patch link resolves to the patch file next to the report.
-    const hrefs = [...dom.stdout.matchAll(/<a href="([^"]+)">diff<\/a>/g)].map((m) => decodeURIComponent(m[1]!));
-    expect(hrefs).toHaveLength(3);
-    for (const href of hrefs) expect(fs.readFileSync(path.join(out, href), 'utf8')).toMatch(/^diff --git /);
+    // Each line's patch is in the page (nothing to link to: a shared page has no broken link),
+    // and so is its transcript from the store, the prompt first.
+    expect(dom.stdout).not.toMatch(/<a href=/);
+    const diffs = [...dom.stdout.matchAll(/<pre class="diff">([\s\S]*?)<\/pre>/g)].map((m) => m[1]!);
+    expect(diffs).toHaveLength(3);
+    for (const diff of diffs) expect(diff).toMatch(/^diff --git /);
+    for (const diff of diffs) expect(diff).toMatch(/<span class="add">\+/);
+    const transcripts = dom.stdout.match(/<ol class="transcript"><li class="user"><b>user<\/b>/g) ?? [];
+    expect(transcripts).toHaveLength(3);
+    expect(dom.stdout).toContain('<li class="call"><b>⏺ ');
 
     const shot = path.join(dir, 'report.png');
     const s = await chromium(['--window-size=1280,1600', `--screenshot=${shot}`], html);
@@ -154,7 +160,7 @@ describe.skipIf(!CHROMIUM)('minicode batch report in headless Chromium', () => {
     expect(png.length).toBeGreaterThan(40_000);
   }, 240_000);
 
-  it('compares two runs line by line: matched ids, changed rows marked, B patch links into the other folder', async () => {
+  it('compares two runs line by line: matched ids, changed rows marked, both sides patches embedded', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-report-compare-'));
     const a = path.join(dir, 'run-a');
     const b = path.join(dir, 'run-b');
@@ -168,9 +174,9 @@ describe.skipIf(!CHROMIUM)('minicode batch report in headless Chromium', () => {
     expect(dom.stdout).toContain('data-report="ready"');
     expect(dom.stdout.match(/<tr class="changed"/g)).toHaveLength(2);
     expect(dom.stdout.match(/<tr class="same"/g)).toHaveLength(2);
-    const hrefs = [...dom.stdout.matchAll(/<a href="([^"]+)">diff<\/a>/g)].map((m) => decodeURIComponent(m[1]!));
-    expect(hrefs.filter((h) => h.startsWith('../run-b/patches/'))).toHaveLength(3);
-    for (const href of hrefs) expect(fs.existsSync(path.join(a, href))).toBe(true);
+    expect(dom.stdout).not.toMatch(/<a href=/);
+    // Three lines of A and three of B, each patch in the page.
+    expect(dom.stdout.match(/<pre class="diff">diff --git /g)).toHaveLength(6);
   }, 300_000);
 
   it('refuses a folder that is not a batch output with MINICODE_E_BATCH_REPORT and exit 1', async () => {

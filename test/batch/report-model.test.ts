@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { BatchRecord } from '../../lib/batch/records.js';
 import { writeBatchReport } from '../../lib/batch/report/index.js';
-import { escapeHtml, patchHref, scriptJson } from '../../lib/batch/report/escape.js';
+import { escapeHtml, patchFileOf, scriptJson } from '../../lib/batch/report/escape.js';
 import { loadBatchOutput } from '../../lib/batch/report/load.js';
 import { buildRunView } from '../../lib/batch/report/model.js';
 import { matchIds } from '../../lib/batch/report/compare.js';
@@ -53,10 +53,9 @@ describe('batch report escaping', () => {
     expect(JSON.parse(scriptJson({ t: HOSTILE }))).toEqual({ t: HOSTILE });
   });
 
-  it('links only patches of the shape a batch writes', () => {
-    expect(patchHref('patches/line%2F0.diff', '')).toBe('patches/line%252F0.diff');
-    expect(patchHref('patches/a.diff', '../b/')).toBe('../b/patches/a.diff');
-    for (const bad of ['javascript:alert(1)', '../../etc/passwd', 'patches/../x.diff', 'patches/a/b.diff', 'https://example.com/patches/a.diff', 42]) expect(patchHref(bad, '')).toBeUndefined();
+  it('reads only patches of the shape a batch writes', () => {
+    expect(patchFileOf('patches/line%2F0.diff')).toBe('line%2F0.diff');
+    for (const bad of ['javascript:alert(1)', '../../etc/passwd', 'patches/../x.diff', 'patches/a/b.diff', 'https://example.com/patches/a.diff', 42]) expect(patchFileOf(bad)).toBeUndefined();
   });
 });
 
@@ -134,10 +133,10 @@ describe('batch report model', () => {
     expect(rows.map((r) => r.id)).toEqual(['x', 'y', 'only-a', 'only-b']);
   });
 
-  it('writes a page in which no record text is markup, and nothing points off the machine', () => {
+  it('writes a page in which no record text is markup, and nothing points off the machine', async () => {
     const rs = [record(HOSTILE, 1, { finalText: HOSTILE, sessionId: HOSTILE, patch: 'javascript:alert(1)', metadata: { x: HOSTILE } } as Partial<BatchRecord>)];
     const dir = outDir(rs, { total: 1, input: '' });
-    const { htmlPath, markdown } = writeBatchReport({ outDir: dir, now: () => new Date(0) });
+    const { htmlPath, markdown } = await writeBatchReport({ outDir: dir, now: () => new Date(0) });
     const html = fs.readFileSync(htmlPath, 'utf8');
     expect(html).not.toContain('<script>alert');
     expect(html).not.toContain('<img');

@@ -1,60 +1,11 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
-import { startScriptedProvider, type Answer, type ScriptedProvider } from '../helpers/scripted-provider.js';
-import { cleanEnv } from '../exec/helpers.js';
+import type { Answer } from '../helpers/scripted-provider.js';
 import { readRecords } from './helpers.js';
+import { closeScriptedBatches, scriptedBatch } from './scripted-batch.js';
 
-const providers: ScriptedProvider[] = [];
-afterAll(async () => {
-  await Promise.all(providers.map((p) => p.close()));
-});
-
-/** The line a request belongs to: its prompt is `line:<id>`. */
-function lineOf(body: unknown): string {
-  return /line:(\w+)/.exec(JSON.stringify(body))?.[1] ?? '?';
-}
-
-/** A batch of the given ids (`prompt: line:<id>`) in a fresh folder, against a scripted provider. */
-async function scriptedBatch(ids: string[], answer: (id: string, nth: number) => Answer, extra: string[] = []) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-batch-retries-'));
-  const input = path.join(dir, 'prompts.jsonl');
-  fs.writeFileSync(input, ids.map((id) => JSON.stringify({ id, prompt: `line:${id}` })).join('\n') + '\n');
-  const seen = new Map<string, number>();
-  const provider = await startScriptedProvider((request) => {
-    const id = lineOf(request.body.messages);
-    const nth = (seen.get(id) ?? 0) + 1;
-    seen.set(id, nth);
-    return answer(id, nth);
-  });
-  providers.push(provider);
-  const out = path.join(dir, 'out');
-  const args = [
-    'batch',
-    input,
-    '--provider',
-    'openai-chat',
-    '--base-url',
-    provider.settings.baseUrl,
-    '--model',
-    'gpt-4.1',
-    '--sandbox',
-    'off',
-    '--store',
-    path.join(dir, 'store'),
-    '--out',
-    out,
-    '--threads',
-    '0',
-    ...extra,
-  ];
-  // The provider's own retries (up to 3 after the first request) wait nothing here; the batch's wait 10 ms, then 20 ms.
-  const env = cleanEnv(path.join(dir, 'home'), { OPENAI_API_KEY: 'sk-test-retries-0123456789', MINICODE_RETRY_BACKOFF_MS: '0' });
-  const result = await runCli([...args, '--retry-backoff', '10'], { cwd: dir, env, timeoutMs: 90_000 });
-  return { result, out, seen, dir };
-}
+afterAll(closeScriptedBatches);
 
 const ok: Answer = { text: 'done', usage: { inputTokens: 10, outputTokens: 2 } };
 const unavailable: Answer = { status: 503, code: 'server_error', message: 'The server is overloaded' };

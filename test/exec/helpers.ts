@@ -101,8 +101,8 @@ export async function replayJson(home: string, sessionId: string): Promise<Recor
     .map((l) => JSON.parse(l));
 }
 
-/** A response body for one turn in a format's wire shape (the shipped generator). */
-export function turnBody(format: string, turn: { text?: string; calls?: { id: string; name: string; args: unknown }[] }, n = 1): string {
+/** A response body for one turn in a format's wire shape (the shipped generator); a call with `input` is a freeform one (openai-responses). */
+export function turnBody(format: string, turn: { text?: string; calls?: ({ id: string; name: string; args: unknown } | { id: string; name: string; input: string })[] }, n = 1): string {
   const spec = FORMATS[format as keyof typeof FORMATS] as { body(t: unknown, n: number, model: string): string };
   return spec.body(turn, n, (MODELS as Record<string, string>)[format]!);
 }

@@ -4,8 +4,7 @@
  * editor and bash, GPT-5 over Responses the freeform apply_patch tool with its grammar, GPT-4.1
  * over Chat Completions apply_patch as a function, Gemini minicode's own tools; the model's
  * native calls run as our tools (events, file changes) and go back to the provider in its own
- * shape. The streams are hand-made in the providers' wire formats (cassettes/wire-formats.mjs,
- * and a Responses `custom_tool_call` written here).
+ * shape. The streams are hand-made in the providers' wire formats (cassettes/wire-formats.mjs).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -20,7 +19,7 @@ afterAll(async () => {
   await Promise.all(servers.map((s) => s.close()));
 });
 
-type Turn = { text?: string; calls?: { id: string; name: string; args: unknown }[] };
+type Turn = { text?: string; calls?: ({ id: string; name: string; args: unknown } | { id: string; name: string; input: string })[] };
 
 /** A loopback server answering `bodies` in order, with the CLI flags that point a run at it. */
 async function serve(format: string, model: string, bodies: string[]): Promise<{ args: string[]; env: NodeJS.ProcessEnv; sent: () => any[] }> {
@@ -43,44 +42,6 @@ function project(files: Record<string, string>): string {
 }
 
 const toolEvents = (records: Record<string, unknown>[]) => ofType(records, 'tool.started').map((e) => [e.payload.name, e.payload.input]);
-
-/**
- * One Responses stream with a freeform (custom) tool call, as the API streams it: the item added
- * empty, its input in `custom_tool_call_input.delta` pieces, then done with the whole input.
- */
-function responsesCustomCall(callId: string, name: string, input: string, model: string): string {
-  let seq = 0;
-  const ev = (type: string, data: object) => `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: seq++, ...data })}\n\n`;
-  const base = {
-    id: 'resp_shape1',
-    object: 'response',
-    created_at: 1767225601,
-    model,
-    status: 'in_progress',
-    output: [],
-    error: null,
-    incomplete_details: null,
-    store: false,
-    tool_choice: 'auto',
-    usage: null,
-  };
-  const item = { type: 'custom_tool_call', id: 'ctc_shape1', call_id: callId, name, input: '', status: 'in_progress' };
-  let out = ev('response.created', { response: base }) + ev('response.in_progress', { response: base });
-  out += ev('response.output_item.added', { output_index: 0, item });
-  for (let i = 0; i < input.length; i += 16) out += ev('response.custom_tool_call_input.delta', { item_id: item.id, output_index: 0, delta: input.slice(i, i + 16) });
-  out += ev('response.custom_tool_call_input.done', { item_id: item.id, output_index: 0, input });
-  const done = { ...item, input, status: 'completed' };
-  out += ev('response.output_item.done', { output_index: 0, item: done });
-  out += ev('response.completed', {
-    response: {
-      ...base,
-      status: 'completed',
-      output: [done],
-      usage: { input_tokens: 500, input_tokens_details: { cached_tokens: 0 }, output_tokens: 40, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 540 },
-    },
-  });
-  return out;
-}
 
 describe('model-native tool shapes', () => {
   it('offers Claude 4 the text editor and bash tool types, and runs their commands as read_file, edit, write_file, insert_text and a no-op restart', async () => {
@@ -149,7 +110,7 @@ describe('model-native tool shapes', () => {
   it('offers GPT-5 over Responses the freeform apply_patch tool with its grammar, and answers its call with custom_tool_call_output', async () => {
     const cwd = project({ 'app.py': 'def greet():\n    print("Hi")\n' });
     const patch = '*** Begin Patch\n*** Update File: app.py\n@@ def greet():\n-    print("Hi")\n+    print("Hello")\n*** Add File: README.md\n+# app\n*** End Patch\n';
-    const p = await serve('openai-responses', 'gpt-5', [responsesCustomCall('call_patch1', 'apply_patch', patch, 'gpt-5'), turnBody('openai-responses', { text: 'patched' }, 2)]);
+    const p = await serve('openai-responses', 'gpt-5', turns('openai-responses', [{ calls: [{ id: 'call_patch1', name: 'apply_patch', input: patch }] }, { text: 'patched' }]));
     const run = await execJson(p.args, { cwd });
     expect(run.code, run.stderr).toBe(0);
     const [first, second] = p.sent();

@@ -66,6 +66,7 @@ describe('images in the context estimate and in compaction', () => {
     expect(folded.messages[0]).toEqual({ role: 'user', text: `first, with a picture\n[image big.png 1024x1024 image/png] ${IMAGE_FOLDED}` });
     expect(folded.messages[4]).toMatchObject({ role: 'user', pinned: true, images: [{ tokens: 765 }] });
     expect(folded.afterTokens).toBeLessThan(folded.beforeTokens - 700);
+    expect(folded.removedImages).toBe(1);
     const removed = foldTranscript(toTranscript(conversation, 'openai-chat'), { keepRecentUnits: 1, targetTokens: 0 });
     expect(removed.messages[0]).toEqual({ role: 'user', text: '[minicode: 4 earlier messages, with 1 image were removed by compaction]' });
   });
@@ -105,6 +106,9 @@ describe('images in the context estimate and in compaction', () => {
         expect(JSON.stringify(provider.requests.at(-1)!.body.messages)).toContain(base64);
         const fold = await session.compact();
         expect(fold.changed).toBe(true);
+        // The stored event says how many images the model no longer sees.
+        const compacted = store.readSession(session.sessionId!).filter((e) => e.type === 'context.compacted');
+        expect(compacted.map((e) => e.payload)).toMatchObject([{ reason: 'manual', removedImages: 1 }]);
         await session.turn('and now?', {});
         const last = JSON.stringify(provider.requests.at(-1)!.body.messages);
         expect(last).not.toContain(base64);

@@ -51,11 +51,15 @@ async function stage() {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as net.AddressInfo).port;
   const victim = spawn('sleep', ['120'], { stdio: 'ignore', detached: true });
+  // A file in the host's /tmp, which lies beneath the sandbox's own /tmp.
+  const hostTmp = fs.mkdtempSync('/tmp/minicode-escape-');
+  fs.writeFileSync(path.join(hostTmp, 'secret.txt'), 'planted-host-tmp-material\n');
   return {
     base,
     ws,
     outside,
     home,
+    hostTmp,
     port,
     victim,
     connections: () => connections,
@@ -67,6 +71,7 @@ async function stage() {
         // Killed by the attempt (the unsandboxed round).
       }
       fs.rmSync(base, { recursive: true, force: true });
+      fs.rmSync(hostTmp, { recursive: true, force: true });
     },
   };
 }
@@ -97,6 +102,9 @@ function attempts(s: Awaited<ReturnType<typeof stage>>): string[] {
     // The layers the namespaces leave open (seccomp, no nested user namespaces): the user's kernel keyring (keyctl is 250 on x86_64) and a new user namespace.
     `perl -e '$r = syscall(250, 0, -3, 0); print $r < 0 ? "keyctl refused: $!\\n" : "keyring $r\\n"'`,
     'unshare -U true && echo nested-userns-ok',
+    // What the sandbox lays over the host's files stays over them: the host's /tmp, and a hidden folder even after an unmount (a no-op on the host, where it is no mount).
+    `cat ${s.hostTmp}/secret.txt`,
+    `umount -l ${s.home}/.ssh; cat ${s.home}/.ssh/id_rsa`,
   ];
 }
 
@@ -130,6 +138,8 @@ describe.skipIf(!HAVE_BWRAP)('the workspace-write sandbox', () => {
           gitConfig: hooksPath === '/tmp',
           ...(KEYCTL_CHECKED ? { keyring: results[10]!.output.includes('keyring ') } : {}),
           nestedUserns: results[11]!.output.includes('nested-userns-ok'),
+          hostTmp: results[12]!.output.includes('planted-host-tmp-material'),
+          unmountHidden: results[13]!.output.includes('planted-ssh-key-material'),
         };
         const all = Object.fromEntries(Object.keys(outcome).map((k) => [k, mode === 'off']));
         expect(outcome, JSON.stringify(results, null, 1)).toEqual(all);

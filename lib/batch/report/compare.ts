@@ -8,6 +8,7 @@ import type { Percentiles } from '../latency.js';
 import type { BatchRecord } from '../records.js';
 import { escapeHtml } from './escape.js';
 import { cell, charts, details, outcomeOf, patchCell, verifyText } from './html.js';
+import { costText } from '../tally.js';
 import { verifyRate, type RunView } from './model.js';
 import { ms, num } from './svg.js';
 
@@ -34,6 +35,8 @@ export interface PromptGroup {
   verifyRan: number;
   /** Summed known cost (USD). */
   costUsd: number;
+  /** Runs whose cost is unknown (not in `costUsd`). */
+  costUnknown: number;
 }
 
 /** A run's records grouped by the system prompt they ran with, largest group first. */
@@ -42,7 +45,7 @@ export function promptGroups(records: readonly BatchRecord[]): PromptGroup[] {
   for (const r of records) {
     const digest = r.systemPromptDigest ?? 'not recorded';
     let g = groups.get(digest);
-    if (!g) groups.set(digest, (g = { digest, lines: 0, completed: 0, verifyPassed: 0, verifyRan: 0, costUsd: 0 }));
+    if (!g) groups.set(digest, (g = { digest, lines: 0, completed: 0, verifyPassed: 0, verifyRan: 0, costUsd: 0, costUnknown: 0 }));
     g.lines++;
     if (r.kind === 'result') g.completed++;
     if (r.verify) {
@@ -50,6 +53,7 @@ export function promptGroups(records: readonly BatchRecord[]): PromptGroup[] {
       if (r.verify.ok) g.verifyPassed++;
     }
     g.costUsd += r.costUsd ?? 0;
+    if (r.costUsd === undefined && r.reason !== 'setup') g.costUnknown++;
   }
   return [...groups.values()].sort((x, y) => y.lines - x.lines || x.digest.localeCompare(y.digest));
 }
@@ -64,10 +68,10 @@ function promptTable(a: RunView, b: RunView): string {
   const rows = (['A', 'B'] as const).flatMap((run) =>
     promptGroups((run === 'A' ? a : b).records).map(
       (g) =>
-        `<tr><td>${run}</td><td title="${escapeHtml(g.digest)}"><code>${escapeHtml(shortDigest(g.digest))}</code></td><td class="n">${g.lines}</td><td class="n">${g.completed}</td><td class="n">${g.verifyRan ? `${g.verifyPassed} of ${g.verifyRan}` : '–'}</td><td class="n">${g.costUsd.toFixed(4)}</td></tr>`,
+        `<tr><td>${run}</td><td title="${escapeHtml(g.digest)}"><code>${escapeHtml(shortDigest(g.digest))}</code></td><td class="n">${g.lines}</td><td class="n">${g.completed}</td><td class="n">${g.verifyRan ? `${g.verifyPassed} of ${g.verifyRan}` : '–'}</td><td class="n">${escapeHtml(costText(g.costUsd, g.lines - g.costUnknown, g.costUnknown))}</td></tr>`,
     ),
   );
-  return `<table class="headline"><thead><tr><th>run</th><th>system prompt</th><th>lines</th><th>completed</th><th>verify passed</th><th>cost (USD)</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
+  return `<table class="headline"><thead><tr><th>run</th><th>system prompt</th><th>lines</th><th>completed</th><th>verify passed</th><th>cost</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
 
 /** Pair the records of two runs by id, in A's order then B's extra ids. */
@@ -105,12 +109,13 @@ function delta(a: number | undefined, b: number | undefined, format: (n: number)
 
 /** The headline figures of both runs. */
 function headline(a: RunView, b: RunView): string {
-  const rows: [string, number | undefined, number | undefined, (n: number) => string][] = [
+  const rows: [string, number | undefined, number | undefined, (n: number) => string, string?][] = [
     ['lines', a.total, b.total, (n) => num(n, 0)],
     ['completed', a.completed, b.completed, (n) => num(n, 0)],
     ['failed', a.failed, b.failed, (n) => num(n, 0)],
     ['verify passed (%)', pct(verifyRate(a)), pct(verifyRate(b)), (n) => num(n)],
-    ['cost (USD)', a.tally.costUsd, b.tally.costUsd, (n) => n.toFixed(4)],
+    // A run without a known cost reads "unknown" (never $0), and no difference is made up.
+    ['cost (USD)', a.tally.costKnown > 0 ? a.tally.costUsd : undefined, b.tally.costKnown > 0 ? b.tally.costUsd : undefined, (n) => n.toFixed(4), 'unknown'],
     ['tokens', a.tally.usage.totalTokens, b.tally.usage.totalTokens, (n) => num(n, 0)],
     ['output tok/s p50', a.outputTokensPerSecond?.p50, b.outputTokensPerSecond?.p50, (n) => num(n)],
     ...percentileRows('first token', a.latency.firstTokenMs, b.latency.firstTokenMs),
@@ -118,8 +123,8 @@ function headline(a: RunView, b: RunView): string {
   ];
   const body = rows
     .map(
-      ([label, x, y, f]) =>
-        `<tr><td>${escapeHtml(label)}</td><td class="n">${x === undefined ? '–' : escapeHtml(f(x))}</td><td class="n">${y === undefined ? '–' : escapeHtml(f(y))}</td><td class="n">${escapeHtml(delta(x, y, f))}</td></tr>`,
+      ([label, x, y, f, missing = '–']) =>
+        `<tr><td>${escapeHtml(label)}</td><td class="n">${x === undefined ? missing : escapeHtml(f(x))}</td><td class="n">${y === undefined ? missing : escapeHtml(f(y))}</td><td class="n">${escapeHtml(delta(x, y, f))}</td></tr>`,
     )
     .join('');
   return `<table class="headline"><thead><tr><th>measure</th><th>A</th><th>B</th><th>B − A</th></tr></thead><tbody>${body}</tbody></table>`;
@@ -133,7 +138,7 @@ function percentileRows(label: string, a: Percentiles | undefined, b: Percentile
   return (['p50', 'p90', 'p99', 'max'] as const).map((p) => [`${label} ${p} (ms)`, a?.[p], b?.[p], (n: number) => num(n)]);
 }
 
-function side(r: BatchRecord | undefined, prefix: string): string {
+function side(r: BatchRecord | undefined, patches: ReadonlyMap<string, string>): string {
   // Five cells either way, so that column positions (and sorting) hold on every row.
   if (!r) return `<td class="muted">not in this run</td>${'<td>–</td>'.repeat(4)}`;
   const v = verifyText(r);
@@ -141,11 +146,11 @@ function side(r: BatchRecord | undefined, prefix: string): string {
     escapeHtml(ms(r.timing?.totalMs)),
     r.timing?.totalMs,
     'n',
-  )}${cell(r.costUsd !== undefined ? r.costUsd.toFixed(5) : 'unknown', r.costUsd, 'n')}${patchCell(r, prefix)}`;
+  )}${cell(r.costUsd !== undefined ? r.costUsd.toFixed(5) : 'unknown', r.costUsd, 'n')}${patchCell(r, patches)}`;
 }
 
-/** The body of a report comparing run A (`a`) with run B (`b`); `prefixB` leads from A's folder to B's. */
-export function compareBody(a: RunView, b: RunView, prefixB: string, generatedAt: string): string {
+/** The body of a report comparing run A (`a`) with run B (`b`); each side's patches are embedded. */
+export function compareBody(a: RunView, b: RunView, generatedAt: string): string {
   const { rows, match } = matchIds(a, b);
   const totalMax = Math.max(0, ...a.totalMsValues, ...b.totalMsValues);
   const firstMax = Math.max(0, ...a.firstTokenMsValues, ...b.firstTokenMsValues);
@@ -153,7 +158,7 @@ export function compareBody(a: RunView, b: RunView, prefixB: string, generatedAt
     const changed = !ra || !rb || key(ra) !== key(rb);
     const dt = ra?.timing && rb?.timing ? rb.timing.totalMs - ra.timing.totalMs : undefined;
     const either = (ra ?? rb)!;
-    return `<tr class="${changed ? 'changed' : 'same'}">${cell(escapeHtml(id), id)}${side(ra, '')}${side(rb, prefixB)}${cell(
+    return `<tr class="${changed ? 'changed' : 'same'}">${cell(escapeHtml(id), id)}${side(ra, a.patches)}${side(rb, b.patches)}${cell(
       escapeHtml(dt === undefined ? '–' : `${dt >= 0 ? '+' : '−'}${ms(Math.abs(dt))}`),
       dt,
       'n',

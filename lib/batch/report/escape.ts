@@ -27,13 +27,11 @@ export function clip(text: string, max: number): string {
 }
 
 /**
- * A relative link to a line's patch, only when the record's `patch` has the shape the batch
- * writes (`patches/<file>.diff`, no `..`, no scheme): a tampered record cannot make a link to
- * anywhere else. `prefix` leads from the report's folder to the run's folder.
+ * The file name of a record's `patch` when it has the shape the batch writes
+ * (`patches/<file>.diff`, no `..`, no separator): a tampered record cannot make the report read
+ * or link anything else.
  */
-export function patchHref(patch: unknown, prefix: string): string | undefined {
+export function patchFileOf(patch: unknown): string | undefined {
   if (typeof patch !== 'string' || !/^patches\/[^/\\]+\.diff$/.test(patch) || patch.includes('..')) return undefined;
-  const file = patch.slice('patches/'.length);
-  const rel = `${prefix}patches/${encodeURIComponent(file)}`;
-  return rel;
+  return patch.slice('patches/'.length);
 }

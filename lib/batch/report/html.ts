@@ -1,14 +1,17 @@
 /**
  * The body of a one-run report: headline cards, charts, latency percentiles, per-model figures
- * and the table of lines (outcome, verify, timing, tokens, cost, session, patch, with the
- * prompt, the answer and the verify output behind a disclosure). Pure: strings in, string out.
+ * and the table of lines (outcome, verify, timing, tokens, cost, session, the patch embedded,
+ * the transcript, with the prompt, the answer and the verify output behind a disclosure). An
+ * unknown cost reads "unknown", never $0. Pure: strings in, string out.
  */
 import type { LatencyGroup, Percentiles } from '../latency.js';
 import type { BatchRecord } from '../records.js';
 import { recordTokens } from '../throughput.js';
 import { attemptOf } from '../attempts.js';
 import { passedOf } from '../evaluation.js';
-import { clip, escapeHtml, patchHref } from './escape.js';
+import { costText } from '../tally.js';
+import { clip, escapeHtml, patchFileOf } from './escape.js';
+import type { TranscriptEntry } from './transcripts.js';
 import { verifyRate, type RunView } from './model.js';
 import { histogram, ms, num, stackedBars, throughputChart } from './svg.js';
 
@@ -30,7 +33,7 @@ export function cards(view: RunView): string {
     ['failed', num(view.failed, 0)],
     ['pending', num(view.pending, 0)],
     ['verify passed', rate === undefined ? '–' : `${num(rate * 100)}%`],
-    ['cost (USD)', `${view.tally.costUnknown > 0 && view.tally.costUsd > 0 ? '≥ ' : ''}${view.tally.costUsd.toFixed(4)}`],
+    ['cost', costText(view.tally.costUsd, view.tally.costKnown, view.tally.costUnknown)],
     ['tokens', num(view.tally.usage.totalTokens, 0)],
     ['total p50', ms(view.latency.totalMs?.p50)],
     ['first token p50', ms(view.latency.firstTokenMs?.p50)],
@@ -64,10 +67,10 @@ export function modelTable(view: RunView): string {
   const body = view.byModel
     .map(
       (m) =>
-        `<tr><td>${escapeHtml(m.group)}</td><td class="n">${m.lines}</td><td class="n">${m.completed}</td><td class="n">${m.verifyPassed}/${m.verifyPassed + m.verifyFailed}</td><td class="n">${escapeHtml(num(m.tokens, 0))}</td><td class="n">${m.costUsd.toFixed(4)}</td></tr>`,
+        `<tr><td>${escapeHtml(m.group)}</td><td class="n">${m.lines}</td><td class="n">${m.completed}</td><td class="n">${m.verifyPassed}/${m.verifyPassed + m.verifyFailed}</td><td class="n">${escapeHtml(num(m.tokens, 0))}</td><td class="n">${escapeHtml(costText(m.costUsd, m.lines - m.costUnknown, m.costUnknown))}</td></tr>`,
     )
     .join('');
-  return `<table><thead><tr><th>provider/model</th><th>lines</th><th>completed</th><th>verify passed</th><th>tokens</th><th>cost (USD)</th></tr></thead><tbody>${body}</tbody></table>`;
+  return `<table><thead><tr><th>provider/model</th><th>lines</th><th>completed</th><th>verify passed</th><th>tokens</th><th>cost</th></tr></thead><tbody>${body}</tbody></table>`;
 }
 
 /** The charts of one run. */
@@ -109,10 +112,49 @@ export function verifyText(r: BatchRecord | undefined): { text: string; sort: nu
   return r.verify.ok ? { text: 'passed', sort: 1, className: 'ok' } : { text: `failed${r.verify.exitCode !== undefined ? ` (exit ${r.verify.exitCode})` : ''}`, sort: 0, className: 'bad' };
 }
 
-/** A patch link cell. */
-export function patchCell(r: BatchRecord | undefined, prefix: string): string {
-  const href = patchHref(r?.patch, prefix);
-  return `<td>${href ? `<a href="${escapeHtml(href)}">diff</a>` : '–'}</td>`;
+/**
+ * A line's patch, embedded (a shared report.html carries its patches: no link to break): the
+ * count of added and removed lines, and the diff behind a disclosure, each line with its tone.
+ */
+export function patchCell(r: BatchRecord | undefined, patches: ReadonlyMap<string, string>): string {
+  if (patchFileOf(r?.patch) === undefined) return '<td>–</td>';
+  const text = patches.get(r!.patch as string);
+  if (text === undefined) return `<td class="muted">${escapeHtml(r!.patch)} not found</td>`;
+  const lines = text.replace(/\n$/, '').split('\n');
+  let added = 0;
+  let removed = 0;
+  const body = lines.map((l) => {
+    const tone = l.startsWith('+++') || l.startsWith('---') ? 'file' : l.startsWith('+') ? 'add' : l.startsWith('-') ? 'del' : l.startsWith('@@') ? 'hunk' : '';
+    if (tone === 'add') added++;
+    else if (tone === 'del') removed++;
+    return tone ? `<span class="${tone}">${escapeHtml(l)}</span>` : escapeHtml(l);
+  });
+  return `<td data-v="${added + removed}"><details class="patch"><summary>+${added} −${removed}</summary><pre class="diff">${body.join('\n')}</pre></details></td>`;
+}
+
+/** One step of a transcript. */
+function transcriptItem(e: TranscriptEntry): string {
+  switch (e.role) {
+    case 'user':
+    case 'assistant':
+      return `<li class="${e.role}"><b>${e.role}</b><pre>${escapeHtml(e.text)}</pre></li>`;
+    case 'call':
+      return `<li class="call"><b>⏺ ${escapeHtml(e.name)}</b><pre>${escapeHtml(e.arguments)}</pre></li>`;
+    case 'result':
+      return `<li class="result${e.isError ? ' bad' : ''}"><b>${escapeHtml(e.name)} ${e.isError ? 'error' : 'result'}</b><pre>${escapeHtml(e.text)}</pre></li>`;
+    case 'more':
+      return `<li class="muted">… ${e.count} more</li>`;
+  }
+}
+
+/** A line's transcript (its stored session's messages and tool calls), behind a disclosure. */
+export function transcriptCell(r: BatchRecord | undefined, view: Pick<RunView, 'transcripts' | 'storeDir'>): string {
+  if (!r?.sessionId) return '<td>–</td>';
+  const entries = view.transcripts.get(r.sessionId);
+  if (!entries) return `<td class="muted">not in the store${view.storeDir !== undefined ? ` at ${escapeHtml(view.storeDir)}` : ''}</td>`;
+  const calls = entries.filter((e) => e.role === 'call').length;
+  const messages = entries.filter((e) => e.role === 'user' || e.role === 'assistant').length;
+  return `<td><details class="transcript"><summary>${messages} message${messages === 1 ? '' : 's'}, ${calls} tool call${calls === 1 ? '' : 's'}</summary><ol class="transcript">${entries.map(transcriptItem).join('')}</ol></details></td>`;
 }
 
 /** The disclosure with the prompt, the answer or error, and the verify output. */
@@ -127,8 +169,8 @@ export function details(r: BatchRecord, prompt: string | undefined): string {
 
 /** The table of lines of one run. */
 export function linesTable(view: RunView): string {
-  const head = ['id', 'attempt', 'passed', 'outcome', 'verify', 'first token', 'total', 'model', 'tool', 'queue', 'tokens in/out', 'tok/s', 'cost (USD)', 'session', 'patch', 'details'];
-  const unsorted = new Set(['patch', 'details']);
+  const head = ['id', 'attempt', 'passed', 'outcome', 'verify', 'first token', 'total', 'model', 'tool', 'queue', 'tokens in/out', 'tok/s', 'cost (USD)', 'session', 'patch', 'transcript', 'details'];
+  const unsorted = new Set(['transcript', 'details']);
   const rows = view.records.map((r) => {
     const t = r.timing;
     const v = verifyText(r);
@@ -147,7 +189,7 @@ export function linesTable(view: RunView): string {
       'n',
     )}${cell(escapeHtml(num(r.outputTokensPerSecond)), r.outputTokensPerSecond, 'n')}${cell(r.costUsd !== undefined ? r.costUsd.toFixed(5) : 'unknown', r.costUsd, 'n')}${cell(
       escapeHtml(r.sessionId ?? '–'),
-    )}${patchCell(r, '')}<td>${details(r, view.prompts.get(r.id))}</td></tr>`;
+    )}${patchCell(r, view.patches)}${transcriptCell(r, view)}<td>${details(r, view.prompts.get(r.id))}</td></tr>`;
   });
   return `<div class="controls"><input type="search" id="filter" placeholder="filter lines (id, outcome, text)" aria-label="filter lines"><span class="muted"><span id="shown">${rows.length}</span> of ${rows.length} lines shown; click a column to sort</span></div>
 <table id="lines"><thead><tr>${head.map((h, i) => `<th${unsorted.has(h) ? '' : ` data-col="${i}"`}>${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>${rows.join('\n')}</tbody></table>`;

@@ -1,7 +1,8 @@
 /**
  * `minicode batch report OUT [--compare OUT2]`: read one or two batch output directories and
  * write `OUT/report.html`, one self-contained file (inline CSS, SVG and script; a CSP that
- * forbids any network use), and return the Markdown summary the command prints.
+ * forbids any network use; each line's patch and transcript embedded, so a shared page has no
+ * link to break), and return the Markdown summary the command prints.
  */
 import path from 'node:path';
 import { scrubArtefact, writeArtefact } from '../../artefacts.js';
@@ -9,7 +10,8 @@ import { compareBody, matchIds } from './compare.js';
 import { singleRunBody } from './html.js';
 import { loadBatchOutput } from './load.js';
 import { compareMarkdown, singleRunMarkdown } from './markdown.js';
-import { buildRunView } from './model.js';
+import { buildRunView, type RunView } from './model.js';
+import { loadTranscripts } from './transcripts.js';
 import { page } from './page.js';
 
 /** Options of {@link writeBatchReport}. */
@@ -19,6 +21,8 @@ export interface ReportOptions {
   compareDir?: string;
   /** Default `new Date()`: injected so tests get the same bytes. */
   now?: () => Date;
+  /** The store holding the runs' sessions, for each line's transcript; absent: no transcripts. */
+  storeDir?: string;
 }
 
 /** What the command prints and where the page went. */
@@ -27,24 +31,23 @@ export interface ReportResult {
   markdown: string;
 }
 
-/** Links from A's folder to B's, one URL-encoded segment at a time. */
-function relativePrefix(from: string, to: string): string {
-  const rel = path.relative(path.resolve(from), path.resolve(to));
-  if (rel === '') return '';
-  return `${rel.split(path.sep).map(encodeURIComponent).join('/')}/`;
+/** A loaded run with the transcripts its store holds. */
+async function viewOf(dir: string, storeDir: string | undefined): Promise<RunView> {
+  const loaded = loadBatchOutput(dir);
+  if (storeDir === undefined) return buildRunView(loaded);
+  return buildRunView(loaded, { transcripts: await loadTranscripts(loaded.records, storeDir), storeDir });
 }
 
 /** Build the report (written to `OUT/report.html`); throws MINICODE_E_BATCH_REPORT when a folder is not a batch output. */
-export function writeBatchReport(options: ReportOptions): ReportResult {
+export async function writeBatchReport(options: ReportOptions): Promise<ReportResult> {
   const generatedAt = (options.now ?? (() => new Date()))().toISOString();
-  const a = buildRunView(loadBatchOutput(options.outDir));
+  const a = await viewOf(options.outDir, options.storeDir);
   const htmlPath = path.join(options.outDir, 'report.html');
   let html: string;
   let markdown: string;
   if (options.compareDir !== undefined) {
-    const b = buildRunView(loadBatchOutput(options.compareDir));
-    const prefix = relativePrefix(options.outDir, options.compareDir);
-    html = page('minicode batch comparison', compareBody(a, b, prefix, generatedAt));
+    const b = await viewOf(options.compareDir, options.storeDir);
+    html = page('minicode batch comparison', compareBody(a, b, generatedAt));
     markdown = compareMarkdown(a, b, matchIds(a, b).match, htmlPath);
   } else {
     html = page('minicode batch report', singleRunBody(a, generatedAt));

@@ -13,9 +13,12 @@ import type { BatchSummary } from '../batch.js';
 import type { BatchRecord } from '../records.js';
 import { dropExpected } from '../../debug.js';
 import { runKey } from '../attempts.js';
+import { patchFileOf } from './escape.js';
 
 /** Longest prompt kept per line (the report shows a head, not the whole prompt). */
 export const PROMPT_CHARS = 4000;
+/** Longest patch embedded per line; default 64,000 characters, a marker says what was cut. */
+export const PATCH_CHARS = 64_000;
 
 /** What a report needs from one output directory. */
 export interface LoadedBatch {
@@ -28,6 +31,31 @@ export interface LoadedBatch {
   unreadable: number;
   /** Prompt of each id, from the input file named in the summary (absent when it is gone). */
   prompts: Map<string, string>;
+  /** Each record's patch text by its `patch` path (`patches/<file>.diff`), scrubbed and bounded, to embed in the page. */
+  patches: Map<string, string>;
+}
+
+/**
+ * The patches the records name, read from `dir` when the path has the shape the batch writes
+ * (see {@link patchFileOf}); a missing or unreadable file is left out (the page says so).
+ */
+function readPatches(dir: string, records: readonly BatchRecord[]): Map<string, string> {
+  const patches = new Map<string, string>();
+  for (const r of records) {
+    const file = patchFileOf(r.patch);
+    if (file === undefined || patches.has(r.patch as string)) continue;
+    let text: string;
+    try {
+      text = fs.readFileSync(path.join(dir, 'patches', file), 'utf8');
+    } catch (error) {
+      dropExpected('batch report: reading a patch', error, 'ENOENT');
+      continue;
+    }
+    // Scrubbed whole before it is cut, as the prompts are.
+    const clean = scrubArtefact(text);
+    patches.set(r.patch as string, clean.length > PATCH_CHARS ? `${clean.slice(0, PATCH_CHARS)}\n[… ${clean.length - PATCH_CHARS} more characters in ${r.patch as string}]` : clean);
+  }
+  return patches;
 }
 
 function readJsonl(file: string, into: Map<string, BatchRecord>): number {
@@ -101,7 +129,8 @@ export function loadBatchOutput(dir: string): LoadedBatch {
   const byId = new Map<string, BatchRecord>();
   const unreadable = readJsonl(path.join(dir, 'results.jsonl'), byId) + readJsonl(path.join(dir, 'errors.jsonl'), byId);
   const summary = readSummary(dir);
-  const loaded: LoadedBatch = { dir, records: [...byId.values()], unreadable, prompts: readPrompts(summary?.input) };
+  const records = [...byId.values()];
+  const loaded: LoadedBatch = { dir, records, unreadable, prompts: readPrompts(summary?.input), patches: readPatches(dir, records) };
   if (summary) loaded.summary = summary;
   return loaded;
 }

@@ -3,6 +3,7 @@
  * one run, or of two side by side. Table cells are made safe for Markdown (pipes and newlines
  * escaped, controls shown) since group names come from records.
  */
+import { costText } from '../tally.js';
 import type { Percentiles } from '../latency.js';
 import { promptGroups, shortDigest, type IdMatch } from './compare.js';
 import { verifyRate, type RunView } from './model.js';
@@ -37,7 +38,7 @@ function figures(view: RunView): [string, string][] {
     [`pass@1..${e.epochs}`, passAtKText(view)],
     ['epoch pass rate spread', spreadText(view)],
     ['verify passed', rate === undefined ? '–' : `${view.tally.verifyPassed} of ${view.tally.verifyPassed + view.tally.verifyFailed} (${num(rate * 100)}%)`],
-    ['cost (USD)', `${view.tally.costUsd.toFixed(4)}${view.tally.costUnknown ? ` (+${view.tally.costUnknown} unknown)` : ''}`],
+    ['cost', costText(view.tally.costUsd, view.tally.costKnown, view.tally.costUnknown)],
     ['tokens in / out', `${num(view.tally.usage.inputTokens, 0)} / ${num(view.tally.usage.outputTokens, 0)}`],
     p('first token p50 / p90 / p99 / max', view.latency.firstTokenMs),
     p('total p50 / p90 / p99 / max', view.latency.totalMs),
@@ -79,11 +80,12 @@ export function compareMarkdown(a: RunView, b: RunView, match: IdMatch, htmlPath
     '|---|---|---|',
     ...rows,
     '',
-    '| run | system prompt | lines | completed | verify passed | cost (USD) |',
+    '| run | system prompt | lines | completed | verify passed | cost |',
     '|---|---|---:|---:|---:|---:|',
     ...(['A', 'B'] as const).flatMap((run) =>
       promptGroups((run === 'A' ? a : b).records).map(
-        (g) => `| ${run} | ${md(shortDigest(g.digest))} | ${g.lines} | ${g.completed} | ${g.verifyRan ? `${g.verifyPassed} of ${g.verifyRan}` : '–'} | ${g.costUsd.toFixed(4)} |`,
+        (g) =>
+          `| ${run} | ${md(shortDigest(g.digest))} | ${g.lines} | ${g.completed} | ${g.verifyRan ? `${g.verifyPassed} of ${g.verifyRan}` : '–'} | ${costText(g.costUsd, g.lines - g.costUnknown, g.costUnknown)} |`,
       ),
     ),
     '',

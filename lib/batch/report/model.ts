@@ -10,6 +10,7 @@ import { addRecord, createTally, latencyGroup, type Tally } from '../tally.js';
 import { recordTokens, throughputSeries, type ThroughputSeries } from '../throughput.js';
 import type { LoadedBatch } from './load.js';
 import { evaluate, type EvaluationSummary } from '../evaluation.js';
+import type { TranscriptEntry } from './transcripts.js';
 
 /** Per provider/model figures. */
 export interface ModelRow {
@@ -17,6 +18,8 @@ export interface ModelRow {
   lines: number;
   completed: number;
   costUsd: number;
+  /** Runs whose cost is unknown (not counted in `costUsd`). */
+  costUnknown: number;
   tokens: number;
   verifyPassed: number;
   verifyFailed: number;
@@ -27,6 +30,12 @@ export interface RunView {
   dir: string;
   records: BatchRecord[];
   prompts: Map<string, string>;
+  /** Patch text by the records' `patch` path. */
+  patches: Map<string, string>;
+  /** Each run's conversation by session id, from the store; a session the store does not hold is absent. */
+  transcripts: Map<string, TranscriptEntry[]>;
+  /** Where the transcripts were looked for (said when one is missing). */
+  storeDir?: string;
   unreadable: number;
   /** Ids in the input (summary), else the records. */
   total: number;
@@ -48,8 +57,8 @@ export interface RunView {
   evaluation: EvaluationSummary;
 }
 
-/** Build the view of one loaded output directory. */
-export function buildRunView(loaded: LoadedBatch): RunView {
+/** Build the view of one loaded output directory (with the transcripts found in the store, when looked for). */
+export function buildRunView(loaded: LoadedBatch, found: { transcripts?: Map<string, TranscriptEntry[]>; storeDir?: string } = {}): RunView {
   const tally = createTally();
   const groups = new Map<string, ModelRow>();
   const tps: number[] = [];
@@ -60,10 +69,11 @@ export function buildRunView(loaded: LoadedBatch): RunView {
     addRecord(tally, r);
     const name = latencyGroup(r);
     let g = groups.get(name);
-    if (!g) groups.set(name, (g = { group: name, lines: 0, completed: 0, costUsd: 0, tokens: 0, verifyPassed: 0, verifyFailed: 0 }));
+    if (!g) groups.set(name, (g = { group: name, lines: 0, completed: 0, costUsd: 0, costUnknown: 0, tokens: 0, verifyPassed: 0, verifyFailed: 0 }));
     g.lines++;
     if (r.kind === 'result') g.completed++;
     g.costUsd += r.costUsd ?? 0;
+    if (r.costUsd === undefined && r.reason !== 'setup') g.costUnknown++;
     g.tokens += recordTokens(r.usage);
     if (r.verify) r.verify.ok ? g.verifyPassed++ : g.verifyFailed++;
     if (typeof r.outputTokensPerSecond === 'number') tps.push(r.outputTokensPerSecond);
@@ -85,6 +95,8 @@ export function buildRunView(loaded: LoadedBatch): RunView {
     dir: loaded.dir,
     records,
     prompts: loaded.prompts,
+    patches: loaded.patches,
+    transcripts: found.transcripts ?? new Map(),
     unreadable: loaded.unreadable,
     total,
     completed: tally.completed,
@@ -100,6 +112,7 @@ export function buildRunView(loaded: LoadedBatch): RunView {
   };
   const p = percentiles(tps);
   if (p) view.outputTokensPerSecond = p;
+  if (found.storeDir !== undefined) view.storeDir = found.storeDir;
   if (typeof s?.durationMs === 'number') view.durationMs = s.durationMs;
   if (typeof s?.rates?.runsPerSecond === 'number') view.runsPerSecond = s.rates.runsPerSecond;
   return view;

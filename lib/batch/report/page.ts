@@ -19,6 +19,8 @@ th{background:#f0f0f0;position:sticky;top:0}th[data-col]{cursor:pointer}td.n{tex
 tr.failed td.outcome,.bad{color:#b3261e;font-weight:600}.ok{color:#2f7d32;font-weight:600}
 tr.changed{background:#fff6e0}details summary{cursor:pointer;color:#335}pre{white-space:pre-wrap;word-break:break-word;max-width:760px;margin:4px 0;font-size:12px;background:#f6f6f6;padding:6px}
 .controls{margin:8px 0;display:flex;gap:12px;align-items:center}input[type=search]{padding:4px 8px;width:260px}
+.diff .add{color:#1b6e20}.diff .del{color:#b3261e}.diff .hunk{color:#0b6a8a}.diff .file{font-weight:600}
+ol.transcript{margin:4px 0;padding-left:22px;max-width:780px}ol.transcript li{margin:4px 0}ol.transcript li.user b{color:#335}ol.transcript li.call b{color:#6a3d9a}
 `;
 
 const SCRIPT = `(function(){
