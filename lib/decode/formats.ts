@@ -24,11 +24,6 @@ export const INGEST_FORMATS = [...PROVIDER_FORMATS, ...NATIVE_FORMATS] as const;
 /** One of {@link INGEST_FORMATS}. */
 export type IngestFormat = (typeof INGEST_FORMATS)[number];
 
-/** True when `name` is one of `formats` (narrows the type). */
-export function isFormat<T extends string>(formats: readonly T[], name: string): name is T {
-  return (formats as readonly string[]).includes(name);
-}
-
 /**
  * The base URL a format uses against a server at `origin` (the replay server, a proxy): the
  * OpenAI formats live under `/v1`, the others at the root.

@@ -79,11 +79,6 @@ export function hookSettingsOf(sources: readonly HookSource[]): HookSettings {
   return { byEvent, ignored };
 }
 
-/** True when some hook is configured for `event`. */
-export function hasHooks(settings: HookSettings | undefined, event: HookEventName): boolean {
-  return (settings?.byEvent[event]?.length ?? 0) > 0;
-}
-
 /**
  * The hooks of a child session (the `task` tool): only the tool hooks, as Claude Code runs them
  * for a sub-agent; the session, prompt and stop hooks belong to the session the person started.

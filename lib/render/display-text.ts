@@ -56,8 +56,3 @@ export function oneLine(text: string, max: number = ONE_LINE_MAX): string {
   if (code >= 0xd800 && code <= 0xdbff) end--;
   return `${flat.slice(0, end)}…`;
 }
-
-/** Remove SGR and every other escape sequence; for checking that copyable text is escape-free. */
-export function hasEscapes(text: string): boolean {
-  return /[\u001b\u009b]/.test(text);
-}

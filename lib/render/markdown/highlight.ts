@@ -34,11 +34,6 @@ for (const name of ['json', 'jsonc']) GRAMMARS[name] = { keywords: words('true f
 
 const TOKEN = /("(?:[^"\\]|\\.)*"?|'(?:[^'\\]|\\.)*'?|`(?:[^`\\]|\\.)*`?)|(\b\d[\d_.xXa-fA-F]*\b)|([A-Za-z_$][\w$]*)/g;
 
-/** True when {@link highlightLine} knows `lang`. */
-export function knowsLanguage(lang: string): boolean {
-  return GRAMMARS[lang.toLowerCase()] !== undefined;
-}
-
 /** Colour one line of code in `lang`; plain when the language is unknown or colour is off. */
 export function highlightLine(line: string, lang: string, chalk: ChalkInstance): string {
   const grammar = GRAMMARS[lang.toLowerCase()];
