@@ -153,6 +153,7 @@ function lineSetupOf(setup: RunSetup, mcp: McpManager | undefined, inPlace: bool
     limits: setup.limits,
     environment: { ...setup.environment, toolSource: mcp, checkpoints: inPlace ? setup.environment.checkpoints : undefined },
     prompting: setup.prompting,
+    folder: setup.folder,
   };
 }
 

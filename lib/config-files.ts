@@ -28,8 +28,11 @@ export interface LoadedConfig {
   ignoredLocal?: string;
   /** The file each `mcpServers` entry was taken from (the last one that named it). */
   mcpServerFiles?: Record<string, string>;
-  /** The `hooks` section of each file read that has one, in merge order (hooks add up; they do not replace each other). */
-  hookSources?: { file: string; section: NonNullable<Config['hooks']> }[];
+  /**
+   * The `hooks` section of each file read that has one, in merge order (hooks add up; they do not
+   * replace each other); `local` marks the workspace's `.minicode/config.json`.
+   */
+  hookSources?: { file: string; section: NonNullable<Config['hooks']>; local?: true }[];
 }
 
 /** One config file's JSON, not yet validated. */
@@ -105,7 +108,7 @@ export function mergeConfigs(validated: readonly { file: string; config: Config;
   const hookSources: NonNullable<LoadedConfig['hookSources']> = [];
   const mcpServerFiles: Record<string, string> = {};
   for (const { file, config: next, local } of validated) {
-    if (next.hooks) hookSources.push({ file, section: next.hooks });
+    if (next.hooks) hookSources.push(local ? { file, section: next.hooks, local: true } : { file, section: next.hooks });
     for (const name of Object.keys(next.mcpServers ?? {})) mcpServerFiles[name] = file;
     if (!local) config = next;
     else {

@@ -39,8 +39,8 @@ export interface AgentPort {
    * sessions start with takes image input. Absent: false (image blocks are then dropped).
    */
   acceptsImages?(): Promise<boolean>;
-  /** Slash commands the port understands, advertised with `available_commands_update`. */
-  availableCommands?(): AvailableCommandInfo[];
+  /** Slash commands the port understands in a session working in `cwd`, advertised with `available_commands_update`. */
+  availableCommands?(cwd: string): AvailableCommandInfo[];
   /** Release whatever the port holds (store handles, worker pools) when the connection ends. */
   close?(): Promise<void>;
 }

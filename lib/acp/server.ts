@@ -64,7 +64,7 @@ export function createAcpServer(options: AcpServerOptions, transport: ObservedTr
    * renders them; a diagnostic line on stderr too), then its commands (never before that response).
    */
   const announce = (client: AgentContext, requestId: string | number | null, session: AcpSession, opened: void | { notices?: string[] }) => {
-    const commands = port.availableCommands?.() ?? [];
+    const commands = port.availableCommands?.(session.cwd) ?? [];
     const notices = (opened && opened.notices) || [];
     for (const notice of notices) diagnose(notice);
     transport.afterResponse(requestId, () => {

@@ -27,7 +27,7 @@ import type { ConversationMessage } from './conversation.js';
 import { conversationFromEvents, storedImageBytes } from './history.js';
 import type { AgentResult } from './loop.js';
 import { interaction } from './interaction.js';
-import { promptSettingsFor } from './prompt-settings.js';
+import { inFolder } from './folder-setup.js';
 import { runPrompt } from './run-prompt.js';
 import { loadCustomCommands } from '../extensions/commands.js';
 import { reportDropped } from '../debug.js';
@@ -89,10 +89,10 @@ export function createAgentPort(options: AgentPortOptions): AgentPort {
   let sandboxDefault: Promise<SandboxMode> | undefined;
 
   return {
-    // The custom slash commands the set-up reads (the user's, and with --allow-local-config the
-    // project's of the folder the server runs in); a prompt `/name args` runs one.
-    availableCommands: () =>
-      loadCustomCommands({ env, cwd: process.cwd(), allowLocalConfig: options.allowLocalConfig === true }).commands.map((c) => ({
+    // The custom slash commands of the session's folder (the user's, and with --allow-local-config
+    // the project's there); a prompt `/name args` runs one.
+    availableCommands: (cwd) =>
+      loadCustomCommands({ env, cwd, allowLocalConfig: options.allowLocalConfig === true }).commands.map((c) => ({
         name: c.name,
         description: c.description,
         ...(c.argumentHint ? { hint: c.argumentHint } : {}),
@@ -205,6 +205,8 @@ export function createAgentPort(options: AgentPortOptions): AgentPort {
       const continued = session.started && session.state ? session.state : undefined;
       const base = run.environment.sandbox;
       const sandbox = base && input.sandbox !== undefined ? sandboxInMode(base, input.sandbox, env) : base;
+      // The session's folder: its hooks, commands, skills, agents and instructions.
+      const here = await inFolder(run, input.cwd, { env });
       const result = await runPrompt({
         origin: 'acp',
         prompt: input.text,
@@ -214,8 +216,7 @@ export function createAgentPort(options: AgentPortOptions): AgentPort {
         // Each prompt turn is checkpointed in the client's cwd under the ACP session id, so
         // `minicode undo --session <id>` takes a turn back.
         environment: {
-          ...run.environment,
-          cwd: input.cwd,
+          ...here.environment,
           // The ACP modes are minicode's approval modes under the same names (ask, auto, read-only).
           policy: { ...run.environment.policy, mode: input.mode },
           toolSource,
@@ -224,8 +225,7 @@ export function createAgentPort(options: AgentPortOptions): AgentPort {
           // The client's terminal runs commands outside minicode's sandbox: used only when the session's sandbox is off.
           terminal: sandbox && sandbox.mode !== 'off' ? undefined : clientTerminal(input),
         },
-        // The instructions are the client's working folder's.
-        prompting: promptSettingsFor(run.prompting, input.cwd),
+        prompting: here.prompting,
         // A person answers through the client: `ask` decisions go to session/request_permission.
         interaction: interaction({ tty: true, promptApproval }),
         signal: input.signal,

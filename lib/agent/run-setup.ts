@@ -3,7 +3,6 @@
  * loaded, provider resolved (a replay cassette served over loopback), the store opened. Each
  * failure is a MinicodeError with one actionable message.
  */
-import { loadAgentDefinitions } from './agent-definitions.js';
 import { resolveRunSandbox } from '../sandbox/resolve.js';
 import { SANDBOX_MODES, type SandboxMode, type SandboxSettings } from '../sandbox/settings.js';
 import fs from 'node:fs';
@@ -31,9 +30,7 @@ import { DEFAULT_AUTO_TOOLS, type ApprovalModeName, type ApprovalPolicy } from '
 import { MCP_PREFIX } from '../policy/mcp-names.js';
 import type { McpManager } from '../mcp/index.js';
 import type { ToolShapeSetting } from '../tools/shape-setting.js';
-import type { HookSettings } from '../hooks/settings.js';
-import { loadCustomCommands } from '../extensions/commands.js';
-import { loadSkills } from '../extensions/skills.js';
+import { folderExtensions, folderRecipeOf, type FolderExtensions, type FolderRecipe } from './folder-setup.js';
 import { definedOnly } from '../defined-only.js';
 
 /** Flags of `minicode exec`, shared by every command that runs the agent (acp, batch, chat). */
@@ -99,6 +96,8 @@ export interface RunSetup {
   limits: RunLimits;
   environment: ToolEnvironment;
   prompting: PromptSettings;
+  /** How the hooks, commands, skills and agents of another folder are found (a batch line's `cwd`, an ACP session's). */
+  folder: FolderRecipe;
   approval: ApprovalModeName;
   storeDir: string;
   /** The config's MCP servers, once {@link startRunMcp} started them (also the environment's `toolSource`). */
@@ -148,8 +147,9 @@ export async function prepareRun(flags: ExecFlags, env: NodeJS.ProcessEnv = proc
   let budget: Budget | undefined;
   if (budgetUsd !== undefined) budget = { limitUsd: budgetUsd, strict: flags.budgetStrict === true };
   else if (flags.budgetStrict) throw new MinicodeError('MINICODE_E_USAGE', '--budget-strict needs --budget USD', { action: 'pass --budget 0.50 --budget-strict' });
-  const prompting = await promptingOf(flags, loaded.config, env, cwd);
-  const hooks = await hooksOf(loaded, cwd, flags.allowLocalConfig === true);
+  const folder = folderRecipeOf(loaded, flags.allowLocalConfig === true);
+  const extensions = await folderExtensions(folder, cwd, env);
+  const prompting = await promptingOf(flags, loaded.config, env, cwd, extensions);
   const closers: (() => Promise<void>)[] = [];
   let endpoint: ProviderEndpoint;
   const named = flags.provider ?? env.MINICODE_PROVIDER ?? loaded.config.provider;
@@ -201,10 +201,11 @@ export async function prepareRun(flags: ExecFlags, env: NodeJS.ProcessEnv = proc
       sandbox,
       maskCredentialsInRequests: loaded.config.maskCredentialsInRequests ?? true,
       toolShapes: (flags.toolShapes as ToolShapeSetting | undefined) ?? loaded.config.tools?.shapes ?? 'native',
-      hooks,
-      agents: loadAgentDefinitions({ env, cwd, allowLocalConfig: flags.allowLocalConfig === true }),
+      hooks: extensions.hooks,
+      agents: extensions.agents,
     }),
     prompting,
+    folder,
     approval,
     storeDir,
     mcp: undefined,
@@ -229,13 +230,6 @@ export async function prepareRun(flags: ExecFlags, env: NodeJS.ProcessEnv = proc
   return setup;
 }
 
-/** The run's hooks; the hooks module loads only when a config or a trusted project file may hold some. */
-async function hooksOf(loaded: LoadedConfig, cwd: string, allowLocalConfig: boolean): Promise<HookSettings | undefined> {
-  if (!loaded.hookSources && !(allowLocalConfig && (fs.existsSync(path.join(cwd, '.minicode', 'settings.json')) || fs.existsSync(path.join(cwd, '.claude', 'settings.json'))))) return undefined;
-  const { loadHookSettings } = await import('../hooks/load.js');
-  return loadHookSettings({ loaded, cwd, allowLocalConfig });
-}
-
 /** `--sandbox` checked: one of the modes, or MINICODE_E_USAGE (exit 2). */
 export function sandboxModeFlag(value: string | undefined): SandboxMode | undefined {
   if (value === undefined) return undefined;
@@ -246,9 +240,10 @@ export function sandboxModeFlag(value: string | undefined): SandboxMode | undefi
 /**
  * The prompt settings of a run set up in `cwd`: `--system-prompt`'s file, `--append-system-prompt`,
  * the instructions (found from `cwd` unless `--no-instructions`; fallback names from config
- * `instructions.fallbackFiles`), and `--output-schema`'s schema (ajv loads only then).
+ * `instructions.fallbackFiles`), `--output-schema`'s schema (ajv loads only then), and the
+ * folder's commands and skills.
  */
-async function promptingOf(flags: ExecFlags, config: LoadedConfig['config'], env: NodeJS.ProcessEnv, cwd: string): Promise<PromptSettings> {
+async function promptingOf(flags: ExecFlags, config: LoadedConfig['config'], env: NodeJS.ProcessEnv, cwd: string, extensions: FolderExtensions): Promise<PromptSettings> {
   const recipe: PromptRecipe = {
     base: flags.systemPrompt !== undefined ? readTextFile(flags.systemPrompt, '--system-prompt') : undefined,
     append: flags.appendSystemPrompt,
@@ -257,9 +252,7 @@ async function promptingOf(flags: ExecFlags, config: LoadedConfig['config'], env
     userDir: userInstructionsDir(env, os.homedir()),
   };
   const outputSchema = flags.outputSchema !== undefined ? (await import('../output-schema/compile.js')).loadOutputSchemaFile(flags.outputSchema) : undefined;
-  const allowLocalConfig = flags.allowLocalConfig === true;
-  const commands = loadCustomCommands({ env, cwd, allowLocalConfig });
-  const skills = loadSkills({ env, cwd, allowLocalConfig, readClaudeSkills: config.skills?.readClaudeSkills === true });
+  const { commands, skills } = extensions;
   return promptSettings({ recipe, system: systemPromptFor(recipe, cwd, skills), outputSchema, commands, skills });
 }
 

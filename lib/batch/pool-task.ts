@@ -33,6 +33,7 @@ export function plainLineSetup(setup: LineSetup): PlainLineSetup | undefined {
     limits: setup.limits,
     environment: { ...environment, env: {}, toolSource: undefined, fileSystem: undefined, terminal: undefined },
     prompting: { ...setup.prompting, outputSchema: undefined },
+    folder: setup.folder,
     outputSchema: setup.prompting.outputSchema ? { schema: setup.prompting.outputSchema.schema, source: setup.prompting.outputSchema.source } : undefined,
   };
 }

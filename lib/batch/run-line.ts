@@ -12,7 +12,9 @@ import type { ProviderSettings } from '../agent/provider-settings.js';
 import type { RunLimits } from '../agent/run-limits.js';
 import type { ToolEnvironment } from '../agent/tool-environment.js';
 import type { ImageAttachment } from '../images/load.js';
-import { promptSettingsFor, type PromptRecipe, type PromptSettings } from '../agent/prompt-settings.js';
+import type { PromptRecipe, PromptSettings } from '../agent/prompt-settings.js';
+import type { OutputSchema } from '../output-schema/compile.js';
+import { inFolder, type FolderRecipe } from '../agent/folder-setup.js';
 import { terminationCode } from '../control/termination.js';
 import type { WorkspaceCheckpoints } from '../checkpoints/turn.js';
 import type { EventDraft, OutputEvent } from '../events/index.js';
@@ -39,6 +41,8 @@ export interface LineSetup {
   environment: ToolEnvironment;
   /** The batch's prompt settings; each line's are made from them for its own folder and fields. */
   prompting: PromptSettings;
+  /** How a line with its own `cwd` finds that folder's hooks, commands, skills and agents; undefined: the set-up's apply everywhere. */
+  folder?: FolderRecipe | undefined;
 }
 
 /** Signals a run sends the scheduler while it runs. */
@@ -178,7 +182,9 @@ async function runTraced(options: RunLineOptions, spans: RunSpans | undefined): 
     if (line.agent) return await runNativeLine(spans ? { ...options, env: { ...options.env, TRACEPARENT: spans.traceparent } } : options, cwd, watch);
     const setup = await options.setup(line);
     const { limits } = setup;
-    const prompting = await linePrompting(setup.prompting, line, cwd);
+    // A line in another folder than the set-up's runs with that folder's extensions and instructions.
+    const here = await inFolder(setup, cwd, { env, ...(await lineRecipe(setup.prompting, line)) });
+    const prompting = here.prompting;
     const images = line.images ? await lineImages(line.images, cwd) : undefined;
     const { runPrompt } = await import('../agent/run-prompt.js');
     const run = await runPrompt({
@@ -191,7 +197,7 @@ async function runTraced(options: RunLineOptions, spans: RunSpans | undefined): 
         budget: line.budget !== undefined ? { limitUsd: line.budget, strict: limits.budget?.strict ?? false } : limits.budget,
         maxSteps: line.maxSteps ?? limits.maxSteps,
       },
-      environment: { ...setup.environment, cwd, env },
+      environment: here.environment,
       prompting,
       interaction: NO_PERSON,
       onEvent: watch.onEvent,
@@ -232,17 +238,14 @@ function recordError(error: { category: string; code: string; message: string; h
   return definedOnly({ category: error.category, code: error.code, message: error.message, httpStatus: error.httpStatus });
 }
 
-/**
- * A line's prompt settings: the batch's recipe in the line's folder (its instructions are that
- * folder's), with the line's `system`, `instructions` and `outputSchema` in place of the batch's.
- */
-async function linePrompting(settings: PromptSettings, line: BatchLine, cwd: string): Promise<PromptSettings> {
+/** What a line changes of the batch's prompt recipe: its `system`, `instructions` and `outputSchema` in place of the batch's. */
+async function lineRecipe(settings: PromptSettings, line: BatchLine): Promise<{ changes: Partial<PromptRecipe>; outputSchema: OutputSchema | undefined }> {
   const changes: Partial<PromptRecipe> = {};
   if (line.system !== undefined) changes.base = line.system;
   if (line.instructions !== undefined) changes.instructions = line.instructions === false ? false : { text: line.instructions };
   const outputSchema =
     line.outputSchema !== undefined ? (await import('../output-schema/compile.js')).compileOutputSchema(line.outputSchema, `line ${line.line}: outputSchema`) : settings.outputSchema;
-  return promptSettingsFor(settings, cwd, changes, outputSchema);
+  return { changes, outputSchema };
 }
 
 /** A line's images, read and checked from its cwd (MINICODE_E_IMAGE, the line's error record, when one cannot be used). */

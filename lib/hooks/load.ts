@@ -1,46 +1,64 @@
 /**
- * Where a run's hooks come from, in order: the user config's `hooks` (and the project's
- * `.minicode/config.json`'s, which is only read with `--allow-local-config`), then, only with
- * `--allow-local-config`, the project's `.minicode/settings.json` and, when `hooks.readClaudeSettings`
- * is on, its `.claude/settings.json` (Claude Code's project settings: only their `hooks` are
- * read). A cloned repository never starts commands on its own: its files count only once the
- * user trusts it.
+ * Where the hooks of a run in one folder come from, in order: the user's own (the user config's
+ * `hooks`, then, when `hooks.readClaudeSettings` is on, Claude Code's user settings
+ * `~/.claude/settings.json`), then, only with `--allow-local-config`, the folder's project files:
+ * `.minicode/config.json`, `.minicode/settings.json` and, with `readClaudeSettings`,
+ * `.claude/settings.json` (of a settings file only its `hooks` are read). A cloned repository
+ * never starts commands on its own: its files count only once the user trusts it. The same
+ * loader serves the folder a run was set up in and any other a run works in (a batch line's
+ * `cwd`, an ACP session's).
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
-import { readConfigJson, type LoadedConfig } from '../config-files.js';
+import { readConfigJson } from '../config-files.js';
 import { MinicodeError } from '../errors.js';
 import { hookSettingsOf, type HookSettings, type HookSource } from './settings.js';
 
-/** The project files that may hold hooks, relative to the workspace. */
+/** The project files that may hold hooks, relative to the workspace, in the order they are read. */
+export const PROJECT_CONFIG_FILE = path.join('.minicode', 'config.json');
 export const PROJECT_SETTINGS_FILE = path.join('.minicode', 'settings.json');
 export const CLAUDE_SETTINGS_FILE = path.join('.claude', 'settings.json');
 
 /** Options of {@link loadHookSettings}. */
 export interface LoadHookOptions {
-  loaded: LoadedConfig;
+  /** The `hooks` sections of the user config (never a project's: those are read from `cwd` here). */
+  userSources: readonly HookSource[];
+  /** The folder whose project files are read. */
   cwd: string;
   allowLocalConfig: boolean;
+  /** `hooks.readClaudeSettings`: also Claude Code's user and project settings files; default false. */
+  readClaudeSettings?: boolean | undefined;
+  /** The home of `~/.claude/settings.json`; default `os.homedir()`. */
+  home?: string | undefined;
 }
 
-/** The hooks of a run; undefined when none is configured anywhere (nothing else is loaded then). */
-export async function loadHookSettings(options: LoadHookOptions): Promise<HookSettings | undefined> {
-  const sources: HookSource[] = (options.loaded.hookSources ?? []).map((s) => ({ file: s.file, section: s.section }));
+/** The settings files (beyond the user config) that may hold hooks for a run in `options.cwd`, in order, without repeats. */
+export function hookFilesOf(options: LoadHookOptions): string[] {
+  const files: string[] = [];
+  if (options.readClaudeSettings) files.push(path.join(options.home ?? os.homedir(), CLAUDE_SETTINGS_FILE));
   if (options.allowLocalConfig) {
-    const readClaude = options.loaded.config.hooks?.readClaudeSettings === true;
-    const files = [path.join(options.cwd, PROJECT_SETTINGS_FILE), ...(readClaude ? [path.join(options.cwd, CLAUDE_SETTINGS_FILE)] : [])];
-    for (const file of files) {
-      const section = await projectHooksOf(file);
-      if (section) sources.push({ file, section });
-    }
+    files.push(path.join(options.cwd, PROJECT_CONFIG_FILE), path.join(options.cwd, PROJECT_SETTINGS_FILE));
+    if (options.readClaudeSettings) files.push(path.join(options.cwd, CLAUDE_SETTINGS_FILE));
+  }
+  // A project in the home folder: its .claude/settings.json is the user's; read it once.
+  return [...new Set(files)];
+}
+
+/** The hooks of a run in `options.cwd`; undefined when none is configured anywhere. */
+export async function loadHookSettings(options: LoadHookOptions): Promise<HookSettings | undefined> {
+  const sources: HookSource[] = [...options.userSources];
+  for (const file of hookFilesOf(options)) {
+    const section = await hooksOfFile(file);
+    if (section) sources.push({ file, section });
   }
   if (sources.length === 0) return undefined;
   const settings = hookSettingsOf(sources);
   return Object.keys(settings.byEvent).length > 0 || settings.ignored.length > 0 ? settings : undefined;
 }
 
-/** The validated `hooks` of one settings file, or undefined (no file, no hooks). */
-async function projectHooksOf(file: string): Promise<Readonly<Record<string, unknown>> | undefined> {
+/** The validated `hooks` of one file, or undefined (no file, no hooks). */
+async function hooksOfFile(file: string): Promise<Readonly<Record<string, unknown>> | undefined> {
   if (!fs.existsSync(file)) return undefined;
   const source = readConfigJson(file);
   const raw = source?.raw;

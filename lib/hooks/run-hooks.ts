@@ -13,6 +13,7 @@ import { draft } from '../events/draft.js';
 import type { EventDraft, PayloadOf } from '../events/index.js';
 import { sanitizeText } from '../scrub/terminal-sanitizer.js';
 import { capHeadTail } from '../tools/truncate.js';
+import { compileMatcher, type MatchTest } from './matcher.js';
 import { HOOK_EXCERPT_MAX, type HookEventName } from './names.js';
 import { hookEnv, runHookCommand } from './run-command.js';
 import type { HookSettings, HookSpec } from './settings.js';
@@ -79,7 +80,14 @@ export function createHookRunner(options: HookRunnerOptions): HookRunner {
   const env = hookEnv(options.env, options.cwd);
   const redact = outputRedactor(options.env);
   const forModel = (text: string): string => capHeadTail(redact(sanitizeText(text)), HOOK_MODEL_TEXT_MAX).text;
-  const applicable = (event: HookEventName, match: string | undefined): readonly HookSpec[] => (options.settings.byEvent[event] ?? []).filter((spec) => spec.matcher === undefined || spec.test(match));
+  const matchers = new Map<string, MatchTest>();
+  const matches = (matcher: string, value: string | undefined): boolean => {
+    let test = matchers.get(matcher);
+    if (!test) matchers.set(matcher, (test = compileMatcher(matcher)));
+    return test(value);
+  };
+  const applicable = (event: HookEventName, match: string | undefined): readonly HookSpec[] =>
+    (options.settings.byEvent[event] ?? []).filter((spec) => spec.matcher === undefined || matches(spec.matcher, match));
   return {
     ignored: options.settings.ignored,
     has: (event) => (options.settings.byEvent[event]?.length ?? 0) > 0,

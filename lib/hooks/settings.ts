@@ -1,8 +1,8 @@
 /**
  * The hooks of a run, flattened from every `hooks` section that applies (the user config, then
- * the project's files) into one list per event. Zod-free: the sections arrive validated.
+ * the project's files) into one list per event. Zod-free: the sections arrive validated. Plain
+ * data (matchers are compiled by the runner): a batch line's settings cross to a pool thread.
  */
-import { compileMatcher, type MatchTest } from './matcher.js';
 import { HOOK_EVENTS, isHookEvent, type HookEventName } from './names.js';
 
 /** Seconds a hook runs before its process group is killed, when its `timeout` says nothing: 60. */
@@ -14,9 +14,8 @@ export interface HookSpec {
   /** The `bash -c` command line. */
   command: string;
   timeoutMs: number;
-  /** The matcher as written; undefined: every value. */
+  /** The matcher as written (validated); undefined: every value. */
   matcher: string | undefined;
-  test: MatchTest;
   /** The file it was configured in. */
   source: string;
 }
@@ -68,7 +67,6 @@ export function hookSettingsOf(sources: readonly HookSource[]): HookSettings {
             command: handler.command,
             timeoutMs: Math.round((handler.timeout ?? DEFAULT_HOOK_TIMEOUT_S) * 1000),
             matcher: group.matcher === undefined || group.matcher === '' ? undefined : group.matcher,
-            test: compileMatcher(group.matcher),
             source: file,
           };
           (byEvent[name] ??= []).push(spec);

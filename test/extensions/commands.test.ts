@@ -110,7 +110,7 @@ describe('a custom command', () => {
 
   it('is advertised to ACP clients by the real port', () => {
     const port = createAgentPort({ env: { MINICODE_HOME: homeWithCommand() } });
-    expect(port.availableCommands?.()).toEqual([{ name: 'fix-issue', description: 'Fix a GitHub issue', hint: '<number> <priority>' }]);
+    expect(port.availableCommands?.(scratchProject())).toEqual([{ name: 'fix-issue', description: 'Fix a GitHub issue', hint: '<number> <priority>' }]);
   });
 
   it.skipIf(!HAVE_TMUX)('in chat: /help lists it, Tab completes its name, and it runs as a turn with its arguments', async () => {
