@@ -33,6 +33,23 @@ const ARGUMENTS = z.record(z.string(), z.unknown());
 /** The longest description passed on to a provider (some reject longer ones). */
 const MAX_DESCRIPTION = 1_024;
 
+/**
+ * The reason a cancelled call gives the server: the SDK sends `String(reason)` in
+ * `notifications/cancelled`, so an object reason (the run's abort) would arrive as
+ * "[object Object]"; a person reading the server's log gets words instead.
+ */
+export function cancelReason(reason: unknown): string {
+  if (typeof reason === 'string' && reason !== '') return reason;
+  if (reason instanceof Error && reason.message !== '') return reason.message;
+  if (reason && typeof reason === 'object') {
+    for (const key of ['message', 'reason', 'kind'] as const) {
+      const value = (reason as Record<string, unknown>)[key];
+      if (typeof value === 'string' && value !== '') return `minicode cancelled the call: ${value}`;
+    }
+  }
+  return 'minicode cancelled the call';
+}
+
 function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
@@ -58,7 +75,7 @@ export function createMcpTool(binding: McpToolBinding): AnyTool {
       // One signal per call: the SDK listens on the signal it is given, and the run's signal
       // lives for the whole run, so listeners of finished calls must not pile up on it.
       const local = new AbortController();
-      const onAbort = (): void => local.abort(ctx.signal.reason);
+      const onAbort = (): void => local.abort(cancelReason(ctx.signal.reason));
       if (ctx.signal.aborted) onAbort();
       else ctx.signal.addEventListener('abort', onAbort, { once: true });
       try {

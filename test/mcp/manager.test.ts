@@ -169,14 +169,18 @@ describe('MCP servers in a run', () => {
     await waitFor(() => messages(diagnostics).some((m) => m.includes('hang: cancelled by the client')), 'notifications/cancelled at the server');
   });
 
-  it('sends notifications/cancelled when the run aborts a call', async () => {
+  it('sends notifications/cancelled with a readable reason when the run aborts a call', async () => {
     const { manager, diagnostics } = await start([resolved('hostile', nodeServer(HOSTILE))]);
     const abort = new AbortController();
     const pending = tool(manager, 'mcp__hostile__hang').run({}, ctx({ signal: abort.signal }));
     await waitFor(() => messages(diagnostics).some((m) => m.includes('hang: started')), 'the call to reach the server');
-    abort.abort();
+    // The run aborts with an object, as its termination does.
+    abort.abort({ kind: 'aborted' });
     expect((await pending).status).toBe('failed');
     await waitFor(() => messages(diagnostics).some((m) => m.includes('hang: cancelled by the client')), 'notifications/cancelled at the server');
+    const line = messages(diagnostics).find((m) => m.includes('hang: cancelled by the client'))!;
+    expect(line).toContain('(minicode cancelled the call: aborted)');
+    expect(line).not.toContain('[object Object]');
   });
 
   it('lets progress notifications extend the call deadline', async () => {
