@@ -30,6 +30,9 @@ export interface McpToolBinding {
 /** Arguments are an object; the server validates them against its own schema. */
 const ARGUMENTS = z.record(z.string(), z.unknown());
 
+/** Characters of a call's arguments its title shows (the approval question, `tool.started`). */
+const MAX_TITLE_ARGS = 160;
+
 /** The longest description passed on to a provider (some reject longer ones). */
 const MAX_DESCRIPTION = 1_024;
 
@@ -67,7 +70,11 @@ export function createMcpTool(binding: McpToolBinding): AnyTool {
     gated: true,
     server,
     ...(binding.trusted ? { trusted: true } : {}),
-    title: () => `${server}: ${tool.name}`,
+    // The arguments are what a person approves, as a bash approval shows its command.
+    title: (input: Record<string, unknown>) => {
+      const args = input && Object.keys(input).length > 0 ? JSON.stringify(input) : '';
+      return `${server}: ${tool.name}${args ? ` ${args.length > MAX_TITLE_ARGS ? `${args.slice(0, MAX_TITLE_ARGS)}...` : args}` : ''}`;
+    },
     async run(input: Record<string, unknown>, ctx): Promise<ToolOutcome> {
       const connection = binding.connection();
       if (!connection) return { status: 'failed', cause: 'TOOL_ERROR', message: `MCP server ${server} is not running`, hint: 'see the diagnostics for why it stopped' };
