@@ -18,3 +18,21 @@ export async function batchReportAction(out: string, flags: { compare?: string; 
     return error.exitCode;
   }
 }
+
+/** `minicode batch compare A B [--json]`; returns the exit code. */
+export async function batchCompareAction(a: string, b: string, flags: { json?: boolean }): Promise<number> {
+  const [{ loadBatchOutput }, { comparePaired }, { significanceText }] = await Promise.all([
+    import('../lib/batch/report/load.js'),
+    import('../lib/batch/report/significance.js'),
+    import('../lib/batch/report/markdown.js'),
+  ]);
+  try {
+    const comparison = comparePaired(loadBatchOutput(a).records, loadBatchOutput(b).records);
+    writeOut(flags.json ? `${JSON.stringify({ a, b, ...comparison })}\n` : `${significanceText(comparison)}\n`);
+    return 0;
+  } catch (error) {
+    if (!(error instanceof MinicodeError)) throw error;
+    writeErr(`minicode batch compare: ${error.code}: ${error.message}${error.action ? `\n  ${error.action}` : ''}\n`);
+    return error.exitCode;
+  }
+}

@@ -66,6 +66,7 @@ export async function chatAction(flags: ChatFlags): Promise<number> {
         provider,
         limits: ready.limits,
         environment: ready.environment,
+        mcp: ready.mcp,
         prompting: ready.prompting,
         store: store!,
         resume: reopen,

@@ -12,6 +12,8 @@ import type { McpServerConfig } from '../lib/mcp/config.js';
 import { resolveRunSandbox } from '../lib/sandbox/resolve.js';
 import { resolveStoreDir } from '../lib/store/location.js';
 import type { McpServerStatus } from '../lib/mcp/index.js';
+import { serverStatusLines } from '../lib/mcp/status-lines.js';
+import { configuredSecrets } from '../lib/mcp/env.js';
 import { neutralise } from '../lib/safe-text.js';
 import { definedOnly } from '../lib/defined-only.js';
 import { failureLine } from '../lib/failure-line.js';
@@ -23,15 +25,42 @@ export interface McpListFlags {
   cwd?: string;
 }
 
+/** Where `mcp add`, `add-json` and `remove` write: the user config, or the project's `.mcp.json`. */
+export interface McpScopeFlags {
+  scope?: string;
+}
+
 /** Flags of `minicode mcp add`. */
-export interface McpAddFlags {
+export interface McpAddFlags extends McpScopeFlags {
   env?: string[];
   header?: string[];
+  include?: string[];
+  exclude?: string[];
   transport?: string;
   cwd?: string;
   startupTimeout?: string;
   toolTimeout?: string;
   replace?: boolean;
+}
+
+/** Flags of `minicode mcp add-json`. */
+export interface McpAddJsonFlags extends McpScopeFlags {
+  replace?: boolean;
+}
+
+/** Flags of `minicode mcp get`. */
+export interface McpGetFlags {
+  json?: boolean;
+  allowLocalConfig?: boolean;
+  cwd?: string;
+}
+
+/** The file a scope names: `user` (default) the user config, `project` the current directory's `.mcp.json` (0644: it is shared with the project). */
+function scopeFile(flags: McpScopeFlags): { file: string; mode: number } {
+  const scope = flags.scope ?? 'user';
+  if (scope === 'user') return { file: userConfigPath(), mode: 0o600 };
+  if (scope === 'project') return { file: path.join(process.cwd(), '.mcp.json'), mode: 0o644 };
+  throw new MinicodeError('MINICODE_E_USAGE', `--scope must be user or project, got "${scope}"`, { action: 'pass --scope project to write ./.mcp.json' });
 }
 
 const out = (s: string): void => {
@@ -46,17 +75,7 @@ function fail(error: unknown): number {
 
 function table(rows: McpServerStatus[]): string {
   if (rows.length === 0) return `no MCP servers configured (add one with: minicode mcp add NAME COMMAND [ARGS...])\n`;
-  const lines: string[] = [];
-  for (const r of rows) {
-    const transport = r.transport ? ` ${r.transport}` : '';
-    const timing = r.state === 'disabled' || r.state === 'invalid' ? '' : ` ${r.startupMs} ms`;
-    const sandbox = r.sandbox ? `  sandbox ${r.sandbox}` : '';
-    lines.push(`${r.name}  ${r.state}${transport}${timing}  ${r.tools.length} tool${r.tools.length === 1 ? '' : 's'}${sandbox}`);
-    if (r.error) lines.push(`  error: ${r.error}`);
-    for (const name of r.toolNames) lines.push(`  ${name}`);
-  }
-  // Names, tool names and errors come from config files and servers: their controls are shown escaped.
-  return `${neutralise(lines.join('\n'))}\n`;
+  return `${serverStatusLines(rows, { tools: true }).join('\n')}\n`;
 }
 
 /** `mcp list`; exit 0 when every enabled server started, 1 when one failed or an entry cannot be used. */
@@ -115,38 +134,111 @@ function positiveMs(value: string | undefined, flag: string): number | undefined
 export async function mcpAddAction(name: string, commandOrUrl: string, args: string[], flags: McpAddFlags): Promise<number> {
   try {
     const isUrl = /^https?:\/\//i.test(commandOrUrl);
-    const transport = flags.transport ?? (isUrl ? 'http' : 'stdio');
-    if (!['stdio', 'http', 'sse'].includes(transport)) throw new MinicodeError('MINICODE_E_USAGE', `--transport must be stdio, http or sse, got "${transport}"`, { action: 'pass --transport http' });
+    // A bare URL stays untyped, so a server that refuses Streamable HTTP is tried over SSE.
+    const transport = flags.transport ?? (isUrl ? undefined : 'stdio');
+    if (transport !== undefined && !['stdio', 'http', 'sse'].includes(transport))
+      throw new MinicodeError('MINICODE_E_USAGE', `--transport must be stdio, http or sse, got "${transport}"`, { action: 'pass --transport http' });
     if ((transport === 'stdio') === isUrl)
       throw new MinicodeError('MINICODE_E_USAGE', `--transport ${transport} does not fit "${commandOrUrl}"`, { action: 'give a command for stdio, an http(s) URL for http and sse' });
+    const target = scopeFile(flags);
     const startupTimeoutMs = positiveMs(flags.startupTimeout, '--startup-timeout');
     const toolTimeoutMs = positiveMs(flags.toolTimeout, '--tool-timeout');
-    const common = definedOnly({ startupTimeoutMs: startupTimeoutMs || undefined, toolTimeoutMs: toolTimeoutMs || undefined });
+    const common = definedOnly({
+      startupTimeoutMs: startupTimeoutMs || undefined,
+      toolTimeoutMs: toolTimeoutMs || undefined,
+      includeTools: flags.include && flags.include.length > 0 ? flags.include : undefined,
+      excludeTools: flags.exclude && flags.exclude.length > 0 ? flags.exclude : undefined,
+    });
     let entry: McpServerConfig;
     if (isUrl) {
       if (args.length > 0 || flags.env) throw new MinicodeError('MINICODE_E_USAGE', 'a URL server takes no arguments and no --env', { action: 'use --header for credentials' });
       const headers = pairs(flags.header, /:\s*/, '--header');
-      entry = definedOnly({ type: transport as 'http' | 'sse', url: commandOrUrl, headers, ...common });
+      entry = definedOnly({ type: transport as 'http' | 'sse' | undefined, url: commandOrUrl, headers, ...common });
     } else {
       if (flags.header) throw new MinicodeError('MINICODE_E_USAGE', 'a stdio server takes no --header', { action: 'use --env for credentials' });
       const env = pairs(flags.env, /=/, '--env');
       entry = definedOnly({ command: commandOrUrl, args: args.length > 0 ? args : undefined, env, cwd: flags.cwd || undefined, ...common });
     }
     const { addServer } = await import('../lib/mcp/user-config.js');
-    const file = userConfigPath();
-    addServer(file, name, entry, { replace: flags.replace === true });
-    process.stderr.write(`added MCP server ${name} to ${file}\n`);
+    addServer(target.file, name, entry, { replace: flags.replace === true, mode: target.mode });
+    process.stderr.write(`added MCP server ${name} to ${target.file}\n`);
     return 0;
   } catch (error) {
     return fail(error);
   }
 }
 
+/** `mcp add-json NAME JSON`: one entry as another agent's config holds it, read as a run reads it. */
+export async function mcpAddJsonAction(name: string, json: string, flags: McpAddJsonFlags): Promise<number> {
+  try {
+    let entry: unknown;
+    try {
+      entry = JSON.parse(json);
+    } catch (error) {
+      throw new MinicodeError('MINICODE_E_USAGE', `the entry is not valid JSON: ${(error as Error).message}`, {
+        action: `quote it whole: minicode mcp add-json ${name} '{"command":"npx","args":["-y","pkg"]}'`,
+      });
+    }
+    const target = scopeFile(flags);
+    const { addServer } = await import('../lib/mcp/user-config.js');
+    addServer(target.file, name, entry, { replace: flags.replace === true, mode: target.mode });
+    process.stderr.write(`added MCP server ${name} to ${target.file}\n`);
+    return 0;
+  } catch (error) {
+    return fail(error);
+  }
+}
+
+/** `config` as shown: credential values of `env` and `headers` masked, `${VAR}` references kept. */
+function shownEntry(config: unknown): unknown {
+  if (!config || typeof config !== 'object' || Array.isArray(config)) return config;
+  const out: Record<string, unknown> = { ...(config as Record<string, unknown>) };
+  for (const key of ['env', 'headers', 'http_headers']) {
+    const record = out[key];
+    if (!record || typeof record !== 'object' || Array.isArray(record)) continue;
+    const secrets = new Set(configuredSecrets(Object.fromEntries(Object.entries(record).filter(([, v]) => typeof v === 'string' && !v.includes('${'))) as Record<string, string>));
+    out[key] = Object.fromEntries(Object.entries(record).map(([k, v]) => [k, typeof v === 'string' && secrets.has(v) ? '[REDACTED]' : v]));
+  }
+  return out;
+}
+
+/** `mcp get NAME`: where the entry is, how minicode reads it, and the server started as a run would start it. */
+export async function mcpGetAction(name: string, flags: McpGetFlags): Promise<number> {
+  try {
+    const cwd = path.resolve(flags.cwd ?? process.cwd());
+    const loaded = await loadConfig({ cwd, allowLocalConfig: flags.allowLocalConfig === true });
+    const servers = loaded.config.mcpServers ?? {};
+    if (!Object.hasOwn(servers, name)) {
+      const known = Object.keys(servers);
+      throw new MinicodeError('MINICODE_E_MCP_NOT_FOUND', `no MCP server named ${name} in the config`, {
+        action:
+          known.length > 0
+            ? `known servers: ${known.join(', ')}`
+            : flags.allowLocalConfig
+              ? 'add one with minicode mcp add'
+              : "add one with minicode mcp add (a project's .mcp.json is read with --allow-local-config)",
+      });
+    }
+    const sandbox = resolveRunSandbox({ loaded, env: process.env, cwd, storeDir: resolveStoreDir({ env: process.env }) });
+    const { startMcp } = await import('../lib/mcp/index.js');
+    const manager = await startMcp({ [name]: servers[name] }, { env: process.env, cwd, sandbox, files: loaded.mcpServerFiles ?? {} });
+    const status = manager?.statuses()[0];
+    await manager?.close();
+    const file = loaded.mcpServerFiles?.[name];
+    const entry = shownEntry(servers[name]);
+    if (flags.json) out(`${JSON.stringify({ name, file, entry, status })}\n`);
+    else out(`${neutralise(`${name}\n  file: ${file ?? '(unknown)'}\n  entry: ${JSON.stringify(entry)}`)}\n${status ? serverStatusLines([status], { tools: true }).join('\n') : ''}\n`);
+    return status && (status.state === 'failed' || status.state === 'invalid') ? 1 : 0;
+  } catch (error) {
+    return fail(error);
+  }
+}
+
 /** `mcp remove NAME`. */
-export async function mcpRemoveAction(name: string): Promise<number> {
+export async function mcpRemoveAction(name: string, flags: McpScopeFlags = {}): Promise<number> {
   try {
     const { removeServer } = await import('../lib/mcp/user-config.js');
-    const file = userConfigPath();
+    const { file } = scopeFile(flags);
     removeServer(file, name);
     process.stderr.write(`removed MCP server ${name} from ${file}\n`);
     return 0;

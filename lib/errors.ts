@@ -110,7 +110,7 @@ export const ERROR_CODES = {
   MINICODE_E_MCP_CONFIG: { meaning: 'an mcpServers entry names a ${VAR} that is not set; it expanded to an empty value' },
   MINICODE_E_MCP_ENTRY: { meaning: 'an mcpServers entry has a key minicode does not know or support, or a value of the wrong type; that server is skipped and the others start' },
   MINICODE_E_MCP_EXITED: { meaning: 'an MCP server exited during the run; its tools fail from then on' },
-  MINICODE_E_MCP_NOT_FOUND: { category: 'USER_ERROR', recoverability: 'ACTION_REQUIRED', exitCode: 1, meaning: 'minicode mcp remove named a server that is not in the user config' },
+  MINICODE_E_MCP_NOT_FOUND: { category: 'USER_ERROR', recoverability: 'ACTION_REQUIRED', exitCode: 1, meaning: 'minicode mcp get or remove named a server that is not in the config' },
   MINICODE_E_MCP_START: { meaning: 'an MCP server failed to start or missed its start-up deadline; the run goes on without its tools' },
   MINICODE_E_MCP_STDERR: { meaning: 'a line an MCP server wrote on stderr' },
   MINICODE_E_MISSING_DEPENDENCY: { category: 'CONFIGURATION_ERROR', recoverability: 'ACTION_REQUIRED', exitCode: 1, meaning: 'an optional package this command needs is not installed' },

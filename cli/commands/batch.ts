@@ -58,6 +58,25 @@ export function registerBatch(program: Command): void {
     process.exitCode = await batchAction(file, flags);
   });
   registerBatchReport(command);
+  registerBatchCompare(command);
+}
+
+/**
+ * `minicode batch compare A B [--json]`: the paired pass-rate comparison of two batch outputs
+ * (lib/batch/report/significance.ts) as the Markdown sentence, or as one JSON object. Exit 0, 1
+ * when a folder is not a batch output (MINICODE_E_BATCH_REPORT).
+ */
+function registerBatchCompare(batch: Command): void {
+  batch
+    .command('compare')
+    .description("compare two batch outputs' pass rates, paired by (id, attempt): difference, 95% paired bootstrap interval, McNemar exact p, regressed lines")
+    .argument('<a>', 'the first batch output folder (A)')
+    .argument('<b>', 'the second batch output folder (B)')
+    .option('--json', 'print the comparison as one JSON object')
+    .action(async (a: string, b: string, flags: { json?: boolean }) => {
+      const { batchCompareAction } = await import('../batch-report-action.js');
+      process.exitCode = await batchCompareAction(a, b, flags);
+    });
 }
 
 /**

@@ -29,6 +29,7 @@ import { reportDropped } from '../debug.js';
 import { definedOnly } from '../defined-only.js';
 import { attemptOptions, expandAttempts, runKey, type AttemptOptions } from './attempts.js';
 import { isTransient, retriedFailure, retryWaitMs } from './retries.js';
+import { scoreRecord } from './scorers.js';
 import type { RetriedFailure } from './records.js';
 import { evaluate, passRule, type EvaluationSummary } from './evaluation.js';
 
@@ -407,6 +408,7 @@ export async function runLocalBatch(options: LocalBatchOptions): Promise<BatchSu
       }
       retried.delete(key);
       if (tries.length > 0) record.retries = tries;
+      if (line.expect) record.scores = await scoreRecord(record, line.expect);
       // An interrupted run is not a finished one: leave its id for the resume. A finished one is
       // kept in the store first: if the output cannot take it, a resume takes it from there.
       if (!(options.signal?.aborted && record.reason === 'aborted')) {

@@ -13,6 +13,7 @@ import { neutralise } from '../safe-text.js';
 import { definedOnly } from '../defined-only.js';
 import { MAX_EPOCHS } from './attempts.js';
 import { MAX_TIMER_MS } from '../control/timers.js';
+import { ExpectSchema, type Expect } from './scorers.js';
 
 /** The fields of one input line. */
 const LineFields = z.object({
@@ -53,6 +54,8 @@ const LineFields = z.object({
   epochs: z.number().int().positive().max(MAX_EPOCHS).optional(),
   /** Wall-clock limit of this line in ms: run, verify and scorers (wins over `--line-timeout`). */
   timeout: z.number().int().positive().max(MAX_TIMER_MS).optional(),
+  /** Scorers of the run's answer beside verify (scorers.ts). */
+  expect: ExpectSchema.optional(),
   /** Image files sent with the prompt (as `exec -i`), relative to the line's cwd. */
   images: z.array(z.string().min(1)).min(1).max(20).optional(),
 });
@@ -100,6 +103,8 @@ export interface BatchLine {
   epochs?: number;
   /** Wall-clock limit of the whole line in ms (wins over `--line-timeout`). */
   timeout?: number;
+  /** Scorers of the run's answer (scorers.ts). */
+  expect?: Expect;
   /** Which of the line's runs this is, 1-based (set when the batch expands its epochs, attempts.ts). */
   attempt?: number;
   /** Image files sent with the prompt, relative to the line's cwd (read when the line runs: a bad one is the line's error record). */
@@ -160,6 +165,7 @@ function lineOf(data: z.infer<typeof BatchLineSchema>, line: number): BatchLine 
   if (data.outputSchema !== undefined) out.outputSchema = data.outputSchema;
   if (data.epochs !== undefined) out.epochs = data.epochs;
   if (data.timeout !== undefined) out.timeout = data.timeout;
+  if (data.expect !== undefined) out.expect = data.expect;
   if (data.images !== undefined) out.images = data.images;
   return out;
 }

@@ -24,6 +24,7 @@ import { runLine, type LineSetup } from './run-line.js';
 import type { EventStore } from '../store/index.js';
 import { definedOnly } from '../defined-only.js';
 import { runKey } from './attempts.js';
+import { scoreRecord } from './scorers.js';
 
 /** The queue engine: bullmq (with ioredis), optional dependencies installed only for `--queue`. */
 export type QueueEngine = typeof Bullmq;
@@ -158,13 +159,20 @@ export async function runProducer(options: ProducerOptions): Promise<BatchSummar
     }
     let resolveAll!: () => void;
     const allIn = new Promise<void>((r) => (resolveAll = r));
+    // Records taken but still being scored: the batch ends only once each is accepted.
+    let scoring = 0;
     const take = (jobId: string, record: BatchRecord | undefined): void => {
       const line = waiting.get(jobId);
       if (!line || !record) return;
       waiting.delete(jobId);
-      ctx.accept(record);
-      options.progress.update(ctx.snapshot(0));
-      if (waiting.size === 0) resolveAll();
+      scoring++;
+      // Scored where the records are written: the same scorers whichever worker ran the line.
+      void (line.expect ? scoreRecord(record, line.expect) : Promise.resolve(undefined)).then((scores) => {
+        if (scores) record.scores = scores;
+        ctx.accept(record);
+        options.progress.update(ctx.snapshot(0));
+        if (--scoring === 0 && waiting.size === 0) resolveAll();
+      });
     };
     events.on('completed', ({ jobId, returnvalue }) => take(jobId, recordOf(returnvalue)));
     const jobs = [...waiting].map(([jobId, line]) => ({

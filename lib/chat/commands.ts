@@ -37,6 +37,27 @@ async function checkpointCommand(name: string, settings: CheckpointSettings, cwd
   }
 }
 
+/** `/mcp`, `/mcp NAME` (its tools too), `/mcp reconnect NAME`; the status lines are lib/mcp/status-lines.ts's. */
+function mcpCommand(session: ChatSession, arg: string): CommandResult {
+  const manager = session.mcp;
+  if (!manager) return { lines: ['MCP: no servers configured (minicode mcp add NAME COMMAND, or mcpServers in the config)'] };
+  const [first = '', second = ''] = arg.split(/\s+/);
+  const lines = async (): Promise<string[]> => {
+    const { serverStatusLines } = await import('../mcp/status-lines.js');
+    if (first === 'reconnect') {
+      if (second === '') return ['MCP: /mcp reconnect NAME'];
+      const status = await manager.reconnect(second);
+      if (!status) return [`MCP: no started server named ${oneLine(second)}`];
+      return serverStatusLines([status], { tools: false });
+    }
+    const rows = manager.statuses();
+    if (first === '') return ['MCP servers (/mcp NAME lists its tools):', ...serverStatusLines(rows, { tools: false })];
+    const row = rows.find((r) => r.name === first);
+    return row ? serverStatusLines([row], { tools: true }) : [`MCP: no server named ${oneLine(first)}; known: ${rows.map((r) => oneLine(r.name)).join(', ')}`];
+  };
+  return { lines: [], later: lines() };
+}
+
 /** What each approval mode means, said when `/approval` switches to it. */
 const APPROVAL_MEANING: Record<ApprovalModeName, string> = {
   ask: 'reads run freely, every edit and command asks',
@@ -79,6 +100,7 @@ export const COMMANDS: readonly (readonly [string, string])[] = [
   ['/sessions', 'stored sessions, most recent first'],
   ['/undo', 'take back the files the last turn changed (run it again to take the undo back)'],
   ['/checkpoints', 'checkpoints of this workspace with the files each turn changed'],
+  ['/mcp [name|reconnect name]', 'MCP servers, their state and tools; reconnect one'],
   ['/help', 'this list and the keys'],
   ['/exit', 'end the session and quit'],
 ];
@@ -157,6 +179,8 @@ export function runCommand(line: string, ctx: { session: ChatSession; store: Eve
         ],
       };
     }
+    case '/mcp':
+      return mcpCommand(session, arg);
     case '/undo':
     case '/checkpoints': {
       const settings = session.checkpoints;

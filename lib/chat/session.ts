@@ -20,6 +20,7 @@ import type { Interaction } from '../agent/interaction.js';
 import type { ProviderSettings } from '../agent/provider-settings.js';
 import type { RunLimits } from '../agent/run-limits.js';
 import type { ToolEnvironment } from '../agent/tool-environment.js';
+import type { McpManager } from '../mcp/index.js';
 import { appendToSession, endSession, runPrompt, type PromptRun, type PromptRunOptions } from '../agent/run-prompt.js';
 import { fromTranscript, toTranscript } from '../agent/context.js';
 import { foldTranscript, type FoldResult } from '../control/fold.js';
@@ -44,6 +45,8 @@ export interface ChatSessionOptions {
   limits: RunLimits;
   /** The tools' environment of every turn (MCP tools, checkpoints before each turn's first change). */
   environment: ToolEnvironment;
+  /** The config's MCP servers (for `/mcp`); absent when none is configured. */
+  mcp?: McpManager | undefined;
   /** The system prompt (with the project instructions) of every turn; default minicode's own, no instructions. */
   prompting?: PromptSettings | undefined;
   store: EventStore;
@@ -77,6 +80,8 @@ export interface ChatSession {
   readonly prompting: PromptSettings;
   /** Workspace checkpoints (for `/undo`, `/checkpoints`); absent when off. */
   readonly checkpoints: CheckpointSettings | undefined;
+  /** The config's MCP servers (for `/mcp`); absent when none is configured. */
+  readonly mcp: McpManager | undefined;
   budget: Budget | undefined;
   /** Stored events of a resumed session (to render its history). */
   readonly storedEvents: readonly OutputEvent[];
@@ -192,6 +197,7 @@ export function createChatSession(options: ChatSessionOptions): ChatSession {
     // What /status shows is what a turn sends: with the tool shape's note runPrompt adds.
     prompting: { ...prompting, system: withToolNote(prompting.system, toolShapeFor(options.provider.format, options.provider.model, options.environment.toolShapes).note) },
     checkpoints: options.environment.checkpoints,
+    mcp: options.mcp,
     budget: options.limits.budget,
     get storedEvents() {
       return storedEvents;

@@ -118,6 +118,12 @@ function networkCause(error: unknown): string | undefined {
   return undefined;
 }
 
+/** The HTTP status an SDK transport error carries (`StreamableHTTPError`, `SseError`: a numeric `code`), if any. */
+function httpStatus(error: unknown): number | undefined {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === 'number' && code >= 400 && code < 600 ? code : undefined;
+}
+
 /** A URL as failures show it: no user info, query or fragment (they may carry credentials). */
 function shownUrl(url: string): string {
   try {
@@ -141,6 +147,12 @@ function startFailure(server: ResolvedServer, error: unknown, stdio: ProcessGrou
     const how = exit ? (exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`) : undefined;
     return new Error(how ? `\`${command}\` ${how} before it answered (${message})` : `\`${command}\`: ${message}`);
   }
+  const status = httpStatus(error);
+  // The SDK's words for a refused credential ("SSE error: Non-200 status code (401)") do not say what to do.
+  if (status === 401 || status === 403)
+    return new Error(
+      `${shownUrl(config.url)}: the server refused the request without valid credentials (HTTP ${status}); give it a token in the entry's "headers" (e.g. "Authorization": "Bearer \${TOKEN}"); minicode has no OAuth login for MCP servers yet`,
+    );
   const cause = networkCause(error);
   return new Error(`${shownUrl(config.url)}: ${message}${cause && !message.includes(cause) ? ` (${cause})` : ''}`);
 }
@@ -178,8 +190,9 @@ async function openTransport(
       await client.connect(transport);
       return { transport, kind: 'http' };
     } catch (error) {
-      // Only an explicit Streamable HTTP entry fails here; an untyped URL may be an SSE-only server.
-      if (config.type === 'http' || config.type === 'streamable-http') throw error;
+      // Only an explicit Streamable HTTP entry fails here; an untyped URL may be an SSE-only server,
+      // but a refused credential is not a transport question.
+      if (config.type === 'http' || config.type === 'streamable-http' || httpStatus(error) === 401 || httpStatus(error) === 403) throw error;
       await transport.close().catch(() => {});
     }
   }

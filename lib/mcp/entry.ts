@@ -9,6 +9,7 @@
  * server running that its author turned off or narrowed.
  */
 import { z } from 'zod';
+import { closestName } from '../did-you-mean.js';
 import { HttpServerSchema, McpServerNameSchema, StdioServerSchema, type McpServerConfig } from './config.js';
 
 /** Why one entry cannot be used, for the diagnostic that names it. */
@@ -77,30 +78,9 @@ const UNSUPPORTED: Readonly<Record<string, string>> = {
 /** Spellings of `type` that mean Streamable HTTP. */
 const HTTP_TYPES: Readonly<Record<string, string>> = { streamableHttp: 'http', 'streamable-http': 'http', streamable_http: 'http' };
 
-/** Edits (insert, delete, substitute, swap two neighbours) that turn `a` into `b`. */
-function editDistance(a: string, b: string): number {
-  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let best = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, d[i - 2]![j - 2]! + 1);
-      d[i]![j] = best;
-    }
-  }
-  return d[a.length]![b.length]!;
-}
-
 /** The known key `key` is probably a typo of, if one is close. */
 function nearest(key: string): string | undefined {
-  const known = [...CANONICAL, ...Object.keys(SPELLINGS), ...INFORMATIONAL];
-  const lower = key.toLowerCase();
-  let best: { key: string; distance: number } | undefined;
-  for (const k of known) {
-    const distance = k.toLowerCase() === lower ? 0 : editDistance(lower, k.toLowerCase());
-    if (distance <= Math.max(1, Math.floor(k.length / 4)) && (!best || distance < best.distance)) best = { key: k, distance };
-  }
-  return best?.key;
+  return closestName(key, [...CANONICAL, ...Object.keys(SPELLINGS), ...INFORMATIONAL]);
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);

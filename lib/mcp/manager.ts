@@ -56,6 +56,8 @@ export interface StartMcpOptions {
 /** Running MCP servers, as a tool source for runs. */
 export interface McpManager extends ToolSource {
   statuses(): McpServerStatus[];
+  /** Close one started server and start it again (its tools are named again); undefined for a name not started here. */
+  reconnect(name: string): Promise<McpServerStatus | undefined>;
   /** Close every server (SIGTERM, then SIGKILL after the grace); idempotent. */
   close(): Promise<void>;
 }
@@ -194,19 +196,36 @@ export async function startMcpServers(servers: readonly ResolvedServer[], option
     }
   };
 
+  /** A server that exits during the run: its tools fail with a clear message from then on. */
+  const watch = (entry: Entry): void => {
+    const conn = entry.connection;
+    if (!conn) return;
+    conn.onClosed = () => {
+      if (closed || entry.status.state !== 'ready' || entry.connection !== conn) return;
+      entry.status.state = 'exited';
+      raise('MINICODE_E_MCP_EXITED', `MCP server ${entry.server.name} exited`, {
+        action: `its tools fail until it is reconnected (/mcp reconnect ${entry.server.name} in chat) or the next run; see its stderr diagnostics`,
+      });
+    };
+  };
+
   await Promise.all(entries.map(start));
   rebuild();
-  // A server that exits during the run: its tools fail with a clear message from then on.
-  for (const entry of entries) {
-    const conn = entry.connection;
-    if (!conn) continue;
-    conn.onClosed = () => {
-      if (closed || entry.status.state !== 'ready') return;
-      entry.status.state = 'exited';
-      raise('MINICODE_E_MCP_EXITED', `MCP server ${entry.server.name} exited`, { action: 'its tools fail until the next run; see its stderr diagnostics' });
-    };
-  }
+  for (const entry of entries) watch(entry);
   return {
+    async reconnect(name) {
+      const entry = entries.find((e) => e.server.name === name);
+      if (!entry || closed) return undefined;
+      const previous = entry.connection;
+      delete entry.connection;
+      entry.status = definedOnly({ ...entry.status, state: 'failed', error: undefined, transport: undefined, tools: [], toolNames: [] });
+      entry.stderrTail = [];
+      await previous?.close();
+      await start(entry);
+      watch(entry);
+      rebuild();
+      return { ...entry.status, tools: [...entry.status.tools], toolNames: [...entry.status.toolNames] };
+    },
     tools: () => tools,
     async ready() {
       // A refresh can trigger another (a server that changes its list again): wait until none is running.

@@ -11,10 +11,10 @@ import type { Readable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
-import { launch } from '../sandbox/launch.js';
+import { launch, signalProcess } from '../sandbox/launch.js';
 import type { SandboxSettings } from '../sandbox/settings.js';
 import { definedOnly } from '../defined-only.js';
-import { dropExpected, reportDropped } from '../debug.js';
+import { reportDropped } from '../debug.js';
 
 /** Largest single message accepted from a server (a line of JSON): 32 MiB. */
 export const MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
@@ -23,17 +23,9 @@ export const MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
 const LIVE_GROUPS = new Set<number>();
 let exitHookInstalled = false;
 
+/** Signal a server's process group (it was launched detached: its pid leads its group). */
 function killGroup(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // Already gone, or not a group leader (spawn failed): try the process itself.
-    try {
-      process.kill(pid, signal);
-    } catch (error) {
-      dropExpected('mcp: signalling a server', error, 'ESRCH');
-    }
-  }
+  signalProcess(pid, signal, true);
 }
 
 function installExitHook(): void {

@@ -30,8 +30,28 @@ export interface McpToolBinding {
 /** Arguments are an object; the server validates them against its own schema. */
 const ARGUMENTS = z.record(z.string(), z.unknown());
 
+/** Characters of a call's arguments its title shows (the approval question, `tool.started`). */
+const MAX_TITLE_ARGS = 160;
+
 /** The longest description passed on to a provider (some reject longer ones). */
 const MAX_DESCRIPTION = 1_024;
+
+/**
+ * The reason a cancelled call gives the server: the SDK sends `String(reason)` in
+ * `notifications/cancelled`, so an object reason (the run's abort) would arrive as
+ * "[object Object]"; a person reading the server's log gets words instead.
+ */
+export function cancelReason(reason: unknown): string {
+  if (typeof reason === 'string' && reason !== '') return reason;
+  if (reason instanceof Error && reason.message !== '') return reason.message;
+  if (reason && typeof reason === 'object') {
+    for (const key of ['message', 'reason', 'kind'] as const) {
+      const value = (reason as Record<string, unknown>)[key];
+      if (typeof value === 'string' && value !== '') return `minicode cancelled the call: ${value}`;
+    }
+  }
+  return 'minicode cancelled the call';
+}
 
 function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -50,7 +70,11 @@ export function createMcpTool(binding: McpToolBinding): AnyTool {
     gated: true,
     server,
     ...(binding.trusted ? { trusted: true } : {}),
-    title: () => `${server}: ${tool.name}`,
+    // The arguments are what a person approves, as a bash approval shows its command.
+    title: (input: Record<string, unknown>) => {
+      const args = input && Object.keys(input).length > 0 ? JSON.stringify(input) : '';
+      return `${server}: ${tool.name}${args ? ` ${args.length > MAX_TITLE_ARGS ? `${args.slice(0, MAX_TITLE_ARGS)}...` : args}` : ''}`;
+    },
     async run(input: Record<string, unknown>, ctx): Promise<ToolOutcome> {
       const connection = binding.connection();
       if (!connection) return { status: 'failed', cause: 'TOOL_ERROR', message: `MCP server ${server} is not running`, hint: 'see the diagnostics for why it stopped' };
@@ -58,7 +82,7 @@ export function createMcpTool(binding: McpToolBinding): AnyTool {
       // One signal per call: the SDK listens on the signal it is given, and the run's signal
       // lives for the whole run, so listeners of finished calls must not pile up on it.
       const local = new AbortController();
-      const onAbort = (): void => local.abort(ctx.signal.reason);
+      const onAbort = (): void => local.abort(cancelReason(ctx.signal.reason));
       if (ctx.signal.aborted) onAbort();
       else ctx.signal.addEventListener('abort', onAbort, { once: true });
       try {

@@ -1,13 +1,16 @@
 /**
- * `minicode mcp add/remove`: edit `mcpServers` in the user config file, keeping every other key
- * as it is. The new entry is validated before anything is written, and the file is replaced
- * atomically (write beside it, then rename) so a crash never leaves half a config.
+ * `minicode mcp add/add-json/remove`: edit `mcpServers` in the user config file (or, with
+ * `--scope project`, the project's `.mcp.json`), keeping every other key as it is. The new entry
+ * is read as a run reads it (lib/mcp/entry.ts, other agents' spellings included) before anything
+ * is written, and the file is replaced atomically (write beside it, then rename) so a crash never
+ * leaves half a config.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { readConfigJson } from '../config-files.js';
 import { MinicodeError } from '../errors.js';
-import { McpServerNameSchema, McpServerSchema, type McpServerConfig } from './config.js';
+import type { McpServerConfig } from './config.js';
+import { parseServerEntry } from './entry.js';
 
 function readRaw(file: string): Record<string, unknown> {
   // Read as every run reads the config; an absent file is an empty one.
@@ -18,10 +21,17 @@ function readRaw(file: string): Record<string, unknown> {
   return raw as Record<string, unknown>;
 }
 
-function writeAtomic(file: string, value: Record<string, unknown>): void {
+/** Replace `file` atomically; a new file gets `mode` (an existing one keeps its own). */
+function writeAtomic(file: string, value: Record<string, unknown>, mode = 0o600): void {
   fs.mkdirSync(path.dirname(file), { recursive: true });
+  let keep = mode;
+  try {
+    keep = fs.statSync(file).mode & 0o777;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
   const temp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(temp, `${JSON.stringify(value, null, 2)}\n`, { mode: 0o600 });
+  fs.writeFileSync(temp, `${JSON.stringify(value, null, 2)}\n`, { mode: keep });
   fs.renameSync(temp, file);
 }
 
@@ -30,21 +40,27 @@ function serversOf(raw: Record<string, unknown>): Record<string, unknown> {
   return servers && typeof servers === 'object' && !Array.isArray(servers) ? { ...(servers as Record<string, unknown>) } : {};
 }
 
-/** Add `name` to the user config; an existing name is a usage error unless `replace`. */
-export function addServer(file: string, name: string, entry: McpServerConfig, options: { replace?: boolean } = {}): void {
-  const checkedName = McpServerNameSchema.safeParse(name);
-  if (!checkedName.success) throw new MinicodeError('MINICODE_E_USAGE', `invalid server name "${name}": ${checkedName.error.issues[0]!.message}`, { action: 'pick a name such as github or fs' });
-  const checked = McpServerSchema.safeParse(entry);
-  if (!checked.success) {
-    const issue = checked.error.issues[0]!;
-    throw new MinicodeError('MINICODE_E_USAGE', `invalid server ${name}: ${issue.path.join('.') || '(entry)'}: ${issue.message}`, { action: 'see minicode mcp add --help' });
-  }
+/**
+ * Add `name` to the config `file`, in minicode's own spelling (an entry written in another
+ * agent's is read first); an entry a run could not use is a usage error, and so is an existing
+ * name unless `replace`. `mode`: the permissions of a new file (default 0600).
+ */
+export function addServer(file: string, name: string, entry: unknown, options: { replace?: boolean; mode?: number } = {}): McpServerConfig {
+  const parsed = parseServerEntry(name, entry);
+  if (!parsed.ok) throw new MinicodeError('MINICODE_E_USAGE', parsed.problem.message.replace(/; this server is skipped$/, ''), { action: parsed.problem.action });
   const raw = readRaw(file);
   const servers = serversOf(raw);
   if (name in servers && !options.replace)
     throw new MinicodeError('MINICODE_E_USAGE', `MCP server ${name} already exists in ${file}`, { action: `pass --replace, or run minicode mcp remove ${name} first` });
-  servers[name] = entry;
-  writeAtomic(file, { ...raw, mcpServers: servers });
+  servers[name] = parsed.config;
+  writeAtomic(file, { ...raw, mcpServers: servers }, options.mode);
+  return parsed.config;
+}
+
+/** The entry `name` of the config `file` as written there, or undefined. */
+export function serverEntry(file: string, name: string): unknown {
+  const servers = serversOf(readRaw(file));
+  return Object.hasOwn(servers, name) ? servers[name] : undefined;
 }
 
 /** Remove `name` from the user config; a name that is not there is `MINICODE_E_MCP_NOT_FOUND`. */

@@ -54,7 +54,7 @@ describe('MCP servers passed by an ACP client', () => {
     answers.push('allow');
     const start = acp.wire.length;
     expect((await promptText(conn, sessionId, 'use the ide server')).stopReason).toBe('end_turn');
-    expect(requests.at(-1)).toMatchObject({ sessionId, toolCall: { toolCallId: 'toolu_acpmcp_1', title: 'ide: echo' } });
+    expect(requests.at(-1)).toMatchObject({ sessionId, toolCall: { toolCallId: 'toolu_acpmcp_1', title: 'ide: echo {"text":"from acp"}' } });
     const updates = updatesFor(acp.wire, sessionId, start).filter((u) => u.toolCallId === 'toolu_acpmcp_1');
     expect(updates.at(-1)).toMatchObject({ status: 'completed', content: [{ type: 'content', content: { type: 'text', text: 'echo: from acp' } }] });
   });

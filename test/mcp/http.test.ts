@@ -3,6 +3,7 @@
  * modes on a free loopback port, reached by URL from the manager.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import http from 'node:http';
 import net from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startMcpServers, type McpManager } from '../../lib/mcp/manager.js';
@@ -62,5 +63,29 @@ describe('MCP servers over HTTP', () => {
     expect((asked.outcome as { output: string }).output).toContain('over http');
     const fallback = await echoOver({ url: `http://127.0.0.1:${port}/sse` });
     expect(fallback.status).toMatchObject({ state: 'ready', transport: 'sse' });
+  });
+});
+
+describe('an MCP server that wants credentials', () => {
+  it('is a start failure that says to give it a token, not the SDK status line, for an untyped and an SSE entry', async () => {
+    const server = http.createServer((req, res) => {
+      req.resume();
+      res.writeHead(401, { 'www-authenticate': 'Bearer realm="mcp"' }).end('unauthorized');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as net.AddressInfo;
+    try {
+      for (const config of [{ url: `http://127.0.0.1:${port}/mcp` }, { type: 'sse' as const, url: `http://127.0.0.1:${port}/sse` }]) {
+        const manager = await startMcpServers([resolved('locked', config)], { env: process.env, cwd: tempDir() });
+        managers.push(manager);
+        const status = manager.statuses()[0]!;
+        expect(status.state).toBe('failed');
+        expect(status.error).toContain('HTTP 401');
+        expect(status.error).toContain('"headers"');
+        expect(status.error).not.toContain('Non-200');
+      }
+    } finally {
+      server.close();
+    }
   });
 });

@@ -68,7 +68,7 @@ describe('MCP servers in a run', () => {
     expect((read as { output: string }).output).toContain('hello from the filesystem server');
   });
 
-  it('caps a 5 MB result at 100,000 characters with a marker, and shows an image as a placeholder', async () => {
+  it('caps a 5 MB result at 100,000 characters with a marker, and shows bytes that are no image as a placeholder saying why', async () => {
     const { manager } = await start([resolved('hostile', nodeServer(HOSTILE))]);
     const big = await tool(manager, 'mcp__hostile__big').run({}, ctx());
     if (big.status !== 'completed') throw new Error(`expected completed, got ${JSON.stringify(big).slice(0, 300)}`);
@@ -77,7 +77,7 @@ describe('MCP servers in a run', () => {
     expect(big.receipt).toMatchObject({ bytes: 5 * 1024 * 1024, truncated: true });
     const image = await tool(manager, 'mcp__hostile__image').run({}, ctx());
     if (image.status !== 'completed') throw new Error('expected completed');
-    expect(image.output).toBe('a picture:\n[image image/png, 3000 bytes, not shown]');
+    expect(image.output).toMatch(/^a picture:\n\[image image\/png, 3000 bytes, not shown: not a PNG, JPEG, GIF or WebP image/);
   });
 
   it('reports isError as a failure carrying the server message', async () => {
@@ -169,14 +169,18 @@ describe('MCP servers in a run', () => {
     await waitFor(() => messages(diagnostics).some((m) => m.includes('hang: cancelled by the client')), 'notifications/cancelled at the server');
   });
 
-  it('sends notifications/cancelled when the run aborts a call', async () => {
+  it('sends notifications/cancelled with a readable reason when the run aborts a call', async () => {
     const { manager, diagnostics } = await start([resolved('hostile', nodeServer(HOSTILE))]);
     const abort = new AbortController();
     const pending = tool(manager, 'mcp__hostile__hang').run({}, ctx({ signal: abort.signal }));
     await waitFor(() => messages(diagnostics).some((m) => m.includes('hang: started')), 'the call to reach the server');
-    abort.abort();
+    // The run aborts with an object, as its termination does.
+    abort.abort({ kind: 'aborted' });
     expect((await pending).status).toBe('failed');
     await waitFor(() => messages(diagnostics).some((m) => m.includes('hang: cancelled by the client')), 'notifications/cancelled at the server');
+    const line = messages(diagnostics).find((m) => m.includes('hang: cancelled by the client'))!;
+    expect(line).toContain('(minicode cancelled the call: aborted)');
+    expect(line).not.toContain('[object Object]');
   });
 
   it('lets progress notifications extend the call deadline', async () => {

@@ -11,6 +11,7 @@ import { cell, charts, details, outcomeOf, patchCell, verifyText } from './html.
 import { costText } from '../tally.js';
 import { verifyRate, type RunView } from './model.js';
 import { ms, num } from './svg.js';
+import { comparePaired, type PairedComparison } from './significance.js';
 
 /** How ids pair up across two runs. */
 export interface IdMatch {
@@ -149,6 +150,14 @@ function side(r: BatchRecord | undefined, patches: ReadonlyMap<string, string>):
   )}${cell(r.costUsd !== undefined ? r.costUsd.toFixed(5) : 'unknown', r.costUsd, 'n')}${patchCell(r, patches)}`;
 }
 
+/** The paired comparison on the page: the figures of significance.ts and the verdict. */
+function significanceSection(c: PairedComparison): string {
+  const pts = (x: number): string => `${x >= 0 ? '+' : '−'}${num(Math.abs(x) * 100)} pts`;
+  const verdict = c.significant ? '<b class="ok">a significant difference</b>' : '<b>no significant difference</b>';
+  const regressed = c.regressed.length ? `<p>Regressed in B: ${c.regressed.map((id) => `<code>${escapeHtml(id)}</code>`).join(', ')}</p>` : '';
+  return `<p>Over ${c.pairs} paired runs (${c.lines} lines): A ${escapeHtml(num(c.rateA * 100))}%, B ${escapeHtml(num(c.rateB * 100))}%, B − A ${escapeHtml(pts(c.difference))}, 95% paired bootstrap interval ${escapeHtml(pts(c.interval[0]))} to ${escapeHtml(pts(c.interval[1]))}; ${c.onlyA} passed only in A, ${c.onlyB} only in B; McNemar exact p = ${c.pValue.toFixed(4)}: ${verdict}.</p>${regressed}`;
+}
+
 /** The body of a report comparing run A (`a`) with run B (`b`); each side's patches are embedded. */
 export function compareBody(a: RunView, b: RunView, generatedAt: string): string {
   const { rows, match } = matchIds(a, b);
@@ -169,6 +178,8 @@ export function compareBody(a: RunView, b: RunView, generatedAt: string): string
   return `<h1>minicode batch report: A/B comparison</h1>
 <p class="muted">A: ${escapeHtml(a.dir)}<br>B: ${escapeHtml(b.dir)}<br>generated ${escapeHtml(generatedAt)}</p>
 <div class="cards"><div class="card"><b>${match.both}</b><span>ids in both</span></div><div class="card"><b>${match.changed}</b><span>changed outcome or verify</span></div><div class="card"><b>${match.onlyA}</b><span>only in A</span></div><div class="card"><b>${match.onlyB}</b><span>only in B</span></div></div>
+<h2>Pass rate: paired comparison</h2>
+${significanceSection(comparePaired(a.records, b.records))}
 <h2>Aggregate</h2>
 ${headline(a, b)}
 <h2>By system prompt</h2>

@@ -112,6 +112,15 @@ export function verifyText(r: BatchRecord | undefined): { text: string; sort: nu
   return r.verify.ok ? { text: 'passed', sort: 1, className: 'ok' } : { text: `failed${r.verify.exitCode !== undefined ? ` (exit ${r.verify.exitCode})` : ''}`, sort: 0, className: 'bad' };
 }
 
+/** The scorers' verdicts of a record (`includes ✓ regex ✗`), each failure's detail in a tooltip; a dash without scorers. */
+export function scoresCell(r: BatchRecord): string {
+  const scores = r.scores ?? [];
+  if (scores.length === 0) return '<td>–</td>';
+  const passed = scores.filter((s) => s.passed).length;
+  const text = scores.map((s) => `<span class="${s.passed ? 'ok' : 'bad'}" title="${escapeHtml(s.detail ?? 'passed')}">${escapeHtml(s.scorer)} ${s.passed ? '✓' : '✗'}</span>`).join(' ');
+  return `<td data-v="${passed / scores.length}">${text}</td>`;
+}
+
 /**
  * A line's patch, embedded (a shared report.html carries its patches: no link to break): the
  * count of added and removed lines, and the diff behind a disclosure, each line with its tone.
@@ -169,7 +178,26 @@ export function details(r: BatchRecord, prompt: string | undefined): string {
 
 /** The table of lines of one run. */
 export function linesTable(view: RunView): string {
-  const head = ['id', 'attempt', 'passed', 'outcome', 'verify', 'first token', 'total', 'model', 'tool', 'queue', 'tokens in/out', 'tok/s', 'cost (USD)', 'session', 'patch', 'transcript', 'details'];
+  const head = [
+    'id',
+    'attempt',
+    'passed',
+    'outcome',
+    'verify',
+    'scores',
+    'first token',
+    'total',
+    'model',
+    'tool',
+    'queue',
+    'tokens in/out',
+    'tok/s',
+    'cost (USD)',
+    'session',
+    'patch',
+    'transcript',
+    'details',
+  ];
   const unsorted = new Set(['transcript', 'details']);
   const rows = view.records.map((r) => {
     const t = r.timing;
@@ -179,7 +207,7 @@ export function linesTable(view: RunView): string {
       passed ? 'yes' : 'no',
       passed ? 1 : 0,
       passed ? 'ok' : 'bad',
-    )}${cell(escapeHtml(outcomeOf(r)), r.kind === 'result' ? 1 : 0, 'outcome')}${cell(v.text, v.sort, v.className)}${cell(escapeHtml(ms(t?.firstTokenMs)), t?.firstTokenMs, 'n')}${cell(escapeHtml(ms(t?.totalMs)), t?.totalMs, 'n')}${cell(escapeHtml(ms(t?.modelMs)), t?.modelMs, 'n')}${cell(
+    )}${cell(escapeHtml(outcomeOf(r)), r.kind === 'result' ? 1 : 0, 'outcome')}${cell(v.text, v.sort, v.className)}${scoresCell(r)}${cell(escapeHtml(ms(t?.firstTokenMs)), t?.firstTokenMs, 'n')}${cell(escapeHtml(ms(t?.totalMs)), t?.totalMs, 'n')}${cell(escapeHtml(ms(t?.modelMs)), t?.modelMs, 'n')}${cell(
       escapeHtml(ms(t?.toolMs)),
       t?.toolMs,
       'n',

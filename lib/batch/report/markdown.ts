@@ -8,6 +8,7 @@ import type { Percentiles } from '../latency.js';
 import { promptGroups, shortDigest, type IdMatch } from './compare.js';
 import { verifyRate, type RunView } from './model.js';
 import { ms, num } from './svg.js';
+import { comparePaired, type PairedComparison } from './significance.js';
 
 function md(text: string): string {
   return text
@@ -63,6 +64,14 @@ export function singleRunMarkdown(view: RunView, htmlPath: string): string {
   ].join('\n');
 }
 
+/** The paired comparison as a sentence: the difference, its interval, McNemar's p, and the verdict. */
+export function significanceText(c: PairedComparison): string {
+  const pct = (x: number): string => `${x >= 0 ? '+' : '−'}${num(Math.abs(x) * 100)} pts`;
+  const verdict = c.significant ? 'a significant difference' : 'no significant difference';
+  const regressed = c.regressed.length ? ` Regressed in B: ${c.regressed.slice(0, 20).map(md).join(', ')}${c.regressed.length > 20 ? `, … (${c.regressed.length})` : ''}.` : '';
+  return `Pass rate over ${c.pairs} paired runs (${c.lines} lines): A ${num(c.rateA * 100)}%, B ${num(c.rateB * 100)}%, B − A ${pct(c.difference)} (95% paired bootstrap interval ${pct(c.interval[0])} to ${pct(c.interval[1])}); ${c.onlyA} passed only in A, ${c.onlyB} only in B, McNemar exact p = ${c.pValue.toFixed(4)}: **${verdict}**.${regressed}`;
+}
+
 /** Markdown of two runs side by side. */
 export function compareMarkdown(a: RunView, b: RunView, match: IdMatch, htmlPath: string): string {
   const fa = figures(a);
@@ -75,6 +84,8 @@ export function compareMarkdown(a: RunView, b: RunView, match: IdMatch, htmlPath
     `B: ${md(b.dir)}`,
     '',
     `${match.both} ids in both (${match.changed} changed outcome or verify), ${match.onlyA} only in A, ${match.onlyB} only in B.`,
+    '',
+    significanceText(comparePaired(a.records, b.records)),
     '',
     '| measure | A | B |',
     '|---|---|---|',

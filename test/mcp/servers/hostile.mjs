@@ -57,7 +57,7 @@ server.registerTool('hang', { description: 'Never answer' }, async (extra) => {
   process.stderr.write('hang: started\n');
   return new Promise((_resolve, reject) => {
     extra.signal.addEventListener('abort', () => {
-      process.stderr.write('hang: cancelled by the client\n');
+      process.stderr.write(`hang: cancelled by the client (${extra.signal.reason})\n`);
       reject(new Error('cancelled'));
     });
   });
