@@ -78,8 +78,19 @@ interface Variant {
   nice: number;
 }
 
-async function oneBatch(work: string, name: string, n: number, setup: LineSetup, harness: HarnessOptions | undefined, variant: Variant): Promise<BatchFigures> {
-  const input = parseBatchInput(Array.from({ length: n }, (_, i) => JSON.stringify({ id: `${name}-${i}`, prompt: 'Fix the failing test in this project', cwd: 'repo' })).join('\n'));
+async function oneBatch(
+  work: string,
+  name: string,
+  n: number,
+  setup: LineSetup,
+  harness: HarnessOptions | undefined,
+  variant: Variant,
+): Promise<BatchFigures> {
+  const input = parseBatchInput(
+    Array.from({ length: n }, (_, i) =>
+      JSON.stringify({ id: `${name}-${i}`, prompt: 'Fix the failing test in this project', cwd: 'repo' }),
+    ).join('\n'),
+  );
   const outDir = path.join(work, `out-${name}`);
   const store = openStore({ dir: path.join(work, `store-${name}`) });
   const poolThreads = defaultMaxThreads();
@@ -194,7 +205,12 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
   const server = await startReplayThread(cassetteDir);
   const { origin } = server;
   const setup: LineSetup = {
-    provider: providerSettings({ format, model: cassette.manifest.model ?? 'replay', baseUrl: baseUrlForOrigin(format, origin), apiKey: 'replay' }),
+    provider: providerSettings({
+      format,
+      model: cassette.manifest.model ?? 'replay',
+      baseUrl: baseUrlForOrigin(format, origin),
+      apiKey: 'replay',
+    }),
     limits: runLimits(),
     environment: toolEnvironment(process.cwd()),
     prompting: promptSettings(),
@@ -203,7 +219,8 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
   // Interleaved rounds, the order reversed every other round: drift in the machine's load falls on every variant alike.
   const byNice = new Map<number, BatchFigures[]>(nices.map((v) => [v, []]));
   for (let r = 0; r < rounds; r++) {
-    for (const v of r % 2 === 0 ? nices : [...nices].reverse()) byNice.get(v)!.push(await oneBatch(work, `harness-n${v}-r${r}`, n, setup, isolated, { nice: v }));
+    for (const v of r % 2 === 0 ? nices : [...nices].reverse())
+      byNice.get(v)!.push(await oneBatch(work, `harness-n${v}-r${r}`, n, setup, isolated, { nice: v }));
   }
   const mainNice = nices[0]!;
   // Checked before the plain batch, which edits the repository in place (that is what isolation prevents).
@@ -274,11 +291,22 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
   }
   const notes: string[] = [];
   if (plain) {
-    const lagPlain = measurement(`coordinator event-loop lag p99, plain batch (peer), ${at(mainNice)}`, 'ms', [plain.lagP99Ms], false);
+    const lagPlain = measurement(
+      `coordinator event-loop lag p99, plain batch (peer), ${at(mainNice)}`,
+      'ms',
+      [plain.lagP99Ms],
+      false,
+    );
     const writePlain = measurement('record-write lag p99, plain batch (peer)', 'ms', [plain.writeLagP99Ms], false);
-    measurements.push(lagPlain, writePlain, measurement('lines per second, plain batch (peer)', 'lines/s', [(n * 1000) / plain.wallMs]));
+    measurements.push(
+      lagPlain,
+      writePlain,
+      measurement('lines per second, plain batch (peer)', 'lines/s', [(n * 1000) / plain.wallMs]),
+    );
     ratios.push(ratio('event-loop lag p99: harness / plain', lagMain, lagPlain));
-    notes.push(`plain: ${plain.completed} completed, lag max ${plain.lagMaxMs.toFixed(0)} ms, idle-thread lag p99 ${plain.idleP99Ms.toFixed(1)} ms, wall ${(plain.wallMs / 1000).toFixed(1)} s`);
+    notes.push(
+      `plain: ${plain.completed} completed, lag max ${plain.lagMaxMs.toFixed(0)} ms, idle-thread lag p99 ${plain.idleP99Ms.toFixed(1)} ms, wall ${(plain.wallMs / 1000).toFixed(1)} s`,
+    );
   }
   ratios.push(
     ratio(
@@ -291,9 +319,24 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
   const idleP99 = median(of(mainNice, (b) => b.idleP99Ms));
   const writeP99 = median(of(mainNice, (b) => b.writeLagP99Ms));
   ratios.push(
-    { label: `event-loop lag p99 above the idle floor, with isolation and verify, nice ${mainNice} (ms), target <= 50`, value: lagP99 - idleP99, target: { op: '<=', value: 50 }, unit: 'ms' },
-    { label: `event-loop lag p99 with isolation and verify, nice ${mainNice} (ms), target <= 50`, value: lagP99, target: { op: '<=', value: 50 }, unit: 'ms' },
-    { label: `record-write lag p99 with isolation and verify, nice ${mainNice} (ms), target <= 50`, value: writeP99, target: { op: '<=', value: 50 }, unit: 'ms' },
+    {
+      label: `event-loop lag p99 above the idle floor, with isolation and verify, nice ${mainNice} (ms), target <= 50`,
+      value: lagP99 - idleP99,
+      target: { op: '<=', value: 50 },
+      unit: 'ms',
+    },
+    {
+      label: `event-loop lag p99 with isolation and verify, nice ${mainNice} (ms), target <= 50`,
+      value: lagP99,
+      target: { op: '<=', value: 50 },
+      unit: 'ms',
+    },
+    {
+      label: `record-write lag p99 with isolation and verify, nice ${mainNice} (ms), target <= 50`,
+      value: writeP99,
+      target: { op: '<=', value: 50 },
+      unit: 'ms',
+    },
   );
   for (const v of nices) {
     for (const [r, b] of byNice.get(v)!.entries()) {

@@ -58,7 +58,9 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
   const concurrency = 64;
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-bench-batch-'));
   fs.writeFileSync(path.join(work, 'README.md'), '# Sample\n\nA tiny project for the batch benchmark.\n');
-  const text = Array.from({ length: n }, (_, i) => JSON.stringify({ id: `p${i}`, prompt: `What does README.md say? (${i})` })).join('\n');
+  const text = Array.from({ length: n }, (_, i) =>
+    JSON.stringify({ id: `p${i}`, prompt: `What does README.md say? (${i})` }),
+  ).join('\n');
   const input = parseBatchInput(text);
   const cassetteDir = path.join(ROOT, 'cassettes/openai-chat-two-turn');
   const cassette = loadCassette(cassetteDir);
@@ -67,7 +69,12 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
   const { origin } = server;
   const store = openStore({ dir: path.join(work, 'store') });
   const setup: LineSetup = {
-    provider: providerSettings({ format, model: cassette.manifest.model ?? 'replay', baseUrl: baseUrlForOrigin(format, origin), apiKey: 'replay' }),
+    provider: providerSettings({
+      format,
+      model: cassette.manifest.model ?? 'replay',
+      baseUrl: baseUrlForOrigin(format, origin),
+      apiKey: 'replay',
+    }),
     limits: runLimits(),
     environment: toolEnvironment(process.cwd()),
     prompting: promptSettings(),
@@ -76,7 +83,9 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
 
   const threadCount = Number(process.env.MINICODE_BENCH_BATCH_THREADS ?? defaultMaxThreads());
   // As `minicode batch` sizes it, unless the sweep variable says otherwise.
-  const tasksPerWorker = Number(process.env.MINICODE_BENCH_BATCH_TASKS_PER_WORKER ?? tasksPerThreadFor(concurrency, threadCount));
+  const tasksPerWorker = Number(
+    process.env.MINICODE_BENCH_BATCH_TASKS_PER_WORKER ?? tasksPerThreadFor(concurrency, threadCount),
+  );
   configurePool({ maxThreads: Math.max(1, threadCount), concurrentTasksPerWorker: tasksPerWorker });
   const runners = threadCount > 0 ? createPoolRunners({ storeDir: path.join(work, 'store') }) : undefined;
   const lag = monitorEventLoopDelay({ resolution: 10 });

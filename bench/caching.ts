@@ -24,7 +24,14 @@ import { anthropicUsage } from '../lib/providers/anthropic.js';
 import { geminiUsage } from '../lib/providers/gemini.js';
 import { responsesUsage } from '../lib/providers/openai-responses.js';
 import { startReplayServer, streamOk } from '../lib/replay/index.js';
-import { measurement, runIfMain, type BenchOptions, type BenchReport, type Measurement, type Ratio } from './harness.js';
+import {
+  measurement,
+  runIfMain,
+  type BenchOptions,
+  type BenchReport,
+  type Measurement,
+  type Ratio,
+} from './harness.js';
 import { sampleProject } from './support/sample-project.js';
 import { repoRoot } from '../test/corpus/provider-corpus.js';
 
@@ -51,7 +58,12 @@ const SHAPES: Record<string, { provider: string; model: string; usage(n: number,
       const context = contextAt(n);
       if (!cached) return anthropicUsage({ input_tokens: context, output_tokens: OUTPUT });
       const read = n === 1 ? 0 : contextAt(n - 1);
-      return anthropicUsage({ input_tokens: 0, cache_read_input_tokens: read, cache_creation_input_tokens: context - read, output_tokens: OUTPUT });
+      return anthropicUsage({
+        input_tokens: 0,
+        cache_read_input_tokens: read,
+        cache_creation_input_tokens: context - read,
+        output_tokens: OUTPUT,
+      });
     },
   },
   'openai-responses': {
@@ -60,7 +72,12 @@ const SHAPES: Record<string, { provider: string; model: string; usage(n: number,
     usage: (n, cached) => {
       const context = contextAt(n);
       const hit = cached && n > 1 ? blockCached(contextAt(n - 1)) : 0;
-      return responsesUsage({ input_tokens: context, input_tokens_details: { cached_tokens: hit }, output_tokens: OUTPUT, total_tokens: context + OUTPUT });
+      return responsesUsage({
+        input_tokens: context,
+        input_tokens_details: { cached_tokens: hit },
+        output_tokens: OUTPUT,
+        total_tokens: context + OUTPUT,
+      });
     },
   },
   gemini: {
@@ -69,7 +86,12 @@ const SHAPES: Record<string, { provider: string; model: string; usage(n: number,
     usage: (n, cached) => {
       const context = contextAt(n);
       const hit = cached && n > 1 ? blockCached(contextAt(n - 1)) : 0;
-      return geminiUsage({ promptTokenCount: context, candidatesTokenCount: OUTPUT, totalTokenCount: context + OUTPUT, ...(hit ? { cachedContentTokenCount: hit } : {}) });
+      return geminiUsage({
+        promptTokenCount: context,
+        candidatesTokenCount: OUTPUT,
+        totalTokenCount: context + OUTPUT,
+        ...(hit ? { cachedContentTokenCount: hit } : {}),
+      });
     },
   },
 };
@@ -111,9 +133,13 @@ async function loopback(format: ProviderFormat, steps: number): Promise<{ ok: nu
   };
   const spec = wire.FORMATS[format]!;
   const turns = Array.from({ length: steps }, (_, i) =>
-    i === steps - 1 ? { text: 'Done.' } : { text: `Step ${i + 1}.`, calls: [{ id: `call_${i + 1}`, name: 'read_file', args: { path: 'README.md' } }] },
+    i === steps - 1
+      ? { text: 'Done.' }
+      : { text: `Step ${i + 1}.`, calls: [{ id: `call_${i + 1}`, name: 'read_file', args: { path: 'README.md' } }] },
   );
-  const server = await startReplayServer(turns.map((t, i) => streamOk(spec.body(t, i + 1, wire.MODELS[format]!), spec.contentType)));
+  const server = await startReplayServer(
+    turns.map((t, i) => streamOk(spec.body(t, i + 1, wire.MODELS[format]!), spec.contentType)),
+  );
   const project = sampleProject(ROOT, 'minicode-bench-caching-');
   const { scratch, cwd } = project;
   const env: NodeJS.ProcessEnv = {
@@ -124,7 +150,11 @@ async function loopback(format: ProviderFormat, steps: number): Promise<{ ok: nu
   };
   try {
     await new Promise<void>((resolve, reject) => {
-      const child = spawn(process.execPath, [CLI, 'exec', 'Read the README repeatedly', '--json', '--provider', format, '--cwd', cwd], { env, stdio: 'ignore' });
+      const child = spawn(
+        process.execPath,
+        [CLI, 'exec', 'Read the README repeatedly', '--json', '--provider', format, '--cwd', cwd],
+        { env, stdio: 'ignore' },
+      );
       child.on('error', reject);
       child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`minicode exec exited ${code}`))));
     });
@@ -146,15 +176,28 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
   for (const format of Object.keys(SHAPES)) {
     const { model } = SHAPES[format]!;
     const without = measurement(`${format} (${model}) 20-step run, no caching`, 'USD', [runCost(format, false)], false);
-    const withCache = measurement(`${format} (${model}) 20-step run, cached prefix`, 'USD', [runCost(format, true)], false);
+    const withCache = measurement(
+      `${format} (${model}) 20-step run, cached prefix`,
+      'USD',
+      [runCost(format, true)],
+      false,
+    );
     measurements.push(without, withCache);
-    ratios.push({ label: `${format} (${model}): cost with caching / without`, value: withCache.median / without.median, target: { op: '<=', value: 0.5 } });
+    ratios.push({
+      label: `${format} (${model}): cost with caching / without`,
+      value: withCache.median / without.median,
+      target: { op: '<=', value: 0.5 },
+    });
   }
   const steps = options.quick ? 4 : 8;
   // The two formats whose requests carry explicit cache controls.
   for (const format of PROVIDER_FORMATS.filter((f) => f === 'anthropic' || f === 'openai-responses')) {
     const { ok, pairs } = await loopback(format, steps);
-    ratios.push({ label: `${format}: requests N+1 beginning with request N's prefix (share of ${pairs} pairs)`, value: ok / pairs, target: { op: '>=', value: 1 } });
+    ratios.push({
+      label: `${format}: requests N+1 beginning with request N's prefix (share of ${pairs} pairs)`,
+      value: ok / pairs,
+      target: { op: '>=', value: 1 },
+    });
   }
   notes.push(
     `Schedule: ${STEPS} steps, prefix ${PREFIX} tokens, +${GROWTH} tokens a step (average ${Math.round((contextAt(1) + contextAt(STEPS)) / 2)} context tokens), ${OUTPUT} output tokens a step.`,
@@ -163,7 +206,8 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
   return {
     name: 'caching',
     title: 'Prompt caching: run cost with and without, and prefix stability on the wire',
-    description: "Cost of a 20-step run from usage objects in each provider's shape, priced by the price table; loopback check that each request extends the previous one byte for byte.",
+    description:
+      "Cost of a 20-step run from usage objects in each provider's shape, priced by the price table; loopback check that each request extends the previous one byte for byte.",
     measurements,
     ratios,
     notes,

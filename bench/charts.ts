@@ -2,7 +2,10 @@
 import { fmt, type BenchReport, type Measurement } from './harness.js';
 
 function escapeXml(s: string): string {
-  return s.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c] as string);
+  return s.replace(
+    /[<>&"']/g,
+    (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c] as string,
+  );
 }
 
 /** One horizontal bar chart per unit group of a report's measurements. */
@@ -18,7 +21,9 @@ export function reportChart(report: BenchReport): string {
   parts.push(`<text x="10" y="20" font-size="15" font-weight="bold">${escapeXml(report.title)}</text>`);
   for (const [unit, ms] of groups) {
     const max = Math.max(...ms.map((m) => m.max), 1e-9);
-    parts.push(`<text x="10" y="${y + 14}" font-size="12" fill="#555">${escapeXml(unit)} (${ms[0]?.higherIsBetter ? 'higher is better' : 'lower is better'})</text>`);
+    parts.push(
+      `<text x="10" y="${y + 14}" font-size="12" fill="#555">${escapeXml(unit)} (${ms[0]?.higherIsBetter ? 'higher is better' : 'lower is better'})</text>`,
+    );
     y += 22;
     for (const m of ms) {
       const w = Math.max(1, (m.median / max) * barArea);

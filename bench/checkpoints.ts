@@ -48,7 +48,8 @@ const GIT_ENV = {
   GIT_COMMITTER_NAME: 'bench',
   GIT_COMMITTER_EMAIL: 'bench@example.invalid',
 };
-const git = (cwd: string, ...args: string[]): string => execFileSync('git', args, { cwd, env: GIT_ENV, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+const git = (cwd: string, ...args: string[]): string =>
+  execFileSync('git', args, { cwd, env: GIT_ENV, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
 
 /** `git stash create` (exit 1 and no output when there is nothing to stash, in some git versions). */
 const stashCreate = (cwd: string): void => {
@@ -81,11 +82,17 @@ function generateRepository(dir: string): void {
 function changeFiles(dir: string, r: number): void {
   for (let k = 0; k < 5; k++) {
     const i = r * 5 + k;
-    fs.appendFileSync(path.join(dir, 'src', `m${i % 100}`, `s${i % 7}`, `f${firstFileIn(i % 100, i % 7)}.ts`), `\n// round ${r}\n`);
+    fs.appendFileSync(
+      path.join(dir, 'src', `m${i % 100}`, `s${i % 7}`, `f${firstFileIn(i % 100, i % 7)}.ts`),
+      `\n// round ${r}\n`,
+    );
   }
   fs.writeFileSync(path.join(dir, `new-${r}-a.ts`), `export const a = ${r};\n`);
   fs.writeFileSync(path.join(dir, `new-${r}-b.ts`), `export const b = ${r};\n`);
-  fs.rmSync(path.join(dir, 'src', `m${(r + 50) % 100}`, `s${(r + 50) % 7}`, `f${firstFileIn((r + 50) % 100, (r + 50) % 7)}.ts`), { force: true });
+  fs.rmSync(
+    path.join(dir, 'src', `m${(r + 50) % 100}`, `s${(r + 50) % 7}`, `f${firstFileIn((r + 50) % 100, (r + 50) % 7)}.ts`),
+    { force: true },
+  );
 }
 
 /** The smallest file index that lands in folder m{m}/s{s}. */
@@ -132,7 +139,8 @@ function plainGhostCommit(repo: string, scratch: string, fresh: boolean): string
   const index = path.join(scratch, `ghost-index-${process.pid}`);
   fs.rmSync(index, { force: true });
   const env = { ...GIT_ENV, GIT_INDEX_FILE: index };
-  const run = (...args: string[]): string => execFileSync('git', args, { cwd: repo, env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const run = (...args: string[]): string =>
+    execFileSync('git', args, { cwd: repo, env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   if (!fresh) run('read-tree', 'HEAD');
   run('add', '-A');
   const tree = run('write-tree').trim();
@@ -189,7 +197,13 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
     const first = timed();
     const firstPeer = timed();
     for (let i = 0; i < firstRounds; i++) {
-      const hooks = createTurnCheckpoints({ settings: settingsIn(path.join(scratch, `first-${i}`)), cwd: repo, sessionId: 'bench', turn: 1, emit });
+      const hooks = createTurnCheckpoints({
+        settings: settingsIn(path.join(scratch, `first-${i}`)),
+        cwd: repo,
+        sessionId: 'bench',
+        turn: 1,
+        emit,
+      });
       // Interleaved, the order alternating: neither side always runs on a warmer cache.
       const ours = () => time(first, () => hooks.beforeChange());
       const peer = () => time(firstPeer, async () => plainGhostCommit(repo, scratch, true));
@@ -232,12 +246,37 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
       git(twin, 'update-index', '-q', '--refresh');
     }
     const firstM = measurement('first checkpoint of the workspace (fresh store), wall', 'ms', first.wall, false);
-    const firstPeerM = measurement('peer: plain ghost commit with a fresh index (add -A, write-tree, commit-tree), wall', 'ms', firstPeer.wall, false);
-    const turnM = measurement('a later turn: checkpoint + snapshot after one changing call, wall', 'ms', turn.wall, false);
-    const ghostM = measurement('peer: the same turn as two plain ghost commits, before and after (read-tree HEAD, add -A, write-tree, commit-tree), wall', 'ms', ghost.wall, false);
-    const stashM = measurement('peer: the same turn as git stash create before and after, wall', 'ms', stash.wall, false);
+    const firstPeerM = measurement(
+      'peer: plain ghost commit with a fresh index (add -A, write-tree, commit-tree), wall',
+      'ms',
+      firstPeer.wall,
+      false,
+    );
+    const turnM = measurement(
+      'a later turn: checkpoint + snapshot after one changing call, wall',
+      'ms',
+      turn.wall,
+      false,
+    );
+    const ghostM = measurement(
+      'peer: the same turn as two plain ghost commits, before and after (read-tree HEAD, add -A, write-tree, commit-tree), wall',
+      'ms',
+      ghost.wall,
+      false,
+    );
+    const stashM = measurement(
+      'peer: the same turn as git stash create before and after, wall',
+      'ms',
+      stash.wall,
+      false,
+    );
     const undoM = measurement('undo of that turn (checkpoint, restore), wall', 'ms', undo.wall, false);
-    const restoreM = measurement('peer: plain full restore of the ghost commit before the turn (read-tree, checkout-index -a -f; new files left), wall', 'ms', restorePeer.wall, false);
+    const restoreM = measurement(
+      'peer: plain full restore of the ghost commit before the turn (read-tree, checkout-index -a -f; new files left), wall',
+      'ms',
+      restorePeer.wall,
+      false,
+    );
     const statusM = measurement('floor: git status --porcelain in the user repo, wall', 'ms', status.wall, false);
     const cpu =
       first.cpu.length > 0
@@ -255,16 +294,41 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
     const cpuOf = (label: string): number | undefined => cpu.find((m) => m.label.startsWith(label))?.median;
     const turnCpu = cpuOf('a later turn');
     const ratios: Ratio[] = [
-      { label: 'first checkpoint vs the 3 s target', value: firstM.median, unit: 'ms', target: { op: '<=', value: 3000 } },
-      { label: "a later turn's checkpoint vs the 300 ms target", value: turnM.median, unit: 'ms', target: { op: '<=', value: 300 } },
-      ...(turnCpu !== undefined ? [{ label: "a later turn's checkpoint, CPU, vs the 300 ms target", value: turnCpu, unit: 'ms', target: { op: '<=' as const, value: 300 } }] : []),
+      {
+        label: 'first checkpoint vs the 3 s target',
+        value: firstM.median,
+        unit: 'ms',
+        target: { op: '<=', value: 3000 },
+      },
+      {
+        label: "a later turn's checkpoint vs the 300 ms target",
+        value: turnM.median,
+        unit: 'ms',
+        target: { op: '<=', value: 300 },
+      },
+      ...(turnCpu !== undefined
+        ? [
+            {
+              label: "a later turn's checkpoint, CPU, vs the 300 ms target",
+              value: turnCpu,
+              unit: 'ms',
+              target: { op: '<=' as const, value: 300 },
+            },
+          ]
+        : []),
       { label: 'undo vs the 1 s target', value: undoM.median, unit: 'ms', target: { op: '<=', value: 1000 } },
-      { label: 'first checkpoint / plain fresh-index ghost commit (same run)', value: firstM.median / firstPeerM.median },
+      {
+        label: 'first checkpoint / plain fresh-index ghost commit (same run)',
+        value: firstM.median / firstPeerM.median,
+      },
       { label: 'a later turn / two plain ghost commits (same run)', value: turnM.median / ghostM.median },
       { label: 'a later turn / git stash create twice (same run)', value: turnM.median / stashM.median },
       { label: 'undo / plain full restore (same run)', value: undoM.median / restoreM.median },
       { label: 'a later turn / git status (same run)', value: turnM.median / statusM.median },
-      { label: 'opencode revert, published 10 s lower bound / minicode undo', value: (OPENCODE_REVERT_S * 1000) / undoM.median },
+      {
+        label: 'opencode revert, published 10 s lower bound / minicode undo',
+        value: (OPENCODE_REVERT_S * 1000) / undoM.median,
+      },
     ];
     return {
       name: 'checkpoints',

@@ -29,7 +29,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { measurement, runIfMain, type BenchOptions, type BenchReport, type Measurement, type Ratio } from './harness.js';
+import {
+  measurement,
+  runIfMain,
+  type BenchOptions,
+  type BenchReport,
+  type Measurement,
+  type Ratio,
+} from './harness.js';
 import { JOB_PROMPT, startAgentProvider, type AgentProvider } from './support/agent-provider.js';
 import { NETNS_MARK, netnsFlags, runInNetns } from './support/netns.js';
 import { defaultPeersDir, installPeer, PEER_CLIS } from './support/peer-clis.js';
@@ -100,7 +107,13 @@ async function oneRun(c: Competitor, meter: Meter | undefined, scratch: string):
  * Peers' homes go under `peerHomes`, outside the temp dir: Codex skips part of its start-up work
  * for a home under /tmp, which a real installation does not.
  */
-function competitors(provider: AgentProvider, homes: string[], peerBinaries: Map<string, string>, peerHomes: string, against?: string): Competitor[] {
+function competitors(
+  provider: AgentProvider,
+  homes: string[],
+  peerBinaries: Map<string, string>,
+  peerHomes: string,
+  against?: string,
+): Competitor[] {
   const project = (name: string, parent?: string): { cwd: string; env: NodeJS.ProcessEnv; home: string } => {
     const p = sampleProject(ROOT, `minicode-exec-cost-${name}-`, parent);
     homes.push(p.scratch);
@@ -112,7 +125,14 @@ function competitors(provider: AgentProvider, homes: string[], peerBinaries: Map
   const list: Competitor[] = [
     { name: 'node -e 0', command: process.execPath, args: ['-e', '0'], env: floor.env, cwd: floor.cwd, node: true },
     // The same job by the least a Node program needs (bench/support/job-floor.ts): what any Node agent CLI pays for it.
-    { name: JOB_FLOOR, command: process.execPath, args: [JOB_FLOOR_SCRIPT, JOB_PROMPT], env: { ...floor.env, ANTHROPIC_BASE_URL: provider.origin }, cwd: floor.cwd, node: true },
+    {
+      name: JOB_FLOOR,
+      command: process.execPath,
+      args: [JOB_FLOOR_SCRIPT, JOB_PROMPT],
+      env: { ...floor.env, ANTHROPIC_BASE_URL: provider.origin },
+      cwd: floor.cwd,
+      node: true,
+    },
     {
       name: `${JOB_FLOOR}, no store`,
       command: process.execPath,
@@ -142,17 +162,44 @@ function competitors(provider: AgentProvider, homes: string[], peerBinaries: Map
   if (against) {
     // Another build of minicode (e.g. main's), same job, same flags, its own project copy.
     const base = project('against');
-    const args = [path.join(against, 'dist/cli/main.js'), 'exec', JOB_PROMPT, '--json', '--cwd', base.cwd, '--provider', 'anthropic'];
-    const env = { ...base.env, ANTHROPIC_BASE_URL: provider.origin, ANTHROPIC_API_KEY: 'sk-ant-bench-fake-key-0123456789' };
+    const args = [
+      path.join(against, 'dist/cli/main.js'),
+      'exec',
+      JOB_PROMPT,
+      '--json',
+      '--cwd',
+      base.cwd,
+      '--provider',
+      'anthropic',
+    ];
+    const env = {
+      ...base.env,
+      ANTHROPIC_BASE_URL: provider.origin,
+      ANTHROPIC_API_KEY: 'sk-ant-bench-fake-key-0123456789',
+    };
     list.push({ name: AGAINST, command: process.execPath, args, env, cwd: base.cwd, node: true });
-    list.push({ name: `${AGAINST} --no-checkpoint`, command: process.execPath, args: [...args, '--no-checkpoint'], env, cwd: base.cwd, node: true });
+    list.push({
+      name: `${AGAINST} --no-checkpoint`,
+      command: process.execPath,
+      args: [...args, '--no-checkpoint'],
+      env,
+      cwd: base.cwd,
+      node: true,
+    });
   }
   for (const peer of PEER_CLIS) {
     const binary = peerBinaries.get(peer.name);
     if (!binary) continue;
     const p = project(peer.name.split(' ')[0]!.toLowerCase(), peerHomes);
     const run = peer.invocation(provider.origin, p.cwd, p.home);
-    list.push({ name: peer.name, command: binary, args: run.args, env: { ...p.env, ...run.env }, cwd: p.cwd, node: false });
+    list.push({
+      name: peer.name,
+      command: binary,
+      args: run.args,
+      env: { ...p.env, ...run.env },
+      cwd: p.cwd,
+      node: false,
+    });
   }
   return list;
 }
@@ -165,7 +212,8 @@ function againstDir(argv: readonly string[]): string | undefined {
   const i = argv.indexOf('--against');
   if (i < 0) return undefined;
   const dir = argv[i + 1] ? path.resolve(argv[i + 1]!) : '';
-  if (!dir || !fs.existsSync(path.join(dir, 'dist/cli/main.js'))) throw new Error(`--against needs a minicode root holding dist/cli/main.js (got ${argv[i + 1] ?? 'nothing'})`);
+  if (!dir || !fs.existsSync(path.join(dir, 'dist/cli/main.js')))
+    throw new Error(`--against needs a minicode root holding dist/cli/main.js (got ${argv[i + 1] ?? 'nothing'})`);
   return dir;
 }
 
@@ -182,7 +230,13 @@ const load = (): string =>
     .join(' / ');
 
 /** Measure every competitor in interleaved rounds (after one untimed warm-up round). */
-async function measure(options: BenchOptions, peerBinaries: Map<string, string>, peerHomes: string, notes: string[], against?: string): Promise<Map<string, RunCost[]>> {
+async function measure(
+  options: BenchOptions,
+  peerBinaries: Map<string, string>,
+  peerHomes: string,
+  notes: string[],
+  against?: string,
+): Promise<Map<string, RunCost[]>> {
   const rounds = options.quick ? 5 : 9;
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-exec-cost-'));
   const provider = await startAgentProvider();
@@ -211,7 +265,11 @@ async function measure(options: BenchOptions, peerBinaries: Map<string, string>,
 }
 
 /** Run the benchmark (see the header). */
-export async function run(options: BenchOptions, argv: readonly string[] = process.argv, env: NodeJS.ProcessEnv = process.env): Promise<BenchReport> {
+export async function run(
+  options: BenchOptions,
+  argv: readonly string[] = process.argv,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<BenchReport> {
   const wantPeers = argv.includes('--peers') || env.MINICODE_BENCH_PEERS === '1';
   const notes: string[] = [];
   const peerBinaries = new Map<string, string>();
@@ -226,14 +284,25 @@ export async function run(options: BenchOptions, argv: readonly string[] = proce
         const self = fileURLToPath(import.meta.url);
         const out = await runInNetns(
           ns.flags,
-          [self, '--json', ...(options.quick ? ['--quick'] : []), '--peers', '--peers-dir', dir, ...(argv.includes('--against') ? ['--against', againstDir(argv)!] : [])],
+          [
+            self,
+            '--json',
+            ...(options.quick ? ['--quick'] : []),
+            '--peers',
+            '--peers-dir',
+            dir,
+            ...(argv.includes('--against') ? ['--against', againstDir(argv)!] : []),
+          ],
           env,
         );
         return JSON.parse(out.trim().split('\n').pop()!) as BenchReport;
       }
       notes.push(`network namespace: none could be had (${ns.reason}); the peers ran with this machine's network.`);
     } else notes.push(`ran in a loopback-only network namespace (unshare ${env[NETNS_MARK]}).`);
-  } else notes.push('peers (Codex, Claude Code) were NOT measured: pass --peers (or set MINICODE_BENCH_PEERS=1) to install and run them; only absolute figures and the node -e 0 floor below.');
+  } else
+    notes.push(
+      'peers (Codex, Claude Code) were NOT measured: pass --peers (or set MINICODE_BENCH_PEERS=1) to install and run them; only absolute figures and the node -e 0 floor below.',
+    );
   const against = againstDir(argv);
   if (against) notes.push(`'${AGAINST}' is the build under ${against}, run in the same rounds with the same job.`);
   const costs = await measure(options, peerBinaries, path.join(dir, 'homes'), notes, against);
@@ -273,14 +342,29 @@ export async function run(options: BenchOptions, argv: readonly string[] = proce
   const ours = medians.get('minicode')!;
   const floor = medians.get('node -e 0')!;
   const ratios: Ratio[] = [
-    { label: 'minicode CPU / node -e 0 CPU', value: ours.cpu.median / floor.cpu.median, target: { op: '<=', value: TARGET.cpuVsFloor } },
+    {
+      label: 'minicode CPU / node -e 0 CPU',
+      value: ours.cpu.median / floor.cpu.median,
+      target: { op: '<=', value: TARGET.cpuVsFloor },
+    },
     { label: 'minicode peak RSS', value: ours.rss.median, unit: 'MB', target: { op: '<=', value: TARGET.rssMB } },
-    { label: 'minicode time to first --json line', value: ours.first.median, unit: 'ms', target: { op: '<=', value: TARGET.firstLineMs } },
+    {
+      label: 'minicode time to first --json line',
+      value: ours.first.median,
+      unit: 'ms',
+      target: { op: '<=', value: TARGET.firstLineMs },
+    },
     { label: 'minicode CPU (absolute)', value: ours.cpu.median, unit: 's' },
     { label: `${JOB_FLOOR} CPU / node -e 0 CPU`, value: medians.get(JOB_FLOOR)!.cpu.median / floor.cpu.median },
-    { label: `${JOB_FLOOR}, no store CPU / node -e 0 CPU`, value: medians.get(`${JOB_FLOOR}, no store`)!.cpu.median / floor.cpu.median },
+    {
+      label: `${JOB_FLOOR}, no store CPU / node -e 0 CPU`,
+      value: medians.get(`${JOB_FLOOR}, no store`)!.cpu.median / floor.cpu.median,
+    },
     { label: `minicode CPU / ${JOB_FLOOR} CPU`, value: ours.cpu.median / medians.get(JOB_FLOOR)!.cpu.median },
-    { label: 'minicode --no-checkpoint CPU / node -e 0 CPU', value: medians.get('minicode --no-checkpoint')!.cpu.median / floor.cpu.median },
+    {
+      label: 'minicode --no-checkpoint CPU / node -e 0 CPU',
+      value: medians.get('minicode --no-checkpoint')!.cpu.median / floor.cpu.median,
+    },
   ];
   const base = medians.get(AGAINST);
   if (base) {
@@ -292,11 +376,22 @@ export async function run(options: BenchOptions, argv: readonly string[] = proce
     const m = medians.get(peer.name);
     if (!m) continue;
     const codex = peer.spec.startsWith('@openai/codex');
-    ratios.push({ label: `minicode CPU / ${peer.name} CPU`, value: ours.cpu.median / m.cpu.median, ...(codex ? { target: { op: '<=' as const, value: TARGET.cpuVsCodex } } : {}) });
-    ratios.push({ label: `minicode RSS / ${peer.name} RSS`, value: ours.rss.median / m.rss.median, ...(codex ? { target: { op: '<=' as const, value: TARGET.rssVsCodex } } : {}) });
+    ratios.push({
+      label: `minicode CPU / ${peer.name} CPU`,
+      value: ours.cpu.median / m.cpu.median,
+      ...(codex ? { target: { op: '<=' as const, value: TARGET.cpuVsCodex } } : {}),
+    });
+    ratios.push({
+      label: `minicode RSS / ${peer.name} RSS`,
+      value: ours.rss.median / m.rss.median,
+      ...(codex ? { target: { op: '<=' as const, value: TARGET.rssVsCodex } } : {}),
+    });
     ratios.push({ label: `minicode first line / ${peer.name} first line`, value: ours.first.median / m.first.median });
     // What the least Node program doing the job costs against the peer: the bound of the CPU target on this machine.
-    ratios.push({ label: `${JOB_FLOOR} CPU / ${peer.name} CPU`, value: medians.get(JOB_FLOOR)!.cpu.median / m.cpu.median });
+    ratios.push({
+      label: `${JOB_FLOOR} CPU / ${peer.name} CPU`,
+      value: medians.get(JOB_FLOOR)!.cpu.median / m.cpu.median,
+    });
   }
   return {
     name: 'exec-cost',

@@ -65,7 +65,15 @@ export function median(values: readonly number[]): number {
 
 /** Build a measurement from samples. */
 export function measurement(label: string, unit: string, samples: number[], higherIsBetter = true): Measurement {
-  return { label, unit, samples, median: median(samples), min: Math.min(...samples), max: Math.max(...samples), higherIsBetter };
+  return {
+    label,
+    unit,
+    samples,
+    median: median(samples),
+    min: Math.min(...samples),
+    max: Math.max(...samples),
+    higherIsBetter,
+  };
 }
 
 /** Time `fn` once, in milliseconds. */
@@ -135,7 +143,12 @@ export interface InterleaveOptions {
  * Run several competitors in interleaved rounds (A B C, A B C, ...) so that a noisy
  * neighbour hurts all of them alike; returns the elapsed milliseconds per competitor.
  */
-export async function interleave(rounds: number, competitors: Record<string, () => unknown>, warmup = 1, options: InterleaveOptions = {}): Promise<Record<string, number[]>> {
+export async function interleave(
+  rounds: number,
+  competitors: Record<string, () => unknown>,
+  warmup = 1,
+  options: InterleaveOptions = {},
+): Promise<Record<string, number[]>> {
   const names = Object.keys(competitors);
   const out: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]));
   const time = options.clock === 'cpu' ? cpuTimeOnce : timeOnce;
@@ -180,7 +193,9 @@ export function fmt(n: number): string {
 export function formatReport(report: BenchReport): string {
   const lines = [`## ${report.title}`, report.description, ''];
   for (const m of report.measurements) {
-    lines.push(`  ${m.label.padEnd(48)} median ${fmt(m.median).padStart(9)} ${m.unit}  (min ${fmt(m.min)}, max ${fmt(m.max)}, n=${m.samples.length})`);
+    lines.push(
+      `  ${m.label.padEnd(48)} median ${fmt(m.median).padStart(9)} ${m.unit}  (min ${fmt(m.min)}, max ${fmt(m.max)}, n=${m.samples.length})`,
+    );
   }
   for (const r of report.ratios) {
     const target = r.target ? `  target ${r.target.op} ${r.target.value} ${meets(r) ? 'met' : 'NOT met'}` : '';

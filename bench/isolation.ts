@@ -39,7 +39,8 @@ function makeRepository(dir: string): string {
   for (let d = 0; d < 100; d++) {
     const folder = path.join(repo, 'src', `module-${d}`);
     fs.mkdirSync(folder, { recursive: true });
-    for (let f = 0; f < FILES / 100; f++) fs.writeFileSync(path.join(folder, `file-${f}.ts`), `export const value${d}_${f} = ${d * 1000 + f};\n`);
+    for (let f = 0; f < FILES / 100; f++)
+      fs.writeFileSync(path.join(folder, `file-${f}.ts`), `export const value${d}_${f} = ${d * 1000 + f};\n`);
   }
   git(repo, 'init', '-q');
   git(repo, 'add', '-A');
@@ -69,11 +70,22 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
   const line = async (outDir: string): Promise<string> => {
     const id = `line-${n++}`;
     let cwd = '';
-    const record = await runIsolated({ id, line: n, prompt: 'edit' }, { isolate: 'worktree', outDir, baseDir: repo, cwd: repo, poolSize: 1 }, async (l) => {
-      cwd = l.cwd!;
-      fs.appendFileSync(path.join(cwd, EDITED), '// edited\n');
-      return { kind: 'result', id, line: n, outcome: 'completed', reason: 'completed', finalText: '' } satisfies BatchRecord;
-    });
+    const record = await runIsolated(
+      { id, line: n, prompt: 'edit' },
+      { isolate: 'worktree', outDir, baseDir: repo, cwd: repo, poolSize: 1 },
+      async (l) => {
+        cwd = l.cwd!;
+        fs.appendFileSync(path.join(cwd, EDITED), '// edited\n');
+        return {
+          kind: 'result',
+          id,
+          line: n,
+          outcome: 'completed',
+          reason: 'completed',
+          finalText: '',
+        } satisfies BatchRecord;
+      },
+    );
     if (!record.patch) throw new Error(`no patch for ${id}: ${JSON.stringify(record)}`);
     return cwd;
   };
@@ -170,10 +182,23 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
     measurements: [mReuse, mFirst, mTeardown, mAmortised, mStatus, mFloor],
     ratios: [
       ratio('pooled worktree per line (reuse) / raw git worktree add + remove', mReuse, mFloor),
-      ratio(`pooled worktree per line (amortised over ${linesPerRound} lines) / raw git worktree add + remove`, mAmortised, mFloor),
+      ratio(
+        `pooled worktree per line (amortised over ${linesPerRound} lines) / raw git worktree add + remove`,
+        mAmortised,
+        mFloor,
+      ),
       ratio('first use of the pool / raw git worktree add + remove', mFirst, mFloor),
-      ratio('pooled worktree per line (reuse) / one git status --porcelain of the worktree (same rounds)', mReuse, mStatus),
-      { label: '--isolate worktree per line, reusing the pool (ms), target <= 150', value: mReuse.median, target: { op: '<=', value: 150 }, unit: 'ms' },
+      ratio(
+        'pooled worktree per line (reuse) / one git status --porcelain of the worktree (same rounds)',
+        mReuse,
+        mStatus,
+      ),
+      {
+        label: '--isolate worktree per line, reusing the pool (ms), target <= 150',
+        value: mReuse.median,
+        target: { op: '<=', value: 150 },
+        unit: 'ms',
+      },
     ],
     notes: [
       `${rounds} rounds in ABBA order; a pooled round is a batch of ${linesPerRound} lines one after another (1 first use + ${reusePerRound} reuses, then the pool's removal); a floor round is ${floorPerRound} add + remove`,

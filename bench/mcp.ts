@@ -36,7 +36,13 @@ function percentile(values: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
 }
 
-const server = (name: string): ResolvedServer => ({ name, config: { command: process.execPath, args: [SERVER] }, startupTimeoutMs: 60_000, toolTimeoutMs: 60_000, origin: 'bench' });
+const server = (name: string): ResolvedServer => ({
+  name,
+  config: { command: process.execPath, args: [SERVER] },
+  startupTimeoutMs: 60_000,
+  toolTimeoutMs: 60_000,
+  origin: 'bench',
+});
 
 async function callOverhead(calls: number): Promise<{ minicode: number[]; bare: number[] }> {
   const manager = await startMcpServers([server('bench')], { env: process.env, cwd: ROOT });
@@ -47,7 +53,13 @@ async function callOverhead(calls: number): Promise<{ minicode: number[]; bare: 
   const ctx = { cwd: ROOT, signal, approve: async () => 'deny' as const, limits: DEFAULT_TOOL_LIMITS, tty: false };
   const policy = { mode: 'auto' as const, allowTools: ['mcp__bench__*'] };
   const minicodeCall = async (i: number): Promise<void> => {
-    const executed = await executeToolCall({ registry, call: { id: `c${i}`, name: 'mcp__bench__echo', argumentsText: `{"text":"call ${i}"}` }, policy, ctx, onEvent: () => {} });
+    const executed = await executeToolCall({
+      registry,
+      call: { id: `c${i}`, name: 'mcp__bench__echo', argumentsText: `{"text":"call ${i}"}` },
+      policy,
+      ctx,
+      onEvent: () => {},
+    });
     if (executed.outcome.status !== 'completed') throw new Error(`bench call failed: ${executed.content}`);
     kernelTruncate(executed.content);
   };
@@ -87,7 +99,8 @@ async function startups(rounds: number): Promise<{ three: number[]; one: number[
     const one = await startMcpServers([server('a')], { env: process.env, cwd: ROOT });
     const oneMs = performance.now() - t;
     await one.close();
-    if (three.statuses().some((s) => s.state !== 'ready') || one.statuses()[0]?.state !== 'ready') throw new Error('a bench server did not start');
+    if (three.statuses().some((s) => s.state !== 'ready') || one.statuses()[0]?.state !== 'ready')
+      throw new Error('a bench server did not start');
     // The first round warms the OS file cache and the SDK import: not counted.
     if (r > 0) {
       out.three.push(threeMs);
@@ -104,9 +117,19 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
   const overhead = await callOverhead(calls);
   const start = await startups(rounds);
   const p = (xs: number[], q: number) => percentile(xs, q);
-  const minicodeP50 = measurement('minicode tool path, per call (p50 of calls)', 'ms', [p(overhead.minicode, 50)], false);
+  const minicodeP50 = measurement(
+    'minicode tool path, per call (p50 of calls)',
+    'ms',
+    [p(overhead.minicode, 50)],
+    false,
+  );
   const bareP50 = measurement('bare SDK client, per call (p50 of calls)', 'ms', [p(overhead.bare, 50)], false);
-  const minicodeP99 = measurement('minicode tool path, per call (p99 of calls)', 'ms', [p(overhead.minicode, 99)], false);
+  const minicodeP99 = measurement(
+    'minicode tool path, per call (p99 of calls)',
+    'ms',
+    [p(overhead.minicode, 99)],
+    false,
+  );
   const bareP99 = measurement('bare SDK client, per call (p99 of calls)', 'ms', [p(overhead.bare, 99)], false);
   const three = measurement('three servers started in parallel', 'ms', start.three, false);
   const one = measurement('one server started alone', 'ms', start.one, false);

@@ -56,7 +56,11 @@ export function buildTranscript(targetBytes: number): TranscriptMessage[] {
     const user = `Step ${n}: read the next file and tell me whether its error handling returns coded values instead of throwing.`;
     const assistant = `I will read file ${n} and check how errors cross the boundary, then summarise what I found.`;
     out.push({ role: 'user', text: user });
-    out.push({ role: 'assistant', text: assistant, toolCalls: [{ id: `call_${n}`, name: 'read_file', argumentsText: JSON.stringify({ path: `file-${n}` }) }] });
+    out.push({
+      role: 'assistant',
+      text: assistant,
+      toolCalls: [{ id: `call_${n}`, name: 'read_file', argumentsText: JSON.stringify({ path: `file-${n}` }) }],
+    });
     out.push({ role: 'tool', toolCallId: `call_${n}`, content });
     bytes += Buffer.byteLength(content) + user.length + assistant.length + 120;
   }
@@ -69,7 +73,8 @@ function exactOnMain(fixed: FixedContext, messages: readonly TranscriptMessage[]
   let n = (fixed.system ? 4 + count(fixed.system) : 0) + fixed.toolSchemas.reduce((a, s) => a + count(s), 0);
   for (const m of messages) {
     if (m.role === 'tool') n += 4 + count(m.content);
-    else if (m.role === 'assistant') n += 4 + count(m.text) + (m.toolCalls ?? []).reduce((a, c) => a + 3 + count(c.name) + count(c.argumentsText), 0);
+    else if (m.role === 'assistant')
+      n += 4 + count(m.text) + (m.toolCalls ?? []).reduce((a, c) => a + 3 + count(c.name) + count(c.argumentsText), 0);
     else n += 4 + count(m.text);
   }
   return n;
@@ -112,7 +117,10 @@ async function withLagMonitor(work: () => Promise<unknown>): Promise<LagStats> {
 export async function run(options: BenchOptions): Promise<BenchReport> {
   const rounds = options.quick ? 2 : 3;
   const messages = buildTranscript(5 * 1024 * 1024);
-  const fixed: FixedContext = { system: 'You are a coding agent.', toolSchemas: ['{"name":"read_file","parameters":{"type":"object"}}'] };
+  const fixed: FixedContext = {
+    system: 'You are a coding agent.',
+    toolSchemas: ['{"name":"read_file","parameters":{"type":"object"}}'],
+  };
   const mb = messages.reduce((a, m) => a + Buffer.byteLength(m.role === 'tool' ? m.content : m.text), 0) / 1e6;
   // Warm the pool (start-up is measured elsewhere; here we measure steady-state offload).
   await countTokensExact('warm up');
@@ -124,7 +132,10 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
   let mainTokens = 0;
   for (let r = 0; r < rounds; r++) {
     const a = await withLagMonitor(async () => {
-      const [est, folded] = await Promise.all([estimateContextInPool(fixed, messages, { mode: 'exact' }), compactInPool(messages, { keepRecentUnits: 4, targetTokens: 60_000 })]);
+      const [est, folded] = await Promise.all([
+        estimateContextInPool(fixed, messages, { mode: 'exact' }),
+        compactInPool(messages, { keepRecentUnits: 4, targetTokens: 60_000 }),
+      ]);
       if (!est.ok || !folded.ok) throw new Error('pool task failed');
       poolTokens = est.value.tokens;
     });

@@ -54,11 +54,25 @@ import { createEventScrubber } from '../lib/scrub/scrub-stage.js';
 import { openStore, type EventStore } from '../lib/store/index.js';
 import { createConcurrencyController } from '../lib/batch/concurrency.js';
 import { createScheduler } from '../lib/batch/scheduler.js';
-import { type BenchOptions, type BenchReport, measurement, median, ratio, runIfMain, type Measurement } from './harness.js';
+import {
+  type BenchOptions,
+  type BenchReport,
+  measurement,
+  median,
+  ratio,
+  runIfMain,
+  type Measurement,
+} from './harness.js';
 import { combinedRegex } from './support/combined-regex.js';
 import { openPeerStore, runPeerSource } from './support/peer-assembly.js';
 import { lastTxnId, openSyncFloor, storedBytes } from './support/sync-floor.js';
-import { buildLongSessionCorpus, buildPipelineCorpus, decoderFor, type PipelineCorpus, type PreparedSource } from '../test/corpus/pipeline-corpus.js';
+import {
+  buildLongSessionCorpus,
+  buildPipelineCorpus,
+  decoderFor,
+  type PipelineCorpus,
+  type PreparedSource,
+} from '../test/corpus/pipeline-corpus.js';
 import { cpuMeter, readMeter } from './support/rusage.js';
 import { repoRoot } from '../test/corpus/provider-corpus.js';
 import { INGEST_READ_BYTES } from '../lib/pipeline/ingest.js';
@@ -101,7 +115,10 @@ function scrubberFor(variant: PipelineVariant): DraftScrubber {
 }
 
 /** The source's decoder as the pipeline's decode stage drives it; a native recording ends with a clean exit. */
-function makeDecoderFor(prepared: PreparedSource, count: () => void): (onEvent: (e: EventDraft) => void) => StreamDecoder {
+function makeDecoderFor(
+  prepared: PreparedSource,
+  count: () => void,
+): (onEvent: (e: EventDraft) => void) => StreamDecoder {
   return (onEvent) => {
     const decoder = decoderFor(prepared.source, (e) => {
       count();
@@ -150,7 +167,11 @@ const pad = (n: number, width: number): string => String(n).padStart(width, '0')
  * settled, and the session itself done once the store acknowledged them (at most
  * the scheduler's `DEFAULT_MAX_ACKNOWLEDGING` wait so at once). Rejects with the first session's error.
  */
-async function runLanes(sessions: number, lanes: number, run: (k: number, settled: () => void) => Promise<void>): Promise<void> {
+async function runLanes(
+  sessions: number,
+  lanes: number,
+  run: (k: number, settled: () => void) => Promise<void>,
+): Promise<void> {
   let failure: unknown;
   const scheduler = createScheduler({
     items: Array.from({ length: sessions }, (_, k) => k),
@@ -179,7 +200,13 @@ export type SessionHead = 'bytes' | 'entry';
  * sessions execute at once, each awaited to the store's acknowledgement, as `batch` runs them
  * ({@link runLanes}; `--concurrency`, default 4); `head`: how input enters ({@link SessionHead}).
  */
-export async function runVariant(corpus: PipelineCorpus, variant: PipelineVariant, sharedStore: EventStore, lanes = 1, head: SessionHead = 'bytes'): Promise<RoundResult> {
+export async function runVariant(
+  corpus: PipelineCorpus,
+  variant: PipelineVariant,
+  sharedStore: EventStore,
+  lanes = 1,
+  head: SessionHead = 'bytes',
+): Promise<RoundResult> {
   const prefix = `bench-${pad(roundCounter++, 6)}-`;
   const store = variant.store ? sharedStore : undefined;
   let outBytes = 0;
@@ -199,7 +226,14 @@ export async function runVariant(corpus: PipelineCorpus, variant: PipelineVarian
       ...(renderer ? { renderer } : {}),
       ...(store ? { store } : {}),
       onSettled: settled,
-      ...(variant.decode && head === 'bytes' ? { input: { bytes: Readable.from(prepared.chunks), makeDecoder: makeDecoderFor(prepared, () => void events++) } } : {}),
+      ...(variant.decode && head === 'bytes'
+        ? {
+            input: {
+              bytes: Readable.from(prepared.chunks),
+              makeDecoder: makeDecoderFor(prepared, () => void events++),
+            },
+          }
+        : {}),
     });
     if (variant.decode && head === 'entry') {
       let drafts: EventDraft[] = [];
@@ -227,7 +261,9 @@ export async function runVariant(corpus: PipelineCorpus, variant: PipelineVarian
     await run.finish();
   };
   const start = performance.now();
-  await runLanes(corpus.passes * corpus.pass.length, lanes, (k, settled) => runSession(Math.floor(k / corpus.pass.length), k % corpus.pass.length, settled));
+  await runLanes(corpus.passes * corpus.pass.length, lanes, (k, settled) =>
+    runSession(Math.floor(k / corpus.pass.length), k % corpus.pass.length, settled),
+  );
   return { ms: performance.now() - start, events, outBytes, prefix };
 }
 
@@ -250,7 +286,12 @@ function runReduceOnly(corpus: PipelineCorpus, envelopes: OutputEvent[][]): Roun
  * with the same scheduler as {@link runVariant}; each session awaits its puts committed and
  * synced (`flushed`), as the pipeline's `finish()` does, after handing its slot on.
  */
-async function runPeer(corpus: PipelineCorpus, db: ReturnType<typeof openPeerStore>, secrets: RegExp, lanes = 1): Promise<RoundResult> {
+async function runPeer(
+  corpus: PipelineCorpus,
+  db: ReturnType<typeof openPeerStore>,
+  secrets: RegExp,
+  lanes = 1,
+): Promise<RoundResult> {
   const round = roundCounter++;
   let outBytes = 0;
   const out = (s: string): void => {
@@ -261,7 +302,13 @@ async function runPeer(corpus: PipelineCorpus, db: ReturnType<typeof openPeerSto
   await runLanes(corpus.passes * corpus.pass.length, lanes, async (k, settled) => {
     const p = Math.floor(k / corpus.pass.length);
     const i = k % corpus.pass.length;
-    events += runPeerSource(corpus.pass[i] as PreparedSource, `peer-${pad(round, 6)}-${pad(p, 6)}-${pad(i, 4)}`, secrets, db, out);
+    events += runPeerSource(
+      corpus.pass[i] as PreparedSource,
+      `peer-${pad(round, 6)}-${pad(p, 6)}-${pad(i, 4)}`,
+      secrets,
+      db,
+      out,
+    );
     settled();
     await db.flushed;
   });
@@ -286,7 +333,8 @@ export function runFloor(corpus: PipelineCorpus): RoundResult {
         } catch {
           payload = { text: record.text };
         }
-        const type = typeof (payload as { type?: unknown }).type === 'string' ? (payload as { type: string }).type : 'record';
+        const type =
+          typeof (payload as { type?: unknown }).type === 'string' ? (payload as { type: string }).type : 'record';
         const s = seq++;
         const line = JSON.stringify({
           schema: SCHEMA_NAME,
@@ -325,10 +373,19 @@ interface Shape {
 }
 
 /** Medians of one shape: full pipeline, ablations, floor, peer, reducer alone (ms per round). */
-async function measureShape(shape: Shape, rounds: number): Promise<{ ms: Record<string, number[]>; fullOutBytes: number; commitsPer100: number[] }> {
+async function measureShape(
+  shape: Shape,
+  rounds: number,
+): Promise<{ ms: Record<string, number[]>; fullOutBytes: number; commitsPer100: number[] }> {
   const { corpus, lanes } = shape;
   const variants = [FULL, ...shape.ablations];
-  const ms: Record<string, number[]> = Object.fromEntries([...variants.map((v) => [v.label, []]), ['floor', []], ['peer', []], ['reduce', []], ['sync floor', []]]);
+  const ms: Record<string, number[]> = Object.fromEntries([
+    ...variants.map((v) => [v.label, []]),
+    ['floor', []],
+    ['peer', []],
+    ['reduce', []],
+    ['sync floor', []],
+  ]);
   const commitsPer100: number[] = [];
   let fullOutBytes = 0;
   const { store, dispose } = temporaryStore();
@@ -352,14 +409,19 @@ async function measureShape(shape: Shape, rounds: number): Promise<{ ms: Record<
     for (const v of variants) {
       const txnBefore = syncFloor && v.store ? lastTxnId(store.dir) : 0;
       const res = await runVariant(input, v, store, lanes, shape.head);
-      if (res.events !== input.totalEvents) throw new Error(`${shape.name}, ${v.label}: ${res.events} events, expected ${input.totalEvents}`);
+      if (res.events !== input.totalEvents)
+        throw new Error(`${shape.name}, ${v.label}: ${res.events} events, expected ${input.totalEvents}`);
       if (r > 0) (ms[v.label] as number[]).push(res.ms);
       if (v === FULL) fullOutBytes = res.outBytes;
       if (syncFloor && v === FULL) {
         const sessions = input.passes * corpus.pass.length;
         const commits = lastTxnId(store.dir) - txnBefore;
         const bytes = storedBytes(store.dir, res.prefix as string);
-        const floorMs = await syncFloor.run({ commits, values: Math.max(1, Math.round(sessions / commits)), valueBytes: bytes / sessions });
+        const floorMs = await syncFloor.run({
+          commits,
+          values: Math.max(1, Math.round(sessions / commits)),
+          valueBytes: bytes / sessions,
+        });
         if (r > 0) {
           (ms['sync floor'] as number[]).push(floorMs);
           commitsPer100.push((100 * commits) / sessions);
@@ -383,7 +445,13 @@ async function measureShape(shape: Shape, rounds: number): Promise<{ ms: Record<
 }
 
 /** Measurements, ratios (with the issue's targets) and notes of one measured shape. */
-function reportShape(shape: Shape, ms: Record<string, number[]>, fullOutBytes: number, rounds: number, commitsPer100: number[]): Pick<BenchReport, 'measurements' | 'ratios' | 'notes'> {
+function reportShape(
+  shape: Shape,
+  ms: Record<string, number[]>,
+  fullOutBytes: number,
+  rounds: number,
+  commitsPer100: number[],
+): Pick<BenchReport, 'measurements' | 'ratios' | 'notes'> {
   const { corpus, name } = shape;
   const mb = corpus.totalBytes / 1e6;
   const full = ms[FULL.label] as number[];
@@ -449,7 +517,10 @@ function reportShape(shape: Shape, ms: Record<string, number[]>, fullOutBytes: n
           syncMs.map((t) => mb / (t / 1000)),
         )
       : undefined;
-  const commits = commitsPer100.length > 0 ? measurement(`${name}: synced commits per 100 sessions`, 'commits', commitsPer100, false) : undefined;
+  const commits =
+    commitsPer100.length > 0
+      ? measurement(`${name}: synced commits per 100 sessions`, 'commits', commitsPer100, false)
+      : undefined;
   const syncRatios = syncFloorMb
     ? [
         ratio(`${name}: pipeline / sync floor (MB/s)`, pipelineMb, syncFloorMb),
@@ -458,7 +529,15 @@ function reportShape(shape: Shape, ms: Record<string, number[]>, fullOutBytes: n
       ]
     : [];
   return {
-    measurements: [pipelineMb, floorMb, peerMb, ...(syncFloorMb ? [syncFloorMb] : []), ...(commits ? [commits] : []), ...eventsPerSecond, ...shares],
+    measurements: [
+      pipelineMb,
+      floorMb,
+      peerMb,
+      ...(syncFloorMb ? [syncFloorMb] : []),
+      ...(commits ? [commits] : []),
+      ...eventsPerSecond,
+      ...shares,
+    ],
     ratios: [
       ratio(`${name}: pipeline / JSON.parse+stringify floor (MB/s)`, pipelineMb, floorMb, { op: '>=', value: 0.45 }),
       ratio(`${name}: pipeline / peer assembly (MB/s)`, pipelineMb, peerMb, { op: '>=', value: 2 }),
@@ -504,7 +583,10 @@ interface CommandCompetitor {
  * The rows above time a warm pipeline's wall clock inside one process; these are what the
  * command costs the machine.
  */
-function measureIngestCommand(corpus: PipelineCorpus, rounds: number): Pick<BenchReport, 'measurements' | 'ratios' | 'notes'> {
+function measureIngestCommand(
+  corpus: PipelineCorpus,
+  rounds: number,
+): Pick<BenchReport, 'measurements' | 'ratios' | 'notes'> {
   const root = repoRoot(import.meta.url);
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-bench-ingest-'));
   try {
@@ -513,27 +595,54 @@ function measureIngestCommand(corpus: PipelineCorpus, rounds: number): Pick<Benc
     const bytes = (corpus.pass[0] as PreparedSource).source.bytes;
     fs.writeFileSync(file, bytes);
     const meter = cpuMeter(root, scratch);
-    if (!meter) return { measurements: [], ratios: [], notes: ['long session, the ingest command: not measured (neither a C compiler nor /usr/bin/time)'] };
+    if (!meter)
+      return {
+        measurements: [],
+        ratios: [],
+        notes: ['long session, the ingest command: not measured (neither a C compiler nor /usr/bin/time)'],
+      };
     const script = (name: string): string => path.join(root, 'dist', name);
     const support = (name: string): string => fileURLToPath(new URL(`./support/${name}`, import.meta.url));
     const reads = ['--read-bytes', String(INGEST_READ_BYTES)];
     const competitors: CommandCompetitor[] = [
-      { key: 'minicode', label: 'minicode ingest', args: (f, store) => [script('cli/main.js'), 'ingest', '--from', 'codex', f, '--json', '--store', store] },
-      { key: 'bare', label: 'bare Node job, with its store', args: (f, store) => [support('ingest-floor.js'), f, ...reads, '--store', store] },
+      {
+        key: 'minicode',
+        label: 'minicode ingest',
+        args: (f, store) => [script('cli/main.js'), 'ingest', '--from', 'codex', f, '--json', '--store', store],
+      },
+      {
+        key: 'bare',
+        label: 'bare Node job, with its store',
+        args: (f, store) => [support('ingest-floor.js'), f, ...reads, '--store', store],
+      },
       {
         key: 'bareUncompressed',
         label: 'bare Node job, uncompressed store',
         args: (f, store) => [support('ingest-floor.js'), f, ...reads, '--store', store, '--uncompressed'],
       },
-      { key: 'bareNoStore', label: 'bare Node job, no store', args: (f) => [support('ingest-floor.js'), f, ...reads, '--no-store'] },
-      { key: 'peer', label: 'peer assembly as a process', args: (f, store) => [support('ingest-peer.js'), f, ...reads, '--store', store] },
+      {
+        key: 'bareNoStore',
+        label: 'bare Node job, no store',
+        args: (f) => [support('ingest-floor.js'), f, ...reads, '--no-store'],
+      },
+      {
+        key: 'peer',
+        label: 'peer assembly as a process',
+        args: (f, store) => [support('ingest-peer.js'), f, ...reads, '--store', store],
+      },
     ];
     // Node's own options and extra CA certificates are the shell's, not the job's (the second
     // makes every start read and parse a certificate file).
     const env: NodeJS.ProcessEnv = { ...process.env, HOME: scratch };
     delete env.NODE_OPTIONS;
     delete env.NODE_EXTRA_CA_CERTS;
-    const cpuMs: Record<CommandCompetitor['key'], number[]> = { minicode: [], bare: [], bareUncompressed: [], bareNoStore: [], peer: [] };
+    const cpuMs: Record<CommandCompetitor['key'], number[]> = {
+      minicode: [],
+      bare: [],
+      bareUncompressed: [],
+      bareNoStore: [],
+      peer: [],
+    };
     const wallMs: number[] = [];
     const floorMs: number[] = [];
     for (let r = 0; r <= rounds; r++) {
@@ -542,9 +651,13 @@ function measureIngestCommand(corpus: PipelineCorpus, rounds: number): Pick<Benc
         const usage = path.join(scratch, `usage-${competitor.key}-${r}.txt`);
         const [command, ...prefix] = meter.prefix(usage);
         const started = performance.now();
-        const child = spawnSync(command as string, [...prefix, process.execPath, ...competitor.args(file, store)], { stdio: ['ignore', 'ignore', 'pipe'], env });
+        const child = spawnSync(command as string, [...prefix, process.execPath, ...competitor.args(file, store)], {
+          stdio: ['ignore', 'ignore', 'pipe'],
+          env,
+        });
         const wall = performance.now() - started;
-        if (child.status !== 0) throw new Error(`${competitor.label} exited ${child.status}: ${child.stderr.toString('utf8').slice(-600)}`);
+        if (child.status !== 0)
+          throw new Error(`${competitor.label} exited ${child.status}: ${child.stderr.toString('utf8').slice(-600)}`);
         fs.rmSync(store, { recursive: true, force: true });
         if (r === 0) continue;
         cpuMs[competitor.key].push(readMeter(usage).cpuS * 1000);
@@ -562,11 +675,26 @@ function measureIngestCommand(corpus: PipelineCorpus, rounds: number): Pick<Benc
         'MB/s',
         cpuMs[key].map((t) => mb / (t / 1000)),
       );
-    const minicode = perCpu('minicode', 'long session, the ingest command: MB per second of process CPU (all threads, start-up included)');
-    const bare = perCpu('bare', 'long session, the ingest command: bare Node job with its store, MB per second of process CPU');
-    const bareUncompressed = perCpu('bareUncompressed', 'long session, the ingest command: bare Node job with an uncompressed store, MB per second of process CPU');
-    const bareNoStore = perCpu('bareNoStore', 'long session, the ingest command: bare Node job without a store, MB per second of process CPU');
-    const peer = perCpu('peer', 'long session, the ingest command: peer assembly as a process, MB per second of process CPU');
+    const minicode = perCpu(
+      'minicode',
+      'long session, the ingest command: MB per second of process CPU (all threads, start-up included)',
+    );
+    const bare = perCpu(
+      'bare',
+      'long session, the ingest command: bare Node job with its store, MB per second of process CPU',
+    );
+    const bareUncompressed = perCpu(
+      'bareUncompressed',
+      'long session, the ingest command: bare Node job with an uncompressed store, MB per second of process CPU',
+    );
+    const bareNoStore = perCpu(
+      'bareNoStore',
+      'long session, the ingest command: bare Node job without a store, MB per second of process CPU',
+    );
+    const peer = perCpu(
+      'peer',
+      'long session, the ingest command: peer assembly as a process, MB per second of process CPU',
+    );
     const perWall = measurement(
       'long session, the ingest command: MB per second of wall time',
       'MB/s',
@@ -580,13 +708,39 @@ function measureIngestCommand(corpus: PipelineCorpus, rounds: number): Pick<Benc
     return {
       measurements: [minicode, perWall, bare, bareUncompressed, bareNoStore, peer, floor],
       ratios: [
-        ratio('long session, the ingest command: process CPU / JSON.parse+stringify floor CPU (MB per CPU-second)', minicode, floor, { op: '>=', value: 0.45 }),
+        ratio(
+          'long session, the ingest command: process CPU / JSON.parse+stringify floor CPU (MB per CPU-second)',
+          minicode,
+          floor,
+          { op: '>=', value: 0.45 },
+        ),
         ratio('long session, the ingest command: wall / JSON.parse+stringify floor CPU (MB/s)', perWall, floor),
-        ratio('long session, the ingest command: process CPU / the peer assembly as a process (MB per CPU-second)', minicode, peer, { op: '>=', value: 2 }),
-        ratio('long session, the ingest command: bare Node job with its store / JSON.parse+stringify floor CPU (what Node and lmdb allow)', bare, floor),
-        ratio('long session, the ingest command: bare Node job with an uncompressed store / JSON.parse+stringify floor CPU', bareUncompressed, floor),
-        ratio('long session, the ingest command: bare Node job without a store / JSON.parse+stringify floor CPU', bareNoStore, floor),
-        ratio('long session, the ingest command: minicode / the bare Node job with its store (MB per CPU-second)', minicode, bare),
+        ratio(
+          'long session, the ingest command: process CPU / the peer assembly as a process (MB per CPU-second)',
+          minicode,
+          peer,
+          { op: '>=', value: 2 },
+        ),
+        ratio(
+          'long session, the ingest command: bare Node job with its store / JSON.parse+stringify floor CPU (what Node and lmdb allow)',
+          bare,
+          floor,
+        ),
+        ratio(
+          'long session, the ingest command: bare Node job with an uncompressed store / JSON.parse+stringify floor CPU',
+          bareUncompressed,
+          floor,
+        ),
+        ratio(
+          'long session, the ingest command: bare Node job without a store / JSON.parse+stringify floor CPU',
+          bareNoStore,
+          floor,
+        ),
+        ratio(
+          'long session, the ingest command: minicode / the bare Node job with its store (MB per CPU-second)',
+          minicode,
+          bare,
+        ),
       ],
       notes: [
         `long session, the ingest command: \`minicode ingest --from codex FILE --json --store DIR\` as a process of its own over the same ${corpus.recordsPerPass}-record stream (${mb.toFixed(1)} MB), stdout to /dev/null, a fresh store each round; ${rounds} rounds after one warm-up, interleaved with the floor, the peer assembly as a process (bench/support/ingest-peer.ts) and the bare Node job (bench/support/ingest-floor.ts: JSON.parse, the v1 envelope's fields around each record, the lines out, one LZ4 value per read in lmdb, synced; no decoding, scrubbing, reducer or index) with its store, with the store uncompressed, and without a store; CPU from ${meter.describe}`,

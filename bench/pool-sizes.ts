@@ -22,7 +22,10 @@ import type { FixedContext, TranscriptMessage } from '../lib/control/transcript.
 import { measurement, median, type BenchOptions, type BenchReport, type Measurement, runIfMain } from './harness.js';
 import { buildTranscript } from './offload.js';
 
-const fixed: FixedContext = { system: 'You are a coding agent.', toolSchemas: ['{"name":"read_file","parameters":{"type":"object"}}'] };
+const fixed: FixedContext = {
+  system: 'You are a coding agent.',
+  toolSchemas: ['{"name":"read_file","parameters":{"type":"object"}}'],
+};
 
 /**
  * Main-thread busy ms (event-loop utilisation), longest stall (the latest a 1 ms timer fired:
@@ -101,7 +104,10 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
       add('heuristic estimate, pool', await cost(() => estimateContextInPool(fixed, messages)));
       add('fold, main', await cost(() => foldTranscript(messages, { keepRecentUnits: 4, targetTokens: 4_000 })));
       add('fold, pool', await cost(() => compactInPool(messages, { keepRecentUnits: 4, targetTokens: 4_000 })));
-      add('exact count, main', await cost(() => messages.reduce((a, m) => a + count(m.role === 'tool' ? m.content : m.text), 0)));
+      add(
+        'exact count, main',
+        await cost(() => messages.reduce((a, m) => a + count(m.role === 'tool' ? m.content : m.text), 0)),
+      );
       add('exact count, pool', await cost(() => estimateContextInPool(fixed, messages, { mode: 'exact' })));
     }
     for (const [key, v] of Object.entries(rows)) {
@@ -113,7 +119,9 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
       const m = (key: string, f: 'busy' | 'stall'): string => median(rows[key]![f]).toFixed(1);
       return `${what} ${m(`${k}, main`, 'stall')} / ${m(`${k}, pool`, 'stall')} ms (busy ${m(`${k}, main`, 'busy')} / ${m(`${k}, pool`, 'busy')})`;
     };
-    notes.push(`${label}: longest stall in-process / through the pool: ${pair('heuristic', 'heuristic estimate')}, ${pair('fold', 'fold')}, ${pair('exact', 'exact count')}`);
+    notes.push(
+      `${label}: longest stall in-process / through the pool: ${pair('heuristic', 'heuristic estimate')}, ${pair('fold', 'fold')}, ${pair('exact', 'exact count')}`,
+    );
   }
   await closePool();
   notes.push(
@@ -125,7 +133,8 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
   return {
     name: 'pool-sizes',
     title: 'Where the worker pool pays: main-thread busy time in-process vs through the pool, by transcript size',
-    description: 'Heuristic estimate, mechanical fold and exact o200k count of transcript prefixes built from real files; busy = event-loop utilisation of the main thread.',
+    description:
+      'Heuristic estimate, mechanical fold and exact o200k count of transcript prefixes built from real files; busy = event-loop utilisation of the main thread.',
     measurements,
     ratios: [],
     notes,

@@ -14,7 +14,15 @@
  */
 import { createSseFramer } from '../lib/framing/sse.js';
 import { PROVIDER_DECODERS } from '../lib/providers/index.js';
-import { type BenchOptions, type BenchReport, interleave, measurement, ratio, runIfMain, throughput } from './harness.js';
+import {
+  type BenchOptions,
+  type BenchReport,
+  interleave,
+  measurement,
+  ratio,
+  runIfMain,
+  throughput,
+} from './harness.js';
 import { benchCorpus, type CorpusStream } from '../test/corpus/provider-corpus.js';
 
 /** The JSON payloads of a stream, as the floor parses them ([DONE] and non-JSON skipped). */
@@ -56,7 +64,9 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
   const decodeAll = (): void => {
     for (let r = 0; r < reps; r++) {
       for (const input of inputs) {
-        const d = (PROVIDER_DECODERS[input.format] as NonNullable<(typeof PROVIDER_DECODERS)[string]>)({ onEvent: () => void events++ });
+        const d = (PROVIDER_DECODERS[input.format] as NonNullable<(typeof PROVIDER_DECODERS)[string]>)({
+          onEvent: () => void events++,
+        });
         for (const c of input.chunks) d.feed(c);
         d.end();
       }
@@ -66,13 +76,17 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
   const floor = (): void => {
     for (let r = 0; r < reps; r++) for (const p of all) sink += (JSON.parse(p) as object) ? 1 : 0;
   };
-  const ms = await interleave(options.quick ? 5 : 11, { decode: decodeAll, floor }, 2, { clock: 'cpu', warmupMs: options.quick ? 3000 : 6000 });
+  const ms = await interleave(options.quick ? 5 : 11, { decode: decodeAll, floor }, 2, {
+    clock: 'cpu',
+    warmupMs: options.quick ? 3000 : 6000,
+  });
   const a = measurement('full decode (frame + parse + events)', 'MB/s', throughput(ms.decode as number[], mb * reps));
   const b = measurement('floor: JSON.parse of the same payloads', 'MB/s', throughput(ms.floor as number[], mb * reps));
   return {
     name: 'provider-decode',
     title: 'Provider decode throughput',
-    description: 'PROVIDER_DECODERS over the fixture corpus vs JSON.parse of the same payloads (MB/s of wire bytes, same run).',
+    description:
+      'PROVIDER_DECODERS over the fixture corpus vs JSON.parse of the same payloads (MB/s of wire bytes, same run).',
     measurements: [a, b],
     ratios: [ratio('decode / JSON.parse floor', a, b, { op: '>=', value: 0.7 })],
     notes: [

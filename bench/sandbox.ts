@@ -31,11 +31,18 @@ function percentile(values: readonly number[], p: number): number {
 function once(cwd: string, sandbox: SandboxSettings | undefined): Promise<number> {
   const start = performance.now();
   return new Promise((resolve, reject) => {
-    const child = launch('bash', ['-c', 'true'], { cwd, env: commandEnv(process.env, sandbox), detached: true, sandbox });
+    const child = launch('bash', ['-c', 'true'], {
+      cwd,
+      env: commandEnv(process.env, sandbox),
+      detached: true,
+      sandbox,
+    });
     child.stdout.resume();
     child.stderr.resume();
     child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(performance.now() - start) : reject(new Error(`bash -c true exited ${code}`))));
+    child.on('close', (code) =>
+      code === 0 ? resolve(performance.now() - start) : reject(new Error(`bash -c true exited ${code}`)),
+    );
   });
 }
 
@@ -43,12 +50,33 @@ function once(cwd: string, sandbox: SandboxSettings | undefined): Promise<number
 function bare(bwrap: string, cwd: string): Promise<number> {
   const start = performance.now();
   return new Promise((resolve, reject) => {
-    const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-all', '--die-with-parent', '--', 'bash', '-c', 'true'];
-    const child = spawn(bwrap, args, { cwd, env: commandEnv(process.env, undefined), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const args = [
+      '--ro-bind',
+      '/',
+      '/',
+      '--dev',
+      '/dev',
+      '--proc',
+      '/proc',
+      '--unshare-all',
+      '--die-with-parent',
+      '--',
+      'bash',
+      '-c',
+      'true',
+    ];
+    const child = spawn(bwrap, args, {
+      cwd,
+      env: commandEnv(process.env, undefined),
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     child.stdout.resume();
     child.stderr.resume();
     child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(performance.now() - start) : reject(new Error(`bare bwrap exited ${code}`))));
+    child.on('close', (code) =>
+      code === 0 ? resolve(performance.now() - start) : reject(new Error(`bare bwrap exited ${code}`)),
+    );
   });
 }
 
@@ -61,7 +89,15 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
   fs.writeFileSync(path.join(workspace, '.git/config'), '[core]\n');
   const home = path.join(work, 'home');
   fs.mkdirSync(path.join(home, '.ssh'), { recursive: true });
-  const settings = { ...sandboxSettingsOf({ home, minicodeHome: path.join(home, '.minicode'), storeDir: path.join(home, '.minicode/store'), cwd: workspace }), backend };
+  const settings = {
+    ...sandboxSettingsOf({
+      home,
+      minicodeHome: path.join(home, '.minicode'),
+      storeDir: path.join(home, '.minicode/store'),
+      cwd: workspace,
+    }),
+    backend,
+  };
   const n = options.quick ? 60 : 300;
   const plain: number[] = [];
   const boxed: number[] = [];
@@ -92,8 +128,17 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
       measurement('bash -c true, workspace-write sandbox, p99', 'ms', [percentile(boxed, 99)], false),
     ],
     ratios: [
-      { label: 'sandbox overhead per command, p50 (ms), target <= 15', value: overhead, target: { op: '<=', value: 15 }, unit: 'ms' },
-      { label: 'sandbox overhead per command, p99 (ms)', value: percentile(boxed, 99) - percentile(plain, 99), unit: 'ms' },
+      {
+        label: 'sandbox overhead per command, p50 (ms), target <= 15',
+        value: overhead,
+        target: { op: '<=', value: 15 },
+        unit: 'ms',
+      },
+      {
+        label: 'sandbox overhead per command, p99 (ms)',
+        value: percentile(boxed, 99) - percentile(plain, 99),
+        unit: 'ms',
+      },
       { label: "bare bwrap's own overhead, p50 (ms): the floor of the overhead", value: floorOverhead, unit: 'ms' },
       { label: 'what the launcher adds over bare bwrap, p50 (ms)', value: median(boxed) - median(floor), unit: 'ms' },
       { label: 'bash -c true: sandboxed / unsandboxed, p50', value: median(boxed) / median(plain) },

@@ -10,7 +10,15 @@
  * Input: 100 MB (quick: 10 MB) from a seeded generator, so every run sees the same text.
  */
 import stripAnsi from 'strip-ansi';
-import { interleave, measurement, ratio, runIfMain, throughput, type BenchOptions, type BenchReport } from './harness.js';
+import {
+  interleave,
+  measurement,
+  ratio,
+  runIfMain,
+  throughput,
+  type BenchOptions,
+  type BenchReport,
+} from './harness.js';
 import { createSanitizer } from '../lib/scrub/terminal-sanitizer.js';
 import { createRedactor } from '../lib/scrub/secret-redactor.js';
 import { DEFAULT_RULES } from '../lib/scrub/secret-rules.js';
@@ -80,7 +88,13 @@ export function generateScrubInput(size: number, seed = 42): string {
     } else if (kind < 0.75) {
       piece = CODE[Math.floor(r() * CODE.length)] as string;
     } else {
-      piece = JSON.stringify({ id: Math.floor(r() * 1e6), name: WORDS[Math.floor(r() * WORDS.length)], ok: r() < 0.5, path: `src/${b62(r, 8)}.ts` }) + '\n';
+      piece =
+        JSON.stringify({
+          id: Math.floor(r() * 1e6),
+          name: WORDS[Math.floor(r() * WORDS.length)],
+          ok: r() < 0.5,
+          path: `src/${b62(r, 8)}.ts`,
+        }) + '\n';
     }
     if (length >= nextSecret) {
       piece += sprinkle(r);
@@ -134,13 +148,20 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
   const redactor = measurement('secret redactor alone', 'MB/s', throughput(samples['redactor']!, mb));
   const sanitizer = measurement('terminal sanitiser alone', 'MB/s', throughput(samples['sanitizer']!, mb));
   const strip = measurement('strip-ansi (peer, ANSI only)', 'MB/s', throughput(samples['stripAnsi']!, mb));
-  const combined = measurement('one combined regex of the same rules (floor)', 'MB/s', throughput(samples['combinedRegex']!, mb));
+  const combined = measurement(
+    'one combined regex of the same rules (floor)',
+    'MB/s',
+    throughput(samples['combinedRegex']!, mb),
+  );
   return {
     name: 'scrub',
     title: 'Scrub stage throughput',
     description: `Streaming scrub of ${mb.toFixed(0)} MB of seeded mixed code/JSON/prose (64 KiB chunks, ${DEFAULT_RULES.length} rules) against strip-ansi and one combined regex of the same rules.`,
     measurements: [stage, redactor, sanitizer, strip, combined],
-    ratios: [ratio('scrub stage / combined-regex floor', stage, combined, { op: '>=', value: 1 }), ratio('scrub stage / strip-ansi', stage, strip)],
+    ratios: [
+      ratio('scrub stage / combined-regex floor', stage, combined, { op: '>=', value: 1 }),
+      ratio('scrub stage / strip-ansi', stage, strip),
+    ],
     notes: [`checksum ${sink % 9973} (keeps the work observable)`],
   };
 }

@@ -15,7 +15,15 @@
 import { createParser } from 'eventsource-parser';
 import { _iterSSEMessages } from 'openai/core/streaming';
 import { createSseFramer } from '../lib/framing/sse.js';
-import { type BenchOptions, type BenchReport, interleave, measurement, ratio, runIfMain, throughput } from './harness.js';
+import {
+  type BenchOptions,
+  type BenchReport,
+  interleave,
+  measurement,
+  ratio,
+  runIfMain,
+  throughput,
+} from './harness.js';
 import { benchCorpus } from '../test/corpus/provider-corpus.js';
 
 function concat(parts: Uint8Array[]): Uint8Array {
@@ -80,12 +88,19 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
   for (const size of [1024, 16 * 1024]) {
     const chunks = chunk(bytes, size);
     const counts = { ours: ours(chunks), esp: eventsourceParser(chunks), openai: await openaiSdk(chunks) };
-    notes.push(`${size} B chunks: events ours ${counts.ours}, eventsource-parser ${counts.esp}, openai SDK ${counts.openai} (the SDK dispatches data-less events)`);
+    notes.push(
+      `${size} B chunks: events ours ${counts.ours}, eventsource-parser ${counts.esp}, openai SDK ${counts.openai} (the SDK dispatches data-less events)`,
+    );
     // Each round frames the input `reps` times: rounds of a few ms are too noisy on a shared machine.
     // The SDK runs last, on its own: its async path leaves old-generation garbage whose concurrent
     // marking (CPU time of this process) would otherwise land in the two synchronous framers' rounds.
     const timing = { clock: 'cpu', collectBetween: true, warmupMs: options.quick ? 1000 : 2000 } as const;
-    const ms = await interleave(rounds, { ours: () => repeat(reps, () => ours(chunks)), esp: () => repeat(reps, () => eventsourceParser(chunks)) }, 2, timing);
+    const ms = await interleave(
+      rounds,
+      { ours: () => repeat(reps, () => ours(chunks)), esp: () => repeat(reps, () => eventsourceParser(chunks)) },
+      2,
+      timing,
+    );
     const sdk = await interleave(
       rounds,
       {
@@ -99,7 +114,11 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
     const label = size === 1024 ? '1 KiB' : '16 KiB';
     const a = measurement(`ours @ ${label}`, 'MB/s', throughput(ms.ours as number[], mb * reps));
     const b = measurement(`eventsource-parser 3.1 @ ${label}`, 'MB/s', throughput(ms.esp as number[], mb * reps));
-    const c = measurement(`openai SDK _iterSSEMessages @ ${label}`, 'MB/s', throughput(sdk.openai as number[], mb * reps));
+    const c = measurement(
+      `openai SDK _iterSSEMessages @ ${label}`,
+      'MB/s',
+      throughput(sdk.openai as number[], mb * reps),
+    );
     measurements.push(a, b, c);
     ratios.push(ratio(`ours / eventsource-parser @ ${label}`, a, b, { op: '>=', value: 1.5 }));
     ratios.push(ratio(`ours / openai SDK @ ${label}`, a, c));
@@ -107,7 +126,8 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
   return {
     name: 'sse-framing',
     title: 'SSE framing throughput',
-    description: 'lib/framing/sse.ts vs eventsource-parser 3.1 and the openai SDK decoder on the same bytes, same run (framing only).',
+    description:
+      'lib/framing/sse.ts vs eventsource-parser 3.1 and the openai SDK decoder on the same bytes, same run (framing only).',
     measurements,
     ratios,
     notes,

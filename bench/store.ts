@@ -28,7 +28,16 @@ import { Packr, pack } from 'msgpackr';
 import { EVENT_REGISTRY, type OutputEvent } from '../lib/events/index.js';
 import { createRebuilder } from '../lib/reducer/index.js';
 import { openStore } from '../lib/store/index.js';
-import { interleave, measurement, median, ratio, runIfMain, throughput, type BenchOptions, type BenchReport } from './harness.js';
+import {
+  interleave,
+  measurement,
+  median,
+  ratio,
+  runIfMain,
+  throughput,
+  type BenchOptions,
+  type BenchReport,
+} from './harness.js';
 import { storeCorpusSets, writeSessions } from './support/store-corpus.js';
 import { syntheticRun } from '../test/corpus/synthetic-run.js';
 
@@ -46,7 +55,11 @@ export async function run({ quick }: BenchOptions): Promise<BenchReport> {
   const fresh = (name: string) => path.join(base, `${name}-${round++}`);
   let lastStoreDir = '';
   // The store's encoding: shared structures, as many as it allows (lmdb passes the limit on to msgpackr).
-  const dbOptions = { name: 'events', sharedStructuresKey: Symbol.for('structures'), maxSharedStructures: MAX_SHARED_STRUCTURES };
+  const dbOptions = {
+    name: 'events',
+    sharedStructuresKey: Symbol.for('structures'),
+    maxSharedStructures: MAX_SHARED_STRUCTURES,
+  };
 
   try {
     const times = await interleave(rounds, {
@@ -106,7 +119,8 @@ export async function run({ quick }: BenchOptions): Promise<BenchReport> {
     const corpusLinesStore = openStore({ dir: path.join(base, 'corpus-store-lines') });
     // Made before the rounds: what the JSONL renderer would have printed (the text is the same but for terminal escapes).
     const lineOf = new Map<OutputEvent, string>();
-    for (const set of corpus.sets) for (const session of set) for (const e of session.events) lineOf.set(e, JSON.stringify(e));
+    for (const set of corpus.sets)
+      for (const session of set) for (const e of session.events) lineOf.set(e, JSON.stringify(e));
     let storeSet = 0;
     let rawSet = 0;
     let syncSet = 0;
@@ -154,10 +168,26 @@ export async function run({ quick }: BenchOptions): Promise<BenchReport> {
     const jsonl = measurement('JSONL append + fsync', 'events/s', throughput(times.jsonl ?? [], n));
     const scan = measurement('replay: range scan', 'events/s', throughput(replay.scan ?? [], n));
     const rebuild = measurement('replay: range scan + rebuild', 'events/s', throughput(replay.rebuild ?? [], n));
-    const corpusStoreRate = measurement('corpus: store.append + flushed()', 'events/s', throughput(corpusTimes.store ?? [], corpus.durablePerSet));
-    const corpusRaw = measurement('corpus: raw lmdb async put (same keys, encoding)', 'events/s', throughput(corpusTimes.lmdb ?? [], corpus.durablePerSet));
-    const corpusRawSync = measurement('corpus: raw lmdb, overlappingSync off (the store sync regime)', 'events/s', throughput(corpusTimes.lmdbSync ?? [], corpus.durablePerSet));
-    const corpusStoreLines = measurement('corpus: store.append(event, its JSON text) + flushed()', 'events/s', throughput(corpusTimes.storeLines ?? [], corpus.durablePerSet));
+    const corpusStoreRate = measurement(
+      'corpus: store.append + flushed()',
+      'events/s',
+      throughput(corpusTimes.store ?? [], corpus.durablePerSet),
+    );
+    const corpusRaw = measurement(
+      'corpus: raw lmdb async put (same keys, encoding)',
+      'events/s',
+      throughput(corpusTimes.lmdb ?? [], corpus.durablePerSet),
+    );
+    const corpusRawSync = measurement(
+      'corpus: raw lmdb, overlappingSync off (the store sync regime)',
+      'events/s',
+      throughput(corpusTimes.lmdbSync ?? [], corpus.durablePerSet),
+    );
+    const corpusStoreLines = measurement(
+      'corpus: store.append(event, its JSON text) + flushed()',
+      'events/s',
+      throughput(corpusTimes.storeLines ?? [], corpus.durablePerSet),
+    );
     return {
       name: 'store',
       title: 'Event store (LMDB) write and replay',

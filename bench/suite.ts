@@ -53,7 +53,10 @@ function runOne(file: string, quick: boolean): Promise<BenchReport> {
     child.on('close', (code) => {
       const text = Buffer.concat(out).toString('utf8').trim();
       const last = text.split('\n').pop() ?? '';
-      if (code !== 0) return reject(new Error(`exit ${code}: ${Buffer.concat(err).toString('utf8').trim().split('\n').slice(-3).join(' | ')}`));
+      if (code !== 0)
+        return reject(
+          new Error(`exit ${code}: ${Buffer.concat(err).toString('utf8').trim().split('\n').slice(-3).join(' | ')}`),
+        );
       try {
         resolve(JSON.parse(last) as BenchReport);
       } catch {
@@ -76,7 +79,9 @@ function prepareOut(out: string): void {
     else fs.accessSync(dir, fs.constants.W_OK);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    throw new MinicodeError('MINICODE_E_USAGE', `cannot write the --out file ${out}: ${reason}`, { action: 'name a file in a folder you can write, or leave out --out' });
+    throw new MinicodeError('MINICODE_E_USAGE', `cannot write the --out file ${out}: ${reason}`, {
+      action: 'name a file in a folder you can write, or leave out --out',
+    });
   }
 }
 
@@ -84,12 +89,23 @@ function prepareOut(out: string): void {
  * Run the suite; returns the process exit code (1 when a benchmark crashed). Throws
  * MINICODE_E_USAGE, before running anything, for an `--only` name that is no benchmark. `dir` (tests) is the folder of compiled benchmarks.
  */
-export async function runBenchSuite(options: { json: boolean; quick: boolean; only: string[]; out?: string | undefined; dir?: string }): Promise<number> {
+export async function runBenchSuite(options: {
+  json: boolean;
+  quick: boolean;
+  only: string[];
+  out?: string | undefined;
+  dir?: string;
+}): Promise<number> {
   const dir = options.dir ?? path.dirname(fileURLToPath(import.meta.url));
   const all = listBenchmarks(dir);
   // A misspelt name would run nothing and report "0 ratios" with exit 0.
   const unknown = options.only.filter((n) => !all.includes(n));
-  if (unknown.length > 0) throw new MinicodeError('MINICODE_E_USAGE', `--only: no benchmark named ${unknown.map((n) => JSON.stringify(n)).join(', ')}`, { action: `name some of: ${all.join(' ')}` });
+  if (unknown.length > 0)
+    throw new MinicodeError(
+      'MINICODE_E_USAGE',
+      `--only: no benchmark named ${unknown.map((n) => JSON.stringify(n)).join(', ')}`,
+      { action: `name some of: ${all.join(' ')}` },
+    );
   const names = all.filter((n) => options.only.length === 0 || options.only.includes(n));
   if (options.out) prepareOut(options.out);
   const result: SuiteResult = {
@@ -112,7 +128,8 @@ export async function runBenchSuite(options: { json: boolean; quick: boolean; on
     try {
       const report = await runOne(path.join(dir, `${name}.js`), options.quick);
       result.reports.push(report);
-      if (!options.json) process.stdout.write(formatReport(report) + `  (${((Date.now() - started) / 1000).toFixed(1)} s)\n\n`);
+      if (!options.json)
+        process.stdout.write(formatReport(report) + `  (${((Date.now() - started) / 1000).toFixed(1)} s)\n\n`);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       result.failures.push({ name, message });

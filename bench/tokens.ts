@@ -10,7 +10,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
-import { DEFAULT_DENSITIES, classify, estimateTextTokens, type ContentKind, type DensityTable } from '../lib/control/density.js';
+import {
+  DEFAULT_DENSITIES,
+  classify,
+  estimateTextTokens,
+  type ContentKind,
+  type DensityTable,
+} from '../lib/control/density.js';
 import { countBounded } from '../lib/control/exact-count.js';
 import { interleave, measurement, throughput, type BenchOptions, type BenchReport, runIfMain } from './harness.js';
 import { repoRoot } from '../test/corpus/provider-corpus.js';
@@ -19,7 +25,14 @@ const ROOT = repoRoot(import.meta.url);
 const NM = path.join(ROOT, 'node_modules');
 
 /** The seed's densities, for comparison. */
-const SEED_DENSITIES: DensityTable = { code: 2.4, json: 2.4, jsonIndented: 2.4, prose: 4, cjkTokensPerChar: 1, perMessage: 4 };
+const SEED_DENSITIES: DensityTable = {
+  code: 2.4,
+  json: 2.4,
+  jsonIndented: 2.4,
+  prose: 4,
+  cjkTokensPerChar: 1,
+  perMessage: 4,
+};
 
 interface Sample {
   group: 'repo .ts' | 'node_modules .js' | 'node_modules .json' | 'node_modules .md' | 'LICENSE prose' | 'CJK messages';
@@ -49,8 +62,17 @@ function loadSamples(quick: boolean): Sample[] {
   walk(path.join(ROOT, 'lib'), '.ts', ts, n * 2);
   for (const p of ts) samples.push({ group: 'repo .ts', name: path.relative(ROOT, p), text: read(p) });
   const js: string[] = [];
-  for (const pkg of ['commander/lib', 'zod/v4/core', 'piscina/dist', 'chalk/source', 'semver/classes', 'ajv/dist/compile']) walk(path.join(NM, pkg), '.js', js, js.length + Math.ceil(n / 3));
-  for (const p of js.slice(0, n)) samples.push({ group: 'node_modules .js', name: path.relative(NM, p), text: read(p) });
+  for (const pkg of [
+    'commander/lib',
+    'zod/v4/core',
+    'piscina/dist',
+    'chalk/source',
+    'semver/classes',
+    'ajv/dist/compile',
+  ])
+    walk(path.join(NM, pkg), '.js', js, js.length + Math.ceil(n / 3));
+  for (const p of js.slice(0, n))
+    samples.push({ group: 'node_modules .js', name: path.relative(NM, p), text: read(p) });
   const json = [
     '@agentclientprotocol/sdk/schema/v1/schema.json',
     'typescript/lib/typesMap.json',
@@ -61,18 +83,43 @@ function loadSamples(quick: boolean): Sample[] {
     'ajv/lib/refs/data.json',
     'fast-check/package.json',
   ];
-  for (const p of json) if (fs.existsSync(path.join(NM, p))) samples.push({ group: 'node_modules .json', name: p, text: read(path.join(NM, p)) });
-  const md = ['commander/Readme.md', 'picomatch/README.md', 'semver/README.md', 'lmdb/README.md', 'chalk/readme.md', 'fast-check/README.md', 'gpt-tokenizer/README.md', 'tinybench/README.md'];
-  for (const p of md) if (fs.existsSync(path.join(NM, p))) samples.push({ group: 'node_modules .md', name: p, text: read(path.join(NM, p)) });
-  for (const p of ['ajv/LICENSE', 'bullmq/LICENSE', 'commander/LICENSE', 'typescript/LICENSE.txt', 'node-addon-api/LICENSE.md', 'vite/LICENSE.md']) {
-    if (fs.existsSync(path.join(NM, p))) samples.push({ group: 'LICENSE prose', name: p, text: read(path.join(NM, p), 60_000) });
+  for (const p of json)
+    if (fs.existsSync(path.join(NM, p)))
+      samples.push({ group: 'node_modules .json', name: p, text: read(path.join(NM, p)) });
+  const md = [
+    'commander/Readme.md',
+    'picomatch/README.md',
+    'semver/README.md',
+    'lmdb/README.md',
+    'chalk/readme.md',
+    'fast-check/README.md',
+    'gpt-tokenizer/README.md',
+    'tinybench/README.md',
+  ];
+  for (const p of md)
+    if (fs.existsSync(path.join(NM, p)))
+      samples.push({ group: 'node_modules .md', name: p, text: read(path.join(NM, p)) });
+  for (const p of [
+    'ajv/LICENSE',
+    'bullmq/LICENSE',
+    'commander/LICENSE',
+    'typescript/LICENSE.txt',
+    'node-addon-api/LICENSE.md',
+    'vite/LICENSE.md',
+  ]) {
+    if (fs.existsSync(path.join(NM, p)))
+      samples.push({ group: 'LICENSE prose', name: p, text: read(path.join(NM, p), 60_000) });
   }
   for (const lang of ['zh-cn', 'zh-tw', 'ja', 'ko']) {
     const p = path.join(NM, 'typescript/lib', lang, 'diagnosticMessages.generated.json');
     if (!fs.existsSync(p)) continue;
     // The translated message texts only: real CJK prose with code identifiers mixed in.
     const values = Object.values(JSON.parse(fs.readFileSync(p, 'utf8')) as Record<string, string>);
-    samples.push({ group: 'CJK messages', name: `typescript ${lang} diagnostics`, text: values.slice(0, quick ? 300 : 1500).join('\n') });
+    samples.push({
+      group: 'CJK messages',
+      name: `typescript ${lang} diagnostics`,
+      text: values.slice(0, quick ? 300 : 1500).join('\n'),
+    });
   }
   return samples;
 }
@@ -100,7 +147,17 @@ function errorTable(samples: Sample[]): Row[] {
     const exact = countBounded(s.text, countTokens);
     const estimate = estimateTextTokens(s.text, DEFAULT_DENSITIES);
     const seed = estimateTextTokens(s.text, SEED_DENSITIES);
-    const row = rows.get(s.group) ?? { group: s.group, files: 0, chars: 0, exact: 0, estimate: 0, seed: 0, meanAbsPct: 0, seedMeanAbsPct: 0, kinds: {} };
+    const row = rows.get(s.group) ?? {
+      group: s.group,
+      files: 0,
+      chars: 0,
+      exact: 0,
+      estimate: 0,
+      seed: 0,
+      meanAbsPct: 0,
+      seedMeanAbsPct: 0,
+      kinds: {},
+    };
     row.files++;
     row.chars += s.text.length;
     row.exact += exact;
@@ -151,8 +208,16 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
     },
   });
   const exact = measurement('exact o200k countTokens (gpt-tokenizer)', 'MB/s', throughput(times.exact as number[], mb));
-  const bounded = measurement('exact, long runs sliced (countBounded)', 'MB/s', throughput(times.bounded as number[], mb));
-  const heuristic = measurement('density heuristic (estimateTextTokens)', 'MB/s', throughput(times.heuristic as number[], mb));
+  const bounded = measurement(
+    'exact, long runs sliced (countBounded)',
+    'MB/s',
+    throughput(times.bounded as number[], mb),
+  );
+  const heuristic = measurement(
+    'density heuristic (estimateTextTokens)',
+    'MB/s',
+    throughput(times.heuristic as number[], mb),
+  );
   return {
     name: 'tokens',
     title: 'Token counting: exact o200k vs the density heuristic',

@@ -47,13 +47,28 @@ export function combineResults(results: SuiteResult[]): CombinedResult {
     }
   });
   const sources = results
-    .map((result, i): RunSource => ({ date: result.date, command: result.command, quick: result.quick, names: [...owner].filter(([, at]) => at === i).map(([name]) => name) }))
+    .map(
+      (result, i): RunSource => ({
+        date: result.date,
+        command: result.command,
+        quick: result.quick,
+        names: [...owner].filter(([, at]) => at === i).map(([name]) => name),
+      }),
+    )
     .filter((source) => source.names.length > 0);
-  return { ...results.at(-1)!, quick: sources.some((s) => s.quick), reports: [...reports.values()], failures: [...failures.values()], sources };
+  return {
+    ...results.at(-1)!,
+    quick: sources.some((s) => s.quick),
+    reports: [...reports.values()],
+    failures: [...failures.values()],
+    sources,
+  };
 }
 
 function runKind(quick: boolean): string {
-  return quick ? '**quick** (`--quick`: fewer rounds, smaller inputs; the end-to-end corpus replicated to 100k events instead of 1M)' : '**full** (all rounds, full-size inputs)';
+  return quick
+    ? '**quick** (`--quick`: fewer rounds, smaller inputs; the end-to-end corpus replicated to 100k events instead of 1M)'
+    : '**full** (all rounds, full-size inputs)';
 }
 
 /** The markdown document for one suite run (or several combined); charts are written beside it by {@link writeDocs}. */
@@ -107,7 +122,9 @@ export function benchmarksMarkdown(result: CombinedResult): string {
   ];
   for (const r of result.reports) {
     for (const x of r.ratios) {
-      lines.push(`| ${r.name} | ${x.label} | ${ratioValue(x)} | ${x.target ? `${x.target.op} ${x.target.value}` : '—'} | ${x.target ? (meets(x) ? 'yes' : '**no**') : '—'} |`);
+      lines.push(
+        `| ${r.name} | ${x.label} | ${ratioValue(x)} | ${x.target ? `${x.target.op} ${x.target.value}` : '—'} | ${x.target ? (meets(x) ? 'yes' : '**no**') : '—'} |`,
+      );
     }
   }
   for (const r of result.reports) {

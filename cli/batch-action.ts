@@ -13,14 +13,28 @@ import type { BatchLine } from '../lib/batch/input.js';
 import type { HarnessOptions } from '../lib/batch/harness.js';
 import { lockOutputDir, type OutputLock } from '../lib/batch/output-lock.js';
 import { DEFAULT_POOL_NICE, MAX_NICE } from '../lib/batch/nice.js';
-import { DEFAULT_RETRIES, DEFAULT_RETRY_BACKOFF_MS, MAX_EPOCHS, MAX_RETRIES, attemptOptions, type AttemptOptions } from '../lib/batch/attempts.js';
+import {
+  DEFAULT_RETRIES,
+  DEFAULT_RETRY_BACKOFF_MS,
+  MAX_EPOCHS,
+  MAX_RETRIES,
+  attemptOptions,
+  type AttemptOptions,
+} from '../lib/batch/attempts.js';
 import { MinicodeError } from '../lib/errors.js';
 import { displayId } from '../lib/ids.js';
 import { batchFailureSummary } from '../lib/render/summary.js';
 import type { BatchSummary } from '../lib/batch/batch.js';
 import { costText } from '../lib/batch/tally.js';
 import type { EventStore } from '../lib/store/index.js';
-import { directoryFlag, openRunStore, prepareRun, startRunMcp, type ExecFlags, type RunSetup } from '../lib/agent/run-setup.js';
+import {
+  directoryFlag,
+  openRunStore,
+  prepareRun,
+  startRunMcp,
+  type ExecFlags,
+  type RunSetup,
+} from '../lib/agent/run-setup.js';
 import { deadlineMs, decimalInt } from '../lib/flag-values.js';
 import type { McpManager } from '../lib/mcp/index.js';
 import { noteClosedStdout, writeErr, writeOut } from './stdout.js';
@@ -68,18 +82,26 @@ const ISOLATE_MODES = ['worktree', 'copy', 'none'] as const;
 /** `--isolate`, `--verify` and friends, checked (local batches only: a queue worker runs lines as they are). */
 function harnessOf(flags: BatchFlags): HarnessOptions {
   const isolate = flags.isolate ?? 'none';
-  if (!(ISOLATE_MODES as readonly string[]).includes(isolate)) throw usage(`--isolate must be worktree, copy or none, got "${isolate}"`, 'pass --isolate worktree');
+  if (!(ISOLATE_MODES as readonly string[]).includes(isolate))
+    throw usage(`--isolate must be worktree, copy or none, got "${isolate}"`, 'pass --isolate worktree');
   const measured = isolate !== 'none' || flags.verify !== undefined;
-  if (measured && flags.queue !== undefined) throw usage('--isolate and --verify run on this machine only, not with --queue', 'drop --queue, or drop --isolate/--verify');
+  if (measured && flags.queue !== undefined)
+    throw usage(
+      '--isolate and --verify run on this machine only, not with --queue',
+      'drop --queue, or drop --isolate/--verify',
+    );
   if (flags.isolateDirty && isolate !== 'worktree') throw usage('--isolate-dirty goes with --isolate worktree');
-  if (flags.verify !== undefined && flags.verify.trim() === '') throw usage('--verify needs a command', 'pass --verify "npm test"');
+  if (flags.verify !== undefined && flags.verify.trim() === '')
+    throw usage('--verify needs a command', 'pass --verify "npm test"');
   const out: HarnessOptions = { isolate: isolate as HarnessOptions['isolate'] & string };
   if (flags.isolateDirty) out.isolateDirty = true;
   if (flags.keepWorkspaces) out.keepWorkspaces = true;
   if (flags.verify !== undefined) out.verify = flags.verify;
-  if (flags.verifyTimeout !== undefined) out.verifyTimeoutMs = deadlineMs(flags.verifyTimeout, '--verify-timeout') as number;
+  if (flags.verifyTimeout !== undefined)
+    out.verifyTimeoutMs = deadlineMs(flags.verifyTimeout, '--verify-timeout') as number;
   if (flags.lineTimeout !== undefined) {
-    if (flags.queue !== undefined) throw usage('--line-timeout runs on this machine only, not with --queue', 'drop --queue, or drop --line-timeout');
+    if (flags.queue !== undefined)
+      throw usage('--line-timeout runs on this machine only, not with --queue', 'drop --queue, or drop --line-timeout');
     out.lineTimeoutMs = deadlineMs(flags.lineTimeout, '--line-timeout') as number;
   }
   return out;
@@ -88,16 +110,20 @@ function harnessOf(flags: BatchFlags): HarnessOptions {
 /** `--epochs`, `--retries` and `--retry-backoff`, checked: the batch's {@link AttemptOptions}. */
 function attemptsOf(flags: BatchFlags): AttemptOptions {
   const epochs = positiveInt(flags.epochs, '--epochs', 1);
-  if (epochs > MAX_EPOCHS) throw usage(`--epochs must be at most ${MAX_EPOCHS}, got "${flags.epochs}"`, 'pass --epochs 5');
+  if (epochs > MAX_EPOCHS)
+    throw usage(`--epochs must be at most ${MAX_EPOCHS}, got "${flags.epochs}"`, 'pass --epochs 5');
   const retries = flags.retries !== undefined ? nonNegativeInt(flags.retries, '--retries') : DEFAULT_RETRIES;
-  if (retries > MAX_RETRIES) throw usage(`--retries must be at most ${MAX_RETRIES}, got "${flags.retries}"`, 'pass --retries 2');
-  const retryBackoffMs = flags.retryBackoff !== undefined ? nonNegativeInt(flags.retryBackoff, '--retry-backoff') : DEFAULT_RETRY_BACKOFF_MS;
+  if (retries > MAX_RETRIES)
+    throw usage(`--retries must be at most ${MAX_RETRIES}, got "${flags.retries}"`, 'pass --retries 2');
+  const retryBackoffMs =
+    flags.retryBackoff !== undefined ? nonNegativeInt(flags.retryBackoff, '--retry-backoff') : DEFAULT_RETRY_BACKOFF_MS;
   return attemptOptions({ epochs, retries, retryBackoffMs });
 }
 
 function nonNegativeInt(value: string, flag: string): number {
   const n = decimalInt(value);
-  if (!Number.isInteger(n) || n < 0) throw usage(`${flag} must be a whole number in decimal digits, got "${value}"`, `pass ${flag} 2`);
+  if (!Number.isInteger(n) || n < 0)
+    throw usage(`${flag} must be a whole number in decimal digits, got "${value}"`, `pass ${flag} 2`);
   return n;
 }
 
@@ -105,19 +131,26 @@ function nonNegativeInt(value: string, flag: string): number {
 function niceOf(value: string): number {
   const n = decimalInt(value);
   if (!Number.isInteger(n) || n < 0 || n > MAX_NICE)
-    throw usage(`--nice must be a whole number from 0 to ${MAX_NICE}, got "${value}"`, `pass --nice ${DEFAULT_POOL_NICE}, or --nice 0 for the same priority as the coordinator`);
+    throw usage(
+      `--nice must be a whole number from 0 to ${MAX_NICE}, got "${value}"`,
+      `pass --nice ${DEFAULT_POOL_NICE}, or --nice 0 for the same priority as the coordinator`,
+    );
   return n;
 }
 
 function positiveInt(value: string | undefined, flag: string, fallback: number): number {
   if (value === undefined) return fallback;
   const n = decimalInt(value);
-  if (!Number.isInteger(n) || n < 1) throw usage(`${flag} must be a positive integer in decimal digits, got "${value}"`, `pass ${flag} 8`);
+  if (!Number.isInteger(n) || n < 1)
+    throw usage(`${flag} must be a positive integer in decimal digits, got "${value}"`, `pass ${flag} 8`);
   return n;
 }
 
 /** Setups per provider/model pair, created on first use and closed at the end. */
-function setupCache(flags: BatchFlags): { get(line: Pick<BatchLine, 'provider' | 'model' | 'sandbox'>): Promise<RunSetup>; close(): Promise<void> } {
+function setupCache(flags: BatchFlags): {
+  get(line: Pick<BatchLine, 'provider' | 'model' | 'sandbox'>): Promise<RunSetup>;
+  close(): Promise<void>;
+} {
   const cache = new Map<string, Promise<RunSetup>>();
   return {
     get(line) {
@@ -151,7 +184,11 @@ function lineSetupOf(setup: RunSetup, mcp: McpManager | undefined, inPlace: bool
   return {
     provider: setup.provider,
     limits: setup.limits,
-    environment: { ...setup.environment, toolSource: mcp, checkpoints: inPlace ? setup.environment.checkpoints : undefined },
+    environment: {
+      ...setup.environment,
+      toolSource: mcp,
+      checkpoints: inPlace ? setup.environment.checkpoints : undefined,
+    },
     prompting: setup.prompting,
     folder: setup.folder,
   };
@@ -201,7 +238,11 @@ export async function batchAction(file: string | undefined, flags: BatchFlags): 
     let batchBudgetUsd: number | undefined;
     if (flags.batchBudget !== undefined) {
       batchBudgetUsd = Number(flags.batchBudget);
-      if (!Number.isFinite(batchBudgetUsd) || batchBudgetUsd < 0) throw usage(`--batch-budget must be a non-negative number of USD, got "${flags.batchBudget}"`, 'pass --batch-budget 5');
+      if (!Number.isFinite(batchBudgetUsd) || batchBudgetUsd < 0)
+        throw usage(
+          `--batch-budget must be a non-negative number of USD, got "${flags.batchBudget}"`,
+          'pass --batch-budget 5',
+        );
     }
     const harness = harnessOf(flags);
     const attempts = attemptsOf(flags);
@@ -231,7 +272,10 @@ export async function batchAction(file: string | undefined, flags: BatchFlags): 
         store,
         signal: abort.signal,
         lockMs,
-        onReady: (name) => err(`minicode batch worker ${name}: taking jobs from ${flags.queue} queue ${flags.queueName ?? 'minicode-batch'}, concurrency ${concurrency}\n`),
+        onReady: (name) =>
+          err(
+            `minicode batch worker ${name}: taking jobs from ${flags.queue} queue ${flags.queueName ?? 'minicode-batch'}, concurrency ${concurrency}\n`,
+          ),
       });
       return 0;
     }
@@ -242,11 +286,17 @@ export async function batchAction(file: string | undefined, flags: BatchFlags): 
     try {
       text = fs.readFileSync(inputPath, 'utf8');
     } catch (error) {
-      throw new MinicodeError('MINICODE_E_INPUT_UNREADABLE', `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+      throw new MinicodeError(
+        'MINICODE_E_INPUT_UNREADABLE',
+        `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      );
     }
     const { parseBatchInput } = await import('../lib/batch/input.js');
     const input = parseBatchInput(text);
-    for (const p of input.problems) err(`minicode batch: ${neutralise(file)}:${p.line}: ${p.message} [${p.code}]${flags.strict ? '' : ' (skipped)'}\n`);
+    for (const p of input.problems)
+      err(
+        `minicode batch: ${neutralise(file)}:${p.line}: ${p.message} [${p.code}]${flags.strict ? '' : ' (skipped)'}\n`,
+      );
     // Allowed, but a misspelt field would otherwise be ignored without a word.
     for (const u of input.unknownKeys) {
       const at = `${u.lines.slice(0, 5).join(', ')}${u.lines.length > 5 ? `, ... (${u.lines.length} lines)` : ''}`;
@@ -255,11 +305,18 @@ export async function batchAction(file: string | undefined, flags: BatchFlags): 
       );
     }
     if (input.duplicates.length > 0) {
-      for (const d of input.duplicates) err(`minicode batch: ${file}: duplicate id "${displayId(d.id)}" on lines ${d.lines.join(', ')}\n`);
-      throw usage(`${input.duplicates.length} duplicate id${input.duplicates.length === 1 ? '' : 's'} in ${file}`, 'give every line a unique "id"');
+      for (const d of input.duplicates)
+        err(`minicode batch: ${file}: duplicate id "${displayId(d.id)}" on lines ${d.lines.join(', ')}\n`);
+      throw usage(
+        `${input.duplicates.length} duplicate id${input.duplicates.length === 1 ? '' : 's'} in ${file}`,
+        'give every line a unique "id"',
+      );
     }
     if (flags.strict && input.problems.length > 0)
-      throw usage(`${input.problems.length} invalid line${input.problems.length === 1 ? '' : 's'} in ${file} (--strict)`, 'fix the lines above or drop --strict to skip them');
+      throw usage(
+        `${input.problems.length} invalid line${input.problems.length === 1 ? '' : 's'} in ${file} (--strict)`,
+        'fix the lines above or drop --strict to skip them',
+      );
 
     const outDir = directoryFlag(flags.out ?? `minicode-batch-${path.basename(file).replace(/\.[^.]*$/, '')}`, '--out');
     // One batch per output directory (a queue producer too; its workers write no output here).
@@ -268,14 +325,22 @@ export async function batchAction(file: string | undefined, flags: BatchFlags): 
     const { createProgress } = await import('../lib/batch/progress.js');
     const mode = flags.json ? 'json' : process.stderr.isTTY ? 'tty' : 'plain';
     // Asked of the terminal at each redraw: `columns` changes only once SIGWINCH is handled.
-    const stderrColumns = (): number | undefined => (process.stderr.isTTY ? process.stderr.getWindowSize()[0] : undefined) || process.stderr.columns || undefined;
+    const stderrColumns = (): number | undefined =>
+      (process.stderr.isTTY ? process.stderr.getWindowSize()[0] : undefined) || process.stderr.columns || undefined;
     const progress = createProgress({ mode, write: err, writeOut: out, columns: stderrColumns });
     const common = { inputPath, input, outDir, retryErrors: flags.retryErrors === true, progress, attempts };
     const baseDir = path.dirname(inputPath);
     let summary: Awaited<ReturnType<typeof import('../lib/batch/batch.js')['runLocalBatch']>>;
     if (flags.queue) {
       const { runProducer } = await import('../lib/batch/queue.js');
-      summary = await runProducer({ ...common, queueUrl: flags.queue, queueName: flags.queueName || undefined, baseDir, cwd, signal: abort.signal });
+      summary = await runProducer({
+        ...common,
+        queueUrl: flags.queue,
+        queueName: flags.queueName || undefined,
+        baseDir,
+        cwd,
+        signal: abort.signal,
+      });
     } else {
       const { runLocalBatch } = await import('../lib/batch/batch.js');
       if (tracing) {
@@ -287,14 +352,25 @@ export async function batchAction(file: string | undefined, flags: BatchFlags): 
           onWarning: (message) => err(`minicode batch: ${message}\n`),
         });
       }
-      let threadCount = flags.threads !== undefined ? nonNegativeInt(flags.threads, '--threads') : input.lines.length >= 16 ? undefined : 0;
+      let threadCount =
+        flags.threads !== undefined
+          ? nonNegativeInt(flags.threads, '--threads')
+          : input.lines.length >= 16
+            ? undefined
+            : 0;
       if (mcp && threadCount !== 0) {
         // MCP servers live in this process; pool threads could not reach them.
-        if (flags.threads !== undefined) err('minicode batch: MCP servers are configured: the runs share them on the main thread (--threads ignored)\n');
+        if (flags.threads !== undefined)
+          err(
+            'minicode batch: MCP servers are configured: the runs share them on the main thread (--threads ignored)\n',
+          );
         threadCount = 0;
       }
       if (threadCount !== 0) {
-        const [{ configurePool, defaultMaxThreads }, { createPoolRunners, tasksPerThreadFor }] = await Promise.all([import('../lib/control/pool.js'), import('../lib/batch/pool-runners.js')]);
+        const [{ configurePool, defaultMaxThreads }, { createPoolRunners, tasksPerThreadFor }] = await Promise.all([
+          import('../lib/control/pool.js'),
+          import('../lib/batch/pool-runners.js'),
+        ]);
         const maxThreads = threadCount ?? defaultMaxThreads();
         configurePool({ maxThreads, concurrentTasksPerWorker: tasksPerThreadFor(concurrency, maxThreads) });
         runners = createPoolRunners({ storeDir: first?.storeDir, nice });
@@ -318,7 +394,14 @@ export async function batchAction(file: string | undefined, flags: BatchFlags): 
     if (tracer) {
       const traced = tracer;
       tracer = undefined;
-      await traced.finish({ ok: summary.ok, attributes: { 'minicode.batch.completed': summary.completed, 'minicode.batch.failed': summary.failed, 'minicode.batch.pending': summary.pending } });
+      await traced.finish({
+        ok: summary.ok,
+        attributes: {
+          'minicode.batch.completed': summary.completed,
+          'minicode.batch.failed': summary.failed,
+          'minicode.batch.pending': summary.pending,
+        },
+      });
     }
     if (!flags.json) err(`minicode batch: ${closingLine(summary)}; ${outDir}\n`);
     noteClosedStdout(`${outDir}/results.jsonl, errors.jsonl and summary.json`);
@@ -328,7 +411,10 @@ export async function batchAction(file: string | undefined, flags: BatchFlags): 
     return summary.ok && !verifyFailed ? 0 : 1;
   } catch (error) {
     if (!(error instanceof MinicodeError)) throw error;
-    if (flags.json) out(`${JSON.stringify(batchFailureSummary(definedOnly({ category: error.category, code: error.code, message: error.message, action: error.action || undefined })))}\n`);
+    if (flags.json)
+      out(
+        `${JSON.stringify(batchFailureSummary(definedOnly({ category: error.category, code: error.code, message: error.message, action: error.action || undefined })))}\n`,
+      );
     err(`minicode batch: ${error.message}${error.action ? `\n  ${error.action}` : ''}\n`);
     return error.exitCode;
   } finally {
@@ -355,8 +441,11 @@ export function closingLine(summary: BatchSummary): string {
   const e = summary.evaluation;
   if (e.epochs > 1) {
     const k = String(e.epochs);
-    parts.push(`${e.passed} of ${e.runs} runs passed, pass@1 ${e.passAtK['1']?.toFixed(3) ?? '–'}, pass@${k} ${e.passAtK[k]?.toFixed(3) ?? '–'}`);
+    parts.push(
+      `${e.passed} of ${e.runs} runs passed, pass@1 ${e.passAtK['1']?.toFixed(3) ?? '–'}, pass@${k} ${e.passAtK[k]?.toFixed(3) ?? '–'}`,
+    );
   }
-  if (summary.costKnownRuns + summary.costUnknownRuns > 0) parts.push(costText(summary.costUsd, summary.costKnownRuns, summary.costUnknownRuns));
+  if (summary.costKnownRuns + summary.costUnknownRuns > 0)
+    parts.push(costText(summary.costUsd, summary.costKnownRuns, summary.costUnknownRuns));
   return `${parts.join(', ')}${summary.stoppedBy ? ` (stopped: ${summary.stoppedBy})` : ''}`;
 }

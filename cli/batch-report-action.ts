@@ -8,7 +8,9 @@ export async function batchReportAction(out: string, flags: { compare?: string; 
   const { writeBatchReport } = await import('../lib/batch/report/index.js');
   const { resolveStoreDir } = await import('../lib/store/location.js');
   try {
-    const result = await writeBatchReport(definedOnly({ outDir: out, compareDir: flags.compare, storeDir: resolveStoreDir({ flag: flags.store }) }));
+    const result = await writeBatchReport(
+      definedOnly({ outDir: out, compareDir: flags.compare, storeDir: resolveStoreDir({ flag: flags.store }) }),
+    );
     writeOut(result.markdown);
     writeErr(`minicode batch report: wrote ${result.htmlPath}\n`);
     return 0;

@@ -27,7 +27,9 @@ const STOP_GRACE_MS = 5_000;
 /** Run the interactive mode; returns the exit code. */
 export async function chatAction(flags: ChatFlags): Promise<number> {
   if (!process.stdin.isTTY || !process.stdout.isTTY) {
-    process.stderr.write('minicode: chat needs a terminal (stdin and stdout a TTY)\n  for scripts use: minicode exec PROMPT [--json]\n');
+    process.stderr.write(
+      'minicode: chat needs a terminal (stdin and stdout a TTY)\n  for scripts use: minicode exec PROMPT [--json]\n',
+    );
     return 2;
   }
   if (flags.continue && flags.resume !== undefined) {
@@ -46,7 +48,10 @@ export async function chatAction(flags: ChatFlags): Promise<number> {
     if (flags.continue) {
       const cwd = path.resolve(flags.cwd ?? process.cwd());
       resume = latestChatSession(store, cwd);
-      if (resume === undefined) throw new MinicodeError('MINICODE_E_SESSION_NOT_FOUND', `no interactive session stored for ${cwd}`, { action: 'start one with `minicode`' });
+      if (resume === undefined)
+        throw new MinicodeError('MINICODE_E_SESSION_NOT_FOUND', `no interactive session stored for ${cwd}`, {
+          action: 'start one with `minicode`',
+        });
     }
     setup = await prepareRun(resume !== undefined ? resumeFlags(flags, store, resume, process.env) : flags);
     await startRunMcp(setup);
@@ -71,7 +76,9 @@ export async function chatAction(flags: ChatFlags): Promise<number> {
         store: store!,
         resume: reopen,
         // Called at each turn, once `session` exists: the turn's provider and model, after any `/model`.
-        traceTurn: turnTracer ? (prompt: string, turn: number) => turnTracer.turn(prompt, turn, session.provider) : undefined,
+        traceTurn: turnTracer
+          ? (prompt: string, turn: number) => turnTracer.turn(prompt, turn, session.provider)
+          : undefined,
       });
       return session;
     };

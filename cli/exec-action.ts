@@ -19,7 +19,14 @@ import { viewOf } from '../lib/render/state-view.js';
 import type { Renderer } from '../lib/render/types.js';
 import type { ReducerState } from '../lib/reducer/index.js';
 import { resolveVerifyCommand } from '../lib/verify/detect.js';
-import { checkPrompt, openRunStore, prepareRun, startRunMcp, type ExecFlags, type RunSetup } from '../lib/agent/run-setup.js';
+import {
+  checkPrompt,
+  openRunStore,
+  prepareRun,
+  startRunMcp,
+  type ExecFlags,
+  type RunSetup,
+} from '../lib/agent/run-setup.js';
 import type { EventStore } from '../lib/store/store.js';
 import { guardOutput, noteClosedStdout, onHangUp, writeErr } from './stdout.js';
 import { outputPortOf } from '../lib/pipeline/output.js';
@@ -65,7 +72,8 @@ export async function execAction(argument: string | undefined, flags: ExecFlags)
   let settled = false;
   const onSigint = (signal: NodeJS.Signals): void => {
     interrupts++;
-    if (interrupts === 1 && running && !settled) abort.abort({ kind: 'aborted', code: 'MINICODE_E_ABORTED', message: `interrupted (${signal})` });
+    if (interrupts === 1 && running && !settled)
+      abort.abort({ kind: 'aborted', code: 'MINICODE_E_ABORTED', message: `interrupted (${signal})` });
     else process.exit(130);
   };
   process.on('SIGINT', onSigint);
@@ -95,7 +103,18 @@ export async function execAction(argument: string | undefined, flags: ExecFlags)
       await startRunMcp(setup);
     } catch (error) {
       if (!(error instanceof MinicodeError)) throw error;
-      if (flags.json) writeSetupFailure(out, err, definedOnly({ category: error.category, code: error.code, message: error.message, action: error.action || undefined, prompt }));
+      if (flags.json)
+        writeSetupFailure(
+          out,
+          err,
+          definedOnly({
+            category: error.category,
+            code: error.code,
+            message: error.message,
+            action: error.action || undefined,
+            prompt,
+          }),
+        );
       // Scrubbed as the --json summary is: a message may quote input that holds a credential.
       else err(failureLine(error));
       return error.exitCode;
@@ -107,9 +126,18 @@ export async function execAction(argument: string | undefined, flags: ExecFlags)
     else {
       const { createRenderer, loadMarkdown } = await import('../lib/render/index.js');
       if (process.stdout.isTTY) await loadMarkdown();
-      renderer = createRenderer(process.stdout.isTTY ? 'tty' : 'linear', { out, err, stream: process.stdout, verbosity: flags.verbose ? 'verbose' : 'normal' });
+      renderer = createRenderer(process.stdout.isTTY ? 'tty' : 'linear', {
+        out,
+        err,
+        stream: process.stdout,
+        verbosity: flags.verbose ? 'verbose' : 'normal',
+      });
     }
-    const verify = resolveVerifyCommand({ flag: flags.verify, config: setup.loaded.config, cwd: setup.environment.cwd });
+    const verify = resolveVerifyCommand({
+      flag: flags.verify,
+      config: setup.loaded.config,
+      cwd: setup.environment.cwd,
+    });
     // From here a signal aborts the run instead of exiting (see the handlers above).
     running = true;
     // An invariant guard: if the event loop ever drains while the run is unsettled (nothing
@@ -154,7 +182,9 @@ export async function execAction(argument: string | undefined, flags: ExecFlags)
         signal: abort.signal,
         openStore,
         renderer,
-        childRenderer: json ? () => createChildJsonlRenderer({ out, mode: flags.jsonChildren === 'summary' ? 'summary' : 'events' }) : undefined,
+        childRenderer: json
+          ? () => createChildJsonlRenderer({ out, mode: flags.jsonChildren === 'summary' ? 'summary' : 'events' })
+          : undefined,
         onEvent: trace ? (event: OutputEvent) => trace.onEvent(event) : undefined,
         output: outputPortOf(guardOutput(process.stdout)),
         verifyCommand: verify?.command,
@@ -162,13 +192,22 @@ export async function execAction(argument: string | undefined, flags: ExecFlags)
           ? [
               {
                 type: 'diagnostic.raised',
-                payload: { code: 'MINICODE_E_LOCAL_CONFIG_IGNORED', message: `ignored ${setup.loaded.ignoredLocal}`, action: 'pass --allow-local-config to trust it', category: 'CONFIGURATION_ERROR' },
+                payload: {
+                  code: 'MINICODE_E_LOCAL_CONFIG_IGNORED',
+                  message: `ignored ${setup.loaded.ignoredLocal}`,
+                  action: 'pass --allow-local-config to trust it',
+                  category: 'CONFIGURATION_ERROR',
+                },
               },
             ]
           : [],
       });
       settled = true;
-      await trace?.finish(run.result.reason === 'completed' ? { ok: true } : { ok: false, error: run.result.error?.code ?? run.result.reason });
+      await trace?.finish(
+        run.result.reason === 'completed'
+          ? { ok: true }
+          : { ok: false, error: run.result.error?.code ?? run.result.reason },
+      );
       noteClosedStdout(`minicode replay ${run.sessionId}${json ? ' --json' : ''}`);
       if (!json) err(`session ${run.sessionId} (minicode replay ${run.sessionId})\n`);
       return exitCodeFor(run.result.reason);

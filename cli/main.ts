@@ -21,7 +21,11 @@ async function main(argv: string[]): Promise<void> {
     await program.parseAsync(argv);
   } catch (error) {
     if (error instanceof CommanderError) {
-      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') {
+      if (
+        error.code === 'commander.helpDisplayed' ||
+        error.code === 'commander.version' ||
+        error.code === 'commander.help'
+      ) {
         process.exitCode = 0;
         return;
       }
@@ -30,10 +34,20 @@ async function main(argv: string[]): Promise<void> {
       // error (unknown flag, bad choice, missing argument) prints its one `ok:false` summary
       // line there, as their own errors do; commander already wrote stderr.
       const command = argv[2];
-      if (command !== undefined && JSON_SUMMARY_COMMANDS.has(command) && !(command === 'batch' && argv[3] === 'report') && argv.includes('--json')) {
+      if (
+        command !== undefined &&
+        JSON_SUMMARY_COMMANDS.has(command) &&
+        !(command === 'batch' && argv[3] === 'report') &&
+        argv.includes('--json')
+      ) {
         const { batchFailureSummary, setupFailureSummary } = await import('../lib/render/summary.js');
         const message = withPromptHint(error.message.replace(/^error: /, ''));
-        const failure = { category: 'USER_ERROR', code: 'MINICODE_E_USAGE', message, action: `see minicode ${command} --help` };
+        const failure = {
+          category: 'USER_ERROR',
+          code: 'MINICODE_E_USAGE',
+          message,
+          action: `see minicode ${command} --help`,
+        };
         const summary = setupFailureSummary(failure);
         writeOut(`${JSON.stringify(command === 'batch' ? batchFailureSummary(summary.error!) : summary)}\n`);
       }

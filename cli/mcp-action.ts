@@ -60,7 +60,9 @@ function scopeFile(flags: McpScopeFlags): { file: string; mode: number } {
   const scope = flags.scope ?? 'user';
   if (scope === 'user') return { file: userConfigPath(), mode: 0o600 };
   if (scope === 'project') return { file: path.join(process.cwd(), '.mcp.json'), mode: 0o644 };
-  throw new MinicodeError('MINICODE_E_USAGE', `--scope must be user or project, got "${scope}"`, { action: 'pass --scope project to write ./.mcp.json' });
+  throw new MinicodeError('MINICODE_E_USAGE', `--scope must be user or project, got "${scope}"`, {
+    action: 'pass --scope project to write ./.mcp.json',
+  });
 }
 
 const out = (s: string): void => {
@@ -87,7 +89,12 @@ export async function mcpListAction(flags: McpListFlags): Promise<number> {
     let rows: McpServerStatus[] = [];
     if (Object.keys(servers).length > 0) {
       // The servers start as a run would start them: in the config's sandbox (no flag here).
-      const sandbox = resolveRunSandbox({ loaded, env: process.env, cwd, storeDir: resolveStoreDir({ env: process.env }) });
+      const sandbox = resolveRunSandbox({
+        loaded,
+        env: process.env,
+        cwd,
+        storeDir: resolveStoreDir({ env: process.env }),
+      });
       const { startMcp } = await import('../lib/mcp/index.js');
       const manager = await startMcp(servers, { env: process.env, cwd, sandbox, files: loaded.mcpServerFiles ?? {} });
       if (manager) {
@@ -113,9 +120,13 @@ function pairs(items: string[] | undefined, separator: RegExp, flag: string): Re
   for (const item of items) {
     const match = separator.exec(item);
     if (!match || match.index === 0)
-      throw new MinicodeError('MINICODE_E_USAGE', `${flag} expects NAME${flag === '--env' ? '=' : ': '}VALUE, got "${item}"`, {
-        action: `pass ${flag} ${flag === '--env' ? 'KEY=value' : '"Authorization: Bearer ${TOKEN}"'}`,
-      });
+      throw new MinicodeError(
+        'MINICODE_E_USAGE',
+        `${flag} expects NAME${flag === '--env' ? '=' : ': '}VALUE, got "${item}"`,
+        {
+          action: `pass ${flag} ${flag === '--env' ? 'KEY=value' : '"Authorization: Bearer ${TOKEN}"'}`,
+        },
+      );
     outRecord[item.slice(0, match.index).trim()] = item.slice(match.index + match[0].length).trim();
   }
   return outRecord;
@@ -126,20 +137,33 @@ function positiveMs(value: string | undefined, flag: string): number | undefined
   const n = decimalInt(value);
   // A Node timer waits at most MAX_TIMER_MS: a longer deadline would fire at once.
   if (!Number.isInteger(n) || n <= 0 || n > MAX_TIMER_MS)
-    throw new MinicodeError('MINICODE_E_USAGE', `${flag} must be a positive integer of ms (decimal digits) up to ${MAX_TIMER_MS}, got "${value}"`, { action: `pass ${flag} 10000` });
+    throw new MinicodeError(
+      'MINICODE_E_USAGE',
+      `${flag} must be a positive integer of ms (decimal digits) up to ${MAX_TIMER_MS}, got "${value}"`,
+      { action: `pass ${flag} 10000` },
+    );
   return n;
 }
 
 /** `mcp add NAME COMMAND_OR_URL [ARGS...]`. */
-export async function mcpAddAction(name: string, commandOrUrl: string, args: string[], flags: McpAddFlags): Promise<number> {
+export async function mcpAddAction(
+  name: string,
+  commandOrUrl: string,
+  args: string[],
+  flags: McpAddFlags,
+): Promise<number> {
   try {
     const isUrl = /^https?:\/\//i.test(commandOrUrl);
     // A bare URL stays untyped, so a server that refuses Streamable HTTP is tried over SSE.
     const transport = flags.transport ?? (isUrl ? undefined : 'stdio');
     if (transport !== undefined && !['stdio', 'http', 'sse'].includes(transport))
-      throw new MinicodeError('MINICODE_E_USAGE', `--transport must be stdio, http or sse, got "${transport}"`, { action: 'pass --transport http' });
+      throw new MinicodeError('MINICODE_E_USAGE', `--transport must be stdio, http or sse, got "${transport}"`, {
+        action: 'pass --transport http',
+      });
     if ((transport === 'stdio') === isUrl)
-      throw new MinicodeError('MINICODE_E_USAGE', `--transport ${transport} does not fit "${commandOrUrl}"`, { action: 'give a command for stdio, an http(s) URL for http and sse' });
+      throw new MinicodeError('MINICODE_E_USAGE', `--transport ${transport} does not fit "${commandOrUrl}"`, {
+        action: 'give a command for stdio, an http(s) URL for http and sse',
+      });
     const target = scopeFile(flags);
     const startupTimeoutMs = positiveMs(flags.startupTimeout, '--startup-timeout');
     const toolTimeoutMs = positiveMs(flags.toolTimeout, '--tool-timeout');
@@ -151,13 +175,25 @@ export async function mcpAddAction(name: string, commandOrUrl: string, args: str
     });
     let entry: McpServerConfig;
     if (isUrl) {
-      if (args.length > 0 || flags.env) throw new MinicodeError('MINICODE_E_USAGE', 'a URL server takes no arguments and no --env', { action: 'use --header for credentials' });
+      if (args.length > 0 || flags.env)
+        throw new MinicodeError('MINICODE_E_USAGE', 'a URL server takes no arguments and no --env', {
+          action: 'use --header for credentials',
+        });
       const headers = pairs(flags.header, /:\s*/, '--header');
       entry = definedOnly({ type: transport as 'http' | 'sse' | undefined, url: commandOrUrl, headers, ...common });
     } else {
-      if (flags.header) throw new MinicodeError('MINICODE_E_USAGE', 'a stdio server takes no --header', { action: 'use --env for credentials' });
+      if (flags.header)
+        throw new MinicodeError('MINICODE_E_USAGE', 'a stdio server takes no --header', {
+          action: 'use --env for credentials',
+        });
       const env = pairs(flags.env, /=/, '--env');
-      entry = definedOnly({ command: commandOrUrl, args: args.length > 0 ? args : undefined, env, cwd: flags.cwd || undefined, ...common });
+      entry = definedOnly({
+        command: commandOrUrl,
+        args: args.length > 0 ? args : undefined,
+        env,
+        cwd: flags.cwd || undefined,
+        ...common,
+      });
     }
     const { addServer } = await import('../lib/mcp/user-config.js');
     addServer(target.file, name, entry, { replace: flags.replace === true, mode: target.mode });
@@ -196,8 +232,16 @@ function shownEntry(config: unknown): unknown {
   for (const key of ['env', 'headers', 'http_headers']) {
     const record = out[key];
     if (!record || typeof record !== 'object' || Array.isArray(record)) continue;
-    const secrets = new Set(configuredSecrets(Object.fromEntries(Object.entries(record).filter(([, v]) => typeof v === 'string' && !v.includes('${'))) as Record<string, string>));
-    out[key] = Object.fromEntries(Object.entries(record).map(([k, v]) => [k, typeof v === 'string' && secrets.has(v) ? '[REDACTED]' : v]));
+    const secrets = new Set(
+      configuredSecrets(
+        Object.fromEntries(
+          Object.entries(record).filter(([, v]) => typeof v === 'string' && !v.includes('${')),
+        ) as Record<string, string>,
+      ),
+    );
+    out[key] = Object.fromEntries(
+      Object.entries(record).map(([k, v]) => [k, typeof v === 'string' && secrets.has(v) ? '[REDACTED]' : v]),
+    );
   }
   return out;
 }
@@ -219,15 +263,26 @@ export async function mcpGetAction(name: string, flags: McpGetFlags): Promise<nu
               : "add one with minicode mcp add (a project's .mcp.json is read with --allow-local-config)",
       });
     }
-    const sandbox = resolveRunSandbox({ loaded, env: process.env, cwd, storeDir: resolveStoreDir({ env: process.env }) });
+    const sandbox = resolveRunSandbox({
+      loaded,
+      env: process.env,
+      cwd,
+      storeDir: resolveStoreDir({ env: process.env }),
+    });
     const { startMcp } = await import('../lib/mcp/index.js');
-    const manager = await startMcp({ [name]: servers[name] }, { env: process.env, cwd, sandbox, files: loaded.mcpServerFiles ?? {} });
+    const manager = await startMcp(
+      { [name]: servers[name] },
+      { env: process.env, cwd, sandbox, files: loaded.mcpServerFiles ?? {} },
+    );
     const status = manager?.statuses()[0];
     await manager?.close();
     const file = loaded.mcpServerFiles?.[name];
     const entry = shownEntry(servers[name]);
     if (flags.json) out(`${JSON.stringify({ name, file, entry, status })}\n`);
-    else out(`${neutralise(`${name}\n  file: ${file ?? '(unknown)'}\n  entry: ${JSON.stringify(entry)}`)}\n${status ? serverStatusLines([status], { tools: true }).join('\n') : ''}\n`);
+    else
+      out(
+        `${neutralise(`${name}\n  file: ${file ?? '(unknown)'}\n  entry: ${JSON.stringify(entry)}`)}\n${status ? serverStatusLines([status], { tools: true }).join('\n') : ''}\n`,
+      );
     return status && (status.state === 'failed' || status.state === 'invalid') ? 1 : 0;
   } catch (error) {
     return fail(error);

@@ -76,7 +76,10 @@ export function buildProgram(argv: readonly string[] = []): Command {
         typed,
         program.commands.map((c) => c.name()),
       );
-      program.error(`error: unknown command '${typed}'${near ? ` (Did you mean ${near}?)` : ''}`, { exitCode: 2, code: 'commander.unknownCommand' });
+      program.error(`error: unknown command '${typed}'${near ? ` (Did you mean ${near}?)` : ''}`, {
+        exitCode: 2,
+        code: 'commander.unknownCommand',
+      });
     }
     if (!process.stdin.isTTY || !process.stdout.isTTY) {
       program.outputHelp();

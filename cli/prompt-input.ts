@@ -56,7 +56,9 @@ function stdinKind(stdin: PromptInputOptions['stdin']): StdinKind {
 }
 
 function tooLarge(what: string, maxBytes: number): MinicodeError {
-  return new MinicodeError('MINICODE_E_USAGE', `${what} is larger than ${maxBytes} bytes`, { action: 'pass a shorter prompt, or put the material in a file the agent can read' });
+  return new MinicodeError('MINICODE_E_USAGE', `${what} is larger than ${maxBytes} bytes`, {
+    action: 'pass a shorter prompt, or put the material in a file the agent can read',
+  });
 }
 
 /** Bytes as text: UTF-8 without a byte order mark. */
@@ -78,7 +80,11 @@ function readSyncBounded(fd: number, maxBytes: number, what: string): string {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'EAGAIN') break; // a non-blocking device with nothing more now
       if (code === 'EOF') break;
-      throw new MinicodeError('MINICODE_E_INPUT_UNREADABLE', `cannot read ${what}: ${code ?? (error as Error).message}`, { action: `check ${what}` });
+      throw new MinicodeError(
+        'MINICODE_E_INPUT_UNREADABLE',
+        `cannot read ${what}: ${code ?? (error as Error).message}`,
+        { action: `check ${what}` },
+      );
     }
     if (n === 0) break;
     size += n;
@@ -92,7 +98,11 @@ function readSyncBounded(fd: number, maxBytes: number, what: string): string {
  * Read a pipe to its end. With `firstByteWaitMs`, give up (undefined) when neither data nor the
  * end came within it; once data came, read on to the end.
  */
-function readPipe(stream: NodeJS.ReadStream, maxBytes: number, firstByteWaitMs: number | undefined): Promise<string | undefined> {
+function readPipe(
+  stream: NodeJS.ReadStream,
+  maxBytes: number,
+  firstByteWaitMs: number | undefined,
+): Promise<string | undefined> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -119,7 +129,13 @@ function readPipe(stream: NodeJS.ReadStream, maxBytes: number, firstByteWaitMs: 
     };
     const onError = (error: Error): void => {
       finish();
-      reject(new MinicodeError('MINICODE_E_INPUT_UNREADABLE', `cannot read stdin: ${(error as NodeJS.ErrnoException).code ?? error.message}`, { action: 'check what is piped into minicode' }));
+      reject(
+        new MinicodeError(
+          'MINICODE_E_INPUT_UNREADABLE',
+          `cannot read stdin: ${(error as NodeJS.ErrnoException).code ?? error.message}`,
+          { action: 'check what is piped into minicode' },
+        ),
+      );
     };
     const timer =
       firstByteWaitMs === undefined
@@ -137,7 +153,11 @@ function readPipe(stream: NodeJS.ReadStream, maxBytes: number, firstByteWaitMs: 
 }
 
 /** What stdin holds: everything (`wait` undefined) or, for context, only what starts within `wait` ms. */
-async function readStdin(options: PromptInputOptions, kind: StdinKind, wait: number | undefined): Promise<string | undefined> {
+async function readStdin(
+  options: PromptInputOptions,
+  kind: StdinKind,
+  wait: number | undefined,
+): Promise<string | undefined> {
   const maxBytes = options.maxBytes ?? MAX_PROMPT_BYTES;
   if (kind === 'file') return readSyncBounded(options.stdin.fd, maxBytes, 'stdin');
   if (kind === 'pipe') return readPipe(options.stdin, maxBytes, wait);
@@ -155,20 +175,33 @@ export async function readPromptInput(options: PromptInputOptions): Promise<stri
   const kind = stdinKind(options.stdin);
   const wait = options.stdinWaitMs ?? DEFAULT_STDIN_WAIT_MS;
   if (options.promptFile !== undefined && options.argument !== undefined) {
-    throw new MinicodeError('MINICODE_E_USAGE', 'give the prompt once: a PROMPT argument or --prompt-file, not both', { action: 'drop one of them' });
+    throw new MinicodeError('MINICODE_E_USAGE', 'give the prompt once: a PROMPT argument or --prompt-file, not both', {
+      action: 'drop one of them',
+    });
   }
   const fromStdin = options.argument === '-' || (options.argument === undefined && options.promptFile === undefined);
   if (fromStdin) {
     if (kind === 'terminal') {
-      throw new MinicodeError('MINICODE_E_USAGE', options.argument === '-' ? 'exec -: stdin is a terminal, not a prompt' : 'missing PROMPT', {
-        action: 'say what to do: minicode exec "fix the failing test", or pipe it in: echo "fix the failing test" | minicode exec -',
-      });
+      throw new MinicodeError(
+        'MINICODE_E_USAGE',
+        options.argument === '-' ? 'exec -: stdin is a terminal, not a prompt' : 'missing PROMPT',
+        {
+          action:
+            'say what to do: minicode exec "fix the failing test", or pipe it in: echo "fix the failing test" | minicode exec -',
+        },
+      );
     }
     return (await readStdin(options, kind, undefined)) ?? '';
   }
-  const prompt = options.promptFile !== undefined ? readTextFile(options.promptFile, '--prompt-file', options.maxBytes ?? MAX_PROMPT_BYTES) : (options.argument as string);
+  const prompt =
+    options.promptFile !== undefined
+      ? readTextFile(options.promptFile, '--prompt-file', options.maxBytes ?? MAX_PROMPT_BYTES)
+      : (options.argument as string);
   if (kind === 'terminal' || kind === 'none') return prompt;
   const context = await readStdin(options, kind, wait);
-  if (context === undefined) options.onNote(`stdin sent nothing within ${wait} ms; going on without it (redirect it from /dev/null to skip the wait)`);
+  if (context === undefined)
+    options.onNote(
+      `stdin sent nothing within ${wait} ms; going on without it (redirect it from /dev/null to skip the wait)`,
+    );
   return withContext(prompt, context);
 }

@@ -25,7 +25,16 @@ const err = writeErr;
 /** Run the agent; returns the exit code. */
 export async function runNativeAction(
   prompt: string,
-  flags: { agent: string; fallback?: string; json?: boolean; store?: string; cwd?: string; model?: string; verbose?: boolean; checkpoint?: boolean },
+  flags: {
+    agent: string;
+    fallback?: string;
+    json?: boolean;
+    store?: string;
+    cwd?: string;
+    model?: string;
+    verbose?: boolean;
+    checkpoint?: boolean;
+  },
 ): Promise<number> {
   const agent = flags.agent as NativeAgent;
   let cwd: string;
@@ -43,13 +52,29 @@ export async function runNativeAction(
     store = openStore({ dir: resolveStoreDir({ flag: flags.store }) });
   } catch (error) {
     if (!(error instanceof MinicodeError)) throw error;
-    if (flags.json) writeSetupFailure(out, err, definedOnly({ category: error.category, code: error.code, message: error.message, action: error.action || undefined, prompt }));
+    if (flags.json)
+      writeSetupFailure(
+        out,
+        err,
+        definedOnly({
+          category: error.category,
+          code: error.code,
+          message: error.message,
+          action: error.action || undefined,
+          prompt,
+        }),
+      );
     else err(failureLine(error));
     return error.exitCode;
   }
   const renderer = flags.json
     ? createRenderer('jsonl', { out, err })
-    : createRenderer(process.stdout.isTTY ? 'tty' : 'linear', { out, err, stream: process.stdout, verbosity: flags.verbose ? 'verbose' : 'normal' });
+    : createRenderer(process.stdout.isTTY ? 'tty' : 'linear', {
+        out,
+        err,
+        stream: process.stdout,
+        verbosity: flags.verbose ? 'verbose' : 'normal',
+      });
   const sessionId = newSessionId();
   const transcript = createTranscriptCollector(agent);
   // OpenTelemetry only when an endpoint is set: the exporter is not even loaded otherwise.
@@ -85,8 +110,16 @@ export async function runNativeAction(
   process.on('SIGTERM', onSignal);
   // A closed window (SIGHUP) stops the run as Ctrl+C does; a hung-up terminal's descriptors close at exit.
   const offHangUp = onHangUp(onSignal);
-  pipeline.emit({ type: 'session.started', payload: { origin: 'run', cwd, agent, promptDigest: promptDigestOf(prompt) }, fidelity: 'synthetic' });
-  pipeline.emit({ type: 'user.message.received', payload: { messageId: 'user-1', text: prompt }, fidelity: 'synthetic' });
+  pipeline.emit({
+    type: 'session.started',
+    payload: { origin: 'run', cwd, agent, promptDigest: promptDigestOf(prompt) },
+    fidelity: 'synthetic',
+  });
+  pipeline.emit({
+    type: 'user.message.received',
+    payload: { messageId: 'user-1', text: prompt },
+    fidelity: 'synthetic',
+  });
   try {
     const checkpoints = await nativeRunCheckpoints(flags.checkpoint, cwd, sessionId, (d) => pipeline.emit(d));
     const { exit } = await runAgentWorkflow({
@@ -109,9 +142,20 @@ export async function runNativeAction(
     });
     const state = await pipeline.settled();
     const outcome = state.run.outcome === 'running' ? 'interrupted' : state.run.outcome;
-    pipeline.emit({ type: 'session.ended', payload: definedOnly({ outcome, reason: state.run.reason && state.run.reason !== 'parent-ended' ? state.run.reason : undefined }), fidelity: 'synthetic' });
+    pipeline.emit({
+      type: 'session.ended',
+      payload: definedOnly({
+        outcome,
+        reason: state.run.reason && state.run.reason !== 'parent-ended' ? state.run.reason : undefined,
+      }),
+      fidelity: 'synthetic',
+    });
     const final = await pipeline.finish();
-    await trace?.finish(final.run.outcome === 'completed' ? { ok: true } : { ok: false, error: final.run.error?.code ?? (exit.aborted ? 'aborted' : final.run.outcome) });
+    await trace?.finish(
+      final.run.outcome === 'completed'
+        ? { ok: true }
+        : { ok: false, error: final.run.error?.code ?? (exit.aborted ? 'aborted' : final.run.outcome) },
+    );
     if (!flags.json) err(`session ${sessionId} (minicode replay ${sessionId})\n`);
     else noteClosedStdout(`minicode replay ${sessionId} --json`);
     if (exit.aborted) return 130;
@@ -125,8 +169,16 @@ export async function runNativeAction(
 }
 
 /** The run's checkpoint hooks (the agent's whole run is turn 1), unless `--no-checkpoint` or config `checkpoints: false`. */
-async function nativeRunCheckpoints(flag: boolean | undefined, cwd: string, sessionId: string, emit: (draft: EventDraft) => void): Promise<WorkspaceCheckpoints | undefined> {
-  const [{ checkpointSettingsOf }, { loadConfig }] = await Promise.all([import('../lib/checkpoints/settings.js'), import('../lib/config-files.js')]);
+async function nativeRunCheckpoints(
+  flag: boolean | undefined,
+  cwd: string,
+  sessionId: string,
+  emit: (draft: EventDraft) => void,
+): Promise<WorkspaceCheckpoints | undefined> {
+  const [{ checkpointSettingsOf }, { loadConfig }] = await Promise.all([
+    import('../lib/checkpoints/settings.js'),
+    import('../lib/config-files.js'),
+  ]);
   const settings = checkpointSettingsOf({ flag, config: (await loadConfig({ cwd })).config.checkpoints });
   if (!settings) return undefined;
   const { createTurnCheckpoints } = await import('../lib/checkpoints/turn.js');

@@ -31,7 +31,9 @@ export interface GuardedOutput {
 const guards = new WeakMap<NodeJS.WritableStream, GuardedOutput>();
 
 /** The guard of `stream` (default `process.stdout`), created and installed on first use. */
-export function guardOutput(stream: NodeJS.WritableStream & { writableNeedDrain?: boolean } = process.stdout): GuardedOutput {
+export function guardOutput(
+  stream: NodeJS.WritableStream & { writableNeedDrain?: boolean } = process.stdout,
+): GuardedOutput {
   const existing = guards.get(stream);
   if (existing) return existing;
   let closed = false;
@@ -83,7 +85,8 @@ export function writeErr(text: string): void {
  * output is; nothing when stdout stayed open. `where` is a command, e.g. `minicode replay ID`.
  */
 export function noteClosedStdout(where: string): void {
-  if (guardOutput(process.stdout).closed) writeErr(`minicode: stdout was closed before the end; the work went on to completion (full output: ${where})\n`);
+  if (guardOutput(process.stdout).closed)
+    writeErr(`minicode: stdout was closed before the end; the work went on to completion (full output: ${where})\n`);
 }
 
 /**

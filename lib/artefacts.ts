@@ -30,7 +30,9 @@ const redactors = new WeakMap<object, (text: string) => string>();
  * rules plus the credential values of `env` (default `process.env`), compiled once per
  * environment object.
  */
-export function outputRedactor(env: Readonly<Record<string, string | undefined>> = process.env): (text: string) => string {
+export function outputRedactor(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): (text: string) => string {
   let redact = redactors.get(env);
   if (!redact) {
     redact = createTextRedactor(buildRuleTable(credentialSecretsFromEnv(env)));
@@ -51,7 +53,8 @@ export function scrubArtefactValue<T>(value: T, env?: Readonly<Record<string, st
     if (typeof v === 'string') {
       const scrubbed = redact(v);
       // Nothing in the text says secret; its key may (`"password": "..."`).
-      if (scrubbed === v && key !== undefined && isCredentialName(key) && credentialVerdict(key, v).mask) return '[REDACTED:secret]';
+      if (scrubbed === v && key !== undefined && isCredentialName(key) && credentialVerdict(key, v).mask)
+        return '[REDACTED:secret]';
       return scrubbed;
     }
     if (Array.isArray(v)) return v.map((item) => walk(item, key));
@@ -86,9 +89,15 @@ export function writeArtefact(file: string, text: string, options: ArtefactWrite
 }
 
 /** Write `value` as JSON (indented by `indent`, default 2) scrubbed value by value, whole as {@link writeArtefact} does. */
-export function writeJsonArtefact(file: string, value: unknown, options: ArtefactWriteOptions & { indent?: number } = {}): void {
+export function writeJsonArtefact(
+  file: string,
+  value: unknown,
+  options: ArtefactWriteOptions & { indent?: number } = {},
+): void {
   const tmp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(tmp, `${JSON.stringify(scrubArtefactValue(value, options.env), null, options.indent ?? 2)}\n`, { mode: options.mode ?? PRIVATE_FILE_MODE });
+  fs.writeFileSync(tmp, `${JSON.stringify(scrubArtefactValue(value, options.env), null, options.indent ?? 2)}\n`, {
+    mode: options.mode ?? PRIVATE_FILE_MODE,
+  });
   fs.renameSync(tmp, file);
 }
 

@@ -59,19 +59,27 @@ export function readConfigJson(file: string): ConfigSource | undefined {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return undefined;
-    throw new MinicodeError('MINICODE_E_CONFIG_UNREADABLE', `cannot read config ${file}: ${code ?? (error as Error).message}`, {
-      action: `fix the file's permissions or remove it (${file})`,
-      data: { path: file },
-    });
+    throw new MinicodeError(
+      'MINICODE_E_CONFIG_UNREADABLE',
+      `cannot read config ${file}: ${code ?? (error as Error).message}`,
+      {
+        action: `fix the file's permissions or remove it (${file})`,
+        data: { path: file },
+      },
+    );
   }
   try {
     // A UTF-8 byte order mark (Notepad, PowerShell) is not part of the JSON.
     return { file, raw: JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text) };
   } catch (error) {
-    throw new MinicodeError('MINICODE_E_CONFIG_INVALID', `config ${file} is not valid JSON: ${(error as Error).message}`, {
-      action: `fix the JSON syntax in ${file}`,
-      data: { path: file },
-    });
+    throw new MinicodeError(
+      'MINICODE_E_CONFIG_INVALID',
+      `config ${file} is not valid JSON: ${(error as Error).message}`,
+      {
+        action: `fix the JSON syntax in ${file}`,
+        data: { path: file },
+      },
+    );
   }
 }
 
@@ -102,17 +110,26 @@ export function readConfigSources(options: LoadConfigOptions = {}): { sources: C
 }
 
 /** Merge validated configs in order: later keys win, `providers` and `mcpServers` merge by name. */
-export function mergeConfigs(validated: readonly { file: string; config: Config; local?: boolean }[], ignoredLocal?: string): LoadedConfig {
+export function mergeConfigs(
+  validated: readonly { file: string; config: Config; local?: boolean }[],
+  ignoredLocal?: string,
+): LoadedConfig {
   let config: Config = {};
   const sources: string[] = [];
   const hookSources: NonNullable<LoadedConfig['hookSources']> = [];
   const mcpServerFiles: Record<string, string> = {};
   for (const { file, config: next, local } of validated) {
-    if (next.hooks) hookSources.push(local ? { file, section: next.hooks, local: true } : { file, section: next.hooks });
+    if (next.hooks)
+      hookSources.push(local ? { file, section: next.hooks, local: true } : { file, section: next.hooks });
     for (const name of Object.keys(next.mcpServers ?? {})) mcpServerFiles[name] = file;
     if (!local) config = next;
     else {
-      config = { ...config, ...next, providers: { ...config.providers, ...next.providers }, mcpServers: { ...config.mcpServers, ...next.mcpServers } };
+      config = {
+        ...config,
+        ...next,
+        providers: { ...config.providers, ...next.providers },
+        mcpServers: { ...config.mcpServers, ...next.mcpServers },
+      };
       if (!config.providers || Object.keys(config.providers).length === 0) delete config.providers;
       if (Object.keys(config.mcpServers ?? {}).length === 0) delete config.mcpServers;
     }

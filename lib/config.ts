@@ -95,7 +95,12 @@ export const ConfigSchema = z.looseObject({
   /** Hooks in Claude Code's shape, and `readClaudeSettings` (docs/hooks.md). */
   hooks: HooksSchema.optional(),
   /** Child sessions (the `task` tool): how deep they nest (0 none; default 1) and how many run at once (default 4); `--max-child-depth` and `--max-children` win. */
-  children: z.strictObject({ maxDepth: z.number().int().nonnegative().optional(), maxConcurrent: z.number().int().positive().optional() }).optional(),
+  children: z
+    .strictObject({
+      maxDepth: z.number().int().nonnegative().optional(),
+      maxConcurrent: z.number().int().positive().optional(),
+    })
+    .optional(),
   /** Skills: `readClaudeSkills` also reads the project's `.claude/skills/` (with `--allow-local-config`; docs/commands-and-skills.md). */
   skills: z.strictObject({ readClaudeSkills: z.boolean().optional() }).optional(),
 });
@@ -109,10 +114,14 @@ export type Config = z.infer<typeof ConfigSchema>;
 export function validateMcpJson(raw: unknown, file: string): Config {
   const parsed = z.looseObject({ mcpServers: McpServersSchema }).safeParse(raw);
   if (!parsed.success) {
-    throw new MinicodeError('MINICODE_E_CONFIG_INVALID', `${file}: ${parsed.error.issues[0]!.path.join('.') || '(top level)'}: ${parsed.error.issues[0]!.message}`, {
-      action: `make ${file} an object with an "mcpServers" object, as Claude Code writes it`,
-      data: { path: file, issues: parsed.error.issues.length },
-    });
+    throw new MinicodeError(
+      'MINICODE_E_CONFIG_INVALID',
+      `${file}: ${parsed.error.issues[0]!.path.join('.') || '(top level)'}: ${parsed.error.issues[0]!.message}`,
+      {
+        action: `make ${file} an object with an "mcpServers" object, as Claude Code writes it`,
+        data: { path: file, issues: parsed.error.issues.length },
+      },
+    );
   }
   return { mcpServers: parsed.data.mcpServers };
 }

@@ -20,7 +20,9 @@ export function reportDropped(where: string, error: unknown): void {
   const name = error instanceof Error ? error.name : typeof error;
   const code = errnoOf(error);
   const message = error instanceof Error ? error.message : String(error);
-  process.stderr.write(`minicode debug: ${where}: ${name}${code ? ` ${code}` : ''}: ${outputRedactor()(message).replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ')}\n`);
+  process.stderr.write(
+    `minicode debug: ${where}: ${name}${code ? ` ${code}` : ''}: ${outputRedactor()(message).replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ')}\n`,
+  );
 }
 
 /**

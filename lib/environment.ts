@@ -14,20 +14,30 @@ export interface EnvironmentVariable {
 /** The variables minicode reads besides the provider ones, in the order the help lists them. */
 const OWN_VARIABLES: readonly EnvironmentVariable[] = [
   { name: 'OPENROUTER_API_KEY', meaning: 'API key sent to an https://openrouter.ai --base-url' },
-  { name: 'MINICODE_PROVIDER', meaning: 'the provider when --provider is not given (then the config, --base-url, the model family, the keys set)' },
+  {
+    name: 'MINICODE_PROVIDER',
+    meaning: 'the provider when --provider is not given (then the config, --base-url, the model family, the keys set)',
+  },
   { name: 'MINICODE_MODEL', meaning: 'the model when --model is not given' },
   {
     name: 'MINICODE_HOME',
-    meaning: 'where minicode keeps its files: config.json, store/, history.jsonl, commands/, skills/, agents/ (default ~/.config/minicode for the config, ~/.local/share/minicode for the store)',
+    meaning:
+      'where minicode keeps its files: config.json, store/, history.jsonl, commands/, skills/, agents/ (default ~/.config/minicode for the config, ~/.local/share/minicode for the store)',
   },
   { name: 'XDG_DATA_HOME', meaning: 'the store is $XDG_DATA_HOME/minicode/store when MINICODE_HOME is not set' },
   { name: 'MINICODE_TIMEOUT_MS', meaning: 'run deadline when --timeout is not given' },
   { name: 'MINICODE_CONTEXT_WINDOW', meaning: "the model's context window in tokens, when minicode does not know it" },
-  { name: 'MINICODE_RETRY_BACKOFF_MS', meaning: 'the unit of the retry backoff (default 1000: waits up to 1, 2, 4 units)' },
+  {
+    name: 'MINICODE_RETRY_BACKOFF_MS',
+    meaning: 'the unit of the retry backoff (default 1000: waits up to 1, 2, 4 units)',
+  },
   { name: 'MINICODE_CASSETTE', meaning: 'the cassette of --provider replay when --cassette is not given' },
   { name: 'MINICODE_DEBUG', meaning: 'set (not 0): errors minicode drops on purpose are written to stderr' },
   { name: 'NO_COLOR, FORCE_COLOR', meaning: 'turn colour off / on' },
-  { name: 'OTEL_EXPORTER_OTLP_ENDPOINT', meaning: 'send OpenTelemetry spans of exec, chat and batch there (docs/tracing.md)' },
+  {
+    name: 'OTEL_EXPORTER_OTLP_ENDPOINT',
+    meaning: 'send OpenTelemetry spans of exec, chat and batch there (docs/tracing.md)',
+  },
 ];
 
 /** Every variable the help lists: each provider's key and base URL, then minicode's own. */
@@ -40,8 +50,12 @@ export function environmentVariables(): EnvironmentVariable[] {
     else byKey.set(name, { formats: [format], base: c.baseVar, defaultBase: c.defaultBase });
   }
   const providers = [...byKey].map(([name, p]): EnvironmentVariable => {
-    if (name === p.base) return { name, meaning: `server of ${p.formats.join(', ')} (default ${p.defaultBase}); no key needed` };
-    return { name, meaning: `API key of ${p.formats.join(', ')}; its base URL from ${p.base} (default ${p.defaultBase})` };
+    if (name === p.base)
+      return { name, meaning: `server of ${p.formats.join(', ')} (default ${p.defaultBase}); no key needed` };
+    return {
+      name,
+      meaning: `API key of ${p.formats.join(', ')}; its base URL from ${p.base} (default ${p.defaultBase})`,
+    };
   });
   return [...providers, ...OWN_VARIABLES];
 }

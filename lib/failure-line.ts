@@ -6,7 +6,10 @@
  */
 import { scrubArtefact } from './artefacts.js';
 
-export function failureLine(error: { message: string; code?: string; action?: string | undefined }, options: { withCode?: boolean } = {}): string {
+export function failureLine(
+  error: { message: string; code?: string; action?: string | undefined },
+  options: { withCode?: boolean } = {},
+): string {
   const code = options.withCode === true && error.code !== undefined ? ` [${error.code}]` : '';
   return scrubArtefact(`minicode: ${error.message}${code}${error.action ? `\n  ${error.action}` : ''}\n`);
 }

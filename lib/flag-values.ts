@@ -18,7 +18,12 @@ export function decimalInt(value: string): number {
 export function positiveInt(value: string | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;
   const n = decimalInt(value);
-  if (!Number.isInteger(n) || n <= 0) throw new MinicodeError('MINICODE_E_USAGE', `${flag} must be a positive integer in decimal digits, got "${value}"`, { action: `pass ${flag} N with N >= 1` });
+  if (!Number.isInteger(n) || n <= 0)
+    throw new MinicodeError(
+      'MINICODE_E_USAGE',
+      `${flag} must be a positive integer in decimal digits, got "${value}"`,
+      { action: `pass ${flag} N with N >= 1` },
+    );
   return n;
 }
 
@@ -26,7 +31,12 @@ export function positiveInt(value: string | undefined, flag: string): number | u
 export function nonNegativeInt(value: string | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;
   const n = decimalInt(value);
-  if (!Number.isInteger(n)) throw new MinicodeError('MINICODE_E_USAGE', `${flag} must be a non-negative integer in decimal digits, got "${value}"`, { action: `pass ${flag} N with N >= 0` });
+  if (!Number.isInteger(n))
+    throw new MinicodeError(
+      'MINICODE_E_USAGE',
+      `${flag} must be a non-negative integer in decimal digits, got "${value}"`,
+      { action: `pass ${flag} N with N >= 0` },
+    );
   return n;
 }
 
@@ -34,6 +44,10 @@ export function nonNegativeInt(value: string | undefined, flag: string): number 
 export function deadlineMs(value: string | undefined, flag: string): number | undefined {
   const n = positiveInt(value, flag);
   if (n !== undefined && n > MAX_TIMER_MS)
-    throw new MinicodeError('MINICODE_E_USAGE', `${flag} must be at most ${MAX_TIMER_MS} ms (24.8 days), got "${value}"`, { action: `pass ${flag} N with 1 <= N <= ${MAX_TIMER_MS}` });
+    throw new MinicodeError(
+      'MINICODE_E_USAGE',
+      `${flag} must be at most ${MAX_TIMER_MS} ms (24.8 days), got "${value}"`,
+      { action: `pass ${flag} N with 1 <= N <= ${MAX_TIMER_MS}` },
+    );
   return n;
 }

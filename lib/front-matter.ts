@@ -22,7 +22,11 @@ export interface FrontMatterFile {
 /** `"x"` or `'x'` without its quotes; anything else trimmed. */
 function unquote(raw: string): string {
   const text = raw.trim();
-  if (text.length >= 2 && ((text.startsWith('"') && text.endsWith('"')) || (text.startsWith("'") && text.endsWith("'")))) return text.slice(1, -1);
+  if (
+    text.length >= 2 &&
+    ((text.startsWith('"') && text.endsWith('"')) || (text.startsWith("'") && text.endsWith("'")))
+  )
+    return text.slice(1, -1);
   return text;
 }
 
@@ -31,7 +35,12 @@ export function parseFrontMatter(text: string): FrontMatterFile {
   const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
   if (lines[0]?.trim() !== '---') return { fields: {}, body: text.trim(), problems: [] };
   const end = lines.findIndex((line, i) => i > 0 && line.trim() === '---');
-  if (end < 0) return { fields: {}, body: text.trim(), problems: ['line 1: the front matter block is not closed by a line "---"'] };
+  if (end < 0)
+    return {
+      fields: {},
+      body: text.trim(),
+      problems: ['line 1: the front matter block is not closed by a line "---"'],
+    };
   const fields: Record<string, FrontMatterValue> = Object.create(null) as Record<string, FrontMatterValue>;
   const problems: string[] = [];
   let listKey: string | undefined;

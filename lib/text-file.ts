@@ -15,12 +15,22 @@ export function readTextFile(file: string, flag: string, maxBytes: number = MAX_
   try {
     fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
   } catch (error) {
-    throw new MinicodeError('MINICODE_E_INPUT_UNREADABLE', `${flag} ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, { action: `pass ${flag} a readable text file` });
+    throw new MinicodeError(
+      'MINICODE_E_INPUT_UNREADABLE',
+      `${flag} ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      { action: `pass ${flag} a readable text file` },
+    );
   }
   try {
     const stat = fs.fstatSync(fd);
-    if (!stat.isFile()) throw new MinicodeError('MINICODE_E_USAGE', `${flag} ${file}: not a file`, { action: `pass ${flag} a text file` });
-    if (stat.size > maxBytes) throw new MinicodeError('MINICODE_E_USAGE', `${flag} ${file}: larger than ${maxBytes} bytes`, { action: `pass ${flag} a shorter file` });
+    if (!stat.isFile())
+      throw new MinicodeError('MINICODE_E_USAGE', `${flag} ${file}: not a file`, {
+        action: `pass ${flag} a text file`,
+      });
+    if (stat.size > maxBytes)
+      throw new MinicodeError('MINICODE_E_USAGE', `${flag} ${file}: larger than ${maxBytes} bytes`, {
+        action: `pass ${flag} a shorter file`,
+      });
     const text = fs.readFileSync(fd, 'utf8');
     return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   } finally {

@@ -23,6 +23,9 @@ export const timelineOn = on;
 
 function print(): void {
   mark('exit');
-  const lines = marks.map(([label, at, cpu]) => `minicode timeline: ${at.toFixed(1).padStart(7)} ms  cpu ${cpu.toFixed(1).padStart(6)} ms  ${label}\n`);
+  const lines = marks.map(
+    ([label, at, cpu]) =>
+      `minicode timeline: ${at.toFixed(1).padStart(7)} ms  cpu ${cpu.toFixed(1).padStart(6)} ms  ${label}\n`,
+  );
   process.stderr.write(lines.join(''));
 }

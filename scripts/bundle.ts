@@ -27,10 +27,22 @@ export const ENTRY_POINTS = [
 ];
 
 /** Put first in every bundle file: CommonJS packages inlined into an ES module still call require() for Node built-ins. */
-const BANNER = "import { createRequire as __minicodeRequire } from 'node:module'; const require = __minicodeRequire(import.meta.url);";
+const BANNER =
+  "import { createRequire as __minicodeRequire } from 'node:module'; const require = __minicodeRequire(import.meta.url);";
 
 /** Pure-JavaScript packages that the start-up path imports and that gain from being inlined. */
-const INLINED_PACKAGES = new Set(['commander', 'zod', 'picomatch', 'ignore', 'chalk', 'string-width', 'get-east-asian-width', 'strip-ansi', 'ansi-regex', 'emoji-regex']);
+const INLINED_PACKAGES = new Set([
+  'commander',
+  'zod',
+  'picomatch',
+  'ignore',
+  'chalk',
+  'string-width',
+  'get-east-asian-width',
+  'strip-ansi',
+  'ansi-regex',
+  'emoji-regex',
+]);
 
 /** The package a bare specifier names (`zod/v4` -> `zod`, `@scope/a/b` -> `@scope/a`). */
 function packageOf(specifier: string): string {
@@ -43,7 +55,11 @@ function externals(): Plugin {
   return {
     name: 'minicode-externals',
     setup(b) {
-      b.onResolve({ filter: /^[^./#]/ }, (args) => (INLINED_PACKAGES.has(packageOf(args.path)) || args.path.startsWith('node:') ? undefined : { path: args.path, external: true }));
+      b.onResolve({ filter: /^[^./#]/ }, (args) =>
+        INLINED_PACKAGES.has(packageOf(args.path)) || args.path.startsWith('node:')
+          ? undefined
+          : { path: args.path, external: true },
+      );
     },
   };
 }
@@ -80,7 +96,12 @@ export async function bundle(root: string, options: BundleOptions = {}): Promise
     plugins: [externals()],
   });
   const relative = (file: string): string => path.relative(root, path.resolve(file)).split(path.sep).join('/');
-  const outputs = Object.fromEntries(Object.entries(result.metafile.outputs).map(([file, out]) => [relative(file), Object.keys(out.inputs).map(relative)]));
+  const outputs = Object.fromEntries(
+    Object.entries(result.metafile.outputs).map(([file, out]) => [
+      relative(file),
+      Object.keys(out.inputs).map(relative),
+    ]),
+  );
   fs.writeFileSync(path.join(dist, 'bundle-meta.json'), `${JSON.stringify({ outputs }, null, 1)}\n`);
 }
 

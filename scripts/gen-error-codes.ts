@@ -14,7 +14,8 @@ export function errorCodeReference(): string {
   const reported: string[] = [];
   for (const code of codes) {
     const spec = ERROR_CODES[code];
-    if ('exitCode' in spec) thrown.push(`| \`${code}\` | ${spec.exitCode} | ${spec.category} | ${spec.recoverability} | ${spec.meaning} |`);
+    if ('exitCode' in spec)
+      thrown.push(`| \`${code}\` | ${spec.exitCode} | ${spec.category} | ${spec.recoverability} | ${spec.meaning} |`);
     else reported.push(`| \`${code}\` | ${spec.meaning} |`);
   }
   return [

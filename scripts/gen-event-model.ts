@@ -18,11 +18,17 @@ export function eventTypeReference(): string {
   lines.push('| type | durable | default status | default visibility |', '|---|---|---|---|');
   for (const type of EVENT_TYPES) {
     const info = EVENT_REGISTRY[type];
-    lines.push(`| \`${type}\` | ${info.durable ? 'yes' : 'no (live)'} | ${info.status} | ${info.visibility.join(', ')} |`);
+    lines.push(
+      `| \`${type}\` | ${info.durable ? 'yes' : 'no (live)'} | ${info.status} | ${info.visibility.join(', ')} |`,
+    );
   }
   lines.push('');
   for (const type of EVENT_TYPES) {
-    const enveloper = createEnveloper({ sessionId: 'ses_example', clock: () => Date.UTC(2026, 10, 30, 9, 0, 0), startSeq: 3 });
+    const enveloper = createEnveloper({
+      sessionId: 'ses_example',
+      clock: () => Date.UTC(2026, 10, 30, 9, 0, 0),
+      startSeq: 3,
+    });
     const event = enveloper.wrap({ type, payload: PAYLOAD_EXAMPLES[type] } as EventDraft);
     lines.push(`### \`${type}\``, '', '```json', JSON.stringify(event), '```', '');
   }

@@ -11,7 +11,9 @@ import { TOOL_INPUT_SCHEMAS, toJsonSchema } from '../lib/tools/input-schemas.js'
 
 /** The text of lib/tools/input-json-schemas.ts. */
 export function toolSchemasModule(): string {
-  const schemas = Object.fromEntries(Object.entries(TOOL_INPUT_SCHEMAS).map(([name, schema]) => [name, toJsonSchema(schema)]));
+  const schemas = Object.fromEntries(
+    Object.entries(TOOL_INPUT_SCHEMAS).map(([name, schema]) => [name, toJsonSchema(schema)]),
+  );
   return [
     '// Generated from lib/tools/input-schemas.ts by `node dist/scripts/gen-tool-schemas.js`; a test keeps it in step. Do not edit.',
     '',

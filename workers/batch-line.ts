@@ -9,7 +9,13 @@
 import { setMaxListeners } from 'node:events';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { BroadcastChannel, threadId } from 'node:worker_threads';
-import { lineSetupOfPlain, type BatchLineTask, type BatchLineValue, type ChannelMessage, type ThreadLag } from '../lib/batch/pool-task.js';
+import {
+  lineSetupOfPlain,
+  type BatchLineTask,
+  type BatchLineValue,
+  type ChannelMessage,
+  type ThreadLag,
+} from '../lib/batch/pool-task.js';
 import type { BatchRecord } from '../lib/batch/records.js';
 import { runLine } from '../lib/batch/run-line.js';
 import { runIsolated } from '../lib/batch/harness.js';
@@ -110,7 +116,8 @@ export default async function batchLineTask(task: BatchLineTask): Promise<Worker
         cwd: task.cwd,
         signal,
         store: task.storeDir ? storeFor(task.storeDir) : undefined,
-        onRateLimit: (retryAfterMs) => post(retryAfterMs === undefined ? { type: 'rate-limit', seq } : { type: 'rate-limit', seq, retryAfterMs }),
+        onRateLimit: (retryAfterMs) =>
+          post(retryAfterMs === undefined ? { type: 'rate-limit', seq } : { type: 'rate-limit', seq, retryAfterMs }),
         onQuota: (text) => post(text === undefined ? { type: 'quota', seq } : { type: 'quota', seq, message: text }),
         onSettled: task.signalSettled ? () => post({ type: 'settled', seq }) : undefined,
         trace: task.trace,
@@ -119,7 +126,17 @@ export default async function batchLineTask(task: BatchLineTask): Promise<Worker
     // Isolation and verify here, around the run: their subprocesses start from this thread, not the coordinator's loop.
     const runAll = (): Promise<BatchRecord> =>
       task.harness
-        ? runIsolated(task.line, { ...task.harness, baseDir: task.baseDir, cwd: task.cwd, setup: async () => task.setup, signal: batch.abort.signal }, runOne)
+        ? runIsolated(
+            task.line,
+            {
+              ...task.harness,
+              baseDir: task.baseDir,
+              cwd: task.cwd,
+              setup: async () => task.setup,
+              signal: batch.abort.signal,
+            },
+            runOne,
+          )
         : runOne(task.line, batch.abort.signal);
     const record = await runAll();
     if (record.timing) record.timing = { ...record.timing, queueMs: record.timing.queueMs + queuedMs };

@@ -6,7 +6,12 @@ import { countTokens as countRaw } from 'gpt-tokenizer/encoding/o200k_base';
 import { countBounded } from '../lib/control/exact-count.js';
 import { DEFAULT_DENSITIES } from '../lib/control/density.js';
 import { estimateFixedTokens, estimateMessagesTokens } from '../lib/control/estimate.js';
-import { failure, type EstimateContextTask, type EstimateContextValue, type WorkerResult } from '../lib/control/tasks.js';
+import {
+  failure,
+  type EstimateContextTask,
+  type EstimateContextValue,
+  type WorkerResult,
+} from '../lib/control/tasks.js';
 import type { FixedContext, TranscriptMessage } from '../lib/control/transcript.js';
 import { decodeTranscript } from '../lib/control/wire.js';
 import { toPlainError } from '../lib/errors.js';
@@ -55,7 +60,14 @@ export default function estimateContextTask(task: EstimateContextTask): WorkerRe
     }
     return {
       ok: true,
-      value: { mode, tokens: fixedTokens + messageTokens, fixedTokens, messageTokens, messages: messages.length, badLines: badLines.length },
+      value: {
+        mode,
+        tokens: fixedTokens + messageTokens,
+        fixedTokens,
+        messageTokens,
+        messages: messages.length,
+        badLines: badLines.length,
+      },
     };
   } catch (error) {
     return { ok: false, error: toPlainError(error) };

@@ -20,21 +20,36 @@ import { abRoots, median, option } from './ab-args.js';
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
-  const roots = abRoots(args, ['--rounds', '--long'], 'ab-batch-lines.js <root A> <root B> [--long RECORDS] [--rounds N] [--no-store]');
+  const roots = abRoots(
+    args,
+    ['--rounds', '--long'],
+    'ab-batch-lines.js <root A> <root B> [--long RECORDS] [--rounds N] [--no-store]',
+  );
   const rounds = option(args, '--rounds', 15);
   const records = option(args, '--long', 30_000);
   const store = !args.includes('--no-store');
   const dist = (root: string, file: string): string => pathToFileURL(path.resolve(root, 'dist', file)).href;
-  const corpora = (await import(pathToFileURL(path.resolve(roots[1] as string, 'bench/dist/test/corpus/pipeline-corpus.js')).href)) as typeof import('../../test/corpus/pipeline-corpus.js');
-  const events = (await import(dist(roots[1] as string, 'lib/events/index.js'))) as typeof import('../../lib/events/index.js');
+  const corpora = (await import(
+    pathToFileURL(path.resolve(roots[1] as string, 'bench/dist/test/corpus/pipeline-corpus.js')).href
+  )) as typeof import('../../test/corpus/pipeline-corpus.js');
+  const events = (await import(
+    dist(roots[1] as string, 'lib/events/index.js')
+  )) as typeof import('../../lib/events/index.js');
   const corpus = corpora.buildLongSessionCorpus({ records });
   // The clock moves a quarter of a millisecond per event: timestamps repeat, as in a real session.
   let now = 1_700_000_000_000;
-  const enveloper = events.createEnveloper({ sessionId: 'ses_01JABCDEFGHJKMNPQRSTVWXYZ0', clock: () => Math.floor((now += 0.25)) });
-  const batches: OutputEvent[][] = (corpus.pass[0]?.batches ?? []).map((batch) => batch.map((d) => enveloper.wrap(d, { turnId: 1, stepId: 1 })));
+  const enveloper = events.createEnveloper({
+    sessionId: 'ses_01JABCDEFGHJKMNPQRSTVWXYZ0',
+    clock: () => Math.floor((now += 0.25)),
+  });
+  const batches: OutputEvent[][] = (corpus.pass[0]?.batches ?? []).map((batch) =>
+    batch.map((d) => enveloper.wrap(d, { turnId: 1, stepId: 1 })),
+  );
   const sides: { name: string; batchLines: (events: readonly OutputEvent[]) => string[]; ms: number[] }[] = [];
   for (const root of roots) {
-    const mod = (await import(dist(root as string, 'lib/render/batch-lines.js'))) as typeof import('../../lib/render/batch-lines.js');
+    const mod = (await import(
+      dist(root as string, 'lib/render/batch-lines.js')
+    )) as typeof import('../../lib/render/batch-lines.js');
     sides.push({ name: root as string, batchLines: mod.batchLines, ms: [] });
   }
   const [a, b] = sides as [(typeof sides)[0], (typeof sides)[0]];
@@ -52,7 +67,8 @@ async function main(): Promise<void> {
   for (let r = 0; r <= rounds; r++) {
     for (const side of r % 2 === 0 ? [a, b] : [b, a]) {
       const start = process.hrtime.bigint();
-      for (const batch of batches) for (const line of side.batchLines(batch)) sink += store ? Buffer.byteLength(line, 'utf8') : line.length;
+      for (const batch of batches)
+        for (const line of side.batchLines(batch)) sink += store ? Buffer.byteLength(line, 'utf8') : line.length;
       if (r > 0) side.ms.push(Number(process.hrtime.bigint() - start) / 1e6);
     }
   }
@@ -62,7 +78,9 @@ async function main(): Promise<void> {
     ['B', b],
   ] as const) {
     const m = median(side.ms);
-    console.log(`${label} ${side.name}: median ${m.toFixed(1)} ms (${(m / mb).toFixed(2)} ms per MB of input), min ${Math.min(...side.ms).toFixed(1)} ms`);
+    console.log(
+      `${label} ${side.name}: median ${m.toFixed(1)} ms (${(m / mb).toFixed(2)} ms per MB of input), min ${Math.min(...side.ms).toFixed(1)} ms`,
+    );
   }
   const count = batches.reduce((n, batch) => n + batch.length, 0);
   console.log(

@@ -43,7 +43,8 @@ const GIT_ENV = {
   GIT_COMMITTER_NAME: 'ab',
   GIT_COMMITTER_EMAIL: 'ab@example.invalid',
 };
-const git = (cwd: string, args: string[], env: NodeJS.ProcessEnv = {}): string => execFileSync('git', args, { cwd, env: { ...GIT_ENV, ...env }, encoding: 'utf8', maxBuffer: 1 << 26 });
+const git = (cwd: string, args: string[], env: NodeJS.ProcessEnv = {}): string =>
+  execFileSync('git', args, { cwd, env: { ...GIT_ENV, ...env }, encoding: 'utf8', maxBuffer: 1 << 26 });
 
 /** `files` files of `bytes` bytes each in `folders(i)`, committed. */
 function repository(dir: string, files: number, folder: (i: number) => string, content: (i: number) => string): void {
@@ -80,7 +81,9 @@ interface Row {
 function report(rows: Row[], roots: readonly string[]): void {
   for (const row of rows) {
     const ratios = row.a.map((x, i) => (row.b[i] ?? Number.NaN) / x);
-    process.stdout.write(`${row.label}\n  A ${median(row.a).toFixed(1)} ms  B ${median(row.b).toFixed(1)} ms  B/A per round, median ${median(ratios).toFixed(2)}x  (n=${row.a.length})\n`);
+    process.stdout.write(
+      `${row.label}\n  A ${median(row.a).toFixed(1)} ms  B ${median(row.b).toFixed(1)} ms  B/A per round, median ${median(ratios).toFixed(2)}x  (n=${row.a.length})\n`,
+    );
   }
   process.stdout.write(
     `A = ${roots[0]}\nB = ${roots[1]}\nload average ${os
@@ -96,7 +99,8 @@ async function checkpoints(roots: readonly string[], rounds: number, work: strin
   const next = (): number => (seed = (seed * 1103515245 + 12345) & 0x7fffffff);
   const content = (i: number): string => {
     const lines: string[] = [];
-    for (let size = 0; size < 2000; size += lines.at(-1)!.length + 1) lines.push(`export const v${i}_${lines.length} = ${next()}; // ${next().toString(36)}`);
+    for (let size = 0; size < 2000; size += lines.at(-1)!.length + 1)
+      lines.push(`export const v${i}_${lines.length} = ${next()}; // ${next().toString(36)}`);
     return lines.join('\n').slice(0, 2000);
   };
   repository(base, 10_000, (i) => path.join('src', `m${i % 100}`, `s${i % 7}`), content);
@@ -107,12 +111,21 @@ async function checkpoints(roots: readonly string[], rounds: number, work: strin
       fs.cpSync(base, repo, { recursive: true });
       const settings = await import(dist('lib/checkpoints/settings.js'));
       const limits = { ...settings.DEFAULT_CHECKPOINT_LIMITS };
-      return { repo, limits, turns: (await import(dist('lib/checkpoints/turn.js'))) as Turns, undo: (await import(dist('lib/checkpoints/undo.js'))) as Undo };
+      return {
+        repo,
+        limits,
+        turns: (await import(dist('lib/checkpoints/turn.js'))) as Turns,
+        undo: (await import(dist('lib/checkpoints/undo.js'))) as Undo,
+      };
     }),
   );
   const floorRepo = path.join(work, 'ckpt-floor');
   fs.cpSync(base, floorRepo, { recursive: true });
-  const floorEnv = { GIT_DIR: path.join(work, 'floor.git'), GIT_WORK_TREE: floorRepo, GIT_INDEX_FILE: path.join(work, 'floor-index') };
+  const floorEnv = {
+    GIT_DIR: path.join(work, 'floor.git'),
+    GIT_WORK_TREE: floorRepo,
+    GIT_INDEX_FILE: path.join(work, 'floor-index'),
+  };
   git(work, ['init', '-q', '--bare', floorEnv.GIT_DIR]);
   const floorSnapshot = (): void => {
     git(floorRepo, ['add', '-A'], floorEnv);
@@ -123,18 +136,36 @@ async function checkpoints(roots: readonly string[], rounds: number, work: strin
   const first: Row = { label: 'first checkpoint of the workspace (fresh store)', a: [], b: [] };
   const turn: Row = { label: 'a later turn (checkpoint + snapshot after one changing call)', a: [], b: [] };
   const undo: Row = { label: 'undo of that turn', a: [], b: [] };
-  const floor: Row = { label: 'floor: git add -A + write-tree, persistent index, before and after the same changes', a: [], b: [] };
+  const floor: Row = {
+    label: 'floor: git add -A + write-tree, persistent index, before and after the same changes',
+    a: [],
+    b: [],
+  };
   const firstRounds = Math.max(3, Math.ceil(rounds / 2));
   for (let r = 0; r < firstRounds; r++) {
     for (const n of r % 2 === 0 ? [0, 1] : [1, 0]) {
       const side = sides[n]!;
-      const hooks = side.turns.createTurnCheckpoints({ settings: { home: path.join(work, `first-${n}-${r}`), limits: side.limits }, cwd: side.repo, sessionId: 'ab', turn: 1, emit });
+      const hooks = side.turns.createTurnCheckpoints({
+        settings: { home: path.join(work, `first-${n}-${r}`), limits: side.limits },
+        cwd: side.repo,
+        sessionId: 'ab',
+        turn: 1,
+        emit,
+      });
       (n === 0 ? first.a : first.b).push(await time(() => hooks.beforeChange()));
     }
   }
   const homes = sides.map((_, n) => path.join(work, `home-${n}`));
   for (const [n, side] of sides.entries())
-    await side.turns.createTurnCheckpoints({ settings: { home: homes[n]!, limits: side.limits }, cwd: side.repo, sessionId: 'ab', turn: 0, emit }).beforeChange();
+    await side.turns
+      .createTurnCheckpoints({
+        settings: { home: homes[n]!, limits: side.limits },
+        cwd: side.repo,
+        sessionId: 'ab',
+        turn: 0,
+        emit,
+      })
+      .beforeChange();
   for (let r = 0; r < rounds; r++) {
     for (const n of r % 2 === 0 ? [0, 1] : [1, 0]) {
       const side = sides[n]!;
@@ -169,21 +200,38 @@ async function isolation(roots: readonly string[], rounds: number, work: string)
   const sides = await Promise.all(
     roots.map(async (root, n) => {
       const dist = (file: string): string => pathToFileURL(path.resolve(root, 'dist', file)).href;
-      return { outDir: path.join(work, `iso-out-${n}`), harness: (await import(dist('lib/batch/harness.js'))) as Harness, workspaces: (await import(dist('lib/batch/workspace.js'))) as Workspaces };
+      return {
+        outDir: path.join(work, `iso-out-${n}`),
+        harness: (await import(dist('lib/batch/harness.js'))) as Harness,
+        workspaces: (await import(dist('lib/batch/workspace.js'))) as Workspaces,
+      };
     }),
   );
   let id = 0;
   const line = async (n: number): Promise<void> => {
     const side = sides[n]!;
     const lineId = `line-${id++}`;
-    const record = await side.harness.runIsolated({ id: lineId, line: id, prompt: 'edit' }, { isolate: 'worktree', outDir: side.outDir, baseDir: repo, cwd: repo, poolSize: 1 }, async (l) => {
-      fs.appendFileSync(path.join(l.cwd!, edited), '// edited\n');
-      return { kind: 'result', id: lineId, line: id, outcome: 'completed', reason: 'completed', finalText: '' };
-    });
+    const record = await side.harness.runIsolated(
+      { id: lineId, line: id, prompt: 'edit' },
+      { isolate: 'worktree', outDir: side.outDir, baseDir: repo, cwd: repo, poolSize: 1 },
+      async (l) => {
+        fs.appendFileSync(path.join(l.cwd!, edited), '// edited\n');
+        return { kind: 'result', id: lineId, line: id, outcome: 'completed', reason: 'completed', finalText: '' };
+      },
+    );
     if (!record.patch) throw new Error(`${roots[n]}: no patch for ${lineId}: ${JSON.stringify(record)}`);
   };
-  const reuse: Row = { label: 'batch --isolate worktree: a line reusing a pooled worktree (start, edit, patch, reset)', a: [], b: [] };
-  const floor: Row = { label: 'floor: the same edit, patch and reset as bare git commands (add -A, diff --cached beside clean -ffdx, read-tree -u --reset)', a: [], b: [] };
+  const reuse: Row = {
+    label: 'batch --isolate worktree: a line reusing a pooled worktree (start, edit, patch, reset)',
+    a: [],
+    b: [],
+  };
+  const floor: Row = {
+    label:
+      'floor: the same edit, patch and reset as bare git commands (add -A, diff --cached beside clean -ffdx, read-tree -u --reset)',
+    a: [],
+    b: [],
+  };
   // A worktree of its own for the floor, reset by git alone with the commands the pool runs.
   const floorTree = path.join(work, 'iso-floor');
   git(repo, ['worktree', 'add', '--detach', '--quiet', floorTree, 'HEAD']);
@@ -193,7 +241,11 @@ async function isolation(roots: readonly string[], rounds: number, work: string)
     fs.appendFileSync(path.join(floorTree, edited), '// edited\n');
     await gitAsync('git', ['add', '-A'], { cwd: floorTree, env: GIT_ENV });
     await Promise.all([
-      gitAsync('git', ['diff', '--cached', '--binary', '--no-renames', tree], { cwd: floorTree, env: GIT_ENV, maxBuffer: 1 << 26 }),
+      gitAsync('git', ['diff', '--cached', '--binary', '--no-renames', tree], {
+        cwd: floorTree,
+        env: GIT_ENV,
+        maxBuffer: 1 << 26,
+      }),
       gitAsync('git', ['clean', '-ffdxq'], { cwd: floorTree, env: GIT_ENV }),
     ]);
     await gitAsync('git', ['read-tree', '-u', '--reset', tree], { cwd: floorTree, env: GIT_ENV });
@@ -213,12 +265,19 @@ async function isolation(roots: readonly string[], rounds: number, work: string)
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
-  const roots = abRoots(args, ['--rounds', '--only'], 'ab-git-paths.js <root A> <root B> [--rounds N] [--only checkpoints|isolation]');
+  const roots = abRoots(
+    args,
+    ['--rounds', '--only'],
+    'ab-git-paths.js <root A> <root B> [--rounds N] [--only checkpoints|isolation]',
+  );
   const rounds = option(args, '--rounds', 9);
   const only = flagValue(args, '--only');
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-ab-git-paths-'));
   try {
-    const rows = [...(only !== 'isolation' ? await checkpoints(roots, rounds, work) : []), ...(only !== 'checkpoints' ? await isolation(roots, rounds, work) : [])];
+    const rows = [
+      ...(only !== 'isolation' ? await checkpoints(roots, rounds, work) : []),
+      ...(only !== 'checkpoints' ? await isolation(roots, rounds, work) : []),
+    ];
     report(rows, roots);
   } finally {
     // Retried: a checkpoint store's background gc may still be writing.

@@ -27,7 +27,12 @@ import { abRoots, median, option } from './ab-args.js';
 
 interface Side {
   name: string;
-  runVariant: (corpus: PipelineCorpus, variant: PipelineVariant, store: EventStore, lanes?: number) => Promise<{ ms: number }>;
+  runVariant: (
+    corpus: PipelineCorpus,
+    variant: PipelineVariant,
+    store: EventStore,
+    lanes?: number,
+  ) => Promise<{ ms: number }>;
   runFloor: (corpus: PipelineCorpus) => { ms: number };
   corpus: PipelineCorpus;
   store: { store: EventStore; dispose: () => Promise<void> };
@@ -36,7 +41,11 @@ interface Side {
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
-  const roots = abRoots(args, ['--rounds', '--events', '--long', '--lanes'], 'ab-pipeline.js <root A> <root B> [--full] [--rounds N] [--events N] [--long RECORDS] [--lanes N] [--no-store]');
+  const roots = abRoots(
+    args,
+    ['--rounds', '--events', '--long', '--lanes'],
+    'ab-pipeline.js <root A> <root B> [--full] [--rounds N] [--events N] [--long RECORDS] [--lanes N] [--no-store]',
+  );
   const full = args.includes('--full');
   const rounds = option(args, '--rounds', 9);
   const events = option(args, '--events', 50_000);
@@ -45,12 +54,26 @@ async function main(): Promise<void> {
   const store = !args.includes('--no-store');
   const label = `${full ? 'full' : 'pre-decoded'}${store ? '' : ', no store'}${lanes > 1 ? `, ${lanes} lanes` : ''}`;
   const variant: PipelineVariant = { label, decode: full, scrub: 'full', render: true, store };
-  const corpora = (await import(pathToFileURL(path.resolve(roots[1] as string, 'bench/dist/test/corpus/pipeline-corpus.js')).href)) as typeof import('../../test/corpus/pipeline-corpus.js');
-  const corpus = longRecords > 0 ? corpora.buildLongSessionCorpus({ records: longRecords }) : corpora.buildPipelineCorpus({ minEvents: events });
+  const corpora = (await import(
+    pathToFileURL(path.resolve(roots[1] as string, 'bench/dist/test/corpus/pipeline-corpus.js')).href
+  )) as typeof import('../../test/corpus/pipeline-corpus.js');
+  const corpus =
+    longRecords > 0
+      ? corpora.buildLongSessionCorpus({ records: longRecords })
+      : corpora.buildPipelineCorpus({ minEvents: events });
   const sides: Side[] = [];
   for (const root of roots) {
-    const bench = (await import(pathToFileURL(path.resolve(root as string, 'bench/dist/bench/pipeline.js')).href)) as typeof import('../pipeline.js');
-    sides.push({ name: root as string, runVariant: bench.runVariant, runFloor: bench.runFloor, corpus, store: bench.temporaryStore(), ms: [] });
+    const bench = (await import(
+      pathToFileURL(path.resolve(root as string, 'bench/dist/bench/pipeline.js')).href
+    )) as typeof import('../pipeline.js');
+    sides.push({
+      name: root as string,
+      runVariant: bench.runVariant,
+      runFloor: bench.runFloor,
+      corpus,
+      store: bench.temporaryStore(),
+      ms: [],
+    });
   }
   const [a, b] = sides as [Side, Side];
   const floor: number[] = [];

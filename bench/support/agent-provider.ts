@@ -41,7 +41,10 @@ interface ToolSpec {
 
 function shellTool(tools: unknown): ToolSpec | undefined {
   if (!Array.isArray(tools)) return undefined;
-  const specs = tools.map((t: Json) => ({ name: String(t.name ?? ''), schema: (t.input_schema ?? t.parameters) as Json | undefined }));
+  const specs = tools.map((t: Json) => ({
+    name: String(t.name ?? ''),
+    schema: (t.input_schema ?? t.parameters) as Json | undefined,
+  }));
   for (const name of SHELL_NAMES) {
     const found = specs.find((s) => s.name === name);
     if (found) return found;
@@ -68,9 +71,17 @@ function anthropicHasToolResult(body: Json): boolean {
 function anthropicReply(body: Json, res: http.ServerResponse, n: number): void {
   const tool = shellTool(body.tools);
   const useTool = tool !== undefined && !anthropicHasToolResult(body);
-  const block = useTool ? { type: 'tool_use', id: `toolu_bench_${n}`, name: tool.name, input: shellArguments(tool) } : { type: 'text', text: tool ? ANSWER : 'Bench' };
+  const block = useTool
+    ? { type: 'tool_use', id: `toolu_bench_${n}`, name: tool.name, input: shellArguments(tool) }
+    : { type: 'text', text: tool ? ANSWER : 'Bench' };
   const usage = { input_tokens: 100, output_tokens: 20, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
-  const message = { id: `msg_bench_${n}`, type: 'message', role: 'assistant', model: String(body.model ?? 'claude-sonnet-4-5'), stop_sequence: null };
+  const message = {
+    id: `msg_bench_${n}`,
+    type: 'message',
+    role: 'assistant',
+    model: String(body.model ?? 'claude-sonnet-4-5'),
+    stop_sequence: null,
+  };
   const stopReason = useTool ? 'tool_use' : 'end_turn';
   if (body.stream !== true) {
     res.writeHead(200, { 'content-type': 'application/json' });
@@ -78,16 +89,43 @@ function anthropicReply(body: Json, res: http.ServerResponse, n: number): void {
     return;
   }
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-  const parts = [sse('message_start', { type: 'message_start', message: { ...message, content: [], stop_reason: null, usage: { ...usage, output_tokens: 1 } } })];
+  const parts = [
+    sse('message_start', {
+      type: 'message_start',
+      message: { ...message, content: [], stop_reason: null, usage: { ...usage, output_tokens: 1 } },
+    }),
+  ];
   if (block.type === 'tool_use') {
-    parts.push(sse('content_block_start', { type: 'content_block_start', index: 0, content_block: { ...block, input: {} } }));
-    parts.push(sse('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: JSON.stringify(block.input) } }));
+    parts.push(
+      sse('content_block_start', { type: 'content_block_start', index: 0, content_block: { ...block, input: {} } }),
+    );
+    parts.push(
+      sse('content_block_delta', {
+        type: 'content_block_delta',
+        index: 0,
+        delta: { type: 'input_json_delta', partial_json: JSON.stringify(block.input) },
+      }),
+    );
   } else {
-    parts.push(sse('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }));
-    parts.push(sse('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: block.text } }));
+    parts.push(
+      sse('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }),
+    );
+    parts.push(
+      sse('content_block_delta', {
+        type: 'content_block_delta',
+        index: 0,
+        delta: { type: 'text_delta', text: block.text },
+      }),
+    );
   }
   parts.push(sse('content_block_stop', { type: 'content_block_stop', index: 0 }));
-  parts.push(sse('message_delta', { type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: 20 } }));
+  parts.push(
+    sse('message_delta', {
+      type: 'message_delta',
+      delta: { stop_reason: stopReason, stop_sequence: null },
+      usage: { output_tokens: 20 },
+    }),
+  );
   parts.push(sse('message_stop', { type: 'message_stop' }));
   res.end(parts.join(''));
 }
@@ -103,24 +141,72 @@ function responsesReply(body: Json, res: http.ServerResponse, n: number): void {
   const useTool = tool !== undefined && !responsesHasToolResult(body);
   const model = String(body.model ?? 'gpt-5');
   const item = useTool
-    ? { type: 'function_call', id: `fc_bench_${n}`, call_id: `call_bench_${n}`, name: tool.name, arguments: JSON.stringify(shellArguments(tool)), status: 'completed' }
-    : { type: 'message', id: `msg_bench_${n}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: tool ? ANSWER : 'Bench', annotations: [] }] };
-  const usage = { input_tokens: 100, input_tokens_details: { cached_tokens: 0 }, output_tokens: 20, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 120 };
-  const response = { id: `resp_bench_${n}`, object: 'response', created_at: Math.floor(Date.now() / 1000), model, status: 'in_progress', output: [] as Json[] };
+    ? {
+        type: 'function_call',
+        id: `fc_bench_${n}`,
+        call_id: `call_bench_${n}`,
+        name: tool.name,
+        arguments: JSON.stringify(shellArguments(tool)),
+        status: 'completed',
+      }
+    : {
+        type: 'message',
+        id: `msg_bench_${n}`,
+        role: 'assistant',
+        status: 'completed',
+        content: [{ type: 'output_text', text: tool ? ANSWER : 'Bench', annotations: [] }],
+      };
+  const usage = {
+    input_tokens: 100,
+    input_tokens_details: { cached_tokens: 0 },
+    output_tokens: 20,
+    output_tokens_details: { reasoning_tokens: 0 },
+    total_tokens: 120,
+  };
+  const response = {
+    id: `resp_bench_${n}`,
+    object: 'response',
+    created_at: Math.floor(Date.now() / 1000),
+    model,
+    status: 'in_progress',
+    output: [] as Json[],
+  };
   let seq = 0;
   const ev = (type: string, data: Json): string => sse(type, { type, sequence_number: seq++, ...data });
   const parts = [ev('response.created', { response }), ev('response.in_progress', { response })];
   if (item.type === 'function_call') {
-    parts.push(ev('response.output_item.added', { output_index: 0, item: { ...item, arguments: '', status: 'in_progress' } }));
-    parts.push(ev('response.function_call_arguments.delta', { item_id: item.id, output_index: 0, delta: item.arguments }));
-    parts.push(ev('response.function_call_arguments.done', { item_id: item.id, output_index: 0, arguments: item.arguments }));
+    parts.push(
+      ev('response.output_item.added', { output_index: 0, item: { ...item, arguments: '', status: 'in_progress' } }),
+    );
+    parts.push(
+      ev('response.function_call_arguments.delta', { item_id: item.id, output_index: 0, delta: item.arguments }),
+    );
+    parts.push(
+      ev('response.function_call_arguments.done', { item_id: item.id, output_index: 0, arguments: item.arguments }),
+    );
   } else {
     const text = (item.content as Json[])[0]!.text as string;
-    parts.push(ev('response.output_item.added', { output_index: 0, item: { ...item, content: [], status: 'in_progress' } }));
-    parts.push(ev('response.content_part.added', { item_id: item.id, output_index: 0, content_index: 0, part: { type: 'output_text', text: '', annotations: [] } }));
+    parts.push(
+      ev('response.output_item.added', { output_index: 0, item: { ...item, content: [], status: 'in_progress' } }),
+    );
+    parts.push(
+      ev('response.content_part.added', {
+        item_id: item.id,
+        output_index: 0,
+        content_index: 0,
+        part: { type: 'output_text', text: '', annotations: [] },
+      }),
+    );
     parts.push(ev('response.output_text.delta', { item_id: item.id, output_index: 0, content_index: 0, delta: text }));
     parts.push(ev('response.output_text.done', { item_id: item.id, output_index: 0, content_index: 0, text }));
-    parts.push(ev('response.content_part.done', { item_id: item.id, output_index: 0, content_index: 0, part: { type: 'output_text', text, annotations: [] } }));
+    parts.push(
+      ev('response.content_part.done', {
+        item_id: item.id,
+        output_index: 0,
+        content_index: 0,
+        part: { type: 'output_text', text, annotations: [] },
+      }),
+    );
   }
   parts.push(ev('response.output_item.done', { output_index: 0, item }));
   parts.push(ev('response.completed', { response: { ...response, status: 'completed', output: [item], usage } }));

@@ -28,7 +28,13 @@ const print = (event: Json): void => {
   process.stdout.write(`${line}\n`);
 };
 
-const TOOLS = [{ name: 'bash', description: 'Run a shell command.', input_schema: { type: 'object', properties: { command: { type: 'string' } }, required: ['command'] } }];
+const TOOLS = [
+  {
+    name: 'bash',
+    description: 'Run a shell command.',
+    input_schema: { type: 'object', properties: { command: { type: 'string' } }, required: ['command'] },
+  },
+];
 
 /** One streamed request; the decoded SSE events, each printed as it is read. */
 function ask(messages: Json[]): Promise<Json[]> {
@@ -40,7 +46,11 @@ function ask(messages: Json[]): Promise<Json[]> {
         port: base.port,
         path: '/v1/messages',
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-api-key': process.env.ANTHROPIC_API_KEY ?? '', 'anthropic-version': '2023-06-01' },
+        headers: {
+          'content-type': 'application/json',
+          'x-api-key': process.env.ANTHROPIC_API_KEY ?? '',
+          'anthropic-version': '2023-06-01',
+        },
       },
       (res) => {
         const events: Json[] = [];
@@ -100,7 +110,10 @@ for (let turn = 0; turn < 8; turn++) {
   if (!call) break;
   const output = await sh(call.command);
   print({ type: 'tool.finished', id: call.id, output });
-  messages.push({ role: 'assistant', content: [{ type: 'tool_use', id: call.id, name: 'bash', input: { command: call.command } }] });
+  messages.push({
+    role: 'assistant',
+    content: [{ type: 'tool_use', id: call.id, name: 'bash', input: { command: call.command } }],
+  });
   messages.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: call.id, content: output }] });
   events = await ask(messages);
 }

@@ -17,13 +17,19 @@ export function netnsFlags(): { flags: string[] } | { reason: string } {
   for (const flags of [['-n'], ['-r', '-n']]) {
     const probe = spawnSync('unshare', [...flags, 'sh', '-c', LO_UP], { encoding: 'utf8' });
     if (probe.status === 0) return { flags };
-    reasons.push(`unshare ${flags.join(' ')}: ${(probe.error?.message ?? probe.stderr ?? '').trim().split('\n')[0] || `exit ${probe.status}`}`);
+    reasons.push(
+      `unshare ${flags.join(' ')}: ${(probe.error?.message ?? probe.stderr ?? '').trim().split('\n')[0] || `exit ${probe.status}`}`,
+    );
   }
   return { reason: reasons.join('; ') };
 }
 
 /** Run `node <args>` inside the namespace; resolves with its stdout (stderr passes through) or rejects on a non-zero exit. */
-export function runInNetns(flags: readonly string[], args: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<string> {
+export function runInNetns(
+  flags: readonly string[],
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn('unshare', [...flags, 'sh', '-c', `${LO_UP} && exec "$0" "$@"`, process.execPath, ...args], {
       env: { ...env, [NETNS_MARK]: flags.join(' ') },
@@ -32,6 +38,10 @@ export function runInNetns(flags: readonly string[], args: readonly string[], en
     const out: Buffer[] = [];
     child.stdout.on('data', (b: Buffer) => out.push(b));
     child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(Buffer.concat(out).toString('utf8')) : reject(new Error(`the benchmark inside the network namespace exited ${code}`))));
+    child.on('close', (code) =>
+      code === 0
+        ? resolve(Buffer.concat(out).toString('utf8'))
+        : reject(new Error(`the benchmark inside the network namespace exited ${code}`)),
+    );
   });
 }

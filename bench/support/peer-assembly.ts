@@ -65,7 +65,13 @@ export interface PeerFeed {
 }
 
 /** Start one session of the peer assembly: each record parsed, reduced, enveloped, stringified, scrubbed, output and put. */
-export function createPeerFeed(framing: PeerFraming, sessionId: string, secrets: RegExp, db: RootDatabase, out: (line: string) => void): PeerFeed {
+export function createPeerFeed(
+  framing: PeerFraming,
+  sessionId: string,
+  secrets: RegExp,
+  db: RootDatabase,
+  out: (line: string) => void,
+): PeerFeed {
   const state: PeerState = { events: 0, text: 0, tools: 0, errors: 0, done: false };
   let seq = 0;
   const timestamp = new Date().toISOString();
@@ -79,7 +85,15 @@ export function createPeerFeed(framing: PeerFraming, sessionId: string, secrets:
     const type = typeof value.type === 'string' ? value.type : 'record';
     reducePeer(state, type, value);
     const s = seq++;
-    const envelope = { schema: SCHEMA_NAME, eventId: `${sessionId}:${s}`, seq: s, type, timestamp, sessionId, payload: value };
+    const envelope = {
+      schema: SCHEMA_NAME,
+      eventId: `${sessionId}:${s}`,
+      seq: s,
+      type,
+      timestamp,
+      sessionId,
+      payload: value,
+    };
     secrets.lastIndex = 0;
     const line = JSON.stringify(envelope).replace(secrets, '[REDACTED]');
     out(line + '\n');
@@ -114,7 +128,13 @@ export function createPeerFeed(framing: PeerFraming, sessionId: string, secrets:
 }
 
 /** Run one source through the peer assembly; returns the number of records handled. */
-export function runPeerSource(prepared: PreparedSource, sessionId: string, secrets: RegExp, db: RootDatabase, out: (line: string) => void): number {
+export function runPeerSource(
+  prepared: PreparedSource,
+  sessionId: string,
+  secrets: RegExp,
+  db: RootDatabase,
+  out: (line: string) => void,
+): number {
   const sse = prepared.source.kind === 'provider' && prepared.source.format !== 'ollama';
   const peer = createPeerFeed(sse ? 'sse' : 'lines', sessionId, secrets, db, out);
   const text = new TextDecoder();

@@ -24,7 +24,10 @@ export interface PeerCli {
   invocation(origin: string, cwd: string, home: string): { args: string[]; env: NodeJS.ProcessEnv };
 }
 
-const TRIPLE: Record<string, string> = { 'linux-x64': 'x86_64-unknown-linux-musl', 'linux-arm64': 'aarch64-unknown-linux-musl' };
+const TRIPLE: Record<string, string> = {
+  'linux-x64': 'x86_64-unknown-linux-musl',
+  'linux-arm64': 'aarch64-unknown-linux-musl',
+};
 const PLATFORM = `${os.platform()}-${os.arch()}`;
 
 /** Codex and Claude Code at the versions the bench pins. */
@@ -50,7 +53,11 @@ export const PEER_CLIS: readonly PeerCli[] = [
         JOB_PROMPT,
       ],
       // What the npm launcher would pass; CODEX_HOME keeps its config and sessions in the bench's folder.
-      env: { CODEX_HOME: path.join(home, 'codex'), LOOPBACK_API_KEY: 'sk-bench-loopback-0123456789', CODEX_MANAGED_BY_NPM: '1' },
+      env: {
+        CODEX_HOME: path.join(home, 'codex'),
+        LOOPBACK_API_KEY: 'sk-bench-loopback-0123456789',
+        CODEX_MANAGED_BY_NPM: '1',
+      },
     }),
   },
   {
@@ -58,7 +65,17 @@ export const PEER_CLIS: readonly PeerCli[] = [
     spec: '@anthropic-ai/claude-code@2.1.332',
     binary: `@anthropic-ai/claude-code-${PLATFORM}/claude`,
     invocation: (origin) => ({
-      args: ['-p', JOB_PROMPT, '--output-format', 'stream-json', '--verbose', '--allowedTools', 'Bash', '--model', 'claude-sonnet-4-5'],
+      args: [
+        '-p',
+        JOB_PROMPT,
+        '--output-format',
+        'stream-json',
+        '--verbose',
+        '--allowedTools',
+        'Bash',
+        '--model',
+        'claude-sonnet-4-5',
+      ],
       env: {
         ANTHROPIC_BASE_URL: origin,
         ANTHROPIC_API_KEY: 'sk-ant-bench-loopback-0123456789',
@@ -87,7 +104,14 @@ export function installPeer(peer: PeerCli, dir: string): string {
   if (fs.existsSync(binary)) return binary;
   fs.mkdirSync(prefix, { recursive: true });
   fs.writeFileSync(path.join(prefix, 'package.json'), '{"private":true}\n');
-  const npm = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--no-save', '--engine-strict=false', peer.spec], { cwd: prefix, encoding: 'utf8' });
-  if (npm.status !== 0 || !fs.existsSync(binary)) throw new Error(`installing ${peer.spec} into ${prefix} failed (no ${peer.binary}): ${(npm.stderr || npm.stdout || '').slice(-600)}`);
+  const npm = spawnSync(
+    'npm',
+    ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--no-save', '--engine-strict=false', peer.spec],
+    { cwd: prefix, encoding: 'utf8' },
+  );
+  if (npm.status !== 0 || !fs.existsSync(binary))
+    throw new Error(
+      `installing ${peer.spec} into ${prefix} failed (no ${peer.binary}): ${(npm.stderr || npm.stdout || '').slice(-600)}`,
+    );
   return binary;
 }

@@ -26,11 +26,17 @@ export function cpuMeter(root: string, scratch: string): Meter | undefined {
     if (!fs.existsSync(source)) break;
     const built = spawnSync(cc, ['-O2', '-o', binary, source], { stdio: 'ignore' });
     if (built.status === 0) {
-      return { prefix: (file) => [binary, file], describe: 'wait4(2) in a small wrapper (bench/support/rusage-run.c), to the microsecond' };
+      return {
+        prefix: (file) => [binary, file],
+        describe: 'wait4(2) in a small wrapper (bench/support/rusage-run.c), to the microsecond',
+      };
     }
   }
   if (!fs.existsSync(TIME)) return undefined;
-  return { prefix: (file) => [TIME, '-o', file, '-f', '%U %S %M'], describe: '/usr/bin/time -f "%U %S %M", in hundredths of a second (no C compiler for bench/support/rusage-run.c)' };
+  return {
+    prefix: (file) => [TIME, '-o', file, '-f', '%U %S %M'],
+    describe: '/usr/bin/time -f "%U %S %M", in hundredths of a second (no C compiler for bench/support/rusage-run.c)',
+  };
 }
 
 /** The figures a meter wrote: CPU seconds (user + sys) and peak RSS in MB. */

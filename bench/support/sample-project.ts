@@ -17,6 +17,11 @@ export function sampleProject(root: string, prefix: string, parent = os.tmpdir()
   const scratch = fs.mkdtempSync(path.join(parent, prefix));
   const cwd = path.join(scratch, 'project');
   fs.cpSync(path.join(root, 'demo/sample-project'), cwd, { recursive: true });
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: scratch, MINICODE_HOME: path.join(scratch, 'home'), NO_COLOR: '1' };
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: scratch,
+    MINICODE_HOME: path.join(scratch, 'home'),
+    NO_COLOR: '1',
+  };
   return { scratch, cwd, env };
 }

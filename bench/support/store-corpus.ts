@@ -21,11 +21,17 @@ export interface StoreSession {
  * `sets` copies of the corpus (replicated to at least `minEvents` decoded events), each with its
  * own session ids (`store-<set>-<pass>-<source>`), so that every round writes new sessions.
  */
-export function storeCorpusSets(minEvents: number, sets: number): { origin: string; sets: StoreSession[][]; durablePerSet: number } {
+export function storeCorpusSets(
+  minEvents: number,
+  sets: number,
+): { origin: string; sets: StoreSession[][]; durablePerSet: number } {
   const corpus = buildPipelineCorpus({ minEvents });
   const template = corpus.pass.map((p) => {
     const enveloper = createEnveloper({ sessionId: 'template' });
-    return { events: p.drafts.map((d) => enveloper.wrap(d)).filter((e) => EVENT_REGISTRY[e.type].durable), inputBytes: p.source.bytes.length };
+    return {
+      events: p.drafts.map((d) => enveloper.wrap(d)).filter((e) => EVENT_REGISTRY[e.type].durable),
+      inputBytes: p.source.bytes.length,
+    };
   });
   const out: StoreSession[][] = [];
   for (let s = 0; s < sets; s++) {
@@ -33,7 +39,10 @@ export function storeCorpusSets(minEvents: number, sets: number): { origin: stri
     for (let p = 0; p < corpus.passes; p++) {
       template.forEach((t, i) => {
         const sessionId = `store-${s}-${p}-${i}`;
-        set.push({ events: t.events.map((e) => ({ ...e, sessionId, eventId: eventIdFor(sessionId, e.seq) })), inputBytes: t.inputBytes });
+        set.push({
+          events: t.events.map((e) => ({ ...e, sessionId, eventId: eventIdFor(sessionId, e.seq) })),
+          inputBytes: t.inputBytes,
+        });
       });
     }
     out.push(set);
@@ -43,7 +52,11 @@ export function storeCorpusSets(minEvents: number, sets: number): { origin: stri
 }
 
 /** Write one set through `put`, the event loop turning as in bench/pipeline.ts ({@link inputTurns}); then `flushed`. */
-export async function writeSessions(set: readonly StoreSession[], put: (e: OutputEvent) => unknown, flushed: () => Promise<unknown>): Promise<void> {
+export async function writeSessions(
+  set: readonly StoreSession[],
+  put: (e: OutputEvent) => unknown,
+  flushed: () => Promise<unknown>,
+): Promise<void> {
   const afterInput = inputTurns();
   for (const session of set) {
     for (const e of session.events) put(e);

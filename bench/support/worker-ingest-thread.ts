@@ -28,7 +28,9 @@ async function ingest(file: string, format: string): Promise<void> {
   credit = initialCredit;
   const scrubber = createEventScrubber({});
   // As runIngest: `session.started` before the first decoded draft, scrubbed like any other.
-  let pending: EventDraft[] = [{ type: 'session.started', payload: { origin: 'ingest', format }, fidelity: 'synthetic' }];
+  let pending: EventDraft[] = [
+    { type: 'session.started', payload: { origin: 'ingest', format }, fidelity: 'synthetic' },
+  ];
   const decoder = decoderFor(format)((d) => pending.push(d));
   const scrubAll = (drafts: EventDraft[]): EventDraft[] => {
     const out: EventDraft[] = [];

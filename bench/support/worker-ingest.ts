@@ -31,7 +31,12 @@ function option(args: string[], name: string, fallback: number): number {
 }
 
 /** One ingest of `file`; returns the JSONL text it printed. */
-async function ingestOnce(file: string, way: 'single' | 'worker', dir: string, worker: Worker): Promise<{ text: string }> {
+async function ingestOnce(
+  file: string,
+  way: 'single' | 'worker',
+  dir: string,
+  worker: Worker,
+): Promise<{ text: string }> {
   const store = openStore({ dir });
   const parts: string[] = [];
   const renderer = createRenderer('jsonl', { out: (t) => void parts.push(t) });
@@ -41,10 +46,23 @@ async function ingestOnce(file: string, way: 'single' | 'worker', dir: string, w
   const sessionId = 'ses_worker_ingest';
   try {
     if (way === 'single') {
-      await runIngest({ input: fs.createReadStream(file, { highWaterMark: INGEST_READ_BYTES }), format: 'codex', sessionId, clock, renderer, store });
+      await runIngest({
+        input: fs.createReadStream(file, { highWaterMark: INGEST_READ_BYTES }),
+        format: 'codex',
+        sessionId,
+        clock,
+        renderer,
+        store,
+      });
     } else {
       // The worker scrubbed the drafts already.
-      const run = createRunPipeline({ sessionId, clock, scrubber: { push: (d) => [d], end: () => [] }, renderer, store });
+      const run = createRunPipeline({
+        sessionId,
+        clock,
+        scrubber: { push: (d) => [d], end: () => [] },
+        renderer,
+        store,
+      });
       await new Promise<void>((resolve, reject) => {
         const onMessage = (m: { drafts: EventDraft[]; end: boolean }): void => {
           const wait = run.write(m.drafts);
@@ -111,9 +129,12 @@ async function main(): Promise<void> {
   for (const way of ways) {
     const w = median(wall[way] as number[]);
     const c = median(cpu[way] as number[]);
-    console.log(`${way}: wall ${w.toFixed(0)} ms (${(mb / (w / 1000)).toFixed(1)} MB/s), process CPU ${c.toFixed(0)} ms (${(c / mb).toFixed(1)} ms/MB)`);
+    console.log(
+      `${way}: wall ${w.toFixed(0)} ms (${(mb / (w / 1000)).toFixed(1)} MB/s), process CPU ${c.toFixed(0)} ms (${(c / mb).toFixed(1)} ms/MB)`,
+    );
   }
-  const ratios = (x: Record<string, number[]>): number => median((x.worker as number[]).map((v, i) => v / ((x.single as number[])[i] as number)));
+  const ratios = (x: Record<string, number[]>): number =>
+    median((x.worker as number[]).map((v, i) => v / ((x.single as number[])[i] as number)));
   console.log(
     `worker / single, median of per-round ratios: wall ${ratios(wall).toFixed(3)}, CPU ${ratios(cpu).toFixed(3)} (${rounds} rounds, ${records} records, ${mb.toFixed(1)} MB; load ${os
       .loadavg()

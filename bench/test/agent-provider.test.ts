@@ -22,15 +22,27 @@ afterAll(async () => {
 });
 
 const FORMATS = [
-  { provider: 'anthropic', route: 'POST /v1/messages', env: (origin: string) => ({ ANTHROPIC_BASE_URL: origin, ANTHROPIC_API_KEY: 'sk-ant-test-fake-key-0123456789' }) },
-  { provider: 'openai-responses', route: 'POST /v1/responses', env: (origin: string) => ({ OPENAI_BASE_URL: `${origin}/v1`, OPENAI_API_KEY: 'sk-test-fake-key-0123456789' }) },
+  {
+    provider: 'anthropic',
+    route: 'POST /v1/messages',
+    env: (origin: string) => ({ ANTHROPIC_BASE_URL: origin, ANTHROPIC_API_KEY: 'sk-ant-test-fake-key-0123456789' }),
+  },
+  {
+    provider: 'openai-responses',
+    route: 'POST /v1/responses',
+    env: (origin: string) => ({ OPENAI_BASE_URL: `${origin}/v1`, OPENAI_API_KEY: 'sk-test-fake-key-0123456789' }),
+  },
 ];
 
 describe('the exec-cost bench provider', () => {
   for (const format of FORMATS) {
     it(`serves minicode the shell call and then the answer over ${format.provider}`, async () => {
       const before = provider.counts.get(format.route) ?? 0;
-      const run = await execJson(['--provider', format.provider, '--no-checkpoint'], { cwd: scratchProject(), env: format.env(provider.origin), prompt: JOB_PROMPT });
+      const run = await execJson(['--provider', format.provider, '--no-checkpoint'], {
+        cwd: scratchProject(),
+        env: format.env(provider.origin),
+        prompt: JOB_PROMPT,
+      });
       expect(run.code, run.stderr).toBe(0);
       expect(run.summary).toMatchObject({ ok: true, outcome: 'completed', tools: { completed: 1, failed: 0 } });
       const started = ofType(run.records, 'tool.started');
@@ -69,7 +81,9 @@ describe("exec-cost's bare Node job (the job floor)", () => {
       .split('\n')
       .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines[0]).toMatchObject({ type: 'session.started' });
-    expect(lines.find((l) => l.type === 'tool.finished')?.output).toBe(fs.readFileSync(path.join(cwd, 'README.md'), 'utf8'));
+    expect(lines.find((l) => l.type === 'tool.finished')?.output).toBe(
+      fs.readFileSync(path.join(cwd, 'README.md'), 'utf8'),
+    );
     expect(run.stdout).toContain('README describes');
     expect((provider.counts.get('POST /v1/messages') ?? 0) - before).toBe(2);
     expect(fs.statSync(path.join(home, '.job-floor-store')).size).toBeGreaterThan(0);

@@ -21,12 +21,21 @@ const file = path.join(scratch, 'codex.jsonl');
 // A few reads of 4 KiB, so records cross read boundaries.
 fs.writeFileSync(file, `${records.join('\n')}\n`);
 
-function run(script: string, args: string[], readBytes = 4096): { lines: string[]; stderr: string; status: number | null } {
-  const child = spawnSync(process.execPath, [path.join(ROOT, 'bench/dist/bench/support', script), file, '--read-bytes', String(readBytes), ...args], { encoding: 'utf8' });
+function run(
+  script: string,
+  args: string[],
+  readBytes = 4096,
+): { lines: string[]; stderr: string; status: number | null } {
+  const child = spawnSync(
+    process.execPath,
+    [path.join(ROOT, 'bench/dist/bench/support', script), file, '--read-bytes', String(readBytes), ...args],
+    { encoding: 'utf8' },
+  );
   return { lines: child.stdout.split('\n').filter((l) => l !== ''), stderr: child.stderr, status: child.status };
 }
 
-const parsed = (lines: string[]): Record<string, unknown>[] => lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+const parsed = (lines: string[]): Record<string, unknown>[] =>
+  lines.map((l) => JSON.parse(l) as Record<string, unknown>);
 
 describe('the processes the ingest command is measured beside', () => {
   it('the bare Node job writes one v1 envelope per record, in order, and keeps them in its lmdb file', () => {
@@ -35,7 +44,10 @@ describe('the processes the ingest command is measured beside', () => {
     expect(status, stderr).toBe(0);
     expect(lines).toHaveLength(records.length);
     expect(parsed(lines).map((l) => l.seq)).toEqual(records.map((_, i) => i));
-    expect(parsed(lines)[3]).toMatchObject({ schema: SCHEMA_NAME, payload: JSON.parse(records[3] as string) as unknown });
+    expect(parsed(lines)[3]).toMatchObject({
+      schema: SCHEMA_NAME,
+      payload: JSON.parse(records[3] as string) as unknown,
+    });
     expect(fs.statSync(path.join(store, 'data.mdb')).size).toBeGreaterThan(0);
   });
 
@@ -70,7 +82,9 @@ describe('the processes the ingest command is measured beside', () => {
     expect(lines).toHaveLength(records.length);
     // Not every line parses: the peer's one regex runs over the serialised line, and its keyword
     // rule takes `tokens":381}}}` at the end of a usage record for a secret (see docs/pipeline.md).
-    const heads = lines.map((line, seq) => line.startsWith(`{"schema":"${SCHEMA_NAME}","eventId":"peer-session:${seq}","seq":${seq},`));
+    const heads = lines.map((line, seq) =>
+      line.startsWith(`{"schema":"${SCHEMA_NAME}","eventId":"peer-session:${seq}","seq":${seq},`),
+    );
     expect(heads.every(Boolean)).toBe(true);
     expect(fs.statSync(path.join(store, 'data.mdb')).size).toBeGreaterThan(0);
   });

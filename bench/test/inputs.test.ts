@@ -10,7 +10,12 @@ import { describe, expect, it } from 'vitest';
 import type { EventDraft } from '../../lib/events/index.js';
 import { ABLATIONS, runFloor, runVariant, temporaryStore } from '../pipeline.js';
 import { benchCorpus } from '../../test/corpus/provider-corpus.js';
-import { buildPipelineCorpus, decodeSource, decodeSourceBatches, type PipelineCorpus } from '../../test/corpus/pipeline-corpus.js';
+import {
+  buildPipelineCorpus,
+  decodeSource,
+  decodeSourceBatches,
+  type PipelineCorpus,
+} from '../../test/corpus/pipeline-corpus.js';
 import { FIXTURES, HAVE_FIXTURES, ROOT, fixtureSkipNote } from '../../test/helpers/cli.js';
 
 fixtureSkipNote();
@@ -36,7 +41,8 @@ function byName(corpus: PipelineCorpus, name: string) {
 /** Decode every pass of the replicated corpus afresh and count the events. */
 function decodeAll(corpus: PipelineCorpus): number {
   let events = 0;
-  for (let p = 0; p < corpus.passes; p++) for (const s of corpus.pass) decodeSource(s.source, s.chunks, () => void events++);
+  for (let p = 0; p < corpus.passes; p++)
+    for (const s of corpus.pass) decodeSource(s.source, s.chunks, () => void events++);
   return events;
 }
 
@@ -77,9 +83,17 @@ describe('the hand-made pipeline corpus (a bare clone)', () => {
   });
 
   it('decodes the final texts and tool calls of a few streams', () => {
-    expect(outcome(byName(corpus, 'hand-made/openai-chat/parallel-tools-missing-index.sse').drafts)).toEqual({ text: 'Checking both cities: é漢🙂.', tools: ['weather', 'weather'] });
-    expect(outcome(byName(corpus, 'hand-made/ollama/chat-thinking-tool.ndjson').drafts)).toEqual({ text: 'Let me check <Tokyo>.', tools: ['get_weather'] });
-    expect(outcome(byName(corpus, 'hand-made/native/codex-all-items.jsonl').drafts).text).toBe('Fixed the off-by-one in src/pager.ts.');
+    expect(outcome(byName(corpus, 'hand-made/openai-chat/parallel-tools-missing-index.sse').drafts)).toEqual({
+      text: 'Checking both cities: é漢🙂.',
+      tools: ['weather', 'weather'],
+    });
+    expect(outcome(byName(corpus, 'hand-made/ollama/chat-thinking-tool.ndjson').drafts)).toEqual({
+      text: 'Let me check <Tokyo>.',
+      tools: ['get_weather'],
+    });
+    expect(outcome(byName(corpus, 'hand-made/native/codex-all-items.jsonl').drafts).text).toBe(
+      'Fixed the off-by-one in src/pager.ts.',
+    );
     expect(outcome(byName(corpus, 'hand-made/native/opencode-done.jsonl').drafts).text).toBe('pong');
   });
 
@@ -96,7 +110,11 @@ describe('the hand-made pipeline corpus (a bare clone)', () => {
   });
 
   it('yields exactly passes x the events of one pass when replicated', () => {
-    const replicated = buildPipelineCorpus({ minEvents: 3 * corpus.eventsPerPass + 1, root: ROOT, fixtures: path.join(ROOT, 'no-such-fixtures') });
+    const replicated = buildPipelineCorpus({
+      minEvents: 3 * corpus.eventsPerPass + 1,
+      root: ROOT,
+      fixtures: path.join(ROOT, 'no-such-fixtures'),
+    });
     expect(replicated.passes).toBe(4);
     expect(replicated.totalEvents).toBe(4 * corpus.eventsPerPass);
     expect(decodeAll(replicated)).toBe(4 * corpus.eventsPerPass);
@@ -105,10 +123,15 @@ describe('the hand-made pipeline corpus (a bare clone)', () => {
   it('goes through the full benchmarked pipeline and every ablation with every event, and the floor sees every record', async () => {
     const { store, dispose } = temporaryStore();
     try {
-      const full = await runVariant(corpus, { label: 'full', decode: true, scrub: 'full', render: true, store: true }, store);
+      const full = await runVariant(
+        corpus,
+        { label: 'full', decode: true, scrub: 'full', render: true, store: true },
+        store,
+      );
       expect(full.events).toBe(corpus.totalEvents);
       expect(full.outBytes).toBeGreaterThan(0);
-      for (const variant of ABLATIONS) expect((await runVariant(corpus, variant, store)).events).toBe(corpus.totalEvents);
+      for (const variant of ABLATIONS)
+        expect((await runVariant(corpus, variant, store)).events).toBe(corpus.totalEvents);
     } finally {
       await dispose();
     }
@@ -126,7 +149,8 @@ describe('the hand-made pipeline corpus (a bare clone)', () => {
       let storedEvents = 0;
       for (let i = 0; i < corpus.pass.length; i++) {
         const id = `000000-${String(i).padStart(4, '0')}`;
-        const stored = (prefix: string | undefined) => store.readSession(`${prefix}${id}`).map((e) => [e.seq, e.type, e.payload]);
+        const stored = (prefix: string | undefined) =>
+          store.readSession(`${prefix}${id}`).map((e) => [e.seq, e.type, e.payload]);
         expect(stored(entry.prefix)).toEqual(stored(bytes.prefix));
         storedEvents += stored(entry.prefix).length;
       }
@@ -144,7 +168,9 @@ describe.skipIf(!HAVE_FIXTURES)('the recorded pipeline corpus (../shared/fixture
   it('holds every provider and native recording, each decoding to events', () => {
     const c = corpus as PipelineCorpus;
     const native = c.pass.filter((p) => p.source.kind === 'native');
-    const nativeFiles = ['codex', 'claude', 'gemini', 'opencode'].flatMap((d) => fs.readdirSync(path.join(FIXTURES, 'native', d)).filter((f) => f.endsWith('.jsonl')));
+    const nativeFiles = ['codex', 'claude', 'gemini', 'opencode'].flatMap((d) =>
+      fs.readdirSync(path.join(FIXTURES, 'native', d)).filter((f) => f.endsWith('.jsonl')),
+    );
     expect(native.length).toBe(nativeFiles.length);
     expect(c.pass.length).toBeGreaterThan(native.length);
     for (const p of c.pass) expect(p.drafts.length, p.source.name).toBeGreaterThan(0);
@@ -164,7 +190,9 @@ describe.skipIf(!HAVE_FIXTURES)('the recorded pipeline corpus (../shared/fixture
     const replicated = buildPipelineCorpus({ minEvents: 2 * c.eventsPerPass, root: ROOT, fixtures: FIXTURES });
     expect(replicated.passes).toBe(2);
     expect(decodeAll(replicated)).toBe(2 * c.eventsPerPass);
-    expect(buildPipelineCorpus({ minEvents: 1_000_000, root: ROOT, fixtures: FIXTURES }).totalEvents).toBeGreaterThanOrEqual(1_000_000);
+    expect(
+      buildPipelineCorpus({ minEvents: 1_000_000, root: ROOT, fixtures: FIXTURES }).totalEvents,
+    ).toBeGreaterThanOrEqual(1_000_000);
   });
 
   it('gives the provider benchmarks the same recordings', () => {

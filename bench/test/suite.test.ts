@@ -35,7 +35,8 @@ describe('the benchmark suite', () => {
   const benchmarks = sourceModules().filter((n) => !NOT_BENCHMARKS.includes(n));
 
   it('has the end-to-end and per-stage benchmarks', () => {
-    for (const name of ['pipeline', 'provider-decode', 'sse-framing', 'tokens', 'offload']) expect(benchmarks).toContain(name);
+    for (const name of ['pipeline', 'provider-decode', 'sse-framing', 'tokens', 'offload'])
+      expect(benchmarks).toContain(name);
   });
 
   it.each(benchmarks)('bench/%s.ts exports run()', async (name) => {
@@ -59,7 +60,10 @@ describe('npm run bench -- --out', () => {
       fs.mkdirSync(benches);
       fs.writeFileSync(path.join(benches, 'package.json'), '{"type":"module"}\n');
       const report = { name: 'stand-in', ratios: [] };
-      fs.writeFileSync(path.join(benches, 'stand-in.js'), `export function run() {}\nconsole.log(${JSON.stringify(JSON.stringify(report))});\n`);
+      fs.writeFileSync(
+        path.join(benches, 'stand-in.js'),
+        `export function run() {}\nconsole.log(${JSON.stringify(JSON.stringify(report))});\n`,
+      );
       const out = path.join(dir, 'not/yet/there/results.json');
       const write = process.stdout.write;
       process.stdout.write = () => true;
@@ -80,7 +84,10 @@ describe('npm run bench -- --out', () => {
       const out = path.join(dir, 'results.json');
       const r = runBench(['--json', '--only', 'sse-framing', 'no-such-benchmark', '--out', out]);
       expect(r.code).toBe(2);
-      expect(JSON.parse(r.stdout.trim())).toMatchObject({ ok: false, error: { code: 'MINICODE_E_USAGE', message: '--only: no benchmark named "no-such-benchmark"' } });
+      expect(JSON.parse(r.stdout.trim())).toMatchObject({
+        ok: false,
+        error: { code: 'MINICODE_E_USAGE', message: '--only: no benchmark named "no-such-benchmark"' },
+      });
       expect(r.stderr).toContain('sse-framing');
       expect(r.stderr).not.toContain('bench: sse-framing ...');
       expect(fs.existsSync(out)).toBe(false);

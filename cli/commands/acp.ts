@@ -20,7 +20,10 @@ export function registerAcp(program: Command): void {
     .option('--cassette <dir>', 'replay recorded provider responses over loopback')
     .option('--store <dir>', 'session store directory (LMDB)')
     .option('--allow-local-config', 'trust .minicode/config.json and .mcp.json in the working directory')
-    .option('--no-checkpoint', 'take no workspace checkpoint of the prompt turns (they cannot be undone with minicode undo)');
+    .option(
+      '--no-checkpoint',
+      'take no workspace checkpoint of the prompt turns (they cannot be undone with minicode undo)',
+    );
   addSandboxFlags(command).action(async (flags: AcpFlags) => {
     // Nothing but ACP may reach stdout: a stray console.log from a dependency would corrupt it.
     console.log = console.error;
@@ -28,12 +31,22 @@ export function registerAcp(program: Command): void {
     console.debug = console.error;
     const port = await loadPort(portOptions(flags));
     if (!port) {
-      process.stderr.write('minicode acp: no agent is available: lib/agent/acp-port.js is not built into this installation ' + '(set MINICODE_ACP_SCRIPTED=1 for the scripted test agent)\n');
+      process.stderr.write(
+        'minicode acp: no agent is available: lib/agent/acp-port.js is not built into this installation ' +
+          '(set MINICODE_ACP_SCRIPTED=1 for the scripted test agent)\n',
+      );
       process.exitCode = 1;
       return;
     }
-    const [{ createAcpServer }, { stdioTransport }, { VERSION }] = await Promise.all([import('../../lib/acp/server.js'), import('../../lib/acp/transport.js'), import('../../lib/version.js')]);
-    const server = createAcpServer(definedOnly({ port, agentInfo: { name: 'minicode', version: VERSION }, model: flags.model }), stdioTransport());
+    const [{ createAcpServer }, { stdioTransport }, { VERSION }] = await Promise.all([
+      import('../../lib/acp/server.js'),
+      import('../../lib/acp/transport.js'),
+      import('../../lib/version.js'),
+    ]);
+    const server = createAcpServer(
+      definedOnly({ port, agentInfo: { name: 'minicode', version: VERSION }, model: flags.model }),
+      stdioTransport(),
+    );
     await server.connect().closed;
   });
 }

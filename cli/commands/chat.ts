@@ -20,7 +20,9 @@ export function addChatFlags(command: Command): Command {
  * (including a terminal that is not a TTY).
  */
 export function registerChat(program: Command): void {
-  const command = program.command('chat').description('interactive session in the current project (the default on a TTY)');
+  const command = program
+    .command('chat')
+    .description('interactive session in the current project (the default on a TTY)');
   addChatFlags(command).action(async (flags: ChatFlags) => {
     const { chatAction } = await import('../chat-action.js');
     process.exitCode = await chatAction(flags);

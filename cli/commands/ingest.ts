@@ -60,21 +60,37 @@ export function registerIngest(program: Command): void {
           // A second stream under a stored id would overwrite the first session's events: the id
           // is claimed in the store, atomically, so of two ingests racing for it one is refused.
           if (flags.session !== undefined && !(await store.claimSession(sessionId)))
-            throw new MinicodeError('MINICODE_E_USAGE', `--session ${sessionId}: the store ${flags.store} already holds a session with that id`, {
-              action: 'pass another --session id, or leave it out for a new one',
-            });
+            throw new MinicodeError(
+              'MINICODE_E_USAGE',
+              `--session ${sessionId}: the store ${flags.store} already holds a session with that id`,
+              {
+                action: 'pass another --session id, or leave it out for a new one',
+              },
+            );
         }
         const renderer = flags.json
           ? createRenderer('jsonl', { out, err })
-          : createRenderer(process.stdout.isTTY && !flags.linear ? 'tty' : 'linear', { out, err, stream: process.stdout, verbosity: flags.verbose ? 'verbose' : 'normal' });
-        await runIngest(definedOnly({ input, format: flags.from, sessionId, renderer, output, signal: abort.signal, store }));
+          : createRenderer(process.stdout.isTTY && !flags.linear ? 'tty' : 'linear', {
+              out,
+              err,
+              stream: process.stdout,
+              verbosity: flags.verbose ? 'verbose' : 'normal',
+            });
+        await runIngest(
+          definedOnly({ input, format: flags.from, sessionId, renderer, output, signal: abort.signal, store }),
+        );
         settled = true;
         if (abort.signal.aborted) process.exitCode = 130;
         if (store && !flags.json) err(`stored session ${sessionId} in ${flags.store}\n`);
         else if (store) noteClosedStdout(`minicode replay ${sessionId} --json --store ${flags.store}`);
       } catch (error) {
         if (!(error instanceof MinicodeError)) throw error;
-        const failure = definedOnly({ category: error.category, code: error.code, message: error.message, action: error.action || undefined });
+        const failure = definedOnly({
+          category: error.category,
+          code: error.code,
+          message: error.message,
+          action: error.action || undefined,
+        });
         if (flags.json) writeSetupFailure(out, err, failure);
         else err(failureLine(error, { withCode: true }));
         process.exitCode = error.exitCode;
@@ -93,14 +109,20 @@ async function openInput(file: string): Promise<import('node:stream').Readable> 
   try {
     fd = fs.openSync(file, 'r');
   } catch (error) {
-    throw new MinicodeError('MINICODE_E_INPUT_UNREADABLE', `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, {
-      action: 'pass a readable file, or - for stdin',
-    });
+    throw new MinicodeError(
+      'MINICODE_E_INPUT_UNREADABLE',
+      `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      {
+        action: 'pass a readable file, or - for stdin',
+      },
+    );
   }
   // open(2) succeeds on a directory; only the first read fails, deep in the pipeline.
   if (fs.fstatSync(fd).isDirectory()) {
     fs.closeSync(fd);
-    throw new MinicodeError('MINICODE_E_INPUT_UNREADABLE', `cannot read ${file}: it is a directory`, { action: 'pass one recorded stream file, or - for stdin' });
+    throw new MinicodeError('MINICODE_E_INPUT_UNREADABLE', `cannot read ${file}: it is a directory`, {
+      action: 'pass one recorded stream file, or - for stdin',
+    });
   }
   const { INGEST_READ_BYTES } = await import('../../lib/pipeline/ingest.js');
   return fs.createReadStream('', { fd, highWaterMark: INGEST_READ_BYTES });

@@ -7,7 +7,9 @@ const SCOPE = ['--scope <scope>', 'user (the user config, default) or project (.
 
 /** `minicode mcp list|get|add|add-json|remove`: the MCP servers of the config. */
 export function registerMcp(program: Command): void {
-  const mcp = program.command('mcp').description('MCP servers of the config (mcpServers): list, get, add, add-json, remove');
+  const mcp = program
+    .command('mcp')
+    .description('MCP servers of the config (mcpServers): list, get, add, add-json, remove');
   mcp
     .command('list')
     .description('start each configured server, then show its state, start-up time and tools')
@@ -20,15 +22,24 @@ export function registerMcp(program: Command): void {
     });
   mcp
     .command('add')
-    .description('add a server to the user config (or ./.mcp.json with --scope project): a command (stdio) or an http(s) URL')
+    .description(
+      'add a server to the user config (or ./.mcp.json with --scope project): a command (stdio) or an http(s) URL',
+    )
     .argument('<name>', 'server name (tools become mcp__<name>__<tool>)')
     .argument('<commandOrUrl>', 'the command to start, or the server URL')
     .argument('[args...]', 'arguments of the command (put them after -- when they start with -)')
     .option('-e, --env <KEY=VALUE>', 'environment of a stdio server (repeatable; ${VAR} expands at start)', collect)
-    .option('-H, --header <"Name: value">', 'HTTP header of a URL server (repeatable; ${VAR} expands at start)', collect)
+    .option(
+      '-H, --header <"Name: value">',
+      'HTTP header of a URL server (repeatable; ${VAR} expands at start)',
+      collect,
+    )
     .option('--include <tool>', "only this tool of the server (repeatable; the server's own name)", collect)
     .option('--exclude <tool>', "never this tool of the server (repeatable; the server's own name)", collect)
-    .option('--transport <kind>', 'stdio, http or sse (default: stdio for a command; a URL is tried over Streamable HTTP, then SSE)')
+    .option(
+      '--transport <kind>',
+      'stdio, http or sse (default: stdio for a command; a URL is tried over Streamable HTTP, then SSE)',
+    )
     .option('--cwd <dir>', 'working directory of a stdio server')
     .option('--startup-timeout <ms>', 'start-up deadline (default 10000)')
     .option('--tool-timeout <ms>', 'tool call deadline, extended by progress (default 60000)')
@@ -40,7 +51,9 @@ export function registerMcp(program: Command): void {
     });
   mcp
     .command('add-json')
-    .description("add a server from one JSON entry, as Claude Code's, Codex's, Gemini CLI's or Cursor's config holds it (docs/mcp.md)")
+    .description(
+      "add a server from one JSON entry, as Claude Code's, Codex's, Gemini CLI's or Cursor's config holds it (docs/mcp.md)",
+    )
     .argument('<name>', 'server name (tools become mcp__<name>__<tool>)')
     .argument('<json>', 'the entry, e.g. \'{"command":"npx","args":["-y","pkg"]}\'')
     .option(...SCOPE)
@@ -51,7 +64,9 @@ export function registerMcp(program: Command): void {
     });
   mcp
     .command('get')
-    .description('show one server: the file naming it, its entry (credentials masked), then its state and tools once started')
+    .description(
+      'show one server: the file naming it, its entry (credentials masked), then its state and tools once started',
+    )
     .argument('<name>', 'server name')
     .option('--json', 'one JSON object')
     .option('--allow-local-config', "also load the servers of the workspace's .mcp.json and .minicode/config.json")

@@ -23,7 +23,10 @@ export function registerReplay(program: Command): void {
     .argument('<session>', 'session id (see `minicode sessions`): 1-128 of A-Z a-z 0-9 . _ : -')
     .option('--json', 'stored envelopes as JSON lines, then a summary line')
     .option('--linear', 'plain linear text (the default)')
-    .option('--store <dir>', 'store directory (default: $MINICODE_HOME/store, else $XDG_DATA_HOME/minicode/store or ~/.local/share/minicode/store)')
+    .option(
+      '--store <dir>',
+      'store directory (default: $MINICODE_HOME/store, else $XDG_DATA_HOME/minicode/store or ~/.local/share/minicode/store)',
+    )
     .action(async (sessionId: string, opts: ReplayOptions) => {
       const fs = await import('node:fs');
       const { OutputEventSchema, SCHEMA_NAME } = await import('../../lib/events/index.js');
@@ -41,7 +44,12 @@ export function registerReplay(program: Command): void {
       const dir = resolveStoreDir({ flag: opts.store });
       const fail = (error: InstanceType<typeof MinicodeError>) => {
         if (opts.json) {
-          const summary = { schema: SCHEMA_NAME, type: 'summary', ok: false, error: { category: error.category, code: error.code, message: error.message } };
+          const summary = {
+            schema: SCHEMA_NAME,
+            type: 'summary',
+            ok: false,
+            error: { category: error.category, code: error.code, message: error.message },
+          };
           write(JSON.stringify(summary) + '\n');
         }
         writeErr(failureLine(error, { withCode: true }));
@@ -54,7 +62,11 @@ export function registerReplay(program: Command): void {
         throw error;
       }
       if (!fs.existsSync(dir)) {
-        fail(new MinicodeError('MINICODE_E_SESSION_NOT_FOUND', `no session ${sessionId}: no store at ${dir}`, { action: 'pass --store DIR' }));
+        fail(
+          new MinicodeError('MINICODE_E_SESSION_NOT_FOUND', `no session ${sessionId}: no store at ${dir}`, {
+            action: 'pass --store DIR',
+          }),
+        );
         return;
       }
       let store: ReturnType<typeof import('../../lib/store/index.js')['openStore']>;
@@ -89,14 +101,18 @@ export function registerReplay(program: Command): void {
         const replayChild = async (childId: string, depth: number): Promise<void> => {
           const indent = '  │ '.repeat(depth);
           const childOut = (text: string): void => write(text.replace(/^(?=.)/gm, indent));
-          const childRenderer = opts.json ? createChildJsonlRenderer({ out: write, mode: 'events' }) : createRenderer('linear', { out: childOut, err: writeErr, stream: process.stdout });
+          const childRenderer = opts.json
+            ? createChildJsonlRenderer({ out: write, mode: 'events' })
+            : createRenderer('linear', { out: childOut, err: writeErr, stream: process.stdout });
           const childRebuilder = createRebuilder({ sessionId: childId });
           const nested = childrenOf(childId);
           for (const stored of store.iterateSession(childId)) {
             if (!OutputEventSchema.safeParse(stored).success) continue;
             childRebuilder.push(stored);
             childRenderer.onEvent(stored, childRebuilder.unsettled());
-            if (stored.type === 'tool.started') for (const grandchild of nested.get(stored.payload.toolCallId) ?? []) await replayChild(grandchild, depth + 1);
+            if (stored.type === 'tool.started')
+              for (const grandchild of nested.get(stored.payload.toolCallId) ?? [])
+                await replayChild(grandchild, depth + 1);
             const wait = output.ready();
             if (wait) await wait;
           }
@@ -115,13 +131,18 @@ export function registerReplay(program: Command): void {
           count++;
           rebuilder.push(event);
           renderer.onEvent(event, rebuilder.unsettled());
-          if (event.type === 'tool.started') for (const child of nested.get(event.payload.toolCallId) ?? []) await replayChild(child, 1);
+          if (event.type === 'tool.started')
+            for (const child of nested.get(event.payload.toolCallId) ?? []) await replayChild(child, 1);
           // A slow reader pauses the store scan instead of growing stdout's buffer.
           const wait = output.ready();
           if (wait) await wait;
         }
         if (count === 0 && store.getSession(sessionId) === undefined) {
-          fail(new MinicodeError('MINICODE_E_SESSION_NOT_FOUND', `no session ${sessionId} in ${dir}`, { action: 'run `minicode sessions` to list stored sessions' }));
+          fail(
+            new MinicodeError('MINICODE_E_SESSION_NOT_FOUND', `no session ${sessionId} in ${dir}`, {
+              action: 'run `minicode sessions` to list stored sessions',
+            }),
+          );
           return;
         }
         if (invalid > 0) writeErr(`minicode: skipped ${invalid} stored event(s) that do not match ${SCHEMA_NAME}\n`);
@@ -129,7 +150,17 @@ export function registerReplay(program: Command): void {
         const writing = store.getSession(sessionId)?.outcome === 'running';
         if (writing) {
           // Not settled yet: say so instead of rendering a final outcome the run has not reached.
-          if (opts.json) write(JSON.stringify({ schema: SCHEMA_NAME, type: 'summary', ok: false, outcome: 'running', sessionId, durableEvents: count }) + '\n');
+          if (opts.json)
+            write(
+              JSON.stringify({
+                schema: SCHEMA_NAME,
+                type: 'summary',
+                ok: false,
+                outcome: 'running',
+                sessionId,
+                durableEvents: count,
+              }) + '\n',
+            );
           else write(`… running: session ${sessionId} is still being written (${count} durable events so far)\n`);
         } else {
           renderer.finish(rebuilder.finish());

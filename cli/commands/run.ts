@@ -27,11 +27,17 @@ export function registerRun(program: Command): void {
     .description('supervise an installed native agent CLI through the minicode pipeline')
     .argument('<prompt>', 'what the agent should do')
     .addOption(new Option('--agent <name>', 'native agent CLI').choices([...NATIVE_AGENTS]).makeOptionMandatory())
-    .option('--fallback <agents>', 'comma-separated agents that take over, in order, when the active one runs out of usage quota')
+    .option(
+      '--fallback <agents>',
+      'comma-separated agents that take over, in order, when the active one runs out of usage quota',
+    )
     .option('--json', 'JSON lines on stdout: envelopes, text records, one summary last')
     .option('--model <name>', 'passed to the agent as --model')
     .option('--verbose', 'show verbose facts')
-    .option('--store <dir>', 'session store directory (default: $MINICODE_HOME/store, else $XDG_DATA_HOME/minicode/store or ~/.local/share/minicode/store)')
+    .option(
+      '--store <dir>',
+      'session store directory (default: $MINICODE_HOME/store, else $XDG_DATA_HOME/minicode/store or ~/.local/share/minicode/store)',
+    )
     .option('--cwd <dir>', 'project directory (default: the current directory)');
   addCheckpointFlag(command).action(async (prompt: string, flags: RunFlags) => {
     const { runNativeAction } = await import('../run-native-action.js');

@@ -27,7 +27,10 @@ export function registerScrub(program: Command): void {
       };
       try {
         // Open first so that a missing file is one clear error, not a half-written output.
-        const input = file === '-' ? process.stdin : createReadStream('', { fd: await fsp.open(file, 'r'), highWaterMark: 64 * 1024 });
+        const input =
+          file === '-'
+            ? process.stdin
+            : createReadStream('', { fd: await fsp.open(file, 'r'), highWaterMark: 64 * 1024 });
         for await (const chunk of input as AsyncIterable<Buffer>) {
           // A filter has nothing left to do once its reader has gone.
           if (stdout.closed) return;
@@ -36,7 +39,10 @@ export function registerScrub(program: Command): void {
         await write(redactor.push(sanitizer.push(decoder.decode()) + sanitizer.end()) + redactor.end());
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
-        const e = new errors.MinicodeError('MINICODE_E_INPUT_UNREADABLE', `cannot read ${file}: ${code ?? String(error)}`);
+        const e = new errors.MinicodeError(
+          'MINICODE_E_INPUT_UNREADABLE',
+          `cannot read ${file}: ${code ?? String(error)}`,
+        );
         process.stderr.write(`minicode scrub: ${e.code}: ${e.message}\n`);
         process.exitCode = e.exitCode;
       }

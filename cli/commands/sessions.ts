@@ -34,10 +34,19 @@ export function registerSessions(program: Command): void {
     .command('sessions')
     .description('list stored sessions (most recent first)')
     .option('--json', 'one JSON object per session per line')
-    .option('--tree', 'child sessions (the task tool) under their parents, indented (with --json: in that order, each with its depth)')
-    .option('--limit <n>', 'only the N most recent sessions (with --tree: N top-level sessions, each with its children)')
+    .option(
+      '--tree',
+      'child sessions (the task tool) under their parents, indented (with --json: in that order, each with its depth)',
+    )
+    .option(
+      '--limit <n>',
+      'only the N most recent sessions (with --tree: N top-level sessions, each with its children)',
+    )
     .option('--kind <kind>', `only sessions of this kind: ${SESSION_KINDS.join(', ')}`)
-    .option('--store <dir>', 'store directory (default: $MINICODE_HOME/store, else $XDG_DATA_HOME/minicode/store or ~/.local/share/minicode/store)')
+    .option(
+      '--store <dir>',
+      'store directory (default: $MINICODE_HOME/store, else $XDG_DATA_HOME/minicode/store or ~/.local/share/minicode/store)',
+    )
     .action(async (opts: { json?: boolean; tree?: boolean; store?: string; limit?: string; kind?: string }) => {
       const fs = await import('node:fs');
       const { openStore, resolveStoreDir } = await import('../../lib/store/index.js');
@@ -49,7 +58,11 @@ export function registerSessions(program: Command): void {
       try {
         limit = positiveInt(opts.limit, '--limit');
         if (opts.kind !== undefined && !(SESSION_KINDS as readonly string[]).includes(opts.kind))
-          throw new MinicodeError('MINICODE_E_USAGE', `--kind must be one of ${SESSION_KINDS.join(', ')}, got "${oneLine(opts.kind)}"`, { action: 'pass --kind chat' });
+          throw new MinicodeError(
+            'MINICODE_E_USAGE',
+            `--kind must be one of ${SESSION_KINDS.join(', ')}, got "${oneLine(opts.kind)}"`,
+            { action: 'pass --kind chat' },
+          );
       } catch (error) {
         if (!(error instanceof MinicodeError)) throw error;
         writeErr(failureLine(error, { withCode: true }));
@@ -97,7 +110,8 @@ export function registerSessions(program: Command): void {
       ]);
       const header = ['SESSION', 'STARTED', 'OUTCOME', 'KIND', 'MODEL', 'EVENTS', 'TITLE'];
       const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] as string).length)));
-      const line = (r: string[]) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i] as number))).join('  ') + '\n';
+      const line = (r: string[]) =>
+        r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i] as number))).join('  ') + '\n';
       writeOut(line(header) + rows.map(line).join(''));
     });
 }

@@ -42,7 +42,10 @@ export function registerUndo(program: Command): void {
     .description('list the checkpoints of this workspace, newest first, with the files each turn changed')
     .option('--session <id>', "only this session's checkpoints")
     .option('--json', 'print one JSON object with every checkpoint')
-    .option('--prune', 'drop checkpoints older than checkpoints.maxAgeDays (30) or beyond the newest checkpoints.maxCheckpoints (500), then git gc the store')
+    .option(
+      '--prune',
+      'drop checkpoints older than checkpoints.maxAgeDays (30) or beyond the newest checkpoints.maxCheckpoints (500), then git gc the store',
+    )
     .option('--cwd <dir>', 'workspace (default: the current directory)')
     .action(async (flags: CheckpointsFlags) => {
       const { checkpointsAction } = await import('../checkpoints-action.js');

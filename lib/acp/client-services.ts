@@ -1,6 +1,12 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { AgentContext, ClientCapabilities, PermissionOption, ReadTextFileRequest, RequestPermissionRequest } from '@agentclientprotocol/sdk';
+import type {
+  AgentContext,
+  ClientCapabilities,
+  PermissionOption,
+  ReadTextFileRequest,
+  RequestPermissionRequest,
+} from '@agentclientprotocol/sdk';
 import type { PermissionDecision, PermissionRequest, TerminalAccess, TextFileAccess } from './agent-port.js';
 import type { AcpSession } from './sessions.js';
 import { definedOnly } from '../defined-only.js';
@@ -9,7 +15,9 @@ import { definedOnly } from '../defined-only.js';
 export type Diagnose = (message: string) => void;
 
 /** The options offered with every permission request, mapped back to the approval outcomes. */
-const PERMISSION_OPTIONS: ReadonlyArray<PermissionOption & { decision: 'allow' | 'allow-always' | 'deny' | 'deny-always' }> = [
+const PERMISSION_OPTIONS: ReadonlyArray<
+  PermissionOption & { decision: 'allow' | 'allow-always' | 'deny' | 'deny-always' }
+> = [
   { optionId: 'allow', name: 'Allow', kind: 'allow_once', decision: 'allow' },
   { optionId: 'allow-always', name: 'Always allow', kind: 'allow_always', decision: 'allow-always' },
   { optionId: 'deny', name: 'Deny', kind: 'reject_once', decision: 'deny' },
@@ -21,7 +29,13 @@ const PERMISSION_OPTIONS: ReadonlyArray<PermissionOption & { decision: 'allow' |
  * error denies (fail closed, with a diagnostic), a cancelled turn gives `cancelled` at once even
  * if the client never answers, and "always" answers are remembered for the session.
  */
-export async function askPermission(client: AgentContext, session: AcpSession, request: PermissionRequest, signal: AbortSignal, diagnose: Diagnose): Promise<PermissionDecision> {
+export async function askPermission(
+  client: AgentContext,
+  session: AcpSession,
+  request: PermissionRequest,
+  signal: AbortSignal,
+  diagnose: Diagnose,
+): Promise<PermissionDecision> {
   if (signal.aborted) return 'cancelled';
   // read-only denies every gated tool without asking: that is what the mode promises.
   if (session.mode === 'read-only') return 'deny';
@@ -40,12 +54,17 @@ export async function askPermission(client: AgentContext, session: AcpSession, r
       }),
       options: PERMISSION_OPTIONS.map(({ optionId: id, name, kind }) => ({ optionId: id, name, kind })),
     };
-    const response = await client.request('session/request_permission', params, { cancellationSignal: signal, stopWaitingOnCancel: true });
+    const response = await client.request('session/request_permission', params, {
+      cancellationSignal: signal,
+      stopWaitingOnCancel: true,
+    });
     if (response.outcome.outcome === 'cancelled') return 'cancelled';
     optionId = response.outcome.optionId;
   } catch (error) {
     if (signal.aborted) return 'cancelled';
-    diagnose(`session/request_permission failed (${error instanceof Error ? error.message : String(error)}); denying ${request.toolName}`);
+    diagnose(
+      `session/request_permission failed (${error instanceof Error ? error.message : String(error)}); denying ${request.toolName}`,
+    );
     return 'deny';
   }
   const option = PERMISSION_OPTIONS.find((o) => o.optionId === optionId);
@@ -73,7 +92,11 @@ function sliceLines(text: string, line: number | undefined, limit: number | unde
  * File access for a session's tools: the client's `fs/*` methods for what it offers (reads see
  * unsaved editor buffers, writes land in them), the local file system for the rest.
  */
-export function textFileAccess(client: AgentContext, capabilities: ClientCapabilities, session: AcpSession): TextFileAccess {
+export function textFileAccess(
+  client: AgentContext,
+  capabilities: ClientCapabilities,
+  session: AcpSession,
+): TextFileAccess {
   const canRead = capabilities.fs?.readTextFile === true;
   const canWrite = capabilities.fs?.writeTextFile === true;
   const resolve = (file: string) => path.resolve(session.cwd, file);
@@ -126,7 +149,12 @@ export function terminalAccess(
         try {
           const exit = await terminal.waitForExit();
           const output = await terminal.currentOutput();
-          return { output: output.output, truncated: output.truncated, exitCode: exit.exitCode ?? null, signal: exit.signal ?? null };
+          return {
+            output: output.output,
+            truncated: output.truncated,
+            exitCode: exit.exitCode ?? null,
+            signal: exit.signal ?? null,
+          };
         } finally {
           signal.removeEventListener('abort', kill);
         }

@@ -9,10 +9,14 @@ import type { ErrorCode } from '../errors.js';
 export const AcpErrors = {
   /** -32002 Resource not found, with `data.sessionId` as the spec asks. */
   sessionNotFound(sessionId: string): RequestError {
-    return new RequestError(-32002, `Resource not found: unknown session "${sessionId}" (create one with session/new or load it with session/load)`, {
-      sessionId,
-      code: 'MINICODE_E_SESSION_NOT_FOUND',
-    });
+    return new RequestError(
+      -32002,
+      `Resource not found: unknown session "${sessionId}" (create one with session/new or load it with session/load)`,
+      {
+        sessionId,
+        code: 'MINICODE_E_SESSION_NOT_FOUND',
+      },
+    );
   },
   /**
    * A second `session/prompt` while a turn is running. The spec lets a client prompt again only
@@ -20,10 +24,16 @@ export const AcpErrors = {
    * in flight per session), so the client knows at once.
    */
   sessionBusy(sessionId: string): RequestError {
-    return RequestError.invalidRequest({ sessionId, code: 'MINICODE_E_SESSION_BUSY' }, `session "${sessionId}" is already running a prompt turn; wait for its response or send session/cancel`);
+    return RequestError.invalidRequest(
+      { sessionId, code: 'MINICODE_E_SESSION_BUSY' },
+      `session "${sessionId}" is already running a prompt turn; wait for its response or send session/cancel`,
+    );
   },
   tooManySessions(limit: number): RequestError {
-    return RequestError.invalidRequest({ limit, code: 'MINICODE_E_BUFFER_LIMIT' }, `this connection already holds ${limit} sessions`);
+    return RequestError.invalidRequest(
+      { limit, code: 'MINICODE_E_BUFFER_LIMIT' },
+      `this connection already holds ${limit} sessions`,
+    );
   },
   /** -32602 with `data.code` MINICODE_E_USAGE unless `data` names another. */
   invalidParams(message: string, data: Record<string, unknown> = {}): RequestError {

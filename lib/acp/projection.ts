@@ -59,11 +59,21 @@ export function createProjector(options: ProjectorOptions): Projector {
   const closed = new Set<string>();
   let plan: PlanSteps | null = null;
 
-  const text = (update: 'agent_message_chunk' | 'agent_thought_chunk' | 'user_message_chunk', value: string, messageId?: string): SessionUpdate =>
-    messageId === undefined ? { sessionUpdate: update, content: { type: 'text', text: value } } : { sessionUpdate: update, content: { type: 'text', text: value }, messageId };
+  const text = (
+    update: 'agent_message_chunk' | 'agent_thought_chunk' | 'user_message_chunk',
+    value: string,
+    messageId?: string,
+  ): SessionUpdate =>
+    messageId === undefined
+      ? { sessionUpdate: update, content: { type: 'text', text: value } }
+      : { sessionUpdate: update, content: { type: 'text', text: value }, messageId };
 
   /** A whole text at completion, unless its deltas already went out. */
-  const completion = (update: 'agent_message_chunk' | 'agent_thought_chunk', id: string, value: string | undefined): SessionUpdate[] => {
+  const completion = (
+    update: 'agent_message_chunk' | 'agent_thought_chunk',
+    id: string,
+    value: string | undefined,
+  ): SessionUpdate[] => {
     const already = streamed.delete(id);
     if (already || value === undefined || value === '') return [];
     return [text(update, value, update === 'agent_message_chunk' ? id : undefined)];
@@ -74,7 +84,13 @@ export function createProjector(options: ProjectorOptions): Projector {
     if (closed.size > maxClosed) closed.delete(closed.values().next().value as string);
   };
 
-  const finish = (toolCallId: string, name: string | undefined, status: 'completed' | 'failed', message: string | undefined, rawOutput: unknown): SessionUpdate[] => {
+  const finish = (
+    toolCallId: string,
+    name: string | undefined,
+    status: 'completed' | 'failed',
+    message: string | undefined,
+    rawOutput: unknown,
+  ): SessionUpdate[] => {
     if (closed.has(toolCallId)) return [];
     const open = tools.get(toolCallId);
     tools.delete(toolCallId);
@@ -82,7 +98,18 @@ export function createProjector(options: ProjectorOptions): Projector {
     const content: ToolCallContent[] = [...(open?.diffs ?? [])];
     if (open?.terminalId !== undefined) content.push({ type: 'terminal', terminalId: open.terminalId });
     if (message) content.push({ type: 'content', content: { type: 'text', text: message } });
-    if (!open) return [{ sessionUpdate: 'tool_call', toolCallId, title: name ?? toolCallId, kind: 'other', status, content, rawOutput }];
+    if (!open)
+      return [
+        {
+          sessionUpdate: 'tool_call',
+          toolCallId,
+          title: name ?? toolCallId,
+          kind: 'other',
+          status,
+          content,
+          rawOutput,
+        },
+      ];
     return [{ sessionUpdate: 'tool_call_update', toolCallId, status, content, rawOutput }];
   };
 
@@ -113,7 +140,15 @@ export function createProjector(options: ProjectorOptions): Projector {
       switch (event.type) {
         case 'user.message.received':
           // Its images as placeholder lines: their bytes stay in the store.
-          return replay ? [text('user_message_chunk', [event.payload.text, ...(event.payload.images ?? []).map(imagePlaceholder)].join('\n'), event.payload.messageId)] : [];
+          return replay
+            ? [
+                text(
+                  'user_message_chunk',
+                  [event.payload.text, ...(event.payload.images ?? []).map(imagePlaceholder)].join('\n'),
+                  event.payload.messageId,
+                ),
+              ]
+            : [];
         case 'assistant.message.delta':
           if (replay || event.payload.delta === '') return [];
           streamed.add(event.payload.messageId);
@@ -129,7 +164,11 @@ export function createProjector(options: ProjectorOptions): Projector {
           return [text('agent_thought_chunk', event.payload.delta)];
         case 'assistant.reasoning.completed':
           // Redacted reasoning is opaque data, never shown.
-          return completion('agent_thought_chunk', event.payload.reasoningId, event.payload.redacted ? undefined : event.payload.text);
+          return completion(
+            'agent_thought_chunk',
+            event.payload.reasoningId,
+            event.payload.redacted ? undefined : event.payload.text,
+          );
         case 'tool.started': {
           const p = event.payload;
           const diffs = isEdit(p.kind, p.name) ? editDiffs(p.input, options.cwd) : [];
@@ -151,7 +190,11 @@ export function createProjector(options: ProjectorOptions): Projector {
         case 'tool.progress': {
           const open = tools.get(event.payload.toolCallId);
           if (!open) return [];
-          const update: SessionUpdate = { sessionUpdate: 'tool_call_update', toolCallId: event.payload.toolCallId, status: 'in_progress' };
+          const update: SessionUpdate = {
+            sessionUpdate: 'tool_call_update',
+            toolCallId: event.payload.toolCallId,
+            status: 'in_progress',
+          };
           // A message (a child session's step, under its `task` call) becomes the call's content.
           const message = event.payload.message;
           if (message !== undefined && message !== '') {
@@ -163,27 +206,48 @@ export function createProjector(options: ProjectorOptions): Projector {
         }
         case 'user.approval.settled':
           // An allowed tool now runs; the matching tool id travels as the correlation id.
-          if ((event.payload.outcome === 'allow' || event.payload.outcome === 'allow-always') && event.correlationId && tools.has(event.correlationId)) {
+          if (
+            (event.payload.outcome === 'allow' || event.payload.outcome === 'allow-always') &&
+            event.correlationId &&
+            tools.has(event.correlationId)
+          ) {
             return [{ sessionUpdate: 'tool_call_update', toolCallId: event.correlationId, status: 'in_progress' }];
           }
           return [];
         case 'tool.completed': {
           const p = event.payload;
-          return finish(p.toolCallId, p.name, 'completed', p.output ?? p.summary, p.receipt ? { summary: p.summary, receipt: p.receipt } : { summary: p.summary });
+          return finish(
+            p.toolCallId,
+            p.name,
+            'completed',
+            p.output ?? p.summary,
+            p.receipt ? { summary: p.summary, receipt: p.receipt } : { summary: p.summary },
+          );
         }
         case 'tool.failed': {
           const p = event.payload;
-          return finish(p.toolCallId, p.name, 'failed', p.output ? `${p.message}\n${p.output}` : p.message, { cause: p.cause, message: p.message });
+          return finish(p.toolCallId, p.name, 'failed', p.output ? `${p.message}\n${p.output}` : p.message, {
+            cause: p.cause,
+            message: p.message,
+          });
         }
         // ACP has no "denied" or "cancelled" tool status: both are failed, with the reason shown.
         case 'tool.denied':
-          return finish(event.payload.toolCallId, event.payload.name, 'failed', `Denied: ${event.payload.reason}`, { denied: true, reason: event.payload.reason });
+          return finish(event.payload.toolCallId, event.payload.name, 'failed', `Denied: ${event.payload.reason}`, {
+            denied: true,
+            reason: event.payload.reason,
+          });
         case 'tool.cancelled':
-          return finish(event.payload.toolCallId, event.payload.name, 'failed', `Cancelled: ${event.payload.reason}`, { cancelled: true, reason: event.payload.reason });
+          return finish(event.payload.toolCallId, event.payload.name, 'failed', `Cancelled: ${event.payload.reason}`, {
+            cancelled: true,
+            reason: event.payload.reason,
+          });
         case 'file.changed': {
           const id = event.payload.toolCallId;
           if (id === undefined || !tools.has(id)) return [];
-          const locations = event.payload.changes.map((c): ToolCallLocation => ({ path: path.resolve(options.cwd, c.path) }));
+          const locations = event.payload.changes.map(
+            (c): ToolCallLocation => ({ path: path.resolve(options.cwd, c.path) }),
+          );
           return [{ sessionUpdate: 'tool_call_update', toolCallId: id, locations }];
         }
         case 'plan.created':
@@ -219,7 +283,9 @@ function pick(record: Record<string, unknown>, keys: readonly string[]): string 
 }
 
 function asRecord(value: unknown): Record<string, unknown> | undefined {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
 }
 
 /**
@@ -250,9 +316,15 @@ export function editDiffs(input: unknown, cwd: string): ToolCallContent[] {
   return content === undefined ? [] : [diff(undefined, content)];
 }
 
-function toolLocations(given: { path: string; line?: number | undefined }[] | undefined, input: unknown, cwd: string): ToolCallLocation[] {
+function toolLocations(
+  given: { path: string; line?: number | undefined }[] | undefined,
+  input: unknown,
+  cwd: string,
+): ToolCallLocation[] {
   if (given && given.length > 0) {
-    return given.map((l) => (l.line === undefined ? { path: path.resolve(cwd, l.path) } : { path: path.resolve(cwd, l.path), line: l.line }));
+    return given.map((l) =>
+      l.line === undefined ? { path: path.resolve(cwd, l.path) } : { path: path.resolve(cwd, l.path), line: l.line },
+    );
   }
   const record = asRecord(input);
   const file = record ? pick(record, PATH_KEYS) : undefined;

@@ -12,7 +12,12 @@ export function promptParts(blocks: ContentBlock[], images = false): PromptPart[
   for (const block of blocks) {
     if (block.type === 'text') parts.push({ type: 'text', text: block.text });
     else if (block.type === 'image') {
-      if (images) parts.push(block.uri ? { type: 'image', data: block.data, mimeType: block.mimeType, uri: block.uri } : { type: 'image', data: block.data, mimeType: block.mimeType });
+      if (images)
+        parts.push(
+          block.uri
+            ? { type: 'image', data: block.data, mimeType: block.mimeType, uri: block.uri }
+            : { type: 'image', data: block.data, mimeType: block.mimeType },
+        );
     } else if (block.type === 'resource_link') parts.push({ type: 'resource_link', uri: block.uri, name: block.name });
     else if (block.type === 'resource') {
       const r = block.resource;

@@ -1,4 +1,11 @@
-import { EVENT_REGISTRY, createEnveloper, draft, type Enveloper, type EventDraft, type OutputEvent } from '../events/index.js';
+import {
+  EVENT_REGISTRY,
+  createEnveloper,
+  draft,
+  type Enveloper,
+  type EventDraft,
+  type OutputEvent,
+} from '../events/index.js';
 import type { AgentPort, PromptInput, PromptOutcome } from './agent-port.js';
 import { definedOnly } from '../defined-only.js';
 
@@ -26,7 +33,9 @@ export function createScriptedPort(options: { clock?: () => number } = {}): Agen
   const enveloperFor = (sessionId: string): Enveloper => {
     let enveloper = envelopers.get(sessionId);
     if (!enveloper) {
-      enveloper = createEnveloper(definedOnly({ sessionId, startSeq: stored.get(sessionId)?.length ?? 0, clock: options.clock }));
+      enveloper = createEnveloper(
+        definedOnly({ sessionId, startSeq: stored.get(sessionId)?.length ?? 0, clock: options.clock }),
+      );
       envelopers.set(sessionId, enveloper);
     }
     return enveloper;
@@ -71,7 +80,8 @@ async function runScript(input: PromptInput, emit: Emit, turn: number): Promise<
   const run = /^run\s+(.+)$/s.exec(text);
   if (run?.[1]) return runCommand(input, emit, `call_${turn}`, run[1]);
   const edit = /^edit\s+(\S+)\s+(.+?)\s+->\s+(.+)$/s.exec(text);
-  if (edit?.[1] && edit[2] !== undefined && edit[3] !== undefined) return editFile(input, emit, `call_${turn}`, edit[1], edit[2], edit[3]);
+  if (edit?.[1] && edit[2] !== undefined && edit[3] !== undefined)
+    return editFile(input, emit, `call_${turn}`, edit[1], edit[2], edit[3]);
   if (text === 'plan') {
     const steps = [
       { id: 's1', title: 'Read the code', status: 'pending' as const },
@@ -105,7 +115,13 @@ function say(emit: Emit, messageId: string, chunks: string[]): void {
 }
 
 async function runCommand(input: PromptInput, emit: Emit, toolCallId: string, command: string): Promise<PromptOutcome> {
-  emit(draft('tool.started', { toolCallId, name: 'bash', kind: 'execute', title: command, input: { command } }, { correlationId: toolCallId }));
+  emit(
+    draft(
+      'tool.started',
+      { toolCallId, name: 'bash', kind: 'execute', title: command, input: { command } },
+      { correlationId: toolCallId },
+    ),
+  );
   const settled = await approve(input, emit, toolCallId, 'bash', command);
   if (settled !== 'run') return settled;
   let output = `ran: ${command}`;
@@ -118,37 +134,79 @@ async function runCommand(input: PromptInput, emit: Emit, toolCallId: string, co
   return { stopReason: 'end_turn' };
 }
 
-async function editFile(input: PromptInput, emit: Emit, toolCallId: string, file: string, oldText: string, newText: string): Promise<PromptOutcome> {
+async function editFile(
+  input: PromptInput,
+  emit: Emit,
+  toolCallId: string,
+  file: string,
+  oldText: string,
+  newText: string,
+): Promise<PromptOutcome> {
   const toolInput = { path: file, old_string: oldText, new_string: newText };
-  emit(draft('tool.started', { toolCallId, name: 'edit', kind: 'edit', title: `Edit ${file}`, input: toolInput, locations: [{ path: file }] }, { correlationId: toolCallId }));
+  emit(
+    draft(
+      'tool.started',
+      { toolCallId, name: 'edit', kind: 'edit', title: `Edit ${file}`, input: toolInput, locations: [{ path: file }] },
+      { correlationId: toolCallId },
+    ),
+  );
   if (input.mode !== 'auto') {
     const settled = await approve(input, emit, toolCallId, 'edit', `Edit ${file}`);
     if (settled !== 'run') return settled;
   }
   const before = await input.fs.readTextFile(file);
   if (!before.includes(oldText)) {
-    emit(draft('tool.failed', { toolCallId, name: 'edit', cause: 'TOOL_ERROR', message: `old text not found in ${file}` }, { correlationId: toolCallId }));
+    emit(
+      draft(
+        'tool.failed',
+        { toolCallId, name: 'edit', cause: 'TOOL_ERROR', message: `old text not found in ${file}` },
+        { correlationId: toolCallId },
+      ),
+    );
     return { stopReason: 'end_turn' };
   }
   await input.fs.writeTextFile(file, before.replace(oldText, newText));
   emit(draft('file.changed', { changes: [{ path: file, kind: 'modify' }], toolCallId }, { correlationId: toolCallId }));
-  emit(draft('tool.completed', { toolCallId, name: 'edit', summary: `edited ${file}`, receipt: { paths: [file] } }, { correlationId: toolCallId }));
+  emit(
+    draft(
+      'tool.completed',
+      { toolCallId, name: 'edit', summary: `edited ${file}`, receipt: { paths: [file] } },
+      { correlationId: toolCallId },
+    ),
+  );
   say(emit, `m${toolCallId}`, ['Edited ', file, '.']);
   return { stopReason: 'end_turn' };
 }
 
 /** Ask, record the approval events, and close the tool when it may not run. */
-async function approve(input: PromptInput, emit: Emit, toolCallId: string, toolName: string, action: string): Promise<'run' | PromptOutcome> {
+async function approve(
+  input: PromptInput,
+  emit: Emit,
+  toolCallId: string,
+  toolName: string,
+  action: string,
+): Promise<'run' | PromptOutcome> {
   const approvalId = `a_${toolCallId}`;
   emit(draft('user.approval.requested', { approvalId, toolCallId, toolName, action }, { correlationId: toolCallId }));
-  const decision = await input.requestPermission({ toolCallId, toolName, title: action, kind: toolName === 'edit' ? 'edit' : 'execute' });
-  emit(draft('user.approval.settled', { approvalId, outcome: decision, reason: 'user' }, { correlationId: toolCallId }));
+  const decision = await input.requestPermission({
+    toolCallId,
+    toolName,
+    title: action,
+    kind: toolName === 'edit' ? 'edit' : 'execute',
+  });
+  emit(
+    draft('user.approval.settled', { approvalId, outcome: decision, reason: 'user' }, { correlationId: toolCallId }),
+  );
   if (decision === 'allow' || decision === 'allow-always') return 'run';
   if (decision === 'cancelled') {
-    emit(draft('tool.cancelled', { toolCallId, name: toolName, reason: 'turn cancelled' }, { correlationId: toolCallId }));
+    emit(
+      draft('tool.cancelled', { toolCallId, name: toolName, reason: 'turn cancelled' }, { correlationId: toolCallId }),
+    );
     return { stopReason: 'cancelled' };
   }
-  emit(draft('tool.denied', { toolCallId, name: toolName, reason: 'denied by the user' }, { correlationId: toolCallId }));
+  emit(
+    draft('tool.denied', { toolCallId, name: toolName, reason: 'denied by the user' }, { correlationId: toolCallId }),
+  );
   say(emit, `m${toolCallId}`, ['Understood, ', 'not running it.']);
   return { stopReason: 'end_turn' };
 }

@@ -1,5 +1,14 @@
 import path from 'node:path';
-import { agent, PROTOCOL_VERSION, RequestError, type AgentApp, type AgentConnection, type AgentContext, type ClientCapabilities, type SessionUpdate } from '@agentclientprotocol/sdk';
+import {
+  agent,
+  PROTOCOL_VERSION,
+  RequestError,
+  type AgentApp,
+  type AgentConnection,
+  type AgentContext,
+  type ClientCapabilities,
+  type SessionUpdate,
+} from '@agentclientprotocol/sdk';
 import { MinicodeError } from '../errors.js';
 import { newSessionId } from '../ids.js';
 import type { AgentPort, PromptInput, PromptStopReason, SessionInfo } from './agent-port.js';
@@ -33,14 +42,18 @@ export interface AcpServerOptions {
 const AUTH_METHOD = {
   id: 'environment',
   name: 'Provider credentials from the environment',
-  description: 'minicode reads provider API keys from its environment (see `minicode exec --help`); nothing to enter here.',
+  description:
+    'minicode reads provider API keys from its environment (see `minicode exec --help`); nothing to enter here.',
 };
 
 /**
  * Build the ACP agent for one connection: the SDK's agent app (framing, JSON-RPC errors and
  * params validation) with minicode's handlers. Call `connect` once with the transport.
  */
-export function createAcpServer(options: AcpServerOptions, transport: ObservedTransport): { app: AgentApp; connect(): AgentConnection } {
+export function createAcpServer(
+  options: AcpServerOptions,
+  transport: ObservedTransport,
+): { app: AgentApp; connect(): AgentConnection } {
   const { port } = options;
   const diagnose: Diagnose = options.diagnose ?? ((message) => process.stderr.write(`minicode acp: ${message}\n`));
   const nextId = options.newSessionId ?? (() => newSessionId());
@@ -50,26 +63,54 @@ export function createAcpServer(options: AcpServerOptions, transport: ObservedTr
   /** What `initialize` advertised as `promptCapabilities.image`. */
   let images = false;
 
-  const send = (client: AgentContext, sessionId: string, update: SessionUpdate): Promise<void> => client.notify('session/update', { sessionId, update });
+  const send = (client: AgentContext, sessionId: string, update: SessionUpdate): Promise<void> =>
+    client.notify('session/update', { sessionId, update });
 
   const config = (session: AcpSession) =>
-    configOptions({ mode: session.mode, models, ...(session.model === undefined ? {} : { model: session.model }), ...(session.sandbox === undefined ? {} : { sandbox: session.sandbox }) });
+    configOptions({
+      mode: session.mode,
+      models,
+      ...(session.model === undefined ? {} : { model: session.model }),
+      ...(session.sandbox === undefined ? {} : { sandbox: session.sandbox }),
+    });
 
   /** The port's `openSession` for a session just created (`loaded` false) or loaded. */
   const openSession = (session: AcpSession, loaded: boolean, mcpServers: SessionInfo['mcpServers']) =>
-    port.openSession?.(definedOnly({ sessionId: session.id, cwd: session.cwd, mode: session.mode, model: session.model || undefined, loaded, mcpServers: mcpServers ?? [] }));
+    port.openSession?.(
+      definedOnly({
+        sessionId: session.id,
+        cwd: session.cwd,
+        mode: session.mode,
+        model: session.model || undefined,
+        loaded,
+        mcpServers: mcpServers ?? [],
+      }),
+    );
 
   /**
    * After the response that opens a session: the port's notices as agent messages (the client
    * renders them; a diagnostic line on stderr too), then its commands (never before that response).
    */
-  const announce = (client: AgentContext, requestId: string | number | null, session: AcpSession, opened: void | { notices?: string[] }) => {
+  const announce = (
+    client: AgentContext,
+    requestId: string | number | null,
+    session: AcpSession,
+    opened: void | { notices?: string[] },
+  ) => {
     const commands = port.availableCommands?.(session.cwd) ?? [];
     const notices = (opened && opened.notices) || [];
     for (const notice of notices) diagnose(notice);
     transport.afterResponse(requestId, () => {
-      for (const notice of notices) send(client, session.id, { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: `${notice}\n` } }).catch(() => {});
-      const availableCommands = commands.map((c) => (c.hint === undefined ? { name: c.name, description: c.description } : { name: c.name, description: c.description, input: { hint: c.hint } }));
+      for (const notice of notices)
+        send(client, session.id, {
+          sessionUpdate: 'agent_message_chunk',
+          content: { type: 'text', text: `${notice}\n` },
+        }).catch(() => {});
+      const availableCommands = commands.map((c) =>
+        c.hint === undefined
+          ? { name: c.name, description: c.description }
+          : { name: c.name, description: c.description, input: { hint: c.hint } },
+      );
       send(client, session.id, { sessionUpdate: 'available_commands_update', availableCommands }).catch(() => {});
     });
   };
@@ -96,12 +137,19 @@ export function createAcpServer(options: AcpServerOptions, transport: ObservedTr
       };
     })
     .onRequest('authenticate', ({ params }) => {
-      if (params.methodId !== AUTH_METHOD.id) throw AcpErrors.invalidParams(`unknown auth method "${params.methodId}"`, { methodId: params.methodId });
+      if (params.methodId !== AUTH_METHOD.id)
+        throw AcpErrors.invalidParams(`unknown auth method "${params.methodId}"`, { methodId: params.methodId });
       return {};
     })
     .onRequest('session/new', async ({ params, client, requestId }) => {
       requireAbsolute(params.cwd);
-      const session = sessions.add({ id: nextId(), cwd: params.cwd, mode: DEFAULT_MODE, model: options.model, sandbox: await port.sandboxMode?.() });
+      const session = sessions.add({
+        id: nextId(),
+        cwd: params.cwd,
+        mode: DEFAULT_MODE,
+        model: options.model,
+        sandbox: await port.sandboxMode?.(),
+      });
       const opened = await openSession(session, false, params.mcpServers);
       announce(client, requestId, session, opened);
       return { sessionId: session.id, modes: modeState(session.mode), configOptions: config(session) };
@@ -109,10 +157,17 @@ export function createAcpServer(options: AcpServerOptions, transport: ObservedTr
     .onRequest('session/load', async ({ params, client, requestId }) => {
       requireAbsolute(params.cwd);
       if (!port.loadSession) throw RequestError.methodNotFound('session/load');
-      if (sessions.has(params.sessionId) && sessions.require(params.sessionId).turn) throw AcpErrors.sessionBusy(params.sessionId);
+      if (sessions.has(params.sessionId) && sessions.require(params.sessionId).turn)
+        throw AcpErrors.sessionBusy(params.sessionId);
       const events = await port.loadSession(params.sessionId);
       if (!events) throw AcpErrors.sessionNotFound(params.sessionId);
-      const session = sessions.add({ id: params.sessionId, cwd: params.cwd, mode: DEFAULT_MODE, model: options.model, sandbox: await port.sandboxMode?.() });
+      const session = sessions.add({
+        id: params.sessionId,
+        cwd: params.cwd,
+        mode: DEFAULT_MODE,
+        model: options.model,
+        sandbox: await port.sandboxMode?.(),
+      });
       const opened = await openSession(session, true, params.mcpServers);
       // The whole conversation goes out before the load response, as the spec requires.
       const replay = createProjector({ cwd: session.cwd, replay: true });
@@ -124,26 +179,35 @@ export function createAcpServer(options: AcpServerOptions, transport: ObservedTr
     })
     .onRequest('session/set_mode', ({ params, client, requestId }) => {
       const session = sessions.require(params.sessionId);
-      if (!isApprovalMode(params.modeId)) throw AcpErrors.invalidParams(`unknown mode "${params.modeId}"`, { modeId: params.modeId });
+      if (!isApprovalMode(params.modeId))
+        throw AcpErrors.invalidParams(`unknown mode "${params.modeId}"`, { modeId: params.modeId });
       session.mode = params.modeId;
       // Keep the config-option view of the mode in step with the modes view.
       transport.afterResponse(requestId, () => {
-        send(client, session.id, { sessionUpdate: 'config_option_update', configOptions: config(session) }).catch(() => {});
+        send(client, session.id, { sessionUpdate: 'config_option_update', configOptions: config(session) }).catch(
+          () => {},
+        );
       });
       return {};
     })
     .onRequest('session/set_config_option', ({ params, client, requestId }) => {
       const session = sessions.require(params.sessionId);
       const value = 'type' in params && params.type === 'boolean' ? undefined : (params as { value: unknown }).value;
-      if (typeof value !== 'string') throw AcpErrors.invalidParams(`config option "${params.configId}" takes a value id`, { configId: params.configId });
+      if (typeof value !== 'string')
+        throw AcpErrors.invalidParams(`config option "${params.configId}" takes a value id`, {
+          configId: params.configId,
+        });
       if (params.configId === CONFIG_IDS.mode) {
         if (!isApprovalMode(value)) throw AcpErrors.invalidParams(`unknown mode "${value}"`, { value });
         session.mode = value;
         transport.afterResponse(requestId, () => {
-          send(client, session.id, { sessionUpdate: 'current_mode_update', currentModeId: session.mode }).catch(() => {});
+          send(client, session.id, { sessionUpdate: 'current_mode_update', currentModeId: session.mode }).catch(
+            () => {},
+          );
         });
       } else if (params.configId === CONFIG_IDS.model && session.model !== undefined) {
-        if (value !== session.model && !models.includes(value)) throw AcpErrors.invalidParams(`unknown model "${value}"`, { value });
+        if (value !== session.model && !models.includes(value))
+          throw AcpErrors.invalidParams(`unknown model "${value}"`, { value });
         session.model = value;
       } else if (params.configId === CONFIG_IDS.sandbox && session.sandbox !== undefined) {
         if (!isSandboxMode(value)) throw AcpErrors.invalidParams(`unknown sandbox mode "${value}"`, { value });
@@ -226,7 +290,9 @@ export function createAcpServer(options: AcpServerOptions, transport: ObservedTr
           for (const session of sessions.all()) session.turn?.abort();
           await port.close?.();
         })
-        .catch((error: unknown) => diagnose(`closing the port failed: ${error instanceof Error ? error.message : String(error)}`));
+        .catch((error: unknown) =>
+          diagnose(`closing the port failed: ${error instanceof Error ? error.message : String(error)}`),
+        );
       return connection;
     },
   };
@@ -241,9 +307,11 @@ function optionalTerminal(...args: Parameters<typeof terminalAccess>) {
 function toRequestError(error: unknown, diagnose: Diagnose): RequestError {
   if (error instanceof RequestError) return error;
   if (error instanceof MinicodeError) {
-    if (error.code === 'MINICODE_E_MISSING_KEY' || error.code === 'MINICODE_E_NO_PROVIDER') return AcpErrors.authRequired(error.message);
+    if (error.code === 'MINICODE_E_MISSING_KEY' || error.code === 'MINICODE_E_NO_PROVIDER')
+      return AcpErrors.authRequired(error.message);
     // The prompt's own content is at fault (an image that is none, too large, or for a model without vision).
-    if (error.code === 'MINICODE_E_IMAGE' || error.code === 'MINICODE_E_NO_VISION') return AcpErrors.invalidParams(error.message, { code: error.code });
+    if (error.code === 'MINICODE_E_IMAGE' || error.code === 'MINICODE_E_NO_VISION')
+      return AcpErrors.invalidParams(error.message, { code: error.code });
     return AcpErrors.internal(error.code, error.message);
   }
   const message = error instanceof Error ? error.message : String(error);

@@ -27,8 +27,14 @@ export function modeState(current: ApprovalMode): SessionModeState {
 
 /** What each sandbox mode means, as the client shows it (docs/sandbox.md). */
 const SANDBOX_INFO: Record<SandboxMode, { name: string; description: string }> = {
-  'workspace-write': { name: 'Workspace write', description: 'Commands run in the OS sandbox: write the workspace only, no network unless opened.' },
-  'read-only': { name: 'Read-only', description: 'Commands run in the OS sandbox: write nothing but a private temp folder.' },
+  'workspace-write': {
+    name: 'Workspace write',
+    description: 'Commands run in the OS sandbox: write the workspace only, no network unless opened.',
+  },
+  'read-only': {
+    name: 'Read-only',
+    description: 'Commands run in the OS sandbox: write nothing but a private temp folder.',
+  },
   off: { name: 'Off', description: 'Commands run unsandboxed (and in the client terminal when it offers one).' },
 };
 
@@ -64,10 +70,15 @@ export function configOptions(state: ConfigState): SessionConfigOption[] {
       category: 'mode',
       type: 'select',
       currentValue: state.mode,
-      options: APPROVAL_MODES.map((id) => ({ value: id, name: MODE_INFO[id].name, description: MODE_INFO[id].description })),
+      options: APPROVAL_MODES.map((id) => ({
+        value: id,
+        name: MODE_INFO[id].name,
+        description: MODE_INFO[id].description,
+      })),
     },
   ];
-  const models = state.model !== undefined && !state.models.includes(state.model) ? [state.model, ...state.models] : state.models;
+  const models =
+    state.model !== undefined && !state.models.includes(state.model) ? [state.model, ...state.models] : state.models;
   if (state.model !== undefined && models.length > 0) {
     options.push({
       id: CONFIG_IDS.model,
@@ -84,7 +95,11 @@ export function configOptions(state: ConfigState): SessionConfigOption[] {
       name: 'Sandbox',
       type: 'select',
       currentValue: state.sandbox,
-      options: SANDBOX_MODES.map((id) => ({ value: id, name: SANDBOX_INFO[id].name, description: SANDBOX_INFO[id].description })),
+      options: SANDBOX_MODES.map((id) => ({
+        value: id,
+        name: SANDBOX_INFO[id].name,
+        description: SANDBOX_INFO[id].description,
+      })),
     });
   }
   return options;

@@ -28,7 +28,13 @@ export interface SessionRegistryOptions {
 /** The sessions of one connection, keyed by id. */
 export interface SessionRegistry {
   /** Add a session; replaces an earlier entry with the same id (a reload). */
-  add(init: { id: string; cwd: string; mode: ApprovalMode; model: string | undefined; sandbox?: SandboxMode | undefined }): AcpSession;
+  add(init: {
+    id: string;
+    cwd: string;
+    mode: ApprovalMode;
+    model: string | undefined;
+    sandbox?: SandboxMode | undefined;
+  }): AcpSession;
   /** The session, or a -32002 error naming it. */
   require(id: string): AcpSession;
   has(id: string): boolean;
@@ -41,7 +47,8 @@ export interface SessionRegistry {
 /** Create the session registry of one connection. */
 export function createSessionRegistry(options: SessionRegistryOptions = {}): SessionRegistry {
   const max = options.maxSessions ?? 256;
-  if (!Number.isInteger(max) || max < 1) throw new TypeError('createSessionRegistry: maxSessions must be a positive integer');
+  if (!Number.isInteger(max) || max < 1)
+    throw new TypeError('createSessionRegistry: maxSessions must be a positive integer');
   const sessions = new Map<string, AcpSession>();
   return {
     add(init) {

@@ -42,7 +42,11 @@ export function observeResponses(inner: Stream): ObservedTransport {
   // so the turns above can end instead of waiting forever.
   const asked = new Set<JsonRpcId>();
   let ended: ReadableStreamDefaultController<AnyMessage> | undefined;
-  const unanswered = (id: JsonRpcId): AnyMessage => ({ jsonrpc: '2.0', id, error: { code: -32603, message: 'the client closed its input before answering' } });
+  const unanswered = (id: JsonRpcId): AnyMessage => ({
+    jsonrpc: '2.0',
+    id,
+    error: { code: -32603, message: 'the client closed its input before answering' },
+  });
   const reader = inner.readable.getReader();
   const readable = new ReadableStream<AnyMessage>({
     async pull(controller) {

@@ -8,7 +8,15 @@
  * (ACP has no rewind method of its own; `minicode undo --session <id>` takes a turn back).
  */
 import path from 'node:path';
-import type { AgentPort, AgentPortOptions, PromptInput, PromptOutcome, PromptPart, PromptStopReason, ToolKind } from '../acp/agent-port.js';
+import type {
+  AgentPort,
+  AgentPortOptions,
+  PromptInput,
+  PromptOutcome,
+  PromptPart,
+  PromptStopReason,
+  ToolKind,
+} from '../acp/agent-port.js';
 import { imageFromBytes, type ImageAttachment } from '../images/load.js';
 import { acceptsImages } from '../images/vision.js';
 import { prepareRun, sandboxModeFlag, startRunMcp, type RunSetup } from './run-setup.js';
@@ -103,7 +111,16 @@ export function createAgentPort(options: AgentPortOptions): AgentPort {
     await session.mcp?.close();
     delete session.mcp;
     if (!session.ended || !session.state) return;
-    await endSession({ sessionId, startSeq: session.nextSeq, state: session.state, reason: session.ended.reason, store: store(), env, environment: session.ended.environment, hookReason });
+    await endSession({
+      sessionId,
+      startSeq: session.nextSeq,
+      state: session.state,
+      reason: session.ended.reason,
+      store: store(),
+      env,
+      environment: session.ended.environment,
+      hookReason,
+    });
   };
 
   return {
@@ -123,7 +140,11 @@ export function createAgentPort(options: AgentPortOptions): AgentPort {
         try {
           const flag = sandboxModeFlag(options.sandbox);
           if (flag) return flag;
-          const loaded = await loadConfig({ env, cwd: process.cwd(), allowLocalConfig: options.allowLocalConfig === true });
+          const loaded = await loadConfig({
+            env,
+            cwd: process.cwd(),
+            allowLocalConfig: options.allowLocalConfig === true,
+          });
           return loaded.config.sandbox?.mode ?? DEFAULT_SANDBOX_MODE;
         } catch (error) {
           reportDropped('acp: the default sandbox mode', error);
@@ -146,7 +167,8 @@ export function createAgentPort(options: AgentPortOptions): AgentPort {
     },
 
     async openSession(info) {
-      if (!sessions.has(info.sessionId)) sessions.set(info.sessionId, { started: false, nextSeq: 0, turn: 1, state: undefined, history: [] });
+      if (!sessions.has(info.sessionId))
+        sessions.set(info.sessionId, { started: false, nextSeq: 0, turn: 1, state: undefined, history: [] });
       const session = sessions.get(info.sessionId)!;
       // A loaded session gets the servers of this load, not those of an earlier one.
       await session.mcp?.close();
@@ -164,7 +186,12 @@ export function createAgentPort(options: AgentPortOptions): AgentPort {
         // The failures are diagnostics of the first turn's events too; the client sees them now.
         const failed = session.mcp.statuses().filter((s) => s.state === 'failed');
         if (failed.length > 0)
-          return { notices: failed.map((s) => `MCP server ${s.name} failed to start: ${s.error ?? 'unknown error'}. Its tools are not available in this session; ${startAction(s)}.`) };
+          return {
+            notices: failed.map(
+              (s) =>
+                `MCP server ${s.name} failed to start: ${s.error ?? 'unknown error'}. Its tools are not available in this session; ${startAction(s)}.`,
+            ),
+          };
       }
       return undefined;
     },
@@ -179,7 +206,13 @@ export function createAgentPort(options: AgentPortOptions): AgentPort {
         const rebuilder = createRebuilder({ sessionId });
         for (const e of events) rebuilder.push(e);
         const conversation = conversationFromEvents(events, storedImageBytes(store()));
-        sessions.set(sessionId, { started: true, nextSeq: conversation.nextSeq, turn: conversation.nextTurn, state: rebuilder.unsettled(), history: conversation.messages });
+        sessions.set(sessionId, {
+          started: true,
+          nextSeq: conversation.nextSeq,
+          turn: conversation.nextTurn,
+          state: rebuilder.unsettled(),
+          history: conversation.messages,
+        });
       }
       return events;
     },
@@ -188,13 +221,23 @@ export function createAgentPort(options: AgentPortOptions): AgentPort {
       const run = await setup();
       shared.configMcp ??= startRunMcp(run, env);
       const configMcp = await shared.configMcp;
-      const session = sessions.get(input.sessionId) ?? { started: false, nextSeq: 0, turn: 1, state: undefined, history: [] };
+      const session = sessions.get(input.sessionId) ?? {
+        started: false,
+        nextSeq: 0,
+        turn: 1,
+        state: undefined,
+        history: [],
+      };
       const toolSource = combineToolSources([session.mcp, configMcp]);
       sessions.set(input.sessionId, session);
       const tools = new Map<string, { kind?: ToolKind; input?: unknown }>();
       let modelStop: string | undefined;
       const onEvent = (event: OutputEvent) => {
-        if (event.type === 'tool.started') tools.set(event.payload.toolCallId, definedOnly({ kind: event.payload.kind || undefined, input: event.payload.input }));
+        if (event.type === 'tool.started')
+          tools.set(
+            event.payload.toolCallId,
+            definedOnly({ kind: event.payload.kind || undefined, input: event.payload.input }),
+          );
         if (event.type === 'model.response.completed') modelStop = event.payload.stopReason;
         input.onEvent(event);
       };
@@ -210,13 +253,21 @@ export function createAgentPort(options: AgentPortOptions): AgentPort {
           }),
         );
       };
-      const provider = input.model === undefined || input.model === run.provider.model ? run.provider : { ...run.provider, model: input.model };
+      const provider =
+        input.model === undefined || input.model === run.provider.model
+          ? run.provider
+          : { ...run.provider, model: input.model };
       const preamble: EventDraft[] =
         !session.started && run.loaded.ignoredLocal
           ? [
               {
                 type: 'diagnostic.raised',
-                payload: { code: 'MINICODE_E_LOCAL_CONFIG_IGNORED', message: `ignored ${run.loaded.ignoredLocal}`, action: 'pass --allow-local-config to trust it', category: 'CONFIGURATION_ERROR' },
+                payload: {
+                  code: 'MINICODE_E_LOCAL_CONFIG_IGNORED',
+                  message: `ignored ${run.loaded.ignoredLocal}`,
+                  action: 'pass --allow-local-config to trust it',
+                  category: 'CONFIGURATION_ERROR',
+                },
               },
             ]
           : [];
@@ -251,7 +302,15 @@ export function createAgentPort(options: AgentPortOptions): AgentPort {
         endSession: false,
         onEvent,
         preamble,
-        session: continued ? { id: input.sessionId, startSeq: session.nextSeq, state: continued, history: session.history, turn: session.turn } : undefined,
+        session: continued
+          ? {
+              id: input.sessionId,
+              startSeq: session.nextSeq,
+              state: continued,
+              history: session.history,
+              turn: session.turn,
+            }
+          : undefined,
         sessionId: input.sessionId,
       });
       session.running = running.catch(() => undefined);
@@ -297,7 +356,8 @@ function imagesOf(parts: readonly PromptPart[]): ImageAttachment[] | undefined {
   if (images.length === 0) return undefined;
   return images.map((part, i) => {
     const named = part.uri ? path.posix.basename(part.uri.replace(/[?#].*$/, '')) : '';
-    const name = named !== '' ? named : `image-${i + 1}.${part.mimeType.replace(/^image\//, '').replace('jpeg', 'jpg') || 'img'}`;
+    const name =
+      named !== '' ? named : `image-${i + 1}.${part.mimeType.replace(/^image\//, '').replace('jpeg', 'jpg') || 'img'}`;
     return imageFromBytes(Buffer.from(part.data, 'base64'), name);
   });
 }
@@ -305,7 +365,10 @@ function imagesOf(parts: readonly PromptPart[]): ImageAttachment[] | undefined {
 /** The client's files for the tools when it offers `fs/*`; absent: the tools use node fs. */
 function clientFileSystem(input: PromptInput): ToolFileSystem | undefined {
   if (input.fs.via !== 'client') return undefined;
-  return { readTextFile: (file) => input.fs.readTextFile(file), writeTextFile: (file, content) => input.fs.writeTextFile(file, content) };
+  return {
+    readTextFile: (file) => input.fs.readTextFile(file),
+    writeTextFile: (file, content) => input.fs.writeTextFile(file, content),
+  };
 }
 
 /** The client's terminals for bash when it offers `terminal/*`; absent: a local subprocess. */

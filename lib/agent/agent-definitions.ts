@@ -34,13 +34,20 @@ export interface AgentDefinition {
 }
 
 /** The tools `explore` runs with: reading and searching, nothing that changes the workspace or runs a command. */
-export const READ_ONLY_TOOLS: readonly string[] = Object.freeze(['read_file', 'grep', 'glob', 'read_image', 'update_plan']);
+export const READ_ONLY_TOOLS: readonly string[] = Object.freeze([
+  'read_file',
+  'grep',
+  'glob',
+  'read_image',
+  'update_plan',
+]);
 
 /** The built-in definitions. */
 export const BUILT_IN_AGENTS: readonly AgentDefinition[] = Object.freeze([
   {
     name: 'general',
-    description: 'A general-purpose agent with the same tools as you: research, multi-step changes, anything that would fill your own context',
+    description:
+      'A general-purpose agent with the same tools as you: research, multi-step changes, anything that would fill your own context',
     tools: 'all',
     model: undefined,
     instructions: undefined,
@@ -48,10 +55,12 @@ export const BUILT_IN_AGENTS: readonly AgentDefinition[] = Object.freeze([
   },
   {
     name: 'explore',
-    description: 'A read-only agent for finding and reading code (read_file, grep, glob): answers questions about the codebase without changing it',
+    description:
+      'A read-only agent for finding and reading code (read_file, grep, glob): answers questions about the codebase without changing it',
     tools: READ_ONLY_TOOLS,
     model: undefined,
-    instructions: 'You only read and search: you cannot change files or run commands. Answer with what you found, citing paths and line numbers.',
+    instructions:
+      'You only read and search: you cannot change files or run commands. Answer with what you found, citing paths and line numbers.',
     source: 'built-in',
   },
 ]);
@@ -134,7 +143,10 @@ function definitionOf(file: string, source: AgentDefinitionSource, problems: str
     return undefined;
   }
   const rawTools = parsed.fields.tools;
-  const listed = rawTools === undefined ? undefined : (typeof rawTools === 'string' ? rawTools.split(',') : rawTools).map((t) => t.trim()).filter((t) => t !== '');
+  const listed =
+    rawTools === undefined
+      ? undefined
+      : (typeof rawTools === 'string' ? rawTools.split(',') : rawTools).map((t) => t.trim()).filter((t) => t !== '');
   const model = field('model');
   return {
     name,

@@ -103,7 +103,9 @@ export function progressLineOf(event: OutputEvent): string | undefined {
 
 /** The prompt settings of a child: the parent's recipe with the preamble and the definition's instructions appended, no typed result. */
 export function childPromptSettings(parent: PromptSettings, cwd: string, definition: AgentDefinition): PromptSettings {
-  const append = [parent.recipe.append, CHILD_PREAMBLE, definition.instructions].filter((t): t is string => t !== undefined && t.trim() !== '').join('\n\n');
+  const append = [parent.recipe.append, CHILD_PREAMBLE, definition.instructions]
+    .filter((t): t is string => t !== undefined && t.trim() !== '')
+    .join('\n\n');
   return promptSettingsFor(parent, cwd, { append }, undefined);
 }
 
@@ -128,7 +130,12 @@ export function createChildSessions(options: ChildSessionsOptions): ChildSession
     try {
       await options.parentSettled();
       const model = request.model ?? definition.model ?? parent.provider.model;
-      const link: ParentLink = { parentSessionId: options.parentSessionId, parentToolCallId: request.toolCallId, subagentType: definition.name, depth: options.depth + 1 };
+      const link: ParentLink = {
+        parentSessionId: options.parentSessionId,
+        parentToolCallId: request.toolCallId,
+        subagentType: definition.name,
+        depth: options.depth + 1,
+      };
       const renderer: Renderer<ReducerState> | undefined = parent.childRenderer?.();
       const run = await options.runPrompt({
         ...parent,
@@ -140,7 +147,11 @@ export function createChildSessions(options: ChildSessionsOptions): ChildSession
         // its spend is counted in the parent's budget), so it has neither of its own.
         limits: { ...limits, timeoutMs: undefined, budget: undefined },
         // The parent's checkpoint, taken before its `task` call, covers what the child changes.
-        environment: { ...parent.environment, checkpoints: undefined, hooks: childHookSettings(parent.environment.hooks) },
+        environment: {
+          ...parent.environment,
+          checkpoints: undefined,
+          hooks: childHookSettings(parent.environment.hooks),
+        },
         prompting: childPromptSettings(parent.prompting ?? promptSettings(), parent.environment.cwd, definition),
         toolNames: definition.tools,
         signal: request.signal,
@@ -164,8 +175,17 @@ export function createChildSessions(options: ChildSessionsOptions): ChildSession
       const { result } = run;
       const where = `child session ${run.sessionId}`;
       if (result.reason === 'completed') {
-        const output = result.result !== undefined ? JSON.stringify(result.result, null, 2) : result.finalText.trim() === '' ? '(the sub-agent finished without an answer)' : result.finalText;
-        return { status: 'completed', summary: `${definition.name}: ${request.description} (${where}, ${result.steps} step${result.steps === 1 ? '' : 's'})`, output };
+        const output =
+          result.result !== undefined
+            ? JSON.stringify(result.result, null, 2)
+            : result.finalText.trim() === ''
+              ? '(the sub-agent finished without an answer)'
+              : result.finalText;
+        return {
+          status: 'completed',
+          summary: `${definition.name}: ${request.description} (${where}, ${result.steps} step${result.steps === 1 ? '' : 's'})`,
+          output,
+        };
       }
       return {
         status: 'failed',
@@ -182,10 +202,20 @@ export function createChildSessions(options: ChildSessionsOptions): ChildSession
     agents,
     canStart,
     run(request) {
-      if (!canStart) return Promise.resolve({ status: 'failed', cause: 'MODEL_ERROR', message: 'child sessions may not start their own (depth limit)' });
+      if (!canStart)
+        return Promise.resolve({
+          status: 'failed',
+          cause: 'MODEL_ERROR',
+          message: 'child sessions may not start their own (depth limit)',
+        });
       const definition = options.agents.agents.get(request.agent);
       if (!definition) {
-        return Promise.resolve({ status: 'failed', cause: 'MODEL_ERROR', message: `unknown subagent_type "${request.agent}"`, hint: `available: ${agents.map((a) => a.name).join(', ')}` });
+        return Promise.resolve({
+          status: 'failed',
+          cause: 'MODEL_ERROR',
+          message: `unknown subagent_type "${request.agent}"`,
+          hint: `available: ${agents.map((a) => a.name).join(', ')}`,
+        });
       }
       const child = runChild(request, definition);
       const tracked = child.catch(() => undefined);

@@ -25,7 +25,8 @@ export function contextWindowOf(format: ProviderFormat, model: string, explicit?
   if (explicit !== undefined && explicit > 0) return explicit;
   const lower = model.toLowerCase();
   let best: readonly [string, number] | undefined;
-  for (const entry of WINDOWS) if (lower.startsWith(entry[0]) && (!best || entry[0].length > best[0].length)) best = entry;
+  for (const entry of WINDOWS)
+    if (lower.startsWith(entry[0]) && (!best || entry[0].length > best[0].length)) best = entry;
   if (best) return best[1];
   // Local servers (Ollama, llama.cpp) run with whatever num_ctx the operator chose; guessing
   // low would stop runs the server would have accepted, so they get the default too.

@@ -23,7 +23,10 @@ export const PRESSURE_THRESHOLD = 0.75;
 
 /** A user message's images as the transcript carries them: placeholder and tokens by `format`'s rule. */
 function transcriptImages(images: readonly ImagePart[], format: ProviderFormat): TranscriptImage[] {
-  return images.map((i) => ({ placeholder: imagePlaceholder({ name: i.name, mediaType: i.mediaType, width: i.width, height: i.height }), tokens: imageTokens(format, i.width, i.height) }));
+  return images.map((i) => ({
+    placeholder: imagePlaceholder({ name: i.name, mediaType: i.mediaType, width: i.width, height: i.height }),
+    tokens: imageTokens(format, i.width, i.height),
+  }));
 }
 
 /**
@@ -41,7 +44,8 @@ export function toTranscript(messages: readonly ConversationMessage[], format: P
   return messages.map((m, i): TranscriptMessage => {
     switch (m.role) {
       case 'user': {
-        const out: TranscriptMessage = i === task ? { role: 'user', text: m.text, pinned: true } : { role: 'user', text: m.text };
+        const out: TranscriptMessage =
+          i === task ? { role: 'user', text: m.text, pinned: true } : { role: 'user', text: m.text };
         if (m.images?.length) out.images = transcriptImages(m.images, format);
         return out;
       }
@@ -49,7 +53,8 @@ export function toTranscript(messages: readonly ConversationMessage[], format: P
         return { role: 'tool', toolCallId: m.toolCallId, content: m.content };
       case 'assistant': {
         const out: TranscriptMessage = { role: 'assistant', text: m.text ?? '' };
-        if (m.toolCalls?.length) out.toolCalls = m.toolCalls.map((c) => ({ id: c.id, name: c.name, argumentsText: c.argumentsText }));
+        if (m.toolCalls?.length)
+          out.toolCalls = m.toolCalls.map((c) => ({ id: c.id, name: c.name, argumentsText: c.argumentsText }));
         return out;
       }
     }
@@ -73,7 +78,10 @@ function keyOf(m: TranscriptMessage): string {
  * (its reasoning items and signatures intact, which Anthropic requires on the latest turn); a
  * folded one keeps its tool names and call signatures from the originals by id.
  */
-export function fromTranscript(compacted: readonly TranscriptMessage[], originals: readonly ConversationMessage[]): ConversationMessage[] {
+export function fromTranscript(
+  compacted: readonly TranscriptMessage[],
+  originals: readonly ConversationMessage[],
+): ConversationMessage[] {
   const unchanged = new Map<string, ConversationMessage[]>();
   // The format only prices images, which the keys below do not read.
   const source = toTranscript(originals, 'openai-chat');
@@ -84,7 +92,10 @@ export function fromTranscript(compacted: readonly TranscriptMessage[], original
     else unchanged.set(k, [originals[i]!]);
   });
   const tools = new Map<string, { name: string; isError?: boolean }>();
-  const calls = new Map<string, NonNullable<Extract<ConversationMessage, { role: 'assistant' }>['toolCalls']>[number]>();
+  const calls = new Map<
+    string,
+    NonNullable<Extract<ConversationMessage, { role: 'assistant' }>['toolCalls']>[number]
+  >();
   for (const m of originals) {
     if (m.role === 'tool') tools.set(m.toolCallId, definedOnly({ name: m.name, isError: m.isError || undefined }));
     if (m.role === 'assistant') for (const c of m.toolCalls ?? []) calls.set(c.id, c);
@@ -99,7 +110,13 @@ export function fromTranscript(compacted: readonly TranscriptMessage[], original
         return { role: 'user', text: m.text };
       case 'tool': {
         const t = tools.get(m.toolCallId);
-        return definedOnly({ role: 'tool', toolCallId: m.toolCallId, name: t?.name ?? 'tool', content: m.content, isError: t?.isError ? true : undefined });
+        return definedOnly({
+          role: 'tool',
+          toolCallId: m.toolCallId,
+          name: t?.name ?? 'tool',
+          content: m.content,
+          isError: t?.isError ? true : undefined,
+        });
       }
       case 'assistant':
         return definedOnly({
@@ -138,9 +155,17 @@ export interface ContextManager {
   /** The provider reported usage for a request built from the first `messageCount` messages. */
   observe(usage: Usage | undefined, messages: readonly ConversationMessage[], messageCount: number): void;
   /** Before a request: compact once at >= 75% of the window. */
-  beforeStep(messages: ConversationMessage[], signal: AbortSignal, emit: (d: EventDraft) => void): Promise<ContextDecision>;
+  beforeStep(
+    messages: ConversationMessage[],
+    signal: AbortSignal,
+    emit: (d: EventDraft) => void,
+  ): Promise<ContextDecision>;
   /** After a context-length error: compact once per turn, then retry; a second one stops the run. */
-  onContextLength(messages: ConversationMessage[], signal: AbortSignal, emit: (d: EventDraft) => void): Promise<ContextDecision>;
+  onContextLength(
+    messages: ConversationMessage[],
+    signal: AbortSignal,
+    emit: (d: EventDraft) => void,
+  ): Promise<ContextDecision>;
   /** Let go of the worker pool (closed when no other holder, such as a batch, keeps it). */
   release(): Promise<void>;
   /** The tools sent with each request changed (an MCP server's list changed mid-run). */
@@ -157,15 +182,20 @@ export function createContextManager(options: ContextManagerOptions): ContextMan
 
   const load = async (): Promise<CompactionController> => {
     if (controller) return controller;
-    const [{ createCompactionController }, { foldTranscript }, { compactInPool, FOLD_IN_POOL_CHARS }, { holdPool }] = await Promise.all([
-      import('../control/compaction.js'),
-      import('../control/fold.js'),
-      import('../control/offload.js'),
-      import('../control/pool.js'),
-    ]);
+    const [{ createCompactionController }, { foldTranscript }, { compactInPool, FOLD_IN_POOL_CHARS }, { holdPool }] =
+      await Promise.all([
+        import('../control/compaction.js'),
+        import('../control/fold.js'),
+        import('../control/offload.js'),
+        import('../control/pool.js'),
+      ]);
     // Held, not owned: a batch may share the pool, and only its last holder closes it.
     releasePool = holdPool();
-    const fold = async (messages: readonly TranscriptMessage[], foldOptions: FoldOptions, signal?: AbortSignal): Promise<FoldResult> => {
+    const fold = async (
+      messages: readonly TranscriptMessage[],
+      foldOptions: FoldOptions,
+      signal?: AbortSignal,
+    ): Promise<FoldResult> => {
       let chars = 0;
       for (const m of messages) chars += m.role === 'tool' ? m.content.length : m.text.length;
       // Small folds stay here: encoding for the pool would stall this loop longer than folding does.
@@ -181,15 +211,26 @@ export function createContextManager(options: ContextManagerOptions): ContextMan
       fold,
       onEvent: (d) => sink(d),
       beforeCompact: options.beforeCompact ? () => options.beforeCompact!() : undefined,
-      onCompacting: () => sink({ type: 'task.progress', payload: { taskId: options.taskId, message: 'compacting the conversation' } }),
+      onCompacting: () =>
+        sink({ type: 'task.progress', payload: { taskId: options.taskId, message: 'compacting the conversation' } }),
     });
     controller.beginTurn(options.turn);
     return controller;
   };
 
-  const apply = (messages: ConversationMessage[], compacted: TranscriptMessage[], terminate: boolean, pressure: number): ContextDecision => {
+  const apply = (
+    messages: ConversationMessage[],
+    compacted: TranscriptMessage[],
+    terminate: boolean,
+    pressure: number,
+  ): ContextDecision => {
     const next = fromTranscript(compacted, messages);
-    return terminate ? { messages: next, terminate: `the context is still at ${Math.round(pressure * 100)}% of the model's ${options.window}-token window after compaction` } : { messages: next };
+    return terminate
+      ? {
+          messages: next,
+          terminate: `the context is still at ${Math.round(pressure * 100)}% of the model's ${options.window}-token window after compaction`,
+        }
+      : { messages: next };
   };
 
   return {
@@ -197,12 +238,16 @@ export function createContextManager(options: ContextManagerOptions): ContextMan
       // Unknown stays unknown: no usage moves no anchor.
       if (usage?.inputTokens === undefined) return;
       // Anthropic counts cached input apart from `input_tokens`; the window holds all of it.
-      const input = options.format === 'anthropic' ? usage.inputTokens + (usage.cacheReadTokens ?? 0) + (usage.cacheWriteTokens ?? 0) : usage.inputTokens;
+      const input =
+        options.format === 'anthropic'
+          ? usage.inputTokens + (usage.cacheReadTokens ?? 0) + (usage.cacheWriteTokens ?? 0)
+          : usage.inputTokens;
       estimator.observeUsage(input, fixed, toTranscript(messages, options.format), messageCount);
     },
     async beforeStep(messages, signal, emit) {
       const transcript = toTranscript(messages, options.format);
-      if (!controller && estimator.estimate(fixed, transcript) / options.window < PRESSURE_THRESHOLD) return { messages };
+      if (!controller && estimator.estimate(fixed, transcript) / options.window < PRESSURE_THRESHOLD)
+        return { messages };
       const c = await load();
       sink = emit;
       const d = await c.beforeStep({ turn: options.turn, fixed, messages: transcript, signal });
@@ -212,7 +257,12 @@ export function createContextManager(options: ContextManagerOptions): ContextMan
     async onContextLength(messages, signal, emit) {
       const c = await load();
       sink = emit;
-      const d = await c.onContextLengthError({ turn: options.turn, fixed, messages: toTranscript(messages, options.format), signal });
+      const d = await c.onContextLengthError({
+        turn: options.turn,
+        fixed,
+        messages: toTranscript(messages, options.format),
+        signal,
+      });
       return apply(messages, d.messages, d.action === 'terminate', d.pressure);
     },
     async release() {

@@ -86,7 +86,12 @@ export interface Conversation {
 }
 
 /** A decoded tool call as the conversation keeps it; a freeform tool's input is its own argument (a string, not JSON). */
-export function toolCallOf(payload: { toolCallId: string; name: string; argumentsText: string; arguments?: unknown }): ToolCallPart {
+export function toolCallOf(payload: {
+  toolCallId: string;
+  name: string;
+  argumentsText: string;
+  arguments?: unknown;
+}): ToolCallPart {
   const call: ToolCallPart = { id: payload.toolCallId, name: payload.name, argumentsText: payload.argumentsText };
   if (typeof payload.arguments === 'string') call.freeform = true;
   return call;

@@ -48,7 +48,11 @@ export function folderRecipeOf(loaded: LoadedConfig, allowLocalConfig: boolean):
 }
 
 /** Read the extensions of `cwd` by `recipe`. */
-export async function folderExtensions(recipe: FolderRecipe, cwd: string, env: NodeJS.ProcessEnv): Promise<FolderExtensions> {
+export async function folderExtensions(
+  recipe: FolderRecipe,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+): Promise<FolderExtensions> {
   const { allowLocalConfig } = recipe;
   return {
     hooks: await hooksOf(recipe, cwd),
@@ -61,7 +65,12 @@ export async function folderExtensions(recipe: FolderRecipe, cwd: string, env: N
 /** The hooks of `cwd`; the hooks module loads only when some file may hold hooks (most runs have none). */
 async function hooksOf(recipe: FolderRecipe, cwd: string): Promise<HookSettings | undefined> {
   const { hookFilesOf, loadHookSettings } = await import('../hooks/load.js');
-  const options = { userSources: recipe.userHooks, cwd, allowLocalConfig: recipe.allowLocalConfig, readClaudeSettings: recipe.readClaudeSettings };
+  const options = {
+    userSources: recipe.userHooks,
+    cwd,
+    allowLocalConfig: recipe.allowLocalConfig,
+    readClaudeSettings: recipe.readClaudeSettings,
+  };
   if (recipe.userHooks.length === 0 && !hookFilesOf(options).some((file) => fs.existsSync(file))) return undefined;
   return loadHookSettings(options);
 }
@@ -88,10 +97,13 @@ export async function inFolder(
 ): Promise<{ environment: ToolEnvironment; prompting: PromptSettings }> {
   const env = options.env ?? setup.environment.env;
   const outputSchema = 'outputSchema' in options ? options.outputSchema : setup.prompting.outputSchema;
-  const found = cwd !== setup.environment.cwd && setup.folder ? await folderExtensions(setup.folder, cwd, env) : undefined;
+  const found =
+    cwd !== setup.environment.cwd && setup.folder ? await folderExtensions(setup.folder, cwd, env) : undefined;
   const prompting = found ? { ...setup.prompting, commands: found.commands, skills: found.skills } : setup.prompting;
   return {
-    environment: found ? { ...setup.environment, cwd, env, hooks: found.hooks, agents: found.agents } : { ...setup.environment, cwd, env },
+    environment: found
+      ? { ...setup.environment, cwd, env, hooks: found.hooks, agents: found.agents }
+      : { ...setup.environment, cwd, env },
     prompting: promptSettingsFor(prompting, cwd, options.changes, outputSchema),
   };
 }

@@ -9,7 +9,13 @@
 import type { OutputEvent, PayloadOf } from '../events/index.js';
 import { imagePlaceholder } from '../images/placeholder.js';
 import type { EventStore } from '../store/store.js';
-import { toolCallOf, type AssistantMessage, type ConversationMessage, type ImagePart, type ToolCallPart } from './conversation.js';
+import {
+  toolCallOf,
+  type AssistantMessage,
+  type ConversationMessage,
+  type ImagePart,
+  type ToolCallPart,
+} from './conversation.js';
 
 /** What the rebuild tells a caller that continues the session. */
 export interface StoredConversation {
@@ -31,18 +37,30 @@ type StoredImage = NonNullable<PayloadOf<'user.message.received'>['images']>[num
  * `imageBytes`: the bytes of a user message's image by its content ref (the store's content
  * store); an image without bytes (none given, evicted) is named in the text instead, never dropped unsaid.
  */
-export function conversationFromEvents(events: Iterable<OutputEvent>, imageBytes?: (ref: string) => Uint8Array | undefined): StoredConversation {
+export function conversationFromEvents(
+  events: Iterable<OutputEvent>,
+  imageBytes?: (ref: string) => Uint8Array | undefined,
+): StoredConversation {
   const userMessage = (text: string, images: readonly StoredImage[] | undefined): ConversationMessage => {
     if (!images || images.length === 0) return { role: 'user', text };
     const kept: ImagePart[] = [];
     const lost: string[] = [];
     for (const image of images) {
       const bytes = imageBytes?.(image.content.ref);
-      if (bytes) kept.push({ mediaType: image.mediaType, data: Buffer.from(bytes).toString('base64'), name: image.name, width: image.width, height: image.height });
+      if (bytes)
+        kept.push({
+          mediaType: image.mediaType,
+          data: Buffer.from(bytes).toString('base64'),
+          name: image.name,
+          width: image.width,
+          height: image.height,
+        });
       else lost.push(imagePlaceholder(image));
     }
     const note = lost.length > 0 ? `\n\n(not available any more: ${lost.join(' ')})` : '';
-    return kept.length > 0 ? { role: 'user', text: `${text}${note}`, images: kept } : { role: 'user', text: `${text}${note}` };
+    return kept.length > 0
+      ? { role: 'user', text: `${text}${note}`, images: kept }
+      : { role: 'user', text: `${text}${note}` };
   };
   const messages: ConversationMessage[] = [];
   let assistant: AssistantMessage | undefined;
@@ -81,20 +99,43 @@ export function conversationFromEvents(events: Iterable<OutputEvent>, imageBytes
         break;
       }
       case 'tool.completed':
-        messages.push({ role: 'tool', toolCallId: event.payload.toolCallId, name: event.payload.name ?? 'tool', content: event.payload.output ?? event.payload.summary });
+        messages.push({
+          role: 'tool',
+          toolCallId: event.payload.toolCallId,
+          name: event.payload.name ?? 'tool',
+          content: event.payload.output ?? event.payload.summary,
+        });
         break;
       case 'tool.failed': {
         const parts = [`Error: ${event.payload.message}`];
         if (event.payload.hint) parts.push(`Hint: ${event.payload.hint}`);
         if (event.payload.output) parts.push(event.payload.output);
-        messages.push({ role: 'tool', toolCallId: event.payload.toolCallId, name: event.payload.name ?? 'tool', content: parts.join('\n'), isError: true });
+        messages.push({
+          role: 'tool',
+          toolCallId: event.payload.toolCallId,
+          name: event.payload.name ?? 'tool',
+          content: parts.join('\n'),
+          isError: true,
+        });
         break;
       }
       case 'tool.denied':
-        messages.push({ role: 'tool', toolCallId: event.payload.toolCallId, name: event.payload.name ?? 'tool', content: `Denied: ${event.payload.reason}`, isError: true });
+        messages.push({
+          role: 'tool',
+          toolCallId: event.payload.toolCallId,
+          name: event.payload.name ?? 'tool',
+          content: `Denied: ${event.payload.reason}`,
+          isError: true,
+        });
         break;
       case 'tool.cancelled':
-        messages.push({ role: 'tool', toolCallId: event.payload.toolCallId, name: event.payload.name ?? 'tool', content: 'Cancelled: the run was stopped', isError: true });
+        messages.push({
+          role: 'tool',
+          toolCallId: event.payload.toolCallId,
+          name: event.payload.name ?? 'tool',
+          content: 'Cancelled: the run was stopped',
+          isError: true,
+        });
         break;
       default:
         break;
@@ -125,7 +166,15 @@ function pairToolResults(messages: ConversationMessage[]): ConversationMessage[]
     out.push(m);
     if (m.role !== 'assistant') continue;
     for (const call of m.toolCalls ?? []) {
-      out.push(results.get(call.id) ?? { role: 'tool', toolCallId: call.id, name: call.name, content: NO_RESULT, isError: true });
+      out.push(
+        results.get(call.id) ?? {
+          role: 'tool',
+          toolCallId: call.id,
+          name: call.name,
+          content: NO_RESULT,
+          isError: true,
+        },
+      );
     }
   }
   return out;

@@ -46,9 +46,17 @@ export const httpRequest: HttpClient = async (request) => {
   const url = new URL(request.url);
   const mod = url.protocol === 'https:' ? await import('node:https') : await import('node:http');
   return new Promise<HttpReply>((resolve, reject) => {
-    const req = mod.request(url, { method: request.method, headers: { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) }, signal: request.signal }, (res) => {
-      resolve({ status: res.statusCode ?? 0, headers: flatten(res.headers), body: res, bytes: () => collect(res) });
-    });
+    const req = mod.request(
+      url,
+      {
+        method: request.method,
+        headers: { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) },
+        signal: request.signal,
+      },
+      (res) => {
+        resolve({ status: res.statusCode ?? 0, headers: flatten(res.headers), body: res, bytes: () => collect(res) });
+      },
+    );
     req.on('error', reject);
     req.end(request.body);
   });

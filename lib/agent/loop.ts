@@ -91,7 +91,8 @@ export interface AgentOptions {
 }
 
 /** What the model is told when it finishes without the typed result the run needs. */
-const RESULT_MISSING = 'This task needs a typed result: call submit_result with a JSON object matching its input schema before you finish.';
+const RESULT_MISSING =
+  'This task needs a typed result: call submit_result with a JSON object matching its input schema before you finish.';
 
 /** How a run ended. */
 export interface AgentResult {
@@ -109,7 +110,13 @@ export interface AgentResult {
 
 /** The price table's provider key for a wire format. */
 export function priceProviderOf(format: ProviderFormat): string {
-  return format === 'anthropic' ? 'anthropic' : format === 'gemini' ? 'google' : format === 'ollama' ? 'ollama' : 'openai';
+  return format === 'anthropic'
+    ? 'anthropic'
+    : format === 'gemini'
+      ? 'google'
+      : format === 'ollama'
+        ? 'ollama'
+        : 'openai';
 }
 
 const REASON_ERRORS: Record<Exclude<TerminationReason, 'completed'>, Pick<ErrorInfo, 'category' | 'recoverability'>> = {
@@ -139,7 +146,8 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
   const turnIds: RunIds = { turnId };
   const emit = (d: EventDraft): void => options.emit(d, turnIds);
   const termination = createTermination(options.signal);
-  const disarm = limits.timeoutMs !== undefined ? termination.deadline(limits.timeoutMs, options.timers ?? realTimers) : () => {};
+  const disarm =
+    limits.timeoutMs !== undefined ? termination.deadline(limits.timeoutMs, options.timers ?? realTimers) : () => {};
   const priceProvider = priceProviderOf(provider.format);
   let budgetWatcher: ReturnType<typeof watchBudgetLimit> | undefined;
   // The children's estimated spend by tool call, counted with the run's own in its budget
@@ -170,7 +178,9 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
       }),
   };
   if (limits.budget) {
-    budgetWatcher = watchBudgetLimit(limits.budget, { abort: (reason) => termination.request('budget_exceeded', (reason as { message?: string }).message) });
+    budgetWatcher = watchBudgetLimit(limits.budget, {
+      abort: (reason) => termination.request('budget_exceeded', (reason as { message?: string }).message),
+    });
   }
   const approve = createApprovalHook({
     tty: interaction.tty,
@@ -179,7 +189,10 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
     onEvent: emit,
   });
   const images = options.images ?? [];
-  const messages: ConversationMessage[] = [...(options.history ?? []), { role: 'user', text: options.prompt, ...(images.length > 0 ? { images: images.map(imagePartOf) } : {}) }];
+  const messages: ConversationMessage[] = [
+    ...(options.history ?? []),
+    { role: 'user', text: options.prompt, ...(images.length > 0 ? { images: images.map(imagePartOf) } : {}) },
+  ];
   const prompting = options.prompting ?? promptSettings();
   const system = prompting.system.text;
   // The tools in the shape the model knows (lib/tools/shapes.ts); its calls are mapped back onto ours.
@@ -200,7 +213,14 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
   });
   const maskForModel = environment.maskCredentialsInRequests ? credentialValueMasker(environment.env) : undefined;
   const checkpoints = environment.checkpoints
-    ? createTurnCheckpoints({ settings: environment.checkpoints, cwd: environment.cwd, sessionId: options.sessionId ?? taskId, turn: turnId, emit, clock })
+    ? createTurnCheckpoints({
+        settings: environment.checkpoints,
+        cwd: environment.cwd,
+        sessionId: options.sessionId ?? taskId,
+        turn: turnId,
+        emit,
+        clock,
+      })
     : undefined;
   let steps = 0;
   let finalText = '';
@@ -212,7 +232,10 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
   const resultMissed = (signal: AbortSignal, why: string): void => {
     failedResults++;
     if (failedResults < prompting.resultAttempts) return;
-    termination.request('result_invalid', `no result matching the output schema after ${failedResults} attempt${failedResults === 1 ? '' : 's'}: ${why}`);
+    termination.request(
+      'result_invalid',
+      `no result matching the output schema after ${failedResults} attempt${failedResults === 1 ? '' : 's'}: ${why}`,
+    );
     signal.throwIfAborted();
   };
 
@@ -223,14 +246,27 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
       text: options.prompt,
       // A reference per image: the bytes are in the content store (runPrompt put them there), never in the event.
       ...(images.length > 0
-        ? { images: images.map((i) => ({ name: i.name, mediaType: i.mediaType, width: i.width, height: i.height, content: { ref: i.digest, size: i.bytes.length, mediaType: i.mediaType } })) }
+        ? {
+            images: images.map((i) => ({
+              name: i.name,
+              mediaType: i.mediaType,
+              width: i.width,
+              height: i.height,
+              content: { ref: i.digest, size: i.bytes.length, mediaType: i.mediaType },
+            })),
+          }
         : {}),
     },
   });
   emit({ type: 'task.started', payload: { taskId, prompt: options.prompt } });
 
   /** One provider request (with the control plane's retries) for the current conversation. */
-  const requestOnce = async (stepIds: Required<RunIds>, stepEmit: (d: EventDraft) => void, signal: AbortSignal, onAttempt: (n: number) => void): Promise<ProviderReply> => {
+  const requestOnce = async (
+    stepIds: Required<RunIds>,
+    stepEmit: (d: EventDraft) => void,
+    signal: AbortSignal,
+    onAttempt: (n: number) => void,
+  ): Promise<ProviderReply> => {
     const stepId = stepIds.stepId;
     const conversation: Conversation = { system, messages, tools: offered };
     const sentCount = messages.length;
@@ -248,11 +284,20 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
       policy: provider.retryPolicy,
       timers: options.timers,
       random: options.random,
-      classify: (error) => (error instanceof ProviderCallError ? definedOnly({ retryable: error.retryable && !error.contextLength, retryAfterMs: error.retryAfterMs }) : { retryable: false }),
+      classify: (error) =>
+        error instanceof ProviderCallError
+          ? definedOnly({ retryable: error.retryable && !error.contextLength, retryAfterMs: error.retryAfterMs })
+          : { retryable: false },
       onRetry: ({ retry, waitMs, error }) => {
         stepEmit({
           type: 'recovery.started',
-          payload: { strategy: 'retry', reason: error instanceof Error ? error.message : String(error), attempt: retry + 1, delayMs: waitMs, supersedes: `request-${stepId}.${retry}` },
+          payload: {
+            strategy: 'retry',
+            reason: error instanceof Error ? error.message : String(error),
+            attempt: retry + 1,
+            delayMs: waitMs,
+            supersedes: `request-${stepId}.${retry}`,
+          },
         });
       },
       call: async ({ attempt, signal: attemptSignal }) => {
@@ -270,7 +315,18 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
           http: provider.http,
           now: clock,
         });
-        if (r.usage) stepEmit(collector.record({ requestId, usage: r.usage, cumulative: false, scope: 'request', provider: priceProvider, model: provider.model, turn: turnId }));
+        if (r.usage)
+          stepEmit(
+            collector.record({
+              requestId,
+              usage: r.usage,
+              cumulative: false,
+              scope: 'request',
+              provider: priceProvider,
+              model: provider.model,
+              turn: turnId,
+            }),
+          );
         context.observe(r.usage, messages, sentCount);
         return r;
       },
@@ -290,7 +346,11 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
     runSignal = signal;
     if (hooks) {
       // A session's first turn starts it: SessionStart, then UserPromptSubmit; their context goes with the prompt.
-      const before = await hooks.beforePrompt(options.prompt, turnId === 1 && (options.history ?? []).length === 0, signal);
+      const before = await hooks.beforePrompt(
+        options.prompt,
+        turnId === 1 && (options.history ?? []).length === 0,
+        signal,
+      );
       if (before.stop !== undefined) hookStop(signal, before.stop);
       if (before.context.length > 0)
         messages[messages.length - 1] = {
@@ -312,7 +372,10 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
       if (options.toolsReady) {
         await options.toolsReady();
         const next = options.tools.definitions();
-        if (next.length !== definitions.length || next.some((d, i) => d.name !== definitions[i]!.name || d.description !== definitions[i]!.description)) {
+        if (
+          next.length !== definitions.length ||
+          next.some((d, i) => d.name !== definitions[i]!.name || d.description !== definitions[i]!.description)
+        ) {
           definitions = next;
           offered = shape.offer(options.tools);
           context.setTools(offered);
@@ -345,7 +408,14 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
           }
         }
       }
-      if (attemptNo > 0) stepEmit({ type: 'recovery.completed', payload: { strategy: 'retry', result: `succeeded after ${attemptNo} ${attemptNo === 1 ? 'retry' : 'retries'}` } });
+      if (attemptNo > 0)
+        stepEmit({
+          type: 'recovery.completed',
+          payload: {
+            strategy: 'retry',
+            result: `succeeded after ${attemptNo} ${attemptNo === 1 ? 'retry' : 'retries'}`,
+          },
+        });
       signal.throwIfAborted();
       messages.push(
         definedOnly({
@@ -403,23 +473,44 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
         // before the kernel cap so a value is not cut in two first; the cap is what the model
         // sees of one tool result (70% head + 30% tail).
         const content = maskForModel ? maskForModel(executed.content) : executed.content;
-        messages.push(definedOnly({ role: 'tool', toolCallId: call.id, name: call.name, content: kernelTruncate(content).text, isError: executed.isError || undefined }));
-        if (executed.outcome.status === 'completed' && executed.outcome.result !== undefined) result = executed.outcome.result;
+        messages.push(
+          definedOnly({
+            role: 'tool',
+            toolCallId: call.id,
+            name: call.name,
+            content: kernelTruncate(content).text,
+            isError: executed.isError || undefined,
+          }),
+        );
+        if (executed.outcome.status === 'completed' && executed.outcome.result !== undefined)
+          result = executed.outcome.result;
       }
       // Images a tool returned (read_image) go to the model in one user message after the
       // results; a model known to take none is told so instead of getting a provider error.
-      const shown = results.flatMap(({ executed }) => (executed.outcome.status === 'completed' ? (executed.outcome.images ?? []) : []));
+      const shown = results.flatMap(({ executed }) =>
+        executed.outcome.status === 'completed' ? (executed.outcome.images ?? []) : [],
+      );
       if (shown.length > 0) {
         const names = shown.map(imagePlaceholder).join(' ');
         messages.push(
           acceptsImages(provider.model)
-            ? { role: 'user', text: `The image${shown.length === 1 ? '' : 's'} read: ${names}`, images: shown.map(imagePartOf), fromTools: true }
-            : { role: 'user', text: `Model ${provider.model} takes no image input, so ${names} could not be shown to you.`, fromTools: true },
+            ? {
+                role: 'user',
+                text: `The image${shown.length === 1 ? '' : 's'} read: ${names}`,
+                images: shown.map(imagePartOf),
+                fromTools: true,
+              }
+            : {
+                role: 'user',
+                text: `Model ${provider.model} takes no image input, so ${names} could not be shown to you.`,
+                fromTools: true,
+              },
         );
       }
       // A refused typed result is one attempt spent (a refusal after a valid one is not).
       for (const { call, executed } of results) {
-        if (typed && result === undefined && call.name === 'submit_result' && executed.outcome.status === 'failed') resultMissed(signal, executed.outcome.message.split('\n').slice(0, 4).join(' '));
+        if (typed && result === undefined && call.name === 'submit_result' && executed.outcome.status === 'failed')
+          resultMissed(signal, executed.outcome.message.split('\n').slice(0, 4).join(' '));
       }
       if (hooks?.stopReason !== undefined) hookStop(signal, hooks.stopReason);
       signal.throwIfAborted();
@@ -441,9 +532,23 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
     error =
       reason === 'provider' && lastError
         ? lastError
-        : { category: spec.category, recoverability: spec.recoverability, code: settled.error?.code ?? 'MINICODE_E_INTERNAL', message: settled.error?.message ?? reason };
+        : {
+            category: spec.category,
+            recoverability: spec.recoverability,
+            code: settled.error?.code ?? 'MINICODE_E_INTERNAL',
+            message: settled.error?.message ?? reason,
+          };
     if (reason === 'aborted' || reason === 'timeout' || reason === 'budget_exceeded' || reason === 'hook_stopped') {
-      emit({ type: 'task.cancelled', payload: { taskId, reason, message: error.message, durationMs, ...(options.cancelCause ? { cause: options.cancelCause } : {}) } });
+      emit({
+        type: 'task.cancelled',
+        payload: {
+          taskId,
+          reason,
+          message: error.message,
+          durationMs,
+          ...(options.cancelCause ? { cause: options.cancelCause } : {}),
+        },
+      });
     } else {
       emit({ type: 'task.failed', payload: { taskId, reason, error, durationMs } });
     }
@@ -456,5 +561,11 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
 
 /** An image as the conversation carries it to every provider format. */
 export function imagePartOf(image: ImageAttachment): ImagePart {
-  return { mediaType: image.mediaType, data: Buffer.from(image.bytes).toString('base64'), name: image.name, width: image.width, height: image.height };
+  return {
+    mediaType: image.mediaType,
+    data: Buffer.from(image.bytes).toString('base64'),
+    name: image.name,
+    width: image.width,
+    height: image.height,
+  };
 }

@@ -22,7 +22,11 @@ export interface ParentLink {
 }
 
 /** Options of `runPrompt` (run-prompt.ts). */
-export interface PromptRunOptions extends Omit<AgentOptions, 'emit' | 'write' | 'tools' | 'toolsReady' | 'history' | 'taskId' | 'turnId' | 'children' | 'cancelCause'> {
+export interface PromptRunOptions
+  extends Omit<
+    AgentOptions,
+    'emit' | 'write' | 'tools' | 'toolsReady' | 'history' | 'taskId' | 'turnId' | 'children' | 'cancelCause'
+  > {
   /** Where the session is kept; absent (and no `openStore`) means not stored. */
   store?: EventStore | undefined;
   /**
@@ -40,7 +44,9 @@ export interface PromptRunOptions extends Omit<AgentOptions, 'emit' | 'write' | 
   /** Every event after reduction (ACP projection, batch accounting). */
   onEvent?: ((event: OutputEvent, state: ReducerState) => void) | undefined;
   /** Continue a session: its id, next sequence number, rebuilt state and conversation. */
-  session?: { id: string; startSeq: number; state: ReducerState; history: ConversationMessage[]; turn: number } | undefined;
+  session?:
+    | { id: string; startSeq: number; state: ReducerState; history: ConversationMessage[]; turn: number }
+    | undefined;
   /** New session id; default a fresh one. */
   sessionId?: string | undefined;
   /** `exec`, `batch`, `chat`, `acp`. */

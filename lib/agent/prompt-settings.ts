@@ -50,7 +50,13 @@ export interface PromptSettings {
 export const DEFAULT_RESULT_ATTEMPTS = 3;
 
 /** minicode's own prompt without instructions (runs set up without flags or config: tests, ACP defaults). */
-export const PLAIN_RECIPE: Readonly<PromptRecipe> = Object.freeze({ base: undefined, append: undefined, instructions: false, fallbackFiles: undefined, userDir: undefined });
+export const PLAIN_RECIPE: Readonly<PromptRecipe> = Object.freeze({
+  base: undefined,
+  append: undefined,
+  instructions: false,
+  fallbackFiles: undefined,
+  userDir: undefined,
+});
 
 /** The label of a batch line's inline instructions (in place of a file path). */
 export const INLINE_INSTRUCTIONS = '(batch line instructions)';
@@ -59,14 +65,32 @@ export const INLINE_INSTRUCTIONS = '(batch line instructions)';
 function instructionsOf(recipe: PromptRecipe, cwd: string): LoadedInstructions {
   const { instructions } = recipe;
   if (instructions === false) return NO_INSTRUCTIONS;
-  if (instructions === 'discover') return loadInstructions({ cwd, userDir: recipe.userDir, fallbackFiles: recipe.fallbackFiles });
+  if (instructions === 'discover')
+    return loadInstructions({ cwd, userDir: recipe.userDir, fallbackFiles: recipe.fallbackFiles });
   const bytes = Buffer.byteLength(instructions.text);
-  return { sections: [{ file: { path: INLINE_INSTRUCTIONS, scope: 'project', bytes, sha256: sha256Of(instructions.text) }, text: instructions.text }], diagnostics: [] };
+  return {
+    sections: [
+      {
+        file: { path: INLINE_INSTRUCTIONS, scope: 'project', bytes, sha256: sha256Of(instructions.text) },
+        text: instructions.text,
+      },
+    ],
+    diagnostics: [],
+  };
 }
 
 /** The system prompt a recipe gives for a run in `cwd`, with the skills' listing. */
-export function systemPromptFor(recipe: PromptRecipe, cwd: string, skills: SkillCatalogue = NO_SKILLS): EffectiveSystemPrompt {
-  return composeSystemPrompt({ base: recipe.base, append: recipe.append, instructions: instructionsOf(recipe, cwd), skills: skillsSection(skills) });
+export function systemPromptFor(
+  recipe: PromptRecipe,
+  cwd: string,
+  skills: SkillCatalogue = NO_SKILLS,
+): EffectiveSystemPrompt {
+  return composeSystemPrompt({
+    base: recipe.base,
+    append: recipe.append,
+    instructions: instructionsOf(recipe, cwd),
+    skills: skillsSection(skills),
+  });
 }
 
 /** Prompt settings: `given` over the defaults (minicode's own prompt, no instructions, a free-form result). */
@@ -84,7 +108,12 @@ export function promptSettings(given: Partial<PromptSettings> = {}): PromptSetti
 }
 
 /** The settings of a run in `cwd` from a set-up's settings, with a recipe's fields replaced (a batch line's). */
-export function promptSettingsFor(settings: PromptSettings, cwd: string, changes: Partial<PromptRecipe> = {}, outputSchema: OutputSchema | undefined = settings.outputSchema): PromptSettings {
+export function promptSettingsFor(
+  settings: PromptSettings,
+  cwd: string,
+  changes: Partial<PromptRecipe> = {},
+  outputSchema: OutputSchema | undefined = settings.outputSchema,
+): PromptSettings {
   const recipe = { ...settings.recipe, ...changes };
   return { ...settings, recipe, system: systemPromptFor(recipe, cwd, settings.skills), outputSchema };
 }

@@ -57,33 +57,62 @@ export interface ProviderCallOptions {
   now?: () => number;
 }
 
-const CONTEXT_LENGTH = /context[_ ]length|context window|too many tokens|prompt is too long|maximum context|token limit/i;
+const CONTEXT_LENGTH =
+  /context[_ ]length|context window|too many tokens|prompt is too long|maximum context|token limit/i;
 
 /** Send one request and decode its stream. Throws {@link ProviderCallError} on a provider failure. */
 export async function callProvider(options: ProviderCallOptions): Promise<ProviderReply> {
   const { request } = options;
-  const req = { url: request.url, method: request.method, headers: request.headers, body: request.body, signal: options.signal };
+  const req = {
+    url: request.url,
+    method: request.method,
+    headers: request.headers,
+    body: request.body,
+    signal: options.signal,
+  };
   let response: HttpReply;
   try {
     response = await (options.http ?? httpRequest)(req);
   } catch (error) {
     if (options.signal.aborted) throw options.signal.reason;
-    const code = (error as { code?: string; cause?: { code?: string } }).code ?? (error as { cause?: { code?: string } }).cause?.code;
+    const code =
+      (error as { code?: string; cause?: { code?: string } }).code ??
+      (error as { cause?: { code?: string } }).cause?.code;
     const message = `cannot reach ${new URL(request.url).host}: ${(error as Error).message}${code && !(error as Error).message.includes(code) ? ` (${code})` : ''}`;
-    const info: ErrorInfo = { category: 'NETWORK_ERROR', code: 'MINICODE_E_NETWORK', message, recoverability: 'RETRYABLE' };
+    const info: ErrorInfo = {
+      category: 'NETWORK_ERROR',
+      code: 'MINICODE_E_NETWORK',
+      message,
+      recoverability: 'RETRYABLE',
+    };
     options.emit({ type: 'error.raised', payload: { error: info }, severity: 'warning', fidelity: 'synthetic' });
     throw new ProviderCallError(message, info, true, undefined, false);
   }
   const headers = response.headers;
   if (response.status >= 400) {
     const body = await response.bytes().catch(() => new Uint8Array(0));
-    const events = httpResponseEvents(definedOnly({ provider: options.format, status: response.status, headers, body, now: options.now }));
+    const events = httpResponseEvents(
+      definedOnly({ provider: options.format, status: response.status, headers, body, now: options.now }),
+    );
     for (const e of events) options.emit(e);
     const failure = classifyHttpFailure({ status: response.status, headers, body });
     const raised = events.find((e) => e.type === 'error.raised');
     const info: ErrorInfo =
-      raised?.type === 'error.raised' ? raised.payload.error : { category: 'PROVIDER_ERROR', code: `http_${response.status}`, message: `HTTP ${response.status}`, recoverability: 'UNKNOWN' };
-    throw new ProviderCallError(info.message, info, failure.retryable, failure.delayMs, CONTEXT_LENGTH.test(info.message));
+      raised?.type === 'error.raised'
+        ? raised.payload.error
+        : {
+            category: 'PROVIDER_ERROR',
+            code: `http_${response.status}`,
+            message: `HTTP ${response.status}`,
+            recoverability: 'UNKNOWN',
+          };
+    throw new ProviderCallError(
+      info.message,
+      info,
+      failure.retryable,
+      failure.delayMs,
+      CONTEXT_LENGTH.test(info.message),
+    );
   }
   for (const e of httpResponseEvents({ provider: options.format, status: response.status, headers })) options.emit(e);
   return decodeBody(options, response);
@@ -121,11 +150,19 @@ async function decodeBody(options: ProviderCallOptions, response: HttpReply): Pr
         case 'assistant.reasoning.completed':
           if (options.format === 'anthropic') {
             const p = d.payload;
-            if (p.redacted && p.data !== undefined) reasoning.push({ format: 'anthropic', item: { type: 'redacted_thinking', data: p.data } });
-            else if (p.signature !== undefined) reasoning.push({ format: 'anthropic', item: { type: 'thinking', thinking: p.text ?? '', signature: p.signature } });
+            if (p.redacted && p.data !== undefined)
+              reasoning.push({ format: 'anthropic', item: { type: 'redacted_thinking', data: p.data } });
+            else if (p.signature !== undefined)
+              reasoning.push({
+                format: 'anthropic',
+                item: { type: 'thinking', thinking: p.text ?? '', signature: p.signature },
+              });
           } else if (options.format === 'openai-responses' && d.payload.data !== undefined) {
             // With store: false the encrypted item is the reasoning's only copy: it goes back next step.
-            reasoning.push({ format: 'openai-responses', item: responsesReasoningItem(d.payload.data, d.payload.redacted ? undefined : d.payload.text) });
+            reasoning.push({
+              format: 'openai-responses',
+              item: responsesReasoningItem(d.payload.data, d.payload.redacted ? undefined : d.payload.text),
+            });
           }
           break;
         case 'error.raised':
@@ -162,7 +199,11 @@ async function decodeBody(options: ProviderCallOptions, response: HttpReply): Pr
     await flush();
     options.emit({
       type: 'diagnostic.raised',
-      payload: { code: 'MINICODE_E_STREAM_BROKEN', message: `response stream broke: ${(e as Error).message}`, category: 'NETWORK_ERROR' },
+      payload: {
+        code: 'MINICODE_E_STREAM_BROKEN',
+        message: `response stream broke: ${(e as Error).message}`,
+        category: 'NETWORK_ERROR',
+      },
       fidelity: 'synthetic',
     });
   }
@@ -177,7 +218,13 @@ async function decodeBody(options: ProviderCallOptions, response: HttpReply): Pr
   }
   if (outcome === 'error' && error) {
     const e: ErrorInfo = error;
-    throw new ProviderCallError(e.message, e, e.recoverability === 'RETRYABLE', e.retryAfterMs, CONTEXT_LENGTH.test(e.message));
+    throw new ProviderCallError(
+      e.message,
+      e,
+      e.recoverability === 'RETRYABLE',
+      e.retryAfterMs,
+      CONTEXT_LENGTH.test(e.message),
+    );
   }
   const info: ErrorInfo = {
     category: 'PROVIDER_ERROR',
@@ -190,5 +237,9 @@ async function decodeBody(options: ProviderCallOptions, response: HttpReply): Pr
 
 /** A Responses reasoning input item (no id: with `store: false` there is nothing to refer to). */
 function responsesReasoningItem(encrypted: string, summary: string | undefined): Record<string, unknown> {
-  return { type: 'reasoning', summary: summary ? [{ type: 'summary_text', text: summary }] : [], encrypted_content: encrypted };
+  return {
+    type: 'reasoning',
+    summary: summary ? [{ type: 'summary_text', text: summary }] : [],
+    encrypted_content: encrypted,
+  };
 }

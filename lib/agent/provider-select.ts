@@ -22,10 +22,30 @@ export interface FormatConvention {
 
 /** Per-format conventions (the help's Environment section lists them). */
 export const PROVIDER_CONVENTIONS: Readonly<Record<ProviderFormat, FormatConvention>> = {
-  'openai-chat': { keyVars: ['OPENAI_API_KEY'], baseVar: 'OPENAI_BASE_URL', defaultBase: 'https://api.openai.com/v1', defaultModel: 'gpt-4.1-mini' },
-  'openai-responses': { keyVars: ['OPENAI_API_KEY'], baseVar: 'OPENAI_BASE_URL', defaultBase: 'https://api.openai.com/v1', defaultModel: 'gpt-4.1-mini' },
-  anthropic: { keyVars: ['ANTHROPIC_API_KEY'], baseVar: 'ANTHROPIC_BASE_URL', defaultBase: 'https://api.anthropic.com', defaultModel: 'claude-sonnet-4-5' },
-  gemini: { keyVars: ['GEMINI_API_KEY', 'GOOGLE_API_KEY'], baseVar: 'GOOGLE_GEMINI_BASE_URL', defaultBase: 'https://generativelanguage.googleapis.com', defaultModel: 'gemini-2.5-flash' },
+  'openai-chat': {
+    keyVars: ['OPENAI_API_KEY'],
+    baseVar: 'OPENAI_BASE_URL',
+    defaultBase: 'https://api.openai.com/v1',
+    defaultModel: 'gpt-4.1-mini',
+  },
+  'openai-responses': {
+    keyVars: ['OPENAI_API_KEY'],
+    baseVar: 'OPENAI_BASE_URL',
+    defaultBase: 'https://api.openai.com/v1',
+    defaultModel: 'gpt-4.1-mini',
+  },
+  anthropic: {
+    keyVars: ['ANTHROPIC_API_KEY'],
+    baseVar: 'ANTHROPIC_BASE_URL',
+    defaultBase: 'https://api.anthropic.com',
+    defaultModel: 'claude-sonnet-4-5',
+  },
+  gemini: {
+    keyVars: ['GEMINI_API_KEY', 'GOOGLE_API_KEY'],
+    baseVar: 'GOOGLE_GEMINI_BASE_URL',
+    defaultBase: 'https://generativelanguage.googleapis.com',
+    defaultModel: 'gemini-2.5-flash',
+  },
   ollama: { keyVars: [], baseVar: 'OLLAMA_HOST', defaultBase: 'http://127.0.0.1:11434', defaultModel: 'llama3.2' },
 };
 
@@ -79,11 +99,15 @@ function hostOf(baseUrl: string): string {
   try {
     url = new URL(baseUrl);
   } catch {
-    throw new MinicodeError('MINICODE_E_USAGE', `invalid base URL: ${baseUrl}`, { action: 'pass an absolute URL such as http://127.0.0.1:8000/v1 to --base-url' });
+    throw new MinicodeError('MINICODE_E_USAGE', `invalid base URL: ${baseUrl}`, {
+      action: 'pass an absolute URL such as http://127.0.0.1:8000/v1 to --base-url',
+    });
   }
   // Any other scheme would only fail at the first request, after the retries, as a network error.
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    throw new MinicodeError('MINICODE_E_USAGE', `base URL scheme ${url.protocol} is not http: or https:`, { action: 'pass an absolute URL such as http://127.0.0.1:8000/v1 to --base-url' });
+    throw new MinicodeError('MINICODE_E_USAGE', `base URL scheme ${url.protocol} is not http: or https:`, {
+      action: 'pass an absolute URL such as http://127.0.0.1:8000/v1 to --base-url',
+    });
   return url.hostname;
 }
 
@@ -149,14 +173,20 @@ export function resolveProvider(options: ResolveProviderOptions): ResolvedProvid
   const host = hostOf(baseUrl);
   const customEndpoint = baseUrl !== convention.defaultBase;
 
-  const model = explicitModel ?? perFormat?.model ?? options.config?.model ?? (customEndpoint && format === 'openai-chat' ? undefined : convention.defaultModel);
+  const model =
+    explicitModel ??
+    perFormat?.model ??
+    options.config?.model ??
+    (customEndpoint && format === 'openai-chat' ? undefined : convention.defaultModel);
   if (model === undefined) {
     throw new MinicodeError('MINICODE_E_UNKNOWN_MODEL', `no model given for ${baseUrl}`, {
       action: 'pass --model with the name the server serves (or set "model" in the config)',
     });
   }
   if (!/^[A-Za-z0-9][\w.:/@+-]*$/.test(model)) {
-    throw new MinicodeError('MINICODE_E_UNKNOWN_MODEL', `invalid model name "${model}"`, { action: 'pass --model with a model name such as gpt-4.1-mini or claude-sonnet-4-5' });
+    throw new MinicodeError('MINICODE_E_UNKNOWN_MODEL', `invalid model name "${model}"`, {
+      action: 'pass --model with a model name such as gpt-4.1-mini or claude-sonnet-4-5',
+    });
   }
   const family = FAMILY[host];
   if (family && !family.test(model)) {
@@ -176,5 +206,11 @@ export function resolveProvider(options: ResolveProviderOptions): ResolvedProvid
       action: `set ${variable} in the environment (or name the variable that holds the key in the config: providers.${format}.apiKeyEnv)`,
     });
   }
-  return definedOnly({ format, model, baseUrl, apiKey: apiKey || undefined, keyVariable: keyVariable && apiKey ? keyVariable : undefined });
+  return definedOnly({
+    format,
+    model,
+    baseUrl,
+    apiKey: apiKey || undefined,
+    keyVariable: keyVariable && apiKey ? keyVariable : undefined,
+  });
 }

@@ -30,5 +30,12 @@ export type ProviderEndpoint = Pick<ProviderSettings, 'format' | 'model' | 'base
 
 /** Provider settings with the defaults filled in. */
 export function providerSettings(endpoint: ProviderEndpoint): ProviderSettings {
-  return { apiKey: undefined, pinned: true, tuning: undefined, retryPolicy: DEFAULT_RETRY_POLICY, http: undefined, ...endpoint };
+  return {
+    apiKey: undefined,
+    pinned: true,
+    tuning: undefined,
+    retryPolicy: DEFAULT_RETRY_POLICY,
+    http: undefined,
+    ...endpoint,
+  };
 }

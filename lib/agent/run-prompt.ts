@@ -82,7 +82,13 @@ export async function endSession(options: EndSessionOptions): Promise<ReducerSta
     state: options.state,
   });
   const environment = options.environment;
-  if (environment?.hooks) await (await import('./turn-hooks.js')).runSessionEndHooks(environment, options.sessionId, options.hookReason ?? 'exit', (d) => pipeline.emit(d));
+  if (environment?.hooks)
+    await (await import('./turn-hooks.js')).runSessionEndHooks(
+      environment,
+      options.sessionId,
+      options.hookReason ?? 'exit',
+      (d) => pipeline.emit(d),
+    );
   pipeline.emit(sessionEndedDraft(options.reason, options.durationMs));
   return pipeline.finish();
 }
@@ -94,7 +100,10 @@ export type AppendOptions = Omit<EndSessionOptions, 'reason' | 'durationMs' | 'e
  * Add events to a session between its turns (the interactive mode's `/compact`); resolves with
  * the state after them and the next sequence number.
  */
-export async function appendToSession(options: AppendOptions, drafts: readonly EventDraft[]): Promise<{ state: ReducerState; nextSeq: number }> {
+export async function appendToSession(
+  options: AppendOptions,
+  drafts: readonly EventDraft[],
+): Promise<{ state: ReducerState; nextSeq: number }> {
   let nextSeq = options.startSeq;
   const pipeline = createRunPipeline({
     sessionId: options.sessionId,
@@ -118,7 +127,13 @@ export function promptDigestOf(prompt: string): string {
 
 /** The summary's error fields of a failure before the first turn. */
 function errorFieldsOf(error: unknown): NonNullable<FinishExtra['error']> {
-  if (error instanceof MinicodeError) return definedOnly({ category: error.category, code: error.code, message: error.message, action: error.action || undefined });
+  if (error instanceof MinicodeError)
+    return definedOnly({
+      category: error.category,
+      code: error.code,
+      message: error.message,
+      action: error.action || undefined,
+    });
   return { category: 'INTERNAL_ERROR', message: error instanceof Error ? error.message : String(error) };
 }
 
@@ -190,10 +205,19 @@ export async function runPrompt(given: PromptRunOptions): Promise<PromptRun> {
       }),
       fidelity: 'synthetic',
     });
-    for (const d of system.diagnostics) pipeline.emit({ type: 'diagnostic.raised', payload: { ...d, category: 'CONFIGURATION_ERROR' } });
+    for (const d of system.diagnostics)
+      pipeline.emit({ type: 'diagnostic.raised', payload: { ...d, category: 'CONFIGURATION_ERROR' } });
     if (!options.parentLink) {
       for (const message of options.environment.agents?.problems ?? []) {
-        pipeline.emit({ type: 'diagnostic.raised', payload: { code: 'MINICODE_E_AGENT_DEFINITION', message, category: 'CONFIGURATION_ERROR', action: 'fix or remove the file' } });
+        pipeline.emit({
+          type: 'diagnostic.raised',
+          payload: {
+            code: 'MINICODE_E_AGENT_DEFINITION',
+            message,
+            category: 'CONFIGURATION_ERROR',
+            action: 'fix or remove the file',
+          },
+        });
       }
     }
   }
@@ -263,9 +287,18 @@ export async function runPrompt(given: PromptRunOptions): Promise<PromptRun> {
   let verify: VerifyReport | undefined;
   if (options.verifyCommand && result.reason === 'completed') {
     const { runVerify } = await import('../verify/run.js');
-    const run = await runVerify(options.verifyCommand, { cwd: options.environment.cwd, env: options.environment.env, sandbox: options.environment.sandbox, clock });
+    const run = await runVerify(options.verifyCommand, {
+      cwd: options.environment.cwd,
+      env: options.environment.env,
+      sandbox: options.environment.sandbox,
+      clock,
+    });
     verify = run.report;
-    pipeline.emit({ type: 'test.completed', payload: { command: options.verifyCommand, ok: run.report.ok }, source: 'app' });
+    pipeline.emit({
+      type: 'test.completed',
+      payload: { command: options.verifyCommand, ok: run.report.ok },
+      source: 'app',
+    });
   }
   let verifyShown: { ok: boolean; command: string } | undefined;
   if (verify) {
@@ -276,7 +309,10 @@ export async function runPrompt(given: PromptRunOptions): Promise<PromptRun> {
     verifyShown = { ok: verify.ok, command: redact(verify.command) };
   }
   if (options.endSession !== false) {
-    if (options.environment.hooks) await (await import('./turn-hooks.js')).runSessionEndHooks(options.environment, sessionId, 'other', (d) => pipeline.emit(d));
+    if (options.environment.hooks)
+      await (await import('./turn-hooks.js')).runSessionEndHooks(options.environment, sessionId, 'other', (d) =>
+        pipeline.emit(d),
+      );
     pipeline.emit(sessionEndedDraft(result.reason, result.durationMs));
   }
   const state = await pipeline.finish(

@@ -15,7 +15,13 @@ import { toolEnvironment, type ToolEnvironment } from './tool-environment.js';
 import { promptSettings, systemPromptFor, type PromptRecipe, type PromptSettings } from './prompt-settings.js';
 import { userInstructionsDir } from '../instructions/load.js';
 import { readTextFile } from '../text-file.js';
-import { CACHE_TTLS, REASONING_LEVELS, type CacheTtl, type ReasoningLevel, type RequestTuning } from './requests/types.js';
+import {
+  CACHE_TTLS,
+  REASONING_LEVELS,
+  type CacheTtl,
+  type ReasoningLevel,
+  type RequestTuning,
+} from './requests/types.js';
 import { loadConfig, type LoadedConfig } from '../config-files.js';
 import { MinicodeError } from '../errors.js';
 import type { ReplayServerOptions } from '../replay/server.js';
@@ -117,28 +123,43 @@ export function retryPolicyFromEnv(env: NodeJS.ProcessEnv): RetryPolicy | undefi
   const unit = Number(raw);
   // The longest wait (4 units) must fit a timer: a longer one would fire at once.
   if (!Number.isFinite(unit) || unit < 0 || unit * 4 > MAX_TIMER_MS) {
-    throw new MinicodeError('MINICODE_E_USAGE', `MINICODE_RETRY_BACKOFF_MS must be a non-negative number of ms up to ${Math.floor(MAX_TIMER_MS / 4)}, got "${raw}"`, {
-      action: 'set MINICODE_RETRY_BACKOFF_MS=1000 (the default) or unset it',
-    });
+    throw new MinicodeError(
+      'MINICODE_E_USAGE',
+      `MINICODE_RETRY_BACKOFF_MS must be a non-negative number of ms up to ${Math.floor(MAX_TIMER_MS / 4)}, got "${raw}"`,
+      {
+        action: 'set MINICODE_RETRY_BACKOFF_MS=1000 (the default) or unset it',
+      },
+    );
   }
   const scale = unit / 1000;
   return { ...DEFAULT_RETRY_POLICY, backoffMs: DEFAULT_RETRY_POLICY.backoffMs.map((ms) => Math.round(ms * scale)) };
 }
 
 /** Check flags, load config and resolve the provider (`replayOptions` go to a replay server: `batch` asks for `by-turn`). */
-export async function prepareRun(flags: ExecFlags, env: NodeJS.ProcessEnv = process.env, replayOptions: ReplayServerOptions = {}): Promise<RunSetup> {
+export async function prepareRun(
+  flags: ExecFlags,
+  env: NodeJS.ProcessEnv = process.env,
+  replayOptions: ReplayServerOptions = {},
+): Promise<RunSetup> {
   const cwd = directoryFlag(flags.cwd ?? process.cwd(), '--cwd', { mustExist: true });
   if (flags.record !== undefined) refuseRecordedCassette(directoryFlag(flags.record, '--record'), flags.record);
   const flagMaxSteps = positiveInt(flags.maxSteps, '--max-steps');
   const flagMaxChildDepth = nonNegativeInt(flags.maxChildDepth, '--max-child-depth');
   const flagMaxChildren = positiveInt(flags.maxChildren, '--max-children');
   const flagSandbox = sandboxModeFlag(flags.sandbox);
-  const flagTimeoutMs = deadlineMs(flags.timeout ?? (env.MINICODE_TIMEOUT_MS || undefined), flags.timeout !== undefined ? '--timeout' : 'MINICODE_TIMEOUT_MS');
+  const flagTimeoutMs = deadlineMs(
+    flags.timeout ?? (env.MINICODE_TIMEOUT_MS || undefined),
+    flags.timeout !== undefined ? '--timeout' : 'MINICODE_TIMEOUT_MS',
+  );
   let flagBudgetUsd: number | undefined;
   if (flags.budget !== undefined) {
     flagBudgetUsd = Number(flags.budget);
     if (!Number.isFinite(flagBudgetUsd) || flagBudgetUsd < 0)
-      throw new MinicodeError('MINICODE_E_USAGE', `--budget must be a non-negative number of USD, got "${flags.budget}"`, { action: 'pass --budget 0.50' });
+      throw new MinicodeError(
+        'MINICODE_E_USAGE',
+        `--budget must be a non-negative number of USD, got "${flags.budget}"`,
+        { action: 'pass --budget 0.50' },
+      );
   }
   const retryPolicy = retryPolicyFromEnv(env);
   const contextWindow = positiveInt(env.MINICODE_CONTEXT_WINDOW || undefined, 'MINICODE_CONTEXT_WINDOW');
@@ -146,7 +167,10 @@ export async function prepareRun(flags: ExecFlags, env: NodeJS.ProcessEnv = proc
   const budgetUsd = flagBudgetUsd ?? loaded.config.budgetUsd;
   let budget: Budget | undefined;
   if (budgetUsd !== undefined) budget = { limitUsd: budgetUsd, strict: flags.budgetStrict === true };
-  else if (flags.budgetStrict) throw new MinicodeError('MINICODE_E_USAGE', '--budget-strict needs --budget USD', { action: 'pass --budget 0.50 --budget-strict' });
+  else if (flags.budgetStrict)
+    throw new MinicodeError('MINICODE_E_USAGE', '--budget-strict needs --budget USD', {
+      action: 'pass --budget 0.50 --budget-strict',
+    });
   const folder = folderRecipeOf(loaded, flags.allowLocalConfig === true);
   const extensions = await folderExtensions(folder, cwd, env);
   const prompting = await promptingOf(flags, loaded.config, env, cwd, extensions);
@@ -155,10 +179,16 @@ export async function prepareRun(flags: ExecFlags, env: NodeJS.ProcessEnv = proc
   const named = flags.provider ?? env.MINICODE_PROVIDER ?? loaded.config.provider;
   if (named === 'replay') {
     const dir = flags.cassette ?? env.MINICODE_CASSETTE;
-    if (!dir) throw new MinicodeError('MINICODE_E_NO_PROVIDER', '--provider replay needs a cassette', { action: 'pass --cassette DIR (for example cassettes/demo)' });
+    if (!dir)
+      throw new MinicodeError('MINICODE_E_NO_PROVIDER', '--provider replay needs a cassette', {
+        action: 'pass --cassette DIR (for example cassettes/demo)',
+      });
     // Replay and record load only when asked for (their zod schemas and server cost start-up).
     const { openReplayProvider } = await import('../replay/provider.js');
-    const replay = await openReplayProvider(path.resolve(dir), definedOnly({ ...replayOptions, model: flags.model || undefined }));
+    const replay = await openReplayProvider(
+      path.resolve(dir),
+      definedOnly({ ...replayOptions, model: flags.model || undefined }),
+    );
     closers.push(() => replay.close());
     endpoint = { format: replay.format, model: replay.model, baseUrl: replay.baseUrl, apiKey: replay.apiKey };
   } else {
@@ -169,15 +199,29 @@ export async function prepareRun(flags: ExecFlags, env: NodeJS.ProcessEnv = proc
       env,
       config: loaded.config,
     });
-    if (resolved.format === 'replay') throw new MinicodeError('MINICODE_E_NO_PROVIDER', 'the replay provider needs --cassette DIR', { action: 'pass --provider replay --cassette DIR' });
+    if (resolved.format === 'replay')
+      throw new MinicodeError('MINICODE_E_NO_PROVIDER', 'the replay provider needs --cassette DIR', {
+        action: 'pass --provider replay --cassette DIR',
+      });
     endpoint = { format: resolved.format, model: resolved.model, baseUrl: resolved.baseUrl, apiKey: resolved.apiKey };
   }
-  const provider = providerSettings({ ...endpoint, tuning: tuningOf(flags, loaded.config), retryPolicy: retryPolicy ?? DEFAULT_RETRY_POLICY });
+  const provider = providerSettings({
+    ...endpoint,
+    tuning: tuningOf(flags, loaded.config),
+    retryPolicy: retryPolicy ?? DEFAULT_RETRY_POLICY,
+  });
   const approval = (flags.approval as ApprovalModeName | undefined) ?? loaded.config.approval?.mode ?? 'auto';
   const storeDir = resolveStoreDir({ flag: flags.store, env });
   let sandbox: SandboxSettings;
   try {
-    sandbox = resolveRunSandbox({ flagMode: flagSandbox, allowNetwork: flags.allowNetwork === true, loaded, env, cwd, storeDir });
+    sandbox = resolveRunSandbox({
+      flagMode: flagSandbox,
+      allowNetwork: flags.allowNetwork === true,
+      loaded,
+      env,
+      cwd,
+      storeDir,
+    });
   } catch (error) {
     await Promise.all(closers.map((c) => c()));
     throw error;
@@ -216,15 +260,23 @@ export async function prepareRun(flags: ExecFlags, env: NodeJS.ProcessEnv = proc
   if (flags.record) {
     const { createRecordingClient } = await import('../replay/record.js');
     try {
-      provider.http = createRecordingClient({ dir: path.resolve(flags.record), format: provider.format, model: provider.model });
+      provider.http = createRecordingClient({
+        dir: path.resolve(flags.record),
+        format: provider.format,
+        model: provider.model,
+      });
       recordingDirs.add(path.resolve(flags.record));
     } catch (error) {
       // A replay server may be listening already: left open, it would keep the process alive.
       await setup.close();
-      throw new MinicodeError('MINICODE_E_INPUT_UNREADABLE', `--record ${flags.record}: cannot write the cassette: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, {
-        action: 'pass --record a writable directory',
-        cause: error,
-      });
+      throw new MinicodeError(
+        'MINICODE_E_INPUT_UNREADABLE',
+        `--record ${flags.record}: cannot write the cassette: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+        {
+          action: 'pass --record a writable directory',
+          cause: error,
+        },
+      );
     }
   }
   return setup;
@@ -234,7 +286,9 @@ export async function prepareRun(flags: ExecFlags, env: NodeJS.ProcessEnv = proc
 export function sandboxModeFlag(value: string | undefined): SandboxMode | undefined {
   if (value === undefined) return undefined;
   if ((SANDBOX_MODES as readonly string[]).includes(value)) return value as SandboxMode;
-  throw new MinicodeError('MINICODE_E_USAGE', `--sandbox must be one of ${SANDBOX_MODES.join(', ')}, got "${value}"`, { action: 'pass --sandbox workspace-write (the default), read-only or off' });
+  throw new MinicodeError('MINICODE_E_USAGE', `--sandbox must be one of ${SANDBOX_MODES.join(', ')}, got "${value}"`, {
+    action: 'pass --sandbox workspace-write (the default), read-only or off',
+  });
 }
 
 /**
@@ -243,7 +297,13 @@ export function sandboxModeFlag(value: string | undefined): SandboxMode | undefi
  * `instructions.fallbackFiles`), `--output-schema`'s schema (ajv loads only then), and the
  * folder's commands and skills.
  */
-async function promptingOf(flags: ExecFlags, config: LoadedConfig['config'], env: NodeJS.ProcessEnv, cwd: string, extensions: FolderExtensions): Promise<PromptSettings> {
+async function promptingOf(
+  flags: ExecFlags,
+  config: LoadedConfig['config'],
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+  extensions: FolderExtensions,
+): Promise<PromptSettings> {
   const recipe: PromptRecipe = {
     base: flags.systemPrompt !== undefined ? readTextFile(flags.systemPrompt, '--system-prompt') : undefined,
     append: flags.appendSystemPrompt,
@@ -251,14 +311,20 @@ async function promptingOf(flags: ExecFlags, config: LoadedConfig['config'], env
     fallbackFiles: config.instructions?.fallbackFiles,
     userDir: userInstructionsDir(env, os.homedir()),
   };
-  const outputSchema = flags.outputSchema !== undefined ? (await import('../output-schema/compile.js')).loadOutputSchemaFile(flags.outputSchema) : undefined;
+  const outputSchema =
+    flags.outputSchema !== undefined
+      ? (await import('../output-schema/compile.js')).loadOutputSchemaFile(flags.outputSchema)
+      : undefined;
   const { commands, skills } = extensions;
   return promptSettings({ recipe, system: systemPromptFor(recipe, cwd, skills), outputSchema, commands, skills });
 }
 
 /** MINICODE_E_PROMPT_EMPTY (exit 2) for an empty or whitespace-only PROMPT, which must never reach a model or an agent. */
 export function checkPrompt(prompt: string, command: string): void {
-  if (prompt.trim() === '') throw new MinicodeError('MINICODE_E_PROMPT_EMPTY', 'the prompt is empty', { action: `say what to do: ${command} "fix the failing test"` });
+  if (prompt.trim() === '')
+    throw new MinicodeError('MINICODE_E_PROMPT_EMPTY', 'the prompt is empty', {
+      action: `say what to do: ${command} "fix the failing test"`,
+    });
 }
 
 /**
@@ -268,8 +334,14 @@ export function checkPrompt(prompt: string, command: string): void {
 export function directoryFlag(value: string, flag: string, options: { mustExist?: boolean } = {}): string {
   const dir = path.resolve(value);
   const stat = fs.statSync(dir, { throwIfNoEntry: false });
-  if (stat && !stat.isDirectory()) throw new MinicodeError('MINICODE_E_USAGE', `${flag} ${value}: not a directory`, { action: `pass ${flag} a directory` });
-  if (!stat && options.mustExist) throw new MinicodeError('MINICODE_E_USAGE', `${flag} ${value}: no such directory`, { action: `pass ${flag} an existing directory` });
+  if (stat && !stat.isDirectory())
+    throw new MinicodeError('MINICODE_E_USAGE', `${flag} ${value}: not a directory`, {
+      action: `pass ${flag} a directory`,
+    });
+  if (!stat && options.mustExist)
+    throw new MinicodeError('MINICODE_E_USAGE', `${flag} ${value}: no such directory`, {
+      action: `pass ${flag} an existing directory`,
+    });
   return dir;
 }
 
@@ -283,30 +355,47 @@ const recordingDirs = new Set<string>();
  */
 function refuseRecordedCassette(dir: string, value: string): void {
   if (recordingDirs.has(dir) || !fs.existsSync(path.join(dir, 'cassette.json'))) return;
-  throw new MinicodeError('MINICODE_E_USAGE', `--record ${value}: already holds a cassette (cassette.json); recording again would overwrite it`, {
-    action: 'pass --record a new or empty directory, or remove the old cassette first',
-  });
+  throw new MinicodeError(
+    'MINICODE_E_USAGE',
+    `--record ${value}: already holds a cassette (cassette.json); recording again would overwrite it`,
+    {
+      action: 'pass --record a new or empty directory, or remove the old cassette first',
+    },
+  );
 }
 
 /** Reasoning and cache options from flags, then config; undefined when none is set. */
-export function tuningOf(flags: Pick<ExecFlags, 'reasoning' | 'cacheTtl' | 'cacheKey'>, config: LoadedConfig['config']): RequestTuning | undefined {
+export function tuningOf(
+  flags: Pick<ExecFlags, 'reasoning' | 'cacheTtl' | 'cacheKey'>,
+  config: LoadedConfig['config'],
+): RequestTuning | undefined {
   const tuning: RequestTuning = {};
   const reasoning = flags.reasoning ?? config.reasoning;
   if (reasoning !== undefined) {
     if (!(REASONING_LEVELS as readonly string[]).includes(reasoning)) {
-      throw new MinicodeError('MINICODE_E_USAGE', `--reasoning must be one of ${REASONING_LEVELS.join(', ')}, got "${reasoning}"`, { action: 'pass --reasoning medium' });
+      throw new MinicodeError(
+        'MINICODE_E_USAGE',
+        `--reasoning must be one of ${REASONING_LEVELS.join(', ')}, got "${reasoning}"`,
+        { action: 'pass --reasoning medium' },
+      );
     }
     tuning.reasoning = reasoning as ReasoningLevel;
   }
   const ttl = flags.cacheTtl ?? config.cacheTtl;
   if (ttl !== undefined) {
-    if (!(CACHE_TTLS as readonly string[]).includes(ttl)) throw new MinicodeError('MINICODE_E_USAGE', `--cache-ttl must be 5m or 1h, got "${ttl}"`, { action: 'pass --cache-ttl 1h' });
+    if (!(CACHE_TTLS as readonly string[]).includes(ttl))
+      throw new MinicodeError('MINICODE_E_USAGE', `--cache-ttl must be 5m or 1h, got "${ttl}"`, {
+        action: 'pass --cache-ttl 1h',
+      });
     tuning.cacheTtl = ttl as CacheTtl;
   }
   const key = flags.cacheKey ?? config.cacheKey;
   if (key !== undefined) {
     // OpenAI caps the key at 64 characters.
-    if (key === '' || key.length > 64) throw new MinicodeError('MINICODE_E_USAGE', '--cache-key must be 1 to 64 characters', { action: 'pass --cache-key my-batch' });
+    if (key === '' || key.length > 64)
+      throw new MinicodeError('MINICODE_E_USAGE', '--cache-key must be 1 to 64 characters', {
+        action: 'pass --cache-key my-batch',
+      });
     tuning.cacheKey = key;
   }
   return Object.keys(tuning).length > 0 ? tuning : undefined;
@@ -317,10 +406,15 @@ export function tuningOf(flags: Pick<ExecFlags, 'reasoning' | 'cacheTtl' | 'cach
  * to the default allowlist instead of replacing it: allowing one MCP server must not start
  * asking for `read_file`.
  */
-export function policyOf(mode: ApprovalModeName, approval: { allowTools?: string[] | undefined; allowCommands?: string[] | undefined } | undefined): ApprovalPolicy {
+export function policyOf(
+  mode: ApprovalModeName,
+  approval: { allowTools?: string[] | undefined; allowCommands?: string[] | undefined } | undefined,
+): ApprovalPolicy {
   const policy: ApprovalPolicy = { mode };
   const allow = approval?.allowTools;
-  if (allow) policy.allowTools = allow.length > 0 && allow.every((t) => t.startsWith(MCP_PREFIX)) ? [...DEFAULT_AUTO_TOOLS, ...allow] : allow;
+  if (allow)
+    policy.allowTools =
+      allow.length > 0 && allow.every((t) => t.startsWith(MCP_PREFIX)) ? [...DEFAULT_AUTO_TOOLS, ...allow] : allow;
   if (approval?.allowCommands) policy.allowCommands = approval.allowCommands;
   return policy;
 }
@@ -329,11 +423,19 @@ export function policyOf(mode: ApprovalModeName, approval: { allowTools?: string
  * Start the config's MCP servers for this setup (in parallel, each under its start-up
  * deadline); `setup.close()` then closes them. Nothing is loaded when none is configured.
  */
-export async function startRunMcp(setup: RunSetup, env: NodeJS.ProcessEnv = process.env): Promise<McpManager | undefined> {
+export async function startRunMcp(
+  setup: RunSetup,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<McpManager | undefined> {
   if (setup.mcp) return setup.mcp;
   if (!setup.loaded.config.mcpServers || Object.keys(setup.loaded.config.mcpServers).length === 0) return undefined;
   const { startMcp } = await import('../mcp/index.js');
-  const manager = await startMcp(setup.loaded.config.mcpServers, { env, cwd: setup.environment.cwd, sandbox: setup.environment.sandbox, files: setup.loaded.mcpServerFiles ?? {} });
+  const manager = await startMcp(setup.loaded.config.mcpServers, {
+    env,
+    cwd: setup.environment.cwd,
+    sandbox: setup.environment.sandbox,
+    files: setup.loaded.mcpServerFiles ?? {},
+  });
   if (!manager) return undefined;
   setup.mcp = manager;
   setup.environment.toolSource = manager;

@@ -7,7 +7,12 @@
  * the model the same system prompt.
  */
 import { capSystemPrompt } from '../control/truncation.js';
-import { sha256Of, type InstructionDiagnostic, type InstructionFile, type LoadedInstructions } from '../instructions/load.js';
+import {
+  sha256Of,
+  type InstructionDiagnostic,
+  type InstructionFile,
+  type LoadedInstructions,
+} from '../instructions/load.js';
 
 /**
  * minicode's system prompt. Written for any model behind any of the five wire formats: it
@@ -72,7 +77,10 @@ export interface EffectiveSystemPrompt {
 export function instructionsSection(instructions: LoadedInstructions): string {
   const parts = instructions.sections.filter((s) => s.text.trim() !== '');
   if (parts.length === 0) return '';
-  const files = parts.map((s) => `## ${s.file.scope === 'user' ? `${s.file.path} (the user's own instructions)` : s.file.path}\n\n${s.text.trimEnd()}`);
+  const files = parts.map(
+    (s) =>
+      `## ${s.file.scope === 'user' ? `${s.file.path} (the user's own instructions)` : s.file.path}\n\n${s.text.trimEnd()}`,
+  );
   return [
     '# Project instructions',
     "The files below come from the user and from this repository, most general first (the user's own, then the repository root down to the working directory). Paths are relative to the repository root.",
@@ -100,5 +108,11 @@ export function composeSystemPrompt(options: SystemPromptOptions = {}): Effectiv
   const instructions = options.instructions ?? { sections: [], diagnostics: [] };
   const section = instructionsSection(instructions);
   const text = [capped.text, section, options.skills ?? ''].filter((t) => t !== '').join('\n\n');
-  return { text, digest: sha256Of(text), instructionFiles: instructions.sections.map((s) => s.file), truncated: capped.truncated, diagnostics: instructions.diagnostics };
+  return {
+    text,
+    digest: sha256Of(text),
+    instructionFiles: instructions.sections.map((s) => s.file),
+    truncated: capped.truncated,
+    diagnostics: instructions.diagnostics,
+  };
 }

@@ -11,7 +11,13 @@ import type { ApprovalPolicy } from '../policy/decide.js';
 import type { ToolShapeSetting } from '../tools/shape-setting.js';
 import type { HookSettings } from '../hooks/settings.js';
 import type { AgentCatalogue } from './agent-definitions.js';
-import { DEFAULT_TOOL_LIMITS, type ToolFileSystem, type ToolLimits, type ToolSource, type ToolTerminal } from '../tools/types.js';
+import {
+  DEFAULT_TOOL_LIMITS,
+  type ToolFileSystem,
+  type ToolLimits,
+  type ToolSource,
+  type ToolTerminal,
+} from '../tools/types.js';
 
 /** The tools' environment; {@link toolEnvironment} fills the defaults (process.env, `auto` approvals, no checkpoints, no MCP, local files and subprocesses, {@link DEFAULT_TOOL_LIMITS}). */
 export interface ToolEnvironment {

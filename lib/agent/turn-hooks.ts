@@ -58,29 +58,51 @@ export function createTurnHooks(options: TurnHookOptions): TurnHooks | undefined
     async beforePrompt(prompt, newSession, signal) {
       const context: string[] = [];
       if (newSession) {
-        for (const note of runner.ignored) options.emit({ type: 'diagnostic.raised', payload: { code: 'MINICODE_W_HOOK_IGNORED', message: note, category: 'CONFIGURATION_ERROR' } });
+        for (const note of runner.ignored)
+          options.emit({
+            type: 'diagnostic.raised',
+            payload: { code: 'MINICODE_W_HOOK_IGNORED', message: note, category: 'CONFIGURATION_ERROR' },
+          });
         const started = await runner.run('SessionStart', { source: 'startup' }, { match: 'startup', signal });
         if (started.stop !== undefined) return { context, stop: started.stop };
         context.push(...started.context);
       }
       const submitted = await runner.run('UserPromptSubmit', { prompt }, { signal });
-      const stop = submitted.stop ?? (submitted.blockReason !== undefined ? `a UserPromptSubmit hook blocked the prompt: ${submitted.blockReason}` : undefined);
+      const stop =
+        submitted.stop ??
+        (submitted.blockReason !== undefined
+          ? `a UserPromptSubmit hook blocked the prompt: ${submitted.blockReason}`
+          : undefined);
       if (stop !== undefined) return { context, stop };
       context.push(...submitted.context);
       return { context };
     },
     toolHooks(signal, emit) {
       if (!runner.has('PreToolUse') && !runner.has('PostToolUse')) return undefined;
-      const call = (c: { id: string; name: string }) => ({ match: c.name, toolName: c.name, toolCallId: c.id, signal, emit });
+      const call = (c: { id: string; name: string }) => ({
+        match: c.name,
+        toolName: c.name,
+        toolCallId: c.id,
+        signal,
+        emit,
+      });
       return {
         async before(c, input) {
-          const d = await runner.run('PreToolUse', { tool_name: c.name, tool_input: input ?? {}, tool_use_id: c.id }, call(c));
+          const d = await runner.run(
+            'PreToolUse',
+            { tool_name: c.name, tool_input: input ?? {}, tool_use_id: c.id },
+            call(c),
+          );
           if (d.stop !== undefined) stopReason ??= d.stop;
           if (d.blockReason !== undefined) return { permission: 'deny', reason: d.blockReason };
           return { permission: d.permission, reason: d.permissionReason };
         },
         async after(c, input, outcome) {
-          const d = await runner.run('PostToolUse', { tool_name: c.name, tool_input: input ?? {}, tool_use_id: c.id, tool_response: responseOf(outcome) }, call(c));
+          const d = await runner.run(
+            'PostToolUse',
+            { tool_name: c.name, tool_input: input ?? {}, tool_use_id: c.id, tool_response: responseOf(outcome) },
+            call(c),
+          );
           if (d.stop !== undefined) stopReason ??= d.stop;
           const notes = [...(d.blockReason !== undefined ? [d.blockReason] : []), ...d.context];
           return notes.length > 0 ? `[PostToolUse hook]\n${notes.join('\n')}` : undefined;
@@ -92,7 +114,11 @@ export function createTurnHooks(options: TurnHookOptions): TurnHooks | undefined
     },
     async onStop(lastText, signal, emit) {
       if (!runner.has('Stop')) return {};
-      const d = await runner.run('Stop', { stop_hook_active: continuations > 0, last_assistant_message: lastText }, { signal, emit });
+      const d = await runner.run(
+        'Stop',
+        { stop_hook_active: continuations > 0, last_assistant_message: lastText },
+        { signal, emit },
+      );
       // `continue: false` at the end of a turn only confirms the stop.
       if (d.blockReason === undefined || d.stop !== undefined) return {};
       if (continuations >= MAX_STOP_CONTINUATIONS) {
@@ -122,7 +148,8 @@ export function promptWithContext(prompt: string, context: readonly string[]): s
 /** A tool's outcome as PostToolUse's `tool_response`. */
 function responseOf(outcome: ToolOutcome): Record<string, unknown> {
   if (outcome.status === 'completed') return { status: 'completed', summary: outcome.summary, output: outcome.output };
-  if (outcome.status === 'failed') return { status: 'failed', message: outcome.message, ...(outcome.output ? { output: outcome.output } : {}) };
+  if (outcome.status === 'failed')
+    return { status: 'failed', message: outcome.message, ...(outcome.output ? { output: outcome.output } : {}) };
   return { status: 'denied', reason: outcome.reason };
 }
 
@@ -131,15 +158,38 @@ function responseOf(outcome: ToolOutcome): Record<string, unknown> {
  * `other` for a run that ended by itself); nothing when none is configured. Their output changes
  * nothing: the session is over.
  */
-export async function runSessionEndHooks(environment: ToolEnvironment, sessionId: string, reason: string, emit: (d: EventDraft) => void): Promise<void> {
+export async function runSessionEndHooks(
+  environment: ToolEnvironment,
+  sessionId: string,
+  reason: string,
+  emit: (d: EventDraft) => void,
+): Promise<void> {
   if (!environment.hooks?.byEvent.SessionEnd?.length) return;
-  const runner = createHookRunner({ settings: environment.hooks, cwd: environment.cwd, env: environment.env, sessionId, permissionMode: environment.policy.mode, emit });
+  const runner = createHookRunner({
+    settings: environment.hooks,
+    cwd: environment.cwd,
+    env: environment.env,
+    sessionId,
+    permissionMode: environment.policy.mode,
+    emit,
+  });
   await runner.run('SessionEnd', { reason }, { match: reason });
 }
 
 /** PreCompact hooks of a compaction the person asked for (`/compact`, trigger `manual`); nothing when none is configured. */
-export async function runManualCompactHooks(environment: ToolEnvironment, sessionId: string, emit: (d: EventDraft) => void): Promise<void> {
+export async function runManualCompactHooks(
+  environment: ToolEnvironment,
+  sessionId: string,
+  emit: (d: EventDraft) => void,
+): Promise<void> {
   if (!environment.hooks?.byEvent.PreCompact?.length) return;
-  const runner = createHookRunner({ settings: environment.hooks, cwd: environment.cwd, env: environment.env, sessionId, permissionMode: environment.policy.mode, emit });
+  const runner = createHookRunner({
+    settings: environment.hooks,
+    cwd: environment.cwd,
+    env: environment.env,
+    sessionId,
+    permissionMode: environment.policy.mode,
+    emit,
+  });
   await runner.run('PreCompact', { trigger: 'manual', custom_instructions: '' }, { match: 'manual' });
 }

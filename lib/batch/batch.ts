@@ -84,7 +84,13 @@ export interface BatchSummary {
   /** Runs with usage but no cache fields (not counted in the ratio). */
   cacheUnknownRuns: number;
   errorsByCode: Record<string, number>;
-  backoffs: { rateLimited: number; signals: number; concurrencyDecreases: number; lowestConcurrency: number; maxConcurrency: number };
+  backoffs: {
+    rateLimited: number;
+    signals: number;
+    concurrencyDecreases: number;
+    lowestConcurrency: number;
+    maxConcurrency: number;
+  };
   stoppedBy?: string;
   repairedLines: number;
   durationMs: number;
@@ -118,7 +124,12 @@ export interface BatchContext {
   accept(record: BatchRecord): boolean;
   snapshot(running: number, concurrency?: ConcurrencySnapshot): ProgressSnapshot;
   /** Write summary.json, close the output (its queued records written), return the summary. */
-  finish(extra: { mode: 'local' | 'queue'; running?: number; concurrency?: ConcurrencySnapshot; stoppedBy?: string }): Promise<BatchSummary>;
+  finish(extra: {
+    mode: 'local' | 'queue';
+    running?: number;
+    concurrency?: ConcurrencySnapshot;
+    stoppedBy?: string;
+  }): Promise<BatchSummary>;
 }
 
 /**
@@ -258,7 +269,12 @@ export function openBatch(options: BatchCommon, store?: EventStore): BatchContex
         ),
       });
       const verified = tally.verifyPassed + tally.verifyFailed;
-      if (verified > 0) summary.verify = { passed: tally.verifyPassed, failed: tally.verifyFailed, rate: Number((tally.verifyPassed / verified).toFixed(4)) };
+      if (verified > 0)
+        summary.verify = {
+          passed: tally.verifyPassed,
+          failed: tally.verifyFailed,
+          rate: Number((tally.verifyPassed / verified).toFixed(4)),
+        };
       if (extra.stoppedBy !== undefined) summary.stoppedBy = extra.stoppedBy;
       output.writeSummary(summary);
       options.progress.finish(ctx.snapshot(extra.running ?? 0, extra.concurrency), summary);
@@ -297,13 +313,28 @@ async function execute(line: BatchLine, options: LocalBatchOptions, signals: Run
   const trace = tracer ? { parent: tracer.parent, captureContent: tracer.captureContent } : undefined;
   if (tracer) signals = { ...signals, onSpans: (spans) => tracer.addSpans(spans) };
   // The pool of worktrees is as large as the runs that can be in flight at once.
-  const harnessOptions: HarnessOptions = { ...options.harness, poolSize: options.harness?.poolSize ?? options.concurrency };
-  const harness = { ...harnessOptions, outDir: options.outDir, baseDir: options.baseDir, cwd: options.cwd, env: options.env, setup: options.setup, signal: options.signal };
+  const harnessOptions: HarnessOptions = {
+    ...options.harness,
+    poolSize: options.harness?.poolSize ?? options.concurrency,
+  };
+  const harness = {
+    ...harnessOptions,
+    outDir: options.outDir,
+    baseDir: options.baseDir,
+    cwd: options.cwd,
+    env: options.env,
+    setup: options.setup,
+    signal: options.signal,
+  };
   // A line with a workspace, a verify command or a line timeout keeps its slot to its record: the
   // workspace (of a pool sized to the concurrency) and the verify run come after its events are
   // settled, and the timeout covers them.
   const measured =
-    (options.harness?.isolate ?? 'none') !== 'none' || options.harness?.verify !== undefined || line.verify !== undefined || options.harness?.lineTimeoutMs !== undefined || line.timeout !== undefined;
+    (options.harness?.isolate ?? 'none') !== 'none' ||
+    options.harness?.verify !== undefined ||
+    line.verify !== undefined ||
+    options.harness?.lineTimeoutMs !== undefined ||
+    line.timeout !== undefined;
   if (measured && signals.onSettled) {
     const { onSettled: _, ...rest } = signals;
     signals = rest;
@@ -330,7 +361,17 @@ async function execute(line: BatchLine, options: LocalBatchOptions, signals: Run
     return inProcess(); // the same failure, recorded the same way
   }
   if (!setup) return inProcess();
-  return options.runners.run(line, setup, definedOnly({ baseDir: options.baseDir, cwd: options.cwd, trace, harness: measured ? { ...harnessOptions, outDir: options.outDir } : undefined }), signals);
+  return options.runners.run(
+    line,
+    setup,
+    definedOnly({
+      baseDir: options.baseDir,
+      cwd: options.cwd,
+      trace,
+      harness: measured ? { ...harnessOptions, outDir: options.outDir } : undefined,
+    }),
+    signals,
+  );
 }
 
 /** The provider/model a record ran with: the line's, else the command's, else its setup's. */
@@ -398,7 +439,12 @@ export async function runLocalBatch(options: LocalBatchOptions): Promise<BatchSu
       if (record.timing) record.timing = withQueue(record.timing, slotAt - ctx.startedAt, clock() - ctx.startedAt);
       const key = runKey(line);
       const tries = retried.get(key) ?? [];
-      if (record.kind === 'error' && isTransient(record) && tries.length < attempts.retries && !options.signal?.aborted) {
+      if (
+        record.kind === 'error' &&
+        isTransient(record) &&
+        tries.length < attempts.retries &&
+        !options.signal?.aborted
+      ) {
         // Not a result: the run goes back to the scheduler after its wait, and this try is kept for its record.
         const wait = retryWaitMs(tries.length + 1, attempts.retryBackoffMs);
         retried.set(key, [...tries, retriedFailure(record, wait)]);
@@ -421,7 +467,10 @@ export async function runLocalBatch(options: LocalBatchOptions): Promise<BatchSu
     },
   });
   // Kept ref'd: it also holds the process open while every run is waiting (a backoff).
-  const ticker = setInterval(() => options.progress.update(ctx.snapshot(scheduler.running, controller.snapshot())), 250);
+  const ticker = setInterval(
+    () => options.progress.update(ctx.snapshot(scheduler.running, controller.snapshot())),
+    250,
+  );
   const onAbort = (): void => {
     scheduler.stop('interrupted');
     options.runners?.abort();

@@ -45,7 +45,8 @@ export interface ConcurrencyController {
 
 /** Create a controller. */
 export function createConcurrencyController(options: ConcurrencyOptions): ConcurrencyController {
-  if (!Number.isInteger(options.max) || options.max < 1) throw new RangeError(`concurrency must be an integer >= 1, got ${options.max}`);
+  if (!Number.isInteger(options.max) || options.max < 1)
+    throw new RangeError(`concurrency must be an integer >= 1, got ${options.max}`);
   const defaultPause = options.defaultPauseMs ?? 1000;
   const maxPause = options.maxPauseMs ?? 30_000;
   let limit = options.max;

@@ -30,7 +30,8 @@ export function passedOf(record: BatchRecord): boolean {
 
 /** Unbiased pass@k for `n` attempts with `c` passes (Chen et al. 2021); requires 0 <= c <= n and 1 <= k <= n. */
 export function passAtK(n: number, c: number, k: number): number {
-  if (!(k >= 1 && k <= n && c >= 0 && c <= n)) throw new RangeError(`pass@k needs 1 <= k <= n and 0 <= c <= n (n=${n}, c=${c}, k=${k})`);
+  if (!(k >= 1 && k <= n && c >= 0 && c <= n))
+    throw new RangeError(`pass@k needs 1 <= k <= n and 0 <= c <= n (n=${n}, c=${c}, k=${k})`);
   // Fewer failures than draws: every draw of k contains a pass.
   if (n - c < k) return 1;
   let none = 1;
@@ -127,7 +128,11 @@ export function evaluate(records: readonly BatchRecord[], order?: readonly strin
     const rates = byEpoch.map((e) => e.passed / e.runs);
     const mean = rates.reduce((a, b) => a + b, 0) / rates.length;
     const variance = rates.reduce((sum, x) => sum + (x - mean) ** 2, 0) / (rates.length - 1);
-    summary.spread = { min: round(Math.min(...rates)), max: round(Math.max(...rates)), stdev: round(Math.sqrt(variance)) };
+    summary.spread = {
+      min: round(Math.min(...rates)),
+      max: round(Math.max(...rates)),
+      stdev: round(Math.sqrt(variance)),
+    };
   }
   return summary;
 }

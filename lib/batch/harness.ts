@@ -80,26 +80,40 @@ export async function runIsolated(line: BatchLine, context: HarnessContext, run:
 
 /** A record whose line ran out of its wall-clock limit: the run's figures kept, its outcome the line's timeout. */
 export function lineTimedOut(record: BatchRecord, limitMs: number): ErrorRecord {
-  const { finalText: _text, result: _result, ...rest } = record as BatchRecord & { finalText?: string; result?: unknown };
+  const {
+    finalText: _text,
+    result: _result,
+    ...rest
+  } = record as BatchRecord & { finalText?: string; result?: unknown };
   return {
     ...rest,
     kind: 'error',
     outcome: 'cancelled',
     reason: LINE_TIMEOUT_REASON,
-    error: { category: 'AGENT_ERROR', code: 'MINICODE_E_LINE_TIMEOUT', message: `the line did not finish (run, verify and scorers) within its ${limitMs} ms line timeout` },
+    error: {
+      category: 'AGENT_ERROR',
+      code: 'MINICODE_E_LINE_TIMEOUT',
+      message: `the line did not finish (run, verify and scorers) within its ${limitMs} ms line timeout`,
+    },
   };
 }
 
 /** The termination reason of a line stopped by its line timeout. */
 export const LINE_TIMEOUT_REASON = 'line_timeout';
 
-async function measured(line: BatchLine, context: HarnessContext, run: RunInside, signal: AbortSignal | undefined): Promise<BatchRecord> {
+async function measured(
+  line: BatchLine,
+  context: HarnessContext,
+  run: RunInside,
+  signal: AbortSignal | undefined,
+): Promise<BatchRecord> {
   const source = line.cwd ? path.resolve(context.baseDir, line.cwd) : context.cwd;
   const verify = line.verify ?? context.verify;
   const mode = context.isolate ?? 'none';
   if (mode === 'none') {
     const record = await run(line, signal);
-    if (verify !== undefined && ran(record, signal)) record.verify = await verifyLine(verify, source, { ...context, signal, sandbox: await sandboxOf(line, context) });
+    if (verify !== undefined && ran(record, signal))
+      record.verify = await verifyLine(verify, source, { ...context, signal, sandbox: await sandboxOf(line, context) });
     return record;
   }
   let workspace: Workspace;
@@ -117,14 +131,20 @@ async function measured(line: BatchLine, context: HarnessContext, run: RunInside
       }),
     );
   } catch (error) {
-    const e = error instanceof MinicodeError ? error : new MinicodeError('MINICODE_E_BATCH_ISOLATE', (error as Error).message);
+    const e =
+      error instanceof MinicodeError ? error : new MinicodeError('MINICODE_E_BATCH_ISOLATE', (error as Error).message);
     return setupErrorRecord(line, { category: e.category, code: e.code, message: e.message });
   }
   let record: BatchRecord | undefined;
   let trusted = false;
   try {
     record = await run({ ...line, cwd: workspace.cwd }, signal);
-    if (verify !== undefined && ran(record, signal)) record.verify = await verifyLine(verify, workspace.cwd, { ...context, signal, sandbox: await sandboxOf(line, context) });
+    if (verify !== undefined && ran(record, signal))
+      record.verify = await verifyLine(verify, workspace.cwd, {
+        ...context,
+        signal,
+        sandbox: await sandboxOf(line, context),
+      });
     const patch = await workspace.diff();
     // One patch per run: a later attempt's name carries its number (`%00` and the attempt, safeId of the run key).
     const rel = path.join('patches', `${safeId(runKey(line))}.diff`);
@@ -136,7 +156,11 @@ async function measured(line: BatchLine, context: HarnessContext, run: RunInside
     return record;
   } catch (error) {
     // The run itself never throws: this is the patch (git, the disk), kept as an error record.
-    return setupErrorRecord(line, { category: 'INTERNAL_ERROR', code: 'MINICODE_E_BATCH_ISOLATE', message: `${line.id}: keeping the patch failed: ${(error as Error).message}` });
+    return setupErrorRecord(line, {
+      category: 'INTERNAL_ERROR',
+      code: 'MINICODE_E_BATCH_ISOLATE',
+      message: `${line.id}: keeping the patch failed: ${(error as Error).message}`,
+    });
   } finally {
     if (context.keepWorkspaces && record) record.workspace = workspace.root;
     // A workspace whose patch could not be taken is not reset from a known list of changes: it goes.
@@ -155,9 +179,19 @@ async function sandboxOf(line: BatchLine, context: HarnessContext): Promise<Sand
 }
 
 /** Run the verify command in `cwd`; its output's tail, scrubbed of credentials. */
-export async function verifyLine(command: string, cwd: string, context: Pick<HarnessContext, 'env' | 'verifyTimeoutMs' | 'signal'> & { sandbox?: SandboxSettings | undefined }): Promise<LineVerify> {
+export async function verifyLine(
+  command: string,
+  cwd: string,
+  context: Pick<HarnessContext, 'env' | 'verifyTimeoutMs' | 'signal'> & { sandbox?: SandboxSettings | undefined },
+): Promise<LineVerify> {
   const env = context.env ?? process.env;
-  const result = await runVerify(command, { cwd, env, timeoutMs: context.verifyTimeoutMs, sandbox: context.sandbox, signal: context.signal });
+  const result = await runVerify(command, {
+    cwd,
+    env,
+    timeoutMs: context.verifyTimeoutMs,
+    sandbox: context.sandbox,
+    signal: context.signal,
+  });
   const redact = outputRedactor(env);
   const tail = result.output.length > VERIFY_TAIL_CHARS ? result.output.slice(-VERIFY_TAIL_CHARS) : result.output;
   const out: LineVerify = { ok: result.report.ok, durationMs: Math.round(result.durationMs), outputTail: redact(tail) };

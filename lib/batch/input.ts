@@ -64,12 +64,19 @@ const LineFields = z.object({
 export const BatchLineSchema = LineFields.superRefine((data, ctx) => {
   if (data.agent !== undefined) {
     for (const key of ['system', 'instructions', 'outputSchema', 'images'] as const) {
-      if (data[key] !== undefined) ctx.addIssue({ code: 'custom', path: [key], message: `${key} is for minicode's own agent; a native agent reads its own` });
+      if (data[key] !== undefined)
+        ctx.addIssue({
+          code: 'custom',
+          path: [key],
+          message: `${key} is for minicode's own agent; a native agent reads its own`,
+        });
     }
   }
   if (data.fallback === undefined) return;
-  if (data.agent === undefined) ctx.addIssue({ code: 'custom', path: ['fallback'], message: 'fallback needs agent (the agent that starts)' });
-  else if (new Set([data.agent, ...data.fallback]).size !== data.fallback.length + 1) ctx.addIssue({ code: 'custom', path: ['fallback'], message: 'each agent may appear once in agent and fallback' });
+  if (data.agent === undefined)
+    ctx.addIssue({ code: 'custom', path: ['fallback'], message: 'fallback needs agent (the agent that starts)' });
+  else if (new Set([data.agent, ...data.fallback]).size !== data.fallback.length + 1)
+    ctx.addIssue({ code: 'custom', path: ['fallback'], message: 'each agent may appear once in agent and fallback' });
 });
 
 /** One runnable line. */
@@ -171,14 +178,22 @@ function lineOf(data: z.infer<typeof BatchLineSchema>, line: number): BatchLine 
 }
 
 /** Parse one line's text (without its newline); `undefined` for a blank line. */
-export function parseLine(text: string, line: number, onUnknownKey?: (key: string) => void): BatchLine | LineProblem | undefined {
+export function parseLine(
+  text: string,
+  line: number,
+  onUnknownKey?: (key: string) => void,
+): BatchLine | LineProblem | undefined {
   if (text.trim() === '') return undefined;
   let raw: unknown;
   try {
     raw = JSON.parse(text);
   } catch (error) {
     // JSON.parse quotes the line around the fault: its control characters are shown escaped.
-    return { line, code: 'MINICODE_E_BATCH_LINE_JSON', message: neutralise(`line ${line} is not JSON: ${(error as Error).message}`) };
+    return {
+      line,
+      code: 'MINICODE_E_BATCH_LINE_JSON',
+      message: neutralise(`line ${line} is not JSON: ${(error as Error).message}`),
+    };
   }
   const parsed = BatchLineSchema.safeParse(raw);
   if (parsed.success) {
@@ -187,7 +202,11 @@ export function parseLine(text: string, line: number, onUnknownKey?: (key: strin
   }
   const issue = parsed.error.issues[0];
   const where = issue && issue.path.length > 0 ? issue.path.join('.') : 'line';
-  const problem: LineProblem = { line, code: 'MINICODE_E_BATCH_LINE_SHAPE', message: neutralise(`line ${line}: ${where}: ${issue?.message ?? 'invalid'}`) };
+  const problem: LineProblem = {
+    line,
+    code: 'MINICODE_E_BATCH_LINE_SHAPE',
+    message: neutralise(`line ${line}: ${where}: ${issue?.message ?? 'invalid'}`),
+  };
   const id = (raw as { id?: unknown } | null)?.id;
   if (typeof id === 'string' || typeof id === 'number') problem.id = String(id);
   return problem;

@@ -35,7 +35,13 @@ export function nearestRank(sorted: readonly number[], p: number): number {
 export function percentiles(values: readonly number[]): Percentiles | undefined {
   if (values.length === 0) return undefined;
   const sorted = [...values].sort((a, b) => a - b);
-  return { count: sorted.length, p50: nearestRank(sorted, 50), p90: nearestRank(sorted, 90), p99: nearestRank(sorted, 99), max: sorted[sorted.length - 1]! };
+  return {
+    count: sorted.length,
+    p50: nearestRank(sorted, 50),
+    p90: nearestRank(sorted, 90),
+    p99: nearestRank(sorted, 99),
+    max: sorted[sorted.length - 1]!,
+  };
 }
 
 /** Collects the two measures per group as records arrive (two numbers per record). */

@@ -76,7 +76,8 @@ function createExclusive(file: string, owner: LockOwner): boolean {
 function readOwner(file: string): LockOwner | undefined {
   try {
     const owner = JSON.parse(fs.readFileSync(file, 'utf8')) as Partial<LockOwner>;
-    if (typeof owner.pid === 'number' && typeof owner.hostname === 'string' && typeof owner.token === 'string') return owner as LockOwner;
+    if (typeof owner.pid === 'number' && typeof owner.hostname === 'string' && typeof owner.token === 'string')
+      return owner as LockOwner;
   } catch (error) {
     // Gone (released meanwhile) or not ours: treated as unknown below.
     dropExpected('batch output lock: reading the owner', error, 'ENOENT', 'SyntaxError');
@@ -104,7 +105,8 @@ export function lockOutputDir(dir: string, options: LockOptions = {}): OutputLoc
 function takeLock(dir: string, file: string, me: LockOwner, isAlive: (pid: number) => boolean): OutputLock {
   // The output folder is created here first: it will hold prompts and answers.
   makePrivateDir(dir);
-  const stale = (owner: LockOwner): boolean => owner.hostname === me.hostname && owner.pid !== me.pid && !isAlive(owner.pid);
+  const stale = (owner: LockOwner): boolean =>
+    owner.hostname === me.hostname && owner.pid !== me.pid && !isAlive(owner.pid);
   // A few rounds: a lock released or broken between our attempt and our look is tried again.
   for (let round = 0; round < 5; round++) {
     if (createExclusive(file, me)) return heldLock(file, me);
@@ -151,8 +153,12 @@ function heldLock(file: string, me: LockOwner): OutputLock {
 
 function lockedError(dir: string, file: string, holder: LockOwner | undefined): MinicodeError {
   const who = holder ? `process ${holder.pid} on ${holder.hostname} (since ${holder.startedAt})` : 'another process';
-  return new MinicodeError('MINICODE_E_BATCH_LOCKED', `${dir} is in use by ${who}: one batch at a time per output directory`, {
-    action: `wait for it to finish, or pass another --out; if no batch is running there, remove ${file}`,
-    data: holder,
-  });
+  return new MinicodeError(
+    'MINICODE_E_BATCH_LOCKED',
+    `${dir} is in use by ${who}: one batch at a time per output directory`,
+    {
+      action: `wait for it to finish, or pass another --out; if no batch is running there, remove ${file}`,
+      data: holder,
+    },
+  );
 }

@@ -120,12 +120,17 @@ export function openOutputDir(dir: string, options: OutputOptions = {}): OutputD
  */
 export function outputWriteError(dir: string, error: unknown): Error {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  if (error instanceof MinicodeError || typeof code !== 'string' || !/^E[A-Z]+$/.test(code)) return error instanceof Error ? error : new Error(String(error));
+  if (error instanceof MinicodeError || typeof code !== 'string' || !/^E[A-Z]+$/.test(code))
+    return error instanceof Error ? error : new Error(String(error));
   const full = code === 'ENOSPC' || code === 'EDQUOT';
-  return new MinicodeError('MINICODE_E_BATCH_OUTPUT', `cannot write the batch output in ${dir}: ${code}${full ? ' (the disk is full)' : ''}`, {
-    action: `${full ? 'free space on the disk holding it' : 'check that folder (permissions, disk)'} or pass --out DIR elsewhere, then run the batch again: the lines with a record are not run again`,
-    cause: error,
-  });
+  return new MinicodeError(
+    'MINICODE_E_BATCH_OUTPUT',
+    `cannot write the batch output in ${dir}: ${code}${full ? ' (the disk is full)' : ''}`,
+    {
+      action: `${full ? 'free space on the disk holding it' : 'check that folder (permissions, disk)'} or pass --out DIR elsewhere, then run the batch again: the lines with a record are not run again`,
+      cause: error,
+    },
+  );
 }
 
 /**
@@ -238,7 +243,8 @@ function openOutput(dir: string, options: OutputOptions): OutputDir {
       }
       return out;
     },
-    errorRecords: () => errors.records.filter((r): r is ErrorRecord => r.kind === 'error' && resume.finished.get(runKey(r)) === 'error'),
+    errorRecords: () =>
+      errors.records.filter((r): r is ErrorRecord => r.kind === 'error' && resume.finished.get(runKey(r)) === 'error'),
     append(record) {
       const key = runKey(record);
       if (resume.finished.has(key)) return false;

@@ -33,7 +33,12 @@ export interface PoolRunnerOptions {
 
 /** Batch runs dispatched to the pool. */
 export interface PoolRunners {
-  run(line: BatchLine, setup: PlainLineSetup, where: { baseDir: string; cwd: string; trace?: LineTrace; harness?: HarnessOptions & { outDir: string } }, signals: RunSignals): Promise<BatchRecord>;
+  run(
+    line: BatchLine,
+    setup: PlainLineSetup,
+    where: { baseDir: string; cwd: string; trace?: LineTrace; harness?: HarnessOptions & { outDir: string } },
+    signals: RunSignals,
+  ): Promise<BatchRecord>;
   /** Abort every run in flight (they settle as aborted records). */
   abort(): void;
   /** Stop listening and let go of the pool (closed when no one else holds it); each pool thread's event-loop delay. */
@@ -47,7 +52,10 @@ export interface PoolRunners {
  * settled ones waiting for the store's acknowledgement (scheduler.ts), never below the pool's default.
  */
 export function tasksPerThreadFor(concurrency: number, threads: number): number {
-  return Math.max(DEFAULT_TASKS_PER_WORKER, Math.ceil((concurrency + DEFAULT_MAX_ACKNOWLEDGING) / Math.max(1, threads)));
+  return Math.max(
+    DEFAULT_TASKS_PER_WORKER,
+    Math.ceil((concurrency + DEFAULT_MAX_ACKNOWLEDGING) / Math.max(1, threads)),
+  );
 }
 
 const interrupted = { kind: 'aborted', code: 'MINICODE_E_ABORTED', message: 'interrupted' };
@@ -77,7 +85,17 @@ export function createPoolRunners(options: PoolRunnerOptions = {}): PoolRunners 
     async run(line, setup, where, lineSignals) {
       const id = ++seq;
       signals.set(id, lineSignals);
-      const task: BatchLineTask = { seq: id, line, setup, baseDir: where.baseDir, cwd: where.cwd, channel: name, aborted, sentAt: Date.now(), nice: options.nice ?? DEFAULT_POOL_NICE };
+      const task: BatchLineTask = {
+        seq: id,
+        line,
+        setup,
+        baseDir: where.baseDir,
+        cwd: where.cwd,
+        channel: name,
+        aborted,
+        sentAt: Date.now(),
+        nice: options.nice ?? DEFAULT_POOL_NICE,
+      };
       if (options.storeDir) task.storeDir = options.storeDir;
       if (lineSignals.onSettled) task.signalSettled = true;
       if (where.trace) task.trace = where.trace;
@@ -90,7 +108,11 @@ export function createPoolRunners(options: PoolRunnerOptions = {}): PoolRunners 
         return result.value.record;
       }
       // A thread that died took the run with it: an error record (run again with --retry-errors).
-      return setupErrorRecord(line, { category: 'INTERNAL_ERROR', code: result.error.code, message: result.error.message });
+      return setupErrorRecord(line, {
+        category: 'INTERNAL_ERROR',
+        code: result.error.code,
+        message: result.error.message,
+      });
     },
     abort() {
       Atomics.store(aborted, 0, 1);

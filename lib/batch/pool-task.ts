@@ -34,7 +34,9 @@ export function plainLineSetup(setup: LineSetup): PlainLineSetup | undefined {
     environment: { ...environment, env: {}, toolSource: undefined, fileSystem: undefined, terminal: undefined },
     prompting: { ...setup.prompting, outputSchema: undefined },
     folder: setup.folder,
-    outputSchema: setup.prompting.outputSchema ? { schema: setup.prompting.outputSchema.schema, source: setup.prompting.outputSchema.source } : undefined,
+    outputSchema: setup.prompting.outputSchema
+      ? { schema: setup.prompting.outputSchema.schema, source: setup.prompting.outputSchema.source }
+      : undefined,
   };
 }
 
@@ -42,7 +44,13 @@ export function plainLineSetup(setup: LineSetup): PlainLineSetup | undefined {
 export async function lineSetupOfPlain(plain: PlainLineSetup): Promise<LineSetup> {
   if (!plain.outputSchema) return plain;
   const { compileOutputSchema } = await import('../output-schema/compile.js');
-  return { ...plain, prompting: { ...plain.prompting, outputSchema: compileOutputSchema(plain.outputSchema.schema, plain.outputSchema.source) } };
+  return {
+    ...plain,
+    prompting: {
+      ...plain.prompting,
+      outputSchema: compileOutputSchema(plain.outputSchema.schema, plain.outputSchema.source),
+    },
+  };
 }
 
 /** One line to run on a pool thread. */

@@ -112,7 +112,9 @@ export function createProgress(options: ProgressOptions): ProgressReporter {
         break;
       case 'json': {
         const { rate, etaMs } = rateAndEta(s);
-        out(`${JSON.stringify(definedOnly({ type: 'batch.progress', ...s, runsPerSecond: Number(rate.toFixed(3)), etaMs: etaMs !== undefined ? Math.round(etaMs) : undefined }))}\n`);
+        out(
+          `${JSON.stringify(definedOnly({ type: 'batch.progress', ...s, runsPerSecond: Number(rate.toFixed(3)), etaMs: etaMs !== undefined ? Math.round(etaMs) : undefined }))}\n`,
+        );
         break;
       }
       case 'none':

@@ -46,15 +46,31 @@ export interface BatchJobData {
 }
 
 /** Redis connection options from `redis://[user:pass@]host:port[/db]`. */
-export function redisConnection(url: string): { host: string; port: number; username?: string; password?: string; db?: number; maxRetriesPerRequest: null } {
+export function redisConnection(url: string): {
+  host: string;
+  port: number;
+  username?: string;
+  password?: string;
+  db?: number;
+  maxRetriesPerRequest: null;
+} {
   let u: URL;
   try {
     u = new URL(url);
   } catch {
-    throw new MinicodeError('MINICODE_E_USAGE', `--queue must be a redis:// URL, got "${url}"`, { action: 'pass --queue redis://127.0.0.1:6379' });
+    throw new MinicodeError('MINICODE_E_USAGE', `--queue must be a redis:// URL, got "${url}"`, {
+      action: 'pass --queue redis://127.0.0.1:6379',
+    });
   }
-  if (u.protocol !== 'redis:') throw new MinicodeError('MINICODE_E_USAGE', `--queue must be a redis:// URL, got "${shownRedisUrl(url)}"`, { action: 'pass --queue redis://127.0.0.1:6379' });
-  const out: ReturnType<typeof redisConnection> = { host: u.hostname || '127.0.0.1', port: Number(u.port || 6379), maxRetriesPerRequest: null };
+  if (u.protocol !== 'redis:')
+    throw new MinicodeError('MINICODE_E_USAGE', `--queue must be a redis:// URL, got "${shownRedisUrl(url)}"`, {
+      action: 'pass --queue redis://127.0.0.1:6379',
+    });
+  const out: ReturnType<typeof redisConnection> = {
+    host: u.hostname || '127.0.0.1',
+    port: Number(u.port || 6379),
+    maxRetriesPerRequest: null,
+  };
   if (u.username) out.username = decodeURIComponent(u.username);
   if (u.password) out.password = decodeURIComponent(u.password);
   const db = u.pathname.replace(/^\//, '');
@@ -106,9 +122,13 @@ async function ready(client: EngineClient, url: string, timeoutMs = 5000): Promi
     timer = setTimeout(
       () =>
         reject(
-          new MinicodeError('MINICODE_E_NETWORK', `cannot reach Redis at ${shownRedisUrl(url)}${last ? ` (${last})` : ''}`, {
-            action: 'start redis-server or pass --queue with a reachable redis:// URL',
-          }),
+          new MinicodeError(
+            'MINICODE_E_NETWORK',
+            `cannot reach Redis at ${shownRedisUrl(url)}${last ? ` (${last})` : ''}`,
+            {
+              action: 'start redis-server or pass --queue with a reachable redis:// URL',
+            },
+          ),
         ),
       timeoutMs,
     );
@@ -178,7 +198,13 @@ export async function runProducer(options: ProducerOptions): Promise<BatchSummar
     const jobs = [...waiting].map(([jobId, line]) => ({
       name: 'run',
       data: { line, baseDir: options.baseDir, cwd: options.cwd },
-      opts: { jobId, attempts: 3, backoff: { type: 'exponential', delay: 1000 }, removeOnComplete: false, removeOnFail: false },
+      opts: {
+        jobId,
+        attempts: 3,
+        backoff: { type: 'exponential', delay: 1000 },
+        removeOnComplete: false,
+        removeOnFail: false,
+      },
     }));
     for (let i = 0; i < jobs.length; i += 500) await queue.addBulk(jobs.slice(i, i + 500));
     // The sweep finds jobs finished before we listened (a resumed producer) and jobs that failed
@@ -190,7 +216,14 @@ export async function runProducer(options: ProducerOptions): Promise<BatchSummar
         if (!job || !job.finishedOn) continue;
         if (job.returnvalue) take(jobId, recordOf(job.returnvalue));
         else if (job.failedReason && job.attemptsMade >= (job.opts.attempts ?? 1)) {
-          take(jobId, setupErrorRecord(job.data.line, { category: 'INTERNAL_ERROR', code: 'MINICODE_E_WORKER', message: job.failedReason }));
+          take(
+            jobId,
+            setupErrorRecord(job.data.line, {
+              category: 'INTERNAL_ERROR',
+              code: 'MINICODE_E_WORKER',
+              message: job.failedReason,
+            }),
+          );
         }
       }
     };
@@ -206,7 +239,9 @@ export async function runProducer(options: ProducerOptions): Promise<BatchSummar
     await sweep();
     await Promise.race([allIn, aborted]);
     clearInterval(timer);
-    return await ctx.finish(definedOnly({ mode: 'queue', stoppedBy: options.signal?.aborted ? 'interrupted' : undefined }));
+    return await ctx.finish(
+      definedOnly({ mode: 'queue', stoppedBy: options.signal?.aborted ? 'interrupted' : undefined }),
+    );
   } finally {
     await events?.close();
     await queue.close();
@@ -264,7 +299,14 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
       options.onRecord?.(record);
       return record;
     },
-    { connection, concurrency: options.concurrency, lockDuration: lockMs, stalledInterval: Math.max(500, Math.floor(lockMs / 2)), maxStalledCount: 5, autorun: false },
+    {
+      connection,
+      concurrency: options.concurrency,
+      lockDuration: lockMs,
+      stalledInterval: Math.max(500, Math.floor(lockMs / 2)),
+      maxStalledCount: 5,
+      autorun: false,
+    },
   );
   // Connection hiccups are retried by ioredis; the worker goes on (ready() listens to them).
   try {

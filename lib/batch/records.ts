@@ -120,8 +120,18 @@ export interface ErrorRecord extends RecordBase {
 export type BatchRecord = ResultRecord | ErrorRecord;
 
 /** An error record for a run that could not even start (setup failure, internal error). */
-export function setupErrorRecord(line: { id: string; line: number; attempt?: number; metadata?: Record<string, unknown> }, error: RecordError): ErrorRecord {
-  const record: ErrorRecord = { kind: 'error', id: line.id, line: line.line, outcome: 'failed', reason: 'setup', error };
+export function setupErrorRecord(
+  line: { id: string; line: number; attempt?: number; metadata?: Record<string, unknown> },
+  error: RecordError,
+): ErrorRecord {
+  const record: ErrorRecord = {
+    kind: 'error',
+    id: line.id,
+    line: line.line,
+    outcome: 'failed',
+    reason: 'setup',
+    error,
+  };
   if (line.attempt !== undefined) record.attempt = line.attempt;
   if (line.metadata) record.metadata = line.metadata;
   return record;

@@ -13,7 +13,12 @@
 import type { BatchRecord, RetriedFailure } from './records.js';
 
 /** Error codes of a run that ended on something other than the agent or the task. */
-const TRANSIENT_CODES: ReadonlySet<string> = new Set(['MINICODE_E_NETWORK', 'MINICODE_E_STREAM_BROKEN', 'MINICODE_E_STREAM_TRUNCATED', 'MINICODE_E_WORKER']);
+const TRANSIENT_CODES: ReadonlySet<string> = new Set([
+  'MINICODE_E_NETWORK',
+  'MINICODE_E_STREAM_BROKEN',
+  'MINICODE_E_STREAM_TRUNCATED',
+  'MINICODE_E_WORKER',
+]);
 
 /** Longest wait between two tries of one run. */
 export const MAX_RETRY_WAIT_MS = 60_000;

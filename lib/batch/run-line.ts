@@ -102,7 +102,10 @@ function processEnv(): NodeJS.ProcessEnv {
 }
 
 /** Watch a run's events for the scheduler and count its backoffs. */
-function watcher(options: RunSignals, spans?: RunSpans): { onEvent: (event: OutputEvent) => void; backoffs: () => number; finalText: () => string; timing: () => RunTiming } {
+function watcher(
+  options: RunSignals,
+  spans?: RunSpans,
+): { onEvent: (event: OutputEvent) => void; backoffs: () => number; finalText: () => string; timing: () => RunTiming } {
   let backoffs = 0;
   let finalText = '';
   const timing = createTimingWatch();
@@ -126,7 +129,11 @@ function watcher(options: RunSignals, spans?: RunSpans): { onEvent: (event: Outp
   };
 }
 
-function base<T extends BatchRecord>(record: T, line: BatchLine, extra: { worker?: string; backoffs: number; timing?: RunTiming }): T {
+function base<T extends BatchRecord>(
+  record: T,
+  line: BatchLine,
+  extra: { worker?: string; backoffs: number; timing?: RunTiming },
+): T {
   if (line.attempt !== undefined) record.attempt = line.attempt;
   if (line.metadata) record.metadata = line.metadata;
   if (extra.timing) {
@@ -166,7 +173,8 @@ async function startSpans(options: RunLineOptions): Promise<RunSpans | undefined
 export async function runLine(options: RunLineOptions): Promise<BatchRecord> {
   const spans = await startSpans(options);
   const record = await runTraced(options, spans);
-  if (spans) options.onSpans?.(spans.finish(record.kind === 'result' ? { ok: true } : { ok: false, error: record.error.code }));
+  if (spans)
+    options.onSpans?.(spans.finish(record.kind === 'result' ? { ok: true } : { ok: false, error: record.error.code }));
   return record;
 }
 
@@ -179,7 +187,12 @@ async function runTraced(options: RunLineOptions, spans: RunSpans | undefined): 
   try {
     checkLineCwd(line, cwd);
     // A native agent that reads TRACEPARENT (Claude Code does) continues the line's trace.
-    if (line.agent) return await runNativeLine(spans ? { ...options, env: { ...options.env, TRACEPARENT: spans.traceparent } } : options, cwd, watch);
+    if (line.agent)
+      return await runNativeLine(
+        spans ? { ...options, env: { ...options.env, TRACEPARENT: spans.traceparent } } : options,
+        cwd,
+        watch,
+      );
     const setup = await options.setup(line);
     const { limits } = setup;
     // A line in another folder than the set-up's runs with that folder's extensions and instructions.
@@ -191,10 +204,13 @@ async function runTraced(options: RunLineOptions, spans: RunSpans | undefined): 
       origin: 'batch',
       prompt: line.prompt,
       images,
-      provider: line.reasoning ? { ...setup.provider, tuning: { ...setup.provider.tuning, reasoning: line.reasoning } } : setup.provider,
+      provider: line.reasoning
+        ? { ...setup.provider, tuning: { ...setup.provider.tuning, reasoning: line.reasoning } }
+        : setup.provider,
       limits: {
         ...limits,
-        budget: line.budget !== undefined ? { limitUsd: line.budget, strict: limits.budget?.strict ?? false } : limits.budget,
+        budget:
+          line.budget !== undefined ? { limitUsd: line.budget, strict: limits.budget?.strict ?? false } : limits.budget,
         maxSteps: line.maxSteps ?? limits.maxSteps,
       },
       environment: here.environment,
@@ -217,34 +233,70 @@ async function runTraced(options: RunLineOptions, spans: RunSpans | undefined): 
       sessionId: run.sessionId,
       systemPromptDigest: run.systemPromptDigest,
     });
-    const extra = definedOnly({ worker: options.worker || undefined, backoffs: watch.backoffs(), timing: watch.timing() });
+    const extra = definedOnly({
+      worker: options.worker || undefined,
+      backoffs: watch.backoffs(),
+      timing: watch.timing(),
+    });
     if (r.reason === 'completed') {
-      return base<ResultRecord>(definedOnly({ kind: 'result', outcome: 'completed', ...common, finalText: r.finalText, result: r.result }), line, extra);
+      return base<ResultRecord>(
+        definedOnly({ kind: 'result', outcome: 'completed', ...common, finalText: r.finalText, result: r.result }),
+        line,
+        extra,
+      );
     }
     const error = r.error ?? { category: 'AGENT_ERROR', code: terminationCode(r.reason), message: r.reason };
-    const outcome = r.reason === 'timeout' || r.reason === 'budget_exceeded' || r.reason === 'aborted' ? 'cancelled' : 'failed';
+    const outcome =
+      r.reason === 'timeout' || r.reason === 'budget_exceeded' || r.reason === 'aborted' ? 'cancelled' : 'failed';
     return base<ErrorRecord>({ kind: 'error', outcome, ...common, error: recordError(error) }, line, extra);
   } catch (error) {
     const e =
       error instanceof MinicodeError
         ? { category: error.category, code: error.code, message: error.message }
-        : { category: 'INTERNAL_ERROR', code: 'MINICODE_E_INTERNAL', message: (error as Error)?.message ?? String(error) };
-    return base(setupErrorRecord(line, e), line, definedOnly({ worker: options.worker || undefined, backoffs: watch.backoffs(), timing: watch.timing() }));
+        : {
+            category: 'INTERNAL_ERROR',
+            code: 'MINICODE_E_INTERNAL',
+            message: (error as Error)?.message ?? String(error),
+          };
+    return base(
+      setupErrorRecord(line, e),
+      line,
+      definedOnly({ worker: options.worker || undefined, backoffs: watch.backoffs(), timing: watch.timing() }),
+    );
   }
 }
 
 /** The error of a record: what a retry decision and a reader need (lib/batch/retries.ts). */
-function recordError(error: { category: string; code: string; message: string; httpStatus?: number | undefined }): ErrorRecord['error'] {
-  return definedOnly({ category: error.category, code: error.code, message: error.message, httpStatus: error.httpStatus });
+function recordError(error: {
+  category: string;
+  code: string;
+  message: string;
+  httpStatus?: number | undefined;
+}): ErrorRecord['error'] {
+  return definedOnly({
+    category: error.category,
+    code: error.code,
+    message: error.message,
+    httpStatus: error.httpStatus,
+  });
 }
 
 /** What a line changes of the batch's prompt recipe: its `system`, `instructions` and `outputSchema` in place of the batch's. */
-async function lineRecipe(settings: PromptSettings, line: BatchLine): Promise<{ changes: Partial<PromptRecipe>; outputSchema: OutputSchema | undefined }> {
+async function lineRecipe(
+  settings: PromptSettings,
+  line: BatchLine,
+): Promise<{ changes: Partial<PromptRecipe>; outputSchema: OutputSchema | undefined }> {
   const changes: Partial<PromptRecipe> = {};
   if (line.system !== undefined) changes.base = line.system;
-  if (line.instructions !== undefined) changes.instructions = line.instructions === false ? false : { text: line.instructions };
+  if (line.instructions !== undefined)
+    changes.instructions = line.instructions === false ? false : { text: line.instructions };
   const outputSchema =
-    line.outputSchema !== undefined ? (await import('../output-schema/compile.js')).compileOutputSchema(line.outputSchema, `line ${line.line}: outputSchema`) : settings.outputSchema;
+    line.outputSchema !== undefined
+      ? (await import('../output-schema/compile.js')).compileOutputSchema(
+          line.outputSchema,
+          `line ${line.line}: outputSchema`,
+        )
+      : settings.outputSchema;
   return { changes, outputSchema };
 }
 
@@ -262,15 +314,32 @@ async function lineImages(files: readonly string[], cwd: string): Promise<ImageA
 function checkLineCwd(line: BatchLine, cwd: string): void {
   const stat = fs.statSync(cwd, { throwIfNoEntry: false });
   if (stat?.isDirectory()) return;
-  throw new MinicodeError('MINICODE_E_USAGE', `line ${line.line}: cwd ${JSON.stringify(line.cwd ?? cwd)} (${cwd}): ${stat ? 'not a directory' : 'no such directory'}`, {
-    action: 'give the line a "cwd" that is a directory (relative to the input file), then run again with --retry-errors',
-  });
+  throw new MinicodeError(
+    'MINICODE_E_USAGE',
+    `line ${line.line}: cwd ${JSON.stringify(line.cwd ?? cwd)} (${cwd}): ${stat ? 'not a directory' : 'no such directory'}`,
+    {
+      action:
+        'give the line a "cwd" that is a directory (relative to the input file), then run again with --retry-errors',
+    },
+  );
 }
 
 /** A native agent CLI through the session pipeline; its record comes from the reduced state. */
-async function runNativeLine(options: RunLineOptions, cwd: string, watch: ReturnType<typeof watcher>): Promise<BatchRecord> {
+async function runNativeLine(
+  options: RunLineOptions,
+  cwd: string,
+  watch: ReturnType<typeof watcher>,
+): Promise<BatchRecord> {
   const { line } = options;
-  const [{ runAgentWorkflow }, { createTranscriptCollector }, { createRunPipeline }, { createEventScrubber }, { newSessionId }, { summarize }, { promptDigestOf }] = await Promise.all([
+  const [
+    { runAgentWorkflow },
+    { createTranscriptCollector },
+    { createRunPipeline },
+    { createEventScrubber },
+    { newSessionId },
+    { summarize },
+    { promptDigestOf },
+  ] = await Promise.all([
     import('../native/workflow.js'),
     import('../native/handoff-prompt.js'),
     import('../pipeline/compose.js'),
@@ -293,11 +362,18 @@ async function runNativeLine(options: RunLineOptions, cwd: string, watch: Return
       transcript.observe(event);
       if (event.type === 'agent.handoff') handoffs++;
       // A quota that a fallback takes over is not the batch's quota (fail-fast ignores it).
-      const handedOver = event.type === 'limit.reached' && (event.payload as { kind: string }).kind === 'usage-quota' && handoffs < agents.length - 1;
+      const handedOver =
+        event.type === 'limit.reached' &&
+        (event.payload as { kind: string }).kind === 'usage-quota' &&
+        handoffs < agents.length - 1;
       if (!handedOver) watch.onEvent(event);
     },
   });
-  pipeline.emit({ type: 'session.started', payload: { origin: 'batch', cwd, agent: line.agent, promptDigest: promptDigestOf(line.prompt) }, fidelity: 'synthetic' });
+  pipeline.emit({
+    type: 'session.started',
+    payload: { origin: 'batch', cwd, agent: line.agent, promptDigest: promptDigestOf(line.prompt) },
+    fidelity: 'synthetic',
+  });
   const checkpoints = await nativeCheckpoints(options, cwd, sessionId, (d) => pipeline.emit(d));
   await runAgentWorkflow(
     definedOnly<WorkflowOptions>({
@@ -323,8 +399,14 @@ async function runNativeLine(options: RunLineOptions, cwd: string, watch: Return
   // The line's turn is over while the batch goes on: its undo is not refused as live.
   await checkpoints?.turnEnded();
   const summary = summarize(await pipeline.settled());
-  const outcome = summary.outcome === 'completed' ? 'completed' : summary.outcome === 'cancelled' ? 'cancelled' : 'failed';
-  pipeline.emit({ type: 'session.ended', payload: { outcome, durationMs: Date.now() - started }, status: outcome, fidelity: 'synthetic' });
+  const outcome =
+    summary.outcome === 'completed' ? 'completed' : summary.outcome === 'cancelled' ? 'cancelled' : 'failed';
+  pipeline.emit({
+    type: 'session.ended',
+    payload: { outcome, durationMs: Date.now() - started },
+    status: outcome,
+    fidelity: 'synthetic',
+  });
   const state = await pipeline.finish();
   const done = summarize(state);
   const common = definedOnly({
@@ -336,15 +418,33 @@ async function runNativeLine(options: RunLineOptions, cwd: string, watch: Return
     durationMs: Date.now() - started,
     sessionId,
   });
-  const extra = definedOnly({ worker: options.worker || undefined, backoffs: watch.backoffs(), timing: watch.timing() });
+  const extra = definedOnly({
+    worker: options.worker || undefined,
+    backoffs: watch.backoffs(),
+    timing: watch.timing(),
+  });
   if (line.fallback) Object.assign(common, { agents: done.agents ?? [line.agent!] });
-  if (outcome === 'completed') return base<ResultRecord>({ kind: 'result', outcome, ...common, finalText: watch.finalText() }, line, extra);
-  const e = done.error ?? { category: 'AGENT_ERROR', code: 'MINICODE_E_AGENT', message: `${line.agent} ended ${outcome}` };
-  return base<ErrorRecord>({ kind: 'error', outcome, ...common, error: { category: e.category, code: e.code, message: e.message } }, line, extra);
+  if (outcome === 'completed')
+    return base<ResultRecord>({ kind: 'result', outcome, ...common, finalText: watch.finalText() }, line, extra);
+  const e = done.error ?? {
+    category: 'AGENT_ERROR',
+    code: 'MINICODE_E_AGENT',
+    message: `${line.agent} ended ${outcome}`,
+  };
+  return base<ErrorRecord>(
+    { kind: 'error', outcome, ...common, error: { category: e.category, code: e.code, message: e.message } },
+    line,
+    extra,
+  );
 }
 
 /** A native line's checkpoint hooks, when the batch's setup has checkpoints on (a failed setup: none). */
-async function nativeCheckpoints(options: RunLineOptions, cwd: string, sessionId: string, emit: (draft: EventDraft) => void): Promise<WorkspaceCheckpoints | undefined> {
+async function nativeCheckpoints(
+  options: RunLineOptions,
+  cwd: string,
+  sessionId: string,
+  emit: (draft: EventDraft) => void,
+): Promise<WorkspaceCheckpoints | undefined> {
   const settings = (await options.setup(options.line).catch(() => undefined))?.environment.checkpoints;
   if (!settings) return undefined;
   const { createTurnCheckpoints } = await import('../checkpoints/turn.js');

@@ -39,7 +39,9 @@ export const ExpectSchema = z
     jsonSchema: z.record(z.string(), z.unknown()).optional(),
   })
   .strict()
-  .refine((e) => Object.keys(e).length > 0, { message: 'expect needs at least one of equals, includes, regex, jsonSchema' });
+  .refine((e) => Object.keys(e).length > 0, {
+    message: 'expect needs at least one of equals, includes, regex, jsonSchema',
+  });
 
 /** A line's scorers. */
 export type Expect = z.infer<typeof ExpectSchema>;
@@ -55,14 +57,30 @@ export async function scoreRecord(record: BatchRecord, expect: Expect): Promise<
   const text = completed ? record.finalText : '';
   const out: ScoreResult[] = [];
   const verdict = (scorer: string, passed: boolean, detail: string): void => {
-    out.push(passed ? { scorer, passed } : { scorer, passed, detail: clip(completed ? detail : `the run did not complete (${record.reason})`) });
+    out.push(
+      passed
+        ? { scorer, passed }
+        : { scorer, passed, detail: clip(completed ? detail : `the run did not complete (${record.reason})`) },
+    );
   };
-  if (expect.equals !== undefined) verdict('equals', completed && text.trim() === expect.equals.trim(), `the answer is not ${JSON.stringify(expect.equals)}`);
+  if (expect.equals !== undefined)
+    verdict(
+      'equals',
+      completed && text.trim() === expect.equals.trim(),
+      `the answer is not ${JSON.stringify(expect.equals)}`,
+    );
   if (expect.includes !== undefined) {
-    const missing = (Array.isArray(expect.includes) ? expect.includes : [expect.includes]).filter((part) => !text.includes(part));
-    verdict('includes', completed && missing.length === 0, `the answer lacks ${missing.map((m) => JSON.stringify(m)).join(', ')}`);
+    const missing = (Array.isArray(expect.includes) ? expect.includes : [expect.includes]).filter(
+      (part) => !text.includes(part),
+    );
+    verdict(
+      'includes',
+      completed && missing.length === 0,
+      `the answer lacks ${missing.map((m) => JSON.stringify(m)).join(', ')}`,
+    );
   }
-  if (expect.regex !== undefined) verdict('regex', completed && new RegExp(expect.regex).test(text), `the answer does not match /${expect.regex}/`);
+  if (expect.regex !== undefined)
+    verdict('regex', completed && new RegExp(expect.regex).test(text), `the answer does not match /${expect.regex}/`);
   if (expect.jsonSchema !== undefined) {
     const result = completed ? record.result : undefined;
     if (result === undefined) verdict('jsonSchema', false, 'no typed result (submit_result was not called)');

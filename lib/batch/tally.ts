@@ -9,7 +9,10 @@ import { createLatencyCollector, type LatencyCollector } from './latency.js';
 import type { BatchRecord } from './records.js';
 
 /** Summed usage: the three headline counts always present, the rest once any record had them. */
-export type TallyUsage = { inputTokens: number; outputTokens: number; totalTokens: number } & Omit<Usage, 'inputTokens' | 'outputTokens' | 'totalTokens'>;
+export type TallyUsage = { inputTokens: number; outputTokens: number; totalTokens: number } & Omit<
+  Usage,
+  'inputTokens' | 'outputTokens' | 'totalTokens'
+>;
 
 /** Running totals over records. */
 export interface Tally {
@@ -77,9 +80,12 @@ export function addRecord(tally: Tally, record: BatchRecord): Tally {
   if (record.usage) {
     for (const key of USAGE_KEYS) {
       const v = record.usage[key];
-      if (v !== undefined) (tally.usage as Record<string, number>)[key] = ((tally.usage as Record<string, number | undefined>)[key] ?? 0) + v;
+      if (v !== undefined)
+        (tally.usage as Record<string, number>)[key] =
+          ((tally.usage as Record<string, number | undefined>)[key] ?? 0) + v;
     }
-    if (record.usage.totalTokens === undefined) tally.usage.totalTokens += (record.usage.inputTokens ?? 0) + (record.usage.outputTokens ?? 0);
+    if (record.usage.totalTokens === undefined)
+      tally.usage.totalTokens += (record.usage.inputTokens ?? 0) + (record.usage.outputTokens ?? 0);
   }
   if (record.cache) {
     tally.cache.prompt += record.cache.prompt;

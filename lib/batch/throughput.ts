@@ -9,7 +9,9 @@
 /** Most buckets in a series. */
 export const MAX_BUCKETS = 60;
 
-const STEPS_MS = [1000, 2000, 5000, 10_000, 15_000, 30_000, 60_000, 120_000, 300_000, 600_000, 900_000, 1_800_000, 3_600_000];
+const STEPS_MS = [
+  1000, 2000, 5000, 10_000, 15_000, 30_000, 60_000, 120_000, 300_000, 600_000, 900_000, 1_800_000, 3_600_000,
+];
 
 /** One interval: records finished in `[startMs, startMs + intervalMs)`. */
 export interface ThroughputBucket {
@@ -46,7 +48,12 @@ export function throughputSeries(points: readonly FinishedPoint[], durationMs: n
   const intervalMs = intervalFor(Math.max(durationMs, last));
   if (points.length === 0) return { intervalMs, buckets: [] };
   const count = Math.floor(last / intervalMs) + 1;
-  const buckets: ThroughputBucket[] = Array.from({ length: count }, (_, i) => ({ startMs: i * intervalMs, completed: 0, failed: 0, tokens: 0 }));
+  const buckets: ThroughputBucket[] = Array.from({ length: count }, (_, i) => ({
+    startMs: i * intervalMs,
+    completed: 0,
+    failed: 0,
+    tokens: 0,
+  }));
   for (const p of points) {
     const b = buckets[Math.min(count - 1, Math.max(0, Math.floor(p.atMs / intervalMs)))]!;
     if (p.ok) b.completed++;
@@ -57,7 +64,11 @@ export function throughputSeries(points: readonly FinishedPoint[], durationMs: n
 }
 
 /** A record's tokens as the tally counts them. */
-export function recordTokens(usage: { inputTokens?: number | undefined; outputTokens?: number | undefined; totalTokens?: number | undefined } | undefined): number {
+export function recordTokens(
+  usage:
+    | { inputTokens?: number | undefined; outputTokens?: number | undefined; totalTokens?: number | undefined }
+    | undefined,
+): number {
   if (!usage) return 0;
   return usage.totalTokens ?? (usage.inputTokens ?? 0) + (usage.outputTokens ?? 0);
 }

@@ -20,7 +20,12 @@ export interface RunTiming {
   totalMs: number;
 }
 
-const FIRST_TOKEN_TYPES = new Set(['assistant.message.delta', 'assistant.reasoning.delta', 'assistant.tool_call.started', 'assistant.tool_call.delta']);
+const FIRST_TOKEN_TYPES = new Set([
+  'assistant.message.delta',
+  'assistant.reasoning.delta',
+  'assistant.tool_call.started',
+  'assistant.tool_call.delta',
+]);
 const TOOL_END_TYPES = new Set(['tool.completed', 'tool.failed', 'tool.cancelled']);
 
 /** Watches one run's events; `timing()` is the breakdown so far (queueMs: backoffs only). */
@@ -52,7 +57,12 @@ export function createTimingWatch(clock: () => number = () => performance.now())
       const now = clock();
       if (responseStart !== undefined) modelMs += now - responseStart;
       responseStart = undefined;
-      const t: RunTiming = { modelMs: round(modelMs), toolMs: round(toolMs), queueMs: round(backoffMs), totalMs: round(now - start) };
+      const t: RunTiming = {
+        modelMs: round(modelMs),
+        toolMs: round(toolMs),
+        queueMs: round(backoffMs),
+        totalMs: round(now - start),
+      };
       if (firstTokenMs !== undefined) t.firstTokenMs = round(firstTokenMs);
       return t;
     },
@@ -71,7 +81,11 @@ export function outputTokensPerSecond(outputTokens: number | undefined, modelMs:
  * included), both on the coordinator's clock.
  */
 export function withQueue(run: RunTiming, waitedMs: number, totalMs: number): RunTiming {
-  return { ...run, queueMs: round(run.queueMs + Math.max(0, waitedMs)), totalMs: round(Math.max(totalMs, run.totalMs)) };
+  return {
+    ...run,
+    queueMs: round(run.queueMs + Math.max(0, waitedMs)),
+    totalMs: round(Math.max(totalMs, run.totalMs)),
+  };
 }
 
 function round(ms: number): number {

@@ -42,7 +42,10 @@ export interface Marker {
 
 /** The environment git runs with: the caller's, without what would point git at another repository. */
 export const GIT_ENV: Record<string, string> = Object.fromEntries(
-  Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined && !/^GIT_(DIR|WORK_TREE|INDEX_FILE|OBJECT_DIRECTORY|COMMON_DIR|PREFIX)$/.test(entry[0])),
+  Object.entries(process.env).filter(
+    (entry): entry is [string, string] =>
+      entry[1] !== undefined && !/^GIT_(DIR|WORK_TREE|INDEX_FILE|OBJECT_DIRECTORY|COMMON_DIR|PREFIX)$/.test(entry[0]),
+  ),
 );
 
 /** Most stdout one git command may print (a patch of a huge change): past it, the command fails. */
@@ -65,9 +68,15 @@ export function git(args: string[], cwd: string, input?: string, env?: Record<st
     child.stderr.setEncoding('utf8').on('data', (d: string) => err.push(d));
     child.on('error', (error) => reject(new Error(`git ${name}: ${error.message}`)));
     child.on('close', (code, signal) => {
-      if (outChars > MAX_GIT_OUTPUT_CHARS) reject(new Error(`git ${name}: more than ${MAX_GIT_OUTPUT_CHARS} characters of output`));
+      if (outChars > MAX_GIT_OUTPUT_CHARS)
+        reject(new Error(`git ${name}: more than ${MAX_GIT_OUTPUT_CHARS} characters of output`));
       else if (code === 0) resolve(out.join(''));
-      else reject(new Error(`git ${name}: ${err.join('').trim() || (signal ? `killed by ${signal}` : `exited with code ${code}`)}`));
+      else
+        reject(
+          new Error(
+            `git ${name}: ${err.join('').trim() || (signal ? `killed by ${signal}` : `exited with code ${code}`)}`,
+          ),
+        );
     });
     child.stdin?.end(input);
   });
@@ -79,7 +88,20 @@ export function git(args: string[], cwd: string, input?: string, env?: Record<st
  * once (no rename pairs).
  */
 export function patchArgs(tree: string): string[] {
-  return ['-c', 'core.quotePath=false', 'diff', '--cached', '--binary', '--no-renames', '--no-ext-diff', '--no-textconv', '--no-color', '--src-prefix=a/', '--dst-prefix=b/', tree];
+  return [
+    '-c',
+    'core.quotePath=false',
+    'diff',
+    '--cached',
+    '--binary',
+    '--no-renames',
+    '--no-ext-diff',
+    '--no-textconv',
+    '--no-color',
+    '--src-prefix=a/',
+    '--dst-prefix=b/',
+    tree,
+  ];
 }
 
 /** The git command in `args` (for error messages): the first word that is not an option or an option's value. */
@@ -94,7 +116,10 @@ function commandName(args: string[]): string {
 
 /** The temp folder holding this output directory's workspaces. */
 export function workspacesRoot(outDir: string): string {
-  return path.join(os.tmpdir(), `minicode-batch-ws-${createHash('sha256').update(path.resolve(outDir)).digest('hex').slice(0, 12)}`);
+  return path.join(
+    os.tmpdir(),
+    `minicode-batch-ws-${createHash('sha256').update(path.resolve(outDir)).digest('hex').slice(0, 12)}`,
+  );
 }
 
 /** Where the markers of this output directory's workspaces are. */
@@ -139,7 +164,18 @@ async function askGit(source: string): Promise<[RepoPlace, string, string]> {
   let output: string;
   try {
     output = await git(
-      ['rev-parse', '--path-format=absolute', '--show-toplevel', '--show-prefix', '--git-common-dir', '--absolute-git-dir', 'HEAD^{commit}', 'HEAD^{tree}', '--git-path', 'index'],
+      [
+        'rev-parse',
+        '--path-format=absolute',
+        '--show-toplevel',
+        '--show-prefix',
+        '--git-common-dir',
+        '--absolute-git-dir',
+        'HEAD^{commit}',
+        'HEAD^{tree}',
+        '--git-path',
+        'index',
+      ],
       source,
     );
   } catch (error) {
@@ -149,8 +185,13 @@ async function askGit(source: string): Promise<[RepoPlace, string, string]> {
       () => true,
       () => false,
     );
-    if (inRepo) throw new MinicodeError('MINICODE_E_BATCH_ISOLATE', `${source} has no commit to make a worktree of`, { action: 'commit once, or use --isolate copy' });
-    throw new MinicodeError('MINICODE_E_BATCH_ISOLATE', `${source} is not inside a git repository`, { action: 'use --isolate copy for folders that are not git repositories' });
+    if (inRepo)
+      throw new MinicodeError('MINICODE_E_BATCH_ISOLATE', `${source} has no commit to make a worktree of`, {
+        action: 'commit once, or use --isolate copy',
+      });
+    throw new MinicodeError('MINICODE_E_BATCH_ISOLATE', `${source} is not inside a git repository`, {
+      action: 'use --isolate copy for folders that are not git repositories',
+    });
   }
   const [top = '', prefix = '', common = '', gitDir = '', commit = '', tree = '', index = ''] = output.split('\n');
   const place: RepoPlace = { top, prefix, common, gitDir, index };
@@ -211,6 +252,8 @@ export async function addWorktree(base: RepoBase, root: string): Promise<void> {
   fs.mkdirSync(path.dirname(root), { recursive: true });
   const atHead = base.headTree === base.tree;
   // A dirty start is checked out once, straight at its tree (not HEAD's files, then patched).
-  await withRepoLock(base.common, () => git(['worktree', 'add', '--detach', '--quiet', ...(atHead ? [] : ['--no-checkout']), root, base.commit], base.top));
+  await withRepoLock(base.common, () =>
+    git(['worktree', 'add', '--detach', '--quiet', ...(atHead ? [] : ['--no-checkout']), root, base.commit], base.top),
+  );
   if (!atHead) await git(['read-tree', '-u', '--reset', base.tree], root);
 }

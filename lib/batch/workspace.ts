@@ -17,7 +17,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { MinicodeError } from '../errors.js';
-import { addWorktree, git, markerDir, patchArgs, removeMarked, resolveBase, workspacesRoot, type Marker } from './workspace-git.js';
+import {
+  addWorktree,
+  git,
+  markerDir,
+  patchArgs,
+  removeMarked,
+  resolveBase,
+  workspacesRoot,
+  type Marker,
+} from './workspace-git.js';
 import { acquirePooled, removePool } from './worktree-pool.js';
 import type { Workspace } from './workspace-git.js';
 import { dropExpected } from '../debug.js';
@@ -55,7 +64,8 @@ export async function createWorkspace(options: WorkspaceOptions): Promise<Worksp
   try {
     if (options.mode === 'worktree') {
       const base = await resolveBase(options.source, options.dirty ?? false);
-      if (options.poolSize !== undefined) return await acquirePooled(base, { outDir: options.outDir, size: options.poolSize });
+      if (options.poolSize !== undefined)
+        return await acquirePooled(base, { outDir: options.outDir, size: options.poolSize });
       const marker: Marker = { id: options.id, mode: 'worktree', root, git: base.top, common: base.common };
       // A previous attempt's workspace (a line retried in this run).
       if (fs.existsSync(root)) await removeMarked(marker);
@@ -110,7 +120,10 @@ export async function createWorkspace(options: WorkspaceOptions): Promise<Worksp
     };
   } catch (error) {
     if (error instanceof MinicodeError) throw error;
-    throw new MinicodeError('MINICODE_E_BATCH_ISOLATE', `could not make the ${options.mode} workspace of ${options.source}: ${(error as Error).message}`);
+    throw new MinicodeError(
+      'MINICODE_E_BATCH_ISOLATE',
+      `could not make the ${options.mode} workspace of ${options.source}: ${(error as Error).message}`,
+    );
   }
 }
 

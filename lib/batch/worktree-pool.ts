@@ -29,7 +29,17 @@ import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { withRepoLock } from './repo-lock.js';
-import { addWorktree, git, markerDir, patchArgs, removeMarked, workspacesRoot, type Marker, type RepoBase, type Workspace } from './workspace-git.js';
+import {
+  addWorktree,
+  git,
+  markerDir,
+  patchArgs,
+  removeMarked,
+  workspacesRoot,
+  type Marker,
+  type RepoBase,
+  type Workspace,
+} from './workspace-git.js';
 import { dropExpected, reportDropped } from '../debug.js';
 
 /** The pool's folder inside `OUT/workspaces/`. */
@@ -107,7 +117,15 @@ export async function acquirePooled(base: RepoBase, options: { outDir: string; s
   }
   await evict(dir, options.size);
   const slotId = randomBytes(6).toString('hex');
-  const slot: Slot = { id: slotId, mode: 'worktree', root: path.join(workspacesRoot(options.outDir), `pool-${slotId}`), git: base.top, common: base.common, commit: base.commit, tree: base.tree };
+  const slot: Slot = {
+    id: slotId,
+    mode: 'worktree',
+    root: path.join(workspacesRoot(options.outDir), `pool-${slotId}`),
+    git: base.top,
+    common: base.common,
+    commit: base.commit,
+    tree: base.tree,
+  };
   writeSlot(dir, slot);
   try {
     await addWorktree(base, slot.root);

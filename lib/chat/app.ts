@@ -14,7 +14,17 @@ import type { ApprovalDecision, ApprovalRequest } from '../tools/types.js';
 import { MinicodeError } from '../errors.js';
 import type { OutputEvent } from '../events/index.js';
 import { initialState, reduce, type ReducerState } from '../reducer/index.js';
-import { approvalQuestion, colorLevel, createTtyRenderer, diffLines, liveDiffBound, oneLine, viewOf, type FactLine, type LiveRenderer } from '../render/index.js';
+import {
+  approvalQuestion,
+  colorLevel,
+  createTtyRenderer,
+  diffLines,
+  liveDiffBound,
+  oneLine,
+  viewOf,
+  type FactLine,
+  type LiveRenderer,
+} from '../render/index.js';
 import type { FileDiff } from '../events/index.js';
 import type { EventStore } from '../store/index.js';
 import { wrapToWidth } from '../render/width.js';
@@ -73,7 +83,15 @@ interface Turn {
   ask?: { question: string; resolve: (answer: string) => void } | undefined;
 }
 
-const APPROVAL_KEYS: Record<string, ApprovalDecision> = { y: 'allow', '1': 'allow', a: 'allow-always', '2': 'allow-always', n: 'deny', d: 'deny', '3': 'deny' };
+const APPROVAL_KEYS: Record<string, ApprovalDecision> = {
+  y: 'allow',
+  '1': 'allow',
+  a: 'allow-always',
+  '2': 'allow-always',
+  n: 'deny',
+  d: 'deny',
+  '3': 'deny',
+};
 /** The keys the footer names at the prompt and during a turn. */
 const IDLE_KEYS = '@file Tab · !cmd · Ctrl+R · /help';
 const TURN_KEYS = 'Esc stops · Ctrl+O reasoning';
@@ -103,7 +121,11 @@ export function runChatApp(options: ChatAppOptions): Promise<number> {
     env,
     earlier,
     commands: [
-      ...COMMANDS.map(([c, description]) => ({ name: c.split(' ')[0]!.slice(1), hint: c.split(' ').slice(1).join(' ') || undefined, description })),
+      ...COMMANDS.map(([c, description]) => ({
+        name: c.split(' ')[0]!.slice(1),
+        hint: c.split(' ').slice(1).join(' ') || undefined,
+        description,
+      })),
       ...custom.map((c) => ({ name: c.name, hint: c.argumentHint, description: c.description })),
     ],
   });
@@ -144,7 +166,13 @@ export function runChatApp(options: ChatAppOptions): Promise<number> {
   };
   const editorWith = (text: string): Editor => {
     const lines = text.split('\n');
-    return { ...editor, lines, row: lines.length - 1, col: (lines[lines.length - 1] ?? '').length, historyAt: editor.history.length };
+    return {
+      ...editor,
+      lines,
+      row: lines.length - 1,
+      col: (lines[lines.length - 1] ?? '').length,
+      historyAt: editor.history.length,
+    };
   };
   const print = (lines: readonly string[]): void => {
     area.erase();
@@ -153,7 +181,17 @@ export function runChatApp(options: ChatAppOptions): Promise<number> {
   };
 
   const newRenderer = (extraFooter: () => readonly (string | FactLine)[]): LiveRenderer<ReducerState> =>
-    createTtyRenderer({ out, stream: output, viewOf, verbosity: 'normal', showReasoning, env, summary: false, footer: extraFooter, interruptHint: 'esc to interrupt' });
+    createTtyRenderer({
+      out,
+      stream: output,
+      viewOf,
+      verbosity: 'normal',
+      showReasoning,
+      env,
+      summary: false,
+      footer: extraFooter,
+      interruptHint: 'esc to interrupt',
+    });
 
   function turnFooter(): (string | FactLine)[] {
     if (!turn?.approval && !turn?.ask) return footer(TURN_KEYS);
@@ -215,7 +253,11 @@ export function runChatApp(options: ChatAppOptions): Promise<number> {
         const onAbort = (): void => settle('cancelled');
         abort.signal.addEventListener('abort', onAbort, { once: true });
         current.approval = settle;
-        current.approvalText = approvalQuestion({ toolName: oneLine(request.toolName), action: oneLine(request.action, 2000), ...(request.diff ? { diff: request.diff } : {}) });
+        current.approvalText = approvalQuestion({
+          toolName: oneLine(request.toolName),
+          action: oneLine(request.action, 2000),
+          ...(request.diff ? { diff: request.diff } : {}),
+        });
         current.approvalDiff = request.diff;
         current.renderer.refresh?.();
       });
@@ -277,7 +319,9 @@ export function runChatApp(options: ChatAppOptions): Promise<number> {
     output.off('resize', onResize);
     await session.close();
     const id = session.sessionId;
-    out(`${BRACKETED_PASTE_OFF}${id ? `session ${id} (minicode replay ${id}; minicode --resume ${id})\n` : 'no prompt sent; nothing stored\n'}`);
+    out(
+      `${BRACKETED_PASTE_OFF}${id ? `session ${id} (minicode replay ${id}; minicode --resume ${id})\n` : 'no prompt sent; nothing stored\n'}`,
+    );
     input.setRawMode?.(false);
     input.pause();
     finish(exitCode);
@@ -328,7 +372,10 @@ export function runChatApp(options: ChatAppOptions): Promise<number> {
     session = options.newSession(session);
     always.clear();
     refreshFooter();
-    print([ended ? `Session ${ended} ended (minicode --resume ${ended} reopens it)` : 'Nothing was stored yet', 'New session (stored at the first prompt)']);
+    print([
+      ended ? `Session ${ended} ended (minicode --resume ${ended} reopens it)` : 'Nothing was stored yet',
+      'New session (stored at the first prompt)',
+    ]);
     mode = 'idle';
     if (exitAfterTurn) await exit();
     else drawIdle();
@@ -361,14 +408,17 @@ export function runChatApp(options: ChatAppOptions): Promise<number> {
     const s = search!;
     const history = editor.history;
     if (action.kind === 'history-search') s.state = searchKey(s.state, history, { kind: 'older' });
-    else if (action.kind === 'edit' && action.key.kind === 'insert') s.state = searchKey(s.state, history, { kind: 'type', text: action.key.text });
-    else if (action.kind === 'edit' && action.key.kind === 'backspace') s.state = searchKey(s.state, history, { kind: 'backspace' });
+    else if (action.kind === 'edit' && action.key.kind === 'insert')
+      s.state = searchKey(s.state, history, { kind: 'type', text: action.key.text });
+    else if (action.kind === 'edit' && action.key.kind === 'backspace')
+      s.state = searchKey(s.state, history, { kind: 'backspace' });
     else if (action.kind === 'abort' || action.kind === 'interrupt') {
       editor = s.saved;
       search = undefined;
     } else {
       // Any other key takes the match into the editor; Enter then sends it as it stands.
-      if (s.state.match !== undefined) editor = { ...editorWith(editor.history[s.state.match] ?? ''), historyAt: s.state.match };
+      if (s.state.match !== undefined)
+        editor = { ...editorWith(editor.history[s.state.match] ?? ''), historyAt: s.state.match };
       search = undefined;
       if (action.kind !== 'submit') return false;
     }
@@ -404,7 +454,11 @@ export function runChatApp(options: ChatAppOptions): Promise<number> {
     }
     if (action.kind === 'abort' || action.kind === 'interrupt') {
       if (action.kind === 'interrupt' && ++t.interrupts > 1) exitAfterTurn = true;
-      t.abort.abort({ kind: 'aborted', code: 'MINICODE_E_ABORTED', message: action.kind === 'abort' ? 'stopped with Esc' : 'stopped with Ctrl+C' });
+      t.abort.abort({
+        kind: 'aborted',
+        code: 'MINICODE_E_ABORTED',
+        message: action.kind === 'abort' ? 'stopped with Esc' : 'stopped with Ctrl+C',
+      });
       return;
     }
     if (action.kind === 'toggle-reasoning') {
@@ -524,7 +578,11 @@ export function runChatApp(options: ChatAppOptions): Promise<number> {
 
   const p = session.provider;
   const head = session.sessionId ? `Session ${session.sessionId} resumed` : 'New session (stored at the first prompt)';
-  print([`minicode chat · ${p.model} (${p.format}) · ${options.cwd}`, head, 'Type /help for commands and keys; Ctrl+C twice quits.']);
+  print([
+    `minicode chat · ${p.model} (${p.format}) · ${options.cwd}`,
+    head,
+    'Type /help for commands and keys; Ctrl+C twice quits.',
+  ]);
   renderStored(session.storedEvents);
   drawIdle();
   return done;

@@ -57,7 +57,12 @@ export interface Attached {
  * is not attached (ignored, outside the workspace, or no such file). Words in `exclude` (those
  * attached as images, lib/chat/image-attachments.ts) are left alone.
  */
-export async function attachFiles(text: string, cwd: string, files: ReadonlySet<string>, exclude: readonly string[] = []): Promise<Attached> {
+export async function attachFiles(
+  text: string,
+  cwd: string,
+  files: ReadonlySet<string>,
+  exclude: readonly string[] = [],
+): Promise<Attached> {
   const blocks: string[] = [];
   const attached: string[] = [];
   const skipped: Attached['skipped'] = [];

@@ -17,7 +17,9 @@ import { definedOnly } from '../defined-only.js';
 /** The system prompt and instruction files every turn sends (paths come from the file system: shown neutralised). */
 export function promptLines(prompting: PromptSettings): string[] {
   const { system, recipe } = prompting;
-  const files = system.instructionFiles.map((f) => `${oneLine(f.path)} (${f.bytes} bytes${f.truncated ? ', cut' : ''}, ${f.sha256.slice(0, 19)})`);
+  const files = system.instructionFiles.map(
+    (f) => `${oneLine(f.path)} (${f.bytes} bytes${f.truncated ? ', cut' : ''}, ${f.sha256.slice(0, 19)})`,
+  );
   const origin = recipe.base !== undefined ? '--system-prompt' : "minicode's own";
   return [
     `System:  ${system.digest.slice(0, 19)} - ${origin}${recipe.append !== undefined ? ' + --append-system-prompt' : ''}${system.truncated ? ' (cut at 8,000 chars)' : ''}`,
@@ -27,7 +29,10 @@ export function promptLines(prompting: PromptSettings): string[] {
 
 /** `/undo` or `/checkpoints`, loaded on first use; failures become lines, never throws. */
 async function checkpointCommand(name: string, settings: CheckpointSettings, cwd: string): Promise<string[]> {
-  const [{ listCheckpoints, undoWorkspace }, { checkpointLines, undoLines }] = await Promise.all([import('../checkpoints/undo.js'), import('../checkpoints/format.js')]);
+  const [{ listCheckpoints, undoWorkspace }, { checkpointLines, undoLines }] = await Promise.all([
+    import('../checkpoints/undo.js'),
+    import('../checkpoints/format.js'),
+  ]);
   try {
     if (name === '/checkpoints') return checkpointLines(await listCheckpoints({ settings, cwd }));
     return undoLines(await undoWorkspace({ settings, cwd }));
@@ -40,7 +45,8 @@ async function checkpointCommand(name: string, settings: CheckpointSettings, cwd
 /** `/mcp`, `/mcp NAME` (its tools too), `/mcp reconnect NAME`; the status lines are lib/mcp/status-lines.ts's. */
 function mcpCommand(session: ChatSession, arg: string): CommandResult {
   const manager = session.mcp;
-  if (!manager) return { lines: ['MCP: no servers configured (minicode mcp add NAME COMMAND, or mcpServers in the config)'] };
+  if (!manager)
+    return { lines: ['MCP: no servers configured (minicode mcp add NAME COMMAND, or mcpServers in the config)'] };
   const [first = '', second = ''] = arg.split(/\s+/);
   const lines = async (): Promise<string[]> => {
     const { serverStatusLines } = await import('../mcp/status-lines.js');
@@ -53,7 +59,9 @@ function mcpCommand(session: ChatSession, arg: string): CommandResult {
     const rows = manager.statuses();
     if (first === '') return ['MCP servers (/mcp NAME lists its tools):', ...serverStatusLines(rows, { tools: false })];
     const row = rows.find((r) => r.name === first);
-    return row ? serverStatusLines([row], { tools: true }) : [`MCP: no server named ${oneLine(first)}; known: ${rows.map((r) => oneLine(r.name)).join(', ')}`];
+    return row
+      ? serverStatusLines([row], { tools: true })
+      : [`MCP: no server named ${oneLine(first)}; known: ${rows.map((r) => oneLine(r.name)).join(', ')}`];
   };
   return { lines: [], later: lines() };
 }
@@ -69,7 +77,10 @@ const APPROVAL_MEANING: Record<ApprovalModeName, string> = {
 async function compactLines(session: ChatSession): Promise<string[]> {
   try {
     const fold = await session.compact();
-    if (!fold.changed) return [`Compact: nothing to fold; ~${count(fold.beforeTokens)} tokens, the last exchange is kept verbatim and shorter messages are not cut.`];
+    if (!fold.changed)
+      return [
+        `Compact: nothing to fold; ~${count(fold.beforeTokens)} tokens, the last exchange is kept verbatim and shorter messages are not cut.`,
+      ];
     return [
       `Compact: ~${count(fold.beforeTokens)} -> ~${count(fold.afterTokens)} tokens`,
       `shortened ${fold.foldedMessages} message(s) to their head${fold.removedMessages > 0 ? ` and removed ${fold.removedMessages}` : ''}; the last exchange is kept verbatim.`,
@@ -133,22 +144,32 @@ export function runCommand(line: string, ctx: { session: ChatSession; store: Eve
   const { session } = ctx;
   switch (name) {
     case '/':
-      return { lines: ['Commands (/help adds the keys):', ...COMMANDS.map(([c, d]) => `${c} - ${d}`), ...customLines(session)] };
+      return {
+        lines: ['Commands (/help adds the keys):', ...COMMANDS.map(([c, d]) => `${c} - ${d}`), ...customLines(session)],
+      };
     case '/help':
       return { lines: [...COMMANDS.map(([c, d]) => `${c} - ${d}`), ...customLines(session), ...KEYS] };
     case '/exit':
     case '/quit':
       return { lines: [], exit: true };
     case '/status':
-      return { lines: [`Session: ${session.sessionId ?? 'new (stored at the first prompt)'}`, ...statusLines(session.observed()), ...promptLines(session.prompting)] };
+      return {
+        lines: [
+          `Session: ${session.sessionId ?? 'new (stored at the first prompt)'}`,
+          ...statusLines(session.observed()),
+          ...promptLines(session.prompting),
+        ],
+      };
     case '/compact':
       return { lines: [], later: compactLines(session) };
     case '/clear':
       return { lines: [], clear: true };
     case '/approval': {
       const policy = session.policy;
-      if (arg === '') return { lines: [`Approval: ${policy.mode} (switch with /approval ${APPROVAL_MODES.join('|')})`] };
-      if (!(APPROVAL_MODES as readonly string[]).includes(arg)) return { lines: [`Approval: "${oneLine(arg)}" is not a mode; use one of ${APPROVAL_MODES.join(', ')}`] };
+      if (arg === '')
+        return { lines: [`Approval: ${policy.mode} (switch with /approval ${APPROVAL_MODES.join('|')})`] };
+      if (!(APPROVAL_MODES as readonly string[]).includes(arg))
+        return { lines: [`Approval: "${oneLine(arg)}" is not a mode; use one of ${APPROVAL_MODES.join(', ')}`] };
       policy.mode = arg as ApprovalModeName;
       return { lines: [`Approval: ${arg} from the next tool call (${APPROVAL_MEANING[arg as ApprovalModeName]})`] };
     }
@@ -157,13 +178,19 @@ export function runCommand(line: string, ctx: { session: ChatSession; store: Eve
       session.provider.model = arg;
       return { lines: [`Model: ${arg} from the next turn`] };
     case '/budget': {
-      if (arg === '') return { lines: [`Budget: ${session.budget ? `limit $${session.budget.limitUsd.toFixed(4)}${session.budget.strict ? ', strict' : ''}` : 'none'}`] };
+      if (arg === '')
+        return {
+          lines: [
+            `Budget: ${session.budget ? `limit $${session.budget.limitUsd.toFixed(4)}${session.budget.strict ? ', strict' : ''}` : 'none'}`,
+          ],
+        };
       if (arg === 'off' || arg === 'none') {
         session.budget = undefined;
         return { lines: ['Budget: none'] };
       }
       const usd = Number(arg.replace(/^\$/, ''));
-      if (!Number.isFinite(usd) || usd < 0) return { lines: [`Budget: "${arg}" is not a USD amount; try /budget 0.50`] };
+      if (!Number.isFinite(usd) || usd < 0)
+        return { lines: [`Budget: "${arg}" is not a USD amount; try /budget 0.50`] };
       session.budget = definedOnly({ limitUsd: usd, strict: session.budget?.strict ? true : undefined });
       return { lines: [`Budget: limit $${usd.toFixed(4)} for this session`] };
     }
@@ -188,8 +215,13 @@ export function runCommand(line: string, ctx: { session: ChatSession; store: Eve
       return { lines: [], later: checkpointCommand(name, settings, ctx.cwd) };
     }
     default: {
-      const near = closestName(name.slice(1), [...COMMANDS.map(([c]) => c.split(' ')[0]!.slice(1)), ...session.prompting.commands.commands.map((c) => c.name)]);
-      return { lines: [`Unknown command ${oneLine(name)}; ${near ? `did you mean /${near}? ` : ''}type /help for the list.`] };
+      const near = closestName(name.slice(1), [
+        ...COMMANDS.map(([c]) => c.split(' ')[0]!.slice(1)),
+        ...session.prompting.commands.commands.map((c) => c.name),
+      ]);
+      return {
+        lines: [`Unknown command ${oneLine(name)}; ${near ? `did you mean /${near}? ` : ''}type /help for the list.`],
+      };
     }
   }
 }

@@ -94,6 +94,7 @@ export function commandSuggestions(partial: string, commands: readonly CommandEn
     const head = `/${c.name}${c.hint ? ` ${c.hint}` : ''}`;
     return `  ${c.description ? `${head.padEnd(width)}  ${c.description}` : head}`;
   });
-  if (matches.length > MAX_CANDIDATES_SHOWN) lines.push(`  … ${matches.length - MAX_CANDIDATES_SHOWN} more (Tab completes)`);
+  if (matches.length > MAX_CANDIDATES_SHOWN)
+    lines.push(`  … ${matches.length - MAX_CANDIDATES_SHOWN} more (Tab completes)`);
   return lines;
 }

@@ -32,7 +32,10 @@ export function searchKey(search: HistorySearch, history: readonly string[], key
     case 'type': {
       const query = search.query + key.text;
       // Keep the current match while it still contains the longer query, as shells do.
-      const current = search.match !== undefined && history[search.match]!.toLowerCase().includes(query.toLowerCase()) ? search.match : undefined;
+      const current =
+        search.match !== undefined && history[search.match]!.toLowerCase().includes(query.toLowerCase())
+          ? search.match
+          : undefined;
       return { query, match: current ?? findOlder(history, query, history.length) };
     }
     case 'backspace': {

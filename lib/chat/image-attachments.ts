@@ -92,17 +92,29 @@ function startsLikeImage(file: string): boolean {
 }
 
 /** Attach the images `text` names (`@path` relative to `cwd`, or pasted paths). */
-export function attachImages(text: string, cwd: string, options: { home?: string | undefined; maxImages?: number | undefined } = {}): AttachedImages {
+export function attachImages(
+  text: string,
+  cwd: string,
+  options: { home?: string | undefined; maxImages?: number | undefined } = {},
+): AttachedImages {
   const home = options.home ?? os.homedir();
   const max = options.maxImages ?? MAX_ATTACHED_IMAGES;
   const images: ImageAttachment[] = [];
   const words: string[] = [];
   const skipped: AttachedImages['skipped'] = [];
-  const candidates = [...atPaths(text).map((word) => ({ word, at: true })), ...pastedImagePaths(text).map((word) => ({ word, at: false }))];
+  const candidates = [
+    ...atPaths(text).map((word) => ({ word, at: true })),
+    ...pastedImagePaths(text).map((word) => ({ word, at: false })),
+  ];
   for (const { word, at } of candidates) {
     const file = path.resolve(cwd, plainPath(word, home));
     // An `@path` is an image by its extension or its bytes; anything else is a text attachment's.
-    if (at && !IMAGE_EXTENSION.test(word) && !(fs.statSync(file, { throwIfNoEntry: false })?.isFile() && startsLikeImage(file))) continue;
+    if (
+      at &&
+      !IMAGE_EXTENSION.test(word) &&
+      !(fs.statSync(file, { throwIfNoEntry: false })?.isFile() && startsLikeImage(file))
+    )
+      continue;
     const read = readCandidate(file);
     if (read === undefined) {
       if (at) continue;

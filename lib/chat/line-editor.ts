@@ -126,7 +126,8 @@ export function applyKey(editor: Editor, key: EditKey): Editor {
       return withText(definedOnly({ ...editor, historyAt: at, draft }), editor.history[at] ?? '');
     }
     case 'down': {
-      if (row < editor.lines.length - 1) return { ...editor, row: row + 1, col: Math.min(col, (editor.lines[row + 1] ?? '').length) };
+      if (row < editor.lines.length - 1)
+        return { ...editor, row: row + 1, col: Math.min(col, (editor.lines[row + 1] ?? '').length) };
       if (editor.historyAt >= editor.history.length) return editor;
       const at = editor.historyAt + 1;
       const text = at === editor.history.length ? (editor.draft ?? '') : (editor.history[at] ?? '');
@@ -145,6 +146,9 @@ export function submit(editor: Editor): { editor: Editor; text?: string } {
     return { editor: applyKey(setLine(editor, line.slice(0, -1), line.length - 1), { kind: 'newline' }) };
   }
   const text = textOf(editor);
-  const history = text.trim() === '' || editor.history[editor.history.length - 1] === text ? editor.history : [...editor.history, text].slice(-MAX_HISTORY);
+  const history =
+    text.trim() === '' || editor.history[editor.history.length - 1] === text
+      ? editor.history
+      : [...editor.history, text].slice(-MAX_HISTORY);
   return { editor: createEditor(history), text };
 }

@@ -24,7 +24,8 @@ export const CONTEXT_WINDOWS: Readonly<Record<string, number>> = {
 /** The window of `model`, or undefined when the table does not know it. */
 export function contextWindowOf(model: string): number | undefined {
   let best: string | undefined;
-  for (const key of Object.keys(CONTEXT_WINDOWS)) if (model.startsWith(key) && (!best || key.length > best.length)) best = key;
+  for (const key of Object.keys(CONTEXT_WINDOWS))
+    if (model.startsWith(key) && (!best || key.length > best.length)) best = key;
   return best ? CONTEXT_WINDOWS[best] : undefined;
 }
 
@@ -53,7 +54,11 @@ export interface Observed {
 function sandboxText(o: Observed): string {
   if (!o.sandbox || o.sandbox.mode === 'off') return 'off (commands run unsandboxed)';
   const hosts = o.sandbox.allowHosts ?? [];
-  const network = o.sandbox.network ? 'open' : hosts.length > 0 ? `only ${hosts.join(', ')} (through the proxy)` : 'off';
+  const network = o.sandbox.network
+    ? 'open'
+    : hosts.length > 0
+      ? `only ${hosts.join(', ')} (through the proxy)`
+      : 'off';
   return `${o.sandbox.mode}, network ${network}`;
 }
 
@@ -101,19 +106,27 @@ export function footerLines(o: Observed, columns: number, keys?: string): string
   const cost = o.costUsd === undefined ? 'cost unknown' : `${usd(o.costUsd)} est.`;
   const budget = `Budget: ${budgetText(o)}`;
   const io = `${tokens(o.usage.inputTokens)} in, ${tokens(o.usage.outputTokens)} out`;
-  const spend = columns < 60 ? [`Spend: ${io} tokens`, `Cost: ${o.costUsd === undefined ? 'unknown' : cost} · ${budget}`] : [`Spend: ${io}, ${cost} · ${budget}`];
+  const spend =
+    columns < 60
+      ? [`Spend: ${io} tokens`, `Cost: ${o.costUsd === undefined ? 'unknown' : cost} · ${budget}`]
+      : [`Spend: ${io}, ${cost} · ${budget}`];
   // A session without the sandbox says so where the person looks: never a silent `off`.
   const mode = `${o.approvalMode ? ` · approvals: ${o.approvalMode}` : ''}${o.sandbox?.mode === 'off' ? ' · sandbox off' : ''}`;
   const labelled = `Model: ${o.model}${mode}`;
   const model = labelled.length <= columns ? labelled : `${o.model}${mode}`;
   // The keys share the model's line when it fits, else get their own.
-  const tail = keys === undefined ? [model] : model.length + 3 + keys.length <= columns ? [`${model} · ${keys}`] : [model, keys];
+  const tail =
+    keys === undefined ? [model] : model.length + 3 + keys.length <= columns ? [`${model} · ${keys}`] : [model, keys];
   return [context, ...spend, ...tail];
 }
 
 /** `/status`: Context vs Input/Output/Total vs Cost vs Budget, each on its own labelled line. */
 export function statusLines(o: Observed): string[] {
-  const total = o.usage.totalTokens ?? (o.usage.inputTokens !== undefined && o.usage.outputTokens !== undefined ? o.usage.inputTokens + o.usage.outputTokens : undefined);
+  const total =
+    o.usage.totalTokens ??
+    (o.usage.inputTokens !== undefined && o.usage.outputTokens !== undefined
+      ? o.usage.inputTokens + o.usage.outputTokens
+      : undefined);
   return [
     `Model:   ${o.model}${o.approvalMode ? ` (approvals: ${o.approvalMode})` : ''}`,
     `Context: ${contextText(o)} - window estimate, ${o.anchored ? 'anchored to provider usage' : 'heuristic'}`,

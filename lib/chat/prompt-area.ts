@@ -75,7 +75,11 @@ export interface PromptArea {
 }
 
 /** Create a prompt area writing to `out`, measuring with `columns()`. */
-export function createPromptArea(out: (s: string) => void, columns: () => number, styleHeader: (line: string) => string = (l) => l): PromptArea {
+export function createPromptArea(
+  out: (s: string) => void,
+  columns: () => number,
+  styleHeader: (line: string) => string = (l) => l,
+): PromptArea {
   /** What is drawn, to find its cursor row at the width of the moment of erasing. */
   let last: { header: readonly string[]; editor: Editor; prompt: string | undefined } | undefined;
   const eraseSeq = (): string => {
@@ -94,7 +98,9 @@ export function createPromptArea(out: (s: string) => void, columns: () => number
       // After writing, the cursor sits on the last row; move it back to the editing point.
       const up = layout.rows - 1 - layout.cursorRow;
       const grown = layout.rows > layout.lines.reduce((n, l) => n + rowsFor(l, cols), 0) ? '\r\n' : '';
-      out(`${eraseSeq()}${styled.join('\n')}${grown}${up > 0 ? `${ESC}${up}A` : ''}\r${layout.cursorCol > 0 ? `${ESC}${layout.cursorCol}C` : ''}`);
+      out(
+        `${eraseSeq()}${styled.join('\n')}${grown}${up > 0 ? `${ESC}${up}A` : ''}\r${layout.cursorCol > 0 ? `${ESC}${layout.cursorCol}C` : ''}`,
+      );
       last = { header: [...header], editor, prompt };
     },
     erase() {

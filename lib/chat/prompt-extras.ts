@@ -6,7 +6,16 @@
 import type { ImageAttachment } from '../images/load.js';
 import { attachFiles } from './attachments.js';
 import { attachImages } from './image-attachments.js';
-import { applyCompletion, atWordAtCursor, commandSuggestions, completeCommand, completePath, MAX_CANDIDATES_SHOWN, slashWordAtCursor, type CommandEntry } from './completion.js';
+import {
+  applyCompletion,
+  atWordAtCursor,
+  commandSuggestions,
+  completeCommand,
+  completePath,
+  MAX_CANDIDATES_SHOWN,
+  slashWordAtCursor,
+  type CommandEntry,
+} from './completion.js';
 import { appendHistory, historyPath, loadHistory } from './history-file.js';
 import type { Editor } from './line-editor.js';
 import { createWorkspaceFiles } from './workspace-files.js';
@@ -30,7 +39,12 @@ export interface PromptExtras {
 }
 
 /** Create the extras of a session in `cwd`; `earlier` are the resumed session's own prompts. */
-export function createPromptExtras(options: { cwd: string; env: NodeJS.ProcessEnv; earlier?: readonly string[]; commands?: readonly CommandEntry[] }): PromptExtras {
+export function createPromptExtras(options: {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  earlier?: readonly string[];
+  commands?: readonly CommandEntry[];
+}): PromptExtras {
   const file = historyPath(options.env);
   const persisted = loadHistory(file);
   const seen = new Set(persisted);
@@ -56,7 +70,11 @@ export function createPromptExtras(options: { cwd: string; env: NodeJS.ProcessEn
           return `  /${name}${hint ? ` ${hint}` : ''}`;
         };
         const hint =
-          result.matches.length === 0 ? [`no command matches /${slash}`] : result.matches.length === 1 ? [shown(result.matches[0]!).trim()] : result.matches.slice(0, MAX_CANDIDATES_SHOWN).map(shown);
+          result.matches.length === 0
+            ? [`no command matches /${slash}`]
+            : result.matches.length === 1
+              ? [shown(result.matches[0]!).trim()]
+              : result.matches.slice(0, MAX_CANDIDATES_SHOWN).map(shown);
         return { editor: { ...editor, lines: [text], col: text.length }, hint };
       }
       const at = atWordAtCursor(editor);
@@ -69,7 +87,9 @@ export function createPromptExtras(options: { cwd: string; env: NodeJS.ProcessEn
             ? []
             : [
                 ...result.matches.slice(0, MAX_CANDIDATES_SHOWN).map((m) => `  @${m}`),
-                ...(result.matches.length > MAX_CANDIDATES_SHOWN ? [`  … ${result.matches.length - MAX_CANDIDATES_SHOWN} more`] : []),
+                ...(result.matches.length > MAX_CANDIDATES_SHOWN
+                  ? [`  … ${result.matches.length - MAX_CANDIDATES_SHOWN} more`]
+                  : []),
               ];
       return { editor: applyCompletion(editor, at, result.text), hint };
     },

@@ -122,7 +122,12 @@ export function latestChatSession(store: EventStore, cwd: string): string | unde
  * `--base-url` reopens with that model instead of failing with "no model given"). A provider
  * named now wins, and then the stored model goes with it only when it is the same provider.
  */
-export function resumeFlags<F extends { provider?: string | undefined; model?: string | undefined }>(flags: F, store: EventStore, sessionId: string, env: NodeJS.ProcessEnv): F {
+export function resumeFlags<F extends { provider?: string | undefined; model?: string | undefined }>(
+  flags: F,
+  store: EventStore,
+  sessionId: string,
+  env: NodeJS.ProcessEnv,
+): F {
   let started: { provider?: string | undefined; model?: string | undefined } | undefined;
   for (const e of store.iterateSession(sessionId)) {
     if (e.type === 'session.started') started = e.payload;
@@ -156,7 +161,9 @@ export function createChatSession(options: ChatSessionOptions): ChatSession {
   if (options.resume !== undefined) {
     storedEvents = options.store.readSession(options.resume);
     if (storedEvents.length === 0)
-      throw new MinicodeError('MINICODE_E_SESSION_NOT_FOUND', `no session ${options.resume} in ${options.store.dir}`, { action: 'run `minicode sessions` to list stored sessions' });
+      throw new MinicodeError('MINICODE_E_SESSION_NOT_FOUND', `no session ${options.resume} in ${options.store.dir}`, {
+        action: 'run `minicode sessions` to list stored sessions',
+      });
     const rebuilder = createRebuilder({ sessionId: options.resume });
     for (const e of storedEvents) {
       rebuilder.push(e);
@@ -183,7 +190,17 @@ export function createChatSession(options: ChatSessionOptions): ChatSession {
   /** Store events between turns; nothing while the session is not stored yet (no prompt sent). */
   const append = async (drafts: readonly EventDraft[]): Promise<void> => {
     if (id === undefined || state === undefined) return;
-    const r = await appendToSession({ sessionId: id, startSeq: nextSeq, state, store: options.store, clock: options.clock, env: options.environment.env }, drafts);
+    const r = await appendToSession(
+      {
+        sessionId: id,
+        startSeq: nextSeq,
+        state,
+        store: options.store,
+        clock: options.clock,
+        env: options.environment.env,
+      },
+      drafts,
+    );
     state = r.state;
     nextSeq = r.nextSeq;
   };
@@ -195,7 +212,13 @@ export function createChatSession(options: ChatSessionOptions): ChatSession {
     provider: { ...options.provider },
     policy: options.environment.policy,
     // What /status shows is what a turn sends: with the tool shape's note runPrompt adds.
-    prompting: { ...prompting, system: withToolNote(prompting.system, toolShapeFor(options.provider.format, options.provider.model, options.environment.toolShapes).note) },
+    prompting: {
+      ...prompting,
+      system: withToolNote(
+        prompting.system,
+        toolShapeFor(options.provider.format, options.provider.model, options.environment.toolShapes).note,
+      ),
+    },
     checkpoints: options.environment.checkpoints,
     mcp: options.mcp,
     budget: options.limits.budget,
@@ -209,9 +232,15 @@ export function createChatSession(options: ChatSessionOptions): ChatSession {
         const tokens = (usage.inputTokens ?? 0) + (usage.outputTokens ?? 0);
         const decision = preflight(budget, { tokens, costUsd });
         if (!decision.allowed) {
-          throw new MinicodeError('MINICODE_E_BUDGET_EXCEEDED', decision.reason === 'over' ? 'the session is over its budget' : 'the session cost is unknown under --budget-strict', {
-            action: 'raise it with /budget USD',
-          });
+          throw new MinicodeError(
+            'MINICODE_E_BUDGET_EXCEEDED',
+            decision.reason === 'over'
+              ? 'the session is over its budget'
+              : 'the session cost is unknown under --budget-strict',
+            {
+              action: 'raise it with /budget USD',
+            },
+          );
         }
       }
       let lastInput: number | undefined;
@@ -222,10 +251,18 @@ export function createChatSession(options: ChatSessionOptions): ChatSession {
         images: hooks.images,
         provider: session.provider,
         // The run's watcher sees this turn's cost only: give it what is left of the session's budget.
-        limits: { ...options.limits, budget: budget ? { ...budget, limitUsd: Math.max(0, budget.limitUsd - (costUsd ?? 0)) } : undefined },
+        limits: {
+          ...options.limits,
+          budget: budget ? { ...budget, limitUsd: Math.max(0, budget.limitUsd - (costUsd ?? 0)) } : undefined,
+        },
         environment: options.environment,
         prompting,
-        interaction: { tty: true, promptApproval: hooks.promptApproval, promptAskText: hooks.promptAskText, nextApprovalId: () => `approval-${++approvals}` },
+        interaction: {
+          tty: true,
+          promptApproval: hooks.promptApproval,
+          promptAskText: hooks.promptAskText,
+          nextApprovalId: () => `approval-${++approvals}`,
+        },
         store: options.store,
         endSession: false,
         session: id !== undefined && state ? { id, startSeq: nextSeq, state, history, turn: turnNo } : undefined,
@@ -234,7 +271,8 @@ export function createChatSession(options: ChatSessionOptions): ChatSession {
         signal: hooks.signal,
         onEvent: (event, s) => {
           // The window holds the whole prompt: cached tokens count even where the provider reports them apart.
-          if (event.type === 'usage.reported' && event.payload.scope === 'request') lastInput = promptTokensOf(event.payload.usage, includesCache()) ?? lastInput;
+          if (event.type === 'usage.reported' && event.payload.scope === 'request')
+            lastInput = promptTokensOf(event.payload.usage, includesCache()) ?? lastInput;
           trace?.onEvent(event);
           hooks.onEvent?.(event, s);
         },
@@ -242,7 +280,11 @@ export function createChatSession(options: ChatSessionOptions): ChatSession {
         trace?.end({ ok: false, error: error instanceof MinicodeError ? error.code : 'error' });
         throw error;
       });
-      trace?.end(run.result.reason === 'completed' ? { ok: true } : { ok: false, error: run.result.error?.code ?? run.result.reason });
+      trace?.end(
+        run.result.reason === 'completed'
+          ? { ok: true }
+          : { ok: false, error: run.result.error?.code ?? run.result.reason },
+      );
       id = run.sessionId;
       nextSeq = run.nextSeq;
       state = run.state;
@@ -251,7 +293,8 @@ export function createChatSession(options: ChatSessionOptions): ChatSession {
       turnNo++;
       // Anchor the estimate: the last request carried everything but the final answer.
       const transcript = toTranscript(history, session.provider.format);
-      if (lastInput !== undefined && run.result.reason === 'completed') estimator.observeUsage(lastInput, fixed, transcript, Math.max(0, transcript.length - 1));
+      if (lastInput !== undefined && run.result.reason === 'completed')
+        estimator.observeUsage(lastInput, fixed, transcript, Math.max(0, transcript.length - 1));
       return run;
     },
     observed() {
@@ -268,7 +311,13 @@ export function createChatSession(options: ChatSessionOptions): ChatSession {
         budget: session.budget,
         model: session.provider.model,
         approvalMode: options.environment.policy.mode,
-        sandbox: options.environment.sandbox ? { mode: options.environment.sandbox.mode, network: options.environment.sandbox.network, allowHosts: options.environment.sandbox.allowHosts } : undefined,
+        sandbox: options.environment.sandbox
+          ? {
+              mode: options.environment.sandbox.mode,
+              network: options.environment.sandbox.network,
+              allowHosts: options.environment.sandbox.allowHosts,
+            }
+          : undefined,
       });
     },
     transcript: () => toTranscript(history, session.provider.format),
@@ -280,7 +329,9 @@ export function createChatSession(options: ChatSessionOptions): ChatSession {
         if (drafts.length > 0) await append(drafts);
       }
       // The last prompt is pinned as in the loop's compaction: what was asked last stays whole.
-      const fold = foldTranscript(toTranscript(history, session.provider.format), { keepRecentUnits: MANUAL_KEEP_RECENT_UNITS });
+      const fold = foldTranscript(toTranscript(history, session.provider.format), {
+        keepRecentUnits: MANUAL_KEEP_RECENT_UNITS,
+      });
       if (!fold.changed) return fold;
       history = fromTranscript(fold.messages, history);
       estimator.invalidate();

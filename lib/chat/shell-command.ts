@@ -33,7 +33,17 @@ export interface ShellCommandResult {
 /** Run one `!command`; never throws. */
 export async function runShellCommand(command: string, options: ShellCommandOptions): Promise<ShellCommandResult> {
   // The tool's own approval is for the model's calls: here the person is the one asking.
-  const outcome = await bashTool.run({ command }, { cwd: options.cwd, signal: options.signal, approve: async () => 'allow', limits: DEFAULT_TOOL_LIMITS, env: options.env, tty: true });
+  const outcome = await bashTool.run(
+    { command },
+    {
+      cwd: options.cwd,
+      signal: options.signal,
+      approve: async () => 'allow',
+      limits: DEFAULT_TOOL_LIMITS,
+      env: options.env,
+      tty: true,
+    },
+  );
   const raw = outcome.status === 'denied' ? '' : (outcome.output ?? '');
   // Scrubbed like every event string: the person's screen and the next prompt alike.
   const output = redactText(displayText(raw), { secrets: credentialSecretsFromEnv(options.env) });
@@ -42,9 +52,14 @@ export async function runShellCommand(command: string, options: ShellCommandOpti
   const all = output.replace(/\n$/, '').split('\n');
   const shown = output === '' ? [] : all.slice(0, MAX_SHELL_LINES_SHOWN).map((l) => `  ${l}`);
   if (all.length > MAX_SHELL_LINES_SHOWN) shown.push(`  … +${all.length - MAX_SHELL_LINES_SHOWN} more lines`);
-  const status = outcome.status === 'completed' ? `✓ exit 0` : `✗ ${outcome.status === 'failed' ? outcome.message : outcome.reason}`;
+  const status =
+    outcome.status === 'completed' ? `✓ exit 0` : `✗ ${outcome.status === 'failed' ? outcome.message : outcome.reason}`;
   return {
     lines: [...shown, `${status} (kept for the next message)`],
-    block: shellBlock(redactText(command, { secrets: credentialSecretsFromEnv(options.env) }), exit, capHeadTail(output, MAX_SHELL_CONTEXT_CHARS).text),
+    block: shellBlock(
+      redactText(command, { secrets: credentialSecretsFromEnv(options.env) }),
+      exit,
+      capHeadTail(output, MAX_SHELL_CONTEXT_CHARS).text,
+    ),
   };
 }

@@ -11,7 +11,10 @@ export function undoLines(report: UndoReport): string[] {
     ? `Undo (dry run): restoring checkpoint ${report.restored.slice(0, 12)} (${what}) would change ${report.changes.length} file(s)`
     : `Undo: restored checkpoint ${report.restored.slice(0, 12)} (${what}); ${report.changes.length} file(s) changed`;
   const lines = [head, ...report.changes.map((c) => `  ${MARK[c.kind]} ${c.path}`)];
-  if (report.undoCheckpoint) lines.push(`the state before this undo is checkpoint ${report.undoCheckpoint.slice(0, 12)}: minicode undo again takes the undo back`);
+  if (report.undoCheckpoint)
+    lines.push(
+      `the state before this undo is checkpoint ${report.undoCheckpoint.slice(0, 12)}: minicode undo again takes the undo back`,
+    );
   return lines;
 }
 
@@ -21,7 +24,9 @@ export function checkpointLines(listings: readonly CheckpointListing[]): string[
   const lines: string[] = [];
   for (const l of listings) {
     const label = l.kind === 'undo' ? 'before an undo' : `turn ${l.turn}`;
-    lines.push(`${l.checkpointId.slice(0, 12)}  ${l.createdAt}  ${l.sessionId}  ${label}${l.finished ? '' : ' (unfinished)'}  ${l.changes.length} file(s)`);
+    lines.push(
+      `${l.checkpointId.slice(0, 12)}  ${l.createdAt}  ${l.sessionId}  ${label}${l.finished ? '' : ' (unfinished)'}  ${l.changes.length} file(s)`,
+    );
     for (const c of l.changes) lines.push(`    ${MARK[c.kind]} ${c.path}`);
   }
   return lines;

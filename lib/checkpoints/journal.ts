@@ -44,12 +44,20 @@ export interface TurnRecord {
 const PREFIX = 'refs/minicode/turns/';
 
 /** The subject line that carries a record's metadata. */
-export function recordSubject(meta: { sessionId: string; turn: string; kind: CheckpointKind; at: number; writerPid?: number }): string {
+export function recordSubject(meta: {
+  sessionId: string;
+  turn: string;
+  kind: CheckpointKind;
+  at: number;
+  writerPid?: number;
+}): string {
   const pid = meta.writerPid === undefined ? '' : ` pid=${meta.writerPid}`;
   return `minicode-checkpoint kind=${meta.kind} session=${encodeURIComponent(meta.sessionId)} turn=${encodeURIComponent(meta.turn)} at=${meta.at}${pid}`;
 }
 
-function parseSubject(subject: string): { sessionId: string; turn: string; kind: CheckpointKind; at: number; writerPid?: number } | undefined {
+function parseSubject(
+  subject: string,
+): { sessionId: string; turn: string; kind: CheckpointKind; at: number; writerPid?: number } | undefined {
   const fields = new Map(
     subject
       .split(' ')
@@ -103,7 +111,10 @@ export async function setRecordRef(gitDir: string, key: string, which: RecordRef
 
 /** Every record of the store, oldest first. */
 export async function listRecords(gitDir: string): Promise<TurnRecord[]> {
-  const { stdout } = await runGit(['for-each-ref', '--format=%(refname)%00%(objectname)%00%(tree)%00%(subject)%00', PREFIX], { gitDir, cwd: gitDir });
+  const { stdout } = await runGit(
+    ['for-each-ref', '--format=%(refname)%00%(objectname)%00%(tree)%00%(subject)%00', PREFIX],
+    { gitDir, cwd: gitDir },
+  );
   const parts = splitNul(stdout.replace(/\n/g, ''));
   const byKey = new Map<string, TurnRecord>();
   const afters = new Map<string, { after: string; afterTree: string }>();
@@ -142,14 +153,22 @@ export interface RawChange extends FileChange {
 /** What changed from commit `from` to commit `to`, with the `to` side's modes and objects (no rename detection). */
 export async function diffRaw(gitDir: string, from: string, to: string): Promise<RawChange[]> {
   if (from === to) return [];
-  const { stdout } = await runGit(['diff-tree', '-r', '-z', '--no-renames', '--raw', '--no-abbrev', from, to], { gitDir, cwd: gitDir });
+  const { stdout } = await runGit(['diff-tree', '-r', '-z', '--no-renames', '--raw', '--no-abbrev', from, to], {
+    gitDir,
+    cwd: gitDir,
+  });
   const parts = splitNul(stdout);
   const changes: RawChange[] = [];
   for (let i = 0; i + 1 < parts.length; i += 2) {
     // ":<old mode> <new mode> <old id> <new id> <status>", then the path.
     const [, mode, , object, status] = parts[i]!.slice(1).split(' ');
     const file = parts[i + 1]!;
-    changes.push({ path: file, kind: status === 'A' ? 'create' : status === 'D' ? 'delete' : 'modify', mode: mode ?? '000000', object: object ?? '' });
+    changes.push({
+      path: file,
+      kind: status === 'A' ? 'create' : status === 'D' ? 'delete' : 'modify',
+      mode: mode ?? '000000',
+      object: object ?? '',
+    });
   }
   return changes;
 }

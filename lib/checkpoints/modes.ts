@@ -65,7 +65,8 @@ export function writeModeMap(gitDir: string, modes: ModeMap): void {
 function parseModes(json: string): ModeMap {
   const out: ModeMap = new Map();
   const value = JSON.parse(json) as unknown;
-  if (value && typeof value === 'object') for (const [k, v] of Object.entries(value)) if (typeof v === 'string' && /^[0-7]{3,4}$/.test(v)) out.set(k, v);
+  if (value && typeof value === 'object')
+    for (const [k, v] of Object.entries(value)) if (typeof v === 'string' && /^[0-7]{3,4}$/.test(v)) out.set(k, v);
   return out;
 }
 

@@ -33,7 +33,11 @@ const PRUNE_GRACE = '1.hour.ago';
 const GC_ARGS = ['-c', 'gc.packRefs=false', '-c', 'gc.reflogExpire=now', 'gc', '--quiet', `--prune=${PRUNE_GRACE}`];
 
 /** The records `retention` drops, oldest first (pure). */
-export function recordsToDrop(records: readonly TurnRecord[], retention: CheckpointRetention, now: number): TurnRecord[] {
+export function recordsToDrop(
+  records: readonly TurnRecord[],
+  retention: CheckpointRetention,
+  now: number,
+): TurnRecord[] {
   const sorted = [...records].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   const overCount = Math.max(0, sorted.length - retention.maxCheckpoints);
   const oldest = now - retention.maxAgeDays * DAY_MS;
@@ -42,11 +46,16 @@ export function recordsToDrop(records: readonly TurnRecord[], retention: Checkpo
 
 /** Remove the refs of `records` (loose ref files: the store never packs them). */
 function dropRecords(gitDir: string, records: readonly TurnRecord[]): void {
-  for (const r of records) fs.rmSync(path.join(gitDir, 'refs', 'minicode', 'turns', r.key), { recursive: true, force: true });
+  for (const r of records)
+    fs.rmSync(path.join(gitDir, 'refs', 'minicode', 'turns', r.key), { recursive: true, force: true });
 }
 
 /** Drop what `retention` says and gc the store; `gc: 'wait'` waits for gc, `'background'` starts it detached. */
-export async function pruneStore(gitDir: string, retention: CheckpointRetention, options: { now?: number; gc: 'wait' | 'background' }): Promise<PruneReport> {
+export async function pruneStore(
+  gitDir: string,
+  retention: CheckpointRetention,
+  options: { now?: number; gc: 'wait' | 'background' },
+): Promise<PruneReport> {
   const records = await listRecords(gitDir);
   const drop = recordsToDrop(records, retention, options.now ?? Date.now());
   dropRecords(gitDir, drop);
@@ -74,7 +83,11 @@ export function stampPruned(gitDir: string): void {
  * Prune in the background when the last prune is a day old (or never happened). The stamp is
  * renewed first, so concurrent runs of the same workspace do not all prune. Never rejects.
  */
-export async function pruneIfDue(gitDir: string, retention: CheckpointRetention, now: number = Date.now()): Promise<PruneReport | undefined> {
+export async function pruneIfDue(
+  gitDir: string,
+  retention: CheckpointRetention,
+  now: number = Date.now(),
+): Promise<PruneReport | undefined> {
   try {
     let last = 0;
     try {

@@ -45,7 +45,11 @@ const NO_OBJECT = '0'.repeat(40);
  * The store's index must hold the current snapshot (the caller has just taken it); afterwards it
  * holds `targetTree`.
  */
-export function applyRestore(store: WorkspaceStore, changes: readonly RawChange[], target: { commit: string; tree?: string | undefined }): Promise<void> {
+export function applyRestore(
+  store: WorkspaceStore,
+  changes: readonly RawChange[],
+  target: { commit: string; tree?: string | undefined },
+): Promise<void> {
   return changes.length === 0 ? Promise.resolve() : serialInStore(store, () => restoreNow(store, changes, target));
 }
 
@@ -69,7 +73,11 @@ async function checkoutPrivately(run: () => Promise<unknown>): Promise<void> {
   await running;
 }
 
-async function restoreNow(store: WorkspaceStore, changes: readonly RawChange[], target: { commit: string; tree?: string | undefined }): Promise<void> {
+async function restoreNow(
+  store: WorkspaceStore,
+  changes: readonly RawChange[],
+  target: { commit: string; tree?: string | undefined },
+): Promise<void> {
   const targetTree = target.tree;
   const root = store.workTree;
   const indexFile = `${sharedIndexOf(store)}.${process.pid}.${randomBytes(4).toString('hex')}`;
@@ -80,19 +88,30 @@ async function restoreNow(store: WorkspaceStore, changes: readonly RawChange[], 
     // Removals first, so a path that turns from a file into a folder (or back) never collides.
     const deletes = changes.filter((c) => c.kind === 'delete');
     const writes = changes.filter((c) => c.kind !== 'delete');
-    const info = [...deletes.map((c) => `0 ${NO_OBJECT}\t${c.path}`), ...writes.map((c) => `${c.mode} ${c.object}\t${c.path}`)];
+    const info = [
+      ...deletes.map((c) => `0 ${NO_OBJECT}\t${c.path}`),
+      ...writes.map((c) => `${c.mode} ${c.object}\t${c.path}`),
+    ];
     await runGit(['update-index', '-z', '--index-info'], { ...place, input: info.join('\0') + '\0' });
     // Writes first: when the store cannot provide a content (an object pruned from a borrowed
     // repository), the restore stops before anything was deleted. -f replaces what stands in
     // the way (a file where the target has a folder, a symlink).
     const modes = await modesOfCommit(store.gitDir, target.commit);
     if (writes.length > 0) {
-      await checkoutPrivately(() => runGit(['checkout-index', '-u', '-f', '-z', '--stdin'], { ...place, input: writes.map((c) => c.path).join('\0') + '\0' }));
+      await checkoutPrivately(() =>
+        runGit(['checkout-index', '-u', '-f', '-z', '--stdin'], {
+          ...place,
+          input: writes.map((c) => c.path).join('\0') + '\0',
+        }),
+      );
       // Every written file gets its recorded bits, else git's (0644, 0755); a symlink has none.
       for (const change of writes) {
         if (change.mode === '120000' || change.mode === '160000') continue;
         const bits = modes.get(change.path);
-        fs.chmodSync(path.join(root, change.path), bits !== undefined ? Number.parseInt(bits, 8) : change.mode === '100755' ? 0o755 : 0o644);
+        fs.chmodSync(
+          path.join(root, change.path),
+          bits !== undefined ? Number.parseInt(bits, 8) : change.mode === '100755' ? 0o755 : 0o644,
+        );
       }
     }
     for (const change of deletes) {

@@ -67,7 +67,10 @@ export interface CheckpointRetention {
 }
 
 /** The defaults of {@link CheckpointRetention}. */
-export const DEFAULT_CHECKPOINT_RETENTION: Readonly<CheckpointRetention> = Object.freeze({ maxAgeDays: 30, maxCheckpoints: 500 });
+export const DEFAULT_CHECKPOINT_RETENTION: Readonly<CheckpointRetention> = Object.freeze({
+  maxAgeDays: 30,
+  maxCheckpoints: 500,
+});
 
 /** Everything a run needs to take checkpoints. */
 export interface CheckpointSettings {
@@ -81,12 +84,17 @@ export interface CheckpointSettings {
 /** `$MINICODE_HOME/checkpoints`, else `$XDG_DATA_HOME/minicode/checkpoints`, else `~/.local/share/minicode/checkpoints`. */
 export function resolveCheckpointsHome(env: NodeJS.ProcessEnv = process.env, homedir: string = os.homedir()): string {
   if (env.MINICODE_HOME) return path.resolve(env.MINICODE_HOME, 'checkpoints');
-  const dataHome = env.XDG_DATA_HOME && path.isAbsolute(env.XDG_DATA_HOME) ? env.XDG_DATA_HOME : path.join(homedir, '.local', 'share');
+  const dataHome =
+    env.XDG_DATA_HOME && path.isAbsolute(env.XDG_DATA_HOME) ? env.XDG_DATA_HOME : path.join(homedir, '.local', 'share');
   return path.join(dataHome, 'minicode', 'checkpoints');
 }
 
 /** The settings from the `--no-checkpoint` flag and the (validated) config; undefined when checkpoints are off. */
-export function checkpointSettingsOf(options: { flag?: boolean | undefined; config?: CheckpointConfig | undefined; env?: NodeJS.ProcessEnv }): CheckpointSettings | undefined {
+export function checkpointSettingsOf(options: {
+  flag?: boolean | undefined;
+  config?: CheckpointConfig | undefined;
+  env?: NodeJS.ProcessEnv;
+}): CheckpointSettings | undefined {
   if (options.flag === false) return undefined;
   const value = options.config ?? true;
   if (value === false) return undefined;

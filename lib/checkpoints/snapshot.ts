@@ -95,7 +95,10 @@ export async function oversizedUntrackedDirs(store: WorkspaceStore, newFiles: re
   let entries: string[];
   try {
     // Read-only in the user's repo: ls-files never writes the index (GIT_OPTIONAL_LOCKS=0 too).
-    const { stdout } = await runGit(['ls-files', '-z', '--others', '--exclude-standard', '--directory', '--no-empty-directory'], { cwd: store.workTree });
+    const { stdout } = await runGit(
+      ['ls-files', '-z', '--others', '--exclude-standard', '--directory', '--no-empty-directory'],
+      { cwd: store.workTree },
+    );
     entries = splitNul(stdout).filter((e) => e.endsWith('/'));
   } catch (error) {
     reportDropped('checkpoint snapshot: listing untracked folders', error);
@@ -123,10 +126,16 @@ export async function oversizedUntrackedDirs(store: WorkspaceStore, newFiles: re
 }
 
 /** Skip-list folders present in the work tree (reported, never snapshotted). */
-export async function skippedBuildDirs(store: WorkspaceStore, place: { gitDir: string; workTree: string; indexFile: string }): Promise<string[]> {
+export async function skippedBuildDirs(
+  store: WorkspaceStore,
+  place: { gitDir: string; workTree: string; indexFile: string },
+): Promise<string[]> {
   const patterns = path.join(store.gitDir, 'minicode-skip-dirs');
   fs.writeFileSync(patterns, store.limits.skipDirs.map((d) => `${d}/`).join('\n') + '\n', { mode: 0o600 });
-  const { stdout } = await runGit(['ls-files', '-z', '--others', '--ignored', '--directory', `--exclude-from=${patterns}`], place);
+  const { stdout } = await runGit(
+    ['ls-files', '-z', '--others', '--ignored', '--directory', `--exclude-from=${patterns}`],
+    place,
+  );
   return splitNul(stdout).map((d) => d.replace(/\/$/, ''));
 }
 
@@ -218,7 +227,9 @@ async function snapshotNow(store: WorkspaceStore, options: SnapshotOptions): Pro
     // beside it, the walk of what the ignore rules leave out (small ignored files are kept).
     const [listing, ignored] = await Promise.all([
       runGit(['ls-files', '-z', '-t', '--modified', '--deleted', '--others', '--exclude-standard'], place),
-      store.limits.maxIgnoredFileBytes > 0 ? runGit(['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory'], place) : undefined,
+      store.limits.maxIgnoredFileBytes > 0
+        ? runGit(['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory'], place)
+        : undefined,
     ]);
     const newFiles: string[] = [];
     const touched = new Set<string>();
@@ -229,7 +240,8 @@ async function snapshotNow(store: WorkspaceStore, options: SnapshotOptions): Pro
       if (entry.startsWith('?')) newFiles.push(name);
       else touched.add(name);
     }
-    if (newFiles.length > store.limits.maxFiles) throw new SnapshotTooLargeError(newFiles.length, store.limits.maxFiles);
+    if (newFiles.length > store.limits.maxFiles)
+      throw new SnapshotTooLargeError(newFiles.length, store.limits.maxFiles);
     const skipped: SkippedPath[] = [];
     const bigDirs = await oversizedUntrackedDirs(store, newFiles);
     for (const d of bigDirs) skipped.push({ path: d, reason: 'untracked-dir-too-large' });
@@ -248,7 +260,8 @@ async function snapshotNow(store: WorkspaceStore, options: SnapshotOptions): Pro
     }
     if (ignored) for (const file of smallIgnoredFiles(store, splitNul(ignored.stdout), skipped)) touched.add(file);
     // The build-folder walk only reports; it runs beside the hashing.
-    const buildDirs = options.reportSkippedDirs !== false && newFiles.length > 0 ? skippedBuildDirs(store, place) : Promise.resolve([]);
+    const buildDirs =
+      options.reportSkippedDirs !== false && newFiles.length > 0 ? skippedBuildDirs(store, place) : Promise.resolve([]);
     const hashed = touched.size > 0 ? hashInto(place, touched, skipped) : Promise.resolve();
     const [dirs] = await Promise.all([buildDirs, hashed]);
     for (const d of dirs) skipped.push({ path: d, reason: 'build-or-dependency-dir' });
@@ -261,7 +274,13 @@ async function snapshotNow(store: WorkspaceStore, options: SnapshotOptions): Pro
     const tree = unchanged ? known : (await runGit(['write-tree'], place)).stdout.trim();
     const line = modesLine(modes);
     const args = ['commit-tree', tree, ...(options.parent ? ['-p', options.parent] : []), '-F', '-'];
-    const commit = (await runGit(args, { gitDir: store.gitDir, cwd: store.gitDir, input: `${options.message}\n${line ? `\n${line}\n` : ''}` })).stdout.trim();
+    const commit = (
+      await runGit(args, {
+        gitDir: store.gitDir,
+        cwd: store.gitDir,
+        input: `${options.message}\n${line ? `\n${line}\n` : ''}`,
+      })
+    ).stdout.trim();
     if (!unchanged) replaceSharedIndex(store, indexFile, tree);
     if (!unchanged || !stored) writeModeMap(store.gitDir, modes);
     return { commit, tree, skipped };
@@ -314,14 +333,25 @@ function smallIgnoredFiles(store: WorkspaceStore, entries: readonly string[], sk
 }
 
 /** Hash `touched` into the index (added, updated or removed). */
-async function hashInto(place: { gitDir: string; workTree: string; indexFile: string }, touched: ReadonlySet<string>, skipped: readonly SkippedPath[]): Promise<void> {
+async function hashInto(
+  place: { gitDir: string; workTree: string; indexFile: string },
+  touched: ReadonlySet<string>,
+  skipped: readonly SkippedPath[],
+): Promise<void> {
   try {
-    await runGit(['update-index', '-z', '--add', '--remove', '--stdin'], { ...place, input: [...touched].join('\0') + '\0' });
+    await runGit(['update-index', '-z', '--add', '--remove', '--stdin'], {
+      ...place,
+      input: [...touched].join('\0') + '\0',
+    });
   } catch (error) {
     // A file that cannot be read (permissions) fails update-index as a whole; add -A skips
     // such files and adds the rest, with the skipped paths excluded.
     dropExpected('checkpoint snapshot: update-index', error, 'GitError');
     const specs = ['.', ...skipped.map((p) => `:(exclude,literal)${p.path}`)];
-    await runGit(['add', '-A', '--ignore-errors', '--pathspec-from-file=-', '--pathspec-file-nul'], { ...place, input: specs.join('\0') + '\0', okCodes: ADD_OK });
+    await runGit(['add', '-A', '--ignore-errors', '--pathspec-from-file=-', '--pathspec-file-nul'], {
+      ...place,
+      input: specs.join('\0') + '\0',
+      okCodes: ADD_OK,
+    });
   }
 }

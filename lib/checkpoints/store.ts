@@ -61,7 +61,10 @@ async function userRepositoryOf(workTree: string): Promise<UserRepository | unde
   if (noGitEntryAbove(workTree)) return undefined;
   try {
     // --show-toplevel fails outside a work tree (a bare repository, inside a git directory).
-    const { stdout } = await runGit(['rev-parse', '--path-format=absolute', '--git-common-dir', '--show-toplevel', '--show-prefix'], { cwd: workTree });
+    const { stdout } = await runGit(
+      ['rev-parse', '--path-format=absolute', '--git-common-dir', '--show-toplevel', '--show-prefix'],
+      { cwd: workTree },
+    );
     const [commonDir, , prefix] = stdout.split('\n');
     if (!commonDir || prefix === undefined || !fs.existsSync(path.join(commonDir, 'objects'))) return undefined;
     return { commonDir, prefix };
@@ -147,7 +150,10 @@ async function setUpStore(home: string, cwd: string, limits: CheckpointLimits): 
   };
   const [, user] = await Promise.all([created(), userRepositoryOf(workTree)]);
   const userGitDir = user?.commonDir;
-  writeIfChanged(path.join(gitDir, 'objects', 'info', 'alternates'), userGitDir ? path.join(userGitDir, 'objects') + '\n' : '');
+  writeIfChanged(
+    path.join(gitDir, 'objects', 'info', 'alternates'),
+    userGitDir ? path.join(userGitDir, 'objects') + '\n' : '',
+  );
   // The private exclude file: well-known build and dependency folders, plus the user's own
   // `info/exclude` (the work tree's .gitignore files apply by themselves).
   let userExclude = '';
@@ -159,8 +165,18 @@ async function setUpStore(home: string, cwd: string, limits: CheckpointLimits): 
       userExclude = '';
     }
   }
-  writeIfChanged(path.join(gitDir, 'info', 'exclude'), [...limits.skipDirs.map((d) => `${d}/`), ...ownDataInside(home, workTree), userExclude].join('\n') + '\n');
-  return definedOnly({ workTree, gitDir, workspaceId, limits, userGitDir: userGitDir || undefined, userPrefix: user ? user.prefix : undefined });
+  writeIfChanged(
+    path.join(gitDir, 'info', 'exclude'),
+    [...limits.skipDirs.map((d) => `${d}/`), ...ownDataInside(home, workTree), userExclude].join('\n') + '\n',
+  );
+  return definedOnly({
+    workTree,
+    gitDir,
+    workspaceId,
+    limits,
+    userGitDir: userGitDir || undefined,
+    userPrefix: user ? user.prefix : undefined,
+  });
 }
 
 /** The store of `cwd` if one exists (no creation), for `undo` and `checkpoints`. */

@@ -76,7 +76,14 @@ export function createTurnCheckpoints(options: TurnCheckpointOptions): Workspace
       ),
     );
   };
-  const subject = (): string => recordSubject({ sessionId: options.sessionId, turn: String(options.turn), kind: 'turn', at: clock(), writerPid: process.pid });
+  const subject = (): string =>
+    recordSubject({
+      sessionId: options.sessionId,
+      turn: String(options.turn),
+      kind: 'turn',
+      at: clock(),
+      writerPid: process.pid,
+    });
 
   const start = async (): Promise<void> => {
     try {
@@ -91,7 +98,13 @@ export function createTurnCheckpoints(options: TurnCheckpointOptions): Workspace
       lastTree = snap.tree;
       await setRecordRef(store.gitDir, key, 'before', before);
       mark('checkpoint: taken');
-      options.emit(draft('checkpoint.created', { checkpointId: before, ref: recordRef(key, 'before'), ...skippedFields(snap.skipped) }));
+      options.emit(
+        draft('checkpoint.created', {
+          checkpointId: before,
+          ref: recordRef(key, 'before'),
+          ...skippedFields(snap.skipped),
+        }),
+      );
       // Once a day per workspace, old checkpoints go (gc detached; the turn does not wait).
       void pruneIfDue(store.gitDir, options.settings.retention ?? DEFAULT_CHECKPOINT_RETENTION);
     } catch (error) {

@@ -59,7 +59,9 @@ export interface CheckpointListing {
 }
 
 function noCheckpoints(cwd: string): MinicodeError {
-  return new MinicodeError('MINICODE_E_NO_CHECKPOINT', `no checkpoints for ${cwd}`, { action: 'checkpoints are taken before a run changes files; run minicode exec or chat in this folder first' });
+  return new MinicodeError('MINICODE_E_NO_CHECKPOINT', `no checkpoints for ${cwd}`, {
+    action: 'checkpoints are taken before a run changes files; run minicode exec or chat in this folder first',
+  });
 }
 
 /** The store of `cwd`, or a coded error when none was ever made. */
@@ -69,20 +71,29 @@ async function storeOf(settings: CheckpointSettings, cwd: string): Promise<Works
 }
 
 /** The commit `to` names in the store (full id or unique prefix), or a coded error. */
-async function resolveCheckpoint(store: WorkspaceStore, records: readonly TurnRecord[], to: string): Promise<{ commit: string; record?: TurnRecord }> {
+async function resolveCheckpoint(
+  store: WorkspaceStore,
+  records: readonly TurnRecord[],
+  to: string,
+): Promise<{ commit: string; record?: TurnRecord }> {
   const lower = to.toLowerCase();
   const record = records.find((r) => r.before.startsWith(lower));
   if (record && /^[0-9a-f]{4,40}$/.test(lower)) return { commit: record.before, record };
   if (/^[0-9a-f]{4,40}$/.test(lower)) {
     try {
-      const { stdout } = await runGit(['rev-parse', '--verify', '--quiet', `${lower}^{commit}`], { gitDir: store.gitDir, cwd: store.gitDir });
+      const { stdout } = await runGit(['rev-parse', '--verify', '--quiet', `${lower}^{commit}`], {
+        gitDir: store.gitDir,
+        cwd: store.gitDir,
+      });
       return { commit: stdout.trim() };
     } catch (error) {
       // Not a commit of the store: the error below says so.
       if (!(error instanceof GitError)) throw error;
     }
   }
-  throw new MinicodeError('MINICODE_E_CHECKPOINT_NOT_FOUND', `no checkpoint ${to} in this workspace`, { action: 'list them with minicode checkpoints' });
+  throw new MinicodeError('MINICODE_E_CHECKPOINT_NOT_FOUND', `no checkpoint ${to} in this workspace`, {
+    action: 'list them with minicode checkpoints',
+  });
 }
 
 /** Take back the last turn that changed files (or restore `to`). */
@@ -98,7 +109,12 @@ export async function undoWorkspace(options: UndoOptions): Promise<UndoReport> {
     recordsRead.then(
       (rs) =>
         takeSnapshot(store, {
-          message: recordSubject({ sessionId: options.sessionId ?? rs.at(-1)?.sessionId ?? '', turn: 'undo', kind: 'undo', at: snapshotAt }),
+          message: recordSubject({
+            sessionId: options.sessionId ?? rs.at(-1)?.sessionId ?? '',
+            turn: 'undo',
+            kind: 'undo',
+            at: snapshotAt,
+          }),
           reportSkippedDirs: false,
         }),
       () => undefined,
@@ -117,10 +133,17 @@ export async function undoWorkspace(options: UndoOptions): Promise<UndoReport> {
   } else {
     const ofSession = records.filter((r) => r.sessionId === sessionId);
     if (ofSession.length === 0)
-      throw new MinicodeError('MINICODE_E_CHECKPOINT_NOT_FOUND', `no checkpoints of session ${sessionId} in this workspace`, { action: 'list them with minicode checkpoints' });
+      throw new MinicodeError(
+        'MINICODE_E_CHECKPOINT_NOT_FOUND',
+        `no checkpoints of session ${sessionId} in this workspace`,
+        { action: 'list them with minicode checkpoints' },
+      );
     // The newest turn whose checkpoint differs from the state after it (trees are content ids).
     undone = ofSession.reverse().find((r) => r.beforeTree !== (r.afterTree ?? current.tree));
-    if (!undone) throw new MinicodeError('MINICODE_E_NOTHING_TO_UNDO', `no turn of session ${sessionId} changed files here`, { action: 'list checkpoints with minicode checkpoints' });
+    if (!undone)
+      throw new MinicodeError('MINICODE_E_NOTHING_TO_UNDO', `no turn of session ${sessionId} changed files here`, {
+        action: 'list checkpoints with minicode checkpoints',
+      });
     target = undone.before;
     targetTree = undone.beforeTree;
   }
@@ -149,21 +172,38 @@ export async function undoWorkspace(options: UndoOptions): Promise<UndoReport> {
  * writing leaves a mix of both, and the run then reports changes that are no longer there.
  */
 function refuseLive(records: TurnRecord[], sessionId: string): void {
-  const live = records.find((r) => r.sessionId === sessionId && !r.ended && r.writerPid !== undefined && r.writerPid !== process.pid && pidAlive(r.writerPid));
+  const live = records.find(
+    (r) =>
+      r.sessionId === sessionId &&
+      !r.ended &&
+      r.writerPid !== undefined &&
+      r.writerPid !== process.pid &&
+      pidAlive(r.writerPid),
+  );
   if (!live) return;
-  throw new MinicodeError('MINICODE_E_UNDO_LIVE', `session ${displayId(sessionId)} is still running (process ${live.writerPid}): undoing now would mix its changes with the restore`, {
-    action: 'wait for that run to end (or stop it), then undo; --force undoes anyway',
-  });
+  throw new MinicodeError(
+    'MINICODE_E_UNDO_LIVE',
+    `session ${displayId(sessionId)} is still running (process ${live.writerPid}): undoing now would mix its changes with the restore`,
+    {
+      action: 'wait for that run to end (or stop it), then undo; --force undoes anyway',
+    },
+  );
 }
 
 /** How many checkpoint diffs a listing runs at once. */
 const LIST_DIFFS_AT_ONCE = 4;
 
 /** Every checkpoint of the workspace (of one session when asked), newest first, with the files each turn changed. */
-export async function listCheckpoints(options: { settings: CheckpointSettings; cwd: string; sessionId?: string }): Promise<CheckpointListing[]> {
+export async function listCheckpoints(options: {
+  settings: CheckpointSettings;
+  cwd: string;
+  sessionId?: string;
+}): Promise<CheckpointListing[]> {
   const found = existingStoreDir(options.settings.home, options.cwd);
   if (!found) return [];
-  const records = (await listRecords(found.gitDir)).filter((r) => options.sessionId === undefined || r.sessionId === options.sessionId);
+  const records = (await listRecords(found.gitDir)).filter(
+    (r) => options.sessionId === undefined || r.sessionId === options.sessionId,
+  );
   // A few diffs at a time: one git process each.
   const listings: CheckpointListing[] = [];
   const newestFirst = records.reverse();
@@ -186,10 +226,18 @@ export async function listCheckpoints(options: { settings: CheckpointSettings; c
 }
 
 /** `minicode checkpoints --prune`: drop the checkpoints the retention settings expire, then gc the store (waited for). */
-export async function pruneCheckpoints(options: { settings: CheckpointSettings; cwd: string; now?: number }): Promise<PruneReport> {
+export async function pruneCheckpoints(options: {
+  settings: CheckpointSettings;
+  cwd: string;
+  now?: number;
+}): Promise<PruneReport> {
   const found = existingStoreDir(options.settings.home, options.cwd);
   if (!found) return { dropped: 0, kept: 0, gc: 'none' };
-  const report = await pruneStore(found.gitDir, options.settings.retention ?? DEFAULT_CHECKPOINT_RETENTION, definedOnly({ gc: 'wait', now: options.now }));
+  const report = await pruneStore(
+    found.gitDir,
+    options.settings.retention ?? DEFAULT_CHECKPOINT_RETENTION,
+    definedOnly({ gc: 'wait', now: options.now }),
+  );
   stampPruned(found.gitDir);
   return report;
 }

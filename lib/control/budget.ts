@@ -63,7 +63,12 @@ export function watchBudgetLimit(budget: Budget, controller: { abort(reason?: un
     check(costUsd) {
       if (fired || budgetStatus(budget, costUsd) !== 'over') return false;
       fired = true;
-      controller.abort(abortReason('budget_exceeded', `estimated cost $${(costUsd as number).toFixed(4)} is over the budget of $${budget.limitUsd}`));
+      controller.abort(
+        abortReason(
+          'budget_exceeded',
+          `estimated cost $${(costUsd as number).toFixed(4)} is over the budget of $${budget.limitUsd}`,
+        ),
+      );
       return true;
     },
     get fired() {

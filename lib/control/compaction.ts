@@ -123,7 +123,9 @@ export function createCompactionController(options: CompactionOptions): Compacti
   let summaries = 0;
 
   const tokensOf = (fixed: FixedContext, messages: readonly TranscriptMessage[]): number =>
-    options.estimator ? options.estimator.estimate(fixed, messages) : estimateFixedTokens(fixed) + estimateMessagesTokens(messages);
+    options.estimator
+      ? options.estimator.estimate(fixed, messages)
+      : estimateFixedTokens(fixed) + estimateMessagesTokens(messages);
 
   async function compactOnce(input: StepInput): Promise<Compacted> {
     const fixedTokens = estimateFixedTokens(input.fixed);
@@ -131,13 +133,19 @@ export function createCompactionController(options: CompactionOptions): Compacti
       const viaLlm = await trySummary(input);
       if (viaLlm) return viaLlm;
     }
-    const foldOptions: FoldOptions = { keepRecentUnits: keep, targetTokens: Math.max(0, Math.floor(window * targetPressure) - fixedTokens) };
+    const foldOptions: FoldOptions = {
+      keepRecentUnits: keep,
+      targetTokens: Math.max(0, Math.floor(window * targetPressure) - fixedTokens),
+    };
     try {
       return { ...(await fold(input.messages, foldOptions, input.signal)), strategy: 'mechanical' };
     } catch (error) {
       if (input.signal?.aborted) throw input.signal.reason;
       // The pool failed (crash, missing build): fold here rather than fail the compaction.
-      emitDiagnostic('MINICODE_E_WORKER', `compaction fold fell back to the main thread: ${toPlainError(error).message}`);
+      emitDiagnostic(
+        'MINICODE_E_WORKER',
+        `compaction fold fell back to the main thread: ${toPlainError(error).message}`,
+      );
       return { ...foldTranscript(input.messages, foldOptions), strategy: 'mechanical' };
     }
   }
@@ -152,20 +160,42 @@ export function createCompactionController(options: CompactionOptions): Compacti
     const replaced = head.filter((m) => !(m.role === 'system' || (m.role === 'user' && m.pinned === true)));
     if (replaced.length === 0) return undefined;
     const limit = new AbortController();
-    const handle = timers.setTimeout(() => limit.abort({ code: 'MINICODE_E_TIMEOUT', message: `summary exceeded ${summaryTimeoutMs} ms` }), summaryTimeoutMs);
+    const handle = timers.setTimeout(
+      () => limit.abort({ code: 'MINICODE_E_TIMEOUT', message: `summary exceeded ${summaryTimeoutMs} ms` }),
+      summaryTimeoutMs,
+    );
     const joined = joinSignals(input.signal, limit.signal);
     try {
-      const summary = await raceSignal(options.summarize!({ messages: replaced, signal: joined.signal }), joined.signal);
+      const summary = await raceSignal(
+        options.summarize!({ messages: replaced, signal: joined.signal }),
+        joined.signal,
+      );
       if (summary.usage || options.usage) recordSummaryUsage(summary);
-      const pinned: TranscriptMessage = { role: 'user', pinned: true, text: `[minicode: summary of ${replaced.length} earlier messages]\n${summary.text}` };
+      const pinned: TranscriptMessage = {
+        role: 'user',
+        pinned: true,
+        text: `[minicode: summary of ${replaced.length} earlier messages]\n${summary.text}`,
+      };
       const messages = [...kept, pinned, ...input.messages.slice(boundary)];
       const beforeTokens = estimateMessagesTokens(input.messages);
       const afterTokens = estimateMessagesTokens(messages);
       const removedImages = replaced.reduce((n, m) => n + (m.role === 'user' ? (m.images?.length ?? 0) : 0), 0);
-      return { messages, beforeTokens, afterTokens, removedMessages: replaced.length, foldedMessages: 0, removedImages, changed: true, strategy: 'llm' };
+      return {
+        messages,
+        beforeTokens,
+        afterTokens,
+        removedMessages: replaced.length,
+        foldedMessages: 0,
+        removedImages,
+        changed: true,
+        strategy: 'llm',
+      };
     } catch (error) {
       if (input.signal?.aborted) throw input.signal.reason;
-      emitDiagnostic('MINICODE_E_COMPACTION_FALLBACK', `LLM summary failed (${toPlainError(error).message}); folded mechanically instead`);
+      emitDiagnostic(
+        'MINICODE_E_COMPACTION_FALLBACK',
+        `LLM summary failed (${toPlainError(error).message}); folded mechanically instead`,
+      );
       return undefined;
     } finally {
       timers.clearTimeout(handle);
@@ -176,13 +206,30 @@ export function createCompactionController(options: CompactionOptions): Compacti
   function recordSummaryUsage(summary: SummaryResult): void {
     const requestId = `compaction:${turn}:${++summaries}`;
     if (!options.usage) {
-      if (summary.usage) emit(draft('usage.reported', { usage: summary.usage, cumulative: false, scope: 'compaction', model: summary.model }, { turnId: turn }));
+      if (summary.usage)
+        emit(
+          draft(
+            'usage.reported',
+            { usage: summary.usage, cumulative: false, scope: 'compaction', model: summary.model },
+            { turnId: turn },
+          ),
+        );
       return;
     }
     options.usage.begin(requestId, { provider: summary.provider, model: summary.model, turn, scope: 'compaction' });
     // Absent usage stays absent: the request exists, its tokens are unknown.
     if (summary.usage) {
-      emit(options.usage.record({ requestId, usage: summary.usage, cumulative: false, scope: 'compaction', provider: summary.provider, model: summary.model, turn }));
+      emit(
+        options.usage.record({
+          requestId,
+          usage: summary.usage,
+          cumulative: false,
+          scope: 'compaction',
+          provider: summary.provider,
+          model: summary.model,
+          turn,
+        }),
+      );
     }
   }
 
@@ -218,7 +265,9 @@ export function createCompactionController(options: CompactionOptions): Compacti
       if (pressure < threshold) return { action: 'continue', messages: input.messages, pressure };
       if (flags.compactedForBudget) {
         // Already tried this turn: never again (anti-loop); critical means stop, not retry.
-        return pressure >= critical ? { action: 'terminate', reason: 'budget_exceeded', messages: input.messages, pressure } : { action: 'continue', messages: input.messages, pressure };
+        return pressure >= critical
+          ? { action: 'terminate', reason: 'budget_exceeded', messages: input.messages, pressure }
+          : { action: 'continue', messages: input.messages, pressure };
       }
       flags.compactedForBudget = true; // set when attempted
       await options.beforeCompact?.(input);
@@ -228,19 +277,26 @@ export function createCompactionController(options: CompactionOptions): Compacti
       const reason = `pressure:${pressureLabel(pressure)}${c.changed ? '' : ':no-op'}`;
       const compacted = compactedDraft(reason, c);
       const after = tokensOf(input.fixed, c.messages) / window;
-      if (after >= critical) return { action: 'terminate', reason: 'budget_exceeded', messages: c.messages, pressure: after, compacted };
+      if (after >= critical)
+        return { action: 'terminate', reason: 'budget_exceeded', messages: c.messages, pressure: after, compacted };
       return { action: 'continue', messages: c.messages, pressure: after, compacted };
     },
     async onContextLengthError(input) {
       const pressure = tokensOf(input.fixed, input.messages) / window;
-      if (flags.compactedForRecovery) return { action: 'terminate', reason: 'budget_exceeded', messages: input.messages, pressure };
+      if (flags.compactedForRecovery)
+        return { action: 'terminate', reason: 'budget_exceeded', messages: input.messages, pressure };
       await options.beforeCompact?.(input);
       options.onCompacting?.();
       const c = await compactOnce(input);
       flags.compactedForRecovery = true; // set after compacting
       options.estimator?.invalidate();
       const compacted = compactedDraft('recovery', c);
-      return { action: 'continue', messages: c.messages, pressure: tokensOf(input.fixed, c.messages) / window, compacted };
+      return {
+        action: 'continue',
+        messages: c.messages,
+        pressure: tokensOf(input.fixed, c.messages) / window,
+        compacted,
+      };
     },
     get flags() {
       return { ...flags };
@@ -249,7 +305,11 @@ export function createCompactionController(options: CompactionOptions): Compacti
 }
 
 /** The default fold: in the worker pool; a pool failure is thrown to trigger the in-process fold. */
-async function poolFold(messages: readonly TranscriptMessage[], options: FoldOptions, signal?: AbortSignal): Promise<FoldResult> {
+async function poolFold(
+  messages: readonly TranscriptMessage[],
+  options: FoldOptions,
+  signal?: AbortSignal,
+): Promise<FoldResult> {
   const r = await compactInPool(messages, options, signal ? { signal } : {});
   if (!r.ok) {
     if (r.error.code === 'MINICODE_E_ABORTED' && signal?.aborted) throw signal.reason;

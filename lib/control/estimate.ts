@@ -25,14 +25,18 @@ export function estimateMessageTokens(m: TranscriptMessage, table: Readonly<Dens
     case 'assistant':
       n += estimateTextTokens(m.text, table);
       if (m.reasoning) n += estimateTextTokens(m.reasoning, table);
-      for (const c of m.toolCalls ?? []) n += 3 + estimateTextTokens(c.name, table) + estimateTextTokens(c.argumentsText, table);
+      for (const c of m.toolCalls ?? [])
+        n += 3 + estimateTextTokens(c.name, table) + estimateTextTokens(c.argumentsText, table);
       break;
   }
   return n;
 }
 
 /** Heuristic tokens of a list of messages. */
-export function estimateMessagesTokens(messages: readonly TranscriptMessage[], table: Readonly<DensityTable> = DEFAULT_DENSITIES): number {
+export function estimateMessagesTokens(
+  messages: readonly TranscriptMessage[],
+  table: Readonly<DensityTable> = DEFAULT_DENSITIES,
+): number {
   let n = 0;
   for (const m of messages) n += estimateMessageTokens(m, table);
   return n;
@@ -65,7 +69,12 @@ export interface ContextEstimator {
    * The provider reported `inputTokens` for a request built from `fixed` + the first
    * `messageCount` messages of `messages`. Moves the anchor and corrects the heuristic.
    */
-  observeUsage(inputTokens: number | undefined, fixed: FixedContext, messages: readonly TranscriptMessage[], messageCount?: number): void;
+  observeUsage(
+    inputTokens: number | undefined,
+    fixed: FixedContext,
+    messages: readonly TranscriptMessage[],
+    messageCount?: number,
+  ): void;
   /** The transcript was rewritten (compaction): the anchor no longer describes a prefix. */
   invalidate(): void;
   /** Multiplier applied to the heuristic (1 until the provider reports usage). */
@@ -82,7 +91,8 @@ export function createContextEstimator(options: ContextEstimatorOptions = {}): C
   let correction = 1;
   let anchor: { inputTokens: number; messageCount: number } | undefined;
 
-  const heuristic = (fixed: FixedContext, messages: readonly TranscriptMessage[]): number => estimateFixedTokens(fixed, table) + estimateMessagesTokens(messages, table);
+  const heuristic = (fixed: FixedContext, messages: readonly TranscriptMessage[]): number =>
+    estimateFixedTokens(fixed, table) + estimateMessagesTokens(messages, table);
 
   return {
     estimate(fixed, messages) {

@@ -73,7 +73,12 @@ function foldMessage(m: TranscriptMessage, heads: FoldHeads): TranscriptMessage 
     case 'user':
       if (m.pinned) return m;
       // An image is not folded to a head: it is replaced by its placeholder, which says so.
-      return { role: 'user', text: [headOf(m.text, heads.user), ...(m.images ?? []).map((i) => `${i.placeholder} ${IMAGE_FOLDED}`)].join('\n') };
+      return {
+        role: 'user',
+        text: [headOf(m.text, heads.user), ...(m.images ?? []).map((i) => `${i.placeholder} ${IMAGE_FOLDED}`)].join(
+          '\n',
+        ),
+      };
     case 'tool':
       return { role: 'tool', toolCallId: m.toolCallId, content: headOf(m.content, heads.tool) };
     case 'assistant': {
@@ -112,7 +117,9 @@ export function foldTranscript(messages: readonly TranscriptMessage[], options: 
     }
     const folded = slice.map((m) => foldMessage(m, heads));
     for (const m of slice) if (hasImages(m)) foldedImages += (m as { images: unknown[] }).images.length;
-    for (let j = 0; j < slice.length; j++) if (messageText(folded[j]) !== messageText(slice[j]) || hasReasoning(slice[j]) || hasImages(slice[j])) foldedMessages++;
+    for (let j = 0; j < slice.length; j++)
+      if (messageText(folded[j]) !== messageText(slice[j]) || hasReasoning(slice[j]) || hasImages(slice[j]))
+        foldedMessages++;
     foldedUnits.push(folded);
   }
 
@@ -142,7 +149,10 @@ export function foldTranscript(messages: readonly TranscriptMessage[], options: 
     if (removed.has(k)) {
       if (!markerPlaced) {
         const images = imagesInRemoved > 0 ? `, with ${imagesInRemoved} image${imagesInRemoved === 1 ? '' : 's'}` : '';
-        out.push({ role: 'user', text: `[minicode: ${removedMessages} earlier messages${images} were removed by compaction]` });
+        out.push({
+          role: 'user',
+          text: `[minicode: ${removedMessages} earlier messages${images} were removed by compaction]`,
+        });
         markerPlaced = true;
       }
       continue;
@@ -151,7 +161,15 @@ export function foldTranscript(messages: readonly TranscriptMessage[], options: 
   }
   const afterTokens = estimateMessagesTokens(out, table);
   // A removed unit's images were already counted when it was folded.
-  return { messages: out, beforeTokens, afterTokens, removedMessages, foldedMessages, removedImages: foldedImages, changed: foldedMessages > 0 || removedMessages > 0 };
+  return {
+    messages: out,
+    beforeTokens,
+    afterTokens,
+    removedMessages,
+    foldedMessages,
+    removedImages: foldedImages,
+    changed: foldedMessages > 0 || removedMessages > 0,
+  };
 }
 
 function messageText(m: TranscriptMessage | undefined): string {

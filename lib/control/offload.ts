@@ -5,7 +5,13 @@
  */
 import type { FoldOptions } from './fold.js';
 import { runWorker, type RunOptions } from './pool.js';
-import type { CompactValue, CountTokensValue, EstimateContextTask, EstimateContextValue, WorkerResult } from './tasks.js';
+import type {
+  CompactValue,
+  CountTokensValue,
+  EstimateContextTask,
+  EstimateContextValue,
+  WorkerResult,
+} from './tasks.js';
 import type { FixedContext, TranscriptMessage } from './transcript.js';
 import { decodeTranscript, encodeTranscriptSliced, ownBuffer } from './wire.js';
 import { reportDropped } from '../debug.js';
@@ -26,7 +32,10 @@ export const FOLD_IN_POOL_CHARS = 1024 * 1024;
  * Exact o200k token count of a text, always in the pool: the count stalls a loop for long on
  * a large text, and the o200k table is tens of megabytes of memory the main thread never pays.
  */
-export async function countTokensExact(text: string, run: Pick<RunOptions, 'signal'> = {}): Promise<WorkerResult<CountTokensValue>> {
+export async function countTokensExact(
+  text: string,
+  run: Pick<RunOptions, 'signal'> = {},
+): Promise<WorkerResult<CountTokensValue>> {
   if (text.length < BYTES_ABOVE_CHARS) return runWorker('count-tokens', { text }, run);
   const bytes = ownBuffer(encoder.encode(text));
   return runWorker('count-tokens', { bytes }, { ...run, transfer: [bytes] });
@@ -36,7 +45,10 @@ export async function countTokensExact(text: string, run: Pick<RunOptions, 'sign
 export async function estimateContextInPool(
   fixed: FixedContext,
   messages: readonly TranscriptMessage[],
-  options: { mode?: 'heuristic' | 'exact'; densities?: EstimateContextTask['densities'] } & Pick<RunOptions, 'signal'> = {},
+  options: { mode?: 'heuristic' | 'exact'; densities?: EstimateContextTask['densities'] } & Pick<
+    RunOptions,
+    'signal'
+  > = {},
 ): Promise<WorkerResult<EstimateContextValue>> {
   let bytes: ArrayBuffer;
   try {
@@ -48,7 +60,11 @@ export async function estimateContextInPool(
   }
   const task: EstimateContextTask = { bytes, fixed, mode: options.mode ?? 'heuristic' };
   if (options.densities) task.densities = options.densities;
-  return runWorker('estimate-context', task, options.signal ? { signal: options.signal, transfer: [bytes] } : { transfer: [bytes] });
+  return runWorker(
+    'estimate-context',
+    task,
+    options.signal ? { signal: options.signal, transfer: [bytes] } : { transfer: [bytes] },
+  );
 }
 
 /** A fold done in the pool, decoded back into messages. */
@@ -57,7 +73,11 @@ export interface PoolFold extends Omit<CompactValue, 'bytes'> {
 }
 
 /** Fold a transcript mechanically in the pool. */
-export async function compactInPool(messages: readonly TranscriptMessage[], options: FoldOptions = {}, run: Pick<RunOptions, 'signal'> = {}): Promise<WorkerResult<PoolFold>> {
+export async function compactInPool(
+  messages: readonly TranscriptMessage[],
+  options: FoldOptions = {},
+  run: Pick<RunOptions, 'signal'> = {},
+): Promise<WorkerResult<PoolFold>> {
   let bytes: ArrayBuffer;
   try {
     bytes = ownBuffer(await encodeTranscriptSliced(messages, run.signal ? { signal: run.signal } : {}));
@@ -73,5 +93,8 @@ export async function compactInPool(messages: readonly TranscriptMessage[], opti
 }
 
 function cancelled(): WorkerResult<never> {
-  return { ok: false, error: { code: 'MINICODE_E_ABORTED', message: 'the pool task was cancelled', data: { kind: 'aborted' } } };
+  return {
+    ok: false,
+    error: { code: 'MINICODE_E_ABORTED', message: 'the pool task was cancelled', data: { kind: 'aborted' } },
+  };
 }

@@ -132,13 +132,17 @@ export async function runWorker<T>(name: WorkerName, task: object, run: RunOptio
   const p = getPool();
   const filename = path.join(workersDir, `${name}.js`);
   if (!built.has(filename)) {
-    if (!fs.existsSync(filename)) return failure('MINICODE_E_WORKER', `worker ${name} is not built (${filename}); run npm run build`, { filename });
+    if (!fs.existsSync(filename))
+      return failure('MINICODE_E_WORKER', `worker ${name} is not built (${filename}); run npm run build`, { filename });
     // A batch posts thousands of tasks: look for each file once.
     built.add(filename);
   }
   const payload = run.transfer && run.transfer.length > 0 ? moveWith(task, run.transfer) : task;
   try {
-    const result = (await p.run(payload, run.signal ? { filename, signal: run.signal } : { filename })) as WorkerResult<T>;
+    const result = (await p.run(
+      payload,
+      run.signal ? { filename, signal: run.signal } : { filename },
+    )) as WorkerResult<T>;
     if (!result || typeof result !== 'object' || typeof (result as { ok?: unknown }).ok !== 'boolean') {
       return failure('MINICODE_E_WORKER', `worker ${name} returned a value that is not a result`);
     }
@@ -156,7 +160,8 @@ async function runInline<T>(name: WorkerName, task: object): Promise<WorkerResul
   try {
     const handler = ((await import(pathToFileURL(filename).href)) as { default: (task: object) => unknown }).default;
     let result = (await handler(task)) as unknown;
-    if (result && typeof result === 'object' && Piscina.valueSymbol in result) result = (result as Record<symbol, unknown>)[Piscina.valueSymbol];
+    if (result && typeof result === 'object' && Piscina.valueSymbol in result)
+      result = (result as Record<symbol, unknown>)[Piscina.valueSymbol];
     if (!result || typeof result !== 'object' || typeof (result as { ok?: unknown }).ok !== 'boolean') {
       return failure('MINICODE_E_WORKER', `worker ${name} returned a value that is not a result`);
     }

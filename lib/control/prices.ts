@@ -25,7 +25,12 @@ export interface ModelPrice {
 /** When the table was last checked. */
 export const PRICES_AS_OF = '2026-09';
 
-const openai = (input: number, output: number, cacheRead: number): ModelPrice => ({ input, output, cacheRead, inputIncludesCache: true });
+const openai = (input: number, output: number, cacheRead: number): ModelPrice => ({
+  input,
+  output,
+  cacheRead,
+  inputIncludesCache: true,
+});
 const anthropic = (input: number, output: number): ModelPrice => ({
   input,
   output,
@@ -34,7 +39,12 @@ const anthropic = (input: number, output: number): ModelPrice => ({
   cacheWrite1h: input * 2,
   inputIncludesCache: false,
 });
-const google = (input: number, output: number, cacheRead: number): ModelPrice => ({ input, output, cacheRead, inputIncludesCache: true });
+const google = (input: number, output: number, cacheRead: number): ModelPrice => ({
+  input,
+  output,
+  cacheRead,
+  inputIncludesCache: true,
+});
 
 /** provider -> model (or model prefix) -> price. */
 export const PRICE_TABLE: Readonly<Record<string, Readonly<Record<string, ModelPrice>>>> = {

@@ -62,7 +62,12 @@ export function parseRetryAfter(headers: Record<string, string | undefined>, now
  * from [0, bound] where bound is the policy's backoff entry for this retry (the last entry
  * caps later ones). `random` returns a number in [0, 1); default `Math.random`.
  */
-export function retryDelayMs(retry: number, retryAfterMs: number | undefined, policy: RetryPolicy = DEFAULT_RETRY_POLICY, random: () => number = Math.random): number {
+export function retryDelayMs(
+  retry: number,
+  retryAfterMs: number | undefined,
+  policy: RetryPolicy = DEFAULT_RETRY_POLICY,
+  random: () => number = Math.random,
+): number {
   if (retryAfterMs !== undefined) return Math.min(retryAfterMs, policy.retryAfterCapMs);
   const table = policy.backoffMs;
   const bound = table[Math.min(retry, table.length - 1)] ?? 0;
@@ -117,7 +122,12 @@ export async function withRetry<T>(options: WithRetryOptions<T>): Promise<T> {
     const handle = timers.setTimeout(
       // No `kind`: a request deadline is a provider failure (retried, then a `provider` stop),
       // not the run's `timeout`, which only the run deadline requests.
-      () => deadline.abort({ code: 'MINICODE_E_TIMEOUT', message: `request deadline of ${policy.requestTimeoutMs} ms passed`, requestDeadline: true }),
+      () =>
+        deadline.abort({
+          code: 'MINICODE_E_TIMEOUT',
+          message: `request deadline of ${policy.requestTimeoutMs} ms passed`,
+          requestDeadline: true,
+        }),
       policy.requestTimeoutMs,
     );
     const joined = joinSignals(options.signal, deadline.signal);

@@ -144,7 +144,8 @@ export function createTermination(...parents: (AbortSignal | undefined)[]): Term
 }
 
 function messageOf(reason: unknown): string | undefined {
-  if (reason && typeof reason === 'object' && 'message' in reason) return String((reason as { message: unknown }).message);
+  if (reason && typeof reason === 'object' && 'message' in reason)
+    return String((reason as { message: unknown }).message);
   return undefined;
 }
 
@@ -177,7 +178,11 @@ export interface SettleOptions {
  * the way out (a response's `model.response.completed`, a tool's terminal) comes before the
  * run's terminal event. A body that ignores its signal is waited for `drainMs` at most.
  */
-export async function settleRun<T>(termination: Termination, body: (signal: AbortSignal) => Promise<T>, options: SettleOptions = {}): Promise<Settled<T>> {
+export async function settleRun<T>(
+  termination: Termination,
+  body: (signal: AbortSignal) => Promise<T>,
+  options: SettleOptions = {},
+): Promise<Settled<T>> {
   const running = body(termination.signal);
   let unwound = false;
   const ended = running.then(
@@ -197,7 +202,10 @@ export async function settleRun<T>(termination: Termination, body: (signal: Abor
     if (!unwound) await drained(ended, options);
     const decided = termination.reason as AbortReason;
     if (decided.kind === 'provider' && error && typeof error === 'object' && 'code' in error) {
-      return { reason: 'provider', error: { code: String((error as { code: unknown }).code), message: messageOf(error) ?? '' } };
+      return {
+        reason: 'provider',
+        error: { code: String((error as { code: unknown }).code), message: messageOf(error) ?? '' },
+      };
     }
     return outcome(decided);
   }
@@ -208,7 +216,10 @@ function drained(ended: Promise<void>, options: SettleOptions): Promise<void> {
   const timers = options.timers ?? realTimers;
   return new Promise<void>((resolve) => {
     const handle = timers.setTimeout(() => {
-      reportDropped('settleRun: the stopped run body did not unwind in time', new Error(`still running after ${options.drainMs ?? SETTLE_DRAIN_MS} ms`));
+      reportDropped(
+        'settleRun: the stopped run body did not unwind in time',
+        new Error(`still running after ${options.drainMs ?? SETTLE_DRAIN_MS} ms`),
+      );
       resolve();
     }, options.drainMs ?? SETTLE_DRAIN_MS);
     const done = (): void => {
@@ -235,7 +246,10 @@ function isAbortLike(error: unknown): boolean {
  * Guards a session against concurrent runs: a run started while another is running settles
  * at once with `busy`, leaving the running one untouched.
  */
-export function createRunGuard(): { run<T>(termination: Termination, body: (signal: AbortSignal) => Promise<T>): Promise<Settled<T>>; readonly running: boolean } {
+export function createRunGuard(): {
+  run<T>(termination: Termination, body: (signal: AbortSignal) => Promise<T>): Promise<Settled<T>>;
+  readonly running: boolean;
+} {
   let running = false;
   return {
     async run(termination, body) {

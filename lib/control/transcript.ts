@@ -138,14 +138,21 @@ export function asTranscriptMessage(value: unknown): TranscriptMessage | undefin
       return v as unknown as UserMessage;
     }
     case 'tool':
-      return typeof v.toolCallId === 'string' && typeof v.content === 'string' ? (v as unknown as ToolMessage) : undefined;
+      return typeof v.toolCallId === 'string' && typeof v.content === 'string'
+        ? (v as unknown as ToolMessage)
+        : undefined;
     case 'assistant': {
       if (typeof v.text !== 'string') return undefined;
       if (v.toolCalls !== undefined) {
         if (!Array.isArray(v.toolCalls)) return undefined;
         for (const c of v.toolCalls as unknown[]) {
           const call = c as Record<string, unknown> | null;
-          if (!call || typeof call.id !== 'string' || typeof call.name !== 'string' || typeof call.argumentsText !== 'string') {
+          if (
+            !call ||
+            typeof call.id !== 'string' ||
+            typeof call.name !== 'string' ||
+            typeof call.argumentsText !== 'string'
+          ) {
             return undefined;
           }
         }

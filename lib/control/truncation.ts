@@ -54,12 +54,20 @@ export function kernelTruncate(text: string, maxTokens: number = TOOL_RESULT_MAX
   const tail = cap - head;
   const removed = text.length - cap;
   const marker = `\n[minicode: ${fmt(removed)} chars (~${fmt(Math.ceil(removed / KERNEL_CHARS_PER_TOKEN))} tokens) cut from the middle by the ${fmt(maxTokens)}-token tool result cap]\n`;
-  return { text: text.slice(0, head) + marker + text.slice(text.length - tail), truncated: true, removedChars: removed };
+  return {
+    text: text.slice(0, head) + marker + text.slice(text.length - tail),
+    truncated: true,
+    removedChars: removed,
+  };
 }
 
 /** Cap the system prompt upstream (8,000 chars), with a marker. Never compacted afterwards. */
 export function capSystemPrompt(text: string, cap: number = SYSTEM_PROMPT_MAX_CHARS): Truncated {
   if (text.length <= cap) return { text, truncated: false, removedChars: 0 };
   const removed = text.length - cap;
-  return { text: `${text.slice(0, cap)}\n[minicode: system prompt truncated; ${fmt(removed)} chars cut]`, truncated: true, removedChars: removed };
+  return {
+    text: `${text.slice(0, cap)}\n[minicode: system prompt truncated; ${fmt(removed)} chars cut]`,
+    truncated: true,
+    removedChars: removed,
+  };
 }

@@ -81,7 +81,10 @@ export interface UsageCollectorOptions {
 /** The collector a session keeps. */
 export interface UsageCollector {
   /** A request started (so that a request that never reports usage is known to exist). */
-  begin(requestId: string, meta: { provider: string; model: string; turn?: number; scope?: 'request' | 'compaction' }): void;
+  begin(
+    requestId: string,
+    meta: { provider: string; model: string; turn?: number; scope?: 'request' | 'compaction' },
+  ): void;
   /** Record a report. Returns the `usage.reported` draft for the event stream. */
   record(report: UsageReport): EventDraftOf<'usage.reported'>;
   /** Totals of one turn. */
@@ -141,7 +144,8 @@ export function createUsageCollector(options: UsageCollectorOptions = {}): Usage
 
   const collector: UsageCollector = {
     begin(requestId, meta) {
-      if (!requests.has(requestId)) requests.set(requestId, { provider: meta.provider, model: meta.model, turn: meta.turn, usage: undefined });
+      if (!requests.has(requestId))
+        requests.set(requestId, { provider: meta.provider, model: meta.model, turn: meta.turn, usage: undefined });
     },
     record(report) {
       let entry = requests.get(report.requestId);

@@ -33,7 +33,10 @@ const defaultYield = (): Promise<void> => new Promise((resolve) => setImmediate(
  * multi-megabyte transcript never blocks the main thread in one piece. Long single messages
  * are stringified whole (one slice), which is the bound on a single pause.
  */
-export async function encodeTranscriptSliced(messages: readonly TranscriptMessage[], options: SlicedEncodeOptions = {}): Promise<Uint8Array> {
+export async function encodeTranscriptSliced(
+  messages: readonly TranscriptMessage[],
+  options: SlicedEncodeOptions = {},
+): Promise<Uint8Array> {
   const sliceChars = options.sliceChars ?? 64 * 1024;
   const yieldToLoop = options.yieldToLoop ?? defaultYield;
   const parts: Uint8Array[] = [];

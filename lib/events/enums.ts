@@ -4,7 +4,17 @@ import { z } from 'zod';
 export { SCHEMA_NAME } from './schema-name.js';
 
 /** Lifecycle status of the fact an event reports (docs/event-model.md). */
-export const Status = z.enum(['started', 'active', 'completed', 'failed', 'denied', 'cancelled', 'interrupted', 'partial', 'recovered']);
+export const Status = z.enum([
+  'started',
+  'active',
+  'completed',
+  'failed',
+  'denied',
+  'cancelled',
+  'interrupted',
+  'partial',
+  'recovered',
+]);
 export type Status = z.infer<typeof Status>;
 
 /** How serious an event is; independent of its status (`denied` is a status, not a severity). */
@@ -47,7 +57,17 @@ export const Recoverability = z.enum(['RECOVERABLE', 'RETRYABLE', 'ACTION_REQUIR
 export type Recoverability = z.infer<typeof Recoverability>;
 
 /** The one reason a run stopped (control-plane termination contract). */
-export const TerminationReason = z.enum(['completed', 'max_steps_exceeded', 'timeout', 'budget_exceeded', 'aborted', 'provider', 'busy', 'result_invalid', 'hook_stopped']);
+export const TerminationReason = z.enum([
+  'completed',
+  'max_steps_exceeded',
+  'timeout',
+  'budget_exceeded',
+  'aborted',
+  'provider',
+  'busy',
+  'result_invalid',
+  'hook_stopped',
+]);
 export type TerminationReason = z.infer<typeof TerminationReason>;
 
 /** Outcome of a whole run or session as the reducer and the store see it. */
@@ -59,5 +79,15 @@ export const ApprovalOutcome = z.enum(['allow', 'allow-always', 'deny', 'cancell
 export type ApprovalOutcome = z.infer<typeof ApprovalOutcome>;
 
 /** Provider stop reasons normalised across formats; the raw value is kept beside it. */
-export const StopReason = z.enum(['end_turn', 'tool_use', 'max_tokens', 'stop_sequence', 'content_filter', 'refusal', 'pause', 'error', 'other']);
+export const StopReason = z.enum([
+  'end_turn',
+  'tool_use',
+  'max_tokens',
+  'stop_sequence',
+  'content_filter',
+  'refusal',
+  'pause',
+  'error',
+  'other',
+]);
 export type StopReason = z.infer<typeof StopReason>;

@@ -35,7 +35,13 @@ type EnvelopeSchemas = { [K in EventType]: ReturnType<typeof envelopeFor<K>> };
 export const envelopeSchemas = Object.fromEntries(EVENT_TYPES.map((t) => [t, envelopeFor(t)])) as EnvelopeSchemas;
 
 /** The `minicode.output.v1` envelope: a discriminated union keyed on `type`. */
-export const OutputEventSchema = z.discriminatedUnion('type', EVENT_TYPES.map((t) => envelopeSchemas[t]) as unknown as [EnvelopeSchemas[EventType], ...EnvelopeSchemas[EventType][]]);
+export const OutputEventSchema = z.discriminatedUnion(
+  'type',
+  EVENT_TYPES.map((t) => envelopeSchemas[t]) as unknown as [
+    EnvelopeSchemas[EventType],
+    ...EnvelopeSchemas[EventType][],
+  ],
+);
 
 /** Envelope of one event type. */
 export type OutputEventOf<T extends EventType> = z.infer<EnvelopeSchemas[T]>;

@@ -4,7 +4,10 @@ import { SCHEMA_NAME } from './enums.js';
 
 /** The JSON Schema (draft 2020-12) of `minicode.output.v1`, generated from the zod source. */
 export function outputJsonSchema(): Record<string, unknown> {
-  const schema = z.toJSONSchema(OutputEventSchema, { target: 'draft-2020-12', io: 'output' }) as Record<string, unknown>;
+  const schema = z.toJSONSchema(OutputEventSchema, { target: 'draft-2020-12', io: 'output' }) as Record<
+    string,
+    unknown
+  >;
   return {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
     $id: `https://minicode.dev/schema/${SCHEMA_NAME}.json`,

@@ -4,7 +4,15 @@ import { ContentRef } from './content-ref.js';
 import { FILE_DIFF_MAX_LINE_CHARS, FILE_DIFF_MAX_LINES } from './file-diff-bounds.js';
 import { USAGE_FIELDS } from './usage-fields.js';
 import { HOOK_EVENTS, HOOK_EXCERPT_MAX } from '../hooks/names.js';
-import { ApprovalOutcome, ErrorCategory, Fidelity, Recoverability, RunOutcome, StopReason, TerminationReason } from './enums.js';
+import {
+  ApprovalOutcome,
+  ErrorCategory,
+  Fidelity,
+  Recoverability,
+  RunOutcome,
+  StopReason,
+  TerminationReason,
+} from './enums.js';
 
 // Shared pieces ------------------------------------------------------------------------------
 
@@ -442,7 +450,14 @@ export const payloadSchemas = {
     ref: z.string().optional(),
     paths: z.array(z.string()).optional(),
     /** Paths the checkpoint left out and why (bounded list; `skippedCount` has the total). */
-    skipped: z.array(z.object({ path: z.string(), reason: z.enum(['file-too-large', 'untracked-dir-too-large', 'build-or-dependency-dir']) })).optional(),
+    skipped: z
+      .array(
+        z.object({
+          path: z.string(),
+          reason: z.enum(['file-too-large', 'untracked-dir-too-large', 'build-or-dependency-dir']),
+        }),
+      )
+      .optional(),
     skippedCount: count.optional(),
   }),
   'diagnostic.raised': z.object({

@@ -18,7 +18,12 @@ const NORMAL: readonly Visibility[] = ['normal', 'verbose', 'debug', 'machine'];
 const VERBOSE: readonly Visibility[] = ['verbose', 'debug', 'machine'];
 const LIVE: readonly Visibility[] = ['normal', 'verbose', 'debug'];
 
-function info(durable: boolean, visibility: readonly Visibility[], status: Status, severity: Severity = 'info'): EventTypeInfo {
+function info(
+  durable: boolean,
+  visibility: readonly Visibility[],
+  status: Status,
+  severity: Severity = 'info',
+): EventTypeInfo {
   return { durable, visibility, status, severity };
 }
 

@@ -70,10 +70,15 @@ export function loadCustomCommands(options: CustomCommandOptions): CustomCommand
       const parsed = readMarkdown(file, problems);
       if (!parsed) continue;
       const tools = parsed.fields['allowed-tools'];
-      const listed = tools === undefined ? [] : (typeof tools === 'string' ? splitTools(tools) : tools).map((t) => t.trim()).filter((t) => t !== '');
+      const listed =
+        tools === undefined
+          ? []
+          : (typeof tools === 'string' ? splitTools(tools) : tools).map((t) => t.trim()).filter((t) => t !== '');
       byName.set(name, {
         name,
-        description: stringField(parsed.fields, 'description') ?? (parsed.body.split('\n')[0]?.slice(0, 80) || `(${scope} command)`),
+        description:
+          stringField(parsed.fields, 'description') ??
+          (parsed.body.split('\n')[0]?.slice(0, 80) || `(${scope} command)`),
         argumentHint: stringField(parsed.fields, 'argument-hint'),
         allowedTools: listed.map(toolOf),
         model: stringField(parsed.fields, 'model'),
@@ -112,7 +117,10 @@ function toolOf(entry: string): string {
 }
 
 /** A typed line as a command call: `/name args`; undefined when it names no command in `commands`. */
-export function matchCommand(line: string, commands: CustomCommands): { command: CustomCommand; args: string } | undefined {
+export function matchCommand(
+  line: string,
+  commands: CustomCommands,
+): { command: CustomCommand; args: string } | undefined {
   const m = /^\/(\S+)(?:\s+([\s\S]*))?$/.exec(line.trim());
   if (!m) return undefined;
   const command = commands.commands.find((c) => c.name === m[1]);
@@ -135,13 +143,17 @@ export function splitArguments(args: string): string[] {
 export function expandCommand(command: CustomCommand, args: string): string {
   const positional = splitArguments(args);
   const uses = /\$ARGUMENTS|\$\d/.test(command.body);
-  const expanded = command.body.replace(/\$ARGUMENTS|\$(\d+)/g, (all, n: string | undefined) => (n === undefined ? args : (positional[Number(n) - 1] ?? '')));
+  const expanded = command.body.replace(/\$ARGUMENTS|\$(\d+)/g, (all, n: string | undefined) =>
+    n === undefined ? args : (positional[Number(n) - 1] ?? ''),
+  );
   return uses || args === '' ? expanded : `${expanded}\n\n${args}`;
 }
 
 /** One line per command for a listing: `/name <hint> - description (scope)`. */
 export function commandLines(commands: CustomCommands): string[] {
-  return commands.commands.map((c) => `/${c.name}${c.argumentHint ? ` ${c.argumentHint}` : ''} - ${c.description} (${c.scope})`);
+  return commands.commands.map(
+    (c) => `/${c.name}${c.argumentHint ? ` ${c.argumentHint}` : ''} - ${c.description} (${c.scope})`,
+  );
 }
 
 /**
@@ -163,7 +175,8 @@ export function policyForCommand(policy: ApprovalPolicy, command: CustomCommand)
   const next: ApprovalPolicy = { ...policy, allowTools: [...new Set([...base, ...tools])] };
   const usable = prefixes.filter((p) => p !== '');
   if (usable.length > 0) {
-    if (policy.allowCommands && policy.allowCommands.length > 0) next.allowCommands = [...policy.allowCommands, ...usable];
+    if (policy.allowCommands && policy.allowCommands.length > 0)
+      next.allowCommands = [...policy.allowCommands, ...usable];
     else if (!next.allowTools!.includes('bash')) next.allowCommands = usable;
   }
   return next;

@@ -16,7 +16,8 @@ export function markdownFilesUnder(dir: string, problems: string[], depth = 3): 
       entries = fs.readdirSync(path.join(dir, sub), { withFileTypes: true });
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      if (code !== 'ENOENT' && code !== 'ENOTDIR') problems.push(`${path.join(dir, sub)}: ${code ?? (error as Error).message}`);
+      if (code !== 'ENOENT' && code !== 'ENOTDIR')
+        problems.push(`${path.join(dir, sub)}: ${code ?? (error as Error).message}`);
       return;
     }
     for (const e of entries) {

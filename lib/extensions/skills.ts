@@ -128,7 +128,12 @@ export function skillContent(skill: Skill): string {
   return [
     `# Skill: ${skill.name}`,
     `Folder: ${skill.dir}`,
-    ...(files.length > 0 ? ['Files in the folder (read them with read_file when the instructions call for them):', ...files.map((f) => `- ${f}`)] : []),
+    ...(files.length > 0
+      ? [
+          'Files in the folder (read them with read_file when the instructions call for them):',
+          ...files.map((f) => `- ${f}`),
+        ]
+      : []),
     '',
     text,
   ].join('\n');

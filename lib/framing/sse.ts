@@ -288,7 +288,12 @@ export function createSseFramer(options: SseFramerOptions): SseFramer {
       }
       const truncated = data !== undefined;
       const pending: SseEvent | undefined = truncated
-        ? { event: eventType, data: moreData === undefined ? (data as string) : data + '\n' + moreData.join('\n'), lastEventId, offset: eventOffset }
+        ? {
+            event: eventType,
+            data: moreData === undefined ? (data as string) : data + '\n' + moreData.join('\n'),
+            lastEventId,
+            offset: eventOffset,
+          }
         : undefined;
       resetEvent();
       overflowed = false;

@@ -35,7 +35,8 @@ export function incompleteTail(b: Uint8Array): number {
   for (let k = 1; k <= 3 && k <= n; k++) {
     const byte = b[n - k] as number;
     if ((byte & 0xc0) === 0x80) continue; // a continuation byte: look further back for its lead
-    const need = byte >= 0xf0 && byte <= 0xf4 ? 4 : byte >= 0xe0 && byte < 0xf0 ? 3 : byte >= 0xc2 && byte < 0xe0 ? 2 : 1;
+    const need =
+      byte >= 0xf0 && byte <= 0xf4 ? 4 : byte >= 0xe0 && byte < 0xf0 ? 3 : byte >= 0xc2 && byte < 0xe0 ? 2 : 1;
     return need > k ? k : 0;
   }
   return 0;
@@ -83,7 +84,13 @@ function decodeRange(b: Uint8Array, start: number, end: number): string {
  * point boundary) where there is one: after the last LF of the block, or after the first LF past
  * it for a long line; `take(from, to)` gets each block, none empty.
  */
-function cutAtLines(b: Uint8Array, start: number, end: number, size: number, take: (from: number, to: number) => void): void {
+function cutAtLines(
+  b: Uint8Array,
+  start: number,
+  end: number,
+  size: number,
+  take: (from: number, to: number) => void,
+): void {
   // A Buffer view for its memchr-based indexOf (TypedArray#lastIndexOf compares element by element).
   const view = b instanceof Buffer ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength);
   let pos = start;

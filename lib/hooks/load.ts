@@ -68,7 +68,10 @@ async function hooksOfFile(file: string): Promise<Readonly<Record<string, unknow
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const where = ['hooks', ...issue.path].join('.');
-    throw new MinicodeError('MINICODE_E_CONFIG_INVALID', `config ${file}: ${where}: ${issue.message}`, { action: `fix "${where}" in ${file}`, data: { path: file } });
+    throw new MinicodeError('MINICODE_E_CONFIG_INVALID', `config ${file}: ${where}: ${issue.message}`, {
+      action: `fix "${where}" in ${file}`,
+      data: { path: file },
+    });
   }
   return parsed.data;
 }

@@ -4,7 +4,15 @@
  */
 
 /** Every hook event, in the order a session meets them. */
-export const HOOK_EVENTS = ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'Stop', 'PreCompact', 'SessionEnd'] as const;
+export const HOOK_EVENTS = [
+  'SessionStart',
+  'UserPromptSubmit',
+  'PreToolUse',
+  'PostToolUse',
+  'Stop',
+  'PreCompact',
+  'SessionEnd',
+] as const;
 
 /** One hook event's name. */
 export type HookEventName = (typeof HOOK_EVENTS)[number];

@@ -51,14 +51,19 @@ export interface HookCommandOptions {
 export function hookEnv(env: NodeJS.ProcessEnv, projectDir: string): Record<string, string> {
   const core = new Set(CORE_ENV_NAMES);
   const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(scrubEnv(env))) if (core.has(name) || name.startsWith('LC_')) out[name] = value;
+  for (const [name, value] of Object.entries(scrubEnv(env)))
+    if (core.has(name) || name.startsWith('LC_')) out[name] = value;
   out.MINICODE_PROJECT_DIR = projectDir;
   out.CLAUDE_PROJECT_DIR = projectDir;
   return out;
 }
 
 /** Run `command` with `input` on its stdin; resolves when it ended (never rejects). */
-export function runHookCommand(command: string, input: string, options: HookCommandOptions): Promise<HookProcessResult> {
+export function runHookCommand(
+  command: string,
+  input: string,
+  options: HookCommandOptions,
+): Promise<HookProcessResult> {
   const clock = options.clock ?? Date.now;
   const started = clock();
   return new Promise((resolve) => {

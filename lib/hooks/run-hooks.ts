@@ -87,7 +87,9 @@ export function createHookRunner(options: HookRunnerOptions): HookRunner {
     return test(value);
   };
   const applicable = (event: HookEventName, match: string | undefined): readonly HookSpec[] =>
-    (options.settings.byEvent[event] ?? []).filter((spec) => spec.matcher === undefined || matches(spec.matcher, match));
+    (options.settings.byEvent[event] ?? []).filter(
+      (spec) => spec.matcher === undefined || matches(spec.matcher, match),
+    );
   return {
     ignored: options.settings.ignored,
     has: (event) => (options.settings.byEvent[event]?.length ?? 0) > 0,
@@ -105,8 +107,16 @@ export function createHookRunner(options: HookRunnerOptions): HookRunner {
       const emit = call.emit ?? options.emit;
       const verdicts = await Promise.all(
         specs.map(async (spec) => {
-          const run = await runHookCommand(spec.command, input, { cwd: options.cwd, env, timeoutMs: spec.timeoutMs, signal: call.signal, clock });
-          const verdict = run.aborted ? ({ outcome: 'error', message: 'the run stopped while the hook ran' } as HookVerdict) : verdictOf(event, run);
+          const run = await runHookCommand(spec.command, input, {
+            cwd: options.cwd,
+            env,
+            timeoutMs: spec.timeoutMs,
+            signal: call.signal,
+            clock,
+          });
+          const verdict = run.aborted
+            ? ({ outcome: 'error', message: 'the run stopped while the hook ran' } as HookVerdict)
+            : verdictOf(event, run);
           emit(hookDraft(spec, verdict, run, call));
           return verdict;
         }),
@@ -122,7 +132,10 @@ function combine(verdicts: readonly HookVerdict[], forModel: (text: string) => s
   const blocks: string[] = [];
   for (const v of verdicts) {
     if (v.blockReason !== undefined) blocks.push(forModel(v.blockReason));
-    if (v.permission && (!decision.permission || PERMISSION_RANK[v.permission] > PERMISSION_RANK[decision.permission])) {
+    if (
+      v.permission &&
+      (!decision.permission || PERMISSION_RANK[v.permission] > PERMISSION_RANK[decision.permission])
+    ) {
       decision.permission = v.permission;
       if (v.permissionReason !== undefined) decision.permissionReason = forModel(v.permissionReason);
       else delete decision.permissionReason;
@@ -135,10 +148,17 @@ function combine(verdicts: readonly HookVerdict[], forModel: (text: string) => s
 }
 
 /** The `hook.*` draft of one run. */
-function hookDraft(spec: HookSpec, verdict: HookVerdict, run: { exitCode: number | null; stdout: string; stderr: string; durationMs: number; startError?: string }, call: HookCall): EventDraft {
-  const decision = verdict.stop !== undefined ? 'stop' : (verdict.permission ?? (verdict.outcome === 'blocked' ? 'block' : undefined));
+function hookDraft(
+  spec: HookSpec,
+  verdict: HookVerdict,
+  run: { exitCode: number | null; stdout: string; stderr: string; durationMs: number; startError?: string },
+  call: HookCall,
+): EventDraft {
+  const decision =
+    verdict.stop !== undefined ? 'stop' : (verdict.permission ?? (verdict.outcome === 'blocked' ? 'block' : undefined));
   const reason = verdict.stop ?? verdict.blockReason ?? verdict.permissionReason;
-  const excerpt = (text: string): string | undefined => (text.trim() ? capHeadTail(text, HOOK_EXCERPT_MAX).text : undefined);
+  const excerpt = (text: string): string | undefined =>
+    text.trim() ? capHeadTail(text, HOOK_EXCERPT_MAX).text : undefined;
   const stdout = excerpt(run.stdout);
   const stderr = excerpt(run.stderr);
   const message = verdict.message ?? run.startError;
@@ -159,5 +179,7 @@ function hookDraft(spec: HookSpec, verdict: HookVerdict, run: { exitCode: number
     ...(stderr !== undefined ? { stderr } : {}),
   };
   const fields = call.toolCallId !== undefined ? { correlationId: call.toolCallId } : {};
-  return verdict.outcome === 'success' || verdict.outcome === 'blocked' ? draft('hook.completed', payload, fields) : draft('hook.failed', payload, fields);
+  return verdict.outcome === 'success' || verdict.outcome === 'blocked'
+    ? draft('hook.completed', payload, fields)
+    : draft('hook.failed', payload, fields);
 }

@@ -56,7 +56,9 @@ export function hookSettingsOf(sources: readonly HookSource[]): HookSettings {
       for (const group of value as RawGroup[]) {
         for (const handler of group.hooks) {
           if (handler.type !== 'command' || handler.command === undefined) {
-            ignored.push(`${file}: ${name} hook of type "${handler.type}" ignored (only "command" hooks with a command run)`);
+            ignored.push(
+              `${file}: ${name} hook of type "${handler.type}" ignored (only "command" hooks with a command run)`,
+            );
             continue;
           }
           const key = JSON.stringify([name, group.matcher ?? '', handler.command]);

@@ -40,20 +40,25 @@ const STDOUT_IS_CONTEXT: ReadonlySet<HookEventName> = new Set(['SessionStart', '
 /** The verdict of one hook run for `event`. */
 export function verdictOf(event: HookEventName, run: HookProcessResult): HookVerdict {
   if (run.timedOut) return { outcome: 'timeout' };
-  if (run.exitCode === 2) return { outcome: 'blocked', blockReason: run.stderr.trim() || `blocked by a ${event} hook (exit 2)` };
+  if (run.exitCode === 2)
+    return { outcome: 'blocked', blockReason: run.stderr.trim() || `blocked by a ${event} hook (exit 2)` };
   if (run.exitCode !== 0) return { outcome: 'error', ...(run.startError ? { message: run.startError } : {}) };
   const text = run.stdout.trim();
   const json = jsonObjectOf(text);
-  if (!json) return text && STDOUT_IS_CONTEXT.has(event) ? { outcome: 'success', context: text } : { outcome: 'success' };
+  if (!json)
+    return text && STDOUT_IS_CONTEXT.has(event) ? { outcome: 'success', context: text } : { outcome: 'success' };
   const verdict: HookVerdict = { outcome: 'success' };
   const specific = isObject(json.hookSpecificOutput) ? json.hookSpecificOutput : {};
   if (typeof json.systemMessage === 'string') verdict.message = json.systemMessage;
-  if (json.continue === false) verdict.stop = typeof json.stopReason === 'string' && json.stopReason ? json.stopReason : `stopped by a ${event} hook`;
+  if (json.continue === false)
+    verdict.stop =
+      typeof json.stopReason === 'string' && json.stopReason ? json.stopReason : `stopped by a ${event} hook`;
   const reason = typeof json.reason === 'string' ? json.reason : undefined;
   const permission = specific.permissionDecision;
   if (event === 'PreToolUse' && (permission === 'allow' || permission === 'deny' || permission === 'ask')) {
     verdict.permission = permission;
-    if (typeof specific.permissionDecisionReason === 'string') verdict.permissionReason = specific.permissionDecisionReason;
+    if (typeof specific.permissionDecisionReason === 'string')
+      verdict.permissionReason = specific.permissionDecisionReason;
   } else if (event === 'PreToolUse' && (json.decision === 'approve' || json.decision === 'block')) {
     // The older spelling of the same decision.
     verdict.permission = json.decision === 'approve' ? 'allow' : 'deny';
@@ -63,7 +68,8 @@ export function verdictOf(event: HookEventName, run: HookProcessResult): HookVer
     verdict.blockReason = reason || `blocked by a ${event} hook`;
   }
   if (verdict.permission === 'deny') verdict.outcome = 'blocked';
-  if (typeof specific.additionalContext === 'string' && specific.additionalContext.trim()) verdict.context = specific.additionalContext;
+  if (typeof specific.additionalContext === 'string' && specific.additionalContext.trim())
+    verdict.context = specific.additionalContext;
   return verdict;
 }
 

@@ -35,24 +35,40 @@ export interface ImageAttachment {
 }
 
 function tooLarge(name: string, size: number, limits: ImageLimits): MinicodeError {
-  return new MinicodeError('MINICODE_E_IMAGE', `${name}: ${size} bytes is over the ${limits.maxBytes}-byte image limit`, {
-    action: 'downscale or recompress the image (e.g. to JPEG) below the limit; minicode does not resize images',
-  });
+  return new MinicodeError(
+    'MINICODE_E_IMAGE',
+    `${name}: ${size} bytes is over the ${limits.maxBytes}-byte image limit`,
+    {
+      action: 'downscale or recompress the image (e.g. to JPEG) below the limit; minicode does not resize images',
+    },
+  );
 }
 
 /** Check image bytes named `name` (refusing with MINICODE_E_IMAGE past a limit or when they are no image). */
-export function imageFromBytes(bytes: Uint8Array, name: string, limits: ImageLimits = DEFAULT_IMAGE_LIMITS): ImageAttachment {
+export function imageFromBytes(
+  bytes: Uint8Array,
+  name: string,
+  limits: ImageLimits = DEFAULT_IMAGE_LIMITS,
+): ImageAttachment {
   if (bytes.length > limits.maxBytes) throw tooLarge(name, bytes.length, limits);
   const sniffed = sniffImage(bytes);
   if (!sniffed) {
-    throw new MinicodeError('MINICODE_E_IMAGE', `${name}: not a PNG, JPEG, GIF or WebP image (its bytes say so, whatever its name)`, {
-      action: 'pass an image file in one of those formats',
-    });
+    throw new MinicodeError(
+      'MINICODE_E_IMAGE',
+      `${name}: not a PNG, JPEG, GIF or WebP image (its bytes say so, whatever its name)`,
+      {
+        action: 'pass an image file in one of those formats',
+      },
+    );
   }
   if (sniffed.width > limits.maxSide || sniffed.height > limits.maxSide) {
-    throw new MinicodeError('MINICODE_E_IMAGE', `${name}: ${sniffed.width}x${sniffed.height} pixels is over the ${limits.maxSide}-pixel limit of a side`, {
-      action: `downscale the image to at most ${limits.maxSide} pixels a side; minicode does not resize images`,
-    });
+    throw new MinicodeError(
+      'MINICODE_E_IMAGE',
+      `${name}: ${sniffed.width}x${sniffed.height} pixels is over the ${limits.maxSide}-pixel limit of a side`,
+      {
+        action: `downscale the image to at most ${limits.maxSide} pixels a side; minicode does not resize images`,
+      },
+    );
   }
   return { name, ...sniffed, bytes, digest: `sha256:${createHash('sha256').update(bytes).digest('hex')}` };
 }
@@ -64,9 +80,14 @@ export function loadImageFile(file: string, limits: ImageLimits = DEFAULT_IMAGE_
   try {
     stat = fs.statSync(file);
   } catch (error) {
-    throw new MinicodeError('MINICODE_E_IMAGE', `${file}: cannot read the image (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, { action: 'pass an existing image file' });
+    throw new MinicodeError(
+      'MINICODE_E_IMAGE',
+      `${file}: cannot read the image (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+      { action: 'pass an existing image file' },
+    );
   }
-  if (!stat.isFile()) throw new MinicodeError('MINICODE_E_IMAGE', `${file}: not a file`, { action: 'pass an image file' });
+  if (!stat.isFile())
+    throw new MinicodeError('MINICODE_E_IMAGE', `${file}: not a file`, { action: 'pass an image file' });
   // Checked before reading: an oversized file is never loaded whole.
   if (stat.size > limits.maxBytes) throw tooLarge(name, stat.size, limits);
   return imageFromBytes(fs.readFileSync(file), name, limits);

@@ -23,7 +23,8 @@ const ascii = (bytes: Uint8Array, at: number, text: string): boolean => {
 const u16be = (b: Uint8Array, at: number): number => ((b[at] ?? 0) << 8) | (b[at + 1] ?? 0);
 const u16le = (b: Uint8Array, at: number): number => (b[at] ?? 0) | ((b[at + 1] ?? 0) << 8);
 const u24le = (b: Uint8Array, at: number): number => u16le(b, at) | ((b[at + 2] ?? 0) << 16);
-const u32be = (b: Uint8Array, at: number): number => ((b[at] ?? 0) * 0x1000000 + (u16be(b, at + 1) << 8)) | (b[at + 3] ?? 0);
+const u32be = (b: Uint8Array, at: number): number =>
+  ((b[at] ?? 0) * 0x1000000 + (u16be(b, at + 1) << 8)) | (b[at + 3] ?? 0);
 
 /** PNG: the signature, then the IHDR chunk's width and height. */
 function png(b: Uint8Array): SniffedImage | undefined {
@@ -40,7 +41,8 @@ function gif(b: Uint8Array): SniffedImage | undefined {
 /** WebP: a RIFF `WEBP` file whose first chunk is VP8 (lossy), VP8L (lossless) or VP8X (extended). */
 function webp(b: Uint8Array): SniffedImage | undefined {
   if (b.length < 30 || !ascii(b, 0, 'RIFF') || !ascii(b, 8, 'WEBP')) return undefined;
-  if (ascii(b, 12, 'VP8 ')) return { mediaType: 'image/webp', width: u16le(b, 26) & 0x3fff, height: u16le(b, 28) & 0x3fff };
+  if (ascii(b, 12, 'VP8 '))
+    return { mediaType: 'image/webp', width: u16le(b, 26) & 0x3fff, height: u16le(b, 28) & 0x3fff };
   if (ascii(b, 12, 'VP8L')) {
     const bits = (b[21] ?? 0) | ((b[22] ?? 0) << 8) | ((b[23] ?? 0) << 16) | ((b[24] ?? 0) << 24);
     return { mediaType: 'image/webp', width: (bits & 0x3fff) + 1, height: ((bits >>> 14) & 0x3fff) + 1 };

@@ -36,7 +36,11 @@ export function acceptsImages(model: string): boolean {
 /** MINICODE_E_NO_VISION when images go to a model known to take none. */
 export function checkVision(model: string, imageCount: number): void {
   if (imageCount === 0 || acceptsImages(model)) return;
-  throw new MinicodeError('MINICODE_E_NO_VISION', `model ${model} takes no image input; ${imageCount === 1 ? 'the image was' : `the ${imageCount} images were`} not sent`, {
-    action: 'choose a model with vision (--model), or run without images',
-  });
+  throw new MinicodeError(
+    'MINICODE_E_NO_VISION',
+    `model ${model} takes no image input; ${imageCount === 1 ? 'the image was' : `the ${imageCount} images were`} not sent`,
+    {
+      action: 'choose a model with vision (--model), or run without images',
+    },
+  );
 }

@@ -167,7 +167,11 @@ export function loadInstructions(options: InstructionOptions): LoadedInstruction
       if (read.kind === 'absent') continue;
       seen.add(real);
       if (read.kind === 'error') {
-        diagnostics.push({ code: 'MINICODE_W_INSTRUCTIONS_UNREADABLE', message: `cannot read instructions ${shown}: ${read.code}`, action: `fix the file's permissions or remove it (${file})` });
+        diagnostics.push({
+          code: 'MINICODE_W_INSTRUCTIONS_UNREADABLE',
+          message: `cannot read instructions ${shown}: ${read.code}`,
+          action: `fix the file's permissions or remove it (${file})`,
+        });
         break;
       }
       const bytes = read.more ? utf8Prefix(read.bytes, remaining) : read.bytes;

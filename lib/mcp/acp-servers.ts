@@ -3,14 +3,20 @@
  * `env` as `{name, value}` pairs, or `{type: "http" | "sse", url, headers}`), as servers the
  * manager starts for that session. The client's values are literal: no `${VAR}` expansion.
  */
-import { DEFAULT_STARTUP_TIMEOUT_MS, DEFAULT_TOOL_TIMEOUT_MS, type McpServerConfig, type ResolvedServer } from './config.js';
+import {
+  DEFAULT_STARTUP_TIMEOUT_MS,
+  DEFAULT_TOOL_TIMEOUT_MS,
+  type McpServerConfig,
+  type ResolvedServer,
+} from './config.js';
 
 /** One `mcpServers` entry of ACP v1 (structural: the ACP SDK's `McpServer`). */
 export type AcpMcpServer =
   | { name: string; command: string; args: string[]; env: { name: string; value: string }[]; type?: undefined }
   | { type: 'http' | 'sse'; name: string; url: string; headers: { name: string; value: string }[] };
 
-const pairs = (list: { name: string; value: string }[] | undefined): Record<string, string> => Object.fromEntries((list ?? []).map((p) => [p.name, p.value]));
+const pairs = (list: { name: string; value: string }[] | undefined): Record<string, string> =>
+  Object.fromEntries((list ?? []).map((p) => [p.name, p.value]));
 
 /** The client's servers, named as minicode names servers (sanitised, unique). */
 export function serversFromAcp(servers: readonly AcpMcpServer[] | undefined): ResolvedServer[] {
@@ -23,8 +29,18 @@ export function serversFromAcp(servers: readonly AcpMcpServer[] | undefined): Re
     const config: McpServerConfig =
       'url' in server && server.type !== undefined
         ? { type: server.type, url: server.url, headers: pairs(server.headers) }
-        : { command: (server as { command: string }).command, args: (server as { args?: string[] }).args ?? [], env: pairs((server as { env?: { name: string; value: string }[] }).env) };
-    out.push({ name, config, startupTimeoutMs: DEFAULT_STARTUP_TIMEOUT_MS, toolTimeoutMs: DEFAULT_TOOL_TIMEOUT_MS, origin: 'acp' });
+        : {
+            command: (server as { command: string }).command,
+            args: (server as { args?: string[] }).args ?? [],
+            env: pairs((server as { env?: { name: string; value: string }[] }).env),
+          };
+    out.push({
+      name,
+      config,
+      startupTimeoutMs: DEFAULT_STARTUP_TIMEOUT_MS,
+      toolTimeoutMs: DEFAULT_TOOL_TIMEOUT_MS,
+      origin: 'acp',
+    });
   }
   return out;
 }

@@ -68,7 +68,9 @@ export type StdioServerConfig = z.infer<typeof StdioServerSchema>;
 export type HttpServerConfig = z.infer<typeof HttpServerSchema>;
 
 /** Server names: what `mcp__<server>__<tool>` and the CLI can carry. */
-export const McpServerNameSchema = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'server names use letters, digits, "_", "-" and "." (at most 64)');
+export const McpServerNameSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9_.-]{1,64}$/, 'server names use letters, digits, "_", "-" and "." (at most 64)');
 
 /**
  * The `mcpServers` map as the config file's schema takes it: an object of entries, each read on
@@ -110,13 +112,16 @@ export interface ResolvedServer {
  * say which one.
  */
 export function expandVariables(value: string, env: NodeJS.ProcessEnv, missing: string[] = []): string {
-  return value.replace(/\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (_all, name: string, fallback: string | undefined) => {
-    const found = env[name];
-    if (found !== undefined && found !== '') return found;
-    if (fallback !== undefined) return fallback;
-    missing.push(name);
-    return '';
-  });
+  return value.replace(
+    /\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g,
+    (_all, name: string, fallback: string | undefined) => {
+      const found = env[name];
+      if (found !== undefined && found !== '') return found;
+      if (fallback !== undefined) return fallback;
+      missing.push(name);
+      return '';
+    },
+  );
 }
 
 /** A value that is one whole `$VAR` (Gemini CLI's unbraced form), expanded; anything else as it is. */
@@ -125,7 +130,11 @@ function expandWhole(value: string, env: NodeJS.ProcessEnv, missing: string[]): 
   return whole ? expandVariables(`\${${whole[1]}}`, env, missing) : expandVariables(value, env, missing);
 }
 
-function expandRecord(record: Record<string, string> | undefined, env: NodeJS.ProcessEnv, missing: string[]): Record<string, string> | undefined {
+function expandRecord(
+  record: Record<string, string> | undefined,
+  env: NodeJS.ProcessEnv,
+  missing: string[],
+): Record<string, string> | undefined {
   if (!record) return undefined;
   return Object.fromEntries(Object.entries(record).map(([k, v]) => [k, expandWhole(v, env, missing)]));
 }
@@ -133,7 +142,9 @@ function expandRecord(record: Record<string, string> | undefined, env: NodeJS.Pr
 /** `config` with its `${VAR}`s expanded from `env` (`envVars` become `env` entries); `missing` collects unset names. */
 export function expandServer(config: McpServerConfig, env: NodeJS.ProcessEnv, missing: string[] = []): McpServerConfig {
   if (isStdioServer(config)) {
-    const passed = Object.fromEntries((config.envVars ?? []).flatMap((n) => (env[n] !== undefined ? [[n, env[n]!]] : [])));
+    const passed = Object.fromEntries(
+      (config.envVars ?? []).flatMap((n) => (env[n] !== undefined ? [[n, env[n]!]] : [])),
+    );
     const own = expandRecord(config.env, env, missing);
     const merged = own || config.envVars ? { ...passed, ...own } : undefined;
     return definedOnly({
@@ -144,5 +155,9 @@ export function expandServer(config: McpServerConfig, env: NodeJS.ProcessEnv, mi
       env: merged,
     });
   }
-  return definedOnly({ ...config, url: expandVariables(config.url, env, missing), headers: expandRecord(config.headers, env, missing) });
+  return definedOnly({
+    ...config,
+    url: expandVariables(config.url, env, missing),
+    headers: expandRecord(config.headers, env, missing),
+  });
 }

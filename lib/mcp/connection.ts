@@ -93,7 +93,13 @@ async function listAllTools(client: Client, max: number): Promise<ServerTool[]> 
     const page = await client.listTools(cursor === undefined ? {} : { cursor });
     for (const t of page.tools as SdkTool[]) {
       if (tools.length >= max) return tools;
-      tools.push(definedOnly({ name: t.name, description: t.description || undefined, inputSchema: t.inputSchema as Record<string, unknown> }));
+      tools.push(
+        definedOnly({
+          name: t.name,
+          description: t.description || undefined,
+          inputSchema: t.inputSchema as Record<string, unknown>,
+        }),
+      );
     }
     cursor = page.nextCursor;
   } while (cursor);
@@ -108,7 +114,14 @@ function networkCause(error: unknown): string | undefined {
     const e = queue.shift();
     if (!e || typeof e !== 'object' || seen.has(e)) continue;
     seen.add(e);
-    const { code, address, port, hostname, cause, errors } = e as { code?: unknown; address?: unknown; port?: unknown; hostname?: unknown; cause?: unknown; errors?: unknown };
+    const { code, address, port, hostname, cause, errors } = e as {
+      code?: unknown;
+      address?: unknown;
+      port?: unknown;
+      hostname?: unknown;
+      cause?: unknown;
+      errors?: unknown;
+    };
     if (typeof code === 'string' && /^E[A-Z_]+$/.test(code)) {
       const host = typeof address === 'string' ? address : typeof hostname === 'string' ? hostname : undefined;
       return host === undefined ? code : `${code} ${host}${typeof port === 'number' ? `:${port}` : ''}`;
@@ -192,14 +205,28 @@ async function openTransport(
     } catch (error) {
       // Only an explicit Streamable HTTP entry fails here; an untyped URL may be an SSE-only server,
       // but a refused credential is not a transport question.
-      if (config.type === 'http' || config.type === 'streamable-http' || httpStatus(error) === 401 || httpStatus(error) === 403) throw error;
+      if (
+        config.type === 'http' ||
+        config.type === 'streamable-http' ||
+        httpStatus(error) === 401 ||
+        httpStatus(error) === 403
+      )
+        throw error;
       await transport.close().catch(() => {});
     }
   }
   const { SSEClientTransport } = await import('@modelcontextprotocol/sdk/client/sse.js');
   const transport = new SSEClientTransport(
     url,
-    requestInit ? { requestInit, eventSourceInit: { fetch: (u, init) => fetch(u, { ...init, headers: { ...(init?.headers as Record<string, string>), ...config.headers } }) } } : undefined,
+    requestInit
+      ? {
+          requestInit,
+          eventSourceInit: {
+            fetch: (u, init) =>
+              fetch(u, { ...init, headers: { ...(init?.headers as Record<string, string>), ...config.headers } }),
+          },
+        }
+      : undefined,
   );
   await client.connect(transport);
   return { transport, kind: 'sse' };
@@ -211,7 +238,11 @@ async function openTransport(
  * `onStarted` receives the closer as soon as a transport exists, so a timed-out start can still
  * kill the process.
  */
-export async function connectServer(server: ResolvedServer, options: ConnectOptions, onStarted?: (close: () => Promise<void>) => void): Promise<ServerConnection> {
+export async function connectServer(
+  server: ResolvedServer,
+  options: ConnectOptions,
+  onStarted?: (close: () => Promise<void>) => void,
+): Promise<ServerConnection> {
   const client = new Client(CLIENT_INFO, { capabilities: {} });
   let closed = false;
   const close = async (): Promise<void> => {
@@ -242,7 +273,8 @@ export async function connectServer(server: ResolvedServer, options: ConnectOpti
         timeout: callOptions.timeoutMs,
         // Progress notifications restart the deadline (a long build reporting progress is alive).
         resetTimeoutOnProgress: true,
-        onprogress: (p) => callOptions.onProgress?.(p.message ?? `${p.progress}${p.total !== undefined ? `/${p.total}` : ''}`),
+        onprogress: (p) =>
+          callOptions.onProgress?.(p.message ?? `${p.progress}${p.total !== undefined ? `/${p.total}` : ''}`),
       });
       return result as McpCallResult;
     },

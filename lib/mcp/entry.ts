@@ -23,7 +23,23 @@ export interface EntryProblem {
 export type EntryResult = { ok: true; config: McpServerConfig } | { ok: false; problem: EntryProblem };
 
 /** The canonical keys (minicode's own spelling, which is also Claude Code's and Cursor's for most). */
-const CANONICAL = ['type', 'command', 'args', 'env', 'envVars', 'cwd', 'sandbox', 'url', 'headers', 'enabled', 'startupTimeoutMs', 'toolTimeoutMs', 'includeTools', 'excludeTools', 'trust'] as const;
+const CANONICAL = [
+  'type',
+  'command',
+  'args',
+  'env',
+  'envVars',
+  'cwd',
+  'sandbox',
+  'url',
+  'headers',
+  'enabled',
+  'startupTimeoutMs',
+  'toolTimeoutMs',
+  'includeTools',
+  'excludeTools',
+  'trust',
+] as const;
 type CanonicalKey = (typeof CANONICAL)[number];
 
 /** How another tool's key maps onto a canonical one. */
@@ -35,13 +51,17 @@ interface Spelling {
   convert?: (value: unknown) => unknown;
 }
 
-const seconds = (value: unknown): unknown => (typeof value === 'number' && Number.isFinite(value) ? Math.round(value * 1000) : value);
+const seconds = (value: unknown): unknown =>
+  typeof value === 'number' && Number.isFinite(value) ? Math.round(value * 1000) : value;
 const not = (value: unknown): unknown => (typeof value === 'boolean' ? !value : value);
 /** Codex's `env_http_headers`: header name -> the variable that holds its value. */
 const fromVariables = (value: unknown): unknown =>
-  value && typeof value === 'object' && !Array.isArray(value) ? Object.fromEntries(Object.entries(value).map(([h, v]) => [h, typeof v === 'string' ? `\${${v}}` : v])) : value;
+  value && typeof value === 'object' && !Array.isArray(value)
+    ? Object.fromEntries(Object.entries(value).map(([h, v]) => [h, typeof v === 'string' ? `\${${v}}` : v]))
+    : value;
 /** Codex's `bearer_token_env_var`: the variable holding a bearer token. */
-const bearer = (value: unknown): unknown => (typeof value === 'string' && value !== '' ? { Authorization: `Bearer \${${value}}` } : value);
+const bearer = (value: unknown): unknown =>
+  typeof value === 'string' && value !== '' ? { Authorization: `Bearer \${${value}}` } : value;
 
 /** Spellings of other agents' configs, each rewritten to the canonical key. One source: docs/mcp.md's table follows it (a test keeps them in step). */
 export const SPELLINGS: Readonly<Record<string, Spelling>> = {
@@ -76,7 +96,11 @@ const UNSUPPORTED: Readonly<Record<string, string>> = {
 };
 
 /** Spellings of `type` that mean Streamable HTTP. */
-const HTTP_TYPES: Readonly<Record<string, string>> = { streamableHttp: 'http', 'streamable-http': 'http', streamable_http: 'http' };
+const HTTP_TYPES: Readonly<Record<string, string>> = {
+  streamableHttp: 'http',
+  'streamable-http': 'http',
+  streamable_http: 'http',
+};
 
 /** The known key `key` is probably a typo of, if one is close. */
 function nearest(key: string): string | undefined {
@@ -96,7 +120,8 @@ export function parseServerEntry(name: string, raw: unknown): EntryResult {
     problem: { name, message: `mcpServers.${name}: ${message}; this server is skipped`, action },
   });
   const checkedName = McpServerNameSchema.safeParse(name);
-  if (!checkedName.success) return fail(`invalid server name: ${checkedName.error.issues[0]!.message}`, 'rename the entry');
+  if (!checkedName.success)
+    return fail(`invalid server name: ${checkedName.error.issues[0]!.message}`, 'rename the entry');
   if (!isRecord(raw)) return fail('an entry is an object such as {"command": ...} or {"url": ...}');
   const canonical: Record<string, unknown> = {};
   /** The key each canonical key was written as, for messages. */
@@ -105,10 +130,17 @@ export function parseServerEntry(name: string, raw: unknown): EntryResult {
     if (INFORMATIONAL.has(key)) continue;
     if (key in UNSUPPORTED) return fail(`"${key}" is not supported`, UNSUPPORTED[key]!);
     const spelling = SPELLINGS[key];
-    const to: string | undefined = spelling ? spelling.to : (CANONICAL as readonly string[]).includes(key) ? key : undefined;
+    const to: string | undefined = spelling
+      ? spelling.to
+      : (CANONICAL as readonly string[]).includes(key)
+        ? key
+        : undefined;
     if (to === undefined) {
       const near = nearest(key);
-      return fail(`unknown key "${key}"${near ? ` (did you mean "${near}"?)` : ''}`, near ? `rename "${key}" to "${near}"` : `remove "${key}" from mcpServers.${name}`);
+      return fail(
+        `unknown key "${key}"${near ? ` (did you mean "${near}"?)` : ''}`,
+        near ? `rename "${key}" to "${near}"` : `remove "${key}" from mcpServers.${name}`,
+      );
     }
     const converted = spelling?.convert ? spelling.convert(value) : value;
     const previous = writtenAs.get(to);
@@ -133,7 +165,10 @@ export function parseServerEntry(name: string, raw: unknown): EntryResult {
   if (writtenAs.get('url') === 'httpUrl' && canonical.type === undefined) canonical.type = 'http';
   const hasCommand = 'command' in canonical;
   const hasUrl = 'url' in canonical;
-  if (hasCommand && hasUrl) return fail(`has both "${writtenAs.get('command')}" and "${writtenAs.get('url')}"; a server is a command (stdio) or a URL`);
+  if (hasCommand && hasUrl)
+    return fail(
+      `has both "${writtenAs.get('command')}" and "${writtenAs.get('url')}"; a server is a command (stdio) or a URL`,
+    );
   if (!hasCommand && !hasUrl) return fail('needs "command" (a stdio server) or "url" (an HTTP server)');
   const schema: z.ZodType = hasCommand ? StdioServerSchema : HttpServerSchema;
   const parsed = schema.safeParse(canonical);
@@ -142,7 +177,11 @@ export function parseServerEntry(name: string, raw: unknown): EntryResult {
     const [head, ...rest] = issue.path.map(String);
     const where = head === undefined ? '(entry)' : [writtenAs.get(head) ?? head, ...rest].join('.');
     const kind = hasCommand ? 'a stdio server' : 'an HTTP server';
-    return fail(issue.code === 'unrecognized_keys' ? `${issue.keys.map((k) => `"${writtenAs.get(k) ?? k}"`).join(', ')} does not apply to ${kind}` : `${where}: ${issue.message}`);
+    return fail(
+      issue.code === 'unrecognized_keys'
+        ? `${issue.keys.map((k) => `"${writtenAs.get(k) ?? k}"`).join(', ')} does not apply to ${kind}`
+        : `${where}: ${issue.message}`,
+    );
   }
   return { ok: true, config: parsed.data as McpServerConfig };
 }

@@ -7,10 +7,25 @@
 import { credentialVerdict, isCredentialName } from '../policy/credentials.js';
 
 /** Variables a server inherits from minicode when set (never a credential; checked below). */
-export const BASE_ENV_NAMES: readonly string[] = ['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'TERM', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TZ', 'TMPDIR'];
+export const BASE_ENV_NAMES: readonly string[] = [
+  'PATH',
+  'HOME',
+  'USER',
+  'LOGNAME',
+  'SHELL',
+  'TERM',
+  'LANG',
+  'LC_ALL',
+  'LC_CTYPE',
+  'TZ',
+  'TMPDIR',
+];
 
 /** The base environment plus the config's (already expanded) `env`. */
-export function serverEnvironment(parent: NodeJS.ProcessEnv, configured: Record<string, string> | undefined): Record<string, string> {
+export function serverEnvironment(
+  parent: NodeJS.ProcessEnv,
+  configured: Record<string, string> | undefined,
+): Record<string, string> {
   const out: Record<string, string> = {};
   for (const name of BASE_ENV_NAMES) {
     const value = parent[name];

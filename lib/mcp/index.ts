@@ -27,16 +27,25 @@ export interface StartMcpFromConfigOptions extends Omit<StartMcpOptions, 'notes'
  * server and key, and a `${VAR}` that is unset one naming the server's variable; the other
  * servers start.
  */
-export async function startMcp(mcpServers: Record<string, unknown> | undefined, options: StartMcpFromConfigOptions): Promise<McpManager | undefined> {
+export async function startMcp(
+  mcpServers: Record<string, unknown> | undefined,
+  options: StartMcpFromConfigOptions,
+): Promise<McpManager | undefined> {
   const files = options.files ?? {};
   const list = resolveServers(mcpServers, options.env, 'config', files);
   const servers = [...list.servers, ...(options.extra ?? [])];
-  if (servers.length === 0 && list.problems.length === 0 && list.missing.length === 0 && list.disabled.length === 0) return undefined;
+  if (servers.length === 0 && list.problems.length === 0 && list.missing.length === 0 && list.disabled.length === 0)
+    return undefined;
   const notes: EventDraft[] = [
     ...list.problems.map(
       (p): EventDraft => ({
         type: 'diagnostic.raised',
-        payload: { code: 'MINICODE_E_MCP_ENTRY', message: p.message, category: 'CONFIGURATION_ERROR', action: p.action },
+        payload: {
+          code: 'MINICODE_E_MCP_ENTRY',
+          message: p.message,
+          category: 'CONFIGURATION_ERROR',
+          action: p.action,
+        },
         source: 'app',
       }),
     ),
@@ -54,8 +63,31 @@ export async function startMcp(mcpServers: Record<string, unknown> | undefined, 
     ),
   ];
   const skipped: McpServerStatus[] = [
-    ...list.disabled.map(({ name }): McpServerStatus => definedOnly({ name, origin: 'config', file: files[name], state: 'disabled', tools: [], toolNames: [], startupMs: 0 })),
-    ...list.problems.map((p): McpServerStatus => definedOnly({ name: p.name, origin: 'config', file: files[p.name], state: 'invalid', tools: [], toolNames: [], startupMs: 0, error: p.message })),
+    ...list.disabled.map(
+      ({ name }): McpServerStatus =>
+        definedOnly({
+          name,
+          origin: 'config',
+          file: files[name],
+          state: 'disabled',
+          tools: [],
+          toolNames: [],
+          startupMs: 0,
+        }),
+    ),
+    ...list.problems.map(
+      (p): McpServerStatus =>
+        definedOnly({
+          name: p.name,
+          origin: 'config',
+          file: files[p.name],
+          state: 'invalid',
+          tools: [],
+          toolNames: [],
+          startupMs: 0,
+          error: p.message,
+        }),
+    ),
   ];
   const { startMcpServers } = await import('./manager.js');
   return startMcpServers(servers, { ...options, notes, skipped });

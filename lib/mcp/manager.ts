@@ -84,27 +84,52 @@ function selectTools(server: ResolvedServer, tools: ServerTool[]): ServerTool[] 
 
 /** The hint of a failed start: a client's server is fixed in the client, a config's in the config. */
 export function startAction(server: Pick<ResolvedServer, 'name' | 'origin' | 'file'>): string {
-  if (server.origin === 'acp') return `check the mcpServers entry "${server.name}" your ACP client passed in session/new (its command or URL, args and env)`;
+  if (server.origin === 'acp')
+    return `check the mcpServers entry "${server.name}" your ACP client passed in session/new (its command or URL, args and env)`;
   return `check mcpServers.${server.name} in ${server.file ?? 'the config'} (try \`minicode mcp list\`)`;
 }
 
 /** Start every server in parallel; resolves when each is ready, failed or past its deadline. */
-export async function startMcpServers(servers: readonly ResolvedServer[], options: StartMcpOptions): Promise<McpManager> {
+export async function startMcpServers(
+  servers: readonly ResolvedServer[],
+  options: StartMcpOptions,
+): Promise<McpManager> {
   const clock = options.clock ?? Date.now;
   const maxStderr = options.maxStderrLines ?? 50;
   const pending: EventDraft[] = [...(options.notes ?? [])];
   let sink: ((d: EventDraft) => void) | undefined;
   let tools: AnyTool[] = [];
   let closed = false;
-  const raise = (code: string, message: string, extra: Partial<{ action: string; category: 'CONFIGURATION_ERROR' | 'TOOL_ERROR' }> = {}): void => {
-    const d: EventDraft = { type: 'diagnostic.raised', payload: definedOnly({ code, message, category: extra.category ?? 'TOOL_ERROR', action: extra.action || undefined }), source: 'app' };
+  const raise = (
+    code: string,
+    message: string,
+    extra: Partial<{ action: string; category: 'CONFIGURATION_ERROR' | 'TOOL_ERROR' }> = {},
+  ): void => {
+    const d: EventDraft = {
+      type: 'diagnostic.raised',
+      payload: definedOnly({
+        code,
+        message,
+        category: extra.category ?? 'TOOL_ERROR',
+        action: extra.action || undefined,
+      }),
+      source: 'app',
+    };
     if (sink) sink(d);
     else pending.push(d);
   };
   const entries: Entry[] = servers.map((server) => {
     const config = server.config;
     const secrets = configuredSecrets(isStdioServer(config) ? config.env : config.headers);
-    const status: McpServerStatus = definedOnly({ name: server.name, origin: server.origin, file: server.file, state: 'failed', tools: [], toolNames: [], startupMs: 0 });
+    const status: McpServerStatus = definedOnly({
+      name: server.name,
+      origin: server.origin,
+      file: server.file,
+      state: 'failed',
+      tools: [],
+      toolNames: [],
+      startupMs: 0,
+    });
     if (isStdioServer(config)) status.sandbox = serverSandbox(options.sandbox, config.sandbox)?.mode ?? 'off';
     return { server, secrets, stderrLines: 0, stderrTail: [], status };
   });
@@ -114,7 +139,8 @@ export async function startMcpServers(servers: readonly ResolvedServer[], option
     const taken = new Set<string>();
     const next: AnyTool[] = [];
     for (const entry of entries) {
-      const listed = entry.status.state === 'ready' && entry.connection ? selectTools(entry.server, entry.connection.tools) : [];
+      const listed =
+        entry.status.state === 'ready' && entry.connection ? selectTools(entry.server, entry.connection.tools) : [];
       entry.status.tools = listed.map((t) => t.name);
       entry.status.toolNames = [];
       for (const tool of listed) {
@@ -145,7 +171,10 @@ export async function startMcpServers(servers: readonly ResolvedServer[], option
     let closeEarly: (() => Promise<void>) | undefined;
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`did not start within ${server.startupTimeoutMs} ms`)), server.startupTimeoutMs);
+      timer = setTimeout(
+        () => reject(new Error(`did not start within ${server.startupTimeoutMs} ms`)),
+        server.startupTimeoutMs,
+      );
     });
     try {
       const connection = await Promise.race([
@@ -160,8 +189,13 @@ export async function startMcpServers(servers: readonly ResolvedServer[], option
               entry.stderrLines++;
               entry.stderrTail.push(maskValues(line, entry.secrets).slice(0, TAIL_LINE_CHARS));
               if (entry.stderrTail.length > TAIL_LINES) entry.stderrTail.shift();
-              if (entry.stderrLines <= maxStderr) raise('MINICODE_E_MCP_STDERR', `${server.name}: ${maskValues(line, entry.secrets)}`);
-              else if (entry.stderrLines === maxStderr + 1) raise('MINICODE_E_MCP_STDERR', `${server.name}: further stderr lines not kept (more than ${maxStderr})`);
+              if (entry.stderrLines <= maxStderr)
+                raise('MINICODE_E_MCP_STDERR', `${server.name}: ${maskValues(line, entry.secrets)}`);
+              else if (entry.stderrLines === maxStderr + 1)
+                raise(
+                  'MINICODE_E_MCP_STDERR',
+                  `${server.name}: further stderr lines not kept (more than ${maxStderr})`,
+                );
             },
             onToolsChanged: () => rebuild(),
           }),
@@ -179,7 +213,10 @@ export async function startMcpServers(servers: readonly ResolvedServer[], option
     } catch (error) {
       entry.status.startupMs = Math.max(0, clock() - began);
       await closeEarly?.();
-      const tail = entry.stderrTail.length > 0 ? `; last stderr: ${entry.stderrTail.map((l) => JSON.stringify(l.trim())).join(' / ')}` : '';
+      const tail =
+        entry.stderrTail.length > 0
+          ? `; last stderr: ${entry.stderrTail.map((l) => JSON.stringify(l.trim())).join(' / ')}`
+          : '';
       // Masked (the server's configured env and header values) and redacted (known secret
       // shapes and the environment's credentials): the command line or stderr may hold one.
       entry.status.error = neutralise(
@@ -218,7 +255,14 @@ export async function startMcpServers(servers: readonly ResolvedServer[], option
       if (!entry || closed) return undefined;
       const previous = entry.connection;
       delete entry.connection;
-      entry.status = definedOnly({ ...entry.status, state: 'failed', error: undefined, transport: undefined, tools: [], toolNames: [] });
+      entry.status = definedOnly({
+        ...entry.status,
+        state: 'failed',
+        error: undefined,
+        transport: undefined,
+        tools: [],
+        toolNames: [],
+      });
       entry.stderrTail = [];
       await previous?.close();
       await start(entry);
@@ -235,7 +279,10 @@ export async function startMcpServers(servers: readonly ResolvedServer[], option
         await Promise.all(pending);
       }
     },
-    statuses: () => [...entries.map((e) => ({ ...e.status, tools: [...e.status.tools], toolNames: [...e.status.toolNames] })), ...(options.skipped ?? []).map((s) => ({ ...s }))],
+    statuses: () => [
+      ...entries.map((e) => ({ ...e.status, tools: [...e.status.tools], toolNames: [...e.status.toolNames] })),
+      ...(options.skipped ?? []).map((s) => ({ ...s })),
+    ],
     attach(emit) {
       sink = emit;
       for (const d of pending.splice(0)) emit(d);

@@ -39,11 +39,13 @@ function sizeOfBase64(data: unknown): string {
 function imageOf(p: Record<string, unknown>, name: string): ImageAttachment | string {
   if (typeof p.data !== 'string') return 'no data';
   // base64 is 4 characters for 3 bytes: past the limit without decoding a byte.
-  if (bytesOfBase64(p.data) > DEFAULT_IMAGE_LIMITS.maxBytes) return `over the ${DEFAULT_IMAGE_LIMITS.maxBytes}-byte image limit`;
+  if (bytesOfBase64(p.data) > DEFAULT_IMAGE_LIMITS.maxBytes)
+    return `over the ${DEFAULT_IMAGE_LIMITS.maxBytes}-byte image limit`;
   try {
     return imageFromBytes(Buffer.from(p.data, 'base64'), name);
   } catch (error) {
-    if (error instanceof MinicodeError && error.code === 'MINICODE_E_IMAGE') return error.message.replace(`${name}: `, '');
+    if (error instanceof MinicodeError && error.code === 'MINICODE_E_IMAGE')
+      return error.message.replace(`${name}: `, '');
     throw error;
   }
 }
@@ -82,7 +84,10 @@ export interface ResultContent {
 }
 
 /** The result's text and images for the model; images are named `<imageName>-<n>` with the extension of the type their bytes say. Default name `image`. */
-export function resultContent(result: McpCallResult, options: { maxChars?: number; imageName?: string } = {}): ResultContent {
+export function resultContent(
+  result: McpCallResult,
+  options: { maxChars?: number; imageName?: string } = {},
+): ResultContent {
   const collector = createBoundedCollector(options.maxChars ?? MCP_OUTPUT_MAX_CHARS);
   const parts = Array.isArray(result.content) ? result.content : [];
   const images: ImageAttachment[] = [];
@@ -100,7 +105,8 @@ export function resultContent(result: McpCallResult, options: { maxChars?: numbe
     collector.push(partText(part, image));
   });
   // A result with only structured content still says something to the model.
-  if (parts.length === 0 && result.structuredContent !== undefined) collector.push(JSON.stringify(result.structuredContent));
+  if (parts.length === 0 && result.structuredContent !== undefined)
+    collector.push(JSON.stringify(result.structuredContent));
   return { ...collector.result(), images };
 }
 

@@ -3,7 +3,15 @@
  * (lib/mcp/entry.ts), turned-off ones set aside, `${VAR}` expanded, deadlines filled in. A bad
  * entry is a problem naming its server; the others go on.
  */
-import { DEFAULT_STARTUP_TIMEOUT_MS, DEFAULT_TOOL_TIMEOUT_MS, expandServer, isHttpUrl, isStdioServer, type McpServerConfig, type ResolvedServer } from './config.js';
+import {
+  DEFAULT_STARTUP_TIMEOUT_MS,
+  DEFAULT_TOOL_TIMEOUT_MS,
+  expandServer,
+  isHttpUrl,
+  isStdioServer,
+  type McpServerConfig,
+  type ResolvedServer,
+} from './config.js';
 import { parseServerEntry, type EntryProblem } from './entry.js';
 
 /** A server as a config names it, before it starts. */
@@ -29,7 +37,12 @@ export interface ServerList {
  * and fill the default deadlines. A bad entry is a problem naming it; the others go on.
  */
 /** `files`: the config file each entry came from (`LoadedConfig.mcpServerFiles`), named in problems and kept on each server. */
-export function resolveServers(servers: Record<string, unknown> | undefined, env: NodeJS.ProcessEnv, origin: string, files: Readonly<Record<string, string>> = {}): ServerList {
+export function resolveServers(
+  servers: Record<string, unknown> | undefined,
+  env: NodeJS.ProcessEnv,
+  origin: string,
+  files: Readonly<Record<string, string>> = {},
+): ServerList {
   const list: ServerList = { servers: [], disabled: [], problems: [], missing: [] };
   for (const [name, raw] of Object.entries(servers ?? {})) {
     const file = files[name];

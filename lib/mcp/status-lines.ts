@@ -13,7 +13,9 @@ export function serverStatusLines(rows: readonly McpServerStatus[], options: { t
     const transport = r.transport ? ` ${r.transport}` : '';
     const timing = r.state === 'disabled' || r.state === 'invalid' ? '' : ` ${r.startupMs} ms`;
     const sandbox = r.sandbox ? `  sandbox ${r.sandbox}` : '';
-    lines.push(`${r.name}  ${r.state}${transport}${timing}  ${r.tools.length} tool${r.tools.length === 1 ? '' : 's'}${sandbox}`);
+    lines.push(
+      `${r.name}  ${r.state}${transport}${timing}  ${r.tools.length} tool${r.tools.length === 1 ? '' : 's'}${sandbox}`,
+    );
     if (r.error) lines.push(`  error: ${r.error}`);
     if (options.tools) for (const name of r.toolNames) lines.push(`  ${name}`);
   }

@@ -77,7 +77,13 @@ export function createMcpTool(binding: McpToolBinding): AnyTool {
     },
     async run(input: Record<string, unknown>, ctx): Promise<ToolOutcome> {
       const connection = binding.connection();
-      if (!connection) return { status: 'failed', cause: 'TOOL_ERROR', message: `MCP server ${server} is not running`, hint: 'see the diagnostics for why it stopped' };
+      if (!connection)
+        return {
+          status: 'failed',
+          cause: 'TOOL_ERROR',
+          message: `MCP server ${server} is not running`,
+          hint: 'see the diagnostics for why it stopped',
+        };
       let result: Awaited<ReturnType<NonNullable<typeof connection>['call']>>;
       // One signal per call: the SDK listens on the signal it is given, and the run's signal
       // lives for the whole run, so listeners of finished calls must not pile up on it.
@@ -93,7 +99,9 @@ export function createMcpTool(binding: McpToolBinding): AnyTool {
         return definedOnly({
           status: 'failed',
           cause: 'TOOL_ERROR',
-          message: timedOut ? `${binding.name} timed out after ${binding.toolTimeoutMs} ms without progress` : `${binding.name}: ${message}`,
+          message: timedOut
+            ? `${binding.name} timed out after ${binding.toolTimeoutMs} ms without progress`
+            : `${binding.name}: ${message}`,
           hint: timedOut ? `raise toolTimeoutMs for server ${server} if the tool is slow` : undefined,
         });
       } finally {
@@ -104,7 +112,13 @@ export function createMcpTool(binding: McpToolBinding): AnyTool {
       const receipt = definedOnly({ bytes: capped.totalChars, truncated: capped.truncated || undefined });
       if (result.isError) {
         const first = text.split('\n').find((l) => l.trim() !== '') ?? 'the server reported an error';
-        return { status: 'failed', cause: 'TOOL_ERROR', message: `${server}: ${first.slice(0, 500)}`, output: text, receipt };
+        return {
+          status: 'failed',
+          cause: 'TOOL_ERROR',
+          message: `${server}: ${first.slice(0, 500)}`,
+          output: text,
+          receipt,
+        };
       }
       // Its images go to the model after the step's tool results, as read_image's do.
       return definedOnly({

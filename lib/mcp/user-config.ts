@@ -17,7 +17,10 @@ function readRaw(file: string): Record<string, unknown> {
   const source = readConfigJson(file);
   if (!source) return {};
   const raw: unknown = source.raw;
-  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new MinicodeError('MINICODE_E_CONFIG_INVALID', `config ${file} is not a JSON object`, { action: `fix ${file}` });
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw))
+    throw new MinicodeError('MINICODE_E_CONFIG_INVALID', `config ${file} is not a JSON object`, {
+      action: `fix ${file}`,
+    });
   return raw as Record<string, unknown>;
 }
 
@@ -37,7 +40,9 @@ function writeAtomic(file: string, value: Record<string, unknown>, mode = 0o600)
 
 function serversOf(raw: Record<string, unknown>): Record<string, unknown> {
   const servers = raw.mcpServers;
-  return servers && typeof servers === 'object' && !Array.isArray(servers) ? { ...(servers as Record<string, unknown>) } : {};
+  return servers && typeof servers === 'object' && !Array.isArray(servers)
+    ? { ...(servers as Record<string, unknown>) }
+    : {};
 }
 
 /**
@@ -45,13 +50,23 @@ function serversOf(raw: Record<string, unknown>): Record<string, unknown> {
  * agent's is read first); an entry a run could not use is a usage error, and so is an existing
  * name unless `replace`. `mode`: the permissions of a new file (default 0600).
  */
-export function addServer(file: string, name: string, entry: unknown, options: { replace?: boolean; mode?: number } = {}): McpServerConfig {
+export function addServer(
+  file: string,
+  name: string,
+  entry: unknown,
+  options: { replace?: boolean; mode?: number } = {},
+): McpServerConfig {
   const parsed = parseServerEntry(name, entry);
-  if (!parsed.ok) throw new MinicodeError('MINICODE_E_USAGE', parsed.problem.message.replace(/; this server is skipped$/, ''), { action: parsed.problem.action });
+  if (!parsed.ok)
+    throw new MinicodeError('MINICODE_E_USAGE', parsed.problem.message.replace(/; this server is skipped$/, ''), {
+      action: parsed.problem.action,
+    });
   const raw = readRaw(file);
   const servers = serversOf(raw);
   if (name in servers && !options.replace)
-    throw new MinicodeError('MINICODE_E_USAGE', `MCP server ${name} already exists in ${file}`, { action: `pass --replace, or run minicode mcp remove ${name} first` });
+    throw new MinicodeError('MINICODE_E_USAGE', `MCP server ${name} already exists in ${file}`, {
+      action: `pass --replace, or run minicode mcp remove ${name} first`,
+    });
   servers[name] = parsed.config;
   writeAtomic(file, { ...raw, mcpServers: servers }, options.mode);
   return parsed.config;

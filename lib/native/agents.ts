@@ -35,7 +35,13 @@ export const AGENT_SPECS: Readonly<Record<NativeAgent, AgentSpec>> = {
     binary: 'gemini',
     binEnv: 'MINICODE_GEMINI_BIN',
     args: (prompt) => ['-p', prompt, '--output-format', 'stream-json'],
-    keepCredentials: ['GEMINI_*', 'GOOGLE_API_KEY', 'GOOGLE_GENAI_*', 'GOOGLE_CLOUD_*', 'GOOGLE_APPLICATION_CREDENTIALS'],
+    keepCredentials: [
+      'GEMINI_*',
+      'GOOGLE_API_KEY',
+      'GOOGLE_GENAI_*',
+      'GOOGLE_CLOUD_*',
+      'GOOGLE_APPLICATION_CREDENTIALS',
+    ],
     install: 'install it with `npm install -g @google/gemini-cli`',
   },
   opencode: {

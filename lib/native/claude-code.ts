@@ -38,9 +38,24 @@ const QUIET_SYSTEM = new Set([
   'worker_shutting_down',
   'session_writes_lost',
 ]);
-const QUIET_TYPES = new Set(['tool_progress', 'tool_use_summary', 'auth_status', 'prompt_suggestion', 'conversation_reset', 'keep_alive']);
-const QUIET_CONTROL = new Set(['initialize', 'interrupt', 'set_permission_mode', 'set_model', 'hook_callback', 'mcp_message']);
-const DENIAL_WORDING = /haven't granted|has not been granted|permission (?:was )?denied|doesn't want to proceed|rejected|denied by/i;
+const QUIET_TYPES = new Set([
+  'tool_progress',
+  'tool_use_summary',
+  'auth_status',
+  'prompt_suggestion',
+  'conversation_reset',
+  'keep_alive',
+]);
+const QUIET_CONTROL = new Set([
+  'initialize',
+  'interrupt',
+  'set_permission_mode',
+  'set_model',
+  'hook_callback',
+  'mcp_message',
+]);
+const DENIAL_WORDING =
+  /haven't granted|has not been granted|permission (?:was )?denied|doesn't want to proceed|rejected|denied by/i;
 
 /**
  * Decoder for `claude -p --output-format stream-json --verbose` (NOTES.md §2). `tool_use`
@@ -53,7 +68,12 @@ const DENIAL_WORDING = /haven't granted|has not been granted|permission (?:was )
  */
 export function createClaudeCodeDecoder(options: DecoderOptions): SettlingNativeDecoder {
   const core = createRunCore({ agent: 'claude-code', onEvent: options.onEvent });
-  const state: ClaudeState = { textBlocks: new Map(), mainText: false, streamMessageId: undefined, deniedTools: new Set() };
+  const state: ClaudeState = {
+    textBlocks: new Map(),
+    mainText: false,
+    streamMessageId: undefined,
+    deniedTools: new Set(),
+  };
   const input = createJsonlInput(
     definedOnly<JsonlInputOptions>({
       core,
@@ -74,7 +94,13 @@ interface ClaudeState {
   deniedTools: Set<string>;
 }
 
-function decodeRecord(core: RunCore, state: ClaudeState, record: Record<string, unknown>, line: number, raw: string): void {
+function decodeRecord(
+  core: RunCore,
+  state: ClaudeState,
+  record: Record<string, unknown>,
+  line: number,
+  raw: string,
+): void {
   const type = str(record.type);
   switch (type) {
     case 'system':
@@ -109,7 +135,11 @@ function decodeRecord(core: RunCore, state: ClaudeState, record: Record<string, 
     }
     default:
       if (type && QUIET_TYPES.has(type)) return;
-      core.diagnostic('MINICODE_E_NATIVE_UNKNOWN_RECORD', `unknown claude-code record type ${JSON.stringify(type ?? null)}; skipped`, { line, raw });
+      core.diagnostic(
+        'MINICODE_E_NATIVE_UNKNOWN_RECORD',
+        `unknown claude-code record type ${JSON.stringify(type ?? null)}; skipped`,
+        { line, raw },
+      );
   }
 }
 
@@ -119,7 +149,9 @@ function systemRecord(core: RunCore, record: Record<string, unknown>, line: numb
     core.startTask('native');
     const id = str(record.session_id);
     if (!id) return core.diagnostic('MINICODE_E_NATIVE_BAD_RECORD', 'system/init without session_id', { line, raw });
-    const tools = Array.isArray(record.tools) ? record.tools.filter((t): t is string => typeof t === 'string') : undefined;
+    const tools = Array.isArray(record.tools)
+      ? record.tools.filter((t): t is string => typeof t === 'string')
+      : undefined;
     const model = str(record.model);
     const cwd = str(record.cwd);
     core.identify(definedOnly({ nativeSessionId: id, model: model || undefined, cwd: cwd || undefined, tools }));
@@ -130,17 +162,29 @@ function systemRecord(core: RunCore, record: Record<string, unknown>, line: numb
     const reason = str(record.error) ?? (status !== undefined ? `HTTP ${status}` : 'API error');
     const attempt = count(record.attempt);
     const delayMs = nonNegative(record.retry_delay_ms);
-    if (status === 429) core.emit('limit.reached', definedOnly({ kind: 'rate-limit', message: reason, retryAfterMs: delayMs }), 'native');
+    if (status === 429)
+      core.emit('limit.reached', definedOnly({ kind: 'rate-limit', message: reason, retryAfterMs: delayMs }), 'native');
     core.emit('recovery.started', definedOnly({ strategy: 'retry', reason, attempt, delayMs }), 'native');
     return;
   }
   if (subtype === 'permission_denied') {
     const id = str(record.tool_use_id);
-    if (id && core.isToolOpen(id)) core.finishTool({ type: 'tool.denied', payload: { toolCallId: id, name: core.toolName(id) ?? 'unknown', reason: 'permission denied' } }, 'native');
+    if (id && core.isToolOpen(id))
+      core.finishTool(
+        {
+          type: 'tool.denied',
+          payload: { toolCallId: id, name: core.toolName(id) ?? 'unknown', reason: 'permission denied' },
+        },
+        'native',
+      );
     return;
   }
   if (subtype && QUIET_SYSTEM.has(subtype)) return;
-  core.diagnostic('MINICODE_E_NATIVE_UNKNOWN_RECORD', `unknown claude-code system subtype ${JSON.stringify(subtype ?? null)}; skipped`, { line, raw });
+  core.diagnostic(
+    'MINICODE_E_NATIVE_UNKNOWN_RECORD',
+    `unknown claude-code system subtype ${JSON.stringify(subtype ?? null)}; skipped`,
+    { line, raw },
+  );
 }
 
 const ASSISTANT_ERRORS: Record<string, PayloadOf<'limit.reached'>['kind']> = {
@@ -150,10 +194,17 @@ const ASSISTANT_ERRORS: Record<string, PayloadOf<'limit.reached'>['kind']> = {
   max_output_tokens: 'max-tokens',
 };
 
-function assistantRecord(core: RunCore, state: ClaudeState, record: Record<string, unknown>, line: number, raw: string): void {
+function assistantRecord(
+  core: RunCore,
+  state: ClaudeState,
+  record: Record<string, unknown>,
+  line: number,
+  raw: string,
+): void {
   const message = asRecord(record.message);
   const content = message?.content;
-  if (!message || !Array.isArray(content)) return core.diagnostic('MINICODE_E_NATIVE_BAD_RECORD', 'assistant frame without message content', { line, raw });
+  if (!message || !Array.isArray(content))
+    return core.diagnostic('MINICODE_E_NATIVE_BAD_RECORD', 'assistant frame without message content', { line, raw });
   const parent = str(record.parent_tool_use_id);
   const fields = parent ? { parentId: parent } : {};
   const messageId = str(message.id) ?? str(record.uuid) ?? `line-${line}`;
@@ -173,12 +224,27 @@ function assistantRecord(core: RunCore, state: ClaudeState, record: Record<strin
       // messages' counts are enough, and a long session does not keep one entry per message.
       if (state.textBlocks.size > 256) state.textBlocks.delete(state.textBlocks.keys().next().value as string);
       if (!parent) state.mainText = true;
-      core.emit('assistant.message.completed', { messageId: n === 1 ? messageId : `${messageId}:${n}`, text: str(block.text) ?? '' }, 'native', fields);
+      core.emit(
+        'assistant.message.completed',
+        { messageId: n === 1 ? messageId : `${messageId}:${n}`, text: str(block.text) ?? '' },
+        'native',
+        fields,
+      );
     } else if (blockType === 'thinking') {
       const text = str(block.thinking);
-      core.emit('assistant.reasoning.completed', definedOnly({ reasoningId: `${messageId}:thinking:${line}`, text: text || undefined }), 'native', fields);
+      core.emit(
+        'assistant.reasoning.completed',
+        definedOnly({ reasoningId: `${messageId}:thinking:${line}`, text: text || undefined }),
+        'native',
+        fields,
+      );
     } else if (blockType === 'redacted_thinking') {
-      core.emit('assistant.reasoning.completed', { reasoningId: `${messageId}:thinking:${line}`, redacted: true }, 'native', fields);
+      core.emit(
+        'assistant.reasoning.completed',
+        { reasoningId: `${messageId}:thinking:${line}`, redacted: true },
+        'native',
+        fields,
+      );
     } else if (blockType === 'tool_use' || blockType === 'server_tool_use' || blockType === 'mcp_tool_use') {
       const id = str(block.id);
       const name = str(block.name) ?? 'unknown';
@@ -197,10 +263,18 @@ function assistantRecord(core: RunCore, state: ClaudeState, record: Record<strin
         }),
         'native',
       );
-    } else if (blockType === 'tool_result' || blockType === 'web_search_tool_result' || blockType === 'mcp_tool_result') {
+    } else if (
+      blockType === 'tool_result' ||
+      blockType === 'web_search_tool_result' ||
+      blockType === 'mcp_tool_result'
+    ) {
       toolResult(core, state, block, undefined);
     } else {
-      core.diagnostic('MINICODE_E_NATIVE_UNKNOWN_BLOCK', `unknown assistant content block ${JSON.stringify(blockType ?? null)}; skipped`, { line, raw });
+      core.diagnostic(
+        'MINICODE_E_NATIVE_UNKNOWN_BLOCK',
+        `unknown assistant content block ${JSON.stringify(blockType ?? null)}; skipped`,
+        { line, raw },
+      );
     }
   }
 }
@@ -221,7 +295,8 @@ function toolResult(core: RunCore, state: ClaudeState, block: Record<string, unk
   const name = core.toolName(id);
   const text = contentText(block.content);
   const isError = block.is_error === true;
-  const metaDenied = Array.isArray(meta) && meta.some((m) => str(asRecord(m)?.non_execution_kind) === 'permission-rule');
+  const metaDenied =
+    Array.isArray(meta) && meta.some((m) => str(asRecord(m)?.non_execution_kind) === 'permission-rule');
   const approvalDenied = state.deniedTools.has(id);
   const wordingDenied = isError && DENIAL_WORDING.test(text);
   const denied = isError && (metaDenied || approvalDenied || wordingDenied);
@@ -230,11 +305,35 @@ function toolResult(core: RunCore, state: ClaudeState, block: Record<string, unk
   if (approval) core.settleApproval(approval, denied ? 'deny' : 'allow', 'inferred-from-tool-result', 'inferred');
   const base = definedOnly({ toolCallId: id, name: name || undefined });
   if (denied) {
-    core.finishTool({ type: 'tool.denied', payload: { ...base, reason: oneLine(text, 300) || 'permission denied' } }, metaDenied || approvalDenied ? 'native' : 'inferred');
+    core.finishTool(
+      { type: 'tool.denied', payload: { ...base, reason: oneLine(text, 300) || 'permission denied' } },
+      metaDenied || approvalDenied ? 'native' : 'inferred',
+    );
   } else if (isError) {
-    core.finishTool({ type: 'tool.failed', payload: definedOnly({ ...base, cause: 'TOOL_ERROR', message: oneLine(text, 300) || 'tool error', output: text ? excerpt(text) : undefined }) }, 'native');
+    core.finishTool(
+      {
+        type: 'tool.failed',
+        payload: definedOnly({
+          ...base,
+          cause: 'TOOL_ERROR',
+          message: oneLine(text, 300) || 'tool error',
+          output: text ? excerpt(text) : undefined,
+        }),
+      },
+      'native',
+    );
   } else {
-    core.finishTool({ type: 'tool.completed', payload: definedOnly({ ...base, summary: oneLine(text, 120) || 'ok', output: text ? excerpt(text) : undefined }) }, 'native');
+    core.finishTool(
+      {
+        type: 'tool.completed',
+        payload: definedOnly({
+          ...base,
+          summary: oneLine(text, 120) || 'ok',
+          output: text ? excerpt(text) : undefined,
+        }),
+      },
+      'native',
+    );
   }
 }
 
@@ -246,7 +345,8 @@ function contentText(content: unknown): string {
     const block = asRecord(value);
     if (!block) continue;
     if (typeof block.text === 'string') parts.push(block.text);
-    else if (block.type === 'tool_reference' && typeof block.tool_name === 'string') parts.push(`tool reference: ${block.tool_name}`);
+    else if (block.type === 'tool_reference' && typeof block.tool_name === 'string')
+      parts.push(`tool reference: ${block.tool_name}`);
     else if (typeof block.type === 'string') parts.push(`[${block.type}]`);
   }
   return parts.join('\n');
@@ -263,7 +363,12 @@ function resultRecord(core: RunCore, state: ClaudeState, record: Record<string, 
       ['cacheReadTokens', usage.cache_read_input_tokens],
       ['cacheWriteTokens', usage.cache_creation_input_tokens],
       // Only a non-zero 1-hour share is kept: zero and absent price the same.
-      ['cacheWrite1hTokens', Number(asRecord(usage.cache_creation)?.ephemeral_1h_input_tokens) > 0 ? asRecord(usage.cache_creation)?.ephemeral_1h_input_tokens : undefined],
+      [
+        'cacheWrite1hTokens',
+        Number(asRecord(usage.cache_creation)?.ephemeral_1h_input_tokens) > 0
+          ? asRecord(usage.cache_creation)?.ephemeral_1h_input_tokens
+          : undefined,
+      ],
     ]);
     const models = Object.keys(asRecord(record.modelUsage) ?? {});
     core.emit(
@@ -281,7 +386,14 @@ function resultRecord(core: RunCore, state: ClaudeState, record: Record<string, 
   const denials = Array.isArray(record.permission_denials) ? record.permission_denials : [];
   for (const value of denials) {
     const id = str(asRecord(value)?.tool_use_id);
-    if (id && core.isToolOpen(id)) core.finishTool({ type: 'tool.denied', payload: { toolCallId: id, name: core.toolName(id) ?? 'unknown', reason: 'permission denied' } }, 'native');
+    if (id && core.isToolOpen(id))
+      core.finishTool(
+        {
+          type: 'tool.denied',
+          payload: { toolCallId: id, name: core.toolName(id) ?? 'unknown', reason: 'permission denied' },
+        },
+        'native',
+      );
   }
   if (record.structured_output !== undefined && record.structured_output !== null) {
     core.emit('result.produced', { source: 'native', result: record.structured_output }, 'native');
@@ -290,7 +402,8 @@ function resultRecord(core: RunCore, state: ClaudeState, record: Record<string, 
   const durationMs = nonNegative(record.duration_ms);
   const isError = record.is_error === true;
   if ((subtype === 'success' || subtype === undefined) && !isError) {
-    if (!state.mainText && text) core.emit('assistant.message.completed', { messageId: str(record.uuid) ?? 'result', text }, 'native');
+    if (!state.mainText && text)
+      core.emit('assistant.message.completed', { messageId: str(record.uuid) ?? 'result', text }, 'native');
     const steps = count(record.num_turns);
     core.completeTask('native', definedOnly({ durationMs, steps }));
     return;
@@ -300,15 +413,30 @@ function resultRecord(core: RunCore, state: ClaudeState, record: Record<string, 
   const terminal = str(record.terminal_reason) ?? '';
   if (subtype === 'error_max_turns') {
     core.emit('limit.reached', { kind: 'max-turns', message }, 'native');
-    return core.failTask('max_steps_exceeded', agentError('claude-code:max-turns', message, 'ACTION_REQUIRED'), 'native', durationMs);
+    return core.failTask(
+      'max_steps_exceeded',
+      agentError('claude-code:max-turns', message, 'ACTION_REQUIRED'),
+      'native',
+      durationMs,
+    );
   }
   if (subtype === 'error_max_budget_usd') {
     core.emit('limit.reached', { kind: 'budget', message }, 'native');
-    return core.failTask('budget_exceeded', agentError('claude-code:max-budget', message, 'ACTION_REQUIRED'), 'native', durationMs);
+    return core.failTask(
+      'budget_exceeded',
+      agentError('claude-code:max-budget', message, 'ACTION_REQUIRED'),
+      'native',
+      durationMs,
+    );
   }
   if (terminal.startsWith('aborted')) return core.cancelTask('aborted', message, 'native');
   const limit = matchLimitWording(text);
-  if (limit) core.emit('limit.reached', definedOnly({ kind: limit.kind, message, retryAfterMs: limit.retryAfterMs }), 'inferred');
+  if (limit)
+    core.emit(
+      'limit.reached',
+      definedOnly({ kind: limit.kind, message, retryAfterMs: limit.retryAfterMs }),
+      'inferred',
+    );
   const status = count(record.api_error_status);
   const error: ErrorInfo = definedOnly({
     category: subtype === 'success' ? 'PROVIDER_ERROR' : 'AGENT_ERROR',
@@ -332,10 +460,17 @@ function rateLimit(core: RunCore, record: Record<string, unknown>): void {
   const resetAt = resetsAt === undefined ? undefined : new Date(resetsAt * 1000).toISOString();
   if (status === 'rejected') {
     // Subscription windows (five_hour, seven_day, ...) are usage quotas, not per-minute limits.
-    core.emit('limit.reached', definedOnly({ kind: 'usage-quota', message: `${type} limit reached`, resetAt: resetAt || undefined }), 'native');
+    core.emit(
+      'limit.reached',
+      definedOnly({ kind: 'usage-quota', message: `${type} limit reached`, resetAt: resetAt || undefined }),
+      'native',
+    );
   } else if (status === 'allowed_warning') {
     const utilization = nonNegative(info?.utilization);
-    core.diagnostic('MINICODE_W_NATIVE_LIMIT_NEAR', `${type} usage limit is near${utilization === undefined ? '' : ` (${Math.round(utilization * 100)}%)`}${resetAt ? `; resets at ${resetAt}` : ''}`);
+    core.diagnostic(
+      'MINICODE_W_NATIVE_LIMIT_NEAR',
+      `${type} usage limit is near${utilization === undefined ? '' : ` (${Math.round(utilization * 100)}%)`}${resetAt ? `; resets at ${resetAt}` : ''}`,
+    );
   }
 }
 
@@ -351,7 +486,11 @@ function streamEvent(core: RunCore, state: ClaudeState, record: Record<string, u
   if (delta?.type === 'text_delta' && typeof delta.text === 'string') {
     core.emit('assistant.message.delta', { messageId: state.streamMessageId, delta: delta.text }, 'native');
   } else if (delta?.type === 'thinking_delta' && typeof delta.thinking === 'string') {
-    core.emit('assistant.reasoning.delta', { reasoningId: `${state.streamMessageId}:thinking`, delta: delta.thinking }, 'native');
+    core.emit(
+      'assistant.reasoning.delta',
+      { reasoningId: `${state.streamMessageId}:thinking`, delta: delta.thinking },
+      'native',
+    );
   }
 }
 
@@ -376,5 +515,9 @@ function controlRequest(core: RunCore, record: Record<string, unknown>, line: nu
     return;
   }
   if (subtype && QUIET_CONTROL.has(subtype)) return;
-  core.diagnostic('MINICODE_E_NATIVE_UNKNOWN_RECORD', `unknown claude-code control_request ${JSON.stringify(subtype ?? null)}; skipped`, { line, raw });
+  core.diagnostic(
+    'MINICODE_E_NATIVE_UNKNOWN_RECORD',
+    `unknown claude-code control_request ${JSON.stringify(subtype ?? null)}; skipped`,
+    { line, raw },
+  );
 }

@@ -37,7 +37,13 @@ export function createCodexDecoder(options: DecoderOptions): SettlingNativeDecod
   return settlingDecoder(core, input);
 }
 
-function decodeRecord(core: RunCore, record: Record<string, unknown>, line: number, raw: string, onThread: (id: string, line: number) => boolean): void {
+function decodeRecord(
+  core: RunCore,
+  record: Record<string, unknown>,
+  line: number,
+  raw: string,
+  onThread: (id: string, line: number) => boolean,
+): void {
   const type = str(record.type);
   switch (type) {
     case 'thread.started':
@@ -70,7 +76,11 @@ function decodeRecord(core: RunCore, record: Record<string, unknown>, line: numb
       const message = str(record.message) ?? '';
       const retry = /^Reconnecting\.*\s*(\d+)\/(\d+)/i.exec(message);
       if (retry) {
-        core.emit('recovery.started', { strategy: 'retry', reason: oneLine(message, 300), attempt: Number(retry[1]) }, 'inferred');
+        core.emit(
+          'recovery.started',
+          { strategy: 'retry', reason: oneLine(message, 300), attempt: Number(retry[1]) },
+          'inferred',
+        );
         return;
       }
       reportLimitWording(core, message);
@@ -86,7 +96,11 @@ function decodeRecord(core: RunCore, record: Record<string, unknown>, line: numb
       return;
     }
     default:
-      core.diagnostic('MINICODE_E_NATIVE_UNKNOWN_RECORD', `unknown codex record type ${JSON.stringify(type ?? null)}; skipped`, { line, raw });
+      core.diagnostic(
+        'MINICODE_E_NATIVE_UNKNOWN_RECORD',
+        `unknown codex record type ${JSON.stringify(type ?? null)}; skipped`,
+        { line, raw },
+      );
   }
 }
 
@@ -96,7 +110,8 @@ function decodeItem(core: RunCore, phase: Phase, item: Record<string, unknown>, 
   const id = str(item.id);
   let itemType = str(item.type) ?? str(item.item_type);
   if (itemType === 'assistant_message') itemType = 'agent_message';
-  if (!id || !itemType) return core.diagnostic('MINICODE_E_NATIVE_BAD_RECORD', 'item without id or type', { line, raw });
+  if (!id || !itemType)
+    return core.diagnostic('MINICODE_E_NATIVE_BAD_RECORD', 'item without id or type', { line, raw });
   const done = phase === 'item.completed';
   switch (itemType) {
     case 'agent_message':
@@ -104,7 +119,8 @@ function decodeItem(core: RunCore, phase: Phase, item: Record<string, unknown>, 
       return;
     case 'reasoning': {
       const text = str(item.text);
-      if (done) core.emit('assistant.reasoning.completed', text ? { reasoningId: id, text } : { reasoningId: id }, 'native');
+      if (done)
+        core.emit('assistant.reasoning.completed', text ? { reasoningId: id, text } : { reasoningId: id }, 'native');
       return;
     }
     case 'command_execution':
@@ -117,18 +133,48 @@ function decodeItem(core: RunCore, phase: Phase, item: Record<string, unknown>, 
       if (done) {
         const error = str(asRecord(item.error)?.message);
         if (error !== undefined || item.status === 'failed') {
-          core.finishTool({ type: 'tool.failed', payload: { toolCallId: id, name, cause: 'TOOL_ERROR', message: error ?? 'MCP tool call failed' } }, 'native');
+          core.finishTool(
+            {
+              type: 'tool.failed',
+              payload: { toolCallId: id, name, cause: 'TOOL_ERROR', message: error ?? 'MCP tool call failed' },
+            },
+            'native',
+          );
         } else {
           const output = mcpText(item.result);
-          core.finishTool({ type: 'tool.completed', payload: definedOnly({ toolCallId: id, name, summary: 'ok', output: output ? excerpt(output) : undefined }) }, 'native');
+          core.finishTool(
+            {
+              type: 'tool.completed',
+              payload: definedOnly({
+                toolCallId: id,
+                name,
+                summary: 'ok',
+                output: output ? excerpt(output) : undefined,
+              }),
+            },
+            'native',
+          );
         }
       }
       return;
     }
     case 'web_search': {
       const query = str(item.query) ?? '';
-      openOnce(core, id, { toolCallId: id, name: 'web_search', kind: 'search', title: oneLine(query), input: { query } });
-      if (done) core.finishTool({ type: 'tool.completed', payload: { toolCallId: id, name: 'web_search', summary: oneLine(query) || 'searched' } }, 'native');
+      openOnce(core, id, {
+        toolCallId: id,
+        name: 'web_search',
+        kind: 'search',
+        title: oneLine(query),
+        input: { query },
+      });
+      if (done)
+        core.finishTool(
+          {
+            type: 'tool.completed',
+            payload: { toolCallId: id, name: 'web_search', summary: oneLine(query) || 'searched' },
+          },
+          'native',
+        );
       return;
     }
     case 'collab_tool_call': {
@@ -148,14 +194,30 @@ function decodeItem(core: RunCore, phase: Phase, item: Record<string, unknown>, 
       if (done) {
         const message = str(item.message) ?? 'error';
         reportLimitWording(core, message);
-        core.emit('error.raised', { error: { ...providerError(message), category: 'AGENT_ERROR', code: 'codex:error-item', recoverability: 'RECOVERABLE' } }, 'native', {
-          severity: 'warning',
-          status: 'active',
-        });
+        core.emit(
+          'error.raised',
+          {
+            error: {
+              ...providerError(message),
+              category: 'AGENT_ERROR',
+              code: 'codex:error-item',
+              recoverability: 'RECOVERABLE',
+            },
+          },
+          'native',
+          {
+            severity: 'warning',
+            status: 'active',
+          },
+        );
       }
       return;
     default:
-      core.diagnostic('MINICODE_E_NATIVE_UNKNOWN_ITEM', `unknown codex item type ${JSON.stringify(itemType)}; skipped`, { line, raw });
+      core.diagnostic(
+        'MINICODE_E_NATIVE_UNKNOWN_ITEM',
+        `unknown codex item type ${JSON.stringify(itemType)}; skipped`,
+        { line, raw },
+      );
   }
 }
 
@@ -169,29 +231,48 @@ function commandItem(core: RunCore, phase: Phase, id: string, item: Record<strin
   const command = str(item.command) ?? '';
   const name = 'shell';
   if (phase === 'item.started') {
-    core.startTool({ toolCallId: id, name, kind: toolKindFor('shell'), title: oneLine(command), input: { command } }, 'native');
+    core.startTool(
+      { toolCallId: id, name, kind: toolKindFor('shell'), title: oneLine(command), input: { command } },
+      'native',
+    );
     return;
   }
   if (phase !== 'item.completed') return;
-  if (!core.isToolOpen(id)) openOnce(core, id, { toolCallId: id, name, kind: 'execute', title: oneLine(command), input: { command } });
+  if (!core.isToolOpen(id))
+    openOnce(core, id, { toolCallId: id, name, kind: 'execute', title: oneLine(command), input: { command } });
   const output = str(item.aggregated_output) ?? '';
   const exitCode = typeof item.exit_code === 'number' && Number.isInteger(item.exit_code) ? item.exit_code : undefined;
   const status = str(item.status);
   // Payloads are built field by field in the order of their spread-built form (same JSON):
   // a conditional spread costs a temporary object and a generic copy per command.
   if (status === 'declined') {
-    core.finishTool({ type: 'tool.denied', payload: { toolCallId: id, name, reason: 'declined by the sandbox or approval policy' } }, 'native');
+    core.finishTool(
+      { type: 'tool.denied', payload: { toolCallId: id, name, reason: 'declined by the sandbox or approval policy' } },
+      'native',
+    );
   } else if (status === 'failed' || (exitCode !== undefined && exitCode !== 0)) {
-    const failed: PayloadOf<'tool.failed'> = { toolCallId: id, name, cause: 'TOOL_ERROR', message: exitCode === undefined ? 'command failed' : `exit ${exitCode}` };
+    const failed: PayloadOf<'tool.failed'> = {
+      toolCallId: id,
+      name,
+      cause: 'TOOL_ERROR',
+      message: exitCode === undefined ? 'command failed' : `exit ${exitCode}`,
+    };
     if (output) failed.output = excerpt(output);
     if (exitCode !== undefined) failed.receipt = { exitCode };
     core.finishTool({ type: 'tool.failed', payload: failed }, 'native');
   } else if (exitCode === undefined) {
     // codex#14691: an item abandoned at turn end is reported "completed" with exit_code null.
-    core.finishTool({ type: 'tool.cancelled', payload: { toolCallId: id, name, reason: 'abandoned without an exit code' } }, 'inferred');
+    core.finishTool(
+      { type: 'tool.cancelled', payload: { toolCallId: id, name, reason: 'abandoned without an exit code' } },
+      'inferred',
+    );
   } else {
     const lines = lineCount(output);
-    const completed: PayloadOf<'tool.completed'> = { toolCallId: id, name, summary: `exit ${exitCode}, ${lines} line${lines === 1 ? '' : 's'}` };
+    const completed: PayloadOf<'tool.completed'> = {
+      toolCallId: id,
+      name,
+      summary: `exit ${exitCode}, ${lines} line${lines === 1 ? '' : 's'}`,
+    };
     if (output) completed.output = excerpt(output);
     completed.receipt = { exitCode, lines };
     core.finishTool({ type: 'tool.completed', payload: completed }, 'native');
@@ -212,7 +293,12 @@ function lineCount(output: string): number {
   return lines;
 }
 
-const CHANGE_KINDS: Record<string, 'create' | 'modify' | 'delete' | 'move'> = { add: 'create', update: 'modify', delete: 'delete', move: 'move' };
+const CHANGE_KINDS: Record<string, 'create' | 'modify' | 'delete' | 'move'> = {
+  add: 'create',
+  update: 'modify',
+  delete: 'delete',
+  move: 'move',
+};
 
 function fileChangeItem(core: RunCore, phase: Phase, id: string, item: Record<string, unknown>): void {
   // One loop rather than map/flatMap/map chains: this runs for every file change record.
@@ -227,18 +313,41 @@ function fileChangeItem(core: RunCore, phase: Phase, id: string, item: Record<st
     paths.push(path);
   }
   // The start's payload is built only when the call is not open yet (item.completed after item.started: the common case).
-  if (!core.isToolOpen(id)) openOnce(core, id, { toolCallId: id, name: 'apply_patch', kind: 'edit', title: oneLine(paths.join(', ') || 'patch'), locations: paths.map((path) => ({ path })) });
+  if (!core.isToolOpen(id))
+    openOnce(core, id, {
+      toolCallId: id,
+      name: 'apply_patch',
+      kind: 'edit',
+      title: oneLine(paths.join(', ') || 'patch'),
+      locations: paths.map((path) => ({ path })),
+    });
   if (phase !== 'item.completed') return;
   const status = str(item.status);
-  if (status === 'completed' && changes.length > 0) core.emit('file.changed', { changes, toolCallId: id }, 'native', { correlationId: id });
-  endByStatus(core, id, 'apply_patch', status, `${changes.length} file${changes.length === 1 ? '' : 's'} changed`, { paths });
+  if (status === 'completed' && changes.length > 0)
+    core.emit('file.changed', { changes, toolCallId: id }, 'native', { correlationId: id });
+  endByStatus(core, id, 'apply_patch', status, `${changes.length} file${changes.length === 1 ? '' : 's'} changed`, {
+    paths,
+  });
 }
 
-function endByStatus(core: RunCore, id: string, name: string, status: string | undefined, summary: string, receipt?: { paths: string[] }): void {
+function endByStatus(
+  core: RunCore,
+  id: string,
+  name: string,
+  status: string | undefined,
+  summary: string,
+  receipt?: { paths: string[] },
+): void {
   if (status === 'failed') {
-    core.finishTool({ type: 'tool.failed', payload: { toolCallId: id, name, cause: 'TOOL_ERROR', message: `${name} failed` } }, 'native');
+    core.finishTool(
+      { type: 'tool.failed', payload: { toolCallId: id, name, cause: 'TOOL_ERROR', message: `${name} failed` } },
+      'native',
+    );
   } else if (status === 'declined') {
-    core.finishTool({ type: 'tool.denied', payload: { toolCallId: id, name, reason: 'declined by the sandbox or approval policy' } }, 'native');
+    core.finishTool(
+      { type: 'tool.denied', payload: { toolCallId: id, name, reason: 'declined by the sandbox or approval policy' } },
+      'native',
+    );
   } else {
     const completed: PayloadOf<'tool.completed'> = { toolCallId: id, name, summary };
     if (receipt) completed.receipt = receipt;
@@ -248,9 +357,17 @@ function endByStatus(core: RunCore, id: string, name: string, status: string | u
 
 function planSteps(items: unknown): PayloadOf<'plan.created'>['steps'] {
   if (!Array.isArray(items)) return [];
-  return items
-    .map(asRecord)
-    .flatMap((step, index) => (step ? [{ id: String(index + 1), title: str(step.text) ?? '', status: step.completed === true ? ('completed' as const) : ('pending' as const) }] : []));
+  return items.map(asRecord).flatMap((step, index) =>
+    step
+      ? [
+          {
+            id: String(index + 1),
+            title: str(step.text) ?? '',
+            status: step.completed === true ? ('completed' as const) : ('pending' as const),
+          },
+        ]
+      : [],
+  );
 }
 
 function mcpText(result: unknown): string | undefined {

@@ -33,7 +33,11 @@ export function createGeminiCliDecoder(options: DecoderOptions): SettlingNativeD
     afterEnd() {
       // Deltas with no following record: the message may be cut; say so, never invent it.
       if (!core.settled && state.pending.length > 0) {
-        core.emit('assistant.message.truncated', { messageId: currentId(state), text: state.pending.join(''), reason: 'stream-ended' }, 'synthetic');
+        core.emit(
+          'assistant.message.truncated',
+          { messageId: currentId(state), text: state.pending.join(''), reason: 'stream-ended' },
+          'synthetic',
+        );
         state.pending = [];
       }
     },
@@ -76,7 +80,13 @@ function flush(core: RunCore, state: GeminiState): void {
   state.messages++;
 }
 
-function decodeRecord(core: RunCore, state: GeminiState, record: Record<string, unknown>, line: number, raw: string): void {
+function decodeRecord(
+  core: RunCore,
+  state: GeminiState,
+  record: Record<string, unknown>,
+  line: number,
+  raw: string,
+): void {
   const type = str(record.type);
   switch (type) {
     case 'init': {
@@ -94,7 +104,8 @@ function decodeRecord(core: RunCore, state: GeminiState, record: Record<string, 
         core.emit('user.message.received', { messageId: `user-${state.user}`, text: content }, 'native');
         return;
       }
-      if (record.role !== 'assistant') return core.diagnostic('MINICODE_E_NATIVE_BAD_RECORD', 'message with unknown role', { line, raw });
+      if (record.role !== 'assistant')
+        return core.diagnostic('MINICODE_E_NATIVE_BAD_RECORD', 'message with unknown role', { line, raw });
       core.emit('assistant.message.delta', { messageId: currentId(state), delta: content }, 'native');
       state.pending.push(content);
       // A non-delta assistant message is whole by itself.
@@ -106,7 +117,16 @@ function decodeRecord(core: RunCore, state: GeminiState, record: Record<string, 
       const id = str(record.tool_id);
       const name = str(record.tool_name) ?? 'unknown';
       if (!id) return core.diagnostic('MINICODE_E_NATIVE_BAD_RECORD', 'tool_use without tool_id', { line, raw });
-      core.startTool({ toolCallId: id, name, kind: toolKindFor(name), title: toolTitleFor(name, record.parameters), input: record.parameters }, 'native');
+      core.startTool(
+        {
+          toolCallId: id,
+          name,
+          kind: toolKindFor(name),
+          title: toolTitleFor(name, record.parameters),
+          input: record.parameters,
+        },
+        'native',
+      );
       return;
     }
     case 'tool_result': {
@@ -118,33 +138,71 @@ function decodeRecord(core: RunCore, state: GeminiState, record: Record<string, 
       const output = str(record.output);
       const error = asRecord(record.error);
       if (record.status === 'success') {
-        core.finishTool({ type: 'tool.completed', payload: definedOnly({ ...base, summary: oneLine(output ?? '', 120) || 'ok', output: output ? excerpt(output) : undefined }) }, 'native');
+        core.finishTool(
+          {
+            type: 'tool.completed',
+            payload: definedOnly({
+              ...base,
+              summary: oneLine(output ?? '', 120) || 'ok',
+              output: output ? excerpt(output) : undefined,
+            }),
+          },
+          'native',
+        );
         return;
       }
       const message = str(error?.message) ?? output ?? 'tool error';
       if (DENIAL_WORDING.test(message)) {
         core.finishTool({ type: 'tool.denied', payload: { ...base, reason: oneLine(message, 300) } }, 'inferred');
       } else {
-        core.finishTool({ type: 'tool.failed', payload: definedOnly({ ...base, cause: 'TOOL_ERROR', message: oneLine(message, 300), hint: str(error?.type) || undefined }) }, 'native');
+        core.finishTool(
+          {
+            type: 'tool.failed',
+            payload: definedOnly({
+              ...base,
+              cause: 'TOOL_ERROR',
+              message: oneLine(message, 300),
+              hint: str(error?.type) || undefined,
+            }),
+          },
+          'native',
+        );
       }
       return;
     }
     case 'error': {
       const message = str(record.message) ?? 'error';
-      if (/maximum session turns/i.test(message)) core.emit('limit.reached', { kind: 'max-turns', message }, 'inferred');
+      if (/maximum session turns/i.test(message))
+        core.emit('limit.reached', { kind: 'max-turns', message }, 'inferred');
       else reportLimitWording(core, message);
       if (record.severity === 'warning') {
         core.diagnostic('MINICODE_W_NATIVE_AGENT_WARNING', `gemini-cli warning: ${oneLine(message, 300)}`, { line });
         return;
       }
-      core.emit('error.raised', { error: { category: 'AGENT_ERROR', code: 'gemini-cli:error', message: oneLine(message, 500), recoverability: 'UNKNOWN' } }, 'native', { status: 'active' });
+      core.emit(
+        'error.raised',
+        {
+          error: {
+            category: 'AGENT_ERROR',
+            code: 'gemini-cli:error',
+            message: oneLine(message, 500),
+            recoverability: 'UNKNOWN',
+          },
+        },
+        'native',
+        { status: 'active' },
+      );
       return;
     }
     case 'result':
       flush(core, state);
       return resultRecord(core, record);
     default:
-      core.diagnostic('MINICODE_E_NATIVE_UNKNOWN_RECORD', `unknown gemini-cli record type ${JSON.stringify(type ?? null)}; skipped`, { line, raw });
+      core.diagnostic(
+        'MINICODE_E_NATIVE_UNKNOWN_RECORD',
+        `unknown gemini-cli record type ${JSON.stringify(type ?? null)}; skipped`,
+        { line, raw },
+      );
   }
 }
 
@@ -159,7 +217,16 @@ function resultRecord(core: RunCore, record: Record<string, unknown>): void {
       ['totalTokens', stats.total_tokens],
     ]);
     const models = Object.keys(asRecord(stats.models) ?? {});
-    core.emit('usage.reported', definedOnly({ usage, cumulative: true, scope: 'session', model: models.length === 1 && models[0] ? models[0] : undefined }), 'native');
+    core.emit(
+      'usage.reported',
+      definedOnly({
+        usage,
+        cumulative: true,
+        scope: 'session',
+        model: models.length === 1 && models[0] ? models[0] : undefined,
+      }),
+      'native',
+    );
   }
   if (record.status === 'success') {
     core.completeTask('native', durationMs === undefined ? {} : { durationMs });
@@ -170,7 +237,8 @@ function resultRecord(core: RunCore, record: Record<string, unknown>): void {
   const message = str(error?.message) ?? 'gemini-cli reported an error';
   if (errorType === 'FatalCancellationError') return core.cancelTask('aborted', message, 'native');
   let reason: TerminationReason = 'provider';
-  if (errorType === 'TerminalQuotaError') core.emit('limit.reached', { kind: 'usage-quota', message: oneLine(message, 300) }, 'native');
+  if (errorType === 'TerminalQuotaError')
+    core.emit('limit.reached', { kind: 'usage-quota', message: oneLine(message, 300) }, 'native');
   else if (errorType === 'FatalTurnLimitedError') {
     reason = 'max_steps_exceeded';
     core.emit('limit.reached', { kind: 'max-turns', message: oneLine(message, 300) }, 'native');

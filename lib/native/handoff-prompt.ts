@@ -40,7 +40,8 @@ export function createTranscriptCollector(firstAgent: string): TranscriptCollect
   let agent = firstAgent;
   const entries: TranscriptEntry[] = [];
   const openTools = new Map<string, { name: string; input: string; fidelity: Fidelity }>();
-  const cap = (text: string): string => (text.length > HANDOFF_LIMITS.entryChars ? `${text.slice(0, HANDOFF_LIMITS.entryChars)}… [cut]` : text);
+  const cap = (text: string): string =>
+    text.length > HANDOFF_LIMITS.entryChars ? `${text.slice(0, HANDOFF_LIMITS.entryChars)}… [cut]` : text;
   return {
     setAgent(next) {
       agent = next;
@@ -53,10 +54,12 @@ export function createTranscriptCollector(firstAgent: string): TranscriptCollect
           entries.push({ agent: 'user', fidelity, text: `user: ${cap(event.payload.text)}` });
           return;
         case 'assistant.message.completed':
-          if (event.payload.text.trim() !== '') entries.push({ agent, fidelity, text: `assistant: ${cap(event.payload.text)}` });
+          if (event.payload.text.trim() !== '')
+            entries.push({ agent, fidelity, text: `assistant: ${cap(event.payload.text)}` });
           return;
         case 'tool.started': {
-          const input = event.payload.input === undefined ? (event.payload.title ?? '') : JSON.stringify(event.payload.input);
+          const input =
+            event.payload.input === undefined ? (event.payload.title ?? '') : JSON.stringify(event.payload.input);
           openTools.set(event.payload.toolCallId, { name: event.payload.name, input, fidelity });
           return;
         }
@@ -75,7 +78,11 @@ export function createTranscriptCollector(firstAgent: string): TranscriptCollect
                 : `${event.type === 'tool.denied' ? 'denied' : 'cancelled'}: ${event.payload.reason}`;
           // The entry carries the weaker label of the start and the outcome: a label never improves.
           const label = weaker(started?.fidelity ?? fidelity, fidelity);
-          entries.push({ agent, fidelity: label, text: `tool ${name}: input ${cap(started?.input ?? '')} -> ${cap(outcome)}` });
+          entries.push({
+            agent,
+            fidelity: label,
+            text: `tool ${name}: input ${cap(started?.input ?? '')} -> ${cap(outcome)}`,
+          });
           return;
         }
         default:
@@ -115,14 +122,25 @@ export function workspaceState(cwd: string, env: NodeJS.ProcessEnv = process.env
   const diffTruncated = diff.length > HANDOFF_LIMITS.diffChars;
   return {
     git: true,
-    status: status.length > HANDOFF_LIMITS.statusChars ? `${status.slice(0, HANDOFF_LIMITS.statusChars)}\n… [status cut]` : status,
-    diff: diffTruncated ? `${diff.slice(0, HANDOFF_LIMITS.diffChars)}\n… [diff cut at ${HANDOFF_LIMITS.diffChars} characters]` : diff,
+    status:
+      status.length > HANDOFF_LIMITS.statusChars
+        ? `${status.slice(0, HANDOFF_LIMITS.statusChars)}\n… [status cut]`
+        : status,
+    diff: diffTruncated
+      ? `${diff.slice(0, HANDOFF_LIMITS.diffChars)}\n… [diff cut at ${HANDOFF_LIMITS.diffChars} characters]`
+      : diff,
     diffTruncated,
   };
 }
 
 function runGit(cwd: string, env: NodeJS.ProcessEnv, args: string[]): string | undefined {
-  const result = spawnSync('git', args, { cwd, env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, stdio: ['ignore', 'pipe', 'ignore'] });
+  const result = spawnSync('git', args, {
+    cwd,
+    env,
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
   return result.status === 0 ? result.stdout : undefined;
 }
 
@@ -150,7 +168,8 @@ export function buildHandoffPrompt(input: HandoffInput): HandoffPrompt {
   const lines = input.entries.map((e) => `[${e.agent} · ${e.fidelity}] ${e.text}`);
   let total = lines.reduce((sum, line) => sum + line.length + 1, 0);
   let dropped = 0;
-  while (dropped < lines.length && total > HANDOFF_LIMITS.transcriptChars) total -= (lines[dropped++] as string).length + 1;
+  while (dropped < lines.length && total > HANDOFF_LIMITS.transcriptChars)
+    total -= (lines[dropped++] as string).length + 1;
   const kept = lines.slice(dropped);
   const parts = [
     `You are taking over a coding task in this workspace from another agent (${input.from}), which stopped because its usage quota ran out (${input.cause}).`,
@@ -165,7 +184,13 @@ export function buildHandoffPrompt(input: HandoffInput): HandoffPrompt {
     '',
     '## Workspace state',
     ...(input.workspace.git
-      ? ['git status --porcelain:', input.workspace.status.trim() || '(clean)', '', 'git diff HEAD:', input.workspace.diff.trim() || '(no changes to tracked files)']
+      ? [
+          'git status --porcelain:',
+          input.workspace.status.trim() || '(clean)',
+          '',
+          'git diff HEAD:',
+          input.workspace.diff.trim() || '(no changes to tracked files)',
+        ]
       : ['(not a git repository)']),
     '',
     'Continue the task from where it stopped; do not redo work the workspace already shows.',

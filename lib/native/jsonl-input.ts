@@ -35,7 +35,12 @@ export function createJsonlInput(options: JsonlInputOptions): JsonlInput {
   const framer = createLineFramer(
     definedOnly<LineFramerOptions>({
       maxLineLength: options.maxLineLength,
-      onOverflow: (line, length) => core.diagnostic('MINICODE_E_NATIVE_LINE_TOO_LONG', `line of ${length} characters exceeds the frame limit; skipped`, { line }),
+      onOverflow: (line, length) =>
+        core.diagnostic(
+          'MINICODE_E_NATIVE_LINE_TOO_LONG',
+          `line of ${length} characters exceeds the frame limit; skipped`,
+          { line },
+        ),
       onLine(raw, line) {
         let value: unknown;
         try {
@@ -43,7 +48,11 @@ export function createJsonlInput(options: JsonlInputOptions): JsonlInput {
         } catch {
           const repaired = repair?.(raw);
           if (repaired) {
-            core.diagnostic('MINICODE_E_NATIVE_REPAIRED_RECORD', 'line was not valid JSON; decoded after replacing placeholders', { line, raw });
+            core.diagnostic(
+              'MINICODE_E_NATIVE_REPAIRED_RECORD',
+              'line was not valid JSON; decoded after replacing placeholders',
+              { line, raw },
+            );
             onRecord(repaired, line, raw);
             return;
           }
@@ -60,7 +69,10 @@ export function createJsonlInput(options: JsonlInputOptions): JsonlInput {
         } catch (error) {
           // A decoder bug must not end the run (seed: a bad record never ends a run); report it.
           const message = error instanceof Error ? error.message : String(error);
-          core.diagnostic('MINICODE_E_NATIVE_DECODER_FAULT', `decoder failed on this record: ${message}`, { line, raw });
+          core.diagnostic('MINICODE_E_NATIVE_DECODER_FAULT', `decoder failed on this record: ${message}`, {
+            line,
+            raw,
+          });
         }
       },
     }),

@@ -6,18 +6,23 @@ import { definedOnly } from '../defined-only.js';
 
 /** opencode parts shared by the `run --format json` and server-event decoders. */
 
-const REJECTION_WORDING = /rejected permission|permission (?:was )?(?:denied|rejected)|user (?:has )?rejected|auto-?rejected/i;
+const REJECTION_WORDING =
+  /rejected permission|permission (?:was )?(?:denied|rejected)|user (?:has )?rejected|auto-?rejected/i;
 
 /** A tool part: `state.status` pending/running opens the call, completed/error ends it. */
 export function toolPart(core: RunCore, part: Record<string, unknown>, line: number, raw: string): void {
   const id = str(part.callID) ?? str(part.id);
   const name = str(part.tool) ?? 'unknown';
   const toolState = asRecord(part.state);
-  if (!id || !toolState) return core.diagnostic('MINICODE_E_NATIVE_BAD_RECORD', 'tool part without callID or state', { line, raw });
+  if (!id || !toolState)
+    return core.diagnostic('MINICODE_E_NATIVE_BAD_RECORD', 'tool part without callID or state', { line, raw });
   const status = str(toolState.status);
   if (!core.isToolOpen(id)) {
     const title = str(toolState.title) ?? toolTitleFor(name, toolState.input);
-    core.startTool(definedOnly({ toolCallId: id, name, kind: toolKindFor(name), title: oneLine(title), input: toolState.input }), 'native');
+    core.startTool(
+      definedOnly({ toolCallId: id, name, kind: toolKindFor(name), title: oneLine(title), input: toolState.input }),
+      'native',
+    );
   }
   const time = asRecord(toolState.time);
   const start = nonNegative(time?.start);
@@ -28,13 +33,40 @@ export function toolPart(core: RunCore, part: Record<string, unknown>, line: num
     const exitCode = asRecord(toolState.metadata)?.exit;
     const receipt = typeof exitCode === 'number' && Number.isInteger(exitCode) ? { receipt: { exitCode } } : {};
     const summary = typeof exitCode === 'number' ? `exit ${exitCode}` : oneLine(output, 120) || 'ok';
-    core.finishTool({ type: 'tool.completed', payload: definedOnly({ toolCallId: id, name, summary, ...durationMs, output: output ? excerpt(output) : undefined, ...receipt }) }, 'native');
+    core.finishTool(
+      {
+        type: 'tool.completed',
+        payload: definedOnly({
+          toolCallId: id,
+          name,
+          summary,
+          ...durationMs,
+          output: output ? excerpt(output) : undefined,
+          ...receipt,
+        }),
+      },
+      'native',
+    );
   } else if (status === 'error') {
     const message = str(toolState.error) ?? 'tool error';
-    if (REJECTION_WORDING.test(message)) core.finishTool({ type: 'tool.denied', payload: { toolCallId: id, name, reason: oneLine(message, 300) } }, 'inferred');
-    else core.finishTool({ type: 'tool.failed', payload: { toolCallId: id, name, cause: 'TOOL_ERROR', message: oneLine(message, 300), ...durationMs } }, 'native');
+    if (REJECTION_WORDING.test(message))
+      core.finishTool(
+        { type: 'tool.denied', payload: { toolCallId: id, name, reason: oneLine(message, 300) } },
+        'inferred',
+      );
+    else
+      core.finishTool(
+        {
+          type: 'tool.failed',
+          payload: { toolCallId: id, name, cause: 'TOOL_ERROR', message: oneLine(message, 300), ...durationMs },
+        },
+        'native',
+      );
   } else if (status !== 'pending' && status !== 'running') {
-    core.diagnostic('MINICODE_E_NATIVE_BAD_RECORD', `tool part with unknown status ${JSON.stringify(status ?? null)}`, { line, raw });
+    core.diagnostic('MINICODE_E_NATIVE_BAD_RECORD', `tool part with unknown status ${JSON.stringify(status ?? null)}`, {
+      line,
+      raw,
+    });
   }
 }
 

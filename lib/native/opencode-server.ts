@@ -49,7 +49,13 @@ export function isServerEvent(record: Record<string, unknown>): boolean {
  * reasoning part with `time.end` is final); tool parts move pending -> running ->
  * completed/error; `session.idle` after `busy` settles the run.
  */
-export function decodeServerEvent(core: RunCore, state: OpencodeServerState, record: Record<string, unknown>, line: number, raw: string): void {
+export function decodeServerEvent(
+  core: RunCore,
+  state: OpencodeServerState,
+  record: Record<string, unknown>,
+  line: number,
+  raw: string,
+): void {
   const type = str(record.type) ?? '';
   const props = asRecord(record.properties) ?? {};
   switch (type) {
@@ -75,13 +81,19 @@ export function decodeServerEvent(core: RunCore, state: OpencodeServerState, rec
       if (!partId || delta === undefined || props.field !== 'text') return;
       const partType = state.partTypes.get(partId);
       if (partType === 'text') core.emit('assistant.message.delta', { messageId: partId, delta }, 'native');
-      else if (partType === 'reasoning') core.emit('assistant.reasoning.delta', { reasoningId: partId, delta }, 'native');
+      else if (partType === 'reasoning')
+        core.emit('assistant.reasoning.delta', { reasoningId: partId, delta }, 'native');
       return;
     }
     case 'session.status': {
       const status = str(asRecord(props.status)?.type);
       if (status === 'busy') state.busy = true;
-      else if (status === 'retry') core.emit('recovery.started', { strategy: 'retry', reason: str(asRecord(props.status)?.message) ?? 'provider retry' }, 'native');
+      else if (status === 'retry')
+        core.emit(
+          'recovery.started',
+          { strategy: 'retry', reason: str(asRecord(props.status)?.message) ?? 'provider retry' },
+          'native',
+        );
       return;
     }
     case 'session.idle':
@@ -96,21 +108,36 @@ export function decodeServerEvent(core: RunCore, state: OpencodeServerState, rec
     }
     default:
       if (QUIET.has(type) || type.startsWith('permission.')) return;
-      core.diagnostic('MINICODE_E_NATIVE_UNKNOWN_RECORD', `unknown opencode server event ${JSON.stringify(type)}; skipped`, { line, raw });
+      core.diagnostic(
+        'MINICODE_E_NATIVE_UNKNOWN_RECORD',
+        `unknown opencode server event ${JSON.stringify(type)}; skipped`,
+        { line, raw },
+      );
   }
 }
 
-function partUpdated(core: RunCore, state: OpencodeServerState, part: Record<string, unknown> | undefined, line: number, raw: string): void {
+function partUpdated(
+  core: RunCore,
+  state: OpencodeServerState,
+  part: Record<string, unknown> | undefined,
+  line: number,
+  raw: string,
+): void {
   const id = str(part?.id);
   const type = str(part?.type);
-  if (!part || !id || !type) return core.diagnostic('MINICODE_E_NATIVE_BAD_RECORD', 'message.part.updated without a part id or type', { line, raw });
+  if (!part || !id || !type)
+    return core.diagnostic('MINICODE_E_NATIVE_BAD_RECORD', 'message.part.updated without a part id or type', {
+      line,
+      raw,
+    });
   state.partTypes.set(id, type);
   const role = state.roles.get(str(part.messageID) ?? '');
   const finished = asRecord(part.time)?.end !== undefined;
   switch (type) {
     case 'text':
       if (role === 'user') core.emit('user.message.received', { messageId: id, text: str(part.text) ?? '' }, 'native');
-      else if (finished) core.emit('assistant.message.completed', { messageId: id, text: str(part.text) ?? '' }, 'native');
+      else if (finished)
+        core.emit('assistant.message.completed', { messageId: id, text: str(part.text) ?? '' }, 'native');
       return;
     case 'reasoning':
       if (finished) {
@@ -131,6 +158,10 @@ function partUpdated(core: RunCore, state: OpencodeServerState, part: Record<str
     case 'retry':
       return;
     default:
-      core.diagnostic('MINICODE_E_NATIVE_UNKNOWN_RECORD', `unknown opencode part type ${JSON.stringify(type)}; skipped`, { line, raw });
+      core.diagnostic(
+        'MINICODE_E_NATIVE_UNKNOWN_RECORD',
+        `unknown opencode part type ${JSON.stringify(type)}; skipped`,
+        { line, raw },
+      );
   }
 }

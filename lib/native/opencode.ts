@@ -59,7 +59,13 @@ function sseData(raw: string): Record<string, unknown> | undefined {
   }
 }
 
-function decodeRecord(core: RunCore, state: OpencodeState, record: Record<string, unknown>, line: number, raw: string): void {
+function decodeRecord(
+  core: RunCore,
+  state: OpencodeState,
+  record: Record<string, unknown>,
+  line: number,
+  raw: string,
+): void {
   const type = str(record.type);
   const sessionId = str(record.sessionID);
   if (sessionId) core.identify({ nativeSessionId: sessionId });
@@ -69,12 +75,21 @@ function decodeRecord(core: RunCore, state: OpencodeState, record: Record<string
       core.startTask('synthetic');
       return;
     case 'text':
-      if (part) core.emit('assistant.message.completed', { messageId: str(part.id) ?? `line-${line}`, text: str(part.text) ?? '' }, 'native');
+      if (part)
+        core.emit(
+          'assistant.message.completed',
+          { messageId: str(part.id) ?? `line-${line}`, text: str(part.text) ?? '' },
+          'native',
+        );
       return;
     case 'reasoning':
       if (part) {
         const text = str(part.text);
-        core.emit('assistant.reasoning.completed', definedOnly({ reasoningId: str(part.id) ?? `line-${line}`, text: text || undefined }), 'native');
+        core.emit(
+          'assistant.reasoning.completed',
+          definedOnly({ reasoningId: str(part.id) ?? `line-${line}`, text: text || undefined }),
+          'native',
+        );
       }
       return;
     case 'tool_use':
@@ -88,7 +103,11 @@ function decodeRecord(core: RunCore, state: OpencodeState, record: Record<string
       state.lastError = error;
       if (error.httpStatus === 429 || matchLimitWording(`${error.code} ${error.message}`)) {
         const limit = matchLimitWording(`${error.code} ${error.message}`);
-        core.emit('limit.reached', { kind: limit?.kind ?? 'rate-limit', message: error.message }, error.httpStatus === 429 ? 'native' : 'inferred');
+        core.emit(
+          'limit.reached',
+          { kind: limit?.kind ?? 'rate-limit', message: error.message },
+          error.httpStatus === 429 ? 'native' : 'inferred',
+        );
       }
       core.emit('error.raised', { error }, 'native', { status: 'active' });
       return;
@@ -98,6 +117,10 @@ function decodeRecord(core: RunCore, state: OpencodeState, record: Record<string
       else core.completeTask('native');
       return;
     default:
-      core.diagnostic('MINICODE_E_NATIVE_UNKNOWN_RECORD', `unknown opencode record type ${JSON.stringify(type ?? null)}; skipped`, { line, raw });
+      core.diagnostic(
+        'MINICODE_E_NATIVE_UNKNOWN_RECORD',
+        `unknown opencode record type ${JSON.stringify(type ?? null)}; skipped`,
+        { line, raw },
+      );
   }
 }

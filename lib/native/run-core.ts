@@ -1,4 +1,11 @@
-import type { ErrorInfo, EventDraft, EventDraftOf as DraftOf, EventType, Fidelity, PayloadOf } from '../events/index.js';
+import type {
+  ErrorInfo,
+  EventDraft,
+  EventDraftOf as DraftOf,
+  EventType,
+  Fidelity,
+  PayloadOf,
+} from '../events/index.js';
 import type { EventSink } from '../decode/types.js';
 import type { ErrorCode } from '../errors.js';
 import { count, DIAGNOSTIC_EXCERPT_CHARS, excerpt, matchLimitWording, oneLine } from './text.js';
@@ -48,7 +55,12 @@ export interface RunCore {
   finishTool(terminal: ToolTerminal, fidelity: Fidelity): void;
   requestApproval(payload: PayloadOf<'user.approval.requested'>, fidelity: Fidelity): void;
   /** Settle an open approval; unknown or already settled ids are ignored. */
-  settleApproval(approvalId: string, outcome: PayloadOf<'user.approval.settled'>['outcome'], reason: string, fidelity: Fidelity): void;
+  settleApproval(
+    approvalId: string,
+    outcome: PayloadOf<'user.approval.settled'>['outcome'],
+    reason: string,
+    fidelity: Fidelity,
+  ): void;
   /** Open approval for a tool call, if any. */
   approvalForTool(toolCallId: string): string | undefined;
   completeTask(fidelity: Fidelity, extra?: { durationMs?: number; steps?: number }): void;
@@ -67,7 +79,16 @@ export interface EmitFields {
   correlationId?: string;
   parentId?: string;
   severity?: 'info' | 'warning' | 'error' | 'critical';
-  status?: 'started' | 'active' | 'completed' | 'failed' | 'denied' | 'cancelled' | 'interrupted' | 'partial' | 'recovered';
+  status?:
+    | 'started'
+    | 'active'
+    | 'completed'
+    | 'failed'
+    | 'denied'
+    | 'cancelled'
+    | 'interrupted'
+    | 'partial'
+    | 'recovered';
 }
 
 /** One terminal of a tool call. */
@@ -148,7 +169,12 @@ export function createRunCore(options: RunCoreOptions): RunCore {
    * Object.assign (the same draft, keys in the same order): every tool start and terminal goes
    * through here.
    */
-  function emitCorrelated<T extends EventType>(type: T, payload: PayloadOf<T>, fidelity: Fidelity, correlationId: string): void {
+  function emitCorrelated<T extends EventType>(
+    type: T,
+    payload: PayloadOf<T>,
+    fidelity: Fidelity,
+    correlationId: string,
+  ): void {
     if (!taskStarted) startTask('synthetic');
     onEvent({ type, payload, fidelity, correlationId } as EventDraft);
   }
@@ -217,7 +243,10 @@ export function createRunCore(options: RunCoreOptions): RunCore {
     startTool(payload, fidelity) {
       const id = payload.toolCallId;
       if (openTools.has(id) || closedTools.has(id)) {
-        diagnostic('MINICODE_E_NATIVE_DUPLICATE_TOOL', `tool call ${id} was started twice; the second start is ignored`);
+        diagnostic(
+          'MINICODE_E_NATIVE_DUPLICATE_TOOL',
+          `tool call ${id} was started twice; the second start is ignored`,
+        );
         return;
       }
       if (settled) {
@@ -256,7 +285,10 @@ export function createRunCore(options: RunCoreOptions): RunCore {
     },
     requestApproval(payload, fidelity) {
       if (openApprovals.has(payload.approvalId) || settled) {
-        diagnostic('MINICODE_E_NATIVE_BAD_APPROVAL', `approval ${payload.approvalId} requested twice or after the run settled; ignored`);
+        diagnostic(
+          'MINICODE_E_NATIVE_BAD_APPROVAL',
+          `approval ${payload.approvalId} requested twice or after the run settled; ignored`,
+        );
         return;
       }
       openApprovals.set(payload.approvalId, payload.toolCallId);
@@ -268,7 +300,9 @@ export function createRunCore(options: RunCoreOptions): RunCore {
       if (!openApprovals.has(approvalId)) return;
       const toolCallId = openApprovals.get(approvalId);
       openApprovals.delete(approvalId);
-      emit('user.approval.settled', { approvalId, outcome, reason }, fidelity, { correlationId: toolCallId ?? approvalId });
+      emit('user.approval.settled', { approvalId, outcome, reason }, fidelity, {
+        correlationId: toolCallId ?? approvalId,
+      });
     },
     approvalForTool(toolCallId) {
       for (const [approvalId, tool] of openApprovals) if (tool === toolCallId) return approvalId;
@@ -280,7 +314,11 @@ export function createRunCore(options: RunCoreOptions): RunCore {
     },
     failTask(reason, error, fidelity, durationMs) {
       if (!beginSettle()) return;
-      push('task.failed', durationMs === undefined ? { taskId, reason, error } : { taskId, reason, error, durationMs }, fidelity);
+      push(
+        'task.failed',
+        durationMs === undefined ? { taskId, reason, error } : { taskId, reason, error, durationMs },
+        fidelity,
+      );
     },
     cancelTask(reason, message, fidelity) {
       if (!beginSettle()) return;
@@ -304,13 +342,19 @@ export function createRunCore(options: RunCoreOptions): RunCore {
           core.completeTask('synthetic');
           return;
         }
-        diagnostic('MINICODE_E_NATIVE_NO_TERMINAL', `${agent} exited 0 without its terminal record; the run is left unsettled (rebuild shows it interrupted)`);
+        diagnostic(
+          'MINICODE_E_NATIVE_NO_TERMINAL',
+          `${agent} exited 0 without its terminal record; the run is left unsettled (rebuild shows it interrupted)`,
+        );
         return;
       }
       const what = signal !== null ? `was killed by ${signal}` : `exited with code ${code}`;
       const limit = tail ? matchLimitWording(tail) : undefined;
       if (limit) {
-        const payload: PayloadOf<'limit.reached'> = { kind: limit.kind, message: oneLine(tail.split('\n').find((l) => matchLimitWording(l)) ?? tail, 300) };
+        const payload: PayloadOf<'limit.reached'> = {
+          kind: limit.kind,
+          message: oneLine(tail.split('\n').find((l) => matchLimitWording(l)) ?? tail, 300),
+        };
         if (limit.retryAfterMs !== undefined) payload.retryAfterMs = limit.retryAfterMs;
         emit('limit.reached', payload, 'inferred');
       }
@@ -395,5 +439,9 @@ export function tokenUsage(pairs: ReadonlyArray<readonly [keyof TokenUsage, unkn
 export function reportLimitWording(core: RunCore, message: string): void {
   const limit = matchLimitWording(message);
   if (!limit) return;
-  core.emit('limit.reached', definedOnly({ kind: limit.kind, message: oneLine(message, 300), retryAfterMs: limit.retryAfterMs }), 'inferred');
+  core.emit(
+    'limit.reached',
+    definedOnly({ kind: limit.kind, message: oneLine(message, 300), retryAfterMs: limit.retryAfterMs }),
+    'inferred',
+  );
 }

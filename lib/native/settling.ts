@@ -27,7 +27,11 @@ export interface SettlingHooks {
  * The decoder every JSONL format returns: bytes to its input, stderr and the exit to the run
  * core's exit policy, cancel settles `task.cancelled {reason:'aborted'}`.
  */
-export function settlingDecoder(core: RunCore, input: { feed(chunk: Uint8Array | string): void; end(): void }, hooks: SettlingHooks = {}): SettlingNativeDecoder {
+export function settlingDecoder(
+  core: RunCore,
+  input: { feed(chunk: Uint8Array | string): void; end(): void },
+  hooks: SettlingHooks = {},
+): SettlingNativeDecoder {
   return {
     feed: (chunk) => input.feed(chunk),
     end() {

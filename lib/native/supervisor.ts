@@ -76,20 +76,28 @@ export function resolveAgentBinary(agent: NativeAgent, env: NodeJS.ProcessEnv = 
   const override = env[spec.binEnv];
   if (override) {
     if (isExecutableFile(override)) return override;
-    throw new MinicodeError('MINICODE_E_AGENT_NOT_INSTALLED', `${spec.binEnv} points at ${override}, which is not an executable file`, {
-      action: `fix ${spec.binEnv} or unset it to use \`${spec.binary}\` from PATH`,
-      data: { agent, binary: override },
-    });
+    throw new MinicodeError(
+      'MINICODE_E_AGENT_NOT_INSTALLED',
+      `${spec.binEnv} points at ${override}, which is not an executable file`,
+      {
+        action: `fix ${spec.binEnv} or unset it to use \`${spec.binary}\` from PATH`,
+        data: { agent, binary: override },
+      },
+    );
   }
   for (const dir of (env.PATH ?? '').split(path.delimiter)) {
     if (!dir) continue;
     const candidate = path.join(dir, spec.binary);
     if (isExecutableFile(candidate)) return candidate;
   }
-  throw new MinicodeError('MINICODE_E_AGENT_NOT_INSTALLED', `${agent} is not installed: \`${spec.binary}\` was not found on PATH`, {
-    action: `${spec.install}, or set ${spec.binEnv} to its path`,
-    data: { agent, binary: spec.binary },
-  });
+  throw new MinicodeError(
+    'MINICODE_E_AGENT_NOT_INSTALLED',
+    `${agent} is not installed: \`${spec.binary}\` was not found on PATH`,
+    {
+      action: `${spec.install}, or set ${spec.binEnv} to its path`,
+      data: { agent, binary: spec.binary },
+    },
+  );
 }
 
 function isExecutableFile(file: string): boolean {
@@ -119,7 +127,9 @@ export function superviseAgent(options: SuperviseOptions): SupervisedAgent {
   const useNode = /\.(?:c|m)?js$/.test(binary);
   const command = useNode ? process.execPath : binary;
   const argv = useNode ? [binary, ...args] : args;
-  const env = scrubEnvironment(baseEnv, { keep: [...spec.keepCredentials, ...(options.keepCredentials ?? []), spec.binEnv] });
+  const env = scrubEnvironment(baseEnv, {
+    keep: [...spec.keepCredentials, ...(options.keepCredentials ?? []), spec.binEnv],
+  });
 
   const queue = createDraftQueue(options.highWaterMark ?? 1024);
   let batch: EventDraft[] = [];
@@ -173,10 +183,14 @@ export function superviseAgent(options: SuperviseOptions): SupervisedAgent {
     child.on('error', (error) => {
       // spawn failed after resolution (raced with an uninstall, or not executable after all).
       options.signal?.removeEventListener('abort', onAbort);
-      const failure = new MinicodeError('MINICODE_E_AGENT_NOT_INSTALLED', `could not start ${binary}: ${error.message}`, {
-        action: `${spec.install}, or set ${spec.binEnv} to its path`,
-        cause: error,
-      });
+      const failure = new MinicodeError(
+        'MINICODE_E_AGENT_NOT_INSTALLED',
+        `could not start ${binary}: ${error.message}`,
+        {
+          action: `${spec.install}, or set ${spec.binEnv} to its path`,
+          cause: error,
+        },
+      );
       queue.fail(failure);
       reject(failure);
     });

@@ -46,7 +46,12 @@ export function createTerminalDecoder(options: DecoderOptions): SettlingNativeDe
   }
 
   const lengthOption = maxLineLength === undefined ? {} : { maxLineLength };
-  const onOverflow = (line: number, length: number) => core.diagnostic('MINICODE_E_NATIVE_LINE_TOO_LONG', `line of ${length} characters exceeds the frame limit; skipped`, { line });
+  const onOverflow = (line: number, length: number) =>
+    core.diagnostic(
+      'MINICODE_E_NATIVE_LINE_TOO_LONG',
+      `line of ${length} characters exceeds the frame limit; skipped`,
+      { line },
+    );
   const out = createLineFramer({ ...lengthOption, onOverflow, onLine: (line) => onText(line, true) });
   const err = createLineFramer({ ...lengthOption, onOverflow, onLine: (line) => onText(line, false) });
 
@@ -69,7 +74,12 @@ export function createTerminalDecoder(options: DecoderOptions): SettlingNativeDe
       err.end();
       if (code === 0 && signal === null) {
         const text = stripAnsi(tail.join('\n')).trim();
-        if (text) core.emit('assistant.message.completed', { messageId: 'terminal-output', text: excerpt(text, TERMINAL_MESSAGE_CHARS) }, 'inferred');
+        if (text)
+          core.emit(
+            'assistant.message.completed',
+            { messageId: 'terminal-output', text: excerpt(text, TERMINAL_MESSAGE_CHARS) },
+            'inferred',
+          );
         core.completeTask('synthetic');
         return;
       }

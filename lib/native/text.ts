@@ -45,7 +45,8 @@ export interface LimitMatch {
 const QUOTA =
   /usage limit|quota (?:exceeded|reached|exhausted)|exceeded (?:your|the) (?:current )?quota|out of credits|credit balance is too low|plan (?:limit|quota)|hit your (?:usage )?limit|TerminalQuotaError|RESOURCE_EXHAUSTED/i;
 const RATE = /rate[ -]?limit(?:ed)?|too many requests|\b429\b|overloaded|slow down/i;
-const TRY_AGAIN = /try again in (\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?)\b/i;
+const TRY_AGAIN =
+  /try again in (\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?)\b/i;
 
 /**
  * Match limit wording in a line of text: usage quota ("You've hit your usage limit", "Quota
@@ -60,13 +61,22 @@ export function matchLimitWording(text: string): LimitMatch | undefined {
   if (!again) return { kind };
   const value = Number(again[1]);
   const unit = (again[2] ?? 's').toLowerCase();
-  const factor = unit.startsWith('ms') || unit.startsWith('milli') ? 1 : unit.startsWith('h') ? 3_600_000 : unit.startsWith('m') ? 60_000 : 1000;
+  const factor =
+    unit.startsWith('ms') || unit.startsWith('milli')
+      ? 1
+      : unit.startsWith('h')
+        ? 3_600_000
+        : unit.startsWith('m')
+          ? 60_000
+          : 1000;
   return { kind, retryAfterMs: Math.round(value * factor) };
 }
 
 /** A plain object, or undefined (records from the wire are untrusted). */
 export function asRecord(value: unknown): Record<string, unknown> | undefined {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
 }
 
 /** A string field, or undefined. */

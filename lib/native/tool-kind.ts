@@ -10,7 +10,10 @@ const KINDS: ReadonlyArray<readonly [RegExp, Kind]> = [
   [/^(write|edit|multiedit|write_file|replace|apply_patch|patch|file_change|notebookedit|edit_file)$/i, 'edit'],
   [/^(delete|rm|delete_file)$/i, 'delete'],
   [/^(move|mv|rename)$/i, 'move'],
-  [/^(grep|glob|search|search_file_content|list_directory|ls|list|web_search|websearch|google_web_search|toolsearch|codesearch)$/i, 'search'],
+  [
+    /^(grep|glob|search|search_file_content|list_directory|ls|list|web_search|websearch|google_web_search|toolsearch|codesearch)$/i,
+    'search',
+  ],
   [/^(webfetch|web_fetch|fetch)$/i, 'fetch'],
   [/^(todowrite|todo_list|todoread|think|plan|exitplanmode|enterplanmode)$/i, 'think'],
 ];
@@ -43,7 +46,19 @@ function kindOf(name: string): Kind {
 export function toolTitleFor(name: string, input: unknown): string {
   if (input && typeof input === 'object' && !Array.isArray(input)) {
     const fields = input as Record<string, unknown>;
-    for (const key of ['command', 'cmd', 'file_path', 'filePath', 'path', 'absolute_path', 'pattern', 'query', 'url', 'description', 'prompt']) {
+    for (const key of [
+      'command',
+      'cmd',
+      'file_path',
+      'filePath',
+      'path',
+      'absolute_path',
+      'pattern',
+      'query',
+      'url',
+      'description',
+      'prompt',
+    ]) {
       const value = fields[key];
       if (typeof value === 'string' && value.length > 0) return oneLineTitle(value);
       if (Array.isArray(value) && value.every((v) => typeof v === 'string')) return oneLineTitle(value.join(' '));

@@ -53,9 +53,13 @@ export function quotaGraceOf(env: NodeJS.ProcessEnv = process.env): number {
   if (raw === undefined || raw === '') return DEFAULT_QUOTA_GRACE_MS;
   const ms = Number(raw);
   if (!Number.isFinite(ms) || ms < 0) {
-    throw new MinicodeError('MINICODE_E_USAGE', `MINICODE_QUOTA_GRACE_MS must be a non-negative number of ms, got "${raw}"`, {
-      action: `set MINICODE_QUOTA_GRACE_MS=${DEFAULT_QUOTA_GRACE_MS} (the default) or unset it`,
-    });
+    throw new MinicodeError(
+      'MINICODE_E_USAGE',
+      `MINICODE_QUOTA_GRACE_MS must be a non-negative number of ms, got "${raw}"`,
+      {
+        action: `set MINICODE_QUOTA_GRACE_MS=${DEFAULT_QUOTA_GRACE_MS} (the default) or unset it`,
+      },
+    );
   }
   return ms;
 }
@@ -130,9 +134,11 @@ export async function runAgentWorkflow(options: WorkflowOptions): Promise<Workfl
     });
     const exit = await child.done.finally(() => clearTimeout(silence));
     const changes = await options.checkpoints?.afterChange();
-    if (changes && changes.length > 0) options.emit({ type: 'file.changed', payload: { changes }, fidelity: 'synthetic' });
+    if (changes && changes.length > 0)
+      options.emit({ type: 'file.changed', payload: { changes }, fidelity: 'synthetic' });
     const next = options.agents[index + 1];
-    if (exit.aborted || quota === undefined || terminal === 'task.completed' || terminal === 'task.cancelled') return { ran, exit };
+    if (exit.aborted || quota === undefined || terminal === 'task.completed' || terminal === 'task.cancelled')
+      return { ran, exit };
     if (terminal === undefined) {
       // A clean exit right after the quota signal: the supervisor ends the task with the quota as cause.
       options.emit({
@@ -155,7 +161,13 @@ export async function runAgentWorkflow(options: WorkflowOptions): Promise<Workfl
     await options.settled?.();
     const workspace = workspaceState(options.cwd, options.env);
     const cause = quota.message ?? 'usage quota exhausted';
-    const handoff = buildHandoffPrompt({ task: options.prompt, from: agent, cause, entries: options.transcript.entries(), workspace });
+    const handoff = buildHandoffPrompt({
+      task: options.prompt,
+      from: agent,
+      cause,
+      entries: options.transcript.entries(),
+      workspace,
+    });
     options.emit({
       type: 'agent.handoff',
       payload: {
@@ -183,7 +195,10 @@ export async function runAgentWorkflow(options: WorkflowOptions): Promise<Workfl
 
 /** The task's own end (not a subtask's). */
 function isRootTerminal(draft: EventDraft): boolean {
-  return (draft.type === 'task.completed' || draft.type === 'task.failed' || draft.type === 'task.cancelled') && draft.parentId === undefined;
+  return (
+    (draft.type === 'task.completed' || draft.type === 'task.failed' || draft.type === 'task.cancelled') &&
+    draft.parentId === undefined
+  );
 }
 
 function pick(message: string | undefined, resetAt: string | undefined): { message?: string; resetAt?: string } {
@@ -199,8 +214,10 @@ function renumberTask(draft: EventDraft, prefix: string): EventDraft {
   if (typeof payload.taskId === 'string' && FIRST_TASK.test(payload.taskId)) {
     out = { ...out, payload: { ...payload, taskId: payload.taskId.replace(FIRST_TASK, prefix) } } as EventDraft;
   }
-  if (typeof out.parentId === 'string' && FIRST_TASK.test(out.parentId)) out = { ...out, parentId: out.parentId.replace(FIRST_TASK, prefix) };
-  if (typeof out.correlationId === 'string' && FIRST_TASK.test(out.correlationId)) out = { ...out, correlationId: out.correlationId.replace(FIRST_TASK, prefix) };
+  if (typeof out.parentId === 'string' && FIRST_TASK.test(out.parentId))
+    out = { ...out, parentId: out.parentId.replace(FIRST_TASK, prefix) };
+  if (typeof out.correlationId === 'string' && FIRST_TASK.test(out.correlationId))
+    out = { ...out, correlationId: out.correlationId.replace(FIRST_TASK, prefix) };
   return out;
 }
 
@@ -213,10 +230,14 @@ export function parseAgentChain(agent: string, fallback: string | undefined): Na
   const chain: NativeAgent[] = [];
   for (const name of names) {
     if (!Object.hasOwn(AGENT_SPECS, name)) {
-      throw new MinicodeError('MINICODE_E_USAGE', `unknown agent ${JSON.stringify(name)} in --fallback`, { action: `use one or more of ${Object.keys(AGENT_SPECS).join(', ')}, comma-separated` });
+      throw new MinicodeError('MINICODE_E_USAGE', `unknown agent ${JSON.stringify(name)} in --fallback`, {
+        action: `use one or more of ${Object.keys(AGENT_SPECS).join(', ')}, comma-separated`,
+      });
     }
     if (chain.includes(name as NativeAgent)) {
-      throw new MinicodeError('MINICODE_E_USAGE', `agent ${name} appears twice in --agent/--fallback`, { action: 'name each agent once' });
+      throw new MinicodeError('MINICODE_E_USAGE', `agent ${name} appears twice in --agent/--fallback`, {
+        action: 'name each agent once',
+      });
     }
     chain.push(name as NativeAgent);
   }

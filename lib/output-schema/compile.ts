@@ -44,7 +44,10 @@ function draftOf(uri: unknown, source: string): Draft {
   if (/draft\/2020-12\/schema/.test(s)) return '2020-12';
   if (/draft\/2019-09\/schema/.test(s)) return '2019-09';
   if (/draft-0[67]\/schema/.test(s)) return 'draft-07';
-  throw invalid(source, `$schema ${JSON.stringify(s).slice(0, 120)} is not a supported draft (2020-12, 2019-09, draft-07)`);
+  throw invalid(
+    source,
+    `$schema ${JSON.stringify(s).slice(0, 120)} is not a supported draft (2020-12, 2019-09, draft-07)`,
+  );
 }
 
 function invalid(source: string, reason: string): MinicodeError {
@@ -70,13 +73,17 @@ export function compileOutputSchema(raw: unknown, source: string): OutputSchema 
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw invalid(source, 'not a JSON object');
   const schema = raw as Record<string, unknown>;
   const type = schema.type;
-  const isObject = type === 'object' || (type === undefined && schema.properties !== undefined) || (Array.isArray(type) && type.length === 1 && type[0] === 'object');
+  const isObject =
+    type === 'object' ||
+    (type === undefined && schema.properties !== undefined) ||
+    (Array.isArray(type) && type.length === 1 && type[0] === 'object');
   if (!isObject) throw invalid(source, 'the root must describe a JSON object ("type": "object")');
   const draft = draftOf(schema.$schema, source);
   // Not strict: real schemas carry keywords of their own (x-*, title in odd places); unknown
   // formats are known here through ajv-formats. allErrors: the model fixes everything at once.
   const options = { strict: false, allErrors: true } as const;
-  const ajv = draft === '2020-12' ? new Ajv2020(options) : draft === '2019-09' ? new Ajv2019(options) : new Ajv(options);
+  const ajv =
+    draft === '2020-12' ? new Ajv2020(options) : draft === '2019-09' ? new Ajv2019(options) : new Ajv(options);
   addFormats.default(ajv);
   let check: ValidateFunction;
   try {
@@ -110,9 +117,13 @@ export function loadOutputSchemaFile(file: string): OutputSchema {
     text = fs.readFileSync(file, 'utf8');
   } catch (error) {
     if (error instanceof MinicodeError) throw error;
-    throw new MinicodeError('MINICODE_E_INPUT_UNREADABLE', `${source}: cannot read it: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, {
-      action: 'pass --output-schema a readable JSON Schema file',
-    });
+    throw new MinicodeError(
+      'MINICODE_E_INPUT_UNREADABLE',
+      `${source}: cannot read it: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      {
+        action: 'pass --output-schema a readable JSON Schema file',
+      },
+    );
   }
   let raw: unknown;
   try {

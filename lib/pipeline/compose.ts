@@ -22,7 +22,14 @@ import type { FinishExtra, Renderer } from '../render/types.js';
 import type { StoreSink } from '../store/held-events.js';
 import { joinStages } from './join.js';
 import type { OutputPort } from './output.js';
-import { createDecodeStage, createEnvelopeStage, createScrubStage, createSettleStage, type DraftBatch, type DraftScrubber } from './stages.js';
+import {
+  createDecodeStage,
+  createEnvelopeStage,
+  createScrubStage,
+  createSettleStage,
+  type DraftBatch,
+  type DraftScrubber,
+} from './stages.js';
 import type { StreamDecoder } from '../decode/types.js';
 import { definedOnly } from '../defined-only.js';
 
@@ -91,7 +98,8 @@ export interface RunPipeline {
  */
 function durableLines(events: readonly OutputEvent[]): (string | undefined)[] {
   const durable: OutputEvent[] = [];
-  for (let i = 0; i < events.length; i++) if (EVENT_REGISTRY[(events[i] as OutputEvent).type]?.durable) durable.push(events[i] as OutputEvent);
+  for (let i = 0; i < events.length; i++)
+    if (EVENT_REGISTRY[(events[i] as OutputEvent).type]?.durable) durable.push(events[i] as OutputEvent);
   const made = batchLines(durable);
   const lines = new Array<string | undefined>(events.length);
   for (let i = 0, k = 0; i < events.length; i++) if (events[i] === durable[k]) lines[i] = made[k++];
@@ -100,8 +108,18 @@ function durableLines(events: readonly OutputEvent[]): (string | undefined)[] {
 
 /** The summary's fields of the store's failure to acknowledge a run's events. */
 function errorFieldsOf(error: unknown): NonNullable<FinishExtra['notStored']> {
-  if (error instanceof MinicodeError) return definedOnly({ category: error.category, code: error.code, message: error.message, action: error.action || undefined });
-  return { category: 'FILESYSTEM_ERROR', code: 'MINICODE_E_STORE', message: error instanceof Error ? error.message : String(error) };
+  if (error instanceof MinicodeError)
+    return definedOnly({
+      category: error.category,
+      code: error.code,
+      message: error.message,
+      action: error.action || undefined,
+    });
+  return {
+    category: 'FILESYSTEM_ERROR',
+    code: 'MINICODE_E_STORE',
+    message: error instanceof Error ? error.message : String(error),
+  };
 }
 
 /** Create the pipeline and start it. */
@@ -114,7 +132,9 @@ export function createRunPipeline(options: RunPipelineOptions): RunPipeline {
   });
   let state = options.state ?? initialState(options.sessionId);
   const { store, renderer, onEvent } = options;
-  const linesOf = renderer?.linesOf?.bind(renderer) ?? (renderer?.lineOf ? (events: readonly OutputEvent[]) => events.map((e) => renderer.lineOf?.(e)) : undefined);
+  const linesOf =
+    renderer?.linesOf?.bind(renderer) ??
+    (renderer?.lineOf ? (events: readonly OutputEvent[]) => events.map((e) => renderer.lineOf?.(e)) : undefined);
   const settle = createSettleStage({
     settle(events) {
       // The JSONL lines the renderer prints, made once for it and the store, for the whole
@@ -143,7 +163,9 @@ export function createRunPipeline(options: RunPipelineOptions): RunPipeline {
   const entry = input ? undefined : scrub;
   const head: NodeJS.ReadWriteStream[] = input
     ? [
-        (input.bytes instanceof Readable ? input.bytes : Readable.from(input.bytes)) as unknown as NodeJS.ReadWriteStream,
+        (input.bytes instanceof Readable
+          ? input.bytes
+          : Readable.from(input.bytes)) as unknown as NodeJS.ReadWriteStream,
         createDecodeStage(input.makeDecoder, input.prefix ? { prefix: input.prefix } : {}),
         scrub,
       ]

@@ -35,7 +35,9 @@ export function decoderFor(format: string): (onEvent: (event: EventDraft) => voi
   // A recording is not a live process: no exit() is called, so a stream without its terminal
   // record stays unsettled and rebuilds as interrupted rather than being guessed complete.
   if (native) return (onEvent) => native({ onEvent });
-  throw new MinicodeError('MINICODE_E_UNKNOWN_FORMAT', `unknown format "${format}"`, { action: `pass --from with one of: ${INGEST_FORMATS.join(', ')}` });
+  throw new MinicodeError('MINICODE_E_UNKNOWN_FORMAT', `unknown format "${format}"`, {
+    action: `pass --from with one of: ${INGEST_FORMATS.join(', ')}`,
+  });
 }
 
 /** Options of {@link runIngest}. */
@@ -81,7 +83,11 @@ async function* untilAborted(source: Readable, signal: AbortSignal): AsyncGenera
 
 /** Run the ingest pipeline to the end of the input; returns the final reducer state. */
 export async function runIngest(options: IngestOptions): Promise<ReducerState> {
-  const started: EventDraft = { type: 'session.started', payload: { origin: options.origin ?? 'ingest', format: options.format }, fidelity: 'synthetic' };
+  const started: EventDraft = {
+    type: 'session.started',
+    payload: { origin: options.origin ?? 'ingest', format: options.format },
+    fidelity: 'synthetic',
+  };
   const run = createRunPipeline(
     definedOnly<RunPipelineOptions>({
       sessionId: options.sessionId,
@@ -93,7 +99,10 @@ export async function runIngest(options: IngestOptions): Promise<ReducerState> {
       input: {
         bytes: options.signal
           ? // Byte mode at the source's high-water mark: the same read-ahead as the source unwrapped.
-            Readable.from(untilAborted(options.input, options.signal), { objectMode: false, highWaterMark: options.input.readableHighWaterMark })
+            Readable.from(untilAborted(options.input, options.signal), {
+              objectMode: false,
+              highWaterMark: options.input.readableHighWaterMark,
+            })
           : options.input,
         makeDecoder: decoderFor(options.format),
         prefix: [started],
@@ -105,7 +114,11 @@ export async function runIngest(options: IngestOptions): Promise<ReducerState> {
   // Read when the summary is rendered (the input's end), so an abort up to then is in it.
   const extra: FinishExtra = {};
   const onAbort = (): void => {
-    extra.interrupted = { category: 'USER_ERROR', code: 'MINICODE_E_ABORTED', message: `interrupted (${String(signal.reason)})` };
+    extra.interrupted = {
+      category: 'USER_ERROR',
+      code: 'MINICODE_E_ABORTED',
+      message: `interrupted (${String(signal.reason)})`,
+    };
   };
   if (signal.aborted) onAbort();
   else signal.addEventListener('abort', onAbort, { once: true });

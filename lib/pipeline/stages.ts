@@ -45,7 +45,12 @@ const STAGE_BATCHES = 2;
  * stage): the writable side buffers by bytes, not by chunk count; `inBatches`: batches the
  * writable side holds (default {@link STAGE_BATCHES}).
  */
-function objectTransform<In, Out>(map: (batch: In) => Out | undefined, flush?: () => Out | undefined, bytesIn = false, inBatches = STAGE_BATCHES): Transform {
+function objectTransform<In, Out>(
+  map: (batch: In) => Out | undefined,
+  flush?: () => Out | undefined,
+  bytesIn = false,
+  inBatches = STAGE_BATCHES,
+): Transform {
   return new Transform(
     definedOnly<TransformOptions>({
       writableObjectMode: !bytesIn,
@@ -82,7 +87,10 @@ function objectTransform<In, Out>(map: (batch: In) => Out | undefined, flush?: (
  * The decode stage: raw bytes in, one {@link DraftBatch} per input chunk out. `prefix` drafts
  * (e.g. `session.started`) go out before the first decoded event.
  */
-export function createDecodeStage(makeDecoder: (onEvent: (event: EventDraft) => void) => StreamDecoder, options: { prefix?: EventDraft[] } = {}): Transform {
+export function createDecodeStage(
+  makeDecoder: (onEvent: (event: EventDraft) => void) => StreamDecoder,
+  options: { prefix?: EventDraft[] } = {},
+): Transform {
   let pending: EventDraft[] = options.prefix ? [...options.prefix] : [];
   const decoder = makeDecoder((event) => pending.push(event));
   const take = (): DraftBatch | undefined => {

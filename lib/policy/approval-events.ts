@@ -23,7 +23,10 @@ export type ApprovalDecision = 'allow' | 'allow-always' | 'deny' | 'cancelled';
 export type SettleReason = 'user' | 'policy' | 'no-tty' | 'parent-ended';
 
 /** Draft of `user.approval.requested` for one request (correlated with the tool call). */
-export function approvalRequestedDraft(approvalId: string, request: ApprovalRequest): EventDraftOf<'user.approval.requested'> {
+export function approvalRequestedDraft(
+  approvalId: string,
+  request: ApprovalRequest,
+): EventDraftOf<'user.approval.requested'> {
   return draft(
     'user.approval.requested',
     definedOnly({
@@ -39,9 +42,18 @@ export function approvalRequestedDraft(approvalId: string, request: ApprovalRequ
 }
 
 /** Draft of `user.approval.settled`; `deny` and `cancelled` carry status `denied` / `cancelled`. */
-export function approvalSettledDraft(approvalId: string, outcome: ApprovalDecision, reason: SettleReason, correlationId?: string): EventDraftOf<'user.approval.settled'> {
+export function approvalSettledDraft(
+  approvalId: string,
+  outcome: ApprovalDecision,
+  reason: SettleReason,
+  correlationId?: string,
+): EventDraftOf<'user.approval.settled'> {
   const status = outcome === 'deny' ? 'denied' : outcome === 'cancelled' ? 'cancelled' : 'completed';
-  return draft('user.approval.settled', { approvalId, outcome, reason }, { correlationId: correlationId ?? approvalId, status });
+  return draft(
+    'user.approval.settled',
+    { approvalId, outcome, reason },
+    { correlationId: correlationId ?? approvalId, status },
+  );
 }
 
 /** Options of {@link createApprovalHook}. */
@@ -60,7 +72,9 @@ export interface ApprovalHookOptions {
  * settles `deny` at once (reason `no-tty`): it never waits for an answer nobody can give.
  * `allow-always` is remembered per action for the rest of the run.
  */
-export function createApprovalHook(options: ApprovalHookOptions): (request: ApprovalRequest) => Promise<ApprovalDecision> {
+export function createApprovalHook(
+  options: ApprovalHookOptions,
+): (request: ApprovalRequest) => Promise<ApprovalDecision> {
   let counter = 0;
   const nextId = options.nextId ?? (() => `approval-${++counter}`);
   const always = new Set<string>();

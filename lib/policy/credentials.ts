@@ -7,7 +7,13 @@
 import { buildRuleTable, createTextRedactor } from '../scrub/secret-redactor.js';
 import { credentialSecretsFromEnv, isCredentialVariable } from '../scrub/credential-rule.js';
 
-export { credentialSecretsFromEnv, credentialVerdict, isCredentialName, isCredentialVariable, type CredentialVerdict } from '../scrub/credential-rule.js';
+export {
+  credentialSecretsFromEnv,
+  credentialVerdict,
+  isCredentialName,
+  isCredentialVariable,
+  type CredentialVerdict,
+} from '../scrub/credential-rule.js';
 
 /**
  * A copy of `env` without credential variables. Names in `keep` survive even when they match
@@ -35,7 +41,10 @@ export interface ScrubEnvironmentOptions {
 }
 
 /** {@link scrubEnv} with an options object (the native supervisor's spelling). */
-export function scrubEnvironment(env: NodeJS.ProcessEnv, options: ScrubEnvironmentOptions = {}): Record<string, string> {
+export function scrubEnvironment(
+  env: NodeJS.ProcessEnv,
+  options: ScrubEnvironmentOptions = {},
+): Record<string, string> {
   return scrubEnv(env, options.keep ?? []);
 }
 

@@ -22,14 +22,27 @@ export interface ApprovalPolicy {
 }
 
 /** The tools `auto` allows by default: workspace reads, writes and commands, never gated tools. */
-export const DEFAULT_AUTO_TOOLS: readonly string[] = ['read_file', 'write_file', 'edit', 'bash', 'grep', 'glob', 'submit_result', 'apply_patch', 'insert_text'];
+export const DEFAULT_AUTO_TOOLS: readonly string[] = [
+  'read_file',
+  'write_file',
+  'edit',
+  'bash',
+  'grep',
+  'glob',
+  'submit_result',
+  'apply_patch',
+  'insert_text',
+];
 
 /**
  * The tools a model-native shape offers in place of minicode's own edit tools, and the tools of
  * ours they stand in for: an allowlist naming all of those allows them too, so one written for
  * minicode's shapes means the same under a native one.
  */
-const STANDS_IN_FOR: Readonly<Record<string, readonly string[]>> = { apply_patch: ['write_file', 'edit'], insert_text: ['edit'] };
+const STANDS_IN_FOR: Readonly<Record<string, readonly string[]>> = {
+  apply_patch: ['write_file', 'edit'],
+  insert_text: ['edit'],
+};
 
 /** True when an `auto` allowlist allows `name`, itself or through the tools it stands in for. */
 function inAllowlist(name: string, tools: readonly string[]): boolean {
@@ -52,7 +65,10 @@ export interface ToolCallFacts {
 }
 
 /** The policy's answer: run it, refuse it (with the reason for `tool.denied`), or ask a person. */
-export type PolicyDecision = { decision: 'allow'; reason: string } | { decision: 'deny'; reason: string } | { decision: 'ask'; reason: string };
+export type PolicyDecision =
+  | { decision: 'allow'; reason: string }
+  | { decision: 'deny'; reason: string }
+  | { decision: 'ask'; reason: string };
 
 /** Shell syntax that runs a second command; such a line never matches a command allowlist entry. */
 const CHAINING = /[;&|`\n]|\$\(|>|</;
@@ -65,7 +81,8 @@ export function commandAllowed(command: string, allowCommands: readonly string[]
 }
 
 function commandOf(input: unknown): string | undefined {
-  if (input && typeof input === 'object' && typeof (input as { command?: unknown }).command === 'string') return (input as { command: string }).command;
+  if (input && typeof input === 'object' && typeof (input as { command?: unknown }).command === 'string')
+    return (input as { command: string }).command;
   return undefined;
 }
 
@@ -88,7 +105,9 @@ function askOrDeny(call: ToolCallFacts, tty: boolean, why: string): PolicyDecisi
   if (tty) return { decision: 'ask', reason: why };
   return {
     decision: 'deny',
-    reason: call.gated ? gatedNoTtyReason(call.name) : `${call.name} needs approval (${why}) but there is no TTY to ask; use --approval auto with an allowlist`,
+    reason: call.gated
+      ? gatedNoTtyReason(call.name)
+      : `${call.name} needs approval (${why}) but there is no TTY to ask; use --approval auto with an allowlist`,
   };
 }
 
@@ -98,23 +117,30 @@ function askOrDeny(call: ToolCallFacts, tty: boolean, why: string): PolicyDecisi
  * always allowed; `read-only` refuses edits and commands; `auto` allows its allowlist and asks
  * for the rest; `ask` asks for every edit and command.
  */
-export function decide(call: ToolCallFacts, mode: ApprovalModeName | ApprovalPolicy, options: { tty: boolean }): PolicyDecision {
+export function decide(
+  call: ToolCallFacts,
+  mode: ApprovalModeName | ApprovalPolicy,
+  options: { tty: boolean },
+): PolicyDecision {
   const policy: ApprovalPolicy = typeof mode === 'string' ? { mode } : mode;
   if (call.gated) {
-    if (policy.mode === 'read-only') return { decision: 'deny', reason: `gated tool denied: read-only mode (${call.name})` };
+    if (policy.mode === 'read-only')
+      return { decision: 'deny', reason: `gated tool denied: read-only mode (${call.name})` };
     // The operator vouched for the whole server in its config entry (Gemini CLI's `trust`).
     if (call.server !== undefined && call.trusted === true) return { decision: 'allow', reason: 'trusted MCP server' };
     // MCP tools are gated too, but an operator may name them (or a whole server) in `auto`'s
     // allowlist; the built-in gated tools (git_commit, ask_user) always ask.
     if (call.server !== undefined && policy.mode === 'auto' && policy.allowTools) {
       const wildcard = serverWildcard(call.server);
-      if (policy.allowTools.includes(call.name) || policy.allowTools.includes(wildcard)) return { decision: 'allow', reason: 'MCP tool in allowlist' };
+      if (policy.allowTools.includes(call.name) || policy.allowTools.includes(wildcard))
+        return { decision: 'allow', reason: 'MCP tool in allowlist' };
     }
     return askOrDeny(call, options.tty, 'gated tool');
   }
   const changes = call.kind === 'edit' || call.kind === 'execute';
   if (!changes) return { decision: 'allow', reason: `${call.kind} tool` };
-  if (policy.mode === 'read-only') return { decision: 'deny', reason: `read-only mode: ${call.name} would change the workspace or run a command` };
+  if (policy.mode === 'read-only')
+    return { decision: 'deny', reason: `read-only mode: ${call.name} would change the workspace or run a command` };
   if (policy.mode === 'auto') {
     const tools = policy.allowTools ?? DEFAULT_AUTO_TOOLS;
     const command = commandOf(call.input);

@@ -34,7 +34,10 @@ export function anthropicUsage(u: Record<string, unknown>): Usage {
   const read = int(u.cache_read_input_tokens);
   const write = int(u.cache_creation_input_tokens);
   const creation = u.cache_creation;
-  const write1h = creation !== null && typeof creation === 'object' ? int((creation as Record<string, unknown>).ephemeral_1h_input_tokens) : undefined;
+  const write1h =
+    creation !== null && typeof creation === 'object'
+      ? int((creation as Record<string, unknown>).ephemeral_1h_input_tokens)
+      : undefined;
   if (input !== undefined) out.inputTokens = input;
   if (output !== undefined) out.outputTokens = output;
   if (read !== undefined) out.cacheReadTokens = read;
@@ -77,7 +80,11 @@ export const createAnthropicDecoder: DecoderFactory = (options) =>
 
     function block(index: number | undefined, where: { data: string; offset: number }): Block | undefined {
       const b = index === undefined ? undefined : blocks.get(index);
-      if (!b) r.diagnostic(DECODE_CODES.UNEXPECTED_SHAPE, `content block ${String(index)} was never started`, { excerpt: where.data, offset: where.offset });
+      if (!b)
+        r.diagnostic(DECODE_CODES.UNEXPECTED_SHAPE, `content block ${String(index)} was never started`, {
+          excerpt: where.data,
+          offset: where.offset,
+        });
       return b;
     }
 
@@ -85,7 +92,8 @@ export const createAnthropicDecoder: DecoderFactory = (options) =>
       if (b.kind === 'text') r.textDone(b.key);
       else if (b.kind === 'thinking') r.reasoningDone(b.key);
       else if (b.kind === 'tool') {
-        if (!b.sawDelta && b.wholeInput !== undefined) r.toolDone(b.key, { argumentsText: JSON.stringify(b.wholeInput), arguments: b.wholeInput });
+        if (!b.sawDelta && b.wholeInput !== undefined)
+          r.toolDone(b.key, { argumentsText: JSON.stringify(b.wholeInput), arguments: b.wholeInput });
         else r.toolDone(b.key);
       }
     }
@@ -96,12 +104,18 @@ export const createAnthropicDecoder: DecoderFactory = (options) =>
       skip: (event) => event === 'ping',
       onJson(json, frame) {
         if (!isObject(json)) {
-          r.diagnostic(DECODE_CODES.UNEXPECTED_SHAPE, 'a frame that is not a JSON object', { excerpt: frame.data, offset: frame.offset });
+          r.diagnostic(DECODE_CODES.UNEXPECTED_SHAPE, 'a frame that is not a JSON object', {
+            excerpt: frame.data,
+            offset: frame.offset,
+          });
           return;
         }
         const type = str(json.type) ?? frame.event;
         if (r.finished && type !== 'message_start' && type !== 'ping') {
-          r.diagnostic(DECODE_CODES.AFTER_TERMINATOR, `"${String(type)}" after message_stop was ignored`, { excerpt: frame.data, offset: frame.offset });
+          r.diagnostic(DECODE_CODES.AFTER_TERMINATOR, `"${String(type)}" after message_stop was ignored`, {
+            excerpt: frame.data,
+            offset: frame.offset,
+          });
           return;
         }
         switch (type) {
@@ -118,10 +132,14 @@ export const createAnthropicDecoder: DecoderFactory = (options) =>
               blocks = new Map();
             } else if (messageId !== undefined) {
               if (id === messageId) return; // a duplicated message_start (proxy/retry artefact)
-              r.diagnostic(DECODE_CODES.SPLICED_RESPONSE, `message ${String(id)} started inside unfinished message ${messageId}; the first is abandoned`, {
-                excerpt: frame.data,
-                offset: frame.offset,
-              });
+              r.diagnostic(
+                DECODE_CODES.SPLICED_RESPONSE,
+                `message ${String(id)} started inside unfinished message ${messageId}; the first is abandoned`,
+                {
+                  excerpt: frame.data,
+                  offset: frame.offset,
+                },
+              );
               r.abandonOpen('a second message_start was spliced into the stream');
               blocks = new Map();
               generation++;
@@ -135,7 +153,10 @@ export const createAnthropicDecoder: DecoderFactory = (options) =>
             const index = int(json.index);
             const cb = isObject(json.content_block) ? json.content_block : undefined;
             if (index === undefined || !cb) {
-              r.diagnostic(DECODE_CODES.UNEXPECTED_SHAPE, 'content_block_start without index or content_block', { excerpt: frame.data, offset: frame.offset });
+              r.diagnostic(DECODE_CODES.UNEXPECTED_SHAPE, 'content_block_start without index or content_block', {
+                excerpt: frame.data,
+                offset: frame.offset,
+              });
               return;
             }
             r.started();
@@ -158,7 +179,12 @@ export const createAnthropicDecoder: DecoderFactory = (options) =>
               const b: Block = { kind: 'tool', key };
               if (isObject(cb.input) && Object.keys(cb.input).length > 0) b.wholeInput = cb.input;
               blocks.set(index, b);
-              r.toolStart(key, { id: str(cb.id), name: str(cb.name), index, executor: cbType === 'tool_use' ? undefined : 'server' });
+              r.toolStart(key, {
+                id: str(cb.id),
+                name: str(cb.name),
+                index,
+                executor: cbType === 'tool_use' ? undefined : 'server',
+              });
             } else if (cbType.endsWith('_tool_result')) {
               blocks.set(index, { kind: 'ignored', key });
               const { summary, output } = serverResultSummary(cb);
@@ -167,7 +193,11 @@ export const createAnthropicDecoder: DecoderFactory = (options) =>
               // compaction, fallback and future block kinds: nothing to show; only unknown ones are reported.
               blocks.set(index, { kind: 'ignored', key });
               if (cbType !== 'compaction' && cbType !== 'fallback') {
-                r.diagnostic(DECODE_CODES.UNEXPECTED_SHAPE, `unknown content block type "${cbType}"; its deltas are ignored`, { excerpt: frame.data, offset: frame.offset });
+                r.diagnostic(
+                  DECODE_CODES.UNEXPECTED_SHAPE,
+                  `unknown content block type "${cbType}"; its deltas are ignored`,
+                  { excerpt: frame.data, offset: frame.offset },
+                );
               }
             }
             return;
@@ -178,8 +208,10 @@ export const createAnthropicDecoder: DecoderFactory = (options) =>
             if (!b || !delta) return;
             const dType = str(delta.type);
             if (dType === 'text_delta' && b.kind === 'text') r.textDelta(b.key, str(delta.text) ?? '');
-            else if (dType === 'thinking_delta' && b.kind === 'thinking') r.reasoningDelta(b.key, str(delta.thinking) ?? '');
-            else if (dType === 'signature_delta' && b.kind === 'thinking') r.reasoningSignature(b.key, str(delta.signature) ?? '');
+            else if (dType === 'thinking_delta' && b.kind === 'thinking')
+              r.reasoningDelta(b.key, str(delta.thinking) ?? '');
+            else if (dType === 'signature_delta' && b.kind === 'thinking')
+              r.reasoningSignature(b.key, str(delta.signature) ?? '');
             else if (dType === 'input_json_delta' && b.kind === 'tool') {
               const part = str(delta.partial_json) ?? '';
               if (part) b.sawDelta = true;
@@ -187,7 +219,10 @@ export const createAnthropicDecoder: DecoderFactory = (options) =>
             } else if (dType === 'citations_delta' || b.kind === 'ignored') {
               // citations ride along the text; deltas of ignored blocks (compaction) are dropped.
             } else {
-              r.diagnostic(DECODE_CODES.UNEXPECTED_SHAPE, `delta "${String(dType)}" does not fit a ${b.kind} block`, { excerpt: frame.data, offset: frame.offset });
+              r.diagnostic(DECODE_CODES.UNEXPECTED_SHAPE, `delta "${String(dType)}" does not fit a ${b.kind} block`, {
+                excerpt: frame.data,
+                offset: frame.offset,
+              });
             }
             return;
           }
@@ -211,7 +246,10 @@ export const createAnthropicDecoder: DecoderFactory = (options) =>
             for (const b of blocks.values()) closeBlock(b);
             blocks.clear();
             if (rawStop === 'refusal') r.refusalDelta('refusal', refusal ?? 'refused');
-            r.finish('completed', rawStop === undefined ? {} : { stopReason: STOP[rawStop] ?? 'other', rawStopReason: rawStop });
+            r.finish(
+              'completed',
+              rawStop === undefined ? {} : { stopReason: STOP[rawStop] ?? 'other', rawStopReason: rawStop },
+            );
             return;
           }
           case 'error': {
@@ -220,7 +258,10 @@ export const createAnthropicDecoder: DecoderFactory = (options) =>
             return;
           }
           default:
-            r.diagnostic(DECODE_CODES.UNKNOWN_EVENT, `unknown Anthropic event "${String(type)}"`, { excerpt: frame.data, offset: frame.offset });
+            r.diagnostic(DECODE_CODES.UNKNOWN_EVENT, `unknown Anthropic event "${String(type)}"`, {
+              excerpt: frame.data,
+              offset: frame.offset,
+            });
         }
       },
     };

@@ -59,7 +59,8 @@ function setPath(root: Record<string, unknown>, jsonPath: string, value: unknown
       container[key] = append && typeof prev === 'string' && typeof value === 'string' ? prev + value : value;
     } else {
       const next = parts[i + 1] as string;
-      if (typeof container[key] !== 'object' || container[key] === null) container[key] = next.startsWith('[') ? [] : {};
+      if (typeof container[key] !== 'object' || container[key] === null)
+        container[key] = next.startsWith('[') ? [] : {};
       node = container[key] as Record<string, unknown>;
     }
   }
@@ -73,7 +74,18 @@ interface StreamingCall {
   continuing: string | undefined;
 }
 
-const PART_KEYS = new Set(['text', 'thought', 'thoughtSignature', 'functionCall', 'executableCode', 'codeExecutionResult', 'inlineData', 'fileData', 'functionResponse', 'videoMetadata']);
+const PART_KEYS = new Set([
+  'text',
+  'thought',
+  'thoughtSignature',
+  'functionCall',
+  'executableCode',
+  'codeExecutionResult',
+  'inlineData',
+  'fileData',
+  'functionResponse',
+  'videoMetadata',
+]);
 
 /** Decoder for `gemini`. */
 export const createGeminiDecoder: DecoderFactory = (options) =>
@@ -150,7 +162,10 @@ export const createGeminiDecoder: DecoderFactory = (options) =>
       }
       for (const k in p) {
         if (!PART_KEYS.has(k)) {
-          r.diagnostic(DECODE_CODES.UNEXPECTED_SHAPE, `unknown part field "${k}"`, { excerpt: where.data, offset: where.offset });
+          r.diagnostic(DECODE_CODES.UNEXPECTED_SHAPE, `unknown part field "${k}"`, {
+            excerpt: where.data,
+            offset: where.offset,
+          });
           break;
         }
       }
@@ -159,7 +174,10 @@ export const createGeminiDecoder: DecoderFactory = (options) =>
     return {
       onJson(json, frame) {
         if (!isObject(json)) {
-          r.diagnostic(DECODE_CODES.UNEXPECTED_SHAPE, 'a chunk that is not a JSON object', { excerpt: frame.data, offset: frame.offset });
+          r.diagnostic(DECODE_CODES.UNEXPECTED_SHAPE, 'a chunk that is not a JSON object', {
+            excerpt: frame.data,
+            offset: frame.offset,
+          });
           return;
         }
         if (r.finished) {
@@ -169,7 +187,10 @@ export const createGeminiDecoder: DecoderFactory = (options) =>
             calls = 0;
             streaming = undefined;
           } else {
-            r.diagnostic(DECODE_CODES.AFTER_TERMINATOR, 'a chunk after the finishing chunk was ignored', { excerpt: frame.data, offset: frame.offset });
+            r.diagnostic(DECODE_CODES.AFTER_TERMINATOR, 'a chunk after the finishing chunk was ignored', {
+              excerpt: frame.data,
+              offset: frame.offset,
+            });
             return;
           }
         }
@@ -186,7 +207,8 @@ export const createGeminiDecoder: DecoderFactory = (options) =>
             if (!isObject(cand)) continue;
             const c = int(cand.index) ?? 0;
             const content = isObject(cand.content) ? cand.content : undefined;
-            if (content && Array.isArray(content.parts)) for (const p of content.parts) if (isObject(p)) part(c, p, frame);
+            if (content && Array.isArray(content.parts))
+              for (const p of content.parts) if (isObject(p)) part(c, p, frame);
             const f = str(cand.finishReason);
             if (f && finish === undefined) finish = f;
           }
@@ -196,7 +218,8 @@ export const createGeminiDecoder: DecoderFactory = (options) =>
         if (finish !== undefined || blocked !== undefined) {
           closeStreaming();
           const raw = finish ?? (blocked as string);
-          let stopReason: StopReason = blocked !== undefined && finish === undefined ? 'content_filter' : (STOP[raw] ?? 'other');
+          let stopReason: StopReason =
+            blocked !== undefined && finish === undefined ? 'content_filter' : (STOP[raw] ?? 'other');
           if (stopReason === 'end_turn' && r.toolCallsCompleted > 0) stopReason = 'tool_use';
           r.finish('completed', { stopReason, rawStopReason: raw });
         }

@@ -119,12 +119,18 @@ function readBodyError(parsed: unknown): RawProviderError & { retryDelayMs?: num
 }
 
 /** Decide whether a failed HTTP response should be retried (Stainless SDK rules, plus Google RetryInfo). */
-export function classifyHttpFailure(input: { status: number; headers?: HeaderSource; body?: Uint8Array | string; now?: () => number }): HttpFailureClass {
+export function classifyHttpFailure(input: {
+  status: number;
+  headers?: HeaderSource;
+  body?: Uint8Array | string;
+  now?: () => number;
+}): HttpFailureClass {
   const h = normaliseHeaders(input.headers);
   const now = (input.now ?? Date.now)();
   const parsed = readBodyError(parseBody(input.body));
   const delay = retryAfterMs(h, now) ?? parsed.retryDelayMs;
-  const out = (retryable: boolean, reason: string): HttpFailureClass => (delay === undefined ? { retryable, reason } : { retryable, reason, delayMs: delay });
+  const out = (retryable: boolean, reason: string): HttpFailureClass =>
+    delay === undefined ? { retryable, reason } : { retryable, reason, delayMs: delay };
   const should = h['x-should-retry'];
   if (should === 'true') return out(true, 'x-should-retry');
   if (should === 'false') return out(false, 'x-should-retry');
@@ -134,12 +140,16 @@ export function classifyHttpFailure(input: { status: number; headers?: HeaderSou
   // An exhausted quota or billing limit (OpenAI `insufficient_quota` is a 429) does not clear by
   // waiting: retrying only delays the failure (and, in a batch, --fail-fast). With a delay to
   // wait for (Gemini's per-minute quotas carry RetryInfo) it is a rate limit in all but name.
-  if (delay === undefined && classifyProviderError({ ...parsed, httpStatus: s }).limit === 'usage-quota') return out(false, 'usage-quota');
+  if (delay === undefined && classifyProviderError({ ...parsed, httpStatus: s }).limit === 'usage-quota')
+    return out(false, 'usage-quota');
   return out(s === 408 || s === 409 || s === 429 || s >= 500, 'status');
 }
 
 /** Rate-limit headers (`x-ratelimit-*`, `anthropic-ratelimit-*`) and the earliest reset time they name. */
-export function rateLimitHeaders(headers: HeaderSource | undefined, now: number = Date.now()): { headers: Record<string, string>; resetAt?: string; exhausted: boolean } {
+export function rateLimitHeaders(
+  headers: HeaderSource | undefined,
+  now: number = Date.now(),
+): { headers: Record<string, string>; resetAt?: string; exhausted: boolean } {
   const h = normaliseHeaders(headers);
   const picked: Record<string, string> = {};
   let reset: number | undefined;
@@ -175,8 +185,18 @@ export function httpResponseEvents(info: HttpResponseInfo): EventDraft[] {
   const rl = rateLimitHeaders(info.headers, now);
   const hasRl = Object.keys(rl.headers).length > 0;
   const events: EventDraft[] = [];
-  const limitEvent = (kind: LimitKind | 'rate-limit', message: string | undefined, retryAfter: number | undefined): void => {
-    const payload: { kind: LimitKind; message?: string; retryAfterMs?: number; resetAt?: string; headers?: Record<string, string> } = { kind };
+  const limitEvent = (
+    kind: LimitKind | 'rate-limit',
+    message: string | undefined,
+    retryAfter: number | undefined,
+  ): void => {
+    const payload: {
+      kind: LimitKind;
+      message?: string;
+      retryAfterMs?: number;
+      resetAt?: string;
+      headers?: Record<string, string>;
+    } = { kind };
     if (message !== undefined) payload.message = message;
     if (retryAfter !== undefined) payload.retryAfterMs = retryAfter;
     if (rl.resetAt !== undefined) payload.resetAt = rl.resetAt;
@@ -187,15 +207,28 @@ export function httpResponseEvents(info: HttpResponseInfo): EventDraft[] {
     if (rl.exhausted) limitEvent('rate-limit', `${info.provider} rate-limit budget exhausted`, undefined);
     return events;
   }
-  const failure = classifyHttpFailure(definedOnly({ status: info.status, headers: info.headers, body: info.body, now: () => now }));
+  const failure = classifyHttpFailure(
+    definedOnly({ status: info.status, headers: info.headers, body: info.body, now: () => now }),
+  );
   const raw = readBodyError(parseBody(info.body));
   const { error, limit } = classifyProviderError({ ...raw, httpStatus: info.status, retryAfterMs: failure.delayMs });
-  const full: ErrorInfo = { ...error, recoverability: failure.retryable ? 'RETRYABLE' : error.recoverability === 'RETRYABLE' ? 'ACTION_REQUIRED' : error.recoverability };
+  const full: ErrorInfo = {
+    ...error,
+    recoverability: failure.retryable
+      ? 'RETRYABLE'
+      : error.recoverability === 'RETRYABLE'
+        ? 'ACTION_REQUIRED'
+        : error.recoverability,
+  };
   if (!raw.message) full.message = `${info.provider} answered HTTP ${info.status}`;
   events.push({ type: 'error.raised', payload: { error: full }, fidelity: 'native' });
   if (limit || info.status === 429) limitEvent(limit ?? 'rate-limit', full.message, failure.delayMs);
   if (info.terminal !== false) {
-    events.push({ type: 'model.response.completed', payload: { outcome: 'error', stopReason: 'error', rawStopReason: `http_${info.status}` }, fidelity: 'native' });
+    events.push({
+      type: 'model.response.completed',
+      payload: { outcome: 'error', stopReason: 'error', rawStopReason: `http_${info.status}` },
+      fidelity: 'native',
+    });
   }
   return events;
 }

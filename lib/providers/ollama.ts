@@ -36,7 +36,10 @@ export const createOllamaDecoder: DecoderFactory = (options): StreamDecoder => {
         r.nextResponse(); // several responses recorded back to back
         calls = 0;
       } else {
-        r.diagnostic(DECODE_CODES.AFTER_TERMINATOR, 'a line after done:true was ignored', { excerpt: line, line: lineNumber });
+        r.diagnostic(DECODE_CODES.AFTER_TERMINATOR, 'a line after done:true was ignored', {
+          excerpt: line,
+          line: lineNumber,
+        });
         return;
       }
     }
@@ -58,7 +61,10 @@ export const createOllamaDecoder: DecoderFactory = (options): StreamDecoder => {
       for (const tc of message.tool_calls) {
         const fn = isObject(tc) && isObject(tc.function) ? tc.function : undefined;
         if (!fn) {
-          r.diagnostic(DECODE_CODES.UNEXPECTED_SHAPE, 'a tool call without a function', { excerpt: line, line: lineNumber });
+          r.diagnostic(DECODE_CODES.UNEXPECTED_SHAPE, 'a tool call without a function', {
+            excerpt: line,
+            line: lineNumber,
+          });
           continue;
         }
         const key = `t${calls++}`;
@@ -80,7 +86,10 @@ export const createOllamaDecoder: DecoderFactory = (options): StreamDecoder => {
 
   const framer = createLineFramer({
     maxLineLength: options.maxFrameBytes ?? 16 * 1024 * 1024,
-    onOverflow: (line, length) => r.diagnostic(DECODE_CODES.FRAME_TOO_LARGE, `a line of ${length}+ characters exceeded maxFrameBytes; dropped`, { line }),
+    onOverflow: (line, length) =>
+      r.diagnostic(DECODE_CODES.FRAME_TOO_LARGE, `a line of ${length}+ characters exceeded maxFrameBytes; dropped`, {
+        line,
+      }),
     onLine(line, lineNumber) {
       let json: unknown;
       try {
@@ -90,7 +99,10 @@ export const createOllamaDecoder: DecoderFactory = (options): StreamDecoder => {
         return;
       }
       if (!isObject(json)) {
-        r.diagnostic(DECODE_CODES.UNEXPECTED_SHAPE, 'a line that is not a JSON object', { excerpt: line, line: lineNumber });
+        r.diagnostic(DECODE_CODES.UNEXPECTED_SHAPE, 'a line that is not a JSON object', {
+          excerpt: line,
+          line: lineNumber,
+        });
         return;
       }
       onRecord(json, line, lineNumber);

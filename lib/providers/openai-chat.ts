@@ -68,7 +68,9 @@ function handleToolDeltas(r: ResponseEmitter, c: number, state: ChoiceState, cal
       slotName ??= `id:${id}`;
     } else slotName = state.latest; // a continuation without an index continues the latest call
     if (slotName === undefined) {
-      r.diagnostic(DECODE_CODES.UNEXPECTED_SHAPE, 'a tool-call delta without index or id before any tool call', { excerpt: JSON.stringify(call) });
+      r.diagnostic(DECODE_CODES.UNEXPECTED_SHAPE, 'a tool-call delta without index or id before any tool call', {
+        excerpt: JSON.stringify(call),
+      });
       continue;
     }
     let slot = state.slots.get(slotName);
@@ -97,7 +99,11 @@ export const createOpenAiChatDecoder: DecoderFactory = (options) =>
 
     function choice(i: number): ChoiceState {
       let s = choices.get(i);
-      if (!s) choices.set(i, (s = { text: `c${i}`, reasoning: `c${i}:r`, slots: new Map(), latest: undefined, seq: 0, stop: undefined }));
+      if (!s)
+        choices.set(
+          i,
+          (s = { text: `c${i}`, reasoning: `c${i}:r`, slots: new Map(), latest: undefined, seq: 0, stop: undefined }),
+        );
       return s;
     }
 
@@ -120,23 +126,35 @@ export const createOpenAiChatDecoder: DecoderFactory = (options) =>
       parse: createChatChunkParser(),
       onJson(json, frame) {
         if (r.finished) {
-          r.diagnostic(DECODE_CODES.AFTER_TERMINATOR, 'a chunk after [DONE] was ignored', { excerpt: frame.data, offset: frame.offset });
+          r.diagnostic(DECODE_CODES.AFTER_TERMINATOR, 'a chunk after [DONE] was ignored', {
+            excerpt: frame.data,
+            offset: frame.offset,
+          });
           return;
         }
         if (!isObject(json)) {
-          r.diagnostic(DECODE_CODES.UNEXPECTED_SHAPE, 'a chunk that is not a JSON object', { excerpt: frame.data, offset: frame.offset });
+          r.diagnostic(DECODE_CODES.UNEXPECTED_SHAPE, 'a chunk that is not a JSON object', {
+            excerpt: frame.data,
+            offset: frame.offset,
+          });
           return;
         }
         // Azure's first chunk has empty id/model: learn them from a later chunk.
-        if (!r.isStarted || r.responseId === undefined) r.started({ responseId: str(json.id) || undefined, model: str(json.model) || undefined });
+        if (!r.isStarted || r.responseId === undefined)
+          r.started({ responseId: str(json.id) || undefined, model: str(json.model) || undefined });
         if (json.error !== undefined && json.error !== null) {
-          const { error, limit } = classifyProviderError(readErrorObject(json.error, frame.event === 'error' ? 'stream_error' : undefined));
+          const { error, limit } = classifyProviderError(
+            readErrorObject(json.error, frame.event === 'error' ? 'stream_error' : undefined),
+          );
           r.error(error, limit);
         } else if (frame.event === 'error') {
           const { error, limit } = classifyProviderError({ type: 'stream_error', message: frame.data });
           r.error(error, limit);
         } else if (frame.event !== undefined && frame.event !== 'message') {
-          r.diagnostic(DECODE_CODES.UNKNOWN_EVENT, `unknown SSE event "${frame.event}"`, { excerpt: frame.data, offset: frame.offset });
+          r.diagnostic(DECODE_CODES.UNKNOWN_EVENT, `unknown SSE event "${frame.event}"`, {
+            excerpt: frame.data,
+            offset: frame.offset,
+          });
         }
         // OpenRouter may put choices and usage beside an error: surface both.
         if (Array.isArray(json.choices)) {
@@ -153,7 +171,8 @@ export const createOpenAiChatDecoder: DecoderFactory = (options) =>
                   if (!isObject(d)) continue;
                   const sig = str(d.signature);
                   if (sig) r.reasoningSignature(s.reasoning, sig);
-                  if (d.type === 'reasoning.encrypted' && typeof d.data === 'string') r.reasoningDone(`c${i}:enc`, { data: d.data, redacted: true });
+                  if (d.type === 'reasoning.encrypted' && typeof d.data === 'string')
+                    r.reasoningDone(`c${i}:enc`, { data: d.data, redacted: true });
                 }
               }
               const content = str(delta.content);
@@ -164,7 +183,8 @@ export const createOpenAiChatDecoder: DecoderFactory = (options) =>
               const refusal = str(delta.refusal);
               if (refusal) r.refusalDelta(s.text, refusal);
               if (Array.isArray(delta.tool_calls)) handleToolDeltas(r, i, s, delta.tool_calls);
-              if (isObject(delta.function_call)) handleToolDeltas(r, i, s, [{ index: 0, function: delta.function_call }]);
+              if (isObject(delta.function_call))
+                handleToolDeltas(r, i, s, [{ index: 0, function: delta.function_call }]);
             }
             const finish = str(ch.finish_reason);
             if (finish && s.stop === undefined) {
@@ -174,7 +194,11 @@ export const createOpenAiChatDecoder: DecoderFactory = (options) =>
             }
           }
         }
-        const usage = isObject(json.usage) ? json.usage : isObject(json.x_groq) && isObject(json.x_groq.usage) ? json.x_groq.usage : undefined;
+        const usage = isObject(json.usage)
+          ? json.usage
+          : isObject(json.x_groq) && isObject(json.x_groq.usage)
+            ? json.x_groq.usage
+            : undefined;
         if (usage) r.usage(chatUsage(usage));
       },
       onDone() {

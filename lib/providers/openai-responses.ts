@@ -51,7 +51,8 @@ const REPEATS = new Set([
   'response.custom_tool_call_input.done',
   'response.refusal.done',
 ]);
-const SERVER_ITEMS = /^(web_search|file_search|code_interpreter|image_generation|mcp|local_shell|shell|computer)_call$|^mcp_list_tools$/;
+const SERVER_ITEMS =
+  /^(web_search|file_search|code_interpreter|image_generation|mcp|local_shell|shell|computer)_call$|^mcp_list_tools$/;
 
 /** Decoder for `openai-responses`. */
 export const createOpenAiResponsesDecoder: DecoderFactory = (options) =>
@@ -97,9 +98,15 @@ export const createOpenAiResponsesDecoder: DecoderFactory = (options) =>
         r.finish('error', { stopReason: 'error', rawStopReason: 'failed' });
       } else if (type === 'response.incomplete') {
         const reason = isObject(resp.incomplete_details) ? str(resp.incomplete_details.reason) : undefined;
-        r.finish('completed', { stopReason: (reason ? INCOMPLETE[reason] : undefined) ?? 'other', rawStopReason: reason ?? 'incomplete' });
+        r.finish('completed', {
+          stopReason: (reason ? INCOMPLETE[reason] : undefined) ?? 'other',
+          rawStopReason: reason ?? 'incomplete',
+        });
       } else {
-        r.finish('completed', { stopReason: r.toolCallsCompleted > 0 ? 'tool_use' : 'end_turn', rawStopReason: str(resp.status) ?? 'completed' });
+        r.finish('completed', {
+          stopReason: r.toolCallsCompleted > 0 ? 'tool_use' : 'end_turn',
+          rawStopReason: str(resp.status) ?? 'completed',
+        });
       }
     }
 
@@ -110,11 +117,18 @@ export const createOpenAiResponsesDecoder: DecoderFactory = (options) =>
       const kind = str(item.type) ?? '';
       items.set(key, { kind });
       if (kind === 'function_call' || kind === 'custom_tool_call') {
-        r.toolStart(key, { id: str(item.call_id) ?? str(item.id), name: str(item.name), index: int(json.output_index) });
+        r.toolStart(key, {
+          id: str(item.call_id) ?? str(item.id),
+          name: str(item.name),
+          index: int(json.output_index),
+        });
       } else if (SERVER_ITEMS.test(kind)) {
         r.toolStart(key, { id: str(item.id), name: kind, index: int(json.output_index), executor: 'server' });
       } else if (kind !== 'message' && kind !== 'reasoning') {
-        r.diagnostic(DECODE_CODES.UNEXPECTED_SHAPE, `unknown output item type "${kind}"`, { excerpt: frame.data, offset: frame.offset });
+        r.diagnostic(DECODE_CODES.UNEXPECTED_SHAPE, `unknown output item type "${kind}"`, {
+          excerpt: frame.data,
+          offset: frame.offset,
+        });
       }
     }
 
@@ -128,11 +142,17 @@ export const createOpenAiResponsesDecoder: DecoderFactory = (options) =>
       } else if (kind === 'reasoning') {
         const encrypted = item ? str(item.encrypted_content) : undefined;
         const rk = reasoningKey(key);
-        if (encrypted !== undefined) r.reasoningDone(rk, r.hasReasoning(rk) ? { data: encrypted } : { data: encrypted, redacted: true });
+        if (encrypted !== undefined)
+          r.reasoningDone(rk, r.hasReasoning(rk) ? { data: encrypted } : { data: encrypted, redacted: true });
         else r.reasoningDone(rk);
       } else if (kind === 'function_call') {
         const args = item ? str(item.arguments) : undefined;
-        if (!r.hasTool(key) && item) r.toolStart(key, { id: str(item.call_id) ?? str(item.id), name: str(item.name), index: int(json.output_index) });
+        if (!r.hasTool(key) && item)
+          r.toolStart(key, {
+            id: str(item.call_id) ?? str(item.id),
+            name: str(item.name),
+            index: int(json.output_index),
+          });
         r.toolDone(key, args === undefined ? undefined : { argumentsText: args });
       } else if (kind === 'custom_tool_call') {
         const input = item ? str(item.input) : undefined;
@@ -161,7 +181,10 @@ export const createOpenAiResponsesDecoder: DecoderFactory = (options) =>
       },
       onJson(json, frame) {
         if (!isObject(json)) {
-          r.diagnostic(DECODE_CODES.UNEXPECTED_SHAPE, 'a frame that is not a JSON object', { excerpt: frame.data, offset: frame.offset });
+          r.diagnostic(DECODE_CODES.UNEXPECTED_SHAPE, 'a frame that is not a JSON object', {
+            excerpt: frame.data,
+            offset: frame.offset,
+          });
           return;
         }
         const type = str(json.type) ?? frame.event ?? '';
@@ -170,7 +193,10 @@ export const createOpenAiResponsesDecoder: DecoderFactory = (options) =>
           return;
         }
         if (r.finished) {
-          r.diagnostic(DECODE_CODES.AFTER_TERMINATOR, `"${type}" after the response ended was ignored`, { excerpt: frame.data, offset: frame.offset });
+          r.diagnostic(DECODE_CODES.AFTER_TERMINATOR, `"${type}" after the response ended was ignored`, {
+            excerpt: frame.data,
+            offset: frame.offset,
+          });
           return;
         }
         const key = keyOf(json);
@@ -196,7 +222,8 @@ export const createOpenAiResponsesDecoder: DecoderFactory = (options) =>
             return r.toolDelta(key, str(json.delta) ?? '');
           case 'response.reasoning_summary_part.added':
             // Summary parts are paragraphs of one reasoning: keep them apart.
-            if ((int(json.summary_index) ?? 0) > 0 && r.hasReasoning(reasoningKey(key))) r.reasoningDelta(reasoningKey(key), '\n\n');
+            if ((int(json.summary_index) ?? 0) > 0 && r.hasReasoning(reasoningKey(key)))
+              r.reasoningDelta(reasoningKey(key), '\n\n');
             return;
           case 'response.reasoning_summary_text.delta':
           case 'response.reasoning_text.delta':
@@ -214,12 +241,18 @@ export const createOpenAiResponsesDecoder: DecoderFactory = (options) =>
           }
           default:
             if (QUIET.test(type)) return;
-            r.diagnostic(DECODE_CODES.UNKNOWN_EVENT, `unknown Responses event "${type}"`, { excerpt: frame.data, offset: frame.offset });
+            r.diagnostic(DECODE_CODES.UNKNOWN_EVENT, `unknown Responses event "${type}"`, {
+              excerpt: frame.data,
+              offset: frame.offset,
+            });
         }
       },
       // OpenRouter's Responses dialect ends with [DONE] after response.completed.
       onDone(frame) {
-        if (!r.finished) r.diagnostic(DECODE_CODES.NO_TERMINATOR, '[DONE] arrived before the response ended', { offset: frame.offset });
+        if (!r.finished)
+          r.diagnostic(DECODE_CODES.NO_TERMINATOR, '[DONE] arrived before the response ended', {
+            offset: frame.offset,
+          });
       },
     };
   });

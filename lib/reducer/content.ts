@@ -6,7 +6,13 @@
  */
 import type { OutputEventOf, Usage } from '../events/index.js';
 import { USAGE_FIELDS } from '../events/usage-fields.js';
-import { MAX_ARGUMENTS_CHARS, MAX_LIVE_CHARS, type MessageState, type ProviderToolCallState, type ReasoningState } from './state.js';
+import {
+  MAX_ARGUMENTS_CHARS,
+  MAX_LIVE_CHARS,
+  type MessageState,
+  type ProviderToolCallState,
+  type ReasoningState,
+} from './state.js';
 import { deleteKey, getKey, putKey, type StateWriter } from './writer.js';
 
 const USAGE_KEYS = USAGE_FIELDS;
@@ -51,7 +57,10 @@ export function onResponseUsage(w: StateWriter, usage: Usage | undefined): void 
   w.s.usage = { ...w.s.usage, responses: addUsage(w.s.usage.responses, usage) };
 }
 
-export function onMessageFinal(w: StateWriter, e: OutputEventOf<'assistant.message.completed' | 'assistant.message.truncated'>): void {
+export function onMessageFinal(
+  w: StateWriter,
+  e: OutputEventOf<'assistant.message.completed' | 'assistant.message.truncated'>,
+): void {
   const p = e.payload;
   const m: MessageState = {
     messageId: p.messageId,
@@ -81,7 +90,8 @@ export function onProviderToolCall(w: StateWriter, e: OutputEventOf<'assistant.t
   const call: ProviderToolCallState = {
     toolCallId: p.toolCallId,
     name: p.name,
-    argumentsText: p.argumentsText.length > MAX_ARGUMENTS_CHARS ? p.argumentsText.slice(0, MAX_ARGUMENTS_CHARS) : p.argumentsText,
+    argumentsText:
+      p.argumentsText.length > MAX_ARGUMENTS_CHARS ? p.argumentsText.slice(0, MAX_ARGUMENTS_CHARS) : p.argumentsText,
   };
   if (p.argumentsText.length > MAX_ARGUMENTS_CHARS) call.argumentsTruncated = true;
   if (p.executor !== undefined) call.executor = p.executor;

@@ -23,7 +23,8 @@ export function onFilesChanged(w: StateWriter, e: OutputEventOf<'file.changed'>)
 
 export function onTest(w: StateWriter, e: OutputEventOf<'test.completed'>): void {
   const p = e.payload;
-  const test: { command?: string; ok: boolean; passed?: number; failed?: number; skipped?: number } = p.command === undefined ? { ok: p.ok } : { command: p.command, ok: p.ok };
+  const test: { command?: string; ok: boolean; passed?: number; failed?: number; skipped?: number } =
+    p.command === undefined ? { ok: p.ok } : { command: p.command, ok: p.ok };
   if (p.passed !== undefined) test.passed = p.passed;
   if (p.failed !== undefined) test.failed = p.failed;
   if (p.skipped !== undefined) test.skipped = p.skipped;

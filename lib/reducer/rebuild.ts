@@ -81,6 +81,7 @@ function settleWith(w: StateWriter): void {
   }
   if (s.run.outcome === 'running') w.s.run = { outcome: 'interrupted', source: 'rebuild' };
   if (s.approvalOrder.some((id) => getKey(s.approvals, id)?.status === 'requested')) forceCloseApprovals(w, undefined);
-  if (s.toolOrder.some((id) => !isToolSettled(getKey(s.tools, id)?.status ?? 'completed'))) closeOpenTools(w, undefined);
+  if (s.toolOrder.some((id) => !isToolSettled(getKey(s.tools, id)?.status ?? 'completed')))
+    closeOpenTools(w, undefined);
   w.s.live = { messages: {}, reasoning: {}, toolProgress: {} };
 }

@@ -5,10 +5,32 @@
  */
 import type { OutputEvent } from '../events/index.js';
 import { EVENT_REGISTRY } from '../events/registry.js';
-import { appendLive, onDiagnostic, onMessageFinal, onPlan, onPlanStep, onProviderToolCall, onReasoning, onResponseUsage, onToolProgress, onUsageReported } from './content.js';
+import {
+  appendLive,
+  onDiagnostic,
+  onMessageFinal,
+  onPlan,
+  onPlanStep,
+  onProviderToolCall,
+  onReasoning,
+  onResponseUsage,
+  onToolProgress,
+  onUsageReported,
+} from './content.js';
 import { onFilesChanged, onFinding, onTest } from './evidence.js';
 import { retireSettled } from './retire.js';
-import { activateTasks, onAgentHandoff, onAgentIdentified, onResponseCompleted, onResponseStarted, onSessionEnded, onSessionStarted, onTaskStarted, onTaskTerminal, partialTasks } from './run.js';
+import {
+  activateTasks,
+  onAgentHandoff,
+  onAgentIdentified,
+  onResponseCompleted,
+  onResponseStarted,
+  onSessionEnded,
+  onSessionStarted,
+  onTaskStarted,
+  onTaskTerminal,
+  partialTasks,
+} from './run.js';
 import type { ReducerState } from './state.js';
 import { onApprovalRequested, onApprovalSettled, onToolStarted, onToolTerminal } from './tools.js';
 import { StateWriter } from './writer.js';

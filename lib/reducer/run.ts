@@ -30,7 +30,17 @@ export function onSessionStarted(w: StateWriter, e: OutputEventOf<'session.start
   }
   const p = e.payload;
   const session = { ...w.s.session, origin: p.origin, startedAt: e.timestamp };
-  copyDefined(session, p, ['cwd', 'provider', 'model', 'agent', 'format', 'promptDigest', 'version', 'parentSessionId', 'parentToolCallId']);
+  copyDefined(session, p, [
+    'cwd',
+    'provider',
+    'model',
+    'agent',
+    'format',
+    'promptDigest',
+    'version',
+    'parentSessionId',
+    'parentToolCallId',
+  ]);
   w.s.session = session;
 }
 
@@ -83,11 +93,19 @@ export function onSessionEnded(w: StateWriter, e: OutputEventOf<'session.ended'>
   const run = w.s.run;
   if (run.source === 'task' && run.outcome !== 'running') {
     if (run.outcome !== p.outcome) {
-      w.anomaly({ kind: 'outcome-conflict', seq: e.seq, type: e.type, detail: `task said ${run.outcome}, session said ${p.outcome}` });
+      w.anomaly({
+        kind: 'outcome-conflict',
+        seq: e.seq,
+        type: e.type,
+        detail: `task said ${run.outcome}, session said ${p.outcome}`,
+      });
     }
     return;
   }
-  w.s.run = p.reason === undefined ? { outcome: p.outcome, source: 'session' } : { outcome: p.outcome, source: 'session', reason: p.reason };
+  w.s.run =
+    p.reason === undefined
+      ? { outcome: p.outcome, source: 'session' }
+      : { outcome: p.outcome, source: 'session', reason: p.reason };
 }
 
 export function onTaskStarted(w: StateWriter, e: OutputEventOf<'task.started'>): void {
@@ -152,7 +170,13 @@ export function onTaskTerminal(w: StateWriter, e: TaskTerminal): void {
 }
 
 /** The task settled; an owned state's task is edited in place (same keys, same order as the copy). */
-function closeTask(w: StateWriter, task: TaskState, status: TaskState['status'], at: string, extra: Partial<TaskState>): TaskState {
+function closeTask(
+  w: StateWriter,
+  task: TaskState,
+  status: TaskState['status'],
+  at: string,
+  extra: Partial<TaskState>,
+): TaskState {
   const startedAt = task.startedAt;
   const closed: TaskState = w.owned ? Object.assign(task, extra) : { ...task, ...extra };
   closed.status = status;
@@ -196,7 +220,10 @@ export function partialTasks(w: StateWriter): void {
 export function onResponseStarted(w: StateWriter, e: OutputEventOf<'model.response.started'>): void {
   w.s.responses = { ...w.s.responses, started: w.s.responses.started + 1 };
   const p = e.payload;
-  if ((p.provider !== undefined && w.s.session.provider === undefined) || (p.model !== undefined && w.s.session.model === undefined)) {
+  if (
+    (p.provider !== undefined && w.s.session.provider === undefined) ||
+    (p.model !== undefined && w.s.session.model === undefined)
+  ) {
     const session = { ...w.s.session };
     if (p.provider !== undefined) session.provider ??= p.provider;
     if (p.model !== undefined) session.model ??= p.model;
@@ -216,7 +243,8 @@ export function onResponseCompleted(w: StateWriter, e: OutputEventOf<'model.resp
   };
   if (p.outcome === 'truncated') partialTasks(w);
   if (w.s.run.source !== 'none' && w.s.run.source !== 'response') return;
-  const outcome: RunOutcome = p.outcome === 'completed' ? 'completed' : p.outcome === 'truncated' ? 'partial' : 'failed';
+  const outcome: RunOutcome =
+    p.outcome === 'completed' ? 'completed' : p.outcome === 'truncated' ? 'partial' : 'failed';
   const run: typeof w.s.run = { outcome, source: 'response' };
   if (p.outcome === 'completed') run.reason = 'completed';
   if (p.outcome === 'error') run.reason = 'provider';

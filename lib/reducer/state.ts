@@ -11,7 +11,16 @@
  * them (tests, findings, files, the submitted result) hold what a summary needs. The detail
  * of every item stays in the events (the store), where `replay` reads it.
  */
-import type { ApprovalOutcome, ContentRef, ErrorCategory, ErrorInfo, RunOutcome, StopReason, TerminationReason, Usage } from '../events/index.js';
+import type {
+  ApprovalOutcome,
+  ContentRef,
+  ErrorCategory,
+  ErrorInfo,
+  RunOutcome,
+  StopReason,
+  TerminationReason,
+  Usage,
+} from '../events/index.js';
 
 /** Version of this state shape; bump on a breaking change so stored snapshots can be refused. */
 export const STATE_VERSION = 2 as const;
@@ -36,7 +45,11 @@ export type ApprovalStatus = 'requested' | 'settled';
  * (with exactOptionalPropertyTypes an optional field is left out, never set to undefined; the
  * order is the order the fields appear in printed JSON).
  */
-export function copyDefined<S extends object, K extends keyof S>(target: { [P in K]?: S[P] }, source: S, keys: readonly K[]): void {
+export function copyDefined<S extends object, K extends keyof S>(
+  target: { [P in K]?: S[P] },
+  source: S,
+  keys: readonly K[],
+): void {
   for (const key of keys) {
     const value = source[key];
     if (value !== undefined) target[key] = value;
@@ -225,7 +238,15 @@ export interface UsageState {
 
 /** Something the reducer saw that breaks a state machine; kept, never thrown. */
 export interface Anomaly {
-  kind: 'second-terminal' | 'terminal-without-start' | 'duplicate-start' | 'start-after-terminal' | 'settle-without-request' | 'outcome-conflict' | 'open-at-session-end' | 'foreign-session';
+  kind:
+    | 'second-terminal'
+    | 'terminal-without-start'
+    | 'duplicate-start'
+    | 'start-after-terminal'
+    | 'settle-without-request'
+    | 'outcome-conflict'
+    | 'open-at-session-end'
+    | 'foreign-session';
   seq: number;
   type: string;
   id?: string;
@@ -257,7 +278,18 @@ export interface RetiredState {
 }
 
 /** Lists that keep only their latest {@link KEEP_RECENT} entries, and whose total is counted. */
-export type RecentListKey = 'userMessages' | 'messages' | 'reasoning' | 'providerToolCalls' | 'tests' | 'findings' | 'results' | 'checkpoints' | 'compactions' | 'limits' | 'errors';
+export type RecentListKey =
+  | 'userMessages'
+  | 'messages'
+  | 'reasoning'
+  | 'providerToolCalls'
+  | 'tests'
+  | 'findings'
+  | 'results'
+  | 'checkpoints'
+  | 'compactions'
+  | 'limits'
+  | 'errors';
 
 /** Test runs over the whole session: how many, whether all passed, and the summed counts. */
 export interface TestTotals {

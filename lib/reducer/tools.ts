@@ -150,7 +150,12 @@ export function onApprovalRequested(w: StateWriter, e: OutputEventOf<'user.appro
     w.anomaly({ kind: 'duplicate-start', seq: e.seq, type: e.type, id: p.approvalId });
     return;
   }
-  const approval: ApprovalState = { approvalId: p.approvalId, status: 'requested', action: p.action, requestedAt: e.timestamp };
+  const approval: ApprovalState = {
+    approvalId: p.approvalId,
+    status: 'requested',
+    action: p.action,
+    requestedAt: e.timestamp,
+  };
   if (p.toolCallId !== undefined) approval.toolCallId = p.toolCallId;
   if (p.toolName !== undefined) approval.toolName = p.toolName;
   // The parent is the most recently started open task (approvals carry no task id of their own).
@@ -164,7 +169,13 @@ export function onApprovalSettled(w: StateWriter, e: OutputEventOf<'user.approva
   const p = e.payload;
   const existing = getKey(w.s.approvals, p.approvalId);
   if (existing?.status === 'settled') {
-    w.anomaly({ kind: 'second-terminal', seq: e.seq, type: e.type, id: p.approvalId, detail: `kept ${existing.outcome}` });
+    w.anomaly({
+      kind: 'second-terminal',
+      seq: e.seq,
+      type: e.type,
+      id: p.approvalId,
+      detail: `kept ${existing.outcome}`,
+    });
     return;
   }
   let approval: ApprovalState;

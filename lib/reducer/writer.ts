@@ -31,7 +31,8 @@ type LiveKey = 'messages' | 'reasoning' | 'toolProgress';
 
 /** Set an own property, including the key `__proto__` (ids are untrusted strings). */
 export function putKey<V>(record: Record<string, V>, key: string, value: V): void {
-  if (key === '__proto__') Object.defineProperty(record, key, { value, enumerable: true, writable: true, configurable: true });
+  if (key === '__proto__')
+    Object.defineProperty(record, key, { value, enumerable: true, writable: true, configurable: true });
   else record[key] = value;
 }
 

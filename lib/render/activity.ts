@@ -39,9 +39,15 @@ export function activityText(view: StateView, input: ActivityInput): string {
  * The whole line: `⠹ waiting for the model (12s · esc to interrupt)`. Elapsed time is whole
  * seconds below a minute, so the line changes once a second rather than on every frame.
  */
-export function activityLine(text: string, elapsedMs: number | undefined, spinner: string, interruptHint: string): string {
+export function activityLine(
+  text: string,
+  elapsedMs: number | undefined,
+  spinner: string,
+  interruptHint: string,
+): string {
   const parts: string[] = [];
-  if (elapsedMs !== undefined) parts.push(elapsedMs < 60_000 ? `${Math.floor(Math.max(0, elapsedMs) / 1000)}s` : formatDuration(elapsedMs));
+  if (elapsedMs !== undefined)
+    parts.push(elapsedMs < 60_000 ? `${Math.floor(Math.max(0, elapsedMs) / 1000)}s` : formatDuration(elapsedMs));
   if (interruptHint !== '') parts.push(interruptHint);
   return `${spinner} ${text}${parts.length > 0 ? ` (${parts.join(' · ')})` : ''}`;
 }

@@ -16,7 +16,14 @@ import { terminalUnsafePattern } from '../scrub/terminal-unsafe.js';
 //   the end of the input (a truncated stream must not leave half a title-setting sequence);
 // - CSI: ESC [ parameters intermediates final;
 // - any other two-character escape (ESC c, ESC 7, ESC =, ...).
-const ESC_SEQUENCE = new RegExp(['\\u001b[\\]PX^_][\\s\\S]*?(?:\\u0007|\\u001b\\\\|\\u009c|$)', '\\u001b\\[[0-?]*[ -/]*[@-~]?', '\\u001b[ -/]*[0-~]?'].join('|'), 'g');
+const ESC_SEQUENCE = new RegExp(
+  [
+    '\\u001b[\\]PX^_][\\s\\S]*?(?:\\u0007|\\u001b\\\\|\\u009c|$)',
+    '\\u001b\\[[0-?]*[ -/]*[@-~]?',
+    '\\u001b[ -/]*[0-~]?',
+  ].join('|'),
+  'g',
+);
 // 8-bit C1 forms of the same: CSI (0x9b) and OSC/DCS/... (0x90, 0x98, 0x9d, 0x9e, 0x9f).
 const C1_SEQUENCE = /\u009b[0-?]*[ -/]*[@-~]?|[\u0090\u0098\u009d\u009e\u009f][\s\S]*?(?:\u0007|\u009c|$)/g;
 // The unsafe class (C0 except \t and \n, DEL, the remaining C1 range, bidi controls and marks,

@@ -63,11 +63,25 @@ export function toolHeaderLine(tool: ToolView): FactLine {
   const parts: string[] = [look.word];
   if (tool.status !== 'running' && tool.durationMs !== undefined) parts.push(formatDuration(tool.durationMs));
   const detail = tool.status === 'running' ? undefined : toolDetail(tool);
-  return { status: tool.status, label: `${look.glyph} ${toolHeader(tool)}`, text: detail ? `${parts.join(' ')} - ${detail}` : parts.join(' ') };
+  return {
+    status: tool.status,
+    label: `${look.glyph} ${toolHeader(tool)}`,
+    text: detail ? `${parts.join(' ')} - ${detail}` : parts.join(' '),
+  };
 }
 
 /** Tools whose output is not worth a preview: file contents, edits (their diff is shown), plans, results, answers. */
-const NO_PREVIEW = new Set(['read_file', 'edit', 'edit_file', 'write_file', 'insert_text', 'apply_patch', 'update_plan', 'submit_result', 'ask_user']);
+const NO_PREVIEW = new Set([
+  'read_file',
+  'edit',
+  'edit_file',
+  'write_file',
+  'insert_text',
+  'apply_patch',
+  'update_plan',
+  'submit_result',
+  'ask_user',
+]);
 /** A preview shows every line up to this many, else the first {@link PREVIEW_HEAD} and last {@link PREVIEW_TAIL}. */
 const PREVIEW_WHOLE = 6;
 const PREVIEW_HEAD = 3;
@@ -90,7 +104,12 @@ export function outputPreview(tool: Pick<ToolView, 'name' | 'output'>, whole = f
   };
   let shown: string[];
   if (whole || lines.length <= PREVIEW_WHOLE) shown = lines.map(cut);
-  else shown = [...lines.slice(0, PREVIEW_HEAD).map(cut), `… +${lines.length - PREVIEW_HEAD - PREVIEW_TAIL} lines`, ...lines.slice(-PREVIEW_TAIL).map(cut)];
+  else
+    shown = [
+      ...lines.slice(0, PREVIEW_HEAD).map(cut),
+      `… +${lines.length - PREVIEW_HEAD - PREVIEW_TAIL} lines`,
+      ...lines.slice(-PREVIEW_TAIL).map(cut),
+    ];
   return shown.map((text, i) => ({ text: `${i === 0 ? '  ⎿ ' : '    '}${text}` }));
 }
 
@@ -128,8 +147,13 @@ const APPROVAL_LOOK: Record<string, { status: DisplayStatus; label: string }> = 
 export const APPROVAL_PENDING_LABEL = '? approval';
 
 /** One approval request as a line (also what the TTY's live prompt shows). */
-export function approvalRequestText(approval: { toolName?: string; toolCallId?: string; action: string; options: readonly string[] }, ids = true): string {
-  const who = approval.toolName ? `${approval.toolName}${approval.toolCallId && ids ? ` [${approval.toolCallId}]` : ''} wants to ` : '';
+export function approvalRequestText(
+  approval: { toolName?: string; toolCallId?: string; action: string; options: readonly string[] },
+  ids = true,
+): string {
+  const who = approval.toolName
+    ? `${approval.toolName}${approval.toolCallId && ids ? ` [${approval.toolCallId}]` : ''} wants to `
+    : '';
   const options = approval.options.length > 0 ? ` (${approval.options.join(' / ')})` : '';
   return `${who}${approval.action}${options}`;
 }
@@ -150,17 +174,38 @@ export function factLines(fact: Fact, ids = true): FactLine[] {
     case 'tool.call':
       return [{ label: 'call', text: `${fact.name} [${fact.toolCallId}] ${fact.argumentsText}` }];
     case 'anomaly':
-      return [{ status: 'partial', label: '△ anomaly', text: `[${fact.toolCallId}] second terminal ${STATUS_LOOK[fact.ignored].word} ignored; kept ${STATUS_LOOK[fact.kept].word}` }];
+      return [
+        {
+          status: 'partial',
+          label: '△ anomaly',
+          text: `[${fact.toolCallId}] second terminal ${STATUS_LOOK[fact.ignored].word} ignored; kept ${STATUS_LOOK[fact.kept].word}`,
+        },
+      ];
     case 'message': {
       const lines: FactLine[] = fact.text === '' ? [] : fact.text.split('\n').map((text) => ({ text }));
       if (fact.refusal) lines.push(statusLine('denied', `refusal: ${fact.refusal.replace(/\s+/g, ' ')}`));
-      if (fact.truncated) lines.push(statusLine('partial', ids ? `message ${fact.messageId} truncated (${fact.truncated})` : `the answer was cut short (${fact.truncated})`));
+      if (fact.truncated)
+        lines.push(
+          statusLine(
+            'partial',
+            ids
+              ? `message ${fact.messageId} truncated (${fact.truncated})`
+              : `the answer was cut short (${fact.truncated})`,
+          ),
+        );
       return lines;
     }
     case 'reasoning':
       return fact.text.split('\n').map((text, i) => (i === 0 ? { label: 'thinking:', text } : { text: `  ${text}` }));
     case 'approval.requested': {
-      if (ids) return [{ status: 'running', label: APPROVAL_PENDING_LABEL, text: `${fact.approval.approvalId}: ${approvalRequestText(fact.approval)}` }];
+      if (ids)
+        return [
+          {
+            status: 'running',
+            label: APPROVAL_PENDING_LABEL,
+            text: `${fact.approval.approvalId}: ${approvalRequestText(fact.approval)}`,
+          },
+        ];
       const options = fact.approval.options.length > 0 ? ` (${fact.approval.options.join(' / ')})` : '';
       return [{ status: 'running', label: '?', text: `${approvalQuestion(fact.approval)}${options}` }];
     }
@@ -180,13 +225,28 @@ export function factLines(fact: Fact, ids = true): FactLine[] {
       return [statusLine(fact.status, fact.detail ? `${parts.join(' ')} - ${fact.detail}` : parts.join(' '))];
     }
     case 'error':
-      return [{ status: fact.status, label: `✗ ${fact.label}`, text: `${fact.category}${fact.code ? ` ${fact.code}` : ''}: ${fact.message}${fact.action ? ` - ${fact.action}` : ''}` }];
+      return [
+        {
+          status: fact.status,
+          label: `✗ ${fact.label}`,
+          text: `${fact.category}${fact.code ? ` ${fact.code}` : ''}: ${fact.message}${fact.action ? ` - ${fact.action}` : ''}`,
+        },
+      ];
     case 'diagnostic':
-      return [{ status: 'partial', label: '△ warning', text: `${fact.code}: ${fact.message}${fact.action ? ` - ${fact.action}` : ''}${fact.where ? ` (${fact.where})` : ''}` }];
+      return [
+        {
+          status: 'partial',
+          label: '△ warning',
+          text: `${fact.code}: ${fact.message}${fact.action ? ` - ${fact.action}` : ''}${fact.where ? ` (${fact.where})` : ''}`,
+        },
+      ];
     case 'plan': {
       // A checklist, one step a line, so it reads the same in a terminal and in a log.
       const box = { completed: '[x]', in_progress: '[~]', pending: '[ ]' } as const;
-      return [{ label: 'plan:', text: fact.explanation ?? '' }, ...fact.steps.map((s) => ({ text: `  ${box[s.status]} ${s.title}` }))];
+      return [
+        { label: 'plan:', text: fact.explanation ?? '' },
+        ...fact.steps.map((s) => ({ text: `  ${box[s.status]} ${s.title}` })),
+      ];
     }
     case 'files': {
       const list = fact.changes.map((c) => `${c.kind} ${c.path}${c.diff ? ` (${diffStat(c.diff)})` : ''}`).join(', ');
@@ -199,7 +259,11 @@ export function factLines(fact: Fact, ids = true): FactLine[] {
       return lines;
     }
     case 'note':
-      return [fact.status ? { status: fact.status, label: `${STATUS_LOOK[fact.status].glyph} ${fact.label}`, text: fact.text } : { label: `${fact.label}:`, text: fact.text }];
+      return [
+        fact.status
+          ? { status: fact.status, label: `${STATUS_LOOK[fact.status].glyph} ${fact.label}`, text: fact.text }
+          : { label: `${fact.label}:`, text: fact.text },
+      ];
   }
 }
 
@@ -209,7 +273,10 @@ export function factLines(fact: Fact, ids = true): FactLine[] {
  */
 function turnLine(fact: Extract<Fact, { kind: 'task' }>): FactLine {
   const look = STATUS_LOOK[fact.status];
-  const stoppedBy = fact.status === 'cancelled' && fact.reason === 'aborted' ? /^stopped with (.+)$/.exec(fact.detail ?? '')?.[1] : undefined;
+  const stoppedBy =
+    fact.status === 'cancelled' && fact.reason === 'aborted'
+      ? /^stopped with (.+)$/.exec(fact.detail ?? '')?.[1]
+      : undefined;
   if (stoppedBy !== undefined) return { status: 'cancelled', label: look.glyph, text: `stopped (${stoppedBy})` };
   const parts: string[] = [look.word];
   if (fact.reason && fact.reason !== 'completed') parts.push(`(${fact.reason})`);
@@ -229,14 +296,29 @@ export function summaryLines(run: RunView): FactLine[] {
   if (run.reason && run.reason !== run.outcome) head.push(`reason ${run.reason}`);
   if (run.durationMs !== undefined) head.push(formatDuration(run.durationMs));
   const lines: FactLine[] = [statusLine(outcomeStatus(run.outcome), head.join(' · '))];
-  if (run.error) lines.push({ label: 'error:', text: `${run.error.category}: ${run.error.message}${run.error.action ? ` - ${run.error.action}` : ''}` });
+  if (run.error)
+    lines.push({
+      label: 'error:',
+      text: `${run.error.category}: ${run.error.message}${run.error.action ? ` - ${run.error.action}` : ''}`,
+    });
   const t = run.tools;
-  const counts = (['completed', 'failed', 'denied', 'cancelled', 'interrupted'] as const).filter((s) => t[s] > 0).map((s) => `${t[s]} ${statusLabel(s)}`);
+  const counts = (['completed', 'failed', 'denied', 'cancelled', 'interrupted'] as const)
+    .filter((s) => t[s] > 0)
+    .map((s) => `${t[s]} ${statusLabel(s)}`);
   lines.push({ label: 'tools:', text: counts.length > 0 ? counts.join(', ') : 'none' });
-  if (run.agents !== undefined && run.agents.length > 1) lines.push({ label: 'agents:', text: `${run.agents.join(' -> ')} (finished by ${run.agents[run.agents.length - 1]})` });
+  if (run.agents !== undefined && run.agents.length > 1)
+    lines.push({
+      label: 'agents:',
+      text: `${run.agents.join(' -> ')} (finished by ${run.agents[run.agents.length - 1]})`,
+    });
   if (run.filesChanged.length > 0) lines.push({ label: 'files changed:', text: run.filesChanged.join(', ') });
   const u = run.usage;
-  const usage = [u.inputTokens !== undefined ? `${u.inputTokens} in` : '', u.outputTokens !== undefined ? `${u.outputTokens} out` : ''].filter(Boolean).join(', ');
+  const usage = [
+    u.inputTokens !== undefined ? `${u.inputTokens} in` : '',
+    u.outputTokens !== undefined ? `${u.outputTokens} out` : '',
+  ]
+    .filter(Boolean)
+    .join(', ');
   const cost = run.costUsd !== undefined ? ` · $${run.costUsd.toFixed(4)}` : '';
   lines.push({ label: 'usage:', text: `${usage === '' ? 'unknown' : `${usage} tokens`}${cost}` });
   return lines;

@@ -9,7 +9,14 @@ import { definedOnly } from '../defined-only.js';
 export * from './types.js';
 export type { StateView, ToolView, RunView, ToolCounts, ApprovalView } from './view.js';
 export { projectEvent, projectFinish, isVisible, type Fact, type Live, type Projection } from './projection.js';
-export { projectSummary, jsonSummary, setupFailureSummary, type SummaryView, type JsonSummary, type SetupFailure } from './summary.js';
+export {
+  projectSummary,
+  jsonSummary,
+  setupFailureSummary,
+  type SummaryView,
+  type JsonSummary,
+  type SetupFailure,
+} from './summary.js';
 export { writeSetupFailure } from './jsonl.js';
 export { viewOf, toolDisplayStatus } from './state-view.js';
 export { displayText, oneLine } from './display-text.js';

@@ -19,7 +19,9 @@ export interface LinearRendererOptions<S> {
 
 /** The verify line shared with the TTY summary. */
 export function verifyLine(verify: { ok: boolean; command: string }): FactLine {
-  return verify.ok ? { status: 'completed', label: '✓ verify', text: `passed: ${verify.command}` } : { status: 'failed', label: '✗ verify', text: `failed: ${verify.command}` };
+  return verify.ok
+    ? { status: 'completed', label: '✓ verify', text: `passed: ${verify.command}` }
+    : { status: 'failed', label: '✗ verify', text: `failed: ${verify.command}` };
 }
 
 /** How {@link partialLines} shows a message: which streamed here, how its text becomes lines, and with ids or not. */
@@ -37,13 +39,23 @@ export interface PartialOptions {
  * answer of a turn that was stopped or failed. At the end of a run (`atEnd`) an answer still
  * open is marked partial; when a turn ends, the line saying how follows it instead.
  */
-export function partialLines(view: StateView, done: Set<string>, atEnd: boolean, options: PartialOptions = {}): FactLine[] {
+export function partialLines(
+  view: StateView,
+  done: Set<string>,
+  atEnd: boolean,
+  options: PartialOptions = {},
+): FactLine[] {
   const out: FactLine[] = [];
   for (const m of view.liveMessages()) {
     if (m.text === '' || done.has(m.messageId) || (options.shown && !options.shown(m.messageId))) continue;
     done.add(m.messageId);
     out.push(...(options.lines ? options.lines(m.text) : m.text.split('\n').map((text) => ({ text }))));
-    if (atEnd) out.push({ status: 'partial', label: '◐ partial', text: options.ids ? `message ${m.messageId} did not complete` : 'the answer did not complete' });
+    if (atEnd)
+      out.push({
+        status: 'partial',
+        label: '◐ partial',
+        text: options.ids ? `message ${m.messageId} did not complete` : 'the answer did not complete',
+      });
   }
   return out;
 }
@@ -71,7 +83,8 @@ export function createLinearRenderer<S>(options: LinearRendererOptions<S>): Rend
       const projected = projectEvent(event, view, { verbosity });
       // Only a line printed as interrupted can repeat one projectFinish would print; keeping
       // just those keeps the set as small as the run's interrupted tools.
-      if (projected.fact?.kind === 'tool.finished' && projected.fact.tool.status === 'interrupted') printed.add(projected.fact.tool.toolCallId);
+      if (projected.fact?.kind === 'tool.finished' && projected.fact.tool.status === 'interrupted')
+        printed.add(projected.fact.tool.toolCallId);
       // A turn that ends (stopped, failed) with an answer half streamed: its text first, then how it ended.
       if (projected.fact?.kind === 'task' && ids === false) write(partialLines(view, partials, false));
       if (projected.fact) write(factLines(projected.fact, ids));

@@ -34,8 +34,24 @@ export type Fact =
   | { kind: 'reasoning'; text: string }
   | { kind: 'approval.requested'; approval: ApprovalView }
   | { kind: 'approval.settled'; approvalId: string; outcome: string; reason?: string }
-  | { kind: 'task'; status: DisplayStatus; taskId: string; reason?: string; detail?: string; durationMs?: number; steps?: number }
-  | { kind: 'error'; status: DisplayStatus; label: string; category: string; code?: string; message: string; action?: string }
+  | {
+      kind: 'task';
+      status: DisplayStatus;
+      taskId: string;
+      reason?: string;
+      detail?: string;
+      durationMs?: number;
+      steps?: number;
+    }
+  | {
+      kind: 'error';
+      status: DisplayStatus;
+      label: string;
+      category: string;
+      code?: string;
+      message: string;
+      action?: string;
+    }
   | { kind: 'diagnostic'; code: string; message: string; action?: string; where?: string }
   | { kind: 'note'; status?: DisplayStatus; label: string; text: string }
   | { kind: 'files'; changes: { path: string; kind: string; diff?: FileDiff }[] }
@@ -69,7 +85,12 @@ export function isVisible(event: OutputEvent, verbosity: Visibility): boolean {
 const TOOL_TERMINAL = new Set(['tool.completed', 'tool.failed', 'tool.denied', 'tool.cancelled']);
 
 /** The tool as state has it; a placeholder only if the reducer has not seen it (never expected). */
-function toolOf(view: StateView, toolCallId: string, fallbackName: string | undefined, status: DisplayStatus): ToolView {
+function toolOf(
+  view: StateView,
+  toolCallId: string,
+  fallbackName: string | undefined,
+  status: DisplayStatus,
+): ToolView {
   return view.tool(toolCallId) ?? { toolCallId: oneLine(toolCallId), name: oneLine(fallbackName ?? 'tool'), status };
 }
 
@@ -86,15 +107,28 @@ export function projectEvent(event: OutputEvent, view: StateView, options: Proje
   const shown = isVisible(event, v);
   switch (event.type) {
     case 'assistant.message.delta':
-      return shown ? { live: { kind: 'text', messageId: event.payload.messageId, delta: displayText(event.payload.delta) } } : {};
+      return shown
+        ? { live: { kind: 'text', messageId: event.payload.messageId, delta: displayText(event.payload.delta) } }
+        : {};
     case 'assistant.reasoning.delta': {
       if (v === 'machine') return {};
       const folded = !shown || (v === 'normal' && !options.showReasoning);
-      return { live: { kind: 'reasoning', reasoningId: event.payload.reasoningId, delta: folded ? '' : displayText(event.payload.delta), folded } };
+      return {
+        live: {
+          kind: 'reasoning',
+          reasoningId: event.payload.reasoningId,
+          delta: folded ? '' : displayText(event.payload.delta),
+          folded,
+        },
+      };
     }
     case 'tool.progress': {
       const p = event.payload;
-      return shown ? { live: { kind: 'tool.progress', toolCallId: p.toolCallId, line: lastLine(p.message ?? p.outputDelta ?? '') } } : {};
+      return shown
+        ? {
+            live: { kind: 'tool.progress', toolCallId: p.toolCallId, line: lastLine(p.message ?? p.outputDelta ?? '') },
+          }
+        : {};
     }
     case 'task.progress':
       return shown ? { live: { kind: 'task.progress', line: oneLine(event.payload.message) } } : {};
@@ -121,7 +155,9 @@ export function projectEvent(event: OutputEvent, view: StateView, options: Proje
   }
   if (!shown || v === 'machine') return {};
   if (event.type === 'tool.started') {
-    return { fact: { kind: 'tool.started', tool: toolOf(view, event.payload.toolCallId, event.payload.name, 'running') } };
+    return {
+      fact: { kind: 'tool.started', tool: toolOf(view, event.payload.toolCallId, event.payload.name, 'running') },
+    };
   }
   if (TOOL_TERMINAL.has(event.type)) {
     const p = event.payload as { toolCallId: string; name?: string };
@@ -130,7 +166,9 @@ export function projectEvent(event: OutputEvent, view: StateView, options: Proje
     // First terminal wins (DESIGN §3): a later terminal is an anomaly, shown as such in
     // verbose/debug and never as a second final line.
     if (tool.status !== arriving) {
-      return v === 'normal' ? {} : { fact: { kind: 'anomaly', toolCallId: tool.toolCallId, ignored: arriving, kept: tool.status } };
+      return v === 'normal'
+        ? {}
+        : { fact: { kind: 'anomaly', toolCallId: tool.toolCallId, ignored: arriving, kept: tool.status } };
     }
     return { fact: { kind: 'tool.finished', tool } };
   }
@@ -144,19 +182,39 @@ function factOf(event: OutputEvent, view: StateView): Fact | undefined {
       // Images show as a placeholder line each (name, dimensions, type): their bytes are in the content store.
       return {
         kind: 'user',
-        text: [foldAttachments(displayText(event.payload.text)), ...(event.payload.images ?? []).map((i) => displayText(imagePlaceholder(i)))].join('\n'),
+        text: [
+          foldAttachments(displayText(event.payload.text)),
+          ...(event.payload.images ?? []).map((i) => displayText(imagePlaceholder(i))),
+        ].join('\n'),
       };
     case 'assistant.message.completed': {
       const p = event.payload;
-      return definedOnly({ kind: 'message', messageId: oneLine(p.messageId), text: displayText(p.text), refusal: p.refusal !== undefined ? displayText(p.refusal) : undefined });
+      return definedOnly({
+        kind: 'message',
+        messageId: oneLine(p.messageId),
+        text: displayText(p.text),
+        refusal: p.refusal !== undefined ? displayText(p.refusal) : undefined,
+      });
     }
     case 'assistant.message.truncated':
-      return { kind: 'message', messageId: oneLine(event.payload.messageId), text: displayText(event.payload.text), truncated: event.payload.reason };
+      return {
+        kind: 'message',
+        messageId: oneLine(event.payload.messageId),
+        text: displayText(event.payload.text),
+        truncated: event.payload.reason,
+      };
     case 'assistant.reasoning.completed':
-      return event.payload.text === undefined ? { kind: 'note', label: 'thinking', text: '(reasoning not shown by the provider)' } : { kind: 'reasoning', text: displayText(event.payload.text) };
+      return event.payload.text === undefined
+        ? { kind: 'note', label: 'thinking', text: '(reasoning not shown by the provider)' }
+        : { kind: 'reasoning', text: displayText(event.payload.text) };
     case 'assistant.tool_call.completed': {
       const p = event.payload;
-      return { kind: 'tool.call', toolCallId: oneLine(p.toolCallId), name: oneLine(p.name), argumentsText: oneLine(p.argumentsText) };
+      return {
+        kind: 'tool.call',
+        toolCallId: oneLine(p.toolCallId),
+        name: oneLine(p.name),
+        argumentsText: oneLine(p.argumentsText),
+      };
     }
     case 'user.approval.requested': {
       const p = event.payload;
@@ -184,7 +242,13 @@ function factOf(event: OutputEvent, view: StateView): Fact | undefined {
         reason: event.payload.reason !== undefined ? oneLine(event.payload.reason) : undefined,
       });
     case 'task.completed':
-      return { kind: 'task', status: 'completed', taskId: oneLine(event.payload.taskId), ...optional('durationMs', event.payload.durationMs), ...optional('steps', event.payload.steps) };
+      return {
+        kind: 'task',
+        status: 'completed',
+        taskId: oneLine(event.payload.taskId),
+        ...optional('durationMs', event.payload.durationMs),
+        ...optional('steps', event.payload.steps),
+      };
     case 'task.failed': {
       const e = event.payload.error;
       return {
@@ -242,16 +306,32 @@ function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]
 function noteOf(event: OutputEvent): Fact | undefined {
   switch (event.type) {
     case 'file.changed':
-      return { kind: 'files', changes: event.payload.changes.map((c) => definedOnly({ path: oneLine(c.path), kind: c.kind, diff: c.diff })) };
+      return {
+        kind: 'files',
+        changes: event.payload.changes.map((c) => definedOnly({ path: oneLine(c.path), kind: c.kind, diff: c.diff })),
+      };
     case 'test.completed': {
       const p = event.payload;
-      const counts = [p.passed !== undefined ? `${p.passed} passed` : '', p.failed !== undefined ? `${p.failed} failed` : '', p.skipped !== undefined ? `${p.skipped} skipped` : '']
+      const counts = [
+        p.passed !== undefined ? `${p.passed} passed` : '',
+        p.failed !== undefined ? `${p.failed} failed` : '',
+        p.skipped !== undefined ? `${p.skipped} skipped` : '',
+      ]
         .filter(Boolean)
         .join(', ');
-      return { kind: 'note', status: p.ok ? 'completed' : 'failed', label: 'tests', text: [p.command ? oneLine(p.command) : '', counts].filter(Boolean).join(': ') };
+      return {
+        kind: 'note',
+        status: p.ok ? 'completed' : 'failed',
+        label: 'tests',
+        text: [p.command ? oneLine(p.command) : '', counts].filter(Boolean).join(': '),
+      };
     }
     case 'finding.detected':
-      return { kind: 'note', label: 'finding', text: `[${oneLine(event.payload.severity)}] ${oneLine(event.payload.category)}: ${oneLine(event.payload.summary)}` };
+      return {
+        kind: 'note',
+        label: 'finding',
+        text: `[${oneLine(event.payload.severity)}] ${oneLine(event.payload.category)}: ${oneLine(event.payload.summary)}`,
+      };
     case 'result.produced':
       return { kind: 'note', label: 'result', text: oneLine(JSON.stringify(event.payload.result) ?? 'null') };
     case 'plan.created':
@@ -262,26 +342,55 @@ function noteOf(event: OutputEvent): Fact | undefined {
         explanation: event.payload.explanation ? oneLine(event.payload.explanation) : undefined,
       });
     case 'plan.step.started':
-      return { kind: 'note', status: 'running', label: 'step', text: oneLine(event.payload.title ?? event.payload.stepId) };
+      return {
+        kind: 'note',
+        status: 'running',
+        label: 'step',
+        text: oneLine(event.payload.title ?? event.payload.stepId),
+      };
     case 'plan.step.completed':
-      return { kind: 'note', status: 'completed', label: 'step', text: oneLine(event.payload.title ?? event.payload.stepId) };
+      return {
+        kind: 'note',
+        status: 'completed',
+        label: 'step',
+        text: oneLine(event.payload.title ?? event.payload.stepId),
+      };
     case 'checkpoint.created':
       return { kind: 'note', label: 'checkpoint', text: checkpointText(event.payload) };
     case 'context.compacted': {
       const p = event.payload;
-      const tokens = p.beforeTokens !== undefined && p.afterTokens !== undefined ? `: ${p.beforeTokens} -> ${p.afterTokens} tokens` : '';
-      const images = p.removedImages ? `; ${p.removedImages} image${p.removedImages === 1 ? '' : 's'} replaced by placeholders` : '';
+      const tokens =
+        p.beforeTokens !== undefined && p.afterTokens !== undefined
+          ? `: ${p.beforeTokens} -> ${p.afterTokens} tokens`
+          : '';
+      const images = p.removedImages
+        ? `; ${p.removedImages} image${p.removedImages === 1 ? '' : 's'} replaced by placeholders`
+        : '';
       return { kind: 'note', label: 'compacted', text: `${p.reason}, ${p.strategy}${tokens}${images}` };
     }
     case 'recovery.started': {
       const p = event.payload;
-      return { kind: 'note', status: 'running', label: 'recovering', text: `${p.strategy}${p.attempt !== undefined ? ` #${p.attempt}` : ''}: ${oneLine(p.reason)}` };
+      return {
+        kind: 'note',
+        status: 'running',
+        label: 'recovering',
+        text: `${p.strategy}${p.attempt !== undefined ? ` #${p.attempt}` : ''}: ${oneLine(p.reason)}`,
+      };
     }
     case 'recovery.completed':
-      return { kind: 'note', status: 'recovered', label: 'recovery', text: `${event.payload.strategy}${event.payload.result ? `: ${oneLine(event.payload.result)}` : ''}` };
+      return {
+        kind: 'note',
+        status: 'recovered',
+        label: 'recovery',
+        text: `${event.payload.strategy}${event.payload.result ? `: ${oneLine(event.payload.result)}` : ''}`,
+      };
     case 'agent.handoff': {
       const p = event.payload;
-      return { kind: 'note', label: 'handoff', text: `${oneLine(p.from)} -> ${oneLine(p.to)}: ${p.reason}${p.cause.message ? ` (${oneLine(p.cause.message)})` : ''}` };
+      return {
+        kind: 'note',
+        label: 'handoff',
+        text: `${oneLine(p.from)} -> ${oneLine(p.to)}: ${p.reason}${p.cause.message ? ` (${oneLine(p.cause.message)})` : ''}`,
+      };
     }
     case 'hook.completed':
     case 'hook.failed': {
@@ -289,8 +398,14 @@ function noteOf(event: OutputEvent): Fact | undefined {
       const what = p.toolName ? `${p.hookEvent} ${oneLine(p.toolName)}` : p.hookEvent;
       const how = p.outcome === 'success' ? (p.decision ?? 'ok') : p.outcome;
       const detail = p.reason ?? p.message ?? (p.outcome === 'error' ? p.stderr : undefined);
-      const status: DisplayStatus = p.outcome === 'success' ? 'completed' : p.outcome === 'blocked' ? 'denied' : 'failed';
-      return { kind: 'note', status, label: 'hook', text: `${what}: ${how} (${oneLine(p.command)}, ${p.durationMs} ms)${detail ? `: ${oneLine(detail)}` : ''}` };
+      const status: DisplayStatus =
+        p.outcome === 'success' ? 'completed' : p.outcome === 'blocked' ? 'denied' : 'failed';
+      return {
+        kind: 'note',
+        status,
+        label: 'hook',
+        text: `${what}: ${how} (${oneLine(p.command)}, ${p.durationMs} ms)${detail ? `: ${oneLine(detail)}` : ''}`,
+      };
     }
     case 'limit.reached': {
       const p = event.payload;

@@ -51,7 +51,9 @@ function toolView(state: ReducerState, tool: ToolState): ToolView {
   if (tool.summary !== undefined) view.summary = oneLine(tool.summary);
   if (tool.receipt?.exitCode !== undefined) view.exitCode = tool.receipt.exitCode;
   if (tool.output !== undefined) view.output = displayText(tool.output);
-  const progress = Object.prototype.hasOwnProperty.call(state.live.toolProgress, tool.toolCallId) ? state.live.toolProgress[tool.toolCallId] : undefined;
+  const progress = Object.prototype.hasOwnProperty.call(state.live.toolProgress, tool.toolCallId)
+    ? state.live.toolProgress[tool.toolCallId]
+    : undefined;
   if (progress !== undefined)
     view.progress = oneLine(
       progress
@@ -78,7 +80,8 @@ const CANCELLED_ERROR: Readonly<Record<string, { category: string; code: string 
 function retiredToolCounts(state: ReducerState): ToolCounts {
   const { byStatus, reported } = state.retired.tools;
   const counts: ToolCounts = { completed: 0, failed: 0, denied: 0, cancelled: 0, interrupted: 0 };
-  for (const status of ['completed', 'failed', 'denied', 'cancelled'] as const) counts[status] = (byStatus[status] ?? 0) + (reported[status] ?? 0);
+  for (const status of ['completed', 'failed', 'denied', 'cancelled'] as const)
+    counts[status] = (byStatus[status] ?? 0) + (reported[status] ?? 0);
   const reportedTotal = Object.values(reported).reduce((a, b) => a + b, 0);
   counts.interrupted = (byStatus.incomplete ?? 0) - reportedTotal;
   return counts;
@@ -128,7 +131,11 @@ function runView(state: ReducerState): RunView {
       .reverse()
       .map((id) => own(settled.tasks, id))
       .find((t) => t?.root === true && t.status === 'cancelled');
-    if (root?.message !== undefined) view.error = { ...(own(CANCELLED_ERROR, root.reason ?? '') ?? { category: 'AGENT_ERROR' }), message: oneLine(root.message, 2000) };
+    if (root?.message !== undefined)
+      view.error = {
+        ...(own(CANCELLED_ERROR, root.reason ?? '') ?? { category: 'AGENT_ERROR' }),
+        message: oneLine(root.message, 2000),
+      };
   }
   return view;
 }
@@ -170,10 +177,16 @@ export function viewOf(state: ReducerState): StateView {
       return runView(state);
     },
     liveMessages() {
-      return Object.entries(state.live.messages).map(([messageId, text]) => ({ messageId: oneLine(messageId), text: displayText(text) }));
+      return Object.entries(state.live.messages).map(([messageId, text]) => ({
+        messageId: oneLine(messageId),
+        text: displayText(text),
+      }));
     },
     liveReasoning() {
-      return Object.entries(state.live.reasoning).map(([reasoningId, text]) => ({ reasoningId: oneLine(reasoningId), text: displayText(text) }));
+      return Object.entries(state.live.reasoning).map(([reasoningId, text]) => ({
+        reasoningId: oneLine(reasoningId),
+        text: displayText(text),
+      }));
     },
     taskProgress() {
       return state.live.taskProgress === undefined ? undefined : oneLine(state.live.taskProgress);

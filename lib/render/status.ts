@@ -5,7 +5,15 @@ import type { Status } from '../events/index.js';
  * meaning). `started` and `active` both read as running: the renderer shows what is in
  * flight, not which lifecycle edge it crossed.
  */
-export type DisplayStatus = 'running' | 'completed' | 'failed' | 'denied' | 'cancelled' | 'interrupted' | 'partial' | 'recovered';
+export type DisplayStatus =
+  | 'running'
+  | 'completed'
+  | 'failed'
+  | 'denied'
+  | 'cancelled'
+  | 'interrupted'
+  | 'partial'
+  | 'recovered';
 
 /** Glyph, word and the colour role a renderer may add on top. */
 export interface StatusLook {

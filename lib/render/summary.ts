@@ -24,7 +24,10 @@ export function projectSummary(run: RunView, extra: FinishExtra = {}): SummaryVi
   if (extra.notStored) return { ...run, error: errorLine(extra.notStored), ok: false };
   const ok = run.outcome === 'completed';
   const result = extra.result !== undefined ? { hasResult: true, result: extra.result } : {};
-  const verify = ok && extra.verify ? { verify: { active: true as const, ok: extra.verify.ok, command: oneLine(extra.verify.command) } } : {};
+  const verify =
+    ok && extra.verify
+      ? { verify: { active: true as const, ok: extra.verify.ok, command: oneLine(extra.verify.command) } }
+      : {};
   const cache = extra.cacheHitRatio !== undefined ? { cacheHitRatio: extra.cacheHitRatio } : {};
   return { ...run, ...result, ok, ...verify, ...cache };
 }
@@ -35,7 +38,11 @@ export function projectSummary(run: RunView, extra: FinishExtra = {}): SummaryVi
  */
 function errorLine(error: NonNullable<FinishExtra['error']>): NonNullable<FinishExtra['error']> {
   const redact = outputRedactor();
-  const line: NonNullable<FinishExtra['error']> = definedOnly({ category: error.category, code: error.code, message: redact(oneLine(error.message, 2000)) });
+  const line: NonNullable<FinishExtra['error']> = definedOnly({
+    category: error.category,
+    code: error.code,
+    message: redact(oneLine(error.message, 2000)),
+  });
   if (error.action !== undefined) line.action = redact(oneLine(error.action, 2000));
   return line;
 }
@@ -102,13 +109,24 @@ export interface SetupFailure {
  * never empty (seed automation-ci); the human message goes to stderr and the exit code is 1.
  */
 export function setupFailureSummary(failure: SetupFailure): JsonSummary {
-  const record: JsonSummary = { schema: SCHEMA_NAME, type: 'summary', ok: false, outcome: 'failed', error: errorLine(failure) };
+  const record: JsonSummary = {
+    schema: SCHEMA_NAME,
+    type: 'summary',
+    ok: false,
+    outcome: 'failed',
+    error: errorLine(failure),
+  };
   // The prompt never reached the pipeline's scrub stage: it is scrubbed here as it would have been.
   if (failure.prompt !== undefined) record.prompt = outputRedactor()(displayText(failure.prompt));
   return record;
 }
 
 /** `batch --json`'s one `ok:false` summary line of a failure before any line ran (its error as given). */
-export function batchFailureSummary(error: NonNullable<FinishExtra['error']>): { type: 'batch.summary'; schema: typeof BATCH_SUMMARY_SCHEMA; ok: false; error: NonNullable<FinishExtra['error']> } {
+export function batchFailureSummary(error: NonNullable<FinishExtra['error']>): {
+  type: 'batch.summary';
+  schema: typeof BATCH_SUMMARY_SCHEMA;
+  ok: false;
+  error: NonNullable<FinishExtra['error']>;
+} {
   return { type: 'batch.summary', schema: BATCH_SUMMARY_SCHEMA, ok: false, error };
 }

@@ -4,7 +4,17 @@ import { colorLevel, createLineStyler, diffColor, type ColorLevel } from './colo
 import { DIFF_DISPLAY_LINES, diffLines } from './diff.js';
 import { oneLine } from './display-text.js';
 import { formatDuration } from './duration.js';
-import { APPROVAL_PENDING_LABEL, approvalQuestion, approvalRequestText, factLines, plainLine, summaryLines, toolHeader, toolIdentity, type FactLine } from './format.js';
+import {
+  APPROVAL_PENDING_LABEL,
+  approvalQuestion,
+  approvalRequestText,
+  factLines,
+  plainLine,
+  summaryLines,
+  toolHeader,
+  toolIdentity,
+  type FactLine,
+} from './format.js';
 import { createLinearRenderer, partialLines, verifyLine } from './linear.js';
 import { projectEvent, projectFinish, type Fact } from './projection.js';
 import { projectSummary } from './summary.js';
@@ -123,7 +133,9 @@ function noteAfter(event: OutputEvent, note: string | undefined): string | undef
   if (event.type === 'recovery.started') {
     const p = event.payload;
     if (p.strategy === 'compaction') return 'compacting';
-    return p.strategy === 'retry' ? `retrying the request${p.attempt !== undefined ? `, attempt ${p.attempt}` : ''}` : `recovering (${p.strategy})`;
+    return p.strategy === 'retry'
+      ? `retrying the request${p.attempt !== undefined ? `, attempt ${p.attempt}` : ''}`
+      : `recovering (${p.strategy})`;
   }
   return KEEPS_NOTE.has(event.type) ? note : undefined;
 }
@@ -155,7 +167,9 @@ export function createTtyRenderer<S>(options: TtyRendererOptions<S>): LiveRender
   // Call and approval ids are for cross-reference with logs: verbose views only.
   const ids = verbosity !== 'normal';
   if (!isTTY) {
-    return createLinearRenderer(definedOnly({ out: options.out, viewOf: options.viewOf, verbosity, style: level > 0 ? style : undefined }));
+    return createLinearRenderer(
+      definedOnly({ out: options.out, viewOf: options.viewOf, verbosity, style: level > 0 ? style : undefined }),
+    );
   }
   const clock = options.clock ?? Date.now;
   const timer = options.timer ?? defaultTimer;
@@ -214,7 +228,8 @@ export function createTtyRenderer<S>(options: TtyRendererOptions<S>): LiveRender
       if (!streamed.has(`m:${m.messageId}`) || partials.has(m.messageId)) continue;
       const md = renderMarkdown(m.text, width, chalk);
       if (md) {
-        for (const row of md.slice(-maxTextRows)) push(row.plain, (fitted) => (fitted === row.plain ? row.styled : fitted));
+        for (const row of md.slice(-maxTextRows))
+          push(row.plain, (fitted) => (fitted === row.plain ? row.styled : fitted));
         continue;
       }
       const rows = wrapToWidth(m.text.replace(/\t/g, '  '), width);
@@ -234,7 +249,10 @@ export function createTtyRenderer<S>(options: TtyRendererOptions<S>): LiveRender
       const elapsed = tool.startedAt !== undefined ? ` ${formatDuration(Math.max(0, at - tool.startedAt))}` : '';
       if (ids) {
         const head = `${spin} running`;
-        push(`${head} ${toolIdentity(tool)}${tool.title ? ` ${tool.title}` : ''}${elapsed}`, (t) => chalk.cyan(head) + t.slice(head.length));
+        push(
+          `${head} ${toolIdentity(tool)}${tool.title ? ` ${tool.title}` : ''}${elapsed}`,
+          (t) => chalk.cyan(head) + t.slice(head.length),
+        );
         if (tool.progress) push(`  ${tool.progress}`, (t) => chalk.dim(t));
         continue;
       }
@@ -260,7 +278,10 @@ export function createTtyRenderer<S>(options: TtyRendererOptions<S>): LiveRender
     if (turn) {
       const text = activityText(view, { streamed, note });
       const elapsed = turn.startedAt === undefined ? undefined : at - turn.startedAt;
-      push(activityLine(text, elapsed, spin, interruptHint), (t) => chalk.cyan(t.slice(0, spin.length)) + chalk.dim(t.slice(spin.length)));
+      push(
+        activityLine(text, elapsed, spin, interruptHint),
+        (t) => chalk.cyan(t.slice(0, spin.length)) + chalk.dim(t.slice(spin.length)),
+      );
     } else {
       const progress = view.taskProgress();
       if (progress) push(`${spin} ${progress}`, (t) => chalk.dim(t));
@@ -311,7 +332,11 @@ export function createTtyRenderer<S>(options: TtyRendererOptions<S>): LiveRender
   /** Streamed text that never completed, once per message; marked partial at the end of the run. */
   function partialsOf(atEnd: boolean): FactLine[] {
     if (state === undefined) return [];
-    return partialLines(options.viewOf(state), partials, atEnd, { shown: (id) => streamed.has(`m:${id}`), lines: messageLines, ids });
+    return partialLines(options.viewOf(state), partials, atEnd, {
+      shown: (id) => streamed.has(`m:${id}`),
+      lines: messageLines,
+      ids,
+    });
   }
 
   /** Model text as Markdown rows when the tokenizer is loaded, else as it arrived. */
@@ -334,7 +359,11 @@ export function createTtyRenderer<S>(options: TtyRendererOptions<S>): LiveRender
   function linesOf(fact: Fact): FactLine[] {
     // As in the linear renderer: only an interrupted line can be repeated by projectFinish.
     if (fact.kind === 'tool.finished' && fact.tool.status === 'interrupted') printed.add(fact.tool.toolCallId);
-    if (fact.kind === 'approval.requested') approvalExtras.set(fact.approval.approvalId, definedOnly({ options: fact.approval.options, diff: fact.approval.diff }));
+    if (fact.kind === 'approval.requested')
+      approvalExtras.set(
+        fact.approval.approvalId,
+        definedOnly({ options: fact.approval.options, diff: fact.approval.diff }),
+      );
     if (fact.kind === 'approval.settled') approvalExtras.delete(fact.approvalId);
     if (fact.kind === 'message') return [...messageLines(fact.text), ...factLines({ ...fact, text: '' }, ids)];
     // A turn that ends (stopped, failed) with an answer half streamed: its text first, then how it ended.
@@ -348,8 +377,10 @@ export function createTtyRenderer<S>(options: TtyRendererOptions<S>): LiveRender
     onEvent(event: OutputEvent, next: S) {
       if (finished) return;
       state = next;
-      if (event.type === 'assistant.message.delta') streamed.add(`m:${oneLine((event.payload as { messageId: string }).messageId)}`);
-      else if (event.type === 'assistant.reasoning.delta') streamed.add(`r:${oneLine((event.payload as { reasoningId: string }).reasoningId)}`);
+      if (event.type === 'assistant.message.delta')
+        streamed.add(`m:${oneLine((event.payload as { messageId: string }).messageId)}`);
+      else if (event.type === 'assistant.reasoning.delta')
+        streamed.add(`r:${oneLine((event.payload as { reasoningId: string }).reasoningId)}`);
       note = noteAfter(event, note);
       const at = Date.parse(event.timestamp);
       if (!Number.isNaN(at)) {

@@ -26,8 +26,9 @@ let graphemes: Intl.Segmenter | undefined;
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 
 /** Characters that can make a cluster of several code points; text without them needs no segmenter. */
-// biome-ignore lint/suspicious/noMisleadingCharacterClass: each joiner is matched as a single code point on purpose.
-const CLUSTER_JOINERS = /[\p{M}\u200d\ufe00-\ufe0f\u20e3\u1160-\u11ff\ud7b0-\ud7ff\u{1f3fb}-\u{1f3ff}\u{1f1e6}-\u{1f1ff}\u{e0020}-\u{e007f}]/u;
+const CLUSTER_JOINERS =
+  // biome-ignore lint/suspicious/noMisleadingCharacterClass: each joiner is matched as a single code point on purpose.
+  /[\p{M}\u200d\ufe00-\ufe0f\u20e3\u1160-\u11ff\ud7b0-\ud7ff\u{1f3fb}-\u{1f3ff}\u{1f1e6}-\u{1f1ff}\u{e0020}-\u{e007f}]/u;
 
 /** A code point that takes no column on its own: controls, format characters, marks, default-ignorables. */
 const ZERO_WIDTH = /^[\p{Default_Ignorable_Code_Point}\p{Mn}\p{Me}\p{Cf}\p{Cc}\p{Cs}]$/u;

@@ -16,7 +16,10 @@ import { errnoOf } from '../debug.js';
  */
 
 /** How one slice of the body was (or is to be) delivered. */
-export const ChunkSchema = z.object({ bytes: z.number().int().positive(), delayMs: z.number().nonnegative().optional() });
+export const ChunkSchema = z.object({
+  bytes: z.number().int().positive(),
+  delayMs: z.number().nonnegative().optional(),
+});
 export type Chunk = z.infer<typeof ChunkSchema>;
 
 /** The on-disk description of one exchange. */
@@ -137,7 +140,9 @@ export function exchangeStem(index: number): string {
 /** Read a cassette directory. A missing or malformed one is `MINICODE_E_INPUT_UNREADABLE`. */
 export function loadCassette(dir: string): Cassette {
   const fail = (message: string): never => {
-    throw new MinicodeError('MINICODE_E_INPUT_UNREADABLE', `cassette ${dir}: ${message}`, { action: 'pass --cassette a directory written by --record or shipped in cassettes/' });
+    throw new MinicodeError('MINICODE_E_INPUT_UNREADABLE', `cassette ${dir}: ${message}`, {
+      action: 'pass --cassette a directory written by --record or shipped in cassettes/',
+    });
   };
   let manifestRaw: unknown;
   try {
@@ -161,11 +166,14 @@ export function loadCassette(dir: string): Cassette {
     const { response } = parsed;
     let body = Buffer.alloc(0);
     if (response.bodyFile) {
-      if (path.basename(response.bodyFile) !== response.bodyFile) fail(`${file}: bodyFile must be a file name beside it`);
+      if (path.basename(response.bodyFile) !== response.bodyFile)
+        fail(`${file}: bodyFile must be a file name beside it`);
       try {
         body = fs.readFileSync(path.join(dir, response.bodyFile));
       } catch (error) {
-        fail(`${file}: body file ${response.bodyFile} ${errnoOf(error) === 'ENOENT' ? 'is missing' : `cannot be read: ${(error as Error).message}`}`);
+        fail(
+          `${file}: body file ${response.bodyFile} ${errnoOf(error) === 'ENOENT' ? 'is missing' : `cannot be read: ${(error as Error).message}`}`,
+        );
       }
     } else if (response.bodyBase64) body = Buffer.from(response.bodyBase64, 'base64');
     return definedOnly({

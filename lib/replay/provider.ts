@@ -21,15 +21,23 @@ export interface ReplayProvider {
  * the format (from `cassette.json`) and the base URL to use, so the run goes through the same
  * HTTP and decoding path as a live provider, offline.
  */
-export async function openReplayProvider(dir: string, options: ReplayServerOptions & { model?: string } = {}): Promise<ReplayProvider> {
+export async function openReplayProvider(
+  dir: string,
+  options: ReplayServerOptions & { model?: string } = {},
+): Promise<ReplayProvider> {
   const cassette = loadCassette(dir);
   const format = cassette.manifest.format;
   if (!(PROVIDER_FORMATS as readonly string[]).includes(format)) {
-    throw new MinicodeError('MINICODE_E_INPUT_UNREADABLE', `cassette ${dir}: unknown format "${format}"`, { action: `set "format" in cassette.json to one of ${PROVIDER_FORMATS.join(', ')}` });
+    throw new MinicodeError('MINICODE_E_INPUT_UNREADABLE', `cassette ${dir}: unknown format "${format}"`, {
+      action: `set "format" in cassette.json to one of ${PROVIDER_FORMATS.join(', ')}`,
+    });
   }
   // A hand-made cassette's chunk delays are part of its script (e.g. a slow stream to abort);
   // a recorded one replays as fast as possible unless asked.
-  const server = await startReplayServer(cassette.exchanges, { ...options, honorTiming: options.honorTiming ?? cassette.manifest.origin === 'hand-made' });
+  const server = await startReplayServer(cassette.exchanges, {
+    ...options,
+    honorTiming: options.honorTiming ?? cassette.manifest.origin === 'hand-made',
+  });
   return {
     format: format as ProviderFormat,
     model: options.model ?? cassette.manifest.model ?? 'replay',

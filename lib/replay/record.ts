@@ -74,7 +74,11 @@ function redactLine(line: string, redact: (text: string) => string): string {
  * covers it exactly (a mask changes the length: boundaries are kept where they still fall inside
  * the body and the last chunk absorbs the difference). Bytes that are not UTF-8 text are kept.
  */
-function redactResponse(body: Buffer, chunks: Chunk[], redact: (text: string) => string): { body: Buffer; chunks: Chunk[] } {
+function redactResponse(
+  body: Buffer,
+  chunks: Chunk[],
+  redact: (text: string) => string,
+): { body: Buffer; chunks: Chunk[] } {
   const text = body.toString('utf8');
   if (!Buffer.from(text, 'utf8').equals(body)) return { body, chunks };
   const masked = text
@@ -151,7 +155,14 @@ export function createRecordingClient(options: RecordingClientOptions): HttpClie
       if (written) return;
       written = true;
       const masked = redactResponse(Buffer.concat(parts), chunks, redact);
-      writeExchange(options.dir, index, { request, status, headers, body: masked.body, chunks: masked.chunks, truncated });
+      writeExchange(options.dir, index, {
+        request,
+        status,
+        headers,
+        body: masked.body,
+        chunks: masked.chunks,
+        truncated,
+      });
     };
     async function* teed(): AsyncGenerator<Uint8Array> {
       let last = clock();

@@ -12,7 +12,12 @@ const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-
 
 /** A successful streaming response with the given body. */
 export function streamOk(body: string | Buffer, contentType = 'text/event-stream'): Exchange {
-  return { status: 200, headers: { ...SSE_HEADERS, 'content-type': contentType }, body: Buffer.from(body), scripted: true };
+  return {
+    status: 200,
+    headers: { ...SSE_HEADERS, 'content-type': contentType },
+    body: Buffer.from(body),
+    scripted: true,
+  };
 }
 
 /** 429 with `Retry-After` (seconds), in OpenAI's error shape. */
@@ -20,7 +25,15 @@ export function rateLimited(retryAfterSeconds: number): Exchange {
   return {
     status: 429,
     headers: { ...JSON_HEADERS, 'retry-after': String(retryAfterSeconds) },
-    body: Buffer.from(JSON.stringify({ error: { message: 'Rate limit reached. Please try again later.', type: 'requests', code: 'rate_limit_exceeded' } })),
+    body: Buffer.from(
+      JSON.stringify({
+        error: {
+          message: 'Rate limit reached. Please try again later.',
+          type: 'requests',
+          code: 'rate_limit_exceeded',
+        },
+      }),
+    ),
     scripted: true,
   };
 }
@@ -40,7 +53,11 @@ export function serverError(): Exchange {
   return {
     status: 500,
     headers: JSON_HEADERS,
-    body: Buffer.from(JSON.stringify({ error: { message: 'The server had an error while processing your request.', type: 'server_error' } })),
+    body: Buffer.from(
+      JSON.stringify({
+        error: { message: 'The server had an error while processing your request.', type: 'server_error' },
+      }),
+    ),
     scripted: true,
   };
 }
@@ -48,7 +65,8 @@ export function serverError(): Exchange {
 /** A 200 stream whose connection is destroyed after `atByte` bytes (mid-event when `atByte` falls inside one). */
 export function cutMidEvent(body: string | Buffer, atByte: number, contentType = 'text/event-stream'): Exchange {
   const bytes = Buffer.from(body);
-  if (atByte <= 0 || atByte >= bytes.length) throw new RangeError(`cutMidEvent: atByte must fall inside the body (1..${bytes.length - 1})`);
+  if (atByte <= 0 || atByte >= bytes.length)
+    throw new RangeError(`cutMidEvent: atByte must fall inside the body (1..${bytes.length - 1})`);
   return { ...streamOk(bytes, contentType), cutAfterBytes: atByte };
 }
 
@@ -56,10 +74,16 @@ export function cutMidEvent(body: string | Buffer, atByte: number, contentType =
  * A 200 stream sent in `chunkBytes` slices with `delayMs` between them: a slow provider, for
  * deadline and idle-timeout tests.
  */
-export function slowStream(body: string | Buffer, delayMs: number, chunkBytes = 16, contentType = 'text/event-stream'): Exchange {
+export function slowStream(
+  body: string | Buffer,
+  delayMs: number,
+  chunkBytes = 16,
+  contentType = 'text/event-stream',
+): Exchange {
   const bytes = Buffer.from(body);
   const chunks: Chunk[] = [];
-  for (let at = 0; at < bytes.length; at += chunkBytes) chunks.push({ bytes: Math.min(chunkBytes, bytes.length - at), delayMs });
+  for (let at = 0; at < bytes.length; at += chunkBytes)
+    chunks.push({ bytes: Math.min(chunkBytes, bytes.length - at), delayMs });
   return { ...streamOk(bytes, contentType), chunks };
 }
 
@@ -92,7 +116,10 @@ export interface RateLimitStormOptions {
  * let through on its retry, so every run completes after backing off (a storm, not an outage).
  * Deterministic: a seeded mulberry32 source decides. `count()` says how many 429s were sent.
  */
-export function rateLimitStorm(options: RateLimitStormOptions = {}): { intercept: (request: { bodyDigest: string }) => Exchange | undefined; count(): number } {
+export function rateLimitStorm(options: RateLimitStormOptions = {}): {
+  intercept: (request: { bodyDigest: string }) => Exchange | undefined;
+  count(): number;
+} {
   const rate = options.rate ?? 0.2;
   const waitMs = options.retryAfterMs ?? 1000;
   const random = mulberry32(options.seed ?? 1);

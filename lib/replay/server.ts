@@ -70,7 +70,8 @@ function plan(exchange: Exchange, options: ReplayServerOptions): Chunk[] {
   }
   const size = options.chunkSize && options.chunkSize > 0 ? options.chunkSize : total || 1;
   const out: Chunk[] = [];
-  for (let at = 0; at < total; at += size) out.push(definedOnly({ bytes: Math.min(size, total - at), delayMs: options.delayMs || undefined }));
+  for (let at = 0; at < total; at += size)
+    out.push(definedOnly({ bytes: Math.min(size, total - at), delayMs: options.delayMs || undefined }));
   return out;
 }
 
@@ -111,7 +112,10 @@ async function serve(res: http.ServerResponse, exchange: Exchange, options: Repl
  * its real HTTP and stream decoding path. Requests past the last exchange get a 500 with
  * `x-minicode-replay: exhausted`.
  */
-export async function startReplayServer(source: string | readonly Exchange[], options: ReplayServerOptions = {}): Promise<ReplayServer> {
+export async function startReplayServer(
+  source: string | readonly Exchange[],
+  options: ReplayServerOptions = {},
+): Promise<ReplayServer> {
   const exchanges = typeof source === 'string' ? loadCassette(source).exchanges : [...source];
   const used = new Array<boolean>(exchanges.length).fill(false);
   const requests: ReceivedRequest[] = [];
@@ -123,7 +127,11 @@ export async function startReplayServer(source: string | readonly Exchange[], op
       return turns !== undefined && turns < exchanges.length ? turns : -1;
     }
     if (options.order === 'match') {
-      const found = exchanges.findIndex((e, i) => !used[i] && (!e.request || (e.request.method === method && e.request.path.split('?')[0] === path.split('?')[0])));
+      const found = exchanges.findIndex(
+        (e, i) =>
+          !used[i] &&
+          (!e.request || (e.request.method === method && e.request.path.split('?')[0] === path.split('?')[0])),
+      );
       return found;
     }
     return next < exchanges.length ? next++ : -1;
@@ -139,15 +147,35 @@ export async function startReplayServer(source: string | readonly Exchange[], op
       const digest = bodyDigest(body);
       const scripted = options.intercept?.({ method, path, body, bodyDigest: digest });
       if (scripted) {
-        if (options.recordRequests !== false) requests.push({ method, path, headers: req.headers, body: body.toString('utf8'), bodyDigest: digest, served: -2 });
+        if (options.recordRequests !== false)
+          requests.push({
+            method,
+            path,
+            headers: req.headers,
+            body: body.toString('utf8'),
+            bodyDigest: digest,
+            served: -2,
+          });
         serve(res, scripted, options).catch(() => res.destroy());
         return;
       }
       const index = pick(method, path, body);
-      if (options.recordRequests !== false) requests.push({ method, path, headers: req.headers, body: body.toString('utf8'), bodyDigest: digest, served: index });
+      if (options.recordRequests !== false)
+        requests.push({
+          method,
+          path,
+          headers: req.headers,
+          body: body.toString('utf8'),
+          bodyDigest: digest,
+          served: index,
+        });
       if (index === -1) {
         res.writeHead(500, { 'content-type': 'application/json', 'x-minicode-replay': 'exhausted' });
-        res.end(JSON.stringify({ error: { type: 'replay_exhausted', message: `no cassette exchange left for ${method} ${path}` } }));
+        res.end(
+          JSON.stringify({
+            error: { type: 'replay_exhausted', message: `no cassette exchange left for ${method} ${path}` },
+          }),
+        );
         return;
       }
       used[index] = true;

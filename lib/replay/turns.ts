@@ -25,7 +25,8 @@ function isModelItem(item: unknown): boolean {
  * The role and item-type markers of a JSON body, in order. Inside a JSON string every quote is
  * escaped, so `"role":"assistant"` can only match a real key/value pair, never prompt text.
  */
-const MARKERS = /"(?:role|type)"\s*:\s*"(assistant|model|function_call|reasoning|user|tool|system|developer|function_call_output)"/g;
+const MARKERS =
+  /"(?:role|type)"\s*:\s*"(assistant|model|function_call|reasoning|user|tool|system|developer|function_call_output)"/g;
 const MODEL_MARKERS = new Set(['assistant', 'model', 'function_call', 'reasoning']);
 
 /**
@@ -66,7 +67,13 @@ function parseModelTurns(body: string): number | undefined {
   }
   if (!parsed || typeof parsed !== 'object') return undefined;
   const root = parsed as { messages?: unknown; contents?: unknown; input?: unknown };
-  const list = Array.isArray(root.messages) ? root.messages : Array.isArray(root.contents) ? root.contents : Array.isArray(root.input) ? root.input : undefined;
+  const list = Array.isArray(root.messages)
+    ? root.messages
+    : Array.isArray(root.contents)
+      ? root.contents
+      : Array.isArray(root.input)
+        ? root.input
+        : undefined;
   if (!list) return typeof root.input === 'string' ? 0 : undefined;
   let turns = 0;
   let inTurn = false;

@@ -17,8 +17,10 @@ import { dropExpected } from '../debug.js';
 
 /** The one line that says how to get a backend on this platform. */
 export function installHint(platform: NodeJS.Platform = process.platform): string {
-  if (platform === 'linux') return 'install bubblewrap (apt-get install bubblewrap, dnf install bubblewrap), or pass --sandbox off';
-  if (platform === 'darwin') return 'sandbox-exec is part of macOS; if /usr/bin/sandbox-exec is missing, pass --sandbox off';
+  if (platform === 'linux')
+    return 'install bubblewrap (apt-get install bubblewrap, dnf install bubblewrap), or pass --sandbox off';
+  if (platform === 'darwin')
+    return 'sandbox-exec is part of macOS; if /usr/bin/sandbox-exec is missing, pass --sandbox off';
   return `no sandbox backend exists for ${platform}; pass --sandbox off`;
 }
 
@@ -47,7 +49,10 @@ export const SECCOMP_FD = 3;
 function runs(command: string, args: string[], program?: Buffer): boolean {
   const fd = program ? openSeccompProgram(program) : undefined;
   try {
-    const result = spawnSync(command, [...args, '--', 'true'], { stdio: ['ignore', 'ignore', 'ignore', ...(fd === undefined ? [] : [fd])], timeout: 10_000 });
+    const result = spawnSync(command, [...args, '--', 'true'], {
+      stdio: ['ignore', 'ignore', 'ignore', ...(fd === undefined ? [] : [fd])],
+      timeout: 10_000,
+    });
     return result.status === 0;
   } finally {
     if (fd !== undefined) fs.closeSync(fd);
@@ -62,11 +67,21 @@ function runs(command: string, args: string[], program?: Buffer): boolean {
 function bwrapProbe(command: string): { works: boolean; hardened: boolean } {
   let probe = probed.get(command);
   if (probe === undefined) {
-    const settings: SandboxSettings = { mode: 'read-only', network: false, allowHosts: [], readDeny: [], writeAllow: [], env: { inherit: 'all', pass: [] } };
+    const settings: SandboxSettings = {
+      mode: 'read-only',
+      network: false,
+      allowHosts: [],
+      readDeny: [],
+      writeAllow: [],
+      env: { inherit: 'all', pass: [] },
+    };
     const args = bwrapArgs(planSandbox(settings, '/'));
     const program = seccompProgramFor();
     const works = runs(command, args);
-    const hardened = works && program !== undefined && runs(command, bwrapArgs(planSandbox(settings, '/'), undefined, SECCOMP_FD), program);
+    const hardened =
+      works &&
+      program !== undefined &&
+      runs(command, bwrapArgs(planSandbox(settings, '/'), undefined, SECCOMP_FD), program);
     probe = { works, hardened };
     probed.set(command, probe);
   }
@@ -74,8 +89,12 @@ function bwrapProbe(command: string): { works: boolean; hardened: boolean } {
 }
 
 /** This machine's backend, or undefined when there is none that works. */
-export function findSandboxBackend(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): SandboxBackend | undefined {
-  if (platform === 'darwin') return fs.existsSync('/usr/bin/sandbox-exec') ? { kind: 'seatbelt', command: '/usr/bin/sandbox-exec' } : undefined;
+export function findSandboxBackend(
+  env: NodeJS.ProcessEnv = process.env,
+  platform: NodeJS.Platform = process.platform,
+): SandboxBackend | undefined {
+  if (platform === 'darwin')
+    return fs.existsSync('/usr/bin/sandbox-exec') ? { kind: 'seatbelt', command: '/usr/bin/sandbox-exec' } : undefined;
   if (platform !== 'linux') return undefined;
   const named = env.MINICODE_BWRAP;
   const command = named !== undefined ? named || undefined : onPath('bwrap', env);
@@ -89,9 +108,16 @@ export function findSandboxBackend(env: NodeJS.ProcessEnv = process.env, platfor
  * MINICODE_E_SANDBOX_UNAVAILABLE (exit 1) naming how to install one. Never a silent fallback to
  * running unsandboxed.
  */
-export function requireSandboxBackend(settings: Pick<SandboxSettings, 'mode'>, env: NodeJS.ProcessEnv = process.env): SandboxBackend | undefined {
+export function requireSandboxBackend(
+  settings: Pick<SandboxSettings, 'mode'>,
+  env: NodeJS.ProcessEnv = process.env,
+): SandboxBackend | undefined {
   if (settings.mode === 'off') return undefined;
   const backend = findSandboxBackend(env);
   if (backend) return backend;
-  throw new MinicodeError('MINICODE_E_SANDBOX_UNAVAILABLE', `--sandbox ${settings.mode} needs a sandbox backend and none works here`, { action: installHint() });
+  throw new MinicodeError(
+    'MINICODE_E_SANDBOX_UNAVAILABLE',
+    `--sandbox ${settings.mode} needs a sandbox backend and none works here`,
+    { action: installHint() },
+  );
 }

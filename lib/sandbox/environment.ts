@@ -14,6 +14,7 @@ export function commandEnv(env: NodeJS.ProcessEnv, settings: SandboxSettings | u
   if (settings.env.inherit === 'all') return scrubbed;
   const keep = new Set([...CORE_ENV_NAMES, ...pass].map((n) => n.toUpperCase()));
   const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(scrubbed)) if (keep.has(name.toUpperCase()) || name.startsWith('LC_')) out[name] = value;
+  for (const [name, value] of Object.entries(scrubbed))
+    if (keep.has(name.toUpperCase()) || name.startsWith('LC_')) out[name] = value;
   return out;
 }

@@ -63,7 +63,18 @@ export function signalProcess(pid: number | undefined, signal: NodeJS.Signals, g
 }
 
 /** What to spawn for `command args` under `sandbox`: the backend's executable and arguments, its proxy, and a clean-up. */
-function wrap(command: string, args: string[], options: LaunchOptions): { file: string; argv: string[]; env: Record<string, string>; proxy?: AllowlistProxy; seccomp?: Buffer; cleanup?: () => void } {
+function wrap(
+  command: string,
+  args: string[],
+  options: LaunchOptions,
+): {
+  file: string;
+  argv: string[];
+  env: Record<string, string>;
+  proxy?: AllowlistProxy;
+  seccomp?: Buffer;
+  cleanup?: () => void;
+} {
   const sandbox = options.sandbox;
   if (!sandbox || sandbox.mode === 'off') return { file: command, argv: args, env: options.env };
   const backend = sandbox.backend;
@@ -76,7 +87,13 @@ function wrap(command: string, args: string[], options: LaunchOptions): { file: 
     const program = backend.hardened ? seccompProgramFor() : undefined;
     const seccomp = program ? { seccomp: program } : {};
     const fd = program ? SECCOMP_FD : undefined;
-    if (!proxied) return { file: backend.command, argv: [...bwrapArgs(plan, undefined, fd), '--', command, ...args], env, ...seccomp };
+    if (!proxied)
+      return {
+        file: backend.command,
+        argv: [...bwrapArgs(plan, undefined, fd), '--', command, ...args],
+        env,
+        ...seccomp,
+      };
     // A private folder (mode 0700) for the socket: nobody else on the host can use the proxy.
     const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-proxy-'));
     const proxy = startAllowlistProxy(plan.allowHosts, { path: path.join(folder, 'proxy.sock') });
@@ -114,7 +131,12 @@ export function launch(command: string, args: string[], options: LaunchOptions):
   const { file, argv, env, proxy, seccomp, cleanup } = wrap(command, args, options);
   // The seccomp program reaches bwrap as its fd 3 (SECCOMP_FD), a descriptor of a file; the child has its own copy once spawned.
   const programFd = seccomp ? openSeccompProgram(seccomp) : undefined;
-  const stdio: StdioOptions = [options.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe', ...(programFd === undefined ? [] : [programFd])];
+  const stdio: StdioOptions = [
+    options.stdin ? 'pipe' : 'ignore',
+    'pipe',
+    'pipe',
+    ...(programFd === undefined ? [] : [programFd]),
+  ];
   let child: ChildProcess;
   try {
     child = spawn(file, argv, { cwd: options.cwd, env, detached, stdio, windowsHide: true });

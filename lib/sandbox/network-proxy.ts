@@ -57,7 +57,17 @@ export interface AllowlistProxy {
 }
 
 /** Headers a proxy must not pass on (RFC 9110 7.6.1), besides those named by `Connection`. */
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'proxy-authenticate', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authorization',
+  'proxy-authenticate',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+]);
 
 /** `host:port` of a CONNECT request line; undefined when malformed. */
 function connectTarget(authority: string | undefined): { host: string; port: number } | undefined {
@@ -89,7 +99,9 @@ export function startAllowlistProxy(allow: readonly string[], listen: ProxyListe
       target = new URL(request.url ?? '');
     } catch {
       // Not absolute-form: a request for the proxy itself, which serves nothing.
-      response.writeHead(400, { 'content-type': 'text/plain' }).end('minicode sandbox proxy: absolute-form http:// requests and CONNECT only\n');
+      response
+        .writeHead(400, { 'content-type': 'text/plain' })
+        .end('minicode sandbox proxy: absolute-form http:// requests and CONNECT only\n');
       return;
     }
     const host = normalHost(target.hostname);
@@ -100,14 +112,24 @@ export function startAllowlistProxy(allow: readonly string[], listen: ProxyListe
     }
     const named = new Set((request.headers.connection ?? '').split(',').map((h) => h.trim().toLowerCase()));
     const headers: http.OutgoingHttpHeaders = {};
-    for (const [name, value] of Object.entries(request.headers)) if (!HOP_BY_HOP.has(name) && !named.has(name) && value !== undefined) headers[name] = value;
-    const upstream = http.request({ host: target.hostname, port: target.port || 80, method: request.method, path: `${target.pathname}${target.search}`, headers });
+    for (const [name, value] of Object.entries(request.headers))
+      if (!HOP_BY_HOP.has(name) && !named.has(name) && value !== undefined) headers[name] = value;
+    const upstream = http.request({
+      host: target.hostname,
+      port: target.port || 80,
+      method: request.method,
+      path: `${target.pathname}${target.search}`,
+      headers,
+    });
     upstream.on('response', (answer) => {
       response.writeHead(answer.statusCode ?? 502, answer.statusMessage, answer.headers);
       answer.pipe(response);
     });
     upstream.on('error', (error) => {
-      if (!response.headersSent) response.writeHead(502, { 'content-type': 'text/plain' }).end(`minicode sandbox proxy: ${host}: ${error.message}\n`);
+      if (!response.headersSent)
+        response
+          .writeHead(502, { 'content-type': 'text/plain' })
+          .end(`minicode sandbox proxy: ${host}: ${error.message}\n`);
       else response.destroy();
     });
     request.pipe(upstream);
@@ -123,13 +145,18 @@ export function startAllowlistProxy(allow: readonly string[], listen: ProxyListe
     if (!hostAllowed(target.host, allow)) {
       refuse(target.host);
       const body = refusalText(target.host);
-      client.end(`HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+      client.end(
+        `HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+      );
       return;
     }
     const upstream = net.connect({ host: target.host, port: target.port });
     track(upstream);
     upstream.on('error', (error) => {
-      if (client.writable && upstream.bytesRead === 0) client.end(`HTTP/1.1 502 Bad Gateway\r\nconnection: close\r\n\r\nminicode sandbox proxy: ${target.host}: ${error.message}\n`);
+      if (client.writable && upstream.bytesRead === 0)
+        client.end(
+          `HTTP/1.1 502 Bad Gateway\r\nconnection: close\r\n\r\nminicode sandbox proxy: ${target.host}: ${error.message}\n`,
+        );
       else client.destroy();
     });
     client.on('close', () => upstream.destroy());
@@ -144,7 +171,14 @@ export function startAllowlistProxy(allow: readonly string[], listen: ProxyListe
   if ('path' in listen) server.listen(listen.path);
   else server.listen(0, '127.0.0.1');
   const bound = server.address();
-  const address = typeof bound === 'string' ? bound : bound ? `127.0.0.1:${bound.port}` : 'path' in listen ? listen.path : '127.0.0.1';
+  const address =
+    typeof bound === 'string'
+      ? bound
+      : bound
+        ? `127.0.0.1:${bound.port}`
+        : 'path' in listen
+          ? listen.path
+          : '127.0.0.1';
   return {
     address,
     refused: () => [...refused],

@@ -118,14 +118,22 @@ export function planSandbox(settings: SandboxSettings, cwd: string, workspace: s
   const linked = (writing ? given : [workspace]).flatMap((root) => linkedWorktreeGit(root) ?? []);
   const gitWrites = writing ? linked.flatMap((l) => [l.gitDir, path.join(l.common, 'objects')]) : [];
   const roots = [...new Set([...given, ...gitWrites].flatMap(present))];
-  const readableRoots = [...new Set([workspace, cwd, ...linked.map((l) => l.common)].flatMap(present))].filter((p) => !roots.some((root) => isWithin(p, root)));
+  const readableRoots = [...new Set([workspace, cwd, ...linked.map((l) => l.common)].flatMap(present))].filter(
+    (p) => !roots.some((root) => isWithin(p, root)),
+  );
   const shown = [...roots, ...readableRoots];
   const hiddenOutside: HiddenPath[] = [];
   const hiddenInside: HiddenPath[] = [];
   const denied = [...new Set(settings.readDeny.flatMap(present))];
   for (const p of denied) {
     // Inside another hidden folder, with no writable root between them showing it again: hidden with it.
-    if (denied.some((other) => other !== p && isWithin(p, other) && !shown.some((root) => isWithin(root, other) && isWithin(p, root)))) continue;
+    if (
+      denied.some(
+        (other) =>
+          other !== p && isWithin(p, other) && !shown.some((root) => isWithin(root, other) && isWithin(p, root)),
+      )
+    )
+      continue;
     const stat = fs.statSync(p, { throwIfNoEntry: false });
     if (!stat) continue;
     const hidden: HiddenPath = { path: p, kind: stat.isDirectory() ? 'dir' : 'file' };

@@ -10,25 +10,43 @@
 import type { SandboxMode } from './settings.js';
 
 const MARKS: readonly { pattern: RegExp; what: string; hint: string }[] = [
-  { pattern: /Read-only file system|EROFS/, what: 'a write outside the workspace', hint: 'write inside the workspace or its temp folder instead' },
   {
-    pattern: /Network is unreachable|ENETUNREACH|Could not resolve host|Temporary failure in name resolution|EAI_AGAIN|getaddrinfo ENOTFOUND/,
+    pattern: /Read-only file system|EROFS/,
+    what: 'a write outside the workspace',
+    hint: 'write inside the workspace or its temp folder instead',
+  },
+  {
+    pattern:
+      /Network is unreachable|ENETUNREACH|Could not resolve host|Temporary failure in name resolution|EAI_AGAIN|getaddrinfo ENOTFOUND/,
     what: 'a network connection',
     hint: 'the network is off inside the sandbox (the user can open it with --allow-network)',
   },
 ];
 
 /** With the network off, the sandbox's own loopback has no listener: a refused connection is the sandbox's doing too. */
-const LOOPBACK_MARK = { pattern: /Connection refused|ECONNREFUSED|Couldn't connect to server/, what: 'a network connection', hint: MARKS[1]!.hint };
+const LOOPBACK_MARK = {
+  pattern: /Connection refused|ECONNREFUSED|Couldn't connect to server/,
+  what: 'a network connection',
+  hint: MARKS[1]!.hint,
+};
 
 /** The one line to show the model when `output` shows a refusal under `sandbox`, or the allowlisting proxy refused `refusedHosts`; undefined when none shows. */
-export function refusalNote(output: string, sandbox: { mode: SandboxMode; network: boolean; allowHosts?: readonly string[] } | undefined, refusedHosts: readonly string[] = []): string | undefined {
+export function refusalNote(
+  output: string,
+  sandbox: { mode: SandboxMode; network: boolean; allowHosts?: readonly string[] } | undefined,
+  refusedHosts: readonly string[] = [],
+): string | undefined {
   if (!sandbox || sandbox.mode === 'off') return undefined;
   const mode = sandbox.mode;
   const proxied = !sandbox.network && (sandbox.allowHosts?.length ?? 0) > 0;
   const marks = sandbox.network ? MARKS : [...MARKS, LOOPBACK_MARK];
-  const found = marks.filter((m, i) => m.pattern.test(output) && marks.findIndex((other) => other.what === m.what && other.pattern.test(output)) === i);
-  const parts = found.map((m) => (m.what === 'a network connection' && proxied ? { what: m.what, hint: allowHint(sandbox.allowHosts!) } : m));
+  const found = marks.filter(
+    (m, i) =>
+      m.pattern.test(output) && marks.findIndex((other) => other.what === m.what && other.pattern.test(output)) === i,
+  );
+  const parts = found.map((m) =>
+    m.what === 'a network connection' && proxied ? { what: m.what, hint: allowHint(sandbox.allowHosts!) } : m,
+  );
   if (refusedHosts.length > 0) {
     // The proxy knows the host: name it instead of the generic mark.
     const what = `a connection to ${refusedHosts.join(', ')}`;

@@ -33,10 +33,19 @@ export function seatbeltProfile(plan: SandboxPlan, tmpdir: string, proxyPort?: n
     '(allow file-read*)',
   ];
   const hidden = [...plan.hiddenOutside, ...plan.hiddenInside];
-  if (hidden.length > 0) lines.push(`(deny file-read* ${hidden.map((h) => `(${h.kind === 'dir' ? 'subpath' : 'literal'} ${quote(h.path)})`).join(' ')})`);
-  const writable = [...plan.writableRoots.map((r) => `(subpath ${quote(r)})`), `(subpath ${quote(tmpdir)})`, '(literal "/dev/null")', '(literal "/dev/tty")'];
+  if (hidden.length > 0)
+    lines.push(
+      `(deny file-read* ${hidden.map((h) => `(${h.kind === 'dir' ? 'subpath' : 'literal'} ${quote(h.path)})`).join(' ')})`,
+    );
+  const writable = [
+    ...plan.writableRoots.map((r) => `(subpath ${quote(r)})`),
+    `(subpath ${quote(tmpdir)})`,
+    '(literal "/dev/null")',
+    '(literal "/dev/tty")',
+  ];
   lines.push(`(allow file-write* ${writable.join(' ')})`);
-  if (plan.protectedPaths.length > 0) lines.push(`(deny file-write* ${plan.protectedPaths.map((p) => `(subpath ${quote(p.path)})`).join(' ')})`);
+  if (plan.protectedPaths.length > 0)
+    lines.push(`(deny file-write* ${plan.protectedPaths.map((p) => `(subpath ${quote(p.path)})`).join(' ')})`);
   // Network off: no rule, so `deny default` refuses every socket connection.
   if (plan.network) lines.push('(allow network*)');
   else if (proxyPort !== undefined) lines.push(`(allow network-outbound (remote ip "localhost:${proxyPort}"))`);

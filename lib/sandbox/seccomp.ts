@@ -35,10 +35,23 @@ const EPERM = 1;
 const ENOSYS = 38;
 
 // keyctl, add_key, request_key, bpf, perf_event_open, userfaultfd, kexec_load, kexec_file_load, init_module, finit_module, delete_module
-const X86_64: ArchTable = { arch: 0xc000003e, refuseFrom: 0x40000000, eperm: [250, 248, 249, 321, 298, 323, 246, 320, 175, 313, 176], enosys: [425, 426, 427] };
+const X86_64: ArchTable = {
+  arch: 0xc000003e,
+  refuseFrom: 0x40000000,
+  eperm: [250, 248, 249, 321, 298, 323, 246, 320, 175, 313, 176],
+  enosys: [425, 426, 427],
+};
 // The same calls in the i386 numbering (no kexec_file_load there).
-const I386: ArchTable = { arch: 0x40000003, eperm: [288, 286, 287, 357, 336, 374, 283, 128, 350, 129], enosys: [425, 426, 427] };
-const AARCH64: ArchTable = { arch: 0xc00000b7, eperm: [219, 217, 218, 280, 241, 282, 104, 294, 105, 273, 106], enosys: [425, 426, 427] };
+const I386: ArchTable = {
+  arch: 0x40000003,
+  eperm: [288, 286, 287, 357, 336, 374, 283, 128, 350, 129],
+  enosys: [425, 426, 427],
+};
+const AARCH64: ArchTable = {
+  arch: 0xc00000b7,
+  eperm: [219, 217, 218, 280, 241, 282, 104, 294, 105, 273, 106],
+  enosys: [425, 426, 427],
+};
 
 /** The tables for a Node `process.arch`; undefined where there is none (no seccomp layer). */
 export function seccompTables(arch: string = process.arch): readonly ArchTable[] | undefined {

@@ -23,7 +23,9 @@ export type EnvInherit = 'all' | 'core';
  * A backend and the executable that runs it (found by backend.ts). `hardened` (bwrap): the
  * seccomp filter (seccomp.ts) and `--disable-userns` work here too, and every command gets them.
  */
-export type SandboxBackend = { kind: 'bwrap'; command: string; hardened: boolean } | { kind: 'seatbelt'; command: string };
+export type SandboxBackend =
+  | { kind: 'bwrap'; command: string; hardened: boolean }
+  | { kind: 'seatbelt'; command: string };
 
 /** Everything the launcher needs to know about the sandbox of a run. */
 export interface SandboxSettings {
@@ -83,8 +85,26 @@ const HOST_DAEMON_SOCKETS = ['/run/docker.sock', '/run/podman', '/run/containerd
  * may read them even without capabilities.
  */
 export function defaultReadDeny(home: string, minicodeHome: string, storeDir: string): string[] {
-  const inHome = ['.ssh', '.aws', '.config/gcloud', '.netrc', '.docker/config.json', '.gnupg', '.kube/config', '.npmrc', '.pypirc', '.git-credentials'];
-  return [...inHome.map((p) => path.join(home, p)), minicodeHome, storeDir, '/etc/shadow', '/etc/gshadow', ...HOST_DAEMON_SOCKETS];
+  const inHome = [
+    '.ssh',
+    '.aws',
+    '.config/gcloud',
+    '.netrc',
+    '.docker/config.json',
+    '.gnupg',
+    '.kube/config',
+    '.npmrc',
+    '.pypirc',
+    '.git-credentials',
+  ];
+  return [
+    ...inHome.map((p) => path.join(home, p)),
+    minicodeHome,
+    storeDir,
+    '/etc/shadow',
+    '/etc/gshadow',
+    ...HOST_DAEMON_SOCKETS,
+  ];
 }
 
 /** `~/x` and relative paths of the config made absolute (relative to the workspace). */
@@ -124,7 +144,10 @@ export function sandboxSettingsOf(input: SandboxSettingsInput): SandboxSettings 
  * the server's own mode, `read-only` unless its config says otherwise: a server is a program
  * the user installed, not the model's command, and has no business writing the workspace.
  */
-export function serverSandbox(run: SandboxSettings | undefined, configured: SandboxMode | undefined): SandboxSettings | undefined {
+export function serverSandbox(
+  run: SandboxSettings | undefined,
+  configured: SandboxMode | undefined,
+): SandboxSettings | undefined {
   if (!run || run.mode === 'off') return run;
   return withMode(run, configured ?? 'read-only');
 }

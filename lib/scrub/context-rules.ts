@@ -35,7 +35,17 @@ privateKey.decide = (s, p, ended) => {
 
 /** Characters that end a URL authority or a shell word. */
 function endsAuthority(c: number): boolean {
-  return isSpace(c) || c === 0x2f || c === 0x3f || c === 0x23 || c === 0x22 || c === 0x27 || c === 0x3c || c === 0x3e || c === 0x60;
+  return (
+    isSpace(c) ||
+    c === 0x2f ||
+    c === 0x3f ||
+    c === 0x23 ||
+    c === 0x22 ||
+    c === 0x27 ||
+    c === 0x3c ||
+    c === 0x3e ||
+    c === 0x60
+  );
 }
 
 /** `://user:pass@`: redact the password (or a token used as the user with x-oauth-basic). */
@@ -77,7 +87,8 @@ const curlUser: SecretRule = {
     let q = p + (s.startsWith('--user', p) ? 6 : 2);
     const lim = Math.min(s.length, q + 400);
     const sep = q;
-    while (q < lim && (s.charCodeAt(q) === 0x20 || s.charCodeAt(q) === 0x09 || (q === sep && s.charCodeAt(q) === 0x3d))) q++;
+    while (q < lim && (s.charCodeAt(q) === 0x20 || s.charCodeAt(q) === 0x09 || (q === sep && s.charCodeAt(q) === 0x3d)))
+      q++;
     if (q === sep) return q < s.length || ended ? NONE : PENDING;
     if (q === lim) return ended || lim < s.length ? NONE : PENDING;
     const quote = s.charCodeAt(q);
@@ -95,7 +106,13 @@ const curlUser: SecretRule = {
     if (colon < 0 || (quoted && e === lim)) return NONE;
     const user = s.slice(start, colon);
     const password = s.slice(colon + 1, e);
-    if (password.length === 0 || isPlaceholder(password) || (user.length > 0 && isPlaceholder(user)) || user.startsWith('-')) return NONE;
+    if (
+      password.length === 0 ||
+      isPlaceholder(password) ||
+      (user.length > 0 && isPlaceholder(user)) ||
+      user.startsWith('-')
+    )
+      return NONE;
     return { kind: 'match', redactStart: colon + 1, redactEnd: e, label: 'basic-auth-password' };
   },
 };
@@ -212,7 +229,8 @@ export const CONTEXT_RULES: readonly SecretRule[] = [
   tokenRule({
     id: 'env-credential',
     triggers: ['BUNDLE_'],
-    pattern: '(?<keep>BUNDLE_[A-Z0-9_]{1,60}__[A-Z0-9_]{1,20}["\']?[ \\t]{0,4}[:=][ \\t]{0,4}["\']?)[^\\s"\'$<{][^\\s"\']{3}',
+    pattern:
+      '(?<keep>BUNDLE_[A-Z0-9_]{1,60}__[A-Z0-9_]{1,20}["\']?[ \\t]{0,4}[:=][ \\t]{0,4}["\']?)[^\\s"\'$<{][^\\s"\']{3}',
     window: 120,
     tail: '^\\s"\'',
     spaceEnds: false,

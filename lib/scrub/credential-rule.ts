@@ -90,7 +90,21 @@ const SEGMENTS = new Set([
 ]);
 
 /** A `*_KEY` (or `*_KEY_ID`) after one of these is a credential name; a bare `KEY` is a weak one (`SORT_KEY`, `CUSTOM_KEY`). */
-const KEY_QUALIFIERS = new Set(['API', 'ACCESS', 'PRIVATE', 'SECRET', 'SIGNING', 'ENCRYPTION', 'MASTER', 'SERVICE', 'SESSION', 'CLIENT', 'ACCOUNT', 'STORAGE', 'LICENSE']);
+const KEY_QUALIFIERS = new Set([
+  'API',
+  'ACCESS',
+  'PRIVATE',
+  'SECRET',
+  'SIGNING',
+  'ENCRYPTION',
+  'MASTER',
+  'SERVICE',
+  'SESSION',
+  'CLIENT',
+  'ACCOUNT',
+  'STORAGE',
+  'LICENSE',
+]);
 
 function segmentsOf(upper: string): string[] {
   return upper.split(/[_.\-/:]+/).filter(Boolean);
@@ -128,7 +142,8 @@ export function isCredentialName(name: string): boolean {
 }
 
 /** Values that are obviously not secrets whatever the name: booleans, numbers, placeholders. */
-const TRIVIAL = /^(?:true|false|yes|no|on|off|null|nil|none|undefined|\d+(?:\.\d+)*|[*x.#_-]+|changeme|placeholder|example|redacted)$/i;
+const TRIVIAL =
+  /^(?:true|false|yes|no|on|off|null|nil|none|undefined|\d+(?:\.\d+)*|[*x.#_-]+|changeme|placeholder|example|redacted)$/i;
 /** A reference to a secret rather than one (`$TOKEN`, `${{ secrets.X }}`, `<token>`, `{{pass}}`), or a masked one. */
 const REFERENCE = /^(?:\$|\{\{|<[^>]*>$|%[sd]|\[redacted)/i;
 /** A short word: letters only (a dash or dot between them), under 12 characters: `dev`, `postgres`, `prod-admin`. */
@@ -175,7 +190,8 @@ export function credentialVerdict(name: string, value?: string): CredentialVerdi
   if (URL_START.test(v)) {
     const userinfo = userinfoOf(v);
     // `user:password@` or a token as the user (`https://ghp_...@github.com`); never `git@`.
-    if (userinfo !== undefined && (/:[^:]+$/.test(userinfo) || looksRandom(userinfo) || hasKnownFormat(userinfo))) return SECRET;
+    if (userinfo !== undefined && (/:[^:]+$/.test(userinfo) || looksRandom(userinfo) || hasKnownFormat(userinfo)))
+      return SECRET;
     if (hasKnownFormat(v)) return SECRET;
     // A URL without userinfo is an address, unless the name says the URL is the secret (a webhook, a DSN).
     return strength === 'strong' ? SECRET : NONE;

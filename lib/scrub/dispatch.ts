@@ -89,7 +89,12 @@ function collect(rules: readonly SecretRule[]): Collected {
     let followingRuns: Runs | undefined;
     for (const literal of rule.triggers) {
       if (literal.length === 0) throw new Error(`secret rule ${rule.id}: empty trigger`);
-      const entry: Entry = { rule, literal: ignoreCase ? literal.toLowerCase() : literal, ignoreCase, boundary: rule.boundary ?? false };
+      const entry: Entry = {
+        rule,
+        literal: ignoreCase ? literal.toLowerCase() : literal,
+        ignoreCase,
+        boundary: rule.boundary ?? false,
+      };
       if (literal.length === 1 && following === undefined) {
         following = followingUnits(rule.next);
         followingRuns = runsOf(following);
@@ -101,8 +106,16 @@ function collect(rules: readonly SecretRule[]): Collected {
           out.high.set(c1, list);
           continue;
         }
-        const seconds = literal.length > 1 ? caseVariants(literal[1] as string, ignoreCase).map((c) => Math.min(c, 127)) : [...new Set([...(following as number[]), END_BUCKET])];
-        const thirds = literal.length > 2 ? runsOf(caseVariants(literal[2] as string, ignoreCase).map((c) => Math.min(c, 127))) : literal.length === 1 ? (followingRuns as Runs) : ALL_UNITS;
+        const seconds =
+          literal.length > 1
+            ? caseVariants(literal[1] as string, ignoreCase).map((c) => Math.min(c, 127))
+            : [...new Set([...(following as number[]), END_BUCKET])];
+        const thirds =
+          literal.length > 2
+            ? runsOf(caseVariants(literal[2] as string, ignoreCase).map((c) => Math.min(c, 127)))
+            : literal.length === 1
+              ? (followingRuns as Runs)
+              : ALL_UNITS;
         for (const c2 of seconds) {
           const key = c1 * 128 + c2;
           const list = out.pairs.get(key);
@@ -181,5 +194,6 @@ function followingUnits(next: string | undefined): number[] {
 
 /** Set `value` at `base | c3` for every `c3` of `runs`. */
 function fillRuns(triMask: Uint8Array, base: number, runs: Runs, value: number): void {
-  for (let i = 0; i < runs.length; i += 2) triMask.fill(value, base + (runs[i] as number), base + (runs[i + 1] as number));
+  for (let i = 0; i < runs.length; i += 2)
+    triMask.fill(value, base + (runs[i] as number), base + (runs[i + 1] as number));
 }

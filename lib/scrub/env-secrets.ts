@@ -27,7 +27,8 @@ function encodings(value: string): string[] {
   forms.add(encodeURIComponent(value));
   forms.add(Buffer.from(value, 'utf8').toString('base64').replace(/=+$/, ''));
   // Multi-line values (keys, certificates) are also masked line by line, like the Actions runner.
-  if (value.includes('\n')) for (const line of value.split(/\r?\n/)) if (line.trim().length >= MIN_SECRET_VALUE_LENGTH) forms.add(line.trim());
+  if (value.includes('\n'))
+    for (const line of value.split(/\r?\n/)) if (line.trim().length >= MIN_SECRET_VALUE_LENGTH) forms.add(line.trim());
   // Longer forms stay masked line by line; a 2 KiB literal would hold too much text back.
   return [...forms].filter((f) => f.length >= MIN_SECRET_VALUE_LENGTH && f.length <= MAX_SECRET_FORM_LENGTH);
 }
@@ -49,6 +50,11 @@ export function exactValueRules(secrets: readonly NamedSecret[]): SecretRule[] {
     id: 'env-value',
     triggers: [form],
     // The dispatch has already compared the whole literal: this is a decided match.
-    decide: (_s: string, p: number): Decision => ({ kind: 'match', redactStart: p, redactEnd: p + form.length, label: `env:${name}` }),
+    decide: (_s: string, p: number): Decision => ({
+      kind: 'match',
+      redactStart: p,
+      redactEnd: p + form.length,
+      label: `env:${name}`,
+    }),
   }));
 }

@@ -146,7 +146,16 @@ function lowerSuffixAt(s: string, at: number): boolean {
 }
 
 function isKeyChar(c: number): boolean {
-  return (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f || c === 0x2d || c === 0x2e || c === 0x5b || c === 0x5d;
+  return (
+    (c >= 0x30 && c <= 0x39) ||
+    (c >= 0x41 && c <= 0x5a) ||
+    (c >= 0x61 && c <= 0x7a) ||
+    c === 0x5f ||
+    c === 0x2d ||
+    c === 0x2e ||
+    c === 0x5b ||
+    c === 0x5d
+  );
 }
 function isLetter(c: number): boolean {
   return (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
@@ -189,7 +198,8 @@ function valueIsSecret(value: string, quoted: boolean, kw: Keyword): boolean {
 
 function labelFor(s: string, p: number, keyEnd: number, kw: Keyword): string {
   const key = s.slice(Math.max(0, p - 24), keyEnd).toLowerCase();
-  if (!kw.vendor && key.includes('aws') && (kw.label === 'secret' || kw.label === 'token')) return 'aws-secret-access-key';
+  if (!kw.vendor && key.includes('aws') && (kw.label === 'secret' || kw.label === 'token'))
+    return 'aws-secret-access-key';
   return kw.label;
 }
 
@@ -202,7 +212,11 @@ function decideKeyword(kw: Keyword, s: string, p: number, ended: boolean): Decis
   }
   if (kw.suffixOnly) {
     const before = p > 0 ? s.charCodeAt(p - 1) : -1;
-    const separated = (before === 0x5f || before === 0x2d || before === 0x2e) && p > 1 && isKeyChar(s.charCodeAt(p - 2)) && !isSpace(s.charCodeAt(p - 2));
+    const separated =
+      (before === 0x5f || before === 0x2d || before === 0x2e) &&
+      p > 1 &&
+      isKeyChar(s.charCodeAt(p - 2)) &&
+      !isSpace(s.charCodeAt(p - 2));
     const camel = isLower(before) && s.charCodeAt(p) >= 0x41 && s.charCodeAt(p) <= 0x5a;
     if (!separated && !camel) return NONE;
   }
@@ -213,7 +227,8 @@ function decideKeyword(kw: Keyword, s: string, p: number, ended: boolean): Decis
   if (q - suffixStart > MAX_SUFFIX) return NONE;
   // The test below on the suffix, first, without slicing it: a keyword inside a longer word
   // (`passes`, `secretary`, `tokenizer`) is most candidates, and ends here.
-  if (q > suffixStart && isLower(s.charCodeAt(suffixStart)) && (kw.strict || !lowerSuffixAt(s, suffixStart))) return NONE;
+  if (q > suffixStart && isLower(s.charCodeAt(suffixStart)) && (kw.strict || !lowerSuffixAt(s, suffixStart)))
+    return NONE;
   const suffix = s.slice(suffixStart, q);
   if (suffix.length > 0) {
     if (isLower(suffix.charCodeAt(0)) && (kw.strict || !LOWER_SUFFIX.test(suffix))) return NONE;
@@ -278,7 +293,12 @@ function decideKeyword(kw: Keyword, s: string, p: number, ended: boolean): Decis
     if (e >= n) return ended ? NONE : PENDING;
     if (e >= lim) return NONE;
   } else {
-    while (e < n && e < lim && !(xml ? s.charCodeAt(e) === 0x3c || s.charCodeAt(e) === 0x0a : endsValue(s.charCodeAt(e)))) e++;
+    while (
+      e < n &&
+      e < lim &&
+      !(xml ? s.charCodeAt(e) === 0x3c || s.charCodeAt(e) === 0x0a : endsValue(s.charCodeAt(e)))
+    )
+      e++;
     if (e === n && !ended && e < lim) return PENDING;
     // A trailing `)` closes a call around the assignment: `f(password=x)`.
     while (e > valueStart && s.charCodeAt(e - 1) === 0x29 && !s.slice(valueStart, e - 1).includes('(')) e--;
@@ -292,7 +312,13 @@ function decideKeyword(kw: Keyword, s: string, p: number, ended: boolean): Decis
   const label = labelFor(s, Math.max(p, 0), keyEnd, kw);
   if (!quoted && e >= lim) {
     // Fail closed: a value longer than the window is dropped to its end.
-    return { kind: 'match', redactStart: valueStart, redactEnd: e, label, suppress: { kind: 'run', test: (ch: number) => !endsValue(ch) } };
+    return {
+      kind: 'match',
+      redactStart: valueStart,
+      redactEnd: e,
+      label,
+      suppress: { kind: 'run', test: (ch: number) => !endsValue(ch) },
+    };
   }
   return { kind: 'match', redactStart: valueStart, redactEnd: e, label };
 }

@@ -74,7 +74,11 @@ const MULTI_LINE = { singleLine: false } as const;
 const MEMO_MAX_LENGTH = 48;
 const MEMO_ENTRIES = 1024;
 
-type DeltaType = 'assistant.message.delta' | 'assistant.reasoning.delta' | 'assistant.tool_call.delta' | 'tool.progress';
+type DeltaType =
+  | 'assistant.message.delta'
+  | 'assistant.reasoning.delta'
+  | 'assistant.tool_call.delta'
+  | 'tool.progress';
 
 interface Channel {
   type: DeltaType;
@@ -87,7 +91,12 @@ interface Channel {
 }
 
 /** Channel key prefix by delta type (the closing events below use the same keys). */
-const KEY_PREFIX: Record<DeltaType, string> = { 'assistant.message.delta': 'm:', 'assistant.reasoning.delta': 'r:', 'assistant.tool_call.delta': 'c:', 'tool.progress': 't:' };
+const KEY_PREFIX: Record<DeltaType, string> = {
+  'assistant.message.delta': 'm:',
+  'assistant.reasoning.delta': 'r:',
+  'assistant.tool_call.delta': 'c:',
+  'tool.progress': 't:',
+};
 
 /** Create the event scrubber core. Options are checked here; see {@link EventScrubberOptions}. */
 export function createEventScrubber(options: EventScrubberOptions = {}): EventScrubber {
@@ -207,7 +216,13 @@ export function createEventScrubber(options: EventScrubberOptions = {}): EventSc
   function scrubEnvelope(d: EventDraft, payload: unknown): EventDraft {
     const correlationId = d.correlationId === undefined ? undefined : scrubString(d.correlationId);
     const parentId = d.parentId === undefined ? undefined : scrubString(d.parentId);
-    if (payload === d.payload && correlationId === d.correlationId && parentId === d.parentId && Object.getPrototypeOf(d) === Object.prototype) return d;
+    if (
+      payload === d.payload &&
+      correlationId === d.correlationId &&
+      parentId === d.parentId &&
+      Object.getPrototypeOf(d) === Object.prototype
+    )
+      return d;
     const out = { ...d, payload } as EventDraft;
     if (correlationId !== undefined) out.correlationId = correlationId;
     if (parentId !== undefined) out.parentId = parentId;
@@ -238,7 +253,14 @@ export function createEventScrubber(options: EventScrubberOptions = {}): EventSc
   function channelFor(key: string, type: DeltaType, id: string, d: EventDraft): Channel {
     let ch = channels.get(key);
     if (ch === undefined) {
-      ch = { type, id, fields: fieldsOf(d), scrubbedId: scrubString(id), sanitizer: createSanitizer(), redactor: createRedactor({ rules }) };
+      ch = {
+        type,
+        id,
+        fields: fieldsOf(d),
+        scrubbedId: scrubString(id),
+        sanitizer: createSanitizer(),
+        redactor: createRedactor({ rules }),
+      };
       channels.set(key, ch);
     }
     return ch;
@@ -310,17 +332,29 @@ export function createEventScrubber(options: EventScrubberOptions = {}): EventSc
         case 'assistant.message.delta': {
           const p = d.payload;
           const delta = streamDelta(d.type, p.messageId, d, p.delta);
-          return emit(scrubEnvelope(d, unchangedDelta(p, 'messageId', lastId, 'delta', delta) ? p : { messageId: lastId, delta }));
+          return emit(
+            scrubEnvelope(d, unchangedDelta(p, 'messageId', lastId, 'delta', delta) ? p : { messageId: lastId, delta }),
+          );
         }
         case 'assistant.reasoning.delta': {
           const p = d.payload;
           const delta = streamDelta(d.type, p.reasoningId, d, p.delta);
-          return emit(scrubEnvelope(d, unchangedDelta(p, 'reasoningId', lastId, 'delta', delta) ? p : { reasoningId: lastId, delta }));
+          return emit(
+            scrubEnvelope(
+              d,
+              unchangedDelta(p, 'reasoningId', lastId, 'delta', delta) ? p : { reasoningId: lastId, delta },
+            ),
+          );
         }
         case 'assistant.tool_call.delta': {
           const p = d.payload;
           const delta = streamDelta(d.type, p.toolCallId, d, p.delta);
-          return emit(scrubEnvelope(d, unchangedDelta(p, 'toolCallId', lastId, 'delta', delta) ? p : { toolCallId: lastId, delta }));
+          return emit(
+            scrubEnvelope(
+              d,
+              unchangedDelta(p, 'toolCallId', lastId, 'delta', delta) ? p : { toolCallId: lastId, delta },
+            ),
+          );
         }
         case 'tool.progress': {
           if (d.payload.outputDelta === undefined) break;

@@ -54,7 +54,10 @@ function compileCached(rules: readonly SecretRule[]): Dispatch {
  * The full rule table for a set of exact secrets: build it once and pass it as `rules` to
  * every redactor (one per stream channel) so the dispatch is compiled only once.
  */
-export function buildRuleTable(secrets: readonly NamedSecret[], rules: readonly SecretRule[] = DEFAULT_RULES): readonly SecretRule[] {
+export function buildRuleTable(
+  secrets: readonly NamedSecret[],
+  rules: readonly SecretRule[] = DEFAULT_RULES,
+): readonly SecretRule[] {
   if (secrets.length === 0) return rules;
   // The same secrets again (every session of a batch or benchmark): no key string to build.
   if (rules === lastTable.rules && sameSecrets(secrets, lastTable.secrets)) return lastTable.table;
@@ -76,7 +79,11 @@ export function buildRuleTable(secrets: readonly NamedSecret[], rules: readonly 
 }
 
 /** The last table built or found, with a copy of its secrets (the caller's array may change). */
-let lastTable: { rules: readonly SecretRule[] | undefined; secrets: readonly NamedSecret[]; table: readonly SecretRule[] } = { rules: undefined, secrets: [], table: [] };
+let lastTable: {
+  rules: readonly SecretRule[] | undefined;
+  secrets: readonly NamedSecret[];
+  table: readonly SecretRule[];
+} = { rules: undefined, secrets: [], table: [] };
 
 function sameSecrets(a: readonly NamedSecret[], b: readonly NamedSecret[]): boolean {
   if (a.length !== b.length) return false;
@@ -388,7 +395,11 @@ export function createTextRedactor(rules: readonly SecretRule[]): (text: string)
   return (text) => {
     const n = text.length;
     let ended = false;
-    for (let j = scanLong(text, 0, n, dispatch, endMask, 0); j < n; j = scanLong(text, j + 1, n, dispatch, endMask, 0)) {
+    for (
+      let j = scanLong(text, 0, n, dispatch, endMask, 0);
+      j < n;
+      j = scanLong(text, j + 1, n, dispatch, endMask, 0)
+    ) {
       // At the last unit `push` can only answer pending (its pair is cut): go to `end` at once.
       if (j === n - 1 && text.charCodeAt(j) < 128) ended = true;
       let d = evaluate(dispatch, text, j, ended);

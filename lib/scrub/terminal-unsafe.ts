@@ -17,7 +17,8 @@
  */
 
 /** The BMP part of the class, as the body of a regex character class. */
-export const TERMINAL_UNSAFE_BMP = '\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\u061c\\u200b\\u200e\\u200f\\u2028-\\u202e\\u2060-\\u206f\\ufeff\\ufff9-\\ufffb';
+export const TERMINAL_UNSAFE_BMP =
+  '\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\u061c\\u200b\\u200e\\u200f\\u2028-\\u202e\\u2060-\\u206f\\ufeff\\ufff9-\\ufffb';
 
 /** The tag characters U+E0000-U+E007F as UTF-16: their high surrogate and the low range. */
 export const TERMINAL_UNSAFE_TAGS = '\\udb40[\\udc00-\\udc7f]';

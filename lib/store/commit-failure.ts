@@ -68,14 +68,21 @@ const FULL_BELOW_BYTES = 1024 * 1024;
 /** The MINICODE_E_STORE error of a failed write to the store at `dir`, saying what to do. */
 export function storeWriteError(dir: string, error: unknown): MinicodeError {
   // lmdb's own wording points at a property a user cannot see.
-  const detail = commitErrorOf(error) !== undefined ? 'the transaction could not be committed' : ((error as Error)?.message ?? String(error));
+  const detail =
+    commitErrorOf(error) !== undefined
+      ? 'the transaction could not be committed'
+      : ((error as Error)?.message ?? String(error));
   const free = freeBytes(dir);
   const errno = (error as NodeJS.ErrnoException)?.code;
   if (errno === 'ENOSPC' || (free !== undefined && free < FULL_BELOW_BYTES)) {
-    return new MinicodeError('MINICODE_E_STORE', `store write failed: the disk holding ${dir} is full (${free ?? 0} bytes free): ${detail}`, {
-      action: `free space on the disk holding ${dir} (or pass --store DIR on another disk), then run again`,
-      cause: error,
-    });
+    return new MinicodeError(
+      'MINICODE_E_STORE',
+      `store write failed: the disk holding ${dir} is full (${free ?? 0} bytes free): ${detail}`,
+      {
+        action: `free space on the disk holding ${dir} (or pass --store DIR on another disk), then run again`,
+        cause: error,
+      },
+    );
   }
   return new MinicodeError('MINICODE_E_STORE', `store write failed at ${dir}: ${detail}`, {
     action: `check the disk holding ${dir} (space, permissions, I/O errors), or pass --store DIR`,

@@ -22,7 +22,10 @@ export interface ContentRecord {
 }
 
 /** Result of reading a ref back. */
-export type ContentLookup = { status: 'present'; bytes: Uint8Array; mediaType?: string } | { status: 'evicted'; reason: 'size-cap' | 'eviction' | 'not-stored'; at?: string } | { status: 'missing' };
+export type ContentLookup =
+  | { status: 'present'; bytes: Uint8Array; mediaType?: string }
+  | { status: 'evicted'; reason: 'size-cap' | 'eviction' | 'not-stored'; at?: string }
+  | { status: 'missing' };
 
 /** Options of {@link createContentStore}. */
 export interface ContentStoreOptions {
@@ -45,7 +48,10 @@ export function contentDigest(bytes: Uint8Array): string {
   return 'sha256:' + createHash('sha256').update(bytes).digest('hex');
 }
 
-export function createContentStore(db: Database<ContentRecord, string>, options: ContentStoreOptions = {}): ContentStore {
+export function createContentStore(
+  db: Database<ContentRecord, string>,
+  options: ContentStoreOptions = {},
+): ContentStore {
   const max = options.maxContentBytes ?? DEFAULT_MAX_CONTENT_BYTES;
   if (!(max >= 0)) throw new TypeError('createContentStore: maxContentBytes must be >= 0');
   const clock = options.clock ?? Date.now;
@@ -69,11 +75,19 @@ export function createContentStore(db: Database<ContentRecord, string>, options:
     },
     get(ref) {
       const key = typeof ref === 'string' ? ref : ref.ref;
-      if (typeof ref !== 'string' && ref.evicted?.reason === 'size-cap') return { status: 'evicted', reason: 'size-cap' };
+      if (typeof ref !== 'string' && ref.evicted?.reason === 'size-cap')
+        return { status: 'evicted', reason: 'size-cap' };
       const record = db.get(key);
       if (!record) return { status: 'missing' };
-      if (record.evicted || !record.bytes) return definedOnly({ status: 'evicted', reason: 'eviction', at: record.evicted ? record.evicted.at : undefined });
-      return record.mediaType === undefined ? { status: 'present', bytes: record.bytes } : { status: 'present', bytes: record.bytes, mediaType: record.mediaType };
+      if (record.evicted || !record.bytes)
+        return definedOnly({
+          status: 'evicted',
+          reason: 'eviction',
+          at: record.evicted ? record.evicted.at : undefined,
+        });
+      return record.mediaType === undefined
+        ? { status: 'present', bytes: record.bytes }
+        : { status: 'present', bytes: record.bytes, mediaType: record.mediaType };
     },
     async evict(ref) {
       const at = new Date(clock()).toISOString();

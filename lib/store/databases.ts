@@ -37,7 +37,9 @@ export function openDatabases(options: { dir: string; readOnly?: boolean; compre
   try {
     // lmdb would take a plain file for a single-file environment (and may crash reading it).
     if (fs.statSync(dir, { throwIfNoEntry: false })?.isDirectory() === false) {
-      throw new MinicodeError('MINICODE_E_STORE', `cannot open the store at ${dir}: it is not a directory`, { action: 'pass --store a directory (created when missing)' });
+      throw new MinicodeError('MINICODE_E_STORE', `cannot open the store at ${dir}: it is not a directory`, {
+        action: 'pass --store a directory (created when missing)',
+      });
     }
     if (!options.readOnly) makePrivateDir(dir);
     else if (!fs.existsSync(dir)) throw new MinicodeError('MINICODE_E_STORE', `no store at ${dir}`);
@@ -97,9 +99,13 @@ function checkDataFile(dir: string, readOnly: boolean): void {
     throw error;
   }
   const damaged = (what: string): MinicodeError =>
-    new MinicodeError('MINICODE_E_STORE', `cannot open the store at ${dir}: ${file} is not a valid LMDB data file (${what})`, {
-      action: 'move the store folder aside (a new store is then made in its place), or pass --store DIR',
-    });
+    new MinicodeError(
+      'MINICODE_E_STORE',
+      `cannot open the store at ${dir}: ${file} is not a valid LMDB data file (${what})`,
+      {
+        action: 'move the store folder aside (a new store is then made in its place), or pass --store DIR',
+      },
+    );
   try {
     const size = fs.fstatSync(fd).size;
     if (size === 0) {
@@ -109,13 +115,16 @@ function checkDataFile(dir: string, readOnly: boolean): void {
     const meta = Buffer.alloc(META_BYTES);
     const readMeta = (offset: number, which: string): void => {
       if (fs.readSync(fd, meta, 0, META_BYTES, offset) < META_BYTES) throw damaged(`${which} meta page cut short`);
-      if ((meta.readUInt16LE(18) & P_META) === 0 || meta.readUInt32LE(PAGE_HEADER) !== MDB_MAGIC) throw damaged(`${which} meta page unreadable`);
-      if ((meta.readUInt32LE(PAGE_HEADER + 4) & 0xffff) !== MDB_DATA_VERSION) throw damaged(`${which} meta page of data version ${meta.readUInt32LE(PAGE_HEADER + 4) & 0xffff}`);
+      if ((meta.readUInt16LE(18) & P_META) === 0 || meta.readUInt32LE(PAGE_HEADER) !== MDB_MAGIC)
+        throw damaged(`${which} meta page unreadable`);
+      if ((meta.readUInt32LE(PAGE_HEADER + 4) & 0xffff) !== MDB_DATA_VERSION)
+        throw damaged(`${which} meta page of data version ${meta.readUInt32LE(PAGE_HEADER + 4) & 0xffff}`);
     };
     const checkLength = (pageSize: number, which: string): void => {
       const lastPage = meta.readBigUInt64LE(PAGE_HEADER + LAST_PAGE);
       const needed = (lastPage + 1n) * BigInt(pageSize);
-      if (needed > BigInt(size)) throw damaged(`${which} meta page uses ${needed} bytes, the file has ${size}: it was cut short`);
+      if (needed > BigInt(size))
+        throw damaged(`${which} meta page uses ${needed} bytes, the file has ${size}: it was cut short`);
     };
     readMeta(0, 'first');
     const pageSize = meta.readUInt32LE(PAGE_HEADER + 24);
@@ -135,13 +144,24 @@ function openAll(options: { dir: string; readOnly?: boolean; compression?: boole
   // noSubdir off: lmdb takes a path whose last name has a dot in it (`runs.v2`, `2026.12.04`,
   // mktemp's `tmp.XXXX`) for a single-file environment by default, and the folder made above
   // then fails to open as that file.
-  const root = open({ path: options.dir, noSubdir: false, compression: options.compression ?? false, maxDbs: 8, readOnly: options.readOnly ?? false, overlappingSync: false });
+  const root = open({
+    path: options.dir,
+    noSubdir: false,
+    compression: options.compression ?? false,
+    maxDbs: 8,
+    readOnly: options.readOnly ?? false,
+    overlappingSync: false,
+  });
   // Values are bytes event-batches.ts encodes: no msgpackr on the write path. LZ4 in lmdb's
   // write thread (off the main thread) shrinks the JSON text about 3x, so a commit writes and
   // syncs fewer pages; values written uncompressed (under the threshold) read the same, since
   // lmdb marks compressed values by a first byte JSON never has. Read-only, lmdb gives no
   // database for a name never written (a store with no events yet): read as empty.
-  const batches: Database<Uint8Array, BatchKey> | undefined = root.openDB({ name: 'batches', encoding: 'binary', compression: { threshold: BATCH_COMPRESSION_THRESHOLD } });
+  const batches: Database<Uint8Array, BatchKey> | undefined = root.openDB({
+    name: 'batches',
+    encoding: 'binary',
+    compression: { threshold: BATCH_COMPRESSION_THRESHOLD },
+  });
   const sessions: Database<SessionIndexEntry, string> = root.openDB({ name: 'sessions' });
   const contentDb: Database<ContentRecord, string> = root.openDB({ name: 'content' });
   const batchRecords: Database<unknown, string> | undefined = root.openDB({ name: 'batch-records' });

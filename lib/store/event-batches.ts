@@ -53,6 +53,8 @@ export function encodeBatch(lines: readonly string[]): Buffer {
 
 /** The events of a stored batch value, in sequence order. */
 export function decodeBatch(value: Uint8Array): OutputEvent[] {
-  const text = Buffer.isBuffer(value) ? value.toString('utf8') : Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('utf8');
+  const text = Buffer.isBuffer(value)
+    ? value.toString('utf8')
+    : Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('utf8');
   return JSON.parse(text) as OutputEvent[];
 }

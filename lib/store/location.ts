@@ -24,6 +24,9 @@ export function resolveStoreDir(input: StoreLocationInput = {}): string {
   const cwd = input.cwd ?? process.cwd();
   if (input.flag) return path.resolve(cwd, input.flag);
   if (env.MINICODE_HOME) return path.resolve(cwd, env.MINICODE_HOME, 'store');
-  const dataHome = env.XDG_DATA_HOME && path.isAbsolute(env.XDG_DATA_HOME) ? env.XDG_DATA_HOME : path.join(input.homedir ?? os.homedir(), '.local', 'share');
+  const dataHome =
+    env.XDG_DATA_HOME && path.isAbsolute(env.XDG_DATA_HOME)
+      ? env.XDG_DATA_HOME
+      : path.join(input.homedir ?? os.homedir(), '.local', 'share');
   return path.join(dataHome, 'minicode', 'store');
 }

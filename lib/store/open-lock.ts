@@ -120,9 +120,13 @@ function otherWriter(dir: string): string | undefined {
 }
 
 function busy(dir: string, timeoutMs: number, holder: string): MinicodeError {
-  return new MinicodeError('MINICODE_E_STORE', `the store at ${dir} stayed busy for ${Math.round(timeoutMs / 1000)} s: ${holder}`, {
-    action: 'wait for that process to finish, or remove the file if that process is not a minicode writer',
-  });
+  return new MinicodeError(
+    'MINICODE_E_STORE',
+    `the store at ${dir} stayed busy for ${Math.round(timeoutMs / 1000)} s: ${holder}`,
+    {
+      action: 'wait for that process to finish, or remove the file if that process is not a minicode writer',
+    },
+  );
 }
 
 /** Back-off between polls: 1, 2, 4, 4 ... ms (no busy spin). */

@@ -66,12 +66,32 @@ export function promptOf(event: OutputEvent): string | undefined {
 /** Build the index entry of a session from its reducer state. */
 export function indexEntryOf(
   state: ReducerState,
-  extra: { digest?: string | undefined; title?: string | undefined; writerPid?: number | undefined; eventCount?: number; lastSeq?: number | undefined },
+  extra: {
+    digest?: string | undefined;
+    title?: string | undefined;
+    writerPid?: number | undefined;
+    eventCount?: number;
+    lastSeq?: number | undefined;
+  },
 ): SessionIndexEntry {
   const s = state.session;
-  const entry: SessionIndexEntry = { sessionId: state.sessionId, outcome: state.run.outcome, eventCount: extra.eventCount ?? state.durableEvents };
+  const entry: SessionIndexEntry = {
+    sessionId: state.sessionId,
+    outcome: state.run.outcome,
+    eventCount: extra.eventCount ?? state.durableEvents,
+  };
   if (state.run.reason !== undefined) entry.reason = state.run.reason;
-  copyDefined(entry, s, ['startedAt', 'endedAt', 'origin', 'provider', 'model', 'agent', 'format', 'parentSessionId', 'parentToolCallId']);
+  copyDefined(entry, s, [
+    'startedAt',
+    'endedAt',
+    'origin',
+    'provider',
+    'model',
+    'agent',
+    'format',
+    'parentSessionId',
+    'parentToolCallId',
+  ]);
   const digest = s.promptDigest ?? extra.digest;
   if (digest !== undefined) entry.promptDigest = digest;
   if (extra.title !== undefined) entry.title = extra.title;
@@ -85,7 +105,10 @@ export function indexEntryOf(
  * What a reader should show: a session still `running` whose writer is gone stopped before its
  * terminal event, so it reads as `interrupted` (the stored entry itself is not rewritten).
  */
-export function effectiveEntry(entry: SessionIndexEntry, alive: (pid: number) => boolean = pidAlive): SessionIndexEntry {
+export function effectiveEntry(
+  entry: SessionIndexEntry,
+  alive: (pid: number) => boolean = pidAlive,
+): SessionIndexEntry {
   if (entry.outcome !== 'running') return entry;
   if (entry.writerPid !== undefined && alive(entry.writerPid)) return entry;
   return { ...entry, outcome: 'interrupted' };

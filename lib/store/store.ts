@@ -27,12 +27,26 @@ import type { ContentRef, OutputEvent } from '../events/index.js';
 import { EVENT_REGISTRY } from '../events/registry.js';
 import { MinicodeError } from '../errors.js';
 import { initialState, reduceOwned, type ReducerState } from '../reducer/index.js';
-import { decodeBatch, encodeBatch, MAX_BATCH_CHARS, MAX_BATCH_EVENTS, type BatchKey, type PendingBatch } from './event-batches.js';
+import {
+  decodeBatch,
+  encodeBatch,
+  MAX_BATCH_CHARS,
+  MAX_BATCH_EVENTS,
+  type BatchKey,
+  type PendingBatch,
+} from './event-batches.js';
 import { openDatabases } from './databases.js';
 import { writerLock, type WriterLock } from './open-lock.js';
 import { noteCommitFailure, storeWriteError } from './commit-failure.js';
 import { createContentStore, type ContentLookup, type ContentRecord } from './content-store.js';
-import { effectiveEntry, indexEntryOf, promptDigest, promptOf, titleOf, type SessionIndexEntry } from './session-index.js';
+import {
+  effectiveEntry,
+  indexEntryOf,
+  promptDigest,
+  promptOf,
+  titleOf,
+  type SessionIndexEntry,
+} from './session-index.js';
 
 /** Options of {@link openStore}. */
 export interface StoreOptions {
@@ -145,7 +159,8 @@ export function openStore(options: StoreOptions): EventStore {
   const { dir } = options;
   if (!dir) throw new TypeError('openStore: dir is required');
   const maxOpenSessions = options.maxOpenSessions ?? DEFAULT_MAX_OPEN_SESSIONS;
-  if (!Number.isInteger(maxOpenSessions) || maxOpenSessions < 1) throw new TypeError('openStore: maxOpenSessions must be an integer >= 1');
+  if (!Number.isInteger(maxOpenSessions) || maxOpenSessions < 1)
+    throw new TypeError('openStore: maxOpenSessions must be an integer >= 1');
   const { root, batches, sessions, contentDb, batchRecords } = openDatabases(options);
   const contentOptions: { maxContentBytes?: number; clock?: () => number } = {};
   if (options.maxContentBytes !== undefined) contentOptions.maxContentBytes = options.maxContentBytes;
@@ -241,7 +256,18 @@ export function openStore(options: StoreOptions): EventStore {
     for (const id of ids) {
       const s = open_.get(id);
       if (!s) continue;
-      track(sessions.put(id, indexEntryOf(s.state, { digest: s.digest, title: s.title, writerPid, eventCount: s.count, lastSeq: s.lastSeq })));
+      track(
+        sessions.put(
+          id,
+          indexEntryOf(s.state, {
+            digest: s.digest,
+            title: s.title,
+            writerPid,
+            eventCount: s.count,
+            lastSeq: s.lastSeq,
+          }),
+        ),
+      );
       s.batch = batch;
       if (s.state.session.endedAt !== undefined) open_.delete(id);
     }
@@ -318,13 +344,19 @@ export function openStore(options: StoreOptions): EventStore {
 
   function* iterate(sessionId: string): Generator<OutputEvent> {
     if (!batches) return;
-    for (const { value } of batches.getRange({ start: [sessionId, 0], end: [sessionId, Number.MAX_SAFE_INTEGER] })) yield* decodeBatch(value);
+    for (const { value } of batches.getRange({ start: [sessionId, 0], end: [sessionId, Number.MAX_SAFE_INTEGER] }))
+      yield* decodeBatch(value);
   }
 
   function getEvent(sessionId: string, seq: number): OutputEvent | undefined {
     if (!batches) return undefined;
     // The batch holding `seq` is the last one of the session starting at or before it.
-    for (const { key, value } of batches.getRange({ start: [sessionId, seq], end: [sessionId, -1], reverse: true, limit: 1 })) {
+    for (const { key, value } of batches.getRange({
+      start: [sessionId, seq],
+      end: [sessionId, -1],
+      reverse: true,
+      limit: 1,
+    })) {
       if (key[0] !== sessionId) break;
       for (const e of decodeBatch(value)) if (e.seq === seq) return e;
     }
@@ -404,7 +436,9 @@ export function openStore(options: StoreOptions): EventStore {
     listSessions() {
       const out: SessionIndexEntry[] = [];
       for (const { value } of sessions.getRange({})) out.push(effectiveEntry(value));
-      return out.sort((a, b) => (b.startedAt ?? '').localeCompare(a.startedAt ?? '') || a.sessionId.localeCompare(b.sessionId));
+      return out.sort(
+        (a, b) => (b.startedAt ?? '').localeCompare(a.startedAt ?? '') || a.sessionId.localeCompare(b.sessionId),
+      );
     },
     async claimSession(sessionId) {
       if (options.readOnly) throw new MinicodeError('MINICODE_E_STORE', 'the store is open read-only');

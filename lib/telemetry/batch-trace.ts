@@ -6,7 +6,16 @@
  */
 import type { TracingConfig } from './config.js';
 import { createSpanExporter, type ExportStats } from './exporter.js';
-import { newSpanId, newTraceId, nowNs, SpanKind, StatusCode, type AttributeValue, type SpanData, type TraceParent } from './span.js';
+import {
+  newSpanId,
+  newTraceId,
+  nowNs,
+  SpanKind,
+  StatusCode,
+  type AttributeValue,
+  type SpanData,
+  type TraceParent,
+} from './span.js';
 import { definedOnly } from '../defined-only.js';
 
 /** A batch being traced. */
@@ -22,7 +31,11 @@ export interface BatchTrace {
 /** Start the batch span now. */
 export function startBatchTrace(
   config: TracingConfig,
-  options: { env: Readonly<Record<string, string | undefined>>; attributes: Record<string, AttributeValue>; onWarning?: (message: string) => void },
+  options: {
+    env: Readonly<Record<string, string | undefined>>;
+    attributes: Record<string, AttributeValue>;
+    onWarning?: (message: string) => void;
+  },
 ): BatchTrace {
   const exporter = createSpanExporter(config, definedOnly({ env: options.env, onWarning: options.onWarning }));
   const span: SpanData = {
@@ -32,7 +45,11 @@ export function startBatchTrace(
     kind: SpanKind.INTERNAL,
     startNs: nowNs(),
     endNs: '',
-    attributes: { 'gen_ai.operation.name': 'invoke_workflow', 'gen_ai.workflow.name': 'minicode-batch', ...options.attributes },
+    attributes: {
+      'gen_ai.operation.name': 'invoke_workflow',
+      'gen_ai.workflow.name': 'minicode-batch',
+      ...options.attributes,
+    },
     status: { code: StatusCode.UNSET },
   };
   return {

@@ -30,7 +30,12 @@ export interface ChatTrace {
 /** Start tracing a chat session. */
 export function startChatTrace(
   config: TracingConfig,
-  chat: { env: Readonly<Record<string, string | undefined>>; provider?: string; model?: string; onWarning?: (message: string) => void },
+  chat: {
+    env: Readonly<Record<string, string | undefined>>;
+    provider?: string;
+    model?: string;
+    onWarning?: (message: string) => void;
+  },
 ): ChatTrace {
   const exporter = createSpanExporter(config, definedOnly({ env: chat.env, onWarning: chat.onWarning }));
   return {

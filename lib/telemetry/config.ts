@@ -47,29 +47,55 @@ function parseHeaders(text: string | undefined): Record<string, string> {
 }
 
 /** The tracing config, or undefined when tracing is off. Throws MINICODE_E_OTEL_CONFIG on a bad URL or protocol. */
-export function tracingConfig(env: Readonly<Record<string, string | undefined>>, endpointFlag?: string): TracingConfig | undefined {
+export function tracingConfig(
+  env: Readonly<Record<string, string | undefined>>,
+  endpointFlag?: string,
+): TracingConfig | undefined {
   if ((env.OTEL_SDK_DISABLED ?? '').toLowerCase() === 'true' && endpointFlag === undefined) return undefined;
-  const url = endpointFlag !== undefined ? traceUrl(endpointFlag) : env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || (env.OTEL_EXPORTER_OTLP_ENDPOINT ? traceUrl(env.OTEL_EXPORTER_OTLP_ENDPOINT) : undefined);
+  const url =
+    endpointFlag !== undefined
+      ? traceUrl(endpointFlag)
+      : env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ||
+        (env.OTEL_EXPORTER_OTLP_ENDPOINT ? traceUrl(env.OTEL_EXPORTER_OTLP_ENDPOINT) : undefined);
   if (!url) return undefined;
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
-    throw new MinicodeError('MINICODE_E_OTEL_CONFIG', `the OTLP endpoint is not a URL: ${JSON.stringify(url.slice(0, 200))}`, { action: 'set OTEL_EXPORTER_OTLP_ENDPOINT=http://localhost:4318' });
+    throw new MinicodeError(
+      'MINICODE_E_OTEL_CONFIG',
+      `the OTLP endpoint is not a URL: ${JSON.stringify(url.slice(0, 200))}`,
+      { action: 'set OTEL_EXPORTER_OTLP_ENDPOINT=http://localhost:4318' },
+    );
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    throw new MinicodeError('MINICODE_E_OTEL_CONFIG', `the OTLP endpoint must be http or https, got ${parsed.protocol}`, { action: 'set OTEL_EXPORTER_OTLP_ENDPOINT=http://localhost:4318' });
+    throw new MinicodeError(
+      'MINICODE_E_OTEL_CONFIG',
+      `the OTLP endpoint must be http or https, got ${parsed.protocol}`,
+      { action: 'set OTEL_EXPORTER_OTLP_ENDPOINT=http://localhost:4318' },
+    );
   }
-  const protocol = (env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL || env.OTEL_EXPORTER_OTLP_PROTOCOL || 'http/protobuf').trim();
+  const protocol = (
+    env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ||
+    env.OTEL_EXPORTER_OTLP_PROTOCOL ||
+    'http/protobuf'
+  ).trim();
   if (protocol !== 'http/protobuf' && protocol !== 'http/json') {
-    throw new MinicodeError('MINICODE_E_OTEL_CONFIG', `OTLP protocol "${protocol.slice(0, 40)}" is not supported (http/protobuf or http/json)`, {
-      action: 'set OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf',
-    });
+    throw new MinicodeError(
+      'MINICODE_E_OTEL_CONFIG',
+      `OTLP protocol "${protocol.slice(0, 40)}" is not supported (http/protobuf or http/json)`,
+      {
+        action: 'set OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf',
+      },
+    );
   }
   return {
     url: parsed.toString(),
     protocol,
-    headers: { ...parseHeaders(env.OTEL_EXPORTER_OTLP_HEADERS), ...parseHeaders(env.OTEL_EXPORTER_OTLP_TRACES_HEADERS) },
+    headers: {
+      ...parseHeaders(env.OTEL_EXPORTER_OTLP_HEADERS),
+      ...parseHeaders(env.OTEL_EXPORTER_OTLP_TRACES_HEADERS),
+    },
     serviceName: env.OTEL_SERVICE_NAME || 'minicode',
     captureContent: (env.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT ?? '').toLowerCase() === 'true',
   };

@@ -68,7 +68,9 @@ interface Transport {
 async function loadTransport(config: TracingConfig): Promise<Transport> {
   const [{ resourceFromAttributes }, { OTLPTraceExporter: Exporter }] = await Promise.all([
     import('@opentelemetry/resources'),
-    config.protocol === 'http/json' ? import('@opentelemetry/exporter-trace-otlp-http') : import('@opentelemetry/exporter-trace-otlp-proto'),
+    config.protocol === 'http/json'
+      ? import('@opentelemetry/exporter-trace-otlp-http')
+      : import('@opentelemetry/exporter-trace-otlp-proto'),
   ]);
   return {
     exporter: new Exporter({ url: config.url, headers: { ...config.headers }, timeoutMillis: REQUEST_TIMEOUT_MS }),
@@ -81,7 +83,8 @@ function scrubSpan(span: SpanData, redact: (text: string) => string): SpanData {
   for (const [key, value] of Object.entries(span.attributes)) {
     attributes[key] = typeof value === 'string' ? redact(value) : Array.isArray(value) ? value.map(redact) : value;
   }
-  const status = span.status.message !== undefined ? { code: span.status.code, message: redact(span.status.message) } : span.status;
+  const status =
+    span.status.message !== undefined ? { code: span.status.code, message: redact(span.status.message) } : span.status;
   return { ...span, name: redact(span.name), attributes, status };
 }
 
@@ -103,10 +106,15 @@ export function toReadableSpan(span: SpanData, resource: Resource): ReadableSpan
     name: span.name,
     kind: span.kind - 1,
     spanContext: () => context,
-    parentSpanContext: span.parentSpanId ? { traceId: span.traceId, spanId: span.parentSpanId, traceFlags: 1 } : undefined,
+    parentSpanContext: span.parentSpanId
+      ? { traceId: span.traceId, spanId: span.parentSpanId, traceFlags: 1 }
+      : undefined,
     startTime: start,
     endTime: end,
-    status: span.status.message !== undefined ? { code: span.status.code, message: span.status.message } : { code: span.status.code },
+    status:
+      span.status.message !== undefined
+        ? { code: span.status.code, message: span.status.message }
+        : { code: span.status.code },
     attributes: span.attributes,
     links: [],
     events: [],
@@ -130,7 +138,9 @@ export function createSpanExporter(config: TracingConfig, options: ExporterOptio
   const warn = (message: string): void => {
     if (warned) return;
     warned = true;
-    options.onWarning?.(`OpenTelemetry export to ${new URL(config.url).origin} failed: ${message} (spans are dropped; the run goes on)`);
+    options.onWarning?.(
+      `OpenTelemetry export to ${new URL(config.url).origin} failed: ${message} (spans are dropped; the run goes on)`,
+    );
   };
   let transport: Transport | undefined;
   let loadError: Error | undefined;

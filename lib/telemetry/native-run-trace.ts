@@ -26,7 +26,13 @@ export interface NativeRunTrace {
 /** Start tracing a native run of `agents` (the first, then its fallbacks) now. */
 export function startNativeRunTrace(
   config: TracingConfig,
-  run: { env: Readonly<Record<string, string | undefined>>; agents: readonly string[]; model?: string | undefined; prompt: string; onWarning?: (message: string) => void },
+  run: {
+    env: Readonly<Record<string, string | undefined>>;
+    agents: readonly string[];
+    model?: string | undefined;
+    prompt: string;
+    onWarning?: (message: string) => void;
+  },
 ): NativeRunTrace {
   const exporter = createSpanExporter(config, definedOnly({ env: run.env, onWarning: run.onWarning }));
   const workflow: SpanData | undefined =
@@ -38,7 +44,11 @@ export function startNativeRunTrace(
           kind: SpanKind.INTERNAL,
           startNs: nowNs(),
           endNs: '',
-          attributes: { 'gen_ai.operation.name': 'invoke_workflow', 'gen_ai.workflow.name': 'minicode-run', 'minicode.run.agents': [...run.agents] },
+          attributes: {
+            'gen_ai.operation.name': 'invoke_workflow',
+            'gen_ai.workflow.name': 'minicode-run',
+            'minicode.run.agents': [...run.agents],
+          },
           status: { code: StatusCode.UNSET },
         }
       : undefined;
@@ -63,7 +73,8 @@ export function startNativeRunTrace(
     },
     onEvent(event) {
       current?.onEvent(event);
-      if (workflow && workflow.attributes['gen_ai.conversation.id'] === undefined && event.sessionId) workflow.attributes['gen_ai.conversation.id'] = event.sessionId;
+      if (workflow && workflow.attributes['gen_ai.conversation.id'] === undefined && event.sessionId)
+        workflow.attributes['gen_ai.conversation.id'] = event.sessionId;
     },
     async finish(outcome) {
       if (current) exporter.add(current.finish(outcome));

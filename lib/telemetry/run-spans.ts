@@ -16,7 +16,17 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { OutputEvent } from '../events/index.js';
-import { newSpanId, newTraceId, nowNs, SpanKind, StatusCode, traceparent, type AttributeValue, type SpanData, type TraceParent } from './span.js';
+import {
+  newSpanId,
+  newTraceId,
+  nowNs,
+  SpanKind,
+  StatusCode,
+  traceparent,
+  type AttributeValue,
+  type SpanData,
+  type TraceParent,
+} from './span.js';
 import { definedOnly } from '../defined-only.js';
 
 /** Characters of captured content per attribute. */
@@ -86,12 +96,19 @@ export function createRunSpans(options: RunSpanOptions): RunSpans {
     kind: SpanKind.INTERNAL,
     startNs: clock(),
     endNs: '',
-    attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': options.agentName, ...options.attributes },
+    attributes: {
+      'gen_ai.operation.name': 'invoke_agent',
+      'gen_ai.agent.name': options.agentName,
+      ...options.attributes,
+    },
     status: { code: StatusCode.UNSET },
   });
   if (provider) run.attributes['gen_ai.provider.name'] = provider;
   if (options.model) run.attributes['gen_ai.request.model'] = options.model;
-  if (options.captureContent && options.prompt !== undefined) run.attributes['gen_ai.input.messages'] = JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: clip(options.prompt) }] }]);
+  if (options.captureContent && options.prompt !== undefined)
+    run.attributes['gen_ai.input.messages'] = JSON.stringify([
+      { role: 'user', parts: [{ type: 'text', content: clip(options.prompt) }] },
+    ]);
   const done: SpanData[] = [];
   let chat: Open | undefined;
   const tools = new Map<string, Open>();
@@ -118,11 +135,15 @@ export function createRunSpans(options: RunSpanOptions): RunSpans {
     traceparent: traceparent({ traceId, spanId: run.spanId }),
     onEvent(event) {
       const p = event.payload as Record<string, unknown>;
-      if (run.attributes['gen_ai.conversation.id'] === undefined && event.sessionId) run.attributes['gen_ai.conversation.id'] = event.sessionId;
+      if (run.attributes['gen_ai.conversation.id'] === undefined && event.sessionId)
+        run.attributes['gen_ai.conversation.id'] = event.sessionId;
       if (event.type === 'model.response.started') {
         endChat();
         const model = (p.model as string | undefined) ?? options.model;
-        const attrs: Record<string, AttributeValue> = { 'gen_ai.operation.name': 'chat', 'gen_ai.request.stream': true };
+        const attrs: Record<string, AttributeValue> = {
+          'gen_ai.operation.name': 'chat',
+          'gen_ai.request.stream': true,
+        };
         const name = providerName((p.provider as string | undefined) ?? options.provider);
         if (name) attrs['gen_ai.provider.name'] = name;
         if (options.model) attrs['gen_ai.request.model'] = options.model;
@@ -132,7 +153,9 @@ export function createRunSpans(options: RunSpanOptions): RunSpans {
         chat = { span: child(`chat ${model ?? 'unknown'}`, SpanKind.CLIENT, attrs), startMs: performance.now() };
       } else if (chat && !chat.firstChunk && FIRST_CHUNK.has(event.type)) {
         chat.firstChunk = true;
-        chat.span.attributes['gen_ai.response.time_to_first_chunk'] = Number(((performance.now() - chat.startMs) / 1000).toFixed(6));
+        chat.span.attributes['gen_ai.response.time_to_first_chunk'] = Number(
+          ((performance.now() - chat.startMs) / 1000).toFixed(6),
+        );
       } else if (event.type === 'model.response.completed' && chat) {
         const a = chat.span.attributes;
         if (typeof p.responseId === 'string') a['gen_ai.response.id'] = p.responseId;
@@ -159,16 +182,22 @@ export function createRunSpans(options: RunSpanOptions): RunSpans {
           'gen_ai.tool.call.id': p.toolCallId,
           'gen_ai.tool.type': typeof p.server === 'string' ? 'extension' : 'function',
         };
-        if (options.captureContent && p.input !== undefined) attrs['gen_ai.tool.call.arguments'] = clip(JSON.stringify(p.input) ?? '');
-        tools.set(p.toolCallId, { span: child(`execute_tool ${name}`, SpanKind.INTERNAL, attrs), startMs: performance.now() });
+        if (options.captureContent && p.input !== undefined)
+          attrs['gen_ai.tool.call.arguments'] = clip(JSON.stringify(p.input) ?? '');
+        tools.set(p.toolCallId, {
+          span: child(`execute_tool ${name}`, SpanKind.INTERNAL, attrs),
+          startMs: performance.now(),
+        });
       } else if (TOOL_END.has(event.type) && typeof p.toolCallId === 'string') {
         const open = tools.get(p.toolCallId);
         if (!open) return;
         tools.delete(p.toolCallId);
         if (event.type !== 'tool.completed') {
           open.span.status = { code: StatusCode.ERROR, message: event.type.slice('tool.'.length) };
-          open.span.attributes['error.type'] = event.type === 'tool.denied' ? 'denied' : event.type === 'tool.cancelled' ? 'cancelled' : 'tool_error';
-        } else if (options.captureContent && typeof p.output === 'string') open.span.attributes['gen_ai.tool.call.result'] = clip(p.output);
+          open.span.attributes['error.type'] =
+            event.type === 'tool.denied' ? 'denied' : event.type === 'tool.cancelled' ? 'cancelled' : 'tool_error';
+        } else if (options.captureContent && typeof p.output === 'string')
+          open.span.attributes['gen_ai.tool.call.result'] = clip(p.output);
         open.span.endNs = clock();
         done.push(open.span);
       }

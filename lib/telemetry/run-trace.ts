@@ -19,7 +19,13 @@ export interface RunTrace {
 /** Start tracing a run now. */
 export function startRunTrace(
   config: TracingConfig,
-  run: { env: Readonly<Record<string, string | undefined>>; provider?: string; model?: string; prompt: string; onWarning?: (message: string) => void },
+  run: {
+    env: Readonly<Record<string, string | undefined>>;
+    provider?: string;
+    model?: string;
+    prompt: string;
+    onWarning?: (message: string) => void;
+  },
 ): RunTrace {
   const exporter = createSpanExporter(config, definedOnly({ env: run.env, onWarning: run.onWarning }));
   const spans = createRunSpans(

@@ -49,7 +49,11 @@ function workspace(ctx: ToolContext): Workspace {
   return {
     async read(resolved) {
       if (states.has(resolved.absolute)) return states.get(resolved.absolute);
-      const tooLarge: ToolOutcome = { status: 'failed', cause: 'FILESYSTEM_ERROR', message: `${resolved.display} is over the ${ctx.limits.maxFileBytes}-byte edit limit` };
+      const tooLarge: ToolOutcome = {
+        status: 'failed',
+        cause: 'FILESYSTEM_ERROR',
+        message: `${resolved.display} is over the ${ctx.limits.maxFileBytes}-byte edit limit`,
+      };
       try {
         let text: string;
         if (ctx.fs) text = await ctx.fs.readTextFile(resolved.absolute);
@@ -89,9 +93,19 @@ function failed(message: string, hint?: string): ToolOutcome {
 async function plan(operations: PatchOperation[], ctx: ToolContext): Promise<PlannedFile[] | ToolOutcome> {
   const files = workspace(ctx);
   const planned = new Map<string, PlannedFile>();
-  const note = (resolved: ResolvedPath, before: string | undefined, after: string | undefined, kind: FileChange['kind']): void => {
+  const note = (
+    resolved: ResolvedPath,
+    before: string | undefined,
+    after: string | undefined,
+    kind: FileChange['kind'],
+  ): void => {
     const seen = planned.get(resolved.absolute);
-    planned.set(resolved.absolute, { resolved, before: seen ? seen.before : before, after, kind: seen && seen.kind === 'create' && after !== undefined ? 'create' : kind });
+    planned.set(resolved.absolute, {
+      resolved,
+      before: seen ? seen.before : before,
+      after,
+      kind: seen && seen.kind === 'create' && after !== undefined ? 'create' : kind,
+    });
     files.set(resolved, after);
   };
   for (const op of operations) {
@@ -102,10 +116,12 @@ async function plan(operations: PatchOperation[], ctx: ToolContext): Promise<Pla
     if (op.kind === 'add') {
       note(resolved, current, op.contents, current === undefined ? 'create' : 'modify');
     } else if (op.kind === 'delete') {
-      if (current === undefined) return failed(`cannot delete ${resolved.display}: no such file`, 'check the path with glob');
+      if (current === undefined)
+        return failed(`cannot delete ${resolved.display}: no such file`, 'check the path with glob');
       note(resolved, current, undefined, 'delete');
     } else {
-      if (current === undefined) return failed(`cannot update ${resolved.display}: no such file`, 'use *** Add File: to create a file');
+      if (current === undefined)
+        return failed(`cannot update ${resolved.display}: no such file`, 'use *** Add File: to create a file');
       const applied = applyChunks(current, op.chunks, resolved.display);
       if (!applied.ok) return failed(applied.message, 'read the file again and copy the context lines exactly');
       if (op.moveTo === undefined) {
@@ -162,7 +178,9 @@ export const applyPatchTool: Tool<Input> = {
         await write(file, ctx);
       } catch (error) {
         const failure = fsFailure(error, file.resolved.display);
-        return failure.status === 'failed' && changes.length > 0 ? { ...failure, message: `${failure.message} (after changing ${changes.map((c) => c.path).join(', ')})` } : failure;
+        return failure.status === 'failed' && changes.length > 0
+          ? { ...failure, message: `${failure.message} (after changing ${changes.map((c) => c.path).join(', ')})` }
+          : failure;
       }
       const diff = file.after === undefined ? undefined : await makeFileDiff(file.before, file.after);
       changes.push({ path: file.resolved.display, kind: file.kind, ...(diff ? { diff } : {}) });

@@ -7,7 +7,8 @@ type Input = z.infer<typeof AskUserInput>;
 const JSON_SCHEMA = INPUT_JSON_SCHEMAS.ask_user!;
 
 /** The reason given when nobody can answer; the same words the policy uses. */
-export const ASK_USER_NO_TTY = 'ask_user denied: no TTY to ask the question (CI or piped run); write a self-contained prompt instead';
+export const ASK_USER_NO_TTY =
+  'ask_user denied: no TTY to ask the question (CI or piped run); write a self-contained prompt instead';
 
 /**
  * `ask_user`: ask the person mid-run. Gated, and fails closed: without a TTY or a prompt

@@ -21,7 +21,8 @@ const JSON_SCHEMA = INPUT_JSON_SCHEMAS.bash!;
  */
 export const bashTool: Tool<Input> = {
   name: 'bash',
-  description: 'Run a shell command in the workspace with bash -c. Output (stdout and stderr together) is capped at 20000 characters. Credentials are not in its environment.',
+  description:
+    'Run a shell command in the workspace with bash -c. Output (stdout and stderr together) is capped at 20000 characters. Credentials are not in its environment.',
   inputSchema: BashInput,
   jsonSchema: JSON_SCHEMA,
   kind: 'execute',
@@ -37,7 +38,12 @@ export const bashTool: Tool<Input> = {
         return;
       }
       const collector = createBoundedCollector(ctx.limits.maxOutputChars);
-      const child = launch('bash', ['-c', input.command], { cwd: ctx.cwd, env: commandEnv(ctx.env ?? process.env, ctx.sandbox), detached: true, sandbox: ctx.sandbox });
+      const child = launch('bash', ['-c', input.command], {
+        cwd: ctx.cwd,
+        env: commandEnv(ctx.env ?? process.env, ctx.sandbox),
+        detached: true,
+        sandbox: ctx.sandbox,
+      });
       let stopped: 'timeout' | 'aborted' | undefined;
       let graceTimer: NodeJS.Timeout | undefined;
       const stop = (why: 'timeout' | 'aborted') => {
@@ -81,12 +87,24 @@ export const bashTool: Tool<Input> = {
           return;
         }
         if (stopped === 'aborted') {
-          resolve({ status: 'failed', cause: 'USER_ERROR', message: 'command aborted; its process group was killed', output, receipt: { truncated } });
+          resolve({
+            status: 'failed',
+            cause: 'USER_ERROR',
+            message: 'command aborted; its process group was killed',
+            output,
+            receipt: { truncated },
+          });
           return;
         }
         const exitCode = code ?? (signal ? 128 : 1);
         if (exitCode === 0) {
-          resolve({ status: 'completed', summary: `exit 0${truncated ? ' (output truncated)' : ''}`, output, receipt: { exitCode, truncated }, ...refusal });
+          resolve({
+            status: 'completed',
+            summary: `exit 0${truncated ? ' (output truncated)' : ''}`,
+            output,
+            receipt: { exitCode, truncated },
+            ...refusal,
+          });
         } else {
           resolve({
             status: 'failed',
@@ -107,7 +125,8 @@ export const bashTool: Tool<Input> = {
  * The terminal runs in the client's environment, which minicode cannot scrub; the client owns it.
  */
 async function runInTerminal(command: string, timeoutMs: number, ctx: ToolContext): Promise<ToolOutcome> {
-  if (ctx.signal.aborted) return { status: 'failed', cause: 'USER_ERROR', message: 'aborted before the command started' };
+  if (ctx.signal.aborted)
+    return { status: 'failed', cause: 'USER_ERROR', message: 'aborted before the command started' };
   const stop = new AbortController();
   let stopped: 'timeout' | 'aborted' | undefined;
   const timer = setTimeout(() => {
@@ -122,11 +141,21 @@ async function runInTerminal(command: string, timeoutMs: number, ctx: ToolContex
   let result: Awaited<ReturnType<NonNullable<typeof ctx.terminal>['run']>>;
   try {
     result = await ctx.terminal!.run(
-      definedOnly({ command: 'bash', args: ['-c', command], cwd: ctx.cwd, outputByteLimit: ctx.limits.maxOutputChars * 4, toolCallId: ctx.toolCallId || undefined }),
+      definedOnly({
+        command: 'bash',
+        args: ['-c', command],
+        cwd: ctx.cwd,
+        outputByteLimit: ctx.limits.maxOutputChars * 4,
+        toolCallId: ctx.toolCallId || undefined,
+      }),
       stop.signal,
     );
   } catch (error) {
-    return { status: 'failed', cause: 'TOOL_ERROR', message: `the client terminal failed: ${(error as Error).message}` };
+    return {
+      status: 'failed',
+      cause: 'TOOL_ERROR',
+      message: `the client terminal failed: ${(error as Error).message}`,
+    };
   } finally {
     clearTimeout(timer);
     ctx.signal.removeEventListener('abort', onAbort);
@@ -144,9 +173,22 @@ async function runInTerminal(command: string, timeoutMs: number, ctx: ToolContex
       receipt: { truncated },
     };
   }
-  if (stopped === 'aborted') return { status: 'failed', cause: 'USER_ERROR', message: 'command aborted; its terminal was killed', output, receipt: { truncated } };
+  if (stopped === 'aborted')
+    return {
+      status: 'failed',
+      cause: 'USER_ERROR',
+      message: 'command aborted; its terminal was killed',
+      output,
+      receipt: { truncated },
+    };
   const exitCode = result.exitCode ?? (result.signal ? 128 : 1);
-  if (exitCode === 0) return { status: 'completed', summary: `exit 0${truncated ? ' (output truncated)' : ''}`, output, receipt: { exitCode, truncated } };
+  if (exitCode === 0)
+    return {
+      status: 'completed',
+      summary: `exit 0${truncated ? ' (output truncated)' : ''}`,
+      output,
+      receipt: { exitCode, truncated },
+    };
   return {
     status: 'failed',
     cause: 'TOOL_ERROR',

@@ -22,9 +22,18 @@ function tooLarge(display: string, max: number): ToolOutcome {
 }
 
 /** The file's text and what the edit would make of it, or the failed outcome. */
-async function planEdit(input: Input, absolute: string, display: string, ctx: ToolContext): Promise<{ text: string; updated: string; count: number } | ToolOutcome> {
+async function planEdit(
+  input: Input,
+  absolute: string,
+  display: string,
+  ctx: ToolContext,
+): Promise<{ text: string; updated: string; count: number } | ToolOutcome> {
   if (input.old_string === input.new_string) {
-    return { status: 'failed', cause: 'TOOL_ERROR', message: 'old_string and new_string are identical; nothing to change' };
+    return {
+      status: 'failed',
+      cause: 'TOOL_ERROR',
+      message: 'old_string and new_string are identical; nothing to change',
+    };
   }
   let text: string;
   try {
@@ -63,7 +72,8 @@ async function planEdit(input: Input, absolute: string, display: string, ctx: To
 /** `edit`: exact string replacement; absent or ambiguous old text is a clear failure, never a guess. */
 export const editTool: Tool<Input> = {
   name: 'edit',
-  description: 'Replace exact text in a file. old_string must match the file exactly (whitespace included) and occur once; set replace_all to change every occurrence.',
+  description:
+    'Replace exact text in a file. old_string must match the file exactly (whitespace included) and occur once; set replace_all to change every occurrence.',
   inputSchema: EditInput,
   jsonSchema: JSON_SCHEMA,
   kind: 'edit',

@@ -26,7 +26,8 @@ export interface EscalationInput {
 /** The question to ask before rerunning a refused command unsandboxed, or undefined when none may be asked. */
 export function escalationRequest(input: EscalationInput): ApprovalRequest | undefined {
   const { tool, outcome, ctx } = input;
-  if (!tool.startsCommands || ctx.terminal || outcome.status === 'denied' || outcome.sandboxRefusal === undefined) return undefined;
+  if (!tool.startsCommands || ctx.terminal || outcome.status === 'denied' || outcome.sandboxRefusal === undefined)
+    return undefined;
   const mode = typeof input.policy === 'string' ? input.policy : input.policy.mode;
   if (mode !== 'ask' || ctx.tty !== true || !ctx.sandbox || ctx.sandbox.mode === 'off') return undefined;
   return {

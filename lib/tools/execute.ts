@@ -132,7 +132,14 @@ export async function executeToolCall(options: ExecuteToolCallOptions): Promise<
   if (!tool) outcome = await registry.invoke(call.name, call.argumentsText, ctx);
   else {
     const hooked = options.hooks ? await options.hooks.before(call, input) : {};
-    const facts = { name: tool.name, kind: tool.kind, gated: tool.gated, input, ...server, ...(tool.trusted ? { trusted: true } : {}) };
+    const facts = {
+      name: tool.name,
+      kind: tool.kind,
+      gated: tool.gated,
+      input,
+      ...server,
+      ...(tool.trusted ? { trusted: true } : {}),
+    };
     const policyDecision = decide(facts, options.policy, { tty: ctx.tty === true });
     // A hook's deny wins; its ask makes an allowed call ask; its allow stands for the person the
     // policy would ask (so it also answers for one absent), but never lifts the policy's own deny
@@ -142,7 +149,9 @@ export async function executeToolCall(options: ExecuteToolCallOptions): Promise<
         ? { decision: 'deny' as const, reason: hooked.reason || `${tool.name} denied by a PreToolUse hook` }
         : hooked.permission === 'ask' && policyDecision.decision === 'allow'
           ? { decision: 'ask' as const, reason: hooked.reason || 'a PreToolUse hook asks for approval' }
-          : hooked.permission === 'allow' && policyDecision.decision !== 'allow' && decide(facts, options.policy, { tty: true }).decision === 'ask'
+          : hooked.permission === 'allow' &&
+              policyDecision.decision !== 'allow' &&
+              decide(facts, options.policy, { tty: true }).decision === 'ask'
             ? { decision: 'allow' as const, reason: hooked.reason || 'allowed by a PreToolUse hook' }
             : policyDecision;
     if (decision.decision === 'deny') outcome = { status: 'denied', reason: decision.reason };
@@ -150,19 +159,31 @@ export async function executeToolCall(options: ExecuteToolCallOptions): Promise<
       let allowed = decision.decision === 'allow';
       if (decision.decision === 'ask') {
         const diff = await previewOf(tool, input, ctx);
-        const answer = await ctx.approve({ toolName: tool.name, toolCallId: call.id, action: title ?? tool.name, reason: decision.reason, diff });
+        const answer = await ctx.approve({
+          toolName: tool.name,
+          toolCallId: call.id,
+          action: title ?? tool.name,
+          reason: decision.reason,
+          diff,
+        });
         allowed = answer === 'allow' || answer === 'allow-always';
       }
       const checkpointed = allowed && options.checkpoints !== undefined && changesWorkspace(tool);
       // The checkpoint is written before the tool starts: a crash inside the tool can still be undone.
       if (checkpointed) await options.checkpoints!.beforeChange();
       outcome = allowed
-        ? await registry.invoke(call.name, call.argumentsText, { ...ctx, toolCallId: call.id, progress: (message) => onEvent(draft('tool.progress', { toolCallId: call.id, message }, fields)) })
+        ? await registry.invoke(call.name, call.argumentsText, {
+            ...ctx,
+            toolCallId: call.id,
+            progress: (message) => onEvent(draft('tool.progress', { toolCallId: call.id, message }, fields)),
+          })
         : { status: 'denied', reason: ctx.tty ? `${tool.name} denied by the user` : gatedNoTtyReason(tool.name) };
       // A stopped run settles at once: its cancelled call is not diffed (the turn then lists as
       // unfinished, like a crash, and undo restores the checkpoint taken before the call).
       if (checkpointed && !ctx.signal.aborted) observed = await options.checkpoints!.afterChange();
-      const request = ctx.signal.aborted ? undefined : escalationRequest({ tool, outcome, ctx, policy: options.policy, toolCallId: call.id, title });
+      const request = ctx.signal.aborted
+        ? undefined
+        : escalationRequest({ tool, outcome, ctx, policy: options.policy, toolCallId: call.id, title });
       if (request) {
         ranMs = Math.max(0, clock() - started);
         const answer = await ctx.approve(request);
@@ -171,7 +192,17 @@ export async function executeToolCall(options: ExecuteToolCallOptions): Promise<
     }
   }
   const durationMs = ranMs ?? Math.max(0, clock() - started);
-  const ended = emitTerminal({ outcome, observed, toolCallId: call.id, name: call.name, server, fields, durationMs, aborted: ctx.signal.aborted, onEvent });
+  const ended = emitTerminal({
+    outcome,
+    observed,
+    toolCallId: call.id,
+    name: call.name,
+    server,
+    fields,
+    durationMs,
+    aborted: ctx.signal.aborted,
+    onEvent,
+  });
   /** The PostToolUse hooks' feedback on what the model is about to see (after the command that counts: the rerun when there is one). */
   const afterHooks = async (executed: ExecutedToolCall): Promise<ExecutedToolCall> => {
     if (!options.hooks || executed.outcome.status === 'denied') return executed;
@@ -201,8 +232,13 @@ export async function executeToolCall(options: ExecuteToolCallOptions): Promise<
   );
   const rerunStarted = clock();
   if (options.checkpoints) await options.checkpoints.beforeChange();
-  const rerun = await registry.invoke(call.name, call.argumentsText, { ...ctx, toolCallId: rerunId, sandbox: ctx.sandbox ? withMode(ctx.sandbox, 'off') : undefined });
-  const rerunObserved = options.checkpoints && !ctx.signal.aborted ? await options.checkpoints.afterChange() : undefined;
+  const rerun = await registry.invoke(call.name, call.argumentsText, {
+    ...ctx,
+    toolCallId: rerunId,
+    sandbox: ctx.sandbox ? withMode(ctx.sandbox, 'off') : undefined,
+  });
+  const rerunObserved =
+    options.checkpoints && !ctx.signal.aborted ? await options.checkpoints.afterChange() : undefined;
   const rerunEnded = emitTerminal({
     outcome: rerun,
     observed: rerunObserved,
@@ -214,7 +250,10 @@ export async function executeToolCall(options: ExecuteToolCallOptions): Promise<
     aborted: ctx.signal.aborted,
     onEvent,
   });
-  return afterHooks({ ...rerunEnded, content: `[rerun outside the sandbox, approved by the user]\n${rerunEnded.content}` });
+  return afterHooks({
+    ...rerunEnded,
+    content: `[rerun outside the sandbox, approved by the user]\n${rerunEnded.content}`,
+  });
 }
 
 /** What {@link emitTerminal} needs. */
@@ -236,7 +275,13 @@ function emitTerminal(t: TerminalInput): ExecutedToolCall {
   const call = { id: t.toolCallId, name: t.name };
   if (t.aborted && outcome.status !== 'completed') {
     // The run was stopped while the tool ran: that is a cancellation, not a tool failure.
-    onEvent(draft('tool.cancelled', { toolCallId: call.id, name: call.name, ...server, reason: 'aborted', durationMs }, fields));
+    onEvent(
+      draft(
+        'tool.cancelled',
+        { toolCallId: call.id, name: call.name, ...server, reason: 'aborted', durationMs },
+        fields,
+      ),
+    );
     emitFileChanges(observed, call.id, fields, onEvent);
     return { outcome, content: 'Cancelled: the run was stopped', isError: true };
   }
@@ -259,9 +304,16 @@ function emitTerminal(t: TerminalInput): ExecutedToolCall {
     emitFileChanges(mergeChanges(observed, outcome.fileChanges), call.id, fields, onEvent);
     if (outcome.plan) {
       const { planId, created, steps, explanation } = outcome.plan;
-      onEvent(draft(created ? 'plan.created' : 'plan.updated', definedOnly({ planId, steps, explanation: explanation || undefined }), fields));
+      onEvent(
+        draft(
+          created ? 'plan.created' : 'plan.updated',
+          definedOnly({ planId, steps, explanation: explanation || undefined }),
+          fields,
+        ),
+      );
     }
-    if (outcome.result !== undefined) onEvent(draft('result.produced', { source: 'submit_result', result: outcome.result }, fields));
+    if (outcome.result !== undefined)
+      onEvent(draft('result.produced', { source: 'submit_result', result: outcome.result }, fields));
     for (const finding of outcome.findings ?? []) onEvent(draft('finding.detected', finding, fields));
   } else if (outcome.status === 'failed') {
     onEvent(
@@ -292,7 +344,10 @@ function emitTerminal(t: TerminalInput): ExecutedToolCall {
  * What the checkpoint diff saw, plus what the tool says it changed that the diff could not see
  * (a write into an editor's buffer through ACP lands on disk only when saved).
  */
-function mergeChanges(observed: FileChange[] | undefined, reported: FileChange[] | undefined): FileChange[] | undefined {
+function mergeChanges(
+  observed: FileChange[] | undefined,
+  reported: FileChange[] | undefined,
+): FileChange[] | undefined {
   if (!observed) return reported;
   // The tool's diff of a path the checkpoint also saw goes with the observed change.
   const diffs = new Map((reported ?? []).flatMap((c) => (c.diff ? [[c.path, c.diff] as const] : [])));
@@ -316,6 +371,11 @@ async function previewOf(tool: AnyTool, input: unknown, ctx: ToolContext): Promi
 }
 
 /** One `file.changed` for a call's changes, when there are any (a failed command may have changed files too). */
-function emitFileChanges(changes: FileChange[] | undefined, toolCallId: string, fields: { correlationId: string; turnId?: number }, onEvent: (event: EventDraft) => void): void {
+function emitFileChanges(
+  changes: FileChange[] | undefined,
+  toolCallId: string,
+  fields: { correlationId: string; turnId?: number },
+  onEvent: (event: EventDraft) => void,
+): void {
   if (changes && changes.length > 0) onEvent(draft('file.changed', { changes, toolCallId }, fields));
 }

@@ -68,7 +68,11 @@ function commonEnds({ a, b }: Sides): { prefix: number; suffix: number } {
  * not a Myers diff of the whole file. A middle too large to diff cheaply (over `maxEditLength`
  * lines) is shown as a whole replacement, still a valid unified diff.
  */
-export async function makeFileDiff(before: string | undefined, after: string, options: FileDiffOptions = {}): Promise<FileDiff | undefined> {
+export async function makeFileDiff(
+  before: string | undefined,
+  after: string,
+  options: FileDiffOptions = {},
+): Promise<FileDiff | undefined> {
   if (after.includes('\u0000') || before?.includes('\u0000')) return undefined;
   if (before === undefined || before === '') {
     const lines = splitLines(after);
@@ -100,7 +104,12 @@ export async function makeFileDiff(before: string | undefined, after: string, op
   // not report a missing one that the file does not lack.
   const tail = keep > 0 ? '\n' : '';
   const { structuredPatch } = await import('diff');
-  const patch = structuredPatch('a', 'b', a.join('\n') + tail, b.join('\n') + tail, undefined, undefined, { context, stripTrailingCr: true, maxEditLength, timeout: 2_000 });
+  const patch = structuredPatch('a', 'b', a.join('\n') + tail, b.join('\n') + tail, undefined, undefined, {
+    context,
+    stripTrailingCr: true,
+    maxEditLength,
+    timeout: 2_000,
+  });
   if (patch === undefined) return replacement(sides, prefix, suffix, context);
   if (patch.hunks.length === 0) return undefined;
   let added = 0;

@@ -14,11 +14,20 @@ const GIT_MAX_OUTPUT = 500_000;
 
 function git(args: string[], ctx: ToolContext): Promise<{ code: number; out: string }> {
   return new Promise((resolve) => {
-    execFile('git', args, { cwd: ctx.cwd, env: scrubEnv(ctx.env ?? process.env), signal: ctx.signal, maxBuffer: GIT_MAX_OUTPUT * 2 }, (error, stdout, stderr) => {
-      const out = `${stdout}${stderr}`;
-      const code = error ? (typeof (error as { code?: unknown }).code === 'number' ? (error as { code: number }).code : 1) : 0;
-      resolve({ code, out });
-    });
+    execFile(
+      'git',
+      args,
+      { cwd: ctx.cwd, env: scrubEnv(ctx.env ?? process.env), signal: ctx.signal, maxBuffer: GIT_MAX_OUTPUT * 2 },
+      (error, stdout, stderr) => {
+        const out = `${stdout}${stderr}`;
+        const code = error
+          ? typeof (error as { code?: unknown }).code === 'number'
+            ? (error as { code: number }).code
+            : 1
+          : 0;
+        resolve({ code, out });
+      },
+    );
   });
 }
 
@@ -37,10 +46,23 @@ export const gitCommitTool: Tool<Input> = {
   title: (input) => `git commit -m ${JSON.stringify(input.message.split('\n')[0])}`,
   async run(input, ctx) {
     const add = await git(input.paths && input.paths.length > 0 ? ['add', '--', ...input.paths] : ['add', '-u'], ctx);
-    if (add.code !== 0) return { status: 'failed', cause: 'TOOL_ERROR', message: 'git add failed', output: capHeadTail(add.out, GIT_MAX_OUTPUT).text };
+    if (add.code !== 0)
+      return {
+        status: 'failed',
+        cause: 'TOOL_ERROR',
+        message: 'git add failed',
+        output: capHeadTail(add.out, GIT_MAX_OUTPUT).text,
+      };
     const commit = await git(['commit', '-m', input.message], ctx);
     const output = capHeadTail(commit.out, GIT_MAX_OUTPUT).text;
-    if (commit.code !== 0) return { status: 'failed', cause: 'TOOL_ERROR', message: 'git commit failed', output, receipt: { exitCode: commit.code } };
+    if (commit.code !== 0)
+      return {
+        status: 'failed',
+        cause: 'TOOL_ERROR',
+        message: 'git commit failed',
+        output,
+        receipt: { exitCode: commit.code },
+      };
     const head = await git(['rev-parse', '--short', 'HEAD'], ctx);
     return { status: 'completed', summary: `committed ${head.out.trim()}`, output, receipt: { exitCode: 0 } };
   },

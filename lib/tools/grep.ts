@@ -19,7 +19,8 @@ const MAX_SEARCH_FILE_BYTES = 1024 * 1024;
  */
 export const grepTool: Tool<Input> = {
   name: 'grep',
-  description: 'Search file contents with a regular expression. Prints path:line:text for each match (node_modules, .git, build output, .gitignored and binary files are skipped).',
+  description:
+    'Search file contents with a regular expression. Prints path:line:text for each match (node_modules, .git, build output, .gitignored and binary files are skipped).',
   inputSchema: GrepInput,
   jsonSchema: JSON_SCHEMA,
   kind: 'search',
@@ -32,10 +33,20 @@ export const grepTool: Tool<Input> = {
     try {
       re = new RegExp(input.pattern, input.ignore_case ? 'i' : '');
     } catch (error) {
-      return { status: 'failed', cause: 'TOOL_ERROR', message: `invalid regular expression: ${(error as Error).message}` };
+      return {
+        status: 'failed',
+        cause: 'TOOL_ERROR',
+        message: `invalid regular expression: ${(error as Error).message}`,
+      };
     }
     const filter = input.glob === undefined ? undefined : compileGlob(input.glob);
-    if (filter && !filter.ok) return { status: 'failed', cause: 'TOOL_ERROR', message: filter.message, hint: 'check the brackets and braces of the glob, e.g. `*.{ts,tsx}`' };
+    if (filter && !filter.ok)
+      return {
+        status: 'failed',
+        cause: 'TOOL_ERROR',
+        message: filter.message,
+        hint: 'check the brackets and braces of the glob, e.g. `*.{ts,tsx}`',
+      };
     const resolved = await confinePath(ctx, 'grep', input.path ?? '.', 'search');
     if (isOutcome(resolved)) return resolved;
     let files: AsyncIterable<string> | string[];
@@ -49,7 +60,10 @@ export const grepTool: Tool<Input> = {
         single = resolved.display;
       } else files = walkFiles(resolved.absolute, { signal: ctx.signal, ignoreRoot: ctx.cwd });
     } catch (error) {
-      const reason = errnoOf(error) === 'ENOENT' ? 'no such file or directory' : `cannot be read (${errnoOf(error) ?? 'unknown error'})`;
+      const reason =
+        errnoOf(error) === 'ENOENT'
+          ? 'no such file or directory'
+          : `cannot be read (${errnoOf(error) ?? 'unknown error'})`;
       return { status: 'failed', cause: 'FILESYSTEM_ERROR', message: `${resolved.display}: ${reason}` };
     }
     const hits: string[] = [];
@@ -83,7 +97,10 @@ export const grepTool: Tool<Input> = {
         outChars += hit.length + 1;
       }
     }
-    const output = hits.length === 0 ? 'No matches.' : hits.join('\n') + (more ? `\n[... more matches; narrow the pattern or path]` : '');
+    const output =
+      hits.length === 0
+        ? 'No matches.'
+        : hits.join('\n') + (more ? `\n[... more matches; narrow the pattern or path]` : '');
     return {
       status: 'completed',
       summary: `${hits.length}${more ? '+' : ''} matches for ${input.pattern}`,

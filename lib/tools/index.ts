@@ -90,7 +90,8 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
   ];
   if (options.children) builtIn.push(createTaskTool(options.children));
   if (options.skills && options.skills.skills.length > 0) builtIn.push(createSkillTool(options.skills));
-  const extraOf = typeof options.extra === 'function' ? options.extra : () => (options.extra as readonly AnyTool[] | undefined) ?? [];
+  const extraOf =
+    typeof options.extra === 'function' ? options.extra : () => (options.extra as readonly AnyTool[] | undefined) ?? [];
   // Rebuilt only when the extra list is a new array (the MCP manager replaces it on a change).
   let seenExtra: readonly AnyTool[] | undefined;
   let selected: AnyTool[] = [];
@@ -112,17 +113,29 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
     get: (name) => current().get(name),
     definitions: () => {
       current();
-      return selected.filter((t) => t.offered !== false).map((t) => ({ name: t.name, description: t.description, jsonSchema: t.jsonSchema }));
+      return selected
+        .filter((t) => t.offered !== false)
+        .map((t) => ({ name: t.name, description: t.description, jsonSchema: t.jsonSchema }));
     },
     async invoke(name, argumentsText, ctx) {
       const tools = current();
       const tool = tools.get(name);
-      if (!tool) return { status: 'failed', cause: 'MODEL_ERROR', message: `unknown tool ${name}`, hint: `available tools: ${[...tools.keys()].join(', ')}` };
+      if (!tool)
+        return {
+          status: 'failed',
+          cause: 'MODEL_ERROR',
+          message: `unknown tool ${name}`,
+          hint: `available tools: ${[...tools.keys()].join(', ')}`,
+        };
       const parsed = parseArguments(argumentsText);
       if (!parsed.ok) return { status: 'failed', cause: 'MODEL_ERROR', message: parsed.message };
       const checked = tool.inputSchema.safeParse(parsed.value);
       if (!checked.success) {
-        return { status: 'failed', cause: 'MODEL_ERROR', message: describeInputIssues(name, checked.error.issues, parsed.value) };
+        return {
+          status: 'failed',
+          cause: 'MODEL_ERROR',
+          message: describeInputIssues(name, checked.error.issues, parsed.value),
+        };
       }
       // submit_result keeps the model's JSON verbatim, not zod's re-built copy.
       const input = name === 'submit_result' ? parsed.value : checked.data;

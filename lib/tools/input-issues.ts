@@ -17,7 +17,14 @@ interface Issue extends InputIssue {
   values?: readonly unknown[];
 }
 
-const NAMES: Record<string, string> = { int: 'an integer', string: 'a string', number: 'a number', boolean: 'a boolean', array: 'an array', object: 'an object' };
+const NAMES: Record<string, string> = {
+  int: 'an integer',
+  string: 'a string',
+  number: 'a number',
+  boolean: 'a boolean',
+  array: 'an array',
+  object: 'an object',
+};
 
 function typeOf(value: unknown): string {
   if (value === null) return 'null';
@@ -28,7 +35,8 @@ function typeOf(value: unknown): string {
 
 function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
   let value = input;
-  for (const key of path) value = value !== null && typeof value === 'object' ? (value as Record<PropertyKey, unknown>)[key] : undefined;
+  for (const key of path)
+    value = value !== null && typeof value === 'object' ? (value as Record<PropertyKey, unknown>)[key] : undefined;
   return value;
 }
 
@@ -48,7 +56,9 @@ function clause(issue: Issue, input: unknown): string {
   switch (issue.code) {
     case 'invalid_type': {
       const value = valueAt(input, issue.path);
-      return value === undefined ? `${field} is required (${expected})` : `${field} must be ${expected}, not ${typeOf(value)}`;
+      return value === undefined
+        ? `${field} is required (${expected})`
+        : `${field} must be ${expected}, not ${typeOf(value)}`;
     }
     case 'too_small':
       return `${field} ${bound(issue, true)}`;

@@ -214,12 +214,14 @@ export const INPUT_JSON_SCHEMAS: Record<string, Record<string, unknown>> = {
         minLength: 1,
       },
       prompt: {
-        description: 'The task for the agent to perform: everything it needs to know, since it does not see this conversation',
+        description:
+          'The task for the agent to perform: everything it needs to know, since it does not see this conversation',
         type: 'string',
         minLength: 1,
       },
       subagent_type: {
-        description: 'The type of agent to use: general (all your tools), explore (read-only tools), or a defined agent',
+        description:
+          'The type of agent to use: general (all your tools), explore (read-only tools), or a defined agent',
         type: 'string',
         minLength: 1,
       },

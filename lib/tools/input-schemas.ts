@@ -22,7 +22,10 @@ export const WriteFileInput = z.object({
 /** `edit`. */
 export const EditInput = z.object({
   path: z.string().min(1).describe('File path, relative to the workspace'),
-  old_string: z.string().min(1).describe('Exact text to replace, including whitespace; must occur exactly once unless replace_all'),
+  old_string: z
+    .string()
+    .min(1)
+    .describe('Exact text to replace, including whitespace; must occur exactly once unless replace_all'),
   new_string: z.string().describe('Replacement text'),
   replace_all: z.boolean().optional().describe('Replace every occurrence; default false'),
 });
@@ -43,14 +46,20 @@ export const GrepInput = z.object({
 
 /** `glob`. */
 export const GlobInput = z.object({
-  pattern: z.string().min(1).describe('Glob such as `**/*.ts` or `src/*.{js,mjs}`; without a slash it matches file names at any depth'),
+  pattern: z
+    .string()
+    .min(1)
+    .describe('Glob such as `**/*.ts` or `src/*.{js,mjs}`; without a slash it matches file names at any depth'),
   path: z.string().optional().describe('Directory to search; default the workspace'),
 });
 
 /** `git_commit`. */
 export const GitCommitInput = z.object({
   message: z.string().min(1).describe('Commit message'),
-  paths: z.array(z.string().min(1)).optional().describe('Paths to stage first; default: every tracked change (git add -u)'),
+  paths: z
+    .array(z.string().min(1))
+    .optional()
+    .describe('Paths to stage first; default: every tracked change (git add -u)'),
 });
 
 /** One finding of `submit_result`. */
@@ -86,7 +95,10 @@ export const UpdatePlanInput = z
       .min(1)
       .describe('The whole plan, in order'),
   })
-  .refine((input) => input.plan.filter((s) => s.status === 'in_progress').length <= 1, { path: ['plan'], message: 'at most one step may be in_progress' });
+  .refine((input) => input.plan.filter((s) => s.status === 'in_progress').length <= 1, {
+    path: ['plan'],
+    message: 'at most one step may be in_progress',
+  });
 
 /** `ask_user`. */
 export const AskUserInput = z.object({
@@ -99,8 +111,16 @@ export const AskUserInput = z.object({
  */
 export const TaskInput = z.object({
   description: z.string().min(1).describe('A short (3-5 word) description of the task'),
-  prompt: z.string().min(1).describe('The task for the agent to perform: everything it needs to know, since it does not see this conversation'),
-  subagent_type: z.string().min(1).describe('The type of agent to use: general (all your tools), explore (read-only tools), or a defined agent'),
+  prompt: z
+    .string()
+    .min(1)
+    .describe(
+      'The task for the agent to perform: everything it needs to know, since it does not see this conversation',
+    ),
+  subagent_type: z
+    .string()
+    .min(1)
+    .describe('The type of agent to use: general (all your tools), explore (read-only tools), or a defined agent'),
   model: z.string().min(1).optional().describe("A model for the child; default the agent definition's, else yours"),
 });
 
@@ -147,6 +167,10 @@ export const TOOL_INPUT_SCHEMAS = {
 
 /** The JSON Schema of a zod input schema as providers are sent it (draft 7, the input side, without `$schema`). */
 export function toJsonSchema(schema: z.ZodType): Record<string, unknown> {
-  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { target: 'draft-7', io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, {
+    target: 'draft-7',
+    io: 'input',
+    unrepresentable: 'any',
+  }) as Record<string, unknown>;
   return rest;
 }

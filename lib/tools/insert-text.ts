@@ -20,7 +20,12 @@ export function insertAfterLine(text: string, after: number, insertion: string, 
   const lines = text === '' ? [] : text.split(/\r?\n/);
   if (text.endsWith('\n')) lines.pop();
   if (after > lines.length) {
-    return { status: 'failed', cause: 'TOOL_ERROR', message: `insert_line ${after} is past the end of ${display} (${lines.length} lines)`, hint: `use a line from 0 to ${lines.length}` };
+    return {
+      status: 'failed',
+      cause: 'TOOL_ERROR',
+      message: `insert_line ${after} is past the end of ${display} (${lines.length} lines)`,
+      hint: `use a line from 0 to ${lines.length}`,
+    };
   }
   const added = insertion.split(/\r?\n/);
   // The inserted text's own final newline is the line end it gets anyway.
@@ -33,7 +38,12 @@ async function readText(absolute: string, display: string, ctx: ToolContext): Pr
   try {
     if (ctx.fs) return await ctx.fs.readTextFile(absolute);
     const stat = await fs.stat(absolute);
-    if (stat.size > ctx.limits.maxFileBytes) return { status: 'failed', cause: 'FILESYSTEM_ERROR', message: `${display} is over the ${ctx.limits.maxFileBytes}-byte edit limit` };
+    if (stat.size > ctx.limits.maxFileBytes)
+      return {
+        status: 'failed',
+        cause: 'FILESYSTEM_ERROR',
+        message: `${display} is over the ${ctx.limits.maxFileBytes}-byte edit limit`,
+      };
     return await fs.readFile(absolute, 'utf8');
   } catch (error) {
     return fsFailure(error, display);

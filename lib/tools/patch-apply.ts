@@ -20,7 +20,12 @@ for (const c of '\u00a0\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2
 const LOOSE_CHARS = new RegExp(`[${Object.keys(LOOSE).join('')}]`, 'g');
 
 /** The comparisons tried in order, strictest first. */
-const PASSES: ((line: string) => string)[] = [(line) => line, (line) => line.trimEnd(), (line) => line.trim(), (line) => line.trim().replace(LOOSE_CHARS, (c) => LOOSE[c]!)];
+const PASSES: ((line: string) => string)[] = [
+  (line) => line,
+  (line) => line.trimEnd(),
+  (line) => line.trim(),
+  (line) => line.trim().replace(LOOSE_CHARS, (c) => LOOSE[c]!),
+];
 
 /** Index of `pattern` in `lines` at or after `from` (from the end first when `atEnd`), or -1. */
 export function seekLines(lines: readonly string[], pattern: readonly string[], from: number, atEnd: boolean): number {
@@ -60,7 +65,8 @@ export function applyChunks(text: string, chunks: readonly PatchChunk[], display
   for (const chunk of chunks) {
     if (chunk.context !== undefined) {
       const found = seekLines(lines, [chunk.context], cursor, false);
-      if (found < 0) return { ok: false, message: `context '@@ ${chunk.context.slice(0, 80)}' not found in ${display}` };
+      if (found < 0)
+        return { ok: false, message: `context '@@ ${chunk.context.slice(0, 80)}' not found in ${display}` };
       cursor = found + 1;
     }
     if (chunk.oldLines.length === 0) {
@@ -77,7 +83,11 @@ export function applyChunks(text: string, chunks: readonly PatchChunk[], display
       if (newLines[newLines.length - 1] === '') newLines = newLines.slice(0, -1);
       found = seekLines(lines, oldLines, cursor, chunk.endOfFile);
     }
-    if (found < 0) return { ok: false, message: `the lines to change were not found in ${display} (context mismatch): ${excerpt(oldLines)}` };
+    if (found < 0)
+      return {
+        ok: false,
+        message: `the lines to change were not found in ${display} (context mismatch): ${excerpt(oldLines)}`,
+      };
     replacements.push({ at: found, remove: oldLines.length, insert: newLines });
     cursor = found + oldLines.length;
   }

@@ -32,7 +32,10 @@ export interface PatchChunk {
 }
 
 /** One file operation of a patch. */
-export type PatchOperation = { kind: 'add'; path: string; contents: string } | { kind: 'delete'; path: string } | { kind: 'update'; path: string; moveTo?: string; chunks: PatchChunk[] };
+export type PatchOperation =
+  | { kind: 'add'; path: string; contents: string }
+  | { kind: 'delete'; path: string }
+  | { kind: 'update'; path: string; moveTo?: string; chunks: PatchChunk[] };
 
 /** What {@link parsePatch} gives: the operations, or the first problem with its 1-based line. */
 export type PatchParse = { ok: true; operations: PatchOperation[] } | { ok: false; line: number; message: string };
@@ -61,8 +64,10 @@ function envelope(text: string): { body: string[]; firstLine: number } | { ok: f
     lines = lines.slice(1, -1);
     offset = 2;
   }
-  if (lines[0]?.trim() !== BEGIN) return { ok: false, line: offset, message: `the first line of the patch must be '${BEGIN}'` };
-  if (lines.length < 2 || lines[lines.length - 1]!.trim() !== END) return { ok: false, line: offset + lines.length - 1, message: `the last line of the patch must be '${END}'` };
+  if (lines[0]?.trim() !== BEGIN)
+    return { ok: false, line: offset, message: `the first line of the patch must be '${BEGIN}'` };
+  if (lines.length < 2 || lines[lines.length - 1]!.trim() !== END)
+    return { ok: false, line: offset + lines.length - 1, message: `the last line of the patch must be '${END}'` };
   return { body: lines.slice(1, -1), firstLine: offset + 1 };
 }
 
@@ -116,10 +121,14 @@ export function parsePatch(text: string): PatchParse {
         chunks.push(parsed.chunk);
         i = parsed.next;
       }
-      if (chunks.length === 0) return fail(header, `Update File ${updated} has no change: add a chunk starting with @@`);
+      if (chunks.length === 0)
+        return fail(header, `Update File ${updated} has no change: add a chunk starting with @@`);
       operations.push({ kind: 'update', path: updated, ...(moveTo !== undefined ? { moveTo } : {}), chunks });
     } else {
-      return fail(i, `'${line.trim().slice(0, 80)}' is not a file operation: expected '${ADD}', '${DELETE}' or '${UPDATE}' followed by a path`);
+      return fail(
+        i,
+        `'${line.trim().slice(0, 80)}' is not a file operation: expected '${ADD}', '${DELETE}' or '${UPDATE}' followed by a path`,
+      );
     }
   }
   if (operations.length === 0) return { ok: false, line: firstLine, message: 'the patch has no file operation' };
@@ -133,7 +142,11 @@ function startsChunk(lines: string[], i: number): boolean {
 }
 
 /** One chunk from line `start`: `@@` (optional for the first chunk), then diff lines. */
-function parseChunk(lines: string[], start: number, first: boolean): { chunk: PatchChunk; next: number } | { at: number; message: string } {
+function parseChunk(
+  lines: string[],
+  start: number,
+  first: boolean,
+): { chunk: PatchChunk; next: number } | { at: number; message: string } {
   let i = start;
   const head = lines[i]!;
   const chunk: PatchChunk = { oldLines: [], newLines: [], endOfFile: false };
@@ -155,7 +168,11 @@ function parseChunk(lines: string[], start: number, first: boolean): { chunk: Pa
     }
     if (line === '') {
       // An empty line inside a chunk is an empty context line, unless the chunk ends here.
-      if (!startsChunk(lines, i + 1) && (i + 1 >= lines.length || lines[i + 1]!.startsWith('***') || lines[i + 1]!.startsWith('@@'))) break;
+      if (
+        !startsChunk(lines, i + 1) &&
+        (i + 1 >= lines.length || lines[i + 1]!.startsWith('***') || lines[i + 1]!.startsWith('@@'))
+      )
+        break;
       chunk.oldLines.push('');
       chunk.newLines.push('');
     } else if (line[0] === ' ') {
@@ -164,7 +181,10 @@ function parseChunk(lines: string[], start: number, first: boolean): { chunk: Pa
     } else if (line[0] === '-') chunk.oldLines.push(line.slice(1));
     else if (line[0] === '+') chunk.newLines.push(line.slice(1));
     else if (taken === 0) {
-      return { at: i, message: `'${line.slice(0, 80)}' in a chunk: every line must start with ' ' (context), '-' (removed) or '+' (added)` };
+      return {
+        at: i,
+        message: `'${line.slice(0, 80)}' in a chunk: every line must start with ' ' (context), '-' (removed) or '+' (added)`,
+      };
     } else break;
     taken++;
     i++;

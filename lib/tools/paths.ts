@@ -53,9 +53,15 @@ export function resolvePath(ctx: Pick<ToolContext, 'cwd' | 'allowedPaths'>, inpu
  * Resolve a path and, when it is outside the allowlist, ask the approval hook. Returns the
  * resolved path, or the `denied` outcome to return as is.
  */
-export async function confinePath(ctx: ToolContext, toolName: string, input: string, verb: string): Promise<ResolvedPath | ToolOutcome> {
+export async function confinePath(
+  ctx: ToolContext,
+  toolName: string,
+  input: string,
+  verb: string,
+): Promise<ResolvedPath | ToolOutcome> {
   const resolved = resolvePath(ctx, input);
-  if (CHANGING_VERBS.has(verb) && inGitInternals(resolved.absolute)) return confineGitInternals(ctx, toolName, resolved, verb);
+  if (CHANGING_VERBS.has(verb) && inGitInternals(resolved.absolute))
+    return confineGitInternals(ctx, toolName, resolved, verb);
   if (resolved.allowed) return resolved;
   const request: ApprovalRequest = definedOnly({
     toolName,
@@ -65,7 +71,10 @@ export async function confinePath(ctx: ToolContext, toolName: string, input: str
   });
   const decision = await ctx.approve(request);
   if (decision === 'allow' || decision === 'allow-always') return resolved;
-  return { status: 'denied', reason: `${verb} outside the workspace denied: ${resolved.absolute} is not under ${ctx.cwd}` };
+  return {
+    status: 'denied',
+    reason: `${verb} outside the workspace denied: ${resolved.absolute} is not under ${ctx.cwd}`,
+  };
 }
 
 /** Verbs of the file tools that change a file. */
@@ -84,7 +93,12 @@ export function inGitInternals(absolute: string): boolean {
  * A change inside git's own files, inside the workspace or not: only with approval (denied
  * without a person to ask), and the request says that undo cannot take it back.
  */
-async function confineGitInternals(ctx: ToolContext, toolName: string, resolved: ResolvedPath, verb: string): Promise<ResolvedPath | ToolOutcome> {
+async function confineGitInternals(
+  ctx: ToolContext,
+  toolName: string,
+  resolved: ResolvedPath,
+  verb: string,
+): Promise<ResolvedPath | ToolOutcome> {
   const request: ApprovalRequest = definedOnly({
     toolName,
     action: `${verb} ${resolved.display} (git's own files: minicode undo cannot take this back)`,
@@ -93,7 +107,10 @@ async function confineGitInternals(ctx: ToolContext, toolName: string, resolved:
   });
   const decision = await ctx.approve(request);
   if (decision === 'allow' || decision === 'allow-always') return resolved;
-  return { status: 'denied', reason: `${verb} of ${resolved.display} denied: it is inside git's own files (.git), which checkpoints do not hold` };
+  return {
+    status: 'denied',
+    reason: `${verb} of ${resolved.display} denied: it is inside git's own files (.git), which checkpoints do not hold`,
+  };
 }
 
 /** True when `value` is a tool outcome rather than a resolved path. */
@@ -104,8 +121,25 @@ export function isOutcome(value: ResolvedPath | ToolOutcome): value is ToolOutco
 /** A filesystem error as a failed outcome with the category the event model wants. */
 export function fsFailure(error: unknown, display: string): ToolOutcome {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  if (code === 'ENOENT') return { status: 'failed', cause: 'FILESYSTEM_ERROR', message: `${display}: no such file`, hint: 'check the path with glob' };
-  if (code === 'EISDIR') return { status: 'failed', cause: 'FILESYSTEM_ERROR', message: `${display} is a directory`, hint: 'use glob to list a directory' };
-  if (code === 'EACCES' || code === 'EPERM') return { status: 'failed', cause: 'PERMISSION_ERROR', message: `${display}: permission denied` };
-  return { status: 'failed', cause: 'FILESYSTEM_ERROR', message: `${display}: ${(error as Error)?.message ?? String(error)}` };
+  if (code === 'ENOENT')
+    return {
+      status: 'failed',
+      cause: 'FILESYSTEM_ERROR',
+      message: `${display}: no such file`,
+      hint: 'check the path with glob',
+    };
+  if (code === 'EISDIR')
+    return {
+      status: 'failed',
+      cause: 'FILESYSTEM_ERROR',
+      message: `${display} is a directory`,
+      hint: 'use glob to list a directory',
+    };
+  if (code === 'EACCES' || code === 'EPERM')
+    return { status: 'failed', cause: 'PERMISSION_ERROR', message: `${display}: permission denied` };
+  return {
+    status: 'failed',
+    cause: 'FILESYSTEM_ERROR',
+    message: `${display}: ${(error as Error)?.message ?? String(error)}`,
+  };
 }

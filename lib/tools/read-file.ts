@@ -26,7 +26,8 @@ function tooLarge(display: string, size: number, max: number): ToolOutcome {
 /** `read_file`: a page of a text file with line numbers (`cat -n` style), capped in size. */
 export const readFileTool: Tool<Input> = {
   name: 'read_file',
-  description: 'Read a text file from the workspace. Lines are numbered from 1. Use offset and limit to page through long files.',
+  description:
+    'Read a text file from the workspace. Lines are numbered from 1. Use offset and limit to page through long files.',
   inputSchema: ReadFileInput,
   jsonSchema: JSON_SCHEMA,
   kind: 'read',
@@ -40,7 +41,8 @@ export const readFileTool: Tool<Input> = {
       if (ctx.fs) {
         // The surface's files (an IDE's buffers): text only, so the size cap applies after reading.
         bytes = Buffer.from(await ctx.fs.readTextFile(resolved.absolute), 'utf8');
-        if (bytes.length > ctx.limits.maxFileBytes) return tooLarge(resolved.display, bytes.length, ctx.limits.maxFileBytes);
+        if (bytes.length > ctx.limits.maxFileBytes)
+          return tooLarge(resolved.display, bytes.length, ctx.limits.maxFileBytes);
       } else {
         const stat = await fs.stat(resolved.absolute);
         if (stat.isDirectory()) return fsFailure({ code: 'EISDIR' }, resolved.display);
@@ -51,7 +53,12 @@ export const readFileTool: Tool<Input> = {
       return fsFailure(error, resolved.display);
     }
     if (looksBinary(bytes)) {
-      return { status: 'failed', cause: 'FILESYSTEM_ERROR', message: `${resolved.display} looks like a binary file`, receipt: { bytes: bytes.length } };
+      return {
+        status: 'failed',
+        cause: 'FILESYSTEM_ERROR',
+        message: `${resolved.display} looks like a binary file`,
+        receipt: { bytes: bytes.length },
+      };
     }
     const lines = bytes.toString('utf8').split(/\r?\n/);
     if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
@@ -60,18 +67,30 @@ export const readFileTool: Tool<Input> = {
     const page = lines.slice(offset - 1, offset - 1 + limit);
     const width = String(offset + page.length).length;
     const shown = page.map((line, i) => {
-      const cut = line.length > ctx.limits.maxLineChars ? `${line.slice(0, ctx.limits.maxLineChars)}[... line cut]` : line;
+      const cut =
+        line.length > ctx.limits.maxLineChars ? `${line.slice(0, ctx.limits.maxLineChars)}[... line cut]` : line;
       return `${String(offset + i).padStart(width)}\t${cut}`;
     });
     const last = offset + page.length - 1;
-    const more = last < lines.length ? `\n[showing lines ${offset}-${last} of ${lines.length}; use offset=${last + 1} for more]` : '';
+    const more =
+      last < lines.length
+        ? `\n[showing lines ${offset}-${last} of ${lines.length}; use offset=${last + 1} for more]`
+        : '';
     const { text, truncated } = capHeadTail(shown.join('\n') + more, ctx.limits.maxOutputChars);
-    const summary = page.length === 0 ? `${resolved.display}: no lines at offset ${offset} (file has ${lines.length})` : `read ${resolved.display} lines ${offset}-${last} of ${lines.length}`;
+    const summary =
+      page.length === 0
+        ? `${resolved.display}: no lines at offset ${offset} (file has ${lines.length})`
+        : `read ${resolved.display} lines ${offset}-${last} of ${lines.length}`;
     return {
       status: 'completed',
       summary,
       output: text,
-      receipt: { bytes: bytes.length, lines: page.length, paths: [resolved.display], truncated: truncated || more !== '' },
+      receipt: {
+        bytes: bytes.length,
+        lines: page.length,
+        paths: [resolved.display],
+        truncated: truncated || more !== '',
+      },
     };
   },
 };

@@ -21,7 +21,8 @@ const JSON_SCHEMA = INPUT_JSON_SCHEMAS.read_image!;
  */
 export const readImageTool: Tool<Input> = {
   name: 'read_image',
-  description: 'Look at an image file in the workspace (PNG, JPEG, GIF or WebP, at most 5 MiB and 8000 px a side): screenshots, diagrams, rendered output.',
+  description:
+    'Look at an image file in the workspace (PNG, JPEG, GIF or WebP, at most 5 MiB and 8000 px a side): screenshots, diagrams, rendered output.',
   inputSchema: ReadImageInput,
   jsonSchema: JSON_SCHEMA,
   kind: 'read',
@@ -47,10 +48,21 @@ export const readImageTool: Tool<Input> = {
     }
     try {
       const image = imageFromBytes(bytes, input.path);
-      return { status: 'completed', summary: imagePlaceholder(image), output: `${imagePlaceholder(image)} (the image follows)`, receipt: { bytes: bytes.length }, images: [image] };
+      return {
+        status: 'completed',
+        summary: imagePlaceholder(image),
+        output: `${imagePlaceholder(image)} (the image follows)`,
+        receipt: { bytes: bytes.length },
+        images: [image],
+      };
     } catch (error) {
       if (!(error instanceof MinicodeError)) throw error;
-      return { status: 'failed', cause: 'USER_ERROR', message: error.message, ...(error.action ? { hint: error.action } : {}) };
+      return {
+        status: 'failed',
+        cause: 'USER_ERROR',
+        message: error.message,
+        ...(error.action ? { hint: error.action } : {}),
+      };
     }
   },
 };

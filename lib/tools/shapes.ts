@@ -70,7 +70,11 @@ export function openAiPatchForm(format: ProviderFormat, model: string): 'freefor
 }
 
 /** The shape a run gets: decided from the wire format and the model name, or minicode's own when the setting says so. */
-export function chooseToolShape(format: ProviderFormat, model: string, setting: ToolShapeSetting = 'native'): ToolShapeName {
+export function chooseToolShape(
+  format: ProviderFormat,
+  model: string,
+  setting: ToolShapeSetting = 'native',
+): ToolShapeName {
   if (setting === 'minicode') return 'minicode';
   if (format === 'anthropic' && isClaudeWithNativeTools(model)) return 'anthropic-editor';
   if (format === 'openai-responses' || format === 'openai-chat') {
@@ -94,7 +98,12 @@ export function toolShapeFor(format: ProviderFormat, model: string, setting: Too
  * (a bash restart, an editor command that does not exist): `executeToolCall` still reports it.
  */
 export function answeredWith(registry: ToolRegistry, outcome: ToolOutcome): ToolRegistry {
-  return { tools: registry.tools, get: () => undefined, definitions: () => registry.definitions(), invoke: async () => outcome };
+  return {
+    tools: registry.tools,
+    get: () => undefined,
+    definitions: () => registry.definitions(),
+    invoke: async () => outcome,
+  };
 }
 
 const MINICODE: ToolShape = {
@@ -117,7 +126,9 @@ function replaceTools(offered: OfferedTool[], replaced: readonly string[], entry
 function argumentsOf(call: ToolCallRequest): Record<string, unknown> | undefined {
   try {
     const value: unknown = call.argumentsText.trim() === '' ? {} : JSON.parse(call.argumentsText);
-    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+    return value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
   } catch {
     // Not JSON: no arguments to reshape.
     return undefined;
@@ -165,7 +176,11 @@ function editorCall(call: ToolCallRequest, cwd: string): ShapedCall {
       return ours(call, 'edit', { path: target, old_string: args.old_str, new_string: args.new_str ?? '' });
     case 'insert':
       // The text is `insert_text` in the current version, `new_str` in earlier ones.
-      return ours(call, 'insert_text', { path: target, insert_line: args.insert_line, text: args.insert_text ?? args.new_str });
+      return ours(call, 'insert_text', {
+        path: target,
+        insert_line: args.insert_line,
+        text: args.insert_text ?? args.new_str,
+      });
     default:
       return failedCall(
         call,
@@ -190,7 +205,11 @@ const RESTARTED = 'The shell was restarted. (Each command already starts in a fr
 
 function bashCall(call: ToolCallRequest): ShapedCall {
   const args = argumentsOf(call);
-  if (args?.restart === true) return { call, outcome: { status: 'completed', summary: 'bash restarted (nothing kept between commands)', output: RESTARTED } };
+  if (args?.restart === true)
+    return {
+      call,
+      outcome: { status: 'completed', summary: 'bash restarted (nothing kept between commands)', output: RESTARTED },
+    };
   if (!args) return { call };
   const { restart: _restart, ...rest } = args;
   return ours(call, 'bash', rest);
@@ -208,7 +227,11 @@ const ANTHROPIC_EDITOR: ToolShape = {
         native: { type: ANTHROPIC_EDITOR_TYPE, name: ANTHROPIC_EDITOR_NAME },
       });
     }
-    return offered.map((t) => (t.name === 'bash' ? { ...t, jsonSchema: {}, description: '', native: { type: ANTHROPIC_BASH_TYPE, name: 'bash' } } : t));
+    return offered.map((t) =>
+      t.name === 'bash'
+        ? { ...t, jsonSchema: {}, description: '', native: { type: ANTHROPIC_BASH_TYPE, name: 'bash' } }
+        : t,
+    );
   },
   toOurs(call, cwd) {
     if (call.name === ANTHROPIC_EDITOR_NAME) return editorCall(call, cwd);
@@ -257,14 +280,20 @@ function openAiPatch(form: 'freeform' | 'function'): ToolShape {
               name: 'apply_patch',
               description: FREEFORM_DESCRIPTION,
               jsonSchema: {},
-              native: { type: 'custom', name: 'apply_patch', description: FREEFORM_DESCRIPTION, format: { type: 'grammar', syntax: 'lark', definition: APPLY_PATCH_GRAMMAR } },
+              native: {
+                type: 'custom',
+                name: 'apply_patch',
+                description: FREEFORM_DESCRIPTION,
+                format: { type: 'grammar', syntax: 'lark', definition: APPLY_PATCH_GRAMMAR },
+              },
             }
           : { name: 'apply_patch', description: patch.description, jsonSchema: patch.jsonSchema };
       return replaceTools(offered, ['write_file', 'edit'], entry);
     },
     toOurs(call) {
       // The freeform tool's input is the patch itself; ours takes it as {input}.
-      if (form === 'freeform' && call.name === 'apply_patch') return ours(call, 'apply_patch', { input: call.argumentsText });
+      if (form === 'freeform' && call.name === 'apply_patch')
+        return ours(call, 'apply_patch', { input: call.argumentsText });
       return { call };
     },
     note: 'Tools in this run: apply_patch stands in for write_file and edit: create, change, move and delete files with it.',

@@ -25,7 +25,13 @@ export function createSkillTool(catalogue: SkillCatalogue): Tool<Input> {
     title: (input) => input.name,
     async run(input) {
       const skill = catalogue.skills.find((s) => s.name === input.name);
-      if (!skill) return { status: 'failed', cause: 'MODEL_ERROR', message: `no skill named "${input.name}"`, hint: `the skills are: ${catalogue.skills.map((s) => s.name).join(', ')}` };
+      if (!skill)
+        return {
+          status: 'failed',
+          cause: 'MODEL_ERROR',
+          message: `no skill named "${input.name}"`,
+          hint: `the skills are: ${catalogue.skills.map((s) => s.name).join(', ')}`,
+        };
       const output = skillContent(skill);
       return { status: 'completed', summary: `loaded skill ${skill.name}`, output, receipt: { paths: [skill.file] } };
     },

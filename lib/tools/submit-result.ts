@@ -15,10 +15,15 @@ export function extractFindings(result: unknown): Finding[] | undefined {
   if (!result || typeof result !== 'object' || !('findings' in result)) return undefined;
   const parsed = FINDINGS.safeParse((result as { findings: unknown }).findings);
   if (!parsed.success) return undefined;
-  return parsed.data.map((f) => (f.evidence === undefined ? { category: f.category, severity: f.severity, summary: f.summary } : { ...f, evidence: f.evidence }));
+  return parsed.data.map((f) =>
+    f.evidence === undefined
+      ? { category: f.category, severity: f.severity, summary: f.summary }
+      : { ...f, evidence: f.evidence },
+  );
 }
 
-const FREE_FORM = 'Submit the final structured result of the task as a JSON object, once. Put explicit findings in `findings` as {category, severity, summary, evidence?}.';
+const FREE_FORM =
+  'Submit the final structured result of the task as a JSON object, once. Put explicit findings in `findings` as {category, severity, summary, evidence?}.';
 const TYPED =
   'Submit the final result of the task as a JSON object matching this input schema exactly, once. A result that does not match is refused with the errors: fix them and call submit_result again.';
 

@@ -7,7 +7,8 @@ type Input = z.infer<typeof TaskInput>;
 const JSON_SCHEMA = INPUT_JSON_SCHEMAS.task!;
 
 /** What a call at the depth limit is told (the tool is not offered there; a model may call it anyway). */
-export const TASK_DEPTH_REFUSAL = 'task is not available here: this session is itself a child session, and child sessions may not start their own (depth limit)';
+export const TASK_DEPTH_REFUSAL =
+  'task is not available here: this session is itself a child session, and child sessions may not start their own (depth limit)';
 
 /**
  * `task`: start a child session (a sub-agent) with its own context, the prompt the model
@@ -33,7 +34,8 @@ export function createTaskTool(children: ChildSessions): Tool<Input> {
     offered: children.canStart,
     title: (input) => `${input.subagent_type}: ${input.description}`,
     async run(input, ctx) {
-      if (!children.canStart || ctx.children === undefined) return { status: 'failed', cause: 'MODEL_ERROR', message: TASK_DEPTH_REFUSAL };
+      if (!children.canStart || ctx.children === undefined)
+        return { status: 'failed', cause: 'MODEL_ERROR', message: TASK_DEPTH_REFUSAL };
       return ctx.children.run({
         description: input.description,
         prompt: input.prompt,

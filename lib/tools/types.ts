@@ -127,7 +127,10 @@ export interface ToolTerminalResult {
  * aborts on timeout or cancel; the terminal must then kill the command and still resolve.
  */
 export interface ToolTerminal {
-  run(command: { command: string; args: string[]; cwd: string; outputByteLimit: number; toolCallId?: string }, signal: AbortSignal): Promise<ToolTerminalResult>;
+  run(
+    command: { command: string; args: string[]; cwd: string; outputByteLimit: number; toolCallId?: string },
+    signal: AbortSignal,
+  ): Promise<ToolTerminalResult>;
 }
 
 /** Everything a tool may touch besides its input. */

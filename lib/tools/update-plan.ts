@@ -35,7 +35,12 @@ export function createUpdatePlanTool(): Tool<Input> {
         steps: input.plan.map((s, i) => ({ id: `s${i + 1}`, title: s.step, status: s.status })),
         explanation: input.explanation || undefined,
       });
-      return { status: 'completed', summary: `${done}/${input.plan.length} steps completed`, output: 'Plan updated.', plan };
+      return {
+        status: 'completed',
+        summary: `${done}/${input.plan.length} steps completed`,
+        output: 'Plan updated.',
+        plan,
+      };
     },
   };
 }

@@ -5,7 +5,20 @@ import picomatch from 'picomatch';
 import { dropExpected } from '../debug.js';
 
 /** Directories never searched: VCS metadata, dependencies, build output. */
-export const ALWAYS_SKIPPED = new Set(['.git', 'node_modules', '.hg', '.svn', 'dist', 'build', 'coverage', '.next', '.cache', '__pycache__', '.venv', 'target']);
+export const ALWAYS_SKIPPED = new Set([
+  '.git',
+  'node_modules',
+  '.hg',
+  '.svn',
+  'dist',
+  'build',
+  'coverage',
+  '.next',
+  '.cache',
+  '__pycache__',
+  '.venv',
+  'target',
+]);
 
 /** The rules of one `.gitignore`, with its directory relative to the top of the walk's ignore scope. */
 interface IgnoreLevel {
@@ -95,7 +108,9 @@ export async function* walkFiles(root: string, options: WalkOptions = {}): Async
   const { levels: above, rootDir } = await levelsAbove(root, options.ignoreRoot ?? root);
   // Paths as the ignore levels see them: from the ignore root, not from the walk root.
   const fromTop = (rel: string): string => (rootDir === '' ? rel : `${rootDir}/${rel}`);
-  const stack: { rel: string; levels: IgnoreLevel[] }[] = [{ rel: '', levels: rootRules ? [...above, { dir: rootDir, rules: rootRules }] : above }];
+  const stack: { rel: string; levels: IgnoreLevel[] }[] = [
+    { rel: '', levels: rootRules ? [...above, { dir: rootDir, rules: rootRules }] : above },
+  ];
   while (stack.length > 0) {
     if (options.signal?.aborted) return;
     const { rel, levels: parentLevels } = stack.pop()!;

@@ -62,13 +62,20 @@ export function detectVerifyCommand(cwd: string): string | undefined {
  * else the config's `verify`, else detection. `flag` is `undefined` when `--verify` was not
  * given (then nothing runs and the summary has no `verify` key), `true` for a bare `--verify`.
  */
-export function resolveVerifyCommand(options: { flag: string | boolean | undefined; env?: NodeJS.ProcessEnv; config?: Config; cwd: string }): VerifyCommand | undefined {
+export function resolveVerifyCommand(options: {
+  flag: string | boolean | undefined;
+  env?: NodeJS.ProcessEnv;
+  config?: Config;
+  cwd: string;
+}): VerifyCommand | undefined {
   if (options.flag === undefined || options.flag === false) return undefined;
-  if (typeof options.flag === 'string' && options.flag.trim() !== '') return { command: options.flag.trim(), source: 'flag' };
+  if (typeof options.flag === 'string' && options.flag.trim() !== '')
+    return { command: options.flag.trim(), source: 'flag' };
   const fromEnv = (options.env ?? process.env).MINICODE_VERIFY_CMD;
   if (fromEnv && fromEnv.trim() !== '') return { command: fromEnv.trim(), source: 'env' };
   const fromConfig = options.config?.verify;
-  if (fromConfig !== undefined) return { command: typeof fromConfig === 'string' ? fromConfig : fromConfig.command, source: 'config' };
+  if (fromConfig !== undefined)
+    return { command: typeof fromConfig === 'string' ? fromConfig : fromConfig.command, source: 'config' };
   const detected = detectVerifyCommand(options.cwd);
   return detected === undefined ? undefined : { command: detected, source: 'detected' };
 }

@@ -51,7 +51,12 @@ export async function runVerify(
   );
   const durationMs = Math.max(0, clock() - started);
   const ok = outcome.status === 'completed';
-  const output = outcome.status === 'denied' ? outcome.reason : outcome.status === 'completed' ? outcome.output : (outcome.output ?? outcome.message);
+  const output =
+    outcome.status === 'denied'
+      ? outcome.reason
+      : outcome.status === 'completed'
+        ? outcome.output
+        : (outcome.output ?? outcome.message);
   const exitCode = outcome.status === 'denied' ? undefined : outcome.receipt?.exitCode;
   return definedOnly({ report: { active: true, ok, command }, exitCode, output, durationMs });
 }

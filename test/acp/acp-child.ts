@@ -44,7 +44,13 @@ export function spawnAcp(args: string[] = [], options: SpawnAcpOptions = {}): Ac
   const child = spawn(process.execPath, [CLI, 'acp', ...args], {
     cwd: options.cwd ?? ROOT,
     // A scratch MINICODE_HOME unless the test gives one: the real port checkpoints the workspace there.
-    env: { ...process.env, MINICODE_HOME: fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-acp-home-')), ...options.env, MINICODE_ACP_SCRIPTED: options.scripted === false ? '' : '1', NO_COLOR: '1' },
+    env: {
+      ...process.env,
+      MINICODE_HOME: fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-acp-home-')),
+      ...options.env,
+      MINICODE_ACP_SCRIPTED: options.scripted === false ? '' : '1',
+      NO_COLOR: '1',
+    },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   const wire: WireLine[] = [];
@@ -141,7 +147,12 @@ export function spawnAcp(args: string[] = [], options: SpawnAcpOptions = {}): Ac
 }
 
 /** The `session/update` payloads the agent sent for one session, in wire order. */
-export function updatesFor(wire: WireLine[], sessionId: string, from = 0, to = wire.length): Array<Record<string, unknown>> {
+export function updatesFor(
+  wire: WireLine[],
+  sessionId: string,
+  from = 0,
+  to = wire.length,
+): Array<Record<string, unknown>> {
   return wire
     .slice(from, to)
     .filter((l) => l.from === 'agent' && isUpdate(l.message) && l.message.params.sessionId === sessionId)
@@ -154,11 +165,22 @@ function isUpdate(m: unknown): m is { params: { sessionId: string; update: Recor
 
 /** Index in the wire log of the agent's response to the client request with `id`. */
 export function responseIndex(wire: WireLine[], id: unknown): number {
-  return wire.findIndex((l) => l.from === 'agent' && typeof l.message === 'object' && l.message !== null && !('method' in l.message) && (l.message as { id?: unknown }).id === id);
+  return wire.findIndex(
+    (l) =>
+      l.from === 'agent' &&
+      typeof l.message === 'object' &&
+      l.message !== null &&
+      !('method' in l.message) &&
+      (l.message as { id?: unknown }).id === id,
+  );
 }
 
 /** Index in the wire log of the client request with `method` whose params match. */
-export function requestIndex(wire: WireLine[], method: string, match: (params: Record<string, unknown>) => boolean = () => true): number {
+export function requestIndex(
+  wire: WireLine[],
+  method: string,
+  match: (params: Record<string, unknown>) => boolean = () => true,
+): number {
   return wire.findIndex((l) => {
     const m = l.message as { method?: unknown; id?: unknown; params?: Record<string, unknown> } | undefined;
     return l.from === 'client' && m?.method === method && 'id' in (m ?? {}) && match(m.params ?? {});
@@ -187,6 +209,8 @@ export function chunkTexts(updates: Array<Record<string, unknown>>, kind: string
 /** Each tool call's last reported status, in order of first report. */
 export function finalToolStatuses(updates: Array<Record<string, unknown>>): Map<unknown, unknown> {
   const finals = new Map<unknown, unknown>();
-  for (const u of updates) if ((u.sessionUpdate === 'tool_call' || u.sessionUpdate === 'tool_call_update') && u.status) finals.set(u.toolCallId, u.status);
+  for (const u of updates)
+    if ((u.sessionUpdate === 'tool_call' || u.sessionUpdate === 'tool_call_update') && u.status)
+      finals.set(u.toolCallId, u.status);
   return finals;
 }

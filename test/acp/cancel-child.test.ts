@@ -37,14 +37,30 @@ describe('session/cancel while a child session runs', () => {
     provider = await startScriptedProvider((request) =>
       promptOf(request) === CHILD_PROMPT
         ? 'hang'
-        : { text: '', toolCalls: [{ id: 'call_task', name: 'task', argumentsText: JSON.stringify({ description: 'look around', prompt: CHILD_PROMPT, subagent_type: 'explore' }) }] },
+        : {
+            text: '',
+            toolCalls: [
+              {
+                id: 'call_task',
+                name: 'task',
+                argumentsText: JSON.stringify({
+                  description: 'look around',
+                  prompt: CHILD_PROMPT,
+                  subagent_type: 'explore',
+                }),
+              },
+            ],
+          },
     );
     const home = fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-acp-cancel-child-'));
     const project = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-acp-project-')));
-    acp = spawnAcp(['--provider', 'openai-chat', '--model', 'gpt-4.1', '--base-url', provider.settings.baseUrl, '--sandbox', 'off'], {
-      scripted: false,
-      env: { OPENAI_API_KEY: 'sk-test-acp-cancel-child-0123', MINICODE_HOME: home },
-    });
+    acp = spawnAcp(
+      ['--provider', 'openai-chat', '--model', 'gpt-4.1', '--base-url', provider.settings.baseUrl, '--sandbox', 'off'],
+      {
+        scripted: false,
+        env: { OPENAI_API_KEY: 'sk-test-acp-cancel-child-0123', MINICODE_HOME: home },
+      },
+    );
     conn = client({ name: 'cancel-child-test' })
       .onRequest('session/request_permission', () => ({ outcome: { outcome: 'selected', optionId: 'allow' } }))
       .onNotification('session/update', () => {})
@@ -77,7 +93,10 @@ describe('session/cancel while a child session runs', () => {
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l) as { type: string; payload: Record<string, unknown> });
-    expect(events.find((e) => e.type === 'task.cancelled')?.payload).toMatchObject({ reason: 'aborted', cause: 'parent-cancel' });
+    expect(events.find((e) => e.type === 'task.cancelled')?.payload).toMatchObject({
+      reason: 'aborted',
+      cause: 'parent-cancel',
+    });
     expect(events.find((e) => e.type === 'session.ended')?.payload).toMatchObject({ outcome: 'cancelled' });
   });
 });

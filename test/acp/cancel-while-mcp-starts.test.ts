@@ -27,13 +27,31 @@ describe('session/cancel during the first prompt while a config MCP server start
     const pidFile = path.join(tempDir(), 'pids');
     // Long enough that the cancel surely lands while it starts; the agent never waits it out.
     // Unsandboxed: the server writes its pid file, which the sandbox would keep in its private /tmp.
-    const config = { mcpServers: { slow: { command: process.execPath, args: [HOSTILE, '--slow-start', '3000', '--pid-file', pidFile], sandbox: 'off' } } };
+    const config = {
+      mcpServers: {
+        slow: {
+          command: process.execPath,
+          args: [HOSTILE, '--slow-start', '3000', '--pid-file', pidFile],
+          sandbox: 'off',
+        },
+      },
+    };
     fs.writeFileSync(path.join(home, 'config.json'), JSON.stringify(config));
     const project = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-acp-cancel-')));
-    acp = spawnAcp(['--provider', 'replay', '--cassette', path.join(ROOT, 'test/cassettes/acp-conformance'), '--store', tempDir('minicode-acp-store-')], {
-      scripted: false,
-      env: { MINICODE_HOME: home },
-    });
+    acp = spawnAcp(
+      [
+        '--provider',
+        'replay',
+        '--cassette',
+        path.join(ROOT, 'test/cassettes/acp-conformance'),
+        '--store',
+        tempDir('minicode-acp-store-'),
+      ],
+      {
+        scripted: false,
+        env: { MINICODE_HOME: home },
+      },
+    );
     conn = client({ name: 'cancel-test' })
       .onRequest('session/request_permission', () => ({ outcome: { outcome: 'cancelled' } }))
       .onNotification('session/update', () => {})
@@ -42,7 +60,10 @@ describe('session/cancel during the first prompt while a config MCP server start
     const { sessionId } = await conn.agent.request('session/new', { cwd: project, mcpServers: [] });
     const prompt = promptText(conn, sessionId, 'hello');
     // The server is started (its pid written) and still in its slow start: cancel now.
-    await acp.waitFor((l) => l.from === 'client' && (l.message as { method?: string } | undefined)?.method === 'session/prompt', 'the prompt on the wire');
+    await acp.waitFor(
+      (l) => l.from === 'client' && (l.message as { method?: string } | undefined)?.method === 'session/prompt',
+      'the prompt on the wire',
+    );
     await waitFor(() => pidsIn(pidFile).length > 0, 'the slow MCP server to be spawned');
     await conn.agent.notify('session/cancel', { sessionId });
     expect((await prompt).stopReason).toBe('cancelled');

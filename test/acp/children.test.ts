@@ -40,16 +40,34 @@ describe('a child session under ACP', () => {
         return step === 0
           ? {
               text: '',
-              toolCalls: [{ id: 'call_task', name: 'task', argumentsText: JSON.stringify({ description: 'read the README', prompt: 'What does README.md say?', subagent_type: 'explore' }) }],
+              toolCalls: [
+                {
+                  id: 'call_task',
+                  name: 'task',
+                  argumentsText: JSON.stringify({
+                    description: 'read the README',
+                    prompt: 'What does README.md say?',
+                    subagent_type: 'explore',
+                  }),
+                },
+              ],
             }
           : { text: 'The helper says it is a demo.' };
       }
-      return step === 0 ? { text: 'Reading it.', toolCalls: [{ id: 'call_read', name: 'read_file', argumentsText: '{"path":"README.md"}' }] } : { text: 'README.md: a demo project.' };
+      return step === 0
+        ? {
+            text: 'Reading it.',
+            toolCalls: [{ id: 'call_read', name: 'read_file', argumentsText: '{"path":"README.md"}' }],
+          }
+        : { text: 'README.md: a demo project.' };
     });
-    acp = spawnAcp(['--provider', 'openai-chat', '--model', 'gpt-4.1', '--base-url', provider.settings.baseUrl, '--sandbox', 'off'], {
-      scripted: false,
-      env: { OPENAI_API_KEY: 'sk-test-acp-children-0123456789' },
-    });
+    acp = spawnAcp(
+      ['--provider', 'openai-chat', '--model', 'gpt-4.1', '--base-url', provider.settings.baseUrl, '--sandbox', 'off'],
+      {
+        scripted: false,
+        env: { OPENAI_API_KEY: 'sk-test-acp-children-0123456789' },
+      },
+    );
     conn = client({ name: 'children-test' })
       .onRequest('session/request_permission', () => ({ outcome: { outcome: 'selected', optionId: 'allow' } }))
       .onRequest('fs/read_text_file', ({ params }) => ({ content: fs.readFileSync(params.path, 'utf8') }))
@@ -63,14 +81,18 @@ describe('a child session under ACP', () => {
     // One tool call: the child's own read_file is not a call of the client's session.
     const calls = updates.filter((u) => u.sessionUpdate === 'tool_call');
     expect(calls.map((c) => c.toolCallId)).toEqual(['call_task']);
-    const progress = updates.filter((u) => u.toolCallId === 'call_task' && u.status === 'in_progress' && u.content !== undefined);
+    const progress = updates.filter(
+      (u) => u.toolCallId === 'call_task' && u.status === 'in_progress' && u.content !== undefined,
+    );
     expect(JSON.stringify(progress.at(-1)?.content)).toContain('read_file');
     const final = updates.filter((u) => u.toolCallId === 'call_task').at(-1)!;
     expect(final.status).toBe('completed');
     expect(JSON.stringify(final.content)).toContain('README.md: a demo project.');
     // No update names another session: the child's events stay out of the client's session.
     const sessions = new Set(
-      acp.wire.filter((l) => l.from === 'agent' && (l.message as { method?: string }).method === 'session/update').map((l) => (l.message as { params: { sessionId: string } }).params.sessionId),
+      acp.wire
+        .filter((l) => l.from === 'agent' && (l.message as { method?: string }).method === 'session/update')
+        .map((l) => (l.message as { params: { sessionId: string } }).params.sessionId),
     );
     expect([...sessions]).toEqual([sessionId]);
     expect(acp.violations).toEqual([]);

@@ -10,7 +10,12 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CLI, ROOT } from '../helpers/cli.js';
 
-type Line = { id?: number | string | null; method?: string; result?: { sessionId?: string; stopReason?: string }; params?: { update?: { sessionUpdate?: string; status?: string } } };
+type Line = {
+  id?: number | string | null;
+  method?: string;
+  result?: { sessionId?: string; stopReason?: string };
+  params?: { update?: { sessionUpdate?: string; status?: string } };
+};
 
 describe('minicode acp when the client closes its input', () => {
   const dirs: string[] = [];
@@ -25,10 +30,23 @@ describe('minicode acp when the client closes its input', () => {
     dirs.push(dir);
     const cwd = path.join(dir, 'project');
     fs.mkdirSync(cwd);
-    const child = spawn(process.execPath, [CLI, 'acp', '--provider', 'replay', '--cassette', path.join(ROOT, 'test/cassettes/acp-conformance'), '--store', path.join(dir, 'store')], {
-      env: { ...process.env, MINICODE_HOME: path.join(dir, 'home') },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        CLI,
+        'acp',
+        '--provider',
+        'replay',
+        '--cassette',
+        path.join(ROOT, 'test/cassettes/acp-conformance'),
+        '--store',
+        path.join(dir, 'store'),
+      ],
+      {
+        env: { ...process.env, MINICODE_HOME: path.join(dir, 'home') },
+        stdio: ['pipe', 'pipe', 'pipe'],
+      },
+    );
     children.push(child);
     const lines: Line[] = [];
     let stderr = '';
@@ -41,7 +59,13 @@ describe('minicode acp when the client closes its input', () => {
         const line = JSON.parse(rest.slice(0, i)) as Line;
         rest = rest.slice(i + 1);
         lines.push(line);
-        if (line.id === 2) send({ jsonrpc: '2.0', id: 3, method: 'session/prompt', params: { sessionId: line.result!.sessionId, prompt: [{ type: 'text', text: 'run it' }] } });
+        if (line.id === 2)
+          send({
+            jsonrpc: '2.0',
+            id: 3,
+            method: 'session/prompt',
+            params: { sessionId: line.result!.sessionId, prompt: [{ type: 'text', text: 'run it' }] },
+          });
         // The client goes away with the question unanswered.
         if (line.method === 'session/request_permission') child.stdin.end();
       }
@@ -53,7 +77,9 @@ describe('minicode acp when the client closes its input', () => {
     expect(await exited).toBe(0);
     expect(lines.some((l) => l.method === 'session/request_permission')).toBe(true);
     expect(lines.find((l) => l.id === 3)?.result?.stopReason).toBe('end_turn');
-    expect(lines.some((l) => l.params?.update?.sessionUpdate === 'tool_call_update' && l.params.update.status === 'failed')).toBe(true);
+    expect(
+      lines.some((l) => l.params?.update?.sessionUpdate === 'tool_call_update' && l.params.update.status === 'failed'),
+    ).toBe(true);
     expect(stderr).toContain('denying bash');
   });
 });

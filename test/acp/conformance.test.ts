@@ -1,6 +1,22 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, RequestError, type ClientConnection, type RequestPermissionRequest, type WriteTextFileRequest } from '@agentclientprotocol/sdk';
-import { chunkTexts, finalToolStatuses, initializeFullClient, promptText, requestIndex, responseIndex, spawnAcp, updatesFor, type AcpChild } from './acp-child.js';
+import {
+  client,
+  RequestError,
+  type ClientConnection,
+  type RequestPermissionRequest,
+  type WriteTextFileRequest,
+} from '@agentclientprotocol/sdk';
+import {
+  chunkTexts,
+  finalToolStatuses,
+  initializeFullClient,
+  promptText,
+  requestIndex,
+  responseIndex,
+  spawnAcp,
+  updatesFor,
+  type AcpChild,
+} from './acp-child.js';
 
 /**
  * ACP conformance: the official SDK's client side drives `minicode acp` (the compiled CLI, a
@@ -54,7 +70,11 @@ describe('minicode acp (scripted agent) under the official ACP client', () => {
         return { terminalId };
       })
       .onRequest('terminal/wait_for_exit', () => ({ exitCode: 0, signal: null }))
-      .onRequest('terminal/output', ({ params }) => ({ output: `output of ${terminals.get(params.terminalId)?.command}\n`, truncated: false, exitStatus: { exitCode: 0 } }))
+      .onRequest('terminal/output', ({ params }) => ({
+        output: `output of ${terminals.get(params.terminalId)?.command}\n`,
+        truncated: false,
+        exitStatus: { exitCode: 0 },
+      }))
       .onRequest('terminal/kill', () => ({}))
       .onRequest('terminal/release', () => ({}))
       // Updates are read from the wire log; the handler only keeps the SDK from complaining.
@@ -84,8 +104,15 @@ describe('minicode acp (scripted agent) under the official ACP client', () => {
     main = created.sessionId;
     expect(created.modes?.currentModeId).toBe('ask');
     expect(created.modes?.availableModes.map((m) => m.id)).toEqual(['ask', 'auto', 'read-only']);
-    expect(created.configOptions?.find((o) => o.id === 'mode')).toMatchObject({ type: 'select', currentValue: 'ask', category: 'mode' });
-    const commands = await acp.waitFor((l) => updatesFor([l], main).some((u) => u.sessionUpdate === 'available_commands_update'), 'available commands');
+    expect(created.configOptions?.find((o) => o.id === 'mode')).toMatchObject({
+      type: 'select',
+      currentValue: 'ask',
+      category: 'mode',
+    });
+    const commands = await acp.waitFor(
+      (l) => updatesFor([l], main).some((u) => u.sessionUpdate === 'available_commands_update'),
+      'available commands',
+    );
     const firstUpdate = acp.wire.findIndex((l) => updatesFor([l], main).length > 0);
     expect(firstUpdate).toBe(acp.wire.indexOf(commands));
     expect(firstUpdate).toBeGreaterThan(responseIndex(acp.wire, requestIdOf(acp, 'session/new')));
@@ -100,7 +127,11 @@ describe('minicode acp (scripted agent) under the official ACP client', () => {
       requestIdOf(acp, 'session/prompt', (p) => textOf(p) === 'hello'),
     );
     const updates = updatesFor(acp.wire, main, start, end);
-    expect(updates.map((u) => u.sessionUpdate)).toEqual(['agent_thought_chunk', 'agent_message_chunk', 'agent_message_chunk']);
+    expect(updates.map((u) => u.sessionUpdate)).toEqual([
+      'agent_thought_chunk',
+      'agent_message_chunk',
+      'agent_message_chunk',
+    ]);
     expect(chunkTexts(updates, 'agent_message_chunk').join('')).toBe('Hello from minicode.');
     expect(updatesFor(acp.wire, main, end)).toEqual([]);
   });
@@ -111,13 +142,31 @@ describe('minicode acp (scripted agent) under the official ACP client', () => {
     expect((await prompt(main, 'run echo hi')).stopReason).toBe('end_turn');
     let updates = updatesFor(acp.wire, main, start);
     const call = updates.find((u) => u.sessionUpdate === 'tool_call');
-    expect(call).toMatchObject({ kind: 'execute', status: 'pending', title: 'echo hi', rawInput: { command: 'echo hi' } });
+    expect(call).toMatchObject({
+      kind: 'execute',
+      status: 'pending',
+      title: 'echo hi',
+      rawInput: { command: 'echo hi' },
+    });
     const toolCallId = call?.toolCallId;
     expect(permissionRequests.at(-1)).toMatchObject({ sessionId: main, toolCall: { toolCallId, kind: 'execute' } });
-    expect(permissionRequests.at(-1)?.options.map((o) => o.kind)).toEqual(['allow_once', 'allow_always', 'reject_once', 'reject_always']);
+    expect(permissionRequests.at(-1)?.options.map((o) => o.kind)).toEqual([
+      'allow_once',
+      'allow_always',
+      'reject_once',
+      'reject_always',
+    ]);
     // The tool call was announced before permission was asked.
-    expect(acp.wire.findIndex((l) => updatesFor([l], main).some((u) => u.sessionUpdate === 'tool_call' && u.toolCallId === toolCallId))).toBeLessThan(
-      acp.wire.findIndex((l) => (l.message as { method?: string }).method === 'session/request_permission' && JSON.stringify(l.message).includes(String(toolCallId))),
+    expect(
+      acp.wire.findIndex((l) =>
+        updatesFor([l], main).some((u) => u.sessionUpdate === 'tool_call' && u.toolCallId === toolCallId),
+      ),
+    ).toBeLessThan(
+      acp.wire.findIndex(
+        (l) =>
+          (l.message as { method?: string }).method === 'session/request_permission' &&
+          JSON.stringify(l.message).includes(String(toolCallId)),
+      ),
     );
     const statuses = updates.filter((u) => u.toolCallId === toolCallId).map((u) => u.status);
     expect(statuses).toEqual(['pending', 'in_progress', 'in_progress', 'completed']);
@@ -132,13 +181,19 @@ describe('minicode acp (scripted agent) under the official ACP client', () => {
     expect((await prompt(main, 'run rm -rf build')).stopReason).toBe('end_turn');
     updates = updatesFor(acp.wire, main, start);
     const denied = updates.filter((u) => u.sessionUpdate === 'tool_call_update').at(-1);
-    expect(denied).toMatchObject({ status: 'failed', content: [{ type: 'content', content: { type: 'text', text: 'Denied: denied by the user' } }] });
+    expect(denied).toMatchObject({
+      status: 'failed',
+      content: [{ type: 'content', content: { type: 'text', text: 'Denied: denied by the user' } }],
+    });
     expect(terminals.size).toBe(1);
   });
 
   it('edits through fs/write_text_file with diff content once the mode is auto', async () => {
     await conn.agent.request('session/set_mode', { sessionId: main, modeId: 'auto' });
-    await acp.waitFor((l) => updatesFor([l], main).some((u) => u.sessionUpdate === 'config_option_update'), 'config option update after set_mode');
+    await acp.waitFor(
+      (l) => updatesFor([l], main).some((u) => u.sessionUpdate === 'config_option_update'),
+      'config option update after set_mode',
+    );
     const asked = permissionRequests.length;
     const start = acp.wire.length;
     expect((await prompt(main, 'edit greeting.txt old -> new')).stopReason).toBe('end_turn');
@@ -155,9 +210,16 @@ describe('minicode acp (scripted agent) under the official ACP client', () => {
   });
 
   it('switches mode through the config option and announces current_mode_update', async () => {
-    const result = await conn.agent.request('session/set_config_option', { sessionId: main, configId: 'mode', value: 'ask' });
+    const result = await conn.agent.request('session/set_config_option', {
+      sessionId: main,
+      configId: 'mode',
+      value: 'ask',
+    });
     expect(result.configOptions.find((o) => o.id === 'mode')).toMatchObject({ currentValue: 'ask' });
-    await acp.waitFor((l) => updatesFor([l], main).some((u) => u.sessionUpdate === 'current_mode_update' && u.currentModeId === 'ask'), 'current mode update');
+    await acp.waitFor(
+      (l) => updatesFor([l], main).some((u) => u.sessionUpdate === 'current_mode_update' && u.currentModeId === 'ask'),
+      'current mode update',
+    );
   });
 
   it('sends the plan and its step updates', async () => {
@@ -173,7 +235,10 @@ describe('minicode acp (scripted agent) under the official ACP client', () => {
 
   it('answers a cancelled turn with stopReason cancelled, and refuses a second prompt while busy', async () => {
     const slow = prompt(main, 'slow');
-    await acp.waitFor((l) => updatesFor([l], main).some((u) => (u.content as { text?: string } | undefined)?.text === 'Working slowly'), 'the slow turn streaming');
+    await acp.waitFor(
+      (l) => updatesFor([l], main).some((u) => (u.content as { text?: string } | undefined)?.text === 'Working slowly'),
+      'the slow turn streaming',
+    );
     const busy = await prompt(main, 'hello').catch((error: unknown) => error);
     expect(busy).toBeInstanceOf(RequestError);
     expect((busy as RequestError).code).toBe(-32600);
@@ -202,7 +267,12 @@ describe('minicode acp (scripted agent) under the official ACP client', () => {
     expect(other).not.toBe(main);
     const before = acp.wire.length;
     const slow = prompt(main, 'slow');
-    await acp.waitFor((l) => acp.wire.indexOf(l) >= before && updatesFor([l], main).some((u) => (u.content as { text?: string } | undefined)?.text === 'Working slowly'), 'the second slow turn');
+    await acp.waitFor(
+      (l) =>
+        acp.wire.indexOf(l) >= before &&
+        updatesFor([l], main).some((u) => (u.content as { text?: string } | undefined)?.text === 'Working slowly'),
+      'the second slow turn',
+    );
     const start = acp.wire.length;
     expect((await prompt(other, 'hello')).stopReason).toBe('end_turn');
     expect(updatesFor(acp.wire, other, start).some((u) => u.sessionUpdate === 'agent_message_chunk')).toBe(true);
@@ -218,16 +288,31 @@ describe('minicode acp (scripted agent) under the official ACP client', () => {
     const end = responseIndex(acp.wire, requestIdOf(acp, 'session/load'));
     const replay = updatesFor(acp.wire, main, start, end);
     const users = chunkTexts(replay, 'user_message_chunk');
-    expect(users).toEqual(['hello', 'run echo hi', 'run rm -rf build', 'edit greeting.txt old -> new', 'plan', 'slow', 'run make deploy', 'slow']);
+    expect(users).toEqual([
+      'hello',
+      'run echo hi',
+      'run rm -rf build',
+      'edit greeting.txt old -> new',
+      'plan',
+      'slow',
+      'run make deploy',
+      'slow',
+    ]);
     const agentTexts = chunkTexts(replay, 'agent_message_chunk');
     expect(agentTexts).toContain('Hello from minicode.');
     expect(replay.filter((u) => u.sessionUpdate === 'agent_thought_chunk')).toHaveLength(1);
     // Each tool call appears, and its last update is its final status.
     expect([...finalToolStatuses(replay).values()]).toEqual(['completed', 'failed', 'completed', 'failed']);
-    expect(replay.find((u) => u.sessionUpdate === 'tool_call' && u.kind === 'edit')?.content).toEqual([{ type: 'diff', path: '/work/project/greeting.txt', oldText: 'old', newText: 'new' }]);
+    expect(replay.find((u) => u.sessionUpdate === 'tool_call' && u.kind === 'edit')?.content).toEqual([
+      { type: 'diff', path: '/work/project/greeting.txt', oldText: 'old', newText: 'new' },
+    ]);
     // The load response comes after the replay; the session's commands after the response
     // (sent right after it, so wait for them rather than race the child).
-    await acp.waitFor((l) => acp.wire.indexOf(l) > end && updatesFor([l], main).some((u) => u.sessionUpdate === 'available_commands_update'), 'commands after load');
+    await acp.waitFor(
+      (l) =>
+        acp.wire.indexOf(l) > end && updatesFor([l], main).some((u) => u.sessionUpdate === 'available_commands_update'),
+      'commands after load',
+    );
     expect(updatesFor(acp.wire, main, end).map((u) => u.sessionUpdate)).toEqual(['available_commands_update']);
   });
 
@@ -242,10 +327,15 @@ function textOf(params: Record<string, unknown>): string | undefined {
 }
 
 /** The id of the last client request with `method` whose params match. */
-function requestIdOf(acp: AcpChild, method: string, match: (params: Record<string, unknown>) => boolean = () => true): unknown {
+function requestIdOf(
+  acp: AcpChild,
+  method: string,
+  match: (params: Record<string, unknown>) => boolean = () => true,
+): unknown {
   let found: unknown;
   for (let i = 0; i < acp.wire.length; i++) {
-    if (requestIndex(acp.wire.slice(i, i + 1), method, match) === 0) found = (acp.wire[i]!.message as { id: unknown }).id;
+    if (requestIndex(acp.wire.slice(i, i + 1), method, match) === 0)
+      found = (acp.wire[i]!.message as { id: unknown }).id;
   }
   return found;
 }

@@ -19,7 +19,10 @@ describe('minicode acp with a client that offers no fs or terminal', () => {
       .onRequest('session/request_permission', () => ({ outcome: { outcome: 'selected', optionId: 'allow-always' } }))
       .onNotification('session/update', () => {})
       .connect(acp.stream);
-    await conn.agent.request('initialize', { protocolVersion: 1, clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false } });
+    await conn.agent.request('initialize', {
+      protocolVersion: 1,
+      clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+    });
   });
 
   afterAll(async () => {

@@ -32,10 +32,13 @@ describe('image prompts under ACP', () => {
 
   const start = async (model: string) => {
     provider ??= await startScriptedProvider(() => ({ text: 'A photo of a grey square.' }));
-    const acp = spawnAcp(['--provider', 'openai-chat', '--model', model, '--base-url', provider.settings.baseUrl, '--sandbox', 'off'], {
-      scripted: false,
-      env: { OPENAI_API_KEY: 'sk-test-acp-images-0123456789', MINICODE_HOME: home },
-    });
+    const acp = spawnAcp(
+      ['--provider', 'openai-chat', '--model', model, '--base-url', provider.settings.baseUrl, '--sandbox', 'off'],
+      {
+        scripted: false,
+        env: { OPENAI_API_KEY: 'sk-test-acp-images-0123456789', MINICODE_HOME: home },
+      },
+    );
     const conn = client({ name: 'images-test' })
       .onRequest('session/request_permission', () => ({ outcome: { outcome: 'selected', optionId: 'allow' } }))
       .onNotification('session/update', () => {})
@@ -73,7 +76,9 @@ describe('image prompts under ACP', () => {
       { type: 'image_url', image_url: { url: `data:image/jpeg;base64,${photo.toString('base64')}` } },
     ]);
     // Nothing of the image's bytes went back to the client.
-    expect(acp.wire.filter((l) => l.from === 'agent').some((l) => l.text.includes(photo.toString('base64')))).toBe(false);
+    expect(acp.wire.filter((l) => l.from === 'agent').some((l) => l.text.includes(photo.toString('base64')))).toBe(
+      false,
+    );
 
     const refused = await conn.agent
       .request('session/prompt', {
@@ -97,7 +102,10 @@ describe('image prompts under ACP', () => {
     await fresh.conn.agent.request('session/load', { sessionId, cwd: project, mcpServers: [] });
     const replayed = chunkTexts(updatesFor(fresh.acp.wire, sessionId, loadFrom), 'user_message_chunk');
     expect(replayed[0]).toBe('What is in this picture?\n[image photo.png 64x48 image/jpeg]');
-    await fresh.conn.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'Describe it again' }] });
+    await fresh.conn.agent.request('session/prompt', {
+      sessionId,
+      prompt: [{ type: 'text', text: 'Describe it again' }],
+    });
     expect(JSON.stringify(provider.requests.at(-1)!.body.messages)).toContain(photo.toString('base64'));
     expect(fresh.acp.violations).toEqual([]);
   });

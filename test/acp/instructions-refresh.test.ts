@@ -30,11 +30,16 @@ describe('project instructions under ACP', () => {
     const project = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-acp-agents-')));
     fs.mkdirSync(path.join(project, '.git'));
     fs.writeFileSync(path.join(project, 'AGENTS.md'), 'FIRST VERSION: use tabs.\n');
-    server = await startReplayServer([1, 2].map((n) => streamOk(turnBody('anthropic', { text: `answer ${n}` }, n), contentTypeOf('anthropic'))));
-    acp = spawnAcp(['--provider', 'anthropic', '--model', 'claude-sonnet-4-5', '--base-url', server.origin, '--sandbox', 'off'], {
-      scripted: false,
-      env: { ANTHROPIC_API_KEY: 'sk-ant-acp-agents-fake-0123456789' },
-    });
+    server = await startReplayServer(
+      [1, 2].map((n) => streamOk(turnBody('anthropic', { text: `answer ${n}` }, n), contentTypeOf('anthropic'))),
+    );
+    acp = spawnAcp(
+      ['--provider', 'anthropic', '--model', 'claude-sonnet-4-5', '--base-url', server.origin, '--sandbox', 'off'],
+      {
+        scripted: false,
+        env: { ANTHROPIC_API_KEY: 'sk-ant-acp-agents-fake-0123456789' },
+      },
+    );
     conn = client({ name: 'instructions-refresh-test' })
       .onNotification('session/update', () => {})
       .connect(acp.stream);

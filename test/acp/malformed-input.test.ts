@@ -10,7 +10,11 @@ import { chunkTexts, promptText, spawnAcp, updatesFor, type AcpChild } from './a
 const PORTS = [
   {
     name: 'the real agent',
-    spawn: (store: string) => spawnAcp(['--provider', 'replay', '--cassette', path.join(ROOT, 'test/cassettes/acp-malformed'), '--store', store], { scripted: false }),
+    spawn: (store: string) =>
+      spawnAcp(
+        ['--provider', 'replay', '--cassette', path.join(ROOT, 'test/cassettes/acp-malformed'), '--store', store],
+        { scripted: false },
+      ),
     answer: 'Still serving after the bad input.',
   },
   { name: 'the scripted agent', spawn: () => spawnAcp(), answer: 'Hello from minicode.' },
@@ -45,7 +49,13 @@ describe.each(PORTS)('minicode acp with $name on malformed input', (port) => {
 
   const errorFor = (id: unknown) =>
     acp
-      .waitFor((l) => l.from === 'agent' && (l.message as { id?: unknown } | undefined)?.id === id && 'error' in (l.message as object), `the error for ${String(id)}`)
+      .waitFor(
+        (l) =>
+          l.from === 'agent' &&
+          (l.message as { id?: unknown } | undefined)?.id === id &&
+          'error' in (l.message as object),
+        `the error for ${String(id)}`,
+      )
       .then((l) => l.message as ErrorLine);
 
   it('answers garbage lines with -32700 parse errors (id null)', async () => {
@@ -54,7 +64,9 @@ describe.each(PORTS)('minicode acp with $name on malformed input', (port) => {
     // Lines are answered in order: once a later request is answered, every parse error is in.
     acp.writeRaw('{"jsonrpc":"2.0","id":"after-garbage","method":"session/teleport","params":{}}\n');
     await errorFor('after-garbage');
-    const parseErrors = acp.wire.slice(before).filter((l) => (l.message as ErrorLine | undefined)?.error?.code === -32700);
+    const parseErrors = acp.wire
+      .slice(before)
+      .filter((l) => (l.message as ErrorLine | undefined)?.error?.code === -32700);
     expect(parseErrors.length).toBe(3);
     expect(parseErrors.every((l) => (l.message as ErrorLine).id === null)).toBe(true);
   });
@@ -62,7 +74,10 @@ describe.each(PORTS)('minicode acp with $name on malformed input', (port) => {
   it('answers a JSON value that is not a request object with -32600', async () => {
     const before = acp.wire.length;
     acp.writeRaw('[1,2,3]\n42\n');
-    await acp.waitFor((l) => acp.wire.indexOf(l) >= before && (l.message as ErrorLine | undefined)?.error?.code === -32600, 'an invalid request error');
+    await acp.waitFor(
+      (l) => acp.wire.indexOf(l) >= before && (l.message as ErrorLine | undefined)?.error?.code === -32600,
+      'an invalid request error',
+    );
   });
 
   it('answers an unknown method with -32601', async () => {
@@ -73,21 +88,27 @@ describe.each(PORTS)('minicode acp with $name on malformed input', (port) => {
   it('answers invalid params with -32602', async () => {
     acp.writeRaw('{"jsonrpc":"2.0","id":"raw-2","method":"session/new","params":{"cwd":42}}\n');
     expect((await errorFor('raw-2')).error.code).toBe(-32602);
-    acp.writeRaw('{"jsonrpc":"2.0","id":"raw-3","method":"session/new","params":{"cwd":"relative/dir","mcpServers":[]}}\n');
+    acp.writeRaw(
+      '{"jsonrpc":"2.0","id":"raw-3","method":"session/new","params":{"cwd":"relative/dir","mcpServers":[]}}\n',
+    );
     const relative = await errorFor('raw-3');
     expect(relative.error.code).toBe(-32602);
     expect(relative.error.data).toMatchObject({ code: 'MINICODE_E_USAGE' });
   });
 
   it('answers a prompt for an unknown session with -32002 naming the session', async () => {
-    acp.writeRaw('{"jsonrpc":"2.0","id":"raw-4","method":"session/prompt","params":{"sessionId":"ses_nope","prompt":[{"type":"text","text":"hi"}]}}\n');
+    acp.writeRaw(
+      '{"jsonrpc":"2.0","id":"raw-4","method":"session/prompt","params":{"sessionId":"ses_nope","prompt":[{"type":"text","text":"hi"}]}}\n',
+    );
     const unknown = await errorFor('raw-4');
     expect(unknown.error.code).toBe(-32002);
     expect(unknown.error.data).toMatchObject({ sessionId: 'ses_nope', code: 'MINICODE_E_SESSION_NOT_FOUND' });
     expect(unknown.error.message).toContain('ses_nope');
     // A cancel for an unknown session is a notification: no answer, a note on stderr.
     acp.writeRaw('{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"ses_nope"}}\n');
-    acp.writeRaw('{"jsonrpc":"2.0","id":"raw-5","method":"session/set_mode","params":{"sessionId":"ses_nope","modeId":"auto"}}\n');
+    acp.writeRaw(
+      '{"jsonrpc":"2.0","id":"raw-5","method":"session/set_mode","params":{"sessionId":"ses_nope","modeId":"auto"}}\n',
+    );
     expect((await errorFor('raw-5')).error.code).toBe(-32002);
     expect(acp.stderr()).toContain('session/cancel for unknown session "ses_nope" ignored');
   });
@@ -119,10 +140,23 @@ describe('minicode acp setup', () => {
     });
     try {
       acp.writeRaw(input.map((m) => JSON.stringify(m)).join('\n') + '\n');
-      const created = await acp.waitFor((l) => l.from === 'agent' && (l.message as { id?: unknown } | undefined)?.id === 2, 'the session/new answer');
+      const created = await acp.waitFor(
+        (l) => l.from === 'agent' && (l.message as { id?: unknown } | undefined)?.id === 2,
+        'the session/new answer',
+      );
       const sessionId = (created.message as { result: { sessionId: string } }).result.sessionId;
-      acp.writeRaw(JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'session/prompt', params: { sessionId, prompt: [{ type: 'text', text: 'hi' }] } }) + '\n');
-      const answer = await acp.waitFor((l) => l.from === 'agent' && (l.message as { id?: unknown } | undefined)?.id === 3, 'the prompt answer');
+      acp.writeRaw(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: 3,
+          method: 'session/prompt',
+          params: { sessionId, prompt: [{ type: 'text', text: 'hi' }] },
+        }) + '\n',
+      );
+      const answer = await acp.waitFor(
+        (l) => l.from === 'agent' && (l.message as { id?: unknown } | undefined)?.id === 3,
+        'the prompt answer',
+      );
       expect((answer.message as ErrorLine).error.code).toBe(-32000);
       expect(acp.wire.filter((l) => l.from === 'agent').every((l) => l.message !== undefined)).toBe(true);
     } finally {
@@ -138,14 +172,31 @@ describe('minicode acp setup', () => {
     ]
       .map((m) => JSON.stringify(m))
       .join('\n');
-    const flags = ['--provider', 'openai', '--model', 'gpt-test', '--base-url', 'http://127.0.0.1:9', '--cassette', '/nonexistent', '--store', '/nonexistent', '--allow-local-config'];
+    const flags = [
+      '--provider',
+      'openai',
+      '--model',
+      'gpt-test',
+      '--base-url',
+      'http://127.0.0.1:9',
+      '--cassette',
+      '/nonexistent',
+      '--store',
+      '/nonexistent',
+      '--allow-local-config',
+    ];
     const result = await runCli(['acp', ...flags], { input: input + '\n', env: { MINICODE_ACP_SCRIPTED: '1' } });
     expect(result.code).toBe(0);
     const lines = result.stdout
       .trim()
       .split('\n')
-      .map((l) => JSON.parse(l) as { id?: number; result?: { configOptions?: Array<{ id: string; currentValue: unknown }> } });
+      .map(
+        (l) =>
+          JSON.parse(l) as { id?: number; result?: { configOptions?: Array<{ id: string; currentValue: unknown }> } },
+      );
     expect(lines.filter((l) => l.id !== undefined).map((l) => l.id)).toEqual([1, 2]);
-    expect(lines.find((l) => l.id === 2)?.result?.configOptions?.find((o) => o.id === 'model')?.currentValue).toBe('gpt-test');
+    expect(lines.find((l) => l.id === 2)?.result?.configOptions?.find((o) => o.id === 'model')?.currentValue).toBe(
+      'gpt-test',
+    );
   });
 });

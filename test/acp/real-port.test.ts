@@ -3,9 +3,25 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, RequestError, type ClientConnection, type RequestPermissionRequest, type WriteTextFileRequest } from '@agentclientprotocol/sdk';
+import {
+  client,
+  RequestError,
+  type ClientConnection,
+  type RequestPermissionRequest,
+  type WriteTextFileRequest,
+} from '@agentclientprotocol/sdk';
 import { ROOT } from '../helpers/cli.js';
-import { chunkTexts, finalToolStatuses, initializeFullClient, promptText, requestIndex, responseIndex, spawnAcp, updatesFor, type AcpChild } from './acp-child.js';
+import {
+  chunkTexts,
+  finalToolStatuses,
+  initializeFullClient,
+  promptText,
+  requestIndex,
+  responseIndex,
+  spawnAcp,
+  updatesFor,
+  type AcpChild,
+} from './acp-child.js';
 
 const CASSETTES = path.join(ROOT, 'test/cassettes');
 
@@ -16,7 +32,10 @@ function ideClient(project: string) {
   const reads: string[] = [];
   const writes: WriteTextFileRequest[] = [];
   const buffers = new Map<string, string>();
-  const terminals = new Map<string, { child: ChildProcess; output: string; exit: Promise<{ exitCode: number | null; signal: string | null }> }>();
+  const terminals = new Map<
+    string,
+    { child: ChildProcess; output: string; exit: Promise<{ exitCode: number | null; signal: string | null }> }
+  >();
   const app = client({ name: 'real-port-test' })
     .onRequest('session/request_permission', ({ params }) => {
       permissionRequests.push(params);
@@ -24,7 +43,8 @@ function ideClient(project: string) {
     })
     .onRequest('fs/read_text_file', ({ params }) => {
       reads.push(params.path);
-      const content = buffers.get(params.path) ?? (fs.existsSync(params.path) ? fs.readFileSync(params.path, 'utf8') : undefined);
+      const content =
+        buffers.get(params.path) ?? (fs.existsSync(params.path) ? fs.readFileSync(params.path, 'utf8') : undefined);
       if (content === undefined) throw RequestError.resourceNotFound(params.path);
       return { content };
     })
@@ -36,8 +56,17 @@ function ideClient(project: string) {
     })
     .onRequest('terminal/create', ({ params }) => {
       const terminalId = `term_${terminals.size + 1}`;
-      const child = spawn(params.command, params.args ?? [], { cwd: params.cwd ?? project, stdio: ['ignore', 'pipe', 'pipe'] });
-      const entry = { child, output: '', exit: new Promise<{ exitCode: number | null; signal: string | null }>((resolve) => child.on('close', (exitCode, signal) => resolve({ exitCode, signal }))) };
+      const child = spawn(params.command, params.args ?? [], {
+        cwd: params.cwd ?? project,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      const entry = {
+        child,
+        output: '',
+        exit: new Promise<{ exitCode: number | null; signal: string | null }>((resolve) =>
+          child.on('close', (exitCode, signal) => resolve({ exitCode, signal })),
+        ),
+      };
       child.stdout?.on('data', (b: Buffer) => (entry.output += b.toString('utf8')));
       child.stderr?.on('data', (b: Buffer) => (entry.output += b.toString('utf8')));
       terminals.set(terminalId, entry);
@@ -46,7 +75,11 @@ function ideClient(project: string) {
     .onRequest('terminal/wait_for_exit', async ({ params }) => terminals.get(params.terminalId)!.exit)
     .onRequest('terminal/output', async ({ params }) => {
       const t = terminals.get(params.terminalId)!;
-      return { output: t.output, truncated: false, ...(t.child.exitCode === null ? {} : { exitStatus: { exitCode: t.child.exitCode, signal: null } }) };
+      return {
+        output: t.output,
+        truncated: false,
+        ...(t.child.exitCode === null ? {} : { exitStatus: { exitCode: t.child.exitCode, signal: null } }),
+      };
     })
     .onRequest('terminal/kill', ({ params }) => {
       terminals.get(params.terminalId)?.child.kill();
@@ -77,7 +110,19 @@ describe('minicode acp with the real agent under the official ACP client', () =>
     store = fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-acp-store-'));
     fs.writeFileSync(path.join(project, 'greeting.txt'), 'hello old world\n');
     // Sandbox off: the client's terminal runs commands only then (test/sandbox/acp.test.ts covers the sandboxed session).
-    acp = spawnAcp(['--provider', 'replay', '--cassette', path.join(CASSETTES, 'acp-conformance'), '--store', store, '--sandbox', 'off'], { scripted: false });
+    acp = spawnAcp(
+      [
+        '--provider',
+        'replay',
+        '--cassette',
+        path.join(CASSETTES, 'acp-conformance'),
+        '--store',
+        store,
+        '--sandbox',
+        'off',
+      ],
+      { scripted: false },
+    );
     ide = ideClient(project);
     conn = ide.app.connect(acp.stream);
   });
@@ -107,8 +152,17 @@ describe('minicode acp with the real agent under the official ACP client', () =>
     expect((await prompt(first, 'run the greeting command')).stopReason).toBe('end_turn');
     const updates = updatesFor(acp.wire, first, start);
     const call = updates.find((u) => u.sessionUpdate === 'tool_call');
-    expect(call).toMatchObject({ toolCallId: 'toolu_acp_1', kind: 'execute', status: 'pending', title: 'echo hello-from-acp', rawInput: { command: 'echo hello-from-acp' } });
-    expect(ide.permissionRequests.at(-1)).toMatchObject({ sessionId: first, toolCall: { toolCallId: 'toolu_acp_1', kind: 'execute', rawInput: { command: 'echo hello-from-acp' } } });
+    expect(call).toMatchObject({
+      toolCallId: 'toolu_acp_1',
+      kind: 'execute',
+      status: 'pending',
+      title: 'echo hello-from-acp',
+      rawInput: { command: 'echo hello-from-acp' },
+    });
+    expect(ide.permissionRequests.at(-1)).toMatchObject({
+      sessionId: first,
+      toolCall: { toolCallId: 'toolu_acp_1', kind: 'execute', rawInput: { command: 'echo hello-from-acp' } },
+    });
     const final = updates.filter((u) => u.toolCallId === 'toolu_acp_1').at(-1);
     expect(final?.status).toBe('completed');
     expect(final?.content).toEqual([
@@ -154,14 +208,23 @@ describe('minicode acp with the real agent under the official ACP client', () =>
   it('runs a second session while the first streams slowly, then cancels the first mid-turn', async () => {
     const slowStart = acp.wire.length;
     const slow = prompt(first, 'take your time');
-    await acp.waitFor((l) => acp.wire.indexOf(l) >= slowStart && chunkTexts(updatesFor([l], first), 'agent_message_chunk').includes('Thinking about it '), 'the slow stream');
+    await acp.waitFor(
+      (l) =>
+        acp.wire.indexOf(l) >= slowStart &&
+        chunkTexts(updatesFor([l], first), 'agent_message_chunk').includes('Thinking about it '),
+      'the slow stream',
+    );
     const second = (await conn.agent.request('session/new', { cwd: project, mcpServers: [] })).sessionId;
     expect(second).not.toBe(first);
     const start = acp.wire.length;
     expect((await prompt(second, 'hello')).stopReason).toBe('end_turn');
-    expect(chunkTexts(updatesFor(acp.wire, second, start), 'agent_message_chunk').join('')).toBe('Hello from the second session.');
+    expect(chunkTexts(updatesFor(acp.wire, second, start), 'agent_message_chunk').join('')).toBe(
+      'Hello from the second session.',
+    );
     // Nothing of the second session's turn was routed to the first.
-    expect(chunkTexts(updatesFor(acp.wire, first, start), 'agent_message_chunk')).not.toContain('Hello from the second session.');
+    expect(chunkTexts(updatesFor(acp.wire, first, start), 'agent_message_chunk')).not.toContain(
+      'Hello from the second session.',
+    );
     await conn.agent.notify('session/cancel', { sessionId: first });
     expect((await slow).stopReason).toBe('cancelled');
     // The stream was cut: the rest of the slow answer never arrived.
@@ -171,7 +234,9 @@ describe('minicode acp with the real agent under the official ACP client', () =>
   it('takes another prompt on the cancelled session', async () => {
     const start = acp.wire.length;
     expect((await prompt(first, 'are you still there?')).stopReason).toBe('end_turn');
-    expect(chunkTexts(updatesFor(acp.wire, first, start), 'agent_message_chunk').join('')).toBe('Still here after the cancel.');
+    expect(chunkTexts(updatesFor(acp.wire, first, start), 'agent_message_chunk').join('')).toBe(
+      'Still here after the cancel.',
+    );
   });
 
   it('put only valid v1 messages on the wire, both ways', async () => {
@@ -181,7 +246,9 @@ describe('minicode acp with the real agent under the official ACP client', () =>
   });
 
   it('loads the session in a fresh process from the store, replaying it before the response, and continues it', async () => {
-    const fresh = spawnAcp(['--provider', 'replay', '--cassette', path.join(CASSETTES, 'acp-load'), '--store', store], { scripted: false });
+    const fresh = spawnAcp(['--provider', 'replay', '--cassette', path.join(CASSETTES, 'acp-load'), '--store', store], {
+      scripted: false,
+    });
     const freshConn = ideClient(project).app.connect(fresh.stream);
     try {
       await freshConn.agent.request('initialize', { protocolVersion: 1, clientCapabilities: {} });
@@ -190,21 +257,40 @@ describe('minicode acp with the real agent under the official ACP client', () =>
       const loadId = (fresh.wire[requestIndex(fresh.wire, 'session/load')]!.message as { id: unknown }).id;
       const end = responseIndex(fresh.wire, loadId);
       const replay = updatesFor(fresh.wire, first, 0, end);
-      expect(chunkTexts(replay, 'user_message_chunk')).toEqual(['run the greeting command', 'clean the build', 'fix the greeting', 'take your time', 'are you still there?']);
+      expect(chunkTexts(replay, 'user_message_chunk')).toEqual([
+        'run the greeting command',
+        'clean the build',
+        'fix the greeting',
+        'take your time',
+        'are you still there?',
+      ]);
       const agent = chunkTexts(replay, 'agent_message_chunk').join('|');
       expect(agent).toContain('The command printed hello-from-acp.');
       expect(agent).toContain('Still here after the cancel.');
-      expect(Object.fromEntries(finalToolStatuses(replay))).toEqual({ toolu_acp_1: 'completed', toolu_acp_2: 'failed', toolu_acp_3: 'completed' });
-      expect(replay.find((u) => u.sessionUpdate === 'tool_call' && u.kind === 'edit')?.content).toEqual([{ type: 'diff', path: greeting(), oldText: 'hello old world', newText: 'hello new world' }]);
+      expect(Object.fromEntries(finalToolStatuses(replay))).toEqual({
+        toolu_acp_1: 'completed',
+        toolu_acp_2: 'failed',
+        toolu_acp_3: 'completed',
+      });
+      expect(replay.find((u) => u.sessionUpdate === 'tool_call' && u.kind === 'edit')?.content).toEqual([
+        { type: 'diff', path: greeting(), oldText: 'hello old world', newText: 'hello new world' },
+      ]);
       // Nothing of the session before its load response but the replay; the commands after it
       // (sent right after the response: wait for them rather than race the child).
-      await fresh.waitFor((l) => fresh.wire.indexOf(l) > end && updatesFor([l], first).some((u) => u.sessionUpdate === 'available_commands_update'), 'commands after load');
+      await fresh.waitFor(
+        (l) =>
+          fresh.wire.indexOf(l) > end &&
+          updatesFor([l], first).some((u) => u.sessionUpdate === 'available_commands_update'),
+        'commands after load',
+      );
       expect(updatesFor(fresh.wire, first, end).map((u) => u.sessionUpdate)).toEqual(['available_commands_update']);
 
       const start = fresh.wire.length;
       const result = await promptText(freshConn, first, 'do you remember?');
       expect(result.stopReason).toBe('end_turn');
-      expect(chunkTexts(updatesFor(fresh.wire, first, start), 'agent_message_chunk').join('')).toBe('Welcome back; I remember the greeting fix.');
+      expect(chunkTexts(updatesFor(fresh.wire, first, start), 'agent_message_chunk').join('')).toBe(
+        'Welcome back; I remember the greeting fix.',
+      );
       expect(fresh.violations).toEqual([]);
     } finally {
       freshConn.close();

@@ -14,7 +14,9 @@ export interface WireValidator {
 }
 
 const require = createRequire(import.meta.url);
-const schema = require('@agentclientprotocol/sdk/schema/v1/schema.json') as { $defs: Record<string, { 'x-method'?: string }> };
+const schema = require('@agentclientprotocol/sdk/schema/v1/schema.json') as {
+  $defs: Record<string, { 'x-method'?: string }>;
+};
 
 let shared: InstanceType<typeof Ajv2020.default> | undefined;
 
@@ -23,7 +25,8 @@ function compiled(): InstanceType<typeof Ajv2020.default> {
   if (shared) return shared;
   shared = new Ajv2020.default({ strict: false, allErrors: true, logger: false });
   // Numeric widths the schema names; JSON numbers are checked by type, which is enough here.
-  for (const format of ['int32', 'int64', 'uint16', 'uint32', 'uint64', 'double', 'uri']) shared.addFormat(format, true);
+  for (const format of ['int32', 'int64', 'uint16', 'uint32', 'uint64', 'double', 'uri'])
+    shared.addFormat(format, true);
   shared.addSchema(schema, 'acp');
   return shared;
 }
@@ -50,7 +53,14 @@ export function createWireValidator(): WireValidator {
     check(from, message) {
       const errors = validate('acp', message);
       if (message === null || typeof message !== 'object') return [...errors, 'not an object'];
-      const m = message as { id?: unknown; method?: unknown; params?: unknown; result?: unknown; error?: unknown; jsonrpc?: unknown };
+      const m = message as {
+        id?: unknown;
+        method?: unknown;
+        params?: unknown;
+        result?: unknown;
+        error?: unknown;
+        jsonrpc?: unknown;
+      };
       if (m.jsonrpc !== '2.0') errors.push('jsonrpc is not "2.0"');
       if (typeof m.method === 'string') {
         const def = requestDef.get(m.method);
@@ -65,7 +75,9 @@ export function createWireValidator(): WireValidator {
       if (method === undefined) return [...errors, `response to unknown request ${String(m.id)}`];
       pending[other].delete(m.id);
       const def = responseDef.get(method);
-      return def ? [...errors, ...validate(`acp#/$defs/${def}`, m.result)] : [...errors, `no response schema for ${method}`];
+      return def
+        ? [...errors, ...validate(`acp#/$defs/${def}`, m.result)]
+        : [...errors, `no response schema for ${method}`];
     },
   };
 }

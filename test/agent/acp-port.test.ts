@@ -2,7 +2,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AgentPort, PermissionDecision, PermissionRequest, PromptInput, TextFileAccess } from '../../lib/acp/agent-port.js';
+import type {
+  AgentPort,
+  PermissionDecision,
+  PermissionRequest,
+  PromptInput,
+  TextFileAccess,
+} from '../../lib/acp/agent-port.js';
 import { createAgentPort } from '../../lib/agent/acp-port.js';
 import type { OutputEvent } from '../../lib/events/index.js';
 import { startReplayServer, type ReplayServer } from '../../lib/replay/server.js';
@@ -26,7 +32,13 @@ describe('the real ACP agent port', () => {
   beforeAll(() => {
     dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-port-')));
     store = path.join(dir, 'store');
-    env = { PATH: process.env.PATH, HOME: dir, XDG_CONFIG_HOME: dir, MINICODE_HOME: dir, ANTHROPIC_API_KEY: 'test-key-not-sent-anywhere' };
+    env = {
+      PATH: process.env.PATH,
+      HOME: dir,
+      XDG_CONFIG_HOME: dir,
+      MINICODE_HOME: dir,
+      ANTHROPIC_API_KEY: 'test-key-not-sent-anywhere',
+    };
   });
 
   afterAll(async () => {
@@ -75,8 +87,18 @@ describe('the real ACP agent port', () => {
     await port.openSession?.({ sessionId: 'ses_port_1', cwd: dir, mode: 'ask', loaded: false });
     const one = input('ses_port_1', 'run the greeting command', ['allow']);
     expect(await port.prompt(one.value)).toEqual({ stopReason: 'end_turn' });
-    expect(one.asked).toEqual([{ toolCallId: 'toolu_acp_1', toolName: 'bash', title: 'echo hello-from-acp', kind: 'execute', input: { command: 'echo hello-from-acp' } }]);
-    expect(one.events.find((e) => e.type === 'tool.completed')).toMatchObject({ payload: { output: 'hello-from-acp\n' } });
+    expect(one.asked).toEqual([
+      {
+        toolCallId: 'toolu_acp_1',
+        toolName: 'bash',
+        title: 'echo hello-from-acp',
+        kind: 'execute',
+        input: { command: 'echo hello-from-acp' },
+      },
+    ]);
+    expect(one.events.find((e) => e.type === 'tool.completed')).toMatchObject({
+      payload: { output: 'hello-from-acp\n' },
+    });
     // The turn does not end the session: the client may prompt it again.
     expect(one.events.some((e) => e.type === 'session.ended')).toBe(false);
 
@@ -87,21 +109,48 @@ describe('the real ACP agent port', () => {
     expect(two.events[0]!.seq).toBe(one.events.at(-1)!.seq + 1);
     // The third request (turn two's first) carried turn one: prompt, tool call, tool result, answer.
     const sent = server.requests[2]!.body;
-    for (const part of ['run the greeting command', 'toolu_acp_1', 'hello-from-acp', 'The command printed hello-from-acp.', 'clean the build']) expect(sent).toContain(part);
+    for (const part of [
+      'run the greeting command',
+      'toolu_acp_1',
+      'hello-from-acp',
+      'The command printed hello-from-acp.',
+      'clean the build',
+    ])
+      expect(sent).toContain(part);
   });
 
   it('loads the stored session in a fresh port and sends its rebuilt conversation with the next prompt', async () => {
     const { port, server } = await portOn('acp-load');
     const events = await port.loadSession!('ses_port_1');
-    expect(events?.filter((e) => e.type === 'user.message.received').map((e) => (e.payload as { text: string }).text)).toEqual(['run the greeting command', 'clean the build']);
+    expect(
+      events?.filter((e) => e.type === 'user.message.received').map((e) => (e.payload as { text: string }).text),
+    ).toEqual(['run the greeting command', 'clean the build']);
     expect(await port.loadSession!('ses_missing')).toBeNull();
     await port.openSession?.({ sessionId: 'ses_port_1', cwd: dir, mode: 'ask', loaded: true });
     const three = input('ses_port_1', 'do you remember?', []);
     expect(await port.prompt(three.value)).toEqual({ stopReason: 'end_turn' });
     const sent = JSON.parse(server.requests[0]!.body) as { messages: Array<{ role: string; content: unknown }> };
-    expect(sent.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant', 'user', 'assistant', 'user', 'assistant', 'user']);
+    expect(sent.messages.map((m) => m.role)).toEqual([
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+      'user',
+    ]);
     const text = JSON.stringify(sent.messages);
-    for (const part of ['toolu_acp_1', 'hello-from-acp', 'toolu_acp_2', 'Denied:', 'Understood, I did not run it.', 'do you remember?']) expect(text).toContain(part);
+    for (const part of [
+      'toolu_acp_1',
+      'hello-from-acp',
+      'toolu_acp_2',
+      'Denied:',
+      'Understood, I did not run it.',
+      'do you remember?',
+    ])
+      expect(text).toContain(part);
     expect(three.events[0]!.turnId).toBe(3);
     await port.close?.();
     ports.splice(ports.indexOf(port), 1);

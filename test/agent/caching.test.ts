@@ -25,12 +25,17 @@ afterAll(async () => {
 });
 
 async function serve(format: string, turns: object[]): Promise<ReplayServer> {
-  const server = await startReplayServer(turns.map((t, i): Exchange => streamOk(turnBody(format, t, i + 1), contentTypeOf(format))));
+  const server = await startReplayServer(
+    turns.map((t, i): Exchange => streamOk(turnBody(format, t, i + 1), contentTypeOf(format))),
+  );
   servers.push(server);
   return server;
 }
 
-const read = (k: number) => ({ text: `Reading ${k}.`, calls: [{ id: `call_${k}`, name: 'read_file', args: { path: 'README.md' } }] });
+const read = (k: number) => ({
+  text: `Reading ${k}.`,
+  calls: [{ id: `call_${k}`, name: 'read_file', args: { path: 'README.md' } }],
+});
 type Body = Record<string, any>;
 const bodies = (server: ReplayServer): Body[] => server.requests.map((r) => JSON.parse(r.body) as Body);
 
@@ -39,7 +44,9 @@ function breakpoints(body: Body): string[] {
   const out: string[] = [];
   for (const [i, t] of ((body.tools ?? []) as Body[]).entries()) if (t.cache_control) out.push(`tools[${i}]`);
   if (Array.isArray(body.system)) for (const b of body.system as Body[]) if (b.cache_control) out.push('system');
-  for (const [i, m] of (body.messages as Body[]).entries()) for (const [j, b] of (m.content as Body[]).entries()) if (b.cache_control) out.push(`messages[${i}].${j}:${b.type}`);
+  for (const [i, m] of (body.messages as Body[]).entries())
+    for (const [j, b] of (m.content as Body[]).entries())
+      if (b.cache_control) out.push(`messages[${i}].${j}:${b.type}`);
   return out;
 }
 
@@ -61,12 +68,22 @@ describe('Anthropic requests carry cache breakpoints', () => {
       expect(body.system[0].cache_control).toEqual({ type: 'ephemeral' });
     }
     // Apart from the moving marker, each request's messages begin with the previous request's.
-    expect(JSON.stringify(stripMarks(sent[2]!).messages).startsWith(JSON.stringify(stripMarks(sent[1]!).messages).slice(0, -1))).toBe(true);
+    expect(
+      JSON.stringify(stripMarks(sent[2]!).messages).startsWith(
+        JSON.stringify(stripMarks(sent[1]!).messages).slice(0, -1),
+      ),
+    ).toBe(true);
   });
 
   it('report the cache hit ratio in the exec summary, and leave it out when the provider gave no cache fields', async () => {
     const turn = (n: number, read: number) =>
-      streamOk(turnBody('anthropic', n === 1 ? read1 : { text: 'Done.' }, n).replace('"cache_read_input_tokens":0', `"cache_read_input_tokens":${read}`), contentTypeOf('anthropic'));
+      streamOk(
+        turnBody('anthropic', n === 1 ? read1 : { text: 'Done.' }, n).replace(
+          '"cache_read_input_tokens":0',
+          `"cache_read_input_tokens":${read}`,
+        ),
+        contentTypeOf('anthropic'),
+      );
     const read1 = read(1);
     const server = await startReplayServer([turn(1, 0), turn(2, 600)]);
     servers.push(server);
@@ -77,7 +94,10 @@ describe('Anthropic requests carry cache breakpoints', () => {
     expect(usage.cacheReadTokens).toBe(600);
     expect(run.summary.cacheHitRatio).toBeCloseTo(600 / (usage.inputTokens! + 600), 3);
     const gemini = await serve('gemini', [{ text: 'Done.' }]);
-    const plain = await execJson(['--provider', 'gemini'], { cwd: scratchProject(), env: { GOOGLE_GEMINI_BASE_URL: gemini.origin, GEMINI_API_KEY: 'g-fake-caching-0123456789' } });
+    const plain = await execJson(['--provider', 'gemini'], {
+      cwd: scratchProject(),
+      env: { GOOGLE_GEMINI_BASE_URL: gemini.origin, GEMINI_API_KEY: 'g-fake-caching-0123456789' },
+    });
     expect(plain.code, plain.stderr).toBe(0);
     expect(plain.summary).not.toHaveProperty('cacheHitRatio');
   });
@@ -112,15 +132,31 @@ describe('Anthropic requests carry cache breakpoints', () => {
 
   it('keep breakpoints on tools, system, the pinned task and the last block in the requests after a real compaction', async () => {
     const dir = tempDir('minicode-big-');
-    const lines = Array.from({ length: 160 }, (_, i) => `Paragraph ${i + 1}: the greeting module formats names and the tests check both cases.`);
+    const lines = Array.from(
+      { length: 160 },
+      (_, i) => `Paragraph ${i + 1}: the greeting module formats names and the tests check both cases.`,
+    );
     fs.writeFileSync(path.join(dir, 'big.txt'), `${lines.join('\n')}\n`);
-    const big = (k: number) => ({ text: `Reading part ${k}.`, calls: [{ id: `toolu_big_${k}`, name: 'read_file', args: { path: 'big.txt' } }] });
+    const big = (k: number) => ({
+      text: `Reading part ${k}.`,
+      calls: [{ id: `toolu_big_${k}`, name: 'read_file', args: { path: 'big.txt' } }],
+    });
     const exchanges: Exchange[] = [];
-    for (let k = 1; k <= 7; k++) exchanges.push(streamOk(turnBody('anthropic', big(k), k).replace(/"input_tokens":\d+/, `"input_tokens":${1500 + (k - 1) * 2300}`), contentTypeOf('anthropic')));
+    for (let k = 1; k <= 7; k++)
+      exchanges.push(
+        streamOk(
+          turnBody('anthropic', big(k), k).replace(/"input_tokens":\d+/, `"input_tokens":${1500 + (k - 1) * 2300}`),
+          contentTypeOf('anthropic'),
+        ),
+      );
     exchanges.push(streamOk(turnBody('anthropic', { text: 'Read it all.' }, 8), contentTypeOf('anthropic')));
     const server = await startReplayServer(exchanges);
     servers.push(server);
-    const env = { ANTHROPIC_BASE_URL: server.origin, ANTHROPIC_API_KEY: 'sk-ant-fake-caching-0123456789', MINICODE_CONTEXT_WINDOW: '20000' };
+    const env = {
+      ANTHROPIC_BASE_URL: server.origin,
+      ANTHROPIC_API_KEY: 'sk-ant-fake-caching-0123456789',
+      MINICODE_CONTEXT_WINDOW: '20000',
+    };
     const run = await execJson(['--provider', 'anthropic'], { cwd: dir, env });
     expect(run.code, run.stderr).toBe(0);
     expect(run.records.filter((r) => r.type === 'context.compacted')).toHaveLength(1);
@@ -148,7 +184,9 @@ describe('Anthropic requests carry cache breakpoints', () => {
         { role: 'tool', toolCallId: 'c9', name: 'read_file', content: 'text' },
       ],
     };
-    const body = JSON.parse(buildRequest('anthropic', compacted, { model: 'claude-sonnet-4', baseUrl: 'http://127.0.0.1:9' }).body) as Body;
+    const body = JSON.parse(
+      buildRequest('anthropic', compacted, { model: 'claude-sonnet-4', baseUrl: 'http://127.0.0.1:9' }).body,
+    ) as Body;
     expect(breakpoints(body)).toEqual(['tools[0]', 'system', 'messages[0].1:text', 'messages[2].0:tool_result']);
     expect(body.messages[0].content[1].text).toContain('summary of 6');
   });
@@ -164,7 +202,11 @@ describe('OpenAI requests keep one prompt_cache_key', () => {
     const env = { OPENAI_BASE_URL: server.origin, OPENAI_API_KEY: 'sk-fake-caching-0123456789abcdef' };
     const cwd = scratchProject();
     const first = await execJson(['--provider', 'openai-responses'], { cwd, env });
-    const second = await execJson(['--provider', 'openai-responses'], { cwd, env, prompt: 'another prompt of the batch' });
+    const second = await execJson(['--provider', 'openai-responses'], {
+      cwd,
+      env,
+      prompt: 'another prompt of the batch',
+    });
     const third = await execJson(['--provider', 'openai-responses', '--cache-key', 'my-batch'], { cwd, env });
     for (const r of [first, second, third]) expect(r.code, r.stderr).toBe(0);
     const keys = bodies(server).map((b) => b.prompt_cache_key);
@@ -186,15 +228,30 @@ describe('OpenAI Responses with store: false', () => {
       `event: response.output_item.added\ndata: ${JSON.stringify({ type: 'response.output_item.added', output_index: 9, item: { ...reasoning, encrypted_content: undefined } })}\n\n`,
       `event: response.output_item.done\ndata: ${JSON.stringify({ type: 'response.output_item.done', output_index: 9, item: reasoning })}\n\n`,
     ].join('');
-    const first = turnBody('openai-responses', read(1), 1).replace(/(event: response\.in_progress\n[^\n]*\n\n)/, `$1${events}`);
-    const server = await startReplayServer([streamOk(first, contentTypeOf('openai-responses')), streamOk(turnBody('openai-responses', { text: 'Done.' }, 2), contentTypeOf('openai-responses'))]);
+    const first = turnBody('openai-responses', read(1), 1).replace(
+      /(event: response\.in_progress\n[^\n]*\n\n)/,
+      `$1${events}`,
+    );
+    const server = await startReplayServer([
+      streamOk(first, contentTypeOf('openai-responses')),
+      streamOk(turnBody('openai-responses', { text: 'Done.' }, 2), contentTypeOf('openai-responses')),
+    ]);
     servers.push(server);
     const env = { OPENAI_BASE_URL: server.origin, OPENAI_API_KEY: 'sk-fake-caching-0123456789abcdef' };
-    const run = await execJson(['--provider', 'openai-responses', '--model', 'gpt-5', '--reasoning', 'low'], { cwd: scratchProject(), env });
+    const run = await execJson(['--provider', 'openai-responses', '--model', 'gpt-5', '--reasoning', 'low'], {
+      cwd: scratchProject(),
+      env,
+    });
     expect(run.code, run.stderr).toBe(0);
     const [a, b] = bodies(server);
     expect(a).toMatchObject({ store: false, include: ['reasoning.encrypted_content'], reasoning: { effort: 'low' } });
-    expect(b!.input.map((i: Body) => i.type ?? i.role)).toEqual(['user', 'reasoning', 'assistant', 'function_call', 'function_call_output']);
+    expect(b!.input.map((i: Body) => i.type ?? i.role)).toEqual([
+      'user',
+      'reasoning',
+      'assistant',
+      'function_call',
+      'function_call_output',
+    ]);
     expect(b!.input[1]).toEqual({ type: 'reasoning', summary: [], encrypted_content: 'gAAAA-encrypted-reasoning' });
   });
 });
@@ -210,11 +267,30 @@ describe('a batch shares one prompt_cache_key', () => {
       { id: 'c', prompt: 'third' },
     ];
     fs.writeFileSync(input, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
-    const env = cleanEnv(tempDir('minicode-home-'), { OPENAI_BASE_URL: server.origin, OPENAI_API_KEY: 'sk-fake-caching-0123456789abcdef' });
-    const r = await runCli(['batch', input, '--provider', 'openai-responses', '--model', 'gpt-5', '--concurrency', '2', '--out', path.join(dir, 'out'), '--store', path.join(dir, 'store')], {
-      cwd: dir,
-      env,
+    const env = cleanEnv(tempDir('minicode-home-'), {
+      OPENAI_BASE_URL: server.origin,
+      OPENAI_API_KEY: 'sk-fake-caching-0123456789abcdef',
     });
+    const r = await runCli(
+      [
+        'batch',
+        input,
+        '--provider',
+        'openai-responses',
+        '--model',
+        'gpt-5',
+        '--concurrency',
+        '2',
+        '--out',
+        path.join(dir, 'out'),
+        '--store',
+        path.join(dir, 'store'),
+      ],
+      {
+        cwd: dir,
+        env,
+      },
+    );
     expect(r.code, r.stderr).toBe(0);
     const sent = bodies(server);
     expect(sent).toHaveLength(3);
@@ -222,7 +298,10 @@ describe('a batch shares one prompt_cache_key', () => {
     const byPrompt = new Map(sent.map((b) => [b.input[0].content[0].text as string, b]));
     expect(byPrompt.get('second')!.reasoning).toEqual({ effort: 'high' });
     expect(byPrompt.get('first')!.reasoning).toBeUndefined();
-    const summary = JSON.parse(fs.readFileSync(path.join(dir, 'out', 'summary.json'), 'utf8')) as Record<string, unknown>;
+    const summary = JSON.parse(fs.readFileSync(path.join(dir, 'out', 'summary.json'), 'utf8')) as Record<
+      string,
+      unknown
+    >;
     // The recorded shape reports cached_tokens 0: a known zero, not an unknown.
     expect(summary).toMatchObject({ completed: 3, cacheHitRatio: 0, cacheUnknownRuns: 0 });
   });
@@ -230,17 +309,39 @@ describe('a batch shares one prompt_cache_key', () => {
 
 describe('--reasoning is mapped for each provider', () => {
   const conversation: Conversation = { system: 's', tools: [], messages: [{ role: 'user', text: 'hi' }] };
-  const build = (format: Parameters<typeof buildRequest>[0], model: string, reasoning: 'off' | 'low' | 'medium' | 'high', maxTokens?: number) =>
-    JSON.parse(buildRequest(format, conversation, { model, baseUrl: 'http://127.0.0.1:9', tuning: { reasoning }, ...(maxTokens ? { maxTokens } : {}) }).body) as Body;
+  const build = (
+    format: Parameters<typeof buildRequest>[0],
+    model: string,
+    reasoning: 'off' | 'low' | 'medium' | 'high',
+    maxTokens?: number,
+  ) =>
+    JSON.parse(
+      buildRequest(format, conversation, {
+        model,
+        baseUrl: 'http://127.0.0.1:9',
+        tuning: { reasoning },
+        ...(maxTokens ? { maxTokens } : {}),
+      }).body,
+    ) as Body;
 
   it('as Anthropic thinking with max_tokens raised to fit the budget', () => {
-    expect(build('anthropic', 'claude-sonnet-4', 'medium')).toMatchObject({ thinking: { type: 'enabled', budget_tokens: 8192 }, max_tokens: 8192 + 8192 });
-    expect(build('anthropic', 'claude-sonnet-4', 'high', 4000)).toMatchObject({ thinking: { budget_tokens: 24_576 }, max_tokens: 28_576 });
+    expect(build('anthropic', 'claude-sonnet-4', 'medium')).toMatchObject({
+      thinking: { type: 'enabled', budget_tokens: 8192 },
+      max_tokens: 8192 + 8192,
+    });
+    expect(build('anthropic', 'claude-sonnet-4', 'high', 4000)).toMatchObject({
+      thinking: { budget_tokens: 24_576 },
+      max_tokens: 28_576,
+    });
     expect(build('anthropic', 'claude-sonnet-4', 'off').thinking).toBeUndefined();
   });
 
   it('as OpenAI Responses reasoning.effort with encrypted reasoning included, and Chat reasoning_effort where the model takes it', () => {
-    expect(build('openai-responses', 'gpt-5', 'high')).toMatchObject({ reasoning: { effort: 'high' }, include: ['reasoning.encrypted_content'], store: false });
+    expect(build('openai-responses', 'gpt-5', 'high')).toMatchObject({
+      reasoning: { effort: 'high' },
+      include: ['reasoning.encrypted_content'],
+      store: false,
+    });
     expect(build('openai-responses', 'gpt-5-mini', 'off').reasoning).toEqual({ effort: 'minimal' });
     expect(build('openai-responses', 'gpt-4.1', 'high').reasoning).toBeUndefined();
     expect(build('openai-chat', 'o4-mini', 'low').reasoning_effort).toBe('low');
@@ -248,8 +349,12 @@ describe('--reasoning is mapped for each provider', () => {
   });
 
   it('as Gemini thinkingConfig and Ollama think', () => {
-    expect(build('gemini', 'gemini-2.5-flash', 'low').generationConfig).toEqual({ thinkingConfig: { thinkingBudget: 1024, includeThoughts: true } });
-    expect(build('gemini', 'gemini-2.5-flash', 'off').generationConfig).toEqual({ thinkingConfig: { thinkingBudget: 0 } });
+    expect(build('gemini', 'gemini-2.5-flash', 'low').generationConfig).toEqual({
+      thinkingConfig: { thinkingBudget: 1024, includeThoughts: true },
+    });
+    expect(build('gemini', 'gemini-2.5-flash', 'off').generationConfig).toEqual({
+      thinkingConfig: { thinkingBudget: 0 },
+    });
     expect(build('gemini', 'gemini-2.5-pro', 'off').generationConfig).toBeUndefined();
     expect(build('ollama', 'qwen3', 'medium').think).toBe(true);
     expect(build('ollama', 'qwen3', 'off').think).toBe(false);
@@ -261,7 +366,9 @@ describe('--reasoning is mapped for each provider', () => {
     const run = await execJson(['--provider', 'anthropic', '--reasoning', 'low'], { cwd: scratchProject(), env });
     expect(run.code, run.stderr).toBe(0);
     expect(bodies(server)[0]).toMatchObject({ thinking: { type: 'enabled', budget_tokens: 1024 } });
-    const bad = await runCli(['exec', 'hi', '--provider', 'anthropic', '--reasoning', 'extreme'], { env: cleanEnv(tempDir('minicode-home-'), env) });
+    const bad = await runCli(['exec', 'hi', '--provider', 'anthropic', '--reasoning', 'extreme'], {
+      env: cleanEnv(tempDir('minicode-home-'), env),
+    });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('extreme');
     expect(server.requests).toHaveLength(1);
@@ -270,8 +377,18 @@ describe('--reasoning is mapped for each provider', () => {
 
 /** Usage objects in the providers' own shapes (written for this test, not recorded). */
 const OWN = {
-  anthropic: { input_tokens: 120, cache_read_input_tokens: 30_000, cache_creation_input_tokens: 1_500, output_tokens: 400 },
-  gemini: { promptTokenCount: 31_000, cachedContentTokenCount: 24_000, candidatesTokenCount: 400, totalTokenCount: 31_400 },
+  anthropic: {
+    input_tokens: 120,
+    cache_read_input_tokens: 30_000,
+    cache_creation_input_tokens: 1_500,
+    output_tokens: 400,
+  },
+  gemini: {
+    promptTokenCount: 31_000,
+    cachedContentTokenCount: 24_000,
+    candidatesTokenCount: 400,
+    totalTokenCount: 31_400,
+  },
 };
 
 describe('cost separates cache reads and cache writes', () => {
@@ -293,22 +410,51 @@ describe('cost separates cache reads and cache writes', () => {
     // Sonnet 4 at $3/M input: 1M five-minute writes at 1.25x, 2M one-hour writes at 2x.
     expect(costFor(usage, findPrice('anthropic', 'claude-sonnet-4'))).toBeCloseTo(1 * 3.75 + 2 * 6, 9);
     // Without the 1-hour share every write is a five-minute one.
-    expect(costFor({ inputTokens: 0, outputTokens: 0, cacheWriteTokens: 3_000_000 }, findPrice('anthropic', 'claude-sonnet-4'))).toBeCloseTo(3 * 3.75, 9);
+    expect(
+      costFor(
+        { inputTokens: 0, outputTokens: 0, cacheWriteTokens: 3_000_000 },
+        findPrice('anthropic', 'claude-sonnet-4'),
+      ),
+    ).toBeCloseTo(3 * 3.75, 9);
   });
 
   it('prices a Gemini usage with cached tokens inside the prompt count', () => {
     const usage = geminiUsage(OWN.gemini);
-    expect(costFor(usage, findPrice('google', 'gemini-2.5-flash'))).toBeCloseTo((7_000 * 0.3 + 24_000 * 0.075 + 400 * 2.5) / 1e6, 10);
+    expect(costFor(usage, findPrice('google', 'gemini-2.5-flash'))).toBeCloseTo(
+      (7_000 * 0.3 + 24_000 * 0.075 + 400 * 2.5) / 1e6,
+      10,
+    );
     expect(cacheHitRatio(usage, true)).toBeCloseTo(24_000 / 31_000, 6);
   });
 
   it('keeps the hit ratio unknown when a report has no cache fields', () => {
     const collector = createUsageCollector();
-    collector.record({ requestId: 'r1', usage: { inputTokens: 10, outputTokens: 2 }, cumulative: false, scope: 'request', provider: 'openai', model: 'gpt-5' });
+    collector.record({
+      requestId: 'r1',
+      usage: { inputTokens: 10, outputTokens: 2 },
+      cumulative: false,
+      scope: 'request',
+      provider: 'openai',
+      model: 'gpt-5',
+    });
     expect(collector.session().cacheHitRatio).toBeUndefined();
     const cached = createUsageCollector();
-    cached.record({ requestId: 'r1', usage: { inputTokens: 1000, cacheReadTokens: 0, outputTokens: 2 }, cumulative: false, scope: 'request', provider: 'openai', model: 'gpt-5' });
-    cached.record({ requestId: 'r2', usage: { inputTokens: 1000, cacheReadTokens: 900, outputTokens: 2 }, cumulative: false, scope: 'request', provider: 'openai', model: 'gpt-5' });
+    cached.record({
+      requestId: 'r1',
+      usage: { inputTokens: 1000, cacheReadTokens: 0, outputTokens: 2 },
+      cumulative: false,
+      scope: 'request',
+      provider: 'openai',
+      model: 'gpt-5',
+    });
+    cached.record({
+      requestId: 'r2',
+      usage: { inputTokens: 1000, cacheReadTokens: 900, outputTokens: 2 },
+      cumulative: false,
+      scope: 'request',
+      provider: 'openai',
+      model: 'gpt-5',
+    });
     expect(cached.session().cacheHitRatio).toBeCloseTo(0.45, 6);
   });
 
@@ -320,22 +466,30 @@ describe('cost separates cache reads and cache writes', () => {
   ];
   for (const [format, file, provider, model] of recorded) {
     const full = path.join(PROVIDER_FIXTURES, file);
-    it.skipIf(!fs.existsSync(full))(`prices the usage of a recorded ${format} stream (skipped when ${PROVIDER_FIXTURES} is absent)`, () => {
-      let usage: Usage | undefined;
-      const decoder = PROVIDER_DECODERS[format]!({
-        onEvent(d) {
-          if (d.type === 'model.response.completed' && d.payload.usage) usage = d.payload.usage;
-        },
-      });
-      decoder.feed(fs.readFileSync(full));
-      decoder.end();
-      expect(usage?.inputTokens).toBeGreaterThan(0);
-      const price = findPrice(provider, model)!;
-      const cost = costFor(usage!, price)!;
-      const read = usage!.cacheReadTokens ?? 0;
-      const plain = price.inputIncludesCache ? usage!.inputTokens! - read : usage!.inputTokens!;
-      const expected = (plain * price.input + usage!.outputTokens! * price.output + read * price.cacheRead! + (usage!.cacheWriteTokens ?? 0) * (price.cacheWrite ?? price.input)) / 1e6;
-      expect(cost).toBeCloseTo(expected, 12);
-    });
+    it.skipIf(!fs.existsSync(full))(
+      `prices the usage of a recorded ${format} stream (skipped when ${PROVIDER_FIXTURES} is absent)`,
+      () => {
+        let usage: Usage | undefined;
+        const decoder = PROVIDER_DECODERS[format]!({
+          onEvent(d) {
+            if (d.type === 'model.response.completed' && d.payload.usage) usage = d.payload.usage;
+          },
+        });
+        decoder.feed(fs.readFileSync(full));
+        decoder.end();
+        expect(usage?.inputTokens).toBeGreaterThan(0);
+        const price = findPrice(provider, model)!;
+        const cost = costFor(usage!, price)!;
+        const read = usage!.cacheReadTokens ?? 0;
+        const plain = price.inputIncludesCache ? usage!.inputTokens! - read : usage!.inputTokens!;
+        const expected =
+          (plain * price.input +
+            usage!.outputTokens! * price.output +
+            read * price.cacheRead! +
+            (usage!.cacheWriteTokens ?? 0) * (price.cacheWrite ?? price.input)) /
+          1e6;
+        expect(cost).toBeCloseTo(expected, 12);
+      },
+    );
   }
 });

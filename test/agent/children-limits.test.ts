@@ -7,7 +7,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startScriptedProvider, type Answer, type ScriptedProvider, type SeenRequest } from '../helpers/scripted-provider.js';
+import {
+  startScriptedProvider,
+  type Answer,
+  type ScriptedProvider,
+  type SeenRequest,
+} from '../helpers/scripted-provider.js';
 import { execJson, ofType, scratchProject, tempDir } from '../exec/helpers.js';
 
 const providers: ScriptedProvider[] = [];
@@ -22,13 +27,31 @@ function promptOf(request: SeenRequest): string {
   return typeof user?.content === 'string' ? user.content : JSON.stringify(user?.content);
 }
 const toolCount = (request: SeenRequest): number => request.body.messages.filter((m) => m.role === 'tool').length;
-const toolNames = (request: SeenRequest): string[] => ((request.body.tools as { function: { name: string } }[] | undefined) ?? []).map((t) => t.function.name);
-const taskCall = (id: string, prompt: string) => ({ id, name: 'task', argumentsText: JSON.stringify({ description: 'helper', prompt, subagent_type: 'general' }) });
+const toolNames = (request: SeenRequest): string[] =>
+  ((request.body.tools as { function: { name: string } }[] | undefined) ?? []).map((t) => t.function.name);
+const taskCall = (id: string, prompt: string) => ({
+  id,
+  name: 'task',
+  argumentsText: JSON.stringify({ description: 'helper', prompt, subagent_type: 'general' }),
+});
 
 async function serve(answer: (request: SeenRequest) => Answer | Promise<Answer>) {
   const provider = await startScriptedProvider(answer);
   providers.push(provider);
-  return { provider, args: ['--provider', 'openai-chat', '--model', 'gpt-4.1', '--base-url', provider.settings.baseUrl, '--sandbox', 'off'], env: { OPENAI_API_KEY: 'sk-test-children-limits-0123' } };
+  return {
+    provider,
+    args: [
+      '--provider',
+      'openai-chat',
+      '--model',
+      'gpt-4.1',
+      '--base-url',
+      provider.settings.baseUrl,
+      '--sandbox',
+      'off',
+    ],
+    env: { OPENAI_API_KEY: 'sk-test-children-limits-0123' },
+  };
 }
 
 describe('child session limits', () => {
@@ -51,8 +74,14 @@ describe('child session limits', () => {
     const { provider, args, env } = await serve((request) => {
       const prompt = promptOf(request);
       const step = toolCount(request);
-      if (prompt === PARENT) return step === 0 ? { text: '', toolCalls: [taskCall('call_child', 'Plan the survey')] } : { text: 'The chain reported back.' };
-      if (prompt === 'Plan the survey') return step === 0 ? { text: '', toolCalls: [taskCall('call_grandchild', 'Count the files')] } : { text: 'The grandchild counted.' };
+      if (prompt === PARENT)
+        return step === 0
+          ? { text: '', toolCalls: [taskCall('call_child', 'Plan the survey')] }
+          : { text: 'The chain reported back.' };
+      if (prompt === 'Plan the survey')
+        return step === 0
+          ? { text: '', toolCalls: [taskCall('call_grandchild', 'Count the files')] }
+          : { text: 'The grandchild counted.' };
       return { text: 'There are three files.' };
     });
     const run = await execJson([...args, '--max-child-depth', '2'], { cwd: scratchProject(), env, prompt: PARENT });
@@ -61,7 +90,10 @@ describe('child session limits', () => {
     expect(starts).toHaveLength(3);
     const [parent, child, grandchild] = starts;
     expect(child!.payload).toMatchObject({ parentSessionId: parent!.sessionId, parentToolCallId: 'call_child' });
-    expect(grandchild!.payload).toMatchObject({ parentSessionId: child!.sessionId, parentToolCallId: 'call_grandchild' });
+    expect(grandchild!.payload).toMatchObject({
+      parentSessionId: child!.sessionId,
+      parentToolCallId: 'call_grandchild',
+    });
     // The child may start one; the grandchild, at the limit, is not offered the tool.
     expect(toolNames(provider.requests.find((r) => promptOf(r) === 'Plan the survey')!)).toContain('task');
     expect(toolNames(provider.requests.find((r) => promptOf(r) === 'Count the files')!)).not.toContain('task');
@@ -76,11 +108,19 @@ describe('child session limits', () => {
     const order: string[] = [];
     const { args, env } = await serve((request) => {
       const prompt = promptOf(request);
-      if (prompt === PARENT) return toolCount(request) === 0 ? { text: '', toolCalls: [taskCall('call_a', 'First job'), taskCall('call_b', 'Second job')] } : { text: 'Both done.' };
+      if (prompt === PARENT)
+        return toolCount(request) === 0
+          ? { text: '', toolCalls: [taskCall('call_a', 'First job'), taskCall('call_b', 'Second job')] }
+          : { text: 'Both done.' };
       // Each child takes two requests: with one slot, the other child's first request never falls between them.
       order.push(`${prompt}#${toolCount(request)}`);
       return toolCount(request) === 0
-        ? { text: '', toolCalls: [{ id: `read_${prompt.length}_${order.length}`, name: 'read_file', argumentsText: '{"path":"README.md"}' }] }
+        ? {
+            text: '',
+            toolCalls: [
+              { id: `read_${prompt.length}_${order.length}`, name: 'read_file', argumentsText: '{"path":"README.md"}' },
+            ],
+          }
         : { text: `${prompt} finished.` };
     });
     const run = await execJson([...args, '--max-children', '1'], { cwd: scratchProject(), env, prompt: PARENT });

@@ -7,7 +7,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pidAlive } from '../../lib/pid-alive.js';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startScriptedProvider, type Answer, type ScriptedProvider, type SeenRequest } from '../helpers/scripted-provider.js';
+import {
+  startScriptedProvider,
+  type Answer,
+  type ScriptedProvider,
+  type SeenRequest,
+} from '../helpers/scripted-provider.js';
 import { execJson, ofType, scratchProject, spawnExec, cleanEnv, tempDir } from '../exec/helpers.js';
 import { runCli } from '../helpers/cli.js';
 import { waitFor } from '../helpers/wait.js';
@@ -27,17 +32,36 @@ function promptOf(request: SeenRequest): string {
 
 /** How many tool results the request carries (the step the session is at). */
 function toolResults(request: SeenRequest): { role: string; content?: unknown; tool_call_id?: string }[] {
-  return request.body.messages.filter((m) => m.role === 'tool') as { role: string; content?: unknown; tool_call_id?: string }[];
+  return request.body.messages.filter((m) => m.role === 'tool') as {
+    role: string;
+    content?: unknown;
+    tool_call_id?: string;
+  }[];
 }
 
-const taskCall = (id: string, agent: string, prompt: string) => ({ id, name: 'task', argumentsText: JSON.stringify({ description: `${agent} helper`, prompt, subagent_type: agent }) });
+const taskCall = (id: string, agent: string, prompt: string) => ({
+  id,
+  name: 'task',
+  argumentsText: JSON.stringify({ description: `${agent} helper`, prompt, subagent_type: agent }),
+});
 
-async function serve(answer: (request: SeenRequest) => Answer | Promise<Answer>): Promise<{ provider: ScriptedProvider; args: string[]; env: NodeJS.ProcessEnv }> {
+async function serve(
+  answer: (request: SeenRequest) => Answer | Promise<Answer>,
+): Promise<{ provider: ScriptedProvider; args: string[]; env: NodeJS.ProcessEnv }> {
   const provider = await startScriptedProvider(answer);
   providers.push(provider);
   return {
     provider,
-    args: ['--provider', 'openai-chat', '--model', 'gpt-4.1', '--base-url', provider.settings.baseUrl, '--sandbox', 'off'],
+    args: [
+      '--provider',
+      'openai-chat',
+      '--model',
+      'gpt-4.1',
+      '--base-url',
+      provider.settings.baseUrl,
+      '--sandbox',
+      'off',
+    ],
     env: { OPENAI_API_KEY: 'sk-test-children-0123456789' },
   };
 }
@@ -52,7 +76,14 @@ describe('the task tool starts child sessions', () => {
     const { provider, args, env } = await serve(async (request) => {
       const prompt = promptOf(request);
       if (prompt === PARENT_PROMPT) {
-        if (toolResults(request).length === 0) return { text: '', toolCalls: [taskCall('call_a', 'explore', 'Find the README'), taskCall('call_b', 'general', 'Count the files')] };
+        if (toolResults(request).length === 0)
+          return {
+            text: '',
+            toolCalls: [
+              taskCall('call_a', 'explore', 'Find the README'),
+              taskCall('call_b', 'general', 'Count the files'),
+            ],
+          };
         return { text: 'Both helpers reported back.', usage: { inputTokens: 50, outputTokens: 5 } };
       }
       // Each child's first request waits until the other child's has arrived: they run at once.
@@ -65,7 +96,9 @@ describe('the task tool starts child sessions', () => {
     const home = tempDir('minicode-home-');
     const run = await execJson(args, { cwd, env, home, prompt: PARENT_PROMPT });
     expect(run.code, run.stderr).toBe(0);
-    const parentStart = run.records.find((r) => r.type === 'session.started' && !(r.payload as Record<string, unknown>).parentSessionId) as Record<string, any>;
+    const parentStart = run.records.find(
+      (r) => r.type === 'session.started' && !(r.payload as Record<string, unknown>).parentSessionId,
+    ) as Record<string, any>;
     const parentId = parentStart.sessionId as string;
     const childStarts = ofType(run.records, 'session.started').filter((r) => r.payload.parentSessionId === parentId);
     expect(childStarts.map((r) => r.payload.parentToolCallId).sort()).toEqual(['call_a', 'call_b']);
@@ -75,7 +108,9 @@ describe('the task tool starts child sessions', () => {
     const index = (pred: (r: Record<string, any>) => boolean): number => run.records.findIndex(pred);
     const toolStarted = index((r) => r.type === 'tool.started' && r.payload.toolCallId === 'call_a');
     const childEnded = index((r) => r.type === 'session.ended' && r.sessionId === childStarts[0]!.sessionId);
-    const toolDone = index((r) => r.type === 'tool.completed' && r.payload.toolCallId === childStarts[0]!.payload.parentToolCallId);
+    const toolDone = index(
+      (r) => r.type === 'tool.completed' && r.payload.toolCallId === childStarts[0]!.payload.parentToolCallId,
+    );
     expect(toolStarted).toBeGreaterThan(0);
     expect(childEnded).toBeGreaterThan(toolStarted);
     expect(toolDone).toBeGreaterThan(childEnded);
@@ -84,11 +119,23 @@ describe('the task tool starts child sessions', () => {
     const results = Object.fromEntries(toolResults(last).map((m) => [m.tool_call_id, m.content]));
     expect(results).toEqual({ call_a: 'answer to: Find the README', call_b: 'answer to: Count the files' });
     // explore got read-only tools; general the parent's (without task: a child may not start children).
-    const childTools = (prompt: string): string[] => ((provider.requests.find((r) => promptOf(r) === prompt)!.body.tools as { function: { name: string } }[]) ?? []).map((t) => t.function.name).sort();
-    expect(childTools('Find the README')).toEqual(['glob', 'grep', 'read_file', 'read_image', 'submit_result', 'update_plan']);
+    const childTools = (prompt: string): string[] =>
+      ((provider.requests.find((r) => promptOf(r) === prompt)!.body.tools as { function: { name: string } }[]) ?? [])
+        .map((t) => t.function.name)
+        .sort();
+    expect(childTools('Find the README')).toEqual([
+      'glob',
+      'grep',
+      'read_file',
+      'read_image',
+      'submit_result',
+      'update_plan',
+    ]);
     expect(childTools('Count the files')).not.toContain('task');
     expect(childTools('Count the files')).toContain('bash');
-    const parentTools = (provider.requests[0]!.body.tools as { function: { name: string } }[]).map((t) => t.function.name);
+    const parentTools = (provider.requests[0]!.body.tools as { function: { name: string } }[]).map(
+      (t) => t.function.name,
+    );
     expect(parentTools).toContain('task');
     // Stored: the parent and both children, each rebuilt on its own.
     const list = await runCli(['sessions', '--json'], { env: cleanEnv(home) });
@@ -104,7 +151,12 @@ describe('the task tool starts child sessions', () => {
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l) as Record<string, unknown>);
-    expect(rows.map((r) => [r.sessionId === parentId ? 'parent' : r.parentSessionId === parentId ? 'child' : 'other', r.depth])).toEqual([
+    expect(
+      rows.map((r) => [
+        r.sessionId === parentId ? 'parent' : r.parentSessionId === parentId ? 'child' : 'other',
+        r.depth,
+      ]),
+    ).toEqual([
       ['parent', 0],
       ['child', 1],
       ['child', 1],
@@ -118,9 +170,13 @@ describe('the task tool starts child sessions', () => {
       .split('\n')
       .map((l) => JSON.parse(l) as Record<string, any>);
     for (const child of childStarts) {
-      const callAt = lines.findIndex((r) => r.type === 'tool.started' && r.payload.toolCallId === child.payload.parentToolCallId);
+      const callAt = lines.findIndex(
+        (r) => r.type === 'tool.started' && r.payload.toolCallId === child.payload.parentToolCallId,
+      );
       const childAt = lines.findIndex((r) => r.type === 'session.started' && r.sessionId === child.sessionId);
-      const doneAt = lines.findIndex((r) => r.type === 'tool.completed' && r.payload.toolCallId === child.payload.parentToolCallId);
+      const doneAt = lines.findIndex(
+        (r) => r.type === 'tool.completed' && r.payload.toolCallId === child.payload.parentToolCallId,
+      );
       expect(childAt).toBeGreaterThan(callAt);
       expect(doneAt).toBeGreaterThan(childAt);
     }
@@ -139,7 +195,10 @@ describe('the task tool starts child sessions', () => {
     const { provider, args, env } = await serve((request) => {
       const prompt = promptOf(request);
       const step = toolResults(request).length;
-      if (prompt === PARENT_PROMPT) return step === 0 ? { text: '', toolCalls: [taskCall('call_p', 'general', 'Delegate further')] } : { text: 'Done.' };
+      if (prompt === PARENT_PROMPT)
+        return step === 0
+          ? { text: '', toolCalls: [taskCall('call_p', 'general', 'Delegate further')] }
+          : { text: 'Done.' };
       if (step === 0) return { text: '', toolCalls: [taskCall('call_g', 'general', 'Grandchild work')] };
       return { text: 'I could not delegate.' };
     });
@@ -155,13 +214,28 @@ describe('the task tool starts child sessions', () => {
   it("with --json-children summary prints only the children's session.started and session.ended", async () => {
     const { args, env } = await serve((request) => {
       const prompt = promptOf(request);
-      if (prompt === PARENT_PROMPT) return toolResults(request).length === 0 ? { text: '', toolCalls: [taskCall('call_s', 'explore', 'Look around')] } : { text: 'Done.' };
-      return { text: '', toolCalls: toolResults(request).length === 0 ? [{ id: 'call_r', name: 'read_file', argumentsText: '{"path":"README.md"}' }] : [] };
+      if (prompt === PARENT_PROMPT)
+        return toolResults(request).length === 0
+          ? { text: '', toolCalls: [taskCall('call_s', 'explore', 'Look around')] }
+          : { text: 'Done.' };
+      return {
+        text: '',
+        toolCalls:
+          toolResults(request).length === 0
+            ? [{ id: 'call_r', name: 'read_file', argumentsText: '{"path":"README.md"}' }]
+            : [],
+      };
     });
-    const run = await execJson([...args, '--json-children', 'summary'], { cwd: scratchProject(), env, prompt: PARENT_PROMPT });
+    const run = await execJson([...args, '--json-children', 'summary'], {
+      cwd: scratchProject(),
+      env,
+      prompt: PARENT_PROMPT,
+    });
     expect(run.code, run.stderr).toBe(0);
     const parentId = run.records[0]!.sessionId;
-    const childLines = run.records.filter((r) => r.sessionId !== undefined && r.sessionId !== parentId).map((r) => r.type);
+    const childLines = run.records
+      .filter((r) => r.sessionId !== undefined && r.sessionId !== parentId)
+      .map((r) => r.type);
     expect(childLines).toEqual(['session.started', 'session.ended']);
   });
 });
@@ -196,8 +270,21 @@ describe('a child never outlives its parent', () => {
     return serve((request) => {
       const prompt = promptOf(request);
       const step = toolResults(request).length;
-      if (prompt === PARENT_PROMPT) return step === 0 ? { text: '', toolCalls: [taskCall('call_c', 'general', 'Run the slow command')] } : { text: 'Done.' };
-      if (step === 0) return { text: '', toolCalls: [{ id: 'call_sleep', name: 'bash', argumentsText: JSON.stringify({ command: `echo $$ > ${pidFile}; exec sleep 60` }) }] };
+      if (prompt === PARENT_PROMPT)
+        return step === 0
+          ? { text: '', toolCalls: [taskCall('call_c', 'general', 'Run the slow command')] }
+          : { text: 'Done.' };
+      if (step === 0)
+        return {
+          text: '',
+          toolCalls: [
+            {
+              id: 'call_sleep',
+              name: 'bash',
+              argumentsText: JSON.stringify({ command: `echo $$ > ${pidFile}; exec sleep 60` }),
+            },
+          ],
+        };
       return { text: 'slept' };
     });
   }
@@ -207,7 +294,10 @@ describe('a child never outlives its parent', () => {
     const { args, env } = await sleepingChild(pidFile);
     const home = tempDir('minicode-home-');
     const run = spawnExec([PARENT_PROMPT, '--json', '--cwd', scratchProject(), ...args], cleanEnv(home, env));
-    const pid = await waitFor(() => (fs.existsSync(pidFile) ? Number(fs.readFileSync(pidFile, 'utf8').trim()) || undefined : undefined), { what: 'the child bash to write its pid' });
+    const pid = await waitFor(
+      () => (fs.existsSync(pidFile) ? Number(fs.readFileSync(pidFile, 'utf8').trim()) || undefined : undefined),
+      { what: 'the child bash to write its pid' },
+    );
     run.child.kill('SIGINT');
     const done = await run.done;
     expect(done.code, done.stderr).toBe(130);
@@ -217,7 +307,10 @@ describe('a child never outlives its parent', () => {
     const parentId = starts.find((r) => !r.payload.parentSessionId)!.sessionId as string;
     const childId = starts.find((r) => r.payload.parentSessionId === parentId)!.sessionId as string;
     const cancelled = ofType(records, 'task.cancelled');
-    expect(cancelled.find((r) => r.sessionId === childId)!.payload).toMatchObject({ reason: 'aborted', cause: 'parent-cancel' });
+    expect(cancelled.find((r) => r.sessionId === childId)!.payload).toMatchObject({
+      reason: 'aborted',
+      cause: 'parent-cancel',
+    });
     expect(cancelled.find((r) => r.sessionId === parentId)!.payload).toMatchObject({ reason: 'aborted' });
     expect(cancelled.find((r) => r.sessionId === parentId)!.payload.cause).toBeUndefined();
     // The child's session ends before the parent's.
@@ -250,7 +343,10 @@ describe('a child never outlives its parent', () => {
     const { args, env } = await sleepingChild(pidFile);
     const home = tempDir('minicode-home-');
     const run = spawnExec([PARENT_PROMPT, '--json', '--cwd', scratchProject(), ...args], cleanEnv(home, env));
-    const pid = await waitFor(() => (fs.existsSync(pidFile) ? Number(fs.readFileSync(pidFile, 'utf8').trim()) || undefined : undefined), { what: 'the child bash to write its pid' });
+    const pid = await waitFor(
+      () => (fs.existsSync(pidFile) ? Number(fs.readFileSync(pidFile, 'utf8').trim()) || undefined : undefined),
+      { what: 'the child bash to write its pid' },
+    );
     run.child.kill('SIGKILL');
     await run.done;
     // The command ran in its own process group; SIGKILL of minicode cannot reach it, so the test does.
@@ -273,9 +369,20 @@ describe("a child's spend counts in the parent's budget", () => {
     const { provider, args, env } = await serve((request) => {
       const prompt = promptOf(request);
       const step = toolResults(request).length;
-      if (prompt === PARENT_PROMPT) return step === 0 ? { text: '', toolCalls: [taskCall('call_b', 'explore', 'Spend a lot')], usage: { inputTokens: 100, outputTokens: 10 } } : { text: 'Done.' };
+      if (prompt === PARENT_PROMPT)
+        return step === 0
+          ? {
+              text: '',
+              toolCalls: [taskCall('call_b', 'explore', 'Spend a lot')],
+              usage: { inputTokens: 100, outputTokens: 10 },
+            }
+          : { text: 'Done.' };
       // One million input tokens of gpt-4.1 cost far more than the budget of $0.01.
-      return { text: '', toolCalls: [{ id: 'call_read', name: 'read_file', argumentsText: '{"path":"README.md"}' }], usage: { inputTokens: 1_000_000, outputTokens: 10 } };
+      return {
+        text: '',
+        toolCalls: [{ id: 'call_read', name: 'read_file', argumentsText: '{"path":"README.md"}' }],
+        usage: { inputTokens: 1_000_000, outputTokens: 10 },
+      };
     });
     const run = await execJson([...args, '--budget', '0.01'], { cwd: scratchProject(), env, prompt: PARENT_PROMPT });
     expect(run.code, run.stderr).toBe(1);

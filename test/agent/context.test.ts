@@ -14,7 +14,11 @@ const conversation: ConversationMessage[] = [
   },
   { role: 'tool', toolCallId: 'c1', name: 'read_file', content: 'x'.repeat(5000), isError: true },
   { role: 'user', text: 'second task' },
-  { role: 'assistant', text: 'done', reasoning: [{ format: 'anthropic', item: { type: 'thinking', signature: 's2' } }] },
+  {
+    role: 'assistant',
+    text: 'done',
+    reasoning: [{ format: 'anthropic', item: { type: 'thinking', signature: 's2' } }],
+  },
 ];
 
 describe('the conversation <-> transcript mapping', () => {

@@ -38,19 +38,40 @@ describe('request builders', () => {
     expect(body.messages).toEqual([
       { role: 'system', content: 'You are minicode.' },
       { role: 'user', content: 'What is in README.md?' },
-      { role: 'assistant', content: 'Let me look.', tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'read_file', arguments: '{"path":"README.md"}' } }] },
+      {
+        role: 'assistant',
+        content: 'Let me look.',
+        tool_calls: [
+          { id: 'call_1', type: 'function', function: { name: 'read_file', arguments: '{"path":"README.md"}' } },
+        ],
+      },
       { role: 'tool', tool_call_id: 'call_1', content: '1\t# Demo' },
       { role: 'user', content: 'Thanks' },
     ]);
-    expect(body.tools[0]).toMatchObject({ type: 'function', function: { name: 'read_file', parameters: { type: 'object' } } });
+    expect(body.tools[0]).toMatchObject({
+      type: 'function',
+      function: { name: 'read_file', parameters: { type: 'object' } },
+    });
   });
 
   it('build OpenAI Responses with input items, replayed reasoning and function outputs', () => {
     const { request, body } = parse('openai-responses', 'https://api.openai.com/v1', 'sk-test');
     expect(request.url).toBe('https://api.openai.com/v1/responses');
     expect(body).toMatchObject({ model: 'm-1', stream: true, store: false, instructions: 'You are minicode.' });
-    expect(body.input.map((i: any) => i.type ?? i.role)).toEqual(['user', 'reasoning', 'assistant', 'function_call', 'function_call_output', 'user']);
-    expect(body.input[3]).toEqual({ type: 'function_call', call_id: 'call_1', name: 'read_file', arguments: '{"path":"README.md"}' });
+    expect(body.input.map((i: any) => i.type ?? i.role)).toEqual([
+      'user',
+      'reasoning',
+      'assistant',
+      'function_call',
+      'function_call_output',
+      'user',
+    ]);
+    expect(body.input[3]).toEqual({
+      type: 'function_call',
+      call_id: 'call_1',
+      name: 'read_file',
+      arguments: '{"path":"README.md"}',
+    });
     expect(body.tools[0]).toMatchObject({ type: 'function', name: 'read_file', strict: false });
   });
 
@@ -58,10 +79,20 @@ describe('request builders', () => {
     const { request, body } = parse('anthropic', 'https://api.anthropic.com', 'sk-ant-test');
     expect(request.url).toBe('https://api.anthropic.com/v1/messages');
     expect(request.headers).toMatchObject({ 'x-api-key': 'sk-ant-test', 'anthropic-version': '2023-06-01' });
-    expect(body).toMatchObject({ model: 'm-1', max_tokens: 8192, stream: true, system: [{ type: 'text', text: 'You are minicode.', cache_control: { type: 'ephemeral' } }] });
+    expect(body).toMatchObject({
+      model: 'm-1',
+      max_tokens: 8192,
+      stream: true,
+      system: [{ type: 'text', text: 'You are minicode.', cache_control: { type: 'ephemeral' } }],
+    });
     expect(body.messages.map((m: any) => m.role)).toEqual(['user', 'assistant', 'user']);
     expect(body.messages[1].content.map((b: any) => b.type)).toEqual(['thinking', 'text', 'tool_use']);
-    expect(body.messages[1].content[2]).toEqual({ type: 'tool_use', id: 'call_1', name: 'read_file', input: { path: 'README.md' } });
+    expect(body.messages[1].content[2]).toEqual({
+      type: 'tool_use',
+      id: 'call_1',
+      name: 'read_file',
+      input: { path: 'README.md' },
+    });
     expect(body.messages[2].content).toEqual([
       { type: 'tool_result', tool_use_id: 'call_1', content: '1\t# Demo' },
       { type: 'text', text: 'Thanks', cache_control: { type: 'ephemeral' } },
@@ -71,14 +102,27 @@ describe('request builders', () => {
 
   it('build Gemini with model/user contents, functionResponse by name and a cleaned schema', () => {
     const { request, body } = parse('gemini', 'https://generativelanguage.googleapis.com', 'g-key');
-    expect(request.url).toBe('https://generativelanguage.googleapis.com/v1beta/models/m-1:streamGenerateContent?alt=sse');
+    expect(request.url).toBe(
+      'https://generativelanguage.googleapis.com/v1beta/models/m-1:streamGenerateContent?alt=sse',
+    );
     expect(request.headers['x-goog-api-key']).toBe('g-key');
     expect(body.systemInstruction).toEqual({ parts: [{ text: 'You are minicode.' }] });
     expect(body.contents.map((c: any) => c.role)).toEqual(['user', 'model', 'user']);
-    expect(body.contents[1].parts[1]).toEqual({ functionCall: { name: 'read_file', args: { path: 'README.md' } }, thoughtSignature: 'sig-g' });
-    expect(body.contents[2].parts[0]).toEqual({ functionResponse: { name: 'read_file', response: { content: '1\t# Demo' } } });
+    expect(body.contents[1].parts[1]).toEqual({
+      functionCall: { name: 'read_file', args: { path: 'README.md' } },
+      thoughtSignature: 'sig-g',
+    });
+    expect(body.contents[2].parts[0]).toEqual({
+      functionResponse: { name: 'read_file', response: { content: '1\t# Demo' } },
+    });
     expect(JSON.stringify(body.tools)).not.toContain('additionalProperties');
-    expect(geminiSchema({ type: 'object', additionalProperties: false, properties: { default: { type: 'string', default: 'x' } } })).toEqual({
+    expect(
+      geminiSchema({
+        type: 'object',
+        additionalProperties: false,
+        properties: { default: { type: 'string', default: 'x' } },
+      }),
+    ).toEqual({
       type: 'object',
       properties: { default: { type: 'string' } },
     });
@@ -89,7 +133,11 @@ describe('request builders', () => {
     expect(request.url).toBe('http://127.0.0.1:11434/api/chat');
     expect(request.headers.authorization).toBeUndefined();
     expect(body).toMatchObject({ model: 'm-1', stream: true });
-    expect(body.messages[2]).toEqual({ role: 'assistant', content: 'Let me look.', tool_calls: [{ function: { name: 'read_file', arguments: { path: 'README.md' } } }] });
+    expect(body.messages[2]).toEqual({
+      role: 'assistant',
+      content: 'Let me look.',
+      tool_calls: [{ function: { name: 'read_file', arguments: { path: 'README.md' } } }],
+    });
     expect(body.messages[3]).toEqual({ role: 'tool', tool_name: 'read_file', content: '1\t# Demo' });
   });
 });

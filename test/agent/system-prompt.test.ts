@@ -5,8 +5,14 @@ import { sha256Of, type LoadedInstructions } from '../../lib/instructions/load.j
 
 const instructions: LoadedInstructions = {
   sections: [
-    { file: { path: '/home/u/.config/minicode/AGENTS.md', scope: 'user', bytes: 9, sha256: sha256Of('be brief\n') }, text: 'be brief\n' },
-    { file: { path: 'AGENTS.md', scope: 'project', bytes: 14, sha256: sha256Of('run npm test\n') }, text: 'run npm test\n' },
+    {
+      file: { path: '/home/u/.config/minicode/AGENTS.md', scope: 'user', bytes: 9, sha256: sha256Of('be brief\n') },
+      text: 'be brief\n',
+    },
+    {
+      file: { path: 'AGENTS.md', scope: 'project', bytes: 14, sha256: sha256Of('run npm test\n') },
+      text: 'run npm test\n',
+    },
   ],
   diagnostics: [],
 };
@@ -30,13 +36,21 @@ describe('the effective system prompt', () => {
   });
 
   it('gives a different digest for a different instruction file', () => {
-    const other: LoadedInstructions = { sections: [{ ...instructions.sections[1]!, text: 'run pnpm test\n' }], diagnostics: [] };
+    const other: LoadedInstructions = {
+      sections: [{ ...instructions.sections[1]!, text: 'run pnpm test\n' }],
+      diagnostics: [],
+    };
     expect(composeSystemPrompt({ instructions }).digest).not.toBe(composeSystemPrompt({ instructions: other }).digest);
     expect(composeSystemPrompt({ instructions }).digest).toBe(composeSystemPrompt({ instructions }).digest);
   });
 
   it('caps the written part only: long instructions are not cut a second time', () => {
-    const long: LoadedInstructions = { sections: [{ file: { path: 'AGENTS.md', scope: 'project', bytes: 20_000, sha256: 'x' }, text: 'i'.repeat(20_000) }], diagnostics: [] };
+    const long: LoadedInstructions = {
+      sections: [
+        { file: { path: 'AGENTS.md', scope: 'project', bytes: 20_000, sha256: 'x' }, text: 'i'.repeat(20_000) },
+      ],
+      diagnostics: [],
+    };
     const prompt = composeSystemPrompt({ base: 'b'.repeat(SYSTEM_PROMPT_MAX_CHARS + 10), instructions: long });
     expect(prompt.truncated).toBe(true);
     expect(prompt.text).toContain('system prompt truncated');

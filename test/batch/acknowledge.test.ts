@@ -31,7 +31,12 @@ describe('a run waiting for its acknowledgement', () => {
     const server = await startReplayServer(CASSETTE, { order: 'by-turn', recordRequests: false });
     closing.push(server);
     const setup: LineSetup = {
-      provider: providerSettings({ format, model: cassette.manifest.model ?? 'replay', baseUrl: baseUrlForOrigin(format, server.origin), apiKey: 'replay' }),
+      provider: providerSettings({
+        format,
+        model: cassette.manifest.model ?? 'replay',
+        baseUrl: baseUrlForOrigin(format, server.origin),
+        apiKey: 'replay',
+      }),
       limits: runLimits(),
       environment: toolEnvironment(process.cwd()),
       prompting: promptSettings(),
@@ -66,7 +71,9 @@ describe('a run waiting for its acknowledgement', () => {
     const progress = createProgress({ mode: 'none', write: () => {} });
     const batch = runLocalBatch({
       inputPath: 'prompts.jsonl',
-      input: parseBatchInput(['p0', 'p1', 'p2'].map((id, i) => JSON.stringify({ id, prompt: `What does README.md say? (${i})` })).join('\n')),
+      input: parseBatchInput(
+        ['p0', 'p1', 'p2'].map((id, i) => JSON.stringify({ id, prompt: `What does README.md say? (${i})` })).join('\n'),
+      ),
       outDir: w.out,
       concurrency: 1,
       progress: {

@@ -8,7 +8,10 @@ import { CASSETTE, REDIS_URL, makeWorkdir, recordIds, redisReachable, startCli }
 import { runCli } from '../helpers/cli.js';
 
 const HAVE_REDIS = await redisReachable();
-if (!HAVE_REDIS) console.warn(`skipping distributed batch tests: no Redis answers at ${REDIS_URL} (set MINICODE_TEST_REDIS_URL or start redis-server --port 6390)`);
+if (!HAVE_REDIS)
+  console.warn(
+    `skipping distributed batch tests: no Redis answers at ${REDIS_URL} (set MINICODE_TEST_REDIS_URL or start redis-server --port 6390)`,
+  );
 
 const queueName = `minicode-test-${process.pid}-${Date.now()}`;
 afterAll(async () => {
@@ -25,7 +28,19 @@ describe.skipIf(!HAVE_REDIS)('minicode batch through BullMQ on Redis', { timeout
   it('two workers and a producer finish a batch with every id exactly once, even when one worker is SIGKILLed mid-run', async () => {
     const w = makeWorkdir(60);
     const queueFlags = ['--queue', REDIS_URL, '--queue-name', queueName];
-    const workerArgs = (n: number) => ['batch', '--worker', ...queueFlags, '--concurrency', '3', '--provider', 'replay', '--cassette', CASSETTE, '--store', path.join(w.dir, `store-${n}`)];
+    const workerArgs = (n: number) => [
+      'batch',
+      '--worker',
+      ...queueFlags,
+      '--concurrency',
+      '3',
+      '--provider',
+      'replay',
+      '--cassette',
+      CASSETTE,
+      '--store',
+      path.join(w.dir, `store-${n}`),
+    ];
     // A short lock: the killed worker's jobs go back to the queue within about a second.
     const env = { MINICODE_BATCH_LOCK_MS: '1500' };
     const a = startCli(workerArgs(1), { cwd: w.dir, env });
@@ -42,7 +57,10 @@ describe.skipIf(!HAVE_REDIS)('minicode batch through BullMQ on Redis', { timeout
     try {
       await Promise.all([ready(a), ready(b)]);
       // The producer needs no provider: it runs nothing itself.
-      const producer = startCli(['batch', w.input, ...queueFlags, '--out', w.out, '--json'], { cwd: w.dir, env: { MINICODE_PROVIDER: '' } });
+      const producer = startCli(['batch', w.input, ...queueFlags, '--out', w.out, '--json'], {
+        cwd: w.dir,
+        env: { MINICODE_PROVIDER: '' },
+      });
       // Kill worker A once it has finished a few jobs (it is running more then: concurrency 3, 60 jobs).
       const byA = (): number => {
         const file = path.join(w.out, 'results.jsonl');
@@ -83,7 +101,10 @@ describe.skipIf(!HAVE_REDIS)('minicode batch through BullMQ on Redis', { timeout
       const completed = await queue.getCompleted(0, -1);
       await queue.close();
       expect(completed.length).toBe(60);
-      expect(completed.filter((j) => j.stalledCounter > 0).length, 'jobs recovered from the killed worker').toBeGreaterThan(0);
+      expect(
+        completed.filter((j) => j.stalledCounter > 0).length,
+        'jobs recovered from the killed worker',
+      ).toBeGreaterThan(0);
 
       // Producing again is idempotent: the jobs exist, the records are there, nothing runs twice.
       const again = startCli(['batch', w.input, ...queueFlags, '--out', w.out, '--json'], { cwd: w.dir });
@@ -100,7 +121,10 @@ describe.skipIf(!HAVE_REDIS)('minicode batch through BullMQ on Redis', { timeout
     const w = makeWorkdir(3);
     // No worker takes this queue's jobs: the first producer waits for records until interrupted.
     const queueFlags = ['--queue', REDIS_URL, '--queue-name', `${queueName}-lock`];
-    const first = startCli(['batch', w.input, ...queueFlags, '--out', w.out], { cwd: w.dir, env: { MINICODE_PROVIDER: '' } });
+    const first = startCli(['batch', w.input, ...queueFlags, '--out', w.out], {
+      cwd: w.dir,
+      env: { MINICODE_PROVIDER: '' },
+    });
     try {
       // The lock appears, or the first producer ended before taking it (a failure to show, not to wait on).
       let poll: NodeJS.Timeout | undefined;
@@ -113,9 +137,16 @@ describe.skipIf(!HAVE_REDIS)('minicode batch through BullMQ on Redis', { timeout
         first.exited.then(() => false as const),
       ]).finally(() => clearInterval(poll));
       expect(locked, `the first producer exited before locking: ${first.output().stderr}`).toBe(true);
-      const second = startCli(['batch', w.input, ...queueFlags, '--out', w.out, '--json'], { cwd: w.dir, env: { MINICODE_PROVIDER: '' } });
+      const second = startCli(['batch', w.input, ...queueFlags, '--out', w.out, '--json'], {
+        cwd: w.dir,
+        env: { MINICODE_PROVIDER: '' },
+      });
       expect((await second.exited).code, second.output().stderr).toBe(75);
-      expect(JSON.parse(second.output().stdout.trim())).toMatchObject({ type: 'batch.summary', ok: false, error: { code: 'MINICODE_E_BATCH_LOCKED' } });
+      expect(JSON.parse(second.output().stdout.trim())).toMatchObject({
+        type: 'batch.summary',
+        ok: false,
+        error: { code: 'MINICODE_E_BATCH_LOCKED' },
+      });
       first.kill('SIGINT');
       expect((await first.exited).code).toBe(130);
       expect(fs.existsSync(path.join(w.out, 'batch.lock'))).toBe(false);
@@ -139,7 +170,10 @@ describe('minicode batch --queue with a Redis that cannot be reached', { timeout
     const w = makeWorkdir(1);
     const url = `redis://:hunter2@127.0.0.1:${await closedPort()}`;
     const flags = ['--queue', url, '--provider', 'replay', '--cassette', CASSETTE, '--store', w.store];
-    const [producer, worker] = await Promise.all([runCli(['batch', w.input, '--json', '--out', w.out, ...flags], { cwd: w.dir }), runCli(['batch', '--worker', ...flags], { cwd: w.dir })]);
+    const [producer, worker] = await Promise.all([
+      runCli(['batch', w.input, '--json', '--out', w.out, ...flags], { cwd: w.dir }),
+      runCli(['batch', '--worker', ...flags], { cwd: w.dir }),
+    ]);
     for (const r of [producer, worker]) {
       expect(r.signal, r.stderr).toBeNull();
       expect(r.code).toBe(1);
@@ -148,6 +182,10 @@ describe('minicode batch --queue with a Redis that cannot be reached', { timeout
       expect(r.stderr).not.toMatch(/^\s+at /m);
       expect(r.stdout + r.stderr).not.toContain('hunter2');
     }
-    expect(JSON.parse(producer.stdout.trim())).toMatchObject({ type: 'batch.summary', ok: false, error: { code: 'MINICODE_E_NETWORK' } });
+    expect(JSON.parse(producer.stdout.trim())).toMatchObject({
+      type: 'batch.summary',
+      ok: false,
+      error: { code: 'MINICODE_E_NETWORK' },
+    });
   });
 });

@@ -23,7 +23,15 @@ function exactPassAtK(n: number, c: number, k: number): number {
 function record(id: string, attempt: number, passed: boolean): BatchRecord {
   return passed
     ? { kind: 'result', id, attempt, line: 1, outcome: 'completed', reason: 'completed', finalText: '' }
-    : { kind: 'error', id, attempt, line: 1, outcome: 'failed', reason: 'provider', error: { category: 'PROVIDER_ERROR', code: 'MINICODE_E_PROVIDER', message: 'x' } };
+    : {
+        kind: 'error',
+        id,
+        attempt,
+        line: 1,
+        outcome: 'failed',
+        reason: 'provider',
+        error: { category: 'PROVIDER_ERROR', code: 'MINICODE_E_PROVIDER', message: 'x' },
+      };
 }
 
 describe('pass@k', () => {
@@ -38,7 +46,9 @@ describe('pass@k', () => {
   it('equals 1 - C(n-c,k)/C(n,k) computed in exact integers, for n up to 400', () => {
     fc.assert(
       fc.property(
-        fc.integer({ min: 1, max: 400 }).chain((n) => fc.tuple(fc.constant(n), fc.integer({ min: 0, max: n }), fc.integer({ min: 1, max: n }))),
+        fc
+          .integer({ min: 1, max: 400 })
+          .chain((n) => fc.tuple(fc.constant(n), fc.integer({ min: 0, max: n }), fc.integer({ min: 1, max: n }))),
         ([n, c, k]) => {
           const got = passAtK(n, c, k);
           expect(got).toBeGreaterThanOrEqual(0);

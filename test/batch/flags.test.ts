@@ -61,7 +61,9 @@ async function quotaServer(): Promise<ReplayServer> {
         ? {
             status: 429,
             headers: { 'content-type': 'application/json' },
-            body: Buffer.from('{"error":{"message":"You exceeded your current quota, please check your plan and billing details.","type":"insufficient_quota","code":"insufficient_quota"}}'),
+            body: Buffer.from(
+              '{"error":{"message":"You exceeded your current quota, please check your plan and billing details.","type":"insufficient_quota","code":"insufficient_quota"}}',
+            ),
             scripted: true,
           }
         : undefined,
@@ -89,9 +91,20 @@ describe('minicode batch stopping rules', () => {
   it('stops starting runs after an exhausted usage quota with --fail-fast, and a later run resumes the rest', async () => {
     const server = await quotaServer();
     const w = makeWorkdir(3);
-    fs.appendFileSync(w.input, '{"id":"q","prompt":"QUOTA please"}\n' + [0, 1, 2, 3].map((i) => JSON.stringify({ id: `r${i}`, prompt: `What does README.md say? (r${i})` })).join('\n') + '\n');
+    fs.appendFileSync(
+      w.input,
+      '{"id":"q","prompt":"QUOTA please"}\n' +
+        [0, 1, 2, 3]
+          .map((i) => JSON.stringify({ id: `r${i}`, prompt: `What does README.md say? (r${i})` }))
+          .join('\n') +
+        '\n',
+    );
     const flags = flagsFor(server, w);
-    const first = await runCli(['batch', w.input, '--concurrency', '1', '--fail-fast', ...flags], { cwd: w.dir, env: ENV, timeoutMs: 30_000 });
+    const first = await runCli(['batch', w.input, '--concurrency', '1', '--fail-fast', ...flags], {
+      cwd: w.dir,
+      env: ENV,
+      timeoutMs: 30_000,
+    });
     expect(first.code, first.stderr).toBe(1);
     expect(first.stderr).toContain('(stopped: usage-quota)');
     const summary = summaryOf(w.out);
@@ -104,7 +117,11 @@ describe('minicode batch stopping rules', () => {
     expect(server.requests.filter((q) => q.body.includes('QUOTA'))).toHaveLength(1);
 
     // Without --fail-fast the same command resumes: only the four runs never started are run now.
-    const again = await runCli(['batch', w.input, '--concurrency', '1', ...flags], { cwd: w.dir, env: ENV, timeoutMs: 30_000 });
+    const again = await runCli(['batch', w.input, '--concurrency', '1', ...flags], {
+      cwd: w.dir,
+      env: ENV,
+      timeoutMs: 30_000,
+    });
     expect(again.code, again.stderr).toBe(1); // q is still a failure on record
     expect(summaryOf(w.out)).toMatchObject({ completed: 7, failed: 1, pending: 0 });
     expect(summaryOf(w.out).stoppedBy).toBeUndefined();
@@ -117,7 +134,11 @@ describe('minicode batch stopping rules', () => {
     const server = await quotaServer();
     const w = makeWorkdir(4);
     fs.appendFileSync(w.input, '{"id":"q","prompt":"QUOTA please"}\n');
-    const r = await runCli(['batch', w.input, '--concurrency', '2', ...flagsFor(server, w)], { cwd: w.dir, env: ENV, timeoutMs: 30_000 });
+    const r = await runCli(['batch', w.input, '--concurrency', '2', ...flagsFor(server, w)], {
+      cwd: w.dir,
+      env: ENV,
+      timeoutMs: 30_000,
+    });
     expect(r.code, r.stderr).toBe(1);
     expect(summaryOf(w.out)).toMatchObject({ completed: 4, failed: 1, pending: 0 });
   });
@@ -128,11 +149,18 @@ describe('minicode batch stopping rules', () => {
     const flags = flagsFor(server, w);
     // Learn what one run of this cassette costs, then allow a bit more than two of them.
     const probe = makeWorkdir(1, 'probe');
-    const one = await runCli(['batch', probe.input, ...flagsFor(server, probe)], { cwd: probe.dir, env: ENV, timeoutMs: 30_000 });
+    const one = await runCli(['batch', probe.input, ...flagsFor(server, probe)], {
+      cwd: probe.dir,
+      env: ENV,
+      timeoutMs: 30_000,
+    });
     expect(one.code, one.stderr).toBe(0);
     const perRun = summaryOf(probe.out).costUsd;
     expect(perRun).toBeGreaterThan(0);
-    const r = await runCli(['batch', w.input, '--concurrency', '1', '--batch-budget', String(perRun * 2.5), '--json', ...flags], { cwd: w.dir, env: ENV, timeoutMs: 30_000 });
+    const r = await runCli(
+      ['batch', w.input, '--concurrency', '1', '--batch-budget', String(perRun * 2.5), '--json', ...flags],
+      { cwd: w.dir, env: ENV, timeoutMs: 30_000 },
+    );
     const summary = summaryOf(w.out);
     // Runs 1 and 2 stay under the budget, run 3 passes it, nothing more is started.
     expect(summary).toMatchObject({ ok: false, completed: 3, failed: 0, pending: 3, stoppedBy: 'batch-budget' });
@@ -145,7 +173,23 @@ describe('minicode batch stopping rules', () => {
   it('refuses a negative or non-numeric --batch-budget with exit 2 and one line', async () => {
     const w = makeWorkdir(1);
     for (const bad of ['-1', 'lots']) {
-      const r = await runCli(['batch', w.input, '--batch-budget', bad, '--provider', 'replay', '--cassette', CASSETTE, '--out', w.out, '--store', w.store], { cwd: w.dir });
+      const r = await runCli(
+        [
+          'batch',
+          w.input,
+          '--batch-budget',
+          bad,
+          '--provider',
+          'replay',
+          '--cassette',
+          CASSETTE,
+          '--out',
+          w.out,
+          '--store',
+          w.store,
+        ],
+        { cwd: w.dir },
+      );
       expect(r.code).toBe(2);
       expect(r.stderr.trim().split('\n')[0]).toMatch(/--batch-budget/);
       expect(fs.existsSync(path.join(w.out, 'results.jsonl'))).toBe(false);
@@ -168,7 +212,11 @@ describe('minicode batch per-line overrides', () => {
         .map((l) => JSON.stringify(l))
         .join('\n') + '\n',
     );
-    const r = await runCli(['batch', w.input, '--concurrency', '1', ...flagsFor(server, w)], { cwd: w.dir, env: ENV, timeoutMs: 30_000 });
+    const r = await runCli(['batch', w.input, '--concurrency', '1', ...flagsFor(server, w)], {
+      cwd: w.dir,
+      env: ENV,
+      timeoutMs: 30_000,
+    });
     expect(r.code, r.stderr).toBe(1);
     const byId = records(w.out);
     expect(byId.get('p0')).toMatchObject({ outcome: 'completed', reason: 'completed' });
@@ -178,7 +226,10 @@ describe('minicode batch per-line overrides', () => {
     expect(byId.get('provider')?.outcome).toBe('failed');
     expect(byId.get('provider')?.error?.message).toContain('no-such-provider');
     // The model override reached the wire for its own line only.
-    const models = server.requests.map((q) => ({ model: (JSON.parse(q.body) as { model: string }).model, body: q.body }));
+    const models = server.requests.map((q) => ({
+      model: (JSON.parse(q.body) as { model: string }).model,
+      body: q.body,
+    }));
     expect(models.filter((m) => m.body.includes('(model)')).every((m) => m.model === 'gpt-4.1')).toBe(true);
     expect(models.filter((m) => m.body.includes('(model)')).length).toBeGreaterThan(0);
     expect(models.filter((m) => !m.body.includes('(model)')).every((m) => m.model === 'gpt-4.1-mini')).toBe(true);

@@ -42,8 +42,23 @@ async function countingServer(): Promise<{ server: ReplayServer; requests: numbe
 
 /** `minicode batch INPUT --out OUT` against `server` (OpenAI chat), stored in `store`, under a fresh home. */
 function batchRun(server: ReplayServer, w: { dir: string; input: string; store: string }, home: string, out: string) {
-  const flags = ['--provider', 'openai-chat', '--model', 'gpt-4.1-mini', '--base-url', baseUrlForOrigin('openai-chat', server.origin), '--out', out, '--store', w.store];
-  return runCli(['batch', w.input, ...flags], { cwd: w.dir, env: cleanEnv(home, { OPENAI_API_KEY: 'sk-test-not-a-real-key-000000' }), timeoutMs: 120_000 });
+  const flags = [
+    '--provider',
+    'openai-chat',
+    '--model',
+    'gpt-4.1-mini',
+    '--base-url',
+    baseUrlForOrigin('openai-chat', server.origin),
+    '--out',
+    out,
+    '--store',
+    w.store,
+  ];
+  return runCli(['batch', w.input, ...flags], {
+    cwd: w.dir,
+    env: cleanEnv(home, { OPENAI_API_KEY: 'sk-test-not-a-real-key-000000' }),
+    timeoutMs: 120_000,
+  });
 }
 
 describe.skipIf(SMALL_DISK_SKIP !== undefined)('batch --out on a full disk', () => {
@@ -75,7 +90,12 @@ describe.skipIf(SMALL_DISK_SKIP !== undefined)('batch --out on a full disk', () 
     expect(again.code, again.stderr).toBe(0);
     expect(provider.requests).toBe(0);
     expect(recordIds(out).results.sort()).toEqual(['p0', 'p1', 'p2']);
-    const summary = JSON.parse(fs.readFileSync(path.join(out, 'summary.json'), 'utf8')) as { resumed: number; restored: number; ranNow: number; completed: number };
+    const summary = JSON.parse(fs.readFileSync(path.join(out, 'summary.json'), 'utf8')) as {
+      resumed: number;
+      restored: number;
+      ranNow: number;
+      completed: number;
+    };
     expect(summary).toMatchObject({ completed: 3, resumed: 3, restored: 3, ranNow: 0 });
   }, 240_000);
 

@@ -43,7 +43,12 @@ export async function interruptHeldBatch(options: HeldBatchOptions) {
     const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const w = makeWorkdir(0);
     const setup: LineSetup = {
-      provider: providerSettings({ format: 'openai-chat', model: 'gpt-4.1-mini', baseUrl: baseUrlForOrigin('openai-chat', origin), apiKey: 'sk-test-held-0123456789' }),
+      provider: providerSettings({
+        format: 'openai-chat',
+        model: 'gpt-4.1-mini',
+        baseUrl: baseUrlForOrigin('openai-chat', origin),
+        apiKey: 'sk-test-held-0123456789',
+      }),
       limits: runLimits(),
       environment: toolEnvironment(process.cwd()),
       prompting: promptSettings(),
@@ -51,7 +56,9 @@ export async function interruptHeldBatch(options: HeldBatchOptions) {
     configurePool(options.pool);
     const runners = createPoolRunners();
     const abort = new AbortController();
-    const lines = Array.from({ length: options.runs }, (_, i) => JSON.stringify({ id: `${options.idPrefix}${i}`, prompt: `Wait for me (${i})` })).join('\n');
+    const lines = Array.from({ length: options.runs }, (_, i) =>
+      JSON.stringify({ id: `${options.idPrefix}${i}`, prompt: `Wait for me (${i})` }),
+    ).join('\n');
     const batch = runLocalBatch({
       inputPath: options.idPrefix,
       input: parseBatchInput(lines),

@@ -32,7 +32,12 @@ export async function startPoolFixture(storeDir: string): Promise<{ setup: LineS
   const server = await startReplayServer(CASSETTE, { order: 'by-turn', recordRequests: false });
   poolFixtures.push(server);
   const setup: LineSetup = {
-    provider: providerSettings({ format, model: cassette.manifest.model ?? 'replay', baseUrl: baseUrlForOrigin(format, server.origin), apiKey: 'replay' }),
+    provider: providerSettings({
+      format,
+      model: cassette.manifest.model ?? 'replay',
+      baseUrl: baseUrlForOrigin(format, server.origin),
+      apiKey: 'replay',
+    }),
     limits: runLimits(),
     environment: toolEnvironment(process.cwd()),
     prompting: promptSettings(),
@@ -55,7 +60,12 @@ export function makeWorkdir(n: number, prefix = 'p'): { dir: string; input: stri
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-batch-test-'));
   fs.writeFileSync(path.join(dir, 'README.md'), '# Sample\n\nA tiny project.\n');
   const input = path.join(dir, 'prompts.jsonl');
-  fs.writeFileSync(input, Array.from({ length: n }, (_, i) => JSON.stringify({ id: `${prefix}${i}`, prompt: `What does README.md say? (${i})`, metadata: { n: i } })).join('\n') + '\n');
+  fs.writeFileSync(
+    input,
+    Array.from({ length: n }, (_, i) =>
+      JSON.stringify({ id: `${prefix}${i}`, prompt: `What does README.md say? (${i})`, metadata: { n: i } }),
+    ).join('\n') + '\n',
+  );
   return { dir, input, out: path.join(dir, 'out'), store: path.join(dir, 'store') };
 }
 
@@ -95,14 +105,26 @@ export function readRecords<T = Record<string, any>>(out: string, file = 'result
 export function startCli(
   args: string[],
   options: { cwd: string; env?: NodeJS.ProcessEnv },
-): ChildProcess & { output: () => { stdout: string; stderr: string }; exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }> } {
-  const child = spawn(process.execPath, [CLI, ...args], { cwd: options.cwd, env: { ...process.env, NO_COLOR: '1', ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+): ChildProcess & {
+  output: () => { stdout: string; stderr: string };
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+} {
+  const child = spawn(process.execPath, [CLI, ...args], {
+    cwd: options.cwd,
+    env: { ...process.env, NO_COLOR: '1', ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const out: Buffer[] = [];
   const err: Buffer[] = [];
   child.stdout!.on('data', (b: Buffer) => out.push(b));
   child.stderr!.on('data', (b: Buffer) => err.push(b));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('close', (code, signal) => resolve({ code, signal })));
-  return Object.assign(child, { output: () => ({ stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') }), exited });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('close', (code, signal) => resolve({ code, signal })),
+  );
+  return Object.assign(child, {
+    output: () => ({ stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') }),
+    exited,
+  });
 }
 
 /** The Redis the distributed tests use: MINICODE_TEST_REDIS_URL, else 127.0.0.1:6390 (what .ci/run starts). */

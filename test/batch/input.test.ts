@@ -30,7 +30,12 @@ describe('batch input parsing', () => {
 
   it('reports keys that are not line fields, with their lines and the field a misspelling meant', () => {
     const parsed = parseBatchInput(
-      ['{"id":"a","prompt":"1","maxSteps":3}', '{"id":"b","prompt":"2","maxSteps":3,"deadline":5}', '{"id":"c","prompt":"3","max_steps":2}', '{"id":"d","maxSteps":1}'].join('\n'),
+      [
+        '{"id":"a","prompt":"1","maxSteps":3}',
+        '{"id":"b","prompt":"2","maxSteps":3,"deadline":5}',
+        '{"id":"c","prompt":"3","max_steps":2}',
+        '{"id":"d","maxSteps":1}',
+      ].join('\n'),
     );
     expect(parsed.lines.map((l) => l.maxSteps)).toEqual([undefined, undefined, 2]);
     expect(parsed.unknownKeys).toEqual([
@@ -46,12 +51,23 @@ describe('batch input parsing', () => {
   });
 
   it('collects duplicate ids with every line they appear on', () => {
-    const parsed = parseBatchInput(['{"id":"x","prompt":"1"}', '{"id":"y","prompt":"2"}', '{"id":"x","prompt":"3"}', '{"id":"x","prompt":"4"}'].join('\n'));
+    const parsed = parseBatchInput(
+      ['{"id":"x","prompt":"1"}', '{"id":"y","prompt":"2"}', '{"id":"x","prompt":"3"}', '{"id":"x","prompt":"4"}'].join(
+        '\n',
+      ),
+    );
     expect(parsed.duplicates).toEqual([{ id: 'x', lines: [1, 3, 4] }]);
   });
 
   it('never drops a non-blank line silently', () => {
-    const rows = ['{"id":"a","prompt":"p"}', '{', '{"prompt":"no id"}', '{"id":"","prompt":"empty id"}', '   ', '{"id":"b","prompt":""}'];
+    const rows = [
+      '{"id":"a","prompt":"p"}',
+      '{',
+      '{"prompt":"no id"}',
+      '{"id":"","prompt":"empty id"}',
+      '   ',
+      '{"id":"b","prompt":""}',
+    ];
     const parsed = parseBatchInput(rows.join('\n'));
     const accounted = parsed.lines.length + parsed.problems.length;
     expect(accounted).toBe(rows.filter((r) => r.trim() !== '').length);

@@ -16,7 +16,12 @@ afterAll(async () => {
 describe('interrupting a batch whose lines wait for a pool thread', () => {
   it('leaves the lines cut off by the interrupt pending, with no error record, on a thread that survives', async () => {
     // One thread running one line at a time: the other lines queue for it and start after the interrupt.
-    const { summary, lags, held, out } = await interruptHeldBatch({ runs: 4, idPrefix: 'q', interruptAfter: 1, pool: { maxThreads: 1, concurrentTasksPerWorker: 1 } });
+    const { summary, lags, held, out } = await interruptHeldBatch({
+      runs: 4,
+      idPrefix: 'q',
+      interruptAfter: 1,
+      pool: { maxThreads: 1, concurrentTasksPerWorker: 1 },
+    });
     expect(recordIds(out).all).toEqual([]);
     expect(summary).toMatchObject({ completed: 0, failed: 0, pending: 4, stoppedBy: 'interrupted' });
     // Every line came back from the one thread as a result: none ended it.

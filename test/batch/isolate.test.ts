@@ -15,7 +15,10 @@ const GREET_FIX = "-  return 'Hello, ' + nmae + '!';\n+  return 'Hello, ' + name
 const git = (cwd: string, ...args: string[]): string => execFileSync('git', args, { cwd, encoding: 'utf8' });
 
 /** A scratch dir holding `repo/` (the sample project, committed when `asGit`), the input and OUT. */
-function scratch(lines: number, options: { asGit?: boolean; extra?: Record<string, unknown> } = {}): { dir: string; repo: string; input: string; out: string; store: string } {
+function scratch(
+  lines: number,
+  options: { asGit?: boolean; extra?: Record<string, unknown> } = {},
+): { dir: string; repo: string; input: string; out: string; store: string } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-isolate-test-'));
   const repo = path.join(dir, 'repo');
   fs.cpSync(PROJECT, repo, { recursive: true });
@@ -27,7 +30,14 @@ function scratch(lines: number, options: { asGit?: boolean; extra?: Record<strin
   const input = path.join(dir, 'in.jsonl');
   fs.writeFileSync(
     input,
-    Array.from({ length: lines }, (_, i) => JSON.stringify({ id: `line/${i}`, prompt: 'Fix the failing test in this project', cwd: 'repo', ...options.extra })).join('\n') + '\n',
+    Array.from({ length: lines }, (_, i) =>
+      JSON.stringify({
+        id: `line/${i}`,
+        prompt: 'Fix the failing test in this project',
+        cwd: 'repo',
+        ...options.extra,
+      }),
+    ).join('\n') + '\n',
   );
   return { dir, repo, input, out: path.join(dir, 'out'), store: path.join(dir, 'store') };
 }
@@ -39,7 +49,18 @@ function worktrees(repo: string): string[] {
     .filter((l) => l.startsWith('worktree '));
 }
 
-const base = (w: { store: string; out: string; input: string }): string[] => ['batch', w.input, '--provider', 'replay', '--cassette', CASSETTE, '--store', w.store, '--out', w.out];
+const base = (w: { store: string; out: string; input: string }): string[] => [
+  'batch',
+  w.input,
+  '--provider',
+  'replay',
+  '--cassette',
+  CASSETTE,
+  '--store',
+  w.store,
+  '--out',
+  w.out,
+];
 
 describe('minicode batch --isolate worktree', () => {
   // --threads 0: isolation and verify on the coordinator; --threads 2: on two pool threads at once, around each run.
@@ -47,8 +68,14 @@ describe('minicode batch --isolate worktree', () => {
     'runs eight lines rewriting the same file at once, each verified in its own worktree, and leaves the repository untouched (--threads %s)',
     async (threads) => {
       const w = scratch(8);
-      const before = { head: git(w.repo, 'rev-parse', 'HEAD'), greet: fs.readFileSync(path.join(w.repo, 'src/greet.js'), 'utf8') };
-      const r = await runCli([...base(w), '--concurrency', '8', '--threads', threads, '--isolate', 'worktree', '--verify', 'node test.js'], { cwd: w.dir, timeoutMs: 120_000 });
+      const before = {
+        head: git(w.repo, 'rev-parse', 'HEAD'),
+        greet: fs.readFileSync(path.join(w.repo, 'src/greet.js'), 'utf8'),
+      };
+      const r = await runCli(
+        [...base(w), '--concurrency', '8', '--threads', threads, '--isolate', 'worktree', '--verify', 'node test.js'],
+        { cwd: w.dir, timeoutMs: 120_000 },
+      );
       expect(r.code, r.stderr).toBe(0);
       const rs = records(w.out);
       expect(rs).toHaveLength(8);
@@ -82,7 +109,10 @@ describe('minicode batch --isolate worktree', () => {
 
   it('runs twelve lines three at a time through the worktree pool, each fixing the file afresh with only its own fix in its patch', async () => {
     const w = scratch(12);
-    const r = await runCli([...base(w), '--concurrency', '3', '--threads', '1', '--isolate', 'worktree', '--verify', 'node test.js'], { cwd: w.dir, timeoutMs: 120_000 });
+    const r = await runCli(
+      [...base(w), '--concurrency', '3', '--threads', '1', '--isolate', 'worktree', '--verify', 'node test.js'],
+      { cwd: w.dir, timeoutMs: 120_000 },
+    );
     expect(r.code, r.stderr).toBe(0);
     const rs = records(w.out);
     expect(rs).toHaveLength(12);
@@ -104,7 +134,10 @@ describe('minicode batch --isolate worktree', () => {
     fs.appendFileSync(path.join(w.repo, 'README.md'), '\ndirty\n');
     fs.writeFileSync(path.join(w.repo, 'notes.txt'), 'untracked\n');
     const status = git(w.repo, 'status', '--porcelain');
-    const r = await runCli([...base(w), '--isolate', 'worktree', '--isolate-dirty', '--keep-workspaces'], { cwd: w.dir, timeoutMs: 120_000 });
+    const r = await runCli([...base(w), '--isolate', 'worktree', '--isolate-dirty', '--keep-workspaces'], {
+      cwd: w.dir,
+      timeoutMs: 120_000,
+    });
     expect(r.code, r.stderr).toBe(0);
     const [rec] = records(w.out);
     expect(rec!.verify.ok).toBe(true);
@@ -120,14 +153,28 @@ describe('minicode batch --isolate worktree', () => {
 
   it('leaves no stray worktree after a SIGKILL mid-batch and a resume, with eight lines at once on two pool threads sharing the worktree pool', async () => {
     const w = scratch(16);
-    const args = [...base(w), '--concurrency', '8', '--threads', '2', '--isolate', 'worktree', '--verify', 'node test.js'];
+    const args = [
+      ...base(w),
+      '--concurrency',
+      '8',
+      '--threads',
+      '2',
+      '--isolate',
+      'worktree',
+      '--verify',
+      'node test.js',
+    ];
     const child = startCli(args, { cwd: w.dir });
     let ended = false;
     void child.exited.then(() => (ended = true));
     // Killed while lines are in pooled worktrees (each slot's marker is written before its worktree exists).
     const pool = path.join(w.out, 'workspaces', 'pool');
-    const slots = (): string[] => (fs.existsSync(pool) ? fs.readdirSync(pool).filter((n) => n.startsWith('slot-')) : []);
-    await waitFor(() => ended || (slots().length > 0 && git(w.repo, 'worktree', 'list').split('\n').filter(Boolean).length > 1), { what: 'a line running in a pooled worktree', timeoutMs: 60_000 });
+    const slots = (): string[] =>
+      fs.existsSync(pool) ? fs.readdirSync(pool).filter((n) => n.startsWith('slot-')) : [];
+    await waitFor(
+      () => ended || (slots().length > 0 && git(w.repo, 'worktree', 'list').split('\n').filter(Boolean).length > 1),
+      { what: 'a line running in a pooled worktree', timeoutMs: 60_000 },
+    );
     child.kill('SIGKILL');
     expect((await child.exited).signal, child.output().stderr).toBe('SIGKILL');
     expect(recordIds(w.out).all.length).toBeLessThan(16);
@@ -169,11 +216,19 @@ describe('minicode batch --verify', () => {
   it('keeps a failed verify as an outcome of a completed run, counts it on the closing line and exits 1 unless --verify-soft', async () => {
     const w = scratch(2, { asGit: false });
     const token = 'ghp_' + 'Zq8rT4vLm2Xy7Wb3Nc6Pd9Kf1Hs5Jg0Ae7Ui';
-    const r = await runCli([...base(w), '--verify', `echo "deploy ${token}"; exit 3`], { cwd: w.dir, timeoutMs: 120_000 });
+    const r = await runCli([...base(w), '--verify', `echo "deploy ${token}"; exit 3`], {
+      cwd: w.dir,
+      timeoutMs: 120_000,
+    });
     expect(r.code, r.stderr).toBe(1);
-    expect(r.stderr).toMatch(/^minicode batch: 2 completed, 2 failed verify, 0 failed, 0 pending of 2, \$\d+\.\d{4}; /m);
+    expect(r.stderr).toMatch(
+      /^minicode batch: 2 completed, 2 failed verify, 0 failed, 0 pending of 2, \$\d+\.\d{4}; /m,
+    );
     // Resumed with --verify-soft: the same records, reported, and exit 0.
-    const soft = await runCli([...base(w), '--verify', `echo "deploy ${token}"; exit 3`, '--verify-soft'], { cwd: w.dir, timeoutMs: 120_000 });
+    const soft = await runCli([...base(w), '--verify', `echo "deploy ${token}"; exit 3`, '--verify-soft'], {
+      cwd: w.dir,
+      timeoutMs: 120_000,
+    });
     expect(soft.code, soft.stderr).toBe(0);
     expect(soft.stderr).toContain('2 completed, 2 failed verify');
     const rs = records(w.out);

@@ -17,7 +17,20 @@ describe('minicode batch after SIGKILL', () => {
     // Seeded, so a failing kill schedule can be replayed.
     const rand = mulberry32(seed);
     const w = makeWorkdir(IDS);
-    const args = ['batch', w.input, '--concurrency', '8', '--provider', 'replay', '--cassette', CASSETTE, '--store', w.store, '--out', w.out];
+    const args = [
+      'batch',
+      w.input,
+      '--concurrency',
+      '8',
+      '--provider',
+      'replay',
+      '--cassette',
+      CASSETTE,
+      '--store',
+      w.store,
+      '--out',
+      w.out,
+    ];
     const kills: { wanted: number; records: number }[] = [];
     for (let i = 0; i < KILLS; i++) {
       const before = recordIds(w.out).all.length;
@@ -33,7 +46,9 @@ describe('minicode batch after SIGKILL', () => {
       });
       child.kill('SIGKILL');
       const exit = await child.exited;
-      expect(exit.signal, `round ${i} ended on its own before the kill (seed ${seed}): ${child.output().stderr}`).toBe('SIGKILL');
+      expect(exit.signal, `round ${i} ended on its own before the kill (seed ${seed}): ${child.output().stderr}`).toBe(
+        'SIGKILL',
+      );
       const ids = recordIds(w.out).all;
       kills.push({ wanted, records: ids.length });
       // Between kills: never a second record for one id, and never a record lost.
@@ -47,7 +62,10 @@ describe('minicode batch after SIGKILL', () => {
     expect(ids.errors).toEqual([]);
     expect(ids.all).toHaveLength(IDS);
     expect(new Set(ids.all).size).toBe(IDS);
-    const summary = JSON.parse(fs.readFileSync(path.join(w.out, 'summary.json'), 'utf8')) as { completed: number; pending: number };
+    const summary = JSON.parse(fs.readFileSync(path.join(w.out, 'summary.json'), 'utf8')) as {
+      completed: number;
+      pending: number;
+    };
     expect(summary).toMatchObject({ completed: IDS, pending: 0 });
     // Seven start-ups and 250 runs: over 90 s on a 2-core machine at load 17 (the deadline only turns a hang into a failure).
   }, 300_000);

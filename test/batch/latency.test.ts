@@ -72,6 +72,11 @@ describe('a run timing watch', () => {
   });
 
   it('adds the coordinator queue wait and keeps the longer total', () => {
-    expect(withQueue({ modelMs: 1, toolMs: 2, queueMs: 500, totalMs: 1000 }, 300, 1400)).toEqual({ modelMs: 1, toolMs: 2, queueMs: 800, totalMs: 1400 });
+    expect(withQueue({ modelMs: 1, toolMs: 2, queueMs: 500, totalMs: 1000 }, 300, 1400)).toEqual({
+      modelMs: 1,
+      toolMs: 2,
+      queueMs: 800,
+      totalMs: 1400,
+    });
   });
 });

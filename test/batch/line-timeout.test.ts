@@ -29,7 +29,13 @@ describe('minicode batch --line-timeout', () => {
       const errors = new Map(readRecords<Record<string, any>>(out, 'errors.jsonl').map((r) => [r.id, r]));
       expect([...errors.keys()].sort()).toEqual(['hangs', 'slowverify']);
       for (const id of ['hangs', 'slowverify']) {
-        expect(errors.get(id)).toMatchObject({ kind: 'error', outcome: 'cancelled', reason: 'line_timeout', passed: false, error: { code: 'MINICODE_E_LINE_TIMEOUT' } });
+        expect(errors.get(id)).toMatchObject({
+          kind: 'error',
+          outcome: 'cancelled',
+          reason: 'line_timeout',
+          passed: false,
+          error: { code: 'MINICODE_E_LINE_TIMEOUT' },
+        });
         expect(errors.get(id)!.retries).toBeUndefined();
       }
       // The hanging run was stopped, not retried: one request.

@@ -36,8 +36,10 @@ function threadNices(): Map<number, number> {
 
 const linux = process.platform === 'linux' && fs.existsSync('/proc/self/task');
 const base = os.getPriority(0);
-if (!linux) console.warn('test/batch/nice.test.ts: skipped, nice values per thread are read from /proc/self/task (Linux)');
-if (base >= MAX_NICE) console.warn(`test/batch/nice.test.ts: skipped, this process already runs at nice ${base}: nothing to raise`);
+if (!linux)
+  console.warn('test/batch/nice.test.ts: skipped, nice values per thread are read from /proc/self/task (Linux)');
+if (base >= MAX_NICE)
+  console.warn(`test/batch/nice.test.ts: skipped, this process already runs at nice ${base}: nothing to raise`);
 
 describe.skipIf(!linux || base >= MAX_NICE)('batch pool threads and their nice value', () => {
   it("run the lines' subprocesses at the coordinator's priority with nice 0, then raised to the batch's value, the coordinator unchanged", async () => {
@@ -47,7 +49,14 @@ describe.skipIf(!linux || base >= MAX_NICE)('batch pool threads and their nice v
     // `nice` (coreutils) prints the nice value it runs at: the verify command's, inherited from the pool thread.
     // Held across both batches: the second can meet the thread the first left at the lower value.
     const release = holdPool();
-    const batch = async (name: string, nice: number): Promise<{ records: BatchRecord[]; threads: Awaited<ReturnType<ReturnType<typeof createPoolRunners>['close']>>; seen: Map<number, number> }> => {
+    const batch = async (
+      name: string,
+      nice: number,
+    ): Promise<{
+      records: BatchRecord[];
+      threads: Awaited<ReturnType<ReturnType<typeof createPoolRunners>['close']>>;
+      seen: Map<number, number>;
+    }> => {
       const runners = createPoolRunners({ storeDir: w.store, nice });
       const progress = createProgress({ mode: 'none', write: () => {} });
       const record = progress.record.bind(progress);
@@ -57,7 +66,11 @@ describe.skipIf(!linux || base >= MAX_NICE)('batch pool threads and their nice v
         seen = threadNices();
         record(r);
       };
-      const lines = [1, 2].map((i) => ({ id: `${name}-${i}`, prompt: `What does README.md say? (${name} ${i})`, verify: 'nice' }));
+      const lines = [1, 2].map((i) => ({
+        id: `${name}-${i}`,
+        prompt: `What does README.md say? (${name} ${i})`,
+        verify: 'nice',
+      }));
       await runLocalBatch({
         inputPath: name,
         input: parseBatchInput(lines.map((l) => JSON.stringify(l)).join('\n')),
@@ -94,11 +107,30 @@ describe.skipIf(!linux || base >= MAX_NICE)('batch pool threads and their nice v
 });
 
 describe('minicode batch --nice', () => {
-  it.each(['20', '-1', '2.5', 'high'])('refuses --nice %s as a usage error (exit 2) before running anything', async (value) => {
-    const w = makeWorkdir(2);
-    const r = await runCli(['batch', w.input, '--nice', value, '--provider', 'replay', '--cassette', CASSETTE, '--store', w.store, '--out', w.out], { cwd: w.dir, timeoutMs: 30_000 });
-    expect(r.code, r.stderr).toBe(2);
-    expect(r.stderr).toContain('--nice must be a whole number from 0 to 19');
-    expect(fs.existsSync(`${w.out}/results.jsonl`)).toBe(false);
-  });
+  it.each(['20', '-1', '2.5', 'high'])(
+    'refuses --nice %s as a usage error (exit 2) before running anything',
+    async (value) => {
+      const w = makeWorkdir(2);
+      const r = await runCli(
+        [
+          'batch',
+          w.input,
+          '--nice',
+          value,
+          '--provider',
+          'replay',
+          '--cassette',
+          CASSETTE,
+          '--store',
+          w.store,
+          '--out',
+          w.out,
+        ],
+        { cwd: w.dir, timeoutMs: 30_000 },
+      );
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toContain('--nice must be a whole number from 0 to 19');
+      expect(fs.existsSync(`${w.out}/results.jsonl`)).toBe(false);
+    },
+  );
 });

@@ -57,7 +57,20 @@ describe('two batch processes on one --out', () => {
     });
     servers.push(server);
     const w = makeWorkdir(6);
-    const flags = ['--provider', 'openai-chat', '--model', 'gpt-4.1-mini', '--base-url', baseUrlForOrigin('openai-chat', server.origin), '--store', w.store, '--out', w.out, '--threads', '0'];
+    const flags = [
+      '--provider',
+      'openai-chat',
+      '--model',
+      'gpt-4.1-mini',
+      '--base-url',
+      baseUrlForOrigin('openai-chat', server.origin),
+      '--store',
+      w.store,
+      '--out',
+      w.out,
+      '--threads',
+      '0',
+    ];
     const env = { OPENAI_API_KEY: 'sk-test-not-a-real-key-000000' };
     const requestsReach = (n: number): Promise<void> =>
       new Promise((resolve) => {
@@ -73,7 +86,11 @@ describe('two batch processes on one --out', () => {
     const [a, b] = await Promise.all([first.exited, second.exited]);
 
     expect(b.code, second.output().stderr).toBe(75);
-    const summary = JSON.parse(second.output().stdout.trim().split('\n').at(-1)!) as { type: string; ok: boolean; error: { code: string } };
+    const summary = JSON.parse(second.output().stdout.trim().split('\n').at(-1)!) as {
+      type: string;
+      ok: boolean;
+      error: { code: string };
+    };
     expect(summary).toMatchObject({ type: 'batch.summary', ok: false, error: { code: 'MINICODE_E_BATCH_LOCKED' } });
     expect(a.code, first.output().stderr).toBe(0);
     const ids = recordIds(w.out).all;
@@ -85,8 +102,14 @@ describe('two batch processes on one --out', () => {
   it('takes over a lock whose holder died on this host and runs the batch', async () => {
     const w = makeWorkdir(2);
     fs.mkdirSync(w.out, { recursive: true });
-    fs.writeFileSync(path.join(w.out, LOCK_FILE), JSON.stringify({ pid: deadPid(), hostname: os.hostname(), startedAt: '2026-01-01T00:00:00.000Z', token: 'dead' }));
-    const r = await runCli(['batch', w.input, '--provider', 'replay', '--cassette', CASSETTE, '--store', w.store, '--out', w.out], { cwd: w.dir });
+    fs.writeFileSync(
+      path.join(w.out, LOCK_FILE),
+      JSON.stringify({ pid: deadPid(), hostname: os.hostname(), startedAt: '2026-01-01T00:00:00.000Z', token: 'dead' }),
+    );
+    const r = await runCli(
+      ['batch', w.input, '--provider', 'replay', '--cassette', CASSETTE, '--store', w.store, '--out', w.out],
+      { cwd: w.dir },
+    );
     expect(r.code, r.stderr).toBe(0);
     expect(recordIds(w.out).results.sort()).toEqual(['p0', 'p1']);
     expect(fs.existsSync(path.join(w.out, LOCK_FILE))).toBe(false);

@@ -5,8 +5,22 @@ import { describe, expect, it } from 'vitest';
 import { openOutputDir } from '../../lib/batch/output.js';
 import type { BatchRecord } from '../../lib/batch/records.js';
 
-const result = (id: string): BatchRecord => ({ kind: 'result', id, line: 1, outcome: 'completed', reason: 'completed', finalText: 'ok' });
-const failure = (id: string): BatchRecord => ({ kind: 'error', id, line: 2, outcome: 'failed', reason: 'provider', error: { category: 'PROVIDER_ERROR', code: 'x', message: 'no' } });
+const result = (id: string): BatchRecord => ({
+  kind: 'result',
+  id,
+  line: 1,
+  outcome: 'completed',
+  reason: 'completed',
+  finalText: 'ok',
+});
+const failure = (id: string): BatchRecord => ({
+  kind: 'error',
+  id,
+  line: 2,
+  outcome: 'failed',
+  reason: 'provider',
+  error: { category: 'PROVIDER_ERROR', code: 'x', message: 'no' },
+});
 
 describe('the batch output directory', () => {
   it('keeps the first record per id (at-least-once delivery is idempotent)', async () => {

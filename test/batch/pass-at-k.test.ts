@@ -11,10 +11,18 @@ describe('pass@k measured end to end', () => {
     const p = 0.3;
     const rand = mulberry32(20261207);
     const ids = Array.from({ length: 100 }, (_, i) => ({ id: `t${i}`, expect: { includes: 'PASS' } }));
-    const { result, out, seen } = await scriptedBatch(ids, () => ({ text: rand() < p ? 'PASS' : 'FAIL', usage: { inputTokens: 10, outputTokens: 1 } }), ['--epochs', '5', '--concurrency', '16']);
+    const { result, out, seen } = await scriptedBatch(
+      ids,
+      () => ({ text: rand() < p ? 'PASS' : 'FAIL', usage: { inputTokens: 10, outputTokens: 1 } }),
+      ['--epochs', '5', '--concurrency', '16'],
+    );
     expect(result.code, result.stderr).toBe(0);
     expect([...seen.values()].every((n) => n === 5)).toBe(true);
-    const e = (JSON.parse(fs.readFileSync(path.join(out, 'summary.json'), 'utf8')) as { evaluation: { runs: number; passAtK: Record<string, number> } }).evaluation;
+    const e = (
+      JSON.parse(fs.readFileSync(path.join(out, 'summary.json'), 'utf8')) as {
+        evaluation: { runs: number; passAtK: Record<string, number> };
+      }
+    ).evaluation;
     expect(e.runs).toBe(500);
     // Standard errors: pass@1 over 500 Bernoulli(p) attempts, pass@5 over 100 lines of 1 - (1-p)^5.
     expect(Math.abs(e.passAtK['1']! - p)).toBeLessThan(3 * Math.sqrt((p * (1 - p)) / 500));

@@ -17,7 +17,12 @@ afterAll(async () => {
 
 describe('aborting a batch on the pool', () => {
   it('settles every run in flight as aborted, records none, and leaves them all to resume', async () => {
-    const { summary, lags, held, out } = await interruptHeldBatch({ runs: RUNS, idPrefix: 'h', interruptAfter: RUNS, pool: { maxThreads: 1 } });
+    const { summary, lags, held, out } = await interruptHeldBatch({
+      runs: RUNS,
+      idPrefix: 'h',
+      interruptAfter: RUNS,
+      pool: { maxThreads: 1 },
+    });
     expect(lags).toHaveLength(1);
     expect(summary).toMatchObject({ completed: 0, failed: 0, pending: RUNS, stoppedBy: 'interrupted' });
     expect(recordIds(out).all).toEqual([]);

@@ -105,7 +105,14 @@ const ACTIONS: Record<string, (cwd: string) => void> = {
   },
 };
 
-const result = (id: string): BatchRecord => ({ kind: 'result', id, line: 1, outcome: 'completed', reason: 'completed', finalText: '' });
+const result = (id: string): BatchRecord => ({
+  kind: 'result',
+  id,
+  line: 1,
+  outcome: 'completed',
+  reason: 'completed',
+  finalText: '',
+});
 
 /** Every path under `root` but `.git`, with its kind, mode and content: what a line sees. */
 function tree(root: string, rel = ''): string[] {
@@ -116,7 +123,8 @@ function tree(root: string, rel = ''): string[] {
     const full = path.join(root, name);
     if (entry.isSymbolicLink()) out.push(`${name} -> ${fs.readlinkSync(full)}`);
     else if (entry.isDirectory()) out.push(`${name}/`, ...tree(root, name));
-    else out.push(`${name} ${(fs.statSync(full).mode & 0o777).toString(8)} ${fs.readFileSync(full).toString('base64')}`);
+    else
+      out.push(`${name} ${(fs.statSync(full).mode & 0o777).toString(8)} ${fs.readFileSync(full).toString('base64')}`);
   }
   return out;
 }
@@ -126,36 +134,53 @@ describe('a pooled worktree line patch', () => {
   it.each([
     ['without attributes', false],
     ['with a CRLF attribute', true],
-  ])('is byte for byte the patch of a fresh worktree (everything staged, then diffed) for every kind of change, and each reuse starts pristine (%s)', async (name, attributes) => {
-    const repo = makeRepository(name.replace(/\W+/g, '-'), attributes);
-    const pooled: HarnessContext = { isolate: 'worktree', outDir: path.join(dir, `out-pooled-${attributes}`), baseDir: repo, cwd: repo, poolSize: 1 };
-    const fresh: HarnessContext = { isolate: 'worktree', keepWorkspaces: true, outDir: path.join(dir, `out-fresh-${attributes}`), baseDir: repo, cwd: repo };
-    let pristine: string[] | undefined;
-    let poolCwd: string | undefined;
-    for (const [name, act] of Object.entries(ACTIONS)) {
-      if (!attributes && name === 'an edit under a CRLF rule') continue;
-      const id = name.replace(/\W+/g, '-');
-      const fromPool = await runIsolated({ id, line: 1, prompt: name }, pooled, async (line) => {
-        const cwd = line.cwd!;
-        poolCwd ??= cwd;
-        expect(cwd, 'the pool reuses its one worktree').toBe(poolCwd);
-        pristine ??= tree(cwd);
-        expect(tree(cwd), `before "${name}": the worktree is as made`).toEqual(pristine);
-        expect(git(cwd, 'status', '--porcelain', '--ignored'), `before "${name}"`).toBe('');
-        act(cwd);
-        return result(id);
-      });
-      const fromFresh = await runIsolated({ id, line: 1, prompt: name }, fresh, async (line) => {
-        act(line.cwd!);
-        return result(id);
-      });
-      expect(fromPool.patch, JSON.stringify(fromPool)).toBeDefined();
-      const patch = fs.readFileSync(path.join(pooled.outDir, fromPool.patch!));
-      expect(patch.toString('latin1'), name).toBe(fs.readFileSync(path.join(fresh.outDir, fromFresh.patch!)).toString('latin1'));
-      git(fromFresh.workspace!, 'worktree', 'remove', '--force', fromFresh.workspace!);
-    }
-    await endWorkspaces(pooled.outDir);
-    expect(git(repo, 'status', '--porcelain')).toBe('');
-    expect(git(repo, 'worktree', 'list', '--porcelain').match(/^worktree /gm)).toHaveLength(1);
-  });
+  ])(
+    'is byte for byte the patch of a fresh worktree (everything staged, then diffed) for every kind of change, and each reuse starts pristine (%s)',
+    async (name, attributes) => {
+      const repo = makeRepository(name.replace(/\W+/g, '-'), attributes);
+      const pooled: HarnessContext = {
+        isolate: 'worktree',
+        outDir: path.join(dir, `out-pooled-${attributes}`),
+        baseDir: repo,
+        cwd: repo,
+        poolSize: 1,
+      };
+      const fresh: HarnessContext = {
+        isolate: 'worktree',
+        keepWorkspaces: true,
+        outDir: path.join(dir, `out-fresh-${attributes}`),
+        baseDir: repo,
+        cwd: repo,
+      };
+      let pristine: string[] | undefined;
+      let poolCwd: string | undefined;
+      for (const [name, act] of Object.entries(ACTIONS)) {
+        if (!attributes && name === 'an edit under a CRLF rule') continue;
+        const id = name.replace(/\W+/g, '-');
+        const fromPool = await runIsolated({ id, line: 1, prompt: name }, pooled, async (line) => {
+          const cwd = line.cwd!;
+          poolCwd ??= cwd;
+          expect(cwd, 'the pool reuses its one worktree').toBe(poolCwd);
+          pristine ??= tree(cwd);
+          expect(tree(cwd), `before "${name}": the worktree is as made`).toEqual(pristine);
+          expect(git(cwd, 'status', '--porcelain', '--ignored'), `before "${name}"`).toBe('');
+          act(cwd);
+          return result(id);
+        });
+        const fromFresh = await runIsolated({ id, line: 1, prompt: name }, fresh, async (line) => {
+          act(line.cwd!);
+          return result(id);
+        });
+        expect(fromPool.patch, JSON.stringify(fromPool)).toBeDefined();
+        const patch = fs.readFileSync(path.join(pooled.outDir, fromPool.patch!));
+        expect(patch.toString('latin1'), name).toBe(
+          fs.readFileSync(path.join(fresh.outDir, fromFresh.patch!)).toString('latin1'),
+        );
+        git(fromFresh.workspace!, 'worktree', 'remove', '--force', fromFresh.workspace!);
+      }
+      await endWorkspaces(pooled.outDir);
+      expect(git(repo, 'status', '--porcelain')).toBe('');
+      expect(git(repo, 'worktree', 'list', '--porcelain').match(/^worktree /gm)).toHaveLength(1);
+    },
+  );
 });

@@ -22,17 +22,38 @@ describe.skipIf(!HAVE_TMUX)('the batch progress bar in a terminal', () => {
   it('leaves one progress line after the window narrows mid-run', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-progress-tmux-'));
     const input = path.join(dir, 'in.jsonl');
-    fs.writeFileSync(input, `${JSON.stringify({ id: 'slow-1', prompt: 'count slowly' })}\n${JSON.stringify({ id: 'slow-2', prompt: 'count slowly' })}\n`);
+    fs.writeFileSync(
+      input,
+      `${JSON.stringify({ id: 'slow-1', prompt: 'count slowly' })}\n${JSON.stringify({ id: 'slow-2', prompt: 'count slowly' })}\n`,
+    );
     const cassette = path.join(ROOT, 'test/cassettes/chat-slow');
-    const t = startTerm(['batch', input, '--provider', 'replay', '--cassette', cassette, '--concurrency', '1', '--threads', '0', '--out', path.join(dir, 'out'), '--store', path.join(dir, 'store')], {
-      cols: 120,
-      rows: 30,
-      cwd: dir,
-      env: { MINICODE_HOME: path.join(dir, 'home'), TERM: 'xterm-256color', NO_COLOR: '1' },
-      // Earlier output above the bar, as a shell prompt leaves: tmux keeps the cursor's row when it
-      // reflows and pushes rows a narrower width adds off the top, where no program can erase them.
-      before: ['$ earlier command', '$ earlier command', '$ earlier command', '$ earlier command'],
-    });
+    const t = startTerm(
+      [
+        'batch',
+        input,
+        '--provider',
+        'replay',
+        '--cassette',
+        cassette,
+        '--concurrency',
+        '1',
+        '--threads',
+        '0',
+        '--out',
+        path.join(dir, 'out'),
+        '--store',
+        path.join(dir, 'store'),
+      ],
+      {
+        cols: 120,
+        rows: 30,
+        cwd: dir,
+        env: { MINICODE_HOME: path.join(dir, 'home'), TERM: 'xterm-256color', NO_COLOR: '1' },
+        // Earlier output above the bar, as a shell prompt leaves: tmux keeps the cursor's row when it
+        // reflows and pushes rows a narrower width adds off the top, where no program can erase them.
+        before: ['$ earlier command', '$ earlier command', '$ earlier command', '$ earlier command'],
+      },
+    );
     terms.push(t);
     await t.waitFor(/\[[#.]{20}\] 0\/2 done, 0 failed, 1 running/);
     t.resize(50, 30);

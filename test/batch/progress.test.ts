@@ -22,7 +22,9 @@ const snap = (over: Partial<ProgressSnapshot> = {}): ProgressSnapshot => ({
 
 describe('batch progress', () => {
   it('says done, failed, running, rate, ETA, tokens, cost and concurrency in one line', () => {
-    expect(progressLine(snap())).toBe('42/100 done, 2 failed, 8 running, 4.2 runs/s, ETA 13.8s, 52.0k tokens, $0.1250, concurrency 4/8 (backing off)');
+    expect(progressLine(snap())).toBe(
+      '42/100 done, 2 failed, 8 running, 4.2 runs/s, ETA 13.8s, 52.0k tokens, $0.1250, concurrency 4/8 (backing off)',
+    );
   });
 
   it('never prints an unknown cost as $0: all unknown, some unknown, all known', () => {
@@ -36,7 +38,13 @@ describe('batch progress', () => {
   it('after the window narrows, erases every row the previous bar now takes before drawing one line', () => {
     let columns = 120;
     const writes: string[] = [];
-    const p = createProgress({ mode: 'tty', write: (s) => writes.push(s), clock: () => 0, intervalMs: 0, columns: () => columns });
+    const p = createProgress({
+      mode: 'tty',
+      write: (s) => writes.push(s),
+      clock: () => 0,
+      intervalMs: 0,
+      columns: () => columns,
+    });
     p.update(snap());
     const first = writes[0]!.slice('\r\x1b[2K'.length);
     expect(first.length).toBeGreaterThan(60);
@@ -83,12 +91,27 @@ describe('batch progress', () => {
     const out: string[] = [];
     const err: string[] = [];
     const p = createProgress({ mode: 'json', write: (s) => err.push(s), writeOut: (s) => out.push(s), clock: () => 0 });
-    p.record({ kind: 'result', id: 'a', line: 1, outcome: 'completed', reason: 'completed', finalText: 'x', sessionId: 'ses_1' });
+    p.record({
+      kind: 'result',
+      id: 'a',
+      line: 1,
+      outcome: 'completed',
+      reason: 'completed',
+      finalText: 'x',
+      sessionId: 'ses_1',
+    });
     p.update(snap());
     p.finish(snap(), { ok: true });
     const parsed = out.map((l) => JSON.parse(l) as { type: string });
     expect(parsed.map((l) => l.type)).toEqual(['batch.record', 'batch.progress', 'batch.progress', 'batch.summary']);
-    expect(parsed[0]).toEqual({ type: 'batch.record', id: 'a', kind: 'result', outcome: 'completed', reason: 'completed', sessionId: 'ses_1' });
+    expect(parsed[0]).toEqual({
+      type: 'batch.record',
+      id: 'a',
+      kind: 'result',
+      outcome: 'completed',
+      reason: 'completed',
+      sessionId: 'ses_1',
+    });
     expect(err).toEqual([]);
   });
 });

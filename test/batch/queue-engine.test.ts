@@ -30,8 +30,12 @@ describe('the queue engine (bullmq, ioredis) as optional dependencies', () => {
     const error = await codedError(loadQueueEngine(absent));
     expect(error.code).toBe('MINICODE_E_MISSING_DEPENDENCY');
     expect(error.exitCode).toBe(1);
-    const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { optionalDependencies: Record<string, string> };
-    expect(error.action).toContain(`npm install --no-save bullmq@${pkg.optionalDependencies.bullmq} ioredis@${pkg.optionalDependencies.ioredis}`);
+    const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+      optionalDependencies: Record<string, string>;
+    };
+    expect(error.action).toContain(
+      `npm install --no-save bullmq@${pkg.optionalDependencies.bullmq} ioredis@${pkg.optionalDependencies.ioredis}`,
+    );
   });
 
   it('passes other load failures through unchanged', async () => {
@@ -43,13 +47,28 @@ describe('the queue engine (bullmq, ioredis) as optional dependencies', () => {
     const w = makeWorkdir(2);
     const input = parseBatchInput(fs.readFileSync(w.input, 'utf8'));
     const progress = createProgress({ mode: 'plain', write: () => undefined, writeOut: () => undefined });
-    const producer = runProducer({ inputPath: w.input, input, outDir: w.out, retryErrors: false, progress, queueUrl: 'redis://127.0.0.1:1', baseDir: w.dir, cwd: w.dir, loadEngine: absent });
+    const producer = runProducer({
+      inputPath: w.input,
+      input,
+      outDir: w.out,
+      retryErrors: false,
+      progress,
+      queueUrl: 'redis://127.0.0.1:1',
+      baseDir: w.dir,
+      cwd: w.dir,
+      loadEngine: absent,
+    });
     expect((await codedError(producer)).code).toBe('MINICODE_E_MISSING_DEPENDENCY');
     expect(fs.existsSync(w.out)).toBe(false);
   });
 
   it('stops a worker with the coded error before it connects', async () => {
-    const worker = runWorker({ queueUrl: 'redis://127.0.0.1:1', concurrency: 1, setup: () => Promise.reject(new Error('never called')), loadEngine: absent });
+    const worker = runWorker({
+      queueUrl: 'redis://127.0.0.1:1',
+      concurrency: 1,
+      setup: () => Promise.reject(new Error('never called')),
+      loadEngine: absent,
+    });
     expect((await codedError(worker)).code).toBe('MINICODE_E_MISSING_DEPENDENCY');
   });
 });

@@ -48,7 +48,12 @@ describe("a line's starting commit read from the repository's files", () => {
     const { repo } = repository('follows');
     const sub = path.join(repo, 'sub');
     const first = await resolveBase(sub, false);
-    expect(first).toMatchObject({ top: fs.realpathSync(repo), prefix: 'sub/', commit: git(repo, 'rev-parse', 'HEAD'), tree: git(repo, 'rev-parse', 'HEAD^{tree}') });
+    expect(first).toMatchObject({
+      top: fs.realpathSync(repo),
+      prefix: 'sub/',
+      commit: git(repo, 'rev-parse', 'HEAD'),
+      tree: git(repo, 'rev-parse', 'HEAD^{tree}'),
+    });
     fs.writeFileSync(path.join(sub, 'f.txt'), 'two\n');
     git(repo, '-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-qam', 'two');
     const second = await resolveBase(sub, false);

@@ -24,7 +24,9 @@ function onThreads(n: number, body: string, data: (i: number) => unknown): Promi
       { length: n },
       (_, i) =>
         new Promise((resolve, reject) => {
-          const worker = new Worker(new URL(`data:text/javascript,${encodeURIComponent(code)}`), { workerData: data(i) });
+          const worker = new Worker(new URL(`data:text/javascript,${encodeURIComponent(code)}`), {
+            workerData: data(i),
+          });
           worker.once('message', resolve);
           worker.once('error', reject);
         }),

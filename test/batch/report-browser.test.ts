@@ -20,7 +20,13 @@ const HOSTILE_ID = '<img src=x onerror="document.title=\'pwned\'">';
 const HOSTILE_PROMPT = "</script><script>document.title='pwned'</script>\u202eFix the failing test";
 
 function findChromium(): string | undefined {
-  const names = [process.env.MINICODE_TEST_CHROMIUM, 'chromium', 'chromium-browser', 'google-chrome', 'google-chrome-stable'].filter((n): n is string => !!n);
+  const names = [
+    process.env.MINICODE_TEST_CHROMIUM,
+    'chromium',
+    'chromium-browser',
+    'google-chrome',
+    'google-chrome-stable',
+  ].filter((n): n is string => !!n);
   for (const name of names) {
     try {
       execFileSync('sh', ['-c', `command -v "$1"`, 'sh', name], { stdio: 'pipe' });
@@ -34,8 +40,11 @@ function findChromium(): string | undefined {
 
 const CHROMIUM = findChromium();
 if (!CHROMIUM) {
-  if (process.env.MINICODE_TEST_REQUIRE_CHROMIUM === '1') throw new Error('MINICODE_TEST_REQUIRE_CHROMIUM=1 but no chromium on PATH (apt-get install -y chromium)');
-  console.warn('skipping the batch report browser tests: no chromium on PATH (apt-get install -y chromium, or set MINICODE_TEST_CHROMIUM)');
+  if (process.env.MINICODE_TEST_REQUIRE_CHROMIUM === '1')
+    throw new Error('MINICODE_TEST_REQUIRE_CHROMIUM=1 but no chromium on PATH (apt-get install -y chromium)');
+  console.warn(
+    'skipping the batch report browser tests: no chromium on PATH (apt-get install -y chromium, or set MINICODE_TEST_CHROMIUM)',
+  );
 }
 
 const git = (cwd: string, ...args: string[]): string => execFileSync('git', args, { cwd, encoding: 'utf8' });
@@ -46,7 +55,18 @@ function chromium(args: string[], file: string): Promise<{ stdout: string; log: 
   return new Promise((resolve, reject) => {
     const child = spawn(
       CHROMIUM!,
-      ['--headless=new', '--no-sandbox', '--disable-gpu', '--no-first-run', `--user-data-dir=${profile}`, '--enable-logging=stderr', '--v=0', '--hide-scrollbars', ...args, `file://${file}`],
+      [
+        '--headless=new',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--no-first-run',
+        `--user-data-dir=${profile}`,
+        '--enable-logging=stderr',
+        '--v=0',
+        '--hide-scrollbars',
+        ...args,
+        `file://${file}`,
+      ],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     const out: Buffer[] = [];
@@ -76,7 +96,12 @@ async function realBatch(dir: string, out: string, ids: string[]): Promise<void>
     git(repo, '-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-qm', 'init');
   }
   const input = path.join(dir, `${path.basename(out)}.jsonl`);
-  const lines = ids.map((id, i) => ({ id, prompt: i === 1 ? HOSTILE_PROMPT : 'Fix the failing test in this project', cwd: 'repo', ...(i === 2 ? { verify: 'echo "<b>nope</b>"; exit 3' } : {}) }));
+  const lines = ids.map((id, i) => ({
+    id,
+    prompt: i === 1 ? HOSTILE_PROMPT : 'Fix the failing test in this project',
+    cwd: 'repo',
+    ...(i === 2 ? { verify: 'echo "<b>nope</b>"; exit 3' } : {}),
+  }));
   fs.writeFileSync(input, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
   const r = await runCli(
     [
@@ -137,7 +162,8 @@ describe.skipIf(!CHROMIUM)('minicode batch report in headless Chromium', () => {
     expect(dom.stdout).toContain('&lt;img src=x onerror=');
     expect(dom.stdout).toContain('\\u202e');
     expect(dom.stdout).toContain('failed (exit 3)');
-    for (const chart of ['Total time per line', 'Time to first token', 'Outcomes and verify', 'Throughput over time']) expect(dom.stdout).toContain(`aria-label="${chart}"`);
+    for (const chart of ['Total time per line', 'Time to first token', 'Outcomes and verify', 'Throughput over time'])
+      expect(dom.stdout).toContain(`aria-label="${chart}"`);
     // Each line's patch is in the page (nothing to link to: a shared page has no broken link),
     // and so is its transcript from the store, the prompt first.
     expect(dom.stdout).not.toMatch(/<a href=/);

@@ -12,10 +12,20 @@ import { writeBatchReport } from '../../lib/batch/report/index.js';
 import { runCli } from '../helpers/cli.js';
 import { CASSETTES, cleanEnv, scratchProject, tempDir } from '../exec/helpers.js';
 
-const PATCH = 'diff --git a/test.js b/test.js\n--- a/test.js\n+++ b/test.js\n@@ -1,2 +1,2 @@\n-const x = 1;\n+const x = 2;\n context <b>kept</b>\n';
+const PATCH =
+  'diff --git a/test.js b/test.js\n--- a/test.js\n+++ b/test.js\n@@ -1,2 +1,2 @@\n-const x = 1;\n+const x = 2;\n context <b>kept</b>\n';
 
 function record(id: string, line: number, extra: Partial<BatchRecord> = {}): BatchRecord {
-  return { kind: 'result', id, line, outcome: 'completed', reason: 'completed', finalText: 'done', usage: { inputTokens: 100, outputTokens: 10 }, ...extra } as BatchRecord;
+  return {
+    kind: 'result',
+    id,
+    line,
+    outcome: 'completed',
+    reason: 'completed',
+    finalText: 'done',
+    usage: { inputTokens: 100, outputTokens: 10 },
+    ...extra,
+  } as BatchRecord;
 }
 
 function outDir(records: BatchRecord[], patches: Record<string, string> = {}): string {
@@ -28,7 +38,14 @@ function outDir(records: BatchRecord[], patches: Record<string, string> = {}): s
 
 describe('batch report, self-contained', () => {
   it('embeds each line patch with its added and removed lines toned, and names a patch file that is gone', async () => {
-    const dir = outDir([record('has-patch', 1, { patch: 'patches/has-patch.diff' }), record('gone', 2, { patch: 'patches/gone.diff' }), record('none', 3)], { 'has-patch.diff': PATCH });
+    const dir = outDir(
+      [
+        record('has-patch', 1, { patch: 'patches/has-patch.diff' }),
+        record('gone', 2, { patch: 'patches/gone.diff' }),
+        record('none', 3),
+      ],
+      { 'has-patch.diff': PATCH },
+    );
     const { htmlPath } = await writeBatchReport({ outDir: dir });
     const html = fs.readFileSync(htmlPath, 'utf8');
     expect(html).toContain('<summary>+1 −1</summary><pre class="diff">');
@@ -51,7 +68,17 @@ describe('batch report, self-contained', () => {
   it("shows each line's transcript from the store: the prompt, the tool calls with their results and the answer", async () => {
     const home = tempDir('minicode-home-');
     const run = await runCli(
-      ['exec', 'Read the README and tell me what it says', '--json', '--provider', 'replay', '--cassette', path.join(CASSETTES, 'anthropic-two-turn'), '--cwd', scratchProject()],
+      [
+        'exec',
+        'Read the README and tell me what it says',
+        '--json',
+        '--provider',
+        'replay',
+        '--cassette',
+        path.join(CASSETTES, 'anthropic-two-turn'),
+        '--cwd',
+        scratchProject(),
+      ],
       {
         env: cleanEnv(home),
       },
@@ -62,7 +89,9 @@ describe('batch report, self-contained', () => {
     const store = path.join(home, 'store');
     const { htmlPath } = await writeBatchReport({ outDir: dir, storeDir: store });
     const html = fs.readFileSync(htmlPath, 'utf8');
-    expect(html).toMatch(/<summary>3 messages, 1 tool call<\/summary><ol class="transcript"><li class="user"><b>user<\/b><pre>Read the README and tell me what it says<\/pre><\/li>/);
+    expect(html).toMatch(
+      /<summary>3 messages, 1 tool call<\/summary><ol class="transcript"><li class="user"><b>user<\/b><pre>Read the README and tell me what it says<\/pre><\/li>/,
+    );
     expect(html).toContain('<li class="call"><b>⏺ read_file</b>');
     expect(html).toMatch(/<li class="result"><b>read_file result<\/b><pre>[^<]*# sample-project/);
     expect(html).toContain('<li class="assistant"><b>assistant</b><pre>The README describes');

@@ -32,8 +32,14 @@ function outDir(records: BatchRecord[], summary?: unknown): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-report-unit-'));
   const results = records.filter((r) => r.kind === 'result');
   const errors = records.filter((r) => r.kind === 'error');
-  fs.writeFileSync(path.join(dir, 'results.jsonl'), results.map((r) => JSON.stringify(r)).join('\n') + (results.length ? '\n' : ''));
-  fs.writeFileSync(path.join(dir, 'errors.jsonl'), errors.map((r) => JSON.stringify(r)).join('\n') + (errors.length ? '\n' : ''));
+  fs.writeFileSync(
+    path.join(dir, 'results.jsonl'),
+    results.map((r) => JSON.stringify(r)).join('\n') + (results.length ? '\n' : ''),
+  );
+  fs.writeFileSync(
+    path.join(dir, 'errors.jsonl'),
+    errors.map((r) => JSON.stringify(r)).join('\n') + (errors.length ? '\n' : ''),
+  );
   if (summary !== undefined) fs.writeFileSync(path.join(dir, 'summary.json'), JSON.stringify(summary));
   return dir;
 }
@@ -55,7 +61,15 @@ describe('batch report escaping', () => {
 
   it('reads only patches of the shape a batch writes', () => {
     expect(patchFileOf('patches/line%2F0.diff')).toBe('line%2F0.diff');
-    for (const bad of ['javascript:alert(1)', '../../etc/passwd', 'patches/../x.diff', 'patches/a/b.diff', 'https://example.com/patches/a.diff', 42]) expect(patchFileOf(bad)).toBeUndefined();
+    for (const bad of [
+      'javascript:alert(1)',
+      '../../etc/passwd',
+      'patches/../x.diff',
+      'patches/a/b.diff',
+      'https://example.com/patches/a.diff',
+      42,
+    ])
+      expect(patchFileOf(bad)).toBeUndefined();
   });
 });
 
@@ -93,7 +107,14 @@ describe('batch report model', () => {
     const rs = [
       record('a', 1, { verify: { ok: true, exitCode: 0, durationMs: 5, outputTail: '' } }),
       record('b', 2, { verify: { ok: false, exitCode: 1, durationMs: 5, outputTail: 'x' } }),
-      { kind: 'error', id: 'c', line: 3, outcome: 'failed', reason: 'provider', error: { category: 'PROVIDER_ERROR', code: 'MINICODE_E_PROVIDER', message: 'no' } } as BatchRecord,
+      {
+        kind: 'error',
+        id: 'c',
+        line: 3,
+        outcome: 'failed',
+        reason: 'provider',
+        error: { category: 'PROVIDER_ERROR', code: 'MINICODE_E_PROVIDER', message: 'no' },
+      } as BatchRecord,
     ];
     const view = buildRunView(loadBatchOutput(outDir(rs, { total: 5 })));
     expect(view).toMatchObject({ total: 5, completed: 2, failed: 1, pending: 2 });
@@ -127,14 +148,29 @@ describe('batch report model', () => {
 
   it('matches two runs by id and marks the ids whose outcome or verify result changed', () => {
     const a = buildRunView(loadBatchOutput(outDir([record('x', 1), record('y', 2), record('only-a', 3)])));
-    const b = buildRunView(loadBatchOutput(outDir([record('x', 1), record('y', 2, { verify: { ok: false, exitCode: 1, durationMs: 1, outputTail: '' } }), record('only-b', 4)])));
+    const b = buildRunView(
+      loadBatchOutput(
+        outDir([
+          record('x', 1),
+          record('y', 2, { verify: { ok: false, exitCode: 1, durationMs: 1, outputTail: '' } }),
+          record('only-b', 4),
+        ]),
+      ),
+    );
     const { rows, match } = matchIds(a, b);
     expect(match).toEqual({ both: 2, onlyA: 1, onlyB: 1, changed: 1 });
     expect(rows.map((r) => r.id)).toEqual(['x', 'y', 'only-a', 'only-b']);
   });
 
   it('writes a page in which no record text is markup, and nothing points off the machine', async () => {
-    const rs = [record(HOSTILE, 1, { finalText: HOSTILE, sessionId: HOSTILE, patch: 'javascript:alert(1)', metadata: { x: HOSTILE } } as Partial<BatchRecord>)];
+    const rs = [
+      record(HOSTILE, 1, {
+        finalText: HOSTILE,
+        sessionId: HOSTILE,
+        patch: 'javascript:alert(1)',
+        metadata: { x: HOSTILE },
+      } as Partial<BatchRecord>),
+    ];
     const dir = outDir(rs, { total: 1, input: '' });
     const { htmlPath, markdown } = await writeBatchReport({ outDir: dir, now: () => new Date(0) });
     const html = fs.readFileSync(htmlPath, 'utf8');

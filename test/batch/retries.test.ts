@@ -25,9 +25,16 @@ describe('minicode batch --retries', () => {
     const byId = new Map(records.map((r) => [r.id, r]));
     expect(byId.get('steady')!.retries).toBeUndefined();
     expect(byId.get('flaky')!.retries).toEqual([
-      { error: expect.objectContaining({ category: 'PROVIDER_ERROR', httpStatus: 503 }), sessionId: expect.stringMatching(/^ses_/), durationMs: expect.any(Number), waitedMs: 10 },
+      {
+        error: expect.objectContaining({ category: 'PROVIDER_ERROR', httpStatus: 503 }),
+        sessionId: expect.stringMatching(/^ses_/),
+        durationMs: expect.any(Number),
+        waitedMs: 10,
+      },
     ]);
-    expect(byId.get('dropped')!.retries).toEqual([expect.objectContaining({ error: expect.objectContaining({ category: 'NETWORK_ERROR' }), waitedMs: 10 })]);
+    expect(byId.get('dropped')!.retries).toEqual([
+      expect.objectContaining({ error: expect.objectContaining({ category: 'NETWORK_ERROR' }), waitedMs: 10 }),
+    ]);
     // The retry is a new session: the failed one stays in the store under its own id.
     expect(byId.get('flaky')!.sessionId).not.toBe(byId.get('flaky')!.retries[0].sessionId);
     expect(seen.get('flaky')).toBe(5);

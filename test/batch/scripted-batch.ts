@@ -22,7 +22,11 @@ export function lineOf(body: unknown): string {
 }
 
 /** A batch of the given ids (`prompt: line:<id>`) in a fresh folder, against a scripted provider. */
-export async function scriptedBatch(ids: (string | ({ id: string } & Record<string, unknown>))[], answer: (id: string, nth: number) => Answer, extra: string[] = []) {
+export async function scriptedBatch(
+  ids: (string | ({ id: string } & Record<string, unknown>))[],
+  answer: (id: string, nth: number) => Answer,
+  extra: string[] = [],
+) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-batch-scripted-'));
   const input = path.join(dir, 'prompts.jsonl');
   const lines = ids.map((x) => (typeof x === 'string' ? { id: x } : x));
@@ -57,7 +61,10 @@ export async function scriptedBatch(ids: (string | ({ id: string } & Record<stri
     ...extra,
   ];
   // The provider's own retries (up to 3 after the first request) wait nothing here; the batch's wait 10 ms, then 20 ms.
-  const env = cleanEnv(path.join(dir, 'home'), { OPENAI_API_KEY: 'sk-test-retries-0123456789', MINICODE_RETRY_BACKOFF_MS: '0' });
+  const env = cleanEnv(path.join(dir, 'home'), {
+    OPENAI_API_KEY: 'sk-test-retries-0123456789',
+    MINICODE_RETRY_BACKOFF_MS: '0',
+  });
   const result = await runCli([...args, '--retry-backoff', '10'], { cwd: dir, env, timeoutMs: 90_000 });
   return { result, out, seen, dir };
 }

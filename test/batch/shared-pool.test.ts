@@ -39,8 +39,17 @@ afterAll(async () => {
 const hasProc = fs.existsSync('/proc/self/task');
 const osThreads = (): number => (hasProc ? fs.readdirSync('/proc/self/task').length : 0);
 
-async function batchOf(n: number, prefix: string, w: ReturnType<typeof makeWorkdir>, setup: LineSetup, store: EventStore, runners?: ReturnType<typeof createPoolRunners>) {
-  const lines = Array.from({ length: n }, (_, i) => JSON.stringify({ id: `${prefix}${i}`, prompt: `What does README.md say? (${i})` })).join('\n');
+async function batchOf(
+  n: number,
+  prefix: string,
+  w: ReturnType<typeof makeWorkdir>,
+  setup: LineSetup,
+  store: EventStore,
+  runners?: ReturnType<typeof createPoolRunners>,
+) {
+  const lines = Array.from({ length: n }, (_, i) =>
+    JSON.stringify({ id: `${prefix}${i}`, prompt: `What does README.md say? (${i})` }),
+  ).join('\n');
   return runLocalBatch({
     inputPath: 'shared-pool',
     input: parseBatchInput(lines),
@@ -64,7 +73,12 @@ describe('one pool per process', () => {
     const server = await startReplayServer(CASSETTE, { order: 'by-turn', recordRequests: false });
     servers.push(server);
     const setup: LineSetup = {
-      provider: providerSettings({ format, model: cassette.manifest.model ?? 'replay', baseUrl: baseUrlForOrigin(format, server.origin), apiKey: 'replay' }),
+      provider: providerSettings({
+        format,
+        model: cassette.manifest.model ?? 'replay',
+        baseUrl: baseUrlForOrigin(format, server.origin),
+        apiKey: 'replay',
+      }),
       limits: runLimits(),
       environment: toolEnvironment(process.cwd()),
       prompting: promptSettings(),
@@ -91,7 +105,10 @@ describe('one pool per process', () => {
     };
     const sampler = setInterval(sample, 5);
     const large = transcript(60, { resultChars: 6_000 }); // ~400 Ki chars, folded through the pool
-    const [summary, folded] = await Promise.all([batchOf(40, 'p', w, setup, store, runners), compactInPool(large, { keepRecentUnits: 2 })]);
+    const [summary, folded] = await Promise.all([
+      batchOf(40, 'p', w, setup, store, runners),
+      compactInPool(large, { keepRecentUnits: 2 }),
+    ]);
     sample();
     clearInterval(sampler);
     const lags = await runners.close();

@@ -28,15 +28,38 @@ describe('batch lines with their own system prompt, instructions and output sche
       { id: 'c', prompt: 'grade it', instructions: 'INLINE RULES', outputSchema: schema },
     ];
     fs.writeFileSync(path.join(dir, 'in.jsonl'), `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`);
-    const turns = [{ text: 'a done' }, { text: 'b done' }, { calls: [{ id: 'call_c1', name: 'submit_result', args: { verdict: 'pass' } }] }, { text: 'c done' }];
-    const server = await startReplayServer(turns.map((t, i) => streamOk(turnBody('openai-chat', t, i + 1), contentTypeOf('openai-chat'))));
+    const turns = [
+      { text: 'a done' },
+      { text: 'b done' },
+      { calls: [{ id: 'call_c1', name: 'submit_result', args: { verdict: 'pass' } }] },
+      { text: 'c done' },
+    ];
+    const server = await startReplayServer(
+      turns.map((t, i) => streamOk(turnBody('openai-chat', t, i + 1), contentTypeOf('openai-chat'))),
+    );
     servers.push(server);
     const out = path.join(dir, 'out');
     const env = cleanEnv(tempDir('minicode-home-'));
-    const r = await runCli(['batch', path.join(dir, 'in.jsonl'), '--out', out, '--concurrency', '1', '--provider', 'openai-chat', '--model', 'gpt-4.1-mini', '--base-url', `${server.origin}/v1`], {
-      env,
-      cwd: dir,
-    });
+    const r = await runCli(
+      [
+        'batch',
+        path.join(dir, 'in.jsonl'),
+        '--out',
+        out,
+        '--concurrency',
+        '1',
+        '--provider',
+        'openai-chat',
+        '--model',
+        'gpt-4.1-mini',
+        '--base-url',
+        `${server.origin}/v1`,
+      ],
+      {
+        env,
+        cwd: dir,
+      },
+    );
     expect(r.code, r.stderr).toBe(0);
     const bodies = server.requests.map((q) => JSON.parse(q.body));
     const system = (i: number): string => bodies[i].messages[0].content;
@@ -46,7 +69,9 @@ describe('batch lines with their own system prompt, instructions and output sche
     expect(system(1)).not.toContain('FOLDER RULES');
     expect(system(2)).toContain('INLINE RULES');
     expect(system(2)).not.toContain('FOLDER RULES');
-    expect(bodies[2].tools.find((t: any) => t.function.name === 'submit_result').function.parameters).toMatchObject({ required: ['verdict'] });
+    expect(bodies[2].tools.find((t: any) => t.function.name === 'submit_result').function.parameters).toMatchObject({
+      required: ['verdict'],
+    });
     const records = readRecords(out);
     const byId = new Map(records.map((rec) => [rec.id, rec]));
     expect(byId.get('a')!.systemPromptDigest).toBe(sha256Of(system(0)));
@@ -55,18 +80,36 @@ describe('batch lines with their own system prompt, instructions and output sche
 
     const report = await runCli(['batch', 'report', out, '--compare', out], { env, cwd: dir });
     expect(report.code, report.stderr).toBe(0);
-    for (const rec of records) expect(report.stdout).toContain(`| A | ${(rec.systemPromptDigest as string).slice(7, 19)} | 1 | 1 |`);
+    for (const rec of records)
+      expect(report.stdout).toContain(`| A | ${(rec.systemPromptDigest as string).slice(7, 19)} | 1 | 1 |`);
     expect(fs.readFileSync(path.join(out, 'report.html'), 'utf8')).toContain('By system prompt');
   });
 
   it('a line with a bad outputSchema is its own error record, MINICODE_E_OUTPUT_SCHEMA', async () => {
     const dir = tempDir('minicode-batch-steer-');
-    fs.writeFileSync(path.join(dir, 'in.jsonl'), `${JSON.stringify({ id: 'x', prompt: 'go', outputSchema: { type: 'string' } })}\n`);
+    fs.writeFileSync(
+      path.join(dir, 'in.jsonl'),
+      `${JSON.stringify({ id: 'x', prompt: 'go', outputSchema: { type: 'string' } })}\n`,
+    );
     const out = path.join(dir, 'out');
-    const r = await runCli(['batch', path.join(dir, 'in.jsonl'), '--out', out, '--provider', 'openai-chat', '--model', 'gpt-4.1-mini', '--base-url', 'http://127.0.0.1:9/v1'], {
-      env: cleanEnv(tempDir('minicode-home-')),
-      cwd: dir,
-    });
+    const r = await runCli(
+      [
+        'batch',
+        path.join(dir, 'in.jsonl'),
+        '--out',
+        out,
+        '--provider',
+        'openai-chat',
+        '--model',
+        'gpt-4.1-mini',
+        '--base-url',
+        'http://127.0.0.1:9/v1',
+      ],
+      {
+        env: cleanEnv(tempDir('minicode-home-')),
+        cwd: dir,
+      },
+    );
     expect(r.code).not.toBe(0);
     expect(readRecords(out, 'errors.jsonl')[0]).toMatchObject({ id: 'x', error: { code: 'MINICODE_E_OUTPUT_SCHEMA' } });
   });

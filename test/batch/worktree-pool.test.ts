@@ -57,10 +57,21 @@ function worktrees(repo: string): string[] {
     .filter((l) => l.startsWith('worktree '));
 }
 
-const result = (line: BatchLine): BatchRecord => ({ kind: 'result', id: line.id, line: line.line, outcome: 'completed', reason: 'completed', finalText: '' });
+const result = (line: BatchLine): BatchRecord => ({
+  kind: 'result',
+  id: line.id,
+  line: line.line,
+  outcome: 'completed',
+  reason: 'completed',
+  finalText: '',
+});
 
 /** Run one line whose run is `act(cwd)`; the record and the cwd it ran in. */
-async function runOne(context: HarnessContext, id: string, act: (cwd: string) => void): Promise<{ record: BatchRecord; cwd: string }> {
+async function runOne(
+  context: HarnessContext,
+  id: string,
+  act: (cwd: string) => void,
+): Promise<{ record: BatchRecord; cwd: string }> {
   let cwd = '';
   const record = await runIsolated({ id, line: 1, prompt: 'p' }, context, async (line) => {
     cwd = line.cwd!;
@@ -99,7 +110,8 @@ describe('the batch pool of worktrees', () => {
       git(cwd, '-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-qm', 'line one');
     });
     const patchOne = patchOf(w.out, one.record);
-    for (const file of ['src/a.ts', 'src/lib/b.ts', 'src/new/c.ts', 'COMMITTED.md']) expect(patchOne).toContain(`diff --git a/${file} b/${file}`);
+    for (const file of ['src/a.ts', 'src/lib/b.ts', 'src/new/c.ts', 'COMMITTED.md'])
+      expect(patchOne).toContain(`diff --git a/${file} b/${file}`);
     expect(patchOne).not.toContain('node_modules');
     expect(patchOne).not.toContain('build.log');
 
@@ -127,7 +139,14 @@ describe('the batch pool of worktrees', () => {
 
   it('moves a free worktree to a later commit of the same repository and brings each line the dirty state of its start with --isolate-dirty', async () => {
     const w = scratch();
-    const context: HarnessContext = { isolate: 'worktree', isolateDirty: true, outDir: w.out, baseDir: w.repo, cwd: w.repo, poolSize: 1 };
+    const context: HarnessContext = {
+      isolate: 'worktree',
+      isolateDirty: true,
+      outDir: w.out,
+      baseDir: w.repo,
+      cwd: w.repo,
+      poolSize: 1,
+    };
     fs.appendFileSync(path.join(w.repo, 'README.md'), 'uncommitted\n');
     fs.writeFileSync(path.join(w.repo, 'notes.txt'), 'untracked\n');
     const status = git(w.repo, 'status', '--porcelain');
@@ -160,7 +179,14 @@ describe('the batch pool of worktrees', () => {
 
   it('never pools a kept workspace: each line keeps its own worktree', async () => {
     const w = scratch();
-    const context: HarnessContext = { isolate: 'worktree', keepWorkspaces: true, outDir: w.out, baseDir: w.repo, cwd: w.repo, poolSize: 4 };
+    const context: HarnessContext = {
+      isolate: 'worktree',
+      keepWorkspaces: true,
+      outDir: w.out,
+      baseDir: w.repo,
+      cwd: w.repo,
+      poolSize: 4,
+    };
     const one = await runOne(context, 'one', (cwd) => fs.writeFileSync(path.join(cwd, 'x.txt'), 'one\n'));
     const two = await runOne(context, 'two', (cwd) => expect(fs.existsSync(path.join(cwd, 'x.txt'))).toBe(false));
     expect(one.record.workspace).toBeDefined();
@@ -175,7 +201,13 @@ describe('the batch pool of worktrees', () => {
     const a = scratch();
     const b = scratch();
     const out = path.join(a.dir, 'out');
-    const context = (repo: string): HarnessContext => ({ isolate: 'worktree', outDir: out, baseDir: repo, cwd: repo, poolSize: 1 });
+    const context = (repo: string): HarnessContext => ({
+      isolate: 'worktree',
+      outDir: out,
+      baseDir: repo,
+      cwd: repo,
+      poolSize: 1,
+    });
     await runOne(context(a.repo), 'a', () => undefined);
     expect(worktrees(a.repo)).toHaveLength(2);
     await runOne(context(b.repo), 'b', () => undefined);

@@ -14,7 +14,13 @@ const j = (v) => JSON.stringify(v);
 
 /** One Anthropic streamed response: optional text (or the turn's `textPieces`), then tool_use blocks. */
 function body(turn, n) {
-  return anthropicEvents(turn, { messageId: `msg_acp${n}`, model: MODEL, inputTokens: 300 + 50 * n, outputTokens: 20 + 5 * n, textPieces: turn.textPieces }).join('');
+  return anthropicEvents(turn, {
+    messageId: `msg_acp${n}`,
+    model: MODEL,
+    inputTokens: 300 + 50 * n,
+    outputTokens: 20 + 5 * n,
+    textPieces: turn.textPieces,
+  }).join('');
 }
 
 /**
@@ -38,33 +44,59 @@ function write(name, description, turns) {
   turns.forEach((turn, i) => {
     const text = body(turn, i + 1);
     const chunks = turn.slow ? slowChunks(text, turn.textPieces[0], turn.slow.slices, turn.slow.delayMs) : undefined;
-    writeExchange(dir, i + 1, { requestPath: '/v1/messages', contentType: 'text/event-stream; charset=utf-8', ext: 'sse', body: text, chunks });
+    writeExchange(dir, i + 1, {
+      requestPath: '/v1/messages',
+      contentType: 'text/event-stream; charset=utf-8',
+      ext: 'sse',
+      body: text,
+      chunks,
+    });
   });
 }
 
 // The conformance session (one `minicode acp` process, two sessions, requests in this order).
-write('acp-conformance', 'Hand-made ACP conformance run: bash allowed, bash rejected, an edit, a slow stream to cancel beside a second session, a turn after the cancel.', [
-  // S1 "run the greeting command" (ask mode): bash asks; the client allows.
-  { text: 'Running it.', calls: [{ id: 'toolu_acp_1', name: 'bash', args: { command: 'echo hello-from-acp' } }] },
-  { text: 'The command printed hello-from-acp.' },
-  // S1 "clean the build": bash asks; the client rejects.
-  { text: 'Cleaning up.', calls: [{ id: 'toolu_acp_2', name: 'bash', args: { command: 'rm -rf build' } }] },
-  { text: 'Understood, I did not run it.' },
-  // S1 "fix the greeting" (auto mode): edit reads and writes through the client.
-  { calls: [{ id: 'toolu_acp_3', name: 'edit', args: { path: 'greeting.txt', old_string: 'hello old world', new_string: 'hello new world' } }] },
-  { text: 'Edited greeting.txt.' },
-  // S1 "take your time": a slow stream, cancelled mid-turn (the rest would take 20 s).
-  { text: 'Thinking about it slowly and at length.', textPieces: ['Thinking about it ', 'slowly ', 'and ', 'at ', 'length.'], slow: { slices: 40, delayMs: 500 } },
-  // S2 "hello", answered while S1's slow stream is still open.
-  { text: 'Hello from the second session.' },
-  // S1 "are you still there?" after the cancel.
-  { text: 'Still here after the cancel.' },
-]);
+write(
+  'acp-conformance',
+  'Hand-made ACP conformance run: bash allowed, bash rejected, an edit, a slow stream to cancel beside a second session, a turn after the cancel.',
+  [
+    // S1 "run the greeting command" (ask mode): bash asks; the client allows.
+    { text: 'Running it.', calls: [{ id: 'toolu_acp_1', name: 'bash', args: { command: 'echo hello-from-acp' } }] },
+    { text: 'The command printed hello-from-acp.' },
+    // S1 "clean the build": bash asks; the client rejects.
+    { text: 'Cleaning up.', calls: [{ id: 'toolu_acp_2', name: 'bash', args: { command: 'rm -rf build' } }] },
+    { text: 'Understood, I did not run it.' },
+    // S1 "fix the greeting" (auto mode): edit reads and writes through the client.
+    {
+      calls: [
+        {
+          id: 'toolu_acp_3',
+          name: 'edit',
+          args: { path: 'greeting.txt', old_string: 'hello old world', new_string: 'hello new world' },
+        },
+      ],
+    },
+    { text: 'Edited greeting.txt.' },
+    // S1 "take your time": a slow stream, cancelled mid-turn (the rest would take 20 s).
+    {
+      text: 'Thinking about it slowly and at length.',
+      textPieces: ['Thinking about it ', 'slowly ', 'and ', 'at ', 'length.'],
+      slow: { slices: 40, delayMs: 500 },
+    },
+    // S2 "hello", answered while S1's slow stream is still open.
+    { text: 'Hello from the second session.' },
+    // S1 "are you still there?" after the cancel.
+    { text: 'Still here after the cancel.' },
+  ],
+);
 
 // A fresh process loads S1 from the store and continues it.
-write('acp-load', 'Hand-made: one answer for the turn after session/load.', [{ text: 'Welcome back; I remember the greeting fix.' }]);
+write('acp-load', 'Hand-made: one answer for the turn after session/load.', [
+  { text: 'Welcome back; I remember the greeting fix.' },
+]);
 
 // The malformed-input run: after the bad lines, one normal prompt.
-write('acp-malformed', 'Hand-made: one answer after the malformed input.', [{ text: 'Still serving after the bad input.' }]);
+write('acp-malformed', 'Hand-made: one answer after the malformed input.', [
+  { text: 'Still serving after the bad input.' },
+]);
 
 console.log('acp cassettes written');

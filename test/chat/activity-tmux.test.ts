@@ -17,7 +17,11 @@ const STALL = path.join(ROOT, 'test/cassettes/chat-stall');
 const ACTIVITY = /^([⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]) waiting for the model \((\d+)s · esc to interrupt\)$/m;
 
 /** Poll the screen until `accept` returns a value, or fail with the screen after `timeoutMs`. */
-async function until<T>(t: TmuxTerm, accept: (screen: string) => T | undefined, timeoutMs: number): Promise<{ screen: string; value: T }> {
+async function until<T>(
+  t: TmuxTerm,
+  accept: (screen: string) => T | undefined,
+  timeoutMs: number,
+): Promise<{ screen: string; value: T }> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const screen = t.capture();
@@ -79,7 +83,9 @@ describe.skipIf(!HAVE_TMUX).each([120, 60])('the activity line at %i columns', (
     const done = t.capture(true);
     expect(done).not.toMatch(/to interrupt\)/);
     // The call is one block: its header with outcome and duration, then the first and last rows of its output.
-    expect(done).toMatch(/^✓ bash\(printf 'row %s\\n' 1 2 3 4 5 6 7 8 9 10 11 12\) completed \S+ - exit 0\n {2}⎿ row 1\n {4}row 2\n {4}row 3\n {4}… \+7 lines\n {4}row 11\n {4}row 12$/m);
+    expect(done).toMatch(
+      /^✓ bash\(printf 'row %s\\n' 1 2 3 4 5 6 7 8 9 10 11 12\) completed \S+ - exit 0\n {2}⎿ row 1\n {4}row 2\n {4}row 3\n {4}… \+7 lines\n {4}row 11\n {4}row 12$/m,
+    );
     expect(done).not.toMatch(/toolu_|task-\d|approval-\d/);
     t.send('C-d');
     await t.waitFor('EXIT=0', { join: true });

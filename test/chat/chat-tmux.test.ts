@@ -47,7 +47,11 @@ describe.skipIf(!HAVE_TMUX)('minicode chat in a terminal', () => {
   let sessionId: string;
   const terms: TmuxTerm[] = [];
   const open = (args: string[], size: { cols: number; rows: number }, env: Record<string, string> = {}): TmuxTerm => {
-    const term = startTerm(['chat', '--provider', 'replay', '--cwd', project, ...args], { ...size, cwd: project, env: { MINICODE_HOME: home, TERM: 'xterm-256color', ...env } });
+    const term = startTerm(['chat', '--provider', 'replay', '--cwd', project, ...args], {
+      ...size,
+      cwd: project,
+      env: { MINICODE_HOME: home, TERM: 'xterm-256color', ...env },
+    });
     terms.push(term);
     return term;
   };
@@ -105,11 +109,23 @@ describe.skipIf(!HAVE_TMUX)('minicode chat in a terminal', () => {
     sessionId = sessionIdOf(end);
 
     const { events, summary } = await replay(home, sessionId);
-    expect(summary).toMatchObject({ ok: true, outcome: 'completed', sessionId, tools: { completed: 1, failed: 0, denied: 0, cancelled: 0 } });
+    expect(summary).toMatchObject({
+      ok: true,
+      outcome: 'completed',
+      sessionId,
+      tools: { completed: 1, failed: 0, denied: 0, cancelled: 0 },
+    });
     expect(events[0]).toMatchObject({ type: 'session.started', payload: { origin: 'chat', cwd: project } });
     const messages = events.filter((e) => e.type === 'assistant.message.completed').map((e) => e.payload.text);
-    expect(messages).toEqual(['Hello! I am minicode. Ask me about this project.', 'Let me read the README.', 'The README says this is the chat test project.']);
-    expect(events.filter((e) => e.type === 'user.message.received').map((e) => e.payload.text)).toEqual(['hi there', 'what is in the readme']);
+    expect(messages).toEqual([
+      'Hello! I am minicode. Ask me about this project.',
+      'Let me read the README.',
+      'The README says this is the chat test project.',
+    ]);
+    expect(events.filter((e) => e.type === 'user.message.received').map((e) => e.payload.text)).toEqual([
+      'hi there',
+      'what is in the readme',
+    ]);
     expect(events.filter((e) => e.type === 'session.ended')).toHaveLength(1);
   });
 
@@ -145,18 +161,30 @@ describe.skipIf(!HAVE_TMUX)('minicode chat in a terminal', () => {
     await t.waitFor('EXIT=0', { join: true });
 
     const { events, summary } = await replay(home, sessionId);
-    expect(summary).toMatchObject({ outcome: 'completed', tools: { completed: 2, denied: 1, failed: 0, cancelled: 0 } });
-    expect(events.filter((e) => e.type === 'user.approval.settled').map((e) => [e.payload.approvalId, e.payload.outcome])).toEqual([
+    expect(summary).toMatchObject({
+      outcome: 'completed',
+      tools: { completed: 2, denied: 1, failed: 0, cancelled: 0 },
+    });
+    expect(
+      events.filter((e) => e.type === 'user.approval.settled').map((e) => [e.payload.approvalId, e.payload.outcome]),
+    ).toEqual([
       ['approval-1', 'allow'],
       ['approval-2', 'deny'],
     ]);
-    const terminals = events.filter((e) => /^tool\.(completed|failed|denied|cancelled)$/.test(e.type)).map((e) => [e.payload.toolCallId, e.type]);
+    const terminals = events
+      .filter((e) => /^tool\.(completed|failed|denied|cancelled)$/.test(e.type))
+      .map((e) => [e.payload.toolCallId, e.type]);
     expect(terminals).toEqual([
       ['toolu_chat_read_1', 'tool.completed'],
       ['toolu_chat_bash_1', 'tool.completed'],
       ['toolu_chat_write_1', 'tool.denied'],
     ]);
-    expect(events.filter((e) => e.type === 'task.completed').map((e) => e.payload.taskId)).toEqual(['task-1', 'task-2', 'task-3', 'task-4']);
+    expect(events.filter((e) => e.type === 'task.completed').map((e) => e.payload.taskId)).toEqual([
+      'task-1',
+      'task-2',
+      'task-3',
+      'task-4',
+    ]);
   });
 
   it('aborts a streaming answer with Esc in a 40-column NO_COLOR window and goes on', async () => {

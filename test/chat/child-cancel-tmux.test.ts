@@ -38,7 +38,20 @@ describe.skipIf(!HAVE_TMUX)('Esc while a child session runs in minicode chat', (
     provider = await startScriptedProvider((request) => {
       if (promptOf(request) === CHILD_PROMPT) return 'hang';
       if (promptOf(request, 'last') === PARENT_PROMPT)
-        return { text: '', toolCalls: [{ id: 'call_task', name: 'task', argumentsText: JSON.stringify({ description: 'look around', prompt: CHILD_PROMPT, subagent_type: 'explore' }) }] };
+        return {
+          text: '',
+          toolCalls: [
+            {
+              id: 'call_task',
+              name: 'task',
+              argumentsText: JSON.stringify({
+                description: 'look around',
+                prompt: CHILD_PROMPT,
+                subagent_type: 'explore',
+              }),
+            },
+          ],
+        };
       return { text: 'Still here after the stop.' };
     });
     const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-chat-child-cancel-')));
@@ -47,12 +60,27 @@ describe.skipIf(!HAVE_TMUX)('Esc while a child session runs in minicode chat', (
     fs.mkdirSync(home);
     fs.mkdirSync(project);
     const env = { MINICODE_HOME: home, TERM: 'xterm-256color', OPENAI_API_KEY: 'sk-test-chat-child-cancel-0123' };
-    const t = startTerm(['chat', '--provider', 'openai-chat', '--model', 'gpt-4.1', '--base-url', provider.settings.baseUrl, '--sandbox', 'off', '--cwd', project], {
-      cols: 100,
-      rows: 40,
-      cwd: project,
-      env,
-    });
+    const t = startTerm(
+      [
+        'chat',
+        '--provider',
+        'openai-chat',
+        '--model',
+        'gpt-4.1',
+        '--base-url',
+        provider.settings.baseUrl,
+        '--sandbox',
+        'off',
+        '--cwd',
+        project,
+      ],
+      {
+        cols: 100,
+        rows: 40,
+        cwd: project,
+        env,
+      },
+    );
     terms.push(t);
     await t.waitFor('New session');
     t.type(PARENT_PROMPT);
@@ -83,7 +111,11 @@ describe.skipIf(!HAVE_TMUX)('Esc while a child session runs in minicode chat', (
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l) as { type: string; payload: Record<string, unknown> });
-    expect(events.find((e) => e.type === 'task.cancelled')?.payload).toMatchObject({ reason: 'aborted', cause: 'parent-cancel', message: 'stopped with Esc' });
+    expect(events.find((e) => e.type === 'task.cancelled')?.payload).toMatchObject({
+      reason: 'aborted',
+      cause: 'parent-cancel',
+      message: 'stopped with Esc',
+    });
     expect(events.find((e) => e.type === 'session.ended')?.payload).toMatchObject({ outcome: 'cancelled' });
   }, 90_000);
 });

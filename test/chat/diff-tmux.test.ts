@@ -35,8 +35,15 @@ describe.skipIf(!HAVE_TMUX)('an edit in minicode chat', () => {
       const project = path.join(dir, 'project');
       fs.mkdirSync(project, { recursive: true });
       fs.writeFileSync(path.join(project, 'greet.js'), GREET);
-      const env: Record<string, string> = { MINICODE_HOME: home, TERM: 'xterm-256color', ...(noColor ? { NO_COLOR: '1' } : {}) };
-      const t = startTerm(['chat', '--provider', 'replay', '--cwd', project, '--cassette', path.join(ROOT, 'test/cassettes/chat-edit')], { cols, rows: 40, cwd: project, env });
+      const env: Record<string, string> = {
+        MINICODE_HOME: home,
+        TERM: 'xterm-256color',
+        ...(noColor ? { NO_COLOR: '1' } : {}),
+      };
+      const t = startTerm(
+        ['chat', '--provider', 'replay', '--cwd', project, '--cassette', path.join(ROOT, 'test/cassettes/chat-edit')],
+        { cols, rows: 40, cwd: project, env },
+      );
       terms.push(t);
       await t.waitFor('New session');
       t.type('fix the greeting');
@@ -68,7 +75,9 @@ describe.skipIf(!HAVE_TMUX)('an edit in minicode chat', () => {
 
       const replayed = await runCli(['replay', id, '--linear'], { env: { MINICODE_HOME: home } });
       expect(replayed.code).toBe(0);
-      expect(replayed.stdout).toContain(`files: modify greet.js (+1 -1)\n  @@ -1,5 +1,5 @@\n   function greet(name) {\n  ${REMOVED}\n  ${ADDED}\n`);
+      expect(replayed.stdout).toContain(
+        `files: modify greet.js (+1 -1)\n  @@ -1,5 +1,5 @@\n   function greet(name) {\n  ${REMOVED}\n  ${ADDED}\n`,
+      );
     });
   }
 });

@@ -6,7 +6,8 @@ import { isCommand } from '../../lib/chat/commands.js';
 import { layoutArea } from '../../lib/chat/prompt-area.js';
 
 const type = (e: Editor, text: string): Editor => applyKey(e, { kind: 'insert', text });
-const keys = (e: Editor, ...ks: EditKey['kind'][]): Editor => ks.reduce((x, k) => applyKey(x, { kind: k } as EditKey), e);
+const keys = (e: Editor, ...ks: EditKey['kind'][]): Editor =>
+  ks.reduce((x, k) => applyKey(x, { kind: k } as EditKey), e);
 
 describe('the line editor', () => {
   it('continues a line ending in a backslash and submits the whole text on Enter', () => {
@@ -60,10 +61,21 @@ describe('the key decoder', () => {
 });
 
 describe('the footer and /status', () => {
-  const observed = { contextTokens: 1234, anchored: true, windowTokens: 200_000, usage: { inputTokens: 3600, outputTokens: 174 }, costUsd: 0.0134, model: 'claude-sonnet-4-5' };
+  const observed = {
+    contextTokens: 1234,
+    anchored: true,
+    windowTokens: 200_000,
+    usage: { inputTokens: 3600, outputTokens: 174 },
+    costUsd: 0.0134,
+    model: 'claude-sonnet-4-5',
+  };
 
   it('keep the context window and spend on separate labelled lines, unknown as unknown', () => {
-    expect(footerLines(observed, 80)).toEqual(['Context: ~1,234 of 200,000 tokens (1%)', 'Spend: 3,600 in, 174 out, $0.0134 est. · Budget: none', 'Model: claude-sonnet-4-5']);
+    expect(footerLines(observed, 80)).toEqual([
+      'Context: ~1,234 of 200,000 tokens (1%)',
+      'Spend: 3,600 in, 174 out, $0.0134 est. · Budget: none',
+      'Model: claude-sonnet-4-5',
+    ]);
     expect(footerLines({ ...observed, usage: {}, costUsd: undefined } as never, 39)).toEqual([
       'Context: ~1,234 of 200,000 tokens (1%)',
       'Spend: unknown in, unknown out tokens',
@@ -71,14 +83,31 @@ describe('the footer and /status', () => {
       'Model: claude-sonnet-4-5',
     ]);
     const status = statusLines({ ...observed, budget: { limitUsd: 0.01 } });
-    expect(status.map((l) => l.split(':')[0])).toEqual(['Model', 'Context', expect.stringMatching(/^ +\(next request/), 'Input', 'Output', 'Total', 'Cache', 'Cost', 'Budget', 'Sandbox']);
+    expect(status.map((l) => l.split(':')[0])).toEqual([
+      'Model',
+      'Context',
+      expect.stringMatching(/^ +\(next request/),
+      'Input',
+      'Output',
+      'Total',
+      'Cache',
+      'Cost',
+      'Budget',
+      'Sandbox',
+    ]);
     expect(status[6]).toBe('Cache:   unknown - provider usage, session');
-    expect(statusLines({ ...observed, cacheHitRatio: 0.8 })[6]).toBe('Cache:   80% of input read from cache - provider usage, session');
+    expect(statusLines({ ...observed, cacheHitRatio: 0.8 })[6]).toBe(
+      'Cache:   80% of input read from cache - provider usage, session',
+    );
     expect(status[8]).toBe('Budget:  over (limit $0.0100)');
     // The sandbox is named, and its absence never silent.
     expect(status[9]).toBe('Sandbox: off (commands run unsandboxed)');
-    expect(statusLines({ ...observed, sandbox: { mode: 'workspace-write', network: false } })[9]).toBe('Sandbox: workspace-write, network off');
-    expect(footerLines({ ...observed, approvalMode: 'auto', sandbox: { mode: 'off', network: true } }, 80).at(-1)).toBe('Model: claude-sonnet-4-5 · approvals: auto · sandbox off');
+    expect(statusLines({ ...observed, sandbox: { mode: 'workspace-write', network: false } })[9]).toBe(
+      'Sandbox: workspace-write, network off',
+    );
+    expect(footerLines({ ...observed, approvalMode: 'auto', sandbox: { mode: 'off', network: true } }, 80).at(-1)).toBe(
+      'Model: claude-sonnet-4-5 · approvals: auto · sandbox off',
+    );
   });
 
   it('tells a slash command from a path', () => {

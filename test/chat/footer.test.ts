@@ -60,8 +60,18 @@ describe('a chat session whose prompts are read from the cache', () => {
     const store = openStore({ dir: path.join(dir, 'store') });
     const replay = await openReplayProvider(path.join(ROOT, 'test/cassettes/chat-cached'));
     try {
-      const provider = providerSettings({ format: replay.format, model: replay.model, baseUrl: replay.baseUrl, apiKey: replay.apiKey });
-      const session = createChatSession({ provider, limits: runLimits(), environment: toolEnvironment(dir, { policy: { mode: 'ask' }, env: {} }), store });
+      const provider = providerSettings({
+        format: replay.format,
+        model: replay.model,
+        baseUrl: replay.baseUrl,
+        apiKey: replay.apiKey,
+      });
+      const session = createChatSession({
+        provider,
+        limits: runLimits(),
+        environment: toolEnvironment(dir, { policy: { mode: 'ask' }, env: {} }),
+        store,
+      });
       const before = session.observed().contextTokens;
       await session.turn('hello', {});
       const first = session.observed();

@@ -27,8 +27,14 @@ function workspace(): { cwd: string; outside: string } {
 
 describe('chat images', () => {
   it('finds pasted image paths bare, quoted, with escaped spaces, as ~/ and file:// paths, and nothing in plain prose', () => {
-    expect(pastedImagePaths('look at \'/tmp/My Pictures/a b.png\' and "/tmp/c d.jpg"')).toEqual(['/tmp/My Pictures/a b.png', '/tmp/c d.jpg']);
-    expect(pastedImagePaths('here /tmp/x.webp and /tmp/My\\ Pictures/y.gif now')).toEqual(['/tmp/x.webp', '/tmp/My Pictures/y.gif']);
+    expect(pastedImagePaths('look at \'/tmp/My Pictures/a b.png\' and "/tmp/c d.jpg"')).toEqual([
+      '/tmp/My Pictures/a b.png',
+      '/tmp/c d.jpg',
+    ]);
+    expect(pastedImagePaths('here /tmp/x.webp and /tmp/My\\ Pictures/y.gif now')).toEqual([
+      '/tmp/x.webp',
+      '/tmp/My Pictures/y.gif',
+    ]);
     expect(pastedImagePaths('~/shots/z.jpeg and file:///tmp/w.png')).toEqual(['~/shots/z.jpeg', 'file:///tmp/w.png']);
     expect(pastedImagePaths('the logo.png in the repo, and /usr/bin/node')).toEqual([]);
   });

@@ -18,7 +18,8 @@ import { HAVE_TMUX, quitChat, startTerm, turnsDone, type TmuxTerm } from './tmux
 if (!HAVE_TMUX) console.warn('skipping chat image tmux tests: tmux is not installed (apt-get install -y tmux)');
 
 type Part = { type: string; text?: string; image_url?: { url: string } };
-const lastUser = (messages: { role: string; content?: unknown }[]): Part[] | string | undefined => messages.filter((m) => m.role === 'user').at(-1)?.content as Part[] | string | undefined;
+const lastUser = (messages: { role: string; content?: unknown }[]): Part[] | string | undefined =>
+  messages.filter((m) => m.role === 'user').at(-1)?.content as Part[] | string | undefined;
 
 describe.skipIf(!HAVE_TMUX)('images in minicode chat', () => {
   let provider: ScriptedProvider | undefined;
@@ -40,8 +41,25 @@ describe.skipIf(!HAVE_TMUX)('images in minicode chat', () => {
     const screen = png(16, 9);
     fs.writeFileSync(path.join(project, 'shot.png'), shot);
     fs.writeFileSync(path.join(pictures, 'screen.png'), screen);
-    const env = { MINICODE_HOME: home, HOME: home, TERM: 'xterm-256color', OPENAI_API_KEY: 'sk-test-chat-images-0123456789' };
-    const args = ['chat', '--provider', 'openai-chat', '--model', 'gpt-4.1', '--base-url', provider.settings.baseUrl, '--sandbox', 'off', '--cwd', project];
+    const env = {
+      MINICODE_HOME: home,
+      HOME: home,
+      TERM: 'xterm-256color',
+      OPENAI_API_KEY: 'sk-test-chat-images-0123456789',
+    };
+    const args = [
+      'chat',
+      '--provider',
+      'openai-chat',
+      '--model',
+      'gpt-4.1',
+      '--base-url',
+      provider.settings.baseUrl,
+      '--sandbox',
+      'off',
+      '--cwd',
+      project,
+    ];
     const t = startTerm(args, { cols: 100, rows: 40, cwd: project, env });
     terms.push(t);
     await t.waitFor('New session');

@@ -32,12 +32,15 @@ describe.skipIf(!HAVE_TMUX)('the chat prompt in a terminal', () => {
   let home: string;
   let project: string;
   const open = (cols: number, env: Record<string, string> = {}): TmuxTerm => {
-    const t = startTerm(['chat', '--provider', 'replay', '--cwd', project, '--cassette', path.join(ROOT, 'test/cassettes/chat-two-turn')], {
-      cols,
-      rows: 40,
-      cwd: project,
-      env: { MINICODE_HOME: home, TERM: 'xterm-256color', ...env },
-    });
+    const t = startTerm(
+      ['chat', '--provider', 'replay', '--cwd', project, '--cassette', path.join(ROOT, 'test/cassettes/chat-two-turn')],
+      {
+        cols,
+        rows: 40,
+        cwd: project,
+        env: { MINICODE_HOME: home, TERM: 'xterm-256color', ...env },
+      },
+    );
     terms.push(t);
     return t;
   };
@@ -85,7 +88,10 @@ describe.skipIf(!HAVE_TMUX)('the chat prompt in a terminal', () => {
     await quitChat(t);
     const end = await t.waitFor('EXIT=0', { join: true });
     const prompts = await sentPrompts(home, end);
-    expect(prompts).toEqual(['explain @src/greet.js and @.env\n\n<file path="src/greet.js">\nmodule.exports = (n) => `hi ${n}`;\n</file>', 'first pasted line\nsecond pasted line\nthird pasted line']);
+    expect(prompts).toEqual([
+      'explain @src/greet.js and @.env\n\n<file path="src/greet.js">\nmodule.exports = (n) => `hi ${n}`;\n</file>',
+      'first pasted line\nsecond pasted line\nthird pasted line',
+    ]);
   });
 
   it('searches the persisted history with Ctrl+R and sends a !command output with the next message (40 columns, NO_COLOR)', async () => {
@@ -117,7 +123,9 @@ describe.skipIf(!HAVE_TMUX)('the chat prompt in a terminal', () => {
     expect(t.capture()).not.toContain('\u001b');
     await quitChat(t);
     const end = await t.waitFor('EXIT=0', { join: true });
-    expect(await sentPrompts(home, end)).toEqual(['what now\n\n<shell command="echo from-shell" exit="0">\nfrom-shell\n</shell>']);
+    expect(await sentPrompts(home, end)).toEqual([
+      'what now\n\n<shell command="echo from-shell" exit="0">\nfrom-shell\n</shell>',
+    ]);
   });
 
   it('lists a file name with an escape sequence as visible text, never as a sequence', async () => {

@@ -41,7 +41,12 @@ describe.skipIf(!HAVE_TMUX)('the keys and commands of the chat prompt', () => {
   let home: string;
   let project: string;
   const open = (args: string[], env: Record<string, string> = {}, cols = 100): TmuxTerm => {
-    const t = startTerm(['chat', '--cwd', project, ...args], { cols, rows: 40, cwd: project, env: { MINICODE_HOME: home, TERM: 'xterm-256color', ...env } });
+    const t = startTerm(['chat', '--cwd', project, ...args], {
+      cols,
+      rows: 40,
+      cwd: project,
+      env: { MINICODE_HOME: home, TERM: 'xterm-256color', ...env },
+    });
     terms.push(t);
     return t;
   };

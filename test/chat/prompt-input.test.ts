@@ -87,7 +87,9 @@ describe('attachments', () => {
     const files = new Set(await createWorkspaceFiles(dir).list());
     const r = await attachFiles('fix @src/greet.js with @.env @link.txt @bin.dat @../x @nope.js', dir, files);
     expect(r.files).toEqual(['src/greet.js']);
-    expect(r.prompt).toBe('fix @src/greet.js with @.env @link.txt @bin.dat @../x @nope.js\n\n<file path="src/greet.js">\nmodule.exports = (n) => `hi ${n}`;\n</file>');
+    expect(r.prompt).toBe(
+      'fix @src/greet.js with @.env @link.txt @bin.dat @../x @nope.js\n\n<file path="src/greet.js">\nmodule.exports = (n) => `hi ${n}`;\n</file>',
+    );
     expect(r.skipped.map((s) => s.path)).toEqual(['.env', 'link.txt', 'bin.dat', '../x', 'nope.js']);
     expect(r.skipped.find((s) => s.path === 'bin.dat')!.reason).toBe('binary file');
     expect(r.prompt).not.toContain('sk-live');
@@ -113,7 +115,9 @@ describe('attachments', () => {
     const extras = createPromptExtras({ cwd: dir, env: { MINICODE_HOME: home } });
     extras.keepShell(shellBlock('ls', '0', 'README.md\n'));
     const first = await extras.expand('look at @README.md and @.env');
-    expect(first.prompt).toBe('look at @README.md and @.env\n\n<file path="README.md">\n# readme\n</file>\n\n<shell command="ls" exit="0">\nREADME.md\n</shell>');
+    expect(first.prompt).toBe(
+      'look at @README.md and @.env\n\n<file path="README.md">\n# readme\n</file>\n\n<shell command="ls" exit="0">\nREADME.md\n</shell>',
+    );
     expect(first.notes).toEqual(['  not attached @.env: not a workspace file (or ignored by .gitignore)']);
     // Kept output goes with one message only.
     expect((await extras.expand('again')).prompt).toBe('again');
@@ -163,11 +167,14 @@ describe('!command', () => {
   it('runs in the workspace without credential variables and keeps its scrubbed output', async () => {
     const dir = workspace();
     const env = { PATH: process.env.PATH, HOME: dir, ANTHROPIC_API_KEY: 'sk-ant-api03-abcdefghijklmnopqrstuvwx' };
-    const r = await runShellCommand('pwd; echo "key=${ANTHROPIC_API_KEY:-absent}"; echo sk-ant-api03-abcdefghijklmnopqrstuvwx', {
-      cwd: dir,
-      env,
-      signal: new AbortController().signal,
-    });
+    const r = await runShellCommand(
+      'pwd; echo "key=${ANTHROPIC_API_KEY:-absent}"; echo sk-ant-api03-abcdefghijklmnopqrstuvwx',
+      {
+        cwd: dir,
+        env,
+        signal: new AbortController().signal,
+      },
+    );
     expect(r.lines[0]).toBe(`  ${fs.realpathSync(dir)}`);
     expect(r.lines).toContain('  key=absent');
     expect(r.lines.join('\n')).not.toContain('sk-ant-api03-abcdefghijklmnopqrstuvwx');

@@ -21,19 +21,23 @@ afterAll(() => {
 /** Poll the cursor until it is at column `x` (or the deadline passes); returns where it is. */
 async function cursorAt(t: TmuxTerm, x: number): Promise<{ x: number; y: number }> {
   let at = t.cursor();
-  for (const deadline = Date.now() + 10_000; at.x !== x && Date.now() < deadline; at = t.cursor()) await new Promise((r) => setTimeout(r, 50));
+  for (const deadline = Date.now() + 10_000; at.x !== x && Date.now() < deadline; at = t.cursor())
+    await new Promise((r) => setTimeout(r, 50));
   return at;
 }
 
 describe.skipIf(!HAVE_TMUX)('the chat prompt with wide characters (tmux)', () => {
   it('puts the cursor after the typed emoji and CJK text, and a typed letter lands at the end', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-chat-wide-'));
-    const t = startTerm(['chat', '--provider', 'replay', '--cassette', path.join(ROOT, 'test/cassettes/chat-two-turn'), '--cwd', dir], {
-      cols: 60,
-      rows: 20,
-      cwd: dir,
-      env: { MINICODE_HOME: path.join(dir, 'home'), TERM: 'xterm-256color', LANG: 'C.UTF-8' },
-    });
+    const t = startTerm(
+      ['chat', '--provider', 'replay', '--cassette', path.join(ROOT, 'test/cassettes/chat-two-turn'), '--cwd', dir],
+      {
+        cols: 60,
+        rows: 20,
+        cwd: dir,
+        env: { MINICODE_HOME: path.join(dir, 'home'), TERM: 'xterm-256color', LANG: 'C.UTF-8' },
+      },
+    );
     terms.push(t);
     await t.waitFor('New session');
     t.type('🚀✅⌛漢字');

@@ -20,14 +20,30 @@ import { ROOT } from '../helpers/cli.js';
 
 const LONG_PROMPT = `${'please keep this long request in mind: '.repeat(12)}thanks`;
 
-async function withSession<T>(run: (s: { session: ReturnType<typeof createChatSession>; store: ReturnType<typeof openStore>; requests: () => string[] }) => Promise<T>): Promise<T> {
+async function withSession<T>(
+  run: (s: {
+    session: ReturnType<typeof createChatSession>;
+    store: ReturnType<typeof openStore>;
+    requests: () => string[];
+  }) => Promise<T>,
+): Promise<T> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-chat-commands-'));
   fs.writeFileSync(path.join(dir, 'README.md'), '# chat test project\n');
   const store = openStore({ dir: path.join(dir, 'store') });
   const replay = await openReplayProvider(path.join(ROOT, 'test/cassettes/chat-two-turn'));
   try {
-    const provider = providerSettings({ format: replay.format, model: replay.model, baseUrl: replay.baseUrl, apiKey: replay.apiKey });
-    const session = createChatSession({ provider, limits: runLimits(), environment: toolEnvironment(dir, { policy: { mode: 'ask' }, env: {} }), store });
+    const provider = providerSettings({
+      format: replay.format,
+      model: replay.model,
+      baseUrl: replay.baseUrl,
+      apiKey: replay.apiKey,
+    });
+    const session = createChatSession({
+      provider,
+      limits: runLimits(),
+      environment: toolEnvironment(dir, { policy: { mode: 'ask' }, env: {} }),
+      store,
+    });
     return await run({ session, store, requests: () => replay.server.requests.map((r) => r.body.toString('utf8')) });
   } finally {
     await replay.close();
@@ -47,14 +63,24 @@ describe('/compact', () => {
       expect(first.role === 'user' && first.text.length).toBeLessThan(LONG_PROMPT.length);
       const events = store.readSession(session.sessionId!);
       const compacted = events.filter((e) => e.type === 'context.compacted');
-      expect(compacted.map((e) => e.payload)).toEqual([{ reason: 'manual', strategy: 'mechanical', beforeTokens: fold.beforeTokens, afterTokens: fold.afterTokens, removedMessages: 0 }]);
+      expect(compacted.map((e) => e.payload)).toEqual([
+        {
+          reason: 'manual',
+          strategy: 'mechanical',
+          beforeTokens: fold.beforeTokens,
+          afterTokens: fold.afterTokens,
+          removedMessages: 0,
+        },
+      ]);
       // The sequence goes on after the stored event: the next turn and the end follow it.
       await session.turn('and now?', {});
       await session.close();
       const after = store.readSession(session.sessionId!);
       const seqs = after.map((e) => e.seq);
       for (let i = 1; i < seqs.length; i++) expect(seqs[i]).toBeGreaterThan(seqs[i - 1]!);
-      expect(after.findIndex((e) => e.type === 'context.compacted')).toBeLessThan(after.findLastIndex((e) => e.type === 'user.message.received'));
+      expect(after.findIndex((e) => e.type === 'context.compacted')).toBeLessThan(
+        after.findLastIndex((e) => e.type === 'user.message.received'),
+      );
       const last = requests().at(-1)!;
       expect(last).toContain('chars folded by compaction');
       expect(last).not.toContain(LONG_PROMPT);
@@ -76,11 +102,21 @@ describe('a reopened session', () => {
       await session.turn('hi there', {});
       await session.close();
       const id = session.sessionId!;
-      expect(resumeFlags({ baseUrl: 'http://127.0.0.1:1/v1' }, store, id, {})).toEqual({ baseUrl: 'http://127.0.0.1:1/v1', provider: 'anthropic', model: 'claude-sonnet-4-5' });
-      expect(resumeFlags({ model: 'claude-opus-4-1' }, store, id, {})).toEqual({ provider: 'anthropic', model: 'claude-opus-4-1' });
+      expect(resumeFlags({ baseUrl: 'http://127.0.0.1:1/v1' }, store, id, {})).toEqual({
+        baseUrl: 'http://127.0.0.1:1/v1',
+        provider: 'anthropic',
+        model: 'claude-sonnet-4-5',
+      });
+      expect(resumeFlags({ model: 'claude-opus-4-1' }, store, id, {})).toEqual({
+        provider: 'anthropic',
+        model: 'claude-opus-4-1',
+      });
       expect(resumeFlags({ provider: 'replay' }, store, id, {})).toEqual({ provider: 'replay' });
       expect(resumeFlags({}, store, id, { MINICODE_PROVIDER: 'gemini' })).toEqual({});
-      expect(resumeFlags({}, store, id, { MINICODE_PROVIDER: 'anthropic' })).toEqual({ provider: 'anthropic', model: 'claude-sonnet-4-5' });
+      expect(resumeFlags({}, store, id, { MINICODE_PROVIDER: 'anthropic' })).toEqual({
+        provider: 'anthropic',
+        model: 'claude-sonnet-4-5',
+      });
     });
   });
 });

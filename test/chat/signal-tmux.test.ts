@@ -111,7 +111,9 @@ describe.skipIf(!HAVE_TMUX)('minicode chat stopped by a signal', () => {
     await t.waitFor('Answer: y allow once');
     t.send('y');
     const pidFile = path.join(project, 'shell.pid');
-    const shellPid = await waitFor(() => fs.existsSync(pidFile) && Number(fs.readFileSync(pidFile, 'utf8').trim()), { what: 'the command to start' });
+    const shellPid = await waitFor(() => fs.existsSync(pidFile) && Number(fs.readFileSync(pidFile, 'utf8').trim()), {
+      what: 'the command to start',
+    });
     commands.push(shellPid);
     process.kill(t.pid(), 'SIGTERM');
     const screen = await t.waitFor('EXIT=130');
@@ -131,12 +133,15 @@ describe.skipIf(!HAVE_TMUX)('minicode chat stopped by a signal', () => {
 
   it('settles an exec run too when its window is closed', async () => {
     const { home, project } = fresh('exec');
-    const t = startTerm(['exec', 'count', '--provider', 'replay', '--cassette', cassette('chat-slow'), '--cwd', project], {
-      cols: 80,
-      rows: 24,
-      cwd: project,
-      env: { MINICODE_HOME: home, TERM: 'xterm-256color' },
-    });
+    const t = startTerm(
+      ['exec', 'count', '--provider', 'replay', '--cassette', cassette('chat-slow'), '--cwd', project],
+      {
+        cols: 80,
+        rows: 24,
+        cwd: project,
+        env: { MINICODE_HOME: home, TERM: 'xterm-256color' },
+      },
+    );
     terms.push(t);
     await t.waitFor('Counting slowly');
     await closeAndExpectCancelled(t, home);
@@ -144,7 +149,10 @@ describe.skipIf(!HAVE_TMUX)('minicode chat stopped by a signal', () => {
 
   it('settles a run of a native agent too when its window is closed', async () => {
     const { home, project } = fresh('native');
-    const agent = standIn(path.join(dir, 'native'), 'codex', { STAND_IN_REPLAY: path.join(NATIVE_STREAMS, 'codex-interrupted.jsonl'), STAND_IN_HANG: '1' });
+    const agent = standIn(path.join(dir, 'native'), 'codex', {
+      STAND_IN_REPLAY: path.join(NATIVE_STREAMS, 'codex-interrupted.jsonl'),
+      STAND_IN_HANG: '1',
+    });
     const t = startTerm(['run', '--agent', 'codex', 'count', '--no-checkpoint', '--cwd', project], {
       cols: 80,
       rows: 24,
@@ -177,7 +185,9 @@ describe.skipIf(!HAVE_TMUX)('minicode chat stopped by a signal', () => {
     expect(events.map((e) => e.type)).toContain('task.cancelled');
     expect(rebuild(events).anomalies).toEqual([]);
     // 130, not 134: Node's exit does not abort on restoring the hung-up terminal's mode.
-    const code = await waitFor(() => fs.existsSync(exitFile) && fs.readFileSync(exitFile, 'utf8').trim(), { what: 'the exit code' });
+    const code = await waitFor(() => fs.existsSync(exitFile) && fs.readFileSync(exitFile, 'utf8').trim(), {
+      what: 'the exit code',
+    });
     expect(code).toBe('130');
   });
 });

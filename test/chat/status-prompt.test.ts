@@ -30,7 +30,13 @@ describe('/status', () => {
     fs.writeFileSync(path.join(root, 'AGENTS.md'), 'run the tests\n');
     fs.mkdirSync(path.join(root, 'pkg\u001b[31m'));
     fs.writeFileSync(path.join(root, 'pkg\u001b[31m', 'CLAUDE.md'), 'pkg rules\n');
-    const recipe: PromptRecipe = { base: undefined, append: 'Be brief.', instructions: 'discover', fallbackFiles: undefined, userDir: undefined };
+    const recipe: PromptRecipe = {
+      base: undefined,
+      append: 'Be brief.',
+      instructions: 'discover',
+      fallbackFiles: undefined,
+      userDir: undefined,
+    };
     const prompting = promptSettings({ recipe, system: systemPromptFor(recipe, path.join(root, 'pkg\u001b[31m')) });
     const store = openStore({ dir: path.join(root, '.store') });
     try {
@@ -53,6 +59,9 @@ describe('/status', () => {
     } finally {
       await store.close();
     }
-    expect(promptLines(promptSettings())).toEqual([`System:  ${promptSettings().system.digest.slice(0, 19)} - minicode's own`, 'Instructions: off (--no-instructions)']);
+    expect(promptLines(promptSettings())).toEqual([
+      `System:  ${promptSettings().system.digest.slice(0, 19)} - minicode's own`,
+      'Instructions: off (--no-instructions)',
+    ]);
   });
 });

@@ -82,7 +82,8 @@ export function startTerm(
   const status = options.exitFile ? `s=$?; echo $s > ${quote(options.exitFile)}; echo EXIT=$s` : 'echo EXIT=$?';
   const before = (options.before ?? []).map((line) => `printf '%s\\n' ${quote(line)}; `).join('');
   const command = `${options.exitFile ? "trap '' HUP; " : ''}${before}cd ${quote(options.cwd)} && env ${env} ${quote(process.execPath)} ${quote(CLI)} ${args.map(quote).join(' ')}; ${status}; sleep 120`;
-  const tmux = (...a: string[]): string => execFileSync('tmux', ['-L', socket, '-f', '/dev/null', ...a], { encoding: 'utf8' });
+  const tmux = (...a: string[]): string =>
+    execFileSync('tmux', ['-L', socket, '-f', '/dev/null', ...a], { encoding: 'utf8' });
   tmux('new-session', '-d', '-s', name, '-x', String(options.cols), '-y', String(options.rows), command);
   const term: TmuxTerm = {
     send: (...keys) => void tmux('send-keys', '-t', name, ...keys),

@@ -17,14 +17,22 @@ describe('checkpoints of ACP prompt turns', { timeout: 240_000 }, () => {
     const home = tempDir('minicode-home-');
     const before = treeOf(dir);
     const repoBefore = repoFingerprint(dir);
-    const acp = spawnAcp(['--provider', 'replay', '--cassette', path.join(TEST_CASSETTES, 'checkpoint-bash')], { scripted: false, env: { MINICODE_HOME: home }, cwd: dir });
+    const acp = spawnAcp(['--provider', 'replay', '--cassette', path.join(TEST_CASSETTES, 'checkpoint-bash')], {
+      scripted: false,
+      env: { MINICODE_HOME: home },
+      cwd: dir,
+    });
     // A client without fs or terminal services: the tools work on the disk themselves.
     const app = client({ name: 'checkpoint-test' })
       .onRequest('session/request_permission', () => ({ outcome: { outcome: 'selected', optionId: 'allow' } }))
       .onNotification('session/update', () => {});
     const conn = app.connect(acp.stream);
     try {
-      await conn.agent.request('initialize', { protocolVersion: 1, clientCapabilities: {}, clientInfo: { name: 'checkpoint-test', version: '1.0.0' } });
+      await conn.agent.request('initialize', {
+        protocolVersion: 1,
+        clientCapabilities: {},
+        clientInfo: { name: 'checkpoint-test', version: '1.0.0' },
+      });
       const { sessionId } = await conn.agent.request('session/new', { cwd: dir, mcpServers: [] });
       await conn.agent.request('session/set_mode', { sessionId, modeId: 'auto' });
       expect((await promptText(conn, sessionId, 'change the files')).stopReason).toBe('end_turn');

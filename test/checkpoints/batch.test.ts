@@ -21,9 +21,25 @@ function batchIn(dir: string): { input: string; out: string } {
 }
 
 const runBatch = (input: string, out: string, home: string, extra: string[] = []) =>
-  runCli(['batch', input, '--out', out, '--threads', '0', '--provider', 'replay', '--cassette', path.join(TEST_CASSETTES, 'checkpoint-bash'), ...extra], { env: cleanEnv(home), timeoutMs: 120_000 });
+  runCli(
+    [
+      'batch',
+      input,
+      '--out',
+      out,
+      '--threads',
+      '0',
+      '--provider',
+      'replay',
+      '--cassette',
+      path.join(TEST_CASSETTES, 'checkpoint-bash'),
+      ...extra,
+    ],
+    { env: cleanEnv(home), timeoutMs: 120_000 },
+  );
 
-const resultOf = (out: string): Record<string, any> => JSON.parse(fs.readFileSync(path.join(out, 'results.jsonl'), 'utf8').trim().split('\n')[0]!) as Record<string, any>;
+const resultOf = (out: string): Record<string, any> =>
+  JSON.parse(fs.readFileSync(path.join(out, 'results.jsonl'), 'utf8').trim().split('\n')[0]!) as Record<string, any>;
 
 describe('checkpoints of batch lines', SLOW, () => {
   it('checkpoint a line run in place, and undo --session takes that line back', async () => {

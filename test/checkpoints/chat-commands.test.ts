@@ -9,7 +9,8 @@ import type { EventStore } from '../../lib/store/index.js';
 import { execCassette, plainWorkspace, tempDir } from './helpers.js';
 
 /** The two fields the checkpoint commands read; the rest of a session is not involved. */
-const sessionWith = (checkpoints: ChatSession['checkpoints']): ChatSession => ({ checkpoints }) as unknown as ChatSession;
+const sessionWith = (checkpoints: ChatSession['checkpoints']): ChatSession =>
+  ({ checkpoints }) as unknown as ChatSession;
 const store = {} as EventStore;
 
 describe('the checkpoint commands of the interactive mode', { timeout: 240_000 }, () => {
@@ -26,7 +27,9 @@ describe('the checkpoint commands of the interactive mode', { timeout: 240_000 }
 
     const undo = runCommand('/undo', { session: sessionWith(settings), store, cwd: dir });
     const lines = await undo.later!;
-    expect(lines[0]).toMatch(/^Undo: restored checkpoint [0-9a-f]{12} \(turn 1 of session ses_\w+\); 1 file\(s\) changed$/);
+    expect(lines[0]).toMatch(
+      /^Undo: restored checkpoint [0-9a-f]{12} \(turn 1 of session ses_\w+\); 1 file\(s\) changed$/,
+    );
     expect(fs.readFileSync(path.join(dir, 'notes.txt'), 'utf8')).toBe('one\ntwo\n');
 
     const off = runCommand('/undo', { session: sessionWith(undefined), store, cwd: dir });
@@ -36,7 +39,10 @@ describe('the checkpoint commands of the interactive mode', { timeout: 240_000 }
 
   it('turns a failure into lines, never a throw', async () => {
     const dir = plainWorkspace();
-    const settings = { home: path.join(tempDir('minicode-home-'), 'checkpoints'), limits: { ...DEFAULT_CHECKPOINT_LIMITS } };
+    const settings = {
+      home: path.join(tempDir('minicode-home-'), 'checkpoints'),
+      limits: { ...DEFAULT_CHECKPOINT_LIMITS },
+    };
     const lines = await runCommand('/undo', { session: sessionWith(settings), store, cwd: dir }).later!;
     expect(lines[0]).toMatch(/^\/undo: no checkpoints for /);
   });

@@ -13,7 +13,11 @@ import { git, gitWorkspace, plainWorkspace } from './helpers.js';
 /** Whether git finds a work tree around `dir` (the question the store asks it). */
 function gitFindsWorkTree(dir: string): boolean {
   try {
-    execFileSync('git', ['rev-parse', '--show-toplevel'], { cwd: dir, stdio: 'ignore', env: { PATH: process.env.PATH, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' } });
+    execFileSync('git', ['rev-parse', '--show-toplevel'], {
+      cwd: dir,
+      stdio: 'ignore',
+      env: { PATH: process.env.PATH, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' },
+    });
     return true;
   } catch {
     return false;

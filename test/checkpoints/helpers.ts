@@ -100,11 +100,31 @@ export function treeOf(dir: string): Record<string, string> {
 }
 
 /** `minicode exec` over a test cassette, JSON lines parsed (the contract checked when it exited). */
-export async function execCassette(cassette: string, cwd: string, home: string, extra: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<CliResult & { records: Record<string, any>[] }> {
-  const result = await runCli(['exec', 'change the files', '--json', '--provider', 'replay', '--cassette', path.join(TEST_CASSETTES, cassette), '--cwd', cwd, ...extra], {
-    env: cleanEnv(home, env),
-    timeoutMs: CLI_DEADLINE_MS,
-  });
+export async function execCassette(
+  cassette: string,
+  cwd: string,
+  home: string,
+  extra: string[] = [],
+  env: NodeJS.ProcessEnv = {},
+): Promise<CliResult & { records: Record<string, any>[] }> {
+  const result = await runCli(
+    [
+      'exec',
+      'change the files',
+      '--json',
+      '--provider',
+      'replay',
+      '--cassette',
+      path.join(TEST_CASSETTES, cassette),
+      '--cwd',
+      cwd,
+      ...extra,
+    ],
+    {
+      env: cleanEnv(home, env),
+      timeoutMs: CLI_DEADLINE_MS,
+    },
+  );
   const records = result.code === null ? parseLoose(result.stdout) : checkContract(result.stdout);
   return { ...result, records: records as Record<string, any>[] };
 }
@@ -124,8 +144,16 @@ function parseLoose(stdout: string): Record<string, unknown>[] {
 }
 
 /** `minicode undo|checkpoints ... --json` in `cwd`; the parsed object. */
-export async function checkpointCli(args: string[], cwd: string, home: string, env: NodeJS.ProcessEnv = {}): Promise<CliResult & { json: Record<string, any> }> {
-  const result = await runCli([...args, '--json', '--cwd', cwd], { env: cleanEnv(home, env), timeoutMs: CLI_DEADLINE_MS });
+export async function checkpointCli(
+  args: string[],
+  cwd: string,
+  home: string,
+  env: NodeJS.ProcessEnv = {},
+): Promise<CliResult & { json: Record<string, any> }> {
+  const result = await runCli([...args, '--json', '--cwd', cwd], {
+    env: cleanEnv(home, env),
+    timeoutMs: CLI_DEADLINE_MS,
+  });
   return { ...result, json: JSON.parse(result.stdout.trim().split('\n').at(-1) ?? '{}') as Record<string, any> };
 }
 

@@ -21,9 +21,19 @@ function settingsIn(): CheckpointSettings {
 }
 
 /** Run `script` in `dir` as a turn's changing call would (a shell, not an edit tool); the turn's events and its file changes. */
-async function turnRunning(settings: CheckpointSettings, dir: string, script: string): Promise<{ events: EventDraft[]; changes: string[] }> {
+async function turnRunning(
+  settings: CheckpointSettings,
+  dir: string,
+  script: string,
+): Promise<{ events: EventDraft[]; changes: string[] }> {
   const events: EventDraft[] = [];
-  const hooks = createTurnCheckpoints({ settings, cwd: dir, sessionId: 'session-ignored', turn: 1, emit: (d) => events.push(d) });
+  const hooks = createTurnCheckpoints({
+    settings,
+    cwd: dir,
+    sessionId: 'session-ignored',
+    turn: 1,
+    emit: (d) => events.push(d),
+  });
   await hooks.beforeChange();
   execFileSync('sh', ['-c', script], { cwd: dir });
   const changes = (await hooks.afterChange()) ?? [];
@@ -48,11 +58,26 @@ describe('ignored files and file modes in checkpoints', SLOW, () => {
     fs.writeFileSync(path.join(dir, 'node_modules', 'dep', 'index.js'), 'module.exports = 1\n');
     const settings = settingsIn();
 
-    const turn = await turnRunning(settings, dir, 'rm .env && echo rewritten > run.log && echo 2 > node_modules/dep/index.js');
+    const turn = await turnRunning(
+      settings,
+      dir,
+      'rm .env && echo rewritten > run.log && echo 2 > node_modules/dep/index.js',
+    );
     expect(turn.changes).toEqual(['delete .env', 'modify run.log']);
-    const created = turn.events.find((e) => e.type === 'checkpoint.created')!.payload as { checkpointId: string; skipped?: { path: string; reason: string }[] };
+    const created = turn.events.find((e) => e.type === 'checkpoint.created')!.payload as {
+      checkpointId: string;
+      skipped?: { path: string; reason: string }[];
+    };
     expect(created.skipped).toContainEqual({ path: 'huge.log', reason: 'file-too-large' });
-    const stored = git(dir, '--git-dir', fs.realpathSync(path.join(settings.home, fs.readdirSync(settings.home)[0]!)), 'ls-tree', '-r', '--name-only', created.checkpointId).split('\n');
+    const stored = git(
+      dir,
+      '--git-dir',
+      fs.realpathSync(path.join(settings.home, fs.readdirSync(settings.home)[0]!)),
+      'ls-tree',
+      '-r',
+      '--name-only',
+      created.checkpointId,
+    ).split('\n');
     expect(stored).toContain('.env');
     expect(stored.filter((f) => f.startsWith('node_modules/') || f === 'huge.log')).toEqual([]);
 
@@ -77,7 +102,11 @@ describe('ignored files and file modes in checkpoints', SLOW, () => {
     git(dir, 'commit', '-qm', 'init');
     const settings = settingsIn();
 
-    const turn = await turnRunning(settings, dir, 'rm secret.txt tool.sh && echo changed > group.txt && chmod 644 group.txt && echo changed > plain.txt');
+    const turn = await turnRunning(
+      settings,
+      dir,
+      'rm secret.txt tool.sh && echo changed > group.txt && chmod 644 group.txt && echo changed > plain.txt',
+    );
     expect(turn.changes).toEqual(['delete secret.txt', 'delete tool.sh', 'modify group.txt', 'modify plain.txt']);
     await undoWorkspace({ settings, cwd: dir });
     for (const [name, mode] of Object.entries(files)) {

@@ -25,7 +25,13 @@ describe('checkpoints of a native agent run', SLOW, () => {
     const home = tempDir('minicode-home-');
     const before = treeOf(dir);
     const repoBefore = repoFingerprint(dir);
-    const env = { MINICODE_HOME: home, MINICODE_CODEX_BIN: STAND_IN, STAND_IN_REPLAY: REPLAY, STAND_IN_DELAY_MS: '1', STAND_IN_WRITE: 'notes.txt=rewritten by the agent\n' };
+    const env = {
+      MINICODE_HOME: home,
+      MINICODE_CODEX_BIN: STAND_IN,
+      STAND_IN_REPLAY: REPLAY,
+      STAND_IN_DELAY_MS: '1',
+      STAND_IN_WRITE: 'notes.txt=rewritten by the agent\n',
+    };
     const run = await runCli(['run', '--agent', 'codex', 'rewrite the notes', '--json', '--cwd', dir], { env });
     expect(run.code, run.stderr).toBe(0);
     const lines = records(run.stdout);
@@ -46,7 +52,13 @@ describe('checkpoints of a native agent run', SLOW, () => {
   it('takes no checkpoint under --no-checkpoint', async () => {
     const dir = gitWorkspace();
     const home = tempDir('minicode-home-');
-    const env = { MINICODE_HOME: home, MINICODE_CODEX_BIN: STAND_IN, STAND_IN_REPLAY: REPLAY, STAND_IN_DELAY_MS: '1', STAND_IN_WRITE: 'notes.txt=x\n' };
+    const env = {
+      MINICODE_HOME: home,
+      MINICODE_CODEX_BIN: STAND_IN,
+      STAND_IN_REPLAY: REPLAY,
+      STAND_IN_DELAY_MS: '1',
+      STAND_IN_WRITE: 'notes.txt=x\n',
+    };
     const run = await runCli(['run', '--agent', 'codex', 'x', '--json', '--no-checkpoint', '--cwd', dir], { env });
     expect(run.code, run.stderr).toBe(0);
     expect(records(run.stdout).some((l) => l.type === 'checkpoint.created')).toBe(false);

@@ -17,7 +17,14 @@ import { collector, drive } from '../render/drive.js';
 import { fakeTerminal, manualTimer, stripEscapes } from '../render/tty-fake.js';
 import { execCassette, plainWorkspace, tempDir } from './helpers.js';
 
-const CHECKLIST = ['plan: Two steps', '  [~] Read the README', '  [ ] Summarise it', 'plan:', '  [x] Read the README', '  [~] Summarise it'];
+const CHECKLIST = [
+  'plan: Two steps',
+  '  [~] Read the README',
+  '  [ ] Summarise it',
+  'plan:',
+  '  [x] Read the README',
+  '  [~] Summarise it',
+];
 
 /** The lines of `text` that belong to the plan checklists, in order (a row is what follows its last carriage return, as a terminal shows it). */
 const checklistOf = (text: string): string[] =>
@@ -32,7 +39,9 @@ describe('the update_plan tool', { timeout: 240_000 }, () => {
     const dir = plainWorkspace();
     const run = await execCassette('plan', dir, tempDir('minicode-home-'));
     expect(run.code, run.stderr).toBe(0);
-    const events = run.records.filter((r) => typeof r.schema === 'string' && r.type !== 'summary').map((r) => OutputEventSchema.parse(r) as OutputEvent);
+    const events = run.records
+      .filter((r) => typeof r.schema === 'string' && r.type !== 'summary')
+      .map((r) => OutputEventSchema.parse(r) as OutputEvent);
     const plans = events.filter((e) => e.type === 'plan.created' || e.type === 'plan.updated');
     expect(plans.map((e) => e.type)).toEqual(['plan.created', 'plan.updated']);
     expect(plans[0]!.payload).toEqual({
@@ -51,7 +60,17 @@ describe('the update_plan tool', { timeout: 240_000 }, () => {
     drive(createLinearRenderer({ out: linear.write, viewOf }), events);
     expect(checklistOf(linear.text())).toEqual(CHECKLIST);
     const tty = collector();
-    drive(createTtyRenderer({ out: tty.write, viewOf, stream: fakeTerminal(80), env: {}, clock: () => 0, timer: manualTimer() }), events);
+    drive(
+      createTtyRenderer({
+        out: tty.write,
+        viewOf,
+        stream: fakeTerminal(80),
+        env: {},
+        clock: () => 0,
+        timer: manualTimer(),
+      }),
+      events,
+    );
     expect(checklistOf(tty.text())).toEqual(CHECKLIST);
     const jsonl = collector();
     drive(createJsonlRenderer({ out: jsonl.write, viewOf }), events);
@@ -82,15 +101,21 @@ describe('the update_plan tool', { timeout: 240_000 }, () => {
       },
     ]);
     const validator = createWireValidator();
-    for (const update of updates) expect(validator.check('agent', { jsonrpc: '2.0', method: 'session/update', params: { sessionId: 's', update } })).toEqual([]);
+    for (const update of updates)
+      expect(
+        validator.check('agent', { jsonrpc: '2.0', method: 'session/update', params: { sessionId: 's', update } }),
+      ).toEqual([]);
   });
 
   it('prints the checklist in the linear view of a real exec run', async () => {
     const dir = plainWorkspace();
-    const result = await runCli(['exec', 'plan it', '--provider', 'replay', '--cassette', path.join(TEST_CASSETTES, 'plan'), '--cwd', dir], {
-      env: cleanEnv(tempDir('minicode-home-')),
-      timeoutMs: 120_000,
-    });
+    const result = await runCli(
+      ['exec', 'plan it', '--provider', 'replay', '--cassette', path.join(TEST_CASSETTES, 'plan'), '--cwd', dir],
+      {
+        env: cleanEnv(tempDir('minicode-home-')),
+        timeoutMs: 120_000,
+      },
+    );
     expect(result.code, result.stderr).toBe(0);
     expect(checklistOf(result.stdout)).toEqual(CHECKLIST);
   });
@@ -106,7 +131,12 @@ describe('the update_plan tool', { timeout: 240_000 }, () => {
           { step: 'b', status: 'in_progress' },
         ],
       }),
-      { cwd: '/', signal: new AbortController().signal, approve: async () => 'deny', limits: (await import('../../lib/tools/types.js')).DEFAULT_TOOL_LIMITS },
+      {
+        cwd: '/',
+        signal: new AbortController().signal,
+        approve: async () => 'deny',
+        limits: (await import('../../lib/tools/types.js')).DEFAULT_TOOL_LIMITS,
+      },
     );
     expect(outcome.status).toBe('failed');
     expect(outcome.status === 'failed' && outcome.cause).toBe('MODEL_ERROR');

@@ -27,7 +27,12 @@ const record = (at: number, n: number): TurnRecord => ({
 describe('which checkpoints a retention drops', () => {
   it('drops those older than the age limit and those beyond the newest count, oldest first', () => {
     const now = 100 * DAY;
-    const records = [record(now - 40 * DAY, 1), record(now - 20 * DAY, 2), record(now - 2 * DAY, 3), record(now - DAY, 4)];
+    const records = [
+      record(now - 40 * DAY, 1),
+      record(now - 20 * DAY, 2),
+      record(now - 2 * DAY, 3),
+      record(now - DAY, 4),
+    ];
     expect(recordsToDrop(records, { maxAgeDays: 30, maxCheckpoints: 10 }, now).map((r) => r.turn)).toEqual(['1']);
     expect(recordsToDrop(records, { maxAgeDays: 30, maxCheckpoints: 2 }, now).map((r) => r.turn)).toEqual(['1', '2']);
     expect(recordsToDrop(records, { maxAgeDays: 365, maxCheckpoints: 500 }, now)).toEqual([]);
@@ -48,13 +53,24 @@ describe('minicode checkpoints --prune on a real store', { timeout: 120_000 }, (
   it("drops an expired turn and its objects, keeps the recent one restorable, and never touches the user's repository", async () => {
     const dir = gitWorkspace();
     const home = tempDir('minicode-home-');
-    const settings: CheckpointSettings = { home: path.join(home, 'checkpoints'), limits: { ...DEFAULT_CHECKPOINT_LIMITS }, retention: { maxAgeDays: 30, maxCheckpoints: 500 } };
+    const settings: CheckpointSettings = {
+      home: path.join(home, 'checkpoints'),
+      limits: { ...DEFAULT_CHECKPOINT_LIMITS },
+      retention: { maxAgeDays: 30, maxCheckpoints: 500 },
+    };
     const repoBefore = repoFingerprint(dir);
     const userObjects = git(dir, 'count-objects', '-v');
     const emit = (): void => {};
 
     // An old turn creates a file only it ever held; the user removes it later.
-    const old = createTurnCheckpoints({ settings, cwd: dir, sessionId: 's', turn: 1, emit, clock: () => Date.now() - 40 * DAY });
+    const old = createTurnCheckpoints({
+      settings,
+      cwd: dir,
+      sessionId: 's',
+      turn: 1,
+      emit,
+      clock: () => Date.now() - 40 * DAY,
+    });
     await old.beforeChange();
     fs.writeFileSync(path.join(dir, 'old-only.txt'), 'content only the expired turn held\n');
     await old.afterChange();

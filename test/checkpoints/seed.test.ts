@@ -16,7 +16,13 @@ async function firstCheckpoint(dir: string): Promise<{ gitDir: string; commit: s
   const home = path.join(tempDir('minicode-home-'), 'checkpoints');
   const settings: CheckpointSettings = { home, limits: { ...DEFAULT_CHECKPOINT_LIMITS } };
   let commit = '';
-  const hooks = createTurnCheckpoints({ settings, cwd: dir, sessionId: 's', turn: 1, emit: (d) => d.type === 'checkpoint.created' && (commit = (d.payload as { checkpointId: string }).checkpointId) });
+  const hooks = createTurnCheckpoints({
+    settings,
+    cwd: dir,
+    sessionId: 's',
+    turn: 1,
+    emit: (d) => d.type === 'checkpoint.created' && (commit = (d.payload as { checkpointId: string }).checkpointId),
+  });
   await hooks.beforeChange();
   return { gitDir: path.join(home, fs.readdirSync(home)[0]!), commit };
 }

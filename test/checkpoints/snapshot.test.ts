@@ -22,7 +22,14 @@ function gitAt(env: { dir: string; work: string; index: string }, ...args: strin
   return execFileSync('git', args, {
     cwd: env.work,
     encoding: 'utf8',
-    env: { PATH: process.env.PATH, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_DIR: env.dir, GIT_WORK_TREE: env.work, GIT_INDEX_FILE: env.index },
+    env: {
+      PATH: process.env.PATH,
+      GIT_CONFIG_NOSYSTEM: '1',
+      GIT_CONFIG_GLOBAL: '/dev/null',
+      GIT_DIR: env.dir,
+      GIT_WORK_TREE: env.work,
+      GIT_INDEX_FILE: env.index,
+    },
   });
 }
 
@@ -55,7 +62,11 @@ const changeArb: fc.Arbitrary<Change> = fc.oneof(
   fc.record({ op: fc.constant('write' as const), path: pathArb, text: fc.string({ maxLength: 20 }) }),
   fc.record({ op: fc.constant('rm' as const), pick: fc.nat() }),
   fc.record({ op: fc.constant('chmod' as const), pick: fc.nat() }),
-  fc.record({ op: fc.constant('symlink' as const), path: pathArb, target: fc.constantFrom('x.txt', '../a', 'nowhere') }),
+  fc.record({
+    op: fc.constant('symlink' as const),
+    path: pathArb,
+    target: fc.constantFrom('x.txt', '../a', 'nowhere'),
+  }),
   fc.record({ op: fc.constant('ignored' as const), path: pathArb }),
   fc.record({ op: fc.constant('mkdir' as const), path: pathArb }),
   fc.record({ op: fc.constant('same-size' as const), pick: fc.nat() }),
@@ -117,35 +128,42 @@ function apply(root: string, change: Change): void {
 describe('a snapshot from the store index', () => {
   it('gives the tree git gives from a fresh index, after any sequence of changes', SLOW, async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.array(changeArb, { maxLength: 6 }), { minLength: 2, maxLength: 5 }), async (rounds) => {
-        const work = tempDir('minicode-ckpt-snap-');
-        const home = tempDir('minicode-ckpt-snap-home-');
-        fs.writeFileSync(path.join(work, '.gitignore'), '*.log\nbuild/\n');
-        writeAt(work, 'src/x.txt', 'x\n');
-        // Ignored files kept (their own rule, test/checkpoints/ignored-files.test.ts) are off here:
-        // the reference is git's own add -A.
-        const store = await openWorkspaceStore(home, work, { ...DEFAULT_CHECKPOINT_LIMITS, maxIgnoredFileBytes: 0 });
-        const reference = { dir: path.join(home, 'reference.git'), work: fs.realpathSync(work), index: path.join(home, 'reference-index') };
-        execFileSync('git', ['init', '-q', '--bare', reference.dir]);
-        fs.copyFileSync(path.join(store.gitDir, 'info', 'exclude'), path.join(reference.dir, 'info', 'exclude'));
-        const gitTree = (): string => {
-          fs.rmSync(reference.index, { force: true });
-          gitAt(reference, 'add', '-A');
-          return gitAt(reference, 'write-tree').trim();
-        };
-        expect((await takeSnapshot(store, { message: 'first' })).tree).toBe(gitTree());
-        for (const changes of rounds) {
-          for (const change of changes) apply(work, change);
-          const snap = await takeSnapshot(store, { message: 'later', reportSkippedDirs: false });
-          expect(snap.tree).toBe(gitTree());
-          // The index it leaves is the snapshot's tree, clean against the work tree.
-          const check = { dir: store.gitDir, work: reference.work, index: path.join(store.gitDir, 'minicode-index') };
-          expect(gitAt(check, 'write-tree').trim()).toBe(snap.tree);
-          expect(gitAt(check, 'ls-files', '--modified', '--deleted').trim()).toBe('');
-        }
-        fs.rmSync(work, { recursive: true, force: true });
-        fs.rmSync(home, { recursive: true, force: true });
-      }),
+      fc.asyncProperty(
+        fc.array(fc.array(changeArb, { maxLength: 6 }), { minLength: 2, maxLength: 5 }),
+        async (rounds) => {
+          const work = tempDir('minicode-ckpt-snap-');
+          const home = tempDir('minicode-ckpt-snap-home-');
+          fs.writeFileSync(path.join(work, '.gitignore'), '*.log\nbuild/\n');
+          writeAt(work, 'src/x.txt', 'x\n');
+          // Ignored files kept (their own rule, test/checkpoints/ignored-files.test.ts) are off here:
+          // the reference is git's own add -A.
+          const store = await openWorkspaceStore(home, work, { ...DEFAULT_CHECKPOINT_LIMITS, maxIgnoredFileBytes: 0 });
+          const reference = {
+            dir: path.join(home, 'reference.git'),
+            work: fs.realpathSync(work),
+            index: path.join(home, 'reference-index'),
+          };
+          execFileSync('git', ['init', '-q', '--bare', reference.dir]);
+          fs.copyFileSync(path.join(store.gitDir, 'info', 'exclude'), path.join(reference.dir, 'info', 'exclude'));
+          const gitTree = (): string => {
+            fs.rmSync(reference.index, { force: true });
+            gitAt(reference, 'add', '-A');
+            return gitAt(reference, 'write-tree').trim();
+          };
+          expect((await takeSnapshot(store, { message: 'first' })).tree).toBe(gitTree());
+          for (const changes of rounds) {
+            for (const change of changes) apply(work, change);
+            const snap = await takeSnapshot(store, { message: 'later', reportSkippedDirs: false });
+            expect(snap.tree).toBe(gitTree());
+            // The index it leaves is the snapshot's tree, clean against the work tree.
+            const check = { dir: store.gitDir, work: reference.work, index: path.join(store.gitDir, 'minicode-index') };
+            expect(gitAt(check, 'write-tree').trim()).toBe(snap.tree);
+            expect(gitAt(check, 'ls-files', '--modified', '--deleted').trim()).toBe('');
+          }
+          fs.rmSync(work, { recursive: true, force: true });
+          fs.rmSync(home, { recursive: true, force: true });
+        },
+      ),
       { numRuns: 12 },
     );
   });

@@ -45,7 +45,11 @@ describe('undo while the run is still going', () => {
     const repo = gitWorkspace();
     const home = tempDir('minicode-home-');
     const env = cleanEnv(home);
-    const child = spawn(process.execPath, ['--input-type=module', '-e', RUN], { cwd: repo, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--input-type=module', '-e', RUN], {
+      cwd: repo,
+      env: { ...process.env, ...env },
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
     children.push(child);
     await new Promise<void>((resolve, reject) => {
       child.stdout!.on('data', (b: Buffer) => b.toString().includes('ready') && resolve());
@@ -83,7 +87,11 @@ describe('undo while the run is still going', () => {
     const repo = gitWorkspace();
     const home = tempDir('minicode-home-');
     const env = cleanEnv(home);
-    const child = spawn(process.execPath, ['--input-type=module', '-e', IDLE], { cwd: repo, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--input-type=module', '-e', IDLE], {
+      cwd: repo,
+      env: { ...process.env, ...env },
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
     children.push(child);
     await new Promise<void>((resolve, reject) => {
       child.stdout!.on('data', (b: Buffer) => b.toString().includes('ready') && resolve());

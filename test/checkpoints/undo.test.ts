@@ -6,11 +6,21 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkpointCli, execCassette, git, gitWorkspace, plainWorkspace, repoFingerprint, tempDir, treeOf } from './helpers.js';
+import {
+  checkpointCli,
+  execCassette,
+  git,
+  gitWorkspace,
+  plainWorkspace,
+  repoFingerprint,
+  tempDir,
+  treeOf,
+} from './helpers.js';
 
 /** Each test runs several CLI subprocesses and git; on a loaded machine that takes a while. */
 const SLOW = { timeout: 240_000 };
-const ofType = (records: Record<string, any>[], type: string): Record<string, any>[] => records.filter((r) => r.type === type);
+const ofType = (records: Record<string, any>[], type: string): Record<string, any>[] =>
+  records.filter((r) => r.type === type);
 const changesOf = (records: Record<string, any>[]): string[] =>
   ofType(records, 'file.changed')
     .flatMap((e) => e.payload.changes.map((c: { kind: string; path: string }) => `${c.kind} ${c.path}`))
@@ -19,7 +29,8 @@ const changesOf = (records: Record<string, any>[]): string[] =>
 /** The first file named `name` under `root`. */
 function findFile(root: string, name: string): string {
   for (const entry of fs.readdirSync(root, { withFileTypes: true, recursive: true })) {
-    if (entry.isFile() && entry.name === name) return path.join(entry.parentPath ?? (entry as unknown as { path: string }).path, entry.name);
+    if (entry.isFile() && entry.name === name)
+      return path.join(entry.parentPath ?? (entry as unknown as { path: string }).path, entry.name);
   }
   throw new Error(`no ${name} under ${root}`);
 }
@@ -42,7 +53,14 @@ describe('checkpoints of a run in a git repository', SLOW, () => {
     expect(run.records.indexOf(checkpoints[0]!)).toBeLessThan(firstTool);
     // Each call's own changes, though bash reports none itself.
     expect(ofType(run.records, 'file.changed').map((e) => e.payload.toolCallId)).toEqual(['toolu_ck_1', 'toolu_ck_2']);
-    expect(changesOf(run.records)).toEqual(['create deep/dir/blob.bin', 'create fresh.txt', 'create link-to-notes', 'create logo.png', 'delete gone.txt', 'modify notes.txt']);
+    expect(changesOf(run.records)).toEqual([
+      'create deep/dir/blob.bin',
+      'create fresh.txt',
+      'create link-to-notes',
+      'create logo.png',
+      'delete gone.txt',
+      'modify notes.txt',
+    ]);
     expect(fs.readlinkSync(path.join(dir, 'link-to-notes'))).toBe('notes.txt');
     expect(repoFingerprint(dir)).toEqual(repoBefore);
 
@@ -82,7 +100,12 @@ describe('checkpoints of a run in a git repository', SLOW, () => {
     const inIndex = execFileSync('git', ['ls-files', '-s', 'notes.txt'], {
       cwd: dir,
       encoding: 'utf8',
-      env: { PATH: process.env.PATH, GIT_DIR: path.dirname(sharedIndex), GIT_WORK_TREE: dir, GIT_INDEX_FILE: sharedIndex },
+      env: {
+        PATH: process.env.PATH,
+        GIT_DIR: path.dirname(sharedIndex),
+        GIT_WORK_TREE: dir,
+        GIT_INDEX_FILE: sharedIndex,
+      },
     });
     expect(inIndex.split(/\s+/)[1]).toBe(staged);
   });
@@ -206,7 +229,9 @@ describe('checkpoint limits and switches', SLOW, () => {
     for (let i = 0; i < 5; i++) fs.writeFileSync(path.join(dir, 'generated', `g${i}.txt`), `${i}\n`);
     const run = await execCassette('checkpoint-second', dir, home);
     expect(run.code, run.stderr).toBe(0);
-    expect(ofType(run.records, 'checkpoint.created')[0]!.payload.skipped).toEqual([{ path: 'generated', reason: 'untracked-dir-too-large' }]);
+    expect(ofType(run.records, 'checkpoint.created')[0]!.payload.skipped).toEqual([
+      { path: 'generated', reason: 'untracked-dir-too-large' },
+    ]);
     expect((await checkpointCli(['undo'], dir, home)).code).toBe(0);
     expect(fs.readdirSync(path.join(dir, 'generated'))).toHaveLength(5);
   });
@@ -227,9 +252,18 @@ describe('checkpoint limits and switches', SLOW, () => {
     const home = path.join(dir, '.minicode-home');
     const run = await execCassette('checkpoint-bash', dir, home);
     expect(run.code, run.stderr).toBe(0);
-    expect(changesOf(run.records)).toEqual(['create deep/dir/blob.bin', 'create fresh.txt', 'create link-to-notes', 'create logo.png', 'delete gone.txt', 'modify notes.txt']);
+    expect(changesOf(run.records)).toEqual([
+      'create deep/dir/blob.bin',
+      'create fresh.txt',
+      'create link-to-notes',
+      'create logo.png',
+      'delete gone.txt',
+      'modify notes.txt',
+    ]);
     const list = await checkpointCli(['checkpoints'], dir, home);
-    expect(list.json.checkpoints[0].changes.every((c: { path: string }) => !c.path.startsWith('.minicode-home'))).toBe(true);
+    expect(list.json.checkpoints[0].changes.every((c: { path: string }) => !c.path.startsWith('.minicode-home'))).toBe(
+      true,
+    );
     expect((await checkpointCli(['undo'], dir, home)).code).toBe(0);
     expect(fs.existsSync(path.join(home, 'store'))).toBe(true);
   });

@@ -76,8 +76,16 @@ interface Run {
 }
 
 /** Run the CLI; with `pause`, stop reading stdout after its first chunk until the child stalls. */
-async function run(args: string[], pause: boolean, progress: (pid: number) => number | undefined, env?: NodeJS.ProcessEnv): Promise<Run> {
-  const child = spawn(process.execPath, ['--import', HOOK, CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'], ...(env ? { env: { ...process.env, ...env } } : {}) });
+async function run(
+  args: string[],
+  pause: boolean,
+  progress: (pid: number) => number | undefined,
+  env?: NodeJS.ProcessEnv,
+): Promise<Run> {
+  const child = spawn(process.execPath, ['--import', HOOK, CLI, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...(env ? { env: { ...process.env, ...env } } : {}),
+  });
   let stderr = '';
   child.stderr.setEncoding('utf8');
   child.stderr.on('data', (s: string) => (stderr += s));
@@ -120,15 +128,25 @@ describe.skipIf(!LINUX)('a paused stdout reader', () => {
   it('stops ingest reading its input, and its peak RSS stays within 64 MB of a fast reader', async () => {
     inputBytes = await writeCodexStream(input, { records: 40_000, seed: 7 });
     const offset = (pid: number): number | undefined => readOffset(pid, input);
-    const fast = await run(['ingest', '--from', 'codex', input, '--json', '--store', path.join(dir, 'store'), '--session', 'ses_bp_fast'], false, offset);
-    const slow = await run(['ingest', '--from', 'codex', input, '--json', '--store', path.join(dir, 'store'), '--session', 'ses_bp_slow'], true, offset);
+    const fast = await run(
+      ['ingest', '--from', 'codex', input, '--json', '--store', path.join(dir, 'store'), '--session', 'ses_bp_fast'],
+      false,
+      offset,
+    );
+    const slow = await run(
+      ['ingest', '--from', 'codex', input, '--json', '--store', path.join(dir, 'store'), '--session', 'ses_bp_slow'],
+      true,
+      offset,
+    );
     expect(fast.code).toBe(0);
     expect(slow.code).toBe(0);
     expect(slow.outLines).toBe(fast.outLines);
     // The child stalled with most of its input unread: the reader's pause reached the file read.
     expect(slow.stalledAt).toBeLessThan(inputBytes / 2);
     expect(slow.maxRssMb).toBeLessThan(fast.maxRssMb + 64);
-    console.info(`ingest peak RSS: fast reader ${fast.maxRssMb.toFixed(0)} MB, paused reader ${slow.maxRssMb.toFixed(0)} MB (stalled after ${slow.stalledAt} of ${inputBytes} input bytes)`);
+    console.info(
+      `ingest peak RSS: fast reader ${fast.maxRssMb.toFixed(0)} MB, paused reader ${slow.maxRssMb.toFixed(0)} MB (stalled after ${slow.stalledAt} of ${inputBytes} input bytes)`,
+    );
   }, 300_000);
 
   it('stops replay reading the store, and its peak RSS stays within 64 MB of a fast reader', async () => {
@@ -140,12 +158,16 @@ describe.skipIf(!LINUX)('a paused stdout reader', () => {
     expect(slow.code).toBe(0);
     expect(slow.outLines).toBe(fast.outLines);
     expect(slow.maxRssMb).toBeLessThan(fast.maxRssMb + 64);
-    console.info(`replay peak RSS: fast reader ${fast.maxRssMb.toFixed(0)} MB, paused reader ${slow.maxRssMb.toFixed(0)} MB`);
+    console.info(
+      `replay peak RSS: fast reader ${fast.maxRssMb.toFixed(0)} MB, paused reader ${slow.maxRssMb.toFixed(0)} MB`,
+    );
   }, 300_000);
 });
 
 /** An OpenAI-compatible loopback server answering every request with a long streamed text, writing only as fast as it is read. */
-async function longAnswerServer(deltas: number): Promise<{ url: string; sent: () => number; close: () => Promise<void> }> {
+async function longAnswerServer(
+  deltas: number,
+): Promise<{ url: string; sent: () => number; close: () => Promise<void> }> {
   let sent = 0;
   const chunk = (content: string): string =>
     `data: ${JSON.stringify({ id: 'chatcmpl-bp', object: 'chat.completion.chunk', created: 1, model: 'local-model', choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`;
@@ -158,7 +180,9 @@ async function longAnswerServer(deltas: number): Promise<{ url: string; sent: ()
       sent += frame.length;
       if (!res.write(frame)) await new Promise<void>((resolve) => res.once('drain', () => resolve()));
     }
-    res.write(`data: ${JSON.stringify({ id: 'chatcmpl-bp', object: 'chat.completion.chunk', created: 1, model: 'local-model', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\n`);
+    res.write(
+      `data: ${JSON.stringify({ id: 'chatcmpl-bp', object: 'chat.completion.chunk', created: 1, model: 'local-model', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\n`,
+    );
     res.end('data: [DONE]\n\n');
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -175,8 +199,25 @@ describe.skipIf(!LINUX)('a paused reader of exec --json', () => {
     const server = await longAnswerServer(deltas);
     const home = tmp('minicode-bp-home-');
     const cwd = tmp('minicode-bp-cwd-');
-    const env = { MINICODE_HOME: home, OPENAI_API_KEY: 'sk-test-not-a-real-key', MINICODE_PROVIDER: undefined, MINICODE_CASSETTE: undefined };
-    const args = ['exec', 'write a long answer', '--json', '--cwd', cwd, '--provider', 'openai-chat', '--base-url', server.url, '--model', 'local-model'];
+    const env = {
+      MINICODE_HOME: home,
+      OPENAI_API_KEY: 'sk-test-not-a-real-key',
+      MINICODE_PROVIDER: undefined,
+      MINICODE_CASSETTE: undefined,
+    };
+    const args = [
+      'exec',
+      'write a long answer',
+      '--json',
+      '--cwd',
+      cwd,
+      '--provider',
+      'openai-chat',
+      '--base-url',
+      server.url,
+      '--model',
+      'local-model',
+    ];
     try {
       const fast = await run(args, false, () => server.sent(), env);
       const total = server.sent();
@@ -188,7 +229,9 @@ describe.skipIf(!LINUX)('a paused reader of exec --json', () => {
       // The server could not send more than a fraction of the answer while the reader paused.
       expect(slow.stalledAt).toBeLessThan(total / 2);
       expect(slow.maxRssMb).toBeLessThan(fast.maxRssMb + 64);
-      console.info(`exec --json peak RSS: fast reader ${fast.maxRssMb.toFixed(0)} MB, paused reader ${slow.maxRssMb.toFixed(0)} MB (server stalled after ${slow.stalledAt} of ${total} bytes)`);
+      console.info(
+        `exec --json peak RSS: fast reader ${fast.maxRssMb.toFixed(0)} MB, paused reader ${slow.maxRssMb.toFixed(0)} MB (server stalled after ${slow.stalledAt} of ${total} bytes)`,
+      );
     } finally {
       await server.close();
     }
@@ -200,9 +243,18 @@ describe.skipIf(!LINUX)('a paused reader of batch --json', () => {
     // Each line is one short run against a loopback provider; the JSON lines (a record per
     // run, progress each second, the summary) outgrow the pipe's buffer while the reader is paused.
     let requests = 0;
-    const frame = (body: object): string => `data: ${JSON.stringify({ id: 'chatcmpl-bp', object: 'chat.completion.chunk', created: 1, model: 'local-model', ...body })}\n\n`;
+    const frame = (body: object): string =>
+      `data: ${JSON.stringify({ id: 'chatcmpl-bp', object: 'chat.completion.chunk', created: 1, model: 'local-model', ...body })}\n\n`;
     const answer = [
-      frame({ choices: [{ index: 0, delta: { role: 'assistant', content: 'Done: the batch keeps its records.' }, finish_reason: null }] }),
+      frame({
+        choices: [
+          {
+            index: 0,
+            delta: { role: 'assistant', content: 'Done: the batch keeps its records.' },
+            finish_reason: null,
+          },
+        ],
+      }),
       frame({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }),
       'data: [DONE]\n\n',
     ].join('');
@@ -217,8 +269,17 @@ describe.skipIf(!LINUX)('a paused reader of batch --json', () => {
     const lines = 800;
     const dir = tmp('minicode-bp-batch-');
     const input = path.join(dir, 'in.jsonl');
-    fs.writeFileSync(input, Array.from({ length: lines }, (_, i) => JSON.stringify({ id: `run-${i}`, prompt: `answer ${i}` })).join('\n') + '\n');
-    const env = { MINICODE_HOME: tmp('minicode-bp-home-'), OPENAI_API_KEY: 'sk-test-not-a-real-key', MINICODE_PROVIDER: undefined, MINICODE_CASSETTE: undefined };
+    fs.writeFileSync(
+      input,
+      Array.from({ length: lines }, (_, i) => JSON.stringify({ id: `run-${i}`, prompt: `answer ${i}` })).join('\n') +
+        '\n',
+    );
+    const env = {
+      MINICODE_HOME: tmp('minicode-bp-home-'),
+      OPENAI_API_KEY: 'sk-test-not-a-real-key',
+      MINICODE_PROVIDER: undefined,
+      MINICODE_CASSETTE: undefined,
+    };
     const args = (out: string): string[] => [
       'batch',
       input,
@@ -254,7 +315,9 @@ describe.skipIf(!LINUX)('a paused reader of batch --json', () => {
       // A record line per run and the summary on both (progress lines depend on the run's length).
       expect(Math.min(fast.outLines, slow.outLines)).toBeGreaterThanOrEqual(lines + 1);
       expect(slow.maxRssMb).toBeLessThan(fast.maxRssMb + 64);
-      console.info(`batch --json peak RSS: fast reader ${fast.maxRssMb.toFixed(0)} MB, paused reader ${slow.maxRssMb.toFixed(0)} MB (${lines} runs, ${slow.outLines} lines)`);
+      console.info(
+        `batch --json peak RSS: fast reader ${fast.maxRssMb.toFixed(0)} MB, paused reader ${slow.maxRssMb.toFixed(0)} MB (${lines} runs, ${slow.outLines} lines)`,
+      );
     } finally {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     }

@@ -47,21 +47,38 @@ function expectNoCrash(r: CliResult): void {
 }
 
 describe('an empty prompt', () => {
-  it.each([[''], ['  \n\t ']])('is a usage error for exec --json (%j): exit 2, one ok:false line, nothing sent to the model', async (prompt) => {
-    const server = await startReplayServer(CASSETTE, { order: 'by-turn' });
-    servers.push(server);
-    const r = await runCli(
-      ['exec', prompt, '--json', '--cwd', scratchProject(), '--provider', 'openai-chat', '--model', 'gpt-4.1-mini', '--base-url', baseUrlForOrigin('openai-chat', server.origin)],
-      { env: cleanEnv(tempDir('minicode-home-'), { OPENAI_API_KEY: 'sk-test-not-a-real-key-000000' }) },
-    );
-    expect(r.code, r.stderr).toBe(2);
-    expect(onlySummary(r).error).toMatchObject({ category: 'USER_ERROR', code: 'MINICODE_E_PROMPT_EMPTY' });
-    expect(server.requests).toHaveLength(0);
-  });
+  it.each([[''], ['  \n\t ']])(
+    'is a usage error for exec --json (%j): exit 2, one ok:false line, nothing sent to the model',
+    async (prompt) => {
+      const server = await startReplayServer(CASSETTE, { order: 'by-turn' });
+      servers.push(server);
+      const r = await runCli(
+        [
+          'exec',
+          prompt,
+          '--json',
+          '--cwd',
+          scratchProject(),
+          '--provider',
+          'openai-chat',
+          '--model',
+          'gpt-4.1-mini',
+          '--base-url',
+          baseUrlForOrigin('openai-chat', server.origin),
+        ],
+        { env: cleanEnv(tempDir('minicode-home-'), { OPENAI_API_KEY: 'sk-test-not-a-real-key-000000' }) },
+      );
+      expect(r.code, r.stderr).toBe(2);
+      expect(onlySummary(r).error).toMatchObject({ category: 'USER_ERROR', code: 'MINICODE_E_PROMPT_EMPTY' });
+      expect(server.requests).toHaveLength(0);
+    },
+  );
 
   it('is a usage error for exec without --json (exit 2) and stores no session', async () => {
     const home = tempDir('minicode-home-');
-    const r = await runCli(['exec', ' ', '--provider', 'replay', '--cassette', CASSETTE, '--cwd', scratchProject()], { env: cleanEnv(home) });
+    const r = await runCli(['exec', ' ', '--provider', 'replay', '--cassette', CASSETTE, '--cwd', scratchProject()], {
+      env: cleanEnv(home),
+    });
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
     expect(fs.existsSync(path.join(home, 'store'))).toBe(false);
@@ -86,7 +103,21 @@ describe('words beyond what a command takes', () => {
     servers.push(server);
     const home = tempDir('minicode-home-');
     const r = await runCli(
-      ['exec', 'fix', 'the', 'bug', '--json', '--cwd', scratchProject(), '--provider', 'openai-chat', '--model', 'gpt-4.1-mini', '--base-url', baseUrlForOrigin('openai-chat', server.origin)],
+      [
+        'exec',
+        'fix',
+        'the',
+        'bug',
+        '--json',
+        '--cwd',
+        scratchProject(),
+        '--provider',
+        'openai-chat',
+        '--model',
+        'gpt-4.1-mini',
+        '--base-url',
+        baseUrlForOrigin('openai-chat', server.origin),
+      ],
       { env: cleanEnv(home, { OPENAI_API_KEY: 'sk-test-not-a-real-key-000000' }) },
     );
     expect(r.code, r.stderr).toBe(2);
@@ -116,13 +147,23 @@ describe('usage errors under --json', () => {
     [['replay', '--json'], "missing required argument 'session'"],
     [['replay', 'ses_x', '--json', '--bogus'], "unknown option '--bogus'"],
     [['run', '--json', '--agent', 'nope', 'hello'], "argument 'nope' is invalid"],
-  ])('%j prints its one ok:false summary line on stdout (MINICODE_E_USAGE, exit 2), as exec --json does', async (args, message) => {
-    const r = await runCli(args, { env: cleanEnv(tempDir('minicode-home-')) });
-    expectNoCrash(r);
-    expect(r.code).toBe(2);
-    expect(onlySummary(r)).toMatchObject({ schema: 'minicode.output.v1', error: { code: 'MINICODE_E_USAGE', message: expect.stringContaining(message), action: `see minicode ${args[0]} --help` } });
-    expect(r.stderr.trim().split('\n')).toHaveLength(1);
-  });
+  ])(
+    '%j prints its one ok:false summary line on stdout (MINICODE_E_USAGE, exit 2), as exec --json does',
+    async (args, message) => {
+      const r = await runCli(args, { env: cleanEnv(tempDir('minicode-home-')) });
+      expectNoCrash(r);
+      expect(r.code).toBe(2);
+      expect(onlySummary(r)).toMatchObject({
+        schema: 'minicode.output.v1',
+        error: {
+          code: 'MINICODE_E_USAGE',
+          message: expect.stringContaining(message),
+          action: `see minicode ${args[0]} --help`,
+        },
+      });
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    },
+  );
 
   it('batch --json with an unknown flag prints its one ok:false batch.summary line (exit 2)', async () => {
     const r = await runCli(['batch', 'p.jsonl', '--json', '--bogus'], { env: cleanEnv(tempDir('minicode-home-')) });
@@ -131,7 +172,12 @@ describe('usage errors under --json', () => {
       type: 'batch.summary',
       schema: 'minicode.batch.summary.v1',
       ok: false,
-      error: { category: 'USER_ERROR', code: 'MINICODE_E_USAGE', message: "unknown option '--bogus'", action: 'see minicode batch --help' },
+      error: {
+        category: 'USER_ERROR',
+        code: 'MINICODE_E_USAGE',
+        message: "unknown option '--bogus'",
+        action: 'see minicode batch --help',
+      },
     });
   });
 });
@@ -162,7 +208,10 @@ describe('ingest input and session ids', () => {
     const r = await runCli(['ingest', '--from', 'codex', other, '--json', '--store', store, '--session', 'ses_taken']);
     expectNoCrash(r);
     expect(r.code).toBe(2);
-    expect(onlySummary(r).error).toMatchObject({ code: 'MINICODE_E_USAGE', message: expect.stringContaining('already holds a session') });
+    expect(onlySummary(r).error).toMatchObject({
+      code: 'MINICODE_E_USAGE',
+      message: expect.stringContaining('already holds a session'),
+    });
     const after = await runCli(['replay', 'ses_taken', '--json', '--store', store]);
     expect(after.stdout).toBe(before.stdout);
   });
@@ -182,7 +231,22 @@ describe('replay and the store location', () => {
     ['replay', (file: string) => ['replay', 'ses_x', '--json', '--store', file]],
     ['sessions', (file: string) => ['sessions', '--store', file]],
     ['ingest', (file: string) => ['ingest', '--from', 'codex', STREAM, '--json', '--store', file]],
-    ['exec', (file: string) => ['exec', 'hello', '--json', '--provider', 'replay', '--cassette', CASSETTE, '--cwd', scratchProject(), '--store', file]],
+    [
+      'exec',
+      (file: string) => [
+        'exec',
+        'hello',
+        '--json',
+        '--provider',
+        'replay',
+        '--cassette',
+        CASSETTE,
+        '--cwd',
+        scratchProject(),
+        '--store',
+        file,
+      ],
+    ],
   ])('%s with --store pointing at a file fails with MINICODE_E_STORE (exit 1), no crash', async (command, args) => {
     const file = path.join(tempDir('minicode-store-file-'), 'not-a-dir');
     fs.writeFileSync(file, 'x');
@@ -209,9 +273,50 @@ describe('replay and the store location', () => {
 
 describe('directory flags', () => {
   it.each([
-    ['exec --cwd missing', (dir: string) => ['exec', 'hello', '--json', '--provider', 'replay', '--cassette', CASSETTE, '--cwd', path.join(dir, 'missing')]],
-    ['exec --cwd a file', (dir: string) => ['exec', 'hello', '--json', '--provider', 'replay', '--cassette', CASSETTE, '--cwd', path.join(dir, 'file')]],
-    ['exec --record a file', (dir: string) => ['exec', 'hello', '--json', '--provider', 'replay', '--cassette', CASSETTE, '--cwd', dir, '--record', path.join(dir, 'file')]],
+    [
+      'exec --cwd missing',
+      (dir: string) => [
+        'exec',
+        'hello',
+        '--json',
+        '--provider',
+        'replay',
+        '--cassette',
+        CASSETTE,
+        '--cwd',
+        path.join(dir, 'missing'),
+      ],
+    ],
+    [
+      'exec --cwd a file',
+      (dir: string) => [
+        'exec',
+        'hello',
+        '--json',
+        '--provider',
+        'replay',
+        '--cassette',
+        CASSETTE,
+        '--cwd',
+        path.join(dir, 'file'),
+      ],
+    ],
+    [
+      'exec --record a file',
+      (dir: string) => [
+        'exec',
+        'hello',
+        '--json',
+        '--provider',
+        'replay',
+        '--cassette',
+        CASSETTE,
+        '--cwd',
+        dir,
+        '--record',
+        path.join(dir, 'file'),
+      ],
+    ],
   ])('%s is a usage error (MINICODE_E_USAGE, exit 2) before any run', async (_label, args) => {
     const dir = tempDir('minicode-dir-flags-');
     fs.writeFileSync(path.join(dir, 'file'), 'x');
@@ -231,19 +336,33 @@ describe('directory flags', () => {
   ])('%s --cwd naming a %s is a usage error (exit 2), under --json as one ok:false line', async (command, target) => {
     const dir = tempDir('minicode-dir-flags-');
     fs.writeFileSync(path.join(dir, 'file'), 'x');
-    const r = await runCli([command, '--json', '--cwd', path.join(dir, target)], { env: cleanEnv(tempDir('minicode-home-')) });
+    const r = await runCli([command, '--json', '--cwd', path.join(dir, target)], {
+      env: cleanEnv(tempDir('minicode-home-')),
+    });
     expectNoCrash(r);
     expect(r.code).toBe(2);
-    expect(JSON.parse(r.stdout.trim())).toMatchObject({ ok: false, error: { code: 'MINICODE_E_USAGE', message: expect.stringContaining('--cwd') } });
+    expect(JSON.parse(r.stdout.trim())).toMatchObject({
+      ok: false,
+      error: { code: 'MINICODE_E_USAGE', message: expect.stringContaining('--cwd') },
+    });
   });
 
-  it.each([['undo'], ['checkpoints']])('%s --session outside the session id grammar is MINICODE_E_SESSION_ID_INVALID (exit 2), its escapes not echoed', async (command) => {
-    const r = await runCli([command, '--json', '--cwd', tempDir('minicode-dir-flags-'), '--session', 'x\u001b]0;title\u0007y'], { env: cleanEnv(tempDir('minicode-home-')) });
-    expectNoCrash(r);
-    expect(r.code).toBe(2);
-    expect(JSON.parse(r.stdout.trim())).toMatchObject({ ok: false, error: { code: 'MINICODE_E_SESSION_ID_INVALID' } });
-    expect(r.stdout + r.stderr).not.toContain('\u001b');
-  });
+  it.each([['undo'], ['checkpoints']])(
+    '%s --session outside the session id grammar is MINICODE_E_SESSION_ID_INVALID (exit 2), its escapes not echoed',
+    async (command) => {
+      const r = await runCli(
+        [command, '--json', '--cwd', tempDir('minicode-dir-flags-'), '--session', 'x\u001b]0;title\u0007y'],
+        { env: cleanEnv(tempDir('minicode-home-')) },
+      );
+      expectNoCrash(r);
+      expect(r.code).toBe(2);
+      expect(JSON.parse(r.stdout.trim())).toMatchObject({
+        ok: false,
+        error: { code: 'MINICODE_E_SESSION_ID_INVALID' },
+      });
+      expect(r.stdout + r.stderr).not.toContain('\u001b');
+    },
+  );
 
   it('exec --record naming a folder that holds a cassette is a usage error (exit 2), the cassette untouched', async () => {
     const dir = tempDir('minicode-dir-flags-');
@@ -251,10 +370,28 @@ describe('directory flags', () => {
     fs.cpSync(CASSETTE, cassette, { recursive: true });
     const before = fs.readdirSync(cassette).map((f) => [f, fs.readFileSync(path.join(cassette, f), 'utf8')]);
     const home = tempDir('minicode-home-');
-    const r = await runCli(['exec', 'hello', '--json', '--provider', 'replay', '--cassette', CASSETTE, '--cwd', scratchProject(), '--record', cassette], { env: cleanEnv(home) });
+    const r = await runCli(
+      [
+        'exec',
+        'hello',
+        '--json',
+        '--provider',
+        'replay',
+        '--cassette',
+        CASSETTE,
+        '--cwd',
+        scratchProject(),
+        '--record',
+        cassette,
+      ],
+      { env: cleanEnv(home) },
+    );
     expectNoCrash(r);
     expect(r.code).toBe(2);
-    expect(onlySummary(r).error).toMatchObject({ code: 'MINICODE_E_USAGE', message: expect.stringContaining('already holds a cassette') });
+    expect(onlySummary(r).error).toMatchObject({
+      code: 'MINICODE_E_USAGE',
+      message: expect.stringContaining('already holds a cassette'),
+    });
     expect(fs.readdirSync(cassette).map((f) => [f, fs.readFileSync(path.join(cassette, f), 'utf8')])).toEqual(before);
     expect(fs.existsSync(path.join(home, 'store'))).toBe(false);
   });
@@ -264,10 +401,29 @@ describe('directory flags', () => {
     const input = path.join(dir, 'p.jsonl');
     fs.writeFileSync(input, '{"id":"a","prompt":"hi"}\n');
     fs.writeFileSync(path.join(dir, 'out'), 'x');
-    const r = await runCli(['batch', input, '--json', '--provider', 'replay', '--cassette', CASSETTE, '--store', path.join(dir, 'store'), '--out', path.join(dir, 'out')], { cwd: dir });
+    const r = await runCli(
+      [
+        'batch',
+        input,
+        '--json',
+        '--provider',
+        'replay',
+        '--cassette',
+        CASSETTE,
+        '--store',
+        path.join(dir, 'store'),
+        '--out',
+        path.join(dir, 'out'),
+      ],
+      { cwd: dir },
+    );
     expectNoCrash(r);
     expect(r.code).toBe(2);
-    expect(JSON.parse(r.stdout.trim())).toMatchObject({ type: 'batch.summary', ok: false, error: { code: 'MINICODE_E_USAGE' } });
+    expect(JSON.parse(r.stdout.trim())).toMatchObject({
+      type: 'batch.summary',
+      ok: false,
+      error: { code: 'MINICODE_E_USAGE' },
+    });
     expect(fs.readFileSync(path.join(dir, 'out'), 'utf8')).toBe('x');
   });
 });
@@ -280,26 +436,51 @@ describe('deadlines longer than a Node timer can wait (2^31 - 1 ms)', () => {
     ['exec --timeout', ['--timeout', TOO_LONG], {}],
     ['MINICODE_TIMEOUT_MS', [], { MINICODE_TIMEOUT_MS: TOO_LONG }],
     ['MINICODE_RETRY_BACKOFF_MS (its longest wait is 4 units)', [], { MINICODE_RETRY_BACKOFF_MS: String(2 ** 29) }],
-  ])('%s is a usage error (exit 2) with the bound in its message, and nothing is sent to the model', async (_label, args, env) => {
-    const server = await startReplayServer(CASSETTE, { order: 'by-turn' });
-    servers.push(server);
-    const r = await runCli(
-      ['exec', 'hello', '--json', '--cwd', scratchProject(), '--provider', 'openai-chat', '--model', 'gpt-4.1-mini', '--base-url', baseUrlForOrigin('openai-chat', server.origin), ...args],
-      { env: cleanEnv(tempDir('minicode-home-'), { OPENAI_API_KEY: 'sk-test-not-a-real-key-000000', ...env }) },
-    );
-    expectNoCrash(r);
-    expect(r.code, r.stderr).toBe(2);
-    expect(onlySummary(r).error).toMatchObject({ code: 'MINICODE_E_USAGE', message: expect.stringMatching(/at most 2147483647 ms|up to 536870911/) });
-    expect(r.stderr).not.toContain('TimeoutOverflowWarning');
-    expect(server.requests).toHaveLength(0);
-  });
+  ])(
+    '%s is a usage error (exit 2) with the bound in its message, and nothing is sent to the model',
+    async (_label, args, env) => {
+      const server = await startReplayServer(CASSETTE, { order: 'by-turn' });
+      servers.push(server);
+      const r = await runCli(
+        [
+          'exec',
+          'hello',
+          '--json',
+          '--cwd',
+          scratchProject(),
+          '--provider',
+          'openai-chat',
+          '--model',
+          'gpt-4.1-mini',
+          '--base-url',
+          baseUrlForOrigin('openai-chat', server.origin),
+          ...args,
+        ],
+        { env: cleanEnv(tempDir('minicode-home-'), { OPENAI_API_KEY: 'sk-test-not-a-real-key-000000', ...env }) },
+      );
+      expectNoCrash(r);
+      expect(r.code, r.stderr).toBe(2);
+      expect(onlySummary(r).error).toMatchObject({
+        code: 'MINICODE_E_USAGE',
+        message: expect.stringMatching(/at most 2147483647 ms|up to 536870911/),
+      });
+      expect(r.stderr).not.toContain('TimeoutOverflowWarning');
+      expect(server.requests).toHaveLength(0);
+    },
+  );
 
   it('is refused as the config timeoutMs (MINICODE_E_CONFIG_INVALID, exit 1)', async () => {
     const home = tempDir('minicode-home-');
     fs.writeFileSync(path.join(home, 'config.json'), JSON.stringify({ timeoutMs: 2 ** 31 }));
-    const r = await runCli(['exec', 'hello', '--json', '--provider', 'replay', '--cassette', CASSETTE, '--cwd', scratchProject()], { env: cleanEnv(home) });
+    const r = await runCli(
+      ['exec', 'hello', '--json', '--provider', 'replay', '--cassette', CASSETTE, '--cwd', scratchProject()],
+      { env: cleanEnv(home) },
+    );
     expect(r.code).toBe(1);
-    expect(onlySummary(r).error).toMatchObject({ code: 'MINICODE_E_CONFIG_INVALID', message: expect.stringContaining('timeoutMs') });
+    expect(onlySummary(r).error).toMatchObject({
+      code: 'MINICODE_E_CONFIG_INVALID',
+      message: expect.stringContaining('timeoutMs'),
+    });
   });
 
   it('is refused as batch --verify-timeout (exit 2) before any line runs', async () => {
@@ -308,12 +489,32 @@ describe('deadlines longer than a Node timer can wait (2^31 - 1 ms)', () => {
     fs.writeFileSync(input, '{"id":"a","prompt":"hi"}\n');
     const out = path.join(dir, 'out');
     const r = await runCli(
-      ['batch', input, '--json', '--provider', 'replay', '--cassette', CASSETTE, '--store', path.join(dir, 'store'), '--out', out, '--verify', 'true', '--verify-timeout', TOO_LONG],
+      [
+        'batch',
+        input,
+        '--json',
+        '--provider',
+        'replay',
+        '--cassette',
+        CASSETTE,
+        '--store',
+        path.join(dir, 'store'),
+        '--out',
+        out,
+        '--verify',
+        'true',
+        '--verify-timeout',
+        TOO_LONG,
+      ],
       { cwd: dir },
     );
     expectNoCrash(r);
     expect(r.code).toBe(2);
-    expect(JSON.parse(r.stdout.trim())).toMatchObject({ type: 'batch.summary', ok: false, error: { code: 'MINICODE_E_USAGE' } });
+    expect(JSON.parse(r.stdout.trim())).toMatchObject({
+      type: 'batch.summary',
+      ok: false,
+      error: { code: 'MINICODE_E_USAGE' },
+    });
     expect(fs.existsSync(out)).toBe(false);
   });
 
@@ -334,14 +535,47 @@ describe('integer flags', () => {
     ['--max-steps', '2.0'],
     ['--timeout', '1e3'],
   ])('exec %s "%s" is a usage error (exit 2) that asks for decimal digits', async (flag, value) => {
-    const r = await runCli(['exec', 'hello', '--json', '--provider', 'replay', '--cassette', CASSETTE, '--cwd', scratchProject(), flag, value], { env: cleanEnv(tempDir('minicode-home-')) });
+    const r = await runCli(
+      [
+        'exec',
+        'hello',
+        '--json',
+        '--provider',
+        'replay',
+        '--cassette',
+        CASSETTE,
+        '--cwd',
+        scratchProject(),
+        flag,
+        value,
+      ],
+      { env: cleanEnv(tempDir('minicode-home-')) },
+    );
     expectNoCrash(r);
     expect(r.code, r.stderr).toBe(2);
-    expect(onlySummary(r).error).toMatchObject({ code: 'MINICODE_E_USAGE', message: expect.stringContaining('decimal digits') });
+    expect(onlySummary(r).error).toMatchObject({
+      code: 'MINICODE_E_USAGE',
+      message: expect.stringContaining('decimal digits'),
+    });
   });
 
   it('exec takes a plain decimal --max-steps', async () => {
-    const r = await runCli(['exec', 'hello', '--json', '--provider', 'replay', '--cassette', CASSETTE, '--cwd', scratchProject(), '--max-steps', '5'], { env: cleanEnv(tempDir('minicode-home-')) });
+    const r = await runCli(
+      [
+        'exec',
+        'hello',
+        '--json',
+        '--provider',
+        'replay',
+        '--cassette',
+        CASSETTE,
+        '--cwd',
+        scratchProject(),
+        '--max-steps',
+        '5',
+      ],
+      { env: cleanEnv(tempDir('minicode-home-')) },
+    );
     expect(r.code, r.stderr).not.toBe(2);
   });
 
@@ -351,15 +585,24 @@ describe('integer flags', () => {
   ])('batch %s "%s" is a usage error (exit 2) and one batch summary', async (flag, value) => {
     const dir = tempDir('minicode-batch-int-');
     fs.writeFileSync(path.join(dir, 'in.jsonl'), '{"prompt":"x"}\n');
-    const r = await runCli(['batch', path.join(dir, 'in.jsonl'), '--out', path.join(dir, 'out'), '--json', flag, value], { env: cleanEnv(tempDir('minicode-home-')) });
+    const r = await runCli(
+      ['batch', path.join(dir, 'in.jsonl'), '--out', path.join(dir, 'out'), '--json', flag, value],
+      { env: cleanEnv(tempDir('minicode-home-')) },
+    );
     expectNoCrash(r);
     expect(r.code, r.stderr).toBe(2);
-    expect(JSON.parse(r.stdout.trim())).toMatchObject({ type: 'batch.summary', ok: false, error: { code: 'MINICODE_E_USAGE' } });
+    expect(JSON.parse(r.stdout.trim())).toMatchObject({
+      type: 'batch.summary',
+      ok: false,
+      error: { code: 'MINICODE_E_USAGE' },
+    });
   });
 
   it('mcp add --startup-timeout 0x10 is a usage error (exit 2) and writes no config', async () => {
     const home = tempDir('minicode-home-');
-    const r = await runCli(['mcp', 'add', 'files', 'node', 'server.js', '--startup-timeout', '0x10'], { env: cleanEnv(home) });
+    const r = await runCli(['mcp', 'add', 'files', 'node', 'server.js', '--startup-timeout', '0x10'], {
+      env: cleanEnv(home),
+    });
     expectNoCrash(r);
     expect(r.code, r.stderr).toBe(2);
     expect(r.stderr).toContain('decimal digits');
@@ -371,9 +614,17 @@ describe('batch --json summaries', () => {
   it('a setup failure summary names the same schema as a success summary', async () => {
     const dir = tempDir('minicode-batch-schema-');
     fs.writeFileSync(path.join(dir, 'in.jsonl'), '{"prompt":"x"}\n');
-    const r = await runCli(['batch', path.join(dir, 'in.jsonl'), '--out', path.join(dir, 'out'), '--json', '--concurrency', '0'], { env: cleanEnv(tempDir('minicode-home-')) });
+    const r = await runCli(
+      ['batch', path.join(dir, 'in.jsonl'), '--out', path.join(dir, 'out'), '--json', '--concurrency', '0'],
+      { env: cleanEnv(tempDir('minicode-home-')) },
+    );
     expectNoCrash(r);
     expect(r.code, r.stderr).toBe(2);
-    expect(JSON.parse(r.stdout.trim())).toMatchObject({ type: 'batch.summary', schema: 'minicode.batch.summary.v1', ok: false, error: { code: 'MINICODE_E_USAGE' } });
+    expect(JSON.parse(r.stdout.trim())).toMatchObject({
+      type: 'batch.summary',
+      schema: 'minicode.batch.summary.v1',
+      ok: false,
+      error: { code: 'MINICODE_E_USAGE' },
+    });
   });
 });

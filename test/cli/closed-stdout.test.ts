@@ -24,10 +24,23 @@ afterAll(async () => {
 async function heldProvider(): Promise<{ flags: string[]; env: NodeJS.ProcessEnv; open: () => void }> {
   let open!: () => void;
   const gate = new Promise<void>((resolve) => (open = resolve));
-  const server = await startReplayServer(CASSETTE, { order: 'by-turn', chunkSize: 64, delayMs: 1, sleep: () => gate, recordRequests: false });
+  const server = await startReplayServer(CASSETTE, {
+    order: 'by-turn',
+    chunkSize: 64,
+    delayMs: 1,
+    sleep: () => gate,
+    recordRequests: false,
+  });
   servers.push(server);
   return {
-    flags: ['--provider', 'openai-chat', '--model', 'gpt-4.1-mini', '--base-url', baseUrlForOrigin('openai-chat', server.origin)],
+    flags: [
+      '--provider',
+      'openai-chat',
+      '--model',
+      'gpt-4.1-mini',
+      '--base-url',
+      baseUrlForOrigin('openai-chat', server.origin),
+    ],
     env: { OPENAI_API_KEY: 'sk-test-not-a-real-key-000000' },
     open,
   };
@@ -42,7 +55,11 @@ interface Spawned {
 
 /** Start the CLI; close our end of its stdout as soon as its first line arrives. */
 function spawnAndCloseStdout(args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): Spawned {
-  const child = spawn(process.execPath, [CLI, ...args], { cwd: options.cwd ?? ROOT, env: { ...process.env, NO_COLOR: '1', ...options.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI, ...args], {
+    cwd: options.cwd ?? ROOT,
+    env: { ...process.env, NO_COLOR: '1', ...options.env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   const err: Buffer[] = [];
   child.stderr.on('data', (b: Buffer) => err.push(b));
   const closedAfterFirstLine = new Promise<void>((resolve) => {
@@ -61,7 +78,10 @@ function spawnAndCloseStdout(args: string[], options: { env?: NodeJS.ProcessEnv;
   return { child, closedAfterFirstLine, exited };
 }
 
-async function storedSessions(env: NodeJS.ProcessEnv, store?: string): Promise<{ sessionId: string; outcome: string; eventCount: number }[]> {
+async function storedSessions(
+  env: NodeJS.ProcessEnv,
+  store?: string,
+): Promise<{ sessionId: string; outcome: string; eventCount: number }[]> {
   const r = await runCli(['sessions', '--json', ...(store ? ['--store', store] : [])], { env });
   expect(r.code, r.stderr).toBe(0);
   return r.stdout
@@ -78,7 +98,10 @@ describe('a reader that closes stdout early', () => {
     const provider = await heldProvider();
     const home = tempDir('minicode-home-');
     const env = cleanEnv(home, provider.env);
-    const run = spawnAndCloseStdout(['exec', 'Read the README and tell me what it says', ...mode, '--cwd', scratchProject(), ...provider.flags], { env });
+    const run = spawnAndCloseStdout(
+      ['exec', 'Read the README and tell me what it says', ...mode, '--cwd', scratchProject(), ...provider.flags],
+      { env },
+    );
     run.child.stdin.end();
     await run.closedAfterFirstLine;
     provider.open();
@@ -92,7 +115,23 @@ describe('a reader that closes stdout early', () => {
   it('does not stop batch --json: every id runs, summary.json is written, exit 0', async () => {
     const provider = await heldProvider();
     const w = makeWorkdir(6);
-    const run = spawnAndCloseStdout(['batch', w.input, '--json', '--concurrency', '2', '--threads', '0', '--store', w.store, '--out', w.out, ...provider.flags], { cwd: w.dir, env: provider.env });
+    const run = spawnAndCloseStdout(
+      [
+        'batch',
+        w.input,
+        '--json',
+        '--concurrency',
+        '2',
+        '--threads',
+        '0',
+        '--store',
+        w.store,
+        '--out',
+        w.out,
+        ...provider.flags,
+      ],
+      { cwd: w.dir, env: provider.env },
+    );
     run.child.stdin.end();
     await run.closedAfterFirstLine;
     provider.open();
@@ -107,31 +146,64 @@ describe('a reader that closes stdout early', () => {
     const input = fs.readFileSync(path.join(ROOT, 'test/streams/native/codex-all-items.jsonl'));
     const firstLineEnd = input.indexOf(10) + 1;
     const store = tempDir('minicode-ingest-store-');
-    const reference = await runCli(['ingest', '--from', 'codex', '--json', '--store', store, '--session', 'ses_reference', '-'], { input });
+    const reference = await runCli(
+      ['ingest', '--from', 'codex', '--json', '--store', store, '--session', 'ses_reference', '-'],
+      { input },
+    );
     expect(reference.code, reference.stderr).toBe(0);
 
-    const run = spawnAndCloseStdout(['ingest', '--from', 'codex', '--json', '--store', store, '--session', 'ses_closed', '-']);
+    const run = spawnAndCloseStdout([
+      'ingest',
+      '--from',
+      'codex',
+      '--json',
+      '--store',
+      store,
+      '--session',
+      'ses_closed',
+      '-',
+    ]);
     run.child.stdin.write(input.subarray(0, firstLineEnd));
     await run.closedAfterFirstLine;
     run.child.stdin.end(input.subarray(firstLineEnd));
     const { code, stderr } = await run.exited;
     expect(code, stderr).toBe(0);
     const byId = new Map((await storedSessions({}, store)).map((s) => [s.sessionId, s]));
-    expect(byId.get('ses_closed')).toMatchObject({ outcome: byId.get('ses_reference')!.outcome, eventCount: byId.get('ses_reference')!.eventCount });
+    expect(byId.get('ses_closed')).toMatchObject({
+      outcome: byId.get('ses_reference')!.outcome,
+      eventCount: byId.get('ses_reference')!.eventCount,
+    });
   });
 
-  it.each([['schema'], ['sessions'], ['replay']])('lets %s end quietly with exit 0 and no stack trace', async (command) => {
-    const store = tempDir('minicode-closed-store-');
-    const ingest = await runCli(['ingest', '--from', 'codex', '--store', store, '--session', 'ses_listed', path.join(ROOT, 'test/streams/native/codex-all-items.jsonl')]);
-    expect(ingest.code, ingest.stderr).toBe(0);
-    const args = command === 'schema' ? ['schema'] : command === 'sessions' ? ['sessions', '--store', store] : ['replay', 'ses_listed', '--linear', '--store', store];
-    // Our end closes before the child has started, so its first write meets a closed pipe.
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-    child.stdout.destroy();
-    const err: Buffer[] = [];
-    child.stderr.on('data', (b: Buffer) => err.push(b));
-    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-    expect(Buffer.concat(err).toString('utf8')).toBe('');
-    expect(code).toBe(0);
-  });
+  it.each([['schema'], ['sessions'], ['replay']])(
+    'lets %s end quietly with exit 0 and no stack trace',
+    async (command) => {
+      const store = tempDir('minicode-closed-store-');
+      const ingest = await runCli([
+        'ingest',
+        '--from',
+        'codex',
+        '--store',
+        store,
+        '--session',
+        'ses_listed',
+        path.join(ROOT, 'test/streams/native/codex-all-items.jsonl'),
+      ]);
+      expect(ingest.code, ingest.stderr).toBe(0);
+      const args =
+        command === 'schema'
+          ? ['schema']
+          : command === 'sessions'
+            ? ['sessions', '--store', store]
+            : ['replay', 'ses_listed', '--linear', '--store', store];
+      // Our end closes before the child has started, so its first write meets a closed pipe.
+      const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+      child.stdout.destroy();
+      const err: Buffer[] = [];
+      child.stderr.on('data', (b: Buffer) => err.push(b));
+      const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+      expect(Buffer.concat(err).toString('utf8')).toBe('');
+      expect(code).toBe(0);
+    },
+  );
 });

@@ -26,7 +26,17 @@ const HOOKS = `data:text/javascript,${encodeURIComponent(
 const REGISTER = `data:text/javascript,${encodeURIComponent(`import { register } from 'node:module'; register(${JSON.stringify(HOOKS)});`)}`;
 
 /** Packages the exec --json path must not load. */
-const UNWANTED_PACKAGES = ['@modelcontextprotocol/sdk', '@agentclientprotocol/sdk', 'marked', 'chalk', 'bullmq', 'ioredis', 'gpt-tokenizer', 'piscina', '@opentelemetry'];
+const UNWANTED_PACKAGES = [
+  '@modelcontextprotocol/sdk',
+  '@agentclientprotocol/sdk',
+  'marked',
+  'chalk',
+  'bullmq',
+  'ioredis',
+  'gpt-tokenizer',
+  'piscina',
+  '@opentelemetry',
+];
 /** Our modules the exec --json path must not load. */
 const UNWANTED_MODULES = [
   'lib/events/payloads.ts',
@@ -49,7 +59,15 @@ const MARK_FIRST_WRITE = `data:text/javascript,${encodeURIComponent(
   `const write = process.stdout.write; process.stdout.write = function (...args) { process.stdout.write = write; process._rawDebug(${JSON.stringify(FIRST_STDOUT)}); return write.apply(this, args); };`,
 )}`;
 /** Modules `exec --json` needs only after its first line: they load once `session.started` is out. */
-const AFTER_FIRST_LINE = ['lib/agent/loop.ts', 'lib/tools/index.ts', 'lib/tools/bash.ts', 'lib/providers/anthropic.ts', 'lib/checkpoints/turn.ts', 'lib/store/store.ts', 'lib/store/databases.ts'];
+const AFTER_FIRST_LINE = [
+  'lib/agent/loop.ts',
+  'lib/tools/index.ts',
+  'lib/tools/bash.ts',
+  'lib/providers/anthropic.ts',
+  'lib/checkpoints/turn.ts',
+  'lib/store/store.ts',
+  'lib/store/databases.ts',
+];
 /** Packages `exec --json` loads only after its first line (the store's: lmdb and its CommonJS tree). */
 const PACKAGES_AFTER_FIRST_LINE = ['lmdb', 'msgpackr', 'ordered-binary'];
 
@@ -68,10 +86,30 @@ afterAll(async () => {
 async function loadedByExec(): Promise<string[]> {
   const cwd = scratchProject();
   const home = tempDir('minicode-graph-home-');
-  const env = { ...process.env, ...cleanEnv(home, { ANTHROPIC_BASE_URL: server.origin, ANTHROPIC_API_KEY: 'sk-ant-graph-fake-key-0123456789', HOME: home }) };
+  const env = {
+    ...process.env,
+    ...cleanEnv(home, {
+      ANTHROPIC_BASE_URL: server.origin,
+      ANTHROPIC_API_KEY: 'sk-ant-graph-fake-key-0123456789',
+      HOME: home,
+    }),
+  };
   const child = spawn(
     process.execPath,
-    ['--import', REGISTER, '--import', MARK_FIRST_WRITE, path.join(ROOT, 'dist/cli/main.js'), 'exec', 'Read the README and tell me what it says', '--json', '--cwd', cwd, '--provider', 'anthropic'],
+    [
+      '--import',
+      REGISTER,
+      '--import',
+      MARK_FIRST_WRITE,
+      path.join(ROOT, 'dist/cli/main.js'),
+      'exec',
+      'Read the README and tell me what it says',
+      '--json',
+      '--cwd',
+      cwd,
+      '--provider',
+      'anthropic',
+    ],
     { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   const out: Buffer[] = [];
@@ -99,7 +137,9 @@ async function loadedByExec(): Promise<string[]> {
 
 describe('the exec start-up module graph', () => {
   it('runs exec --json from the bundle (an entry file and chunks, never the per-module build) and has its first line out before the agent loop, the tools and the providers load', async () => {
-    const meta = JSON.parse(fs.readFileSync(path.join(ROOT, 'dist/bundle-meta.json'), 'utf8')) as { outputs: Record<string, string[]> };
+    const meta = JSON.parse(fs.readFileSync(path.join(ROOT, 'dist/bundle-meta.json'), 'utf8')) as {
+      outputs: Record<string, string[]>;
+    };
     const loaded = await loadedByExec();
     const ours = loaded.filter((f) => f.startsWith('dist/'));
     expect(ours[0]).toBe('dist/cli/main.js');
@@ -125,7 +165,8 @@ describe('the exec start-up module graph', () => {
     expect(modules).toContain('lib/events/draft.ts');
     for (const unwanted of UNWANTED_MODULES) expect(modules, unwanted).not.toContain(unwanted);
     const packages = [...loaded, ...modules].filter((f) => f.includes('node_modules/'));
-    for (const name of UNWANTED_PACKAGES) expect(packages.filter((f) => f.includes(`node_modules/${name}/`))).toEqual([]);
+    for (const name of UNWANTED_PACKAGES)
+      expect(packages.filter((f) => f.includes(`node_modules/${name}/`))).toEqual([]);
   });
 
   it('keeps draft and the ingest formats exported from their public modules', async () => {

@@ -11,10 +11,14 @@ const TOKEN = 'ghp_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8';
 
 describe('failure lines on stderr', () => {
   it('mask a credential quoted by an error message, its code and its next action kept', () => {
-    const error = new MinicodeError('MINICODE_E_CONFIG_INVALID', `unknown provider "${TOKEN}"`, { action: `remove ${TOKEN} from the config` });
+    const error = new MinicodeError('MINICODE_E_CONFIG_INVALID', `unknown provider "${TOKEN}"`, {
+      action: `remove ${TOKEN} from the config`,
+    });
     const line = failureLine(error, { withCode: true });
     expect(line).not.toContain(TOKEN);
-    expect(line).toMatch(/^minicode: unknown provider "\[REDACTED:[^\]]+\]" \[MINICODE_E_CONFIG_INVALID\]\n {2}remove \[REDACTED:[^\]]+\] from the config\n$/);
+    expect(line).toMatch(
+      /^minicode: unknown provider "\[REDACTED:[^\]]+\]" \[MINICODE_E_CONFIG_INVALID\]\n {2}remove \[REDACTED:[^\]]+\] from the config\n$/,
+    );
   });
 
   it('mask a credential quoted by a usage error of the command-line parser', async () => {

@@ -20,14 +20,16 @@ describe('minicode --help', () => {
     for (const c of Object.values(PROVIDER_CONVENTIONS)) {
       for (const name of [...c.keyVars, c.baseVar]) expect(env).toContain(name);
     }
-    for (const name of ['MINICODE_HOME', 'MINICODE_PROVIDER', 'MINICODE_MODEL', 'OPENROUTER_API_KEY', 'NO_COLOR']) expect(env).toContain(name);
+    for (const name of ['MINICODE_HOME', 'MINICODE_PROVIDER', 'MINICODE_MODEL', 'OPENROUTER_API_KEY', 'NO_COLOR'])
+      expect(env).toContain(name);
     expect(environmentVariables().length).toBeGreaterThan(10);
   });
 
   it('states the default approval each command really uses: ask in chat, auto in exec', async () => {
     const chat = await runCli(['chat', '--help']);
     const exec = await runCli(['exec', '--help']);
-    const approvalOf = (help: string): string | undefined => /--approval <mode>[\s\S]*?default: "([a-z-]+)"/.exec(help)?.[1];
+    const approvalOf = (help: string): string | undefined =>
+      /--approval <mode>[\s\S]*?default: "([a-z-]+)"/.exec(help)?.[1];
     expect(approvalOf(chat.stdout)).toBe('ask');
     expect(approvalOf(exec.stdout)).toBe('auto');
   });
@@ -36,14 +38,22 @@ describe('minicode --help', () => {
 describe('a first mistake', () => {
   it('names the provider and the variable of a missing API key before any request, exit 1', async () => {
     const home = tempDir('minicode-home-');
-    const r = await runCli(['exec', 'hi', '--provider', 'anthropic', '--cwd', scratchProject()], { env: cleanEnv(home) });
+    const r = await runCli(['exec', 'hi', '--provider', 'anthropic', '--cwd', scratchProject()], {
+      env: cleanEnv(home),
+    });
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('no API key for anthropic at api.anthropic.com: ANTHROPIC_API_KEY is not set');
     expect(r.stderr).toContain('set ANTHROPIC_API_KEY in the environment');
-    const json = await runCli(['exec', 'hi', '--json', '--provider', 'gemini', '--cwd', scratchProject()], { env: cleanEnv(home) });
+    const json = await runCli(['exec', 'hi', '--json', '--provider', 'gemini', '--cwd', scratchProject()], {
+      env: cleanEnv(home),
+    });
     const lines = json.stdout.trim().split('\n');
     expect(lines).toHaveLength(1);
-    expect(JSON.parse(lines[0]!)).toMatchObject({ type: 'summary', ok: false, error: { code: 'MINICODE_E_MISSING_KEY', action: expect.stringContaining('GEMINI_API_KEY') } });
+    expect(JSON.parse(lines[0]!)).toMatchObject({
+      type: 'summary',
+      ok: false,
+      error: { code: 'MINICODE_E_MISSING_KEY', action: expect.stringContaining('GEMINI_API_KEY') },
+    });
   });
 
   it('suggests the command or the flag meant by a typo on the one usage line, exit 2', async () => {
@@ -64,10 +74,26 @@ describe('minicode sessions', () => {
     const home = tempDir('minicode-home-');
     const env = cleanEnv(home);
     const project = scratchProject();
-    const exec = (prompt: string) => runCli(['exec', prompt, '--provider', 'replay', '--cassette', path.join(CASSETTES, 'anthropic-two-turn'), '--cwd', project], { env });
+    const exec = (prompt: string) =>
+      runCli(
+        [
+          'exec',
+          prompt,
+          '--provider',
+          'replay',
+          '--cassette',
+          path.join(CASSETTES, 'anthropic-two-turn'),
+          '--cwd',
+          project,
+        ],
+        { env },
+      );
     expect((await exec('Read the README and tell me what it says')).code).toBe(0);
     expect((await exec(`Summarise the README ${'in great detail '.repeat(8)}please`)).code).toBe(0);
-    const ingested = await runCli(['ingest', '--from', 'terminal', '--store', path.join(home, 'store'), '-'], { env, input: 'plain terminal text\n' });
+    const ingested = await runCli(['ingest', '--from', 'terminal', '--store', path.join(home, 'store'), '-'], {
+      env,
+      input: 'plain terminal text\n',
+    });
     expect(ingested.code, ingested.stderr).toBe(0);
 
     const table = await runCli(['sessions'], { env });

@@ -13,12 +13,26 @@ describe('the program built for an exec run', () => {
     expect(leanExec.helpInformation()).toBe(fullExec.helpInformation());
     expect(leanExec.options.map((o) => o.flags)).toEqual(fullExec.options.map((o) => o.flags));
     // Positional program options: flags after `exec` are exec's in both.
-    const settings = (p: typeof full) => ({ positional: (p as unknown as { _enablePositionalOptions: boolean })._enablePositionalOptions, version: p.version() });
+    const settings = (p: typeof full) => ({
+      positional: (p as unknown as { _enablePositionalOptions: boolean })._enablePositionalOptions,
+      version: p.version(),
+    });
     expect(settings(lean)).toEqual(settings(full));
   });
 
   it('parses an exec command line to the same flags as the full program', async () => {
-    const argv = ['node', 'minicode', 'exec', 'do it', '--json', '--provider', 'anthropic', '--max-steps', '3', '--no-checkpoint'];
+    const argv = [
+      'node',
+      'minicode',
+      'exec',
+      'do it',
+      '--json',
+      '--provider',
+      'anthropic',
+      '--max-steps',
+      '3',
+      '--no-checkpoint',
+    ];
     const seen: unknown[] = [];
     for (const program of [buildProgram(), buildProgram(argv)]) {
       const exec = program.commands.find((c) => c.name() === 'exec')!;

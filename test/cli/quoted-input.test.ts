@@ -32,17 +32,23 @@ function expectNeutralised(r: CliResult): void {
 describe('a message that quotes input', () => {
   it('shows controls as visible escapes, and leaves other text alone', () => {
     expect(neutralise(`got "${HOSTILE}"`)).toBe('got "\\x1b]0;pwned\\x07\\x1b[2J\\x9b31m\\u{202e}"');
-    expect(neutralise('line one\n\ttab, C:\\path, emoji 👍🏽, 日本語')).toBe('line one\n\ttab, C:\\path, emoji 👍🏽, 日本語');
+    expect(neutralise('line one\n\ttab, C:\\path, emoji 👍🏽, 日本語')).toBe(
+      'line one\n\ttab, C:\\path, emoji 👍🏽, 日本語',
+    );
   });
 
   it('neutralises --model', async () => {
-    const r = await runCli(['exec', 'hi', '--provider', 'openai', '--model', `evil${HOSTILE}`], { env: { MINICODE_HOME: home(), OPENAI_API_KEY: 'sk-proj-quotedFakeKey0123456789abcdefghij' } });
+    const r = await runCli(['exec', 'hi', '--provider', 'openai', '--model', `evil${HOSTILE}`], {
+      env: { MINICODE_HOME: home(), OPENAI_API_KEY: 'sk-proj-quotedFakeKey0123456789abcdefghij' },
+    });
     expect(r.code).toBe(1);
     expectNeutralised(r);
   });
 
   it('neutralises an unknown provider named in the config', async () => {
-    const r = await runCli(['exec', 'hi', '--json'], { env: { MINICODE_HOME: home(JSON.stringify({ provider: `bogus${HOSTILE}` })), MINICODE_PROVIDER: undefined } });
+    const r = await runCli(['exec', 'hi', '--json'], {
+      env: { MINICODE_HOME: home(JSON.stringify({ provider: `bogus${HOSTILE}` })), MINICODE_PROVIDER: undefined },
+    });
     expect(r.code).toBe(1);
     expectNeutralised(r);
     expect(r.stdout.trim().split('\n')).toHaveLength(1);
@@ -58,7 +64,10 @@ describe('a message that quotes input', () => {
   it("neutralises a bad batch line's JSON.parse excerpt", async () => {
     const dir = home();
     fs.writeFileSync(path.join(dir, 'in.jsonl'), `{"id": ${HOSTILE} }\n`);
-    const r = await runCli(['batch', 'in.jsonl', '--out', 'out', '--provider', 'replay', '--cassette', CASSETTE], { cwd: dir, env: { MINICODE_HOME: dir } });
+    const r = await runCli(['batch', 'in.jsonl', '--out', 'out', '--provider', 'replay', '--cassette', CASSETTE], {
+      cwd: dir,
+      env: { MINICODE_HOME: dir },
+    });
     expect(r.stdout + r.stderr).not.toMatch(RAW);
     expect(r.stderr).toContain('MINICODE_E_BATCH_LINE_JSON');
     expect(r.stderr).toContain('\\x1b');
@@ -71,7 +80,14 @@ describe('a message that quotes input', () => {
   });
 
   it("neutralises a server's failure in mcp list", async () => {
-    const config = { mcpServers: { broken: { command: process.execPath, args: ['-e', `process.stderr.write(${JSON.stringify(`boom ${HOSTILE}\n`)}); process.exit(3)`] } } };
+    const config = {
+      mcpServers: {
+        broken: {
+          command: process.execPath,
+          args: ['-e', `process.stderr.write(${JSON.stringify(`boom ${HOSTILE}\n`)}); process.exit(3)`],
+        },
+      },
+    };
     const r = await runCli(['mcp', 'list'], { env: { MINICODE_HOME: home(JSON.stringify(config)) } });
     expect(r.code).toBe(1);
     expect(r.stdout + r.stderr).not.toMatch(RAW);

@@ -9,7 +9,9 @@ import { guardOutput } from '../../cli/stdout.js';
 
 describe('guardOutput', () => {
   it('releases a pending drain wait and turns writes into no-ops when the reader closes the pipe', async () => {
-    const reader = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: ['pipe', 'ignore', 'ignore'] });
+    const reader = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], {
+      stdio: ['pipe', 'ignore', 'ignore'],
+    });
     const out = guardOutput(reader.stdin);
     expect(guardOutput(reader.stdin)).toBe(out);
     const chunk = 'x'.repeat(64 * 1024);

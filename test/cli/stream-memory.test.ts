@@ -67,7 +67,10 @@ function measure(args: string[], dir: string): Promise<Measured> {
       if (code !== 0) return reject(new Error(`minicode ${args[0]} exited ${code}: ${Buffer.concat(err).toString()}`));
       const text = fs.readFileSync(outFile, 'utf8');
       const last = text.slice(text.lastIndexOf('\n', text.length - 2) + 1);
-      resolve({ peakKiB: Number(fs.readFileSync(peakFile, 'utf8')), summary: JSON.parse(last) as Record<string, unknown> });
+      resolve({
+        peakKiB: Number(fs.readFileSync(peakFile, 'utf8')),
+        summary: JSON.parse(last) as Record<string, unknown>,
+      });
     });
   });
 }
@@ -90,13 +93,21 @@ describe('memory over a long stream', () => {
   });
 
   it('ingests a Codex stream four times longer, into the store, for at most 1.5x the peak RSS', async () => {
-    const short = await measure(['ingest', '--from', 'codex', codexFiles[0] as string, '--json', '--store', store, '--session', 'ses_mem_1'], dir);
-    const long = await measure(['ingest', '--from', 'codex', codexFiles[1] as string, '--json', '--store', store, '--session', 'ses_mem_4'], dir);
+    const short = await measure(
+      ['ingest', '--from', 'codex', codexFiles[0] as string, '--json', '--store', store, '--session', 'ses_mem_1'],
+      dir,
+    );
+    const long = await measure(
+      ['ingest', '--from', 'codex', codexFiles[1] as string, '--json', '--store', store, '--session', 'ses_mem_4'],
+      dir,
+    );
     // The summary still counts every tool of the stream, though most left memory long before.
     expect(short.summary.outcome).toBe('completed');
     expect(long.summary.outcome).toBe('completed');
     expect(toolsTotal(long.summary)).toBeGreaterThan(3.5 * toolsTotal(short.summary));
-    console.info(`ingest codex: ${TURNS} turns ${(short.peakKiB / 1024).toFixed(0)} MB, ${4 * TURNS} turns ${(long.peakKiB / 1024).toFixed(0)} MB (${(long.peakKiB / short.peakKiB).toFixed(2)}x)`);
+    console.info(
+      `ingest codex: ${TURNS} turns ${(short.peakKiB / 1024).toFixed(0)} MB, ${4 * TURNS} turns ${(long.peakKiB / 1024).toFixed(0)} MB (${(long.peakKiB / short.peakKiB).toFixed(2)}x)`,
+    );
     expect(long.peakKiB).toBeLessThanOrEqual(MAX_RATIO * short.peakKiB);
   }, 120_000);
 
@@ -105,7 +116,9 @@ describe('memory over a long stream', () => {
     const long = await measure(['replay', 'ses_mem_4', '--json', '--store', store], dir);
     expect(long.summary.outcome).toBe('completed');
     expect(toolsTotal(long.summary)).toBeGreaterThan(3.5 * toolsTotal(short.summary));
-    console.info(`replay codex: ${(short.peakKiB / 1024).toFixed(0)} MB, 4x ${(long.peakKiB / 1024).toFixed(0)} MB (${(long.peakKiB / short.peakKiB).toFixed(2)}x)`);
+    console.info(
+      `replay codex: ${(short.peakKiB / 1024).toFixed(0)} MB, 4x ${(long.peakKiB / 1024).toFixed(0)} MB (${(long.peakKiB / short.peakKiB).toFixed(2)}x)`,
+    );
     expect(long.peakKiB).toBeLessThanOrEqual(MAX_RATIO * short.peakKiB);
   }, 120_000);
 
@@ -115,10 +128,18 @@ describe('memory over a long stream', () => {
       writeStream(file, anthropicSse({ turns: 3000 * times, seed: 17 }));
       return file;
     });
-    const short = await measure(['ingest', '--from', 'anthropic', files[0] as string, '--json', '--store', path.join(dir, 'store-sse')], dir);
-    const long = await measure(['ingest', '--from', 'anthropic', files[1] as string, '--json', '--store', path.join(dir, 'store-sse')], dir);
+    const short = await measure(
+      ['ingest', '--from', 'anthropic', files[0] as string, '--json', '--store', path.join(dir, 'store-sse')],
+      dir,
+    );
+    const long = await measure(
+      ['ingest', '--from', 'anthropic', files[1] as string, '--json', '--store', path.join(dir, 'store-sse')],
+      dir,
+    );
     expect(long.summary.outcome).toBe(short.summary.outcome);
-    console.info(`ingest anthropic: ${(short.peakKiB / 1024).toFixed(0)} MB, 4x ${(long.peakKiB / 1024).toFixed(0)} MB (${(long.peakKiB / short.peakKiB).toFixed(2)}x)`);
+    console.info(
+      `ingest anthropic: ${(short.peakKiB / 1024).toFixed(0)} MB, 4x ${(long.peakKiB / 1024).toFixed(0)} MB (${(long.peakKiB / short.peakKiB).toFixed(2)}x)`,
+    );
     expect(long.peakKiB).toBeLessThanOrEqual(MAX_RATIO * short.peakKiB);
   }, 120_000);
 });

@@ -18,20 +18,33 @@ describe('budget status', () => {
 
 describe('budget preflight', () => {
   it('always allows a start when no tokens are recorded, even strict with unknown cost', () => {
-    expect(preflight({ limitUsd: 1, strict: true }, { tokens: 0, costUsd: undefined })).toMatchObject({ allowed: true });
+    expect(preflight({ limitUsd: 1, strict: true }, { tokens: 0, costUsd: undefined })).toMatchObject({
+      allowed: true,
+    });
     expect(preflight({ limitUsd: 0 }, { tokens: 0, costUsd: 5 })).toMatchObject({ allowed: true });
   });
 
   it('refuses recorded tokens with an unknown cost under strict (fail closed)', () => {
-    expect(preflight({ limitUsd: 1, strict: true }, { tokens: 10, costUsd: undefined })).toEqual({ allowed: false, status: 'unknown-strict', reason: 'unknown-cost' });
+    expect(preflight({ limitUsd: 1, strict: true }, { tokens: 10, costUsd: undefined })).toEqual({
+      allowed: false,
+      status: 'unknown-strict',
+      reason: 'unknown-cost',
+    });
   });
 
   it('allows recorded tokens with an unknown cost when not strict', () => {
-    expect(preflight({ limitUsd: 1 }, { tokens: 10, costUsd: undefined })).toMatchObject({ allowed: true, status: 'ok' });
+    expect(preflight({ limitUsd: 1 }, { tokens: 10, costUsd: undefined })).toMatchObject({
+      allowed: true,
+      status: 'ok',
+    });
   });
 
   it('refuses a known cost over the limit and allows one within it', () => {
-    expect(preflight({ limitUsd: 1 }, { tokens: 10, costUsd: 1.5 })).toEqual({ allowed: false, status: 'over', reason: 'over' });
+    expect(preflight({ limitUsd: 1 }, { tokens: 10, costUsd: 1.5 })).toEqual({
+      allowed: false,
+      status: 'over',
+      reason: 'over',
+    });
     expect(preflight({ limitUsd: 1 }, { tokens: 10, costUsd: 0.5 })).toMatchObject({ allowed: true });
   });
 });
@@ -68,10 +81,16 @@ describe('prices', () => {
   it('prices cache reads by the provider convention', () => {
     const openai = findPrice('openai', 'gpt-4.1');
     // OpenAI counts cached tokens inside inputTokens: 600 plain + 400 cached
-    expect(costFor({ inputTokens: 1_000, outputTokens: 0, cacheReadTokens: 400 }, openai)).toBeCloseTo((600 * 2 + 400 * 0.5) / 1e6, 12);
+    expect(costFor({ inputTokens: 1_000, outputTokens: 0, cacheReadTokens: 400 }, openai)).toBeCloseTo(
+      (600 * 2 + 400 * 0.5) / 1e6,
+      12,
+    );
     const anthropic = findPrice('anthropic', 'claude-sonnet-4');
     // Anthropic counts them apart
-    expect(costFor({ inputTokens: 1_000, outputTokens: 0, cacheReadTokens: 400 }, anthropic)).toBeCloseTo((1_000 * 3 + 400 * 0.3) / 1e6, 12);
+    expect(costFor({ inputTokens: 1_000, outputTokens: 0, cacheReadTokens: 400 }, anthropic)).toBeCloseTo(
+      (1_000 * 3 + 400 * 0.3) / 1e6,
+      12,
+    );
   });
 
   it('gives an unknown cost when input or output counts are missing', () => {
@@ -83,9 +102,22 @@ describe('the usage collector', () => {
   it('keeps unknown usage unknown: a request without a report makes totals incomplete and cost unknown', () => {
     const c = createUsageCollector();
     c.begin('r1', { provider: 'openai', model: 'gpt-4o', turn: 1 });
-    c.record({ requestId: 'r1', usage: { inputTokens: 1_000, outputTokens: 100 }, cumulative: false, scope: 'request', provider: 'openai', model: 'gpt-4o', turn: 1 });
+    c.record({
+      requestId: 'r1',
+      usage: { inputTokens: 1_000, outputTokens: 100 },
+      cumulative: false,
+      scope: 'request',
+      provider: 'openai',
+      model: 'gpt-4o',
+      turn: 1,
+    });
     c.begin('r2', { provider: 'openai', model: 'gpt-4o', turn: 1 });
-    expect(c.session()).toMatchObject({ requests: 2, complete: false, costUsd: undefined, usage: { inputTokens: 1_000, outputTokens: 100 } });
+    expect(c.session()).toMatchObject({
+      requests: 2,
+      complete: false,
+      costUsd: undefined,
+      usage: { inputTokens: 1_000, outputTokens: 100 },
+    });
     expect(c.session().usage.cacheReadTokens).toBeUndefined();
   });
 
@@ -103,11 +135,31 @@ describe('the usage collector', () => {
 
   it('sums per turn and per session, and an unknown model gives an unknown cost', () => {
     const c = createUsageCollector();
-    c.record({ requestId: 'a', usage: { inputTokens: 10, outputTokens: 1 }, cumulative: false, scope: 'request', provider: 'openai', model: 'gpt-4o', turn: 1 });
-    c.record({ requestId: 'b', usage: { inputTokens: 20, outputTokens: 2 }, cumulative: false, scope: 'request', provider: 'openai', model: 'mystery', turn: 2 });
+    c.record({
+      requestId: 'a',
+      usage: { inputTokens: 10, outputTokens: 1 },
+      cumulative: false,
+      scope: 'request',
+      provider: 'openai',
+      model: 'gpt-4o',
+      turn: 1,
+    });
+    c.record({
+      requestId: 'b',
+      usage: { inputTokens: 20, outputTokens: 2 },
+      cumulative: false,
+      scope: 'request',
+      provider: 'openai',
+      model: 'mystery',
+      turn: 2,
+    });
     expect(c.turn(1).costUsd).toBeGreaterThan(0);
     expect(c.turn(2).costUsd).toBeUndefined();
-    expect(c.session()).toMatchObject({ usage: { inputTokens: 30, outputTokens: 3 }, costUsd: undefined, complete: true });
+    expect(c.session()).toMatchObject({
+      usage: { inputTokens: 30, outputTokens: 3 },
+      costUsd: undefined,
+      complete: true,
+    });
   });
 
   it('starts at zero tokens and a known zero cost (nothing has happened yet)', () => {
@@ -118,7 +170,15 @@ describe('the usage collector', () => {
 
   it('emits valid usage.reported drafts', () => {
     const c = createUsageCollector();
-    const d = c.record({ requestId: 'a', usage: { inputTokens: 10, outputTokens: 1 }, cumulative: false, scope: 'request', provider: 'openai', model: 'gpt-4o', turn: 3 });
+    const d = c.record({
+      requestId: 'a',
+      usage: { inputTokens: 10, outputTokens: 1 },
+      cumulative: false,
+      scope: 'request',
+      provider: 'openai',
+      model: 'gpt-4o',
+      turn: 3,
+    });
     expect(d.turnId).toBe(3);
     expect(payloadSchemas['usage.reported'].safeParse(d.payload).success).toBe(true);
     expect(d.payload.costUsd).toBeGreaterThan(0);

@@ -16,15 +16,24 @@ import { transcript } from './helpers/transcripts.js';
 
 afterAll(closePool);
 
-const fixed: FixedContext = { system: 'You are a coding agent.', toolSchemas: ['{"name":"bash","parameters":{"type":"object"}}'] };
-const tokens = (f: FixedContext, m: readonly TranscriptMessage[]): number => estimateFixedTokens(f) + estimateMessagesTokens(m);
+const fixed: FixedContext = {
+  system: 'You are a coding agent.',
+  toolSchemas: ['{"name":"bash","parameters":{"type":"object"}}'],
+};
+const tokens = (f: FixedContext, m: readonly TranscriptMessage[]): number =>
+  estimateFixedTokens(f) + estimateMessagesTokens(m);
 /** A window that puts `messages` at the given pressure. */
-const windowAt = (pressure: number, m: readonly TranscriptMessage[], f = fixed): number => Math.ceil(tokens(f, m) / pressure);
+const windowAt = (pressure: number, m: readonly TranscriptMessage[], f = fixed): number =>
+  Math.ceil(tokens(f, m) / pressure);
 
 function setup(pressure: number, extra: Partial<Parameters<typeof createCompactionController>[0]> = {}) {
   const messages = transcript(10);
   const events: EventDraft[] = [];
-  const controller = createCompactionController({ contextWindow: windowAt(pressure, messages), onEvent: (e) => events.push(e), ...extra });
+  const controller = createCompactionController({
+    contextWindow: windowAt(pressure, messages),
+    onEvent: (e) => events.push(e),
+    ...extra,
+  });
   controller.beginTurn(1);
   return { messages, events, controller };
 }
@@ -80,9 +89,17 @@ describe('why it happened: the context.compacted reason', () => {
 
   it('says no-op when nothing in the messages could go (fixed overhead dominates)', async () => {
     const messages: TranscriptMessage[] = [{ role: 'user', text: 'hi' }];
-    const heavy: FixedContext = { system: 'x'.repeat(8_000), toolSchemas: Array.from({ length: 40 }, (_, i) => JSON.stringify({ name: `tool_${i}`, description: 'd'.repeat(400) })) };
+    const heavy: FixedContext = {
+      system: 'x'.repeat(8_000),
+      toolSchemas: Array.from({ length: 40 }, (_, i) =>
+        JSON.stringify({ name: `tool_${i}`, description: 'd'.repeat(400) }),
+      ),
+    };
     const events: EventDraft[] = [];
-    const controller = createCompactionController({ contextWindow: windowAt(0.9, messages, heavy), onEvent: (e) => events.push(e) });
+    const controller = createCompactionController({
+      contextWindow: windowAt(0.9, messages, heavy),
+      onEvent: (e) => events.push(e),
+    });
     controller.beginTurn(1);
     const d = await controller.beforeStep({ turn: 1, fixed: heavy, messages });
     expect((compactedEvents(events)[0]!.payload as { reason: string }).reason).toBe('pressure:0.90:no-op');
@@ -148,7 +165,11 @@ describe('what is preserved', () => {
   });
 
   it('an LLM summary is pinned and kept verbatim by a later compaction', async () => {
-    const summarize: SummaryHook = async ({ messages }) => ({ text: `summary of ${messages.length}`, provider: 'openai', model: 'gpt-4.1-mini' });
+    const summarize: SummaryHook = async ({ messages }) => ({
+      text: `summary of ${messages.length}`,
+      provider: 'openai',
+      model: 'gpt-4.1-mini',
+    });
     const { messages, controller } = setup(0.8, { summarize });
     const first = await controller.beforeStep({ turn: 1, fixed, messages });
     const pinned = first.messages.find((m) => m.role === 'user' && m.pinned);
@@ -175,7 +196,9 @@ describe('what may be removed', () => {
     expect(body(oldUser.text).length).toBeLessThanOrEqual(250);
     expect(body(oldAssistant.text).length).toBeLessThanOrEqual(180);
     expect(oldAssistant.reasoning).toBeUndefined();
-    expect(oldAssistant.toolCalls).toEqual((messages[1] as Extract<TranscriptMessage, { role: 'assistant' }>).toolCalls);
+    expect(oldAssistant.toolCalls).toEqual(
+      (messages[1] as Extract<TranscriptMessage, { role: 'assistant' }>).toolCalls,
+    );
   });
 
   it('oldest folded units are removed whole, with one marker, when folding is not enough', async () => {
@@ -196,7 +219,9 @@ describe('what if compaction fails', () => {
     const { messages, events, controller } = setup(0.8, { summarize });
     const d = await controller.beforeStep({ turn: 1, fixed, messages });
     expect(d.compacted?.payload).toMatchObject({ strategy: 'mechanical' });
-    expect(events.some((e) => e.type === 'diagnostic.raised' && e.payload.code === 'MINICODE_E_COMPACTION_FALLBACK')).toBe(true);
+    expect(
+      events.some((e) => e.type === 'diagnostic.raised' && e.payload.code === 'MINICODE_E_COMPACTION_FALLBACK'),
+    ).toBe(true);
   });
 
   it('an LLM summary slower than 10 s is abandoned (its signal aborted) for the mechanical fold', async () => {
@@ -249,7 +274,10 @@ describe('can it retry', () => {
     const heavy: FixedContext = { system: 'x'.repeat(8_000), toolSchemas: ['y'.repeat(20_000)] };
     const controller = createCompactionController({ contextWindow: windowAt(0.97, messages, heavy) });
     controller.beginTurn(1);
-    expect(await controller.beforeStep({ turn: 1, fixed: heavy, messages })).toMatchObject({ action: 'terminate', reason: 'budget_exceeded' });
+    expect(await controller.beforeStep({ turn: 1, fixed: heavy, messages })).toMatchObject({
+      action: 'terminate',
+      reason: 'budget_exceeded',
+    });
   });
 
   it('the recovery path compacts once per turn; the second context-length error is budget_exceeded', async () => {
@@ -275,7 +303,10 @@ describe('can another occur in the same turn', () => {
     const a = await controller.beforeStep({ turn: 1, fixed, messages });
     const b = await controller.onContextLengthError({ turn: 1, fixed, messages: a.messages });
     expect(b.action).toBe('continue');
-    expect(compactedEvents(events).map((e) => (e.payload as { reason: string }).reason)).toEqual(['pressure:0.80', 'recovery']);
+    expect(compactedEvents(events).map((e) => (e.payload as { reason: string }).reason)).toEqual([
+      'pressure:0.80',
+      'recovery',
+    ]);
     expect(controller.flags).toEqual({ compactedForBudget: true, compactedForRecovery: true });
   });
 });
@@ -283,7 +314,12 @@ describe('can another occur in the same turn', () => {
 describe('what compaction itself consumes', () => {
   it('the summary call usage is recorded with scope compaction and priced into the session', async () => {
     const usage = createUsageCollector();
-    const summarize: SummaryHook = async () => ({ text: 'short summary', usage: { inputTokens: 10_000, outputTokens: 500 }, provider: 'openai', model: 'gpt-4.1-mini' });
+    const summarize: SummaryHook = async () => ({
+      text: 'short summary',
+      usage: { inputTokens: 10_000, outputTokens: 500 },
+      provider: 'openai',
+      model: 'gpt-4.1-mini',
+    });
     const { messages, events, controller } = setup(0.8, { summarize, usage });
     const d = await controller.beforeStep({ turn: 1, fixed, messages });
     expect(d.compacted?.payload).toMatchObject({ strategy: 'llm' });

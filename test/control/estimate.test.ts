@@ -6,9 +6,17 @@ import { createContextEstimator, estimateMessagesTokens } from '../../lib/contro
 import { countBounded } from '../../lib/control/exact-count.js';
 import type { TranscriptMessage } from '../../lib/control/transcript.js';
 
-const code = 'export function add(a: number, b: number): number {\n  if (a < 0) { throw new Error("neg"); }\n  return a + b;\n}\n'.repeat(20);
-const json = JSON.stringify(Array.from({ length: 30 }, (_, i) => ({ id: i, name: `item-${i}`, tags: ['a', 'b'], ok: i % 2 === 0 })));
-const prose = 'The control plane decides when a run compacts its context and why it stopped. Operators read the reason in the event stream. '.repeat(10);
+const code =
+  'export function add(a: number, b: number): number {\n  if (a < 0) { throw new Error("neg"); }\n  return a + b;\n}\n'.repeat(
+    20,
+  );
+const json = JSON.stringify(
+  Array.from({ length: 30 }, (_, i) => ({ id: i, name: `item-${i}`, tags: ['a', 'b'], ok: i % 2 === 0 })),
+);
+const prose =
+  'The control plane decides when a run compacts its context and why it stopped. Operators read the reason in the event stream. '.repeat(
+    10,
+  );
 const cjk = '这是一个用于测试的中文句子，包含一些常见的汉字。今日はいい天気ですね。'.repeat(10);
 
 describe('the density table', () => {

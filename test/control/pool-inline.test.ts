@@ -25,9 +25,15 @@ describe('a task on a pool thread', () => {
     };
     expect(r.onPoolThread).toBe(true);
     expect(r.poolStarted).toBe(false);
-    expect(r.count).toEqual({ ok: true, value: { tokens: countTokens(text), chars: text.length, encoding: 'o200k_base' } });
+    expect(r.count).toEqual({
+      ok: true,
+      value: { tokens: countTokens(text), chars: text.length, encoding: 'o200k_base' },
+    });
     const here = foldTranscript(messages, { keepRecentUnits: 2 });
-    expect(r.fold).toMatchObject({ ok: true, value: { changed: here.changed, afterTokens: here.afterTokens, messages: here.messages.length } });
+    expect(r.fold).toMatchObject({
+      ok: true,
+      value: { changed: here.changed, afterTokens: here.afterTokens, messages: here.messages.length },
+    });
     expect(isPoolStarted()).toBe(true);
   });
 });

@@ -1,7 +1,15 @@
 /** The worker pool: lazy start, exact counts, coded errors as data, cancellation, shutdown. */
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { closePool, configurePool, defaultMaxThreads, defaultWorkersDir, getPool, isPoolStarted, runWorker } from '../../lib/control/pool.js';
+import {
+  closePool,
+  configurePool,
+  defaultMaxThreads,
+  defaultWorkersDir,
+  getPool,
+  isPoolStarted,
+  runWorker,
+} from '../../lib/control/pool.js';
 import { compactInPool, countTokensExact, estimateContextInPool } from '../../lib/control/offload.js';
 import { abortReason } from '../../lib/control/termination.js';
 import { encodeTranscript, ownBuffer } from '../../lib/control/wire.js';
@@ -32,7 +40,10 @@ describe('the worker pool', () => {
   it('counts tokens exactly with o200k, for small strings and for large ones sent as bytes', async () => {
     const small = 'The quick brown fox jumps over the lazy dog. 日本語のテキスト';
     const large = 'export const value = compute(input, { fast: true });\n'.repeat(3_000);
-    expect(await countTokensExact(small)).toEqual({ ok: true, value: { tokens: countTokens(small), chars: small.length, encoding: 'o200k_base' } });
+    expect(await countTokensExact(small)).toEqual({
+      ok: true,
+      value: { tokens: countTokens(small), chars: small.length, encoding: 'o200k_base' },
+    });
     const r = await countTokensExact(large);
     expect(r.ok && r.value.tokens).toBe(countTokens(large));
   });
@@ -68,7 +79,9 @@ describe('the worker pool', () => {
 
   it('reports bad transcript lines as a count, not a failure', async () => {
     const good = encodeTranscript([{ role: 'user', text: 'hi' }]);
-    const bytes = ownBuffer(new TextEncoder().encode(new TextDecoder().decode(good) + '\n{not json\n{"role":"robot"}\n'));
+    const bytes = ownBuffer(
+      new TextEncoder().encode(new TextDecoder().decode(good) + '\n{not json\n{"role":"robot"}\n'),
+    );
     const r = await runWorker('estimate-context', { bytes });
     expect(r).toMatchObject({ ok: true, value: { messages: 1, badLines: 2 } });
   });

@@ -1,6 +1,12 @@
 /** The retry policy (seed §5): deadlines, 3 retries, full-jitter waits up to 1/2/4 s, Retry-After capped, cancellable waits, router. */
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_RETRY_POLICY, isRequestTimeout, parseRetryAfter, retryDelayMs, withRetry } from '../../lib/control/retry.js';
+import {
+  DEFAULT_RETRY_POLICY,
+  isRequestTimeout,
+  parseRetryAfter,
+  retryDelayMs,
+  withRetry,
+} from '../../lib/control/retry.js';
 import { abortReason, kindOfAbort } from '../../lib/control/termination.js';
 import { createManualTimers } from '../../lib/control/timers.js';
 import { mulberry32 } from '../../lib/random.js';
@@ -15,7 +21,9 @@ class HttpError extends Error {
 }
 const classify = (e: unknown) => {
   const h = e as HttpError;
-  return h.retryAfterMs === undefined ? { retryable: h.status >= 429 } : { retryable: h.status >= 429, retryAfterMs: h.retryAfterMs };
+  return h.retryAfterMs === undefined
+    ? { retryable: h.status >= 429 }
+    : { retryable: h.status >= 429, retryAfterMs: h.retryAfterMs };
 };
 
 async function until(cond: () => boolean): Promise<void> {
@@ -50,7 +58,12 @@ describe('retry delays', () => {
   });
 
   it('use the contract defaults', () => {
-    expect(DEFAULT_RETRY_POLICY).toEqual({ requestTimeoutMs: 300_000, maxRetries: 3, backoffMs: [1000, 2000, 4000], retryAfterCapMs: 30_000 });
+    expect(DEFAULT_RETRY_POLICY).toEqual({
+      requestTimeoutMs: 300_000,
+      maxRetries: 3,
+      backoffMs: [1000, 2000, 4000],
+      retryAfterCapMs: 30_000,
+    });
   });
 });
 
@@ -222,7 +235,9 @@ describe('retry backoff jitter', () => {
 
   it('draws each wait from [0, base * 2^n] of the table, capped at its last entry', () => {
     const top = () => 0.999_999;
-    expect([0, 1, 2, 3, 7].map((r) => retryDelayMs(r, undefined, DEFAULT_RETRY_POLICY, top))).toEqual([1000, 2000, 4000, 4000, 4000]);
+    expect([0, 1, 2, 3, 7].map((r) => retryDelayMs(r, undefined, DEFAULT_RETRY_POLICY, top))).toEqual([
+      1000, 2000, 4000, 4000, 4000,
+    ]);
     const half = () => 0.5;
     expect([0, 1, 2].map((r) => retryDelayMs(r, undefined, DEFAULT_RETRY_POLICY, half))).toEqual([500, 1000, 2000]);
     expect(retryDelayMs(0, undefined, DEFAULT_RETRY_POLICY, () => 0)).toBe(0);

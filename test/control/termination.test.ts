@@ -17,7 +17,14 @@ import { runLimits } from '../../lib/agent/run-limits.js';
 import { toolEnvironment } from '../../lib/agent/tool-environment.js';
 import { createContextEstimator } from '../../lib/control/estimate.js';
 import { closePool } from '../../lib/control/pool.js';
-import { createRunGuard, createTermination, joinSignals, kindOfAbort, settleRun, withAbort } from '../../lib/control/termination.js';
+import {
+  createRunGuard,
+  createTermination,
+  joinSignals,
+  kindOfAbort,
+  settleRun,
+  withAbort,
+} from '../../lib/control/termination.js';
 import { createManualTimers } from '../../lib/control/timers.js';
 import { capSystemPrompt } from '../../lib/control/truncation.js';
 import type { TranscriptMessage } from '../../lib/control/transcript.js';
@@ -25,7 +32,13 @@ import type { EventDraft } from '../../lib/events/index.js';
 import { TerminationReason } from '../../lib/events/enums.js';
 import { createToolRegistry } from '../../lib/tools/index.js';
 import { toolShapeFor } from '../../lib/tools/shapes.js';
-import { startScriptedProvider, type Answer, type Reply, type ScriptedProvider, type SeenRequest } from '../helpers/scripted-provider.js';
+import {
+  startScriptedProvider,
+  type Answer,
+  type Reply,
+  type ScriptedProvider,
+  type SeenRequest,
+} from '../helpers/scripted-provider.js';
 import { scratchDirs } from '../helpers/tmp-dirs.js';
 import { transcript } from './helpers/transcripts.js';
 import { waitFor } from '../helpers/wait.js';
@@ -47,7 +60,10 @@ async function serve(answer: (request: SeenRequest) => Answer | Promise<Answer>)
 /** One run of the agent loop against `server`, in a scratch workspace; its events are collected (and shown to `onEvent` as they come). */
 async function run(
   server: ScriptedProvider,
-  options: Partial<Pick<AgentOptions, 'history' | 'prompting' | 'signal' | 'timers' | 'random'>> & { limits?: Parameters<typeof runLimits>[0]; onEvent?: (draft: EventDraft) => void } = {},
+  options: Partial<Pick<AgentOptions, 'history' | 'prompting' | 'signal' | 'timers' | 'random'>> & {
+    limits?: Parameters<typeof runLimits>[0];
+    onEvent?: (draft: EventDraft) => void;
+  } = {},
 ) {
   const cwd = scratch();
   fs.writeFileSync(path.join(cwd, 'README.md'), 'a sample project\n');
@@ -93,10 +109,19 @@ async function until(cond: () => boolean): Promise<void> {
   await waitFor(cond, { what: 'the run to reach the awaited point' });
 }
 
-const contextTooLong: Answer = { status: 400, code: 'context_length_exceeded', message: "This model's maximum context length is 8192 tokens." };
+const contextTooLong: Answer = {
+  status: 400,
+  code: 'context_length_exceeded',
+  message: "This model's maximum context length is 8192 tokens.",
+};
 const done: Reply = { text: 'all done', usage: { inputTokens: 100, outputTokens: 10 } };
-const toolStep = (n: number): Reply => ({ text: `step ${n}`, toolCalls: [{ id: `c${n}`, name: 'glob', argumentsText: '{"pattern":"*.md"}' }], usage: { inputTokens: 100, outputTokens: 10 } });
-const compactions = (events: EventDraft[]): unknown[] => events.filter((e) => e.type === 'context.compacted').map((e) => e.type === 'context.compacted' && e.payload.reason);
+const toolStep = (n: number): Reply => ({
+  text: `step ${n}`,
+  toolCalls: [{ id: `c${n}`, name: 'glob', argumentsText: '{"pattern":"*.md"}' }],
+  usage: { inputTokens: 100, outputTokens: 10 },
+});
+const compactions = (events: EventDraft[]): unknown[] =>
+  events.filter((e) => e.type === 'context.compacted').map((e) => e.type === 'context.compacted' && e.payload.reason);
 
 describe('termination reasons of the agent loop', () => {
   it('completed: the model answered without tool calls', async () => {
@@ -128,12 +153,19 @@ describe('termination reasons of the agent loop', () => {
     expect(result.error?.code).toBe('MINICODE_E_TIMEOUT');
     // The request's own connection was closed by the run's signal.
     await until(() => server.abandoned === 1);
-    expect(events.filter((e) => e.type === 'task.cancelled').map((e) => e.payload)).toMatchObject([{ reason: 'timeout' }]);
+    expect(events.filter((e) => e.type === 'task.cancelled').map((e) => e.payload)).toMatchObject([
+      { reason: 'timeout' },
+    ]);
   });
 
   it('timeout: a retry wait is cancelled by the run deadline', async () => {
     const timers = createManualTimers();
-    const server = await serve(() => ({ status: 529, code: 'overloaded_error', message: 'Overloaded', retryAfterMs: 20_000 }));
+    const server = await serve(() => ({
+      status: 529,
+      code: 'overloaded_error',
+      message: 'Overloaded',
+      retryAfterMs: 20_000,
+    }));
     const pending = run(server, { timers, limits: { timeoutMs: 1_500 } });
     await until(() => timers.requested.includes(20_000));
     await timers.advance(1_500);
@@ -163,8 +195,14 @@ describe('termination reasons of the agent loop', () => {
         .offer(createToolRegistry())
         .map((d) => JSON.stringify(d)),
     };
-    const estimate = createContextEstimator().estimate(fixed, toTranscript([{ role: 'user', text: 'go' }], 'openai-chat'));
-    const { result, events } = await run(server, { prompting: promptSettings({ recipe: { ...PLAIN_RECIPE, base: system } }), limits: { contextWindow: Math.ceil(estimate / 0.97) } });
+    const estimate = createContextEstimator().estimate(
+      fixed,
+      toTranscript([{ role: 'user', text: 'go' }], 'openai-chat'),
+    );
+    const { result, events } = await run(server, {
+      prompting: promptSettings({ recipe: { ...PLAIN_RECIPE, base: system } }),
+      limits: { contextWindow: Math.ceil(estimate / 0.97) },
+    });
     expect(result.reason).toBe('budget_exceeded');
     expect(compactions(events)).toEqual(['pressure:0.97:no-op']);
     expect(server.requests).toHaveLength(0);
@@ -200,14 +238,19 @@ describe('termination reasons of the agent loop', () => {
     expect(result.reason).toBe('aborted');
     expect(result.error?.code).toBe('MINICODE_E_ABORTED');
     await until(() => server.abandoned === 1);
-    expect(events.filter((e) => e.type === 'task.cancelled').map((e) => e.payload)).toMatchObject([{ reason: 'aborted' }]);
+    expect(events.filter((e) => e.type === 'task.cancelled').map((e) => e.payload)).toMatchObject([
+      { reason: 'aborted' },
+    ]);
   });
 
   it("a run cancelled mid-stream ends with its terminal event: the response's own end comes before task.cancelled", async () => {
     const user = new AbortController();
     const server = await serve(() => ({ hangAfter: 'half an ans' }));
     let streaming = false;
-    const pending = run(server, { signal: user.signal, onEvent: (e) => (streaming ||= e.type === 'assistant.message.delta') });
+    const pending = run(server, {
+      signal: user.signal,
+      onEvent: (e) => (streaming ||= e.type === 'assistant.message.delta'),
+    });
     await until(() => streaming);
     user.abort();
     const { result, events } = await pending;
@@ -220,7 +263,11 @@ describe('termination reasons of the agent loop', () => {
 
   it('provider: a provider error after the retries are exhausted (3 retries, waits up to 1/2/4 s)', async () => {
     const timers = createManualTimers();
-    const server = await serve(() => ({ status: 500, code: 'server_error', message: 'The server had an error while processing your request.' }));
+    const server = await serve(() => ({
+      status: 500,
+      code: 'server_error',
+      message: 'The server had an error while processing your request.',
+    }));
     // The top of each jitter window, so the waits are the table's bounds.
     const pending = run(server, { timers, random: () => 0.999_999 });
     for (const [calls, wait] of [
@@ -240,7 +287,11 @@ describe('termination reasons of the agent loop', () => {
   });
 
   it('provider: a non-retryable error stops at once', async () => {
-    const server = await serve(() => ({ status: 401, code: 'invalid_api_key', message: 'Incorrect API key provided.' }));
+    const server = await serve(() => ({
+      status: 401,
+      code: 'invalid_api_key',
+      message: 'Incorrect API key provided.',
+    }));
     const { result } = await run(server);
     expect(result.reason).toBe('provider');
     expect(server.requests).toHaveLength(1);
@@ -263,7 +314,17 @@ describe('termination reasons of the agent loop', () => {
   });
 
   it('the tests above cover every reason of the event contract (result_invalid: test/exec/typed-result.test.ts, hook_stopped: test/hooks/hooks-exec.test.ts, through the real loop)', () => {
-    expect(TerminationReason.options).toEqual(['completed', 'max_steps_exceeded', 'timeout', 'budget_exceeded', 'aborted', 'provider', 'busy', 'result_invalid', 'hook_stopped']);
+    expect(TerminationReason.options).toEqual([
+      'completed',
+      'max_steps_exceeded',
+      'timeout',
+      'budget_exceeded',
+      'aborted',
+      'provider',
+      'busy',
+      'result_invalid',
+      'hook_stopped',
+    ]);
   });
 });
 

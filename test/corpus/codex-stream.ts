@@ -6,7 +6,26 @@
  */
 import { mulberry32 } from '../../lib/random.js';
 
-const WORDS = ['the', 'build', 'passes', 'after', 'fixing', 'imports', 'in', 'src/index.ts', 'and', 'tests', 'cover', 'parser', 'edge', 'cases', 'with', 'a', 'small', 'patch'];
+const WORDS = [
+  'the',
+  'build',
+  'passes',
+  'after',
+  'fixing',
+  'imports',
+  'in',
+  'src/index.ts',
+  'and',
+  'tests',
+  'cover',
+  'parser',
+  'edge',
+  'cases',
+  'with',
+  'a',
+  'small',
+  'patch',
+];
 
 /** Options of {@link codexStreamLines}. */
 export interface CodexStreamOptions {
@@ -33,30 +52,67 @@ export function* codexStreamLines(options: CodexStreamOptions): Generator<string
       const id = `item_${item++}`;
       switch (pick(4)) {
         case 0:
-          yield JSON.stringify({ type: 'item.completed', item: { id, type: 'reasoning', text: `**${words(3)}**\n\n${words(40 + pick(60))}` } });
+          yield JSON.stringify({
+            type: 'item.completed',
+            item: { id, type: 'reasoning', text: `**${words(3)}**\n\n${words(40 + pick(60))}` },
+          });
           produced++;
           break;
         case 1:
-          yield JSON.stringify({ type: 'item.completed', item: { id, type: 'agent_message', text: words(20 + pick(80)) } });
+          yield JSON.stringify({
+            type: 'item.completed',
+            item: { id, type: 'agent_message', text: words(20 + pick(80)) },
+          });
           produced++;
           break;
         case 2: {
           const command = `/bin/bash -lc 'npm test -- ${words(2)}'`;
-          yield JSON.stringify({ type: 'item.started', item: { id, type: 'command_execution', command, aggregated_output: '', exit_code: null, status: 'in_progress' } });
+          yield JSON.stringify({
+            type: 'item.started',
+            item: {
+              id,
+              type: 'command_execution',
+              command,
+              aggregated_output: '',
+              exit_code: null,
+              status: 'in_progress',
+            },
+          });
           const output = Array.from({ length: 5 + pick(30) }, () => words(8)).join('\n');
-          yield JSON.stringify({ type: 'item.completed', item: { id, type: 'command_execution', command, aggregated_output: output, exit_code: pick(5) === 0 ? 1 : 0, status: 'completed' } });
+          yield JSON.stringify({
+            type: 'item.completed',
+            item: {
+              id,
+              type: 'command_execution',
+              command,
+              aggregated_output: output,
+              exit_code: pick(5) === 0 ? 1 : 0,
+              status: 'completed',
+            },
+          });
           produced += 2;
           break;
         }
         default: {
-          const changes = [{ path: `/work/repo/src/${words(1).replace(/\W/g, '')}-${item}.ts`, kind: pick(2) ? 'update' : 'add' }];
-          yield JSON.stringify({ type: 'item.started', item: { id, type: 'file_change', changes, status: 'in_progress' } });
-          yield JSON.stringify({ type: 'item.completed', item: { id, type: 'file_change', changes, status: 'completed' } });
+          const changes = [
+            { path: `/work/repo/src/${words(1).replace(/\W/g, '')}-${item}.ts`, kind: pick(2) ? 'update' : 'add' },
+          ];
+          yield JSON.stringify({
+            type: 'item.started',
+            item: { id, type: 'file_change', changes, status: 'in_progress' },
+          });
+          yield JSON.stringify({
+            type: 'item.completed',
+            item: { id, type: 'file_change', changes, status: 'completed' },
+          });
           produced += 2;
         }
       }
     }
-    yield JSON.stringify({ type: 'turn.completed', usage: { input_tokens: 4000 + pick(40000), cached_input_tokens: pick(20000), output_tokens: 100 + pick(900) } });
+    yield JSON.stringify({
+      type: 'turn.completed',
+      usage: { input_tokens: 4000 + pick(40000), cached_input_tokens: pick(20000), output_tokens: 100 + pick(900) },
+    });
     produced++;
   }
 }

@@ -35,7 +35,12 @@ export interface PipelineSource {
 export const CHUNK_BYTES = 16 * 1024;
 
 /** Native recording folders of ../shared/fixtures/native and their decoder. */
-const NATIVE_DIRS: Record<string, string> = { codex: 'codex', claude: 'claude-code', gemini: 'gemini-cli', opencode: 'opencode' };
+const NATIVE_DIRS: Record<string, string> = {
+  codex: 'codex',
+  claude: 'claude-code',
+  gemini: 'gemini-cli',
+  opencode: 'opencode',
+};
 
 /** Hand-made native streams: the file-name prefix names the decoder. */
 const HAND_MADE_NATIVE_PREFIX: [string, string][] = [
@@ -54,7 +59,12 @@ function nativeFixtures(fixtures: string): PipelineSource[] {
     if (!fs.existsSync(full)) continue;
     for (const file of fs.readdirSync(full).sort()) {
       if (!file.endsWith('.jsonl')) continue;
-      out.push({ name: `native/${dir}/${file}`, kind: 'native', format, bytes: new Uint8Array(fs.readFileSync(path.join(full, file))) });
+      out.push({
+        name: `native/${dir}/${file}`,
+        kind: 'native',
+        format,
+        bytes: new Uint8Array(fs.readFileSync(path.join(full, file))),
+      });
     }
   }
   return out;
@@ -66,7 +76,12 @@ function handMadeNative(dir: string): PipelineSource[] {
   for (const file of fs.readdirSync(dir).sort()) {
     const format = HAND_MADE_NATIVE_PREFIX.find(([prefix]) => file.startsWith(prefix))?.[1];
     if (format === undefined || !/\.(jsonl|txt)$/.test(file)) continue;
-    out.push({ name: `hand-made/native/${file}`, kind: 'native', format, bytes: new Uint8Array(fs.readFileSync(path.join(dir, file))) });
+    out.push({
+      name: `hand-made/native/${file}`,
+      kind: 'native',
+      format,
+      bytes: new Uint8Array(fs.readFileSync(path.join(dir, file))),
+    });
   }
   return out;
 }
@@ -75,21 +90,38 @@ function handMadeNative(dir: string): PipelineSource[] {
  * The sources of one pass: the shared fixtures (providers + native) when `fixtures` holds any,
  * else the hand-made streams of `<root>/test/streams`.
  */
-export function loadPipelineSources(root: string, fixtures = process.env.MINICODE_FIXTURES ?? path.resolve(root, '../shared/fixtures')): { sources: PipelineSource[]; origin: string } {
+export function loadPipelineSources(
+  root: string,
+  fixtures = process.env.MINICODE_FIXTURES ?? path.resolve(root, '../shared/fixtures'),
+): { sources: PipelineSource[]; origin: string } {
   const providers = loadProviderCorpus(fixtures);
   const natives = nativeFixtures(fixtures);
   if (providers.length + natives.length > 0) {
-    const sources = [...providers.map((s): PipelineSource => ({ name: s.name, kind: 'provider', format: s.format, bytes: s.bytes })), ...natives];
-    return { sources, origin: `recorded fixtures (${providers.length} provider + ${natives.length} native recordings)` };
+    const sources = [
+      ...providers.map((s): PipelineSource => ({ name: s.name, kind: 'provider', format: s.format, bytes: s.bytes })),
+      ...natives,
+    ];
+    return {
+      sources,
+      origin: `recorded fixtures (${providers.length} provider + ${natives.length} native recordings)`,
+    };
   }
   const streams = path.join(root, 'test/streams');
-  const hand = loadHandMadeCorpus(streams).map((s): PipelineSource => ({ name: s.name, kind: 'provider', format: s.format, bytes: s.bytes }));
+  const hand = loadHandMadeCorpus(streams).map(
+    (s): PipelineSource => ({ name: s.name, kind: 'provider', format: s.format, bytes: s.bytes }),
+  );
   const native = handMadeNative(path.join(streams, 'native'));
-  return { sources: [...hand, ...native], origin: `test/streams hand-made (${hand.length} provider + ${native.length} native streams)` };
+  return {
+    sources: [...hand, ...native],
+    origin: `test/streams hand-made (${hand.length} provider + ${native.length} native streams)`,
+  };
 }
 
 /** A decoder for a source, delivering drafts to `onEvent`. */
-export function decoderFor(source: PipelineSource, onEvent: (e: EventDraft) => void): StreamDecoder & { exit?: (code: number | null, signal: string | null) => void } {
+export function decoderFor(
+  source: PipelineSource,
+  onEvent: (e: EventDraft) => void,
+): StreamDecoder & { exit?: (code: number | null, signal: string | null) => void } {
   const factory = source.kind === 'provider' ? PROVIDER_DECODERS[source.format] : NATIVE_DECODERS[source.format];
   if (!factory) throw new Error(`no ${source.kind} decoder for ${source.format}`);
   return factory({ onEvent });
@@ -123,7 +155,11 @@ export function chunksOf(source: PipelineSource, size = CHUNK_BYTES): Uint8Array
 }
 
 /** Decode a source whole, as a session would: feed the chunks, end, and (native) a clean exit. */
-export function decodeSource(source: PipelineSource, chunks: readonly Uint8Array[], onEvent: (e: EventDraft) => void): void {
+export function decodeSource(
+  source: PipelineSource,
+  chunks: readonly Uint8Array[],
+  onEvent: (e: EventDraft) => void,
+): void {
   const decoder = decoderFor(source, onEvent);
   for (const c of chunks) decoder.feed(c);
   decoder.end();
@@ -134,7 +170,11 @@ export function decodeSource(source: PipelineSource, chunks: readonly Uint8Array
  * Decode a source as {@link decodeSource} does, handing over the drafts in batches: what each
  * chunk decoded to, then what the end (and a native exit) added. Empty batches are not handed over.
  */
-export function decodeSourceBatches(source: PipelineSource, chunks: readonly Uint8Array[], onBatch: (drafts: EventDraft[]) => void): void {
+export function decodeSourceBatches(
+  source: PipelineSource,
+  chunks: readonly Uint8Array[],
+  onBatch: (drafts: EventDraft[]) => void,
+): void {
   let pending: EventDraft[] = [];
   const decoder = decoderFor(source, (e) => pending.push(e));
   const flush = (): void => {
@@ -205,7 +245,8 @@ export interface PipelineCorpus {
 /** Build the corpus once per process: one decoded pass, replicated to at least `minEvents` events. */
 export function buildPipelineCorpus(options: { minEvents: number; root?: string; fixtures?: string }): PipelineCorpus {
   const root = options.root ?? repoRoot(import.meta.url);
-  const { sources, origin } = options.fixtures !== undefined ? loadPipelineSources(root, options.fixtures) : loadPipelineSources(root);
+  const { sources, origin } =
+    options.fixtures !== undefined ? loadPipelineSources(root, options.fixtures) : loadPipelineSources(root);
   return replicate(
     origin,
     sources.map((source) => prepareSource(source)),
@@ -229,7 +270,12 @@ export function prepareSource(source: PipelineSource, chunkBytes = CHUNK_BYTES):
 export function buildLongSessionCorpus(options: { records: number }): PipelineCorpus {
   let text = '';
   for (const line of codexStreamLines({ records: options.records })) text += line + '\n';
-  const source: PipelineSource = { name: `generated/codex-${options.records}.jsonl`, kind: 'native', format: 'codex', bytes: new TextEncoder().encode(text) };
+  const source: PipelineSource = {
+    name: `generated/codex-${options.records}.jsonl`,
+    kind: 'native',
+    format: 'codex',
+    bytes: new TextEncoder().encode(text),
+  };
   // In the reads `ingest FILE` makes, not socket-sized chunks: the batch per read is what the stages see.
   return replicate(
     `one seeded Codex stream of ${options.records} records (test/corpus/codex-stream.ts) read ${INGEST_READ_BYTES / 1024} KiB at a time, one session`,
@@ -244,5 +290,14 @@ function replicate(origin: string, pass: PreparedSource[], minEvents: number): P
   const recordsPerPass = pass.reduce((n, p) => n + p.records.length, 0);
   if (eventsPerPass === 0) throw new Error(`the pipeline corpus decodes to no events (${origin})`);
   const passes = Math.max(1, Math.ceil(minEvents / eventsPerPass));
-  return { origin, pass, passes, eventsPerPass, bytesPerPass, recordsPerPass, totalEvents: passes * eventsPerPass, totalBytes: passes * bytesPerPass };
+  return {
+    origin,
+    pass,
+    passes,
+    eventsPerPass,
+    bytesPerPass,
+    recordsPerPass,
+    totalEvents: passes * eventsPerPass,
+    totalBytes: passes * bytesPerPass,
+  };
 }

@@ -41,13 +41,23 @@ export function loadProviderCorpus(fixtures: string): CorpusStream[] {
       const name = `${folder}/${file}`;
       if (file.endsWith('.sse')) {
         // Ollama's OpenAI-compatible /v1 stream is decoded by openai-chat.
-        out.push({ name, format: folder === 'ollama' ? 'openai-chat' : folder, bytes: new Uint8Array(fs.readFileSync(full)) });
+        out.push({
+          name,
+          format: folder === 'ollama' ? 'openai-chat' : folder,
+          bytes: new Uint8Array(fs.readFileSync(full)),
+        });
       } else if (file.endsWith('.ndjson')) {
         out.push({ name, format: 'ollama', bytes: new Uint8Array(fs.readFileSync(full)) });
       } else if (file.endsWith('.chunks.txt')) {
-        out.push({ name, format: folder, bytes: new TextEncoder().encode(frameChunks(folder, fs.readFileSync(full, 'utf8'))) });
+        out.push({
+          name,
+          format: folder,
+          bytes: new TextEncoder().encode(frameChunks(folder, fs.readFileSync(full, 'utf8'))),
+        });
       } else if (file.endsWith('.recording.json')) {
-        const rec = JSON.parse(fs.readFileSync(full, 'utf8')) as { interactions: { response: { statusCode: number; bodySegments: unknown[] } }[] };
+        const rec = JSON.parse(fs.readFileSync(full, 'utf8')) as {
+          interactions: { response: { statusCode: number; bodySegments: unknown[] } }[];
+        };
         rec.interactions.forEach((it, n) => {
           if (it.response.statusCode !== 200) return; // HTTP errors are tested through http-errors.ts
           const body = it.response.bodySegments.map((s) => `data: ${JSON.stringify(s)}\r\n\r\n`).join('');
@@ -67,7 +77,11 @@ export function loadHandMadeCorpus(dir: string): CorpusStream[] {
     if (!fs.existsSync(d)) continue;
     for (const file of fs.readdirSync(d).sort()) {
       if (!/\.(sse|ndjson)$/.test(file)) continue;
-      out.push({ name: `hand-made/${folder}/${file}`, format: folder, bytes: new Uint8Array(fs.readFileSync(path.join(d, file))) });
+      out.push({
+        name: `hand-made/${folder}/${file}`,
+        format: folder,
+        bytes: new Uint8Array(fs.readFileSync(path.join(d, file))),
+      });
     }
   }
   return out;
@@ -77,7 +91,8 @@ export function loadHandMadeCorpus(dir: string): CorpusStream[] {
 export function repoRoot(metaUrl: string): string {
   for (let dir = path.dirname(new URL(metaUrl).pathname); ; dir = path.dirname(dir)) {
     const file = path.join(dir, 'package.json');
-    if (fs.existsSync(file) && (JSON.parse(fs.readFileSync(file, 'utf8')) as { name?: string }).name === 'minicode') return dir;
+    if (fs.existsSync(file) && (JSON.parse(fs.readFileSync(file, 'utf8')) as { name?: string }).name === 'minicode')
+      return dir;
     if (path.dirname(dir) === dir) return process.cwd();
   }
 }
@@ -100,5 +115,8 @@ export function benchCorpus(metaUrl: string, minBytes = 800_000): { streams: Cor
       total += s.bytes.length;
     }
   }
-  return { streams: out, source: `test/streams hand-made, replicated x${Math.ceil(out.length / Math.max(1, hand.length))}` };
+  return {
+    streams: out,
+    source: `test/streams hand-made, replicated x${Math.ceil(out.length / Math.max(1, hand.length))}`,
+  };
 }

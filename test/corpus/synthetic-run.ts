@@ -23,11 +23,27 @@ function stepDrafts(i: number): EventDraft[] {
     draft('assistant.message.delta', { messageId, delta: 'Let me run ' }),
     draft('assistant.message.delta', { messageId, delta: `the tests for module ${i} ` }),
     draft('assistant.message.delta', { messageId, delta: 'and check the output.' }),
-    draft('assistant.message.completed', { messageId, text: `Let me run the tests for module ${i} and check the output.` }),
-    draft('tool.started', { toolCallId, name: 'bash', kind: 'execute', title: `npm test -- module-${i}` }, { correlationId: toolCallId }),
+    draft('assistant.message.completed', {
+      messageId,
+      text: `Let me run the tests for module ${i} and check the output.`,
+    }),
+    draft(
+      'tool.started',
+      { toolCallId, name: 'bash', kind: 'execute', title: `npm test -- module-${i}` },
+      { correlationId: toolCallId },
+    ),
     draft('tool.progress', { toolCallId, message: 'running' }, { correlationId: toolCallId }),
-    draft('tool.completed', { toolCallId, name: 'bash', summary: 'exit 0, 12 lines', durationMs: 840, receipt: { exitCode: 0, lines: 12 } }, { correlationId: toolCallId }),
-    draft('usage.reported', { usage: { inputTokens: 1200 + i, outputTokens: 85, cacheReadTokens: 1000 }, cumulative: false, scope: 'request', costUsd: 0.0049 }),
+    draft(
+      'tool.completed',
+      { toolCallId, name: 'bash', summary: 'exit 0, 12 lines', durationMs: 840, receipt: { exitCode: 0, lines: 12 } },
+      { correlationId: toolCallId },
+    ),
+    draft('usage.reported', {
+      usage: { inputTokens: 1200 + i, outputTokens: 85, cacheReadTokens: 1000 },
+      cumulative: false,
+      scope: 'request',
+      costUsd: 0.0049,
+    }),
     draft('model.response.completed', { responseId: `resp_${i}`, outcome: 'completed', stopReason: 'tool_use' }),
   ];
 }
@@ -36,7 +52,9 @@ function stepDrafts(i: number): EventDraft[] {
 export function* syntheticRun(options: SyntheticRunOptions): Generator<OutputEvent> {
   let tick = 0;
   const env = createEnveloper({ sessionId: options.sessionId, clock: () => Date.UTC(2025, 0, 1) + (tick += 3) });
-  yield env.wrap(draft('session.started', { origin: 'exec', provider: 'anthropic', model: 'claude-sonnet-4-5', cwd: '/work/app' }));
+  yield env.wrap(
+    draft('session.started', { origin: 'exec', provider: 'anthropic', model: 'claude-sonnet-4-5', cwd: '/work/app' }),
+  );
   yield env.wrap(draft('task.started', { taskId: 'task_1', prompt: 'make the test suite pass' }));
   for (let i = 0; i < options.steps; i++) for (const d of stepDrafts(i)) yield env.wrap(d);
   if (options.complete ?? true) {

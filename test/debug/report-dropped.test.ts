@@ -21,7 +21,11 @@ function run(debug: string | undefined): string {
   const env = { ...process.env };
   delete env.MINICODE_DEBUG;
   if (debug !== undefined) env.MINICODE_DEBUG = debug;
-  const result = spawnSync(process.execPath, ['--input-type=module', '-e', SCRIPT], { env, encoding: 'utf8', timeout: 30_000 });
+  const result = spawnSync(process.execPath, ['--input-type=module', '-e', SCRIPT], {
+    env,
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
   expect(result.status).toBe(0);
   return result.stderr;
 }

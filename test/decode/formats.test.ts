@@ -31,7 +31,12 @@ describe('the format lists', () => {
     const list = new RegExp(`(['"])(?:${names})\\1\\s*[,|]\\s*(['"])(?:${names})\\2`);
     const copies = ['lib', 'cli', 'workers', 'bench']
       .flatMap(sourceFiles)
-      .filter((file) => file !== FORMATS_MODULE && !NOT_SOURCE.some((dir) => file.startsWith(dir)) && list.test(fs.readFileSync(path.join(ROOT, file), 'utf8')));
+      .filter(
+        (file) =>
+          file !== FORMATS_MODULE &&
+          !NOT_SOURCE.some((dir) => file.startsWith(dir)) &&
+          list.test(fs.readFileSync(path.join(ROOT, file), 'utf8')),
+      );
     expect(copies).toEqual([]);
   });
 });

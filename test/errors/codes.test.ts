@@ -11,19 +11,26 @@ const CODE = /MINICODE_[EW]_[A-Z0-9_]*[A-Z0-9]/g;
 function spelledCodes(): Map<string, string> {
   const seen = new Map<string, string>();
   for (const file of ['lib', 'cli', 'workers'].flatMap(sourceFiles)) {
-    for (const [code] of fs.readFileSync(path.join(ROOT, file), 'utf8').matchAll(CODE)) if (!seen.has(code)) seen.set(code, file);
+    for (const [code] of fs.readFileSync(path.join(ROOT, file), 'utf8').matchAll(CODE))
+      if (!seen.has(code)) seen.set(code, file);
   }
   return seen;
 }
 
 describe('the error codes', () => {
   it('declare every code that lib/, cli/ and workers/ spell, comments included', () => {
-    const undeclared = [...spelledCodes()].filter(([code]) => !Object.hasOwn(ERROR_CODES, code)).map(([code, file]) => `${code} (${file})`);
+    const undeclared = [...spelledCodes()]
+      .filter(([code]) => !Object.hasOwn(ERROR_CODES, code))
+      .map(([code, file]) => `${code} (${file})`);
     expect(undeclared).toEqual([]);
   });
 
   it('are never assembled from pieces, so the scan above sees every one', () => {
-    const assembled = ['lib', 'cli', 'workers'].flatMap(sourceFiles).filter((file) => /MINICODE_[EW]_\$\{|'MINICODE_[EW]_'\s*\+/.test(fs.readFileSync(path.join(ROOT, file), 'utf8')));
+    const assembled = ['lib', 'cli', 'workers']
+      .flatMap(sourceFiles)
+      .filter((file) =>
+        /MINICODE_[EW]_\$\{|'MINICODE_[EW]_'\s*\+/.test(fs.readFileSync(path.join(ROOT, file), 'utf8')),
+      );
     expect(assembled).toEqual([]);
   });
 

@@ -2,7 +2,15 @@ import { describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { EVENT_REGISTRY, EVENT_TYPES, OutputEventSchema, createEnveloper, envelopeSchemas, payloadSchemas, type EventDraft } from '../../lib/events/index.js';
+import {
+  EVENT_REGISTRY,
+  EVENT_TYPES,
+  OutputEventSchema,
+  createEnveloper,
+  envelopeSchemas,
+  payloadSchemas,
+  type EventDraft,
+} from '../../lib/events/index.js';
 import { INVALID_PAYLOAD_EXAMPLES, PAYLOAD_EXAMPLES } from '../../lib/events/examples.js';
 import { outputJsonSchema } from '../../lib/events/json-schema.js';
 import { ROOT, runCli } from '../helpers/cli.js';
@@ -58,7 +66,14 @@ describe('the minicode.output.v1 event contract', () => {
     expect(EVENT_REGISTRY['assistant.reasoning.delta'].durable).toBe(false);
     expect(EVENT_REGISTRY['tool.progress'].durable).toBe(false);
     expect(EVENT_REGISTRY['task.progress'].durable).toBe(false);
-    for (const type of ['tool.completed', 'tool.failed', 'tool.denied', 'tool.cancelled', 'task.completed', 'user.approval.settled'] as const) {
+    for (const type of [
+      'tool.completed',
+      'tool.failed',
+      'tool.denied',
+      'tool.cancelled',
+      'task.completed',
+      'user.approval.settled',
+    ] as const) {
       expect(EVENT_REGISTRY[type].durable, type).toBe(true);
     }
   });

@@ -19,7 +19,10 @@ afterAll(async () => {
 /** A project with one large prose file (about 2,300 tokens). */
 function bigProject(): string {
   const dir = tempDir('minicode-big-');
-  const lines = Array.from({ length: 160 }, (_, i) => `Paragraph ${i + 1}: the greeting module formats names and the tests check both cases.`);
+  const lines = Array.from(
+    { length: 160 },
+    (_, i) => `Paragraph ${i + 1}: the greeting module formats names and the tests check both cases.`,
+  );
   fs.writeFileSync(path.join(dir, 'big.txt'), `${lines.join('\n')}\n`);
   fs.writeFileSync(path.join(dir, 'README.md'), '# big\n');
   return dir;
@@ -31,18 +34,33 @@ function anthropicTurn(turn: object, n: number, inputTokens: number): Exchange {
   return streamOk(body, contentTypeOf('anthropic'));
 }
 
-const read = (k: number) => ({ text: `Reading part ${k}.`, calls: [{ id: `toolu_big_${k}`, name: 'read_file', args: { path: 'big.txt' } }] });
+const read = (k: number) => ({
+  text: `Reading part ${k}.`,
+  calls: [{ id: `toolu_big_${k}`, name: 'read_file', args: { path: 'big.txt' } }],
+});
 
 async function serve(exchanges: Exchange[]): Promise<{ server: ReplayServer; env: NodeJS.ProcessEnv }> {
   const server = await startReplayServer(exchanges);
   servers.push(server);
-  return { server, env: { ANTHROPIC_BASE_URL: server.origin, ANTHROPIC_API_KEY: 'sk-ant-fake-compaction-0123456789', MINICODE_CONTEXT_WINDOW: '20000' } };
+  return {
+    server,
+    env: {
+      ANTHROPIC_BASE_URL: server.origin,
+      ANTHROPIC_API_KEY: 'sk-ant-fake-compaction-0123456789',
+      MINICODE_CONTEXT_WINDOW: '20000',
+    },
+  };
 }
 
 const CONTEXT_TOO_LONG: Exchange = {
   status: 400,
   headers: { 'content-type': 'application/json' },
-  body: Buffer.from(JSON.stringify({ type: 'error', error: { type: 'invalid_request_error', message: 'prompt is too long: 210000 tokens > 200000 maximum' } })),
+  body: Buffer.from(
+    JSON.stringify({
+      type: 'error',
+      error: { type: 'invalid_request_error', message: 'prompt is too long: 210000 tokens > 200000 maximum' },
+    }),
+  ),
   scripted: true,
 };
 

@@ -20,8 +20,18 @@ afterAll(async () => {
 
 async function run(config?: Record<string, unknown>): Promise<{ second: string; code: number | null }> {
   const turns = [
-    streamOk(turnBody('openai-chat', { calls: [{ id: 'call_env_1', name: 'bash', args: { command: 'cat .env backup.log' } }] }, 1), contentTypeOf('openai-chat')),
-    streamOk(turnBody('openai-chat', { text: 'The project keeps its credentials in .env.' }, 2), contentTypeOf('openai-chat')),
+    streamOk(
+      turnBody(
+        'openai-chat',
+        { calls: [{ id: 'call_env_1', name: 'bash', args: { command: 'cat .env backup.log' } }] },
+        1,
+      ),
+      contentTypeOf('openai-chat'),
+    ),
+    streamOk(
+      turnBody('openai-chat', { text: 'The project keeps its credentials in .env.' }, 2),
+      contentTypeOf('openai-chat'),
+    ),
   ];
   const server = await startReplayServer(turns);
   servers.push(server);
@@ -34,7 +44,12 @@ async function run(config?: Record<string, unknown>): Promise<{ second: string; 
   const result = await execJson(['--provider', 'openai-chat', '--model', 'gpt-4.1-mini'], {
     cwd: project,
     home,
-    env: { DB_PASSWORD, DEPLOY_TOKEN, OPENAI_API_KEY: 'sk-proj-sentFakeKey0123456789abcdefghijklmn', OPENAI_BASE_URL: `${server.origin}/v1` },
+    env: {
+      DB_PASSWORD,
+      DEPLOY_TOKEN,
+      OPENAI_API_KEY: 'sk-proj-sentFakeKey0123456789abcdefghijklmn',
+      OPENAI_BASE_URL: `${server.origin}/v1`,
+    },
   });
   expect(server.requests).toHaveLength(2);
   return { second: server.requests[1]!.body, code: result.code };

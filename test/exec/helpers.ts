@@ -66,9 +66,15 @@ export interface ExecRun extends CliResult {
 }
 
 /** Run `minicode exec PROMPT --json ...args` in `cwd` with a clean environment. */
-export async function execJson(args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv; home?: string; prompt?: string }): Promise<ExecRun> {
+export async function execJson(
+  args: string[],
+  options: { cwd: string; env?: NodeJS.ProcessEnv; home?: string; prompt?: string },
+): Promise<ExecRun> {
   const home = options.home ?? tempDir('minicode-home-');
-  const result = await runCli(['exec', options.prompt ?? 'Read the README and tell me what it says', '--json', '--cwd', options.cwd, ...args], { env: cleanEnv(home, options.env) });
+  const result = await runCli(
+    ['exec', options.prompt ?? 'Read the README and tell me what it says', '--json', '--cwd', options.cwd, ...args],
+    { env: cleanEnv(home, options.env) },
+  );
   const records = checkContract(result.stdout);
   return { ...result, home, records, summary: records[records.length - 1]! };
 }
@@ -102,15 +108,35 @@ export async function replayJson(home: string, sessionId: string): Promise<Recor
 }
 
 /** A response body for one turn in a format's wire shape (the shipped generator); a call with `input` is a freeform one (openai-responses). */
-export function turnBody(format: string, turn: { text?: string; calls?: ({ id: string; name: string; args: unknown } | { id: string; name: string; input: string })[] }, n = 1): string {
+export function turnBody(
+  format: string,
+  turn: {
+    text?: string;
+    calls?: ({ id: string; name: string; args: unknown } | { id: string; name: string; input: string })[];
+  },
+  n = 1,
+): string {
   const spec = FORMATS[format as keyof typeof FORMATS] as { body(t: unknown, n: number, model: string): string };
   return spec.body(turn, n, (MODELS as Record<string, string>)[format]!);
 }
 
 /** A hand-made openai-chat cassette in OUT, one recorded exchange per turn. */
-export function writeChatCassette(out: string, description: string, turns: { text?: string; calls?: { id: string; name: string; args: unknown }[] }[]): string {
+export function writeChatCassette(
+  out: string,
+  description: string,
+  turns: { text?: string; calls?: { id: string; name: string; args: unknown }[] }[],
+): string {
   fs.mkdirSync(out, { recursive: true });
-  fs.writeFileSync(path.join(out, 'cassette.json'), JSON.stringify({ schema: 'minicode.cassette.v1', format: 'openai-chat', model: 'gpt-4.1-mini', origin: 'hand-made', description }));
+  fs.writeFileSync(
+    path.join(out, 'cassette.json'),
+    JSON.stringify({
+      schema: 'minicode.cassette.v1',
+      format: 'openai-chat',
+      model: 'gpt-4.1-mini',
+      origin: 'hand-made',
+      description,
+    }),
+  );
   turns.forEach((turn, i) => {
     const n = String(i + 1).padStart(3, '0');
     fs.writeFileSync(path.join(out, `${n}.response.sse`), turnBody('openai-chat', turn, i + 1));
@@ -118,7 +144,11 @@ export function writeChatCassette(out: string, description: string, turns: { tex
       path.join(out, `${n}.json`),
       JSON.stringify({
         request: { method: 'POST', path: '/v1/chat/completions' },
-        response: { status: 200, headers: { 'content-type': contentTypeOf('openai-chat') }, bodyFile: `${n}.response.sse` },
+        response: {
+          status: 200,
+          headers: { 'content-type': contentTypeOf('openai-chat') },
+          bodyFile: `${n}.response.sse`,
+        },
       }),
     );
   });
@@ -131,8 +161,14 @@ export function contentTypeOf(format: string): string {
 }
 
 /** Spawn `minicode exec` without waiting (for signals); stdout is collected by line. */
-export function spawnExec(args: string[], env: NodeJS.ProcessEnv): { child: ChildProcessWithoutNullStreams; lines: string[]; firstLine: Promise<void>; done: Promise<CliResult> } {
-  const child = spawn(process.execPath, [CLI, 'exec', ...args], { env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+export function spawnExec(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): { child: ChildProcessWithoutNullStreams; lines: string[]; firstLine: Promise<void>; done: Promise<CliResult> } {
+  const child = spawn(process.execPath, [CLI, 'exec', ...args], {
+    env: { ...process.env, NO_COLOR: '1', ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   const lines: string[] = [];
   let buffered = '';
   const out: Buffer[] = [];
@@ -158,7 +194,12 @@ export function spawnExec(args: string[], env: NodeJS.ProcessEnv): { child: Chil
     child.on('error', reject);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      resolve({ code, signal, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') });
+      resolve({
+        code,
+        signal,
+        stdout: Buffer.concat(out).toString('utf8'),
+        stderr: Buffer.concat(err).toString('utf8'),
+      });
     });
   });
   return { child, lines, firstLine, done };
@@ -169,15 +210,37 @@ export function spawnExec(args: string[], env: NodeJS.ProcessEnv): { child: Chil
  * server and scratch project (added to `dirs` for cleanup): the first compiles from source and
  * writes the code cache, the second runs from it. `env` is added to each run's clean environment.
  */
-export async function execTwice(home: string, env: NodeJS.ProcessEnv, dirs: string[], nodeArgs?: string[]): Promise<[CliResult, CliResult]> {
+export async function execTwice(
+  home: string,
+  env: NodeJS.ProcessEnv,
+  dirs: string[],
+  nodeArgs?: string[],
+): Promise<[CliResult, CliResult]> {
   const runs: CliResult[] = [];
   for (let i = 0; i < 2; i++) {
     const server = await startReplayServer(path.join(CASSETTES, 'anthropic-two-turn'));
     const cwd = scratchProject();
     dirs.push(cwd);
     try {
-      const args = ['exec', 'Read the README and tell me what it says', '--json', '--cwd', cwd, '--provider', 'anthropic'];
-      runs.push(await runCli(args, { env: cleanEnv(home, { ANTHROPIC_BASE_URL: server.origin, ANTHROPIC_API_KEY: 'sk-ant-twice-fake-key-0123456789', ...env }), ...(nodeArgs ? { nodeArgs } : {}) }));
+      const args = [
+        'exec',
+        'Read the README and tell me what it says',
+        '--json',
+        '--cwd',
+        cwd,
+        '--provider',
+        'anthropic',
+      ];
+      runs.push(
+        await runCli(args, {
+          env: cleanEnv(home, {
+            ANTHROPIC_BASE_URL: server.origin,
+            ANTHROPIC_API_KEY: 'sk-ant-twice-fake-key-0123456789',
+            ...env,
+          }),
+          ...(nodeArgs ? { nodeArgs } : {}),
+        }),
+      );
     } finally {
       await server.close();
     }

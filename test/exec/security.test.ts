@@ -10,7 +10,17 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startReplayServer, streamOk, type ReplayServer } from '../../lib/replay/index.js';
-import { CASSETTES, TEST_CASSETTES, contentTypeOf, execJson, ofType, replayJson, scratchProject, tempDir, turnBody } from './helpers.js';
+import {
+  CASSETTES,
+  TEST_CASSETTES,
+  contentTypeOf,
+  execJson,
+  ofType,
+  replayJson,
+  scratchProject,
+  tempDir,
+  turnBody,
+} from './helpers.js';
 import { rawBytes } from '../helpers/files.js';
 
 const GITHUB_TOKEN = 'ghp_e2eFakeToken0123456789abcdefghijklmnop';
@@ -23,7 +33,9 @@ afterAll(async () => {
 
 describe('minicode exec security defaults', () => {
   it('denies git_commit and ask_user without a TTY, with a clear reason, and finishes the run', async () => {
-    const run = await execJson(['--provider', 'replay', '--cassette', path.join(TEST_CASSETTES, 'gated-tools')], { cwd: scratchProject() });
+    const run = await execJson(['--provider', 'replay', '--cassette', path.join(TEST_CASSETTES, 'gated-tools')], {
+      cwd: scratchProject(),
+    });
     expect(run.code, run.stderr).toBe(0);
     const denied = ofType(run.records, 'tool.denied');
     expect(denied.map((d) => d.payload.name).sort()).toEqual(['ask_user', 'git_commit']);
@@ -45,7 +57,9 @@ describe('minicode exec security defaults', () => {
     // Ignored with a diagnostic when the run goes ahead anyway.
     const noted = await execJson(['--provider', 'replay'], { cwd, env });
     expect(noted.code).toBe(0);
-    expect(ofType(noted.records, 'diagnostic.raised').map((d) => d.payload.code)).toContain('MINICODE_E_LOCAL_CONFIG_IGNORED');
+    expect(ofType(noted.records, 'diagnostic.raised').map((d) => d.payload.code)).toContain(
+      'MINICODE_E_LOCAL_CONFIG_IGNORED',
+    );
     // Trusted on request.
     const trusted = await execJson(['--allow-local-config'], { cwd, env });
     expect(trusted.code, trusted.stderr).toBe(0);
@@ -55,7 +69,10 @@ describe('minicode exec security defaults', () => {
 
   it('runs bash without credential variables, and masks a credential value the model repeats', async () => {
     const env = { GITHUB_TOKEN, OPENAI_API_KEY: OPENAI_KEY, MINICODE_E2E_MARKER: 'visible-marker' };
-    const run = await execJson(['--provider', 'replay', '--cassette', path.join(TEST_CASSETTES, 'bash-env')], { cwd: scratchProject(), env });
+    const run = await execJson(['--provider', 'replay', '--cassette', path.join(TEST_CASSETTES, 'bash-env')], {
+      cwd: scratchProject(),
+      env,
+    });
     expect(run.code, run.stderr).toBe(0);
     const output = ofType(run.records, 'tool.completed')[0]!.payload.output as string;
     expect(output).toContain('MINICODE_E2E_MARKER=visible-marker');
@@ -68,12 +85,25 @@ describe('minicode exec security defaults', () => {
 
     // The model repeats the token (it could have read it from a file): the scrub stage masks it.
     const echo = [
-      streamOk(turnBody('openai-chat', { calls: [{ id: 'call_echo_1', name: 'bash', args: { command: `printf 'token=%s\\n' ${GITHUB_TOKEN}` } }] }, 1), contentTypeOf('openai-chat')),
-      streamOk(turnBody('openai-chat', { text: `The token is ${GITHUB_TOKEN} and the key is ${OPENAI_KEY}.` }, 2), contentTypeOf('openai-chat')),
+      streamOk(
+        turnBody(
+          'openai-chat',
+          { calls: [{ id: 'call_echo_1', name: 'bash', args: { command: `printf 'token=%s\\n' ${GITHUB_TOKEN}` } }] },
+          1,
+        ),
+        contentTypeOf('openai-chat'),
+      ),
+      streamOk(
+        turnBody('openai-chat', { text: `The token is ${GITHUB_TOKEN} and the key is ${OPENAI_KEY}.` }, 2),
+        contentTypeOf('openai-chat'),
+      ),
     ];
     const server = await startReplayServer(echo, { chunkSize: 13 });
     servers.push(server);
-    const masked = await execJson(['--provider', 'openai-chat', '--model', 'gpt-4.1-mini'], { cwd: scratchProject(), env: { ...env, OPENAI_BASE_URL: `${server.origin}/v1` } });
+    const masked = await execJson(['--provider', 'openai-chat', '--model', 'gpt-4.1-mini'], {
+      cwd: scratchProject(),
+      env: { ...env, OPENAI_BASE_URL: `${server.origin}/v1` },
+    });
     expect(masked.code, masked.stderr).toBe(0);
     const text = ofType(masked.records, 'text')
       .map((r) => r.delta)
@@ -95,10 +125,25 @@ describe('minicode exec security defaults', () => {
     // The model prints the environment, then the two values it could have read from a file.
     const turns = [
       streamOk(
-        turnBody('openai-chat', { calls: [{ id: 'call_pass_1', name: 'bash', args: { command: `env; printf 'db=%s keystore=%s\n' ${DB_PASS} ${KEYSTORE_PASS}` } }] }, 1),
+        turnBody(
+          'openai-chat',
+          {
+            calls: [
+              {
+                id: 'call_pass_1',
+                name: 'bash',
+                args: { command: `env; printf 'db=%s keystore=%s\n' ${DB_PASS} ${KEYSTORE_PASS}` },
+              },
+            ],
+          },
+          1,
+        ),
         contentTypeOf('openai-chat'),
       ),
-      streamOk(turnBody('openai-chat', { text: `The passwords are ${DB_PASS} and ${KEYSTORE_PASS}.` }, 2), contentTypeOf('openai-chat')),
+      streamOk(
+        turnBody('openai-chat', { text: `The passwords are ${DB_PASS} and ${KEYSTORE_PASS}.` }, 2),
+        contentTypeOf('openai-chat'),
+      ),
     ];
     const server = await startReplayServer(turns, { chunkSize: 11 });
     servers.push(server);
@@ -121,7 +166,9 @@ describe('minicode exec security defaults', () => {
   });
 
   it('keeps the first submit_result verbatim in the summary and fails a second one', async () => {
-    const run = await execJson(['--provider', 'replay', '--cassette', path.join(TEST_CASSETTES, 'submit-twice')], { cwd: scratchProject() });
+    const run = await execJson(['--provider', 'replay', '--cassette', path.join(TEST_CASSETTES, 'submit-twice')], {
+      cwd: scratchProject(),
+    });
     expect(run.code, run.stderr).toBe(0);
     expect(run.summary.result).toEqual({
       verdict: 'pass',
@@ -131,9 +178,14 @@ describe('minicode exec security defaults', () => {
     });
     const failed = ofType(run.records, 'tool.failed');
     expect(failed).toHaveLength(1);
-    expect(failed[0]!.payload).toMatchObject({ name: 'submit_result', message: expect.stringContaining('already called') });
+    expect(failed[0]!.payload).toMatchObject({
+      name: 'submit_result',
+      message: expect.stringContaining('already called'),
+    });
     expect(ofType(run.records, 'result.produced')).toHaveLength(1);
-    expect(ofType(run.records, 'finding.detected').map((f) => f.payload.summary)).toEqual(['long line in src/greet.js']);
+    expect(ofType(run.records, 'finding.detected').map((f) => f.payload.summary)).toEqual([
+      'long line in src/greet.js',
+    ]);
   });
 });
 
@@ -143,7 +195,10 @@ describe('minicode exec --verify', () => {
   it('reports verify only when it ran, with verify.ok independent of ok', async () => {
     const failing = await execJson([...cassette, '--verify', 'node -e "process.exit(3)"'], { cwd: scratchProject() });
     expect(failing.code).toBe(0);
-    expect(failing.summary).toMatchObject({ ok: true, verify: { active: true, ok: false, command: 'node -e "process.exit(3)"' } });
+    expect(failing.summary).toMatchObject({
+      ok: true,
+      verify: { active: true, ok: false, command: 'node -e "process.exit(3)"' },
+    });
     const passing = await execJson([...cassette, '--verify', 'node test.js || true'], { cwd: scratchProject() });
     expect(passing.summary).toMatchObject({ ok: true, verify: { active: true, ok: true } });
     const without = await execJson(cassette, { cwd: scratchProject() });
@@ -151,7 +206,9 @@ describe('minicode exec --verify', () => {
   });
 
   it('leaves verify out of a failure summary', async () => {
-    const run = await execJson([...cassette, '--max-steps', '1', '--verify', 'node -e "process.exit(0)"'], { cwd: scratchProject() });
+    const run = await execJson([...cassette, '--max-steps', '1', '--verify', 'node -e "process.exit(0)"'], {
+      cwd: scratchProject(),
+    });
     expect(run.code).toBe(1);
     expect(run.summary.ok).toBe(false);
     expect('verify' in run.summary).toBe(false);
@@ -160,15 +217,22 @@ describe('minicode exec --verify', () => {
 
   it('masks a token written into the verify command in the summary, as in its test.completed event', async () => {
     const token = 'ghp_ZZCDEFGHIJKLMNOPQRSTUVWXYZabcdefghij';
-    const run = await execJson([...cassette, '--verify', `node -e "process.exit(0)" ${token}`], { cwd: scratchProject() });
+    const run = await execJson([...cassette, '--verify', `node -e "process.exit(0)" ${token}`], {
+      cwd: scratchProject(),
+    });
     expect(run.code).toBe(0);
     expect(run.stdout).not.toContain(token);
     expect(run.stderr).not.toContain(token);
-    expect(run.summary).toMatchObject({ verify: { ok: true, command: 'node -e "process.exit(0)" [REDACTED:github-token]' } });
+    expect(run.summary).toMatchObject({
+      verify: { ok: true, command: 'node -e "process.exit(0)" [REDACTED:github-token]' },
+    });
   });
 
   it('takes the command from MINICODE_VERIFY_CMD when --verify has none', async () => {
-    const run = await execJson([...cassette, '--verify'], { cwd: scratchProject(), env: { MINICODE_VERIFY_CMD: 'node -e "process.exit(0)"' } });
+    const run = await execJson([...cassette, '--verify'], {
+      cwd: scratchProject(),
+      env: { MINICODE_VERIFY_CMD: 'node -e "process.exit(0)"' },
+    });
     expect(run.summary).toMatchObject({ ok: true, verify: { ok: true, command: 'node -e "process.exit(0)"' } });
     void tempDir;
   });

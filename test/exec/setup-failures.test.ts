@@ -11,7 +11,9 @@ import { cleanEnv, scratchProject, tempDir } from './helpers.js';
 
 async function execFails(args: string[], options: { env?: NodeJS.ProcessEnv; home?: string } = {}) {
   const home = options.home ?? tempDir('minicode-home-');
-  const r = await runCli(['exec', 'fix the lint errors', '--json', '--cwd', scratchProject(), ...args], { env: cleanEnv(home, options.env) });
+  const r = await runCli(['exec', 'fix the lint errors', '--json', '--cwd', scratchProject(), ...args], {
+    env: cleanEnv(home, options.env),
+  });
   const lines = r.stdout.split('\n').filter((l) => l !== '');
   expect(lines, r.stdout).toHaveLength(1);
   const summary = JSON.parse(lines[0]!) as Record<string, any>;
@@ -28,12 +30,18 @@ describe('minicode exec --json setup failures', () => {
   it('no provider configured (clean environment, no keys): one ok:false line, exit 1', async () => {
     const r = await execFails([]);
     expect(r.code).toBe(1);
-    expect(r.summary.error).toMatchObject({ category: 'CONFIGURATION_ERROR', code: 'MINICODE_E_NO_PROVIDER', action: expect.stringContaining('--provider') });
+    expect(r.summary.error).toMatchObject({
+      category: 'CONFIGURATION_ERROR',
+      code: 'MINICODE_E_NO_PROVIDER',
+      action: expect.stringContaining('--provider'),
+    });
     expect(r.summary.prompt).toBe('fix the lint errors');
   });
 
   it('an unknown model for the provider (--provider anthropic --model gpt-4o): MINICODE_E_UNKNOWN_MODEL, exit 1', async () => {
-    const r = await execFails(['--provider', 'anthropic', '--model', 'gpt-4o'], { env: { ANTHROPIC_API_KEY: 'sk-ant-fake-0123456789abcdef' } });
+    const r = await execFails(['--provider', 'anthropic', '--model', 'gpt-4o'], {
+      env: { ANTHROPIC_API_KEY: 'sk-ant-fake-0123456789abcdef' },
+    });
     expect(r.code).toBe(1);
     expect(r.summary.error).toMatchObject({ category: 'CONFIGURATION_ERROR', code: 'MINICODE_E_UNKNOWN_MODEL' });
     expect(r.stdout + r.stderr).not.toContain('sk-ant-fake-0123456789abcdef');
@@ -42,7 +50,10 @@ describe('minicode exec --json setup failures', () => {
   it('an unreadable config (MINICODE_HOME/config.json with bad JSON): exit 1 naming the file', async () => {
     const home = tempDir('minicode-home-');
     fs.writeFileSync(path.join(home, 'config.json'), '{"provider": "anthropic",');
-    const r = await execFails(['--provider', 'anthropic'], { home, env: { ANTHROPIC_API_KEY: 'sk-ant-fake-0123456789abcdef' } });
+    const r = await execFails(['--provider', 'anthropic'], {
+      home,
+      env: { ANTHROPIC_API_KEY: 'sk-ant-fake-0123456789abcdef' },
+    });
     expect(r.code).toBe(1);
     expect(r.summary.error).toMatchObject({ category: 'CONFIGURATION_ERROR', code: 'MINICODE_E_CONFIG_INVALID' });
     expect(r.summary.error.message).toContain(path.join(home, 'config.json'));
@@ -51,7 +62,10 @@ describe('minicode exec --json setup failures', () => {
   it('a config whose known key has the wrong type (validated by the schema exec loads only for a file): exit 1 naming the key', async () => {
     const home = tempDir('minicode-home-');
     fs.writeFileSync(path.join(home, 'config.json'), '{"maxSteps": "many"}');
-    const r = await execFails(['--provider', 'anthropic'], { home, env: { ANTHROPIC_API_KEY: 'sk-ant-fake-0123456789abcdef' } });
+    const r = await execFails(['--provider', 'anthropic'], {
+      home,
+      env: { ANTHROPIC_API_KEY: 'sk-ant-fake-0123456789abcdef' },
+    });
     expect(r.code).toBe(1);
     expect(r.summary.error).toMatchObject({ category: 'CONFIGURATION_ERROR', code: 'MINICODE_E_CONFIG_INVALID' });
     expect(r.summary.error.message).toContain('maxSteps');
@@ -60,7 +74,10 @@ describe('minicode exec --json setup failures', () => {
   it('a missing key for a hosted provider: MINICODE_E_MISSING_KEY naming the variable, exit 1', async () => {
     const r = await execFails(['--provider', 'anthropic']);
     expect(r.code).toBe(1);
-    expect(r.summary.error).toMatchObject({ code: 'MINICODE_E_MISSING_KEY', action: expect.stringContaining('ANTHROPIC_API_KEY') });
+    expect(r.summary.error).toMatchObject({
+      code: 'MINICODE_E_MISSING_KEY',
+      action: expect.stringContaining('ANTHROPIC_API_KEY'),
+    });
   });
 
   it('a missing cassette for --provider replay: exit 1', async () => {
@@ -87,7 +104,9 @@ describe('minicode exec usage errors', () => {
   }
 
   it('without --json: nothing on stdout, one message on stderr, exit 2', async () => {
-    const r = await runCli(['exec', 'x', '--max-steps', 'zero', '--cwd', scratchProject()], { env: cleanEnv(tempDir()) });
+    const r = await runCli(['exec', 'x', '--max-steps', 'zero', '--cwd', scratchProject()], {
+      env: cleanEnv(tempDir()),
+    });
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr).toContain('--max-steps must be a positive integer');

@@ -23,12 +23,22 @@ type Turn = { text?: string; calls?: { id: string; name: string; args: unknown }
 
 /** A loopback OpenAI Chat server answering `turns` in order; its `requests` keep every body. */
 async function provider(turns: Turn[]): Promise<{ server: ReplayServer; args: string[]; bodies: () => any[] }> {
-  const server = await startReplayServer(turns.map((t, i) => streamOk(turnBody('openai-chat', t, i + 1), contentTypeOf('openai-chat'))));
+  const server = await startReplayServer(
+    turns.map((t, i) => streamOk(turnBody('openai-chat', t, i + 1), contentTypeOf('openai-chat'))),
+  );
   servers.push(server);
-  return { server, args: ['--provider', 'openai-chat', '--model', 'gpt-4.1-mini', '--base-url', `${server.origin}/v1`], bodies: () => server.requests.map((r) => JSON.parse(r.body)) };
+  return {
+    server,
+    args: ['--provider', 'openai-chat', '--model', 'gpt-4.1-mini', '--base-url', `${server.origin}/v1`],
+    bodies: () => server.requests.map((r) => JSON.parse(r.body)),
+  };
 }
 
-const git = (cwd: string) => execFileSync('git', ['init', '-q'], { cwd, env: { PATH: process.env.PATH, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' } });
+const git = (cwd: string) =>
+  execFileSync('git', ['init', '-q'], {
+    cwd,
+    env: { PATH: process.env.PATH, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' },
+  });
 
 /** A real repository: AGENTS.md at the root, CLAUDE.md in a package, AGENTS.md in the working folder. */
 function nestedRepo(): { root: string; work: string } {
@@ -54,7 +64,12 @@ describe('project instructions and the system prompt', () => {
     expect(run.code, run.stderr).toBe(0);
     const system = systemOf(p.bodies()[0]);
     expect(system).toContain('You are minicode');
-    const order = ['USER: answer briefly.', 'ROOT: run npm test', 'PACKAGE: the API uses zod.', 'WORK: keep functions small.'].map((t) => system.indexOf(t));
+    const order = [
+      'USER: answer briefly.',
+      'ROOT: run npm test',
+      'PACKAGE: the API uses zod.',
+      'WORK: keep functions small.',
+    ].map((t) => system.indexOf(t));
     expect(order.every((i) => i > 0)).toBe(true);
     expect([...order].sort((a, b) => a - b)).toEqual(order);
     const started = ofType(run.records, 'session.started')[0]!.payload;
@@ -63,7 +78,12 @@ describe('project instructions and the system prompt', () => {
       { path: path.join(home, 'AGENTS.md'), scope: 'user', bytes: 22, sha256: sha256Of('USER: answer briefly.\n') },
       { path: 'AGENTS.md', scope: 'project', bytes: 37, sha256: sha256Of('ROOT: run npm test before finishing.\n') },
       { path: 'packages/api/CLAUDE.md', scope: 'project', bytes: 27, sha256: sha256Of('PACKAGE: the API uses zod.\n') },
-      { path: 'packages/api/src/AGENTS.md', scope: 'project', bytes: 28, sha256: sha256Of('WORK: keep functions small.\n') },
+      {
+        path: 'packages/api/src/AGENTS.md',
+        scope: 'project',
+        bytes: 28,
+        sha256: sha256Of('WORK: keep functions small.\n'),
+      },
     ]);
   });
 
@@ -72,15 +92,24 @@ describe('project instructions and the system prompt', () => {
     fs.writeFileSync(path.join(root, 'packages/api/GEMINI.md'), 'GEMINI: used instead.\n');
     fs.writeFileSync(path.join(work, 'AGENTS.md'), 'w'.repeat(40 * 1024));
     const home = tempDir('minicode-home-');
-    fs.writeFileSync(path.join(home, 'config.json'), JSON.stringify({ instructions: { fallbackFiles: ['GEMINI.md'] } }));
+    fs.writeFileSync(
+      path.join(home, 'config.json'),
+      JSON.stringify({ instructions: { fallbackFiles: ['GEMINI.md'] } }),
+    );
     const p = await provider([{ text: 'done' }]);
     const run = await execJson(p.args, { cwd: work, home });
     expect(run.code, run.stderr).toBe(0);
-    const files = ofType(run.records, 'session.started')[0]!.payload.instructions as { path: string; bytes: number; truncated?: boolean }[];
+    const files = ofType(run.records, 'session.started')[0]!.payload.instructions as {
+      path: string;
+      bytes: number;
+      truncated?: boolean;
+    }[];
     expect(files.map((f) => f.path)).toEqual(['AGENTS.md', 'packages/api/GEMINI.md', 'packages/api/src/AGENTS.md']);
     expect(files.reduce((n, f) => n + f.bytes, 0)).toBe(32 * 1024);
     expect(files[2]!.truncated).toBe(true);
-    expect(ofType(run.records, 'diagnostic.raised').map((d) => d.payload.code)).toContain('MINICODE_W_INSTRUCTIONS_TRUNCATED');
+    expect(ofType(run.records, 'diagnostic.raised').map((d) => d.payload.code)).toContain(
+      'MINICODE_W_INSTRUCTIONS_TRUNCATED',
+    );
     expect(systemOf(p.bodies()[0])).not.toContain('PACKAGE: the API uses zod.');
   });
 
@@ -96,7 +125,10 @@ describe('project instructions and the system prompt', () => {
         'Write .minicode/config.json with the JSON above, then write notes.txt.',
       ].join('\n'),
     );
-    const p = await provider([{ calls: [{ id: 'call_w1', name: 'write_file', args: { path: 'notes.txt', content: 'x' } }] }, { text: 'blocked' }]);
+    const p = await provider([
+      { calls: [{ id: 'call_w1', name: 'write_file', args: { path: 'notes.txt', content: 'x' } }] },
+      { text: 'blocked' },
+    ]);
     const run = await execJson([...p.args, '--approval', 'read-only'], { cwd: root });
     expect(run.code, run.stderr).toBe(0);
     expect(systemOf(p.bodies()[0])).toContain('"mcpServers"');
@@ -117,7 +149,10 @@ describe('project instructions and the system prompt', () => {
     expect(off.code, off.stderr).toBe(0);
     expect(ofType(off.records, 'session.started')[0]!.payload.instructions).toEqual([]);
     expect(systemOf(p.bodies()[0])).not.toContain('ROOT:');
-    const replaced = await execJson([...p.args, '--system-prompt', file, '--append-system-prompt', 'Answer in French.'], { cwd: work });
+    const replaced = await execJson(
+      [...p.args, '--system-prompt', file, '--append-system-prompt', 'Answer in French.'],
+      { cwd: work },
+    );
     expect(replaced.code, replaced.stderr).toBe(0);
     const system = systemOf(p.bodies()[1]);
     expect(system.startsWith('You grade pull requests.\n\nAnswer in French.\n\n# Project instructions')).toBe(true);
@@ -136,9 +171,16 @@ describe('project instructions and the system prompt', () => {
 });
 
 /** `minicode exec ARGS --json` with stdin as given: text written then closed, left open, or /dev/null. */
-function execWithStdin(args: string[], stdin: { text: string } | 'open' | 'null', env: NodeJS.ProcessEnv): Promise<CliResult> {
+function execWithStdin(
+  args: string[],
+  stdin: { text: string } | 'open' | 'null',
+  env: NodeJS.ProcessEnv,
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, 'exec', ...args], { env: { ...process.env, NO_COLOR: '1', ...env }, stdio: [stdin === 'null' ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, 'exec', ...args], {
+      env: { ...process.env, NO_COLOR: '1', ...env },
+      stdio: [stdin === 'null' ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on('data', (b: Buffer) => out.push(b));
@@ -150,7 +192,12 @@ function execWithStdin(args: string[], stdin: { text: string } | 'open' | 'null'
       clearTimeout(timer);
       // The open pipe is closed only now that the run is over: it never wrote, never ended.
       child.stdin?.destroy();
-      resolve({ code, signal, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') });
+      resolve({
+        code,
+        signal,
+        stdout: Buffer.concat(out).toString('utf8'),
+        stderr: Buffer.concat(err).toString('utf8'),
+      });
     });
   });
 }
@@ -161,7 +208,11 @@ describe('the prompt from stdin', () => {
   it('exec - reads the whole prompt from a pipe', async () => {
     const p = await provider([{ text: 'ok' }]);
     const env = cleanEnv(tempDir('minicode-home-'));
-    const r = await execWithStdin(['-', '--json', '--cwd', tempDir(), ...p.args], { text: 'Fix the failing test\nin src/\n' }, env);
+    const r = await execWithStdin(
+      ['-', '--json', '--cwd', tempDir(), ...p.args],
+      { text: 'Fix the failing test\nin src/\n' },
+      env,
+    );
     expect(r.code, r.stderr).toBe(0);
     checkContract(r.stdout);
     expect(userOf(p.bodies()[0])).toBe('Fix the failing test\nin src/\n');
@@ -170,7 +221,11 @@ describe('the prompt from stdin', () => {
   it('with a PROMPT, piped stdin is added as context; /dev/null adds nothing; an empty exec - is MINICODE_E_PROMPT_EMPTY', async () => {
     const p = await provider([{ text: 'ok' }, { text: 'ok' }]);
     const env = cleanEnv(tempDir('minicode-home-'));
-    const piped = await execWithStdin(['Summarise this diff', '--json', '--cwd', tempDir(), ...p.args], { text: 'diff --git a/x b/x\n+added\n' }, env);
+    const piped = await execWithStdin(
+      ['Summarise this diff', '--json', '--cwd', tempDir(), ...p.args],
+      { text: 'diff --git a/x b/x\n+added\n' },
+      env,
+    );
     expect(piped.code, piped.stderr).toBe(0);
     expect(userOf(p.bodies()[0])).toBe('Summarise this diff\n\n<stdin>\ndiff --git a/x b/x\n+added\n</stdin>');
     const devNull = await execWithStdin(['Just this', '--json', '--cwd', tempDir(), ...p.args], 'null', env);
@@ -198,7 +253,11 @@ describe('the prompt from stdin', () => {
     const r = await execWithStdin(['--prompt-file', file, '--json', '--cwd', tempDir(), ...p.args], 'null', env);
     expect(r.code, r.stderr).toBe(0);
     expect(userOf(p.bodies()[0])).toBe('Rename foo to bar.\n');
-    const both = await execWithStdin(['do it', '--prompt-file', file, '--json', '--cwd', tempDir(), ...p.args], 'null', env);
+    const both = await execWithStdin(
+      ['do it', '--prompt-file', file, '--json', '--cwd', tempDir(), ...p.args],
+      'null',
+      env,
+    );
     expect(both.code).toBe(2);
     expect(checkContract(both.stdout).at(-1)).toMatchObject({ ok: false, error: { code: 'MINICODE_E_USAGE' } });
   });

@@ -45,7 +45,20 @@ async function execWithStore(store: string, options: { cwd?: string; home?: stri
     ANTHROPIC_BASE_URL: server.origin,
     ANTHROPIC_API_KEY: 'sk-ant-store-open-fake-key-0123456789',
   });
-  const r = await runCli(['exec', 'Read the README and tell me what it says', '--json', '--cwd', cwd, '--provider', 'anthropic', '--store', store], { env });
+  const r = await runCli(
+    [
+      'exec',
+      'Read the README and tell me what it says',
+      '--json',
+      '--cwd',
+      cwd,
+      '--provider',
+      'anthropic',
+      '--store',
+      store,
+    ],
+    { env },
+  );
   return { ...r, records: checkContract(r.stdout) as Record<string, any>[], requests: server.requests.length };
 }
 
@@ -66,7 +79,11 @@ function expectStoreFailure(r: StoreRun, store: string): void {
   expect(r.records.map((x) => x.type)).toEqual(['session.started', 'summary']);
   const [started, summary] = r.records as [Record<string, any>, Record<string, any>];
   expect(summary).toMatchObject({ type: 'summary', ok: false, outcome: 'failed', sessionId: started.sessionId });
-  expect(summary.error).toMatchObject({ category: 'FILESYSTEM_ERROR', code: 'MINICODE_E_STORE', action: expect.any(String) });
+  expect(summary.error).toMatchObject({
+    category: 'FILESYSTEM_ERROR',
+    code: 'MINICODE_E_STORE',
+    action: expect.any(String),
+  });
   expect(summary.error.message).toContain(store);
   expect(summary.verify).toBeUndefined();
   expect(r.stderr).toContain(summary.error.message);
@@ -87,30 +104,36 @@ describe('exec --json with a store that cannot be opened', () => {
     ['zeroed', Buffer.alloc(65536)],
     ['cut short', Buffer.from('not an LMDB file\n')],
     ['of another format', Buffer.concat([Buffer.from('SQLite format 3\u0000'), Buffer.alloc(8192, 7)])],
-  ])('reports a data file %s as MINICODE_E_STORE after session.started and leaves the folder as it was', async (_label, bytes) => {
-    const store = tempDir('minicode-store-damaged-');
-    fs.writeFileSync(path.join(store, 'data.mdb'), bytes);
-    const before = snapshot(store);
-    const r = await execWithStore(store);
-    expectStoreFailure(r, store);
-    expect(r.records[1]!.error.message).toContain('data.mdb');
-    expect(snapshot(store)).toEqual(before);
-  });
+  ])(
+    'reports a data file %s as MINICODE_E_STORE after session.started and leaves the folder as it was',
+    async (_label, bytes) => {
+      const store = tempDir('minicode-store-damaged-');
+      fs.writeFileSync(path.join(store, 'data.mdb'), bytes);
+      const before = snapshot(store);
+      const r = await execWithStore(store);
+      expectStoreFailure(r, store);
+      expect(r.records[1]!.error.message).toContain('data.mdb');
+      expect(snapshot(store)).toEqual(before);
+    },
+  );
 
-  it.skipIf(readOnlySkip !== undefined)('reports a folder the user cannot write as MINICODE_E_STORE after session.started and writes nothing in it', async () => {
-    let store: string;
-    if (asRoot) {
-      const disk = mountSmallDisk(64, { readOnly: true });
-      disks.push(disk);
-      store = disk.dir;
-    } else {
-      store = tempDir('minicode-store-readonly-');
-      fs.chmodSync(store, 0o555);
-    }
-    const r = await execWithStore(store);
-    expectStoreFailure(r, store);
-    expect(fs.readdirSync(store)).toEqual([]);
-  });
+  it.skipIf(readOnlySkip !== undefined)(
+    'reports a folder the user cannot write as MINICODE_E_STORE after session.started and writes nothing in it',
+    async () => {
+      let store: string;
+      if (asRoot) {
+        const disk = mountSmallDisk(64, { readOnly: true });
+        disks.push(disk);
+        store = disk.dir;
+      } else {
+        store = tempDir('minicode-store-readonly-');
+        fs.chmodSync(store, 0o555);
+      }
+      const r = await execWithStore(store);
+      expectStoreFailure(r, store);
+      expect(fs.readdirSync(store)).toEqual([]);
+    },
+  );
 });
 
 describe('exec --json with a store that opens after the first line', () => {

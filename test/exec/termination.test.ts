@@ -8,8 +8,29 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cutMidEvent, overloaded, rateLimited, serverError, slowStream, startReplayServer, streamOk, type Exchange, type ReplayServer } from '../../lib/replay/index.js';
-import { CASSETTES, checkContract, cleanEnv, contentTypeOf, execJson, ofType, scratchProject, spawnExec, tempDir, turnBody } from './helpers.js';
+import {
+  cutMidEvent,
+  overloaded,
+  rateLimited,
+  serverError,
+  slowStream,
+  startReplayServer,
+  streamOk,
+  type Exchange,
+  type ReplayServer,
+} from '../../lib/replay/index.js';
+import {
+  CASSETTES,
+  checkContract,
+  cleanEnv,
+  contentTypeOf,
+  execJson,
+  ofType,
+  scratchProject,
+  spawnExec,
+  tempDir,
+  turnBody,
+} from './helpers.js';
 import { waitFor } from '../helpers/wait.js';
 
 const KEY = 'sk-ant-fake-termination-0123456789';
@@ -18,7 +39,10 @@ afterAll(async () => {
   await Promise.all(servers.map((s) => s.close()));
 });
 
-const TOOL_TURN = { text: "I'll read the README first.", calls: [{ id: 'toolu_t_1', name: 'read_file', args: { path: 'README.md' } }] };
+const TOOL_TURN = {
+  text: "I'll read the README first.",
+  calls: [{ id: 'toolu_t_1', name: 'read_file', args: { path: 'README.md' } }],
+};
 const FINAL_TURN = { text: 'The README describes the sample project.' };
 const anthropic = (turn: object, n: number): string => turnBody('anthropic', turn, n);
 
@@ -29,13 +53,25 @@ async function serveAnthropic(exchanges: Exchange[]): Promise<{ server: ReplaySe
   return { server, env: { ANTHROPIC_BASE_URL: server.origin, ANTHROPIC_API_KEY: KEY, MINICODE_RETRY_BACKOFF_MS: '5' } };
 }
 
-const twoTurnOk = (): Exchange[] => [streamOk(anthropic(TOOL_TURN, 1), contentTypeOf('anthropic')), streamOk(anthropic(FINAL_TURN, 2), contentTypeOf('anthropic'))];
+const twoTurnOk = (): Exchange[] => [
+  streamOk(anthropic(TOOL_TURN, 1), contentTypeOf('anthropic')),
+  streamOk(anthropic(FINAL_TURN, 2), contentTypeOf('anthropic')),
+];
 
 describe('minicode exec settles each termination reason once, with its exit code', () => {
   it('stops with max_steps_exceeded (exit 1) when --max-steps 1 meets a tool call', async () => {
-    const run = await execJson(['--provider', 'replay', '--cassette', path.join(CASSETTES, 'anthropic-two-turn'), '--max-steps', '1'], { cwd: scratchProject() });
+    const run = await execJson(
+      ['--provider', 'replay', '--cassette', path.join(CASSETTES, 'anthropic-two-turn'), '--max-steps', '1'],
+      { cwd: scratchProject() },
+    );
     expect(run.code).toBe(1);
-    expect(run.summary).toMatchObject({ ok: false, outcome: 'failed', reason: 'max_steps_exceeded', tools: { completed: 1 }, error: { category: 'AGENT_ERROR' } });
+    expect(run.summary).toMatchObject({
+      ok: false,
+      outcome: 'failed',
+      reason: 'max_steps_exceeded',
+      tools: { completed: 1 },
+      error: { category: 'AGENT_ERROR' },
+    });
     expect((run.summary.error as { message: string }).message).toContain('--max-steps 1');
     expect(ofType(run.records, 'task.failed')[0]!.payload).toMatchObject({ reason: 'max_steps_exceeded' });
     expect(ofType(run.records, 'model.response.started')).toHaveLength(1);
@@ -45,22 +81,38 @@ describe('minicode exec settles each termination reason once, with its exit code
     const { env } = await serveAnthropic([slowStream(anthropic(FINAL_TURN, 1), 150, 48, contentTypeOf('anthropic'))]);
     const run = await execJson(['--provider', 'anthropic', '--timeout', '300'], { cwd: scratchProject(), env });
     expect(run.code).toBe(1);
-    expect(run.summary).toMatchObject({ ok: false, outcome: 'cancelled', reason: 'timeout', error: { category: 'AGENT_ERROR', code: 'MINICODE_E_TIMEOUT' } });
+    expect(run.summary).toMatchObject({
+      ok: false,
+      outcome: 'cancelled',
+      reason: 'timeout',
+      error: { category: 'AGENT_ERROR', code: 'MINICODE_E_TIMEOUT' },
+    });
     expect(run.summary.durationMs as number).toBeGreaterThanOrEqual(300);
     expect(ofType(run.records, 'task.cancelled')[0]!.payload).toMatchObject({ reason: 'timeout' });
   });
 
   it('reads the default deadline from MINICODE_TIMEOUT_MS', async () => {
     const { env } = await serveAnthropic([slowStream(anthropic(FINAL_TURN, 1), 150, 48, contentTypeOf('anthropic'))]);
-    const run = await execJson(['--provider', 'anthropic'], { cwd: scratchProject(), env: { ...env, MINICODE_TIMEOUT_MS: '250' } });
+    const run = await execJson(['--provider', 'anthropic'], {
+      cwd: scratchProject(),
+      env: { ...env, MINICODE_TIMEOUT_MS: '250' },
+    });
     expect(run.code).toBe(1);
     expect(run.summary).toMatchObject({ reason: 'timeout' });
   });
 
   it('stops with budget_exceeded (exit 1) once the priced spend passes --budget', async () => {
-    const run = await execJson(['--provider', 'replay', '--cassette', path.join(CASSETTES, 'anthropic-two-turn'), '--budget', '0.00001'], { cwd: scratchProject() });
+    const run = await execJson(
+      ['--provider', 'replay', '--cassette', path.join(CASSETTES, 'anthropic-two-turn'), '--budget', '0.00001'],
+      { cwd: scratchProject() },
+    );
     expect(run.code).toBe(1);
-    expect(run.summary).toMatchObject({ ok: false, outcome: 'cancelled', reason: 'budget_exceeded', error: { code: 'MINICODE_E_BUDGET_EXCEEDED' } });
+    expect(run.summary).toMatchObject({
+      ok: false,
+      outcome: 'cancelled',
+      reason: 'budget_exceeded',
+      error: { code: 'MINICODE_E_BUDGET_EXCEEDED' },
+    });
     expect(run.summary.costUsd as number).toBeGreaterThan(0.00001);
     // One request was enough to pass the budget: no second request was made.
     expect(ofType(run.records, 'model.response.started')).toHaveLength(1);
@@ -69,10 +121,15 @@ describe('minicode exec settles each termination reason once, with its exit code
   it('stops with aborted and exit 130 on SIGINT during a slow stream', async () => {
     const { env } = await serveAnthropic([slowStream(anthropic(FINAL_TURN, 1), 400, 512, contentTypeOf('anthropic'))]);
     const home = tempDir('minicode-home-');
-    const exec = spawnExec(['Read the README', '--json', '--cwd', scratchProject(), '--provider', 'anthropic'], cleanEnv(home, env));
+    const exec = spawnExec(
+      ['Read the README', '--json', '--cwd', scratchProject(), '--provider', 'anthropic'],
+      cleanEnv(home, env),
+    );
     await exec.firstLine;
     // Wait for the stream to begin (the model's first event), then interrupt.
-    await waitFor(() => exec.lines.some((l) => l.includes('"model.response.started"')), { what: 'the model response to start' });
+    await waitFor(() => exec.lines.some((l) => l.includes('"model.response.started"')), {
+      what: 'the model response to start',
+    });
     exec.child.kill('SIGINT');
     const result = await exec.done;
     expect(result.code).toBe(130);
@@ -88,26 +145,41 @@ describe('minicode exec settles each termination reason once, with its exit code
 
   it('stops with aborted and exit 130 on SIGTERM, the summary naming SIGTERM', async () => {
     const { env } = await serveAnthropic([slowStream(anthropic(FINAL_TURN, 1), 400, 512, contentTypeOf('anthropic'))]);
-    const exec = spawnExec(['Read the README', '--json', '--cwd', scratchProject(), '--provider', 'anthropic'], cleanEnv(tempDir('minicode-home-'), env));
-    await waitFor(() => exec.lines.some((l) => l.includes('"model.response.started"')), { what: 'the model response to start' });
+    const exec = spawnExec(
+      ['Read the README', '--json', '--cwd', scratchProject(), '--provider', 'anthropic'],
+      cleanEnv(tempDir('minicode-home-'), env),
+    );
+    await waitFor(() => exec.lines.some((l) => l.includes('"model.response.started"')), {
+      what: 'the model response to start',
+    });
     exec.child.kill('SIGTERM');
     const result = await exec.done;
     expect(result.code).toBe(130);
     const records = checkContract(result.stdout);
-    expect(records[records.length - 1]).toMatchObject({ ok: false, reason: 'aborted', error: { code: 'MINICODE_E_ABORTED', message: 'interrupted (SIGTERM)' } });
+    expect(records[records.length - 1]).toMatchObject({
+      ok: false,
+      reason: 'aborted',
+      error: { code: 'MINICODE_E_ABORTED', message: 'interrupted (SIGTERM)' },
+    });
   });
 
   it('stops with provider (exit 1) after the retries on repeated 500s, each retry announced', async () => {
     const { server, env } = await serveAnthropic([serverError(), serverError(), serverError(), serverError()]);
     const run = await execJson(['--provider', 'anthropic'], { cwd: scratchProject(), env });
     expect(run.code).toBe(1);
-    expect(run.summary).toMatchObject({ ok: false, outcome: 'failed', reason: 'provider', error: { category: 'PROVIDER_ERROR', code: 'server_error' } });
+    expect(run.summary).toMatchObject({
+      ok: false,
+      outcome: 'failed',
+      reason: 'provider',
+      error: { category: 'PROVIDER_ERROR', code: 'server_error' },
+    });
     expect(server.requests).toHaveLength(4); // the first attempt and 3 retries
     const retries = ofType(run.records, 'recovery.started');
     expect(retries.map((r) => r.payload.attempt)).toEqual([1, 2, 3]);
     // MINICODE_RETRY_BACKOFF_MS=5 scales the 1, 2, 4 s table: each wait is drawn from [0, 5], [0, 10], [0, 20].
     const delays = retries.map((r) => r.payload.delayMs as number);
-    for (const [i, bound] of [5, 10, 20].entries()) expect(delays[i]! >= 0 && delays[i]! <= bound, `${delays[i]} within [0, ${bound}]`).toBe(true);
+    for (const [i, bound] of [5, 10, 20].entries())
+      expect(delays[i]! >= 0 && delays[i]! <= bound, `${delays[i]} within [0, ${bound}]`).toBe(true);
     expect(ofType(run.records, 'task.failed')[0]!.payload).toMatchObject({ reason: 'provider' });
   });
 });
@@ -127,7 +199,10 @@ describe("the config file's limits (docs/tools-and-policy.md § Config) apply wh
     const run = await execJson(['--provider', 'replay', '--cassette', cassette], { cwd: scratchProject(), home });
     expect(run.code).toBe(1);
     expect(run.summary).toMatchObject({ reason: 'max_steps_exceeded', error: { code: 'MINICODE_E_MAX_STEPS' } });
-    const flagged = await execJson(['--provider', 'replay', '--cassette', cassette, '--max-steps', '5'], { cwd: scratchProject(), home });
+    const flagged = await execJson(['--provider', 'replay', '--cassette', cassette, '--max-steps', '5'], {
+      cwd: scratchProject(),
+      home,
+    });
     expect(flagged.code).toBe(0);
   });
 
@@ -137,12 +212,18 @@ describe("the config file's limits (docs/tools-and-policy.md § Config) apply wh
     expect(run.code).toBe(1);
     expect(run.summary).toMatchObject({ reason: 'budget_exceeded', error: { code: 'MINICODE_E_BUDGET_EXCEEDED' } });
     expect(ofType(run.records, 'model.response.started')).toHaveLength(1);
-    const flagged = await execJson(['--provider', 'replay', '--cassette', cassette, '--budget', '5'], { cwd: scratchProject(), home });
+    const flagged = await execJson(['--provider', 'replay', '--cassette', cassette, '--budget', '5'], {
+      cwd: scratchProject(),
+      home,
+    });
     expect(flagged.code).toBe(0);
   });
 
   it('takes --budget-strict with the config budgetUsd as the budget', async () => {
-    const run = await execJson(['--provider', 'replay', '--cassette', cassette, '--budget-strict'], { cwd: scratchProject(), home: homeWithConfig({ budgetUsd: 5 }) });
+    const run = await execJson(['--provider', 'replay', '--cassette', cassette, '--budget-strict'], {
+      cwd: scratchProject(),
+      home: homeWithConfig({ budgetUsd: 5 }),
+    });
     expect(run.code).toBe(0);
   });
 
@@ -153,7 +234,11 @@ describe("the config file's limits (docs/tools-and-policy.md § Config) apply wh
     expect(run.code).toBe(1);
     expect(run.summary).toMatchObject({ reason: 'timeout', error: { message: 'run deadline of 250 ms passed' } });
     const fromEnv = await serveAnthropic([slowStream(anthropic(FINAL_TURN, 1), 150, 48, contentTypeOf('anthropic'))]);
-    const envWins = await execJson(['--provider', 'anthropic'], { cwd: scratchProject(), env: { ...fromEnv.env, MINICODE_TIMEOUT_MS: '200' }, home });
+    const envWins = await execJson(['--provider', 'anthropic'], {
+      cwd: scratchProject(),
+      env: { ...fromEnv.env, MINICODE_TIMEOUT_MS: '200' },
+      home,
+    });
     expect(envWins.summary).toMatchObject({ reason: 'timeout', error: { message: 'run deadline of 200 ms passed' } });
   });
 });
@@ -184,7 +269,10 @@ describe('minicode exec recovers from transient provider failures', () => {
   it('retries a stream cut mid-event, then completes without a duplicated tool call', async () => {
     const body = anthropic(TOOL_TURN, 1);
     const cutAt = body.indexOf('input_json_delta') + 10;
-    const { server, env } = await serveAnthropic([cutMidEvent(body, cutAt, contentTypeOf('anthropic')), ...twoTurnOk()]);
+    const { server, env } = await serveAnthropic([
+      cutMidEvent(body, cutAt, contentTypeOf('anthropic')),
+      ...twoTurnOk(),
+    ]);
     const run = await execJson(['--provider', 'anthropic'], { cwd: scratchProject(), env });
     expect(run.code, run.stderr).toBe(0);
     expect(server.requests).toHaveLength(3);

@@ -19,15 +19,31 @@ afterAll(async () => {
   await Promise.all(servers.map((s) => s.close()));
 });
 
-type Turn = { text?: string; calls?: ({ id: string; name: string; args: unknown } | { id: string; name: string; input: string })[] };
+type Turn = {
+  text?: string;
+  calls?: ({ id: string; name: string; args: unknown } | { id: string; name: string; input: string })[];
+};
 
 /** A loopback server answering `bodies` in order, with the CLI flags that point a run at it. */
-async function serve(format: string, model: string, bodies: string[]): Promise<{ args: string[]; env: NodeJS.ProcessEnv; sent: () => any[] }> {
+async function serve(
+  format: string,
+  model: string,
+  bodies: string[],
+): Promise<{ args: string[]; env: NodeJS.ProcessEnv; sent: () => any[] }> {
   const server = await startReplayServer(bodies.map((b) => streamOk(b, contentTypeOf(format))));
   servers.push(server);
   const base = format.startsWith('openai') ? `${server.origin}/v1` : server.origin;
-  const env = format === 'anthropic' ? { ANTHROPIC_API_KEY: 'sk-ant-shapes-fake-0123456789' } : format === 'gemini' ? { GEMINI_API_KEY: 'gemini-shapes-fake-0123456789' } : {};
-  return { args: ['--provider', format, '--model', model, '--base-url', base], env, sent: () => server.requests.map((r) => JSON.parse(r.body)) };
+  const env =
+    format === 'anthropic'
+      ? { ANTHROPIC_API_KEY: 'sk-ant-shapes-fake-0123456789' }
+      : format === 'gemini'
+        ? { GEMINI_API_KEY: 'gemini-shapes-fake-0123456789' }
+        : {};
+  return {
+    args: ['--provider', format, '--model', model, '--base-url', base],
+    env,
+    sent: () => server.requests.map((r) => JSON.parse(r.body)),
+  };
 }
 
 const turns = (format: string, list: Turn[]): string[] => list.map((t, i) => turnBody(format, t, i + 1));
@@ -41,7 +57,8 @@ function project(files: Record<string, string>): string {
   return dir;
 }
 
-const toolEvents = (records: Record<string, unknown>[]) => ofType(records, 'tool.started').map((e) => [e.payload.name, e.payload.input]);
+const toolEvents = (records: Record<string, unknown>[]) =>
+  ofType(records, 'tool.started').map((e) => [e.payload.name, e.payload.input]);
 
 describe('model-native tool shapes', () => {
   it('offers Claude 4 the text editor and bash tool types, and runs their commands as read_file, edit, write_file, insert_text and a no-op restart', async () => {
@@ -57,8 +74,24 @@ describe('model-native tool shapes', () => {
             { id: 'toolu_2', name: editor, args: { command: 'view', path: 'src' } },
           ],
         },
-        { calls: [{ id: 'toolu_3', name: editor, args: { command: 'str_replace', path: 'notes.txt', old_str: 'beta', new_str: 'BETA' } }] },
-        { calls: [{ id: 'toolu_4', name: editor, args: { command: 'insert', path: 'notes.txt', insert_line: 0, insert_text: 'top' } }] },
+        {
+          calls: [
+            {
+              id: 'toolu_3',
+              name: editor,
+              args: { command: 'str_replace', path: 'notes.txt', old_str: 'beta', new_str: 'BETA' },
+            },
+          ],
+        },
+        {
+          calls: [
+            {
+              id: 'toolu_4',
+              name: editor,
+              args: { command: 'insert', path: 'notes.txt', insert_line: 0, insert_text: 'top' },
+            },
+          ],
+        },
         { calls: [{ id: 'toolu_5', name: editor, args: { command: 'create', path: 'new.md', file_text: '# new\n' } }] },
         { calls: [{ id: 'toolu_6', name: 'bash', args: { restart: true } }] },
         { calls: [{ id: 'toolu_7', name: editor, args: { command: 'undo_edit', path: 'notes.txt' } }] },
@@ -102,20 +135,35 @@ describe('model-native tool shapes', () => {
     expect(results[1].content).toContain('src/a.ts');
     const last = rest.at(-1);
     const lastResults = last.messages.at(-1).content.filter((b: any) => b.type === 'tool_result');
-    expect(lastResults[0]).toMatchObject({ is_error: true, content: expect.stringContaining('no command "undo_edit"') });
+    expect(lastResults[0]).toMatchObject({
+      is_error: true,
+      content: expect.stringContaining('no command "undo_edit"'),
+    });
     const restart = rest[4].messages.at(-1).content.find((b: any) => b.tool_use_id === 'toolu_6');
     expect(restart.content).toMatch(/restarted/);
   });
 
   it('offers GPT-5 over Responses the freeform apply_patch tool with its grammar, and answers its call with custom_tool_call_output', async () => {
     const cwd = project({ 'app.py': 'def greet():\n    print("Hi")\n' });
-    const patch = '*** Begin Patch\n*** Update File: app.py\n@@ def greet():\n-    print("Hi")\n+    print("Hello")\n*** Add File: README.md\n+# app\n*** End Patch\n';
-    const p = await serve('openai-responses', 'gpt-5', turns('openai-responses', [{ calls: [{ id: 'call_patch1', name: 'apply_patch', input: patch }] }, { text: 'patched' }]));
+    const patch =
+      '*** Begin Patch\n*** Update File: app.py\n@@ def greet():\n-    print("Hi")\n+    print("Hello")\n*** Add File: README.md\n+# app\n*** End Patch\n';
+    const p = await serve(
+      'openai-responses',
+      'gpt-5',
+      turns('openai-responses', [
+        { calls: [{ id: 'call_patch1', name: 'apply_patch', input: patch }] },
+        { text: 'patched' },
+      ]),
+    );
     const run = await execJson(p.args, { cwd });
     expect(run.code, run.stderr).toBe(0);
     const [first, second] = p.sent();
     const patchTool = first.tools.find((t: any) => t.name === 'apply_patch');
-    expect(patchTool).toMatchObject({ type: 'custom', name: 'apply_patch', format: { type: 'grammar', syntax: 'lark', definition: APPLY_PATCH_GRAMMAR } });
+    expect(patchTool).toMatchObject({
+      type: 'custom',
+      name: 'apply_patch',
+      format: { type: 'grammar', syntax: 'lark', definition: APPLY_PATCH_GRAMMAR },
+    });
     const names = first.tools.map((t: any) => t.name);
     expect(names).not.toContain('write_file');
     expect(names).not.toContain('edit');
@@ -130,18 +178,38 @@ describe('model-native tool shapes', () => {
       ['README.md', 'create'],
       ['app.py', 'modify'],
     ]);
-    expect(second.input).toContainEqual({ type: 'custom_tool_call', call_id: 'call_patch1', name: 'apply_patch', input: patch });
-    expect(second.input).toContainEqual({ type: 'custom_tool_call_output', call_id: 'call_patch1', output: 'Success. Updated the following files:\nM app.py\nA README.md' });
+    expect(second.input).toContainEqual({
+      type: 'custom_tool_call',
+      call_id: 'call_patch1',
+      name: 'apply_patch',
+      input: patch,
+    });
+    expect(second.input).toContainEqual({
+      type: 'custom_tool_call_output',
+      call_id: 'call_patch1',
+      output: 'Success. Updated the following files:\nM app.py\nA README.md',
+    });
   });
 
   it('offers GPT-4.1 over Chat Completions apply_patch as a function taking the patch as input', async () => {
     const cwd = project({ 'a.txt': 'one\n' });
     const patch = '*** Begin Patch\n*** Update File: a.txt\n-one\n+two\n*** End Patch';
-    const p = await serve('openai-chat', 'gpt-4.1', turns('openai-chat', [{ calls: [{ id: 'call_1', name: 'apply_patch', args: { input: patch } }] }, { text: 'ok' }]));
+    const p = await serve(
+      'openai-chat',
+      'gpt-4.1',
+      turns('openai-chat', [
+        { calls: [{ id: 'call_1', name: 'apply_patch', args: { input: patch } }] },
+        { text: 'ok' },
+      ]),
+    );
     const run = await execJson(p.args, { cwd });
     expect(run.code, run.stderr).toBe(0);
     const fn = p.sent()[0].tools.find((t: any) => t.function.name === 'apply_patch').function;
-    expect(fn.parameters).toMatchObject({ type: 'object', properties: { input: { type: 'string' } }, required: ['input'] });
+    expect(fn.parameters).toMatchObject({
+      type: 'object',
+      properties: { input: { type: 'string' } },
+      required: ['input'],
+    });
     expect(fn.description).toContain('*** Begin Patch');
     expect(fs.readFileSync(path.join(cwd, 'a.txt'), 'utf8')).toBe('two\n');
   });
@@ -158,7 +226,9 @@ describe('model-native tool shapes', () => {
     expect(run.code, run.stderr).toBe(0);
     const body = claude.sent()[0];
     expect(body.tools.every((t: any) => t.type === undefined && t.input_schema)).toBe(true);
-    expect(body.tools.map((t: any) => t.name)).toEqual(expect.arrayContaining(['read_file', 'write_file', 'edit', 'bash']));
+    expect(body.tools.map((t: any) => t.name)).toEqual(
+      expect.arrayContaining(['read_file', 'write_file', 'edit', 'bash']),
+    );
     expect(body.system.map((b: any) => b.text).join('')).not.toContain('# Tools in this run');
   });
 

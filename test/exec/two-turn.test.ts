@@ -29,7 +29,13 @@ function providerEnv(format: string, origin: string): NodeJS.ProcessEnv {
   }
 }
 
-const MODEL: Record<string, string> = { anthropic: 'claude-sonnet-4-5', 'openai-chat': 'gpt-4.1-mini', 'openai-responses': 'gpt-4.1-mini', gemini: 'gemini-2.5-flash', ollama: 'llama3.2' };
+const MODEL: Record<string, string> = {
+  anthropic: 'claude-sonnet-4-5',
+  'openai-chat': 'gpt-4.1-mini',
+  'openai-responses': 'gpt-4.1-mini',
+  gemini: 'gemini-2.5-flash',
+  ollama: 'llama3.2',
+};
 
 /** What every completed two-turn run shows. */
 async function expectTwoTurn(run: ExecRun, format: string): Promise<void> {
@@ -74,10 +80,19 @@ async function expectTwoTurn(run: ExecRun, format: string): Promise<void> {
     .trim()
     .split('\n')
     .map((l) => JSON.parse(l));
-  expect(listed).toEqual([expect.objectContaining({ sessionId, outcome: 'completed', reason: 'completed', origin: 'exec', provider: format })]);
+  expect(listed).toEqual([
+    expect.objectContaining({ sessionId, outcome: 'completed', reason: 'completed', origin: 'exec', provider: format }),
+  ]);
   const replayed = await replayJson(run.home, sessionId);
   const summary = replayed[replayed.length - 1]!;
-  expect(summary).toMatchObject({ type: 'summary', sessionId, ok: true, outcome: 'completed', tools: run.summary.tools, usage });
+  expect(summary).toMatchObject({
+    type: 'summary',
+    sessionId,
+    ok: true,
+    outcome: 'completed',
+    tools: run.summary.tools,
+    usage,
+  });
   const storedTypes = replayed.slice(0, -1).map((e) => e.type);
   expect(storedTypes[0]).toBe('session.started');
   expect(storedTypes[storedTypes.length - 1]).toBe('session.ended');
@@ -92,7 +107,9 @@ async function expectTwoTurn(run: ExecRun, format: string): Promise<void> {
 describe('minicode exec --json, two turns over loopback HTTP', () => {
   for (const format of PROVIDER_FORMATS) {
     it(`completes a ${format} run from the shipped cassette through --provider replay`, async () => {
-      const run = await execJson(['--provider', 'replay', '--cassette', path.join(CASSETTES, `${format}-two-turn`)], { cwd: scratchProject() });
+      const run = await execJson(['--provider', 'replay', '--cassette', path.join(CASSETTES, `${format}-two-turn`)], {
+        cwd: scratchProject(),
+      });
       await expectTwoTurn(run, format);
     });
   }
@@ -106,7 +123,10 @@ describe('minicode exec --json, two turns over loopback HTTP', () => {
     it(`completes a ${format} run through the real provider path, its endpoint taken from the conventional variable`, async () => {
       const server = await startReplayServer(path.join(CASSETTES, `${format}-two-turn`), { chunkSize: 61 });
       servers.push(server);
-      const run = await execJson(['--provider', format, '--model', MODEL[format]!], { cwd: scratchProject(), env: providerEnv(format, server.origin) });
+      const run = await execJson(['--provider', format, '--model', MODEL[format]!], {
+        cwd: scratchProject(),
+        env: providerEnv(format, server.origin),
+      });
       await expectTwoTurn(run, format);
       expect(server.requests).toHaveLength(2);
       expect(server.remaining()).toBe(0);
@@ -123,10 +143,13 @@ describe('minicode exec --json, two turns over loopback HTTP', () => {
   it('takes --base-url over the environment for an OpenAI-compatible server', async () => {
     const server = await startReplayServer(path.join(CASSETTES, 'openai-chat-two-turn'));
     servers.push(server);
-    const run = await execJson(['--provider', 'openai-chat', '--model', 'gpt-4.1-mini', '--base-url', `${server.origin}/v1`], {
-      cwd: scratchProject(),
-      env: { OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', OPENAI_API_KEY: FAKE_KEY },
-    });
+    const run = await execJson(
+      ['--provider', 'openai-chat', '--model', 'gpt-4.1-mini', '--base-url', `${server.origin}/v1`],
+      {
+        cwd: scratchProject(),
+        env: { OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', OPENAI_API_KEY: FAKE_KEY },
+      },
+    );
     await expectTwoTurn(run, 'openai-chat');
     expect(server.requests.map((r) => r.path)).toEqual(['/v1/chat/completions', '/v1/chat/completions']);
   });

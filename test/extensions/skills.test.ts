@@ -16,7 +16,8 @@ afterAll(async () => {
   await Promise.all(servers.map((s) => s.close()));
 });
 
-const turn = (t: { text?: string; calls?: { id: string; name: string; args: unknown }[] }, n: number): Exchange => streamOk(turnBody('openai-chat', t, n), contentTypeOf('openai-chat'));
+const turn = (t: { text?: string; calls?: { id: string; name: string; args: unknown }[] }, n: number): Exchange =>
+  streamOk(turnBody('openai-chat', t, n), contentTypeOf('openai-chat'));
 
 const BODY = 'Release checklist: bump the version in package.json, then run scripts/release.sh.';
 
@@ -25,7 +26,10 @@ function homeWithSkill(): string {
   const home = tempDir('minicode-home-');
   const dir = path.join(home, 'skills', 'release');
   fs.mkdirSync(path.join(dir, 'scripts'), { recursive: true });
-  fs.writeFileSync(path.join(dir, 'SKILL.md'), `---\nname: release\ndescription: How to cut a release of this project\n---\n${BODY}\n`);
+  fs.writeFileSync(
+    path.join(dir, 'SKILL.md'),
+    `---\nname: release\ndescription: How to cut a release of this project\n---\n${BODY}\n`,
+  );
   fs.writeFileSync(path.join(dir, 'scripts', 'release.sh'), '#!/bin/bash\necho release\n');
   return home;
 }
@@ -35,10 +39,15 @@ describe('skills', () => {
     const home = homeWithSkill();
     const project = tempDir('minicode-project-');
     fs.mkdirSync(path.join(project, '.minicode', 'skills', 'lint'), { recursive: true });
-    fs.writeFileSync(path.join(project, '.minicode', 'skills', 'lint', 'SKILL.md'), '---\ndescription: Lint the code\n---\nRun the linter.');
+    fs.writeFileSync(
+      path.join(project, '.minicode', 'skills', 'lint', 'SKILL.md'),
+      '---\ndescription: Lint the code\n---\nRun the linter.',
+    );
     fs.mkdirSync(path.join(project, '.minicode', 'skills', 'bare'), { recursive: true });
     fs.writeFileSync(path.join(project, '.minicode', 'skills', 'bare', 'SKILL.md'), 'No front matter.');
-    expect(loadSkills({ env: { MINICODE_HOME: home }, cwd: project, allowLocalConfig: false }).skills.map((s) => s.name)).toEqual(['release']);
+    expect(
+      loadSkills({ env: { MINICODE_HOME: home }, cwd: project, allowLocalConfig: false }).skills.map((s) => s.name),
+    ).toEqual(['release']);
     const trusted = loadSkills({ env: { MINICODE_HOME: home }, cwd: project, allowLocalConfig: true });
     expect(trusted.skills.map((s) => [s.name, s.scope])).toEqual([
       ['lint', 'project'],
@@ -49,7 +58,13 @@ describe('skills', () => {
 
   it('reach the model as names and descriptions only, and a skill is loaded only when the model calls the skill tool', async () => {
     const server = await startReplayServer([
-      turn({ text: 'Let me check how releases work.', calls: [{ id: 'call_skill', name: 'skill', args: { name: 'release' } }] }, 1),
+      turn(
+        {
+          text: 'Let me check how releases work.',
+          calls: [{ id: 'call_skill', name: 'skill', args: { name: 'release' } }],
+        },
+        1,
+      ),
       turn({ text: 'Bump the version, then run the script.' }, 2),
     ]);
     servers.push(server);
@@ -68,7 +83,10 @@ describe('skills', () => {
     expect(second).toContain(BODY);
     expect(second).toContain(path.join('skills', 'release'));
     expect(second).toContain(path.join('scripts', 'release.sh'));
-    expect(ofType(run.records, 'tool.completed')[0]!.payload).toMatchObject({ name: 'skill', summary: 'loaded skill release' });
+    expect(ofType(run.records, 'tool.completed')[0]!.payload).toMatchObject({
+      name: 'skill',
+      summary: 'loaded skill release',
+    });
   });
 
   it('leave the tool list and the system prompt as they were when there is none', async () => {

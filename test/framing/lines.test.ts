@@ -6,7 +6,11 @@ import { splitAt } from '../helpers/splits.js';
 function frame(chunks: (Uint8Array | string)[], max?: number) {
   const lines: [string, number][] = [];
   const overflows: number[] = [];
-  const framer = createLineFramer({ onLine: (l, n) => lines.push([l, n]), onOverflow: (n) => overflows.push(n), ...(max ? { maxLineLength: max } : {}) });
+  const framer = createLineFramer({
+    onLine: (l, n) => lines.push([l, n]),
+    onOverflow: (n) => overflows.push(n),
+    ...(max ? { maxLineLength: max } : {}),
+  });
   for (const c of chunks) framer.feed(c);
   const unterminated = framer.end();
   return { lines, overflows, unterminated };
@@ -54,7 +58,19 @@ describe('the line framer', () => {
 
   it('decodes any bytes at any split as TextDecoder does, dropping one leading BOM', () => {
     // Bytes drawn from line ends, ASCII, a BOM and the pieces of valid and invalid UTF-8.
-    const piece = fc.constantFrom([0x0a], [0x0d, 0x0a], [0x41], [0x7b, 0x7d], [0xef, 0xbb, 0xbf], [0xc3, 0xa9], [0xf0, 0x9f, 0x99, 0x82], [0xe2, 0x82], [0x80], [0xff], [0xed, 0xa0, 0x80]);
+    const piece = fc.constantFrom(
+      [0x0a],
+      [0x0d, 0x0a],
+      [0x41],
+      [0x7b, 0x7d],
+      [0xef, 0xbb, 0xbf],
+      [0xc3, 0xa9],
+      [0xf0, 0x9f, 0x99, 0x82],
+      [0xe2, 0x82],
+      [0x80],
+      [0xff],
+      [0xed, 0xa0, 0x80],
+    );
     fc.assert(
       fc.property(fc.array(piece, { maxLength: 40 }), fc.array(fc.nat(200), { maxLength: 8 }), (pieces, cuts) => {
         const bytes = new Uint8Array(pieces.flat());

@@ -18,7 +18,11 @@ function frame(chunks: (Uint8Array | string)[]) {
   const events: SseEvent[] = [];
   const retries: number[] = [];
   const comments: string[] = [];
-  const framer = createSseFramer({ onEvent: (e) => events.push(e), onRetry: (r) => retries.push(r), onComment: (c) => comments.push(c) });
+  const framer = createSseFramer({
+    onEvent: (e) => events.push(e),
+    onRetry: (r) => retries.push(r),
+    onComment: (c) => comments.push(c),
+  });
   for (const c of chunks) framer.feed(c);
   const end = framer.end();
   return { events, retries, comments, end };
@@ -42,7 +46,9 @@ const VECTORS = path.join(FIXTURES, 'providers/sse-spec/vectors.json');
 fixtureSkipNote();
 
 describe.skipIf(!HAVE_FIXTURES)('the SSE framer on the 48 WHATWG conformance vectors', () => {
-  const cases: Vector[] = HAVE_FIXTURES ? (JSON.parse(fs.readFileSync(VECTORS, 'utf8')) as { cases: Vector[] }).cases : [];
+  const cases: Vector[] = HAVE_FIXTURES
+    ? (JSON.parse(fs.readFileSync(VECTORS, 'utf8')) as { cases: Vector[] }).cases
+    : [];
 
   it('has all 48 vectors to run', () => {
     expect(cases).toHaveLength(48);
@@ -51,7 +57,9 @@ describe.skipIf(!HAVE_FIXTURES)('the SSE framer on the 48 WHATWG conformance vec
   for (const v of cases) {
     it(`passes vector ${v.name}`, () => {
       const { events, retries } = frame(chunksOf(v));
-      expect(events.map((e) => ({ event: e.event ?? null, data: e.data, lastEventId: e.lastEventId }))).toEqual(v.expected_events.map((e) => ({ ...e, data: expectedData(v, e.data) })));
+      expect(events.map((e) => ({ event: e.event ?? null, data: e.data, lastEventId: e.lastEventId }))).toEqual(
+        v.expected_events.map((e) => ({ ...e, data: expectedData(v, e.data) })),
+      );
       expect(retries.at(-1) ?? null).toBe(v.expected_retry);
     });
   }
@@ -81,7 +89,11 @@ describe('the SSE framer', () => {
   it('drops an event larger than maxEventBytes, reports it and goes on with the next one', () => {
     const overflows: number[] = [];
     const events: string[] = [];
-    const framer = createSseFramer({ onEvent: (e) => events.push(e.data), onOverflow: (_o, n) => overflows.push(n), maxEventBytes: 100 });
+    const framer = createSseFramer({
+      onEvent: (e) => events.push(e.data),
+      onOverflow: (_o, n) => overflows.push(n),
+      maxEventBytes: 100,
+    });
     framer.feed('data: ' + 'x'.repeat(60));
     framer.feed('y'.repeat(60) + '\ndata: more\n\ndata: ok\n\n');
     framer.end();
@@ -97,7 +109,9 @@ describe('the SSE framer', () => {
     fc.assert(
       fc.property(fc.array(fc.nat(bytes.length), { maxLength: 16 }), (cuts) => {
         // Cuts are 0..length, so splitAt's modulo leaves them as they are.
-        expect(frame(splitAt(bytes, cuts)).events.map((e) => [e.event, e.data, e.lastEventId])).toEqual(whole.map((e) => [e.event, e.data, e.lastEventId]));
+        expect(frame(splitAt(bytes, cuts)).events.map((e) => [e.event, e.data, e.lastEventId])).toEqual(
+          whole.map((e) => [e.event, e.data, e.lastEventId]),
+        );
       }),
     );
   });

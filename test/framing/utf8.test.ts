@@ -13,7 +13,29 @@ function decodeSplit(bytes: Uint8Array, cuts: number[]): string {
 describe('the streaming UTF-8 decoder', () => {
   it('matches TextDecoder (BOM kept) on any bytes at any split, invalid sequences included', () => {
     const reference = new TextDecoder('utf-8', { ignoreBOM: true });
-    const interesting = fc.constantFrom(0x41, 0x0a, 0xc2, 0xa9, 0xe2, 0x82, 0xac, 0xf0, 0x9f, 0x99, 0x82, 0xed, 0xa0, 0x80, 0xc0, 0xff, 0xef, 0xbb, 0xbf, 0xf4, 0x90);
+    const interesting = fc.constantFrom(
+      0x41,
+      0x0a,
+      0xc2,
+      0xa9,
+      0xe2,
+      0x82,
+      0xac,
+      0xf0,
+      0x9f,
+      0x99,
+      0x82,
+      0xed,
+      0xa0,
+      0x80,
+      0xc0,
+      0xff,
+      0xef,
+      0xbb,
+      0xbf,
+      0xf4,
+      0x90,
+    );
     fc.assert(
       fc.property(fc.array(interesting, { maxLength: 40 }), fc.array(fc.nat(), { maxLength: 8 }), (arr, cuts) => {
         const bytes = new Uint8Array(arr);
@@ -48,12 +70,16 @@ describe('the streaming UTF-8 decoder in segments', () => {
       { weight: 2, arbitrary: fc.constantFrom(0xc3, 0xa9, 0xe2, 0x82, 0xac, 0xf0, 0x9f, 0x99, 0x82, 0xff, 0x0d) },
     );
     fc.assert(
-      fc.property(fc.array(byte, { minLength: 0, maxLength: 5000 }), fc.array(fc.nat(), { maxLength: 4 }), (arr, cuts) => {
-        const bytes = new Uint8Array(arr);
-        const { text, segments } = segmentSplit(bytes, cuts);
-        expect(text).toBe(reference.decode(bytes));
-        expect(segments.every((s) => s.length > 0)).toBe(true);
-      }),
+      fc.property(
+        fc.array(byte, { minLength: 0, maxLength: 5000 }),
+        fc.array(fc.nat(), { maxLength: 4 }),
+        (arr, cuts) => {
+          const bytes = new Uint8Array(arr);
+          const { text, segments } = segmentSplit(bytes, cuts);
+          expect(text).toBe(reference.decode(bytes));
+          expect(segments.every((s) => s.length > 0)).toBe(true);
+        },
+      ),
       { numRuns: 300 },
     );
   });

@@ -25,7 +25,16 @@ export function compiledHelper(name: string): string {
     outDir = dir;
   }
   const outfile = path.join(outDir, `${name}.mjs`);
-  buildSync({ entryPoints: [path.join(ROOT, 'test/helpers', `${name}.ts`)], outfile, bundle: true, format: 'esm', platform: 'node', target: 'node20', packages: 'external', logLevel: 'error' });
+  buildSync({
+    entryPoints: [path.join(ROOT, 'test/helpers', `${name}.ts`)],
+    outfile,
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    packages: 'external',
+    logLevel: 'error',
+  });
   compiled.set(name, outfile);
   return outfile;
 }

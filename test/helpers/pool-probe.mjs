@@ -10,5 +10,10 @@ import { compactInPool, countTokensExact } from '../../dist/lib/control/offload.
 export default async function probe(task) {
   const count = await countTokensExact(task.text);
   const fold = await compactInPool(task.messages, { keepRecentUnits: 2 });
-  return { onPoolThread: onPoolThread(), poolStarted: isPoolStarted(), count, fold: fold.ok ? { ok: true, value: { ...fold.value, messages: fold.value.messages.length } } : fold };
+  return {
+    onPoolThread: onPoolThread(),
+    poolStarted: isPoolStarted(),
+    count,
+    fold: fold.ok ? { ok: true, value: { ...fold.value, messages: fold.value.messages.length } } : fold,
+  };
 }

@@ -62,7 +62,11 @@ function sseOf(reply: Reply, n: number): string {
     `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 1767225600, model: MODEL, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
   let out = chunk({ role: 'assistant', content: reply.text });
   (reply.toolCalls ?? []).forEach((call, index) => {
-    out += chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: call.argumentsText } }] });
+    out += chunk({
+      tool_calls: [
+        { index, id: call.id, type: 'function', function: { name: call.name, arguments: call.argumentsText } },
+      ],
+    });
   });
   out += chunk({}, reply.toolCalls?.length ? 'tool_calls' : 'stop');
   if (reply.usage) {
@@ -73,7 +77,9 @@ function sseOf(reply: Reply, n: number): string {
 }
 
 /** Start the server; `answer` is called once per request (it may wait, e.g. for the test to release it). */
-export async function startScriptedProvider(answer: (request: SeenRequest) => Answer | Promise<Answer>): Promise<ScriptedProvider> {
+export async function startScriptedProvider(
+  answer: (request: SeenRequest) => Answer | Promise<Answer>,
+): Promise<ScriptedProvider> {
   const requests: SeenRequest[] = [];
   let abandoned = 0;
   const server = http.createServer((req, res) => {
@@ -81,7 +87,11 @@ export async function startScriptedProvider(answer: (request: SeenRequest) => An
     req.on('data', (b: Buffer) => parts.push(b));
     req.on('end', () => {
       const text = Buffer.concat(parts).toString('utf8');
-      const seen: SeenRequest = { n: requests.length + 1, body: JSON.parse(text) as SeenRequest['body'], chars: text.length };
+      const seen: SeenRequest = {
+        n: requests.length + 1,
+        body: JSON.parse(text) as SeenRequest['body'],
+        chars: text.length,
+      };
       requests.push(seen);
       let ended = false;
       res.on('close', () => {
@@ -121,7 +131,12 @@ export async function startScriptedProvider(answer: (request: SeenRequest) => An
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    settings: providerSettings({ format: 'openai-chat', model: MODEL, baseUrl: `http://127.0.0.1:${port}/v1`, apiKey: 'sk-test-scripted-0123456789' }),
+    settings: providerSettings({
+      format: 'openai-chat',
+      model: MODEL,
+      baseUrl: `http://127.0.0.1:${port}/v1`,
+      apiKey: 'sk-test-scripted-0123456789',
+    }),
     requests,
     get abandoned() {
       return abandoned;

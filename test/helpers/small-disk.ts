@@ -39,7 +39,9 @@ export interface SmallDisk {
 /** Mount a tmpfs of `sizeKiB` on a fresh folder (`readOnly`: one nobody can write, root included). */
 export function mountSmallDisk(sizeKiB: number, options: { readOnly?: boolean } = {}): SmallDisk {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-small-disk-'));
-  execFileSync('mount', ['-t', 'tmpfs', '-o', `${options.readOnly ? 'ro,' : ''}size=${sizeKiB}k`, 'tmpfs', dir], { stdio: 'pipe' });
+  execFileSync('mount', ['-t', 'tmpfs', '-o', `${options.readOnly ? 'ro,' : ''}size=${sizeKiB}k`, 'tmpfs', dir], {
+    stdio: 'pipe',
+  });
   const filler = path.join(dir, 'filler');
   return {
     dir,

@@ -33,7 +33,8 @@ const exitAfter = env.STAND_IN_EXIT_AFTER === undefined ? Infinity : Number(env.
 const exitCode = Number(env.STAND_IN_EXIT_CODE ?? (env.STAND_IN_EXIT_AFTER === undefined ? 0 : 1));
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-const write = (text) => new Promise((resolve) => (process.stdout.write(text) ? resolve() : process.stdout.once('drain', resolve)));
+const write = (text) =>
+  new Promise((resolve) => (process.stdout.write(text) ? resolve() : process.stdout.once('drain', resolve)));
 
 function timeOf(line) {
   const m = /"timestamp"\s*:\s*(?:"([^"]+)"|(\d{12,}))/.exec(line);

@@ -18,11 +18,20 @@ export const NATIVE_STREAMS = path.join(ROOT, 'test/streams/native');
  * Write `dir/name`: a shell wrapper exporting that agent's STAND_IN_* settings, then the shared
  * stand-in. With `traceFile`, the wrapper first appends the TRACEPARENT it was given to it.
  */
-export function standIn(dir: string, name: string, settings: Record<string, string>, options: { traceFile?: string } = {}): string {
+export function standIn(
+  dir: string,
+  name: string,
+  settings: Record<string, string>,
+  options: { traceFile?: string } = {},
+): string {
   const file = path.join(dir, name);
   const exports = Object.entries(settings).map(([k, v]) => `export ${k}='${v.replace(/'/g, `'\\''`)}'`);
   const trace = options.traceFile ? [`printf '%s\\n' "$TRACEPARENT" >> '${options.traceFile}'`] : [];
-  fs.writeFileSync(file, ['#!/bin/sh', ...exports, ...trace, `exec '${process.execPath}' '${STAND_IN}' "$@"`, ''].join('\n'), { mode: 0o755 });
+  fs.writeFileSync(
+    file,
+    ['#!/bin/sh', ...exports, ...trace, `exec '${process.execPath}' '${STAND_IN}' "$@"`, ''].join('\n'),
+    { mode: 0o755 },
+  );
   return file;
 }
 

@@ -17,7 +17,8 @@ afterAll(async () => {
   await Promise.all(servers.map((s) => s.close()));
 });
 
-const turn = (t: { text?: string; calls?: { id: string; name: string; args: unknown }[] }, n: number): Exchange => streamOk(turnBody('openai-chat', t, n), contentTypeOf('openai-chat'));
+const turn = (t: { text?: string; calls?: { id: string; name: string; args: unknown }[] }, n: number): Exchange =>
+  streamOk(turnBody('openai-chat', t, n), contentTypeOf('openai-chat'));
 
 /** A GitHub token by the format rule (`ghp_` and 36 characters), built here so no scanner flags the file. */
 const TOKEN = ['ghp', 'Hk7Qw2Rt9Ys4Uv6Xz1Ab3Cd5Ef8Gh0Jk2LmN'].join('_');
@@ -47,9 +48,15 @@ describe('secrets in what hooks print', () => {
       return file;
     };
     const start = say('start.sh', `echo "deploy with $(cat ${tokenFile})"`);
-    const prompt = say('prompt.sh', `printf '{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","additionalContext":"db password=${PASSWORD}"}}'`);
+    const prompt = say(
+      'prompt.sh',
+      `printf '{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","additionalContext":"db password=${PASSWORD}"}}'`,
+    );
     const guard = say('guard.sh', `echo "refused: the call would push with $(cat ${tokenFile})" >&2; exit 2`);
-    const stop = say('stop.sh', `if grep -q true <<<"$(cat ${dir}/stopped 2>/dev/null)"; then exit 0; fi; echo true > ${dir}/stopped; echo "check again with $(cat ${tokenFile})" >&2; exit 2`);
+    const stop = say(
+      'stop.sh',
+      `if grep -q true <<<"$(cat ${dir}/stopped 2>/dev/null)"; then exit 0; fi; echo true > ${dir}/stopped; echo "check again with $(cat ${tokenFile})" >&2; exit 2`,
+    );
     const home = tempDir('minicode-home-');
     fs.writeFileSync(
       path.join(home, 'config.json'),
@@ -68,8 +75,16 @@ describe('secrets in what hooks print', () => {
       turn({ text: 'Checked again.' }, 3),
     ]);
     servers.push(server);
-    const env = { OPENAI_BASE_URL: `${server.origin}/v1`, OPENAI_API_KEY: 'sk-proj-hookSecretsFakeKey0123456789abcdef' };
-    const run = await execJson(['--provider', 'openai-chat', '--model', 'gpt-4.1-mini'], { cwd: project, home, env, prompt: 'Push the branch' });
+    const env = {
+      OPENAI_BASE_URL: `${server.origin}/v1`,
+      OPENAI_API_KEY: 'sk-proj-hookSecretsFakeKey0123456789abcdef',
+    };
+    const run = await execJson(['--provider', 'openai-chat', '--model', 'gpt-4.1-mini'], {
+      cwd: project,
+      home,
+      env,
+      prompt: 'Push the branch',
+    });
     expect(run.code, run.stderr).toBe(0);
     expect(server.requests).toHaveLength(3);
     const bodies = server.requests.map((r) => r.body).join('\n');
@@ -78,7 +93,13 @@ describe('secrets in what hooks print', () => {
     expect(server.requests[0]!.body).toContain('[REDACTED:password]');
     expect(server.requests[1]!.body).toContain('refused: the call would push with [REDACTED:github-token]');
     expect(server.requests[2]!.body).toContain('check again with [REDACTED:github-token]');
-    expect(ofType(run.records, 'hook.completed').map((e) => e.payload.hookEvent)).toEqual(['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'Stop', 'Stop']);
+    expect(ofType(run.records, 'hook.completed').map((e) => e.payload.hookEvent)).toEqual([
+      'SessionStart',
+      'UserPromptSubmit',
+      'PreToolUse',
+      'Stop',
+      'Stop',
+    ]);
     const store = bytesUnder(path.join(home, 'store'));
     expect(store.length).toBeGreaterThan(0);
     for (const [where, text] of [

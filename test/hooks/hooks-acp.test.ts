@@ -23,13 +23,23 @@ describe('SessionEnd hooks under ACP', () => {
     const dir = tempDir('minicode-acp-end-');
     const log = path.join(dir, 'ends.jsonl');
     const home = tempDir('minicode-home-');
-    fs.writeFileSync(path.join(home, 'config.json'), JSON.stringify({ hooks: { SessionEnd: [{ hooks: [{ type: 'command', command: `cat >> ${log}; echo >> ${log}` }] }] } }));
-    const server = await startReplayServer([1, 2].map((n) => streamOk(turnBody('anthropic', { text: `answer ${n}` }, n), contentTypeOf('anthropic'))));
+    fs.writeFileSync(
+      path.join(home, 'config.json'),
+      JSON.stringify({
+        hooks: { SessionEnd: [{ hooks: [{ type: 'command', command: `cat >> ${log}; echo >> ${log}` }] }] },
+      }),
+    );
+    const server = await startReplayServer(
+      [1, 2].map((n) => streamOk(turnBody('anthropic', { text: `answer ${n}` }, n), contentTypeOf('anthropic'))),
+    );
     servers.push(server);
-    const acp = spawnAcp(['--provider', 'anthropic', '--model', 'claude-sonnet-4-5', '--base-url', server.origin, '--sandbox', 'off'], {
-      scripted: false,
-      env: { MINICODE_HOME: home, ANTHROPIC_API_KEY: 'sk-ant-acp-end-fake-0123456789' },
-    });
+    const acp = spawnAcp(
+      ['--provider', 'anthropic', '--model', 'claude-sonnet-4-5', '--base-url', server.origin, '--sandbox', 'off'],
+      {
+        scripted: false,
+        env: { MINICODE_HOME: home, ANTHROPIC_API_KEY: 'sk-ant-acp-end-fake-0123456789' },
+      },
+    );
     const conn = client({ name: 'session-end-test' })
       .onNotification('session/update', () => {})
       .connect(acp.stream);
@@ -50,7 +60,14 @@ describe('SessionEnd hooks under ACP', () => {
             .map((l) => JSON.parse(l))
         : [];
     // session/close answers once the session ended: its hook has run.
-    expect(ends()).toEqual([expect.objectContaining({ hook_event_name: 'SessionEnd', reason: 'exit', session_id: closed.sessionId, cwd: project })]);
+    expect(ends()).toEqual([
+      expect.objectContaining({
+        hook_event_name: 'SessionEnd',
+        reason: 'exit',
+        session_id: closed.sessionId,
+        cwd: project,
+      }),
+    ]);
     conn.close();
     expect(await acp.close()).toBe(0);
     await waitFor(() => ends().length === 2, { what: 'the open session to end with the connection' });

@@ -27,7 +27,11 @@ afterAll(async () => {
 
 /** A loopback provider in `format` answering `n` one-text turns. */
 async function serve(n: number, format = 'openai-chat'): Promise<ReplayServer> {
-  const server = await startReplayServer(Array.from({ length: n }, (_, i) => streamOk(turnBody(format, { text: `answer ${i + 1}` }, i + 1), contentTypeOf(format))));
+  const server = await startReplayServer(
+    Array.from({ length: n }, (_, i) =>
+      streamOk(turnBody(format, { text: `answer ${i + 1}` }, i + 1), contentTypeOf(format)),
+    ),
+  );
   servers.push(server);
   return server;
 }
@@ -37,10 +41,21 @@ function projectNamed(label: string): string {
   const project = fs.realpathSync(scratchProject());
   const dot = path.join(project, '.minicode');
   fs.mkdirSync(path.join(dot, 'commands'), { recursive: true });
-  fs.writeFileSync(path.join(dot, 'commands', 'hello.md'), `---\ndescription: Greet from ${label}\n---\nSay hello the ${label} way: $ARGUMENTS\n`);
+  fs.writeFileSync(
+    path.join(dot, 'commands', 'hello.md'),
+    `---\ndescription: Greet from ${label}\n---\nSay hello the ${label} way: $ARGUMENTS\n`,
+  );
   fs.mkdirSync(path.join(dot, 'skills', `${label}-skill`), { recursive: true });
-  fs.writeFileSync(path.join(dot, 'skills', `${label}-skill`, 'SKILL.md'), `---\nname: ${label}-skill\ndescription: The ${label} project's release steps\n---\nRelease ${label}.\n`);
-  fs.writeFileSync(path.join(dot, 'settings.json'), JSON.stringify({ hooks: { UserPromptSubmit: [{ hooks: [{ type: 'command', command: `echo "hook context of ${label}"` }] }] } }));
+  fs.writeFileSync(
+    path.join(dot, 'skills', `${label}-skill`, 'SKILL.md'),
+    `---\nname: ${label}-skill\ndescription: The ${label} project's release steps\n---\nRelease ${label}.\n`,
+  );
+  fs.writeFileSync(
+    path.join(dot, 'settings.json'),
+    JSON.stringify({
+      hooks: { UserPromptSubmit: [{ hooks: [{ type: 'command', command: `echo "hook context of ${label}"` }] }] },
+    }),
+  );
   return project;
 }
 
@@ -54,9 +69,28 @@ describe('the folder a run takes its extensions from', () => {
       const server = await serve(2);
       const dir = tempDir('minicode-batch-folders-');
       const input = path.join(dir, 'lines.jsonl');
-      fs.writeFileSync(input, `${JSON.stringify({ id: 'here', prompt: '/hello one' })}\n${JSON.stringify({ id: 'there', prompt: '/hello two', cwd: other })}\n`);
+      fs.writeFileSync(
+        input,
+        `${JSON.stringify({ id: 'here', prompt: '/hello one' })}\n${JSON.stringify({ id: 'there', prompt: '/hello two', cwd: other })}\n`,
+      );
       const r = await runCli(
-        ['batch', input, '--out', path.join(dir, 'out'), '--cwd', started, '--allow-local-config', '--concurrency', '1', '--threads', threads, '--provider', 'openai-chat', '--model', 'gpt-4.1-mini'],
+        [
+          'batch',
+          input,
+          '--out',
+          path.join(dir, 'out'),
+          '--cwd',
+          started,
+          '--allow-local-config',
+          '--concurrency',
+          '1',
+          '--threads',
+          threads,
+          '--provider',
+          'openai-chat',
+          '--model',
+          'gpt-4.1-mini',
+        ],
         { env: cleanEnv(tempDir('minicode-home-'), { ...OPENAI, OPENAI_BASE_URL: `${server.origin}/v1` }) },
       );
       expect(r.code, r.stderr).toBe(0);
@@ -65,11 +99,13 @@ describe('the folder a run takes its extensions from', () => {
       expect(here).toContain('Say hello the started way: one');
       expect(here).toContain('hook context of started');
       expect(here).toContain('started-skill');
-      for (const theirs of ['the other way', 'hook context of other', 'other-skill']) expect(here).not.toContain(theirs);
+      for (const theirs of ['the other way', 'hook context of other', 'other-skill'])
+        expect(here).not.toContain(theirs);
       expect(there).toContain('Say hello the other way: two');
       expect(there).toContain('hook context of other');
       expect(there).toContain('other-skill');
-      for (const theirs of ['the started way', 'hook context of started', 'started-skill']) expect(there).not.toContain(theirs);
+      for (const theirs of ['the started way', 'hook context of started', 'started-skill'])
+        expect(there).not.toContain(theirs);
     });
   }
 
@@ -77,18 +113,34 @@ describe('the folder a run takes its extensions from', () => {
     const first = projectNamed('first');
     const second = projectNamed('second');
     const server = await serve(2, 'anthropic');
-    const acp = spawnAcp(['--provider', 'anthropic', '--model', 'claude-sonnet-4-5', '--base-url', server.origin, '--sandbox', 'off', '--allow-local-config'], {
-      scripted: false,
-      cwd: projectNamed('server'),
-      env: { ANTHROPIC_API_KEY: 'sk-ant-acp-folders-fake-0123456789' },
-    });
+    const acp = spawnAcp(
+      [
+        '--provider',
+        'anthropic',
+        '--model',
+        'claude-sonnet-4-5',
+        '--base-url',
+        server.origin,
+        '--sandbox',
+        'off',
+        '--allow-local-config',
+      ],
+      {
+        scripted: false,
+        cwd: projectNamed('server'),
+        env: { ANTHROPIC_API_KEY: 'sk-ant-acp-folders-fake-0123456789' },
+      },
+    );
     const conn = client({ name: 'folders-test' })
       .onNotification('session/update', () => {})
       .connect(acp.stream);
     children.push({ acp, conn });
     await initializeFullClient(conn, 'folders-test');
     const commandsOf = async (sessionId: string): Promise<unknown> => {
-      const line = await acp.waitFor((l) => updatesFor([l], sessionId).some((u) => u.sessionUpdate === 'available_commands_update'), `the commands of ${sessionId}`);
+      const line = await acp.waitFor(
+        (l) => updatesFor([l], sessionId).some((u) => u.sessionUpdate === 'available_commands_update'),
+        `the commands of ${sessionId}`,
+      );
       return (updatesFor([line], sessionId)[0] as { availableCommands: unknown }).availableCommands;
     };
     const a = await conn.agent.request('session/new', { cwd: first, mcpServers: [] });
@@ -103,7 +155,8 @@ describe('the folder a run takes its extensions from', () => {
     for (const theirs of ['hook context of server', 'server-skill', 'second-skill']) expect(one).not.toContain(theirs);
     expect(two).toContain('hook context of second');
     expect(two).toContain('second-skill');
-    for (const theirs of ['hook context of first', 'first-skill', 'hook context of server', 'server-skill']) expect(two).not.toContain(theirs);
+    for (const theirs of ['hook context of first', 'first-skill', 'hook context of server', 'server-skill'])
+      expect(two).not.toContain(theirs);
   });
 
   it("hooks.readClaudeSettings runs the hooks of the user's ~/.claude/settings.json, without --allow-local-config", async () => {
@@ -111,13 +164,22 @@ describe('the folder a run takes its extensions from', () => {
     fs.mkdirSync(path.join(userHome, '.claude'));
     fs.writeFileSync(
       path.join(userHome, '.claude', 'settings.json'),
-      JSON.stringify({ model: 'opus', hooks: { UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'echo "from the Claude user settings"' }] }] } }),
+      JSON.stringify({
+        model: 'opus',
+        hooks: {
+          UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'echo "from the Claude user settings"' }] }],
+        },
+      }),
     );
     const runWith = async (readClaudeSettings: boolean): Promise<{ body: string; hooks: number }> => {
       const server = await serve(1);
       const home = tempDir('minicode-home-');
       fs.writeFileSync(path.join(home, 'config.json'), JSON.stringify({ hooks: { readClaudeSettings } }));
-      const run = await execJson(['--provider', 'openai-chat', '--model', 'gpt-4.1-mini'], { cwd: scratchProject(), home, env: { ...OPENAI, OPENAI_BASE_URL: `${server.origin}/v1`, HOME: userHome } });
+      const run = await execJson(['--provider', 'openai-chat', '--model', 'gpt-4.1-mini'], {
+        cwd: scratchProject(),
+        home,
+        env: { ...OPENAI, OPENAI_BASE_URL: `${server.origin}/v1`, HOME: userHome },
+      });
       expect(run.code, run.stderr).toBe(0);
       return { body: server.requests[0]!.body, hooks: ofType(run.records, 'hook.completed').length };
     };

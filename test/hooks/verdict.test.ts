@@ -7,7 +7,12 @@ import { compileMatcher } from '../../lib/hooks/matcher.js';
 import { verdictOf } from '../../lib/hooks/verdict.js';
 import type { HookProcessResult } from '../../lib/hooks/run-command.js';
 
-const ran = (exitCode: number | null, stdout = '', stderr = '', extra: Partial<HookProcessResult> = {}): HookProcessResult => ({
+const ran = (
+  exitCode: number | null,
+  stdout = '',
+  stderr = '',
+  extra: Partial<HookProcessResult> = {},
+): HookProcessResult => ({
   exitCode,
   stdout,
   stderr,
@@ -40,7 +45,10 @@ describe('a hook matcher', () => {
 
 describe('a hook verdict', () => {
   it('blocks on exit 2 with stderr as the reason', () => {
-    expect(verdictOf('PreToolUse', ran(2, '', 'no rm -rf\n'))).toEqual({ outcome: 'blocked', blockReason: 'no rm -rf' });
+    expect(verdictOf('PreToolUse', ran(2, '', 'no rm -rf\n'))).toEqual({
+      outcome: 'blocked',
+      blockReason: 'no rm -rf',
+    });
   });
 
   it('treats other exit codes and timeouts as non-blocking failures', () => {
@@ -55,16 +63,37 @@ describe('a hook verdict', () => {
   });
 
   it('reads JSON output: permissionDecision, the older decision spelling, block, continue and additionalContext', () => {
-    const deny = JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: 'prod config' } });
-    expect(verdictOf('PreToolUse', ran(0, deny))).toMatchObject({ outcome: 'blocked', permission: 'deny', permissionReason: 'prod config' });
+    const deny = JSON.stringify({
+      hookSpecificOutput: {
+        hookEventName: 'PreToolUse',
+        permissionDecision: 'deny',
+        permissionDecisionReason: 'prod config',
+      },
+    });
+    expect(verdictOf('PreToolUse', ran(0, deny))).toMatchObject({
+      outcome: 'blocked',
+      permission: 'deny',
+      permissionReason: 'prod config',
+    });
     expect(verdictOf('PreToolUse', ran(0, JSON.stringify({ decision: 'approve' }))).permission).toBe('allow');
-    expect(verdictOf('Stop', ran(0, JSON.stringify({ decision: 'block', reason: 'run the tests' })))).toMatchObject({ outcome: 'blocked', blockReason: 'run the tests' });
-    expect(verdictOf('PostToolUse', ran(0, JSON.stringify({ continue: false, stopReason: 'enough' }))).stop).toBe('enough');
-    expect(verdictOf('PostToolUse', ran(0, JSON.stringify({ hookSpecificOutput: { additionalContext: 'formatted' } }))).context).toBe('formatted');
+    expect(verdictOf('Stop', ran(0, JSON.stringify({ decision: 'block', reason: 'run the tests' })))).toMatchObject({
+      outcome: 'blocked',
+      blockReason: 'run the tests',
+    });
+    expect(verdictOf('PostToolUse', ran(0, JSON.stringify({ continue: false, stopReason: 'enough' }))).stop).toBe(
+      'enough',
+    );
+    expect(
+      verdictOf('PostToolUse', ran(0, JSON.stringify({ hookSpecificOutput: { additionalContext: 'formatted' } })))
+        .context,
+    ).toBe('formatted');
   });
 
   it('reads output that only looks like JSON as plain text', () => {
-    expect(verdictOf('UserPromptSubmit', ran(0, '{"decision": "blo'))).toEqual({ outcome: 'success', context: '{"decision": "blo' });
+    expect(verdictOf('UserPromptSubmit', ran(0, '{"decision": "blo'))).toEqual({
+      outcome: 'success',
+      context: '{"decision": "blo',
+    });
     expect(verdictOf('PreToolUse', ran(0, '{"decision": "blo'))).toEqual({ outcome: 'success' });
   });
 });

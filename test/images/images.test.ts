@@ -42,7 +42,9 @@ describe('images are typed from their bytes and held to their limits', () => {
   });
 
   it('refuses an image over the byte limit or the pixel limit, saying which', () => {
-    expect(() => imageFromBytes(png(2, 2), 'a.png', { maxBytes: 10, maxSide: 8000 })).toThrow(/over the 10-byte image limit/);
+    expect(() => imageFromBytes(png(2, 2), 'a.png', { maxBytes: 10, maxSide: 8000 })).toThrow(
+      /over the 10-byte image limit/,
+    );
     expect(() => imageFromBytes(jpeg(9000, 100), 'wide.jpg')).toThrow(/9000x100 pixels is over the 8000-pixel limit/);
   });
 
@@ -59,11 +61,27 @@ describe('each provider format encodes an image its documented way', () => {
   const data = Buffer.from(image.bytes).toString('base64');
   const conversation: Conversation = {
     system: 'sys',
-    messages: [{ role: 'user', text: 'What is in the image?', images: [{ mediaType: 'image/png', data, name: 'dot.png', width: 2, height: 2 }] }],
+    messages: [
+      {
+        role: 'user',
+        text: 'What is in the image?',
+        images: [{ mediaType: 'image/png', data, name: 'dot.png', width: 2, height: 2 }],
+      },
+    ],
     tools: [],
   };
   const bodyOf = (format: Parameters<typeof buildRequest>[0]): Record<string, any> =>
-    JSON.parse(String(buildRequest(format, conversation, { model: 'm', baseUrl: 'http://127.0.0.1:1', apiKey: 'k', maxTokens: undefined, tuning: undefined }).body));
+    JSON.parse(
+      String(
+        buildRequest(format, conversation, {
+          model: 'm',
+          baseUrl: 'http://127.0.0.1:1',
+          apiKey: 'k',
+          maxTokens: undefined,
+          tuning: undefined,
+        }).body,
+      ),
+    );
 
   it('Anthropic: an image block with a base64 source before the text', () => {
     expect(bodyOf('anthropic').messages[0].content).toEqual([
@@ -92,7 +110,10 @@ describe('each provider format encodes an image its documented way', () => {
   });
 
   it('Gemini: an inline_data part with its mime type', () => {
-    expect(bodyOf('gemini').contents[0]).toEqual({ role: 'user', parts: [{ inline_data: { mime_type: 'image/png', data } }, { text: 'What is in the image?' }] });
+    expect(bodyOf('gemini').contents[0]).toEqual({
+      role: 'user',
+      parts: [{ inline_data: { mime_type: 'image/png', data } }, { text: 'What is in the image?' }],
+    });
   });
 
   it('Ollama: the base64 bytes in the message images', () => {
@@ -106,10 +127,19 @@ describe('images end to end through exec', () => {
   afterAll(async () => {
     await Promise.all(providers.map((p) => p.close()));
   });
-  const serve = async (answer: (request: SeenRequest) => { text: string; toolCalls?: { id: string; name: string; argumentsText: string }[] }) => {
+  const serve = async (
+    answer: (request: SeenRequest) => {
+      text: string;
+      toolCalls?: { id: string; name: string; argumentsText: string }[];
+    },
+  ) => {
     const provider = await startScriptedProvider(answer);
     providers.push(provider);
-    return { provider, args: ['--provider', 'openai-chat', '--base-url', provider.settings.baseUrl, '--sandbox', 'off'], env: { OPENAI_API_KEY: 'sk-test-images-0123456789' } };
+    return {
+      provider,
+      args: ['--provider', 'openai-chat', '--base-url', provider.settings.baseUrl, '--sandbox', 'off'],
+      env: { OPENAI_API_KEY: 'sk-test-images-0123456789' },
+    };
   };
 
   it('exec -i sends the image as a data URL, stores it once by digest, and the event carries only a reference', async () => {
@@ -119,7 +149,12 @@ describe('images end to end through exec', () => {
     const bytes = png(4, 3);
     fs.writeFileSync(file, bytes);
     const home = tempDir('minicode-home-');
-    const run = await execJson([...args, '--model', 'gpt-4.1', '-i', file], { cwd, env, home, prompt: 'Describe the image' });
+    const run = await execJson([...args, '--model', 'gpt-4.1', '-i', file], {
+      cwd,
+      env,
+      home,
+      prompt: 'Describe the image',
+    });
     expect(run.code, run.stderr).toBe(0);
     const user = provider.requests[0]!.body.messages.find((m) => m.role === 'user')!;
     expect(user.content).toEqual([
@@ -128,7 +163,13 @@ describe('images end to end through exec', () => {
     ]);
     const received = ofType(run.records, 'user.message.received')[0]!;
     expect(received.payload.images).toEqual([
-      { name: 'shot.png', mediaType: 'image/png', width: 4, height: 3, content: { ref: expect.stringMatching(/^sha256:[0-9a-f]{64}$/), size: bytes.length, mediaType: 'image/png' } },
+      {
+        name: 'shot.png',
+        mediaType: 'image/png',
+        width: 4,
+        height: 3,
+        content: { ref: expect.stringMatching(/^sha256:[0-9a-f]{64}$/), size: bytes.length, mediaType: 'image/png' },
+      },
     ]);
     expect(JSON.stringify(run.records)).not.toContain(bytes.toString('base64'));
     const replay = await runCli(['replay', run.records[0]!.sessionId as string, '--linear'], { env: cleanEnv(home) });
@@ -143,7 +184,11 @@ describe('images end to end through exec', () => {
     const fake = path.join(cwd, 'fake.png');
     fs.writeFileSync(fake, 'just text\n');
     for (const file of [big, fake]) {
-      const run = await execJson([...args, '--model', 'gpt-4.1', '-i', file], { cwd, env, prompt: 'Describe the image' });
+      const run = await execJson([...args, '--model', 'gpt-4.1', '-i', file], {
+        cwd,
+        env,
+        prompt: 'Describe the image',
+      });
       expect(run.code).toBe(2);
       expect(run.records).toHaveLength(1);
       expect(run.summary).toMatchObject({ ok: false, error: { code: 'MINICODE_E_IMAGE' } });
@@ -155,7 +200,11 @@ describe('images end to end through exec', () => {
     const { provider, args, env } = await serve(() => ({ text: 'never' }));
     const cwd = scratchProject();
     fs.writeFileSync(path.join(cwd, 'a.png'), png(2, 2));
-    const run = await execJson([...args, '--model', 'gpt-3.5-turbo', '-i', path.join(cwd, 'a.png')], { cwd, env, prompt: 'Describe the image' });
+    const run = await execJson([...args, '--model', 'gpt-3.5-turbo', '-i', path.join(cwd, 'a.png')], {
+      cwd,
+      env,
+      prompt: 'Describe the image',
+    });
     expect(run.code).toBe(2);
     expect(run.summary).toMatchObject({ ok: false, error: { code: 'MINICODE_E_NO_VISION' } });
     expect(provider.requests).toHaveLength(0);
@@ -163,7 +212,9 @@ describe('images end to end through exec', () => {
 
   it('read_image shows the model a workspace image after the tool result, typed from its bytes', async () => {
     const { provider, args, env } = await serve((request) =>
-      request.body.messages.some((m) => m.role === 'tool') ? { text: 'It is a JPEG.' } : { text: '', toolCalls: [{ id: 'call_img', name: 'read_image', argumentsText: '{"path":"logo.png"}' }] },
+      request.body.messages.some((m) => m.role === 'tool')
+        ? { text: 'It is a JPEG.' }
+        : { text: '', toolCalls: [{ id: 'call_img', name: 'read_image', argumentsText: '{"path":"logo.png"}' }] },
     );
     const cwd = scratchProject();
     const bytes = jpeg(32, 16);

@@ -63,12 +63,18 @@ describe('images in the context estimate and in compaction', () => {
       { role: 'user' as const, text: 'now this one', images: [part] },
     ];
     const folded = foldTranscript(toTranscript(conversation, 'openai-chat'), { keepRecentUnits: 1 });
-    expect(folded.messages[0]).toEqual({ role: 'user', text: `first, with a picture\n[image big.png 1024x1024 image/png] ${IMAGE_FOLDED}` });
+    expect(folded.messages[0]).toEqual({
+      role: 'user',
+      text: `first, with a picture\n[image big.png 1024x1024 image/png] ${IMAGE_FOLDED}`,
+    });
     expect(folded.messages[4]).toMatchObject({ role: 'user', pinned: true, images: [{ tokens: 765 }] });
     expect(folded.afterTokens).toBeLessThan(folded.beforeTokens - 700);
     expect(folded.removedImages).toBe(1);
     const removed = foldTranscript(toTranscript(conversation, 'openai-chat'), { keepRecentUnits: 1, targetTokens: 0 });
-    expect(removed.messages[0]).toEqual({ role: 'user', text: '[minicode: 4 earlier messages, with 1 image were removed by compaction]' });
+    expect(removed.messages[0]).toEqual({
+      role: 'user',
+      text: '[minicode: 4 earlier messages, with 1 image were removed by compaction]',
+    });
   });
 
   it('pins the task, not the message that brings the images a tool read', () => {
@@ -76,7 +82,12 @@ describe('images in the context estimate and in compaction', () => {
       [
         { role: 'user', text: 'look at logo.png' },
         { role: 'assistant', toolCalls: [{ id: 'c1', name: 'read_image', argumentsText: '{"path":"logo.png"}' }] },
-        { role: 'tool', toolCallId: 'c1', name: 'read_image', content: '[image big.png 1024x1024 image/png] (the image follows)' },
+        {
+          role: 'tool',
+          toolCallId: 'c1',
+          name: 'read_image',
+          content: '[image big.png 1024x1024 image/png] (the image follows)',
+        },
         { role: 'user', text: 'The image read: [image big.png 1024x1024 image/png]', images: [part], fromTools: true },
       ],
       'anthropic',
@@ -96,7 +107,12 @@ describe('images in the context estimate and in compaction', () => {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-image-compaction-'));
       const store = openStore({ dir: path.join(dir, 'store') });
       try {
-        const session = createChatSession({ provider: provider.settings, limits: runLimits(), environment: toolEnvironment(dir, { policy: { mode: 'ask' }, env: {} }), store });
+        const session = createChatSession({
+          provider: provider.settings,
+          limits: runLimits(),
+          environment: toolEnvironment(dir, { policy: { mode: 'ask' }, env: {} }),
+          store,
+        });
         const shot = imageFromBytes(png(1024, 1024), 'shot.png');
         await session.turn('what is in this picture?', { images: [shot] });
         expect(session.observed().contextTokens).toBeGreaterThan(765);

@@ -19,7 +19,10 @@ function temp(prefix: string): string {
 /** A real repository: root, a package, a working folder inside it; files written as given. */
 function nestedRepo(files: Record<string, string>): { root: string; work: string } {
   const root = temp('minicode-instr-repo-');
-  execFileSync('git', ['init', '-q'], { cwd: root, env: { PATH: process.env.PATH, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' } });
+  execFileSync('git', ['init', '-q'], {
+    cwd: root,
+    env: { PATH: process.env.PATH, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' },
+  });
   const work = path.join(root, 'packages/api/src');
   fs.mkdirSync(work, { recursive: true });
   for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(root, name), text);
@@ -44,13 +47,28 @@ describe('project instructions', () => {
       ['project', 'packages/api/CLAUDE.md', 'package rules (fallback name)\n'],
       ['project', 'packages/api/src/AGENTS.md', 'working folder rules\n'],
     ]);
-    expect(loaded.sections[1]!.file).toEqual({ path: 'AGENTS.md', scope: 'project', bytes: 11, sha256: sha256Of('root rules\n') });
+    expect(loaded.sections[1]!.file).toEqual({
+      path: 'AGENTS.md',
+      scope: 'project',
+      bytes: 11,
+      sha256: sha256Of('root rules\n'),
+    });
   });
 
   it('takes the fallback names from the option, in order, and only where a folder has no AGENTS.md', () => {
-    const { work } = nestedRepo({ 'CLAUDE.md': 'claude\n', 'GEMINI.md': 'gemini\n', 'packages/api/GEMINI.md': 'pkg gemini\n' });
-    expect(loadInstructions({ cwd: work }).sections.map((s) => s.file.path)).toEqual(['CLAUDE.md', 'packages/api/GEMINI.md']);
-    expect(loadInstructions({ cwd: work, fallbackFiles: ['GEMINI.md'] }).sections.map((s) => s.file.path)).toEqual(['GEMINI.md', 'packages/api/GEMINI.md']);
+    const { work } = nestedRepo({
+      'CLAUDE.md': 'claude\n',
+      'GEMINI.md': 'gemini\n',
+      'packages/api/GEMINI.md': 'pkg gemini\n',
+    });
+    expect(loadInstructions({ cwd: work }).sections.map((s) => s.file.path)).toEqual([
+      'CLAUDE.md',
+      'packages/api/GEMINI.md',
+    ]);
+    expect(loadInstructions({ cwd: work, fallbackFiles: ['GEMINI.md'] }).sections.map((s) => s.file.path)).toEqual([
+      'GEMINI.md',
+      'packages/api/GEMINI.md',
+    ]);
     expect(loadInstructions({ cwd: work, fallbackFiles: [] }).sections).toEqual([]);
   });
 
@@ -65,7 +83,11 @@ describe('project instructions', () => {
   });
 
   it('caps all files together: the file crossing the cap is cut on a character boundary, later ones are left out, one diagnostic says so', () => {
-    const { work } = nestedRepo({ 'AGENTS.md': `${'r'.repeat(20)}\n`, 'packages/api/AGENTS.md': `${'é'.repeat(10)}`, 'packages/api/src/AGENTS.md': 'dropped\n' });
+    const { work } = nestedRepo({
+      'AGENTS.md': `${'r'.repeat(20)}\n`,
+      'packages/api/AGENTS.md': `${'é'.repeat(10)}`,
+      'packages/api/src/AGENTS.md': 'dropped\n',
+    });
     const loaded = loadInstructions({ cwd: work, maxBytes: 30 });
     expect(loaded.sections.map((s) => [s.file.path, s.file.bytes, s.file.truncated ?? false])).toEqual([
       ['AGENTS.md', 21, false],
@@ -85,10 +107,16 @@ describe('project instructions', () => {
   });
 
   it('skips an AGENTS.md that is a folder or a FIFO (never blocks on it) and uses the fallback there', () => {
-    const { root, work } = nestedRepo({ 'CLAUDE.md': 'fallback at root\n', 'packages/api/CLAUDE.md': 'fallback in package\n' });
+    const { root, work } = nestedRepo({
+      'CLAUDE.md': 'fallback at root\n',
+      'packages/api/CLAUDE.md': 'fallback in package\n',
+    });
     fs.mkdirSync(path.join(root, 'AGENTS.md'));
     execFileSync('mkfifo', [path.join(root, 'packages/api/AGENTS.md')]);
-    expect(loadInstructions({ cwd: work }).sections.map((s) => s.file.path)).toEqual(['CLAUDE.md', 'packages/api/CLAUDE.md']);
+    expect(loadInstructions({ cwd: work }).sections.map((s) => s.file.path)).toEqual([
+      'CLAUDE.md',
+      'packages/api/CLAUDE.md',
+    ]);
   });
 
   it('reports an unreadable file and goes on without it', () => {
@@ -102,7 +130,9 @@ describe('project instructions', () => {
 
   it('reads a file reached twice (the user folder is the repository root) once', () => {
     const { root } = nestedRepo({ 'AGENTS.md': 'once\n' });
-    expect(loadInstructions({ cwd: root, userDir: root }).sections.map((s) => [s.file.scope, s.text])).toEqual([['user', 'once\n']]);
+    expect(loadInstructions({ cwd: root, userDir: root }).sections.map((s) => [s.file.scope, s.text])).toEqual([
+      ['user', 'once\n'],
+    ]);
   });
 
   it('cuts bytes only between UTF-8 characters', () => {

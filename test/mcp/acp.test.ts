@@ -24,7 +24,19 @@ describe('MCP servers passed by an ACP client', () => {
     project = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-acp-mcp-')));
     const store = tempDir('minicode-acp-store-');
     // Unsandboxed: the IDE's server writes its pid file, which the sandbox would keep in its private /tmp.
-    acp = spawnAcp(['--provider', 'replay', '--cassette', path.join(ROOT, 'test/cassettes/acp-mcp'), '--store', store, '--sandbox', 'off'], { scripted: false, env: { MINICODE_HOME: tempDir() } });
+    acp = spawnAcp(
+      [
+        '--provider',
+        'replay',
+        '--cassette',
+        path.join(ROOT, 'test/cassettes/acp-mcp'),
+        '--store',
+        store,
+        '--sandbox',
+        'off',
+      ],
+      { scripted: false, env: { MINICODE_HOME: tempDir() } },
+    );
     const app = client({ name: 'mcp-acp-test' })
       .onRequest('session/request_permission', ({ params }) => {
         requests.push(params);
@@ -44,7 +56,14 @@ describe('MCP servers passed by an ACP client', () => {
     expect(init.agentCapabilities?.mcpCapabilities).toEqual({ http: true, sse: true });
     const created = await conn.agent.request('session/new', {
       cwd: project,
-      mcpServers: [{ name: 'ide', command: process.execPath, args: [HOSTILE, '--pid-file', pidFile], env: [{ name: 'FROM_IDE', value: '1' }] }],
+      mcpServers: [
+        {
+          name: 'ide',
+          command: process.execPath,
+          args: [HOSTILE, '--pid-file', pidFile],
+          env: [{ name: 'FROM_IDE', value: '1' }],
+        },
+      ],
     });
     sessionId = created.sessionId;
     expect(pidsIn(pidFile)).toHaveLength(1);
@@ -54,9 +73,15 @@ describe('MCP servers passed by an ACP client', () => {
     answers.push('allow');
     const start = acp.wire.length;
     expect((await promptText(conn, sessionId, 'use the ide server')).stopReason).toBe('end_turn');
-    expect(requests.at(-1)).toMatchObject({ sessionId, toolCall: { toolCallId: 'toolu_acpmcp_1', title: 'ide: echo {"text":"from acp"}' } });
+    expect(requests.at(-1)).toMatchObject({
+      sessionId,
+      toolCall: { toolCallId: 'toolu_acpmcp_1', title: 'ide: echo {"text":"from acp"}' },
+    });
     const updates = updatesFor(acp.wire, sessionId, start).filter((u) => u.toolCallId === 'toolu_acpmcp_1');
-    expect(updates.at(-1)).toMatchObject({ status: 'completed', content: [{ type: 'content', content: { type: 'text', text: 'echo: from acp' } }] });
+    expect(updates.at(-1)).toMatchObject({
+      status: 'completed',
+      content: [{ type: 'content', content: { type: 'text', text: 'echo: from acp' } }],
+    });
   });
 
   it('reports a call the client denies as failed with the denial, not as run', async () => {
@@ -73,7 +98,10 @@ describe('MCP servers passed by an ACP client', () => {
       cwd: project,
       mcpServers: [{ name: 'broken', command: process.execPath, args: ['-e', 'process.exit(3)'], env: [] }],
     });
-    await waitFor(() => chunkTexts(updatesFor(acp.wire, created.sessionId), 'agent_message_chunk').join('').includes('broken'), 'a notice about the broken server');
+    await waitFor(
+      () => chunkTexts(updatesFor(acp.wire, created.sessionId), 'agent_message_chunk').join('').includes('broken'),
+      'a notice about the broken server',
+    );
     const notice = chunkTexts(updatesFor(acp.wire, created.sessionId), 'agent_message_chunk').join('');
     expect(notice).toContain('MCP server broken failed to start');
     expect(notice).toContain('the mcpServers entry "broken" your ACP client passed in session/new');

@@ -21,7 +21,12 @@ afterAll(async () => {
   await Promise.all(managers.map((m) => m.close()));
 });
 
-async function lines(line: string, session: ReturnType<typeof createChatSession>, store: ReturnType<typeof openStore>, cwd: string): Promise<string[]> {
+async function lines(
+  line: string,
+  session: ReturnType<typeof createChatSession>,
+  store: ReturnType<typeof openStore>,
+  cwd: string,
+): Promise<string[]> {
   const result = runCommand(line, { session, store, cwd });
   return [...result.lines, ...((await result.later) ?? [])];
 }
@@ -32,7 +37,12 @@ describe('/mcp in chat', () => {
     const pidFile = path.join(root, 'pids');
     const manager = (await startMcp(
       {
-        hostile: { command: process.execPath, args: [HOSTILE, '--pid-file', pidFile], includeTools: ['echo', 'crash'], startupTimeoutMs: 60_000 },
+        hostile: {
+          command: process.execPath,
+          args: [HOSTILE, '--pid-file', pidFile],
+          includeTools: ['echo', 'crash'],
+          startupTimeoutMs: 60_000,
+        },
         typo: { command: 'x', excludeTool: [] },
       },
       { env: process.env, cwd: root },
@@ -51,7 +61,9 @@ describe('/mcp in chat', () => {
       expect(all[0]).toContain('MCP servers');
       expect(all.find((l) => l.startsWith('hostile  ready stdio'))).toContain('2 tools');
       expect(all.find((l) => l.startsWith('typo  invalid'))).toBeDefined();
-      expect(await lines('/mcp hostile', session, store, root)).toEqual(expect.arrayContaining(['  mcp__hostile__echo', '  mcp__hostile__crash']));
+      expect(await lines('/mcp hostile', session, store, root)).toEqual(
+        expect.arrayContaining(['  mcp__hostile__echo', '  mcp__hostile__crash']),
+      );
       // The server exits mid-session; reconnect starts a new process and its tools come back.
       const [first] = pidsIn(pidFile);
       const crash = manager.tools().find((t) => t.name === 'mcp__hostile__crash')!;

@@ -13,14 +13,38 @@ describe('minicode mcp add / remove', () => {
   it('adds stdio and URL servers to the user config, keeping its other keys', async () => {
     const home = tempDir();
     fs.writeFileSync(path.join(home, 'config.json'), JSON.stringify({ provider: 'anthropic' }));
-    const stdio = await runCli(['mcp', 'add', 'fs', 'npx', '--env', 'TOKEN=${MY_TOKEN}', '--tool-timeout', '30000', '--', '-y', '@modelcontextprotocol/server-filesystem', '/tmp'], { env: env(home) });
+    const stdio = await runCli(
+      [
+        'mcp',
+        'add',
+        'fs',
+        'npx',
+        '--env',
+        'TOKEN=${MY_TOKEN}',
+        '--tool-timeout',
+        '30000',
+        '--',
+        '-y',
+        '@modelcontextprotocol/server-filesystem',
+        '/tmp',
+      ],
+      { env: env(home) },
+    );
     expect(stdio.code, stdio.stderr).toBe(0);
-    const url = await runCli(['mcp', 'add', 'remote', 'https://example.com/mcp', '--header', 'Authorization: Bearer ${API_TOKEN}'], { env: env(home) });
+    const url = await runCli(
+      ['mcp', 'add', 'remote', 'https://example.com/mcp', '--header', 'Authorization: Bearer ${API_TOKEN}'],
+      { env: env(home) },
+    );
     expect(url.code, url.stderr).toBe(0);
     expect(readConfig(home)).toEqual({
       provider: 'anthropic',
       mcpServers: {
-        fs: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '/tmp'], env: { TOKEN: '${MY_TOKEN}' }, toolTimeoutMs: 30000 },
+        fs: {
+          command: 'npx',
+          args: ['-y', '@modelcontextprotocol/server-filesystem', '/tmp'],
+          env: { TOKEN: '${MY_TOKEN}' },
+          toolTimeoutMs: 30000,
+        },
         remote: { url: 'https://example.com/mcp', headers: { Authorization: 'Bearer ${API_TOKEN}' } },
       },
     });
@@ -47,7 +71,27 @@ describe('minicode mcp add / remove', () => {
   it('leaves type unset for a bare URL (the SSE fallback stays on), and writes --transport, --include and --exclude', async () => {
     const home = tempDir();
     expect((await runCli(['mcp', 'add', 'bare', 'http://127.0.0.1:3001/sse'], { env: env(home) })).code).toBe(0);
-    expect((await runCli(['mcp', 'add', 'typed', 'http://127.0.0.1:3001/sse', '--transport', 'sse', '--include', 'a', '--include', 'b', '--exclude', 'b'], { env: env(home) })).code).toBe(0);
+    expect(
+      (
+        await runCli(
+          [
+            'mcp',
+            'add',
+            'typed',
+            'http://127.0.0.1:3001/sse',
+            '--transport',
+            'sse',
+            '--include',
+            'a',
+            '--include',
+            'b',
+            '--exclude',
+            'b',
+          ],
+          { env: env(home) },
+        )
+      ).code,
+    ).toBe(0);
     expect(readConfig(home).mcpServers).toEqual({
       bare: { url: 'http://127.0.0.1:3001/sse' },
       typed: { type: 'sse', url: 'http://127.0.0.1:3001/sse', includeTools: ['a', 'b'], excludeTools: ['b'] },
@@ -57,23 +101,50 @@ describe('minicode mcp add / remove', () => {
   it("writes the project's .mcp.json with --scope project, and removes from it", async () => {
     const home = tempDir();
     const project = tempDir('minicode-project-');
-    const added = await runCli(['mcp', 'add', 'fs', 'npx', '--scope', 'project', '--', '-y', 'pkg'], { env: env(home), cwd: project });
+    const added = await runCli(['mcp', 'add', 'fs', 'npx', '--scope', 'project', '--', '-y', 'pkg'], {
+      env: env(home),
+      cwd: project,
+    });
     expect(added.code, added.stderr).toBe(0);
-    expect(JSON.parse(fs.readFileSync(path.join(project, '.mcp.json'), 'utf8'))).toEqual({ mcpServers: { fs: { command: 'npx', args: ['-y', 'pkg'] } } });
+    expect(JSON.parse(fs.readFileSync(path.join(project, '.mcp.json'), 'utf8'))).toEqual({
+      mcpServers: { fs: { command: 'npx', args: ['-y', 'pkg'] } },
+    });
     expect(fs.statSync(path.join(project, '.mcp.json')).mode & 0o777).toBe(0o644);
     expect(fs.existsSync(path.join(home, 'config.json'))).toBe(false);
-    expect((await runCli(['mcp', 'add', 'x', 'npx', '--scope', 'team'], { env: env(home), cwd: project })).code).toBe(2);
-    expect((await runCli(['mcp', 'remove', 'fs', '--scope', 'project'], { env: env(home), cwd: project })).code).toBe(0);
+    expect((await runCli(['mcp', 'add', 'x', 'npx', '--scope', 'team'], { env: env(home), cwd: project })).code).toBe(
+      2,
+    );
+    expect((await runCli(['mcp', 'remove', 'fs', '--scope', 'project'], { env: env(home), cwd: project })).code).toBe(
+      0,
+    );
     expect(JSON.parse(fs.readFileSync(path.join(project, '.mcp.json'), 'utf8'))).toEqual({});
   });
 
   it("adds an entry written in another agent's spelling with add-json, stored in minicode's, and refuses one a run could not use (exit 2)", async () => {
     const home = tempDir();
-    const codex = await runCli(['mcp', 'add-json', 'figma', JSON.stringify({ url: 'https://mcp.figma.com/mcp', bearer_token_env_var: 'FIGMA_TOKEN', tool_timeout_sec: 30, disabled_tools: ['x'] })], {
-      env: env(home),
-    });
+    const codex = await runCli(
+      [
+        'mcp',
+        'add-json',
+        'figma',
+        JSON.stringify({
+          url: 'https://mcp.figma.com/mcp',
+          bearer_token_env_var: 'FIGMA_TOKEN',
+          tool_timeout_sec: 30,
+          disabled_tools: ['x'],
+        }),
+      ],
+      {
+        env: env(home),
+      },
+    );
     expect(codex.code, codex.stderr).toBe(0);
-    expect(readConfig(home).mcpServers.figma).toEqual({ url: 'https://mcp.figma.com/mcp', headers: { Authorization: 'Bearer ${FIGMA_TOKEN}' }, toolTimeoutMs: 30000, excludeTools: ['x'] });
+    expect(readConfig(home).mcpServers.figma).toEqual({
+      url: 'https://mcp.figma.com/mcp',
+      headers: { Authorization: 'Bearer ${FIGMA_TOKEN}' },
+      toolTimeoutMs: 30000,
+      excludeTools: ['x'],
+    });
     const typo = await runCli(['mcp', 'add-json', 'bad', '{"command":"npx","excludeTool":["x"]}'], { env: env(home) });
     expect(typo.code).toBe(2);
     expect(typo.stderr).toContain('did you mean "excludeTools"');
@@ -126,7 +197,12 @@ describe('minicode mcp list', () => {
 
   it('shows an entry the run cannot use as invalid, naming the key, and exits 1', async () => {
     const home = tempDir();
-    fs.writeFileSync(path.join(home, 'config.json'), JSON.stringify({ mcpServers: { typo: { command: 'x', excludeTool: [] }, off: { command: 'x', disabled: true } } }));
+    fs.writeFileSync(
+      path.join(home, 'config.json'),
+      JSON.stringify({
+        mcpServers: { typo: { command: 'x', excludeTool: [] }, off: { command: 'x', disabled: true } },
+      }),
+    );
     const result = await runCli(['mcp', 'list'], { env: env(home) });
     expect(result.code).toBe(1);
     expect(result.stdout).toContain('typo  invalid  0 tools');
@@ -148,13 +224,25 @@ describe('minicode mcp get', () => {
     fs.writeFileSync(
       path.join(home, 'config.json'),
       JSON.stringify({
-        mcpServers: { hostile: { command: process.execPath, args: [HOSTILE], env: { GITHUB_TOKEN: secret, OTHER: '${OTHER_TOKEN}' }, includeTools: ['echo'], startupTimeoutMs: 60_000 } },
+        mcpServers: {
+          hostile: {
+            command: process.execPath,
+            args: [HOSTILE],
+            env: { GITHUB_TOKEN: secret, OTHER: '${OTHER_TOKEN}' },
+            includeTools: ['echo'],
+            startupTimeoutMs: 60_000,
+          },
+        },
       }),
     );
     const result = await runCli(['mcp', 'get', 'hostile', '--json'], { env: env(home), timeoutMs: 90_000 });
     expect(result.code, result.stderr).toBe(0);
     const shown = JSON.parse(result.stdout);
-    expect(shown).toMatchObject({ name: 'hostile', file: path.join(home, 'config.json'), status: { state: 'ready', toolNames: ['mcp__hostile__echo'] } });
+    expect(shown).toMatchObject({
+      name: 'hostile',
+      file: path.join(home, 'config.json'),
+      status: { state: 'ready', toolNames: ['mcp__hostile__echo'] },
+    });
     expect(shown.entry.env).toEqual({ GITHUB_TOKEN: '[REDACTED]', OTHER: '${OTHER_TOKEN}' });
     expect(result.stdout + result.stderr).not.toContain(secret);
     const missing = await runCli(['mcp', 'get', 'nope'], { env: env(home) });

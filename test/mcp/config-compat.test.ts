@@ -27,7 +27,11 @@ describe('mcpServers entries from other agents', () => {
     const list = resolveServers(
       {
         'shared-server': { command: '/path/to/server', args: [], env: {} },
-        'api-server': { type: 'http', url: '${API_BASE_URL:-https://api.example.com}/mcp', headers: { Authorization: 'Bearer ${API_KEY}' } },
+        'api-server': {
+          type: 'http',
+          url: '${API_BASE_URL:-https://api.example.com}/mcp',
+          headers: { Authorization: 'Bearer ${API_KEY}' },
+        },
       },
       { API_KEY: 'k-123' },
       'config',
@@ -66,20 +70,44 @@ describe('mcpServers entries from other agents', () => {
     );
     expect(list.problems).toEqual([]);
     const [python, http, sse, filtered] = list.servers;
-    expect(python!.config).toMatchObject({ env: { DATABASE_URL: 'postgres://db', API_KEY: 'ext' }, cwd: './mcp-servers/python' });
+    expect(python!.config).toMatchObject({
+      env: { DATABASE_URL: 'postgres://db', API_KEY: 'ext' },
+      cwd: './mcp-servers/python',
+    });
     expect(python!.toolTimeoutMs).toBe(15000);
     expect(http!.config).toEqual({ type: 'http', url: 'http://localhost:3000/mcp', toolTimeoutMs: 5000 });
     expect(sse!.config).toEqual({ url: 'http://localhost:8080/sse', toolTimeoutMs: 30000 });
-    expect(filtered!.config).toMatchObject({ includeTools: ['safe_tool', 'file_reader'], excludeTools: ['dangerous_tool'], trust: true });
+    expect(filtered!.config).toMatchObject({
+      includeTools: ['safe_tool', 'file_reader'],
+      excludeTools: ['dangerous_tool'],
+      trust: true,
+    });
   });
 
   it("reads Codex's config.toml keys: env_vars, bearer_token_env_var, http_headers, env_http_headers, enabled_tools, disabled_tools and the timeouts in seconds", () => {
     const env = { LOCAL_TOKEN: 'lt', FIGMA_OAUTH_TOKEN: 'fig-tok', REGION_VAR: 'us-east-1' };
     const list = resolveServers(
       {
-        context7: { command: 'npx', args: ['-y', '@upstash/context7-mcp'], env_vars: ['LOCAL_TOKEN', 'NOT_SET'], env: { MY_ENV_VAR: 'MY_ENV_VALUE' } },
-        figma: { url: 'https://mcp.figma.com/mcp', bearer_token_env_var: 'FIGMA_OAUTH_TOKEN', http_headers: { 'X-Figma-Client': 'minicode' }, env_http_headers: { 'X-Figma-Region': 'REGION_VAR' } },
-        chrome_devtools: { url: 'http://localhost:3000/mcp', enabled_tools: ['open', 'screenshot'], disabled_tools: ['screenshot'], startup_timeout_sec: 20, tool_timeout_sec: 45, enabled: true },
+        context7: {
+          command: 'npx',
+          args: ['-y', '@upstash/context7-mcp'],
+          env_vars: ['LOCAL_TOKEN', 'NOT_SET'],
+          env: { MY_ENV_VAR: 'MY_ENV_VALUE' },
+        },
+        figma: {
+          url: 'https://mcp.figma.com/mcp',
+          bearer_token_env_var: 'FIGMA_OAUTH_TOKEN',
+          http_headers: { 'X-Figma-Client': 'minicode' },
+          env_http_headers: { 'X-Figma-Region': 'REGION_VAR' },
+        },
+        chrome_devtools: {
+          url: 'http://localhost:3000/mcp',
+          enabled_tools: ['open', 'screenshot'],
+          disabled_tools: ['screenshot'],
+          startup_timeout_sec: 20,
+          tool_timeout_sec: 45,
+          enabled: true,
+        },
         off: { command: 'npx', enabled: false },
       },
       env,
@@ -88,9 +116,20 @@ describe('mcpServers entries from other agents', () => {
     expect(list.problems).toEqual([]);
     expect(list.missing).toEqual([]);
     const [context7, figma, chrome] = list.servers;
-    expect(context7!.config).toEqual({ command: 'npx', args: ['-y', '@upstash/context7-mcp'], env: { LOCAL_TOKEN: 'lt', MY_ENV_VAR: 'MY_ENV_VALUE' } });
-    expect(figma!.config).toEqual({ url: 'https://mcp.figma.com/mcp', headers: { Authorization: 'Bearer fig-tok', 'X-Figma-Client': 'minicode', 'X-Figma-Region': 'us-east-1' } });
-    expect(chrome!).toMatchObject({ startupTimeoutMs: 20_000, toolTimeoutMs: 45_000, config: { includeTools: ['open', 'screenshot'], excludeTools: ['screenshot'] } });
+    expect(context7!.config).toEqual({
+      command: 'npx',
+      args: ['-y', '@upstash/context7-mcp'],
+      env: { LOCAL_TOKEN: 'lt', MY_ENV_VAR: 'MY_ENV_VALUE' },
+    });
+    expect(figma!.config).toEqual({
+      url: 'https://mcp.figma.com/mcp',
+      headers: { Authorization: 'Bearer fig-tok', 'X-Figma-Client': 'minicode', 'X-Figma-Region': 'us-east-1' },
+    });
+    expect(chrome!).toMatchObject({
+      startupTimeoutMs: 20_000,
+      toolTimeoutMs: 45_000,
+      config: { includeTools: ['open', 'screenshot'], excludeTools: ['screenshot'] },
+    });
     expect(list.disabled.map((d) => d.name)).toEqual(['off']);
   });
 
@@ -100,10 +139,17 @@ describe('mcpServers entries from other agents', () => {
       args: ['-y', 'mcp-server'],
       env: { API_KEY: '${env:MY_KEY}' },
     });
-    const list = resolveServers({ cursor: { command: 'npx', env: { API_KEY: '${env:MY_KEY}' } }, cline: { command: 'npx', disabled: true } }, { MY_KEY: 'v' }, 'config');
+    const list = resolveServers(
+      { cursor: { command: 'npx', env: { API_KEY: '${env:MY_KEY}' } }, cline: { command: 'npx', disabled: true } },
+      { MY_KEY: 'v' },
+      'config',
+    );
     expect(list.servers[0]!.config).toMatchObject({ env: { API_KEY: 'v' } });
     expect(list.disabled.map((d) => d.name)).toEqual(['cline']);
-    expect(read('c', { url: 'http://h/mcp', transportType: 'streamableHttp' })).toEqual({ type: 'http', url: 'http://h/mcp' });
+    expect(read('c', { url: 'http://h/mcp', transportType: 'streamableHttp' })).toEqual({
+      type: 'http',
+      url: 'http://h/mcp',
+    });
   });
 
   it('expands ${VAR} in command, args, env, url and headers', () => {
@@ -135,7 +181,9 @@ describe('mcpServers entries that cannot be used', () => {
 
   it('name keys other agents document that minicode cannot honour, with what to do instead', () => {
     expect(problem('a', { command: 'x', autoApprove: ['t'] }).action).toContain('approval.allowTools');
-    expect(problem('b', { url: 'https://h/mcp', headersHelper: '/bin/helper' }).message).toContain('"headersHelper" is not supported');
+    expect(problem('b', { url: 'https://h/mcp', headersHelper: '/bin/helper' }).message).toContain(
+      '"headersHelper" is not supported',
+    );
   });
 
   it('name the key as the user wrote it when its value has the wrong type', () => {
@@ -144,15 +192,28 @@ describe('mcpServers entries that cannot be used', () => {
   });
 
   it('refuse two spellings of one meaning, a command beside a URL, keys of the other kind, and a bad URL', () => {
-    expect(problem('d', { url: 'https://h/mcp', httpUrl: 'https://h/mcp' }).message).toMatch(/"httpUrl" and "url"|"url" and "httpUrl"/);
+    expect(problem('d', { url: 'https://h/mcp', httpUrl: 'https://h/mcp' }).message).toMatch(
+      /"httpUrl" and "url"|"url" and "httpUrl"/,
+    );
     expect(problem('e', { command: 'x', url: 'https://h' }).message).toContain('both');
-    expect(problem('f', { command: 'x', headers: { A: 'b' } }).message).toContain('"headers" does not apply to a stdio server');
+    expect(problem('f', { command: 'x', headers: { A: 'b' } }).message).toContain(
+      '"headers" does not apply to a stdio server',
+    );
     expect(problem('g', { url: 'ftp://h/x' }).message).toContain('url');
     expect(problem('h', {}).message).toContain('needs "command"');
   });
 
   it('skip only the bad entry: the others start', () => {
-    const list = resolveServers({ good: { command: 'x' }, bad: { httpUrl: 'https://h/mcp', includeTool: [] }, worse: 'nope', also: { command: 'y' } }, {}, 'config');
+    const list = resolveServers(
+      {
+        good: { command: 'x' },
+        bad: { httpUrl: 'https://h/mcp', includeTool: [] },
+        worse: 'nope',
+        also: { command: 'y' },
+      },
+      {},
+      'config',
+    );
     expect(list.servers.map((s) => s.name)).toEqual(['good', 'also']);
     expect(list.problems.map((p) => p.name)).toEqual(['bad', 'worse']);
   });

@@ -9,7 +9,16 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CLI, runCli } from '../helpers/cli.js';
 import { startReplayServer, streamOk } from '../../lib/replay/index.js';
-import { checkContract, cleanEnv, contentTypeOf, execJson, ofType, scratchProject, TEST_CASSETTES, turnBody } from '../exec/helpers.js';
+import {
+  checkContract,
+  cleanEnv,
+  contentTypeOf,
+  execJson,
+  ofType,
+  scratchProject,
+  TEST_CASSETTES,
+  turnBody,
+} from '../exec/helpers.js';
 import { alive, HOSTILE, pidsIn, tempDir, waitFor } from './helpers.js';
 
 const TOKEN = 'ghp_mcpTestTokenValue0123456789abcdefABCD';
@@ -22,7 +31,12 @@ function home(config: Record<string, unknown>): string {
 
 // A generous start-up deadline: the suite shares a loaded machine, and starting is not what these tests time.
 // A server that writes its pid file runs unsandboxed: the sandbox would keep the file in its private /tmp and show a pid of its own namespace.
-const hostile = (args: string[] = []) => ({ command: process.execPath, args: [HOSTILE, ...args], startupTimeoutMs: 60_000, ...(args.includes('--pid-file') ? { sandbox: 'off' } : {}) });
+const hostile = (args: string[] = []) => ({
+  command: process.execPath,
+  args: [HOSTILE, ...args],
+  startupTimeoutMs: 60_000,
+  ...(args.includes('--pid-file') ? { sandbox: 'off' } : {}),
+});
 const cassette = (name: string) => ['--provider', 'replay', '--cassette', path.join(TEST_CASSETTES, name)];
 
 describe('MCP tools in minicode exec', () => {
@@ -55,7 +69,9 @@ describe('MCP tools in minicode exec', () => {
     expect(completed.get('mcp__hostile__big').receipt).toMatchObject({ truncated: true });
     expect(completed.get('mcp__hostile__image').output).toContain('[image image/png');
     const failed = ofType(run.records, 'tool.failed');
-    expect(failed.map((f) => [f.payload.name, f.payload.message])).toEqual([['mcp__hostile__fail', 'hostile: disk quota exceeded on /data']]);
+    expect(failed.map((f) => [f.payload.name, f.payload.message])).toEqual([
+      ['mcp__hostile__fail', 'hostile: disk quota exceeded on /data'],
+    ]);
     expect(run.stdout).not.toContain(TOKEN);
     expect(run.summary).toMatchObject({ ok: true, tools: { completed: 4, failed: 1 } });
   });
@@ -66,9 +82,14 @@ describe('MCP tools in minicode exec', () => {
       { text: 'Using it.', calls: [{ id: 'toolu_lc_2', name: 'mcp__hostile__late_tool', args: {} }] },
       { text: 'Done.' },
     ];
-    const server = await startReplayServer(turns.map((t, i) => streamOk(turnBody('anthropic', t, i + 1), contentTypeOf('anthropic'))));
+    const server = await startReplayServer(
+      turns.map((t, i) => streamOk(turnBody('anthropic', t, i + 1), contentTypeOf('anthropic'))),
+    );
     try {
-      const h = home({ approval: { mode: 'auto', allowTools: ['mcp__hostile__*'] }, mcpServers: { hostile: hostile() } });
+      const h = home({
+        approval: { mode: 'auto', allowTools: ['mcp__hostile__*'] },
+        mcpServers: { hostile: hostile() },
+      });
       const env = { ANTHROPIC_BASE_URL: server.origin, ANTHROPIC_API_KEY: 'sk-ant-fake-mcp-0123456789' };
       const run = await execJson(['--provider', 'anthropic'], { cwd: scratchProject(), home: h, env });
       expect(run.code, run.stderr).toBe(0);
@@ -109,7 +130,10 @@ describe('MCP tools in minicode exec', () => {
   });
 
   it('masks a credential the config passes to a server on purpose', async () => {
-    const h = home({ approval: { mode: 'auto', allowTools: ['mcp__hostile__env'] }, mcpServers: { hostile: { ...hostile(), env: { GITHUB_TOKEN: '${GITHUB_TOKEN}' } } } });
+    const h = home({
+      approval: { mode: 'auto', allowTools: ['mcp__hostile__env'] },
+      mcpServers: { hostile: { ...hostile(), env: { GITHUB_TOKEN: '${GITHUB_TOKEN}' } } },
+    });
     const run = await execJson(cassette('mcp-tools'), { cwd: scratchProject(), home: h, env: { GITHUB_TOKEN: TOKEN } });
     const env = ofType(run.records, 'tool.completed').find((c) => c.payload.name === 'mcp__hostile__env')!;
     expect(JSON.parse(env.payload.output).value).not.toBeNull();
@@ -120,10 +144,15 @@ describe('MCP tools in minicode exec', () => {
     const cwd = scratchProject();
     const pidFile = path.join(tempDir(), 'pids');
     fs.mkdirSync(path.join(cwd, '.minicode'));
-    fs.writeFileSync(path.join(cwd, '.minicode/config.json'), JSON.stringify({ mcpServers: { hostile: hostile(['--pid-file', pidFile]) } }));
+    fs.writeFileSync(
+      path.join(cwd, '.minicode/config.json'),
+      JSON.stringify({ mcpServers: { hostile: hostile(['--pid-file', pidFile]) } }),
+    );
     const ignored = await execJson(cassette('mcp-tools'), { cwd });
     expect(pidsIn(pidFile)).toHaveLength(0);
-    expect(ofType(ignored.records, 'tool.failed').map((f) => f.payload.message)).toContain('unknown tool mcp__hostile__echo');
+    expect(ofType(ignored.records, 'tool.failed').map((f) => f.payload.message)).toContain(
+      'unknown tool mcp__hostile__echo',
+    );
     const trusted = await execJson([...cassette('mcp-tools'), '--allow-local-config'], { cwd });
     expect(pidsIn(pidFile)).toHaveLength(1);
     expect(ofType(trusted.records, 'tool.denied')).toHaveLength(5);
@@ -132,16 +161,26 @@ describe('MCP tools in minicode exec', () => {
   it("starts the servers of the project's .mcp.json only with --allow-local-config, and names the file when one is skipped", async () => {
     const cwd = scratchProject();
     const pidFile = path.join(tempDir(), 'pids');
-    fs.writeFileSync(path.join(cwd, '.mcp.json'), JSON.stringify({ mcpServers: { hostile: hostile(['--pid-file', pidFile]), typo: { command: 'x', disabeld: true } } }));
+    fs.writeFileSync(
+      path.join(cwd, '.mcp.json'),
+      JSON.stringify({
+        mcpServers: { hostile: hostile(['--pid-file', pidFile]), typo: { command: 'x', disabeld: true } },
+      }),
+    );
     const ignored = await execJson(cassette('mcp-tools'), { cwd });
     expect(pidsIn(pidFile)).toHaveLength(0);
-    expect(ofType(ignored.records, 'diagnostic.raised').find((d) => d.payload.code === 'MINICODE_E_LOCAL_CONFIG_IGNORED')!.payload.message).toContain('.mcp.json');
+    expect(
+      ofType(ignored.records, 'diagnostic.raised').find((d) => d.payload.code === 'MINICODE_E_LOCAL_CONFIG_IGNORED')!
+        .payload.message,
+    ).toContain('.mcp.json');
     const trusted = await execJson([...cassette('mcp-tools'), '--allow-local-config'], { cwd });
     expect(trusted.code, trusted.stderr).toBe(0);
     expect(pidsIn(pidFile)).toHaveLength(1);
     expect(ofType(trusted.records, 'tool.denied')).toHaveLength(5);
     const entry = ofType(trusted.records, 'diagnostic.raised').find((d) => d.payload.code === 'MINICODE_E_MCP_ENTRY')!;
-    expect(entry.payload.message).toContain(`${path.join(cwd, '.mcp.json')}: mcpServers.typo: unknown key "disabeld" (did you mean "disabled"?)`);
+    expect(entry.payload.message).toContain(
+      `${path.join(cwd, '.mcp.json')}: mcpServers.typo: unknown key "disabeld" (did you mean "disabled"?)`,
+    );
   });
 
   it.each([
@@ -149,11 +188,21 @@ describe('MCP tools in minicode exec', () => {
     ['a second SIGINT while closing (the exit hook SIGKILLs the groups)', 2],
   ])('leaves no server process behind after %s', async (_what, interrupts) => {
     const pidFile = path.join(tempDir(), 'pids');
-    const h = home({ approval: { mode: 'auto', allowTools: ['mcp__hostile__*'] }, mcpServers: { a: hostile(['--pid-file', pidFile, '--ignore-sigterm']), hostile: hostile(['--pid-file', pidFile]) } });
-    const child = spawn(process.execPath, [CLI, 'exec', 'wait', '--json', '--cwd', scratchProject(), ...cassette('mcp-hang')], {
-      env: { ...process.env, NO_COLOR: '1', ...cleanEnv(h) },
-      stdio: ['ignore', 'pipe', 'pipe'],
+    const h = home({
+      approval: { mode: 'auto', allowTools: ['mcp__hostile__*'] },
+      mcpServers: {
+        a: hostile(['--pid-file', pidFile, '--ignore-sigterm']),
+        hostile: hostile(['--pid-file', pidFile]),
+      },
     });
+    const child = spawn(
+      process.execPath,
+      [CLI, 'exec', 'wait', '--json', '--cwd', scratchProject(), ...cassette('mcp-hang')],
+      {
+        env: { ...process.env, NO_COLOR: '1', ...cleanEnv(h) },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let stdout = '';
     child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
     const closed = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
@@ -179,10 +228,14 @@ describe('a hang-up while exec starts its MCP servers', () => {
   it('exits 130 and leaves no server process behind', async () => {
     const pidFile = path.join(tempDir(), 'pids');
     const h = home({ mcpServers: { slow: hostile(['--slow-start', '600000', '--pid-file', pidFile]) } });
-    const child = spawn(process.execPath, [CLI, 'exec', 'wait', '--json', '--cwd', scratchProject(), ...cassette('mcp-hang')], {
-      env: { ...process.env, NO_COLOR: '1', ...cleanEnv(h) },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [CLI, 'exec', 'wait', '--json', '--cwd', scratchProject(), ...cassette('mcp-hang')],
+      {
+        env: { ...process.env, NO_COLOR: '1', ...cleanEnv(h) },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     const closed = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
     // The server is running and exec is waiting for it to answer: before the run has begun.
     await waitFor(() => pidsIn(pidFile).length === 1, 'the server to start', 60_000);
@@ -197,11 +250,22 @@ describe('MCP servers in minicode batch', () => {
   it('starts each configured server once per process and shares it across the runs', async () => {
     const dir = tempDir('minicode-batch-mcp-');
     const pidFile = path.join(dir, 'pids');
-    const h = home({ approval: { mode: 'auto', allowTools: ['mcp__hostile__echo'] }, mcpServers: { hostile: hostile(['--pid-file', pidFile]) } });
+    const h = home({
+      approval: { mode: 'auto', allowTools: ['mcp__hostile__echo'] },
+      mcpServers: { hostile: hostile(['--pid-file', pidFile]) },
+    });
     const input = path.join(dir, 'prompts.jsonl');
-    fs.writeFileSync(input, ['a', 'b', 'c'].map((id) => JSON.stringify({ id, prompt: `use the tools (${id})`, cwd: scratchProject() })).join('\n') + '\n');
+    fs.writeFileSync(
+      input,
+      ['a', 'b', 'c']
+        .map((id) => JSON.stringify({ id, prompt: `use the tools (${id})`, cwd: scratchProject() }))
+        .join('\n') + '\n',
+    );
     const out = path.join(dir, 'out');
-    const result = await runCli(['batch', input, '--threads', '2', '--out', out, '--store', path.join(dir, 'store'), ...cassette('mcp-tools')], { env: cleanEnv(h), cwd: dir, timeoutMs: 120_000 });
+    const result = await runCli(
+      ['batch', input, '--threads', '2', '--out', out, '--store', path.join(dir, 'store'), ...cassette('mcp-tools')],
+      { env: cleanEnv(h), cwd: dir, timeoutMs: 120_000 },
+    );
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toContain('share them on the main thread');
     const pids = pidsIn(pidFile);

@@ -20,7 +20,11 @@ export function nodeServer(script: string, args: string[] = [], extra: Partial<M
 }
 
 /** A resolved server as the manager takes it (defaults: 20 s start-up under a loaded machine, 60 s calls). */
-export function resolved(name: string, config: McpServerConfig, overrides: Partial<ResolvedServer> = {}): ResolvedServer {
+export function resolved(
+  name: string,
+  config: McpServerConfig,
+  overrides: Partial<ResolvedServer> = {},
+): ResolvedServer {
   return { name, config, startupTimeoutMs: 20_000, toolTimeoutMs: 60_000, origin: 'config', ...overrides };
 }
 
@@ -65,7 +69,8 @@ export function processesTagged(tag: string): number[] {
   for (const entry of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if (fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(tag) && alive(Number(entry))) pids.push(Number(entry));
+      if (fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(tag) && alive(Number(entry)))
+        pids.push(Number(entry));
     } catch {
       // The process ended while we looked.
     }

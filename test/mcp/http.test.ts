@@ -31,7 +31,10 @@ async function freePort(): Promise<number> {
 /** The everything server in `mode` (streamableHttp or sse), once it says it listens. */
 async function everythingOver(mode: 'streamableHttp' | 'sse'): Promise<number> {
   const port = await freePort();
-  const child = spawn(process.execPath, [EVERYTHING, mode], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [EVERYTHING, mode], {
+    env: { ...process.env, PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   children.push(child);
   let stderr = '';
   child.stderr!.setEncoding('utf8').on('data', (s: string) => (stderr += s));
@@ -75,7 +78,10 @@ describe('an MCP server that wants credentials', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as net.AddressInfo;
     try {
-      for (const config of [{ url: `http://127.0.0.1:${port}/mcp` }, { type: 'sse' as const, url: `http://127.0.0.1:${port}/sse` }]) {
+      for (const config of [
+        { url: `http://127.0.0.1:${port}/mcp` },
+        { type: 'sse' as const, url: `http://127.0.0.1:${port}/sse` },
+      ]) {
         const manager = await startMcpServers([resolved('locked', config)], { env: process.env, cwd: tempDir() });
         managers.push(manager);
         const status = manager.statuses()[0]!;

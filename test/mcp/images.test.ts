@@ -41,15 +41,20 @@ describe('images returned by MCP tools', () => {
       path.join(home, 'config.json'),
       JSON.stringify({
         approval: { mode: 'auto', allowTools: ['mcp__everything__*'] },
-        mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'], startupTimeoutMs: 60_000 } },
+        mcpServers: {
+          everything: { command: process.execPath, args: [EVERYTHING, 'stdio'], startupTimeoutMs: 60_000 },
+        },
       }),
     );
-    const result = await execJson(['--provider', 'openai-chat', '--model', model, '--base-url', provider.settings.baseUrl, '--sandbox', 'off'], {
-      cwd: scratchProject(),
-      home,
-      env: { OPENAI_API_KEY: 'sk-test-mcp-images-0123456789' },
-      prompt: 'Show me the tiny image',
-    });
+    const result = await execJson(
+      ['--provider', 'openai-chat', '--model', model, '--base-url', provider.settings.baseUrl, '--sandbox', 'off'],
+      {
+        cwd: scratchProject(),
+        home,
+        env: { OPENAI_API_KEY: 'sk-test-mcp-images-0123456789' },
+        prompt: 'Show me the tiny image',
+      },
+    );
     return { provider, result };
   };
 
@@ -60,7 +65,9 @@ describe('images returned by MCP tools', () => {
     expect(provider.requests).toHaveLength(2);
     const messages = provider.requests[1]!.body.messages;
     const at = messages.findIndex((m) => m.role === 'tool');
-    expect(messages[at]!.content).toBe("Here's the image you requested:\n[image get-tiny-image-1.png 20x20 image/png] (the image follows)\nThe image above is the MCP logo.");
+    expect(messages[at]!.content).toBe(
+      "Here's the image you requested:\n[image get-tiny-image-1.png 20x20 image/png] (the image follows)\nThe image above is the MCP logo.",
+    );
     expect(messages[at + 1]).toEqual({
       role: 'user',
       content: [
@@ -68,7 +75,9 @@ describe('images returned by MCP tools', () => {
         { type: 'image_url', image_url: { url: `data:image/png;base64,${tiny}` } },
       ] satisfies Part[],
     });
-    expect(ofType(result.records, 'tool.completed')[0]!.payload.summary).toBe('everything: get-tiny-image returned 129 chars and 1 image');
+    expect(ofType(result.records, 'tool.completed')[0]!.payload.summary).toBe(
+      'everything: get-tiny-image returned 129 chars and 1 image',
+    );
     expect(result.stdout).not.toContain(tiny.slice(0, 200));
   });
 
@@ -77,7 +86,11 @@ describe('images returned by MCP tools', () => {
     expect(result.code, result.stderr).toBe(0);
     const messages = provider.requests[1]!.body.messages;
     const at = messages.findIndex((m) => m.role === 'tool');
-    expect(messages[at + 1]).toEqual({ role: 'user', content: 'Model gpt-3.5-turbo takes no image input, so [image get-tiny-image-1.png 20x20 image/png] could not be shown to you.' });
+    expect(messages[at + 1]).toEqual({
+      role: 'user',
+      content:
+        'Model gpt-3.5-turbo takes no image input, so [image get-tiny-image-1.png 20x20 image/png] could not be shown to you.',
+    });
   });
 
   it('keeps a part that is no image, or one past the byte limit, as a placeholder saying why, typed by its bytes otherwise', () => {
@@ -97,6 +110,8 @@ describe('images returned by MCP tools', () => {
       '[image image/png, 6291456 bytes, not shown: over the 5242880-byte image limit]',
       '[image shot-1.png 3x2 image/png] (the image follows)',
     ]);
-    expect(out.images.map((i) => [i.name, i.mediaType, Buffer.from(i.bytes).equals(real)])).toEqual([['shot-1.png', 'image/png', true]]);
+    expect(out.images.map((i) => [i.name, i.mediaType, Buffer.from(i.bytes).equals(real)])).toEqual([
+      ['shot-1.png', 'image/png', true],
+    ]);
   });
 });

@@ -7,7 +7,18 @@ import { startMcpServers, type McpManager } from '../../lib/mcp/manager.js';
 import { MCP_OUTPUT_MAX_CHARS } from '../../lib/mcp/output.js';
 import type { AnyTool, ToolContext } from '../../lib/tools/types.js';
 import { context } from '../tools/helpers.js';
-import { alive, EVERYTHING, FILESYSTEM, HOSTILE, nodeServer, pidsIn, processesTagged, resolved, tempDir, waitFor } from './helpers.js';
+import {
+  alive,
+  EVERYTHING,
+  FILESYSTEM,
+  HOSTILE,
+  nodeServer,
+  pidsIn,
+  processesTagged,
+  resolved,
+  tempDir,
+  waitFor,
+} from './helpers.js';
 
 const open: McpManager[] = [];
 afterEach(async () => {
@@ -45,7 +56,11 @@ describe('MCP servers in a run', () => {
   it('lists the reference servers and the hostile one as gated mcp__<server>__<tool> tools naming their server', async () => {
     const root = tempDir();
     fs.writeFileSync(path.join(root, 'hello.txt'), 'hello from the filesystem server');
-    const { manager } = await start([resolved('everything', nodeServer(EVERYTHING, ['stdio'])), resolved('fs', nodeServer(FILESYSTEM, [root])), resolved('hostile', nodeServer(HOSTILE))]);
+    const { manager } = await start([
+      resolved('everything', nodeServer(EVERYTHING, ['stdio'])),
+      resolved('fs', nodeServer(FILESYSTEM, [root])),
+      resolved('hostile', nodeServer(HOSTILE)),
+    ]);
     expect(manager.statuses().map((s) => [s.name, s.state, s.transport])).toEqual([
       ['everything', 'ready', 'stdio'],
       ['fs', 'ready', 'stdio'],
@@ -77,19 +92,36 @@ describe('MCP servers in a run', () => {
     expect(big.receipt).toMatchObject({ bytes: 5 * 1024 * 1024, truncated: true });
     const image = await tool(manager, 'mcp__hostile__image').run({}, ctx());
     if (image.status !== 'completed') throw new Error('expected completed');
-    expect(image.output).toMatch(/^a picture:\n\[image image\/png, 3000 bytes, not shown: not a PNG, JPEG, GIF or WebP image/);
+    expect(image.output).toMatch(
+      /^a picture:\n\[image image\/png, 3000 bytes, not shown: not a PNG, JPEG, GIF or WebP image/,
+    );
   });
 
   it('reports isError as a failure carrying the server message', async () => {
     const { manager } = await start([resolved('hostile', nodeServer(HOSTILE))]);
     const failed = await tool(manager, 'mcp__hostile__fail').run({}, ctx());
-    expect(failed).toMatchObject({ status: 'failed', cause: 'TOOL_ERROR', message: 'hostile: disk quota exceeded on /data' });
+    expect(failed).toMatchObject({
+      status: 'failed',
+      cause: 'TOOL_ERROR',
+      message: 'hostile: disk quota exceeded on /data',
+    });
   });
 
   it('gives a stdio server a minimal environment plus its config env: credentials stay out unless configured', async () => {
-    const env = { ...process.env, GITHUB_TOKEN: 'ghp_machineTokenValue1234567890abcdef', OPENAI_API_KEY: 'sk-machine-key-0123456789', PASS_ME: 'passed-through' };
+    const env = {
+      ...process.env,
+      GITHUB_TOKEN: 'ghp_machineTokenValue1234567890abcdef',
+      OPENAI_API_KEY: 'sk-machine-key-0123456789',
+      PASS_ME: 'passed-through',
+    };
     const { manager } = await start(
-      [resolved('plain', nodeServer(HOSTILE)), resolved('given', nodeServer(HOSTILE, [], { env: { GITHUB_TOKEN: 'ghp_machineTokenValue1234567890abcdef', MODE: 'x' } }))],
+      [
+        resolved('plain', nodeServer(HOSTILE)),
+        resolved(
+          'given',
+          nodeServer(HOSTILE, [], { env: { GITHUB_TOKEN: 'ghp_machineTokenValue1234567890abcdef', MODE: 'x' } }),
+        ),
+      ],
       env,
     );
     const plain = await tool(manager, 'mcp__plain__env').run({ name: 'GITHUB_TOKEN' }, ctx());
@@ -105,7 +137,10 @@ describe('MCP servers in a run', () => {
   });
 
   it('keeps a working server when a broken one beside it fails: one diagnostic naming the broken one', async () => {
-    const { manager, diagnostics } = await start([resolved('broken', nodeServer(HOSTILE, ['--exit-at-start'])), resolved('good', nodeServer(HOSTILE))]);
+    const { manager, diagnostics } = await start([
+      resolved('broken', nodeServer(HOSTILE, ['--exit-at-start'])),
+      resolved('good', nodeServer(HOSTILE)),
+    ]);
     expect(manager.statuses().map((s) => [s.name, s.state])).toEqual([
       ['broken', 'failed'],
       ['good', 'ready'],
@@ -119,15 +154,20 @@ describe('MCP servers in a run', () => {
   });
 
   it('says which command exited at start, with its exit code and last stderr lines, secrets masked', async () => {
-    const script = "console.error('loading'); console.error('token ' + process.env.API_TOKEN); console.error('bad key ghp_' + 'a'.repeat(36)); process.exit(3)";
-    const { manager, diagnostics } = await start([resolved('dying', nodeServer('-e', [script], { env: { API_TOKEN: 'configured-secret-value-123' } }) as never)]);
+    const script =
+      "console.error('loading'); console.error('token ' + process.env.API_TOKEN); console.error('bad key ghp_' + 'a'.repeat(36)); process.exit(3)";
+    const { manager, diagnostics } = await start([
+      resolved('dying', nodeServer('-e', [script], { env: { API_TOKEN: 'configured-secret-value-123' } }) as never),
+    ]);
     const error = manager.statuses()[0]?.error ?? '';
     expect(error).toContain(`\`${process.execPath} -e`);
     expect(error).toContain('exited with code 3 before it answered');
     expect(error).toContain('"loading" / "token ');
     expect(error).not.toContain('configured-secret-value-123');
     expect(error).not.toContain('a'.repeat(36));
-    const start_ = messages(diagnostics.filter((d) => (d.payload as { code: string }).code === 'MINICODE_E_MCP_START'))[0];
+    const start_ = messages(
+      diagnostics.filter((d) => (d.payload as { code: string }).code === 'MINICODE_E_MCP_START'),
+    )[0];
     expect(start_).toContain('MCP server dying failed to start: ');
     expect(start_).not.toContain('configured-secret-value-123');
   });
@@ -137,7 +177,9 @@ describe('MCP servers in a run', () => {
     await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
     const { port } = probe.address() as net.AddressInfo;
     await new Promise<void>((resolve) => probe.close(() => resolve()));
-    const { manager } = await start([resolved('gone', { type: 'http', url: `http://127.0.0.1:${port}/mcp?token=abc` })]);
+    const { manager } = await start([
+      resolved('gone', { type: 'http', url: `http://127.0.0.1:${port}/mcp?token=abc` }),
+    ]);
     const error = manager.statuses()[0]?.error ?? '';
     expect(error).toContain(`http://127.0.0.1:${port}/mcp: `);
     expect(error).toContain(`ECONNREFUSED 127.0.0.1:${port}`);
@@ -147,7 +189,9 @@ describe('MCP servers in a run', () => {
   it('gives up on a server slower than its start-up timeout and leaves no process behind', async () => {
     // A tag on the command line finds the process whether or not it got as far as running our code.
     const tag = `slow-start-tag-${process.pid}-${Date.now()}`;
-    const { manager, diagnostics } = await start([resolved('slow', nodeServer(HOSTILE, ['--slow-start', '600000', '--tag', tag]), { startupTimeoutMs: 1_500 })]);
+    const { manager, diagnostics } = await start([
+      resolved('slow', nodeServer(HOSTILE, ['--slow-start', '600000', '--tag', tag]), { startupTimeoutMs: 1_500 }),
+    ]);
     expect(manager.statuses()[0]).toMatchObject({ state: 'failed', error: 'did not start within 1500 ms' });
     expect(codes(diagnostics)).toContain('MINICODE_E_MCP_START');
     await waitFor(() => processesTagged(tag).length === 0, 'the slow server to be gone');
@@ -165,8 +209,15 @@ describe('MCP servers in a run', () => {
   it('times out a call that never answers and tells the server it was cancelled', async () => {
     const { manager, diagnostics } = await start([resolved('hostile', nodeServer(HOSTILE), { toolTimeoutMs: 1_000 })]);
     const outcome = await tool(manager, 'mcp__hostile__hang').run({}, ctx());
-    expect(outcome).toMatchObject({ status: 'failed', cause: 'TOOL_ERROR', message: 'mcp__hostile__hang timed out after 1000 ms without progress' });
-    await waitFor(() => messages(diagnostics).some((m) => m.includes('hang: cancelled by the client')), 'notifications/cancelled at the server');
+    expect(outcome).toMatchObject({
+      status: 'failed',
+      cause: 'TOOL_ERROR',
+      message: 'mcp__hostile__hang timed out after 1000 ms without progress',
+    });
+    await waitFor(
+      () => messages(diagnostics).some((m) => m.includes('hang: cancelled by the client')),
+      'notifications/cancelled at the server',
+    );
   });
 
   it('sends notifications/cancelled with a readable reason when the run aborts a call', async () => {
@@ -177,7 +228,10 @@ describe('MCP servers in a run', () => {
     // The run aborts with an object, as its termination does.
     abort.abort({ kind: 'aborted' });
     expect((await pending).status).toBe('failed');
-    await waitFor(() => messages(diagnostics).some((m) => m.includes('hang: cancelled by the client')), 'notifications/cancelled at the server');
+    await waitFor(
+      () => messages(diagnostics).some((m) => m.includes('hang: cancelled by the client')),
+      'notifications/cancelled at the server',
+    );
     const line = messages(diagnostics).find((m) => m.includes('hang: cancelled by the client'))!;
     expect(line).toContain('(minicode cancelled the call: aborted)');
     expect(line).not.toContain('[object Object]');
@@ -198,17 +252,25 @@ describe('MCP servers in a run', () => {
     // Past the 1,000-tool bound the late tool is not kept; a small server shows the refresh.
     const small = await start([resolved('h2', nodeServer(HOSTILE))]);
     await tool(small.manager, 'mcp__h2__add_tool').run({}, ctx());
-    await waitFor(() => small.manager.tools().some((t) => t.name === 'mcp__h2__late_tool'), 'the late tool after list_changed');
+    await waitFor(
+      () => small.manager.tools().some((t) => t.name === 'mcp__h2__late_tool'),
+      'the late tool after list_changed',
+    );
   });
 
   it('applies includeTools and excludeTools', async () => {
-    const { manager } = await start([resolved('hostile', nodeServer(HOSTILE, [], { includeTools: ['echo', 'env', 'big'], excludeTools: ['big'] }))]);
+    const { manager } = await start([
+      resolved('hostile', nodeServer(HOSTILE, [], { includeTools: ['echo', 'env', 'big'], excludeTools: ['big'] })),
+    ]);
     expect(manager.tools().map((t) => t.name)).toEqual(['mcp__hostile__echo', 'mcp__hostile__env']);
   });
 
   it('closes every server process (SIGTERM, then SIGKILL)', async () => {
     const pidFile = path.join(tempDir(), 'pids');
-    const { manager } = await start([resolved('a', nodeServer(HOSTILE, ['--pid-file', pidFile])), resolved('b', nodeServer(HOSTILE, ['--pid-file', pidFile]))]);
+    const { manager } = await start([
+      resolved('a', nodeServer(HOSTILE, ['--pid-file', pidFile])),
+      resolved('b', nodeServer(HOSTILE, ['--pid-file', pidFile])),
+    ]);
     const pids = pidsIn(pidFile);
     expect(pids).toHaveLength(2);
     expect(pids.every(alive)).toBe(true);

@@ -22,16 +22,19 @@ describe('MCP tool names', () => {
 
   it('never collide, whatever the servers and tools (property)', () => {
     fc.assert(
-      fc.property(fc.array(fc.tuple(fc.string({ maxLength: 70 }), fc.string({ maxLength: 90 })), { maxLength: 40 }), (pairs) => {
-        const taken = new Set<string>();
-        const unique = new Map(pairs.map(([s, t]) => [`${s}\u0000${t}`, [s, t] as const]));
-        const names = [...unique.values()].map(([s, t]) => mcpToolName(s, t, taken));
-        expect(new Set(names).size).toBe(names.length);
-        for (const n of names) {
-          expect(n.length).toBeLessThanOrEqual(MAX_TOOL_NAME);
-          expect(n).toMatch(/^[A-Za-z0-9_-]+$/);
-        }
-      }),
+      fc.property(
+        fc.array(fc.tuple(fc.string({ maxLength: 70 }), fc.string({ maxLength: 90 })), { maxLength: 40 }),
+        (pairs) => {
+          const taken = new Set<string>();
+          const unique = new Map(pairs.map(([s, t]) => [`${s}\u0000${t}`, [s, t] as const]));
+          const names = [...unique.values()].map(([s, t]) => mcpToolName(s, t, taken));
+          expect(new Set(names).size).toBe(names.length);
+          for (const n of names) {
+            expect(n.length).toBeLessThanOrEqual(MAX_TOOL_NAME);
+            expect(n).toMatch(/^[A-Za-z0-9_-]+$/);
+          }
+        },
+      ),
     );
   });
 
@@ -64,7 +67,11 @@ describe('mcpServers config', () => {
     expect(expandVariables('${NOPE:-fallback}', {}, missing)).toBe('fallback');
     expect(expandVariables('x${GONE}y', {}, missing)).toBe('xy');
     expect(missing).toEqual(['GONE']);
-    const [server] = resolveServers({ r: { url: 'https://e.com/mcp', headers: { Authorization: 'Bearer ${T}' } } }, { T: 'tok' }, 'config').servers;
+    const [server] = resolveServers(
+      { r: { url: 'https://e.com/mcp', headers: { Authorization: 'Bearer ${T}' } } },
+      { T: 'tok' },
+      'config',
+    ).servers;
     expect(server!.config).toMatchObject({ headers: { Authorization: 'Bearer tok' } });
     expect(server).toMatchObject({ startupTimeoutMs: 10_000, toolTimeoutMs: 60_000 });
   });
@@ -76,7 +83,10 @@ describe('mcpServers config', () => {
   });
 
   it('builds a server environment from a minimal base and the config env only', () => {
-    const env = serverEnvironment({ PATH: '/bin', HOME: '/h', GITHUB_TOKEN: 'ghp_x', RANDOM_VAR: 'r', BASH_FUNC: '() { :; }' }, { API_KEY: 'given' });
+    const env = serverEnvironment(
+      { PATH: '/bin', HOME: '/h', GITHUB_TOKEN: 'ghp_x', RANDOM_VAR: 'r', BASH_FUNC: '() { :; }' },
+      { API_KEY: 'given' },
+    );
     expect(env).toEqual({ PATH: '/bin', HOME: '/h', API_KEY: 'given' });
   });
 });
@@ -91,7 +101,9 @@ describe('MCP output', () => {
         { type: 'audio', data: 'AAAAAAAA', mimeType: 'audio/wav' },
       ],
     });
-    expect(out.text).toBe('[resource file:///a.txt text/plain]\nfile text\n[resource file:///b.bin, 3 bytes binary, not shown]\n[resource link file:///c (c)]\n[audio audio/wav, 6 bytes, not shown]');
+    expect(out.text).toBe(
+      '[resource file:///a.txt text/plain]\nfile text\n[resource file:///b.bin, 3 bytes binary, not shown]\n[resource link file:///c (c)]\n[audio audio/wav, 6 bytes, not shown]',
+    );
   });
 });
 
@@ -117,7 +129,10 @@ describe('MCP tools under the approval policy', () => {
   });
 
   it('are denied in read-only mode even when listed', () => {
-    expect(decide(mcp, { mode: 'read-only', allowTools: ['mcp__gh__*'] }, { tty: true })).toMatchObject({ decision: 'deny', reason: expect.stringMatching(/read-only/) });
+    expect(decide(mcp, { mode: 'read-only', allowTools: ['mcp__gh__*'] }, { tty: true })).toMatchObject({
+      decision: 'deny',
+      reason: expect.stringMatching(/read-only/),
+    });
   });
 
   it('of a trusted server run without asking in ask and auto modes, and are still denied in read-only', () => {
@@ -125,11 +140,20 @@ describe('MCP tools under the approval policy', () => {
     expect(decide(trusted, { mode: 'ask' }, { tty: false }).decision).toBe('allow');
     expect(decide(trusted, { mode: 'auto' }, { tty: false }).decision).toBe('allow');
     expect(decide(trusted, { mode: 'read-only' }, { tty: true }).decision).toBe('deny');
-    expect(decide({ name: 'git_commit', kind: 'execute', gated: true, trusted: true }, { mode: 'auto' }, { tty: false }).decision).toBe('deny');
+    expect(
+      decide({ name: 'git_commit', kind: 'execute', gated: true, trusted: true }, { mode: 'auto' }, { tty: false })
+        .decision,
+    ).toBe('deny');
   });
 
   it('keep git_commit gated even if an allowlist names it', () => {
-    expect(decide({ name: 'git_commit', kind: 'execute', gated: true }, { mode: 'auto', allowTools: ['git_commit'] }, { tty: false }).decision).toBe('deny');
+    expect(
+      decide(
+        { name: 'git_commit', kind: 'execute', gated: true },
+        { mode: 'auto', allowTools: ['git_commit'] },
+        { tty: false },
+      ).decision,
+    ).toBe('deny');
   });
 
   it('add to the default allowlist when allowTools lists only MCP names', () => {

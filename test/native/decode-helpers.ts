@@ -9,7 +9,11 @@ import { FIXTURES } from '../helpers/cli.js';
 export type Ending = { exit: [number | null, string | null] } | 'end-only';
 
 /** Decode chunks with a native decoder, then end (and exit, unless 'end-only'). */
-export function decodeChunks(format: NativeFormat, chunks: (Uint8Array | string)[], ending: Ending = { exit: [0, null] }): EventDraft[] {
+export function decodeChunks(
+  format: NativeFormat,
+  chunks: (Uint8Array | string)[],
+  ending: Ending = { exit: [0, null] },
+): EventDraft[] {
   const events: EventDraft[] = [];
   const decoder = NATIVE_AGENT_DECODERS[format]({ onEvent: (e) => events.push(e) });
   for (const chunk of chunks) decoder.feed(chunk);
@@ -32,7 +36,12 @@ export function fixtureBytes(relative: string): Uint8Array {
 }
 
 /** Format of a fixture directory. */
-export const FORMAT_OF_DIR: Record<string, NativeFormat> = { codex: 'codex', claude: 'claude-code', gemini: 'gemini-cli', opencode: 'opencode' };
+export const FORMAT_OF_DIR: Record<string, NativeFormat> = {
+  codex: 'codex',
+  claude: 'claude-code',
+  gemini: 'gemini-cli',
+  opencode: 'opencode',
+};
 
 /** A compact outcome of a decoded run, for table tests. */
 export interface RunSummary {

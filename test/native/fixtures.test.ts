@@ -4,13 +4,29 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { HAVE_FIXTURES, fixtureSkipNote } from '../helpers/cli.js';
 import { byteByByte, splitAt } from '../helpers/splits.js';
-import { decodeBytes, decodeChunks, fixtureBytes, FORMAT_OF_DIR, NATIVE_FIXTURES, summarise } from './decode-helpers.js';
+import {
+  decodeBytes,
+  decodeChunks,
+  fixtureBytes,
+  FORMAT_OF_DIR,
+  NATIVE_FIXTURES,
+  summarise,
+} from './decode-helpers.js';
 import { violations } from './invariants.js';
 
 fixtureSkipNote();
 
 /** What each third-party recording must decode to: final message, tool terminals, usage, outcome. */
-const EXPECTED: Record<string, { message: string | undefined; tools: Record<string, string>; usage: Record<string, unknown>; outcome: string; diagnostics?: string[] }> = {
+const EXPECTED: Record<
+  string,
+  {
+    message: string | undefined;
+    tools: Record<string, string>;
+    usage: Record<string, unknown>;
+    outcome: string;
+    diagnostics?: string[];
+  }
+> = {
   'codex/atomize-streaming-0.61.0.jsonl': {
     message:
       '- Unable to check hygiene (read-only mode, no commands run); repository state unknown.\n- Recommend running `git status` and your lint/test suite to surface any hygiene issues when write access is available.',
@@ -27,7 +43,16 @@ const EXPECTED: Record<string, { message: string | undefined; tools: Record<stri
   'codex/fullsend-basic_run-0.152.1.jsonl': {
     message: 'done',
     tools: { item_2: 'shell:completed', item_3: 'apply_patch:completed' },
-    usage: { cumulative: true, usage: { inputTokens: 41320, cacheReadTokens: 27386, cacheWriteTokens: 13925, outputTokens: 295, reasoningTokens: 74 } },
+    usage: {
+      cumulative: true,
+      usage: {
+        inputTokens: 41320,
+        cacheReadTokens: 27386,
+        cacheWriteTokens: 13925,
+        outputTokens: 295,
+        reasoningTokens: 74,
+      },
+    },
     outcome: 'completed',
   },
   'codex/meawoppl-failed_command.jsonl': {
@@ -51,37 +76,63 @@ const EXPECTED: Record<string, { message: string | undefined; tools: Record<stri
   'codex/vincent-success.jsonl': {
     message: 'hello',
     tools: {},
-    usage: { cumulative: true, usage: { inputTokens: 14312, cacheReadTokens: 2432, outputTokens: 32, reasoningTokens: 25 } },
+    usage: {
+      cumulative: true,
+      usage: { inputTokens: 14312, cacheReadTokens: 2432, outputTokens: 32, reasoningTokens: 25 },
+    },
     outcome: 'completed',
   },
   'codex/vincent-tooluse-pwsh.jsonl': {
     message: 'The output is:\n\n```text\nvincent-fixture\n```',
     tools: { item_0: 'shell:completed' },
-    usage: { cumulative: true, usage: { inputTokens: 28858, cacheReadTokens: 16128, outputTokens: 196, reasoningTokens: 87 } },
+    usage: {
+      cumulative: true,
+      usage: { inputTokens: 28858, cacheReadTokens: 16128, outputTokens: 196, reasoningTokens: 87 },
+    },
     outcome: 'completed',
   },
   'claude/gleam-basic_query-2.1.7.jsonl': {
     message: '4',
     tools: {},
-    usage: { cumulative: true, costUsd: 0.1354875, usage: { inputTokens: 10, outputTokens: 25, cacheReadTokens: 0, cacheWriteTokens: 21570 } },
+    usage: {
+      cumulative: true,
+      costUsd: 0.1354875,
+      usage: { inputTokens: 10, outputTokens: 25, cacheReadTokens: 0, cacheWriteTokens: 21570 },
+    },
     outcome: 'completed',
   },
   'claude/meawoppl-subagent-general-2.1.178.jsonl': {
     message: 'The answer is **42**.',
-    tools: { toolu_01EdzeCvRoPTM58UnL4YVZcu: 'ToolSearch:completed', toolu_01DzyptEZpzvhuCw1fWwhZYf: 'Agent:completed' },
-    usage: { cumulative: true, costUsd: 0.11752375000000001, usage: { inputTokens: 9, outputTokens: 619, cacheReadTokens: 65110, cacheWriteTokens: 8288 } },
+    tools: {
+      toolu_01EdzeCvRoPTM58UnL4YVZcu: 'ToolSearch:completed',
+      toolu_01DzyptEZpzvhuCw1fWwhZYf: 'Agent:completed',
+    },
+    usage: {
+      cumulative: true,
+      costUsd: 0.11752375000000001,
+      usage: { inputTokens: 9, outputTokens: 619, cacheReadTokens: 65110, cacheWriteTokens: 8288 },
+    },
     outcome: 'completed',
   },
   'claude/vincent-stream_permission_allow_2.1.226.jsonl': {
     message: 'Done. Created `hello.txt` with content `hi`.',
     tools: { toolu_01PSqBeA6sKydYaELf8NTXHH: 'Write:completed' },
-    usage: { cumulative: true, costUsd: 0.009825, model: 'claude-haiku-4-5-20251001', usage: { inputTokens: 18, outputTokens: 491, cacheReadTokens: 66670, cacheWriteTokens: 548 } },
+    usage: {
+      cumulative: true,
+      costUsd: 0.009825,
+      model: 'claude-haiku-4-5-20251001',
+      usage: { inputTokens: 18, outputTokens: 491, cacheReadTokens: 66670, cacheWriteTokens: 548 },
+    },
     outcome: 'completed',
   },
   'claude/vincent-stream_question_2.1.226.jsonl': {
     message: 'Red',
     tools: { toolu_01MTWzGkgqRLrwCSDbDjWYXV: 'AskUserQuestion:completed' },
-    usage: { cumulative: true, costUsd: 0.0081955, usage: { inputTokens: 18, outputTokens: 238, cacheReadTokens: 66750, cacheWriteTokens: 250 } },
+    usage: {
+      cumulative: true,
+      costUsd: 0.0081955,
+      usage: { inputTokens: 18, outputTokens: 238, cacheReadTokens: 66750, cacheWriteTokens: 250 },
+    },
     outcome: 'completed',
   },
   'gemini/docs-headless-example-v0.11.jsonl': {
@@ -109,13 +160,28 @@ const EXPECTED: Record<string, { message: string | undefined; tools: Record<stri
     message: '```\nhello\n```',
     tools: { r9bQWsNLvOrJGIOz: 'bash:completed' },
     // Per step, not cumulative: this is the last step's increment.
-    usage: { cumulative: false, scope: 'request', costUsd: 0, usage: { inputTokens: 671, outputTokens: 8, reasoningTokens: 0, cacheReadTokens: 21415, cacheWriteTokens: 0 } },
+    usage: {
+      cumulative: false,
+      scope: 'request',
+      costUsd: 0,
+      usage: { inputTokens: 671, outputTokens: 8, reasoningTokens: 0, cacheReadTokens: 21415, cacheWriteTokens: 0 },
+    },
     outcome: 'completed',
   },
   'opencode/meawoppl-server-event-sse-1.18.5.jsonl': {
     message: 'ping',
     tools: {},
-    usage: { cumulative: false, usage: { totalTokens: 8755, inputTokens: 523, outputTokens: 4, reasoningTokens: 36, cacheReadTokens: 8192, cacheWriteTokens: 0 } },
+    usage: {
+      cumulative: false,
+      usage: {
+        totalTokens: 8755,
+        inputTokens: 523,
+        outputTokens: 4,
+        reasoningTokens: 36,
+        cacheReadTokens: 8192,
+        cacheWriteTokens: 0,
+      },
+    },
     outcome: 'completed',
   },
 };
@@ -185,7 +251,11 @@ describe.skipIf(!HAVE_FIXTURES)('native agent recordings (../shared/fixtures/nat
     const events = decodeBytes('claude-code', fixtureBytes('claude/vincent-stream_permission_allow_2.1.226.jsonl'));
     const requested = events.find((e) => e.type === 'user.approval.requested');
     const settled = events.find((e) => e.type === 'user.approval.settled');
-    expect(requested?.payload).toMatchObject({ approvalId: '0a796fa8-74c6-4c82-82a7-fb161e77a51b', toolName: 'Write', toolCallId: 'toolu_01PSqBeA6sKydYaELf8NTXHH' });
+    expect(requested?.payload).toMatchObject({
+      approvalId: '0a796fa8-74c6-4c82-82a7-fb161e77a51b',
+      toolName: 'Write',
+      toolCallId: 'toolu_01PSqBeA6sKydYaELf8NTXHH',
+    });
     expect(requested?.fidelity).toBe('native');
     expect(settled?.payload).toMatchObject({ outcome: 'allow' });
     expect(settled?.fidelity).toBe('inferred');
@@ -194,7 +264,10 @@ describe.skipIf(!HAVE_FIXTURES)('native agent recordings (../shared/fixtures/nat
   it('reports the file a Codex patch changed', () => {
     const events = decodeBytes('codex', fixtureBytes('codex/fullsend-basic_run-0.152.1.jsonl'));
     const changed = events.find((e) => e.type === 'file.changed');
-    expect(changed?.payload).toEqual({ changes: [{ path: '/sandbox/workspace/repo/hello.txt', kind: 'create' }], toolCallId: 'item_3' });
+    expect(changed?.payload).toEqual({
+      changes: [{ path: '/sandbox/workspace/repo/hello.txt', kind: 'create' }],
+      toolCallId: 'item_3',
+    });
     expect(changed?.correlationId).toBe('item_3');
   });
 
@@ -207,8 +280,12 @@ describe.skipIf(!HAVE_FIXTURES)('native agent recordings (../shared/fixtures/nat
   it('streams the opencode server deltas live and completes on session.idle', () => {
     const events = decodeBytes('opencode', fixtureBytes('opencode/meawoppl-server-event-sse-1.18.5.jsonl'), 'end-only');
     expect(events.filter((e) => e.type === 'assistant.reasoning.delta').length).toBe(12);
-    expect(events.filter((e) => e.type === 'assistant.message.delta').map((e) => e.payload)).toEqual([{ messageId: 'prt_f9d0913d9001iP38BZa9MkspB8', delta: 'ping' }]);
-    expect(events.find((e) => e.type === 'user.message.received')?.payload).toMatchObject({ text: 'Reply with the single word: ping' });
+    expect(events.filter((e) => e.type === 'assistant.message.delta').map((e) => e.payload)).toEqual([
+      { messageId: 'prt_f9d0913d9001iP38BZa9MkspB8', delta: 'ping' },
+    ]);
+    expect(events.find((e) => e.type === 'user.message.received')?.payload).toMatchObject({
+      text: 'Reply with the single word: ping',
+    });
     expect(events.find((e) => e.type === 'task.completed')?.fidelity).toBe('native');
   });
 

@@ -13,9 +13,18 @@ import { violations } from './invariants.js';
 // Our own hand-made streams (see test/streams/native/README.md): they run on a bare clone.
 const STREAMS = path.join(ROOT, 'test/streams/native');
 const read = (name: string) => fs.readFileSync(path.join(STREAMS, name));
-const ofType = <T extends EventDraft['type']>(events: EventDraft[], type: T) => events.filter((e): e is Extract<EventDraft, { type: T }> => e.type === type);
+const ofType = <T extends EventDraft['type']>(events: EventDraft[], type: T) =>
+  events.filter((e): e is Extract<EventDraft, { type: T }> => e.type === type);
 
-const CASES: { file: string; format: NativeFormat; ending: Ending; message: string | undefined; tools: Record<string, string>; outcome: string | undefined; diagnostics: string[] }[] = [
+const CASES: {
+  file: string;
+  format: NativeFormat;
+  ending: Ending;
+  message: string | undefined;
+  tools: Record<string, string>;
+  outcome: string | undefined;
+  diagnostics: string[];
+}[] = [
   {
     file: 'codex-all-items.jsonl',
     format: 'codex',
@@ -32,10 +41,42 @@ const CASES: { file: string; format: NativeFormat; ending: Ending; message: stri
     outcome: 'completed',
     diagnostics: ['MINICODE_E_NATIVE_UNKNOWN_ITEM'],
   },
-  { file: 'codex-turn-failed-quota.jsonl', format: 'codex', ending: { exit: [1, null] }, message: undefined, tools: {}, outcome: 'failed:provider', diagnostics: [] },
-  { file: 'codex-resume-old-spelling.jsonl', format: 'codex', ending: { exit: [0, null] }, message: 'second answer', tools: {}, outcome: 'completed', diagnostics: [] },
-  { file: 'codex-interrupted.jsonl', format: 'codex', ending: 'end-only', message: undefined, tools: { item_1: 'shell:started' }, outcome: undefined, diagnostics: [] },
-  { file: 'claude-api-error.jsonl', format: 'claude-code', ending: { exit: [1, null] }, message: 'API Error: Rate limit reached', tools: {}, outcome: 'failed:provider', diagnostics: [] },
+  {
+    file: 'codex-turn-failed-quota.jsonl',
+    format: 'codex',
+    ending: { exit: [1, null] },
+    message: undefined,
+    tools: {},
+    outcome: 'failed:provider',
+    diagnostics: [],
+  },
+  {
+    file: 'codex-resume-old-spelling.jsonl',
+    format: 'codex',
+    ending: { exit: [0, null] },
+    message: 'second answer',
+    tools: {},
+    outcome: 'completed',
+    diagnostics: [],
+  },
+  {
+    file: 'codex-interrupted.jsonl',
+    format: 'codex',
+    ending: 'end-only',
+    message: undefined,
+    tools: { item_1: 'shell:started' },
+    outcome: undefined,
+    diagnostics: [],
+  },
+  {
+    file: 'claude-api-error.jsonl',
+    format: 'claude-code',
+    ending: { exit: [1, null] },
+    message: 'API Error: Rate limit reached',
+    tools: {},
+    outcome: 'failed:provider',
+    diagnostics: [],
+  },
   {
     file: 'claude-denied-subagent.jsonl',
     format: 'claude-code',
@@ -63,7 +104,15 @@ const CASES: { file: string; format: NativeFormat; ending: Ending; message: stri
     outcome: 'failed:provider',
     diagnostics: ['MINICODE_W_NATIVE_AGENT_WARNING'],
   },
-  { file: 'gemini-cut.jsonl', format: 'gemini-cli', ending: 'end-only', message: undefined, tools: {}, outcome: undefined, diagnostics: [] },
+  {
+    file: 'gemini-cut.jsonl',
+    format: 'gemini-cli',
+    ending: 'end-only',
+    message: undefined,
+    tools: {},
+    outcome: undefined,
+    diagnostics: [],
+  },
   {
     file: 'opencode-errors.jsonl',
     format: 'opencode',
@@ -73,7 +122,15 @@ const CASES: { file: string; format: NativeFormat; ending: Ending; message: stri
     outcome: 'failed:provider',
     diagnostics: [],
   },
-  { file: 'opencode-done.jsonl', format: 'opencode', ending: 'end-only', message: 'pong', tools: {}, outcome: 'completed', diagnostics: [] },
+  {
+    file: 'opencode-done.jsonl',
+    format: 'opencode',
+    ending: 'end-only',
+    message: 'pong',
+    tools: {},
+    outcome: 'completed',
+    diagnostics: [],
+  },
   {
     file: 'claude-quota-midrun.jsonl',
     format: 'claude-code',
@@ -92,7 +149,15 @@ const CASES: { file: string; format: NativeFormat; ending: Ending; message: stri
     outcome: 'completed',
     diagnostics: ['MINICODE_W_NATIVE_LIMIT_NEAR'],
   },
-  { file: 'claude-auth-failure.jsonl', format: 'claude-code', ending: { exit: [1, null] }, message: 'Invalid API key · Please run /login', tools: {}, outcome: 'failed:provider', diagnostics: [] },
+  {
+    file: 'claude-auth-failure.jsonl',
+    format: 'claude-code',
+    ending: { exit: [1, null] },
+    message: 'Invalid API key · Please run /login',
+    tools: {},
+    outcome: 'failed:provider',
+    diagnostics: [],
+  },
   {
     file: 'codex-takeover.jsonl',
     format: 'codex',
@@ -102,7 +167,15 @@ const CASES: { file: string; format: NativeFormat; ending: Ending; message: stri
     outcome: 'completed',
     diagnostics: [],
   },
-  { file: 'terminal-quota.txt', format: 'terminal', ending: { exit: [1, null] }, message: undefined, tools: {}, outcome: 'failed:provider', diagnostics: [] },
+  {
+    file: 'terminal-quota.txt',
+    format: 'terminal',
+    ending: { exit: [1, null] },
+    message: undefined,
+    tools: {},
+    outcome: 'failed:provider',
+    diagnostics: [],
+  },
 ];
 
 describe('hand-made native streams (test/streams/native)', () => {
@@ -151,8 +224,14 @@ describe('the Codex decoder', () => {
 
   it('keeps error items and reconnects from ending the run', () => {
     const events = decodeBytes('codex', read('codex-all-items.jsonl'));
-    expect(ofType(events, 'recovery.started')[0]).toMatchObject({ fidelity: 'inferred', payload: { strategy: 'retry', attempt: 1 } });
-    expect(ofType(events, 'error.raised')[0]).toMatchObject({ severity: 'warning', payload: { error: { code: 'codex:error-item' } } });
+    expect(ofType(events, 'recovery.started')[0]).toMatchObject({
+      fidelity: 'inferred',
+      payload: { strategy: 'retry', attempt: 1 },
+    });
+    expect(ofType(events, 'error.raised')[0]).toMatchObject({
+      severity: 'warning',
+      payload: { error: { code: 'codex:error-item' } },
+    });
     expect(ofType(events, 'file.changed')[0]?.payload.changes).toEqual([
       { path: 'src/pager.ts', kind: 'modify' },
       { path: 'src/old.ts', kind: 'delete' },
@@ -163,8 +242,14 @@ describe('the Codex decoder', () => {
     const events = decodeBytes('codex', read('codex-turn-failed-quota.jsonl'), { exit: [1, null] });
     const limits = ofType(events, 'limit.reached');
     expect(limits.length).toBeGreaterThan(0);
-    expect(limits[0]).toMatchObject({ fidelity: 'inferred', payload: { kind: 'usage-quota', retryAfterMs: 7_200_000 } });
-    expect(ofType(events, 'task.failed')[0]).toMatchObject({ fidelity: 'native', payload: { reason: 'provider', error: { recoverability: 'RETRYABLE' } } });
+    expect(limits[0]).toMatchObject({
+      fidelity: 'inferred',
+      payload: { kind: 'usage-quota', retryAfterMs: 7_200_000 },
+    });
+    expect(ofType(events, 'task.failed')[0]).toMatchObject({
+      fidelity: 'native',
+      payload: { reason: 'provider', error: { recoverability: 'RETRYABLE' } },
+    });
   });
 
   it('starts a second task for a resumed thread and replaces cumulative usage', () => {
@@ -183,8 +268,16 @@ describe('the Codex decoder', () => {
     const bytes = read('codex-interrupted.jsonl');
     expect(summarise(decodeBytes('codex', bytes, 'end-only')).outcome).toBeUndefined();
     const killed = decodeBytes('codex', bytes, { exit: [null, 'SIGKILL'] });
-    expect(killed.at(-2)).toMatchObject({ type: 'tool.cancelled', fidelity: 'synthetic', payload: { toolCallId: 'item_1', reason: 'parent-ended' } });
-    expect(killed.at(-1)).toMatchObject({ type: 'task.failed', fidelity: 'synthetic', payload: { error: { code: 'MINICODE_E_NATIVE_KILLED' } } });
+    expect(killed.at(-2)).toMatchObject({
+      type: 'tool.cancelled',
+      fidelity: 'synthetic',
+      payload: { toolCallId: 'item_1', reason: 'parent-ended' },
+    });
+    expect(killed.at(-1)).toMatchObject({
+      type: 'task.failed',
+      fidelity: 'synthetic',
+      payload: { error: { code: 'MINICODE_E_NATIVE_KILLED' } },
+    });
   });
 
   it('leaves a clean exit without turn.completed unsettled, with a diagnostic', () => {
@@ -197,7 +290,11 @@ describe('the Codex decoder', () => {
 describe('the Claude Code decoder', () => {
   it('fails a result that says success but carries is_error, with the HTTP status', () => {
     const events = decodeBytes('claude-code', read('claude-api-error.jsonl'));
-    expect(ofType(events, 'task.failed')[0]?.payload.error).toMatchObject({ httpStatus: 429, recoverability: 'RETRYABLE', message: 'API Error: Rate limit reached' });
+    expect(ofType(events, 'task.failed')[0]?.payload.error).toMatchObject({
+      httpStatus: 429,
+      recoverability: 'RETRYABLE',
+      message: 'API Error: Rate limit reached',
+    });
     expect(ofType(events, 'recovery.started').map((e) => e.payload)).toEqual([
       { strategy: 'retry', reason: 'overloaded_error', attempt: 1, delayMs: 1200 },
       { strategy: 'retry', reason: 'rate_limit_error', attempt: 2, delayMs: 2400 },
@@ -211,8 +308,14 @@ describe('the Claude Code decoder', () => {
 
   it('settles a denied permission prompt as deny and the tool as denied', () => {
     const events = decodeBytes('claude-code', read('claude-denied-subagent.jsonl'));
-    expect(ofType(events, 'user.approval.settled')[0]?.payload).toMatchObject({ approvalId: 'req-hand-1', outcome: 'deny' });
-    expect(ofType(events, 'tool.denied')[0]).toMatchObject({ fidelity: 'native', payload: { toolCallId: 'toolu_hand_rm' } });
+    expect(ofType(events, 'user.approval.settled')[0]?.payload).toMatchObject({
+      approvalId: 'req-hand-1',
+      outcome: 'deny',
+    });
+    expect(ofType(events, 'tool.denied')[0]).toMatchObject({
+      fidelity: 'native',
+      payload: { toolCallId: 'toolu_hand_rm' },
+    });
   });
 
   it('links subagent tool calls to the spawning call', () => {
@@ -228,7 +331,11 @@ describe('the Claude Code decoder', () => {
         .map((e) => e.payload.delta)
         .join(''),
     ).toBe("I'll delete the build directory.");
-    expect(ofType(events, 'limit.reached')[0]?.payload).toEqual({ kind: 'usage-quota', message: 'seven_day limit reached', resetAt: '2026-07-25T17:20:00.000Z' });
+    expect(ofType(events, 'limit.reached')[0]?.payload).toEqual({
+      kind: 'usage-quota',
+      message: 'seven_day limit reached',
+      resetAt: '2026-07-25T17:20:00.000Z',
+    });
   });
 
   it('maps error_max_turns to max_steps_exceeded and cancels the open tool', () => {
@@ -239,9 +346,13 @@ describe('the Claude Code decoder', () => {
 
   it('force-closes an approval still open when the run settles', () => {
     const lines = read('claude-denied-subagent.jsonl').toString().split('\n').slice(0, 8).join('\n');
-    const result = '{"type":"result","subtype":"error_during_execution","is_error":true,"terminal_reason":"aborted_tools","session_id":"x"}';
+    const result =
+      '{"type":"result","subtype":"error_during_execution","is_error":true,"terminal_reason":"aborted_tools","session_id":"x"}';
     const events = decodeBytes('claude-code', `${lines}\n${result}\n`);
-    expect(ofType(events, 'user.approval.settled')[0]?.payload).toMatchObject({ outcome: 'cancelled', reason: 'parent-ended' });
+    expect(ofType(events, 'user.approval.settled')[0]?.payload).toMatchObject({
+      outcome: 'cancelled',
+      reason: 'parent-ended',
+    });
     expect(summarise(events).outcome).toBe('cancelled');
     expect(violations(events)).toEqual([]);
   });
@@ -251,14 +362,24 @@ describe('the Gemini CLI decoder', () => {
   it('reports a terminal quota error natively', () => {
     const events = decodeBytes('gemini-cli', read('gemini-quota.jsonl'));
     expect(ofType(events, 'limit.reached')[0]).toMatchObject({ fidelity: 'native', payload: { kind: 'usage-quota' } });
-    expect(ofType(events, 'task.failed')[0]?.payload.error).toMatchObject({ providerCode: 'TerminalQuotaError', recoverability: 'RETRYABLE' });
-    expect(ofType(events, 'usage.reported')[0]?.payload).toMatchObject({ model: 'gemini-2.5-pro', usage: { inputTokens: 1000, cacheReadTokens: 300 } });
+    expect(ofType(events, 'task.failed')[0]?.payload.error).toMatchObject({
+      providerCode: 'TerminalQuotaError',
+      recoverability: 'RETRYABLE',
+    });
+    expect(ofType(events, 'usage.reported')[0]?.payload).toMatchObject({
+      model: 'gemini-2.5-pro',
+      usage: { inputTokens: 1000, cacheReadTokens: 300 },
+    });
   });
 
   it('never invents a final message from deltas that stop', () => {
     const events = decodeBytes('gemini-cli', read('gemini-cut.jsonl'), 'end-only');
     expect(ofType(events, 'assistant.message.completed')).toEqual([]);
-    expect(ofType(events, 'assistant.message.truncated')[0]?.payload).toEqual({ messageId: 'message-1', text: 'The pager keeps a window of', reason: 'stream-ended' });
+    expect(ofType(events, 'assistant.message.truncated')[0]?.payload).toEqual({
+      messageId: 'message-1',
+      text: 'The pager keeps a window of',
+      reason: 'stream-ended',
+    });
   });
 
   it('fails a run that exits non-zero without a result (auth failure, exit 52)', () => {
@@ -276,14 +397,27 @@ describe('the terminal decoder', () => {
   it('infers a usage-quota limit with its retry delay from coloured text', () => {
     const events = decodeBytes('terminal', read('terminal-quota.txt'), { exit: [1, null] });
     expect(ofType(events, 'limit.reached')).toEqual([
-      expect.objectContaining({ fidelity: 'inferred', payload: { kind: 'usage-quota', message: "Error: You've hit your usage limit. Try again in 5 minutes.", retryAfterMs: 300_000 } }),
+      expect.objectContaining({
+        fidelity: 'inferred',
+        payload: {
+          kind: 'usage-quota',
+          message: "Error: You've hit your usage limit. Try again in 5 minutes.",
+          retryAfterMs: 300_000,
+        },
+      }),
     ]);
-    expect(ofType(events, 'task.failed')[0]).toMatchObject({ fidelity: 'inferred', payload: { error: { code: 'terminal:usage-quota' } } });
+    expect(ofType(events, 'task.failed')[0]).toMatchObject({
+      fidelity: 'inferred',
+      payload: { error: { code: 'terminal:usage-quota' } },
+    });
   });
 
   it('completes on exit 0 with the transcript as an inferred message', () => {
     const events = decodeBytes('terminal', 'all done\n', { exit: [0, null] });
-    expect(ofType(events, 'assistant.message.completed')[0]).toMatchObject({ fidelity: 'inferred', payload: { text: 'all done' } });
+    expect(ofType(events, 'assistant.message.completed')[0]).toMatchObject({
+      fidelity: 'inferred',
+      payload: { text: 'all done' },
+    });
     expect(events.at(-1)).toMatchObject({ type: 'task.completed', fidelity: 'synthetic' });
   });
 

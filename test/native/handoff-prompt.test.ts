@@ -5,9 +5,19 @@ const noGit = { git: false, status: '', diff: '', diffTruncated: false };
 
 describe('the handoff prompt', () => {
   it('keeps the original task whole and drops the oldest transcript entries first past the cap', () => {
-    const entries: TranscriptEntry[] = Array.from({ length: 40 }, (_, i) => ({ agent: 'claude-code', fidelity: 'native', text: `assistant: entry ${i} ${'x'.repeat(1000)}` }));
+    const entries: TranscriptEntry[] = Array.from({ length: 40 }, (_, i) => ({
+      agent: 'claude-code',
+      fidelity: 'native',
+      text: `assistant: entry ${i} ${'x'.repeat(1000)}`,
+    }));
     const task = `t${'y'.repeat(30_000)}`;
-    const prompt = buildHandoffPrompt({ task, from: 'claude-code', cause: 'five_hour limit reached', entries, workspace: noGit });
+    const prompt = buildHandoffPrompt({
+      task,
+      from: 'claude-code',
+      cause: 'five_hour limit reached',
+      entries,
+      workspace: noGit,
+    });
     expect(prompt.text).toContain(task);
     expect(prompt.droppedEntries + prompt.transcriptEntries).toBe(40);
     expect(prompt.droppedEntries).toBeGreaterThan(0);

@@ -28,7 +28,11 @@ async function replay(home: string, sessionId: string): Promise<Line[]> {
   return jsonLines(result.stdout);
 }
 
-const QUOTA_CLAUDE = { STAND_IN_REPLAY: path.join(STREAMS, 'claude-quota-midrun.jsonl'), STAND_IN_WRITE: 'greet.js=export const greet = (name) => `hello ${name}`;\n', STAND_IN_DELAY_MS: '1' };
+const QUOTA_CLAUDE = {
+  STAND_IN_REPLAY: path.join(STREAMS, 'claude-quota-midrun.jsonl'),
+  STAND_IN_WRITE: 'greet.js=export const greet = (name) => `hello ${name}`;\n',
+  STAND_IN_DELAY_MS: '1',
+};
 
 describe('run --agent A --fallback B: handing the work over when a usage quota runs out', () => {
   it('hands a quota-exhausted Claude Code run to Codex, which finishes it in the same workspace', async () => {
@@ -46,7 +50,10 @@ describe('run --agent A --fallback B: handing the work over when a usage quota r
         STAND_IN_DELAY_MS: '1',
       }),
     };
-    const result = await runCli(['run', '--agent', 'claude-code', '--fallback', 'codex', 'add a greeting CLI', '--json', '--cwd', ws], { env });
+    const result = await runCli(
+      ['run', '--agent', 'claude-code', '--fallback', 'codex', 'add a greeting CLI', '--json', '--cwd', ws],
+      { env },
+    );
     expect(result.code).toBe(0);
     const live = jsonLines(result.stdout);
     const summary = live.at(-1)!;
@@ -57,7 +64,9 @@ describe('run --agent A --fallback B: handing the work over when a usage quota r
     expect(prompt).toContain('## Original task\nadd a greeting CLI');
     expect(prompt).toContain('[user · synthetic] user: add a greeting CLI');
     expect(prompt).toContain("[claude-code · native] assistant: I'll start with the greeting module");
-    expect(prompt).toMatch(/\[claude-code · native\] tool Write: input \{"file_path":"greet.js".*-> completed: File created successfully/);
+    expect(prompt).toMatch(
+      /\[claude-code · native\] tool Write: input \{"file_path":"greet.js".*-> completed: File created successfully/,
+    );
     expect(prompt).toContain('?? greet.js');
     expect(prompt).toContain('five_hour limit reached');
 
@@ -69,8 +78,15 @@ describe('run --agent A --fallback B: handing the work over when a usage quota r
       ['claude-code', 'native'],
       ['codex', 'native'],
     ]);
-    const tasks = events.filter((e) => e.type.startsWith('task.') && e.type !== 'task.progress').map((e) => `${e.type}:${e.payload.taskId}`);
-    expect(tasks).toEqual(['task.started:task-1', 'task.failed:task-1', 'task.started:task-2', 'task.completed:task-2']);
+    const tasks = events
+      .filter((e) => e.type.startsWith('task.') && e.type !== 'task.progress')
+      .map((e) => `${e.type}:${e.payload.taskId}`);
+    expect(tasks).toEqual([
+      'task.started:task-1',
+      'task.failed:task-1',
+      'task.started:task-2',
+      'task.completed:task-2',
+    ]);
     const handoff = events.find((e) => e.type === 'agent.handoff')!;
     expect(handoff.fidelity).toBe('synthetic');
     expect(handoff.payload).toMatchObject({
@@ -107,21 +123,47 @@ describe('run --agent A --fallback B: handing the work over when a usage quota r
       MINICODE_HOME: home,
       MINICODE_QUOTA_GRACE_MS: '200',
       MINICODE_CLAUDE_BIN: standIn(bin, 'claude', { ...QUOTA_CLAUDE, STAND_IN_REPLAY: stream, STAND_IN_HANG: '1' }),
-      MINICODE_CODEX_BIN: standIn(bin, 'codex', { STAND_IN_REPLAY: path.join(STREAMS, 'codex-takeover.jsonl'), STAND_IN_DELAY_MS: '1' }),
+      MINICODE_CODEX_BIN: standIn(bin, 'codex', {
+        STAND_IN_REPLAY: path.join(STREAMS, 'codex-takeover.jsonl'),
+        STAND_IN_DELAY_MS: '1',
+      }),
     };
-    const result = await runCli(['run', '--agent', 'claude-code', '--fallback', 'codex', 'add a greeting CLI', '--json', '--cwd', gitRepo()], { env });
+    const result = await runCli(
+      ['run', '--agent', 'claude-code', '--fallback', 'codex', 'add a greeting CLI', '--json', '--cwd', gitRepo()],
+      { env },
+    );
     expect(result.code, result.stderr).toBe(0);
     const live = jsonLines(result.stdout);
-    expect(live.at(-1)).toMatchObject({ ok: true, outcome: 'completed', agent: 'codex', agents: ['claude-code', 'codex'] });
+    expect(live.at(-1)).toMatchObject({
+      ok: true,
+      outcome: 'completed',
+      agent: 'codex',
+      agents: ['claude-code', 'codex'],
+    });
     const failed = live.filter((e) => e.type === 'task.failed');
     expect(failed).toHaveLength(1);
-    expect(failed[0]).toMatchObject({ fidelity: 'synthetic', payload: { taskId: 'task-1', error: { code: 'MINICODE_E_USAGE_QUOTA' } } });
+    expect(failed[0]).toMatchObject({
+      fidelity: 'synthetic',
+      payload: { taskId: 'task-1', error: { code: 'MINICODE_E_USAGE_QUOTA' } },
+    });
     expect(failed[0]!.payload.error.message).toContain('stopped after 200 ms without output');
     expect(live.filter((e) => e.type === 'agent.handoff')).toHaveLength(1);
   });
 
   // Each CLI's own quota signal starts a handoff, whichever agent runs first.
-  const chains: { first: string; bin: string; env: string; quota: string; exit: string; next: string; nextBin: string; nextEnv: string; success: string; signal: RegExp; carried: string }[] = [
+  const chains: {
+    first: string;
+    bin: string;
+    env: string;
+    quota: string;
+    exit: string;
+    next: string;
+    nextBin: string;
+    nextEnv: string;
+    success: string;
+    signal: RegExp;
+    carried: string;
+  }[] = [
     {
       first: 'gemini-cli',
       bin: 'gemini',
@@ -156,26 +198,53 @@ describe('run --agent A --fallback B: handing the work over when a usage quota r
       const nextArgs = path.join(bin, 'next-args.json');
       const env = {
         MINICODE_HOME: tmp('minicode-handoff-home-'),
-        [chain.env]: standIn(bin, chain.bin, { STAND_IN_REPLAY: path.join(STREAMS, chain.quota), STAND_IN_EXIT_CODE: chain.exit, STAND_IN_DELAY_MS: '1' }),
-        [chain.nextEnv]: standIn(bin, chain.nextBin, { STAND_IN_REPLAY: path.join(STREAMS, chain.success), STAND_IN_ARGS_FILE: nextArgs, STAND_IN_DELAY_MS: '1' }),
+        [chain.env]: standIn(bin, chain.bin, {
+          STAND_IN_REPLAY: path.join(STREAMS, chain.quota),
+          STAND_IN_EXIT_CODE: chain.exit,
+          STAND_IN_DELAY_MS: '1',
+        }),
+        [chain.nextEnv]: standIn(bin, chain.nextBin, {
+          STAND_IN_REPLAY: path.join(STREAMS, chain.success),
+          STAND_IN_ARGS_FILE: nextArgs,
+          STAND_IN_DELAY_MS: '1',
+        }),
       };
-      const result = await runCli(['run', '--agent', chain.first, '--fallback', chain.next, 'add a greeting CLI', '--json', '--cwd', gitRepo()], { env });
+      const result = await runCli(
+        ['run', '--agent', chain.first, '--fallback', chain.next, 'add a greeting CLI', '--json', '--cwd', gitRepo()],
+        { env },
+      );
       expect(result.code, result.stderr).toBe(0);
       const live = jsonLines(result.stdout);
-      expect(live.at(-1)).toMatchObject({ ok: true, outcome: 'completed', agent: chain.next, agents: [chain.first, chain.next] });
+      expect(live.at(-1)).toMatchObject({
+        ok: true,
+        outcome: 'completed',
+        agent: chain.next,
+        agents: [chain.first, chain.next],
+      });
       const handoff = live.find((e) => e.type === 'agent.handoff')!;
-      expect(handoff.payload).toMatchObject({ from: chain.first, to: chain.next, reason: 'usage-quota', fromTaskId: 'task-1', toTaskId: 'task-2' });
+      expect(handoff.payload).toMatchObject({
+        from: chain.first,
+        to: chain.next,
+        reason: 'usage-quota',
+        fromTaskId: 'task-1',
+        toTaskId: 'task-2',
+      });
       expect(handoff.payload.cause.message).toMatch(chain.signal);
-      const prompt = (JSON.parse(fs.readFileSync(nextArgs, 'utf8')) as string[]).find((a) => a.includes('## Original task'))!;
+      const prompt = (JSON.parse(fs.readFileSync(nextArgs, 'utf8')) as string[]).find((a) =>
+        a.includes('## Original task'),
+      )!;
       expect(prompt).toContain('## Original task\nadd a greeting CLI');
       expect(prompt).toContain(chain.carried);
     });
   }
 
   it('refuses a bad MINICODE_QUOTA_GRACE_MS as a usage error (exit 2)', async () => {
-    const result = await runCli(['run', '--agent', 'claude-code', '--fallback', 'codex', 'x', '--cwd', tmp('minicode-handoff-ws-')], {
-      env: { MINICODE_HOME: tmp('minicode-handoff-home-'), MINICODE_QUOTA_GRACE_MS: 'soon' },
-    });
+    const result = await runCli(
+      ['run', '--agent', 'claude-code', '--fallback', 'codex', 'x', '--cwd', tmp('minicode-handoff-ws-')],
+      {
+        env: { MINICODE_HOME: tmp('minicode-handoff-home-'), MINICODE_QUOTA_GRACE_MS: 'soon' },
+      },
+    );
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('MINICODE_QUOTA_GRACE_MS');
   });
@@ -186,10 +255,19 @@ describe('run --agent A --fallback B: handing the work over when a usage quota r
     const codexArgs = path.join(bin, 'codex-args.json');
     const env = {
       MINICODE_HOME: home,
-      MINICODE_CLAUDE_BIN: standIn(bin, 'claude', { STAND_IN_REPLAY: path.join(STREAMS, 'claude-transient-limit.jsonl'), STAND_IN_DELAY_MS: '1' }),
-      MINICODE_CODEX_BIN: standIn(bin, 'codex', { STAND_IN_REPLAY: path.join(STREAMS, 'codex-takeover.jsonl'), STAND_IN_ARGS_FILE: codexArgs }),
+      MINICODE_CLAUDE_BIN: standIn(bin, 'claude', {
+        STAND_IN_REPLAY: path.join(STREAMS, 'claude-transient-limit.jsonl'),
+        STAND_IN_DELAY_MS: '1',
+      }),
+      MINICODE_CODEX_BIN: standIn(bin, 'codex', {
+        STAND_IN_REPLAY: path.join(STREAMS, 'codex-takeover.jsonl'),
+        STAND_IN_ARGS_FILE: codexArgs,
+      }),
     };
-    const result = await runCli(['run', '--agent', 'claude-code', '--fallback', 'codex', 'x', '--json', '--cwd', tmp('minicode-handoff-ws-')], { env });
+    const result = await runCli(
+      ['run', '--agent', 'claude-code', '--fallback', 'codex', 'x', '--json', '--cwd', tmp('minicode-handoff-ws-')],
+      { env },
+    );
     expect(result.code).toBe(0);
     const live = jsonLines(result.stdout);
     expect(live.some((e) => e.type === 'limit.reached' && e.payload.kind === 'rate-limit')).toBe(true);
@@ -203,10 +281,20 @@ describe('run --agent A --fallback B: handing the work over when a usage quota r
     const codexArgs = path.join(bin, 'codex-args.json');
     const env = {
       MINICODE_HOME: tmp('minicode-handoff-home-'),
-      MINICODE_CLAUDE_BIN: standIn(bin, 'claude', { STAND_IN_REPLAY: path.join(STREAMS, 'claude-auth-failure.jsonl'), STAND_IN_EXIT_CODE: '1', STAND_IN_DELAY_MS: '1' }),
-      MINICODE_CODEX_BIN: standIn(bin, 'codex', { STAND_IN_REPLAY: path.join(STREAMS, 'codex-takeover.jsonl'), STAND_IN_ARGS_FILE: codexArgs }),
+      MINICODE_CLAUDE_BIN: standIn(bin, 'claude', {
+        STAND_IN_REPLAY: path.join(STREAMS, 'claude-auth-failure.jsonl'),
+        STAND_IN_EXIT_CODE: '1',
+        STAND_IN_DELAY_MS: '1',
+      }),
+      MINICODE_CODEX_BIN: standIn(bin, 'codex', {
+        STAND_IN_REPLAY: path.join(STREAMS, 'codex-takeover.jsonl'),
+        STAND_IN_ARGS_FILE: codexArgs,
+      }),
     };
-    const result = await runCli(['run', '--agent', 'claude-code', '--fallback', 'codex', 'x', '--json', '--cwd', tmp('minicode-handoff-ws-')], { env });
+    const result = await runCli(
+      ['run', '--agent', 'claude-code', '--fallback', 'codex', 'x', '--json', '--cwd', tmp('minicode-handoff-ws-')],
+      { env },
+    );
     expect(result.code).toBe(1);
     const live = jsonLines(result.stdout);
     expect(live.some((e) => e.type === 'agent.handoff')).toBe(false);
@@ -221,13 +309,27 @@ describe('run --agent A --fallback B: handing the work over when a usage quota r
     const env = {
       MINICODE_HOME: home,
       MINICODE_CLAUDE_BIN: standIn(bin, 'claude', QUOTA_CLAUDE),
-      MINICODE_CODEX_BIN: standIn(bin, 'codex', { STAND_IN_REPLAY: path.join(STREAMS, 'codex-turn-failed-quota.jsonl'), STAND_IN_EXIT_CODE: '1', STAND_IN_DELAY_MS: '1' }),
+      MINICODE_CODEX_BIN: standIn(bin, 'codex', {
+        STAND_IN_REPLAY: path.join(STREAMS, 'codex-turn-failed-quota.jsonl'),
+        STAND_IN_EXIT_CODE: '1',
+        STAND_IN_DELAY_MS: '1',
+      }),
     };
-    const result = await runCli(['run', '--agent', 'claude-code', '--fallback', 'codex', 'x', '--json', '--cwd', tmp('minicode-handoff-ws-')], { env });
+    const result = await runCli(
+      ['run', '--agent', 'claude-code', '--fallback', 'codex', 'x', '--json', '--cwd', tmp('minicode-handoff-ws-')],
+      { env },
+    );
     expect(result.code).toBe(1);
     const live = jsonLines(result.stdout);
-    expect(live.at(-1)).toMatchObject({ ok: false, outcome: 'failed', agent: 'codex', agents: ['claude-code', 'codex'] });
-    const failures = live.filter((e) => e.type === 'task.failed').map((e) => [e.payload.taskId, e.payload.error.message]);
+    expect(live.at(-1)).toMatchObject({
+      ok: false,
+      outcome: 'failed',
+      agent: 'codex',
+      agents: ['claude-code', 'codex'],
+    });
+    const failures = live
+      .filter((e) => e.type === 'task.failed')
+      .map((e) => [e.payload.taskId, e.payload.error.message]);
     expect(failures).toEqual([
       ['task-1', expect.stringContaining("You've hit your limit")],
       ['task-2', expect.stringContaining("You've hit your usage limit")],
@@ -236,7 +338,9 @@ describe('run --agent A --fallback B: handing the work over when a usage quota r
   });
 
   it('rejects an unknown fallback agent as a usage error (exit 2)', async () => {
-    const result = await runCli(['run', '--agent', 'claude-code', '--fallback', 'codex,nope', 'x'], { env: { MINICODE_HOME: tmp('minicode-handoff-home-') } });
+    const result = await runCli(['run', '--agent', 'claude-code', '--fallback', 'codex,nope', 'x'], {
+      env: { MINICODE_HOME: tmp('minicode-handoff-home-') },
+    });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('unknown agent "nope"');
   });
@@ -250,12 +354,31 @@ describe('run --agent A --fallback B: handing the work over when a usage quota r
       MINICODE_HOME: home,
       MINICODE_CLAUDE_BIN: standIn(bin, 'claude', QUOTA_CLAUDE),
       // The second agent is slow: minicode is killed before it writes anything.
-      MINICODE_CODEX_BIN: standIn(bin, 'codex', { STAND_IN_REPLAY: path.join(STREAMS, 'codex-takeover.jsonl'), STAND_IN_DELAY_MS: '400', STAND_IN_ARGS_FILE: codexArgs }),
+      MINICODE_CODEX_BIN: standIn(bin, 'codex', {
+        STAND_IN_REPLAY: path.join(STREAMS, 'codex-takeover.jsonl'),
+        STAND_IN_DELAY_MS: '400',
+        STAND_IN_ARGS_FILE: codexArgs,
+      }),
     };
-    const child = spawn(process.execPath, [CLI, 'run', '--agent', 'claude-code', '--fallback', 'codex', 'x', '--json', '--cwd', tmp('minicode-handoff-ws-')], {
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        CLI,
+        'run',
+        '--agent',
+        'claude-code',
+        '--fallback',
+        'codex',
+        'x',
+        '--json',
+        '--cwd',
+        tmp('minicode-handoff-ws-'),
+      ],
+      {
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let stdout = '';
     await new Promise<void>((resolve) => {
       child.stdout.on('data', (b: Buffer) => {
@@ -281,26 +404,73 @@ describe('batch lines with fallback', () => {
     const bin = tmp('minicode-handoff-bin-');
     const dir = tmp('minicode-handoff-batch-');
     const input = path.join(dir, 'input.jsonl');
-    fs.writeFileSync(input, `${JSON.stringify({ id: 'fb-1', prompt: 'add a greeting CLI', agent: 'claude-code', fallback: ['codex'] })}\n`);
+    fs.writeFileSync(
+      input,
+      `${JSON.stringify({ id: 'fb-1', prompt: 'add a greeting CLI', agent: 'claude-code', fallback: ['codex'] })}\n`,
+    );
     const env = {
       MINICODE_CLAUDE_BIN: standIn(bin, 'claude', QUOTA_CLAUDE),
-      MINICODE_CODEX_BIN: standIn(bin, 'codex', { STAND_IN_REPLAY: path.join(STREAMS, 'codex-takeover.jsonl'), STAND_IN_DELAY_MS: '1' }),
+      MINICODE_CODEX_BIN: standIn(bin, 'codex', {
+        STAND_IN_REPLAY: path.join(STREAMS, 'codex-takeover.jsonl'),
+        STAND_IN_DELAY_MS: '1',
+      }),
     };
-    const result = await runCli(['batch', input, '--threads', '0', '--fail-fast', '--provider', 'replay', '--cassette', CASSETTE, '--store', path.join(dir, 'store'), '--out', path.join(dir, 'out')], {
-      cwd: dir,
-      env,
-    });
+    const result = await runCli(
+      [
+        'batch',
+        input,
+        '--threads',
+        '0',
+        '--fail-fast',
+        '--provider',
+        'replay',
+        '--cassette',
+        CASSETTE,
+        '--store',
+        path.join(dir, 'store'),
+        '--out',
+        path.join(dir, 'out'),
+      ],
+      {
+        cwd: dir,
+        env,
+      },
+    );
     expect(result.code, result.stderr).toBe(0);
     const record = JSON.parse(fs.readFileSync(path.join(dir, 'out', 'results.jsonl'), 'utf8').trim()) as Line;
-    expect(record).toMatchObject({ id: 'fb-1', outcome: 'completed', agent: 'claude-code', agents: ['claude-code', 'codex'], finalText: 'cli.js now prints greet(process.argv[2]).' });
+    expect(record).toMatchObject({
+      id: 'fb-1',
+      outcome: 'completed',
+      agent: 'claude-code',
+      agents: ['claude-code', 'codex'],
+      finalText: 'cli.js now prints greet(process.argv[2]).',
+    });
   });
 
   it('refuses a fallback without an agent as a bad line', async () => {
     const dir = tmp('minicode-handoff-batch-');
     const input = path.join(dir, 'input.jsonl');
     fs.writeFileSync(input, `${JSON.stringify({ id: 'fb-2', prompt: 'x', fallback: 'codex' })}\n`);
-    const result = await runCli(['batch', input, '--threads', '0', '--provider', 'replay', '--cassette', CASSETTE, '--store', path.join(dir, 'store'), '--out', path.join(dir, 'out')], { cwd: dir });
+    const result = await runCli(
+      [
+        'batch',
+        input,
+        '--threads',
+        '0',
+        '--provider',
+        'replay',
+        '--cassette',
+        CASSETTE,
+        '--store',
+        path.join(dir, 'store'),
+        '--out',
+        path.join(dir, 'out'),
+      ],
+      { cwd: dir },
+    );
     const errors = path.join(dir, 'out', 'errors.jsonl');
-    expect(result.stderr + (fs.existsSync(errors) ? fs.readFileSync(errors, 'utf8') : '')).toContain('fallback needs agent');
+    expect(result.stderr + (fs.existsSync(errors) ? fs.readFileSync(errors, 'utf8') : '')).toContain(
+      'fallback needs agent',
+    );
   });
 });

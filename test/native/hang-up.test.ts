@@ -15,8 +15,17 @@ const tmp = (prefix: string): string => fs.mkdtempSync(path.join(os.tmpdir(), pr
 describe('run --agent and a hang-up', () => {
   it('settles the session as cancelled (aborted) when the window closes the moment session.started is out', async () => {
     const home = tmp('minicode-hangup-home-');
-    const env = { ...process.env, NO_COLOR: '1', MINICODE_HOME: home, MINICODE_CLAUDE_BIN: standIn(tmp('minicode-hangup-bin-'), 'claude', { STAND_IN_HANG: '1' }) };
-    const child = spawn(process.execPath, [CLI, 'run', '--agent', 'claude-code', 'wait', '--json', '--cwd', committedRepo('minicode-hangup-ws-')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const env = {
+      ...process.env,
+      NO_COLOR: '1',
+      MINICODE_HOME: home,
+      MINICODE_CLAUDE_BIN: standIn(tmp('minicode-hangup-bin-'), 'claude', { STAND_IN_HANG: '1' }),
+    };
+    const child = spawn(
+      process.execPath,
+      [CLI, 'run', '--agent', 'claude-code', 'wait', '--json', '--cwd', committedRepo('minicode-hangup-ws-')],
+      { env, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let stdout = '';
     let sent = false;
     child.stdout.setEncoding('utf8').on('data', (s: string) => {

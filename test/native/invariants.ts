@@ -35,7 +35,8 @@ export function violations(events: EventDraft[]): string[] {
     }
     if (TASK_TERMINALS.has(e.type)) {
       taskEnds++;
-      for (const id of started) if ((ended.get(id) ?? 0) === 0) problems.push(`tool ${id} left open when its task settled`);
+      for (const id of started)
+        if ((ended.get(id) ?? 0) === 0) problems.push(`tool ${id} left open when its task settled`);
       for (const [id, n] of approvals) if (n === 0) problems.push(`approval ${id} left open when its task settled`);
     }
     if (e.type === 'tool.started') {

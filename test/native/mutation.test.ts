@@ -32,7 +32,17 @@ const mutation = fc.oneof(
     at: fc.nat(),
     text: fc.oneof(
       fc.string({ maxLength: 40 }),
-      fc.constantFrom('\n[SandboxDebug] x\n', '\n{"type":"zzz"}\n', '\n{"type":"item.completed","item":{}}\n', '\nnull\n', '\n[1,2]\n', '"}', '{"', '\n{"type":"result"}\n', '\u0000\uffff'),
+      fc.constantFrom(
+        '\n[SandboxDebug] x\n',
+        '\n{"type":"zzz"}\n',
+        '\n{"type":"item.completed","item":{}}\n',
+        '\nnull\n',
+        '\n[1,2]\n',
+        '"}',
+        '{"',
+        '\n{"type":"result"}\n',
+        '\u0000\uffff',
+      ),
     ),
   }),
   // rename a field or type (drift)
@@ -76,7 +86,12 @@ function mutate(text: string, m: Mutation): string {
   }
 }
 
-function decode(format: NativeFormat, bytes: Uint8Array, cuts: number[], exit: [number | null, string | null] | undefined): EventDraft[] {
+function decode(
+  format: NativeFormat,
+  bytes: Uint8Array,
+  cuts: number[],
+  exit: [number | null, string | null] | undefined,
+): EventDraft[] {
   const events: EventDraft[] = [];
   const decoder = NATIVE_AGENT_DECODERS[format]({ onEvent: (e) => events.push(e) });
   for (const chunk of splitAt(bytes, cuts)) decoder.feed(chunk);
@@ -87,26 +102,38 @@ function decode(format: NativeFormat, bytes: Uint8Array, cuts: number[], exit: [
 }
 
 describe('native decoders under mutated input', () => {
-  it.each(SEEDS)('%s %s: never throw, keep the state machines and report bad records as diagnostics', (format, file) => {
-    const text = seedText(file);
-    fc.assert(
-      fc.property(
-        fc.array(mutation, { minLength: 1, maxLength: 4 }),
-        fc.array(fc.nat(), { maxLength: 8 }),
-        fc.constantFrom<[number | null, string | null] | undefined>([0, null], [1, null], [null, 'SIGKILL'], undefined),
-        (mutations, cuts, exit) => {
-          const mutated = mutations.reduce(mutate, text);
-          const events = decode(format, new TextEncoder().encode(mutated), cuts, exit);
-          expect(violations(events)).toEqual([]);
-          // A non-zero exit or a signal always settles the run (when nothing else did before).
-          if (exit && (exit[0] !== 0 || exit[1] !== null)) {
-            expect(events.some((e) => e.type === 'task.completed' || e.type === 'task.failed' || e.type === 'task.cancelled')).toBe(true);
-          }
-        },
-      ),
-      { numRuns: 150, seed: 20261130 },
-    );
-  });
+  it.each(SEEDS)(
+    '%s %s: never throw, keep the state machines and report bad records as diagnostics',
+    (format, file) => {
+      const text = seedText(file);
+      fc.assert(
+        fc.property(
+          fc.array(mutation, { minLength: 1, maxLength: 4 }),
+          fc.array(fc.nat(), { maxLength: 8 }),
+          fc.constantFrom<[number | null, string | null] | undefined>(
+            [0, null],
+            [1, null],
+            [null, 'SIGKILL'],
+            undefined,
+          ),
+          (mutations, cuts, exit) => {
+            const mutated = mutations.reduce(mutate, text);
+            const events = decode(format, new TextEncoder().encode(mutated), cuts, exit);
+            expect(violations(events)).toEqual([]);
+            // A non-zero exit or a signal always settles the run (when nothing else did before).
+            if (exit && (exit[0] !== 0 || exit[1] !== null)) {
+              expect(
+                events.some(
+                  (e) => e.type === 'task.completed' || e.type === 'task.failed' || e.type === 'task.cancelled',
+                ),
+              ).toBe(true);
+            }
+          },
+        ),
+        { numRuns: 150, seed: 20261130 },
+      );
+    },
+  );
 
   it('turns a junk line into one bad-JSON diagnostic with its line number and an excerpt', () => {
     const text = seedText('codex-all-items.jsonl').replace('\n', '\n{"type":"turn.started"\n');
@@ -132,6 +159,9 @@ describe('native decoders under mutated input', () => {
     const decoder = NATIVE_AGENT_DECODERS.codex({ onEvent: (e) => events.push(e), maxFrameBytes: 100 });
     decoder.feed(`{"type":"turn.started"}\n{"type":"error","message":"${'x'.repeat(500)}"}\n`);
     decoder.end();
-    expect(events.map((e) => (e.type === 'diagnostic.raised' ? e.payload.code : e.type))).toEqual(['task.started', 'MINICODE_E_NATIVE_LINE_TOO_LONG']);
+    expect(events.map((e) => (e.type === 'diagnostic.raised' ? e.payload.code : e.type))).toEqual([
+      'task.started',
+      'MINICODE_E_NATIVE_LINE_TOO_LONG',
+    ]);
   });
 });

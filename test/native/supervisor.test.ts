@@ -47,7 +47,12 @@ describe('the native agent supervisor (with a stand-in executable)', () => {
     ['opencode', 'MINICODE_OPENCODE_BIN', ['run', '--format', 'json', 'hi']],
   ] as const)('starts %s with its non-interactive flags', async (agent, bin, expected) => {
     const argsFile = path.join(tmp, `${agent}-args.json`);
-    const replay = agent === 'opencode' ? 'opencode-done.jsonl' : agent === 'gemini-cli' ? 'gemini-cut.jsonl' : 'claude-max-turns.jsonl';
+    const replay =
+      agent === 'opencode'
+        ? 'opencode-done.jsonl'
+        : agent === 'gemini-cli'
+          ? 'gemini-cut.jsonl'
+          : 'claude-max-turns.jsonl';
     await run({ agent, prompt: 'hi', env: standInEnv(bin, replay, { STAND_IN_ARGS_FILE: argsFile }) });
     expect(JSON.parse(fs.readFileSync(argsFile, 'utf8'))).toEqual(expected);
   });
@@ -56,7 +61,11 @@ describe('the native agent supervisor (with a stand-in executable)', () => {
     const { events, exit } = await run({
       agent: 'codex',
       prompt: 'x',
-      env: standInEnv('MINICODE_CODEX_BIN', 'codex-all-items.jsonl', { STAND_IN_EXIT_AFTER: '6', STAND_IN_EXIT_CODE: '3', STAND_IN_STDERR: 'fatal: config broken\n' }),
+      env: standInEnv('MINICODE_CODEX_BIN', 'codex-all-items.jsonl', {
+        STAND_IN_EXIT_AFTER: '6',
+        STAND_IN_EXIT_CODE: '3',
+        STAND_IN_STDERR: 'fatal: config broken\n',
+      }),
     });
     expect(exit.code).toBe(3);
     const failed = events.find((e) => e.type === 'task.failed');
@@ -107,9 +116,9 @@ describe('the native agent supervisor (with a stand-in executable)', () => {
     }
     expect(hasCode(error, 'MINICODE_E_AGENT_NOT_INSTALLED')).toBe(true);
     expect((error as { action?: string }).action).toContain('MINICODE_GEMINI_BIN');
-    expect(() => superviseAgent({ agent: 'codex', prompt: 'x', env: { PATH: tmp, MINICODE_CODEX_BIN: path.join(tmp, 'nope') } })).toThrow(
-      expect.objectContaining({ code: 'MINICODE_E_AGENT_NOT_INSTALLED' }),
-    );
+    expect(() =>
+      superviseAgent({ agent: 'codex', prompt: 'x', env: { PATH: tmp, MINICODE_CODEX_BIN: path.join(tmp, 'nope') } }),
+    ).toThrow(expect.objectContaining({ code: 'MINICODE_E_AGENT_NOT_INSTALLED' }));
   });
 
   it('passes the agent its own credentials and no foreign ones', async () => {
@@ -131,12 +140,24 @@ describe('the native agent supervisor (with a stand-in executable)', () => {
     });
     const names: string[] = JSON.parse(fs.readFileSync(envFile, 'utf8'));
     expect(names).toEqual(expect.arrayContaining(['OPENAI_API_KEY', 'CODEX_HOME', 'HARMLESS', 'PATH']));
-    for (const foreign of ['ANTHROPIC_API_KEY', 'GEMINI_API_KEY', 'GITHUB_TOKEN', 'AWS_SECRET_ACCESS_KEY', 'DB_PASSWORD']) expect(names).not.toContain(foreign);
+    for (const foreign of [
+      'ANTHROPIC_API_KEY',
+      'GEMINI_API_KEY',
+      'GITHUB_TOKEN',
+      'AWS_SECRET_ACCESS_KEY',
+      'DB_PASSWORD',
+    ])
+      expect(names).not.toContain(foreign);
   });
 
   it('delivers drafts to onEvent when given one', async () => {
     const events: EventDraft[] = [];
-    const agent = superviseAgent({ agent: 'opencode', prompt: 'x', onEvent: (e) => events.push(e), env: standInEnv('MINICODE_OPENCODE_BIN', 'opencode-done.jsonl') });
+    const agent = superviseAgent({
+      agent: 'opencode',
+      prompt: 'x',
+      onEvent: (e) => events.push(e),
+      env: standInEnv('MINICODE_OPENCODE_BIN', 'opencode-done.jsonl'),
+    });
     await agent.done;
     expect(summarise(events)).toMatchObject({ finalMessage: 'pong', outcome: 'completed' });
   });
@@ -148,7 +169,12 @@ describe('supervisor back-pressure', () => {
       agent: 'codex',
       prompt: 'x',
       highWaterMark: 2,
-      env: { PATH: process.env.PATH, MINICODE_CODEX_BIN: STAND_IN, STAND_IN_REPLAY: path.join(STREAMS, 'codex-all-items.jsonl'), STAND_IN_DELAY_MS: '0' },
+      env: {
+        PATH: process.env.PATH,
+        MINICODE_CODEX_BIN: STAND_IN,
+        STAND_IN_REPLAY: path.join(STREAMS, 'codex-all-items.jsonl'),
+        STAND_IN_DELAY_MS: '0',
+      },
     });
     const events: EventDraft[] = [];
     for await (const event of agent.events) {

@@ -10,7 +10,11 @@ import { geminiSchema } from '../../lib/agent/requests/gemini.js';
 const VERDICT_2020 = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
   type: 'object',
-  properties: { verdict: { enum: ['pass', 'fail'] }, score: { type: 'number', minimum: 0, maximum: 1 }, tags: { type: 'array', items: { $ref: '#/$defs/tag' } } },
+  properties: {
+    verdict: { enum: ['pass', 'fail'] },
+    score: { type: 'number', minimum: 0, maximum: 1 },
+    tags: { type: 'array', items: { $ref: '#/$defs/tag' } },
+  },
   required: ['verdict', 'score'],
   additionalProperties: false,
   $defs: { tag: { type: 'string', minLength: 1 } },
@@ -60,8 +64,12 @@ describe('output schemas', () => {
   it('refuses a schema that is not an object schema, not compilable, or of an unsupported draft', () => {
     expect(codeOf(() => compileOutputSchema({ type: 'array', items: {} }, 'test'))).toBe('MINICODE_E_OUTPUT_SCHEMA');
     expect(codeOf(() => compileOutputSchema([], 'test'))).toBe('MINICODE_E_OUTPUT_SCHEMA');
-    expect(codeOf(() => compileOutputSchema({ type: 'object', properties: { a: { type: 'no-such-type' } } }, 'test'))).toBe('MINICODE_E_OUTPUT_SCHEMA');
-    expect(codeOf(() => compileOutputSchema({ $schema: 'http://json-schema.org/draft-04/schema#', type: 'object' }, 'test'))).toBe('MINICODE_E_OUTPUT_SCHEMA');
+    expect(
+      codeOf(() => compileOutputSchema({ type: 'object', properties: { a: { type: 'no-such-type' } } }, 'test')),
+    ).toBe('MINICODE_E_OUTPUT_SCHEMA');
+    expect(
+      codeOf(() => compileOutputSchema({ $schema: 'http://json-schema.org/draft-04/schema#', type: 'object' }, 'test')),
+    ).toBe('MINICODE_E_OUTPUT_SCHEMA');
   });
 
   it('reads a schema file: unreadable is MINICODE_E_INPUT_UNREADABLE, bad JSON is MINICODE_E_OUTPUT_SCHEMA', () => {
@@ -79,10 +87,17 @@ describe('output schemas', () => {
   });
 
   it('gives providers an object root without $schema or root combinators; the full schema still validates', () => {
-    const schema = compileOutputSchema({ ...VERDICT_2020, anyOf: [{ required: ['tags'] }, { properties: { score: { const: 1 } } }] }, 'test');
+    const schema = compileOutputSchema(
+      { ...VERDICT_2020, anyOf: [{ required: ['tags'] }, { properties: { score: { const: 1 } } }] },
+      'test',
+    );
     expect(schema.toolSchema).not.toHaveProperty('$schema');
     expect(schema.toolSchema).not.toHaveProperty('anyOf');
-    expect(schema.toolSchema).toMatchObject({ type: 'object', required: ['verdict', 'score'], $defs: VERDICT_2020.$defs });
+    expect(schema.toolSchema).toMatchObject({
+      type: 'object',
+      required: ['verdict', 'score'],
+      $defs: VERDICT_2020.$defs,
+    });
     expect(schema.validate({ verdict: 'pass', score: 0.5 }).ok).toBe(false);
     expect(schema.validate({ verdict: 'pass', score: 0.5, tags: [] }).ok).toBe(true);
   });

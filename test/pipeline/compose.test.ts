@@ -31,10 +31,30 @@ function drafts(): EventDraft[] {
     { type: 'session.started', payload: { origin: 'test' }, fidelity: 'synthetic' },
     { type: 'task.started', payload: { taskId: 't1', title: 'demo' }, fidelity: 'synthetic' },
     { type: 'model.response.started', payload: { provider: 'openai-chat', model: 'gpt-test' }, fidelity: 'native' },
-    { type: 'assistant.message.delta', payload: { messageId: m, delta: `key ${SECRET.value.slice(0, half)}` }, fidelity: 'native' },
-    { type: 'assistant.message.delta', payload: { messageId: m, delta: `${SECRET.value.slice(half)} and \u001b[31mred\u001b[0m` }, fidelity: 'native' },
-    { type: 'assistant.message.completed', payload: { messageId: m, text: `key ${SECRET.value} and red` }, fidelity: 'native' },
-    { type: 'model.response.completed', payload: { outcome: 'completed', stopReason: 'end_turn', usage: { inputTokens: 3, outputTokens: 5, totalTokens: 8 } }, fidelity: 'native' },
+    {
+      type: 'assistant.message.delta',
+      payload: { messageId: m, delta: `key ${SECRET.value.slice(0, half)}` },
+      fidelity: 'native',
+    },
+    {
+      type: 'assistant.message.delta',
+      payload: { messageId: m, delta: `${SECRET.value.slice(half)} and \u001b[31mred\u001b[0m` },
+      fidelity: 'native',
+    },
+    {
+      type: 'assistant.message.completed',
+      payload: { messageId: m, text: `key ${SECRET.value} and red` },
+      fidelity: 'native',
+    },
+    {
+      type: 'model.response.completed',
+      payload: {
+        outcome: 'completed',
+        stopReason: 'end_turn',
+        usage: { inputTokens: 3, outputTokens: 5, totalTokens: 8 },
+      },
+      fidelity: 'native',
+    },
     { type: 'task.completed', payload: { taskId: 't1', reason: 'completed' }, fidelity: 'synthetic' },
   ] as EventDraft[];
 }
@@ -150,7 +170,9 @@ describe('the run pipeline under backpressure', () => {
     const store = openStore({ dir });
     const printed: string[] = [];
     // A line separator in a title: jsonLine escapes it where JSON.stringify would not, so only the printed line matches.
-    const input = drafts().map((d) => (d.type === 'task.started' ? ({ ...d, payload: { ...d.payload, title: 'a\u2028b' } } as EventDraft) : d));
+    const input = drafts().map((d) =>
+      d.type === 'task.started' ? ({ ...d, payload: { ...d.payload, title: 'a\u2028b' } } as EventDraft) : d,
+    );
     const pipeline = createRunPipeline({
       sessionId: 'ses_lines',
       scrubber: { push: (d) => [d], end: () => [] },
@@ -166,7 +188,11 @@ describe('the run pipeline under backpressure', () => {
     });
     expect(eventLines.some((l) => l.includes('\\u2028'))).toBe(true);
     const root = open({ path: dir, maxDbs: 8, readOnly: true });
-    const db = root.openDB<Uint8Array, [string, number]>({ name: 'batches', encoding: 'binary', compression: { threshold: BATCH_COMPRESSION_THRESHOLD } });
+    const db = root.openDB<Uint8Array, [string, number]>({
+      name: 'batches',
+      encoding: 'binary',
+      compression: { threshold: BATCH_COMPRESSION_THRESHOLD },
+    });
     let at = 0;
     for (const { value } of db.getRange({ start: ['ses_lines', 0], end: ['ses_lines', Number.MAX_SAFE_INTEGER] })) {
       const text = Buffer.from(value).toString('utf8');
@@ -180,7 +206,9 @@ describe('the run pipeline under backpressure', () => {
 
   it('stores the same text when nothing prints JSONL as when the JSONL renderer prints it', async () => {
     // A line separator in a title: the store keeps jsonLine of the event either way.
-    const input = drafts().map((d) => (d.type === 'task.started' ? ({ ...d, payload: { ...d.payload, title: 'a\u2028b' } } as EventDraft) : d));
+    const input = drafts().map((d) =>
+      d.type === 'task.started' ? ({ ...d, payload: { ...d.payload, title: 'a\u2028b' } } as EventDraft) : d,
+    );
     const rawValues = async (renderer: 'jsonl' | 'linear' | undefined): Promise<string[]> => {
       const dir = tmpDir();
       const store = openStore({ dir });
@@ -195,7 +223,11 @@ describe('the run pipeline under backpressure', () => {
       await pipeline.finish();
       await store.close();
       const root = open({ path: dir, maxDbs: 8, readOnly: true });
-      const db = root.openDB<Uint8Array, [string, number]>({ name: 'batches', encoding: 'binary', compression: { threshold: BATCH_COMPRESSION_THRESHOLD } });
+      const db = root.openDB<Uint8Array, [string, number]>({
+        name: 'batches',
+        encoding: 'binary',
+        compression: { threshold: BATCH_COMPRESSION_THRESHOLD },
+      });
       const values = [...db.getRange({})].map(({ value }) => Buffer.from(value).toString('utf8'));
       await root.close();
       return values;

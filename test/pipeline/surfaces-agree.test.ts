@@ -28,12 +28,20 @@ const SECRET = 'sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAb7cDe0fGh3iJk6l';
 
 /** An OpenAI chat-completions stream (the real wire format, hand-made) of `parts` as text deltas. */
 function chatStream(parts: string[], usage: { prompt: number; completion: number }): string {
-  const frame = (body: object): string => `data: ${JSON.stringify({ id: 'chatcmpl-agree', object: 'chat.completion.chunk', created: 1, model: 'local-model', ...body })}\n\n`;
+  const frame = (body: object): string =>
+    `data: ${JSON.stringify({ id: 'chatcmpl-agree', object: 'chat.completion.chunk', created: 1, model: 'local-model', ...body })}\n\n`;
   return [
     frame({ choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] }),
     ...parts.map((content) => frame({ choices: [{ index: 0, delta: { content }, finish_reason: null }] })),
     frame({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }),
-    frame({ choices: [], usage: { prompt_tokens: usage.prompt, completion_tokens: usage.completion, total_tokens: usage.prompt + usage.completion } }),
+    frame({
+      choices: [],
+      usage: {
+        prompt_tokens: usage.prompt,
+        completion_tokens: usage.completion,
+        total_tokens: usage.prompt + usage.completion,
+      },
+    }),
     'data: [DONE]\n\n',
   ].join('');
 }
@@ -79,11 +87,18 @@ function normalised(records: Json[]): Json[] {
 }
 
 const providerFlags = (): string[] => ['--provider', 'openai-chat', '--base-url', baseUrl, '--model', 'local-model'];
-const env = (home: string): NodeJS.ProcessEnv => ({ MINICODE_HOME: home, OPENAI_API_KEY: 'sk-test-not-a-real-key', MINICODE_PROVIDER: undefined, MINICODE_CASSETTE: undefined });
+const env = (home: string): NodeJS.ProcessEnv => ({
+  MINICODE_HOME: home,
+  OPENAI_API_KEY: 'sk-test-not-a-real-key',
+  MINICODE_PROVIDER: undefined,
+  MINICODE_CASSETTE: undefined,
+});
 
 async function viaExec(): Promise<{ events: Json[]; summary: Json }> {
   const home = tmp('minicode-agree-home-');
-  const run = await runCli(['exec', 'say it', '--json', '--cwd', tmp('minicode-agree-cwd-'), ...providerFlags()], { env: env(home) });
+  const run = await runCli(['exec', 'say it', '--json', '--cwd', tmp('minicode-agree-cwd-'), ...providerFlags()], {
+    env: env(home),
+  });
   expect(run.code, run.stderr).toBe(0);
   const records = lines(run.stdout);
   return { events: records, summary: records.at(-1) as Json };
@@ -102,7 +117,19 @@ async function viaBatch(): Promise<{ events: Json[]; outcome: string }> {
   const home = tmp('minicode-agree-home-');
   const dir = tmp('minicode-agree-batch-');
   fs.writeFileSync(path.join(dir, 'in.jsonl'), `${JSON.stringify({ id: 'one', prompt: 'say it' })}\n`);
-  const run = await runCli(['batch', path.join(dir, 'in.jsonl'), '--json', '--out', path.join(dir, 'out'), '--cwd', tmp('minicode-agree-cwd-'), ...providerFlags()], { env: env(home) });
+  const run = await runCli(
+    [
+      'batch',
+      path.join(dir, 'in.jsonl'),
+      '--json',
+      '--out',
+      path.join(dir, 'out'),
+      '--cwd',
+      tmp('minicode-agree-cwd-'),
+      ...providerFlags(),
+    ],
+    { env: env(home) },
+  );
   expect(run.code, run.stderr).toBe(0);
   const [result] = lines(fs.readFileSync(path.join(dir, 'out', 'results.jsonl'), 'utf8'));
   const replay = await runCli(['replay', String(result?.sessionId), '--json'], { env: env(home) });
@@ -114,7 +141,10 @@ async function viaBatch(): Promise<{ events: Json[]; outcome: string }> {
 async function viaAcp(): Promise<{ events: Json[]; summary: Json; text: string; stopReason: string; wire: string }> {
   const home = tmp('minicode-agree-home-');
   const store = tmp('minicode-agree-acp-store-');
-  const acp = spawnAcp(['--provider', 'openai-chat', '--base-url', baseUrl, '--model', 'local-model', '--store', store], { scripted: false, env: env(home) });
+  const acp = spawnAcp(
+    ['--provider', 'openai-chat', '--base-url', baseUrl, '--model', 'local-model', '--store', store],
+    { scripted: false, env: env(home) },
+  );
   const conn = client({ name: 'surfaces-agree' })
     .onNotification('session/update', () => {})
     .connect(acp.stream);
@@ -144,39 +174,56 @@ const durable = (events: Json[]): Json[] => events.filter((e) => !/\.delta$/.tes
 describe('every surface on the same provider bytes', () => {
   it('gives the same decoded events and the same outcome through exec, ingest, batch and ACP (property over streams)', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.string({ minLength: 1, maxLength: 24 }), { minLength: 1, maxLength: 6 }), fc.nat({ max: 5 }), fc.integer({ min: 1, max: 5000 }), async (words, at, prompt) => {
-        // The secret and an escape sequence split across deltas, wherever the words put them.
-        const parts = [...words];
-        parts.splice(Math.min(at, parts.length), 0, `key ${SECRET.slice(0, 20)}`, `${SECRET.slice(20)} \u001b[31mred\u001b[0m`);
-        body = chatStream(parts, { prompt, completion: parts.length });
-        const exec = await viaExec();
-        const ingest = await viaIngest();
-        const batch = await viaBatch();
-        const acp = await viaAcp();
-        const decoded = normalised(ingest.events).map((e) => e.type);
-        expect(decoded).toEqual(expect.arrayContaining(['model.response.started', 'assistant.message.completed', 'model.response.completed']));
-        expect(normalised(exec.events)).toEqual(normalised(ingest.events));
-        // Model text goes out as `text` records, the same scrubbed deltas on both surfaces.
-        const text = (records: Json[]): string =>
-          records
-            .filter((r) => r.type === 'text')
-            .map((r) => r.delta)
-            .join('');
-        expect(text(exec.events)).toBe(text(ingest.events));
-        expect(normalised(durable(batch.events))).toEqual(normalised(durable(ingest.events)));
-        // ACP: what it stored is what ingest decoded, and its message chunks are exec's text.
-        expect(normalised(durable(acp.events))).toEqual(normalised(durable(ingest.events)));
-        expect(acp.text).toBe(text(exec.events));
-        expect(acp.stopReason).toBe('end_turn');
-        for (const out of [exec.events, ingest.events, batch.events, acp.events]) expect(JSON.stringify(out)).not.toContain(SECRET);
-        expect(acp.wire).not.toContain(SECRET);
-        expect(exec.summary.outcome).toBe(ingest.summary.outcome);
-        expect(batch.outcome).toBe('completed');
-        expect(exec.summary.ok).toBe(true);
-        // The priced usage the loop reports counts the stream's own tokens.
-        const usage = exec.events.find((e) => e.type === 'usage.reported')?.payload?.usage;
-        expect(usage).toMatchObject({ inputTokens: prompt, outputTokens: parts.length });
-      }),
+      fc.asyncProperty(
+        fc.array(fc.string({ minLength: 1, maxLength: 24 }), { minLength: 1, maxLength: 6 }),
+        fc.nat({ max: 5 }),
+        fc.integer({ min: 1, max: 5000 }),
+        async (words, at, prompt) => {
+          // The secret and an escape sequence split across deltas, wherever the words put them.
+          const parts = [...words];
+          parts.splice(
+            Math.min(at, parts.length),
+            0,
+            `key ${SECRET.slice(0, 20)}`,
+            `${SECRET.slice(20)} \u001b[31mred\u001b[0m`,
+          );
+          body = chatStream(parts, { prompt, completion: parts.length });
+          const exec = await viaExec();
+          const ingest = await viaIngest();
+          const batch = await viaBatch();
+          const acp = await viaAcp();
+          const decoded = normalised(ingest.events).map((e) => e.type);
+          expect(decoded).toEqual(
+            expect.arrayContaining([
+              'model.response.started',
+              'assistant.message.completed',
+              'model.response.completed',
+            ]),
+          );
+          expect(normalised(exec.events)).toEqual(normalised(ingest.events));
+          // Model text goes out as `text` records, the same scrubbed deltas on both surfaces.
+          const text = (records: Json[]): string =>
+            records
+              .filter((r) => r.type === 'text')
+              .map((r) => r.delta)
+              .join('');
+          expect(text(exec.events)).toBe(text(ingest.events));
+          expect(normalised(durable(batch.events))).toEqual(normalised(durable(ingest.events)));
+          // ACP: what it stored is what ingest decoded, and its message chunks are exec's text.
+          expect(normalised(durable(acp.events))).toEqual(normalised(durable(ingest.events)));
+          expect(acp.text).toBe(text(exec.events));
+          expect(acp.stopReason).toBe('end_turn');
+          for (const out of [exec.events, ingest.events, batch.events, acp.events])
+            expect(JSON.stringify(out)).not.toContain(SECRET);
+          expect(acp.wire).not.toContain(SECRET);
+          expect(exec.summary.outcome).toBe(ingest.summary.outcome);
+          expect(batch.outcome).toBe('completed');
+          expect(exec.summary.ok).toBe(true);
+          // The priced usage the loop reports counts the stream's own tokens.
+          const usage = exec.events.find((e) => e.type === 'usage.reported')?.payload?.usage;
+          expect(usage).toMatchObject({ inputTokens: prompt, outputTokens: parts.length });
+        },
+      ),
       // Each run is six CLI subprocesses: a few generated streams, not hundreds.
       { numRuns: 3 },
     );

@@ -27,7 +27,10 @@ async function thrown(fn: () => Promise<unknown>): Promise<unknown> {
 describe('loadConfig', () => {
   it('reads $MINICODE_HOME/config.json and returns an empty config when there is none', async () => {
     const home = dir({ 'config.json': '{"provider":"anthropic","model":"claude-sonnet-4-5"}' });
-    expect((await loadConfig({ env: { MINICODE_HOME: home }, cwd: dir() })).config).toEqual({ provider: 'anthropic', model: 'claude-sonnet-4-5' });
+    expect((await loadConfig({ env: { MINICODE_HOME: home }, cwd: dir() })).config).toEqual({
+      provider: 'anthropic',
+      model: 'claude-sonnet-4-5',
+    });
     expect(await loadConfig({ env: {}, home: dir(), cwd: dir() })).toEqual({ config: {}, sources: [] });
   });
 
@@ -42,12 +45,17 @@ describe('loadConfig', () => {
     const ignored = await loadConfig({ env: { MINICODE_HOME: home }, cwd });
     expect(ignored.config).toEqual({});
     expect(ignored.ignoredLocal).toBe(path.join(cwd, '.minicode/config.json'));
-    expect((await loadConfig({ env: { MINICODE_HOME: home }, cwd, allowLocalConfig: true })).config).toEqual({ provider: 'ollama' });
+    expect((await loadConfig({ env: { MINICODE_HOME: home }, cwd, allowLocalConfig: true })).config).toEqual({
+      provider: 'ollama',
+    });
   });
 
   it("reads the project's .mcp.json servers only when allowed, under .minicode/config.json, and nothing else from it", async () => {
     const cwd = dir({
-      '.mcp.json': JSON.stringify({ provider: 'ollama', mcpServers: { fs: { command: 'npx' }, shared: { command: 'from-mcp-json' } } }),
+      '.mcp.json': JSON.stringify({
+        provider: 'ollama',
+        mcpServers: { fs: { command: 'npx' }, shared: { command: 'from-mcp-json' } },
+      }),
       '.minicode/config.json': JSON.stringify({ mcpServers: { shared: { command: 'from-minicode' } } }),
     });
     const home = dir({ 'config.json': JSON.stringify({ mcpServers: { user: { command: 'u' } } }) });
@@ -56,8 +64,16 @@ describe('loadConfig', () => {
     expect(ignored.ignoredLocal).toBe(`${path.join(cwd, '.minicode/config.json')}, ${path.join(cwd, '.mcp.json')}`);
     const allowed = await loadConfig({ env: { MINICODE_HOME: home }, cwd, allowLocalConfig: true });
     expect(allowed.config.provider).toBeUndefined();
-    expect(allowed.config.mcpServers).toEqual({ user: { command: 'u' }, fs: { command: 'npx' }, shared: { command: 'from-minicode' } });
-    expect(allowed.mcpServerFiles).toEqual({ user: path.join(home, 'config.json'), fs: path.join(cwd, '.mcp.json'), shared: path.join(cwd, '.minicode/config.json') });
+    expect(allowed.config.mcpServers).toEqual({
+      user: { command: 'u' },
+      fs: { command: 'npx' },
+      shared: { command: 'from-minicode' },
+    });
+    expect(allowed.mcpServerFiles).toEqual({
+      user: path.join(home, 'config.json'),
+      fs: path.join(cwd, '.mcp.json'),
+      shared: path.join(cwd, '.minicode/config.json'),
+    });
   });
 
   it('reports a .mcp.json without an mcpServers object as MINICODE_E_CONFIG_INVALID naming the file', async () => {
@@ -69,7 +85,10 @@ describe('loadConfig', () => {
 
   it('reads a config that starts with a UTF-8 byte order mark (Notepad, PowerShell)', async () => {
     const home = dir({ 'config.json': '\ufeff{"provider":"anthropic","maxSteps":3}' });
-    expect((await loadConfig({ env: { MINICODE_HOME: home }, cwd: dir() })).config).toEqual({ provider: 'anthropic', maxSteps: 3 });
+    expect((await loadConfig({ env: { MINICODE_HOME: home }, cwd: dir() })).config).toEqual({
+      provider: 'anthropic',
+      maxSteps: 3,
+    });
   });
 
   it('reports invalid JSON and a wrong type as MINICODE_E_CONFIG_INVALID with an action', async () => {
@@ -98,16 +117,35 @@ describe('verify command', () => {
   });
 
   it('prefers the flag, then MINICODE_VERIFY_CMD, then config, then detection', () => {
-    expect(resolveVerifyCommand({ flag: 'bun run lint', env: { MINICODE_VERIFY_CMD: 'x' }, cwd })).toEqual({ command: 'bun run lint', source: 'flag' });
-    expect(resolveVerifyCommand({ flag: true, env: { MINICODE_VERIFY_CMD: 'make check' }, config: { verify: 'y' }, cwd })).toEqual({ command: 'make check', source: 'env' });
-    expect(resolveVerifyCommand({ flag: true, env: {}, config: { verify: { command: 'y' } }, cwd })).toEqual({ command: 'y', source: 'config' });
+    expect(resolveVerifyCommand({ flag: 'bun run lint', env: { MINICODE_VERIFY_CMD: 'x' }, cwd })).toEqual({
+      command: 'bun run lint',
+      source: 'flag',
+    });
+    expect(
+      resolveVerifyCommand({ flag: true, env: { MINICODE_VERIFY_CMD: 'make check' }, config: { verify: 'y' }, cwd }),
+    ).toEqual({ command: 'make check', source: 'env' });
+    expect(resolveVerifyCommand({ flag: true, env: {}, config: { verify: { command: 'y' } }, cwd })).toEqual({
+      command: 'y',
+      source: 'config',
+    });
     expect(resolveVerifyCommand({ flag: true, env: {}, cwd })).toEqual({ command: 'npm test', source: 'detected' });
   });
 
   it("detects scripts, package managers and Makefiles, skipping npm's placeholder test", () => {
-    expect(detectVerifyCommand(dir({ 'package.json': '{"scripts":{"lint":"eslint ."}}', 'bun.lock': '' }))).toBe('bun run lint');
-    expect(detectVerifyCommand(dir({ 'package.json': '{"scripts":{"test":"echo \\"Error: no test specified\\" && exit 1"}}', Makefile: 'test:\n\tgo test\n' }))).toBe('make test');
-    expect(detectVerifyCommand(dir({ 'package.json': '{"scripts":{"test":"vitest"}}', 'pnpm-lock.yaml': '' }))).toBe('pnpm run test');
+    expect(detectVerifyCommand(dir({ 'package.json': '{"scripts":{"lint":"eslint ."}}', 'bun.lock': '' }))).toBe(
+      'bun run lint',
+    );
+    expect(
+      detectVerifyCommand(
+        dir({
+          'package.json': '{"scripts":{"test":"echo \\"Error: no test specified\\" && exit 1"}}',
+          Makefile: 'test:\n\tgo test\n',
+        }),
+      ),
+    ).toBe('make test');
+    expect(detectVerifyCommand(dir({ 'package.json': '{"scripts":{"test":"vitest"}}', 'pnpm-lock.yaml': '' }))).toBe(
+      'pnpm run test',
+    );
     expect(detectVerifyCommand(dir())).toBeUndefined();
   });
 });

@@ -25,14 +25,29 @@ describe('credential variables', () => {
   });
 
   it('keeps look-alikes that are not credentials', () => {
-    for (const name of ['PATH', 'HOME', 'TOKENIZERS_PARALLELISM', 'KEYBOARD_LAYOUT', 'SORT_KEY', 'MINICODE_VERIFY_CMD', 'PWD', 'AUTHOR_NAME', 'PATHEXT']) {
+    for (const name of [
+      'PATH',
+      'HOME',
+      'TOKENIZERS_PARALLELISM',
+      'KEYBOARD_LAYOUT',
+      'SORT_KEY',
+      'MINICODE_VERIFY_CMD',
+      'PWD',
+      'AUTHOR_NAME',
+      'PATHEXT',
+    ]) {
       expect(isCredentialName(name), name).toBe(false);
     }
   });
 
   it('scrubs an environment, keeping names the operator lists', () => {
     const npm = 'npm_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8';
-    const env = { PATH: '/bin', GITHUB_TOKEN: 'ghs_16C7e42F292c6912E7710c838347Ae178B4a', NPM_TOKEN: npm, EMPTY: undefined };
+    const env = {
+      PATH: '/bin',
+      GITHUB_TOKEN: 'ghs_16C7e42F292c6912E7710c838347Ae178B4a',
+      NPM_TOKEN: npm,
+      EMPTY: undefined,
+    };
     expect(scrubEnv(env)).toEqual({ PATH: '/bin' });
     expect(scrubEnv(env, ['npm_token'])).toEqual({ PATH: '/bin', NPM_TOKEN: npm });
   });

@@ -25,7 +25,8 @@ describe('decide', () => {
   });
 
   it('always allows reads and searches', () => {
-    for (const mode of ['ask', 'auto', 'read-only'] as const) expect(decide(read, mode, { tty: false }).decision).toBe('allow');
+    for (const mode of ['ask', 'auto', 'read-only'] as const)
+      expect(decide(read, mode, { tty: false }).decision).toBe('allow');
   });
 
   it('denies edits and commands in read-only mode', () => {
@@ -79,11 +80,22 @@ describe('the approval hook', () => {
   it('denies at once without a TTY and emits requested then settled(deny, no-tty) events that validate', async () => {
     const events: unknown[] = [];
     const approve = createApprovalHook({ tty: false, onEvent: (e) => events.push(e) });
-    expect(await approve({ toolName: 'write_file', toolCallId: 'call_1', action: 'write /etc/hosts', reason: 'outside-workspace' })).toBe('deny');
+    expect(
+      await approve({
+        toolName: 'write_file',
+        toolCallId: 'call_1',
+        action: 'write /etc/hosts',
+        reason: 'outside-workspace',
+      }),
+    ).toBe('deny');
     const enveloper = createEnveloper({ sessionId: 's', clock: () => 0 });
     const wrapped = events.map((e) => OutputEventSchema.parse(enveloper.wrap(e as never)));
     expect(wrapped.map((e) => e.type)).toEqual(['user.approval.requested', 'user.approval.settled']);
-    expect(wrapped[1]).toMatchObject({ status: 'denied', correlationId: 'call_1', payload: { outcome: 'deny', reason: 'no-tty' } });
+    expect(wrapped[1]).toMatchObject({
+      status: 'denied',
+      correlationId: 'call_1',
+      payload: { outcome: 'deny', reason: 'no-tty' },
+    });
   });
 
   it('remembers allow-always for the same action', async () => {

@@ -25,12 +25,23 @@ describe('the credential-name matcher', () => {
     expect(isCredentialName(name)).toBe(true);
   });
 
-  it.each(['PATH', 'HOME', 'LANG', 'TERM', 'NODE_OPTIONS', 'SHELL', 'USER', 'TOKENIZERS_PARALLELISM', 'MINICODE_CODEX_BIN', 'CI', 'KEYBOARD_LAYOUT', 'AWS_PROFILE', 'DATABASE_URL'])(
-    'leaves %s alone',
-    (name) => {
-      expect(isCredentialName(name)).toBe(false);
-    },
-  );
+  it.each([
+    'PATH',
+    'HOME',
+    'LANG',
+    'TERM',
+    'NODE_OPTIONS',
+    'SHELL',
+    'USER',
+    'TOKENIZERS_PARALLELISM',
+    'MINICODE_CODEX_BIN',
+    'CI',
+    'KEYBOARD_LAYOUT',
+    'AWS_PROFILE',
+    'DATABASE_URL',
+  ])('leaves %s alone', (name) => {
+    expect(isCredentialName(name)).toBe(false);
+  });
 });
 
 describe('scrubEnvironment', () => {
@@ -46,7 +57,12 @@ describe('scrubEnvironment', () => {
   };
 
   it('keeps only the credentials an agent is allowed, by name or prefix', () => {
-    expect(scrubEnvironment(env, { keep: ['OPENAI_API_KEY', 'CODEX_*'] })).toEqual({ PATH: '/bin', OPENAI_API_KEY: openai, CODEX_HOME: '/c', CLAUDE_CONFIG_DIR: '/d' });
+    expect(scrubEnvironment(env, { keep: ['OPENAI_API_KEY', 'CODEX_*'] })).toEqual({
+      PATH: '/bin',
+      OPENAI_API_KEY: openai,
+      CODEX_HOME: '/c',
+      CLAUDE_CONFIG_DIR: '/d',
+    });
   });
 
   it('removes every credential when nothing is kept, and says which', () => {

@@ -72,7 +72,13 @@ const EXPECTED: Record<string, Row> = {
     stopReason: 'end_turn',
     reasoning: true,
   },
-  'openai-chat/oc07-groq-midstream-event-error.sse': { text: '', toolCalls: [], outcome: 'error', stopReason: 'error', errors: ['invalid_request_error'] },
+  'openai-chat/oc07-groq-midstream-event-error.sse': {
+    text: '',
+    toolCalls: [],
+    outcome: 'error',
+    stopReason: 'error',
+    errors: ['invalid_request_error'],
+  },
   'openai-chat/oc08-groq-reasoning-tool-call.sse': {
     text: '',
     toolCalls: [{ name: 'get_something_by_name', arguments: { name: 'example' } }],
@@ -89,7 +95,13 @@ const EXPECTED: Record<string, Row> = {
     stopReason: 'end_turn',
     reasoning: true,
   },
-  'openai-chat/oc90-midstream-error-object.synth.sse': { text: 'The', toolCalls: [], outcome: 'error', stopReason: 'error', errors: ['server_error'] },
+  'openai-chat/oc90-midstream-error-object.synth.sse': {
+    text: 'The',
+    toolCalls: [],
+    outcome: 'error',
+    stopReason: 'error',
+    errors: ['server_error'],
+  },
   'openai-chat/vercel-anthropic-fallback-tool-call.sse': {
     text: 'Reading it.',
     toolCalls: [{ name: 'read_file', arguments: { path: 'a.txt' } }],
@@ -186,7 +198,13 @@ const EXPECTED: Record<string, Row> = {
     outcome: 'completed',
     stopReason: 'tool_use',
   },
-  'openai-responses/vercel-openai-error.1.chunks.txt': { text: '', toolCalls: [], outcome: 'error', stopReason: 'error', errors: ['insufficient_quota'] },
+  'openai-responses/vercel-openai-error.1.chunks.txt': {
+    text: '',
+    toolCalls: [],
+    outcome: 'error',
+    stopReason: 'error',
+    errors: ['insufficient_quota'],
+  },
   'openai-responses/vercel-openai-reasoning-encrypted-content.1.chunks.txt': {
     text: 'The final result is **570**.',
     toolCalls: [
@@ -215,7 +233,13 @@ const EXPECTED: Record<string, Row> = {
     outcome: 'truncated',
     diagnostics: ['MINICODE_E_DECODE_BAD_JSON', 'MINICODE_E_DECODE_BAD_JSON', 'MINICODE_E_DECODE_NO_TERMINATOR'],
   },
-  'anthropic/an01-text-small.sse': { text: '2', toolCalls: [], usage: { inputTokens: 20, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0 }, outcome: 'completed', stopReason: 'end_turn' },
+  'anthropic/an01-text-small.sse': {
+    text: '2',
+    toolCalls: [],
+    usage: { inputTokens: 20, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0 },
+    outcome: 'completed',
+    stopReason: 'end_turn',
+  },
   'anthropic/an02-thinking-signature-text.sse': {
     text: { start: 'Here are the basic steps for s', length: 1021 },
     toolCalls: [],
@@ -283,12 +307,20 @@ const EXPECTED: Record<string, Row> = {
   },
   'anthropic/vercel-anthropic-json-tool.1.chunks.txt': {
     text: '',
-    toolCalls: [{ name: 'json', arguments: { elements: [{ location: 'San Francisco', temperature: 58, condition: 'sunny' }] } }],
+    toolCalls: [
+      { name: 'json', arguments: { elements: [{ location: 'San Francisco', temperature: 58, condition: 'sunny' }] } },
+    ],
     usage: { inputTokens: 849, outputTokens: 47, cacheReadTokens: 0, cacheWriteTokens: 0 },
     outcome: 'completed',
     stopReason: 'tool_use',
   },
-  'anthropic/vercel-anthropic-message-delta-input-tokens.chunks.txt': { text: 'pong', toolCalls: [], usage: { inputTokens: 61, outputTokens: 2 }, outcome: 'completed', stopReason: 'end_turn' },
+  'anthropic/vercel-anthropic-message-delta-input-tokens.chunks.txt': {
+    text: 'pong',
+    toolCalls: [],
+    usage: { inputTokens: 61, outputTokens: 2 },
+    outcome: 'completed',
+    stopReason: 'end_turn',
+  },
   'anthropic/vercel-anthropic-refusal.chunks.txt': {
     text: '',
     toolCalls: [],
@@ -297,7 +329,13 @@ const EXPECTED: Record<string, Row> = {
     stopReason: 'refusal',
     refusal: 'This request triggered restrictions on v',
   },
-  'anthropic/vercel-duplicate-message-start.chunks.txt': { text: 'Hello, World!', toolCalls: [], usage: { inputTokens: 17, outputTokens: 227 }, outcome: 'completed', stopReason: 'end_turn' },
+  'anthropic/vercel-duplicate-message-start.chunks.txt': {
+    text: 'Hello, World!',
+    toolCalls: [],
+    usage: { inputTokens: 17, outputTokens: 227 },
+    outcome: 'completed',
+    stopReason: 'end_turn',
+  },
   'anthropic/vercel-spliced-message-start.chunks.txt': {
     text: '',
     toolCalls: [{ name: 'test-tool', arguments: { value: 'Sparkle Day' } }],
@@ -307,7 +345,13 @@ const EXPECTED: Record<string, Row> = {
     reasoning: true,
     diagnostics: ['MINICODE_E_DECODE_SPLICED_RESPONSE', 'MINICODE_E_DECODE_TOOL_CALL_UNFINISHED'],
   },
-  'gemini/ge01-text.sse': { text: 'The capital of France is Paris.\n', toolCalls: [], usage: { inputTokens: 13, totalTokens: 21, outputTokens: 8 }, outcome: 'completed', stopReason: 'end_turn' },
+  'gemini/ge01-text.sse': {
+    text: 'The capital of France is Paris.\n',
+    toolCalls: [],
+    usage: { inputTokens: 13, totalTokens: 21, outputTokens: 8 },
+    outcome: 'completed',
+    stopReason: 'end_turn',
+  },
   'gemini/ge02-function-call.sse': {
     text: '',
     toolCalls: [{ name: 'get_capital', arguments: { country: 'France' } }],
@@ -372,8 +416,19 @@ const EXPECTED: Record<string, Row> = {
     stopReason: 'tool_use',
     reasoning: true,
   },
-  'ollama/ol01-generate-stream.docs.ndjson': { text: "That's a fantastic question!", toolCalls: [], outcome: 'completed', stopReason: 'end_turn' },
-  'ollama/ol02-generate-midstream-error.docs.ndjson': { text: ' Yes.Ican', toolCalls: [], outcome: 'error', stopReason: 'error', errors: ['ollama_error'] },
+  'ollama/ol01-generate-stream.docs.ndjson': {
+    text: "That's a fantastic question!",
+    toolCalls: [],
+    outcome: 'completed',
+    stopReason: 'end_turn',
+  },
+  'ollama/ol02-generate-midstream-error.docs.ndjson': {
+    text: ' Yes.Ican',
+    toolCalls: [],
+    outcome: 'error',
+    stopReason: 'error',
+    errors: ['ollama_error'],
+  },
   'ollama/ol04-chat-tool-call.synth.ndjson': {
     text: '',
     toolCalls: [{ name: 'get_weather', arguments: { city: 'Tokyo' } }],
@@ -381,7 +436,13 @@ const EXPECTED: Record<string, Row> = {
     outcome: 'completed',
     stopReason: 'tool_use',
   },
-  'ollama/ol05-chat-midstream-error.synth.ndjson': { text: ' Yes.', toolCalls: [], outcome: 'error', stopReason: 'error', errors: ['ollama_error'] },
+  'ollama/ol05-chat-midstream-error.synth.ndjson': {
+    text: ' Yes.',
+    toolCalls: [],
+    outcome: 'error',
+    stopReason: 'error',
+    errors: ['ollama_error'],
+  },
   'ollama/ol06-openai-compat-reasoning-tool.synth.sse': {
     text: '',
     toolCalls: [{ name: 'get_weather', arguments: { city: 'Tokyo' } }],
@@ -419,8 +480,14 @@ describe.skipIf(!HAVE_FIXTURES)('every provider fixture', () => {
       expect(s.reasoning).toBe(want.reasoning ?? false);
       expect(s.diagnostics).toEqual(want.diagnostics ?? []);
       // Exactly one terminal per response, and every payload satisfies the contract.
-      expect(events.filter((e) => e.type === 'model.response.completed').length).toBe(events.filter((e) => e.type === 'model.response.started').length);
-      for (const e of events) expect(payloadSchemas[e.type].safeParse(e.payload).success, `${e.type} ${JSON.stringify(e.payload).slice(0, 200)}`).toBe(true);
+      expect(events.filter((e) => e.type === 'model.response.completed').length).toBe(
+        events.filter((e) => e.type === 'model.response.started').length,
+      );
+      for (const e of events)
+        expect(
+          payloadSchemas[e.type].safeParse(e.payload).success,
+          `${e.type} ${JSON.stringify(e.payload).slice(0, 200)}`,
+        ).toBe(true);
     });
 
     it(`gives identical events for ${stream.name} whole, byte by byte and at seeded random splits`, () => {

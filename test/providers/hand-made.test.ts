@@ -42,7 +42,11 @@ describe('the hand-made streams', () => {
       { name: 'weather', arguments: { city: 'Rome' } },
       { name: 'weather', arguments: { city: 'Oslo' } },
     ]);
-    expect(sum).toMatchObject({ outcome: 'completed', stopReason: 'tool_use', usage: { inputTokens: 40, outputTokens: 30, totalTokens: 70, cacheReadTokens: 8 } });
+    expect(sum).toMatchObject({
+      outcome: 'completed',
+      stopReason: 'tool_use',
+      usage: { inputTokens: 40, outputTokens: 30, totalTokens: 70, cacheReadTokens: 8 },
+    });
     const completed = events.filter((e) => e.type === 'assistant.tool_call.completed');
     expect(completed.map((e) => e.correlationId)).toEqual(['call_a', 'call_b']);
     expect(events.every((e) => e.fidelity === 'native' || e.fidelity === 'synthetic')).toBe(true);
@@ -66,7 +70,11 @@ describe('the hand-made streams', () => {
     expect([...ids]).toEqual(['call_hand']);
     const reasoning = events.find((e) => e.type === 'assistant.reasoning.completed');
     expect(reasoning?.payload).toMatchObject({ text: 'Need the time.', data: 'gAAAA-opaque-hand-made' });
-    expect(sum).toMatchObject({ outcome: 'completed', stopReason: 'tool_use', usage: { inputTokens: 20, outputTokens: 12, reasoningTokens: 5, totalTokens: 32, cacheReadTokens: 0 } });
+    expect(sum).toMatchObject({
+      outcome: 'completed',
+      stopReason: 'tool_use',
+      usage: { inputTokens: 20, outputTokens: 12, reasoningTokens: 5, totalTokens: 32, cacheReadTokens: 0 },
+    });
   });
 
   it('anthropic: an overloaded error mid-tool-call is an error outcome with a limit, and the cut call never completes', () => {
@@ -74,7 +82,9 @@ describe('the hand-made streams', () => {
     expect(sum.outcome).toBe('error');
     expect(sum.toolCalls).toEqual([]);
     const err = events.find((e) => e.type === 'error.raised');
-    expect(err?.payload).toMatchObject({ error: { category: 'PROVIDER_ERROR', code: 'overloaded_error', recoverability: 'RETRYABLE' } });
+    expect(err?.payload).toMatchObject({
+      error: { category: 'PROVIDER_ERROR', code: 'overloaded_error', recoverability: 'RETRYABLE' },
+    });
     expect(events.find((e) => e.type === 'limit.reached')?.payload).toMatchObject({ kind: 'overloaded' });
     expect(sum.diagnostics).toContain('MINICODE_E_DECODE_TOOL_CALL_UNFINISHED');
     const reasoning = events.find((e) => e.type === 'assistant.reasoning.completed');
@@ -95,9 +105,17 @@ describe('the hand-made streams', () => {
 
   it('gemini: a thought with signature, text and a whole call ending with STOP is tool use', () => {
     const { events, sum } = run('gemini/text-thought-call.sse');
-    expect(sum).toMatchObject({ text: 'Looking it up.', toolCalls: [{ name: 'lookup', arguments: { q: 'tides', n: 2 } }], outcome: 'completed', stopReason: 'tool_use' });
+    expect(sum).toMatchObject({
+      text: 'Looking it up.',
+      toolCalls: [{ name: 'lookup', arguments: { q: 'tides', n: 2 } }],
+      outcome: 'completed',
+      stopReason: 'tool_use',
+    });
     expect(sum.usage).toEqual({ inputTokens: 11, outputTokens: 9, reasoningTokens: 9, totalTokens: 29 });
-    expect(events.find((e) => e.type === 'assistant.reasoning.completed')?.payload).toMatchObject({ text: 'Weighing the request.', signature: 'c2ln' });
+    expect(events.find((e) => e.type === 'assistant.reasoning.completed')?.payload).toMatchObject({
+      text: 'Weighing the request.',
+      signature: 'c2ln',
+    });
   });
 
   it('ollama: chat thinking, text and a whole tool call end as tool use with usage', () => {
@@ -114,7 +132,12 @@ describe('the hand-made streams', () => {
 
   it('ollama: a broken line becomes a diagnostic with its line number and decoding resumes', () => {
     const { events, sum } = run('ollama/generate-bad-line.ndjson');
-    expect(sum).toMatchObject({ text: 'Hellold!', outcome: 'completed', stopReason: 'max_tokens', diagnostics: ['MINICODE_E_DECODE_BAD_JSON'] });
+    expect(sum).toMatchObject({
+      text: 'Hellold!',
+      outcome: 'completed',
+      stopReason: 'max_tokens',
+      diagnostics: ['MINICODE_E_DECODE_BAD_JSON'],
+    });
     expect(events.find((e) => e.type === 'diagnostic.raised')?.payload).toMatchObject({ line: 2 });
     expect(events.find((e) => e.type === 'limit.reached')?.payload).toMatchObject({ kind: 'max-tokens' });
   });

@@ -13,16 +13,37 @@ import { loadHandMadeCorpus, loadProviderCorpus } from './corpus.js';
 import { randomSplits } from '../helpers/splits.js';
 import { decode } from './summary.js';
 
-const corpus = [...loadHandMadeCorpus(path.join(ROOT, 'test/streams')), ...(HAVE_FIXTURES ? loadProviderCorpus(FIXTURES) : [])].filter((s) => s.bytes.length < 40_000);
+const corpus = [
+  ...loadHandMadeCorpus(path.join(ROOT, 'test/streams')),
+  ...(HAVE_FIXTURES ? loadProviderCorpus(FIXTURES) : []),
+].filter((s) => s.bytes.length < 40_000);
 
 const mutation = fc.oneof(
   fc.record({ op: fc.constant('set' as const), at: fc.nat(), byte: fc.integer({ min: 0, max: 255 }) }),
   fc.record({ op: fc.constant('delete' as const), at: fc.nat(), len: fc.integer({ min: 1, max: 40 }) }),
-  fc.record({ op: fc.constant('insert' as const), at: fc.nat(), text: fc.constantFrom('\n', '\r', '\n\n', 'data: {', '"}', 'event: error\n', ':', '\xff', '{"error":"x"}\n', 'data: [DONE]\n\n') }),
+  fc.record({
+    op: fc.constant('insert' as const),
+    at: fc.nat(),
+    text: fc.constantFrom(
+      '\n',
+      '\r',
+      '\n\n',
+      'data: {',
+      '"}',
+      'event: error\n',
+      ':',
+      '\xff',
+      '{"error":"x"}\n',
+      'data: [DONE]\n\n',
+    ),
+  }),
   fc.record({ op: fc.constant('cut' as const), at: fc.nat() }),
 );
 
-function mutate(bytes: Uint8Array, ms: { op: string; at: number; byte?: number; len?: number; text?: string }[]): Uint8Array {
+function mutate(
+  bytes: Uint8Array,
+  ms: { op: string; at: number; byte?: number; len?: number; text?: string }[],
+): Uint8Array {
   let b = Buffer.from(bytes);
   for (const m of ms) {
     const at = b.length === 0 ? 0 : m.at % (b.length + 1);
@@ -37,19 +58,27 @@ function mutate(bytes: Uint8Array, ms: { op: string; at: number; byte?: number; 
 describe('decoders under random byte mutations', () => {
   it('never throw and always end in exactly one terminal outcome per response, with valid payloads', () => {
     fc.assert(
-      fc.property(fc.nat(corpus.length - 1), fc.array(mutation, { minLength: 1, maxLength: 6 }), fc.nat(1000), (i, ms, seed) => {
-        const stream = corpus[i]!;
-        const bytes = mutate(stream.bytes, ms);
-        const events = decode(stream.format, randomSplits(bytes, seed, 97));
-        const started = events.filter((e) => e.type === 'model.response.started').length;
-        const completed = events.filter((e) => e.type === 'model.response.completed');
-        expect(completed.length).toBeGreaterThanOrEqual(1);
-        expect(completed.length).toBe(started);
-        const last = events.filter((e) => e.type !== 'diagnostic.raised').at(-1);
-        expect(last?.type).toBe('model.response.completed');
-        for (const c of completed) expect(['completed', 'truncated', 'error']).toContain(c.type === 'model.response.completed' ? c.payload.outcome : '');
-        for (const e of events) expect(payloadSchemas[e.type].safeParse(e.payload).success).toBe(true);
-      }),
+      fc.property(
+        fc.nat(corpus.length - 1),
+        fc.array(mutation, { minLength: 1, maxLength: 6 }),
+        fc.nat(1000),
+        (i, ms, seed) => {
+          const stream = corpus[i]!;
+          const bytes = mutate(stream.bytes, ms);
+          const events = decode(stream.format, randomSplits(bytes, seed, 97));
+          const started = events.filter((e) => e.type === 'model.response.started').length;
+          const completed = events.filter((e) => e.type === 'model.response.completed');
+          expect(completed.length).toBeGreaterThanOrEqual(1);
+          expect(completed.length).toBe(started);
+          const last = events.filter((e) => e.type !== 'diagnostic.raised').at(-1);
+          expect(last?.type).toBe('model.response.completed');
+          for (const c of completed)
+            expect(['completed', 'truncated', 'error']).toContain(
+              c.type === 'model.response.completed' ? c.payload.outcome : '',
+            );
+          for (const e of events) expect(payloadSchemas[e.type].safeParse(e.payload).success).toBe(true);
+        },
+      ),
       { numRuns: 300, seed: 20261130 },
     );
   });

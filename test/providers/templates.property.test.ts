@@ -8,7 +8,12 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { createSseFramer } from '../../lib/framing/sse.js';
-import { createChatChunkParser, parseAnthropicDelta, parseChatChunk, parseResponsesDelta } from '../../lib/providers/common/templates.js';
+import {
+  createChatChunkParser,
+  parseAnthropicDelta,
+  parseChatChunk,
+  parseResponsesDelta,
+} from '../../lib/providers/common/templates.js';
 import { FIXTURES, HAVE_FIXTURES, fixtureSkipNote } from '../helpers/cli.js';
 import { loadProviderCorpus } from './corpus.js';
 
@@ -27,7 +32,16 @@ function expectExact(template: Template, text: string): boolean {
 /** One character written the way a JSON encoder may write it: raw, short escape or \u escape. */
 const jsonChar = fc.tuple(fc.integer({ min: 0, max: 0xffff }), fc.nat(3)).map(([code, how]) => {
   const ch = String.fromCharCode(code);
-  const short: Record<string, string> = { '"': '\\"', '\\': '\\\\', '/': '\\/', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+  const short: Record<string, string> = {
+    '"': '\\"',
+    '\\': '\\\\',
+    '/': '\\/',
+    '\b': '\\b',
+    '\f': '\\f',
+    '\n': '\\n',
+    '\r': '\\r',
+    '\t': '\\t',
+  };
   const hex = code.toString(16).padStart(4, '0');
   const unicode = '\\u' + (how === 2 ? hex.toUpperCase() : hex);
   if (how === 0 && code >= 0x20 && ch !== '"' && ch !== '\\') return ch;
@@ -38,16 +52,40 @@ const jsonChar = fc.tuple(fc.integer({ min: 0, max: 0xffff }), fc.nat(3)).map(([
 const stringToken = fc.oneof(
   fc.string({ maxLength: 12 }).map((s) => JSON.stringify(s)),
   fc.array(jsonChar, { maxLength: 12 }).map((cs) => `"${cs.join('')}"`),
-  fc.constantFrom('""', '"msg_67e554a28bec"', '" capital"', '"\\n\\n"', '"caf\\u00e9"', '"\\ud83d\\ude42"', '"\\ud800"'),
+  fc.constantFrom(
+    '""',
+    '"msg_67e554a28bec"',
+    '" capital"',
+    '"\\n\\n"',
+    '"caf\\u00e9"',
+    '"\\ud83d\\ude42"',
+    '"\\ud800"',
+  ),
 );
-const uintToken = fc.oneof(fc.nat(1000), fc.constantFrom(0, 9, 10, 999_999_999_999_999, 1_000_000_000_000_000, 2 ** 53 + 1)).map(String);
+const uintToken = fc
+  .oneof(fc.nat(1000), fc.constantFrom(0, 9, 10, 999_999_999_999_999, 1_000_000_000_000_000, 2 ** 53 + 1))
+  .map(String);
 const optional = (member: fc.Arbitrary<string>) => fc.option(member, { nil: '' });
 
 const deltaMembers = fc.array(
-  fc.tuple(fc.constantFrom('role', 'content', 'refusal', 'reasoning', 'reasoning_content', 'channel', 'tool_calls', '__proto__'), fc.oneof(stringToken, fc.constant('null'))),
+  fc.tuple(
+    fc.constantFrom(
+      'role',
+      'content',
+      'refusal',
+      'reasoning',
+      'reasoning_content',
+      'channel',
+      'tool_calls',
+      '__proto__',
+    ),
+    fc.oneof(stringToken, fc.constant('null')),
+  ),
   { maxLength: 4 },
 );
-const toolCallFragment = fc.tuple(uintToken, stringToken).map(([index, args]) => `"tool_calls":[{"index":${index},"function":{"arguments":${args}}}]`);
+const toolCallFragment = fc
+  .tuple(uintToken, stringToken)
+  .map(([index, args]) => `"tool_calls":[{"index":${index},"function":{"arguments":${args}}}]`);
 
 const chatChunk = fc
   .record({
@@ -76,17 +114,28 @@ const chatChunk = fc
 
 const responsesDelta = fc
   .record({
-    type: fc.constantFrom('output_text', 'reasoning_summary_text', 'reasoning_text', 'function_call_arguments', 'refusal'),
+    type: fc.constantFrom(
+      'output_text',
+      'reasoning_summary_text',
+      'reasoning_text',
+      'function_call_arguments',
+      'refusal',
+    ),
     seq: optional(uintToken.map((v) => `,"sequence_number":${v}`)),
     lastSeq: optional(uintToken.map((v) => `,"sequence_number":${v}`)),
     itemId: stringToken,
     output: uintToken,
-    sub: optional(fc.tuple(fc.constantFrom('content_index', 'summary_index'), uintToken).map(([k, v]) => `,"${k}":${v}`)),
+    sub: optional(
+      fc.tuple(fc.constantFrom('content_index', 'summary_index'), uintToken).map(([k, v]) => `,"${k}":${v}`),
+    ),
     delta: stringToken,
     logprobs: optional(fc.constant(',"logprobs":[]')),
     obfuscation: optional(stringToken.map((v) => `,"obfuscation":${v}`)),
   })
-  .map((e) => `{"type":"response.${e.type}.delta"${e.seq},"item_id":${e.itemId},"output_index":${e.output}${e.sub},"delta":${e.delta}${e.logprobs}${e.obfuscation}${e.lastSeq}}`);
+  .map(
+    (e) =>
+      `{"type":"response.${e.type}.delta"${e.seq},"item_id":${e.itemId},"output_index":${e.output}${e.sub},"delta":${e.delta}${e.logprobs}${e.obfuscation}${e.lastSeq}}`,
+  );
 
 const anthropicDelta = fc
   .record({
@@ -96,13 +145,37 @@ const anthropicDelta = fc
     value: stringToken,
     pad: fc.constantFrom('', ' ', '      ', '\n', '\t \r'),
   })
-  .map((d) => `{"type":"content_block_delta","index":${d.index},"delta":{"type":"${d.type}","${d.key}":${d.value}}${d.pad}}`);
+  .map(
+    (d) =>
+      `{"type":"content_block_delta","index":${d.index},"delta":{"type":"${d.type}","${d.key}":${d.value}}${d.pad}}`,
+  );
 
 /** Random small edits: the results are mostly invalid or off-template, sometimes still valid. */
 const edit = fc.record({
   at: fc.nat(),
   len: fc.nat(3),
-  text: fc.constantFrom('', '"', '\\', '\\u', '\\x', '}', '{', ',', ':', ' ', '0', '01', '-1', '1.5', 'null', '\u0001', '\u2028', 'é', '[]', '\\"'),
+  text: fc.constantFrom(
+    '',
+    '"',
+    '\\',
+    '\\u',
+    '\\x',
+    '}',
+    '{',
+    ',',
+    ':',
+    ' ',
+    '0',
+    '01',
+    '-1',
+    '1.5',
+    'null',
+    '\u0001',
+    '\u2028',
+    'é',
+    '[]',
+    '\\"',
+  ),
 });
 function applyEdits(text: string, edits: { at: number; len: number; text: string }[]): string {
   for (const e of edits) {
@@ -145,10 +218,20 @@ describe('the fast frame templates', () => {
     // Frames of one stream share their head (id ... "delta":{); edits land in the head or the
     // tail, and a stream may switch to another head. The remembering parser must answer every
     // frame as the stateless one does, whatever came before.
-    const stream = fc.array(fc.tuple(chatChunk, fc.oneof({ weight: 3, arbitrary: fc.constant([]) }, { weight: 1, arbitrary: fc.array(edit, { minLength: 1, maxLength: 2 }) }), fc.boolean()), {
-      minLength: 1,
-      maxLength: 12,
-    });
+    const stream = fc.array(
+      fc.tuple(
+        chatChunk,
+        fc.oneof(
+          { weight: 3, arbitrary: fc.constant([]) },
+          { weight: 1, arbitrary: fc.array(edit, { minLength: 1, maxLength: 2 }) },
+        ),
+        fc.boolean(),
+      ),
+      {
+        minLength: 1,
+        maxLength: 12,
+      },
+    );
     let accepted = 0;
     fc.assert(
       fc.property(stream, (frames) => {
@@ -176,7 +259,14 @@ describe('the fast frame templates', () => {
 
   it('return undefined for text that is no JSON at all, or JSON of another shape', () => {
     for (const template of [parseChatChunk, createChatChunkParser(), parseResponsesDelta, parseAnthropicDelta]) {
-      for (const text of ['', '[DONE]', '{}', 'null', '{"type":"ping"}', ' {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a"}}']) {
+      for (const text of [
+        '',
+        '[DONE]',
+        '{}',
+        'null',
+        '{"type":"ping"}',
+        ' {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a"}}',
+      ]) {
         expect(template(text)).toBeUndefined();
       }
     }
@@ -187,14 +277,20 @@ fixtureSkipNote();
 
 describe.skipIf(!HAVE_FIXTURES)('the fast frame templates on the recorded fixtures', () => {
   it('match JSON.parse on every SSE frame of the corpus and accept the frequent shapes', () => {
-    const templates: Partial<Record<string, Template>> = { 'openai-chat': parseChatChunk, 'openai-responses': parseResponsesDelta, anthropic: parseAnthropicDelta };
+    const templates: Partial<Record<string, Template>> = {
+      'openai-chat': parseChatChunk,
+      'openai-responses': parseResponsesDelta,
+      anthropic: parseAnthropicDelta,
+    };
     const accepted: Record<string, number> = {};
     for (const stream of HAVE_FIXTURES ? loadProviderCorpus(FIXTURES) : []) {
       const template = templates[stream.format];
       if (!template) continue;
       const framer = createSseFramer({
         onEvent: (e) => {
-          for (const t of Object.values(templates)) if (t && expectExact(t, e.data) && t === template) accepted[stream.format] = (accepted[stream.format] ?? 0) + 1;
+          for (const t of Object.values(templates))
+            if (t && expectExact(t, e.data) && t === template)
+              accepted[stream.format] = (accepted[stream.format] ?? 0) + 1;
         },
       });
       framer.feed(stream.bytes);

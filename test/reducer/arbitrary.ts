@@ -34,28 +34,55 @@ const toolPlan: fc.Arbitrary<ToolPlan> = fc.record({
 /** A run plan. */
 export const runPlan: fc.Arbitrary<RunPlan> = fc.record({
   tools: fc.array(toolPlan, { maxLength: 6 }),
-  messages: fc.array(fc.record({ deltas: fc.nat(4), final: fc.constantFrom<'completed' | 'truncated' | 'none'>('completed', 'completed', 'truncated', 'none') }), { maxLength: 3 }),
-  usage: fc.array(fc.record({ cumulative: fc.boolean(), input: fc.nat(5000), output: fc.nat(5000), cost: fc.double({ min: 0, max: 1, noNaN: true }) }, { requiredKeys: ['cumulative'] }), {
-    maxLength: 3,
+  messages: fc.array(
+    fc.record({
+      deltas: fc.nat(4),
+      final: fc.constantFrom<'completed' | 'truncated' | 'none'>('completed', 'completed', 'truncated', 'none'),
+    }),
+    { maxLength: 3 },
+  ),
+  usage: fc.array(
+    fc.record(
+      {
+        cumulative: fc.boolean(),
+        input: fc.nat(5000),
+        output: fc.nat(5000),
+        cost: fc.double({ min: 0, max: 1, noNaN: true }),
+      },
+      { requiredKeys: ['cumulative'] },
+    ),
+    {
+      maxLength: 3,
+    },
+  ),
+  taskTerminals: fc.array(fc.constantFrom<'completed' | 'failed' | 'cancelled'>('completed', 'failed', 'cancelled'), {
+    maxLength: 2,
   }),
-  taskTerminals: fc.array(fc.constantFrom<'completed' | 'failed' | 'cancelled'>('completed', 'failed', 'cancelled'), { maxLength: 2 }),
   sessionEnd: fc.constantFrom<RunPlan['sessionEnd']>('completed', 'failed', 'cancelled', 'none'),
   picks: fc.array(fc.nat(100), { minLength: 64, maxLength: 64 }),
 });
 
-const ERROR = { category: 'PROVIDER_ERROR', code: 'overloaded_error', message: 'Overloaded', recoverability: 'RETRYABLE' } as const;
+const ERROR = {
+  category: 'PROVIDER_ERROR',
+  code: 'overloaded_error',
+  message: 'Overloaded',
+  recoverability: 'RETRYABLE',
+} as const;
 
 function toolDrafts(i: number, t: ToolPlan): EventDraft[] {
   const id = `call_${i}`;
   const out: EventDraft[] = [];
-  if (t.withStart) out.push(draft('tool.started', { toolCallId: id, name: 'bash', kind: 'execute', title: `cmd ${i}` }));
+  if (t.withStart)
+    out.push(draft('tool.started', { toolCallId: id, name: 'bash', kind: 'execute', title: `cmd ${i}` }));
   if (t.approval !== 'none') {
     out.push(draft('user.approval.requested', { approvalId: `ap_${i}`, toolCallId: id, action: `run cmd ${i}` }));
-    if (t.approval !== 'open') out.push(draft('user.approval.settled', { approvalId: `ap_${i}`, outcome: t.approval, reason: 'user' }));
+    if (t.approval !== 'open')
+      out.push(draft('user.approval.settled', { approvalId: `ap_${i}`, outcome: t.approval, reason: 'user' }));
   }
   out.push(draft('tool.progress', { toolCallId: id, message: 'working' }));
   for (const term of t.terminals) {
-    if (term === 'completed') out.push(draft('tool.completed', { toolCallId: id, summary: 'exit 0', receipt: { exitCode: 0 } }));
+    if (term === 'completed')
+      out.push(draft('tool.completed', { toolCallId: id, summary: 'exit 0', receipt: { exitCode: 0 } }));
     if (term === 'failed') out.push(draft('tool.failed', { toolCallId: id, cause: 'TOOL_ERROR', message: 'exit 1' }));
     if (term === 'denied') out.push(draft('tool.denied', { toolCallId: id, reason: 'policy' }));
     if (term === 'cancelled') out.push(draft('tool.cancelled', { toolCallId: id, reason: 'aborted' }));
@@ -68,7 +95,8 @@ function messageDrafts(i: number, m: RunPlan['messages'][number]): EventDraft[] 
   const out: EventDraft[] = [];
   for (let d = 0; d < m.deltas; d++) out.push(draft('assistant.message.delta', { messageId: id, delta: `part${d} ` }));
   if (m.final === 'completed') out.push(draft('assistant.message.completed', { messageId: id, text: `message ${i}` }));
-  if (m.final === 'truncated') out.push(draft('assistant.message.truncated', { messageId: id, text: `mess`, reason: 'stream-ended' }));
+  if (m.final === 'truncated')
+    out.push(draft('assistant.message.truncated', { messageId: id, text: `mess`, reason: 'stream-ended' }));
   return out;
 }
 
@@ -88,7 +116,10 @@ export function eventsOf(plan: RunPlan, sessionId = 'sess-prop'): OutputEvent[] 
         : draft('usage.reported', { usage, cumulative: u.cumulative, scope: 'request', costUsd: u.cost });
     }),
   ].filter((q) => q.length > 0);
-  const drafts: EventDraft[] = [draft('session.started', { origin: 'exec', provider: 'anthropic', model: 'claude' }), draft('task.started', { taskId: 't1', prompt: 'do it' })];
+  const drafts: EventDraft[] = [
+    draft('session.started', { origin: 'exec', provider: 'anthropic', model: 'claude' }),
+    draft('task.started', { taskId: 't1', prompt: 'do it' }),
+  ];
   let p = 0;
   while (queues.length > 0) {
     const q = (plan.picks[p++ % plan.picks.length] as number) % queues.length;

@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import type { OutputEvent } from '../../lib/events/index.js';
-import { initialState, rebuild, reduce, reduceOwned, settleInterrupted, type ReducerState } from '../../lib/reducer/index.js';
+import {
+  initialState,
+  rebuild,
+  reduce,
+  reduceOwned,
+  settleInterrupted,
+  type ReducerState,
+} from '../../lib/reducer/index.js';
 import { deepFreeze, durableJson, eventsOf, runPlan } from './arbitrary.js';
 
 // Seeded so a failure reproduces; fast-check prints the counterexample plan.
@@ -127,13 +134,18 @@ describe('reducer properties', () => {
     fc.assert(
       fc.property(runPlan, fc.nat(1000), (plan, cut) => {
         const events = eventsOf(plan);
-        const firstTerminal = events.findIndex((e) => (e.type.startsWith('task.') && e.type !== 'task.started') || e.type === 'session.ended');
+        const firstTerminal = events.findIndex(
+          (e) => (e.type.startsWith('task.') && e.type !== 'task.started') || e.type === 'session.ended',
+        );
         const end = firstTerminal < 0 ? events.length : firstTerminal;
         const prefix = events.slice(0, 1 + (cut % end));
         const r = rebuild(prefix);
         expect(r.run.outcome).toBe('interrupted');
-        for (const t of Object.values(r.tools)) expect(['completed', 'failed', 'denied', 'cancelled', 'incomplete']).toContain(t.status);
-        const finals = prefix.filter((e) => e.type === 'assistant.message.completed' || e.type === 'assistant.message.truncated');
+        for (const t of Object.values(r.tools))
+          expect(['completed', 'failed', 'denied', 'cancelled', 'incomplete']).toContain(t.status);
+        const finals = prefix.filter(
+          (e) => e.type === 'assistant.message.completed' || e.type === 'assistant.message.truncated',
+        );
         expect(r.messages.length).toBe(finals.length);
       }),
       RUNS,

@@ -12,7 +12,12 @@ function fold(events: OutputEvent[]): ReducerState {
   return events.reduce(reduce, initialState(events[0]?.sessionId ?? 's1'));
 }
 
-const ERROR = { category: 'PROVIDER_ERROR', code: 'overloaded_error', message: 'Overloaded', recoverability: 'RETRYABLE' } as const;
+const ERROR = {
+  category: 'PROVIDER_ERROR',
+  code: 'overloaded_error',
+  message: 'Overloaded',
+  recoverability: 'RETRYABLE',
+} as const;
 
 describe('the reducer', () => {
   it('derives tool durations from timestamps when the payload has none, and prefers the payload', () => {
@@ -29,13 +34,22 @@ describe('the reducer', () => {
   });
 
   it('keeps a denied tool denied with its reason, never a generic failure', () => {
-    const s = fold(envelope([draft('tool.started', { toolCallId: 'a', name: 'git_commit' }), draft('tool.denied', { toolCallId: 'a', reason: 'no TTY' })]));
+    const s = fold(
+      envelope([
+        draft('tool.started', { toolCallId: 'a', name: 'git_commit' }),
+        draft('tool.denied', { toolCallId: 'a', reason: 'no TTY' }),
+      ]),
+    );
     expect(s.tools['a']).toMatchObject({ status: 'denied', reason: 'no TTY' });
   });
 
   it('reconstructs a terminal without a start as incomplete and flags it', () => {
     const s = fold(envelope([draft('tool.completed', { toolCallId: 'x', summary: 'ok' })]));
-    expect(s.tools['x']).toMatchObject({ status: 'incomplete', reportedStatus: 'completed', anomalies: ['terminal-without-start'] });
+    expect(s.tools['x']).toMatchObject({
+      status: 'incomplete',
+      reportedStatus: 'completed',
+      anomalies: ['terminal-without-start'],
+    });
     expect(s.anomalies[0]).toMatchObject({ kind: 'terminal-without-start', id: 'x' });
   });
 
@@ -43,7 +57,12 @@ describe('the reducer', () => {
     const s = fold(
       envelope([
         draft('usage.reported', { usage: { inputTokens: 10 }, cumulative: false, scope: 'request' }),
-        draft('usage.reported', { usage: { inputTokens: 5, outputTokens: 2 }, cumulative: false, scope: 'request', costUsd: 0.5 }),
+        draft('usage.reported', {
+          usage: { inputTokens: 5, outputTokens: 2 },
+          cumulative: false,
+          scope: 'request',
+          costUsd: 0.5,
+        }),
       ]),
     );
     expect(s.usage.reported).toEqual({ inputTokens: 15, outputTokens: 2 });
@@ -60,31 +79,56 @@ describe('the reducer', () => {
   });
 
   it('decides an ingested stream without task events from its responses', () => {
-    const base = [draft('session.started', { origin: 'ingest', format: 'anthropic' }), draft('model.response.started', { model: 'claude' })];
-    const completed = fold(envelope([...base, draft('model.response.completed', { outcome: 'completed', stopReason: 'end_turn', usage: { outputTokens: 7 } })]));
+    const base = [
+      draft('session.started', { origin: 'ingest', format: 'anthropic' }),
+      draft('model.response.started', { model: 'claude' }),
+    ];
+    const completed = fold(
+      envelope([
+        ...base,
+        draft('model.response.completed', { outcome: 'completed', stopReason: 'end_turn', usage: { outputTokens: 7 } }),
+      ]),
+    );
     expect(completed.run).toMatchObject({ outcome: 'completed', source: 'response' });
     expect(summarize(completed).usage).toEqual({ outputTokens: 7 });
-    expect(fold(envelope([...base, draft('model.response.completed', { outcome: 'truncated' })])).run.outcome).toBe('partial');
-    expect(fold(envelope([...base, draft('model.response.completed', { outcome: 'error' })])).run.outcome).toBe('failed');
+    expect(fold(envelope([...base, draft('model.response.completed', { outcome: 'truncated' })])).run.outcome).toBe(
+      'partial',
+    );
+    expect(fold(envelope([...base, draft('model.response.completed', { outcome: 'error' })])).run.outcome).toBe(
+      'failed',
+    );
     expect(rebuild(envelope(base)).run.outcome).toBe('interrupted');
   });
 
   it('lets a task decide over the session and records the conflict', () => {
-    const s = fold(envelope([draft('task.started', { taskId: 't' }), draft('task.failed', { taskId: 't', reason: 'provider', error: ERROR }), draft('session.ended', { outcome: 'completed' })]));
+    const s = fold(
+      envelope([
+        draft('task.started', { taskId: 't' }),
+        draft('task.failed', { taskId: 't', reason: 'provider', error: ERROR }),
+        draft('session.ended', { outcome: 'completed' }),
+      ]),
+    );
     expect(s.run).toMatchObject({ outcome: 'failed', reason: 'provider', error: ERROR });
     expect(s.anomalies.map((a) => a.kind)).toEqual(['outcome-conflict']);
   });
 
   it('force-closes the approvals of a settling task as cancelled(parent-ended)', () => {
     const s = fold(
-      envelope([draft('task.started', { taskId: 't' }), draft('user.approval.requested', { approvalId: 'ap', action: 'run rm' }), draft('task.cancelled', { taskId: 't', reason: 'aborted' })]),
+      envelope([
+        draft('task.started', { taskId: 't' }),
+        draft('user.approval.requested', { approvalId: 'ap', action: 'run rm' }),
+        draft('task.cancelled', { taskId: 't', reason: 'aborted' }),
+      ]),
     );
     expect(s.approvals['ap']).toMatchObject({ status: 'settled', outcome: 'cancelled', reason: 'parent-ended' });
     expect(s.run.outcome).toBe('cancelled');
   });
 
   it('moves a task to partial on truncation and back to active on further work', () => {
-    const events = envelope([draft('task.started', { taskId: 't' }), draft('assistant.message.truncated', { messageId: 'm', text: 'Hel', reason: 'max-tokens' })]);
+    const events = envelope([
+      draft('task.started', { taskId: 't' }),
+      draft('assistant.message.truncated', { messageId: 'm', text: 'Hel', reason: 'max-tokens' }),
+    ]);
     const s = fold(events);
     expect(s.tasks['t']?.status).toBe('partial');
     const more = envelope([draft('tool.started', { toolCallId: 'a', name: 'bash' })]);
@@ -105,7 +149,10 @@ describe('the reducer', () => {
   });
 
   it('ignores events of another session and records them', () => {
-    const s = reduce(initialState('s1'), envelope([draft('tool.started', { toolCallId: 'a', name: 'x' })], 's2')[0] as OutputEvent);
+    const s = reduce(
+      initialState('s1'),
+      envelope([draft('tool.started', { toolCallId: 'a', name: 'x' })], 's2')[0] as OutputEvent,
+    );
     expect(s.tools).toEqual({});
     expect(s.anomalies[0]?.kind).toBe('foreign-session');
   });

@@ -40,15 +40,28 @@ describe('the activity of a running turn', () => {
     expect(activityText(viewOf(stateOf(writing)), { streamed: new Set(['m:m']) })).toBe('writing');
     // Text an earlier renderer left is not this turn's: still waiting.
     expect(activityText(viewOf(stateOf(writing)), { streamed: none })).toBe('waiting for the model');
-    const thinking = envelope([started, { type: 'assistant.reasoning.delta', payload: { reasoningId: 'r', delta: 'hm' } }]);
+    const thinking = envelope([
+      started,
+      { type: 'assistant.reasoning.delta', payload: { reasoningId: 'r', delta: 'hm' } },
+    ]);
     expect(activityText(viewOf(stateOf(thinking)), { streamed: new Set(['r:r']) })).toBe('thinking');
-    expect(activityText(viewOf(stateOf([...envelope([started])])), { streamed: none, note: 'compacting the conversation' })).toBe('compacting the conversation');
-    const tool = envelope([started, { type: 'tool.started', payload: { toolCallId: 'c1', name: 'bash', title: 'npm test' } }]);
-    expect(activityText(viewOf(stateOf(tool)), { streamed: none, note: 'compacting the conversation' })).toBe('running bash');
+    expect(
+      activityText(viewOf(stateOf([...envelope([started])])), { streamed: none, note: 'compacting the conversation' }),
+    ).toBe('compacting the conversation');
+    const tool = envelope([
+      started,
+      { type: 'tool.started', payload: { toolCallId: 'c1', name: 'bash', title: 'npm test' } },
+    ]);
+    expect(activityText(viewOf(stateOf(tool)), { streamed: none, note: 'compacting the conversation' })).toBe(
+      'running bash',
+    );
     const asking = envelope([
       started,
       { type: 'tool.started', payload: { toolCallId: 'c1', name: 'bash', title: 'npm test' } },
-      { type: 'user.approval.requested', payload: { approvalId: 'a1', toolCallId: 'c1', toolName: 'bash', action: 'npm test' } },
+      {
+        type: 'user.approval.requested',
+        payload: { approvalId: 'a1', toolCallId: 'c1', toolName: 'bash', action: 'npm test' },
+      },
     ]);
     expect(activityText(viewOf(stateOf(asking)), { streamed: none })).toBe('waiting for approval');
   });
@@ -63,7 +76,14 @@ describe('the activity of a running turn', () => {
     const c = collector();
     const timer = manualTimer();
     let now = T0;
-    const renderer = createTtyRenderer({ out: c.write, viewOf, stream: fakeTerminal(80), env: { NO_COLOR: '1' }, clock: () => now, timer });
+    const renderer = createTtyRenderer({
+      out: c.write,
+      viewOf,
+      stream: fakeTerminal(80),
+      env: { NO_COLOR: '1' },
+      clock: () => now,
+      timer,
+    });
     const [start] = envelope([started]);
     const state = reduce(initialState('s_act'), start!);
     renderer.onEvent(start!, state);
@@ -81,7 +101,15 @@ describe('the activity of a running turn', () => {
 
   it('names a producer note (compaction) until the next event overtakes it', () => {
     const c = collector();
-    const renderer = createTtyRenderer({ out: c.write, viewOf, stream: fakeTerminal(80), env: { NO_COLOR: '1' }, clock: () => T0, timer: manualTimer(), interruptHint: 'esc to interrupt' });
+    const renderer = createTtyRenderer({
+      out: c.write,
+      viewOf,
+      stream: fakeTerminal(80),
+      env: { NO_COLOR: '1' },
+      clock: () => T0,
+      timer: manualTimer(),
+      interruptHint: 'esc to interrupt',
+    });
     const events = envelope([
       started,
       { type: 'task.progress', payload: { taskId: 't', message: 'compacting the conversation' } },
@@ -100,7 +128,13 @@ describe('the activity of a running turn', () => {
 
   it('is never written when the output is not a terminal', () => {
     const c = collector();
-    const renderer = createTtyRenderer({ out: c.write, viewOf, stream: fakeTerminal(80, false), env: {}, timer: manualTimer() });
+    const renderer = createTtyRenderer({
+      out: c.write,
+      viewOf,
+      stream: fakeTerminal(80, false),
+      env: {},
+      timer: manualTimer(),
+    });
     const events = envelope([started, { type: 'assistant.message.delta', payload: { messageId: 'm', delta: 'Hel' } }]);
     let state = initialState('s_act');
     for (const e of events) {

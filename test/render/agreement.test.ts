@@ -17,7 +17,8 @@ beforeAll(() => loadMarkdown());
 /** toolCallId -> "status duration" as a person reads it from the settled lines. */
 function fromText(text: string): Map<string, string> {
   const tools = new Map<string, string>();
-  const line = /^[✓✗⊘◌!◐] (completed|failed|denied|cancelled|interrupted) \S+ \[([^\]]+)\](?: (\d+ms|\d+\.\ds|\d+m\d\ds))?/u;
+  const line =
+    /^[✓✗⊘◌!◐] (completed|failed|denied|cancelled|interrupted) \S+ \[([^\]]+)\](?: (\d+ms|\d+\.\ds|\d+m\d\ds))?/u;
   for (const row of stripEscapes(text).split(/[\r\n]/)) {
     const m = line.exec(row);
     if (!m) continue;
@@ -40,7 +41,8 @@ function fromJsonl(text: string): { tools: Map<string, string>; counts: Record<s
     const m = /^tool\.(completed|failed|denied|cancelled)$/.exec(r.type);
     if (!m || tools.has(r.payload.toolCallId)) continue;
     const start = started.get(r.payload.toolCallId);
-    const ms: number | undefined = r.payload.durationMs ?? (start === undefined ? undefined : Date.parse(r.timestamp) - start);
+    const ms: number | undefined =
+      r.payload.durationMs ?? (start === undefined ? undefined : Date.parse(r.timestamp) - start);
     tools.set(r.payload.toolCallId, `${m[1]} ${ms === undefined ? '-' : formatDuration(ms)}`);
   }
   for (const id of started.keys()) if (!tools.has(id)) tools.set(id, 'interrupted -');
@@ -61,13 +63,28 @@ function fromAcp(events: OutputEvent[]): Map<string, string> {
     const known = status.get(update.toolCallId);
     if (update.sessionUpdate === 'tool_call') expect(known, `one tool_call for ${update.toolCallId}`).toBeUndefined();
     else expect(known, `tool_call_update for ${update.toolCallId} after its tool_call`).toBeDefined();
-    if (known) expect(['completed', 'failed'], `no update for ${update.toolCallId} after its terminal`).not.toContain(known.status);
-    status.set(update.toolCallId, { status: update.status ?? known?.status ?? 'pending', rawOutput: update.rawOutput ?? known?.rawOutput });
+    if (known)
+      expect(['completed', 'failed'], `no update for ${update.toolCallId} after its terminal`).not.toContain(
+        known.status,
+      );
+    status.set(update.toolCallId, {
+      status: update.status ?? known?.status ?? 'pending',
+      rawOutput: update.rawOutput ?? known?.rawOutput,
+    });
   }
   const tools = new Map<string, string>();
   for (const [id, s] of status) {
     const raw = (s.rawOutput ?? {}) as { denied?: boolean; cancelled?: boolean };
-    const read = s.status === 'completed' ? 'completed' : s.status !== 'failed' ? 'interrupted' : raw.denied ? 'denied' : raw.cancelled ? 'cancelled' : 'failed';
+    const read =
+      s.status === 'completed'
+        ? 'completed'
+        : s.status !== 'failed'
+          ? 'interrupted'
+          : raw.denied
+            ? 'denied'
+            : raw.cancelled
+              ? 'cancelled'
+              : 'failed';
     tools.set(id, read);
   }
   return tools;
@@ -79,9 +96,25 @@ function renderAll(events: OutputEvent[]) {
   const jsonl = collector();
   // Verbose: the normal views leave call ids out, and the ids are what is compared here.
   drive(createLinearRenderer({ out: linear.write, viewOf, verbosity: 'verbose' }), events);
-  drive(createTtyRenderer({ out: tty.write, viewOf, verbosity: 'verbose', stream: fakeTerminal(48), env: {}, clock: () => 0, timer: manualTimer() }), events);
+  drive(
+    createTtyRenderer({
+      out: tty.write,
+      viewOf,
+      verbosity: 'verbose',
+      stream: fakeTerminal(48),
+      env: {},
+      clock: () => 0,
+      timer: manualTimer(),
+    }),
+    events,
+  );
   drive(createJsonlRenderer({ out: jsonl.write, viewOf }), events);
-  return { linear: fromText(linear.text()), tty: fromText(tty.text()), jsonl: fromJsonl(jsonl.text()), acp: fromAcp(events) };
+  return {
+    linear: fromText(linear.text()),
+    tty: fromText(tty.text()),
+    jsonl: fromJsonl(jsonl.text()),
+    acp: fromAcp(events),
+  };
 }
 
 function expectAgreement(events: OutputEvent[]): Map<string, string> {

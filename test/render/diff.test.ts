@@ -7,7 +7,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { FILE_DIFF_MAX_LINES, OutputEventSchema, createEnveloper, type EventDraft, type FileDiff, type OutputEvent } from '../../lib/events/index.js';
+import {
+  FILE_DIFF_MAX_LINES,
+  OutputEventSchema,
+  createEnveloper,
+  type EventDraft,
+  type FileDiff,
+  type OutputEvent,
+} from '../../lib/events/index.js';
 import { draft } from '../../lib/events/draft.js';
 import { createApprovalHook } from '../../lib/policy/index.js';
 import { initialState, reduce } from '../../lib/reducer/index.js';
@@ -27,7 +34,15 @@ describe('makeFileDiff', () => {
   it('gives the hunk of an edit with its context and counts', async () => {
     const diff = await makeFileDiff(GREET, GREET.replace("'Hello ' + name", '`Hello, ${name}!`'));
     expect(diff).toEqual({
-      lines: ['@@ -1,5 +1,5 @@', ' function greet(name) {', "-  return 'Hello ' + name;", '+  return `Hello, ${name}!`;', ' }', ' ', ' module.exports = greet;'],
+      lines: [
+        '@@ -1,5 +1,5 @@',
+        ' function greet(name) {',
+        "-  return 'Hello ' + name;",
+        '+  return `Hello, ${name}!`;',
+        ' }',
+        ' ',
+        ' module.exports = greet;',
+      ],
       added: 1,
       removed: 1,
       omitted: 0,
@@ -35,7 +50,12 @@ describe('makeFileDiff', () => {
   });
 
   it('shows a new file as added lines', async () => {
-    expect(await makeFileDiff(undefined, 'a\nb\n')).toEqual({ lines: ['@@ -0,0 +1,2 @@', '+a', '+b'], added: 2, removed: 0, omitted: 0 });
+    expect(await makeFileDiff(undefined, 'a\nb\n')).toEqual({
+      lines: ['@@ -0,0 +1,2 @@', '+a', '+b'],
+      added: 2,
+      removed: 0,
+      omitted: 0,
+    });
   });
 
   it('keeps at most the event bound and counts the rest, cutting very long lines', async () => {
@@ -80,14 +100,23 @@ describe('makeFileDiff', () => {
     const { structuredPatch } = await import('diff');
     const line = fc.constantFrom('a', 'b', 'c', '', 'x y');
     await fc.assert(
-      fc.asyncProperty(fc.array(line, { maxLength: 30 }), fc.array(line, { maxLength: 30 }), fc.boolean(), fc.boolean(), async (a, b, endA, endB) => {
-        const before = a.join('\n') + (endA ? '\n' : '');
-        const after = b.join('\n') + (endB ? '\n' : '');
-        fc.pre(before !== '' && before !== after && !before.includes('\u0000'));
-        const whole = structuredPatch('a', 'b', before, after, undefined, undefined, { context: 3 });
-        const expected = whole.hunks.flatMap((h) => [`@@ -${h.oldStart},${h.oldLines} +${h.newStart},${h.newLines} @@`, ...h.lines]);
-        expect((await makeFileDiff(before, after))?.lines ?? []).toEqual(expected);
-      }),
+      fc.asyncProperty(
+        fc.array(line, { maxLength: 30 }),
+        fc.array(line, { maxLength: 30 }),
+        fc.boolean(),
+        fc.boolean(),
+        async (a, b, endA, endB) => {
+          const before = a.join('\n') + (endA ? '\n' : '');
+          const after = b.join('\n') + (endB ? '\n' : '');
+          fc.pre(before !== '' && before !== after && !before.includes('\u0000'));
+          const whole = structuredPatch('a', 'b', before, after, undefined, undefined, { context: 3 });
+          const expected = whole.hunks.flatMap((h) => [
+            `@@ -${h.oldStart},${h.oldLines} +${h.newStart},${h.newLines} @@`,
+            ...h.lines,
+          ]);
+          expect((await makeFileDiff(before, after))?.lines ?? []).toEqual(expected);
+        },
+      ),
       { numRuns: 300, seed: 24 },
     );
   });
@@ -104,7 +133,14 @@ describe('makeFileDiff', () => {
   });
 
   it('keeps a missing final newline where the file lacks it', async () => {
-    expect((await makeFileDiff('a\nb', 'a\nc'))!.lines).toEqual(['@@ -1,2 +1,2 @@', ' a', '-b', '\\ No newline at end of file', '+c', '\\ No newline at end of file']);
+    expect((await makeFileDiff('a\nb', 'a\nc'))!.lines).toEqual([
+      '@@ -1,2 +1,2 @@',
+      ' a',
+      '-b',
+      '\\ No newline at end of file',
+      '+c',
+      '\\ No newline at end of file',
+    ]);
   });
 
   it('gives no diff for binary content or no change', async () => {
@@ -114,11 +150,23 @@ describe('makeFileDiff', () => {
 });
 
 describe('diff lines for people', () => {
-  const big: FileDiff = { lines: ['@@ -1,30 +1,30 @@', ...Array.from({ length: 30 }, (_, i) => `+line ${i}`)], added: 30, removed: 0, omitted: 40 };
+  const big: FileDiff = {
+    lines: ['@@ -1,30 +1,30 @@', ...Array.from({ length: 30 }, (_, i) => `+line ${i}`)],
+    added: 30,
+    removed: 0,
+    omitted: 40,
+  };
 
   it('cut to the display bound with a marker counting what the display and the event left out', () => {
     const lines = diffLines(big, 5);
-    expect(lines.map((l) => l.text)).toEqual(['  @@ -1,30 +1,30 @@', '  +line 0', '  +line 1', '  +line 2', '  +line 3', '  … +66 more lines']);
+    expect(lines.map((l) => l.text)).toEqual([
+      '  @@ -1,30 +1,30 @@',
+      '  +line 0',
+      '  +line 1',
+      '  +line 2',
+      '  +line 3',
+      '  … +66 more lines',
+    ]);
   });
 
   it('are sanitised: no escape sequence from the file reaches the terminal', () => {
@@ -127,7 +175,16 @@ describe('diff lines for people', () => {
   });
 
   it('are plain + and - lines without colour, and coloured by role with it', () => {
-    const fact = { kind: 'files' as const, changes: [{ path: 'greet.js', kind: 'modify', diff: { lines: ['@@ -1 +1 @@', '-old', '+new'], added: 1, removed: 1, omitted: 0 } }] };
+    const fact = {
+      kind: 'files' as const,
+      changes: [
+        {
+          path: 'greet.js',
+          kind: 'modify',
+          diff: { lines: ['@@ -1 +1 @@', '-old', '+new'], added: 1, removed: 1, omitted: 0 },
+        },
+      ],
+    };
     const lines = factLines(fact);
     const plain = createLineStyler(0).style;
     expect(lines.map(plain)).toEqual(['files: modify greet.js (+1 -1)', '  @@ -1 +1 @@', '  -old', '  +new']);
@@ -167,19 +224,30 @@ function linear(events: readonly OutputEvent[]): string {
 describe('edit tools and their events', () => {
   it('an edit asks with the diff it would make, then reports the same diff in file.changed', async () => {
     const dir = scratch({ 'greet.js': GREET });
-    const events = await execute(dir, 'edit', { path: 'greet.js', old_string: "'Hello ' + name", new_string: '`Hello, ${name}!`' }, 'allow');
+    const events = await execute(
+      dir,
+      'edit',
+      { path: 'greet.js', old_string: "'Hello ' + name", new_string: '`Hello, ${name}!`' },
+      'allow',
+    );
     const asked = events.find((e) => e.type === 'user.approval.requested')!;
     const changed = events.find((e) => e.type === 'file.changed')!;
     expect(asked.payload).toMatchObject({ toolName: 'edit', diff: { added: 1, removed: 1 } });
-    expect((changed.payload as { changes: { diff?: FileDiff }[] }).changes[0]!.diff).toEqual((asked.payload as { diff: FileDiff }).diff);
+    expect((changed.payload as { changes: { diff?: FileDiff }[] }).changes[0]!.diff).toEqual(
+      (asked.payload as { diff: FileDiff }).diff,
+    );
     const text = linear(events);
-    expect(text).toContain("files: modify greet.js (+1 -1)\n  @@ -1,5 +1,5 @@\n   function greet(name) {\n  -  return 'Hello ' + name;\n  +  return `Hello, ${name}!`;\n");
+    expect(text).toContain(
+      "files: modify greet.js (+1 -1)\n  @@ -1,5 +1,5 @@\n   function greet(name) {\n  -  return 'Hello ' + name;\n  +  return `Hello, ${name}!`;\n",
+    );
   });
 
   it('a denied write_file asks with the diff and changes nothing', async () => {
     const dir = scratch({ 'a.txt': 'one\ntwo\n' });
     const events = await execute(dir, 'write_file', { path: 'a.txt', content: 'one\n2\n' }, 'deny');
-    expect(events.find((e) => e.type === 'user.approval.requested')!.payload).toMatchObject({ diff: { lines: ['@@ -1,2 +1,2 @@', ' one', '-two', '+2'] } });
+    expect(events.find((e) => e.type === 'user.approval.requested')!.payload).toMatchObject({
+      diff: { lines: ['@@ -1,2 +1,2 @@', ' one', '-two', '+2'] },
+    });
     expect(events.some((e) => e.type === 'file.changed')).toBe(false);
     expect(fs.readFileSync(path.join(dir, 'a.txt'), 'utf8')).toBe('one\ntwo\n');
   });
@@ -188,7 +256,10 @@ describe('edit tools and their events', () => {
     const dir = scratch({ 'a.txt': 'x\n' });
     const { ctx, asked } = context(dir);
     expect(await writeFileTool.preview!({ path: 'new.txt', content: 'hi\n' }, ctx)).toMatchObject({ added: 1 });
-    expect(await editTool.preview!({ path: 'a.txt', old_string: 'x', new_string: 'y' }, ctx)).toMatchObject({ added: 1, removed: 1 });
+    expect(await editTool.preview!({ path: 'a.txt', old_string: 'x', new_string: 'y' }, ctx)).toMatchObject({
+      added: 1,
+      removed: 1,
+    });
     expect(await editTool.preview!({ path: 'a.txt', old_string: 'absent', new_string: 'y' }, ctx)).toBeUndefined();
     expect(fs.existsSync(path.join(dir, 'new.txt'))).toBe(false);
     expect(fs.readFileSync(path.join(dir, 'a.txt'), 'utf8')).toBe('x\n');
@@ -197,7 +268,9 @@ describe('edit tools and their events', () => {
 
   it('a session stored before diffs still validates and renders its files line', () => {
     const enveloper = createEnveloper({ sessionId: 's', clock: () => 0 });
-    const old = OutputEventSchema.parse(enveloper.wrap(draft('file.changed', { changes: [{ path: 'src/a.ts', kind: 'modify' }], toolCallId: 'call_4' })));
+    const old = OutputEventSchema.parse(
+      enveloper.wrap(draft('file.changed', { changes: [{ path: 'src/a.ts', kind: 'modify' }], toolCallId: 'call_4' })),
+    );
     expect(linear([old])).toBe('files: modify src/a.ts\n');
   });
 });

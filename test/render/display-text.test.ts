@@ -17,9 +17,14 @@ describe('display text at the projection boundary', () => {
 
   it('never lets an ESC, C1 control or bidi override through, whatever the input', () => {
     fc.assert(
-      fc.property(fc.string({ unit: fc.constantFrom('\u001b', '[', ']', '\u0007', '\u009b', '\u202e', 'a', '3', ';', 'm', '\\', '\n') }), (s) => {
-        expect(displayText(s)).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
-      }),
+      fc.property(
+        fc.string({
+          unit: fc.constantFrom('\u001b', '[', ']', '\u0007', '\u009b', '\u202e', 'a', '3', ';', 'm', '\\', '\n'),
+        }),
+        (s) => {
+          expect(displayText(s)).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
+        },
+      ),
       { seed: 7, numRuns: 300 },
     );
   });

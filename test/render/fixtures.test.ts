@@ -44,7 +44,10 @@ const CASES: [format: string, file: string][] = [
 
 function decode(format: string, file: string): OutputEvent[] {
   let now = Date.UTC(2026, 10, 30, 12);
-  const enveloper = createEnveloper({ sessionId: `fx_${path.basename(file).replace(/\W+/g, '_')}`, clock: () => (now += 25) });
+  const enveloper = createEnveloper({
+    sessionId: `fx_${path.basename(file).replace(/\W+/g, '_')}`,
+    clock: () => (now += 25),
+  });
   const events: OutputEvent[] = [];
   const onEvent = (d: Parameters<typeof enveloper.wrap>[0]) => void events.push(enveloper.wrap(d));
   const provider = PROVIDER_DECODERS[format];
@@ -70,7 +73,16 @@ describe.skipIf(!HAVE_FIXTURES)('renderings of the recorded fixtures', () => {
     for (const [name, make] of Object.entries({
       linear: (out: (c: string) => void) => createLinearRenderer({ out, viewOf, verbosity: 'verbose' as const }),
       jsonl: (out: (c: string) => void) => createJsonlRenderer({ out, viewOf }),
-      tty: (out: (c: string) => void) => createTtyRenderer({ out, viewOf, verbosity: 'verbose', stream: fakeTerminal(80), env: { NO_COLOR: '1' }, clock: () => 0, timer: manualTimer() }),
+      tty: (out: (c: string) => void) =>
+        createTtyRenderer({
+          out,
+          viewOf,
+          verbosity: 'verbose',
+          stream: fakeTerminal(80),
+          env: { NO_COLOR: '1' },
+          clock: () => 0,
+          timer: manualTimer(),
+        }),
     })) {
       const c = collector();
       drive(make(c.write), events);
@@ -87,9 +99,17 @@ describe.skipIf(!HAVE_FIXTURES)('renderings of the recorded fixtures', () => {
       .jsonl!.trim()
       .split('\n')
       .map((l) => JSON.parse(l) as { type: string });
-    for (const r of records.slice(0, -1)) expect(r.type === 'text' || validate(r), JSON.stringify(validate.errors)).toBe(true);
+    for (const r of records.slice(0, -1))
+      expect(r.type === 'text' || validate(r), JSON.stringify(validate.errors)).toBe(true);
     expect(records.at(-1)!.type).toBe('summary');
-    const golden = ['# linear (verbose)', outputs.linear, '# jsonl', outputs.jsonl, '# tty', visibleEscapes(outputs.tty!)].join('\n');
+    const golden = [
+      '# linear (verbose)',
+      outputs.linear,
+      '# jsonl',
+      outputs.jsonl,
+      '# tty',
+      visibleEscapes(outputs.tty!),
+    ].join('\n');
     await expect(golden).toMatchFileSnapshot(`golden/fixtures/${format}.${path.basename(file)}.txt`);
   });
 });

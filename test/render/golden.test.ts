@@ -25,8 +25,24 @@ const RENDERERS: Record<string, Make> = {
   'linear-debug': (out) => createLinearRenderer({ out, viewOf, verbosity: 'debug' }),
   jsonl: (out) => createJsonlRenderer({ out, viewOf }),
   // A 60-column TTY (NO_COLOR, then colour), with a fixed clock: the escape sequences are the redraws.
-  tty: (out) => createTtyRenderer({ out, viewOf, stream: fakeTerminal(60), env: { NO_COLOR: '1' }, clock: () => T0 + 5000, timer: manualTimer() }),
-  'tty-color': (out) => createTtyRenderer({ out, viewOf, stream: fakeTerminal(60), env: { TERM: 'xterm' }, clock: () => T0 + 5000, timer: manualTimer() }),
+  tty: (out) =>
+    createTtyRenderer({
+      out,
+      viewOf,
+      stream: fakeTerminal(60),
+      env: { NO_COLOR: '1' },
+      clock: () => T0 + 5000,
+      timer: manualTimer(),
+    }),
+  'tty-color': (out) =>
+    createTtyRenderer({
+      out,
+      viewOf,
+      stream: fakeTerminal(60),
+      env: { TERM: 'xterm' },
+      clock: () => T0 + 5000,
+      timer: manualTimer(),
+    }),
 };
 
 function render(stream: string, make: Make): string {

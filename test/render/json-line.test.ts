@@ -4,14 +4,33 @@ import { jsonLine, jsonTextDelta } from '../../lib/render/json-line.js';
 
 // The rule as first written (one regex replace over every line): the fast paths must match it.
 const UNSAFE = /[\u007f-\u009f\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2069\ufeff]/g;
-const reference = (value: unknown): string => JSON.stringify(value).replace(UNSAFE, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+const reference = (value: unknown): string =>
+  JSON.stringify(value).replace(UNSAFE, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
 // Strings mixing ASCII (with DEL), the unsafe characters, other non-ASCII and lone surrogates.
 const text = fc
   .array(
     fc.oneof(
       fc.string({ unit: 'grapheme-ascii' }),
-      fc.constantFrom('\u007f', '\u0085', '\u009b', '\u061c', '\u200b', '\u2028', '\u2029', '\u202e', '\u2066', '\ufeff', 'é', '日本', '\ud83d\ude00', '\ud800', '"', '\\', '\n'),
+      fc.constantFrom(
+        '\u007f',
+        '\u0085',
+        '\u009b',
+        '\u061c',
+        '\u200b',
+        '\u2028',
+        '\u2029',
+        '\u202e',
+        '\u2066',
+        '\ufeff',
+        'é',
+        '日本',
+        '\ud83d\ude00',
+        '\ud800',
+        '"',
+        '\\',
+        '\n',
+      ),
       fc.string({ unit: 'binary' }),
     ),
   )

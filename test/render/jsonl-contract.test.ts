@@ -22,7 +22,9 @@ describe('the exec --json stream', () => {
     const events = loadEvents(stream);
     // Every machine-visible event is there, in order; no human-only event is.
     const envelopes = records.filter((r) => r.type !== 'text' && r.type !== 'summary');
-    expect(envelopes.map((r) => r.eventId)).toEqual(events.filter((e) => e.visibility.includes('machine')).map((e) => e.eventId));
+    expect(envelopes.map((r) => r.eventId)).toEqual(
+      events.filter((e) => e.visibility.includes('machine')).map((e) => e.eventId),
+    );
     // Model text arrives as text records, in order.
     const text = records
       .filter((r) => r.type === 'text')
@@ -57,7 +59,12 @@ describe('the exec --json stream', () => {
     const failed = checkJsonlLines(runJsonl('failed-run', { verify: { ok: true, command: 'npm test' } })).at(-1)!;
     expect(failed.ok).toBe(false);
     expect(failed).not.toHaveProperty('verify');
-    expect(failed.error).toEqual({ category: 'PROVIDER_ERROR', code: 'MINICODE_E_PROVIDER', message: '3 retries exhausted', action: 'try again later or pick another provider' });
+    expect(failed.error).toEqual({
+      category: 'PROVIDER_ERROR',
+      code: 'MINICODE_E_PROVIDER',
+      message: '3 retries exhausted',
+      action: 'try again later or pick another provider',
+    });
   });
 
   it('ends an interrupted stream with ok:false and an error, never an invented completion', () => {
@@ -85,8 +92,14 @@ describe('the exec --json stream', () => {
   it('keeps hostile text inert: control characters are stripped from text records and escaped inside envelopes', () => {
     const enveloper = createEnveloper({ sessionId: 's_hostile', clock: () => 0 });
     const events = [
-      enveloper.wrap({ type: 'assistant.message.delta', payload: { messageId: 'm', delta: 'ok\u001b[2J\u009b31m\u202egood' } }),
-      enveloper.wrap({ type: 'assistant.message.completed', payload: { messageId: 'm', text: 'C1 \u009b31m and \u2028 stay data' } }),
+      enveloper.wrap({
+        type: 'assistant.message.delta',
+        payload: { messageId: 'm', delta: 'ok\u001b[2J\u009b31m\u202egood' },
+      }),
+      enveloper.wrap({
+        type: 'assistant.message.completed',
+        payload: { messageId: 'm', text: 'C1 \u009b31m and \u2028 stay data' },
+      }),
     ];
     const c = collector();
     drive(createJsonlRenderer({ out: c.write, viewOf }), events);
@@ -97,30 +110,37 @@ describe('the exec --json stream', () => {
     expect((records[1]!.payload as { text: string }).text).toBe('C1 \u009b31m and \u2028 stay data');
   });
 
-  it.each(STREAMS)('for the %s stream prints the same text when the pipeline hands it the lines it made with lineOf', (stream) => {
-    const events = loadEvents(stream);
-    const own = collector();
-    drive(createJsonlRenderer({ out: own.write, viewOf }), events);
-    const given = collector();
-    const renderer = createJsonlRenderer({ out: given.write, viewOf });
-    // As the settle stage does: the lines of the whole batch first, then each event with its line.
-    const lines = events.map((e) => renderer.lineOf?.(e));
-    let state = initialState(events[0]!.sessionId);
-    events.forEach((e, i) => {
-      state = reduce(state, e);
-      renderer.onEvent(e, state, lines[i]);
-    });
-    renderer.finish(state);
-    expect(lines.filter((l) => l !== undefined).length).toBeGreaterThan(0);
-    expect(given.text()).toBe(own.text());
-  });
+  it.each(STREAMS)(
+    'for the %s stream prints the same text when the pipeline hands it the lines it made with lineOf',
+    (stream) => {
+      const events = loadEvents(stream);
+      const own = collector();
+      drive(createJsonlRenderer({ out: own.write, viewOf }), events);
+      const given = collector();
+      const renderer = createJsonlRenderer({ out: given.write, viewOf });
+      // As the settle stage does: the lines of the whole batch first, then each event with its line.
+      const lines = events.map((e) => renderer.lineOf?.(e));
+      let state = initialState(events[0]!.sessionId);
+      events.forEach((e, i) => {
+        state = reduce(state, e);
+        renderer.onEvent(e, state, lines[i]);
+      });
+      renderer.finish(state);
+      expect(lines.filter((l) => l !== undefined).length).toBeGreaterThan(0);
+      expect(given.text()).toBe(own.text());
+    },
+  );
 });
 
 describe('a setup failure', () => {
   it('prints exactly one ok:false summary line on stdout and the human message on stderr', () => {
     const out = collector();
     const err = collector();
-    writeSetupFailure(out.write, err.write, { category: 'CONFIGURATION_ERROR', message: 'no provider configured', action: 'set MINICODE_PROVIDER' });
+    writeSetupFailure(out.write, err.write, {
+      category: 'CONFIGURATION_ERROR',
+      message: 'no provider configured',
+      action: 'set MINICODE_PROVIDER',
+    });
     const lines = out.text().trim().split('\n');
     expect(lines).toHaveLength(1);
     expect(JSON.parse(lines[0]!)).toEqual({
@@ -141,7 +161,11 @@ describe('a setup failure', () => {
     expect(child.status).toBe(1);
     const lines = child.stdout.trim().split('\n');
     expect(lines).toHaveLength(1);
-    expect(JSON.parse(lines[0]!)).toMatchObject({ type: 'summary', ok: false, error: { category: 'CONFIGURATION_ERROR' } });
+    expect(JSON.parse(lines[0]!)).toMatchObject({
+      type: 'summary',
+      ok: false,
+      error: { category: 'CONFIGURATION_ERROR' },
+    });
     expect(child.stderr).toContain('no provider');
   });
 });

@@ -15,7 +15,8 @@ import { contentTypeOf, scratchProject, tempDir, turnBody } from '../exec/helper
 const HAVE_TMUX = spawnSync('tmux', ['-V']).status === 0;
 if (!HAVE_TMUX) console.warn('skipping the Markdown tmux test: tmux is not installed');
 const SOCKET = `minicode-md-${process.pid}`;
-const tmux = (...args: string[]): string => execFileSync('tmux', ['-L', SOCKET, '-f', '/dev/null', ...args], { encoding: 'utf8' });
+const tmux = (...args: string[]): string =>
+  execFileSync('tmux', ['-L', SOCKET, '-f', '/dev/null', ...args], { encoding: 'utf8' });
 
 const ANSWER = [
   '## Result',
@@ -43,7 +44,10 @@ afterAll(() => {
 });
 
 async function screenOf(columns: number, noColor: boolean): Promise<string> {
-  const server = await startReplayServer([streamOk(turnBody('openai-chat', { text: ANSWER }, 1), contentTypeOf('openai-chat'))], { chunkSize: 16, delayMs: 10 });
+  const server = await startReplayServer(
+    [streamOk(turnBody('openai-chat', { text: ANSWER }, 1), contentTypeOf('openai-chat'))],
+    { chunkSize: 16, delayMs: 10 },
+  );
   const name = `md${columns}${noColor ? 'n' : 'c'}`;
   try {
     const vars = {
@@ -81,7 +85,9 @@ describe.skipIf(!HAVE_TMUX)('a streamed Markdown answer in a real terminal (tmux
     const screen = await screenOf(columns, noColor);
     expect(screen).toContain('EXIT=0');
     const rows = screen.split('\n').map((r) => r.trimEnd());
-    const expected = renderMarkdown(ANSWER, columns - 1, new Chalk({ level: noColor ? 0 : 1 }))!.map((r) => r.plain.trimEnd());
+    const expected = renderMarkdown(ANSWER, columns - 1, new Chalk({ level: noColor ? 0 : 1 }))!.map((r) =>
+      r.plain.trimEnd(),
+    );
     const at = rows.indexOf(expected[0]!);
     expect(at, `heading row; screen:\n${screen}`).toBeGreaterThan(-1);
     expect(rows.slice(at, at + expected.length), `screen:\n${screen}`).toEqual(expected);

@@ -64,7 +64,10 @@ describe('Markdown for the terminal', () => {
   });
 
   it('falls back to one "header: value" row per cell when a table is wider than the terminal', () => {
-    expect(rows('| a long header | another long header |\n|---|---|\n| x | y |', 24)).toEqual(['a long header: x', 'another long header: y']);
+    expect(rows('| a long header | another long header |\n|---|---|\n| x | y |', 24)).toEqual([
+      'a long header: x',
+      'another long header: y',
+    ]);
   });
 
   it('colours code by language and styles emphasis, while the plain text stays the same words', () => {

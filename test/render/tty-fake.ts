@@ -1,7 +1,10 @@
 import type { IntervalTimer, TerminalStream } from '../../lib/render/tty.js';
 
 /** A terminal stream stand-in: a width that can change and a `resize` listener list. */
-export function fakeTerminal(columns: number, isTTY = true): TerminalStream & { columns: number; resize(to: number): void } {
+export function fakeTerminal(
+  columns: number,
+  isTTY = true,
+): TerminalStream & { columns: number; resize(to: number): void } {
   const listeners: (() => void)[] = [];
   return {
     isTTY,

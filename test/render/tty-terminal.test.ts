@@ -40,7 +40,9 @@ async function runInTmux(
   try {
     if (resize) {
       // The demo holds still after the event that drew `afterText` until this resize arrives.
-      await waitFor(() => tmux('capture-pane', '-p', '-J', '-t', name).includes(resize.afterText), { what: `"${resize.afterText}" on screen` });
+      await waitFor(() => tmux('capture-pane', '-p', '-J', '-t', name).includes(resize.afterText), {
+        what: `"${resize.afterText}" on screen`,
+      });
       tmux('resize-window', '-t', name, '-x', String(resize.columns));
     }
     const deadline = Date.now() + 15_000;
@@ -48,7 +50,10 @@ async function runInTmux(
       const text = tmux('capture-pane', '-p', '-J', '-S', '-', '-t', name);
       if (/^usage: /m.test(text) || Date.now() > deadline) {
         // -J joins the rows the terminal wrapped, so each logical line reads whole.
-        return { text: tmux('capture-pane', '-p', '-J', '-S', '-', '-t', name), styled: tmux('capture-pane', '-p', '-e', '-S', '-', '-t', name) };
+        return {
+          text: tmux('capture-pane', '-p', '-J', '-S', '-', '-t', name),
+          styled: tmux('capture-pane', '-p', '-e', '-S', '-', '-t', name),
+        };
       }
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -122,7 +127,12 @@ describe.skipIf(!HAVE_TMUX || !BUILT)('the TTY renderer in a real terminal (tmux
 
   it('survives a width change while the live region is drawn: nothing duplicated, nothing stale', async () => {
     // The demo stops once the tool's live line is drawn; the window then narrows from 100 to 30.
-    const { text } = await runInTmux('truncated', 100, { NO_COLOR: '1', DEMO_WAIT_RESIZE_AFTER: 'tool.started' }, { afterText: 'running bash', columns: 30, pauseMs: 15 });
+    const { text } = await runInTmux(
+      'truncated',
+      100,
+      { NO_COLOR: '1', DEMO_WAIT_RESIZE_AFTER: 'tool.started' },
+      { afterText: 'running bash', columns: 30, pauseMs: 15 },
+    );
     const joined = text;
     expect(joined.match(/Let me check the tests/g)).toHaveLength(1);
     expect(joined.match(/bash\(npm test\)/g)).toHaveLength(1);

@@ -26,7 +26,15 @@ function tty(extra: Partial<TtyRendererOptions<ReducerState>> = {}) {
   const c = collector();
   const timer = manualTimer();
   let now = T0;
-  const renderer = createTtyRenderer({ out: c.write, viewOf, stream: fakeTerminal(60), env: { NO_COLOR: '1' }, clock: () => now, timer, ...extra });
+  const renderer = createTtyRenderer({
+    out: c.write,
+    viewOf,
+    stream: fakeTerminal(60),
+    env: { NO_COLOR: '1' },
+    clock: () => now,
+    timer,
+    ...extra,
+  });
   return { c, timer, renderer, setNow: (ms: number) => void (now = ms) };
 }
 
@@ -47,14 +55,20 @@ describe('the colour decision', () => {
 describe('the TTY renderer', () => {
   it('falls back to plain linear output when the stream is not a TTY', () => {
     const c = collector();
-    drive(createTtyRenderer({ out: c.write, viewOf, stream: fakeTerminal(80, false), env: {} }), loadEvents('tool-run'));
+    drive(
+      createTtyRenderer({ out: c.write, viewOf, stream: fakeTerminal(80, false), env: {} }),
+      loadEvents('tool-run'),
+    );
     expect(c.text()).not.toMatch(/\u001b/);
     expect(c.text()).toContain('✓ bash(npm run lint) completed 840ms - exit 0, 12 lines');
   });
 
   it('colours only the labels on a non-TTY under FORCE_COLOR, and never moves the cursor there', () => {
     const c = collector();
-    drive(createTtyRenderer({ out: c.write, viewOf, stream: fakeTerminal(80, false), env: { FORCE_COLOR: '1' } }), loadEvents('tool-run'));
+    drive(
+      createTtyRenderer({ out: c.write, viewOf, stream: fakeTerminal(80, false), env: { FORCE_COLOR: '1' } }),
+      loadEvents('tool-run'),
+    );
     expect(c.text()).toMatch(SGR);
     expect(c.text()).not.toMatch(CURSOR);
     expect(c.text()).toContain('\nFixed the unused variable in src/a.ts.\n');
@@ -64,7 +78,17 @@ describe('the TTY renderer', () => {
     const { c, renderer } = tty();
     drive(renderer, loadEvents('tool-run'));
     expect(c.text()).not.toMatch(SGR);
-    for (const label of ['✓ bash(', ' completed ', '✗ read_file(', ' failed ', '⊘ git_commit(', ' denied ', '? Allow git_commit', '△ warning']) expect(c.text()).toContain(label);
+    for (const label of [
+      '✓ bash(',
+      ' completed ',
+      '✗ read_file(',
+      ' failed ',
+      '⊘ git_commit(',
+      ' denied ',
+      '? Allow git_commit',
+      '△ warning',
+    ])
+      expect(c.text()).toContain(label);
   });
 
   it('prints copyable message text without escapes or padding on its lines', () => {
@@ -98,7 +122,9 @@ describe('the TTY renderer', () => {
   });
 
   it('folds reasoning into one "thinking…" line by default and shows it when asked', () => {
-    const events = session([{ type: 'assistant.reasoning.delta', payload: { reasoningId: 'r', delta: 'secret plan' } }]);
+    const events = session([
+      { type: 'assistant.reasoning.delta', payload: { reasoningId: 'r', delta: 'secret plan' } },
+    ]);
     const folded = tty();
     let state = reduce(initialState('s_tty'), events[0]!);
     folded.renderer.onEvent(events[0]!, state);
@@ -113,8 +139,20 @@ describe('the TTY renderer', () => {
   it('erases the live region by the rows it takes at the CURRENT width after a resize', () => {
     const c = collector();
     const term = fakeTerminal(60);
-    const renderer = createTtyRenderer({ out: c.write, viewOf, stream: term, env: { NO_COLOR: '1' }, clock: () => T0, timer: manualTimer() });
-    const events = session([{ type: 'tool.started', payload: { toolCallId: 'call_with_a_long_identifier', name: 'bash', title: 'npm run build -- --verbose' } }]);
+    const renderer = createTtyRenderer({
+      out: c.write,
+      viewOf,
+      stream: term,
+      env: { NO_COLOR: '1' },
+      clock: () => T0,
+      timer: manualTimer(),
+    });
+    const events = session([
+      {
+        type: 'tool.started',
+        payload: { toolCallId: 'call_with_a_long_identifier', name: 'bash', title: 'npm run build -- --verbose' },
+      },
+    ]);
     const state = reduce(initialState('s_tty'), events[0]!);
     renderer.onEvent(events[0]!, state);
     const live = stripEscapes(c.text()).split('\n').at(-1)!;

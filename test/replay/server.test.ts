@@ -50,7 +50,11 @@ describe('the shipped two-turn cassettes', () => {
       const server = await start(dir, { chunkSize: 97 });
       const turns = [];
       for (let i = 0; i < 2; i++) {
-        const request = buildRequest(format, conversation, { model: cassette.manifest.model!, baseUrl: baseUrlForOrigin(format, server.origin), apiKey: 'test-key' });
+        const request = buildRequest(format, conversation, {
+          model: cassette.manifest.model!,
+          baseUrl: baseUrlForOrigin(format, server.origin),
+          apiKey: 'test-key',
+        });
         const response = await fetch(request.url, request);
         expect(response.status).toBe(200);
         const body = await response.text();
@@ -95,7 +99,10 @@ describe('the replay server', () => {
     const server = await start([overloaded()]);
     const response = await fetch(server.origin + '/v1/messages', { method: 'POST' });
     expect(response.status).toBe(529);
-    expect(await response.json()).toEqual({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } });
+    expect(await response.json()).toEqual({
+      type: 'error',
+      error: { type: 'overloaded_error', message: 'Overloaded' },
+    });
   });
 
   it('serves a 500 then a success, in order', async () => {
@@ -165,13 +172,22 @@ async function textOf(reply: HttpReply): Promise<string> {
 
 describe('recording', () => {
   it('records a real exchange with secrets redacted, and the recording replays byte for byte', async () => {
-    const upstream = await start([{ ...streamOk(SSE), headers: { 'content-type': 'text/event-stream', 'set-cookie': 'session=abc', 'x-request-id': 'req_1' }, chunks: perEventChunks(SSE) }]);
+    const upstream = await start([
+      {
+        ...streamOk(SSE),
+        headers: { 'content-type': 'text/event-stream', 'set-cookie': 'session=abc', 'x-request-id': 'req_1' },
+        chunks: perEventChunks(SSE),
+      },
+    ]);
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-record-'));
     let now = 1000;
     const record = createRecordingClient({ dir, format: 'gemini', model: 'gemini-2.5-flash', clock: () => (now += 5) });
     const body = JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }] });
     const reply = await record(
-      post(`${upstream.origin}/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse&key=AIzaFAKE`, body, { 'x-goog-api-key': 'AIzaFAKE', authorization: 'Bearer sk-FAKE' }),
+      post(`${upstream.origin}/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse&key=AIzaFAKE`, body, {
+        'x-goog-api-key': 'AIzaFAKE',
+        authorization: 'Bearer sk-FAKE',
+      }),
     );
     expect(await textOf(reply)).toBe(SSE);
 
@@ -185,7 +201,11 @@ describe('recording', () => {
     const exchange = cassette.exchanges[0]!;
     expect(exchange.headers['set-cookie']).toBe(REDACTED);
     expect(exchange.headers['x-request-id']).toBe('req_1');
-    expect(exchange.request).toMatchObject({ method: 'POST', path: `/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse&key=${encodeURIComponent(REDACTED)}`, body: JSON.parse(body) });
+    expect(exchange.request).toMatchObject({
+      method: 'POST',
+      path: `/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse&key=${encodeURIComponent(REDACTED)}`,
+      body: JSON.parse(body),
+    });
     expect(exchange.request!.bodyDigest).toMatch(/^sha256:[0-9a-f]{64}$/);
     expect(exchange.chunks!.reduce((n, c) => n + c.bytes, 0)).toBe(Buffer.byteLength(SSE));
 
@@ -196,12 +216,17 @@ describe('recording', () => {
   it('masks secrets in the request body and in whole response events, keeping every event valid JSON', async () => {
     const key = 'AKIAQYLPMN5HHHFPZAM2';
     const pass = 'db-pass-unit-value-9090';
-    const events = [{ choices: [{ index: 0, delta: { content: `key ${key} "quoted \\" pass=${pass}` } }] }, { choices: [{ index: 0, delta: { content: 'no secret here' } }] }];
+    const events = [
+      { choices: [{ index: 0, delta: { content: `key ${key} "quoted \\" pass=${pass}` } }] },
+      { choices: [{ index: 0, delta: { content: 'no secret here' } }] },
+    ];
     const sse = events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join('') + 'data: [DONE]\n\n';
     const upstream = await start([{ ...streamOk(sse), chunks: perEventChunks(sse) }]);
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-record-'));
     const record = createRecordingClient({ dir, format: 'openai-chat', env: { DB_PASS: pass } });
-    const body = JSON.stringify({ messages: [{ role: 'tool', content: `aws_access_key_id = ${key}\nrestored with ${pass}` }] });
+    const body = JSON.stringify({
+      messages: [{ role: 'tool', content: `aws_access_key_id = ${key}\nrestored with ${pass}` }],
+    });
     const reply = await record(post(`${upstream.origin}/v1/chat/completions`, body));
     // The caller still gets the bytes as they came: only the recording is masked.
     expect(await textOf(reply)).toBe(sse);
@@ -210,17 +235,29 @@ describe('recording', () => {
     expect(bytes.includes(key)).toBe(false);
     expect(bytes.includes(pass)).toBe(false);
     const exchange = loadCassette(dir).exchanges[0]!;
-    expect(exchange.request!.body).toEqual({ messages: [{ role: 'tool', content: 'aws_access_key_id = [REDACTED:aws-access-key-id]\nrestored with [REDACTED:env:DB_PASS]' }] });
+    expect(exchange.request!.body).toEqual({
+      messages: [
+        {
+          role: 'tool',
+          content: 'aws_access_key_id = [REDACTED:aws-access-key-id]\nrestored with [REDACTED:env:DB_PASS]',
+        },
+      ],
+    });
     const replayedEvents = exchange.body
       .toString('utf8')
       .split('\n')
       .filter((l) => l.startsWith('data: {'))
       .map((l) => JSON.parse(l.slice(6)) as (typeof events)[number]);
-    expect(replayedEvents.map((e) => e.choices[0]!.delta.content)).toEqual(['key [REDACTED:aws-access-key-id] "quoted \\" pass=[REDACTED:password]', 'no secret here']);
+    expect(replayedEvents.map((e) => e.choices[0]!.delta.content)).toEqual([
+      'key [REDACTED:aws-access-key-id] "quoted \\" pass=[REDACTED:password]',
+      'no secret here',
+    ]);
     // The chunk plan covers the masked body exactly, so a replay sends all of it.
     expect(exchange.chunks!.reduce((n, c) => n + c.bytes, 0)).toBe(exchange.body.length);
     const replay = await start(dir);
-    expect(await (await fetch(replay.origin + '/v1/chat/completions', { method: 'POST' })).text()).toBe(exchange.body.toString('utf8'));
+    expect(await (await fetch(replay.origin + '/v1/chat/completions', { method: 'POST' })).text()).toBe(
+      exchange.body.toString('utf8'),
+    );
   });
 
   it('marks an exchange whose stream was cut as truncated', async () => {
@@ -241,7 +278,11 @@ describe('openReplayProvider', () => {
     try {
       expect(provider).toMatchObject({ format: 'openai-responses', model: 'gpt-4.1-mini' });
       expect(provider.baseUrl).toBe(`${provider.server.origin}/v1`);
-      const request = buildRequest(provider.format, conversation, { model: provider.model, baseUrl: provider.baseUrl, apiKey: provider.apiKey });
+      const request = buildRequest(provider.format, conversation, {
+        model: provider.model,
+        baseUrl: provider.baseUrl,
+        apiKey: provider.apiKey,
+      });
       const turn = readTurn(provider.format, await (await fetch(request.url, request)).text());
       expect(turn.calls[0]).toMatchObject({ name: 'read_file' });
     } finally {
@@ -289,9 +330,17 @@ describe('the replay server in by-turn order', () => {
       tools: [],
     };
     for (const format of PROVIDER_FORMATS) {
-      const request = buildRequest(format, twoTurns, { model: 'm', baseUrl: baseUrlForOrigin(format, 'http://127.0.0.1:1'), apiKey: 'k' });
+      const request = buildRequest(format, twoTurns, {
+        model: 'm',
+        baseUrl: baseUrlForOrigin(format, 'http://127.0.0.1:1'),
+        apiKey: 'k',
+      });
       expect([format, modelTurnsOf(String(request.body))]).toEqual([format, 2]);
-      const fresh = buildRequest(format, conversation, { model: 'm', baseUrl: baseUrlForOrigin(format, 'http://127.0.0.1:1'), apiKey: 'k' });
+      const fresh = buildRequest(format, conversation, {
+        model: 'm',
+        baseUrl: baseUrlForOrigin(format, 'http://127.0.0.1:1'),
+        apiKey: 'k',
+      });
       expect([format, modelTurnsOf(String(fresh.body))]).toEqual([format, 0]);
     }
     expect(modelTurnsOf('not json')).toBeUndefined();
@@ -300,7 +349,11 @@ describe('the replay server in by-turn order', () => {
   it('lets an intercept answer a share of requests with 429 and Retry-After, once per body', async () => {
     const storm = rateLimitStorm({ rate: 1, retryAfterMs: 50 });
     const server = await start([streamOk(SSE)], { order: 'by-turn', intercept: storm.intercept });
-    const send = () => fetch(server.origin + '/v1/chat/completions', { method: 'POST', body: JSON.stringify({ messages: [{ role: 'user', content: 'x' }] }) });
+    const send = () =>
+      fetch(server.origin + '/v1/chat/completions', {
+        method: 'POST',
+        body: JSON.stringify({ messages: [{ role: 'user', content: 'x' }] }),
+      });
     const refused = await send();
     expect(refused.status).toBe(429);
     expect(refused.headers.get('retry-after-ms')).toBe('50');

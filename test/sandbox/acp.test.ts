@@ -22,12 +22,17 @@ import { bwrapSkipNote, HAVE_BWRAP } from './helpers.js';
 bwrapSkipNote('test/sandbox/acp.test.ts');
 
 /** A folder outside /tmp (private inside the sandbox), so a write there is refused with EROFS and would show on the host. */
-const base = fs.realpathSync(fs.mkdtempSync(path.join(fs.existsSync('/var/tmp') ? '/var/tmp' : os.tmpdir(), 'minicode-acp-sandbox-')));
+const base = fs.realpathSync(
+  fs.mkdtempSync(path.join(fs.existsSync('/var/tmp') ? '/var/tmp' : os.tmpdir(), 'minicode-acp-sandbox-')),
+);
 afterAll(() => fs.rmSync(base, { recursive: true, force: true }));
 
 /** A cassette whose model runs `commands` with bash, one per prompt turn, each answered by "done". */
 function cassette(commands: string[]): string {
-  const turns = commands.flatMap((command, i) => [{ calls: [{ id: `call_sb_${i + 1}`, name: 'bash', args: { command } }] }, { text: 'done' }]);
+  const turns = commands.flatMap((command, i) => [
+    { calls: [{ id: `call_sb_${i + 1}`, name: 'bash', args: { command } }] },
+    { text: 'done' },
+  ]);
   return writeChatCassette(path.join(base, 'cassette'), 'one bash call per prompt, then done', turns);
 }
 
@@ -39,8 +44,15 @@ describe.skipIf(!HAVE_BWRAP)('the sandbox of an ACP session', () => {
     fs.mkdirSync(project);
     fs.mkdirSync(outside);
     const target = (name: string) => path.join(outside, name);
-    const dir = cassette([`echo x > ${target('escalated.txt')}`, `echo x > ${target('denied.txt')}`, `echo x > ${target('off.txt')}`]);
-    const acp = spawnAcp(['--provider', 'replay', '--cassette', dir, '--store', store], { scripted: false, cwd: project });
+    const dir = cassette([
+      `echo x > ${target('escalated.txt')}`,
+      `echo x > ${target('denied.txt')}`,
+      `echo x > ${target('off.txt')}`,
+    ]);
+    const acp = spawnAcp(['--provider', 'replay', '--cassette', dir, '--store', store], {
+      scripted: false,
+      cwd: project,
+    });
     const answers: string[] = [];
     const asked: RequestPermissionRequest[] = [];
     const terminals: ChildProcess[] = [];
@@ -73,13 +85,19 @@ describe.skipIf(!HAVE_BWRAP)('the sandbox of an ACP session', () => {
       await initializeFullClient(conn, 'sandbox-test');
       const created = await conn.agent.request('session/new', { cwd: project, mcpServers: [] });
       const sessionId = created.sessionId;
-      expect(created.configOptions?.find((o) => o.id === 'sandbox')).toMatchObject({ type: 'select', currentValue: 'workspace-write' });
+      expect(created.configOptions?.find((o) => o.id === 'sandbox')).toMatchObject({
+        type: 'select',
+        currentValue: 'workspace-write',
+      });
 
       // Escalation approved: bash itself, then the rerun outside the sandbox.
       answers.push('allow', 'allow');
       let start = acp.wire.length;
       expect((await promptText(conn, sessionId, 'write it')).stopReason).toBe('end_turn');
-      expect(asked.map((a) => a.toolCall.title)).toEqual([`echo x > ${target('escalated.txt')}`, `rerun outside the sandbox: echo x > ${target('escalated.txt')}`]);
+      expect(asked.map((a) => a.toolCall.title)).toEqual([
+        `echo x > ${target('escalated.txt')}`,
+        `rerun outside the sandbox: echo x > ${target('escalated.txt')}`,
+      ]);
       expect(fs.existsSync(target('escalated.txt'))).toBe(true);
       const calls = updatesFor(acp.wire, sessionId, start)
         .filter((u) => u.sessionUpdate === 'tool_call')
@@ -97,14 +115,20 @@ describe.skipIf(!HAVE_BWRAP)('the sandbox of an ACP session', () => {
       expect(terminals).toHaveLength(0);
 
       // Sandbox off through the config option: no escalation to ask, and the client terminal runs it.
-      const set = await conn.agent.request('session/set_config_option', { sessionId, configId: 'sandbox', value: 'off' });
+      const set = await conn.agent.request('session/set_config_option', {
+        sessionId,
+        configId: 'sandbox',
+        value: 'off',
+      });
       expect(set.configOptions.find((o) => o.id === 'sandbox')?.currentValue).toBe('off');
       answers.push('allow');
       expect((await promptText(conn, sessionId, 'write unsandboxed')).stopReason).toBe('end_turn');
       expect(asked).toHaveLength(5);
       expect(terminals).toHaveLength(1);
       expect(fs.existsSync(target('off.txt'))).toBe(true);
-      await expect(conn.agent.request('session/set_config_option', { sessionId, configId: 'sandbox', value: 'sometimes' })).rejects.toMatchObject({ code: -32602 });
+      await expect(
+        conn.agent.request('session/set_config_option', { sessionId, configId: 'sandbox', value: 'sometimes' }),
+      ).rejects.toMatchObject({ code: -32602 });
       expect(acp.violations).toEqual([]);
       conn.close();
       await acp.close();
@@ -116,7 +140,12 @@ describe.skipIf(!HAVE_BWRAP)('the sandbox of an ACP session', () => {
         .split('\n')
         .map((l) => JSON.parse(l) as { type: string; payload: Record<string, unknown> })
         .filter((e) => e.type === 'tool.started')
-        .map((e) => ({ id: e.payload.toolCallId, sandbox: e.payload.sandbox, escalated: e.payload.escalated, parent: e.payload.parentToolCallId }));
+        .map((e) => ({
+          id: e.payload.toolCallId,
+          sandbox: e.payload.sandbox,
+          escalated: e.payload.escalated,
+          parent: e.payload.parentToolCallId,
+        }));
       expect(started).toEqual([
         { id: 'call_sb_1', sandbox: 'workspace-write', escalated: undefined, parent: undefined },
         { id: 'call_sb_1.unsandboxed', sandbox: 'off', escalated: true, parent: 'call_sb_1' },

@@ -34,7 +34,11 @@ const ATTEMPT = [
 /** A cassette whose model runs ATTEMPT with bash, then answers. */
 function cassette(dir: string): string {
   const turns = [{ calls: [{ id: 'call_escape_1', name: 'bash', args: { command: ATTEMPT } }] }, { text: 'done' }];
-  return writeChatCassette(path.join(dir, 'cassette'), "bash tries to write into the other lines' worktrees, then answers", turns);
+  return writeChatCassette(
+    path.join(dir, 'cassette'),
+    "bash tries to write into the other lines' worktrees, then answers",
+    turns,
+  );
 }
 
 describe.skipIf(!HAVE_BWRAP)('batch --isolate worktree in the sandbox', () => {
@@ -47,7 +51,10 @@ describe.skipIf(!HAVE_BWRAP)('batch --isolate worktree in the sandbox', () => {
       git(repo, 'add', '-A');
       git(repo, '-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-qm', 'init');
       const input = path.join(dir, 'in.jsonl');
-      fs.writeFileSync(input, `${Array.from({ length: 8 }, (_, i) => JSON.stringify({ id: `line-${i}`, prompt: 'try to escape', cwd: 'repo' })).join('\n')}\n`);
+      fs.writeFileSync(
+        input,
+        `${Array.from({ length: 8 }, (_, i) => JSON.stringify({ id: `line-${i}`, prompt: 'try to escape', cwd: 'repo' })).join('\n')}\n`,
+      );
       const out = path.join(dir, 'out');
       try {
         const r = await runCli(
@@ -92,7 +99,9 @@ describe.skipIf(!HAVE_BWRAP)('batch --isolate worktree in the sandbox', () => {
           gitEscapes += fs.readdirSync(gitDir).filter((f) => f.startsWith('escape-')).length;
         }
         gitEscapes += fs.readdirSync(path.join(repo, '.git/hooks')).filter((f) => f.startsWith('escape-')).length;
-        const hooksPath = spawnSync('git', ['-C', repo, 'config', '--get', 'core.hooksPath'], { encoding: 'utf8' }).stdout.trim();
+        const hooksPath = spawnSync('git', ['-C', repo, 'config', '--get', 'core.hooksPath'], {
+          encoding: 'utf8',
+        }).stdout.trim();
         if (mode === 'off') {
           expect(escapes).toBeGreaterThan(0);
           expect(gitEscapes).toBeGreaterThan(0);

@@ -14,10 +14,13 @@ import { writeChatCassette } from '../exec/helpers.js';
 import { bwrapSkipNote, HAVE_BWRAP } from './helpers.js';
 
 bwrapSkipNote('test/sandbox/chat-escalation-tmux.test.ts');
-if (!HAVE_TMUX) console.warn('test/sandbox/chat-escalation-tmux.test.ts: skipped, tmux is not installed (apt-get install -y tmux)');
+if (!HAVE_TMUX)
+  console.warn('test/sandbox/chat-escalation-tmux.test.ts: skipped, tmux is not installed (apt-get install -y tmux)');
 
 /** Outside /tmp (private inside the sandbox), so a write there is refused and would show on the host. */
-const base = fs.realpathSync(fs.mkdtempSync(path.join(fs.existsSync('/var/tmp') ? '/var/tmp' : os.tmpdir(), 'minicode-chat-sandbox-')));
+const base = fs.realpathSync(
+  fs.mkdtempSync(path.join(fs.existsSync('/var/tmp') ? '/var/tmp' : os.tmpdir(), 'minicode-chat-sandbox-')),
+);
 const terms: TmuxTerm[] = [];
 afterAll(() => {
   for (const t of terms) t.kill();
@@ -33,9 +36,21 @@ describe.skipIf(!HAVE_TMUX || !HAVE_BWRAP)('escalation in minicode chat', () => 
     fs.mkdirSync(outside);
     const target = (name: string) => path.join(outside, name);
     const commands = [`echo x > ${target('escalated.txt')}`, `echo x > ${target('denied.txt')}`];
-    const turns = commands.flatMap((command, i) => [{ calls: [{ id: `call_chat_sb_${i + 1}`, name: 'bash', args: { command } }] }, { text: `answer ${i + 1} done` }]);
-    const cassette = writeChatCassette(path.join(base, 'cassette'), 'one bash call per prompt, each writing outside the workspace, then an answer', turns);
-    const t = startTerm(['chat', '--provider', 'replay', '--cassette', cassette, '--cwd', project], { cols: 200, rows: 50, cwd: project, env: { MINICODE_HOME: home, TERM: 'xterm-256color' } });
+    const turns = commands.flatMap((command, i) => [
+      { calls: [{ id: `call_chat_sb_${i + 1}`, name: 'bash', args: { command } }] },
+      { text: `answer ${i + 1} done` },
+    ]);
+    const cassette = writeChatCassette(
+      path.join(base, 'cassette'),
+      'one bash call per prompt, each writing outside the workspace, then an answer',
+      turns,
+    );
+    const t = startTerm(['chat', '--provider', 'replay', '--cassette', cassette, '--cwd', project], {
+      cols: 200,
+      rows: 50,
+      cwd: project,
+      env: { MINICODE_HOME: home, TERM: 'xterm-256color' },
+    });
     terms.push(t);
 
     // Approved: bash itself, then the rerun outside the sandbox.

@@ -9,7 +9,14 @@ import { escalationRequest } from '../../lib/tools/escalation.js';
 import type { SandboxSettings } from '../../lib/sandbox/settings.js';
 import type { ToolOutcome } from '../../lib/tools/types.js';
 
-const sandbox: SandboxSettings = { mode: 'workspace-write', network: false, allowHosts: [], readDeny: [], writeAllow: [], env: { inherit: 'all', pass: [] } };
+const sandbox: SandboxSettings = {
+  mode: 'workspace-write',
+  network: false,
+  allowHosts: [],
+  readDeny: [],
+  writeAllow: [],
+  env: { inherit: 'all', pass: [] },
+};
 const refused: ToolOutcome = {
   status: 'failed',
   cause: 'TOOL_ERROR',
@@ -17,11 +24,23 @@ const refused: ToolOutcome = {
   output: 'x',
   sandboxRefusal: '[the sandbox (workspace-write) refused a write outside the workspace: ...]',
 };
-const base = { tool: bashTool, outcome: refused, ctx: { sandbox, tty: true }, policy: 'ask' as const, toolCallId: 'call_1', title: 'echo x > /etc/x' };
+const base = {
+  tool: bashTool,
+  outcome: refused,
+  ctx: { sandbox, tty: true },
+  policy: 'ask' as const,
+  toolCallId: 'call_1',
+  title: 'echo x > /etc/x',
+};
 
 describe('an escalation question', () => {
   it('is asked in ask mode with a person to answer, under its own tool name, naming the refusal', () => {
-    expect(escalationRequest(base)).toEqual({ toolName: 'bash (unsandboxed)', toolCallId: 'call_1', action: 'rerun outside the sandbox: echo x > /etc/x', reason: refused.sandboxRefusal });
+    expect(escalationRequest(base)).toEqual({
+      toolName: 'bash (unsandboxed)',
+      toolCallId: 'call_1',
+      action: 'rerun outside the sandbox: echo x > /etc/x',
+      reason: refused.sandboxRefusal,
+    });
     expect(escalationRequest({ ...base, policy: { mode: 'ask' } })).toBeDefined();
   });
 
@@ -31,8 +50,19 @@ describe('an escalation question', () => {
     expect(escalationRequest({ ...base, policy: 'read-only' })).toBeUndefined();
     expect(escalationRequest({ ...base, ctx: { sandbox, tty: false } })).toBeUndefined();
     expect(escalationRequest({ ...base, ctx: { sandbox: { ...sandbox, mode: 'off' }, tty: true } })).toBeUndefined();
-    expect(escalationRequest({ ...base, ctx: { sandbox, tty: true, terminal: { run: async () => ({ output: '', truncated: false, exitCode: 0, signal: null }) } } })).toBeUndefined();
-    expect(escalationRequest({ ...base, outcome: { status: 'completed', summary: 'exit 0', output: '' } })).toBeUndefined();
+    expect(
+      escalationRequest({
+        ...base,
+        ctx: {
+          sandbox,
+          tty: true,
+          terminal: { run: async () => ({ output: '', truncated: false, exitCode: 0, signal: null }) },
+        },
+      }),
+    ).toBeUndefined();
+    expect(
+      escalationRequest({ ...base, outcome: { status: 'completed', summary: 'exit 0', output: '' } }),
+    ).toBeUndefined();
     expect(escalationRequest({ ...base, outcome: { status: 'denied', reason: 'no' } })).toBeUndefined();
   });
 });

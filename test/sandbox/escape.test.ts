@@ -20,7 +20,10 @@ import { bwrapSkipNote, closeServers, execBash, HAVE_BWRAP } from './helpers.js'
 bwrapSkipNote('test/sandbox/escape.test.ts');
 
 /** The keyring probe uses x86_64's syscall number, and needs a hardened backend (seccomp works here). */
-const KEYCTL_CHECKED = process.arch === 'x64' && findSandboxBackend()?.kind === 'bwrap' && (findSandboxBackend() as { hardened: boolean }).hardened;
+const KEYCTL_CHECKED =
+  process.arch === 'x64' &&
+  findSandboxBackend()?.kind === 'bwrap' &&
+  (findSandboxBackend() as { hardened: boolean }).hardened;
 afterAll(closeServers);
 
 /** A folder outside both /tmp (private inside the sandbox) and the workspace, so a write there would show on the host. */
@@ -122,7 +125,9 @@ describe.skipIf(!HAVE_BWRAP)('the workspace-write sandbox', () => {
         const target = fs.readFileSync(path.join(s.outside, 'target.txt'), 'utf8');
         const read = results[6]!.output;
         const hooks = fs.existsSync(path.join(s.ws, '.git/hooks/pre-commit'));
-        const hooksPath = spawnSync('git', ['-C', s.ws, 'config', '--get', 'core.hooksPath'], { encoding: 'utf8' }).stdout.trim();
+        const hooksPath = spawnSync('git', ['-C', s.ws, 'config', '--get', 'core.hooksPath'], {
+          encoding: 'utf8',
+        }).stdout.trim();
         const outcome = {
           absolute: wrote('absolute.txt'),
           dotdot: wrote('dotdot.txt'),
@@ -186,7 +191,12 @@ describe.skipIf(!HAVE_BWRAP)('the workspace-write sandbox', () => {
           ].join('\n'),
         );
         const home = fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-home-'));
-        fs.writeFileSync(path.join(home, 'config.json'), JSON.stringify({ mcpServers: { probe: { command: process.execPath, args: [script], startupTimeoutMs: 20_000 } } }));
+        fs.writeFileSync(
+          path.join(home, 'config.json'),
+          JSON.stringify({
+            mcpServers: { probe: { command: process.execPath, args: [script], startupTimeoutMs: 20_000 } },
+          }),
+        );
         const args = mode === 'off' ? ['--sandbox', 'off'] : [];
         const { run } = await execBash(['true'], s.ws, args, { HOME: s.home, MINICODE_HOME: home });
         expect(run.code, run.stderr).toBe(0);

@@ -33,20 +33,32 @@ export interface BashResult {
  * `minicode exec --json` in `cwd` whose model runs each of `commands` with the bash tool (in
  * one turn, in order of the calls), then answers "done". `args` are extra flags (`--sandbox`).
  */
-export async function execBash(commands: string[], cwd: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ run: ExecRun; results: BashResult[] }> {
+export async function execBash(
+  commands: string[],
+  cwd: string,
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ run: ExecRun; results: BashResult[] }> {
   const calls = commands.map((command, i) => ({ id: `call_${i}`, name: 'bash', args: { command } }));
   const server = await startReplayServer([
     streamOk(turnBody('openai-chat', { calls }, 1), contentTypeOf('openai-chat')),
     streamOk(turnBody('openai-chat', { text: 'done' }, 2), contentTypeOf('openai-chat')),
   ]);
   servers.push(server);
-  const run = await execJson(['--provider', 'openai-chat', '--model', 'gpt-4.1-mini', ...args], { cwd, env: { OPENAI_BASE_URL: `${server.origin}/v1`, OPENAI_API_KEY: 'sk-test', ...env } });
+  const run = await execJson(['--provider', 'openai-chat', '--model', 'gpt-4.1-mini', ...args], {
+    cwd,
+    env: { OPENAI_BASE_URL: `${server.origin}/v1`, OPENAI_API_KEY: 'sk-test', ...env },
+  });
   const terminals = [...ofType(run.records, 'tool.completed'), ...ofType(run.records, 'tool.failed')];
   const started = ofType(run.records, 'tool.started');
   const results = calls.map((call) => {
     const end = terminals.find((e) => e.correlationId === call.id || e.payload.toolCallId === call.id);
     const start = started.find((e) => e.correlationId === call.id || e.payload.toolCallId === call.id);
-    return { type: String(end?.type), output: String(end?.payload.output ?? end?.payload.message ?? ''), sandbox: start?.payload.sandbox as string | undefined };
+    return {
+      type: String(end?.type),
+      output: String(end?.payload.output ?? end?.payload.message ?? ''),
+      sandbox: start?.payload.sandbox as string | undefined,
+    };
   });
   return { run, results };
 }

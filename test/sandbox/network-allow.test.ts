@@ -46,7 +46,10 @@ describe.skipIf(!HAVE_BWRAP || !HAVE_CURL)('the allowlisting proxy around bash',
     const port = (server.address() as { port: number }).port;
     const home = fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-home-'));
     const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-ws-'));
-    fs.writeFileSync(path.join(home, 'config.json'), JSON.stringify({ sandbox: { network: { allow: ['localhost'] } } }));
+    fs.writeFileSync(
+      path.join(home, 'config.json'),
+      JSON.stringify({ sandbox: { network: { allow: ['localhost'] } } }),
+    );
     // Loopback names bypass the proxy by default (the sandbox's own loopback): the test's host is the host's loopback, so it goes through the proxy.
     const viaProxy = 'env -u NO_PROXY -u no_proxy curl -sS --max-time 20';
     const commands = [
@@ -58,7 +61,9 @@ describe.skipIf(!HAVE_BWRAP || !HAVE_CURL)('the allowlisting proxy around bash',
     try {
       for (const mode of ['workspace-write', 'off'] as const) {
         seen.length = 0;
-        const { run, results } = await execBash(commands, ws, mode === 'off' ? ['--sandbox', 'off'] : [], { MINICODE_HOME: home });
+        const { run, results } = await execBash(commands, ws, mode === 'off' ? ['--sandbox', 'off'] : [], {
+          MINICODE_HOME: home,
+        });
         expect(run.code, run.stderr).toBe(0);
         const reached = ['/forward', '/tunnel', '/refused', '/direct'].map((p) => seen.includes(p));
         if (mode === 'off') {
@@ -69,7 +74,9 @@ describe.skipIf(!HAVE_BWRAP || !HAVE_CURL)('the allowlisting proxy around bash',
         expect(results[0]!.output).toContain('served /forward');
         expect(results[1]!.output).toContain('served /tunnel');
         expect(results[2]!.type).toBe('tool.failed');
-        expect(results[2]!.output).toContain('[the sandbox (workspace-write) refused a connection to 127.0.0.1: only localhost can be reached');
+        expect(results[2]!.output).toContain(
+          '[the sandbox (workspace-write) refused a connection to 127.0.0.1: only localhost can be reached',
+        );
         expect(results[3]!.type).toBe('tool.failed');
         expect(results[3]!.output).toContain('refused a network connection');
       }

@@ -22,7 +22,12 @@ function fixture() {
   fs.writeFileSync(path.join(home, '.netrc'), 'machine x');
   fs.mkdirSync(path.join(ws, '.git'), { recursive: true });
   fs.writeFileSync(path.join(ws, '.git/config'), '[core]');
-  const settings = sandboxSettingsOf({ home, minicodeHome: path.join(home, '.minicode'), storeDir: path.join(home, '.minicode/store'), cwd: ws });
+  const settings = sandboxSettingsOf({
+    home,
+    minicodeHome: path.join(home, '.minicode'),
+    storeDir: path.join(home, '.minicode/store'),
+    cwd: ws,
+  });
   return { base, home, ws, settings };
 }
 
@@ -34,7 +39,12 @@ describe('sandbox settings', () => {
     expect(plain).toMatchObject({ mode: 'workspace-write', network: false, env: { inherit: 'all', pass: [] } });
     expect(plain.readDeny).toContain(path.join(home, '.ssh'));
     expect(plain.readDeny).toContain('/store');
-    const configured = sandboxSettingsOf({ ...input, flagMode: 'read-only', allowNetwork: true, config: { mode: 'off', readDeny: ['!~/.ssh', 'secrets'], writeAllow: ['~/cache'] } });
+    const configured = sandboxSettingsOf({
+      ...input,
+      flagMode: 'read-only',
+      allowNetwork: true,
+      config: { mode: 'off', readDeny: ['!~/.ssh', 'secrets'], writeAllow: ['~/cache'] },
+    });
     expect(configured).toMatchObject({ mode: 'read-only', network: true, writeAllow: [path.join(home, 'cache')] });
     expect(configured.readDeny).not.toContain(path.join(home, '.ssh'));
     expect(configured.readDeny).toContain(path.join(ws, 'secrets'));
@@ -64,9 +74,12 @@ describe('the bwrap arguments', () => {
     expect(bind).toBeGreaterThan(own);
     expect(bind).toBeGreaterThan(at('--tmpfs', path.join(home, '.ssh')));
     // A missing hooks folder is mounted empty and read-only, so it cannot be created.
-    expect(at('--tmpfs', path.join(ws, '.git/hooks'), '--remount-ro', path.join(ws, '.git/hooks'))).toBeGreaterThan(bind);
+    expect(at('--tmpfs', path.join(ws, '.git/hooks'), '--remount-ro', path.join(ws, '.git/hooks'))).toBeGreaterThan(
+      bind,
+    );
     expect(at('--ro-bind', path.join(ws, '.git/config'), path.join(ws, '.git/config'))).toBeGreaterThan(bind);
-    for (const flag of ['--unshare-pid', '--die-with-parent', '--new-session', '--unshare-net']) expect(args).toContain(flag);
+    for (const flag of ['--unshare-pid', '--die-with-parent', '--new-session', '--unshare-net'])
+      expect(args).toContain(flag);
     expect(at('--cap-drop', 'ALL')).toBeGreaterThan(0);
     expect(args.slice(-2)).toEqual(['--chdir', ws]);
   });
@@ -103,7 +116,9 @@ describe('the bwrap arguments', () => {
     expect(args).not.toContain('--unshare-net');
     expect(args).not.toContain('--bind');
     // The workspace is still read: bound read-only after the private /tmp.
-    expect(args.findIndex((_, i) => args[i] === '--ro-bind' && args[i + 1] === ws && args[i + 2] === ws)).toBeGreaterThan(args.indexOf('/tmp'));
+    expect(
+      args.findIndex((_, i) => args[i] === '--ro-bind' && args[i + 1] === ws && args[i + 2] === ws),
+    ).toBeGreaterThan(args.indexOf('/tmp'));
   });
 
   it('hide a credential folder inside the workspace after binding it, and one holding the workspace before', () => {
@@ -131,9 +146,13 @@ describe('the Seatbelt profile', () => {
     const profile = seatbeltProfile(planSandbox(settings, ws), '/private/tmp/minicode-sandbox-x');
     expect(profile.startsWith('(version 1)\n(deny default)\n')).toBe(true);
     expect(profile).toContain('(allow file-read*)');
-    expect(profile).toContain(`(deny file-read* (subpath "${path.join(home, '.ssh')}") (literal "${path.join(home, '.netrc')}")`);
+    expect(profile).toContain(
+      `(deny file-read* (subpath "${path.join(home, '.ssh')}") (literal "${path.join(home, '.netrc')}")`,
+    );
     expect(profile).toContain(`(allow file-write* (subpath "${ws}") (subpath "/private/tmp/minicode-sandbox-x")`);
-    expect(profile).toContain(`(deny file-write* (subpath "${path.join(ws, '.git/hooks')}") (subpath "${path.join(ws, '.git/config')}"))`);
+    expect(profile).toContain(
+      `(deny file-write* (subpath "${path.join(ws, '.git/hooks')}") (subpath "${path.join(ws, '.git/config')}"))`,
+    );
     expect(profile).not.toContain('network');
     expect(seatbeltProfile(planSandbox({ ...settings, network: true }, ws), '/t')).toContain('(allow network*)');
   });
@@ -156,10 +175,22 @@ describe('the Seatbelt profile', () => {
 
 describe('the command environment', () => {
   it('drops credentials, keeps only the core variables under inherit core, and passes named credentials through', () => {
-    const env = { PATH: '/bin', HOME: '/h', LC_ALL: 'C', GITHUB_TOKEN: 'ghp_e2eFakeToken0123456789abcdefghijklmnop', OTHER: 'y', NPM_TOKEN: 'npm_e2eFakeToken0123456789abcdefghijklmn' };
+    const env = {
+      PATH: '/bin',
+      HOME: '/h',
+      LC_ALL: 'C',
+      GITHUB_TOKEN: 'ghp_e2eFakeToken0123456789abcdefghijklmnop',
+      OTHER: 'y',
+      NPM_TOKEN: 'npm_e2eFakeToken0123456789abcdefghijklmn',
+    };
     const { settings } = fixture();
     expect(commandEnv(env, settings)).toEqual({ PATH: '/bin', HOME: '/h', LC_ALL: 'C', OTHER: 'y' });
-    expect(commandEnv(env, { ...settings, env: { inherit: 'core', pass: ['NPM_TOKEN'] } })).toEqual({ PATH: '/bin', HOME: '/h', LC_ALL: 'C', NPM_TOKEN: 'npm_e2eFakeToken0123456789abcdefghijklmn' });
+    expect(commandEnv(env, { ...settings, env: { inherit: 'core', pass: ['NPM_TOKEN'] } })).toEqual({
+      PATH: '/bin',
+      HOME: '/h',
+      LC_ALL: 'C',
+      NPM_TOKEN: 'npm_e2eFakeToken0123456789abcdefghijklmn',
+    });
     expect(commandEnv(env, undefined)).not.toHaveProperty('GITHUB_TOKEN');
   });
 });
@@ -170,18 +201,28 @@ describe('a refusal note', () => {
     expect(refusalNote('bash: /etc/x: Read-only file system\n', on)).toBe(
       '[the sandbox (workspace-write) refused a write outside the workspace: write inside the workspace or its temp folder instead]',
     );
-    expect(refusalNote('curl: (7) Failed to connect: Network is unreachable', { mode: 'read-only', network: false })).toContain('refused a network connection');
-    expect(refusalNote('connect: Connection refused\nNetwork is unreachable', on)).toMatch(/refused a network connection: [^;]*\]$/);
+    expect(
+      refusalNote('curl: (7) Failed to connect: Network is unreachable', { mode: 'read-only', network: false }),
+    ).toContain('refused a network connection');
+    expect(refusalNote('connect: Connection refused\nNetwork is unreachable', on)).toMatch(
+      /refused a network connection: [^;]*\]$/,
+    );
     expect(refusalNote('connect: Connection refused', { ...on, network: true })).toBeUndefined();
     expect(refusalNote('bash: /etc/x: Read-only file system', { mode: 'off', network: false })).toBeUndefined();
     expect(refusalNote('all good', on)).toBeUndefined();
   });
 
   it('under a host allowlist names the hosts the proxy refused, and which hosts are reachable', () => {
-    const proxied = { mode: 'workspace-write' as const, network: false, allowHosts: ['registry.npmjs.org', '*.github.com'] };
+    const proxied = {
+      mode: 'workspace-write' as const,
+      network: false,
+      allowHosts: ['registry.npmjs.org', '*.github.com'],
+    };
     expect(refusalNote('curl: (56) CONNECT tunnel failed, response 403', proxied, ['evil.example'])).toBe(
       '[the sandbox (workspace-write) refused a connection to evil.example: only registry.npmjs.org, *.github.com can be reached, through the proxy in HTTP_PROXY/HTTPS_PROXY (the user can add hosts to sandbox.network.allow)]',
     );
-    expect(refusalNote('Network is unreachable', proxied)).toContain('only registry.npmjs.org, *.github.com can be reached');
+    expect(refusalNote('Network is unreachable', proxied)).toContain(
+      'only registry.npmjs.org, *.github.com can be reached',
+    );
   });
 });

@@ -12,7 +12,8 @@ import { seccompProgram, seccompTables } from '../../lib/sandbox/seccomp.js';
 /** The program as [code, jt, jf, k] tuples. */
 function decode(bytes: Buffer): [number, number, number, number][] {
   const out: [number, number, number, number][] = [];
-  for (let i = 0; i < bytes.length; i += 8) out.push([bytes.readUInt16LE(i), bytes.readUInt8(i + 2), bytes.readUInt8(i + 3), bytes.readUInt32LE(i + 4)]);
+  for (let i = 0; i < bytes.length; i += 8)
+    out.push([bytes.readUInt16LE(i), bytes.readUInt8(i + 2), bytes.readUInt8(i + 3), bytes.readUInt32LE(i + 4)]);
   return out;
 }
 
@@ -52,7 +53,21 @@ describe('the seccomp program', () => {
 
   it('has no table for an architecture it does not know, and bwrap gets it with nested user namespaces disabled', () => {
     expect(seccompTables('ia32')).toBeUndefined();
-    const args = bwrapArgs(planSandbox({ mode: 'read-only', network: false, allowHosts: [], readDeny: [], writeAllow: [], env: { inherit: 'all', pass: [] } }, '/'), undefined, 3);
+    const args = bwrapArgs(
+      planSandbox(
+        {
+          mode: 'read-only',
+          network: false,
+          allowHosts: [],
+          readDeny: [],
+          writeAllow: [],
+          env: { inherit: 'all', pass: [] },
+        },
+        '/',
+      ),
+      undefined,
+      3,
+    );
     expect(args.join(' ')).toContain('--unshare-user --disable-userns --seccomp 3');
   });
 });

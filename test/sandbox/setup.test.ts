@@ -19,7 +19,11 @@ describe('the sandbox at set-up', () => {
     const run = await execJson(replay, { cwd: scratchProject(), env: noBackend });
     expect(run.code).toBe(1);
     expect(run.records).toHaveLength(1);
-    expect(run.summary).toMatchObject({ type: 'summary', ok: false, error: { code: 'MINICODE_E_SANDBOX_UNAVAILABLE', category: 'CONFIGURATION_ERROR' } });
+    expect(run.summary).toMatchObject({
+      type: 'summary',
+      ok: false,
+      error: { code: 'MINICODE_E_SANDBOX_UNAVAILABLE', category: 'CONFIGURATION_ERROR' },
+    });
     expect((run.summary.error as { action: string }).action).toContain('apt-get install bubblewrap');
     expect(run.stderr).toContain('apt-get install bubblewrap');
   });
@@ -39,14 +43,19 @@ describe('the sandbox at set-up', () => {
   });
 
   it('is a usage error (exit 2) for an unknown --sandbox mode', async () => {
-    const r = await runCli(['exec', 'hi', '--sandbox', 'sometimes', ...replay], { env: { MINICODE_HOME: tempDir('minicode-home-') } });
+    const r = await runCli(['exec', 'hi', '--sandbox', 'sometimes', ...replay], {
+      env: { MINICODE_HOME: tempDir('minicode-home-') },
+    });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('--sandbox');
   });
 
   it('refuses a sandbox.network.allow entry that is not a host name (a URL) instead of ignoring it', async () => {
     const home = tempDir('minicode-home-');
-    fs.writeFileSync(path.join(home, 'config.json'), JSON.stringify({ sandbox: { network: { allow: ['https://registry.npmjs.org/'] } } }));
+    fs.writeFileSync(
+      path.join(home, 'config.json'),
+      JSON.stringify({ sandbox: { network: { allow: ['https://registry.npmjs.org/'] } } }),
+    );
     const run = await execJson(replay, { cwd: scratchProject(), home });
     expect(run.code).toBe(1);
     expect(run.summary).toMatchObject({ ok: false, error: { code: 'MINICODE_E_CONFIG_INVALID' } });

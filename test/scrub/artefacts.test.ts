@@ -51,14 +51,24 @@ afterAll(async () => {
 
 describe('the files minicode writes', () => {
   it('scrub JSON value by value: the record stays JSON, a credential-named key is masked by the credential rule', () => {
-    const record = { id: 'a', timing: { firstTokenMs: 182.5 }, tokens: 12, metadata: { password: PASSWORD, db: PG_URL, note: `token ${GITHUB_TOKEN}`, sort_key: 'created_at' } };
+    const record = {
+      id: 'a',
+      timing: { firstTokenMs: 182.5 },
+      tokens: 12,
+      metadata: { password: PASSWORD, db: PG_URL, note: `token ${GITHUB_TOKEN}`, sort_key: 'created_at' },
+    };
     const line = artefactLine(record, {});
     expect(line.endsWith('\n')).toBe(true);
     expect(JSON.parse(line)).toEqual({
       id: 'a',
       timing: { firstTokenMs: 182.5 },
       tokens: 12,
-      metadata: { password: '[REDACTED:secret]', db: 'postgres://alice:[REDACTED:url-password]@db.example.com:5432/app', note: 'token [REDACTED:github-token]', sort_key: 'created_at' },
+      metadata: {
+        password: '[REDACTED:secret]',
+        db: 'postgres://alice:[REDACTED:url-password]@db.example.com:5432/app',
+        note: 'token [REDACTED:github-token]',
+        sort_key: 'created_at',
+      },
     });
   });
 
@@ -66,16 +76,30 @@ describe('the files minicode writes', () => {
     const dir = tempDir('minicode-artefacts-');
     fs.writeFileSync(path.join(dir, 'README.md'), '# Sample\n');
     const input = path.join(dir, 'prompts.jsonl');
-    fs.writeFileSync(input, `${JSON.stringify({ id: 'deploy', prompt: PROMPT, metadata: { db: PG_URL, token: GITHUB_TOKEN, note: `password=${PASSWORD}` } })}\n`);
+    fs.writeFileSync(
+      input,
+      `${JSON.stringify({ id: 'deploy', prompt: PROMPT, metadata: { db: PG_URL, token: GITHUB_TOKEN, note: `password=${PASSWORD}` } })}\n`,
+    );
     const out = path.join(dir, 'out');
     const store = path.join(dir, 'store');
-    const run = await runCli(['batch', input, '--provider', 'replay', '--cassette', CASSETTE, '--store', store, '--out', out], { cwd: dir, env: { MINICODE_HOME: path.join(dir, 'home') } });
+    const run = await runCli(
+      ['batch', input, '--provider', 'replay', '--cassette', CASSETTE, '--store', store, '--out', out],
+      { cwd: dir, env: { MINICODE_HOME: path.join(dir, 'home') } },
+    );
     expect(run.code, run.stderr).toBe(0);
     const report = await runCli(['batch', 'report', out], { cwd: dir });
     expect(report.code, report.stderr).toBe(0);
-    expect(fs.readdirSync(out).sort()).toEqual(['batch-id', 'errors.jsonl', 'report.html', 'results.jsonl', 'summary.json']);
+    expect(fs.readdirSync(out).sort()).toEqual([
+      'batch-id',
+      'errors.jsonl',
+      'report.html',
+      'results.jsonl',
+      'summary.json',
+    ]);
     // The record still says what was there.
-    expect(fs.readFileSync(path.join(out, 'results.jsonl'), 'utf8')).toContain('postgres://alice:[REDACTED:url-password]@db.example.com');
+    expect(fs.readFileSync(path.join(out, 'results.jsonl'), 'utf8')).toContain(
+      'postgres://alice:[REDACTED:url-password]@db.example.com',
+    );
     expect(fs.readFileSync(path.join(out, 'report.html'), 'utf8')).toContain('[REDACTED:github-token]');
     expect(expectNoSecretIn(out)).toBe(5);
     expect(expectNoSecretIn(store)).toBeGreaterThan(0);
@@ -103,12 +127,15 @@ describe('the files minicode writes', () => {
     const project = path.join(dir, 'project');
     fs.mkdirSync(project, { recursive: true });
     fs.writeFileSync(path.join(project, 'README.md'), '# chat test project\n');
-    const t = startTerm(['chat', '--provider', 'replay', '--cwd', project, '--cassette', path.join(ROOT, 'test/cassettes/chat-two-turn')], {
-      cols: 200,
-      rows: 40,
-      cwd: project,
-      env: { MINICODE_HOME: home, TERM: 'xterm-256color' },
-    });
+    const t = startTerm(
+      ['chat', '--provider', 'replay', '--cwd', project, '--cassette', path.join(ROOT, 'test/cassettes/chat-two-turn')],
+      {
+        cols: 200,
+        rows: 40,
+        cwd: project,
+        env: { MINICODE_HOME: home, TERM: 'xterm-256color' },
+      },
+    );
     terms.push(t);
     await t.waitFor('New session');
     t.type(PROMPT);

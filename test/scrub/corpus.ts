@@ -44,7 +44,8 @@ export function readJsonl<T>(name: string): T[] {
  */
 export function leaks(out: string, secret: string): boolean {
   if (out.includes(secret)) return true;
-  for (let i = Math.floor(secret.length / 3); i + 16 <= secret.length; i++) if (out.includes(secret.slice(i, i + 16))) return true;
+  for (let i = Math.floor(secret.length / 3); i + 16 <= secret.length; i++)
+    if (out.includes(secret.slice(i, i + 16))) return true;
   return false;
 }
 

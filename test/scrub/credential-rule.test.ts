@@ -30,7 +30,10 @@ const CREDENTIALS: [string, string][] = [
   // Azure (azure-identity EnvironmentCredential, Storage, Terraform azurerm)
   ['AZURE_CLIENT_SECRET', 'Xy8Q~abcDEF123ghiJKL456mnoPQR789stuVWX0yz'],
   ['AZURE_STORAGE_KEY', 'Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=='],
-  ['AZURE_STORAGE_CONNECTION_STRING', 'DefaultEndpointsProtocol=https;AccountName=acme;AccountKey=abc123def456GHI789==;EndpointSuffix=core.windows.net'],
+  [
+    'AZURE_STORAGE_CONNECTION_STRING',
+    'DefaultEndpointsProtocol=https;AccountName=acme;AccountKey=abc123def456GHI789==;EndpointSuffix=core.windows.net',
+  ],
   ['AZURE_STORAGE_SAS_TOKEN', 'sv=2022-11-02&ss=b&srt=co&sp=rl&se=2026-12-31T00:00:00Z&sig=AbCdEf0123456789%2BgHiJ%3D'],
   ['ARM_CLIENT_SECRET', 'qwe8Q~0123456789abcdefghijABCDEFGHIJ.klmn'],
   ['AZURE_OPENAI_API_KEY', '0123456789abcdef0123456789abcdef'],
@@ -177,7 +180,17 @@ function uses(name: string, value: string): { removedFromChild: boolean; maskedI
   const env = { [name]: value, PATH: '/bin' };
   const child = scrubEnv(env);
   const scrubber = createEventScrubber({ env });
-  const out = [...scrubber.push(draft('tool.completed', { toolCallId: 'c1', name: 'bash', summary: 'ok', output: `${name}=${value}\nvalue: ${value}\n` })), ...scrubber.end()];
+  const out = [
+    ...scrubber.push(
+      draft('tool.completed', {
+        toolCallId: 'c1',
+        name: 'bash',
+        summary: 'ok',
+        output: `${name}=${value}\nvalue: ${value}\n`,
+      }),
+    ),
+    ...scrubber.end(),
+  ];
   const output = JSON.stringify(out);
   return { removedFromChild: !(name in child), maskedInOutput: !output.includes(JSON.stringify(value).slice(1, -1)) };
 }
@@ -194,7 +207,9 @@ describe('a credential variable, by its one definition', () => {
   });
 
   it('holds more than 60 real names', () => {
-    expect(new Set([...CREDENTIALS, ...POINTERS, ...NOT_CREDENTIALS].map(([name]) => name)).size).toBeGreaterThanOrEqual(60);
+    expect(
+      new Set([...CREDENTIALS, ...POINTERS, ...NOT_CREDENTIALS].map(([name]) => name)).size,
+    ).toBeGreaterThanOrEqual(60);
   });
 
   it.each(NOT_CREDENTIALS)('%s reaches subprocesses and prints as it is (%s)', (name, value) => {
@@ -204,8 +219,13 @@ describe('a credential variable, by its one definition', () => {
 
   it('prints the working directory in `env` output as it is: PWD is no password', () => {
     const scrubber = createEventScrubber({ env: {} });
-    const text = 'PWD=/home/dev/projects/shop\nOLDPWD=/home/dev\nexport PWD="/srv/app"\n"PWD": "/srv/app"\nDB_PWD=hunter2hunter\n';
-    const [out] = scrubber.push(draft('tool.completed', { toolCallId: 'c1', name: 'bash', summary: 'ok', output: text }));
-    expect((out!.payload as { output: string }).output).toBe('PWD=/home/dev/projects/shop\nOLDPWD=/home/dev\nexport PWD="/srv/app"\n"PWD": "/srv/app"\nDB_PWD=[REDACTED:password]\n');
+    const text =
+      'PWD=/home/dev/projects/shop\nOLDPWD=/home/dev\nexport PWD="/srv/app"\n"PWD": "/srv/app"\nDB_PWD=hunter2hunter\n';
+    const [out] = scrubber.push(
+      draft('tool.completed', { toolCallId: 'c1', name: 'bash', summary: 'ok', output: text }),
+    );
+    expect((out!.payload as { output: string }).output).toBe(
+      'PWD=/home/dev/projects/shop\nOLDPWD=/home/dev\nexport PWD="/srv/app"\n"PWD": "/srv/app"\nDB_PWD=[REDACTED:password]\n',
+    );
   });
 });

@@ -50,7 +50,8 @@ describe('the compiled dispatch tables', () => {
       for (const rule of rules) {
         for (const literal of rule.triggers) {
           const tail = literal.length >= 3 ? '' : nextChar(rule).repeat(3 - literal.length);
-          for (const text of spellings(rule, literal)) expect(found(d, rule, text + tail), `${rule.id}: ${JSON.stringify(text)}`).toBe(true);
+          for (const text of spellings(rule, literal))
+            expect(found(d, rule, text + tail), `${rule.id}: ${JSON.stringify(text)}`).toBe(true);
         }
       }
     });

@@ -12,7 +12,9 @@ describe('minicode scrub', () => {
     const input = `log \u001b[31mred\u001b[0m ${ghp}\npassword = "hunter22x"\nvalue-of-env-secret-1\n`;
     const r = await runCli(['scrub'], { input, env: { SOME_SERVICE_TOKEN: 'value-of-env-secret-1' } });
     expect(r.code).toBe(0);
-    expect(r.stdout).toBe('log red [REDACTED:github-token]\npassword = "[REDACTED:password]"\n[REDACTED:env:SOME_SERVICE_TOKEN]\n');
+    expect(r.stdout).toBe(
+      'log red [REDACTED:github-token]\npassword = "[REDACTED:password]"\n[REDACTED:env:SOME_SERVICE_TOKEN]\n',
+    );
     expect(r.stderr).toBe('');
   });
 

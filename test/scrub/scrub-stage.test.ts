@@ -26,7 +26,10 @@ describe('the event scrubber', () => {
   it('catches a secret split across three message deltas', () => {
     const text = `Your token is ${ghp}, keep it.`;
     const parts = [text.slice(0, 20), text.slice(20, 35), text.slice(35)];
-    const out = run([...parts.map((delta) => draft('assistant.message.delta', { messageId: 'm1', delta })), draft('assistant.message.completed', { messageId: 'm1', text })]);
+    const out = run([
+      ...parts.map((delta) => draft('assistant.message.delta', { messageId: 'm1', delta })),
+      draft('assistant.message.completed', { messageId: 'm1', text }),
+    ]);
     const streamed = deltasOf(out, 'assistant.message.delta');
     expect(streamed).toBe('Your token is [REDACTED:github-token], keep it.');
     expect(JSON.stringify(out)).not.toContain(ghp.slice(8));
@@ -35,8 +38,15 @@ describe('the event scrubber', () => {
   });
 
   it('flushes held-back text as one more delta before the completion event', () => {
-    const out = run([draft('assistant.message.delta', { messageId: 'm', delta: 'ends with gh' }), draft('assistant.message.completed', { messageId: 'm', text: 'ends with gh' })]);
-    expect(out.map((e) => e.type)).toEqual(['assistant.message.delta', 'assistant.message.delta', 'assistant.message.completed']);
+    const out = run([
+      draft('assistant.message.delta', { messageId: 'm', delta: 'ends with gh' }),
+      draft('assistant.message.completed', { messageId: 'm', text: 'ends with gh' }),
+    ]);
+    expect(out.map((e) => e.type)).toEqual([
+      'assistant.message.delta',
+      'assistant.message.delta',
+      'assistant.message.completed',
+    ]);
     expect(deltasOf(out, 'assistant.message.delta')).toBe('ends with gh');
   });
 
@@ -46,7 +56,12 @@ describe('the event scrubber', () => {
       draft('assistant.reasoning.delta', { reasoningId: 'r1', delta: '[31m is literal here' }),
       draft('tool.progress', { toolCallId: 't1', outputDelta: '[31mred' }),
       draft('tool.completed', { toolCallId: 't1', summary: `done ${ESC}]0;title\u0007` }),
-      draft('assistant.reasoning.completed', { reasoningId: 'r1', text: '[31m is literal here', signature: 'sig+/==', data: `opaque ${ghp}` }),
+      draft('assistant.reasoning.completed', {
+        reasoningId: 'r1',
+        text: '[31m is literal here',
+        signature: 'sig+/==',
+        data: `opaque ${ghp}`,
+      }),
     ]);
     expect(deltasOf(out, 'tool.progress')).toBe('ok red');
     expect(deltasOf(out, 'assistant.reasoning.delta')).toBe('[31m is literal here');
@@ -98,7 +113,10 @@ describe('the event scrubber', () => {
   });
 
   it('masks exact credential values from the environment it was given', () => {
-    const out = run([draft('task.progress', { taskId: 't', message: 'using value-of-my-key-123' })], { secrets: undefined, env: { MY_API_KEY: 'value-of-my-key-123' } });
+    const out = run([draft('task.progress', { taskId: 't', message: 'using value-of-my-key-123' })], {
+      secrets: undefined,
+      env: { MY_API_KEY: 'value-of-my-key-123' },
+    });
     expect((out[0]!.payload as { message: string }).message).toBe('using [REDACTED:env:MY_API_KEY]');
   });
 
@@ -132,7 +150,10 @@ describe('the event scrubber', () => {
           deltas.push(text.slice(prev, c));
           prev = c;
         }
-        const out = run([...deltas.map((delta) => draft('assistant.message.delta', { messageId: 'm', delta })), draft('assistant.message.completed', { messageId: 'm', text })]);
+        const out = run([
+          ...deltas.map((delta) => draft('assistant.message.delta', { messageId: 'm', delta })),
+          draft('assistant.message.completed', { messageId: 'm', text }),
+        ]);
         const completed = out.find((e) => e.type === 'assistant.message.completed')?.payload as { text: string };
         expect(deltasOf(out, 'assistant.message.delta')).toBe(completed.text);
         expect(completed.text).not.toContain(ghp);

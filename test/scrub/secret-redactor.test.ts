@@ -14,13 +14,17 @@ describe.skipIf(!HAVE_FIXTURES)('the secret redactor on the shared secret corpus
   const negatives = HAVE_FIXTURES ? readJsonl<NegativeRow>('negatives.jsonl') : [];
 
   it('removes every positive span from the whole text', () => {
-    const leaked = positives.filter((r) => leaks(redactText(r.text), r.secret)).map((r) => `${r.kind}: ${r.secret.slice(0, 24)}`);
+    const leaked = positives
+      .filter((r) => leaks(redactText(r.text), r.secret))
+      .map((r) => `${r.kind}: ${r.secret.slice(0, 24)}`);
     expect(leaked).toEqual([]);
     expect(positives.length).toBeGreaterThan(100);
   });
 
   it('keeps every negative mustKeep in the whole text', () => {
-    const lost = negatives.filter((r) => !redactText(r.text).includes(r.mustKeep)).map((r) => `${r.kind}/${r.tier}: ${r.mustKeep.slice(0, 40)}`);
+    const lost = negatives
+      .filter((r) => !redactText(r.text).includes(r.mustKeep))
+      .map((r) => `${r.kind}/${r.tier}: ${r.mustKeep.slice(0, 40)}`);
     expect(lost).toEqual([]);
   });
 
@@ -39,7 +43,9 @@ describe.skipIf(!HAVE_FIXTURES)('the secret redactor on the shared secret corpus
   });
 
   it('gives the whole-text output when fed one character at a time', () => {
-    const failures = [...positives, ...negatives].filter((r) => feed(createRedactor(), [...r.text]) !== redactText(r.text)).map((r) => r.kind);
+    const failures = [...positives, ...negatives]
+      .filter((r) => feed(createRedactor(), [...r.text]) !== redactText(r.text))
+      .map((r) => r.kind);
     expect(failures).toEqual([]);
   });
 
@@ -49,21 +55,28 @@ describe.skipIf(!HAVE_FIXTURES)('the secret redactor on the shared secret corpus
   });
 
   it('leaks no positive and drops no mustKeep at random multi-way splits (property)', () => {
-    const rows = [...positives.map((r) => ({ text: r.text, secret: r.secret })), ...negatives.map((r) => ({ text: r.text, keep: r.mustKeep }))];
+    const rows = [
+      ...positives.map((r) => ({ text: r.text, secret: r.secret })),
+      ...negatives.map((r) => ({ text: r.text, keep: r.mustKeep })),
+    ];
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: rows.length - 1 }), fc.array(fc.nat(4000), { minLength: 2, maxLength: 7 }), (index, cuts) => {
-        const row = rows[index]!;
-        const out = feed(
-          createRedactor(),
-          splitTextAt(
-            row.text,
-            cuts.map((c) => c % (row.text.length + 1)),
-          ),
-        );
-        expect(out).toBe(redactText(row.text));
-        if ('secret' in row) expect(leaks(out, row.secret)).toBe(false);
-        else expect(out).toContain(row.keep);
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: rows.length - 1 }),
+        fc.array(fc.nat(4000), { minLength: 2, maxLength: 7 }),
+        (index, cuts) => {
+          const row = rows[index]!;
+          const out = feed(
+            createRedactor(),
+            splitTextAt(
+              row.text,
+              cuts.map((c) => c % (row.text.length + 1)),
+            ),
+          );
+          expect(out).toBe(redactText(row.text));
+          if ('secret' in row) expect(leaks(out, row.secret)).toBe(false);
+          else expect(out).toContain(row.keep);
+        },
+      ),
       { numRuns: 500 },
     );
   });
@@ -74,7 +87,11 @@ describe('the secret redactor', () => {
   const ghp = 'ghp_' + 'aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5';
   const aws = 'AKIA' + 'Q3EXAMPLEZ7WQ2M4';
   const ant = 'sk-ant-api03-' + 'x9Yb'.repeat(23) + 'AA';
-  const jwt = ['eyJhbGciOiJIUzI1NiJ9', 'eyJzdWIiOiIxMjM0NTY3ODkwIn0', 'dBjftJeZ4CVPmB92K27uhbUJU1p1r_wW1gFWFOEjXk'].join('.');
+  const jwt = [
+    'eyJhbGciOiJIUzI1NiJ9',
+    'eyJzdWIiOiIxMjM0NTY3ODkwIn0',
+    'dBjftJeZ4CVPmB92K27uhbUJU1p1r_wW1gFWFOEjXk',
+  ].join('.');
 
   it('replaces a vendor token with a marker that names its kind', () => {
     expect(redactText(`token ${ghp} end`)).toBe('token [REDACTED:github-token] end');
@@ -86,20 +103,31 @@ describe('the secret redactor', () => {
   it('redacts only the value of a secret-named assignment', () => {
     expect(redactText('DB_PASSWORD = "s3cr3t-v4lue"')).toBe('DB_PASSWORD = "[REDACTED:password]"');
     expect(redactText('{"client_secret": "abc123def456"}')).toBe('{"client_secret": "[REDACTED:secret]"}');
-    expect(redactText('token_count: 4096, password_file=/etc/pw, secret: ${{ secrets.X }}')).toBe('token_count: 4096, password_file=/etc/pw, secret: ${{ secrets.X }}');
+    expect(redactText('token_count: 4096, password_file=/etc/pw, secret: ${{ secrets.X }}')).toBe(
+      'token_count: 4096, password_file=/etc/pw, secret: ${{ secrets.X }}',
+    );
   });
 
   it('redacts passwords in URLs and curl -u but not ports or placeholders', () => {
     expect(redactText('postgres://app:Pa55-w0rd@db:5432/x')).toBe('postgres://app:[REDACTED:url-password]@db:5432/x');
-    expect(redactText('curl -u admin:hunter22 https://x')).toBe('curl -u admin:[REDACTED:basic-auth-password] https://x');
-    expect(redactText('http://localhost:8080/a and mysql://u:${PW}@h')).toBe('http://localhost:8080/a and mysql://u:${PW}@h');
+    expect(redactText('curl -u admin:hunter22 https://x')).toBe(
+      'curl -u admin:[REDACTED:basic-auth-password] https://x',
+    );
+    expect(redactText('http://localhost:8080/a and mysql://u:${PW}@h')).toBe(
+      'http://localhost:8080/a and mysql://u:${PW}@h',
+    );
   });
 
   it('turns a private-key block into one marker while it streams, without holding the block', () => {
     const body = 'MIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n'.repeat(40);
     const pem = `-----BEGIN PRIVATE KEY-----\n${body}-----END PRIVATE KEY-----`;
     const r = createRedactor();
-    const outs = [r.push('before\n' + pem.slice(0, 40)), ...[...pem.slice(40)].map((ch) => r.push(ch)), r.push('\nafter'), r.end()];
+    const outs = [
+      r.push('before\n' + pem.slice(0, 40)),
+      ...[...pem.slice(40)].map((ch) => r.push(ch)),
+      r.push('\nafter'),
+      r.end(),
+    ];
     expect(outs.join('')).toBe('before\n[REDACTED:private-key]\nafter');
     // Nothing of the block was held: every push inside it returned at once.
     expect(outs[0]).toBe('before\n[REDACTED:private-key]');
@@ -131,10 +159,17 @@ describe('the secret redactor', () => {
   });
 
   it('masks the exact values of credential environment variables', () => {
-    const secrets = credentialSecretsFromEnv({ MY_SERVICE_TOKEN: 'plain-looking-value-1', HOME: '/home/me', SHORT_TOKEN: 'abc', DB_PASSWORD: 'correct horse' });
+    const secrets = credentialSecretsFromEnv({
+      MY_SERVICE_TOKEN: 'plain-looking-value-1',
+      HOME: '/home/me',
+      SHORT_TOKEN: 'abc',
+      DB_PASSWORD: 'correct horse',
+    });
     expect(secrets.map((s) => s.name).sort()).toEqual(['DB_PASSWORD', 'MY_SERVICE_TOKEN']);
     const text = 'got plain-looking-value-1 and correct horse, home /home/me';
-    expect(redactText(text, { secrets })).toBe('got [REDACTED:env:MY_SERVICE_TOKEN] and [REDACTED:env:DB_PASSWORD], home /home/me');
+    expect(redactText(text, { secrets })).toBe(
+      'got [REDACTED:env:MY_SERVICE_TOKEN] and [REDACTED:env:DB_PASSWORD], home /home/me',
+    );
     const base64 = Buffer.from('plain-looking-value-1').toString('base64').replace(/=+$/, '');
     expect(redactText(`b64 ${base64}`, { secrets })).toBe('b64 [REDACTED:env:MY_SERVICE_TOKEN]');
   });

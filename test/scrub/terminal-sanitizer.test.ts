@@ -61,7 +61,11 @@ describe('the terminal sanitiser', () => {
   });
 
   it('skips DCS, APC, PM and SOS strings, including a tmux passthrough', () => {
-    expect(sanitizeText(`a${ESC}Ptmux;${ESC}${ESC}]52;c;x\u0007${ESC}\\b${ESC}_Gf=1;x${ESC}\\c${ESC}^pm${ESC}\\d${ESC}Xsos${ESC}\\e`)).toBe('abcde');
+    expect(
+      sanitizeText(
+        `a${ESC}Ptmux;${ESC}${ESC}]52;c;x\u0007${ESC}\\b${ESC}_Gf=1;x${ESC}\\c${ESC}^pm${ESC}\\d${ESC}Xsos${ESC}\\e`,
+      ),
+    ).toBe('abcde');
   });
 
   it('deletes C1 controls as characters so that text after them stays visible', () => {
@@ -113,7 +117,28 @@ describe('the terminal sanitiser', () => {
   });
 
   it('gives the same output for any chunking (property)', () => {
-    const alphabet = fc.constantFrom('a', ' ', '\n', '\r', '\t', '\ufe0f', ESC, '[', ']', '3', '1', 'm', ';', '\u0007', '\\', '\u009b', '\u202e', '\ud83d', '\ude00', '\u200b');
+    const alphabet = fc.constantFrom(
+      'a',
+      ' ',
+      '\n',
+      '\r',
+      '\t',
+      '\ufe0f',
+      ESC,
+      '[',
+      ']',
+      '3',
+      '1',
+      'm',
+      ';',
+      '\u0007',
+      '\\',
+      '\u009b',
+      '\u202e',
+      '\ud83d',
+      '\ude00',
+      '\u200b',
+    );
     fc.assert(
       fc.property(fc.array(alphabet, { maxLength: 60 }), fc.array(fc.nat(60), { maxLength: 6 }), (chars, cuts) => {
         const text = chars.join('');

@@ -14,9 +14,14 @@ const durable = (events: OutputEvent[]): OutputEvent[] => events.filter((e) => E
 /** The values of the batches database as [key, text] pairs: decompressed, or as stored on disk with `onDisk`. */
 async function rawBatches(dir: string, onDisk = false): Promise<[[string, number], string][]> {
   const root = open({ path: dir, maxDbs: 8, readOnly: true });
-  const db = root.openDB<Uint8Array, [string, number]>({ name: 'batches', encoding: 'binary', ...(onDisk ? {} : { compression: { threshold: BATCH_COMPRESSION_THRESHOLD } }) });
+  const db = root.openDB<Uint8Array, [string, number]>({
+    name: 'batches',
+    encoding: 'binary',
+    ...(onDisk ? {} : { compression: { threshold: BATCH_COMPRESSION_THRESHOLD } }),
+  });
   const out: [[string, number], string][] = [];
-  for (const { key, value } of db.getRange({})) out.push([key, Buffer.from(value).toString(onDisk ? 'latin1' : 'utf8')]);
+  for (const { key, value } of db.getRange({}))
+    out.push([key, Buffer.from(value).toString(onDisk ? 'latin1' : 'utf8')]);
   await root.close();
   return out;
 }
@@ -43,7 +48,10 @@ describe('the store writes one value per session per event-loop turn', () => {
     const store = openStore({ dir });
     const [first, ...rest] = [...syntheticRun({ sessionId: 'lines', steps: 2 })];
     // A line separator: jsonLine escapes it, JSON.stringify does not, so the two forms differ.
-    const odd = { ...(first as OutputEvent), payload: { ...(first as OutputEvent).payload, note: 'a\u2028b' } } as OutputEvent;
+    const odd = {
+      ...(first as OutputEvent),
+      payload: { ...(first as OutputEvent).payload, note: 'a\u2028b' },
+    } as OutputEvent;
     const events = [odd, ...rest];
     // Lines for some events only: a batch may mix both forms.
     for (const [i, e] of events.entries()) store.append(e, i % 3 === 0 ? jsonLine(e) : undefined);
@@ -69,7 +77,10 @@ describe('the store writes one value per session per event-loop turn', () => {
     // An older build's value: the JSON text as is, under [sessionId, first seq].
     const root = open({ path: dir, maxDbs: 8 });
     const old = root.openDB<Uint8Array, [string, number]>({ name: 'batches', encoding: 'binary' });
-    await old.put(['old', (events[0] as OutputEvent).seq], Buffer.from(JSON.stringify(events.map((e) => ({ ...e, sessionId: 'old', eventId: `old:${e.seq}` })))));
+    await old.put(
+      ['old', (events[0] as OutputEvent).seq],
+      Buffer.from(JSON.stringify(events.map((e) => ({ ...e, sessionId: 'old', eventId: `old:${e.seq}` })))),
+    );
     await root.close();
     const store = openStore({ dir });
     for (const e of events) store.append(e);
@@ -117,14 +128,17 @@ describe('the store writes one value per session per event-loop turn', () => {
     const dir = tmpDir();
     const store = openStore({ dir });
     // ~20 KB of text per event, 60 events in one turn: about 5x the bound, far below the event count bound.
-    const events = durable([...syntheticRun({ sessionId: 'big', steps: 12 })]).map((e, i) => ({ ...e, payload: { ...e.payload, note: `${i}:`.padEnd(20_000, 'x') } }) as OutputEvent);
+    const events = durable([...syntheticRun({ sessionId: 'big', steps: 12 })]).map(
+      (e, i) => ({ ...e, payload: { ...e.payload, note: `${i}:`.padEnd(20_000, 'x') } }) as OutputEvent,
+    );
     expect(events.length).toBeLessThan(MAX_BATCH_EVENTS);
     for (const e of events) store.append(e);
     await store.close();
     const raw = await rawBatches(dir);
     expect(raw.length).toBeGreaterThan(3);
     // The array's brackets and commas are not counted: the bound is on the events' text.
-    for (const [, text] of raw) expect(text.length - (JSON.parse(text) as unknown[]).length - 1).toBeLessThanOrEqual(MAX_BATCH_CHARS);
+    for (const [, text] of raw)
+      expect(text.length - (JSON.parse(text) as unknown[]).length - 1).toBeLessThanOrEqual(MAX_BATCH_CHARS);
     expect(raw.map(([key]) => key[1])).toEqual([...raw.map(([key]) => key[1])].sort((a, b) => a - b));
     const reader = openStore({ dir, readOnly: true });
     expect(reader.readSession('big')).toEqual(events);
@@ -137,7 +151,10 @@ describe('the store writes one value per session per event-loop turn', () => {
     const store = openStore({ dir });
     const events = durable([...syntheticRun({ sessionId: 'huge', steps: 3 })]);
     const at = events.length >> 1;
-    events[at] = { ...(events[at] as OutputEvent), payload: { ...(events[at] as OutputEvent).payload, note: 'y'.repeat(MAX_BATCH_CHARS + 10) } } as OutputEvent;
+    events[at] = {
+      ...(events[at] as OutputEvent),
+      payload: { ...(events[at] as OutputEvent).payload, note: 'y'.repeat(MAX_BATCH_CHARS + 10) },
+    } as OutputEvent;
     for (const [i, e] of events.entries()) store.append(e, i % 2 === 0 ? jsonLine(e) : undefined);
     await store.close();
     const raw = await rawBatches(dir);
@@ -151,7 +168,10 @@ describe('the store writes one value per session per event-loop turn', () => {
     const dir = tmpDir();
     const store = openStore({ dir });
     const events = durable([...syntheticRun({ sessionId: 'bad', steps: 2 })]);
-    const bad = { ...(events[1] as OutputEvent), payload: { ...(events[1] as OutputEvent).payload, note: 1n } } as unknown as OutputEvent;
+    const bad = {
+      ...(events[1] as OutputEvent),
+      payload: { ...(events[1] as OutputEvent).payload, note: 1n },
+    } as unknown as OutputEvent;
     for (const e of events) store.append(e === events[1] ? bad : e);
     await expect(store.flushed('bad')).rejects.toMatchObject({ code: 'MINICODE_E_STORE' });
     expect(store.readSession('bad')).toEqual(events.filter((e) => e !== events[1]));
@@ -181,7 +201,10 @@ describe('the store writes one value per session per event-loop turn', () => {
     const dir = tmpDir();
     const store = openStore({ dir });
     const [first, ...rest] = [...syntheticRun({ sessionId: 'odd', steps: 1 })];
-    const odd = { ...(first as OutputEvent), payload: { ...(first as OutputEvent).payload, note: 'a\u2028b\u0085c\n\u202e"\\' } } as OutputEvent;
+    const odd = {
+      ...(first as OutputEvent),
+      payload: { ...(first as OutputEvent).payload, note: 'a\u2028b\u0085c\n\u202e"\\' },
+    } as OutputEvent;
     store.append(odd);
     for (const e of rest) store.append(e);
     await store.close();

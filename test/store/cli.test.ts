@@ -42,7 +42,13 @@ describe('minicode sessions and replay', () => {
       .split('\n')
       .map((l) => JSON.parse(l));
     const summary = lines.pop();
-    expect(summary).toMatchObject({ schema: 'minicode.output.v1', type: 'summary', ok: true, outcome: 'completed', tools: { completed: 5 } });
+    expect(summary).toMatchObject({
+      schema: 'minicode.output.v1',
+      type: 'summary',
+      ok: true,
+      outcome: 'completed',
+      tools: { completed: 5 },
+    });
     expect(lines.every((e) => e.schema === 'minicode.output.v1' && e.sessionId === 'cli-a')).toBe(true);
     expect(lines.some((e) => e.type === 'assistant.message.delta')).toBe(false);
     const text = await runCli(['replay', 'cli-a', '--linear', '--store', dir]);
@@ -52,12 +58,18 @@ describe('minicode sessions and replay', () => {
   it('exits 1 with MINICODE_E_SESSION_NOT_FOUND for an unknown session', async () => {
     const r = await runCli(['replay', 'nope', '--json', '--store', dir]);
     expect(r.code).toBe(1);
-    expect(JSON.parse(r.stdout)).toMatchObject({ type: 'summary', ok: false, error: { code: 'MINICODE_E_SESSION_NOT_FOUND' } });
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      type: 'summary',
+      ok: false,
+      error: { code: 'MINICODE_E_SESSION_NOT_FOUND' },
+    });
     expect(r.stderr).toContain('nope');
   });
 
   it('replays a session from a second process while the writer is still writing', async () => {
-    const child = spawn(process.execPath, [WRITER, dir, 'cli-live', '100000', '20'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    const child = spawn(process.execPath, [WRITER, dir, 'cli-live', '100000', '20'], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
     try {
       await new Promise<void>((resolve) => {
         let acks = 0;
@@ -77,7 +89,10 @@ describe('minicode sessions and replay', () => {
     }
     await new Promise((r) => child.on('close', r));
     const after = await runCli(['replay', 'cli-live', '--json', '--store', dir]);
-    expect(JSON.parse(after.stdout.trim().split('\n').pop() as string)).toMatchObject({ outcome: 'interrupted', ok: false });
+    expect(JSON.parse(after.stdout.trim().split('\n').pop() as string)).toMatchObject({
+      outcome: 'interrupted',
+      ok: false,
+    });
   });
 });
 
@@ -86,9 +101,26 @@ describe('replay of an ingested stream', () => {
     const input = path.join(dir, 'long.jsonl');
     // Long enough for many store batches, with text a JSON line must escape.
     const lines = [...codexStreamLines({ records: 1500, seed: 7 })];
-    lines.splice(5, 0, JSON.stringify({ type: 'item.completed', item: { id: 'odd', type: 'agent_message', text: 'line\u2028sep \u0085 \u202e bidi "q" \\ é 😀' } }));
+    lines.splice(
+      5,
+      0,
+      JSON.stringify({
+        type: 'item.completed',
+        item: { id: 'odd', type: 'agent_message', text: 'line\u2028sep \u0085 \u202e bidi "q" \\ é 😀' },
+      }),
+    );
     fs.writeFileSync(input, lines.join('\n') + '\n');
-    const live = await runCli(['ingest', '--from', 'codex', input, '--json', '--store', dir, '--session', 'ingest-bytes']);
+    const live = await runCli([
+      'ingest',
+      '--from',
+      'codex',
+      input,
+      '--json',
+      '--store',
+      dir,
+      '--session',
+      'ingest-bytes',
+    ]);
     expect(live.code).toBe(0);
     const replayed = await runCli(['replay', 'ingest-bytes', '--json', '--store', dir]);
     expect(replayed.code).toBe(0);
@@ -96,7 +128,9 @@ describe('replay of an ingested stream', () => {
     expect(stored.length).toBeGreaterThan(1500);
     expect(stored.some((l) => l.includes('😀'))).toBe(true);
     const seqs = new Set(stored.map((l) => (JSON.parse(l) as { seq: number }).seq));
-    const liveStored = live.stdout.split('\n').filter((l) => l.startsWith('{"schema"') && seqs.has((JSON.parse(l) as { seq: number }).seq));
+    const liveStored = live.stdout
+      .split('\n')
+      .filter((l) => l.startsWith('{"schema"') && seqs.has((JSON.parse(l) as { seq: number }).seq));
     expect(stored).toEqual(liveStored);
   });
 

@@ -23,7 +23,12 @@ describe('a session continued by a later writer', () => {
     await second.close();
 
     const reader = openStore({ dir, readOnly: true });
-    expect(reader.getSession('cont')).toMatchObject({ outcome: 'completed', eventCount: stored + 2, lastSeq: last.seq + 2, origin: 'exec' });
+    expect(reader.getSession('cont')).toMatchObject({
+      outcome: 'completed',
+      eventCount: stored + 2,
+      lastSeq: last.seq + 2,
+      origin: 'exec',
+    });
     expect(reader.getSession('cont')?.promptDigest).toMatch(/^sha256:/);
     await reader.close();
   });

@@ -31,7 +31,9 @@ interface Writer {
 }
 
 function startWriter(dir: string, sessionId: string, batch: number): Writer {
-  const child = spawn(process.execPath, [WRITER, dir, sessionId, String(STEPS), String(batch)], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [WRITER, dir, sessionId, String(STEPS), String(batch)], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let acked = -1;
   let acks = 0;
   let buffered = '';

@@ -45,9 +45,24 @@ describe('a damaged store data file', () => {
       expect(r.stderr).toContain('[MINICODE_E_STORE]');
     }
 
-    const exec = await runCli(['exec', 'hello', '--json', '--provider', 'replay', '--cassette', path.join(CASSETTES, 'anthropic-two-turn'), '--cwd', scratchProject(), '--store', store], {
-      env: cleanEnv(tempDir('minicode-home-')),
-    });
+    const exec = await runCli(
+      [
+        'exec',
+        'hello',
+        '--json',
+        '--provider',
+        'replay',
+        '--cassette',
+        path.join(CASSETTES, 'anthropic-two-turn'),
+        '--cwd',
+        scratchProject(),
+        '--store',
+        store,
+      ],
+      {
+        env: cleanEnv(tempDir('minicode-home-')),
+      },
+    );
     expectRefused(exec);
     const records = exec.stdout
       .trim()

@@ -18,10 +18,25 @@ afterEach(() => {
 });
 
 function exec(prompt: string, store: string, home: string, cwd: string) {
-  return runCli(['exec', prompt, '--json', '--provider', 'replay', '--cassette', path.join(CASSETTES, 'anthropic-two-turn'), '--cwd', cwd, '--store', store], {
-    env: cleanEnv(home),
-    timeoutMs: 60_000,
-  });
+  return runCli(
+    [
+      'exec',
+      prompt,
+      '--json',
+      '--provider',
+      'replay',
+      '--cassette',
+      path.join(CASSETTES, 'anthropic-two-turn'),
+      '--cwd',
+      cwd,
+      '--store',
+      store,
+    ],
+    {
+      env: cleanEnv(home),
+      timeoutMs: 60_000,
+    },
+  );
 }
 
 describe.skipIf(SMALL_DISK_SKIP !== undefined)('a store on a full disk', () => {
@@ -42,7 +57,11 @@ describe.skipIf(SMALL_DISK_SKIP !== undefined)('a store on a full disk', () => {
     const records = checkContract(r.stdout);
     expect(records.filter((x) => x.type === 'summary')).toHaveLength(1);
     const summary = records.at(-1) as Record<string, any>;
-    expect(summary).toMatchObject({ type: 'summary', ok: false, error: { category: 'FILESYSTEM_ERROR', code: 'MINICODE_E_STORE', action: expect.stringContaining('free space') } });
+    expect(summary).toMatchObject({
+      type: 'summary',
+      ok: false,
+      error: { category: 'FILESYSTEM_ERROR', code: 'MINICODE_E_STORE', action: expect.stringContaining('free space') },
+    });
     expect(r.stderr).toContain(summary.error.message);
     expect(r.stderr).not.toMatch(/internal error|Commit failed|at rejectCommit|UnhandledPromiseRejection/);
 

@@ -35,7 +35,9 @@ function openerProcess(dir: string, timeoutMs: number): { child: ChildProcess; r
   const script = `const m = await import(${JSON.stringify(pathToFileURL(OPEN_LOCK).href)});
 try { m.withOpenLock(${JSON.stringify(dir)}, () => undefined, ${timeoutMs}); console.log('opened'); }
 catch (error) { console.log(error.code + ' ' + error.message); }`;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let out = '';
   child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
   return { child, result: new Promise((resolve) => child.on('close', () => resolve(out.trim()))) };
@@ -62,7 +64,9 @@ describe('the open lock keeps opens and commits of different processes apart', (
     const { child, exited } = otherProcess();
     fs.writeFileSync(path.join(dir, `open.w.${child.pid}.1.0`), '');
     let opened = false;
-    expect(() => withOpenLock(dir, () => (opened = true), 50)).toThrow(expect.objectContaining({ code: 'MINICODE_E_STORE', message: expect.stringContaining(`process ${child.pid}`) }));
+    expect(() => withOpenLock(dir, () => (opened = true), 50)).toThrow(
+      expect.objectContaining({ code: 'MINICODE_E_STORE', message: expect.stringContaining(`process ${child.pid}`) }),
+    );
     expect(opened).toBe(false);
     child.kill('SIGKILL');
     await exited;
@@ -127,7 +131,9 @@ describe('the open lock keeps opens and commits of different processes apart', (
     expect(writerFiles(dir)).toEqual([`open.w.${process.pid}.thread-2`]);
     // The second writer's commit is still in flight: an opener elsewhere cannot open, and names it.
     const blocked = openerProcess(dir, 300);
-    expect(await blocked.result).toBe(`MINICODE_E_STORE the store at ${dir} stayed busy for 0 s: process ${process.pid} holds ${path.join(dir, `open.w.${process.pid}.thread-2`)}`);
+    expect(await blocked.result).toBe(
+      `MINICODE_E_STORE the store at ${dir} stayed busy for 0 s: process ${process.pid} holds ${path.join(dir, `open.w.${process.pid}.thread-2`)}`,
+    );
     const opener = openerProcess(dir, 60_000);
     await waitFor(() => asked(dir, opener.child), { what: 'the opener to ask for the lock' });
     second.done();
@@ -220,7 +226,12 @@ describe('the open lock keeps opens and commits of different processes apart', (
     const dir = tmpDir();
     const { child, exited } = otherProcess();
     fs.writeFileSync(path.join(dir, 'open.want'), String(child.pid));
-    expect(() => withOpenLock(dir, () => 'opened', 50)).toThrow(expect.objectContaining({ code: 'MINICODE_E_STORE', message: expect.stringContaining(`process ${child.pid} is opening it`) }));
+    expect(() => withOpenLock(dir, () => 'opened', 50)).toThrow(
+      expect.objectContaining({
+        code: 'MINICODE_E_STORE',
+        message: expect.stringContaining(`process ${child.pid} is opening it`),
+      }),
+    );
     child.kill('SIGKILL');
     await exited;
     expect(withOpenLock(dir, () => 'opened', 50)).toBe('opened');
@@ -248,8 +259,12 @@ async function openWhileWriting(dir: string, threads: number): Promise<void> {
   // Small turns, each acknowledged: many commits for the opens to fall between.
   const child =
     threads === 1
-      ? spawn(process.execPath, [WRITER, dir, sessions[0] as string, '100000', '10'], { stdio: ['ignore', 'pipe', 'pipe'] })
-      : spawn(process.execPath, ['--input-type=module', '-e', threadedWriters(dir, sessions)], { stdio: ['ignore', 'pipe', 'pipe'] });
+      ? spawn(process.execPath, [WRITER, dir, sessions[0] as string, '100000', '10'], {
+          stdio: ['ignore', 'pipe', 'pipe'],
+        })
+      : spawn(process.execPath, ['--input-type=module', '-e', threadedWriters(dir, sessions)], {
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
   const acked = new Map<string, number>();
   let acks = 0;
   let stderr = '';

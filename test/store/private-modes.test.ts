@@ -16,10 +16,12 @@ import { runCli } from '../helpers/cli.js';
 function openToOthers(dir: string): string[] {
   const out: string[] = [];
   const check = (p: string): void => {
-    if ((fs.lstatSync(p).mode & 0o077) !== 0) out.push(`${(fs.lstatSync(p).mode & 0o777).toString(8)} ${path.relative(dir, p) || '.'}`);
+    if ((fs.lstatSync(p).mode & 0o077) !== 0)
+      out.push(`${(fs.lstatSync(p).mode & 0o777).toString(8)} ${path.relative(dir, p) || '.'}`);
   };
   check(dir);
-  for (const entry of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) if (!entry.isSymbolicLink()) check(path.join(entry.parentPath, entry.name));
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true, recursive: true }))
+    if (!entry.isSymbolicLink()) check(path.join(entry.parentPath, entry.name));
   return out;
 }
 
@@ -33,7 +35,11 @@ describe('the data minicode keeps', () => {
     fs.writeFileSync(path.join(project, '.env.local'), 'API_TOKEN=private-value-0600\n', { mode: 0o600 });
     const home = tempDir('minicode-home-');
     const homeDir = path.join(home, 'data');
-    const run = await execJson(['--provider', 'replay', '--cassette', path.join(CASSETTES, 'demo')], { cwd: project, home: homeDir, prompt: 'fix the failing test' });
+    const run = await execJson(['--provider', 'replay', '--cassette', path.join(CASSETTES, 'demo')], {
+      cwd: project,
+      home: homeDir,
+      prompt: 'fix the failing test',
+    });
     expect(run.code, run.stderr).toBe(0);
     expect(fs.readdirSync(homeDir).sort()).toEqual(expect.arrayContaining(['checkpoints', 'store']));
     // The checkpoint holds the 0600 file's content as a loose object.
@@ -48,8 +54,14 @@ describe('the data minicode keeps', () => {
   it('is 0700 folders and 0600 files in a batch output folder', async () => {
     const dir = tempDir('minicode-batch-modes-');
     fs.writeFileSync(path.join(dir, 'README.md'), '# Sample\n');
-    fs.writeFileSync(path.join(dir, 'in.jsonl'), `${JSON.stringify({ id: 'a', prompt: 'What does README.md say?' })}\n`);
-    const r = await runCli(['batch', 'in.jsonl', '--out', 'out', '--store', 'store', '--provider', 'replay', '--cassette', CASSETTE], { cwd: dir, env: { MINICODE_HOME: path.join(dir, 'home') } });
+    fs.writeFileSync(
+      path.join(dir, 'in.jsonl'),
+      `${JSON.stringify({ id: 'a', prompt: 'What does README.md say?' })}\n`,
+    );
+    const r = await runCli(
+      ['batch', 'in.jsonl', '--out', 'out', '--store', 'store', '--provider', 'replay', '--cassette', CASSETTE],
+      { cwd: dir, env: { MINICODE_HOME: path.join(dir, 'home') } },
+    );
     expect(r.code, r.stderr).toBe(0);
     expect((await runCli(['batch', 'report', 'out'], { cwd: dir })).code).toBe(0);
     expect(openToOthers(path.join(dir, 'out'))).toEqual([]);

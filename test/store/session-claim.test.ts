@@ -23,7 +23,13 @@ async function round(dir: string, i: number): Promise<void> {
     fs.writeFileSync(file, `${word} line one\n`);
     return file;
   });
-  const runs = await Promise.all(inputs.map((file) => runCli(['ingest', '--from', 'terminal', file, '--store', store, '--session', 'same', '--json'], { timeoutMs: 60_000 })));
+  const runs = await Promise.all(
+    inputs.map((file) =>
+      runCli(['ingest', '--from', 'terminal', file, '--store', store, '--session', 'same', '--json'], {
+        timeoutMs: 60_000,
+      }),
+    ),
+  );
   const codes = runs.map((r) => r.code).sort();
   expect(codes, runs.map((r) => r.stderr).join('\n')).toEqual([0, 2]);
   const loser = runs.find((r) => r.code === 2)!;

@@ -47,10 +47,17 @@ describe('the event store', () => {
     await store.close();
     const reader = openStore({ dir, readOnly: true });
     const done = reader.getSession('done');
-    expect(done).toMatchObject({ outcome: 'completed', origin: 'exec', provider: 'anthropic', eventCount: 2 + 3 * 6 + 2 });
+    expect(done).toMatchObject({
+      outcome: 'completed',
+      origin: 'exec',
+      provider: 'anthropic',
+      eventCount: 2 + 3 * 6 + 2,
+    });
     expect(done?.promptDigest).toMatch(/^sha256:[0-9a-f]{64}$/);
     // The writer closed without a terminal: a reader sees interrupted once the writer is gone.
-    expect(effectiveEntry({ ...(reader.getSession('open') as never), writerPid: 2 ** 22 + 7 }).outcome).toBe('interrupted');
+    expect(effectiveEntry({ ...(reader.getSession('open') as never), writerPid: 2 ** 22 + 7 }).outcome).toBe(
+      'interrupted',
+    );
     expect(
       reader
         .listSessions()
@@ -101,7 +108,11 @@ describe('the event store', () => {
     await store.close();
     const reader = openStore({ dir, readOnly: true });
     const durable = long.filter((e) => EVENT_REGISTRY[e.type].durable);
-    expect(reader.getSession('long')).toMatchObject({ outcome: 'completed', eventCount: durable.length, lastSeq: (long[long.length - 1] as { seq: number }).seq });
+    expect(reader.getSession('long')).toMatchObject({
+      outcome: 'completed',
+      eventCount: durable.length,
+      lastSeq: (long[long.length - 1] as { seq: number }).seq,
+    });
     expect(reader.getSession('long')?.promptDigest).toMatch(/^sha256:/);
     expect(reader.listSessions()).toHaveLength(4);
     await reader.close();
@@ -120,7 +131,10 @@ describe('the event store', () => {
     for (const e of a.slice(5)) store.append(e);
     await store.close();
     const reader = openStore({ dir, readOnly: true });
-    expect(reader.getSession('a')).toMatchObject({ outcome: 'completed', eventCount: a.filter((e) => EVENT_REGISTRY[e.type].durable).length });
+    expect(reader.getSession('a')).toMatchObject({
+      outcome: 'completed',
+      eventCount: a.filter((e) => EVENT_REGISTRY[e.type].durable).length,
+    });
     await reader.close();
   });
 
@@ -128,18 +142,28 @@ describe('the event store', () => {
     ['zeroed', async () => Buffer.alloc(16384)],
     ['cut short', async () => Buffer.from('x')],
     ['whose second meta page is zeroed', secondMetaZeroed],
-  ])('refuses a data file %s with MINICODE_E_STORE before lmdb reads it, and leaves the folder as it was', async (_label, make) => {
-    const bytes = await make();
-    const dir = tmpDir();
-    fs.writeFileSync(path.join(dir, 'data.mdb'), bytes);
-    for (const readOnly of [false, true]) {
-      expect(() => openStore({ dir, readOnly })).toThrow(expect.objectContaining({ code: 'MINICODE_E_STORE', message: expect.stringContaining('not a valid LMDB data file') }));
-    }
-    expect(fs.readdirSync(dir)).toEqual(['data.mdb']);
-    expect(fs.readFileSync(path.join(dir, 'data.mdb')).equals(bytes)).toBe(true);
-  });
+  ])(
+    'refuses a data file %s with MINICODE_E_STORE before lmdb reads it, and leaves the folder as it was',
+    async (_label, make) => {
+      const bytes = await make();
+      const dir = tmpDir();
+      fs.writeFileSync(path.join(dir, 'data.mdb'), bytes);
+      for (const readOnly of [false, true]) {
+        expect(() => openStore({ dir, readOnly })).toThrow(
+          expect.objectContaining({
+            code: 'MINICODE_E_STORE',
+            message: expect.stringContaining('not a valid LMDB data file'),
+          }),
+        );
+      }
+      expect(fs.readdirSync(dir)).toEqual(['data.mdb']);
+      expect(fs.readFileSync(path.join(dir, 'data.mdb')).equals(bytes)).toBe(true);
+    },
+  );
 
   it('refuses to open a missing store read-only with MINICODE_E_STORE', () => {
-    expect(() => openStore({ dir: path.join(tmpDir(), 'nope'), readOnly: true })).toThrow(expect.objectContaining({ code: 'MINICODE_E_STORE' }));
+    expect(() => openStore({ dir: path.join(tmpDir(), 'nope'), readOnly: true })).toThrow(
+      expect.objectContaining({ code: 'MINICODE_E_STORE' }),
+    );
   });
 });

@@ -31,22 +31,59 @@ function scratch(lines: number): { dir: string; input: string } {
   git('add', '-A');
   git('-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-qm', 'init');
   const input = path.join(dir, 'in.jsonl');
-  fs.writeFileSync(input, Array.from({ length: lines }, (_, i) => JSON.stringify({ id: `line-${i}`, prompt: `Fix the failing test (token ${SECRET})`, cwd: 'repo' })).join('\n') + '\n');
+  fs.writeFileSync(
+    input,
+    Array.from({ length: lines }, (_, i) =>
+      JSON.stringify({ id: `line-${i}`, prompt: `Fix the failing test (token ${SECRET})`, cwd: 'repo' }),
+    ).join('\n') + '\n',
+  );
   return { dir, input };
 }
 
-async function tracedBatch(env: NodeJS.ProcessEnv, extra: string[] = []): Promise<{ spans: ReceivedSpan[]; contentTypes: string[]; bodies: Buffer[] }> {
+async function tracedBatch(
+  env: NodeJS.ProcessEnv,
+  extra: string[] = [],
+): Promise<{ spans: ReceivedSpan[]; contentTypes: string[]; bodies: Buffer[] }> {
   const receiver = await startReceiver();
   closers.push(receiver.close);
   const w = scratch(3);
   const r = await runCli(
-    ['batch', w.input, '--provider', 'replay', '--cassette', CASSETTE, '--store', path.join(w.dir, 'store'), '--out', path.join(w.dir, 'out'), '--isolate', 'worktree', '--concurrency', '3', ...extra],
-    { cwd: w.dir, env: { MINICODE_HOME: path.join(w.dir, 'home'), OPENAI_API_KEY: SECRET, ...env, ...(extra.length ? {} : { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url }) }, timeoutMs: 120_000 },
+    [
+      'batch',
+      w.input,
+      '--provider',
+      'replay',
+      '--cassette',
+      CASSETTE,
+      '--store',
+      path.join(w.dir, 'store'),
+      '--out',
+      path.join(w.dir, 'out'),
+      '--isolate',
+      'worktree',
+      '--concurrency',
+      '3',
+      ...extra,
+    ],
+    {
+      cwd: w.dir,
+      env: {
+        MINICODE_HOME: path.join(w.dir, 'home'),
+        OPENAI_API_KEY: SECRET,
+        ...env,
+        ...(extra.length ? {} : { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url }),
+      },
+      timeoutMs: 120_000,
+    },
   );
   expect(r.code, r.stderr).toBe(0);
   expect(r.stderr).not.toContain('OpenTelemetry export');
   // The process has exited: whatever it exported is here already (flushed before exit).
-  return { spans: receiver.spans(), contentTypes: receiver.requests.map((q) => q.contentType), bodies: receiver.requests.map((q) => q.body) };
+  return {
+    spans: receiver.spans(),
+    contentTypes: receiver.requests.map((q) => q.contentType),
+    bodies: receiver.requests.map((q) => q.body),
+  };
 }
 
 function checkTree(spans: ReceivedSpan[]): void {
@@ -54,7 +91,11 @@ function checkTree(spans: ReceivedSpan[]): void {
   expect(batch).toHaveLength(1);
   const root = batch[0]!;
   expect(root).toMatchObject({ name: 'invoke_workflow minicode-batch', parentSpanId: '', service: 'minicode' });
-  expect(root.attributes).toMatchObject({ 'minicode.batch.lines': 3, 'minicode.batch.completed': 3, 'minicode.batch.failed': 0 });
+  expect(root.attributes).toMatchObject({
+    'minicode.batch.lines': 3,
+    'minicode.batch.completed': 3,
+    'minicode.batch.failed': 0,
+  });
   expect(new Set(spans.map((s) => s.traceId))).toEqual(new Set([root.traceId]));
 
   const runs = spans.filter((s) => s.attributes['gen_ai.operation.name'] === 'invoke_agent');
@@ -98,7 +139,8 @@ describe('OpenTelemetry spans of a batch', () => {
     expect(new Set(contentTypes)).toEqual(new Set(['application/x-protobuf']));
     checkTree(spans);
     // Content is opt-in: no prompt or tool arguments by default.
-    for (const s of spans) expect(s.attributes['gen_ai.input.messages'] ?? s.attributes['gen_ai.tool.call.arguments']).toBeUndefined();
+    for (const s of spans)
+      expect(s.attributes['gen_ai.input.messages'] ?? s.attributes['gen_ai.tool.call.arguments']).toBeUndefined();
     for (const body of bodies) expect(body.includes(SECRET)).toBe(false);
   }, 180_000);
 
@@ -127,7 +169,12 @@ describe('OpenTelemetry spans of a batch', () => {
       ],
       {
         cwd: w.dir,
-        env: { MINICODE_HOME: path.join(w.dir, 'home'), OPENAI_API_KEY: SECRET, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true' },
+        env: {
+          MINICODE_HOME: path.join(w.dir, 'home'),
+          OPENAI_API_KEY: SECRET,
+          OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+          OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true',
+        },
         timeoutMs: 120_000,
       },
     );
@@ -135,7 +182,9 @@ describe('OpenTelemetry spans of a batch', () => {
     expect(new Set(receiver.requests.map((q) => q.contentType))).toEqual(new Set(['application/json']));
     const spans = receiver.spans();
     checkTree(spans);
-    const prompts = spans.map((s) => s.attributes['gen_ai.input.messages']).filter((v): v is string => typeof v === 'string');
+    const prompts = spans
+      .map((s) => s.attributes['gen_ai.input.messages'])
+      .filter((v): v is string => typeof v === 'string');
     expect(prompts).toHaveLength(3);
     for (const p of prompts) expect(p).toContain('Fix the failing test');
     expect(spans.some((s) => typeof s.attributes['gen_ai.tool.call.arguments'] === 'string')).toBe(true);
@@ -147,10 +196,18 @@ describe('OpenTelemetry spans of a batch', () => {
     const out = path.join(w.dir, 'out');
     const r = await runCli(['batch', w.input, '--provider', 'replay', '--cassette', CASSETTE, '--out', out, '--json'], {
       cwd: w.dir,
-      env: { MINICODE_HOME: path.join(w.dir, 'home'), OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' },
+      env: {
+        MINICODE_HOME: path.join(w.dir, 'home'),
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9',
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc',
+      },
     });
     expect(r.code).toBe(2);
-    expect(JSON.parse(r.stdout.trim().split('\n').pop()!)).toMatchObject({ type: 'batch.summary', ok: false, error: { code: 'MINICODE_E_OTEL_CONFIG' } });
+    expect(JSON.parse(r.stdout.trim().split('\n').pop()!)).toMatchObject({
+      type: 'batch.summary',
+      ok: false,
+      error: { code: 'MINICODE_E_OTEL_CONFIG' },
+    });
     expect(fs.existsSync(path.join(out, 'results.jsonl'))).toBe(false);
   });
 });
@@ -160,20 +217,42 @@ describe('OpenTelemetry spans of exec', () => {
     const receiver = await startReceiver();
     closers.push(receiver.close);
     const w = scratch(0);
-    const r = await runCli(['exec', 'Fix the failing test', '--provider', 'replay', '--cassette', CASSETTE, '--store', path.join(w.dir, 'store'), '--json'], {
-      cwd: path.join(w.dir, 'repo'),
-      env: { MINICODE_HOME: path.join(w.dir, 'home'), OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' },
-      timeoutMs: 120_000,
-    });
+    const r = await runCli(
+      [
+        'exec',
+        'Fix the failing test',
+        '--provider',
+        'replay',
+        '--cassette',
+        CASSETTE,
+        '--store',
+        path.join(w.dir, 'store'),
+        '--json',
+      ],
+      {
+        cwd: path.join(w.dir, 'repo'),
+        env: {
+          MINICODE_HOME: path.join(w.dir, 'home'),
+          OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+          OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        },
+        timeoutMs: 120_000,
+      },
+    );
     expect(r.code, r.stderr).toBe(0);
     const spans = receiver.spans();
     const roots = spans.filter((s) => s.parentSpanId === '');
     expect(roots).toHaveLength(1);
-    expect(roots[0]).toMatchObject({ name: 'invoke_agent minicode', attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.provider.name': 'anthropic' } });
+    expect(roots[0]).toMatchObject({
+      name: 'invoke_agent minicode',
+      attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.provider.name': 'anthropic' },
+    });
     const sessionId = (JSON.parse(r.stdout.trim().split('\n').pop()!) as { sessionId: string }).sessionId;
     expect(roots[0]!.attributes['gen_ai.conversation.id']).toBe(sessionId);
     const children = spans.filter((s) => s.parentSpanId === roots[0]!.spanId);
     expect(children.filter((s) => s.attributes['gen_ai.operation.name'] === 'chat')).toHaveLength(5);
-    expect(children.filter((s) => s.attributes['gen_ai.operation.name'] === 'execute_tool').length).toBeGreaterThanOrEqual(3);
+    expect(
+      children.filter((s) => s.attributes['gen_ai.operation.name'] === 'execute_tool').length,
+    ).toBeGreaterThanOrEqual(3);
   }, 120_000);
 });

@@ -11,7 +11,8 @@ import type { AttributeValue, SpanData } from '../../lib/telemetry/span.js';
 import { MinicodeError } from '../../lib/errors.js';
 import { startReceiver } from './otlp-receiver.js';
 
-const hex = (bytes: number) => fc.uint8Array({ minLength: bytes, maxLength: bytes }).map((b) => Buffer.from(b).toString('hex'));
+const hex = (bytes: number) =>
+  fc.uint8Array({ minLength: bytes, maxLength: bytes }).map((b) => Buffer.from(b).toString('hex'));
 const attribute: fc.Arbitrary<AttributeValue> = fc.oneof(
   fc.string({ unit: 'grapheme' }),
   fc.boolean(),
@@ -32,7 +33,17 @@ const span: fc.Arbitrary<SpanData> = fc.record({
 });
 
 function normalise(s: SpanData): Record<string, unknown> {
-  return { traceId: s.traceId, spanId: s.spanId, parentSpanId: s.parentSpanId ?? '', name: s.name, kind: s.kind, start: s.startNs, end: s.endNs, attributes: s.attributes, status: s.status };
+  return {
+    traceId: s.traceId,
+    spanId: s.spanId,
+    parentSpanId: s.parentSpanId ?? '',
+    name: s.name,
+    kind: s.kind,
+    start: s.startNs,
+    end: s.endNs,
+    attributes: s.attributes,
+    status: s.status,
+  };
 }
 
 let receiver: Awaited<ReturnType<typeof startReceiver>> | undefined;
@@ -42,7 +53,11 @@ afterEach(async () => {
 });
 
 function configFor(url: string, protocol: TracingConfig['protocol']): TracingConfig {
-  const config = tracingConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: url, OTEL_EXPORTER_OTLP_PROTOCOL: protocol, OTEL_SERVICE_NAME: 'svc' });
+  const config = tracingConfig({
+    OTEL_EXPORTER_OTLP_ENDPOINT: url,
+    OTEL_EXPORTER_OTLP_PROTOCOL: protocol,
+    OTEL_SERVICE_NAME: 'svc',
+  });
   if (!config) throw new Error('tracing is off');
   return config;
 }
@@ -58,7 +73,9 @@ describe('the span exporter', () => {
       const sent = batches.flat();
       expect(stats).toEqual({ exported: sent.length, failed: 0, dropped: 0 });
       const received = receiver.spans();
-      expect(new Set(receiver.requests.map((r) => r.contentType))).toEqual(new Set([protocol === 'http/json' ? 'application/json' : 'application/x-protobuf']));
+      expect(new Set(receiver.requests.map((r) => r.contentType))).toEqual(
+        new Set([protocol === 'http/json' ? 'application/json' : 'application/x-protobuf']),
+      );
       expect(received.every((s) => s.service === 'svc')).toBe(true);
       expect(received.map(({ service: _, ...s }) => s)).toEqual(sent.map(normalise));
     });
@@ -90,8 +107,22 @@ describe('the span exporter', () => {
     await receiver.close();
     receiver = undefined;
     const warnings: string[] = [];
-    const exporter = createSpanExporter(configFor(`${url}/secret-path`, 'http/protobuf'), { env: {}, onWarning: (m) => warnings.push(m) });
-    exporter.add([{ traceId: 'a'.repeat(32), spanId: 'b'.repeat(16), name: 'x', kind: 1, startNs: '1', endNs: '2', attributes: {}, status: { code: 0 } }]);
+    const exporter = createSpanExporter(configFor(`${url}/secret-path`, 'http/protobuf'), {
+      env: {},
+      onWarning: (m) => warnings.push(m),
+    });
+    exporter.add([
+      {
+        traceId: 'a'.repeat(32),
+        spanId: 'b'.repeat(16),
+        name: 'x',
+        kind: 1,
+        startNs: '1',
+        endNs: '2',
+        attributes: {},
+        status: { code: 0 },
+      },
+    ]);
     expect(await exporter.shutdown()).toMatchObject({ exported: 0, failed: 1 });
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toContain(new URL(url).origin);
@@ -112,9 +143,15 @@ describe('the tracing config', () => {
       captureContent: false,
       serviceName: 'minicode',
     });
-    expect(tracingConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://b/custom' })?.url).toBe('https://b/custom');
+    expect(
+      tracingConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://b/custom' })
+        ?.url,
+    ).toBe('https://b/custom');
     expect(tracingConfig({}, 'http://flag:1')?.url).toBe('http://flag:1/v1/traces');
-    expect(tracingConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://h', OTEL_EXPORTER_OTLP_HEADERS: 'a=1,b=x%20y,bad' })?.headers).toEqual({ a: '1', b: 'x y' });
+    expect(
+      tracingConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://h', OTEL_EXPORTER_OTLP_HEADERS: 'a=1,b=x%20y,bad' })
+        ?.headers,
+    ).toEqual({ a: '1', b: 'x y' });
   });
 
   it('refuses grpc and non-http endpoints with MINICODE_E_OTEL_CONFIG', () => {

@@ -15,7 +15,10 @@ const REGISTER = `data:text/javascript,${encodeURIComponent(`import { register }
 describe('tracing off', () => {
   it('loads no telemetry module but the config reader, and no OpenTelemetry package, with the exec, batch, run and chat actions', () => {
     const script = `await import('./dist/cli/program.js'); await import('./dist/cli/exec-action.js'); await import('./dist/cli/batch-action.js'); await import('./dist/lib/batch/batch.js'); await import('./dist/cli/run-native-action.js'); await import('./dist/cli/chat-action.js'); await import('./dist/lib/chat/session.js');`;
-    const result = spawnSync(process.execPath, ['--import', REGISTER, '--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8' });
+    const result = spawnSync(process.execPath, ['--import', REGISTER, '--input-type=module', '-e', script], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    });
     expect(result.status, result.stderr).toBe(0);
     const loaded = result.stderr
       .split('\n')

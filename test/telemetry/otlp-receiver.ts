@@ -27,7 +27,9 @@ message ResourceSpans { Resource resource = 1; repeated ScopeSpans scope_spans =
 message ExportTraceServiceRequest { repeated ResourceSpans resource_spans = 1; }
 `;
 
-const REQUEST = protobuf.parse(PROTO, { keepCase: false }).root.lookupType('opentelemetry.proto.ExportTraceServiceRequest');
+const REQUEST = protobuf
+  .parse(PROTO, { keepCase: false })
+  .root.lookupType('opentelemetry.proto.ExportTraceServiceRequest');
 
 /** A span as the receiver decoded it (ids hex, times as decimal strings). */
 export interface ReceivedSpan {
@@ -66,7 +68,8 @@ function attributes(list: Obj[] | undefined): Record<string, unknown> {
   return Object.fromEntries((list ?? []).map((kv) => [kv.key, value(kv.value)]));
 }
 
-const hex = (b: string | undefined, base64: boolean): string => (b ? (base64 ? Buffer.from(b, 'base64').toString('hex') : b) : '');
+const hex = (b: string | undefined, base64: boolean): string =>
+  b ? (base64 ? Buffer.from(b, 'base64').toString('hex') : b) : '';
 
 function spansOf(doc: Obj, base64: boolean): ReceivedSpan[] {
   const out: ReceivedSpan[] = [];
@@ -97,7 +100,12 @@ export function decodeProtobuf(body: Uint8Array): ReceivedSpan[] {
 }
 
 /** Start the receiver on 127.0.0.1; `requests` fills as exports arrive. */
-export async function startReceiver(): Promise<{ url: string; requests: ReceivedRequest[]; spans: () => ReceivedSpan[]; close: () => Promise<void> }> {
+export async function startReceiver(): Promise<{
+  url: string;
+  requests: ReceivedRequest[];
+  spans: () => ReceivedSpan[];
+  close: () => Promise<void>;
+}> {
   const requests: ReceivedRequest[] = [];
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -109,7 +117,10 @@ export async function startReceiver(): Promise<{ url: string; requests: Received
         res.writeHead(404).end();
         return;
       }
-      const spans = contentType === 'application/x-protobuf' ? decodeProtobuf(body) : spansOf(JSON.parse(body.toString('utf8')) as Obj, false);
+      const spans =
+        contentType === 'application/x-protobuf'
+          ? decodeProtobuf(body)
+          : spansOf(JSON.parse(body.toString('utf8')) as Obj, false);
       requests.push({ contentType, body, spans });
       res.writeHead(200, { 'content-type': contentType }).end();
     });

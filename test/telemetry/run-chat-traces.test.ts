@@ -24,7 +24,8 @@ import { committedRepo, NATIVE_STREAMS, standIn } from '../helpers/stand-in.js';
 import { startReceiver, type ReceivedSpan } from './otlp-receiver.js';
 import { HAVE_TMUX, quitChat, startTerm, turnsDone, type TmuxTerm } from '../chat/tmux-driver.js';
 
-if (!HAVE_TMUX) console.warn('skipping the chat-in-a-terminal tracing test: tmux is not installed (apt-get install -y tmux)');
+if (!HAVE_TMUX)
+  console.warn('skipping the chat-in-a-terminal tracing test: tmux is not installed (apt-get install -y tmux)');
 
 const STREAMS = NATIVE_STREAMS;
 const SECRET = 'sk-proj-OTELSECRETabcdefghijklmnopqrstuvwxyz0123456789';
@@ -42,7 +43,8 @@ function tmp(prefix: string): string {
 const gitRepo = (): string => committedRepo('minicode-otel-run-ws-');
 
 const traceparentOf = (span: ReceivedSpan): string => `00-${span.traceId}-${span.spanId}-01`;
-const op = (spans: ReceivedSpan[], name: string): ReceivedSpan[] => spans.filter((s) => s.attributes['gen_ai.operation.name'] === name);
+const op = (spans: ReceivedSpan[], name: string): ReceivedSpan[] =>
+  spans.filter((s) => s.attributes['gen_ai.operation.name'] === name);
 
 /** A loopback OTLP receiver (closed after the test) and a folder for agent stand-ins that record their TRACEPARENT. */
 async function runSetup() {
@@ -58,12 +60,20 @@ describe('OpenTelemetry spans of run --agent', () => {
     const env = {
       MINICODE_HOME: tmp('minicode-otel-run-home-'),
       OPENAI_API_KEY: SECRET,
-      MINICODE_CODEX_BIN: standIn(bin, 'codex', { STAND_IN_REPLAY: path.join(STREAMS, 'codex-takeover.jsonl'), STAND_IN_DELAY_MS: '1' }, { traceFile: traces }),
+      MINICODE_CODEX_BIN: standIn(
+        bin,
+        'codex',
+        { STAND_IN_REPLAY: path.join(STREAMS, 'codex-takeover.jsonl'), STAND_IN_DELAY_MS: '1' },
+        { traceFile: traces },
+      ),
       OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
       OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
       OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true',
     };
-    const r = await runCli(['run', '--agent', 'codex', `wire greet.js into cli.js (token ${SECRET})`, '--json', '--cwd', gitRepo()], { env, timeoutMs: 60_000 });
+    const r = await runCli(
+      ['run', '--agent', 'codex', `wire greet.js into cli.js (token ${SECRET})`, '--json', '--cwd', gitRepo()],
+      { env, timeoutMs: 60_000 },
+    );
     expect(r.code, r.stderr).toBe(0);
     const summary = JSON.parse(r.stdout.trim().split('\n').pop()!) as { sessionId: string };
     // The process has exited: whatever it exported is here already (flushed before exit).
@@ -72,7 +82,12 @@ describe('OpenTelemetry spans of run --agent', () => {
     expect(roots).toHaveLength(1);
     const root = roots[0]!;
     expect(root).toMatchObject({ name: 'invoke_agent codex', kind: 1, service: 'minicode', status: { code: 0 } });
-    expect(root.attributes).toMatchObject({ 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'codex', 'gen_ai.provider.name': 'codex', 'gen_ai.conversation.id': summary.sessionId });
+    expect(root.attributes).toMatchObject({
+      'gen_ai.operation.name': 'invoke_agent',
+      'gen_ai.agent.name': 'codex',
+      'gen_ai.provider.name': 'codex',
+      'gen_ai.conversation.id': summary.sessionId,
+    });
     expect(String(root.attributes['gen_ai.input.messages'])).toContain('wire greet.js into cli.js');
     expect(new Set(spans.map((s) => s.traceId))).toEqual(new Set([root.traceId]));
     const children = spans.filter((s) => s !== root);
@@ -86,11 +101,24 @@ describe('OpenTelemetry spans of run --agent', () => {
     const { receiver, bin, traces } = await runSetup();
     const env = {
       MINICODE_HOME: tmp('minicode-otel-run-home-'),
-      MINICODE_CLAUDE_BIN: standIn(bin, 'claude', { STAND_IN_REPLAY: path.join(STREAMS, 'claude-quota-midrun.jsonl'), STAND_IN_DELAY_MS: '1' }, { traceFile: traces }),
-      MINICODE_CODEX_BIN: standIn(bin, 'codex', { STAND_IN_REPLAY: path.join(STREAMS, 'codex-takeover.jsonl'), STAND_IN_DELAY_MS: '1' }, { traceFile: traces }),
+      MINICODE_CLAUDE_BIN: standIn(
+        bin,
+        'claude',
+        { STAND_IN_REPLAY: path.join(STREAMS, 'claude-quota-midrun.jsonl'), STAND_IN_DELAY_MS: '1' },
+        { traceFile: traces },
+      ),
+      MINICODE_CODEX_BIN: standIn(
+        bin,
+        'codex',
+        { STAND_IN_REPLAY: path.join(STREAMS, 'codex-takeover.jsonl'), STAND_IN_DELAY_MS: '1' },
+        { traceFile: traces },
+      ),
       OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
     };
-    const r = await runCli(['run', '--agent', 'claude-code', '--fallback', 'codex', 'add a greeting CLI', '--json', '--cwd', gitRepo()], { env, timeoutMs: 60_000 });
+    const r = await runCli(
+      ['run', '--agent', 'claude-code', '--fallback', 'codex', 'add a greeting CLI', '--json', '--cwd', gitRepo()],
+      { env, timeoutMs: 60_000 },
+    );
     expect(r.code, r.stderr).toBe(0);
     const summary = JSON.parse(r.stdout.trim().split('\n').pop()!) as { sessionId: string };
     expect(new Set(receiver.requests.map((q) => q.contentType))).toEqual(new Set(['application/x-protobuf']));
@@ -99,9 +127,15 @@ describe('OpenTelemetry spans of run --agent', () => {
     expect(roots).toHaveLength(1);
     const workflow = roots[0]!;
     expect(workflow).toMatchObject({ name: 'invoke_workflow minicode-run', status: { code: 0 } });
-    expect(workflow.attributes).toMatchObject({ 'gen_ai.workflow.name': 'minicode-run', 'minicode.run.agents': ['claude-code', 'codex'], 'gen_ai.conversation.id': summary.sessionId });
+    expect(workflow.attributes).toMatchObject({
+      'gen_ai.workflow.name': 'minicode-run',
+      'minicode.run.agents': ['claude-code', 'codex'],
+      'gen_ai.conversation.id': summary.sessionId,
+    });
     const agents = op(spans, 'invoke_agent');
-    expect(agents.map((s) => s.name)).toEqual(expect.arrayContaining(['invoke_agent claude-code', 'invoke_agent codex']));
+    expect(agents.map((s) => s.name)).toEqual(
+      expect.arrayContaining(['invoke_agent claude-code', 'invoke_agent codex']),
+    );
     expect(agents).toHaveLength(2);
     const claude = agents.find((s) => s.name === 'invoke_agent claude-code')!;
     const codex = agents.find((s) => s.name === 'invoke_agent codex')!;
@@ -131,12 +165,22 @@ describe('OpenTelemetry spans of chat', () => {
     fs.writeFileSync(path.join(dir, 'README.md'), '# chat test project\n');
     const store = openStore({ dir: path.join(dir, 'store') });
     const replay = await openReplayProvider(path.join(ROOT, 'test/cassettes/chat-two-turn'));
-    const env = { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true', OPENAI_API_KEY: SECRET };
+    const env = {
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true',
+      OPENAI_API_KEY: SECRET,
+    };
     const config = tracingConfig(env)!;
     const trace = startChatTrace(config, { env, provider: replay.format, model: replay.model });
     let sessionId: string | undefined;
     try {
-      const provider = providerSettings({ format: replay.format, model: replay.model, baseUrl: replay.baseUrl, apiKey: replay.apiKey });
+      const provider = providerSettings({
+        format: replay.format,
+        model: replay.model,
+        baseUrl: replay.baseUrl,
+        apiKey: replay.apiKey,
+      });
       const session = createChatSession({
         provider,
         limits: runLimits(),
@@ -160,7 +204,10 @@ describe('OpenTelemetry spans of chat', () => {
     expect(new Set(turns.map((t) => t.traceId)).size).toBe(2);
     for (const turn of turns) {
       expect(turn).toMatchObject({ name: 'invoke_agent minicode', status: { code: 0 } });
-      expect(turn.attributes).toMatchObject({ 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.conversation.id': sessionId });
+      expect(turn.attributes).toMatchObject({
+        'gen_ai.operation.name': 'invoke_agent',
+        'gen_ai.conversation.id': sessionId,
+      });
       expect(turn.attributes['gen_ai.usage.output_tokens']).toBeGreaterThan(0);
       const chats = op(spans, 'chat').filter((s) => s.parentSpanId === turn.spanId);
       expect(chats.length).toBeGreaterThanOrEqual(1);
@@ -170,7 +217,8 @@ describe('OpenTelemetry spans of chat', () => {
         expect(chat.attributes['gen_ai.usage.output_tokens']).toBeGreaterThan(0);
       }
     }
-    for (const s of spans.filter((x) => x.parentSpanId !== '')) expect(turns.map((t) => t.spanId)).toContain(s.parentSpanId);
+    for (const s of spans.filter((x) => x.parentSpanId !== ''))
+      expect(turns.map((t) => t.spanId)).toContain(s.parentSpanId);
     const first = turns.find((t) => t.attributes['minicode.chat.turn'] === 1)!;
     expect(String(first.attributes['gen_ai.input.messages'])).toContain('hi there');
     for (const q of receiver.requests) expect(q.body.includes(SECRET)).toBe(false);
@@ -188,12 +236,19 @@ describe.skipIf(!HAVE_TMUX)('OpenTelemetry spans of minicode chat in a terminal'
     const project = path.join(dir, 'project');
     fs.mkdirSync(project);
     fs.writeFileSync(path.join(project, 'README.md'), '# chat test project\n');
-    term = startTerm(['chat', '--provider', 'replay', '--cassette', path.join(ROOT, 'test/cassettes/chat-two-turn'), '--cwd', project], {
-      cols: 80,
-      rows: 40,
-      cwd: project,
-      env: { MINICODE_HOME: path.join(dir, 'home'), TERM: 'xterm-256color', OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url },
-    });
+    term = startTerm(
+      ['chat', '--provider', 'replay', '--cassette', path.join(ROOT, 'test/cassettes/chat-two-turn'), '--cwd', project],
+      {
+        cols: 80,
+        rows: 40,
+        cwd: project,
+        env: {
+          MINICODE_HOME: path.join(dir, 'home'),
+          TERM: 'xterm-256color',
+          OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+        },
+      },
+    );
     // Each wait is an upper bound for a condition; a CI machine at load 20 has needed over 30 s for one.
     await term.waitFor('New session', { timeoutMs: 60_000 });
     term.type('hi there');
@@ -207,7 +262,10 @@ describe.skipIf(!HAVE_TMUX)('OpenTelemetry spans of minicode chat in a terminal'
     const spans = receiver.spans();
     const turns = spans.filter((s) => s.parentSpanId === '');
     expect(turns).toHaveLength(1);
-    expect(turns[0]).toMatchObject({ name: 'invoke_agent minicode', attributes: { 'gen_ai.conversation.id': sessionId, 'minicode.chat.turn': 1 } });
+    expect(turns[0]).toMatchObject({
+      name: 'invoke_agent minicode',
+      attributes: { 'gen_ai.conversation.id': sessionId, 'minicode.chat.turn': 1 },
+    });
     expect(op(spans, 'chat').filter((s) => s.parentSpanId === turns[0]!.spanId)).toHaveLength(1);
   }, 200_000);
 });

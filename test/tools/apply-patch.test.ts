@@ -47,8 +47,25 @@ describe('parsePatch', () => {
   });
 
   it('accepts CRLF, padded markers, a heredoc wrapper and a first chunk without @@', () => {
-    const text = ["<<'EOF'", '*** Begin Patch  ', '*** Update File: f.txt', ' keep', '+added', '  *** End Patch', 'EOF'].join('\r\n');
-    expect(parsePatch(text)).toEqual({ ok: true, operations: [{ kind: 'update', path: 'f.txt', chunks: [{ oldLines: ['keep'], newLines: ['keep', 'added'], endOfFile: false }] }] });
+    const text = [
+      "<<'EOF'",
+      '*** Begin Patch  ',
+      '*** Update File: f.txt',
+      ' keep',
+      '+added',
+      '  *** End Patch',
+      'EOF',
+    ].join('\r\n');
+    expect(parsePatch(text)).toEqual({
+      ok: true,
+      operations: [
+        {
+          kind: 'update',
+          path: 'f.txt',
+          chunks: [{ oldLines: ['keep'], newLines: ['keep', 'added'], endOfFile: false }],
+        },
+      ],
+    });
   });
 
   it('marks a chunk that ends the file', () => {
@@ -63,7 +80,12 @@ describe('parsePatch', () => {
     ['an unknown header', patch('*** Rename File: a'), 2, /not a file operation/],
     ['an update with no chunk', patch('*** Update File: a.txt'), 2, /has no change/],
     ['a chunk line without a prefix', patch('*** Update File: a.txt', '@@', 'oops'), 4, /must start with/],
-    ['a second chunk without @@', patch('*** Update File: a.txt', '@@', '-a', '+b', '*** Bad', 'x'), 6, /not a file operation/],
+    [
+      'a second chunk without @@',
+      patch('*** Update File: a.txt', '@@', '-a', '+b', '*** Bad', 'x'),
+      6,
+      /not a file operation/,
+    ],
     ['an end-of-file marker with no lines', patch('*** Update File: a.txt', '@@', '*** End of File'), 4, /no lines/],
   ])('refuses %s, naming the line', (_name, text, line, message) => {
     const parsed = parsePatch(text);
@@ -75,7 +97,12 @@ describe('parsePatch', () => {
 });
 
 describe('applyChunks', () => {
-  const chunk = (oldLines: string[], newLines: string[], extra: { context?: string; endOfFile?: boolean } = {}) => ({ oldLines, newLines, endOfFile: false, ...extra });
+  const chunk = (oldLines: string[], newLines: string[], extra: { context?: string; endOfFile?: boolean } = {}) => ({
+    oldLines,
+    newLines,
+    endOfFile: false,
+    ...extra,
+  });
 
   it('applies several chunks in order, each after the previous one', () => {
     const text = 'a\nx\nb\nx\nc\n';
@@ -85,7 +112,10 @@ describe('applyChunks', () => {
 
   it('uses the @@ context line to choose between repeated lines', () => {
     const text = 'def a():\n    pass\ndef b():\n    pass\n';
-    expect(applyChunks(text, [chunk(['    pass'], ['    return 2'], { context: 'def b():' })], 'f')).toEqual({ ok: true, text: 'def a():\n    pass\ndef b():\n    return 2\n' });
+    expect(applyChunks(text, [chunk(['    pass'], ['    return 2'], { context: 'def b():' })], 'f')).toEqual({
+      ok: true,
+      text: 'def a():\n    pass\ndef b():\n    return 2\n',
+    });
   });
 
   it('fails on a context mismatch with the lines it looked for', () => {
@@ -101,13 +131,19 @@ describe('applyChunks', () => {
   });
 
   it('puts a pure addition after its context line, or at the end without one', () => {
-    expect(applyChunks('a\nb\n', [chunk([], ['new'], { context: 'a' })], 'f')).toEqual({ ok: true, text: 'a\nnew\nb\n' });
+    expect(applyChunks('a\nb\n', [chunk([], ['new'], { context: 'a' })], 'f')).toEqual({
+      ok: true,
+      text: 'a\nnew\nb\n',
+    });
     expect(applyChunks('a\nb\n', [chunk([], ['new'])], 'f')).toEqual({ ok: true, text: 'a\nb\nnew\n' });
   });
 
   it('finds an end-of-file chunk at the end and keeps CRLF line ends', () => {
     const text = 'end\r\nmiddle\r\nend\r\n';
-    expect(applyChunks(text, [chunk(['end'], ['END'], { endOfFile: true })], 'f')).toEqual({ ok: true, text: 'end\r\nmiddle\r\nEND\r\n' });
+    expect(applyChunks(text, [chunk(['end'], ['END'], { endOfFile: true })], 'f')).toEqual({
+      ok: true,
+      text: 'end\r\nmiddle\r\nEND\r\n',
+    });
   });
 });
 
@@ -135,7 +171,11 @@ describe('apply_patch', () => {
       },
       ctx,
     );
-    expect(outcome).toMatchObject({ status: 'completed', output: 'Success. Updated the following files:\nA nested/new.txt\nM keep.txt\nD old/name.txt\nA renamed/name.txt\nD gone.txt' });
+    expect(outcome).toMatchObject({
+      status: 'completed',
+      output:
+        'Success. Updated the following files:\nA nested/new.txt\nM keep.txt\nD old/name.txt\nA renamed/name.txt\nD gone.txt',
+    });
     expect(fs.readFileSync(path.join(dir, 'nested/new.txt'), 'utf8')).toBe('fresh\n');
     expect(fs.readFileSync(path.join(dir, 'keep.txt'), 'utf8')).toBe('alpha\nBETA\ngamma\n');
     expect(fs.readFileSync(path.join(dir, 'renamed/name.txt'), 'utf8')).toBe('one\nTWO\n');
@@ -155,7 +195,10 @@ describe('apply_patch', () => {
   it('changes nothing when a later operation does not apply', async () => {
     const dir = scratch({ 'a.txt': 'a\n', 'b.txt': 'b\n' });
     const { ctx } = context(dir);
-    const outcome = await applyPatchTool.run({ input: patch('*** Update File: a.txt', '-a', '+A', '*** Update File: b.txt', '-not there', '+B') }, ctx);
+    const outcome = await applyPatchTool.run(
+      { input: patch('*** Update File: a.txt', '-a', '+A', '*** Update File: b.txt', '-not there', '+B') },
+      ctx,
+    );
     expect(outcome).toMatchObject({ status: 'failed', cause: 'TOOL_ERROR' });
     expect(fs.readFileSync(path.join(dir, 'a.txt'), 'utf8')).toBe('a\n');
   });
@@ -163,13 +206,23 @@ describe('apply_patch', () => {
   it('fails a malformed patch with the line and a hint about the format', async () => {
     const { ctx } = context(scratch());
     const outcome = await applyPatchTool.run({ input: '*** Begin Patch\n*** Frobnicate: x\n*** End Patch' }, ctx);
-    expect(outcome).toMatchObject({ status: 'failed', cause: 'TOOL_ERROR', message: expect.stringMatching(/^invalid patch at line 2/), hint: expect.stringContaining('*** Begin Patch') });
+    expect(outcome).toMatchObject({
+      status: 'failed',
+      cause: 'TOOL_ERROR',
+      message: expect.stringMatching(/^invalid patch at line 2/),
+      hint: expect.stringContaining('*** Begin Patch'),
+    });
   });
 
   it('refuses to update or delete a file that does not exist', async () => {
     const { ctx } = context(scratch());
-    expect(await applyPatchTool.run({ input: patch('*** Delete File: nope.txt') }, ctx)).toMatchObject({ status: 'failed', message: expect.stringMatching(/no such file/) });
-    expect(await applyPatchTool.run({ input: patch('*** Update File: nope.txt', '@@', '-a', '+b') }, ctx)).toMatchObject({ status: 'failed', message: expect.stringMatching(/no such file/) });
+    expect(await applyPatchTool.run({ input: patch('*** Delete File: nope.txt') }, ctx)).toMatchObject({
+      status: 'failed',
+      message: expect.stringMatching(/no such file/),
+    });
+    expect(
+      await applyPatchTool.run({ input: patch('*** Update File: nope.txt', '@@', '-a', '+b') }, ctx),
+    ).toMatchObject({ status: 'failed', message: expect.stringMatching(/no such file/) });
   });
 
   it('asks before a path outside the workspace and writes nothing when denied', async () => {
@@ -177,7 +230,10 @@ describe('apply_patch', () => {
     const dir = scratch();
     const { ctx, asked } = context(dir, { decision: 'deny' });
     const target = path.join(outside, 'x.txt');
-    const outcome = await applyPatchTool.run({ input: patch('*** Add File: local.txt', '+ok', `*** Add File: ${target}`, '+no') }, ctx);
+    const outcome = await applyPatchTool.run(
+      { input: patch('*** Add File: local.txt', '+ok', `*** Add File: ${target}`, '+no') },
+      ctx,
+    );
     expect(outcome.status).toBe('denied');
     expect(asked[0]).toMatchObject({ toolName: 'apply_patch', reason: 'outside-workspace' });
     expect(fs.existsSync(target)).toBe(false);
@@ -187,7 +243,10 @@ describe('apply_patch', () => {
   it('asks before writing into .git, as write_file does', async () => {
     const dir = scratch({ '.git/config': '[core]\n' });
     const { ctx, asked } = context(dir, { decision: 'deny' });
-    const outcome = await applyPatchTool.run({ input: patch('*** Update File: .git/config', '@@', ' [core]', '+\thooksPath = /tmp') }, ctx);
+    const outcome = await applyPatchTool.run(
+      { input: patch('*** Update File: .git/config', '@@', ' [core]', '+\thooksPath = /tmp') },
+      ctx,
+    );
     expect(outcome.status).toBe('denied');
     expect(asked[0]).toMatchObject({ reason: 'git-internals' });
   });

@@ -19,11 +19,19 @@ describe('bash', () => {
 
   it('reports a non-zero exit as a failure that still carries the output', async () => {
     const outcome = await bashTool.run({ command: 'echo broken >&2; exit 3' }, context(scratch()).ctx);
-    expect(outcome).toMatchObject({ status: 'failed', cause: 'TOOL_ERROR', output: 'broken\n', receipt: { exitCode: 3 } });
+    expect(outcome).toMatchObject({
+      status: 'failed',
+      cause: 'TOOL_ERROR',
+      output: 'broken\n',
+      receipt: { exitCode: 3 },
+    });
   });
 
   it('caps output at 20,000 chars as 70% head and 30% tail with a marker', async () => {
-    const outcome = await bashTool.run({ command: "node -e \"process.stdout.write('H'.repeat(30000) + 'T'.repeat(30000))\"" }, context(scratch()).ctx);
+    const outcome = await bashTool.run(
+      { command: "node -e \"process.stdout.write('H'.repeat(30000) + 'T'.repeat(30000))\"" },
+      context(scratch()).ctx,
+    );
     if (outcome.status !== 'completed') throw new Error('expected completed');
     expect(outcome.receipt?.truncated).toBe(true);
     const [head, tail] = outcome.output.split(/\n\[\.\.\. \d+ characters truncated by minicode \.\.\.\]\n/);
@@ -33,7 +41,10 @@ describe('bash', () => {
 
   it('kills the whole process group on timeout', async () => {
     const dir = scratch();
-    const outcome = await bashTool.run({ command: 'sleep 30 & echo $! > child.pid; wait', timeout_ms: 300 }, context(dir, { limits: { killGraceMs: 200 } }).ctx);
+    const outcome = await bashTool.run(
+      { command: 'sleep 30 & echo $! > child.pid; wait', timeout_ms: 300 },
+      context(dir, { limits: { killGraceMs: 200 } }).ctx,
+    );
     expect(outcome).toMatchObject({ status: 'failed', cause: 'TOOL_ERROR' });
     if (outcome.status === 'failed') expect(outcome.message).toContain('timed out');
     const pid = Number(fs.readFileSync(path.join(dir, 'child.pid'), 'utf8'));
@@ -77,9 +88,14 @@ describe('submit_result', () => {
   it('keeps the JSON verbatim, extracts findings, and refuses a second call', async () => {
     const registry = createToolRegistry();
     const { ctx } = context(scratch());
-    const text = '{"verdict":"ok","score":0.5,"findings":[{"category":"lint","severity":"low","summary":"unused var","evidence":{"line":3}}],"extra":null}';
+    const text =
+      '{"verdict":"ok","score":0.5,"findings":[{"category":"lint","severity":"low","summary":"unused var","evidence":{"line":3}}],"extra":null}';
     const first = await registry.invoke('submit_result', text, ctx);
-    expect(first).toMatchObject({ status: 'completed', result: JSON.parse(text), findings: [{ category: 'lint', severity: 'low', summary: 'unused var', evidence: { line: 3 } }] });
+    expect(first).toMatchObject({
+      status: 'completed',
+      result: JSON.parse(text),
+      findings: [{ category: 'lint', severity: 'low', summary: 'unused var', evidence: { line: 3 } }],
+    });
     const second = await registry.invoke('submit_result', '{"verdict":"again"}', ctx);
     expect(second).toMatchObject({ status: 'failed', cause: 'TOOL_ERROR' });
     if (second.status === 'failed') expect(second.message).toContain('already called');
@@ -101,7 +117,10 @@ describe('ask_user', () => {
   });
 
   it('returns the answer from the injected prompt on a TTY', async () => {
-    const outcome = await askUserTool.run({ question: 'which branch?' }, context(scratch(), { tty: true, promptAskText: async () => 'main' }).ctx);
+    const outcome = await askUserTool.run(
+      { question: 'which branch?' },
+      context(scratch(), { tty: true, promptAskText: async () => 'main' }).ctx,
+    );
     expect(outcome).toMatchObject({ status: 'completed', output: 'main' });
   });
 });
@@ -113,7 +132,13 @@ describe('git_commit', () => {
     const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, stdio: 'pipe' });
     git('init', '-q');
     git('-c', 'user.email=t@example.com', '-c', 'user.name=t', 'add', '.');
-    const env = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com' };
+    const env = {
+      ...process.env,
+      GIT_AUTHOR_NAME: 't',
+      GIT_AUTHOR_EMAIL: 't@example.com',
+      GIT_COMMITTER_NAME: 't',
+      GIT_COMMITTER_EMAIL: 't@example.com',
+    };
     const outcome = await gitCommitTool.run({ message: 'first', paths: ['a.txt'] }, context(dir, { env }).ctx);
     expect(outcome.status).toBe('completed');
     expect(git('log', '--format=%s').toString().trim()).toBe('first');

@@ -8,7 +8,16 @@ import { executeToolCall } from '../../lib/tools/execute.js';
 import { context, scratch } from './helpers.js';
 
 /** Run one call and return the enveloped, schema-validated events. */
-async function run(dir: string, name: string, args: unknown, options: { tty?: boolean; policy?: 'ask' | 'auto' | 'read-only'; registry?: ReturnType<typeof createToolRegistry> } = {}) {
+async function run(
+  dir: string,
+  name: string,
+  args: unknown,
+  options: {
+    tty?: boolean;
+    policy?: 'ask' | 'auto' | 'read-only';
+    registry?: ReturnType<typeof createToolRegistry>;
+  } = {},
+) {
   const drafts: EventDraft[] = [];
   const approve = createApprovalHook({ tty: options.tty ?? false, onEvent: (e) => drafts.push(e) });
   const { ctx } = context(dir, { tty: options.tty ?? false, approve });
@@ -31,7 +40,10 @@ describe('executeToolCall', () => {
     const dir = scratch({ 'a.txt': 'old' });
     const { types, events, result } = await run(dir, 'edit', { path: 'a.txt', old_string: 'old', new_string: 'new' });
     expect(types).toEqual(['tool.started', 'tool.completed', 'file.changed']);
-    expect(events[0]).toMatchObject({ correlationId: 'call_1', payload: { name: 'edit', kind: 'edit', title: 'a.txt', executor: 'minicode' } });
+    expect(events[0]).toMatchObject({
+      correlationId: 'call_1',
+      payload: { name: 'edit', kind: 'edit', title: 'a.txt', executor: 'minicode' },
+    });
     expect(events[1]).toMatchObject({ payload: { durationMs: 10 } });
     expect(result.isError).toBe(false);
     expect(fs.readFileSync(path.join(dir, 'a.txt'), 'utf8')).toBe('new');
@@ -40,7 +52,10 @@ describe('executeToolCall', () => {
   it('denies a gated tool without a TTY and never runs it', async () => {
     const { types, events, result } = await run(scratch(), 'git_commit', { message: 'x' });
     expect(types).toEqual(['tool.started', 'tool.denied']);
-    expect(events[1]).toMatchObject({ status: 'denied', payload: { reason: expect.stringMatching(/^gated tool denied: no TTY to ask \(git_commit\)/) } });
+    expect(events[1]).toMatchObject({
+      status: 'denied',
+      payload: { reason: expect.stringMatching(/^gated tool denied: no TTY to ask \(git_commit\)/) },
+    });
     expect(result).toMatchObject({ isError: true, content: expect.stringContaining('no TTY') });
   });
 
@@ -63,7 +78,10 @@ describe('executeToolCall', () => {
   });
 
   it('goes through the approval hook for a write outside the workspace and fails closed', async () => {
-    const { types, events } = await run(scratch(), 'write_file', { path: '/tmp/minicode-outside-test.txt', content: 'x' });
+    const { types, events } = await run(scratch(), 'write_file', {
+      path: '/tmp/minicode-outside-test.txt',
+      content: 'x',
+    });
     expect(types).toEqual(['tool.started', 'user.approval.requested', 'user.approval.settled', 'tool.denied']);
     expect(events[2]).toMatchObject({ payload: { outcome: 'deny', reason: 'no-tty' } });
   });
@@ -85,7 +103,13 @@ describe('executeToolCall', () => {
       ],
     };
     const { types, events } = await run(scratch(), 'submit_result', args, { registry });
-    expect(types).toEqual(['tool.started', 'tool.completed', 'result.produced', 'finding.detected', 'finding.detected']);
+    expect(types).toEqual([
+      'tool.started',
+      'tool.completed',
+      'result.produced',
+      'finding.detected',
+      'finding.detected',
+    ]);
     expect(events[2]!.payload).toEqual({ source: 'submit_result', result: args });
     const again = await run(scratch(), 'submit_result', args, { registry });
     expect(again.types).toEqual(['tool.started', 'tool.failed']);

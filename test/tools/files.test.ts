@@ -29,7 +29,9 @@ describe('read_file', () => {
   });
 
   it('caps a long page at the output limit with a marker', async () => {
-    const dir = scratch({ 'long.txt': Array.from({ length: 500 }, (_, i) => `line ${i} ${'y'.repeat(50)}`).join('\n') });
+    const dir = scratch({
+      'long.txt': Array.from({ length: 500 }, (_, i) => `line ${i} ${'y'.repeat(50)}`).join('\n'),
+    });
     const { ctx } = context(dir, { limits: { maxOutputChars: 2000 } });
     const outcome = await readFileTool.run({ path: 'long.txt' }, ctx);
     if (outcome.status !== 'completed') throw new Error('expected completed');
@@ -39,7 +41,10 @@ describe('read_file', () => {
 
   it('reports a missing file as a filesystem failure', async () => {
     const { ctx } = context(scratch());
-    expect(await readFileTool.run({ path: 'nope.txt' }, ctx)).toMatchObject({ status: 'failed', cause: 'FILESYSTEM_ERROR' });
+    expect(await readFileTool.run({ path: 'nope.txt' }, ctx)).toMatchObject({
+      status: 'failed',
+      cause: 'FILESYSTEM_ERROR',
+    });
   });
 
   it('asks before reading outside the workspace and is denied when refused', async () => {
@@ -80,15 +85,22 @@ describe('write_file', () => {
     const target = path.join(outside, 'x.txt');
     expect((await writeFileTool.run({ path: target, content: 'x' }, context(dir).ctx)).status).toBe('denied');
     expect(fs.existsSync(target)).toBe(false);
-    expect((await writeFileTool.run({ path: target, content: 'x' }, context(dir, { decision: 'allow' }).ctx)).status).toBe('completed');
-    expect((await writeFileTool.run({ path: target, content: 'y' }, context(dir, { allowedPaths: [outside] }).ctx)).status).toBe('completed');
+    expect(
+      (await writeFileTool.run({ path: target, content: 'x' }, context(dir, { decision: 'allow' }).ctx)).status,
+    ).toBe('completed');
+    expect(
+      (await writeFileTool.run({ path: target, content: 'y' }, context(dir, { allowedPaths: [outside] }).ctx)).status,
+    ).toBe('completed');
   });
 });
 
 describe('edit', () => {
   it('replaces a unique exact match and reports the change', async () => {
     const dir = scratch({ 'a.js': 'const a = 1;\nconst b = 2;\n' });
-    const outcome = await editTool.run({ path: 'a.js', old_string: 'const b = 2;', new_string: 'const b = 3;' }, context(dir).ctx);
+    const outcome = await editTool.run(
+      { path: 'a.js', old_string: 'const b = 2;', new_string: 'const b = 3;' },
+      context(dir).ctx,
+    );
     expect(outcome).toMatchObject({ status: 'completed', fileChanges: [{ path: 'a.js', kind: 'modify' }] });
     expect(fs.readFileSync(path.join(dir, 'a.js'), 'utf8')).toBe('const a = 1;\nconst b = 3;\n');
   });
@@ -106,21 +118,38 @@ describe('edit', () => {
     expect(ambiguous.status).toBe('failed');
     if (ambiguous.status === 'failed') expect(ambiguous.message).toContain('3 times');
     expect(fs.readFileSync(path.join(dir, 'a.js'), 'utf8')).toBe('foo foo foo');
-    const all = await editTool.run({ path: 'a.js', old_string: 'foo', new_string: '$&bar', replace_all: true }, context(dir).ctx);
+    const all = await editTool.run(
+      { path: 'a.js', old_string: 'foo', new_string: '$&bar', replace_all: true },
+      context(dir).ctx,
+    );
     expect(all.status).toBe('completed');
     expect(fs.readFileSync(path.join(dir, 'a.js'), 'utf8')).toBe('$&bar $&bar $&bar');
   });
 
   it('refuses an edit whose old and new text are the same', async () => {
     const dir = scratch({ 'a.js': 'x' });
-    expect((await editTool.run({ path: 'a.js', old_string: 'x', new_string: 'x' }, context(dir).ctx)).status).toBe('failed');
+    expect((await editTool.run({ path: 'a.js', old_string: 'x', new_string: 'x' }, context(dir).ctx)).status).toBe(
+      'failed',
+    );
   });
 });
 
 describe('the tool registry', () => {
   it('publishes a JSON Schema per tool without $schema', () => {
     const defs = createToolRegistry().definitions();
-    expect(defs.map((d) => d.name)).toEqual(['read_file', 'write_file', 'edit', 'bash', 'grep', 'glob', 'git_commit', 'submit_result', 'update_plan', 'ask_user', 'read_image']);
+    expect(defs.map((d) => d.name)).toEqual([
+      'read_file',
+      'write_file',
+      'edit',
+      'bash',
+      'grep',
+      'glob',
+      'git_commit',
+      'submit_result',
+      'update_plan',
+      'ask_user',
+      'read_image',
+    ]);
     const read = defs.find((d) => d.name === 'read_file')!;
     expect(read.jsonSchema).toMatchObject({ type: 'object', required: ['path'] });
     expect(read.jsonSchema).not.toHaveProperty('$schema');
@@ -130,7 +159,10 @@ describe('the tool registry', () => {
     const registry = createToolRegistry();
     const { ctx } = context(scratch());
     expect(await registry.invoke('read_file', '{nope', ctx)).toMatchObject({ status: 'failed', cause: 'MODEL_ERROR' });
-    expect(await registry.invoke('read_file', '{"path": 3}', ctx)).toMatchObject({ status: 'failed', cause: 'MODEL_ERROR' });
+    expect(await registry.invoke('read_file', '{"path": 3}', ctx)).toMatchObject({
+      status: 'failed',
+      cause: 'MODEL_ERROR',
+    });
     expect(await registry.invoke('rm_rf', '{}', ctx)).toMatchObject({ status: 'failed', cause: 'MODEL_ERROR' });
   });
 });

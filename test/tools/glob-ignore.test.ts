@@ -62,7 +62,16 @@ describe('glob and grep follow .gitignore as git does', () => {
   it('greps only files git would not ignore', async () => {
     const outcome = await grepTool.run({ pattern: 'TODO' }, context(scratch(tree)).ctx);
     const files = (outcome as { output: string }).output.split('\n').map((l) => l.split(':')[0]);
-    expect(files).toEqual(['a.ts', 'important.log', 'other/generated/h.ts', 'src/build.ts', 'src/keep.snap', 'src/root-only.txt', 'src/lib/c.ts', 'src/lib/wanted.log']);
+    expect(files).toEqual([
+      'a.ts',
+      'important.log',
+      'other/generated/h.ts',
+      'src/build.ts',
+      'src/keep.snap',
+      'src/root-only.txt',
+      'src/lib/c.ts',
+      'src/lib/wanted.log',
+    ]);
   });
 });
 
@@ -79,10 +88,20 @@ describe('globs', () => {
   it.each(['[z-a].ts', 'src/{a,b'])('turn the bad glob %s into a failed tool call, not a crash', async (pattern) => {
     const dir = scratch(tree);
     const direct = await globTool.run({ pattern }, context(dir).ctx);
-    expect(direct).toMatchObject({ status: 'failed', cause: 'TOOL_ERROR', message: expect.stringContaining(`invalid glob ${JSON.stringify(pattern)}`) });
-    expect(await grepTool.run({ pattern: 'TODO', glob: pattern }, context(dir).ctx)).toMatchObject({ status: 'failed', cause: 'TOOL_ERROR' });
+    expect(direct).toMatchObject({
+      status: 'failed',
+      cause: 'TOOL_ERROR',
+      message: expect.stringContaining(`invalid glob ${JSON.stringify(pattern)}`),
+    });
+    expect(await grepTool.run({ pattern: 'TODO', glob: pattern }, context(dir).ctx)).toMatchObject({
+      status: 'failed',
+      cause: 'TOOL_ERROR',
+    });
     // Through the registry, as the agent loop calls it: the same failure, not an internal error.
     const registry = createToolRegistry();
-    expect(await registry.invoke('glob', JSON.stringify({ pattern }), context(dir).ctx)).toMatchObject({ status: 'failed', cause: 'TOOL_ERROR' });
+    expect(await registry.invoke('glob', JSON.stringify({ pattern }), context(dir).ctx)).toMatchObject({
+      status: 'failed',
+      cause: 'TOOL_ERROR',
+    });
   });
 });

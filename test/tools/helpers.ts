@@ -1,7 +1,13 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { DEFAULT_TOOL_LIMITS, type ApprovalDecision, type ApprovalRequest, type ToolContext, type ToolLimits } from '../../lib/tools/index.js';
+import {
+  DEFAULT_TOOL_LIMITS,
+  type ApprovalDecision,
+  type ApprovalRequest,
+  type ToolContext,
+  type ToolLimits,
+} from '../../lib/tools/index.js';
 
 /** A scratch workspace with the given files. */
 export function scratch(files: Record<string, string> = {}): string {
@@ -14,7 +20,10 @@ export function scratch(files: Record<string, string> = {}): string {
 }
 
 /** A tool context over `cwd`; approvals answer `decision` and are recorded in `asked`. */
-export function context(cwd: string, overrides: Partial<ToolContext> & { decision?: ApprovalDecision; limits?: Partial<ToolLimits> } = {}) {
+export function context(
+  cwd: string,
+  overrides: Partial<ToolContext> & { decision?: ApprovalDecision; limits?: Partial<ToolLimits> } = {},
+) {
   const asked: ApprovalRequest[] = [];
   const { decision = 'deny', limits, ...rest } = overrides;
   const ctx: ToolContext = {

@@ -13,7 +13,32 @@ import { TOOL_INPUT_SCHEMAS, toJsonSchema } from '../../lib/tools/input-schemas.
 import type { ToolContext } from '../../lib/tools/types.js';
 
 /** Values of every JSON type, including the edges of zod's checks (empty strings, fractions, unsafe integers). */
-const VALUES: unknown[] = [undefined, null, 0, 1, -1, 1.5, 600_000, 600_001, 2 ** 53, 1e300, -1e300, '', 'x', 'pending', 'in_progress', 'bogus', true, false, [], [''], ['a', 3], [{}], {}, { a: 1 }];
+const VALUES: unknown[] = [
+  undefined,
+  null,
+  0,
+  1,
+  -1,
+  1.5,
+  600_000,
+  600_001,
+  2 ** 53,
+  1e300,
+  -1e300,
+  '',
+  'x',
+  'pending',
+  'in_progress',
+  'bogus',
+  true,
+  false,
+  [],
+  [''],
+  ['a', 3],
+  [{}],
+  {},
+  { a: 1 },
+];
 
 /** A valid input of each tool, the starting point of the corpus. */
 const VALID: Record<string, Record<string, unknown>> = {
@@ -56,14 +81,31 @@ function corpus(valid: Record<string, unknown>): unknown[] {
 
 describe('the built-in tools’ input schemas', () => {
   it('send providers exactly the JSON Schemas zod generates from the tools’ zod schemas (run `npm run build && node dist/scripts/gen-tool-schemas.js`)', () => {
-    const fresh = Object.fromEntries(Object.entries(TOOL_INPUT_SCHEMAS).map(([name, schema]) => [name, toJsonSchema(schema)]));
+    const fresh = Object.fromEntries(
+      Object.entries(TOOL_INPUT_SCHEMAS).map(([name, schema]) => [name, toJsonSchema(schema)]),
+    );
     expect(JSON.stringify(INPUT_JSON_SCHEMAS)).toBe(JSON.stringify(fresh));
   });
 
   it('gives every built-in tool its generated JSON Schema, as providers are sent it (those reached through a native shape too)', () => {
     // `task` is built in for runs that may start child sessions, `skill` for runs with skills.
-    const children = { agents: [], canStart: true, run: () => Promise.resolve({ status: 'failed' as const, cause: 'INTERNAL_ERROR' as const, message: 'not run' }) };
-    const skills = { skills: [{ name: 'release', description: 'cut a release', dir: '/s/release', file: '/s/release/SKILL.md', scope: 'user' as const }], problems: [] };
+    const children = {
+      agents: [],
+      canStart: true,
+      run: () => Promise.resolve({ status: 'failed' as const, cause: 'INTERNAL_ERROR' as const, message: 'not run' }),
+    };
+    const skills = {
+      skills: [
+        {
+          name: 'release',
+          description: 'cut a release',
+          dir: '/s/release',
+          file: '/s/release/SKILL.md',
+          scope: 'user' as const,
+        },
+      ],
+      problems: [],
+    };
     const registry = createToolRegistry({ children, skills });
     expect([...registry.tools.keys()].sort()).toEqual(Object.keys(INPUT_JSON_SCHEMAS).sort());
     for (const tool of registry.tools.values()) expect(tool.jsonSchema).toBe(INPUT_JSON_SCHEMAS[tool.name]);
@@ -73,9 +115,12 @@ describe('the built-in tools’ input schemas', () => {
   for (const [name, zodSchema] of Object.entries(TOOL_INPUT_SCHEMAS)) {
     it(`accept and reject ${name} inputs in zod as in the JSON Schema providers are sent`, () => {
       const validate = ajv.compile(INPUT_JSON_SCHEMAS[name]!);
-      const cases = corpus(VALID[name]!).map((value) => (value === undefined ? value : JSON.parse(JSON.stringify(value))));
+      const cases = corpus(VALID[name]!).map((value) =>
+        value === undefined ? value : JSON.parse(JSON.stringify(value)),
+      );
       expect(cases.length).toBeGreaterThan(30);
-      for (const value of cases) expect(zodSchema.safeParse(value).success, JSON.stringify(value)).toBe(validate(value));
+      for (const value of cases)
+        expect(zodSchema.safeParse(value).success, JSON.stringify(value)).toBe(validate(value));
     });
   }
 });
@@ -93,11 +138,21 @@ describe('invalid tool arguments', () => {
     expect(await message('read_file', { offset: '2', limit: 1.5 })).toBe(
       'invalid arguments for read_file: "path" is required (a string); "offset" must be a number, not a string; "limit" must be an integer, not a number',
     );
-    expect(await message('bash', { command: '', timeout_ms: 600_001 })).toBe('invalid arguments for bash: "command" must not be empty; "timeout_ms" must be at most 600000');
-    expect(await message('git_commit', { message: 'm', paths: ['a', 3] })).toBe('invalid arguments for git_commit: "paths.1" must be a string, not an integer');
-    expect(await message('update_plan', { plan: [] })).toBe('invalid arguments for update_plan: "plan" must have at least 1 item');
-    expect(await message('update_plan', { plan: [{ step: 'a', status: 'done' }] })).toBe('invalid arguments for update_plan: "plan.0.status" must be one of "pending", "in_progress", "completed"');
-    expect(await message('ask_user', ['which?'])).toBe('invalid arguments for ask_user: the input must be an object, not an array');
+    expect(await message('bash', { command: '', timeout_ms: 600_001 })).toBe(
+      'invalid arguments for bash: "command" must not be empty; "timeout_ms" must be at most 600000',
+    );
+    expect(await message('git_commit', { message: 'm', paths: ['a', 3] })).toBe(
+      'invalid arguments for git_commit: "paths.1" must be a string, not an integer',
+    );
+    expect(await message('update_plan', { plan: [] })).toBe(
+      'invalid arguments for update_plan: "plan" must have at least 1 item',
+    );
+    expect(await message('update_plan', { plan: [{ step: 'a', status: 'done' }] })).toBe(
+      'invalid arguments for update_plan: "plan.0.status" must be one of "pending", "in_progress", "completed"',
+    );
+    expect(await message('ask_user', ['which?'])).toBe(
+      'invalid arguments for ask_user: the input must be an object, not an array',
+    );
   });
 
   it('refuse a plan with two steps in progress, naming the plan', async () => {
@@ -106,7 +161,9 @@ describe('invalid tool arguments', () => {
       { step: 'b', status: 'in_progress' },
     ];
     expect(TOOL_INPUT_SCHEMAS.update_plan.safeParse({ plan: plan.slice(0, 1) }).success).toBe(true);
-    expect(await message('update_plan', { plan })).toBe('invalid arguments for update_plan: "plan": at most one step may be in_progress');
+    expect(await message('update_plan', { plan })).toBe(
+      'invalid arguments for update_plan: "plan": at most one step may be in_progress',
+    );
   });
 
   it('never quote the value sent', async () => {

@@ -14,20 +14,30 @@ describe('insert_text', () => {
   });
 
   it('fails past the end of the file with the valid range', () => {
-    expect(insertAfterLine('a\n', 5, 'x', 'f.txt')).toMatchObject({ status: 'failed', cause: 'TOOL_ERROR', hint: 'use a line from 0 to 1' });
+    expect(insertAfterLine('a\n', 5, 'x', 'f.txt')).toMatchObject({
+      status: 'failed',
+      cause: 'TOOL_ERROR',
+      hint: 'use a line from 0 to 1',
+    });
   });
 
   it('writes the file and reports the change with its diff', async () => {
     const dir = scratch({ 'f.txt': 'one\ntwo\n' });
     const { ctx } = context(dir);
     const outcome = await insertTextTool.run({ path: 'f.txt', insert_line: 1, text: 'inserted' }, ctx);
-    expect(outcome).toMatchObject({ status: 'completed', fileChanges: [{ path: 'f.txt', kind: 'modify', diff: { added: 1, removed: 0 } }] });
+    expect(outcome).toMatchObject({
+      status: 'completed',
+      fileChanges: [{ path: 'f.txt', kind: 'modify', diff: { added: 1, removed: 0 } }],
+    });
     expect(fs.readFileSync(path.join(dir, 'f.txt'), 'utf8')).toBe('one\ninserted\ntwo\n');
   });
 
   it('asks before a file outside the workspace', async () => {
     const { ctx, asked } = context(scratch(), { decision: 'deny' });
-    const outcome = await insertTextTool.run({ path: path.join(scratch({ 'x.txt': 'x\n' }), 'x.txt'), insert_line: 0, text: 'no' }, ctx);
+    const outcome = await insertTextTool.run(
+      { path: path.join(scratch({ 'x.txt': 'x\n' }), 'x.txt'), insert_line: 0, text: 'no' },
+      ctx,
+    );
     expect(outcome.status).toBe('denied');
     expect(asked[0]).toMatchObject({ toolName: 'insert_text', reason: 'outside-workspace' });
   });

@@ -49,7 +49,10 @@ describe('grep', () => {
   });
 
   it('reports an invalid regular expression as a failure', async () => {
-    expect(await grepTool.run({ pattern: '(' }, context(scratch()).ctx)).toMatchObject({ status: 'failed', cause: 'TOOL_ERROR' });
+    expect(await grepTool.run({ pattern: '(' }, context(scratch()).ctx)).toMatchObject({
+      status: 'failed',
+      cause: 'TOOL_ERROR',
+    });
   });
 });
 

@@ -33,7 +33,11 @@ describe('choosing a tool shape', () => {
 
 describe('the Anthropic editor shape', () => {
   const shape = toolShapeFor('anthropic', 'claude-sonnet-4-5');
-  const call = (args: unknown, name = 'str_replace_based_edit_tool') => ({ id: 't1', name, argumentsText: JSON.stringify(args) });
+  const call = (args: unknown, name = 'str_replace_based_edit_tool') => ({
+    id: 't1',
+    name,
+    argumentsText: JSON.stringify(args),
+  });
   const mapped = (args: unknown, name?: string) => {
     const shaped = shape.toOurs(call(args, name), scratch({ 'dir/x.txt': 'x' }));
     return { name: shaped.call.name, args: JSON.parse(shaped.call.argumentsText) as unknown, outcome: shaped.outcome };
@@ -41,27 +45,58 @@ describe('the Anthropic editor shape', () => {
 
   it('maps each editor command onto our tool with our argument names, keeping the id', () => {
     expect(mapped({ command: 'view', path: 'a.ts' })).toMatchObject({ name: 'read_file', args: { path: 'a.ts' } });
-    expect(mapped({ command: 'view', path: 'a.ts', view_range: [3, 7] })).toMatchObject({ name: 'read_file', args: { path: 'a.ts', offset: 3, limit: 5 } });
-    expect(mapped({ command: 'view', path: 'dir' })).toMatchObject({ name: 'glob', args: { pattern: '*', path: 'dir' } });
-    expect(mapped({ command: 'create', path: 'n.ts', file_text: 'x' })).toMatchObject({ name: 'write_file', args: { path: 'n.ts', content: 'x' } });
-    expect(mapped({ command: 'str_replace', path: 'a.ts', old_str: 'a', new_str: 'b' })).toMatchObject({ name: 'edit', args: { path: 'a.ts', old_string: 'a', new_string: 'b' } });
-    expect(mapped({ command: 'str_replace', path: 'a.ts', old_str: 'gone' })).toMatchObject({ name: 'edit', args: { new_string: '' } });
-    expect(mapped({ command: 'insert', path: 'a.ts', insert_line: 2, new_str: 'y' })).toMatchObject({ name: 'insert_text', args: { path: 'a.ts', insert_line: 2, text: 'y' } });
+    expect(mapped({ command: 'view', path: 'a.ts', view_range: [3, 7] })).toMatchObject({
+      name: 'read_file',
+      args: { path: 'a.ts', offset: 3, limit: 5 },
+    });
+    expect(mapped({ command: 'view', path: 'dir' })).toMatchObject({
+      name: 'glob',
+      args: { pattern: '*', path: 'dir' },
+    });
+    expect(mapped({ command: 'create', path: 'n.ts', file_text: 'x' })).toMatchObject({
+      name: 'write_file',
+      args: { path: 'n.ts', content: 'x' },
+    });
+    expect(mapped({ command: 'str_replace', path: 'a.ts', old_str: 'a', new_str: 'b' })).toMatchObject({
+      name: 'edit',
+      args: { path: 'a.ts', old_string: 'a', new_string: 'b' },
+    });
+    expect(mapped({ command: 'str_replace', path: 'a.ts', old_str: 'gone' })).toMatchObject({
+      name: 'edit',
+      args: { new_string: '' },
+    });
+    expect(mapped({ command: 'insert', path: 'a.ts', insert_line: 2, new_str: 'y' })).toMatchObject({
+      name: 'insert_text',
+      args: { path: 'a.ts', insert_line: 2, text: 'y' },
+    });
     expect(shape.toOurs(call({ command: 'view', path: 'a' }), '/').call.id).toBe('t1');
   });
 
   it('answers a bash restart without running anything, and passes bash commands through', () => {
     expect(mapped({ restart: true }, 'bash').outcome).toMatchObject({ status: 'completed' });
-    expect(mapped({ command: 'ls' }, 'bash')).toMatchObject({ name: 'bash', args: { command: 'ls' }, outcome: undefined });
+    expect(mapped({ command: 'ls' }, 'bash')).toMatchObject({
+      name: 'bash',
+      args: { command: 'ls' },
+      outcome: undefined,
+    });
   });
 
   it('fails an unknown command or arguments that are not an object, with a hint', () => {
-    expect(mapped({ command: 'undo_edit', path: 'a' }).outcome).toMatchObject({ status: 'failed', cause: 'MODEL_ERROR', hint: expect.stringContaining('undo_edit is not available') });
-    expect(shape.toOurs({ id: 't', name: 'str_replace_based_edit_tool', argumentsText: '[1]' }, '/').outcome).toMatchObject({ status: 'failed' });
+    expect(mapped({ command: 'undo_edit', path: 'a' }).outcome).toMatchObject({
+      status: 'failed',
+      cause: 'MODEL_ERROR',
+      hint: expect.stringContaining('undo_edit is not available'),
+    });
+    expect(
+      shape.toOurs({ id: 't', name: 'str_replace_based_edit_tool', argumentsText: '[1]' }, '/').outcome,
+    ).toMatchObject({ status: 'failed' });
   });
 
   it('offers the editor only when read_file, write_file and edit are all in the run', () => {
-    expect(shape.offer(createToolRegistry({ only: ['read_file', 'grep'] })).map((t) => t.name)).toEqual(['read_file', 'grep']);
+    expect(shape.offer(createToolRegistry({ only: ['read_file', 'grep'] })).map((t) => t.name)).toEqual([
+      'read_file',
+      'grep',
+    ]);
     const full = shape.offer(createToolRegistry()).map((t) => t.name);
     expect(full[0]).toBe('str_replace_based_edit_tool');
     expect(full).not.toContain('insert_text');

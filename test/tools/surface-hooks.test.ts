@@ -33,7 +33,10 @@ describe('the file tools with a surface file system', () => {
     const dir = scratch({ 'a.txt': 'on disk\n' });
     const hook = buffers({ [path.join(dir, 'a.txt')]: 'unsaved buffer\n' });
     const { ctx } = context(dir, { fs: hook });
-    expect(await readFileTool.run({ path: 'a.txt' }, ctx)).toMatchObject({ status: 'completed', output: '1\tunsaved buffer' });
+    expect(await readFileTool.run({ path: 'a.txt' }, ctx)).toMatchObject({
+      status: 'completed',
+      output: '1\tunsaved buffer',
+    });
     expect(hook.calls).toEqual([`read ${path.join(dir, 'a.txt')}`]);
   });
 
@@ -42,7 +45,9 @@ describe('the file tools with a surface file system', () => {
     const file = path.join(dir, 'a.txt');
     const hook = buffers({ [file]: 'hello old\n' });
     const { ctx } = context(dir, { fs: hook });
-    expect(await editTool.run({ path: 'a.txt', old_string: 'old', new_string: 'new' }, ctx)).toMatchObject({ status: 'completed' });
+    expect(await editTool.run({ path: 'a.txt', old_string: 'old', new_string: 'new' }, ctx)).toMatchObject({
+      status: 'completed',
+    });
     expect(hook.files.get(file)).toBe('hello new\n');
     expect(fs.readFileSync(file, 'utf8')).toBe('hello old\n');
   });
@@ -51,12 +56,26 @@ describe('the file tools with a surface file system', () => {
     const dir = scratch();
     const hook = buffers({});
     const { ctx } = context(dir, { fs: hook });
-    expect(await writeFileTool.run({ path: 'new.txt', content: 'x' }, ctx)).toMatchObject({ status: 'completed', fileChanges: [{ path: 'new.txt', kind: 'create' }] });
+    expect(await writeFileTool.run({ path: 'new.txt', content: 'x' }, ctx)).toMatchObject({
+      status: 'completed',
+      fileChanges: [{ path: 'new.txt', kind: 'create' }],
+    });
     expect(hook.files.get(path.join(dir, 'new.txt'))).toBe('x');
     expect(fs.existsSync(path.join(dir, 'new.txt'))).toBe(false);
-    const failing = context(dir, { fs: { readTextFile: () => Promise.reject(new Error('client gone')), writeTextFile: () => Promise.reject(new Error('client gone')) } });
-    expect(await writeFileTool.run({ path: 'new.txt', content: 'x' }, failing.ctx)).toMatchObject({ status: 'failed', cause: 'FILESYSTEM_ERROR' });
-    expect(await readFileTool.run({ path: 'new.txt' }, failing.ctx)).toMatchObject({ status: 'failed', cause: 'FILESYSTEM_ERROR' });
+    const failing = context(dir, {
+      fs: {
+        readTextFile: () => Promise.reject(new Error('client gone')),
+        writeTextFile: () => Promise.reject(new Error('client gone')),
+      },
+    });
+    expect(await writeFileTool.run({ path: 'new.txt', content: 'x' }, failing.ctx)).toMatchObject({
+      status: 'failed',
+      cause: 'FILESYSTEM_ERROR',
+    });
+    expect(await readFileTool.run({ path: 'new.txt' }, failing.ctx)).toMatchObject({
+      status: 'failed',
+      cause: 'FILESYSTEM_ERROR',
+    });
   });
 });
 
@@ -71,15 +90,29 @@ describe('bash with a surface terminal', () => {
     };
     const dir = scratch();
     const { ctx } = context(dir, { terminal, toolCallId: 'call_1' });
-    expect(await bashTool.run({ command: 'echo hi' }, ctx)).toMatchObject({ status: 'completed', output: 'hi\n', receipt: { exitCode: 0 } });
+    expect(await bashTool.run({ command: 'echo hi' }, ctx)).toMatchObject({
+      status: 'completed',
+      output: 'hi\n',
+      receipt: { exitCode: 0 },
+    });
     expect(seen[0]).toMatchObject({ command: 'bash', args: ['-c', 'echo hi'], cwd: dir, toolCallId: 'call_1' });
-    expect(await bashTool.run({ command: 'false' }, ctx)).toMatchObject({ status: 'failed', message: 'command exited with code 1' });
+    expect(await bashTool.run({ command: 'false' }, ctx)).toMatchObject({
+      status: 'failed',
+      message: 'command exited with code 1',
+    });
   });
 
   it('aborts the terminal when the run is cancelled', async () => {
     const abort = new AbortController();
     const terminal: ToolTerminal = {
-      run: (_command, signal) => new Promise((resolve) => signal.addEventListener('abort', () => resolve({ output: 'partial', truncated: false, exitCode: null, signal: 'SIGTERM' }), { once: true })),
+      run: (_command, signal) =>
+        new Promise((resolve) =>
+          signal.addEventListener(
+            'abort',
+            () => resolve({ output: 'partial', truncated: false, exitCode: null, signal: 'SIGTERM' }),
+            { once: true },
+          ),
+        ),
     };
     const { ctx } = context(scratch(), { terminal, signal: abort.signal });
     const running = bashTool.run({ command: 'sleep 100' }, ctx);

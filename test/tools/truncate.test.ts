@@ -15,19 +15,24 @@ describe('output capping', () => {
 
   it('collects a stream in any split to the same result as capping the whole text', () => {
     fc.assert(
-      fc.property(fc.string({ maxLength: 400 }), fc.array(fc.nat({ max: 400 }), { maxLength: 12 }), fc.integer({ min: 10, max: 200 }), (text, cuts, max) => {
-        const points = [...new Set(cuts.map((c) => c % (text.length + 1)))].sort((a, b) => a - b);
-        const collector = createBoundedCollector(max);
-        let at = 0;
-        for (const p of [...points, text.length]) {
-          collector.push(text.slice(at, p));
-          at = p;
-        }
-        const result = collector.result();
-        const expected = capHeadTail(text, max);
-        expect(result.text).toBe(expected.text);
-        expect(result.truncated).toBe(expected.truncated);
-      }),
+      fc.property(
+        fc.string({ maxLength: 400 }),
+        fc.array(fc.nat({ max: 400 }), { maxLength: 12 }),
+        fc.integer({ min: 10, max: 200 }),
+        (text, cuts, max) => {
+          const points = [...new Set(cuts.map((c) => c % (text.length + 1)))].sort((a, b) => a - b);
+          const collector = createBoundedCollector(max);
+          let at = 0;
+          for (const p of [...points, text.length]) {
+            collector.push(text.slice(at, p));
+            at = p;
+          }
+          const result = collector.result();
+          const expected = capHeadTail(text, max);
+          expect(result.text).toBe(expected.text);
+          expect(result.truncated).toBe(expected.truncated);
+        },
+      ),
       { seed: 42, numRuns: 300 },
     );
   });

@@ -34,10 +34,16 @@ function lastCacheable(message: Message | undefined): Block | undefined {
  * pinned prefix a cache hit when one step adds more blocks than the API looks back over (20).
  * A 1-hour lifetime goes on the first three only (longer lifetimes must come first anyway).
  */
-function placeBreakpoints(body: Record<string, unknown>, messages: Message[], anchor: number, ttl: CacheTtl | undefined): void {
+function placeBreakpoints(
+  body: Record<string, unknown>,
+  messages: Message[],
+  anchor: number,
+  ttl: CacheTtl | undefined,
+): void {
   const tools = body.tools as Block[] | undefined;
   if (tools && tools.length > 0) tools[tools.length - 1]!.cache_control = cacheControl(ttl);
-  if (typeof body.system === 'string') body.system = [{ type: 'text', text: body.system, cache_control: cacheControl(ttl) }];
+  if (typeof body.system === 'string')
+    body.system = [{ type: 'text', text: body.system, cache_control: cacheControl(ttl) }];
   const pinned = lastCacheable(messages[anchor]);
   if (pinned) pinned.cache_control = cacheControl(ttl);
   // The tail is superseded next step: a 1-hour write (2x input) there would be paid for nothing.
@@ -64,13 +70,19 @@ export const buildAnthropicRequest: RequestBuilder = (conversation, options) => 
   for (const m of conversation.messages) {
     if (m.role === 'user') {
       // Images before the text, as Anthropic's documentation advises.
-      push('user', [...(m.images ?? []).map((i) => ({ type: 'image', source: { type: 'base64', media_type: i.mediaType, data: i.data } }) as Block), { type: 'text', text: m.text }]);
+      push('user', [
+        ...(m.images ?? []).map(
+          (i) => ({ type: 'image', source: { type: 'base64', media_type: i.mediaType, data: i.data } }) as Block,
+        ),
+        { type: 'text', text: m.text },
+      ]);
       anchor = messages.length - 1;
     } else if (m.role === 'assistant') {
       const blocks: Block[] = [];
       for (const r of m.reasoning ?? []) if (r.format === 'anthropic') blocks.push(r.item as Block);
       if (m.text) blocks.push({ type: 'text', text: m.text });
-      for (const c of m.toolCalls ?? []) blocks.push({ type: 'tool_use', id: c.id, name: c.name, input: argumentsObject(c.argumentsText) });
+      for (const c of m.toolCalls ?? [])
+        blocks.push({ type: 'tool_use', id: c.id, name: c.name, input: argumentsObject(c.argumentsText) });
       if (blocks.length > 0) push('assistant', blocks);
     } else {
       const block: Block = { type: 'tool_result', tool_use_id: m.toolCallId, content: m.content };
@@ -91,7 +103,9 @@ export const buildAnthropicRequest: RequestBuilder = (conversation, options) => 
   if (conversation.system) body.system = conversation.system;
   if (conversation.tools.length > 0) {
     // A native entry (the text editor, bash) is copied: the cache breakpoint is set on the request's own objects.
-    body.tools = conversation.tools.map((t) => (t.native ? { ...t.native } : { name: t.name, description: t.description, input_schema: t.jsonSchema }));
+    body.tools = conversation.tools.map((t) =>
+      t.native ? { ...t.native } : { name: t.name, description: t.description, input_schema: t.jsonSchema },
+    );
   }
   if (thinking !== undefined) body.thinking = { type: 'enabled', budget_tokens: thinking };
   // Extended thinking accepts no temperature other than the default.

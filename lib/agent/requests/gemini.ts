@@ -54,7 +54,8 @@ function rewrite(schema: unknown, root: unknown, depth: number): unknown {
   const source = schema as Record<string, unknown>;
   if (typeof source.$ref === 'string') {
     const target = resolveRef(root, source.$ref);
-    if (target && typeof target === 'object' && depth < MAX_REF_DEPTH) return rewrite({ ...(target as object), ...withoutRef(source) }, root, depth + 1);
+    if (target && typeof target === 'object' && depth < MAX_REF_DEPTH)
+      return rewrite({ ...(target as object), ...withoutRef(source) }, root, depth + 1);
     const type = target && typeof target === 'object' ? (target as { type?: unknown }).type : undefined;
     return typeof type === 'string' ? { type } : {};
   }
@@ -113,13 +114,19 @@ export const buildGeminiRequest: RequestBuilder = (conversation, options) => {
     else contents.push({ role, parts });
   };
   for (const m of conversation.messages) {
-    if (m.role === 'user') push('user', [...(m.images ?? []).map((i) => ({ inline_data: { mime_type: i.mediaType, data: i.data } })), { text: m.text }]);
+    if (m.role === 'user')
+      push('user', [
+        ...(m.images ?? []).map((i) => ({ inline_data: { mime_type: i.mediaType, data: i.data } })),
+        { text: m.text },
+      ]);
     else if (m.role === 'assistant') {
       const parts: Record<string, unknown>[] = [];
       for (const r of m.reasoning ?? []) if (r.format === 'gemini') parts.push(r.item as Record<string, unknown>);
       if (m.text) parts.push({ text: m.text });
       for (const c of m.toolCalls ?? []) {
-        const part: Record<string, unknown> = { functionCall: { name: c.name, args: argumentsObject(c.argumentsText) } };
+        const part: Record<string, unknown> = {
+          functionCall: { name: c.name, args: argumentsObject(c.argumentsText) },
+        };
         if (c.signature) part.thoughtSignature = c.signature;
         parts.push(part);
       }
@@ -132,16 +139,29 @@ export const buildGeminiRequest: RequestBuilder = (conversation, options) => {
   const body: Record<string, unknown> = { contents };
   if (conversation.system) body.systemInstruction = { parts: [{ text: conversation.system }] };
   if (conversation.tools.length > 0) {
-    body.tools = [{ functionDeclarations: conversation.tools.map((t) => ({ name: t.name, description: t.description, parameters: geminiSchema(t.jsonSchema) })) }];
+    body.tools = [
+      {
+        functionDeclarations: conversation.tools.map((t) => ({
+          name: t.name,
+          description: t.description,
+          parameters: geminiSchema(t.jsonSchema),
+        })),
+      },
+    ];
   }
   const generationConfig: Record<string, unknown> = {};
   if (options.maxTokens !== undefined) generationConfig.maxOutputTokens = options.maxTokens;
   if (options.temperature !== undefined) generationConfig.temperature = options.temperature;
-  const thinkingConfig = options.tuning?.reasoning ? geminiThinking(options.model, options.tuning.reasoning) : undefined;
+  const thinkingConfig = options.tuning?.reasoning
+    ? geminiThinking(options.model, options.tuning.reasoning)
+    : undefined;
   if (thinkingConfig) generationConfig.thinkingConfig = thinkingConfig;
   if (Object.keys(generationConfig).length > 0) body.generationConfig = generationConfig;
   const headers = jsonHeaders(options.headers);
   if (options.apiKey) headers['x-goog-api-key'] = options.apiKey;
-  const url = joinUrl(options.baseUrl, `v1beta/models/${encodeURIComponent(options.model)}:streamGenerateContent?alt=sse`);
+  const url = joinUrl(
+    options.baseUrl,
+    `v1beta/models/${encodeURIComponent(options.model)}:streamGenerateContent?alt=sse`,
+  );
   return { url, method: 'POST', headers, body: JSON.stringify(body) };
 };

@@ -10,11 +10,18 @@ export const buildOllamaRequest: RequestBuilder = (conversation, options) => {
   const messages: Record<string, unknown>[] = [];
   if (conversation.system) messages.push({ role: 'system', content: conversation.system });
   for (const m of conversation.messages) {
-    if (m.role === 'user') messages.push(m.images?.length ? { role: 'user', content: m.text, images: m.images.map((i) => i.data) } : { role: 'user', content: m.text });
+    if (m.role === 'user')
+      messages.push(
+        m.images?.length
+          ? { role: 'user', content: m.text, images: m.images.map((i) => i.data) }
+          : { role: 'user', content: m.text },
+      );
     else if (m.role === 'assistant') {
       const message: Record<string, unknown> = { role: 'assistant', content: m.text ?? '' };
       if (m.toolCalls && m.toolCalls.length > 0) {
-        message.tool_calls = m.toolCalls.map((c) => ({ function: { name: c.name, arguments: argumentsObject(c.argumentsText) } }));
+        message.tool_calls = m.toolCalls.map((c) => ({
+          function: { name: c.name, arguments: argumentsObject(c.argumentsText) },
+        }));
       }
       messages.push(message);
     } else {
@@ -23,7 +30,10 @@ export const buildOllamaRequest: RequestBuilder = (conversation, options) => {
   }
   const body: Record<string, unknown> = { model: options.model, messages, stream: true };
   if (conversation.tools.length > 0) {
-    body.tools = conversation.tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.jsonSchema } }));
+    body.tools = conversation.tools.map((t) => ({
+      type: 'function',
+      function: { name: t.name, description: t.description, parameters: t.jsonSchema },
+    }));
   }
   // Ollama's `think` is a switch on most models (gpt-oss also takes a level; a switch is what all accept).
   if (options.tuning?.reasoning) body.think = options.tuning.reasoning !== 'off';
@@ -31,7 +41,11 @@ export const buildOllamaRequest: RequestBuilder = (conversation, options) => {
   if (options.maxTokens !== undefined) opts.num_predict = options.maxTokens;
   if (options.temperature !== undefined) opts.temperature = options.temperature;
   if (Object.keys(opts).length > 0) body.options = opts;
-  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/x-ndjson', ...options.headers };
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    accept: 'application/x-ndjson',
+    ...options.headers,
+  };
   if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
   return { url: joinUrl(options.baseUrl, 'api/chat'), method: 'POST', headers, body: JSON.stringify(body) };
 };

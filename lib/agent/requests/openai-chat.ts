@@ -15,26 +15,55 @@ export const buildOpenAIChatRequest: RequestBuilder = (conversation, options) =>
     if (m.role === 'user') {
       messages.push(
         m.images?.length
-          ? { role: 'user', content: [{ type: 'text', text: m.text }, ...m.images.map((i) => ({ type: 'image_url', image_url: { url: `data:${i.mediaType};base64,${i.data}` } }))] }
+          ? {
+              role: 'user',
+              content: [
+                { type: 'text', text: m.text },
+                ...m.images.map((i) => ({
+                  type: 'image_url',
+                  image_url: { url: `data:${i.mediaType};base64,${i.data}` },
+                })),
+              ],
+            }
           : { role: 'user', content: m.text },
       );
     } else if (m.role === 'assistant') {
       const message: Record<string, unknown> = { role: 'assistant', content: m.text ?? null };
       if (m.toolCalls && m.toolCalls.length > 0) {
-        message.tool_calls = m.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.argumentsText } }));
+        message.tool_calls = m.toolCalls.map((c) => ({
+          id: c.id,
+          type: 'function',
+          function: { name: c.name, arguments: c.argumentsText },
+        }));
       }
       messages.push(message);
     } else {
-      messages.push({ role: 'tool', tool_call_id: m.toolCallId, content: m.isError ? `Error: ${m.content}` : m.content });
+      messages.push({
+        role: 'tool',
+        tool_call_id: m.toolCallId,
+        content: m.isError ? `Error: ${m.content}` : m.content,
+      });
     }
   }
-  const body: Record<string, unknown> = { model: options.model, messages, stream: true, stream_options: { include_usage: true } };
+  const body: Record<string, unknown> = {
+    model: options.model,
+    messages,
+    stream: true,
+    stream_options: { include_usage: true },
+  };
   if (conversation.tools.length > 0) {
-    body.tools = conversation.tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.jsonSchema } }));
+    body.tools = conversation.tools.map((t) => ({
+      type: 'function',
+      function: { name: t.name, description: t.description, parameters: t.jsonSchema },
+    }));
   }
-  if (isOpenAI(options.baseUrl)) body.prompt_cache_key = options.tuning?.cacheKey ?? defaultCacheKey(options.model, conversation);
+  if (isOpenAI(options.baseUrl))
+    body.prompt_cache_key = options.tuning?.cacheKey ?? defaultCacheKey(options.model, conversation);
   else if (options.tuning?.cacheKey) body.prompt_cache_key = options.tuning.cacheKey;
-  const effort = options.tuning?.reasoning && takesReasoningEffort(options.model) ? openaiEffort(options.model, options.tuning.reasoning) : undefined;
+  const effort =
+    options.tuning?.reasoning && takesReasoningEffort(options.model)
+      ? openaiEffort(options.model, options.tuning.reasoning)
+      : undefined;
   if (effort) body.reasoning_effort = effort;
   if (options.maxTokens !== undefined) body.max_tokens = options.maxTokens;
   if (options.temperature !== undefined) body.temperature = options.temperature;

@@ -18,7 +18,14 @@ export const buildOpenAIResponsesRequest: RequestBuilder = (conversation, option
     if (m.role === 'user') {
       input.push({
         role: 'user',
-        content: [{ type: 'input_text', text: m.text }, ...(m.images ?? []).map((i) => ({ type: 'input_image', image_url: `data:${i.mediaType};base64,${i.data}`, detail: 'auto' }))],
+        content: [
+          { type: 'input_text', text: m.text },
+          ...(m.images ?? []).map((i) => ({
+            type: 'input_image',
+            image_url: `data:${i.mediaType};base64,${i.data}`,
+            detail: 'auto',
+          })),
+        ],
       });
     } else if (m.role === 'assistant') {
       for (const r of m.reasoning ?? []) if (r.format === 'openai-responses') input.push(r.item);
@@ -31,13 +38,26 @@ export const buildOpenAIResponsesRequest: RequestBuilder = (conversation, option
       }
     } else {
       const output = m.isError ? `Error: ${m.content}` : m.content;
-      input.push({ type: freeform.has(m.toolCallId) ? 'custom_tool_call_output' : 'function_call_output', call_id: m.toolCallId, output });
+      input.push({
+        type: freeform.has(m.toolCallId) ? 'custom_tool_call_output' : 'function_call_output',
+        call_id: m.toolCallId,
+        output,
+      });
     }
   }
   const body: Record<string, unknown> = { model: options.model, input, stream: true, store: false };
   if (conversation.system) body.instructions = conversation.system;
   if (conversation.tools.length > 0) {
-    body.tools = conversation.tools.map((t) => t.native ?? { type: 'function', name: t.name, description: t.description, parameters: t.jsonSchema, strict: false });
+    body.tools = conversation.tools.map(
+      (t) =>
+        t.native ?? {
+          type: 'function',
+          name: t.name,
+          description: t.description,
+          parameters: t.jsonSchema,
+          strict: false,
+        },
+    );
   }
   body.prompt_cache_key = options.tuning?.cacheKey ?? defaultCacheKey(options.model, conversation);
   if (takesReasoningEffort(options.model)) {

@@ -7,7 +7,11 @@ import type { Conversation } from '../conversation.js';
 import type { ReasoningLevel } from './types.js';
 
 /** Thinking budgets in tokens for Anthropic `thinking.budget_tokens` and Gemini `thinkingBudget` (1024 is Anthropic's minimum). */
-export const THINKING_BUDGETS: Readonly<Record<Exclude<ReasoningLevel, 'off'>, number>> = { low: 1024, medium: 8192, high: 24_576 };
+export const THINKING_BUDGETS: Readonly<Record<Exclude<ReasoningLevel, 'off'>, number>> = {
+  low: 1024,
+  medium: 8192,
+  high: 24_576,
+};
 
 /**
  * OpenAI effort names: `off` is `minimal`, the least reasoning the GPT-5 family allows (o-series

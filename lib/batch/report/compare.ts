@@ -46,7 +46,11 @@ export function promptGroups(records: readonly BatchRecord[]): PromptGroup[] {
   for (const r of records) {
     const digest = r.systemPromptDigest ?? 'not recorded';
     let g = groups.get(digest);
-    if (!g) groups.set(digest, (g = { digest, lines: 0, completed: 0, verifyPassed: 0, verifyRan: 0, costUsd: 0, costUnknown: 0 }));
+    if (!g)
+      groups.set(
+        digest,
+        (g = { digest, lines: 0, completed: 0, verifyPassed: 0, verifyRan: 0, costUsd: 0, costUnknown: 0 }),
+      );
     g.lines++;
     if (r.kind === 'result') g.completed++;
     if (r.verify) {
@@ -76,7 +80,10 @@ function promptTable(a: RunView, b: RunView): string {
 }
 
 /** Pair the records of two runs by id, in A's order then B's extra ids. */
-export function matchIds(a: RunView, b: RunView): { rows: { id: string; a?: BatchRecord; b?: BatchRecord }[]; match: IdMatch } {
+export function matchIds(
+  a: RunView,
+  b: RunView,
+): { rows: { id: string; a?: BatchRecord; b?: BatchRecord }[]; match: IdMatch } {
   const byB = new Map(b.records.map((r) => [r.id, r]));
   const seen = new Set<string>();
   const rows: { id: string; a?: BatchRecord; b?: BatchRecord }[] = [];
@@ -116,7 +123,13 @@ function headline(a: RunView, b: RunView): string {
     ['failed', a.failed, b.failed, (n) => num(n, 0)],
     ['verify passed (%)', pct(verifyRate(a)), pct(verifyRate(b)), (n) => num(n)],
     // A run without a known cost reads "unknown" (never $0), and no difference is made up.
-    ['cost (USD)', a.tally.costKnown > 0 ? a.tally.costUsd : undefined, b.tally.costKnown > 0 ? b.tally.costUsd : undefined, (n) => n.toFixed(4), 'unknown'],
+    [
+      'cost (USD)',
+      a.tally.costKnown > 0 ? a.tally.costUsd : undefined,
+      b.tally.costKnown > 0 ? b.tally.costUsd : undefined,
+      (n) => n.toFixed(4),
+      'unknown',
+    ],
     ['tokens', a.tally.usage.totalTokens, b.tally.usage.totalTokens, (n) => num(n, 0)],
     ['output tok/s p50', a.outputTokensPerSecond?.p50, b.outputTokensPerSecond?.p50, (n) => num(n)],
     ...percentileRows('first token', a.latency.firstTokenMs, b.latency.firstTokenMs),
@@ -135,8 +148,17 @@ function pct(rate: number | undefined): number | undefined {
   return rate === undefined ? undefined : rate * 100;
 }
 
-function percentileRows(label: string, a: Percentiles | undefined, b: Percentiles | undefined): [string, number | undefined, number | undefined, (n: number) => string][] {
-  return (['p50', 'p90', 'p99', 'max'] as const).map((p) => [`${label} ${p} (ms)`, a?.[p], b?.[p], (n: number) => num(n)]);
+function percentileRows(
+  label: string,
+  a: Percentiles | undefined,
+  b: Percentiles | undefined,
+): [string, number | undefined, number | undefined, (n: number) => string][] {
+  return (['p50', 'p90', 'p99', 'max'] as const).map((p) => [
+    `${label} ${p} (ms)`,
+    a?.[p],
+    b?.[p],
+    (n: number) => num(n),
+  ]);
 }
 
 function side(r: BatchRecord | undefined, patches: ReadonlyMap<string, string>): string {
@@ -154,7 +176,9 @@ function side(r: BatchRecord | undefined, patches: ReadonlyMap<string, string>):
 function significanceSection(c: PairedComparison): string {
   const pts = (x: number): string => `${x >= 0 ? '+' : '−'}${num(Math.abs(x) * 100)} pts`;
   const verdict = c.significant ? '<b class="ok">a significant difference</b>' : '<b>no significant difference</b>';
-  const regressed = c.regressed.length ? `<p>Regressed in B: ${c.regressed.map((id) => `<code>${escapeHtml(id)}</code>`).join(', ')}</p>` : '';
+  const regressed = c.regressed.length
+    ? `<p>Regressed in B: ${c.regressed.map((id) => `<code>${escapeHtml(id)}</code>`).join(', ')}</p>`
+    : '';
   return `<p>Over ${c.pairs} paired runs (${c.lines} lines): A ${escapeHtml(num(c.rateA * 100))}%, B ${escapeHtml(num(c.rateB * 100))}%, B − A ${escapeHtml(pts(c.difference))}, 95% paired bootstrap interval ${escapeHtml(pts(c.interval[0]))} to ${escapeHtml(pts(c.interval[1]))}; ${c.onlyA} passed only in A, ${c.onlyB} only in B; McNemar exact p = ${c.pValue.toFixed(4)}: ${verdict}.</p>${regressed}`;
 }
 
@@ -173,7 +197,21 @@ export function compareBody(a: RunView, b: RunView, generatedAt: string): string
       'n',
     )}<td>${details(either, a.prompts.get(id) ?? b.prompts.get(id))}${ra && rb ? details(rb, undefined).replace('<summary>show</summary>', '<summary>show B</summary>') : ''}</td></tr>`;
   });
-  const head = ['id', 'A outcome', 'A verify', 'A total', 'A cost', 'A patch', 'B outcome', 'B verify', 'B total', 'B cost', 'B patch', 'B − A total', 'details'];
+  const head = [
+    'id',
+    'A outcome',
+    'A verify',
+    'A total',
+    'A cost',
+    'A patch',
+    'B outcome',
+    'B verify',
+    'B total',
+    'B cost',
+    'B patch',
+    'B − A total',
+    'details',
+  ];
   const sortable = new Set([0, 1, 2, 3, 4, 6, 7, 8, 9, 11]);
   return `<h1>minicode batch report: A/B comparison</h1>
 <p class="muted">A: ${escapeHtml(a.dir)}<br>B: ${escapeHtml(b.dir)}<br>generated ${escapeHtml(generatedAt)}</p>

@@ -13,12 +13,17 @@ const INVISIBLE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u202a-\
 /** Text for an element or an attribute value: controls shown as `\uXXXX`, markup escaped. */
 export function escapeHtml(value: unknown): string {
   const text = value === undefined || value === null ? '' : String(value);
-  return text.replace(INVISIBLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).replace(/[&<>"']/g, (c) => HTML[c]!);
+  return text
+    .replace(INVISIBLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+    .replace(/[&<>"']/g, (c) => HTML[c]!);
 }
 
 /** JSON safe inside `<script type="application/json">`: no `<`, `>`, `&`, U+2028 or U+2029 left as such. */
 export function scriptJson(value: unknown): string {
-  return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return JSON.stringify(value).replace(
+    /[<>&\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 /** The head of a text, with an ellipsis when cut. */

@@ -46,7 +46,9 @@ export function cards(view: RunView): string {
 
 function percentileCells(p: Percentiles | undefined): string {
   if (!p) return '<td class="n">0</td><td class="n">–</td><td class="n">–</td><td class="n">–</td><td class="n">–</td>';
-  return [p.count, p.p50, p.p90, p.p99, p.max].map((v, i) => `<td class="n">${escapeHtml(i === 0 ? num(v, 0) : ms(v))}</td>`).join('');
+  return [p.count, p.p50, p.p90, p.p99, p.max]
+    .map((v, i) => `<td class="n">${escapeHtml(i === 0 ? num(v, 0) : ms(v))}</td>`)
+    .join('');
 }
 
 /** The latency percentile table, overall and per provider/model. */
@@ -107,9 +109,19 @@ export function outcomeOf(r: BatchRecord): string {
 }
 
 /** Verify cell content: passed / failed with exit code, or a dash. */
-export function verifyText(r: BatchRecord | undefined): { text: string; sort: number | undefined; className: string | undefined } {
+export function verifyText(r: BatchRecord | undefined): {
+  text: string;
+  sort: number | undefined;
+  className: string | undefined;
+} {
   if (!r?.verify) return { text: '–', sort: undefined, className: undefined };
-  return r.verify.ok ? { text: 'passed', sort: 1, className: 'ok' } : { text: `failed${r.verify.exitCode !== undefined ? ` (exit ${r.verify.exitCode})` : ''}`, sort: 0, className: 'bad' };
+  return r.verify.ok
+    ? { text: 'passed', sort: 1, className: 'ok' }
+    : {
+        text: `failed${r.verify.exitCode !== undefined ? ` (exit ${r.verify.exitCode})` : ''}`,
+        sort: 0,
+        className: 'bad',
+      };
 }
 
 /** The scorers' verdicts of a record (`includes ✓ regex ✗`), each failure's detail in a tooltip; a dash without scorers. */
@@ -117,7 +129,12 @@ export function scoresCell(r: BatchRecord): string {
   const scores = r.scores ?? [];
   if (scores.length === 0) return '<td>–</td>';
   const passed = scores.filter((s) => s.passed).length;
-  const text = scores.map((s) => `<span class="${s.passed ? 'ok' : 'bad'}" title="${escapeHtml(s.detail ?? 'passed')}">${escapeHtml(s.scorer)} ${s.passed ? '✓' : '✗'}</span>`).join(' ');
+  const text = scores
+    .map(
+      (s) =>
+        `<span class="${s.passed ? 'ok' : 'bad'}" title="${escapeHtml(s.detail ?? 'passed')}">${escapeHtml(s.scorer)} ${s.passed ? '✓' : '✗'}</span>`,
+    )
+    .join(' ');
   return `<td data-v="${passed / scores.length}">${text}</td>`;
 }
 
@@ -133,7 +150,16 @@ export function patchCell(r: BatchRecord | undefined, patches: ReadonlyMap<strin
   let added = 0;
   let removed = 0;
   const body = lines.map((l) => {
-    const tone = l.startsWith('+++') || l.startsWith('---') ? 'file' : l.startsWith('+') ? 'add' : l.startsWith('-') ? 'del' : l.startsWith('@@') ? 'hunk' : '';
+    const tone =
+      l.startsWith('+++') || l.startsWith('---')
+        ? 'file'
+        : l.startsWith('+')
+          ? 'add'
+          : l.startsWith('-')
+            ? 'del'
+            : l.startsWith('@@')
+              ? 'hunk'
+              : '';
     if (tone === 'add') added++;
     else if (tone === 'del') removed++;
     return tone ? `<span class="${tone}">${escapeHtml(l)}</span>` : escapeHtml(l);
@@ -160,7 +186,8 @@ function transcriptItem(e: TranscriptEntry): string {
 export function transcriptCell(r: BatchRecord | undefined, view: Pick<RunView, 'transcripts' | 'storeDir'>): string {
   if (!r?.sessionId) return '<td>–</td>';
   const entries = view.transcripts.get(r.sessionId);
-  if (!entries) return `<td class="muted">not in the store${view.storeDir !== undefined ? ` at ${escapeHtml(view.storeDir)}` : ''}</td>`;
+  if (!entries)
+    return `<td class="muted">not in the store${view.storeDir !== undefined ? ` at ${escapeHtml(view.storeDir)}` : ''}</td>`;
   const calls = entries.filter((e) => e.role === 'call').length;
   const messages = entries.filter((e) => e.role === 'user' || e.role === 'assistant').length;
   return `<td><details class="transcript"><summary>${messages} message${messages === 1 ? '' : 's'}, ${calls} tool call${calls === 1 ? '' : 's'}</summary><ol class="transcript">${entries.map(transcriptItem).join('')}</ol></details></td>`;
@@ -171,8 +198,12 @@ export function details(r: BatchRecord, prompt: string | undefined): string {
   const parts: string[] = [];
   if (prompt !== undefined) parts.push(`<b>prompt</b><pre>${escapeHtml(clip(prompt, TEXT_CHARS))}</pre>`);
   if (r.kind === 'result') parts.push(`<b>answer</b><pre>${escapeHtml(clip(r.finalText ?? '', TEXT_CHARS))}</pre>`);
-  else parts.push(`<b>error</b><pre>${escapeHtml(`${r.error?.code ?? ''}: ${clip(r.error?.message ?? '', TEXT_CHARS)}`)}</pre>`);
-  if (r.verify) parts.push(`<b>verify output (tail)</b><pre>${escapeHtml(clip(r.verify.outputTail ?? '', TEXT_CHARS))}</pre>`);
+  else
+    parts.push(
+      `<b>error</b><pre>${escapeHtml(`${r.error?.code ?? ''}: ${clip(r.error?.message ?? '', TEXT_CHARS)}`)}</pre>`,
+    );
+  if (r.verify)
+    parts.push(`<b>verify output (tail)</b><pre>${escapeHtml(clip(r.verify.outputTail ?? '', TEXT_CHARS))}</pre>`);
   return `<details><summary>show</summary>${parts.join('')}</details>`;
 }
 
@@ -232,11 +263,21 @@ export function evaluationSection(view: RunView): string {
   const passAt = Object.entries(e.passAtK)
     .map(([k, v]) => `<tr><td>pass@${escapeHtml(k)}</td><td class="n">${escapeHtml(num(v, 3))}</td></tr>`)
     .join('');
-  const epochs = e.byEpoch.map((x) => `<tr><td>${x.attempt}</td><td class="n">${x.runs}</td><td class="n">${x.passed}</td><td class="n">${escapeHtml(num(x.rate * 100))}%</td></tr>`).join('');
-  const lines = e.lines
-    .map((l) => `<tr>${cell(escapeHtml(l.id), l.id)}${cell(String(l.runs), l.runs, 'n')}${cell(String(l.passed), l.passed, 'n')}${cell(`${escapeHtml(num(l.rate * 100))}%`, l.rate, 'n')}</tr>`)
+  const epochs = e.byEpoch
+    .map(
+      (x) =>
+        `<tr><td>${x.attempt}</td><td class="n">${x.runs}</td><td class="n">${x.passed}</td><td class="n">${escapeHtml(num(x.rate * 100))}%</td></tr>`,
+    )
     .join('');
-  const spread = e.spread ? `; epochs' pass rates ${num(e.spread.min, 3)} to ${num(e.spread.max, 3)}, standard deviation ${num(e.spread.stdev, 3)}` : '';
+  const lines = e.lines
+    .map(
+      (l) =>
+        `<tr>${cell(escapeHtml(l.id), l.id)}${cell(String(l.runs), l.runs, 'n')}${cell(String(l.passed), l.passed, 'n')}${cell(`${escapeHtml(num(l.rate * 100))}%`, l.rate, 'n')}</tr>`,
+    )
+    .join('');
+  const spread = e.spread
+    ? `; epochs' pass rates ${num(e.spread.min, 3)} to ${num(e.spread.max, 3)}, standard deviation ${num(e.spread.stdev, 3)}`
+    : '';
   return `<p>${e.passed} of ${e.runs} runs passed (${escapeHtml(num(e.passRate * 100))}%) over ${e.epochs} epoch(s)${escapeHtml(spread)}; ${e.unstableLines} line(s) passed some attempts and failed others.</p>
 <p class="muted">A run passes when it completed, its verify command (when one ran) exited 0 and every scorer of its expect passed. pass@k is the unbiased estimator 1 − C(n−c, k) / C(n, k) over each line's n attempts with c passes, averaged over the lines with at least k attempts.</p>
 <div class="charts"><table><thead><tr><th>k</th><th>pass@k</th></tr></thead><tbody>${passAt}</tbody></table>
@@ -246,7 +287,10 @@ export function evaluationSection(view: RunView): string {
 
 /** The whole body of a one-run report. */
 export function singleRunBody(view: RunView, generatedAt: string): string {
-  const warn = view.unreadable > 0 ? `<p class="bad">${view.unreadable} line(s) of the record files were not readable records and are left out.</p>` : '';
+  const warn =
+    view.unreadable > 0
+      ? `<p class="bad">${view.unreadable} line(s) of the record files were not readable records and are left out.</p>`
+      : '';
   return `<h1>minicode batch report</h1>
 <p class="muted">${escapeHtml(view.dir)} · generated ${escapeHtml(generatedAt)}</p>${warn}
 ${cards(view)}

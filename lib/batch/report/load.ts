@@ -53,7 +53,12 @@ function readPatches(dir: string, records: readonly BatchRecord[]): Map<string, 
     }
     // Scrubbed whole before it is cut, as the prompts are.
     const clean = scrubArtefact(text);
-    patches.set(r.patch as string, clean.length > PATCH_CHARS ? `${clean.slice(0, PATCH_CHARS)}\n[… ${clean.length - PATCH_CHARS} more characters in ${r.patch as string}]` : clean);
+    patches.set(
+      r.patch as string,
+      clean.length > PATCH_CHARS
+        ? `${clean.slice(0, PATCH_CHARS)}\n[… ${clean.length - PATCH_CHARS} more characters in ${r.patch as string}]`
+        : clean,
+    );
   }
   return patches;
 }
@@ -64,7 +69,10 @@ function readJsonl(file: string, into: Map<string, BatchRecord>): number {
     text = fs.readFileSync(file, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0;
-    throw new MinicodeError('MINICODE_E_INPUT_UNREADABLE', `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new MinicodeError(
+      'MINICODE_E_INPUT_UNREADABLE',
+      `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
   }
   let unreadable = 0;
   // A last line without its newline is a record still being written: not a record yet, not an error.
@@ -74,7 +82,8 @@ function readJsonl(file: string, into: Map<string, BatchRecord>): number {
     if (row.trim() === '') continue;
     try {
       const r = JSON.parse(row) as BatchRecord;
-      if (!r || typeof r !== 'object' || typeof r.id !== 'string' || (r.kind !== 'result' && r.kind !== 'error')) throw new Error('not a record');
+      if (!r || typeof r !== 'object' || typeof r.id !== 'string' || (r.kind !== 'result' && r.kind !== 'error'))
+        throw new Error('not a record');
       if (!into.has(runKey(r))) into.set(runKey(r), r);
     } catch {
       // Not JSON, or not a record: counted, the report says how many.
@@ -110,7 +119,8 @@ function readPrompts(input: unknown): Map<string, string> {
     try {
       const line = JSON.parse(row) as { id?: unknown; prompt?: unknown };
       // Scrubbed whole before the head is cut: a token cut in two is no longer recognised as one.
-      if (typeof line.id === 'string' && typeof line.prompt === 'string' && !prompts.has(line.id)) prompts.set(line.id, scrubArtefact(line.prompt).slice(0, PROMPT_CHARS));
+      if (typeof line.id === 'string' && typeof line.prompt === 'string' && !prompts.has(line.id))
+        prompts.set(line.id, scrubArtefact(line.prompt).slice(0, PROMPT_CHARS));
     } catch {
       // An invalid input line has no record either.
     }
@@ -122,15 +132,25 @@ function readPrompts(input: unknown): Map<string, string> {
 export function loadBatchOutput(dir: string): LoadedBatch {
   const files = ['summary.json', 'results.jsonl', 'errors.jsonl'];
   if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory() || !files.some((f) => fs.existsSync(path.join(dir, f)))) {
-    throw new MinicodeError('MINICODE_E_BATCH_REPORT', `${dir} is not a batch output directory (no summary.json, results.jsonl or errors.jsonl)`, {
-      action: 'pass the --out folder of a batch: minicode batch report minicode-batch-prompts',
-    });
+    throw new MinicodeError(
+      'MINICODE_E_BATCH_REPORT',
+      `${dir} is not a batch output directory (no summary.json, results.jsonl or errors.jsonl)`,
+      {
+        action: 'pass the --out folder of a batch: minicode batch report minicode-batch-prompts',
+      },
+    );
   }
   const byId = new Map<string, BatchRecord>();
   const unreadable = readJsonl(path.join(dir, 'results.jsonl'), byId) + readJsonl(path.join(dir, 'errors.jsonl'), byId);
   const summary = readSummary(dir);
   const records = [...byId.values()];
-  const loaded: LoadedBatch = { dir, records, unreadable, prompts: readPrompts(summary?.input), patches: readPatches(dir, records) };
+  const loaded: LoadedBatch = {
+    dir,
+    records,
+    unreadable,
+    prompts: readPrompts(summary?.input),
+    patches: readPatches(dir, records),
+  };
   if (summary) loaded.summary = summary;
   return loaded;
 }

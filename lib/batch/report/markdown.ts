@@ -12,7 +12,10 @@ import { comparePaired, type PairedComparison } from './significance.js';
 
 function md(text: string): string {
   return text
-    .replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+    .replace(
+      /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]/g,
+      (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+    )
     .replace(/[|<>`*_[\]\\]/g, (c) => `\\${c}`);
 }
 
@@ -31,14 +34,22 @@ export function spreadText(view: RunView): string {
 function figures(view: RunView): [string, string][] {
   const rate = verifyRate(view);
   const e = view.evaluation;
-  const p = (label: string, x: Percentiles | undefined): [string, string] => [label, x ? `${ms(x.p50)} / ${ms(x.p90)} / ${ms(x.p99)} / ${ms(x.max)}` : '–'];
+  const p = (label: string, x: Percentiles | undefined): [string, string] => [
+    label,
+    x ? `${ms(x.p50)} / ${ms(x.p90)} / ${ms(x.p99)} / ${ms(x.max)}` : '–',
+  ];
   return [
     ['lines', `${view.total}`],
     ['completed / failed / pending', `${view.completed} / ${view.failed} / ${view.pending}`],
     ['runs passed', `${e.passed} of ${e.runs} (${num(e.passRate * 100)}%)`],
     [`pass@1..${e.epochs}`, passAtKText(view)],
     ['epoch pass rate spread', spreadText(view)],
-    ['verify passed', rate === undefined ? '–' : `${view.tally.verifyPassed} of ${view.tally.verifyPassed + view.tally.verifyFailed} (${num(rate * 100)}%)`],
+    [
+      'verify passed',
+      rate === undefined
+        ? '–'
+        : `${view.tally.verifyPassed} of ${view.tally.verifyPassed + view.tally.verifyFailed} (${num(rate * 100)}%)`,
+    ],
     ['cost', costText(view.tally.costUsd, view.tally.costKnown, view.tally.costUnknown)],
     ['tokens in / out', `${num(view.tally.usage.inputTokens, 0)} / ${num(view.tally.usage.outputTokens, 0)}`],
     p('first token p50 / p90 / p99 / max', view.latency.firstTokenMs),
@@ -50,7 +61,9 @@ function figures(view: RunView): [string, string][] {
 /** Markdown of one run. */
 export function singleRunMarkdown(view: RunView, htmlPath: string): string {
   const rows = figures(view).map(([k, v]) => `| ${md(k)} | ${md(v)} |`);
-  const groups = Object.entries(view.latency.byModel).map(([g, l]) => `| ${md(g)} | ${md(ms(l.firstTokenMs?.p50))} | ${md(ms(l.totalMs?.p50))} | ${md(ms(l.totalMs?.p99))} |`);
+  const groups = Object.entries(view.latency.byModel).map(
+    ([g, l]) => `| ${md(g)} | ${md(ms(l.firstTokenMs?.p50))} | ${md(ms(l.totalMs?.p50))} | ${md(ms(l.totalMs?.p99))} |`,
+  );
   return [
     `# Batch report: ${md(view.dir)}`,
     '',
@@ -58,7 +71,9 @@ export function singleRunMarkdown(view: RunView, htmlPath: string): string {
     '|---|---|',
     ...rows,
     '',
-    ...(groups.length ? ['| provider/model | first token p50 | total p50 | total p99 |', '|---|---:|---:|---:|', ...groups, ''] : []),
+    ...(groups.length
+      ? ['| provider/model | first token p50 | total p50 | total p99 |', '|---|---:|---:|---:|', ...groups, '']
+      : []),
     `HTML report: ${md(htmlPath)}`,
     '',
   ].join('\n');
@@ -68,7 +83,9 @@ export function singleRunMarkdown(view: RunView, htmlPath: string): string {
 export function significanceText(c: PairedComparison): string {
   const pct = (x: number): string => `${x >= 0 ? '+' : '−'}${num(Math.abs(x) * 100)} pts`;
   const verdict = c.significant ? 'a significant difference' : 'no significant difference';
-  const regressed = c.regressed.length ? ` Regressed in B: ${c.regressed.slice(0, 20).map(md).join(', ')}${c.regressed.length > 20 ? `, … (${c.regressed.length})` : ''}.` : '';
+  const regressed = c.regressed.length
+    ? ` Regressed in B: ${c.regressed.slice(0, 20).map(md).join(', ')}${c.regressed.length > 20 ? `, … (${c.regressed.length})` : ''}.`
+    : '';
   return `Pass rate over ${c.pairs} paired runs (${c.lines} lines): A ${num(c.rateA * 100)}%, B ${num(c.rateB * 100)}%, B − A ${pct(c.difference)} (95% paired bootstrap interval ${pct(c.interval[0])} to ${pct(c.interval[1])}); ${c.onlyA} passed only in A, ${c.onlyB} only in B, McNemar exact p = ${c.pValue.toFixed(4)}: **${verdict}**.${regressed}`;
 }
 

@@ -58,7 +58,10 @@ export interface RunView {
 }
 
 /** Build the view of one loaded output directory (with the transcripts found in the store, when looked for). */
-export function buildRunView(loaded: LoadedBatch, found: { transcripts?: Map<string, TranscriptEntry[]>; storeDir?: string } = {}): RunView {
+export function buildRunView(
+  loaded: LoadedBatch,
+  found: { transcripts?: Map<string, TranscriptEntry[]>; storeDir?: string } = {},
+): RunView {
   const tally = createTally();
   const groups = new Map<string, ModelRow>();
   const tps: number[] = [];
@@ -69,7 +72,20 @@ export function buildRunView(loaded: LoadedBatch, found: { transcripts?: Map<str
     addRecord(tally, r);
     const name = latencyGroup(r);
     let g = groups.get(name);
-    if (!g) groups.set(name, (g = { group: name, lines: 0, completed: 0, costUsd: 0, costUnknown: 0, tokens: 0, verifyPassed: 0, verifyFailed: 0 }));
+    if (!g)
+      groups.set(
+        name,
+        (g = {
+          group: name,
+          lines: 0,
+          completed: 0,
+          costUsd: 0,
+          costUnknown: 0,
+          tokens: 0,
+          verifyPassed: 0,
+          verifyFailed: 0,
+        }),
+      );
     g.lines++;
     if (r.kind === 'result') g.completed++;
     g.costUsd += r.costUsd ?? 0;
@@ -88,7 +104,9 @@ export function buildRunView(loaded: LoadedBatch, found: { transcripts?: Map<str
     s?.throughput && Array.isArray(s.throughput.buckets) && typeof s.throughput.intervalMs === 'number'
       ? s.throughput
       : throughputSeries(
-          records.filter((r) => r.timing).map((r) => ({ atMs: r.timing!.totalMs, ok: r.kind === 'result', tokens: recordTokens(r.usage) })),
+          records
+            .filter((r) => r.timing)
+            .map((r) => ({ atMs: r.timing!.totalMs, ok: r.kind === 'result', tokens: recordTokens(r.usage) })),
           Math.max(0, ...totalMsValues),
         );
   const view: RunView = {

@@ -104,7 +104,8 @@ export function comparePaired(a: readonly BatchRecord[], b: readonly BatchRecord
     }
     samples.sort((x, y) => x - y);
   }
-  const at = (q: number): number => (samples.length ? samples[Math.min(samples.length - 1, Math.floor(q * samples.length))]! : 0);
+  const at = (q: number): number =>
+    samples.length ? samples[Math.min(samples.length - 1, Math.floor(q * samples.length))]! : 0;
   const interval: [number, number] = [round(at(0.025)), round(at(0.975))];
   const pValue = round(mcnemarExact(onlyA, onlyB));
   const rateA = pairs ? (both + onlyA) / pairs : 0;

@@ -29,10 +29,17 @@ export function transcriptOf(events: Parameters<typeof conversationFromEvents>[0
   const entries: TranscriptEntry[] = [];
   for (const m of conversationFromEvents(events).messages) {
     if (m.role === 'user') entries.push({ role: 'user', text: clip(m.text, TRANSCRIPT_TEXT_CHARS) });
-    else if (m.role === 'tool') entries.push({ role: 'result', name: m.name, text: clip(m.content, TRANSCRIPT_TEXT_CHARS), isError: m.isError === true });
+    else if (m.role === 'tool')
+      entries.push({
+        role: 'result',
+        name: m.name,
+        text: clip(m.content, TRANSCRIPT_TEXT_CHARS),
+        isError: m.isError === true,
+      });
     else {
       if (m.text) entries.push({ role: 'assistant', text: clip(m.text, TRANSCRIPT_TEXT_CHARS) });
-      for (const c of m.toolCalls ?? []) entries.push({ role: 'call', name: c.name, arguments: clip(c.argumentsText, TRANSCRIPT_TEXT_CHARS) });
+      for (const c of m.toolCalls ?? [])
+        entries.push({ role: 'call', name: c.name, arguments: clip(c.argumentsText, TRANSCRIPT_TEXT_CHARS) });
     }
   }
   if (entries.length <= TRANSCRIPT_MESSAGES) return entries;
@@ -40,7 +47,10 @@ export function transcriptOf(events: Parameters<typeof conversationFromEvents>[0
 }
 
 /** The transcripts of the records' sessions found in the store at `storeDir`, by session id. */
-export async function loadTranscripts(records: readonly BatchRecord[], storeDir: string): Promise<Map<string, TranscriptEntry[]>> {
+export async function loadTranscripts(
+  records: readonly BatchRecord[],
+  storeDir: string,
+): Promise<Map<string, TranscriptEntry[]>> {
   const found = new Map<string, TranscriptEntry[]>();
   const ids = [...new Set(records.map((r) => r.sessionId).filter((id): id is string => typeof id === 'string'))];
   if (ids.length === 0 || !fs.existsSync(storeDir)) return found;

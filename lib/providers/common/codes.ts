@@ -26,5 +26,7 @@ export const EXCERPT_CHARS = 200;
 
 /** A bounded excerpt of offending input. */
 export function excerpt(text: string): string {
-  return text.length <= EXCERPT_CHARS ? text : text.slice(0, EXCERPT_CHARS) + `…(+${text.length - EXCERPT_CHARS} chars)`;
+  return text.length <= EXCERPT_CHARS
+    ? text
+    : text.slice(0, EXCERPT_CHARS) + `…(+${text.length - EXCERPT_CHARS} chars)`;
 }

@@ -24,7 +24,8 @@ const RATE_LIMIT = /rate_limit|rate-limit|ratelimit|too_many_requests|resource_e
 const QUOTA = /insufficient_quota|quota|billing|spend_limit|credit/i;
 const CONTEXT = /context_length|context_window|too_long|request_too_large|max_tokens_exceeded/i;
 const MODEL = /tool_use_failed|invalid_tool|malformed_function_call|content_filter|refusal|invalid_prompt/i;
-const RETRYABLE = /server_error|api_error|internal|timeout|overloaded|unavailable|rate_limit|resource_exhausted|deadline/i;
+const RETRYABLE =
+  /server_error|api_error|internal|timeout|overloaded|unavailable|rate_limit|resource_exhausted|deadline/i;
 
 function str(v: unknown): string | undefined {
   return typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : undefined;
@@ -70,7 +71,12 @@ export function readErrorObject(value: unknown, fallbackType?: string): RawProvi
   if (typeof value === 'string') return { type: fallbackType, message: value };
   if (!value || typeof value !== 'object') return { type: fallbackType, message: 'provider error' };
   const e = value as Record<string, unknown>;
-  const statusCode = typeof e.status_code === 'number' ? e.status_code : typeof e.code === 'number' && e.code >= 100 && e.code < 600 ? e.code : undefined;
+  const statusCode =
+    typeof e.status_code === 'number'
+      ? e.status_code
+      : typeof e.code === 'number' && e.code >= 100 && e.code < 600
+        ? e.code
+        : undefined;
   return {
     type: str(e.type) ?? str(e.status) ?? fallbackType,
     code: str(e.code),

@@ -105,7 +105,10 @@ export class ResponseEmitter {
     if (acc.capped) return;
     if (acc.length + delta.length > this.maxText) {
       acc.capped = true;
-      this.diagnostic(DECODE_CODES.TEXT_CAPPED, `accumulated text exceeded ${this.maxText} characters; the rest is dropped from the final text`);
+      this.diagnostic(
+        DECODE_CODES.TEXT_CAPPED,
+        `accumulated text exceeded ${this.maxText} characters; the rest is dropped from the final text`,
+      );
       return;
     }
     acc.pieces.push(delta);
@@ -123,7 +126,10 @@ export class ResponseEmitter {
 
   /** A `diagnostic.raised` event (fidelity synthetic) pointing at `where` in the input. */
   diagnostic(code: ErrorCode, message: string, where: Where = {}): void {
-    const payload: { code: string; message: string; excerpt?: string; line?: number; offset?: number } = { code, message };
+    const payload: { code: string; message: string; excerpt?: string; line?: number; offset?: number } = {
+      code,
+      message,
+    };
     if (where.excerpt !== undefined) payload.excerpt = excerpt(where.excerpt);
     if (where.line !== undefined) payload.line = where.line;
     if (where.offset !== undefined && where.offset >= 0) payload.offset = where.offset;
@@ -134,7 +140,13 @@ export class ResponseEmitter {
     let m = this.messages.get(key);
     if (!m) {
       this.ensureStarted();
-      m = { messageId: id ?? `${this.prefix()}:message-${++this.ordinal}`, pieces: [], length: 0, capped: false, refusal: undefined };
+      m = {
+        messageId: id ?? `${this.prefix()}:message-${++this.ordinal}`,
+        pieces: [],
+        length: 0,
+        capped: false,
+        refusal: undefined,
+      };
       this.messages.set(key, m);
     }
     return m;
@@ -144,7 +156,10 @@ export class ResponseEmitter {
     const m = this.messages.get(key);
     if (!m) return;
     this.messages.delete(key);
-    const payload: { messageId: string; text: string; refusal?: string } = { messageId: m.messageId, text: m.pieces.join('') };
+    const payload: { messageId: string; text: string; refusal?: string } = {
+      messageId: m.messageId,
+      text: m.pieces.join(''),
+    };
     if (m.refusal) payload.refusal = m.refusal.join('');
     this.emit({ type: 'assistant.message.completed', payload, fidelity: 'native' });
   }
@@ -153,7 +168,13 @@ export class ResponseEmitter {
     let r = this.reasonings.get(key);
     if (!r) {
       this.ensureStarted();
-      r = { reasoningId: id ?? `${this.prefix()}:reasoning-${++this.ordinal}`, pieces: [], length: 0, capped: false, signature: undefined };
+      r = {
+        reasoningId: id ?? `${this.prefix()}:reasoning-${++this.ordinal}`,
+        pieces: [],
+        length: 0,
+        capped: false,
+        signature: undefined,
+      };
       this.reasonings.set(key, r);
     }
     return r;
@@ -163,7 +184,9 @@ export class ResponseEmitter {
     const r = this.reasonings.get(key);
     if (!r) return;
     this.reasonings.delete(key);
-    const payload: { reasoningId: string; text?: string; signature?: string; redacted?: boolean; data?: string } = { reasoningId: r.reasoningId };
+    const payload: { reasoningId: string; text?: string; signature?: string; redacted?: boolean; data?: string } = {
+      reasoningId: r.reasoningId,
+    };
     if (r.length > 0) payload.text = r.pieces.join('');
     if (r.signature !== undefined) payload.signature = r.signature;
     if (opaque?.redacted) payload.redacted = true;
@@ -216,9 +239,17 @@ export class ResponseEmitter {
       for (const key of [...this.tools.keys()]) this.completeTool(key);
     } else {
       for (const m of this.messages.values()) {
-        this.emit({ type: 'assistant.message.truncated', payload: { messageId: m.messageId, text: m.pieces.join(''), reason: 'stream-ended' }, fidelity: 'synthetic' });
+        this.emit({
+          type: 'assistant.message.truncated',
+          payload: { messageId: m.messageId, text: m.pieces.join(''), reason: 'stream-ended' },
+          fidelity: 'synthetic',
+        });
       }
-      for (const t of this.tools.values()) this.diagnostic(DECODE_CODES.TOOL_CALL_UNFINISHED, `tool call ${t.name || '?'} (${t.toolCallId}) never finished; it is not completed`);
+      for (const t of this.tools.values())
+        this.diagnostic(
+          DECODE_CODES.TOOL_CALL_UNFINISHED,
+          `tool call ${t.name || '?'} (${t.toolCallId}) never finished; it is not completed`,
+        );
       this.messages.clear();
       this.reasonings.clear();
       this.tools.clear();
@@ -237,7 +268,11 @@ export class ResponseEmitter {
     if (stop?.rawStopReason !== undefined) payload.rawStopReason = stop.rawStopReason;
     if (this._usage !== undefined) payload.usage = this._usage;
     if (stopReason === 'max_tokens' && outcome === 'completed') {
-      this.emit({ type: 'limit.reached', payload: { kind: 'max-tokens', message: 'the response stopped at its output token limit' }, fidelity: 'native' });
+      this.emit({
+        type: 'limit.reached',
+        payload: { kind: 'max-tokens', message: 'the response stopped at its output token limit' },
+        fidelity: 'native',
+      });
     }
     this.emit({ type: 'model.response.completed', payload, fidelity: synthetic ? 'synthetic' : 'native' });
   }
@@ -281,7 +316,11 @@ export class ResponseEmitter {
     if (delta === '') return;
     const r = this.openReasoning(key, id);
     this.accumulate(r, delta);
-    this.emit({ type: 'assistant.reasoning.delta', payload: { reasoningId: r.reasoningId, delta }, fidelity: 'native' });
+    this.emit({
+      type: 'assistant.reasoning.delta',
+      payload: { reasoningId: r.reasoningId, delta },
+      fidelity: 'native',
+    });
   }
 
   /** An opaque signature for the reasoning under `key` (kept verbatim, concatenated if streamed). */
@@ -301,7 +340,15 @@ export class ResponseEmitter {
   }
 
   /** Open a tool call under `key`; a second start for an open key keeps the first id. */
-  toolStart(key: string, call: { id?: string | undefined; name?: string | undefined; index?: number | undefined; executor?: 'server' | undefined }): string {
+  toolStart(
+    key: string,
+    call: {
+      id?: string | undefined;
+      name?: string | undefined;
+      index?: number | undefined;
+      executor?: 'server' | undefined;
+    },
+  ): string {
     const open = this.tools.get(key);
     if (open) {
       if (!open.name && call.name) open.name = call.name;
@@ -310,7 +357,10 @@ export class ResponseEmitter {
     this.ensureStarted();
     const toolCallId = call.id || `${this.prefix()}:call-${++this.ordinal}`;
     this.tools.set(key, { toolCallId, name: call.name ?? '', pieces: [], executor: call.executor });
-    const payload: { toolCallId: string; name: string; index?: number; executor?: 'server' } = { toolCallId, name: call.name ?? '' };
+    const payload: { toolCallId: string; name: string; index?: number; executor?: 'server' } = {
+      toolCallId,
+      name: call.name ?? '',
+    };
     if (call.index !== undefined && call.index >= 0) payload.index = call.index;
     if (call.executor) payload.executor = call.executor;
     this.emit({ type: 'assistant.tool_call.started', payload, fidelity: 'native', correlationId: toolCallId });
@@ -325,7 +375,12 @@ export class ResponseEmitter {
     const t = this.tools.get(key);
     if (!t || delta === '') return;
     t.pieces.push(delta);
-    this.emit({ type: 'assistant.tool_call.delta', payload: { toolCallId: t.toolCallId, delta }, fidelity: 'native', correlationId: t.toolCallId });
+    this.emit({
+      type: 'assistant.tool_call.delta',
+      payload: { toolCallId: t.toolCallId, delta },
+      fidelity: 'native',
+      correlationId: t.toolCallId,
+    });
   }
 
   /** Complete the tool call under `key`; `whole` overrides the accumulated text (whole-call providers). */
@@ -335,8 +390,17 @@ export class ResponseEmitter {
 
   /** A server-side tool's result (e.g. Anthropic code execution) as tool.started/tool.completed. */
   serverToolResult(toolCallId: string, name: string, summary: string, output?: string): void {
-    this.emit({ type: 'tool.started', payload: { toolCallId, name, executor: 'server' }, fidelity: 'native', correlationId: toolCallId });
-    const payload: { toolCallId: string; name: string; summary: string; output?: string } = { toolCallId, name, summary };
+    this.emit({
+      type: 'tool.started',
+      payload: { toolCallId, name, executor: 'server' },
+      fidelity: 'native',
+      correlationId: toolCallId,
+    });
+    const payload: { toolCallId: string; name: string; summary: string; output?: string } = {
+      toolCallId,
+      name,
+      summary,
+    };
     if (output !== undefined) payload.output = excerpt(output);
     this.emit({ type: 'tool.completed', payload, fidelity: 'native', correlationId: toolCallId });
   }
@@ -348,7 +412,11 @@ export class ResponseEmitter {
     if (!any) return;
     this.ensureStarted();
     this._usage = { ...this._usage, ...reported };
-    this.emit({ type: 'usage.reported', payload: { usage: reported, cumulative: true, scope: 'request' }, fidelity: 'native' });
+    this.emit({
+      type: 'usage.reported',
+      payload: { usage: reported, cumulative: true, scope: 'request' },
+      fidelity: 'native',
+    });
   }
 
   /** An in-band error; overloaded / rate-limited errors also raise `limit.reached`. */
@@ -357,7 +425,10 @@ export class ResponseEmitter {
     this._errored = true;
     this.emit({ type: 'error.raised', payload: { error }, fidelity: 'native' });
     if (limit) {
-      const payload: { kind: typeof limit; message: string; retryAfterMs?: number } = { kind: limit, message: error.message };
+      const payload: { kind: typeof limit; message: string; retryAfterMs?: number } = {
+        kind: limit,
+        message: error.message,
+      };
       if (error.retryAfterMs !== undefined) payload.retryAfterMs = error.retryAfterMs;
       this.emit({ type: 'limit.reached', payload, fidelity: 'native' });
     }
@@ -366,9 +437,14 @@ export class ResponseEmitter {
   /** Abandon everything open without completing it (spliced generations). */
   abandonOpen(reason: string): void {
     for (const m of this.messages.values()) {
-      this.emit({ type: 'assistant.message.truncated', payload: { messageId: m.messageId, text: m.pieces.join(''), reason: 'aborted' }, fidelity: 'synthetic' });
+      this.emit({
+        type: 'assistant.message.truncated',
+        payload: { messageId: m.messageId, text: m.pieces.join(''), reason: 'aborted' },
+        fidelity: 'synthetic',
+      });
     }
-    for (const t of this.tools.values()) this.diagnostic(DECODE_CODES.TOOL_CALL_UNFINISHED, `tool call ${t.name} (${t.toolCallId}) abandoned: ${reason}`);
+    for (const t of this.tools.values())
+      this.diagnostic(DECODE_CODES.TOOL_CALL_UNFINISHED, `tool call ${t.name} (${t.toolCallId}) abandoned: ${reason}`);
     this.messages.clear();
     this.reasonings.clear();
     this.tools.clear();

@@ -31,7 +31,11 @@ export interface SseJsonHandlers {
 }
 
 /** Build an SSE + JSON decoder for one provider; `setup` receives the emitter and returns the handlers. */
-export function createSseJsonDecoder(options: DecoderOptions, provider: string, setup: (r: ResponseEmitter) => SseJsonHandlers): StreamDecoder {
+export function createSseJsonDecoder(
+  options: DecoderOptions,
+  provider: string,
+  setup: (r: ResponseEmitter) => SseJsonHandlers,
+): StreamDecoder {
   const r = createResponseEmitter({ onEvent: options.onEvent, provider });
   const h = setup(r);
 
@@ -39,7 +43,11 @@ export function createSseJsonDecoder(options: DecoderOptions, provider: string, 
     const data = frame.data;
     if (data === '[DONE]') {
       if (h.onDone) h.onDone(frame, false);
-      else r.diagnostic(DECODE_CODES.UNKNOWN_EVENT, `unexpected [DONE] in a ${provider} stream`, { excerpt: data, offset: frame.offset });
+      else
+        r.diagnostic(DECODE_CODES.UNKNOWN_EVENT, `unexpected [DONE] in a ${provider} stream`, {
+          excerpt: data,
+          offset: frame.offset,
+        });
       return;
     }
     if (h.skip?.(frame.event, data)) return;
@@ -59,7 +67,12 @@ export function createSseJsonDecoder(options: DecoderOptions, provider: string, 
   const framer = createSseFramer({
     onEvent: onFrame,
     maxEventBytes: options.maxFrameBytes ?? 16 * 1024 * 1024,
-    onOverflow: (offset, size) => r.diagnostic(DECODE_CODES.FRAME_TOO_LARGE, `an SSE event of ${size}+ characters exceeded maxFrameBytes; dropped`, { offset }),
+    onOverflow: (offset, size) =>
+      r.diagnostic(
+        DECODE_CODES.FRAME_TOO_LARGE,
+        `an SSE event of ${size}+ characters exceeded maxFrameBytes; dropped`,
+        { offset },
+      ),
   });
 
   return {
@@ -72,10 +85,17 @@ export function createSseJsonDecoder(options: DecoderOptions, provider: string, 
         if (pending.data === '[DONE]' && h.onDone) {
           // A whole `data: [DONE]` line without its blank line (seen from a real gateway): the
           // terminator did arrive; say the framing was short, and accept it.
-          r.diagnostic(DECODE_CODES.TRUNCATED_FRAME, 'the final [DONE] frame had no blank line after it', { excerpt: pending.data, offset: pending.offset });
+          r.diagnostic(DECODE_CODES.TRUNCATED_FRAME, 'the final [DONE] frame had no blank line after it', {
+            excerpt: pending.data,
+            offset: pending.offset,
+          });
           h.onDone(pending, true);
         } else {
-          r.diagnostic(DECODE_CODES.TRUNCATED_FRAME, 'the input ended inside an SSE event (no blank line); it is discarded', { excerpt: pending.data, offset: pending.offset });
+          r.diagnostic(
+            DECODE_CODES.TRUNCATED_FRAME,
+            'the input ended inside an SSE event (no blank line); it is discarded',
+            { excerpt: pending.data, offset: pending.offset },
+          );
         }
       }
       h.onEnd?.();

@@ -107,7 +107,12 @@ function matchChatHead(text: string): ChatHead | undefined {
 
 /** The chunk for a head and a tail match (tail groups: 1-6 delta members, 7-8 tool call, 9-11 optional members). */
 function buildChatChunk(h: ChatHead, m: RegExpExecArray): unknown {
-  const chunk: Record<string, unknown> = { id: h.id, object: 'chat.completion.chunk', created: h.created, model: h.model };
+  const chunk: Record<string, unknown> = {
+    id: h.id,
+    object: 'chat.completion.chunk',
+    created: h.created,
+    model: h.model,
+  };
   if (h.serviceTier !== undefined) chunk.service_tier = h.serviceTier;
   if (h.systemFingerprint !== undefined) chunk.system_fingerprint = h.systemFingerprint;
   const delta: Record<string, unknown> = {};
@@ -197,7 +202,12 @@ function optionalValue(member: string): string | null {
 // OpenAI Responses delta events, in the key order OpenAI sends them. The type is returned as
 // one of these literals rather than as the matched text: a literal string is internalized, so
 // the decoder's `switch (type)` and Set lookups compare pointers and reuse a cached hash.
-const RESPONSES_DELTA_TYPES = ['response.output_text.delta', 'response.reasoning_summary_text.delta', 'response.reasoning_text.delta', 'response.function_call_arguments.delta'] as const;
+const RESPONSES_DELTA_TYPES = [
+  'response.output_text.delta',
+  'response.reasoning_summary_text.delta',
+  'response.reasoning_text.delta',
+  'response.function_call_arguments.delta',
+] as const;
 // `sequence_number` comes second (OpenAI), last (LM Studio, Vercel AI SDK recordings) or not at
 // all (older streams); both places are accepted (a key given twice keeps its first place and its
 // last value, as in `JSON.parse`, which is what assigning in text order gives).
@@ -237,7 +247,9 @@ const ANTHROPIC_DELTA = new RegExp(
 export function parseAnthropicDelta(text: string): unknown {
   const m = ANTHROPIC_DELTA.exec(text);
   if (m === null) return undefined;
-  const delta: Record<string, unknown> = { type: m[2] !== undefined ? 'text_delta' : m[3] !== undefined ? 'thinking_delta' : 'input_json_delta' };
+  const delta: Record<string, unknown> = {
+    type: m[2] !== undefined ? 'text_delta' : m[3] !== undefined ? 'thinking_delta' : 'input_json_delta',
+  };
   // The key as a literal (see setDeltaMember).
   const value = bodyValue(m[6] as string);
   if (m[4] !== undefined) delta.text = value;

@@ -20,12 +20,19 @@ const JS = words(
 const PY = words(
   'def return if elif else for while in not and or is import from as class try except finally raise with lambda pass break continue None True False yield async await global nonlocal assert del',
 );
-const SH = words('if then else elif fi for in do done while until case esac function return export local echo cd exit set unset source');
-const GO = words('func package import return if else for range switch case break continue var const type struct interface map chan go defer select nil true false');
-const RUST = words('fn let mut pub use mod struct enum impl trait match if else for while loop return self Self crate super as in ref move async await true false where dyn');
+const SH = words(
+  'if then else elif fi for in do done while until case esac function return export local echo cd exit set unset source',
+);
+const GO = words(
+  'func package import return if else for range switch case break continue var const type struct interface map chan go defer select nil true false',
+);
+const RUST = words(
+  'fn let mut pub use mod struct enum impl trait match if else for while loop return self Self crate super as in ref move async await true false where dyn',
+);
 
 const GRAMMARS: Record<string, Grammar> = {};
-for (const name of ['js', 'javascript', 'jsx', 'ts', 'typescript', 'tsx', 'mjs', 'cjs', 'java', 'c', 'cpp', 'cs']) GRAMMARS[name] = { keywords: JS, comment: '//' };
+for (const name of ['js', 'javascript', 'jsx', 'ts', 'typescript', 'tsx', 'mjs', 'cjs', 'java', 'c', 'cpp', 'cs'])
+  GRAMMARS[name] = { keywords: JS, comment: '//' };
 for (const name of ['py', 'python']) GRAMMARS[name] = { keywords: PY, comment: '#' };
 for (const name of ['sh', 'bash', 'shell', 'zsh', 'console']) GRAMMARS[name] = { keywords: SH, comment: '#' };
 GRAMMARS.go = { keywords: GO, comment: '//' };
@@ -45,12 +52,15 @@ export function highlightLine(line: string, lang: string, chalk: ChalkInstance):
     code = line.slice(0, at);
     comment = chalk.gray(line.slice(at));
   }
-  const coloured = code.replace(TOKEN, (match, str: string | undefined, num: string | undefined, word: string | undefined) => {
-    if (str !== undefined) return chalk.green(match);
-    if (num !== undefined) return chalk.yellow(match);
-    if (word !== undefined && grammar.keywords.has(word)) return chalk.magenta(match);
-    return match;
-  });
+  const coloured = code.replace(
+    TOKEN,
+    (match, str: string | undefined, num: string | undefined, word: string | undefined) => {
+      if (str !== undefined) return chalk.green(match);
+      if (num !== undefined) return chalk.yellow(match);
+      if (word !== undefined && grammar.keywords.has(word)) return chalk.magenta(match);
+      return match;
+    },
+  );
   return coloured + comment;
 }
 

@@ -44,7 +44,13 @@ export function renderMarkdown(text: string, width: number, chalk: ChalkInstance
 
 const blank: StyledLine = { plain: '', styled: '' };
 
-function blocks(tokens: readonly Token[], width: number, chalk: ChalkInstance, out: StyledLine[], indent: string): void {
+function blocks(
+  tokens: readonly Token[],
+  width: number,
+  chalk: ChalkInstance,
+  out: StyledLine[],
+  indent: string,
+): void {
   let first = true;
   for (const token of tokens) {
     if (token.type === 'space' || token.type === 'def') continue;
@@ -124,7 +130,8 @@ function code(token: Tokens.Code, width: number, chalk: ChalkInstance, out: Styl
   else if (lang !== '') out.push({ plain: `  ${lang}`, styled: chalk.gray(`  ${lang}`) });
   const text = token.text.replace(/\t/g, '  ');
   for (const line of text === '' ? [] : text.split('\n')) {
-    for (const row of wrapToWidth(line, width - 2)) out.push({ plain: `  ${row}`, styled: `  ${highlightLine(row, lang, chalk)}` });
+    for (const row of wrapToWidth(line, width - 2))
+      out.push({ plain: `  ${row}`, styled: `  ${highlightLine(row, lang, chalk)}` });
   }
   if (plainMode) out.push({ plain: '```', styled: '```' });
 }
@@ -136,7 +143,9 @@ function table(token: Tokens.Table, width: number, chalk: ChalkInstance, out: St
   };
   const header = token.header.map((c) => cell(c, true));
   const rows = token.rows.map((r) => r.map((c) => cell(c, false)));
-  const widths = header.map((h, i) => Math.max(displayWidth(h.plain), ...rows.map((r) => displayWidth(r[i]?.plain ?? ''))));
+  const widths = header.map((h, i) =>
+    Math.max(displayWidth(h.plain), ...rows.map((r) => displayWidth(r[i]?.plain ?? ''))),
+  );
   const total = widths.reduce((a, b) => a + b, 0) + 3 * (widths.length - 1);
   if (total > width) {
     // Too wide for a grid: one "header: value" row per cell, records separated by a blank line.

@@ -56,7 +56,8 @@ export function inlinePieces(tokens: readonly Token[] | undefined, chalk: ChalkI
         const label = inlinePieces(t.tokens, chalk, compose(style, chalk.underline));
         const labelText = label.map((p) => p.text).join('');
         out.push(...(label.length > 0 ? label : [{ text: t.text ?? '' }]));
-        if (t.href && t.href !== labelText && `mailto:${labelText}` !== t.href) out.push({ text: ` (${t.href})`, style: chalk.gray });
+        if (t.href && t.href !== labelText && `mailto:${labelText}` !== t.href)
+          out.push({ text: ` (${t.href})`, style: chalk.gray });
         break;
       }
       case 'br':
@@ -78,7 +79,13 @@ export function inlinePieces(tokens: readonly Token[] | undefined, chalk: ChalkI
  * Wrap pieces at spaces to `width` columns; the first row starts with `first`, the others with
  * `rest` (both plain, same width). A word wider than a row is cut.
  */
-export function wrapPieces(pieces: readonly Piece[], width: number, first = '', rest = first, prefixStyle?: Style): StyledLine[] {
+export function wrapPieces(
+  pieces: readonly Piece[],
+  width: number,
+  first = '',
+  rest = first,
+  prefixStyle?: Style,
+): StyledLine[] {
   const lines: StyledLine[] = [];
   const avail = Math.max(1, width - displayWidth(first));
   let plain: string[] = [];

@@ -37,9 +37,16 @@ if (pidFile) (await import('node:fs')).appendFileSync(pidFile, `${process.pid}\n
 const server = new McpServer({ name: 'hostile', version: '1.0.0' }, { capabilities: { tools: { listChanged: true } } });
 const text = (t) => ({ content: [{ type: 'text', text: t }] });
 
-server.registerTool('echo', { description: 'Echo the text back', inputSchema: { text: z.string() } }, async ({ text: t }) => text(`echo: ${t}`));
-server.registerTool('env', { description: 'Report the environment', inputSchema: { name: z.string().optional() } }, async ({ name }) =>
-  text(JSON.stringify({ names: Object.keys(process.env).sort(), value: name ? (process.env[name] ?? null) : null })),
+server.registerTool(
+  'echo',
+  { description: 'Echo the text back', inputSchema: { text: z.string() } },
+  async ({ text: t }) => text(`echo: ${t}`),
+);
+server.registerTool(
+  'env',
+  { description: 'Report the environment', inputSchema: { name: z.string().optional() } },
+  async ({ name }) =>
+    text(JSON.stringify({ names: Object.keys(process.env).sort(), value: name ? (process.env[name] ?? null) : null })),
 );
 server.registerTool('crash', { description: 'Exit in the middle of the call' }, async () => {
   setTimeout(() => process.exit(7), 5);
@@ -52,7 +59,10 @@ server.registerTool('image', { description: 'An image' }, async () => ({
     { type: 'image', data: Buffer.alloc(3000, 1).toString('base64'), mimeType: 'image/png' },
   ],
 }));
-server.registerTool('fail', { description: 'Fail with isError' }, async () => ({ content: [{ type: 'text', text: 'disk quota exceeded on /data' }], isError: true }));
+server.registerTool('fail', { description: 'Fail with isError' }, async () => ({
+  content: [{ type: 'text', text: 'disk quota exceeded on /data' }],
+  isError: true,
+}));
 server.registerTool('hang', { description: 'Never answer' }, async (extra) => {
   process.stderr.write('hang: started\n');
   return new Promise((_resolve, reject) => {
@@ -64,20 +74,31 @@ server.registerTool('hang', { description: 'Never answer' }, async (extra) => {
 });
 server.registerTool(
   'progress',
-  { description: 'Report progress three times, then answer', inputSchema: { steps: z.number().int().optional(), delayMs: z.number().int().optional() } },
+  {
+    description: 'Report progress three times, then answer',
+    inputSchema: { steps: z.number().int().optional(), delayMs: z.number().int().optional() },
+  },
   async ({ steps = 3, delayMs = 50 }, extra) => {
     const token = extra._meta?.progressToken;
     for (let i = 1; i <= steps; i++) {
       await new Promise((r) => setTimeout(r, delayMs));
-      if (token !== undefined) await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: i, total: steps } });
+      if (token !== undefined)
+        await extra.sendNotification({
+          method: 'notifications/progress',
+          params: { progressToken: token, progress: i, total: steps },
+        });
     }
     return text(`done after ${steps} steps`);
   },
 );
-server.registerTool('add_tool', { description: 'Register late_tool (the server then sends tools/list_changed)' }, async () => {
-  server.registerTool('late_tool', { description: 'A tool that arrived later' }, async () => text('late'));
-  return text('added late_tool');
-});
+server.registerTool(
+  'add_tool',
+  { description: 'Register late_tool (the server then sends tools/list_changed)' },
+  async () => {
+    server.registerTool('late_tool', { description: 'A tool that arrived later' }, async () => text('late'));
+    return text('added late_tool');
+  },
+);
 for (let i = 0; i < many; i++) {
   server.registerTool(`bulk_${i}`, { description: `Bulk tool number ${i}` }, async () => text(`bulk ${i}`));
 }
