@@ -47,11 +47,27 @@ export function observeResponses(inner: Stream): ObservedTransport {
     id,
     error: { code: -32603, message: 'the client closed its input before answering' },
   });
+  // The SDK refuses every request but initialize until initialize has been answered, and it
+  // handles the messages it reads at once: so nothing more is read while an initialize waits for
+  // its answer, and a client that pipes `session/new` right behind `initialize` is not refused.
+  let initializing: Promise<void> | undefined;
   const reader = inner.readable.getReader();
   const readable = new ReadableStream<AnyMessage>({
     async pull(controller) {
+      if (initializing) await initializing;
       const { value, done } = await reader.read();
       if (!done) {
+        if ('method' in value && 'id' in value && value.method === 'initialize') {
+          const id = value.id;
+          initializing = new Promise<void>((resolve) => {
+            const callbacks = waiting.get(id) ?? [];
+            callbacks.push(() => {
+              initializing = undefined;
+              resolve();
+            });
+            waiting.set(id, callbacks);
+          });
+        }
         if ('method' in value && 'id' in value) inflight.add(value.id);
         else if ('id' in value && value.id !== null) asked.delete(value.id);
         controller.enqueue(value);

@@ -59,8 +59,6 @@ describe('minicode acp when the client closes its input', () => {
         const line = JSON.parse(rest.slice(0, i)) as Line;
         rest = rest.slice(i + 1);
         lines.push(line);
-        // The SDK answers nothing but initialize until initialize has been answered.
-        if (line.id === 1) send({ jsonrpc: '2.0', id: 2, method: 'session/new', params: { cwd, mcpServers: [] } });
         if (line.id === 2)
           send({
             jsonrpc: '2.0',
@@ -74,6 +72,7 @@ describe('minicode acp when the client closes its input', () => {
     });
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: {} } });
+    send({ jsonrpc: '2.0', id: 2, method: 'session/new', params: { cwd, mcpServers: [] } });
 
     expect(await exited).toBe(0);
     expect(lines.some((l) => l.method === 'session/request_permission')).toBe(true);
