@@ -4,7 +4,7 @@
  * edit only the user config file.
  */
 import path from 'node:path';
-import { loadConfig, userConfigPath } from '../lib/config-files.js';
+import { loadConfig, userConfigPath, type LoadedConfig } from '../lib/config-files.js';
 import { MinicodeError } from '../lib/errors.js';
 import { MAX_TIMER_MS } from '../lib/control/timers.js';
 import { decimalInt } from '../lib/flag-values.js';
@@ -88,15 +88,7 @@ export async function mcpListAction(flags: McpListFlags): Promise<number> {
     const servers = loaded.config.mcpServers ?? {};
     let rows: McpServerStatus[] = [];
     if (Object.keys(servers).length > 0) {
-      // The servers start as a run would start them: in the config's sandbox (no flag here).
-      const sandbox = resolveRunSandbox({
-        loaded,
-        env: process.env,
-        cwd,
-        storeDir: resolveStoreDir({ env: process.env }),
-      });
-      const { startMcp } = await import('../lib/mcp/index.js');
-      const manager = await startMcp(servers, { env: process.env, cwd, sandbox, files: loaded.mcpServerFiles ?? {} });
+      const manager = await startConfigured(servers, loaded, cwd);
       if (manager) {
         // Config order, whatever finished first.
         const byName = new Map(manager.statuses().map((r) => [r.name, r]));
@@ -263,17 +255,7 @@ export async function mcpGetAction(name: string, flags: McpGetFlags): Promise<nu
               : "add one with minicode mcp add (a project's .mcp.json is read with --allow-local-config)",
       });
     }
-    const sandbox = resolveRunSandbox({
-      loaded,
-      env: process.env,
-      cwd,
-      storeDir: resolveStoreDir({ env: process.env }),
-    });
-    const { startMcp } = await import('../lib/mcp/index.js');
-    const manager = await startMcp(
-      { [name]: servers[name] },
-      { env: process.env, cwd, sandbox, files: loaded.mcpServerFiles ?? {} },
-    );
+    const manager = await startConfigured({ [name]: servers[name] }, loaded, cwd);
     const status = manager?.statuses()[0];
     await manager?.close();
     const file = loaded.mcpServerFiles?.[name];
@@ -300,4 +282,11 @@ export async function mcpRemoveAction(name: string, flags: McpScopeFlags = {}): 
   } catch (error) {
     return fail(error);
   }
+}
+
+/** Start configured servers as a run would start them: in the config's sandbox (no flag here). */
+async function startConfigured(servers: Record<string, unknown>, loaded: LoadedConfig, cwd: string) {
+  const sandbox = resolveRunSandbox({ loaded, env: process.env, cwd, storeDir: resolveStoreDir({ env: process.env }) });
+  const { startMcp } = await import('../lib/mcp/index.js');
+  return startMcp(servers, { env: process.env, cwd, sandbox, files: loaded.mcpServerFiles ?? {} });
 }

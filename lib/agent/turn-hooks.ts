@@ -40,15 +40,7 @@ export interface TurnHookOptions {
 export function createTurnHooks(options: TurnHookOptions): TurnHooks | undefined {
   const { environment } = options;
   if (!environment.hooks) return undefined;
-  const runner: HookRunner = createHookRunner({
-    settings: environment.hooks,
-    cwd: environment.cwd,
-    env: environment.env,
-    sessionId: options.sessionId,
-    permissionMode: environment.policy.mode,
-    emit: options.emit,
-    clock: options.clock,
-  });
+  const runner: HookRunner = sessionHookRunner(options);
   let stopReason: string | undefined;
   let continuations = 0;
   return {
@@ -165,15 +157,7 @@ export async function runSessionEndHooks(
   emit: (d: EventDraft) => void,
 ): Promise<void> {
   if (!environment.hooks?.byEvent.SessionEnd?.length) return;
-  const runner = createHookRunner({
-    settings: environment.hooks,
-    cwd: environment.cwd,
-    env: environment.env,
-    sessionId,
-    permissionMode: environment.policy.mode,
-    emit,
-  });
-  await runner.run('SessionEnd', { reason }, { match: reason });
+  await sessionHookRunner({ environment, sessionId, emit }).run('SessionEnd', { reason }, { match: reason });
 }
 
 /** PreCompact hooks of a compaction the person asked for (`/compact`, trigger `manual`); nothing when none is configured. */
@@ -183,13 +167,23 @@ export async function runManualCompactHooks(
   emit: (d: EventDraft) => void,
 ): Promise<void> {
   if (!environment.hooks?.byEvent.PreCompact?.length) return;
-  const runner = createHookRunner({
-    settings: environment.hooks,
+  await sessionHookRunner({ environment, sessionId, emit }).run(
+    'PreCompact',
+    { trigger: 'manual', custom_instructions: '' },
+    { match: 'manual' },
+  );
+}
+
+/** The hook runner of one session in its tool environment (hooks run in its folder, with its env and mode). */
+function sessionHookRunner(options: Omit<TurnHookOptions, 'clock'> & { clock?: () => number }): HookRunner {
+  const { environment } = options;
+  return createHookRunner({
+    settings: environment.hooks!,
     cwd: environment.cwd,
     env: environment.env,
-    sessionId,
+    sessionId: options.sessionId,
     permissionMode: environment.policy.mode,
-    emit,
+    emit: options.emit,
+    clock: options.clock,
   });
-  await runner.run('PreCompact', { trigger: 'manual', custom_instructions: '' }, { match: 'manual' });
 }
