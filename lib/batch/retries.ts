@@ -6,7 +6,8 @@
  * answer of 408, 409, 429 or 5xx that the provider's own retries (the control plane's policy,
  * up to 3) did not get past, and a pool thread that died under the run (MINICODE_E_WORKER).
  * Everything else is a result and never retried: the agent failing or running out of steps,
- * budget or time (the line timeout included), a 4xx that is not a rate limit, a setup failure,
+ * budget or time (the line timeout included), a 4xx that is not a rate limit, an exhausted usage
+ * quota (a 429 that waiting does not clear; the batch's run loop knows it), a setup failure,
  * a failed verify or scorer. An interrupted run (Ctrl+C) is neither: it has no record and runs
  * again on resume.
  */

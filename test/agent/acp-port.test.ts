@@ -154,13 +154,14 @@ describe('the real ACP agent port', () => {
     expect(three.events[0]!.turnId).toBe(3);
     await port.close?.();
     ports.splice(ports.indexOf(port), 1);
-    // Every turn is in the store as one session, none of them ended it.
+    // Every turn is in the store as one session, which the closing port ended once, last.
     const reader = openStore({ dir: store, readOnly: true });
     try {
       const stored = reader.readSession('ses_port_1');
       expect(stored.filter((e) => e.type === 'session.started')).toHaveLength(1);
       expect(stored.filter((e) => e.type === 'task.completed').map((e) => e.turnId)).toEqual([1, 2, 3]);
-      expect(stored.some((e) => e.type === 'session.ended')).toBe(false);
+      expect(stored.filter((e) => e.type === 'session.ended')).toHaveLength(1);
+      expect(stored.at(-1)?.type).toBe('session.ended');
       expect(reader.getSession('ses_port_1')).toMatchObject({ origin: 'acp', outcome: 'completed' });
     } finally {
       await reader.close();
