@@ -472,7 +472,6 @@ export async function runLocalBatch(options: LocalBatchOptions): Promise<BatchSu
     run: async (line, settled) => {
       let clean = true;
       let handedOn = false;
-      let quotaExhausted = false;
       const slotAt = clock();
       const record = await execute(
         line,
@@ -491,7 +490,6 @@ export async function runLocalBatch(options: LocalBatchOptions): Promise<BatchSu
             controller.onRateLimit(clock(), retryAfterMs);
           },
           onQuota: (message) => {
-            quotaExhausted = true;
             if (options.failFast) quota ??= message ?? 'usage quota exhausted';
           },
         }),
@@ -504,8 +502,6 @@ export async function runLocalBatch(options: LocalBatchOptions): Promise<BatchSu
       if (
         record.kind === 'error' &&
         isTransient(record) &&
-        // An exhausted usage quota answers 429 too, but it does not clear by waiting.
-        !quotaExhausted &&
         tries.length < attempts.retries &&
         !options.signal?.aborted
       ) {
