@@ -396,12 +396,12 @@ export const ERROR_CODES = {
     meaning:
       'a hooks section names an event minicode does not run or a handler type other than command; that entry is ignored',
   },
+  MINICODE_W_HOOK_STOP_LOOP: {
+    meaning: 'a Stop hook kept blocking the end of a turn past the limit (3 times); the turn ended anyway',
+  },
   MINICODE_W_HOOK_TRANSCRIPT: {
     meaning:
       'the session transcript a hook reads at transcript_path could not be written; the hook ran with transcript_path null',
-  },
-  MINICODE_W_HOOK_STOP_LOOP: {
-    meaning: 'a Stop hook kept blocking the end of a turn past the limit (3 times); the turn ended anyway',
   },
   MINICODE_W_INSTRUCTIONS_TRUNCATED: {
     meaning:
