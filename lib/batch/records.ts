@@ -6,6 +6,7 @@
 import type { Usage } from '../events/index.js';
 import type { CacheShare } from '../control/usage.js';
 import type { RunTiming } from './timing.js';
+import type { LimitKind } from '../providers/common/errors.js';
 
 /** The error part of an error record. */
 export interface RecordError {
@@ -14,6 +15,14 @@ export interface RecordError {
   message: string;
   /** The provider's HTTP status, when the failure was an answer (decides whether a retry may help). */
   httpStatus?: number;
+  /**
+   * Whether waiting may help, as the provider layer classified the failure (`RETRYABLE`,
+   * `ACTION_REQUIRED` for an exhausted usage quota or spend limit, ...); absent when the run's
+   * error had none (a setup failure, a native agent).
+   */
+  recoverability?: string;
+  /** The provider limit the failure was (`rate-limit`, `overloaded`, `usage-quota`, `context-length`), by the provider error classification. */
+  limit?: LimitKind;
 }
 
 /** One scorer's verdict on a run (lib/batch/scorers.ts). */
@@ -29,6 +38,10 @@ export interface ScoreResult {
   sessionId?: string;
   /** The model grader's own cost (USD), absent when unknown; not in the run's `costUsd`. */
   costUsd?: number;
+  /** The model grader's own usage; not in the run's `usage`. */
+  usage?: Usage;
+  /** The scorer could not give a verdict (the grader failed or answered no verdict): `passed` is false. */
+  error?: { code: string; message: string };
 }
 
 /** A transient failure that was retried (the record keeps each one). */
