@@ -252,6 +252,7 @@ export function createAgentPort(options: AgentPortOptions): AgentPort {
             title: request.action,
             kind: tool?.kind || undefined,
             input: tool?.input,
+            sandboxRefusal: request.sandboxRefusal,
           }),
         );
       };
