@@ -318,6 +318,11 @@ export async function batchAction(file: string | undefined, flags: BatchFlags): 
         'fix the lines above or drop --strict to skip them',
       );
 
+    if (flags.queue !== undefined && input.lines.some((l) => l.expect?.model))
+      throw usage(
+        'a model scorer (expect.model) grades on this machine only, not with --queue',
+        'drop --queue, or drop expect.model from the lines',
+      );
     const outDir = directoryFlag(flags.out ?? `minicode-batch-${path.basename(file).replace(/\.[^.]*$/, '')}`, '--out');
     // One batch per output directory (a queue producer too; its workers write no output here).
     lock = lockOutputDir(outDir);

@@ -144,6 +144,14 @@ export const ERROR_CODES = {
   MINICODE_E_DECODE_UNKNOWN_EVENT: {
     meaning: 'a provider event name or record type the decoder does not know; skipped',
   },
+  MINICODE_E_GRADER: {
+    meaning:
+      "a batch line's model scorer could not grade: the grader could not be set up or its run did not complete (after the provider's own retries); the scorer fails, the run is not retried",
+  },
+  MINICODE_E_GRADER_VERDICT: {
+    meaning:
+      "a batch line's model grader answered something other than one JSON object {score, reasoning} with a whole-number score on the scale; the scorer fails",
+  },
   MINICODE_E_HOOK_STOPPED: {
     category: 'USER_ERROR',
     recoverability: 'ACTION_REQUIRED',

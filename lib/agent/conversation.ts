@@ -6,6 +6,7 @@
  */
 
 import type { ProviderFormat } from '../decode/formats.js';
+import { imagePlaceholder } from '../images/placeholder.js';
 
 /** The wire formats minicode speaks (declared with the other format lists). */
 export type { ProviderFormat };
@@ -47,6 +48,16 @@ export interface UserMessage {
   images?: ImagePart[];
   /** The images tools returned (read_image, MCP), sent as a user message after their results: not the person's task. */
   fromTools?: true;
+}
+
+/** The user message that shows the model the images a step's tools returned, right after the step's results. */
+export function toolImagesMessage(images: readonly ImagePart[]): UserMessage {
+  return {
+    role: 'user',
+    text: `The image${images.length === 1 ? '' : 's'} read: ${images.map(imagePlaceholder).join(' ')}`,
+    images: [...images],
+    fromTools: true,
+  };
 }
 
 /** A model turn: text, tool calls, and reasoning items to replay. */

@@ -2,11 +2,11 @@
  * The conversation of a stored session, rebuilt from its durable events, so a session loaded in
  * a fresh process (ACP `session/load`) can take further prompts. It is the conversation as the
  * events tell it: user prompts, the model's text and tool calls per step, and each tool's
- * result as the model saw it (a user message's images read back from the content store), with two honest losses: tool outputs are the events' bounded
- * excerpts (4,096 chars, not the model's 20,000), and provider reasoning items are not kept
+ * result as the model saw it (the images of user messages and tool results read back from the
+ * content store), with two honest losses: tool outputs are the events' bounded excerpts (4,096 chars, not the model's 20,000), and provider reasoning items are not kept
  * (their opaque signatures are only valid within the process that received them).
  */
-import type { OutputEvent, PayloadOf } from '../events/index.js';
+import type { OutputEvent, StoredImage } from '../events/index.js';
 import { imagePlaceholder } from '../images/placeholder.js';
 import type { EventStore } from '../store/store.js';
 import {
@@ -15,6 +15,7 @@ import {
   type ConversationMessage,
   type ImagePart,
   type ToolCallPart,
+  toolImagesMessage,
 } from './conversation.js';
 
 /** What the rebuild tells a caller that continues the session. */
@@ -29,20 +30,18 @@ export interface StoredConversation {
 /** Content for a tool that never reported a result (the process stopped, or the turn was cut). */
 const NO_RESULT = 'Cancelled: no result was recorded for this tool call';
 
-/** A user message's image as its event records it: what it is and where its bytes are. */
-type StoredImage = NonNullable<PayloadOf<'user.message.received'>['images']>[number];
-
 /**
  * Rebuild the conversation of one session from its stored events, in order. Pure, given
- * `imageBytes`: the bytes of a user message's image by its content ref (the store's content
- * store); an image without bytes (none given, evicted) is named in the text instead, never dropped unsaid.
+ * `imageBytes`: the bytes of an image (a user message's, or one a tool returned) by its content
+ * ref (the store's content store); an image without bytes (none given, evicted) is named in the
+ * text instead, never dropped unsaid.
  */
 export function conversationFromEvents(
   events: Iterable<OutputEvent>,
   imageBytes?: (ref: string) => Uint8Array | undefined,
 ): StoredConversation {
-  const userMessage = (text: string, images: readonly StoredImage[] | undefined): ConversationMessage => {
-    if (!images || images.length === 0) return { role: 'user', text };
+  /** The images whose bytes are still there, and the placeholders of those that are not. */
+  const readImages = (images: readonly StoredImage[]): { kept: ImagePart[]; lost: string[] } => {
     const kept: ImagePart[] = [];
     const lost: string[] = [];
     for (const image of images) {
@@ -57,11 +56,18 @@ export function conversationFromEvents(
         });
       else lost.push(imagePlaceholder(image));
     }
-    const note = lost.length > 0 ? `\n\n(not available any more: ${lost.join(' ')})` : '';
+    return { kept, lost };
+  };
+  const userMessage = (text: string, images: readonly StoredImage[] | undefined): ConversationMessage => {
+    if (!images || images.length === 0) return { role: 'user', text };
+    const { kept, lost } = readImages(images);
+    const note = lost.length > 0 ? `\n\n${lostNote(lost)}` : '';
     return kept.length > 0
       ? { role: 'user', text: `${text}${note}`, images: kept }
       : { role: 'user', text: `${text}${note}` };
   };
+  /** The images each tool call returned, by call id: shown again after the step's results, as the loop showed them. */
+  const toolImages = new Map<string, { kept: ImagePart[]; lost: string[] }>();
   const messages: ConversationMessage[] = [];
   let assistant: AssistantMessage | undefined;
   let assistantKey: string | undefined;
@@ -99,6 +105,7 @@ export function conversationFromEvents(
         break;
       }
       case 'tool.completed':
+        if (event.payload.images?.length) toolImages.set(event.payload.toolCallId, readImages(event.payload.images));
         messages.push({
           role: 'tool',
           toolCallId: event.payload.toolCallId,
@@ -141,7 +148,7 @@ export function conversationFromEvents(
         break;
     }
   }
-  return { messages: pairToolResults(messages), nextTurn: maxTurn + 1, nextSeq };
+  return { messages: pairToolResults(messages, toolImages), nextTurn: maxTurn + 1, nextSeq };
 }
 
 /** The image bytes {@link conversationFromEvents} reads: those the store's content store still holds. */
@@ -152,12 +159,21 @@ export function storedImageBytes(store: Pick<EventStore, 'getContent'>): (ref: s
   };
 }
 
+/** What a rebuilt message says of images whose bytes are gone. */
+function lostNote(lost: readonly string[]): string {
+  return `(not available any more: ${lost.join(' ')})`;
+}
+
 /**
  * Every provider wants each tool call answered right after the message that made it: place each
  * result there, answer calls that have none with {@link NO_RESULT}, and drop results whose call
- * is not in the conversation.
+ * is not in the conversation. The images the step's tools returned follow its results in one
+ * user message, as the loop sent them.
  */
-function pairToolResults(messages: ConversationMessage[]): ConversationMessage[] {
+function pairToolResults(
+  messages: ConversationMessage[],
+  toolImages: ReadonlyMap<string, { kept: ImagePart[]; lost: string[] }>,
+): ConversationMessage[] {
   const results = new Map<string, ConversationMessage>();
   for (const m of messages) if (m.role === 'tool' && !results.has(m.toolCallId)) results.set(m.toolCallId, m);
   const out: ConversationMessage[] = [];
@@ -165,6 +181,8 @@ function pairToolResults(messages: ConversationMessage[]): ConversationMessage[]
     if (m.role === 'tool') continue;
     out.push(m);
     if (m.role !== 'assistant') continue;
+    const kept: ImagePart[] = [];
+    const lost: string[] = [];
     for (const call of m.toolCalls ?? []) {
       out.push(
         results.get(call.id) ?? {
@@ -175,7 +193,17 @@ function pairToolResults(messages: ConversationMessage[]): ConversationMessage[]
           isError: true,
         },
       );
+      const images = toolImages.get(call.id);
+      if (images) {
+        kept.push(...images.kept);
+        lost.push(...images.lost);
+      }
     }
+    if (kept.length > 0) {
+      const shown = toolImagesMessage(kept);
+      out.push(lost.length > 0 ? { ...shown, text: `${shown.text}\n\n${lostNote(lost)}` } : shown);
+    } else if (lost.length > 0)
+      out.push({ role: 'user', text: `The tools returned images ${lostNote(lost)}`, fromTools: true });
   }
   return out;
 }

@@ -13,10 +13,16 @@ import { realTimers, type Timers } from '../control/timers.js';
 import { createUsageCollector, type UsageTotals } from '../control/usage.js';
 import { createApprovalHook, credentialValueMasker } from '../policy/index.js';
 import type { ChildSessions, ToolRegistry } from '../tools/index.js';
-import type { ImageAttachment } from '../images/load.js';
+import { storedImageOf, type ImageAttachment } from '../images/load.js';
 import { imagePlaceholder } from '../images/placeholder.js';
 import { acceptsImages } from '../images/vision.js';
-import type { Conversation, ConversationMessage, ImagePart, ProviderFormat } from './conversation.js';
+import {
+  toolImagesMessage,
+  type Conversation,
+  type ConversationMessage,
+  type ImagePart,
+  type ProviderFormat,
+} from './conversation.js';
 import type { Interaction } from './interaction.js';
 import { promptSettings, type PromptSettings } from './prompt-settings.js';
 import type { ProviderSettings } from './provider-settings.js';
@@ -88,6 +94,8 @@ export interface AgentOptions {
    * is its parent's run (it has no deadline or budget of its own). Default none.
    */
   cancelCause?: 'parent-cancel' | undefined;
+  /** Keeps the bytes of the images tools return in the session's content store (lib/tools/execute.ts); default none. */
+  keepImages?: ((images: readonly ImageAttachment[]) => Promise<void>) | undefined;
 }
 
 /** What the model is told when it finishes without the typed result the run needs. */
@@ -245,17 +253,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
       messageId: `user-${turnId}`,
       text: options.prompt,
       // A reference per image: the bytes are in the content store (runPrompt put them there), never in the event.
-      ...(images.length > 0
-        ? {
-            images: images.map((i) => ({
-              name: i.name,
-              mediaType: i.mediaType,
-              width: i.width,
-              height: i.height,
-              content: { ref: i.digest, size: i.bytes.length, mediaType: i.mediaType },
-            })),
-          }
-        : {}),
+      ...(images.length > 0 ? { images: images.map(storedImageOf) } : {}),
     },
   });
   emit({ type: 'task.started', payload: { taskId, prompt: options.prompt } });
@@ -452,6 +450,8 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
             clock,
             checkpoints,
             hooks: toolHooks,
+            // A model shown no images gets none again when the session is rebuilt.
+            keepImages: acceptsImages(provider.model) ? options.keepImages : undefined,
             ctx: {
               cwd: environment.cwd,
               signal,
@@ -494,12 +494,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
         const names = shown.map(imagePlaceholder).join(' ');
         messages.push(
           acceptsImages(provider.model)
-            ? {
-                role: 'user',
-                text: `The image${shown.length === 1 ? '' : 's'} read: ${names}`,
-                images: shown.map(imagePartOf),
-                fromTools: true,
-              }
+            ? toolImagesMessage(shown.map(imagePartOf))
             : {
                 role: 'user',
                 text: `Model ${provider.model} takes no image input, so ${names} could not be shown to you.`,

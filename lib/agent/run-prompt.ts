@@ -28,6 +28,8 @@ import { createChildSessions } from './children.js';
 import type { PromptRun, PromptRunOptions } from './prompt-run.js';
 import { definedOnly } from '../defined-only.js';
 import { checkVision } from '../images/vision.js';
+import type { ImageAttachment } from '../images/load.js';
+import { reportDropped } from '../debug.js';
 
 export type { PromptRun, PromptRunOptions } from './prompt-run.js';
 
@@ -123,6 +125,22 @@ export async function appendToSession(
 /** sha256 of the prompt, for the session index. */
 export function promptDigestOf(prompt: string): string {
   return `sha256:${createHash('sha256').update(prompt).digest('hex')}`;
+}
+
+/** Put an image's bytes in the content store, keyed by their digest (the same image is kept once). */
+async function keepImage(store: EventStore, image: ImageAttachment): Promise<void> {
+  await store.putContent(image.bytes, { mediaType: image.mediaType });
+}
+
+/** The images a tool returned, kept for a later rebuild of the session. */
+async function keepToolImages(store: EventStore, images: readonly ImageAttachment[]): Promise<void> {
+  try {
+    for (const image of images) await keepImage(store, image);
+  } catch (error) {
+    // The store reports its own write failure (the run's events fail with it); the model still
+    // sees the image now, and a rebuild names it as no longer available.
+    reportDropped('tool image: content store', error);
+  }
 }
 
 /** The summary's error fields of a failure before the first turn. */
@@ -245,7 +263,7 @@ export async function runPrompt(given: PromptRunOptions): Promise<PromptRun> {
   }
   const [{ runAgent }, { createToolRegistry }] = await loading;
   // The prompt's images are stored once by digest; the events carry references to them.
-  for (const image of options.images ?? []) await opened?.putContent(image.bytes, { mediaType: image.mediaType });
+  if (opened) for (const image of options.images ?? []) await keepImage(opened, image);
   mark('run: agent loop and tools loaded');
   const toolSource = options.environment.toolSource;
   // A child shares its parent's tool source, whose diagnostics stay routed to the parent.
@@ -271,6 +289,7 @@ export async function runPrompt(given: PromptRunOptions): Promise<PromptRun> {
     }),
     children,
     cancelCause: options.parentLink ? 'parent-cancel' : undefined,
+    keepImages: opened ? (images) => keepToolImages(opened, images) : undefined,
     prompting,
     toolsReady: toolSource?.ready ? () => toolSource.ready!() : undefined,
     history: options.session?.history ?? [],

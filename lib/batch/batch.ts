@@ -11,14 +11,16 @@ import type { BatchLine, LineProblem, ParsedInput } from './input.js';
 import { openOutputDir, type OutputDir } from './output.js';
 import type { ProgressReporter, ProgressSnapshot } from './progress.js';
 import type { BatchRecord } from './records.js';
-import { addRecord, createTally, type Tally } from './tally.js';
+import { addRecord, createTally, type GradingTally, type Tally } from './tally.js';
 import { createConcurrencyController, type ConcurrencySnapshot } from './concurrency.js';
 import { createScheduler } from './scheduler.js';
 import { runLine, type LineContext, type LineSetup, type RunSignals } from './run-line.js';
 import type { PoolRunners } from './pool-runners.js';
 import { plainLineSetup, type PlainLineSetup } from './pool-task.js';
 import type { LatencySummary } from './latency.js';
-import { runIsolated, type HarnessOptions } from './harness.js';
+import { lineTimedOut, runIsolated, type HarnessOptions } from './harness.js';
+import type { GraderContext } from './grader.js';
+import { abortReason, joinSignals } from '../control/termination.js';
 import { withQueue } from './timing.js';
 import { recordTokens, throughputSeries, type FinishedPoint, type ThroughputSeries } from './throughput.js';
 import { endWorkspaces, removeStaleWorkspaces } from './workspace.js';
@@ -102,6 +104,8 @@ export interface BatchSummary {
   throughput: ThroughputSeries;
   /** Pass rates per line and overall, pass@k, the spread between epochs (lib/batch/evaluation.ts). */
   evaluation: EvaluationSummary;
+  /** The model scorers' grader runs, their cost and usage apart from the agents' (absent when no line had one). */
+  grading?: GradingTally;
 }
 
 /** A batch in progress. */
@@ -275,6 +279,8 @@ export function openBatch(options: BatchCommon, store?: EventStore): BatchContex
           failed: tally.verifyFailed,
           rate: Number((tally.verifyPassed / verified).toFixed(4)),
         };
+      if (tally.grading.graded > 0)
+        summary.grading = { ...tally.grading, costUsd: Number(tally.grading.costUsd.toFixed(6)) };
       if (extra.stoppedBy !== undefined) summary.stoppedBy = extra.stoppedBy;
       output.writeSummary(summary);
       options.progress.finish(ctx.snapshot(extra.running ?? 0, extra.concurrency), summary);
@@ -388,6 +394,60 @@ async function stamp(record: BatchRecord, line: BatchLine, options: LocalBatchOp
   if (model) record.model = model;
 }
 
+/**
+ * A finished run with its line's scorers. The `model` scorer's grader runs here, on this thread,
+ * through the batch's set-up cache and store, within what is left of the line's timeout: a
+ * grading that outlasts it makes the record the line's `line_timeout`, as a slow verify does.
+ */
+async function scoreLine(
+  record: BatchRecord,
+  line: BatchLine,
+  options: LocalBatchOptions,
+  slotAt: number,
+  clock: () => number,
+): Promise<BatchRecord> {
+  const expect = line.expect!;
+  const limitMs = line.timeout ?? options.harness?.lineTimeoutMs;
+  if (!expect.model || limitMs === undefined || record.kind !== 'result') {
+    record.scores = await scoreRecord(record, expect, {
+      task: line.prompt,
+      grader: graderOf(line, options, options.signal),
+    });
+    return record;
+  }
+  const deadline = new AbortController();
+  const timer = setTimeout(
+    () => deadline.abort(abortReason('timeout', `line timeout (${limitMs} ms)`)),
+    Math.max(0, limitMs - (clock() - slotAt)),
+  );
+  const joined = joinSignals(options.signal, deadline.signal);
+  try {
+    record.scores = await scoreRecord(record, expect, {
+      task: line.prompt,
+      grader: graderOf(line, options, joined.signal),
+    });
+  } finally {
+    clearTimeout(timer);
+    joined.dispose();
+  }
+  return deadline.signal.aborted && !options.signal?.aborted ? lineTimedOut(record, limitMs) : record;
+}
+
+/** A grader stopped by the batch's interrupt left a scorer error that a resume grades again. */
+const gradingStopped = (record: BatchRecord): boolean =>
+  record.scores?.some((s) => s.scorer === 'model' && s.error !== undefined) ?? false;
+
+/** The model grader's context for a line: the batch's set-up of the grader's provider/model, its store and environment. */
+function graderOf(line: BatchLine, options: LocalBatchOptions, signal: AbortSignal | undefined): GraderContext {
+  return {
+    setup: (pick) => options.setup(definedOnly({ id: line.id, line: line.line, prompt: line.prompt, ...pick })),
+    defaults: options.defaults,
+    store: options.store,
+    signal,
+    env: options.env,
+  };
+}
+
 /** Run a batch in this process (the runs on the pool when given). */
 export async function runLocalBatch(options: LocalBatchOptions): Promise<BatchSummary> {
   const clock = options.clock ?? Date.now;
@@ -458,12 +518,13 @@ export async function runLocalBatch(options: LocalBatchOptions): Promise<BatchSu
       }
       retried.delete(key);
       if (tries.length > 0) record.retries = tries;
-      if (line.expect) record.scores = await scoreRecord(record, line.expect);
-      // An interrupted run is not a finished one: leave its id for the resume. A finished one is
-      // kept in the store first: if the output cannot take it, a resume takes it from there.
-      if (!(options.signal?.aborted && record.reason === 'aborted')) {
-        await ctx.keep(record);
-        ctx.accept(record);
+      const scored = line.expect ? await scoreLine(record, line, options, slotAt, clock) : record;
+      // An interrupted run is not a finished one (nor is a run whose grading was interrupted):
+      // leave its id for the resume. A finished one is kept in the store first: if the output
+      // cannot take it, a resume takes it from there.
+      if (!(options.signal?.aborted && (scored.reason === 'aborted' || gradingStopped(scored)))) {
+        await ctx.keep(scored);
+        ctx.accept(scored);
       }
       controller.onFinished(clean);
       // A run that handed its slot on is no longer among the running ones.

@@ -29,6 +29,10 @@ export interface ScoreResult {
   sessionId?: string;
   /** The model grader's own cost (USD), absent when unknown; not in the run's `costUsd`. */
   costUsd?: number;
+  /** The model grader's own usage; not in the run's `usage`. */
+  usage?: Usage;
+  /** The scorer could not give a verdict (the grader failed or answered no verdict): `passed` is false. */
+  error?: { code: string; message: string };
 }
 
 /** A transient failure that was retried (the record keeps each one). */

@@ -1,9 +1,10 @@
 /**
  * A line's `expect`: scorers that check a run's answer beside its verify command. Each gives one
  * {@link ScoreResult} in the record's `scores`, in a fixed order (equals, includes, regex,
- * jsonSchema), and the run passes only when every one passed (evaluation.ts). They read the run's
- * final text (`equals`, `includes`, `regex`) or its typed result from `submit_result`
- * (`jsonSchema`); a run that did not complete is scored as failed without looking.
+ * jsonSchema, model), and the run passes only when every one passed (evaluation.ts). They read the
+ * run's final text (`equals`, `includes`, `regex`), its typed result from `submit_result`
+ * (`jsonSchema`), or both with the task (`model`); a run that did not complete is scored as
+ * failed without looking (no grader is called).
  *
  * - `equals`: the final text, trimmed, is exactly this text (trimmed).
  * - `includes`: the final text contains this text, or every text of an array.
@@ -11,9 +12,12 @@
  *   patterns, e.g. `[Yy]es`).
  * - `jsonSchema`: the typed result is valid against this JSON Schema (the same validator as
  *   `--output-schema`); no typed result fails.
+ * - `model`: a grader model scores the answer against a rubric (grader.ts); a grader that fails
+ *   or answers no verdict is this scorer's error, never the run's.
  */
 import { z } from 'zod';
 import type { BatchRecord, ScoreResult } from './records.js';
+import { gradeRecord, ModelScorerSchema, type GraderContext } from './grader.js';
 
 /** The `expect` field of an input line. */
 export const ExpectSchema = z
@@ -37,10 +41,11 @@ export const ExpectSchema = z
       )
       .optional(),
     jsonSchema: z.record(z.string(), z.unknown()).optional(),
+    model: ModelScorerSchema.optional(),
   })
   .strict()
   .refine((e) => Object.keys(e).length > 0, {
-    message: 'expect needs at least one of equals, includes, regex, jsonSchema',
+    message: 'expect needs at least one of equals, includes, regex, jsonSchema, model',
   });
 
 /** A line's scorers. */
@@ -51,8 +56,20 @@ const DETAIL_CHARS = 200;
 
 const clip = (text: string): string => (text.length > DETAIL_CHARS ? `${text.slice(0, DETAIL_CHARS)}…` : text);
 
-/** Score a record against a line's `expect` (pure); the results in the fixed scorer order. */
-export async function scoreRecord(record: BatchRecord, expect: Expect): Promise<ScoreResult[]> {
+/** What scoring needs beyond the record: the line's prompt and, for `model`, the grader's context. */
+export interface ScoringContext {
+  /** The line's prompt (the grader reads it). */
+  task?: string | undefined;
+  /** Absent: a `model` scorer fails with MINICODE_E_GRADER (no grader here). */
+  grader?: GraderContext | undefined;
+}
+
+/** Score a record against a line's `expect`; the results in the fixed scorer order. Pure but for the `model` scorer's grader run. */
+export async function scoreRecord(
+  record: BatchRecord,
+  expect: Expect,
+  context: ScoringContext = {},
+): Promise<ScoreResult[]> {
   const completed = record.kind === 'result';
   const text = completed ? record.finalText : '';
   const out: ScoreResult[] = [];
@@ -94,6 +111,13 @@ export async function scoreRecord(record: BatchRecord, expect: Expect): Promise<
       }
       verdict('jsonSchema', check.ok, check.ok ? '' : check.errors.join('; '));
     }
+  }
+  if (expect.model !== undefined) {
+    if (record.kind !== 'result') verdict('model', false, '');
+    else if (!context.grader) {
+      const message = 'no grader is available where this record was scored';
+      out.push({ scorer: 'model', passed: false, detail: message, error: { code: 'MINICODE_E_GRADER', message } });
+    } else out.push(await gradeRecord(record, context.task ?? '', expect.model, context.grader));
   }
   return out;
 }

@@ -6,7 +6,7 @@
 import type { Usage } from '../events/index.js';
 import { USAGE_FIELDS } from '../events/usage-fields.js';
 import { createLatencyCollector, type LatencyCollector } from './latency.js';
-import type { BatchRecord } from './records.js';
+import type { BatchRecord, ScoreResult } from './records.js';
 
 /** Summed usage: the three headline counts always present, the rest once any record had them. */
 export type TallyUsage = { inputTokens: number; outputTokens: number; totalTokens: number } & Omit<
@@ -40,6 +40,19 @@ export interface Tally {
   verifyFailed: number;
   /** First-token and total latencies, overall and per provider/model. */
   latency: LatencyCollector;
+  /** The model graders' runs, apart from the agents' (`costUsd` and `usage` above leave them out). */
+  grading: GradingTally;
+}
+
+/** The model scorers' grader runs over the records (summary.json's `grading`). */
+export interface GradingTally {
+  /** Model scorer verdicts, and of them the scorer errors (no verdict). */
+  graded: number;
+  errors: number;
+  costUsd: number;
+  /** Grader runs whose cost is unknown (then costUsd is a lower bound). */
+  costUnknownRuns: number;
+  usage: { inputTokens: number; outputTokens: number; totalTokens: number };
 }
 
 /** The latency group of a record: `provider/model`, or the native agent. */
@@ -65,6 +78,13 @@ export function createTally(): Tally {
     verifyPassed: 0,
     verifyFailed: 0,
     latency: createLatencyCollector(),
+    grading: {
+      graded: 0,
+      errors: 0,
+      costUsd: 0,
+      costUnknownRuns: 0,
+      usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+    },
   };
 }
 
@@ -104,7 +124,22 @@ export function addRecord(tally: Tally, record: BatchRecord): Tally {
     else tally.verifyFailed++;
   }
   tally.latency.add(record, latencyGroup(record));
+  for (const score of record.scores ?? []) if (score.scorer === 'model') addGrading(tally.grading, score);
   return tally;
+}
+
+function addGrading(grading: GradingTally, score: ScoreResult): void {
+  grading.graded++;
+  if (score.error) grading.errors++;
+  // A grader that never ran (set-up failed, run not completed) has no session to have paid for.
+  if (score.sessionId === undefined) return;
+  if (score.costUsd !== undefined) grading.costUsd += score.costUsd;
+  else grading.costUnknownRuns++;
+  const u = score.usage;
+  if (!u) return;
+  grading.usage.inputTokens += u.inputTokens ?? 0;
+  grading.usage.outputTokens += u.outputTokens ?? 0;
+  grading.usage.totalTokens += u.totalTokens ?? (u.inputTokens ?? 0) + (u.outputTokens ?? 0);
 }
 
 /**

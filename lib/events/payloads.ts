@@ -43,6 +43,18 @@ type SameKeys<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
 const usageFieldsMatchSchema: SameKeys<(typeof USAGE_FIELDS)[number], keyof Usage> = true;
 void usageFieldsMatchSchema;
 
+/** An image an event refers to: what it is, and a reference to its bytes in the content store (stored once by digest; never inline). */
+export const StoredImage = z.object({
+  /** The file's base name. */
+  name: z.string(),
+  /** From the bytes, not the name: image/png, image/jpeg, image/gif or image/webp. */
+  mediaType: z.string(),
+  width: count,
+  height: count,
+  content: ContentRef,
+});
+export type StoredImage = z.infer<typeof StoredImage>;
+
 /** An error as every surface shows it: category, stable code, message, recoverability. */
 export const ErrorInfo = z.object({
   category: ErrorCategory,
@@ -196,19 +208,7 @@ export const payloadSchemas = {
     messageId: id,
     text: z.string(),
     /** Images sent with the message (`exec -i`): what they are, and a reference to their bytes in the content store (stored once by digest; never inline). */
-    images: z
-      .array(
-        z.object({
-          /** The file's base name. */
-          name: z.string(),
-          /** From the bytes, not the name: image/png, image/jpeg, image/gif or image/webp. */
-          mediaType: z.string(),
-          width: count,
-          height: count,
-          content: ContentRef,
-        }),
-      )
-      .optional(),
+    images: z.array(StoredImage).optional(),
   }),
   'user.approval.requested': z.object({
     approvalId: id,
@@ -394,6 +394,8 @@ export const payloadSchemas = {
     /** A bounded, scrubbed excerpt of the output. */
     output: z.string().optional(),
     receipt: Receipt.optional(),
+    /** The images the tool returned (`read_image`, an MCP tool's image parts), shown to the model after the step's results; their bytes are in the content store. */
+    images: z.array(StoredImage).optional(),
   }),
   'tool.failed': z.object({
     toolCallId: id,

@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { MinicodeError } from '../errors.js';
+import type { StoredImage } from '../events/index.js';
 import { sniffImage, type ImageMediaType } from './sniff.js';
 
 /** Limits of one image; defaults {@link DEFAULT_IMAGE_LIMITS}. */
@@ -91,4 +92,15 @@ export function loadImageFile(file: string, limits: ImageLimits = DEFAULT_IMAGE_
   // Checked before reading: an oversized file is never loaded whole.
   if (stat.size > limits.maxBytes) throw tooLarge(name, stat.size, limits);
   return imageFromBytes(fs.readFileSync(file), name, limits);
+}
+
+/** How an event refers to an image: what it is, and its bytes' content-store reference (the digest is the key). */
+export function storedImageOf(image: ImageAttachment): StoredImage {
+  return {
+    name: image.name,
+    mediaType: image.mediaType,
+    width: image.width,
+    height: image.height,
+    content: { ref: image.digest, size: image.bytes.length, mediaType: image.mediaType },
+  };
 }

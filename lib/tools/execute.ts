@@ -9,6 +9,7 @@ import { capHeadTail } from './truncate.js';
 import type { AnyTool, FileChange, ToolContext, ToolOutcome } from './types.js';
 import { reportDropped } from '../debug.js';
 import { definedOnly } from '../defined-only.js';
+import { storedImageOf, type ImageAttachment } from '../images/load.js';
 
 /** Output excerpt kept in a tool event; the model still gets the whole (producer-capped) output. Default 4,096 chars. */
 export const EVENT_OUTPUT_MAX = 4_096;
@@ -40,6 +41,13 @@ export interface ExecuteToolCallOptions {
   checkpoints?: WorkspaceCheckpoints | undefined;
   /** The user's PreToolUse and PostToolUse hooks around the call; absent: none. */
   hooks?: ToolCallHooks | undefined;
+  /**
+   * Keeps the bytes of the images a completed call returned (`read_image`, MCP image parts) in
+   * the session's content store before its terminal event refers to them by digest, so a session
+   * rebuilt in another process shows the model the same images. Absent (no store, or a model that
+   * is not shown images): the event does not refer to them.
+   */
+  keepImages?: ((images: readonly ImageAttachment[]) => Promise<void>) | undefined;
 }
 
 /** A PreToolUse decision: `deny` refuses the call (the reason is what the model sees), `ask` asks a person, `allow` skips asking. */
@@ -192,8 +200,10 @@ export async function executeToolCall(options: ExecuteToolCallOptions): Promise<
     }
   }
   const durationMs = ranMs ?? Math.max(0, clock() - started);
+  if (outcome.status === 'completed' && outcome.images?.length) await options.keepImages?.(outcome.images);
   const ended = emitTerminal({
     outcome,
+    imagesKept: options.keepImages !== undefined,
     observed,
     toolCallId: call.id,
     name: call.name,
@@ -239,8 +249,10 @@ export async function executeToolCall(options: ExecuteToolCallOptions): Promise<
   });
   const rerunObserved =
     options.checkpoints && !ctx.signal.aborted ? await options.checkpoints.afterChange() : undefined;
+  if (rerun.status === 'completed' && rerun.images?.length) await options.keepImages?.(rerun.images);
   const rerunEnded = emitTerminal({
     outcome: rerun,
+    imagesKept: options.keepImages !== undefined,
     observed: rerunObserved,
     toolCallId: rerunId,
     name: call.name,
@@ -259,6 +271,8 @@ export async function executeToolCall(options: ExecuteToolCallOptions): Promise<
 /** What {@link emitTerminal} needs. */
 interface TerminalInput {
   outcome: ToolOutcome;
+  /** Whether the outcome's images were kept in the content store (the event then refers to them). */
+  imagesKept: boolean;
   observed: FileChange[] | undefined;
   toolCallId: string;
   name: string;
@@ -297,6 +311,8 @@ function emitTerminal(t: TerminalInput): ExecutedToolCall {
           durationMs,
           output: capHeadTail(outcome.output, EVENT_OUTPUT_MAX).text,
           receipt: outcome.receipt,
+          // A reference per image (its bytes kept by `keepImages`), never the base64.
+          images: t.imagesKept && outcome.images?.length ? outcome.images.map(storedImageOf) : undefined,
         }),
         fields,
       ),

@@ -7,7 +7,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { runCli } from '../helpers/cli.js';
-import { startScriptedProvider, type Answer, type ScriptedProvider } from '../helpers/scripted-provider.js';
+import {
+  startScriptedProvider,
+  type Answer,
+  type ScriptedProvider,
+  type SeenRequest,
+} from '../helpers/scripted-provider.js';
 import { cleanEnv } from '../exec/helpers.js';
 
 const providers: ScriptedProvider[] = [];
@@ -24,7 +29,7 @@ export function lineOf(body: unknown): string {
 /** A batch of the given ids (`prompt: line:<id>`) in a fresh folder, against a scripted provider. */
 export async function scriptedBatch(
   ids: (string | ({ id: string } & Record<string, unknown>))[],
-  answer: (id: string, nth: number) => Answer,
+  answer: (id: string, nth: number, request: SeenRequest) => Answer,
   extra: string[] = [],
 ) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-batch-scripted-'));
@@ -36,7 +41,7 @@ export async function scriptedBatch(
     const id = lineOf(request.body.messages);
     const nth = (seen.get(id) ?? 0) + 1;
     seen.set(id, nth);
-    return answer(id, nth);
+    return answer(id, nth, request);
   });
   providers.push(provider);
   const out = path.join(dir, 'out');

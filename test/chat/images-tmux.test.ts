@@ -113,4 +113,64 @@ describe.skipIf(!HAVE_TMUX)('images in minicode chat', () => {
     await quitChat(again);
     await again.waitFor('EXIT=0', { join: true });
   }, 90_000);
+
+  it('sends the image read_image returned again in a session continued with --continue, after the file is gone', async () => {
+    const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-chat-tool-images-')));
+    const home = path.join(root, 'home');
+    const project = path.join(root, 'project');
+    for (const d of [home, project]) fs.mkdirSync(d);
+    const diagram = png(12, 7);
+    fs.writeFileSync(path.join(project, 'diagram.png'), diagram);
+    let n = 0;
+    const reader = await startScriptedProvider((request) =>
+      request.body.messages.at(-1)?.content === 'look at diagram.png'
+        ? { text: '', toolCalls: [{ id: 'call_diagram', name: 'read_image', argumentsText: '{"path":"diagram.png"}' }] }
+        : { text: `Reply ${++n}: a diagram.` },
+    );
+    try {
+      const env = {
+        MINICODE_HOME: home,
+        HOME: home,
+        TERM: 'xterm-256color',
+        OPENAI_API_KEY: 'sk-test-chat-images-0123456789',
+      };
+      const args = ['chat', '--provider', 'openai-chat', '--model', 'gpt-4.1', '--base-url', reader.settings.baseUrl];
+      const t = startTerm([...args, '--sandbox', 'off', '--cwd', project], { cols: 100, rows: 40, cwd: project, env });
+      terms.push(t);
+      await t.waitFor('New session');
+      t.type('look at diagram.png');
+      t.send('Enter');
+      await t.waitFor('Reply 1: a diagram.');
+      const shown = reader.requests[1]!.body.messages.at(-1)!;
+      expect(shown).toEqual({
+        role: 'user',
+        content: [
+          { type: 'text', text: 'The image read: [image diagram.png 12x7 image/png]' },
+          { type: 'image_url', image_url: { url: `data:image/png;base64,${diagram.toString('base64')}` } },
+        ],
+      });
+      await quitChat(t);
+      await t.waitFor('EXIT=0', { join: true });
+
+      fs.rmSync(path.join(project, 'diagram.png'));
+      const again = startTerm([...args, '--sandbox', 'off', '--cwd', project, '--continue'], {
+        cols: 100,
+        rows: 40,
+        cwd: project,
+        env,
+      });
+      terms.push(again);
+      await again.waitFor('resumed');
+      again.type('and now?');
+      again.send('Enter');
+      await again.waitFor('Reply 2: a diagram.');
+      const messages = reader.requests[2]!.body.messages;
+      const results = messages.findIndex((m) => m.role === 'tool');
+      expect(messages[results + 1]).toEqual(shown);
+      await quitChat(again);
+      await again.waitFor('EXIT=0', { join: true });
+    } finally {
+      await reader.close();
+    }
+  }, 90_000);
 });

@@ -79,6 +79,9 @@ describe('images returned by MCP tools', () => {
       'everything: get-tiny-image returned 129 chars and 1 image',
     );
     expect(result.stdout).not.toContain(tiny.slice(0, 200));
+    expect(ofType(result.records, 'tool.completed')[0]!.payload.images).toEqual([
+      expect.objectContaining({ name: 'get-tiny-image-1.png', width: 20, height: 20, mediaType: 'image/png' }),
+    ]);
   });
 
   it('tells a model without vision that the image could not be shown', async () => {
@@ -91,6 +94,8 @@ describe('images returned by MCP tools', () => {
       content:
         'Model gpt-3.5-turbo takes no image input, so [image get-tiny-image-1.png 20x20 image/png] could not be shown to you.',
     });
+    // Not shown, not kept: a rebuilt session does not send it either.
+    expect(ofType(result.records, 'tool.completed')[0]!.payload.images).toBeUndefined();
   });
 
   it('keeps a part that is no image, or one past the byte limit, as a placeholder saying why, typed by its bytes otherwise', () => {

@@ -124,7 +124,7 @@ export function verifyText(r: BatchRecord | undefined): {
       };
 }
 
-/** The scorers' verdicts of a record (`includes ✓ regex ✗`), each failure's detail in a tooltip; a dash without scorers. */
+/** The scorers' verdicts of a record (`includes ✓ regex ✗ model 8 ✓`), each detail (a failure's, the grader's reasoning) in a tooltip; a dash without scorers. */
 export function scoresCell(r: BatchRecord): string {
   const scores = r.scores ?? [];
   if (scores.length === 0) return '<td>–</td>';
@@ -132,7 +132,7 @@ export function scoresCell(r: BatchRecord): string {
   const text = scores
     .map(
       (s) =>
-        `<span class="${s.passed ? 'ok' : 'bad'}" title="${escapeHtml(s.detail ?? 'passed')}">${escapeHtml(s.scorer)} ${s.passed ? '✓' : '✗'}</span>`,
+        `<span class="${s.passed ? 'ok' : 'bad'}" title="${escapeHtml(s.detail ?? 'passed')}">${escapeHtml(s.scorer)}${s.score !== undefined ? ` ${s.score}` : ''}${s.error ? ' error' : ''} ${s.passed ? '✓' : '✗'}</span>`,
     )
     .join(' ');
   return `<td data-v="${passed / scores.length}">${text}</td>`;
