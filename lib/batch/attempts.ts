@@ -5,7 +5,6 @@
  * file) keys it by {@link runKey}: the id alone for attempt 1, so an output written before
  * epochs existed resumes unchanged, and the id with its attempt number otherwise.
  */
-import type { BatchLine } from './input.js';
 
 /** How many times each line runs; filled once where the batch is set up. */
 export interface AttemptOptions {
@@ -49,10 +48,13 @@ export function attemptOf(run: { attempt?: number | undefined }): number {
  * epoch, so that a batch stopped early has whole epochs rather than some lines run N times and
  * others not at all.
  */
-export function expandAttempts(lines: readonly BatchLine[], epochs: number): BatchLine[] {
+export function expandAttempts<Line extends { epochs?: number | undefined; attempt?: number | undefined }>(
+  lines: readonly Line[],
+  epochs: number,
+): Line[] {
   const counts = lines.map((l) => l.epochs ?? epochs);
   const most = Math.max(0, ...counts);
-  const runs: BatchLine[] = [];
+  const runs: Line[] = [];
   for (let attempt = 1; attempt <= most; attempt++) {
     lines.forEach((line, i) => {
       if (attempt <= counts[i]!) runs.push({ ...line, attempt });

@@ -6,6 +6,7 @@
 import type { Usage } from '../events/index.js';
 import type { CacheShare } from '../control/usage.js';
 import type { RunTiming } from './timing.js';
+import type { LimitKind } from '../providers/common/errors.js';
 
 /** The error part of an error record. */
 export interface RecordError {
@@ -14,6 +15,14 @@ export interface RecordError {
   message: string;
   /** The provider's HTTP status, when the failure was an answer (decides whether a retry may help). */
   httpStatus?: number;
+  /**
+   * Whether waiting may help, as the provider layer classified the failure (`RETRYABLE`,
+   * `ACTION_REQUIRED` for an exhausted usage quota or spend limit, ...); absent when the run's
+   * error had none (a setup failure, a native agent).
+   */
+  recoverability?: string;
+  /** The provider limit the failure was (`rate-limit`, `overloaded`, `usage-quota`, `context-length`), by the provider error classification. */
+  limit?: LimitKind;
 }
 
 /** One scorer's verdict on a run (lib/batch/scorers.ts). */

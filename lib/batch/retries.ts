@@ -6,9 +6,10 @@
  * answer of 408, 409, 429 or 5xx that the provider's own retries (the control plane's policy,
  * up to 3) did not get past, and a pool thread that died under the run (MINICODE_E_WORKER).
  * Everything else is a result and never retried: the agent failing or running out of steps,
- * budget or time (the line timeout included), a 4xx that is not a rate limit, an exhausted usage
- * quota (a 429 that waiting does not clear; the batch's run loop knows it), a setup failure,
- * a failed verify or scorer. An interrupted run (Ctrl+C) is neither: it has no record and runs
+ * budget or time (the line timeout included), a 4xx that is not a rate limit, an answer the
+ * provider layer classified as not cleared by waiting (recoverability `ACTION_REQUIRED`: an
+ * exhausted usage quota or a spend limit, which answer 429 like a rate limit, or an
+ * `x-should-retry: false`), a setup failure, a failed verify or scorer. An interrupted run (Ctrl+C) is neither: it has no record and runs
  * again on resume.
  */
 import type { BatchRecord, RetriedFailure } from './records.js';
@@ -27,9 +28,13 @@ export const MAX_RETRY_WAIT_MS = 60_000;
 /** Whether a record is a transient failure (see the header). */
 export function isTransient(record: BatchRecord): boolean {
   if (record.kind !== 'error' || record.reason === 'aborted') return false;
-  const { category, code, httpStatus } = record.error;
+  const { category, code, httpStatus, recoverability, limit } = record.error;
   if (category === 'NETWORK_ERROR' || TRANSIENT_CODES.has(code)) return true;
   if (category !== 'PROVIDER_ERROR' || httpStatus === undefined) return false;
+  // The provider layer's word on whether waiting clears it; a record written before it was kept
+  // falls back on the classification's limit.
+  if (recoverability === 'ACTION_REQUIRED' || recoverability === 'FATAL') return false;
+  if (recoverability === undefined && limit === 'usage-quota') return false;
   return httpStatus === 408 || httpStatus === 409 || httpStatus === 429 || httpStatus >= 500;
 }
 

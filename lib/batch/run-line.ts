@@ -27,6 +27,7 @@ import type { SpanData, TraceParent } from '../telemetry/span.js';
 import type { RunSpans } from '../telemetry/run-spans.js';
 import type { WorkflowOptions } from '../native/workflow.js';
 import { definedOnly } from '../defined-only.js';
+import { classifyProviderError } from '../providers/common/errors.js';
 
 /**
  * What a line needs from the command's setup (resolved once per provider/model pair): the
@@ -266,18 +267,30 @@ async function runTraced(options: RunLineOptions, spans: RunSpans | undefined): 
   }
 }
 
-/** The error of a record: what a retry decision and a reader need (lib/batch/retries.ts). */
+/**
+ * The error of a record: what a retry decision and a reader need (lib/batch/retries.ts). A
+ * provider's answer keeps the provider layer's recoverability and the limit its classification
+ * names: an exhausted usage quota is a 429 like a rate limit, and only they tell the two apart.
+ */
 function recordError(error: {
   category: string;
   code: string;
   message: string;
   httpStatus?: number | undefined;
+  recoverability?: string | undefined;
+  providerCode?: string | undefined;
 }): ErrorRecord['error'] {
+  const limit =
+    error.category === 'PROVIDER_ERROR' && error.httpStatus !== undefined
+      ? classifyProviderError({ type: error.code, code: error.providerCode, httpStatus: error.httpStatus }).limit
+      : undefined;
   return definedOnly({
     category: error.category,
     code: error.code,
     message: error.message,
     httpStatus: error.httpStatus,
+    recoverability: error.recoverability,
+    limit,
   });
 }
 

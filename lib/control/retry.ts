@@ -155,8 +155,3 @@ export async function withRetry<T>(options: WithRetryOptions<T>): Promise<T> {
     }
   }
 }
-
-/** True when an error is the request deadline of {@link withRetry}. */
-export function isRequestTimeout(error: unknown): boolean {
-  return !!error && typeof error === 'object' && (error as { requestDeadline?: unknown }).requestDeadline === true;
-}

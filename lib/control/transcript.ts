@@ -100,22 +100,6 @@ export function groupUnits(messages: readonly TranscriptMessage[]): TranscriptUn
   return units;
 }
 
-/** Total characters of the text a message carries (its share of the logical context). */
-export function messageChars(m: TranscriptMessage): number {
-  switch (m.role) {
-    case 'system':
-    case 'user':
-      return m.text.length;
-    case 'tool':
-      return m.content.length;
-    case 'assistant': {
-      let n = m.text.length + (m.reasoning?.length ?? 0);
-      for (const c of m.toolCalls ?? []) n += c.name.length + c.argumentsText.length + c.id.length;
-      return n;
-    }
-  }
-}
-
 /**
  * Check that an unknown value is a transcript message (used where messages cross a worker
  * boundary). Returns the message or undefined; never throws.

@@ -1,18 +1,12 @@
 /**
  * The truncation layers (control-plane §6). Each layer caps with its own meaning and leaves a
  * visible marker saying how much it cut, so no layer loses text silently:
- *   producer cap (bash 20k chars, git 500k, MCP 100k: head kept)
+ *   producer cap (`capHeadTail` in lib/tools/truncate.ts: a tool's `maxOutputChars`, MCP 100k)
  *   -> kernel cap (4,096 tokens = 16,384 chars: 70% head + 30% tail)
  *   -> context insertion -> compaction -> termination.
  * The system prompt is capped upstream at 8,000 chars, before any of this.
  */
 import { SYSTEM_PROMPT_MAX_CHARS } from './transcript.js';
-
-/** Producer-side caps in characters. */
-export const PRODUCER_CAPS = Object.freeze({ bash: 20_000, git: 500_000, mcp: 100_000 });
-
-/** A producer with a cap. */
-export type Producer = keyof typeof PRODUCER_CAPS;
 
 /** Kernel cap on a tool result inserted into the context: 4,096 tokens. */
 export const TOOL_RESULT_MAX_TOKENS = 4_096;
@@ -30,17 +24,6 @@ export interface Truncated {
 }
 
 const fmt = (n: number): string => n.toLocaleString('en-US');
-
-/** Cap a producer's raw output to its head, with a marker at the end. */
-export function capProducerOutput(text: string, producer: Producer, cap: number = PRODUCER_CAPS[producer]): Truncated {
-  if (text.length <= cap) return { text, truncated: false, removedChars: 0 };
-  const removed = text.length - cap;
-  return {
-    text: `${text.slice(0, cap)}\n[minicode: ${producer} output truncated at ${fmt(cap)} chars; ${fmt(removed)} of ${fmt(text.length)} chars cut]`,
-    truncated: true,
-    removedChars: removed,
-  };
-}
 
 /**
  * The kernel cap: a tool result longer than `maxTokens * 4` chars keeps 70% of the cap from the

@@ -82,8 +82,3 @@ export const EVENT_REGISTRY: Readonly<Record<EventType, EventTypeInfo>> = {
   'hook.completed': info(true, VERBOSE, 'completed'),
   'hook.failed': info(true, NORMAL, 'failed', 'warning'),
 };
-
-/** True when events of this type are stored and replayed. */
-export function isDurable(type: EventType): boolean {
-  return EVENT_REGISTRY[type].durable;
-}

@@ -72,12 +72,6 @@ export function addServer(
   return parsed.config;
 }
 
-/** The entry `name` of the config `file` as written there, or undefined. */
-export function serverEntry(file: string, name: string): unknown {
-  const servers = serversOf(readRaw(file));
-  return Object.hasOwn(servers, name) ? servers[name] : undefined;
-}
-
 /** Remove `name` from the user config; a name that is not there is `MINICODE_E_MCP_NOT_FOUND`. */
 export function removeServer(file: string, name: string): void {
   const raw = readRaw(file);

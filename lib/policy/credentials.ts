@@ -48,12 +48,6 @@ export function scrubEnvironment(
   return scrubEnv(env, options.keep ?? []);
 }
 
-/** Names `scrubEnv` would remove; for reports and tests. */
-export function removedCredentialNames(env: NodeJS.ProcessEnv, options: ScrubEnvironmentOptions = {}): string[] {
-  const kept = scrubEnvironment(env, options);
-  return Object.keys(env).filter((name) => env[name] !== undefined && !(name in kept));
-}
-
 /**
  * Masks the known credential values of `env` (exact values and their encodings, as the scrub
  * stage does: `[REDACTED:env:NAME]`) and nothing else: for what is sent back to the provider (a

@@ -10,6 +10,7 @@ import type { EventDraft, ErrorInfo } from '../events/index.js';
 import { excerpt } from './common/codes.js';
 import { classifyProviderError, readErrorObject, type LimitKind, type RawProviderError } from './common/errors.js';
 import { definedOnly } from '../defined-only.js';
+import { parseRetryAfter } from '../control/retry.js';
 
 /** Response headers in any common shape (`Headers`, Node's `IncomingHttpHeaders`, a plain record). */
 export type HeaderSource = Headers | Record<string, string | string[] | undefined>;
@@ -65,16 +66,6 @@ export function parseDurationMs(text: string): number | undefined {
   return matched === t && matched !== '' ? total : undefined;
 }
 
-function retryAfterMs(h: Record<string, string>, now: number): number | undefined {
-  const ms = h['retry-after-ms'];
-  if (ms !== undefined && Number.isFinite(Number(ms)) && Number(ms) >= 0) return Number(ms);
-  const ra = h['retry-after'];
-  if (ra === undefined) return undefined;
-  if (/^\d+(\.\d+)?$/.test(ra.trim())) return Number(ra) * 1000;
-  const date = Date.parse(ra);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
-}
-
 function parseBody(body: Uint8Array | string | undefined): unknown {
   if (body === undefined) return undefined;
   let text = typeof body === 'string' ? body : new TextDecoder().decode(body);
@@ -128,7 +119,7 @@ export function classifyHttpFailure(input: {
   const h = normaliseHeaders(input.headers);
   const now = (input.now ?? Date.now)();
   const parsed = readBodyError(parseBody(input.body));
-  const delay = retryAfterMs(h, now) ?? parsed.retryDelayMs;
+  const delay = parseRetryAfter(h, now) ?? parsed.retryDelayMs;
   const out = (retryable: boolean, reason: string): HttpFailureClass =>
     delay === undefined ? { retryable, reason } : { retryable, reason, delayMs: delay };
   const should = h['x-should-retry'];

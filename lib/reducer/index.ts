@@ -1,5 +1,4 @@
 export * from './state.js';
 export { reduce, reduceOwned } from './reduce.js';
-export { rebuild, createRebuilder, settleInterrupted, type RebuildOptions, type Rebuilder } from './rebuild.js';
-export { summarize, type RunSummary } from './summarize.js';
-export { addUsage, replaceUsage } from './content.js';
+export { rebuild, createRebuilder, settleInterrupted } from './rebuild.js';
+export { summarize } from './summarize.js';

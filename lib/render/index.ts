@@ -7,26 +7,15 @@ import type { Renderer, Verbosity, Writer } from './types.js';
 import { definedOnly } from '../defined-only.js';
 
 export * from './types.js';
-export type { StateView, ToolView, RunView, ToolCounts, ApprovalView } from './view.js';
-export { projectEvent, projectFinish, isVisible, type Fact, type Live, type Projection } from './projection.js';
-export {
-  projectSummary,
-  jsonSummary,
-  setupFailureSummary,
-  type SummaryView,
-  type JsonSummary,
-  type SetupFailure,
-} from './summary.js';
 export { writeSetupFailure } from './jsonl.js';
-export { viewOf, toolDisplayStatus } from './state-view.js';
-export { displayText, oneLine } from './display-text.js';
-export { STATUS_LOOK, statusLabel, displayStatus, type DisplayStatus } from './status.js';
+export { viewOf } from './state-view.js';
+export { oneLine } from './display-text.js';
 export { colorLevel } from './color.js';
-export { createTtyRenderer, createLinearRenderer, createJsonlRenderer };
+export { createTtyRenderer, createLinearRenderer };
 export { loadMarkdown } from './markdown/index.js';
-export type { LiveRenderer, TtyRendererOptions } from './tty.js';
+export type { LiveRenderer } from './tty.js';
 export { liveDiffBound } from './tty.js';
-export { diffLines, diffStat, DIFF_DISPLAY_LINES } from './diff.js';
+export { diffLines } from './diff.js';
 export type { FactLine } from './format.js';
 export { approvalQuestion } from './format.js';
 

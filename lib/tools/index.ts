@@ -19,7 +19,6 @@ import type { OutputSchema } from '../output-schema/compile.js';
 import { writeFileTool } from './write-file.js';
 
 export * from './types.js';
-export { capHeadTail, createBoundedCollector } from './truncate.js';
 
 /** A tool as providers see it: name, description and a JSON Schema of its input. */
 export interface ToolDefinition {

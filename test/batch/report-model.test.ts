@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { BatchRecord } from '../../lib/batch/records.js';
 import { writeBatchReport } from '../../lib/batch/report/index.js';
-import { escapeHtml, patchFileOf, scriptJson } from '../../lib/batch/report/escape.js';
+import { escapeHtml, patchFileOf } from '../../lib/batch/report/escape.js';
 import { loadBatchOutput } from '../../lib/batch/report/load.js';
 import { buildRunView } from '../../lib/batch/report/model.js';
 import { matchIds } from '../../lib/batch/report/compare.js';
@@ -52,11 +52,6 @@ describe('batch report escaping', () => {
     expect(out).toContain('\\u202e');
     expect(out).toContain('\\u0007');
     expect(out).toContain('&quot;&#39;&amp;');
-  });
-
-  it('keeps script-closing sequences out of JSON handed to a script', () => {
-    expect(scriptJson({ t: '</script><!--\u2028' })).toBe('{"t":"\\u003c/script\\u003e\\u003c!--\\u2028"}');
-    expect(JSON.parse(scriptJson({ t: HOSTILE }))).toEqual({ t: HOSTILE });
   });
 
   it('reads only patches of the shape a batch writes', () => {

@@ -66,6 +66,36 @@ describe('minicode batch --retries', () => {
     expect(byId.get('steps')!.retries).toBeUndefined();
   }, 120_000);
 
+  it('never retries an exhausted usage quota, whose record says so, but retries a rate limit that the provider retries did not get past', async () => {
+    const { result, out, seen } = await scriptedBatch(
+      ['quota', 'limited'],
+      (id, nth) => {
+        if (id === 'quota')
+          return { status: 429, code: 'insufficient_quota', message: 'You exceeded your current quota' };
+        if (nth <= 4)
+          return { status: 429, code: 'rate_limit_exceeded', message: 'Rate limit reached', retryAfterMs: 0 };
+        return ok;
+      },
+      ['--retries', '2'],
+    );
+    expect(result.code).toBe(1);
+    const [quota] = readRecords<Record<string, any>>(out, 'errors.jsonl');
+    expect(quota).toMatchObject({
+      id: 'quota',
+      error: { httpStatus: 429, limit: 'usage-quota', recoverability: 'ACTION_REQUIRED' },
+    });
+    expect(quota!.retries).toBeUndefined();
+    // Asked once: the provider layer does not retry it either.
+    expect(seen.get('quota')).toBe(1);
+    const [limited] = readRecords<Record<string, any>>(out);
+    expect(limited).toMatchObject({ id: 'limited', kind: 'result' });
+    expect(limited!.retries).toEqual([
+      expect.objectContaining({
+        error: expect.objectContaining({ httpStatus: 429, limit: 'rate-limit', recoverability: 'RETRYABLE' }),
+      }),
+    ]);
+  }, 120_000);
+
   it('refuses --retries that is not a whole number with exit 2', async () => {
     const { result } = await scriptedBatch(['x'], () => ok, ['--retries', '-1']);
     expect(result.code).toBe(2);

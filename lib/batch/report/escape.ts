@@ -18,14 +18,6 @@ export function escapeHtml(value: unknown): string {
     .replace(/[&<>"']/g, (c) => HTML[c]!);
 }
 
-/** JSON safe inside `<script type="application/json">`: no `<`, `>`, `&`, U+2028 or U+2029 left as such. */
-export function scriptJson(value: unknown): string {
-  return JSON.stringify(value).replace(
-    /[<>&\u2028\u2029]/g,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  );
-}
-
 /** The head of a text, with an ellipsis when cut. */
 export function clip(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max)}…` : text;
