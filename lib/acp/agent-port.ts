@@ -83,6 +83,8 @@ export interface PermissionRequest {
   title: string;
   kind?: ToolKind;
   input?: unknown;
+  /** A question to rerun a command outside the sandbox: the line (scrubbed) that says what the sandbox refused. */
+  sandboxRefusal?: string;
 }
 
 /** A prompt content block the port may want beyond the flattened text; an image's `data` is base64, as ACP sends it. */

@@ -51,6 +51,11 @@ export async function askPermission(
         kind: request.kind ?? 'other',
         status: 'pending',
         rawInput: request.input,
+        // An escalation question shows what the sandbox refused, as the tool call's content.
+        content:
+          request.sandboxRefusal === undefined
+            ? undefined
+            : [{ type: 'content' as const, content: { type: 'text' as const, text: request.sandboxRefusal } }],
       }),
       options: PERMISSION_OPTIONS.map(({ optionId: id, name, kind }) => ({ optionId: id, name, kind })),
     };

@@ -32,7 +32,7 @@ import { definedOnly } from '../defined-only.js';
 import { attemptOptions, expandAttempts, runKey, type AttemptOptions } from './attempts.js';
 import { isTransient, retriedFailure, retryWaitMs } from './retries.js';
 import { scoreRecord } from './scorers.js';
-import type { RetriedFailure } from './records.js';
+import { openRetryJournal } from './retry-journal.js';
 import { evaluate, passRule, type EvaluationSummary } from './evaluation.js';
 
 /** Options every batch shares. */
@@ -118,6 +118,8 @@ export interface BatchContext {
   readonly tally: Tally;
   readonly startedAt: number;
   readonly superseded: number;
+  /** The runs whose error records --retry-errors moved to superseded.jsonl (by run key). */
+  readonly supersededKeys: ReadonlySet<string>;
   readonly resumed: number;
   /** Of `resumed`: records taken from the store. */
   readonly restored: number;
@@ -150,6 +152,7 @@ export function openBatch(options: BatchCommon, store?: EventStore): BatchContex
   // The records of this batch's runs, for the evaluation written with the summary.
   const evidence = new Map<string, BatchRecord>();
   let superseded = 0;
+  let supersededKeys: ReadonlySet<string> = new Set();
   if (options.retryErrors) {
     const keys = new Set(
       output
@@ -158,6 +161,7 @@ export function openBatch(options: BatchCommon, store?: EventStore): BatchContex
         .filter((key) => valid.has(key)),
     );
     superseded = output.supersede(keys);
+    supersededKeys = keys;
   }
   const tally = createTally();
   const count = (record: BatchRecord): void => {
@@ -189,6 +193,7 @@ export function openBatch(options: BatchCommon, store?: EventStore): BatchContex
     tally,
     startedAt,
     superseded,
+    supersededKeys,
     resumed,
     restored,
     finishedNow: 0,
@@ -456,8 +461,10 @@ export async function runLocalBatch(options: LocalBatchOptions): Promise<BatchSu
   await removeStaleWorkspaces(options.outDir, (id) => ctx.output.resume.finished.has(id));
   const controller = createConcurrencyController({ max: options.concurrency });
   const attempts = attemptOptions(options.attempts);
-  // Transient failures of runs still being retried, by run key (the record that ends the run keeps them).
-  const retried = new Map<string, RetriedFailure[]>();
+  // Transient failures of runs still being retried (the record that ends the run keeps them),
+  // on disk so that a batch killed while a run waits keeps them for the resume.
+  const journal = openRetryJournal(options.outDir);
+  journal.forget(ctx.supersededKeys);
   let quota: string | undefined;
   const scheduler = createScheduler({
     items: ctx.pending,
@@ -497,8 +504,7 @@ export async function runLocalBatch(options: LocalBatchOptions): Promise<BatchSu
       await stamp(record, line, options);
       // The pool's queue wait is in the record already (the pool thread measured it).
       if (record.timing) record.timing = withQueue(record.timing, slotAt - ctx.startedAt, clock() - ctx.startedAt);
-      const key = runKey(line);
-      const tries = retried.get(key) ?? [];
+      const tries = journal.tries(runKey(line));
       if (
         record.kind === 'error' &&
         isTransient(record) &&
@@ -507,12 +513,11 @@ export async function runLocalBatch(options: LocalBatchOptions): Promise<BatchSu
       ) {
         // Not a result: the run goes back to the scheduler after its wait, and this try is kept for its record.
         const wait = retryWaitMs(tries.length + 1, attempts.retryBackoffMs);
-        retried.set(key, [...tries, retriedFailure(record, wait)]);
+        journal.add(line, retriedFailure(record, wait));
         scheduler.requeue(line, clock() + wait);
         controller.onFinished(clean);
         return;
       }
-      retried.delete(key);
       if (tries.length > 0) record.retries = tries;
       const scored = line.expect ? await scoreLine(record, line, options, slotAt, clock) : record;
       // An interrupted run is not a finished one (nor is a run whose grading was interrupted):

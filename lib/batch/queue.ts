@@ -4,7 +4,8 @@
  * per pending line with a deterministic job id (batch key + line id), so enqueueing again after
  * a crash adds nothing; it then collects the records workers return and writes the outputs.
  * Workers (`minicode batch --worker --queue URL`) run jobs with their own provider setup and
- * local store and return the record as the job's result.
+ * local store and return the record as the job's result, retrying transient failures first with
+ * the producer's `--retries` (the tries kept in the job's data, so they survive the worker).
  *
  * Delivery is at least once: a worker killed mid-run loses its job lock, the stalled-job check
  * of another worker puts the job back, and it runs again. A record may therefore arrive twice;
@@ -19,11 +20,12 @@ import { loadOptional, type ModuleLoader } from '../optional-module.js';
 import { openBatch, type BatchCommon, type BatchSummary } from './batch.js';
 import { createConcurrencyController } from './concurrency.js';
 import type { BatchLine } from './input.js';
-import { setupErrorRecord, type BatchRecord } from './records.js';
+import { setupErrorRecord, type BatchRecord, type RetriedFailure } from './records.js';
+import { isTransient, retriedFailure, retryWaitMs } from './retries.js';
 import { runLine, type LineSetup } from './run-line.js';
 import type { EventStore } from '../store/index.js';
 import { definedOnly } from '../defined-only.js';
-import { runKey } from './attempts.js';
+import { attemptOptions, runKey } from './attempts.js';
 import { scoreRecord } from './scorers.js';
 
 /** The queue engine: bullmq (with ioredis), optional dependencies installed only for `--queue`. */
@@ -43,6 +45,10 @@ export interface BatchJobData {
   /** Input file's directory (relative line cwds) and the default cwd, as the producer saw them. */
   baseDir: string;
   cwd: string;
+  /** The producer's `--retries` and `--retry-backoff` (absent in jobs of an older producer: no retries). */
+  retry?: { retries: number; backoffMs: number };
+  /** Transient failures already retried, kept in the job so a worker that dies mid-wait hands them on. */
+  retried?: RetriedFailure[];
 }
 
 /** Redis connection options from `redis://[user:pass@]host:port[/db]`. */
@@ -195,9 +201,11 @@ export async function runProducer(options: ProducerOptions): Promise<BatchSummar
       });
     };
     events.on('completed', ({ jobId, returnvalue }) => take(jobId, recordOf(returnvalue)));
+    const attempts = attemptOptions(options.attempts);
+    const retry = { retries: attempts.retries, backoffMs: attempts.retryBackoffMs };
     const jobs = [...waiting].map(([jobId, line]) => ({
       name: 'run',
-      data: { line, baseDir: options.baseDir, cwd: options.cwd },
+      data: { line, baseDir: options.baseDir, cwd: options.cwd, retry },
       opts: {
         jobId,
         attempts: 3,
@@ -279,25 +287,45 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
   const worker = new Worker<BatchJobData, BatchRecord>(
     options.queueName ?? DEFAULT_QUEUE_NAME,
     async (job) => {
-      let clean = true;
-      const record = await runLine({
-        line: job.data.line,
-        baseDir: job.data.baseDir,
-        cwd: job.data.cwd,
-        setup: options.setup,
-        worker: name,
-        store: options.store,
-        env: options.env,
-        onRateLimit: (retryAfterMs) => {
-          clean = false;
-          controller.onRateLimit(Date.now(), retryAfterMs);
-          worker.concurrency = controller.snapshot().limit;
-        },
-      });
-      controller.onFinished(clean);
-      worker.concurrency = controller.snapshot().limit;
-      options.onRecord?.(record);
-      return record;
+      // Transient failures are retried here, as a local batch does (lib/batch/retries.ts): the
+      // job's own attempts are for a worker that dies or throws, and a returned error record is
+      // a finished job to BullMQ. The job keeps the wait's slot (its lock is renewed meanwhile).
+      const retry = job.data.retry ?? { retries: 0, backoffMs: 0 };
+      let tries = job.data.retried ?? [];
+      for (;;) {
+        let clean = true;
+        const record = await runLine({
+          line: job.data.line,
+          baseDir: job.data.baseDir,
+          cwd: job.data.cwd,
+          setup: options.setup,
+          worker: name,
+          store: options.store,
+          env: options.env,
+          onRateLimit: (retryAfterMs) => {
+            clean = false;
+            controller.onRateLimit(Date.now(), retryAfterMs);
+            worker.concurrency = controller.snapshot().limit;
+          },
+        });
+        controller.onFinished(clean);
+        worker.concurrency = controller.snapshot().limit;
+        if (
+          record.kind === 'error' &&
+          isTransient(record) &&
+          tries.length < retry.retries &&
+          !options.signal?.aborted
+        ) {
+          const wait = retryWaitMs(tries.length + 1, retry.backoffMs);
+          tries = [...tries, retriedFailure(record, wait)];
+          await job.updateData({ ...job.data, retried: tries });
+          // A worker told to stop ends the wait and returns this failure (the tries kept in it).
+          if (await waitUnlessAborted(wait, options.signal)) continue;
+        }
+        if (tries.length > 0) record.retries = tries;
+        options.onRecord?.(record);
+        return record;
+      }
     },
     {
       connection,
@@ -321,6 +349,22 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
   options.onReady?.(name);
   await stopped;
   await worker.close();
+}
+
+/** Wait `ms`; false when `signal` aborted first. */
+function waitUnlessAborted(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
+  return new Promise<boolean>((resolve) => {
+    if (signal?.aborted) return resolve(false);
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve(true);
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
 }
 
 /** Resolves once `signal` is aborted, at once when it already is; never without a signal. */

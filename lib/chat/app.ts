@@ -78,6 +78,8 @@ interface Turn {
   approval?: ((d: ApprovalDecision) => void) | undefined;
   /** The pending request in full (the live line above may be cut to the width). */
   approvalText?: string | undefined;
+  /** An escalation question's refusal line (already scrubbed), shown above the question. */
+  approvalRefusal?: string | undefined;
   /** What the pending edit would change. */
   approvalDiff?: FileDiff | undefined;
   ask?: { question: string; resolve: (answer: string) => void } | undefined;
@@ -198,6 +200,7 @@ export function runChatApp(options: ChatAppOptions): Promise<number> {
     const lines: (string | FactLine)[] = footer();
     if (turn.approval) {
       const diff = turn.approvalDiff;
+      if (turn.approvalRefusal) lines.push(...wrapToWidth(turn.approvalRefusal, columns() - 1));
       lines.push(...wrapToWidth(turn.approvalText ?? '', columns() - 1));
       if (diff) lines.push(...diffLines(diff, liveDiffBound(output.rows)));
       lines.push(...wrapToWidth('Answer: y allow once, a allow always, n deny', columns() - 1));
@@ -244,6 +247,7 @@ export function runChatApp(options: ChatAppOptions): Promise<number> {
         const settle = (d: ApprovalDecision): void => {
           current.approval = undefined;
           current.approvalText = undefined;
+          current.approvalRefusal = undefined;
           current.approvalDiff = undefined;
           abort.signal.removeEventListener('abort', onAbort);
           if (d === 'allow-always') always.add(`${request.toolName}\u0000${request.action}`);
@@ -258,6 +262,8 @@ export function runChatApp(options: ChatAppOptions): Promise<number> {
           action: oneLine(request.action, 2000),
           ...(request.diff ? { diff: request.diff } : {}),
         });
+        current.approvalRefusal =
+          request.sandboxRefusal === undefined ? undefined : oneLine(request.sandboxRefusal, 2000);
         current.approvalDiff = request.diff;
         current.renderer.refresh?.();
       });
@@ -368,7 +374,7 @@ export function runChatApp(options: ChatAppOptions): Promise<number> {
     }
     mode = 'busy';
     const ended = session.sessionId;
-    await session.close();
+    await session.close('clear');
     session = options.newSession(session);
     always.clear();
     refreshFooter();

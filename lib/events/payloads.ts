@@ -219,6 +219,8 @@ export const payloadSchemas = {
     options: z.array(ApprovalOutcome).optional(),
     /** What an edit would change, shown with the question (absent for other requests). */
     diff: FileDiff.optional(),
+    /** A question to rerun a command outside the sandbox: the line that says what the sandbox refused. */
+    sandboxRefusal: z.string().optional(),
   }),
   'user.approval.settled': z.object({
     approvalId: id,

@@ -14,6 +14,8 @@ export interface ApprovalRequest {
   reason: string;
   /** What an edit would change (from the tool's `preview`), shown with the question. */
   diff?: FileDiff | undefined;
+  /** An escalation question (lib/tools/escalation.ts): the one line, scrubbed, that says what the sandbox refused. */
+  sandboxRefusal?: string | undefined;
 }
 
 /** Answer of the approval hook; `allow-always` is remembered by the caller, not the tool. */
@@ -36,6 +38,7 @@ export function approvalRequestedDraft(
       action: request.action.split('\n')[0]!.slice(0, 200),
       options: ['allow', 'allow-always', 'deny'],
       diff: request.diff,
+      sandboxRefusal: request.sandboxRefusal,
     }),
     { correlationId: request.toolCallId ?? approvalId },
   );

@@ -98,6 +98,17 @@ describe.skipIf(!HAVE_BWRAP)('the sandbox of an ACP session', () => {
         `echo x > ${target('escalated.txt')}`,
         `rerun outside the sandbox: echo x > ${target('escalated.txt')}`,
       ]);
+      // The rerun's question shows what the sandbox refused, as the tool call's content; bash's own has none.
+      expect(asked[0]!.toolCall.content).toBeUndefined();
+      expect(asked[1]!.toolCall.content).toEqual([
+        {
+          type: 'content',
+          content: {
+            type: 'text',
+            text: expect.stringMatching(/^\[the sandbox \(workspace-write\) refused a write outside the workspace: /),
+          },
+        },
+      ]);
       expect(fs.existsSync(target('escalated.txt'))).toBe(true);
       const calls = updatesFor(acp.wire, sessionId, start)
         .filter((u) => u.sessionUpdate === 'tool_call')
@@ -146,6 +157,23 @@ describe.skipIf(!HAVE_BWRAP)('the sandbox of an ACP session', () => {
           escalated: e.payload.escalated,
           parent: e.payload.parentToolCallId,
         }));
+      const refusal = expect.stringMatching(
+        /^\[the sandbox \(workspace-write\) refused a write outside the workspace: /,
+      );
+      expect(
+        replay.stdout
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l) as { type: string; payload: Record<string, unknown> })
+          .filter((e) => e.type === 'user.approval.requested')
+          .map((e) => [e.payload.toolName, e.payload.sandboxRefusal]),
+      ).toEqual([
+        ['bash', undefined],
+        ['bash (unsandboxed)', refusal],
+        ['bash', undefined],
+        ['bash (unsandboxed)', refusal],
+        ['bash', undefined],
+      ]);
       expect(started).toEqual([
         { id: 'call_sb_1', sandbox: 'workspace-write', escalated: undefined, parent: undefined },
         { id: 'call_sb_1.unsandboxed', sandbox: 'off', escalated: true, parent: 'call_sb_1' },

@@ -60,6 +60,12 @@ describe.skipIf(!HAVE_TMUX || !HAVE_BWRAP)('escalation in minicode chat', () => 
     t.send('y');
     // Asked under its own tool name, so an earlier "always" for bash would not answer it.
     await t.waitFor(`Allow bash (unsandboxed): rerun outside the sandbox: echo x > ${target('escalated.txt')}?`);
+    // The footer shows what the sandbox refused with the question: the refused call's own output
+    // (which ends with the same line) is printed only once the question is answered.
+    expect(t.capture()).toMatch(
+      /\[the sandbox \(workspace-write\) refused a write outside the workspace: [^\n]*\n[^\n]*Allow bash \(unsandboxed\)/,
+    );
+    expect(t.capture()).not.toContain('Read-only file system');
     expect(fs.existsSync(target('escalated.txt'))).toBe(false);
     t.send('y');
     await t.waitFor('answer 1 done');
@@ -93,6 +99,20 @@ describe.skipIf(!HAVE_TMUX || !HAVE_BWRAP)('escalation in minicode chat', () => 
       ['call_chat_sb_1', 'workspace-write', false],
       ['call_chat_sb_1.unsandboxed', 'off', true],
       ['call_chat_sb_2', 'workspace-write', false],
+    ]);
+    // Each escalation question's user.approval.requested carries the refusal line; bash's own do not.
+    const asked = replay.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; payload: Record<string, unknown> })
+      .filter((e) => e.type === 'user.approval.requested')
+      .map((e) => [e.payload.toolName, e.payload.sandboxRefusal]);
+    const refusal = expect.stringMatching(/^\[the sandbox \(workspace-write\) refused a write outside the workspace: /);
+    expect(asked).toEqual([
+      ['bash', undefined],
+      ['bash (unsandboxed)', refusal],
+      ['bash', undefined],
+      ['bash (unsandboxed)', refusal],
     ]);
   }, 120_000);
 });

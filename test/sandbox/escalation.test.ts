@@ -39,9 +39,32 @@ describe('an escalation question', () => {
       toolName: 'bash (unsandboxed)',
       toolCallId: 'call_1',
       action: 'rerun outside the sandbox: echo x > /etc/x',
-      reason: refused.sandboxRefusal,
+      reason: 'sandbox-refused',
+      sandboxRefusal: refused.sandboxRefusal,
     });
     expect(escalationRequest({ ...base, policy: { mode: 'ask' } })).toBeDefined();
+  });
+
+  it('carries the refusal line with terminal sequences neutralised and secrets masked, on one line', () => {
+    const token = 'ghp_0123456789abcdefghijABCDEFGHIJ012345';
+    const note = `[the sandbox (workspace-write) refused a connection to \u001b]0;owned\u0007${token}.example\nnext: only a.example can be reached]`;
+    const line = escalationRequest({
+      ...base,
+      outcome: { ...refused, sandboxRefusal: note },
+      ctx: { sandbox, tty: true, env: { DEPLOY_KEY: 'hunter2-value-of-a-deploy-key' } },
+    })?.sandboxRefusal;
+    expect(line).toBeDefined();
+    expect(line).toContain('[the sandbox (workspace-write) refused a connection to');
+    expect(line).not.toContain(token);
+    expect(line).not.toMatch(/[\u0000-\u001f\u007f]/);
+    const withValue = escalationRequest({
+      ...base,
+      outcome: { ...refused, sandboxRefusal: '[refused hunter2-value-of-a-deploy-key.example]' },
+      ctx: { sandbox, tty: true, env: { DEPLOY_KEY: 'hunter2-value-of-a-deploy-key' } },
+    })?.sandboxRefusal;
+    expect(withValue).not.toContain('hunter2-value-of-a-deploy-key');
+    const long = escalationRequest({ ...base, outcome: { ...refused, sandboxRefusal: `[${'x'.repeat(2000)}]` } });
+    expect(long?.sandboxRefusal?.length).toBeLessThanOrEqual(500);
   });
 
   it('is never asked under auto or read-only, headless, with the sandbox off, in a client terminal, or without a refusal', () => {
