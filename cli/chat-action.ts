@@ -66,7 +66,11 @@ export async function chatAction(flags: ChatFlags): Promise<number> {
       : undefined;
     const turnTracer = trace;
     const ready = setup;
-    const openSession = (provider: ChatSession['provider'], reopen: string | undefined): ChatSession => {
+    const openSession = (
+      provider: ChatSession['provider'],
+      reopen: string | undefined,
+      cleared = false,
+    ): ChatSession => {
       const session = createChatSession({
         provider,
         limits: ready.limits,
@@ -75,6 +79,7 @@ export async function chatAction(flags: ChatFlags): Promise<number> {
         prompting: ready.prompting,
         store: store!,
         resume: reopen,
+        cleared,
         // Called at each turn, once `session` exists: the turn's provider and model, after any `/model`.
         traceTurn: turnTracer
           ? (prompt: string, turn: number) => turnTracer.turn(prompt, turn, session.provider)
@@ -127,7 +132,7 @@ export async function chatAction(flags: ChatFlags): Promise<number> {
         input: process.stdin,
         output: process.stdout,
         stop: stop.signal,
-        newSession: (ending) => openSession(ending.provider, undefined),
+        newSession: (ending) => openSession(ending.provider, undefined, true),
       });
     } finally {
       process.off('SIGHUP', onSignal);

@@ -407,6 +407,10 @@ export const ERROR_CODES = {
   MINICODE_W_HOOK_STOP_LOOP: {
     meaning: 'a Stop hook kept blocking the end of a turn past the limit (3 times); the turn ended anyway',
   },
+  MINICODE_W_HOOK_TRANSCRIPT: {
+    meaning:
+      'the session transcript a hook reads at transcript_path could not be written; the hook ran with transcript_path null',
+  },
   MINICODE_W_INSTRUCTIONS_TRUNCATED: {
     meaning:
       'the project instruction files (AGENTS.md and fallbacks) passed their 32 KiB cap: one was cut, later ones left out',

@@ -47,7 +47,24 @@ export function registerAcp(program: Command): void {
       definedOnly({ port, agentInfo: { name: 'minicode', version: VERSION }, model: flags.model }),
       stdioTransport(),
     );
-    await server.connect().closed;
+    const connection = server.connect();
+    // A client that leaves by signalling (an editor stopping its agent) does not close the input
+    // first: the turns in flight are cancelled, and the sessions end (SessionEnd hooks,
+    // `session.ended`) before the exit. A second signal exits at once.
+    let leaving = false;
+    const onSignal = (): void => {
+      if (leaving) process.exit(130);
+      leaving = true;
+      void server.shutdown().finally(() => process.exit(130));
+    };
+    const signals = ['SIGTERM', 'SIGHUP', 'SIGINT'] as const;
+    for (const signal of signals) process.on(signal, onSignal);
+    try {
+      await connection.closed;
+      await server.shutdown();
+    } finally {
+      for (const signal of signals) process.off(signal, onSignal);
+    }
   });
 }
 

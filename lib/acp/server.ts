@@ -53,7 +53,17 @@ const AUTH_METHOD = {
 export function createAcpServer(
   options: AcpServerOptions,
   transport: ObservedTransport,
-): { app: AgentApp; connect(): AgentConnection } {
+): {
+  app: AgentApp;
+  connect(): AgentConnection;
+  /**
+   * End the connection's work (once, whoever asks first): every turn in flight is cancelled and
+   * the port closes, which ends each session after its turn has settled. The connection's end
+   * calls it; so does `minicode acp` when the client leaves by a signal rather than by closing
+   * its input.
+   */
+  shutdown(): Promise<void>;
+} {
   const { port } = options;
   const diagnose: Diagnose = options.diagnose ?? ((message) => process.stderr.write(`minicode acp: ${message}\n`));
   const nextId = options.newSessionId ?? (() => newSessionId());
@@ -281,20 +291,23 @@ export function createAcpServer(
       sessions.require(params.sessionId).turn?.abort();
     });
 
+  let shuttingDown: Promise<void> | undefined;
+  const shutdown = (): Promise<void> =>
+    (shuttingDown ??= (async () => {
+      for (const session of sessions.all()) session.turn?.abort();
+      await port.close?.();
+    })().catch((error: unknown) =>
+      diagnose(`closing the port failed: ${error instanceof Error ? error.message : String(error)}`),
+    ));
+
   return {
     app,
     connect() {
       const connection = app.connect(transport.stream);
-      connection.closed
-        .then(async () => {
-          for (const session of sessions.all()) session.turn?.abort();
-          await port.close?.();
-        })
-        .catch((error: unknown) =>
-          diagnose(`closing the port failed: ${error instanceof Error ? error.message : String(error)}`),
-        );
+      void connection.closed.then(shutdown, shutdown);
       return connection;
     },
+    shutdown,
   };
 }
 

@@ -56,7 +56,16 @@ interface PortSession {
   ended?: { environment: ToolEnvironment; reason: AgentResult['reason'] };
   /** The turn in flight, if any. */
   running?: Promise<unknown>;
+  /** `session/load` reopened it: its next prompt runs SessionStart with source `resume`. */
+  resumed?: boolean;
 }
+
+/**
+ * How long a turn still in flight when its session ends (the connection closed; the turn was
+ * cancelled) may take to settle before the session is left as the store has it: 5 s. Its
+ * SessionEnd hooks run once it has settled, each bounded by its own timeout.
+ */
+export const TURN_SETTLE_MS = 5_000;
 
 /** Lazily started, shared by every session of the connection. */
 interface Shared {
@@ -106,8 +115,10 @@ export function createAgentPort(options: AgentPortOptions): AgentPort {
     const session = sessions.get(sessionId);
     if (!session) return;
     sessions.delete(sessionId);
-    // A turn still in flight when the connection ends may wait on the client that left: its session is not ended here (it rebuilds as interrupted).
-    if (session.running) return;
+    // A turn still in flight was cancelled (session/close, a closed connection): it settles, then
+    // the session ends. One that does not settle in time (waiting on the client that left) is
+    // left to rebuild as interrupted.
+    if (session.running && !(await settlesWithin(session.running, TURN_SETTLE_MS))) return;
     await session.mcp?.close();
     delete session.mcp;
     if (!session.ended || !session.state) return;
@@ -214,6 +225,7 @@ export function createAgentPort(options: AgentPortOptions): AgentPort {
           history: conversation.messages,
         });
       }
+      sessions.get(sessionId)!.resumed = true;
       return events;
     },
 
@@ -313,16 +325,28 @@ export function createAgentPort(options: AgentPortOptions): AgentPort {
             }
           : undefined,
         sessionId: input.sessionId,
+        sessionStart: session.resumed ? 'resume' : undefined,
       });
-      session.running = running.catch(() => undefined);
-      const result = await running;
-      delete session.running;
-      session.ended = { environment: here.environment, reason: result.result.reason };
-      session.started = true;
-      session.nextSeq = result.nextSeq;
-      session.state = result.state;
-      session.history = result.result.messages;
-      session.turn += 1;
+      delete session.resumed;
+      // The session's record is updated before `running` settles: a session ending meanwhile ends with this turn.
+      const settled = running
+        .then((result) => {
+          session.ended = { environment: here.environment, reason: result.result.reason };
+          session.started = true;
+          session.nextSeq = result.nextSeq;
+          session.state = result.state;
+          session.history = result.result.messages;
+          session.turn += 1;
+          return result;
+        })
+        .finally(() => {
+          delete session.running;
+        });
+      session.running = settled.then(
+        () => undefined,
+        () => undefined,
+      );
+      const result = await settled;
       return outcomeOf(result.result, modelStop);
     },
 
@@ -345,6 +369,19 @@ export function createAgentPort(options: AgentPortOptions): AgentPort {
       await Promise.all(closing);
     },
   };
+}
+
+/** True when `running` settles within `ms`. */
+async function settlesWithin(running: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([running.then(() => true), late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**

@@ -36,7 +36,8 @@ import { createTurnCheckpoints } from '../checkpoints/turn.js';
 import { kernelTruncate } from '../control/truncation.js';
 import { createContextManager } from './context.js';
 import { contextWindowOf } from './context-window.js';
-import { createTurnHooks, promptWithContext } from './turn-hooks.js';
+import { createTurnHooks, promptWithContext, type SessionStartSource } from './turn-hooks.js';
+import type { HookTranscript } from '../hooks/transcript.js';
 import { definedOnly } from '../defined-only.js';
 
 /** Options of {@link runAgent}: the run's groups, filled once where the run was set up, and the turn's own inputs. */
@@ -85,6 +86,14 @@ export interface AgentOptions {
   turnId?: number | undefined;
   /** The session the turn belongs to (labels its checkpoint); default the task id. */
   sessionId?: string | undefined;
+  /**
+   * SessionStart's `source` when this turn (re)starts the session: its hooks run before the
+   * prompt's, their context goes with it. Default `startup` for a first turn without history,
+   * none otherwise (the chat says `resume`, `clear` or `compact` for the turn after those).
+   */
+  sessionStart?: SessionStartSource | undefined;
+  /** Brings the stored session's transcript up to date for a hook's `transcript_path`; absent: null. */
+  hookTranscript?: HookTranscript | undefined;
   /** Child sessions the `task` tool may start (lib/agent/children.ts); their spend counts in this run's budget. Default none. */
   children?: ChildSessions | undefined;
   /** Called with the run's usage totals after each report (its children's cost included): a child's parent counts it in its budget. */
@@ -207,7 +216,13 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
   const shape = toolShapeFor(provider.format, provider.model, environment.toolShapes);
   let definitions = options.tools.definitions();
   let offered = shape.offer(options.tools);
-  const hooks = createTurnHooks({ environment, sessionId: options.sessionId ?? taskId, emit, clock });
+  const hooks = createTurnHooks({
+    environment,
+    sessionId: options.sessionId ?? taskId,
+    emit,
+    clock,
+    transcript: options.hookTranscript,
+  });
   /** The run's signal once the body runs (PreCompact hooks are stopped with it). */
   let runSignal: AbortSignal | undefined;
   const context = createContextManager({
@@ -340,13 +355,30 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
     signal.throwIfAborted();
   };
 
+  /** SessionStart hooks with source `compact` after a compaction; their context joins the turn's task message. */
+  const afterCompaction = async (signal: AbortSignal): Promise<void> => {
+    if (!hooks) return;
+    const context = await hooks.afterCompact(signal);
+    if (context.length === 0) return;
+    const task = messages.findLastIndex((m) => m.role === 'user' && !m.fromTools);
+    const message = messages[task];
+    if (message?.role !== 'user') return;
+    messages[task] = {
+      ...message,
+      text: promptWithContext(
+        message.text,
+        context.map((c) => (maskForModel ? maskForModel(c) : c)),
+      ),
+    };
+  };
+
   const body = async (signal: AbortSignal): Promise<void> => {
     runSignal = signal;
     if (hooks) {
       // A session's first turn starts it: SessionStart, then UserPromptSubmit; their context goes with the prompt.
       const before = await hooks.beforePrompt(
         options.prompt,
-        turnId === 1 && (options.history ?? []).length === 0,
+        options.sessionStart ?? (turnId === 1 && (options.history ?? []).length === 0 ? 'startup' : undefined),
         signal,
       );
       if (before.stop !== undefined) hookStop(signal, before.stop);
@@ -381,7 +413,9 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
       }
       // Budget-pressure compaction, at most once per turn; still critical afterwards -> budget_exceeded.
       const pressure = await context.beforeStep(messages, signal, stepEmit);
+      const compacted = pressure.messages !== messages;
       replaceMessages(messages, pressure.messages);
+      if (compacted) await afterCompaction(signal);
       if (pressure.terminate) {
         termination.request('budget_exceeded', pressure.terminate);
         signal.throwIfAborted();
@@ -400,6 +434,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
           if (!(error instanceof ProviderCallError) || !error.contextLength || signal.aborted) throw error;
           const recovered = await context.onContextLength(messages, signal, stepEmit);
           replaceMessages(messages, recovered.messages);
+          await afterCompaction(signal);
           if (recovered.terminate) {
             termination.request('budget_exceeded', `${error.message}; ${recovered.terminate}`);
             signal.throwIfAborted();

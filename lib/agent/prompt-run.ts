@@ -25,7 +25,16 @@ export interface ParentLink {
 export interface PromptRunOptions
   extends Omit<
     AgentOptions,
-    'emit' | 'write' | 'tools' | 'toolsReady' | 'history' | 'taskId' | 'turnId' | 'children' | 'cancelCause'
+    | 'emit'
+    | 'write'
+    | 'tools'
+    | 'toolsReady'
+    | 'history'
+    | 'taskId'
+    | 'turnId'
+    | 'children'
+    | 'cancelCause'
+    | 'hookTranscript'
   > {
   /** Where the session is kept; absent (and no `openStore`) means not stored. */
   store?: EventStore | undefined;

@@ -28,6 +28,7 @@ import { createChildSessions } from './children.js';
 import type { PromptRun, PromptRunOptions } from './prompt-run.js';
 import { definedOnly } from '../defined-only.js';
 import { checkVision } from '../images/vision.js';
+import type { HookTranscript } from '../hooks/transcript.js';
 import type { ImageAttachment } from '../images/load.js';
 import { reportDropped } from '../debug.js';
 
@@ -69,8 +70,8 @@ export interface EndSessionOptions {
   env?: NodeJS.ProcessEnv | undefined;
   /** The session's tool environment: its SessionEnd hooks run first; absent: none. */
   environment?: ToolEnvironment | undefined;
-  /** SessionEnd's `reason`: `exit` (the person left, the client closed the session) or `other` (the process ends); default `exit`. */
-  hookReason?: 'exit' | 'other' | undefined;
+  /** SessionEnd's `reason`: `exit` (the person left, the client closed the session), `clear` (chat's `/clear`) or `other` (the process ends); default `exit`. */
+  hookReason?: 'exit' | 'clear' | 'other' | undefined;
 }
 
 /** End a session whose turns ran with `endSession: false` (the interactive mode, on exit). */
@@ -86,10 +87,13 @@ export async function endSession(options: EndSessionOptions): Promise<ReducerSta
   const environment = options.environment;
   if (environment?.hooks)
     await (await import('./turn-hooks.js')).runSessionEndHooks(
-      environment,
-      options.sessionId,
+      {
+        environment,
+        sessionId: options.sessionId,
+        emit: (d) => pipeline.emit(d),
+        transcript: await hookTranscriptOf(options.store, options.sessionId, () => pipeline.settled()),
+      },
       options.hookReason ?? 'exit',
-      (d) => pipeline.emit(d),
     );
   pipeline.emit(sessionEndedDraft(options.reason, options.durationMs));
   return pipeline.finish();
@@ -120,6 +124,17 @@ export async function appendToSession(
   });
   for (const d of drafts) pipeline.emit(d);
   return { state: await pipeline.finish(), nextSeq };
+}
+
+/** The transcript hooks read of a stored session (lib/hooks/transcript.ts); undefined when it is not stored. */
+export async function hookTranscriptOf(
+  store: EventStore | undefined,
+  sessionId: string,
+  settled: () => Promise<unknown>,
+): Promise<HookTranscript | undefined> {
+  if (!store) return undefined;
+  const { createHookTranscript } = await import('../hooks/transcript.js');
+  return createHookTranscript({ store, sessionId, settled });
 }
 
 /** sha256 of the prompt, for the session index. */
@@ -278,6 +293,9 @@ export async function runPrompt(given: PromptRunOptions): Promise<PromptRun> {
     runPrompt,
   });
   const names = options.toolNames;
+  const hookTranscript = options.environment.hooks
+    ? await hookTranscriptOf(opened, sessionId, () => pipeline.settled())
+    : undefined;
   const result = await runAgent({
     ...options,
     tools: createToolRegistry({
@@ -296,6 +314,7 @@ export async function runPrompt(given: PromptRunOptions): Promise<PromptRun> {
     taskId: `task-${turn}`,
     turnId: turn,
     sessionId,
+    hookTranscript,
     emit: (d, ids) => pipeline.emit(d, ids),
     write: (drafts, ids) => pipeline.write(drafts, ids),
   }).finally(() => detachTools?.());
@@ -329,8 +348,9 @@ export async function runPrompt(given: PromptRunOptions): Promise<PromptRun> {
   }
   if (options.endSession !== false) {
     if (options.environment.hooks)
-      await (await import('./turn-hooks.js')).runSessionEndHooks(options.environment, sessionId, 'other', (d) =>
-        pipeline.emit(d),
+      await (await import('./turn-hooks.js')).runSessionEndHooks(
+        { environment: options.environment, sessionId, emit: (d) => pipeline.emit(d), transcript: hookTranscript },
+        'other',
       );
     pipeline.emit(sessionEndedDraft(result.reason, result.durationMs));
   }

@@ -7,6 +7,7 @@
  */
 import type { EventDraft } from '../events/index.js';
 import { createHookRunner, type HookRunner } from '../hooks/run-hooks.js';
+import type { HookTranscript } from '../hooks/transcript.js';
 import type { ToolCallHooks } from '../tools/execute.js';
 import type { ToolOutcome } from '../tools/types.js';
 import type { ToolEnvironment } from './tool-environment.js';
@@ -14,10 +15,19 @@ import type { ToolEnvironment } from './tool-environment.js';
 /** Times a turn goes on because a Stop hook blocked, before it ends anyway: 3. */
 export const MAX_STOP_CONTINUATIONS = 3;
 
+/** Why SessionStart runs (its matcher value): a new session, a resumed one, one `/clear` started, after a compaction. */
+export type SessionStartSource = 'startup' | 'resume' | 'clear' | 'compact';
+
 /** The hooks of one turn. */
 export interface TurnHooks {
-  /** SessionStart (when `newSession`) then UserPromptSubmit: context for the prompt, or why the run stops. */
-  beforePrompt(prompt: string, newSession: boolean, signal: AbortSignal): Promise<{ context: string[]; stop?: string }>;
+  /** SessionStart (when `source` is given) then UserPromptSubmit: context for the prompt, or why the run stops. */
+  beforePrompt(
+    prompt: string,
+    source: SessionStartSource | undefined,
+    signal: AbortSignal,
+  ): Promise<{ context: string[]; stop?: string }>;
+  /** SessionStart with source `compact`, after a compaction in the turn: context for the model. */
+  afterCompact(signal: AbortSignal): Promise<string[]>;
   /** PreToolUse / PostToolUse for the calls of one step; undefined when neither is configured. */
   toolHooks(signal: AbortSignal, emit: (d: EventDraft) => void): ToolCallHooks | undefined;
   /** PreCompact, trigger `auto`. */
@@ -34,7 +44,12 @@ export interface TurnHookOptions {
   sessionId: string;
   emit: (d: EventDraft) => void;
   clock: () => number;
+  /** The session's transcript for `transcript_path` (hooks/transcript.ts); absent: null (the session is not stored). */
+  transcript?: HookTranscript | undefined;
 }
+
+/** What runs the hooks of a session outside a turn (its end, a manual compaction). */
+export type SessionHookOptions = Omit<TurnHookOptions, 'clock'>;
 
 /** The turn's hooks; undefined when the environment has none. */
 export function createTurnHooks(options: TurnHookOptions): TurnHooks | undefined {
@@ -47,15 +62,15 @@ export function createTurnHooks(options: TurnHookOptions): TurnHooks | undefined
     get stopReason() {
       return stopReason;
     },
-    async beforePrompt(prompt, newSession, signal) {
+    async beforePrompt(prompt, source, signal) {
       const context: string[] = [];
-      if (newSession) {
+      if (source !== undefined) {
         for (const note of runner.ignored)
           options.emit({
             type: 'diagnostic.raised',
             payload: { code: 'MINICODE_W_HOOK_IGNORED', message: note, category: 'CONFIGURATION_ERROR' },
           });
-        const started = await runner.run('SessionStart', { source: 'startup' }, { match: 'startup', signal });
+        const started = await runner.run('SessionStart', { source }, { match: source, signal });
         if (started.stop !== undefined) return { context, stop: started.stop };
         context.push(...started.context);
       }
@@ -100,6 +115,9 @@ export function createTurnHooks(options: TurnHookOptions): TurnHooks | undefined
           return notes.length > 0 ? `[PostToolUse hook]\n${notes.join('\n')}` : undefined;
         },
       };
+    },
+    async afterCompact(signal) {
+      return (await runner.run('SessionStart', { source: 'compact' }, { match: 'compact', signal })).context;
     },
     async beforeCompact(signal) {
       await runner.run('PreCompact', { trigger: 'auto', custom_instructions: '' }, { match: 'auto', signal });
@@ -150,24 +168,15 @@ function responseOf(outcome: ToolOutcome): Record<string, unknown> {
  * `other` for a run that ended by itself); nothing when none is configured. Their output changes
  * nothing: the session is over.
  */
-export async function runSessionEndHooks(
-  environment: ToolEnvironment,
-  sessionId: string,
-  reason: string,
-  emit: (d: EventDraft) => void,
-): Promise<void> {
-  if (!environment.hooks?.byEvent.SessionEnd?.length) return;
-  await sessionHookRunner({ environment, sessionId, emit }).run('SessionEnd', { reason }, { match: reason });
+export async function runSessionEndHooks(options: SessionHookOptions, reason: string): Promise<void> {
+  if (!options.environment.hooks?.byEvent.SessionEnd?.length) return;
+  await sessionHookRunner(options).run('SessionEnd', { reason }, { match: reason });
 }
 
 /** PreCompact hooks of a compaction the person asked for (`/compact`, trigger `manual`); nothing when none is configured. */
-export async function runManualCompactHooks(
-  environment: ToolEnvironment,
-  sessionId: string,
-  emit: (d: EventDraft) => void,
-): Promise<void> {
-  if (!environment.hooks?.byEvent.PreCompact?.length) return;
-  await sessionHookRunner({ environment, sessionId, emit }).run(
+export async function runManualCompactHooks(options: SessionHookOptions): Promise<void> {
+  if (!options.environment.hooks?.byEvent.PreCompact?.length) return;
+  await sessionHookRunner(options).run(
     'PreCompact',
     { trigger: 'manual', custom_instructions: '' },
     { match: 'manual' },
@@ -185,5 +194,6 @@ function sessionHookRunner(options: Omit<TurnHookOptions, 'clock'> & { clock?: (
     permissionMode: environment.policy.mode,
     emit: options.emit,
     clock: options.clock,
+    transcript: options.transcript,
   });
 }

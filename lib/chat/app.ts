@@ -374,7 +374,7 @@ export function runChatApp(options: ChatAppOptions): Promise<number> {
     }
     mode = 'busy';
     const ended = session.sessionId;
-    await session.close();
+    await session.close('clear');
     session = options.newSession(session);
     always.clear();
     refreshFooter();

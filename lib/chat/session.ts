@@ -21,7 +21,15 @@ import type { ProviderSettings } from '../agent/provider-settings.js';
 import type { RunLimits } from '../agent/run-limits.js';
 import type { ToolEnvironment } from '../agent/tool-environment.js';
 import type { McpManager } from '../mcp/index.js';
-import { appendToSession, endSession, runPrompt, type PromptRun, type PromptRunOptions } from '../agent/run-prompt.js';
+import {
+  appendToSession,
+  endSession,
+  hookTranscriptOf,
+  runPrompt,
+  type PromptRun,
+  type PromptRunOptions,
+} from '../agent/run-prompt.js';
+import type { SessionStartSource } from '../agent/turn-hooks.js';
 import { fromTranscript, toTranscript } from '../agent/context.js';
 import { foldTranscript, type FoldResult } from '../control/fold.js';
 import type { EventDraft, OutputEvent } from '../events/index.js';
@@ -54,6 +62,8 @@ export interface ChatSessionOptions {
   clock?: (() => number) | undefined;
   /** Reopen this stored session. */
   resume?: string | undefined;
+  /** The session replaces one `/clear` ended: its first prompt runs SessionStart with source `clear`. */
+  cleared?: boolean | undefined;
   /** OpenTelemetry: the span of each turn (given only when tracing is on). */
   traceTurn?: ((prompt: string, turn: number) => TurnTrace) | undefined;
 }
@@ -97,8 +107,8 @@ export interface ChatSession {
    * run first, with trigger `manual`.
    */
   compact(): Promise<FoldResult>;
-  /** End the session (once, when a turn ran in this process). */
-  close(): Promise<void>;
+  /** End the session (once, when a turn ran in this process); SessionEnd's reason is `exit` unless `/clear` says `clear`. */
+  close(reason?: 'exit' | 'clear'): Promise<void>;
 }
 
 /** Units (a prompt, a step with its tool results) `/compact` keeps verbatim: 2, the last exchange. */
@@ -157,6 +167,8 @@ export function createChatSession(options: ChatSessionOptions): ChatSession {
   let lastReason: AgentResult['reason'] | undefined;
   let approvals = 0;
   let storedEvents: OutputEvent[] = [];
+  /** SessionStart's source before the next prompt: a resumed, cleared or compacted session says so; a new one is `startup` (the loop's default). */
+  let nextStart: SessionStartSource | undefined = options.cleared ? 'clear' : undefined;
 
   if (options.resume !== undefined) {
     storedEvents = options.store.readSession(options.resume);
@@ -174,6 +186,7 @@ export function createChatSession(options: ChatSessionOptions): ChatSession {
     nextSeq = (storedEvents[storedEvents.length - 1]?.seq ?? -1) + 1;
     history = conversationFromEvents(storedEvents, storedImageBytes(options.store)).messages;
     turnNo = state.taskOrder.length + state.retired.tasks + 1;
+    nextStart = 'resume';
   }
 
   const includesCache = (): boolean => {
@@ -265,6 +278,7 @@ export function createChatSession(options: ChatSessionOptions): ChatSession {
         },
         store: options.store,
         endSession: false,
+        sessionStart: nextStart,
         session: id !== undefined && state ? { id, startSeq: nextSeq, state, history, turn: turnNo } : undefined,
         clock: options.clock,
         renderer: hooks.renderer,
@@ -285,6 +299,7 @@ export function createChatSession(options: ChatSessionOptions): ChatSession {
           ? { ok: true }
           : { ok: false, error: run.result.error?.code ?? run.result.reason },
       );
+      nextStart = undefined;
       id = run.sessionId;
       nextSeq = run.nextSeq;
       state = run.state;
@@ -325,7 +340,13 @@ export function createChatSession(options: ChatSessionOptions): ChatSession {
       if (id !== undefined && options.environment.hooks) {
         const { runManualCompactHooks } = await import('../agent/turn-hooks.js');
         const drafts: EventDraft[] = [];
-        await runManualCompactHooks(options.environment, id, (d) => drafts.push(d));
+        const sessionId = id;
+        await runManualCompactHooks({
+          environment: options.environment,
+          sessionId,
+          emit: (d) => drafts.push(d),
+          transcript: await hookTranscriptOf(options.store, sessionId, async () => undefined),
+        });
         if (drafts.length > 0) await append(drafts);
       }
       // The last prompt is pinned as in the loop's compaction: what was asked last stays whole.
@@ -335,6 +356,8 @@ export function createChatSession(options: ChatSessionOptions): ChatSession {
       if (!fold.changed) return fold;
       history = fromTranscript(fold.messages, history);
       estimator.invalidate();
+      // SessionStart hooks with source `compact` run before the next prompt, their context with it.
+      nextStart = 'compact';
       await append([
         {
           type: 'context.compacted',
@@ -350,7 +373,7 @@ export function createChatSession(options: ChatSessionOptions): ChatSession {
       ]);
       return fold;
     },
-    async close() {
+    async close(reason = 'exit') {
       if (id === undefined || state === undefined || lastReason === undefined) return;
       state = await endSession({
         sessionId: id,
@@ -361,6 +384,7 @@ export function createChatSession(options: ChatSessionOptions): ChatSession {
         clock: options.clock,
         env: options.environment.env,
         environment: options.environment,
+        hookReason: reason,
       });
       lastReason = undefined;
     },

@@ -17,6 +17,7 @@ import { compileMatcher, type MatchTest } from './matcher.js';
 import { HOOK_EXCERPT_MAX, type HookEventName } from './names.js';
 import { hookEnv, runHookCommand } from './run-command.js';
 import type { HookSettings, HookSpec } from './settings.js';
+import type { HookTranscript } from './transcript.js';
 import { verdictOf, type HookPermission, type HookVerdict } from './verdict.js';
 
 /** What the hooks of one event decided together. */
@@ -46,6 +47,8 @@ export interface HookRunnerOptions {
   emit: (draft: EventDraft) => void;
   /** Default `Date.now`. */
   clock?: (() => number) | undefined;
+  /** Brings the session's transcript file up to date before each hook run (transcript.ts); absent: `transcript_path` is null. */
+  transcript?: HookTranscript | undefined;
 }
 
 /** Where an event comes from in the run: the matcher's value, a tool call, the run's signal. */
@@ -96,15 +99,15 @@ export function createHookRunner(options: HookRunnerOptions): HookRunner {
     async run(event, fields, call = {}) {
       const specs = applicable(event, call.match);
       if (specs.length === 0) return { context: [] };
+      const emit = call.emit ?? options.emit;
       const input = JSON.stringify({
         session_id: options.sessionId,
-        transcript_path: null,
+        transcript_path: await transcriptPath(options.transcript, emit),
         cwd: options.cwd,
         hook_event_name: event,
         ...(options.permissionMode ? { permission_mode: options.permissionMode } : {}),
         ...fields,
       });
-      const emit = call.emit ?? options.emit;
       const verdicts = await Promise.all(
         specs.map(async (spec) => {
           const run = await runHookCommand(spec.command, input, {
@@ -124,6 +127,30 @@ export function createHookRunner(options: HookRunnerOptions): HookRunner {
       return combine(verdicts, forModel);
     },
   };
+}
+
+/** The transcript's path once it is up to date; null without one, or when it cannot be written (said in a diagnostic: the hook runs anyway). */
+async function transcriptPath(
+  transcript: HookTranscript | undefined,
+  emit: (draft: EventDraft) => void,
+): Promise<string | null> {
+  if (!transcript) return null;
+  try {
+    return await transcript();
+  } catch (error) {
+    emit(
+      draft(
+        'diagnostic.raised',
+        {
+          code: 'MINICODE_W_HOOK_TRANSCRIPT',
+          message: `the session transcript for hooks could not be written: ${error instanceof Error ? error.message : String(error)}`,
+          category: 'FILESYSTEM_ERROR',
+        },
+        { severity: 'warning' },
+      ),
+    );
+    return null;
+  }
 }
 
 /** The verdicts of one event's hooks as one decision; `forModel` scrubs each text the model will read. */

@@ -87,8 +87,8 @@ export interface EventStore {
    * appended so far) is committed and flushed to disk; rejects on a write error.
    */
   flushed(sessionId?: string): Promise<void>;
-  /** Stored events of one session, in sequence order (reads committed data only). */
-  iterateSession(sessionId: string): Iterable<OutputEvent>;
+  /** Stored events of one session, in sequence order, from `fromSeq` on (default 0; reads committed data only). */
+  iterateSession(sessionId: string, fromSeq?: number): Iterable<OutputEvent>;
   readSession(sessionId: string): OutputEvent[];
   /** One stored event of a session, or undefined (reads committed data only). */
   getEvent(sessionId: string, seq: number): OutputEvent | undefined;
@@ -342,10 +342,20 @@ export function openStore(options: StoreOptions): EventStore {
     }
   }
 
-  function* iterate(sessionId: string): Generator<OutputEvent> {
+  function* iterate(sessionId: string, fromSeq = 0): Generator<OutputEvent> {
     if (!batches) return;
-    for (const { value } of batches.getRange({ start: [sessionId, 0], end: [sessionId, Number.MAX_SAFE_INTEGER] }))
-      yield* decodeBatch(value);
+    // Start at the batch holding `fromSeq` (the last one starting at or before it), not at the session's first.
+    let first = 0;
+    if (fromSeq > 0)
+      for (const { key } of batches.getRange({
+        start: [sessionId, fromSeq],
+        end: [sessionId, -1],
+        reverse: true,
+        limit: 1,
+      }))
+        if (key[0] === sessionId) first = key[1] as number;
+    for (const { value } of batches.getRange({ start: [sessionId, first], end: [sessionId, Number.MAX_SAFE_INTEGER] }))
+      for (const e of decodeBatch(value)) if (e.seq >= fromSeq) yield e;
   }
 
   function getEvent(sessionId: string, seq: number): OutputEvent | undefined {

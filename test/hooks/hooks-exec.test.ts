@@ -299,7 +299,7 @@ describe('hooks around minicode exec', () => {
     expect(linear.stdout + linear.stderr).not.toMatch(ESC);
   });
 
-  it('PreCompact runs before a recovery compaction', async () => {
+  it('PreCompact runs before a recovery compaction, and SessionStart with source compact after it, its context in the retried request', async () => {
     const project = scratchProject();
     const dir = tempDir('minicode-hooks-');
     const tooLong: Exchange = {
@@ -317,9 +317,15 @@ describe('hooks around minicode exec', () => {
       ),
       scripted: true,
     };
-    const { env } = await serve([tooLong, turn({ text: 'Short now.' }, 1)]);
+    const { server, env } = await serve([tooLong, turn({ text: 'Short now.' }, 1)]);
     const home = homeWithHooks({
       PreCompact: [{ matcher: 'auto', hooks: [{ type: 'command', command: `cat > ${dir}/compact.json` }] }],
+      SessionStart: [
+        {
+          matcher: 'compact',
+          hooks: [{ type: 'command', command: `cat > ${dir}/start.json; echo after-compaction-context` }],
+        },
+      ],
     });
     const run = await execJson(['--provider', 'openai-chat', '--model', 'gpt-4.1-mini'], { cwd: project, home, env });
     expect(run.code, run.stderr).toBe(0);
@@ -328,6 +334,13 @@ describe('hooks around minicode exec', () => {
       trigger: 'auto',
     });
     expect(ofType(run.records, 'context.compacted')).toHaveLength(1);
+    expect(JSON.parse(fs.readFileSync(path.join(dir, 'start.json'), 'utf8'))).toMatchObject({
+      hook_event_name: 'SessionStart',
+      source: 'compact',
+    });
+    // The matcher kept it from the session's start: only the request after the compaction has its context.
+    expect(server.requests[0]!.body).not.toContain('after-compaction-context');
+    expect(server.requests[1]!.body).toContain('after-compaction-context');
   });
 
   it("a project's .minicode/settings.json hooks run only with --allow-local-config", async () => {
