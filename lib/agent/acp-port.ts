@@ -113,6 +113,8 @@ export function createAgentPort(options: AgentPortOptions): AgentPort {
         checkpoint: options.checkpoint,
         sandbox: options.sandbox,
         allowNetwork: options.allowNetwork,
+        maxChildDepth: options.maxChildDepth,
+        maxChildren: options.maxChildren,
       },
       env,
     ).catch((error: unknown) => {
