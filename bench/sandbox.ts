@@ -4,9 +4,9 @@
  * group, the command environment), in the default `workspace-write` sandbox (bubblewrap:
  * namespaces, the mounts of a workspace with a git folder, hidden credential paths) against two
  * floors: the same launch with the sandbox off, and bubblewrap's own minimal sandbox with the
- * same namespaces as the launcher's (PID, network, and user where the seccomp layer needs one),
+ * same namespaces as the launcher's (PID, IPC, network, and user where the seccomp layer needs one),
  * spawned directly the same way with no minicode code and no policy (`bwrap --ro-bind / / --dev
- * /dev --proc /proc --unshare-pid --unshare-net [--unshare-user] --die-with-parent -- bash -c
+ * /dev --proc /proc --unshare-pid --unshare-ipc --unshare-net [--unshare-user] --die-with-parent -- bash -c
  * true`), which no launcher built on bwrap can go below. The three
  * alternate one by one in the same run (the order rotating), so the machine's load falls on all
  * alike; p50 and p99 of each, the overhead of the sandbox over unsandboxed (the issue's target:
@@ -65,6 +65,7 @@ function bare(bwrap: string, cwd: string, userNamespace: boolean): Promise<numbe
       '--proc',
       '/proc',
       '--unshare-pid',
+      '--unshare-ipc',
       '--unshare-net',
       ...(userNamespace ? ['--unshare-user'] : []),
       '--die-with-parent',
@@ -126,7 +127,7 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
   return {
     name: 'sandbox',
     title: 'the sandbox around one command: `bash -c true` in workspace-write vs unsandboxed and vs bare bwrap',
-    description: `Wall time of \`bash -c true\` launched as the bash tool launches it, in the default workspace-write sandbox (${backend.kind}), with the sandbox off, and under bwrap's minimal sandbox with the same namespaces spawned directly (\`--ro-bind / / --unshare-pid --unshare-net\`, and \`--unshare-user\` with the seccomp layer; no minicode code, no policy: the floor of any bwrap launcher), rotated one by one in the same run; p50 and p99.`,
+    description: `Wall time of \`bash -c true\` launched as the bash tool launches it, in the default workspace-write sandbox (${backend.kind}), with the sandbox off, and under bwrap's minimal sandbox with the same namespaces spawned directly (\`--ro-bind / / --unshare-pid --unshare-ipc --unshare-net\`, and \`--unshare-user\` with the seccomp layer; no minicode code, no policy: the floor of any bwrap launcher), rotated one by one in the same run; p50 and p99.`,
     measurements: [
       measurement('bash -c true, unsandboxed, p50', 'ms', [median(plain)], false),
       measurement('bash -c true, unsandboxed, p99', 'ms', [percentile(plain, 99)], false),

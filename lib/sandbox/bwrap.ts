@@ -11,7 +11,9 @@
  *    workspace under `/tmp` or under a hidden folder shows through), then hidden paths inside
  *    them, then `.git/hooks` and `.git/config` read-only again.
  *
- * Process side: a PID namespace (nothing outside can be signalled or traced), `--die-with-parent`
+ * Process side: a PID namespace (nothing outside can be signalled or traced), an IPC namespace
+ * (the host's System V shared memory, semaphores and message queues, and its POSIX message
+ * queues, are out of reach; its teardown happens after the command, off its path), `--die-with-parent`
  * (when bwrap is killed, by a timeout's process-group kill, the namespace's init dies and the
  * kernel kills every process in it), `--new-session` (no terminal to push keystrokes into), all
  * capabilities dropped (a sandbox entered as root could otherwise remount), and a network
@@ -57,7 +59,7 @@ export function bwrapArgs(plan: SandboxPlan, proxySocket?: string, seccompFd?: n
   }
   // Last, so no root bound over /tmp covers it; read-only is enough, connecting to a socket is no write.
   if (proxySocket !== undefined) args.push('--ro-bind', proxySocket, SANDBOX_PROXY_SOCKET);
-  args.push('--unshare-pid', '--die-with-parent', '--new-session', '--cap-drop', 'ALL');
+  args.push('--unshare-pid', '--unshare-ipc', '--die-with-parent', '--new-session', '--cap-drop', 'ALL');
   if (!plan.network) args.push('--unshare-net');
   if (seccompFd !== undefined) args.push('--unshare-user', '--disable-userns', '--seccomp', String(seccompFd));
   args.push('--chdir', plan.cwd);

@@ -2,7 +2,8 @@
  * The escape suite: a scripted model tries, through the real `bash` tool of `minicode exec`
  * (and through `--verify` and a stdio MCP server), to leave the workspace-write sandbox: write
  * outside the workspace by absolute path, `..`, a symbolic link, a hard link and `/proc/self`;
- * read planted credentials; connect to a loopback listener; kill a process outside; plant a git
+ * read planted credentials; connect to a loopback listener; kill a process outside; reach a
+ * System V shared memory segment of the host (where `ipcmk` is installed); plant a git
  * hook; use the kernel keyring or a nested user namespace (the seccomp layer). Every attempt fails under the default sandbox, and the same attempts succeed with
  * `--sandbox off`, so the test proves the sandbox and not a broken command. Real bubblewrap;
  * skipped, saying so, where it does not work.
@@ -25,6 +26,11 @@ const KEYCTL_CHECKED =
   findSandboxBackend()?.kind === 'bwrap' &&
   (findSandboxBackend() as { hardened: boolean }).hardened;
 afterAll(closeServers);
+
+/** util-linux's `ipcmk` creates the host's shared memory segment the IPC attempt looks for. */
+const HAVE_IPCMK = spawnSync('ipcmk', ['--help'], { stdio: 'ignore' }).status === 0;
+if (!HAVE_IPCMK)
+  console.warn('test/sandbox/escape.test.ts: the IPC attempt is skipped, ipcmk is not installed (util-linux)');
 
 /** A folder outside both /tmp (private inside the sandbox) and the workspace, so a write there would show on the host. */
 function outsideBase(): string {
@@ -57,6 +63,10 @@ async function stage() {
   // A file in the host's /tmp, which lies beneath the sandbox's own /tmp.
   const hostTmp = fs.mkdtempSync('/tmp/minicode-escape-');
   fs.writeFileSync(path.join(hostTmp, 'secret.txt'), 'planted-host-tmp-material\n');
+  // A System V shared memory segment of the host: "Shared memory id: N".
+  const shm = HAVE_IPCMK
+    ? /(\d+)\s*$/.exec(spawnSync('ipcmk', ['-M', '4096'], { encoding: 'utf8' }).stdout)?.[1]
+    : undefined;
   return {
     base,
     ws,
@@ -65,6 +75,7 @@ async function stage() {
     hostTmp,
     port,
     victim,
+    shm,
     connections: () => connections,
     close: () => {
       server.close();
@@ -75,6 +86,7 @@ async function stage() {
       }
       fs.rmSync(base, { recursive: true, force: true });
       fs.rmSync(hostTmp, { recursive: true, force: true });
+      if (shm !== undefined) spawnSync('ipcrm', ['-m', shm]);
     },
   };
 }
@@ -108,6 +120,8 @@ function attempts(s: Awaited<ReturnType<typeof stage>>): string[] {
     // What the sandbox lays over the host's files stays over them: the host's /tmp, and a hidden folder even after an unmount (a no-op on the host, where it is no mount).
     `cat ${s.hostTmp}/secret.txt`,
     `umount -l ${s.home}/.ssh; cat ${s.home}/.ssh/id_rsa`,
+    // The host's System V IPC objects (here a shared memory segment): another IPC namespace has none of them.
+    `ipcs -m -i ${s.shm ?? 'none'}`,
   ];
 }
 
@@ -145,6 +159,7 @@ describe.skipIf(!HAVE_BWRAP)('the workspace-write sandbox', () => {
           nestedUserns: results[11]!.output.includes('nested-userns-ok'),
           hostTmp: results[12]!.output.includes('planted-host-tmp-material'),
           unmountHidden: results[13]!.output.includes('planted-ssh-key-material'),
+          ...(s.shm !== undefined ? { sysvShm: results[14]!.output.includes(`shmid=${s.shm}`) } : {}),
         };
         const all = Object.fromEntries(Object.keys(outcome).map((k) => [k, mode === 'off']));
         expect(outcome, JSON.stringify(results, null, 1)).toEqual(all);

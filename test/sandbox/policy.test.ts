@@ -78,7 +78,7 @@ describe('the bwrap arguments', () => {
       bind,
     );
     expect(at('--ro-bind', path.join(ws, '.git/config'), path.join(ws, '.git/config'))).toBeGreaterThan(bind);
-    for (const flag of ['--unshare-pid', '--die-with-parent', '--new-session', '--unshare-net'])
+    for (const flag of ['--unshare-pid', '--unshare-ipc', '--die-with-parent', '--new-session', '--unshare-net'])
       expect(args).toContain(flag);
     expect(at('--cap-drop', 'ALL')).toBeGreaterThan(0);
     expect(args.slice(-2)).toEqual(['--chdir', ws]);
