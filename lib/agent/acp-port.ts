@@ -39,6 +39,7 @@ import { interaction } from './interaction.js';
 import { inFolder } from './folder-setup.js';
 import { endSession, runPrompt } from './run-prompt.js';
 import type { ToolEnvironment } from './tool-environment.js';
+import { createShellSession, type ShellSession } from '../tools/shell-session.js';
 import { loadCustomCommands } from '../extensions/commands.js';
 import { reportDropped } from '../debug.js';
 import { definedOnly } from '../defined-only.js';
@@ -59,6 +60,8 @@ interface PortSession {
   ended?: { environment: ToolEnvironment; reason: AgentResult['reason'] };
   /** The turn in flight, if any. */
   running?: Promise<unknown>;
+  /** The session's shell (Claude's bash shape), made at its first prompt. */
+  shell?: ShellSession;
   /** `session/load` reopened it: its next prompt runs SessionStart with source `resume`. */
   resumed?: boolean;
 }
@@ -344,6 +347,8 @@ export function createAgentPort(options: AgentPortOptions): AgentPort {
           terminal: sandbox && sandbox.mode !== 'off' ? undefined : clientTerminal(input),
         },
         prompting: here.prompting,
+        // Claude's bash keeps its working directory and variables from one prompt of the session to the next.
+        shell: (session.shell ??= createShellSession(here.environment.cwd)),
         // A person answers through the client: `ask` decisions go to session/request_permission.
         interaction: interaction({ tty: true, promptApproval }),
         signal: input.signal,

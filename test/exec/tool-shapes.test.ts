@@ -9,7 +9,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startReplayServer, streamOk, type ReplayServer } from '../../lib/replay/index.js';
+import { startReplayServer, type ReplayServer } from '../../lib/replay/index.js';
+import { streamOk } from '../corpus/scripted-exchanges.js';
 import { sha256Of } from '../../lib/instructions/load.js';
 import { APPLY_PATCH_GRAMMAR } from '../../lib/tools/shapes.js';
 import { contentTypeOf, execJson, ofType, tempDir, turnBody } from './helpers.js';
@@ -61,7 +62,7 @@ const toolEvents = (records: Record<string, unknown>[]) =>
   ofType(records, 'tool.started').map((e) => [e.payload.name, e.payload.input]);
 
 describe('model-native tool shapes', () => {
-  it('offers Claude 4 the text editor and bash tool types, and runs their commands as read_file, edit, write_file, insert_text and a no-op restart', async () => {
+  it('offers Claude 4 the text editor and bash tool types, and runs their commands as read_file, edit, write_file, insert_text and a shell restart', async () => {
     const cwd = project({ 'notes.txt': 'alpha\nbeta\n', 'src/a.ts': 'export const a = 1;\n' });
     const editor = 'str_replace_based_edit_tool';
     const p = await serve(
