@@ -277,7 +277,10 @@ export async function mcpRemoveAction(name: string, flags: McpScopeFlags = {}): 
     const { removeServer } = await import('../lib/mcp/user-config.js');
     const { file } = scopeFile(flags);
     removeServer(file, name);
-    process.stderr.write(`removed MCP server ${name} from ${file}\n`);
+    // Its OAuth login goes with it: tokens for a server no config names are only a risk.
+    const { oauthFile, removeOAuthRecord } = await import('../lib/mcp/oauth-store.js');
+    const forgot = removeOAuthRecord(oauthFile(process.env, name));
+    process.stderr.write(`removed MCP server ${name} from ${file}${forgot ? ' and forgot its login' : ''}\n`);
     return 0;
   } catch (error) {
     return fail(error);

@@ -194,6 +194,13 @@ export const ERROR_CODES = {
     exitCode: 1,
     meaning: 'the run reached its maximum number of steps',
   },
+  MINICODE_E_MCP_AUTH: {
+    category: 'CONFIGURATION_ERROR',
+    recoverability: 'ACTION_REQUIRED',
+    exitCode: 1,
+    meaning:
+      'minicode mcp login could not log in to an MCP server (no OAuth offered, refused, no answer from the browser in time)',
+  },
   MINICODE_E_MCP_CONFIG: {
     meaning: 'an mcpServers entry names a ${VAR} that is not set; it expanded to an empty value',
   },

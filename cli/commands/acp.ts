@@ -1,7 +1,10 @@
 import type { Command } from 'commander';
-import { addSandboxFlags } from './exec.js';
+import { addChildLimitFlags, addSandboxFlags } from './exec.js';
 import type { AgentPort, AgentPortModule, AgentPortOptions } from '../../lib/acp/agent-port.js';
 import { definedOnly } from '../../lib/defined-only.js';
+import { MinicodeError } from '../../lib/errors.js';
+import { failureLine } from '../../lib/failure-line.js';
+import { nonNegativeInt, positiveInt } from '../../lib/flag-values.js';
 
 /** The flags `minicode acp` takes are exactly the port options (the provider flags of `exec`), less the environment. */
 type AcpFlags = Omit<AgentPortOptions, 'env'>;
@@ -24,7 +27,17 @@ export function registerAcp(program: Command): void {
       '--no-checkpoint',
       'take no workspace checkpoint of the prompt turns (they cannot be undone with minicode undo)',
     );
-  addSandboxFlags(command).action(async (flags: AcpFlags) => {
+  addChildLimitFlags(addSandboxFlags(command)).action(async (flags: AcpFlags) => {
+    // A bad value is a usage error now, not an error answering the first prompt.
+    try {
+      nonNegativeInt(flags.maxChildDepth, '--max-child-depth');
+      positiveInt(flags.maxChildren, '--max-children');
+    } catch (error) {
+      if (!(error instanceof MinicodeError)) throw error;
+      process.stderr.write(failureLine(error));
+      process.exitCode = error.exitCode;
+      return;
+    }
     // Nothing but ACP may reach stdout: a stray console.log from a dependency would corrupt it.
     console.log = console.error;
     console.info = console.error;
@@ -79,6 +92,8 @@ function portOptions(flags: AcpFlags): AgentPortOptions {
   if (flags.checkpoint === false) options.checkpoint = false;
   if (flags.sandbox !== undefined) options.sandbox = flags.sandbox;
   if (flags.allowNetwork) options.allowNetwork = true;
+  if (flags.maxChildDepth !== undefined) options.maxChildDepth = flags.maxChildDepth;
+  if (flags.maxChildren !== undefined) options.maxChildren = flags.maxChildren;
   return options;
 }
 

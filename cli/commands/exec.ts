@@ -18,6 +18,19 @@ export function addSandboxFlags(command: Command): Command {
     .option('--allow-network', 'open the network inside the sandbox (off by default)');
 }
 
+/** `--max-child-depth` and `--max-children`, for every command whose runs may start child sessions (exec, chat, batch, acp). */
+export function addChildLimitFlags(command: Command): Command {
+  return command
+    .option(
+      '--max-child-depth <n>',
+      'how deep child sessions (the task tool) may nest: 0 none, 1 children that start none of their own (default: config children.maxDepth, else 1)',
+    )
+    .option(
+      '--max-children <n>',
+      'child sessions of one run running at once; more wait for a slot (default: config children.maxConcurrent, else 4)',
+    );
+}
+
 /** Add the provider and run flags shared by every command that runs the agent. */
 export function addRunFlags(command: Command): Command {
   command
@@ -31,15 +44,8 @@ export function addRunFlags(command: Command): Command {
     .option('--record <dir>', 'save every provider exchange (secrets redacted) to a cassette directory')
     .option('--budget <usd>', 'stop the run once its estimated cost passes this many USD')
     .option('--budget-strict', 'treat an unknown cost as over the budget')
-    .option('--max-steps <n>', 'most model requests in one run (default 40)')
-    .option(
-      '--max-child-depth <n>',
-      'how deep child sessions (the task tool) may nest: 0 none, 1 children that start none of their own (default: config children.maxDepth, else 1)',
-    )
-    .option(
-      '--max-children <n>',
-      'child sessions of one run running at once; more wait for a slot (default: config children.maxConcurrent, else 4)',
-    )
+    .option('--max-steps <n>', 'most model requests in one run (default 40)');
+  addChildLimitFlags(command)
     .option('--timeout <ms>', 'run deadline in milliseconds (default: MINICODE_TIMEOUT_MS)')
     .addOption(
       new Option(

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { McpAddFlags, McpAddJsonFlags, McpGetFlags, McpListFlags, McpScopeFlags } from '../mcp-action.js';
+import type { McpLoginFlags } from '../mcp-login-action.js';
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
@@ -9,7 +10,7 @@ const SCOPE = ['--scope <scope>', 'user (the user config, default) or project (.
 export function registerMcp(program: Command): void {
   const mcp = program
     .command('mcp')
-    .description('MCP servers of the config (mcpServers): list, get, add, add-json, remove');
+    .description('MCP servers of the config (mcpServers): list, get, add, add-json, remove, login, logout');
   mcp
     .command('list')
     .description('start each configured server, then show its state, start-up time and tools')
@@ -83,5 +84,27 @@ export function registerMcp(program: Command): void {
     .action(async (name: string, flags: McpScopeFlags) => {
       const { mcpRemoveAction } = await import('../mcp-action.js');
       process.exitCode = await mcpRemoveAction(name, flags);
+    });
+  mcp
+    .command('login')
+    .description(
+      "log in to a URL server by OAuth (the browser's answer comes back to 127.0.0.1); the tokens are kept in $MINICODE_HOME/mcp-oauth (0600) and refreshed",
+    )
+    .argument('<name>', 'server name')
+    .option('--no-browser', 'only print the URL to open (default: also try to open the system browser)')
+    .option('--timeout <ms>', "how long to wait for the browser's answer (default 300000)")
+    .option('--allow-local-config', "also load the servers of the workspace's .mcp.json and .minicode/config.json")
+    .option('--cwd <dir>', 'workspace directory (default: the current directory)')
+    .action(async (name: string, flags: McpLoginFlags) => {
+      const { mcpLoginAction } = await import('../mcp-login-action.js');
+      process.exitCode = await mcpLoginAction(name, flags);
+    });
+  mcp
+    .command('logout')
+    .description('forget the OAuth login of a server (its tokens and client registration)')
+    .argument('<name>', 'server name')
+    .action(async (name: string) => {
+      const { mcpLogoutAction } = await import('../mcp-login-action.js');
+      process.exitCode = mcpLogoutAction(name);
     });
 }

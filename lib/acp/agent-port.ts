@@ -190,6 +190,10 @@ export interface AgentPortOptions {
   sandbox?: string;
   /** `--allow-network`: open the network inside the sandbox. */
   allowNetwork?: boolean;
+  /** `--max-child-depth N`: how deep child sessions nest (default: config `children.maxDepth`, else 1). */
+  maxChildDepth?: string;
+  /** `--max-children N`: child sessions of one run running at once (default: config `children.maxConcurrent`, else 4). */
+  maxChildren?: string;
   /** Environment to read provider variables from; default `process.env`. */
   env?: NodeJS.ProcessEnv;
 }

@@ -19,11 +19,12 @@ import type {
 } from '../acp/agent-port.js';
 import { imageFromBytes, type ImageAttachment } from '../images/load.js';
 import { acceptsImages } from '../images/vision.js';
-import { prepareRun, sandboxModeFlag, startRunMcp, type RunSetup } from './run-setup.js';
+import { prepareRun, sandboxModeFlag, startConfigMcp, startRunMcp, type RunSetup } from './run-setup.js';
 import { loadConfig } from '../config-files.js';
 import { sandboxInMode } from '../sandbox/resolve.js';
-import { DEFAULT_SANDBOX_MODE, type SandboxMode } from '../sandbox/settings.js';
+import { DEFAULT_SANDBOX_MODE, type SandboxMode, type SandboxSettings } from '../sandbox/settings.js';
 import { serversFromAcp } from '../mcp/acp-servers.js';
+import type { ResolvedServer } from '../mcp/config.js';
 import { combineToolSources, type McpManager } from '../mcp/index.js';
 import type { EventDraft, OutputEvent } from '../events/index.js';
 import { isThrownCode, MinicodeError } from '../errors.js';
@@ -38,6 +39,7 @@ import { interaction } from './interaction.js';
 import { inFolder } from './folder-setup.js';
 import { endSession, runPrompt } from './run-prompt.js';
 import type { ToolEnvironment } from './tool-environment.js';
+import { createShellSession, type ShellSession } from '../tools/shell-session.js';
 import { loadCustomCommands } from '../extensions/commands.js';
 import { reportDropped } from '../debug.js';
 import { definedOnly } from '../defined-only.js';
@@ -52,10 +54,14 @@ interface PortSession {
   history: ConversationMessage[];
   /** The MCP servers the client passed for this session. */
   mcp?: McpManager;
+  /** What they were started from, to start them again when the session's sandbox turns on or off. */
+  mcpServers?: { servers: ResolvedServer[]; cwd: string; sandbox: SandboxSettings | undefined };
   /** The last turn's environment (its hooks run at the session's end) and how that turn ended. */
   ended?: { environment: ToolEnvironment; reason: AgentResult['reason'] };
   /** The turn in flight, if any. */
   running?: Promise<unknown>;
+  /** The session's shell (Claude's bash shape), made at its first prompt. */
+  shell?: ShellSession;
   /** `session/load` reopened it: its next prompt runs SessionStart with source `resume`. */
   resumed?: boolean;
 }
@@ -71,8 +77,21 @@ export const TURN_SETTLE_MS = 5_000;
 interface Shared {
   setup?: Promise<RunSetup> | undefined;
   store?: EventStore;
-  /** The config's MCP servers, started once for every session of the connection. */
+  /** The config's MCP servers, started once for every session of the connection, in its sandbox. */
   configMcp?: Promise<McpManager | undefined>;
+  /**
+   * The config's MCP servers for the sessions whose `sandbox` option turns the sandbox on where
+   * the connection's is off, or off where it is on; started once, when the first such session prompts.
+   */
+  otherConfigMcp?: Promise<McpManager | undefined>;
+}
+
+/**
+ * True when `sandbox` puts a stdio MCP server in a sandbox. A server's profile (serverSandbox)
+ * depends on the run's mode only through this: `read-only` and `workspace-write` give the same.
+ */
+function sandboxesServers(sandbox: SandboxSettings | undefined): boolean {
+  return sandbox !== undefined && sandbox.mode !== 'off';
 }
 
 /**
@@ -97,6 +116,8 @@ export function createAgentPort(options: AgentPortOptions): AgentPort {
         checkpoint: options.checkpoint,
         sandbox: options.sandbox,
         allowNetwork: options.allowNetwork,
+        maxChildDepth: options.maxChildDepth,
+        maxChildren: options.maxChildren,
       },
       env,
     ).catch((error: unknown) => {
@@ -184,16 +205,21 @@ export function createAgentPort(options: AgentPortOptions): AgentPort {
       // A loaded session gets the servers of this load, not those of an earlier one.
       await session.mcp?.close();
       delete session.mcp;
+      delete session.mcpServers;
       if (info.mcpServers && info.mcpServers.length > 0) {
         const { startAction, startMcpServers } = await import('../mcp/manager.js');
-        // The client's servers run in the connection's sandbox: without a set-up (no provider yet, no backend) none start.
+        // The client's servers start in the connection's sandbox, the session's option's value at
+        // this point; a prompt under another value starts them again. Without a set-up (no provider
+        // yet, no backend) none start.
         let sandbox: RunSetup['environment']['sandbox'];
         try {
           sandbox = (await setup()).environment.sandbox;
         } catch (error) {
           return { notices: [`MCP servers of this session were not started: ${(error as Error).message}`] };
         }
-        session.mcp = await startMcpServers(serversFromAcp(info.mcpServers), { env, cwd: info.cwd, sandbox });
+        const servers = serversFromAcp(info.mcpServers);
+        session.mcpServers = { servers, cwd: info.cwd, sandbox };
+        session.mcp = await startMcpServers(servers, { env, cwd: info.cwd, sandbox });
         // The failures are diagnostics of the first turn's events too; the client sees them now.
         const failed = session.mcp.statuses().filter((s) => s.state === 'failed');
         if (failed.length > 0)
@@ -231,8 +257,15 @@ export function createAgentPort(options: AgentPortOptions): AgentPort {
 
     async prompt(input) {
       const run = await setup();
-      shared.configMcp ??= startRunMcp(run, env);
-      const configMcp = await shared.configMcp;
+      const base = run.environment.sandbox;
+      const sandbox = base && input.sandbox !== undefined ? sandboxInMode(base, input.sandbox, env) : base;
+      // The session's sandbox governs its stdio MCP servers as it governs bash: the config's
+      // servers come from the connection's manager, or from the one started in the other
+      // setting when the option turned the sandbox on or off against the connection's.
+      const configMcp =
+        sandboxesServers(sandbox) === sandboxesServers(base)
+          ? await (shared.configMcp ??= startRunMcp(run, env))
+          : await (shared.otherConfigMcp ??= startConfigMcp(run, sandbox, env));
       const session = sessions.get(input.sessionId) ?? {
         started: false,
         nextSeq: 0,
@@ -240,6 +273,14 @@ export function createAgentPort(options: AgentPortOptions): AgentPort {
         state: undefined,
         history: [],
       };
+      const started = session.mcpServers;
+      if (started && sandboxesServers(started.sandbox) !== sandboxesServers(sandbox)) {
+        // The client's servers start again in the session's sandbox (their state goes with the old processes).
+        const { startMcpServers } = await import('../mcp/manager.js');
+        await session.mcp?.close();
+        session.mcpServers = { ...started, sandbox };
+        session.mcp = await startMcpServers(started.servers, { env, cwd: started.cwd, sandbox });
+      }
       const toolSource = combineToolSources([session.mcp, configMcp]);
       sessions.set(input.sessionId, session);
       const tools = new Map<string, { kind?: ToolKind; input?: unknown }>();
@@ -285,8 +326,6 @@ export function createAgentPort(options: AgentPortOptions): AgentPort {
             ]
           : [];
       const continued = session.started && session.state ? session.state : undefined;
-      const base = run.environment.sandbox;
-      const sandbox = base && input.sandbox !== undefined ? sandboxInMode(base, input.sandbox, env) : base;
       // The session's folder: its hooks, commands, skills, agents and instructions.
       const here = await inFolder(run, input.cwd, { env });
       const running = runPrompt({
@@ -308,6 +347,8 @@ export function createAgentPort(options: AgentPortOptions): AgentPort {
           terminal: sandbox && sandbox.mode !== 'off' ? undefined : clientTerminal(input),
         },
         prompting: here.prompting,
+        // Claude's bash keeps its working directory and variables from one prompt of the session to the next.
+        shell: (session.shell ??= createShellSession(here.environment.cwd)),
         // A person answers through the client: `ask` decisions go to session/request_permission.
         interaction: interaction({ tty: true, promptApproval }),
         signal: input.signal,
@@ -358,6 +399,13 @@ export function createAgentPort(options: AgentPortOptions): AgentPort {
       // Sessions the client never closed end with the connection.
       await Promise.all([...sessions.keys()].map((id) => endPortSession(id, 'other')));
       const closing: Promise<void>[] = [...sessions.values()].map((s) => s.mcp?.close() ?? Promise.resolve());
+      if (shared.otherConfigMcp)
+        closing.push(
+          shared.otherConfigMcp.then(
+            (m) => m?.close(),
+            () => undefined,
+          ),
+        );
       if (shared.store) closing.push(shared.store.close());
       if (shared.setup)
         closing.push(

@@ -152,6 +152,8 @@ export function createChildSessions(options: ChildSessionsOptions): ChildSession
           checkpoints: undefined,
           hooks: childHookSettings(parent.environment.hooks),
         },
+        // A child is a session of its own: its commands start from a shell of their own.
+        shell: undefined,
         prompting: childPromptSettings(parent.prompting ?? promptSettings(), parent.environment.cwd, definition),
         toolNames: definition.tools,
         signal: request.signal,

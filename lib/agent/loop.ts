@@ -32,6 +32,7 @@ import { callProvider, ProviderCallError, type ProviderReply } from './provider-
 import { buildRequest } from './requests/index.js';
 import { executeToolCall } from '../tools/execute.js';
 import { answeredWith, toolShapeFor } from '../tools/shapes.js';
+import { createShellSession, type ShellSession } from '../tools/shell-session.js';
 import { createTurnCheckpoints } from '../checkpoints/turn.js';
 import { kernelTruncate } from '../control/truncation.js';
 import { createContextManager } from './context.js';
@@ -55,6 +56,11 @@ export interface AgentOptions {
   toolsReady?: (() => Promise<void>) | undefined;
   /** Images sent with the prompt (`exec -i`), checked by lib/images; default none. */
   images?: readonly ImageAttachment[] | undefined;
+  /**
+   * The session's shell when the tool shape keeps one (Claude's bash: lib/tools/shell-session.ts),
+   * held by a surface whose session spans several runs; default a new one for this run.
+   */
+  shell?: ShellSession | undefined;
   /** Earlier turns of the session (chat, ACP); default none. */
   history?: ConversationMessage[] | undefined;
   /**
@@ -216,6 +222,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
   const shape = toolShapeFor(provider.format, provider.model, environment.toolShapes);
   let definitions = options.tools.definitions();
   let offered = shape.offer(options.tools);
+  const shell = shape.persistentShell ? (options.shell ?? createShellSession(environment.cwd)) : undefined;
   const hooks = createTurnHooks({
     environment,
     sessionId: options.sessionId ?? taskId,
@@ -477,8 +484,10 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
         reply.toolCalls.map((call) => {
           // A native-shaped call runs (and is reported) as our tool call; the conversation keeps the model's own.
           const shaped = shape.toOurs(call, environment.cwd);
+          // A restart of Claude's shell runs in the shell's turn, after the commands before it.
+          const restart = shaped.restartShell && shell ? () => shell.restart() : undefined;
           return executeToolCall({
-            registry: shaped.outcome ? answeredWith(options.tools, shaped.outcome) : options.tools,
+            registry: shaped.outcome ? answeredWith(options.tools, shaped.outcome, restart) : options.tools,
             call: shaped.call,
             policy: environment.policy,
             onEvent: stepEmit,
@@ -499,6 +508,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
               fs: environment.fileSystem,
               terminal: environment.terminal,
               children,
+              shell,
             },
           }).then((executed) => ({ call, executed }));
         }),

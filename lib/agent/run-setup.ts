@@ -420,22 +420,36 @@ export function policyOf(
 }
 
 /**
- * Start the config's MCP servers for this setup (in parallel, each under its start-up
- * deadline); `setup.close()` then closes them. Nothing is loaded when none is configured.
+ * Start the config's MCP servers in `sandbox` (in parallel, each under its start-up deadline;
+ * each stdio server in its own profile of it), for a caller that closes them: an ACP session
+ * whose `sandbox` option turns the sandbox on or off against the connection's. Nothing is loaded
+ * when none is configured.
+ */
+export async function startConfigMcp(
+  setup: RunSetup,
+  sandbox: SandboxSettings | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<McpManager | undefined> {
+  if (!setup.loaded.config.mcpServers || Object.keys(setup.loaded.config.mcpServers).length === 0) return undefined;
+  const { startMcp } = await import('../mcp/index.js');
+  return startMcp(setup.loaded.config.mcpServers, {
+    env,
+    cwd: setup.environment.cwd,
+    sandbox,
+    files: setup.loaded.mcpServerFiles ?? {},
+  });
+}
+
+/**
+ * Start the config's MCP servers for this setup, in its sandbox; `setup.close()` then closes
+ * them. Nothing is loaded when none is configured.
  */
 export async function startRunMcp(
   setup: RunSetup,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<McpManager | undefined> {
   if (setup.mcp) return setup.mcp;
-  if (!setup.loaded.config.mcpServers || Object.keys(setup.loaded.config.mcpServers).length === 0) return undefined;
-  const { startMcp } = await import('../mcp/index.js');
-  const manager = await startMcp(setup.loaded.config.mcpServers, {
-    env,
-    cwd: setup.environment.cwd,
-    sandbox: setup.environment.sandbox,
-    files: setup.loaded.mcpServerFiles ?? {},
-  });
+  const manager = await startConfigMcp(setup, setup.environment.sandbox, env);
   if (!manager) return undefined;
   setup.mcp = manager;
   setup.environment.toolSource = manager;

@@ -7,6 +7,7 @@
  */
 import { withToolNote } from '../agent/system-prompt.js';
 import { toolShapeFor } from '../tools/shapes.js';
+import { createShellSession } from '../tools/shell-session.js';
 import { cacheHitRatio, inputIncludesCacheOf } from '../control/usage.js';
 import { findPrice } from '../control/prices.js';
 import { priceProviderOf } from '../agent/loop.js';
@@ -235,6 +236,8 @@ export function createChatSession(options: ChatSessionOptions): ChatSession {
     nextSeq = r.nextSeq;
   };
 
+  // Claude's bash keeps its working directory and variables from one turn to the next, as in one shell.
+  const shell = createShellSession(options.environment.cwd);
   const session: ChatSession = {
     get sessionId() {
       return id;
@@ -287,6 +290,7 @@ export function createChatSession(options: ChatSessionOptions): ChatSession {
         },
         environment: options.environment,
         prompting,
+        shell,
         interaction: {
           tty: true,
           promptApproval: hooks.promptApproval,

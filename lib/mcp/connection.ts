@@ -9,6 +9,7 @@ import type { SandboxSettings } from '../sandbox/settings.js';
 import type { Readable } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { ToolListChangedNotificationSchema, type Tool as SdkTool } from '@modelcontextprotocol/sdk/types.js';
 import { isStdioServer, type ResolvedServer } from './config.js';
 import { serverEnvironment } from './env.js';
@@ -41,6 +42,8 @@ export interface ConnectOptions {
   killGraceMs?: number;
   /** Most tools kept from one server (the rest are reported by the caller). Default 1,000. */
   maxTools?: number;
+  /** The stored OAuth login of a URL server (`minicode mcp login`): its token is sent and refreshed when refused. */
+  authProvider?: OAuthClientProvider;
 }
 
 /** Options of one call. */
@@ -137,6 +140,32 @@ function httpStatus(error: unknown): number | undefined {
   return typeof code === 'number' && code >= 400 && code < 600 ? code : undefined;
 }
 
+/**
+ * The HTTP status of a refused credential: a 401 or 403 answer, or the SDK's client auth giving
+ * up (a stored login that can no longer be refreshed counts as a 401); undefined otherwise.
+ */
+function authFailure(error: unknown): 401 | 403 | undefined {
+  const status = httpStatus(error);
+  if (status === 401 || status === 403) return status;
+  const name = (error as { name?: unknown } | undefined)?.name;
+  return name === 'McpLoginRequired' || name === 'UnauthorizedError' ? 401 : undefined;
+}
+
+/** What a refused server start says to do: log in, fix the header's token, or (a client's server) ask the client. */
+function refusal(server: ResolvedServer, status: 401 | 403): string {
+  const config = server.config;
+  const headers = isStdioServer(config) ? undefined : config.headers;
+  const hasToken = Object.keys(headers ?? {}).some((h) => h.toLowerCase() === 'authorization');
+  const what =
+    status === 401
+      ? 'the server wants authorization (HTTP 401)'
+      : 'the server refused the credentials it was given (HTTP 403)';
+  if (server.origin === 'acp') return `${what}; the ACP client that passed this server must give it credentials`;
+  if (hasToken)
+    return `${what}; check the token in the "Authorization" header of mcpServers.${server.name}, or remove the header and run minicode mcp login ${server.name}`;
+  return `${what}; run minicode mcp login ${server.name} (or give a token in the entry's "headers")`;
+}
+
 /** A URL as failures show it: no user info, query or fragment (they may carry credentials). */
 function shownUrl(url: string): string {
   try {
@@ -160,12 +189,9 @@ function startFailure(server: ResolvedServer, error: unknown, stdio: ProcessGrou
     const how = exit ? (exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`) : undefined;
     return new Error(how ? `\`${command}\` ${how} before it answered (${message})` : `\`${command}\`: ${message}`);
   }
-  const status = httpStatus(error);
+  const status = authFailure(error);
   // The SDK's words for a refused credential ("SSE error: Non-200 status code (401)") do not say what to do.
-  if (status === 401 || status === 403)
-    return new Error(
-      `${shownUrl(config.url)}: the server refused the request without valid credentials (HTTP ${status}); give it a token in the entry's "headers" (e.g. "Authorization": "Bearer \${TOKEN}"); minicode has no OAuth login for MCP servers yet`,
-    );
+  if (status !== undefined) return new Error(`${shownUrl(config.url)}: ${refusal(server, status)}`);
   const cause = networkCause(error);
   return new Error(`${shownUrl(config.url)}: ${message}${cause && !message.includes(cause) ? ` (${cause})` : ''}`);
 }
@@ -196,37 +222,33 @@ async function openTransport(
   }
   const url = new URL(config.url);
   const requestInit = config.headers ? { headers: config.headers } : undefined;
+  const authProvider = options.authProvider;
   if (config.type !== 'sse') {
     const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
-    const transport = new StreamableHTTPClientTransport(url, requestInit ? { requestInit } : undefined);
+    const transport = new StreamableHTTPClientTransport(url, definedOnly({ requestInit, authProvider }));
     try {
       await client.connect(transport);
       return { transport, kind: 'http' };
     } catch (error) {
       // Only an explicit Streamable HTTP entry fails here; an untyped URL may be an SSE-only server,
       // but a refused credential is not a transport question.
-      if (
-        config.type === 'http' ||
-        config.type === 'streamable-http' ||
-        httpStatus(error) === 401 ||
-        httpStatus(error) === 403
-      )
-        throw error;
+      if (config.type === 'http' || config.type === 'streamable-http' || authFailure(error) !== undefined) throw error;
       await transport.close().catch(() => {});
     }
   }
   const { SSEClientTransport } = await import('@modelcontextprotocol/sdk/client/sse.js');
   const transport = new SSEClientTransport(
     url,
-    requestInit
-      ? {
-          requestInit,
-          eventSourceInit: {
-            fetch: (u, init) =>
+    definedOnly({
+      authProvider,
+      requestInit,
+      eventSourceInit: requestInit
+        ? {
+            fetch: (u: string | URL, init?: RequestInit) =>
               fetch(u, { ...init, headers: { ...(init?.headers as Record<string, string>), ...config.headers } }),
-          },
-        }
-      : undefined,
+          }
+        : undefined,
+    }),
   );
   await client.connect(transport);
   return { transport, kind: 'sse' };

@@ -15,6 +15,7 @@ import { mcpToolName } from './naming.js';
 import { maskValues } from './output.js';
 import { credentialSecretsFromEnv, redactText } from '../scrub/index.js';
 import { createMcpTool } from './tool.js';
+import { storedLogin } from './oauth-provider.js';
 import { neutralise } from '../safe-text.js';
 import { definedOnly } from '../defined-only.js';
 
@@ -198,6 +199,10 @@ export async function startMcpServers(
                 );
             },
             onToolsChanged: () => rebuild(),
+            // Its tokens join the values masked in what the server returns, refreshed ones too.
+            authProvider: storedLogin(server, options.env, (value) => {
+              if (!entry.secrets.includes(value)) entry.secrets.push(value);
+            }),
           }),
           (close) => {
             closeEarly = close;

@@ -13,6 +13,7 @@
  */
 import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
 import fs from 'node:fs';
+import type { Readable } from 'node:stream';
 import os from 'node:os';
 import path from 'node:path';
 import { SECCOMP_FD } from './backend.js';
@@ -39,6 +40,12 @@ export interface LaunchOptions {
   sandbox?: SandboxSettings | undefined;
   /** The writable workspace under `workspace-write`; default `cwd`. */
   workspace?: string;
+  /**
+   * A pipe from the command's fd 4 ({@link LaunchedChild.report}), for what it tells minicode
+   * besides its output (the bash tool's shell state); passed through the sandbox and its
+   * network bridge. Default none.
+   */
+  report?: boolean;
 }
 
 /** A started command: a `ChildProcess` whose stdout and stderr are pipes, plus a kill of its group. */
@@ -49,6 +56,8 @@ export interface LaunchedChild extends ChildProcess {
   killGroup(signal: NodeJS.Signals): void;
   /** The hosts the allowlisting proxy refused this command so far, each once; empty without a proxy. */
   refusedHosts(): string[];
+  /** The read end of the command's fd 4 with `report: true`; undefined otherwise. */
+  report: Readable | undefined;
 }
 
 /** Signal `pid`'s group (when `group`) or `pid`; a gone process is no error. */
@@ -99,7 +108,11 @@ function wrap(
     const proxy = startAllowlistProxy(plan.allowHosts, { path: path.join(folder, 'proxy.sock') });
     return {
       file: backend.command,
-      argv: [...bwrapArgs(plan, proxy.address, fd), '--', ...bridgedCommand(process.execPath, command, args)],
+      argv: [
+        ...bwrapArgs(plan, proxy.address, fd),
+        '--',
+        ...bridgedCommand(process.execPath, command, args, options.report),
+      ],
       env,
       proxy,
       ...seccomp,
@@ -131,11 +144,13 @@ export function launch(command: string, args: string[], options: LaunchOptions):
   const { file, argv, env, proxy, seccomp, cleanup } = wrap(command, args, options);
   // The seccomp program reaches bwrap as its fd 3 (SECCOMP_FD), a descriptor of a file; the child has its own copy once spawned.
   const programFd = seccomp ? openSeccompProgram(seccomp) : undefined;
+  // fd 3 is the seccomp program's when there is one; the report pipe is fd 4 either way.
   const stdio: StdioOptions = [
     options.stdin ? 'pipe' : 'ignore',
     'pipe',
     'pipe',
-    ...(programFd === undefined ? [] : [programFd]),
+    ...(programFd === undefined ? (options.report ? ['ignore' as const] : []) : [programFd]),
+    ...(options.report ? ['pipe' as const] : []),
   ];
   let child: ChildProcess;
   try {
@@ -147,5 +162,6 @@ export function launch(command: string, args: string[], options: LaunchOptions):
   return Object.assign(child, {
     killGroup: (signal: NodeJS.Signals) => signalProcess(child.pid, signal, detached),
     refusedHosts: () => proxy?.refused() ?? [],
+    report: options.report ? ((child.stdio[4] as Readable | null) ?? undefined) : undefined,
   }) as LaunchedChild;
 }

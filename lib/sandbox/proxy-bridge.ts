@@ -16,7 +16,9 @@
  * - SIGTERM, SIGINT and SIGHUP sent to the bridge are passed to the command;
  * - a command killed by a signal exits the bridge with 128 + the signal number, as a shell
  *   reports it;
- * - relay socket errors end that one connection only.
+ * - relay socket errors end that one connection only;
+ * - the command gets the bridge's fd 4 when it has one (the bash tool's report pipe), which a
+ *   plain `stdio: 'inherit'` would not pass on.
  */
 
 /** Where the proxy's socket appears inside the sandbox (on the sandbox's private `/tmp`). */
@@ -29,7 +31,7 @@ const SCRIPT = `
 const net = require('node:net');
 const os = require('node:os');
 const { spawn } = require('node:child_process');
-const [socketPath, noProxy, command, ...args] = process.argv.slice(1);
+const [socketPath, noProxy, report, command, ...args] = process.argv.slice(1);
 const server = net.createServer((client) => {
   const upstream = net.connect(socketPath);
   client.on('error', () => upstream.destroy());
@@ -43,16 +45,21 @@ server.listen(0, '127.0.0.1', () => {
   for (const name of ['HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PROXY']) { env[name] = url; env[name.toLowerCase()] = url; }
   env.NO_PROXY = noProxy;
   env.no_proxy = noProxy;
-  const child = spawn(command, args, { stdio: 'inherit', env });
+  // The report pipe (launch.ts) is passed on as fd 4 only when there is one: else fd 4 may be one of node's own.
+  const stdio = report === 'report' ? ['inherit', 'inherit', 'inherit', 'ignore', 4] : 'inherit';
+  const child = spawn(command, args, { stdio, env });
   for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP']) process.on(signal, () => child.kill(signal));
   child.on('error', (error) => { process.stderr.write('minicode sandbox: ' + command + ': ' + error.message + '\\n'); process.exit(127); });
   child.on('exit', (code, signal) => process.exit(code ?? 128 + (os.constants.signals[signal] ?? 0)));
 });
 `;
 
-/** The command line that runs `command args` behind the bridge, inside the sandbox: `node -e SCRIPT -- ...`. */
-export function bridgedCommand(nodePath: string, command: string, args: readonly string[]): string[] {
-  return [nodePath, '-e', SCRIPT, '--', SANDBOX_PROXY_SOCKET, NO_PROXY, command, ...args];
+/**
+ * The command line that runs `command args` behind the bridge, inside the sandbox: `node -e
+ * SCRIPT -- ...`; `report`: the launch has a report pipe on fd 4, which the command gets too.
+ */
+export function bridgedCommand(nodePath: string, command: string, args: readonly string[], report = false): string[] {
+  return [nodePath, '-e', SCRIPT, '--', SANDBOX_PROXY_SOCKET, NO_PROXY, report ? 'report' : '-', command, ...args];
 }
 
 /** The proxy variables for a command that reaches the proxy at `url` without a bridge (Seatbelt). */

@@ -36,6 +36,8 @@ export interface OfferedTool {
 export interface ShapedCall {
   call: ToolCallRequest;
   outcome?: ToolOutcome;
+  /** The call restarts the session's shell (Claude's `restart: true`): back to the workspace root and the base environment. */
+  restartShell?: true;
 }
 
 /** One provider's and model's tool shape. */
@@ -47,6 +49,8 @@ export interface ToolShape {
   toOurs(call: ToolCallRequest, cwd: string): ShapedCall;
   /** What the system prompt adds so that its tool names match what the model is offered; undefined: nothing. */
   note: string | undefined;
+  /** True: `bash` keeps its working directory and exported variables between calls (shell-session.ts), as the shape's bash promises. */
+  persistentShell: boolean;
 }
 
 /** The model name without a router's vendor prefix (`openai/gpt-5` -> `gpt-5`). */
@@ -96,13 +100,17 @@ export function toolShapeFor(format: ProviderFormat, model: string, setting: Too
 /**
  * A registry that answers every call with `outcome` and knows no tool, for a call that needs none
  * (a bash restart, an editor command that does not exist): `executeToolCall` still reports it.
+ * `before` runs first (a restart of the session's shell).
  */
-export function answeredWith(registry: ToolRegistry, outcome: ToolOutcome): ToolRegistry {
+export function answeredWith(registry: ToolRegistry, outcome: ToolOutcome, before?: () => Promise<void>): ToolRegistry {
   return {
     tools: registry.tools,
     get: () => undefined,
     definitions: () => registry.definitions(),
-    invoke: async () => outcome,
+    invoke: async () => {
+      await before?.();
+      return outcome;
+    },
   };
 }
 
@@ -111,6 +119,7 @@ const MINICODE: ToolShape = {
   offer: (registry) => registry.definitions(),
   toOurs: (call) => ({ call }),
   note: undefined,
+  persistentShell: false,
 };
 
 /** Replace the tools named `replaced` (all must be offered) by `entry`, at the first one's place. */
@@ -200,15 +209,17 @@ function isFolder(cwd: string, target: string): boolean {
   }
 }
 
-/** What a bash restart answers: our commands keep no shell between calls, so there is nothing to restart. */
-const RESTARTED = 'The shell was restarted. (Each command already starts in a fresh bash in the working directory.)';
+/** What a bash restart answers. */
+const RESTARTED =
+  'The shell was restarted: the next command starts in the working directory with the initial environment.';
 
 function bashCall(call: ToolCallRequest): ShapedCall {
   const args = argumentsOf(call);
   if (args?.restart === true)
     return {
       call,
-      outcome: { status: 'completed', summary: 'bash restarted (nothing kept between commands)', output: RESTARTED },
+      outcome: { status: 'completed', summary: 'bash restarted', output: RESTARTED },
+      restartShell: true,
     };
   if (!args) return { call };
   const { restart: _restart, ...rest } = args;
@@ -238,7 +249,8 @@ const ANTHROPIC_EDITOR: ToolShape = {
     if (call.name === 'bash') return bashCall(call);
     return { call };
   },
-  note: 'Tools in this run: str_replace_based_edit_tool stands in for read_file, write_file and edit (view reads a file or lists a folder, create writes a file, str_replace replaces text that occurs exactly once, insert adds text after a line). Each bash command starts in a fresh shell in the working directory: cd and exported variables do not carry over to the next command.',
+  note: 'Tools in this run: str_replace_based_edit_tool stands in for read_file, write_file and edit (view reads a file or lists a folder, create writes a file, str_replace replaces text that occurs exactly once, insert adds text after a line). bash keeps its working directory and exported variables from one command to the next (shell functions, aliases and options do not carry over); it stays inside the working directory, and restart goes back to it with the initial environment.',
+  persistentShell: true,
 };
 
 /** The grammar the freeform apply_patch tool is constrained by (Lark syntax, as the Responses API takes it). */
@@ -297,5 +309,6 @@ function openAiPatch(form: 'freeform' | 'function'): ToolShape {
       return { call };
     },
     note: 'Tools in this run: apply_patch stands in for write_file and edit: create, change, move and delete files with it.',
+    persistentShell: false,
   };
 }

@@ -4,6 +4,7 @@ import type { FileChange, FileDiff } from '../events/payloads.js';
 import type { ApprovalDecision, ApprovalRequest } from '../policy/approval-events.js';
 import type { ToolKindName } from '../policy/decide.js';
 import type { ImageAttachment } from '../images/load.js';
+import type { ShellSession } from './shell-session.js';
 
 export type { ApprovalDecision, ApprovalRequest, FileChange, ToolKindName };
 
@@ -158,6 +159,11 @@ export interface ToolContext {
   terminal?: ToolTerminal | undefined;
   /** Child sessions the `task` tool starts; absent: the run cannot start any. */
   children?: ChildSessions | undefined;
+  /**
+   * The session's persistent shell (Claude's `bash` shape, shell-session.ts): `bash` starts where
+   * the previous command ended, with what it exported; absent: every command starts afresh in `cwd`.
+   */
+  shell?: ShellSession | undefined;
   /** Live progress of this call (`tool.progress`, never stored); set by the loop for each call. */
   progress?: ((message: string) => void) | undefined;
 }

@@ -61,7 +61,7 @@ const toolEvents = (records: Record<string, unknown>[]) =>
   ofType(records, 'tool.started').map((e) => [e.payload.name, e.payload.input]);
 
 describe('model-native tool shapes', () => {
-  it('offers Claude 4 the text editor and bash tool types, and runs their commands as read_file, edit, write_file, insert_text and a no-op restart', async () => {
+  it('offers Claude 4 the text editor and bash tool types, and runs their commands as read_file, edit, write_file, insert_text and a shell restart', async () => {
     const cwd = project({ 'notes.txt': 'alpha\nbeta\n', 'src/a.ts': 'export const a = 1;\n' });
     const editor = 'str_replace_based_edit_tool';
     const p = await serve(

@@ -70,7 +70,7 @@ describe('MCP servers over HTTP', () => {
 });
 
 describe('an MCP server that wants credentials', () => {
-  it('is a start failure that says to give it a token, not the SDK status line, for an untyped and an SSE entry', async () => {
+  it('is a start failure that says to run minicode mcp login (or give a token), not the SDK status line, for an untyped and an SSE entry', async () => {
     const server = http.createServer((req, res) => {
       req.resume();
       res.writeHead(401, { 'www-authenticate': 'Bearer realm="mcp"' }).end('unauthorized');
@@ -87,6 +87,7 @@ describe('an MCP server that wants credentials', () => {
         const status = manager.statuses()[0]!;
         expect(status.state).toBe('failed');
         expect(status.error).toContain('HTTP 401');
+        expect(status.error).toContain('run minicode mcp login locked');
         expect(status.error).toContain('"headers"');
         expect(status.error).not.toContain('Non-200');
       }

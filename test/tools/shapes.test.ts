@@ -72,8 +72,10 @@ describe('the Anthropic editor shape', () => {
     expect(shape.toOurs(call({ command: 'view', path: 'a' }), '/').call.id).toBe('t1');
   });
 
-  it('answers a bash restart without running anything, and passes bash commands through', () => {
+  it('answers a bash restart without running a command, as a restart of the shell, and passes bash commands through', () => {
     expect(mapped({ restart: true }, 'bash').outcome).toMatchObject({ status: 'completed' });
+    expect(shape.toOurs(call({ restart: true }, 'bash'), '/').restartShell).toBe(true);
+    expect(shape.persistentShell).toBe(true);
     expect(mapped({ command: 'ls' }, 'bash')).toMatchObject({
       name: 'bash',
       args: { command: 'ls' },
