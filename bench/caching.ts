@@ -23,7 +23,8 @@ import { PROVIDER_FORMATS, type ProviderFormat } from '../lib/decode/formats.js'
 import { anthropicUsage } from '../lib/providers/anthropic.js';
 import { geminiUsage } from '../lib/providers/gemini.js';
 import { responsesUsage } from '../lib/providers/openai-responses.js';
-import { startReplayServer, streamOk } from '../lib/replay/index.js';
+import { startReplayServer } from '../lib/replay/index.js';
+import { streamOk } from '../test/corpus/scripted-exchanges.js';
 import {
   measurement,
   runIfMain,

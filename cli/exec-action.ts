@@ -14,7 +14,7 @@ import { runPrompt } from '../lib/agent/run-prompt.js';
 import { ERROR_CODES, isThrownCode, MinicodeError } from '../lib/errors.js';
 import { terminationCode } from '../lib/control/termination.js';
 import { deadlineMs } from '../lib/flag-values.js';
-import { createChildJsonlRenderer, createJsonlRenderer, writeSetupFailure } from '../lib/render/jsonl.js';
+import { createChildJsonlRenderer, createJsonlRenderer, reportSetupFailure } from '../lib/render/jsonl.js';
 import { viewOf } from '../lib/render/state-view.js';
 import type { Renderer } from '../lib/render/types.js';
 import type { ReducerState } from '../lib/reducer/index.js';
@@ -103,21 +103,7 @@ export async function execAction(argument: string | undefined, flags: ExecFlags)
       await startRunMcp(setup);
     } catch (error) {
       if (!(error instanceof MinicodeError)) throw error;
-      if (flags.json)
-        writeSetupFailure(
-          out,
-          err,
-          definedOnly({
-            category: error.category,
-            code: error.code,
-            message: error.message,
-            action: error.action || undefined,
-            prompt,
-          }),
-        );
-      // Scrubbed as the --json summary is: a message may quote input that holds a credential.
-      else err(failureLine(error));
-      return error.exitCode;
+      return reportSetupFailure(error, { json: flags.json, out, err, prompt });
     }
     const json = flags.json === true;
     // The TTY and linear renderers (and chalk) load only for a person: --json never needs them.

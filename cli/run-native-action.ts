@@ -11,13 +11,12 @@ import { resolveAgentBinary } from '../lib/native/supervisor.js';
 import { parseAgentChain, quotaGraceOf, runAgentWorkflow } from '../lib/native/workflow.js';
 import { createRunPipeline } from '../lib/pipeline/compose.js';
 import { outputPortOf } from '../lib/pipeline/output.js';
-import { createRenderer, writeSetupFailure } from '../lib/render/index.js';
+import { createRenderer, reportSetupFailure } from '../lib/render/index.js';
 import { createEventScrubber } from '../lib/scrub/scrub-stage.js';
 import { openStore, resolveStoreDir } from '../lib/store/index.js';
 import { guardOutput, noteClosedStdout, onHangUp, writeErr } from './stdout.js';
 import { tracingConfig, type TracingConfig } from '../lib/telemetry/config.js';
 import { definedOnly } from '../lib/defined-only.js';
-import { failureLine } from '../lib/failure-line.js';
 
 const out = (text: string): void => outputPortOf(guardOutput(process.stdout)).write(text);
 const err = writeErr;
@@ -52,20 +51,7 @@ export async function runNativeAction(
     store = openStore({ dir: resolveStoreDir({ flag: flags.store }) });
   } catch (error) {
     if (!(error instanceof MinicodeError)) throw error;
-    if (flags.json)
-      writeSetupFailure(
-        out,
-        err,
-        definedOnly({
-          category: error.category,
-          code: error.code,
-          message: error.message,
-          action: error.action || undefined,
-          prompt,
-        }),
-      );
-    else err(failureLine(error));
-    return error.exitCode;
+    return reportSetupFailure(error, { json: flags.json, out, err, prompt });
   }
   const renderer = flags.json
     ? createRenderer('jsonl', { out, err })

@@ -1,7 +1,6 @@
 import { Option, type Command } from 'commander';
 import { INGEST_FORMATS } from '../../lib/decode/formats.js';
 import { definedOnly } from '../../lib/defined-only.js';
-import { failureLine } from '../../lib/failure-line.js';
 
 interface IngestFlags {
   from: string;
@@ -32,7 +31,7 @@ export function registerIngest(program: Command): void {
     .option('--session <id>', 'session id to use: 1-128 of A-Z a-z 0-9 . _ : - (default: a new one)')
     .action(async (file: string, flags: IngestFlags) => {
       const { runIngest } = await import('../../lib/pipeline/ingest.js');
-      const { createRenderer, writeSetupFailure } = await import('../../lib/render/index.js');
+      const { createRenderer, reportSetupFailure } = await import('../../lib/render/index.js');
       const { checkSessionId, newSessionId } = await import('../../lib/ids.js');
       const { MinicodeError } = await import('../../lib/errors.js');
       const { guardOutput, noteClosedStdout, writeErr: err } = await import('../stdout.js');
@@ -85,15 +84,7 @@ export function registerIngest(program: Command): void {
         else if (store) noteClosedStdout(`minicode replay ${sessionId} --json --store ${flags.store}`);
       } catch (error) {
         if (!(error instanceof MinicodeError)) throw error;
-        const failure = definedOnly({
-          category: error.category,
-          code: error.code,
-          message: error.message,
-          action: error.action || undefined,
-        });
-        if (flags.json) writeSetupFailure(out, err, failure);
-        else err(failureLine(error, { withCode: true }));
-        process.exitCode = error.exitCode;
+        process.exitCode = reportSetupFailure(error, { json: flags.json, out, err, withCode: true });
       } finally {
         settled = true;
         await store?.close();

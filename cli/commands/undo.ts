@@ -1,14 +1,5 @@
 import type { Command } from 'commander';
-
-/** Flags of `minicode undo`. */
-interface UndoFlags {
-  session?: string;
-  to?: string;
-  json?: boolean;
-  dryRun?: boolean;
-  force?: boolean;
-  cwd?: string;
-}
+import type { CheckpointsActionFlags } from '../checkpoints-action.js';
 
 /** Flags of `minicode checkpoints`. */
 interface CheckpointsFlags {
@@ -33,7 +24,7 @@ export function registerUndo(program: Command): void {
     .option('--force', "undo even while the session's run is still going in another process")
     .option('--json', 'print one JSON object with the restored checkpoint and the changed files')
     .option('--cwd <dir>', 'workspace (default: the current directory)')
-    .action(async (flags: UndoFlags) => {
+    .action(async (flags: CheckpointsActionFlags) => {
       const { checkpointsAction } = await import('../checkpoints-action.js');
       process.exitCode = await checkpointsAction('undo', flags);
     });

@@ -7,7 +7,7 @@ import type { Renderer, Verbosity, Writer } from './types.js';
 import { definedOnly } from '../defined-only.js';
 
 export * from './types.js';
-export { writeSetupFailure } from './jsonl.js';
+export { reportSetupFailure } from './jsonl.js';
 export { viewOf } from './state-view.js';
 export { oneLine } from './display-text.js';
 export { colorLevel } from './color.js';

@@ -7,6 +7,7 @@ import { jsonSummary, projectSummary, setupFailureSummary, type SetupFailure } f
 import type { FinishExtra, Renderer, Writer } from './types.js';
 import type { StateView } from './view.js';
 import { failureLine } from '../failure-line.js';
+import { definedOnly } from '../defined-only.js';
 
 /** Options of {@link createJsonlRenderer}. */
 export interface JsonlRendererOptions<S> {
@@ -102,6 +103,26 @@ export function writeSetupFailure(out: Writer, err: Writer, failure: SetupFailur
   out(`${jsonLine(summary)}\n`);
   // The same scrubbed message and action as the summary line.
   err(failureLine(summary.error!));
+}
+
+/**
+ * Report an error met while setting a command's run up: under `--json` {@link writeSetupFailure}
+ * (with the prompt, when there was one), else the failure line on `err`. Returns the exit code.
+ */
+export function reportSetupFailure(
+  error: { category: string; code: string; message: string; action?: string | undefined; exitCode: number },
+  options: { json: boolean | undefined; out: Writer; err: Writer; prompt?: string; withCode?: boolean },
+): number {
+  const { category, code, message } = error;
+  const action = error.action || undefined;
+  if (options.json)
+    writeSetupFailure(
+      options.out,
+      options.err,
+      definedOnly({ category, code, message, action, prompt: options.prompt }),
+    );
+  else options.err(failureLine(error, { withCode: options.withCode === true }));
+  return error.exitCode;
 }
 
 export { setupFailureSummary };

@@ -10,7 +10,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { client, type ClientConnection } from '@agentclientprotocol/sdk';
-import { startReplayServer, streamOk, type ReplayServer } from '../../lib/replay/index.js';
+import { startReplayServer, type ReplayServer } from '../../lib/replay/index.js';
+import { streamOk } from '../corpus/scripted-exchanges.js';
 import { contentTypeOf, turnBody } from '../exec/helpers.js';
 import { initializeFullClient, promptText, spawnAcp, type AcpChild } from './acp-child.js';
 

@@ -14,7 +14,8 @@ import { cacheHitRatio, createUsageCollector } from '../../lib/control/usage.js'
 import { anthropicUsage } from '../../lib/providers/anthropic.js';
 import { geminiUsage } from '../../lib/providers/gemini.js';
 import { PROVIDER_DECODERS } from '../../lib/providers/index.js';
-import { startReplayServer, streamOk, type Exchange, type ReplayServer } from '../../lib/replay/index.js';
+import { startReplayServer, type Exchange, type ReplayServer } from '../../lib/replay/index.js';
+import { streamOk } from '../corpus/scripted-exchanges.js';
 import type { Usage } from '../../lib/events/index.js';
 import { cleanEnv, contentTypeOf, execJson, scratchProject, tempDir, turnBody } from '../exec/helpers.js';
 import { runCli } from '../helpers/cli.js';

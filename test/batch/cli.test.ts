@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { baseUrlForOrigin } from '../../lib/decode/formats.js';
-import { rateLimitStorm, startReplayServer, type ReplayServer } from '../../lib/replay/index.js';
+import { startReplayServer, type ReplayServer } from '../../lib/replay/index.js';
+import { rateLimitStorm } from '../corpus/scripted-exchanges.js';
 import { ROOT, runCli } from '../helpers/cli.js';
 import { CASSETTE, makeWorkdir, recordIds } from './helpers.js';
 

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createCompactionController, type SummaryHook } from '../../lib/control/compaction.js';
 import { estimateFixedTokens, estimateMessagesTokens } from '../../lib/control/estimate.js';
 import { closePool } from '../../lib/control/pool.js';
-import { createManualTimers } from '../../lib/control/timers.js';
+import { createManualTimers } from '../helpers/manual-timers.js';
 import { capSystemPrompt } from '../../lib/control/truncation.js';
 import { groupUnits, type FixedContext, type TranscriptMessage } from '../../lib/control/transcript.js';
 import { createUsageCollector } from '../../lib/control/usage.js';

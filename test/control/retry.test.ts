@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_RETRY_POLICY, parseRetryAfter, retryDelayMs, withRetry } from '../../lib/control/retry.js';
 import { abortReason, kindOfAbort } from '../../lib/control/termination.js';
-import { createManualTimers } from '../../lib/control/timers.js';
+import { createManualTimers } from '../helpers/manual-timers.js';
 import { mulberry32 } from '../../lib/random.js';
 
 class HttpError extends Error {

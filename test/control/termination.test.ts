@@ -25,7 +25,7 @@ import {
   settleRun,
   withAbort,
 } from '../../lib/control/termination.js';
-import { createManualTimers } from '../../lib/control/timers.js';
+import { createManualTimers } from '../helpers/manual-timers.js';
 import { capSystemPrompt } from '../../lib/control/truncation.js';
 import type { TranscriptMessage } from '../../lib/control/transcript.js';
 import type { EventDraft } from '../../lib/events/index.js';

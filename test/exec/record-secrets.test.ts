@@ -6,7 +6,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startReplayServer, streamOk, type ReplayServer } from '../../lib/replay/index.js';
+import { startReplayServer, type ReplayServer } from '../../lib/replay/index.js';
+import { streamOk } from '../corpus/scripted-exchanges.js';
 import { contentTypeOf, execJson, ofType, scratchProject, tempDir, turnBody } from './helpers.js';
 import { rawBytes } from '../helpers/files.js';
 

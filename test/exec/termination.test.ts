@@ -8,17 +8,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { startReplayServer, type Exchange, type ReplayServer } from '../../lib/replay/index.js';
 import {
   cutMidEvent,
   overloaded,
   rateLimited,
   serverError,
   slowStream,
-  startReplayServer,
   streamOk,
-  type Exchange,
-  type ReplayServer,
-} from '../../lib/replay/index.js';
+} from '../corpus/scripted-exchanges.js';
 import {
   CASSETTES,
   checkContract,

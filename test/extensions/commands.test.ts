@@ -15,7 +15,8 @@ import {
   splitArguments,
   type CustomCommand,
 } from '../../lib/extensions/commands.js';
-import { startReplayServer, streamOk, type Exchange, type ReplayServer } from '../../lib/replay/index.js';
+import { startReplayServer, type Exchange, type ReplayServer } from '../../lib/replay/index.js';
+import { streamOk } from '../corpus/scripted-exchanges.js';
 import { runCli } from '../helpers/cli.js';
 import { HAVE_TMUX, startTerm, type TmuxTerm } from '../chat/tmux-driver.js';
 import { cleanEnv, contentTypeOf, execJson, scratchProject, tempDir, turnBody } from '../exec/helpers.js';

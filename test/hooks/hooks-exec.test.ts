@@ -9,7 +9,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startReplayServer, streamOk, type Exchange, type ReplayServer } from '../../lib/replay/index.js';
+import { startReplayServer, type Exchange, type ReplayServer } from '../../lib/replay/index.js';
+import { streamOk } from '../corpus/scripted-exchanges.js';
 import { runCli } from '../helpers/cli.js';
 import { waitFor } from '../helpers/wait.js';
 import { cleanEnv, contentTypeOf, execJson, ofType, scratchProject, tempDir, turnBody } from '../exec/helpers.js';

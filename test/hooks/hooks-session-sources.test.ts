@@ -14,7 +14,8 @@ import { runLimits } from '../../lib/agent/run-limits.js';
 import { toolEnvironment } from '../../lib/agent/tool-environment.js';
 import { createChatSession } from '../../lib/chat/session.js';
 import { hookSettingsOf } from '../../lib/hooks/settings.js';
-import { startReplayServer, streamOk, type ReplayServer } from '../../lib/replay/index.js';
+import { startReplayServer, type ReplayServer } from '../../lib/replay/index.js';
+import { streamOk } from '../corpus/scripted-exchanges.js';
 import { openStore } from '../../lib/store/index.js';
 import { contentTypeOf, scratchProject, tempDir, turnBody } from '../exec/helpers.js';
 

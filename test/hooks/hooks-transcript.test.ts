@@ -7,7 +7,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startReplayServer, streamOk, type Exchange, type ReplayServer } from '../../lib/replay/index.js';
+import { startReplayServer, type Exchange, type ReplayServer } from '../../lib/replay/index.js';
+import { streamOk } from '../corpus/scripted-exchanges.js';
 import { contentTypeOf, execJson, scratchProject, tempDir, turnBody } from '../exec/helpers.js';
 
 const servers: ReplayServer[] = [];

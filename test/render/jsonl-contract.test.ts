@@ -154,7 +154,7 @@ describe('a setup failure', () => {
   });
 
   it('through a real process, keeps stdout to that one line and exits 1', () => {
-    const script = `import { writeSetupFailure } from './dist/lib/render/index.js';
+    const script = `import { writeSetupFailure } from './dist/lib/render/jsonl.js';
       writeSetupFailure((c) => process.stdout.write(c), (c) => process.stderr.write(c), { category: 'CONFIGURATION_ERROR', message: 'no provider' });
       process.exitCode = 1;`;
     const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8' });

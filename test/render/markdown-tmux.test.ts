@@ -8,7 +8,8 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { Chalk } from 'chalk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadMarkdown, renderMarkdown } from '../../lib/render/markdown/index.js';
-import { startReplayServer, streamOk } from '../../lib/replay/index.js';
+import { startReplayServer } from '../../lib/replay/index.js';
+import { streamOk } from '../corpus/scripted-exchanges.js';
 import { CLI } from '../helpers/cli.js';
 import { contentTypeOf, scratchProject, tempDir, turnBody } from '../exec/helpers.js';
 

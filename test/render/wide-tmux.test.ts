@@ -11,7 +11,8 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startReplayServer, streamOk, type ReplayServer } from '../../lib/replay/index.js';
+import { startReplayServer, type ReplayServer } from '../../lib/replay/index.js';
+import { streamOk } from '../corpus/scripted-exchanges.js';
 import { CLI } from '../helpers/cli.js';
 import { contentTypeOf, scratchProject, tempDir, turnBody } from '../exec/helpers.js';
 

@@ -11,18 +11,20 @@ import { hasCode } from '../../lib/errors.js';
 import {
   REDACTED,
   createRecordingClient,
-  cutMidEvent,
   loadCassette,
+  startReplayServer,
+  type ReplayServer,
+} from '../../lib/replay/index.js';
+import {
+  cutMidEvent,
   overloaded,
   perEventChunks,
   rateLimitStorm,
   rateLimited,
   serverError,
   slowStream,
-  startReplayServer,
   streamOk,
-  type ReplayServer,
-} from '../../lib/replay/index.js';
+} from '../corpus/scripted-exchanges.js';
 import { ROOT } from '../helpers/cli.js';
 import { readTurn } from './wire.js';
 

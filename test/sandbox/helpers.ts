@@ -4,7 +4,8 @@
  * given commands, over the loopback replay server.
  */
 import { findSandboxBackend } from '../../lib/sandbox/backend.js';
-import { startReplayServer, streamOk, type ReplayServer } from '../../lib/replay/index.js';
+import { startReplayServer, type ReplayServer } from '../../lib/replay/index.js';
+import { streamOk } from '../corpus/scripted-exchanges.js';
 import { contentTypeOf, execJson, ofType, turnBody, type ExecRun } from '../exec/helpers.js';
 
 /** True when `bwrap` runs here with the namespaces the sandbox uses. */

@@ -1,6 +1,6 @@
-import { mulberry32 } from '../random.js';
-import type { Chunk, Exchange } from './cassette.js';
-import { definedOnly } from '../defined-only.js';
+import { mulberry32 } from '../../lib/random.js';
+import type { Chunk, Exchange } from '../../lib/replay/cassette.js';
+import { definedOnly } from '../../lib/defined-only.js';
 
 /**
  * Scripted exchanges for tests of the retry, timeout and decoding paths: each is what a real
