@@ -3,9 +3,11 @@
  * through the launcher (lib/sandbox/launch.ts) the way the bash tool starts it (own process
  * group, the command environment), in the default `workspace-write` sandbox (bubblewrap:
  * namespaces, the mounts of a workspace with a git folder, hidden credential paths) against two
- * floors: the same launch with the sandbox off, and bubblewrap's own minimal sandbox spawned
- * directly with no minicode code (`bwrap --ro-bind / / --dev /dev --proc /proc --unshare-all
- * --die-with-parent -- bash -c true`), which no launcher built on bwrap can go below. The three
+ * floors: the same launch with the sandbox off, and bubblewrap's own minimal sandbox with the
+ * same namespaces as the launcher's (PID, network, and user where the seccomp layer needs one),
+ * spawned directly the same way with no minicode code and no policy (`bwrap --ro-bind / / --dev
+ * /dev --proc /proc --unshare-pid --unshare-net [--unshare-user] --die-with-parent -- bash -c
+ * true`), which no launcher built on bwrap can go below. The three
  * alternate one by one in the same run (the order rotating), so the machine's load falls on all
  * alike; p50 and p99 of each, the overhead of the sandbox over unsandboxed (the issue's target:
  * at most 15 ms at p50) and what the launcher adds over bwrap's floor.
@@ -46,8 +48,12 @@ function once(cwd: string, sandbox: SandboxSettings | undefined): Promise<number
   });
 }
 
-/** The floor: bwrap's minimal sandbox around the same command, spawned directly. */
-function bare(bwrap: string, cwd: string): Promise<number> {
+/**
+ * The floor: bwrap's minimal sandbox around the same command, spawned directly, with the
+ * namespaces the launcher's sandbox has (a user namespace where the seccomp layer needs one) and
+ * none it has not: each namespace costs its creation and its teardown.
+ */
+function bare(bwrap: string, cwd: string, userNamespace: boolean): Promise<number> {
   const start = performance.now();
   return new Promise((resolve, reject) => {
     const args = [
@@ -58,7 +64,9 @@ function bare(bwrap: string, cwd: string): Promise<number> {
       '/dev',
       '--proc',
       '/proc',
-      '--unshare-all',
+      '--unshare-pid',
+      '--unshare-net',
+      ...(userNamespace ? ['--unshare-user'] : []),
       '--die-with-parent',
       '--',
       'bash',
@@ -105,7 +113,7 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
   const kinds = [
     () => once(workspace, undefined).then((ms) => plain.push(ms)),
     () => once(workspace, settings).then((ms) => boxed.push(ms)),
-    () => bare(backend.command, workspace).then((ms) => floor.push(ms)),
+    () => bare(backend.command, workspace, backend.kind === 'bwrap' && backend.hardened).then((ms) => floor.push(ms)),
   ];
   for (let i = 0; i < 10; i++) await once(workspace, i % 2 ? settings : undefined);
   for (let i = 0; i < n; i++) {
@@ -118,7 +126,7 @@ export async function run(options: BenchOptions): Promise<BenchReport> {
   return {
     name: 'sandbox',
     title: 'the sandbox around one command: `bash -c true` in workspace-write vs unsandboxed and vs bare bwrap',
-    description: `Wall time of \`bash -c true\` launched as the bash tool launches it, in the default workspace-write sandbox (${backend.kind}), with the sandbox off, and under bwrap's minimal sandbox spawned directly (\`--ro-bind / / --unshare-all\`, no minicode code: the floor of any bwrap launcher), rotated one by one in the same run; p50 and p99.`,
+    description: `Wall time of \`bash -c true\` launched as the bash tool launches it, in the default workspace-write sandbox (${backend.kind}), with the sandbox off, and under bwrap's minimal sandbox with the same namespaces spawned directly (\`--ro-bind / / --unshare-pid --unshare-net\`, and \`--unshare-user\` with the seccomp layer; no minicode code, no policy: the floor of any bwrap launcher), rotated one by one in the same run; p50 and p99.`,
     measurements: [
       measurement('bash -c true, unsandboxed, p50', 'ms', [median(plain)], false),
       measurement('bash -c true, unsandboxed, p99', 'ms', [percentile(plain, 99)], false),
