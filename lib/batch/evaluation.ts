@@ -15,6 +15,7 @@
  */
 import { attemptOf } from './attempts.js';
 import type { BatchRecord } from './records.js';
+import { latencyGroup } from './tally.js';
 
 /** The documented rule: completed, verify passed where it ran, every scorer passed. */
 export function passRule(record: Pick<BatchRecord, 'kind' | 'verify' | 'scores'>): boolean {
@@ -78,6 +79,23 @@ export interface EvaluationSummary {
   unstableLines: number;
   /** Per line, in input order. */
   lines: LineEvaluation[];
+  /** Per agent and model (`provider/model`, or `agent:<name>[/model]`), when the runs span more than one; by name. */
+  byGroup?: GroupEvaluation[];
+}
+
+/** The runs of one agent/model of a batch that mixes them. */
+export interface GroupEvaluation {
+  /** `provider/model`, or `agent:<name>` with its model (the latency groups' names). */
+  group: string;
+  /** Lines with a run in this group, its finished runs and of them the ones that passed. */
+  lines: number;
+  runs: number;
+  passed: number;
+  passRate: number;
+  passAtK: Record<string, number>;
+  /** Summed known cost of the agents' runs (USD), and the runs whose cost is unknown. */
+  costUsd: number;
+  costUnknownRuns: number;
 }
 
 const round = (x: number): number => Number(x.toFixed(6));
@@ -124,6 +142,28 @@ export function evaluate(records: readonly BatchRecord[], order?: readonly strin
     unstableLines: ran.filter((l) => l.passed > 0 && l.passed < l.runs).length,
     lines: [...lines.values()],
   };
+  const groups = new Map<string, BatchRecord[]>();
+  for (const r of records) {
+    const name = latencyGroup(r);
+    groups.set(name, [...(groups.get(name) ?? []), r]);
+  }
+  if (groups.size >= 2)
+    summary.byGroup = [...groups.entries()]
+      .sort(([x], [y]) => x.localeCompare(y))
+      .map(([group, rs]) => {
+        const e = evaluate(rs);
+        const known = rs.filter((r) => r.costUsd !== undefined);
+        return {
+          group,
+          lines: e.lines.length,
+          runs: e.runs,
+          passed: e.passed,
+          passRate: e.passRate,
+          passAtK: e.passAtK,
+          costUsd: round(known.reduce((sum, r) => sum + r.costUsd!, 0)),
+          costUnknownRuns: rs.filter((r) => r.costUsd === undefined && r.reason !== 'setup').length,
+        };
+      });
   if (byEpoch.length >= 2) {
     const rates = byEpoch.map((e) => e.passed / e.runs);
     const mean = rates.reduce((a, b) => a + b, 0) / rates.length;

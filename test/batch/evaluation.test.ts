@@ -139,3 +139,40 @@ describe('attempts', () => {
     expect(new Set(['x', 'x2', 'x\u00002'].map((id) => runKey({ id, attempt: 2 }))).size).toBe(3);
   });
 });
+
+describe('the evaluation of a batch that mixes agents and models', () => {
+  it('gives each agent/model its own runs, pass rate, pass@k and cost, by name, and no groups for a batch of one', () => {
+    const on = (r: BatchRecord, extra: Partial<BatchRecord>): BatchRecord => ({ ...r, ...extra }) as BatchRecord;
+    const records = [
+      on(record('a', 1, true), { provider: 'openai-chat', model: 'gpt-4.1', costUsd: 0.01 }),
+      on(record('a', 2, false), { provider: 'openai-chat', model: 'gpt-4.1', costUsd: 0.02 }),
+      on(record('b', 1, true), { provider: 'openai-chat', model: 'gpt-4.1' }),
+      on(record('a', 1, true), { agent: 'codex', model: 'o4-mini' }),
+      on(record('b', 1, true), { agent: 'codex', model: 'o4-mini' }),
+    ].map((r, i) => ({ ...r, id: i >= 3 ? `${r.id}-codex` : r.id }));
+    const e = evaluate(records);
+    expect(e.byGroup).toEqual([
+      {
+        group: 'agent:codex/o4-mini',
+        lines: 2,
+        runs: 2,
+        passed: 2,
+        passRate: 1,
+        passAtK: { '1': 1 },
+        costUsd: 0,
+        costUnknownRuns: 2,
+      },
+      {
+        group: 'openai-chat/gpt-4.1',
+        lines: 2,
+        runs: 3,
+        passed: 2,
+        passRate: 0.666667,
+        passAtK: { '1': 0.75, '2': 1 },
+        costUsd: 0.03,
+        costUnknownRuns: 1,
+      },
+    ]);
+    expect(evaluate(records.slice(0, 3)).byGroup).toBeUndefined();
+  });
+});

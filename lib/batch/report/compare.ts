@@ -11,7 +11,7 @@ import { cell, charts, details, outcomeOf, patchCell, verifyText } from './html.
 import { costText } from '../tally.js';
 import { verifyRate, type RunView } from './model.js';
 import { ms, num } from './svg.js';
-import { comparePaired, type PairedComparison } from './significance.js';
+import { comparePaired, measureSentences, type PairedComparison } from './significance.js';
 
 /** How ids pair up across two runs. */
 export interface IdMatch {
@@ -179,7 +179,11 @@ function significanceSection(c: PairedComparison): string {
   const regressed = c.regressed.length
     ? `<p>Regressed in B: ${c.regressed.map((id) => `<code>${escapeHtml(id)}</code>`).join(', ')}</p>`
     : '';
-  return `<p>Over ${c.pairs} paired runs (${c.lines} lines): A ${escapeHtml(num(c.rateA * 100))}%, B ${escapeHtml(num(c.rateB * 100))}%, B − A ${escapeHtml(pts(c.difference))}, 95% paired bootstrap interval ${escapeHtml(pts(c.interval[0]))} to ${escapeHtml(pts(c.interval[1]))}; ${c.onlyA} passed only in A, ${c.onlyB} only in B; McNemar exact p = ${c.pValue.toFixed(4)}: ${verdict}.</p>${regressed}`;
+  return `<p>Over ${c.pairs} paired runs (${c.lines} lines): A ${escapeHtml(num(c.rateA * 100))}%, B ${escapeHtml(num(c.rateB * 100))}%, B − A ${escapeHtml(pts(c.difference))}, 95% paired bootstrap interval ${escapeHtml(pts(c.interval[0]))} to ${escapeHtml(pts(c.interval[1]))}; ${c.onlyA} passed only in A, ${c.onlyB} only in B; McNemar exact p = ${c.pValue.toFixed(4)}: ${verdict}.</p>${regressed}${measureSentences(
+    c,
+  )
+    .map((t) => `<p>${escapeHtml(t)}</p>`)
+    .join('')}`;
 }
 
 /** The body of a report comparing run A (`a`) with run B (`b`); each side's patches are embedded. */

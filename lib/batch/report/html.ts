@@ -278,10 +278,23 @@ export function evaluationSection(view: RunView): string {
   const spread = e.spread
     ? `; epochs' pass rates ${num(e.spread.min, 3)} to ${num(e.spread.max, 3)}, standard deviation ${num(e.spread.stdev, 3)}`
     : '';
+  const groups = e.byGroup
+    ? `<h3>By agent and model</h3><table><thead><tr><th>agent / model</th><th>lines</th><th>runs</th><th>passed</th><th>rate</th><th>pass@k</th><th>cost</th></tr></thead><tbody>${e.byGroup
+        .map(
+          (g) =>
+            `<tr>${cell(escapeHtml(g.group), g.group)}${cell(String(g.lines), g.lines, 'n')}${cell(String(g.runs), g.runs, 'n')}${cell(String(g.passed), g.passed, 'n')}${cell(`${escapeHtml(num(g.passRate * 100))}%`, g.passRate, 'n')}<td>${escapeHtml(
+              Object.values(g.passAtK)
+                .map((v) => num(v, 3))
+                .join(' / '),
+            )}</td>${cell(escapeHtml(costText(g.costUsd, g.runs - g.costUnknownRuns, g.costUnknownRuns)), g.costUsd, 'n')}</tr>`,
+        )
+        .join('')}</tbody></table>`
+    : '';
   return `<p>${e.passed} of ${e.runs} runs passed (${escapeHtml(num(e.passRate * 100))}%) over ${e.epochs} epoch(s)${escapeHtml(spread)}; ${e.unstableLines} line(s) passed some attempts and failed others.</p>
 <p class="muted">A run passes when it completed, its verify command (when one ran) exited 0 and every scorer of its expect passed. pass@k is the unbiased estimator 1 − C(n−c, k) / C(n, k) over each line's n attempts with c passes, averaged over the lines with at least k attempts.</p>
 <div class="charts"><table><thead><tr><th>k</th><th>pass@k</th></tr></thead><tbody>${passAt}</tbody></table>
 <table><thead><tr><th>epoch</th><th>runs</th><th>passed</th><th>rate</th></tr></thead><tbody>${epochs}</tbody></table></div>
+${groups}
 <details><summary>pass rate per line</summary><table><thead><tr><th>id</th><th>attempts</th><th>passed</th><th>rate</th></tr></thead><tbody>${lines}</tbody></table></details>`;
 }
 

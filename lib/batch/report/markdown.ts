@@ -8,7 +8,7 @@ import type { Percentiles } from '../latency.js';
 import { promptGroups, shortDigest, type IdMatch } from './compare.js';
 import { verifyRate, type RunView } from './model.js';
 import { ms, num } from './svg.js';
-import { comparePaired, type PairedComparison } from './significance.js';
+import { comparePaired, measureSentences, type PairedComparison } from './significance.js';
 
 function md(text: string): string {
   return text
@@ -64,6 +64,14 @@ export function singleRunMarkdown(view: RunView, htmlPath: string): string {
   const groups = Object.entries(view.latency.byModel).map(
     ([g, l]) => `| ${md(g)} | ${md(ms(l.firstTokenMs?.p50))} | ${md(ms(l.totalMs?.p50))} | ${md(ms(l.totalMs?.p99))} |`,
   );
+  const byGroup = (view.evaluation.byGroup ?? []).map(
+    (g) =>
+      `| ${md(g.group)} | ${g.lines} | ${g.passed} of ${g.runs} (${num(g.passRate * 100)}%) | ${md(
+        Object.values(g.passAtK)
+          .map((v) => num(v, 3))
+          .join(' / '),
+      )} | ${md(costText(g.costUsd, g.runs - g.costUnknownRuns, g.costUnknownRuns))} |`,
+  );
   return [
     `# Batch report: ${md(view.dir)}`,
     '',
@@ -71,6 +79,9 @@ export function singleRunMarkdown(view: RunView, htmlPath: string): string {
     '|---|---|',
     ...rows,
     '',
+    ...(byGroup.length
+      ? ['| agent / model | lines | runs passed | pass@1..k | cost |', '|---|---:|---:|---:|---:|', ...byGroup, '']
+      : []),
     ...(groups.length
       ? ['| provider/model | first token p50 | total p50 | total p99 |', '|---|---:|---:|---:|', ...groups, '']
       : []),
@@ -86,7 +97,8 @@ export function significanceText(c: PairedComparison): string {
   const regressed = c.regressed.length
     ? ` Regressed in B: ${c.regressed.slice(0, 20).map(md).join(', ')}${c.regressed.length > 20 ? `, … (${c.regressed.length})` : ''}.`
     : '';
-  return `Pass rate over ${c.pairs} paired runs (${c.lines} lines): A ${num(c.rateA * 100)}%, B ${num(c.rateB * 100)}%, B − A ${pct(c.difference)} (95% paired bootstrap interval ${pct(c.interval[0])} to ${pct(c.interval[1])}); ${c.onlyA} passed only in A, ${c.onlyB} only in B, McNemar exact p = ${c.pValue.toFixed(4)}: **${verdict}**.${regressed}`;
+  const measures = measureSentences(c).map((t) => ` ${t.replace(/(no )?significant difference/, '**$&**')}`);
+  return `Pass rate over ${c.pairs} paired runs (${c.lines} lines): A ${num(c.rateA * 100)}%, B ${num(c.rateB * 100)}%, B − A ${pct(c.difference)} (95% paired bootstrap interval ${pct(c.interval[0])} to ${pct(c.interval[1])}); ${c.onlyA} passed only in A, ${c.onlyB} only in B, McNemar exact p = ${c.pValue.toFixed(4)}: **${verdict}**.${regressed}${measures.join('')}`;
 }
 
 /** Markdown of two runs side by side. */

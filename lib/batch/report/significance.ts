@@ -11,11 +11,19 @@
  *   records give the same interval; the 95% interval is the 2.5th and 97.5th percentiles.
  *
  * The difference is called significant when the interval does not contain 0 and p < 0.05.
+ *
+ * Cost and latency are compared the same way ({@link compareMeasure}): each line's value is the
+ * mean over its attempts present in both runs (the agent's `costUsd`, never a grader's; the run's
+ * total time, `timing.totalMs`, else `durationMs`), the figures are the medians over those lines
+ * in A and in B and B − A, and the 95% interval is the same paired bootstrap over lines (the
+ * same lines drawn for A and B in each resample) of the difference of the medians. A measure's
+ * difference is significant when its interval does not contain 0.
  */
 import { attemptOf } from '../attempts.js';
 import { passedOf } from '../evaluation.js';
 import type { BatchRecord } from '../records.js';
 import { mulberry32 } from '../../random.js';
+import { ms } from './svg.js';
 
 /** Resamples of the bootstrap, and its seed. */
 export const BOOTSTRAP_RESAMPLES = 2000;
@@ -43,6 +51,25 @@ export interface PairedComparison {
   significant: boolean;
   /** Ids whose pass rate went down from A to B, worst first. */
   regressed: string[];
+  /** The agents' cost per line (USD), over the lines whose cost is known in both runs; absent when none. */
+  cost?: MeasureComparison;
+  /** Total time per line (ms), over the lines timed in both runs; absent when none. */
+  latency?: MeasureComparison;
+}
+
+/** A paired comparison of one measure per line (cost, latency). */
+export interface MeasureComparison {
+  /** Lines with the measure in both runs. */
+  lines: number;
+  /** Medians over those lines of each line's mean over its attempts. */
+  medianA: number;
+  medianB: number;
+  /** medianB − medianA. */
+  difference: number;
+  /** 95% paired-bootstrap interval of the difference of the medians (over lines). */
+  interval: [number, number];
+  /** The interval does not contain 0. */
+  significant: boolean;
 }
 
 /** Two-sided exact McNemar p-value for b and c discordant pairs. */
@@ -61,6 +88,81 @@ export function mcnemarExact(b: number, c: number): number {
 }
 
 const round = (x: number): number => Number(x.toFixed(6));
+
+function median(sorted: readonly number[]): number {
+  const n = sorted.length;
+  if (n === 0) return 0;
+  const mid = n >> 1;
+  return n % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+const byValue = (x: number, y: number): number => x - y;
+
+/** The 2.5th and 97.5th percentiles of sorted samples (the bootstrap's 95% interval). */
+function percentileInterval(samples: readonly number[], rounded = round): [number, number] {
+  const at = (q: number): number =>
+    samples.length ? samples[Math.min(samples.length - 1, Math.floor(q * samples.length))]! : 0;
+  return [rounded(at(0.025)), rounded(at(0.975))];
+}
+
+/** Eight significant digits: a cost of a hundredth of a cent keeps its precision. */
+const precise = (x: number): number => Number(x.toPrecision(8));
+
+/**
+ * Compare one measure of two runs' records, paired by (id, attempt) and summarised per line (see
+ * the header); undefined when no line has the measure in both runs.
+ */
+export function compareMeasure(
+  a: readonly BatchRecord[],
+  b: readonly BatchRecord[],
+  measure: (record: BatchRecord) => number | undefined,
+): MeasureComparison | undefined {
+  const key = (r: BatchRecord): string => `${r.id}\u0000${attemptOf(r)}`;
+  const inB = new Map(b.map((r) => [key(r), r]));
+  const perLine = new Map<string, { a: number; b: number; n: number }>();
+  for (const ra of a) {
+    const rb = inB.get(key(ra));
+    const va = measure(ra);
+    const vb = rb ? measure(rb) : undefined;
+    if (va === undefined || vb === undefined) continue;
+    const line = perLine.get(ra.id) ?? { a: 0, b: 0, n: 0 };
+    line.a += va;
+    line.b += vb;
+    line.n++;
+    perLine.set(ra.id, line);
+  }
+  const lines = [...perLine.values()].map((l) => ({ a: l.a / l.n, b: l.b / l.n }));
+  if (lines.length === 0) return undefined;
+  const medianA = median(lines.map((l) => l.a).sort(byValue));
+  const medianB = median(lines.map((l) => l.b).sort(byValue));
+  const rand = mulberry32(BOOTSTRAP_SEED);
+  const samples: number[] = [];
+  const xa = new Array<number>(lines.length);
+  const xb = new Array<number>(lines.length);
+  for (let s = 0; s < BOOTSTRAP_RESAMPLES; s++) {
+    for (let i = 0; i < lines.length; i++) {
+      const pick = lines[Math.floor(rand() * lines.length)]!;
+      xa[i] = pick.a;
+      xb[i] = pick.b;
+    }
+    samples.push(median(xb.sort(byValue)) - median(xa.sort(byValue)));
+  }
+  samples.sort(byValue);
+  const [low, high] = percentileInterval(samples, precise);
+  return {
+    lines: lines.length,
+    medianA: precise(medianA),
+    medianB: precise(medianB),
+    difference: precise(medianB - medianA),
+    interval: [low, high],
+    significant: low > 0 || high < 0,
+  };
+}
+
+/** The agent's cost of a record (a grader's is apart, in its scores). */
+export const costOf = (r: BatchRecord): number | undefined => r.costUsd;
+/** The run's total time of a record. */
+export const latencyOf = (r: BatchRecord): number | undefined => r.timing?.totalMs ?? r.durationMs;
 
 /** Compare run A's records with run B's, paired by (id, attempt). */
 export function comparePaired(a: readonly BatchRecord[], b: readonly BatchRecord[]): PairedComparison {
@@ -104,13 +206,11 @@ export function comparePaired(a: readonly BatchRecord[], b: readonly BatchRecord
     }
     samples.sort((x, y) => x - y);
   }
-  const at = (q: number): number =>
-    samples.length ? samples[Math.min(samples.length - 1, Math.floor(q * samples.length))]! : 0;
-  const interval: [number, number] = [round(at(0.025)), round(at(0.975))];
+  const interval = percentileInterval(samples);
   const pValue = round(mcnemarExact(onlyA, onlyB));
   const rateA = pairs ? (both + onlyA) / pairs : 0;
   const rateB = pairs ? (both + onlyB) / pairs : 0;
-  return {
+  const out: PairedComparison = {
     lines: lines.length,
     pairs,
     both,
@@ -128,4 +228,20 @@ export function comparePaired(a: readonly BatchRecord[], b: readonly BatchRecord
       .sort((x, y) => x[1].b / x[1].n - x[1].a / x[1].n - (y[1].b / y[1].n - y[1].a / y[1].n))
       .map(([id]) => id),
   };
+  const cost = compareMeasure(a, b, costOf);
+  if (cost) out.cost = cost;
+  const latency = compareMeasure(a, b, latencyOf);
+  if (latency) out.latency = latency;
+  return out;
+}
+
+/** Cost and latency of a comparison as sentences (plain text; the Markdown and the page both show them). */
+export function measureSentences(c: PairedComparison): string[] {
+  const out: string[] = [];
+  const signed = (x: number, f: (n: number) => string): string => `${x > 0 ? '+' : x < 0 ? '−' : '±'}${f(Math.abs(x))}`;
+  const sentence = (label: string, m: MeasureComparison, f: (n: number) => string): string =>
+    `${label} per line, median over ${m.lines} lines: A ${f(m.medianA)}, B ${f(m.medianB)}, B − A ${signed(m.difference, f)} (95% paired bootstrap interval ${signed(m.interval[0], f)} to ${signed(m.interval[1], f)}): ${m.significant ? 'a significant difference' : 'no significant difference'}.`;
+  if (c.cost) out.push(sentence('Cost', c.cost, (n) => `$${n.toFixed(n !== 0 && n < 0.01 ? 5 : 4)}`));
+  if (c.latency) out.push(sentence('Total time', c.latency, ms));
+  return out;
 }
