@@ -16,6 +16,8 @@ import {
 import { execJson, ofType, scratchProject, spawnExec, cleanEnv, tempDir } from '../exec/helpers.js';
 import { runCli } from '../helpers/cli.js';
 import { waitFor } from '../helpers/wait.js';
+import { processesTagged } from '../mcp/helpers.js';
+import { HAVE_BWRAP } from '../sandbox/helpers.js';
 
 const providers: ScriptedProvider[] = [];
 afterAll(async () => {
@@ -338,7 +340,7 @@ describe('a child never outlives its parent', () => {
     if (pid > 0) await waitFor(() => !pidAlive(pid), { what: `the child's command (pid ${pid}) to be gone` });
   });
 
-  it('after SIGKILL mid-child both sessions rebuild as interrupted', async () => {
+  it('after SIGKILL mid-child both sessions rebuild as interrupted, the child still linked to its parent, nothing showing success', async () => {
     const pidFile = path.join(tempDir('minicode-pid-'), 'pid');
     const { args, env } = await sleepingChild(pidFile);
     const home = tempDir('minicode-home-');
@@ -349,18 +351,91 @@ describe('a child never outlives its parent', () => {
     );
     run.child.kill('SIGKILL');
     await run.done;
-    // The command ran in its own process group; SIGKILL of minicode cannot reach it, so the test does.
+    // Unsandboxed, the command ran in its own process group; SIGKILL of minicode cannot reach it, so the test does.
     try {
       process.kill(-pid, 'SIGKILL');
     } catch {
       // Already gone.
     }
+    const live = recordsOf(run.lines);
+    const parentId = ofType(live, 'session.started').find((r) => !r.payload.parentSessionId)!.sessionId as string;
     const entries = await entriesOf(home);
-    expect(entries.size).toBe(2);
-    for (const [id, entry] of entries) {
-      expect(entry.outcome).toBe('interrupted');
-      expect(await replayed(home, id)).toMatchObject({ outcome: 'interrupted' });
-    }
+    expect([...entries.keys()].sort()).toHaveLength(2);
+    const childId = [...entries.keys()].find((id) => id !== parentId)!;
+    expect(entries.get(parentId)).toMatchObject({ outcome: 'interrupted' });
+    expect(entries.get(childId)).toMatchObject({
+      outcome: 'interrupted',
+      parentSessionId: parentId,
+      parentToolCallId: 'call_c',
+    });
+    // Rebuilt in another process: both interrupted, the child nested under the parent's task call.
+    const parentReplay = await runCli(['replay', parentId, '--json'], { env: cleanEnv(home) });
+    expect(parentReplay.code, parentReplay.stderr).toBe(0);
+    const lines = parentReplay.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, any>);
+    const summary = lines.at(-1)!;
+    expect(summary).toMatchObject({ outcome: 'interrupted', ok: false });
+    const events = lines.slice(0, -1);
+    const taskStarted = events.findIndex((e) => e.type === 'tool.started' && e.payload.toolCallId === 'call_c');
+    const childStarted = events.findIndex((e) => e.type === 'session.started' && e.sessionId === childId);
+    expect(taskStarted).toBeGreaterThanOrEqual(0);
+    expect(childStarted).toBeGreaterThan(taskStarted);
+    expect(events[childStarted]!.payload).toMatchObject({ parentSessionId: parentId, parentToolCallId: 'call_c' });
+    // Nothing in either session claims success: no completed task, tool or session, no result.
+    const success = events.filter(
+      (e) =>
+        e.type === 'task.completed' ||
+        e.type === 'result.produced' ||
+        (e.type === 'tool.completed' && ['call_c', 'call_sleep'].includes(e.payload.toolCallId)) ||
+        (e.type === 'session.ended' && e.payload.outcome === 'success'),
+    );
+    expect(success).toEqual([]);
+    expect(await replayed(home, childId)).toMatchObject({ outcome: 'interrupted', ok: false });
+    const tree = await runCli(['sessions', '--tree', '--json'], { env: cleanEnv(home) });
+    expect(
+      tree.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+        .map((e) => [e.sessionId, e.depth]),
+    ).toEqual([
+      [parentId, 0],
+      [childId, 1],
+    ]);
+  });
+});
+
+describe.skipIf(!HAVE_BWRAP)('a sandboxed child command and SIGKILL of minicode', () => {
+  it("dies with minicode: bwrap's --die-with-parent leaves no orphan of the child's command", async () => {
+    const tag = `60.${process.pid}${Date.now() % 100_000}`;
+    const { args, env } = await serve((request) => {
+      const prompt = promptOf(request);
+      if (prompt === PARENT_PROMPT)
+        return { text: '', toolCalls: [taskCall('call_c', 'general', 'Run the slow command')] };
+      return {
+        text: '',
+        toolCalls: [
+          { id: 'call_sleep', name: 'bash', argumentsText: JSON.stringify({ command: `exec sleep ${tag}` }) },
+        ],
+      };
+    });
+    const home = tempDir('minicode-home-');
+    const sandboxed = [...args.slice(0, -1), 'workspace-write'];
+    const run = spawnExec([PARENT_PROMPT, '--json', '--cwd', scratchProject(), ...sandboxed], cleanEnv(home, env));
+    // The sleep itself (its arguments NUL-separated), not only the bwrap starting it: bwrap arms
+    // --die-with-parent in each of its processes as it starts, and a kill before that escapes it.
+    await waitFor(() => processesTagged(`sleep\u0000${tag}`).length > 0 || undefined, {
+      what: "the child's sandboxed sleep to start",
+    });
+    run.child.kill('SIGKILL');
+    await run.done;
+    await waitFor(() => processesTagged(tag).length === 0 || undefined, {
+      what: 'the sandboxed sleep and its bwrap to end with minicode',
+    });
+    const entries = await entriesOf(home);
+    expect([...entries.values()].map((e) => e.outcome)).toEqual(['interrupted', 'interrupted']);
   });
 });
 
@@ -391,6 +466,62 @@ describe("a child's spend counts in the parent's budget", () => {
     const child = ofType(run.records, 'task.cancelled').find((r) => r.sessionId !== parentId)!;
     expect(child.payload).toMatchObject({ reason: 'budget_exceeded', cause: 'parent-cancel' });
     // The parent never asked the model again after its child's spend.
+    expect(provider.requests.filter((r) => promptOf(r) === PARENT_PROMPT)).toHaveLength(1);
+  });
+
+  it("adds the parent's spend and every child's: each under --budget alone, their sum over it stops the run", async () => {
+    // gpt-4.1 input costs $2 per million tokens: each first request below is $0.40 against a $1 budget.
+    const spend = { inputTokens: 200_000, outputTokens: 0 };
+    const { provider, args, env } = await serve((request) => {
+      const prompt = promptOf(request);
+      const step = toolResults(request).length;
+      if (prompt === PARENT_PROMPT)
+        return step === 0
+          ? {
+              text: '',
+              toolCalls: [taskCall('call_a', 'explore', 'First job'), taskCall('call_b', 'explore', 'Second job')],
+              usage: spend,
+            }
+          : { text: 'Done.' };
+      return step === 0
+        ? {
+            text: '',
+            toolCalls: [{ id: `read_${prompt.length}`, name: 'read_file', argumentsText: '{"path":"README.md"}' }],
+            usage: spend,
+          }
+        : { text: `${prompt}: done.`, usage: { inputTokens: 0, outputTokens: 0 } };
+    });
+    // One child at a time: the first ends at $0.80 in all, the second's first answer takes it to $1.20.
+    const run = await execJson([...args, '--budget', '1', '--max-children', '1'], {
+      cwd: scratchProject(),
+      env,
+      prompt: PARENT_PROMPT,
+    });
+    expect(run.code, run.stderr).toBe(1);
+    expect(run.summary).toMatchObject({ reason: 'budget_exceeded' });
+    const parentId = run.records[0]!.sessionId;
+    const childIds = ofType(run.records, 'session.started')
+      .filter((r) => r.payload.parentSessionId === parentId)
+      .map((r) => r.sessionId as string);
+    expect(childIds).toHaveLength(2);
+    // Every session's own spend stayed under the budget.
+    for (const id of [parentId, ...childIds]) {
+      const costs = ofType(run.records, 'usage.reported')
+        .filter((r) => r.sessionId === id)
+        .map((r) => r.payload.costUsd as number);
+      expect(costs.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(0.4 + 1e-9);
+    }
+    const ended = (id: string) =>
+      run.records.find((r) => r.sessionId === id && (r.type === 'task.completed' || r.type === 'task.cancelled'))!;
+    const [first, second] = childIds.map(ended);
+    expect(first).toMatchObject({ type: 'task.completed' });
+    expect(second).toMatchObject({
+      type: 'task.cancelled',
+      payload: { reason: 'budget_exceeded', cause: 'parent-cancel' },
+    });
+    expect(ofType(run.records, 'task.cancelled').find((r) => r.sessionId === parentId)!.payload).toMatchObject({
+      reason: 'budget_exceeded',
+    });
     expect(provider.requests.filter((r) => promptOf(r) === PARENT_PROMPT)).toHaveLength(1);
   });
 });
