@@ -78,7 +78,7 @@ export interface DecodedTranscript {
   badLines: { line: number; reason: string }[];
 }
 
-/** Decode NDJSON transcript bytes. A bad line is reported, never thrown (STYLE habit 4). */
+/** Decode NDJSON transcript bytes. A bad line is reported, never thrown. */
 export function decodeTranscript(bytes: Uint8Array | ArrayBuffer): DecodedTranscript {
   const text = decoder.decode(bytes);
   const messages: TranscriptMessage[] = [];

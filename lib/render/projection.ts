@@ -163,7 +163,7 @@ export function projectEvent(event: OutputEvent, view: StateView, options: Proje
     const p = event.payload as { toolCallId: string; name?: string };
     const arriving = displayStatus(event.status);
     const tool = toolOf(view, p.toolCallId, p.name, arriving);
-    // First terminal wins (DESIGN §3): a later terminal is an anomaly, shown as such in
+    // First terminal wins: a later terminal is an anomaly, shown as such in
     // verbose/debug and never as a second final line.
     if (tool.status !== arriving) {
       return v === 'normal'

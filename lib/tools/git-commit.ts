@@ -9,7 +9,7 @@ import type { Tool, ToolContext } from './types.js';
 type Input = z.infer<typeof GitCommitInput>;
 const JSON_SCHEMA = INPUT_JSON_SCHEMAS.git_commit!;
 
-/** git's own output cap (DESIGN §4: git 500k chars). */
+/** git's own output cap: 500k chars. */
 const GIT_MAX_OUTPUT = 500_000;
 
 function git(args: string[], ctx: ToolContext): Promise<{ code: number; out: string }> {

@@ -1,6 +1,6 @@
 /**
  * Producer-side truncation: keep 70% of the budget from the head and 30% from the tail, with a
- * marker in between that says how much was dropped (DESIGN §4: every truncation leaves a marker).
+ * marker in between that says how much was dropped (every truncation leaves a marker).
  */
 export function capHeadTail(text: string, maxChars: number): { text: string; truncated: boolean } {
   if (text.length <= maxChars) return { text, truncated: false };

@@ -78,7 +78,7 @@ export type ToolOutcome = ToolCompleted | ToolFailed | ToolDenied;
 
 /** Producer caps and deadlines; every buffer a tool keeps has one of these as its bound. */
 export interface ToolLimits {
-  /** Output cap in characters, 70% head + 30% tail with a marker. Default 20,000 (DESIGN §4). */
+  /** Output cap in characters, 70% head + 30% tail with a marker. Default 20,000. */
   maxOutputChars: number;
   /** Largest file `read_file` / `edit` will load. Default 5 MiB. */
   maxFileBytes: number;
