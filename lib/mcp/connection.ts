@@ -10,20 +10,28 @@ import type { Readable } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
-import { ToolListChangedNotificationSchema, type Tool as SdkTool } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ListRootsRequestSchema,
+  ToolListChangedNotificationSchema,
+  type Tool as SdkTool,
+} from '@modelcontextprotocol/sdk/types.js';
+import { pathToFileURL } from 'node:url';
 import { isStdioServer, type ResolvedServer } from './config.js';
 import { serverEnvironment } from './env.js';
 import { ProcessGroupStdioTransport } from './stdio-transport.js';
 import type { McpCallResult } from './output.js';
+import fs from 'node:fs';
 import path from 'node:path';
 import { definedOnly } from '../defined-only.js';
-import { reportDropped } from '../debug.js';
+import { dropExpected, reportDropped } from '../debug.js';
 
 /** A tool as the server lists it. */
 export interface ServerTool {
   name: string;
   description?: string;
   inputSchema: Record<string, unknown>;
+  /** The server says the tool changes nothing (`annotations.readOnlyHint`): its own claim, not a guarantee. */
+  readOnly?: boolean;
 }
 
 /** Options of {@link connectServer}. */
@@ -101,6 +109,7 @@ async function listAllTools(client: Client, max: number): Promise<ServerTool[]> 
           name: t.name,
           description: t.description || undefined,
           inputSchema: t.inputSchema as Record<string, unknown>,
+          readOnly: t.annotations?.readOnlyHint === true || undefined,
         }),
       );
     }
@@ -255,6 +264,38 @@ async function openTransport(
 }
 
 /**
+ * The roots a server is given (`roots/list`): the workspace, then each directory its own command
+ * line names. A server that takes its folders from the client's roots (the
+ * reference filesystem server replaces its arguments with them) keeps the folders it was started
+ * with, and is told the workspace besides.
+ */
+function serverRoots(server: ResolvedServer, cwd: string): { uri: string; name: string }[] {
+  const workspace = path.resolve(cwd);
+  const config = server.config;
+  // Relative arguments are the server's: they resolve against its own working directory.
+  const base = isStdioServer(config) && config.cwd ? path.resolve(workspace, config.cwd) : workspace;
+  const named = isStdioServer(config)
+    ? (config.args ?? [])
+        .filter((a) => a !== '' && !a.startsWith('-'))
+        .map((a) => path.resolve(base, a))
+        .filter(isDirectory)
+    : [];
+  return [...new Set([workspace, ...named])].map((dir) => ({
+    uri: pathToFileURL(dir).href,
+    name: path.basename(dir) || dir,
+  }));
+}
+
+function isDirectory(p: string): boolean {
+  try {
+    return fs.statSync(p).isDirectory();
+  } catch (error) {
+    dropExpected('mcp: a server argument as a root', error, 'ENOENT', 'ENOTDIR', 'EACCES');
+    return false;
+  }
+}
+
+/**
  * Connect to one server and list its tools. Rejects on failure; the caller applies the
  * start-up deadline (closing the connection it gets late) and turns failures into diagnostics.
  * `onStarted` receives the closer as soon as a transport exists, so a timed-out start can still
@@ -265,7 +306,9 @@ export async function connectServer(
   options: ConnectOptions,
   onStarted?: (close: () => Promise<void>) => void,
 ): Promise<ServerConnection> {
-  const client = new Client(CLIENT_INFO, { capabilities: {} });
+  const roots = serverRoots(server, options.cwd);
+  const client = new Client(CLIENT_INFO, { capabilities: { roots: { listChanged: false } } });
+  client.setRequestHandler(ListRootsRequestSchema, () => ({ roots }));
   let closed = false;
   const close = async (): Promise<void> => {
     if (closed) return;

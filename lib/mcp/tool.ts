@@ -33,6 +33,9 @@ const ARGUMENTS = z.record(z.string(), z.unknown());
 /** Characters of a call's arguments its title shows (the approval question, `tool.started`). */
 const MAX_TITLE_ARGS = 160;
 
+/** Characters of one progress message kept. */
+const MAX_PROGRESS = 500;
+
 /** The longest description passed on to a provider (some reject longer ones). */
 const MAX_DESCRIPTION = 1_024;
 
@@ -66,8 +69,11 @@ export function createMcpTool(binding: McpToolBinding): AnyTool {
     description,
     inputSchema: ARGUMENTS,
     jsonSchema: adaptInputSchema(tool.inputSchema),
-    kind: 'other',
+    // A tool its server says is read-only is shown as a read and may be asked for in read-only
+    // mode; it stays gated: the hint is the server's claim, so it never skips the question alone.
+    kind: tool.readOnly ? 'read' : 'other',
     gated: true,
+    ...(tool.readOnly ? { readOnly: true } : {}),
     server,
     ...(binding.trusted ? { trusted: true } : {}),
     // The arguments are what a person approves, as a bash approval shows its command.
@@ -92,7 +98,12 @@ export function createMcpTool(binding: McpToolBinding): AnyTool {
       if (ctx.signal.aborted) onAbort();
       else ctx.signal.addEventListener('abort', onAbort, { once: true });
       try {
-        result = await connection.call(tool.name, input, { signal: local.signal, timeoutMs: binding.toolTimeoutMs });
+        result = await connection.call(tool.name, input, {
+          signal: local.signal,
+          timeoutMs: binding.toolTimeoutMs,
+          // notifications/progress become tool.progress (ACP: tool_call_update), masked and bounded.
+          onProgress: (message) => ctx.progress?.(maskValues(message, binding.secrets).slice(0, MAX_PROGRESS)),
+        });
       } catch (error) {
         const message = maskValues(errorMessage(error), binding.secrets);
         const timedOut = /timed out|timeout/i.test(message);

@@ -62,6 +62,8 @@ export interface ToolCallFacts {
   server?: string;
   /** An MCP tool of a server the config trusts (`trust: true`). */
   trusted?: boolean;
+  /** An MCP tool its server marks read-only (`readOnlyHint`): not refused in `read-only` mode, still asked for. */
+  readOnly?: boolean;
 }
 
 /** The policy's answer: run it, refuse it (with the reason for `tool.denied`), or ask a person. */
@@ -124,7 +126,10 @@ export function decide(
 ): PolicyDecision {
   const policy: ApprovalPolicy = typeof mode === 'string' ? { mode } : mode;
   if (call.gated) {
-    if (policy.mode === 'read-only')
+    // A server's read-only tool is not refused in read-only mode, but the hint is the server's own
+    // claim: it is still asked for (or allowed by trust), as in the other modes.
+    const readOnlyMcp = call.server !== undefined && call.readOnly === true;
+    if (policy.mode === 'read-only' && !readOnlyMcp)
       return { decision: 'deny', reason: `gated tool denied: read-only mode (${call.name})` };
     // The operator vouched for the whole server in its config entry (Gemini CLI's `trust`).
     if (call.server !== undefined && call.trusted === true) return { decision: 'allow', reason: 'trusted MCP server' };

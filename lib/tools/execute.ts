@@ -147,6 +147,7 @@ export async function executeToolCall(options: ExecuteToolCallOptions): Promise<
       input,
       ...server,
       ...(tool.trusted ? { trusted: true } : {}),
+      ...(tool.server !== undefined && tool.readOnly ? { readOnly: true } : {}),
     };
     const policyDecision = decide(facts, options.policy, { tty: ctx.tty === true });
     // A hook's deny wins; its ask makes an allowed call ask; its allow stands for the person the
