@@ -97,7 +97,7 @@ export function significanceText(c: PairedComparison): string {
   const regressed = c.regressed.length
     ? ` Regressed in B: ${c.regressed.slice(0, 20).map(md).join(', ')}${c.regressed.length > 20 ? `, … (${c.regressed.length})` : ''}.`
     : '';
-  const measures = measureSentences(c).map((t) => ` ${t.replace(/(no )?significant difference/, '**$&**')}`);
+  const measures = measureSentences(c).map((t) => ` ${t.replace(/(a|no) significant difference/, '**$&**')}`);
   return `Pass rate over ${c.pairs} paired runs (${c.lines} lines): A ${num(c.rateA * 100)}%, B ${num(c.rateB * 100)}%, B − A ${pct(c.difference)} (95% paired bootstrap interval ${pct(c.interval[0])} to ${pct(c.interval[1])}); ${c.onlyA} passed only in A, ${c.onlyB} only in B, McNemar exact p = ${c.pValue.toFixed(4)}: **${verdict}**.${regressed}${measures.join('')}`;
 }
 

@@ -14,7 +14,7 @@
  *
  * Cost and latency are compared the same way ({@link compareMeasure}): each line's value is the
  * mean over its attempts present in both runs (the agent's `costUsd`, never a grader's; the run's
- * total time, `timing.totalMs`, else `durationMs`), the figures are the medians over those lines
+ * own `durationMs`), the figures are the medians over those lines
  * in A and in B and B − A, and the 95% interval is the same paired bootstrap over lines (the
  * same lines drawn for A and B in each resample) of the difference of the medians. A measure's
  * difference is significant when its interval does not contain 0.
@@ -53,7 +53,7 @@ export interface PairedComparison {
   regressed: string[];
   /** The agents' cost per line (USD), over the lines whose cost is known in both runs; absent when none. */
   cost?: MeasureComparison;
-  /** Total time per line (ms), over the lines timed in both runs; absent when none. */
+  /** The run's own time per line (ms, `durationMs`), over the lines timed in both runs; absent when none. */
   latency?: MeasureComparison;
 }
 
@@ -161,8 +161,8 @@ export function compareMeasure(
 
 /** The agent's cost of a record (a grader's is apart, in its scores). */
 export const costOf = (r: BatchRecord): number | undefined => r.costUsd;
-/** The run's total time of a record. */
-export const latencyOf = (r: BatchRecord): number | undefined => r.timing?.totalMs ?? r.durationMs;
+/** The run's own time of a record (not `timing.totalMs`, which holds the wait for a slot: it depends on the line's place in its batch). */
+export const latencyOf = (r: BatchRecord): number | undefined => r.durationMs;
 
 /** Compare run A's records with run B's, paired by (id, attempt). */
 export function comparePaired(a: readonly BatchRecord[], b: readonly BatchRecord[]): PairedComparison {
@@ -242,6 +242,6 @@ export function measureSentences(c: PairedComparison): string[] {
   const sentence = (label: string, m: MeasureComparison, f: (n: number) => string): string =>
     `${label} per line, median over ${m.lines} lines: A ${f(m.medianA)}, B ${f(m.medianB)}, B − A ${signed(m.difference, f)} (95% paired bootstrap interval ${signed(m.interval[0], f)} to ${signed(m.interval[1], f)}): ${m.significant ? 'a significant difference' : 'no significant difference'}.`;
   if (c.cost) out.push(sentence('Cost', c.cost, (n) => `$${n.toFixed(n !== 0 && n < 0.01 ? 5 : 4)}`));
-  if (c.latency) out.push(sentence('Total time', c.latency, ms));
+  if (c.latency) out.push(sentence('Run time', c.latency, ms));
   return out;
 }
