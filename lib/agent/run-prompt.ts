@@ -19,7 +19,7 @@ import type { VerifyReport } from '../verify/run.js';
 import type { AgentResult } from './loop.js';
 import { promptSettings } from './prompt-settings.js';
 import { withToolNote } from './system-prompt.js';
-import { toolShapeFor } from '../tools/shapes.js';
+import { toolShapeFor, withShapeTools } from '../tools/shapes.js';
 import type { ToolEnvironment } from './tool-environment.js';
 import { expandCommand, matchCommand, policyForCommand } from '../extensions/commands.js';
 import { mark } from '../timeline.js';
@@ -216,7 +216,15 @@ export async function runPrompt(given: PromptRunOptions): Promise<PromptRun> {
   const turn = options.session?.turn ?? 1;
   // The tool shape's note belongs to the prompt the session records: added before session.started.
   const settings = options.prompting ?? promptSettings();
-  const note = toolShapeFor(options.provider.format, options.provider.model, options.environment.toolShapes).note;
+  // The tools the run gets, by name (undefined: all): a child's agent definition selects some, with
+  // the tools its native shapes need, and the note names only the stand-ins it is offered.
+  const selected =
+    options.toolNames === undefined || options.toolNames === 'all'
+      ? undefined
+      : withShapeTools([...options.toolNames, 'submit_result', 'task']);
+  const note = toolShapeFor(options.provider.format, options.provider.model, options.environment.toolShapes).noteFor(
+    (name) => selected === undefined || selected.includes(name),
+  );
   const prompting = note === undefined ? settings : { ...settings, system: withToolNote(settings.system, note) };
   if (!options.session) {
     const { system, outputSchema } = prompting;
@@ -292,7 +300,6 @@ export async function runPrompt(given: PromptRunOptions): Promise<PromptRun> {
     parentSettled: () => pipeline.settled(),
     runPrompt,
   });
-  const names = options.toolNames;
   const hookTranscript = options.environment.hooks
     ? await hookTranscriptOf(opened, sessionId, () => pipeline.settled())
     : undefined;
@@ -303,7 +310,7 @@ export async function runPrompt(given: PromptRunOptions): Promise<PromptRun> {
       outputSchema: prompting.outputSchema,
       children,
       skills: prompting.skills,
-      ...(names !== undefined && names !== 'all' ? { only: [...names, 'submit_result', 'task'] } : {}),
+      ...(selected ? { only: selected } : {}),
     }),
     children,
     cancelCause: options.parentLink ? 'parent-cancel' : undefined,

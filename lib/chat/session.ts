@@ -232,7 +232,9 @@ export function createChatSession(options: ChatSessionOptions): ChatSession {
       ...prompting,
       system: withToolNote(
         prompting.system,
-        toolShapeFor(options.provider.format, options.provider.model, options.environment.toolShapes).note,
+        toolShapeFor(options.provider.format, options.provider.model, options.environment.toolShapes).noteFor(
+          () => true,
+        ),
       ),
     },
     checkpoints: options.environment.checkpoints,

@@ -47,8 +47,11 @@ export interface ToolShape {
   offer(registry: ToolRegistry): OfferedTool[];
   /** The model's call as our tool call (same id). `cwd` resolves a path the editor views, to tell a folder from a file. */
   toOurs(call: ToolCallRequest, cwd: string): ShapedCall;
-  /** What the system prompt adds so that its tool names match what the model is offered; undefined: nothing. */
-  note: string | undefined;
+  /**
+   * What the system prompt adds so that its tool names match what the model is offered, for a run
+   * whose tools are those `has` says yes to (a child's agent definition may leave some out); undefined: nothing.
+   */
+  noteFor(has: (name: string) => boolean): string | undefined;
   /** True: `bash` keeps its working directory and exported variables between calls (shell-session.ts), as the shape's bash promises. */
   persistentShell: boolean;
 }
@@ -118,9 +121,31 @@ const MINICODE: ToolShape = {
   name: 'minicode',
   offer: (registry) => registry.definitions(),
   toOurs: (call) => ({ call }),
-  note: undefined,
+  noteFor: () => undefined,
   persistentShell: false,
 };
+
+/** The tools Claude's text editor stands in for, with the one of ours only it reaches. */
+const EDITOR_BACKING = ['read_file', 'write_file', 'edit', 'insert_text'] as const;
+/** The tools apply_patch stands in for, with apply_patch itself. */
+const PATCH_BACKING = ['write_file', 'edit', 'apply_patch'] as const;
+
+/**
+ * A selection of tools by name (a child's agent definition) with the tools of ours reached only
+ * through a native shape added where it has every tool they stand in for (`insert_text` with
+ * read_file, write_file and edit; `apply_patch` with write_file and edit), so that a child gets the
+ * shapes its parent gets. They are never offered under minicode's own shapes.
+ */
+export function withShapeTools(names: readonly string[]): string[] {
+  const out = [...names];
+  const add = (backing: readonly string[]) => {
+    const last = backing.at(-1)!;
+    if (backing.slice(0, -1).every((n) => out.includes(n)) && !out.includes(last)) out.push(last);
+  };
+  add(EDITOR_BACKING);
+  add(PATCH_BACKING);
+  return out;
+}
 
 /** Replace the tools named `replaced` (all must be offered) by `entry`, at the first one's place. */
 function replaceTools(offered: OfferedTool[], replaced: readonly string[], entry: OfferedTool): OfferedTool[] {
@@ -226,11 +251,16 @@ function bashCall(call: ToolCallRequest): ShapedCall {
   return ours(call, 'bash', rest);
 }
 
+const EDITOR_NOTE =
+  'str_replace_based_edit_tool stands in for read_file, write_file and edit (view reads a file or lists a folder, create writes a file, str_replace replaces text that occurs exactly once, insert adds text after a line).';
+const BASH_NOTE =
+  'bash keeps its working directory and exported variables from one command to the next (shell functions, aliases and options do not carry over); it stays inside the working directory, and restart goes back to it with the initial environment.';
+
 const ANTHROPIC_EDITOR: ToolShape = {
   name: 'anthropic-editor',
   offer(registry) {
     let offered: OfferedTool[] = registry.definitions();
-    if (registry.get('insert_text')) {
+    if (EDITOR_BACKING.every((n) => registry.get(n))) {
       offered = replaceTools(offered, ['read_file', 'write_file', 'edit'], {
         name: ANTHROPIC_EDITOR_NAME,
         description: '',
@@ -249,7 +279,12 @@ const ANTHROPIC_EDITOR: ToolShape = {
     if (call.name === 'bash') return bashCall(call);
     return { call };
   },
-  note: 'Tools in this run: str_replace_based_edit_tool stands in for read_file, write_file and edit (view reads a file or lists a folder, create writes a file, str_replace replaces text that occurs exactly once, insert adds text after a line). bash keeps its working directory and exported variables from one command to the next (shell functions, aliases and options do not carry over); it stays inside the working directory, and restart goes back to it with the initial environment.',
+  noteFor(has) {
+    const parts = [EDITOR_BACKING.every(has) ? EDITOR_NOTE : undefined, has('bash') ? BASH_NOTE : undefined].filter(
+      (p) => p !== undefined,
+    );
+    return parts.length > 0 ? `Tools in this run: ${parts.join(' ')}` : undefined;
+  },
   persistentShell: true,
 };
 
@@ -285,7 +320,7 @@ function openAiPatch(form: 'freeform' | 'function'): ToolShape {
     offer(registry) {
       const patch = registry.get('apply_patch');
       const offered = registry.definitions();
-      if (!patch) return offered;
+      if (!patch || !PATCH_BACKING.every((n) => registry.get(n))) return offered;
       const entry: OfferedTool =
         form === 'freeform'
           ? {
@@ -308,7 +343,10 @@ function openAiPatch(form: 'freeform' | 'function'): ToolShape {
         return ours(call, 'apply_patch', { input: call.argumentsText });
       return { call };
     },
-    note: 'Tools in this run: apply_patch stands in for write_file and edit: create, change, move and delete files with it.',
+    noteFor: (has) =>
+      PATCH_BACKING.every(has)
+        ? 'Tools in this run: apply_patch stands in for write_file and edit: create, change, move and delete files with it.'
+        : undefined,
     persistentShell: false,
   };
 }

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startReplayServer, type ReplayServer } from '../../lib/replay/index.js';
 import { streamOk } from '../corpus/scripted-exchanges.js';
+import { sha256Of } from '../../lib/instructions/load.js';
 import { contentTypeOf, execJson, ofType, tempDir, turnBody } from './helpers.js';
 
 const servers: ReplayServer[] = [];
@@ -175,5 +176,73 @@ describe("Claude's bash keeps its shell between calls", () => {
     });
     expect(ofType(records, 'session.started')[0]!.payload.sandbox).toBe('read-only');
     expect(results[1]).toBe(path.join(readOnly, 'sub', 'deeper'));
+  });
+
+  it('gives a child session a shell of its own, the same tool shapes and the note for the tools it is offered', async () => {
+    const cwd = workspace();
+    const task = (id: string, agent: string) => ({
+      id,
+      name: 'task',
+      args: { description: `${agent} helper`, prompt: `work as ${agent}`, subagent_type: agent },
+    });
+    const bash = (id: string, command: string) => ({ id, name: 'bash', args: { command } });
+    // Children run one at a time here, so the requests come in this order.
+    const script = [
+      { calls: [task('toolu_p1', 'general')] }, // parent
+      { calls: [bash('toolu_c1', 'cd sub && export Y=2')] }, // general child
+      { calls: [bash('toolu_c2', 'echo "$PWD y=$Y"')] },
+      { text: 'child done' },
+      { calls: [bash('toolu_p2', 'echo "$PWD y=${Y:-unset}"')] }, // parent again: its own shell
+      { calls: [task('toolu_p3', 'explore')] },
+      { text: 'explored' }, // explore child
+      { text: 'done' },
+    ];
+    const server = await startReplayServer(
+      script.map((t, i) => streamOk(turnBody('anthropic', t, i + 1), contentTypeOf('anthropic'))),
+    );
+    servers.push(server);
+    const run = await execJson(
+      ['--provider', 'anthropic', '--model', 'claude-sonnet-4-5', '--base-url', server.origin],
+      {
+        cwd,
+        env: { ANTHROPIC_API_KEY: 'sk-ant-shell-fake-0123456789' },
+      },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const sent = server.requests.map((r) => JSON.parse(r.body));
+    expect(sent).toHaveLength(script.length);
+    const systemOf = (body: any) => body.system.map((b: any) => b.text).join('');
+    const toolsOf = (body: any) => body.tools.map((t: any) => (t.type ? `${t.name}:${t.type}` : t.name));
+    const resultOf = (body: any, id: string) =>
+      body.messages
+        .at(-1)
+        .content.find((b: any) => b.tool_use_id === id)
+        .content.trimEnd();
+    const [parent, general, , childLast, , parentAgain, explore] = sent;
+    expect(systemOf(general)).toContain('# You are a sub-agent');
+    // The general child is offered what its parent is, in the same shapes, with the same note.
+    expect(toolsOf(general)).toEqual(toolsOf(parent).filter((n: string) => n !== 'task'));
+    expect(toolsOf(general)).toEqual(
+      expect.arrayContaining(['str_replace_based_edit_tool:text_editor_20250728', 'bash:bash_20250124']),
+    );
+    const note = systemOf(parent).slice(systemOf(parent).indexOf('# Tools in this run'));
+    expect(note).toContain('str_replace_based_edit_tool stands in for');
+    expect(systemOf(general).endsWith(note)).toBe(true);
+    // Its shell is its own: its cd and export hold for its next command, not for the parent's.
+    expect(resultOf(childLast, 'toolu_c2')).toBe(`${path.join(cwd, 'sub')} y=2`);
+    expect(resultOf(parentAgain, 'toolu_p2')).toBe(`${cwd} y=unset`);
+    // explore has read-only tools: neither the editor nor bash, and a note that names neither.
+    expect(toolsOf(explore).sort()).toEqual([
+      'glob',
+      'grep',
+      'read_file',
+      'read_image',
+      'submit_result',
+      'update_plan',
+    ]);
+    expect(systemOf(explore)).not.toContain('# Tools in this run');
+    // Each session records the digest of the system prompt it sent, its note included.
+    const digests = ofType(run.records, 'session.started').map((e) => e.payload.systemPromptDigest);
+    expect(digests).toEqual([parent, general, explore].map((b) => sha256Of(systemOf(b))));
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createToolRegistry } from '../../lib/tools/index.js';
-import { chooseToolShape, toolShapeFor } from '../../lib/tools/shapes.js';
+import { chooseToolShape, toolShapeFor, withShapeTools } from '../../lib/tools/shapes.js';
 import { scratch } from './helpers.js';
 
 describe('choosing a tool shape', () => {
@@ -102,5 +102,44 @@ describe('the Anthropic editor shape', () => {
     const full = shape.offer(createToolRegistry()).map((t) => t.name);
     expect(full[0]).toBe('str_replace_based_edit_tool');
     expect(full).not.toContain('insert_text');
+  });
+});
+
+describe('a selection of tools (a child agent definition)', () => {
+  const offeredNames = (format: 'anthropic' | 'openai-responses', model: string, only: string[]) =>
+    toolShapeFor(format, model)
+      .offer(createToolRegistry({ only: withShapeTools(only) }))
+      .map((t) => t.name);
+  const noteOf = (format: 'anthropic' | 'openai-responses', model: string, only: string[]) => {
+    const names = withShapeTools(only);
+    return toolShapeFor(format, model).noteFor((n) => names.includes(n));
+  };
+
+  it('gets the tools only a native shape reaches when it has every tool they stand in for', () => {
+    expect(withShapeTools(['read_file', 'write_file', 'edit'])).toEqual([
+      'read_file',
+      'write_file',
+      'edit',
+      'insert_text',
+      'apply_patch',
+    ]);
+    expect(withShapeTools(['read_file', 'grep'])).toEqual(['read_file', 'grep']);
+    expect(offeredNames('anthropic', 'claude-sonnet-4-5', ['read_file', 'write_file', 'edit', 'bash'])).toEqual([
+      'str_replace_based_edit_tool',
+      'bash',
+    ]);
+    expect(offeredNames('openai-responses', 'gpt-5', ['write_file', 'edit'])).toEqual(['apply_patch']);
+  });
+
+  it('has a note that names only the stand-ins it is offered', () => {
+    const editorAndBash = noteOf('anthropic', 'claude-sonnet-4-5', ['read_file', 'write_file', 'edit', 'bash']);
+    expect(editorAndBash).toContain('str_replace_based_edit_tool stands in');
+    expect(editorAndBash).toContain('bash keeps its working directory');
+    const bashOnly = noteOf('anthropic', 'claude-sonnet-4-5', ['read_file', 'bash']);
+    expect(bashOnly).not.toContain('str_replace_based_edit_tool');
+    expect(bashOnly).toContain('bash keeps');
+    expect(noteOf('anthropic', 'claude-sonnet-4-5', ['read_file', 'grep'])).toBeUndefined();
+    expect(noteOf('openai-responses', 'gpt-5', ['read_file', 'grep'])).toBeUndefined();
+    expect(noteOf('openai-responses', 'gpt-5', ['write_file', 'edit'])).toContain('apply_patch stands in');
   });
 });
