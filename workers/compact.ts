@@ -23,6 +23,7 @@ export default function compactTask(task: CompactTask): WorkerResult<CompactValu
         beforeTokens: folded.beforeTokens,
         afterTokens: folded.afterTokens,
         removedMessages: folded.removedMessages,
+        removedUnits: folded.removedUnits,
         foldedMessages: folded.foldedMessages,
         removedImages: folded.removedImages,
         changed: folded.changed,

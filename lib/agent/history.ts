@@ -4,10 +4,14 @@
  * events tell it: user prompts, the model's text and tool calls per step, and each tool's
  * result as the model saw it (the images of user messages and tool results read back from the
  * content store), with two honest losses: tool outputs are the events' bounded excerpts (4,096 chars, not the model's 20,000), and provider reasoning items are not kept
- * (their opaque signatures are only valid within the process that received them).
+ * (their opaque signatures are only valid within the process that received them). A stored
+ * mechanical compaction (`context.compacted` with its kept and removed units) is folded again at
+ * its place, so the session goes on from the compacted conversation, not the whole one.
  */
 import type { OutputEvent, StoredImage } from '../events/index.js';
 import { imagePlaceholder } from '../images/placeholder.js';
+import { foldTranscript } from '../control/fold.js';
+import { fromTranscript, toTranscript } from './context.js';
 import type { EventStore } from '../store/store.js';
 import {
   toolCallOf,
@@ -135,6 +139,16 @@ export function conversationFromEvents(
           isError: true,
         });
         break;
+      case 'context.compacted': {
+        const { keepRecentUnits, removedUnits } = event.payload;
+        if (keepRecentUnits === undefined) break;
+        // The conversation so far, folded as the compaction folded it then: the session goes on from there.
+        const folded = refold(pairToolResults(messages, toolImages), keepRecentUnits, removedUnits ?? 0);
+        toolImages.clear();
+        messages.splice(0, messages.length, ...folded);
+        assistant = undefined;
+        break;
+      }
       case 'tool.cancelled':
         messages.push({
           role: 'tool',
@@ -157,6 +171,13 @@ export function storedImageBytes(store: Pick<EventStore, 'getContent'>): (ref: s
     const found = store.getContent(ref);
     return found.status === 'present' ? found.bytes : undefined;
   };
+}
+
+/** `messages` folded again as a stored mechanical compaction folded them (its kept and removed units). */
+function refold(messages: ConversationMessage[], keepRecentUnits: number, removeUnits: number): ConversationMessage[] {
+  // The format only prices images, which a fold by unit counts does not read.
+  const fold = foldTranscript(toTranscript(messages, 'openai-chat'), { keepRecentUnits, removeUnits });
+  return fold.changed ? fromTranscript(fold.messages, messages) : messages;
 }
 
 /** What a rebuilt message says of images whose bytes are gone. */

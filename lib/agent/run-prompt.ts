@@ -235,6 +235,7 @@ export async function runPrompt(given: PromptRunOptions): Promise<PromptRun> {
         cwd: options.environment.cwd,
         provider: options.provider.format,
         model: options.provider.model,
+        baseUrl: options.provider.baseUrl || undefined,
         promptDigest: promptDigestOf(options.prompt),
         sandbox: options.environment.sandbox?.mode ?? 'off',
         systemPromptDigest: system.digest,

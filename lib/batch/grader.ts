@@ -16,7 +16,9 @@
  */
 import { z } from 'zod';
 import type { BatchRecord, ScoreResult } from './records.js';
-import type { LineSetup } from './run-line.js';
+import type { ProviderSettings } from '../agent/provider-settings.js';
+import type { RunLimits } from '../agent/run-limits.js';
+import type { ToolEnvironment } from '../agent/tool-environment.js';
 import type { EventStore } from '../store/index.js';
 import { definedOnly } from '../defined-only.js';
 
@@ -140,10 +142,17 @@ export function verdictOf(value: unknown, scale: { min: number; max: number }): 
 
 const clip = (text: string, chars: number): string => (text.length > chars ? `${text.slice(0, chars)}…` : text);
 
+/** What a grader run takes from the batch's set-up for its provider/model pair (a `LineSetup` has it). */
+interface GraderSetup {
+  provider: ProviderSettings;
+  limits: RunLimits;
+  environment: ToolEnvironment;
+}
+
 /** What the grader needs from the batch. */
 export interface GraderContext {
   /** The set-up for a provider/model pair (the batch's set-up cache). */
-  setup: (pick: { provider?: string | undefined; model?: string | undefined }) => Promise<LineSetup>;
+  setup: (pick: { provider?: string | undefined; model?: string | undefined }) => Promise<GraderSetup>;
   /** The batch's default provider/model, when the command named them. */
   defaults?: { provider?: string | undefined; model?: string | undefined } | undefined;
   store?: EventStore | undefined;
@@ -170,7 +179,7 @@ export async function gradeRecord(
     detail: clip(message, REASONING_CHARS),
     error: { code, message },
   });
-  let setup: LineSetup;
+  let setup: GraderSetup;
   try {
     setup = await context.setup({
       provider: scorer.provider ?? context.defaults?.provider,

@@ -45,6 +45,8 @@ import { conversationFromEvents, storedImageBytes } from '../agent/history.js';
 import { contextWindowOf, promptTokensOf, type Observed } from './observe.js';
 import type { TurnTrace } from '../telemetry/chat-trace.js';
 import { definedOnly } from '../defined-only.js';
+import { PROVIDER_CONVENTIONS, type FormatConvention } from '../agent/provider-select.js';
+import type { ProviderFormat } from '../agent/conversation.js';
 
 /** Options of {@link createChatSession}. */
 export interface ChatSessionOptions {
@@ -128,18 +130,18 @@ export function latestChatSession(store: EventStore, cwd: string): string | unde
 }
 
 /**
- * The run flags of a reopened session: its provider and model where the flags and
+ * The run flags of a reopened session: its provider, model and base URL where the flags and
  * `MINICODE_PROVIDER` name none (a session started with `--model` against an OpenAI-compatible
- * `--base-url` reopens with that model instead of failing with "no model given"). A provider
- * named now wins, and then the stored model goes with it only when it is the same provider.
+ * `--base-url` reopens there with that model instead of failing with "no model given", or going
+ * to the provider's public API). A provider named now wins, and then the stored model and base
+ * URL go with it only when it is the same provider. The base URL is kept only when it is not
+ * the provider's default and the provider's base URL variable (`OPENAI_BASE_URL`, ...) is unset:
+ * a session on the default endpoint follows the environment and config as a new one would.
  */
-export function resumeFlags<F extends { provider?: string | undefined; model?: string | undefined }>(
-  flags: F,
-  store: EventStore,
-  sessionId: string,
-  env: NodeJS.ProcessEnv,
-): F {
-  let started: { provider?: string | undefined; model?: string | undefined } | undefined;
+export function resumeFlags<
+  F extends { provider?: string | undefined; model?: string | undefined; baseUrl?: string | undefined },
+>(flags: F, store: EventStore, sessionId: string, env: NodeJS.ProcessEnv): F {
+  let started: { provider?: string | undefined; model?: string | undefined; baseUrl?: string | undefined } | undefined;
   for (const e of store.iterateSession(sessionId)) {
     if (e.type === 'session.started') started = e.payload;
     break;
@@ -147,7 +149,22 @@ export function resumeFlags<F extends { provider?: string | undefined; model?: s
   if (!started?.provider) return flags;
   const named = flags.provider ?? (env.MINICODE_PROVIDER?.trim() || undefined);
   if (named !== undefined && named !== started.provider) return flags;
-  return { ...flags, provider: named ?? started.provider, model: flags.model ?? started.model };
+  const provider = named ?? started.provider;
+  const convention = PROVIDER_CONVENTIONS[provider as ProviderFormat] as FormatConvention | undefined;
+  const keepBase =
+    flags.baseUrl === undefined &&
+    started.baseUrl !== undefined &&
+    convention !== undefined &&
+    started.baseUrl !== convention.defaultBase &&
+    !env[convention.baseVar]?.trim() &&
+    // A base URL the scrubber masked (credentials in it) cannot be used again.
+    !started.baseUrl.includes('[REDACTED');
+  return {
+    ...flags,
+    provider,
+    model: flags.model ?? started.model,
+    ...(keepBase ? { baseUrl: started.baseUrl } : {}),
+  };
 }
 
 /** Open an interactive session (new, or reopened from the store). */
@@ -374,6 +391,8 @@ export function createChatSession(options: ChatSessionOptions): ChatSession {
             afterTokens: fold.afterTokens,
             removedMessages: fold.removedMessages,
             ...(fold.removedImages > 0 ? { removedImages: fold.removedImages } : {}),
+            keepRecentUnits: MANUAL_KEEP_RECENT_UNITS,
+            removedUnits: fold.removedUnits,
           },
         },
       ]);

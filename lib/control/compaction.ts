@@ -185,6 +185,7 @@ export function createCompactionController(options: CompactionOptions): Compacti
         beforeTokens,
         afterTokens,
         removedMessages: replaced.length,
+        removedUnits: 0,
         foldedMessages: 0,
         removedImages,
         changed: true,
@@ -247,6 +248,8 @@ export function createCompactionController(options: CompactionOptions): Compacti
         afterTokens: c.afterTokens,
         removedMessages: c.removedMessages,
         ...(c.removedImages > 0 ? { removedImages: c.removedImages } : {}),
+        // A mechanical fold that changed the conversation is repeated when the session is rebuilt.
+        ...(c.strategy === 'mechanical' && c.changed ? { keepRecentUnits: keep, removedUnits: c.removedUnits } : {}),
       },
       { turnId: turn },
     );

@@ -35,6 +35,11 @@ export interface FoldOptions {
   keepRecentUnits?: number;
   /** Remove oldest folded units until the estimate is at most this; default: fold only. */
   targetTokens?: number;
+  /**
+   * Remove exactly this many of the oldest folded units instead (a stored compaction folded
+   * again when its session is rebuilt: the same units go as went then); wins over `targetTokens`.
+   */
+  removeUnits?: number;
   heads?: FoldHeads;
   densities?: DensityTable;
 }
@@ -46,6 +51,8 @@ export interface FoldResult {
   afterTokens: number;
   /** Messages removed whole (the marker message is not counted). */
   removedMessages: number;
+  /** Units removed whole (what `removeUnits` repeats). */
+  removedUnits: number;
   /** Messages shortened to their head. */
   foldedMessages: number;
   /** Images replaced by their placeholders or removed with their messages. */
@@ -127,11 +134,13 @@ export function foldTranscript(messages: readonly TranscriptMessage[], options: 
   let removedMessages = 0;
   let imagesInRemoved = 0;
   const removed = new Set<number>();
-  if (options.targetTokens !== undefined) {
+  const { targetTokens, removeUnits } = options;
+  if (targetTokens !== undefined || removeUnits !== undefined) {
     let total = 0;
     const unitTokens = foldedUnits.map((u) => estimateMessagesTokens(u, table));
     for (const t of unitTokens) total += t;
-    for (let k = 0; k < olderCount && total > options.targetTokens; k++) {
+    const enough = (): boolean => (removeUnits !== undefined ? removed.size >= removeUnits : total <= targetTokens!);
+    for (let k = 0; k < olderCount && !enough(); k++) {
       if (isProtected(messages, units[k] as TranscriptUnit)) continue;
       removed.add(k);
       total -= unitTokens[k] as number;
@@ -166,6 +175,7 @@ export function foldTranscript(messages: readonly TranscriptMessage[], options: 
     beforeTokens,
     afterTokens,
     removedMessages,
+    removedUnits: removed.size,
     foldedMessages,
     removedImages: foldedImages,
     changed: foldedMessages > 0 || removedMessages > 0,

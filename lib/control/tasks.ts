@@ -60,6 +60,7 @@ export interface CompactValue {
   beforeTokens: number;
   afterTokens: number;
   removedMessages: number;
+  removedUnits: number;
   foldedMessages: number;
   removedImages: number;
   changed: boolean;

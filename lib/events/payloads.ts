@@ -164,6 +164,8 @@ export const payloadSchemas = {
     cwd: z.string().optional(),
     provider: z.string().optional(),
     model: z.string().optional(),
+    /** The provider endpoint the session ran against (a reopened session keeps it); absent for a native agent or a replay. */
+    baseUrl: z.string().optional(),
     agent: z.string().optional(),
     /** Input format for ingested streams (openai-chat, codex, ...). */
     format: z.string().optional(),
@@ -360,6 +362,14 @@ export const payloadSchemas = {
     removedMessages: count.optional(),
     /** Images of older messages replaced by their placeholders (the model is told so in their place); absent when none. */
     removedImages: count.optional(),
+    /**
+     * A mechanical fold that changed the conversation: the units it kept verbatim and the oldest
+     * units it removed whole. Rebuilding the session (`--continue`, `--resume`, ACP
+     * `session/load`) folds the conversation before this event the same way, so a resumed session
+     * goes on from the compacted conversation. Absent for an LLM summary and a no-op.
+     */
+    keepRecentUnits: count.optional(),
+    removedUnits: count.optional(),
   }),
   'tool.started': z.object({
     toolCallId: id,

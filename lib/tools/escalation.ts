@@ -16,9 +16,6 @@ import type { ApprovalRequest } from '../policy/approval-events.js';
 import { sanitizeText } from '../scrub/terminal-sanitizer.js';
 import type { AnyTool, ToolContext, ToolOutcome } from './types.js';
 
-/** Appended to the refused call's id to name its rerun. */
-export const RERUN_SUFFIX = '.unsandboxed';
-
 /** The longest refusal line a question carries; the model's copy in the tool result is whole. */
 const REFUSAL_MAX = 500;
 

@@ -31,7 +31,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { isCredentialVariable } from '../scrub/credential-rule.js';
 import { isWithin } from '../sandbox/plan.js';
-import { RERUN_SUFFIX } from './escalation.js';
+import { RERUN_SUFFIX } from './rerun-id.js';
 import { dropExpected } from '../debug.js';
 
 /** The descriptor a command reports its shell state on (3 may carry the sandbox's seccomp program). */

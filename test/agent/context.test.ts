@@ -44,6 +44,20 @@ describe('the conversation <-> transcript mapping', () => {
   });
 });
 
+describe('a compaction folded again from its record', () => {
+  it('removes the same units by count as the target removed, so a rebuilt session gets the same conversation', () => {
+    const many: ConversationMessage[] = [];
+    for (let i = 0; i < 6; i++)
+      many.push({ role: 'user', text: `task ${i} ${'y'.repeat(2000)}` }, { role: 'assistant', text: `answer ${i}` });
+    const transcript = toTranscript(many, 'openai-chat');
+    const byTarget = foldTranscript(transcript, { keepRecentUnits: 2, targetTokens: 600 });
+    expect(byTarget.removedUnits).toBeGreaterThan(0);
+    const byCount = foldTranscript(transcript, { keepRecentUnits: 2, removeUnits: byTarget.removedUnits });
+    expect(byCount.messages).toEqual(byTarget.messages);
+    expect(byCount.removedMessages).toBe(byTarget.removedMessages);
+  });
+});
+
 describe('context windows', () => {
   it('come from the table by model prefix, an explicit window first, a default otherwise', () => {
     expect(contextWindowOf('anthropic', 'claude-sonnet-4-5')).toBe(200_000);

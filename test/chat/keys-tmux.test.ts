@@ -10,8 +10,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startReplayServer, type ReplayServer } from '../../lib/replay/index.js';
+import { loadCassette, startReplayServer, streamOk, type ReplayServer } from '../../lib/replay/index.js';
+import { contentTypeOf, turnBody } from '../exec/helpers.js';
 import { ROOT, runCli } from '../helpers/cli.js';
+import { waitFor } from '../helpers/wait.js';
 import { HAVE_TMUX, QUIT_HINT, quitChat, startTerm, turnsDone, type TmuxTerm } from './tmux-driver.js';
 
 if (!HAVE_TMUX) console.warn('skipping chat keys tmux tests: tmux is not installed (apt-get install -y tmux)');
@@ -178,13 +180,17 @@ describe.skipIf(!HAVE_TMUX)('the keys and commands of the chat prompt', () => {
   describe('with an OpenAI-compatible server given only by --base-url', () => {
     let server: ReplayServer;
     beforeAll(async () => {
-      server = await startReplayServer(path.join(ROOT, 'cassettes/openai-chat-two-turn'));
+      // The recorded turn, then one more answer for the prompt after --continue.
+      server = await startReplayServer([
+        ...loadCassette(path.join(ROOT, 'cassettes/openai-chat-two-turn')).exchanges,
+        streamOk(turnBody('openai-chat', { text: 'The tests pass.' }, 3), contentTypeOf('openai-chat')),
+      ]);
     });
     afterAll(async () => {
       await server.close();
     });
 
-    it('reopens the session with --continue on the model it ran with, without --model', async () => {
+    it('reopens the session with --continue alone on the model and base URL it ran with', async () => {
       home = path.join(dir, 'home-continue');
       const baseUrl = `${server.origin}/v1`;
       const t = open(['--base-url', baseUrl, '--model', 'served-model']);
@@ -195,10 +201,16 @@ describe.skipIf(!HAVE_TMUX)('the keys and commands of the chat prompt', () => {
       await quitChat(t);
       await t.waitFor('EXIT=0', { join: true });
 
-      const again = open(['--continue', '--base-url', baseUrl]);
+      const again = open(['--continue']);
       const screen = await again.waitFor(/resumed/);
       expect(screen).toContain('minicode chat · served-model (openai-chat)');
       expect(screen).not.toContain('no model given');
+      // The next prompt goes to the server the session ran against, not to the provider's public API.
+      again.type('and the tests?');
+      again.send('Enter');
+      await waitFor(() => server.requests.length === 3, { what: 'the resumed turn to reach the base URL' });
+      expect(server.requests[2]!.body.toString('utf8')).toContain('and the tests?');
+      await again.waitFor('The tests pass.');
       await quitChat(again);
       await again.waitFor('EXIT=0', { join: true });
       expect((await sessions(home)).map((s) => s.model)).toEqual(['served-model']);

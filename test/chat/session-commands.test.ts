@@ -25,6 +25,8 @@ async function withSession<T>(
     session: ReturnType<typeof createChatSession>;
     store: ReturnType<typeof openStore>;
     requests: () => string[];
+    /** The stored session `id` reopened, as `--continue` / `--resume` do. */
+    open: (id: string) => ReturnType<typeof createChatSession>;
   }) => Promise<T>,
 ): Promise<T> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'minicode-chat-commands-'));
@@ -38,13 +40,20 @@ async function withSession<T>(
       baseUrl: replay.baseUrl,
       apiKey: replay.apiKey,
     });
-    const session = createChatSession({
-      provider,
-      limits: runLimits(),
-      environment: toolEnvironment(dir, { policy: { mode: 'ask' }, env: {} }),
+    const open = (resume?: string) =>
+      createChatSession({
+        provider,
+        limits: runLimits(),
+        environment: toolEnvironment(dir, { policy: { mode: 'ask' }, env: {} }),
+        store,
+        resume,
+      });
+    return await run({
+      session: open(),
       store,
+      requests: () => replay.server.requests.map((r) => r.body.toString('utf8')),
+      open,
     });
-    return await run({ session, store, requests: () => replay.server.requests.map((r) => r.body.toString('utf8')) });
   } finally {
     await replay.close();
     await store.close();
@@ -70,6 +79,8 @@ describe('/compact', () => {
           beforeTokens: fold.beforeTokens,
           afterTokens: fold.afterTokens,
           removedMessages: 0,
+          keepRecentUnits: 2,
+          removedUnits: 0,
         },
       ]);
       // The sequence goes on after the stored event: the next turn and the end follow it.
@@ -87,6 +98,27 @@ describe('/compact', () => {
     });
   });
 
+  it('is where a reopened session starts from: the first request after --continue carries the compacted conversation', async () => {
+    await withSession(async ({ session, store, requests, open }) => {
+      await session.turn(LONG_PROMPT, {});
+      await session.turn('what is in the readme', {});
+      await session.compact();
+      const compacted = session.transcript();
+      await session.close();
+      const reopened = open(session.sessionId!);
+      expect(reopened.transcript()).toEqual(compacted);
+      await reopened.turn('and now?', {});
+      await reopened.close();
+      const sent = JSON.parse(requests().at(-1)!) as { messages: { role: string; content: unknown }[] };
+      const text = JSON.stringify(sent.messages);
+      expect(text).toContain('chars folded by compaction');
+      expect(text).not.toContain(LONG_PROMPT);
+      // The folded conversation, then the new prompt: nothing of the whole one came back.
+      expect(sent.messages.filter((m) => m.role !== 'system')).toHaveLength(compacted.length + 1);
+      expect(store.readSession(session.sessionId!).filter((e) => e.type === 'context.compacted')).toHaveLength(1);
+    });
+  });
+
   it('says nothing was folded before any prompt and stores nothing', async () => {
     await withSession(async ({ session }) => {
       const fold = await session.compact();
@@ -97,11 +129,15 @@ describe('/compact', () => {
 });
 
 describe('a reopened session', () => {
-  it('keeps the provider and model it ran with unless a flag or MINICODE_PROVIDER names another provider', async () => {
+  it('keeps the provider, model and base URL it ran with unless a flag, MINICODE_PROVIDER or the base URL variable says otherwise', async () => {
     await withSession(async ({ session, store }) => {
       await session.turn('hi there', {});
       await session.close();
       const id = session.sessionId!;
+      const started = store.readSession(id)[0]!;
+      const baseUrl = started.type === 'session.started' ? started.payload.baseUrl : undefined;
+      expect(baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+/);
+      expect(resumeFlags({}, store, id, {})).toEqual({ provider: 'anthropic', model: 'claude-sonnet-4-5', baseUrl });
       expect(resumeFlags({ baseUrl: 'http://127.0.0.1:1/v1' }, store, id, {})).toEqual({
         baseUrl: 'http://127.0.0.1:1/v1',
         provider: 'anthropic',
@@ -110,12 +146,19 @@ describe('a reopened session', () => {
       expect(resumeFlags({ model: 'claude-opus-4-1' }, store, id, {})).toEqual({
         provider: 'anthropic',
         model: 'claude-opus-4-1',
+        baseUrl,
+      });
+      // The environment's base URL for the provider wins, as it does for a new session.
+      expect(resumeFlags({}, store, id, { ANTHROPIC_BASE_URL: 'http://127.0.0.1:2' })).toEqual({
+        provider: 'anthropic',
+        model: 'claude-sonnet-4-5',
       });
       expect(resumeFlags({ provider: 'replay' }, store, id, {})).toEqual({ provider: 'replay' });
       expect(resumeFlags({}, store, id, { MINICODE_PROVIDER: 'gemini' })).toEqual({});
       expect(resumeFlags({}, store, id, { MINICODE_PROVIDER: 'anthropic' })).toEqual({
         provider: 'anthropic',
         model: 'claude-sonnet-4-5',
+        baseUrl,
       });
     });
   });

@@ -49,7 +49,10 @@ describe('/status', () => {
       });
       const lines = runCommand('/status', { session, store, cwd: root }).lines;
       // The digest of what a turn sends: Claude 4's tool shape adds its note to the prompt.
-      const sent = withToolNote(prompting.system, toolShapeFor('anthropic', 'claude-sonnet-4-5').noteFor(() => true));
+      const sent = withToolNote(
+        prompting.system,
+        toolShapeFor('anthropic', 'claude-sonnet-4-5').noteFor(() => true),
+      );
       expect(sent.digest).not.toBe(prompting.system.digest);
       expect(lines).toContain(`System:  ${sent.digest.slice(0, 19)} - minicode's own + --append-system-prompt`);
       const files = lines.find((l) => l.startsWith('Instructions:'))!;
