@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { CheckpointConfigSchema } from './checkpoints/settings-schema.js';
 import { CACHE_TTLS, REASONING_LEVELS } from './agent/requests/types.js';
+import { OPENAI_IMAGE_DETAILS } from './images/tokens.js';
 import { MinicodeError } from './errors.js';
 import { MAX_TIMER_MS } from './control/timers.js';
 import { McpServersSchema } from './mcp/config.js';
@@ -73,6 +74,8 @@ export const ConfigSchema = z.looseObject({
   cacheTtl: z.enum(CACHE_TTLS).optional(),
   /** OpenAI `prompt_cache_key` (`--cache-key` wins). */
   cacheKey: z.string().min(1).max(64).optional(),
+  /** The `detail` sent with every image to the OpenAI formats (low: 85 tokens an image; default auto). */
+  imageDetail: z.enum(OPENAI_IMAGE_DETAILS).optional(),
   /** Project instructions: the names tried in a folder without AGENTS.md, in order (default CLAUDE.md, GEMINI.md; [] for none). */
   instructions: z
     .object({

@@ -14,28 +14,37 @@ import { createContextEstimator } from '../control/estimate.js';
 import type { FoldOptions, FoldResult } from '../control/fold.js';
 import type { FixedContext, TranscriptImage, TranscriptMessage } from '../control/transcript.js';
 import { imagePlaceholder } from '../images/placeholder.js';
-import { imageTokens } from '../images/tokens.js';
+import { imageTokens, type OpenAiImageDetail } from '../images/tokens.js';
 import type { ConversationMessage, ImagePart, ProviderFormat, ToolSpec } from './conversation.js';
 import { definedOnly } from '../defined-only.js';
 
 /** Pressure (estimated tokens / window) at which the budget path compacts: 0.75. */
 export const PRESSURE_THRESHOLD = 0.75;
 
-/** A user message's images as the transcript carries them: placeholder and tokens by `format`'s rule. */
-function transcriptImages(images: readonly ImagePart[], format: ProviderFormat): TranscriptImage[] {
+/** A user message's images as the transcript carries them: placeholder and tokens by `format`'s rule at the `detail` sent. */
+function transcriptImages(
+  images: readonly ImagePart[],
+  format: ProviderFormat,
+  detail: OpenAiImageDetail | undefined,
+): TranscriptImage[] {
   return images.map((i) => ({
     placeholder: imagePlaceholder({ name: i.name, mediaType: i.mediaType, width: i.width, height: i.height }),
-    tokens: imageTokens(format, i.width, i.height),
+    tokens: imageTokens(format, i.width, i.height, detail),
   }));
 }
 
 /**
  * Map the loop's conversation to the control plane's transcript (reasoning items are not
- * context the fold can shorten); images count as `format`'s provider counts them. The last
+ * context the fold can shorten); images count as `format`'s provider counts them, at the
+ * `imageDetail` the OpenAI formats send (the provider's tuning; default `auto`). The last
  * user message (not counting the images tools returned) is the task of the running turn: it is
  * pinned, so a compaction never folds or removes what the agent was asked to do (nor its images).
  */
-export function toTranscript(messages: readonly ConversationMessage[], format: ProviderFormat): TranscriptMessage[] {
+export function toTranscript(
+  messages: readonly ConversationMessage[],
+  format: ProviderFormat,
+  imageDetail?: OpenAiImageDetail,
+): TranscriptMessage[] {
   let task = -1;
   messages.forEach((m, i) => {
     if (m.role === 'user' && !m.fromTools) task = i;
@@ -46,7 +55,7 @@ export function toTranscript(messages: readonly ConversationMessage[], format: P
       case 'user': {
         const out: TranscriptMessage =
           i === task ? { role: 'user', text: m.text, pinned: true } : { role: 'user', text: m.text };
-        if (m.images?.length) out.images = transcriptImages(m.images, format);
+        if (m.images?.length) out.images = transcriptImages(m.images, format, imageDetail);
         return out;
       }
       case 'tool':
@@ -139,6 +148,8 @@ export interface ContextDecision {
 /** Options of {@link createContextManager}. */
 export interface ContextManagerOptions {
   format: ProviderFormat;
+  /** The `detail` the OpenAI formats send with images (the provider's tuning); default `auto`. */
+  imageDetail?: OpenAiImageDetail | undefined;
   /** The model's context window in tokens. */
   window: number;
   system: string;
@@ -242,10 +253,10 @@ export function createContextManager(options: ContextManagerOptions): ContextMan
         options.format === 'anthropic'
           ? usage.inputTokens + (usage.cacheReadTokens ?? 0) + (usage.cacheWriteTokens ?? 0)
           : usage.inputTokens;
-      estimator.observeUsage(input, fixed, toTranscript(messages, options.format), messageCount);
+      estimator.observeUsage(input, fixed, toTranscript(messages, options.format, options.imageDetail), messageCount);
     },
     async beforeStep(messages, signal, emit) {
-      const transcript = toTranscript(messages, options.format);
+      const transcript = toTranscript(messages, options.format, options.imageDetail);
       if (!controller && estimator.estimate(fixed, transcript) / options.window < PRESSURE_THRESHOLD)
         return { messages };
       const c = await load();
@@ -260,7 +271,7 @@ export function createContextManager(options: ContextManagerOptions): ContextMan
       const d = await c.onContextLengthError({
         turn: options.turn,
         fixed,
-        messages: toTranscript(messages, options.format),
+        messages: toTranscript(messages, options.format, options.imageDetail),
         signal,
       });
       return apply(messages, d.messages, d.action === 'terminate', d.pressure);

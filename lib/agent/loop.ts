@@ -234,6 +234,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
   let runSignal: AbortSignal | undefined;
   const context = createContextManager({
     format: provider.format,
+    imageDetail: provider.tuning?.imageDetail,
     window: contextWindowOf(provider.format, provider.model, limits.contextWindow),
     system,
     tools: offered,

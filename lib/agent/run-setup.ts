@@ -398,6 +398,7 @@ export function tuningOf(
       });
     tuning.cacheKey = key;
   }
+  if (config.imageDetail !== undefined) tuning.imageDetail = config.imageDetail;
   return Object.keys(tuning).length > 0 ? tuning : undefined;
 }
 

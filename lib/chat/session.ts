@@ -330,7 +330,7 @@ export function createChatSession(options: ChatSessionOptions): ChatSession {
       lastReason = run.result.reason;
       turnNo++;
       // Anchor the estimate: the last request carried everything but the final answer.
-      const transcript = toTranscript(history, session.provider.format);
+      const transcript = toTranscript(history, session.provider.format, session.provider.tuning?.imageDetail);
       if (lastInput !== undefined && run.result.reason === 'completed')
         estimator.observeUsage(lastInput, fixed, transcript, Math.max(0, transcript.length - 1));
       return run;
@@ -340,7 +340,10 @@ export function createChatSession(options: ChatSessionOptions): ChatSession {
       const window = contextWindowOf(session.provider.model);
       const hit = cacheHitRatio(usage, includesCache());
       return definedOnly({
-        contextTokens: estimator.estimate(fixed, toTranscript(history, session.provider.format)),
+        contextTokens: estimator.estimate(
+          fixed,
+          toTranscript(history, session.provider.format, session.provider.tuning?.imageDetail),
+        ),
         anchored: estimator.anchor !== undefined,
         windowTokens: window,
         usage,
@@ -358,7 +361,7 @@ export function createChatSession(options: ChatSessionOptions): ChatSession {
           : undefined,
       });
     },
-    transcript: () => toTranscript(history, session.provider.format),
+    transcript: () => toTranscript(history, session.provider.format, session.provider.tuning?.imageDetail),
     async compact() {
       if (id !== undefined && options.environment.hooks) {
         const { runManualCompactHooks } = await import('../agent/turn-hooks.js');
@@ -373,9 +376,12 @@ export function createChatSession(options: ChatSessionOptions): ChatSession {
         if (drafts.length > 0) await append(drafts);
       }
       // The last prompt is pinned as in the loop's compaction: what was asked last stays whole.
-      const fold = foldTranscript(toTranscript(history, session.provider.format), {
-        keepRecentUnits: MANUAL_KEEP_RECENT_UNITS,
-      });
+      const fold = foldTranscript(
+        toTranscript(history, session.provider.format, session.provider.tuning?.imageDetail),
+        {
+          keepRecentUnits: MANUAL_KEEP_RECENT_UNITS,
+        },
+      );
       if (!fold.changed) return fold;
       history = fromTranscript(fold.messages, history);
       estimator.invalidate();

@@ -73,7 +73,7 @@ describe('image prompts under ACP', () => {
     const user = provider.requests[before]!.body.messages.find((m) => m.role === 'user')!.content as Part[];
     expect(user).toEqual([
       { type: 'text', text: 'What is in this picture?' },
-      { type: 'image_url', image_url: { url: `data:image/jpeg;base64,${photo.toString('base64')}` } },
+      { type: 'image_url', image_url: { url: `data:image/jpeg;base64,${photo.toString('base64')}`, detail: 'auto' } },
     ]);
     // Nothing of the image's bytes went back to the client.
     expect(acp.wire.filter((l) => l.from === 'agent').some((l) => l.text.includes(photo.toString('base64')))).toBe(

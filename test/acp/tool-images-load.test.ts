@@ -105,8 +105,8 @@ describe('tool images in a session loaded by a fresh ACP process', () => {
         type: 'text',
         text: 'The images read: [image shot.png 6x5 image/png] [image get-tiny-image-1.png 20x20 image/png]',
       },
-      { type: 'image_url', image_url: { url: `data:image/png;base64,${shot.toString('base64')}` } },
-      { type: 'image_url', image_url: { url: `data:image/png;base64,${tiny}` } },
+      { type: 'image_url', image_url: { url: `data:image/png;base64,${shot.toString('base64')}`, detail: 'auto' } },
+      { type: 'image_url', image_url: { url: `data:image/png;base64,${tiny}`, detail: 'auto' } },
     ]);
     expect(first.acp.violations).toEqual([]);
     first.conn.close();

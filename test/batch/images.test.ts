@@ -76,7 +76,7 @@ describe('images on a batch line', () => {
       const user = provider.requests[0]!.body.messages.find((m) => m.role === 'user')!.content as Part[];
       expect(user).toEqual([
         { type: 'text', text: 'Describe the photo' },
-        { type: 'image_url', image_url: { url: `data:image/jpeg;base64,${photo.toString('base64')}` } },
+        { type: 'image_url', image_url: { url: `data:image/jpeg;base64,${photo.toString('base64')}`, detail: 'auto' } },
       ]);
       await provider.close();
       provider = undefined;

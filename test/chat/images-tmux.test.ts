@@ -69,7 +69,7 @@ describe.skipIf(!HAVE_TMUX)('images in minicode chat', () => {
     expect(t.capture()).toContain('[image shot.png 4x3 image/png]');
     expect(lastUser(provider.requests[0]!.body.messages)).toEqual([
       { type: 'text', text: 'what is in @shot.png' },
-      { type: 'image_url', image_url: { url: `data:image/png;base64,${shot.toString('base64')}` } },
+      { type: 'image_url', image_url: { url: `data:image/png;base64,${shot.toString('base64')}`, detail: 'auto' } },
     ]);
 
     // A dropped file pastes as its quoted path; the paste does not submit, Enter does.
@@ -81,7 +81,7 @@ describe.skipIf(!HAVE_TMUX)('images in minicode chat', () => {
     const second = provider.requests[1]!.body.messages;
     expect(lastUser(second)).toEqual([
       { type: 'text', text: `and this one: '${path.join(pictures, 'screen.png')}'` },
-      { type: 'image_url', image_url: { url: `data:image/png;base64,${screen.toString('base64')}` } },
+      { type: 'image_url', image_url: { url: `data:image/png;base64,${screen.toString('base64')}`, detail: 'auto' } },
     ]);
     // The first turn's image is still in the conversation.
     expect(JSON.stringify(second)).toContain(shot.toString('base64'));
@@ -146,7 +146,10 @@ describe.skipIf(!HAVE_TMUX)('images in minicode chat', () => {
         role: 'user',
         content: [
           { type: 'text', text: 'The image read: [image diagram.png 12x7 image/png]' },
-          { type: 'image_url', image_url: { url: `data:image/png;base64,${diagram.toString('base64')}` } },
+          {
+            type: 'image_url',
+            image_url: { url: `data:image/png;base64,${diagram.toString('base64')}`, detail: 'auto' },
+          },
         ],
       });
       await quitChat(t);

@@ -95,7 +95,7 @@ describe('each provider format encodes an image its documented way', () => {
     const user = bodyOf('openai-chat').messages.find((m: { role: string }) => m.role === 'user');
     expect(user.content).toEqual([
       { type: 'text', text: 'What is in the image?' },
-      { type: 'image_url', image_url: { url: `data:image/png;base64,${data}` } },
+      { type: 'image_url', image_url: { url: `data:image/png;base64,${data}`, detail: 'auto' } },
     ]);
   });
 
@@ -159,7 +159,7 @@ describe('images end to end through exec', () => {
     const user = provider.requests[0]!.body.messages.find((m) => m.role === 'user')!;
     expect(user.content).toEqual([
       { type: 'text', text: 'Describe the image' },
-      { type: 'image_url', image_url: { url: `data:image/png;base64,${bytes.toString('base64')}` } },
+      { type: 'image_url', image_url: { url: `data:image/png;base64,${bytes.toString('base64')}`, detail: 'auto' } },
     ]);
     const received = ofType(run.records, 'user.message.received')[0]!;
     expect(received.payload.images).toEqual([
@@ -210,6 +210,38 @@ describe('images end to end through exec', () => {
     expect(provider.requests).toHaveLength(0);
   });
 
+  it('sends the detail config imageDetail names with every image, in Chat and Responses alike', async () => {
+    const { provider, args, env } = await serve(() => ({ text: 'A grey square.' }));
+    const cwd = scratchProject();
+    const file = path.join(cwd, 'shot.png');
+    const bytes = png(4, 3);
+    fs.writeFileSync(file, bytes);
+    const home = tempDir('minicode-home-');
+    fs.writeFileSync(path.join(home, 'config.json'), JSON.stringify({ imageDetail: 'low' }));
+    const run = await execJson([...args, '--model', 'gpt-4.1', '-i', file], { cwd, env, home, prompt: 'Describe it' });
+    expect(run.code, run.stderr).toBe(0);
+    expect(provider.requests[0]!.body.messages.find((m) => m.role === 'user')!.content).toEqual([
+      { type: 'text', text: 'Describe it' },
+      { type: 'image_url', image_url: { url: `data:image/png;base64,${bytes.toString('base64')}`, detail: 'low' } },
+    ]);
+    const conversation: Conversation = {
+      messages: [
+        { role: 'user', text: 'x', images: [{ mediaType: 'image/png', data: 'AA==', name: 'a', width: 1, height: 1 }] },
+      ],
+      tools: [],
+    };
+    const options = { model: 'gpt-4.1', baseUrl: 'http://127.0.0.1:9', tuning: { imageDetail: 'high' as const } };
+    const responses = JSON.parse(buildRequest('openai-responses', conversation, options).body);
+    expect(responses.input[0].content[1]).toMatchObject({ type: 'input_image', detail: 'high' });
+    const chat = JSON.parse(buildRequest('openai-chat', conversation, options).body);
+    expect(chat.messages.at(-1).content[1].image_url.detail).toBe('high');
+    // A value OpenAI does not take is a config error before any request.
+    fs.writeFileSync(path.join(home, 'config.json'), JSON.stringify({ imageDetail: 'medium' }));
+    const bad = await execJson([...args, '--model', 'gpt-4.1'], { cwd, env, home, prompt: 'Describe it' });
+    expect(bad.summary).toMatchObject({ ok: false, error: { code: 'MINICODE_E_CONFIG_INVALID' } });
+    expect(provider.requests).toHaveLength(1);
+  });
+
   it('read_image shows the model a workspace image after the tool result, typed from its bytes', async () => {
     const { provider, args, env } = await serve((request) =>
       request.body.messages.some((m) => m.role === 'tool')
@@ -228,7 +260,7 @@ describe('images end to end through exec', () => {
       role: 'user',
       content: [
         { type: 'text', text: 'The image read: [image logo.png 32x16 image/jpeg]' },
-        { type: 'image_url', image_url: { url: `data:image/jpeg;base64,${bytes.toString('base64')}` } },
+        { type: 'image_url', image_url: { url: `data:image/jpeg;base64,${bytes.toString('base64')}`, detail: 'auto' } },
       ],
     });
   });

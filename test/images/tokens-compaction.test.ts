@@ -29,6 +29,20 @@ describe('image tokens by each provider rule', () => {
     expect(imageTokens('openai-chat', 4, 3)).toBe(255);
   });
 
+  it('OpenAI: by the detail sent, low a fixed 85, high the tiles, auto counted as high (its bound)', () => {
+    expect(imageTokens('openai-chat', 1024, 1024, 'low')).toBe(85);
+    expect(imageTokens('openai-responses', 4000, 3000, 'low')).toBe(85);
+    expect(imageTokens('openai-chat', 1024, 1024, 'high')).toBe(765);
+    expect(imageTokens('openai-chat', 1024, 1024, 'auto')).toBe(765);
+    // Other formats have no detail: the argument changes nothing there.
+    expect(imageTokens('anthropic', 200, 200, 'low')).toBe(54);
+    const look = [
+      { role: 'user' as const, text: 'look', images: [imagePartOf(imageFromBytes(png(1024, 1024), 'big.png'))] },
+    ];
+    expect(toTranscript(look, 'openai-chat', 'low')[0]!.images![0]!.tokens).toBe(85);
+    expect(toTranscript(look, 'openai-chat')[0]!.images![0]!.tokens).toBe(765);
+  });
+
   it('Anthropic: width times height over 750 after its downscaling, at most 1,600', () => {
     expect(imageTokens('anthropic', 200, 200)).toBe(54);
     expect(imageTokens('anthropic', 1000, 1000)).toBe(1334);

@@ -72,7 +72,7 @@ describe('images returned by MCP tools', () => {
       role: 'user',
       content: [
         { type: 'text', text: 'The image read: [image get-tiny-image-1.png 20x20 image/png]' },
-        { type: 'image_url', image_url: { url: `data:image/png;base64,${tiny}` } },
+        { type: 'image_url', image_url: { url: `data:image/png;base64,${tiny}`, detail: 'auto' } },
       ] satisfies Part[],
     });
     expect(ofType(result.records, 'tool.completed')[0]!.payload.summary).toBe(

@@ -1,3 +1,4 @@
+import { DEFAULT_OPENAI_IMAGE_DETAIL } from '../../images/tokens.js';
 import { defaultCacheKey, openaiEffort, takesReasoningEffort } from './tuning.js';
 import type { RequestBuilder } from './types.js';
 import { joinUrl, jsonHeaders } from './types.js';
@@ -10,6 +11,8 @@ import { joinUrl, jsonHeaders } from './types.js';
  */
 export const buildOpenAIChatRequest: RequestBuilder = (conversation, options) => {
   const messages: Record<string, unknown>[] = [];
+  // Sent explicitly: the context estimate counts each image by this detail (lib/images/tokens.ts).
+  const detail = options.tuning?.imageDetail ?? DEFAULT_OPENAI_IMAGE_DETAIL;
   if (conversation.system) messages.push({ role: 'system', content: conversation.system });
   for (const m of conversation.messages) {
     if (m.role === 'user') {
@@ -21,7 +24,7 @@ export const buildOpenAIChatRequest: RequestBuilder = (conversation, options) =>
                 { type: 'text', text: m.text },
                 ...m.images.map((i) => ({
                   type: 'image_url',
-                  image_url: { url: `data:${i.mediaType};base64,${i.data}` },
+                  image_url: { url: `data:${i.mediaType};base64,${i.data}`, detail },
                 })),
               ],
             }

@@ -1,3 +1,4 @@
+import { DEFAULT_OPENAI_IMAGE_DETAIL } from '../../images/tokens.js';
 import { defaultCacheKey, openaiEffort, takesReasoningEffort } from './tuning.js';
 import type { RequestBuilder } from './types.js';
 import { joinUrl, jsonHeaders } from './types.js';
@@ -23,7 +24,7 @@ export const buildOpenAIResponsesRequest: RequestBuilder = (conversation, option
           ...(m.images ?? []).map((i) => ({
             type: 'input_image',
             image_url: `data:${i.mediaType};base64,${i.data}`,
-            detail: 'auto',
+            detail: options.tuning?.imageDetail ?? DEFAULT_OPENAI_IMAGE_DETAIL,
           })),
         ],
       });

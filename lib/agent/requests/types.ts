@@ -1,4 +1,5 @@
 import type { Conversation } from '../conversation.js';
+import type { OpenAiImageDetail } from '../../images/tokens.js';
 
 /** A ready HTTP request: pass it to `fetch(url, {method, headers, body})`. */
 export interface ProviderRequest {
@@ -42,6 +43,8 @@ export interface RequestTuning {
   cacheTtl?: CacheTtl;
   /** OpenAI `prompt_cache_key`; default a hash of the stable prefix (model, system, tools). */
   cacheKey?: string;
+  /** The `detail` of every image in the OpenAI formats (config `imageDetail`); default `auto`, sent explicitly. */
+  imageDetail?: OpenAiImageDetail;
 }
 
 /** A request builder for one wire format. */
