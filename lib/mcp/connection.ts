@@ -69,6 +69,8 @@ export interface ServerConnection {
   pid?: number;
   call(tool: string, args: Record<string, unknown>, options: CallOptions): Promise<McpCallResult>;
   close(): Promise<void>;
+  /** How a stdio server's process ended, once it did; undefined for URL servers and while it runs. */
+  exitStatus(): { code: number | null; signal: NodeJS.Signals | null } | undefined;
   /** Set by the owner: called once when the connection ends (the server exited or was closed). */
   onClosed?: () => void;
   /** The re-listing a `tools/list_changed` started, until it settles. */
@@ -332,6 +334,7 @@ export async function connectServer(
     tools,
     transport: opened.kind,
     pid: opened.pid,
+    exitStatus: () => stdio?.exit,
     async call(tool, args, callOptions) {
       const result = await client.callTool({ name: tool, arguments: args }, undefined, {
         signal: callOptions.signal,

@@ -245,7 +245,20 @@ export async function startMcpServers(
     conn.onClosed = () => {
       if (closed || entry.status.state !== 'ready' || entry.connection !== conn) return;
       entry.status.state = 'exited';
-      raise('MINICODE_E_MCP_EXITED', `MCP server ${entry.server.name} exited`, {
+      const exit = conn.exitStatus();
+      const how = exit
+        ? exit.signal
+          ? `was killed by ${exit.signal}`
+          : `exited with code ${exit.code}`
+        : conn.transport === 'stdio'
+          ? 'exited'
+          : 'closed its connection';
+      const tail =
+        entry.stderrTail.length > 0
+          ? `; last stderr: ${entry.stderrTail.map((l) => JSON.stringify(l.trim())).join(' / ')}`
+          : '';
+      entry.status.error = neutralise(redactText(`${how}${tail}`, { secrets: credentialSecretsFromEnv(options.env) }));
+      raise('MINICODE_E_MCP_EXITED', `MCP server ${entry.server.name} ${entry.status.error}`, {
         action: `its tools fail until it is reconnected (/mcp reconnect ${entry.server.name} in chat) or the next run; see its stderr diagnostics`,
       });
     };

@@ -141,3 +141,33 @@ describe('request builders', () => {
     expect(body.messages[3]).toEqual({ role: 'tool', tool_name: 'read_file', content: '1\t# Demo' });
   });
 });
+
+describe('a failed tool result', () => {
+  const failed: Conversation = {
+    ...conversation,
+    messages: [
+      ...conversation.messages.slice(0, 2),
+      {
+        role: 'tool',
+        toolCallId: 'call_1',
+        name: 'read_file',
+        content: 'Error: no such file\nHint: check the path',
+        isError: true,
+      },
+    ],
+  };
+  const bodyOf = (format: Parameters<typeof buildRequest>[0]) =>
+    JSON.parse(buildRequest(format, failed, { model: 'm-1', baseUrl: 'http://127.0.0.1:9/v1' }).body) as Record<
+      string,
+      any
+    >;
+
+  it('reaches OpenAI chat, OpenAI Responses and Ollama with its one "Error:" prefix, not "Error: Error:"', () => {
+    const sent = [
+      bodyOf('openai-chat').messages.at(-1).content,
+      bodyOf('openai-responses').input.find((i: { type: string }) => i.type === 'function_call_output').output,
+      bodyOf('ollama').messages.at(-1).content,
+    ];
+    expect(sent).toEqual(Array(3).fill('Error: no such file\nHint: check the path'));
+  });
+});

@@ -197,11 +197,15 @@ describe('MCP servers in a run', () => {
     await waitFor(() => processesTagged(tag).length === 0, 'the slow server to be gone');
   });
 
-  it('fails a call whose server crashes mid-call, and later calls say the server is not running', async () => {
+  it('fails a call whose server crashes mid-call, reports its exit code, and later calls say the server is not running', async () => {
     const { manager, diagnostics } = await start([resolved('hostile', nodeServer(HOSTILE))]);
     const crashed = await tool(manager, 'mcp__hostile__crash').run({}, ctx());
     expect(crashed).toMatchObject({ status: 'failed', cause: 'TOOL_ERROR' });
     await waitFor(() => codes(diagnostics).includes('MINICODE_E_MCP_EXITED'), 'the exit diagnostic');
+    expect(manager.statuses()[0]).toMatchObject({
+      state: 'exited',
+      error: expect.stringMatching(/^exited with code 7/),
+    });
     const after = await tool(manager, 'mcp__hostile__echo').run({ text: 'x' }, ctx());
     expect(after).toMatchObject({ status: 'failed', message: 'MCP server hostile is not running' });
   });

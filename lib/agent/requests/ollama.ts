@@ -25,7 +25,8 @@ export const buildOllamaRequest: RequestBuilder = (conversation, options) => {
       }
       messages.push(message);
     } else {
-      messages.push({ role: 'tool', tool_name: m.name, content: m.isError ? `Error: ${m.content}` : m.content });
+      // A failed result already says what it is (`Error: ...`, `Denied: ...`, `Cancelled: ...`): no second prefix.
+      messages.push({ role: 'tool', tool_name: m.name, content: m.content });
     }
   }
   const body: Record<string, unknown> = { model: options.model, messages, stream: true };

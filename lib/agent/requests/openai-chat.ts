@@ -41,10 +41,11 @@ export const buildOpenAIChatRequest: RequestBuilder = (conversation, options) =>
       }
       messages.push(message);
     } else {
+      // A failed result already says what it is (`Error: ...`, `Denied: ...`, `Cancelled: ...`): no second prefix.
       messages.push({
         role: 'tool',
         tool_call_id: m.toolCallId,
-        content: m.isError ? `Error: ${m.content}` : m.content,
+        content: m.content,
       });
     }
   }

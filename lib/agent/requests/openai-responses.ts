@@ -38,7 +38,8 @@ export const buildOpenAIResponsesRequest: RequestBuilder = (conversation, option
         } else input.push({ type: 'function_call', call_id: c.id, name: c.name, arguments: c.argumentsText });
       }
     } else {
-      const output = m.isError ? `Error: ${m.content}` : m.content;
+      // A failed result already says what it is (`Error: ...`, `Denied: ...`, `Cancelled: ...`): no second prefix.
+      const output = m.content;
       input.push({
         type: freeform.has(m.toolCallId) ? 'custom_tool_call_output' : 'function_call_output',
         call_id: m.toolCallId,
