@@ -166,6 +166,17 @@ describe("a batch line's model scorer", () => {
     expect(failed!.scores[0].error).toBeUndefined();
   }, 120_000);
 
+  it("stops a grader that outlasts the line's timeout and records the line as line_timeout", async () => {
+    const { result, out } = await scriptedBatch(
+      [{ id: 'slow', timeout: 3000, expect: { model: rubric } }],
+      (_id, _nth, request) => (isGrader(request) ? 'hang' : answer('Paris')),
+    );
+    expect(result.code).toBe(1);
+    const [record] = readRecords<Record<string, any>>(out, 'errors.jsonl');
+    expect(record).toMatchObject({ id: 'slow', reason: 'line_timeout', error: { code: 'MINICODE_E_LINE_TIMEOUT' } });
+    expect(record!.retries).toBeUndefined();
+  }, 60_000);
+
   it('reads a verdict strictly: one JSON object of a whole score on the scale and a reasoning, bare or alone in one fence', () => {
     const scale = { min: 0, max: 10 };
     expect(parseVerdict('{"score":7,"reasoning":"ok"}', scale)).toEqual({ ok: true, score: 7, reasoning: 'ok' });
