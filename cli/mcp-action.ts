@@ -69,7 +69,8 @@ const out = (s: string): void => {
   process.stdout.write(s);
 };
 
-function fail(error: unknown): number {
+/** Writes a MinicodeError as one line on stderr and returns its exit code; anything else is a bug and thrown on. */
+export function fail(error: unknown): number {
   if (!(error instanceof MinicodeError)) throw error;
   process.stderr.write(failureLine(error));
   return error.exitCode;
@@ -124,7 +125,7 @@ function pairs(items: string[] | undefined, separator: RegExp, flag: string): Re
   return outRecord;
 }
 
-function positiveMs(value: string | undefined, flag: string): number | undefined {
+export function positiveMs(value: string | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;
   const n = decimalInt(value);
   // A Node timer waits at most MAX_TIMER_MS: a longer deadline would fire at once.
@@ -238,23 +239,31 @@ function shownEntry(config: unknown): unknown {
   return out;
 }
 
+/** The config's servers, once it is known that `name` is one of them (`MINICODE_E_MCP_NOT_FOUND` otherwise). */
+export function configuredServers(
+  loaded: LoadedConfig,
+  name: string,
+  allowLocalConfig: boolean,
+): Record<string, unknown> {
+  const servers = loaded.config.mcpServers ?? {};
+  if (Object.hasOwn(servers, name)) return servers;
+  const known = Object.keys(servers);
+  throw new MinicodeError('MINICODE_E_MCP_NOT_FOUND', `no MCP server named ${name} in the config`, {
+    action:
+      known.length > 0
+        ? `known servers: ${known.join(', ')}`
+        : allowLocalConfig
+          ? 'add one with minicode mcp add'
+          : "add one with minicode mcp add (a project's .mcp.json is read with --allow-local-config)",
+  });
+}
+
 /** `mcp get NAME`: where the entry is, how minicode reads it, and the server started as a run would start it. */
 export async function mcpGetAction(name: string, flags: McpGetFlags): Promise<number> {
   try {
     const cwd = path.resolve(flags.cwd ?? process.cwd());
     const loaded = await loadConfig({ cwd, allowLocalConfig: flags.allowLocalConfig === true });
-    const servers = loaded.config.mcpServers ?? {};
-    if (!Object.hasOwn(servers, name)) {
-      const known = Object.keys(servers);
-      throw new MinicodeError('MINICODE_E_MCP_NOT_FOUND', `no MCP server named ${name} in the config`, {
-        action:
-          known.length > 0
-            ? `known servers: ${known.join(', ')}`
-            : flags.allowLocalConfig
-              ? 'add one with minicode mcp add'
-              : "add one with minicode mcp add (a project's .mcp.json is read with --allow-local-config)",
-      });
-    }
+    const servers = configuredServers(loaded, name, flags.allowLocalConfig === true);
     const manager = await startConfigured({ [name]: servers[name] }, loaded, cwd);
     const status = manager?.statuses()[0];
     await manager?.close();

@@ -5,13 +5,11 @@
 import path from 'node:path';
 import { loadConfig } from '../lib/config-files.js';
 import { MinicodeError } from '../lib/errors.js';
-import { MAX_TIMER_MS } from '../lib/control/timers.js';
-import { decimalInt } from '../lib/flag-values.js';
-import { failureLine } from '../lib/failure-line.js';
 import { isStdioServer } from '../lib/mcp/config.js';
 import { resolveServers } from '../lib/mcp/resolve.js';
 import { oauthFile, removeOAuthRecord } from '../lib/mcp/oauth-store.js';
 import { neutralise } from '../lib/safe-text.js';
+import { configuredServers, fail, positiveMs } from './mcp-action.js';
 
 /** Flags of `minicode mcp login`. */
 export interface McpLoginFlags {
@@ -25,40 +23,16 @@ export interface McpLoginFlags {
 /** How long a login waits for the browser when `--timeout` is not given: 5 minutes. */
 const DEFAULT_LOGIN_TIMEOUT_MS = 300_000;
 
-function fail(error: unknown): number {
-  if (!(error instanceof MinicodeError)) throw error;
-  process.stderr.write(failureLine(error));
-  return error.exitCode;
-}
-
-function timeoutOf(value: string | undefined): number {
-  if (value === undefined) return DEFAULT_LOGIN_TIMEOUT_MS;
-  const n = decimalInt(value);
-  if (!Number.isInteger(n) || n <= 0 || n > MAX_TIMER_MS)
-    throw new MinicodeError(
-      'MINICODE_E_USAGE',
-      `--timeout must be a positive integer of ms (decimal digits) up to ${MAX_TIMER_MS}, got "${value}"`,
-      { action: 'pass --timeout 300000' },
-    );
-  return n;
-}
-
 /** `mcp login NAME`: 0 when logged in, 1 when the login failed, 130 when cancelled. */
 export async function mcpLoginAction(name: string, flags: McpLoginFlags): Promise<number> {
   const controller = new AbortController();
   const onSigint = (): void => controller.abort();
   process.once('SIGINT', onSigint);
   try {
-    const timeoutMs = timeoutOf(flags.timeout);
+    const timeoutMs = positiveMs(flags.timeout, '--timeout') ?? DEFAULT_LOGIN_TIMEOUT_MS;
     const cwd = path.resolve(flags.cwd ?? process.cwd());
     const loaded = await loadConfig({ cwd, allowLocalConfig: flags.allowLocalConfig === true });
-    const servers = loaded.config.mcpServers ?? {};
-    if (!Object.hasOwn(servers, name)) {
-      const known = Object.keys(servers);
-      throw new MinicodeError('MINICODE_E_MCP_NOT_FOUND', `no MCP server named ${name} in the config`, {
-        action: known.length > 0 ? `known servers: ${known.join(', ')}` : 'add one with minicode mcp add NAME URL',
-      });
-    }
+    const servers = configuredServers(loaded, name, flags.allowLocalConfig === true);
     const list = resolveServers({ [name]: servers[name] }, process.env, 'config', loaded.mcpServerFiles ?? {});
     const problem = list.problems[0];
     if (problem) throw new MinicodeError('MINICODE_E_CONFIG_INVALID', problem.message, { action: problem.action });

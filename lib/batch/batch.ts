@@ -30,7 +30,7 @@ import { recordLinks, type RecordLinks } from './record-links.js';
 import { reportDropped } from '../debug.js';
 import { definedOnly } from '../defined-only.js';
 import { attemptOptions, expandAttempts, runKey, type AttemptOptions } from './attempts.js';
-import { isTransient, retriedFailure, retryWaitMs } from './retries.js';
+import { retriedFailure, retryDue, retryWaitMs } from './retries.js';
 import { scoreRecord } from './scorers.js';
 import { openRetryJournal } from './retry-journal.js';
 import { evaluate, passRule, type EvaluationSummary } from './evaluation.js';
@@ -505,12 +505,7 @@ export async function runLocalBatch(options: LocalBatchOptions): Promise<BatchSu
       // The pool's queue wait is in the record already (the pool thread measured it).
       if (record.timing) record.timing = withQueue(record.timing, slotAt - ctx.startedAt, clock() - ctx.startedAt);
       const tries = journal.tries(runKey(line));
-      if (
-        record.kind === 'error' &&
-        isTransient(record) &&
-        tries.length < attempts.retries &&
-        !options.signal?.aborted
-      ) {
+      if (retryDue(record, tries.length, attempts.retries, options.signal)) {
         // Not a result: the run goes back to the scheduler after its wait, and this try is kept for its record.
         const wait = retryWaitMs(tries.length + 1, attempts.retryBackoffMs);
         journal.add(line, retriedFailure(record, wait));

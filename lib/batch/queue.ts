@@ -21,7 +21,7 @@ import { openBatch, type BatchCommon, type BatchSummary } from './batch.js';
 import { createConcurrencyController } from './concurrency.js';
 import type { BatchLine } from './input.js';
 import { setupErrorRecord, type BatchRecord, type RetriedFailure } from './records.js';
-import { isTransient, retriedFailure, retryWaitMs } from './retries.js';
+import { retriedFailure, retryDue, retryWaitMs } from './retries.js';
 import { runLine, type LineSetup } from './run-line.js';
 import type { EventStore } from '../store/index.js';
 import { definedOnly } from '../defined-only.js';
@@ -310,12 +310,7 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
         });
         controller.onFinished(clean);
         worker.concurrency = controller.snapshot().limit;
-        if (
-          record.kind === 'error' &&
-          isTransient(record) &&
-          tries.length < retry.retries &&
-          !options.signal?.aborted
-        ) {
+        if (retryDue(record, tries.length, retry.retries, options.signal)) {
           const wait = retryWaitMs(tries.length + 1, retry.backoffMs);
           tries = [...tries, retriedFailure(record, wait)];
           await job.updateData({ ...job.data, retried: tries });

@@ -38,6 +38,16 @@ export function isTransient(record: BatchRecord): boolean {
   return httpStatus === 408 || httpStatus === 409 || httpStatus === 429 || httpStatus >= 500;
 }
 
+/** Whether a run that ended in `record`, tried `triesSoFar` times before, goes back for another try. */
+export function retryDue(
+  record: BatchRecord,
+  triesSoFar: number,
+  retries: number,
+  signal: AbortSignal | undefined,
+): record is BatchRecord & { kind: 'error' } {
+  return record.kind === 'error' && isTransient(record) && triesSoFar < retries && !signal?.aborted;
+}
+
 /** The wait before retry number `n` (1-based): `baseMs`, doubled for each further retry, at most {@link MAX_RETRY_WAIT_MS}. */
 export function retryWaitMs(n: number, baseMs: number): number {
   return Math.min(MAX_RETRY_WAIT_MS, baseMs * 2 ** (n - 1));
