@@ -19,7 +19,7 @@
 import fs from 'node:fs';
 import { credentialSecretsFromEnv, credentialVerdict, isCredentialName } from './scrub/credential-rule.js';
 import { buildRuleTable, createTextRedactor } from './scrub/secret-redactor.js';
-import { PRIVATE_FILE_MODE } from './private-files.js';
+import { PRIVATE_FILE_MODE, replaceFile } from './private-files.js';
 
 export { PRIVATE_FILE_MODE } from './private-files.js';
 
@@ -83,9 +83,7 @@ export interface ArtefactWriteOptions {
 
 /** Write `text` scrubbed to `file` whole: under a temporary name, then renamed over it. */
 export function writeArtefact(file: string, text: string, options: ArtefactWriteOptions = {}): void {
-  const tmp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(tmp, scrubArtefact(text, options.env), { mode: options.mode ?? PRIVATE_FILE_MODE });
-  fs.renameSync(tmp, file);
+  replaceFile(file, scrubArtefact(text, options.env), options.mode);
 }
 
 /** Write `value` as JSON (indented by `indent`, default 2) scrubbed value by value, whole as {@link writeArtefact} does. */
@@ -94,11 +92,11 @@ export function writeJsonArtefact(
   value: unknown,
   options: ArtefactWriteOptions & { indent?: number } = {},
 ): void {
-  const tmp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(tmp, `${JSON.stringify(scrubArtefactValue(value, options.env), null, options.indent ?? 2)}\n`, {
-    mode: options.mode ?? PRIVATE_FILE_MODE,
-  });
-  fs.renameSync(tmp, file);
+  replaceFile(
+    file,
+    `${JSON.stringify(scrubArtefactValue(value, options.env), null, options.indent ?? 2)}\n`,
+    options.mode,
+  );
 }
 
 /** Append `value` as one scrubbed JSONL line to `file` (created 0600). */

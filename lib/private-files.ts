@@ -23,6 +23,16 @@ export function makePrivateDir(dir: string): void {
   if ((st.mode & 0o077) !== 0 && st.uid === process.getuid?.()) fs.chmodSync(dir, st.mode & 0o700);
 }
 
+/**
+ * Write `text` to `file` whole: under a temporary name beside it, then renamed over it, so a
+ * crash never leaves half a file. A file created gets `mode` (default 0600).
+ */
+export function replaceFile(file: string, text: string, mode: number = PRIVATE_FILE_MODE): void {
+  const tmp = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(tmp, text, { mode });
+  fs.renameSync(tmp, file);
+}
+
 /** Take group and other access away from `file` (a file another library created, such as LMDB's). */
 export function makePrivateFile(file: string): void {
   const st = fs.statSync(file, { throwIfNoEntry: false });

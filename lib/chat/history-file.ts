@@ -7,8 +7,9 @@
  * empty history (a damaged line is skipped), never an error.
  */
 import fs from 'node:fs';
+import { replaceFile } from '../private-files.js';
 import path from 'node:path';
-import { PRIVATE_FILE_MODE, appendArtefactLine } from '../artefacts.js';
+import { appendArtefactLine } from '../artefacts.js';
 import { resolveStoreDir } from '../store/location.js';
 import { MAX_HISTORY } from './line-editor.js';
 import { dropExpected, reportDropped } from '../debug.js';
@@ -49,9 +50,7 @@ export function appendHistory(file: string, prompt: string, env: NodeJS.ProcessE
     appendArtefactLine(file, prompt, { env });
     const lines = fs.readFileSync(file, 'utf8').split('\n').filter(Boolean);
     if (lines.length > 2 * MAX_HISTORY) {
-      const tmp = `${file}.${process.pid}.tmp`;
-      fs.writeFileSync(tmp, `${lines.slice(-MAX_HISTORY).join('\n')}\n`, { mode: PRIVATE_FILE_MODE });
-      fs.renameSync(tmp, file);
+      replaceFile(file, `${lines.slice(-MAX_HISTORY).join('\n')}\n`);
     }
   } catch (error) {
     // Read-only home, full disk: the session goes on without persisted history.

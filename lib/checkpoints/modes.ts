@@ -13,6 +13,7 @@
  * others come back 0644 or 0755.
  */
 import fs from 'node:fs';
+import { replaceFile } from '../private-files.js';
 import path from 'node:path';
 import { runGit, splitNul } from './git.js';
 import { dropExpected } from '../debug.js';
@@ -56,10 +57,7 @@ export function readModeMap(gitDir: string): ModeMap | undefined {
 
 /** Replace the store's map. */
 export function writeModeMap(gitDir: string, modes: ModeMap): void {
-  const file = fileOf(gitDir);
-  const tmp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(tmp, JSON.stringify(Object.fromEntries(modes)), { mode: 0o600 });
-  fs.renameSync(tmp, file);
+  replaceFile(fileOf(gitDir), JSON.stringify(Object.fromEntries(modes)));
 }
 
 function parseModes(json: string): ModeMap {

@@ -11,6 +11,7 @@ import { z } from 'zod';
 import { userConfigPath } from '../config-files.js';
 import { dropExpected } from '../debug.js';
 import { MinicodeError } from '../errors.js';
+import { makePrivateDir, replaceFile } from '../private-files.js';
 import { McpServerNameSchema } from './config.js';
 
 /** What one login leaves on disk; the SDK's objects are kept as it gave them (it checks them when it reads them back). */
@@ -62,14 +63,9 @@ export function readOAuthRecord(file: string): OAuthRecord | undefined {
 
 /** Write `record` to `file` with mode 0600 in a 0700 folder, replacing the old file atomically. */
 export function writeOAuthRecord(file: string, record: OAuthRecord): void {
-  const dir = path.dirname(file);
-  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   // A folder made earlier by hand may be wider: the tokens in it are not for other users.
-  fs.chmodSync(dir, 0o700);
-  const temp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(temp, `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });
-  fs.chmodSync(temp, 0o600);
-  fs.renameSync(temp, file);
+  makePrivateDir(path.dirname(file));
+  replaceFile(file, `${JSON.stringify(record, null, 2)}\n`);
 }
 
 /** Forget the login in `file`; true when there was one. */

@@ -6,6 +6,7 @@
  * leaves half a config.
  */
 import fs from 'node:fs';
+import { replaceFile } from '../private-files.js';
 import path from 'node:path';
 import { readConfigJson } from '../config-files.js';
 import { MinicodeError } from '../errors.js';
@@ -33,9 +34,7 @@ function writeAtomic(file: string, value: Record<string, unknown>, mode = 0o600)
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
-  const temp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(temp, `${JSON.stringify(value, null, 2)}\n`, { mode: keep });
-  fs.renameSync(temp, file);
+  replaceFile(file, `${JSON.stringify(value, null, 2)}\n`, keep);
 }
 
 function serversOf(raw: Record<string, unknown>): Record<string, unknown> {
